@@ -1,0 +1,1 @@
+"""lesson-credit command line."""

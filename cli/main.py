@@ -1,0 +1,363 @@
+"""`lesson-credit`: the command line an agent's hooks call and people script with --json.
+
+Headless commands never import the dashboard (or textual): a session hook pays only for
+the engine. Bad input exits 1 with one line on stderr and leaves the log untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from cli.render import fmt, safe, table
+
+EXIT_BAD_INPUT = 1
+
+
+class CliError(Exception):
+    """A one-line reason for refusing; exits 1."""
+
+
+def _reward(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"reward must be a number in [0, 1], got {text!r}") from None
+    return value
+
+
+def _floor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"floor must be a number in [0, 1], got {text!r}") from None
+    if not (0.0 <= value <= 1.0):
+        raise argparse.ArgumentTypeError(f"floor must be in [0, 1], got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _print_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def _workspace(args: argparse.Namespace) -> Any:
+    from core.workspace import Workspace
+
+    root = Path(args.workspace)
+    if not root.is_dir():
+        raise CliError(f"workspace not found: {root}")
+    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False))
+
+
+def _warn_problems(ws: Any, quiet: bool = False) -> None:
+    """Log and library problems go to stderr as warnings: they never block reading."""
+    if quiet:
+        return
+    problems = ws.log_problems()
+    for problem in problems[:5]:
+        print(f"warning: {ws.log.path.name} {safe(problem)}", file=sys.stderr)
+    if len(problems) > 5:
+        print(f"warning: {len(problems) - 5} more problems in {ws.log.path.name}", file=sys.stderr)
+    lesson_problems = ws.lesson_problems()
+    for problem in lesson_problems[:5]:
+        print(f"warning: skipped lesson {safe(problem)}", file=sys.stderr)
+    if len(lesson_problems) > 5:
+        print(f"warning: {len(lesson_problems) - 5} more broken lesson files", file=sys.stderr)
+
+
+def _status_table(table_obj: Any) -> str:
+    rows = [
+        (r.path, r.category, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), fmt(r.ci_low), fmt(r.ci_high))
+        for r in table_obj.rows
+    ]
+    head = f"{table_obj.sessions} sessions ({table_obj.graded} graded); strategy {table_obj.settings.strategy}, floor {table_obj.settings.floor:g}"
+    return head + "\n\n" + table(
+        ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"], rows, right=(3, 4, 5, 6, 7, 8)
+    )
+
+
+def _sort_rows(table_obj: Any, key: str) -> Any:
+    from dataclasses import replace
+
+    keys: dict[str, Callable[[Any], Any]] = {
+        "mean": lambda r: (-r.mean, r.path),
+        "n": lambda r: (-r.n, r.path),
+        "path": lambda r: r.path,
+        "ci_low": lambda r: (-r.ci_low, r.path),
+    }
+    return replace(table_obj, rows=tuple(sorted(table_obj.rows, key=keys[key])))
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    result = _sort_rows(ws.posteriors(), args.sort)
+    _warn_problems(ws, args.json)
+    if args.json:
+        _print_json(result.as_json())
+    else:
+        print(_status_table(result))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    before = ws.posteriors()
+    result = _sort_rows(ws.replay(args.strategy, args.floor, write=args.write), args.sort)
+    _warn_problems(ws, args.json)
+    if args.json:
+        _print_json(result.as_json())
+        return 0
+    old = {r.path: r.mean for r in before.rows}
+    rows = [
+        (r.path, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), f"{r.mean - old.get(r.path, r.mean):+.3f}")
+        for r in result.rows
+    ]
+    verb = "written" if args.write else "what-if, nothing written"
+    print(
+        f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
+        f"floor {result.settings.floor:g} ({verb}); change is against {before.settings.strategy}/{before.settings.floor:g}\n"
+    )
+    print(table(["lesson", "status", "n", "alpha", "beta", "mean", "change"], rows, right=(2, 3, 4, 5, 6)))
+    return 0
+
+
+def _explanation_text(exp: Any) -> str:
+    s = exp.session
+    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({s.grader})"
+    out = [
+        f"session {safe(s.session_id)}  {safe(s.timestamp or '')}  category {safe(s.category or '-')}",
+        f"grade {grade}; strategy {exp.settings.strategy}, floor {exp.settings.floor:g}",
+    ]
+    if exp.journal_problem:
+        out.append(f"note: {safe(exp.journal_problem)}")
+    rows = [
+        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), f"{c.alpha_delta:+.3f}", f"{c.beta_delta:+.3f}")
+        for c in exp.lessons
+    ]
+    out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
+    text = exp.journal_text
+    for c in exp.lessons:
+        out.append("")
+        out.append(f"{safe(c.path)}: salience {c.salience:.3f} -> weight {c.weight:.3f}")
+        if c.note:
+            out.append(f"  note: {safe(c.note)}")
+        if c.salience_missing:
+            out.append("  note: the record had no salience; counted as 0.5")
+        if c.breakdown is None:
+            continue
+        if not c.breakdown.keywords:
+            out.append("  no counted keywords: salience 0.5 by definition")
+        for k in c.breakdown.keywords:
+            if k.hit:
+                start, end = k.offsets[0], k.offsets[0] + k.lengths[0]
+                from core.salience import snippet
+
+                where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
+                out.append(f"  hit   {safe(k.keyword)!r} x{k.count} at {where}: {safe(snippet(text, start, end))}")
+            else:
+                out.append(f"  miss  {safe(k.keyword)!r}")
+    if len(exp.grades) > 1:
+        out.append("")
+        out.append("grade history:")
+        for g in exp.grades:
+            note = f"  {safe(g.note)}" if g.note else ""
+            out.append(f"  {safe(g.timestamp or '-')}  {g.base_reward:g}  {safe(g.grader)}{note}")
+    return "\n".join(out)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    exp = ws.explain(args.session_id, lesson=args.lesson)
+    if args.json:
+        _print_json(exp.as_json())
+    else:
+        print(_explanation_text(exp))
+    return 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    if args.reward is not None and not (0.0 <= args.reward <= 1.0):
+        raise CliError(f"reward must be in [0, 1], got {args.reward!r}")
+    exp = ws.record(
+        args.session_id,
+        Path(args.journal),
+        args.lessons,
+        reward=args.reward,
+        category=args.category,
+        grader=args.grader,
+    )
+    if args.json:
+        _print_json(exp.as_json())
+    else:
+        print(_explanation_text(exp))
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    before = ws.explain(args.session_id, with_journal=False) if not args.json else None
+    record = ws.grade(args.session_id, args.reward, grader=args.grader, note=args.note)
+    exp = ws.explain(args.session_id, with_journal=False)
+    if args.json:
+        payload = exp.as_json()
+        payload["grader"] = record.grader
+        payload["history"] = [
+            {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note}
+            for g in exp.grades
+        ]
+        _print_json(payload)
+        return 0
+    previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
+    print(f"graded {safe(args.session_id)}: {previous} -> {args.reward:g} ({safe(record.grader)})\n")
+    rows = [
+        (c.path, fmt(c.salience), fmt(c.reward), f"{c.alpha_delta:+.3f}", f"{c.beta_delta:+.3f}", fmt(c.alpha_after / (c.alpha_after + c.beta_after)))
+        for c in exp.lessons
+    ]
+    print(table(["lesson", "salience", "reward", "alpha", "beta", "mean now"], rows, right=(1, 2, 3, 4, 5)))
+    return 0
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    if args.context == "-":
+        context = sys.stdin.read()
+    else:
+        try:
+            context = Path(args.context).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise CliError(f"context file not found: {args.context}") from None
+        except OSError as exc:
+            raise CliError(f"cannot read context {args.context}: {exc.strerror}") from None
+    selection = ws.select(context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run)
+    if args.json:
+        _print_json(
+            {
+                "session_id": selection.session_id,
+                "selected": list(selection.selected),
+                "candidates": list(selection.candidates),
+                "propensity": selection.propensity,
+                "k": selection.k,
+                "seed": selection.seed,
+            }
+        )
+    else:
+        for lesson_id in selection.selected:
+            print(safe(lesson_id))
+        print(
+            f"# session {safe(selection.session_id)}: {len(selection.selected)} of {len(selection.candidates)} "
+            f"matching lessons (seed {selection.seed})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    from tui.app import run
+
+    run(ws)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
+    data = argparse.ArgumentParser(add_help=False)
+    data.add_argument("--json", action="store_true", help="machine-readable output")
+
+    parser = argparse.ArgumentParser(
+        prog="lesson-credit",
+        description="Salience-weighted credit for agent lessons. With no command, opens the dashboard.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("tui", parents=[common], help="open the dashboard")
+    p.set_defaults(func=cmd_tui)
+
+    p = sub.add_parser("status", parents=[common, data], help="posterior per lesson")
+    p.add_argument("--sort", choices=["mean", "n", "path", "ci_low"], default="mean")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("select", parents=[common, data], help="Thompson-sample lessons for a context")
+    p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
+    p.add_argument("--k", type=_positive_int, default=None, help="how many lessons (default: config k, 10)")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--session-id", default=None)
+    p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
+    p.set_defaults(func=cmd_select)
+
+    p = sub.add_parser("record", parents=[common, data], help="log a session with its journal and lessons")
+    p.add_argument("--session-id", required=True)
+    p.add_argument("--journal", required=True, metavar="FILE")
+    p.add_argument("--lessons", nargs="+", required=True, metavar="ID")
+    p.add_argument("--reward", type=_reward, default=None, help="base reward in [0, 1]; omit to leave pending")
+    p.add_argument("--category", default=None)
+    p.add_argument("--grader", default="heuristic", help="who produced --reward (default: heuristic)")
+    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.set_defaults(func=cmd_record)
+
+    p = sub.add_parser("grade", parents=[common, data], help="grade (or regrade) a session")
+    p.add_argument("session_id")
+    p.add_argument("reward", type=_reward)
+    p.add_argument("--note", default=None)
+    p.add_argument("--grader", default="manual")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("explain", parents=[common, data], help="why each lesson got its credit in a session")
+    p.add_argument("session_id")
+    p.add_argument("--lesson", default=None)
+    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("replay", parents=[common, data], help="re-fold the log under another strategy/floor")
+    p.add_argument("--strategy", choices=["seed", "evidence", "uniform"], default=None)
+    p.add_argument("--floor", type=_floor, default=None)
+    p.add_argument("--write", action="store_true", help="store the settings and rewrite bandit-state.json")
+    p.add_argument("--sort", choices=["mean", "n", "path", "ci_low"], default="mean")
+    p.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args.func = cmd_tui
+    from core.store import StoreError
+    from core.workspace import WorkspaceError
+
+    try:
+        return int(args.func(args))
+    except (CliError, WorkspaceError, StoreError, ValueError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"lesson-credit: {safe(message)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

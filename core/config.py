@@ -1,0 +1,94 @@
+"""`state/lesson-thompson/config.toml`: the workspace's credit settings and selection size."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.fold import CreditSettings
+from core.store import atomic_write
+
+DEFAULT_K = 10
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Config:
+    credit: CreditSettings = field(default_factory=CreditSettings)
+    k: int = DEFAULT_K
+    extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept on write
+
+
+def load_config(path: Path) -> Config:
+    if not path.is_file():
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    data = dict(data)
+    prior = data.pop("prior", {})
+    if not isinstance(prior, dict):
+        raise ConfigError(f"{path}: [prior] must be a table with alpha and beta")
+    known: dict[str, Any] = {}
+    for key in ("strategy", "floor", "decay"):
+        if key in data:
+            known[key] = data.pop(key)
+    k = data.pop("k", DEFAULT_K)
+    try:
+        settings = CreditSettings(
+            strategy=str(known.get("strategy", "seed")),
+            floor=float(known.get("floor", 0.3)),
+            decay=float(known.get("decay", 1.0)),
+            prior_alpha=float(prior.get("alpha", 1.0)),
+            prior_beta=float(prior.get("beta", 1.0)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
+    return Config(settings, k, data)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"cannot store {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise ConfigError(f"cannot store a {type(value).__name__} in config.toml")
+
+
+def save_config(path: Path, config: Config) -> None:
+    settings = config.credit
+    lines = [
+        "# lesson-credit settings (written by `lesson-credit replay --write`)",
+        f"strategy = {_toml_value(settings.strategy)}",
+        f"floor = {_toml_value(settings.floor)}",
+        f"decay = {_toml_value(settings.decay)}",
+        f"k = {config.k}",
+    ]
+    for key, value in config.extra.items():
+        if not isinstance(value, dict | list):
+            lines.append(f"{key} = {_toml_value(value)}")
+    lines += [
+        "",
+        "[prior]",
+        f"alpha = {settings.prior_alpha!r}",
+        f"beta = {settings.prior_beta!r}",
+        "",
+    ]
+    atomic_write(path, "\n".join(lines).encode("utf-8"))

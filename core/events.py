@@ -1,0 +1,243 @@
+"""The event types of the log (SPEC 6) and their JSON form.
+
+Lines are decoded with msgspec into one permissive struct (typed decoding is ~4x faster
+than ``json.loads`` on a big log), then checked by kind. Lines written by other tools in
+the published session-record shape are session events.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from core.lessons import normalize_id
+
+SESSION, GRADE, SELECTION, PRIOR = "session", "grade", "selection", "prior"
+KINDS = (SESSION, GRADE, SELECTION, PRIOR)
+
+
+class InvalidEvent(ValueError):
+    """A line that is JSON but not a usable event; the message says why."""
+
+
+class LessonEntry(msgspec.Struct, omit_defaults=True):
+    path: str | None = None
+    arm_id: str | None = None
+    salience: float | None = None
+    reward: float | None = None
+    hits: Any = None
+    keywords: Any = None
+    propensity: float | None = None
+
+
+class ArmPrior(msgspec.Struct):
+    alpha: float
+    beta: float
+    n: int = 0
+
+
+class RawEvent(msgspec.Struct):
+    type: str | None = None
+    session_id: str | int | None = None
+    timestamp: str | None = None
+    outcome: Any = None
+    base_reward: float | None | msgspec.UnsetType = msgspec.UNSET
+    lessons: list[LessonEntry | str] | None = None
+    journal_path: str | None = None
+    journal_sha256: str | None = None
+    category: str | None = None
+    strategy: str | None = None
+    floor: float | None = None
+    grader: str | None = None
+    note: str | None = None
+    candidates: list[str] | None = None
+    selected: list[str] | None = None
+    propensity: dict[str, float] | None = None
+    k: int | None = None
+    seed: int | None = None
+    arms: dict[str, ArmPrior] | None = None
+
+
+_decoder = msgspec.json.Decoder(RawEvent)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEvent:
+    """One session. Lessons are parallel tuples (a per-lesson object costs too much on big logs)."""
+
+    session_id: str
+    timestamp: str | None
+    base_reward: float | None  # None: pending
+    lesson_ids: tuple[str, ...]
+    saliences: tuple[float, ...]  # full precision; 0.5 where the record had none
+    missing_salience: tuple[int, ...] = ()  # positions of lessons that had no stored salience
+    propensities: tuple[float | None, ...] | None = None
+    journal_path: str | None = None
+    category: str | None = None
+    grader: str | None = None
+    strategy: str | None = None
+    floor: float | None = None
+    published_shape: bool = False  # no "type": written by another tool in the published shape
+
+
+@dataclass(frozen=True)
+class GradeEvent:
+    session_id: str
+    base_reward: float
+    grader: str
+    timestamp: str | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class SelectionEvent:
+    session_id: str | None
+    timestamp: str | None
+    candidates: tuple[str, ...]
+    selected: tuple[str, ...]
+    propensity: dict[str, float]
+    k: int | None
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class PriorEvent:
+    timestamp: str | None
+    arms: dict[str, tuple[float, float, int]]
+
+
+Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent
+
+
+def _unit(value: float | None, what: str) -> float | None:
+    if value is None:
+        return None
+    if not (0.0 <= value <= 1.0):
+        raise InvalidEvent(f"{what} {value!r} is outside [0, 1]")
+    return float(value)
+
+
+def _sid(raw: RawEvent) -> str:
+    if raw.session_id is None or raw.session_id == "":
+        raise InvalidEvent("missing session_id")
+    return str(raw.session_id)
+
+
+_id_cache: dict[str, str] = {}
+
+
+def _lesson_id(raw: str) -> str:
+    cached = _id_cache.get(raw)
+    if cached is None:
+        if len(_id_cache) > 100_000:
+            _id_cache.clear()
+        cached = _id_cache[raw] = normalize_id(raw)
+    return cached
+
+
+def _session(raw: RawEvent) -> SessionEvent:
+    session_id = _sid(raw)
+    if raw.lessons is None:
+        raise InvalidEvent("session event without 'lessons'")
+    if raw.base_reward is msgspec.UNSET:
+        outcome = raw.outcome
+        numeric = isinstance(outcome, int | float) and not isinstance(outcome, bool)
+        base = _unit(float(outcome), "outcome") if numeric else None
+    else:
+        base = _unit(raw.base_reward, "base_reward")
+    ids: list[str] = []
+    saliences: list[float] = []
+    missing: list[int] = []
+    propensities: list[float | None] | None = None
+    for index, entry in enumerate(raw.lessons):
+        if isinstance(entry, str):
+            ids.append(_lesson_id(entry))
+            saliences.append(0.5)
+            missing.append(index)
+            if propensities is not None:
+                propensities.append(None)
+            continue
+        name = entry.path if entry.path is not None else entry.arm_id
+        if not name:
+            raise InvalidEvent(f"lesson #{index + 1} has no path")
+        ids.append(_lesson_id(name))
+        sal = entry.salience
+        if sal is None:
+            missing.append(index)
+            saliences.append(0.5)
+        elif 0.0 <= sal <= 1.0:
+            saliences.append(sal)
+        else:
+            raise InvalidEvent(f"salience {sal!r} of {name!r} is outside [0, 1]")
+        if entry.propensity is not None:
+            if propensities is None:
+                propensities = [None] * index
+            propensities.append(entry.propensity)
+        elif propensities is not None:
+            propensities.append(None)
+    return SessionEvent(
+        session_id=session_id,
+        timestamp=raw.timestamp,
+        base_reward=base,
+        lesson_ids=tuple(ids),
+        saliences=tuple(saliences),
+        missing_salience=tuple(missing),
+        propensities=None if propensities is None else tuple(propensities),
+        journal_path=raw.journal_path,
+        category=raw.category,
+        grader=raw.grader,
+        strategy=raw.strategy,
+        floor=raw.floor,
+        published_shape=raw.type is None,
+    )
+
+
+def decode_event(line: bytes | str) -> Event:
+    """One log line to an event. Raises InvalidEvent (a reason) for JSON that is not one."""
+    try:
+        raw = _decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        raise InvalidEvent(f"not a valid event: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise InvalidEvent(f"not valid JSON: {exc}") from None
+    kind = raw.type
+    if kind is None or kind == SESSION:
+        return _session(raw)
+    if kind == GRADE:
+        if not isinstance(raw.base_reward, float | int):
+            raise InvalidEvent("grade event without a numeric base_reward")
+        base = _unit(raw.base_reward, "base_reward")
+        assert base is not None
+        return GradeEvent(_sid(raw), base, raw.grader or "unknown", raw.timestamp, raw.note)
+    if kind == SELECTION:
+        return SelectionEvent(
+            session_id=None if raw.session_id is None else str(raw.session_id),
+            timestamp=raw.timestamp,
+            candidates=tuple(normalize_id(c) for c in raw.candidates or ()),
+            selected=tuple(normalize_id(c) for c in raw.selected or ()),
+            propensity={normalize_id(k): v for k, v in (raw.propensity or {}).items()},
+            k=raw.k,
+            seed=raw.seed,
+        )
+    if kind == PRIOR:
+        if not raw.arms:
+            raise InvalidEvent("prior event without 'arms'")
+        arms = {}
+        for arm, prior in raw.arms.items():
+            if not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):
+                raise InvalidEvent(f"prior for {arm!r} needs positive finite alpha and beta")
+            arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
+        return PriorEvent(raw.timestamp, arms)
+    raise InvalidEvent(f"unknown event type {kind!r}")
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One event as a log line (with its newline). Floats keep full precision."""
+    for key, value in record.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{key} must be finite, got {value!r}")
+    line: bytes = msgspec.json.encode(record)
+    return line + b"\n"

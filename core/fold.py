@@ -1,0 +1,290 @@
+"""Posteriors as a pure fold of the event log (SPEC 5-6), vectorised over integer arm indices.
+
+`LogIndex` turns events into columns as they are read (incrementally: a refresh only
+decodes the appended tail). `fold()` is a pure function of those columns and the credit
+settings, so a what-if, a regrade or a preview is just another call with other arguments.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from core import credit as credit_mod
+from core.events import Event, GradeEvent, PriorEvent, SelectionEvent, SessionEvent
+from core.store import LogProblem
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class CreditSettings:
+    """How evidence is counted. Validated on construction, so a bad config fails early."""
+
+    strategy: str = credit_mod.DEFAULT_STRATEGY
+    floor: float = credit_mod.DEFAULT_FLOOR
+    decay: float = 1.0  # gamma in (0, 1]; 1 means no decay
+    prior_alpha: float = 1.0
+    prior_beta: float = 1.0
+
+    def __post_init__(self) -> None:
+        credit_mod.check_strategy(self.strategy)
+        credit_mod.check_unit(self.floor, "floor")
+        if not (0.0 < self.decay <= 1.0):
+            raise ValueError(f"decay must be in (0, 1], got {self.decay!r}")
+        for name in ("prior_alpha", "prior_beta"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+    def with_(self, **changes: object) -> CreditSettings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+
+
+@dataclass
+class LogIndex:
+    """Columns of a log read so far. Grows by `add()`; never rewritten."""
+
+    arm_ids: list[str] = field(default_factory=list)
+    arm_index: dict[str, int] = field(default_factory=dict)
+    sessions: list[SessionEvent] = field(default_factory=list)
+    session_index: dict[str, int] = field(default_factory=dict)
+    session_lines: list[int] = field(default_factory=list)
+    entry_arm: array[int] = field(default_factory=lambda: array("i"))
+    entry_salience: array[float] = field(default_factory=lambda: array("d"))
+    entry_session: array[int] = field(default_factory=lambda: array("i"))
+    session_start: array[int] = field(default_factory=lambda: array("q", [0]))
+    grades: list[tuple[int, GradeEvent]] = field(default_factory=list)
+    selections: list[tuple[int, SelectionEvent]] = field(default_factory=list)
+    priors: dict[str, tuple[float, float, int]] = field(default_factory=dict)
+    problems: list[LogProblem] = field(default_factory=list)
+    end: int = 0  # bytes of the log consumed
+    lines: int = 0  # lines of the log consumed
+
+    def arm(self, lesson_id: str) -> int:
+        index = self.arm_index.get(lesson_id)
+        if index is None:
+            index = self.arm_index[lesson_id] = len(self.arm_ids)
+            self.arm_ids.append(lesson_id)
+        return index
+
+    def add(self, line: int, event: Event) -> None:
+        if isinstance(event, SessionEvent):
+            if event.session_id in self.session_index:
+                first = self.session_lines[self.session_index[event.session_id]]
+                self.problems.append(
+                    LogProblem(
+                        line,
+                        f"duplicate session {event.session_id!r} (first on line {first}; ignored)",
+                    )
+                )
+                return
+            row = len(self.sessions)
+            self.session_index[event.session_id] = row
+            self.sessions.append(event)
+            self.session_lines.append(line)
+            arm_index = self.arm_index
+            entry_arm = self.entry_arm
+            for lesson_id in event.lesson_ids:
+                index = arm_index.get(lesson_id)
+                entry_arm.append(self.arm(lesson_id) if index is None else index)
+            self.entry_salience.extend(event.saliences)
+            self.entry_session.extend([row] * len(event.lesson_ids))
+            self.session_start.append(len(self.entry_arm))
+        elif isinstance(event, GradeEvent):
+            self.grades.append((line, event))
+        elif isinstance(event, SelectionEvent):
+            self.selections.append((line, event))
+        elif isinstance(event, PriorEvent):
+            for lesson_id, prior in event.arms.items():
+                self.arm(lesson_id)
+                self.priors[lesson_id] = prior
+
+    def snapshot(self) -> FoldData:
+        """Immutable arrays of everything read so far, with each session's latest grade applied."""
+        n_sessions = len(self.sessions)
+        base = np.full(n_sessions, np.nan)
+        grader: list[str | None] = [None] * n_sessions
+        for row_i, session in enumerate(self.sessions):
+            if session.base_reward is not None:
+                base[row_i] = session.base_reward
+                grader[row_i] = session.grader or ("imported" if session.published_shape else "heuristic")
+        graded_by: list[str | None] = grader
+        orphan: list[LogProblem] = []
+        for line, grade in self.grades:
+            row = self.session_index.get(grade.session_id)
+            if row is None:
+                orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}"))
+                continue
+            base[row] = grade.base_reward
+            graded_by[row] = grade.grader
+        n_arms = len(self.arm_ids)
+        prior_alpha = np.full(n_arms, np.nan)
+        prior_beta = np.full(n_arms, np.nan)
+        prior_n = np.zeros(n_arms, dtype=np.int64)
+        for lesson_id, (a, b, n) in self.priors.items():
+            index = self.arm_index[lesson_id]
+            prior_alpha[index], prior_beta[index], prior_n[index] = a, b, n
+        entries = len(self.entry_arm)
+        return FoldData(
+            arm_ids=tuple(self.arm_ids),
+            entry_arm=np.frombuffer(self.entry_arm, dtype=np.int32, count=entries).copy(),
+            entry_salience=np.frombuffer(self.entry_salience, dtype=np.float64, count=entries).copy(),
+            entry_session=np.frombuffer(self.entry_session, dtype=np.int32, count=entries).copy(),
+            session_start=np.frombuffer(self.session_start, dtype=np.int64).copy(),
+            base=base,
+            graders=tuple(graded_by),
+            prior_alpha=prior_alpha,
+            prior_beta=prior_beta,
+            prior_n=prior_n,
+            problems=tuple(self.problems) + tuple(orphan),
+        )
+
+
+@dataclass(frozen=True)
+class FoldData:
+    """What the fold needs, as arrays. Shared read-only with the UI."""
+
+    arm_ids: tuple[str, ...]
+    entry_arm: npt.NDArray[np.int32]
+    entry_salience: FloatArray
+    entry_session: npt.NDArray[np.int32]
+    session_start: IntArray  # entries of session i are [start[i], start[i+1])
+    base: FloatArray  # effective base reward per session (latest grade); NaN = pending
+    graders: tuple[str | None, ...]
+    prior_alpha: FloatArray  # NaN where no prior event set the arm's start
+    prior_beta: FloatArray
+    prior_n: IntArray
+    problems: tuple[LogProblem, ...] = ()
+
+    @property
+    def n_arms(self) -> int:
+        return len(self.arm_ids)
+
+    @property
+    def n_sessions(self) -> int:
+        return len(self.base)
+
+    def with_base(self, base: FloatArray) -> FoldData:
+        return replace(self, base=base)
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`."""
+
+    arm_ids: tuple[str, ...]
+    alpha: FloatArray
+    beta: FloatArray
+    n: IntArray
+    rewarded: IntArray  # graded sessions whose credited reward exceeded 0.5 (gptme's total_rewards)
+    last_session: IntArray  # row of the arm's latest graded session, -1 if none
+    settings: CreditSettings
+    graded_sessions: int
+
+    @property
+    def mean(self) -> FloatArray:
+        result: FloatArray = self.alpha / (self.alpha + self.beta)
+        return result
+
+    def index(self) -> dict[str, int]:
+        return {arm: i for i, arm in enumerate(self.arm_ids)}
+
+
+def entry_increments(
+    data: FoldData, settings: CreditSettings, base: FloatArray | None = None
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """(alpha increment, beta increment, graded?) for every log entry, before decay."""
+    session_base = data.base if base is None else base
+    entry_base = session_base[data.entry_session]
+    graded = ~np.isnan(entry_base)
+    entry_base = np.where(graded, entry_base, 0.0)
+    w = credit_mod.weight(data.entry_salience, settings.floor)
+    d_alpha, d_beta = credit_mod.credit(entry_base, w, settings.strategy)
+    d_alpha = np.broadcast_to(d_alpha, entry_base.shape) * graded
+    d_beta = np.broadcast_to(d_beta, entry_base.shape) * graded
+    return d_alpha, d_beta, graded
+
+
+def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = None) -> Posterior:
+    """Fold the whole log under `settings`; `base` overrides the per-session rewards (what-if)."""
+    session_base = data.base if base is None else base
+    n_arms = data.n_arms
+    d_alpha, d_beta, graded = entry_increments(data, settings, session_base)
+    graded_rows = ~np.isnan(session_base)
+    total_graded = int(graded_rows.sum())
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    start_alpha = np.where(np.isnan(data.prior_alpha), a0, data.prior_alpha)
+    start_beta = np.where(np.isnan(data.prior_beta), b0, data.prior_beta)
+    if settings.decay < 1.0 and total_graded:
+        # Before each graded session every arm moves toward the prior by gamma, so an
+        # increment from the t-th of T graded sessions is worth gamma**(T - t) at the end.
+        rank = np.cumsum(graded_rows)
+        factor = settings.decay ** (total_graded - rank[data.entry_session]).astype(np.float64)
+        d_alpha = d_alpha * factor
+        d_beta = d_beta * factor
+        shrink = settings.decay**total_graded
+        start_alpha = a0 + shrink * (start_alpha - a0)
+        start_beta = b0 + shrink * (start_beta - b0)
+    arms = data.entry_arm
+    alpha: FloatArray = start_alpha + np.bincount(arms, weights=d_alpha, minlength=n_arms).astype(np.float64)
+    beta: FloatArray = start_beta + np.bincount(arms, weights=d_beta, minlength=n_arms).astype(np.float64)
+    n = data.prior_n + np.bincount(arms, weights=graded, minlength=n_arms).astype(np.int64)
+    w = credit_mod.weight(data.entry_salience, settings.floor)
+    credited = credit_mod.credited_reward(np.nan_to_num(session_base[data.entry_session]), w, settings.strategy)
+    rewarded = np.bincount(arms, weights=graded & (credited > 0.5), minlength=n_arms).astype(np.int64)
+    last = np.full(n_arms, -1, dtype=np.int64)
+    if len(arms):
+        rows = np.where(graded, data.entry_session, -1).astype(np.int64)
+        np.maximum.at(last, arms, rows)
+    return Posterior(
+        arm_ids=data.arm_ids,
+        alpha=alpha,
+        beta=beta,
+        n=n,
+        rewarded=rewarded,
+        last_session=last,
+        settings=settings,
+        graded_sessions=total_graded,
+    )
+
+
+def fold_naive(events: list[Event], settings: CreditSettings) -> dict[str, tuple[float, float, int]]:
+    """The same fold as a plain loop over events: the reference the vectorised one is checked against."""
+    sessions: dict[str, SessionEvent] = {}
+    order: list[str] = []
+    base: dict[str, float | None] = {}
+    priors: dict[str, tuple[float, float, int]] = {}
+    for event in events:
+        if isinstance(event, SessionEvent) and event.session_id not in sessions:
+            sessions[event.session_id] = event
+            order.append(event.session_id)
+            base[event.session_id] = event.base_reward
+        elif isinstance(event, PriorEvent):
+            priors.update(event.arms)
+    for event in events:
+        if isinstance(event, GradeEvent) and event.session_id in sessions:
+            base[event.session_id] = event.base_reward
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    state: dict[str, list[float]] = {arm: [a, b, n] for arm, (a, b, n) in priors.items()}
+    for sid in order:
+        reward = base[sid]
+        if reward is None:
+            continue
+        for arm_state in state.values():
+            arm_state[0] = a0 + settings.decay * (arm_state[0] - a0)
+            arm_state[1] = b0 + settings.decay * (arm_state[1] - b0)
+        session = sessions[sid]
+        for lesson_id, sal in zip(session.lesson_ids, session.saliences, strict=True):
+            arm_state = state.setdefault(lesson_id, [a0, b0, 0])
+            w = settings.floor + (1 - settings.floor) * sal
+            da, db = credit_mod.credit(reward, w, settings.strategy)
+            arm_state[0] += da
+            arm_state[1] += db
+            arm_state[2] += 1
+    return {arm: (s[0], s[1], int(s[2])) for arm, s in state.items()}

@@ -1,0 +1,204 @@
+"""The lesson library: gptme-format lesson files, their ids, and the problems found loading them."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+STATUSES = ("active", "automated", "deprecated", "archived")
+MISSING = "missing"  # status shown for arms in the log that the library does not have
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    category: str
+    status: str
+    description: str
+    keywords: tuple[str, ...]
+    patterns: tuple[str, ...]
+    body: str = field(repr=False, default="")
+    path: str = ""  # absolute file path, "" for lessons built in memory
+
+
+@dataclass(frozen=True)
+class LessonProblem:
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Library:
+    lessons: tuple[Lesson, ...]
+    problems: tuple[LessonProblem, ...] = ()
+    roots: tuple[str, ...] = ()
+
+    def by_id(self) -> dict[str, Lesson]:
+        return {lesson.id: lesson for lesson in self.lessons}
+
+    def get(self, lesson_id: str) -> Lesson | None:
+        return self.by_id().get(normalize_id(lesson_id))
+
+
+def normalize_id(raw: str) -> str:
+    """Map an arm id written by any tool to a library id.
+
+    Old gptme logs prefix ids with ``lessons/``; both spellings name the same arm.
+    """
+    lesson_id = raw.replace("\\", "/").strip()
+    while lesson_id.startswith("./"):
+        lesson_id = lesson_id[2:]
+    if lesson_id.startswith("lessons/"):
+        lesson_id = lesson_id[len("lessons/") :]
+    return lesson_id
+
+
+def category_of(lesson_id: str) -> str:
+    parts = PurePosixPath(lesson_id).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def _as_str_list(value: Any, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, str | int | float):
+                raise LessonError(f"{what} must be strings, got {type(item).__name__}")
+            out.append(str(item))
+        return tuple(out)
+    raise LessonError(f"{what} must be a list of strings, got {type(value).__name__}")
+
+
+def _title(body: str, fallback: str) -> str:
+    in_fence = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and stripped.startswith("# "):
+            return stripped[2:].strip()
+    return fallback
+
+
+def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
+    """Parse one lesson's text. Pure: raises LessonError with the reason when it cannot."""
+    import frontmatter  # python-frontmatter; imported here to keep CLI start-up light
+    import yaml
+
+    if "\x00" in text:
+        raise LessonError("file contains NUL bytes")
+    try:
+        post = frontmatter.loads(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise LessonError(f"invalid YAML frontmatter: {first}") from None
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise LessonError(f"invalid frontmatter: {exc}") from None
+    meta = post.metadata
+    if not isinstance(meta, dict):
+        raise LessonError(f"frontmatter must be a mapping, got {type(meta).__name__}")
+    match = meta.get("match")
+    if match is None:
+        match = {}
+    if not isinstance(match, dict):
+        raise LessonError(f"'match' must be a mapping, got {type(match).__name__}")
+    raw_keywords = match.get("keywords")
+    if raw_keywords is None:
+        raw_keywords = meta.get("keywords")
+    keywords = _as_str_list(raw_keywords, "keywords")
+    patterns = _as_str_list(match.get("patterns"), "patterns")
+    status = meta.get("status", "active")
+    if status is None:
+        status = "active"
+    if not isinstance(status, str) or status not in STATUSES:
+        raise LessonError(f"unknown status {status!r} (expected one of {', '.join(STATUSES)})")
+    description = meta.get("description") or ""
+    if not isinstance(description, str):
+        description = str(description)
+    body = post.content
+    fallback = PurePosixPath(lesson_id).stem.replace("-", " ")
+    return Lesson(
+        id=lesson_id,
+        title=_title(body, fallback),
+        category=category_of(lesson_id),
+        status=status,
+        description=description.strip(),
+        keywords=keywords,
+        patterns=patterns,
+        body=body,
+        path=path,
+    )
+
+
+def library_roots(workspace: Path) -> list[Path]:
+    """The library folders: gptme.toml's ``[lessons] dirs`` if given, else ``lessons/``."""
+    config = workspace / "gptme.toml"
+    if config.is_file():
+        try:
+            data = tomllib.loads(config.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+            raise LessonError(f"{config}: cannot read: {exc}") from None
+        dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
+        if dirs:
+            if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+                raise LessonError(f"{config}: [lessons] dirs must be a list of paths")
+            return [(workspace / d).resolve() for d in dirs]
+    return [(workspace / "lessons").resolve()]
+
+
+def _lesson_files(root: Path) -> Iterable[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".md") and name.lower() != "readme.md":
+                yield Path(dirpath) / name
+
+
+def load_library(workspace: Path | str) -> Library:
+    """Load every lesson under the workspace's library roots; broken files become problems."""
+    workspace = Path(workspace)
+    problems: list[LessonProblem] = []
+    try:
+        roots = library_roots(workspace)
+    except LessonError as exc:
+        return Library((), (LessonProblem(str(workspace / "gptme.toml"), str(exc)),), ())
+    lessons: dict[str, Lesson] = {}
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for file in _lesson_files(root):
+            lesson_id = file.relative_to(root).as_posix()
+            try:
+                raw = file.read_bytes()
+                try:
+                    text = raw.decode("utf-8-sig")
+                except UnicodeDecodeError as exc:
+                    raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
+                lesson = parse_lesson(text, lesson_id, str(file))
+            except LessonError as exc:
+                problems.append(LessonProblem(str(file), str(exc)))
+                continue
+            except OSError as exc:
+                problems.append(LessonProblem(str(file), f"cannot read: {exc.strerror}"))
+                continue
+            if lesson_id in lessons:
+                problems.append(LessonProblem(str(file), f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}"))
+                continue
+            lessons[lesson_id] = lesson
+    return Library(tuple(lessons.values()), tuple(problems), tuple(str(r) for r in roots))

@@ -1,0 +1,189 @@
+"""The log on disk: locked single-write appends, tolerant incremental reads, atomic rewrites."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.events import Event, InvalidEvent, decode_event
+
+FINGERPRINT_BYTES = 4096
+LOCK_TIMEOUT_S = 30.0
+
+
+class StoreError(RuntimeError):
+    """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
+
+
+def _describe_os_error(exc: OSError, path: Path) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{path}: not writable ({exc.strerror})"
+    if exc.errno == errno.ENOSPC:
+        return f"{path}: no space left on device"
+    return f"{path}: {exc.strerror or exc}"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace a derived file all at once: readers see the old or the new file, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise StoreError(_describe_os_error(exc, path)) from None
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+@dataclass
+class ReadResult:
+    """Events decoded from a stretch of the log, with the line number each came from."""
+
+    events: list[tuple[int, Event]] = field(default_factory=list)
+    problems: list[LogProblem] = field(default_factory=list)
+    end: int = 0  # byte offset just after the last complete line consumed
+    lines: int = 0  # number of complete lines consumed (for numbering the next chunk)
+    tail_problem: LogProblem | None = None  # an unterminated last line that does not parse
+
+
+def parse_chunk(data: bytes, start: int, first_line: int, at_eof: bool) -> ReadResult:
+    """Decode complete lines of `data` (which begins at byte `start`, line `first_line`).
+
+    An unterminated last line is consumed when it parses (a writer that forgot the final
+    newline); otherwise it is reported as truncated and left for the next read, since a
+    writer may still be finishing it.
+    """
+    result = ReadResult(end=start, lines=0)
+    line_no = first_line
+    pos = 0
+    size = len(data)
+    while pos < size:
+        nl = data.find(b"\n", pos)
+        if nl == -1:
+            piece = data[pos:].strip()
+            if piece:
+                try:
+                    event = decode_event(piece)
+                except InvalidEvent as exc:
+                    if at_eof:
+                        result.tail_problem = LogProblem(line_no, f"truncated last line (crash mid-append?): {exc}")
+                    break
+                result.events.append((line_no, event))
+            result.end = start + size
+            result.lines += 1
+            break
+        piece = data[pos:nl].strip()
+        if piece:
+            try:
+                result.events.append((line_no, decode_event(piece)))
+            except InvalidEvent as exc:
+                result.problems.append(LogProblem(line_no, str(exc)))
+        pos = nl + 1
+        result.end = start + pos
+        result.lines += 1
+        line_no += 1
+    return result
+
+
+class EventLog:
+    """`sessions.jsonl`: append-only, one locked write + fsync per event."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+
+    @contextlib.contextmanager
+    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+        """Hold the writers' lock: read-validate-append sequences happen inside it."""
+        import filelock
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock = filelock.FileLock(str(self.lock_path), timeout=timeout)
+            with lock:
+                yield
+        except filelock.Timeout:
+            raise StoreError(f"{self.lock_path}: another writer held the lock for {timeout:.0f} s") from None
+        except OSError as exc:
+            raise StoreError(_describe_os_error(exc, self.lock_path)) from None
+
+    def append_locked(self, line: bytes) -> None:
+        """Append one encoded event; the caller holds `locked()`.
+
+        If the file does not end in a newline (a crash mid-append), the event starts on a
+        fresh line: the newline is part of the same single write.
+        """
+        if not line.endswith(b"\n") or b"\n" in line[:-1]:
+            raise ValueError("an event is exactly one line")
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise StoreError(_describe_os_error(exc, self.path)) from None
+        try:
+            size = os.fstat(fd).st_size
+            if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line
+            written = os.write(fd, line)
+            if written != len(line):
+                # A short write on a regular file means the disk filled; undo our part.
+                os.ftruncate(fd, size)
+                raise StoreError(f"{self.path}: short write (disk full?); nothing appended")
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                if os.fstat(fd).st_size > size:
+                    os.ftruncate(fd, size)
+            raise StoreError(_describe_os_error(exc, self.path)) from None
+        finally:
+            os.close(fd)
+
+    def append(self, line: bytes) -> None:
+        with self.locked():
+            self.append_locked(line)
+
+    def size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def fingerprint(self, end: int) -> str:
+        """A cheap identity of the first `end` bytes: their length and a hash of the last few KB."""
+        if end <= 0:
+            return "0:"
+        start = max(0, end - FINGERPRINT_BYTES)
+        with open(self.path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read(end - start)
+        return f"{end}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
+
+    def read_from(self, start: int, first_line: int) -> ReadResult:
+        """Decode the log from byte `start` (a line boundary) to its end."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(start)
+                data = handle.read()
+        except FileNotFoundError:
+            return ReadResult(end=0)
+        except OSError as exc:
+            raise StoreError(_describe_os_error(exc, self.path)) from None
+        return parse_chunk(data, start, first_line, at_eof=True)

@@ -1,0 +1,797 @@
+"""The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
+
+Reads are cheap and incremental (`refresh()` decodes only what was appended since the last
+read); every write is one event appended under the lock after validating against the log
+as it is at that moment, followed by an atomic rewrite of `bandit-state.json`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from core import beta as beta_mod
+from core import credit as credit_mod
+from core.config import Config, ConfigError, load_config, save_config
+from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, encode
+from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
+from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
+from core.salience import (
+    KeywordMatcher,
+    SalienceBreakdown,
+    breakdown_from_scan,
+    salience_breakdowns,
+)
+from core.store import EventLog, LogProblem, StoreError, atomic_write
+
+STATE_DIR = Path("state") / "lesson-thompson"
+JOURNAL_READ_LIMIT = 64 * 1024 * 1024
+
+
+class WorkspaceError(ValueError):
+    """Bad input or a state that forbids the operation; the message is one line for the user."""
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class LessonRow:
+    """One lesson's posterior summary, as the status table and the dashboard show it."""
+
+    path: str
+    title: str
+    category: str
+    status: str
+    n: int
+    alpha: float
+    beta: float
+    mean: float
+    ci_low: float
+    ci_high: float
+    rewarded: int
+    last_session: str | None  # id of the latest graded session it was injected in
+    last_credit: float | None  # credited reward in that session
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "category": self.category,
+            "status": self.status,
+            "n": self.n,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "mean": self.mean,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
+
+
+@dataclass(frozen=True)
+class PosteriorTable:
+    rows: tuple[LessonRow, ...]
+    settings: CreditSettings
+    sessions: int  # session events in the log
+    graded: int
+
+    def row(self, path: str) -> LessonRow | None:
+        for row in self.rows:
+            if row.path == path:
+                return row
+        return None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "lessons": [row.as_json() for row in self.rows],
+            "sessions": self.sessions,
+            "strategy": self.settings.strategy,
+            "floor": self.settings.floor,
+        }
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session_id: str
+    timestamp: str | None
+    category: str | None
+    base_reward: float | None  # latest grade; None = pending
+    grader: str | None
+    n_lessons: int
+    mean_salience: float
+    journal_path: str | None
+    line: int
+
+    @property
+    def pending(self) -> bool:
+        return self.base_reward is None
+
+
+@dataclass(frozen=True)
+class GradeRecord:
+    base_reward: float
+    grader: str
+    timestamp: str | None
+    note: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class LessonCredit:
+    """Why one lesson got the credit it got in one session."""
+
+    path: str
+    salience: float
+    weight: float
+    reward: float  # credited reward (seed: base * w; else base); 0 when pending
+    alpha_delta: float
+    beta_delta: float
+    alpha_before: float
+    beta_before: float
+    alpha_after: float
+    beta_after: float
+    breakdown: SalienceBreakdown | None  # None when the journal or the lesson is not available
+    salience_missing: bool = False
+    note: str | None = None  # why there is no breakdown, or why it disagrees with the stored salience
+
+    def as_json(self) -> dict[str, Any]:
+        keywords = []
+        if self.breakdown is not None:
+            keywords = [
+                {"keyword": k.keyword, "hit": k.hit, "count": k.count, "offsets": list(k.offsets)}
+                for k in self.breakdown.keywords
+            ]
+        return {
+            "path": self.path,
+            "salience": self.salience,
+            "weight": self.weight,
+            "reward": self.reward,
+            "alpha_delta": self.alpha_delta,
+            "beta_delta": self.beta_delta,
+            "keywords": keywords,
+        }
+
+
+@dataclass(frozen=True)
+class Explanation:
+    session: SessionSummary
+    base_reward: float | None  # the grade used (latest, or the what-if one)
+    settings: CreditSettings
+    lessons: tuple[LessonCredit, ...]
+    journal_text: str | None
+    journal_problem: str | None
+    grades: tuple[GradeRecord, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session.session_id,
+            "base_reward": self.base_reward,
+            "strategy": self.settings.strategy,
+            "floor": self.settings.floor,
+            "lessons": [lesson.as_json() for lesson in self.lessons],
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    session_id: str
+    candidates: tuple[str, ...]
+    selected: tuple[str, ...]
+    propensity: dict[str, float]
+    draws: dict[str, float]
+    k: int
+    seed: int
+
+
+@dataclass
+class _Cache:
+    data: FoldData | None = None
+    posteriors: dict[CreditSettings, Posterior] = field(default_factory=dict)
+
+
+class Workspace:
+    """A workspace folder: lessons, the event log, settings. See SPEC 2."""
+
+    def __init__(
+        self,
+        root: Path | str = ".",
+        *,
+        clock: Callable[[], dt.datetime] = utc_now,
+        allow_outside_journals: bool = False,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.state_dir = self.root / STATE_DIR
+        self.log = EventLog(self.state_dir / "sessions.jsonl")
+        self.state_path = self.state_dir / "bandit-state.json"
+        self.config_path = self.state_dir / "config.toml"
+        self.clock = clock
+        self.allow_outside_journals = allow_outside_journals
+        try:
+            self.config: Config = load_config(self.config_path)
+        except ConfigError as exc:
+            raise WorkspaceError(str(exc)) from None
+        self._library: Library | None = None
+        self._index = LogIndex()
+        self._fingerprint = "0:"
+        self._tail_problem: LogProblem | None = None
+        self._cache = _Cache()
+        self.version = 0  # bumped whenever the log read so far changes
+
+    # ---------------------------------------------------------------- reading
+
+    @property
+    def settings(self) -> CreditSettings:
+        return self.config.credit
+
+    def library(self, reload: bool = False) -> Library:
+        if self._library is None or reload:
+            self._library = load_library(self.root)
+        return self._library
+
+    def refresh(self) -> bool:
+        """Read what was appended to the log since the last read. True when anything changed."""
+        size = self.log.size()
+        index = self._index
+        if size < index.end or (index.end and self.log.fingerprint(index.end) != self._fingerprint):
+            # The log was replaced or cut: start over rather than trust a stale prefix.
+            self._index = index = LogIndex()
+        if size == index.end and self._tail_problem is None:
+            return False
+        result = self.log.read_from(index.end, index.lines + 1)
+        for line, event in result.events:
+            index.add(line, event)
+        index.problems.extend(result.problems)
+        changed = bool(result.events or result.problems) or result.tail_problem != self._tail_problem
+        self._tail_problem = result.tail_problem
+        if result.end != index.end:
+            index.end = result.end
+            index.lines += result.lines
+            self._fingerprint = self.log.fingerprint(index.end)
+        if changed:
+            self._cache = _Cache()
+            self.version += 1
+        return changed
+
+    def data(self) -> FoldData:
+        if self._cache.data is None:
+            self.refresh()
+        if self._cache.data is None:
+            self._cache.data = self._index.snapshot()
+        return self._cache.data
+
+    def log_problems(self) -> list[LogProblem]:
+        data = self.data()
+        problems = list(data.problems)
+        if self._tail_problem is not None:
+            problems.append(self._tail_problem)
+        return sorted(problems, key=lambda p: p.line)
+
+    def lesson_problems(self) -> tuple[LessonProblem, ...]:
+        return self.library().problems
+
+    def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
+        settings = settings or self.settings
+        if base is not None:
+            return fold(self.data(), settings, base)
+        cached = self._cache.posteriors.get(settings)
+        if cached is None:
+            cached = self._cache.posteriors[settings] = fold(self.data(), settings)
+        return cached
+
+    def arm_ids(self) -> list[str]:
+        """Every lesson in the library, then arms the log knows that the library does not."""
+        ids = [lesson.id for lesson in self.library().lessons]
+        known = set(ids)
+        ids += [arm for arm in self.data().arm_ids if arm not in known]
+        return ids
+
+    def posteriors(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> PosteriorTable:
+        """The status table: every lesson of the library and every arm of the log."""
+        settings = settings or self.settings
+        data = self.data()
+        post = self.posterior(settings, base)
+        position = post.index()
+        lessons = self.library().by_id()
+        ids = self.arm_ids()
+        alpha = np.empty(len(ids))
+        beta = np.empty(len(ids))
+        n = np.zeros(len(ids), dtype=np.int64)
+        rewarded = np.zeros(len(ids), dtype=np.int64)
+        last = np.full(len(ids), -1, dtype=np.int64)
+        a0, b0 = settings.prior_alpha, settings.prior_beta
+        for i, arm in enumerate(ids):
+            j = position.get(arm)
+            if j is None:
+                alpha[i], beta[i] = a0, b0
+            else:
+                alpha[i], beta[i] = post.alpha[j], post.beta[j]
+                n[i], rewarded[i], last[i] = post.n[j], post.rewarded[j], post.last_session[j]
+        low, high = beta_mod.interval(alpha, beta)
+        mean = alpha / (alpha + beta)
+        session_base = data.base if base is None else base
+        rows = []
+        for i, arm in enumerate(ids):
+            lesson = lessons.get(arm)
+            last_id = last_credit = None
+            if last[i] >= 0:
+                session = self._index.sessions[int(last[i])]
+                last_id = session.session_id
+                position_in = session.lesson_ids.index(arm)
+                w = credit_mod.weight(session.saliences[position_in], settings.floor)
+                last_credit = float(credit_mod.credited_reward(float(session_base[last[i]]), w, settings.strategy))
+            rows.append(
+                LessonRow(
+                    path=arm,
+                    title=lesson.title if lesson else arm,
+                    category=lesson.category if lesson else arm.split("/")[0] if "/" in arm else "",
+                    status=lesson.status if lesson else MISSING,
+                    n=int(n[i]),
+                    alpha=float(alpha[i]),
+                    beta=float(beta[i]),
+                    mean=float(mean[i]),
+                    ci_low=float(low[i]),
+                    ci_high=float(high[i]),
+                    rewarded=int(rewarded[i]),
+                    last_session=last_id,
+                    last_credit=last_credit,
+                )
+            )
+        return PosteriorTable(tuple(rows), settings, data.n_sessions, post.graded_sessions)
+
+    def sessions(self) -> list[SessionSummary]:
+        data = self.data()
+        return [self._summary(row, data) for row in range(data.n_sessions)]
+
+    def _summary(self, row: int, data: FoldData) -> SessionSummary:
+        session = self._index.sessions[row]
+        base = data.base[row]
+        sal = session.saliences
+        return SessionSummary(
+            session_id=session.session_id,
+            timestamp=session.timestamp,
+            category=session.category,
+            base_reward=None if math.isnan(base) else float(base),
+            grader=data.graders[row],
+            n_lessons=len(session.lesson_ids),
+            mean_salience=sum(sal) / len(sal) if sal else 0.0,
+            journal_path=session.journal_path,
+            line=self._index.session_lines[row],
+        )
+
+    def session(self, session_id: str) -> SessionSummary:
+        data = self.data()
+        row = self._index.session_index.get(session_id)
+        if row is None:
+            raise WorkspaceError(f"unknown session {session_id!r}")
+        return self._summary(row, data)
+
+    def session_event(self, session_id: str) -> SessionEvent:
+        self.data()
+        row = self._index.session_index.get(session_id)
+        if row is None:
+            raise WorkspaceError(f"unknown session {session_id!r}")
+        return self._index.sessions[row]
+
+    def grade_history(self, session_id: str) -> list[GradeRecord]:
+        """Every grade the session has had, oldest first; the last one is in force."""
+        self.data()
+        row = self._index.session_index.get(session_id)
+        if row is None:
+            raise WorkspaceError(f"unknown session {session_id!r}")
+        session = self._index.sessions[row]
+        history = []
+        if session.base_reward is not None:
+            grader = session.grader or ("imported" if session.published_shape else "heuristic")
+            history.append(
+                GradeRecord(
+                    session.base_reward,
+                    grader,
+                    session.timestamp,
+                    None,
+                    self._index.session_lines[row],
+                )
+            )
+        for line, grade in self._index.grades:
+            if grade.session_id == session_id:
+                history.append(GradeRecord(grade.base_reward, grade.grader, grade.timestamp, grade.note, line))
+        return history
+
+    def selections(self) -> list[tuple[int, Any]]:
+        self.data()
+        return list(self._index.selections)
+
+    def journal_text(self, journal_path: str | None) -> tuple[str | None, str | None]:
+        """(text, problem): the journal a session points to, if it can and may be read."""
+        if not journal_path:
+            return None, "the session names no journal"
+        path = Path(journal_path)
+        if not path.is_absolute():
+            path = self.root / path
+        resolved = path.resolve()
+        if not self.allow_outside_journals and not resolved.is_relative_to(self.root):
+            return (
+                None,
+                f"journal {journal_path} is outside the workspace (not read without --allow-outside)",
+            )
+        try:
+            with open(resolved, "rb") as handle:
+                raw = handle.read(JOURNAL_READ_LIMIT + 1)
+        except FileNotFoundError:
+            return None, f"journal {journal_path} not found"
+        except OSError as exc:
+            return None, f"journal {journal_path}: {exc.strerror}"
+        problem = None
+        if len(raw) > JOURNAL_READ_LIMIT:
+            raw = raw[:JOURNAL_READ_LIMIT]
+            problem = f"journal {journal_path} is larger than {JOURNAL_READ_LIMIT >> 20} MB; only its start is shown"
+        return raw.decode("utf-8", errors="replace"), problem
+
+    def explain(
+        self,
+        session_id: str,
+        *,
+        lesson: str | None = None,
+        base_reward: float | None = None,
+        settings: CreditSettings | None = None,
+        with_journal: bool = True,
+    ) -> Explanation:
+        """Why each lesson of a session got its credit; `base_reward` previews another grade."""
+        settings = settings or self.settings
+        data = self.data()
+        row = self._index.session_index.get(session_id)
+        if row is None:
+            raise WorkspaceError(f"unknown session {session_id!r}")
+        session = self._index.sessions[row]
+        wanted = None
+        if lesson is not None:
+            wanted = normalize_id(lesson)
+            if wanted not in session.lesson_ids:
+                raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session_id!r}")
+        if base_reward is not None:
+            base_reward = credit_mod.check_unit(base_reward, "reward")
+        used = base_reward if base_reward is not None else data.base[row]
+        base_after = data.base.copy()
+        base_after[row] = np.nan if used is None else used
+        base_before = data.base.copy()
+        base_before[row] = np.nan
+        after = self.posterior(settings, base_after)
+        before = self.posterior(settings, base_before)
+        position = after.index()
+        text, problem = self.journal_text(session.journal_path) if with_journal else (None, None)
+        lessons_by_id = self.library().by_id()
+        breakdowns: dict[str, SalienceBreakdown] = {}
+        if text is not None:
+            present = [(lid, lessons_by_id[lid].keywords) for lid in session.lesson_ids if lid in lessons_by_id]
+            breakdowns = {b.lesson_id: b for b in salience_breakdowns(text, present)}
+        graded = not math.isnan(float(used))
+        credits = []
+        for i, (lid, sal) in enumerate(zip(session.lesson_ids, session.saliences, strict=True)):
+            if wanted is not None and lid != wanted:
+                continue
+            j = position[lid]
+            w = float(credit_mod.weight(sal, settings.floor))
+            reward = float(credit_mod.credited_reward(float(used), w, settings.strategy)) if graded else 0.0
+            note = None
+            breakdown = breakdowns.get(lid)
+            if text is not None and lid not in lessons_by_id:
+                note = "lesson no longer in the library: no keyword breakdown"
+            elif breakdown is not None and abs(breakdown.salience - sal) > 1e-9:
+                note = f"journal now gives salience {breakdown.salience:.3f}; the log's {sal:.3f} is what counts"
+            credits.append(
+                LessonCredit(
+                    path=lid,
+                    salience=sal,
+                    weight=w,
+                    reward=reward,
+                    alpha_delta=float(after.alpha[j] - before.alpha[j]),
+                    beta_delta=float(after.beta[j] - before.beta[j]),
+                    alpha_before=float(before.alpha[j]),
+                    beta_before=float(before.beta[j]),
+                    alpha_after=float(after.alpha[j]),
+                    beta_after=float(after.beta[j]),
+                    breakdown=breakdown,
+                    salience_missing=i in session.missing_salience,
+                    note=note,
+                )
+            )
+        summary = self._summary(row, data)
+        return Explanation(
+            session=summary,
+            base_reward=None if not graded else float(used),
+            settings=settings,
+            lessons=tuple(credits),
+            journal_text=text,
+            journal_problem=problem,
+            grades=tuple(self.grade_history(session_id)),
+        )
+
+    # ---------------------------------------------------------------- selection
+
+    def candidates(self, context: str) -> list[Lesson]:
+        """Active lessons whose keywords or patterns match the context text."""
+        active = [lesson for lesson in self.library().lessons if lesson.status == "active"]
+        matcher = KeywordMatcher(k for lesson in active for k in lesson.keywords)
+        found = matcher.scan(context)
+        chosen = []
+        for lesson in active:
+            if breakdown_from_scan(lesson.id, lesson.keywords, found).hits:
+                chosen.append(lesson)
+                continue
+            for pattern in lesson.patterns:
+                try:
+                    if re.search(pattern, context, re.IGNORECASE):
+                        chosen.append(lesson)
+                        break
+                except re.error:
+                    continue
+        return chosen
+
+    def select(
+        self,
+        context: str,
+        *,
+        k: int | None = None,
+        seed: int | None = None,
+        session_id: str | None = None,
+        log: bool = True,
+        draws: int = 4000,
+    ) -> Selection:
+        """Thompson top-k among matching lessons; logs a selection event with propensities."""
+        k = self.config.k if k is None else k
+        if k < 1:
+            raise WorkspaceError(f"k must be at least 1, got {k}")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        if session_id is not None:
+            _check_session_id(session_id)
+        else:
+            session_id = f"{self.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        candidates = self.candidates(context)
+        table = self.posterior()
+        position = table.index()
+        a0, b0 = self.settings.prior_alpha, self.settings.prior_beta
+        alpha = np.array([table.alpha[position[c.id]] if c.id in position else a0 for c in candidates])
+        beta = np.array([table.beta[position[c.id]] if c.id in position else b0 for c in candidates])
+        rng = np.random.default_rng(seed)
+        sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
+        picked = beta_mod.top_k(sample, k)
+        propensity = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng([seed, 1]), draws)
+        selection = Selection(
+            session_id=session_id,
+            candidates=tuple(c.id for c in candidates),
+            selected=tuple(candidates[i].id for i in picked),
+            propensity={c.id: float(p) for c, p in zip(candidates, propensity, strict=True)},
+            draws={c.id: float(d) for c, d in zip(candidates, sample, strict=True)},
+            k=k,
+            seed=seed,
+        )
+        if log:
+            with self.log.locked():
+                self.refresh()
+                if session_id in self._index.session_index:
+                    raise WorkspaceError(f"session {session_id!r} is already recorded")
+                self.log.append_locked(
+                    encode(
+                        {
+                            "type": SELECTION,
+                            "session_id": session_id,
+                            "timestamp": iso(self.clock()),
+                            "candidates": list(selection.candidates),
+                            "selected": list(selection.selected),
+                            "propensity": selection.propensity,
+                            "k": k,
+                            "seed": seed,
+                        }
+                    )
+                )
+            self.refresh()
+        return selection
+
+    # ---------------------------------------------------------------- writing
+
+    def record(
+        self,
+        session_id: str,
+        journal: Path | str,
+        lessons: Sequence[str],
+        *,
+        reward: float | None = None,
+        category: str | None = None,
+        grader: str = "heuristic",
+        timestamp: str | None = None,
+    ) -> Explanation:
+        """Log a session: salience from the journal, credit under the current settings."""
+        _check_session_id(session_id)
+        if reward is not None:
+            reward = credit_mod.check_unit(reward, "reward")
+        if not lessons:
+            raise WorkspaceError("no lessons given (--lessons ID ...)")
+        journal = Path(journal)
+        journal_file = journal if journal.is_absolute() else Path.cwd() / journal
+        try:
+            raw = journal_file.read_bytes()
+        except FileNotFoundError:
+            raise WorkspaceError(f"journal not found: {journal}") from None
+        except IsADirectoryError:
+            raise WorkspaceError(f"journal is a directory: {journal}") from None
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read journal {journal}: {exc.strerror}") from None
+        text = raw.decode("utf-8", errors="replace")
+        library = self.library().by_id()
+        ids = [normalize_id(lesson) for lesson in lessons]
+        unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in library]
+        if unknown:
+            raise WorkspaceError(f"not in the lesson library: {', '.join(unknown)}")
+        duplicates = sorted({lid for lid in ids if ids.count(lid) > 1})
+        if duplicates:
+            raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
+        breakdowns = salience_breakdowns(text, [(lid, library[lid].keywords) for lid in ids])
+        resolved = journal_file.resolve()
+        stored_path = (
+            resolved.relative_to(self.root).as_posix() if resolved.is_relative_to(self.root) else str(resolved)
+        )
+        settings = self.settings
+        with self.log.locked():
+            self.refresh()
+            if session_id in self._index.session_index:
+                raise WorkspaceError(f"session {session_id!r} is already recorded")
+            propensity = self._selection_propensity(session_id)
+            entries = []
+            for b in breakdowns:
+                w = float(credit_mod.weight(b.salience, settings.floor))
+                entry: dict[str, Any] = {
+                    "path": b.lesson_id,
+                    "salience": b.salience,
+                    "reward": None
+                    if reward is None
+                    else float(credit_mod.credited_reward(reward, w, settings.strategy)),
+                    "keywords": len(b.keywords),
+                    "hits": b.hit_keywords,
+                }
+                if b.lesson_id in propensity:
+                    entry["propensity"] = propensity[b.lesson_id]
+                entries.append(entry)
+            event: dict[str, Any] = {
+                "type": SESSION,
+                "session_id": session_id,
+                "timestamp": timestamp or iso(self.clock()),
+                "outcome": reward,
+                "base_reward": reward,
+                "lessons": entries,
+                "journal_path": stored_path,
+                "journal_sha256": hashlib.sha256(raw).hexdigest(),
+                "category": category,
+                "strategy": settings.strategy,
+                "floor": settings.floor,
+                "grader": grader if reward is not None else None,
+            }
+            self.log.append_locked(encode(event))
+            self.refresh()
+            self.write_state()
+        return self.explain(session_id)
+
+    def _selection_propensity(self, session_id: str) -> dict[str, float]:
+        for _, selection in reversed(self._index.selections):
+            if selection.session_id == session_id:
+                return dict(selection.propensity)
+        return {}
+
+    def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
+        """Append a grade; the latest grade of a session is the one that counts."""
+        reward = credit_mod.check_unit(reward, "reward")
+        if not grader or "\n" in grader:
+            raise WorkspaceError("grader must be a non-empty single line")
+        with self.log.locked():
+            self.refresh()
+            if session_id not in self._index.session_index:
+                raise WorkspaceError(f"unknown session {session_id!r}")
+            stamp = iso(self.clock())
+            event: dict[str, Any] = {
+                "type": GRADE,
+                "session_id": session_id,
+                "base_reward": reward,
+                "grader": grader,
+                "timestamp": stamp,
+            }
+            if note:
+                event["note"] = note
+            self.log.append_locked(encode(event))
+            self.refresh()
+            self.write_state()
+        return self.grade_history(session_id)[-1]
+
+    def add_prior(self, arms: dict[str, tuple[float, float, int]]) -> None:
+        """Log starting alpha/beta for arms (e.g. imported evidence)."""
+        with self.log.locked():
+            payload = {arm: {"alpha": a, "beta": b, "n": n} for arm, (a, b, n) in arms.items()}
+            self.log.append_locked(encode({"type": PRIOR, "timestamp": iso(self.clock()), "arms": payload}))
+            self.refresh()
+            self.write_state()
+
+    def replay(self, strategy: str | None = None, floor: float | None = None, *, write: bool = False) -> PosteriorTable:
+        """Re-fold under other settings; with `write` they become the workspace's settings."""
+        try:
+            settings = self.settings.with_(strategy=strategy, floor=floor)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        if write:
+            with self.log.locked():
+                self.config = Config(settings, self.config.k, self.config.extra)
+                save_config(self.config_path, self.config)
+                self.refresh()
+                self.write_state()
+        return self.posteriors(settings)
+
+    def write_state(self) -> None:
+        """Rewrite `bandit-state.json` (gptme-sessions shape) from the fold, atomically."""
+        existing: dict[str, Any] = {}
+        try:
+            loaded = msgspec.json.decode(self.state_path.read_bytes())
+            if isinstance(loaded, dict):
+                existing = loaded
+        except (OSError, msgspec.DecodeError):
+            existing = {}
+        now = iso(self.clock())
+        post = self.posterior()
+        old_arms = existing.get("arms") if isinstance(existing.get("arms"), dict) else {}
+        assert isinstance(old_arms, dict)
+        arms: dict[str, Any] = {}
+        for j, arm in enumerate(post.arm_ids):
+            entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
+            last = int(post.last_session[j])
+            stamp = self._index.sessions[last].timestamp if last >= 0 else None
+            entry.update(
+                arm_id=arm,
+                alpha=float(post.alpha[j]),
+                beta=float(post.beta[j]),
+                total_selections=int(post.n[j]),
+                total_rewards=int(post.rewarded[j]),
+                last_updated=stamp or entry.get("last_updated") or now,
+            )
+            arms[arm] = entry
+        state = dict(existing)
+        state.update(
+            arms=arms,
+            total_sessions=post.graded_sessions,
+            created=existing.get("created") or now,
+            last_updated=now,
+        )
+        atomic_write(self.state_path, msgspec.json.format(msgspec.json.encode(state), indent=2) + b"\n")
+
+    def save_settings(self, settings: CreditSettings) -> None:
+        self.replay(settings.strategy, settings.floor, write=True)
+
+
+def _check_session_id(session_id: str) -> None:
+    if not session_id or not session_id.strip():
+        raise WorkspaceError("session id must not be empty")
+    if any(ch in session_id for ch in "\n\r\x00"):
+        raise WorkspaceError("session id must be a single line")
+
+
+__all__ = [
+    "Explanation",
+    "GradeRecord",
+    "LessonCredit",
+    "LessonRow",
+    "PosteriorTable",
+    "Selection",
+    "SessionSummary",
+    "StoreError",
+    "Workspace",
+    "WorkspaceError",
+]
