@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -85,9 +84,19 @@ def _status_table(table_obj: Any) -> str:
         (r.path, r.category, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), fmt(r.ci_low), fmt(r.ci_high))
         for r in table_obj.rows
     ]
-    head = f"{table_obj.sessions} sessions ({table_obj.graded} graded); strategy {table_obj.settings.strategy}, floor {table_obj.settings.floor:g}"
-    return head + "\n\n" + table(
-        ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"], rows, right=(3, 4, 5, 6, 7, 8)
+    settings = table_obj.settings
+    head = (
+        f"{table_obj.sessions} sessions ({table_obj.graded} graded); "
+        f"strategy {settings.strategy}, floor {settings.floor:g}"
+    )
+    return (
+        head
+        + "\n\n"
+        + table(
+            ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"],
+            rows,
+            right=(3, 4, 5, 6, 7, 8),
+        )
     )
 
 
@@ -124,13 +133,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return 0
     old = {r.path: r.mean for r in before.rows}
     rows = [
-        (r.path, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), f"{r.mean - old.get(r.path, r.mean):+.3f}")
+        (
+            r.path,
+            r.status,
+            r.n,
+            fmt(r.alpha, 2),
+            fmt(r.beta, 2),
+            fmt(r.mean),
+            f"{r.mean - old.get(r.path, r.mean):+.3f}",
+        )
         for r in result.rows
     ]
     verb = "written" if args.write else "what-if, nothing written"
     print(
         f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
-        f"floor {result.settings.floor:g} ({verb}); change is against {before.settings.strategy}/{before.settings.floor:g}\n"
+        f"floor {result.settings.floor:g} ({verb}); "
+        f"change is against {before.settings.strategy}/{before.settings.floor:g}\n"
     )
     print(table(["lesson", "status", "n", "alpha", "beta", "mean", "change"], rows, right=(2, 3, 4, 5, 6)))
     return 0
@@ -226,7 +244,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
     print(f"graded {safe(args.session_id)}: {previous} -> {args.reward:g} ({safe(record.grader)})\n")
     rows = [
-        (c.path, fmt(c.salience), fmt(c.reward), f"{c.alpha_delta:+.3f}", f"{c.beta_delta:+.3f}", fmt(c.alpha_after / (c.alpha_after + c.beta_after)))
+        (
+            c.path,
+            fmt(c.salience),
+            fmt(c.reward),
+            f"{c.alpha_delta:+.3f}",
+            f"{c.beta_delta:+.3f}",
+            fmt(c.alpha_after / (c.alpha_after + c.beta_after)),
+        )
         for c in exp.lessons
     ]
     print(table(["lesson", "salience", "reward", "alpha", "beta", "mean now"], rows, right=(1, 2, 3, 4, 5)))

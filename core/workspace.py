@@ -122,6 +122,13 @@ class SessionSummary:
 
 
 @dataclass(frozen=True)
+class LessonUsage:
+    injected: int  # sessions it was injected in (graded or not)
+    salient: int  # of those, sessions where at least one keyword hit (salience > 0)
+    mean_salience: float
+
+
+@dataclass(frozen=True)
 class GradeRecord:
     base_reward: float
     grader: str
@@ -351,6 +358,32 @@ class Workspace:
                 )
             )
         return PosteriorTable(tuple(rows), settings, data.n_sessions, post.graded_sessions)
+
+    def lesson_usage(self) -> dict[str, LessonUsage]:
+        """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
+        data = self.data()
+        n_arms = data.n_arms
+        injected = np.bincount(data.entry_arm, minlength=n_arms)
+        salient = np.bincount(data.entry_arm, weights=data.entry_salience > 0, minlength=n_arms)
+        total = np.bincount(data.entry_arm, weights=data.entry_salience, minlength=n_arms)
+        usage = {}
+        for j, arm in enumerate(data.arm_ids):
+            count = int(injected[j])
+            usage[arm] = LessonUsage(count, int(salient[j]), float(total[j] / count) if count else 0.0)
+        return usage
+
+    def p_top_k(
+        self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
+    ) -> dict[str, float]:
+        """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
+        table = self.posterior(settings)
+        position = table.index()
+        active = [lesson.id for lesson in self.library().lessons if lesson.status == "active"]
+        a0, b0 = (settings or self.settings).prior_alpha, (settings or self.settings).prior_beta
+        alpha = np.array([table.alpha[position[i]] if i in position else a0 for i in active])
+        beta = np.array([table.beta[position[i]] if i in position else b0 for i in active])
+        probability = beta_mod.p_top_k(alpha, beta, k or self.config.k, np.random.default_rng(seed), draws)
+        return {lesson_id: float(p) for lesson_id, p in zip(active, probability, strict=True)}
 
     def sessions(self) -> list[SessionSummary]:
         data = self.data()
@@ -788,6 +821,7 @@ __all__ = [
     "GradeRecord",
     "LessonCredit",
     "LessonRow",
+    "LessonUsage",
     "PosteriorTable",
     "Selection",
     "SessionSummary",
