@@ -292,6 +292,115 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_loo(args: argparse.Namespace) -> int:
+    ws = _workspace(args)
+    results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
+    _warn_problems(ws, args.json)
+    if args.json:
+        path = ws.state_dir / "loo-results.json"
+        if args.no_write:
+            from core.analysis import loo_payload
+
+            _print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without))
+        else:
+            sys.stdout.write(path.read_text(encoding="utf-8"))
+        return 0
+    ordered = sorted(results, key=lambda r: (not r.sufficient, -(r.delta if r.delta is not None else -9)))
+
+    def num(value: float | None, sign: bool = True) -> str:
+        return "-" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
+
+    rows = []
+    for r in ordered:
+        interval = "-" if r.ci_low is None or r.ci_high is None else f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
+        flag = "; ".join(r.confound_reasons) if r.confounded else ""
+        if not r.sufficient:
+            flag = ("insufficient data; " + flag).rstrip("; ")
+        rows.append(
+            (
+                r.path,
+                r.n_with,
+                r.n_without,
+                num(r.delta),
+                interval,
+                num(r.p_value, False),
+                num(r.p_adjusted, False),
+                num(r.delta_category),
+                num(r.delta_ipw),
+                flag,
+            )
+        )
+    graded = sum(1 for s in ws.sessions() if not s.pending)
+    print(f"leave-one-out lift over {graded} graded sessions (min {args.min_with} with, {args.min_without} without)\n")
+    print(
+        table(
+            ["lesson", "with", "without", "delta", "95% CI", "p", "p (BH)", "by category", "IPW", "flags"],
+            rows,
+            right=(1, 2, 3, 5, 6, 7, 8),
+        )
+    )
+    if not args.no_write:
+        print(f"\nwritten to {ws.state_dir / 'loo-results.json'}")
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from core.health import PROBLEM, lint
+
+    ws = _workspace(args)
+    findings = lint(ws)
+    problems = [f for f in findings if f.severity == PROBLEM]
+    if args.json:
+        _print_json({"findings": [f.as_json() for f in findings], "problems": len(problems)})
+    elif not findings:
+        print("no problems found")
+    else:
+        for f in findings:
+            print(f"{f.severity}: [{f.code}] {safe(f.message)}")
+            print(f"  -> {safe(f.advice)}")
+        print(f"\n{len(problems)} problem(s), {len(findings) - len(problems)} warning(s)")
+    return 1 if problems else 0
+
+
+def cmd_import_gptme(args: argparse.Namespace) -> int:
+    from core.interop import import_gptme
+
+    ws = _workspace(args)
+    report = import_gptme(ws, Path(args.path))
+    if args.json:
+        _print_json(
+            {
+                "imported": len(report.arms),
+                "arms": [
+                    {
+                        "source": a.source_id,
+                        "path": a.lesson_id,
+                        "alpha": a.alpha,
+                        "beta": a.beta,
+                        "n": a.n,
+                        "matched": a.matched,
+                    }
+                    for a in report.arms
+                ],
+                "unmatched": [a.source_id for a in report.unmatched],
+            }
+        )
+        return 0
+    print(f"imported {len(report.arms)} arms from {safe(report.path)} as a prior event")
+    for arm in report.unmatched:
+        print(f"  no lesson in the library for {safe(arm.source_id)!r} (kept as {safe(arm.lesson_id)!r})")
+    return 0
+
+
+def cmd_export_gptme(args: argparse.Namespace) -> int:
+    from core.interop import export_gptme
+
+    ws = _workspace(args)
+    target = export_gptme(ws, Path(args.path))
+    print(f"wrote {safe(target)}")
+    return 0
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     from tui.app import run
@@ -357,6 +466,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true", help="store the settings and rewrite bandit-state.json")
     p.add_argument("--sort", choices=["mean", "n", "path", "ci_low"], default="mean")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("loo", parents=[common, data], help="leave-one-out lift per lesson")
+    p.add_argument("--min-with", type=_positive_int, default=5, help="sessions with the lesson needed (default 5)")
+    p.add_argument("--min-without", type=_positive_int, default=20, help="sessions without it needed (default 20)")
+    p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
+    p.set_defaults(func=cmd_loo)
+
+    p = sub.add_parser("lint", parents=[common, data], help="health checks; exit 1 when a problem is found")
+    p.set_defaults(func=cmd_lint)
+
+    p = sub.add_parser("import-gptme", parents=[common, data], help="log a gptme bandit-state.json as a prior")
+    p.add_argument("path", metavar="PATH")
+    p.set_defaults(func=cmd_import_gptme)
+
+    p = sub.add_parser("export-gptme", parents=[common], help="write posteriors as a gptme bandit-state.json")
+    p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
+    p.set_defaults(func=cmd_export_gptme)
     return parser
 
 

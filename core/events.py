@@ -8,7 +8,7 @@ the published session-record shape are session events.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -37,6 +37,7 @@ class ArmPrior(msgspec.Struct):
     alpha: float
     beta: float
     n: int = 0
+    rewards: int = 0
 
 
 class RawEvent(msgspec.Struct):
@@ -106,7 +107,8 @@ class SelectionEvent:
 @dataclass(frozen=True)
 class PriorEvent:
     timestamp: str | None
-    arms: dict[str, tuple[float, float, int]]
+    arms: dict[str, tuple[float, float, int]]  # (alpha, beta, n) to start from
+    rewards: dict[str, int] = field(default_factory=dict)  # gptme's total_rewards carried over
 
 
 Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent
@@ -226,11 +228,16 @@ def decode_event(line: bytes | str) -> Event:
         if not raw.arms:
             raise InvalidEvent("prior event without 'arms'")
         arms = {}
+        rewards = {}
         for arm, prior in raw.arms.items():
             if not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):
                 raise InvalidEvent(f"prior for {arm!r} needs positive finite alpha and beta")
+            if prior.n < 0 or prior.rewards < 0:
+                raise InvalidEvent(f"prior for {arm!r} has a negative count")
             arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
-        return PriorEvent(raw.timestamp, arms)
+            if prior.rewards:
+                rewards[normalize_id(arm)] = int(prior.rewards)
+        return PriorEvent(raw.timestamp, arms, rewards)
     raise InvalidEvent(f"unknown event type {kind!r}")
 
 

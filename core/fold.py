@@ -62,6 +62,7 @@ class LogIndex:
     grades: list[tuple[int, GradeEvent]] = field(default_factory=list)
     selections: list[tuple[int, SelectionEvent]] = field(default_factory=list)
     priors: dict[str, tuple[float, float, int]] = field(default_factory=dict)
+    prior_rewards: dict[str, int] = field(default_factory=dict)
     problems: list[LogProblem] = field(default_factory=list)
     end: int = 0  # bytes of the log consumed
     lines: int = 0  # lines of the log consumed
@@ -104,6 +105,7 @@ class LogIndex:
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
                 self.priors[lesson_id] = prior
+                self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
 
     def snapshot(self) -> FoldData:
         """Immutable arrays of everything read so far, with each session's latest grade applied."""
@@ -130,6 +132,9 @@ class LogIndex:
         for lesson_id, (a, b, n) in self.priors.items():
             index = self.arm_index[lesson_id]
             prior_alpha[index], prior_beta[index], prior_n[index] = a, b, n
+        prior_rewards = np.zeros(n_arms, dtype=np.int64)
+        for lesson_id, count in self.prior_rewards.items():
+            prior_rewards[self.arm_index[lesson_id]] = count
         entries = len(self.entry_arm)
         return FoldData(
             arm_ids=tuple(self.arm_ids),
@@ -142,6 +147,7 @@ class LogIndex:
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
             prior_n=prior_n,
+            prior_rewards=prior_rewards,
             problems=tuple(self.problems) + tuple(orphan),
         )
 
@@ -160,6 +166,7 @@ class FoldData:
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
     prior_n: IntArray
+    prior_rewards: IntArray
     problems: tuple[LogProblem, ...] = ()
 
     @property
@@ -237,7 +244,9 @@ def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = Non
     n = data.prior_n + np.bincount(arms, weights=graded, minlength=n_arms).astype(np.int64)
     w = credit_mod.weight(data.entry_salience, settings.floor)
     credited = credit_mod.credited_reward(np.nan_to_num(session_base[data.entry_session]), w, settings.strategy)
-    rewarded = np.bincount(arms, weights=graded & (credited > 0.5), minlength=n_arms).astype(np.int64)
+    rewarded = data.prior_rewards + np.bincount(arms, weights=graded & (credited > 0.5), minlength=n_arms).astype(
+        np.int64
+    )
     last = np.full(n_arms, -1, dtype=np.int64)
     if len(arms):
         rows = np.where(graded, data.entry_session, -1).astype(np.int64)

@@ -22,6 +22,7 @@ import numpy as np
 
 from core import beta as beta_mod
 from core import credit as credit_mod
+from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
@@ -30,6 +31,7 @@ from core.salience import (
     KeywordMatcher,
     SalienceBreakdown,
     breakdown_from_scan,
+    counted_keywords,
     salience_breakdowns,
 )
 from core.store import EventLog, LogProblem, StoreError, atomic_write
@@ -552,6 +554,84 @@ class Workspace:
             grades=tuple(self.grade_history(session_id)),
         )
 
+    # ---------------------------------------------------------------- analysis
+
+    def keyword_coverage(self, max_journals: int = 2000) -> tuple[int, dict[str, float]]:
+        """(journals read, share of them each library keyword hits), over the latest journals."""
+        lessons = self.library().lessons
+        matcher = KeywordMatcher(k for lesson in lessons for k in lesson.keywords)
+        counts: dict[str, int] = {}
+        read = 0
+        self.data()
+        for session in reversed(self._index.sessions):
+            if read >= max_journals:
+                break
+            text, _ = self.journal_text(session.journal_path)
+            if text is None:
+                continue
+            read += 1
+            for keyword in matcher.scan(text):
+                counts[keyword] = counts.get(keyword, 0) + 1
+        return read, {k: c / read for k, c in counts.items()} if read else {}
+
+    def prefixed_id_count(self) -> int:
+        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
+        try:
+            raw = self.log.path.read_bytes()
+        except OSError:
+            return 0
+        return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
+
+    def missing_salience_count(self) -> int:
+        self.data()
+        return sum(len(session.missing_salience) for session in self._index.sessions)
+
+    def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
+        """Lessons with a keyword that hits more than `share` of journals, with the reason."""
+        read, coverage = self.keyword_coverage()
+        if read < 10:
+            return {}
+        found = {}
+        for lesson in self.library().lessons:
+            worst = max(((coverage.get(k.lower(), 0.0), k) for k in counted_keywords(lesson.keywords)), default=None)
+            if worst is not None and worst[0] > share:
+                found[lesson.id] = f"keyword {worst[1]!r} matches {worst[0]:.0%} of journals: too broad"
+        return found
+
+    def candidacies(self) -> list[Candidacy]:
+        """(session, lesson, propensity) for every candidate of every logged selection."""
+        self.data()
+        out = []
+        arm_index = self._index.arm_index
+        for _, selection in self._index.selections:
+            row = self._index.session_index.get(selection.session_id or "")
+            if row is None:
+                continue
+            for lesson_id, propensity in selection.propensity.items():
+                arm = arm_index.get(lesson_id)
+                if arm is not None and 0.0 <= propensity <= 1.0:
+                    out.append(Candidacy(row, arm, propensity))
+        return out
+
+    def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
+        """Leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        data = self.data()
+        categories = [session.category for session in self._index.sessions]
+        existing = {lesson.id for lesson in self.library().lessons}
+        results = leave_one_out(
+            data,
+            categories,
+            self.candidacies(),
+            min_with=min_with,
+            min_without=min_without,
+            existing=existing,
+            broad_keywords=self.broad_keywords(),
+        )
+        if write:
+            payload = loo_payload(results, self.now_iso(), min_with, min_without)
+            atomic_write(self.state_dir / "loo-results.json", msgspec.json.format(msgspec.json.encode(payload)) + b"\n")
+        return results
+
     # ---------------------------------------------------------------- selection
 
     def candidates(self, context: str) -> list[Lesson]:
@@ -747,10 +827,13 @@ class Workspace:
             self.write_state()
         return self.grade_history(session_id)[-1]
 
-    def add_prior(self, arms: dict[str, tuple[float, float, int]]) -> None:
-        """Log starting alpha/beta for arms (e.g. imported evidence)."""
+    def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
+        """Log starting alpha/beta/n (and gptme's reward counts) for arms, e.g. imported evidence."""
+        rewards = rewards or {}
         with self.log.locked():
-            payload = {arm: {"alpha": a, "beta": b, "n": n} for arm, (a, b, n) in arms.items()}
+            payload = {
+                arm: {"alpha": a, "beta": b, "n": n, "rewards": rewards.get(arm, 0)} for arm, (a, b, n) in arms.items()
+            }
             self.log.append_locked(encode({"type": PRIOR, "timestamp": iso(self.clock()), "arms": payload}))
             self.refresh()
             self.write_state()
@@ -778,15 +861,14 @@ class Workspace:
                 existing = loaded
         except (OSError, msgspec.DecodeError):
             existing = {}
-        now = iso(self.clock())
+        now = self.now_iso()
         post = self.posterior()
         old_arms = existing.get("arms") if isinstance(existing.get("arms"), dict) else {}
         assert isinstance(old_arms, dict)
         arms: dict[str, Any] = {}
         for j, arm in enumerate(post.arm_ids):
             entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
-            last = int(post.last_session[j])
-            stamp = self._index.sessions[last].timestamp if last >= 0 else None
+            stamp = self.arm_last_updated(j, post)
             entry.update(
                 arm_id=arm,
                 alpha=float(post.alpha[j]),
@@ -804,6 +886,14 @@ class Workspace:
             last_updated=now,
         )
         atomic_write(self.state_path, msgspec.json.format(msgspec.json.encode(state), indent=2) + b"\n")
+
+    def now_iso(self) -> str:
+        return iso(self.clock())
+
+    def arm_last_updated(self, arm: int, post: Posterior) -> str | None:
+        """Timestamp of the latest graded session an arm was credited in."""
+        last = int(post.last_session[arm])
+        return self._index.sessions[last].timestamp if last >= 0 else None
 
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, write=True)

@@ -1,0 +1,154 @@
+"""gptme-sessions interop: import a `bandit-state.json` as a prior event, export posteriors in its shape.
+
+gptme-sessions' loader builds each arm from exactly `arm_id, alpha, beta, total_selections,
+total_rewards, last_updated` and treats any other key as a corrupt file (it starts over and
+overwrites it), so the export writes exactly those keys per arm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from core.lessons import normalize_id
+from core.store import atomic_write
+
+if TYPE_CHECKING:
+    from core.workspace import Workspace
+
+EXPORT_ARM_KEYS = ("arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated")
+
+
+class InteropError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ImportedArm:
+    source_id: str  # as written in the file
+    lesson_id: str  # as logged
+    alpha: float
+    beta: float
+    n: int
+    rewards: int
+    matched: bool  # the id names a lesson of the library
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    path: str
+    arms: tuple[ImportedArm, ...]
+
+    @property
+    def unmatched(self) -> list[ImportedArm]:
+        return [arm for arm in self.arms if not arm.matched]
+
+
+def map_arm_id(raw: str, library_ids: set[str], roots: tuple[str, ...]) -> tuple[str, bool]:
+    """A gptme arm id to a library id: strip `lessons/`, make absolute paths relative to a root,
+    and as a last resort match by path suffix. Returns (id, matched)."""
+    text = raw.replace("\\", "/")
+    if text.startswith("/"):
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if text.startswith(prefix):
+                candidate = text[len(prefix) :]
+                return candidate, candidate in library_ids
+        parts = PurePosixPath(text).parts
+        if "lessons" in parts:
+            last = len(parts) - 1 - parts[::-1].index("lessons")
+            text = "/".join(parts[last + 1 :])
+    lesson_id = normalize_id(text)
+    if lesson_id in library_ids:
+        return lesson_id, True
+    suffix_matches = [
+        known for known in library_ids if lesson_id.endswith("/" + known) or known.endswith("/" + lesson_id)
+    ]
+    if len(suffix_matches) == 1:
+        return suffix_matches[0], True
+    return lesson_id, False
+
+
+def _number(value: Any, what: str, arm: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InteropError(f"arm {arm!r}: {what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...]) -> ImportReport:
+    """Parse a gptme `bandit-state.json`; extra keys are tolerated, bad values refused."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InteropError(f"not found: {path}") from None
+    except OSError as exc:
+        raise InteropError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise InteropError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
+        raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
+    arms = []
+    for key, entry in data["arms"].items():
+        if not isinstance(entry, dict):
+            raise InteropError(f"{path}: arm {key!r} is not an object")
+        source = entry.get("arm_id") or entry.get("lesson_path") or key
+        if not isinstance(source, str):
+            raise InteropError(f"{path}: arm {key!r} has a non-string id")
+        alpha = _number(entry.get("alpha", 1.0), "alpha", source)
+        beta = _number(entry.get("beta", 1.0), "beta", source)
+        if alpha <= 0 or beta <= 0:
+            raise InteropError(f"{path}: arm {source!r}: alpha and beta must be positive")
+        n = int(_number(entry.get("total_selections", 0), "total_selections", source))
+        rewards = int(_number(entry.get("total_rewards", 0), "total_rewards", source))
+        if n < 0 or rewards < 0:
+            raise InteropError(f"{path}: arm {source!r}: negative counts")
+        lesson_id, matched = map_arm_id(source, library_ids, roots)
+        arms.append(ImportedArm(source, lesson_id, alpha, beta, n, rewards, matched))
+    ids = [arm.lesson_id for arm in arms]
+    clashes = sorted({i for i in ids if ids.count(i) > 1})
+    if clashes:
+        raise InteropError(f"{path}: several arms map to the same lesson: {', '.join(clashes)}")
+    return ImportReport(str(path), tuple(arms))
+
+
+def import_gptme(ws: Workspace, path: Path) -> ImportReport:
+    library = ws.library()
+    report = read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots)
+    if not report.arms:
+        raise InteropError(f"{path}: no arms to import")
+    ws.add_prior(
+        {arm.lesson_id: (arm.alpha, arm.beta, arm.n) for arm in report.arms},
+        rewards={arm.lesson_id: arm.rewards for arm in report.arms if arm.rewards},
+    )
+    return report
+
+
+def export_payload(ws: Workspace) -> dict[str, Any]:
+    post = ws.posterior()
+    now = ws.now_iso()
+    arms: dict[str, dict[str, Any]] = {}
+    for j, arm in enumerate(post.arm_ids):
+        arms[arm] = {
+            "arm_id": arm,
+            "alpha": float(post.alpha[j]),
+            "beta": float(post.beta[j]),
+            "total_selections": int(post.n[j]),
+            "total_rewards": int(post.rewarded[j]),
+            "last_updated": ws.arm_last_updated(j, post) or now,
+        }
+    return {"arms": arms, "total_sessions": post.graded_sessions, "created": now, "last_updated": now}
+
+
+def export_gptme(ws: Workspace, path: Path) -> Path:
+    target = path / "bandit-state.json" if path.is_dir() else path
+    if not target.parent.is_dir():
+        raise InteropError(f"folder not found: {target.parent}")
+    payload = export_payload(ws)
+    atomic_write(target, msgspec.json.format(msgspec.json.encode(payload), indent=2) + b"\n")
+    return target
