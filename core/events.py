@@ -205,6 +205,8 @@ def decode_event(line: bytes | str) -> Event:
         raise InvalidEvent(f"not a valid event: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InvalidEvent(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidEvent("JSON nested too deeply") from None
     kind = raw.type
     if kind is None or kind == SESSION:
         return _session(raw)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from core.patterns import PatternError, compile_pattern
+
 STATUSES = ("active", "automated", "deprecated", "archived")
 MISSING = "missing"  # status shown for arms in the log that the library does not have
 
@@ -103,14 +105,23 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
 
     if "\x00" in text:
         raise LessonError("file contains NUL bytes")
-    try:
-        post = frontmatter.loads(text)
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise LessonError(f"invalid YAML frontmatter: {first}") from None
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise LessonError(f"invalid frontmatter: {exc}") from None
-    meta = post.metadata
+    text = text.lstrip("\ufeff")
+    handler = frontmatter.detect_format(text.strip(), frontmatter.handlers)
+    meta: Any = {}
+    body = text
+    if handler is not None:
+        try:
+            raw_meta, body = handler.split(text.strip())
+            meta = handler.load(raw_meta)
+        except yaml.YAMLError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise LessonError(f"invalid YAML frontmatter: {first}") from None
+        except ValueError:
+            meta, body = {}, text  # no closing delimiter: no frontmatter at all
+        except (TypeError, AttributeError, RecursionError) as exc:
+            raise LessonError(f"invalid frontmatter: {type(exc).__name__}") from None
+    if meta is None:
+        meta = {}
     if not isinstance(meta, dict):
         raise LessonError(f"frontmatter must be a mapping, got {type(meta).__name__}")
     match = meta.get("match")
@@ -131,7 +142,7 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     description = meta.get("description") or ""
     if not isinstance(description, str):
         description = str(description)
-    body = post.content
+    body = body.strip()
     fallback = PurePosixPath(lesson_id).stem.replace("-", " ")
     return Lesson(
         id=lesson_id,
@@ -197,6 +208,11 @@ def load_library(workspace: Path | str) -> Library:
             except OSError as exc:
                 problems.append(LessonProblem(str(file), f"cannot read: {exc.strerror}"))
                 continue
+            for pattern in lesson.patterns:
+                try:
+                    compile_pattern(pattern)
+                except PatternError as exc:
+                    problems.append(LessonProblem(str(file), f"{exc}; pattern ignored"))
             if lesson_id in lessons:
                 problems.append(LessonProblem(str(file), f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}"))
                 continue

@@ -27,6 +27,7 @@ from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
+from core.patterns import pattern_matches
 from core.salience import (
     KeywordMatcher,
     SalienceBreakdown,
@@ -644,13 +645,8 @@ class Workspace:
             if breakdown_from_scan(lesson.id, lesson.keywords, found).hits:
                 chosen.append(lesson)
                 continue
-            for pattern in lesson.patterns:
-                try:
-                    if re.search(pattern, context, re.IGNORECASE):
-                        chosen.append(lesson)
-                        break
-                except re.error:
-                    continue
+            if any(pattern_matches(pattern, context) for pattern in lesson.patterns):
+                chosen.append(lesson)
         return chosen
 
     def select(
