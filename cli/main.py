@@ -410,16 +410,20 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # --workspace may come before or after the command; SUPPRESS keeps a subcommand's
+    # absent option from overwriting the value given before it.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
+    common.add_argument(
+        "--workspace", "-w", default=argparse.SUPPRESS, metavar="DIR", help="workspace folder (default: .)"
+    )
     data = argparse.ArgumentParser(add_help=False)
     data.add_argument("--json", action="store_true", help="machine-readable output")
 
     parser = argparse.ArgumentParser(
         prog="lesson-credit",
         description="Salience-weighted credit for agent lessons. With no command, opens the dashboard.",
-        parents=[common],
     )
+    parser.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("tui", parents=[common], help="open the dashboard")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -140,28 +140,60 @@ def _lesson_id(raw: str) -> str:
     return cached
 
 
-def _session(raw: RawEvent) -> SessionEvent:
-    session_id = _sid(raw)
-    if raw.lessons is None:
-        raise InvalidEvent("session event without 'lessons'")
+@dataclass(frozen=True, slots=True)
+class SessionColumns:
+    """A validated session record, in the shape the log index stores it."""
+
+    session_id: str
+    base_reward: float | None
+    lesson_ids: list[str]
+    saliences: list[float]
+    missing_salience: tuple[int, ...]
+    propensities: tuple[float | None, ...] | None
+
+
+def _base_of(raw: RawEvent) -> float | None:
     if raw.base_reward is msgspec.UNSET:
         outcome = raw.outcome
         numeric = isinstance(outcome, int | float) and not isinstance(outcome, bool)
-        base = _unit(float(outcome), "outcome") if numeric else None
-    else:
-        base = _unit(raw.base_reward, "base_reward")
-    ids: list[str] = []
-    saliences: list[float] = []
+        return _unit(float(outcome), "outcome") if numeric else None
+    return _unit(raw.base_reward, "base_reward")
+
+
+def session_columns(raw: RawEvent) -> SessionColumns:
+    """Validate a session record. The common shape (every lesson an object with a path and
+    a salience) takes a comprehension-only fast path: this runs once per line of a big log."""
+    session_id = _sid(raw)
+    lessons = raw.lessons
+    if lessons is None:
+        raise InvalidEvent("session event without 'lessons'")
+    base = _base_of(raw)
+    try:
+        maybe_paths = [entry.path for entry in lessons]  # type: ignore[union-attr]
+        maybe_saliences = [entry.salience for entry in lessons]  # type: ignore[union-attr]
+        fast = None not in maybe_paths and None not in maybe_saliences and "" not in maybe_paths
+    except AttributeError:  # a plain string entry
+        fast = False
+    if fast:
+        paths = cast(list[str], maybe_paths)
+        saliences = cast(list[float], maybe_saliences)
+        if saliences and not (min(saliences) >= 0.0 and max(saliences) <= 1.0):
+            bad = next(i for i, v in enumerate(saliences) if not 0.0 <= v <= 1.0)
+            raise InvalidEvent(f"salience {saliences[bad]!r} of {paths[bad]!r} is outside [0, 1]")
+        get = _id_cache.get
+        ids = [get(path) or _lesson_id(path) for path in paths]
+        if "" in ids:
+            raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
+        props = [entry.propensity for entry in lessons]  # type: ignore[union-attr]
+        has_props = any(p is not None for p in props)
+        return SessionColumns(session_id, base, ids, saliences, (), tuple(props) if has_props else None)
+    ids = []
+    values: list[float] = []
     missing: list[int] = []
-    propensities: list[float | None] | None = None
-    for index, entry in enumerate(raw.lessons):
+    propensities: list[float | None] = []
+    for index, entry in enumerate(lessons):
         if isinstance(entry, str):
-            ids.append(_lesson_id(entry))
-            saliences.append(0.5)
-            missing.append(index)
-            if propensities is not None:
-                propensities.append(None)
-            continue
+            entry = LessonEntry(path=entry)
         name = entry.path if entry.path is not None else entry.arm_id
         if not name:
             raise InvalidEvent(f"lesson #{index + 1} has no path")
@@ -169,25 +201,28 @@ def _session(raw: RawEvent) -> SessionEvent:
         sal = entry.salience
         if sal is None:
             missing.append(index)
-            saliences.append(0.5)
+            values.append(0.5)
         elif 0.0 <= sal <= 1.0:
-            saliences.append(sal)
+            values.append(sal)
         else:
             raise InvalidEvent(f"salience {sal!r} of {name!r} is outside [0, 1]")
-        if entry.propensity is not None:
-            if propensities is None:
-                propensities = [None] * index
-            propensities.append(entry.propensity)
-        elif propensities is not None:
-            propensities.append(None)
+        propensities.append(entry.propensity)
+    if "" in ids:
+        raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
+    has_props = any(p is not None for p in propensities)
+    return SessionColumns(session_id, base, ids, values, tuple(missing), tuple(propensities) if has_props else None)
+
+
+def _session(raw: RawEvent) -> SessionEvent:
+    columns = session_columns(raw)
     return SessionEvent(
-        session_id=session_id,
+        session_id=columns.session_id,
         timestamp=raw.timestamp,
-        base_reward=base,
-        lesson_ids=tuple(ids),
-        saliences=tuple(saliences),
-        missing_salience=tuple(missing),
-        propensities=None if propensities is None else tuple(propensities),
+        base_reward=columns.base_reward,
+        lesson_ids=tuple(columns.lesson_ids),
+        saliences=tuple(columns.saliences),
+        missing_salience=columns.missing_salience,
+        propensities=columns.propensities,
         journal_path=raw.journal_path,
         category=raw.category,
         grader=raw.grader,
@@ -197,16 +232,29 @@ def _session(raw: RawEvent) -> SessionEvent:
     )
 
 
-def decode_event(line: bytes | str) -> Event:
-    """One log line to an event. Raises InvalidEvent (a reason) for JSON that is not one."""
+def decode_raw(line: bytes | str) -> RawEvent:
+    """Decode one line into the permissive struct; InvalidEvent (a reason) when it is not JSON of that shape."""
     try:
-        raw = _decoder.decode(line)
+        return _decoder.decode(line)
     except msgspec.ValidationError as exc:
         raise InvalidEvent(f"not a valid event: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InvalidEvent(f"not valid JSON: {exc}") from None
     except RecursionError:
         raise InvalidEvent("JSON nested too deeply") from None
+
+
+def is_session(raw: RawEvent) -> bool:
+    return raw.type is None or raw.type == SESSION
+
+
+def decode_event(line: bytes | str) -> Event:
+    """One log line to an event. Raises InvalidEvent (a reason) for JSON that is not one."""
+    return to_event(decode_raw(line))
+
+
+def to_event(raw: RawEvent) -> Event:
+    """Validate a decoded line by kind."""
     kind = raw.type
     if kind is None or kind == SESSION:
         return _session(raw)

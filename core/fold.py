@@ -15,7 +15,18 @@ import numpy as np
 import numpy.typing as npt
 
 from core import credit as credit_mod
-from core.events import Event, GradeEvent, PriorEvent, SelectionEvent, SessionEvent
+from core.events import (
+    Event,
+    GradeEvent,
+    PriorEvent,
+    RawEvent,
+    SelectionEvent,
+    SessionColumns,
+    SessionEvent,
+    is_session,
+    session_columns,
+    to_event,
+)
 from core.store import LogProblem
 
 FloatArray = npt.NDArray[np.float64]
@@ -48,16 +59,29 @@ class CreditSettings:
 
 @dataclass
 class LogIndex:
-    """Columns of a log read so far. Grows by `add()`; never rewritten."""
+    """Columns of a log read so far. Grows by `add()`/`add_raw()`; never rewritten.
+
+    Sessions are stored as columns, not objects: a million-session log would otherwise
+    hold millions of Python objects. `session(row)` rebuilds one event on demand.
+    """
 
     arm_ids: list[str] = field(default_factory=list)
     arm_index: dict[str, int] = field(default_factory=dict)
-    sessions: list[SessionEvent] = field(default_factory=list)
+    session_ids: list[str] = field(default_factory=list)
     session_index: dict[str, int] = field(default_factory=dict)
     session_lines: list[int] = field(default_factory=list)
+    session_times: list[str | None] = field(default_factory=list)
+    session_base: array[float] = field(default_factory=lambda: array("d"))  # the record's own; NaN = pending
+    session_categories: list[str | None] = field(default_factory=list)
+    session_journals: list[str | None] = field(default_factory=list)
+    session_graders: list[str | None] = field(default_factory=list)
+    session_strategies: list[str | None] = field(default_factory=list)
+    session_floors: list[float | None] = field(default_factory=list)
+    session_published: list[bool] = field(default_factory=list)
+    missing_salience: dict[int, tuple[int, ...]] = field(default_factory=dict)  # row -> lesson positions
+    propensities: dict[int, tuple[float | None, ...]] = field(default_factory=dict)  # row -> per lesson
     entry_arm: array[int] = field(default_factory=lambda: array("i"))
     entry_salience: array[float] = field(default_factory=lambda: array("d"))
-    entry_session: array[int] = field(default_factory=lambda: array("i"))
     session_start: array[int] = field(default_factory=lambda: array("q", [0]))
     grades: list[tuple[int, GradeEvent]] = field(default_factory=list)
     selections: list[tuple[int, SelectionEvent]] = field(default_factory=list)
@@ -67,6 +91,10 @@ class LogIndex:
     end: int = 0  # bytes of the log consumed
     lines: int = 0  # lines of the log consumed
 
+    @property
+    def n_sessions(self) -> int:
+        return len(self.session_ids)
+
     def arm(self, lesson_id: str) -> int:
         index = self.arm_index.get(lesson_id)
         if index is None:
@@ -74,29 +102,66 @@ class LogIndex:
             self.arm_ids.append(lesson_id)
         return index
 
+    def _add_session(self, line: int, raw: RawEvent, columns: SessionColumns) -> None:
+        session_id = columns.session_id
+        if session_id in self.session_index:
+            first = self.session_lines[self.session_index[session_id]]
+            self.problems.append(LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)"))
+            return
+        row = len(self.session_ids)
+        self.session_index[session_id] = row
+        self.session_ids.append(session_id)
+        self.session_lines.append(line)
+        self.session_times.append(raw.timestamp)
+        self.session_base.append(math.nan if columns.base_reward is None else columns.base_reward)
+        self.session_categories.append(raw.category)
+        self.session_journals.append(raw.journal_path)
+        self.session_graders.append(raw.grader)
+        self.session_strategies.append(raw.strategy)
+        self.session_floors.append(raw.floor)
+        self.session_published.append(raw.type is None)
+        if columns.missing_salience:
+            self.missing_salience[row] = columns.missing_salience
+        if columns.propensities is not None:
+            self.propensities[row] = columns.propensities
+        get = self.arm_index.get
+        arms = [get(lesson_id) for lesson_id in columns.lesson_ids]
+        if None in arms:
+            arms = [self.arm(lesson_id) for lesson_id in columns.lesson_ids]
+        self.entry_arm.extend(arms)  # type: ignore[arg-type]
+        self.entry_salience.extend(columns.saliences)
+        self.session_start.append(len(self.entry_arm))
+
+    def add_raw(self, line: int, raw: RawEvent) -> None:
+        """Add a decoded line; raises InvalidEvent when it is not a valid event."""
+        if is_session(raw):
+            self._add_session(line, raw, session_columns(raw))
+        else:
+            self.add(line, to_event(raw))
+
     def add(self, line: int, event: Event) -> None:
         if isinstance(event, SessionEvent):
-            if event.session_id in self.session_index:
-                first = self.session_lines[self.session_index[event.session_id]]
-                self.problems.append(
-                    LogProblem(
-                        line,
-                        f"duplicate session {event.session_id!r} (first on line {first}; ignored)",
-                    )
-                )
-                return
-            row = len(self.sessions)
-            self.session_index[event.session_id] = row
-            self.sessions.append(event)
-            self.session_lines.append(line)
-            arm_index = self.arm_index
-            entry_arm = self.entry_arm
-            for lesson_id in event.lesson_ids:
-                index = arm_index.get(lesson_id)
-                entry_arm.append(self.arm(lesson_id) if index is None else index)
-            self.entry_salience.extend(event.saliences)
-            self.entry_session.extend([row] * len(event.lesson_ids))
-            self.session_start.append(len(self.entry_arm))
+            raw = RawEvent(
+                type="session",
+                session_id=event.session_id,
+                timestamp=event.timestamp,
+                journal_path=event.journal_path,
+                category=event.category,
+                grader=event.grader,
+                strategy=event.strategy,
+                floor=event.floor,
+            )
+            if event.published_shape:
+                raw.type = None
+            columns = SessionColumns(
+                event.session_id,
+                event.base_reward,
+                list(event.lesson_ids),
+                list(event.saliences),
+                event.missing_salience,
+                event.propensities,
+            )
+            self._add_session(line, raw, columns)
         elif isinstance(event, GradeEvent):
             self.grades.append((line, event))
         elif isinstance(event, SelectionEvent):
@@ -107,16 +172,34 @@ class LogIndex:
                 self.priors[lesson_id] = prior
                 self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
 
+    def session(self, row: int) -> SessionEvent:
+        """The session event at a row, rebuilt from the columns."""
+        start, stop = self.session_start[row], self.session_start[row + 1]
+        base = self.session_base[row]
+        return SessionEvent(
+            session_id=self.session_ids[row],
+            timestamp=self.session_times[row],
+            base_reward=None if math.isnan(base) else base,
+            lesson_ids=tuple(self.arm_ids[a] for a in self.entry_arm[start:stop]),
+            saliences=tuple(self.entry_salience[start:stop]),
+            missing_salience=self.missing_salience.get(row, ()),
+            propensities=self.propensities.get(row),
+            journal_path=self.session_journals[row],
+            category=self.session_categories[row],
+            grader=self.session_graders[row],
+            strategy=self.session_strategies[row],
+            floor=self.session_floors[row],
+            published_shape=self.session_published[row],
+        )
+
     def snapshot(self) -> FoldData:
         """Immutable arrays of everything read so far, with each session's latest grade applied."""
-        n_sessions = len(self.sessions)
-        base = np.full(n_sessions, np.nan)
-        grader: list[str | None] = [None] * n_sessions
-        for row_i, session in enumerate(self.sessions):
-            if session.base_reward is not None:
-                base[row_i] = session.base_reward
-                grader[row_i] = session.grader or ("imported" if session.published_shape else "heuristic")
-        graded_by: list[str | None] = grader
+        n_sessions = self.n_sessions
+        base = np.frombuffer(self.session_base, dtype=np.float64, count=n_sessions).copy()
+        graded_by: list[str | None] = [
+            None if math.isnan(b) else (g or ("imported" if p else "heuristic"))
+            for b, g, p in zip(self.session_base, self.session_graders, self.session_published, strict=True)
+        ]
         orphan: list[LogProblem] = []
         for line, grade in self.grades:
             row = self.session_index.get(grade.session_id)
@@ -136,12 +219,13 @@ class LogIndex:
         for lesson_id, count in self.prior_rewards.items():
             prior_rewards[self.arm_index[lesson_id]] = count
         entries = len(self.entry_arm)
+        session_start = np.frombuffer(self.session_start, dtype=np.int64, count=n_sessions + 1).copy()
         return FoldData(
             arm_ids=tuple(self.arm_ids),
             entry_arm=np.frombuffer(self.entry_arm, dtype=np.int32, count=entries).copy(),
             entry_salience=np.frombuffer(self.entry_salience, dtype=np.float64, count=entries).copy(),
-            entry_session=np.frombuffer(self.entry_session, dtype=np.int32, count=entries).copy(),
-            session_start=np.frombuffer(self.session_start, dtype=np.int64).copy(),
+            entry_session=np.repeat(np.arange(n_sessions, dtype=np.int32), np.diff(session_start)),
+            session_start=session_start,
             base=base,
             graders=tuple(graded_by),
             prior_alpha=prior_alpha,

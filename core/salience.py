@@ -23,19 +23,19 @@ SNIPPET_RADIUS = 40
 def normalize_keyword(raw: str) -> str | None:
     """The keyword as matched, or None when it does not count (empty or only ``*``)."""
     keyword = raw.strip()
-    if not keyword.strip("*").strip():
+    if not keyword.replace("*", "").strip():
         return None
     return keyword
 
 
 def counted_keywords(raw: Iterable[str]) -> list[str]:
     """Counted keywords of one lesson, in order, without repeats (a repeat is one keyword)."""
-    seen: dict[str, None] = {}
+    seen: dict[str, str] = {}
     for item in raw:
         keyword = normalize_keyword(item)
-        if keyword is not None and keyword.lower() not in seen:
-            seen[keyword.lower()] = None
-    return list(seen)
+        if keyword is not None:
+            seen.setdefault(casekey(keyword), keyword)
+    return list(seen.values())
 
 
 def _wildcard_regex(keyword: str) -> re.Pattern[str]:
@@ -43,10 +43,17 @@ def _wildcard_regex(keyword: str) -> re.Pattern[str]:
     return re.compile(r"\w*".join(parts), re.IGNORECASE)
 
 
+def casekey(text: str) -> str:
+    """The case-folded form keywords and journals are compared in (character by character)."""
+    return _lower_same_length(text)[0]
+
+
 def _lower_same_length(text: str) -> tuple[str, list[int] | None]:
-    """Lower-case text; when lowering changes lengths (rare scripts) also map back offsets."""
+    """Lower-case text character by character; when that changes lengths (rare scripts) also
+    map offsets back. `str.lower()` alone is context-dependent (a final sigma lowers to 'ς'
+    at the end of a word), so it is only the fast path when it cannot differ."""
     lowered = text.lower()
-    if len(lowered) == len(text):
+    if len(lowered) == len(text) and "Σ" not in text:
         return lowered, None
     pieces: list[str] = []
     back: list[int] = []
@@ -109,14 +116,17 @@ class KeywordMatcher:
         seen: set[str] = set()
         for raw in keywords:
             keyword = normalize_keyword(raw)
-            if keyword is None or keyword.lower() in seen:
+            if keyword is None:
                 continue
-            seen.add(keyword.lower())
+            key = casekey(keyword)
+            if key in seen:
+                continue
+            seen.add(key)
             if "*" in keyword:
-                self._wild[keyword.lower()] = _wildcard_regex(keyword)
+                self._wild[key] = _wildcard_regex(keyword)
             else:
-                self._automaton.add_word(keyword.lower(), (len(self._plain), len(keyword.lower())))
-                self._plain.append(keyword.lower())
+                self._automaton.add_word(key, (len(self._plain), len(key)))
+                self._plain.append(key)
         self._has_plain = bool(self._plain)
         if self._has_plain:
             self._automaton.make_automaton()
@@ -152,7 +162,7 @@ def breakdown_from_scan(
     counted = counted_keywords(keywords)
     hits = []
     for keyword in counted:
-        spans = found.get(keyword.lower(), [])
+        spans = found.get(casekey(keyword), [])
         hits.append(
             KeywordHit(
                 keyword=keyword,

@@ -574,7 +574,7 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
         gain = float((effect[chosen] * relevant[t, chosen]).sum())
         r = min(1.0, max(0.0, baseline[t] + gain + world.noise[t]))
         reward[t] = r
-        regret[t] = world.best[t] - gain
+        regret[t] = round(world.best[t] - gain, 12)  # >= 0; rounding drops float dust
         chosen_list.append(chosen)
         if bandit:
             if decay < 1.0:
@@ -681,7 +681,13 @@ class MetricSummary:
         return cls(float(x.mean()), std, float(np.quantile(x, 0.1)), float(np.quantile(x, 0.9)), len(x))
 
     def as_json(self) -> dict[str, Any]:
-        return {"mean": _clean(self.mean), "std": _clean(self.std), "p10": _clean(self.p10), "p90": _clean(self.p90), "n": self.n}
+        return {
+            "mean": _clean(self.mean),
+            "std": _clean(self.std),
+            "p10": _clean(self.p10),
+            "p90": _clean(self.p90),
+            "n": self.n,
+        }
 
 
 @dataclass(frozen=True)
@@ -713,6 +719,30 @@ class EstimatorSummary:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """a minus b on one metric over the seeds where both are defined; `wins`: share where a is better."""
+
+    a: str
+    b: str
+    metric: str
+    mean_diff: float
+    std_diff: float
+    wins: float
+    n: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "metric": self.metric,
+            "mean_diff": _clean(self.mean_diff),
+            "std_diff": _clean(self.std_diff),
+            "wins": _clean(self.wins),
+            "n": self.n,
+        }
+
+
+@dataclass(frozen=True)
 class SimulationReport:
     scenario: Scenario
     seeds: tuple[int, ...]
@@ -731,7 +761,31 @@ class SimulationReport:
         sign = 1.0 if metric == "regret" else -1.0
         return [name for name, _ in sorted(present, key=lambda item: sign * item[1])]
 
+    def compare(self, a: str, b: str, metric: str = "spearman") -> Comparison:
+        """Paired comparison of estimators a and b on a metric, seed by seed (the world is shared)."""
+        if metric not in METRICS:
+            raise ValueError(f"unknown metric {metric!r} (expected one of {', '.join(METRICS)})")
+        x = np.array(self.estimator(a).per_seed.get(metric, ()), dtype=np.float64)
+        y = np.array(self.estimator(b).per_seed.get(metric, ()), dtype=np.float64)
+        if len(x) != len(self.seeds) or len(y) != len(self.seeds):
+            return Comparison(a, b, metric, math.nan, math.nan, math.nan, 0)
+        both = np.isfinite(x) & np.isfinite(y)
+        diff = x[both] - y[both]
+        if not len(diff):
+            return Comparison(a, b, metric, math.nan, math.nan, math.nan, 0)
+        better = diff < 0 if metric == "regret" else diff > 0
+        std = float(diff.std(ddof=1)) if len(diff) > 1 else 0.0
+        return Comparison(a, b, metric, float(diff.mean()), std, float(better.mean()), len(diff))
+
     def as_json(self) -> dict[str, Any]:
+        versus = {
+            metric: [
+                self.compare(s.name, "seed", metric).as_json()
+                for s in self.estimators
+                if s.name != "seed" and s.metric(metric) is not None
+            ]
+            for metric in METRICS
+        }
         return {
             "scenario": self.scenario.as_json(),
             "seeds": list(self.seeds),
@@ -744,6 +798,7 @@ class SimulationReport:
             },
             "estimators": [s.as_json() for s in self.estimators],
             "ranking": {metric: self.ranking(metric) for metric in METRICS},
+            "versus_seed": versus,
         }
 
 
@@ -809,7 +864,8 @@ def format_report(report: SimulationReport) -> str:
     def cell(summary: MetricSummary | None, digits: int) -> str:
         if summary is None or not summary.n:
             return "-"
-        return f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f} [{summary.p10:.{digits}f}, {summary.p90:.{digits}f}]"
+        spread = f"[{summary.p10:.{digits}f}, {summary.p90:.{digits}f}]"
+        return f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f} {spread}"
 
     header = ("estimator", "spearman", "precision@10", "harmful in bottom 10%", "cumulative regret")
     rows = [

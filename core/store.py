@@ -7,11 +7,12 @@ import errno
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from core.events import Event, InvalidEvent, decode_event
+from core.events import InvalidEvent, decode_event
 
 FINGERPRINT_BYTES = 4096
 LOCK_TIMEOUT_S = 30.0
@@ -58,49 +59,60 @@ class LogProblem:
 class ReadResult:
     """Events decoded from a stretch of the log, with the line number each came from."""
 
-    events: list[tuple[int, Event]] = field(default_factory=list)
+    events: list[tuple[int, Any]] = field(default_factory=list)  # (line number, decoded)
     problems: list[LogProblem] = field(default_factory=list)
     end: int = 0  # byte offset just after the last complete line consumed
     lines: int = 0  # number of complete lines consumed (for numbering the next chunk)
     tail_problem: LogProblem | None = None  # an unterminated last line that does not parse
+    partial: bool = False  # the last line consumed had no newline yet
 
 
-def parse_chunk(data: bytes, start: int, first_line: int, at_eof: bool) -> ReadResult:
+def parse_chunk(
+    data: bytes,
+    start: int,
+    first_line: int,
+    at_eof: bool,
+    decode: Callable[[bytes], Any] = decode_event,
+    continues_line: bool = False,
+) -> ReadResult:
     """Decode complete lines of `data` (which begins at byte `start`, line `first_line`).
 
     An unterminated last line is consumed when it parses (a writer that forgot the final
-    newline); otherwise it is reported as truncated and left for the next read, since a
-    writer may still be finishing it.
+    newline; `partial` is then set, and the next read passes `continues_line` so that the
+    newline the next writer puts first does not count as a line). One that does not parse is
+    reported as truncated and left for the next read, since a writer may still be finishing it.
     """
     result = ReadResult(end=start, lines=0)
+    offset = 0
+    if continues_line and data.startswith(b"\n"):
+        offset = 1
+        result.end = start + 1
+    pieces = data[offset:].split(b"\n")
+    tail = pieces.pop()  # b"" when the data ends with a newline
     line_no = first_line
-    pos = 0
-    size = len(data)
-    while pos < size:
-        nl = data.find(b"\n", pos)
-        if nl == -1:
-            piece = data[pos:].strip()
-            if piece:
-                try:
-                    event = decode_event(piece)
-                except InvalidEvent as exc:
-                    if at_eof:
-                        result.tail_problem = LogProblem(line_no, f"truncated last line (crash mid-append?): {exc}")
-                    break
-                result.events.append((line_no, event))
-            result.end = start + size
-            result.lines += 1
-            break
-        piece = data[pos:nl].strip()
-        if piece:
+    events = result.events
+    pos = start + offset
+    for piece in pieces:
+        pos += len(piece) + 1
+        stripped = piece.strip()
+        if stripped:
             try:
-                result.events.append((line_no, decode_event(piece)))
+                events.append((line_no, decode(stripped)))
             except InvalidEvent as exc:
                 result.problems.append(LogProblem(line_no, str(exc)))
-        pos = nl + 1
-        result.end = start + pos
-        result.lines += 1
         line_no += 1
+    result.lines = len(pieces)
+    result.end = pos
+    if tail.strip():
+        try:
+            events.append((line_no, decode(tail.strip())))
+        except InvalidEvent as exc:
+            if at_eof:
+                result.tail_problem = LogProblem(line_no, f"truncated last line (crash mid-append?): {exc}")
+            return result
+        result.end = pos + len(tail)
+        result.lines += 1
+        result.partial = True
     return result
 
 
@@ -176,7 +188,13 @@ class EventLog:
             data = handle.read(end - start)
         return f"{end}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
 
-    def read_from(self, start: int, first_line: int) -> ReadResult:
+    def read_from(
+        self,
+        start: int,
+        first_line: int,
+        decode: Callable[[bytes], Any] = decode_event,
+        continues_line: bool = False,
+    ) -> ReadResult:
         """Decode the log from byte `start` (a line boundary) to its end."""
         try:
             with open(self.path, "rb") as handle:
@@ -186,4 +204,4 @@ class EventLog:
             return ReadResult(end=0)
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.path)) from None
-        return parse_chunk(data, start, first_line, at_eof=True)
+        return parse_chunk(data, start, first_line, at_eof=True, decode=decode, continues_line=continues_line)

@@ -24,7 +24,7 @@ from core import beta as beta_mod
 from core import credit as credit_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.config import Config, ConfigError, load_config, save_config
-from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, encode
+from core.events import GRADE, PRIOR, SELECTION, SESSION, InvalidEvent, SessionEvent, decode_raw, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
@@ -32,6 +32,7 @@ from core.salience import (
     KeywordMatcher,
     SalienceBreakdown,
     breakdown_from_scan,
+    casekey,
     counted_keywords,
     salience_breakdowns,
 )
@@ -238,6 +239,7 @@ class Workspace:
         self._index = LogIndex()
         self._fingerprint = "0:"
         self._tail_problem: LogProblem | None = None
+        self._partial = False  # the last line read had no newline yet
         self._cache = _Cache()
         self.version = 0  # bumped whenever the log read so far changes
 
@@ -256,20 +258,27 @@ class Workspace:
         """Read what was appended to the log since the last read. True when anything changed."""
         size = self.log.size()
         index = self._index
+        reset = False
         if size < index.end or (index.end and self.log.fingerprint(index.end) != self._fingerprint):
             # The log was replaced or cut: start over rather than trust a stale prefix.
             self._index = index = LogIndex()
-        if size == index.end and self._tail_problem is None:
+            self._partial = False
+            reset = True
+        if size == index.end and self._tail_problem is None and not reset:
             return False
-        result = self.log.read_from(index.end, index.lines + 1)
-        for line, event in result.events:
-            index.add(line, event)
+        result = self.log.read_from(index.end, index.lines + 1, decode=decode_raw, continues_line=self._partial)
+        for line, raw in result.events:
+            try:
+                index.add_raw(line, raw)
+            except InvalidEvent as exc:
+                index.problems.append(LogProblem(line, str(exc)))
         index.problems.extend(result.problems)
-        changed = bool(result.events or result.problems) or result.tail_problem != self._tail_problem
+        changed = reset or bool(result.events or result.problems) or result.tail_problem != self._tail_problem
         self._tail_problem = result.tail_problem
         if result.end != index.end:
             index.end = result.end
             index.lines += result.lines
+            self._partial = result.partial
             self._fingerprint = self.log.fingerprint(index.end)
         if changed:
             self._cache = _Cache()
@@ -338,7 +347,7 @@ class Workspace:
             lesson = lessons.get(arm)
             last_id = last_credit = None
             if last[i] >= 0:
-                session = self._index.sessions[int(last[i])]
+                session = self._index.session(int(last[i]))
                 last_id = session.session_id
                 position_in = session.lesson_ids.index(arm)
                 w = credit_mod.weight(session.saliences[position_in], settings.floor)
@@ -390,10 +399,30 @@ class Workspace:
 
     def sessions(self) -> list[SessionSummary]:
         data = self.data()
-        return [self._summary(row, data) for row in range(data.n_sessions)]
+        counts = np.diff(data.session_start)
+        totals = np.bincount(data.entry_session, weights=data.entry_salience, minlength=data.n_sessions)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(counts > 0, totals / np.maximum(counts, 1), 0.0)
+        index = self._index
+        return [
+            SessionSummary(
+                session_id=index.session_ids[row],
+                timestamp=index.session_times[row],
+                category=index.session_categories[row],
+                base_reward=None if base != base else base,  # NaN: pending
+                grader=data.graders[row],
+                n_lessons=count,
+                mean_salience=mean,
+                journal_path=index.session_journals[row],
+                line=index.session_lines[row],
+            )
+            for row, (base, count, mean) in enumerate(
+                zip(data.base.tolist(), counts.tolist(), means.tolist(), strict=True)
+            )
+        ]
 
     def _summary(self, row: int, data: FoldData) -> SessionSummary:
-        session = self._index.sessions[row]
+        session = self._index.session(row)
         base = data.base[row]
         sal = session.saliences
         return SessionSummary(
@@ -420,7 +449,7 @@ class Workspace:
         row = self._index.session_index.get(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
-        return self._index.sessions[row]
+        return self._index.session(row)
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
@@ -428,7 +457,7 @@ class Workspace:
         row = self._index.session_index.get(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
-        session = self._index.sessions[row]
+        session = self._index.session(row)
         history = []
         if session.base_reward is not None:
             grader = session.grader or ("imported" if session.published_shape else "heuristic")
@@ -491,7 +520,7 @@ class Workspace:
         row = self._index.session_index.get(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
-        session = self._index.sessions[row]
+        session = self._index.session(row)
         wanted = None
         if lesson is not None:
             wanted = normalize_id(lesson)
@@ -564,10 +593,10 @@ class Workspace:
         counts: dict[str, int] = {}
         read = 0
         self.data()
-        for session in reversed(self._index.sessions):
+        for journal_path in reversed(self._index.session_journals):
             if read >= max_journals:
                 break
-            text, _ = self.journal_text(session.journal_path)
+            text, _ = self.journal_text(journal_path)
             if text is None:
                 continue
             read += 1
@@ -585,7 +614,7 @@ class Workspace:
 
     def missing_salience_count(self) -> int:
         self.data()
-        return sum(len(session.missing_salience) for session in self._index.sessions)
+        return sum(len(positions) for positions in self._index.missing_salience.values())
 
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
         """Lessons with a keyword that hits more than `share` of journals, with the reason."""
@@ -594,7 +623,7 @@ class Workspace:
             return {}
         found = {}
         for lesson in self.library().lessons:
-            worst = max(((coverage.get(k.lower(), 0.0), k) for k in counted_keywords(lesson.keywords)), default=None)
+            worst = max(((coverage.get(casekey(k), 0.0), k) for k in counted_keywords(lesson.keywords)), default=None)
             if worst is not None and worst[0] > share:
                 found[lesson.id] = f"keyword {worst[1]!r} matches {worst[0]:.0%} of journals: too broad"
         return found
@@ -617,7 +646,7 @@ class Workspace:
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
         data = self.data()
-        categories = [session.category for session in self._index.sessions]
+        categories = self._index.session_categories
         existing = {lesson.id for lesson in self.library().lessons}
         results = leave_one_out(
             data,
@@ -889,7 +918,7 @@ class Workspace:
     def arm_last_updated(self, arm: int, post: Posterior) -> str | None:
         """Timestamp of the latest graded session an arm was credited in."""
         last = int(post.last_session[arm])
-        return self._index.sessions[last].timestamp if last >= 0 else None
+        return self._index.session_times[last] if last >= 0 else None
 
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, write=True)
