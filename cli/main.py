@@ -401,6 +401,43 @@ def cmd_export_gptme(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_bar(label: str) -> Callable[[int, int], None]:
+    """A one-line progress bar on stderr (only when stderr is a terminal)."""
+    if not sys.stderr.isatty():
+        return lambda done, total: None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from core.simulate import format_report, run_simulation, scenario
+
+    changes = {
+        "n_lessons": args.lessons,
+        "n_sessions": args.sessions,
+        "k": args.k,
+        "floor": args.floor,
+        "noise": args.noise,
+        "keyword_breadth": args.keyword_breadth,
+    }
+    sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    report = run_simulation(sc, seeds, progress=None if args.json else _progress_bar(f"simulating {args.scenario}"))
+    if args.json:
+        _print_json(report.as_json())
+    else:
+        print(format_report(report))
+    return 0
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     from tui.app import run
@@ -487,6 +524,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export-gptme", parents=[common], help="write posteriors as a gptme bandit-state.json")
     p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
     p.set_defaults(func=cmd_export_gptme)
+
+    p = sub.add_parser("simulate", parents=[common, data], help="compare credit strategies in a world with known truth")
+    p.add_argument(
+        "--scenario",
+        default="default",
+        choices=["default", "broad-keywords", "always-paired", "sign-flip", "few-sessions"],
+    )
+    p.add_argument("--seeds", type=_positive_int, default=20, help="worlds to simulate (default 20)")
+    p.add_argument("--first-seed", type=int, default=0)
+    p.add_argument("--lessons", type=_positive_int, default=None)
+    p.add_argument("--sessions", type=_positive_int, default=None)
+    p.add_argument("--k", type=_positive_int, default=None)
+    p.add_argument("--floor", type=_floor, default=None)
+    p.add_argument("--noise", type=float, default=None)
+    p.add_argument("--keyword-breadth", type=float, default=None)
+    p.set_defaults(func=cmd_simulate)
     return parser
 
 
