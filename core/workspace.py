@@ -23,6 +23,7 @@ import numpy as np
 from core import beta as beta_mod
 from core import credit as credit_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
+from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, InvalidEvent, SessionEvent, decode_raw, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
@@ -223,6 +224,7 @@ class Workspace:
         *,
         clock: Callable[[], dt.datetime] = utc_now,
         allow_outside_journals: bool = False,
+        use_cache: bool = True,
     ) -> None:
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
@@ -240,6 +242,7 @@ class Workspace:
         self._fingerprint = "0:"
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
+        self._log_cache = LogCache(self.log) if use_cache else None
         self._cache = _Cache()
         self.version = 0  # bumped whenever the log read so far changes
 
@@ -264,8 +267,15 @@ class Workspace:
             self._index = index = LogIndex()
             self._partial = False
             reset = True
+        if index.end == 0 and self._log_cache is not None and size >= MIN_NEW_BYTES:
+            loaded = self._log_cache.load()
+            if loaded is not None:
+                self._index, self._fingerprint, self._partial = loaded
+                index = self._index
+                reset = True
         if size == index.end and self._tail_problem is None and not reset:
             return False
+        started_at = index.end
         result = self.log.read_from(index.end, index.lines + 1, decode=decode_raw, continues_line=self._partial)
         for line, raw in result.events:
             try:
@@ -280,6 +290,8 @@ class Workspace:
             index.lines += result.lines
             self._partial = result.partial
             self._fingerprint = self.log.fingerprint(index.end)
+            if self._log_cache is not None and index.end - started_at >= MIN_NEW_BYTES:
+                self._log_cache.save(index, self._fingerprint, self._partial)
         if changed:
             self._cache = _Cache()
             self.version += 1

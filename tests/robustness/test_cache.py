@@ -1,0 +1,112 @@
+"""The parsed-log cache: used only for an unchanged prefix of the log, and never changes a number."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.cache import LogCache
+from core.workspace import Workspace
+
+LESSON = '---\nmatch:\n  keywords: ["alpha", "beta"]\n---\n# L\n'
+
+
+@pytest.fixture(autouse=True)
+def small_cache_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("core.workspace.MIN_NEW_BYTES", 0)
+
+
+def _session(sid: str, reward: float | None, sal: float) -> str:
+    return json.dumps(
+        {
+            "type": "session",
+            "session_id": sid,
+            "base_reward": reward,
+            "category": "c" if sal > 0.5 else None,
+            "lessons": [{"path": "a.md", "salience": sal}, {"path": "lessons/b.md", "salience": 1 - sal}],
+        }
+    )
+
+
+def _make(tmp_path: Path, lines: list[str]) -> Workspace:
+    (tmp_path / "lessons").mkdir(exist_ok=True)
+    (tmp_path / "lessons" / "a.md").write_text(LESSON)
+    (tmp_path / "lessons" / "b.md").write_text(LESSON)
+    log = tmp_path / "state" / "lesson-thompson" / "sessions.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(line + "\n" for line in lines))
+    return Workspace(tmp_path)
+
+
+def _numbers(ws: Workspace) -> list[tuple[str, float, float, int]]:
+    return [(r.path, r.alpha, r.beta, r.n) for r in ws.posteriors().rows]
+
+
+def _history(n: int) -> list[str]:
+    lines = [_session(f"s{i}", (i % 10) / 10 if i % 7 else None, (i % 5) / 4) for i in range(n)]
+    lines.insert(3, "not json")
+    lines.append(json.dumps({"type": "grade", "session_id": "s7", "base_reward": 0.9, "grader": "manual"}))
+    lines.append(
+        json.dumps({"type": "selection", "session_id": "s1", "candidates": ["a.md"], "propensity": {"a.md": 0.4}})
+    )
+    lines.append(json.dumps({"type": "prior", "arms": {"c.md": {"alpha": 2, "beta": 3, "n": 4, "rewards": 1}}}))
+    return lines
+
+
+def test_cache_is_written_and_gives_the_same_numbers_as_parsing(tmp_path: Path) -> None:
+    ws = _make(tmp_path, _history(50))
+    expected = _numbers(ws)
+    cache = LogCache(ws.log)
+    assert cache.path.exists()
+    warm = Workspace(tmp_path)
+    assert _numbers(warm) == expected
+    assert [str(p) for p in warm.log_problems()] == [str(p) for p in ws.log_problems()]
+    assert warm.sessions() == ws.sessions()
+    assert warm.grade_history("s7") == ws.grade_history("s7")
+    assert warm.candidacies() == ws.candidacies()
+    cache.path.unlink()
+    assert _numbers(Workspace(tmp_path)) == expected
+
+
+def test_cache_only_parses_the_appended_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = _make(tmp_path, _history(30))
+    ws.data()  # the first read parses the log and writes the cache
+    assert LogCache(ws.log).path.exists()
+    with ws.log.path.open("a") as handle:
+        handle.write(_session("late", 0.7, 0.5) + "\n")
+    reads: list[int] = []
+    real = type(ws.log).read_from
+
+    def spy(self, start, first_line, **kwargs):  # type: ignore[no-untyped-def]
+        reads.append(start)
+        return real(self, start, first_line, **kwargs)
+
+    monkeypatch.setattr(type(ws.log), "read_from", spy)
+    warm = Workspace(tmp_path)
+    assert warm.session("late").base_reward == 0.7
+    assert reads and reads[0] > 0  # started where the cache ended, not at byte 0
+    assert _numbers(warm) == _numbers(Workspace(tmp_path, use_cache=False))
+    assert warm.session("late").line == Workspace(tmp_path, use_cache=False).session("late").line
+
+
+def test_a_replaced_log_invalidates_the_cache(tmp_path: Path) -> None:
+    ws = _make(tmp_path, _history(30))
+    ws.data()
+    original = ws.log.path.read_bytes()
+    # Same length, different content near the end: the fingerprint must notice.
+    changed = original.replace(b'"s29"', b'"x29"')
+    assert len(changed) == len(original)
+    ws.log.path.write_bytes(changed)
+    fresh = Workspace(tmp_path)
+    ids = [s.session_id for s in fresh.sessions()]
+    assert "x29" in ids and "s29" not in ids
+
+
+def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
+    ws = _make(tmp_path, _history(20))
+    expected = _numbers(ws)
+    assert LogCache(ws.log).path.exists()
+    LogCache(ws.log).path.write_bytes(b"\x00garbage")
+    assert _numbers(Workspace(tmp_path)) == expected
