@@ -15,6 +15,7 @@ from typing import Any
 from core.events import InvalidEvent, decode_event
 
 FINGERPRINT_BYTES = 4096
+SMALL_LOG_BYTES = 1 << 20  # below this the whole covered prefix is hashed
 LOCK_TIMEOUT_S = 30.0
 
 
@@ -179,14 +180,24 @@ class EventLog:
             return 0
 
     def fingerprint(self, end: int) -> str:
-        """A cheap identity of the first `end` bytes: their length and a hash of the last few KB."""
+        """A cheap identity of the first `end` bytes: the file's identity (device, inode), the
+        length, and a hash of the last few KB (of all of them while the log is small).
+
+        A log replaced by another file (a rename) or cut is noticed; an in-place rewrite deep
+        inside a big log of the same length is not: the log is append-only by contract.
+        """
         if end <= 0:
             return "0:"
-        start = max(0, end - FINGERPRINT_BYTES)
-        with open(self.path, "rb") as handle:
-            handle.seek(start)
-            data = handle.read(end - start)
-        return f"{end}:{hashlib.blake2b(data, digest_size=16).hexdigest()}"
+        start = 0 if end <= SMALL_LOG_BYTES else end - FINGERPRINT_BYTES
+        try:
+            with open(self.path, "rb") as handle:
+                stat = os.fstat(handle.fileno())
+                handle.seek(start)
+                data = handle.read(end - start)
+        except FileNotFoundError:
+            return "missing"
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        return f"{stat.st_dev}:{stat.st_ino}:{end}:{digest}"
 
     def read_from(
         self,

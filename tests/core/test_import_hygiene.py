@@ -1,0 +1,65 @@
+"""core/ and the headless CLI never pull in the dashboard stack (STYLE: the split), nor scipy.stats."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[2]
+CORE_MODULES = sorted(f"core.{p.stem}" for p in (REPO / "core").glob("*.py") if p.stem != "__init__")
+FORBIDDEN = ("textual", "rich", "plotext", "textual_plotext", "tui")
+
+
+def loaded_after(code: str, cwd: Path = REPO) -> set[str]:
+    """Top-level names in sys.modules after running `code` in a fresh interpreter."""
+    script = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stdout.splitlines()[-1]))
+
+
+def test_core_modules_found() -> None:
+    # guard against the glob silently finding nothing
+    assert {"core.credit", "core.salience", "core.fold", "core.store", "core.workspace"} <= set(CORE_MODULES)
+
+
+@pytest.mark.parametrize("module", [*CORE_MODULES, "cli.main", "cli.render"])
+def test_module_does_not_import_the_dashboard_stack(module: str) -> None:
+    modules = loaded_after(f"import {module}")
+    assert module in modules
+    leaked = sorted(m for m in modules if m.split(".")[0] in FORBIDDEN)
+    assert leaked == []
+
+
+def test_cli_main_does_not_import_scipy_stats() -> None:
+    modules = loaded_after("import cli.main")
+    assert "scipy.stats" not in modules
+
+
+def test_headless_commands_stay_headless(tmp_path: Path) -> None:
+    # running real commands (which load the library, fold, compute intervals) must not import
+    # the dashboard either, nor scipy.stats (~1.5 s of start-up a session hook cannot afford)
+    lessons = tmp_path / "lessons" / "tools"
+    lessons.mkdir(parents=True)
+    (lessons / "git.md").write_text("---\nmatch:\n  keywords: [git]\n---\n# Git\n")
+    (tmp_path / "j.txt").write_text("git push")
+    code = f"""
+import contextlib, io
+from cli.main import main
+root = {str(tmp_path)!r}
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["record", "-w", root, "--session-id", "s1", "--journal", root + "/j.txt",
+                 "--lessons", "tools/git.md", "--reward", "0.5"]) == 0
+    assert main(["status", "-w", root, "--json"]) == 0
+    assert main(["grade", "-w", root, "s1", "0.7"]) == 0
+    assert main(["explain", "-w", root, "s1"]) == 0
+    assert main(["replay", "-w", root, "--strategy", "uniform"]) == 0
+    assert main(["select", "-w", root, "--context", root + "/j.txt", "--seed", "1", "--dry-run"]) == 0
+"""
+    modules = loaded_after(code)
+    assert sorted(m for m in modules if m.split(".")[0] in FORBIDDEN) == []
+    assert "scipy.stats" not in modules

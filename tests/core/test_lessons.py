@@ -1,0 +1,257 @@
+"""Lesson files (SPEC 3): frontmatter parsing, ids and categories, loading a library with broken files."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from engine_helpers import lesson_text
+
+from core.lessons import LessonError, category_of, load_library, normalize_id, parse_lesson
+
+CORPUS = Path(__file__).parents[3] / "shared" / "corpus" / "gptme-contrib-lessons"
+
+
+def lesson(text: str, lesson_id: str = "tools/x.md"):  # type: ignore[no-untyped-def]
+    return parse_lesson(text, lesson_id)
+
+
+# ---------------------------------------------------------------- parse_lesson
+
+
+def test_match_keywords_list() -> None:
+    got = lesson('---\nmatch:\n  keywords: ["git worktree", "stale branch"]\n---\n# Git\n')
+    assert got.keywords == ("git worktree", "stale branch")
+    assert got.title == "Git"
+    assert got.id == "tools/x.md"
+    assert got.category == "tools"
+
+
+def test_match_keywords_single_string() -> None:
+    got = lesson("---\nmatch:\n  keywords: git worktree\n---\n# Git\n")
+    assert got.keywords == ("git worktree",)
+
+
+def test_top_level_keywords_fallback() -> None:
+    got = lesson("---\nkeywords: [alpha, beta]\n---\n# T\n")
+    assert got.keywords == ("alpha", "beta")
+
+
+def test_match_keywords_win_over_top_level() -> None:
+    got = lesson("---\nkeywords: [top]\nmatch:\n  keywords: [inner]\n---\n# T\n")
+    assert got.keywords == ("inner",)
+
+
+def test_patterns() -> None:
+    got = lesson('---\nmatch:\n  keywords: [x]\n  patterns: ["git (push|pull) --force"]\n---\n# T\n')
+    assert got.patterns == ("git (push|pull) --force",)
+
+
+def test_status_defaults_to_active() -> None:
+    assert lesson("---\nmatch:\n  keywords: [x]\n---\n# T\n").status == "active"
+    assert lesson("---\nstatus:\n---\n# T\n").status == "active"  # explicit null
+    assert lesson("# no frontmatter at all\n").status == "active"
+
+
+@pytest.mark.parametrize("status", ["active", "automated", "deprecated", "archived"])
+def test_known_statuses(status: str) -> None:
+    assert lesson(f"---\nstatus: {status}\n---\n# T\n").status == status
+
+
+@pytest.mark.parametrize("status", ["retired", "ACTIVE", "3", "[active]"])
+def test_bad_status(status: str) -> None:
+    with pytest.raises(LessonError, match="status"):
+        lesson(f"---\nstatus: {status}\n---\n# T\n")
+
+
+def test_description_and_extra_keys_kept_ignored() -> None:
+    got = lesson('---\ndescription: "  One line.  "\ntarget_grade: 0.7\nsession_categories: [code]\n---\n# T\n')
+    assert got.description == "One line."
+
+
+def test_frontmatter_that_is_a_list_is_refused() -> None:
+    # python-frontmatter itself silently drops non-mapping frontmatter; the parser must not
+    with pytest.raises(LessonError, match="mapping"):
+        lesson("---\n- git\n- worktree\n---\n# T\n")
+
+
+def test_frontmatter_that_is_a_number_is_refused() -> None:
+    with pytest.raises(LessonError, match="mapping"):
+        lesson("---\n42\n---\n# T\n")
+
+
+def test_non_mapping_frontmatter_file_is_a_library_problem(tmp_path: Path) -> None:
+    write(tmp_path / "lessons" / "list.md", "---\n- a\n---\n# T\n")
+    write(tmp_path / "lessons" / "ok.md", lesson_text(["ok"]))
+    library = load_library(tmp_path)
+    assert [lesson.id for lesson in library.lessons] == ["ok.md"]
+    assert len(library.problems) == 1 and "mapping" in library.problems[0].reason
+
+
+def test_invalid_yaml() -> None:
+    with pytest.raises(LessonError, match="YAML"):
+        lesson("---\nmatch: [unclosed\n---\n# T\n")
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "keywords: [[a, b]]",
+        "match:\n  keywords: [[a], b]",
+        "match:\n  keywords: [{a: 1}]",
+        "match:\n  keywords: {a: 1}",
+        "match:\n  keywords: 5",
+        "match:\n  keywords: [true]",
+        "match:\n  patterns: [[x]]",
+        "match: [a, b]",
+        "match: 3",
+    ],
+)
+def test_bad_keyword_shapes_raise_with_reason(frontmatter: str) -> None:
+    with pytest.raises(LessonError) as info:
+        lesson(f"---\n{frontmatter}\n---\n# T\n")
+    assert str(info.value)  # a reason, not an empty message
+    assert any(word in str(info.value) for word in ("keywords", "patterns", "match"))
+
+
+def test_numbers_in_keyword_list_become_strings() -> None:
+    assert lesson("---\nmatch:\n  keywords: [404, 1.5]\n---\n").keywords == ("404", "1.5")
+
+
+def test_title_is_first_h1() -> None:
+    got = lesson("---\nstatus: active\n---\nintro\n## Sub\n# First Title\n# Second\n")
+    assert got.title == "First Title"
+
+
+def test_title_skips_comment_inside_code_fence() -> None:
+    text = "---\nstatus: active\n---\n```bash\n# not a title, a shell comment\n```\n# Real Title\n"
+    assert lesson(text).title == "Real Title"
+
+
+def test_title_falls_back_to_file_stem() -> None:
+    assert lesson("---\nstatus: active\n---\nno heading\n", "tools/git-work-flow.md").title == "git work flow"
+
+
+def test_nul_bytes_refused() -> None:
+    with pytest.raises(LessonError):
+        lesson("---\nstatus: active\n---\n# T\x00\n")
+
+
+# ---------------------------------------------------------------- ids
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("lessons/tools/git.md", "tools/git.md"),
+        ("tools/git.md", "tools/git.md"),
+        ("./lessons/tools/git.md", "tools/git.md"),
+        ("tools\\git.md", "tools/git.md"),
+        ("lessons/x.md", "x.md"),
+    ],
+)
+def test_normalize_id(raw: str, expected: str) -> None:
+    assert normalize_id(raw) == expected
+
+
+def test_category_of() -> None:
+    assert category_of("tools/git.md") == "tools"
+    assert category_of("tools/sub/git.md") == "tools"
+    assert category_of("root.md") == ""
+
+
+# ---------------------------------------------------------------- load_library
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_load_library_ids_categories_and_readme(tmp_path: Path) -> None:
+    lessons = tmp_path / "lessons"
+    write(lessons / "tools" / "git.md", lesson_text(["git"]))
+    write(lessons / "tools" / "deep" / "nested.md", lesson_text(["x"], "archived"))
+    write(lessons / "root.md", lesson_text(["y"]))
+    write(lessons / "README.md", "# Not a lesson\n")
+    write(lessons / "tools" / "readme.md", "# Not a lesson either\n")
+    write(lessons / "notes.txt", "not markdown")
+    library = load_library(tmp_path)
+    by_id = library.by_id()
+    assert set(by_id) == {"tools/git.md", "tools/deep/nested.md", "root.md"}
+    assert by_id["tools/deep/nested.md"].category == "tools"
+    assert by_id["tools/deep/nested.md"].status == "archived"
+    assert by_id["root.md"].category == ""
+    assert library.problems == ()
+    assert library.get("lessons/tools/git.md") is by_id["tools/git.md"]
+
+
+def test_broken_file_reported_and_skipped(tmp_path: Path) -> None:
+    lessons = tmp_path / "lessons"
+    write(lessons / "a" / "good.md", lesson_text(["good"]))
+    write(lessons / "a" / "bad-yaml.md", "---\nmatch: [oops\n---\n# T\n")
+    write(lessons / "b" / "bad-status.md", "---\nstatus: nope\n---\n# T\n")
+    (lessons / "b" / "binary.md").write_bytes(b"---\nstatus: active\n---\n\xff\xfe\n")
+    write(lessons / "b" / "good2.md", lesson_text(["fine"]))
+    library = load_library(tmp_path)
+    assert {lesson.id for lesson in library.lessons} == {"a/good.md", "b/good2.md"}
+    problems = {Path(p.path).name: p.reason for p in library.problems}
+    assert set(problems) == {"bad-yaml.md", "bad-status.md", "binary.md"}
+    assert "YAML" in problems["bad-yaml.md"]
+    assert "status" in problems["bad-status.md"]
+    assert "UTF-8" in problems["binary.md"]
+    for problem in library.problems:
+        assert Path(problem.path).is_absolute() and Path(problem.path).exists()
+        assert problem.path in str(problem) and problem.reason in str(problem)
+
+
+def test_invalid_pattern_reported_but_lesson_kept(tmp_path: Path) -> None:
+    write(tmp_path / "lessons" / "p.md", lesson_text(["kw"], patterns=["([unclosed"]))
+    library = load_library(tmp_path)
+    assert [lesson.id for lesson in library.lessons] == ["p.md"]
+    assert len(library.problems) == 1
+    assert "([unclosed" in library.problems[0].reason
+
+
+def test_gptme_toml_dirs_are_the_library(tmp_path: Path) -> None:
+    write(tmp_path / "lessons" / "ignored.md", lesson_text(["x"]))
+    write(tmp_path / "lib1" / "tools" / "a.md", lesson_text(["a"]))
+    write(tmp_path / "lib2" / "b.md", lesson_text(["b"]))
+    write(tmp_path / "gptme.toml", '[lessons]\ndirs = ["lib1", "lib2"]\n')
+    library = load_library(tmp_path)
+    assert {lesson.id for lesson in library.lessons} == {"tools/a.md", "b.md"}
+    assert library.by_id()["tools/a.md"].category == "tools"
+    assert len(library.roots) == 2
+
+
+def test_gptme_toml_without_lessons_section_uses_lessons_dir(tmp_path: Path) -> None:
+    write(tmp_path / "lessons" / "x.md", lesson_text(["x"]))
+    write(tmp_path / "gptme.toml", '[agent]\nname = "bob"\n')
+    assert [lesson.id for lesson in load_library(tmp_path).lessons] == ["x.md"]
+
+
+def test_bad_gptme_toml_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    write(tmp_path / "gptme.toml", "[lessons\n")
+    library = load_library(tmp_path)
+    assert library.lessons == ()
+    assert len(library.problems) == 1
+    assert library.problems[0].path.endswith("gptme.toml")
+
+
+def test_missing_library_is_empty(tmp_path: Path) -> None:
+    library = load_library(tmp_path)
+    assert library.lessons == () and library.problems == ()
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present (optional real-data check)")
+def test_real_corpus_loads_cleanly(tmp_path: Path) -> None:
+    write(tmp_path / "gptme.toml", f"[lessons]\ndirs = [{str(CORPUS)!r}]\n".replace("'", '"'))
+    library = load_library(tmp_path)
+    assert library.problems == ()
+    assert len(library.lessons) == 96
+    assert Counter(lesson.status for lesson in library.lessons) == {"active": 78, "archived": 12, "deprecated": 6}
+    # the corpus README: 453 keywords, 1-15 per lesson
+    assert sum(len(lesson.keywords) for lesson in library.lessons) == 453
+    assert all(1 <= len(lesson.keywords) <= 15 for lesson in library.lessons)
+    assert all("/" in lesson.id and lesson.category for lesson in library.lessons)

@@ -1,0 +1,337 @@
+"""The log on disk (SPEC 6-7): tolerant reads, tail repair, incremental refresh, bandit-state.json."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, session
+
+from core.fold import CreditSettings
+from core.store import EventLog, StoreError, atomic_write, parse_chunk
+from core.workspace import Workspace
+
+A, B = "tools/a.md", "tools/b.md"
+LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active")}
+
+
+def ws_at(root: Path) -> Workspace:
+    return Workspace(root, clock=fixed_clock)
+
+
+# ---------------------------------------------------------------- tolerant reads
+
+
+def test_corrupt_lines_reported_with_line_numbers_and_skipped(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(
+        tmp_path,
+        lessons=LESSONS,
+        events=[
+            session("s1", 1.0, {A: 1.0}),  # line 1
+            "this is not json\n",  # line 2
+            "[1, 2, 3]\n",  # line 3: JSON, not an event
+            '{"type": "bogus", "session_id": "x"}\n',  # line 4: unknown kind
+            json.dumps(session("s2", 1.0, {A: 1.5})) + "\n",  # line 5: salience out of range
+            "\n",  # line 6: blank lines are fine
+            '{"type": "grade", "session_id": "s1"}\n',  # line 7: grade without a reward
+            json.dumps(session("s3", 0.0, {B: 0.0})) + "\n",  # line 8
+        ],
+    )
+    ws = ws_at(root)
+    problems = ws.log_problems()
+    assert [p.line for p in problems] == [2, 3, 4, 5, 7]
+    reasons = {p.line: p.reason for p in problems}
+    assert "JSON" in reasons[2]
+    assert "bogus" in reasons[4]
+    assert "salience" in reasons[5] and "1.5" in reasons[5]
+    assert "base_reward" in reasons[7]
+    assert [s.session_id for s in ws.sessions()] == ["s1", "s3"]
+    assert [s.line for s in ws.sessions()] == [1, 8]
+    # s1 (seed, salience 1, base 1) -> A (2, 1); s3 (salience 0, base 0) -> B (1, 2)
+    table = ws.posteriors()
+    a, b = table.row(A), table.row(B)
+    assert a is not None and b is not None
+    assert (a.alpha, a.beta, a.n) == pytest.approx((2.0, 1.0, 1))
+    assert (b.alpha, b.beta, b.n) == pytest.approx((1.0, 2.0, 1))
+
+
+def test_out_of_range_base_reward_is_a_bad_line(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.2, {A: 1.0})])
+    ws = ws_at(root)
+    assert [p.line for p in ws.log_problems()] == [1]
+    assert ws.sessions() == []
+
+
+def test_truncated_last_line_reported_then_next_append_starts_fresh(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    partial = json.dumps(session("s2", 0.0, {A: 1.0}))[:30]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), partial])
+    ws = ws_at(root)
+    problems = ws.log_problems()
+    assert len(problems) == 1
+    assert problems[0].line == 2 and "truncated" in problems[0].reason
+    ws.grade("s1", 0.0)
+    lines = (root / LOG_REL).read_bytes().split(b"\n")
+    assert lines[1] == partial.encode()  # the partial line is left alone ...
+    assert json.loads(lines[2])["type"] == "grade"  # ... and the grade starts on a fresh line
+    assert lines[3] == b""
+    fresh = ws_at(root)
+    assert [(p.line, "JSON" in p.reason) for p in fresh.log_problems()] == [(2, True)]
+    # the regrade folds: seed, salience 1, base 0 -> A = (1, 2)
+    row = fresh.posteriors().row(A)
+    assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((1.0, 2.0, 1))
+    # the first object saw the same after its own write
+    row = ws.posteriors().row(A)
+    assert row is not None and (row.alpha, row.beta) == pytest.approx((1.0, 2.0))
+
+
+def test_truncated_last_line_then_record(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(
+        tmp_path,
+        lessons=LESSONS,
+        events=[session("s1", 1.0, {A: 1.0}), '{"type": "grade", "sess'],
+        journals={"j.txt": "alpha only"},
+    )
+    ws = ws_at(root)
+    ws.record("s2", root / "j.txt", [A, B], reward=1.0)
+    fresh = ws_at(root)
+    assert [s.session_id for s in fresh.sessions()] == ["s1", "s2"]
+    assert [s.line for s in fresh.sessions()] == [1, 3]
+    assert [p.line for p in fresh.log_problems()] == [2]
+    # s1: A (2, 1); s2: A salience 1 -> (3, 1); B salience 0, w 0.3, r 0.3 -> (1.3, 1.7)
+    table = fresh.posteriors()
+    assert (table.row(A).alpha, table.row(A).beta) == pytest.approx((3.0, 1.0))  # type: ignore[union-attr]
+    assert (table.row(B).alpha, table.row(B).beta) == pytest.approx((1.3, 1.7))  # type: ignore[union-attr]
+
+
+def test_parse_chunk_consumes_unterminated_valid_last_line() -> None:
+    data = (json.dumps(session("s1", 1.0, {A: 1.0})) + "\n" + json.dumps(grade("s1", 0.5))).encode()
+    result = parse_chunk(data, 0, 1, at_eof=True)
+    assert [line for line, _ in result.events] == [1, 2]
+    assert result.end == len(data) and result.lines == 2
+    assert result.tail_problem is None
+
+
+def test_line_numbers_after_unterminated_valid_last_line(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    # the next append puts a newline first; the reader that consumed the unterminated line
+    # must not count that newline as a line of its own
+    s2 = json.dumps(session("s2", 1.0, {A: 1.0}))  # valid, but the writer forgot the newline
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), s2])
+    ws = ws_at(root)
+    assert [s.line for s in ws.sessions()] == [1, 2]
+    ws.grade("s1", 0.5)
+    # the file now has 3 lines; the grade is on line 3 for any reader
+    assert (root / LOG_REL).read_bytes().count(b"\n") == 3
+    assert [g.line for g in ws_at(root).grade_history("s1")] == [1, 3]
+    assert [g.line for g in ws.grade_history("s1")] == [1, 3]
+    # a later append by another object: still counted from the right line
+    ws_at(root).grade("s1", 0.7)
+    assert ws.refresh() is True
+    assert [g.line for g in ws.grade_history("s1")] == [1, 3, 4]
+
+
+def test_append_refuses_multi_line_events(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "log.jsonl")
+    with pytest.raises(ValueError):
+        log.append(b'{"a": 1}\n{"b": 2}\n')
+    with pytest.raises(ValueError):
+        log.append(b'{"a": 1}')
+    assert not log.path.exists() or log.path.read_bytes() == b""
+
+
+# ---------------------------------------------------------------- incremental refresh
+
+
+def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", None, {A: 1.0})])
+    first = ws_at(root)
+    assert first.posteriors().row(A).n == 0  # type: ignore[union-attr]
+    size_before = (root / LOG_REL).stat().st_size
+    calls: list[tuple[int, int]] = []
+    real = first.log.read_from
+
+    def spy(start: int, first_line: int, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append((start, first_line))
+        return real(start, first_line, *args, **kwargs)
+
+    monkeypatch.setattr(first.log, "read_from", spy)
+    assert first.refresh() is False  # nothing appended yet: nothing read
+    assert calls == []
+    ws_at(root).grade("s1", 1.0)  # a second Workspace object appends
+    assert first.refresh() is True
+    assert calls == [(size_before, 2)]
+    row = first.posteriors().row(A)
+    assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((2.0, 1.0, 1))
+    assert first.refresh() is False
+
+
+def test_refresh_detects_replaced_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
+    ws = ws_at(root)
+    assert ws.posteriors().row(A).alpha == pytest.approx(2.0)  # type: ignore[union-attr]
+    # same length, other content: s1 graded 0.0 instead of 1.0
+    replaced = (root / LOG_REL).read_bytes().replace(b'"base_reward": 1.0', b'"base_reward": 0.0')
+    assert len(replaced) == (root / LOG_REL).stat().st_size
+    (root / LOG_REL).write_bytes(replaced)
+    assert ws.refresh() is True
+    row = ws.posteriors().row(A)
+    assert row is not None and (row.alpha, row.beta) == pytest.approx((1.0, 2.0))
+
+
+def test_refresh_detects_replaced_big_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    # 100 sessions (~10 KB): the first is graded 0.2, the rest 0.5; uniform credit
+    events = [session(f"s{i:03d}", 0.2 if i == 0 else 0.5, {A: 1.0}) for i in range(100)]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events, config='strategy = "uniform"\n')
+    log = root / LOG_REL
+    assert log.stat().st_size > 8192
+    ws = ws_at(root)
+    # alpha = 1 + 0.2 + 99 * 0.5 = 50.7
+    assert ws.posteriors().row(A).alpha == pytest.approx(50.7)  # type: ignore[union-attr]
+    # another file, same length, differing only in the first line (0.2 -> 0.9), moved into place
+    replacement = log.with_name("sessions.jsonl.new")
+    replacement.write_bytes(log.read_bytes().replace(b'"base_reward": 0.2', b'"base_reward": 0.9', 1))
+    os.replace(replacement, log)
+    # alpha = 1 + 0.9 + 99 * 0.5 = 51.4, as a fresh Workspace sees it
+    assert ws_at(root).posteriors().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert ws.refresh() is True
+    assert ws.posteriors().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+
+
+def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(
+        tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), session("s2", 1.0, {A: 1.0})]
+    )
+    ws = ws_at(root)
+    assert ws.posteriors().row(A).n == 2  # type: ignore[union-attr]
+    first_line = (root / LOG_REL).read_bytes().split(b"\n")[0] + b"\n"
+    (root / LOG_REL).write_bytes(first_line)
+    assert ws.refresh() is True
+    assert [s.session_id for s in ws.sessions()] == ["s1"]
+    assert ws.posteriors().row(A).n == 1  # type: ignore[union-attr]
+
+
+def test_refresh_detects_log_truncated_to_empty(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
+    ws = ws_at(root)
+    assert ws.posteriors().row(A).n == 1  # type: ignore[union-attr]
+    (root / LOG_REL).write_bytes(b"")
+    assert ws.refresh() is True
+    assert ws.sessions() == []
+    assert ws.posteriors().row(A).n == 0  # type: ignore[union-attr]
+
+
+def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
+    ws = ws_at(root)
+    assert len(ws.sessions()) == 1
+    (root / LOG_REL).unlink()
+    assert ws.refresh() is True
+    assert ws.sessions() == []
+    row = ws.posteriors().row(A)
+    assert row is not None and (row.alpha, row.beta, row.n) == (1.0, 1.0, 0)
+
+
+# ---------------------------------------------------------------- bandit-state.json
+
+
+def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(
+        tmp_path,
+        lessons=LESSONS,
+        events=[
+            session("s1", 0.8, {A: 1.0, B: 0.0}, timestamp="2026-01-01T00:00:00Z"),
+            session("s2", 0.4, {A: 0.5, B: 0.25}, timestamp="2026-01-02T00:00:00Z"),
+            session("s3", None, {A: 1.0}, timestamp="2026-01-03T00:00:00Z"),
+        ],
+    )
+    ws = ws_at(root)
+    ws.grade("s2", 0.4)  # any write rewrites the state
+    state = json.loads((root / STATE_REL).read_text())
+    assert set(state) >= {"arms", "total_sessions", "created", "last_updated"}
+    assert state["total_sessions"] == 2  # graded sessions
+    assert state["created"] == state["last_updated"] == "2026-03-05T16:30:00Z"
+    assert set(state["arms"]) == {A, B}
+    for arm_id, entry in state["arms"].items():
+        assert set(entry) == {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
+        assert entry["arm_id"] == arm_id
+    # the same two sessions as test_fold's hand example (seed, floor 0.3):
+    # A = (2.06, 1.94), credited {0.8, 0.26} -> 1 rewarded; B = (1.43, 2.57), credited {0.24, 0.19} -> 0
+    a, b = state["arms"][A], state["arms"][B]
+    assert (a["alpha"], a["beta"], a["total_selections"], a["total_rewards"]) == pytest.approx((2.06, 1.94, 2, 1))
+    assert (b["alpha"], b["beta"], b["total_selections"], b["total_rewards"]) == pytest.approx((1.43, 2.57, 2, 0))
+    assert a["last_updated"] == "2026-01-02T00:00:00Z"  # the pending s3 is not an update
+    post = ws.posterior()
+    for j, arm_id in enumerate(post.arm_ids):
+        assert state["arms"][arm_id]["alpha"] == post.alpha[j]
+        assert state["arms"][arm_id]["beta"] == post.beta[j]
+
+
+def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
+    (root / STATE_REL).write_text(
+        json.dumps(
+            {
+                "arms": {A: {"arm_id": A, "alpha": 99, "beta": 99, "custom": "kept"}},
+                "total_sessions": 50,
+                "created": "2020-01-01T00:00:00Z",
+                "extra_top": [1, 2],
+            }
+        )
+    )
+    ws_at(root).grade("s1", 1.0)
+    state = json.loads((root / STATE_REL).read_text())
+    assert state["extra_top"] == [1, 2]
+    assert state["created"] == "2020-01-01T00:00:00Z"
+    assert state["arms"][A]["custom"] == "kept"
+    assert (state["arms"][A]["alpha"], state["arms"][A]["beta"]) == (2.0, 1.0)
+    assert state["total_sessions"] == 1
+
+
+def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})], journals={"j": "x"})
+    state_path = root / STATE_REL
+    seen: list[tuple[str, str, bytes]] = []
+    real_replace = os.replace
+
+    def spy(src: str, dst: str) -> None:
+        seen.append((str(src), str(dst), Path(src).read_bytes()))
+        real_replace(src, dst)
+
+    monkeypatch.setattr("core.store.os.replace", spy)
+    ws = ws_at(root)
+    ws.grade("s1", 0.5)
+    ws.record("s2", root / "j", [B])
+    ws.grade("s2", 1.0)
+    assert len(seen) == 3
+    for src, dst, content in seen:
+        assert Path(dst) == state_path
+        assert Path(src).parent == state_path.parent  # same folder, so the rename is atomic
+        json.loads(content)  # the whole file was written before the rename
+    leftovers = sorted(p.name for p in state_path.parent.iterdir())
+    assert leftovers == ["bandit-state.json", "sessions.jsonl", "sessions.jsonl.lock"]
+
+
+def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch) -> None:
+    target = tmp_path / "state.json"
+    target.write_bytes(b"old")
+
+    def fail(src: str, dst: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("core.store.os.replace", fail)
+    with pytest.raises(StoreError, match="no space"):
+        atomic_write(target, b"new")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+
+
+def test_state_follows_settings_after_replay_write(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 0.5, {A: 0.0})])
+    ws = ws_at(root)
+    ws.replay("uniform", 0.3, write=True)
+    state = json.loads((root / STATE_REL).read_text())
+    # uniform ignores the weight: A = (1.5, 1.5)
+    assert (state["arms"][A]["alpha"], state["arms"][A]["beta"]) == (1.5, 1.5)
+    assert ws_at(root).settings == CreditSettings(strategy="uniform", floor=0.3)

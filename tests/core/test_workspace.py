@@ -1,0 +1,431 @@
+"""The Workspace service: record, grade, explain, what-if, replay --write, select."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import pytest
+from engine_helpers import (
+    BASIC_JOURNAL,
+    CONFIG_REL,
+    LOG_REL,
+    fixed_clock,
+    log_bytes,
+    session,
+)
+
+from core.fold import CreditSettings
+from core.workspace import Workspace, WorkspaceError
+
+GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
+
+
+def ws_at(root: Path) -> Workspace:
+    return Workspace(root, clock=fixed_clock)
+
+
+def log_records(root: Path) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines() if line.strip()]
+
+
+def state_files(root: Path) -> dict[str, bytes]:
+    folder = root / "state"
+    return {str(p.relative_to(root)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+# ---------------------------------------------------------------- record
+
+
+def test_record_computes_salience_from_the_journal(basic_ws: Path) -> None:
+    ws = ws_at(basic_ws)
+    exp = ws.record("s1", basic_ws / "j.txt", [GIT, "lessons/" + QUOTE, PLAIN, STYLE], reward=0.82)
+    got = {c.path: c.salience for c in exp.lessons}
+    # journal: "Ran git worktree add ../wt; the reviewer misquoted me."
+    # git.md: git + git worktree both hit -> 1; quote.md: quote hits (misquoted), never-mentioned misses -> 1/2;
+    # plain.md: no keywords -> 1/2; style.md: indent* misses -> 0
+    assert got == {GIT: 1.0, QUOTE: 0.5, PLAIN: 0.5, STYLE: 0.0}
+    (event,) = log_records(basic_ws)
+    assert event["type"] == "session"
+    assert event["session_id"] == "s1"
+    assert event["base_reward"] == 0.82
+    assert [e["path"] for e in event["lessons"]] == [GIT, QUOTE, PLAIN, STYLE]
+    assert event["journal_path"] == "j.txt"
+    assert event["journal_sha256"] == hashlib.sha256(BASIC_JOURNAL.encode()).hexdigest()
+    assert event["timestamp"] == "2026-03-05T16:30:00Z"
+    assert event["lessons"][0]["hits"] == ["git", "git worktree"]
+    # stored per-lesson reward (seed, floor 0.3): git 0.82*1; quote 0.82*0.65 = 0.533; style 0.82*0.3 = 0.246
+    assert [e["reward"] for e in event["lessons"]] == pytest.approx([0.82, 0.533, 0.533, 0.246])
+
+
+def test_record_stores_full_precision_salience(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(
+        tmp_path,
+        lessons={
+            "x.md": (["one", "two", "three"], "active"),
+            "y.md": (["a1", "b2", "c3", "d4", "e5", "f6", "g7"], "active"),
+        },
+        journals={"j.txt": "only one of them, and a1 b2"},
+    )
+    ws_at(root).record("s1", root / "j.txt", ["x.md", "y.md"], reward=1.0)
+    (event,) = log_records(root)
+    # 1 of 3 and 2 of 7: not rounded
+    assert event["lessons"][0]["salience"] == 1 / 3
+    assert event["lessons"][1]["salience"] == 2 / 7
+
+
+def test_record_pending_then_grade(basic_ws: Path) -> None:
+    ws = ws_at(basic_ws)
+    exp = ws.record("s1", basic_ws / "j.txt", [GIT])
+    assert exp.base_reward is None
+    assert log_records(basic_ws)[0]["base_reward"] is None
+    assert ws.posteriors().row(GIT).n == 0  # type: ignore[union-attr]
+    record = ws.grade("s1", 0.6, note="looked fine")
+    assert (record.base_reward, record.grader, record.note) == (0.6, "manual", "looked fine")
+    # seed, salience 1 -> (1.6, 1.4)
+    row = ws.posteriors().row(GIT)
+    assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((1.6, 1.4, 1))
+    assert [g.base_reward for g in ws.grade_history("s1")] == [0.6]
+
+
+@pytest.fixture
+def logged_ws(basic_ws: Path) -> Path:
+    """basic_ws with one recorded session s1 (git + quote, reward 0.5)."""
+    ws_at(basic_ws).record("s1", basic_ws / "j.txt", [GIT, QUOTE], reward=0.5)
+    return basic_ws
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"reward": 1.5}, "reward"),
+        ({"reward": -0.1}, "reward"),
+        ({"reward": math.nan}, "reward"),
+        ({"reward": math.inf}, "reward"),
+        ({"session_id": "s1"}, "already recorded"),
+        ({"journal": "missing.txt"}, "journal not found"),
+        ({"lessons": [GIT, "tools/nope.md"]}, "tools/nope.md"),
+        ({"lessons": []}, "no lessons"),
+        ({"lessons": [GIT, "lessons/" + GIT]}, "twice"),
+        ({"session_id": ""}, "empty"),
+        ({"session_id": "a\nb"}, "single line"),
+    ],
+)
+def test_record_refuses_and_leaves_the_log_untouched(logged_ws: Path, kwargs: dict, match: str) -> None:  # type: ignore[type-arg]
+    before = log_bytes(logged_ws)
+    state_before = state_files(logged_ws)
+    args = {"session_id": "s2", "journal": logged_ws / "j.txt", "lessons": [GIT], "reward": 0.5}
+    args.update(kwargs)
+    if isinstance(args["journal"], str):
+        args["journal"] = logged_ws / args["journal"]
+    with pytest.raises(ValueError, match=match):  # WorkspaceError is a ValueError
+        ws_at(logged_ws).record(args.pop("session_id"), args.pop("journal"), args.pop("lessons"), **args)
+    assert log_bytes(logged_ws) == before
+    assert state_files(logged_ws) == state_before
+
+
+def test_record_refusal_is_a_workspace_error_for_state_problems(logged_ws: Path) -> None:
+    with pytest.raises(WorkspaceError):
+        ws_at(logged_ws).record("s1", logged_ws / "j.txt", [GIT])
+
+
+def test_record_after_select_with_same_session_id_is_fine(basic_ws: Path) -> None:
+    ws = ws_at(basic_ws)
+    ws.select("git things", k=1, seed=1, session_id="s9")
+    ws.record("s9", basic_ws / "j.txt", [GIT], reward=1.0)
+    assert [r["type"] for r in log_records(basic_ws)] == ["selection", "session"]
+    # but a select for an id already recorded is refused
+    before = log_bytes(basic_ws)
+    with pytest.raises(WorkspaceError, match="already recorded"):
+        ws.select("git", k=1, seed=1, session_id="s9")
+    assert log_bytes(basic_ws) == before
+
+
+def test_stale_writer_still_refuses_a_duplicate(basic_ws: Path) -> None:
+    first, second = ws_at(basic_ws), ws_at(basic_ws)
+    assert second.sessions() == []  # second has read the (empty) log
+    first.record("s1", basic_ws / "j.txt", [GIT], reward=1.0)
+    before = log_bytes(basic_ws)
+    with pytest.raises(WorkspaceError, match="already recorded"):
+        second.record("s1", basic_ws / "j.txt", [QUOTE], reward=0.0)
+    assert log_bytes(basic_ws) == before
+    # and a stale object can grade a session another object recorded
+    second.grade("s1", 0.25)
+    row = ws_at(basic_ws).posteriors().row(GIT)
+    assert row is not None and (row.alpha, row.beta) == pytest.approx((1.25, 1.75))
+
+
+# ---------------------------------------------------------------- grade
+
+
+@pytest.mark.parametrize(
+    ("session_id", "reward", "match"),
+    [("ghost", 0.5, "unknown session"), ("s1", 1.5, "reward"), ("s1", -0.1, "reward"), ("s1", math.nan, "reward")],
+)
+def test_grade_refuses(logged_ws: Path, session_id: str, reward: float, match: str) -> None:
+    before = log_bytes(logged_ws)
+    with pytest.raises(ValueError, match=match):
+        ws_at(logged_ws).grade(session_id, reward)
+    assert log_bytes(logged_ws) == before
+
+
+def test_regrade_refolds_without_double_counting(logged_ws: Path) -> None:
+    ws = ws_at(logged_ws)
+    for value in (1.0, 0.0, 0.9):
+        ws.grade("s1", value)
+    # only the last grade (0.9) counts; seed, git salience 1 -> (1.9, 1.1), n 1
+    row = ws.posteriors().row(GIT)
+    assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((1.9, 1.1, 1))
+    assert [g.base_reward for g in ws.grade_history("s1")] == [0.5, 1.0, 0.0, 0.9]
+    assert ws.session("s1").base_reward == 0.9
+
+
+# ---------------------------------------------------------------- explain
+
+
+def test_explain_deltas_equal_the_credit_formula(basic_ws: Path) -> None:
+    ws = ws_at(basic_ws)
+    ws.record("s0", basic_ws / "j.txt", [GIT, QUOTE, STYLE], reward=1.0)  # earlier evidence on the same arms
+    ws.record("s1", basic_ws / "j.txt", [GIT, QUOTE, STYLE], reward=0.82)
+    exp = ws.explain("s1")
+    by_path = {c.path: c for c in exp.lessons}
+    # seed, floor 0.3, base 0.82:
+    #   git   salience 1   -> w 1,    r 0.82  -> alpha +0.82,  beta +0.18
+    #   quote salience 0.5 -> w 0.65, r 0.533 -> alpha +0.533, beta +0.467
+    #   style salience 0   -> w 0.3,  r 0.246 -> alpha +0.246, beta +0.754
+    expected = {GIT: (1.0, 0.82, 0.82, 0.18), QUOTE: (0.65, 0.533, 0.533, 0.467), STYLE: (0.3, 0.246, 0.246, 0.754)}
+    for path, (w, reward, d_alpha, d_beta) in expected.items():
+        c = by_path[path]
+        assert (c.weight, c.reward, c.alpha_delta, c.beta_delta) == pytest.approx((w, reward, d_alpha, d_beta))
+        assert c.alpha_after - c.alpha_before == pytest.approx(d_alpha)
+    # after = current posterior: git had s0 (1.0 -> +1, +0) and s1 -> (1 + 1 + 0.82, 1 + 0 + 0.18)
+    assert (by_path[GIT].alpha_after, by_path[GIT].beta_after) == pytest.approx((2.82, 1.18))
+    # the explanation re-reads the journal: "quote" at offset 44 of BASIC_JOURNAL ("...reviewer mis|quote|d")
+    quote = {k.keyword: k for k in by_path[QUOTE].breakdown.keywords}  # type: ignore[union-attr]
+    assert quote["quote"].offsets == (44,)
+    assert BASIC_JOURNAL[44:49] == "quote"
+    assert quote["never-mentioned"].hit is False
+
+
+def test_explain_under_other_settings_and_preview_grade(logged_ws: Path) -> None:
+    ws = ws_at(logged_ws)
+    before = state_files(logged_ws)
+    exp = ws.explain("s1", base_reward=0.82, settings=CreditSettings(strategy="evidence", floor=0.3))
+    quote = next(c for c in exp.lessons if c.path == QUOTE)
+    # evidence, quote w 0.65: alpha += 0.65*0.82 = 0.533, beta += 0.65*0.18 = 0.117
+    assert (quote.alpha_delta, quote.beta_delta) == pytest.approx((0.533, 0.117))
+    assert exp.base_reward == 0.82
+    assert state_files(logged_ws) == before
+    assert ws.session("s1").base_reward == 0.5  # a preview, not a grade
+
+
+def test_explain_pending_session_has_zero_deltas(basic_ws: Path) -> None:
+    ws = ws_at(basic_ws)
+    ws.record("p", basic_ws / "j.txt", [GIT])
+    (c,) = ws.explain("p").lessons
+    assert (c.reward, c.alpha_delta, c.beta_delta) == (0.0, 0.0, 0.0)
+
+
+def test_explain_refuses_unknown_session_and_lesson(logged_ws: Path) -> None:
+    ws = ws_at(logged_ws)
+    with pytest.raises(WorkspaceError, match="unknown session"):
+        ws.explain("ghost")
+    with pytest.raises(WorkspaceError, match="not injected"):
+        ws.explain("s1", lesson=PLAIN)
+    assert [c.path for c in ws.explain("s1", lesson="lessons/" + QUOTE).lessons] == [QUOTE]
+
+
+# ---------------------------------------------------------------- what-if and replay --write
+
+
+def test_what_if_changes_nothing_on_disk(logged_ws: Path) -> None:
+    ws = ws_at(logged_ws)
+    before = state_files(logged_ws)
+    current = ws.posteriors()
+    what_if = ws.posteriors(CreditSettings(strategy="uniform", floor=0.3))
+    replayed = ws.replay("evidence", 0.0)
+    # s1: reward 0.5; quote salience 0.5.
+    #   seed floor 0.3: w 0.65, r 0.325 -> (1.325, 1.675); uniform -> (1.5, 1.5);
+    #   evidence floor 0: w 0.5 -> (1 + 0.25, 1 + 0.25)
+    assert (current.row(QUOTE).alpha, current.row(QUOTE).beta) == pytest.approx((1.325, 1.675))  # type: ignore[union-attr]
+    assert (what_if.row(QUOTE).alpha, what_if.row(QUOTE).beta) == pytest.approx((1.5, 1.5))  # type: ignore[union-attr]
+    assert (replayed.row(QUOTE).alpha, replayed.row(QUOTE).beta) == pytest.approx((1.25, 1.25))  # type: ignore[union-attr]
+    assert state_files(logged_ws) == before
+    assert not (logged_ws / CONFIG_REL).exists()
+    assert ws.settings == CreditSettings()
+
+
+def test_replay_write_persists_settings(logged_ws: Path) -> None:
+    (logged_ws / CONFIG_REL).write_text('k = 3\ndecay = 0.5\nteam = "blue"\n[prior]\nalpha = 2.0\nbeta = 2.0\n')
+    ws = ws_at(logged_ws)
+    log_before = log_bytes(logged_ws)
+    ws.replay("uniform", 0.1, write=True)
+    assert log_bytes(logged_ws) == log_before  # settings are not events
+    later = ws_at(logged_ws)
+    assert later.settings.strategy == "uniform"
+    assert later.settings.floor == 0.1
+    assert (later.settings.prior_alpha, later.settings.prior_beta) == (2.0, 2.0)  # kept
+    assert later.config.k == 3
+    assert later.settings.decay == 0.5
+    assert later.config.extra.get("team") == "blue"
+    # prior (2, 2), uniform, reward 0.5 -> (2.5, 2.5), and the state file agrees
+    row = later.posteriors().row(QUOTE)
+    assert row is not None and (row.alpha, row.beta) == pytest.approx((2.5, 2.5))
+    state = json.loads((logged_ws / "state" / "lesson-thompson" / "bandit-state.json").read_text())
+    assert (state["arms"][QUOTE]["alpha"], state["arms"][QUOTE]["beta"]) == pytest.approx((2.5, 2.5))
+
+
+def test_replay_refuses_bad_settings(logged_ws: Path) -> None:
+    ws = ws_at(logged_ws)
+    with pytest.raises(WorkspaceError):
+        ws.replay("greedy")
+    with pytest.raises(WorkspaceError):
+        ws.replay(floor=1.5, write=True)
+    assert not (logged_ws / CONFIG_REL).exists()
+
+
+def test_bad_config_is_a_workspace_error(basic_ws: Path) -> None:
+    path = basic_ws / CONFIG_REL
+    path.parent.mkdir(parents=True)
+    path.write_text("floor = 2.0\n")
+    with pytest.raises(WorkspaceError, match="floor"):
+        ws_at(basic_ws)
+
+
+# ---------------------------------------------------------------- status table
+
+
+def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    root = make_workspace(
+        tmp_path,
+        lessons={"a/x.md": (["x"], "active"), "b/y.md": (["y"], "archived")},
+        events=[session("s1", 1.0, {"lessons/gone/z.md": 1.0, "a/x.md": 0.0})],
+    )
+    table = ws_at(root).posteriors()
+    assert [r.path for r in table.rows] == ["a/x.md", "b/y.md", "gone/z.md"]
+    assert [r.status for r in table.rows] == ["active", "archived", "missing"]
+    assert table.row("gone/z.md").category == "gone"  # type: ignore[union-attr]
+    y = table.row("b/y.md")
+    assert y is not None and (y.alpha, y.beta, y.n) == (1.0, 1.0, 0)
+    # Beta(1, 1): mean 0.5, 95% equal-tailed interval (0.025, 0.975)
+    assert (y.mean, y.ci_low, y.ci_high) == pytest.approx((0.5, 0.025, 0.975))
+    # x: seed, salience 0, reward 1 -> r 0.3 -> Beta(1.3, 1.7)
+    x = table.row("a/x.md")
+    assert x is not None and (x.alpha, x.beta, x.mean) == pytest.approx((1.3, 1.7, 1.3 / 3.0))
+    assert x.ci_low < x.mean < x.ci_high
+    assert table.sessions == 1 and table.graded == 1
+
+
+def test_interval_for_beta_2_1_is_exact() -> None:
+    # Beta(2, 1) has cdf x^2, so the 2.5% / 97.5% quantiles are sqrt(0.025), sqrt(0.975)
+    import numpy as np
+
+    from core.beta import interval
+
+    low, high = interval(np.array([2.0]), np.array([1.0]))
+    assert (low[0], high[0]) == pytest.approx((math.sqrt(0.025), math.sqrt(0.975)))
+
+
+# ---------------------------------------------------------------- select
+
+
+SELECT_LESSONS = {
+    "a/force.md": ([], "active", ["git (push|pull) --force"]),
+    "a/git.md": (["git"], "active"),
+    "a/quote.md": (["quote"], "active"),
+    "a/none.md": (["unrelated"], "active"),
+    "a/badre.md": ([], "active", ["([unclosed"]),
+    "b/old.md": (["git"], "archived"),
+    "b/dep.md": (["git"], "deprecated"),
+    "b/auto.md": (["git"], "automated"),
+}
+CONTEXT = "I ran git push --force and the reviewer MISQUOTED me"
+
+
+@pytest.fixture
+def select_ws(tmp_path: Path, make_workspace) -> Path:  # type: ignore[no-untyped-def]
+    return make_workspace(tmp_path, lessons=SELECT_LESSONS, journals={"j.txt": CONTEXT})
+
+
+def test_select_candidates_are_active_matching_lessons(select_ws: Path) -> None:
+    ws = ws_at(select_ws)
+    assert [lesson.id for lesson in ws.candidates(CONTEXT)] == ["a/force.md", "a/git.md", "a/quote.md"]
+    assert ws.candidates("nothing relevant") == []
+    # a pattern alone makes a candidate; a keyword alone does too
+    assert [lesson.id for lesson in ws.candidates("GIT PULL --FORCE")] == ["a/force.md", "a/git.md"]
+
+
+def test_select_respects_k_and_is_deterministic(select_ws: Path) -> None:
+    ws = ws_at(select_ws)
+    one = ws.select(CONTEXT, k=2, seed=7, session_id="x", log=False)
+    two = ws.select(CONTEXT, k=2, seed=7, session_id="x", log=False)
+    assert len(one.selected) == 2
+    assert set(one.selected) <= set(one.candidates)
+    assert one.selected == two.selected
+    assert one.propensity == two.propensity
+    assert all(0.0 <= p <= 1.0 for p in one.propensity.values())
+    # with 3 candidates and k 2, each Monte Carlo draw picks exactly 2: propensities sum to 2
+    assert sum(one.propensity.values()) == pytest.approx(2.0, abs=1e-9)
+    assert log_bytes(select_ws) is None  # log=False wrote nothing
+
+
+def test_select_with_fewer_candidates_than_k(select_ws: Path) -> None:
+    sel = ws_at(select_ws).select(CONTEXT, k=10, seed=1, log=False)
+    assert sorted(sel.selected) == ["a/force.md", "a/git.md", "a/quote.md"]
+    assert sel.propensity == {"a/force.md": 1.0, "a/git.md": 1.0, "a/quote.md": 1.0}
+
+
+def test_select_with_no_candidates(select_ws: Path) -> None:
+    sel = ws_at(select_ws).select("nothing relevant", k=3, seed=1, session_id="empty")
+    assert sel.selected == () and sel.candidates == () and sel.propensity == {}
+
+
+def test_select_prefers_strong_posteriors(select_ws: Path) -> None:
+    ws = ws_at(select_ws)
+    ws.add_prior({"a/git.md": (60.0, 1.0, 0), "a/quote.md": (1.0, 60.0, 0), "a/force.md": (1.0, 60.0, 0)})
+    sel = ws.select(CONTEXT, k=1, seed=3, log=False)
+    assert sel.selected == ("a/git.md",)
+    assert sel.propensity["a/git.md"] > 0.99
+
+
+def test_select_logs_event_and_record_copies_propensity(select_ws: Path) -> None:
+    ws = ws_at(select_ws)
+    sel = ws.select(CONTEXT, k=2, seed=11, session_id="run-1")
+    (event,) = log_records(select_ws)
+    assert event["type"] == "selection"
+    assert event["session_id"] == "run-1"
+    assert event["candidates"] == list(sel.candidates)
+    assert event["selected"] == list(sel.selected)
+    assert event["propensity"] == sel.propensity
+    assert (event["k"], event["seed"]) == (2, 11)
+    assert ws.selections()[0][0] == 1  # line number
+    ws.record("run-1", select_ws / "j.txt", ["a/git.md", "a/none.md"], reward=1.0)
+    lessons = {e["path"]: e for e in log_records(select_ws)[1]["lessons"]}
+    assert lessons["a/git.md"]["propensity"] == sel.propensity["a/git.md"]
+    assert "propensity" not in lessons["a/none.md"]  # was not a candidate
+    assert ws.session_event("run-1").propensities == (sel.propensity["a/git.md"], None)
+
+
+def test_select_uses_configured_k(select_ws: Path) -> None:
+    path = select_ws / CONFIG_REL
+    path.parent.mkdir(parents=True)
+    path.write_text("k = 1\n")
+    sel = ws_at(select_ws).select(CONTEXT, seed=2, log=False)
+    assert (sel.k, len(sel.selected)) == (1, 1)
+    # 3 candidates, k 1: propensities sum to 1
+    assert sum(sel.propensity.values()) == pytest.approx(1.0, abs=1e-9)
+
+
+def test_select_refuses_bad_k(select_ws: Path) -> None:
+    with pytest.raises(WorkspaceError):
+        ws_at(select_ws).select(CONTEXT, k=0, seed=1)
+    assert log_bytes(select_ws) is None
+
+
+def test_p_top_k_sums_to_k(select_ws: Path) -> None:
+    # 5 active lessons, k 2: every Monte Carlo draw picks exactly 2
+    probabilities = ws_at(select_ws).p_top_k(k=2, seed=0, draws=500)
+    assert len(probabilities) == 5
+    assert sum(probabilities.values()) == pytest.approx(2.0, abs=1e-9)
