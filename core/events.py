@@ -23,7 +23,7 @@ class InvalidEvent(ValueError):
     """A line that is JSON but not a usable event; the message says why."""
 
 
-class LessonEntry(msgspec.Struct, omit_defaults=True):
+class LessonEntry(msgspec.Struct, omit_defaults=True, gc=False):
     path: str | None = None
     arm_id: str | None = None
     salience: float | None = None
@@ -33,14 +33,14 @@ class LessonEntry(msgspec.Struct, omit_defaults=True):
     propensity: float | None = None
 
 
-class ArmPrior(msgspec.Struct):
+class ArmPrior(msgspec.Struct, gc=False):
     alpha: float
     beta: float
     n: int = 0
     rewards: int = 0
 
 
-class RawEvent(msgspec.Struct):
+class RawEvent(msgspec.Struct, gc=False):
     type: str | None = None
     session_id: str | int | None = None
     timestamp: str | None = None
@@ -211,6 +211,20 @@ def session_columns(raw: RawEvent) -> SessionColumns:
         raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
     has_props = any(p is not None for p in propensities)
     return SessionColumns(session_id, base, ids, values, tuple(missing), tuple(propensities) if has_props else None)
+
+
+def normalize_ids(paths: list[str]) -> list[str]:
+    """Library ids for many raw lesson paths (cached: a log repeats the same few thousand)."""
+    get = _id_cache.get
+    return [get(path) or _lesson_id(path) for path in paths]
+
+
+def decode_raw_many(lines: list[bytes]) -> list[RawEvent] | None:
+    """Decode many lines in one pass; None when any line fails (decode them one by one then)."""
+    try:
+        return list(map(_decoder.decode, lines))
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _session(raw: RawEvent) -> SessionEvent:

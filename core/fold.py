@@ -10,7 +10,11 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from itertools import accumulate
+from typing import Any, cast
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -18,12 +22,14 @@ from core import credit as credit_mod
 from core.events import (
     Event,
     GradeEvent,
+    InvalidEvent,
     PriorEvent,
     RawEvent,
     SelectionEvent,
     SessionColumns,
     SessionEvent,
     is_session,
+    normalize_ids,
     session_columns,
     to_event,
 )
@@ -90,6 +96,7 @@ class LogIndex:
     problems: list[LogProblem] = field(default_factory=list)
     end: int = 0  # bytes of the log consumed
     lines: int = 0  # lines of the log consumed
+    _raw_arm: dict[str, int] = field(default_factory=dict, repr=False)  # lesson path as written -> arm
 
     @property
     def n_sessions(self) -> int:
@@ -131,6 +138,101 @@ class LogIndex:
         self.entry_arm.extend(arms)  # type: ignore[arg-type]
         self.entry_salience.extend(columns.saliences)
         self.session_start.append(len(self.entry_arm))
+
+    def add_many(self, items: list[tuple[int, RawEvent]]) -> list[LogProblem]:
+        """Add decoded lines in order; returns the problems of lines that are not valid events.
+
+        Runs of ordinary session records go through `_add_sessions_fast` (column-wise
+        comprehensions); anything unusual falls back to `add_raw` one line at a time.
+        """
+        problems: list[LogProblem] = []
+        i, n = 0, len(items)
+        while i < n:
+            j = i
+            while j < n and is_session(items[j][1]):
+                j += 1
+            if j > i and not self._add_sessions_fast(items[i:j]):
+                for line, raw in items[i:j]:
+                    try:
+                        self.add_raw(line, raw)
+                    except InvalidEvent as exc:
+                        problems.append(LogProblem(line, str(exc)))
+            if j < n:
+                line, raw = items[j]
+                try:
+                    self.add_raw(line, raw)
+                except InvalidEvent as exc:
+                    problems.append(LogProblem(line, str(exc)))
+                j += 1
+            i = j
+        return problems
+
+    def _add_sessions_fast(self, run: list[tuple[int, RawEvent]]) -> bool:
+        """Add a run of session records column-wise if every one is ordinary; False to fall back.
+
+        Ordinary: a new, unique string id; base_reward given (a number in [0, 1] or null);
+        every lesson an object with a path and a salience in [0, 1]. That is what this tool
+        writes, so a big log takes this path; everything else keeps its exact per-line checks.
+        """
+        raws = [raw for _, raw in run]
+        ids = [raw.session_id for raw in raws]
+        if not all(type(sid) is str and sid for sid in ids):
+            return False
+        if len(set(ids)) != len(ids) or any(sid in self.session_index for sid in ids):
+            return False
+        bases = [raw.base_reward for raw in raws]
+        if msgspec.UNSET in bases:
+            return False
+        numbers = [b for b in bases if b is not None]
+        if numbers and not (min(numbers) >= 0.0 and max(numbers) <= 1.0):  # type: ignore[type-var,operator]
+            return False
+        lessons = [raw.lessons for raw in raws]
+        if None in lessons:
+            return False
+        try:
+            paths = [entry.path for group in lessons for entry in group]  # type: ignore[union-attr]
+            saliences = [entry.salience for group in lessons for entry in group]  # type: ignore[union-attr]
+            propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
+        except AttributeError:  # a plain string entry
+            return False
+        if None in paths or "" in paths or None in saliences:
+            return False
+        if saliences and not (min(saliences) >= 0.0 and max(saliences) <= 1.0):  # type: ignore[type-var,operator]
+            return False
+        raw_paths = cast(list[str], paths)
+        get = self._raw_arm.get
+        arms = [get(path) for path in raw_paths]
+        if None in arms:
+            lesson_ids = normalize_ids(raw_paths)
+            if "" in lesson_ids:
+                return False
+            arms = [self.arm(lesson_id) for lesson_id in lesson_ids]
+            self._raw_arm.update(zip(raw_paths, cast(list[int], arms), strict=True))
+        first_row = len(self.session_ids)
+        counts = [len(group) for group in lessons]  # type: ignore[arg-type]
+        if propensities.count(None) != len(propensities):
+            offset = 0
+            for row, count in enumerate(counts, start=first_row):
+                chunk = propensities[offset : offset + count]
+                offset += count
+                if any(p is not None for p in chunk):
+                    self.propensities[row] = tuple(chunk)
+        session_ids = cast(list[str], ids)
+        self.session_index.update(zip(session_ids, range(first_row, first_row + len(ids)), strict=True))
+        self.session_ids.extend(session_ids)
+        self.session_lines.extend([line for line, _ in run])
+        self.session_times.extend([raw.timestamp for raw in raws])
+        self.session_base.extend([math.nan if b is None else b for b in bases])  # type: ignore[misc]
+        self.session_categories.extend([raw.category for raw in raws])
+        self.session_journals.extend([raw.journal_path for raw in raws])
+        self.session_graders.extend([raw.grader for raw in raws])
+        self.session_strategies.extend([raw.strategy for raw in raws])
+        self.session_floors.extend([raw.floor for raw in raws])
+        self.session_published.extend([raw.type is None for raw in raws])
+        self.entry_arm.extend(arms)  # type: ignore[arg-type]
+        self.entry_salience.extend(saliences)  # type: ignore[arg-type]
+        self.session_start.extend(list(accumulate(counts, initial=self.session_start[-1]))[1:])
+        return True
 
     def add_raw(self, line: int, raw: RawEvent) -> None:
         """Add a decoded line; raises InvalidEvent when it is not a valid event."""
@@ -261,22 +363,31 @@ class FoldData:
     def n_sessions(self) -> int:
         return len(self.base)
 
+    @cached_property
+    def stats(self) -> ArmStats:
+        """Per-arm sums under this snapshot's grades (computed once, then shared by what-ifs)."""
+        return arm_stats(self, self.base)
+
     def with_base(self, base: FloatArray) -> FoldData:
         return replace(self, base=base)
 
 
 @dataclass(frozen=True)
 class Posterior:
-    """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`."""
+    """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`.
+
+    `rewarded` and `last_session` are only needed for the state file and the status table,
+    so they are computed on first use rather than on every (what-if, preview) fold.
+    """
 
     arm_ids: tuple[str, ...]
     alpha: FloatArray
     beta: FloatArray
     n: IntArray
-    rewarded: IntArray  # graded sessions whose credited reward exceeded 0.5 (gptme's total_rewards)
-    last_session: IntArray  # row of the arm's latest graded session, -1 if none
     settings: CreditSettings
     graded_sessions: int
+    data: FoldData = field(repr=False, compare=False)
+    base: FloatArray = field(repr=False, compare=False)  # the per-session rewards folded
 
     @property
     def mean(self) -> FloatArray:
@@ -286,65 +397,130 @@ class Posterior:
     def index(self) -> dict[str, int]:
         return {arm: i for i, arm in enumerate(self.arm_ids)}
 
+    @cached_property
+    def rewarded(self) -> IntArray:
+        """Graded sessions whose credited reward exceeded 0.5 (gptme's total_rewards)."""
+        data, graded = self.data, ~np.isnan(self.base)
+        rows = graded[data.entry_session]
+        w = credit_mod.weight(data.entry_salience[rows], self.settings.floor)
+        credited = credit_mod.credited_reward(self.base[data.entry_session[rows]], w, self.settings.strategy)
+        counts = np.bincount(data.entry_arm[rows][credited > 0.5], minlength=data.n_arms)
+        result: IntArray = data.prior_rewards + counts.astype(np.int64)
+        return result
 
-def entry_increments(
-    data: FoldData, settings: CreditSettings, base: FloatArray | None = None
-) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
-    """(alpha increment, beta increment, graded?) for every log entry, before decay."""
-    session_base = data.base if base is None else base
-    entry_base = session_base[data.entry_session]
-    graded = ~np.isnan(entry_base)
-    entry_base = np.where(graded, entry_base, 0.0)
-    w = credit_mod.weight(data.entry_salience, settings.floor)
-    d_alpha, d_beta = credit_mod.credit(entry_base, w, settings.strategy)
-    d_alpha = np.broadcast_to(d_alpha, entry_base.shape) * graded
-    d_beta = np.broadcast_to(d_beta, entry_base.shape) * graded
-    return d_alpha, d_beta, graded
+    @cached_property
+    def last_session(self) -> IntArray:
+        """Row of each arm's latest graded session, -1 if none."""
+        data = self.data
+        last = np.full(data.n_arms, -1, dtype=np.int64)
+        graded = ~np.isnan(self.base)[data.entry_session]
+        np.maximum.at(last, data.entry_arm[graded], data.entry_session[graded].astype(np.int64))
+        return last
+
+
+def _sum_by_arm(arms: npt.NDArray[np.int32], weights: npt.NDArray[Any], n_arms: int) -> FloatArray:
+    return np.bincount(arms, weights=weights, minlength=n_arms).astype(np.float64, copy=False)
+
+
+@dataclass(frozen=True)
+class ArmStats:
+    """Per-arm sums over graded sessions. Without decay every strategy's posterior is a linear
+    function of these, so a what-if over strategy or floor costs O(arms), not O(entries)."""
+
+    n: FloatArray  # graded sessions the arm was injected in
+    sum_base: FloatArray  # sum of base rewards
+    sum_base_salience: FloatArray  # sum of base * salience
+    sum_salience: FloatArray  # sum of salience
+    graded_sessions: int
+
+
+def arm_stats(data: FoldData, base: FloatArray) -> ArmStats:
+    n_arms, arms = data.n_arms, data.entry_arm
+    graded_rows = ~np.isnan(base)
+    entry_base = np.where(graded_rows, base, 0.0)[data.entry_session]  # 0 for pending
+    graded = graded_rows[data.entry_session]
+    return ArmStats(
+        n=_sum_by_arm(arms, graded, n_arms),
+        sum_base=_sum_by_arm(arms, entry_base, n_arms),
+        sum_base_salience=_sum_by_arm(arms, entry_base * data.entry_salience, n_arms),
+        sum_salience=_sum_by_arm(arms, data.entry_salience * graded, n_arms),
+        graded_sessions=int(graded_rows.sum()),
+    )
 
 
 def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = None) -> Posterior:
-    """Fold the whole log under `settings`; `base` overrides the per-session rewards (what-if)."""
+    """Fold the whole log under `settings`; `base` overrides the per-session rewards (what-if).
+
+    With w = floor + (1 - floor) * salience, the sums of w*base and of w over an arm's sessions
+    are floor*sum(base) + (1-floor)*sum(base*salience) and floor*n + (1-floor)*sum(salience);
+    seed, evidence and uniform are each a line in those (SPEC 5). Decay weighs every session
+    differently, so it takes the entry-by-entry path.
+    """
     session_base = data.base if base is None else base
-    n_arms = data.n_arms
-    d_alpha, d_beta, graded = entry_increments(data, settings, session_base)
-    graded_rows = ~np.isnan(session_base)
-    total_graded = int(graded_rows.sum())
     a0, b0 = settings.prior_alpha, settings.prior_beta
     start_alpha = np.where(np.isnan(data.prior_alpha), a0, data.prior_alpha)
     start_beta = np.where(np.isnan(data.prior_beta), b0, data.prior_beta)
-    if settings.decay < 1.0 and total_graded:
+    stats = data.stats if base is None else arm_stats(data, session_base)
+    strategy, floor = settings.strategy, settings.floor
+    if settings.decay < 1.0 and stats.graded_sessions:
         # Before each graded session every arm moves toward the prior by gamma, so an
         # increment from the t-th of T graded sessions is worth gamma**(T - t) at the end.
+        arms, n_arms, total = data.entry_arm, data.n_arms, stats.graded_sessions
+        graded_rows = ~np.isnan(session_base)
+        entry_base = np.where(graded_rows, session_base, 0.0)[data.entry_session]
+        w = credit_mod.weight(data.entry_salience, floor)
+        d_alpha, d_beta = credit_mod.credit(entry_base, w, strategy)
         rank = np.cumsum(graded_rows)
-        factor = settings.decay ** (total_graded - rank[data.entry_session]).astype(np.float64)
-        d_alpha = d_alpha * factor
-        d_beta = d_beta * factor
-        shrink = settings.decay**total_graded
-        start_alpha = a0 + shrink * (start_alpha - a0)
-        start_beta = b0 + shrink * (start_beta - b0)
-    arms = data.entry_arm
-    alpha: FloatArray = start_alpha + np.bincount(arms, weights=d_alpha, minlength=n_arms).astype(np.float64)
-    beta: FloatArray = start_beta + np.bincount(arms, weights=d_beta, minlength=n_arms).astype(np.float64)
-    n = data.prior_n + np.bincount(arms, weights=graded, minlength=n_arms).astype(np.int64)
-    w = credit_mod.weight(data.entry_salience, settings.floor)
-    credited = credit_mod.credited_reward(np.nan_to_num(session_base[data.entry_session]), w, settings.strategy)
-    rewarded = data.prior_rewards + np.bincount(arms, weights=graded & (credited > 0.5), minlength=n_arms).astype(
-        np.int64
-    )
-    last = np.full(n_arms, -1, dtype=np.int64)
-    if len(arms):
-        rows = np.where(graded, data.entry_session, -1).astype(np.int64)
-        np.maximum.at(last, arms, rows)
+        factor = (
+            settings.decay ** (total - rank[data.entry_session]).astype(np.float64) * graded_rows[data.entry_session]
+        )
+        shrink = settings.decay**total
+        alpha = a0 + shrink * (start_alpha - a0) + _sum_by_arm(arms, d_alpha * factor, n_arms)
+        beta = b0 + shrink * (start_beta - b0) + _sum_by_arm(arms, d_beta * factor, n_arms)
+    elif strategy == "uniform":  # alpha += base, beta += 1 - base
+        alpha = start_alpha + stats.sum_base
+        beta = start_beta + stats.n - stats.sum_base
+    else:
+        sum_wb = floor * stats.sum_base + (1.0 - floor) * stats.sum_base_salience
+        alpha = start_alpha + sum_wb
+        if strategy == "seed":  # alpha += base*w, beta += 1 - base*w
+            beta = start_beta + stats.n - sum_wb
+        else:  # evidence: alpha += w*base, beta += w*(1 - base) = w - w*base
+            beta = start_beta + floor * stats.n + (1.0 - floor) * stats.sum_salience - sum_wb
     return Posterior(
         arm_ids=data.arm_ids,
-        alpha=alpha,
-        beta=beta,
-        n=n,
-        rewarded=rewarded,
-        last_session=last,
+        alpha=np.asarray(alpha, dtype=np.float64),
+        beta=np.asarray(beta, dtype=np.float64),
+        n=data.prior_n + stats.n.astype(np.int64),
         settings=settings,
-        graded_sessions=total_graded,
+        graded_sessions=stats.graded_sessions,
+        data=data,
+        base=session_base,
     )
+
+
+def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
+    """The posterior after changing one session's reward (None: pending), touching only that
+    session's entries. Exact without decay; with decay every arm's weights change, so it re-folds."""
+    data, settings = post.data, post.settings
+    base = post.base.copy()
+    old = base[row]
+    base[row] = np.nan if reward is None else reward
+    if settings.decay < 1.0:
+        return fold(data, settings, base)
+    start, stop = int(data.session_start[row]), int(data.session_start[row + 1])
+    arms = data.entry_arm[start:stop]
+    w = credit_mod.weight(data.entry_salience[start:stop], settings.floor)
+    alpha, beta, n = post.alpha.copy(), post.beta.copy(), post.n.copy()
+    for value, sign in ((old, -1.0), (base[row], 1.0)):
+        if np.isnan(value):
+            continue
+        d_alpha, d_beta = credit_mod.credit(np.full_like(w, float(value)), w, settings.strategy)
+        np.add.at(alpha, arms, sign * d_alpha)
+        np.add.at(beta, arms, sign * d_beta)
+        np.add.at(n, arms, int(sign))
+    graded = post.graded_sessions + int(not np.isnan(base[row])) - int(not np.isnan(old))
+    return Posterior(data.arm_ids, alpha, beta, n, settings, graded, data, base)
 
 
 def fold_naive(events: list[Event], settings: CreditSettings) -> dict[str, tuple[float, float, int]]:

@@ -7,12 +7,14 @@ as it is at that moment, followed by an atomic rewrite of `bandit-state.json`.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
 import hashlib
 import math
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from core import credit as credit_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
-from core.events import GRADE, PRIOR, SELECTION, SESSION, InvalidEvent, SessionEvent, decode_raw, encode
+from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_many, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
@@ -276,13 +278,11 @@ class Workspace:
         if size == index.end and self._tail_problem is None and not reset:
             return False
         started_at = index.end
-        result = self.log.read_from(index.end, index.lines + 1, decode=decode_raw, continues_line=self._partial)
-        for line, raw in result.events:
-            try:
-                index.add_raw(line, raw)
-            except InvalidEvent as exc:
-                index.problems.append(LogProblem(line, str(exc)))
-        index.problems.extend(result.problems)
+        with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
+            result = self.log.read_from(
+                index.end, index.lines + 1, decode=decode_raw, continues_line=self._partial, decode_many=decode_raw_many
+            )
+            index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
         changed = reset or bool(result.events or result.problems) or result.tail_problem != self._tail_problem
         self._tail_problem = result.tail_problem
         if result.end != index.end:
@@ -934,6 +934,17 @@ class Workspace:
 
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, write=True)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _check_session_id(session_id: str) -> None:

@@ -1,0 +1,1 @@
+"""Benchmarks for lesson-credit: `python -m bench.run` (see bench/run.py)."""
