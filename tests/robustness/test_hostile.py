@@ -161,3 +161,17 @@ def test_journal_outside_the_workspace_is_not_read_without_a_flag(tmp_path: Path
     assert explained.journal_text is None and "outside the workspace" in (explained.journal_problem or "")
     allowed = Workspace(root, allow_outside_journals=True).explain("s1")
     assert allowed.journal_text == "the secret"
+
+
+@FAST
+@given(
+    st.text(alphabet="ab_ -*", min_size=1, max_size=6).filter(lambda k: "*" in k and k.replace("*", "").strip()),
+    st.text(alphabet="abAB_ -.\n", max_size=120),
+)
+def test_wildcard_spans_equal_regex_finditer(keyword: str, text: str) -> None:
+    """The anchored search for leading-* keywords gives exactly finditer's non-empty matches."""
+    key = keyword.strip()
+    found = KeywordMatcher([keyword]).scan(text).get(key.lower(), [])
+    regex = re.compile(r"\w*".join(re.escape(part) for part in key.lower().split("*")))
+    expected = [m.span() for m in regex.finditer(text.lower()) if m.end() > m.start()]
+    assert found == expected

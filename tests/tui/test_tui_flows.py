@@ -1,0 +1,707 @@
+"""Pilot tests: drive the dashboard with keys and assert on its state and on the files it writes."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, weight
+
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.grade_value import GradeValueScreen
+from tui.screens.help import HelpScreen
+from tui.screens.lessons import LessonsScreen
+from tui.screens.session_detail import SessionDetailScreen
+from tui.screens.sessions import SessionsScreen
+from tui.screens.what_if import WhatIfScreen
+from tui.widgets.beta_plot import BetaPlot
+from tui.widgets.journal_view import JournalView
+from tui.widgets.lesson_panel import LessonPanel
+
+SIZE = (120, 40)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Let workers finish and their messages land (a result can start another worker)."""
+    for _ in range(4):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def table_keys(table: DataTable[object]) -> list[str]:
+    return [str(table.coordinate_to_cell_key((row, 0)).row_key.value) for row in range(table.row_count)]
+
+
+def lessons_screen(app: LessonCreditApp) -> LessonsScreen:
+    assert isinstance(app.screen, LessonsScreen)
+    return app.screen
+
+
+async def open_session(pilot: Pilot[None], session_id: str) -> SessionDetailScreen:
+    """From anywhere: Sessions, move to the session's row, enter."""
+    await pilot.press("s")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    table = screen.query_one("#sessions-table", DataTable)
+    table.move_cursor(row=table_keys(table).index(session_id))
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
+    detail = pilot.app.screen
+    assert isinstance(detail, SessionDetailScreen)
+    assert detail.session_id == session_id
+    return detail
+
+
+# ---------------------------------------------------------------------------- Lessons
+
+
+async def test_opens_on_lessons_with_every_lesson_and_the_missing_one(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        table = screen.query_one("#lessons-table", DataTable)
+        keys = table_keys(table)
+        assert set(keys) == {
+            "tools/git-worktree.md",
+            "tools/shell-quoting.md",
+            "testing/run-tests.md",
+            "workflow/small-commits.md",
+            "communication/ask-first.md",
+            "tools/old-lesson.md",
+        }
+        # default order: mean, best first
+        means = [screen.view.row(k).mean for k in keys]  # type: ignore[union-attr]
+        assert means == sorted(means, reverse=True)
+        # the missing lesson is shown and explained
+        table.move_cursor(row=keys.index("tools/old-lesson.md"))
+        await pilot.pause()
+        panel = screen.query_one("#lesson-panel", LessonPanel)
+        assert panel.detail is not None and panel.detail.row.status == "missing"
+        text = panel.describe(panel.detail).plain
+        assert "not in the library" in text
+        assert "status" not in app.title  # nothing odd in the title
+
+
+async def test_filter_narrows_the_table_and_slash_focuses_it(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input) and app.focused.id == "filter"
+        await pilot.press(*"shell")
+        await pilot.pause()
+        assert table_keys(screen.query_one("#lessons-table", DataTable)) == ["tools/shell-quoting.md"]
+        # l and s type into the filter instead of switching screens
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "s", "l")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonsScreen)
+        assert screen.query_one("#filter", Input).value == "sl"
+        # filter by status
+        await pilot.press("backspace", "backspace", *"missing", "enter")
+        await pilot.pause()
+        assert table_keys(screen.query_one("#lessons-table", DataTable)) == ["tools/old-lesson.md"]
+        assert app.focused is screen.query_one("#lessons-table")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(table_keys(screen.query_one("#lessons-table", DataTable))) == 6
+
+
+async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        table = screen.query_one("#lessons-table", DataTable)
+        assert (screen.sort_column, screen.sort_reverse) == ("mean", True)
+        await pilot.press("r")
+        await pilot.pause()
+        means = [screen.view.row(k).mean for k in table_keys(table)]  # type: ignore[union-attr]
+        assert means == sorted(means)
+        await pilot.press("o")  # mean -> interval
+        await pilot.pause()
+        assert screen.sort_column == "interval"
+        await pilot.press("o", "o")  # interval -> last -> lesson (wraps)
+        await pilot.pause()
+        assert screen.sort_column == "lesson"
+        assert table_keys(table) == sorted(table_keys(table), reverse=screen.sort_reverse)
+        # clicking the "n" header sorts by n, most evidence first; clicking again reverses
+        x = sum(
+            col.get_render_width(table)
+            for key, col in table.columns.items()
+            if key.value in ("lesson", "category", "status")
+        )
+        await pilot.click("#lessons-table", offset=(x + 1, 0))
+        await pilot.pause()
+        assert (screen.sort_column, screen.sort_reverse) == ("n", True)
+        ns = [screen.view.row(k).n for k in table_keys(table)]  # type: ignore[union-attr]
+        assert ns == sorted(ns, reverse=True)
+        await pilot.click("#lessons-table", offset=(x + 1, 0))
+        await pilot.pause()
+        assert (screen.sort_column, screen.sort_reverse) == ("n", False)
+
+
+async def test_highlight_updates_panel_and_plot_at_once(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        table = screen.query_one("#lessons-table", DataTable)
+        panel = screen.query_one("#lesson-panel", LessonPanel)
+        plot = screen.query_one("#lesson-plot", BetaPlot)
+        keys = table_keys(table)
+        for index in (1, 2, 3):
+            await pilot.press("down")
+            assert panel.detail is not None and panel.detail.row.path == keys[index]
+            main = [c for c in plot.curves if c.role == "main"]
+            assert len(main) == 1
+            row = screen.view.row(keys[index])  # type: ignore[union-attr]
+            assert (main[0].alpha, main[0].beta) == (row.alpha, row.beta)
+            assert any(c.role == "prior" and (c.alpha, c.beta) == (1.0, 1.0) for c in plot.curves)
+        # the panel shows usage and P(top-k) from the engine
+        table.move_cursor(row=keys.index("tools/git-worktree.md"))
+        await pilot.pause()
+        detail = panel.detail
+        assert detail is not None
+        assert detail.usage is not None and detail.usage.injected == 2
+        assert detail.usage.salient == 2
+        expected = Workspace(screen.source.workspace.root).p_top_k(seed=0)["tools/git-worktree.md"]
+        assert detail.p_top_k == pytest.approx(expected)
+        text = panel.describe(detail).plain
+        assert "injected in 2 sessions" in text and "P(in a top-10 draw)" in text
+
+
+async def test_pin_up_to_three_for_comparison(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        table = screen.query_one("#lessons-table", DataTable)
+        plot = screen.query_one("#lesson-plot", BetaPlot)
+        keys = table_keys(table)
+        await pilot.press("p", "down", "p", "down", "p", "down")
+        await pilot.pause()
+        assert screen.pins == keys[:3]
+        pin_curves = [c for c in plot.curves if c.role == "pin"]
+        assert len(pin_curves) == 3
+        # pinned rows are marked in the table
+        first = table.get_row(keys[0])
+        assert str(first[0]).strip().startswith("◆")
+        assert not str(table.get_row(keys[3])[0]).strip().startswith("◆")
+        # a fourth pin is refused
+        await pilot.press("p")
+        await pilot.pause()
+        assert screen.pins == keys[:3]
+        # unpin
+        await pilot.press("up", "p")
+        await pilot.pause()
+        assert screen.pins == keys[:2]
+
+
+async def test_enter_on_a_lesson_opens_its_last_session_focused_on_it(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        table = screen.query_one("#lessons-table", DataTable)
+        table.move_cursor(row=table_keys(table).index("tools/shell-quoting.md"))
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen)
+        assert detail.session_id == "s2" and detail.focused_lesson == "tools/shell-quoting.md"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonsScreen)
+
+
+# ---------------------------------------------------------------------------- Sessions
+
+
+async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        table = screen.query_one("#sessions-table", DataTable)
+        assert table_keys(table) == ["s4", "s3", "s2", "s1"]
+        assert str(table.get_row("s4")[3]) == "pending"
+        assert str(table.get_row("s4")[4]) == "pending"
+        assert str(table.get_row("s1")[3]) == "0.80" and str(table.get_row("s1")[4]) == "heuristic"
+        await pilot.press("p")
+        await pilot.pause()
+        assert table_keys(table) == ["s4"]
+        await pilot.press("p")
+        await pilot.pause()
+        assert len(table_keys(table)) == 4
+        # reward over time: one point per session, None while pending
+        from tui.widgets.reward_plot import RewardPlot
+
+        assert screen.query_one("#reward-plot", RewardPlot).rewards == (0.8, 0.4, 0.6, None)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s4"
+        # l from anywhere goes to Lessons, s comes back to the Sessions list
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonsScreen)
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionDetailScreen)  # the Sessions mode kept its stack
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+
+
+# ---------------------------------------------------------------------------- Session detail
+
+
+async def test_detail_shows_breakdown_and_before_after(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        credits = detail.query_one("#credits", DataTable)
+        assert table_keys(credits) == ["tools/git-worktree.md", "testing/run-tests.md", "tools/shell-quoting.md"]
+        row = credits.get_row("tools/git-worktree.md")
+        assert [str(c) for c in row[1:6]] == ["0.50", "0.650", "0.520", "+0.520", "+0.480"]
+        assert str(row[6]) == "git worktree" and str(row[7]) == "stale branch"
+        # the journal highlights every hit; the focused lesson's hits are the emphasised ones
+        journal = detail.query_one("#journal", JournalView)
+        text = journal.display_text
+        assert [text[s:e] for s, e in journal._focus] == ["git worktree", "git worktree"]
+        assert sorted(text[s:e] for s, e in journal._hits) == ["git worktree", "git worktree", "pytest"]
+        await pilot.press("down")
+        await pilot.pause()
+        assert detail.focused_lesson == "testing/run-tests.md"
+        assert [text[s:e] for s, e in journal._focus] == ["pytest"]
+        plot = detail.query_one("#credit-plot", BetaPlot)
+        credit = next(c for c in detail.credits() if c.path == "testing/run-tests.md")
+        assert [(c.role, c.alpha, c.beta) for c in plot.curves] == [
+            ("before", credit.alpha_before, credit.beta_before),
+            ("after", credit.alpha_after, credit.beta_after),
+        ]
+        assert credit.alpha_after - credit.alpha_before == pytest.approx(0.8 * weight(0.5))
+
+
+async def test_missing_journal_shows_the_reason(app: LessonCreditApp, ws_root: Path) -> None:
+    (ws_root / "state" / "journals" / "s2.md").unlink()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s2")
+        journal = detail.query_one("#journal", JournalView)
+        assert journal.display_text == ""
+        assert journal.message is not None and "not found" in journal.message
+        # credit is still explained from the stored salience
+        assert len(detail.credits()) == 3
+
+
+async def test_markup_and_escapes_in_a_journal_show_literally(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s3")
+        journal = detail.query_one("#journal", JournalView)
+        assert "[red]boom[/]" in journal.display_text
+        assert "\x1b" not in journal.display_text
+        assert "␛[31mred␛[0m" in journal.display_text
+        assert "    indented" in journal.display_text  # tab expanded
+        rendered = "".join(journal.render_line(y).text for y in range(journal.size.height))
+        assert "[red]boom[/]" in rendered
+        assert "\x1b" not in rendered
+        # the hit after the escape sequences is still highlighted where it is
+        text = journal.display_text
+        assert [text[s:e] for s, e in journal._focus] == ["git worktree"]
+        svg = app.export_screenshot()
+        assert "[red]boom[/]" in svg.replace("&#160;", " ")
+
+
+# ---------------------------------------------------------------------------- grading
+
+
+def grade_events(root: Path) -> list[dict[str, object]]:
+    return [e for e in log_lines(root) if e.get("type") == "grade"]
+
+
+async def test_draft_grade_previews_credit_before_anything_is_written(app: LessonCreditApp, ws_root: Path) -> None:
+    before = (ws_root / LOG_REL).read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        saliences = {c.path: c.salience for c in detail.credits()}
+        for key, draft in (("3", 0.3), ("0", 0.0), ("f", 1.0), ("9", 0.9)):
+            await pilot.press(key)
+            await settle(pilot)
+            assert detail.draft == draft
+            assert detail.shown is not None and detail.shown.base_reward == draft
+            for credit in detail.credits():
+                w = weight(saliences[credit.path])
+                assert credit.alpha_delta == pytest.approx(draft * w)  # seed: alpha += base * w
+                assert credit.beta_delta == pytest.approx(1 - draft * w)
+                assert credit.reward == pytest.approx(draft * w)
+        credits = detail.query_one("#credits", DataTable)
+        assert str(credits.get_row("tools/shell-quoting.md")[4]) == f"+{0.9 * weight(0.0):.3f}"
+        # +/- step by 0.05 from the draft, clamped to [0, 1]
+        await pilot.press("plus")
+        await settle(pilot)
+        assert detail.draft == pytest.approx(0.95)
+        await pilot.press("plus", "plus")
+        await settle(pilot)
+        assert detail.draft == 1.0
+        await pilot.press("minus")
+        await settle(pilot)
+        assert detail.draft == pytest.approx(0.95)
+        # the plot shows the draft's after-curve
+        plot = detail.query_one("#credit-plot", BetaPlot)
+        focused = next(c for c in detail.credits() if c.path == detail.focused_lesson)
+        assert plot.curves[1].alpha == pytest.approx(focused.alpha_before + 0.95 * weight(focused.salience))
+        # escape discards the draft (and says so); nothing was written
+        await pilot.press("escape")
+        await settle(pilot)
+        assert detail.draft is None and isinstance(app.screen, SessionDetailScreen)
+        assert detail.shown is not None and detail.shown.base_reward == 0.8
+    assert (ws_root / LOG_REL).read_bytes() == before
+
+
+async def test_commit_appends_a_manual_grade_with_the_note(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")  # pending
+        await pilot.press("c")  # no draft: nothing to commit
+        await settle(pilot)
+        assert grade_events(ws_root) == []
+        await pilot.press("7", "n", *"checked by hand", "enter")
+        await settle(pilot)
+        assert app.focused is detail.query_one("#credits")
+        await pilot.press("c")
+        await settle(pilot)
+        grades = grade_events(ws_root)
+        assert len(grades) == 1
+        assert grades[0]["session_id"] == "s4" and grades[0]["base_reward"] == 0.7
+        assert grades[0]["grader"] == "manual" and grades[0]["note"] == "checked by hand"
+        assert grades[0]["timestamp"] == "2026-03-05T16:30:00Z"  # the injected clock
+        # the screen now shows the committed grade and its history
+        assert detail.draft is None
+        assert detail.base is not None and detail.base.session.base_reward == 0.7
+        assert [g.base_reward for g in detail.base.grades] == [0.7]
+        # undo cannot make a pending session pending again: it says so and writes nothing
+        await pilot.press("u")
+        await settle(pilot)
+        assert len(grade_events(ws_root)) == 1
+        assert any("cannot make a session pending again" in n.message for n in app._notifications)
+
+
+async def test_type_an_exact_grade_in_the_modal(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s2")
+        await pilot.press("g")
+        await pilot.pause()
+        modal = app.screen
+        assert isinstance(modal, GradeValueScreen)
+        box = modal.query_one("#grade-value", Input)
+        assert box.value == "0.4"
+        for bad in ("1.5", "nan", "-0.1", "abc", "inf"):
+            box.value = bad
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is modal, bad
+            assert "-invalid" in modal.query_one("#grade-error").classes
+        box.value = "0,73"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is detail and detail.draft == pytest.approx(0.73)
+        assert detail.shown is not None and detail.shown.base_reward == pytest.approx(0.73)
+        # escape cancels without touching the draft
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is detail and detail.draft == pytest.approx(0.73)
+
+
+async def test_undo_appends_the_previous_grade_back(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        await pilot.press("u")  # only the grade it was logged with: nothing to undo
+        await settle(pilot)
+        assert grade_events(ws_root) == []
+        await pilot.press("3", "c")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        grades = grade_events(ws_root)
+        assert [g["base_reward"] for g in grades] == [0.3, 0.8]
+        assert "undo" in str(grades[1]["note"])
+        assert detail.base is not None and detail.base.session.base_reward == 0.8
+        assert [g.base_reward for g in detail.base.grades] == [0.8, 0.3, 0.8]
+
+
+async def test_regrading_never_counts_a_session_twice(app: LessonCreditApp, ws_root: Path) -> None:
+    fresh_before = {r.path: r for r in Workspace(ws_root).posteriors().rows}
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        for key in ("5", "9", "2"):
+            await pilot.press(key, "c")
+            await settle(pilot)
+        assert [g["base_reward"] for g in grade_events(ws_root)] == [0.5, 0.9, 0.2]
+        await pilot.press("l")
+        await settle(pilot)
+        screen = lessons_screen(app)
+        assert screen.view is not None
+        shown = {r.path: r for r in screen.view.rows}
+    # n is unchanged; alpha is the fold with only the final grade (0.2 instead of 0.8)
+    for path in ("tools/git-worktree.md", "testing/run-tests.md", "tools/shell-quoting.md"):
+        credit = next(c for c in detail.credits() if c.path == path)
+        w = weight(credit.salience)
+        assert shown[path].n == fresh_before[path].n
+        assert shown[path].alpha == pytest.approx(fresh_before[path].alpha - 0.8 * w + 0.2 * w)
+        assert shown[path].beta == pytest.approx(fresh_before[path].beta - (1 - 0.8 * w) + (1 - 0.2 * w))
+    fresh_after = {r.path: r for r in Workspace(ws_root).posteriors().rows}
+    for path, row in shown.items():
+        assert row.alpha == pytest.approx(fresh_after[path].alpha)
+        assert row.n == fresh_after[path].n
+
+
+# ---------------------------------------------------------------------------- what-if
+
+
+async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
+    log_before = (ws_root / LOG_REL).read_bytes()
+    state_before = (ws_root / STATE_REL).read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        assert screen.view is not None and screen.view.proposed.strategy == "seed"
+        assert all(row.rank_change == 0 and row.delta == 0 for row in screen.view.rows)
+        await pilot.press("t")  # seed -> evidence
+        await settle(pilot)
+        assert screen.view.proposed.strategy == "evidence"
+        expected = {r.path: r.mean for r in Workspace(ws_root).replay("evidence", 0.3).rows}
+        assert {r.path: r.mean_then for r in screen.view.rows} == pytest.approx(expected)
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        await settle(pilot)
+        assert screen.view.proposed.floor == pytest.approx(0.4)
+        assert screen.query_one("#floor", Input).value == "0.4"
+        expected = {r.path: r.mean for r in Workspace(ws_root).replay("evidence", 0.4).rows}
+        assert {r.path: r.mean_then for r in screen.view.rows} == pytest.approx(expected)
+        table = screen.query_one("#what-if-table", DataTable)
+        for row in screen.view.rows:
+            cells = [str(c) for c in table.get_row(row.path)]
+            assert cells[1] in ("·", f"▲{row.rank_change}", f"▼{-row.rank_change}")
+        assert any(row.rank_change != 0 for row in screen.view.rows)
+        # a typed floor outside [0, 1] is refused and does not re-fold
+        floor = screen.query_one("#floor", Input)
+        floor.value = "1.5"
+        await settle(pilot)
+        assert screen.view.proposed.floor == pytest.approx(0.4)
+        floor.value = "0.4"
+        await settle(pilot)
+        # ctrl+s asks first; "n" writes nothing
+        screen.query_one("#what-if-table").focus()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, LessonsScreen)
+    assert (ws_root / LOG_REL).read_bytes() == log_before
+    assert (ws_root / STATE_REL).read_bytes() == state_before
+    assert not (ws_root / CONFIG_REL).exists()
+
+
+async def test_what_if_saves_only_after_confirmation(app: LessonCreditApp, ws_root: Path) -> None:
+    log_before = (ws_root / LOG_REL).read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.press("t", "t")  # uniform
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert 'strategy = "uniform"' in (ws_root / CONFIG_REL).read_text()
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        assert screen.view is not None and screen.view.current.strategy == "uniform"
+        await pilot.press("escape")
+        await settle(pilot)
+        lessons = lessons_screen(app)
+        assert lessons.view is not None and lessons.view.table.settings.strategy == "uniform"
+    assert (ws_root / LOG_REL).read_bytes() == log_before
+
+
+# ---------------------------------------------------------------------------- live updates, help, problems
+
+
+async def test_live_reload_after_another_process_appends(workspace: Workspace, ws_root: Path) -> None:
+    app = LessonCreditApp(workspace, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = lessons_screen(app).view
+        assert before is not None
+        await pilot.press("s")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        other = Workspace(ws_root, clock=fixed_clock)  # as if another process
+        record(other, ws_root, NEW_SESSION)
+        table = screen.query_one("#sessions-table", DataTable)
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            await pilot.pause()
+            if "s5" in table_keys(table):
+                break
+        assert table_keys(table)[0] == "s5"
+        await pilot.press("l")
+        await settle(pilot)
+        after = lessons_screen(app).view
+        assert after is not None and after.version > before.version
+        old = before.row("tools/git-worktree.md")
+        new = after.row("tools/git-worktree.md")
+        assert old is not None and new is not None and new.n == old.n + 1 and new.alpha > old.alpha
+
+
+async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert help_screen.sections[0].title == "Lessons"
+        text = "\n".join(f"{k} {d}" for s in help_screen.sections for k, d in s.keys)
+        for needle in (
+            "/ Filter",
+            "p Pin / unpin",
+            "c Commit grade",
+            "u Undo grade",
+            "0-9",
+            "^s Save settings…",
+            "? Help",
+        ):
+            assert needle in text, needle
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LessonsScreen)
+
+
+async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        names = [command.title for command in app.get_system_commands(app.screen)]
+        for name in ("Pin / unpin", "What-if", "Sessions", "Help", "Theme"):
+            assert name in names
+        detail = await open_session(pilot, "s1")
+        names = [command.title for command in app.get_system_commands(detail)]
+        assert "Commit grade" in names and "Draft 0.3" in names
+        # running one from the palette's callback works like the key
+        command = next(c for c in app.get_system_commands(detail) if c.title == "Draft 0.3")
+        await command.callback()  # type: ignore[misc]
+        await settle(pilot)
+        assert detail.draft == 0.3
+
+
+async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: Workspace, ws_root: Path) -> None:
+    (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
+    with open(ws_root / LOG_REL, "a", encoding="utf-8") as log:
+        log.write("this is not json\n")
+    app = LessonCreditApp(workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        messages = [n.message for n in app._notifications]
+        titles = [n.title for n in app._notifications]
+        assert any("unreadable line" in t for t in titles)
+        assert any("could not be loaded" in t for t in titles)
+        assert any("line 5" in m for m in messages)
+        screen = lessons_screen(app)
+        row = screen.view.row("tools/broken.md") if screen.view else None
+        assert row is not None and row.status == "broken"
+        table = screen.query_one("#lessons-table", DataTable)
+        table.move_cursor(row=table_keys(table).index("tools/broken.md"))
+        await pilot.pause()
+        panel = screen.query_one("#lesson-panel", LessonPanel)
+        assert panel.detail is not None
+        assert "could not be loaded" in panel.describe(panel.detail).plain
+        await pilot.press("s")
+        await settle(pilot)
+        problems = app.screen.query_one("#log-problems")
+        assert problems.display and "line 5" in str(problems.render())
+
+
+async def test_theme_switch_keeps_working(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.theme = "textual-light"
+        await settle(pilot)
+        detail = await open_session(pilot, "s3")
+        app.theme = "textual-dark"
+        await settle(pilot)
+        assert detail.query_one("#credits", DataTable).row_count == 2
+
+
+async def test_engine_failure_is_reported_not_fatal(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+
+        def broken(*args: object, **kwargs: object) -> None:
+            raise OSError("disk on fire")
+
+        detail.source.grade = broken  # type: ignore[method-assign]
+        await pilot.press("5", "c")
+        await settle(pilot)
+        assert app.is_running
+        assert any("disk on fire" in n.message for n in app._notifications)
+        assert not math.isnan(detail.draft or 0.0)
+
+
+async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
+    app = LessonCreditApp(Workspace(tmp_path / "empty", clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        assert screen.query_one("#lessons-table", DataTable).row_count == 0
+        assert screen.query_one("#lesson-panel", LessonPanel).detail is None
+        await pilot.press("enter", "p", "o", "w")
+        await settle(pilot)
+        assert isinstance(app.screen, WhatIfScreen)
+        await pilot.press("t", "escape", "s")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        await pilot.press("enter", "p", "question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert app.is_running
+
+
+async def test_a_log_change_reloads_each_screen_once(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        loads: list[int] = []
+        original = screen.source.lessons_view
+
+        def counting() -> object:
+            loads.append(1)
+            return original()
+
+        screen.source.lessons_view = counting  # type: ignore[method-assign]
+        app.data_version += 1
+        await settle(pilot)
+        assert len(loads) == 1

@@ -1,0 +1,162 @@
+"""The dashboard's pure helpers: literal display text, wrapping, formats, grade parsing, ranks, undo."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tui_fixture import fixed_clock, log_lines
+
+from core.workspace import Workspace
+from tui.screens.grade_value import parse_grade
+from tui.screens.lessons import lesson_name, matches
+from tui.screens.session_detail import step_grade
+from tui.source import WorkspaceSource, ranks
+from tui.text import expand_tabs, fmt, fmt_signed, fmt_time, one_line, rank_arrow, visible_text, wrap_lines
+from tui.widgets.reward_plot import grouped, integer_ticks, rolling_mean
+
+
+def test_control_characters_become_visible_and_keep_offsets() -> None:
+    raw = "a\x1b[31mb\x00c\x7f\x9bd\u202ee\r\n\tf"
+    shown = visible_text(raw)
+    assert len(shown) == len(raw)
+    assert shown == "a␛[31mb␀c␡\ufffdd\ufffde \n\tf"
+    assert one_line("x\ny\tz\x1b") == "x␊y z␛"
+    assert one_line(None, "—") == "—"
+
+
+def test_markup_is_left_alone() -> None:
+    assert visible_text("[red]boom[/]") == "[red]boom[/]"
+    assert one_line("[bold]x[/bold]") == "[bold]x[/bold]"
+
+
+def test_expand_tabs_maps_offsets() -> None:
+    text = "ab\tc\n\td"
+    shown, mapping = expand_tabs(text, 4)
+    assert shown == "ab  c\n    d"
+    assert mapping is not None
+    assert shown[mapping[3] : mapping[4]] == "c"
+    assert shown[mapping[6] : mapping[7]] == "d"
+    assert expand_tabs("no tabs", 4) == ("no tabs", None)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab \n界é")), max_size=200), st.integers(1, 30))
+def test_wrap_lines_covers_every_character_once_and_fits(text: str, width: int) -> None:
+    from rich.cells import cell_len
+
+    lines = wrap_lines(text, width)
+    covered = "".join(text[s:e] for s, e in lines)
+    assert covered == text.replace("\n", "")
+    for s, e in lines:
+        piece = text[s:e]
+        assert "\n" not in piece
+        # a line may overflow only by a trailing space (it is cropped) or a single wide character
+        assert cell_len(piece.rstrip(" ")) <= max(width, 2)
+    assert len(lines) == text.count("\n") + 1 or len(lines) > text.count("\n")
+
+
+def test_wrap_prefers_spaces() -> None:
+    text = "one two three"
+    assert [text[s:e] for s, e in wrap_lines(text, 8)] == ["one two ", "three"]
+
+
+def test_formats() -> None:
+    assert fmt(0.5775) == "0.58" and fmt(None) == "—" and fmt(float("nan")) == "—"
+    assert fmt(0.5774999999999999, 3) == fmt(0.5775000000000001, 3)
+    assert fmt_signed(-0.0000001) == "+0.000" and fmt_signed(0.25) == "+0.250"
+    assert fmt_time("2026-03-05T16:30:00Z") == "2026-03-05 16:30"
+    assert fmt_time("yesterday\x1b") == "yesterday␛" and fmt_time(None) == "—"
+    assert [rank_arrow(c) for c in (3, -2, 0)] == ["▲3", "▼2", "·"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [
+        ("0.7", 0.7),
+        (" 1 ", 1.0),
+        ("0", 0.0),
+        ("0,25", 0.25),
+        ("1.5", None),
+        ("-0.1", None),
+        ("nan", None),
+        ("inf", None),
+        ("", None),
+        ("x", None),
+    ],
+)
+def test_parse_grade(typed: str, value: float | None) -> None:
+    parsed, problem = parse_grade(typed)
+    assert parsed == value
+    assert (problem is None) == (value is not None)
+
+
+def test_step_grade_clamps_and_does_not_drift() -> None:
+    value = 0.0
+    for _ in range(7):
+        value = step_grade(value, 0.05)
+    assert value == 0.35
+    assert step_grade(0.98, 0.05) == 1.0 and step_grade(0.02, -0.05) == 0.0
+    assert step_grade(None, 0.05) == 0.55
+
+
+def test_rolling_mean_and_grouping() -> None:
+    assert rolling_mean([1, 2, 3, 4], 2) == [1.0, 1.5, 2.5, 3.5]
+    assert rolling_mean([], 3) == []
+    xs, ys, size = grouped(list(range(1, 11)), [float(i) for i in range(10)], most=4)
+    assert size == 3 and ys == [1.0, 4.0, 7.0, 9.0] and xs == [2.0, 5.0, 8.0, 10.0]
+    assert grouped([1, 2], [0.1, 0.2])[2] == 1
+    assert integer_ticks(1) == [1] and integer_ticks(4) == [1, 2, 3, 4]
+    ticks = integer_ticks(168)
+    assert ticks[0] == 1 and ticks[-1] == 168 and len(ticks) <= 7
+
+
+def test_lesson_name_and_filter(workspace: Workspace) -> None:
+    rows = {row.path: row for row in workspace.posteriors().rows}
+    assert lesson_name(rows["tools/git-worktree.md"]) == "git-worktree"
+    assert matches(rows["tools/git-worktree.md"], "WORKTREE")
+    assert matches(rows["tools/old-lesson.md"], "missing")
+    assert not matches(rows["tools/old-lesson.md"], "active")
+
+
+def test_ranks_are_stable_for_ties(workspace: Workspace) -> None:
+    table = workspace.posteriors()
+    order = ranks(table.rows)
+    assert sorted(order.values()) == list(range(1, len(table.rows) + 1))
+    best = min(order, key=order.__getitem__)
+    assert table.row(best).mean == max(r.mean for r in table.rows)  # type: ignore[union-attr]
+
+
+def test_what_if_view_is_a_pure_refold(workspace: Workspace, ws_root: Path) -> None:
+    source = WorkspaceSource(workspace)
+    view = source.what_if(workspace.settings.with_(strategy="uniform"))
+    expected = {r.path: r.mean for r in Workspace(ws_root).replay("uniform").rows}
+    assert {r.path: r.mean_then for r in view.rows} == pytest.approx(expected)
+    assert [r.rank_then for r in view.rows] == list(range(1, len(view.rows) + 1))
+    assert all(r.rank_change == r.rank_now - r.rank_then for r in view.rows)
+
+
+def test_undo_rules(workspace: Workspace, ws_root: Path) -> None:
+    source = WorkspaceSource(workspace)
+    assert source.undo_grade("s1").record is None  # only the grade it was logged with
+    source.grade("s4", 0.6)
+    pending_first = source.undo_grade("s4")
+    assert pending_first.record is None and "pending again" in pending_first.message
+    source.grade("s4", 0.9, note="second look")
+    undone = source.undo_grade("s4")
+    assert undone.record is not None and undone.record.base_reward == 0.6
+    grades = [e for e in log_lines(ws_root) if e.get("type") == "grade"]
+    assert [(g["base_reward"], g["grader"]) for g in grades] == [(0.6, "manual"), (0.9, "manual"), (0.6, "manual")]
+    assert grades[1]["note"] == "second look"
+    assert Workspace(ws_root, clock=fixed_clock).session("s4").base_reward == 0.6
+
+
+def test_broken_lesson_files_become_rows_that_say_why(workspace: Workspace, ws_root: Path) -> None:
+    (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nstatus: [\n---\n")
+    view = WorkspaceSource(Workspace(ws_root)).lessons_view()
+    row = view.row("tools/broken.md")
+    assert row is not None and row.status == "broken" and row.n == 0
+    assert "YAML" in view.problems["tools/broken.md"] or view.problems["tools/broken.md"]
+    assert math.isclose(row.mean, 0.5)
