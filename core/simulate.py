@@ -884,7 +884,7 @@ def format_report(report: SimulationReport) -> str:
         f"scenario {sc.name}: {sc.n_lessons} lessons, {sc.n_sessions} sessions, k={sc.k}, floor={sc.floor}, "
         f"noise={sc.noise}, keyword_breadth={sc.keyword_breadth}; {len(report.seeds)} seeds; "
         f"LOO on the {sc.loo_log} run's log",
-        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
+        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
     ]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)
