@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, weight
@@ -36,7 +37,7 @@ async def settle(pilot: Pilot[None]) -> None:
 
 
 def table_keys(table: DataTable[object]) -> list[str]:
-    return [str(table.coordinate_to_cell_key((row, 0)).row_key.value) for row in range(table.row_count)]
+    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
 
 
 def lessons_screen(app: LessonCreditApp) -> LessonsScreen:
@@ -161,8 +162,9 @@ async def test_highlight_updates_panel_and_plot_at_once(app: LessonCreditApp) ->
             assert panel.detail is not None and panel.detail.row.path == keys[index]
             main = [c for c in plot.curves if c.role == "main"]
             assert len(main) == 1
-            row = screen.view.row(keys[index])  # type: ignore[union-attr]
-            assert (main[0].alpha, main[0].beta) == (row.alpha, row.beta)
+            assert screen.view is not None
+            row = screen.view.row(keys[index])
+            assert row is not None and (main[0].alpha, main[0].beta) == (row.alpha, row.beta)
             assert any(c.role == "prior" and (c.alpha, c.beta) == (1.0, 1.0) for c in plot.curves)
         # the panel shows usage and P(top-k) from the engine
         table.move_cursor(row=keys.index("tools/git-worktree.md"))
@@ -191,8 +193,8 @@ async def test_pin_up_to_three_for_comparison(app: LessonCreditApp) -> None:
         assert len(pin_curves) == 3
         # pinned rows are marked in the table
         first = table.get_row(keys[0])
-        assert str(first[0]).strip().startswith("◆")
-        assert not str(table.get_row(keys[3])[0]).strip().startswith("◆")
+        assert str(first[0]).strip().endswith("◆")
+        assert not str(table.get_row(keys[3])[0]).strip().endswith("◆")
         # a fourth pin is refused
         await pilot.press("p")
         await pilot.pause()
@@ -244,7 +246,8 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         # reward over time: one point per session, None while pending
         from tui.widgets.reward_plot import RewardPlot
 
-        assert screen.query_one("#reward-plot", RewardPlot).rewards == (0.8, 0.4, 0.6, None)
+        series = screen.query_one("#reward-plot", RewardPlot).series
+        assert series is not None and series.xs == (1, 2, 3) and series.ys == (0.8, 0.4, 0.6)
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s4"
@@ -406,12 +409,13 @@ async def test_type_an_exact_grade_in_the_modal(app: LessonCreditApp) -> None:
         assert isinstance(modal, GradeValueScreen)
         box = modal.query_one("#grade-value", Input)
         assert box.value == "0.4"
-        for bad in ("1.5", "nan", "-0.1", "abc", "inf"):
+        for bad in ("1.5", "nan", "-0.1", "abc", "inf", "[red]x[/]", "[/]"):
             box.value = bad
             await pilot.press("enter")
             await pilot.pause()
             assert app.screen is modal, bad
             assert "-invalid" in modal.query_one("#grade-error").classes
+        assert "'[/]'" in str(modal.query_one("#grade-error").render())
         box.value = "0,73"
         await pilot.press("enter")
         await settle(pilot)
@@ -514,7 +518,7 @@ async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         await settle(pilot)
-        assert app.screen is screen
+        assert app.screen is screen  # type: ignore[comparison-overlap]
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
@@ -575,6 +579,9 @@ async def test_live_reload_after_another_process_appends(workspace: Workspace, w
         old = before.row("tools/git-worktree.md")
         new = after.row("tools/git-worktree.md")
         assert old is not None and new is not None and new.n == old.n + 1 and new.alpha > old.alpha
+        table = lessons_screen(app).query_one("#lessons-table", DataTable)
+        assert str(table.get_row("tools/git-worktree.md")[3]).strip() == str(new.n)
+        assert str(table.get_row("tools/git-worktree.md")[4]).strip() == f"{new.mean:.3f}"
 
 
 async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
@@ -612,7 +619,7 @@ async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) ->
         assert "Commit grade" in names and "Draft 0.3" in names
         # running one from the palette's callback works like the key
         command = next(c for c in app.get_system_commands(detail) if c.title == "Draft 0.3")
-        await command.callback()  # type: ignore[misc]
+        await command.callback()
         await settle(pilot)
         assert detail.draft == 0.3
 
@@ -663,7 +670,7 @@ async def test_engine_failure_is_reported_not_fatal(app: LessonCreditApp) -> Non
         def broken(*args: object, **kwargs: object) -> None:
             raise OSError("disk on fire")
 
-        detail.source.grade = broken  # type: ignore[method-assign]
+        detail.source.grade = broken  # type: ignore[method-assign,assignment]
         await pilot.press("5", "c")
         await settle(pilot)
         assert app.is_running
@@ -701,7 +708,38 @@ async def test_a_log_change_reloads_each_screen_once(app: LessonCreditApp, ws_ro
             loads.append(1)
             return original()
 
-        screen.source.lessons_view = counting  # type: ignore[method-assign]
+        screen.source.lessons_view = counting  # type: ignore[method-assign,assignment]
         app.data_version += 1
         await settle(pilot)
         assert len(loads) == 1
+
+
+async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, ws_root: Path) -> None:
+    app = LessonCreditApp(workspace, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = lessons_screen(app)
+        await pilot.press("o", "o", "o")  # mean -> interval -> last -> lesson: order no longer moves
+        await pilot.pause()
+        assert screen.sort_column == "lesson"
+        rebuilds: list[int] = []
+        original = screen._rebuild
+
+        def counting() -> None:
+            rebuilds.append(1)
+            original()
+
+        screen._rebuild = counting  # type: ignore[method-assign]
+        version = screen.view.version if screen.view else -1
+        record(Workspace(ws_root, clock=fixed_clock), ws_root, NEW_SESSION)
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            await pilot.pause()
+            if screen.view is not None and screen.view.version > version:
+                break
+        await settle(pilot)
+        assert rebuilds == []
+        row = screen.view.row("tools/git-worktree.md") if screen.view else None
+        assert row is not None and row.n == 3
+        table = screen.query_one("#lessons-table", DataTable)
+        assert str(table.get_row("tools/git-worktree.md")[3]).strip() == "3"

@@ -14,9 +14,9 @@ from core.workspace import Workspace
 from tui.screens.grade_value import parse_grade
 from tui.screens.lessons import lesson_name, matches
 from tui.screens.session_detail import step_grade
+from tui.series import grouped, integer_ticks, reward_series, rolling_mean
 from tui.source import WorkspaceSource, ranks
 from tui.text import expand_tabs, fmt, fmt_signed, fmt_time, one_line, rank_arrow, visible_text, wrap_lines
-from tui.widgets.reward_plot import grouped, integer_ticks, rolling_mean
 
 
 def test_control_characters_become_visible_and_keep_offsets() -> None:
@@ -109,6 +109,9 @@ def test_rolling_mean_and_grouping() -> None:
     assert size == 3 and ys == [1.0, 4.0, 7.0, 9.0] and xs == [2.0, 5.0, 8.0, 10.0]
     assert grouped([1, 2], [0.1, 0.2])[2] == 1
     assert integer_ticks(1) == [1] and integer_ticks(4) == [1, 2, 3, 4]
+    series = reward_series([0.5, None, 1.0])
+    assert series.xs == (1.0, 3.0) and series.smooth == (0.5, 0.75) and series.ticks == (1, 2, 3)
+    assert reward_series([None]).xs == () and reward_series([]).ticks == ()
     ticks = integer_ticks(168)
     assert ticks[0] == 1 and ticks[-1] == 168 and len(ticks) <= 7
 

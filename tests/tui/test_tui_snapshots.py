@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
@@ -37,7 +38,7 @@ def steps(*keys: str, session: str | None = None) -> Callable[[Pilot[Any]], Awai
             await pilot.press("s")
             await settle(pilot)
             table = pilot.app.screen.query_one("#sessions-table", DataTable)
-            rows = [str(table.coordinate_to_cell_key((r, 0)).row_key.value) for r in range(table.row_count)]
+            rows = [str(table.coordinate_to_cell_key(Coordinate(r, 0)).row_key.value) for r in range(table.row_count)]
             table.move_cursor(row=rows.index(session))
             await pilot.press("enter")
             await settle(pilot)

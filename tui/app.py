@@ -1,0 +1,191 @@
+"""The dashboard app: wires the screens to one Workspace and watches the log for changes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import partial
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.screen import Screen
+
+from core.workspace import Workspace
+from tui.messages import LogChanged, WorkFailed, WorkspaceWritten
+from tui.screens.base import describe_failure
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.grade_value import GradeValueScreen
+from tui.screens.help import HelpScreen, HelpSection, as_binding, help_keys
+from tui.screens.lessons import LessonsScreen
+from tui.screens.session_detail import SessionDetailScreen
+from tui.screens.sessions import SessionsScreen
+from tui.screens.what_if import WhatIfScreen
+from tui.source import Problems, WorkspaceSource
+from tui.text import one_line
+
+POLL_SECONDS = 1.0
+PROBLEMS_IN_NOTICE = 3
+
+HELP_SCREENS: tuple[tuple[str, type[Screen[Any]]], ...] = (
+    ("Lessons", LessonsScreen),
+    ("Sessions", SessionsScreen),
+    ("Session detail", SessionDetailScreen),
+    ("What-if", WhatIfScreen),
+    ("Exact grade dialog", GradeValueScreen),
+    ("Confirm dialog", ConfirmScreen),
+)
+
+
+class LessonCreditApp(App[None]):
+    """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
+
+    TITLE = "lesson-credit"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("l", "show_lessons", "Lessons"),
+        Binding("s", "show_sessions", "Sessions"),
+        Binding("question_mark", "help", "Help"),
+        Binding("escape", "back", "Back", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    data_version: reactive[int] = reactive(0)
+    """Bumped whenever the log changed; screens watch it and reload."""
+
+    def __init__(self, workspace: Workspace, *, seed: int = 0, poll_seconds: float = POLL_SECONDS) -> None:
+        super().__init__()
+        self.source = WorkspaceSource(workspace, seed=seed)
+        self.poll_seconds = poll_seconds
+        self._notified: set[str] = set()
+        self.add_mode("lessons", partial(LessonsScreen, self.source))
+        self.add_mode("sessions", partial(SessionsScreen, self.source))
+
+    def on_mount(self) -> None:
+        self.sub_title = self.source.name
+        self.switch_mode("lessons")
+        self._check_problems()
+        if self.poll_seconds > 0:
+            self.set_interval(self.poll_seconds, self._poll)
+
+    # ---------------------------------------------------------------- live updates
+
+    def _poll(self) -> None:
+        if any(worker.group == "poll" and worker.is_running for worker in self.workers):
+            return  # the last read has not finished: do not queue another behind it
+        self._refresh_log()
+
+    @work(thread=True, exclusive=True, group="poll")
+    def _refresh_log(self) -> None:
+        try:
+            changed = self.source.refresh()
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.post_message(WorkFailed(describe_failure(exc)))
+            return
+        if changed:
+            self.post_message(LogChanged())
+
+    @on(LogChanged)
+    def _log_changed(self) -> None:
+        self.data_version += 1
+        self._check_problems()
+
+    @on(WorkspaceWritten)
+    def _workspace_written(self) -> None:
+        self.data_version += 1
+
+    @work(thread=True, exclusive=True, group="problems")
+    def _check_problems(self) -> None:
+        try:
+            problems = self.source.problems()
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.post_message(WorkFailed(describe_failure(exc)))
+            return
+        self.call_from_thread(self._report_problems, problems)
+
+    def _report_problems(self, problems: Problems) -> None:
+        """Notify each problem once; the affected lesson or session says what is wrong itself."""
+        log = [p for p in problems.log if self._first_time(f"log:{p}")]
+        lessons = [p for p in problems.lessons if self._first_time(f"lesson:{p}")]
+        if log:
+            self.notify(
+                _listing(log),
+                title=f"{len(log)} unreadable line(s) in sessions.jsonl",
+                severity="warning",
+                markup=False,
+            )
+        if lessons:
+            self.notify(
+                _listing(lessons),
+                title=f"{len(lessons)} lesson file(s) could not be loaded",
+                severity="warning",
+                markup=False,
+            )
+
+    def _first_time(self, key: str) -> bool:
+        if key in self._notified:
+            return False
+        self._notified.add(key)
+        return True
+
+    @on(WorkFailed)
+    def _work_failed(self, event: WorkFailed) -> None:
+        self.notify(one_line(event.reason), title="Could not finish", severity="error", markup=False)
+
+    # ---------------------------------------------------------------- navigation
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("show_lessons", "show_sessions", "help") and self.screen.is_modal:
+            return False  # a dialog is open: answer it first
+        return True
+
+    def action_show_lessons(self) -> None:
+        self._show_mode("lessons")
+
+    def action_show_sessions(self) -> None:
+        self._show_mode("sessions")
+
+    def _show_mode(self, mode: str) -> None:
+        if self.current_mode == mode:
+            while len(self.screen_stack) > 1 and not self.screen.is_modal:
+                self.pop_screen()
+        else:
+            self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        show = self.get_key_display
+        sections = [HelpSection("Anywhere", "Unless a text box has the focus.", help_keys(self.BINDINGS, show))]
+        current = "Anywhere"
+        for title, screen_class in HELP_SCREENS:
+            about = str(getattr(screen_class, "HELP", "") or "")
+            sections.append(HelpSection(title, about, help_keys(screen_class.BINDINGS, show)))
+            if type(self.screen) is screen_class:
+                current = title
+        self.push_screen(HelpScreen(sections, current))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The palette lists every key binding of the current screen and the app, then Textual's own."""
+        seen: set[str] = set()
+        for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
+            for entry in bindings:
+                binding = as_binding(entry)
+                if not binding.description or binding.action in seen:
+                    continue
+                seen.add(binding.action)
+                keys = binding.key_display or self.get_key_display(Binding(binding.key.split(",")[0], binding.action))
+                yield SystemCommand(binding.description, f"key: {keys}", partial(node.run_action, binding.action))
+        yield from super().get_system_commands(screen)
+
+
+def _listing(problems: Sequence[object]) -> str:
+    shown = "\n".join(one_line(str(p)) for p in problems[:PROBLEMS_IN_NOTICE])
+    if len(problems) > PROBLEMS_IN_NOTICE:
+        shown += f"\n… and {len(problems) - PROBLEMS_IN_NOTICE} more"
+    return shown
+
+
+def run(workspace: Workspace) -> None:
+    LessonCreditApp(workspace).run()

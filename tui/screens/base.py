@@ -1,0 +1,84 @@
+"""What every data screen shares: it reloads its view in a worker when the log changes."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widget import Widget
+
+from core.store import StoreError
+from core.workspace import WorkspaceError
+from tui.messages import WorkFailed
+from tui.source import WorkspaceSource
+
+LOADING_DELAY = 0.15  # seconds before a running worker shows a loading indicator
+
+# what a worker may hit and report instead of crashing the app
+EXPECTED_ERRORS = (WorkspaceError, StoreError, OSError, ValueError)
+
+
+def describe_failure(exc: Exception) -> str:
+    """One line for the operator: the message of an expected error, the type too for a bug."""
+    if isinstance(exc, EXPECTED_ERRORS):
+        return str(exc) or type(exc).__name__
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+class DataScreen(Screen[None]):
+    """Watches the app's `data_version`: reloads when current, else on resume."""
+
+    def __init__(self, source: WorkspaceSource) -> None:
+        super().__init__()
+        self.source = source
+        self._stale = False
+        self._loading_timers: dict[int, Timer] = {}
+
+    def on_mount(self) -> None:
+        # Textual calls every class's on_mount (subclass first): subclasses must not call this one
+        self.watch(self.app, "data_version", self._data_changed, init=False)
+        self.reload()
+
+    def _data_changed(self) -> None:
+        if self.is_current:
+            self.reload()
+        else:
+            self._stale = True
+
+    def on_screen_resume(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.reload()
+
+    def reload(self) -> None:
+        """Start the worker that loads this screen's view."""
+
+    # ---------------------------------------------------------------- loading indicator
+
+    def busy(self, widget: Widget, delay: float = LOADING_DELAY) -> None:
+        """Show `widget` as loading if the work takes longer than `delay` (0: at once)."""
+        if delay <= 0:
+            widget.loading = True
+            return
+        key = id(widget)
+        if key not in self._loading_timers:
+            self._loading_timers[key] = self.set_timer(delay, lambda: setattr(widget, "loading", True))
+
+    def done(self, widget: Widget) -> None:
+        timer = self._loading_timers.pop(id(widget), None)
+        if timer is not None:
+            timer.stop()
+        widget.loading = False
+
+    def fail(self, exc: Exception) -> None:
+        """Report a worker's failure from its thread (the app shows it as a notification)."""
+        self.post_message(WorkFailed(describe_failure(exc)))
+
+    @on(WorkFailed)
+    def _work_failed(self, event: WorkFailed) -> None:
+        for key in list(self._loading_timers):
+            self._loading_timers.pop(key).stop()
+        for widget in self.query("*"):
+            if widget.loading:
+                widget.loading = False
+        # let it bubble on to the app, which notifies

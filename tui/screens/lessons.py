@@ -1,0 +1,367 @@
+"""Screen 1, the home screen: every lesson's posterior, sortable and filterable, with its density."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Input
+
+from core.lessons import MISSING
+from core.workspace import LessonRow
+from tui.screens.base import DataScreen
+from tui.source import BROKEN, MAX_PINS, LessonsView
+from tui.text import fmt, fmt_interval, one_line
+from tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from tui.widgets.lesson_panel import LessonDetail, LessonPanel
+from tui.widgets.themed_table import ThemedTable
+
+PIN_MARK = "◆"
+
+
+def _last_credit(row: LessonRow) -> float:
+    return -1.0 if row.last_credit is None else row.last_credit
+
+
+# column key -> (header, sort key)
+SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
+    "lesson": ("lesson", lambda r: r.path),
+    "category": ("category", lambda r: (r.category, r.path)),
+    "status": ("status", lambda r: (r.status, r.path)),
+    "n": ("n", lambda r: (r.n, r.path)),
+    "mean": ("mean", lambda r: (r.mean, r.path)),
+    "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
+    "last": ("last", lambda r: (_last_credit(r), r.path)),
+}
+SORT_ORDER = tuple(SORTS)
+
+
+def lesson_name(row: LessonRow) -> str:
+    """The id without its category folder (a column of its own) and without `.md`."""
+    name = row.path
+    if row.category and name.startswith(row.category + "/"):
+        name = name[len(row.category) + 1 :]
+    return name.removesuffix(".md")
+
+
+def matches(row: LessonRow, needle: str) -> bool:
+    """Case-insensitive substring match on id, title, category and status."""
+    if not needle:
+        return True
+    needle = needle.lower()
+    return any(needle in field.lower() for field in (row.path, row.title, row.category, row.status))
+
+
+def sorted_rows(rows: tuple[LessonRow, ...], column: str, reverse: bool) -> list[LessonRow]:
+    key = SORTS[column][1]
+    return sorted(rows, key=key, reverse=reverse)
+
+
+def _spaced(cell: Text) -> Text:
+    spaced = Text(" ", end="", justify=cell.justify) + cell
+    spaced.justify = cell.justify
+    return spaced
+
+
+class LessonsScreen(DataScreen):
+    """Lessons table, the highlighted lesson's Beta density (with pins and the prior), its facts."""
+
+    CSS_PATH = "lessons.tcss"
+    AUTO_FOCUS = "#lessons-table"
+    HELP = "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare."
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("o", "cycle_sort", "Sort by next column"),
+        Binding("r", "reverse_sort", "Reverse order"),
+        Binding("p", "toggle_pin", "Pin / unpin"),
+        Binding("P", "clear_pins", "Clear pins", show=False),
+        # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
+        Binding("enter", "open_last_session", "Open last session", priority=True),
+        Binding("w", "what_if", "What-if"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, view: LessonsView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source)
+        self.view: LessonsView | None = None
+        self.sort_column = "mean"
+        self.sort_reverse = True
+        self.filter_text = ""
+        self.pins: list[str] = []
+        self.highlighted: str | None = None
+        self.shown: list[str] = []  # lesson ids in table order
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="filter lessons: id, title, category or status  (/)", id="filter")
+        with Horizontal(id="lessons-body"):
+            yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
+            with Vertical(id="lessons-side"):
+                yield BetaPlot(id="lesson-plot")
+                yield LessonPanel(id="lesson-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Lessons"
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._rebuild())
+        table = self.query_one("#lessons-table", ThemedTable)
+        table.focus()
+        self.busy(table, delay=0)
+
+    # ---------------------------------------------------------------- loading
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_last_session" and isinstance(self.focused, Input):
+            return False  # enter submits the filter instead
+        return True
+
+    def reload(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="lessons")
+    def _load(self) -> None:
+        try:
+            view = self.source.lessons_view()
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Loaded(view))
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        previous = self.view
+        self.view = event.view
+        known = {row.path for row in event.view.rows}
+        self.pins = [p for p in self.pins if p in known]
+        self.done(self.query_one("#lessons-table", ThemedTable))
+        if previous is None or not self._update_in_place(previous):
+            self._rebuild()
+        self.refresh_bindings()  # the footer's keys depend on the table having rows
+
+    def _update_in_place(self, previous: LessonsView) -> bool:
+        """After a log change, redraw only the rows that changed when the order stays the same.
+
+        A full rebuild of a big library's table blocks the screen for a moment; a new session
+        usually moves about ten lessons and often leaves the order as it was.
+        """
+        if self.view is None:
+            return False
+        rows = [r for r in self.view.rows if matches(r, self.filter_text)]
+        rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse)
+        if [row.path for row in rows] != self.shown:
+            return False
+        old = {row.path: row for row in previous.rows}
+        table = self.query_one("#lessons-table", ThemedTable)
+        for row in rows:
+            if old.get(row.path) != row:
+                for key, cell in zip(SORTS, self._cells(table, row), strict=True):
+                    table.update_cell(row.path, key, _spaced(cell))
+        self._show_highlighted()
+        return True
+
+    # ---------------------------------------------------------------- table
+
+    def _rebuild(self) -> None:
+        """Refill the table from the view, the filter, the sort and the pins; keep the highlight."""
+        if self.view is None or not self.is_mounted:
+            return
+        table = self.query_one("#lessons-table", ThemedTable)
+        rows = [r for r in self.view.rows if matches(r, self.filter_text)]
+        rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse)
+        keep = self.highlighted
+        table.clear(columns=True)
+        for key, (header, _) in SORTS.items():
+            label = header + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+            table.add_column(Text(" " + label), key=key)
+        for row in rows:
+            # one space before each cell instead of the usual padding: the table fits beside the plot
+            table.add_row(*[_spaced(cell) for cell in self._cells(table, row)], key=row.path)
+        self.shown = [row.path for row in rows]
+        if keep in self.shown:
+            table.move_cursor(row=self.shown.index(keep), animate=False)
+        elif self.shown:
+            table.move_cursor(row=0, animate=False)
+        self._show_highlighted()
+
+    def _cells(self, table: ThemedTable, row: LessonRow) -> list[Text]:
+        if row.status in (MISSING, BROKEN):
+            status_tone: str | None = "warning" if row.status == MISSING else "error"
+        elif row.status != "active":
+            status_tone = "muted"
+        else:
+            status_tone = None
+        return [
+            self._name_cell(table, row),
+            table.toned(one_line(row.category, "—"), None),
+            table.toned(one_line(row.status), status_tone),
+            Text(str(row.n), justify="right"),
+            Text(fmt(row.mean, 3), justify="right"),
+            Text(fmt_interval(row.ci_low, row.ci_high)),
+            Text(fmt(row.last_credit), justify="right"),
+        ]
+
+    def _name_cell(self, table: ThemedTable, row: LessonRow) -> Text:
+        """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson."""
+        name = Text(end="")
+        pinned = row.path in self.pins
+        if pinned:
+            tone: str | None = "pinned"
+        else:
+            tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
+        name.append(one_line(lesson_name(row)), style=table.tone(tone) if tone else "")
+        if pinned:
+            name.append(" " + PIN_MARK, style=table.tone("pinned"))
+        return name
+
+    @on(DataTable.RowHighlighted, "#lessons-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.highlighted = event.row_key.value
+        self._show_highlighted()
+
+    @on(DataTable.RowSelected, "#lessons-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.highlighted = event.row_key.value
+        self.action_open_last_session()
+
+    @on(DataTable.HeaderSelected, "#lessons-table")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        column = event.column_key.value
+        if column not in SORTS:
+            return
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column = column
+            self.sort_reverse = column in ("n", "mean", "interval", "last")
+        self._rebuild()
+
+    # ---------------------------------------------------------------- side panel
+
+    def detail(self, path: str) -> LessonDetail | None:
+        view = self.view
+        if view is None:
+            return None
+        row = view.row(path)
+        if row is None:
+            return None
+        return LessonDetail(
+            row=row,
+            usage=view.usage.get(path),
+            p_top_k=view.p_top_k.get(path),
+            k=view.k,
+            lesson=view.lessons.get(path),
+            problem=view.problems.get(path),
+            pinned=path in self.pins,
+        )
+
+    def _show_highlighted(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        path = self.highlighted if self.highlighted in self.shown else None
+        detail = self.detail(path) if path else None
+        self.query_one("#lesson-panel", LessonPanel).detail = detail
+        settings = view.table.settings
+        curves = [
+            Curve(
+                f"prior Beta({settings.prior_alpha:g},{settings.prior_beta:g})",
+                settings.prior_alpha,
+                settings.prior_beta,
+                "prior",
+            )
+        ]
+        for pin in self.pins:
+            pinned = view.row(pin)
+            if pinned is not None and pin != path:
+                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin"))
+        if detail is not None:
+            curves.append(Curve(short_label(detail.row.path, 30), detail.row.alpha, detail.row.beta, "main"))
+        plot = self.query_one("#lesson-plot", BetaPlot)
+        plot.plot_title = "posterior density"
+        plot.curves = tuple(curves)
+
+    # ---------------------------------------------------------------- actions
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        self.query_one("#lessons-table", ThemedTable).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value.strip()
+        self._rebuild()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self) -> None:
+        self.query_one("#lessons-table", ThemedTable).focus()
+
+    def action_cycle_sort(self) -> None:
+        index = SORT_ORDER.index(self.sort_column)
+        self.sort_column = SORT_ORDER[(index + 1) % len(SORT_ORDER)]
+        self._rebuild()
+
+    def action_reverse_sort(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._rebuild()
+
+    def action_toggle_pin(self) -> None:
+        path = self.highlighted
+        if path is None or path not in self.shown:
+            return
+        if path in self.pins:
+            self.pins.remove(path)
+        elif len(self.pins) >= MAX_PINS:
+            self.notify(
+                f"At most {MAX_PINS} lessons can be pinned: unpin one first (p).", severity="warning", markup=False
+            )
+            return
+        else:
+            self.pins.append(path)
+        self._mark_pin(path)
+
+    def _mark_pin(self, path: str) -> None:
+        """Redraw one row's pin mark (a full rebuild is slow with a big library), then the plot."""
+        row = self.view.row(path) if self.view else None
+        if row is not None:
+            table = self.query_one("#lessons-table", ThemedTable)
+            table.update_cell(path, "lesson", _spaced(self._name_cell(table, row)))
+        self._show_highlighted()
+
+    def action_clear_pins(self) -> None:
+        pinned, self.pins = self.pins, []
+        for path in pinned:
+            if path in self.shown:
+                self._mark_pin(path)
+        self._show_highlighted()
+
+    def action_open_last_session(self) -> None:
+        from tui.screens.session_detail import SessionDetailScreen
+
+        detail = self.detail(self.highlighted) if self.highlighted else None
+        if detail is None:
+            return
+        if detail.row.last_session is None:
+            self.notify("This lesson has not been in a graded session yet.", severity="information", markup=False)
+            return
+        self.app.push_screen(SessionDetailScreen(self.source, detail.row.last_session, focus_lesson=detail.row.path))
+
+    def action_what_if(self) -> None:
+        from tui.screens.what_if import WhatIfScreen
+
+        self.app.push_screen(WhatIfScreen(self.source))

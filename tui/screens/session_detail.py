@@ -1,0 +1,405 @@
+"""Screen 3: why each lesson of a session got its credit, and grading it with a live preview.
+
+The journal is shown with every keyword hit highlighted (the focused lesson's hits more
+strongly). A draft grade re-folds in a worker and every number and curve on the screen
+shows what committing it would do; nothing is written until the commit key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from core.salience import SalienceBreakdown
+from core.workspace import Explanation, GradeRecord, LessonCredit
+from tui.messages import WorkspaceWritten
+from tui.screens.base import DataScreen
+from tui.screens.grade_value import GradeValueScreen
+from tui.source import UndoOutcome
+from tui.text import fmt, fmt_signed, fmt_time, one_line
+from tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from tui.widgets.credit_panel import CreditPanel, credit_story
+from tui.widgets.grade_bar import GradeBar
+from tui.widgets.journal_view import JournalView
+from tui.widgets.themed_table import ThemedTable
+
+STEP = 0.05
+
+Span = tuple[int, int]
+
+
+def step_grade(current: float | None, step: float) -> float:
+    """current + step, clamped to [0, 1] and rounded so repeated steps do not drift."""
+    base = 0.5 if current is None else current
+    return min(1.0, max(0.0, round(base + step, 4)))
+
+
+def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
+    if breakdown is None:
+        return []
+    return [span for keyword in breakdown.keywords for span in keyword.spans()]
+
+
+def session_info(explanation: Explanation) -> Text:
+    s = explanation.session
+    settings = explanation.settings
+    out = Text()
+    out.append(one_line(s.session_id), style="bold")
+    out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  {s.n_lessons} lessons")
+    out.append(f"  ·  journal {one_line(s.journal_path, '—')}\n", style="dim")
+    out.append(f"credit: strategy {settings.strategy}, floor {settings.floor:g}", style="dim")
+    if settings.decay < 1.0:
+        out.append(f", decay {settings.decay:g}", style="dim")
+    out.append("  ·  keyword hits highlighted, the selected lesson's strongest", style="dim")
+    return out
+
+
+class SessionDetailScreen(DataScreen):
+    """One session: journal with hits, per-lesson credit, before/after densities, grading."""
+
+    AUTO_FOCUS = "#credits"
+    CSS_PATH = "session_detail.tcss"
+    HELP = (
+        "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
+        "c commits it to the log (a new grade event), u appends the previous grade back."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("0", "set_draft(0.0)", "Draft 0.0-0.9", key_display="0-9"),
+        *[Binding(str(d), f"set_draft({d / 10})", f"Draft {d / 10:.1f}", show=False) for d in range(1, 10)],
+        Binding("f", "set_draft(1.0)", "Draft 1.0"),
+        Binding("plus,equals_sign", f"step({STEP})", f"Draft +{STEP}", key_display="+"),
+        Binding("minus", f"step({-STEP})", f"Draft -{STEP}", key_display="-"),
+        Binding("g", "type_grade", "Exact grade…"),
+        Binding("c", "commit", "Commit grade"),
+        Binding("u", "undo", "Undo grade"),
+        Binding("n", "focus_note", "Note", show=False),
+        Binding("j", "focus_journal", "Journal", show=False),
+        Binding("escape", "back", "Back / discard draft"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, explanation: Explanation) -> None:
+            super().__init__()
+            self.explanation = explanation
+
+    class Previewed(Message):
+        def __init__(self, explanation: Explanation, draft: float) -> None:
+            super().__init__()
+            self.explanation = explanation
+            self.draft = draft
+
+    class Committed(Message):
+        def __init__(self, record: GradeRecord) -> None:
+            super().__init__()
+            self.record = record
+
+    class Undone(Message):
+        def __init__(self, outcome: UndoOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
+
+    def __init__(self, source: Any, session_id: str, focus_lesson: str | None = None) -> None:
+        super().__init__(source)
+        self.session_id = session_id
+        self.focused_lesson = focus_lesson
+        self.base: Explanation | None = None  # latest grade, with the journal and breakdowns
+        self.shown: Explanation | None = None  # what the screen shows: base, or the draft preview
+        self.draft: float | None = None
+        self.note = ""
+        self.rows: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="session-info")
+        with Horizontal(id="detail-body"):
+            yield JournalView(id="journal")
+            with Vertical(id="detail-side"):
+                yield ThemedTable(id="credits", cursor_type="row")
+                yield CreditPanel(id="credit-story")
+                yield BetaPlot(id="credit-plot")
+        yield GradeBar(id="grade-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Session {one_line(self.session_id)}"
+        self.sub_title = self.source.name
+        self.query_one("#journal", JournalView).border_title = "journal"
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show())
+        table = self.query_one("#credits", ThemedTable)
+        table.focus()
+        self.busy(table, delay=0)
+
+    # ---------------------------------------------------------------- workers
+
+    def reload(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="detail-load")
+    def _load(self) -> None:
+        try:
+            explanation = self.source.explain(self.session_id)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Loaded(explanation))
+
+    @work(thread=True, exclusive=True, group="detail-preview")
+    def _preview(self, draft: float) -> None:
+        try:
+            explanation = self.source.explain(self.session_id, draft, with_journal=False)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Previewed(explanation, draft))
+
+    @work(thread=True, exclusive=True, group="detail-write")
+    def _commit(self, value: float, note: str) -> None:
+        try:
+            record = self.source.grade(self.session_id, value, note.strip() or None)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Committed(record))
+
+    @work(thread=True, exclusive=True, group="detail-write")
+    def _undo(self) -> None:
+        try:
+            outcome = self.source.undo_grade(self.session_id)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Undone(outcome))
+
+    # ---------------------------------------------------------------- results
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        first = self.base is None
+        self.base = event.explanation
+        self.done(self.query_one("#credits", ThemedTable))
+        self.query_one("#session-info", Static).update(session_info(event.explanation))
+        bar = self.query_one("#grade-bar", GradeBar)
+        bar.committed = event.explanation.session.base_reward
+        bar.grader = event.explanation.session.grader
+        bar.grades = event.explanation.grades
+        if self.focused_lesson not in [c.path for c in event.explanation.lessons]:
+            self.focused_lesson = event.explanation.lessons[0].path if event.explanation.lessons else None
+        self._show_journal(scroll=first)
+        if self.draft is None:
+            self.shown = event.explanation
+            self._show()
+        else:
+            self._preview(self.draft)
+
+    @on(Previewed)
+    def _previewed(self, event: Previewed) -> None:
+        if event.draft != self.draft:
+            return  # an older draft's answer arriving late
+        self.done(self.query_one("#credits", ThemedTable))
+        self.shown = event.explanation
+        self._show()
+
+    @on(Committed)
+    def _committed(self, event: Committed) -> None:
+        self.notify(f"Saved grade {event.record.base_reward:g} for {one_line(self.session_id)} (manual).", markup=False)
+        self.draft = None
+        self.note = ""
+        bar = self.query_one("#grade-bar", GradeBar)
+        bar.draft = None
+        bar.clear_note()
+        self.post_message(WorkspaceWritten())
+
+    @on(Undone)
+    def _undone(self, event: Undone) -> None:
+        outcome = event.outcome
+        self.notify(outcome.message, severity="information" if outcome.record else "warning", markup=False)
+        if outcome.record is not None:
+            self.post_message(WorkspaceWritten())
+
+    # ---------------------------------------------------------------- display
+
+    def credits(self) -> list[LessonCredit]:
+        """The shown credits, with the keyword breakdowns of the full explanation (previews skip the journal)."""
+        if self.shown is None:
+            return []
+        full = {c.path: c for c in self.base.lessons} if self.base else {}
+        out = []
+        for credit in self.shown.lessons:
+            original = full.get(credit.path)
+            if credit.breakdown is None and original is not None:
+                credit = replace(credit, breakdown=original.breakdown, note=original.note)
+            out.append(credit)
+        return out
+
+    def _show(self) -> None:
+        if self.shown is None or not self.is_mounted:
+            return
+        table = self.query_one("#credits", ThemedTable)
+        credits = self.credits()
+        draft = self.draft is not None
+        table.clear(columns=True)
+        for key, label in (
+            ("lesson", "lesson"),
+            ("salience", "salience"),
+            ("weight", "weight"),
+            ("reward", "reward"),
+            ("d_alpha", "Δα"),
+            ("d_beta", "Δβ"),
+            ("hit", "hit"),
+            ("missed", "missed"),
+        ):
+            table.add_column(label, key=key)
+        pending = self.shown.base_reward is None
+        tone = "warning" if draft else None
+        for credit in credits:
+            breakdown = credit.breakdown
+            hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
+            missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
+            table.add_row(
+                table.toned(one_line(credit.path.removesuffix(".md")), "warning" if credit.note else None),
+                Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
+                Text(fmt(credit.weight, 3), justify="right"),
+                table.toned("—" if pending else fmt(credit.reward, 3), tone),
+                table.toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
+                table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
+                table.toned(hit or "none", None),
+                table.toned(missed or "none", "muted"),
+                key=credit.path,
+            )
+        self.rows = [c.path for c in credits]
+        if self.focused_lesson in self.rows:
+            table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
+        self._show_focused()
+
+    def _show_journal(self, scroll: bool) -> None:
+        base = self.base
+        if base is None:
+            return
+        journal = self.query_one("#journal", JournalView)
+        if base.journal_text is None:
+            journal.show_message(f"No journal to show: {base.journal_problem or 'the session names none'}.")
+            return
+        spans = [span for credit in base.lessons for span in keyword_spans(credit.breakdown)]
+        journal.show_journal(base.journal_text, spans, self._focus_spans(), notice=base.journal_problem)
+        if scroll:
+            journal.set_focus_spans(self._focus_spans())
+
+    def _focus_spans(self) -> list[Span]:
+        if self.base is None or self.focused_lesson is None:
+            return []
+        for credit in self.base.lessons:
+            if credit.path == self.focused_lesson:
+                return keyword_spans(credit.breakdown)
+        return []
+
+    def _show_focused(self) -> None:
+        if self.shown is None:
+            return
+        credit = next((c for c in self.credits() if c.path == self.focused_lesson), None)
+        story = self.query_one("#credit-story", CreditPanel)
+        plot = self.query_one("#credit-plot", BetaPlot)
+        if credit is None:
+            story.story = None
+            plot.curves = ()
+            return
+        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward)
+        label = short_label(credit.path, 22)
+        after = "after (draft)" if self.draft is not None else "after"
+        plot.plot_title = f"{label}: before → {after} this session"
+        plot.curves = (
+            Curve("before", credit.alpha_before, credit.beta_before, "before"),
+            Curve(after, credit.alpha_after, credit.beta_after, "after"),
+        )
+
+    @on(DataTable.RowHighlighted, "#credits")
+    def _credit_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        path = event.row_key.value
+        if path == self.focused_lesson:
+            self._show_focused()
+            return
+        self.focused_lesson = path
+        self._show_focused()
+        self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
+
+    # ---------------------------------------------------------------- grading
+
+    def _set_draft(self, value: float | None) -> None:
+        self.draft = value
+        self.query_one("#grade-bar", GradeBar).draft = value
+        if value is None:
+            self.shown = self.base
+            self._show()
+        else:
+            self.busy(self.query_one("#credits", ThemedTable))
+            self._preview(value)
+
+    def committed(self) -> float | None:
+        return self.base.session.base_reward if self.base else None
+
+    def action_set_draft(self, value: float) -> None:
+        if self.base is None:
+            return
+        self._set_draft(float(value))
+
+    def action_step(self, step: float) -> None:
+        if self.base is None:
+            return
+        current = self.draft if self.draft is not None else self.committed()
+        self._set_draft(step_grade(current, float(step)))
+
+    def action_type_grade(self) -> None:
+        if self.base is None:
+            return
+
+        def typed(value: float | None) -> None:
+            if value is not None:
+                self._set_draft(value)
+
+        current = self.draft if self.draft is not None else self.committed()
+        self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
+
+    def action_commit(self) -> None:
+        if self.draft is None:
+            self.notify(
+                "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
+            )
+            return
+        self._commit(self.draft, self.note)
+
+    def action_undo(self) -> None:
+        if self.draft is not None:
+            self._set_draft(None)
+        self._undo()
+
+    def action_focus_note(self) -> None:
+        self.query_one("#grade-bar", GradeBar).focus_note()
+
+    def action_focus_journal(self) -> None:
+        self.query_one("#journal", JournalView).focus()
+
+    def action_back(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one("#credits", ThemedTable).focus()
+            return
+        if self.draft is not None:
+            self._set_draft(None)
+            self.notify("Draft discarded; nothing was written.", markup=False)
+            return
+        self.dismiss()
+
+    @on(GradeBar.NoteChanged)
+    def _note_changed(self, event: GradeBar.NoteChanged) -> None:
+        self.note = event.note
+
+    @on(GradeBar.NoteSubmitted)
+    def _note_submitted(self) -> None:
+        self.query_one("#credits", ThemedTable).focus()

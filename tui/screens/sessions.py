@@ -1,0 +1,211 @@
+"""Screen 2: the session history, newest first, with reward over time; pending sessions stand out."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from core.workspace import SessionSummary
+from tui.screens.base import DataScreen
+from tui.source import SessionsView
+from tui.text import fmt, fmt_time, one_line
+from tui.widgets.reward_plot import RewardPlot
+from tui.widgets.themed_table import ThemedTable
+
+PROBLEMS_SHOWN = 3
+MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest
+DEBOUNCE_ABOVE = 5000  # sessions; with more, the filter waits for a pause in typing
+FILTER_DEBOUNCE = 0.25  # seconds
+
+
+def session_matches(session: SessionSummary, needle: str, pending_only: bool) -> bool:
+    if pending_only and not session.pending:
+        return False
+    if not needle:
+        return True
+    needle = needle.lower()
+    fields = (session.session_id, session.category or "", session.grader or "", session.timestamp or "")
+    return any(needle in field.lower() for field in fields)
+
+
+def problems_text(view: SessionsView) -> Text:
+    problems = view.log_problems
+    out = Text()
+    out.append(f"⚠ {len(problems)} problem{'s' if len(problems) != 1 else ''} in sessions.jsonl: ", style="bold")
+    out.append("; ".join(one_line(str(p)) for p in problems[:PROBLEMS_SHOWN]))
+    if len(problems) > PROBLEMS_SHOWN:
+        out.append(f"; … and {len(problems) - PROBLEMS_SHOWN} more")
+    return out
+
+
+class SessionsScreen(DataScreen):
+    """Every logged session; enter opens one to see why each lesson was credited and to grade it."""
+
+    AUTO_FOCUS = "#sessions-table"
+    CSS_PATH = "sessions.tcss"
+    HELP = "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one."
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
+        Binding("enter", "open_session", "Open session", priority=True),
+        Binding("p", "toggle_pending", "Pending only"),
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, view: SessionsView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source)
+        self.view: SessionsView | None = None
+        self.pending_only = False
+        self.filter_text = ""
+        self.highlighted: str | None = None
+        self._filter_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield RewardPlot(id="reward-plot")
+        yield Input(placeholder="filter sessions: id, category, grader or date  (/)", id="session-filter")
+        yield Static(id="sessions-summary")
+        yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="log-problems")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Sessions"
+        self.sub_title = self.source.name
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._rebuild())
+        table = self.query_one("#sessions-table", ThemedTable)
+        table.focus()
+        self.busy(table, delay=0)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_session" and isinstance(self.focused, Input):
+            return False  # enter submits the filter instead
+        return True
+
+    def reload(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="sessions")
+    def _load(self) -> None:
+        try:
+            view = self.source.sessions_view()
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Loaded(view))
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        self.view = event.view
+        self.done(self.query_one("#sessions-table", ThemedTable))
+        self.query_one("#reward-plot", RewardPlot).series = event.view.rewards
+        problems = self.query_one("#log-problems", Static)
+        problems.display = bool(event.view.log_problems)
+        if event.view.log_problems:
+            problems.update(problems_text(event.view))
+        self._rebuild()
+        self.refresh_bindings()  # the footer's keys depend on the table having rows
+
+    def _rebuild(self) -> None:
+        if self.view is None or not self.is_mounted:
+            return
+        table = self.query_one("#sessions-table", ThemedTable)
+        keep = self.highlighted
+        matching = [s for s in reversed(self.view.sessions) if session_matches(s, self.filter_text, self.pending_only)]
+        sessions = matching[:MAX_ROWS]
+        table.clear(columns=True)
+        for key, label in (
+            ("id", "session"),
+            ("time", "time"),
+            ("category", "category"),
+            ("grade", "grade"),
+            ("grader", "grader"),
+            ("lessons", "lessons"),
+            ("salience", "mean salience"),
+        ):
+            table.add_column(label, key=key)
+        for s in sessions:
+            table.add_row(*self._cells(table, s), key=s.session_id)
+        ids = [s.session_id for s in sessions]
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep), animate=False)
+        total = len(self.view.sessions)
+        pending = sum(1 for s in self.view.sessions if s.pending)
+        summary = Text()
+        summary.append(f"{total} sessions · {pending} pending")
+        if self.pending_only or self.filter_text or len(matching) > len(sessions):
+            summary.append(f" · showing {len(sessions)}", style="bold")
+            if len(matching) > len(sessions):
+                summary.append(f" newest of {len(matching)} (filter with / to find older ones)", style="bold")
+            if self.pending_only:
+                summary.append(" (pending only: p shows all)", style="italic")
+        self.query_one("#sessions-summary", Static).update(summary)
+
+    def _cells(self, table: ThemedTable, s: SessionSummary) -> list[Text]:
+        tone = "warning" if s.pending else None
+        grade = "pending" if s.base_reward is None else fmt(s.base_reward)
+        return [
+            table.toned(one_line(s.session_id), tone),
+            table.toned(fmt_time(s.timestamp), None),
+            table.toned(one_line(s.category, "—"), None),
+            Text(grade, style=table.tone("warning") if s.pending else "", justify="right"),
+            table.toned("pending" if s.pending else one_line(s.grader, "—"), tone),
+            Text(str(s.n_lessons), justify="right"),
+            Text(fmt(s.mean_salience), justify="right"),
+        ]
+
+    @on(DataTable.RowHighlighted, "#sessions-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.highlighted = event.row_key.value
+
+    @on(DataTable.RowSelected, "#sessions-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.highlighted = event.row_key.value
+        self.action_open_session()
+
+    def action_open_session(self) -> None:
+        from tui.screens.session_detail import SessionDetailScreen
+
+        if self.highlighted is None:
+            return
+        self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+
+    def action_toggle_pending(self) -> None:
+        self.pending_only = not self.pending_only
+        self._rebuild()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#session-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#session-filter", Input).value = ""
+        self.query_one("#sessions-table", ThemedTable).focus()
+
+    @on(Input.Changed, "#session-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.filter_text = event.value.strip()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        if self.view is not None and len(self.view.sessions) > DEBOUNCE_ABOVE:
+            # a big log: wait for a pause in typing rather than re-filter on every key
+            self._filter_timer = self.set_timer(FILTER_DEBOUNCE, self._rebuild)
+        else:
+            self._rebuild()
+
+    @on(Input.Submitted, "#session-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one("#sessions-table", ThemedTable).focus()

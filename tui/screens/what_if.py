@@ -1,0 +1,257 @@
+"""Screen 5: re-fold the whole log under another strategy or floor and see what would move.
+
+Nothing is written unless the operator saves the settings and confirms.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.validation import Number
+from textual.widgets import Footer, Header, Input, Label, Select, Static
+
+from core.credit import STRATEGIES
+from core.fold import CreditSettings
+from tui.messages import WorkspaceWritten
+from tui.screens.base import DataScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.source import WhatIfView
+from tui.text import fmt, fmt_signed, one_line, rank_arrow
+from tui.widgets.themed_table import ThemedTable
+
+FLOOR_STEP = 0.05
+
+
+def describe(settings: CreditSettings) -> str:
+    return f"strategy {settings.strategy}, floor {settings.floor:g}"
+
+
+def summary(view: WhatIfView) -> Text:
+    up = sum(1 for r in view.rows if r.rank_change > 0)
+    down = sum(1 for r in view.rows if r.rank_change < 0)
+    out = Text()
+    out.append("what-if ", style="bold")
+    out.append(describe(view.proposed), style="bold")
+    out.append(f"   vs saved {describe(view.current)}")
+    out.append(f"\n{up} lessons move up, {down} down", style="dim")
+    biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
+    if biggest is not None and abs(biggest.delta) >= 5e-4:
+        out.append(f" · largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim")
+    if view.proposed == view.current:
+        out.append(" · same as the saved settings", style="dim")
+    else:
+        out.append(" · nothing is written until ctrl+s", style="italic")
+    return out
+
+
+class WhatIfScreen(DataScreen):
+    """Pick a strategy and floor; every lesson's mean and rank under them, against the saved ones."""
+
+    AUTO_FOCUS = "#what-if-table"
+    CSS_PATH = "what_if.tcss"
+    HELP = "Re-fold the log under another strategy or floor. Only ctrl+s (after a confirmation) writes anything."
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "cycle_strategy", "Next strategy"),
+        Binding("left_square_bracket", f"floor_step({-FLOOR_STEP})", "Floor -0.05", key_display="["),
+        Binding("right_square_bracket", f"floor_step({FLOOR_STEP})", "Floor +0.05", key_display="]"),
+        Binding("ctrl+s", "save", "Save settings…"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    class Folded(Message):
+        def __init__(self, view: WhatIfView) -> None:
+            super().__init__()
+            self.view = view
+
+    class Saved(Message):
+        def __init__(self, settings: CreditSettings) -> None:
+            super().__init__()
+            self.settings = settings
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source)
+        self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
+        self.view: WhatIfView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="what-if-controls"):
+            yield Label("strategy")
+            yield Select([(s, s) for s in STRATEGIES], allow_blank=False, id="strategy")
+            yield Label("floor")
+            yield Input(id="floor", validators=[Number(minimum=0.0, maximum=1.0)], placeholder="0 to 1")
+            yield Static(id="floor-error")
+        yield Static(id="what-if-summary")
+        yield ThemedTable(id="what-if-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "What-if"
+        self.sub_title = self.source.name
+        table = self.query_one("#what-if-table", ThemedTable)
+        table.focus()
+        self.busy(table, delay=0)
+
+    # ---------------------------------------------------------------- workers
+
+    def reload(self) -> None:
+        self._fold(self.settings)
+
+    @work(thread=True, exclusive=True, group="what-if")
+    def _fold(self, settings: CreditSettings | None) -> None:
+        try:
+            view = self.source.what_if(settings or self.source.settings())
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Folded(view))
+
+    @work(thread=True, exclusive=True, group="what-if-save")
+    def _save(self, settings: CreditSettings) -> None:
+        try:
+            self.source.save_settings(settings)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Saved(settings))
+
+    @on(Folded)
+    def _folded(self, event: Folded) -> None:
+        if self.settings is not None and event.view.proposed != self.settings:
+            return  # an older fold arriving late
+        first = self.settings is None
+        self.view = event.view
+        self.settings = event.view.proposed
+        self.done(self.query_one("#what-if-table", ThemedTable))
+        if first:
+            with self.prevent(Select.Changed, Input.Changed):
+                self.query_one("#strategy", Select).value = self.settings.strategy
+                self.query_one("#floor", Input).value = f"{self.settings.floor:g}"
+        self._show()
+
+    @on(Saved)
+    def _saved(self, event: Saved) -> None:
+        self.notify(f"Saved {describe(event.settings)} to config.toml; bandit-state.json rewritten.", markup=False)
+        self.post_message(WorkspaceWritten())
+
+    # ---------------------------------------------------------------- display
+
+    def _show(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        self.query_one("#what-if-summary", Static).update(summary(view))
+        table = self.query_one("#what-if-table", ThemedTable)
+        table.clear(columns=True)
+        for key, label in (
+            ("rank", "rank"),
+            ("move", "move"),
+            ("lesson", "lesson"),
+            ("status", "status"),
+            ("n", "n"),
+            ("now", "mean now"),
+            ("then", "mean what-if"),
+            ("delta", "Δ mean"),
+            ("was", "rank now"),
+        ):
+            table.add_column(label, key=key)
+        for row in view.rows:
+            change = row.rank_change
+            tone = "up" if change > 0 else "down" if change < 0 else "muted"
+            delta_tone = "up" if row.delta > 5e-4 else "down" if row.delta < -5e-4 else "muted"
+            table.add_row(
+                Text(str(row.rank_then), justify="right"),
+                table.toned(rank_arrow(change), tone),
+                table.toned(one_line(row.path), None),
+                table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
+                Text(str(row.n), justify="right"),
+                Text(fmt(row.mean_now, 3), justify="right"),
+                Text(fmt(row.mean_then, 3), justify="right"),
+                Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
+                Text(str(row.rank_now), justify="right"),
+                key=row.path,
+            )
+
+    # ---------------------------------------------------------------- changing the settings
+
+    def _propose(self, **changes: Any) -> None:
+        if self.settings is None:
+            return
+        try:
+            settings = self.settings.with_(**changes)
+        except ValueError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if settings == self.settings:
+            return
+        self.settings = settings
+        self.busy(self.query_one("#what-if-table", ThemedTable))
+        self._fold(settings)
+
+    @on(Select.Changed, "#strategy")
+    def _strategy_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._propose(strategy=event.value)
+
+    @on(Input.Changed, "#floor")
+    def _floor_changed(self, event: Input.Changed) -> None:
+        error = self.query_one("#floor-error", Static)
+        if event.validation_result is not None and not event.validation_result.is_valid:
+            error.update("the floor is a number from 0 to 1")
+            return
+        error.update("")
+        try:
+            floor = float(event.value)
+        except ValueError:
+            return
+        self._propose(floor=floor)
+
+    @on(Input.Submitted, "#floor")
+    def _floor_submitted(self) -> None:
+        self.query_one("#what-if-table", ThemedTable).focus()
+
+    def action_cycle_strategy(self) -> None:
+        if self.settings is None:
+            return
+        index = STRATEGIES.index(self.settings.strategy)
+        self.query_one("#strategy", Select).value = STRATEGIES[(index + 1) % len(STRATEGIES)]
+
+    def action_floor_step(self, step: float) -> None:
+        if self.settings is None:
+            return
+        floor = min(1.0, max(0.0, round(self.settings.floor + float(step), 4)))
+        self.query_one("#floor", Input).value = f"{floor:g}"
+
+    def action_save(self) -> None:
+        settings = self.settings
+        if settings is None or self.view is None:
+            return
+        if settings == self.view.current:
+            self.notify("These are already the saved settings.", markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._save(settings)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Save {describe(settings)} as the workspace settings?",
+                "Writes state/lesson-thompson/config.toml and rewrites bandit-state.json; "
+                "the event log is not touched, so this can be changed back at any time.",
+            ),
+            answered,
+        )
+
+    def action_back(self) -> None:
+        if isinstance(self.focused, Input):
+            self.query_one("#what-if-table", ThemedTable).focus()
+            return
+        self.dismiss()

@@ -1,0 +1,166 @@
+"""Display helpers: text from journals, lessons and the log shown literally, and number formats.
+
+Everything read from disk is shown as `rich.text.Text`, never parsed as markup, and control
+characters (an ANSI escape in a journal, a NUL in an id) are replaced by visible stand-ins so
+they cannot move the cursor or recolour the screen.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import numpy.typing as npt
+from rich.text import Text
+
+TAB_SIZE = 4
+JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out
+
+_SUBSTITUTE = "\ufffd"  # shown for invisible characters that reorder or break lines
+
+
+def _translation(keep_newline: bool) -> dict[int, str]:
+    table = {code: chr(0x2400 + code) for code in range(0x20)}  # C0 controls -> control pictures
+    table[0x7F] = "\u2421"  # DEL
+    for code in range(0x80, 0xA0):  # C1 controls (a lone 0x9b is CSI on some terminals)
+        table[code] = _SUBSTITUTE
+    for code in (0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)):
+        table[code] = _SUBSTITUTE  # line/paragraph separators, bidi overrides
+    table[ord("\t")] = " "
+    table[ord("\r")] = " "
+    if keep_newline:
+        table.pop(ord("\n"))
+        table.pop(ord("\t"))  # tabs in multi-line text are expanded separately
+    return table
+
+
+_ONE_LINE = _translation(keep_newline=False)
+_MULTI_LINE = _translation(keep_newline=True)
+
+
+def one_line(value: str | None, empty: str = "") -> str:
+    """A value from the log or a lesson (id, category, note) made safe for one line of display."""
+    if value is None or value == "":
+        return empty
+    return value.translate(_ONE_LINE)
+
+
+def plain(value: str | None, style: str = "", empty: str = "") -> Text:
+    """`one_line` as Text: literal, never markup."""
+    return Text(one_line(value, empty), style=style, end="")
+
+
+def visible_text(raw: str) -> str:
+    """Multi-line text with every control character except newline and tab made visible, length kept."""
+    return raw.translate(_MULTI_LINE)
+
+
+def expand_tabs(text: str, size: int = TAB_SIZE) -> tuple[str, npt.NDArray[np.int64] | None]:
+    """Tabs expanded to spaces, with a map from offsets in `text` to offsets in the result.
+
+    The map has len(text) + 1 entries; it is None when the text has no tabs (offsets unchanged).
+    """
+    if "\t" not in text:
+        return text, None
+    extra = np.zeros(len(text) + 1, dtype=np.int64)
+    pieces: list[str] = []
+    line_start = 0
+    for line in text.split("\n"):
+        if "\t" in line:
+            out: list[str] = []
+            column = 0
+            last = 0
+            for match in re.finditer("\t", line):
+                segment = line[last : match.start()]
+                out.append(segment)
+                column += len(segment)
+                width = size - column % size
+                out.append(" " * width)
+                column += width
+                extra[line_start + match.start() + 1] += width - 1
+                last = match.end()
+            out.append(line[last:])
+            pieces.append("".join(out))
+        else:
+            pieces.append(line)
+        line_start += len(line) + 1
+    mapping: npt.NDArray[np.int64] = np.arange(len(text) + 1, dtype=np.int64) + np.cumsum(extra)
+    return "\n".join(pieces), mapping
+
+
+def fmt(value: float | None, digits: int = 2, empty: str = "—") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return empty
+    return f"{round(value, 9):.{digits}f}"  # 0.57749999… and 0.57750…01 print alike
+
+
+def fmt_signed(value: float, digits: int = 3) -> str:
+    value = round(value, 9)
+    if abs(value) < 0.5 * 10**-digits:
+        value = 0.0
+    return f"{value:+.{digits}f}"
+
+
+def fmt_interval(low: float, high: float, digits: int = 2) -> str:
+    return f"{fmt(low, digits)}–{fmt(high, digits)}"
+
+
+def fmt_time(timestamp: str | None) -> str:
+    """ISO-8601 as `YYYY-MM-DD HH:MM`; anything else is shown as it is (made safe)."""
+    if not timestamp:
+        return "—"
+    match = re.match(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})", timestamp)
+    if match:
+        return f"{match.group(1)} {match.group(2)}"
+    return one_line(timestamp)
+
+
+def rank_arrow(change: int) -> str:
+    """▲3 moved up three places, ▼2 down two, · unchanged."""
+    if change > 0:
+        return f"▲{change}"
+    if change < 0:
+        return f"▼{-change}"
+    return "·"
+
+
+def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
+    """(start, end) offsets of the screen lines of `text` soft-wrapped at `width` cells.
+
+    Breaks after the last space that fits, else mid-word; newlines end lines and are not
+    part of any range. Wide characters count two cells.
+    """
+    from rich.cells import get_character_cell_size
+
+    width = max(1, width)
+    out: list[tuple[int, int]] = []
+    line_start = 0
+    for line in text.split("\n"):
+        n = len(line)
+        if line.isascii():
+            pos = 0
+            while n - pos > width:
+                space = line.rfind(" ", pos + 1, pos + width + 1)
+                cut = space + 1 if space > pos else pos + width
+                out.append((line_start + pos, line_start + cut))
+                pos = cut
+            out.append((line_start + pos, line_start + n))
+        else:
+            pos = 0
+            cells = 0
+            after_space = -1  # index just after the last space on the current screen line
+            for index, char in enumerate(line):
+                size = get_character_cell_size(char)
+                while cells + size > width and index > pos:
+                    cut = after_space if after_space > pos else index
+                    out.append((line_start + pos, line_start + cut))
+                    cells = sum(get_character_cell_size(c) for c in line[cut:index])
+                    pos = cut
+                    after_space = -1
+                cells += size
+                if char == " ":
+                    after_space = index + 1
+            out.append((line_start + pos, line_start + n))
+        line_start += n + 1
+    return out

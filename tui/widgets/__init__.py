@@ -1,0 +1,1 @@
+"""Reusable dashboard widgets, one per module, each with its own scoped DEFAULT_CSS."""

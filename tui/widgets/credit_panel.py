@@ -1,0 +1,72 @@
+"""Why one lesson got its credit in one session: salience -> weight -> reward -> alpha/beta."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from core.fold import CreditSettings
+from core.workspace import LessonCredit
+from tui.text import fmt, fmt_signed, one_line
+
+
+def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None) -> Text:
+    """The arithmetic behind a lesson's credit, with the keywords that made its salience."""
+    out = Text()
+    out.append(one_line(credit.path) + "\n", style="bold")
+    breakdown = credit.breakdown
+    counted = len(breakdown.keywords) if breakdown else None
+    if credit.salience_missing:
+        out.append("salience not stored in the log: counted as 0.5\n", style="italic")
+    elif breakdown is not None and counted:
+        out.append(f"salience {breakdown.hits}/{counted} keywords = {fmt(credit.salience, 3)}\n")
+    else:
+        out.append(f"salience {fmt(credit.salience, 3)}\n")
+    floor = settings.floor
+    out.append(f"weight {floor:g} + {1 - floor:g}×{fmt(credit.salience, 3)} = {fmt(credit.weight, 3)}\n")
+    if base is None:
+        out.append("pending: no credit until the session is graded\n", style="italic")
+    else:
+        if settings.strategy == "seed":
+            out.append(f"reward {fmt(base)}×{fmt(credit.weight, 3)} = {fmt(credit.reward, 3)} ({settings.strategy})")
+        else:
+            out.append(f"reward {fmt(credit.reward, 3)} ({settings.strategy})")
+        out.append(f"   α {fmt_signed(credit.alpha_delta)}   β {fmt_signed(credit.beta_delta)}\n")
+    mean_before = credit.alpha_before / (credit.alpha_before + credit.beta_before)
+    mean_after = credit.alpha_after / (credit.alpha_after + credit.beta_after)
+    out.append(
+        f"α {fmt(credit.alpha_before)} → {fmt(credit.alpha_after)}   β {fmt(credit.beta_before)} → "
+        f"{fmt(credit.beta_after)}   mean {fmt(mean_before, 3)} → {fmt(mean_after, 3)}\n"
+    )
+    if breakdown is not None:
+        hits = [f"{one_line(k.keyword)} ×{k.count}" for k in breakdown.keywords if k.hit]
+        misses = [one_line(k.keyword) for k in breakdown.keywords if not k.hit]
+        out.append("hit: ", style="bold")
+        out.append(", ".join(hits) or "none")
+        out.append("\nmissed: ", style="bold")
+        out.append(", ".join(misses) or "none")
+        if not breakdown.keywords:
+            out.append("\n(no counted keywords: salience is 0.5 by rule)", style="italic")
+    if credit.note:
+        out.append("\n⚠ " + one_line(credit.note), style="bold")
+    return out
+
+
+class CreditPanel(Static):
+    """Set `story` (built with `credit_story`) to show one lesson's credit."""
+
+    DEFAULT_CSS = """
+    CreditPanel {
+        height: auto;
+        max-height: 12;
+        padding: 0 1;
+        border: round $primary 50%;
+    }
+    """
+
+    story: reactive[Text | None] = reactive(None, always_update=True)
+
+    def watch_story(self, story: Text | None) -> None:
+        self.border_title = "why this credit"
+        self.update(story if story is not None else Text("Select a lesson to see its credit.", style="italic"))

@@ -1,0 +1,140 @@
+"""The grade of a session: the one in force, the draft being previewed, the history, a note."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Input, Label, Static
+
+from core.workspace import GradeRecord
+from tui.text import fmt, fmt_time, one_line
+
+HISTORY_SHOWN = 4
+
+
+def grade_status(committed: float | None, grader: str | None, draft: float | None) -> Text:
+    out = Text()
+    out.append("grade ", style="bold")
+    if committed is None:
+        out.append("pending", style="bold reverse")
+    else:
+        out.append(fmt(committed), style="bold")
+        out.append(f" ({one_line(grader, 'unknown')})")
+    if draft is not None:
+        out.append("   draft ", style="bold")
+        out.append(f" {fmt(draft)} ", style="bold reverse")
+        out.append("  previewed on screen, not saved: c commits, escape discards", style="italic")
+    else:
+        out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo", style="dim")
+    return out
+
+
+def grade_history(grades: tuple[GradeRecord, ...]) -> Text:
+    out = Text()
+    out.append("history ", style="bold")
+    if not grades:
+        out.append("never graded", style="dim")
+        return out
+    shown = grades[-HISTORY_SHOWN:]
+    if len(grades) > len(shown):
+        out.append(f"(+{len(grades) - len(shown)} earlier) ", style="dim")
+    for i, record in enumerate(shown):
+        if i:
+            out.append(" → ", style="dim")
+        in_force = i == len(shown) - 1
+        out.append(fmt(record.base_reward), style="bold" if in_force else "")
+        out.append(f" {one_line(record.grader)} {fmt_time(record.timestamp)}", style="" if in_force else "dim")
+        if record.note:
+            out.append(f" “{one_line(record.note)}”", style="italic")
+    return out
+
+
+class GradeBar(Widget):
+    """Set the reactives; the bar posts `NoteChanged` / `NoteSubmitted` as the operator types a note."""
+
+    DEFAULT_CSS = """
+    GradeBar {
+        height: auto;
+        border-top: solid $primary 50%;
+        padding: 0 1;
+    }
+    GradeBar.-draft {
+        border-top: heavy $warning;
+    }
+    GradeBar #note-row {
+        height: 1;
+    }
+    GradeBar #note-row Label {
+        width: auto;
+        padding: 0 1 0 0;
+    }
+    GradeBar #note {
+        border: none;
+        height: 1;
+        width: 1fr;
+        padding: 0;
+    }
+    """
+
+    committed: reactive[float | None] = reactive(None)
+    grader: reactive[str | None] = reactive(None)
+    draft: reactive[float | None] = reactive(None)
+    grades: reactive[tuple[GradeRecord, ...]] = reactive(())
+
+    class NoteChanged(Message):
+        def __init__(self, note: str) -> None:
+            super().__init__()
+            self.note = note
+
+    class NoteSubmitted(Message):
+        pass
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="grade-status")
+        yield Static(id="grade-history")
+        with Horizontal(id="note-row"):
+            yield Label("note (n)")
+            yield Input(placeholder="optional note saved with the next commit", id="note")
+
+    def on_mount(self) -> None:
+        self._update_status()
+        self.query_one("#grade-history", Static).update(grade_history(self.grades))
+
+    def _update_status(self) -> None:
+        self.set_class(self.draft is not None, "-draft")
+        for status in self.query("#grade-status").results(Static):  # none before compose
+            status.update(grade_status(self.committed, self.grader, self.draft))
+
+    def watch_committed(self) -> None:
+        self._update_status()
+
+    def watch_grader(self) -> None:
+        self._update_status()
+
+    def watch_draft(self) -> None:
+        self._update_status()
+
+    def watch_grades(self, grades: tuple[GradeRecord, ...]) -> None:
+        for history in self.query("#grade-history").results(Static):
+            history.update(grade_history(grades))
+
+    def focus_note(self) -> None:
+        self.query_one("#note", Input).focus()
+
+    def clear_note(self) -> None:
+        self.query_one("#note", Input).value = ""
+
+    @on(Input.Changed, "#note")
+    def _note_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.post_message(self.NoteChanged(event.value))
+
+    @on(Input.Submitted, "#note")
+    def _note_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.post_message(self.NoteSubmitted())

@@ -1,0 +1,104 @@
+"""The facts about one lesson's posterior: counts, interval, salience, usage, P(top-k), problems."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from core.lessons import MISSING, Lesson
+from core.workspace import LessonRow, LessonUsage
+from tui.source import BROKEN
+from tui.text import fmt, fmt_interval, one_line
+
+
+@dataclass(frozen=True)
+class LessonDetail:
+    row: LessonRow
+    usage: LessonUsage | None
+    p_top_k: float | None  # None: not selectable (not active, or not in the library)
+    k: int
+    lesson: Lesson | None
+    problem: str | None  # what is wrong with the lesson file, if anything
+    pinned: bool = False
+
+
+def explain_status(detail: LessonDetail) -> str | None:
+    """Why a lesson is shown but not a normal library lesson, in words."""
+    row = detail.row
+    if row.status == BROKEN:
+        return f"The lesson file could not be loaded: {detail.problem}. It is not selectable until fixed."
+    if row.status == MISSING:
+        if detail.problem:
+            return (
+                f"In the log but the library could not load it: {detail.problem}. "
+                "Its evidence still counts; it is not selectable."
+            )
+        return (
+            "In the log but not in the library (renamed or deleted?). Its evidence still counts; it is not selectable."
+        )
+    if detail.problem:
+        return detail.problem
+    return None
+
+
+class LessonPanel(Static):
+    """Set `detail`; the panel re-renders. Every value from disk is literal Text."""
+
+    DEFAULT_CSS = """
+    LessonPanel {
+        height: auto;
+        padding: 0 1;
+        border: round $primary 50%;
+        border-title-color: $text-primary;
+    }
+    LessonPanel.-problem {
+        border: round $warning;
+    }
+    """
+
+    detail: reactive[LessonDetail | None] = reactive(None)
+
+    def watch_detail(self, detail: LessonDetail | None) -> None:
+        self.set_class(detail is not None and explain_status(detail) is not None, "-problem")
+        self.border_title = "lesson"
+        self.update(self.describe(detail))
+
+    @staticmethod
+    def describe(detail: LessonDetail | None) -> Text:
+        if detail is None:
+            return Text("No lesson highlighted.", style="italic")
+        row = detail.row
+        out = Text()
+        title = detail.lesson.title if detail.lesson else row.title
+        out.append(one_line(title), style="bold")
+        if detail.pinned:
+            out.append("  ◆ pinned", style="bold")
+        out.append("\n")
+        out.append(one_line(row.path) + "\n")
+        out.append(f"{one_line(row.category, '(no category)')} · {one_line(row.status)}\n", style="dim")
+        if detail.lesson and detail.lesson.description:
+            out.append(one_line(detail.lesson.description) + "\n", style="italic")
+        problem = explain_status(detail)
+        if problem:
+            out.append("⚠ " + one_line(problem) + "\n", style="bold")
+        out.append(f"α {fmt(row.alpha)}  β {fmt(row.beta)}  n {row.n}  mean {fmt(row.mean, 3)}\n")
+        out.append(f"95% interval {fmt_interval(row.ci_low, row.ci_high, 3)}\n")
+        usage = detail.usage
+        if usage and usage.injected:
+            out.append(f"avg salience when injected {fmt(usage.mean_salience)}\n")
+            out.append(f"injected in {usage.injected} sessions\n")
+            out.append(f"salient (a keyword hit) in {usage.salient}\n")
+        else:
+            out.append("never injected\n", style="dim")
+        if detail.p_top_k is None:
+            out.append(f"P(in a top-{detail.k} draw) — not selectable\n", style="dim")
+        else:
+            out.append(f"P(in a top-{detail.k} draw) {fmt(detail.p_top_k)}\n")
+        if row.last_session is not None:
+            out.append(f"last credit {fmt(row.last_credit)}\n  in session {one_line(row.last_session)}")
+        else:
+            out.append("no graded session yet", style="dim")
+        return out
