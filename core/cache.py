@@ -19,7 +19,7 @@ from core.events import GradeEvent, SelectionEvent
 from core.fold import LogIndex
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 
 
@@ -63,7 +63,7 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         ],
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
-        "problems": [[p.line, p.reason] for p in index.problems],
+        "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
     }
     encoded: bytes = msgspec.msgpack.encode(payload)
     return encoded
@@ -104,7 +104,7 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
             ],
             priors={arm: (v[0], v[1], v[2]) for arm, v in p["priors"].items()},
             prior_rewards=dict(p["prior_rewards"]),
-            problems=[LogProblem(line, reason) for line, reason in p["problems"]],
+            problems=[LogProblem(line, reason, sid) for line, reason, sid in p["problems"]],
             end=int(p["end"]),
             lines=int(p["lines"]),
         )

@@ -113,7 +113,9 @@ class LogIndex:
         session_id = columns.session_id
         if session_id in self.session_index:
             first = self.session_lines[self.session_index[session_id]]
-            self.problems.append(LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)"))
+            self.problems.append(
+                LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)", session_id)
+            )
             return
         row = len(self.session_ids)
         self.session_index[session_id] = row
@@ -306,7 +308,7 @@ class LogIndex:
         for line, grade in self.grades:
             row = self.session_index.get(grade.session_id)
             if row is None:
-                orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}"))
+                orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
                 continue
             base[row] = grade.base_reward
             graded_by[row] = grade.grader

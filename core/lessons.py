@@ -36,6 +36,7 @@ class Lesson:
 class LessonProblem:
     path: str
     reason: str
+    lesson_id: str | None = None  # the id the file would have (None for gptme.toml itself)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -203,18 +204,20 @@ def load_library(workspace: Path | str) -> Library:
                     raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
                 lesson = parse_lesson(text, lesson_id, str(file))
             except LessonError as exc:
-                problems.append(LessonProblem(str(file), str(exc)))
+                problems.append(LessonProblem(str(file), str(exc), lesson_id))
                 continue
             except OSError as exc:
-                problems.append(LessonProblem(str(file), f"cannot read: {exc.strerror}"))
+                problems.append(LessonProblem(str(file), f"cannot read: {exc.strerror}", lesson_id))
                 continue
             for pattern in lesson.patterns:
                 try:
                     compile_pattern(pattern)
                 except PatternError as exc:
-                    problems.append(LessonProblem(str(file), f"{exc}; pattern ignored"))
+                    problems.append(LessonProblem(str(file), f"{exc}; pattern ignored", lesson_id))
             if lesson_id in lessons:
-                problems.append(LessonProblem(str(file), f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}"))
+                problems.append(
+                    LessonProblem(str(file), f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}", lesson_id)
+                )
                 continue
             lessons[lesson_id] = lesson
     return Library(tuple(lessons.values()), tuple(problems), tuple(str(r) for r in roots))

@@ -51,6 +51,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 class LogProblem:
     line: int
     reason: str
+    session_id: str | None = None  # the session the line is about, when known
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.reason}"

@@ -28,7 +28,7 @@ from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy,
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_many, encode
-from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold
+from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, regrade
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
 from core.salience import (
@@ -540,13 +540,13 @@ class Workspace:
                 raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session_id!r}")
         if base_reward is not None:
             base_reward = credit_mod.check_unit(base_reward, "reward")
-        used = base_reward if base_reward is not None else data.base[row]
-        base_after = data.base.copy()
-        base_after[row] = np.nan if used is None else used
-        base_before = data.base.copy()
-        base_before[row] = np.nan
-        after = self.posterior(settings, base_after)
-        before = self.posterior(settings, base_before)
+        used = float(base_reward if base_reward is not None else data.base[row])
+        graded = not math.isnan(used)
+        # From the cached posterior, only this session's entries change (core.fold.regrade):
+        # a live grade preview costs microseconds, not a re-fold of the whole log.
+        current = self.posterior(settings)
+        after = current if used == data.base[row] else regrade(current, row, used if graded else None)
+        before = regrade(current, row, None)
         position = after.index()
         text, problem = self.journal_text(session.journal_path) if with_journal else (None, None)
         lessons_by_id = self.library().by_id()
@@ -554,28 +554,35 @@ class Workspace:
         if text is not None:
             present = [(lid, lessons_by_id[lid].keywords) for lid in session.lesson_ids if lid in lessons_by_id]
             breakdowns = {b.lesson_id: b for b in salience_breakdowns(text, present)}
-        graded = not math.isnan(float(used))
         credits = []
         for i, (lid, sal) in enumerate(zip(session.lesson_ids, session.saliences, strict=True)):
             if wanted is not None and lid != wanted:
                 continue
             j = position[lid]
             w = float(credit_mod.weight(sal, settings.floor))
-            reward = float(credit_mod.credited_reward(float(used), w, settings.strategy)) if graded else 0.0
+            reward = float(credit_mod.credited_reward(used, w, settings.strategy)) if graded else 0.0
             note = None
             breakdown = breakdowns.get(lid)
             if text is not None and lid not in lessons_by_id:
                 note = "lesson no longer in the library: no keyword breakdown"
             elif breakdown is not None and abs(breakdown.salience - sal) > 1e-9:
                 note = f"journal now gives salience {breakdown.salience:.3f}; the log's {sal:.3f} is what counts"
+            if settings.decay < 1.0:  # the session's weight depends on its place: measure it
+                alpha_delta = float(after.alpha[j] - before.alpha[j])
+                beta_delta = float(after.beta[j] - before.beta[j])
+            elif graded:  # the formula itself, free of the rounding of a difference
+                d_alpha, d_beta = credit_mod.credit(used, w, settings.strategy)
+                alpha_delta, beta_delta = float(d_alpha), float(d_beta)
+            else:
+                alpha_delta = beta_delta = 0.0
             credits.append(
                 LessonCredit(
                     path=lid,
                     salience=sal,
                     weight=w,
                     reward=reward,
-                    alpha_delta=float(after.alpha[j] - before.alpha[j]),
-                    beta_delta=float(after.beta[j] - before.beta[j]),
+                    alpha_delta=alpha_delta,
+                    beta_delta=beta_delta,
                     alpha_before=float(before.alpha[j]),
                     beta_before=float(before.beta[j]),
                     alpha_after=float(after.alpha[j]),
@@ -859,6 +866,33 @@ class Workspace:
             }
             if note:
                 event["note"] = note
+            self.log.append_locked(encode(event))
+            self.refresh()
+            self.write_state()
+        return self.grade_history(session_id)[-1]
+
+    def undo_grade(self, session_id: str, *, note: str | None = None) -> GradeRecord:
+        """Append the grade before the latest one back, atomically (checked under the log lock,
+        so a grade another process appended meanwhile is what gets undone, knowingly)."""
+        with self.log.locked():
+            self.refresh()
+            if session_id not in self._index.session_index:
+                raise WorkspaceError(f"unknown session {session_id!r}")
+            history = self.grade_history(session_id)
+            if len(history) < 2:
+                state = "pending" if not history else "graded once"
+                raise WorkspaceError(
+                    f"nothing to undo: session {session_id!r} is {state}; a grade cannot make it pending"
+                )
+            latest, previous = history[-1], history[-2]
+            event: dict[str, Any] = {
+                "type": GRADE,
+                "session_id": session_id,
+                "base_reward": previous.base_reward,
+                "grader": previous.grader,
+                "timestamp": iso(self.clock()),
+                "note": note or f"undo: {latest.base_reward:g} back to {previous.base_reward:g}",
+            }
             self.log.append_locked(encode(event))
             self.refresh()
             self.write_state()

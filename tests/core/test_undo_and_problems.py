@@ -1,0 +1,75 @@
+"""Atomic undo of a grade, ids on problems, and explain's exact credit increments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
+
+from core.fold import CreditSettings
+from core.workspace import Workspace, WorkspaceError
+
+LESSONS = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
+
+
+def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
+    root = make_workspace(
+        tmp_path, LESSONS, [session("s1", 0.4, {"a.md": 1.0}), grade("s1", 0.9), grade("s1", 0.7, "judge")]
+    )
+    ws = Workspace(root, clock=fixed_clock)
+    record = ws.undo_grade("s1")
+    # history 0.4 (record), 0.9 (manual), 0.7 (judge): undo re-applies 0.9 as graded by manual
+    assert (record.base_reward, record.grader) == (0.9, "manual")
+    assert "undo: 0.7 back to 0.9" in (record.note or "")
+    assert Workspace(root).session("s1").base_reward == 0.9
+    # a: seed, floor 0.3, salience 1 -> w 1: alpha = 1 + 0.9 = 1.9, beta = 1 + 0.1 = 1.1 (counted once)
+    row = Workspace(root).posteriors().row("a.md")
+    assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (1.9, 1.1, 1)
+
+
+@pytest.mark.parametrize("base", [None, 0.5])
+def test_undo_refuses_when_there_is_nothing_to_undo(tmp_path: Path, base: float | None) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", base, {"a.md": 1.0})])
+    before = log_bytes(root)
+    with pytest.raises(WorkspaceError, match="nothing to undo"):
+        Workspace(root).undo_grade("s1")
+    with pytest.raises(WorkspaceError, match="unknown session"):
+        Workspace(root).undo_grade("nope")
+    assert log_bytes(root) == before
+
+
+def test_problems_name_their_session_and_lesson(tmp_path: Path) -> None:
+    root = make_workspace(
+        tmp_path,
+        LESSONS,
+        [session("s1", 0.5, {"a.md": 1.0}), session("s1", 0.2, {"b.md": 0.0}), grade("ghost", 0.3)],
+    )
+    (root / "lessons" / "tools").mkdir()
+    (root / "lessons" / "tools" / "broken.md").write_text("---\n- not a mapping\n---\n# B\n")
+    ws = Workspace(root)
+    by_line = {p.line: p for p in ws.log_problems()}
+    assert by_line[2].session_id == "s1" and "duplicate" in by_line[2].reason
+    assert by_line[3].session_id == "ghost" and "unknown session" in by_line[3].reason
+    (problem,) = ws.lesson_problems()
+    assert problem.lesson_id == "tools/broken.md"
+
+
+@pytest.mark.parametrize("strategy", ["seed", "evidence", "uniform"])
+def test_explain_gives_the_formula_increments_exactly(tmp_path: Path, strategy: str) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", 0.55, {"a.md": 0.5, "b.md": 0.0})])
+    ws = Workspace(root)
+    exp = ws.explain("s1", settings=CreditSettings(strategy=strategy), base_reward=0.75, with_journal=False)
+    a, b = exp.lessons
+    # w(a) = 0.3 + 0.7 * 0.5 = 0.65; w(b) = 0.3
+    expected = {
+        "seed": ((0.75 * 0.65, 1 - 0.75 * 0.65), (0.75 * 0.3, 1 - 0.75 * 0.3)),
+        "evidence": ((0.65 * 0.75, 0.65 * 0.25), (0.3 * 0.75, 0.3 * 0.25)),
+        "uniform": ((0.75, 0.25), (0.75, 0.25)),
+    }[strategy]
+    assert (a.alpha_delta, a.beta_delta) == pytest.approx(expected[0], abs=1e-15)
+    assert (b.alpha_delta, b.beta_delta) == pytest.approx(expected[1], abs=1e-15)
+    # the preview never touches the log, and after - before agrees with the increment
+    assert a.alpha_after - a.alpha_before == pytest.approx(a.alpha_delta, abs=1e-12)
+    pending = ws.explain("s1", base_reward=None, with_journal=False)
+    assert pending.base_reward == 0.55  # no override: the logged grade
