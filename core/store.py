@@ -147,22 +147,47 @@ class EventLog:
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.lock_path)) from None
 
-    def append_locked(self, line: bytes) -> None:
-        """Append one encoded event; the caller holds `locked()`.
+    def _repair_tail(self, fd: int, size: int) -> tuple[int, bytes]:
+        """(size, prefix) before an append, for a log that does not end in a newline.
 
-        If the file does not end in a newline (a crash mid-append), the event starts on a
-        fresh line: the newline is part of the same single write.
+        Under the lock no writer is mid-append, so an unterminated last line is either a
+        complete event some tool wrote without its newline (kept: the append starts with one)
+        or what a writer killed mid-write left behind. That torn event was never acknowledged;
+        it is cut off, so the log holds only whole events, and kept in `<log>.torn` for a look.
         """
+        start = size
+        while start > 0:
+            chunk = min(64 * 1024, start)
+            data = os.pread(fd, chunk, start - chunk)
+            newline = data.rfind(b"\n")
+            if newline != -1:
+                start = start - chunk + newline + 1
+                break
+            start -= chunk
+        tail = os.pread(fd, size - start, start)
+        try:
+            decode_event(tail.strip())
+            return size, b"\n"
+        except InvalidEvent:
+            with open(self.path.with_name(self.path.name + ".torn"), "ab") as torn:
+                torn.write(tail + b"\n")
+            os.ftruncate(fd, start)
+            return start, b""
+
+    def append_locked(self, line: bytes) -> None:
+        """Append one encoded event; the caller holds `locked()`. One write, then fsync."""
         if not line.endswith(b"\n") or b"\n" in line[:-1]:
             raise ValueError("an event is exactly one line")
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.path)) from None
+        size = 0
         try:
             size = os.fstat(fd).st_size
             if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line
+                size, prefix = self._repair_tail(fd, size)
+                line = prefix + line
             written = os.write(fd, line)
             if written != len(line):
                 # A short write on a regular file means the disk filled; undo our part.

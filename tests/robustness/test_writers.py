@@ -113,7 +113,13 @@ def test_sigkill_mid_append_never_loses_a_completed_event(tmp_path: Path) -> Non
     start = 0
     for _ in range(12):
         proc = subprocess.Popen([sys.executable, "-c", script, str(start)])
-        time.sleep(0.35 + rng.random() * 0.3)  # interpreter start-up, then somewhere in the appends
+        # Wait until this writer has acknowledged an append (start-up time varies with load),
+        # then kill it somewhere in the middle of its next appends.
+        deadline = time.monotonic() + 60
+        while not (acks.exists() and any(int(i) >= start for i in acks.read_text().split())):
+            assert proc.poll() is None and time.monotonic() < deadline, "writer did not start appending"
+            time.sleep(0.01)
+        time.sleep(rng.random() * 0.05)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         start += 100000
