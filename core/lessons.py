@@ -182,42 +182,131 @@ def _lesson_files(root: Path) -> Iterable[Path]:
                 yield Path(dirpath) / name
 
 
-def load_library(workspace: Path | str) -> Library:
-    """Load every lesson under the workspace's library roots; broken files become problems."""
+LESSON_CACHE_VERSION = 1
+
+
+def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[str]]:
+    """(lesson or None, problem reasons) for one file: the uncached path."""
+    try:
+        raw = file.read_bytes()
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
+        lesson = parse_lesson(text, lesson_id, str(file))
+    except LessonError as exc:
+        return None, [str(exc)]
+    except OSError as exc:
+        return None, [f"cannot read: {exc.strerror}"]
+    reasons = []
+    for pattern in lesson.patterns:
+        try:
+            compile_pattern(pattern)
+        except PatternError as exc:
+            reasons.append(f"{exc}; pattern ignored")
+    return lesson, reasons
+
+
+def _load_cache(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    import msgspec
+
+    try:
+        data = msgspec.msgpack.decode(path.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _save_cache(path: Path, files: dict[str, Any]) -> None:
+    import msgspec
+
+    from core.store import StoreError, atomic_write
+
+    try:
+        atomic_write(path, msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files}))
+    except (StoreError, OSError):
+        pass  # a cache that cannot be written (read-only workspace) is simply not used
+
+
+def load_library(workspace: Path | str, cache_path: Path | None = None) -> Library:
+    """Load every lesson under the workspace's library roots; broken files become problems.
+
+    With `cache_path`, parsed lessons are kept there keyed by file and validated by
+    (mtime, size, inode): a library of thousands reloads without parsing YAML again.
+    """
     workspace = Path(workspace)
     problems: list[LessonProblem] = []
     try:
         roots = library_roots(workspace)
     except LessonError as exc:
         return Library((), (LessonProblem(str(workspace / "gptme.toml"), str(exc)),), ())
+    cached = _load_cache(cache_path)
+    fresh: dict[str, Any] = {}
+    changed = False
     lessons: dict[str, Lesson] = {}
     for root in roots:
         if not root.is_dir():
             continue
         for file in _lesson_files(root):
             lesson_id = file.relative_to(root).as_posix()
+            key = str(file)
             try:
-                raw = file.read_bytes()
-                try:
-                    text = raw.decode("utf-8-sig")
-                except UnicodeDecodeError as exc:
-                    raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
-                lesson = parse_lesson(text, lesson_id, str(file))
-            except LessonError as exc:
-                problems.append(LessonProblem(str(file), str(exc), lesson_id))
+                st = file.stat()
+                stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+            except OSError:
+                stamp = None
+            entry = cached.get(key)
+            lesson: Lesson | None
+            if stamp is not None and isinstance(entry, list) and len(entry) == 3 and entry[0] == stamp:
+                fields, reasons = entry[1], entry[2]
+                lesson = None
+                if fields is not None:
+                    lesson = Lesson(
+                        id=fields[0],
+                        title=fields[1],
+                        category=fields[2],
+                        status=fields[3],
+                        description=fields[4],
+                        keywords=tuple(fields[5]),
+                        patterns=tuple(fields[6]),
+                        body=fields[7],
+                        path=key,
+                    )
+                lesson = lesson if lesson is None or lesson.id == lesson_id else None
+                if lesson is None and fields is not None:
+                    lesson, reasons = _read_lesson_file(file, lesson_id)
+                    changed = True
+            else:
+                lesson, reasons = _read_lesson_file(file, lesson_id)
+                changed = True
+            if stamp is not None:
+                fields = None
+                if lesson is not None:
+                    fields = [
+                        lesson.id,
+                        lesson.title,
+                        lesson.category,
+                        lesson.status,
+                        lesson.description,
+                        list(lesson.keywords),
+                        list(lesson.patterns),
+                        lesson.body,
+                    ]
+                fresh[key] = [stamp, fields, reasons]
+            problems.extend(LessonProblem(key, reason, lesson_id) for reason in reasons)
+            if lesson is None:
                 continue
-            except OSError as exc:
-                problems.append(LessonProblem(str(file), f"cannot read: {exc.strerror}", lesson_id))
-                continue
-            for pattern in lesson.patterns:
-                try:
-                    compile_pattern(pattern)
-                except PatternError as exc:
-                    problems.append(LessonProblem(str(file), f"{exc}; pattern ignored", lesson_id))
             if lesson_id in lessons:
                 problems.append(
-                    LessonProblem(str(file), f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}", lesson_id)
+                    LessonProblem(key, f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}", lesson_id)
                 )
                 continue
             lessons[lesson_id] = lesson
+    if cache_path is not None and (changed or set(fresh) != set(cached)):
+        _save_cache(cache_path, fresh)
     return Library(tuple(lessons.values()), tuple(problems), tuple(str(r) for r in roots))

@@ -256,7 +256,8 @@ class Workspace:
 
     def library(self, reload: bool = False) -> Library:
         if self._library is None or reload:
-            self._library = load_library(self.root)
+            cache = self.state_dir / ".cache" / "lessons.msgpack" if self._log_cache is not None else None
+            self._library = load_library(self.root, cache)
         return self._library
 
     def refresh(self) -> bool:

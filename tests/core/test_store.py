@@ -305,13 +305,15 @@ def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeyp
     ws.grade("s1", 0.5)
     ws.record("s2", root / "j", [B])
     ws.grade("s2", 1.0)
+    seen = [entry for entry in seen if entry[1] == str(state_path)]  # not the derived caches
     assert len(seen) == 3
     for src, dst, content in seen:
         assert Path(dst) == state_path
         assert Path(src).parent == state_path.parent  # same folder, so the rename is atomic
         json.loads(content)  # the whole file was written before the rename
     leftovers = sorted(p.name for p in state_path.parent.iterdir())
-    assert leftovers == ["bandit-state.json", "sessions.jsonl", "sessions.jsonl.lock"]
+    assert leftovers == [".cache", "bandit-state.json", "sessions.jsonl", "sessions.jsonl.lock"]
+    assert [p.name for p in (state_path.parent / ".cache").iterdir()] == ["lessons.msgpack"]  # no temp files
 
 
 def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch) -> None:

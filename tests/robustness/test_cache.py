@@ -110,3 +110,25 @@ def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
     assert LogCache(ws.log).path.exists()
     LogCache(ws.log).path.write_bytes(b"\x00garbage")
     assert _numbers(Workspace(tmp_path)) == expected
+
+
+def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
+    from core.lessons import load_library
+
+    lib = tmp_path / "lessons"
+    (lib / "t").mkdir(parents=True)
+    (lib / "t" / "a.md").write_text(LESSON)
+    (lib / "t" / "b.md").write_text("---\n- broken\n---\n# B\n")
+    cache = tmp_path / "cache.msgpack"
+    first = load_library(tmp_path, cache)
+    assert cache.exists() and [x.id for x in first.lessons] == ["t/a.md"] and len(first.problems) == 1
+    again = load_library(tmp_path, cache)
+    assert again.lessons == first.lessons and again.problems == first.problems
+    # an edit (other size) is seen; a new file is parsed; a deleted file is gone
+    (lib / "t" / "a.md").write_text(LESSON.replace('"alpha", "beta"', '"gamma"'))
+    (lib / "t" / "c.md").write_text(LESSON)
+    (lib / "t" / "b.md").unlink()
+    edited = load_library(tmp_path, cache)
+    assert {x.id: x.keywords for x in edited.lessons} == {"t/a.md": ("gamma",), "t/c.md": ("alpha", "beta")}
+    assert edited.problems == ()
+    assert load_library(tmp_path, cache) == load_library(tmp_path)  # the cache changes nothing
