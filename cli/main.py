@@ -51,7 +51,8 @@ def _positive_int(text: str) -> int:
 
 
 def _print_json(payload: Any) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    # ensure_ascii: no control character (not even U+009B, an 8-bit CSI) reaches the terminal raw
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
 
 
 def _workspace(args: argparse.Namespace) -> Any:
@@ -156,7 +157,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _explanation_text(exp: Any) -> str:
     s = exp.session
-    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({s.grader})"
+    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
     out = [
         f"session {safe(s.session_id)}  {safe(s.timestamp or '')}  category {safe(s.category or '-')}",
         f"grade {grade}; strategy {exp.settings.strategy}, floor {exp.settings.floor:g}",
@@ -186,9 +187,9 @@ def _explanation_text(exp: Any) -> str:
                 from core.salience import snippet
 
                 where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
-                out.append(f"  hit   {safe(k.keyword)!r} x{k.count} at {where}: {safe(snippet(text, start, end))}")
+                out.append(f"  hit   '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}")
             else:
-                out.append(f"  miss  {safe(k.keyword)!r}")
+                out.append(f"  miss  '{safe(k.keyword)}'")
     if len(exp.grades) > 1:
         out.append("")
         out.append("grade history:")

@@ -296,8 +296,8 @@ def to_event(raw: RawEvent) -> Event:
         for arm, prior in raw.arms.items():
             if not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):
                 raise InvalidEvent(f"prior for {arm!r} needs positive finite alpha and beta")
-            if prior.n < 0 or prior.rewards < 0:
-                raise InvalidEvent(f"prior for {arm!r} has a negative count")
+            if not (0 <= prior.n < 2**53 and 0 <= prior.rewards < 2**53):
+                raise InvalidEvent(f"prior for {arm!r} needs counts in [0, 2**53)")
             arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
             if prior.rewards:
                 rewards[normalize_id(arm)] = int(prior.rewards)

@@ -119,14 +119,15 @@ def lint(ws: Workspace) -> list[Finding]:
                 tuple(s.session_id for s in stale),
             )
         )
-    elif pending:
+    recent = [s for s in pending if s not in stale]
+    if recent:
         findings.append(
             Finding(
                 "sessions-pending",
                 WARNING,
-                f"{len(pending)} session(s) waiting for a grade: " + _names([s.session_id for s in pending]),
+                f"{len(recent)} session(s) waiting for a grade: " + _names([s.session_id for s in recent]),
                 "Grade them when their outcome is known.",
-                tuple(s.session_id for s in pending),
+                tuple(s.session_id for s in recent),
             )
         )
 

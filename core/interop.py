@@ -8,7 +8,7 @@ overwrites it), so the export writes exactly those keys per arm.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,8 @@ from core.store import atomic_write
 
 if TYPE_CHECKING:
     from core.workspace import Workspace
+
+MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
 
 EXPORT_ARM_KEYS = ("arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated")
 
@@ -48,9 +50,12 @@ class ImportReport:
         return [arm for arm in self.arms if not arm.matched]
 
 
-def map_arm_id(raw: str, library_ids: set[str], roots: tuple[str, ...]) -> tuple[str, bool]:
+def map_arm_id(
+    raw: str, library_ids: set[str], roots: tuple[str, ...], taken: set[str] | frozenset[str] = frozenset()
+) -> tuple[str, bool]:
     """A gptme arm id to a library id: strip `lessons/`, make absolute paths relative to a root,
-    and as a last resort match by path suffix. Returns (id, matched)."""
+    and as a last resort match by path suffix, unless another arm names that lesson exactly
+    (`taken`): a moved lesson keeps its old evidence under its old id. Returns (id, matched)."""
     text = raw.replace("\\", "/")
     if text.startswith("/"):
         for root in roots:
@@ -66,7 +71,9 @@ def map_arm_id(raw: str, library_ids: set[str], roots: tuple[str, ...]) -> tuple
     if lesson_id in library_ids:
         return lesson_id, True
     suffix_matches = [
-        known for known in library_ids if lesson_id.endswith("/" + known) or known.endswith("/" + lesson_id)
+        known
+        for known in library_ids
+        if (lesson_id.endswith("/" + known) or known.endswith("/" + lesson_id)) and known not in taken
     ]
     if len(suffix_matches) == 1:
         return suffix_matches[0], True
@@ -102,14 +109,25 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
             raise InteropError(f"{path}: arm {key!r} has a non-string id")
         alpha = _number(entry.get("alpha", 1.0), "alpha", source)
         beta = _number(entry.get("beta", 1.0), "beta", source)
-        if alpha <= 0 or beta <= 0:
-            raise InteropError(f"{path}: arm {source!r}: alpha and beta must be positive")
-        n = int(_number(entry.get("total_selections", 0), "total_selections", source))
-        rewards = int(_number(entry.get("total_rewards", 0), "total_rewards", source))
-        if n < 0 or rewards < 0:
-            raise InteropError(f"{path}: arm {source!r}: negative counts")
-        lesson_id, matched = map_arm_id(source, library_ids, roots)
-        arms.append(ImportedArm(source, lesson_id, alpha, beta, n, rewards, matched))
+        if not (alpha > 0 and beta > 0 and math.isfinite(alpha + beta)):
+            raise InteropError(f"{path}: arm {source!r}: alpha and beta must be positive, with a finite sum")
+        n = _number(entry.get("total_selections", 0), "total_selections", source)
+        rewards = _number(entry.get("total_rewards", 0), "total_rewards", source)
+        if not (0 <= n < MAX_COUNT and 0 <= rewards < MAX_COUNT):
+            raise InteropError(f"{path}: arm {source!r}: counts must be in [0, 2**53)")
+        lesson_id, matched = map_arm_id(source, library_ids, roots, frozenset(library_ids))  # exact only
+        if not lesson_id:
+            raise InteropError(f"{path}: arm {source!r} names no lesson once 'lessons/' is stripped")
+        arms.append(ImportedArm(source, lesson_id, alpha, beta, int(n), int(rewards), matched))
+    # Then the suffix fallback, never onto a lesson another arm of the file names exactly
+    # (a moved lesson keeps its old evidence under the old id).
+    taken = {arm.lesson_id for arm in arms if arm.matched}
+    for i, arm in enumerate(arms):
+        if not arm.matched:
+            lesson_id, matched = map_arm_id(arm.source_id, library_ids, roots, frozenset(taken))
+            if matched:
+                taken.add(lesson_id)
+                arms[i] = replace(arm, lesson_id=lesson_id, matched=True)
     ids = [arm.lesson_id for arm in arms]
     clashes = sorted({i for i in ids if ids.count(i) > 1})
     if clashes:
