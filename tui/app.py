@@ -14,25 +14,35 @@ from textual.screen import Screen
 
 from core.workspace import Workspace
 from tui.messages import LogChanged, WorkFailed, WorkspaceWritten
+from tui.screens.analysis import AnalysisScreen
 from tui.screens.base import describe_failure
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
+from tui.screens.health import HealthScreen
 from tui.screens.help import HelpScreen, HelpSection, as_binding, help_keys
+from tui.screens.lesson_rewards import LessonRewardsScreen
 from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
 from tui.screens.sessions import SessionsScreen
+from tui.screens.simulation import SimulationScreen
 from tui.screens.what_if import WhatIfScreen
 from tui.source import Problems, WorkspaceSource
 from tui.text import one_line
 
 POLL_SECONDS = 1.0
 PROBLEMS_IN_NOTICE = 3
+SCREENS_GROUP = Binding.Group("screens")
+MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
 HELP_SCREENS: tuple[tuple[str, type[Screen[Any]]], ...] = (
     ("Lessons", LessonsScreen),
     ("Sessions", SessionsScreen),
     ("Session detail", SessionDetailScreen),
     ("What-if", WhatIfScreen),
+    ("Analysis", AnalysisScreen),
+    ("Lesson rewards", LessonRewardsScreen),
+    ("Simulation", SimulationScreen),
+    ("Health", HealthScreen),
     ("Exact grade dialog", GradeValueScreen),
     ("Confirm dialog", ConfirmScreen),
 )
@@ -44,8 +54,12 @@ class LessonCreditApp(App[None]):
     TITLE = "lesson-credit"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("l", "show_lessons", "Lessons"),
-        Binding("s", "show_sessions", "Sessions"),
+        # one footer entry for the five screens (each key keeps its own description for help and the palette)
+        Binding("l", "show_lessons", "Lessons", group=SCREENS_GROUP),
+        Binding("s", "show_sessions", "Sessions", group=SCREENS_GROUP),
+        Binding("a", "show_analysis", "Analysis", group=SCREENS_GROUP),
+        Binding("m", "show_simulation", "Simulation", group=SCREENS_GROUP),
+        Binding("h", "show_health", "Health", group=SCREENS_GROUP),
         Binding("question_mark", "help", "Help"),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
@@ -61,6 +75,9 @@ class LessonCreditApp(App[None]):
         self._notified: set[str] = set()
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(SessionsScreen, self.source))
+        self.add_mode("analysis", partial(AnalysisScreen, self.source))
+        self.add_mode("simulation", partial(SimulationScreen, self.source))
+        self.add_mode("health", partial(HealthScreen, self.source))
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name
@@ -136,7 +153,7 @@ class LessonCreditApp(App[None]):
     # ---------------------------------------------------------------- navigation
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("show_lessons", "show_sessions", "help") and self.screen.is_modal:
+        if action in MODE_ACTIONS and self.screen.is_modal:
             return False  # a dialog is open: answer it first
         return True
 
@@ -145,6 +162,15 @@ class LessonCreditApp(App[None]):
 
     def action_show_sessions(self) -> None:
         self._show_mode("sessions")
+
+    def action_show_analysis(self) -> None:
+        self._show_mode("analysis")
+
+    def action_show_simulation(self) -> None:
+        self._show_mode("simulation")
+
+    def action_show_health(self) -> None:
+        self._show_mode("health")
 
     def _show_mode(self, mode: str) -> None:
         if self.current_mode == mode:

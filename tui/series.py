@@ -67,3 +67,32 @@ def reward_series(rewards: Sequence[float | None]) -> RewardSeries:
     xs, ys, size = grouped([x for x, _ in graded], [y for _, y in graded])
     ticks = integer_ticks(graded[-1][0]) if graded else []
     return RewardSeries(tuple(xs), tuple(ys), tuple(rolling_mean(ys)), size, tuple(ticks))
+
+
+HISTOGRAM_BINS = 10
+
+
+@dataclass(frozen=True)
+class RewardHistogram:
+    """Rewards in equal bins over [0, 1] (a reward of exactly 1 falls in the last bin)."""
+
+    edges: tuple[float, ...]  # bins + 1 edges
+    counts: tuple[int, ...]
+    n: int
+    mean: float | None  # None without rewards
+
+    @property
+    def shares(self) -> tuple[float, ...]:
+        """Each bin's share of the rewards: comparable between groups of different sizes."""
+        return tuple(c / self.n for c in self.counts) if self.n else tuple(0.0 for _ in self.counts)
+
+    @property
+    def centres(self) -> tuple[float, ...]:
+        return tuple((a + b) / 2 for a, b in zip(self.edges, self.edges[1:], strict=False))
+
+
+def reward_histogram(rewards: Sequence[float], bins: int = HISTOGRAM_BINS) -> RewardHistogram:
+    values = np.asarray(rewards, dtype=np.float64)
+    counts, edges = np.histogram(values, bins=bins, range=(0.0, 1.0))
+    mean = float(values.mean()) if len(values) else None
+    return RewardHistogram(tuple(round(float(e), 9) for e in edges), tuple(int(c) for c in counts), len(values), mean)

@@ -7,15 +7,17 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from core import beta as beta_mod
+from core.analysis import MIN_WITH, MIN_WITHOUT, LooResult, reward_split
 from core.fold import CreditSettings
+from core.health import Finding, lint
 from core.lessons import Lesson, LessonProblem
+from core.simulate import SimulationReport, run_simulation, scenario
 from core.store import LogProblem
 from core.workspace import (
     Explanation,
@@ -25,8 +27,9 @@ from core.workspace import (
     PosteriorTable,
     SessionSummary,
     Workspace,
+    WorkspaceError,
 )
-from tui.series import RewardSeries, reward_series
+from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -58,6 +61,42 @@ class SessionsView:
     sessions: tuple[SessionSummary, ...]  # log order
     log_problems: tuple[LogProblem, ...]
     rewards: RewardSeries
+    troubled: frozenset[str] = frozenset()  # sessions a problem line names (a reused id, say)
+
+
+@dataclass(frozen=True, eq=False)
+class AnalysisView:
+    """Leave-one-out lift of every lesson in the log, as of one version of the log."""
+
+    version: int
+    results: tuple[LooResult, ...]
+    graded: int  # graded sessions the lifts are computed over
+    min_with: int
+    min_without: int
+    written: str | None = None  # where loo-results.json was written (relative to the workspace), when it was
+
+    def result(self, path: str) -> LooResult | None:
+        for result in self.results:
+            if result.path == path:
+                return result
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class LessonRewards:
+    """One lesson's LOO result and the rewards of graded sessions with and without it."""
+
+    version: int
+    result: LooResult | None  # None: the lesson is not in the log
+    with_lesson: RewardHistogram
+    without_lesson: RewardHistogram
+
+
+@dataclass(frozen=True, eq=False)
+class HealthView:
+    version: int
+    findings: tuple[Finding, ...]  # problems first, as core.health.lint orders them
+    library_changed: bool = False  # a re-check re-read the lesson files and found them changed
 
 
 @dataclass(frozen=True)
@@ -113,6 +152,7 @@ class WorkspaceSource:
         self.workspace = workspace
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
+        self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
 
     @property
     def name(self) -> str:
@@ -136,7 +176,7 @@ class WorkspaceSource:
             ws.refresh()
             table = ws.posteriors()
             library = ws.library()
-            problems = _problems_by_lesson(library.problems, library.roots)
+            problems = _problems_by_lesson(library.problems)
             rows = list(table.rows)
             known = {row.path for row in rows}
             settings = table.settings
@@ -161,7 +201,8 @@ class WorkspaceSource:
             sessions = tuple(ws.sessions())
             problems = tuple(ws.log_problems())
             version = ws.version
-        return SessionsView(version, sessions, problems, reward_series([s.base_reward for s in sessions]))
+        troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
+        return SessionsView(version, sessions, problems, reward_series([s.base_reward for s in sessions]), troubled)
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
         with self._lock:
@@ -172,28 +213,19 @@ class WorkspaceSource:
             return self.workspace.grade(session_id, reward, grader="manual", note=note or None)
 
     def undo_grade(self, session_id: str) -> UndoOutcome:
-        """Append the grade before the latest one again: the log is append-only, so undo is a new grade."""
+        """Append the grade before the latest one again (the engine checks and appends under the log lock)."""
         with self._lock:
-            ws = self.workspace
-            ws.refresh()
-            history = ws.grade_history(session_id)
-            logged_line = ws.session(session_id).line
-            if not history:
-                return UndoOutcome(None, "Nothing to undo: this session has never been graded.")
-            if len(history) == 1:
-                if history[0].line == logged_line:
-                    return UndoOutcome(None, "Nothing to undo: the session still has the grade it was logged with.")
+            try:
+                record = self.workspace.undo_grade(session_id)
+            except WorkspaceError as exc:
+                if "nothing to undo" not in str(exc):
+                    raise
+                reason = str(exc)
                 return UndoOutcome(
                     None,
-                    "Undo cannot make a session pending again: a grade cannot be taken out of the "
-                    "append-only log. Grade it again to change it.",
+                    f"{reason[:1].upper()}{reason[1:]}. The log is append-only: grade the session again to change it.",
                 )
-            latest, previous = history[-1], history[-2]
-            note = f"undo: back to {previous.base_reward:g} ({previous.grader}, line {previous.line})"
-            record = ws.grade(session_id, previous.base_reward, grader="manual", note=note)
-            return UndoOutcome(
-                record, f"Undone: {latest.base_reward:g} → {previous.base_reward:g} (appended as a new grade)."
-            )
+        return UndoOutcome(record, f"Undone: {record.base_reward:g} appended again ({record.note or 'undo'}).")
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
@@ -224,21 +256,82 @@ class WorkspaceSource:
         with self._lock:
             self.workspace.save_settings(settings)
 
+    # ---------------------------------------------------------------- analysis, health, simulation
 
-def _problems_by_lesson(problems: tuple[LessonProblem, ...], roots: tuple[str, ...]) -> dict[str, str]:
-    """Lesson problems keyed by the lesson id the file would have had (its path when outside a root)."""
-    out: dict[str, str] = {}
-    for problem in problems:
-        key = problem.path
-        path = Path(problem.path)
-        for root in roots:
-            try:
-                key = path.relative_to(root).as_posix()
-                break
-            except ValueError:
-                continue
-        out[key] = problem.reason
-    return out
+    def analysis(self, *, write: bool = False) -> AnalysisView:
+        """Leave-one-out lifts; loo-results.json is written only with `write`.
+
+        LOO reads journals (the broad-keyword flag), so a view is reused until the log changes.
+        """
+        with self._lock:
+            ws = self.workspace
+            ws.refresh()
+            cached = self._analysis
+            if not write and cached is not None and cached.version == ws.version:
+                return replace(cached, written=None)
+            results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
+            data = ws.data()
+            graded = int(np.count_nonzero(~np.isnan(data.base)))
+            view = AnalysisView(ws.version, results, graded, MIN_WITH, MIN_WITHOUT)
+            self._analysis = view
+            if write:
+                return replace(view, written=(ws.state_dir / "loo-results.json").relative_to(ws.root).as_posix())
+            return view
+
+    def lesson_rewards(self, lesson_id: str) -> LessonRewards:
+        """A lesson's LOO numbers with the reward distributions they compare, from one version of the log."""
+        with self._lock:
+            view = self.analysis()
+            with_lesson, without_lesson = reward_split(self.workspace.data(), lesson_id)
+        return LessonRewards(
+            view.version,
+            view.result(lesson_id),
+            reward_histogram(with_lesson.tolist()),
+            reward_histogram(without_lesson.tolist()),
+        )
+
+    def health(self, *, reload_library: bool = False) -> HealthView:
+        """The lint findings, with paths shown relative to the workspace (its name is in the header).
+
+        `reload_library` re-reads the lesson files first (the Workspace keeps the library it read),
+        so an operator who fixed a lesson sees the finding go away.
+        """
+        with self._lock:
+            ws = self.workspace
+            ws.refresh()
+            changed = False
+            if reload_library:
+                before = ws.library()
+                changed = ws.library(reload=True) != before
+                if changed:
+                    self._analysis = None  # its flags depend on which lessons exist
+            findings = lint(ws)
+            version = ws.version
+        prefix = str(ws.root) + "/"
+        return HealthView(version, tuple(_relative_finding(f, prefix) for f in findings), changed)
+
+    def simulate(
+        self, scenario_name: str, seeds: int, progress: Callable[[int, int], None] | None = None
+    ) -> SimulationReport:
+        """Run a named scenario over seeds 0..seeds-1. Touches no workspace state, so takes no lock."""
+        return run_simulation(scenario(scenario_name), seeds, progress=progress)
+
+
+def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:
+    """Lesson problems keyed by the lesson id the file would have had (its path when it has none)."""
+    return {problem.lesson_id or problem.path: problem.reason for problem in problems}
+
+
+def _relative_finding(finding: Finding, prefix: str) -> Finding:
+    def strip(text: str) -> str:
+        return text.replace(prefix, "")
+
+    return replace(
+        finding,
+        message=strip(finding.message),
+        advice=strip(finding.advice),
+        items=tuple(strip(item) for item in finding.items),
+    )
 
 
 def _placeholder_row(lesson_id: str, settings: CreditSettings) -> LessonRow:

@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from tui_fixture import build_workspace, fixed_clock  # noqa: E402
+from tui_fixture import build_analysis_workspace, build_workspace, fixed_clock  # noqa: E402
 
 from core.workspace import Workspace  # noqa: E402
 from tui.app import LessonCreditApp  # noqa: E402
@@ -34,6 +34,17 @@ def workspace(ws_root: Path) -> Workspace:
 @pytest.fixture
 def app(workspace: Workspace) -> LessonCreditApp:
     return LessonCreditApp(workspace, seed=0, poll_seconds=0)
+
+
+@pytest.fixture
+def analysis_root(tmp_path: Path) -> Path:
+    return build_analysis_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def analysis_workspace(analysis_root: Path) -> Workspace:
+    """Forty graded sessions: lessons with enough data for leave-one-out, and flagged ones."""
+    return Workspace(analysis_root, clock=fixed_clock)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -9,17 +9,20 @@ from pathlib import Path
 import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, weight
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
+from tui.screens.analysis import AnalysisScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
+from tui.screens.health import HealthScreen
 from tui.screens.help import HelpScreen
 from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
 from tui.screens.sessions import SessionsScreen
+from tui.screens.simulation import SimulationScreen
 from tui.screens.what_if import WhatIfScreen
 from tui.widgets.beta_plot import BetaPlot
 from tui.widgets.journal_view import JournalView
@@ -396,7 +399,7 @@ async def test_commit_appends_a_manual_grade_with_the_note(app: LessonCreditApp,
         await pilot.press("u")
         await settle(pilot)
         assert len(grade_events(ws_root)) == 1
-        assert any("cannot make a session pending again" in n.message for n in app._notifications)
+        assert any("nothing to undo" in n.message.lower() for n in app._notifications)
 
 
 async def test_type_an_exact_grade_in_the_modal(app: LessonCreditApp) -> None:
@@ -601,8 +604,18 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
             "0-9",
             "^s Save settings…",
             "? Help",
+            "a Analysis",
+            "m Simulation",
+            "h Health",
+            "^s Write loo-results.json",
+            "r Run",
+            "esc Cancel run",
+            "r Re-check (re-read lessons)",
         ):
             assert needle in text, needle
+        titles = [s.title for s in help_screen.sections]
+        for title in ("Analysis", "Lesson rewards", "Simulation", "Health"):
+            assert title in titles
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, LessonsScreen)
@@ -612,7 +625,7 @@ async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) ->
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         names = [command.title for command in app.get_system_commands(app.screen)]
-        for name in ("Pin / unpin", "What-if", "Sessions", "Help", "Theme"):
+        for name in ("Pin / unpin", "What-if", "Sessions", "Analysis", "Simulation", "Health", "Help", "Theme"):
             assert name in names
         detail = await open_session(pilot, "s1")
         names = [command.title for command in app.get_system_commands(detail)]
@@ -626,8 +639,10 @@ async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) ->
 
 async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: Workspace, ws_root: Path) -> None:
     (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
+    first_session = (ws_root / LOG_REL).read_text(encoding="utf-8").splitlines()[0]
     with open(ws_root / LOG_REL, "a", encoding="utf-8") as log:
         log.write("this is not json\n")
+        log.write(first_session + "\n")  # s1 logged again: a problem that names its session
     app = LessonCreditApp(workspace, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -649,6 +664,9 @@ async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: W
         await settle(pilot)
         problems = app.screen.query_one("#log-problems")
         assert problems.display and "line 5" in str(problems.render())
+        sessions = app.screen.query_one("#sessions-table", DataTable)
+        assert str(sessions.get_row("s1")[0]) == "⚠ s1"  # the row the duplicate line is about
+        assert str(sessions.get_row("s2")[0]) == "s2"
 
 
 async def test_theme_switch_keeps_working(app: LessonCreditApp) -> None:
@@ -694,6 +712,18 @@ async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
         await pilot.press("enter", "p", "question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape", "a")
+        await settle(pilot)
+        assert isinstance(app.screen, AnalysisScreen)
+        assert app.screen.query_one("#loo-table", DataTable).row_count == 0
+        await pilot.press("enter", "o", "r", "h")
+        await settle(pilot)
+        assert isinstance(app.screen, HealthScreen)
+        assert "no problems found" in str(app.screen.query_one("#health-empty", Static).render())
+        assert app.screen.title == "Health · 0 problems, 0 warnings"
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, SimulationScreen)
         assert app.is_running
 
 

@@ -10,11 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
-from core.workspace import Workspace
+from core.analysis import LooResult
+from core.health import Finding
+from core.simulate import run_simulation, scenario
+from core.workspace import Workspace, WorkspaceError
+from tui.screens.analysis import describe, short_flags, sorted_results
 from tui.screens.grade_value import parse_grade
+from tui.screens.health import finding_text
 from tui.screens.lessons import lesson_name, matches
 from tui.screens.session_detail import step_grade
-from tui.series import grouped, integer_ticks, reward_series, rolling_mean
+from tui.screens.simulation import best_estimators, metric_cell
+from tui.series import grouped, integer_ticks, reward_histogram, reward_series, rolling_mean
 from tui.source import WorkspaceSource, ranks
 from tui.text import expand_tabs, fmt, fmt_signed, fmt_time, one_line, rank_arrow, visible_text, wrap_lines
 
@@ -146,7 +152,7 @@ def test_undo_rules(workspace: Workspace, ws_root: Path) -> None:
     assert source.undo_grade("s1").record is None  # only the grade it was logged with
     source.grade("s4", 0.6)
     pending_first = source.undo_grade("s4")
-    assert pending_first.record is None and "pending again" in pending_first.message
+    assert pending_first.record is None and "cannot make it pending" in pending_first.message
     source.grade("s4", 0.9, note="second look")
     undone = source.undo_grade("s4")
     assert undone.record is not None and undone.record.base_reward == 0.6
@@ -154,6 +160,9 @@ def test_undo_rules(workspace: Workspace, ws_root: Path) -> None:
     assert [(g["base_reward"], g["grader"]) for g in grades] == [(0.6, "manual"), (0.9, "manual"), (0.6, "manual")]
     assert grades[1]["note"] == "second look"
     assert Workspace(ws_root, clock=fixed_clock).session("s4").base_reward == 0.6
+    assert "undo: 0.9 back to 0.6" in undone.message
+    with pytest.raises(WorkspaceError, match="unknown session"):
+        source.undo_grade("nope")  # not a "nothing to undo": reported as a failure
 
 
 def test_broken_lesson_files_become_rows_that_say_why(workspace: Workspace, ws_root: Path) -> None:
@@ -163,3 +172,78 @@ def test_broken_lesson_files_become_rows_that_say_why(workspace: Workspace, ws_r
     assert row is not None and row.status == "broken" and row.n == 0
     assert "YAML" in view.problems["tools/broken.md"] or view.problems["tools/broken.md"]
     assert math.isclose(row.mean, 0.5)
+
+
+# ---------------------------------------------------------------------------- analysis, simulation, health
+
+
+def loo(path: str, delta: float | None, p: float | None, sufficient: bool = True, **changes: object) -> LooResult:
+    fields: dict[str, object] = {
+        "path": path,
+        "n_with": 6,
+        "n_without": 30,
+        "mean_with": 0.6,
+        "mean_without": 0.5,
+        "delta": delta,
+        "ci_low": None if p is None else (delta or 0.0) - 0.1,
+        "ci_high": None if p is None else (delta or 0.0) + 0.1,
+        "p_value": p,
+        "p_adjusted": p,
+        "delta_category": delta,
+        "p_category": p,
+        "delta_ipw": None,
+        "n_ipw": 0,
+        "ipw_gap": None,
+        "sufficient": sufficient,
+        "insufficient_reason": None if sufficient else "needs 5 sessions with and 20 without; has 2 and 30",
+        "confounded": False,
+    }
+    fields.update(changes)
+    return LooResult(**fields)  # type: ignore[arg-type]
+
+
+def test_loo_sort_keeps_enough_data_first_and_missing_values_last() -> None:
+    results = (
+        loo("a.md", 0.1, 0.2),
+        loo("b.md", 0.3, None),
+        loo("c.md", -0.2, 0.01),
+        loo("d.md", 0.5, None, sufficient=False),
+        loo("e.md", None, None, sufficient=False),
+    )
+    assert [r.path for r in sorted_results(results, "delta", True)] == ["b.md", "a.md", "c.md", "d.md", "e.md"]
+    assert [r.path for r in sorted_results(results, "delta", False)] == ["c.md", "a.md", "b.md", "d.md", "e.md"]
+    # p: the one without a p value goes last in either direction
+    assert [r.path for r in sorted_results(results, "p", False)][:3] == ["c.md", "a.md", "b.md"]
+    assert [r.path for r in sorted_results(results, "p", True)][:3] == ["a.md", "c.md", "b.md"]
+
+
+def test_analysis_and_health_text_is_literal() -> None:
+    result = loo("[red]x[/].md", 0.1, 0.2, confounded=True, confound_reasons=("[bold]why[/bold]: \x1b[31mred",))
+    text = describe(result)
+    assert "[red]x[/].md" in text.plain and "⚠ [bold]why[/bold]: ␛[31mred" in text.plain
+    assert short_flags(result) == ["[bold]why[/bold]"]
+    assert short_flags(loo("y.md", 0.0, None, sufficient=False)) == ["insufficient data"]
+    finding = Finding("code", "problem", "[red]boom[/]", "fix [b]it[/b]", ("[i]item[/i]",))
+    shown = finding_text(finding).plain
+    assert "[red]boom[/]" in shown and "→ fix [b]it[/b]" in shown and "items (1): [i]item[/i]" in shown
+
+
+def test_reward_histogram_shares_and_shared_axis() -> None:
+    hist = reward_histogram([0.0, 0.05, 0.5, 1.0, 1.0])
+    assert hist.n == 5 and hist.counts[0] == 2 and hist.counts[5] == 1 and hist.counts[9] == 2  # 1.0: last bin
+    assert sum(hist.shares) == pytest.approx(1.0) and hist.mean == pytest.approx(0.51)
+    assert hist.centres[0] == pytest.approx(0.05)
+    empty = reward_histogram([])
+    assert empty.n == 0 and empty.mean is None and set(empty.shares) == {0.0}
+
+
+def test_best_estimator_excludes_references_and_lower_regret_wins() -> None:
+    report = run_simulation(scenario("few-sessions", n_lessons=20, n_sessions=40), 2)
+    best = best_estimators(report)
+    for metric in ("spearman", "precision_at_10", "harmful_detection", "regret"):
+        assert best[metric] and not best[metric] & {"random", "oracle"}
+    regrets = {s.name: s.regret.mean for s in report.estimators if s.regret is not None and s.kind != "reference"}
+    assert best["regret"] == {name for name, v in regrets.items() if v == min(regrets.values())}
+    assert metric_cell(report.estimator("oracle").spearman, 3) == "—"
+    summary = report.estimator("seed").spearman
+    assert summary is not None and metric_cell(summary, 3).startswith(f"{summary.mean:.3f} ±")

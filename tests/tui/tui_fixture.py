@@ -1,4 +1,4 @@
-"""A small deterministic workspace for the dashboard tests: five lessons, four sessions, a fixed clock."""
+"""Deterministic workspaces for the dashboard tests (a small one, and forty sessions for Analysis), a fixed clock."""
 
 from __future__ import annotations
 
@@ -117,3 +117,77 @@ def log_lines(root: Path) -> list[dict[str, Any]]:
 
 def weight(salience: float, floor: float = FLOOR) -> float:
     return floor + (1 - floor) * salience
+
+
+# ---------------------------------------------------------------------------- a workspace for the Analysis screen
+
+ANALYSIS_LESSONS = {
+    "tools/retry-budget.md": lesson(["retry budget"], "Cap retries"),  # helps
+    "tools/force-push.md": lesson(["force push"], "Never force push shared branches"),  # hurts
+    "workflow/commit-often.md": lesson(["commit"], "Commit often"),  # in most sessions; 'commit' is everywhere
+    "docs/readme-first.md": lesson(["readme"], "Read the README first"),  # no effect
+    "workflow/rebase.md": lesson(["rebase"], "Rebase before merging"),  # too few sessions
+    "tools/retired.md": lesson(["legacy"], "Retired lesson"),  # deleted after logging
+}
+ANALYSIS_CATEGORIES = ("code", "ops", "docs")
+ANALYSIS_BASELINE = {"code": 0.6, "ops": 0.45, "docs": 0.7}
+ANALYSIS_SESSIONS = 40
+
+
+def analysis_session(i: int) -> tuple[str, str, list[str], float, str]:
+    """(selection context, journal text, lessons, reward, category) of session i: deterministic, known effects."""
+    category = ANALYSIS_CATEGORIES[i % 3]
+    lessons = []
+    if i % 5 == 0:
+        lessons.append("tools/retry-budget.md")
+    if i % 5 == 2:
+        lessons.append("tools/force-push.md")
+    if i % 5 in (0, 1, 3):
+        lessons.append("workflow/commit-often.md")
+    if i % 4 == 1:
+        lessons.append("docs/readme-first.md")
+    if i in (7, 19, 33):
+        lessons.append("workflow/rebase.md")
+    if i % 6 == 4:
+        lessons.append("tools/retired.md")
+    if not lessons:
+        lessons.append("docs/readme-first.md")
+    effect = 0.2 * ("tools/retry-budget.md" in lessons) - 0.25 * ("tools/force-push.md" in lessons)
+    jitter = ((i * 37) % 11 - 5) / 50
+    reward = round(min(1.0, max(0.0, ANALYSIS_BASELINE[category] + effect + jitter)), 2)
+    mentions = {
+        "tools/retry-budget.md": "kept a retry budget",
+        "tools/force-push.md": "did a force push",
+        "workflow/commit-often.md": "made a commit",
+        "docs/readme-first.md": "read the readme",
+        "workflow/rebase.md": "ran a rebase",
+        "tools/retired.md": "touched legacy code",
+    }
+    text = f"Session {i}: made a commit. " + " ".join(mentions[lid] for lid in lessons) + ".\n"
+    # candidates: the injected lessons and, in some sessions, others that matched but were not picked
+    candidates = [lid for j, lid in enumerate(mentions) if lid in lessons or (i + j) % 3 == 0]
+    context = f"Task {i}: commit the change. " + " ".join(mentions[lid] for lid in candidates) + "."
+    return context, text, lessons, reward, category
+
+
+def build_analysis_workspace(root: Path) -> Path:
+    """Forty graded sessions with selection propensities: some lessons with enough data, some flagged."""
+    root.mkdir(parents=True, exist_ok=True)
+    for lesson_id, text in ANALYSIS_LESSONS.items():
+        path = root / "lessons" / lesson_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    journals = root / "state" / "journals"
+    journals.mkdir(parents=True, exist_ok=True)
+    ws = Workspace(root, clock=fixed_clock)
+    start = dt.datetime(2026, 2, 1, 9, 0, tzinfo=dt.UTC)
+    for i in range(ANALYSIS_SESSIONS):
+        context, text, lessons, reward, category = analysis_session(i)
+        journal = journals / f"a{i:02d}.md"
+        journal.write_text(text, encoding="utf-8")
+        session_id = f"a{i:02d}"
+        ws.select(context, k=3, seed=i, session_id=session_id, draws=200)
+        stamp = (start + dt.timedelta(hours=12 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        ws.record(session_id, journal, lessons, reward=reward, category=category, timestamp=stamp)
+    (root / "lessons" / "tools" / "retired.md").unlink()
+    return root

@@ -157,8 +157,10 @@ class SessionsScreen(DataScreen):
     def _cells(self, table: ThemedTable, s: SessionSummary) -> list[Text]:
         tone = "warning" if s.pending else None
         grade = "pending" if s.base_reward is None else fmt(s.base_reward)
+        troubled = self.view is not None and s.session_id in self.view.troubled
         return [
-            table.toned(one_line(s.session_id), tone),
+            # ⚠: a line of the log about this session could not be used (listed below the table)
+            table.toned(("⚠ " if troubled else "") + one_line(s.session_id), "warning" if troubled else tone),
             table.toned(fmt_time(s.timestamp), None),
             table.toned(one_line(s.category, "—"), None),
             Text(grade, style=table.tone("warning") if s.pending else "", justify="right"),

@@ -1,0 +1,241 @@
+"""Pilot tests of the Analysis, Lesson rewards, Simulation and Health screens."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual.coordinate import Coordinate
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, ProgressBar, Select, Static
+from tui_fixture import FIXED_NOW, analysis_session
+
+from core.simulate import ESTIMATORS
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.analysis import AnalysisScreen
+from tui.screens.health import FindingCard, HealthScreen
+from tui.screens.lesson_rewards import LessonRewardsScreen
+from tui.screens.lessons import LessonsScreen
+from tui.screens.simulation import BEST_MARK, SimulationScreen
+from tui.widgets.reward_histogram import RewardHistogramPlot
+from tui.widgets.themed_table import ThemedTable
+
+SIZE = (120, 40)
+LOO_FILE = Path("state") / "lesson-thompson" / "loo-results.json"
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    for _ in range(4):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 30.0) -> None:
+    """For thread work that outlives its Textual worker (a cancelled simulation finishes its seed)."""
+    for _ in range(int(timeout / 0.05)):
+        if done():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError("timed out")
+
+
+def table_keys(table: DataTable[object]) -> list[str]:
+    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
+
+
+def styles(cell: Text) -> set[str]:
+    return {str(cell.style)} | {str(span.style) for span in cell.spans}
+
+
+# ---------------------------------------------------------------------------- Analysis
+
+
+async def test_analysis_table_sorts_dims_and_opens_distributions(
+    analysis_workspace: Workspace, analysis_root: Path
+) -> None:
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s", "a")  # from anywhere
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AnalysisScreen) and screen.view is not None
+        table = screen.query_one("#loo-table", ThemedTable)
+        # enough data first by lift, best first; the two with too little data after, dimmed
+        assert table_keys(table) == [
+            "tools/retry-budget.md",
+            "docs/readme-first.md",
+            "tools/retired.md",
+            "tools/force-push.md",
+            "workflow/commit-often.md",
+            "workflow/rebase.md",
+        ]
+        muted = str(table.tone("muted"))
+        assert muted in styles(table.get_row("workflow/rebase.md")[0])
+        assert muted not in styles(table.get_row("tools/retry-budget.md")[0])
+        cells = [str(c).strip() for c in table.get_row("workflow/commit-often.md")]
+        assert cells[1:3] == ["24", "16"] and cells[5] == "—"  # no p without enough data
+        assert "insufficient data" in cells[9] and "injected in 60% of sessions" in cells[9]
+        retry = screen.view.result("tools/retry-budget.md")
+        assert retry is not None and retry.delta is not None and retry.delta_ipw is not None
+        assert [str(c).strip() for c in table.get_row("tools/retry-budget.md")][3] == f"{retry.delta:+.3f}"
+        # the panel gives the highlighted lesson's reasons in full
+        table.move_cursor(row=table_keys(table).index("workflow/commit-often.md"))
+        await pilot.pause()
+        panel = str(screen.query_one("#loo-detail", Static).render())
+        assert "keyword 'commit' matches 100% of journals: too broad" in panel
+        assert "needs 5 sessions with and 20 without; has 24 and 16" in panel
+        # sort: reverse, next column, a header click
+        await pilot.press("r")
+        assert table_keys(table)[:4] == [
+            "tools/force-push.md",
+            "tools/retired.md",
+            "docs/readme-first.md",
+            "tools/retry-budget.md",
+        ]
+        await pilot.press("o")
+        assert (screen.sort_column, screen.sort_reverse) == ("ci", True)
+        x = sum(col.get_render_width(table) for key, col in table.columns.items() if key.value in SORT_BEFORE_P)
+        await pilot.click("#loo-table", offset=(x + 2, 0))
+        await pilot.pause()
+        assert (screen.sort_column, screen.sort_reverse) == ("p", False)  # smallest p first
+        assert table_keys(table)[:2] == ["tools/retry-budget.md", "tools/force-push.md"]
+        assert not (analysis_root / LOO_FILE).exists()  # computing for display writes nothing
+        # enter: the lesson's reward distributions, with and without it
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await settle(pilot)
+        rewards = app.screen
+        assert isinstance(rewards, LessonRewardsScreen) and rewards.rewards is not None
+        assert rewards.lesson_id == "tools/retry-budget.md"
+        with_plot = rewards.query_one("#with-plot", RewardHistogramPlot).histogram
+        without_plot = rewards.query_one("#without-plot", RewardHistogramPlot).histogram
+        assert with_plot is not None and without_plot is not None
+        assert (with_plot.n, without_plot.n) == (8, 32) and sum(with_plot.counts) == 8
+        expected = [analysis_session(i)[3] for i in range(40) if i % 5 == 0]
+        assert with_plot.mean == pytest.approx(sum(expected) / len(expected))
+        assert with_plot.mean == pytest.approx(retry.mean_with)
+        assert without_plot.mean == pytest.approx(retry.mean_without)
+        assert "mean reward with" in str(rewards.query_one("#rewards-info", Static).render())
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+        assert not (analysis_root / LOO_FILE).exists()
+        # the write key, and only it, writes loo-results.json
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        written = json.loads((analysis_root / LOO_FILE).read_text())
+        assert len(written["results"]) == 6 and written["meta"]["min_with"] == 5
+        assert any("loo-results.json" in n.message for n in app._notifications)
+        # a new session in the log: the table follows
+        context, text, lessons, reward, category = analysis_session(0)
+        journal = analysis_root / "state" / "journals" / "new.md"
+        journal.write_text(text)
+        Workspace(analysis_root).record("new", journal, lessons, reward=reward, category=category)
+        app.data_version += 1
+        await settle(pilot)
+        updated = screen.view.result("tools/retry-budget.md")
+        assert updated is not None and updated.n_with == 9
+
+
+SORT_BEFORE_P = ("lesson", "with", "without", "delta", "ci")
+
+
+# ---------------------------------------------------------------------------- Simulation
+
+
+async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCreditApp, ws_root: Path) -> None:
+    log_before = (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen) and screen.report is None
+        assert not screen.check_action("cancel", ())  # nothing to cancel: hidden from the footer
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        seeds = screen.query_one("#seeds", Input)
+        seeds.value = "0"
+        await pilot.press("r")  # refused: no seeds
+        await settle(pilot)
+        assert screen.report is None and screen.running is None
+        seeds.value = "2"
+        await pilot.press("r")
+        await settle(pilot)
+        await wait_until(pilot, lambda: screen.report is not None)
+        report = screen.report
+        assert report is not None and report.scenario.name == "few-sessions" and report.seeds == (0, 1)
+        table = screen.query_one("#sim-table", ThemedTable)
+        assert table_keys(table) == list(ESTIMATORS)
+        bar = screen.query_one("#sim-progress", ProgressBar)
+        assert (bar.progress, bar.total) == (2, 2)
+        # the best estimator of each metric is marked, and only among credit strategies and LOO lifts
+        for column in range(1, 5):
+            marked = [
+                table_keys(table)[r]
+                for r in range(table.row_count)
+                if BEST_MARK in str(table.get_cell_at(Coordinate(r, column)))
+            ]
+            assert marked and not set(marked) & {"random", "oracle"}
+        cell = str(table.get_row("seed")[1])
+        spearman = report.estimator("seed").spearman
+        assert spearman is not None and f"{spearman.mean:.3f} ±{spearman.std:.3f}" in cell
+        assert str(table.get_row("random")[1]).strip() == "—"  # a reference has no ranking
+        # a long run, cancelled after its first seed: the last report stays
+        seeds.value = "40"
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bar.progress >= 1)
+        assert screen.check_action("cancel", ())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.running is None)
+        status = str(screen.query_one("#sim-status", Static).render())
+        assert "cancelled after" in status and bar.progress < 40
+        assert screen.report is report
+    assert (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes() == log_before
+
+
+# ---------------------------------------------------------------------------- Health
+
+
+async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) -> None:
+    later = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: later), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("h")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, HealthScreen) and screen.view is not None
+        cards = list(screen.query(FindingCard))
+        assert [(c.finding.code, c.finding.severity) for c in cards] == [
+            ("sessions-never-graded", "problem"),
+            ("ghost-arms", "warning"),
+        ]
+        assert cards[0].has_class("-problem") and not cards[1].has_class("-problem")
+        assert cards[0].finding.items == ("s4",) and "tools/old-lesson.md" in cards[1].finding.items
+        assert screen.title == "Health · 1 problem, 1 warning"
+        assert "→ Grade them" in str(cards[0].render())
+        # a lesson file breaks: r re-reads the lessons, and the Lessons screen shows the broken file too
+        (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
+        await pilot.press("r")
+        await settle(pilot)
+        codes = [c.finding.code for c in screen.query(FindingCard)]
+        assert codes[:2] == ["broken-lessons", "sessions-never-graded"] and screen.title.startswith(
+            "Health · 2 problems"
+        )
+        broken = next(c for c in screen.query(FindingCard) if c.finding.code == "broken-lessons")
+        assert broken.finding.items == ("lessons/tools/broken.md",)  # relative to the workspace
+        await pilot.press("l")
+        await settle(pilot)
+        lessons = app.screen
+        assert isinstance(lessons, LessonsScreen) and lessons.view is not None
+        row = lessons.view.row("tools/broken.md")
+        assert row is not None and row.status == "broken"

@@ -1,0 +1,297 @@
+"""Analysis: every lesson's leave-one-out lift (naive, by category, propensity-weighted), sortable.
+
+Computing the table writes nothing; only the write key saves loo-results.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, Static
+
+from core.analysis import LooResult
+from tui.screens.base import DataScreen
+from tui.source import AnalysisView
+from tui.text import fmt, fmt_signed, one_line
+from tui.widgets.themed_table import ThemedTable
+
+INSUFFICIENT = "insufficient data"
+
+
+def lift(value: float | None) -> str:
+    return "—" if value is None else fmt_signed(value)
+
+
+def p_text(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return "<0.001" if value < 0.0005 else fmt(value, 3)
+
+
+def interval(result: LooResult) -> str:
+    if result.ci_low is None or result.ci_high is None:
+        return "—"
+    return f"[{fmt_signed(result.ci_low, 2)}, {fmt_signed(result.ci_high, 2)}]"
+
+
+def short_flags(result: LooResult) -> list[str]:
+    """One short phrase per flag (the part of a reason before its colon); the panel gives them in full."""
+    flags = [] if result.sufficient else [INSUFFICIENT]
+    flags += [reason.split(":", 1)[0] for reason in result.confound_reasons]
+    return flags
+
+
+# column key -> (header, value to sort by; None sorts last whichever the direction)
+SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
+    "lesson": ("lesson", lambda r: r.path),
+    "with": ("with", lambda r: r.n_with),
+    "without": ("without", lambda r: r.n_without),
+    "delta": ("Δ", lambda r: r.delta),
+    "ci": ("95% CI", lambda r: None if r.ci_low is None else (r.ci_low, r.ci_high)),
+    "p": ("p", lambda r: r.p_value),
+    "p_bh": ("p (BH)", lambda r: r.p_adjusted),
+    "category": ("by cat", lambda r: r.delta_category),
+    "ipw": ("IPW", lambda r: r.delta_ipw),
+    "flags": ("flags", lambda r: len(short_flags(r))),
+}
+RIGHT = ("with", "without", "delta", "ci", "p", "p_bh", "category", "ipw")  # columns of numbers
+SORT_ORDER = tuple(SORTS)
+ASCENDING_FIRST = ("lesson", "p", "p_bh")  # a first click sorts these smallest first, the rest largest first
+
+
+def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -> list[LooResult]:
+    """Rows with enough data first, then the dimmed rest; within each, by the column, missing values last."""
+    key = SORTS[column][1]
+    out: list[LooResult] = []
+    for sufficient in (True, False):
+        group = [r for r in results if r.sufficient == sufficient]
+        present = [r for r in group if key(r) is not None]
+        missing = [r for r in group if key(r) is None]
+        out += sorted(present, key=lambda r: (key(r), r.path), reverse=reverse)
+        out += sorted(missing, key=lambda r: r.path)
+    return out
+
+
+def spaced(cell: Text) -> Text:
+    out = Text(" ", end="", justify=cell.justify) + cell
+    out.justify = cell.justify
+    return out
+
+
+def summary(view: AnalysisView) -> Text:
+    enough = sum(1 for r in view.results if r.sufficient)
+    flagged = sum(1 for r in view.results if r.confounded)
+    out = Text()
+    out.append(f"LOO lift over {view.graded} graded sessions", style="bold")
+    out.append(f" · {enough} of {len(view.results)} lessons with enough data")
+    out.append(f" ({view.min_with} sessions with, {view.min_without} without)")
+    out.append(f" · {flagged} confounded", style="bold" if flagged else "")
+    out.append(
+        "\nΔ: mean reward with − without · by cat: within categories · IPW: propensity-weighted"
+        " · ctrl+s writes loo-results.json",
+        style="dim",
+    )
+    return out
+
+
+def describe(result: LooResult | None, hint: str = "") -> Text:
+    """Everything about one lesson's lift, reasons in full."""
+    if result is None:
+        return Text("No lesson highlighted.", style="italic")
+    out = Text()
+    out.append(one_line(result.path), style="bold")
+    if hint:
+        out.append("   " + hint, style="dim")
+    out.append(
+        f"\nmean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"
+        f" · without {fmt(result.mean_without, 3)} (n {result.n_without})"
+        f" · Δ {lift(result.delta)}  95% CI {interval(result)}"
+        f"  p {p_text(result.p_value)}  BH {p_text(result.p_adjusted)}"
+    )
+    out.append(f"\nwithin categories {lift(result.delta_category)}")
+    if result.p_category is not None:
+        out.append(f" (p {p_text(result.p_category)})")
+    if result.delta_ipw is None:
+        out.append(" · propensity-weighted: no logged selection propensities", style="")
+    else:
+        out.append(f" · propensity-weighted {lift(result.delta_ipw)} over {result.n_ipw} candidate sessions")
+        if result.ipw_gap is not None:
+            out.append(f" (gap to naive {lift(result.ipw_gap)})")
+    if not result.sufficient:
+        out.append(f"\n{INSUFFICIENT}: {one_line(result.insufficient_reason)}", style="dim")
+    for reason in result.confound_reasons:
+        out.append("\n⚠ " + one_line(reason), style="bold")
+    return out
+
+
+class AnalysisScreen(DataScreen):
+    """The LOO table; enter opens a lesson's reward distributions with and without it."""
+
+    AUTO_FOCUS = "#loo-table"
+    CSS_PATH = "analysis.tcss"
+    HELP = (
+        "Leave-one-out lift: mean reward of graded sessions with a lesson minus without it, also within "
+        "categories and propensity-weighted. Rows with too little data are dimmed and sorted last."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_rewards", "Distributions", priority=True),
+        Binding("o", "cycle_sort", "Sort by next column"),
+        Binding("r", "reverse_sort", "Reverse order"),
+        Binding("ctrl+s", "write", "Write loo-results.json"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, view: AnalysisView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source)
+        self.view: AnalysisView | None = None
+        self.sort_column = "delta"
+        self.sort_reverse = True
+        self.highlighted: str | None = None
+        self.shown: list[str] = []  # lesson ids in table order
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="analysis-summary")
+        yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
+        yield Static(id="loo-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Analysis"
+        self.sub_title = self.source.name
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._rebuild())
+        table = self.query_one("#loo-table", ThemedTable)
+        table.focus()
+        self.busy(table, delay=0)
+
+    # ---------------------------------------------------------------- workers
+
+    def reload(self) -> None:
+        self.busy(self.query_one("#loo-table", ThemedTable))
+        self._load(write=False)
+
+    @work(thread=True, exclusive=True, group="analysis")
+    def _load(self, write: bool) -> None:
+        try:
+            view = self.source.analysis(write=write)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Loaded(view))
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        self.view = event.view
+        self.done(self.query_one("#loo-table", ThemedTable))
+        self.query_one("#analysis-summary", Static).update(summary(event.view))
+        self._rebuild()
+        if event.view.written is not None:
+            self.notify(f"Wrote {one_line(event.view.written)}.", markup=False)
+        self.refresh_bindings()
+
+    # ---------------------------------------------------------------- table
+
+    def _rebuild(self) -> None:
+        if self.view is None or not self.is_mounted:
+            return
+        table = self.query_one("#loo-table", ThemedTable)
+        rows = sorted_results(self.view.results, self.sort_column, self.sort_reverse)
+        keep = self.highlighted
+        table.clear(columns=True)
+        for key, (header, _) in SORTS.items():
+            label = header + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+            # one space before each cell instead of padding on both sides: ten columns fit in 120 cells
+            table.add_column(Text(" " + label, justify="right" if key in RIGHT else "left"), key=key)
+        for result in rows:
+            table.add_row(*[spaced(cell) for cell in self._cells(table, result)], key=result.path)
+        self.shown = [r.path for r in rows]
+        if keep in self.shown:
+            table.move_cursor(row=self.shown.index(keep), animate=False)
+        elif self.shown:
+            table.move_cursor(row=0, animate=False)
+            self.highlighted = self.shown[0]
+        self._show_highlighted()
+
+    def _cells(self, table: ThemedTable, result: LooResult) -> list[Text]:
+        dim = table.tone("muted") if not result.sufficient else ""
+
+        def number(value: str) -> Text:
+            return Text(value, style=dim, justify="right")
+
+        flags = " · ".join(one_line(f) for f in short_flags(result))
+        if result.confounded:
+            flags_cell = table.toned("⚠ " + flags, "warning")
+        else:
+            flags_cell = Text(flags, style=dim, end="")
+        return [
+            Text(one_line(result.path.removesuffix(".md")), style=dim, end=""),
+            number(str(result.n_with)),
+            number(str(result.n_without)),
+            number(lift(result.delta)),
+            number(interval(result)),
+            number(p_text(result.p_value)),
+            number(p_text(result.p_adjusted)),
+            number(lift(result.delta_category)),
+            number(lift(result.delta_ipw)),
+            flags_cell,
+        ]
+
+    def _show_highlighted(self) -> None:
+        result = self.view.result(self.highlighted) if self.view and self.highlighted else None
+        self.query_one("#loo-detail", Static).update(describe(result, "enter: its reward distributions"))
+
+    @on(DataTable.RowHighlighted, "#loo-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.highlighted = event.row_key.value
+        self._show_highlighted()
+
+    @on(DataTable.RowSelected, "#loo-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.highlighted = event.row_key.value
+        self.action_open_rewards()
+
+    @on(DataTable.HeaderSelected, "#loo-table")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        column = event.column_key.value
+        if column not in SORTS:
+            return
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column = column
+            self.sort_reverse = column not in ASCENDING_FIRST
+        self._rebuild()
+
+    # ---------------------------------------------------------------- actions
+
+    def action_cycle_sort(self) -> None:
+        index = SORT_ORDER.index(self.sort_column)
+        self.sort_column = SORT_ORDER[(index + 1) % len(SORT_ORDER)]
+        self.sort_reverse = self.sort_column not in ASCENDING_FIRST
+        self._rebuild()
+
+    def action_reverse_sort(self) -> None:
+        self.sort_reverse = not self.sort_reverse
+        self._rebuild()
+
+    def action_open_rewards(self) -> None:
+        from tui.screens.lesson_rewards import LessonRewardsScreen
+
+        if self.view is None or self.highlighted not in self.shown or self.highlighted is None:
+            return
+        self.app.push_screen(LessonRewardsScreen(self.source, self.highlighted))
+
+    def action_write(self) -> None:
+        self.busy(self.query_one("#loo-table", ThemedTable))
+        self._load(write=True)

@@ -1,0 +1,139 @@
+"""Health: the lint findings (the ways lesson bandits silently break), problems first, each with advice."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Footer, Header, Static
+
+from core.health import PROBLEM, Finding
+from tui.messages import WorkspaceWritten
+from tui.screens.base import DataScreen
+from tui.source import HealthView
+from tui.text import one_line
+
+ITEMS_SHOWN = 40  # named items per finding; the rest are counted
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def counts(findings: tuple[Finding, ...]) -> str:
+    problems = sum(1 for f in findings if f.severity == PROBLEM)
+    return f"{plural(problems, 'problem')}, {plural(len(findings) - problems, 'warning')}"
+
+
+def finding_text(finding: Finding) -> Text:
+    out = Text()
+    out.append(one_line(finding.message), style="bold")
+    out.append("\n→ " + one_line(finding.advice))
+    if finding.items:
+        shown = ", ".join(one_line(item) for item in finding.items[:ITEMS_SHOWN])
+        if len(finding.items) > ITEMS_SHOWN:
+            shown += f" … and {len(finding.items) - ITEMS_SHOWN} more"
+        out.append(f"\nitems ({len(finding.items)}): ", style="dim")
+        out.append(shown, style="dim")
+    return out
+
+
+class FindingCard(Static):
+    """One finding; its border is the severity's colour and its title the check's code."""
+
+    DEFAULT_CSS = """
+    FindingCard {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        border: round $warning;
+        border-title-color: $text-warning;
+        border-title-style: bold;
+    }
+    FindingCard.-problem {
+        border: round $error;
+        border-title-color: $text-error;
+    }
+    """
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding_text(finding), classes="-problem" if finding.severity == PROBLEM else "")
+        self.finding = finding
+
+    def on_mount(self) -> None:
+        self.border_title = Text(f"{self.finding.severity}: {one_line(self.finding.code)}")
+
+
+class HealthScreen(DataScreen):
+    """Every lint finding for the workspace, grouped by severity; it re-checks when the log changes."""
+
+    AUTO_FOCUS = "#findings"
+    CSS_PATH = "health.tcss"
+    HELP = (
+        "The checks `lesson-credit lint` runs. A problem fails lint (exit 1); a warning does not. "
+        "They are re-checked when the log changes, and with r (which also re-reads the lesson files)."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "recheck", "Re-check (re-read lessons)"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, view: HealthView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(source)
+        self.view: HealthView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield VerticalScroll(id="findings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Health"
+        self.sub_title = self.source.name
+        self.busy(self.query_one("#findings", VerticalScroll), delay=0)
+
+    def reload(self) -> None:
+        self._check(reload_library=False)
+
+    @work(thread=True, exclusive=True, group="health")
+    def _check(self, reload_library: bool) -> None:
+        try:
+            view = self.source.health(reload_library=reload_library)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Loaded(view))
+
+    @on(Loaded)
+    async def _loaded(self, event: Loaded) -> None:
+        self.view = event.view
+        findings = event.view.findings
+        self.title = f"Health · {counts(findings)}"
+        body = self.query_one("#findings", VerticalScroll)
+        self.done(body)
+        await body.remove_children()
+        widgets: list[Static] = []
+        if not findings:
+            widgets.append(Static(Text("no problems found", style="bold"), id="health-empty"))
+        for severity, heading in ((PROBLEM, "Problems"), (None, "Warnings")):
+            group = [f for f in findings if (f.severity == PROBLEM) == (severity == PROBLEM)]
+            if group:
+                widgets.append(Static(Text(f"{heading} ({len(group)})"), classes="health-heading"))
+                widgets += [FindingCard(f) for f in group]
+        await body.mount_all(widgets)
+        if event.view.library_changed:
+            self.post_message(WorkspaceWritten())  # the other screens show the lessons read before
+
+    def action_recheck(self) -> None:
+        self.busy(self.query_one("#findings", VerticalScroll), delay=0)
+        self._check(reload_library=True)

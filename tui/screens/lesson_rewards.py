@@ -1,0 +1,96 @@
+"""One lesson's rewards: graded sessions with it and without it, the two groups its LOO lift compares."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Footer, Header, Static
+
+from tui.screens.analysis import describe
+from tui.screens.base import DataScreen
+from tui.source import LessonRewards
+from tui.text import one_line
+from tui.widgets.reward_histogram import RewardHistogramPlot
+
+Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
+
+
+def shared_top(rewards: LessonRewards) -> float:
+    """One y range for both plots, so bar heights compare across them."""
+    tallest = max((*rewards.with_lesson.shares, *rewards.without_lesson.shares), default=0.0)
+    steps = int(tallest / Y_STEP + 1 - 1e-9)
+    return min(1.0, max(Y_STEP, steps * Y_STEP))
+
+
+class LessonRewardsScreen(DataScreen):
+    """Histograms of session rewards with and without a lesson, as shares of each group."""
+
+    CSS_PATH = "lesson_rewards.tcss"
+    HELP = (
+        "The reward distributions behind a lesson's leave-one-out lift: graded sessions it was injected in, "
+        "and all the others. Bars are shares of each group; the line is the group's mean."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, rewards: LessonRewards) -> None:
+            super().__init__()
+            self.rewards = rewards
+
+    def __init__(self, source: Any, lesson_id: str) -> None:
+        super().__init__(source)
+        self.lesson_id = lesson_id
+        self.rewards: LessonRewards | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="rewards-info")
+        with Vertical(id="rewards-plots"):
+            yield RewardHistogramPlot("with the lesson", "with", id="with-plot")
+            yield RewardHistogramPlot("without it", "without", id="without-plot")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Rewards · {one_line(self.lesson_id)}"
+        self.sub_title = self.source.name
+        self.query_one("#rewards-info", Static).update(Text(one_line(self.lesson_id), style="bold"))
+        self.busy(self.query_one("#rewards-plots", Vertical), delay=0)
+
+    def reload(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="lesson-rewards")
+    def _load(self) -> None:
+        try:
+            rewards = self.source.lesson_rewards(self.lesson_id)
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(self.Loaded(rewards))
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        rewards = self.rewards = event.rewards
+        self.done(self.query_one("#rewards-plots", Vertical))
+        info = self.query_one("#rewards-info", Static)
+        if rewards.result is None:
+            info.update(Text(f"{one_line(self.lesson_id)} is not in the log: no sessions to compare.", style="bold"))
+        else:
+            info.update(describe(rewards.result))
+        top = shared_top(rewards)
+        for selector, histogram in (("#with-plot", rewards.with_lesson), ("#without-plot", rewards.without_lesson)):
+            plot = self.query_one(selector, RewardHistogramPlot)
+            plot.y_max = top
+            plot.histogram = histogram
+
+    def action_back(self) -> None:
+        self.dismiss()

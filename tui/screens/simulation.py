@@ -1,0 +1,360 @@
+"""Simulation: run a named scenario of the ground-truth simulator and compare the estimators.
+
+The simulator is pure CPU work (about a second per seed for the default scenario), so it runs
+in a thread worker; its progress callback posts messages and is where a cancel takes effect.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.validation import Number
+from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
+from textual.worker import get_current_worker
+
+from core.simulate import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
+from tui.messages import WorkFailed
+from tui.screens.base import describe_failure
+from tui.source import WorkspaceSource
+from tui.widgets.themed_table import ThemedTable
+
+DEFAULT_SEEDS = 5
+MAX_SEEDS = 500
+BEST_MARK = " ★"
+
+# metric -> (column header, digits of the mean and sd, lower is better)
+METRIC_COLUMNS: dict[str, tuple[str, int, bool]] = {
+    "spearman": ("spearman ρ", 3, False),
+    "precision_at_10": ("precision@10", 2, False),
+    "harmful_detection": ("harmful in bottom 10%", 2, False),
+    "regret": ("cumulative regret", 0, True),
+}
+LEGEND = (
+    "mean ±sd [p10, p90] across seeds · ★ best per metric among the credit strategies and LOO lifts "
+    "(random and oracle are references) · regret: lower is better"
+)
+
+
+class SimulationCancelled(Exception):
+    """Raised from the progress callback to stop a run the operator cancelled."""
+
+
+def metric_cell(summary: MetricSummary | None, digits: int) -> str:
+    if summary is None or not summary.n or not math.isfinite(summary.mean):
+        return "—"
+    spread = f"[{summary.p10:.{min(digits, 2)}f}, {summary.p90:.{min(digits, 2)}f}]"
+    return f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f} {spread}"
+
+
+def best_estimators(report: SimulationReport) -> dict[str, set[str]]:
+    """Per metric, the estimators (references excluded) with the best mean; ties all count."""
+    best: dict[str, set[str]] = {}
+    for metric in METRICS:
+        lower = METRIC_COLUMNS[metric][2]
+        scored = [
+            (s.name, m.mean)
+            for s in report.estimators
+            if s.kind != "reference" and (m := s.metric(metric)) is not None and m.n and math.isfinite(m.mean)
+        ]
+        if not scored:
+            best[metric] = set()
+            continue
+        target = min(v for _, v in scored) if lower else max(v for _, v in scored)
+        best[metric] = {name for name, v in scored if abs(v - target) <= 1e-12}
+    return best
+
+
+def scenario_text(sc: Scenario) -> Text:
+    """The scenario's size and what it changes from the default world."""
+    default = Scenario()
+    changed = [
+        f"{f.name} {getattr(sc, f.name)!r}"
+        for f in fields(Scenario)
+        if f.name != "name" and getattr(sc, f.name) != getattr(default, f.name)
+    ]
+    out = Text()
+    out.append(
+        f"{sc.n_lessons} lessons · {sc.n_sessions} sessions · k {sc.k} · floor {sc.floor:g} · noise {sc.noise:g}"
+        f" · keyword breadth {sc.keyword_breadth:g} · LOO on the {sc.loo_log} run's log"
+    )
+    out.append("\n" + ("changes from default: " + ", ".join(changed) if changed else "the default world"), style="dim")
+    return out
+
+
+def report_title(report: SimulationReport) -> str:
+    seeds = report.seeds
+    span = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}–{seeds[-1]}"
+    return f"scenario {report.scenario.name} · {span} · LOO on the {report.scenario.loo_log} run's log"
+
+
+class SimulationScreen(Screen[None]):
+    """Pick a scenario and a number of seeds; r runs it in a worker, escape cancels."""
+
+    AUTO_FOCUS = "#sim-table"
+    CSS_PATH = "simulation.tcss"
+    HELP = (
+        "Simulate worlds whose true lesson effects are known and score every estimator against them. "
+        "Same scenario and seeds, same numbers. Nothing touches the workspace."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "run", "Run"),
+        Binding("escape", "cancel", "Cancel run"),
+    ]
+
+    class Progressed(Message):
+        def __init__(self, run: int, done: int, total: int) -> None:
+            super().__init__()
+            self.run = run
+            self.done = done
+            self.total = total
+
+    class Finished(Message):
+        def __init__(self, run: int, report: SimulationReport) -> None:
+            super().__init__()
+            self.run = run
+            self.report = report
+
+    class Stopped(Message):
+        """The run ended without a report: cancelled, or it failed (`reason`)."""
+
+        def __init__(self, run: int, done: int, total: int, reason: str | None = None) -> None:
+            super().__init__()
+            self.run = run
+            self.done = done
+            self.total = total
+            self.reason = reason
+
+    def __init__(self, source: WorkspaceSource) -> None:
+        super().__init__()
+        self.source = source
+        self.report: SimulationReport | None = None
+        self.running: int | None = None  # the id of the run in progress
+        self.running_name = ""  # its scenario (the Select may change while it runs)
+        self.cancelling = False
+        self.runs = 0
+        self.highlighted: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="sim-controls"):
+            yield Label("scenario")
+            yield Select([(name, name) for name in SCENARIOS], value="default", allow_blank=False, id="scenario")
+            yield Label("seeds")
+            yield Input(
+                str(DEFAULT_SEEDS),
+                type="integer",
+                validators=[Number(minimum=1, maximum=MAX_SEEDS)],
+                id="seeds",
+            )
+            yield Static(id="sim-status")
+        yield Static(id="scenario-info")
+        yield ProgressBar(total=1, show_eta=False, id="sim-progress")
+        yield Static(id="report-title")
+        yield ThemedTable(id="sim-table", cursor_type="row", zebra_stripes=True)
+        yield Static(Text(LEGEND), id="sim-legend")
+        yield Static(id="estimator-info")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Simulation"
+        self.sub_title = self.source.name
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_report())
+        self.query_one("#sim-progress", ProgressBar).display = False
+        self._show_scenario()
+        self._set_status(Text("r runs the scenario · escape cancels a run", style="dim"))
+        self._show_report()
+
+    # ---------------------------------------------------------------- state shown
+
+    def scenario_name(self) -> str:
+        value = self.query_one("#scenario", Select).value
+        return value if isinstance(value, str) else "default"
+
+    def _show_scenario(self) -> None:
+        self.query_one("#scenario-info", Static).update(scenario_text(SCENARIOS[self.scenario_name()]))
+
+    def _set_status(self, text: Text | str) -> None:
+        self.query_one("#sim-status", Static).update(text)
+
+    def _show_report(self) -> None:
+        table = self.query_one("#sim-table", ThemedTable)
+        title = self.query_one("#report-title", Static)
+        report = self.report
+        table.clear(columns=True)
+        table.add_column("estimator", key="estimator")
+        for metric, (header, _, _) in METRIC_COLUMNS.items():
+            table.add_column(Text(header + " " * len(BEST_MARK), justify="right"), key=metric)
+        if report is None:
+            title.update(Text("No run yet: pick a scenario and the number of seeds, then press r.", style="italic"))
+            self._show_estimator()
+            return
+        title.update(Text(report_title(report), style="bold"))
+        best = best_estimators(report)
+        for summary in report.estimators:
+            table.add_row(*self._cells(table, summary, best), key=summary.name)
+        names = [s.name for s in report.estimators]
+        if self.highlighted in names:
+            table.move_cursor(row=names.index(self.highlighted), animate=False)
+        self._show_estimator()
+
+    def _cells(self, table: ThemedTable, summary: EstimatorSummary, best: dict[str, set[str]]) -> list[Text]:
+        reference = summary.kind == "reference"
+        cells = [table.toned(summary.name, "muted" if reference else None)]
+        for metric, (_, digits, _) in METRIC_COLUMNS.items():
+            value = metric_cell(summary.metric(metric), digits)
+            if summary.name in best[metric]:
+                cells.append(Text(value + BEST_MARK, style=table.tone("accent"), justify="right"))
+            else:  # padded as wide as the mark so the numbers stay aligned
+                cells.append(
+                    Text(value + " " * len(BEST_MARK), style=table.tone("muted") if reference else "", justify="right")
+                )
+        return cells
+
+    def _show_estimator(self) -> None:
+        info = self.query_one("#estimator-info", Static)
+        report = self.report
+        if report is None or self.highlighted is None:
+            info.update("")
+            return
+        try:
+            summary = report.estimator(self.highlighted)
+        except KeyError:
+            info.update("")
+            return
+        out = Text()
+        out.append(summary.name, style="bold")
+        out.append(f" ({summary.kind}): {summary.description}")
+        partial = [
+            f"{METRIC_COLUMNS[m][0]} defined in {s.n} of {len(report.seeds)} seeds"
+            for m in METRICS
+            if (s := summary.metric(m)) is not None and s.n < len(report.seeds)
+        ]
+        if partial:
+            out.append("\n" + "; ".join(partial), style="dim")
+        info.update(out)
+
+    @on(DataTable.RowHighlighted, "#sim-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.highlighted = event.row_key.value
+        self._show_estimator()
+
+    @on(Select.Changed, "#scenario")
+    def _scenario_changed(self) -> None:
+        self._show_scenario()
+
+    @on(Input.Submitted, "#seeds")
+    def _seeds_submitted(self) -> None:
+        self.action_run()
+
+    # ---------------------------------------------------------------- running
+
+    def seeds(self) -> int | None:
+        box = self.query_one("#seeds", Input)
+        result = box.validate(box.value)
+        if result is not None and not result.is_valid:
+            return None
+        try:
+            return int(box.value)
+        except ValueError:
+            return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.running is not None  # hidden from the footer while nothing runs
+        return True
+
+    def action_run(self) -> None:
+        if self.running is not None:
+            self.notify("A run is already going: escape cancels it.", severity="warning", markup=False)
+            return
+        seeds = self.seeds()
+        if seeds is None:
+            self.notify(f"Seeds must be a whole number from 1 to {MAX_SEEDS}.", severity="error", markup=False)
+            return
+        name = self.scenario_name()
+        self.runs += 1
+        self.running = self.runs
+        self.running_name = name
+        self.cancelling = False
+        bar = self.query_one("#sim-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=seeds, progress=0)
+        self._set_status(Text(f"running {name}: 0 of {seeds} seeds · escape cancels", style="bold"))
+        self.query_one("#sim-table", ThemedTable).focus()
+        self.refresh_bindings()
+        self._simulate(self.running, name, seeds)
+
+    def action_cancel(self) -> None:
+        if self.running is None or self.cancelling:
+            return
+        self.cancelling = True
+        self.workers.cancel_group(self, "simulation")
+        self._set_status(Text("cancelling: stops after the seed being simulated", style="bold"))
+
+    @work(thread=True, exclusive=True, group="simulation")
+    def _simulate(self, run: int, name: str, seeds: int) -> None:
+        worker = get_current_worker()
+        reached = 0
+
+        def progress(done: int, total: int) -> None:
+            # called after each seed: a cancel stops the run before the next one starts
+            nonlocal reached
+            reached = done
+            if worker.is_cancelled and done < total:
+                raise SimulationCancelled
+            self.post_message(self.Progressed(run, done, total))
+
+        try:
+            report = self.source.simulate(name, seeds, progress)
+        except SimulationCancelled:
+            self.post_message(self.Stopped(run, reached, seeds))
+            return
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.post_message(self.Stopped(run, reached, seeds, describe_failure(exc)))
+            return
+        self.post_message(self.Finished(run, report))  # every seed ran: worth showing even if cancelled late
+
+    @on(Progressed)
+    def _progressed(self, event: Progressed) -> None:
+        if event.run != self.running:
+            return
+        self.query_one("#sim-progress", ProgressBar).update(total=event.total, progress=event.done)
+        if not self.cancelling:
+            self._set_status(
+                Text(f"running {self.running_name}: {event.done} of {event.total} seeds · escape cancels", "bold")
+            )
+
+    @on(Finished)
+    def _finished(self, event: Finished) -> None:
+        if event.run != self.running:
+            return
+        self.running = None
+        self.cancelling = False
+        self.report = event.report
+        self.query_one("#sim-progress", ProgressBar).update(progress=len(event.report.seeds))
+        self._set_status(Text(f"done: {len(event.report.seeds)} seeds", style="dim"))
+        self.refresh_bindings()
+        self._show_report()
+
+    @on(Stopped)
+    def _stopped(self, event: Stopped) -> None:
+        if event.run != self.running:
+            return
+        self.running = None
+        self.cancelling = False
+        self.refresh_bindings()
+        if event.reason is None:
+            self._set_status(Text(f"cancelled after {event.done} of {event.total} seeds: no report", style="bold"))
+        else:
+            self._set_status(Text("failed", style="bold"))
+            self.post_message(WorkFailed(event.reason))
