@@ -19,7 +19,7 @@ from core.events import GradeEvent, SelectionEvent
 from core.fold import LogIndex
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 
 
@@ -57,6 +57,7 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         "entry_salience": _bytes(index.entry_salience),
         "session_start": _bytes(index.session_start),
         "grades": [[line, g.session_id, g.base_reward, g.grader, g.timestamp, g.note] for line, g in index.grades],
+        "grade_rows": _bytes(array("q", index.grade_rows)),
         "selections": [
             [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, s.k, s.seed]
             for line, s in index.selections
@@ -82,7 +83,6 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
             arm_ids=list(p["arm_ids"]),
             arm_index={arm: i for i, arm in enumerate(p["arm_ids"])},
             session_ids=p["session_ids"],
-            session_index={sid: i for i, sid in enumerate(p["session_ids"])},
             session_lines=_array("q", p["session_lines"]).tolist(),
             session_times=p["session_times"],
             session_base=_array("d", p["session_base"]),
@@ -98,6 +98,7 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
             entry_salience=_array("d", p["entry_salience"]),
             session_start=_array("q", p["session_start"]),
             grades=[(g[0], GradeEvent(g[1], g[2], g[3], g[4], g[5])) for g in p["grades"]],
+            grade_rows=_array("q", p["grade_rows"]).tolist(),
             selections=[
                 (s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), s[6], s[7]))
                 for s in p["selections"]

@@ -74,7 +74,6 @@ class LogIndex:
     arm_ids: list[str] = field(default_factory=list)
     arm_index: dict[str, int] = field(default_factory=dict)
     session_ids: list[str] = field(default_factory=list)
-    session_index: dict[str, int] = field(default_factory=dict)
     session_lines: list[int] = field(default_factory=list)
     session_times: list[str | None] = field(default_factory=list)
     session_base: array[float] = field(default_factory=lambda: array("d"))  # the record's own; NaN = pending
@@ -90,6 +89,7 @@ class LogIndex:
     entry_salience: array[float] = field(default_factory=lambda: array("d"))
     session_start: array[int] = field(default_factory=lambda: array("q", [0]))
     grades: list[tuple[int, GradeEvent]] = field(default_factory=list)
+    grade_rows: list[int] = field(default_factory=list)  # the graded session's row, -1 if unknown when read
     selections: list[tuple[int, SelectionEvent]] = field(default_factory=list)
     priors: dict[str, tuple[float, float, int]] = field(default_factory=dict)
     prior_rewards: dict[str, int] = field(default_factory=dict)
@@ -97,6 +97,14 @@ class LogIndex:
     end: int = 0  # bytes of the log consumed
     lines: int = 0  # lines of the log consumed
     _raw_arm: dict[str, int] = field(default_factory=dict, repr=False)  # lesson path as written -> arm
+    _session_index: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def session_index(self) -> dict[str, int]:
+        """Session id -> row. Built on first use: a status from the cache never needs it."""
+        if self._session_index is None:
+            self._session_index = {sid: row for row, sid in enumerate(self.session_ids)}
+        return self._session_index
 
     @property
     def n_sessions(self) -> int:
@@ -118,7 +126,7 @@ class LogIndex:
             )
             return
         row = len(self.session_ids)
-        self.session_index[session_id] = row
+        self.session_index[session_id] = row  # (builds the index if a cache left it unbuilt)
         self.session_ids.append(session_id)
         self.session_lines.append(line)
         self.session_times.append(raw.timestamp)
@@ -268,6 +276,7 @@ class LogIndex:
             self._add_session(line, raw, columns)
         elif isinstance(event, GradeEvent):
             self.grades.append((line, event))
+            self.grade_rows.append(self.session_index.get(event.session_id, -1))
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
         elif isinstance(event, PriorEvent):
@@ -300,18 +309,16 @@ class LogIndex:
         """Immutable arrays of everything read so far, with each session's latest grade applied."""
         n_sessions = self.n_sessions
         base = np.frombuffer(self.session_base, dtype=np.float64, count=n_sessions).copy()
-        graded_by: list[str | None] = [
-            None if math.isnan(b) else (g or ("imported" if p else "heuristic"))
-            for b, g, p in zip(self.session_base, self.session_graders, self.session_published, strict=True)
-        ]
+        grader_of: dict[int, str] = {}
         orphan: list[LogProblem] = []
-        for line, grade in self.grades:
-            row = self.session_index.get(grade.session_id)
-            if row is None:
+        for (line, grade), row in zip(self.grades, self.grade_rows, strict=True):
+            if row < 0:  # the grade came before its session (or names none)
+                row = self.session_index.get(grade.session_id, -1)
+            if row < 0:
                 orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
                 continue
             base[row] = grade.base_reward
-            graded_by[row] = grade.grader
+            grader_of[row] = grade.grader
         n_arms = len(self.arm_ids)
         prior_alpha = np.full(n_arms, np.nan)
         prior_beta = np.full(n_arms, np.nan)
@@ -331,7 +338,7 @@ class LogIndex:
             entry_session=np.repeat(np.arange(n_sessions, dtype=np.int32), np.diff(session_start)),
             session_start=session_start,
             base=base,
-            graders=tuple(graded_by),
+            grader_source=(self.session_graders, self.session_published, grader_of),
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
             prior_n=prior_n,
@@ -350,7 +357,7 @@ class FoldData:
     entry_session: npt.NDArray[np.int32]
     session_start: IntArray  # entries of session i are [start[i], start[i+1])
     base: FloatArray  # effective base reward per session (latest grade); NaN = pending
-    graders: tuple[str | None, ...]
+    grader_source: tuple[list[str | None], list[bool], dict[int, str]] = field(repr=False, compare=False)
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
     prior_n: IntArray
@@ -364,6 +371,19 @@ class FoldData:
     @property
     def n_sessions(self) -> int:
         return len(self.base)
+
+    @cached_property
+    def graders(self) -> tuple[str | None, ...]:
+        """Who gave each session its grade in force (None: pending). Built on first use."""
+        recorded, published, latest = self.grader_source
+        n = self.n_sessions
+        out: list[str | None] = [
+            None if b != b else (g or ("imported" if p else "heuristic"))
+            for b, g, p in zip(self.base.tolist(), recorded[:n], published[:n], strict=True)
+        ]
+        for row, grader in latest.items():
+            out[row] = grader
+        return tuple(out)
 
     @cached_property
     def stats(self) -> ArmStats:

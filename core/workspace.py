@@ -331,8 +331,13 @@ class Workspace:
         ids += [arm for arm in self.data().arm_ids if arm not in known]
         return ids
 
-    def posteriors(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> PosteriorTable:
-        """The status table: every lesson of the library and every arm of the log."""
+    def posteriors(
+        self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True
+    ) -> PosteriorTable:
+        """The status table: every lesson of the library and every arm of the log.
+
+        `details=False` skips each lesson's reward count and last credited session (two more
+        passes over every entry), which `status` does not print."""
         settings = settings or self.settings
         data = self.data()
         post = self.posterior(settings, base)
@@ -350,8 +355,9 @@ class Workspace:
             if j is None:
                 alpha[i], beta[i] = a0, b0
             else:
-                alpha[i], beta[i] = post.alpha[j], post.beta[j]
-                n[i], rewarded[i], last[i] = post.n[j], post.rewarded[j], post.last_session[j]
+                alpha[i], beta[i], n[i] = post.alpha[j], post.beta[j], post.n[j]
+                if details:
+                    rewarded[i], last[i] = post.rewarded[j], post.last_session[j]
         low, high = beta_mod.interval(alpha, beta)
         mean = alpha / (alpha + beta)
         session_base = data.base if base is None else base
@@ -922,7 +928,7 @@ class Workspace:
                 save_config(self.config_path, self.config)
                 self.refresh()
                 self.write_state()
-        return self.posteriors(settings)
+        return self.posteriors(settings, details=False)
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` (gptme-sessions shape) from the fold, atomically."""
