@@ -5,6 +5,7 @@ Run from the repository root::
     python -m bench.run            # full sizes (the targets are stated for these)
     python -m bench.run --quick    # smaller sizes, a smoke check
     python -m bench.run --only salience --only warm
+    python -m bench.run --scale    # 3,000 lessons, 1,000,000 sessions: see bench/scale.py
 
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
@@ -15,7 +16,8 @@ Data is generated deterministically (numpy seed) into bench/.data/ and reused wh
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
 runs with time.perf_counter, ours and the baseline in the same process run; every case
 also checks that ours and the baseline compute the same numbers. Results are printed as a
-table and written to bench/.data/results.json (and results-full.json / results-quick.json).
+table and written to bench/.data/results.json (and results-full.json / results-quick.json /
+results-scale.json).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import argparse
 import gc
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
@@ -312,14 +315,24 @@ def salience_data(params: dict[str, Any]) -> Path:
 
 @dataclass
 class Target:
-    max_s: float
+    max_s: float  # math.inf: no time target
     min_speedup: float | None = None
+    max_rss_mb: float | None = None  # peak resident memory of the process measured
+    check: str | None = None  # a target that is a check, not a number (e.g. "identical output")
 
     def describe(self) -> str:
-        text = f"< {fmt_time(self.max_s)}"
+        parts = [self.check] if self.check else []
+        if math.isfinite(self.max_s):
+            parts.append(f"< {fmt_time(self.max_s)}")
         if self.min_speedup is not None:
-            text += f", >= {self.min_speedup:g}x"
-        return text
+            parts.append(f">= {self.min_speedup:g}x")
+        if self.max_rss_mb is not None:
+            parts.append(f"RSS < {fmt_mb(self.max_rss_mb)}")
+        return ", ".join(parts) or "report"
+
+    @property
+    def report_only(self) -> bool:
+        return not math.isfinite(self.max_s) and self.min_speedup is None and self.max_rss_mb is None and not self.check
 
 
 @dataclass
@@ -331,6 +344,8 @@ class Result:
     target: Target
     detail: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    rss_mb: float | None = None  # peak RSS of the process that ran ours (scale cases)
+    failed: list[str] = field(default_factory=list)  # checks that did not hold (e.g. "numbers differ")
 
     @property
     def ours_best(self) -> float:
@@ -350,7 +365,12 @@ class Result:
             misses.append("time")
         if self.target.min_speedup is not None and self.speedup < self.target.min_speedup:
             misses.append("speedup")
-        return (not misses, "yes" if not misses else "NO (" + ", ".join(misses) + ")")
+        if self.target.max_rss_mb is not None and (self.rss_mb is None or self.rss_mb >= self.target.max_rss_mb):
+            misses.append("memory")
+        misses += self.failed
+        if misses:
+            return False, "NO (" + ", ".join(misses) + ")"
+        return True, "n/a (report)" if self.target.report_only else "yes"
 
     def as_json(self) -> dict[str, Any]:
         ok, verdict = self.verdict()
@@ -364,13 +384,24 @@ class Result:
             "baseline_median_s": float(np.median(self.baseline)),
             "baseline_runs_s": self.baseline,
             "speedup": self.speedup,
-            "target": {"max_s": self.target.max_s, "min_speedup": self.target.min_speedup},
+            "target": {
+                "max_s": self.target.max_s if math.isfinite(self.target.max_s) else None,
+                "min_speedup": self.target.min_speedup,
+                **({"max_rss_mb": self.target.max_rss_mb} if self.target.max_rss_mb is not None else {}),
+                **({"check": self.target.check} if self.target.check else {}),
+            },
             "target_text": self.target.describe(),
             "meets": ok,
             "verdict": verdict,
             "detail": self.detail,
+            **({"peak_rss_mb": self.rss_mb} if self.rss_mb is not None else {}),
+            **({"failed_checks": self.failed} if self.failed else {}),
             **self.extra,
         }
+
+
+def fmt_mb(mb: float) -> str:
+    return f"{mb / 1024:.2f} GB" if mb >= 1024 else f"{mb:.0f} MB"
 
 
 def fmt_time(seconds: float) -> str:
@@ -414,20 +445,24 @@ def lesson_credit_cmd() -> list[str]:
 
 def print_table(results: list[Result]) -> None:
     headers = ["case", "ours (best)", "baseline (best)", "speedup", "target", "meets"]
+    with_rss = any(r.rss_mb is not None for r in results)  # scale cases: a peak RSS column
+    if with_rss:
+        headers.insert(4, "peak RSS")
     rows = []
     for r in results:
-        rows.append(
-            [
-                r.name,
-                fmt_time(r.ours_best),
-                fmt_time(r.baseline_best),
-                f"{r.speedup:.1f}x" if r.speedup >= 1 else f"{r.speedup:.2f}x",
-                r.target.describe(),
-                r.verdict()[1],
-            ]
-        )
+        row = [
+            r.name,
+            fmt_time(r.ours_best),
+            fmt_time(r.baseline_best),
+            f"{r.speedup:.1f}x" if r.speedup >= 1 else f"{r.speedup:.2f}x",
+            r.target.describe(),
+            r.verdict()[1],
+        ]
+        if with_rss:
+            row.insert(4, "" if r.rss_mb is None else fmt_mb(r.rss_mb))
+        rows.append(row)
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-    right = {1, 2, 3}
+    right = {1, 2, 3, 4} if with_rss else {1, 2, 3}
 
     def line(cells: list[str]) -> str:
         return "  ".join(
@@ -739,14 +774,15 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
 }
 
 
-def selected_cases(only: list[str] | None) -> list[str]:
+def selected_cases(only: list[str] | None, cases: dict[str, Any] | None = None) -> list[str]:
+    cases = CASES if cases is None else cases
     if not only:
-        return list(CASES)
+        return list(cases)
     chosen = []
     for name in only:
-        matches = [c for c in CASES if c == name or c.startswith(name) or name.startswith(c)]
+        matches = [c for c in cases if c == name or c.startswith(name) or name.startswith(c)]
         if not matches:
-            raise ValueError(f"unknown case {name!r}; cases: {', '.join(CASES)} (warm = warm_whatif + warm_regrade)")
+            raise ValueError(f"unknown case {name!r}; cases: {', '.join(cases)} (warm = warm_whatif + warm_regrade)")
         chosen += [m for m in matches if m not in chosen]
     return chosen
 
@@ -765,10 +801,14 @@ def code_version() -> dict[str, Any]:
         return proc.stdout.strip()
 
     dirty = [line.split(None, 1)[1] for line in git("status", "--porcelain", "--", "core", "cli").splitlines()]
+    tui = hashlib.sha256()
+    for file in sorted(ROOT.glob("tui/**/*.py")):
+        tui.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes())
     return {
         "git_head": git("rev-parse", "--short", "HEAD"),
         "uncommitted": dirty,
         "engine_sha256": digest.hexdigest()[:12],
+        "tui_sha256": tui.hexdigest()[:12],
     }
 
 
@@ -788,21 +828,39 @@ def environment() -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, a smoke check (< 30 s)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="smaller sizes, a smoke check (< 30 s)")
+    mode.add_argument(
+        "--scale",
+        action="store_true",
+        help="3,000 lessons and 1,000,000 sessions (bench/scale.py; 1.4 GB of data, ~10 min, ~10 GB of memory)",
+    )
     parser.add_argument(
-        "--only", action="append", metavar="NAME", help=f"run only this case (repeatable): {', '.join(CASES)}"
+        "--only",
+        action="append",
+        metavar="NAME",
+        help=f"run only this case (repeatable): {', '.join(CASES)}; with --scale: scale_status, scale_regrade, tui",
     )
     args = parser.parse_args(argv)
-    sizes = QUICK if args.quick else FULL
+    if args.scale:
+        from bench import scale
+
+        cases: dict[str, Callable[[dict[str, Any]], list[Any]]] = scale.SCALE_CASES
+        sizes: dict[str, Any] = scale.SCALE
+        mode_name = "scale"
+    else:
+        cases = CASES
+        sizes = QUICK if args.quick else FULL
+        mode_name = "quick" if args.quick else "full"
     try:
-        names = selected_cases(args.only)
+        names = selected_cases(args.only, cases)
     except ValueError as exc:
         parser.error(str(exc))
     DATA.mkdir(parents=True, exist_ok=True)
     env = environment()
     dirty = f", uncommitted: {' '.join(env['uncommitted'])}" if env["uncommitted"] else ""
     print(
-        f"lesson-credit benchmarks ({'quick' if args.quick else 'full'} sizes); python {env['python']}, "
+        f"lesson-credit benchmarks ({mode_name} sizes); python {env['python']}, "
         f"numpy {env['numpy']}, {env['cpus']} CPUs, load average {env['load_average_at_start'][0]:.2f}; "
         f"best of N, time.perf_counter\nengine: git {env['git_head']}{dirty} (core+cli sha256 {env['engine_sha256']})\n"
     )
@@ -810,22 +868,32 @@ def main(argv: list[str] | None = None) -> int:
         print("note: the machine is busy (load average above half the CPUs): timings will be noisy and pessimistic\n")
     started = time.perf_counter()
     # Generate first, so the timings of the first case do not follow a burst of writes.
-    if any(n in names for n in ("cold_load", "warm", "status_cli")):
+    if args.scale:
+        scale.generate(names)
+    if not args.scale and any(n in names for n in ("cold_load", "warm", "status_cli")):
         workspace_data(sizes["workspace"])
-    if "salience" in names:
+    if not args.scale and "salience" in names:
         salience_data(sizes["salience"])
     results: list[Result] = []
     for name in names:
-        results += CASES[name](sizes)
+        results += cases[name](sizes)
     print_table(results)
+    engine_after = code_version()
+    for key, what in (("engine_sha256", "core/ or cli/"), ("tui_sha256", "tui/")):
+        if engine_after[key] != env[key] and (key == "engine_sha256" or args.scale):
+            print(
+                f"\nWARNING: {what} changed during the run (sha256 {env[key]} -> {engine_after[key]}): "
+                "the cases measured different code; run again."
+            )
     if args.quick:
         print("\nquick mode: sizes are reduced, so the verdicts are a smoke check; the targets are for full sizes.")
     payload = {
-        "mode": "quick" if args.quick else "full",
+        "mode": mode_name,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         "sizes": {k: v for k, v in sizes.items() if k != "runs"},
         "environment": env,
+        "engine_at_end": engine_after,
         "elapsed_s": time.perf_counter() - started,
         "results": [r.as_json() for r in results],
     }

@@ -16,9 +16,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
 from core.analysis import LooResult
-from tui.screens.base import DataScreen
+from tui.screens.sortable import SortableScreen
 from tui.source import AnalysisView
-from tui.text import fmt, fmt_signed, one_line
+from tui.text import fmt, fmt_signed, one_line, spaced
 from tui.widgets.themed_table import ThemedTable
 
 INSUFFICIENT = "insufficient data"
@@ -61,8 +61,6 @@ SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
     "flags": ("flags", lambda r: len(short_flags(r))),
 }
 RIGHT = ("with", "without", "delta", "ci", "p", "p_bh", "category", "ipw")  # columns of numbers
-SORT_ORDER = tuple(SORTS)
-ASCENDING_FIRST = ("lesson", "p", "p_bh")  # a first click sorts these smallest first, the rest largest first
 
 
 def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -> list[LooResult]:
@@ -75,12 +73,6 @@ def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -
         missing = [r for r in group if key(r) is None]
         out += sorted(present, key=lambda r: (key(r), r.path), reverse=reverse)
         out += sorted(missing, key=lambda r: r.path)
-    return out
-
-
-def spaced(cell: Text) -> Text:
-    out = Text(" ", end="", justify=cell.justify) + cell
-    out.justify = cell.justify
     return out
 
 
@@ -130,7 +122,7 @@ def describe(result: LooResult | None, hint: str = "") -> Text:
     return out
 
 
-class AnalysisScreen(DataScreen):
+class AnalysisScreen(SortableScreen):
     """The LOO table; enter opens a lesson's reward distributions with and without it."""
 
     AUTO_FOCUS = "#loo-table"
@@ -146,6 +138,9 @@ class AnalysisScreen(DataScreen):
         Binding("r", "reverse_sort", "Reverse order"),
         Binding("ctrl+s", "write", "Write loo-results.json"),
     ]
+    SORT_COLUMNS = SORTS
+    # a first choice sorts lesson, p and p (BH) smallest first, the rest largest first
+    DESCENDING_FIRST = tuple(key for key in SORTS if key not in ("lesson", "p", "p_bh"))
 
     class Loaded(Message):
         def __init__(self, view: AnalysisView) -> None:
@@ -153,10 +148,8 @@ class AnalysisScreen(DataScreen):
             self.view = view
 
     def __init__(self, source: Any) -> None:
-        super().__init__(source)
+        super().__init__(source, sort_column="delta")
         self.view: AnalysisView | None = None
-        self.sort_column = "delta"
-        self.sort_reverse = True
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
 
@@ -183,12 +176,7 @@ class AnalysisScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="analysis")
     def _load(self, write: bool) -> None:
-        try:
-            view = self.source.analysis(write=write)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Loaded(view))
+        self.post_result(lambda: self.source.analysis(write=write), self.Loaded)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -209,8 +197,7 @@ class AnalysisScreen(DataScreen):
         rows = sorted_results(self.view.results, self.sort_column, self.sort_reverse)
         keep = self.highlighted
         table.clear(columns=True)
-        for key, (header, _) in SORTS.items():
-            label = header + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+        for key, label in self.sort_headers():
             # one space before each cell instead of padding on both sides: ten columns fit in 120 cells
             table.add_column(Text(" " + label, justify="right" if key in RIGHT else "left"), key=key)
         for result in rows:
@@ -261,29 +248,7 @@ class AnalysisScreen(DataScreen):
         self.highlighted = event.row_key.value
         self.action_open_rewards()
 
-    @on(DataTable.HeaderSelected, "#loo-table")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
-        column = event.column_key.value
-        if column not in SORTS:
-            return
-        if column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column = column
-            self.sort_reverse = column not in ASCENDING_FIRST
-        self._rebuild()
-
     # ---------------------------------------------------------------- actions
-
-    def action_cycle_sort(self) -> None:
-        index = SORT_ORDER.index(self.sort_column)
-        self.sort_column = SORT_ORDER[(index + 1) % len(SORT_ORDER)]
-        self.sort_reverse = self.sort_column not in ASCENDING_FIRST
-        self._rebuild()
-
-    def action_reverse_sort(self) -> None:
-        self.sort_reverse = not self.sort_reverse
-        self._rebuild()
 
     def action_open_rewards(self) -> None:
         from tui.screens.lesson_rewards import LessonRewardsScreen

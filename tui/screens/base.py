@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from textual import on
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -11,6 +15,8 @@ from core.store import StoreError
 from core.workspace import WorkspaceError
 from tui.messages import WorkFailed
 from tui.source import WorkspaceSource
+
+T = TypeVar("T")
 
 LOADING_DELAY = 0.15  # seconds before a running worker shows a loading indicator
 
@@ -73,6 +79,15 @@ class DataScreen(Screen[None]):
     def fail(self, exc: Exception) -> None:
         """Report a worker's failure from its thread (the app shows it as a notification)."""
         self.post_message(WorkFailed(describe_failure(exc)))
+
+    def post_result(self, compute: Callable[[], T], message: Callable[[T], Message]) -> None:
+        """From a thread worker: post `message(compute())` to this screen, or report the failure."""
+        try:
+            result = compute()
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.fail(exc)
+            return
+        self.post_message(message(result))
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:

@@ -107,12 +107,7 @@ class HealthScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="health")
     def _check(self, reload_library: bool) -> None:
-        try:
-            view = self.source.health(reload_library=reload_library)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Loaded(view))
+        self.post_result(lambda: self.source.health(reload_library=reload_library), self.Loaded)
 
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:

@@ -70,12 +70,7 @@ class LessonRewardsScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="lesson-rewards")
     def _load(self) -> None:
-        try:
-            rewards = self.source.lesson_rewards(self.lesson_id)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Loaded(rewards))
+        self.post_result(lambda: self.source.lesson_rewards(self.lesson_id), self.Loaded)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:

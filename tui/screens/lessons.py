@@ -15,9 +15,9 @@ from textual.widgets import DataTable, Footer, Header, Input
 
 from core.lessons import MISSING
 from core.workspace import LessonRow
-from tui.screens.base import DataScreen
+from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView
-from tui.text import fmt, fmt_interval, one_line
+from tui.text import fmt, fmt_interval, one_line, spaced
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from tui.widgets.themed_table import ThemedTable
@@ -39,7 +39,6 @@ SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
     "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
     "last": ("last", lambda r: (_last_credit(r), r.path)),
 }
-SORT_ORDER = tuple(SORTS)
 
 
 def lesson_name(row: LessonRow) -> str:
@@ -63,13 +62,7 @@ def sorted_rows(rows: tuple[LessonRow, ...], column: str, reverse: bool) -> list
     return sorted(rows, key=key, reverse=reverse)
 
 
-def _spaced(cell: Text) -> Text:
-    spaced = Text(" ", end="", justify=cell.justify) + cell
-    spaced.justify = cell.justify
-    return spaced
-
-
-class LessonsScreen(DataScreen):
+class LessonsScreen(SortableScreen):
     """Lessons table, the highlighted lesson's Beta density (with pins and the prior), its facts."""
 
     CSS_PATH = "lessons.tcss"
@@ -87,6 +80,9 @@ class LessonsScreen(DataScreen):
         Binding("w", "what_if", "What-if"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
+    SORT_COLUMNS = SORTS
+    DESCENDING_FIRST = ("n", "mean", "interval", "last")
+    CYCLE_KEEPS_DIRECTION = True
 
     class Loaded(Message):
         def __init__(self, view: LessonsView) -> None:
@@ -94,10 +90,8 @@ class LessonsScreen(DataScreen):
             self.view = view
 
     def __init__(self, source: Any) -> None:
-        super().__init__(source)
+        super().__init__(source, sort_column="mean")
         self.view: LessonsView | None = None
-        self.sort_column = "mean"
-        self.sort_reverse = True
         self.filter_text = ""
         self.pins: list[str] = []
         self.highlighted: str | None = None
@@ -132,12 +126,7 @@ class LessonsScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="lessons")
     def _load(self) -> None:
-        try:
-            view = self.source.lessons_view()
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Loaded(view))
+        self.post_result(self.source.lessons_view, self.Loaded)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -167,7 +156,7 @@ class LessonsScreen(DataScreen):
         for row in rows:
             if old.get(row.path) != row:
                 for key, cell in zip(SORTS, self._cells(table, row), strict=True):
-                    table.update_cell(row.path, key, _spaced(cell))
+                    table.update_cell(row.path, key, spaced(cell))
         self._show_highlighted()
         return True
 
@@ -182,12 +171,11 @@ class LessonsScreen(DataScreen):
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse)
         keep = self.highlighted
         table.clear(columns=True)
-        for key, (header, _) in SORTS.items():
-            label = header + ((" ▼" if self.sort_reverse else " ▲") if key == self.sort_column else "")
+        for key, label in self.sort_headers():
             table.add_column(Text(" " + label), key=key)
         for row in rows:
             # one space before each cell instead of the usual padding: the table fits beside the plot
-            table.add_row(*[_spaced(cell) for cell in self._cells(table, row)], key=row.path)
+            table.add_row(*[spaced(cell) for cell in self._cells(table, row)], key=row.path)
         self.shown = [row.path for row in rows]
         if keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
@@ -234,18 +222,6 @@ class LessonsScreen(DataScreen):
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         self.highlighted = event.row_key.value
         self.action_open_last_session()
-
-    @on(DataTable.HeaderSelected, "#lessons-table")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
-        column = event.column_key.value
-        if column not in SORTS:
-            return
-        if column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
-        else:
-            self.sort_column = column
-            self.sort_reverse = column in ("n", "mean", "interval", "last")
-        self._rebuild()
 
     # ---------------------------------------------------------------- side panel
 
@@ -311,15 +287,6 @@ class LessonsScreen(DataScreen):
     def _filter_submitted(self) -> None:
         self.query_one("#lessons-table", ThemedTable).focus()
 
-    def action_cycle_sort(self) -> None:
-        index = SORT_ORDER.index(self.sort_column)
-        self.sort_column = SORT_ORDER[(index + 1) % len(SORT_ORDER)]
-        self._rebuild()
-
-    def action_reverse_sort(self) -> None:
-        self.sort_reverse = not self.sort_reverse
-        self._rebuild()
-
     def action_toggle_pin(self) -> None:
         path = self.highlighted
         if path is None or path not in self.shown:
@@ -340,7 +307,7 @@ class LessonsScreen(DataScreen):
         row = self.view.row(path) if self.view else None
         if row is not None:
             table = self.query_one("#lessons-table", ThemedTable)
-            table.update_cell(path, "lesson", _spaced(self._name_cell(table, row)))
+            table.update_cell(path, "lesson", spaced(self._name_cell(table, row)))
         self._show_highlighted()
 
     def action_clear_pins(self) -> None:

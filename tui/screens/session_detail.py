@@ -145,39 +145,22 @@ class SessionDetailScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="detail-load")
     def _load(self) -> None:
-        try:
-            explanation = self.source.explain(self.session_id)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Loaded(explanation))
+        self.post_result(lambda: self.source.explain(self.session_id), self.Loaded)
 
     @work(thread=True, exclusive=True, group="detail-preview")
     def _preview(self, draft: float) -> None:
-        try:
-            explanation = self.source.explain(self.session_id, draft, with_journal=False)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Previewed(explanation, draft))
+        self.post_result(
+            lambda: self.source.explain(self.session_id, draft, with_journal=False),
+            lambda explanation: self.Previewed(explanation, draft),
+        )
 
     @work(thread=True, exclusive=True, group="detail-write")
     def _commit(self, value: float, note: str) -> None:
-        try:
-            record = self.source.grade(self.session_id, value, note.strip() or None)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Committed(record))
+        self.post_result(lambda: self.source.grade(self.session_id, value, note.strip() or None), self.Committed)
 
     @work(thread=True, exclusive=True, group="detail-write")
     def _undo(self) -> None:
-        try:
-            outcome = self.source.undo_grade(self.session_id)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Undone(outcome))
+        self.post_result(lambda: self.source.undo_grade(self.session_id), self.Undone)
 
     # ---------------------------------------------------------------- results
 

@@ -100,12 +100,7 @@ class SessionsScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="sessions")
     def _load(self) -> None:
-        try:
-            view = self.source.sessions_view()
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Loaded(view))
+        self.post_result(self.source.sessions_view, self.Loaded)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:

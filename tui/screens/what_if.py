@@ -106,21 +106,11 @@ class WhatIfScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="what-if")
     def _fold(self, settings: CreditSettings | None) -> None:
-        try:
-            view = self.source.what_if(settings or self.source.settings())
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Folded(view))
+        self.post_result(lambda: self.source.what_if(settings or self.source.settings()), self.Folded)
 
     @work(thread=True, exclusive=True, group="what-if-save")
     def _save(self, settings: CreditSettings) -> None:
-        try:
-            self.source.save_settings(settings)
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.fail(exc)
-            return
-        self.post_message(self.Saved(settings))
+        self.post_result(lambda: self.source.save_settings(settings), lambda _saved: self.Saved(settings))
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from textual.reactive import reactive
-from textual_plotext import PlotextPlot
+from textual_plotext import Plot
 
 from core.beta import density
 from tui.text import one_line
-from tui.widgets.theme_colour import theme_rgb
+from tui.widgets.themed_plot import ThemedPlot
 
 GRID = np.linspace(0.0, 1.0, 401)
 
@@ -35,7 +35,7 @@ def short_label(lesson_id: str, width: int = 28) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
-class BetaPlot(PlotextPlot):
+class BetaPlot(ThemedPlot):
     """Densities of the given curves. Set `curves`; the plot redraws itself."""
 
     DEFAULT_CSS = """
@@ -48,24 +48,13 @@ class BetaPlot(PlotextPlot):
     curves: reactive[tuple[Curve, ...]] = reactive((), always_update=True)
     plot_title: reactive[str] = reactive("")
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.replot())
-        self.replot()
-
     def watch_curves(self) -> None:
         self.replot()
 
     def watch_plot_title(self) -> None:
         self.replot()
 
-    def _colour(self, variable: str) -> tuple[int, int, int]:
-        return theme_rgb(self.app, variable)
-
-    def replot(self) -> None:
-        if not self.is_mounted:
-            return
-        plt = self.plt
-        plt.clear_data()
+    def draw(self, plt: Plot) -> None:
         plt.title(one_line(self.plot_title))
         pins = 0
         for curve in self.curves:
@@ -76,9 +65,8 @@ class BetaPlot(PlotextPlot):
                 variable = ROLE_VARIABLE.get(curve.role, "primary")
             # rounded: the same posterior reached by another float path must draw the same picture
             y = np.round(density(round(curve.alpha, 9), round(curve.beta, 9), GRID), 9)
-            colour = self._colour(variable)
+            colour = self.colour(variable)
             plt.plot(GRID.tolist(), y.tolist(), label=one_line(curve.label), color=colour, marker="braille")
         plt.xlim(0.0, 1.0)
         plt.xticks([0.0, 0.25, 0.5, 0.75, 1.0])
         plt.xlabel("reward rate")
-        self.refresh()

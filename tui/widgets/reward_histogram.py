@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from textual.reactive import reactive
-from textual_plotext import PlotextPlot
+from textual_plotext import Plot
 
 from tui.series import RewardHistogram
 from tui.text import fmt
-from tui.widgets.theme_colour import theme_rgb
+from tui.widgets.themed_plot import ThemedPlot
 
 BAR_WIDTH = 0.7  # of a bin: a gap between bars keeps neighbouring bins apart
 ROLE_VARIABLE = {"with": "primary", "without": "secondary"}
 
 
-class RewardHistogramPlot(PlotextPlot):
+class RewardHistogramPlot(ThemedPlot):
     """Set `histogram` (and `y_max`, shared with a plot it is compared to); the plot redraws itself."""
 
     DEFAULT_CSS = """
@@ -31,21 +31,13 @@ class RewardHistogramPlot(PlotextPlot):
         self.label = label
         self.role = role
 
-    def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.replot())
-        self.replot()
-
     def watch_histogram(self) -> None:
         self.replot()
 
     def watch_y_max(self) -> None:
         self.replot()
 
-    def replot(self) -> None:
-        if not self.is_mounted:
-            return
-        plt = self.plt
-        plt.clear_data()
+    def draw(self, plt: Plot) -> None:
         histogram = self.histogram
         top = max(self.y_max, 1e-9)
         if histogram is None:
@@ -54,14 +46,13 @@ class RewardHistogramPlot(PlotextPlot):
             plt.title(f"{self.label}: no graded sessions")
         else:
             plt.title(f"{self.label}: n={histogram.n}, mean {fmt(histogram.mean, 3)} (line)")
-            colour = theme_rgb(self.app, ROLE_VARIABLE.get(self.role, "primary"))
+            colour = self.colour(ROLE_VARIABLE.get(self.role, "primary"))
             plt.bar(list(histogram.centres), list(histogram.shares), width=BAR_WIDTH, color=colour)
             if histogram.mean is not None:
-                plt.vline(histogram.mean, color=theme_rgb(self.app, "accent"))
+                plt.vline(histogram.mean, color=self.colour("accent"))
         plt.xlim(0.0, 1.0)
         plt.xticks([0.0, 0.25, 0.5, 0.75, 1.0])
         plt.ylim(0.0, top)
         ticks = [0.0, top / 2, top]
         plt.yticks(ticks, [f"{t:.0%}" for t in ticks])
         plt.xlabel("session reward")
-        self.refresh()
