@@ -153,14 +153,22 @@ class WorkspaceSource:
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
+        self._polled_version = workspace.version
 
     @property
     def name(self) -> str:
         return self.workspace.root.name
 
     def refresh(self) -> bool:
+        """True when the log changed since the last call, whoever read the change first: a
+        screen's load may read an append before the poll does, and the poll must still tell
+        the other screens."""
         with self._lock:
-            return self.workspace.refresh()
+            self.workspace.refresh()
+            version = self.workspace.version
+            changed = version != self._polled_version
+            self._polled_version = version
+            return changed
 
     def settings(self) -> CreditSettings:
         with self._lock:
