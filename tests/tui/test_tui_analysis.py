@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, ProgressBar, Select, Static
-from tui_fixture import FIXED_NOW, analysis_session
+from tui_fixture import FIXED_NOW, analysis_session, settle
 
 from core.simulate import ESTIMATORS
 from core.workspace import Workspace
@@ -28,13 +28,6 @@ from tui.widgets.themed_table import ThemedTable
 
 SIZE = (120, 40)
 LOO_FILE = Path("state") / "lesson-thompson" / "loo-results.json"
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    for _ in range(4):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 30.0) -> None:

@@ -10,7 +10,7 @@ import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, weight
+from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, settle, weight
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -29,14 +29,6 @@ from tui.widgets.journal_view import JournalView
 from tui.widgets.lesson_panel import LessonPanel
 
 SIZE = (120, 40)
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Let workers finish and their messages land (a result can start another worker)."""
-    for _ in range(4):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def table_keys(table: DataTable[object]) -> list[str]:

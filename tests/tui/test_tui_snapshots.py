@@ -15,7 +15,7 @@ from typing import Any
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
-from tui_fixture import FIXED_NOW
+from tui_fixture import FIXED_NOW, settle
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -24,13 +24,6 @@ from tui.screens.simulation import SimulationScreen
 SIZE = (120, 40)
 
 SnapCompare = Callable[..., bool]
-
-
-async def settle(pilot: Pilot[Any]) -> None:
-    for _ in range(4):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def steps(*keys: str, session: str | None = None) -> Callable[[Pilot[Any]], Awaitable[None]]:

@@ -191,3 +191,17 @@ def build_analysis_workspace(root: Path) -> Path:
         ws.record(session_id, journal, lessons, reward=reward, category=category, timestamp=stamp)
     (root / "lessons" / "tools" / "retired.md").unlink()
     return root
+
+
+async def settle(pilot: Any) -> None:
+    """Let workers finish and their messages land (a result can start another worker).
+
+    Polls rather than awaiting workers.wait_for_complete(): an exclusive worker replaced by a
+    newer one ends cancelled, and waiting on it would raise WorkerCancelled."""
+    import asyncio
+
+    for _ in range(4):
+        await pilot.pause()
+        while any(worker.is_running for worker in pilot.app.workers):
+            await asyncio.sleep(0.01)
+    await pilot.pause()
