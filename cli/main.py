@@ -211,8 +211,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_record(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    if args.reward is not None and not (0.0 <= args.reward <= 1.0):
-        raise CliError(f"reward must be in [0, 1], got {args.reward!r}")
     exp = ws.record(
         args.session_id,
         Path(args.journal),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 from array import array
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -142,7 +141,3 @@ class LogCache:
         """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
         with contextlib.suppress(StoreError, OSError):
             atomic_write(self.path, encode_index(index, fingerprint, partial))
-
-
-def cache_path(root: Path) -> Path:
-    return root / "state" / "lesson-thompson" / ".cache" / "log-index.msgpack"

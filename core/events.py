@@ -16,7 +16,6 @@ import msgspec
 from core.lessons import normalize_id
 
 SESSION, GRADE, SELECTION, PRIOR = "session", "grade", "selection", "prior"
-KINDS = (SESSION, GRADE, SELECTION, PRIOR)
 
 
 class InvalidEvent(ValueError):
@@ -49,7 +48,6 @@ class RawEvent(msgspec.Struct, gc=False):
     base_reward: float | None | msgspec.UnsetType = msgspec.UNSET
     lessons: list[LessonEntry | str] | None = None
     journal_path: str | None = None
-    journal_sha256: str | None = None
     category: str | None = None
     strategy: str | None = None
     floor: float | None = None
