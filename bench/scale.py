@@ -421,7 +421,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
     mark("import core.workspace")
     if cold:
         from core.cache import LogCache
-        from core.events import decode_raw, decode_raw_many
+        from core.events import decode_raw, decode_raw_lines
         from core.fold import LogIndex
 
         ws = Workspace(root, use_cache=False)
@@ -434,7 +434,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         del raw, pieces
         mark("free them")
         gc.disable()  # as Workspace.refresh does while it parses
-        result = log.read_from(0, 1, decode=decode_raw, decode_many=decode_raw_many)
+        result = log.read_from(0, 1, decode=decode_raw, decode_lines=decode_raw_lines)
         mark("EventLog.read_from: read + split + msgspec decode of every line")
         index = LogIndex()
         index.problems.extend(result.problems + index.add_many(result.events))

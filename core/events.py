@@ -218,10 +218,10 @@ def normalize_ids(paths: list[str]) -> list[str]:
     return [get(path) or _lesson_id(path) for path in paths]
 
 
-def decode_raw_many(lines: list[bytes]) -> list[RawEvent] | None:
-    """Decode many lines in one pass; None when any line fails (decode them one by one then)."""
+def decode_raw_lines(body: bytes | memoryview) -> list[RawEvent] | None:
+    """Decode newline-delimited lines in one call; None when any fails (decode them one by one then)."""
     try:
-        return list(map(_decoder.decode, lines))
+        return _decoder.decode_lines(body)
     except (msgspec.DecodeError, RecursionError):
         return None
 

@@ -20,6 +20,8 @@ import numpy.typing as npt
 
 from core import credit as credit_mod
 from core.events import (
+    PRIOR,
+    SESSION,
     Event,
     GradeEvent,
     InvalidEvent,
@@ -34,6 +36,8 @@ from core.events import (
     to_event,
 )
 from core.store import LogProblem
+
+_SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -152,29 +156,37 @@ class LogIndex:
     def add_many(self, items: list[tuple[int, RawEvent]]) -> list[LogProblem]:
         """Add decoded lines in order; returns the problems of lines that are not valid events.
 
-        Runs of ordinary session records go through `_add_sessions_fast` (column-wise
-        comprehensions); anything unusual falls back to `add_raw` one line at a time.
+        Between two prior events (the only kind that creates arms besides sessions), the
+        ordinary session records go through `_add_sessions_fast` in one batch (column-wise
+        comprehensions) and the grades and selections between them are added afterwards, in
+        their own order; a grade then finds its session's row at once, which is where
+        `snapshot` would have looked it up. If any session is unusual, the stretch is added
+        one line at a time with the exact per-line checks.
         """
         problems: list[LogProblem] = []
-        i, n = 0, len(items)
-        while i < n:
-            j = i
-            while j < n and is_session(items[j][1]):
-                j += 1
-            if j > i and not self._add_sessions_fast(items[i:j]):
-                for line, raw in items[i:j]:
-                    try:
-                        self.add_raw(line, raw)
-                    except InvalidEvent as exc:
-                        problems.append(LogProblem(line, str(exc)))
-            if j < n:
-                line, raw = items[j]
-                try:
-                    self.add_raw(line, raw)
-                except InvalidEvent as exc:
-                    problems.append(LogProblem(line, str(exc)))
-                j += 1
-            i = j
+
+        def add_one(line: int, raw: RawEvent) -> None:
+            try:
+                self.add_raw(line, raw)
+            except InvalidEvent as exc:
+                problems.append(LogProblem(line, str(exc)))
+
+        kinds = [raw.type for _, raw in items]
+        bounds = [i for i, kind in enumerate(kinds) if kind == PRIOR]
+        start = 0
+        for stop in [*bounds, len(items)]:
+            stretch = items[start:stop]
+            sessions = [item for item, kind in zip(stretch, kinds[start:stop], strict=True) if kind in _SESSION_KINDS]
+            if sessions and self._add_sessions_fast(sessions):
+                for line, raw in stretch:
+                    if raw.type not in _SESSION_KINDS:
+                        add_one(line, raw)
+            else:
+                for line, raw in stretch:
+                    add_one(line, raw)
+            if stop < len(items):
+                add_one(*items[stop])
+            start = stop + 1
         return problems
 
     def _add_sessions_fast(self, run: list[tuple[int, RawEvent]]) -> bool:
@@ -183,12 +195,17 @@ class LogIndex:
         Ordinary: a new, unique string id; base_reward given (a number in [0, 1] or null);
         every lesson an object with a path and a salience in [0, 1]. That is what this tool
         writes, so a big log takes this path; everything else keeps its exact per-line checks.
+        Nothing is changed before every check has passed. The checks lean on C-level work:
+        a None among the saliences makes array('d') raise, a None or empty path shows up
+        among the distinct paths.
         """
         raws = [raw for _, raw in run]
         ids = [raw.session_id for raw in raws]
         if not all(type(sid) is str and sid for sid in ids):
             return False
-        if len(set(ids)) != len(ids) or any(sid in self.session_index for sid in ids):
+        first_row = len(self.session_ids)
+        new_rows = dict(zip(cast(list[str], ids), range(first_row, first_row + len(ids)), strict=True))
+        if len(new_rows) != len(ids) or (first_row and not new_rows.keys().isdisjoint(self.session_index)):
             return False
         bases = [raw.base_reward for raw in raws]
         if msgspec.UNSET in bases:
@@ -202,23 +219,24 @@ class LogIndex:
         try:
             paths = [entry.path for group in lessons for entry in group]  # type: ignore[union-attr]
             saliences = [entry.salience for group in lessons for entry in group]  # type: ignore[union-attr]
-            propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
-        except AttributeError:  # a plain string entry
+            salience = array("d", cast(list[float], saliences))  # a None raises TypeError
+        except (AttributeError, TypeError):  # a plain string entry, or a lesson without a salience
             return False
-        if None in paths or "" in paths or None in saliences:
+        values = np.frombuffer(salience, dtype=np.float64)
+        if len(values) and not (values.min() >= 0.0 and values.max() <= 1.0):  # NaN fails too
             return False
-        if saliences and not (min(saliences) >= 0.0 and max(saliences) <= 1.0):  # type: ignore[type-var,operator]
+        distinct = dict.fromkeys(paths)
+        if None in distinct or "" in distinct:
             return False
-        raw_paths = cast(list[str], paths)
-        get = self._raw_arm.get
-        arms = [get(path) for path in raw_paths]
-        if None in arms:
-            lesson_ids = normalize_ids(raw_paths)
+        unseen = [path for path in distinct if path not in self._raw_arm]
+        if unseen:  # paths not seen before get arms in order of first appearance
+            lesson_ids = normalize_ids(cast(list[str], unseen))
             if "" in lesson_ids:
                 return False
-            arms = [self.arm(lesson_id) for lesson_id in lesson_ids]
-            self._raw_arm.update(zip(raw_paths, cast(list[int], arms), strict=True))
-        first_row = len(self.session_ids)
+            for path, lesson_id in zip(unseen, lesson_ids, strict=True):
+                self._raw_arm[cast(str, path)] = self.arm(lesson_id)
+        arms = array("i", map(self._raw_arm.__getitem__, cast(list[str], paths)))
+        propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
         if propensities.count(None) != len(propensities):
             offset = 0
@@ -227,21 +245,21 @@ class LogIndex:
                 offset += count
                 if any(p is not None for p in chunk):
                     self.propensities[row] = tuple(chunk)
-        session_ids = cast(list[str], ids)
-        self.session_index.update(zip(session_ids, range(first_row, first_row + len(ids)), strict=True))
-        self.session_ids.extend(session_ids)
+        if self._session_index is not None:
+            self._session_index.update(new_rows)
+        self.session_ids.extend(cast(list[str], ids))
         self.session_lines.extend([line for line, _ in run])
         self.session_times.extend([raw.timestamp for raw in raws])
-        self.session_base.extend([math.nan if b is None else b for b in bases])  # type: ignore[misc]
+        self.session_base.extend(array("d", [math.nan if b is None else b for b in bases]))  # type: ignore[misc]
         self.session_categories.extend([raw.category for raw in raws])
         self.session_journals.extend([raw.journal_path for raw in raws])
         self.session_graders.extend([raw.grader for raw in raws])
         self.session_strategies.extend([raw.strategy for raw in raws])
         self.session_floors.extend([raw.floor for raw in raws])
         self.session_published.extend([raw.type is None for raw in raws])
-        self.entry_arm.extend(arms)  # type: ignore[arg-type]
-        self.entry_salience.extend(saliences)  # type: ignore[arg-type]
-        self.session_start.extend(list(accumulate(counts, initial=self.session_start[-1]))[1:])
+        self.entry_arm.extend(arms)
+        self.entry_salience.extend(salience)
+        self.session_start.extend(array("q", accumulate(counts, initial=self.session_start[-1]))[1:])
         return True
 
     def add_raw(self, line: int, raw: RawEvent) -> None:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
@@ -25,6 +26,8 @@ SNIPPET_RADIUS = 40
 def normalize_keyword(raw: str) -> str | None:
     """The keyword as matched, or None when it does not count (empty or only ``*``)."""
     keyword = raw.strip()
+    if keyword and "*" not in keyword:
+        return keyword
     if not keyword.replace("*", "").strip():
         return None
     return keyword
@@ -32,12 +35,17 @@ def normalize_keyword(raw: str) -> str | None:
 
 def counted_keywords(raw: Iterable[str]) -> list[str]:
     """Counted keywords of one lesson, in order, without repeats (a repeat is one keyword)."""
+    return list(_counted(raw).values())
+
+
+def _counted(raw: Iterable[str]) -> dict[str, str]:
+    """A lesson's counted keywords by their case-folded form (the first spelling wins)."""
     seen: dict[str, str] = {}
     for item in raw:
         keyword = normalize_keyword(item)
         if keyword is not None:
             seen.setdefault(casekey(keyword), keyword)
-    return list(seen.values())
+    return seen
 
 
 @lru_cache(maxsize=1 << 16)
@@ -64,18 +72,53 @@ def _lower_same_length(text: str) -> tuple[str, list[int] | None]:
     return "".join(pieces), back
 
 
-@dataclass(frozen=True, slots=True)
 class KeywordHit:
-    """One keyword's part in a salience value."""
+    """One keyword's part in a salience value: whether the journal mentions it, and where.
 
-    keyword: str
-    hit: bool
-    count: int
-    offsets: tuple[int, ...]
-    lengths: tuple[int, ...] = ()
+    Whether is known at once; the offsets of every occurrence are worked out from the scan on
+    first use, since deciding salience never needs them and an explanation only needs a few."""
+
+    __slots__ = ("keyword", "hit", "_key", "_scan", "_where")
+
+    def __init__(self, keyword: str, key: str, scan: Scan) -> None:
+        self.keyword = keyword
+        self._key = key
+        self._scan = scan
+        self.hit = scan.occurs(key)
+        self._where: tuple[tuple[int, ...], tuple[int, ...]] | None = None if self.hit else ((), ())
+
+    def _located(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if self._where is None:
+            self._where = self._scan.offsets(self._key)
+        return self._where
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Start of each non-overlapping occurrence in the original text."""
+        return self._located()[0]
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        """Length of each occurrence in the original text (a wildcard's matches vary)."""
+        return self._located()[1]
+
+    @property
+    def count(self) -> int:
+        return len(self.offsets)
 
     def spans(self) -> list[tuple[int, int]]:
         return [(start, start + length) for start, length in zip(self.offsets, self.lengths, strict=True)]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KeywordHit):
+            return NotImplemented
+        return (self.keyword, self.hit, self._located()) == (other.keyword, other.hit, other._located())
+
+    def __hash__(self) -> int:
+        return hash((self.keyword, self.hit, self._located()))
+
+    def __repr__(self) -> str:
+        return f"KeywordHit({self.keyword!r}, hit={self.hit}, count={self.count}, offsets={self.offsets})"
 
 
 @dataclass(frozen=True)
@@ -143,50 +186,132 @@ class _Wildcard:
 
 class Scan(Mapping[str, list[tuple[int, int]]]):
     """Where each keyword occurs: case-folded keyword -> non-overlapping (start, end) spans in
-    the original text. Offsets are kept as tuples, so building explanations stays cheap."""
+    the original text.
 
-    def __init__(self) -> None:
+    The automaton's raw matches stay in numpy arrays; they are grouped by keyword and turned
+    into spans only when someone first asks where a keyword occurs. Deciding salience only
+    needs to know whether it occurs at all, which is a set lookup."""
+
+    def __init__(
+        self,
+        matcher: KeywordMatcher | None = None,
+        ends: Any = None,
+        slots: Any = None,
+        back: list[int] | None = None,
+        wild: dict[str, list[tuple[int, int]]] | None = None,
+    ) -> None:
+        self._matcher = matcher
+        self._ends = ends  # end offset (exclusive) of every raw match in the lowered text
+        self._slots = slots  # and the automaton entry it belongs to
+        self._grouped: tuple[Any, list[int]] | None = None
+        self._back = back
         self._found: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        for key, spans in sorted((wild or {}).items()):
+            starts = [a for a, _ in spans]
+            if back is None:
+                self._found[key] = (tuple(starts), tuple(b - a for a, b in spans))
+            else:
+                self._found[key] = _original(starts, [b for _, b in spans], back)
+        keys = list(self._found)
+        if matcher is not None and slots is not None and len(slots):
+            import numpy as np
 
-    def add(self, key: str, offsets: tuple[int, ...], lengths: tuple[int, ...]) -> None:
-        self._found[key] = (offsets, lengths)
+            entries, plain = matcher._keys, matcher._plain
+            occurring = np.flatnonzero(np.bincount(slots, minlength=len(entries))).tolist()
+            keys += [entries[slot] for slot in occurring if plain[slot]]
+        self._keys = keys
+        self._present = frozenset(keys)
+
+    def occurs(self, key: str) -> bool:
+        """Whether the keyword occurs at least once (cheaper than its offsets)."""
+        return key in self._present
+
+    def _raw_ends(self, slot: int) -> Any:
+        """End offsets of one entry's raw matches, increasing (grouped on first use)."""
+        if self._grouped is None:
+            import numpy as np
+
+            assert self._matcher is not None
+            order = np.argsort(self._slots, kind="stable")  # within an entry, ends stay increasing
+            first = np.zeros(len(self._matcher._keys) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self._slots, minlength=len(self._matcher._keys)), out=first[1:])
+            self._grouped = (self._ends[order], first.tolist())
+        grouped_ends, bounds = self._grouped
+        return grouped_ends[bounds[slot] : bounds[slot + 1]]
 
     def offsets(self, key: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        return self._found.get(key, ((), ()))
+        """Start offsets and lengths of the keyword's non-overlapping occurrences."""
+        got = self._found.get(key)
+        if got is not None:
+            return got
+        if key not in self._present:
+            return ((), ())
+        assert self._matcher is not None
+        length = len(key)
+        offsets = (self._raw_ends(self._matcher._plain_slot[key]) - length).tolist()
+        if len(offsets) > 1 and _self_overlapping(key):
+            kept, last_end = [], -1
+            for start in offsets:  # greedy left to right, like str.count
+                if start >= last_end:
+                    kept.append(start)
+                    last_end = start + length
+            offsets = kept
+        if self._back is None:
+            got = (tuple(offsets), (length,) * len(offsets))
+        else:
+            got = _original(offsets, [a + length for a in offsets], self._back)
+        self._found[key] = got
+        return got
 
     def __getitem__(self, key: str) -> list[tuple[int, int]]:
-        offsets, lengths = self._found[key]
+        if not self.occurs(key):
+            raise KeyError(key)
+        offsets, lengths = self.offsets(key)
         return [(a, a + n) for a, n in zip(offsets, lengths, strict=True)]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._found)
+        return iter(self._keys)
 
     def __len__(self) -> int:
-        return len(self._found)
+        return len(self._keys)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._found
+        return isinstance(key, str) and self.occurs(key)
+
+
+def _key_of(raw: str) -> str | None:
+    keyword = normalize_keyword(raw)
+    return None if keyword is None else casekey(keyword)
+
+
+def _self_overlapping(key: str) -> bool:
+    """Whether two occurrences of the key can overlap ('aa' in 'aaa'): it has a border, a
+    proper prefix that is also a suffix. Only then can raw matches differ from str.count."""
+    return key[0] in key[1:] and any(key[:k] == key[-k:] for k in range(1, len(key)))
 
 
 class KeywordMatcher:
     """Finds every occurrence of a fixed set of keywords in a text, in one pass."""
 
     def __init__(self, keywords: Iterable[str]) -> None:
+        self._build(dict.fromkeys(key for k in keywords if (key := _key_of(k)) is not None))
+
+    @classmethod
+    def of_keys(cls, keys: Iterable[str]) -> KeywordMatcher:
+        """A matcher for keywords already normalised and case-folded (see `casekey`)."""
+        matcher = cls.__new__(cls)
+        matcher._build(dict.fromkeys(keys))
+        return matcher
+
+    def _build(self, keys: dict[str, None]) -> None:
         import ahocorasick
 
         self._keys: list[str] = []  # automaton entries: a plain keyword, a wildcard's anchor, or both
         self._plain: list[bool] = []
-        self._anchored: list[list[tuple[str, _Wildcard]]] = []
+        self._plain_slot: dict[str, int] = {}
+        self._anchored: dict[int, list[tuple[str, _Wildcard]]] = {}
         slots: dict[str, int] = {}
-        seen: set[str] = set()
-        for raw in keywords:
-            keyword = normalize_keyword(raw)
-            if keyword is None:
-                continue
-            key = casekey(keyword)
-            if key in seen:
-                continue
-            seen.add(key)
+        for key in keys:
             wildcard = _Wildcard(key) if "*" in key else None
             entry = wildcard.anchor if wildcard is not None else key
             slot = slots.get(entry)
@@ -194,11 +319,11 @@ class KeywordMatcher:
                 slot = slots[entry] = len(self._keys)
                 self._keys.append(entry)
                 self._plain.append(False)
-                self._anchored.append([])
             if wildcard is None:
                 self._plain[slot] = True
+                self._plain_slot[key] = slot
             else:
-                self._anchored[slot].append((key, wildcard))
+                self._anchored.setdefault(slot, []).append((key, wildcard))
         self._automaton = ahocorasick.Automaton()
         for slot, entry in enumerate(self._keys):
             self._automaton.add_word(entry, slot)
@@ -208,48 +333,25 @@ class KeywordMatcher:
     def scan(self, text: str) -> Scan:
         import numpy as np
 
-        found = Scan()
         if not self._keys:
-            return found
+            return Scan()
         lowered, back = _lower_same_length(text)
         # All (end, slot) matches in one C-level pass, then grouped per entry with numpy:
         # a Python loop over every match costs more than the automaton itself.
         flat = np.fromiter(itertools.chain.from_iterable(self._automaton.iter(lowered)), dtype=np.int64)
-        pairs = flat.reshape(-1, 2)
-        order = np.argsort(pairs[:, 1], kind="stable")  # within an entry, ends stay increasing
-        ends, slots = pairs[order, 0] + 1, pairs[order, 1]
-        cuts = np.flatnonzero(np.diff(slots)) + 1
-        groups = zip(np.split(ends, cuts), slots[np.r_[0, cuts]].tolist(), strict=True) if len(slots) else iter(())
-        wild_spans: dict[str, list[tuple[int, int]]] = {}
-        for group_ends, slot in groups:
-            length = len(self._keys[slot])
-            starts = group_ends - length
-            for key, wildcard in self._anchored[slot]:
-                spans = wildcard.spans(lowered, starts.tolist())
-                if spans:
-                    wild_spans[key] = spans
-            if not self._plain[slot]:
-                continue
-            if len(starts) > 1 and bool(np.any(np.diff(starts) < length)):
-                keep, last_end = [], -1
-                for i, start in enumerate(starts.tolist()):  # greedy left to right, like str.count
-                    if start >= last_end:
-                        keep.append(i)
-                        last_end = start + length
-                starts = starts[keep]
-            offsets = starts.tolist()
-            if back is None:
-                found.add(self._keys[slot], tuple(offsets), (length,) * len(offsets))
-            else:
-                found.add(self._keys[slot], *_original(offsets, [a + length for a in offsets], back))
-        for key, spans in sorted(wild_spans.items()):
-            starts_list = [a for a, _ in spans]
-            ends_list = [b for _, b in spans]
-            if back is None:
-                found.add(key, tuple(starts_list), tuple(b - a for a, b in spans))
-            else:
-                found.add(key, *_original(starts_list, ends_list, back))
-        return found
+        ends, slots = flat[0::2] + 1, flat[1::2]
+        wild: dict[str, list[tuple[int, int]]] = {}
+        if self._anchored:  # wildcards are tried where their anchor occurs
+            anchors = np.fromiter(self._anchored, dtype=np.int64)
+            mask = np.isin(slots, anchors)
+            anchor_ends, anchor_slots = ends[mask], slots[mask]
+            for slot in set(anchor_slots.tolist()):
+                starts = (anchor_ends[anchor_slots == slot] - len(self._keys[slot])).tolist()
+                for key, wildcard in self._anchored[slot]:
+                    spans = wildcard.spans(lowered, starts)
+                    if spans:
+                        wild[key] = spans
+        return Scan(self, ends, slots, back, wild)
 
 
 def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -265,29 +367,30 @@ def breakdown_from_scan(
     shared: dict[str, KeywordHit] | None = None,
 ) -> SalienceBreakdown:
     """One lesson's breakdown from a scan; `shared` reuses hits of keywords several lessons have."""
-    counted = counted_keywords(keywords)
+    return _breakdown(lesson_id, _counted(keywords), found, {} if shared is None else shared)
+
+
+def _breakdown(
+    lesson_id: str, counted: dict[str, str], found: Scan, shared: dict[str, KeywordHit]
+) -> SalienceBreakdown:
     hits = []
-    for keyword in counted:
-        hit = shared.get(keyword) if shared is not None else None
+    n_hit = 0
+    for key, keyword in counted.items():
+        hit = shared.get(keyword)
         if hit is None:
-            offsets, lengths = found.offsets(casekey(keyword))
-            hit = KeywordHit(keyword, bool(offsets), len(offsets), offsets, lengths)
-            if shared is not None:
-                shared[keyword] = hit
+            hit = shared[keyword] = KeywordHit(keyword, key, found)
         hits.append(hit)
-    if not counted:
-        value = NO_KEYWORD_SALIENCE
-    else:
-        value = sum(1 for h in hits if h.hit) / len(counted)
+        n_hit += hit.hit
+    value = n_hit / len(counted) if counted else NO_KEYWORD_SALIENCE
     return SalienceBreakdown(lesson_id, value, tuple(hits))
 
 
 def salience_breakdowns(text: str, lessons: Sequence[tuple[str, Sequence[str]]]) -> list[SalienceBreakdown]:
     """Salience with explanation for each (lesson_id, keywords) over one journal, one scan."""
-    matcher = KeywordMatcher(k for _, keywords in lessons for k in keywords)
-    found = matcher.scan(text)
+    counted = [_counted(keywords) for _, keywords in lessons]
+    found = KeywordMatcher.of_keys(key for keys in counted for key in keys).scan(text)
     shared: dict[str, KeywordHit] = {}
-    return [breakdown_from_scan(lesson_id, kws, found, shared) for lesson_id, kws in lessons]
+    return [_breakdown(lesson_id, keys, found, shared) for (lesson_id, _), keys in zip(lessons, counted, strict=True)]
 
 
 def salience(text: str, keywords: Sequence[str]) -> float:

@@ -76,7 +76,7 @@ def parse_chunk(
     at_eof: bool,
     decode: Callable[[bytes], Any] = decode_event,
     continues_line: bool = False,
-    decode_many: Callable[[list[bytes]], list[Any] | None] | None = None,
+    decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
 ) -> ReadResult:
     """Decode complete lines of `data` (which begins at byte `start`, line `first_line`).
 
@@ -84,34 +84,46 @@ def parse_chunk(
     newline; `partial` is then set, and the next read passes `continues_line` so that the
     newline the next writer puts first does not count as a line). One that does not parse is
     reported as truncated and left for the next read, since a writer may still be finishing it.
+
+    `decode_lines`, when given, decodes all complete lines in one call. Its values are
+    numbered line by line only when every line is known to hold exactly one value: no line
+    is blank or starts with whitespace, and there are as many values as lines. Otherwise (or
+    when it fails) each line is decoded on its own, so a bad line is reported by number.
     """
     result = ReadResult(end=start, lines=0)
     offset = 0
     if continues_line and data.startswith(b"\n"):
         offset = 1
         result.end = start + 1
-    pieces = data[offset:].split(b"\n")
-    tail = pieces.pop()  # b"" when the data ends with a newline
-    # JSON allows surrounding whitespace, so lines are decoded as they are; a blank line with
-    # spaces fails the fast pass and is skipped by the line-by-line one.
-    numbered = [(line, piece) for line, piece in enumerate(pieces, start=first_line) if piece]
+    body_end = max(data.rfind(b"\n") + 1, offset)
+    tail = data[body_end:]
     events = result.events
-    decoded = decode_many([piece for _, piece in numbered]) if decode_many is not None else None
-    if decoded is not None:
-        events.extend(zip([line for line, _ in numbered], decoded, strict=True))
+    decoded = None
+    n_lines = 0
+    if decode_lines is not None and body_end > offset:
+        n_lines, one_per_line = _line_layout(data, offset, body_end)
+        if one_per_line:
+            decoded = decode_lines(memoryview(data)[offset:body_end])
+        if decoded is not None and len(decoded) != n_lines:
+            decoded = None
     else:
-        for line, piece in numbered:
+        n_lines = data.count(b"\n", offset, body_end)
+    if decoded is not None:
+        events.extend(zip(range(first_line, first_line + n_lines), decoded, strict=True))
+    else:
+        pieces = data[offset:body_end].split(b"\n")
+        pieces.pop()  # after the last newline: b""
+        for line, piece in enumerate(pieces, start=first_line):
             stripped = piece.strip()
-            if not stripped:
+            if not stripped:  # JSON allows surrounding whitespace; a blank line is skipped
                 continue
             try:
                 events.append((line, decode(stripped)))
             except InvalidEvent as exc:
                 result.problems.append(LogProblem(line, str(exc)))
-    line_no = first_line + len(pieces)
-    pos = start + len(data) - len(tail)
-    result.lines = len(pieces)
-    result.end = pos
+    line_no = first_line + n_lines
+    result.lines = n_lines
+    result.end = start + body_end
     if tail.strip():
         try:
             events.append((line_no, decode(tail.strip())))
@@ -119,10 +131,24 @@ def parse_chunk(
             if at_eof:
                 result.tail_problem = LogProblem(line_no, f"truncated last line (crash mid-append?): {exc}")
             return result
-        result.end = pos + len(tail)
+        result.end = start + len(data)
         result.lines += 1
         result.partial = True
     return result
+
+
+def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool]:
+    """How many lines data[start:end] holds (it ends with a newline), and whether each one
+    begins with something other than JSON whitespace. Then every line has content, so a
+    decoder that yields at least one value per non-blank line and as many values as there
+    are lines yielded exactly one per line. One vectorised pass over the bytes."""
+    import numpy as np
+
+    raw = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+    newlines = np.flatnonzero(raw == ord("\n"))
+    line_starts = np.r_[0, newlines[:-1] + 1]
+    whitespace = np.frombuffer(b" \t\r\n", dtype=np.uint8)
+    return len(newlines), not bool(np.isin(raw[line_starts], whitespace).any())
 
 
 class EventLog:
@@ -238,7 +264,7 @@ class EventLog:
         first_line: int,
         decode: Callable[[bytes], Any] = decode_event,
         continues_line: bool = False,
-        decode_many: Callable[[list[bytes]], list[Any] | None] | None = None,
+        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
     ) -> ReadResult:
         """Decode the log from byte `start` (a line boundary) to its end."""
         try:
@@ -250,5 +276,11 @@ class EventLog:
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.path)) from None
         return parse_chunk(
-            data, start, first_line, at_eof=True, decode=decode, continues_line=continues_line, decode_many=decode_many
+            data,
+            start,
+            first_line,
+            at_eof=True,
+            decode=decode,
+            continues_line=continues_line,
+            decode_lines=decode_lines,
         )

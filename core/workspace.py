@@ -27,7 +27,7 @@ from core import credit as credit_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
-from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_many, encode
+from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_lines, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, regrade
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
@@ -281,7 +281,11 @@ class Workspace:
         started_at = index.end
         with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
             result = self.log.read_from(
-                index.end, index.lines + 1, decode=decode_raw, continues_line=self._partial, decode_many=decode_raw_many
+                index.end,
+                index.lines + 1,
+                decode=decode_raw,
+                continues_line=self._partial,
+                decode_lines=decode_raw_lines,
             )
             index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
         changed = reset or bool(result.events or result.problems) or result.tail_problem != self._tail_problem

@@ -15,9 +15,9 @@ from engine_helpers import PROPERTY, grade, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.events import Event
+from core.events import Event, InvalidEvent
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, fold_naive
-from core.store import parse_chunk
+from core.store import LogProblem, parse_chunk
 
 A, B = "tools/a.md", "tools/b.md"
 
@@ -358,3 +358,80 @@ def test_regraded_log_folds_like_final_grades(
     np.testing.assert_array_equal(post.rewarded, post_final.rewarded)
     assert post.graded_sessions == post_final.graded_sessions
     assert_matches_naive(data, events, cfg)
+
+
+# ---------------------------------------------------------------- batched reading equals line by line
+
+
+C = "lessons/tools/c.md"  # written with the prefix: the same lesson id as "tools/c.md"
+
+
+def _index_of(records: list[dict[str, Any] | str], batched: bool) -> LogIndex:
+    from core.events import decode_raw
+
+    data = b"".join((r if isinstance(r, str) else json.dumps(r) + "\n").encode() for r in records)
+    result = parse_chunk(data, 0, 1, at_eof=True, decode=decode_raw)
+    index = LogIndex()
+    index.problems.extend(result.problems)
+    if batched:
+        index.problems.extend(index.add_many(result.events))
+    else:
+        for line, raw in result.events:
+            try:
+                index.add_raw(line, raw)
+            except InvalidEvent as exc:
+                index.problems.append(LogProblem(line, str(exc)))
+    return index
+
+
+MIXED_LOGS = {
+    "grade before its session, prior between sessions": [
+        grade("s2", 0.9),  # line 1: its session comes later in the same stretch
+        session("s1", 0.5, {A: 0.2, B: 0.4}),
+        {"type": "prior", "arms": {C: {"alpha": 3.0, "beta": 2.0, "n": 4}}},  # arm C before D appears
+        session("s2", None, {"tools/d.md": 1.0, A: 0.0}),
+        {"type": "selection", "session_id": "s3", "candidates": [A], "selected": [A], "propensity": {A: 1.0}},
+        session("s3", 1.0, {C: 0.5, A: 0.5}),
+        grade("s1", 0.1),
+    ],
+    "an unusual session among ordinary ones": [
+        session("s1", 0.5, {A: 0.2}),
+        {"session_id": "pub", "outcome": 1, "lessons": ["tools/e.md", {"path": B}]},  # published shape
+        session("s2", 0.5, {B: None}),  # no salience stored
+        session("s3", 0.5, {"tools/f.md": 0.3}),
+    ],
+    "duplicates and bad events": [
+        session("s1", 0.5, {A: 0.2}),
+        session("s1", 0.9, {B: 0.2}),  # duplicate: the first counts
+        session("s2", 1.5, {A: 0.2}),  # base out of range
+        session("s3", 0.5, {A: 1.2}),  # salience out of range
+        {"type": "grade", "session_id": "s1"},  # grade without a reward
+        {"type": "bogus"},
+        session("s4", 0.0, {"tools/g.md": 0.1}),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", list(MIXED_LOGS))
+def test_batched_add_equals_line_by_line(name: str) -> None:
+    batched, single = _index_of(MIXED_LOGS[name], True), _index_of(MIXED_LOGS[name], False)
+    a, b = batched.snapshot(), single.snapshot()
+    assert a.arm_ids == b.arm_ids  # arms numbered in the same order of first appearance
+    for column in ("entry_arm", "entry_salience", "session_start", "base", "prior_alpha", "prior_n"):
+        np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
+    assert a.graders == b.graders
+    assert sorted((p.line, p.reason) for p in a.problems) == sorted((p.line, p.reason) for p in b.problems)
+    assert batched.session_ids == single.session_ids
+    assert [batched.session(r) for r in range(batched.n_sessions)] == [
+        single.session(r) for r in range(single.n_sessions)
+    ]
+    assert [g for _, g in batched.grades] == [g for _, g in single.grades]
+    assert [s for _, s in batched.selections] == [s for _, s in single.selections]
+
+
+def test_grade_before_its_session_applies_in_both_paths() -> None:
+    index = _index_of(MIXED_LOGS["grade before its session, prior between sessions"], True)
+    data = index.snapshot()
+    # s1: recorded 0.5, graded 0.1 later; s2: pending when recorded, graded 0.9 on line 1; s3: 1.0
+    np.testing.assert_array_equal(data.base, [0.1, 0.9, 1.0])
+    assert data.arm_ids == ("tools/a.md", "tools/b.md", "tools/c.md", "tools/d.md")

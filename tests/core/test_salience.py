@@ -259,6 +259,10 @@ def test_matcher_agrees_with_naive_reference(text: str, keywords: list[str]) -> 
     found = KeywordMatcher(keywords).scan(text)
     for kw in reference_counted(keywords):
         assert found.get(kw.lower(), []) == reference_spans(text, kw), kw
+    # as a mapping it holds exactly the keywords that occur
+    occurring = {kw.lower() for kw in reference_counted(keywords) if reference_spans(text, kw)}
+    assert set(found) == occurring and len(found) == len(occurring)
+    assert all((kw.lower() in found) == (kw.lower() in occurring) for kw in reference_counted(keywords))
     assert salience(text, keywords) == pytest.approx(reference_salience(text, keywords))
     b = breakdown(text, keywords)
     assert [k.keyword.lower() for k in b.keywords] == [k.lower() for k in reference_counted(keywords)]

@@ -338,3 +338,61 @@ def test_state_follows_settings_after_replay_write(tmp_path: Path, make_workspac
     # uniform ignores the weight: A = (1.5, 1.5)
     assert (state["arms"][A]["alpha"], state["arms"][A]["beta"]) == (1.5, 1.5)
     assert ws_at(root).settings == CreditSettings(strategy="uniform", floor=0.3)
+
+
+# ---------------------------------------------------------------- one-call decoding of many lines
+
+S1, S2 = json.dumps(session("s1", 1.0, {A: 1.0})), json.dumps(session("s2", 0.0, {B: 0.5}))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{S1}\n{S2}\n",  # the common case: one event per line
+        f"{S1}\r\n{S2}\r\n",  # CRLF
+        f"{S1}\n\n{S2}\n",  # a blank line: numbering must skip it
+        f"{S1}\n   \n{S2}\n",  # a whitespace-only line
+        f"{S1}\n  {S2}\n",  # a line that starts with whitespace
+        f"{S1} {S2}\n\n",  # two values on one line plus a blank line: as many values as lines
+        f"{S1}\nnot json\n{S2}\n",  # a bad line in the middle
+        f"{S1}\n[1, 2]\n{S2}\n",  # JSON that is not an event
+        f"{S1}\n{S2}",  # an unterminated valid last line
+        f'{S1}\n{{"type": "grade", "sess',  # a torn last line
+        f"\n{S1}\n",  # a leading newline
+    ],
+)
+def test_one_call_decoding_numbers_lines_like_line_by_line(text: str) -> None:
+    from core.events import decode_raw, decode_raw_lines
+
+    data = text.encode()
+    fast = parse_chunk(data, 7, 3, at_eof=True, decode=decode_raw, decode_lines=decode_raw_lines)
+    slow = parse_chunk(data, 7, 3, at_eof=True, decode=decode_raw)
+    assert [(line, e.session_id) for line, e in fast.events] == [(line, e.session_id) for line, e in slow.events]
+    assert [(p.line, p.reason) for p in fast.problems] == [(p.line, p.reason) for p in slow.problems]
+    assert (fast.end, fast.lines, fast.partial, fast.tail_problem) == (
+        slow.end,
+        slow.lines,
+        slow.partial,
+        slow.tail_problem,
+    )
+
+
+def test_two_values_on_one_line_are_reported_not_split() -> None:
+    from core.events import decode_raw, decode_raw_lines
+
+    # lines 3 and 4 hold two values and none; a one-call decoder sees two values for two lines
+    data = f"{S1} {S2}\n\n".encode()
+    result = parse_chunk(data, 0, 3, at_eof=True, decode=decode_raw, decode_lines=decode_raw_lines)
+    assert result.events == []
+    assert [p.line for p in result.problems] == [3]
+    assert result.lines == 2 and result.end == len(data)
+
+
+def test_one_call_decoding_continues_a_line() -> None:
+    from core.events import decode_raw, decode_raw_lines
+
+    # the previous read consumed an unterminated line; the next writer put a newline first
+    data = f"\n{S2}\n".encode()
+    fast = parse_chunk(data, 100, 5, at_eof=True, decode=decode_raw, continues_line=True, decode_lines=decode_raw_lines)
+    assert [(line, e.session_id) for line, e in fast.events] == [(5, "s2")]
+    assert fast.end == 100 + len(data) and fast.lines == 1
