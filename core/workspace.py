@@ -21,6 +21,7 @@ from typing import Any
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 from core import beta as beta_mod
 from core import credit as credit_mod
@@ -126,6 +127,39 @@ class SessionSummary:
     @property
     def pending(self) -> bool:
         return self.base_reward is None
+
+
+@dataclass(frozen=True, eq=False)
+class SessionTable:
+    """Every session as columns, in log order (row i is the i-th session read). A million
+    sessions cost a few arrays here, not a million objects; `summary(row)` builds one."""
+
+    session_ids: Sequence[str]
+    timestamps: Sequence[str | None]
+    categories: Sequence[str | None]
+    base: npt.NDArray[np.float64]  # latest grade; NaN = pending
+    graders: Sequence[str | None]  # who gave the grade in force; None while pending
+    n_lessons: npt.NDArray[np.int64]
+    mean_salience: npt.NDArray[np.float64]
+    journal_paths: Sequence[str | None]
+    lines: npt.NDArray[np.int64]  # line of the session's record in sessions.jsonl
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def summary(self, row: int) -> SessionSummary:
+        base = float(self.base[row])
+        return SessionSummary(
+            session_id=self.session_ids[row],
+            timestamp=self.timestamps[row],
+            category=self.categories[row],
+            base_reward=None if math.isnan(base) else base,
+            grader=self.graders[row],
+            n_lessons=int(self.n_lessons[row]),
+            mean_salience=float(self.mean_salience[row]),
+            journal_path=self.journal_paths[row],
+            line=int(self.lines[row]),
+        )
 
 
 @dataclass(frozen=True)
@@ -421,28 +455,29 @@ class Workspace:
         return {lesson_id: float(p) for lesson_id, p in zip(active, probability, strict=True)}
 
     def sessions(self) -> list[SessionSummary]:
+        table = self.session_table()
+        return [table.summary(row) for row in range(len(table))]
+
+    def session_table(self) -> SessionTable:
+        """Every session as columns (see SessionTable); what a view of a big log should use."""
         data = self.data()
         counts = np.diff(data.session_start)
         totals = np.bincount(data.entry_session, weights=data.entry_salience, minlength=data.n_sessions)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(counts > 0, totals / np.maximum(counts, 1), 0.0)
         index = self._index
-        return [
-            SessionSummary(
-                session_id=index.session_ids[row],
-                timestamp=index.session_times[row],
-                category=index.session_categories[row],
-                base_reward=None if base != base else base,  # NaN: pending
-                grader=data.graders[row],
-                n_lessons=count,
-                mean_salience=mean,
-                journal_path=index.session_journals[row],
-                line=index.session_lines[row],
-            )
-            for row, (base, count, mean) in enumerate(
-                zip(data.base.tolist(), counts.tolist(), means.tolist(), strict=True)
-            )
-        ]
+        n = data.n_sessions
+        return SessionTable(
+            session_ids=index.session_ids[:n],
+            timestamps=index.session_times[:n],
+            categories=index.session_categories[:n],
+            base=data.base,
+            graders=data.graders,
+            n_lessons=counts.astype(np.int64),
+            mean_salience=means,
+            journal_paths=index.session_journals[:n],
+            lines=np.asarray(index.session_lines[:n], dtype=np.int64),
+        )
 
     def _summary(self, row: int, data: FoldData) -> SessionSummary:
         session = self._index.session(row)
