@@ -434,14 +434,12 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         del raw, pieces
         mark("free them")
         gc.disable()  # as Workspace.refresh does while it parses
-        result = log.read_from(0, 1, decode=decode_raw, decode_lines=decode_raw_lines)
-        mark("EventLog.read_from: read + split + msgspec decode of every line")
         index = LogIndex()
-        index.problems.extend(result.problems + index.add_many(result.events))
-        mark("LogIndex.add_many: columns")
-        index.end, index.lines = result.end, result.lines
+        for result in log.read_chunks(0, 1, decode=decode_raw, decode_lines=decode_raw_lines):
+            index.problems.extend(result.problems + index.add_many(result.events))
+            index.end, index.lines = result.end, index.lines + result.lines
         del result
-        mark("free the decoded events")
+        mark("EventLog.read_chunks + LogIndex.add_many: decode and add 32 MB at a time")
         gc.enable()
         LogCache(log).save(index, log.fingerprint(index.end), False)
         mark("LogCache.save: msgpack encode + write")

@@ -10,29 +10,75 @@ from __future__ import annotations
 
 import contextlib
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import numpy as np
 
-from core.events import GradeEvent, SelectionEvent
-from core.fold import LogIndex
+from core.columns import Column, Encoded, encoded
+from core.fold import BlockSums, LogIndex
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 
+# numeric columns: stored as raw bytes, read back as numpy views of the file's bytes
+_COLUMNS = {
+    "session_lines": np.int64,
+    "session_base": np.float64,
+    "session_published": np.bool_,
+    "session_start": np.int64,
+    "entry_arm": np.int32,
+    "entry_salience": np.float64,
+    "entry_session": np.int32,
+}
+_ARRAYS = {"grade_lines": "q", "grade_rows": "q", "grade_base": "d"}  # module `array` columns
+# lists and dicts: stored as msgpack bytes of their own, decoded when the index first reads them
+_LAZY = (
+    "session_ids",
+    "session_times",
+    "session_categories",
+    "session_journals",
+    "session_graders",
+    "session_strategies",
+    "session_floors",
+    "missing_salience",
+    "propensities",
+    "grades",
+    "selections",
+)
+_PLAIN_FORM: dict[str, Callable[[Any], Any]] = {  # decoded lists and dicts back to their stored form
+    "missing_salience": lambda d: [[row, list(v)] for row, v in d.items()],
+    "propensities": lambda d: [[row, list(v)] for row, v in d.items()],
+    "grades": lambda g: [[line, e.session_id, e.base_reward, e.grader, e.timestamp, e.note] for line, e in g],
+    "selections": lambda s: [
+        [line, e.session_id, e.timestamp, list(e.candidates), list(e.selected), e.propensity, e.k, e.seed]
+        for line, e in s
+    ],
+}
+_FLOATS = ("base", "n", "sum_base", "sum_base_salience", "sum_salience")
 
-def _bytes(values: array[Any]) -> bytes:
-    return values.tobytes()
 
-
-def _array(code: str, data: bytes) -> array[Any]:
-    out = array(code)
-    out.frombytes(data)
-    return out
+def _lazy_bytes(index: LogIndex, name: str) -> bytes:
+    raw = getattr(LogIndex, name).raw(index)
+    if isinstance(raw, Encoded):
+        return raw.data  # never decoded in this process: written back as it was read
+    convert = _PLAIN_FORM.get(name)
+    return encoded(convert(raw) if convert is not None else raw)
 
 
 def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
+    blocks = [
+        {
+            "block": block,
+            "rows": rows,
+            **{name: getattr(sums, name).tobytes() for name in _FLOATS},
+            "last": sums.last.tobytes(),
+            "rewarded": [[strategy, floor, counts.tobytes()] for (strategy, floor), counts in sums.rewarded.items()],
+        }
+        for (block, rows), sums in index.blocks.sums.items()
+    ]
     payload = {
         "version": CACHE_VERSION,
         "end": index.end,
@@ -40,33 +86,15 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         "fingerprint": fingerprint,
         "partial": partial,
         "arm_ids": index.arm_ids,
-        "session_ids": index.session_ids,
-        "session_lines": _bytes(array("q", index.session_lines)),
-        "session_times": index.session_times,
-        "session_base": _bytes(index.session_base),
-        "session_categories": index.session_categories,
-        "session_journals": index.session_journals,
-        "session_graders": index.session_graders,
-        "session_strategies": index.session_strategies,
-        "session_floors": index.session_floors,
-        "session_published": bytes(bytearray(index.session_published)),
-        "missing_salience": [[row, list(pos)] for row, pos in index.missing_salience.items()],
-        "propensities": [[row, list(p)] for row, p in index.propensities.items()],
-        "entry_arm": _bytes(index.entry_arm),
-        "entry_salience": _bytes(index.entry_salience),
-        "session_start": _bytes(index.session_start),
-        "grades": [[line, g.session_id, g.base_reward, g.grader, g.timestamp, g.note] for line, g in index.grades],
-        "grade_rows": _bytes(array("q", index.grade_rows)),
-        "selections": [
-            [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, s.k, s.seed]
-            for line, s in index.selections
-        ],
+        **{name: getattr(index, name).tobytes() for name in (*_COLUMNS, *_ARRAYS)},
+        **{name: _lazy_bytes(index, name) for name in _LAZY},
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
+        "blocks": blocks,
     }
-    encoded: bytes = msgspec.msgpack.encode(payload)
-    return encoded
+    data: bytes = msgspec.msgpack.encode(payload)
+    return data
 
 
 def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
@@ -78,40 +106,37 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
     if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
         raise ValueError("cache from another version")
     try:
-        index = LogIndex(
-            arm_ids=list(p["arm_ids"]),
-            arm_index={arm: i for i, arm in enumerate(p["arm_ids"])},
-            session_ids=p["session_ids"],
-            session_lines=_array("q", p["session_lines"]).tolist(),
-            session_times=p["session_times"],
-            session_base=_array("d", p["session_base"]),
-            session_categories=p["session_categories"],
-            session_journals=p["session_journals"],
-            session_graders=p["session_graders"],
-            session_strategies=p["session_strategies"],
-            session_floors=p["session_floors"],
-            session_published=[bool(b) for b in p["session_published"]],
-            missing_salience={row: tuple(pos) for row, pos in p["missing_salience"]},
-            propensities={row: tuple(v) for row, v in p["propensities"]},
-            entry_arm=_array("i", p["entry_arm"]),
-            entry_salience=_array("d", p["entry_salience"]),
-            session_start=_array("q", p["session_start"]),
-            grades=[(g[0], GradeEvent(g[1], g[2], g[3], g[4], g[5])) for g in p["grades"]],
-            grade_rows=_array("q", p["grade_rows"]).tolist(),
-            selections=[
-                (s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), s[6], s[7]))
-                for s in p["selections"]
-            ],
-            priors={arm: (v[0], v[1], v[2]) for arm, v in p["priors"].items()},
-            prior_rewards=dict(p["prior_rewards"]),
-            problems=[LogProblem(line, reason, sid) for line, reason, sid in p["problems"]],
-            end=int(p["end"]),
-            lines=int(p["lines"]),
-        )
+        index = LogIndex()
+        index.arm_ids = list(p["arm_ids"])
+        index.arm_index = {arm: i for i, arm in enumerate(index.arm_ids)}
+        for name, dtype in _COLUMNS.items():
+            setattr(index, name, Column.from_bytes(dtype, p[name]))
+        for name, code in _ARRAYS.items():
+            column = array(code)
+            column.frombytes(p[name])
+            setattr(index, name, column)
+        for name in _LAZY:
+            setattr(index, name, Encoded(p[name]))
+        index.priors = {arm: (v[0], v[1], v[2]) for arm, v in p["priors"].items()}
+        index.prior_rewards = dict(p["prior_rewards"])
+        index.problems = [LogProblem(line, reason, sid) for line, reason, sid in p["problems"]]
+        index.end = int(p["end"])
+        index.lines = int(p["lines"])
+        n_arms = len(index.arm_ids)
+        for b in p["blocks"]:
+            floats = {name: np.frombuffer(b[name], dtype=np.float64) for name in _FLOATS}
+            last = np.frombuffer(b["last"], dtype=np.int64)
+            rewarded = {(s, float(f)): np.frombuffer(c, dtype=np.int64) for s, f, c in b["rewarded"]}
+            if not all(len(v) <= n_arms for v in (*list(floats.values())[1:], last)):
+                raise ValueError("block sums for more arms than the index has")
+            index.blocks.sums[(int(b["block"]), int(b["rows"]))] = BlockSums(**floats, last=last, rewarded=rewarded)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
-    n = len(index.session_ids)
-    if not (len(index.session_start) == n + 1 and len(index.entry_arm) == len(index.entry_salience)):
+    n = len(index.session_base)
+    sizes = {len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
+    entries = {len(index.entry_arm), len(index.entry_salience), len(index.entry_session)}
+    grades = {len(index.grade_lines), len(index.grade_rows), len(index.grade_base)}
+    if sizes != {n} or len(entries) != 1 or len(grades) != 1 or int(index.session_start[-1]) != entries.pop():
         raise ValueError("inconsistent cache")
     return index, str(p["fingerprint"]), bool(p["partial"])
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from itertools import accumulate
 from typing import Any, cast
 
 import msgspec
@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core import credit as credit_mod
+from core.columns import Column, Lazy
 from core.events import (
     PRIOR,
     SESSION,
@@ -67,41 +68,86 @@ class CreditSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
 
 
-@dataclass
+def _grades_of(rows: list[list[Any]]) -> list[tuple[int, GradeEvent]]:
+    return [(g[0], GradeEvent(g[1], g[2], g[3], g[4], g[5])) for g in rows]
+
+
+def _selections_of(rows: list[list[Any]]) -> list[tuple[int, SelectionEvent]]:
+    return [(s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), s[6], s[7])) for s in rows]
+
+
+def _row_tuples(pairs: list[list[Any]]) -> dict[int, tuple[Any, ...]]:
+    return {row: tuple(values) for row, values in pairs}
+
+
+def _in_order_of_appearance(wanted: set[Any], items: list[Any]) -> list[Any]:
+    """The wanted items in the order they first appear in `items` (stops once all are found)."""
+    ordered: list[Any] = []
+    if wanted:
+        remaining = set(wanted)
+        for item in items:
+            if item in remaining:
+                ordered.append(item)
+                remaining.discard(item)
+                if not remaining:
+                    break
+    return ordered
+
+
 class LogIndex:
-    """Columns of a log read so far. Grows by `add()`/`add_raw()`; never rewritten.
+    """Columns of a log read so far. Grows by `add()`/`add_raw()`/`add_many()`; never rewritten.
 
     Sessions are stored as columns, not objects: a million-session log would otherwise
-    hold millions of Python objects. `session(row)` rebuilds one event on demand.
+    hold millions of Python objects. Numbers live in append-only numpy columns (a snapshot
+    is a set of views); per-session strings in lists, which the parsed-log cache hands over
+    undecoded until first read. `session(row)` rebuilds one event on demand.
     """
 
-    arm_ids: list[str] = field(default_factory=list)
-    arm_index: dict[str, int] = field(default_factory=dict)
-    session_ids: list[str] = field(default_factory=list)
-    session_lines: list[int] = field(default_factory=list)
-    session_times: list[str | None] = field(default_factory=list)
-    session_base: array[float] = field(default_factory=lambda: array("d"))  # the record's own; NaN = pending
-    session_categories: list[str | None] = field(default_factory=list)
-    session_journals: list[str | None] = field(default_factory=list)
-    session_graders: list[str | None] = field(default_factory=list)
-    session_strategies: list[str | None] = field(default_factory=list)
-    session_floors: list[float | None] = field(default_factory=list)
-    session_published: list[bool] = field(default_factory=list)
-    missing_salience: dict[int, tuple[int, ...]] = field(default_factory=dict)  # row -> lesson positions
-    propensities: dict[int, tuple[float | None, ...]] = field(default_factory=dict)  # row -> per lesson
-    entry_arm: array[int] = field(default_factory=lambda: array("i"))
-    entry_salience: array[float] = field(default_factory=lambda: array("d"))
-    session_start: array[int] = field(default_factory=lambda: array("q", [0]))
-    grades: list[tuple[int, GradeEvent]] = field(default_factory=list)
-    grade_rows: list[int] = field(default_factory=list)  # the graded session's row, -1 if unknown when read
-    selections: list[tuple[int, SelectionEvent]] = field(default_factory=list)
-    priors: dict[str, tuple[float, float, int]] = field(default_factory=dict)
-    prior_rewards: dict[str, int] = field(default_factory=dict)
-    problems: list[LogProblem] = field(default_factory=list)
-    end: int = 0  # bytes of the log consumed
-    lines: int = 0  # lines of the log consumed
-    _raw_arm: dict[str, int] = field(default_factory=dict, repr=False)  # lesson path as written -> arm
-    _session_index: dict[str, int] | None = field(default=None, repr=False)
+    session_ids: Lazy[list[str]] = Lazy()
+    session_times: Lazy[list[str | None]] = Lazy()
+    session_categories: Lazy[list[str | None]] = Lazy()
+    session_journals: Lazy[list[str | None]] = Lazy()
+    session_graders: Lazy[list[str | None]] = Lazy()
+    session_strategies: Lazy[list[str | None]] = Lazy()
+    session_floors: Lazy[list[float | None]] = Lazy()
+    missing_salience: Lazy[dict[int, tuple[int, ...]]] = Lazy(_row_tuples)  # row -> lesson positions
+    propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples)  # row -> per lesson
+    grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of)
+    selections: Lazy[list[tuple[int, SelectionEvent]]] = Lazy(_selections_of)
+
+    def __init__(self) -> None:
+        self.arm_ids: list[str] = []
+        self.arm_index: dict[str, int] = {}
+        self.session_ids = []
+        self.session_times = []
+        self.session_categories = []
+        self.session_journals = []
+        self.session_graders = []
+        self.session_strategies = []
+        self.session_floors = []
+        self.missing_salience = {}
+        self.propensities = {}
+        self.grades = []
+        self.selections = []
+        self.session_lines = Column(np.int64)
+        self.session_base = Column(np.float64)  # the record's own; NaN = pending
+        self.session_published = Column(np.bool_)  # no "type": the published record shape
+        self.session_start = Column(np.int64, [0])  # entries of session i: [start[i], start[i + 1])
+        self.entry_arm = Column(np.int32)
+        self.entry_salience = Column(np.float64)
+        self.entry_session = Column(np.int32)
+        # grades are few next to sessions, and added one at a time: plain arrays, copied by snapshot
+        self.grade_lines = array("q")
+        self.grade_rows = array("q")  # the graded session's row, -1 if unknown when read
+        self.grade_base = array("d")
+        self.priors: dict[str, tuple[float, float, int]] = {}
+        self.prior_rewards: dict[str, int] = {}
+        self.problems: list[LogProblem] = []
+        self.end = 0  # bytes of the log consumed
+        self.lines = 0  # lines of the log consumed
+        self.blocks = BlockCache()  # per-arm sums of blocks of sessions, reused across snapshots
+        self._raw_arm: dict[str, int] = {}  # lesson path as written -> arm
+        self._session_index: dict[str, int] | None = None
 
     @property
     def session_index(self) -> dict[str, int]:
@@ -112,7 +158,7 @@ class LogIndex:
 
     @property
     def n_sessions(self) -> int:
-        return len(self.session_ids)
+        return len(self.session_base)
 
     def arm(self, lesson_id: str) -> int:
         index = self.arm_index.get(lesson_id)
@@ -129,7 +175,7 @@ class LogIndex:
                 LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)", session_id)
             )
             return
-        row = len(self.session_ids)
+        row = self.n_sessions
         self.session_index[session_id] = row  # (builds the index if a cache left it unbuilt)
         self.session_ids.append(session_id)
         self.session_lines.append(line)
@@ -145,12 +191,10 @@ class LogIndex:
             self.missing_salience[row] = columns.missing_salience
         if columns.propensities is not None:
             self.propensities[row] = columns.propensities
-        get = self.arm_index.get
-        arms = [get(lesson_id) for lesson_id in columns.lesson_ids]
-        if None in arms:
-            arms = [self.arm(lesson_id) for lesson_id in columns.lesson_ids]
-        self.entry_arm.extend(arms)  # type: ignore[arg-type]
+        arms = [self.arm(lesson_id) for lesson_id in columns.lesson_ids]
+        self.entry_arm.extend(arms)
         self.entry_salience.extend(columns.saliences)
+        self.entry_session.extend([row] * len(arms))
         self.session_start.append(len(self.entry_arm))
 
     def add_many(self, items: list[tuple[int, RawEvent]]) -> list[LogProblem]:
@@ -203,7 +247,7 @@ class LogIndex:
         ids = [raw.session_id for raw in raws]
         if not all(type(sid) is str and sid for sid in ids):
             return False
-        first_row = len(self.session_ids)
+        first_row = self.n_sessions
         new_rows = dict(zip(cast(list[str], ids), range(first_row, first_row + len(ids)), strict=True))
         if len(new_rows) != len(ids) or (first_row and not new_rows.keys().isdisjoint(self.session_index)):
             return False
@@ -225,10 +269,10 @@ class LogIndex:
         values = np.frombuffer(salience, dtype=np.float64)
         if len(values) and not (values.min() >= 0.0 and values.max() <= 1.0):  # NaN fails too
             return False
-        distinct = dict.fromkeys(paths)
+        distinct = set(paths)
         if None in distinct or "" in distinct:
             return False
-        unseen = [path for path in distinct if path not in self._raw_arm]
+        unseen = _in_order_of_appearance(distinct.difference(self._raw_arm), paths)
         if unseen:  # paths not seen before get arms in order of first appearance
             lesson_ids = normalize_ids(cast(list[str], unseen))
             if "" in lesson_ids:
@@ -250,7 +294,7 @@ class LogIndex:
         self.session_ids.extend(cast(list[str], ids))
         self.session_lines.extend([line for line, _ in run])
         self.session_times.extend([raw.timestamp for raw in raws])
-        self.session_base.extend(array("d", [math.nan if b is None else b for b in bases]))  # type: ignore[misc]
+        self.session_base.extend([math.nan if b is None else b for b in bases])
         self.session_categories.extend([raw.category for raw in raws])
         self.session_journals.extend([raw.journal_path for raw in raws])
         self.session_graders.extend([raw.grader for raw in raws])
@@ -259,7 +303,9 @@ class LogIndex:
         self.session_published.extend([raw.type is None for raw in raws])
         self.entry_arm.extend(arms)
         self.entry_salience.extend(salience)
-        self.session_start.extend(array("q", accumulate(counts, initial=self.session_start[-1]))[1:])
+        sizes = np.array(counts, dtype=np.int64)
+        self.entry_session.extend(np.repeat(np.arange(first_row, first_row + len(ids), dtype=np.int32), sizes))
+        self.session_start.extend(self.session_start[-1] + np.cumsum(sizes))
         return True
 
     def add_raw(self, line: int, raw: RawEvent) -> None:
@@ -294,7 +340,9 @@ class LogIndex:
             self._add_session(line, raw, columns)
         elif isinstance(event, GradeEvent):
             self.grades.append((line, event))
+            self.grade_lines.append(line)
             self.grade_rows.append(self.session_index.get(event.session_id, -1))
+            self.grade_base.append(event.base_reward)
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
         elif isinstance(event, PriorEvent):
@@ -305,14 +353,15 @@ class LogIndex:
 
     def session(self, row: int) -> SessionEvent:
         """The session event at a row, rebuilt from the columns."""
-        start, stop = self.session_start[row], self.session_start[row + 1]
-        base = self.session_base[row]
+        start, stop = int(self.session_start[row]), int(self.session_start[row + 1])
+        base = float(self.session_base[row])
+        arm_ids = self.arm_ids
         return SessionEvent(
             session_id=self.session_ids[row],
             timestamp=self.session_times[row],
             base_reward=None if math.isnan(base) else base,
-            lesson_ids=tuple(self.arm_ids[a] for a in self.entry_arm[start:stop]),
-            saliences=tuple(self.entry_salience[start:stop]),
+            lesson_ids=tuple(arm_ids[a] for a in self.entry_arm[start:stop].tolist()),
+            saliences=tuple(self.entry_salience[start:stop].tolist()),
             missing_salience=self.missing_salience.get(row, ()),
             propensities=self.propensities.get(row),
             journal_path=self.session_journals[row],
@@ -320,23 +369,43 @@ class LogIndex:
             grader=self.session_graders[row],
             strategy=self.session_strategies[row],
             floor=self.session_floors[row],
-            published_shape=self.session_published[row],
+            published_shape=bool(self.session_published[row]),
         )
 
+    def _graders(self, n_sessions: int, applied: IntArray) -> tuple[list[str | None], list[bool], dict[int, str]]:
+        """What FoldData.graders is built from: recorded graders, published flags, and the
+        grader of each applied grade event (by position in `grades`) per row."""
+        grades = self.grades
+        rows = self.grade_rows
+        latest: dict[int, str] = {}
+        for position in applied.tolist():
+            line, grade = grades[position]
+            row = int(rows[position])
+            latest[row if row >= 0 else self.session_index[grade.session_id]] = grade.grader
+        return self.session_graders[:n_sessions], self.session_published[:n_sessions].tolist(), latest
+
     def snapshot(self) -> FoldData:
-        """Immutable arrays of everything read so far, with each session's latest grade applied."""
+        """Read-only arrays of everything read so far, with each session's latest grade applied."""
         n_sessions = self.n_sessions
-        base = np.frombuffer(self.session_base, dtype=np.float64, count=n_sessions).copy()
-        grader_of: dict[int, str] = {}
+        base = self.session_base.view().copy()
+        rows = np.array(self.grade_rows, dtype=np.int64)
         orphan: list[LogProblem] = []
-        for (line, grade), row in zip(self.grades, self.grade_rows, strict=True):
-            if row < 0:  # the grade came before its session (or names none)
+        unknown = np.flatnonzero(rows < 0)
+        if len(unknown):  # the grade came before its session (or names none): look it up now
+            grades = self.grades
+            for position in unknown.tolist():
+                line, grade = grades[position]
                 row = self.session_index.get(grade.session_id, -1)
-            if row < 0:
-                orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
-                continue
-            base[row] = grade.base_reward
-            grader_of[row] = grade.grader
+                rows[position] = row
+                if row < 0:
+                    orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
+        known = np.flatnonzero(rows >= 0)
+        # the latest grade of each session wins: keep each row's last position in file order
+        reversed_rows = rows[known][::-1]
+        _, first_in_reversed = np.unique(reversed_rows, return_index=True)
+        applied = known[len(known) - 1 - first_in_reversed]
+        base[rows[applied]] = np.array(self.grade_base, dtype=np.float64)[applied]
+        base.flags.writeable = False
         n_arms = len(self.arm_ids)
         prior_alpha = np.full(n_arms, np.nan)
         prior_beta = np.full(n_arms, np.nan)
@@ -347,21 +416,20 @@ class LogIndex:
         prior_rewards = np.zeros(n_arms, dtype=np.int64)
         for lesson_id, count in self.prior_rewards.items():
             prior_rewards[self.arm_index[lesson_id]] = count
-        entries = len(self.entry_arm)
-        session_start = np.frombuffer(self.session_start, dtype=np.int64, count=n_sessions + 1).copy()
         return FoldData(
             arm_ids=tuple(self.arm_ids),
-            entry_arm=np.frombuffer(self.entry_arm, dtype=np.int32, count=entries).copy(),
-            entry_salience=np.frombuffer(self.entry_salience, dtype=np.float64, count=entries).copy(),
-            entry_session=np.repeat(np.arange(n_sessions, dtype=np.int32), np.diff(session_start)),
-            session_start=session_start,
+            entry_arm=self.entry_arm.view(),
+            entry_salience=self.entry_salience.view(),
+            entry_session=self.entry_session.view(),
+            session_start=self.session_start.view(),
             base=base,
-            grader_source=(self.session_graders, self.session_published, grader_of),
+            grader_source=lambda: self._graders(n_sessions, applied),
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
             prior_n=prior_n,
             prior_rewards=prior_rewards,
             problems=tuple(self.problems) + tuple(orphan),
+            blocks=self.blocks,
         )
 
 
@@ -375,12 +443,14 @@ class FoldData:
     entry_session: npt.NDArray[np.int32]
     session_start: IntArray  # entries of session i are [start[i], start[i+1])
     base: FloatArray  # effective base reward per session (latest grade); NaN = pending
-    grader_source: tuple[list[str | None], list[bool], dict[int, str]] = field(repr=False, compare=False)
+    # () -> (recorded grader per session, published-shape flag per session, grader of the grade in force by row)
+    grader_source: Callable[[], tuple[list[str | None], list[bool], dict[int, str]]] = field(repr=False, compare=False)
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
     prior_n: IntArray
     prior_rewards: IntArray
     problems: tuple[LogProblem, ...] = ()
+    blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
 
     @property
     def n_arms(self) -> int:
@@ -393,7 +463,7 @@ class FoldData:
     @cached_property
     def graders(self) -> tuple[str | None, ...]:
         """Who gave each session its grade in force (None: pending). Built on first use."""
-        recorded, published, latest = self.grader_source
+        recorded, published, latest = self.grader_source()
         n = self.n_sessions
         out: list[str | None] = [
             None if b != b else (g or ("imported" if p else "heuristic"))
@@ -440,12 +510,12 @@ class Posterior:
     @cached_property
     def rewarded(self) -> IntArray:
         """Graded sessions whose credited reward exceeded 0.5 (gptme's total_rewards)."""
-        data, graded = self.data, ~np.isnan(self.base)
-        rows = graded[data.entry_session]
-        w = credit_mod.weight(data.entry_salience[rows], self.settings.floor)
-        credited = credit_mod.credited_reward(self.base[data.entry_session[rows]], w, self.settings.strategy)
-        counts = np.bincount(data.entry_arm[rows][credited > 0.5], minlength=data.n_arms)
-        result: IntArray = data.prior_rewards + counts.astype(np.int64)
+        data = self.data
+        counts = np.zeros(data.n_arms, dtype=np.int64)
+        for block in blocks_of(data, self.base):
+            part = block.rewarded(data, self.settings)
+            counts[: len(part)] += part
+        result: IntArray = data.prior_rewards + counts
         return result
 
     @cached_property
@@ -453,9 +523,100 @@ class Posterior:
         """Row of each arm's latest graded session, -1 if none."""
         data = self.data
         last = np.full(data.n_arms, -1, dtype=np.int64)
-        graded = ~np.isnan(self.base)[data.entry_session]
-        np.maximum.at(last, data.entry_arm[graded], data.entry_session[graded].astype(np.int64))
+        for block in blocks_of(data, self.base):
+            part = block.sums.last
+            np.maximum(last[: len(part)], part, out=last[: len(part)])
         return last
+
+
+BLOCK_ROWS = 1 << 16  # sessions per block of the per-arm sums
+
+
+@dataclass(frozen=True, eq=False)
+class BlockSums:
+    """Per-arm sums over one block of sessions, under the rewards they were computed from."""
+
+    base: FloatArray  # the block's session rewards (NaN = pending)
+    n: FloatArray  # graded sessions the arm was injected in
+    sum_base: FloatArray
+    sum_base_salience: FloatArray
+    sum_salience: FloatArray
+    last: IntArray  # row of the arm's latest graded session in the block, -1 if none
+    rewarded: dict[tuple[str, float], IntArray] = field(default_factory=dict)  # by (strategy, floor)
+
+
+class BlockCache:
+    """Per-arm sums of fixed blocks of BLOCK_ROWS sessions, reused while a block's rewards stay the same.
+
+    Every fold sums the blocks in order, whether they come from here, from the parsed-log
+    cache or were just computed, so the numbers never depend on what was cached. A new grade
+    only recomputes its session's block; an appended session only the last block."""
+
+    def __init__(self) -> None:
+        self.sums: dict[tuple[int, int], BlockSums] = {}  # (block, sessions in it) -> sums
+
+
+@dataclass(frozen=True)
+class _Block:
+    index: int
+    lo: int  # rows [lo, hi)
+    hi: int
+    sums: BlockSums
+
+    def rewarded(self, data: FoldData, settings: CreditSettings) -> IntArray:
+        key = (settings.strategy, settings.floor)
+        counts = self.sums.rewarded.get(key)
+        if counts is None:
+            start, stop = int(data.session_start[self.lo]), int(data.session_start[self.hi])
+            graded = ~np.isnan(self.sums.base)
+            sizes = np.diff(data.session_start[self.lo : self.hi + 1])
+            rows = np.repeat(graded, sizes)
+            w = credit_mod.weight(data.entry_salience[start:stop][rows], settings.floor)
+            credited = credit_mod.credited_reward(np.repeat(self.sums.base, sizes)[rows], w, settings.strategy)
+            arms = data.entry_arm[start:stop][rows]
+            counts = np.bincount(arms[credited > 0.5], minlength=data.n_arms).astype(np.int64)
+            self.sums.rewarded[key] = counts
+        return counts
+
+
+def blocks_of(data: FoldData, base: FloatArray) -> list[_Block]:
+    """The blocks of sessions with their per-arm sums under `base`: cached where a block's
+    rewards are unchanged, else computed (and kept when `base` is the snapshot's own)."""
+    out = []
+    n = data.n_sessions
+    own = base is data.base
+    for index, lo in enumerate(range(0, n, BLOCK_ROWS)):
+        hi = min(lo + BLOCK_ROWS, n)
+        key = (index, hi - lo)
+        sums = data.blocks.sums.get(key)
+        if sums is None or not np.array_equal(sums.base, base[lo:hi], equal_nan=True):
+            sums = _block_sums(data, base, lo, hi)
+            if own:
+                data.blocks.sums[key] = sums
+        out.append(_Block(index, lo, hi, sums))
+    return out
+
+
+def _block_sums(data: FoldData, base: FloatArray, lo: int, hi: int) -> BlockSums:
+    start, stop = int(data.session_start[lo]), int(data.session_start[hi])
+    arms, salience = data.entry_arm[start:stop], data.entry_salience[start:stop]
+    block_base = np.array(base[lo:hi], dtype=np.float64)
+    graded_rows = ~np.isnan(block_base)
+    sizes = np.diff(data.session_start[lo : hi + 1])
+    entry_base = np.repeat(np.where(graded_rows, block_base, 0.0), sizes)  # 0 for pending
+    graded = np.repeat(graded_rows, sizes)
+    n_arms = data.n_arms
+    last = np.full(n_arms, -1, dtype=np.int64)
+    np.maximum.at(last, arms[graded], data.entry_session[start:stop][graded].astype(np.int64))
+    block_base.flags.writeable = False
+    return BlockSums(
+        base=block_base,
+        n=_sum_by_arm(arms, graded, n_arms),
+        sum_base=_sum_by_arm(arms, entry_base, n_arms),
+        sum_base_salience=_sum_by_arm(arms, entry_base * salience, n_arms),
+        sum_salience=_sum_by_arm(arms, salience * graded, n_arms),
+        last=last,
+    )
 
 
 def _sum_by_arm(arms: npt.NDArray[np.int32], weights: npt.NDArray[Any], n_arms: int) -> FloatArray:
@@ -475,16 +636,21 @@ class ArmStats:
 
 
 def arm_stats(data: FoldData, base: FloatArray) -> ArmStats:
-    n_arms, arms = data.n_arms, data.entry_arm
-    graded_rows = ~np.isnan(base)
-    entry_base = np.where(graded_rows, base, 0.0)[data.entry_session]  # 0 for pending
-    graded = graded_rows[data.entry_session]
+    """The per-arm sums: each block's, added up in block order (the same order every time)."""
+    totals = np.zeros((4, data.n_arms))
+    for block in blocks_of(data, base):
+        sums = block.sums
+        k = len(sums.n)
+        totals[0, :k] += sums.n
+        totals[1, :k] += sums.sum_base
+        totals[2, :k] += sums.sum_base_salience
+        totals[3, :k] += sums.sum_salience
     return ArmStats(
-        n=_sum_by_arm(arms, graded, n_arms),
-        sum_base=_sum_by_arm(arms, entry_base, n_arms),
-        sum_base_salience=_sum_by_arm(arms, entry_base * data.entry_salience, n_arms),
-        sum_salience=_sum_by_arm(arms, data.entry_salience * graded, n_arms),
-        graded_sessions=int(graded_rows.sum()),
+        n=totals[0],
+        sum_base=totals[1],
+        sum_base_salience=totals[2],
+        sum_salience=totals[3],
+        graded_sessions=int(np.count_nonzero(~np.isnan(base))),
     )
 
 

@@ -17,6 +17,7 @@ from core.events import InvalidEvent, decode_event
 FINGERPRINT_BYTES = 4096
 SMALL_LOG_BYTES = 1 << 20  # below this the whole covered prefix is hashed
 LOCK_TIMEOUT_S = 30.0
+CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
 
 
 class StoreError(RuntimeError):
@@ -258,29 +259,53 @@ class EventLog:
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         return f"{stat.st_dev}:{stat.st_ino}:{end}:{digest}"
 
-    def read_from(
+    def read_chunks(
         self,
         start: int,
         first_line: int,
         decode: Callable[[bytes], Any] = decode_event,
         continues_line: bool = False,
         decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
-    ) -> ReadResult:
-        """Decode the log from byte `start` (a line boundary) to its end."""
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> Iterator[ReadResult]:
+        """Decode the log from byte `start` (a line boundary) to its end, whole lines at a time in
+        chunks of about `chunk_bytes`, so a big log is never held decoded all at once. Each
+        result continues where the previous one ended; only the last may hold a partial line."""
         try:
-            with open(self.path, "rb") as handle:
-                handle.seek(start)
-                data = handle.read()
+            handle = open(self.path, "rb")  # noqa: SIM115 (closed below; a generator holds it across yields)
         except FileNotFoundError:
-            return ReadResult(end=0)
+            yield ReadResult(end=0)
+            return
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.path)) from None
-        return parse_chunk(
-            data,
-            start,
-            first_line,
-            at_eof=True,
-            decode=decode,
-            continues_line=continues_line,
-            decode_lines=decode_lines,
-        )
+        with handle:
+            handle.seek(start)
+            carry = b""
+            position, line, continues = start, first_line, continues_line
+            while True:
+                try:
+                    block = handle.read(chunk_bytes)
+                except OSError as exc:
+                    raise StoreError(_describe_os_error(exc, self.path)) from None
+                at_eof = len(block) < chunk_bytes  # a regular file reads short only at its end
+                data = carry + block if carry else block
+                carry = b""
+                if not at_eof:
+                    cut = data.rfind(b"\n") + 1
+                    if cut == 0:  # a line longer than a chunk: read on
+                        carry = data
+                        continue
+                    data, carry = data[:cut], data[cut:]
+                result = parse_chunk(
+                    data,
+                    position,
+                    line,
+                    at_eof=at_eof,
+                    decode=decode,
+                    continues_line=continues,
+                    decode_lines=decode_lines,
+                )
+                yield result
+                if at_eof:
+                    return
+                position, line, continues = result.end, line + result.lines, False

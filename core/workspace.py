@@ -313,28 +313,45 @@ class Workspace:
         if size == index.end and self._tail_problem is None and not reset:
             return False
         started_at = index.end
+        changed = reset
+        tail_problem = None
         with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
-            result = self.log.read_from(
+            for result in self.log.read_chunks(
                 index.end,
                 index.lines + 1,
                 decode=decode_raw,
                 continues_line=self._partial,
                 decode_lines=decode_raw_lines,
-            )
-            index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
-        changed = reset or bool(result.events or result.problems) or result.tail_problem != self._tail_problem
-        self._tail_problem = result.tail_problem
-        if result.end != index.end:
-            index.end = result.end
-            index.lines += result.lines
-            self._partial = result.partial
+            ):
+                index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
+                changed = changed or bool(result.events or result.problems)
+                tail_problem = result.tail_problem
+                if result.end != index.end:
+                    index.end = result.end
+                    index.lines += result.lines
+                    self._partial = result.partial
+        changed = changed or tail_problem != self._tail_problem
+        self._tail_problem = tail_problem
+        prepared = None
+        if index.end != started_at:
             self._fingerprint = self.log.fingerprint(index.end)
             if self._log_cache is not None and index.end - started_at >= MIN_NEW_BYTES:
+                prepared = self._with_block_sums(index)
                 self._log_cache.save(index, self._fingerprint, self._partial)
         if changed:
             self._cache = _Cache()
+            self._cache.data = prepared
             self.version += 1
         return changed
+
+    def _with_block_sums(self, index: LogIndex) -> FoldData:
+        """A snapshot whose per-arm block sums (and, for the current settings, reward counts and
+        last sessions) are computed, so that the parsed-log cache carries them: a later process
+        then folds a big log without a pass over its entries."""
+        data = index.snapshot()
+        post = fold(data, self.settings)
+        _ = data.stats, post.rewarded, post.last_session
+        return data
 
     def data(self) -> FoldData:
         if self._cache.data is None:
@@ -492,7 +509,7 @@ class Workspace:
             n_lessons=len(session.lesson_ids),
             mean_salience=sum(sal) / len(sal) if sal else 0.0,
             journal_path=session.journal_path,
-            line=self._index.session_lines[row],
+            line=int(self._index.session_lines[row]),
         )
 
     def session(self, session_id: str) -> SessionSummary:
@@ -525,7 +542,7 @@ class Workspace:
                     grader,
                     session.timestamp,
                     None,
-                    self._index.session_lines[row],
+                    int(self._index.session_lines[row]),
                 )
             )
         for line, grade in self._index.grades:

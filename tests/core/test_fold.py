@@ -15,7 +15,7 @@ from engine_helpers import PROPERTY, grade, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.events import Event, InvalidEvent
+from core.events import Event, InvalidEvent, SessionEvent
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, fold_naive
 from core.store import LogProblem, parse_chunk
 
@@ -435,3 +435,80 @@ def test_grade_before_its_session_applies_in_both_paths() -> None:
     # s1: recorded 0.5, graded 0.1 later; s2: pending when recorded, graded 0.9 on line 1; s3: 1.0
     np.testing.assert_array_equal(data.base, [0.1, 0.9, 1.0])
     assert data.arm_ids == ("tools/a.md", "tools/b.md", "tools/c.md", "tools/d.md")
+
+
+# ---------------------------------------------------------------- per-arm sums by blocks of sessions
+
+
+def _events(n: int, grades: dict[str, float] | None = None) -> list[dict[str, Any] | str]:
+    records: list[dict[str, Any] | str] = [
+        session(f"s{i}", None if i % 4 == 0 else (i % 10) / 10, {A: (i % 5) / 4, B: ((i + 2) % 5) / 4})
+        for i in range(n)
+    ]
+    records += [grade(sid, value) for sid, value in (grades or {}).items()]
+    return records
+
+
+def _loaded(records: list[dict[str, Any] | str]) -> LogIndex:
+    return _index_of(records, batched=True)
+
+
+@pytest.mark.parametrize("strategy", ["seed", "evidence", "uniform"])
+def test_block_sums_fold_like_the_naive_loop(monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
+    monkeypatch.setattr("core.fold.BLOCK_ROWS", 3)  # 20 sessions: 7 blocks, the last one short
+    records = _events(20, {"s4": 0.9, "s5": 0.2})
+    data, events = load(records)
+    cfg = CreditSettings(strategy=strategy)
+    assert_matches_naive(data, events, cfg)
+    post = fold(data, cfg)
+    # reward counts and last sessions by blocks, against a direct count over every session
+    rewarded = {A: 0, B: 0}
+    last = {A: -1, B: -1}
+    for row, event in enumerate(e for e in events if isinstance(e, SessionEvent)):
+        reward = data.base[row]
+        if np.isnan(reward):
+            continue
+        for lesson_id, sal in zip(event.lesson_ids, event.saliences, strict=True):
+            w = cfg.floor + (1 - cfg.floor) * sal
+            credited = reward * w if strategy == "seed" else reward
+            rewarded[lesson_id] += credited > 0.5
+            last[lesson_id] = row
+    assert {arm: int(post.rewarded[j]) for j, arm in enumerate(post.arm_ids)} == rewarded
+    assert {arm: int(post.last_session[j]) for j, arm in enumerate(post.arm_ids)} == last
+
+
+def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.fold as fold_mod
+
+    monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 4)
+    computed: list[int] = []
+    real = fold_mod._block_sums
+
+    def counting(data: FoldData, base: Any, lo: int, hi: int) -> Any:
+        computed.append(lo)
+        return real(data, base, lo, hi)
+
+    monkeypatch.setattr(fold_mod, "_block_sums", counting)
+    records = _events(18)  # blocks start at rows 0, 4, 8, 12, 16
+    index = _loaded(records)
+    cfg = CreditSettings()
+    first = fold(index.snapshot(), cfg)
+    assert computed == [0, 4, 8, 12, 16]
+    computed.clear()
+    index.add_raw(len(records) + 1, _raw(grade("s9", 0.95)))  # row 9: the block at 8
+    after = fold(index.snapshot(), cfg)
+    assert computed == [8]
+    fresh = fold(_loaded([*records, grade("s9", 0.95)]).snapshot(), cfg)
+    # the same block sums added in the same order: exactly equal, not just close
+    assert after.alpha.tolist() == fresh.alpha.tolist() and after.beta.tolist() == fresh.beta.tolist()
+    assert after.alpha.tolist() != first.alpha.tolist()
+    computed.clear()
+    index.add_raw(len(records) + 2, _raw(session("s18", 0.5, {A: 1.0})))  # a new session: the last block
+    fold(index.snapshot(), cfg)
+    assert computed == [16]
+
+
+def _raw(record: dict[str, Any]) -> Any:
+    from core.events import decode_raw
+
+    return decode_raw(json.dumps(record))

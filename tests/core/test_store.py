@@ -151,13 +151,13 @@ def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, mo
     assert first.posteriors().row(A).n == 0  # type: ignore[union-attr]
     size_before = (root / LOG_REL).stat().st_size
     calls: list[tuple[int, int]] = []
-    real = first.log.read_from
+    real = first.log.read_chunks
 
     def spy(start: int, first_line: int, *args, **kwargs):  # type: ignore[no-untyped-def]
         calls.append((start, first_line))
         return real(start, first_line, *args, **kwargs)
 
-    monkeypatch.setattr(first.log, "read_from", spy)
+    monkeypatch.setattr(first.log, "read_chunks", spy)
     assert first.refresh() is False  # nothing appended yet: nothing read
     assert calls == []
     ws_at(root).grade("s1", 1.0)  # a second Workspace object appends
@@ -396,3 +396,26 @@ def test_one_call_decoding_continues_a_line() -> None:
     fast = parse_chunk(data, 100, 5, at_eof=True, decode=decode_raw, continues_line=True, decode_lines=decode_raw_lines)
     assert [(line, e.session_id) for line, e in fast.events] == [(5, "s2")]
     assert fast.end == 100 + len(data) and fast.lines == 1
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 1 << 20])
+def test_reading_in_chunks_equals_one_read(tmp_path: Path, chunk_bytes: int) -> None:
+    from core.events import decode_raw, decode_raw_lines
+
+    long_line = json.dumps(session("long", 0.5, {f"tools/{i}.md": 0.5 for i in range(20)}))  # longer than a chunk
+    text = f'{S1}\n\nnot json\n{long_line}\n  {S2}\n{{"type": "grade", "session_id": "s1", "base_reward": 0.5}}'
+    log = EventLog(tmp_path / "log.jsonl")
+    log.path.write_text(text)
+    whole = parse_chunk(text.encode(), 0, 1, at_eof=True, decode=decode_raw)
+    parts = list(log.read_chunks(0, 1, decode=decode_raw, decode_lines=decode_raw_lines, chunk_bytes=chunk_bytes))
+    events = [(line, e.session_id) for part in parts for line, e in part.events]
+    assert events == [(line, e.session_id) for line, e in whole.events]
+    assert [(p.line, p.reason) for part in parts for p in part.problems] == [(p.line, p.reason) for p in whole.problems]
+    assert (parts[-1].end, sum(p.lines for p in parts), parts[-1].partial) == (whole.end, whole.lines, whole.partial)
+    for part in parts[:-1]:  # only the last chunk may end in a partial or torn line
+        assert not part.partial and part.tail_problem is None
+
+
+def test_reading_a_missing_log_in_chunks(tmp_path: Path) -> None:
+    parts = list(EventLog(tmp_path / "absent.jsonl").read_chunks(0, 1))
+    assert [(p.end, p.lines, p.events) for p in parts] == [(0, 0, [])]

@@ -77,13 +77,13 @@ def test_cache_only_parses_the_appended_tail(tmp_path: Path, monkeypatch: pytest
     with ws.log.path.open("a") as handle:
         handle.write(_session("late", 0.7, 0.5) + "\n")
     reads: list[int] = []
-    real = type(ws.log).read_from
+    real = type(ws.log).read_chunks
 
     def spy(self, start, first_line, **kwargs):  # type: ignore[no-untyped-def]
         reads.append(start)
         return real(self, start, first_line, **kwargs)
 
-    monkeypatch.setattr(type(ws.log), "read_from", spy)
+    monkeypatch.setattr(type(ws.log), "read_chunks", spy)
     warm = Workspace(tmp_path)
     assert warm.session("late").base_reward == 0.7
     assert reads and reads[0] > 0  # started where the cache ended, not at byte 0
@@ -132,3 +132,40 @@ def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
     assert {x.id: x.keywords for x in edited.lessons} == {"t/a.md": ("gamma",), "t/c.md": ("alpha", "beta")}
     assert edited.problems == ()
     assert load_library(tmp_path, cache) == load_library(tmp_path)  # the cache changes nothing
+
+
+def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.fold as fold_mod
+
+    monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 8)
+    ws = _make(tmp_path, _history(40))
+    expected = _numbers(ws)  # parses, computes the block sums, writes them into the cache
+    computed: list[int] = []
+    real = fold_mod._block_sums
+
+    def counting(data, base, lo, hi):  # type: ignore[no-untyped-def]
+        computed.append(lo)
+        return real(data, base, lo, hi)
+
+    monkeypatch.setattr(fold_mod, "_block_sums", counting)
+    warm = Workspace(tmp_path)
+    assert _numbers(warm) == expected  # exactly: the same sums in the same order
+    assert [(r.rewarded, r.last_session) for r in warm.posteriors().rows] == [
+        (r.rewarded, r.last_session) for r in ws.posteriors().rows
+    ]
+    assert computed == []  # nothing recomputed: every block came from the cache
+
+
+def test_a_resaved_cache_keeps_columns_it_never_decoded(tmp_path: Path) -> None:
+    ws = _make(tmp_path, _history(30))
+    sessions, problems = ws.sessions(), [str(p) for p in ws.log_problems()]
+    warm = Workspace(tmp_path)
+    warm.grade("s3", 0.4)  # decodes what a grade needs (ids, grades), re-saves the rest as read
+    assert LogCache(warm.log).load() is not None
+    third = Workspace(tmp_path)
+    cold = Workspace(tmp_path, use_cache=False)
+    assert third.sessions() == cold.sessions()
+    assert [s for s in third.sessions() if s.session_id != "s3"] == [s for s in sessions if s.session_id != "s3"]
+    assert third.session("s3").base_reward == 0.4
+    assert [str(p) for p in third.log_problems()] == problems
+    assert _numbers(third) == _numbers(cold)

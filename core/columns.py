@@ -1,0 +1,132 @@
+"""Storage for the log index: append-only numpy columns, and lists decoded on first use.
+
+A `Column` grows like a list but hands out numpy views of what it holds so far. Items are
+only ever written past the end of every view handed out, so a view stays valid (and never
+changes) while the column keeps growing; that makes a snapshot of a big log O(1).
+
+A `Lazy` attribute holds a list (or dict) that a cache may supply as msgpack bytes: it is
+decoded the first time someone reads it. `status` on a million-session log never reads the
+session ids or timestamps, so it never pays for decoding them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar, overload
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+MIN_CAPACITY = 1024
+
+
+class Column:
+    """An append-only vector of one numpy dtype."""
+
+    __slots__ = ("_data", "_n", "dtype")
+
+    def __init__(self, dtype: npt.DTypeLike, values: Iterable[Any] = ()) -> None:
+        self.dtype = np.dtype(dtype)
+        self._data: npt.NDArray[Any] = np.array(list(values), dtype=self.dtype)
+        self._n = len(self._data)
+
+    @classmethod
+    def from_bytes(cls, dtype: npt.DTypeLike, data: bytes | memoryview) -> Column:
+        """A column over `data` without copying it (copied on the first append)."""
+        column = cls(dtype)
+        column._data = np.frombuffer(data, dtype=column.dtype)
+        column._n = len(column._data)
+        return column
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _reserve(self, extra: int) -> None:
+        need = self._n + extra
+        if need > len(self._data) or not self._data.flags.writeable:
+            grown = np.empty(max(need, 2 * len(self._data), MIN_CAPACITY), dtype=self.dtype)
+            grown[: self._n] = self._data[: self._n]
+            self._data = grown
+
+    def append(self, value: Any) -> None:
+        self._reserve(1)
+        self._data[self._n] = value
+        self._n += 1
+
+    def extend(self, values: Any) -> None:
+        array = np.asarray(values, dtype=self.dtype)
+        count = len(array)
+        self._reserve(count)
+        self._data[self._n : self._n + count] = array
+        self._n += count
+
+    def view(self) -> npt.NDArray[Any]:
+        """The items so far, read-only; later appends never change it."""
+        out = self._data[: self._n].view()
+        out.flags.writeable = False
+        return out
+
+    @overload
+    def __getitem__(self, key: int) -> Any: ...
+    @overload
+    def __getitem__(self, key: slice) -> npt.NDArray[Any]: ...
+    def __getitem__(self, key: int | slice) -> Any:
+        return self.view()[key]
+
+    def tolist(self) -> list[Any]:
+        return self.view().tolist()  # type: ignore[no-any-return]
+
+    def tobytes(self) -> bytes:
+        return self.view().tobytes()
+
+
+T = TypeVar("T")
+
+
+class Lazy(Generic[T]):
+    """A data attribute that may be given as msgpack bytes, decoded (and converted) on first read."""
+
+    def __init__(self, convert: Callable[[Any], T] | None = None) -> None:
+        self.convert = convert
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_lazy_" + name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> Lazy[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> Lazy[T] | T:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.slot]
+        if isinstance(value, Encoded):
+            decoded = msgspec.msgpack.decode(value.data)
+            value = self.convert(decoded) if self.convert is not None else decoded
+            obj.__dict__[self.slot] = value
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, obj: object, value: T | Encoded) -> None:
+        obj.__dict__[self.slot] = value
+
+    def raw(self, obj: object) -> Any:
+        """What the attribute holds now: the value, or still its Encoded bytes."""
+        return obj.__dict__[self.slot]
+
+
+class Encoded:
+    """Msgpack bytes standing in for a value not decoded yet."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def encoded(value: Any) -> bytes:
+    """A value as msgpack bytes; an Encoded one is passed through without decoding it."""
+    if isinstance(value, Encoded):
+        return value.data
+    data: bytes = msgspec.msgpack.encode(value)
+    return data
