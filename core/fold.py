@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, cast
@@ -148,17 +147,38 @@ class LogIndex:
         self.blocks = BlockCache()  # per-arm sums of blocks of sessions, reused across snapshots
         self._raw_arm: dict[str, int] = {}  # lesson path as written -> arm
         self._session_index: dict[str, int] | None = None
+        self._scans = 0  # lookups answered by scanning session_ids (see row_of)
+        self._scanned: dict[str, int] = {}  # and their answers: a row never changes
 
     @property
     def session_index(self) -> dict[str, int]:
         """Session id -> row. Built on first use: a status from the cache never needs it."""
         if self._session_index is None:
-            self._session_index = {sid: row for row, sid in enumerate(self.session_ids)}
+            self._session_index = dict(zip(self.session_ids, range(len(self.session_ids)), strict=True))
         return self._session_index
 
     @property
     def n_sessions(self) -> int:
         return len(self.session_base)
+
+    def row_of(self, session_id: str) -> int | None:
+        """The row of a session id. The first few lookups scan the id list (a few ms even for a
+        million sessions) rather than build the whole id -> row dict (far slower) for one answer."""
+        if self._session_index is None and self._scans < SCAN_LOOKUPS:
+            found = self._scanned.get(session_id)
+            if found is None:
+                self._scans += 1
+                try:
+                    found = self._scanned[session_id] = self.session_ids.index(session_id)
+                except ValueError:
+                    return None
+            return found
+        return self.session_index.get(session_id)
+
+    def _any_known(self, session_ids: list[str]) -> bool:
+        if self._session_index is None and len(session_ids) <= SCAN_LOOKUPS - self._scans:
+            return any(self.row_of(sid) is not None for sid in session_ids)
+        return not self.session_index.keys().isdisjoint(session_ids)
 
     def arm(self, lesson_id: str) -> int:
         index = self.arm_index.get(lesson_id)
@@ -169,14 +189,16 @@ class LogIndex:
 
     def _add_session(self, line: int, raw: RawEvent, columns: SessionColumns) -> None:
         session_id = columns.session_id
-        if session_id in self.session_index:
-            first = self.session_lines[self.session_index[session_id]]
+        known = self.row_of(session_id)
+        if known is not None:
+            first = self.session_lines[known]
             self.problems.append(
                 LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)", session_id)
             )
             return
         row = self.n_sessions
-        self.session_index[session_id] = row  # (builds the index if a cache left it unbuilt)
+        if self._session_index is not None:
+            self._session_index[session_id] = row
         self.session_ids.append(session_id)
         self.session_lines.append(line)
         self.session_times.append(raw.timestamp)
@@ -249,7 +271,7 @@ class LogIndex:
             return False
         first_row = self.n_sessions
         new_rows = dict(zip(cast(list[str], ids), range(first_row, first_row + len(ids)), strict=True))
-        if len(new_rows) != len(ids) or (first_row and not new_rows.keys().isdisjoint(self.session_index)):
+        if len(new_rows) != len(ids) or (first_row and self._any_known(list(new_rows))):
             return False
         bases = [raw.base_reward for raw in raws]
         if msgspec.UNSET in bases:
@@ -341,7 +363,8 @@ class LogIndex:
         elif isinstance(event, GradeEvent):
             self.grades.append((line, event))
             self.grade_lines.append(line)
-            self.grade_rows.append(self.session_index.get(event.session_id, -1))
+            row = self.row_of(event.session_id)
+            self.grade_rows.append(-1 if row is None else row)
             self.grade_base.append(event.base_reward)
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
@@ -372,18 +395,6 @@ class LogIndex:
             published_shape=bool(self.session_published[row]),
         )
 
-    def _graders(self, n_sessions: int, applied: IntArray) -> tuple[list[str | None], list[bool], dict[int, str]]:
-        """What FoldData.graders is built from: recorded graders, published flags, and the
-        grader of each applied grade event (by position in `grades`) per row."""
-        grades = self.grades
-        rows = self.grade_rows
-        latest: dict[int, str] = {}
-        for position in applied.tolist():
-            line, grade = grades[position]
-            row = int(rows[position])
-            latest[row if row >= 0 else self.session_index[grade.session_id]] = grade.grader
-        return self.session_graders[:n_sessions], self.session_published[:n_sessions].tolist(), latest
-
     def snapshot(self) -> FoldData:
         """Read-only arrays of everything read so far, with each session's latest grade applied."""
         n_sessions = self.n_sessions
@@ -395,7 +406,8 @@ class LogIndex:
             grades = self.grades
             for position in unknown.tolist():
                 line, grade = grades[position]
-                row = self.session_index.get(grade.session_id, -1)
+                found = self.row_of(grade.session_id)
+                row = -1 if found is None else found
                 rows[position] = row
                 if row < 0:
                     orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
@@ -423,7 +435,7 @@ class LogIndex:
             entry_session=self.entry_session.view(),
             session_start=self.session_start.view(),
             base=base,
-            grader_source=lambda: self._graders(n_sessions, applied),
+            grader_source=Graders(self, n_sessions, applied, rows[applied]),
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
             prior_n=prior_n,
@@ -431,6 +443,39 @@ class LogIndex:
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
         )
+
+
+class Graders:
+    """Who gave each session of a snapshot its grade in force: the grader of its latest grade
+    event, else the record's own grader (or 'imported' / 'heuristic' when it names none)."""
+
+    def __init__(self, index: LogIndex, n_sessions: int, applied: IntArray, applied_rows: IntArray) -> None:
+        self._index = index
+        self._n = n_sessions
+        self._applied = applied  # positions in index.grades of the grades in force
+        self._applied_rows = applied_rows  # and the row each one grades
+
+    def of(self, row: int, base: float) -> str | None:
+        if math.isnan(base):
+            return None
+        hit = np.flatnonzero(self._applied_rows == row)
+        if len(hit):
+            return self._index.grades[int(self._applied[hit[0]])][1].grader
+        recorded = self._index.session_graders[row]
+        return recorded or ("imported" if self._index.session_published[row] else "heuristic")
+
+    def every(self, base: FloatArray) -> tuple[str | None, ...]:
+        n, index = self._n, self._index
+        out: list[str | None] = [
+            None if b != b else (g or ("imported" if p else "heuristic"))
+            for b, g, p in zip(
+                base.tolist(), index.session_graders[:n], index.session_published[:n].tolist(), strict=True
+            )
+        ]
+        grades = index.grades
+        for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
+            out[row] = grades[position][1].grader
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -443,8 +488,7 @@ class FoldData:
     entry_session: npt.NDArray[np.int32]
     session_start: IntArray  # entries of session i are [start[i], start[i+1])
     base: FloatArray  # effective base reward per session (latest grade); NaN = pending
-    # () -> (recorded grader per session, published-shape flag per session, grader of the grade in force by row)
-    grader_source: Callable[[], tuple[list[str | None], list[bool], dict[int, str]]] = field(repr=False, compare=False)
+    grader_source: Graders = field(repr=False, compare=False)
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
     prior_n: IntArray
@@ -463,15 +507,13 @@ class FoldData:
     @cached_property
     def graders(self) -> tuple[str | None, ...]:
         """Who gave each session its grade in force (None: pending). Built on first use."""
-        recorded, published, latest = self.grader_source()
-        n = self.n_sessions
-        out: list[str | None] = [
-            None if b != b else (g or ("imported" if p else "heuristic"))
-            for b, g, p in zip(self.base.tolist(), recorded[:n], published[:n], strict=True)
-        ]
-        for row, grader in latest.items():
-            out[row] = grader
-        return tuple(out)
+        return self.grader_source.every(self.base)
+
+    def grader(self, row: int) -> str | None:
+        """Who gave one session its grade in force (None: pending), without building them all."""
+        if self.__dict__.get("graders") is not None:
+            return self.graders[row]
+        return self.grader_source.of(row, float(self.base[row]))
 
     @cached_property
     def stats(self) -> ArmStats:
@@ -530,6 +572,7 @@ class Posterior:
 
 
 BLOCK_ROWS = 1 << 16  # sessions per block of the per-arm sums
+SCAN_LOOKUPS = 8  # session-id lookups answered by a scan before LogIndex builds its id -> row dict
 
 
 @dataclass(frozen=True, eq=False)
@@ -582,18 +625,23 @@ class _Block:
 def blocks_of(data: FoldData, base: FloatArray) -> list[_Block]:
     """The blocks of sessions with their per-arm sums under `base`: cached where a block's
     rewards are unchanged, else computed (and kept when `base` is the snapshot's own)."""
+    own = base is data.base
+    if own and data.__dict__.get("_own_blocks") is not None:
+        return data.__dict__["_own_blocks"]  # type: ignore[no-any-return]
     out = []
     n = data.n_sessions
-    own = base is data.base
     for index, lo in enumerate(range(0, n, BLOCK_ROWS)):
         hi = min(lo + BLOCK_ROWS, n)
         key = (index, hi - lo)
         sums = data.blocks.sums.get(key)
-        if sums is None or not np.array_equal(sums.base, base[lo:hi], equal_nan=True):
+        # byte-equal rewards are the same rewards (a different NaN payload or -0.0 only recomputes)
+        if sums is None or sums.base.tobytes() != base[lo:hi].tobytes():
             sums = _block_sums(data, base, lo, hi)
             if own:
                 data.blocks.sums[key] = sums
         out.append(_Block(index, lo, hi, sums))
+    if own:
+        data.__dict__["_own_blocks"] = out  # a frozen dataclass: memoised like a cached_property
     return out
 
 
@@ -652,6 +700,22 @@ def arm_stats(data: FoldData, base: FloatArray) -> ArmStats:
         sum_salience=totals[3],
         graded_sessions=int(np.count_nonzero(~np.isnan(base))),
     )
+
+
+def salience_in(data: FoldData, rows: IntArray, arms: IntArray) -> FloatArray:
+    """For each (session row, arm) pair: the salience of the arm's first entry in that session
+    (NaN where the session has none), for many pairs at once."""
+    out = np.full(len(rows), np.nan)
+    if not len(rows):
+        return out
+    starts = data.session_start[rows]
+    sizes = data.session_start[rows + 1] - starts
+    owner = np.repeat(np.arange(len(rows)), sizes)
+    entry = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+    found = np.flatnonzero(data.entry_arm[entry] == np.asarray(arms)[owner])
+    pairs, first = np.unique(owner[found], return_index=True)
+    out[pairs] = data.entry_salience[entry[found[first]]]
+    return out
 
 
 def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = None) -> Posterior:

@@ -151,6 +151,7 @@ def export_payload(ws: Workspace) -> dict[str, Any]:
     post = ws.posterior()
     now = ws.now_iso()
     arms: dict[str, dict[str, Any]] = {}
+    stamps = ws.arms_last_updated(post)
     for j, arm in enumerate(post.arm_ids):
         arms[arm] = {
             "arm_id": arm,
@@ -158,7 +159,7 @@ def export_payload(ws: Workspace) -> dict[str, Any]:
             "beta": float(post.beta[j]),
             "total_selections": int(post.n[j]),
             "total_rewards": int(post.rewarded[j]),
-            "last_updated": ws.arm_last_updated(j, post) or now,
+            "last_updated": stamps[j] or now,
         }
     return {"arms": arms, "total_sessions": post.graded_sessions, "created": now, "last_updated": now}
 

@@ -29,7 +29,7 @@ from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy,
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_lines, encode
-from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, regrade
+from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, regrade, salience_in
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
 from core.salience import (
@@ -416,16 +416,19 @@ class Workspace:
         low, high = beta_mod.interval(alpha, beta)
         mean = alpha / (alpha + beta)
         session_base = data.base if base is None else base
+        # each lesson's latest credited session and the reward it was credited there
+        credited = np.flatnonzero(last >= 0)
+        arm_of = np.array([position[ids[i]] for i in credited.tolist()], dtype=np.int64)
+        salience = salience_in(data, last[credited], arm_of)
+        w = credit_mod.weight(salience, settings.floor)
+        credits = credit_mod.credited_reward(session_base[last[credited]], w, settings.strategy)
+        last_credits = dict(zip(credited.tolist(), np.asarray(credits, dtype=np.float64).tolist(), strict=True))
+        session_ids = self._index.session_ids if len(credited) else []
         rows = []
         for i, arm in enumerate(ids):
             lesson = lessons.get(arm)
-            last_id = last_credit = None
-            if last[i] >= 0:
-                session = self._index.session(int(last[i]))
-                last_id = session.session_id
-                position_in = session.lesson_ids.index(arm)
-                w = credit_mod.weight(session.saliences[position_in], settings.floor)
-                last_credit = float(credit_mod.credited_reward(float(session_base[last[i]]), w, settings.strategy))
+            last_credit = last_credits.get(i)
+            last_id = session_ids[int(last[i])] if last_credit is not None else None
             rows.append(
                 LessonRow(
                     path=arm,
@@ -505,7 +508,7 @@ class Workspace:
             timestamp=session.timestamp,
             category=session.category,
             base_reward=None if math.isnan(base) else float(base),
-            grader=data.graders[row],
+            grader=data.grader(row),
             n_lessons=len(session.lesson_ids),
             mean_salience=sum(sal) / len(sal) if sal else 0.0,
             journal_path=session.journal_path,
@@ -514,14 +517,14 @@ class Workspace:
 
     def session(self, session_id: str) -> SessionSummary:
         data = self.data()
-        row = self._index.session_index.get(session_id)
+        row = self._index.row_of(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
         return self._summary(row, data)
 
     def session_event(self, session_id: str) -> SessionEvent:
         self.data()
-        row = self._index.session_index.get(session_id)
+        row = self._index.row_of(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
         return self._index.session(row)
@@ -529,7 +532,7 @@ class Workspace:
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
         self.data()
-        row = self._index.session_index.get(session_id)
+        row = self._index.row_of(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
         session = self._index.session(row)
@@ -592,7 +595,7 @@ class Workspace:
         """Why each lesson of a session got its credit; `base_reward` previews another grade."""
         settings = settings or self.settings
         data = self.data()
-        row = self._index.session_index.get(session_id)
+        row = self._index.row_of(session_id)
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
         session = self._index.session(row)
@@ -802,7 +805,7 @@ class Workspace:
         if log:
             with self.log.locked():
                 self.refresh()
-                if session_id in self._index.session_index:
+                if self._index.row_of(session_id) is not None:
                     raise WorkspaceError(f"session {session_id!r} is already recorded")
                 self.log.append_locked(
                     encode(
@@ -867,7 +870,7 @@ class Workspace:
         settings = self.settings
         with self.log.locked():
             self.refresh()
-            if session_id in self._index.session_index:
+            if self._index.row_of(session_id) is not None:
                 raise WorkspaceError(f"session {session_id!r} is already recorded")
             propensity = self._selection_propensity(session_id)
             entries = []
@@ -917,7 +920,7 @@ class Workspace:
             raise WorkspaceError("grader must be a non-empty single line")
         with self.log.locked():
             self.refresh()
-            if session_id not in self._index.session_index:
+            if self._index.row_of(session_id) is None:
                 raise WorkspaceError(f"unknown session {session_id!r}")
             stamp = iso(self.clock())
             event: dict[str, Any] = {
@@ -939,7 +942,7 @@ class Workspace:
         so a grade another process appended meanwhile is what gets undone, knowingly)."""
         with self.log.locked():
             self.refresh()
-            if session_id not in self._index.session_index:
+            if self._index.row_of(session_id) is None:
                 raise WorkspaceError(f"unknown session {session_id!r}")
             history = self.grade_history(session_id)
             if len(history) < 2:
@@ -1000,15 +1003,16 @@ class Workspace:
         old_arms = existing.get("arms") if isinstance(existing.get("arms"), dict) else {}
         assert isinstance(old_arms, dict)
         arms: dict[str, Any] = {}
-        for j, arm in enumerate(post.arm_ids):
+        stamps = self.arms_last_updated(post)
+        columns = zip(post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), post.rewarded.tolist(), strict=True)
+        for arm, stamp, (alpha, beta, n, rewarded) in zip(post.arm_ids, stamps, columns, strict=True):
             entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
-            stamp = self.arm_last_updated(j, post)
             entry.update(
                 arm_id=arm,
-                alpha=float(post.alpha[j]),
-                beta=float(post.beta[j]),
-                total_selections=int(post.n[j]),
-                total_rewards=int(post.rewarded[j]),
+                alpha=alpha,
+                beta=beta,
+                total_selections=n,
+                total_rewards=rewarded,
                 last_updated=stamp or entry.get("last_updated") or now,
             )
             arms[arm] = entry
@@ -1024,10 +1028,11 @@ class Workspace:
     def now_iso(self) -> str:
         return iso(self.clock())
 
-    def arm_last_updated(self, arm: int, post: Posterior) -> str | None:
-        """Timestamp of the latest graded session an arm was credited in."""
-        last = int(post.last_session[arm])
-        return self._index.session_times[last] if last >= 0 else None
+    def arms_last_updated(self, post: Posterior) -> list[str | None]:
+        """Per arm: the timestamp of the latest graded session it was credited in (None if none)."""
+        rows = post.last_session.tolist()
+        times = self._index.session_times if max(rows, default=-1) >= 0 else []
+        return [times[row] if row >= 0 else None for row in rows]
 
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, write=True)

@@ -512,3 +512,27 @@ def _raw(record: dict[str, Any]) -> Any:
     from core.events import decode_raw
 
     return decode_raw(json.dumps(record))
+
+
+def test_salience_in_matches_each_sessions_own_entries() -> None:
+    from core.fold import salience_in
+
+    records: list[dict[str, Any] | str] = [
+        session("s0", 0.5, {A: 0.1, B: 0.2}),
+        session("s1", 0.5, {B: 0.7}),
+        {
+            "type": "session",
+            "session_id": "s2",
+            "base_reward": 0.5,  # A twice: the first entry counts
+            "lessons": [{"path": A, "salience": 0.3}, {"path": A, "salience": 0.9}],
+        },
+        session("s3", 0.5, {}),
+    ]
+    index = _loaded(records)
+    data = index.snapshot()
+    a, b = data.arm_ids.index(A), data.arm_ids.index(B)
+    rows = np.array([0, 0, 1, 1, 2, 3, 2], dtype=np.int64)
+    arms = np.array([a, b, a, b, a, a, b], dtype=np.int64)
+    expected = [0.1, 0.2, np.nan, 0.7, 0.3, np.nan, np.nan]
+    np.testing.assert_array_equal(salience_in(data, rows, arms), expected)
+    assert salience_in(data, rows[:0], arms[:0]).tolist() == []
