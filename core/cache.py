@@ -17,7 +17,7 @@ import msgspec
 import numpy as np
 
 from core.columns import Column, Encoded, encoded
-from core.fold import BlockSums, LogIndex
+from core.fold import BlockSums, BlockUsage, LogIndex
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
 CACHE_VERSION = 4
@@ -79,6 +79,10 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         }
         for (block, rows), sums in index.blocks.sums.items()
     ]
+    usage = [
+        [block, rows, u.injected.tobytes(), u.salient.tobytes(), u.salience.tobytes()]
+        for (block, rows), u in index.blocks.usage.items()
+    ]
     payload = {
         "version": CACHE_VERSION,
         "end": index.end,
@@ -92,6 +96,7 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         "prior_rewards": index.prior_rewards,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
         "blocks": blocks,
+        "usage": usage,
     }
     data: bytes = msgspec.msgpack.encode(payload)
     return data
@@ -130,6 +135,15 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
             if not all(len(v) <= n_arms for v in (*list(floats.values())[1:], last)):
                 raise ValueError("block sums for more arms than the index has")
             index.blocks.sums[(int(b["block"]), int(b["rows"]))] = BlockSums(**floats, last=last, rewarded=rewarded)
+        for block, rows, injected, salient, salience in p["usage"]:
+            counts = BlockUsage(
+                np.frombuffer(injected, dtype=np.int64),
+                np.frombuffer(salient, dtype=np.int64),
+                np.frombuffer(salience, dtype=np.float64),
+            )
+            if not len(counts.injected) == len(counts.salient) == len(counts.salience) <= n_arms:
+                raise ValueError("usage counts for more arms than the index has")
+            index.blocks.usage[(int(block), int(rows))] = counts
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
     n = len(index.session_base)

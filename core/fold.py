@@ -597,6 +597,41 @@ class BlockCache:
 
     def __init__(self) -> None:
         self.sums: dict[tuple[int, int], BlockSums] = {}  # (block, sessions in it) -> sums
+        self.usage: dict[tuple[int, int], BlockUsage] = {}  # (block, sessions in it) -> usage counts
+
+
+@dataclass(frozen=True, eq=False)
+class BlockUsage:
+    """Per arm, over one block of sessions, graded or not: what does not depend on rewards."""
+
+    injected: IntArray  # entries of the arm (sessions it was injected in)
+    salient: IntArray  # of those, entries with salience > 0
+    salience: FloatArray  # sum of salience
+
+
+def lesson_usage(data: FoldData) -> BlockUsage:
+    """Usage counts of every arm over the whole log, added up block by block (cached per block:
+    entries never change once read)."""
+    injected = np.zeros(data.n_arms, dtype=np.int64)
+    salient = np.zeros(data.n_arms, dtype=np.int64)
+    salience = np.zeros(data.n_arms)
+    n = data.n_sessions
+    for index, lo in enumerate(range(0, n, BLOCK_ROWS)):
+        hi = min(lo + BLOCK_ROWS, n)
+        usage = data.blocks.usage.get((index, hi - lo))
+        if usage is None:
+            start, stop = int(data.session_start[lo]), int(data.session_start[hi])
+            arms, values = data.entry_arm[start:stop], data.entry_salience[start:stop]
+            usage = data.blocks.usage[(index, hi - lo)] = BlockUsage(
+                injected=np.bincount(arms, minlength=data.n_arms).astype(np.int64),
+                salient=np.bincount(arms[values > 0], minlength=data.n_arms).astype(np.int64),
+                salience=_sum_by_arm(arms, values, data.n_arms),
+            )
+        k = len(usage.injected)
+        injected[:k] += usage.injected
+        salient[:k] += usage.salient
+        salience[:k] += usage.salience
+    return BlockUsage(injected, salient, salience)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_lines, encode
 from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, regrade, salience_in
+from core.fold import lesson_usage as fold_usage
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
 from core.salience import (
@@ -350,7 +351,7 @@ class Workspace:
         then folds a big log without a pass over its entries."""
         data = index.snapshot()
         post = fold(data, self.settings)
-        _ = data.stats, post.rewarded, post.last_session
+        _ = data.stats, post.rewarded, post.last_session, fold_usage(data)
         return data
 
     def data(self) -> FoldData:
@@ -451,15 +452,13 @@ class Workspace:
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
         data = self.data()
-        n_arms = data.n_arms
-        injected = np.bincount(data.entry_arm, minlength=n_arms)
-        salient = np.bincount(data.entry_arm, weights=data.entry_salience > 0, minlength=n_arms)
-        total = np.bincount(data.entry_arm, weights=data.entry_salience, minlength=n_arms)
-        usage = {}
-        for j, arm in enumerate(data.arm_ids):
-            count = int(injected[j])
-            usage[arm] = LessonUsage(count, int(salient[j]), float(total[j] / count) if count else 0.0)
-        return usage
+        usage = fold_usage(data)
+        return {
+            arm: LessonUsage(count, salient, total / count if count else 0.0)
+            for arm, count, salient, total in zip(
+                data.arm_ids, usage.injected.tolist(), usage.salient.tolist(), usage.salience.tolist(), strict=True
+            )
+        }
 
     def p_top_k(
         self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000

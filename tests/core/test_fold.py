@@ -536,3 +536,19 @@ def test_salience_in_matches_each_sessions_own_entries() -> None:
     expected = [0.1, 0.2, np.nan, 0.7, 0.3, np.nan, np.nan]
     np.testing.assert_array_equal(salience_in(data, rows, arms), expected)
     assert salience_in(data, rows[:0], arms[:0]).tolist() == []
+
+
+def test_lesson_usage_by_blocks_counts_every_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.fold import lesson_usage
+
+    monkeypatch.setattr("core.fold.BLOCK_ROWS", 3)
+    records = _events(10)  # s0..s9: A salience (i % 5) / 4, B ((i + 2) % 5) / 4, graded or not
+    data = _loaded(records).snapshot()
+    usage = lesson_usage(data)
+    a, b = data.arm_ids.index(A), data.arm_ids.index(B)
+    sal_a = [(i % 5) / 4 for i in range(10)]
+    sal_b = [((i + 2) % 5) / 4 for i in range(10)]
+    assert usage.injected[[a, b]].tolist() == [10, 10]
+    assert usage.salient[[a, b]].tolist() == [sum(v > 0 for v in sal_a), sum(v > 0 for v in sal_b)]  # 8 and 8
+    assert usage.salience[[a, b]].tolist() == pytest.approx([sum(sal_a), sum(sal_b)])  # 5.0 and 5.0
+    assert lesson_usage(data).salience.tolist() == usage.salience.tolist()  # cached blocks: the same sums
