@@ -422,7 +422,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
     if cold:
         from core.cache import LogCache
         from core.events import decode_raw, decode_raw_lines
-        from core.fold import LogIndex
+        from core.index import LogIndex
 
         ws = Workspace(root, use_cache=False)
         log = ws.log

@@ -17,7 +17,8 @@ import msgspec
 import numpy as np
 
 from core.columns import Column, Encoded, encoded
-from core.fold import BlockSums, BlockUsage, LogIndex
+from core.fold import BlockSums, BlockUsage
+from core.index import LogIndex
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
 CACHE_VERSION = 4

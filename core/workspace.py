@@ -29,8 +29,9 @@ from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy,
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_lines, encode
-from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, regrade, salience_in
+from core.fold import CreditSettings, FoldData, Posterior, fold, regrade, salience_in
 from core.fold import lesson_usage as fold_usage
+from core.index import LogIndex
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
 from core.patterns import pattern_matches
 from core.salience import (

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.events import Event, InvalidEvent, SessionEvent
-from core.fold import CreditSettings, FoldData, LogIndex, Posterior, fold, fold_naive
+from core.fold import CreditSettings, FoldData, Posterior, fold, fold_naive
+from core.index import LogIndex
 from core.store import LogProblem, parse_chunk
 
 A, B = "tools/a.md", "tools/b.md"

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.events import SessionEvent
-from core.fold import CreditSettings, LogIndex, fold, regrade
+from core.fold import CreditSettings, fold, regrade
+from core.index import LogIndex
 
 ARMS = ["a.md", "b.md", "c.md", "d.md"]
 
