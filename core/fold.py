@@ -93,9 +93,6 @@ class FoldData:
         """Per-arm sums under this snapshot's grades (computed once, then shared by what-ifs)."""
         return arm_stats(self, self.base)
 
-    def with_base(self, base: FloatArray) -> FoldData:
-        return replace(self, base=base)
-
 
 @dataclass(frozen=True)
 class Posterior:
