@@ -6,14 +6,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 ROLLING_WINDOW = 10
 MAX_POINTS = 600  # more graded sessions than this are shown as means of consecutive groups
 
 
-def rolling_mean(values: list[float], window: int = ROLLING_WINDOW) -> list[float]:
+def rolling_mean(values: Sequence[float] | npt.NDArray[np.float64], window: int = ROLLING_WINDOW) -> list[float]:
     """Mean of each value and up to window-1 before it."""
-    if not values:
+    if len(values) == 0:
         return []
     sums = np.cumsum(np.asarray(values, dtype=np.float64))
     lagged = np.concatenate([np.zeros(window), sums[:-window]]) if len(sums) > window else np.zeros(len(sums))
@@ -22,11 +23,15 @@ def rolling_mean(values: list[float], window: int = ROLLING_WINDOW) -> list[floa
     return means
 
 
-def grouped(xs: list[int], ys: list[float], most: int = MAX_POINTS) -> tuple[list[float], list[float], int]:
+def grouped(
+    xs: Sequence[int] | npt.NDArray[np.int64],
+    ys: Sequence[float] | npt.NDArray[np.float64],
+    most: int = MAX_POINTS,
+) -> tuple[list[float], list[float], int]:
     """(x, y, group size): consecutive points averaged in groups so at most `most` remain."""
     size = max(1, -(-len(xs) // most))
     if size == 1:
-        return [float(x) for x in xs], ys, 1
+        return [float(x) for x in xs], [float(y) for y in ys], 1
     n = len(xs) // size * size
     gx = np.asarray(xs[:n], dtype=np.float64).reshape(-1, size).mean(axis=1).tolist()
     gy = np.asarray(ys[:n], dtype=np.float64).reshape(-1, size).mean(axis=1).tolist()
@@ -61,11 +66,14 @@ class RewardSeries:
     ticks: tuple[int, ...]
 
 
-def reward_series(rewards: Sequence[float | None]) -> RewardSeries:
-    """From one reward per session in log order (None while pending)."""
-    graded = [(i + 1, r) for i, r in enumerate(rewards) if r is not None]
-    xs, ys, size = grouped([x for x, _ in graded], [y for _, y in graded])
-    ticks = integer_ticks(graded[-1][0]) if graded else []
+def reward_series(rewards: Sequence[float | None] | npt.NDArray[np.float64]) -> RewardSeries:
+    """From one reward per session in log order: None or NaN while pending (a SessionTable's `base`).
+
+    Works on the array: a million sessions cost a few numpy passes, not a Python loop over each."""
+    base = np.asarray(rewards, dtype=np.float64)  # None -> NaN; the base array itself is not copied
+    graded = np.flatnonzero(~np.isnan(base))
+    xs, ys, size = grouped(graded + 1, base[graded])
+    ticks = integer_ticks(int(graded[-1]) + 1) if len(graded) else []
     return RewardSeries(tuple(xs), tuple(ys), tuple(rolling_mean(ys)), size, tuple(ticks))
 
 

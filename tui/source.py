@@ -7,8 +7,9 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import overload
 
 import numpy as np
 
@@ -26,10 +27,12 @@ from core.workspace import (
     LessonUsage,
     PosteriorTable,
     SessionSummary,
+    SessionTable,
     Workspace,
     WorkspaceError,
 )
 from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
+from tui.session_search import SessionSearch
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -55,13 +58,49 @@ class LessonsView:
         return None
 
 
+class SessionRows(Sequence[SessionSummary]):
+    """A table's sessions as SessionSummary objects, each built when read (a big log has a million)."""
+
+    def __init__(self, table: SessionTable) -> None:
+        self.table = table
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    @overload
+    def __getitem__(self, index: int) -> SessionSummary: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[SessionSummary]: ...
+    def __getitem__(self, index: int | slice) -> SessionSummary | Sequence[SessionSummary]:
+        n = len(self.table)
+        if isinstance(index, slice):
+            return tuple(self.table.summary(row) for row in range(*index.indices(n)))
+        row = index + n if index < 0 else index
+        if not 0 <= row < n:
+            raise IndexError(index)
+        return self.table.summary(row)
+
+
 @dataclass(frozen=True, eq=False)
 class SessionsView:
+    """Every session as columns (not an object each), with what the Sessions screen derives from them."""
+
     version: int
-    sessions: tuple[SessionSummary, ...]  # log order
+    table: SessionTable  # log order
     log_problems: tuple[LogProblem, ...]
     rewards: RewardSeries
+    search: SessionSearch  # the filter over the table's columns
     troubled: frozenset[str] = frozenset()  # sessions a problem line names (a reused id, say)
+
+    @property
+    def pending(self) -> int:
+        """Sessions not graded yet."""
+        return len(self.search.pending_rows)
+
+    @property
+    def sessions(self) -> Sequence[SessionSummary]:
+        """In log order, each built when read: use `table` (columns) to go over many."""
+        return SessionRows(self.table)
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,14 +242,23 @@ class WorkspaceSource:
             )
 
     def sessions_view(self) -> SessionsView:
+        """The session table as columns; the search text and reward series are derived outside the lock
+        (the table is a snapshot: later appends do not change it)."""
         with self._lock:
             ws = self.workspace
             ws.refresh()
-            sessions = tuple(ws.sessions())
+            table = ws.session_table()
             problems = tuple(ws.log_problems())
             version = ws.version
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
-        return SessionsView(version, sessions, problems, reward_series([s.base_reward for s in sessions]), troubled)
+        return SessionsView(
+            version=version,
+            table=table,
+            log_problems=problems,
+            rewards=reward_series(table.base),
+            search=SessionSearch.build(table),
+            troubled=troubled,
+        )
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
         with self._lock:

@@ -12,7 +12,9 @@ import re
 
 import numpy as np
 import numpy.typing as npt
-from rich.text import Text
+from rich.console import JustifyMethod
+from rich.style import StyleType
+from rich.text import Span, Text
 
 TAB_SIZE = 4
 JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out
@@ -55,6 +57,15 @@ def spaced(cell: Text) -> Text:
     """A table cell with one space before it, for a table without cell padding (its columns fit closer)."""
     out = Text(" ", end="", justify=cell.justify) + cell
     out.justify = cell.justify
+    return out
+
+
+def spaced_text(value: str, style: StyleType = "", justify: JustifyMethod | None = None) -> Text:
+    """`spaced(Text(value, style=style, justify=justify, end=""))` built directly: the same text and
+    spans, without the copy and append of `Text.__add__` (a big table has thousands of cells)."""
+    out = Text(" " + value, justify=justify, end="")
+    if style and len(out) > 1:
+        out.spans.append(Span(1, len(out), style))
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,82 @@ async def settle(pilot: Any) -> None:
         while any(worker.is_running for worker in pilot.app.workers):
             await asyncio.sleep(0.01)
     await pilot.pause()
+
+
+# ---------------------------------------------------------------------------- a big log for the Sessions screen
+
+MANY_SESSIONS = 3000
+MANY_CATEGORIES = ("code", "ops", "Docs", None)  # a session may have no category
+MANY_LESSONS = ("tools/git-worktree.md", "tools/shell-quoting.md", "testing/run-tests.md")
+
+
+@dataclass(frozen=True)
+class ManySession:
+    """What the Sessions screen should show for one generated session (after every grade)."""
+
+    session_id: str
+    category: str | None
+    timestamp: str
+    base: float | None  # None: pending
+    grader: str | None  # None while pending
+
+
+def many_session_id(i: int) -> str:
+    return f"Run-{i:05d}-{'AbCdEfGh'[i % 8]}"  # mixed case: the filter ignores case
+
+
+def build_many_sessions_workspace(root: Path, n: int = MANY_SESSIONS) -> list[ManySession]:
+    """`n` sessions written straight to the log (in the published record shape), then manual grades
+    for some of the pending ones. Returns the sessions in log order as the dashboard should show them.
+
+    Two in five sessions are recorded pending; every tenth of those (i % 50 == 1) is graded later."""
+    root.mkdir(parents=True, exist_ok=True)
+    for lesson_id, text in LESSONS.items():
+        path = root / "lessons" / lesson_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    start = dt.datetime(2025, 1, 1, 0, 0, tzinfo=dt.UTC)
+    lines: list[str] = []
+    grades: list[str] = []
+    expected: list[ManySession] = []
+    for i in range(n):
+        session_id = many_session_id(i)
+        category = MANY_CATEGORIES[i % len(MANY_CATEGORIES)]
+        stamp = (start + dt.timedelta(hours=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        pending = i % 5 in (1, 3)
+        reward = None if pending else round((i * 37 % 101) / 100, 2)
+        lessons = [
+            {"path": lesson_id, "salience": (i + j) % 3 / 2, "reward": None}
+            for j, lesson_id in enumerate(MANY_LESSONS[: 1 + i % 3])
+        ]
+        record: dict[str, Any] = {
+            "type": "session",
+            "session_id": session_id,
+            "timestamp": stamp,
+            "outcome": reward,
+            "base_reward": reward,
+            "lessons": lessons,
+            "grader": None if pending else "heuristic",
+        }
+        if category is not None:
+            record["category"] = category
+        lines.append(json.dumps(record))
+        if i % 50 == 1:  # pending when recorded, graded later
+            grades.append(
+                json.dumps(
+                    {
+                        "type": "grade",
+                        "session_id": session_id,
+                        "base_reward": 0.5,
+                        "grader": "manual",
+                        "timestamp": "2026-01-01T00:00:00Z",
+                    }
+                )
+            )
+            expected.append(ManySession(session_id, category, stamp, 0.5, "manual"))
+        else:
+            expected.append(ManySession(session_id, category, stamp, reward, None if pending else "heuristic"))
+    log = root / LOG_REL
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("\n".join(lines + grades) + "\n", encoding="utf-8")
+    return expected

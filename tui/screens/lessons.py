@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,7 +19,7 @@ from core.lessons import MISSING
 from core.workspace import LessonRow
 from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView
-from tui.text import fmt, fmt_interval, one_line, spaced
+from tui.text import fmt, fmt_interval, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from tui.widgets.themed_table import ThemedTable
@@ -62,6 +64,54 @@ def sorted_rows(rows: tuple[LessonRow, ...], column: str, reverse: bool) -> list
     return sorted(rows, key=key, reverse=reverse)
 
 
+Tone = Callable[[str], Style]  # a theme tone's style (ThemedTable.tone, or a lookup in its tones())
+
+
+def lesson_cells(row: LessonRow, tone: Tone, pinned: bool = False) -> list[Text]:
+    """The row's cells as the table shows them, with one space before each instead of the usual
+    padding (the table fits beside the plot). Reads no widget: a worker can build them."""
+    if row.status in (MISSING, BROKEN):
+        status_tone: str | None = "warning" if row.status == MISSING else "error"
+    elif row.status != "active":
+        status_tone = "muted"
+    else:
+        status_tone = None
+    return [
+        name_cell(row, tone, pinned),
+        spaced_text(one_line(row.category, "—")),
+        spaced_text(one_line(row.status), tone(status_tone) if status_tone else ""),
+        spaced_text(str(row.n), justify="right"),
+        spaced_text(fmt(row.mean, 3), justify="right"),
+        spaced_text(fmt_interval(row.ci_low, row.ci_high)),
+        spaced_text(fmt(row.last_credit), justify="right"),
+    ]
+
+
+def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
+    """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson."""
+    name = Text(" ", end="")
+    if pinned:
+        name_tone: str | None = "pinned"
+    else:
+        name_tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
+    name.append(one_line(lesson_name(row)), style=tone(name_tone) if name_tone else "")
+    if pinned:
+        name.append(" " + PIN_MARK, style=tone("pinned"))
+    return name
+
+
+@dataclass(frozen=True, eq=False)
+class LessonCells:
+    """Every row's cells (unpinned), built by the worker with the table's tones as they were then."""
+
+    tones: Mapping[str, Style]
+    cells: Mapping[str, list[Text]]  # lesson id -> cells
+
+    @classmethod
+    def build(cls, rows: tuple[LessonRow, ...], tones: Mapping[str, Style]) -> LessonCells:
+        return cls(tones, {row.path: lesson_cells(row, tones.__getitem__) for row in rows})
+
+
 class LessonsScreen(SortableScreen):
     """Lessons table, the highlighted lesson's Beta density (with pins and the prior), its facts."""
 
@@ -85,13 +135,16 @@ class LessonsScreen(SortableScreen):
     CYCLE_KEEPS_DIRECTION = True
 
     class Loaded(Message):
-        def __init__(self, view: LessonsView) -> None:
+        def __init__(self, view: LessonsView, cells: LessonCells | None = None) -> None:
             super().__init__()
             self.view = view
+            self.cells = cells
 
     def __init__(self, source: Any) -> None:
         super().__init__(source, sort_column="mean")
         self.view: LessonsView | None = None
+        self.cells: LessonCells | None = None  # the view's cells, built off the UI thread
+        self._tones: Mapping[str, Style] = {}  # the table's tones as of the current fill
         self.filter_text = ""
         self.pins: list[str] = []
         self.highlighted: str | None = None
@@ -122,16 +175,22 @@ class LessonsScreen(SortableScreen):
         return True
 
     def reload(self) -> None:
-        self._load()
+        # the theme's tones are read here, on the UI thread: the worker builds the cells with them
+        self._load(self.query_one("#lessons-table", ThemedTable).tones())
 
     @work(thread=True, exclusive=True, group="lessons")
-    def _load(self) -> None:
-        self.post_result(self.source.lessons_view, self.Loaded)
+    def _load(self, tones: Mapping[str, Style]) -> None:
+        def compute() -> tuple[LessonsView, LessonCells]:
+            view = self.source.lessons_view()
+            return view, LessonCells.build(view.rows, tones)
+
+        self.post_result(compute, lambda loaded: self.Loaded(*loaded))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         previous = self.view
         self.view = event.view
+        self.cells = event.cells
         known = {row.path for row in event.view.rows}
         self.pins = [p for p in self.pins if p in known]
         self.done(self.query_one("#lessons-table", ThemedTable))
@@ -153,10 +212,11 @@ class LessonsScreen(SortableScreen):
             return False
         old = {row.path: row for row in previous.rows}
         table = self.query_one("#lessons-table", ThemedTable)
+        self._tones = table.tones()
         for row in rows:
             if old.get(row.path) != row:
                 for key, cell in zip(SORTS, self._cells(table, row), strict=True):
-                    table.update_cell(row.path, key, spaced(cell))
+                    table.update_cell(row.path, key, cell)
         self._show_highlighted()
         return True
 
@@ -167,15 +227,16 @@ class LessonsScreen(SortableScreen):
         if self.view is None or not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
+        self._tones = table.tones()
         rows = [r for r in self.view.rows if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse)
         keep = self.highlighted
         table.clear(columns=True)
         for key, label in self.sort_headers():
             table.add_column(Text(" " + label), key=key)
+        cells = self._cells
         for row in rows:
-            # one space before each cell instead of the usual padding: the table fits beside the plot
-            table.add_row(*[spaced(cell) for cell in self._cells(table, row)], key=row.path)
+            table.add_row(*cells(table, row), key=row.path)
         self.shown = [row.path for row in rows]
         if keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
@@ -184,34 +245,14 @@ class LessonsScreen(SortableScreen):
         self._show_highlighted()
 
     def _cells(self, table: ThemedTable, row: LessonRow) -> list[Text]:
-        if row.status in (MISSING, BROKEN):
-            status_tone: str | None = "warning" if row.status == MISSING else "error"
-        elif row.status != "active":
-            status_tone = "muted"
-        else:
-            status_tone = None
-        return [
-            self._name_cell(table, row),
-            table.toned(one_line(row.category, "—"), None),
-            table.toned(one_line(row.status), status_tone),
-            Text(str(row.n), justify="right"),
-            Text(fmt(row.mean, 3), justify="right"),
-            Text(fmt_interval(row.ci_low, row.ci_high)),
-            Text(fmt(row.last_credit), justify="right"),
-        ]
-
-    def _name_cell(self, table: ThemedTable, row: LessonRow) -> Text:
-        """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson."""
-        name = Text(end="")
+        """The row's cells: the worker's, unless the row is pinned or the theme changed since."""
         pinned = row.path in self.pins
-        if pinned:
-            tone: str | None = "pinned"
-        else:
-            tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
-        name.append(one_line(lesson_name(row)), style=table.tone(tone) if tone else "")
-        if pinned:
-            name.append(" " + PIN_MARK, style=table.tone("pinned"))
-        return name
+        built = self.cells
+        if not pinned and built is not None and built.tones == self._tones:
+            cells = built.cells.get(row.path)
+            if cells is not None:
+                return cells
+        return lesson_cells(row, table.tone, pinned)
 
     @on(DataTable.RowHighlighted, "#lessons-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -307,7 +348,7 @@ class LessonsScreen(SortableScreen):
         row = self.view.row(path) if self.view else None
         if row is not None:
             table = self.query_one("#lessons-table", ThemedTable)
-            table.update_cell(path, "lesson", spaced(self._name_cell(table, row)))
+            table.update_cell(path, "lesson", name_cell(row, table.tone, path in self.pins))
         self._show_highlighted()
 
     def action_clear_pins(self) -> None:

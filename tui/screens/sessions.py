@@ -25,16 +25,6 @@ DEBOUNCE_ABOVE = 5000  # sessions; with more, the filter waits for a pause in ty
 FILTER_DEBOUNCE = 0.25  # seconds
 
 
-def session_matches(session: SessionSummary, needle: str, pending_only: bool) -> bool:
-    if pending_only and not session.pending:
-        return False
-    if not needle:
-        return True
-    needle = needle.lower()
-    fields = (session.session_id, session.category or "", session.grader or "", session.timestamp or "")
-    return any(needle in field.lower() for field in fields)
-
-
 def problems_text(view: SessionsView) -> Text:
     problems = view.log_problems
     out = Text()
@@ -119,8 +109,9 @@ class SessionsScreen(DataScreen):
             return
         table = self.query_one("#sessions-table", ThemedTable)
         keep = self.highlighted
-        matching = [s for s in reversed(self.view.sessions) if session_matches(s, self.filter_text, self.pending_only)]
-        sessions = matching[:MAX_ROWS]
+        # over the columns: SessionSummary objects only for the rows shown
+        found = self.view.search.find(self.filter_text, self.pending_only, MAX_ROWS)
+        sessions = [self.view.table.summary(row) for row in found.rows.tolist()]
         table.clear(columns=True)
         for key, label in (
             ("id", "session"),
@@ -137,14 +128,13 @@ class SessionsScreen(DataScreen):
         ids = [s.session_id for s in sessions]
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
-        total = len(self.view.sessions)
-        pending = sum(1 for s in self.view.sessions if s.pending)
+        total = len(self.view.table)
         summary = Text()
-        summary.append(f"{total} sessions · {pending} pending")
-        if self.pending_only or self.filter_text or len(matching) > len(sessions):
+        summary.append(f"{total} sessions · {self.view.pending} pending")
+        if self.pending_only or self.filter_text or found.count > len(sessions):
             summary.append(f" · showing {len(sessions)}", style="bold")
-            if len(matching) > len(sessions):
-                summary.append(f" newest of {len(matching)} (filter with / to find older ones)", style="bold")
+            if found.count > len(sessions):
+                summary.append(f" newest of {found.count} (filter with / to find older ones)", style="bold")
             if self.pending_only:
                 summary.append(" (pending only: p shows all)", style="italic")
         self.query_one("#sessions-summary", Static).update(summary)
@@ -197,7 +187,7 @@ class SessionsScreen(DataScreen):
         if self._filter_timer is not None:
             self._filter_timer.stop()
             self._filter_timer = None
-        if self.view is not None and len(self.view.sessions) > DEBOUNCE_ABOVE:
+        if self.view is not None and len(self.view.table) > DEBOUNCE_ABOVE:
             # a big log: wait for a pause in typing rather than re-filter on every key
             self._filter_timer = self.set_timer(FILTER_DEBOUNCE, self._rebuild)
         else:

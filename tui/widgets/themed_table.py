@@ -53,6 +53,10 @@ class ThemedTable(DataTable[Text]):
     def tone(self, name: str) -> Style:
         return self.get_component_rich_style(f"themed-table--{name}", partial=True)
 
+    def tones(self) -> dict[str, Style]:
+        """Every tone's style as the theme has it now: what a worker needs to build cells."""
+        return {name: self.tone(name) for name in TONES}
+
     def toned(self, value: str, name: str | None) -> Text:
         """`value` as literal Text in the given tone (or plain)."""
         return Text(value, style=self.tone(name) if name else "", end="")

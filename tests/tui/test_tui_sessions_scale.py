@@ -1,0 +1,186 @@
+"""Pilot tests: the Sessions screen on a log of 3,000 sessions, more than it shows (MAX_ROWS)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.coordinate import Coordinate
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Static
+from tui_fixture import MANY_SESSIONS, ManySession, build_many_sessions_workspace, fixed_clock, settle
+
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.session_detail import SessionDetailScreen
+from tui.screens.sessions import MAX_ROWS, SessionsScreen
+
+SIZE = (120, 40)
+
+
+def table_keys(table: DataTable[object]) -> list[str]:
+    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
+
+
+def matching(sessions: list[ManySession], needle: str = "", pending_only: bool = False) -> list[ManySession]:
+    """The sessions the filter should find, newest first, computed from what was written."""
+    needle = needle.lower()
+    out = []
+    for s in reversed(sessions):
+        if pending_only and s.base is not None:
+            continue
+        fields = (s.session_id, s.category or "", s.grader or "", s.timestamp)
+        if needle and not any(needle in field.lower() for field in fields):
+            continue
+        out.append(s)
+    return out
+
+
+def summary_text(screen: SessionsScreen) -> str:
+    return str(screen.query_one("#sessions-summary", Static).render())
+
+
+@pytest.fixture
+def many(tmp_path: Path) -> tuple[Workspace, list[ManySession]]:
+    root = tmp_path / "ws"
+    expected = build_many_sessions_workspace(root)
+    return Workspace(root, clock=fixed_clock), expected
+
+
+async def open_sessions(pilot: Pilot[None]) -> tuple[SessionsScreen, DataTable[object]]:
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    return screen, screen.query_one("#sessions-table", DataTable)
+
+
+async def type_filter(pilot: Pilot[None], text: str) -> None:
+    await pilot.press("slash")
+    await pilot.press(*text)
+    await pilot.pause()
+
+
+async def test_newest_rows_pending_toggle_and_counts(many: tuple[Workspace, list[ManySession]]) -> None:
+    workspace, sessions = many
+    assert len(sessions) == MANY_SESSIONS > MAX_ROWS
+    pending = [s for s in sessions if s.base is None]
+    assert MAX_ROWS < len(pending) < MANY_SESSIONS  # both lists are cut to the newest MAX_ROWS
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_sessions(pilot)
+        newest = [s.session_id for s in reversed(sessions)][:MAX_ROWS]
+        assert table_keys(table) == newest
+        assert summary_text(screen) == (
+            f"{MANY_SESSIONS} sessions · {len(pending)} pending · showing {MAX_ROWS} newest of {MANY_SESSIONS} "
+            "(filter with / to find older ones)"
+        )
+        # the cells of a few rows: pending, graded by the heuristic, graded later by hand
+        by_id = {s.session_id: s for s in sessions}
+        for session_id in newest[:12]:
+            s = by_id[session_id]
+            cells = [str(cell).strip() for cell in table.get_row(session_id)]
+            assert cells[0] == session_id and cells[2] == (s.category or "—")
+            if s.base is None:
+                assert cells[3] == cells[4] == "pending"
+            else:
+                assert cells[3] == f"{s.base:.2f}" and cells[4] == s.grader
+
+        await pilot.press("p")
+        await pilot.pause()
+        assert table_keys(table) == [s.session_id for s in reversed(pending)][:MAX_ROWS]
+        assert summary_text(screen) == (
+            f"{MANY_SESSIONS} sessions · {len(pending)} pending · showing {MAX_ROWS} newest of {len(pending)} "
+            "(filter with / to find older ones) (pending only: p shows all)"
+        )
+        await pilot.press("p")
+        await pilot.pause()
+        assert table_keys(table) == newest
+
+
+async def test_text_filter_reaches_sessions_older_than_the_rows_shown(
+    many: tuple[Workspace, list[ManySession]],
+) -> None:
+    workspace, sessions = many
+    pending = sum(1 for s in sessions if s.base is None)
+    old = sessions[7]  # far older than the newest MAX_ROWS
+    assert old.session_id not in {s.session_id for s in sessions[-MAX_ROWS:]}
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_sessions(pilot)
+        assert old.session_id not in table_keys(table)
+        await type_filter(pilot, old.session_id.lower())  # any case
+        assert table_keys(table) == [old.session_id]
+        assert summary_text(screen) == f"{MANY_SESSIONS} sessions · {pending} pending · showing 1"
+
+        # enter submits the filter, enter again opens the session found
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen) and detail.session_id == old.session_id
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+
+        # a filter over the grader column: the sessions graded by hand after they were logged
+        await pilot.press("escape")  # clear the filter
+        await pilot.pause()
+        assert screen.query_one("#session-filter", Input).value == ""
+        assert len(table_keys(table)) == MAX_ROWS
+        await type_filter(pilot, "MANUAL")
+        manual = matching(sessions, "manual")
+        assert 0 < len(manual) < MAX_ROWS
+        assert table_keys(table) == [s.session_id for s in manual]
+        assert all(s.grader == "manual" for s in manual)
+
+
+async def test_text_filter_with_more_matches_than_shown_and_pending_only(
+    many: tuple[Workspace, list[ManySession]],
+) -> None:
+    workspace, sessions = many
+    pending = sum(1 for s in sessions if s.base is None)
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_sessions(pilot)
+        # "-0" is in every timestamp and in the ids of sessions 0-999, 1000-1999 (and so on)
+        await type_filter(pilot, "-0")
+        found = matching(sessions, "-0")
+        assert len(found) == MANY_SESSIONS
+        assert table_keys(table) == [s.session_id for s in found][:MAX_ROWS]
+        assert summary_text(screen) == (
+            f"{MANY_SESSIONS} sessions · {pending} pending · showing {MAX_ROWS} newest of {MANY_SESSIONS} "
+            "(filter with / to find older ones)"
+        )
+        # a needle matching about one session in eight (the id's letter), then pending only as well
+        await pilot.press("escape")
+        await pilot.pause()
+        await type_filter(pilot, "-e")
+        found = matching(sessions, "-e")
+        assert 0 < len(found) < MAX_ROWS
+        assert table_keys(table) == [s.session_id for s in found]
+        assert summary_text(screen) == f"{MANY_SESSIONS} sessions · {pending} pending · showing {len(found)}"
+        await pilot.press("enter")  # to the table: p toggles there, it is not typed
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause()
+        found = matching(sessions, "-e", pending_only=True)
+        assert 0 < len(found) and all(s.base is None for s in found)
+        assert table_keys(table) == [s.session_id for s in found]
+        assert summary_text(screen) == (
+            f"{MANY_SESSIONS} sessions · {pending} pending · showing {len(found)} (pending only: p shows all)"
+        )
+        # another needle, still pending only: a category logged as "Docs"
+        await pilot.press("escape")  # clears the filter, keeps pending only
+        await pilot.pause()
+        assert len(table_keys(table)) == MAX_ROWS
+        await type_filter(pilot, "docs")
+        found = matching(sessions, "docs", pending_only=True)
+        assert 0 < len(found) < MAX_ROWS
+        assert table_keys(table) == [s.session_id for s in found]
+        assert all(s.category == "Docs" and s.base is None for s in found)
+        assert summary_text(screen) == (
+            f"{MANY_SESSIONS} sessions · {pending} pending · showing {len(found)} (pending only: p shows all)"
+        )
