@@ -83,8 +83,14 @@ class LessonCreditApp(App[None]):
         self.sub_title = self.source.name
         self.switch_mode("lessons")
         self._check_problems()
+        self._prepare_writes()
         if self.poll_seconds > 0:
             self.set_interval(self.poll_seconds, self._poll)
+
+    @work(thread=True, group="prepare")
+    def _prepare_writes(self) -> None:
+        """Import what a grade's append needs now, so the first grade commits without that wait."""
+        self.source.workspace.log.prepare()
 
     # ---------------------------------------------------------------- live updates
 

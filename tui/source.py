@@ -46,7 +46,7 @@ class LessonsView:
     table: PosteriorTable
     rows: tuple[LessonRow, ...]  # the table's rows plus broken lesson files not in the log
     usage: Mapping[str, LessonUsage]
-    p_top_k: Mapping[str, float]
+    p_top_k: Mapping[str, float] | None  # None: still being estimated (see WorkspaceSource.p_top_k)
     k: int
     lessons: Mapping[str, Lesson]
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
@@ -192,7 +192,7 @@ class WorkspaceSource:
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
-        self._polled_version = workspace.version
+        self._polled_version: int | None = None  # the log's version when first read (see _refreshed)
 
     @property
     def name(self) -> str:
@@ -203,11 +203,20 @@ class WorkspaceSource:
         screen's load may read an append before the poll does, and the poll must still tell
         the other screens."""
         with self._lock:
-            self.workspace.refresh()
-            version = self.workspace.version
+            version = self._refreshed().version
             changed = version != self._polled_version
             self._polled_version = version
             return changed
+
+    def _refreshed(self) -> Workspace:
+        """The workspace with the log read to its end (hold the lock). The first read, by a
+        screen's load or by the poll, is the baseline the poll compares with: what it read
+        is on screen already (or about to be), so it is no change to report."""
+        ws = self.workspace
+        ws.refresh()
+        if self._polled_version is None:
+            self._polled_version = ws.version
+        return ws
 
     def settings(self) -> CreditSettings:
         with self._lock:
@@ -219,8 +228,7 @@ class WorkspaceSource:
 
     def lessons_view(self) -> LessonsView:
         with self._lock:
-            ws = self.workspace
-            ws.refresh()
+            ws = self._refreshed()
             table = ws.posteriors()
             library = ws.library()
             problems = _problems_by_lesson(library.problems)
@@ -235,18 +243,25 @@ class WorkspaceSource:
                 table=table,
                 rows=tuple(rows),
                 usage=ws.lesson_usage(),
-                p_top_k=ws.p_top_k(seed=self.seed),
+                p_top_k=None,
                 k=ws.config.k,
                 lessons=library.by_id(),
                 problems=problems,
             )
 
+    def p_top_k(self) -> tuple[int, Mapping[str, float]]:
+        """(log version, each active lesson's probability of a top-k Thompson draw). A Monte Carlo
+        estimate (0.1-0.5 s on thousands of lessons): the Lessons screen asks for it after it has
+        shown its table, not before."""
+        with self._lock:
+            ws = self._refreshed()
+            return ws.version, ws.p_top_k(seed=self.seed)
+
     def sessions_view(self) -> SessionsView:
         """The session table as columns; the search text and reward series are derived outside the lock
         (the table is a snapshot: later appends do not change it)."""
         with self._lock:
-            ws = self.workspace
-            ws.refresh()
+            ws = self._refreshed()
             table = ws.session_table()
             problems = tuple(ws.log_problems())
             version = ws.version
@@ -285,8 +300,7 @@ class WorkspaceSource:
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
-            ws = self.workspace
-            ws.refresh()
+            ws = self._refreshed()
             current = ws.posteriors()
             proposed = ws.posteriors(settings)
         rank_now = ranks(current.rows)
@@ -320,8 +334,7 @@ class WorkspaceSource:
         LOO reads journals (the broad-keyword flag), so a view is reused until the log changes.
         """
         with self._lock:
-            ws = self.workspace
-            ws.refresh()
+            ws = self._refreshed()
             cached = self._analysis
             if not write and cached is not None and cached.version == ws.version:
                 return replace(cached, written=None)
@@ -353,8 +366,7 @@ class WorkspaceSource:
         so an operator who fixed a lesson sees the finding go away.
         """
         with self._lock:
-            ws = self.workspace
-            ws.refresh()
+            ws = self._refreshed()
             changed = False
             if reload_library:
                 before = ws.library()

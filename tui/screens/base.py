@@ -42,6 +42,9 @@ class DataScreen(Screen[None]):
 
     def on_mount(self) -> None:
         # Textual calls every class's on_mount (subclass first): subclasses must not call this one
+        # read it first: Textual initialises a reactive on first access and then calls its
+        # watchers, which would reload a screen that has not loaded yet
+        _ = self.app.data_version  # type: ignore[attr-defined]
         self.watch(self.app, "data_version", self._data_changed, init=False)
         self.reload()
 

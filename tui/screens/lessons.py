@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from rich.style import Style
@@ -197,6 +197,25 @@ class LessonsScreen(SortableScreen):
         if previous is None or not self._update_in_place(previous):
             self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
+        if event.view.p_top_k is None:
+            self._estimate()
+
+    class Estimated(Message):
+        def __init__(self, version: int, p_top_k: Mapping[str, float]) -> None:
+            super().__init__()
+            self.version = version
+            self.p_top_k = p_top_k
+
+    @work(thread=True, exclusive=True, group="lessons-p-top-k")
+    def _estimate(self) -> None:
+        self.post_result(self.source.p_top_k, lambda result: self.Estimated(*result))
+
+    @on(Estimated)
+    def _estimated(self, event: Estimated) -> None:
+        if self.view is None or self.view.version != event.version:
+            return  # the log moved on: the reload under way estimates again
+        self.view = replace(self.view, p_top_k=event.p_top_k)
+        self._show_highlighted()
 
     def _update_in_place(self, previous: LessonsView) -> bool:
         """After a log change, redraw only the rows that changed when the order stays the same.
@@ -276,11 +295,12 @@ class LessonsScreen(SortableScreen):
         return LessonDetail(
             row=row,
             usage=view.usage.get(path),
-            p_top_k=view.p_top_k.get(path),
+            p_top_k=view.p_top_k.get(path) if view.p_top_k is not None else None,
             k=view.k,
             lesson=view.lessons.get(path),
             problem=view.problems.get(path),
             pinned=path in self.pins,
+            estimating=view.p_top_k is None,
         )
 
     def _show_highlighted(self) -> None:

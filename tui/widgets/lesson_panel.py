@@ -23,6 +23,7 @@ class LessonDetail:
     lesson: Lesson | None
     problem: str | None  # what is wrong with the lesson file, if anything
     pinned: bool = False
+    estimating: bool = False  # P(top-k) not estimated yet
 
 
 def explain_status(detail: LessonDetail) -> str | None:
@@ -93,7 +94,9 @@ class LessonPanel(Static):
             out.append(f"salient (a keyword hit) in {usage.salient}\n")
         else:
             out.append("never injected\n", style="dim")
-        if detail.p_top_k is None:
+        if detail.estimating:
+            out.append(f"P(in a top-{detail.k} draw) estimating…\n", style="dim")
+        elif detail.p_top_k is None:
             out.append(f"P(in a top-{detail.k} draw) — not selectable\n", style="dim")
         else:
             out.append(f"P(in a top-{detail.k} draw) {fmt(detail.p_top_k)}\n")

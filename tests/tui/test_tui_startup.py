@@ -1,0 +1,95 @@
+"""Start-up: the Lessons view is loaded once, and a later append still reaches the screen."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from tui_fixture import LOG_REL, settle
+
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.lessons import LessonsScreen
+from tui.source import WorkspaceSource
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The log version each Lessons view was built at, in order."""
+    seen: list[int] = []
+    real = WorkspaceSource.lessons_view
+
+    def counting(self: WorkspaceSource):  # type: ignore[no-untyped-def]
+        view = real(self)
+        seen.append(view.version)
+        return view
+
+    monkeypatch.setattr(WorkspaceSource, "lessons_view", counting)
+    return seen
+
+
+async def test_the_lessons_view_is_loaded_once_at_start(workspace: Workspace, loads: list[int]) -> None:
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)  # the poll runs many times meanwhile
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await asyncio.sleep(0.5)
+        await settle(pilot)
+        assert len(loads) == 1
+
+
+async def test_an_append_after_the_first_load_reloads_the_screen(
+    workspace: Workspace, loads: list[int], ws_root
+) -> None:  # type: ignore[no-untyped-def]
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        first = list(loads)
+        grade = {"type": "grade", "session_id": "s1", "base_reward": 0.25, "grader": "manual"}
+        with (ws_root / LOG_REL).open("a") as handle:  # another process appends
+            handle.write(json.dumps(grade) + "\n")
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if len(loads) > len(first):
+                break
+        await settle(pilot)
+        assert len(first) == 1 and len(loads) == 2 and loads[1] > loads[0]
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen) and screen.view is not None and screen.view.version == loads[1]
+
+
+async def test_p_top_k_is_estimated_after_the_table_is_shown(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from tui.widgets.lesson_panel import LessonPanel
+
+    release = threading.Event()
+    real = WorkspaceSource.p_top_k
+
+    def slow(self: WorkspaceSource):  # type: ignore[no-untyped-def]
+        release.wait(10)
+        return real(self)
+
+    monkeypatch.setattr(WorkspaceSource, "p_top_k", slow)
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):  # the table fills while the estimate is still running
+            await asyncio.sleep(0.02)
+            screen = app.screen
+            if isinstance(screen, LessonsScreen) and screen.view is not None and screen.shown:
+                break
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen) and screen.view is not None and screen.view.p_top_k is None
+        await pilot.pause()
+        panel = screen.query_one("#lesson-panel", LessonPanel)
+        assert panel.detail is not None and panel.detail.estimating
+        assert "estimating…" in panel.describe(panel.detail).plain
+        release.set()
+        await settle(pilot)
+        detail = panel.detail
+        assert detail is not None and not detail.estimating
+        expected = Workspace(workspace.root).p_top_k(seed=0)
+        assert detail.p_top_k == pytest.approx(expected[detail.row.path])
+        assert "estimating" not in panel.describe(detail).plain
