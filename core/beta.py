@@ -12,6 +12,13 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 
 
+def load() -> None:
+    """Import the quantile function now. Importing an extension module holds the GIL for its
+    whole start-up (~0.3 s for scipy.special), so a UI imports it before its event loop runs
+    rather than letting a worker thread freeze the loop on the first interval."""
+    import scipy.special  # noqa: F401
+
+
 def mean(alpha: FloatArray, beta: FloatArray) -> FloatArray:
     result: FloatArray = alpha / (alpha + beta)
     return result

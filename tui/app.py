@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from core import beta as beta_mod
 from core.workspace import Workspace
 from tui.messages import LogChanged, WorkFailed, WorkspaceWritten
 from tui.screens.analysis import AnalysisScreen
@@ -70,6 +71,7 @@ class LessonCreditApp(App[None]):
 
     def __init__(self, workspace: Workspace, *, seed: int = 0, poll_seconds: float = POLL_SECONDS) -> None:
         super().__init__()
+        beta_mod.load()  # before the event loop runs: a worker importing it would freeze the loop
         self.source = WorkspaceSource(workspace, seed=seed)
         self.poll_seconds = poll_seconds
         self._notified: set[str] = set()

@@ -201,9 +201,13 @@ async def settle(pilot: Any) -> None:
     newer one ends cancelled, and waiting on it would raise WorkerCancelled."""
     import asyncio
 
+    def busy() -> bool:
+        tables = pilot.app.screen.query("ThemedTable")  # a big table fills in batches
+        return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables)
+
     for _ in range(4):
         await pilot.pause()
-        while any(worker.is_running for worker in pilot.app.workers):
+        while busy():
             await asyncio.sleep(0.01)
     await pilot.pause()
 

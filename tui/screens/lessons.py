@@ -22,7 +22,7 @@ from tui.source import BROKEN, MAX_PINS, LessonsView
 from tui.text import fmt, fmt_interval, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
-from tui.widgets.themed_table import ThemedTable
+from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 
 PIN_MARK = "◆"
 
@@ -235,7 +235,7 @@ class LessonsScreen(SortableScreen):
         for row in rows:
             if old.get(row.path) != row:
                 for key, cell in zip(SORTS, self._cells(table, row), strict=True):
-                    table.update_cell(row.path, key, cell)
+                    table.set_cell(row.path, key, cell)
         self._show_highlighted()
         return True
 
@@ -253,10 +253,9 @@ class LessonsScreen(SortableScreen):
         table.clear(columns=True)
         for key, label in self.sort_headers():
             table.add_column(Text(" " + label), key=key)
-        cells = self._cells
-        for row in rows:
-            table.add_row(*cells(table, row), key=row.path)
         self.shown = [row.path for row in rows]
+        at = self.shown.index(keep) if keep in self.shown else 0
+        table.fill([(row.path, self._cells(table, row)) for row in rows], first=max(FILL_FIRST, at + FILL_FIRST))
         if keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
         elif self.shown:
@@ -368,7 +367,7 @@ class LessonsScreen(SortableScreen):
         row = self.view.row(path) if self.view else None
         if row is not None:
             table = self.query_one("#lessons-table", ThemedTable)
-            table.update_cell(path, "lesson", name_cell(row, table.tone, path in self.pins))
+            table.set_cell(path, "lesson", name_cell(row, table.tone, path in self.pins))
         self._show_highlighted()
 
     def action_clear_pins(self) -> None:

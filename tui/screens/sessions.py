@@ -17,7 +17,7 @@ from tui.screens.base import DataScreen
 from tui.source import SessionsView
 from tui.text import fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
-from tui.widgets.themed_table import ThemedTable
+from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 
 PROBLEMS_SHOWN = 3
 MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest
@@ -123,9 +123,9 @@ class SessionsScreen(DataScreen):
             ("salience", "mean salience"),
         ):
             table.add_column(label, key=key)
-        for s in sessions:
-            table.add_row(*self._cells(table, s), key=s.session_id)
         ids = [s.session_id for s in sessions]
+        at = ids.index(keep) if keep in ids else 0
+        table.fill([(s.session_id, self._cells(table, s)) for s in sessions], first=max(FILL_FIRST, at + FILL_FIRST))
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
         total = len(self.view.table)

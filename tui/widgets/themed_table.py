@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
+FILL_FIRST = 150  # rows a fill adds at once: more than a screenful
+FILL_BATCH = 300  # then this many after each refresh
+
+Row = tuple[str, Sequence[Text]]  # (row key, cells)
 
 
 class ThemedTable(DataTable[Text]):
@@ -49,6 +54,53 @@ class ThemedTable(DataTable[Text]):
         text-style: bold;
     }
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fill: int = 0  # bumped by every fill and clear: a stale batch sees it and stops
+        self._pending: list[Row] = []
+
+    @property
+    def filling(self) -> bool:
+        """Rows of the last fill are still being added."""
+        return bool(self._pending)
+
+    def fill(self, rows: Sequence[Row], first: int = FILL_FIRST) -> None:
+        """Add rows: `first` of them now, the rest a batch after each refresh.
+
+        DataTable measures every cell it is given before the next frame, so thousands of rows
+        at once block the event loop for a noticeable moment; in batches, keys and repaints go
+        on between them. Callers put the rows the cursor needs within `first`."""
+        self._fill += 1
+        for key, cells in rows[:first]:
+            self.add_row(*cells, key=key)
+        self._pending = list(rows[first:])
+        if self._pending:
+            self.call_after_refresh(self._fill_more, self._fill)
+
+    def _fill_more(self, fill: int) -> None:
+        if fill != self._fill:
+            return  # cleared or refilled since
+        batch, self._pending = self._pending[:FILL_BATCH], self._pending[FILL_BATCH:]
+        for key, cells in batch:
+            self.add_row(*cells, key=key)
+        if self._pending:
+            self.call_after_refresh(self._fill_more, fill)
+
+    def set_cell(self, row_key: str, column_key: str, cell: Text) -> None:
+        """Replace one cell, whether its row is in the table yet or still waiting in a fill."""
+        for index, (key, cells) in enumerate(self._pending):
+            if key == row_key:
+                column = self.get_column_index(column_key)
+                self._pending[index] = (key, [*cells[:column], cell, *cells[column + 1 :]])
+                return
+        self.update_cell(row_key, column_key, cell)
+
+    def clear(self, columns: bool = False) -> ThemedTable:
+        self._fill += 1
+        self._pending = []
+        super().clear(columns)
+        return self
 
     def tone(self, name: str) -> Style:
         return self.get_component_rich_style(f"themed-table--{name}", partial=True)

@@ -1,0 +1,81 @@
+"""ThemedTable.fill: a big table is added in batches, in order, and a clear or refill stops the rest."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from tui_fixture import settle
+
+from tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
+
+N = FILL_FIRST + 3 * FILL_BATCH + 7  # a first part, three whole batches and a short one
+
+
+class TableApp(App[None]):
+    def compose(self) -> ComposeResult:
+        table = ThemedTable(id="t")
+        table.add_column("n", key="n")
+        table.add_column("square", key="square")
+        yield table
+
+
+def rows(n: int, tag: str = "") -> list[tuple[str, list[Text]]]:
+    return [(f"r{i}", [Text(f"{tag}{i}"), Text(str(i * i))]) for i in range(n)]
+
+
+def column(table: ThemedTable, key: str) -> list[str]:
+    return [str(table.get_cell(f"r{i}", key)) for i in range(table.row_count)]
+
+
+async def test_fill_adds_the_first_rows_at_once_and_the_rest_in_batches() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(ThemedTable)
+        batches: list[tuple[int, int]] = []  # (rows in the table, rows not measured yet) before each batch
+        real = table._fill_more
+
+        def spy(fill: int) -> None:
+            batches.append((table.row_count, len(table._new_rows)))
+            real(fill)
+
+        table._fill_more = spy  # type: ignore[method-assign]
+        table.fill(rows(N))
+        assert table.row_count == FILL_FIRST and table.filling
+        await settle(pilot)
+        assert table.row_count == N and not table.filling
+        assert [count for count, _ in batches] == [FILL_FIRST + i * FILL_BATCH for i in range(4)]
+        # the event loop ran between batches: each one found the previous one measured already
+        assert [unmeasured for _, unmeasured in batches] == [0, 0, 0, 0]
+        assert column(table, "n") == [str(i) for i in range(N)]  # in order
+        assert column(table, "square") == [str(i * i) for i in range(N)]
+
+
+async def test_a_clear_or_a_refill_stops_the_rest_of_a_fill() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(ThemedTable)
+        table.fill(rows(N))
+        table.clear()
+        assert not table.filling
+        await settle(pilot)
+        assert table.row_count == 0
+        table.fill(rows(N, "old "))
+        table.clear()
+        table.fill(rows(FILL_FIRST + 10, "new "))
+        await settle(pilot)
+        assert table.row_count == FILL_FIRST + 10
+        assert column(table, "n") == [f"new {i}" for i in range(FILL_FIRST + 10)]
+
+
+async def test_set_cell_reaches_a_row_still_waiting_in_a_fill() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(ThemedTable)
+        table.fill(rows(N))
+        late = f"r{N - 1}"  # not in the table yet
+        table.set_cell(late, "square", Text("changed"))
+        table.set_cell("r0", "square", Text("also"))  # already in the table
+        await settle(pilot)
+        assert str(table.get_cell(late, "square")) == "changed"
+        assert str(table.get_cell("r0", "square")) == "also"
+        assert str(table.get_cell(late, "n")) == str(N - 1)
