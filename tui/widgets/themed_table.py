@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
-FILL_FIRST = 150  # rows a fill adds at once: more than a screenful
-FILL_BATCH = 300  # then this many after each refresh
+FILL_FIRST = 100  # rows a fill adds at once: more than a screenful
+FILL_BATCH = 200  # then this many after each refresh
 
 Row = tuple[str, Sequence[Text]]  # (row key, cells)
 
