@@ -779,10 +779,11 @@ def case_tui(sizes: dict[str, Any]) -> list[Result]:
                 base_times,
                 "status baseline subprocess (json.loads loader)",
                 Target(3.0, max_rss_mb=MEMORY_TARGET_MB),
-                f"{where}: `python -m bench.tui_probe` launched until the Lessons table has its rows (run_test "
-                f"headless, 200x60); from App() {fmt_time(min(p['open_from_app'] for p, _ in probes))}, until idle "
-                f"{fmt_time(min(p['open_idle_from_app'] for p, _ in probes))}; longest event-loop stall while "
-                f"opening {worst('open_stall')} (responsive: < {fmt_time(STALL_LIMIT_S)}); peak RSS of the "
+                f"{where}: `python -m bench.tui_probe` launched until the Lessons table shows its first rows "
+                f"(run_test headless, 200x60); from App() {fmt_time(min(p['open_from_app'] for p, _ in probes))}, "
+                f"until idle {fmt_time(min(p['open_idle_from_app'] for p, _ in probes))}, every row in the table "
+                f"{fmt_time(min(p.get('filled_from_app', math.nan) for p, _ in probes))}; longest event-loop stall "
+                f"while opening {worst('open_stall')} (responsive: < {fmt_time(STALL_LIMIT_S)}); peak RSS of the "
                 "dashboard process over the whole probe (open, sessions, detail, drafts)",
                 {"probes": [p for p, _ in probes], "probe_peak_rss_mb": [r for _, r in probes]},
                 rss_mb=rss,

@@ -4,7 +4,7 @@
 
 Prints one line `TUI-PROBE {json}` with, in seconds:
 
-* open_from_launch / open_from_app: until the Lessons table has its rows (`#lessons-table`
+* open_from_launch / open_from_app: until the Lessons table has its (first) rows (`#lessons-table`
   filled by `LessonsScreen._loaded`), from the parent's `--t0` (time.perf_counter is
   CLOCK_MONOTONIC, shared by processes: this includes interpreter start and imports) and from
   just before `Workspace(root)`; open_idle_from_app: until the process next goes idle
@@ -130,7 +130,11 @@ async def probe(root: Path, t_launch: float | None, digits: list[int], size: tup
             out["open_from_launch"] = t_rows - t_launch
         await pilot.pause()  # Textual's wait_for_idle: until the process stops using CPU (startup workers done)
         out["open_idle_from_app"] = time.perf_counter() - t0
-        out["lessons_rows"] = app.screen.query_one("#lessons-table").row_count
+        table = app.screen.query_one("#lessons-table")
+        # a big table fills in batches after its first rows are shown: count it once complete
+        t_filled = await until(lambda: not getattr(table, "filling", False), "lessons table filled")
+        out["filled_from_app"] = t_filled - t0
+        out["lessons_rows"] = table.row_count
         out["open_stall"] = stalls.take()
 
         start = time.perf_counter()
