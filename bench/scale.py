@@ -20,6 +20,7 @@ log of bare path/salience/reward records of the same number of sessions.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -642,6 +643,7 @@ def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
         ws.explain(session_id)
         ws.log.prepare()  # the dashboard imports the lock's module at start-up, not on the first grade
         value = round(0.55 + 0.05 * i, 2)
+        gc.collect()  # as best_of does before each run: garbage of the steps above is not the grade's
         try:
             t0 = time.perf_counter()
             ws.grade(session_id, value, grader="manual", note="bench")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Sequence
 from typing import Any, cast
 
 import msgspec
@@ -35,6 +36,15 @@ from core.events import (
 from core.fold import BlockCache, FloatArray, FoldData, IntArray
 from core.store import LogProblem
 
+_STRING_COLUMNS = (
+    "session_ids",
+    "session_times",
+    "session_categories",
+    "session_journals",
+    "session_graders",
+    "session_strategies",
+    "session_floors",
+)
 _SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
 SCAN_LOOKUPS = 8  # session-id lookups answered by a scan before LogIndex builds its id -> row dict
 
@@ -74,13 +84,17 @@ class LogIndex:
     undecoded until first read. `session(row)` rebuilds one event on demand.
     """
 
-    session_ids: Lazy[list[str]] = Lazy()
-    session_times: Lazy[list[str | None]] = Lazy()
-    session_categories: Lazy[list[str | None]] = Lazy()
-    session_journals: Lazy[list[str | None]] = Lazy()
-    session_graders: Lazy[list[str | None]] = Lazy()
-    session_strategies: Lazy[list[str | None]] = Lazy()
-    session_floors: Lazy[list[float | None]] = Lazy()
+    # Per-session strings: lists while sessions are being added, tuples once settled (a cache
+    # hands them over as tuples). The cyclic GC stops tracking a tuple whose items are all
+    # strings, numbers or None, while every full collection walks a list of a million items:
+    # with lists, a big log made an ordinary allocation now and then cost 50-150 ms.
+    session_ids: Lazy[Sequence[str]] = Lazy(tuple)
+    session_times: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_categories: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_journals: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_graders: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_strategies: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_floors: Lazy[Sequence[float | None]] = Lazy(tuple)
     missing_salience: Lazy[dict[int, tuple[int, ...]]] = Lazy(_row_tuples)  # row -> lesson positions
     propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples)  # row -> per lesson
     grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of)
@@ -133,6 +147,24 @@ class LogIndex:
     def n_sessions(self) -> int:
         return len(self.session_base)
 
+    def _appendable(self) -> tuple[list[Any], ...]:
+        """The per-session string columns as lists, in _STRING_COLUMNS order, to add sessions to."""
+        columns = []
+        for name in _STRING_COLUMNS:
+            value = getattr(self, name)
+            if not isinstance(value, list):
+                value = list(value)
+                setattr(self, name, value)
+            columns.append(value)
+        return tuple(columns)
+
+    def settle(self) -> None:
+        """After reading a big stretch of log: the string columns become tuples (see above)."""
+        for name in _STRING_COLUMNS:
+            value = getattr(type(self), name).raw(self)
+            if isinstance(value, list):
+                setattr(self, name, tuple(value))
+
     def row_of(self, session_id: str) -> int | None:
         """The row of a session id. The first few lookups scan the id list (a few ms even for a
         million sessions) rather than build the whole id -> row dict (far slower) for one answer."""
@@ -171,15 +203,16 @@ class LogIndex:
         row = self.n_sessions
         if self._session_index is not None:
             self._session_index[session_id] = row
-        self.session_ids.append(session_id)
+        ids, times, categories, journals, graders, strategies, floors = self._appendable()
+        ids.append(session_id)
         self.session_lines.append(line)
-        self.session_times.append(raw.timestamp)
+        times.append(raw.timestamp)
         self.session_base.append(math.nan if columns.base_reward is None else columns.base_reward)
-        self.session_categories.append(raw.category)
-        self.session_journals.append(raw.journal_path)
-        self.session_graders.append(raw.grader)
-        self.session_strategies.append(raw.strategy)
-        self.session_floors.append(raw.floor)
+        categories.append(raw.category)
+        journals.append(raw.journal_path)
+        graders.append(raw.grader)
+        strategies.append(raw.strategy)
+        floors.append(raw.floor)
         self.session_published.append(raw.type is None)
         if columns.missing_salience:
             self.missing_salience[row] = columns.missing_salience
@@ -285,15 +318,16 @@ class LogIndex:
                     self.propensities[row] = tuple(chunk)
         if self._session_index is not None:
             self._session_index.update(new_rows)
-        self.session_ids.extend(cast(list[str], ids))
+        all_ids, times, categories, journals, graders, strategies, floors = self._appendable()
+        all_ids.extend(ids)
         self.session_lines.extend([line for line, _ in run])
-        self.session_times.extend([raw.timestamp for raw in raws])
+        times.extend([raw.timestamp for raw in raws])
         self.session_base.extend([math.nan if b is None else b for b in bases])
-        self.session_categories.extend([raw.category for raw in raws])
-        self.session_journals.extend([raw.journal_path for raw in raws])
-        self.session_graders.extend([raw.grader for raw in raws])
-        self.session_strategies.extend([raw.strategy for raw in raws])
-        self.session_floors.extend([raw.floor for raw in raws])
+        categories.extend([raw.category for raw in raws])
+        journals.extend([raw.journal_path for raw in raws])
+        graders.extend([raw.grader for raw in raws])
+        strategies.extend([raw.strategy for raw in raws])
+        floors.extend([raw.floor for raw in raws])
         self.session_published.extend([raw.type is None for raw in raws])
         self.entry_arm.extend(arms)
         self.entry_salience.extend(salience)

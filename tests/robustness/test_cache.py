@@ -169,3 +169,29 @@ def test_a_resaved_cache_keeps_columns_it_never_decoded(tmp_path: Path) -> None:
     assert third.session("s3").base_reward == 0.4
     assert [str(p) for p in third.log_problems()] == problems
     assert _numbers(third) == _numbers(cold)
+
+
+def test_string_columns_are_settled_as_tuples_the_collector_does_not_walk(tmp_path: Path) -> None:
+    import gc
+
+    from core.index import _STRING_COLUMNS
+
+    _make(tmp_path, _history(30)).data()  # parses (and settles), writes the cache
+    warm = Workspace(tmp_path)
+    warm.data()
+    index = warm._index
+    columns = [getattr(index, name) for name in _STRING_COLUMNS]  # decoded from the cache
+    assert all(isinstance(column, tuple) for column in columns)
+    gc.collect()
+    assert not any(gc.is_tracked(column) for column in columns)  # only strings, numbers and None
+    ids = list(index.session_ids)
+    with warm.log.path.open("a") as handle:
+        handle.write(_session("late", 0.5, 0.5) + "\n")
+    warm.refresh()  # adds to lists, then settles them again (this module's threshold is 0 bytes)
+    assert list(index.session_ids) == [*ids, "late"] and isinstance(index.session_ids, tuple)
+    assert warm.session("late").base_reward == 0.5
+    appendable = index._appendable()
+    assert all(isinstance(column, list) for column in appendable)
+    assert [getattr(index, name) for name in _STRING_COLUMNS] == list(appendable)
+    index.settle()
+    assert all(isinstance(getattr(index, name), tuple) for name in _STRING_COLUMNS)
