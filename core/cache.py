@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import contextlib
 from array import array
-from collections.abc import Callable
-from typing import Any
 
 import msgspec
 import numpy as np
 
-from core.columns import Column, Encoded, encoded
+from core.columns import Column, Encoded
 from core.fold import BlockSums, BlockUsage
-from core.index import LogIndex
+from core.index import LAZY_ATTRIBUTES, LogIndex
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 
 # numeric columns: stored as raw bytes, read back as numpy views of the file's bytes
@@ -34,39 +32,8 @@ _COLUMNS = {
     "entry_salience": np.float64,
     "entry_session": np.int32,
 }
-_ARRAYS = {"grade_lines": "q", "grade_rows": "q", "grade_base": "d"}  # module `array` columns
-# lists and dicts: stored as msgpack bytes of their own, decoded when the index first reads them
-_LAZY = (
-    "session_ids",
-    "session_times",
-    "session_categories",
-    "session_journals",
-    "session_graders",
-    "session_strategies",
-    "session_floors",
-    "missing_salience",
-    "propensities",
-    "grades",
-    "selections",
-)
-_PLAIN_FORM: dict[str, Callable[[Any], Any]] = {  # decoded lists and dicts back to their stored form
-    "missing_salience": lambda d: [[row, list(v)] for row, v in d.items()],
-    "propensities": lambda d: [[row, list(v)] for row, v in d.items()],
-    "grades": lambda g: [[line, e.session_id, e.base_reward, e.grader, e.timestamp, e.note] for line, e in g],
-    "selections": lambda s: [
-        [line, e.session_id, e.timestamp, list(e.candidates), list(e.selected), e.propensity, e.k, e.seed]
-        for line, e in s
-    ],
-}
+_ARRAYS = {"grade_rows": "q", "grade_base": "d"}  # module `array` columns
 _FLOATS = ("base", "n", "sum_base", "sum_base_salience", "sum_salience")
-
-
-def _lazy_bytes(index: LogIndex, name: str) -> bytes:
-    raw = getattr(LogIndex, name).raw(index)
-    if isinstance(raw, Encoded):
-        return raw.data  # never decoded in this process: written back as it was read
-    convert = _PLAIN_FORM.get(name)
-    return encoded(convert(raw) if convert is not None else raw)
 
 
 def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
@@ -92,7 +59,7 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         "partial": partial,
         "arm_ids": index.arm_ids,
         **{name: getattr(index, name).tobytes() for name in (*_COLUMNS, *_ARRAYS)},
-        **{name: _lazy_bytes(index, name) for name in _LAZY},
+        **{name: getattr(LogIndex, name).stored(index) for name in LAZY_ATTRIBUTES},
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
@@ -121,7 +88,7 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
             column = array(code)
             column.frombytes(p[name])
             setattr(index, name, column)
-        for name in _LAZY:
+        for name in LAZY_ATTRIBUTES:
             setattr(index, name, Encoded(p[name]))
         index.priors = {arm: (v[0], v[1], v[2]) for arm, v in p["priors"].items()}
         index.prior_rewards = dict(p["prior_rewards"])
@@ -150,7 +117,7 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
     n = len(index.session_base)
     sizes = {len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
     entries = {len(index.entry_arm), len(index.entry_salience), len(index.entry_session)}
-    grades = {len(index.grade_lines), len(index.grade_rows), len(index.grade_base)}
+    grades = {len(index.grade_rows), len(index.grade_base)}
     if sizes != {n} or len(entries) != 1 or len(grades) != 1 or int(index.session_start[-1]) != entries.pop():
         raise ValueError("inconsistent cache")
     return index, str(p["fingerprint"]), bool(p["partial"])

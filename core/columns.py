@@ -85,10 +85,14 @@ T = TypeVar("T")
 
 
 class Lazy(Generic[T]):
-    """A data attribute that may be given as msgpack bytes, decoded (and converted) on first read."""
+    """A data attribute that may be given as msgpack bytes, decoded (and converted) on first read.
 
-    def __init__(self, convert: Callable[[Any], T] | None = None) -> None:
+    `convert` turns the decoded msgpack into the value; `plain` turns the value back into what
+    msgpack stores (both default to as is), so `stored()` and reading give each other's input."""
+
+    def __init__(self, convert: Callable[[Any], T] | None = None, plain: Callable[[T], Any] | None = None) -> None:
         self.convert = convert
+        self.plain = plain
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_lazy_" + name
@@ -114,6 +118,14 @@ class Lazy(Generic[T]):
         """What the attribute holds now: the value, or still its Encoded bytes."""
         return obj.__dict__[self.slot]
 
+    def stored(self, obj: object) -> bytes:
+        """The attribute as msgpack bytes; bytes never decoded are passed through as they came."""
+        value = obj.__dict__[self.slot]
+        if isinstance(value, Encoded):
+            return value.data
+        data: bytes = msgspec.msgpack.encode(self.plain(value) if self.plain is not None else value)
+        return data
+
 
 class Encoded:
     """Msgpack bytes standing in for a value not decoded yet."""
@@ -122,11 +134,3 @@ class Encoded:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
-
-
-def encoded(value: Any) -> bytes:
-    """A value as msgpack bytes; an Encoded one is passed through without decoding it."""
-    if isinstance(value, Encoded):
-        return value.data
-    data: bytes = msgspec.msgpack.encode(value)
-    return data

@@ -89,6 +89,11 @@ class FoldData:
         return self.grader_source.of(row, float(self.base[row]))
 
     @cached_property
+    def own_blocks(self) -> list[_Block]:
+        """The blocks' sums under this snapshot's grades, kept in the shared block cache."""
+        return _blocks(self, self.base, keep=True)
+
+    @cached_property
     def stats(self) -> ArmStats:
         """Per-arm sums under this snapshot's grades (computed once, then shared by what-ifs)."""
         return arm_stats(self, self.base)
@@ -184,9 +189,7 @@ def lesson_usage(data: FoldData) -> BlockUsage:
     injected = np.zeros(data.n_arms, dtype=np.int64)
     salient = np.zeros(data.n_arms, dtype=np.int64)
     salience = np.zeros(data.n_arms)
-    n = data.n_sessions
-    for index, lo in enumerate(range(0, n, BLOCK_ROWS)):
-        hi = min(lo + BLOCK_ROWS, n)
+    for index, lo, hi in block_ranges(data.n_sessions):
         usage = data.blocks.usage.get((index, hi - lo))
         if usage is None:
             start, stop = int(data.session_start[lo]), int(data.session_start[hi])
@@ -229,24 +232,28 @@ class _Block:
 def blocks_of(data: FoldData, base: FloatArray) -> list[_Block]:
     """The blocks of sessions with their per-arm sums under `base`: cached where a block's
     rewards are unchanged, else computed (and kept when `base` is the snapshot's own)."""
-    own = base is data.base
-    if own and data.__dict__.get("_own_blocks") is not None:
-        return data.__dict__["_own_blocks"]  # type: ignore[no-any-return]
+    if base is data.base:
+        return data.own_blocks
+    return _blocks(data, base, keep=False)
+
+
+def _blocks(data: FoldData, base: FloatArray, keep: bool) -> list[_Block]:
     out = []
-    n = data.n_sessions
-    for index, lo in enumerate(range(0, n, BLOCK_ROWS)):
-        hi = min(lo + BLOCK_ROWS, n)
+    for index, lo, hi in block_ranges(data.n_sessions):
         key = (index, hi - lo)
         sums = data.blocks.sums.get(key)
         # byte-equal rewards are the same rewards (a different NaN payload or -0.0 only recomputes)
         if sums is None or sums.base.tobytes() != base[lo:hi].tobytes():
             sums = _block_sums(data, base, lo, hi)
-            if own:
+            if keep:
                 data.blocks.sums[key] = sums
         out.append(_Block(index, lo, hi, sums))
-    if own:
-        data.__dict__["_own_blocks"] = out  # a frozen dataclass: memoised like a cached_property
     return out
+
+
+def block_ranges(n_sessions: int) -> list[tuple[int, int, int]]:
+    """(block number, first row, end row) of each block of BLOCK_ROWS sessions."""
+    return [(index, lo, min(lo + BLOCK_ROWS, n_sessions)) for index, lo in enumerate(range(0, n_sessions, BLOCK_ROWS))]
 
 
 def _block_sums(data: FoldData, base: FloatArray, lo: int, hi: int) -> BlockSums:

@@ -2,8 +2,8 @@
 
 `LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out
 `FoldData` snapshots for the fold. Sessions are stored as columns, not objects: numbers in
-append-only numpy columns (a snapshot is a set of views), per-session strings in lists that
-the parsed-log cache hands over undecoded until first read.
+append-only numpy columns (a snapshot is a set of views), per-session strings in tuples (lists while
+sessions are added) that the parsed-log cache hands over undecoded until first read.
 """
 
 from __future__ import annotations
@@ -36,29 +36,38 @@ from core.events import (
 from core.fold import BlockCache, FloatArray, FoldData, IntArray
 from core.store import LogProblem
 
-_STRING_COLUMNS = (
-    "session_ids",
-    "session_times",
-    "session_categories",
-    "session_journals",
-    "session_graders",
-    "session_strategies",
-    "session_floors",
-)
 _SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
 SCAN_LOOKUPS = 8  # session-id lookups answered by a scan before LogIndex builds its id -> row dict
+
+
+# The cache's plain msgpack form of the lazily decoded attributes, and back.
 
 
 def _grades_of(rows: list[list[Any]]) -> list[tuple[int, GradeEvent]]:
     return [(g[0], GradeEvent(g[1], g[2], g[3], g[4], g[5])) for g in rows]
 
 
+def _grade_rows(grades: list[tuple[int, GradeEvent]]) -> list[list[Any]]:
+    return [[line, g.session_id, g.base_reward, g.grader, g.timestamp, g.note] for line, g in grades]
+
+
 def _selections_of(rows: list[list[Any]]) -> list[tuple[int, SelectionEvent]]:
     return [(s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), s[6], s[7])) for s in rows]
 
 
+def _selection_rows(selections: list[tuple[int, SelectionEvent]]) -> list[list[Any]]:
+    return [
+        [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, s.k, s.seed]
+        for line, s in selections
+    ]
+
+
 def _row_tuples(pairs: list[list[Any]]) -> dict[int, tuple[Any, ...]]:
     return {row: tuple(values) for row, values in pairs}
+
+
+def _row_pairs(by_row: dict[int, tuple[Any, ...]]) -> list[list[Any]]:
+    return [[row, list(values)] for row, values in by_row.items()]
 
 
 def _in_order_of_appearance(wanted: set[Any], items: list[Any]) -> list[Any]:
@@ -80,8 +89,8 @@ class LogIndex:
 
     Sessions are stored as columns, not objects: a million-session log would otherwise
     hold millions of Python objects. Numbers live in append-only numpy columns (a snapshot
-    is a set of views); per-session strings in lists, which the parsed-log cache hands over
-    undecoded until first read. `session(row)` rebuilds one event on demand.
+    is a set of views); per-session strings in tuples, which the parsed-log cache hands
+    over undecoded until first read. `session(row)` rebuilds one event on demand.
     """
 
     # Per-session strings: lists while sessions are being added, tuples once settled (a cache
@@ -95,10 +104,10 @@ class LogIndex:
     session_graders: Lazy[Sequence[str | None]] = Lazy(tuple)
     session_strategies: Lazy[Sequence[str | None]] = Lazy(tuple)
     session_floors: Lazy[Sequence[float | None]] = Lazy(tuple)
-    missing_salience: Lazy[dict[int, tuple[int, ...]]] = Lazy(_row_tuples)  # row -> lesson positions
-    propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples)  # row -> per lesson
-    grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of)
-    selections: Lazy[list[tuple[int, SelectionEvent]]] = Lazy(_selections_of)
+    missing_salience: Lazy[dict[int, tuple[int, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> lesson positions
+    propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> per lesson
+    grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of, _grade_rows)
+    selections: Lazy[list[tuple[int, SelectionEvent]]] = Lazy(_selections_of, _selection_rows)
 
     def __init__(self) -> None:
         self.arm_ids: list[str] = []
@@ -122,7 +131,6 @@ class LogIndex:
         self.entry_salience = Column(np.float64)
         self.entry_session = Column(np.int32)
         # grades are few next to sessions, and added one at a time: plain arrays, copied by snapshot
-        self.grade_lines = array("q")
         self.grade_rows = array("q")  # the graded session's row, -1 if unknown when read
         self.grade_base = array("d")
         self.priors: dict[str, tuple[float, float, int]] = {}
@@ -368,7 +376,6 @@ class LogIndex:
             self._add_session(line, raw, columns)
         elif isinstance(event, GradeEvent):
             self.grades.append((line, event))
-            self.grade_lines.append(line)
             row = self.row_of(event.session_id)
             self.grade_rows.append(-1 if row is None else row)
             self.grade_base.append(event.base_reward)
@@ -482,3 +489,8 @@ class Graders:
         for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
             out[row] = grades[position][1].grader
         return tuple(out)
+
+
+# attributes the cache stores as msgpack of their own and the index decodes on first read
+LAZY_ATTRIBUTES = tuple(name for name, value in vars(LogIndex).items() if isinstance(value, Lazy))
+_STRING_COLUMNS = tuple(name for name in LAZY_ATTRIBUTES if vars(LogIndex)[name].convert is tuple)

@@ -339,9 +339,9 @@ class Workspace:
             self._fingerprint = self.log.fingerprint(index.end)
             if index.end - started_at >= MIN_NEW_BYTES:
                 index.settle()
-            if self._log_cache is not None and index.end - started_at >= MIN_NEW_BYTES:
-                prepared = self._with_block_sums(index)
-                self._log_cache.save(index, self._fingerprint, self._partial)
+                if self._log_cache is not None:
+                    prepared = self._with_block_sums(index)
+                    self._log_cache.save(index, self._fingerprint, self._partial)
         if changed:
             self._cache = _Cache()
             self._cache.data = prepared
