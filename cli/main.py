@@ -22,12 +22,36 @@ class CliError(Exception):
     """A one-line reason for refusing; exits 1."""
 
 
-def _reward(text: str) -> float:
+def _reward(text: str | None) -> float | None:
+    """A reward from the command line. Parsed in the command, not by argparse, so that every
+    bad reward (non-numeric, NaN, out of range) exits 1 with one line, never a usage dump."""
+    if text is None:
+        return None
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"reward must be a number in [0, 1], got {text!r}") from None
+        raise CliError(f"reward must be a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise CliError(f"reward must be in [0, 1], got {text!r}")
     return value
+
+
+def _one_line(value: str | None, what: str, *, empty_ok: bool = False) -> str | None:
+    """A label (category, grader) that the log and tables show on one line."""
+    if value is None:
+        return None
+    if not value.strip() and not empty_ok:
+        raise CliError(f"{what} must not be empty")
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in value):
+        raise CliError(f"{what} must be one line without control characters, got {value!r}")
+    return value
+
+
+def _session_id(ws: Any, text: str) -> str:
+    """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
+    from core.query import resolve_id
+
+    return resolve_id(ws.session_table().session_ids, text)
 
 
 def _floor(text: str) -> float:
@@ -37,6 +61,16 @@ def _floor(text: str) -> float:
         raise argparse.ArgumentTypeError(f"floor must be a number in [0, 1], got {text!r}") from None
     if not (0.0 <= value <= 1.0):
         raise argparse.ArgumentTypeError(f"floor must be in [0, 1], got {text!r}")
+    return value
+
+
+def _decay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"decay must be a number in (0, 1], got {text!r}") from None
+    if not (0.0 < value <= 1.0):
+        raise argparse.ArgumentTypeError(f"decay must be in (0, 1], got {text!r}")
     return value
 
 
@@ -61,7 +95,9 @@ def _workspace(args: argparse.Namespace) -> Any:
     root = Path(args.workspace)
     if not root.is_dir():
         raise CliError(f"workspace not found: {root}")
-    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False))
+    clock = getattr(args, "clock", None)
+    extra = {"clock": clock} if clock is not None else {}
+    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), **extra)
 
 
 def _warn_problems(ws: Any, quiet: bool = False) -> None:
@@ -113,26 +149,56 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
     return replace(table_obj, rows=tuple(sorted(table_obj.rows, key=keys[key])))
 
 
+def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
+    """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
+    from dataclasses import replace
+
+    from core.lessons import MISSING
+
+    retired = ws.retired_arms()
+    if show_all or not retired:
+        return table_obj
+    return replace(table_obj, rows=tuple(r for r in table_obj.rows if not (r.status == MISSING and r.path in retired)))
+
+
+def _empty_library_note(ws: Any) -> str | None:
+    if ws.library().lessons or ws.library().problems:
+        return None
+    return (
+        f"no lessons found in {ws.root}: put lesson files under lessons/ "
+        "(or name their folders in gptme.toml [lessons] dirs)"
+    )
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    result = _sort_rows(ws.posteriors(details=False), args.sort)
+    result = _sort_rows(_without_retired(ws, ws.posteriors(details=False), args.all), args.sort)
     _warn_problems(ws, args.json)
+    note = _empty_library_note(ws)
     if args.json:
         _print_json(result.as_json())
     else:
+        if note:
+            print(f"warning: {safe(note)}", file=sys.stderr)
         print(_status_table(result))
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    before = ws.posteriors()
-    result = _sort_rows(ws.replay(args.strategy, args.floor, write=args.write), args.sort)
+    before = ws.posteriors(details=False)
+    replayed = ws.replay(args.strategy, args.floor, decay=args.decay, write=args.write)
+    result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     _warn_problems(ws, args.json)
-    if args.json:
-        _print_json(result.as_json())
-        return 0
     old = {r.path: r.mean for r in before.rows}
+    if args.json:
+        payload = result.as_json()
+        payload["decay"] = result.settings.decay
+        payload["written"] = args.write
+        for row in payload["lessons"]:  # the table's change column: mean now minus mean before
+            row["change"] = row["mean"] - old.get(row["path"], row["mean"])
+        _print_json(payload)
+        return 0
     rows = [
         (
             r.path,
@@ -148,8 +214,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     verb = "written" if args.write else "what-if, nothing written"
     print(
         f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
-        f"floor {result.settings.floor:g} ({verb}); "
-        f"change is against {before.settings.strategy}/{before.settings.floor:g}\n"
+        f"floor {result.settings.floor:g}, decay {result.settings.decay:g} ({verb}); change is against "
+        f"{before.settings.strategy}/{before.settings.floor:g}/{before.settings.decay:g}\n"
     )
     print(table(["lesson", "status", "n", "alpha", "beta", "mean", "change"], rows, right=(2, 3, 4, 5, 6)))
     return 0
@@ -199,40 +265,92 @@ def _explanation_text(exp: Any) -> str:
     return "\n".join(out)
 
 
+def _explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
+    """explain's JSON: a pending session's per-lesson reward is null (it credited nothing yet),
+    and `journal_changed` says whether the journal's sha256 still matches the recorded one."""
+    from core.records import journal_changed, session_record
+
+    payload: dict[str, Any] = exp.as_json()
+    if exp.base_reward is None:
+        for lesson in payload["lessons"]:
+            lesson["reward"] = None
+    record = session_record(ws.log.path, exp.session.session_id) or {}
+    changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
+    payload["journal_changed"] = changed
+    payload["journal_note"] = why
+    return payload
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    exp = ws.explain(args.session_id, lesson=args.lesson)
+    exp = ws.explain(_session_id(ws, args.session_id), lesson=args.lesson)
     if args.json:
-        _print_json(exp.as_json())
+        _print_json(_explanation_json(ws, exp))
     else:
         print(_explanation_text(exp))
+        from core.records import journal_changed, session_record
+
+        changed, why = journal_changed(ws.root, session_record(ws.log.path, exp.session.session_id) or {})
+        if changed:
+            print(f"\nwarning: {safe(why)}")
     return 0
 
 
+LESSONS_FILE_LIMIT = 1024 * 1024
+
+
+def _lessons_from_file(name: str) -> list[str]:
+    """Lesson ids from a file (what `select` printed): whitespace-separated, `#` starts a
+    comment; an empty file is an empty selection. `-` reads stdin."""
+    try:
+        if name == "-":
+            text = sys.stdin.read(LESSONS_FILE_LIMIT + 1)
+        else:
+            path = Path(name)
+            if not path.is_file():
+                raise CliError(f"lessons file not found (or not a regular file): {name}")
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(LESSONS_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise CliError(f"cannot read lessons file {name}: {exc.strerror}") from None
+    if len(text) > LESSONS_FILE_LIMIT:
+        raise CliError(f"lessons file {name} is larger than {LESSONS_FILE_LIMIT >> 20} MB")
+    return [word for line in text.splitlines() for word in line.split("#", 1)[0].split()]
+
+
 def cmd_record(args: argparse.Namespace) -> int:
+    reward = _reward(args.reward)
+    category = _one_line(args.category, "category")
+    grader = _one_line(args.grader, "grader")
+    lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
     ws = _workspace(args)
     exp = ws.record(
         args.session_id,
         Path(args.journal),
-        args.lessons,
-        reward=args.reward,
-        category=args.category,
-        grader=args.grader,
+        lessons,
+        reward=reward,
+        category=category,
+        grader=grader or "heuristic",
     )
     if args.json:
-        _print_json(exp.as_json())
+        _print_json(_explanation_json(ws, exp))
     else:
         print(_explanation_text(exp))
     return 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    reward = _reward(args.reward)
+    assert reward is not None
+    grader = _one_line(args.grader, "grader")
+    assert grader is not None
     ws = _workspace(args)
-    before = ws.explain(args.session_id, with_journal=False) if not args.json else None
-    record = ws.grade(args.session_id, args.reward, grader=args.grader, note=args.note)
-    exp = ws.explain(args.session_id, with_journal=False)
+    session_id = _session_id(ws, args.session_id)
+    before = ws.explain(session_id, with_journal=False) if not args.json else None
+    record = ws.grade(session_id, reward, grader=grader, note=args.note)
+    exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
-        payload = exp.as_json()
+        payload = _explanation_json(ws, exp)
         payload["grader"] = record.grader
         payload["history"] = [
             {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note}
@@ -241,7 +359,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         _print_json(payload)
         return 0
     previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
-    print(f"graded {safe(args.session_id)}: {previous} -> {args.reward:g} ({safe(record.grader)})\n")
+    print(f"graded {safe(session_id)}: {previous} -> {reward:g} ({safe(record.grader)})\n")
     rows = [
         (
             c.path,
@@ -344,21 +462,31 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from core.health import PROBLEM, lint
+    from core.health import ERROR, WARNING, lint
 
     ws = _workspace(args)
     findings = lint(ws)
-    problems = [f for f in findings if f.severity == PROBLEM]
+    errors = [f for f in findings if f.severity == ERROR]
+    warnings = [f for f in findings if f.severity == WARNING]
+    failing = errors if args.fail_on == "error" else errors + warnings
     if args.json:
-        _print_json({"findings": [f.as_json() for f in findings], "problems": len(problems)})
+        _print_json(
+            {
+                "findings": [f.as_json() for f in findings],
+                "errors": len(errors),
+                "warnings": len(warnings),
+                "fail_on": args.fail_on,
+                "failed": bool(failing),
+            }
+        )
     elif not findings:
         print("no problems found")
     else:
         for f in findings:
             print(f"{f.severity}: [{f.code}] {safe(f.message)}")
             print(f"  -> {safe(f.advice)}")
-        print(f"\n{len(problems)} problem(s), {len(findings) - len(problems)} warning(s)")
-    return 1 if problems else 0
+        print(f"\n{len(errors)} error(s), {len(warnings)} warning(s); failing on {args.fail_on}s")
+    return 1 if failing else 0
 
 
 def cmd_import_gptme(args: argparse.Namespace) -> int:
@@ -437,12 +565,225 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
+    summary = table_obj.summary(row)
+    return {
+        "session_id": summary.session_id,
+        "timestamp": summary.timestamp,
+        "category": summary.category,
+        "base_reward": summary.base_reward,  # null while pending
+        "grader": summary.grader,
+        "lessons": summary.n_lessons,
+        "mean_salience": summary.mean_salience,
+        "line": summary.line,
+    }
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from core.lessons import normalize_id
+    from core.query import SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
+
+    min_reward = _reward(args.min_reward)
+    max_reward = _reward(args.max_reward)
+    column, descending = parse_sort(args.sort)
+    ws = _workspace(args)
+    now = ws.clock()
+    since = parse_time(args.since, now) if args.since is not None else None
+    until = parse_time(args.until, now) if args.until is not None else None
+    lesson_rows = None
+    if args.lesson is not None:
+        data = ws.data()
+        lesson = normalize_id(args.lesson)
+        if lesson in data.arm_ids:
+            lesson_rows = rows_with_arm(data.entry_arm, data.entry_session, data.arm_ids.index(lesson))
+        elif lesson in ws.library().by_id():
+            lesson_rows = rows_with_arm(data.entry_arm[:0], data.entry_session[:0], 0)  # never injected
+        else:
+            raise CliError(f"lesson {args.lesson!r} is neither in the library nor in the log")
+    query = SessionQuery(
+        pending=args.pending,
+        graded=args.graded,
+        category=args.category,
+        grader=args.grader,
+        lesson_rows=lesson_rows,
+        min_reward=min_reward,
+        max_reward=max_reward,
+        since=since,
+        until=until,
+        sort=column,
+        descending=descending,
+    )
+    table_obj = ws.session_table()
+    rows = select_rows(table_obj, query)
+    shown = rows[: args.limit] if args.limit is not None else rows
+    _warn_problems(ws, args.json)
+    if args.json:
+        _print_json({"sessions": [_session_json(table_obj, row) for row in shown.tolist()], "matched": len(rows)})
+        return 0
+    cells = []
+    for row in shown.tolist():
+        s = table_obj.summary(row)
+        cells.append(
+            (
+                s.session_id,
+                s.timestamp or "-",
+                s.category or "-",
+                "pending" if s.pending else f"{s.base_reward:g}",
+                s.grader or "-",
+                s.n_lessons,
+                fmt(s.mean_salience),
+            )
+        )
+    print(table(["session", "time", "category", "reward", "grader", "lessons", "salience"], cells, right=(5, 6)))
+    more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
+    print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from core.records import journal_changed, session_record
+
+    ws = _workspace(args)
+    session_id = _session_id(ws, args.session_id)
+    exp = ws.explain(session_id, with_journal=False)
+    record = session_record(ws.log.path, session_id) or {}
+    changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
+    s = exp.session
+    label = ws.outcome_labels().get(ws.session_table().session_ids.index(session_id))
+    history = [
+        {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note, "line": g.line}
+        for g in exp.grades
+    ]
+    credit = _explanation_json(ws, exp)["lessons"]
+    for lesson in credit:
+        del lesson["keywords"]
+    if args.json:
+        _print_json(
+            {
+                "session_id": s.session_id,
+                "timestamp": s.timestamp,
+                "category": s.category,
+                "base_reward": exp.base_reward,
+                "grader": s.grader,
+                "outcome": label,
+                "journal_path": s.journal_path,
+                "journal_sha256": record.get("journal_sha256"),
+                "journal_changed": changed,
+                "line": s.line,
+                "strategy": exp.settings.strategy,
+                "floor": exp.settings.floor,
+                "grades": history,
+                "lessons": credit,
+            }
+        )
+        return 0
+    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
+    out = [
+        f"session   {safe(s.session_id)}",
+        f"time      {safe(s.timestamp or '-')}",
+        f"category  {safe(s.category or '-')}",
+        f"grade     {grade}" + (f"  (outcome {safe(label)!r})" if label else ""),
+        f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
+        f"log line  {s.line}",
+        "",
+        f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
+        table(
+            ["lesson", "salience", "weight", "reward", "alpha", "beta"],
+            [
+                (
+                    c.path,
+                    fmt(c.salience),
+                    fmt(c.weight),
+                    "-" if exp.base_reward is None else fmt(c.reward),
+                    f"{c.alpha_delta:+.3f}",
+                    f"{c.beta_delta:+.3f}",
+                )
+                for c in exp.lessons
+            ],
+            right=(1, 2, 3, 4, 5),
+        ),
+        "",
+        "grade history:" if exp.grades else "grade history: none (pending)",
+    ]
+    for g in exp.grades:
+        note = f"  {safe(g.note)}" if g.note else ""
+        out.append(f"  {safe(g.timestamp or '-')}  {g.base_reward:g}  {safe(g.grader)}{note}")
+    print("\n".join(out))
+    return 0
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    from core.retire import retire_missing
+
+    ws = _workspace(args)
+    arms = retire_missing(ws, dry_run=args.dry_run)
+    if args.json:
+        _print_json({"retired": arms, "written": bool(arms) and not args.dry_run})
+        return 0
+    if not arms:
+        print("nothing to prune: every arm in the log has its lesson file (or is retired already)")
+        return 0
+    verb = "would retire" if args.dry_run else "retired"
+    print(f"{verb} {len(arms)} arm(s) whose lesson file is gone (their history stays in the log):")
+    for arm in arms:
+        print(f"  {safe(arm)}")
+    return 0
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab
+
+    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
+    return 0
+
+
+def cmd_help(args: argparse.Namespace) -> int:
+    parser = build_parser()
+    if args.topic is None:
+        parser.print_help()
+        return 0
+    sub = _subparsers(parser)
+    if args.topic not in sub:
+        raise CliError(f"no command {args.topic!r}: choose one of {', '.join(sub)}")
+    sub[args.topic].print_help()
+    return 0
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     from tui.app import run
 
     run(ws)
     return 0
+
+
+STRATEGY_HELP = (
+    "seed: alpha += base*w, beta += 1 - base*w (gptme's update with a salience weight); "
+    "evidence: alpha += w*base, beta += w*(1 - base) (a weakly mentioned lesson learns less); "
+    "uniform: alpha += base, beta += 1 - base (salience ignored, the classic bandit)"
+)
+SORT_LESSONS = ["mean", "n", "path", "ci_low"]
+
+
+def _command(
+    sub: Any, name: str, parents: list[argparse.ArgumentParser], summary: str, description: str, examples: str
+) -> argparse.ArgumentParser:
+    """A subcommand with a one-line summary (in the command list), a description and examples."""
+    return sub.add_parser(  # type: ignore[no-any-return]
+        name,
+        parents=parents,
+        help=summary,
+        description=description,
+        epilog="examples:\n" + examples.strip("\n"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -453,98 +794,286 @@ def build_parser() -> argparse.ArgumentParser:
         "--workspace", "-w", default=argparse.SUPPRESS, metavar="DIR", help="workspace folder (default: .)"
     )
     data = argparse.ArgumentParser(add_help=False)
-    data.add_argument("--json", action="store_true", help="machine-readable output")
+    data.add_argument("--json", action="store_true", help="machine-readable output on stdout (default: a table)")
 
     parser = argparse.ArgumentParser(
         prog="lesson-credit",
         description="Salience-weighted credit for agent lessons. With no command, opens the dashboard.",
+        epilog=(
+            "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error\n"
+            "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("tui", parents=[common], help="open the dashboard")
+    p = _command(
+        sub, "tui", [common], "open the dashboard",
+        "Open the Textual dashboard on the workspace (the same as giving no command).",
+        "  lesson-credit tui --workspace ~/agent",
+    )  # fmt: skip
     p.set_defaults(func=cmd_tui)
 
-    p = sub.add_parser("status", parents=[common, data], help="posterior per lesson")
-    p.add_argument("--sort", choices=["mean", "n", "path", "ci_low"], default="mean")
+    p = _command(
+        sub, "status", [common, data], "posterior per lesson",
+        "One row per lesson of the library and per arm of the log: its Beta(alpha, beta)\n"
+        "posterior, n (graded sessions it was injected in), mean and 95% interval.",
+        "  lesson-credit status\n  lesson-credit status --sort n --json",
+    )  # fmt: skip
+    p.add_argument(
+        "--sort", choices=SORT_LESSONS, default="mean",
+        help="order of the rows: mean, n or ci_low (highest first), or path (default: mean)",
+    )  # fmt: skip
+    p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
     p.set_defaults(func=cmd_status)
 
-    p = sub.add_parser("select", parents=[common, data], help="Thompson-sample lessons for a context")
+    p = _command(
+        sub, "sessions", [common, data], "list and filter sessions",
+        "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
+        "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).",
+        "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
+        "  lesson-credit sessions --sort reward:desc --limit 10 --json",
+    )  # fmt: skip
+    p.add_argument("--pending", action="store_true", help="only sessions waiting for a grade")
+    p.add_argument("--graded", action="store_true", help="only graded sessions")
+    p.add_argument("--category", default=None, metavar="C", help="only sessions of this category (exact)")
+    p.add_argument("--grader", default=None, metavar="G", help="only sessions whose grade in force is by G")
+    p.add_argument("--lesson", default=None, metavar="ID", help="only sessions this lesson was injected in")
+    p.add_argument("--min-reward", default=None, metavar="R", help="only graded sessions with reward >= R, R in [0, 1]")
+    p.add_argument("--max-reward", default=None, metavar="R", help="only graded sessions with reward <= R, R in [0, 1]")
+    p.add_argument(
+        "--since", default=None, metavar="TIME", help="only sessions at or after TIME (e.g. 2h, 7d, 2026-03-01)"
+    )
+    p.add_argument("--until", default=None, metavar="TIME", help="only sessions before TIME (same forms as --since)")
+    p.add_argument(
+        "--sort", default="line", metavar="COLUMN[:desc]",
+        help="order by line (log order), id, time, category, reward, grader, lessons or salience, "
+        "ascending unless :desc; missing values last (default: line)",
+    )  # fmt: skip
+    p.add_argument(
+        "--limit", type=_positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"
+    )
+    p.set_defaults(func=cmd_sessions)
+
+    p = _command(
+        sub, "show", [common, data], "one session: record, grades, credit",
+        "One session's record (time, category, journal and whether it changed since), its grade\n"
+        "history and each lesson's credit. A unique prefix of the id is enough.",
+        "  lesson-credit show 20260305T1630\n  lesson-credit show S1 --json",
+    )  # fmt: skip
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.set_defaults(func=cmd_show)
+
+    p = _command(
+        sub, "select", [common, data], "Thompson-sample lessons for a context",
+        "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
+        "context; print the chosen ids one per line (a summary goes to stderr) and log a\n"
+        "selection event with each candidate's selection probability (unless --dry-run).",
+        "  lesson-credit select --context task.md --session-id S1 > selected.txt\n"
+        "  echo 'fix the git worktree' | lesson-credit select --context - --k 3 --dry-run",
+    )  # fmt: skip
     p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
-    p.add_argument("--k", type=_positive_int, default=None, help="how many lessons (default: config k, 10)")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--session-id", default=None)
+    p.add_argument("--k", type=_positive_int, default=None, help="how many lessons, >= 1 (default: config k, 10)")
+    p.add_argument("--seed", type=int, default=None, help="random seed of the draw (default: a fresh random one)")
+    p.add_argument(
+        "--session-id", default=None, metavar="ID",
+        help="id to log the selection under; use the same id for `record` (default: time + random suffix)",
+    )  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.set_defaults(func=cmd_select)
 
-    p = sub.add_parser("record", parents=[common, data], help="log a session with its journal and lessons")
-    p.add_argument("--session-id", required=True)
-    p.add_argument("--journal", required=True, metavar="FILE")
-    p.add_argument("--lessons", nargs="+", required=True, metavar="ID")
-    p.add_argument("--reward", type=_reward, default=None, help="base reward in [0, 1]; omit to leave pending")
-    p.add_argument("--category", default=None)
-    p.add_argument("--grader", default="heuristic", help="who produced --reward (default: heuristic)")
+    p = _command(
+        sub, "record", [common, data], "log a session with its journal and lessons",
+        "Log a finished session: each injected lesson's salience is computed from the journal\n"
+        "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
+        "injected still counts for the baseline). Without --reward the session stays pending.",
+        "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
+        "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt",
+    )  # fmt: skip
+    p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
+    p.add_argument(
+        "--journal", required=True, metavar="FILE", help="the session's journal (what happened), read as UTF-8"
+    )
+    lessons = p.add_mutually_exclusive_group(required=True)
+    lessons.add_argument(
+        "--lessons", nargs="*", default=None, metavar="ID", help="ids of the injected lessons (none is allowed)"
+    )  # fmt: skip
+    lessons.add_argument(
+        "--lessons-file", default=None, metavar="FILE|-",
+        help="read the ids from a file (e.g. select's output; may be empty; # starts a comment)",
+    )  # fmt: skip
+    p.add_argument(
+        "--reward", default=None, metavar="R", help="base reward in [0, 1]; omit to leave the session pending"
+    )
+    p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
+    p.add_argument(
+        "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"
+    )  # fmt: skip
     p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
     p.set_defaults(func=cmd_record)
 
-    p = sub.add_parser("grade", parents=[common, data], help="grade (or regrade) a session")
-    p.add_argument("session_id")
-    p.add_argument("reward", type=_reward)
-    p.add_argument("--note", default=None)
-    p.add_argument("--grader", default="manual")
+    p = _command(
+        sub, "grade", [common, data], "grade (or regrade) a session",
+        "Append a grade for a logged session; the latest grade counts and every grade stays in\n"
+        "the log as its history. A unique prefix of the id is enough.",
+        "  lesson-credit grade S1 0.7 --note 'PR needed rework'\n  lesson-credit grade S1 1 --grader judge --json",
+    )  # fmt: skip
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("reward", metavar="REWARD", help="base reward in [0, 1]")
+    p.add_argument("--note", default=None, metavar="TEXT", help="why this grade (kept in the grade history)")
+    p.add_argument("--grader", default="manual", metavar="G", help="who grades, non-empty (default: manual)")
     p.set_defaults(func=cmd_grade)
 
-    p = sub.add_parser("explain", parents=[common, data], help="why each lesson got its credit in a session")
-    p.add_argument("session_id")
-    p.add_argument("--lesson", default=None)
+    p = _command(
+        sub, "explain", [common, data], "why each lesson got its credit in a session",
+        "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
+        "weight, credited reward and the alpha/beta change, under the current settings.\n"
+        "--json adds journal_changed: true when the journal no longer has the recorded sha256.",
+        "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
+    )  # fmt: skip
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("--lesson", default=None, metavar="ID", help="only this lesson (it must be in the session)")
     p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
     p.set_defaults(func=cmd_explain)
 
-    p = sub.add_parser("replay", parents=[common, data], help="re-fold the log under another strategy/floor")
-    p.add_argument("--strategy", choices=["seed", "evidence", "uniform"], default=None)
-    p.add_argument("--floor", type=_floor, default=None)
+    p = _command(
+        sub, "replay", [common, data], "re-fold the log under another strategy/floor/decay",
+        "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
+        "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
+        f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.",
+        "  lesson-credit replay --strategy evidence --floor 0.5\n  lesson-credit replay --decay 0.99 --write",
+    )  # fmt: skip
+    p.add_argument(
+        "--strategy", choices=["seed", "evidence", "uniform"], default=None,
+        help="credit strategy (default: the configured one, seed)",
+    )  # fmt: skip
+    p.add_argument(
+        "--floor", type=_floor, default=None, metavar="F",
+        help="weight of an unmentioned lesson, in [0, 1] (default: the configured one, 0.3)",
+    )  # fmt: skip
+    p.add_argument(
+        "--decay", type=_decay, default=None, metavar="G",
+        help="per-session decay toward the prior, in (0, 1]; 1 = none (default: the configured one, 1)",
+    )  # fmt: skip
     p.add_argument("--write", action="store_true", help="store the settings and rewrite bandit-state.json")
-    p.add_argument("--sort", choices=["mean", "n", "path", "ci_low"], default="mean")
+    p.add_argument(
+        "--sort", choices=SORT_LESSONS, default="mean", help="order of the rows, as in status (default: mean)"
+    )  # fmt: skip
+    p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("loo", parents=[common, data], help="leave-one-out lift per lesson")
-    p.add_argument("--min-with", type=_positive_int, default=5, help="sessions with the lesson needed (default 5)")
-    p.add_argument("--min-without", type=_positive_int, default=20, help="sessions without it needed (default 20)")
+    p = _command(
+        sub, "loo", [common, data], "leave-one-out lift per lesson",
+        "Compare graded sessions with and without each lesson: difference in mean reward,\n"
+        "95% interval, p-values (BH-adjusted), a category-controlled and an IPW difference.\n"
+        "Writes state/lesson-thompson/loo-results.json unless --no-write.",
+        "  lesson-credit loo\n  lesson-credit loo --min-with 10 --no-write --json",
+    )  # fmt: skip
+    p.add_argument(
+        "--min-with", type=_positive_int, default=5, help="sessions with the lesson needed, >= 1 (default 5)"
+    )
+    p.add_argument(
+        "--min-without", type=_positive_int, default=20, help="sessions without it needed, >= 1 (default 20)"
+    )  # fmt: skip
     p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
     p.set_defaults(func=cmd_loo)
 
-    p = sub.add_parser("lint", parents=[common, data], help="health checks; exit 1 when a problem is found")
+    p = _command(
+        sub, "lint", [common, data], "health checks (errors and warnings)",
+        "Checks that find what silently breaks a lesson bandit. Errors: no lessons at all,\n"
+        "unreadable log lines, duplicate session ids, broken lesson files, constant rewards,\n"
+        "posteriors collapsed to one mean. Warnings: pending sessions, ghost arms (in the log,\n"
+        "not the library), lessons/-prefixed ids, lessons never injected or never salient,\n"
+        "entries without salience, keywords matching most journals, binary rewards, string\n"
+        "outcomes with no reward mapped. Exit 1 when a finding at --fail-on level or worse exists.",
+        "  lesson-credit lint                       # for CI: fails on errors only\n"
+        "  lesson-credit lint --fail-on warning --json",
+    )  # fmt: skip
+    p.add_argument(
+        "--fail-on", choices=["error", "warning"], default="error",
+        help="exit 1 on errors only, or on warnings too (default: error)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_lint)
 
-    p = sub.add_parser("import-gptme", parents=[common, data], help="log a gptme bandit-state.json as a prior")
-    p.add_argument("path", metavar="PATH")
+    p = _command(
+        sub, "prune", [common, data], "retire arms whose lesson file is gone",
+        "Log a retire event for the arms in the log whose lesson file no longer exists. Nothing\n"
+        "is deleted: their history stays in the log and in every fold; status and replay hide\n"
+        "them unless --all, and restoring the file brings the lesson back.",
+        "  lesson-credit prune --dry-run\n  lesson-credit prune",
+    )  # fmt: skip
+    p.add_argument("--dry-run", action="store_true", help="list what would be retired; log nothing")
+    p.set_defaults(func=cmd_prune)
+
+    p = _command(
+        sub, "import-gptme", [common, data], "log a gptme bandit-state.json as a prior",
+        "Log an existing gptme-sessions bandit-state.json as a prior event, its arms mapped to\n"
+        "library ids. Import only history that is not also in sessions.jsonl (it would count twice).",
+        "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
+    )  # fmt: skip
+    p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")
     p.set_defaults(func=cmd_import_gptme)
 
-    p = sub.add_parser("export-gptme", parents=[common], help="write posteriors as a gptme bandit-state.json")
+    p = _command(
+        sub, "export-gptme", [common], "write posteriors as a gptme bandit-state.json",
+        "Write the current posteriors in the shape gptme-sessions loads (six keys per arm).",
+        "  lesson-credit export-gptme ~/agent/state/lesson-thompson/",
+    )  # fmt: skip
     p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
     p.set_defaults(func=cmd_export_gptme)
 
-    p = sub.add_parser("simulate", parents=[common, data], help="compare credit strategies in a world with known truth")
+    p = _command(
+        sub, "simulate", [common, data], "compare credit strategies in a world with known truth",
+        "Simulate worlds with known lesson effects and run each credit strategy's bandit loop on\n"
+        "them; report how well each ranks the truly helpful and harmful lessons. Options left out\n"
+        "keep the scenario's values.",
+        "  lesson-credit simulate --seeds 5\n  lesson-credit simulate --scenario broad-keywords --sessions 500 --json",
+    )  # fmt: skip
     p.add_argument(
-        "--scenario",
-        default="default",
+        "--scenario", default="default",
         choices=["default", "broad-keywords", "always-paired", "sign-flip", "few-sessions"],
-    )
-    p.add_argument("--seeds", type=_positive_int, default=20, help="worlds to simulate (default 20)")
-    p.add_argument("--first-seed", type=int, default=0)
-    p.add_argument("--lessons", type=_positive_int, default=None)
-    p.add_argument("--sessions", type=_positive_int, default=None)
-    p.add_argument("--k", type=_positive_int, default=None)
-    p.add_argument("--floor", type=_floor, default=None)
-    p.add_argument("--noise", type=float, default=None)
-    p.add_argument("--keyword-breadth", type=float, default=None)
+        help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
+        "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150) (default: default)",
+    )  # fmt: skip
+    p.add_argument("--seeds", type=_positive_int, default=20, help="worlds to simulate, >= 1 (default 20)")
+    p.add_argument("--first-seed", type=int, default=0, help="seed of the first world; the rest follow (default 0)")
+    p.add_argument("--lessons", type=_positive_int, default=None, help="lessons in the world, >= 2 (default 120)")
+    p.add_argument("--sessions", type=_positive_int, default=None, help="sessions per run, >= 1 (default 1500)")
+    p.add_argument("--k", type=_positive_int, default=None, help="lessons injected per session, >= 1 (default 8)")
+    p.add_argument("--floor", type=_floor, default=None, help="credit floor in [0, 1] (default 0.3)")
+    p.add_argument("--noise", type=float, default=None, help="standard deviation of reward noise, >= 0 (default 0.15)")
+    p.add_argument(
+        "--keyword-breadth", type=float, default=None,
+        help="P(a keyword hits by accident), in [0, 1] (default 0.05)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_simulate)
+
+    p = _command(
+        sub, "completion", [], "print a shell completion script",
+        "Print a completion script for bash or zsh (see the README for where to put it).",
+        "  lesson-credit completion bash > ~/.local/share/bash-completion/completions/lesson-credit\n"
+        "  lesson-credit completion zsh > ~/.zfunc/_lesson-credit",
+    )  # fmt: skip
+    p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete for")
+    p.set_defaults(func=cmd_completion)
+
+    p = _command(
+        sub, "help", [], "describe a command",
+        "Print the reference of one command (its --help), or the list of commands.",
+        "  lesson-credit help sessions",
+    )  # fmt: skip
+    p.add_argument("topic", nargs="?", default=None, metavar="COMMAND", help="the command to describe (default: all)")
+    p.set_defaults(func=cmd_help)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None = None) -> int:
+    """Run one command; `clock` (a function returning an aware datetime) stands in for now."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.clock = clock
     if args.command is None:
         args.func = cmd_tui
     from core.store import StoreError

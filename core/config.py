@@ -12,6 +12,10 @@ from core.fold import CreditSettings
 from core.store import atomic_write
 
 DEFAULT_K = 10
+# gptme-sessions' string outcomes as rewards, as its own bandit counts them (thompson_sampling.py):
+# productive 1, noop / failed / violated_policy 0. `unknown` maps to nothing: the session stays pending.
+DEFAULT_OUTCOMES: dict[str, float] = {"productive": 1.0, "noop": 0.0, "failed": 0.0, "violated_policy": 0.0}
+PENDING_OUTCOME = "unknown"
 
 
 class ConfigError(ValueError):
@@ -23,6 +27,12 @@ class Config:
     credit: CreditSettings = field(default_factory=CreditSettings)
     k: int = DEFAULT_K
     extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept on write
+    outcome_overrides: dict[str, float] = field(default_factory=dict)  # the [outcomes] table
+
+    @property
+    def outcomes(self) -> dict[str, float]:
+        """String outcome -> reward: the defaults, then config.toml's [outcomes]."""
+        return {**DEFAULT_OUTCOMES, **self.outcome_overrides}
 
 
 def load_config(path: Path) -> Config:
@@ -43,6 +53,7 @@ def load_config(path: Path) -> Config:
         if key in data:
             known[key] = data.pop(key)
     k = data.pop("k", DEFAULT_K)
+    outcomes = _outcomes(path, data.pop("outcomes", {}))
     try:
         settings = CreditSettings(
             strategy=str(known.get("strategy", "seed")),
@@ -55,7 +66,20 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"{path}: {exc}") from None
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
-    return Config(settings, k, data)
+    return Config(settings, k, data, outcomes)
+
+
+def _outcomes(path: Path, table: Any) -> dict[str, float]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [outcomes] must be a table of outcome = reward")
+    out = {}
+    for label, value in table.items():
+        if label == PENDING_OUTCOME:
+            raise ConfigError(f"{path}: outcome {PENDING_OUTCOME!r} always leaves a session pending")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            raise ConfigError(f"{path}: outcome {label!r} must map to a number in [0, 1], got {value!r}")
+        out[label] = float(value)
+    return out
 
 
 def _toml_value(value: Any) -> str:
@@ -91,4 +115,8 @@ def save_config(path: Path, config: Config) -> None:
         f"beta = {settings.prior_beta!r}",
         "",
     ]
+    if config.outcome_overrides:
+        lines.append("[outcomes]")
+        lines += [f"{_toml_value(label)} = {value!r}" for label, value in config.outcome_overrides.items()]
+        lines.append("")
     atomic_write(path, "\n".join(lines).encode("utf-8"))

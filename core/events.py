@@ -15,7 +15,7 @@ import msgspec
 
 from core.lessons import normalize_id
 
-SESSION, GRADE, SELECTION, PRIOR = "session", "grade", "selection", "prior"
+SESSION, GRADE, SELECTION, PRIOR, RETIRE = "session", "grade", "selection", "prior", "retire"
 
 
 class InvalidEvent(ValueError):
@@ -59,6 +59,7 @@ class RawEvent(msgspec.Struct, gc=False):
     k: int | None = None
     seed: int | None = None
     arms: dict[str, ArmPrior] | None = None
+    retired: list[str] | None = None
 
 
 _decoder = msgspec.json.Decoder(RawEvent)
@@ -110,7 +111,16 @@ class PriorEvent:
     rewards: dict[str, int] = field(default_factory=dict)  # gptme's total_rewards carried over
 
 
-Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent
+@dataclass(frozen=True)
+class RetireEvent:
+    """Arms whose lesson files are gone, retired by `prune`: hidden from status while their
+    file stays gone. Their evidence stays in the log."""
+
+    timestamp: str | None
+    arms: tuple[str, ...]
+
+
+Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent | RetireEvent
 
 
 def _unit(value: float | None, what: str) -> float | None:
@@ -157,6 +167,15 @@ def _base_of(raw: RawEvent) -> float | None:
         numeric = isinstance(outcome, int | float) and not isinstance(outcome, bool)
         return _unit(float(outcome), "outcome") if numeric else None
     return _unit(raw.base_reward, "base_reward")
+
+
+def outcome_label(raw: RawEvent) -> str | None:
+    """A string outcome (gptme-sessions' `productive`, `noop`, ...) of a record without
+    base_reward: the record stays pending in the index and the workspace's outcome mapping
+    turns the label into a reward when it folds (so a changed mapping needs no re-parse)."""
+    if raw.base_reward is msgspec.UNSET and isinstance(raw.outcome, str) and raw.outcome:
+        return raw.outcome
+    return None
 
 
 def session_columns(raw: RawEvent) -> SessionColumns:
@@ -301,6 +320,10 @@ def to_event(raw: RawEvent) -> Event:
             if prior.rewards:
                 rewards[normalize_id(arm)] = int(prior.rewards)
         return PriorEvent(raw.timestamp, arms, rewards)
+    if kind == RETIRE:
+        if not raw.retired or not all(isinstance(arm, str) and normalize_id(arm) for arm in raw.retired):
+            raise InvalidEvent("retire event without 'retired' lesson ids")
+        return RetireEvent(raw.timestamp, tuple(normalize_id(arm) for arm in raw.retired))
     raise InvalidEvent(f"unknown event type {kind!r}")
 
 

@@ -1,8 +1,9 @@
 """Health checks: the ways real lesson bandits have silently broken, each with what to do.
 
 Every check looks at a workspace's log, library and journals and returns findings that name
-the lessons or sessions involved. A `problem` fails `lesson-credit lint` (exit 1, for an
-agent's CI); a `warning` is reported but does not.
+the lessons or sessions involved. An `error` fails `lesson-credit lint` (exit 1, for an
+agent's CI); a `warning` is reported and fails it only with `--fail-on warning`. Sessions
+waiting for a grade are warnings: a fresh session is pending by design.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.config import PENDING_OUTCOME
+
 if TYPE_CHECKING:
     from core.workspace import Workspace
 
-PROBLEM, WARNING = "problem", "warning"
+ERROR, WARNING = "error", "warning"
+PROBLEM = ERROR  # the name the dashboard imports
 PENDING_STALE_DAYS = 7
 MIN_SESSIONS_FOR_NEVER_INJECTED = 30
 MIN_INJECTED_FOR_NEVER_SALIENT = 5
@@ -31,14 +35,16 @@ class Finding:
     message: str
     advice: str
     items: tuple[str, ...] = ()
+    reasons: tuple[str, ...] = ()  # per item, why it is listed (default: the finding's message)
 
     def as_json(self) -> dict[str, Any]:
+        reasons = self.reasons or (self.message,) * len(self.items)
         return {
             "code": self.code,
             "severity": self.severity,
             "message": self.message,
             "advice": self.advice,
-            "items": list(self.items),
+            "items": [{"item": item, "reason": reason} for item, reason in zip(self.items, reasons, strict=True)],
         }
 
 
@@ -67,6 +73,16 @@ def lint(ws: Workspace) -> list[Finding]:
     known = {lesson.id for lesson in library.lessons}
     post = ws.posterior()
     usage = ws.lesson_usage()
+    if not library.lessons and not library.problems:
+        findings.append(
+            Finding(
+                "no-lessons",
+                ERROR,
+                f"no lessons found in {ws.root}",
+                "Put lesson files under lessons/ (or name their folders in gptme.toml [lessons] dirs); "
+                "until then nothing can be selected or credited.",
+            )
+        )
 
     # Files that could not be read at all.
     log_problems = ws.log_problems()
@@ -76,31 +92,34 @@ def lint(ws: Workspace) -> list[Finding]:
         findings.append(
             Finding(
                 "log-unreadable-lines",
-                PROBLEM,
+                ERROR,
                 f"{len(broken)} line(s) of the log could not be used: {_names([str(p) for p in broken], 3)}",
                 "Fix or remove those lines by hand; everything else still folds.",
                 tuple(f"line {p.line}" for p in broken),
+                tuple(p.reason for p in broken),
             )
         )
     if duplicates:
         findings.append(
             Finding(
                 "duplicate-session-ids",
-                PROBLEM,
+                ERROR,
                 f"{len(duplicates)} session id(s) logged more than once; only the first counts",
                 "Make the session-end hook use a unique id per session (e.g. date + random suffix).",
                 tuple(f"line {p.line}" for p in duplicates),
+                tuple(p.reason for p in duplicates),
             )
         )
     if library.problems:
         findings.append(
             Finding(
                 "broken-lessons",
-                PROBLEM,
+                ERROR,
                 f"{len(library.problems)} lesson file(s) could not be loaded: "
                 + _names([str(p) for p in library.problems], 3),
                 "Fix their frontmatter; until then they are never selected.",
                 tuple(p.path for p in library.problems),
+                tuple(p.reason for p in library.problems),
             )
         )
 
@@ -112,11 +131,12 @@ def lint(ws: Workspace) -> list[Finding]:
         findings.append(
             Finding(
                 "sessions-never-graded",
-                PROBLEM,
+                WARNING,
                 f"{len(stale)} session(s) pending for {PENDING_STALE_DAYS}+ days: "
                 + _names([s.session_id for s in stale]),
                 "Grade them (`lesson-credit grade ID REWARD`, or in the dashboard); pending sessions move nothing.",
                 tuple(s.session_id for s in stale),
+                tuple(f"pending since {s.timestamp}" for s in stale),
             )
         )
     recent = [s for s in pending if s not in stale]
@@ -128,6 +148,7 @@ def lint(ws: Workspace) -> list[Finding]:
                 f"{len(recent)} session(s) waiting for a grade: " + _names([s.session_id for s in recent]),
                 "Grade them when their outcome is known.",
                 tuple(s.session_id for s in recent),
+                tuple(f"pending since {s.timestamp or 'an unknown time'}" for s in recent),
             )
         )
 
@@ -139,7 +160,7 @@ def lint(ws: Workspace) -> list[Finding]:
             findings.append(
                 Finding(
                     "rewards-constant",
-                    PROBLEM,
+                    ERROR,
                     f"all {len(graded)} graded rewards are {value}",
                     "The grader is stuck (a crashed judge or a default value); every lesson learns the same thing.",
                 )
@@ -160,7 +181,7 @@ def lint(ws: Workspace) -> list[Finding]:
         findings.append(
             Finding(
                 "posteriors-collapsed",
-                PROBLEM,
+                ERROR,
                 f"the {int(seen.sum())} lessons with 5+ sessions all have mean {float(np.mean(post.mean[seen])):.3f} "
                 f"(spread {float(np.std(post.mean[seen])):.4f})",
                 "Credit carries no signal: check that salience is computed (not all 0.5) and rewards vary.",
@@ -168,23 +189,27 @@ def lint(ws: Workspace) -> list[Finding]:
         )
 
     # Ghost arms: in the log, not in the library.
-    ghosts = [arm for arm in data.arm_ids if arm not in known]
+    retired = ws.retired_arms()
+    ghosts = [arm for arm in data.arm_ids if arm not in known and arm not in retired]
     if ghosts:
         by_name: dict[str, list[str]] = {}
         for lesson_id in known:
             by_name.setdefault(PurePosixPath(lesson_id).name, []).append(lesson_id)
         hints = []
+        reasons = []
         for ghost in ghosts:
             moved = by_name.get(PurePosixPath(ghost).name)
             hints.append(f"{ghost} (moved to {moved[0]}?)" if moved and len(moved) == 1 else ghost)
+            reasons.append(f"no lesson file; moved to {moved[0]}?" if moved and len(moved) == 1 else "no lesson file")
         findings.append(
             Finding(
                 "ghost-arms",
                 WARNING,
                 f"{len(ghosts)} lesson(s) in the log are not in the library: {_names(hints)}",
                 "Renamed or deleted lessons keep their old evidence under the old id; "
-                "restore the file or accept that the arm is retired.",
+                "restore the file, or retire the arm with `lesson-credit prune` (history is kept).",
                 tuple(ghosts),
+                tuple(reasons),
             )
         )
     prefixed = ws.prefixed_id_count()
@@ -247,7 +272,28 @@ def lint(ws: Workspace) -> list[Finding]:
                 + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
                 "A keyword that is everywhere gives full salience for free; use a more specific phrase.",
                 tuple(sorted(broad)),
+                tuple(reason for _, reason in sorted(broad.items())),
             )
         )
-    findings.sort(key=lambda f: (f.severity != PROBLEM, f.code))
+    # String outcomes (gptme-sessions) that map to no reward: those sessions stay pending.
+    mapping = ws.config.outcomes
+    unmapped: dict[str, int] = {}
+    for label in ws.outcome_labels().values():
+        if label not in mapping and label != PENDING_OUTCOME:
+            unmapped[label] = unmapped.get(label, 0) + 1
+    if unmapped:
+        labels = sorted(unmapped)
+        findings.append(
+            Finding(
+                "unmapped-outcomes",
+                WARNING,
+                f"{sum(unmapped.values())} session(s) have a string outcome with no reward mapped: "
+                + _names([repr(label) for label in labels]),
+                "Map them in config.toml's [outcomes] table (outcome = reward in [0, 1]); until then "
+                "those sessions stay pending.",
+                tuple(labels),
+                tuple(f"{unmapped[label]} session(s)" for label in labels),
+            )
+        )
+    findings.sort(key=lambda f: (f.severity != ERROR, f.code))
     return findings

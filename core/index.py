@@ -25,11 +25,13 @@ from core.events import (
     InvalidEvent,
     PriorEvent,
     RawEvent,
+    RetireEvent,
     SelectionEvent,
     SessionColumns,
     SessionEvent,
     is_session,
     normalize_ids,
+    outcome_label,
     session_columns,
     to_event,
 )
@@ -108,6 +110,8 @@ class LogIndex:
     propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> per lesson
     grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of, _grade_rows)
     selections: Lazy[list[tuple[int, SelectionEvent]]] = Lazy(_selections_of, _selection_rows)
+    outcome_labels: Lazy[dict[int, str]] = Lazy()  # row -> string outcome of a record without base_reward
+    retired: Lazy[dict[str, int]] = Lazy()  # arm -> line of the retire event that retired it
 
     def __init__(self) -> None:
         self.arm_ids: list[str] = []
@@ -123,6 +127,8 @@ class LogIndex:
         self.propensities = {}
         self.grades = []
         self.selections = []
+        self.outcome_labels = {}
+        self.retired = {}
         self.session_lines = Column(np.int64)
         self.session_base = Column(np.float64)  # the record's own; NaN = pending
         self.session_published = Column(np.bool_)  # no "type": the published record shape
@@ -222,6 +228,9 @@ class LogIndex:
         strategies.append(raw.strategy)
         floors.append(raw.floor)
         self.session_published.append(raw.type is None)
+        label = outcome_label(raw)
+        if label is not None:
+            self.outcome_labels[row] = label
         if columns.missing_salience:
             self.missing_salience[row] = columns.missing_salience
         if columns.propensities is not None:
@@ -381,6 +390,9 @@ class LogIndex:
             self.grade_base.append(event.base_reward)
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
+        elif isinstance(event, RetireEvent):
+            for arm in event.arms:
+                self.retired.setdefault(arm, line)
         elif isinstance(event, PriorEvent):
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
@@ -408,10 +420,15 @@ class LogIndex:
             published_shape=bool(self.session_published[row]),
         )
 
-    def snapshot(self) -> FoldData:
-        """Read-only arrays of everything read so far, with each session's latest grade applied."""
+    def snapshot(self, outcomes: dict[str, float] | None = None) -> FoldData:
+        """Read-only arrays of everything read so far, with each session's latest grade applied;
+        `outcomes` maps string outcomes of records without base_reward to rewards (unmapped: pending)."""
         n_sessions = self.n_sessions
         base = self.session_base.view().copy()
+        if outcomes:
+            for row, label in self.outcome_labels.items():
+                if label in outcomes:
+                    base[row] = outcomes[label]
         rows = np.array(self.grade_rows, dtype=np.int64)
         orphan: list[LogProblem] = []
         unknown = np.flatnonzero(rows < 0)

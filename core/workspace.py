@@ -352,7 +352,7 @@ class Workspace:
         """A snapshot whose per-arm block sums (and, for the current settings, reward counts and
         last sessions) are computed, so that the parsed-log cache carries them: a later process
         then folds a big log without a pass over its entries."""
-        data = index.snapshot()
+        data = index.snapshot(self.config.outcomes)
         post = fold(data, self.settings)
         _ = data.stats, post.rewarded, post.last_session, fold_usage(data)
         return data
@@ -361,7 +361,7 @@ class Workspace:
         if self._cache.data is None:
             self.refresh()
         if self._cache.data is None:
-            self._cache.data = self._index.snapshot()
+            self._cache.data = self._index.snapshot(self.config.outcomes)
         return self._cache.data
 
     def log_problems(self) -> list[LogProblem]:
@@ -554,6 +554,16 @@ class Workspace:
             if grade.session_id == session_id:
                 history.append(GradeRecord(grade.base_reward, grade.grader, grade.timestamp, grade.note, line))
         return history
+
+    def outcome_labels(self) -> dict[int, str]:
+        """Row -> string outcome of each record logged without base_reward (see core.config)."""
+        self.data()
+        return self._index.outcome_labels
+
+    def retired_arms(self) -> dict[str, int]:
+        """Arm -> line of the retire event (`prune`) that retired it."""
+        self.data()
+        return self._index.retired
 
     def selections(self) -> list[tuple[int, Any]]:
         self.data()
@@ -843,8 +853,6 @@ class Workspace:
         _check_session_id(session_id)
         if reward is not None:
             reward = credit_mod.check_unit(reward, "reward")
-        if not lessons:
-            raise WorkspaceError("no lessons given (--lessons ID ...)")
         journal = Path(journal)
         journal_file = journal if journal.is_absolute() else Path.cwd() / journal
         try:
@@ -977,15 +985,22 @@ class Workspace:
             self.refresh()
             self.write_state()
 
-    def replay(self, strategy: str | None = None, floor: float | None = None, *, write: bool = False) -> PosteriorTable:
+    def replay(
+        self,
+        strategy: str | None = None,
+        floor: float | None = None,
+        *,
+        decay: float | None = None,
+        write: bool = False,
+    ) -> PosteriorTable:
         """Re-fold under other settings; with `write` they become the workspace's settings."""
         try:
-            settings = self.settings.with_(strategy=strategy, floor=floor)
+            settings = self.settings.with_(strategy=strategy, floor=floor, decay=decay)
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
         if write:
             with self.log.locked():
-                self.config = Config(settings, self.config.k, self.config.extra)
+                self.config = Config(settings, self.config.k, self.config.extra, self.config.outcome_overrides)
                 save_config(self.config_path, self.config)
                 self.refresh()
                 self.write_state()
@@ -1037,7 +1052,7 @@ class Workspace:
         return [times[row] if row >= 0 else None for row in rows]
 
     def save_settings(self, settings: CreditSettings) -> None:
-        self.replay(settings.strategy, settings.floor, write=True)
+        self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
 
 
 @contextlib.contextmanager

@@ -83,8 +83,8 @@ def test_replay_json_has_status_keys_and_writes_nothing(ws: Path, capsys: pytest
     before = log_bytes(ws)
     state_before = (ws / "state/lesson-thompson/bandit-state.json").read_bytes()
     replay = run_json(capsys, "replay", "--workspace", str(ws), "--strategy", "uniform", "--floor", "0.5")
-    assert set(replay) == set(status)
-    assert set(replay["lessons"][0]) == set(status["lessons"][0])
+    assert set(replay) == set(status) | {"decay", "written"}
+    assert set(replay["lessons"][0]) == set(status["lessons"][0]) | {"change"}
     assert (replay["strategy"], replay["floor"]) == ("uniform", 0.5)
     quote = next(row for row in replay["lessons"] if row["path"] == QUOTE)
     assert (quote["alpha"], quote["beta"]) == pytest.approx((1.82, 1.18))  # uniform: +0.82, +0.18
@@ -283,8 +283,6 @@ def test_bad_config_exits_1(basic_ws: Path, capsys: pytest.CaptureFixture[str]) 
     "argv",
     [
         ["record", "--journal", "j.txt", "--lessons", GIT],  # no --session-id
-        ["record", "--session-id", "x", "--journal", "j.txt", "--lessons", GIT, "--reward", "abc"],
-        ["grade", "s1", "abc"],
         ["grade", "s1"],
         ["replay", "--floor", "2"],
         ["replay", "--floor", "x"],
@@ -327,7 +325,7 @@ def test_process_refusal_exit_1_no_traceback(ws: Path) -> None:
 
 
 def test_process_usage_error_exit_2(basic_ws: Path) -> None:
-    proc = run_process("grade", "-w", str(basic_ws), "s1", "abc", cwd=basic_ws)
+    proc = run_process("grade", "-w", str(basic_ws), "s1", cwd=basic_ws)  # no REWARD
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
 

@@ -192,8 +192,8 @@ def test_real_process_output_bytes_are_safe(evil: Path) -> None:
 
 
 def test_explain_escapes_the_grader(evil: Path) -> None:
-    code, _, err = run_cli("grade", "--workspace", str(evil), EVIL_SESSION, "0.6", "--grader", f"judge{RED}{BEL}")
-    assert code == 0, err
+    # the CLI refuses such a grader; another writer of the log may still use one
+    Workspace(evil).grade(EVIL_SESSION, 0.6, grader=f"judge{RED}{BEL}")
     code, out, err = run_cli("explain", "--workspace", str(evil), EVIL_SESSION)
     assert code == 0, err
     assert_terminal_safe(out)

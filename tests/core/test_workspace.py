@@ -107,7 +107,6 @@ def logged_ws(basic_ws: Path) -> Path:
         ({"session_id": "s1"}, "already recorded"),
         ({"journal": "missing.txt"}, "journal not found"),
         ({"lessons": [GIT, "tools/nope.md"]}, "tools/nope.md"),
-        ({"lessons": []}, "no lessons"),
         ({"lessons": [GIT, "lessons/" + GIT]}, "twice"),
         ({"session_id": ""}, "empty"),
         ({"session_id": "a\nb"}, "single line"),

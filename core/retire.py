@@ -1,0 +1,37 @@
+"""`prune`: retire the arms whose lesson files are gone, by logging a retire event.
+
+Nothing is deleted: the arms' sessions and grades stay in the log and keep counting in every
+fold. A retired arm is only hidden from `status` and `replay` (unless `--all`) while its file
+stays gone; restoring the file brings the lesson back with its evidence. The event is
+`{"type": "retire", "timestamp": ISO-8601, "retired": [lesson ids]}`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.events import RETIRE, encode
+
+if TYPE_CHECKING:
+    from core.workspace import Workspace
+
+
+def missing_arms(ws: Workspace) -> list[str]:
+    """Arms of the log whose lesson file is not in the library and that are not retired yet."""
+    known = {lesson.id for lesson in ws.library().lessons}
+    known |= {p.lesson_id for p in ws.library().problems if p.lesson_id}  # a broken file is still there
+    retired = ws.retired_arms()
+    return [arm for arm in ws.data().arm_ids if arm not in known and arm not in retired]
+
+
+def retire_missing(ws: Workspace, *, dry_run: bool = False) -> list[str]:
+    """Log one retire event for every arm `missing_arms` finds (checked again under the lock)."""
+    if dry_run:
+        return missing_arms(ws)
+    with ws.log.locked():
+        ws.refresh()
+        arms = missing_arms(ws)
+        if arms:
+            ws.log.append_locked(encode({"type": RETIRE, "timestamp": ws.now_iso(), "retired": arms}))
+            ws.refresh()
+    return arms

@@ -1,0 +1,224 @@
+"""`lesson-credit sessions` and `show`, and session id prefixes (issue 12, item 1).
+
+The clock is fixed at 2026-03-05T16:30Z. Sessions, by hand:
+  a1  15:00Z on 03-05 (1.5 h ago)   pending          feature  git
+  a2  20:00Z on 03-04 (20.5 h ago)  0.8 judge        bugfix   git, quote
+  b1  00:00Z on 03-01               0.3, regraded 0.6 by manual   feature  quote
+  b2  18:00+02:00 on 03-05 = 16:00Z (30 min ago)  pending  (no category)  quote
+  c1  (no timestamp)                0.5 heuristic    feature  (no lessons)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from pathlib import Path
+
+import pytest
+from cli_fixtures import log_bytes, make_ws, run, run_json, session
+
+from core.query import QueryError, epoch_seconds, parse_sort, parse_time
+
+GIT, QUOTE = "tools/git.md", "tools/quote.md"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    events = [
+        session("a1", None, {GIT: 1.0}, timestamp="2026-03-05T15:00:00Z", category="feature"),
+        session("a2", 0.8, {GIT: 0.5, QUOTE: 0.0}, timestamp="2026-03-04T20:00:00Z", category="bugfix", grader="judge"),
+        session("b1", 0.3, {QUOTE: 1.0}, timestamp="2026-03-01T00:00:00Z", category="feature"),
+        session("b2", None, {QUOTE: 0.5}, timestamp="2026-03-05T18:00:00+02:00"),
+        session("c1", 0.5, {}, category="feature"),
+        {"type": "grade", "session_id": "b1", "base_reward": 0.6, "grader": "manual", "note": "rework"},
+    ]
+    return make_ws(tmp_path, lessons={GIT: ["git"], QUOTE: ["quote"]}, events=events)
+
+
+def ids(capsys: pytest.CaptureFixture[str], ws: Path, *argv: str) -> list[str]:
+    payload = run_json(capsys, "sessions", "-w", str(ws), *argv)
+    return [s["session_id"] for s in payload["sessions"]]
+
+
+def test_the_operators_question_in_one_command(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # pending within the last day: a1 and b2; of those, only a1 injected git
+    assert ids(capsys, ws, "--since", "1d", "--pending") == ["a1", "b2"]
+    assert ids(capsys, ws, "--since", "1d", "--pending", "--lesson", GIT) == ["a1"]
+    assert ids(capsys, ws, "--since", "1d", "--pending", "--lesson", "lessons/" + GIT) == ["a1"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], ["a1", "a2", "b1", "b2", "c1"]),
+        (["--since", "2h"], ["a1", "b2"]),
+        (["--since", "30m"], ["b2"]),  # exactly 30 minutes ago: inclusive
+        (["--since", "29m"], []),
+        (["--until", "2026-03-02"], ["b1"]),
+        (["--since", "2026-03-04T20:00:00Z", "--until", "2026-03-05T15:00"], ["a2"]),  # until is exclusive
+        (["--min-reward", "0.5"], ["a2", "b1", "c1"]),  # b1 counts with its latest grade, 0.6
+        (["--max-reward", "0.5"], ["c1"]),
+        (["--min-reward", "0.55", "--max-reward", "0.7"], ["b1"]),
+        (["--graded"], ["a2", "b1", "c1"]),
+        (["--grader", "manual"], ["b1"]),
+        (["--grader", "judge"], ["a2"]),
+        (["--grader", "heuristic"], ["c1"]),
+        (["--category", "feature"], ["a1", "b1", "c1"]),
+        (["--lesson", QUOTE], ["a2", "b1", "b2"]),
+        (["--sort", "reward:desc"], ["a2", "b1", "c1", "a1", "b2"]),  # pending last either way
+        (["--sort", "reward"], ["c1", "b1", "a2", "a1", "b2"]),
+        (["--sort", "time:desc"], ["b2", "a1", "a2", "b1", "c1"]),  # b2 is 16:00Z; c1 has no time
+        (["--sort", "time"], ["b1", "a2", "a1", "b2", "c1"]),
+        (["--sort", "category"], ["a2", "a1", "b1", "c1", "b2"]),  # ties in log order, no category last
+        (["--sort", "category:desc"], ["a1", "b1", "c1", "a2", "b2"]),
+        (["--sort", "id:desc"], ["c1", "b2", "b1", "a2", "a1"]),
+        (["--sort", "lessons:desc"], ["a2", "a1", "b1", "b2", "c1"]),
+        (["--sort", "salience"], ["c1", "a2", "b2", "a1", "b1"]),  # means 0, .25, .5, 1, 1
+        (["--sort", "line:desc"], ["c1", "b2", "b1", "a2", "a1"]),
+        (["--sort", "reward:desc", "--limit", "2"], ["a2", "b1"]),
+    ],
+)
+def test_filters_and_sorting(
+    ws: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: list[str]
+) -> None:
+    assert ids(capsys, ws, *argv) == expected
+
+
+def test_json_rows_and_pending_reward_is_null(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    payload = run_json(capsys, "sessions", "-w", str(ws), "--sort", "reward:desc", "--limit", "4")
+    assert payload["matched"] == 5
+    rows = {s["session_id"]: s for s in payload["sessions"]}
+    assert rows["b1"] == {
+        "session_id": "b1",
+        "timestamp": "2026-03-01T00:00:00Z",
+        "category": "feature",
+        "base_reward": 0.6,
+        "grader": "manual",
+        "lessons": 1,
+        "mean_salience": 1.0,
+        "line": 3,
+    }
+    assert rows["a1"]["base_reward"] is None and rows["a1"]["grader"] is None
+
+
+def test_table_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "sessions", "-w", str(ws), "--pending")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["session", "time", "category", "reward", "grader", "lessons", "salience"]
+    assert lines[2].split() == ["a1", "2026-03-05T15:00:00Z", "feature", "pending", "-", "1", "1.000"]
+    assert lines[-1] == "2 of 5 sessions match"
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--since", "yesterday"], "not a time"),
+        (["--sort", "colour"], "cannot sort by 'colour'"),
+        (["--sort", "reward:up"], "asc or desc"),
+        (["--min-reward", "x"], "reward must be a number"),
+        (["--max-reward", "1.5"], "reward must be in [0, 1]"),
+        (["--lesson", "tools/nope.md"], "neither in the library nor in the log"),
+    ],
+)
+def test_bad_queries_exit_1_with_one_line(
+    ws: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    code, out, err = run(capsys, "sessions", "-w", str(ws), *argv)
+    assert (code, out) == (1, "")
+    assert len(err.splitlines()) == 1 and needle in err
+
+
+def test_parse_time_forms() -> None:
+    now = dt.datetime(2026, 3, 5, 16, 30, tzinfo=dt.UTC)
+    t = now.timestamp()
+    assert parse_time("2h", now) == t - 7200
+    assert parse_time("30m", now) == t - 1800
+    assert parse_time("7d", now) == t - 7 * 86400
+    assert parse_time("90s", now) == t - 90
+    assert parse_time("2w", now) == t - 14 * 86400
+    assert parse_time("1.5h", now) == t - 5400
+    # 2026-03-01 is 20513 days after 1970-01-01 (56 years, 14 of them leap: 56*365+14 = 20454; + Jan 31 + Feb 28)
+    assert parse_time("2026-03-01", now) == 20513 * 86400
+    assert parse_time("2026-03-01T01:00:00+01:00", now) == 20513 * 86400
+    with pytest.raises(QueryError):
+        parse_time("", now)
+    with pytest.raises(QueryError):
+        parse_time("-2h", now)
+
+
+def test_epoch_seconds_reads_every_iso_form() -> None:
+    day = 20513 * 86400  # 2026-03-01T00:00Z, as above
+    got = epoch_seconds(["2026-03-01T00:00:00Z", "2026-03-01T02:00:00+02:00", "2026-03-01T00:00:00.5Z", None, "soon"])
+    assert got[:3].tolist() == [day, day, day + 0.5]
+    assert all(math.isnan(v) for v in got[3:])  # NaN: missing and unreadable never match a time filter
+    assert math.isnan(epoch_seconds(["2026-13-01T00:00:00Z"])[0])  # looks canonical, is not a date
+
+
+def test_parse_sort() -> None:
+    assert parse_sort("reward") == ("reward", False)
+    assert parse_sort("time:desc") == ("time", True)
+    assert parse_sort("ID:ASC") == ("id", False)
+
+
+# ---------------------------------------------------------------- id prefixes
+
+
+def test_unique_prefix_works_wherever_a_session_id_does(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_json(capsys, "explain", "-w", str(ws), "c")["session_id"] == "c1"
+    assert run_json(capsys, "show", "-w", str(ws), "c")["session_id"] == "c1"
+    graded = run_json(capsys, "grade", "-w", str(ws), "c", "0.9")
+    assert (graded["session_id"], graded["base_reward"]) == ("c1", 0.9)
+
+
+@pytest.mark.parametrize("command", ["explain", "show", "grade"])
+def test_ambiguous_prefix_is_refused_listing_the_matches(
+    ws: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    before = log_bytes(ws)
+    argv = [command, "-w", str(ws), "a"] + (["0.5"] if command == "grade" else [])
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (1, "")
+    assert err.splitlines() == ["lesson-credit: session id prefix 'a' is ambiguous: 2 sessions match (a1, a2)"]
+    assert log_bytes(ws) == before
+
+
+def test_unknown_session_and_exact_id_that_prefixes_another(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_ws(
+        tmp_path,
+        lessons={GIT: ["git"]},
+        events=[session("x3", 0.5, {GIT: 1.0}), session("x3-js-1", 0.7, {GIT: 1.0})],
+    )
+    assert run_json(capsys, "show", "-w", str(root), "x3")["session_id"] == "x3"  # exact id wins
+    assert run_json(capsys, "show", "-w", str(root), "x3-")["session_id"] == "x3-js-1"
+    code, _, err = run(capsys, "explain", "-w", str(root), "zz")
+    assert code == 1 and err.strip() == "lesson-credit: unknown session 'zz'"
+
+
+# ---------------------------------------------------------------- show
+
+
+def test_show_json(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    payload = run_json(capsys, "show", "-w", str(ws), "b1")
+    assert payload["session_id"] == "b1"
+    assert (payload["base_reward"], payload["grader"], payload["category"]) == (0.6, "manual", "feature")
+    assert [(g["base_reward"], g["grader"], g["note"]) for g in payload["grades"]] == [
+        (0.3, "heuristic", None),
+        (0.6, "manual", "rework"),
+    ]
+    # seed, floor 0.3: quote has salience 1 -> w = 1, credited 0.6; alpha +0.6, beta +0.4
+    (quote,) = payload["lessons"]
+    assert quote["path"] == QUOTE
+    assert (quote["weight"], quote["reward"]) == pytest.approx((1.0, 0.6))
+    assert (quote["alpha_delta"], quote["beta_delta"]) == pytest.approx((0.6, 0.4))
+    assert payload["journal_changed"] is None  # no journal recorded
+
+
+def test_show_pending_text(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "show", "-w", str(ws), "b2")
+    assert code == 0, err
+    assert "grade     pending" in out
+    assert "grade history: none (pending)" in out
+    row = next(line for line in out.splitlines() if line.startswith(QUOTE))
+    # salience 0.5 -> w = 0.3 + 0.7 * 0.5 = 0.65; pending: no reward, no change
+    assert row.split() == [QUOTE, "0.500", "0.650", "-", "+0.000", "+0.000"]
