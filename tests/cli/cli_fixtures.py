@@ -75,3 +75,10 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
     code, out, err = run(capsys, *argv, "--json")
     assert code == 0, err
     return json.loads(out)
+
+
+def run_plain(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """`run` on the real clock, for behaviour that does not depend on the time."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
