@@ -742,14 +742,23 @@ def cmd_help(args: argparse.Namespace) -> int:
     if args.topic is None:
         parser.print_help()
         return 0
-    sub = _subparsers(parser)
+    sub = subcommands(parser)
     if args.topic not in sub:
         raise CliError(f"no command {args.topic!r}: choose one of {', '.join(sub)}")
     sub[args.topic].print_help()
     return 0
 
 
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+def summary_lines(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each command's one-line summary, as the command list shows it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {choice.dest: str(choice.help) for choice in action._choices_actions}
+    return {}
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's parser, in the order of the command list."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)

@@ -1,0 +1,108 @@
+"""Every command and option documented, `help COMMAND`, and the README's generated reference (issue 12, item 2)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from cli.main import build_parser, main, subcommands
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def reference_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "scripts" / "cli_reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if not isinstance(a, argparse._HelpAction | argparse._SubParsersAction)]
+
+
+def test_every_option_of_every_command_has_help_text() -> None:
+    parser = build_parser()
+    commands = subcommands(parser)
+    assert len(commands) >= 17
+    missing = []
+    for name, sub in [("lesson-credit", parser), *commands.items()]:
+        for action in options(sub):
+            text = action.help
+            if not text or text == argparse.SUPPRESS or not text.strip():
+                missing.append(f"{name} {action.option_strings or action.dest}")
+    assert missing == []
+
+
+def test_every_default_is_stated() -> None:
+    unstated = []
+    for name, sub in subcommands(build_parser()).items():
+        for action in options(sub):
+            if action.default not in (None, False, argparse.SUPPRESS) and "default" not in str(action.help):
+                unstated.append(f"{name} {action.option_strings}")
+    assert unstated == []
+
+
+def test_every_command_has_a_description_and_examples() -> None:
+    for name, sub in subcommands(build_parser()).items():
+        assert sub.description and len(sub.description) > 20, name
+        assert sub.formatter_class is argparse.RawDescriptionHelpFormatter, name
+        epilog = sub.epilog or ""
+        assert epilog.startswith("examples:\n"), name
+        examples = [line for line in epilog.splitlines()[1:] if line.strip()]
+        assert 1 <= len(examples) <= 3, name
+        assert all(line.strip().startswith(("lesson-credit", "echo")) for line in examples), name
+
+
+@pytest.mark.parametrize("command", ["sessions", "record", "lint", "replay"])
+def test_help_command_prints_the_reference(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help", command]) == 0
+    via_help = capsys.readouterr().out
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == via_help
+    assert "examples:" in via_help and f"usage: lesson-credit {command}" in via_help
+
+
+def test_help_without_a_command_and_with_an_unknown_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help"]) == 0
+    out = capsys.readouterr().out
+    assert "sessions" in out and "completion" in out and "exit status" in out
+    assert main(["help", "frobnicate"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "no command 'frobnicate'" in err
+
+
+def test_lint_help_lists_its_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["help", "lint"]) == 0
+    out = capsys.readouterr().out
+    for check in ("duplicate session ids", "ghost arms", "pending sessions", "--fail-on"):
+        assert check in " ".join(out.split()), check
+
+
+def test_readme_reference_matches_the_parser() -> None:
+    script = reference_script()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert script.START in readme and script.END in readme
+    section = readme.split(script.START, 1)[1].split(script.END, 1)[0]
+    generated = script.render()
+    assert script.START + section + script.END == generated, "run: python scripts/cli_reference.py"
+    # and it really lists every option of every command
+    for name, sub in subcommands(build_parser()).items():
+        assert f"<code>lesson-credit {name}</code>" in generated
+        for action in options(sub):
+            assert f"`{script._option(action)}`" in generated, (name, action.dest)
+
+
+def test_reference_script_replaces_between_the_markers() -> None:
+    script = reference_script()
+    stale = "intro\n" + script.START + "\nold text\n" + script.END + "\noutro\n"
+    assert script.replaced(stale, script.render()) == "intro\n" + script.render() + "\noutro\n"
+    with pytest.raises(SystemExit):
+        script.replaced("no markers", script.render())
