@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -153,6 +154,27 @@ def test_epoch_seconds_reads_every_iso_form() -> None:
     assert got[:3].tolist() == [day, day, day + 0.5]
     assert all(math.isnan(v) for v in got[3:])  # NaN: missing and unreadable never match a time filter
     assert math.isnan(epoch_seconds(["2026-13-01T00:00:00Z"])[0])  # looks canonical, is not a date
+
+
+def test_epoch_seconds_agrees_with_datetime_on_valid_and_invalid_stamps() -> None:
+    # the vectorised reading of YYYY-MM-DDTHH:MM:SSZ against datetime.fromisoformat, stamp by stamp,
+    # over fields drawn past their ranges (month 13, day 32, hour 25, Feb 29 of non-leap years, ...)
+    rng = random.Random(12)
+    stamps = [
+        f"{rng.randint(1, 9999):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}"
+        f"T{rng.randint(0, 25):02d}:{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d}Z"
+        for _ in range(3000)
+    ]
+    stamps += ["2024-02-29T12:00:00Z", "2100-02-29T12:00:00Z", "0000-01-01T00:00:00Z", "2026-0/-01T00:00:00Z"]
+    got = epoch_seconds(stamps).tolist()
+    for stamp, value in zip(stamps, got, strict=True):
+        try:
+            expected = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            assert math.isnan(value), stamp
+        else:
+            assert value == expected, stamp
+    assert not math.isnan(got[-4]) and math.isnan(got[-3])  # 2024 is a leap year, 2100 is not
 
 
 def test_parse_sort() -> None:
