@@ -265,16 +265,24 @@ def _explanation_text(exp: Any) -> str:
     return "\n".join(out)
 
 
+def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
+    """The session's record as logged ({} if it cannot be read back)."""
+    from core.records import session_record
+
+    duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in ws.log_problems())
+    return session_record(ws.log.path, session_id, unique=not duplicated) or {}
+
+
 def _explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
     """explain's JSON: a pending session's per-lesson reward is null (it credited nothing yet),
     and `journal_changed` says whether the journal's sha256 still matches the recorded one."""
-    from core.records import journal_changed, session_record
+    from core.records import journal_changed
 
     payload: dict[str, Any] = exp.as_json()
     if exp.base_reward is None:
         for lesson in payload["lessons"]:
             lesson["reward"] = None
-    record = session_record(ws.log.path, exp.session.session_id) or {}
+    record = _record_of(ws, exp.session.session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     payload["journal_changed"] = changed
     payload["journal_note"] = why
@@ -288,9 +296,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         _print_json(_explanation_json(ws, exp))
     else:
         print(_explanation_text(exp))
-        from core.records import journal_changed, session_record
+        from core.records import journal_changed
 
-        changed, why = journal_changed(ws.root, session_record(ws.log.path, exp.session.session_id) or {})
+        changed, why = journal_changed(ws.root, _record_of(ws, exp.session.session_id), ws.allow_outside_journals)
         if changed:
             print(f"\nwarning: {safe(why)}")
     return 0
@@ -641,12 +649,12 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.records import journal_changed, session_record
+    from core.records import journal_changed
 
     ws = _workspace(args)
     session_id = _session_id(ws, args.session_id)
     exp = ws.explain(session_id, with_journal=False)
-    record = session_record(ws.log.path, session_id) or {}
+    record = _record_of(ws, session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     s = exp.session
     label = ws.outcome_labels().get(ws.session_table().session_ids.index(session_id))

@@ -17,29 +17,47 @@ from typing import Any
 JOURNAL_HASH_LIMIT = 64 * 1024 * 1024  # a bigger file is reported as unchecked rather than hashed
 
 
-def session_record(log_path: Path, session_id: str) -> dict[str, Any] | None:
-    """The first session event logged for `session_id` (the one that counts), as a dict."""
-    spellings = {json.dumps(session_id, ensure_ascii=ascii)[1:-1].encode("utf-8") for ascii in (True, False)}
-    alternatives = b"|".join(re.escape(spelling) for spelling in sorted(spellings))
+def session_record(log_path: Path, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
+    """The first session event logged for `session_id` (the one that counts), as a dict.
+
+    `unique`: the caller knows the id was logged once (the reader reported no duplicate), so
+    the search may start from the end, where a hook's just-recorded session is."""
+    spellings = sorted({json.dumps(session_id, ensure_ascii=ascii)[1:-1].encode("utf-8") for ascii in (True, False)})
+    alternatives = b"|".join(re.escape(spelling) for spelling in spellings)
     pattern = re.compile(rb'"session_id"\s*:\s*"(?:' + alternatives + rb')"')
     try:
         with open(log_path, "rb") as handle:
             if not handle.seek(0, 2):
                 return None
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                if unique:  # the usual spellings, searched backwards
+                    for spelling in spellings:
+                        for needle in (b'"session_id":"' + spelling + b'"', b'"session_id": "' + spelling + b'"'):
+                            end = len(data)
+                            while (found := data.rfind(needle, 0, end)) >= 0:
+                                record = _session_at(data, found, found + len(needle), session_id)
+                                if record is not None:
+                                    return record
+                                end = found
                 for match in pattern.finditer(data):
-                    start = data.rfind(b"\n", 0, match.start()) + 1
-                    end = data.find(b"\n", match.end())
-                    line = data[start : len(data) if end < 0 else end]
-                    try:
-                        record = json.loads(line)
-                    except (ValueError, RecursionError):
-                        continue
-                    if isinstance(record, dict) and record.get("type") in (None, "session"):
-                        if record.get("session_id") == session_id:
-                            return record
+                    record = _session_at(data, match.start(), match.end(), session_id)
+                    if record is not None:
+                        return record
     except OSError:
         return None
+    return None
+
+
+def _session_at(data: mmap.mmap, start: int, end: int, session_id: str) -> dict[str, Any] | None:
+    """The session event on the line holding data[start:end], if that line is one for the id."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    try:
+        record = json.loads(data[line_start : len(data) if line_end < 0 else line_end])
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(record, dict) and record.get("type") in (None, "session") and record.get("session_id") == session_id:
+        return record
     return None
 
 

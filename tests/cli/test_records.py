@@ -1,0 +1,84 @@
+"""core.records: reading one session's record back, and the journal check behind journal_changed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from core.records import journal_changed, session_record
+
+
+def write_log(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("unique", [False, True])
+def test_finds_the_session_event_not_grades_or_notes(tmp_path: Path, unique: bool) -> None:
+    log = write_log(
+        tmp_path / "log.jsonl",
+        [
+            '{"type":"selection","session_id":"s1","selected":[]}',
+            '{"type":"session","session_id":"s1","lessons":[],"journal_sha256":"aa"}',
+            '{"type":"grade","session_id":"s1","base_reward":0.5,"note":"see \\"session_id\\":\\"s1\\""}',
+            '{"type":"session","session_id":"s10","lessons":[]}',
+        ],
+    )
+    assert session_record(log, "s1", unique=unique) == {
+        "type": "session",
+        "session_id": "s1",
+        "lessons": [],
+        "journal_sha256": "aa",
+    }
+    assert session_record(log, "s10", unique=unique)["session_id"] == "s10"  # type: ignore[index]
+    assert session_record(log, "s", unique=unique) is None
+
+
+def test_the_first_of_duplicates_counts(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "log.jsonl",
+        [
+            '{"session_id": "d", "lessons": [], "outcome": "first"}',
+            '{"session_id":"d","lessons":[],"outcome":"second"}',
+        ],
+    )
+    assert session_record(log, "d")["outcome"] == "first"  # type: ignore[index]
+
+
+def test_other_spellings_and_non_ascii_ids(tmp_path: Path) -> None:
+    log = write_log(
+        tmp_path / "log.jsonl",
+        [
+            json.dumps({"session_id": "café", "lessons": []}),  # \\u00e9 escaped
+            json.dumps({"session_id": "naïve", "lessons": []}, ensure_ascii=False),
+            '{"session_id"  :  "wide", "lessons": []}',
+        ],
+    )
+    for sid in ("café", "naïve", "wide"):
+        for unique in (False, True):
+            assert session_record(log, sid, unique=unique)["session_id"] == sid  # type: ignore[index]
+
+
+def test_missing_or_empty_log(tmp_path: Path) -> None:
+    assert session_record(tmp_path / "nope.jsonl", "s") is None
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert session_record(tmp_path / "empty.jsonl", "s") is None
+
+
+def test_journal_changed(tmp_path: Path) -> None:
+    (tmp_path / "j.md").write_bytes(b"hello\n")
+    digest = hashlib.sha256(b"hello\n").hexdigest()
+    record = {"journal_path": "j.md", "journal_sha256": digest}
+    assert journal_changed(tmp_path, record)[0] is False
+    (tmp_path / "j.md").write_bytes(b"hello!\n")
+    assert journal_changed(tmp_path, record)[0] is True
+    assert journal_changed(tmp_path, {"journal_path": "j.md"})[0] is None  # nothing recorded to compare
+    assert journal_changed(tmp_path, {"journal_path": "gone.md", "journal_sha256": digest}) == (
+        None,
+        "journal gone.md not found",
+    )
+    outside = {"journal_path": str(tmp_path.parent / "x.md"), "journal_sha256": digest}
+    assert journal_changed(tmp_path, outside)[0] is None
