@@ -36,11 +36,11 @@ def _reward(text: str | None) -> float | None:
     return value
 
 
-def _one_line(value: str | None, what: str, *, empty_ok: bool = False) -> str | None:
+def _one_line(value: str | None, what: str) -> str | None:
     """A label (category, grader) that the log and tables show on one line."""
     if value is None:
         return None
-    if not value.strip() and not empty_ok:
+    if not value.strip():
         raise CliError(f"{what} must not be empty")
     if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in value):
         raise CliError(f"{what} must be one line without control characters, got {value!r}")
@@ -589,7 +589,7 @@ def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
 
 def cmd_sessions(args: argparse.Namespace) -> int:
     from core.lessons import normalize_id
-    from core.query import SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
+    from core.query import NO_ROWS, SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
 
     min_reward = _reward(args.min_reward)
     max_reward = _reward(args.max_reward)
@@ -605,7 +605,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         if lesson in data.arm_ids:
             lesson_rows = rows_with_arm(data.entry_arm, data.entry_session, data.arm_ids.index(lesson))
         elif lesson in ws.library().by_id():
-            lesson_rows = rows_with_arm(data.entry_arm[:0], data.entry_session[:0], 0)  # never injected
+            lesson_rows = NO_ROWS  # in the library, never injected
         else:
             raise CliError(f"lesson {args.lesson!r} is neither in the library nor in the log")
     query = SessionQuery(

@@ -29,6 +29,7 @@ SORT_COLUMNS = ("line", "id", "time", "category", "reward", "grader", "lessons",
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _RELATIVE = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 MAX_MATCHES_SHOWN = 5
+NO_ROWS: IntArray = np.zeros(0, dtype=np.int64)
 
 
 class QueryError(ValueError):

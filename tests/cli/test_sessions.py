@@ -33,7 +33,7 @@ def ws(tmp_path: Path) -> Path:
         session("c1", 0.5, {}, category="feature"),
         {"type": "grade", "session_id": "b1", "base_reward": 0.6, "grader": "manual", "note": "rework"},
     ]
-    return make_ws(tmp_path, lessons={GIT: ["git"], QUOTE: ["quote"]}, events=events)
+    return make_ws(tmp_path, lessons={GIT: ["git"], QUOTE: ["quote"], "tools/idle.md": ["idle"]}, events=events)
 
 
 def ids(capsys: pytest.CaptureFixture[str], ws: Path, *argv: str) -> list[str]:
@@ -66,6 +66,8 @@ def test_the_operators_question_in_one_command(ws: Path, capsys: pytest.CaptureF
         (["--grader", "heuristic"], ["c1"]),
         (["--category", "feature"], ["a1", "b1", "c1"]),
         (["--lesson", QUOTE], ["a2", "b1", "b2"]),
+        (["--lesson", "tools/idle.md"], []),  # in the library, never injected
+        (["--pending", "--graded"], []),
         (["--sort", "reward:desc"], ["a2", "b1", "c1", "a1", "b2"]),  # pending last either way
         (["--sort", "reward"], ["c1", "b1", "a2", "a1", "b2"]),
         (["--sort", "time:desc"], ["b2", "a1", "a2", "b1", "c1"]),  # b2 is 16:00Z; c1 has no time
