@@ -92,6 +92,19 @@ def status_main(path: str) -> None:
     sys.stdout.write("\n".join(out) + "\n")
 
 
+def sessions_main(path: str, since: str, lesson: str) -> None:
+    """What a hand-written `sessions --since T --pending --lesson L --json` would do."""
+    records, grades = read_log(path)
+    found = [
+        r["session_id"]
+        for r in records
+        if grades.get(r["session_id"], r.get("base_reward")) is None
+        and (r.get("timestamp") or "") >= since
+        and any(entry["path"] == lesson for entry in r["lessons"])
+    ]
+    sys.stdout.write(json.dumps({"sessions": [{"session_id": sid} for sid in found]}) + "\n")
+
+
 def salience_loop(text: str, lessons: list[tuple[str, list[str]]]) -> list[float]:
     """Per lesson, per keyword: ``kw in text`` on the lowered text (wildcards via re.search)."""
     lowered = text.lower()

@@ -717,6 +717,45 @@ def case_status(sizes: dict[str, Any]) -> list[Result]:
     return results
 
 
+def case_sessions(sizes: dict[str, Any]) -> list[Result]:
+    """`lesson-credit sessions` answering "pending in the last week, with lesson X" on the big log."""
+    root = workspace_data(sizes["workspace"])
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    n_ours, n_base = sizes["runs"]["status"]
+    n_sessions = sizes["workspace"]["sessions"]
+    epoch = 1_735_689_600  # the generator's first timestamp; sessions are 300 s apart
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch + 300 * max(0, n_sessions - 7 * 288)))
+    lesson = json.loads(log.open("rb").readline())["lessons"][0]["path"]
+    cmd = [
+        *lesson_credit_cmd(),
+        "sessions",
+        "-w",
+        str(root),
+        "--since",
+        since,
+        "--pending",
+        "--lesson",
+        lesson,
+        "--json",
+    ]
+    script = (
+        f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+        "from bench.baselines import sessions_main; sessions_main(*sys.argv[1:])"
+    )
+    base_times, base_proc = time_cli([sys.executable, "-c", script, str(log), since, lesson], n_base)
+    run_cli(cmd)  # the parsed-log cache is written by the first read, as after any earlier command
+    ours_times, proc = time_cli(cmd, n_ours)
+    ours_ids = [s["session_id"] for s in json.loads(proc.stdout)["sessions"]]
+    base_ids = [s["session_id"] for s in json.loads(base_proc.stdout)["sessions"]]
+    failed = [] if ours_ids == base_ids else ["sessions differ from the baseline's"]
+    detail = (
+        f"`lesson-credit sessions --since {since} --pending --lesson {lesson} --json` subprocess wall time on a "
+        f"{n_sessions:,}-session log (index cache present): {len(ours_ids)} sessions, the same as the baseline's"
+    )
+    baseline_name = "python -c json.loads loop filter"
+    return [Result("sessions_cli", ours_times, base_times, baseline_name, Target(2.0), detail, failed=failed)]
+
+
 DEMO_JOURNAL = """\
 Session journal (benchmark)
 
@@ -777,6 +816,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "warm": case_warm,  # warm_whatif and warm_regrade
     "salience": case_salience,
     "status_cli": case_status,
+    "sessions_cli": case_sessions,
     "record_cli": case_record,
 }
 
