@@ -539,11 +539,14 @@ class Workspace:
             raise WorkspaceError(f"unknown session {session_id!r}")
         session = self._index.session(row)
         history = []
-        if session.base_reward is not None:
+        own = session.base_reward
+        if own is None:  # a string outcome (gptme-sessions) counts as the record's own grade
+            own = self.config.outcomes.get(self._index.outcome_labels.get(row, ""))
+        if own is not None:
             grader = session.grader or ("imported" if session.published_shape else "heuristic")
             history.append(
                 GradeRecord(
-                    session.base_reward,
+                    own,
                     grader,
                     session.timestamp,
                     None,

@@ -84,6 +84,8 @@ def test_unknown_stays_pending_and_unmapped_strings_are_linted(ws: Path, capsys:
     assert found["unmapped-outcomes"]["items"] == [{"item": "weird", "reason": "1 session(s)"}]
     shown = json.loads(run_plain(capsys, "show", "-w", str(ws), "p1", "--json")[1])
     assert (shown["outcome"], shown["base_reward"], shown["grader"]) == ("productive", 1.0, "imported")
+    assert [(g["base_reward"], g["grader"]) for g in shown["grades"]] == [(1.0, "imported")]  # the outcome is its grade
+    assert json.loads(run_plain(capsys, "show", "-w", str(ws), "p3", "--json")[1])["grades"] == []
 
 
 def test_a_grade_overrides_the_outcome(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
