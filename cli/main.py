@@ -848,7 +848,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = _command(
         sub, "sessions", [common, data], "list and filter sessions",
         "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
-        "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).",
+        "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).\n"
+        "--json: {sessions: [{session_id, timestamp, category, base_reward (null while pending),\n"
+        "grader, lessons, mean_salience, line}], matched: count before --limit}.",
         "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
         "  lesson-credit sessions --sort reward:desc --limit 10 --json",
     )  # fmt: skip
@@ -1004,7 +1006,9 @@ def build_parser() -> argparse.ArgumentParser:
         "posteriors collapsed to one mean. Warnings: pending sessions, ghost arms (in the log,\n"
         "not the library), lessons/-prefixed ids, lessons never injected or never salient,\n"
         "entries without salience, keywords matching most journals, binary rewards, string\n"
-        "outcomes with no reward mapped. Exit 1 when a finding at --fail-on level or worse exists.",
+        "outcomes with no reward mapped. Exit 1 when a finding at --fail-on level or worse exists.\n"
+        "--json: {findings: [{code, severity, message, advice, items: [{item, reason}]}], errors,\n"
+        "warnings, fail_on, failed}.",
         "  lesson-credit lint                       # for CI: fails on errors only\n"
         "  lesson-credit lint --fail-on warning --json",
     )  # fmt: skip
