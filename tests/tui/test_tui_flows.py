@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input
 from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, settle, weight
 
 from core.workspace import Workspace
@@ -17,7 +17,7 @@ from tui.app import LessonCreditApp
 from tui.screens.analysis import AnalysisScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
-from tui.screens.health import HealthScreen
+from tui.screens.health import FindingCard, HealthScreen
 from tui.screens.help import HelpScreen
 from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
@@ -711,8 +711,9 @@ async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
         await pilot.press("enter", "o", "r", "h")
         await settle(pilot)
         assert isinstance(app.screen, HealthScreen)
-        assert "no problems found" in str(app.screen.query_one("#health-empty", Static).render())
-        assert app.screen.title == "Health · 0 problems, 0 warnings"
+        # a folder without lessons is flagged, not "no problems found" (issue 12)
+        assert [card.finding.code for card in app.screen.query(FindingCard)] == ["no-lessons"]
+        assert app.screen.title == "Health · 1 problem, 0 warnings"
         await pilot.press("m")
         await settle(pilot)
         assert isinstance(app.screen, SimulationScreen)
