@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -27,9 +28,16 @@ def test_bash_script_completes_every_command_and_option(capsys: pytest.CaptureFi
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
-def test_bash_script_is_valid_bash(capsys: pytest.CaptureFixture[str]) -> None:
-    proc = subprocess.run(["bash", "-n"], input=script("bash", capsys), capture_output=True, text=True, timeout=60)
+def test_bash_completes_commands_and_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "lc.bash").write_text(script("bash", capsys), encoding="utf-8")
+    probe = (
+        f"source {tmp_path / 'lc.bash'}\n"
+        'COMP_WORDS=(lesson-credit ses); COMP_CWORD=1; _shtab_lesson_credit; echo "${COMPREPLY[*]}"\n'
+        'COMP_WORDS=(lesson-credit lint --fail-on ""); COMP_CWORD=3; _shtab_lesson_credit; echo "${COMPREPLY[*]}"\n'
+    )
+    proc = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["sessions", "error warning"]
 
 
 def test_zsh_script(capsys: pytest.CaptureFixture[str]) -> None:
