@@ -8,19 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+
 from core.workspace import Workspace
 
-FIXED_NOW = dt.datetime(2026, 3, 5, 16, 30, tzinfo=dt.UTC)
-LOG_REL = Path("state") / "lesson-thompson" / "sessions.jsonl"
-STATE_REL = Path("state") / "lesson-thompson" / "bandit-state.json"
-CONFIG_REL = Path("state") / "lesson-thompson" / "config.toml"
+__all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
+
 FLOOR = 0.3  # the default
 
 MARKUP_JOURNAL = "Tried [red]boom[/] and \x1b[31mred\x1b[0m; then git worktree add.\n\tindented\tline\n"
-
-
-def fixed_clock() -> dt.datetime:
-    return FIXED_NOW
 
 
 def lesson(keywords: list[str], title: str, status: str = "active", description: str = "A test lesson.") -> str:
