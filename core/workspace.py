@@ -28,7 +28,7 @@ from core import credit as credit_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
-from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_lines, encode
+from core.events import GRADE, PRIOR, SELECTION, SESSION, decode_raw, decode_raw_lines, encode
 from core.fold import CreditSettings, FoldData, Posterior, fold, regrade, salience_in
 from core.fold import lesson_usage as fold_usage
 from core.index import LogIndex
@@ -523,13 +523,6 @@ class Workspace:
         if row is None:
             raise WorkspaceError(f"unknown session {session_id!r}")
         return self._summary(row, data)
-
-    def session_event(self, session_id: str) -> SessionEvent:
-        self.data()
-        row = self._index.row_of(session_id)
-        if row is None:
-            raise WorkspaceError(f"unknown session {session_id!r}")
-        return self._index.session(row)
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
