@@ -199,7 +199,10 @@ async def settle(pilot: Any) -> None:
 
     def busy() -> bool:
         tables = pilot.app.screen.query("ThemedTable")  # a big table fills in batches
-        return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables)
+        # a DataTable measures its new rows and columns when it is next idle, which on a loaded machine can
+        # come after the pause: a screenshot then shows columns as wide as their labels (textual 8.2.8 names)
+        measuring = any(t._require_update_dimensions or t._updated_cells for t in pilot.app.screen.query("DataTable"))
+        return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables) or measuring
 
     for _ in range(4):
         await pilot.pause()
