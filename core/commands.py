@@ -26,6 +26,16 @@ def check_session_id(session_id: str) -> None:
         raise WorkspaceError("session id must be a single line")
 
 
+def check_record(session_id: str, reward: float | None, lessons: Sequence[str]) -> float | None:
+    """What `record` checks before reading anything; returns the reward."""
+    check_session_id(session_id)
+    if reward is not None:
+        reward = credit_mod.check_unit(reward, "reward")
+    if not lessons:
+        raise WorkspaceError("no lessons given (--lessons ID ...)")
+    return reward
+
+
 def lesson_ids(lessons: Sequence[str], library: dict[str, Lesson]) -> list[str]:
     """The library ids of the lessons given for a session; refuses unknown or repeated ones."""
     ids = [normalize_id(lesson) for lesson in lessons]

@@ -8,7 +8,7 @@ overwrites it), so the export writes exactly those keys per arm.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -18,6 +18,7 @@ import msgspec
 from core.files import atomic_write
 from core.fold import Posterior
 from core.ids import normalize_id
+from core.lessons import Library
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
 
@@ -47,6 +48,11 @@ class ImportReport:
     @property
     def unmatched(self) -> list[ImportedArm]:
         return [arm for arm in self.arms if not arm.matched]
+
+    def prior(self) -> tuple[dict[str, tuple[float, float, int]], dict[str, int]]:
+        """(alpha, beta, n) per lesson id, and the reward counts that are not 0: a prior event's content."""
+        arms = {arm.lesson_id: (arm.alpha, arm.beta, arm.n) for arm in self.arms}
+        return arms, {arm.lesson_id: arm.rewards for arm in self.arms if arm.rewards}
 
 
 def map_arm_id(
@@ -134,8 +140,9 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     return ImportReport(str(path), tuple(arms))
 
 
-def check_import(report: ImportReport, path: Path) -> ImportReport:
-    """The report of a file with arms to import; refuses one with none."""
+def read_import(path: Path, library: Library) -> ImportReport:
+    """A gptme `bandit-state.json` read for import into `library`'s workspace; refuses one with no arms."""
+    report = read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots)
     if not report.arms:
         raise InteropError(f"{path}: no arms to import")
     return report
@@ -173,6 +180,23 @@ def state_payload(
         last_updated=now,
     )
     return state
+
+
+def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | None]]) -> list[str | None]:
+    """Per arm: the timestamp of the latest graded session it was credited in (None if none);
+    `session_times` gives the log's session timestamps, asked for only when some arm has one."""
+    rows = post.last_session.tolist()
+    times = session_times() if max(rows, default=-1) >= 0 else []
+    return [times[row] if row >= 0 else None for row in rows]
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A state file as it is: its JSON object, or {} when it is missing, unreadable or not an object."""
+    try:
+        loaded = msgspec.json.decode(path.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
 
 
 def write_state_file(path: Path, payload: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from core import beta as beta_mod
 from core.analysis import Candidacy
+from core.errors import WorkspaceError
 from core.events import SELECTION, SelectionEvent
 from core.fold import Posterior
 from core.lessons import Lesson
@@ -44,6 +45,12 @@ class Selection:
             "k": self.k,
             "seed": self.seed,
         }
+
+
+def check_k(k: int) -> int:
+    if k < 1:
+        raise WorkspaceError(f"k must be at least 1, got {k}")
+    return k
 
 
 def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:

@@ -205,18 +205,21 @@ class Explanation:
 def lesson_table(
     post: Posterior,
     data: FoldData,
-    ids: Sequence[str],
-    lessons: dict[str, Lesson],
+    library: Sequence[Lesson],
     session_ids: Callable[[], Sequence[str]],
     settings: CreditSettings,
     base: npt.NDArray[np.float64] | None = None,
     *,
     details: bool = True,
 ) -> PosteriorTable:
-    """One row per id in `ids` (lessons first, then arms only the log knows): the posterior of
+    """One row per lesson of the library, then per arm only the log knows: the posterior of
     `post`, or the prior for a lesson never credited. `details=False` skips each lesson's reward
     count and last credited session (two more passes over every entry). `session_ids` gives the
     log's session ids, asked for only when some lesson has a last credited session."""
+    lessons = {lesson.id: lesson for lesson in library}
+    ids = [lesson.id for lesson in library]
+    known = set(ids)
+    ids += [arm for arm in data.arm_ids if arm not in known]
     position = post.index()
     alpha = np.empty(len(ids))
     beta = np.empty(len(ids))
@@ -397,3 +400,29 @@ def lesson_credits(
             )
         )
     return tuple(credits)
+
+
+def explanation(
+    session: SessionEvent,
+    row: int,
+    line: int,
+    data: FoldData,
+    current: Posterior,
+    used: float,
+    lessons: dict[str, Lesson],
+    journal: tuple[str | None, str | None],
+    grades: Sequence[GradeRecord],
+    wanted: str | None = None,
+) -> Explanation:
+    """A session's explanation under `current`'s settings with reward `used` (NaN: pending);
+    `journal` is (text, problem) as read."""
+    text, problem = journal
+    return Explanation(
+        session=session_summary(session, row, line, data),
+        base_reward=None if math.isnan(used) else float(used),
+        settings=current.settings,
+        lessons=lesson_credits(session, row, data, current, used, lessons, text, wanted),
+        journal_text=text,
+        journal_problem=problem,
+        grades=tuple(grades),
+    )

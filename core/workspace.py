@@ -1,18 +1,14 @@
 """The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
 
-A thin facade: reading the log is `core.reader`, folding it `core.fold`, the tables and
-explanations it returns `core.views`, selection `core.select`, the events a write appends
-`core.commands`, journals `core.journals`, the gptme state file `core.interop`.
-
-Reads are cheap and incremental (`refresh()` decodes only what was appended since the last
-read); every write is one event appended under the lock after validating against the log
-as it is at that moment, followed by an atomic rewrite of `bandit-state.json`.
+A facade over `core.reader` (incremental reads: only what was appended since the last read),
+`core.fold`, `core.views` (what it returns), `core.select`, `core.commands` (the events a write
+appends, each under the lock after validating against the log as it is then, followed by an
+atomic rewrite of `bandit-state.json`), `core.journals` and `core.interop` (gptme's state file).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,10 +25,18 @@ from core.config import Config, ConfigError, load_config, save_config
 from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, SessionEvent, encode
-from core.files import StoreError, atomic_write
+from core.files import atomic_write
 from core.fold import Posterior, fold
 from core.ids import normalize_id
-from core.interop import ImportReport, check_import, export_target, read_bandit_state, state_payload, write_state_file
+from core.interop import (
+    ImportReport,
+    export_target,
+    last_credited,
+    read_import,
+    read_state,
+    state_payload,
+    write_state_file,
+)
 from core.journals import read_for_record, read_journal
 from core.lessons import Lesson, LessonProblem, Library, load_library
 from core.reader import LogReader
@@ -41,16 +45,7 @@ from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
 from core.store import EventLog, LogProblem
-from core.views import (
-    Explanation,
-    GradeRecord,
-    LessonCredit,
-    LessonRow,
-    LessonUsage,
-    PosteriorTable,
-    SessionSummary,
-    SessionTable,
-)
+from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -132,13 +127,6 @@ class Workspace:
             cached = self._posteriors[settings] = fold(self.data(), settings)
         return cached
 
-    def arm_ids(self) -> list[str]:
-        """Every lesson in the library, then arms the log knows that the library does not."""
-        ids = [lesson.id for lesson in self.library().lessons]
-        known = set(ids)
-        ids += [arm for arm in self.data().arm_ids if arm not in known]
-        return ids
-
     def lesson_table(
         self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True
     ) -> PosteriorTable:
@@ -146,9 +134,8 @@ class Workspace:
         settings = settings or self.settings
         data = self.data()
         post = self.posterior(settings, base)
-        lessons = self.library().by_id()
-        ids = self.arm_ids()
-        return views.lesson_table(post, data, ids, lessons, self._reader.session_ids, settings, base, details=details)
+        library = self.library().lessons
+        return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
 
     posteriors = lesson_table  # the older name
 
@@ -228,27 +215,11 @@ class Workspace:
             base_reward = credit_mod.check_unit(base_reward, "reward")
         used = float(base_reward if base_reward is not None else data.base[row])
         current = self.posterior(settings)
-        text, problem = self.journal_text(session.journal_path) if with_journal else (None, None)
-        lessons = self.library().by_id()
-        credits = views.lesson_credits(session, row, data, current, used, lessons, text, wanted)
-        return Explanation(
-            session=views.session_summary(session, row, self._reader.session_line(row), data),
-            base_reward=None if math.isnan(used) else float(used),
-            settings=settings,
-            lessons=credits,
-            journal_text=text,
-            journal_problem=problem,
-            grades=tuple(self.grade_history(session_id)),
-        )
+        journal = self.journal_text(session.journal_path) if with_journal else (None, None)
+        lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
+        return views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
 
     # ---------------------------------------------------------------- analysis
-
-    def keyword_coverage(self, max_journals: int = 2000) -> tuple[int, dict[str, float]]:
-        """(journals read, share of them each library keyword hits), over the latest journals."""
-        lessons = self.library().lessons
-        self.data()
-        journals = reversed(self._reader.session_journals())
-        return keyword_coverage(lessons, journals, lambda path: self.journal_text(path)[0], max_journals)
 
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
@@ -259,9 +230,12 @@ class Workspace:
         return self._reader.missing_salience_count()
 
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
-        """Lessons with a keyword that hits more than `share` of journals, with the reason."""
-        read, coverage = self.keyword_coverage()
-        return broad_keywords(self.library().lessons, read, coverage, share)
+        """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
+        lessons = self.library().lessons
+        self.data()
+        journals = reversed(self._reader.session_journals())
+        read, coverage = keyword_coverage(lessons, journals, lambda path: self.journal_text(path)[0])
+        return broad_keywords(lessons, read, coverage, share)
 
     def candidacies(self) -> list[Candidacy]:
         """(session, lesson, propensity) for every candidate of every logged selection."""
@@ -271,17 +245,10 @@ class Workspace:
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
-        data = self.data()
-        categories = self._reader.session_categories()
-        existing = {lesson.id for lesson in self.library().lessons}
+        data, existing = self.data(), {lesson.id for lesson in self.library().lessons}
         results = leave_one_out(
-            data,
-            categories,
-            self.candidacies(),
-            min_with=min_with,
-            min_without=min_without,
-            existing=existing,
-            broad_keywords=self.broad_keywords(),
+            data, self._reader.session_categories(), self.candidacies(), min_with=min_with, min_without=min_without,
+            existing=existing, broad_keywords=self.broad_keywords(),
         )
         if write:
             payload = loo_payload(results, self.now_iso(), min_with, min_without)
@@ -305,15 +272,11 @@ class Workspace:
         draws: int = 4000,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities."""
-        k = self.config.k if k is None else k
-        if k < 1:
-            raise WorkspaceError(f"k must be at least 1, got {k}")
-        if seed is None:
-            seed = secrets.randbelow(2**31)
+        k = select_mod.check_k(self.config.k if k is None else k)
+        seed = secrets.randbelow(2**31) if seed is None else seed
         if session_id is not None:
             commands.check_session_id(session_id)
-        else:
-            session_id = f"{self.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        session_id = session_id or f"{self.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
         candidates = self.candidates(context)
         rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
         selection = select_mod.thompson_select(
@@ -351,11 +314,7 @@ class Workspace:
         timestamp: str | None = None,
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
-        commands.check_session_id(session_id)
-        if reward is not None:
-            reward = credit_mod.check_unit(reward, "reward")
-        if not lessons:
-            raise WorkspaceError("no lessons given (--lessons ID ...)")
+        reward = commands.check_record(session_id, reward, lessons)
         raw, stored_path = read_for_record(Path(journal), self.root)
         library = self.library().by_id()
         ids = commands.lesson_ids(lessons, library)
@@ -363,19 +322,13 @@ class Workspace:
         settings = self.settings
         with self.log.locked():
             self._check_new(session_id)
-            event = commands.session_record(
-                session_id,
-                breakdowns,
-                settings,
-                reward=reward,
-                propensity=self._reader.selection_propensity(session_id),
-                timestamp=timestamp or iso(self.clock()),
-                journal_path=stored_path,
-                journal=raw,
-                category=category,
-                grader=grader,
+            propensity = self._reader.selection_propensity(session_id)
+            stamp = timestamp or iso(self.clock())
+            self._append(
+                commands.session_record(session_id, breakdowns, settings, reward=reward, propensity=propensity,
+                                        timestamp=stamp, journal_path=stored_path, journal=raw, category=category,
+                                        grader=grader)
             )
-            self._append(event)
         return self.explain(session_id)
 
     def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
@@ -422,24 +375,13 @@ class Workspace:
     # ---------------------------------------------------------------- gptme state
 
     def write_state(self) -> None:
-        """Rewrite `bandit-state.json` (gptme-sessions shape) from the fold, atomically, keeping
-        what else the file holds."""
-        existing: dict[str, Any] = {}
-        try:
-            loaded = msgspec.json.decode(self.state_path.read_bytes())
-            if isinstance(loaded, dict):
-                existing = loaded
-        except (OSError, msgspec.DecodeError):
-            existing = {}
-        now = self.now_iso()
-        post = self.posterior()
-        write_state_file(self.state_path, state_payload(post, self.arms_last_updated(post), now, existing))
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
+        write_state_file(self.state_path, self.state_payload(read_state(self.state_path)))
 
-    def state_payload(self) -> dict[str, Any]:
-        """The posteriors as a fresh gptme `bandit-state.json` (what `export-gptme` writes)."""
+    def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         post = self.posterior()
-        now = self.now_iso()
-        return state_payload(post, self.arms_last_updated(post), now)
+        return state_payload(post, last_credited(post, self._reader.session_times), self.now_iso(), existing)
 
     def export_gptme(self, path: Path) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
@@ -449,34 +391,9 @@ class Workspace:
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event."""
-        library = self.library()
-        report = check_import(read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots), path)
-        self.add_prior(
-            {arm.lesson_id: (arm.alpha, arm.beta, arm.n) for arm in report.arms},
-            rewards={arm.lesson_id: arm.rewards for arm in report.arms if arm.rewards},
-        )
+        report = read_import(path, self.library())
+        self.add_prior(*report.prior())
         return report
 
     def now_iso(self) -> str:
         return iso(self.clock())
-
-    def arms_last_updated(self, post: Posterior) -> list[str | None]:
-        """Per arm: the timestamp of the latest graded session it was credited in (None if none)."""
-        rows = post.last_session.tolist()
-        times = self._reader.session_times() if max(rows, default=-1) >= 0 else []
-        return [times[row] if row >= 0 else None for row in rows]
-
-
-__all__ = [
-    "Explanation",
-    "GradeRecord",
-    "LessonCredit",
-    "LessonRow",
-    "LessonUsage",
-    "PosteriorTable",
-    "Selection",
-    "SessionSummary",
-    "StoreError",
-    "Workspace",
-    "WorkspaceError",
-]

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
 from core.analysis import LooResult
+from core.errors import WorkspaceError
 from core.health import Finding
 from core.simulate import run_simulation, scenario
-from core.workspace import Workspace, WorkspaceError
+from core.workspace import Workspace
 from tui.loo_text import describe, short_flags
 from tui.screens.analysis import sorted_results
 from tui.screens.grade_value import parse_grade
