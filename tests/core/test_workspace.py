@@ -18,8 +18,9 @@ from engine_helpers import (
 )
 from oracles import session_event
 
+from core.errors import WorkspaceError
 from core.fold import CreditSettings
-from core.workspace import Workspace, WorkspaceError
+from core.workspace import Workspace
 
 GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
 
