@@ -82,7 +82,7 @@ def test_prune_retires_missing_arms_and_keeps_their_history(
     lint = run_json(capsys, "lint", "-w", str(ghost_ws))
     assert "ghost-arms" not in {f["code"] for f in lint["findings"]}
     # through the parsed-log cache too
-    monkeypatch.setattr("core.workspace.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)
     assert Workspace(ghost_ws).retired_arms() == {GONE: 2}
     assert LogCache(Workspace(ghost_ws).log).load() is not None
     assert Workspace(ghost_ws).retired_arms() == {GONE: 2}

@@ -58,7 +58,7 @@ def test_default_mapping_fresh_fold(ws: Path) -> None:
 
 
 def test_mapping_from_config_and_the_cached_path_agree(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.workspace.MIN_NEW_BYTES", 0)  # write the parsed-log cache even for a tiny log
+    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)  # write the parsed-log cache even for a tiny log
     assert arms(Workspace(ws))[GIT] == pytest.approx((2.0, 2.0, 2))
     cache = LogCache(Workspace(ws).log)
     assert cache.path.exists() and cache.load() is not None
