@@ -26,12 +26,13 @@ def check_session_id(session_id: str) -> None:
         raise WorkspaceError("session id must be a single line")
 
 
-def check_record(session_id: str, reward: float | None, lessons: Sequence[str]) -> float | None:
-    """What `record` checks before reading anything; returns the reward."""
+def check_record(session_id: str, reward: float | None) -> float | None:
+    """What `record` checks before reading anything; returns the reward. No lessons is fine:
+    a session with nothing injected still counts for the baseline."""
     check_session_id(session_id)
     if reward is not None:
         reward = credit_mod.check_unit(reward, "reward")
-    return reward  # no lessons is fine: a session with nothing injected still counts for the baseline
+    return reward
 
 
 def lesson_ids(lessons: Sequence[str], library: dict[str, Lesson]) -> list[str]:

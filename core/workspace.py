@@ -321,7 +321,7 @@ class Workspace:
         timestamp: str | None = None,
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
-        reward = commands.check_record(session_id, reward, lessons)
+        reward = commands.check_record(session_id, reward)
         raw, stored_path = read_for_record(Path(journal), self.root)
         library = self.library().by_id()
         ids = commands.lesson_ids(lessons, library)
