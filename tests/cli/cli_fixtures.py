@@ -1,72 +1,37 @@
-"""Small workspaces for the CLI tests in this folder, written into tmp_path, and a runner."""
+"""What the CLI tests in this folder add to the shared helpers (tests/support): lessons given
+by keywords alone, and runners that call `main` with the fixed clock."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_helpers import CONFIG_REL, LOG_REL, fixed_clock, lesson_text, log_bytes, make_workspace, session
 
 from cli.main import main
 
-NOW = dt.datetime(2026, 3, 5, 16, 30, tzinfo=dt.UTC)
-LOG_REL = Path("state") / "lesson-thompson" / "sessions.jsonl"
-CONFIG_REL = Path("state") / "lesson-thompson" / "config.toml"
-
-
-def clock() -> dt.datetime:
-    return NOW
-
-
-def lesson_file(keywords: Sequence[str], status: str = "active") -> str:
-    return "\n".join(
-        ["---", "match:", f"  keywords: {json.dumps(list(keywords))}", f"status: {status}", "---", "# L", "", "Body."]
-    )
+__all__ = ["CONFIG_REL", "LOG_REL", "lesson_text", "log_bytes", "make_ws", "run", "run_json", "run_plain", "session"]
 
 
 def make_ws(
     tmp_path: Path,
     lessons: Mapping[str, Sequence[str]] | None = None,
-    events: Iterable[Mapping[str, Any] | str] = (),
+    events: Iterable[Mapping[str, Any] | str] | None = None,
     journals: Mapping[str, str] | None = None,
     config: str | None = None,
     name: str = "ws",
 ) -> Path:
-    """lessons: {id: keywords}; events: dicts (one JSON line each) or raw lines."""
-    root = tmp_path / name
-    root.mkdir(parents=True)
-    for lesson_id, keywords in (lessons or {}).items():
-        path = root / "lessons" / lesson_id
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(lesson_file(keywords), encoding="utf-8")
-    lines = [e if isinstance(e, str) else json.dumps(e) + "\n" for e in events]
-    if lines:
-        (root / LOG_REL).parent.mkdir(parents=True, exist_ok=True)
-        (root / LOG_REL).write_text("".join(lines), encoding="utf-8")
-    for rel, text in (journals or {}).items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    if config is not None:
-        (root / CONFIG_REL).parent.mkdir(parents=True, exist_ok=True)
-        (root / CONFIG_REL).write_text(config, encoding="utf-8")
-    return root
-
-
-def session(session_id: str, base: float | None, lessons: Mapping[str, float], **extra: Any) -> dict[str, Any]:
-    entries = [{"path": path, "salience": sal} for path, sal in lessons.items()]
-    return {"type": "session", "session_id": session_id, "base_reward": base, "lessons": entries, **extra}
-
-
-def log_bytes(root: Path) -> bytes | None:
-    path = root / LOG_REL
-    return path.read_bytes() if path.exists() else None
+    """make_workspace with every lesson active: lessons is {id: keywords}."""
+    specs = {lesson_id: (list(keywords), "active") for lesson_id, keywords in (lessons or {}).items()}
+    return make_workspace(tmp_path, lessons=specs, events=events, journals=journals, config=config, name=name)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv), clock=clock)
+    """The CLI on the fixed clock (2026-03-05T16:30Z): exit code, stdout, stderr."""
+    code = main(list(argv), clock=fixed_clock)
     out, err = capsys.readouterr()
     return code, out, err
 

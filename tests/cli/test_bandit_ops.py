@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_fixtures import CONFIG_REL, LOG_REL, lesson_file, log_bytes, make_ws, run, run_json, session
+from cli_fixtures import CONFIG_REL, LOG_REL, lesson_text, log_bytes, make_ws, run, run_json, session
 
 from core.cache import LogCache
 from core.config import load_config
@@ -90,7 +90,7 @@ def test_prune_retires_missing_arms_and_keeps_their_history(
 
 def test_restoring_the_file_brings_a_retired_lesson_back(ghost_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "prune", "-w", str(ghost_ws))[0] == 0
-    (ghost_ws / "lessons" / GONE).write_text(lesson_file(["gone"]), encoding="utf-8")
+    (ghost_ws / "lessons" / GONE).write_text(lesson_text(["gone"]), encoding="utf-8")
     restored = rows(capsys, ghost_ws)
     assert restored[GONE][:2] == pytest.approx((1.24, 1.76)) and restored[GONE][2] == "active"
 
