@@ -14,33 +14,21 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 
-from core import commands, views
-from core import credit as credit_mod
+from core import commands, interop, views
 from core import select as select_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.config import Config, ConfigError, load_config, save_config
 from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, SessionEvent, encode
-from core.files import atomic_write
+from core.files import write_json
 from core.fold import Posterior, fold
-from core.ids import normalize_id
-from core.interop import (
-    ImportReport,
-    export_target,
-    last_credited,
-    read_import,
-    read_state,
-    state_payload,
-    write_state_file,
-)
-from core.journals import read_for_record, read_journal
+from core.interop import ImportReport
+from core.journals import read_journal
 from core.lessons import Lesson, LessonProblem, Library, load_library
 from core.reader import LogReader
-from core.salience import salience_breakdowns
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
@@ -206,14 +194,7 @@ class Workspace:
         data = self.data()
         row = self._row(session_id)
         session = self._reader.session(row)
-        wanted = None
-        if lesson is not None:
-            wanted = normalize_id(lesson)
-            if wanted not in session.lesson_ids:
-                raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session_id!r}")
-        if base_reward is not None:
-            base_reward = credit_mod.check_unit(base_reward, "reward")
-        used = float(base_reward if base_reward is not None else data.base[row])
+        wanted, used = views.explain_inputs(session, lesson, base_reward, float(data.base[row]))
         current = self.posterior(settings)
         journal = self.journal_text(session.journal_path) if with_journal else (None, None)
         lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
@@ -251,8 +232,7 @@ class Workspace:
             existing=existing, broad_keywords=self.broad_keywords(),
         )
         if write:
-            payload = loo_payload(results, self.now_iso(), min_with, min_without)
-            atomic_write(self.state_dir / "loo-results.json", msgspec.json.format(msgspec.json.encode(payload)) + b"\n")
+            write_json(self.state_dir / "loo-results.json", loo_payload(results, self.now_iso(), min_with, min_without))
         return results
 
     # ---------------------------------------------------------------- selection
@@ -314,21 +294,15 @@ class Workspace:
         timestamp: str | None = None,
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
-        reward = commands.check_record(session_id, reward, lessons)
-        raw, stored_path = read_for_record(Path(journal), self.root)
-        library = self.library().by_id()
-        ids = commands.lesson_ids(lessons, library)
-        breakdowns = salience_breakdowns(raw.decode("utf-8", errors="replace"), [(i, library[i].keywords) for i in ids])
+        new = commands.recording(
+            session_id, Path(journal), lessons, lambda: self.library().by_id(), self.root,
+            reward=reward, category=category, grader=grader,
+        )
         settings = self.settings
         with self.log.locked():
             self._check_new(session_id)
             propensity = self._reader.selection_propensity(session_id)
-            stamp = timestamp or iso(self.clock())
-            self._append(
-                commands.session_record(session_id, breakdowns, settings, reward=reward, propensity=propensity,
-                                        timestamp=stamp, journal_path=stored_path, journal=raw, category=category,
-                                        grader=grader)
-            )
+            self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
         return self.explain(session_id)
 
     def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
@@ -376,22 +350,23 @@ class Workspace:
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
-        write_state_file(self.state_path, self.state_payload(read_state(self.state_path)))
+        write_json(self.state_path, self.state_payload(interop.read_state(self.state_path)))
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         post = self.posterior()
-        return state_payload(post, last_credited(post, self._reader.session_times), self.now_iso(), existing)
+        stamps = interop.last_credited(post, self._reader.session_times)
+        return interop.state_payload(post, stamps, self.now_iso(), existing)
 
     def export_gptme(self, path: Path) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
-        target = export_target(path)
-        write_state_file(target, self.state_payload())
+        target = interop.export_target(path)
+        write_json(target, self.state_payload())
         return target
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event."""
-        report = read_import(path, self.library())
+        report = interop.read_import(path, self.library())
         self.add_prior(*report.prior())
         return report
 
