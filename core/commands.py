@@ -5,7 +5,9 @@ Pure functions: the workspace checks them against the log under its lock and app
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +107,23 @@ def recording(
     text = raw.decode("utf-8", errors="replace")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
     return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader)
+
+
+def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> str:
+    """The id a selection is logged under: the one given (checked), else a new one from the
+    clock and a random suffix."""
+    if session_id is not None:
+        check_session_id(session_id)
+        return session_id
+    return f"{clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def settings_with(settings: CreditSettings, strategy: str | None, floor: float | None) -> CreditSettings:
+    """The settings with another strategy and/or floor, checked."""
+    try:
+        return settings.with_(strategy=strategy, floor=floor)
+    except ValueError as exc:
+        raise WorkspaceError(str(exc)) from None
 
 
 def check_grade(reward: float, grader: str) -> float:

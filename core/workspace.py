@@ -1,9 +1,9 @@
 """The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
 
-A facade over `core.reader` (incremental reads: only what was appended since the last read),
-`core.fold`, `core.views` (what it returns), `core.select`, `core.commands` (the events a write
-appends, each under the lock after validating against the log as it is then, followed by an
-atomic rewrite of `bandit-state.json`), `core.journals` and `core.interop` (gptme's state file).
+A facade over `core.reader` (reads only what was appended since the last read), `core.fold`,
+`core.views` (what it returns), `core.select`, `core.commands` (the events a write appends under
+the lock, checked against the log as it is then; `bandit-state.json` is rewritten after each)
+and `core.interop` (gptme's state file).
 """
 
 from __future__ import annotations
@@ -150,6 +150,9 @@ class Workspace:
         c = self._reader.session_columns(data.n_sessions)
         return views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
 
+    def _journal(self, journal_path: str | None) -> tuple[str | None, str | None]:
+        return read_journal(self.root, journal_path, self.allow_outside_journals)
+
     def _row(self, session_id: str) -> int:
         row = self._reader.row_of(session_id)
         if row is None:
@@ -176,18 +179,9 @@ class Workspace:
         self.data()
         return self._reader.selections()
 
-    def journal_text(self, journal_path: str | None) -> tuple[str | None, str | None]:
-        """(text, problem): the journal a session points to, if it can and may be read."""
-        return read_journal(self.root, journal_path, self.allow_outside_journals)
-
     def explain(
-        self,
-        session_id: str,
-        *,
-        lesson: str | None = None,
-        base_reward: float | None = None,
-        settings: CreditSettings | None = None,
-        with_journal: bool = True,
+        self, session_id: str, *, lesson: str | None = None, base_reward: float | None = None,
+        settings: CreditSettings | None = None, with_journal: bool = True,
     ) -> Explanation:
         """Why each lesson of a session got its credit; `base_reward` previews another grade."""
         settings = settings or self.settings
@@ -196,11 +190,11 @@ class Workspace:
         session = self._reader.session(row)
         wanted, used = views.explain_inputs(session, lesson, base_reward, float(data.base[row]))
         current = self.posterior(settings)
-        journal = self.journal_text(session.journal_path) if with_journal else (None, None)
+        journal = self._journal(session.journal_path) if with_journal else (None, None)
         lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
         return views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
 
-    # ---------------------------------------------------------------- analysis
+    # ---------------------------------------------------------------- analysis and selection
 
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
@@ -215,7 +209,7 @@ class Workspace:
         lessons = self.library().lessons
         self.data()
         journals = reversed(self._reader.session_journals())
-        read, coverage = keyword_coverage(lessons, journals, lambda path: self.journal_text(path)[0])
+        read, coverage = keyword_coverage(lessons, journals, lambda path: self._journal(path)[0])
         return broad_keywords(lessons, read, coverage, share)
 
     def candidacies(self) -> list[Candidacy]:
@@ -235,28 +229,18 @@ class Workspace:
             write_json(self.state_dir / "loo-results.json", loo_payload(results, self.now_iso(), min_with, min_without))
         return results
 
-    # ---------------------------------------------------------------- selection
-
     def candidates(self, context: str) -> list[Lesson]:
         """Active lessons whose keywords or patterns match the context text."""
         return select_mod.candidates(self.library().lessons, context)
 
     def select(
-        self,
-        context: str,
-        *,
-        k: int | None = None,
-        seed: int | None = None,
-        session_id: str | None = None,
-        log: bool = True,
-        draws: int = 4000,
+        self, context: str, *, k: int | None = None, seed: int | None = None, session_id: str | None = None,
+        log: bool = True, draws: int = 4000,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities."""
         k = select_mod.check_k(self.config.k if k is None else k)
         seed = secrets.randbelow(2**31) if seed is None else seed
-        if session_id is not None:
-            commands.check_session_id(session_id)
-        session_id = session_id or f"{self.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        session_id = commands.selection_id(session_id, self.clock)
         candidates = self.candidates(context)
         rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
         selection = select_mod.thompson_select(
@@ -283,15 +267,8 @@ class Workspace:
         self.write_state()
 
     def record(
-        self,
-        session_id: str,
-        journal: Path | str,
-        lessons: Sequence[str],
-        *,
-        reward: float | None = None,
-        category: str | None = None,
-        grader: str = "heuristic",
-        timestamp: str | None = None,
+        self, session_id: str, journal: Path | str, lessons: Sequence[str], *, reward: float | None = None,
+        category: str | None = None, grader: str = "heuristic", timestamp: str | None = None,
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
         new = commands.recording(
@@ -331,10 +308,7 @@ class Workspace:
 
     def replay(self, strategy: str | None = None, floor: float | None = None, *, write: bool = False) -> PosteriorTable:
         """Re-fold under other settings; with `write` they become the workspace's settings."""
-        try:
-            settings = self.settings.with_(strategy=strategy, floor=floor)
-        except ValueError as exc:
-            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, strategy, floor)
         if write:
             with self.log.locked():
                 self.config = Config(settings, self.config.k, self.config.extra)
