@@ -1,6 +1,7 @@
 """The events a write command appends, built and checked from its input (SPEC 4).
 
-Pure functions: the workspace checks them against the log under its lock and appends the result.
+Nothing here touches the log: `recording` reads the session's journal, the rest are functions of
+their arguments; the workspace checks an event against the log under its lock and appends it.
 """
 
 from __future__ import annotations
