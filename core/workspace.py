@@ -125,7 +125,7 @@ class Workspace:
         library = self.library().lessons
         return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
 
-    posteriors = lesson_table  # the older name
+    posteriors = lesson_table  # its name before the split (tests still call it); lesson_table says what it is
 
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
