@@ -172,7 +172,7 @@ def _empty_library_note(ws: Any) -> str | None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    result = _sort_rows(_without_retired(ws, ws.posteriors(details=False), args.all), args.sort)
+    result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
     _warn_problems(ws, args.json)
     note = _empty_library_note(ws)
     if args.json:
@@ -186,7 +186,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    before = ws.posteriors(details=False)
+    before = ws.lesson_table(details=False)
     replayed = ws.replay(args.strategy, args.floor, decay=args.decay, write=args.write)
     result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     _warn_problems(ws, args.json)

@@ -353,3 +353,34 @@ def test_cli_lint_json_shape(tmp_path: Path) -> None:
     code, out, _ = run_cli("lint", "--workspace", str(clean), "--json")
     expected = {"findings": [], "errors": 0, "warnings": 0, "fail_on": "error", "failed": False}
     assert (code, json.loads(out)) == (0, expected)
+
+
+def test_checks_run_on_gathered_data_without_a_workspace() -> None:
+    import numpy as np
+
+    from core.health import HealthData, constant_rewards, run_checks
+
+    # six graded sessions all rewarded 1.0 and nothing else wrong: only the stuck grader shows
+    data = HealthData(
+        log_problems=(),
+        lesson_problems=(),
+        sessions=(),
+        now=fixed_clock(),
+        rewards=np.ones(6),
+        n=np.zeros(0, dtype=np.int64),
+        mean=np.zeros(0),
+        arm_ids=(),
+        n_sessions=6,
+        known=frozenset({"a.md"}),  # a library (without one, no-lessons is an error too)
+        active=frozenset(),
+        usage={},
+        prefixed_ids=0,
+        missing_salience=0,
+        broad_keywords={},
+        root="ws",
+        retired=frozenset(),
+        outcome_labels=(),
+        outcomes={},
+    )
+    assert [(f.code, f.severity) for f in run_checks(data)] == [("rewards-constant", PROBLEM)]
+    assert constant_rewards(data)[0].message == "all 6 graded rewards are 1"
