@@ -12,6 +12,7 @@ import datetime as dt
 import gc
 import hashlib
 import math
+import os
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
@@ -33,7 +34,9 @@ from core.fold import CreditSettings, FoldData, Posterior, fold, regrade, salien
 from core.fold import lesson_usage as fold_usage
 from core.index import LogIndex
 from core.lessons import MISSING, Lesson, LessonProblem, Library, load_library, normalize_id
+from core.logcheck import PrefixCheck
 from core.patterns import pattern_matches
+from core.safe_read import JOURNAL_MAX_BYTES, STATE_MAX_BYTES, UnsafeFile, read_regular, read_text
 from core.salience import (
     KeywordMatcher,
     SalienceBreakdown,
@@ -45,7 +48,8 @@ from core.salience import (
 from core.store import EventLog, LogProblem, StoreError, atomic_write
 
 STATE_DIR = Path("state") / "lesson-thompson"
-JOURNAL_READ_LIMIT = 64 * 1024 * 1024
+JOURNAL_READ_LIMIT = JOURNAL_MAX_BYTES
+MAX_SESSION_ID = 200  # characters; longer ids (or control characters) are refused by the writers
 
 
 class WorkspaceError(ValueError):
@@ -263,6 +267,8 @@ class Workspace:
         clock: Callable[[], dt.datetime] = utc_now,
         allow_outside_journals: bool = False,
         use_cache: bool = True,
+        allow_outside_library: bool | None = None,
+        cache_threshold: int | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
@@ -271,13 +277,21 @@ class Workspace:
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
         self.allow_outside_journals = allow_outside_journals
+        # library folders outside the workspace (gptme.toml dirs): only on request, like journals
+        self.allow_outside_library = (
+            allow_outside_journals or os.environ.get("LESSON_CREDIT_ALLOW_OUTSIDE") == "1"
+            if allow_outside_library is None
+            else allow_outside_library
+        )
+        self.warnings: list[str] = []  # what a command that succeeded could not do (a derived file)
         try:
             self.config: Config = load_config(self.config_path)
         except ConfigError as exc:
             raise WorkspaceError(str(exc)) from None
         self._library: Library | None = None
         self._index = LogIndex()
-        self._fingerprint = "0:"
+        self._prefix = PrefixCheck(self.log)
+        self.cache_threshold = MIN_NEW_BYTES if cache_threshold is None else cache_threshold
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._log_cache = LogCache(self.log) if use_cache else None
@@ -293,25 +307,31 @@ class Workspace:
     def library(self, reload: bool = False) -> Library:
         if self._library is None or reload:
             cache = self.state_dir / ".cache" / "lessons.msgpack" if self._log_cache is not None else None
-            self._library = load_library(self.root, cache)
+            self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
         return self._library
 
     def refresh(self) -> bool:
         """Read what was appended to the log since the last read. True when anything changed."""
+        signature = self._prefix.signature()
         size = self.log.size()
         index = self._index
         reset = False
-        if size < index.end or (index.end and self.log.fingerprint(index.end) != self._fingerprint):
-            # The log was replaced or cut: start over rather than trust a stale prefix.
+        intact = size >= index.end and self._prefix.intact(index.end, signature)
+        if index.end and (not intact or self._glued(index.end, size, self._partial)):
+            # The log was edited, replaced or cut, or a last line read without its newline was
+            # continued (it is then one longer line): start over rather than trust a stale prefix.
             self._index = index = LogIndex()
             self._partial = False
+            self._prefix.reset()
             reset = True
-        if index.end == 0 and self._log_cache is not None and size >= MIN_NEW_BYTES:
+        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
             loaded = self._log_cache.load()
-            if loaded is not None:
-                self._index, self._fingerprint, self._partial = loaded
+            if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
+                self._index, hasher, self._partial = loaded
+                self._prefix.adopt(hasher)
                 index = self._index
                 reset = True
+        self._prefix.checked(signature)
         if size == index.end and self._tail_problem is None and not reset:
             return False
         started_at = index.end
@@ -324,6 +344,7 @@ class Workspace:
                 decode=decode_raw,
                 continues_line=self._partial,
                 decode_lines=decode_raw_lines,
+                hasher=self._prefix.hasher,
             ):
                 index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
                 changed = changed or bool(result.events or result.problems)
@@ -335,18 +356,27 @@ class Workspace:
         changed = changed or tail_problem != self._tail_problem
         self._tail_problem = tail_problem
         prepared = None
-        if index.end != started_at:
-            self._fingerprint = self.log.fingerprint(index.end)
-            if index.end - started_at >= MIN_NEW_BYTES:
-                index.settle()
-                if self._log_cache is not None:
-                    prepared = self._with_block_sums(index)
-                    self._log_cache.save(index, self._fingerprint, self._partial)
+        if index.end != started_at and index.end - started_at >= self.cache_threshold:
+            index.settle()
+            if self._log_cache is not None:
+                prepared = self._with_block_sums(index)
+                self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self._cache = _Cache()
             self._cache.data = prepared
             self.version += 1
         return changed
+
+    def _glued(self, end: int, size: int, partial: bool) -> bool:
+        """Whether bytes were appended right after a last line that had no newline when read."""
+        if not partial or size <= end:
+            return False
+        try:
+            with open(self.log.path, "rb") as handle:
+                handle.seek(end)
+                return handle.read(1) != b"\n"
+        except OSError:
+            return True
 
     def _with_block_sums(self, index: LogIndex) -> FoldData:
         """A snapshot whose per-arm block sums (and, for the current settings, reward counts and
@@ -573,10 +603,11 @@ class Workspace:
                 f"journal {journal_path} is outside the workspace (not read without --allow-outside)",
             )
         try:
-            with open(resolved, "rb") as handle:
-                raw = handle.read(JOURNAL_READ_LIMIT + 1)
+            raw = read_regular(resolved, JOURNAL_READ_LIMIT, longer=True)
         except FileNotFoundError:
             return None, f"journal {journal_path} not found"
+        except UnsafeFile as exc:
+            return None, f"journal {exc}"
         except OSError as exc:
             return None, f"journal {journal_path}: {exc.strerror}"
         problem = None
@@ -841,21 +872,26 @@ class Workspace:
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
         _check_session_id(session_id)
+        if category is not None and (len(category) > MAX_SESSION_ID or not category.isprintable()):
+            raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
         if reward is not None:
             reward = credit_mod.check_unit(reward, "reward")
         if not lessons:
             raise WorkspaceError("no lessons given (--lessons ID ...)")
         journal = Path(journal)
         journal_file = journal if journal.is_absolute() else Path.cwd() / journal
+        if not self.allow_outside_journals and not journal_file.resolve().is_relative_to(self.root):
+            raise WorkspaceError(f"journal {journal} is outside the workspace; pass --allow-outside to read it")
         try:
-            raw = journal_file.read_bytes()
+            raw, text = read_text(journal_file, JOURNAL_READ_LIMIT)
         except FileNotFoundError:
             raise WorkspaceError(f"journal not found: {journal}") from None
         except IsADirectoryError:
             raise WorkspaceError(f"journal is a directory: {journal}") from None
+        except UnsafeFile as exc:
+            raise WorkspaceError(f"journal {exc}") from None
         except OSError as exc:
             raise WorkspaceError(f"cannot read journal {journal}: {exc.strerror}") from None
-        text = raw.decode("utf-8", errors="replace")
         library = self.library().by_id()
         ids = [normalize_id(lesson) for lesson in lessons]
         unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in library]
@@ -905,8 +941,7 @@ class Workspace:
                 "grader": grader if reward is not None else None,
             }
             self.log.append_locked(encode(event))
-            self.refresh()
-            self.write_state()
+            self._after_append()
         return self.explain(session_id)
 
     def _selection_propensity(self, session_id: str) -> dict[str, float]:
@@ -935,8 +970,7 @@ class Workspace:
             if note:
                 event["note"] = note
             self.log.append_locked(encode(event))
-            self.refresh()
-            self.write_state()
+            self._after_append()
         return self.grade_history(session_id)[-1]
 
     def undo_grade(self, session_id: str, *, note: str | None = None) -> GradeRecord:
@@ -962,8 +996,7 @@ class Workspace:
                 "note": note or f"undo: {latest.base_reward:g} back to {previous.base_reward:g}",
             }
             self.log.append_locked(encode(event))
-            self.refresh()
-            self.write_state()
+            self._after_append()
         return self.grade_history(session_id)[-1]
 
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
@@ -974,8 +1007,7 @@ class Workspace:
                 arm: {"alpha": a, "beta": b, "n": n, "rewards": rewards.get(arm, 0)} for arm, (a, b, n) in arms.items()
             }
             self.log.append_locked(encode({"type": PRIOR, "timestamp": iso(self.clock()), "arms": payload}))
-            self.refresh()
-            self.write_state()
+            self._after_append()
 
     def replay(self, strategy: str | None = None, floor: float | None = None, *, write: bool = False) -> PosteriorTable:
         """Re-fold under other settings; with `write` they become the workspace's settings."""
@@ -987,18 +1019,32 @@ class Workspace:
             with self.log.locked():
                 self.config = Config(settings, self.config.k, self.config.extra)
                 save_config(self.config_path, self.config)
-                self.refresh()
-                self.write_state()
+                self._after_append()
         return self.posteriors(settings, details=False)
+
+    def _after_append(self) -> None:
+        """The event is in the log (or the settings in config.toml): the command has succeeded.
+        Rewriting `bandit-state.json` is then only upkeep of a derived file; when it fails
+        (a full disk, a read-only folder, a directory in its place) the failure becomes a
+        warning, and the next write or `status` rewrites the file."""
+        self._prefix.trust_once()  # we hold the lock and only appended
+        try:
+            self.refresh()
+            self.write_state()
+        except (StoreError, OSError) as exc:
+            reason = str(exc) if isinstance(exc, StoreError) else f"{self.state_path}: {exc.strerror or exc}"
+            self.warnings.append(
+                f"{reason}; the event is logged, and the next write or `status` rewrites {self.state_path.name}"
+            )
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` (gptme-sessions shape) from the fold, atomically."""
         existing: dict[str, Any] = {}
         try:
-            loaded = msgspec.json.decode(self.state_path.read_bytes())
+            loaded = msgspec.json.decode(read_regular(self.state_path, STATE_MAX_BYTES))
             if isinstance(loaded, dict):
                 existing = loaded
-        except (OSError, msgspec.DecodeError):
+        except (OSError, UnsafeFile, msgspec.DecodeError):
             existing = {}
         now = self.now_iso()
         post = self.posterior()
@@ -1056,6 +1102,9 @@ def _check_session_id(session_id: str) -> None:
         raise WorkspaceError("session id must not be empty")
     if any(ch in session_id for ch in "\n\r\x00"):
         raise WorkspaceError("session id must be a single line")
+    if len(session_id) > MAX_SESSION_ID or not session_id.isprintable():
+        shown = session_id[:60] + ("..." if len(session_id) > 60 else "")
+        raise WorkspaceError(f"session id {shown!r}: at most {MAX_SESSION_ID} printable characters, please")
 
 
 __all__ = [
