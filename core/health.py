@@ -68,6 +68,20 @@ def lint(ws: Workspace) -> list[Finding]:
     post = ws.posterior()
     usage = ws.lesson_usage()
 
+    # A derived file left behind by a write that was cut short.
+    from core.derived_state import state_disagreement
+
+    stale_state = state_disagreement(ws)
+    if stale_state is not None:
+        findings.append(
+            Finding(
+                "stale-bandit-state",
+                WARNING,
+                stale_state,
+                "the next record/grade (or `lesson-credit status`) rewrites it from the log",
+            )
+        )
+
     # Files that could not be read at all.
     log_problems = ws.log_problems()
     duplicates = [p for p in log_problems if p.reason.startswith("duplicate session")]

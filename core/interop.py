@@ -8,6 +8,7 @@ overwrites it), so the export writes exactly those keys per arm.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -164,7 +165,14 @@ def export_payload(ws: Workspace) -> dict[str, Any]:
     return {"arms": arms, "total_sessions": post.graded_sessions, "created": now, "last_updated": now}
 
 
-def export_gptme(ws: Workspace, path: Path) -> Path:
+def export_gptme(ws: Workspace, path: Path | str) -> Path:
+    """Write to a file, or to `bandit-state.json` in a folder (given with a trailing `/`, or
+    existing); a folder that does not exist is refused, not written as a file of its name."""
+    text = str(path)
+    folder = text.endswith(("/", os.sep))
+    path = Path(path)
+    if folder and not path.is_dir():
+        raise InteropError(f"folder not found: {text}")
     target = path / "bandit-state.json" if path.is_dir() else path
     if not target.parent.is_dir():
         raise InteropError(f"folder not found: {target.parent}")

@@ -812,6 +812,8 @@ class Workspace:
             raise WorkspaceError(f"k must be at least 1, got {k}")
         if seed is None:
             seed = secrets.randbelow(2**31)
+        elif not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
+            raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
         if session_id is not None:
             _check_session_id(session_id)
         else:
