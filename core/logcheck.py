@@ -12,8 +12,6 @@ same-length writes within one tick of the file system's clock leave the stat unc
 
 from __future__ import annotations
 
-import os
-
 import xxhash
 
 from core.store import EventLog
@@ -31,9 +29,8 @@ class PrefixCheck:
         self._trusted = False
 
     def signature(self) -> Signature | None:
-        try:
-            st = os.stat(self.log.path)
-        except OSError:
+        st = self.log.stat()  # StoreError for a FIFO, a device, a directory
+        if st is None:
             return None
         return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -290,6 +291,23 @@ class EventLog:
     def append(self, line: bytes) -> None:
         with self.locked():
             self.append_locked(line)
+
+    def stat(self) -> os.stat_result | None:
+        """The log's stat (None while it does not exist); StoreError when it is not a regular file."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreError(_describe_os_error(exc, self.path)) from None
+        if not stat.S_ISREG(st.st_mode):
+            try:
+                os.close(open_regular(self.path))
+            except UnsafeFile as exc:
+                raise StoreError(str(exc)) from None
+            except OSError as exc:
+                raise StoreError(_describe_os_error(exc, self.path)) from None
+        return st
 
     def size(self) -> int:
         try:

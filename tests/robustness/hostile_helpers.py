@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import core
+
+ROOT = Path(core.__file__).resolve().parents[1]  # the tree under test (PYTHONPATH), for the subprocess
 FINISH_LIMIT_S = 30.0  # "it finished": generous, never a speed assertion
+MEMORY_LIMIT_BYTES = 3 << 30  # address space of a hostile-input subprocess: a bomb fails, not the machine
 LOG_REL = Path("state") / "lesson-thompson" / "sessions.jsonl"
 
 
@@ -24,9 +27,19 @@ def make_ws(root: Path, lessons: dict[str, str] | None = None) -> Path:
     return root
 
 
-def run_cli(*argv: str, cwd: Path, timeout: float = FINISH_LIMIT_S) -> subprocess.CompletedProcess[str]:
-    """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def _limit_memory() -> None:
+    import resource
+
+    cap = MEMORY_LIMIT_BYTES
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def run_cli(
+    *argv: str, cwd: Path, timeout: float = FINISH_LIMIT_S, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired,
+    running out of the (generous) address-space cap with a MemoryError in its stderr."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run(
         [sys.executable, "-m", "cli.main", *argv],
         cwd=cwd,
@@ -35,6 +48,7 @@ def run_cli(*argv: str, cwd: Path, timeout: float = FINISH_LIMIT_S) -> subproces
         text=True,
         timeout=timeout,
         check=False,
+        preexec_fn=_limit_memory,
     )
 
 
