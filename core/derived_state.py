@@ -27,7 +27,8 @@ def _same(stored: Any, value: float) -> bool:
 
 def state_disagreement(ws: Workspace) -> str | None:
     """Why `bandit-state.json` disagrees with a fold of the log under the current settings, or
-    None when it agrees (or does not exist: a log another tool wrote may come without one)."""
+    None when it agrees or does not exist (a log written by hand or by another tool may come
+    without one; the next write creates it)."""
     path = ws.state_path
     try:
         raw = read_regular(path, STATE_MAX_BYTES)

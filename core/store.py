@@ -253,7 +253,7 @@ class EventLog:
             return size, b"\n"
         except InvalidEvent:
             torn = self.path.with_name(self.path.name + ".torn")
-            with os.fdopen(open_regular(torn, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), "ab") as handle:
+            with os.fdopen(open_regular(torn, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666), "ab") as handle:
                 handle.write(tail + b"\n")
             os.ftruncate(fd, start)
             return start, b""
@@ -263,7 +263,7 @@ class EventLog:
         if not line.endswith(b"\n") or b"\n" in line[:-1]:
             raise ValueError("an event is exactly one line")
         try:
-            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
         except UnsafeFile as exc:
             raise StoreError(str(exc)) from None
         except OSError as exc:

@@ -27,15 +27,21 @@ def make_ws(root: Path, lessons: dict[str, str] | None = None) -> Path:
     return root
 
 
-def _limit_memory() -> None:
+def _child_setup(umask: int | None) -> None:
     import resource
 
     cap = MEMORY_LIMIT_BYTES
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if umask is not None:
+        os.umask(umask)
 
 
 def run_cli(
-    *argv: str, cwd: Path, timeout: float = FINISH_LIMIT_S, env: dict[str, str] | None = None
+    *argv: str,
+    cwd: Path,
+    timeout: float = FINISH_LIMIT_S,
+    env: dict[str, str] | None = None,
+    umask: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired,
     running out of the (generous) address-space cap with a MemoryError in its stderr."""
@@ -48,7 +54,7 @@ def run_cli(
         text=True,
         timeout=timeout,
         check=False,
-        preexec_fn=_limit_memory,
+        preexec_fn=lambda: _child_setup(umask),
     )
 
 
