@@ -23,6 +23,7 @@ def lesson(keywords: list[str]) -> str:
 def make_ws(root: Path, lessons: dict[str, str] | None = None) -> Path:
     (root / "lessons").mkdir(parents=True, exist_ok=True)
     for name, text in (lessons or {"a.md": lesson(["alpha"])}).items():
+        (root / "lessons" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "lessons" / name).write_text(text)
     return root
 
