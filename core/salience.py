@@ -6,9 +6,9 @@ counted. Counts are of non-overlapping matches, offsets point into the original 
 
 Plain keywords go into one Aho-Corasick automaton, which reports every occurrence of
 every keyword in a single scan (a regex alternation cannot: its matches never overlap,
-so ``git`` inside ``git worktree`` would be lost). A wildcard keyword's literal parts go
-into the same automaton, and `core.wildcard` puts its matches together from their
-occurrences in linear time (a regex per wildcard backtracks catastrophically).
+so ``git`` inside ``git worktree`` would be lost). A wildcard keyword's first literal part
+goes into the same automaton as its anchor, and `core.wildcard` finds its matches from there
+in linear time (a regex per wildcard backtracks catastrophically).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from core.wildcard import Wildcard, run_ends
+from core.wildcard import Wildcard
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
@@ -275,7 +275,7 @@ class KeywordMatcher:
         self._keys: list[str] = []  # automaton entries: a plain keyword, a wildcard's anchor, or both
         self._plain: list[bool] = []
         self._plain_slot: dict[str, int] = {}
-        self._wild: list[tuple[Wildcard, tuple[int, ...]]] = []  # each wildcard and its parts' slots
+        self._anchored: dict[int, list[Wildcard]] = {}  # automaton entry -> wildcards it anchors
         slots: dict[str, int] = {}
 
         def slot_of(entry: str) -> int:
@@ -289,7 +289,7 @@ class KeywordMatcher:
         for key in keys:
             if "*" in key:
                 wildcard = Wildcard(key)
-                self._wild.append((wildcard, tuple(slot_of(part) for part in wildcard.parts)))
+                self._anchored.setdefault(slot_of(wildcard.anchor), []).append(wildcard)
             else:
                 slot = slot_of(key)
                 self._plain[slot] = True
@@ -311,21 +311,15 @@ class KeywordMatcher:
         flat = np.fromiter(itertools.chain.from_iterable(self._automaton.iter(lowered)), dtype=np.int64)
         ends, slots = flat[0::2] + 1, flat[1::2]
         wild: dict[str, list[tuple[int, int]]] = {}
-        if self._wild:  # wildcards are matched from their literal parts' occurrences (core.wildcard)
-            present = set(slots.tolist())
-            starts: dict[int, list[int]] = {}
-            jobs = []
-            for wildcard, part_slots in self._wild:
-                if present.issuperset(part_slots):
-                    for slot in part_slots:
-                        if slot not in starts:
-                            starts[slot] = (ends[slots == slot] - len(self._keys[slot])).tolist()
-                    jobs.append((wildcard, [starts[slot] for slot in part_slots]))
-            if jobs:
-                run_end = run_ends(lowered, (p for w, found in jobs for p in w.positions_needed(found)))
-                reversed_text = lowered[::-1] if any(w.leading for w, _ in jobs) else None
-                for wildcard, found in jobs:
-                    spans = wildcard.spans(lowered, found, run_end, reversed_text)
+        if self._anchored:  # wildcards are matched from where their first part occurs (core.wildcard)
+            anchors = np.fromiter(self._anchored, dtype=np.int64)
+            mask = np.isin(slots, anchors)
+            anchor_ends, anchor_slots = ends[mask], slots[mask]
+            reversed_text: list[str] = []
+            for slot in sorted(set(anchor_slots.tolist())):
+                starts = (anchor_ends[anchor_slots == slot] - len(self._keys[slot])).tolist()
+                for wildcard in self._anchored[slot]:
+                    spans = wildcard.spans(lowered, starts, reversed_text)
                     if spans:
                         wild[wildcard.key] = spans
         return Scan(self, ends, slots, back, wild)

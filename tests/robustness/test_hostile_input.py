@@ -6,6 +6,7 @@ finished with the expected one-line message; none asserts speed.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -17,7 +18,11 @@ from hypothesis import strategies as st
 from core.salience import KeywordMatcher
 
 PROPERTY = settings(
-    max_examples=400, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=int(os.environ.get("WILDCARD_EXAMPLES", "400")),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 
