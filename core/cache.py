@@ -18,11 +18,12 @@ import numpy as np
 import xxhash
 
 from core.columns import Column, Encoded
-from core.fold import BlockSums, BlockUsage
+from core.files import atomic_write
 from core.index import LAZY_ATTRIBUTES, LogIndex
 from core.safe_read import UnsafeFile, read_regular
 from core.sealed import seal, unseal
-from core.store import EventLog, LogProblem, StoreError, atomic_write
+from core.snapshot import BlockSums, BlockUsage
+from core.store import EventLog, LogProblem, StoreError
 
 CACHE_VERSION = 6
 CACHE_MAGIC = b"lesson-credit log-index 6\n"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from core.ids import normalize_id as normalize_id
 from core.patterns import PatternError, compile_pattern
 from core.safe_read import LESSON_MAX_BYTES, SETTINGS_MAX_BYTES, UnsafeFile, read_regular
 
@@ -54,19 +55,6 @@ class Library:
 
     def get(self, lesson_id: str) -> Lesson | None:
         return self.by_id().get(normalize_id(lesson_id))
-
-
-def normalize_id(raw: str) -> str:
-    """Map an arm id written by any tool to a library id.
-
-    Old gptme logs prefix ids with ``lessons/``; both spellings name the same arm.
-    """
-    lesson_id = raw.replace("\\", "/").strip()
-    while lesson_id.startswith("./"):
-        lesson_id = lesson_id[2:]
-    if lesson_id.startswith("lessons/"):
-        lesson_id = lesson_id[len("lessons/") :]
-    return lesson_id
 
 
 def category_of(lesson_id: str) -> str:
@@ -273,8 +261,8 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
 def _save_cache(path: Path, files: dict[str, Any]) -> None:
     import msgspec
 
+    from core.files import StoreError, atomic_write
     from core.sealed import seal
-    from core.store import StoreError, atomic_write
 
     payload = msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files})
     try:

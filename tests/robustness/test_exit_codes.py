@@ -18,7 +18,8 @@ import pytest
 from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws, run_cli
 
 from cli.main import main
-from core.store import EventLog, StoreError, atomic_write
+from core.files import StoreError, atomic_write
+from core.store import EventLog
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 
