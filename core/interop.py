@@ -20,7 +20,7 @@ from core.files import atomic_write
 from core.fold import Posterior
 from core.ids import normalize_id
 from core.lessons import Library
-from core.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
+from core.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
 
@@ -96,9 +96,11 @@ def _number(value: Any, what: str, arm: str) -> float:
 def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...]) -> ImportReport:
     """Parse a gptme `bandit-state.json`; extra keys are tolerated, bad values refused."""
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, STATE_MAX_BYTES)
     except FileNotFoundError:
         raise InteropError(f"not found: {path}") from None
+    except UnsafeFile as exc:
+        raise InteropError(str(exc)) from None
     except OSError as exc:
         raise InteropError(f"cannot read {path}: {exc.strerror}") from None
     try:

@@ -71,6 +71,27 @@ def read_regular(path: Path | str, limit: int, longer: bool = False) -> bytes:
     return data
 
 
+def read_capped(path: Path | str, limit: int) -> bytes:
+    """A file a user names on the command line, which may be a pipe (`<(...)`): opened without
+    blocking, read to its end but never past `limit` bytes (UnsafeFile then: `/dev/zero` is
+    refused, not read forever). A regular file goes through `read_regular`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return read_regular(path, limit)
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(f"{path} is a directory")
+        os.set_blocking(fd, True)
+        parts: list[bytes] = []
+        total = 0
+        while total <= limit and (piece := handle.read(min(limit + 1 - total, 1 << 20))):
+            parts.append(piece)
+            total += len(piece)
+    if total > limit:
+        raise UnsafeFile(f"{path}: larger than {_size(limit)}; not read")
+    return b"".join(parts)
+
+
 def read_text(path: Path | str, limit: int) -> tuple[bytes, str]:
     """(bytes, text) of a regular file that is UTF-8 text: UnsafeFile for binary content
     (NUL bytes, or bytes that are not UTF-8), besides `read_regular`'s refusals."""

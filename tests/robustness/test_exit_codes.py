@@ -100,6 +100,14 @@ def test_export_to_a_missing_folder_is_refused(tmp_path: Path) -> None:
     assert done.returncode == 0 and (ws / "out" / "bandit-state.json").is_file()
 
 
+def test_import_from_a_device_is_refused_not_read_forever(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path)
+    done = run_cli("import-gptme", "/dev/zero", cwd=ws)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr[-300:]
+    assert "larger than 256 MB" in done.stderr
+    assert log_bytes(ws) == b""
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
 def test_derived_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
     ws = make_ws(tmp_path)
