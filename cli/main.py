@@ -133,7 +133,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from core.derived_state import repair_state
 
     ws = _workspace(args)
-    result = _sort_rows(ws.posteriors(details=False), args.sort)
+    result = _sort_rows(ws.lesson_table(details=False), args.sort)
     _warn_problems(ws, args.json)
     repaired = repair_state(ws)
     if repaired is not None:
@@ -147,7 +147,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    before = ws.posteriors()
+    before = ws.lesson_table()
     result = _sort_rows(ws.replay(args.strategy, args.floor, write=args.write), args.sort)
     _warn_problems(ws, args.json)
     _print_warnings(ws)
