@@ -84,6 +84,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"seed must be in [0, 2**63), got {text!r}")
+    return value
+
+
+def _print_warnings(ws: Any) -> None:
+    """What a command that succeeded could not do (a derived file), one line each on stderr."""
+    for warning in ws.warnings:
+        print(f"warning: {safe(warning)}", file=sys.stderr)
+
+
 def _print_json(payload: Any) -> None:
     # ensure_ascii: no control character (not even U+009B, an 8-bit CSI) reaches the terminal raw
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
@@ -171,9 +187,14 @@ def _empty_library_note(ws: Any) -> str | None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from core.derived_state import repair_state
+
     ws = _workspace(args)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
     _warn_problems(ws, args.json)
+    repaired = repair_state(ws)
+    if repaired is not None:
+        print(f"warning: {safe(repaired)}", file=sys.stderr)
     note = _empty_library_note(ws)
     if args.json:
         _print_json(result.as_json())
@@ -190,6 +211,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     replayed = ws.replay(args.strategy, args.floor, decay=args.decay, write=args.write)
     result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     _warn_problems(ws, args.json)
+    _print_warnings(ws)
     old = {r.path: r.mean for r in before.rows}
     if args.json:
         payload = result.as_json()
@@ -340,6 +362,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         category=category,
         grader=grader or "heuristic",
     )
+    _print_warnings(ws)
     if args.json:
         _print_json(_explanation_json(ws, exp))
     else:
@@ -356,6 +379,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     session_id = _session_id(ws, args.session_id)
     before = ws.explain(session_id, with_journal=False) if not args.json else None
     record = ws.grade(session_id, reward, grader=grader, note=args.note)
+    _print_warnings(ws)
     exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
         payload = _explanation_json(ws, exp)
@@ -500,6 +524,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 def cmd_import_gptme(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     report = ws.import_gptme(Path(args.path))
+    _print_warnings(ws)
     if args.json:
         _print_json(
             {
@@ -527,7 +552,7 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
 
 def cmd_export_gptme(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    target = ws.export_gptme(Path(args.path))
+    target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
     print(f"wrote {safe(target)}")
     return 0
 
@@ -891,7 +916,9 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
     p.add_argument("--k", type=_positive_int, default=None, help="how many lessons, >= 1 (default: config k, 10)")
-    p.add_argument("--seed", type=int, default=None, help="random seed of the draw (default: a fresh random one)")
+    p.add_argument(
+        "--seed", type=_seed, default=None, help="random seed of the draw, in [0, 2**63) (default: a fresh random one)"
+    )  # fmt: skip
     p.add_argument(
         "--session-id", default=None, metavar="ID",
         help="id to log the selection under; use the same id for `record` (default: time + random suffix)",

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.config import PENDING_OUTCOME
+from core.derived_state import state_disagreement
 from core.lessons import LessonProblem
 from core.store import LogProblem
 from core.views import LessonUsage, SessionSummary
@@ -92,6 +93,7 @@ class HealthData:
     retired: frozenset[str]  # arms retired by `prune`
     outcome_labels: Sequence[str]  # string outcomes of records without base_reward, one per such record
     outcomes: dict[str, float]  # the outcome -> reward mapping in force
+    stale_state: str | None = None  # how bandit-state.json disagrees with the log, if it does
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -120,6 +122,7 @@ def gather(ws: Workspace) -> HealthData:
         retired=frozenset(ws.retired_arms()),
         outcome_labels=tuple(ws.outcome_labels().values()),
         outcomes=ws.config.outcomes,
+        stale_state=state_disagreement(ws),
     )
 
 
@@ -428,9 +431,26 @@ def unmapped_outcomes(h: HealthData) -> list[Finding]:
     ]
 
 
+# A derived file left behind by a write that was cut short.
+
+
+def stale_bandit_state(h: HealthData) -> list[Finding]:
+    if h.stale_state is None:
+        return []
+    return [
+        Finding(
+            "stale-bandit-state",
+            WARNING,
+            h.stale_state,
+            "the next record/grade (or `lesson-credit status`) rewrites it from the log",
+        )
+    ]
+
+
 CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     no_lessons,
     unreadable_lines,
+    stale_bandit_state,
     duplicate_session_ids,
     broken_lessons,
     sessions_never_graded,
