@@ -37,7 +37,7 @@ def _reward(text: str | None) -> float | None:
 
 
 def _one_line(value: str | None, what: str) -> str | None:
-    """A label (category, grader) that the log and tables show on one line."""
+    """A label (the grader) that the log and tables show on one line."""
     if value is None:
         return None
     if not value.strip():
@@ -350,8 +350,7 @@ def _lessons_from_file(name: str) -> list[str]:
 
 def cmd_record(args: argparse.Namespace) -> int:
     reward = _reward(args.reward)
-    category = _one_line(args.category, "category")
-    grader = _one_line(args.grader, "grader")
+    grader = _one_line(args.grader, "grader")  # the category is checked by core.commands.recording
     lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
     ws = _workspace(args)
     exp = ws.record(
@@ -359,7 +358,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         Path(args.journal),
         lessons,
         reward=reward,
-        category=category,
+        category=args.category,
         grader=grader or "heuristic",
     )
     _print_warnings(ws)
