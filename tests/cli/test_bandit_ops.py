@@ -57,9 +57,7 @@ def rows(capsys: pytest.CaptureFixture[str], ws: Path, *extra: str) -> dict[str,
     return {r["path"]: (r["alpha"], r["beta"], r["status"]) for r in payload["lessons"]}
 
 
-def test_prune_retires_missing_arms_and_keeps_their_history(
-    ghost_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_prune_retires_missing_arms_and_keeps_their_history(ghost_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert set(rows(capsys, ghost_ws)) == {GIT, GONE}
     before = log_bytes(ghost_ws)
     assert run_json(capsys, "prune", "-w", str(ghost_ws), "--dry-run") == {"retired": [GONE], "written": False}
@@ -82,10 +80,9 @@ def test_prune_retires_missing_arms_and_keeps_their_history(
     lint = run_json(capsys, "lint", "-w", str(ghost_ws))
     assert "ghost-arms" not in {f["code"] for f in lint["findings"]}
     # through the parsed-log cache too
-    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)
-    assert Workspace(ghost_ws).retired_arms() == {GONE: 2}
+    assert Workspace(ghost_ws, cache_threshold=0).retired_arms() == {GONE: 2}  # writes the parsed-log cache
     assert LogCache(Workspace(ghost_ws).log).load() is not None
-    assert Workspace(ghost_ws).retired_arms() == {GONE: 2}
+    assert Workspace(ghost_ws, cache_threshold=0).retired_arms() == {GONE: 2}
 
 
 def test_restoring_the_file_brings_a_retired_lesson_back(ghost_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,15 +57,15 @@ def test_default_mapping_fresh_fold(ws: Path) -> None:
     assert [None if b != b else b for b in table.base.tolist()] == [1.0, 0.0, None, None]
 
 
-def test_mapping_from_config_and_the_cached_path_agree(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)  # write the parsed-log cache even for a tiny log
-    assert arms(Workspace(ws))[GIT] == pytest.approx((2.0, 2.0, 2))
+def test_mapping_from_config_and_the_cached_path_agree(ws: Path) -> None:
+    # cache_threshold=0: the parsed-log cache is written (and read) even for a tiny log
+    assert arms(Workspace(ws, cache_threshold=0))[GIT] == pytest.approx((2.0, 2.0, 2))
     cache = LogCache(Workspace(ws).log)
     assert cache.path.exists() and cache.load() is not None
     # noop = 0.5: p2 credits git 0.5 * 0.3 = 0.15 -> alpha 2.15, beta 1 + 0 + 0.85 = 1.85
     (ws / CONFIG_REL).parent.mkdir(parents=True, exist_ok=True)
     (ws / CONFIG_REL).write_text("[outcomes]\nnoop = 0.5\nweird = 1\n", encoding="utf-8")
-    cached = Workspace(ws)
+    cached = Workspace(ws, cache_threshold=0)
     assert cached.refresh()
     got = arms(cached)
     # weird = 1: p4 credits quote 1 * 1 -> Beta(2, 1)
