@@ -104,6 +104,25 @@ def lint(ws: Workspace) -> list[Finding]:
             )
         )
 
+    # A lesson listed more than once in one session record.
+    if len(data.entry_arm):
+        pair = np.asarray(data.entry_session, dtype=np.int64) * max(data.n_arms, 1) + data.entry_arm
+        values, counts = np.unique(pair, return_counts=True)
+        twice = values[counts > 1]
+        if len(twice):
+            rows = sorted({int(v) // max(data.n_arms, 1) for v in twice.tolist()})
+            ids = [sessions[row].session_id for row in rows]
+            findings.append(
+                Finding(
+                    "lesson-listed-twice",
+                    WARNING,
+                    f"{len(twice)} lesson(s) listed more than once in a session record, in {len(rows)} session(s): "
+                    + _names(ids),
+                    "The effect estimates count such a lesson once per session; fix the hook that writes the records.",
+                    tuple(ids),
+                )
+            )
+
     # Sessions that never get a grade.
     now = ws.clock()
     pending = [s for s in sessions if s.pending]

@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
@@ -43,6 +43,9 @@ from core.salience import (
     salience_breakdowns,
 )
 from core.store import EventLog, LogProblem, StoreError, atomic_write
+
+if TYPE_CHECKING:
+    from core.dropout import DropoutLog
 
 STATE_DIR = Path("state") / "lesson-thompson"
 JOURNAL_READ_LIMIT = 64 * 1024 * 1024
@@ -245,6 +248,7 @@ class Selection:
     draws: dict[str, float]
     k: int
     seed: int
+    withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout
 
 
 @dataclass
@@ -283,6 +287,7 @@ class Workspace:
         self._log_cache = LogCache(self.log) if use_cache else None
         self._cache = _Cache()
         self.version = 0  # bumped whenever the log read so far changes
+        self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
 
     # ---------------------------------------------------------------- reading
 
@@ -716,36 +721,44 @@ class Workspace:
         return found
 
     def candidacies(self) -> list[Candidacy]:
-        """(session, lesson, propensity) for every candidate of every logged selection."""
-        self.data()
-        out = []
-        arm_index = self._index.arm_index
-        for _, selection in self._index.selections:
-            row = self._index.session_index.get(selection.session_id or "")
-            if row is None:
-                continue
-            for lesson_id, propensity in selection.propensity.items():
-                arm = arm_index.get(lesson_id)
-                if arm is not None and 0.0 <= propensity <= 1.0:
-                    out.append(Candidacy(row, arm, propensity))
-        return out
+        """(session, lesson, propensity): one selection per session (the last before its record)."""
+        from core.candidacy import candidacies_of
+
+        return list(candidacies_of(self._index, self.data()).items)
+
+    def dropout_log(self) -> DropoutLog:
+        """gptme's randomized-dropout logs (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
+        from core.dropout import DROPOUT_DIR, read_dropout_logs
+        from core.interop import map_arm_id
+
+        library = self.library()
+        ids = {lesson.id for lesson in library.lessons}
+        return read_dropout_logs(self.root / DROPOUT_DIR, lambda raw: map_arm_id(raw, ids, library.roots)[0])
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        from core.candidacy import candidacies_of
+        from core.dropout import randomized_effects
+
         data = self.data()
         categories = self._index.session_categories
         existing = {lesson.id for lesson in self.library().lessons}
+        candidacies = candidacies_of(self._index, data)
+        dropout = self.dropout_log()
         results = leave_one_out(
             data,
             categories,
-            self.candidacies(),
+            candidacies.items,
             min_with=min_with,
             min_without=min_without,
             existing=existing,
             broad_keywords=self.broad_keywords(),
+            floor=self.settings.floor,
+            randomized=randomized_effects(dropout, self._index.row_of, data.base) if len(dropout) else None,
         )
+        self.loo_meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
         if write:
-            payload = loo_payload(results, self.now_iso(), min_with, min_without)
+            payload = loo_payload(results, self.now_iso(), min_with, min_without, **self.loo_meta)
             atomic_write(self.state_dir / "loo-results.json", msgspec.json.format(msgspec.json.encode(payload)) + b"\n")
         return results
 
@@ -774,17 +787,27 @@ class Workspace:
         session_id: str | None = None,
         log: bool = True,
         draws: int = 4000,
+        dropout: float = 0.0,
     ) -> Selection:
-        """Thompson top-k among matching lessons; logs a selection event with propensities."""
+        """Thompson top-k among matching lessons; logs a selection event with propensities.
+
+        `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
+        is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
+        from core import dropout as dropout_mod
+
         k = self.config.k if k is None else k
         if k < 1:
             raise WorkspaceError(f"k must be at least 1, got {k}")
+        if not (isinstance(dropout, int | float) and 0.0 <= dropout <= 1.0):
+            raise WorkspaceError(f"dropout must be in [0, 1], got {dropout!r}")
         if seed is None:
             seed = secrets.randbelow(2**31)
         if session_id is not None:
             _check_session_id(session_id)
         else:
             session_id = f"{self.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        if dropout > 0 and (problem := dropout_mod.check_dropout_session_id(session_id)):
+            raise WorkspaceError(problem)
         candidates = self.candidates(context)
         table = self.posterior()
         position = table.index()
@@ -795,20 +818,40 @@ class Workspace:
         sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
         picked = beta_mod.top_k(sample, k)
         propensity = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng([seed, 1]), draws)
+        chosen = [candidates[i].id for i in picked]
+        kept, withheld = chosen, list[str]()
+        if dropout > 0:
+            kept, withheld = dropout_mod.withhold(chosen, dropout, np.random.default_rng([seed, 2]))
+            propensity = propensity * (1.0 - dropout)  # P(injected) = P(chosen) * P(not withheld)
         selection = Selection(
             session_id=session_id,
             candidates=tuple(c.id for c in candidates),
-            selected=tuple(candidates[i].id for i in picked),
+            selected=tuple(kept),
             propensity={c.id: float(p) for c, p in zip(candidates, propensity, strict=True)},
             draws={c.id: float(d) for c, d in zip(candidates, sample, strict=True)},
             k=k,
             seed=seed,
+            withheld=tuple(withheld),
         )
         if log:
             with self.log.locked():
                 self.refresh()
                 if self._index.row_of(session_id) is not None:
                     raise WorkspaceError(f"session {session_id!r} is already recorded")
+                # the trial's record first: a selection logged without it would look like no trial
+                if dropout > 0:
+                    titles = {c.id: c.title for c in candidates}
+                    line = dropout_mod.dropout_record(
+                        session_id,
+                        dropout,
+                        [(i, titles[i]) for i in kept],
+                        [(i, titles[i]) for i in withheld],
+                        self.clock().timestamp(),
+                    )
+                    try:
+                        dropout_mod.append_dropout_record(self.root / dropout_mod.DROPOUT_DIR, session_id, line)
+                    except OSError as exc:
+                        raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
                 self.log.append_locked(
                     encode(
                         {
