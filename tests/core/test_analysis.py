@@ -564,8 +564,7 @@ def test_confound_reasons_are_joined_in_json(tmp_path: Path) -> None:
 def test_a_randomised_half_and_half_lesson_is_not_flagged(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     events = [
-        session(f"s{i}", float(np.round(rng.uniform(0.2, 0.9), 2)), {A: 0.5} if i % 2 else {B: 0.5})
-        for i in range(200)
+        session(f"s{i}", float(np.round(rng.uniform(0.2, 0.9), 2)), {A: 0.5} if i % 2 else {B: 0.5}) for i in range(200)
     ]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     rows = by_path(Workspace(root, clock=fixed_clock).loo(write=False))

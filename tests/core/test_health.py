@@ -363,4 +363,5 @@ def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:
     assert finding.severity == WARNING
     assert finding.items == ("s1", "s3")
     assert "2 lesson(s)" in finding.message and "2 session(s)" in finding.message
-    assert "lesson-listed-twice" not in by_code(make_workspace(tmp_path, lessons=LESSONS, events=clean_events(4), name="ok"))
+    clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(4), name="ok")
+    assert "lesson-listed-twice" not in by_code(clean)
