@@ -1,4 +1,5 @@
-"""Analysis: every lesson's leave-one-out lift (naive, by category, propensity-weighted), sortable.
+"""Analysis: every lesson's effect (randomized where dropout logs exist, else the joint estimate)
+first, then the leave-one-out lifts (naive, by category, propensity-weighted) as a second opinion.
 
 Computing the table writes nothing; only the write key saves loo-results.json.
 """
@@ -34,10 +35,33 @@ def p_text(value: float | None) -> str:
     return "<0.001" if value < 0.0005 else fmt(value, 3)
 
 
-def interval(result: LooResult) -> str:
-    if result.ci_low is None or result.ci_high is None:
+def span(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
         return "—"
-    return f"[{fmt_signed(result.ci_low, 2)}, {fmt_signed(result.ci_high, 2)}]"
+    return f"[{fmt_signed(low, 2)}, {fmt_signed(high, 2)}]"
+
+
+def interval(result: LooResult) -> str:
+    return span(result.ci_low, result.ci_high)
+
+
+RANDOMIZED_MARK = "ʳ"  # the headline comes from a randomized trial (dropout logs)
+
+
+def headline_interval(result: LooResult) -> tuple[float | None, float | None]:
+    rnd = result.randomized
+    if rnd is not None and rnd.estimate is not None:
+        return rnd.ci_low, rnd.ci_high
+    eff = result.effect
+    return (None, None) if eff is None else (eff.ci_low, eff.ci_high)
+
+
+def headline_text(result: LooResult) -> str:
+    value = result.headline
+    if value is None:
+        return "—"
+    randomized = result.randomized is not None and result.randomized.estimate is not None
+    return fmt_signed(value) + (RANDOMIZED_MARK if randomized else " ")
 
 
 def short_flags(result: LooResult) -> list[str]:
@@ -50,25 +74,30 @@ def short_flags(result: LooResult) -> list[str]:
 # column key -> (header, value to sort by; None sorts last whichever the direction)
 SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
     "lesson": ("lesson", lambda r: r.path),
+    "effect": ("effect", lambda r: r.headline),
+    "ci": ("95% CI", lambda r: None if headline_interval(r)[0] is None else headline_interval(r)),
+    "p_bh": ("p (BH)", lambda r: None if r.effect is None else r.effect.p_adjusted),
     "with": ("with", lambda r: r.n_with),
     "without": ("without", lambda r: r.n_without),
-    "delta": ("Δ", lambda r: r.delta),
-    "ci": ("95% CI", lambda r: None if r.ci_low is None else (r.ci_low, r.ci_high)),
-    "p": ("p", lambda r: r.p_value),
-    "p_bh": ("p (BH)", lambda r: r.p_adjusted),
+    "delta": ("naive Δ", lambda r: r.delta),
     "category": ("by cat", lambda r: r.delta_category),
     "ipw": ("IPW", lambda r: r.delta_ipw),
     "flags": ("flags", lambda r: len(short_flags(r))),
 }
-RIGHT = ("with", "without", "delta", "ci", "p", "p_bh", "category", "ipw")  # columns of numbers
+RIGHT = ("effect", "ci", "p_bh", "with", "without", "delta", "category", "ipw")  # columns of numbers
+
+
+def has_estimate(result: LooResult) -> bool:
+    """A row with an effect or a LOO lift to show; the rest are dimmed and sorted last."""
+    return result.headline is not None or result.sufficient
 
 
 def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -> list[LooResult]:
-    """Rows with enough data first, then the dimmed rest; within each, by the column, missing values last."""
+    """Rows with an effect estimate first, then the dimmed rest; within each, by the column, missing values last."""
     key = SORTS[column][1]
     out: list[LooResult] = []
     for sufficient in (True, False):
-        group = [r for r in results if r.sufficient == sufficient]
+        group = [r for r in results if has_estimate(r) == sufficient]
         present = [r for r in group if key(r) is not None]
         missing = [r for r in group if key(r) is None]
         out += sorted(present, key=lambda r: (key(r), r.path), reverse=reverse)
@@ -80,13 +109,13 @@ def summary(view: AnalysisView) -> Text:
     enough = sum(1 for r in view.results if r.sufficient)
     flagged = sum(1 for r in view.results if r.confounded)
     out = Text()
-    out.append(f"LOO lift over {view.graded} graded sessions", style="bold")
-    out.append(f" · {enough} of {len(view.results)} lessons with enough data")
+    out.append(f"Effect per lesson over {view.graded} graded sessions", style="bold")
+    out.append(f" · {enough} of {len(view.results)} lessons with enough data for LOO")
     out.append(f" ({view.min_with} sessions with, {view.min_without} without)")
-    out.append(f" · {flagged} confounded", style="bold" if flagged else "")
+    out.append(f" · {flagged} flagged", style="bold" if flagged else "")
     out.append(
-        "\nΔ: mean reward with − without · by cat: within categories · IPW: propensity-weighted"
-        " · ctrl+s writes loo-results.json",
+        f"\neffect: joint estimate (category baselines + every lesson), {RANDOMIZED_MARK} randomized (dropout)"
+        " · naive Δ: with − without · by cat · IPW · ctrl+s writes loo-results.json",
         style="dim",
     )
     return out
@@ -100,6 +129,19 @@ def describe(result: LooResult | None, hint: str = "") -> Text:
     out.append(one_line(result.path), style="bold")
     if hint:
         out.append("   " + hint, style="dim")
+    if result.randomized is not None:
+        rnd = result.randomized
+        out.append(
+            f"\nrandomized (dropout): {lift(rnd.estimate)} 95% CI {span(rnd.ci_low, rnd.ci_high)}"
+            f" · kept {rnd.n_kept}, withheld {rnd.n_withheld}",
+            style="bold",
+        )
+    if result.effect is not None:
+        eff = result.effect
+        out.append(
+            f"\neffect (joint) {lift(eff.estimate)} 95% CI {span(eff.ci_low, eff.ci_high)}"
+            f"  p {p_text(eff.p_value)}  BH {p_text(eff.p_adjusted)}"
+        )
     out.append(
         f"\nmean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"
         f" · without {fmt(result.mean_without, 3)} (n {result.n_without})"
@@ -110,11 +152,20 @@ def describe(result: LooResult | None, hint: str = "") -> Text:
     if result.p_category is not None:
         out.append(f" (p {p_text(result.p_category)})")
     if result.delta_ipw is None:
-        out.append(" · propensity-weighted: no logged selection propensities", style="")
+        out.append(
+            f" · propensity-weighted: too few candidate sessions ({result.n_ipw_treated} treated, "
+            f"{result.n_ipw_untreated} untreated)",
+            style="",
+        )
     else:
-        out.append(f" · propensity-weighted {lift(result.delta_ipw)} over {result.n_ipw} candidate sessions")
+        out.append(
+            f" · propensity-weighted {lift(result.delta_ipw)} {span(result.ipw_ci_low, result.ipw_ci_high)}"
+            f" over {result.n_ipw_treated} treated and {result.n_ipw_untreated} untreated candidate sessions"
+        )
         if result.ipw_gap is not None:
             out.append(f" (gap to naive {lift(result.ipw_gap)})")
+    if result.n_ipw_missing:
+        out.append(f" · {result.n_ipw_missing} sessions with it have no logged propensity")
     if not result.sufficient:
         out.append(f"\n{INSUFFICIENT}: {one_line(result.insufficient_reason)}", style="dim")
     for reason in result.confound_reasons:
@@ -128,8 +179,10 @@ class AnalysisScreen(SortableScreen):
     AUTO_FOCUS = "#loo-table"
     CSS_PATH = "analysis.tcss"
     HELP = (
-        "Leave-one-out lift: mean reward of graded sessions with a lesson minus without it, also within "
-        "categories and propensity-weighted. Rows with too little data are dimmed and sorted last."
+        "Effect: each lesson's change in reward per injection, from one regression over every lesson with "
+        "category baselines (randomized kept-minus-withheld where dropout logs exist). Then the leave-one-out "
+        "lifts: mean reward with minus without, within categories, propensity-weighted. Rows without an "
+        "estimate are dimmed and sorted last."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -139,8 +192,8 @@ class AnalysisScreen(SortableScreen):
         Binding("ctrl+s", "write", "Write loo-results.json"),
     ]
     SORT_COLUMNS = SORTS
-    # a first choice sorts lesson, p and p (BH) smallest first, the rest largest first
-    DESCENDING_FIRST = tuple(key for key in SORTS if key not in ("lesson", "p", "p_bh"))
+    # a first choice sorts lesson and p (BH) smallest first, the rest largest first
+    DESCENDING_FIRST = tuple(key for key in SORTS if key not in ("lesson", "p_bh"))
 
     class Loaded(Message):
         def __init__(self, view: AnalysisView) -> None:
@@ -148,7 +201,7 @@ class AnalysisScreen(SortableScreen):
             self.view = view
 
     def __init__(self, source: Any) -> None:
-        super().__init__(source, sort_column="delta")
+        super().__init__(source, sort_column="effect")
         self.view: AnalysisView | None = None
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
@@ -211,7 +264,7 @@ class AnalysisScreen(SortableScreen):
         self._show_highlighted()
 
     def _cells(self, table: ThemedTable, result: LooResult) -> list[Text]:
-        dim = table.tone("muted") if not result.sufficient else ""
+        dim = table.tone("muted") if not has_estimate(result) else ""
 
         def number(value: str) -> Text:
             return Text(value, style=dim, justify="right")
@@ -223,12 +276,12 @@ class AnalysisScreen(SortableScreen):
             flags_cell = Text(flags, style=dim, end="")
         return [
             Text(one_line(result.path.removesuffix(".md")), style=dim, end=""),
+            number(headline_text(result)),
+            number(span(*headline_interval(result))),
+            number(p_text(None if result.effect is None else result.effect.p_adjusted)),
             number(str(result.n_with)),
             number(str(result.n_without)),
             number(lift(result.delta)),
-            number(interval(result)),
-            number(p_text(result.p_value)),
-            number(p_text(result.p_adjusted)),
             number(lift(result.delta_category)),
             number(lift(result.delta_ipw)),
             flags_cell,
