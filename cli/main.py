@@ -458,8 +458,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         "floor": args.floor,
         "noise": args.noise,
         "keyword_breadth": args.keyword_breadth,
+        "relevance_a": args.relevance_a,
+        "relevance_b": args.relevance_b,
+        "helpful_share": args.helpful_share,
+        "harmful_share": args.harmful_share,
+        "effect_size": args.effect_size,
+        "category_affinity": args.category_affinity,
+        "injection_mention": args.injection_mention,
+        "dropout": args.dropout,
     }
-    sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+    try:
+        sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     report = run_simulation(sc, seeds, progress=None if args.json else _progress_bar(f"simulating {args.scenario}"))
     if args.json:
@@ -568,7 +579,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--scenario",
         default="default",
-        choices=["default", "broad-keywords", "always-paired", "sign-flip", "few-sessions"],
+        choices=[
+            "default",
+            "broad-keywords",
+            "always-paired",
+            "sign-flip",
+            "few-sessions",
+            "injection-echo",
+            "dropout",
+        ],
     )
     p.add_argument("--seeds", type=_positive_int, default=20, help="worlds to simulate (default 20)")
     p.add_argument("--first-seed", type=int, default=0)
@@ -578,6 +597,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--floor", type=_floor, default=None)
     p.add_argument("--noise", type=float, default=None)
     p.add_argument("--keyword-breadth", type=float, default=None)
+    p.add_argument("--relevance-a", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: a")
+    p.add_argument("--relevance-b", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: b")
+    p.add_argument("--helpful-share", type=float, default=None, help="share of lessons that help (0-1)")
+    p.add_argument("--harmful-share", type=float, default=None, help="share of lessons that harm (0-1)")
+    p.add_argument("--effect-size", type=float, default=None, help="typical |effect| on reward when relevant")
+    p.add_argument(
+        "--category-affinity", type=float, default=None, help="0: relevance ignores categories; 1: home category only"
+    )
+    p.add_argument(
+        "--injection-mention",
+        type=float,
+        default=None,
+        help="extra chance an injected lesson's keyword shows in the journal because it was injected",
+    )
+    p.add_argument(
+        "--dropout", type=float, default=None, metavar="EPSILON", help="withhold chosen lessons at random (0-1)"
+    )
     p.set_defaults(func=cmd_simulate)
     return parser
 
