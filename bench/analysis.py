@@ -58,7 +58,7 @@ def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     params = sizes["workspace"]
     ws = Workspace(root)
     data = ws.data()
-    categories = ws._index.session_categories
+    categories = ws.session_table().categories
     results = []
 
     runs = 5 if params["sessions"] >= 100_000 else 3

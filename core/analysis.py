@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core.fold import FoldData
 from core.joint import Design, JointFit, build_design, fit_joint
+from core.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.analysis import Candidacy
-from core.fold import FoldData
 from core.index import LogIndex
+from core.snapshot import FoldData
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,17 @@ import math
 import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from core.analysis import Randomized, moderated_welch
+
+if TYPE_CHECKING:
+    from core.select import Selection
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -192,6 +195,18 @@ def withhold(selected: Sequence[str], epsilon: float, rng: np.random.Generator) 
     kept = [lesson for lesson, out in zip(selected, coins, strict=True) if not out]
     dropped = [lesson for lesson, out in zip(selected, coins, strict=True) if out]
     return kept, dropped
+
+
+def apply_dropout(selection: Selection, epsilon: float, rng: np.random.Generator) -> Selection:
+    """The selection with each chosen lesson withheld with probability epsilon; the propensities
+    become P(injected) = P(chosen) * (1 - epsilon)."""
+    kept, dropped = withhold(selection.selected, epsilon, rng)
+    return replace(
+        selection,
+        selected=tuple(kept),
+        withheld=tuple(dropped),
+        propensity={lesson: p * (1.0 - epsilon) for lesson, p in selection.propensity.items()},
+    )
 
 
 def dropout_record(

@@ -21,7 +21,7 @@ LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "ac
 def fit_of(root: Path, floor: float = 0.3, **kwargs: Any) -> tuple[Any, dict[str, int]]:
     ws = Workspace(root, clock=fixed_clock)
     data = ws.data()
-    design = build_design(data, ws._index.session_categories, floor)
+    design = build_design(data, ws.session_table().categories, floor)
     return fit_joint(design, **kwargs), {arm: i for i, arm in enumerate(data.arm_ids)}
 
 
@@ -100,7 +100,7 @@ def test_sparse_fit_matches_dense_least_squares(tmp_path: Path) -> None:
     ws = Workspace(root, clock=fixed_clock)
     data = ws.data()
     floor, lam = 0.3, 2.5
-    fit = fit_joint(build_design(data, ws._index.session_categories, floor), penalty=lam)
+    fit = fit_joint(build_design(data, ws.session_table().categories, floor), penalty=lam)
     z, x, y = dense_reference(events, data.arm_ids, floor)
     # ridge on the lesson columns only, as an augmented least-squares problem
     n, p, c = len(y), x.shape[1], z.shape[1]
@@ -131,7 +131,7 @@ def test_empirical_bayes_penalty_maximises_the_restricted_likelihood(tmp_path: P
     root = make_workspace(tmp_path, lessons={}, events=events)
     ws = Workspace(root, clock=fixed_clock)
     data = ws.data()
-    fit = fit_joint(build_design(data, ws._index.session_categories, 0.3), tau_min=0.0)
+    fit = fit_joint(build_design(data, ws.session_table().categories, 0.3), tau_min=0.0)
     z, x, y = dense_reference(events, data.arm_ids, 0.3)
     # brute force: an orthonormal basis K of the complement of the category columns; then
     # K'y ~ N(0, sigma^2 (I + K'X X'K / lambda)); profile sigma^2 and evaluate -2 log L directly
@@ -195,7 +195,7 @@ def test_confounded_lesson_gets_no_credit_and_the_helpful_one_does(tmp_path: Pat
     root = make_workspace(tmp_path, lessons=LESSONS, events=confounded_events())
     ws = Workspace(root, clock=fixed_clock)
     data = ws.data()
-    fit = joint_effects(data, ws._index.session_categories, 0.3)
+    fit = joint_effects(data, ws.session_table().categories, 0.3)
     arm = {a: i for i, a in enumerate(data.arm_ids)}
     low, high = fit.interval()
     # clipping at 1 trims A's effect in the easy category a little: truly +0.3, about +0.25 after clipping
