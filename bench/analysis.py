@@ -112,4 +112,3 @@ if __name__ == "__main__":  # python -m bench.analysis: the quick sizes, printed
 
     print_table(case_analysis(QUICK))
     sys.exit(0)
-
