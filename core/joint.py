@@ -258,3 +258,9 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
 def joint_effects(data: FoldData, categories: Sequence[str | None], floor: float) -> JointFit:
     """Build the design of a log and fit it (empirical Bayes penalty)."""
     return fit_joint(build_design(data, categories, floor))
+
+
+def effects_by_lesson(data: FoldData, categories: Sequence[str | None], floor: float) -> dict[str, float]:
+    """Each lesson's joint effect estimate (change in reward per injection), for lessons with one."""
+    fit = joint_effects(data, categories, floor)
+    return {arm: float(e) for arm, e in zip(data.arm_ids, fit.estimate.tolist(), strict=True) if math.isfinite(e)}

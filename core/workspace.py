@@ -156,6 +156,16 @@ class Workspace:
         rng = np.random.default_rng(seed)
         return select_mod.p_top_k(post, settings or self.settings, active, k or self.config.k, rng, draws)
 
+    def effects(self) -> dict[str, float]:
+        """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
+        from core.joint import effects_by_lesson
+
+        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor)
+
+    def session_categories(self) -> Sequence[str | None]:
+        """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
+        return tuple(self._reader.session_categories()[: self.data().n_sessions])
+
     def sessions(self) -> list[SessionSummary]:
         table = self.session_table()
         return [table.summary(row) for row in range(len(table))]

@@ -230,3 +230,30 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
         assert isinstance(lessons, LessonsScreen) and lessons.view is not None
         row = lessons.view.row("tools/broken.md")
         assert row is not None and row.status == "broken"
+
+
+# ---------------------------------------------------------------------------- Lessons: the effect column
+
+
+async def test_lessons_effect_column_sorts_the_helpful_lesson_first(analysis_workspace: Workspace) -> None:
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        assert screen.view is not None and screen.view.effects is not None
+        table = screen.query_one("#lessons-table", ThemedTable)
+        effects = analysis_workspace.effects()
+        assert screen.view.effects == effects
+        # the fixture's truth: retry-budget +0.2, force-push -0.25, the rest nothing
+        assert effects["tools/retry-budget.md"] == pytest.approx(0.2, abs=0.05)
+        assert effects["tools/force-push.md"] == pytest.approx(-0.25, abs=0.05)
+        column = [str(key.value) for key in table.columns].index("effect")
+        cell = str(table.get_row("tools/retry-budget.md")[column]).strip()
+        assert cell == f"{effects['tools/retry-budget.md']:+.3f}"
+        while screen.sort_column != "effect":
+            await pilot.press("o")
+        assert screen.sort_reverse  # largest first
+        keys = table_keys(table)
+        assert keys[0] == "tools/retry-budget.md" and keys[len(effects) - 1] == "tools/force-push.md"

@@ -58,6 +58,7 @@ def old_cells(row: LessonRow, pinned: bool) -> list[Text]:
         Text(str(row.n), justify="right"),
         Text(fmt(row.mean, 3), justify="right"),
         Text(fmt_interval(row.ci_low, row.ci_high)),
+        Text("…", justify="right"),  # the effect column, before its estimates arrive
         Text(fmt(row.last_credit), justify="right"),
     ]
     return [spaced(cell) for cell in cells]
@@ -113,9 +114,9 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
 ) -> None:
     on_ui_thread: list[bool] = []  # per row built: on the UI thread?
 
-    def recorded(row: LessonRow, tone: Any, pinned: bool = False) -> list[Text]:
+    def recorded(row: LessonRow, tone: Any, pinned: bool = False, effects: Any = None) -> list[Text]:
         on_ui_thread.append(threading.current_thread() is threading.main_thread())
-        return lesson_cells(row, tone, pinned)
+        return lesson_cells(row, tone, pinned, effects)
 
     monkeypatch.setattr(lessons_module, "lesson_cells", recorded)
     async with app.run_test(size=SIZE) as pilot:
@@ -128,7 +129,7 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
 
         def shown_cells_are_fresh() -> None:
             for row in screen.view.rows if screen.view else ():
-                expected = lesson_cells(row, themed.tone, row.path in screen.pins)
+                expected = lesson_cells(row, themed.tone, row.path in screen.pins, screen.view.effects)
                 assert [state(c) for c in table.get_row(row.path)] == [state(c) for c in expected], row.path
 
         shown_cells_are_fresh()
