@@ -48,6 +48,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 TAU_MIN = 0.02  # smallest prior sd of a lesson's effect per unit weight (reward units)
+NOISE_MIN = 0.01  # smallest noise sd the intervals use: the grade resolution (rewards given to two decimals)
 GRID = np.logspace(-6.0, 8.0, 141)  # lambda = sigma^2 / tau^2, searched on this grid, then refined
 Z95 = 1.959963984540054
 Z90 = 1.6448536269514722
@@ -214,6 +215,8 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
     d, v = linalg.eigh(a, overwrite_a=True, check_finite=False, driver="evr")  # MRRR: ~1.4x LAPACK's default
     d = np.maximum(d, 0.0)
     u = v.T @ b
+    if yy <= 1e-12 * max(float(y @ y), 1e-300):  # no variation left after the category means: no signal
+        u = np.zeros_like(u)
     u2 = u * u
 
     if penalty is not None:
@@ -227,18 +230,23 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
         log_lam = _golden(lambda t: float(neg2_loglik(np.array([math.exp(t)]), d, u2, yy, dof)[0]), lo, hi)
         lam = math.exp(log_lam)
         rule = "empirical Bayes (restricted marginal likelihood)"
-    q = max(yy - float((u2 / (d + lam)).sum()), 0.0)
-    sigma2 = q / dof
-    if penalty is None and sigma2 > 0 and sigma2 / lam < tau_min**2:
-        # keep the prior sd at tau_min: lambda = sigma^2 / tau_min^2, sigma^2 = Q(lambda) / n' (a fixed point)
+
+    def noise_var(lam: float) -> float:
+        """sigma^2 = Q(lambda) / n'; with the penalty chosen here, at least the grade resolution squared
+        (identical grades are no proof of zero noise)."""
+        q = max(yy - float((u2 / (d + lam)).sum()), 0.0)
+        return q / dof if penalty is not None else max(q / dof, NOISE_MIN**2)
+
+    sigma2 = noise_var(lam)
+    if penalty is None and sigma2 / lam < tau_min**2:
+        # keep the prior sd at tau_min: lambda = sigma^2 / tau_min^2 with sigma^2 = noise_var(lambda), a fixed point
         for _ in range(50):
             lam = sigma2 / tau_min**2
-            q = max(yy - float((u2 / (d + lam)).sum()), 0.0)
-            if abs(q / dof - sigma2) <= 1e-12 * sigma2:
+            new = noise_var(lam)
+            if abs(new - sigma2) <= 1e-12 * sigma2:
                 break
-            sigma2 = q / dof
-        sigma2 = q / dof
-        lam = sigma2 / tau_min**2 if sigma2 > 0 else lam
+            sigma2 = new
+        lam = sigma2 / tau_min**2
         rule += f", prior sd floored at {tau_min:g}"
     inv = 1.0 / (d + lam)
     coef_active = v @ (inv * u)

@@ -206,6 +206,17 @@ def test_confounded_lesson_gets_no_credit_and_the_helpful_one_does(tmp_path: Pat
     assert abs(fit.estimate[arm[B]]) < 0.04
 
 
+def test_identical_grades_keep_intervals_open(tmp_path: Path) -> None:
+    # every session graded 0.7: the residual variance is 0, but the intervals use at least the
+    # grade resolution (noise sd 0.01) and the prior sd floor, so no interval is a point
+    events = [session(f"s{i}", 0.7, {A: 0.5} if i % 2 else {B: 1.0}, category="x") for i in range(30)]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    fit, arm = fit_of(root)
+    assert fit.noise_sd == pytest.approx(0.01)
+    assert fit.coef[arm[A]] == pytest.approx(0.0, abs=1e-9)
+    assert fit.coef_sd[arm[A]] > 0.001
+
+
 def test_no_graded_sessions_gives_nan(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("p", None, {A: 1.0})])
     fit, arm = fit_of(root)
