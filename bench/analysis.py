@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.run import Result, Target, best_of, lesson_credit_cmd, run_cli, time_cli, workspace_data
+from bench.harness import Result, Target, best_of, lesson_credit_cmd, run_cli, time_cli, workspace_data
 
 
 def _dense_baseline(design: Any, penalty: float) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +108,7 @@ def case_analysis(sizes: dict[str, Any]) -> list[Result]:
 
 
 if __name__ == "__main__":  # python -m bench.analysis: the quick sizes, printed
-    from bench.run import QUICK, print_table
+    from bench.harness import QUICK, print_table
 
     print_table(case_analysis(QUICK))
     sys.exit(0)

@@ -365,3 +365,30 @@ def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:
     assert "2 lesson(s)" in finding.message and "2 session(s)" in finding.message
     clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(4), name="ok")
     assert "lesson-listed-twice" not in by_code(clean)
+
+
+def test_checks_run_on_gathered_data_without_a_workspace() -> None:
+    import numpy as np
+
+    from core.health import HealthData, constant_rewards, run_checks
+
+    # six graded sessions all rewarded 1.0 and nothing else wrong: only the stuck grader shows
+    data = HealthData(
+        log_problems=(),
+        lesson_problems=(),
+        sessions=(),
+        now=fixed_clock(),
+        rewards=np.ones(6),
+        n=np.zeros(0, dtype=np.int64),
+        mean=np.zeros(0),
+        arm_ids=(),
+        n_sessions=6,
+        known=frozenset(),
+        active=frozenset(),
+        usage={},
+        prefixed_ids=0,
+        missing_salience=0,
+        broad_keywords={},
+    )
+    assert [(f.code, f.severity) for f in run_checks(data)] == [("rewards-constant", PROBLEM)]
+    assert constant_rewards(data)[0].message == "all 6 graded rewards are 1"
