@@ -9,6 +9,7 @@ and `core.interop` (gptme's state file).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -32,7 +33,7 @@ from core.reader import LogReader
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
-from core.store import EventLog, LogProblem
+from core.store import EventLog, LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ class Workspace:
         clock: Callable[[], dt.datetime] = utc_now,
         allow_outside_journals: bool = False,
         use_cache: bool = True,
+        allow_outside_library: bool | None = None,
+        cache_threshold: int | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
@@ -67,12 +70,19 @@ class Workspace:
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
         self.allow_outside_journals = allow_outside_journals
+        # library folders outside the workspace (gptme.toml dirs): only on request, like journals
+        self.allow_outside_library = (
+            allow_outside_journals or os.environ.get("LESSON_CREDIT_ALLOW_OUTSIDE") == "1"
+            if allow_outside_library is None
+            else allow_outside_library
+        )
+        self.warnings: list[str] = []  # what a command that succeeded could not do (a derived file)
         try:
             self.config: Config = load_config(self.config_path)
         except ConfigError as exc:
             raise WorkspaceError(str(exc)) from None
         self._library: Library | None = None
-        self._reader = LogReader(self.log, use_cache=use_cache)
+        self._reader = LogReader(self.log, use_cache=use_cache, cache_threshold=cache_threshold)
         self._posteriors: dict[CreditSettings, Posterior] = {}  # folds of the current snapshot
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
@@ -86,7 +96,7 @@ class Workspace:
     def library(self, reload: bool = False) -> Library:
         if self._library is None or reload:
             cache = self.state_dir / ".cache" / "lessons.msgpack" if self._reader.caches else None
-            self._library = load_library(self.root, cache)
+            self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
         return self._library
 
     def refresh(self) -> bool:
@@ -280,6 +290,8 @@ class Workspace:
         if not (isinstance(dropout, int | float) and 0.0 <= dropout <= 1.0):
             raise WorkspaceError(f"dropout must be in [0, 1], got {dropout!r}")
         seed = secrets.randbelow(2**31) if seed is None else seed
+        if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
+            raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
         session_id = commands.selection_id(session_id, self.clock)
         if dropout > 0 and (problem := dropout_mod.check_dropout_session_id(session_id)):
             raise WorkspaceError(problem)
@@ -320,8 +332,22 @@ class Workspace:
     def _append(self, event: dict[str, Any]) -> None:
         """Append an event (under the lock), read it back, and rewrite the state file."""
         self.log.append_locked(encode(event))
-        self.refresh()
-        self.write_state()
+        self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
+        self._after_write()
+
+    def _after_write(self) -> None:
+        """The event is in the log (or the settings in config.toml): the command has succeeded.
+        Rewriting `bandit-state.json` is then only upkeep of a derived file; when it fails
+        (a full disk, a read-only folder, a directory in its place) the failure becomes a
+        warning, and the next write or `status` rewrites the file."""
+        try:
+            self.refresh()
+            self.write_state()
+        except (StoreError, OSError) as exc:
+            reason = str(exc) if isinstance(exc, StoreError) else f"{self.state_path}: {exc.strerror or exc}"
+            self.warnings.append(
+                f"{reason}; the event is logged, and the next write or `status` rewrites {self.state_path.name}"
+            )
 
     def record(
         self, session_id: str, journal: Path | str, lessons: Sequence[str], *, reward: float | None = None,
@@ -330,7 +356,7 @@ class Workspace:
         """Log a session: salience from the journal, credit under the current settings."""
         new = commands.recording(
             session_id, Path(journal), lessons, lambda: self.library().by_id(), self.root,
-            reward=reward, category=category, grader=grader,
+            reward=reward, category=category, grader=grader, allow_outside=self.allow_outside_journals,
         )
         settings = self.settings
         with self.log.locked():
@@ -370,8 +396,7 @@ class Workspace:
             with self.log.locked():
                 self.config = Config(settings, self.config.k, self.config.extra)
                 save_config(self.config_path, self.config)
-                self.refresh()
-                self.write_state()
+                self._after_write()
         return self.lesson_table(settings, details=False)
 
     def save_settings(self, settings: CreditSettings) -> None:
@@ -389,7 +414,7 @@ class Workspace:
         stamps = interop.last_credited(post, self._reader.session_times)
         return interop.state_payload(post, stamps, self.now_iso(), existing)
 
-    def export_gptme(self, path: Path) -> Path:
+    def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
         target = interop.export_target(path)
         write_json(target, self.state_payload())
