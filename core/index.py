@@ -378,7 +378,7 @@ class LogIndex:
             self.grades.append((line, event))
             row = self.row_of(event.session_id)
             self.grade_rows.append(-1 if row is None else row)
-            self.grade_base.append(event.base_reward)
+            self.grade_base.append(math.nan if event.base_reward is None else event.base_reward)  # NaN: retracted
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
         elif isinstance(event, PriorEvent):
@@ -487,7 +487,8 @@ class Graders:
         ]
         grades = index.grades
         for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
-            out[row] = grades[position][1].grader
+            grade = grades[position][1]
+            out[row] = None if grade.base_reward is None else grade.grader  # a retraction: pending
         return tuple(out)
 
 

@@ -173,7 +173,7 @@ class LessonUsage:
 
 @dataclass(frozen=True)
 class GradeRecord:
-    base_reward: float
+    base_reward: float | None  # None: a retraction (the session pending again)
     grader: str
     timestamp: str | None
     note: str | None
@@ -959,7 +959,7 @@ class Workspace:
                 "base_reward": previous.base_reward,
                 "grader": previous.grader,
                 "timestamp": iso(self.clock()),
-                "note": note or f"undo: {latest.base_reward:g} back to {previous.base_reward:g}",
+                "note": note or f"undo: {_grade_text(latest.base_reward)} back to {_grade_text(previous.base_reward)}",
             }
             self.log.append_locked(encode(event))
             self.refresh()
@@ -1049,6 +1049,10 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _grade_text(value: float | None) -> str:
+    return "pending" if value is None else f"{value:g}"
 
 
 def _check_session_id(session_id: str) -> None:
