@@ -12,24 +12,24 @@ from dataclasses import dataclass, replace
 from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 
 from core import beta as beta_mod
 from core.analysis import MIN_WITH, MIN_WITHOUT, LooResult, reward_split
 from core.fold import CreditSettings
+from core.grading import GradeAppended, append_grade
 from core.health import Finding, lint
 from core.lessons import Lesson, LessonProblem
 from core.simulate import SimulationReport, run_simulation, scenario
 from core.store import LogProblem
 from core.workspace import (
     Explanation,
-    GradeRecord,
     LessonRow,
     LessonUsage,
     PosteriorTable,
     SessionSummary,
     SessionTable,
     Workspace,
-    WorkspaceError,
 )
 from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from tui.session_search import SessionSearch
@@ -172,10 +172,35 @@ class Problems:
     lessons: tuple[LessonProblem, ...]
 
 
-@dataclass(frozen=True)
-class UndoOutcome:
-    record: GradeRecord | None  # the grade appended, None when nothing was written
-    message: str
+@dataclass(frozen=True, eq=False)
+class SourceSnapshot:
+    """What changed, as one frozen value: posted once per write or poll that changed the workspace."""
+
+    version: int  # the source's version: +1 per change, whoever caused it
+    log_version: int  # the Workspace's read of the log
+    session_ids: tuple[str, ...]  # log order
+    base: npt.NDArray[np.float64]  # read-only: each session's grade in force, NaN = pending
+    problems: Problems
+
+    @property
+    def sessions(self) -> int:
+        return len(self.session_ids)
+
+    def next_pending(self, after: str | None, skip: Callable[[str], bool] = lambda _sid: False) -> str | None:
+        """The first pending session after `after` in log order (wrapping round; never `after`
+        itself), skipping those `skip` names (graded by a write still queued, say)."""
+        pending = np.flatnonzero(np.isnan(self.base)).tolist()
+        if not pending:
+            return None
+        ids = self.session_ids
+        start = 0
+        if after is not None and after in ids:
+            row = ids.index(after)
+            start = next((i for i, p in enumerate(pending) if p > row), len(pending))
+        for p in pending[start:] + pending[:start]:
+            if ids[p] != after and not skip(ids[p]):
+                return ids[p]
+        return None
 
 
 def ranks(rows: tuple[LessonRow, ...]) -> dict[str, int]:
@@ -192,30 +217,58 @@ class WorkspaceSource:
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
-        self._polled_version: int | None = None  # the log's version when first read (see _refreshed)
+        self._seen_log: int | None = None  # the log version the last snapshot (or the first read) saw
+        self.version = 0  # bumped once per write or poll that changed something (see `check`)
 
     @property
     def name(self) -> str:
         return self.workspace.root.name
 
-    def refresh(self) -> bool:
-        """True when the log changed since the last call, whoever read the change first: a
-        screen's load may read an append before the poll does, and the poll must still tell
-        the other screens."""
+    def check(self, *, wrote: bool = False) -> SourceSnapshot | None:
+        """Read the log to its end; when it changed since the last check (or `wrote`: this dashboard
+        just changed the workspace), bump the version once and return the new snapshot.
+
+        The poll and the writer are the only callers: views never read the log themselves, so
+        one change reaches the screens as one snapshot."""
         with self._lock:
-            version = self._refreshed().version
-            changed = version != self._polled_version
-            self._polled_version = version
-            return changed
+            ws = self.workspace
+            ws.refresh()
+            first = self._seen_log is None
+            if not wrote and (first or ws.version == self._seen_log):
+                self._seen_log = ws.version  # the first read is what the screens load: no change
+                return None
+            self._seen_log = ws.version
+            self.version += 1
+            data = ws.data()
+            table = ws.session_table()
+            return SourceSnapshot(
+                version=self.version,
+                log_version=ws.version,
+                session_ids=tuple(table.session_ids),
+                base=data.base,
+                problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
+            )
+
+    def snapshot(self) -> SourceSnapshot:
+        """The state as of now, at the current version (no bump): what the app starts from."""
+        with self._lock:
+            ws = self._refreshed()
+            table = ws.session_table()
+            return SourceSnapshot(
+                version=self.version,
+                log_version=ws.version,
+                session_ids=tuple(table.session_ids),
+                base=ws.data().base,
+                problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
+            )
 
     def _refreshed(self) -> Workspace:
-        """The workspace with the log read to its end (hold the lock). The first read, by a
-        screen's load or by the poll, is the baseline the poll compares with: what it read
-        is on screen already (or about to be), so it is no change to report."""
+        """The workspace as the last check left it (hold the lock). Only the very first read
+        reads the log: later appends reach the views through `check` and its one snapshot."""
         ws = self.workspace
-        ws.refresh()
-        if self._polled_version is None:
-            self._polled_version = ws.version
+        if self._seen_log is None:
+            ws.refresh()
+            self._seen_log = ws.version
         return ws
 
     def settings(self) -> CreditSettings:
@@ -279,24 +332,20 @@ class WorkspaceSource:
         with self._lock:
             return self.workspace.explain(session_id, base_reward=draft, with_journal=with_journal)
 
-    def grade(self, session_id: str, reward: float, note: str | None = None) -> GradeRecord:
+    def append_grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str,
+        note: str | None = None,
+        expect_line: int | None = None,
+    ) -> GradeAppended:
+        """Append a grade (None: a retraction) under the log lock; see core.grading.append_grade."""
         with self._lock:
-            return self.workspace.grade(session_id, reward, grader="manual", note=note or None)
-
-    def undo_grade(self, session_id: str) -> UndoOutcome:
-        """Append the grade before the latest one again (the engine checks and appends under the log lock)."""
-        with self._lock:
-            try:
-                record = self.workspace.undo_grade(session_id)
-            except WorkspaceError as exc:
-                if "nothing to undo" not in str(exc):
-                    raise
-                reason = str(exc)
-                return UndoOutcome(
-                    None,
-                    f"{reason[:1].upper()}{reason[1:]}. The log is append-only: grade the session again to change it.",
-                )
-        return UndoOutcome(record, f"Undone: {record.base_reward:g} appended again ({record.note or 'undo'}).")
+            return append_grade(
+                self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line
+            )
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:

@@ -113,6 +113,22 @@ def fmt(value: float | None, digits: int = 2, empty: str = "—") -> str:
     return f"{round(value, 9):.{digits}f}"  # 0.57749999… and 0.57750…01 print alike
 
 
+def fmt_grade(value: float | None, empty: str = "pending") -> str:
+    """A grade as it was typed: 0.725 stays 0.725, 0.7 is 0.7 (at least one decimal, at most six)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return empty
+    text = f"{round(value, 6):.6f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def grade_digits(value: float | None, least: int = 2) -> int:
+    """Decimals to show numbers derived from a grade with, so the arithmetic on screen checks."""
+    if value is None:
+        return least
+    shown = fmt_grade(value)
+    return max(least, len(shown) - shown.index(".") - 1)
+
+
 def fmt_signed(value: float, digits: int = 3) -> str:
     value = round(value, 9)
     if abs(value) < 0.5 * 10**-digits:

@@ -365,46 +365,49 @@ async def test_stays_responsive_while_another_process_appends_thousands(workspac
     assert_same(by_path(shown), {row["path"]: (row["alpha"], row["beta"], row["n"]) for row in payload["lessons"]})
 
 
-async def test_a_change_read_first_by_one_screen_reaches_the_others(workspace: Workspace, ws_root: Path) -> None:
-    """Another process records s5; the operator opens Sessions before the next poll (with the default 1 s
-    interval, the usual order); back on Lessons, the posteriors must include s5."""
+async def test_a_change_reaches_every_screen_through_one_snapshot(workspace: Workspace, ws_root: Path) -> None:
+    """Another process records s5 while the next poll is held back: a screen opened meanwhile shows the
+    log as of the last snapshot (screens never read the log on their own); the poll's one change message
+    then brings s5 to both screens."""
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: current_view(app) is not None, "the first Lessons view")
         lessons = app.screen
         assert isinstance(lessons, LessonsScreen) and lessons.view is not None
         assert lessons.view.table.sessions == len(SESSIONS)
-        # hold the next poll back until the Sessions screen has loaded: the order is then certain
         poll_waits, poll_may_read = threading.Event(), threading.Event()
-        refresh = app.source.refresh
+        check = app.source.check
 
-        def later_poll() -> bool:
+        def later_poll(*, wrote: bool = False) -> object:
             poll_waits.set()
             poll_may_read.wait(10)
-            return refresh()
+            return check(wrote=wrote)
 
-        app.source.refresh = later_poll  # type: ignore[method-assign]
+        app.source.check = later_poll  # type: ignore[method-assign,assignment]
+        versions: list[int] = []
+        app.watch(app, "data_version", lambda version: versions.append(version), init=False)
         try:
-            # a poll is waiting: none is reading the log (the app runs one at a time)
             await wait_until(pilot, poll_waits.is_set, "a poll")
             record(Workspace(ws_root, clock=fixed_clock), ws_root, NEW_SESSION)
             await pilot.press("s")
             sessions = app.screen
             assert isinstance(sessions, SessionsScreen)
-            await wait_until(
-                pilot,
-                lambda: sessions.view is not None and sessions.view.sessions[-1].session_id == NEW_SESSION[0],
-                "s5 on the Sessions screen",
-            )
-            await pilot.press("l")
+            await wait_until(pilot, lambda: sessions.view is not None, "the Sessions view")
+            assert sessions.view is not None and len(sessions.view.sessions) == len(SESSIONS)
         finally:
             poll_may_read.set()
+        await wait_until(
+            pilot,
+            lambda: sessions.view is not None and sessions.view.sessions[-1].session_id == NEW_SESSION[0],
+            "s5 on the Sessions screen",
+        )
+        assert versions == [1]  # one change, one message
+        await pilot.press("l")
         assert app.screen is lessons
         fresh = Workspace(ws_root, clock=fixed_clock).posteriors()
         assert fresh.sessions == len(SESSIONS) + 1
-        deadline = time.monotonic() + 3.0  # sixty polls
-        while time.monotonic() < deadline and lessons.view.table.sessions != fresh.sessions:
-            await asyncio.sleep(0.05)
-            await pilot.pause()
-        assert lessons.view.table.sessions == fresh.sessions, "the Lessons screen never showed s5"
+        await wait_until(
+            pilot, lambda: lessons.view is not None and lessons.view.table.sessions == fresh.sessions, "s5 on Lessons"
+        )
+        assert lessons.view is not None
         assert_same(by_path(lessons.view), by_path(fresh))

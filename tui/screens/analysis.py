@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from core.analysis import LooResult
 from tui.screens.sortable import SortableScreen
-from tui.source import AnalysisView
+from tui.source import AnalysisView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, spaced
 from tui.widgets.themed_table import ThemedTable
 
@@ -147,7 +147,7 @@ class AnalysisScreen(SortableScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source, sort_column="delta")
         self.view: AnalysisView | None = None
         self.highlighted: str | None = None
@@ -240,11 +240,15 @@ class AnalysisScreen(SortableScreen):
 
     @on(DataTable.RowHighlighted, "#loo-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#loo-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self.action_open_rewards()
 

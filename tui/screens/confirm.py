@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,10 +23,12 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, question: str, detail: str = "") -> None:
+    def __init__(self, question: str, detail: str = "", on_answer: Callable[[bool], None] | None = None) -> None:
         super().__init__()
         self.question = question
         self.detail = detail
+        # called before the dialog closes, so what it does comes before the next key's action
+        self.on_answer = on_answer
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
@@ -41,11 +44,22 @@ class ConfirmScreen(ModalScreen[bool]):
 
     @on(Button.Pressed, "#confirm-yes")
     def _yes(self) -> None:
-        self.dismiss(True)
+        self.action_answer(True)
 
     @on(Button.Pressed, "#confirm-no")
     def _no(self) -> None:
-        self.dismiss(False)
+        self.action_answer(False)
 
     def action_answer(self, answer: bool) -> None:
+        if self.on_answer is not None:
+            on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed
+            on_answer(answer)
         self.dismiss(answer)
+
+
+class ConfirmCommit(ConfirmScreen):
+    """Replace a session's grade: c (the commit key again) or y writes it; n or escape keeps the draft."""
+
+    HELP = "c or y replaces the grade; n or escape keeps the draft and writes nothing."
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "answer(True)", "Replace", show=False)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -15,7 +15,7 @@ from textual.widgets import Footer, Header, Static
 from core.health import PROBLEM, Finding
 from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen
-from tui.source import HealthView
+from tui.source import HealthView, WorkspaceSource
 from tui.text import one_line
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
@@ -88,7 +88,7 @@ class HealthScreen(DataScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.view: HealthView | None = None
 

@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Input
 from core.lessons import MISSING
 from core.workspace import LessonRow
 from tui.screens.sortable import SortableScreen
-from tui.source import BROKEN, MAX_PINS, LessonsView
+from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
 from tui.text import fmt, fmt_interval, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
@@ -140,7 +140,7 @@ class LessonsScreen(SortableScreen):
             self.view = view
             self.cells = cells
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source, sort_column="mean")
         self.view: LessonsView | None = None
         self.cells: LessonCells | None = None  # the view's cells, built off the UI thread
@@ -274,11 +274,15 @@ class LessonsScreen(SortableScreen):
 
     @on(DataTable.RowHighlighted, "#lessons-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#lessons-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self.action_open_last_session()
 

@@ -8,7 +8,7 @@ shows what committing it would do; nothing is written until the commit key.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -19,17 +19,20 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.salience import SalienceBreakdown
-from core.workspace import Explanation, GradeRecord, LessonCredit
-from tui.messages import WorkspaceWritten
+from core.workspace import Explanation, LessonCredit
 from tui.screens.base import DataScreen
+from tui.screens.confirm import ConfirmCommit
 from tui.screens.grade_value import GradeValueScreen
-from tui.source import UndoOutcome
-from tui.text import fmt, fmt_signed, fmt_time, one_line
+from tui.source import WorkspaceSource
+from tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.credit_panel import CreditPanel, credit_story
 from tui.widgets.grade_bar import GradeBar
 from tui.widgets.journal_view import JournalView
 from tui.widgets.themed_table import ThemedTable
+
+if TYPE_CHECKING:
+    from tui.app import LessonCreditApp
 
 STEP = 0.05
 
@@ -69,7 +72,9 @@ class SessionDetailScreen(DataScreen):
     CSS_PATH = "session_detail.tcss"
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
-        "c commits it to the log (a new grade event), u appends the previous grade back."
+        "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
+        "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
+        "applied in key order; each is confirmed by a message."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -81,7 +86,8 @@ class SessionDetailScreen(DataScreen):
         Binding("g", "type_grade", "Exact grade…"),
         Binding("c", "commit", "Commit grade"),
         Binding("u", "undo", "Undo grade"),
-        Binding("n", "focus_note", "Note", show=False),
+        Binding("n", "next_pending", "Next pending"),
+        Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
         Binding("escape", "back", "Back / discard draft"),
     ]
@@ -97,17 +103,7 @@ class SessionDetailScreen(DataScreen):
             self.explanation = explanation
             self.draft = draft
 
-    class Committed(Message):
-        def __init__(self, record: GradeRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class Undone(Message):
-        def __init__(self, outcome: UndoOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
-
-    def __init__(self, source: Any, session_id: str, focus_lesson: str | None = None) -> None:
+    def __init__(self, source: WorkspaceSource, session_id: str, focus_lesson: str | None = None) -> None:
         super().__init__(source)
         self.session_id = session_id
         self.focused_lesson = focus_lesson
@@ -116,6 +112,10 @@ class SessionDetailScreen(DataScreen):
         self.draft: float | None = None
         self.note = ""
         self.rows: list[str] = []
+
+    @property
+    def grading(self) -> LessonCreditApp:
+        return cast("LessonCreditApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -154,19 +154,12 @@ class SessionDetailScreen(DataScreen):
             lambda explanation: self.Previewed(explanation, draft),
         )
 
-    @work(thread=True, exclusive=True, group="detail-write")
-    def _commit(self, value: float, note: str) -> None:
-        self.post_result(lambda: self.source.grade(self.session_id, value, note.strip() or None), self.Committed)
-
-    @work(thread=True, exclusive=True, group="detail-write")
-    def _undo(self) -> None:
-        self.post_result(lambda: self.source.undo_grade(self.session_id), self.Undone)
-
     # ---------------------------------------------------------------- results
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         first = self.base is None
+        self._notice_grade_from_elsewhere(self.base, event.explanation)
         self.base = event.explanation
         self.done(self.query_one("#credits", ThemedTable))
         self.query_one("#session-info", Static).update(session_info(event.explanation))
@@ -191,22 +184,22 @@ class SessionDetailScreen(DataScreen):
         self.shown = event.explanation
         self._show()
 
-    @on(Committed)
-    def _committed(self, event: Committed) -> None:
-        self.notify(f"Saved grade {event.record.base_reward:g} for {one_line(self.session_id)} (manual).", markup=False)
-        self.draft = None
-        self.note = ""
-        bar = self.query_one("#grade-bar", GradeBar)
-        bar.draft = None
-        bar.clear_note()
-        self.post_message(WorkspaceWritten())
-
-    @on(Undone)
-    def _undone(self, event: Undone) -> None:
-        outcome = event.outcome
-        self.notify(outcome.message, severity="information" if outcome.record else "warning", markup=False)
-        if outcome.record is not None:
-            self.post_message(WorkspaceWritten())
+    def _notice_grade_from_elsewhere(self, before: Explanation | None, after: Explanation) -> None:
+        """Another process graded this session while a draft is open: say so; the draft stays a draft."""
+        if before is None or self.draft is None or not after.grades:
+            return
+        latest = after.grades[-1]
+        if before.grades and before.grades[-1].line == latest.line:
+            return
+        if self.grading.writes.wrote_last(self.session_id, latest.line):
+            return
+        self.notify(
+            f"{one_line(self.session_id)} was graded {fmt_grade(latest.base_reward)} by "
+            f"{one_line(latest.grader)} elsewhere. Your draft {fmt_grade(self.draft)} is kept, not committed.",
+            title="Graded elsewhere",
+            severity="warning",
+            markup=False,
+        )
 
     # ---------------------------------------------------------------- display
 
@@ -305,6 +298,8 @@ class SessionDetailScreen(DataScreen):
 
     @on(DataTable.RowHighlighted, "#credits")
     def _credit_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         path = event.row_key.value
         if path == self.focused_lesson:
             self._show_focused()
@@ -351,17 +346,50 @@ class SessionDetailScreen(DataScreen):
         self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
 
     def action_commit(self) -> None:
+        if self.base is None:
+            return
         if self.draft is None:
             self.notify(
                 "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
             )
             return
-        self._commit(self.draft, self.note)
+        value, note = self.draft, self.note.strip() or None
+        in_force = self.grading.writes.expected(self.session_id, self.committed())
+        if in_force is None:
+            self._queue_commit(value, note)
+            return
+
+        def answered(replace_it: bool) -> None:
+            if replace_it:
+                self._queue_commit(value, note)
+
+        self.app.push_screen(
+            ConfirmCommit(
+                f"Replace grade {fmt_grade(in_force)} of {one_line(self.session_id)} with {fmt_grade(value)}?",
+                "Both stay in the log; the latest counts. u undoes it.",
+                on_answer=answered,
+            )
+        )
+
+    def _queue_commit(self, value: float, note: str | None) -> None:
+        """Queue the write now (key order is write order) and free the draft for the next key."""
+        self.grading.commit_grade(self.session_id, value, note, self.committed())
+        self._set_draft(None)
+        self.note = ""
+        self.query_one("#grade-bar", GradeBar).clear_note()
 
     def action_undo(self) -> None:
         if self.draft is not None:
             self._set_draft(None)
-        self._undo()
+        if self.grading.undo_grade(self.session_id) is None:
+            self.notify(
+                f"Nothing to undo on {one_line(self.session_id)}: this dashboard has not graded it since it started.",
+                severity="warning",
+                markup=False,
+            )
+
+    def action_next_pending(self) -> None:
+        self.grading.open_next_pending(self.session_id)
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()

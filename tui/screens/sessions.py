@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.workspace import SessionSummary
 from tui.screens.base import DataScreen
-from tui.source import SessionsView
+from tui.source import SessionsView, WorkspaceSource
 from tui.text import fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
@@ -46,6 +46,7 @@ class SessionsScreen(DataScreen):
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_session", "Open session", priority=True),
         Binding("p", "toggle_pending", "Pending only"),
+        Binding("n", "next_pending", "Next pending"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
@@ -55,7 +56,7 @@ class SessionsScreen(DataScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.view: SessionsView | None = None
         self.pending_only = False
@@ -156,10 +157,14 @@ class SessionsScreen(DataScreen):
 
     @on(DataTable.RowHighlighted, "#sessions-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
 
     @on(DataTable.RowSelected, "#sessions-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self.action_open_session()
 
@@ -169,6 +174,10 @@ class SessionsScreen(DataScreen):
         if self.highlighted is None:
             return
         self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+
+    def action_next_pending(self) -> None:
+        """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
+        self.app.open_next_pending(None)  # type: ignore[attr-defined]
 
     def action_toggle_pending(self) -> None:
         self.pending_only = not self.pending_only

@@ -21,7 +21,7 @@ from core.fold import CreditSettings
 from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen
 from tui.screens.confirm import ConfirmScreen
-from tui.source import WhatIfView
+from tui.source import WhatIfView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, rank_arrow
 from tui.widgets.themed_table import ThemedTable
 
@@ -75,7 +75,7 @@ class WhatIfScreen(DataScreen):
             super().__init__()
             self.settings = settings
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
         self.view: WhatIfView | None = None
