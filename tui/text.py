@@ -198,3 +198,10 @@ def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
             out.append((line_start + pos, line_start + n))
         line_start += n + 1
     return out
+
+
+EMPTY_WORKSPACE_HINT = (
+    "Nothing logged yet. Lessons are Markdown files under lessons/ (frontmatter `match: keywords: [...]`); "
+    "log a session with `lesson-credit record --session-id ID --journal JOURNAL.md --lessons LESSON_ID ...` "
+    "(or gptme's bandit-state.json as a prior: `lesson-credit import-gptme`). The dashboard updates on its own."
+)

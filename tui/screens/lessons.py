@@ -13,13 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input
+from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.lessons import MISSING
 from core.workspace import LessonRow
 from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
-from tui.text import fmt, fmt_interval, one_line, spaced_text
+from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
@@ -153,6 +153,7 @@ class LessonsScreen(SortableScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(placeholder="filter lessons: id, title, category or status  (/)", id="filter")
+        yield Static(Text(EMPTY_WORKSPACE_HINT), id="lessons-empty")
         with Horizontal(id="lessons-body"):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
             with Vertical(id="lessons-side"):
@@ -197,6 +198,7 @@ class LessonsScreen(SortableScreen):
         if previous is None or not self._update_in_place(previous):
             self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
+        self.query_one("#lessons-empty", Static).display = not event.view.rows
         if event.view.p_top_k is None:
             self._estimate()
 
@@ -384,7 +386,9 @@ class LessonsScreen(SortableScreen):
     def action_open_last_session(self) -> None:
         from tui.screens.session_detail import SessionDetailScreen
 
-        detail = self.detail(self.highlighted) if self.highlighted else None
+        if self.highlighted is None or self.highlighted not in self.shown:
+            return  # the table is filtered to nothing (or the lesson is filtered out)
+        detail = self.detail(self.highlighted)
         if detail is None:
             return
         if detail.row.last_session is None:

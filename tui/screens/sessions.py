@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from core.workspace import SessionSummary
 from tui.screens.base import DataScreen
 from tui.source import SessionsView, WorkspaceSource
-from tui.text import fmt, fmt_time, one_line
+from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 
@@ -69,6 +69,7 @@ class SessionsScreen(DataScreen):
         yield RewardPlot(id="reward-plot")
         yield Input(placeholder="filter sessions: id, category, grader or date  (/)", id="session-filter")
         yield Static(id="sessions-summary")
+        yield Static(Text(EMPTY_WORKSPACE_HINT), id="sessions-empty")
         yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="log-problems")
         yield Footer()
@@ -102,6 +103,7 @@ class SessionsScreen(DataScreen):
         problems.display = bool(event.view.log_problems)
         if event.view.log_problems:
             problems.update(problems_text(event.view))
+        self.query_one("#sessions-empty", Static).display = not len(event.view.table)
         self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
 
@@ -129,6 +131,8 @@ class SessionsScreen(DataScreen):
         table.fill([(s.session_id, self._cells(table, s)) for s in sessions], first=max(FILL_FIRST, at + FILL_FIRST))
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
+        else:
+            self.highlighted = ids[0] if ids else None  # enter must not open a session no longer listed
         total = len(self.view.table)
         summary = Text()
         summary.append(f"{total} sessions · {self.view.pending} pending")
