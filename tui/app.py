@@ -8,7 +8,7 @@ snapshot; `data_version` follows it and the screens reload from it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
@@ -239,64 +239,74 @@ class LessonCreditApp(App[None]):
             return False  # a dialog is open: answer it first
         return True
 
-    def action_show_lessons(self) -> None:
-        self._show_mode("lessons")
+    # Screen changes are awaited: the next key (typed fast) then goes to the screen shown, mounted.
 
-    def action_show_sessions(self) -> None:
-        self._show_mode("sessions")
+    async def action_show_lessons(self) -> None:
+        await self._show_mode("lessons")
 
-    def action_show_analysis(self) -> None:
-        self._show_mode("analysis")
+    async def action_show_sessions(self) -> None:
+        await self._show_mode("sessions")
 
-    def action_show_simulation(self) -> None:
-        self._show_mode("simulation")
+    async def action_show_analysis(self) -> None:
+        await self._show_mode("analysis")
 
-    def action_show_health(self) -> None:
-        self._show_mode("health")
+    async def action_show_simulation(self) -> None:
+        await self._show_mode("simulation")
 
-    def _show_mode(self, mode: str) -> None:
+    async def action_show_health(self) -> None:
+        await self._show_mode("health")
+
+    async def _show_mode(self, mode: str) -> None:
         """The mode's list (its root screen), not a detail screen left open in it earlier."""
 
-        def go() -> None:
+        async def go() -> None:
             if self.current_mode != mode:
-                self.switch_mode(mode)
+                await self.switch_mode(mode)
             while len(self.screen_stack) > 1 and not self.screen.is_modal:
-                self.pop_screen()
+                await self.pop_screen()
 
-        self.leave_detail(go)
+        await self.leave_detail(go)
 
-    def leave_detail(self, go: Callable[[], None]) -> None:
+    async def leave_detail(self, go: Callable[[], Awaitable[None]]) -> None:
         """Run `go`, after asking first when it would leave a session with an uncommitted draft."""
         screen = self.screen
         draft = getattr(screen, "draft", None)
         if isinstance(screen, SessionDetailScreen) and draft is not None:
-            self.push_screen(
+
+            async def answered(discard: bool) -> None:
+                if discard:
+                    await go()
+
+            await self.push_screen(
                 ConfirmScreen(
                     f"Discard the draft grade {fmt_grade(draft)} of {one_line(screen.session_id)}?",
                     "Nothing is written. n or escape goes back to the draft (c commits it).",
-                    on_answer=lambda yes: go() if yes else None,
+                    on_answer=answered,
                 )
             )
             return
-        go()
+        await go()
 
-    def open_next_pending(self, after: str | None) -> None:
-        """Open the next pending session after `after` (log order), from Sessions or a Session detail."""
+    async def open_next_pending(self, after: str | None) -> None:
+        """Open the next pending session after `after` (log order), from Sessions or a Session detail.
+
+        Pending as the operator will find it: a session with a grade still queued is not, one whose
+        queued undo retracts its grade is."""
         snapshot = self.snapshot
         if snapshot is None:
             self.notify("Still reading the log; try again in a moment.", markup=False)
             return
-        target = snapshot.next_pending(after, skip=lambda sid: self.writes.expected(sid, None) is not None)
+        target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
         if target is None:
             self.notify("No pending session left to grade.", markup=False)
             return
 
-        def go() -> None:
+        async def go() -> None:
             if isinstance(self.screen, SessionDetailScreen):
-                self.pop_screen()
-            self.push_screen(SessionDetailScreen(self.source, target))
+                await self.pop_screen()
+            await self.push_screen(SessionDetailScreen(self.source, target))
 
-        self.leave_detail(go)
+        await self.leave_detail(go)
 
     async def action_quit(self) -> None:
         """Quit once every queued write is in the log (and after asking, with a draft open)."""
@@ -308,10 +318,7 @@ class LessonCreditApp(App[None]):
                 await asyncio.sleep(0.02)
             self.exit()
 
-        def go() -> None:
-            self.call_later(finish)
-
-        self.leave_detail(go)
+        await self.leave_detail(finish)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

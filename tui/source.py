@@ -7,7 +7,7 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import overload
 
@@ -186,20 +186,43 @@ class SourceSnapshot:
     def sessions(self) -> int:
         return len(self.session_ids)
 
-    def next_pending(self, after: str | None, skip: Callable[[str], bool] = lambda _sid: False) -> str | None:
-        """The first pending session after `after` in log order (wrapping round; never `after`
-        itself), skipping those `skip` names (graded by a write still queued, say)."""
-        pending = np.flatnonzero(np.isnan(self.base)).tolist()
-        if not pending:
+    def grade_of(self, session_id: str) -> float | None:
+        """The session's grade in force as of this snapshot (None: pending or unknown)."""
+        try:
+            value = float(self.base[self.session_ids.index(session_id)])
+        except ValueError:
             return None
+        return None if value != value else value
+
+    def next_pending(
+        self,
+        after: str | None,
+        expected: Callable[[str, float | None], float | None] = lambda _sid, value: value,
+        touched: Collection[str] = (),
+    ) -> str | None:
+        """The first pending session after `after` in log order (wrapping round; never `after` itself).
+
+        `expected(session_id, grade here)` is the grade a session will have once queued writes are
+        applied; `touched` names the sessions it may differ for (the rest are pending as here)."""
+        rows = set(np.flatnonzero(np.isnan(self.base)).tolist())
         ids = self.session_ids
+        position = {sid: row for row, sid in enumerate(ids)} if touched else {}
+        for sid in touched:
+            row = position.get(sid)
+            if row is None:
+                continue
+            if expected(sid, self.grade_of(sid)) is None:
+                rows.add(row)
+            else:
+                rows.discard(row)
+        order = sorted(rows)
         start = 0
         if after is not None and after in ids:
             row = ids.index(after)
-            start = next((i for i, p in enumerate(pending) if p > row), len(pending))
-        for p in pending[start:] + pending[:start]:
-            if ids[p] != after and not skip(ids[p]):
-                return ids[p]
+            start = next((i for i, r in enumerate(order) if r > row), len(order))
+        for row in order[start:] + order[:start]:
+            if ids[row] != after:
+                return ids[row]
         return None
 
 

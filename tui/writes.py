@@ -86,6 +86,10 @@ class WriteQueue:
         """The grade the session will have once the queue is applied (`shown` when nothing is queued)."""
         return self._expected.get(session_id, shown)
 
+    def touched(self) -> frozenset[str]:
+        """Sessions this dashboard has queued writes for (their expected grade may differ from the log's)."""
+        return frozenset(self._expected)
+
     def can_undo(self, session_id: str) -> bool:
         return bool(self._stacks.get(session_id))
 

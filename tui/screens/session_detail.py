@@ -321,22 +321,21 @@ class SessionDetailScreen(DataScreen):
             self._preview(value)
 
     def committed(self) -> float | None:
-        return self.base.session.base_reward if self.base else None
+        """The grade in force as this screen knows it: its explanation's, or before that has loaded
+        the app's latest snapshot's (keys typed right after opening are not lost)."""
+        if self.base is not None:
+            return self.base.session.base_reward
+        snapshot = self.grading.snapshot
+        return snapshot.grade_of(self.session_id) if snapshot is not None else None
 
     def action_set_draft(self, value: float) -> None:
-        if self.base is None:
-            return
         self._set_draft(float(value))
 
     def action_step(self, step: float) -> None:
-        if self.base is None:
-            return
         current = self.draft if self.draft is not None else self.committed()
         self._set_draft(step_grade(current, float(step)))
 
     def action_type_grade(self) -> None:
-        if self.base is None:
-            return
 
         def typed(value: float | None) -> None:
             if value is not None:
@@ -345,9 +344,7 @@ class SessionDetailScreen(DataScreen):
         current = self.draft if self.draft is not None else self.committed()
         self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
 
-    def action_commit(self) -> None:
-        if self.base is None:
-            return
+    async def action_commit(self) -> None:
         if self.draft is None:
             self.notify(
                 "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
@@ -363,7 +360,7 @@ class SessionDetailScreen(DataScreen):
             if replace_it:
                 self._queue_commit(value, note)
 
-        self.app.push_screen(
+        await self.app.push_screen(
             ConfirmCommit(
                 f"Replace grade {fmt_grade(in_force)} of {one_line(self.session_id)} with {fmt_grade(value)}?",
                 "Both stay in the log; the latest counts. u undoes it.",
@@ -388,8 +385,8 @@ class SessionDetailScreen(DataScreen):
                 markup=False,
             )
 
-    def action_next_pending(self) -> None:
-        self.grading.open_next_pending(self.session_id)
+    async def action_next_pending(self) -> None:
+        await self.grading.open_next_pending(self.session_id)
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()

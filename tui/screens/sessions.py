@@ -166,22 +166,22 @@ class SessionsScreen(DataScreen):
         self.highlighted = event.row_key.value
 
     @on(DataTable.RowSelected, "#sessions-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    async def _row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key is None or event.row_key.value is None:
             return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
-        self.action_open_session()
+        await self.action_open_session()
 
-    def action_open_session(self) -> None:
+    async def action_open_session(self) -> None:
         from tui.screens.session_detail import SessionDetailScreen
 
         if self.highlighted is None:
             return
-        self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+        await self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
 
-    def action_next_pending(self) -> None:
+    async def action_next_pending(self) -> None:
         """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
-        self.app.open_next_pending(None)  # type: ignore[attr-defined]
+        await self.app.open_next_pending(None)  # type: ignore[attr-defined]
 
     def action_toggle_pending(self) -> None:
         self.pending_only = not self.pending_only
