@@ -121,12 +121,12 @@ def fmt_grade(value: float | None, empty: str = "pending") -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def grade_digits(value: float | None, least: int = 2) -> int:
-    """Decimals to show numbers derived from a grade with, so the arithmetic on screen checks."""
-    if value is None:
-        return least
-    shown = fmt_grade(value)
-    return max(least, len(shown) - shown.index(".") - 1)
+def fmt_exact(value: float, most: int = 6) -> tuple[str, bool]:
+    """(the shortest decimal for `value` with at most `most` decimals, whether it is exact to 1e-9)."""
+    for digits in range(1, most + 1):
+        if abs(round(value, digits) - value) < 1e-9:
+            return f"{value:.{digits}f}", True
+    return f"{value:.{most}f}", False
 
 
 def fmt_signed(value: float, digits: int = 3) -> str:

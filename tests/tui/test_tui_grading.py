@@ -198,3 +198,101 @@ async def test_one_change_message_per_commit(ws_root: Path) -> None:
         assert source.announced == [1] and versions == [1]
         assert len(source.explained) - loads_before == 1  # the detail reloads once
         assert detail.base is not None and detail.base.session.base_reward == 0.7
+
+
+async def test_fast_steps_are_never_dropped(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "5", "plus", "plus", "plus", "minus")
+        await settle(pilot)
+        assert detail.draft == 0.6  # 0.5 + 3 x 0.05 - 0.05
+        credits = detail.query_one("#credits", DataTable)
+        for credit in detail.credits():  # every row shows the draft's credit, none collapsed to +0
+            w = 0.3 + 0.7 * credit.salience
+            assert str(credits.get_row(credit.path)[4]) == f"+{0.6 * w:.3f}"
+        await pilot.press("escape", "l")
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        burst(pilot, *["right_square_bracket"] * 4)
+        await settle(pilot)
+        screen = app.screen
+        assert screen.view is not None  # type: ignore[attr-defined]
+        assert screen.view.proposed.floor == 0.5  # type: ignore[attr-defined]  # 0.3 + 4 x 0.05
+    assert grades(ws_root) == []
+
+
+async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "5", "l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is detail and detail.draft == 0.5
+        burst(pilot, "s", "y")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)  # the list, draft discarded
+    assert grades(ws_root) == []
+
+
+async def test_next_pending_grades_a_queue_from_the_keyboard(ws_root: Path) -> None:
+    from tui_fixture import NEW_SESSION, record
+
+    workspace = Workspace(ws_root, clock=fixed_clock)
+    record(workspace, ws_root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))  # s5, pending
+    app = LessonCreditApp(workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        burst(pilot, "n", "7", "c", "n", "6", "c", "n")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s5", 0.6, "manual")]
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen) and detail.session_id == "s5"
+        assert any("no pending session left" in m.lower() for m in toasts(app))
+
+
+async def test_a_grade_from_another_process_is_shown_and_the_draft_kept(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        await pilot.press("5")
+        await settle(pilot)
+        Workspace(ws_root, clock=fixed_clock).grade("s4", 0.9, grader="judge")
+        app._check_source()  # the poll (off in this test)
+        await settle(pilot)
+        assert detail.draft == 0.5
+        assert detail.base is not None and detail.base.session.base_reward == 0.9
+        assert any("graded 0.9 by judge elsewhere" in m and "draft 0.5 is kept" in m for m in toasts(app))
+        status = str(detail.query_one("#grade-status").render())
+        assert "0.9 (judge)" in status and "draft" in status and "0.5" in status
+    assert grades(ws_root) == [("s4", 0.9, "judge")]
+
+
+async def test_a_grade_is_shown_as_typed_and_the_arithmetic_checks(app: LessonCreditApp, ws_root: Path) -> None:
+    from textual.widgets import Input
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        await pilot.press("g")
+        await settle(pilot)
+        app.screen.query_one("#grade-value", Input).value = "0.725"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert detail.draft == 0.725
+        assert " 0.725 " in str(detail.query_one("#grade-status").render())
+        story = str(detail.query_one("#credit-story").render())
+        line = next(part for part in story.splitlines() if part.startswith("reward "))
+        # "reward 0.725×W = R (seed)": the product of the numbers shown is the number shown
+        product, shown = line.removeprefix("reward ").split(" (")[0].split(" = ")
+        base, weight = product.split("×")
+        assert base == "0.725" and abs(float(base) * float(weight) - float(shown)) < 1e-9
+        await pilot.press("c")
+        await settle(pilot)
+    assert grades(ws_root) == [("s4", 0.725, "manual")]
