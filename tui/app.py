@@ -189,8 +189,8 @@ class LessonCreditApp(App[None]):
                 self.post_message(WorkFailed(f"{what} not saved: {describe_failure(exc)}"))
                 continue
             if outcome.written:
-                try:
-                    snapshot = self.source.check(wrote=True)
+                try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
+                    snapshot = self.source.check()
                 except Exception as exc:  # the event is in the log; the views catch up at the next poll
                     self.post_message(WorkFailed(describe_failure(exc)))
                     snapshot = None

@@ -124,7 +124,7 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         await pilot.press("o")  # mean -> interval
         await pilot.pause()
         assert screen.sort_column == "interval"
-        await pilot.press("o", "o")  # interval -> last -> lesson (wraps)
+        await pilot.press("o", "o", "o", "o")  # interval -> last -> category -> status -> lesson (wraps)
         await pilot.pause()
         assert screen.sort_column == "lesson"
         assert table_keys(table) == sorted(table_keys(table), reverse=screen.sort_reverse)
@@ -132,7 +132,7 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         x = sum(
             col.get_render_width(table)
             for key, col in table.columns.items()
-            if key.value in ("lesson", "category", "status")
+            if key.value == "lesson"
         )
         await pilot.click("#lessons-table", offset=(x + 1, 0))
         await pilot.pause()
@@ -573,8 +573,8 @@ async def test_live_reload_after_another_process_appends(workspace: Workspace, w
         new = after.row("tools/git-worktree.md")
         assert old is not None and new is not None and new.n == old.n + 1 and new.alpha > old.alpha
         table = lessons_screen(app).query_one("#lessons-table", DataTable)
-        assert str(table.get_row("tools/git-worktree.md")[3]).strip() == str(new.n)
-        assert str(table.get_row("tools/git-worktree.md")[4]).strip() == f"{new.mean:.3f}"
+        assert str(table.get_row("tools/git-worktree.md")[1]).strip() == str(new.n)
+        assert str(table.get_row("tools/git-worktree.md")[2]).strip() == f"{new.mean:.3f}"
 
 
 async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
@@ -588,9 +588,10 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
         text = "\n".join(f"{k} {d}" for s in help_screen.sections for k, d in s.keys)
         for needle in (
             "/ Filter",
-            "p Pin / unpin",
-            "c Commit grade",
-            "u Undo grade",
+            "p Pin",
+            "c Commit",
+            "u Undo",
+            "n Next pending",
             "0-9",
             "^s Save settings…",
             "? Help",
@@ -615,11 +616,11 @@ async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) ->
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         names = [command.title for command in app.get_system_commands(app.screen)]
-        for name in ("Pin / unpin", "What-if", "Sessions", "Analysis", "Simulation", "Health", "Help", "Theme"):
+        for name in ("Pin", "What-if", "Sessions", "Analysis", "Simulation", "Health", "Help", "Theme"):
             assert name in names
         detail = await open_session(pilot, "s1")
         names = [command.title for command in app.get_system_commands(detail)]
-        assert "Commit grade" in names and "Draft 0.3" in names
+        assert "Commit" in names and "Next pending" in names and "Draft 0.3" in names
         # running one from the palette's callback works like the key
         command = next(c for c in app.get_system_commands(detail) if c.title == "Draft 0.3")
         await command.callback()
@@ -739,7 +740,7 @@ async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = lessons_screen(app)
-        await pilot.press("o", "o", "o")  # mean -> interval -> last -> lesson: order no longer moves
+        await pilot.press("o", "o", "o", "o", "o")  # mean -> ... -> lesson (wraps): order no longer moves
         await pilot.pause()
         assert screen.sort_column == "lesson"
         rebuilds: list[int] = []
@@ -762,4 +763,4 @@ async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, 
         row = screen.view.row("tools/git-worktree.md") if screen.view else None
         assert row is not None and row.n == 3
         table = screen.query_one("#lessons-table", DataTable)
-        assert str(table.get_row("tools/git-worktree.md")[3]).strip() == "3"
+        assert str(table.get_row("tools/git-worktree.md")[1]).strip() == "3"

@@ -51,14 +51,14 @@ def old_cells(row: LessonRow, pinned: bool) -> list[Text]:
     name.append(one_line(lesson_name(row)), style=tone(name_tone) if name_tone else "")
     if pinned:
         name.append(" " + PIN_MARK, style=tone("pinned"))
-    cells = [
+    cells = [  # in the display order: lesson, n, mean, interval, last, then category and status
         name,
-        toned(one_line(row.category, "—"), None),
-        toned(one_line(row.status), status_tone),
         Text(str(row.n), justify="right"),
         Text(fmt(row.mean, 3), justify="right"),
         Text(fmt_interval(row.ci_low, row.ci_high)),
         Text(fmt(row.last_credit), justify="right"),
+        toned(one_line(row.category, "—"), None),
+        toned(one_line(row.status), status_tone),
     ]
     return [spaced(cell) for cell in cells]
 
@@ -136,13 +136,13 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
         assert len(on_ui_thread) >= len(screen.view.rows) and not any(on_ui_thread)
 
         missing = "tools/old-lesson.md"
-        before = state(table.get_row(missing)[2])
+        before = state(table.get_row(missing)[6])
         on_ui_thread.clear()
         app.theme = "textual-light"
         await settle(pilot)
         assert on_ui_thread and all(on_ui_thread)  # the worker's cells have the old tones: built again
         shown_cells_are_fresh()  # the new theme's tones, not the worker's old ones
-        assert state(table.get_row(missing)[2]) != before  # its status is in the new theme's warning colour
+        assert state(table.get_row(missing)[6]) != before  # its status is in the new theme's warning colour
 
         # pin the highlighted lesson: its name cell gets the mark, the others keep theirs
         await pilot.press("p")

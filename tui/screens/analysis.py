@@ -134,8 +134,8 @@ class AnalysisScreen(SortableScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_rewards", "Distributions", priority=True),
-        Binding("o", "cycle_sort", "Sort by next column"),
-        Binding("r", "reverse_sort", "Reverse order"),
+        Binding("o", "cycle_sort", "Sort by next column", show=False),
+        Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("ctrl+s", "write", "Write loo-results.json"),
     ]
     SORT_COLUMNS = SORTS

@@ -32,14 +32,15 @@ def _last_credit(row: LessonRow) -> float:
 
 
 # column key -> (header, sort key)
+# (in display order: what matters most first, so a narrow terminal loses the rest at the right)
 SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
     "lesson": ("lesson", lambda r: r.path),
-    "category": ("category", lambda r: (r.category, r.path)),
-    "status": ("status", lambda r: (r.status, r.path)),
     "n": ("n", lambda r: (r.n, r.path)),
     "mean": ("mean", lambda r: (r.mean, r.path)),
     "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
     "last": ("last", lambda r: (_last_credit(r), r.path)),
+    "category": ("category", lambda r: (r.category, r.path)),
+    "status": ("status", lambda r: (r.status, r.path)),
 }
 
 
@@ -78,12 +79,12 @@ def lesson_cells(row: LessonRow, tone: Tone, pinned: bool = False) -> list[Text]
         status_tone = None
     return [
         name_cell(row, tone, pinned),
-        spaced_text(one_line(row.category, "—")),
-        spaced_text(one_line(row.status), tone(status_tone) if status_tone else ""),
         spaced_text(str(row.n), justify="right"),
         spaced_text(fmt(row.mean, 3), justify="right"),
         spaced_text(fmt_interval(row.ci_low, row.ci_high)),
         spaced_text(fmt(row.last_credit), justify="right"),
+        spaced_text(one_line(row.category, "—")),
+        spaced_text(one_line(row.status), tone(status_tone) if status_tone else ""),
     ]
 
 
@@ -121,9 +122,9 @@ class LessonsScreen(SortableScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
-        Binding("o", "cycle_sort", "Sort by next column"),
-        Binding("r", "reverse_sort", "Reverse order"),
-        Binding("p", "toggle_pin", "Pin / unpin"),
+        Binding("o", "cycle_sort", "Sort by next column", show=False),
+        Binding("r", "reverse_sort", "Reverse order", show=False),
+        Binding("p", "toggle_pin", "Pin"),
         Binding("P", "clear_pins", "Clear pins", show=False),
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
@@ -324,10 +325,10 @@ class LessonsScreen(SortableScreen):
                 "prior",
             )
         ]
-        for pin in self.pins:
+        for slot, pin in enumerate(self.pins):
             pinned = view.row(pin)
             if pinned is not None and pin != path:
-                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin"))
+                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin", slot))
         if detail is not None:
             curves.append(Curve(short_label(detail.row.path, 30), detail.row.alpha, detail.row.beta, "main"))
         plot = self.query_one("#lesson-plot", BetaPlot)

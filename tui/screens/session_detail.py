@@ -78,18 +78,19 @@ class SessionDetailScreen(DataScreen):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("0", "set_draft(0.0)", "Draft 0.0-0.9", key_display="0-9"),
+        Binding("0", "set_draft(0.0)", "Draft", key_display="0-9"),
         *[Binding(str(d), f"set_draft({d / 10})", f"Draft {d / 10:.1f}", show=False) for d in range(1, 10)],
-        Binding("f", "set_draft(1.0)", "Draft 1.0"),
-        Binding("plus,equals_sign", f"step({STEP})", f"Draft +{STEP}", key_display="+"),
-        Binding("minus", f"step({-STEP})", f"Draft -{STEP}", key_display="-"),
-        Binding("g", "type_grade", "Exact grade…"),
-        Binding("c", "commit", "Commit grade"),
-        Binding("u", "undo", "Undo grade"),
+        # the grade bar lists f, +/- and g; the footer keeps room for every key of the grading flow
+        Binding("f", "set_draft(1.0)", "Draft 1.0", show=False),
+        Binding("plus,equals_sign", f"step({STEP})", f"Draft +{STEP}", key_display="+", show=False),
+        Binding("minus", f"step({-STEP})", f"Draft -{STEP}", key_display="-", show=False),
+        Binding("g", "type_grade", "Exact grade…", show=False),
+        Binding("c", "commit", "Commit"),
+        Binding("u", "undo", "Undo"),
         Binding("n", "next_pending", "Next pending"),
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
-        Binding("escape", "back", "Back / discard draft"),
+        Binding("escape", "back", "Back / discard draft", show=False),
     ]
 
     class Loaded(Message):
@@ -293,7 +294,7 @@ class SessionDetailScreen(DataScreen):
         plot.plot_title = f"{label}: before → {after} this session"
         plot.curves = (
             Curve("before", credit.alpha_before, credit.beta_before, "before"),
-            Curve(after, credit.alpha_after, credit.beta_after, "after"),
+            Curve(after, credit.alpha_after, credit.beta_after, "draft" if self.draft is not None else "after"),
         )
 
     @on(DataTable.RowHighlighted, "#credits")
