@@ -26,7 +26,7 @@ from tui.screens.base import describe_failure
 from tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
 from tui.screens.health import HealthScreen
-from tui.screens.help import HelpScreen, HelpSection, as_binding, help_keys
+from tui.screens.help import HelpScreen, HelpSection, as_binding, column_sections, help_keys
 from tui.screens.lesson_rewards import LessonRewardsScreen
 from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
@@ -331,6 +331,7 @@ class LessonCreditApp(App[None]):
             sections.append(HelpSection(title, about, help_keys(screen_class.BINDINGS, show)))
             if type(self.screen) is screen_class:
                 current = title
+        sections.extend(column_sections())
         self.push_screen(HelpScreen(sections, current))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

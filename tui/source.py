@@ -32,7 +32,7 @@ from core.workspace import (
     Workspace,
 )
 from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
-from tui.session_search import SessionSearch
+from tui.session_search import Found, SessionSearch
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -92,10 +92,26 @@ class SessionsView:
     search: SessionSearch  # the filter over the table's columns
     troubled: frozenset[str] = frozenset()  # sessions a problem line names (a reused id, say)
 
+    lesson_entries: tuple[tuple[str, ...], npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
+    """(arm ids, each entry's arm, each entry's session row): which lessons each session had."""
+
     @property
     def pending(self) -> int:
         """Sessions not graded yet."""
         return len(self.search.pending_rows)
+
+    def with_lesson(self, needle: str, pending_only: bool, limit: int) -> Found:
+        """Sessions (newest first, up to `limit`) that had a lesson whose id contains `needle`."""
+        if self.lesson_entries is None or not needle:
+            return self.search.find("", pending_only, limit)
+        arm_ids, entry_arm, entry_session = self.lesson_entries
+        needle = needle.lower()
+        arms = [i for i, arm in enumerate(arm_ids) if needle in arm.lower()]
+        rows = np.unique(entry_session[np.isin(entry_arm, arms)]).astype(np.int64)
+        if pending_only:
+            rows = np.intersect1d(rows, self.search.pending_rows)
+        newest = rows[::-1]
+        return Found(newest[:limit].copy(), len(newest))
 
     @property
     def sessions(self) -> Sequence[SessionSummary]:
@@ -341,6 +357,8 @@ class WorkspaceSource:
             table = ws.session_table()
             problems = tuple(ws.log_problems())
             version = ws.version
+            data = ws.data()
+            entries = (data.arm_ids, data.entry_arm, data.entry_session)
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
         return SessionsView(
             version=version,
@@ -349,6 +367,7 @@ class WorkspaceSource:
             rewards=reward_series(table.base),
             search=SessionSearch.build(table),
             troubled=troubled,
+            lesson_entries=entries,
         )
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:

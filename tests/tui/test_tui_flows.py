@@ -605,7 +605,9 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
         ):
             assert needle in text, needle
         titles = [s.title for s in help_screen.sections]
-        for title in ("Analysis", "Lesson rewards", "Simulation", "Health"):
+        assert "reward credited reward: base grade x weight (seed strategy)" in text  # columns explained
+        assert "n graded sessions the lesson was injected in" in text
+        for title in ("Analysis", "Lesson rewards", "Simulation", "Health", "Lessons columns"):
             assert title in titles
         await pilot.press("escape")
         await pilot.pause()
