@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import credit as credit_mod
+from core.errors import WorkspaceError
 from core.events import GRADE, encode
-from core.workspace import GradeRecord, Workspace, WorkspaceError
+from core.views import GradeRecord
+from core.workspace import Workspace
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ from core.analysis import LooResult
 from core.health import Finding
 from core.simulate import run_simulation, scenario
 from core.workspace import Workspace
-from tui.screens.analysis import describe, short_flags, sorted_results
+from tui.loo_text import describe, short_flags
+from tui.screens.analysis import sorted_results
 from tui.screens.grade_value import parse_grade
 from tui.screens.health import finding_text
 from tui.screens.lessons import lesson_name, matches

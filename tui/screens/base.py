@@ -12,8 +12,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer
 
-from core.store import StoreError
-from core.workspace import WorkspaceError
+from core.errors import WorkspaceError
+from core.files import StoreError
 from tui.messages import WorkFailed
 from tui.source import WorkspaceSource
 

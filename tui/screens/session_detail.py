@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.salience import SalienceBreakdown
-from core.workspace import Explanation, LessonCredit
+from core.views import Explanation, LessonCredit
 from tui.screens.base import DataScreen
 from tui.screens.confirm import ConfirmCommit
 from tui.screens.grade_value import GradeValueScreen

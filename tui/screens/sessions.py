@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from core.workspace import SessionSummary
+from core.views import SessionSummary
 from tui.screens.sortable import SortableScreen
 from tui.source import SessionsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
