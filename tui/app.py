@@ -21,18 +21,13 @@ from textual.screen import Screen
 from core import beta as beta_mod
 from core.workspace import Workspace
 from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied
-from tui.screens.analysis import AnalysisScreen
 from tui.screens.base import describe_failure
 from tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
-from tui.screens.health import HealthScreen
 from tui.screens.help import HelpScreen, HelpSection, as_binding, column_sections, help_keys
-from tui.screens.lesson_rewards import LessonRewardsScreen
 from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
 from tui.screens.sessions import SessionsScreen
-from tui.screens.simulation import SimulationScreen
-from tui.screens.what_if import WhatIfScreen
 from tui.source import Problems, SourceSnapshot, WorkspaceSource
 from tui.text import fmt_grade, one_line
 from tui.writes import OPERATOR, Write, WriteQueue
@@ -42,19 +37,46 @@ PROBLEMS_IN_NOTICE = 3
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
-HELP_SCREENS: tuple[tuple[str, type[Screen[Any]]], ...] = (
-    ("Lessons", LessonsScreen),
-    ("Sessions", SessionsScreen),
-    ("Session detail", SessionDetailScreen),
-    ("What-if", WhatIfScreen),
-    ("Analysis", AnalysisScreen),
-    ("Lesson rewards", LessonRewardsScreen),
-    ("Simulation", SimulationScreen),
-    ("Health", HealthScreen),
-    ("Exact grade dialog", GradeValueScreen),
-    ("Confirm dialog", ConfirmScreen),
-    ("Replace grade dialog", ConfirmCommit),
-)
+def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
+    """Every screen's bindings for `?`. Imported here, not at start-up: the analysis, simulation
+    and health screens (and what they import) load when first shown."""
+    from tui.screens.analysis import AnalysisScreen
+    from tui.screens.health import HealthScreen
+    from tui.screens.lesson_rewards import LessonRewardsScreen
+    from tui.screens.simulation import SimulationScreen
+    from tui.screens.what_if import WhatIfScreen
+
+    return (
+        ("Lessons", LessonsScreen),
+        ("Sessions", SessionsScreen),
+        ("Session detail", SessionDetailScreen),
+        ("What-if", WhatIfScreen),
+        ("Analysis", AnalysisScreen),
+        ("Lesson rewards", LessonRewardsScreen),
+        ("Simulation", SimulationScreen),
+        ("Health", HealthScreen),
+        ("Exact grade dialog", GradeValueScreen),
+        ("Confirm dialog", ConfirmScreen),
+        ("Replace grade dialog", ConfirmCommit),
+    )
+
+
+def analysis_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.analysis import AnalysisScreen
+
+    return AnalysisScreen(source)
+
+
+def simulation_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.simulation import SimulationScreen
+
+    return SimulationScreen(source)
+
+
+def health_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.health import HealthScreen
+
+    return HealthScreen(source)
 
 
 class LessonCreditApp(App[None]):
@@ -96,9 +118,9 @@ class LessonCreditApp(App[None]):
         self._notified: set[str] = set()
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(SessionsScreen, self.source))
-        self.add_mode("analysis", partial(AnalysisScreen, self.source))
-        self.add_mode("simulation", partial(SimulationScreen, self.source))
-        self.add_mode("health", partial(HealthScreen, self.source))
+        self.add_mode("analysis", partial(analysis_screen, self.source))
+        self.add_mode("simulation", partial(simulation_screen, self.source))
+        self.add_mode("health", partial(health_screen, self.source))
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name
@@ -326,7 +348,7 @@ class LessonCreditApp(App[None]):
         show = self.get_key_display
         sections = [HelpSection("Anywhere", "Unless a text box has the focus.", help_keys(self.BINDINGS, show))]
         current = "Anywhere"
-        for title, screen_class in HELP_SCREENS:
+        for title, screen_class in help_screens():
             about = str(getattr(screen_class, "HELP", "") or "")
             sections.append(HelpSection(title, about, help_keys(screen_class.BINDINGS, show)))
             if type(self.screen) is screen_class:

@@ -9,18 +9,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from core import beta as beta_mod
-from core.analysis import MIN_WITH, MIN_WITHOUT, LooResult, reward_split
 from core.grading import GradeAppended, append_grade
-from core.health import Finding, lint
 from core.lessons import Lesson, LessonProblem
 from core.settings import CreditSettings
-from core.simulate import SimulationReport, run_simulation, scenario
 from core.store import LogProblem
 from core.views import (
     Explanation,
@@ -33,6 +30,11 @@ from core.views import (
 from core.workspace import Workspace
 from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from tui.session_search import Found, SessionSearch
+
+if TYPE_CHECKING:  # imported where used: the health and simulation modules load when their screen opens
+    from core.analysis import LooResult
+    from core.health import Finding
+    from core.simulate import SimulationReport
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -429,6 +431,8 @@ class WorkspaceSource:
             cached = self._analysis
             if not write and cached is not None and cached.version == ws.version:
                 return replace(cached, written=None)
+            from core.analysis import MIN_WITH, MIN_WITHOUT
+
             results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
             data = ws.data()
             graded = int(np.count_nonzero(~np.isnan(data.base)))
@@ -442,6 +446,8 @@ class WorkspaceSource:
         """A lesson's LOO numbers with the reward distributions they compare, from one version of the log."""
         with self._lock:
             view = self.analysis()
+            from core.analysis import reward_split
+
             with_lesson, without_lesson = reward_split(self.workspace.data(), lesson_id)
         return LessonRewards(
             view.version,
@@ -464,6 +470,8 @@ class WorkspaceSource:
                 changed = ws.library(reload=True) != before
                 if changed:
                     self._analysis = None  # its flags depend on which lessons exist
+            from core.health import lint
+
             findings = lint(ws)
             version = ws.version
         prefix = str(ws.root) + "/"
@@ -473,6 +481,8 @@ class WorkspaceSource:
         self, scenario_name: str, seeds: int, progress: Callable[[int, int], None] | None = None
     ) -> SimulationReport:
         """Run a named scenario over seeds 0..seeds-1. Touches no workspace state, so takes no lock."""
+        from core.simulate import run_simulation, scenario
+
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
 
 
