@@ -296,3 +296,18 @@ async def test_a_grade_is_shown_as_typed_and_the_arithmetic_checks(app: LessonCr
         await pilot.press("c")
         await settle(pilot)
     assert grades(ws_root) == [("s4", 0.725, "manual")]
+
+
+async def test_quit_asks_about_a_draft_and_keeps_every_queued_write(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        burst(pilot, "7", "c", "5", "q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # the draft 0.5 is not committed: quit asks
+        await pilot.press("y")
+        for _ in range(100):
+            if not app.is_running:
+                break
+            await pilot.pause(0.02)
+    assert grades(ws_root) == [("s4", 0.7, "manual")]

@@ -5,8 +5,8 @@ screen switches and escape. All keys of a sequence are queued at once, as a term
 fast typing; then the test waits for the app and checks that the log's grade events are exactly
 the model's, in order, each by the operator, and that no exception reached the app.
 
-The default run is a few dozen sequences (under a minute); LESSON_CREDIT_MODEL_EXAMPLES=400
-runs more (the `slow` profile).
+The default run is 24 sequences (under a minute); LESSON_CREDIT_MODEL_EXAMPLES=400
+runs more (250 took about 7 minutes here).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
 from tui.screens.sessions import SessionsScreen
 
-EXAMPLES = int(os.environ.get("LESSON_CREDIT_MODEL_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("LESSON_CREDIT_MODEL_EXAMPLES", "24"))
 MODEL = settings(
     max_examples=EXAMPLES,
     deadline=None,
