@@ -78,3 +78,24 @@ async def test_an_empty_workspace_says_what_to_do_next(tmp_path: Path) -> None:
         await settle(pilot)
         hint = str(app.screen.query_one("#sessions-empty", Static).render())
         assert "lesson-credit record" in hint
+
+
+async def test_a_wrapped_journal_keeps_its_last_characters_clear_of_the_scrollbar() -> None:
+    from textual.app import App, ComposeResult
+
+    from tui.widgets.journal_view import JournalView
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield JournalView(id="journal")
+
+    app = One()
+    async with app.run_test(size=(60, 12)) as pilot:
+        journal = app.query_one(JournalView)
+        journal.show_journal(("word " * 40 + "END\n") * 20, [], [])
+        await pilot.pause()
+        await pilot.pause()
+        assert journal.show_vertical_scrollbar
+        # every wrapped line fits the width the text is drawn in (left of the scrollbar)
+        assert journal._laid_out_width == journal.scrollable_content_region.width
+        assert max(e - s for s, e in journal._lines) <= journal.scrollable_content_region.width
