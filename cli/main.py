@@ -115,7 +115,7 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
 
 def cmd_status(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    result = _sort_rows(ws.posteriors(details=False), args.sort)
+    result = _sort_rows(ws.lesson_table(details=False), args.sort)
     _warn_problems(ws, args.json)
     if args.json:
         _print_json(result.as_json())
@@ -126,7 +126,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    before = ws.posteriors()
+    before = ws.lesson_table()
     result = _sort_rows(ws.replay(args.strategy, args.floor, write=args.write), args.sort)
     _warn_problems(ws, args.json)
     if args.json:
