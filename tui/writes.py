@@ -13,11 +13,14 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from core.grading import GradeConflict
 from tui.source import WorkspaceSource
 from tui.text import fmt_grade, one_line
+
+if TYPE_CHECKING:
+    from tui.source import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 
@@ -160,3 +163,16 @@ class WriteQueue:
         restored = _grade(commit.before)
         return WriteOutcome(write, True, f"Undo on {sid}: back to {restored} (reverts line {commit.line}).")
 
+
+
+class Grading(Protocol):
+    """What a screen asks of the app to grade (the app implements it; screens do not import the app)."""
+
+    writes: WriteQueue
+    snapshot: SourceSnapshot | None
+
+    def commit_grade(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write: ...
+
+    def undo_grade(self, session_id: str) -> Write | None: ...
+
+    async def open_next_pending(self, after: str | None) -> None: ...

@@ -8,7 +8,7 @@ shows what committing it would do; nothing is written until the commit key.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -30,9 +30,7 @@ from tui.widgets.credit_panel import CreditPanel, credit_story
 from tui.widgets.grade_bar import GradeBar
 from tui.widgets.journal_view import JournalView
 from tui.widgets.themed_table import ThemedTable
-
-if TYPE_CHECKING:
-    from tui.app import LessonCreditApp
+from tui.writes import Grading
 
 STEP = 0.05
 
@@ -115,8 +113,8 @@ class SessionDetailScreen(DataScreen):
         self.rows: list[str] = []
 
     @property
-    def grading(self) -> LessonCreditApp:
-        return cast("LessonCreditApp", self.app)
+    def grading(self) -> Grading:
+        return cast(Grading, self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()

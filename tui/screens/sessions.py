@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -19,6 +19,7 @@ from tui.source import SessionsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
+from tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
 MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest
@@ -204,7 +205,7 @@ class SessionsScreen(SortableScreen):
 
     async def action_next_pending(self) -> None:
         """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
-        await self.app.open_next_pending(None)  # type: ignore[attr-defined]
+        await cast(Grading, self.app).open_next_pending(None)
 
     def action_toggle_pending(self) -> None:
         self.pending_only = not self.pending_only
