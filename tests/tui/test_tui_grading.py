@@ -7,7 +7,9 @@ tests wait for the workers and read the log. s1 is logged graded 0.8 (heuristic)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual import events
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
@@ -43,8 +45,21 @@ def notes(root: Path) -> list[str]:
     return [str(e.get("note", "")) for e in log_lines(root) if e.get("type") == "grade"]
 
 
+@pytest.fixture(autouse=True)
+def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every notification's text (a toast expires after a few seconds, sooner than a loaded
+    machine may take to finish a test)."""
+    real = LessonCreditApp.notify
+
+    def notify(self: LessonCreditApp, message: str, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.setdefault("toasts_seen", []).append(str(message))
+        real(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(LessonCreditApp, "notify", notify)
+
+
 def toasts(app: LessonCreditApp) -> list[str]:
-    return [n.message for n in app._notifications]
+    return list(app.__dict__.get("toasts_seen", []))
 
 
 async def open_session(pilot: Pilot[None], session_id: str) -> SessionDetailScreen:
