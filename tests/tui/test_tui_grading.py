@@ -326,3 +326,19 @@ async def test_quit_asks_about_a_draft_and_keeps_every_queued_write(app: LessonC
                 break
             await pilot.pause(0.02)
     assert grades(ws_root) == [("s4", 0.7, "manual")]
+
+
+async def test_a_draft_typed_right_after_opening_keeps_the_credit_columns_whole(app: LessonCreditApp) -> None:
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        burst(pilot, "n", "9")  # s4 opens; its preview arrives before (or with) its explanation
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen) and detail.draft == 0.9
+        table = detail.query_one("#credits", DataTable)
+        for column in table.columns.values():  # no column cut to its header's width
+            assert column.get_render_width(table) >= column.content_width + 2 * table.cell_padding
+        for path in detail.rows:
+            assert str(table.get_row(path)[4]).startswith("+0.")  # the Δα cell, whole

@@ -33,6 +33,16 @@ from tui.widgets.themed_table import ThemedTable
 from tui.writes import Grading
 
 STEP = 0.05
+CREDIT_COLUMNS = (
+    ("lesson", "lesson"),
+    ("salience", "salience"),
+    ("weight", "weight"),
+    ("reward", "reward"),
+    ("d_alpha", "Δα"),
+    ("d_beta", "Δβ"),
+    ("hit", "hit"),
+    ("missed", "missed"),
+)
 
 Span = tuple[int, int]
 
@@ -221,25 +231,14 @@ class SessionDetailScreen(DataScreen):
         table = self.query_one("#credits", ThemedTable)
         credits = self.credits()
         draft = self.draft is not None
-        table.clear(columns=True)
-        for key, label in (
-            ("lesson", "lesson"),
-            ("salience", "salience"),
-            ("weight", "weight"),
-            ("reward", "reward"),
-            ("d_alpha", "Δα"),
-            ("d_beta", "Δβ"),
-            ("hit", "hit"),
-            ("missed", "missed"),
-        ):
-            table.add_column(label, key=key)
         pending = self.shown.base_reward is None
         tone = "warning" if draft else None
+        rows: list[tuple[str, list[Text]]] = []
         for credit in credits:
             breakdown = credit.breakdown
             hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
             missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
-            table.add_row(
+            cells = [
                 table.toned(one_line(credit.path.removesuffix(".md")), "warning" if credit.note else None),
                 Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
                 Text(fmt(credit.weight, 3), justify="right"),
@@ -248,8 +247,16 @@ class SessionDetailScreen(DataScreen):
                 table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
                 table.toned(hit or "none", None),
                 table.toned(missed or "none", "muted"),
-                key=credit.path,
-            )
+            ]
+            rows.append((credit.path, cells))
+        table.clear(columns=True)
+        # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
+        # after opening) otherwise kept its header widths and cut every cell to them
+        for index, (key, label) in enumerate(CREDIT_COLUMNS):
+            width = max([len(label), *(row[index].cell_len for _, row in rows)])
+            table.add_column(label, key=key, width=width)
+        for path, cells in rows:
+            table.add_row(*cells, key=path)
         self.rows = [c.path for c in credits]
         if self.focused_lesson in self.rows:
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
