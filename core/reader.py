@@ -21,6 +21,7 @@ from core.cache import MIN_NEW_BYTES, LogCache
 from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from core.fold import fold
 from core.index import LogIndex
+from core.logcheck import PrefixCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
 from core.store import EventLog, LogProblem
@@ -41,10 +42,13 @@ class LogReader:
     """The log read so far. `refresh()` decodes only what was appended since the last read;
     a replaced or cut log is read again from the start."""
 
-    def __init__(self, log: EventLog, *, use_cache: bool = True) -> None:
+    def __init__(self, log: EventLog, *, use_cache: bool = True, cache_threshold: int | None = None) -> None:
         self.log = log
         self.index = LogIndex()
-        self._fingerprint = "0:"
+        self._prefix = PrefixCheck(log)  # the hash of what was read, checked before reading on
+        # a read that parses at least this much rewrites the parsed-log cache (and a log this big
+        # starts from it)
+        self.cache_threshold = MIN_NEW_BYTES if cache_threshold is None else cache_threshold
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._log_cache = LogCache(log) if use_cache else None
@@ -60,20 +64,26 @@ class LogReader:
 
         After a big read the parsed-log cache is rewritten, with the per-arm block sums under
         `settings` computed first so that it carries them."""
+        signature = self._prefix.signature()
         size = self.log.size()
         index = self.index
         reset = False
-        if size < index.end or (index.end and self.log.fingerprint(index.end) != self._fingerprint):
-            # The log was replaced or cut: start over rather than trust a stale prefix.
+        intact = size >= index.end and self._prefix.intact(index.end, signature)
+        if index.end and (not intact or self._glued(index.end, size, self._partial)):
+            # The log was edited, replaced or cut, or a last line read without its newline was
+            # continued (it is then one longer line): start over rather than trust a stale prefix.
             self.index = index = LogIndex()
             self._partial = False
+            self._prefix.reset()
             reset = True
-        if index.end == 0 and self._log_cache is not None and size >= MIN_NEW_BYTES:
+        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
             loaded = self._log_cache.load()
-            if loaded is not None:
-                self.index, self._fingerprint, self._partial = loaded
+            if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
+                self.index, hasher, self._partial = loaded
+                self._prefix.adopt(hasher)
                 index = self.index
                 reset = True
+        self._prefix.checked(signature)
         if size == index.end and self._tail_problem is None and not reset:
             return False
         started_at = index.end
@@ -86,6 +96,7 @@ class LogReader:
                 decode=decode_raw,
                 continues_line=self._partial,
                 decode_lines=decode_raw_lines,
+                hasher=self._prefix.hasher,
             ):
                 index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
                 changed = changed or bool(result.events or result.problems)
@@ -97,16 +108,30 @@ class LogReader:
         changed = changed or tail_problem != self._tail_problem
         self._tail_problem = tail_problem
         prepared = None
-        if index.end != started_at:
-            self._fingerprint = self.log.fingerprint(index.end)
-            if index.end - started_at >= MIN_NEW_BYTES:
-                index.settle()
-                if self._log_cache is not None:
-                    prepared = _with_block_sums(index, settings)
-                    self._log_cache.save(index, self._fingerprint, self._partial)
+        if index.end != started_at and index.end - started_at >= self.cache_threshold:
+            index.settle()
+            if self._log_cache is not None:
+                prepared = _with_block_sums(index, settings)
+                self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self.snapshot = prepared
         return changed
+
+    def trust_once(self) -> None:
+        """The next refresh skips hashing what was read: the caller appended under the writers'
+        lock, so the bytes before its event are those it read."""
+        self._prefix.trust_once()
+
+    def _glued(self, end: int, size: int, partial: bool) -> bool:
+        """Whether bytes were appended right after a last line that had no newline when read."""
+        if not partial or size <= end:
+            return False
+        try:
+            with open(self.log.path, "rb") as handle:
+                handle.seek(end)
+                return handle.read(1) != b"\n"
+        except OSError:
+            return True
 
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
