@@ -203,13 +203,13 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
         assert len(on_ui_thread) >= len(screen.view.rows) and not any(on_ui_thread)
 
         missing = "tools/old-lesson.md"
-        before = state(table.get_row(missing)[6])
+        before = state(table.get_row(missing)[7])
         on_ui_thread.clear()
         app.theme = "textual-light"
         await settle(pilot)
         assert on_ui_thread and all(on_ui_thread)  # the worker's cells have the old tones: built again
         shown_cells_are_fresh()  # the new theme's tones, not the worker's old ones
-        assert state(table.get_row(missing)[6]) != before  # its status is in the new theme's warning colour
+        assert state(table.get_row(missing)[7]) != before  # its status is in the new theme's warning colour
 
         # pin the highlighted lesson: its name cell gets the mark, the others keep theirs
         await pilot.press("p")
