@@ -53,6 +53,12 @@ def check_k(k: int) -> int:
     return k
 
 
+def check_seed(seed: int) -> int:
+    if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
+        raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
+    return seed
+
+
 def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
     """Active lessons whose keywords or patterns match the context text."""
     active = [lesson for lesson in lessons if lesson.status == "active"]
