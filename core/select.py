@@ -6,16 +6,15 @@ the selection is the workspace's job (`Workspace.select`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from core import beta as beta_mod
-from core.analysis import Candidacy
 from core.errors import WorkspaceError
-from core.events import SELECTION, SelectionEvent
+from core.events import SELECTION
 from core.fold import Posterior
 from core.lessons import Lesson
 from core.patterns import pattern_matches
@@ -32,6 +31,7 @@ class Selection:
     draws: dict[str, float]
     k: int
     seed: int
+    withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (core.dropout)
 
     def event(self, timestamp: str) -> dict[str, Any]:
         """The selection event to log (SPEC 4)."""
@@ -122,20 +122,3 @@ def p_top_k(
     alpha, beta = posterior_of(post, settings, lesson_ids)
     probability = beta_mod.p_top_k(alpha, beta, k, rng, draws)
     return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}
-
-
-def candidacies(
-    selections: Iterable[tuple[int, SelectionEvent]], session_rows: dict[str, int], arm_rows: dict[str, int]
-) -> list[Candidacy]:
-    """(session row, arm, propensity) for every candidate of every logged selection whose
-    session was recorded (propensities outside [0, 1] are left out)."""
-    out = []
-    for _, selection in selections:
-        row = session_rows.get(selection.session_id or "")
-        if row is None:
-            continue
-        for lesson_id, propensity in selection.propensity.items():
-            arm = arm_rows.get(lesson_id)
-            if arm is not None and 0.0 <= propensity <= 1.0:
-                out.append(Candidacy(row, arm, propensity))
-    return out
