@@ -61,7 +61,25 @@ def _workspace(args: argparse.Namespace) -> Any:
     root = Path(args.workspace)
     if not root.is_dir():
         raise CliError(f"workspace not found: {root}")
-    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False))
+    store = _store(args, root)
+    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store)
+
+
+def _store(args: argparse.Namespace, root: Path) -> Any:
+    """The event store: --store, $LESSON_CREDIT_STORE, [store] url in config.toml; None = the JSONL file."""
+    from core.config import ConfigError, load_config
+    from core.eventstore import open_store, store_url
+    from core.workspace import STATE_DIR
+
+    config_path = root.resolve() / STATE_DIR / "config.toml"
+    try:
+        extra = load_config(config_path).extra
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    url = store_url(getattr(args, "store", None), extra, config_path)
+    if url is None:
+        return None
+    return open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
 
 
 def _warn_problems(ws: Any, quiet: bool = False) -> None:
@@ -70,9 +88,9 @@ def _warn_problems(ws: Any, quiet: bool = False) -> None:
         return
     problems = ws.log_problems()
     for problem in problems[:5]:
-        print(f"warning: {ws.log.path.name} {safe(problem)}", file=sys.stderr)
+        print(f"warning: {safe(ws.log.name)} {safe(problem)}", file=sys.stderr)
     if len(problems) > 5:
-        print(f"warning: {len(problems) - 5} more problems in {ws.log.path.name}", file=sys.stderr)
+        print(f"warning: {len(problems) - 5} more problems in {safe(ws.log.name)}", file=sys.stderr)
     lesson_problems = ws.lesson_problems()
     for problem in lesson_problems[:5]:
         print(f"warning: skipped lesson {safe(problem)}", file=sys.stderr)
@@ -258,6 +276,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
+    from core.store import EventLog, StoreError
+
     ws = _workspace(args)
     if args.context == "-":
         context = sys.stdin.read()
@@ -268,7 +288,16 @@ def cmd_select(args: argparse.Namespace) -> int:
             raise CliError(f"context file not found: {args.context}") from None
         except OSError as exc:
             raise CliError(f"cannot read context {args.context}: {exc.strerror}") from None
-    selection = ws.select(context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run)
+    try:
+        selection = ws.select(context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run)
+    except StoreError as exc:
+        if not args.offline_ok or isinstance(ws.log, EventLog):
+            raise
+        from core.offline import select_offline
+
+        selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"warning: {safe(reason)}; selected from the last known posteriors (not logged)", file=sys.stderr)
     if args.json:
         _print_json(
             {
@@ -437,6 +466,53 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_store_push(args: argparse.Namespace) -> int:
+    from core.eventstore import JsonlStore
+    from core.pgstore import PgStore
+
+    ws = _workspace(args)
+    store = ws.log
+    if not isinstance(store, PgStore):
+        raise CliError("store push needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    source = JsonlStore(ws.state_dir / "sessions.jsonl")
+    report = store.push(source.raw_lines())
+    if args.json:
+        _print_json(
+            {
+                "store": store.name,
+                "lines": report.lines,
+                "added": report.added,
+                "present": report.present,
+                "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],
+            }
+        )
+        return 0
+    for problem in report.problems[:5]:
+        print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
+    if len(report.problems) > 5:
+        print(f"warning: {len(report.problems) - 5} more invalid lines (not pushed)", file=sys.stderr)
+    print(
+        f"pushed {source.name} to {safe(store.name)}: {report.added} events added, {report.present} already there "
+        f"(or a second session event for an id), {len(report.problems)} invalid lines skipped"
+    )
+    return 0
+
+
+def cmd_store_pull(args: argparse.Namespace) -> int:
+    from core.eventstore import export_log
+    from core.pgstore import PgStore
+
+    ws = _workspace(args)
+    if not isinstance(ws.log, PgStore):
+        raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    count = export_log(ws.log, Path(args.file))
+    if args.json:
+        _print_json({"store": ws.log.name, "file": str(args.file), "events": count})
+    else:
+        print(f"wrote {count} events from {safe(ws.log.name)} to {safe(args.file)}")
+    return 0
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     from tui.app import run
@@ -452,6 +528,19 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--workspace", "-w", default=argparse.SUPPRESS, metavar="DIR", help="workspace folder (default: .)"
     )
+    common.add_argument(
+        "--store",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="event store: a postgresql:// URL or libpq keyword string "
+        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl)",
+    )
+    common.add_argument(
+        "--agent",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="who writes, recorded with each event in a database store (default: the hostname)",
+    )
     data = argparse.ArgumentParser(add_help=False)
     data.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -460,6 +549,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Salience-weighted credit for agent lessons. With no command, opens the dashboard.",
     )
     parser.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="event store: a postgresql:// URL or libpq keyword string "
+        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl)",
+    )
+    parser.add_argument(
+        "--agent",
+        default=None,
+        metavar="NAME",
+        help="who writes, recorded with each event in a database store (default: the hostname)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("tui", parents=[common], help="open the dashboard")
@@ -475,6 +577,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--session-id", default=None)
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
+    p.add_argument(
+        "--offline-ok",
+        action="store_true",
+        help="if the database store is unreachable, select from the last known posteriors "
+        "(bandit-state.json) without logging, instead of failing",
+    )
     p.set_defaults(func=cmd_select)
 
     p = sub.add_parser("record", parents=[common, data], help="log a session with its journal and lessons")
@@ -523,6 +631,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export-gptme", parents=[common], help="write posteriors as a gptme bandit-state.json")
     p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
     p.set_defaults(func=cmd_export_gptme)
+
+    p = sub.add_parser("store", help="move the event log between the workspace file and a database store")
+    store_sub = p.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    q = store_sub.add_parser(
+        "push", parents=[common, data], help="copy the workspace's sessions.jsonl into the database (idempotent)"
+    )
+    q.set_defaults(func=cmd_store_push)
+    q = store_sub.add_parser("pull", parents=[common, data], help="write the database's events as a JSONL log")
+    q.add_argument("file", metavar="FILE", help="the JSONL file to write (must not exist)")
+    q.set_defaults(func=cmd_store_pull)
 
     p = sub.add_parser("simulate", parents=[common, data], help="compare credit strategies in a world with known truth")
     p.add_argument(

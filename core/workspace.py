@@ -29,6 +29,7 @@ from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy,
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.config import Config, ConfigError, load_config, save_config
 from core.events import GRADE, PRIOR, SELECTION, SESSION, SessionEvent, decode_raw, decode_raw_lines, encode
+from core.eventstore import EventStore, JsonlStore
 from core.fold import CreditSettings, FoldData, Posterior, fold, regrade, salience_in
 from core.fold import lesson_usage as fold_usage
 from core.index import LogIndex
@@ -263,10 +264,12 @@ class Workspace:
         clock: Callable[[], dt.datetime] = utc_now,
         allow_outside_journals: bool = False,
         use_cache: bool = True,
+        store: EventStore | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
-        self.log = EventLog(self.state_dir / "sessions.jsonl")
+        # the event log: the workspace's JSONL file unless another store is given (core/eventstore.py)
+        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl") if store is None else store
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
@@ -280,7 +283,7 @@ class Workspace:
         self._fingerprint = "0:"
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
-        self._log_cache = LogCache(self.log) if use_cache else None
+        self._log_cache = LogCache(self.log) if use_cache and isinstance(self.log, EventLog) else None
         self._cache = _Cache()
         self.version = 0  # bumped whenever the log read so far changes
 
@@ -694,8 +697,8 @@ class Workspace:
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
         try:
-            raw = self.log.path.read_bytes()
-        except OSError:
+            raw = b"".join(self.log.raw_lines())
+        except (OSError, StoreError):
             return 0
         return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
 

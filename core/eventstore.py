@@ -1,0 +1,215 @@
+"""The event log behind one seam (SPEC 6): the JSONL file by default, or a PostgreSQL database.
+
+A store keeps events in one total order, the order they fold in, and hands them out after a
+position. What a Workspace needs of it:
+
+- `locked()`: the writers' critical section. Inside it the Workspace reads what is new,
+  validates its event against the log as it is at that moment, and `append_locked()`s it.
+- `size()` / `fingerprint(end)`: where the log ends now, and an identity of what was read, so
+  a reader notices a log that was replaced rather than appended to.
+- `read_chunks(start, first_line, ...)`: the events after a position, as `ReadResult`s whose
+  `end` is the position to read after next time and whose `lines` is how many event slots
+  (lines) they consumed. Events are numbered by their place in the order, from 1.
+- `wait(after, timeout)`: block until there are events after `after` (or the timeout passes).
+
+`append_event()` is the stand-alone write: one event under the same validation and uniqueness
+rules (it is refused when it is not a valid event, or is a second session event for an id).
+
+The JSONL store is today's `EventLog` unchanged, with the seam's extra methods added.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from core.events import SESSION, decode_event, decode_raw, is_session
+from core.store import CHUNK_BYTES, LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
+
+STORE_ENV = "LESSON_CREDIT_STORE"
+WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
+
+
+class DuplicateSession(StoreError):
+    """A second session event for an id the log already holds."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session {session_id!r} is already recorded")
+        self.session_id = session_id
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """What the Workspace and the CLI use of an event log (see the module docstring)."""
+
+    @property
+    def name(self) -> str:
+        """How messages name the store: the log file's name, or the URL without its password."""
+        ...
+
+    def prepare(self) -> None: ...
+
+    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> contextlib.AbstractContextManager[None]: ...
+
+    def append_locked(self, line: bytes) -> None: ...
+
+    def append_event(self, line: bytes) -> None: ...
+
+    def size(self) -> int: ...
+
+    def fingerprint(self, end: int) -> str: ...
+
+    def read_chunks(
+        self,
+        start: int,
+        first_line: int,
+        decode: Callable[[bytes], Any] = ...,
+        continues_line: bool = False,
+        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> Iterator[ReadResult]: ...
+
+    def wait(self, after: int, timeout: float) -> bool: ...
+
+    def raw_lines(self) -> Iterator[bytes]:
+        """Every event's text as stored, in order, each ending in a newline."""
+        ...
+
+
+def check_event(line: bytes) -> str | None:
+    """Validate one encoded event (exactly one line); the session id when it is a session event.
+    Raises InvalidEvent (a ValueError) when the line is not a valid event."""
+    if not line.endswith(b"\n") or b"\n" in line[:-1]:
+        raise ValueError("an event is exactly one line")
+    event_line = line.strip()
+    decode_event(event_line)  # the full validation the reader applies
+    raw = decode_raw(event_line)
+    return str(raw.session_id) if is_session(raw) else None
+
+
+class JsonlStore(EventLog):
+    """`state/lesson-thompson/sessions.jsonl`: the EventLog itself, plus the seam's extras."""
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def append_event(self, line: bytes) -> None:
+        """Append one event after validating it; a second session event for an id is refused.
+        Checking uniqueness reads the whole log: this is for tools, not for the Workspace,
+        which validates against the log it has already read, under `locked()`."""
+        session_id = check_event(line)
+        with self.locked():
+            if session_id is not None and session_id in self._session_ids():
+                raise DuplicateSession(session_id)
+            self.append_locked(line)
+
+    def _session_ids(self) -> set[str]:
+        ids: set[str] = set()
+        for result in self.read_chunks(0, 1, decode=decode_raw):
+            ids.update(str(raw.session_id) for _, raw in result.events if raw.type in (None, SESSION))
+        return ids
+
+    def raw_lines(self) -> Iterator[bytes]:
+        """The log's lines as they are on disk (a last line without its newline gets one)."""
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 (closed below; a generator holds it across yields)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"{self.path}: {exc.strerror or exc}") from None
+        with handle:
+            for line in handle:
+                yield line if line.endswith(b"\n") else line + b"\n"
+
+    def wait(self, after: int, timeout: float) -> bool:
+        """True as soon as the log holds bytes after `after`; False when `timeout` seconds pass."""
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while True:
+            if self.size() > after:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(WAIT_POLL_S, left))
+
+
+def default_agent() -> str:
+    """Who writes, when `--agent` is not given: the host's name."""
+    return socket.gethostname() or "unknown"
+
+
+def is_postgres_url(url: str) -> bool:
+    """A `postgresql://` / `postgres://` URL or a libpq keyword string (`host=... dbname=...`)."""
+    stripped = url.strip()
+    return stripped.startswith(("postgresql://", "postgres://")) or ("=" in stripped and "://" not in stripped)
+
+
+def store_url(explicit: str | None, config_extra: Mapping[str, Any], config_path: Path) -> str | None:
+    """The store to use: `--store`, else $LESSON_CREDIT_STORE, else `[store] url` in config.toml,
+    else None (the workspace's JSONL file)."""
+    if explicit:
+        return explicit
+    from_env = os.environ.get(STORE_ENV, "")
+    if from_env.strip():
+        return from_env
+    table = config_extra.get("store")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise StoreError(f"{config_path}: [store] must be a table with a url")
+    url = table.get("url")
+    if url is None or url == "":
+        return None
+    if not isinstance(url, str):
+        raise StoreError(f"{config_path}: [store] url must be a string")
+    return url
+
+
+def open_store(url: str | None, log_path: Path, agent: str | None = None) -> EventStore:
+    """The store a URL names (None: the JSONL file at `log_path`). Opening connects to nothing."""
+    if url is None or not url.strip():
+        return JsonlStore(log_path)
+    if is_postgres_url(url):
+        from core.pgstore import PgStore
+
+        return PgStore(url, agent=agent or default_agent())
+    raise StoreError("unsupported store URL (expected postgresql://..., postgres://... or a libpq keyword string)")
+
+
+def export_log(store: EventStore, path: Path) -> int:
+    """Write the store's events, in its order, as a JSONL log at `path` (which must not exist):
+    all at once, never half a file. Returns the number of events written."""
+    import tempfile
+
+    path = Path(path)
+    if path.exists():
+        raise StoreError(f"{path}: already exists (not overwritten)")
+    if not path.parent.is_dir():
+        raise StoreError(f"{path.parent}: no such folder")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+    count = 0
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for line in store.raw_lines():
+                handle.write(line)
+                count += 1
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)  # fails, rather than overwrites, if the file appeared meanwhile
+    except FileExistsError:
+        raise StoreError(f"{path}: already exists (not overwritten)") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return count
