@@ -533,7 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         metavar="URL",
         help="event store: a postgresql:// URL or libpq keyword string "
-        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl)",
+        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl; "
+        '--store "" forces the file)',
     )
     common.add_argument(
         "--agent",
@@ -554,7 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="URL",
         help="event store: a postgresql:// URL or libpq keyword string "
-        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl)",
+        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl; "
+        '--store "" forces the file)',
     )
     parser.add_argument(
         "--agent",

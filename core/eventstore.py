@@ -152,9 +152,9 @@ def is_postgres_url(url: str) -> bool:
 
 def store_url(explicit: str | None, config_extra: Mapping[str, Any], config_path: Path) -> str | None:
     """The store to use: `--store`, else $LESSON_CREDIT_STORE, else `[store] url` in config.toml,
-    else None (the workspace's JSONL file)."""
-    if explicit:
-        return explicit
+    else None (the workspace's JSONL file). An empty `--store ""` chooses the file explicitly."""
+    if explicit is not None:
+        return explicit if explicit.strip() else None
     from_env = os.environ.get(STORE_ENV, "")
     if from_env.strip():
         return from_env

@@ -1,0 +1,47 @@
+"""Fixtures for the PostgreSQL store tests: one real server per test process (xdist-safe), a
+fresh database per test, small workspaces that share one lesson library."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from pg_helpers import make_workspace  # noqa: E402
+from pg_server import NoServer, Server, create_database, start_server  # noqa: E402
+
+_databases = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Server]:
+    """A PostgreSQL server for this test process, stopped at the end even when tests fail.
+    Skipped (with the reason) when this machine cannot start one, except under CI."""
+    try:
+        server = start_server()
+    except NoServer as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs a PostgreSQL server for tests/pg: {exc}")
+        pytest.skip(f"no PostgreSQL server could be started: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: Server) -> str:
+    """A URL (with the password) of a new, empty database."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    return create_database(pg_server, f"t_{worker}_{next(_databases)}")
+
+
+@pytest.fixture
+def ws_root(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path / "ws")
