@@ -224,28 +224,37 @@ class PgStore:
         try:
             if self._applied(conn) == LATEST:
                 return
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
-                applied = self._applied(conn)  # another process may have migrated meanwhile
-                if applied > LATEST:
-                    raise StoreError(
-                        f"{self._name}: the database's schema (version {applied}) is newer than this "
-                        f"lesson-credit's (version {LATEST}); upgrade lesson-credit"
-                    )
-                if applied == 0:
-                    conn.execute(
-                        "CREATE SCHEMA IF NOT EXISTS lesson_credit; "
-                        "CREATE TABLE lesson_credit.migrations (version integer PRIMARY KEY, "
-                        "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-                    )
-                for version, description, sql in MIGRATIONS[applied:]:
-                    conn.execute(sql.encode())
-                    conn.execute(
-                        "INSERT INTO lesson_credit.migrations (version, description) VALUES (%s, %s)",
-                        (version, description),
-                    )
+            # A session lock taken in its own transaction: the check below then runs in a new
+            # one, which sees the catalog another process may have committed while we waited.
+            conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
+            try:
+                self._apply_migrations(conn)
+            finally:
+                if not conn.broken:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
         except psycopg.Error as exc:
             raise self._fail(exc, "cannot create or migrate the schema") from None
+
+    def _apply_migrations(self, conn: psycopg.Connection[Any]) -> None:
+        with conn.transaction():
+            applied = self._applied(conn)  # another process may have migrated meanwhile
+            if applied > LATEST:
+                raise StoreError(
+                    f"{self._name}: the database's schema (version {applied}) is newer than this "
+                    f"lesson-credit's (version {LATEST}); upgrade lesson-credit"
+                )
+            if applied == 0:
+                conn.execute(
+                    "CREATE SCHEMA IF NOT EXISTS lesson_credit; "
+                    "CREATE TABLE lesson_credit.migrations (version integer PRIMARY KEY, "
+                    "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+                )
+            for version, description, sql in MIGRATIONS[applied:]:
+                conn.execute(sql.encode())
+                conn.execute(
+                    "INSERT INTO lesson_credit.migrations (version, description) VALUES (%s, %s)",
+                    (version, description),
+                )
 
     @staticmethod
     def _applied(conn: psycopg.Connection[Any]) -> int:

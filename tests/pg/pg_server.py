@@ -105,9 +105,10 @@ def start_server() -> Server:
         shutil.rmtree(base, ignore_errors=True)
         raise NoServer(f"initdb failed: {init.stderr.strip()[-500:]}")
     with open(base / "data" / "postgresql.conf", "a") as conf:
-        # a test server: durability off (a crash of the server process still loses nothing the
-        # OS has; kill() simulates exactly that), small, quiet
-        conf.write("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 60\n")
+        # a test server: no fsync (a crash of the server process, which kill() simulates, still
+        # loses nothing the OS has been given; synchronous_commit stays on, so a commit has been
+        # given to the OS before it is acknowledged), small, quiet
+        conf.write("fsync = off\nfull_page_writes = off\nmax_connections = 60\n")
         conf.write("shared_buffers = 16MB\nlog_min_messages = warning\n")
     last: NoServer | None = None
     for _ in range(3):  # the free port may be taken between choosing and binding it
