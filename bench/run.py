@@ -10,7 +10,8 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli.
+(and status_cli_first without the index cache), record_cli, record_pg (record on a local
+PostgreSQL store against the file store: bench/pg.py).
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
@@ -778,6 +779,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "salience": case_salience,
     "status_cli": case_status,
     "record_cli": case_record,
+    "record_pg": lambda sizes: __import__("bench.pg", fromlist=["case_record_pg"]).case_record_pg(sizes),
 }
 
 
