@@ -10,7 +10,8 @@ position. What a Workspace needs of it:
 - `read_chunks(start, first_line, ...)`: the events after a position, as `ReadResult`s whose
   `end` is the position to read after next time and whose `lines` is how many event slots
   (lines) they consumed. Events are numbered by their place in the order, from 1.
-- `wait(after, timeout)`: block until there are events after `after` (or the timeout passes).
+- `wait(after, timeout)`: block until there are events after position `after` (or the timeout
+  passes); returns the end position, so the caller knows what to wait after next.
 
 `append_event()` is the stand-alone write: one event under the same validation and uniqueness
 rules (it is refused when it is not a valid event, or is a second session event for an id).
@@ -74,7 +75,9 @@ class EventStore(Protocol):
         chunk_bytes: int = CHUNK_BYTES,
     ) -> Iterator[ReadResult]: ...
 
-    def wait(self, after: int, timeout: float) -> bool: ...
+    def wait(self, after: int, timeout: float) -> int:
+        """The store's end position once it is past `after`, or when `timeout` seconds passed."""
+        ...
 
     def raw_lines(self) -> Iterator[bytes]:
         """Every event's text as stored, in order, each ending in a newline."""
@@ -127,15 +130,14 @@ class JsonlStore(EventLog):
             for line in handle:
                 yield line if line.endswith(b"\n") else line + b"\n"
 
-    def wait(self, after: int, timeout: float) -> bool:
-        """True as soon as the log holds bytes after `after`; False when `timeout` seconds pass."""
+    def wait(self, after: int, timeout: float) -> int:
+        """The log's size as soon as it is past `after`, or when `timeout` seconds have passed."""
         deadline = time.monotonic() + max(timeout, 0.0)
         while True:
-            if self.size() > after:
-                return True
+            end = self.size()
             left = deadline - time.monotonic()
-            if left <= 0:
-                return False
+            if end > after or left <= 0:
+                return end
             time.sleep(min(WAIT_POLL_S, left))
 
 

@@ -370,25 +370,32 @@ class PgStore:
             if count < READ_ROWS:
                 return
 
-    def wait(self, after: int, timeout: float) -> bool:
-        """True as soon as an event past `after` is committed (told by NOTIFY, no polling)."""
+    def wait(self, after: int, timeout: float) -> int:
+        """The store's end position as soon as it is past `after` (told by NOTIFY, no polling),
+        or when `timeout` seconds have passed. It uses a connection of its own, so one thread
+        may wait while another reads and writes through the store."""
         import psycopg
 
         deadline = time.monotonic() + max(timeout, 0.0)
         try:
             if self._listener is None or self._listener.closed:
-                self._listener = self._connect()
-                self._listener.execute(f"LISTEN {CHANNEL}")
+                listener = self._connect()
+                self._migrate(listener)
+                listener.execute(f"LISTEN {CHANNEL}")
+                self._listener = listener
             listener = self._listener
             while True:  # listening before looking: a commit in between is still told
-                if self.size() > after:
-                    return True
+                row = listener.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
+                end = int(row[0]) if row else 0
                 left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
+                if end > after or left <= 0:
+                    return end
                 for _ in listener.notifies(timeout=left, stop_after=1):
                     pass
         except psycopg.Error as exc:
+            if self._listener is not None:
+                with contextlib.suppress(Exception):
+                    self._listener.close()
             self._listener = None
             raise self._fail(exc, "cannot wait for events") from None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -11,8 +12,10 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from core import beta as beta_mod
+from core.store import EventLog
 from core.workspace import Workspace
 from tui.messages import LogChanged, WorkFailed, WorkspaceWritten
 from tui.screens.analysis import AnalysisScreen
@@ -31,6 +34,7 @@ from tui.source import Problems, WorkspaceSource
 from tui.text import one_line
 
 POLL_SECONDS = 1.0
+WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
 PROBLEMS_IN_NOTICE = 3
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
@@ -87,7 +91,10 @@ class LessonCreditApp(App[None]):
         self._check_problems()
         self._prepare_writes()
         if self.poll_seconds > 0:
-            self.set_interval(self.poll_seconds, self._poll)
+            if isinstance(self.source.workspace.log, EventLog):
+                self.set_interval(self.poll_seconds, self._poll)
+            else:  # a database store tells of each commit (LISTEN/NOTIFY): no polling
+                self._watch_log()
 
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
@@ -110,6 +117,27 @@ class LessonCreditApp(App[None]):
             return
         if changed:
             self.post_message(LogChanged())
+
+    @work(thread=True, exclusive=True, group="watch")
+    def _watch_log(self) -> None:
+        """Read the log as soon as the store says another writer committed (core/eventstore.py
+        `wait`); waits are bounded, so the app can stop between two."""
+        worker = get_current_worker()
+        store = self.source.workspace.log
+        seen, failing = 0, False
+        while not worker.is_cancelled:
+            try:
+                end = store.wait(seen, WATCH_SECONDS)
+                if end != seen:
+                    seen = end
+                    if self.source.refresh():
+                        self.post_message(LogChanged())
+                failing = False
+            except Exception as exc:  # reported once per outage, retried: the database may come back
+                if not failing:
+                    self.post_message(WorkFailed(describe_failure(exc)))
+                failing = True
+                time.sleep(WATCH_SECONDS)
 
     @on(LogChanged)
     def _log_changed(self) -> None:

@@ -163,17 +163,19 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_wait_is_told_of_another_clients_commit(pg_url: str) -> None:
     reader, writer = PgStore(pg_url, agent="r"), PgStore(pg_url, agent="w")
-    assert reader.wait(0, 0.05) is False  # nothing there: times out
+    assert reader.wait(0, 0.05) == 0  # nothing there: times out
     timer = threading.Timer(0.2, writer.append_event, args=(line(session("s1", 0.5, {GIT: 0.5})),))
     timer.start()
     try:
         started = time.monotonic()
-        assert reader.wait(0, 30.0) is True
+        end = reader.wait(0, 30.0)
         waited = time.monotonic() - started
     finally:
         timer.join()
+    assert end == writer.size() > 0
     assert waited < 30.0  # told by NOTIFY, not by the timeout
-    assert reader.wait(0, 0.0) is True
+    assert reader.wait(end, 0.05) == end  # nothing after the end: times out with it
+    assert reader.wait(0, 0.0) == end  # already there: no waiting
     reader.close()
     writer.close()
 

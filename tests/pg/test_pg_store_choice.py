@@ -108,16 +108,17 @@ def test_jsonl_append_event_validates_and_refuses_a_second_session(tmp_path: Pat
 
 def test_jsonl_wait_is_told_of_an_append_and_times_out(tmp_path: Path) -> None:
     store = JsonlStore(tmp_path / "sessions.jsonl")
-    assert store.wait(0, 0.05) is False
+    assert store.wait(0, 0.05) == 0
     timer = threading.Timer(0.1, store.append_event, args=(line(session("s1")),))
     timer.start()
     try:
         started = time.monotonic()
-        assert store.wait(0, 30.0) is True
+        end = store.wait(0, 30.0)
         assert time.monotonic() - started < 30.0
     finally:
         timer.join()
-    assert store.wait(0, 0.0) is True  # already there: no waiting
+    assert end == store.size() > 0
+    assert store.wait(0, 0.0) == store.size()  # already there: no waiting
 
 
 def test_file_store_status_is_unchanged_by_the_seam(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
