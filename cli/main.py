@@ -77,9 +77,19 @@ def _store(args: argparse.Namespace, root: Path) -> Any:
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     url = store_url(getattr(args, "store", None), extra, config_path)
+    written_by = getattr(args, "written_by", None)
     if url is None:
+        if written_by is not None:
+            raise CliError("--written-by needs a database store: the file does not record who wrote each event")
         return None
-    return open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
+    store = open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
+    if written_by is not None:
+        from core.pgstore import PgStore
+
+        if not isinstance(store, PgStore):
+            raise CliError("--written-by needs a database store: the file does not record who wrote each event")
+        store.written_by = written_by
+    return store
 
 
 def _warn_problems(ws: Any, quiet: bool = False) -> None:
@@ -571,6 +581,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", parents=[common, data], help="posterior per lesson")
     p.add_argument("--sort", choices=["mean", "n", "path", "ci_low"], default="mean")
+    p.add_argument(
+        "--written-by",
+        default=None,
+        metavar="AGENT",
+        help="database store: only the sessions this agent recorded (with their grades, by anyone)",
+    )
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser("select", parents=[common, data], help="Thompson-sample lessons for a context")

@@ -91,6 +91,21 @@ SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
 ) AS chunk
 """
 
+# Only what one agent wrote: its sessions, selections and priors, and every grade of its sessions
+# (whoever gave it). Read up to a bound taken first, so that the position read to is the store's.
+_READ_WRITTEN_BY = """
+SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
+    SELECT position, raw FROM lesson_credit.events AS e
+    WHERE position > %(after)s AND position <= %(bound)s AND (
+        (agent = %(agent)s AND type <> 'grade')
+        OR (type = 'grade' AND EXISTS (
+            SELECT 1 FROM lesson_credit.events AS s
+            WHERE s.type = 'session' AND s.session_id = e.session_id AND s.agent = %(agent)s))
+    )
+    ORDER BY position LIMIT %(rows)s
+) AS chunk
+"""
+
 
 def display_url(url: str) -> str:
     """The store's URL for messages: user, host, port and database, never the password."""
@@ -145,6 +160,7 @@ class PgStore:
         self._listener: psycopg.Connection[Any] | None = None
         self._store_id: str | None = None
         self._locked_conn: psycopg.Connection[Any] | None = None  # the connection holding the writers' lock
+        self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
 
     @property
     def name(self) -> str:
@@ -274,8 +290,9 @@ class PgStore:
     # ------------------------------------------------------------ the seam
 
     def prepare(self) -> None:
-        """Connect (and create the schema) ahead of the first read or write."""
-        with self._db("cannot connect"):
+        """Connect (and create the schema) ahead of the first read or write. A failure is left
+        for that read or write to report (the dashboard calls this in a worker at start-up)."""
+        with contextlib.suppress(StoreError), self._db("cannot connect"):
             pass
 
     @contextlib.contextmanager
@@ -355,20 +372,27 @@ class PgStore:
         results of up to READ_ROWS events. They are decoded by the same code as the file's lines
         (the raw texts joined by newlines, one event per line)."""
         position, line = start, first_line
+        bound = self.size() if self.written_by is not None else None
         while True:
             with self._db("cannot read") as conn:
-                row = conn.execute(_READ, (position, READ_ROWS)).fetchone()
+                if bound is None:
+                    row = conn.execute(_READ, (position, READ_ROWS)).fetchone()
+                else:
+                    params = {"after": position, "bound": bound, "agent": self.written_by, "rows": READ_ROWS}
+                    row = conn.execute(_READ_WRITTEN_BY, params).fetchone()
             count, last, text = (0, None, None) if row is None else row
             if not count or last is None or text is None:
-                yield ReadResult(end=position)
+                yield ReadResult(end=position if bound is None else max(bound, position))
                 return
             data = text.encode("utf-8") + b"\n"
             result = parse_chunk(data, 0, line, at_eof=True, decode=decode, decode_lines=decode_lines)
-            result.end, result.lines, result.partial = int(last), int(count), False
+            done = count < READ_ROWS
+            end = int(last) if bound is None or not done else max(bound, int(last))
+            result.end, result.lines, result.partial = end, int(count), False
             yield result
-            position, line = int(last), line + int(count)
-            if count < READ_ROWS:
+            if done:
                 return
+            position, line = int(last), line + int(count)
 
     def wait(self, after: int, timeout: float) -> int:
         """The store's end position as soon as it is past `after` (told by NOTIFY, no polling),

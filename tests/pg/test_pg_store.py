@@ -341,3 +341,35 @@ def test_select_offline_ok_falls_back_to_the_last_known_posteriors(
     # bandit-state.json holds the posteriors the database folds to: the same draw, the same answer
     assert json.loads(out) == online
     assert len(events(url)) == 2  # nothing logged by either select
+
+
+def test_status_written_by_one_agent(
+    pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, url = pg_ws
+    alice, bob = PgStore(url, agent="alice"), PgStore(url, agent="bob")
+    a1, a2 = line(session("a1", 0.2, {GIT: 1.0})), line(session("a2", None, {QUOTE: 0.5, GIT: 0.0}))
+    b1 = line(session("b1", 0.9, {GIT: 0.5, STYLE: 1.0}))
+    alice.append_event(a1)
+    bob.append_event(b1)
+    alice.append_event(a2)
+    bob.append_event(line(grade("a2", 0.6)))  # bob grades alice's session: it counts for alice
+    alice.append_event(line(grade("b1", 0.1)))  # alice grades bob's: it does not
+    bob.append_event(line(grade("a1", 1.0)))
+    # by hand, alice's part of the log is a1, a2 and the grades of a1 and a2, in commit order
+    only_alice = make_workspace(root.parent / "only-alice")
+    log_path(only_alice).write_bytes(b"".join([a1, a2, line(grade("a2", 0.6)), line(grade("a1", 1.0))]))
+    expected = run_json(capsys, "status", "-w", str(only_alice))
+    assert run_json(capsys, "status", "-w", str(root), "--store", url, "--written-by", "alice") == expected
+    assert expected["sessions"] == 2
+    for rows in (1, 2):  # read in chunks of one and two events
+        monkeypatch.setattr(pgstore, "READ_ROWS", rows)
+        assert run_json(capsys, "status", "-w", str(root), "--store", url, "--written-by", "alice") == expected
+    everyone = run_json(capsys, "status", "-w", str(root), "--store", url)
+    assert everyone["sessions"] == 3 and everyone != expected
+    nobody = run_json(capsys, "status", "-w", str(root), "--store", url, "--written-by", "carol")
+    assert nobody["sessions"] == 0
+    code, _, err = run(capsys, "status", "-w", str(root), "--written-by", "alice")
+    assert code == 1 and "needs a database store" in err
+    alice.close()
+    bob.close()
