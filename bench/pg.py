@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import shutil
 import sys
@@ -93,4 +94,109 @@ def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
     )
     if min(ours) - min(base) >= RECORD_MARGIN_S:
         result.failed.append(f"more than {RECORD_MARGIN_S * 1e3:.0f} ms above the file store")
+    return [result]
+
+
+def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
+    """Parse + fold the bench workspace's log read from the database, against the same log read
+    from the file without the parsed-log cache (issue 13: within 3x of the file)."""
+    from bench.run import Result, Target, best_of, workspace_data
+    from core.fold import fold
+    from core.pgstore import PgStore
+    from core.store import EventLog
+    from core.workspace import Workspace
+
+    root = workspace_data(sizes["workspace"])
+    n_ours, n_base = sizes["runs"]["cold"]
+    with _server() as make_database:
+        url = make_database("bench_read")
+        store = PgStore(url, agent="bench")
+        report = store.push(EventLog(root / "state" / "lesson-thompson" / "sessions.jsonl").path.open("rb"))
+        store.close()
+        assert not report.problems, report.problems[:3]
+
+        def load(store_url: str | None) -> Any:
+            ws = Workspace(root, use_cache=False, store=None if store_url is None else PgStore(store_url, agent="b"))
+            post = fold(ws.data(), ws.settings)
+            if store_url is not None:
+                ws.log.close()  # type: ignore[attr-defined]
+            return post
+
+        ours, post_db = best_of(lambda _: load(url), n_ours)
+        base, post_file = best_of(lambda _: load(None), n_base)
+    same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
+    result = Result(
+        "read_pg",
+        ours,
+        base,
+        "the same log from the file, no parsed-log cache",
+        Target(float("inf"), check="< 3x the file, the same numbers"),
+        f"{report.added:,} events pushed; fresh Workspace(use_cache=False).data() + fold() per run",
+        extra={"ratio_to_file": min(ours) / min(base)},
+    )
+    if not same:
+        result.failed.append("numbers differ")
+    if min(ours) >= 3 * min(base):
+        result.failed.append("more than 3x the file")
+    return [result]
+
+
+def case_notify_pg(sizes: dict[str, Any]) -> list[Any]:
+    """From the start of one client's append to another client's Workspace having read it, woken
+    by NOTIFY (issue 13: a commit visible in another dashboard in under 0.5 s). Baseline: the
+    same append alone."""
+    import threading
+    import time
+
+    from bench.run import Result, Target
+    from core.pgstore import PgStore
+    from core.workspace import Workspace
+
+    runs = max(sizes["runs"]["record"])
+    work = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-notify-"))
+    shutil.copytree(ROOT / "lessons", work / "lessons")
+    try:
+        with _server() as make_database:
+            url = make_database("bench_notify")
+            writer, reader_store = PgStore(url, agent="writer"), PgStore(url, agent="reader")
+            reader = Workspace(work, store=reader_store)
+            reader.data()
+            lesson = next(iter(reader.library().lessons)).id
+            latencies, appends = [], []
+
+            def watch(after: int, seen: threading.Event, seen_at: list[float]) -> None:
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    if reader_store.wait(after, 1.0) > after:
+                        reader.refresh()
+                        seen_at.append(time.perf_counter())
+                        seen.set()
+                        return
+
+            for i in range(runs):
+                seen = threading.Event()
+                seen_at: list[float] = []
+                thread = threading.Thread(target=watch, args=(reader_store.size(), seen, seen_at))
+                thread.start()
+                time.sleep(0.05)  # the watcher is waiting
+                event = {"type": "session", "session_id": f"n{i}", "base_reward": 0.5,
+                         "lessons": [{"path": lesson, "salience": 0.5}]}  # fmt: skip
+                start = time.perf_counter()
+                writer.append_event(json.dumps(event).encode() + b"\n")
+                appends.append(time.perf_counter() - start)
+                thread.join(15)
+                assert seen.is_set() and reader.session(f"n{i}") is not None
+                latencies.append(seen_at[0] - start)
+            writer.close()
+            reader_store.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result = Result(
+        "notify_pg",
+        latencies,
+        appends,
+        "the append alone (commit)",
+        Target(0.5),
+        "append start -> the other client's Workspace has read it (woken by NOTIFY, no polling)",
+    )
     return [result]

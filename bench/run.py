@@ -10,8 +10,9 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli, record_pg (record on a local
-PostgreSQL store against the file store: bench/pg.py).
+(and status_cli_first without the index cache), record_cli, and on a local PostgreSQL store
+(bench/pg.py) record_pg, read_pg (parse + fold from the database) and notify_pg (a commit seen
+by another client).
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
@@ -773,13 +774,23 @@ def case_record(sizes: dict[str, Any]) -> list[Result]:
     return [Result("record_cli", ours_times, base_times, "python -c pass (interpreter floor)", Target(1.0), detail)]
 
 
+def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
+    """A case of bench/pg.py (the PostgreSQL store), imported only when run."""
+    from bench import pg
+
+    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name)
+    return case(sizes)
+
+
 CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "cold_load": case_cold,
     "warm": case_warm,  # warm_whatif and warm_regrade
     "salience": case_salience,
     "status_cli": case_status,
     "record_cli": case_record,
-    "record_pg": lambda sizes: __import__("bench.pg", fromlist=["case_record_pg"]).case_record_pg(sizes),
+    "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
+    "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
+    "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
 }
 
 
