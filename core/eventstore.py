@@ -34,6 +34,7 @@ from core.store import CHUNK_BYTES, LOCK_TIMEOUT_S, EventLog, ReadResult, StoreE
 
 STORE_ENV = "LESSON_CREDIT_STORE"
 WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
+MAX_AGENT_CHARS = 200
 
 
 class DuplicateSession(StoreError):
@@ -180,6 +181,8 @@ def open_store(url: str | None, log_path: Path, agent: str | None = None) -> Eve
     if is_postgres_url(url):
         from core.pgstore import PgStore
 
+        if agent is not None and (not agent.strip() or not agent.isprintable() or len(agent) > MAX_AGENT_CHARS):
+            raise StoreError(f"--agent must be a printable single line of 1-{MAX_AGENT_CHARS} characters")
         return PgStore(url, agent=agent or default_agent())
     raise StoreError("unsupported store URL (expected postgresql://..., postgres://... or a libpq keyword string)")
 

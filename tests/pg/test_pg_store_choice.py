@@ -48,6 +48,10 @@ def test_open_store_kinds(tmp_path: Path) -> None:
     assert isinstance(open_store("host=h dbname=db", log, "a1"), PgStore)
     with pytest.raises(StoreError, match="unsupported store URL"):
         open_store("mysql://h/db", log)
+    for bad in ("", "  ", "two\nlines", "x" * 201):
+        with pytest.raises(StoreError, match="--agent must be"):
+            open_store("postgresql://h/db", log, bad)
+    assert open_store("postgresql://h/db", log, "x" * 200).agent == "x" * 200  # type: ignore[attr-defined]
 
 
 def test_bad_store_settings_exit_1_with_one_line(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
