@@ -697,7 +697,7 @@ class Workspace:
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
         try:
-            raw = b"".join(self.log.raw_lines())
+            raw = self.log.path.read_bytes() if isinstance(self.log, EventLog) else b"".join(self.log.raw_lines())
         except (OSError, StoreError):
             return 0
         return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
