@@ -206,6 +206,17 @@ def test_file_and_database_give_identical_status(pg_ws: tuple[Path, str], capsys
         assert run_json(capsys, "explain", sid, "-w", str(root), "--store", url) == run_json(
             capsys, "explain", sid, "-w", str(root)
         )
+    # lint reads the raw events too (ids logged with a 'lessons/' prefix): the same findings,
+    # except those about the lines the database never took (the bad line, the second s1)
+    code_file, lint_file, _ = run(capsys, "lint", "-w", str(root), "--json")
+    code_db, lint_db, _ = run(capsys, "lint", "-w", str(root), "--store", url, "--json")
+    about_lines = {"log-unreadable-lines", "duplicate-session-ids"}
+    on_file = {f["code"]: f for f in json.loads(lint_file)["findings"] if f["code"] not in about_lines}
+    on_db = {f["code"]: f for f in json.loads(lint_db)["findings"] if f["code"] not in about_lines}
+    assert on_db == on_file
+    assert {"prefixed-ids", "missing-salience", "ghost-arms"} <= set(on_db)
+    assert "duplicate-session-ids" not in {f["code"] for f in json.loads(lint_db)["findings"]}
+    assert code_db == code_file == 1
 
 
 def test_push_is_idempotent_and_pull_round_trips(pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
