@@ -40,6 +40,7 @@ CHANNEL = "lesson_credit_events"
 WRITE_LOCK = 0x4C43_0001  # pg_advisory_lock key of the writers' lock ("LC", 1)
 MIGRATE_LOCK = 0x4C43_0002  # and of schema migrations
 CONNECT_TIMEOUT_S = 5
+KEEPALIVES = (("keepalives", 1), ("keepalives_idle", 10), ("keepalives_interval", 5), ("keepalives_count", 3))
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
 
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
@@ -198,8 +199,11 @@ class PgStore:
         except psycopg.ProgrammingError:
             raise StoreError(f"{self._name}: invalid PostgreSQL connection string") from None
         extra: dict[str, Any] = {"application_name": "lesson-credit"}
-        if "connect_timeout" not in params:
-            extra["connect_timeout"] = CONNECT_TIMEOUT_S
+        # bounded waits: a server that does not answer the connection, or goes silent mid-query
+        # (a dead host, a partitioned network), fails the command instead of hanging it
+        for key, value in (("connect_timeout", CONNECT_TIMEOUT_S), *KEEPALIVES):
+            if key not in params:
+                extra[key] = value
         try:
             return psycopg.connect(make_conninfo(self.url, **extra), autocommit=True)
         except psycopg.Error as exc:
@@ -209,6 +213,7 @@ class PgStore:
     def conn(self) -> psycopg.Connection[Any]:
         """The open connection, with the schema in place (created or migrated on first use)."""
         if self._conn is None or self._conn.closed:
+            self._store_id = None  # a new connection may find a database created afresh
             conn = self._connect()
             try:
                 self._migrate(conn)

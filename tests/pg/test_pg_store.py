@@ -140,6 +140,8 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
         store.append_event(line(session("s9", 0.5, {GIT: 2.0})))
     with pytest.raises(InvalidEvent):
         store.append_event(b'{"type": "grade", "session_id": "s1"}\n')
+    # a note with U+0000 (JSONB cannot hold it; the raw text keeps it, and the fold reads that)
+    store.append_event(line({**grade("s2", 0.4), "note": "a\x00b"}))
     middle = store.size()
     store.append_event(line(grade("s1", 0.9)))
     store.append_event(line(session("s3", None, {QUOTE: 0.25})))
@@ -151,14 +153,21 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
         return got, results[-1].end
 
     everything, end = read(0, 1)
-    assert everything == [(1, "s0"), (2, "s1"), (3, "s2"), (4, "s1"), (5, "s3")]
+    assert everything == [(1, "s0"), (2, "s1"), (3, "s2"), (4, "s2"), (5, "s1"), (6, "s3")]
     assert end == store.size()
-    tail, tail_end = read(middle, 4)  # after a position: only what came later, numbered on
-    assert tail == [(4, "s1"), (5, "s3")] and tail_end == end
-    assert read(end, 6) == ([], end)
+    tail, tail_end = read(middle, 5)  # after a position: only what came later, numbered on
+    assert tail == [(5, "s1"), (6, "s3")] and tail_end == end
+    assert read(end, 7) == ([], end)
     assert b"".join(store.raw_lines()) == b"".join(
-        [*first, line(grade("s1", 0.9)), line(session("s3", None, {QUOTE: 0.25}))]
+        [
+            *first,
+            line({**grade("s2", 0.4), "note": "a\x00b"}),
+            line(grade("s1", 0.9)),
+            line(session("s3", None, {QUOTE: 0.25})),
+        ]
     )
+    notes = [raw.note for r in store.read_chunks(0, 1, decode=decode_raw) for _, raw in r.events]
+    assert notes[3] == "a\x00b"
 
 
 def test_wait_is_told_of_another_clients_commit(pg_url: str) -> None:
