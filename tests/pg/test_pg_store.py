@@ -393,3 +393,20 @@ def test_status_written_by_one_agent(
     assert code == 1 and "needs a database store" in err
     alice.close()
     bob.close()
+
+
+def test_a_server_that_never_answers_fails_instead_of_hanging(
+    ws_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as silent:  # accepts connections (the kernel does), never says a word
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"postgresql://lc:{PASSWORD}@127.0.0.1:{silent.getsockname()[1]}/lc"
+        started = time.monotonic()
+        code, out, err = run(capsys, "status", "-w", str(ws_root), "--store", url)
+        elapsed = time.monotonic() - started
+    assert code == 1 and out == "" and err.count("\n") == 1 and PASSWORD not in err
+    assert "cannot connect" in err and "timeout" in err
+    assert elapsed < 120  # the default connect_timeout (5 s), not forever
