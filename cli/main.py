@@ -524,7 +524,11 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from core.store import EventLog
+
     ws = _workspace(args)
+    if not isinstance(ws.log, EventLog):
+        ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
     from tui.app import run
 
     run(ws)

@@ -318,7 +318,7 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])  # nothing listens once it is closed
 
 
-@pytest.mark.parametrize("command", [["status"], ["grade", "s1", "0.5"], ["store", "push"]])
+@pytest.mark.parametrize("command", [["status"], ["grade", "s1", "0.5"], ["store", "push"], ["tui"]])
 def test_unreachable_server_one_line_exit_1_no_password(
     ws_root: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
