@@ -37,7 +37,7 @@ import msgspec
 import numpy as np
 
 from bench import baselines
-from bench.run import (
+from bench.harness import (
     DATA,
     FULL,
     ROOT,
@@ -45,17 +45,17 @@ from bench.run import (
     TECH_WORDS,
     Result,
     Target,
-    _finish,
-    _params_dir,
-    _reuse,
     best_of,
     drop_index_cache,
+    finish,
     fmt_mb,
     fmt_time,
     lesson_credit_cmd,
     lesson_file,
     make_phrases,
+    params_dir,
     pseudo_words,
+    reuse,
     workspace_data,
 )
 
@@ -108,8 +108,8 @@ def sample_distinct(rng: np.random.Generator, cdf: np.ndarray, rows: int, per: i
 
 def scale_workspace_data(params: dict[str, Any]) -> Path:
     """A workspace with `lessons` lesson files and `sessions` session records in this tool's format."""
-    path, full = _params_dir("scale", params)
-    if _reuse(path, full):
+    path, full = params_dir("scale", params)
+    if reuse(path, full):
         return path
     t0 = time.perf_counter()
     free = shutil.disk_usage(DATA).free
@@ -221,7 +221,7 @@ def scale_workspace_data(params: dict[str, Any]) -> Path:
                     flush=True,
                 )
     (path / "log-bytes.txt").write_text(f"{log.stat().st_size}\n")
-    _finish(path, full)
+    finish(path, full)
     print(f"  done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return path
 
@@ -593,7 +593,7 @@ def measure_preview(root: Path, runs: int) -> dict[str, Any]:
     load_s = time.perf_counter() - start
     pending = np.flatnonzero(np.isnan(data.base))
     row = int(pending[len(pending) // 2])
-    session_id = ws._index.session_ids[row]  # the engine's row -> id column (no public accessor by row)
+    session_id = ws.session_table().session_ids[row]
     cycle = iter([0.1 * (1 + i % 9) for i in range(10_000)])  # every timed call previews another value
     explain_times, _ = best_of(
         lambda x: ws.explain(session_id, base_reward=x, with_journal=False), runs, lambda: next(cycle)

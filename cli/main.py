@@ -401,10 +401,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_import_gptme(args: argparse.Namespace) -> int:
-    from core.interop import import_gptme
-
     ws = _workspace(args)
-    report = import_gptme(ws, Path(args.path))
+    report = ws.import_gptme(Path(args.path))
     if args.json:
         _print_json(
             {
@@ -431,10 +429,8 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
 
 
 def cmd_export_gptme(args: argparse.Namespace) -> int:
-    from core.interop import export_gptme
-
     ws = _workspace(args)
-    target = export_gptme(ws, Path(args.path))
+    target = ws.export_gptme(Path(args.path))
     print(f"wrote {safe(target)}")
     return 0
 
@@ -687,8 +683,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         args.func = cmd_tui
-    from core.store import StoreError
-    from core.workspace import WorkspaceError
+    from core.errors import WorkspaceError
+    from core.files import StoreError
 
     try:
         return int(args.func(args))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core.fold import FoldData
+from core.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 

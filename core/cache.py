@@ -15,9 +15,10 @@ import msgspec
 import numpy as np
 
 from core.columns import Column, Encoded
-from core.fold import BlockSums, BlockUsage
+from core.files import atomic_write
 from core.index import LAZY_ATTRIBUTES, LogIndex
-from core.store import EventLog, LogProblem, StoreError, atomic_write
+from core.snapshot import BlockSums, BlockUsage
+from core.store import EventLog, LogProblem, StoreError
 
 CACHE_VERSION = 5
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

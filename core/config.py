@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.fold import CreditSettings
-from core.store import atomic_write
+from core.files import atomic_write
+from core.settings import CreditSettings
 
 DEFAULT_K = 10
 

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import msgspec
 
-from core.lessons import normalize_id
+from core.ids import normalize_id
 
 SESSION, GRADE, SELECTION, PRIOR = "session", "grade", "selection", "prior"
 

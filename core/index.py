@@ -33,7 +33,7 @@ from core.events import (
     session_columns,
     to_event,
 )
-from core.fold import BlockCache, FloatArray, FoldData, IntArray
+from core.snapshot import BlockCache, FoldData, Graders
 from core.store import LogProblem
 
 _SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
@@ -410,7 +410,6 @@ class LogIndex:
 
     def snapshot(self) -> FoldData:
         """Read-only arrays of everything read so far, with each session's latest grade applied."""
-        n_sessions = self.n_sessions
         base = self.session_base.view().copy()
         rows = np.array(self.grade_rows, dtype=np.int64)
         orphan: list[LogProblem] = []
@@ -448,7 +447,14 @@ class LogIndex:
             entry_session=self.entry_session.view(),
             session_start=self.session_start.view(),
             base=base,
-            grader_source=Graders(self, n_sessions, applied, rows[applied]),
+            grader_source=Graders(
+                LogIndex.session_graders.raw(self),
+                self.session_published.view(),
+                applied,
+                rows[applied],
+                LogIndex.grades.raw(self),
+                _grades_of,
+            ),
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
             prior_n=prior_n,
@@ -457,38 +463,6 @@ class LogIndex:
             blocks=self.blocks,
         )
 
-
-class Graders:
-    """Who gave each session of a snapshot its grade in force: the grader of its latest grade
-    event, else the record's own grader (or 'imported' / 'heuristic' when it names none)."""
-
-    def __init__(self, index: LogIndex, n_sessions: int, applied: IntArray, applied_rows: IntArray) -> None:
-        self._index = index
-        self._n = n_sessions
-        self._applied = applied  # positions in index.grades of the grades in force
-        self._applied_rows = applied_rows  # and the row each one grades
-
-    def of(self, row: int, base: float) -> str | None:
-        if math.isnan(base):
-            return None
-        hit = np.flatnonzero(self._applied_rows == row)
-        if len(hit):
-            return self._index.grades[int(self._applied[hit[0]])][1].grader
-        recorded = self._index.session_graders[row]
-        return recorded or ("imported" if self._index.session_published[row] else "heuristic")
-
-    def every(self, base: FloatArray) -> tuple[str | None, ...]:
-        n, index = self._n, self._index
-        out: list[str | None] = [
-            None if b != b else (g or ("imported" if p else "heuristic"))
-            for b, g, p in zip(
-                base.tolist(), index.session_graders[:n], index.session_published[:n].tolist(), strict=True
-            )
-        ]
-        grades = index.grades
-        for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
-            out[row] = grades[position][1].grader
-        return tuple(out)
 
 
 # attributes the cache stores as msgpack of their own and the index decodes on first read

@@ -8,17 +8,17 @@ overwrites it), so the export writes exactly those keys per arm.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from core.lessons import normalize_id
-from core.store import atomic_write
-
-if TYPE_CHECKING:
-    from core.workspace import Workspace
+from core.files import atomic_write
+from core.fold import Posterior
+from core.ids import normalize_id
+from core.lessons import Library
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
 
@@ -48,6 +48,11 @@ class ImportReport:
     @property
     def unmatched(self) -> list[ImportedArm]:
         return [arm for arm in self.arms if not arm.matched]
+
+    def prior(self) -> tuple[dict[str, tuple[float, float, int]], dict[str, int]]:
+        """(alpha, beta, n) per lesson id, and the reward counts that are not 0: a prior event's content."""
+        arms = {arm.lesson_id: (arm.alpha, arm.beta, arm.n) for arm in self.arms}
+        return arms, {arm.lesson_id: arm.rewards for arm in self.arms if arm.rewards}
 
 
 def map_arm_id(
@@ -135,39 +140,73 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     return ImportReport(str(path), tuple(arms))
 
 
-def import_gptme(ws: Workspace, path: Path) -> ImportReport:
-    library = ws.library()
+def read_import(path: Path, library: Library) -> ImportReport:
+    """A gptme `bandit-state.json` read for import into `library`'s workspace; refuses one with no arms."""
     report = read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots)
     if not report.arms:
         raise InteropError(f"{path}: no arms to import")
-    ws.add_prior(
-        {arm.lesson_id: (arm.alpha, arm.beta, arm.n) for arm in report.arms},
-        rewards={arm.lesson_id: arm.rewards for arm in report.arms if arm.rewards},
-    )
     return report
 
 
-def export_payload(ws: Workspace) -> dict[str, Any]:
-    post = ws.posterior()
-    now = ws.now_iso()
-    arms: dict[str, dict[str, Any]] = {}
-    stamps = ws.arms_last_updated(post)
-    for j, arm in enumerate(post.arm_ids):
-        arms[arm] = {
-            "arm_id": arm,
-            "alpha": float(post.alpha[j]),
-            "beta": float(post.beta[j]),
-            "total_selections": int(post.n[j]),
-            "total_rewards": int(post.rewarded[j]),
-            "last_updated": stamps[j] or now,
-        }
-    return {"arms": arms, "total_sessions": post.graded_sessions, "created": now, "last_updated": now}
+def state_payload(
+    post: Posterior, stamps: Sequence[str | None], now: str, existing: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The posteriors in gptme's `bandit-state.json` shape: per arm exactly EXPORT_ARM_KEYS, with
+    `last_updated` the arm's latest credited session (`stamps`, None if none) or else `now`.
+
+    `existing` is the file as it is: its other keys (top-level and per arm), its `created` and an
+    arm's own `last_updated` (when no session of ours credited the arm) are kept."""
+    existing = existing or {}
+    old_arms = existing.get("arms") if isinstance(existing.get("arms"), dict) else {}
+    assert isinstance(old_arms, dict)
+    arms: dict[str, Any] = {}
+    columns = zip(post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), post.rewarded.tolist(), strict=True)
+    for arm, stamp, (alpha, beta, n, rewarded) in zip(post.arm_ids, stamps, columns, strict=True):
+        entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
+        entry.update(
+            arm_id=arm,
+            alpha=alpha,
+            beta=beta,
+            total_selections=n,
+            total_rewards=rewarded,
+            last_updated=stamp or entry.get("last_updated") or now,
+        )
+        arms[arm] = entry
+    state = dict(existing)
+    state.update(
+        arms=arms,
+        total_sessions=post.graded_sessions,
+        created=existing.get("created") or now,
+        last_updated=now,
+    )
+    return state
 
 
-def export_gptme(ws: Workspace, path: Path) -> Path:
+def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | None]]) -> list[str | None]:
+    """Per arm: the timestamp of the latest graded session it was credited in (None if none);
+    `session_times` gives the log's session timestamps, asked for only when some arm has one."""
+    rows = post.last_session.tolist()
+    times = session_times() if max(rows, default=-1) >= 0 else []
+    return [times[row] if row >= 0 else None for row in rows]
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A state file as it is: its JSON object, or {} when it is missing, unreadable or not an object."""
+    try:
+        loaded = msgspec.json.decode(path.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def write_state_file(path: Path, payload: dict[str, Any]) -> None:
+    """Write a state payload as indented JSON, atomically."""
+    atomic_write(path, msgspec.json.format(msgspec.json.encode(payload), indent=2) + b"\n")
+
+
+def export_target(path: Path) -> Path:
+    """Where `export-gptme PATH` writes: PATH, or bandit-state.json in it when it is a folder."""
     target = path / "bandit-state.json" if path.is_dir() else path
     if not target.parent.is_dir():
         raise InteropError(f"folder not found: {target.parent}")
-    payload = export_payload(ws)
-    atomic_write(target, msgspec.json.format(msgspec.json.encode(payload), indent=2) + b"\n")
     return target

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from core.ids import normalize_id as normalize_id
 from core.patterns import PatternError, compile_pattern
 
 STATUSES = ("active", "automated", "deprecated", "archived")
@@ -53,19 +54,6 @@ class Library:
 
     def get(self, lesson_id: str) -> Lesson | None:
         return self.by_id().get(normalize_id(lesson_id))
-
-
-def normalize_id(raw: str) -> str:
-    """Map an arm id written by any tool to a library id.
-
-    Old gptme logs prefix ids with ``lessons/``; both spellings name the same arm.
-    """
-    lesson_id = raw.replace("\\", "/").strip()
-    while lesson_id.startswith("./"):
-        lesson_id = lesson_id[2:]
-    if lesson_id.startswith("lessons/"):
-        lesson_id = lesson_id[len("lessons/") :]
-    return lesson_id
 
 
 def category_of(lesson_id: str) -> str:
@@ -225,7 +213,7 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
 def _save_cache(path: Path, files: dict[str, Any]) -> None:
     import msgspec
 
-    from core.store import StoreError, atomic_write
+    from core.files import StoreError, atomic_write
 
     try:
         atomic_write(path, msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files}))

@@ -3,7 +3,8 @@
 An agent's session-start hook runs `select`; when the log's store (a database) cannot be
 reached, `select --offline-ok` still answers, by Thompson sampling from the alpha/beta that
 the last write of this workspace left in `bandit-state.json` (SPEC 7). The draw is the one
-`Workspace.select` makes for the same posteriors, seed and candidates; nothing is logged.
+`core.select.thompson_select` makes for the same posteriors, seed and candidates; nothing is
+logged.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import msgspec
 import numpy as np
 
 from core import beta as beta_mod
+from core import select as select_mod
+from core.select import Selection
 
 if TYPE_CHECKING:
-    from core.workspace import Selection, Workspace
+    from core.workspace import Workspace
 
 MAX_STATE_BYTES = 64 * 1024 * 1024
 
@@ -61,18 +64,14 @@ def select_offline(
     draws: int = 4000,
 ) -> Selection:
     """Thompson top-k among the lessons matching `context`, from the last known posteriors."""
-    from core.workspace import Selection, WorkspaceError
-
-    k = ws.config.k if k is None else k
-    if k < 1:
-        raise WorkspaceError(f"k must be at least 1, got {k}")
+    k = select_mod.check_k(ws.config.k if k is None else k)
     if seed is None:
         seed = secrets.randbelow(2**31)
     if session_id is None:
         session_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     known = last_known_posteriors(ws)
     a0, b0 = ws.settings.prior_alpha, ws.settings.prior_beta
-    candidates = ws.candidates(context)
+    candidates = select_mod.candidates(ws.library().lessons, context)
     alpha = np.array([known.get(c.id, (a0, b0))[0] for c in candidates])
     beta = np.array([known.get(c.id, (a0, b0))[1] for c in candidates])
     rng = np.random.default_rng(seed)

@@ -71,8 +71,9 @@ from core import beta as beta_mod
 from core import credit as credit_mod
 from core.analysis import Candidacy, leave_one_out
 from core.events import SessionEvent
-from core.fold import CreditSettings, FoldData
 from core.index import LogIndex
+from core.settings import CreditSettings
+from core.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -3,49 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.events import InvalidEvent, decode_event
+from core.files import StoreError as StoreError
+from core.files import describe_os_error as _describe_os_error
 
 FINGERPRINT_BYTES = 4096
 SMALL_LOG_BYTES = 1 << 20  # below this the whole covered prefix is hashed
 LOCK_TIMEOUT_S = 30.0
 CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
-
-
-class StoreError(RuntimeError):
-    """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
-
-
-def _describe_os_error(exc: OSError, path: Path) -> str:
-    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{path}: not writable ({exc.strerror})"
-    if exc.errno == errno.ENOSPC:
-        return f"{path}: no space left on device"
-    return f"{path}: {exc.strerror or exc}"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace a derived file all at once: readers see the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise StoreError(_describe_os_error(exc, path)) from None
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,13 @@ import numpy as np
 
 from core import beta as beta_mod
 from core.analysis import MIN_WITH, MIN_WITHOUT, LooResult, reward_split
-from core.fold import CreditSettings
+from core.errors import WorkspaceError
 from core.health import Finding, lint
 from core.lessons import Lesson, LessonProblem
+from core.settings import CreditSettings
 from core.simulate import SimulationReport, run_simulation, scenario
 from core.store import LogProblem
-from core.workspace import (
+from core.views import (
     Explanation,
     GradeRecord,
     LessonRow,
@@ -28,9 +29,8 @@ from core.workspace import (
     PosteriorTable,
     SessionSummary,
     SessionTable,
-    Workspace,
-    WorkspaceError,
 )
+from core.workspace import Workspace
 from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from tui.session_search import SessionSearch
 

@@ -456,7 +456,7 @@ def _loaded(records: list[dict[str, Any] | str]) -> LogIndex:
 
 @pytest.mark.parametrize("strategy", ["seed", "evidence", "uniform"])
 def test_block_sums_fold_like_the_naive_loop(monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
-    monkeypatch.setattr("core.fold.BLOCK_ROWS", 3)  # 20 sessions: 7 blocks, the last one short
+    monkeypatch.setattr("core.snapshot.BLOCK_ROWS", 3)  # 20 sessions: 7 blocks, the last one short
     records = _events(20, {"s4": 0.9, "s5": 0.2})
     data, events = load(records)
     cfg = CreditSettings(strategy=strategy)
@@ -479,7 +479,7 @@ def test_block_sums_fold_like_the_naive_loop(monkeypatch: pytest.MonkeyPatch, st
 
 
 def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.fold as fold_mod
+    import core.snapshot as fold_mod
 
     monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 4)
     computed: list[int] = []
@@ -516,7 +516,7 @@ def _raw(record: dict[str, Any]) -> Any:
 
 
 def test_salience_in_matches_each_sessions_own_entries() -> None:
-    from core.fold import salience_in
+    from core.snapshot import salience_in
 
     records: list[dict[str, Any] | str] = [
         session("s0", 0.5, {A: 0.1, B: 0.2}),
@@ -540,9 +540,9 @@ def test_salience_in_matches_each_sessions_own_entries() -> None:
 
 
 def test_lesson_usage_by_blocks_counts_every_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.fold import lesson_usage
+    from core.snapshot import lesson_usage
 
-    monkeypatch.setattr("core.fold.BLOCK_ROWS", 3)
+    monkeypatch.setattr("core.snapshot.BLOCK_ROWS", 3)
     records = _events(10)  # s0..s9: A salience (i % 5) / 4, B ((i + 2) % 5) / 4, graded or not
     data = _loaded(records).snapshot()
     usage = lesson_usage(data)
@@ -553,3 +553,23 @@ def test_lesson_usage_by_blocks_counts_every_entry(monkeypatch: pytest.MonkeyPat
     assert usage.salient[[a, b]].tolist() == [sum(v > 0 for v in sal_a), sum(v > 0 for v in sal_b)]  # 8 and 8
     assert usage.salience[[a, b]].tolist() == pytest.approx([sum(sal_a), sum(sal_b)])  # 5.0 and 5.0
     assert lesson_usage(data).salience.tolist() == usage.salience.tolist()  # cached blocks: the same sums
+
+
+def test_a_snapshot_does_not_change_when_the_index_grows() -> None:
+    records = [session("s1", 0.8, {A: 1.0}, grader="auto"), session("s2", None, {A: 0.5})]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in records)
+    index = LogIndex()
+    for line, event in parse_chunk(data, 0, 1, at_eof=True).events:
+        index.add(line, event)
+    snapshot = index.snapshot()
+    # the snapshot holds what it needs as of when it was taken, not the index itself
+    assert not any(isinstance(value, LogIndex) for value in vars(snapshot.grader_source).values())
+    more = [grade("s1", 0.1, grader="late"), grade("s2", 0.9, grader="late"), session("s3", 0.5, {B: 1.0})]
+    data = b"".join(json.dumps(r).encode() + b"\n" for r in more)
+    for line, event in parse_chunk(data, 0, 3, at_eof=True).events:
+        index.add(line, event)
+    assert snapshot.graders == ("auto", None)  # first asked for after the index grew
+    assert snapshot.grader_source.of(0, 0.8) == "auto"
+    assert snapshot.base.tolist()[0] == 0.8 and np.isnan(snapshot.base[1])
+    assert snapshot.arm_ids == (A,) and snapshot.n_sessions == 2
+    assert index.snapshot().graders == ("late", "late", "heuristic")

@@ -13,7 +13,7 @@ import pytest
 from engine_helpers import BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, log_bytes, make_workspace, session
 
 from cli.main import main
-from core.interop import EXPORT_ARM_KEYS, InteropError, export_payload, import_gptme, map_arm_id, read_bandit_state
+from core.interop import EXPORT_ARM_KEYS, InteropError, map_arm_id, read_bandit_state
 from core.workspace import Workspace
 
 GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
@@ -184,10 +184,10 @@ def test_import_twice_does_not_double_count(tmp_path: Path) -> None:
 def test_prior_then_sessions_fold_on_top(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, lessons=BASIC_LESSONS)
     ws = Workspace(root, clock=fixed_clock)
-    import_gptme(ws, write_json(tmp_path / "bandit-state.json", gptme_state(root)))
+    ws.import_gptme(write_json(tmp_path / "bandit-state.json", gptme_state(root)))
     with (root / LOG_REL).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(session("s1", 0.8, {GIT: 1.0}, timestamp="2026-03-02T00:00:00Z")) + "\n")
-    arms = export_payload(Workspace(root, clock=fixed_clock))["arms"]
+    arms = Workspace(root, clock=fixed_clock).state_payload()["arms"]
     # seed, w = 1: alpha 3.2 + 0.8 = 4.0, beta 1.9 + 0.2 = 2.1, n 4 + 1, rewards 3 + 1 (0.8 > 0.5)
     assert (arms[GIT]["alpha"], arms[GIT]["beta"]) == pytest.approx((4.0, 2.1))
     assert (arms[GIT]["total_selections"], arms[GIT]["total_rewards"]) == (5, 4)

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, session
 
+from core.files import atomic_write
 from core.fold import CreditSettings
-from core.store import EventLog, StoreError, atomic_write, parse_chunk
+from core.store import EventLog, StoreError, parse_chunk
 from core.workspace import Workspace
 
 A, B = "tools/a.md", "tools/b.md"

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
 
+from core.errors import WorkspaceError
 from core.fold import CreditSettings
-from core.workspace import Workspace, WorkspaceError
+from core.workspace import Workspace
 
 LESSONS = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
 

@@ -17,8 +17,9 @@ from engine_helpers import (
     session,
 )
 
+from core.errors import WorkspaceError
 from core.fold import CreditSettings
-from core.workspace import Workspace, WorkspaceError
+from core.workspace import Workspace
 
 GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
 

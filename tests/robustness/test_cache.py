@@ -15,7 +15,7 @@ LESSON = '---\nmatch:\n  keywords: ["alpha", "beta"]\n---\n# L\n'
 
 @pytest.fixture(autouse=True)
 def small_cache_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.workspace.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)
 
 
 def _session(sid: str, reward: float | None, sal: float) -> str:
@@ -135,7 +135,7 @@ def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
 
 
 def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.fold as fold_mod
+    import core.snapshot as fold_mod
 
     monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 8)
     ws = _make(tmp_path, _history(40))
@@ -179,7 +179,7 @@ def test_string_columns_are_settled_as_tuples_the_collector_does_not_walk(tmp_pa
     _make(tmp_path, _history(30)).data()  # parses (and settles), writes the cache
     warm = Workspace(tmp_path)
     warm.data()
-    index = warm._index
+    index = warm._reader.index
     columns = [getattr(index, name) for name in _STRING_COLUMNS]  # decoded from the cache
     assert all(isinstance(column, tuple) for column in columns)
     gc.collect()

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from core.errors import WorkspaceError
 from core.store import StoreError
-from core.workspace import Workspace, WorkspaceError
+from core.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 

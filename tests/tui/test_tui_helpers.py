@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
 from core.analysis import LooResult
+from core.errors import WorkspaceError
 from core.health import Finding
 from core.simulate import run_simulation, scenario
-from core.workspace import Workspace, WorkspaceError
-from tui.screens.analysis import describe, short_flags, sorted_results
+from core.workspace import Workspace
+from tui.loo_text import describe, short_flags
+from tui.screens.analysis import sorted_results
 from tui.screens.grade_value import parse_grade
 from tui.screens.health import finding_text
 from tui.screens.lessons import lesson_name, matches

@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 from tui_fixture import settle
 
 from core.lessons import MISSING
-from core.workspace import LessonRow
+from core.views import LessonRow
 from tui.app import LessonCreditApp
 from tui.screens import lessons as lessons_module
 from tui.screens.lessons import PIN_MARK, LessonsScreen, lesson_cells, lesson_name

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tui_fixture import build_many_sessions_workspace, fixed_clock
 
-from core.workspace import SessionSummary, SessionTable, Workspace
+from core.views import SessionSummary, SessionTable
+from core.workspace import Workspace
 from tui.series import RewardSeries, grouped, integer_ticks, reward_series, rolling_mean
 from tui.session_search import FIELD_SEP, ROW_SEP, SessionSearch
 from tui.source import WorkspaceSource

@@ -29,7 +29,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_fixture import NEW_SESSION, SESSIONS, fixed_clock, record
 
-from core.workspace import PosteriorTable, Workspace
+from core.views import PosteriorTable
+from core.workspace import Workspace
 from tui.app import POLL_SECONDS as POLL
 from tui.app import LessonCreditApp
 from tui.screens.lessons import LessonsScreen

@@ -11,8 +11,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 
-from core.store import StoreError
-from core.workspace import WorkspaceError
+from core.errors import WorkspaceError
+from core.files import StoreError
 from tui.messages import WorkFailed
 from tui.source import WorkspaceSource
 

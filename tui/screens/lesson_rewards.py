@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
-from tui.screens.analysis import describe
+from tui.loo_text import describe
 from tui.screens.base import DataScreen
 from tui.source import LessonRewards
 from tui.text import one_line

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input
 
 from core.lessons import MISSING
-from core.workspace import LessonRow
+from core.views import LessonRow
 from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView
 from tui.text import fmt, fmt_interval, one_line, spaced_text

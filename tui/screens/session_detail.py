@@ -19,7 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.salience import SalienceBreakdown
-from core.workspace import Explanation, GradeRecord, LessonCredit
+from core.views import Explanation, GradeRecord, LessonCredit
 from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen
 from tui.screens.grade_value import GradeValueScreen

@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from core.workspace import SessionSummary
+from core.views import SessionSummary
 from tui.screens.base import DataScreen
 from tui.source import SessionsView
 from tui.text import fmt, fmt_time, one_line

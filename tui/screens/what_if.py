@@ -17,7 +17,7 @@ from textual.validation import Number
 from textual.widgets import Footer, Header, Input, Label, Select, Static
 
 from core.credit import STRATEGIES
-from core.fold import CreditSettings
+from core.settings import CreditSettings
 from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen
 from tui.screens.confirm import ConfirmScreen

@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from core.fold import CreditSettings
-from core.workspace import LessonCredit
+from core.settings import CreditSettings
+from core.views import LessonCredit
 from tui.text import fmt, fmt_signed, one_line
 
 

@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from core.workspace import GradeRecord
+from core.views import GradeRecord
 from tui.text import fmt, fmt_time, one_line
 
 HISTORY_SHOWN = 4

@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from core.lessons import MISSING, Lesson
-from core.workspace import LessonRow, LessonUsage
+from core.views import LessonRow, LessonUsage
 from tui.source import BROKEN
 from tui.text import fmt, fmt_interval, one_line
 

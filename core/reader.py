@@ -1,0 +1,216 @@
+"""Reading the event log incrementally: what was appended since the last read, into a `LogIndex`.
+
+`LogReader` owns the index of the log read so far, the parsed-log cache and the current
+snapshot, and answers the lookups by session the read models need (row, event, line, grades),
+so nothing above it reaches into the index. Appends go through the store it reads
+(`reader.log`: the JSONL `EventLog` or another `EventStore`, core/eventstore.py); a later read
+picks them up like any other writer's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from core.cache import MIN_NEW_BYTES, LogCache
+from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
+from core.eventstore import EventStore
+from core.fold import fold
+from core.index import LogIndex
+from core.settings import CreditSettings
+from core.snapshot import FoldData, lesson_usage
+from core.store import EventLog, LogProblem, StoreError
+
+
+@dataclass(frozen=True)
+class SessionColumns:
+    """Per-session strings and lines of the first `n` sessions, in log order."""
+
+    session_ids: Sequence[str]
+    timestamps: Sequence[str | None]
+    categories: Sequence[str | None]
+    journal_paths: Sequence[str | None]
+    lines: npt.NDArray[np.int64]
+
+
+class LogReader:
+    """The log read so far. `refresh()` decodes only what was appended since the last read;
+    a replaced or cut log is read again from the start."""
+
+    def __init__(self, log: EventStore, *, use_cache: bool = True) -> None:
+        self.log = log
+        self.index = LogIndex()
+        self._fingerprint = "0:"
+        self._tail_problem: LogProblem | None = None
+        self._partial = False  # the last line read had no newline yet
+        # the parsed-log cache is of the file's bytes; another store is read without one
+        self._log_cache = LogCache(log) if use_cache and isinstance(log, EventLog) else None
+        self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
+
+    @property
+    def caches(self) -> bool:
+        """Whether derived caches (the parsed log, the lesson library) are kept on disk."""
+        return self._log_cache is not None
+
+    def refresh(self, settings: CreditSettings) -> bool:
+        """Read what was appended to the log since the last read. True when anything changed.
+
+        After a big read the parsed-log cache is rewritten, with the per-arm block sums under
+        `settings` computed first so that it carries them."""
+        size = self.log.size()
+        index = self.index
+        reset = False
+        if size < index.end or (index.end and self.log.fingerprint(index.end) != self._fingerprint):
+            # The log was replaced or cut: start over rather than trust a stale prefix.
+            self.index = index = LogIndex()
+            self._partial = False
+            reset = True
+        if index.end == 0 and self._log_cache is not None and size >= MIN_NEW_BYTES:
+            loaded = self._log_cache.load()
+            if loaded is not None:
+                self.index, self._fingerprint, self._partial = loaded
+                index = self.index
+                reset = True
+        if size == index.end and self._tail_problem is None and not reset:
+            return False
+        started_at = index.end
+        changed = reset
+        tail_problem = None
+        with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
+            for result in self.log.read_chunks(
+                index.end,
+                index.lines + 1,
+                decode=decode_raw,
+                continues_line=self._partial,
+                decode_lines=decode_raw_lines,
+            ):
+                index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
+                changed = changed or bool(result.events or result.problems)
+                tail_problem = result.tail_problem
+                if result.end != index.end:
+                    index.end = result.end
+                    index.lines += result.lines
+                    self._partial = result.partial
+        changed = changed or tail_problem != self._tail_problem
+        self._tail_problem = tail_problem
+        prepared = None
+        if index.end != started_at:
+            self._fingerprint = self.log.fingerprint(index.end)
+            if index.end - started_at >= MIN_NEW_BYTES:
+                index.settle()
+                if self._log_cache is not None:
+                    prepared = _with_block_sums(index, settings)
+                    self._log_cache.save(index, self._fingerprint, self._partial)
+        if changed:
+            self.snapshot = prepared
+        return changed
+
+    def data(self) -> FoldData:
+        """The snapshot of the log as read so far (taken once per change)."""
+        if self.snapshot is None:
+            self.snapshot = self.index.snapshot()
+        return self.snapshot
+
+    def problems(self, data: FoldData) -> list[LogProblem]:
+        """The snapshot's problems, with an unfinished last line if there is one, by line."""
+        problems = list(data.problems)
+        if self._tail_problem is not None:
+            problems.append(self._tail_problem)
+        return sorted(problems, key=lambda p: p.line)
+
+    # ------------------------------------------------------------ lookups by session
+
+    def row_of(self, session_id: str) -> int | None:
+        return self.index.row_of(session_id)
+
+    def session(self, row: int) -> SessionEvent:
+        return self.index.session(row)
+
+    def session_line(self, row: int) -> int:
+        """The line of a session's record in the log."""
+        return int(self.index.session_lines[row])
+
+    def grades_of(self, session_id: str) -> list[tuple[int, GradeEvent]]:
+        """(line, grade) of every grade event naming the session, in log order."""
+        return [(line, grade) for line, grade in self.index.grades if grade.session_id == session_id]
+
+    def selections(self) -> list[tuple[int, SelectionEvent]]:
+        """(line, selection) of every selection event, in log order."""
+        return list(self.index.selections)
+
+    def selection_propensity(self, session_id: str) -> dict[str, float]:
+        """The propensities of the latest selection logged for a session id ({} if none)."""
+        for _, selection in reversed(self.index.selections):
+            if selection.session_id == session_id:
+                return dict(selection.propensity)
+        return {}
+
+    def session_columns(self, n: int) -> SessionColumns:
+        index = self.index
+        return SessionColumns(
+            session_ids=index.session_ids[:n],
+            timestamps=index.session_times[:n],
+            categories=index.session_categories[:n],
+            journal_paths=index.session_journals[:n],
+            lines=index.session_lines[:n],
+        )
+
+    def session_ids(self) -> Sequence[str]:
+        return self.index.session_ids
+
+    def session_times(self) -> Sequence[str | None]:
+        return self.index.session_times
+
+    def session_categories(self) -> Sequence[str | None]:
+        return self.index.session_categories
+
+    def session_journals(self) -> Sequence[str | None]:
+        return self.index.session_journals
+
+    def session_rows(self) -> dict[str, int]:
+        """Session id -> row, for every session."""
+        return self.index.session_index
+
+    def arm_rows(self) -> dict[str, int]:
+        """Lesson id -> arm, for every arm of the log."""
+        return self.index.arm_index
+
+    def prefixed_id_count(self) -> int:
+        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
+        log = self.log
+        try:
+            raw = log.path.read_bytes() if isinstance(log, EventLog) else b"".join(log.raw_lines())
+        except (OSError, StoreError):
+            return 0
+        return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
+
+    def missing_salience_count(self) -> int:
+        """Lesson entries of session records that gave no salience."""
+        return sum(len(positions) for positions in self.index.missing_salience.values())
+
+
+def _with_block_sums(index: LogIndex, settings: CreditSettings) -> FoldData:
+    """A snapshot whose per-arm block sums (and, for the current settings, reward counts and
+    last sessions) are computed, so that the parsed-log cache carries them: a later process
+    then folds a big log without a pass over its entries."""
+    data = index.snapshot()
+    post = fold(data, settings)
+    _ = data.stats, post.rewarded, post.last_session, lesson_usage(data)
+    return data
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

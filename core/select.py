@@ -1,0 +1,135 @@
+"""Choosing lessons for a context: the candidates that match it, and a Thompson top-k among them.
+
+Pure functions of the library, a posterior and the random generators passed in; logging
+the selection is the workspace's job (`Workspace.select`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from core import beta as beta_mod
+from core.analysis import Candidacy
+from core.errors import WorkspaceError
+from core.events import SELECTION, SelectionEvent
+from core.fold import Posterior
+from core.lessons import Lesson
+from core.patterns import pattern_matches
+from core.salience import KeywordMatcher, breakdown_from_scan
+from core.settings import CreditSettings
+
+
+@dataclass(frozen=True)
+class Selection:
+    session_id: str
+    candidates: tuple[str, ...]
+    selected: tuple[str, ...]
+    propensity: dict[str, float]
+    draws: dict[str, float]
+    k: int
+    seed: int
+
+    def event(self, timestamp: str) -> dict[str, Any]:
+        """The selection event to log (SPEC 4)."""
+        return {
+            "type": SELECTION,
+            "session_id": self.session_id,
+            "timestamp": timestamp,
+            "candidates": list(self.candidates),
+            "selected": list(self.selected),
+            "propensity": self.propensity,
+            "k": self.k,
+            "seed": self.seed,
+        }
+
+
+def check_k(k: int) -> int:
+    if k < 1:
+        raise WorkspaceError(f"k must be at least 1, got {k}")
+    return k
+
+
+def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
+    """Active lessons whose keywords or patterns match the context text."""
+    active = [lesson for lesson in lessons if lesson.status == "active"]
+    matcher = KeywordMatcher(k for lesson in active for k in lesson.keywords)
+    found = matcher.scan(context)
+    chosen = []
+    for lesson in active:
+        if breakdown_from_scan(lesson.id, lesson.keywords, found).hits:
+            chosen.append(lesson)
+            continue
+        if any(pattern_matches(pattern, context) for pattern in lesson.patterns):
+            chosen.append(lesson)
+    return chosen
+
+
+def posterior_of(
+    post: Posterior, settings: CreditSettings, lesson_ids: Sequence[str]
+) -> tuple[np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.float64]]]:
+    """(alpha, beta) of each lesson id under `post`; the prior for a lesson the log never credited."""
+    position = post.index()
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    alpha = np.array([post.alpha[position[i]] if i in position else a0 for i in lesson_ids])
+    beta = np.array([post.beta[position[i]] if i in position else b0 for i in lesson_ids])
+    return alpha, beta
+
+
+def thompson_select(
+    session_id: str,
+    candidates: Sequence[Lesson],
+    post: Posterior,
+    settings: CreditSettings,
+    k: int,
+    seed: int,
+    rng: np.random.Generator,
+    propensity_rng: np.random.Generator,
+    draws: int = 4000,
+) -> Selection:
+    """Thompson top-k among the candidates: one draw per candidate from `rng`; each one's
+    propensity (its chance to land in a top-k draw) estimated from `draws` draws of `propensity_rng`.
+    `seed` is recorded, so the selection can be replayed."""
+    ids = [c.id for c in candidates]
+    alpha, beta = posterior_of(post, settings, ids)
+    sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
+    picked = beta_mod.top_k(sample, k)
+    propensity = beta_mod.p_top_k(alpha, beta, k, propensity_rng, draws)
+    return Selection(
+        session_id=session_id,
+        candidates=tuple(ids),
+        selected=tuple(ids[i] for i in picked),
+        propensity={c: float(p) for c, p in zip(ids, propensity, strict=True)},
+        draws={c: float(d) for c, d in zip(ids, sample, strict=True)},
+        k=k,
+        seed=seed,
+    )
+
+
+def p_top_k(
+    post: Posterior, settings: CreditSettings, lesson_ids: Sequence[str], k: int, rng: np.random.Generator, draws: int
+) -> dict[str, float]:
+    """P(each lesson lands in a top-k Thompson draw among `lesson_ids`)."""
+    alpha, beta = posterior_of(post, settings, lesson_ids)
+    probability = beta_mod.p_top_k(alpha, beta, k, rng, draws)
+    return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}
+
+
+def candidacies(
+    selections: Iterable[tuple[int, SelectionEvent]], session_rows: dict[str, int], arm_rows: dict[str, int]
+) -> list[Candidacy]:
+    """(session row, arm, propensity) for every candidate of every logged selection whose
+    session was recorded (propensities outside [0, 1] are left out)."""
+    out = []
+    for _, selection in selections:
+        row = session_rows.get(selection.session_id or "")
+        if row is None:
+            continue
+        for lesson_id, propensity in selection.propensity.items():
+            arm = arm_rows.get(lesson_id)
+            if arm is not None and 0.0 <= propensity <= 1.0:
+                out.append(Candidacy(row, arm, propensity))
+    return out

@@ -1,0 +1,428 @@
+"""Read models: the lesson table, the session table and a session's explanation, built from a fold snapshot.
+
+The result types the CLI and the dashboard show, and pure functions that build them from a
+snapshot (`FoldData`), its posterior and what the log says about sessions; `core.workspace`
+gathers the inputs and calls these.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core import beta as beta_mod
+from core import credit as credit_mod
+from core.events import GradeEvent, SessionEvent
+from core.fold import Posterior, regrade
+from core.lessons import MISSING, Lesson
+from core.salience import SalienceBreakdown, salience_breakdowns
+from core.settings import CreditSettings
+from core.snapshot import FoldData, salience_in
+from core.snapshot import lesson_usage as usage_by_arm
+
+
+@dataclass(frozen=True)
+class LessonRow:
+    """One lesson's posterior summary, as the status table and the dashboard show it."""
+
+    path: str
+    title: str
+    category: str
+    status: str
+    n: int
+    alpha: float
+    beta: float
+    mean: float
+    ci_low: float
+    ci_high: float
+    rewarded: int
+    last_session: str | None  # id of the latest graded session it was injected in
+    last_credit: float | None  # credited reward in that session
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "category": self.category,
+            "status": self.status,
+            "n": self.n,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "mean": self.mean,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
+
+
+@dataclass(frozen=True)
+class PosteriorTable:
+    rows: tuple[LessonRow, ...]
+    settings: CreditSettings
+    sessions: int  # session events in the log
+    graded: int
+
+    def row(self, path: str) -> LessonRow | None:
+        for row in self.rows:
+            if row.path == path:
+                return row
+        return None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "lessons": [row.as_json() for row in self.rows],
+            "sessions": self.sessions,
+            "strategy": self.settings.strategy,
+            "floor": self.settings.floor,
+        }
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session_id: str
+    timestamp: str | None
+    category: str | None
+    base_reward: float | None  # latest grade; None = pending
+    grader: str | None
+    n_lessons: int
+    mean_salience: float
+    journal_path: str | None
+    line: int
+
+    @property
+    def pending(self) -> bool:
+        return self.base_reward is None
+
+
+@dataclass(frozen=True, eq=False)
+class SessionTable:
+    """Every session as columns, in log order (row i is the i-th session read). A million
+    sessions cost a few arrays here, not a million objects; `summary(row)` builds one."""
+
+    session_ids: Sequence[str]
+    timestamps: Sequence[str | None]
+    categories: Sequence[str | None]
+    base: npt.NDArray[np.float64]  # latest grade; NaN = pending
+    graders: Sequence[str | None]  # who gave the grade in force; None while pending
+    n_lessons: npt.NDArray[np.int64]
+    mean_salience: npt.NDArray[np.float64]
+    journal_paths: Sequence[str | None]
+    lines: npt.NDArray[np.int64]  # line of the session's record in sessions.jsonl
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def summary(self, row: int) -> SessionSummary:
+        base = float(self.base[row])
+        return SessionSummary(
+            session_id=self.session_ids[row],
+            timestamp=self.timestamps[row],
+            category=self.categories[row],
+            base_reward=None if math.isnan(base) else base,
+            grader=self.graders[row],
+            n_lessons=int(self.n_lessons[row]),
+            mean_salience=float(self.mean_salience[row]),
+            journal_path=self.journal_paths[row],
+            line=int(self.lines[row]),
+        )
+
+
+@dataclass(frozen=True)
+class LessonUsage:
+    injected: int  # sessions it was injected in (graded or not)
+    salient: int  # of those, sessions where at least one keyword hit (salience > 0)
+    mean_salience: float
+
+
+@dataclass(frozen=True)
+class GradeRecord:
+    base_reward: float
+    grader: str
+    timestamp: str | None
+    note: str | None
+    line: int
+
+
+@dataclass(frozen=True)
+class LessonCredit:
+    """Why one lesson got the credit it got in one session."""
+
+    path: str
+    salience: float
+    weight: float
+    reward: float  # credited reward (seed: base * w; else base); 0 when pending
+    alpha_delta: float
+    beta_delta: float
+    alpha_before: float
+    beta_before: float
+    alpha_after: float
+    beta_after: float
+    breakdown: SalienceBreakdown | None  # None when the journal or the lesson is not available
+    salience_missing: bool = False
+    note: str | None = None  # why there is no breakdown, or why it disagrees with the stored salience
+
+    def as_json(self) -> dict[str, Any]:
+        keywords = []
+        if self.breakdown is not None:
+            keywords = [
+                {"keyword": k.keyword, "hit": k.hit, "count": k.count, "offsets": list(k.offsets)}
+                for k in self.breakdown.keywords
+            ]
+        return {
+            "path": self.path,
+            "salience": self.salience,
+            "weight": self.weight,
+            "reward": self.reward,
+            "alpha_delta": self.alpha_delta,
+            "beta_delta": self.beta_delta,
+            "keywords": keywords,
+        }
+
+
+@dataclass(frozen=True)
+class Explanation:
+    session: SessionSummary
+    base_reward: float | None  # the grade used (latest, or the what-if one)
+    settings: CreditSettings
+    lessons: tuple[LessonCredit, ...]
+    journal_text: str | None
+    journal_problem: str | None
+    grades: tuple[GradeRecord, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session.session_id,
+            "base_reward": self.base_reward,
+            "strategy": self.settings.strategy,
+            "floor": self.settings.floor,
+            "lessons": [lesson.as_json() for lesson in self.lessons],
+        }
+
+
+def lesson_table(
+    post: Posterior,
+    data: FoldData,
+    library: Sequence[Lesson],
+    session_ids: Callable[[], Sequence[str]],
+    settings: CreditSettings,
+    base: npt.NDArray[np.float64] | None = None,
+    *,
+    details: bool = True,
+) -> PosteriorTable:
+    """One row per lesson of the library, then per arm only the log knows: the posterior of
+    `post`, or the prior for a lesson never credited. `details=False` skips each lesson's reward
+    count and last credited session (two more passes over every entry). `session_ids` gives the
+    log's session ids, asked for only when some lesson has a last credited session."""
+    lessons = {lesson.id: lesson for lesson in library}
+    ids = [lesson.id for lesson in library]
+    known = set(ids)
+    ids += [arm for arm in data.arm_ids if arm not in known]
+    position = post.index()
+    alpha = np.empty(len(ids))
+    beta = np.empty(len(ids))
+    n = np.zeros(len(ids), dtype=np.int64)
+    rewarded = np.zeros(len(ids), dtype=np.int64)
+    last = np.full(len(ids), -1, dtype=np.int64)
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    for i, arm in enumerate(ids):
+        j = position.get(arm)
+        if j is None:
+            alpha[i], beta[i] = a0, b0
+        else:
+            alpha[i], beta[i], n[i] = post.alpha[j], post.beta[j], post.n[j]
+            if details:
+                rewarded[i], last[i] = post.rewarded[j], post.last_session[j]
+    low, high = beta_mod.interval(alpha, beta)
+    mean = alpha / (alpha + beta)
+    session_base = data.base if base is None else base
+    # each lesson's latest credited session and the reward it was credited there
+    credited = np.flatnonzero(last >= 0)
+    arm_of = np.array([position[ids[i]] for i in credited.tolist()], dtype=np.int64)
+    salience = salience_in(data, last[credited], arm_of)
+    w = credit_mod.weight(salience, settings.floor)
+    credits = credit_mod.credited_reward(session_base[last[credited]], w, settings.strategy)
+    last_credits = dict(zip(credited.tolist(), np.asarray(credits, dtype=np.float64).tolist(), strict=True))
+    ids_of_sessions = session_ids() if len(credited) else []
+    rows = []
+    for i, arm in enumerate(ids):
+        lesson = lessons.get(arm)
+        last_credit = last_credits.get(i)
+        last_id = ids_of_sessions[int(last[i])] if last_credit is not None else None
+        rows.append(
+            LessonRow(
+                path=arm,
+                title=lesson.title if lesson else arm,
+                category=lesson.category if lesson else arm.split("/")[0] if "/" in arm else "",
+                status=lesson.status if lesson else MISSING,
+                n=int(n[i]),
+                alpha=float(alpha[i]),
+                beta=float(beta[i]),
+                mean=float(mean[i]),
+                ci_low=float(low[i]),
+                ci_high=float(high[i]),
+                rewarded=int(rewarded[i]),
+                last_session=last_id,
+                last_credit=last_credit,
+            )
+        )
+    return PosteriorTable(tuple(rows), settings, data.n_sessions, post.graded_sessions)
+
+
+def lesson_usage(data: FoldData) -> dict[str, LessonUsage]:
+    """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
+    usage = usage_by_arm(data)
+    return {
+        arm: LessonUsage(count, salient, total / count if count else 0.0)
+        for arm, count, salient, total in zip(
+            data.arm_ids, usage.injected.tolist(), usage.salient.tolist(), usage.salience.tolist(), strict=True
+        )
+    }
+
+
+def session_table(
+    data: FoldData,
+    session_ids: Sequence[str],
+    timestamps: Sequence[str | None],
+    categories: Sequence[str | None],
+    journal_paths: Sequence[str | None],
+    lines: Any,
+) -> SessionTable:
+    """Every session of the snapshot as columns; the string columns and lines are the log's."""
+    counts = np.diff(data.session_start)
+    totals = np.bincount(data.entry_session, weights=data.entry_salience, minlength=data.n_sessions)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(counts > 0, totals / np.maximum(counts, 1), 0.0)
+    return SessionTable(
+        session_ids=session_ids,
+        timestamps=timestamps,
+        categories=categories,
+        base=data.base,
+        graders=data.graders,
+        n_lessons=counts.astype(np.int64),
+        mean_salience=means,
+        journal_paths=journal_paths,
+        lines=np.asarray(lines, dtype=np.int64),
+    )
+
+
+def session_summary(session: SessionEvent, row: int, line: int, data: FoldData) -> SessionSummary:
+    """One session's row of the session table, from its event (no pass over the other sessions)."""
+    base = data.base[row]
+    sal = session.saliences
+    return SessionSummary(
+        session_id=session.session_id,
+        timestamp=session.timestamp,
+        category=session.category,
+        base_reward=None if math.isnan(base) else float(base),
+        grader=data.grader(row),
+        n_lessons=len(session.lesson_ids),
+        mean_salience=sum(sal) / len(sal) if sal else 0.0,
+        journal_path=session.journal_path,
+        line=line,
+    )
+
+
+def grade_history(session: SessionEvent, line: int, grades: Sequence[tuple[int, GradeEvent]]) -> list[GradeRecord]:
+    """Every grade a session has had, oldest first: its record's own, then its grade events
+    (`grades`, with their lines); the last one is in force."""
+    history = []
+    if session.base_reward is not None:
+        grader = session.grader or ("imported" if session.published_shape else "heuristic")
+        history.append(GradeRecord(session.base_reward, grader, session.timestamp, None, line))
+    for grade_line, grade in grades:
+        history.append(GradeRecord(grade.base_reward, grade.grader, grade.timestamp, grade.note, grade_line))
+    return history
+
+
+def lesson_credits(
+    session: SessionEvent,
+    row: int,
+    data: FoldData,
+    current: Posterior,
+    used: float,
+    lessons: dict[str, Lesson],
+    text: str | None,
+    wanted: str | None = None,
+) -> tuple[LessonCredit, ...]:
+    """Why each lesson of a session (or only `wanted`) got its credit under `current`'s settings
+    when the session's reward is `used` (NaN: pending). Keyword breakdowns come from the journal
+    `text` when it was read."""
+    settings = current.settings
+    graded = not math.isnan(used)
+    # From the cached posterior, only this session's entries change (core.fold.regrade):
+    # a live grade preview costs microseconds, not a re-fold of the whole log.
+    after = current if used == data.base[row] else regrade(current, row, used if graded else None)
+    before = regrade(current, row, None)
+    position = after.index()
+    breakdowns: dict[str, SalienceBreakdown] = {}
+    if text is not None:
+        present = [(lid, lessons[lid].keywords) for lid in session.lesson_ids if lid in lessons]
+        breakdowns = {b.lesson_id: b for b in salience_breakdowns(text, present)}
+    credits = []
+    for i, (lid, sal) in enumerate(zip(session.lesson_ids, session.saliences, strict=True)):
+        if wanted is not None and lid != wanted:
+            continue
+        j = position[lid]
+        w = float(credit_mod.weight(sal, settings.floor))
+        reward = float(credit_mod.credited_reward(used, w, settings.strategy)) if graded else 0.0
+        note = None
+        breakdown = breakdowns.get(lid)
+        if text is not None and lid not in lessons:
+            note = "lesson no longer in the library: no keyword breakdown"
+        elif breakdown is not None and abs(breakdown.salience - sal) > 1e-9:
+            note = f"journal now gives salience {breakdown.salience:.3f}; the log's {sal:.3f} is what counts"
+        if settings.decay < 1.0:  # the session's weight depends on its place: measure it
+            alpha_delta = float(after.alpha[j] - before.alpha[j])
+            beta_delta = float(after.beta[j] - before.beta[j])
+        elif graded:  # the formula itself, free of the rounding of a difference
+            d_alpha, d_beta = credit_mod.credit(used, w, settings.strategy)
+            alpha_delta, beta_delta = float(d_alpha), float(d_beta)
+        else:
+            alpha_delta = beta_delta = 0.0
+        credits.append(
+            LessonCredit(
+                path=lid,
+                salience=sal,
+                weight=w,
+                reward=reward,
+                alpha_delta=alpha_delta,
+                beta_delta=beta_delta,
+                alpha_before=float(before.alpha[j]),
+                beta_before=float(before.beta[j]),
+                alpha_after=float(after.alpha[j]),
+                beta_after=float(after.beta[j]),
+                breakdown=breakdown,
+                salience_missing=i in session.missing_salience,
+                note=note,
+            )
+        )
+    return tuple(credits)
+
+
+def explanation(
+    session: SessionEvent,
+    row: int,
+    line: int,
+    data: FoldData,
+    current: Posterior,
+    used: float,
+    lessons: dict[str, Lesson],
+    journal: tuple[str | None, str | None],
+    grades: Sequence[GradeRecord],
+    wanted: str | None = None,
+) -> Explanation:
+    """A session's explanation under `current`'s settings with reward `used` (NaN: pending);
+    `journal` is (text, problem) as read."""
+    text, problem = journal
+    return Explanation(
+        session=session_summary(session, row, line, data),
+        base_reward=None if math.isnan(used) else float(used),
+        settings=current.settings,
+        lessons=lesson_credits(session, row, data, current, used, lessons, text, wanted),
+        journal_text=text,
+        journal_problem=problem,
+        grades=tuple(grades),
+    )
