@@ -49,7 +49,8 @@ def _server() -> Iterator[Any]:
 
 
 def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
-    from bench.run import DEMO_JOURNAL, Result, Target, lesson_credit_cmd, run_cli, time_cli
+    from bench.harness import Result, Target, lesson_credit_cmd, run_cli, time_cli
+    from bench.run import DEMO_JOURNAL
     from core.lessons import load_library
 
     n_ours, n_base = sizes["runs"]["record"]
@@ -100,7 +101,7 @@ def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
 def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
     """Parse + fold the bench workspace's log read from the database, against the same log read
     from the file without the parsed-log cache (issue 13: within 3x of the file)."""
-    from bench.run import Result, Target, best_of, workspace_data
+    from bench.harness import Result, Target, best_of, workspace_data
     from core.fold import fold
     from core.pgstore import PgStore
     from core.store import EventLog
@@ -148,7 +149,7 @@ def case_notify_pg(sizes: dict[str, Any]) -> list[Any]:
     import threading
     import time
 
-    from bench.run import Result, Target
+    from bench.harness import Result, Target
     from core.pgstore import PgStore
     from core.workspace import Workspace
 
