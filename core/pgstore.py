@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -158,6 +159,7 @@ class PgStore:
         self.agent = agent
         self._name = display_url(url)
         self._conn: psycopg.Connection[Any] | None = None
+        self._connecting = threading.Lock()
         self._listener: psycopg.Connection[Any] | None = None
         self._store_id: str | None = None
         self._locked_conn: psycopg.Connection[Any] | None = None  # the connection holding the writers' lock
@@ -212,16 +214,17 @@ class PgStore:
     @property
     def conn(self) -> psycopg.Connection[Any]:
         """The open connection, with the schema in place (created or migrated on first use)."""
-        if self._conn is None or self._conn.closed:
-            self._store_id = None  # a new connection may find a database created afresh
-            conn = self._connect()
-            try:
-                self._migrate(conn)
-            except BaseException:
-                conn.close()
-                raise
-            self._conn = conn
-        return self._conn
+        with self._connecting:  # the dashboard's warm-up thread and a screen's load may both ask first
+            if self._conn is None or self._conn.closed:
+                self._store_id = None  # a new connection may find a database created afresh
+                conn = self._connect()
+                try:
+                    self._migrate(conn)
+                except BaseException:
+                    conn.close()
+                    raise
+                self._conn = conn
+            return self._conn
 
     @contextlib.contextmanager
     def _db(self, doing: str) -> Iterator[psycopg.Connection[Any]]:
