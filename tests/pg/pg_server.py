@@ -7,7 +7,6 @@ Each pytest(-xdist) worker process starts its own server on its own free port.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pwd
 import shutil
@@ -144,12 +143,3 @@ def create_database(server: Server, name: str) -> str:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
     return server.url(name)
-
-
-@contextlib.contextmanager
-def running_server() -> object:
-    server = start_server()
-    try:
-        yield server
-    finally:
-        server.stop()
