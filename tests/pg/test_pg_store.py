@@ -130,6 +130,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore
 
 
 def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert isinstance(store, EventStore)  # the seam's methods, all of them
     monkeypatch.setattr(pgstore, "READ_ROWS", 2)  # several round trips for the database
     first = [line(session(f"s{i}", 0.5, {GIT: 0.5})) for i in range(3)]
     for event in first:
