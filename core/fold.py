@@ -15,7 +15,6 @@ from functools import cached_property
 import numpy as np
 
 from core import credit as credit_mod
-from core.events import Event, GradeEvent, PriorEvent, SessionEvent
 from core.settings import CreditSettings as CreditSettings
 from core.snapshot import FloatArray, IntArray, arm_stats, blocks_of, sum_by_arm
 from core.snapshot import FoldData as FoldData
@@ -141,39 +140,3 @@ def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
         np.add.at(n, arms, int(sign))
     graded = post.graded_sessions + int(not np.isnan(base[row])) - int(not np.isnan(old))
     return Posterior(data.arm_ids, alpha, beta, n, settings, graded, data, base)
-
-
-def fold_naive(events: list[Event], settings: CreditSettings) -> dict[str, tuple[float, float, int]]:
-    """The same fold as a plain loop over events: the reference the vectorised one is checked against."""
-    sessions: dict[str, SessionEvent] = {}
-    order: list[str] = []
-    base: dict[str, float | None] = {}
-    priors: dict[str, tuple[float, float, int]] = {}
-    for event in events:
-        if isinstance(event, SessionEvent) and event.session_id not in sessions:
-            sessions[event.session_id] = event
-            order.append(event.session_id)
-            base[event.session_id] = event.base_reward
-        elif isinstance(event, PriorEvent):
-            priors.update(event.arms)
-    for event in events:
-        if isinstance(event, GradeEvent) and event.session_id in sessions:
-            base[event.session_id] = event.base_reward
-    a0, b0 = settings.prior_alpha, settings.prior_beta
-    state: dict[str, list[float]] = {arm: [a, b, n] for arm, (a, b, n) in priors.items()}
-    for sid in order:
-        reward = base[sid]
-        if reward is None:
-            continue
-        for arm_state in state.values():
-            arm_state[0] = a0 + settings.decay * (arm_state[0] - a0)
-            arm_state[1] = b0 + settings.decay * (arm_state[1] - b0)
-        session = sessions[sid]
-        for lesson_id, sal in zip(session.lesson_ids, session.saliences, strict=True):
-            arm_state = state.setdefault(lesson_id, [a0, b0, 0])
-            w = settings.floor + (1 - settings.floor) * sal
-            da, db = credit_mod.credit(reward, w, settings.strategy)
-            arm_state[0] += da
-            arm_state[1] += db
-            arm_state[2] += 1
-    return {arm: (s[0], s[1], int(s[2])) for arm, s in state.items()}

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -192,14 +192,6 @@ class Scenario:
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Scenario:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown scenario parameter(s): {', '.join(unknown)}")
-        return cls(**dict(data))
-
 
 SCENARIOS: dict[str, Scenario] = {
     "default": Scenario(name="default"),
@@ -273,21 +265,6 @@ def bottom_detection(estimate: FloatArray, flagged: BoolArray, share: float = BO
     n_bottom = max(1, math.ceil(share * len(estimate) - 1e-9))
     bottom = beta_mod.top_k(-estimate, n_bottom)
     return float(flagged[bottom].sum() / flagged.sum())
-
-
-def best_gain(gain: FloatArray, k: int) -> float:
-    """The largest total gain of any min(k, n) items: the best selection of one session."""
-    gain = np.asarray(gain, dtype=np.float64)
-    n = min(k, len(gain))
-    return float(np.sort(gain)[::-1][:n].sum())
-
-
-def selection_regret(gain: FloatArray, chosen: Sequence[int] | IntArray, k: int) -> float:
-    """Best achievable gain among the candidates minus the gain of the chosen ones (one session).
-
-    `gain` holds each candidate's true gain this session (its effect if relevant, else 0)."""
-    gain = np.asarray(gain, dtype=np.float64)
-    return best_gain(gain, k) - float(gain[np.asarray(chosen, dtype=np.int64)].sum())
 
 
 # ---------------------------------------------------------------- the world

@@ -24,7 +24,7 @@ from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy,
 from core.config import Config, ConfigError, load_config, save_config
 from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
-from core.events import SelectionEvent, SessionEvent, encode
+from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
 from core.files import atomic_write
 from core.fold import Posterior, fold
@@ -175,10 +175,6 @@ class Workspace:
         data = self.data()
         row = self._row(session_id)
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
-
-    def session_event(self, session_id: str) -> SessionEvent:
-        self.data()
-        return self._reader.session(self._row(session_id))
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""

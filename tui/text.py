@@ -48,11 +48,6 @@ def one_line(value: str | None, empty: str = "") -> str:
     return value.translate(_ONE_LINE)
 
 
-def plain(value: str | None, style: str = "", empty: str = "") -> Text:
-    """`one_line` as Text: literal, never markup."""
-    return Text(one_line(value, empty), style=style, end="")
-
-
 def spaced(cell: Text) -> Text:
     """A table cell with one space before it, for a table without cell padding (its columns fit closer)."""
     out = Text(" ", end="", justify=cell.justify) + cell

@@ -14,9 +14,10 @@ import pytest
 from engine_helpers import PROPERTY, grade, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import fold_naive
 
 from core.events import Event, InvalidEvent, SessionEvent
-from core.fold import CreditSettings, FoldData, Posterior, fold, fold_naive
+from core.fold import CreditSettings, FoldData, Posterior, fold
 from core.index import LogIndex
 from core.store import LogProblem, parse_chunk
 

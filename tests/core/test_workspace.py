@@ -16,6 +16,7 @@ from engine_helpers import (
     log_bytes,
     session,
 )
+from oracles import session_event
 
 from core.errors import WorkspaceError
 from core.fold import CreditSettings
@@ -406,7 +407,8 @@ def test_select_logs_event_and_record_copies_propensity(select_ws: Path) -> None
     lessons = {e["path"]: e for e in log_records(select_ws)[1]["lessons"]}
     assert lessons["a/git.md"]["propensity"] == sel.propensity["a/git.md"]
     assert "propensity" not in lessons["a/none.md"]  # was not a candidate
-    assert ws.session_event("run-1").propensities == (sel.propensity["a/git.md"], None)
+    # read back from the log by the index: the candidate's propensity, None for the lesson that was not one
+    assert session_event(select_ws, LOG_REL, "run-1").propensities == (sel.propensity["a/git.md"], None)
 
 
 def test_select_uses_configured_k(select_ws: Path) -> None:

@@ -106,7 +106,8 @@ def test_catastrophic_pattern_does_not_hang_selection(tmp_path: Path) -> None:
     assert not pattern_matches("(x+x+)+y", context)
     selection = Workspace(tmp_path).select(context, k=3, seed=1, log=False)
     assert selection.candidates == ()
-    assert time.perf_counter() - start < 5.0  # would be hours with stdlib re
+    # a limit that only catches a hang (stdlib re would take hours); the patterns time out after 0.05 s each
+    assert time.perf_counter() - start < 60.0
 
 
 @FAST

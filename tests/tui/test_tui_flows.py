@@ -561,7 +561,7 @@ async def test_live_reload_after_another_process_appends(workspace: Workspace, w
         other = Workspace(ws_root, clock=fixed_clock)  # as if another process
         record(other, ws_root, NEW_SESSION)
         table = screen.query_one("#sessions-table", DataTable)
-        for _ in range(100):
+        for _ in range(1200):  # a minute at most: a limit that only catches a screen that never reloads
             await asyncio.sleep(0.05)
             await pilot.pause()
             if "s5" in table_keys(table):
@@ -754,7 +754,7 @@ async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, 
         screen._rebuild = counting  # type: ignore[method-assign]
         version = screen.view.version if screen.view else -1
         record(Workspace(ws_root, clock=fixed_clock), ws_root, NEW_SESSION)
-        for _ in range(100):
+        for _ in range(1200):  # a minute at most: a limit that only catches a screen that never reloads
             await asyncio.sleep(0.05)
             await pilot.pause()
             if screen.view is not None and screen.view.version > version:

@@ -1,4 +1,4 @@
-"""The Lessons table's cells, now built by the load worker: the same Text as the UI thread built before."""
+"""The Lessons table's cells (built by the load worker): their text, tones and justification by hand."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual.widgets import DataTable
 from tui_fixture import settle
 
@@ -16,9 +16,9 @@ from core.lessons import MISSING
 from core.views import LessonRow
 from tui.app import LessonCreditApp
 from tui.screens import lessons as lessons_module
-from tui.screens.lessons import PIN_MARK, LessonsScreen, lesson_cells, lesson_name
+from tui.screens.lessons import PIN_MARK, LessonsScreen, lesson_cells
 from tui.source import BROKEN
-from tui.text import fmt, fmt_interval, one_line, spaced, spaced_text
+from tui.text import spaced, spaced_text
 from tui.widgets.themed_table import TONES, ThemedTable
 
 SIZE = (120, 40)
@@ -29,38 +29,6 @@ STYLES = {name: Style(color=f"color({i + 1})", bold=i % 2 == 0) for i, name in e
 
 def tone(name: str) -> Style:
     return STYLES[name]
-
-
-def toned(value: str, name: str | None) -> Text:
-    return Text(value, style=tone(name) if name else "", end="")
-
-
-def old_cells(row: LessonRow, pinned: bool) -> list[Text]:
-    """LessonsScreen._cells and _name_cell as they were, then `spaced` as _rebuild applied it."""
-    if row.status in (MISSING, BROKEN):
-        status_tone: str | None = "warning" if row.status == MISSING else "error"
-    elif row.status != "active":
-        status_tone = "muted"
-    else:
-        status_tone = None
-    name = Text(end="")
-    if pinned:
-        name_tone: str | None = "pinned"
-    else:
-        name_tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
-    name.append(one_line(lesson_name(row)), style=tone(name_tone) if name_tone else "")
-    if pinned:
-        name.append(" " + PIN_MARK, style=tone("pinned"))
-    cells = [
-        name,
-        toned(one_line(row.category, "—"), None),
-        toned(one_line(row.status), status_tone),
-        Text(str(row.n), justify="right"),
-        Text(fmt(row.mean, 3), justify="right"),
-        Text(fmt_interval(row.ci_low, row.ci_high)),
-        Text(fmt(row.last_credit), justify="right"),
-    ]
-    return [spaced(cell) for cell in cells]
 
 
 def state(text: Text) -> tuple[Any, ...]:
@@ -85,19 +53,108 @@ ROW = LessonRow(
 )
 
 
-def test_cells_are_the_old_cells() -> None:
-    rows = [
+Cell = tuple[str, list[tuple[int, int, str]], str | None]  # (text, [(start, end, tone)], justify)
+
+
+def cell_state(cell: Cell) -> tuple[Any, ...]:
+    """The `state` of a cell written by hand: its text, tone spans and justification; nothing else set."""
+    plain, spans, justify = cell
+    return (plain, [Span(a, b, tone(name)) for a, b, name in spans], "", justify, "", None, None, None)
+
+
+def numbers(n: str, mean: str, interval: str, last: str) -> list[Cell]:
+    """The four number cells: one space before each; all but the interval right-justified."""
+    return [(" " + n, [], "right"), (" " + mean, [], "right"), (" " + interval, [], None), (" " + last, [], "right")]
+
+
+# The cells by hand, from the rules: the name is the id less its category folder and `.md`, muted for a
+# retired lesson and in the `pinned` tone with " ◆" when pinned; the status is toned warning (missing),
+# error (broken) or muted (not active); control characters show as their pictures (\x07 -> ␇,
+# \x1b -> ␛) and a tab as a space; an empty category shows as —; every cell starts with one space.
+# ROW: n 3, mean 0.625 -> "0.625", interval 0.2..0.9 -> "0.20–0.90", last credit 0.52 -> "0.52".
+ROW_NUMBERS = numbers("3", "0.625", "0.20–0.90", "0.52")
+HAND: list[tuple[LessonRow, bool, list[Cell]]] = [
+    # " git-worktree" is 13 characters: the name's tone covers 1..13
+    (ROW, False, [(" git-worktree", [], None), (" tools", [], None), (" active", [], None), *ROW_NUMBERS]),
+    # pinned: the name in the pinned tone (1..13), then " ◆" (13..15) in it too
+    (
         ROW,
+        True,
+        [
+            (" git-worktree ◆", [(1, 13, "pinned"), (13, 15, "pinned")], None),
+            (" tools", [], None),
+            (" active", [], None),
+            *ROW_NUMBERS,
+        ],
+    ),
+    # deprecated: name muted (1..13), status " deprecated" muted (1..11); no last credit -> "—"
+    (
         replace(ROW, status="deprecated", last_credit=None),
+        False,
+        [
+            (" git-worktree", [(1, 13, "muted")], None),
+            (" tools", [], None),
+            (" deprecated", [(1, 11, "muted")], None),
+            *numbers("3", "0.625", "0.20–0.90", "—"),
+        ],
+    ),
+    # pinned wins over muted for the name; the status stays muted
+    (
+        replace(ROW, status="deprecated", last_credit=None),
+        True,
+        [
+            (" git-worktree ◆", [(1, 13, "pinned"), (13, 15, "pinned")], None),
+            (" tools", [], None),
+            (" deprecated", [(1, 11, "muted")], None),
+            *numbers("3", "0.625", "0.20–0.90", "—"),
+        ],
+    ),
+    # missing with no category: the whole id less `.md` is the name (not muted); category "—";
+    # " missing" (8 characters) in the warning tone
+    (
         replace(ROW, status=MISSING, category=""),
+        False,
+        [(" tools/git-worktree", [], None), (" —", [], None), (" missing", [(1, 8, "warning")], None), *ROW_NUMBERS],
+    ),
+    # broken, with an escape in the id and a tab in the category: " broken" (7) in the error tone, n 0
+    (
         replace(ROW, status=BROKEN, path="bad\x1b[31m.md", category="x\ty", n=0),
+        False,
+        [
+            (" bad␛[31m", [], None),
+            (" x y", [], None),
+            (" broken", [(1, 7, "error")], None),
+            *numbers("0", "0.625", "0.20–0.90", "0.52"),
+        ],
+    ),
+    # no folder in the id; a mean just under 0.5775 prints 0.577 (three places); the title is not shown
+    (
         replace(ROW, path="no-folder.md", category="other", mean=0.577499999, title="[red]markup[/]"),
-        replace(ROW, path="tools/\x07.md"),  # a name that is only a control character
-    ]
-    for row in rows:
-        for pinned in (False, True):
-            new = lesson_cells(row, tone, pinned)
-            assert [state(c) for c in new] == [state(c) for c in old_cells(row, pinned)], (row.path, pinned)
+        False,
+        [
+            (" no-folder", [], None),
+            (" other", [], None),
+            (" active", [], None),
+            *numbers("3", "0.577", "0.20–0.90", "0.52"),
+        ],
+    ),
+    # a name that is only a control character (BEL -> ␇), pinned: tone over 1..2, " ◆" over 2..4
+    (
+        replace(ROW, path="tools/\x07.md"),
+        True,
+        [
+            (" ␇ ◆", [(1, 2, "pinned"), (2, 4, "pinned")], None),
+            (" tools", [], None),
+            (" active", [], None),
+            *ROW_NUMBERS,
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("row", "pinned", "cells"), HAND, ids=[f"{r.path}-{r.status}-{p}" for r, p, _ in HAND])
+def test_cells_by_hand(row: LessonRow, pinned: bool, cells: list[Cell]) -> None:
+    assert [state(c) for c in lesson_cells(row, tone, pinned)] == [cell_state(c) for c in cells]
 
 
 def test_spaced_text_is_spaced_text_of_one_style() -> None:

@@ -48,7 +48,7 @@ async def test_an_append_after_the_first_load_reloads_the_screen(
         grade = {"type": "grade", "session_id": "s1", "base_reward": 0.25, "grader": "manual"}
         with (ws_root / LOG_REL).open("a") as handle:  # another process appends
             handle.write(json.dumps(grade) + "\n")
-        for _ in range(100):
+        for _ in range(1200):  # a minute at most: a limit that only catches a screen that never reloads
             await asyncio.sleep(0.05)
             if len(loads) > len(first):
                 break
@@ -69,13 +69,13 @@ async def test_p_top_k_is_estimated_after_the_table_is_shown(
     real = WorkspaceSource.p_top_k
 
     def slow(self: WorkspaceSource):  # type: ignore[no-untyped-def]
-        release.wait(10)
+        release.wait(120)  # released by the test; the limit only keeps a failing test from hanging
         return real(self)
 
     monkeypatch.setattr(WorkspaceSource, "p_top_k", slow)
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(100):  # the table fills while the estimate is still running
+        for _ in range(3000):  # the table fills while the estimate is still running (a minute: only a hang fails)
             await asyncio.sleep(0.02)
             screen = app.screen
             if isinstance(screen, LessonsScreen) and screen.view is not None and screen.shown:

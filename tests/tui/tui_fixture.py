@@ -8,19 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+
 from core.workspace import Workspace
 
-FIXED_NOW = dt.datetime(2026, 3, 5, 16, 30, tzinfo=dt.UTC)
-LOG_REL = Path("state") / "lesson-thompson" / "sessions.jsonl"
-STATE_REL = Path("state") / "lesson-thompson" / "bandit-state.json"
-CONFIG_REL = Path("state") / "lesson-thompson" / "config.toml"
+__all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
+
 FLOOR = 0.3  # the default
 
 MARKUP_JOURNAL = "Tried [red]boom[/] and \x1b[31mred\x1b[0m; then git worktree add.\n\tindented\tline\n"
-
-
-def fixed_clock() -> dt.datetime:
-    return FIXED_NOW
 
 
 def lesson(keywords: list[str], title: str, status: str = "active", description: str = "A test lesson.") -> str:
@@ -203,7 +199,10 @@ async def settle(pilot: Any) -> None:
 
     def busy() -> bool:
         tables = pilot.app.screen.query("ThemedTable")  # a big table fills in batches
-        return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables)
+        # a DataTable measures its new rows and columns when it is next idle, which on a loaded machine can
+        # come after the pause: a screenshot then shows columns as wide as their labels (textual 8.2.8 names)
+        measuring = any(t._require_update_dimensions or t._updated_cells for t in pilot.app.screen.query("DataTable"))
+        return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables) or measuring
 
     for _ in range(4):
         await pilot.pause()

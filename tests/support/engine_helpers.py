@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hypothesis import settings
+from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+
+__all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 
 # Property tests run the same examples every time (no random seed, no example database),
 # so a failure reproduces and a pass means the same thing on every machine.
 PROPERTY = settings(deadline=None, derandomize=True, database=None)
-
-FIXED_NOW = dt.datetime(2026, 3, 5, 16, 30, tzinfo=dt.UTC)
-LOG_REL = Path("state") / "lesson-thompson" / "sessions.jsonl"
-STATE_REL = Path("state") / "lesson-thompson" / "bandit-state.json"
-CONFIG_REL = Path("state") / "lesson-thompson" / "config.toml"
-
-
-def fixed_clock() -> dt.datetime:
-    return FIXED_NOW
 
 
 def lesson_text(

@@ -1,4 +1,4 @@
-"""Fixtures for the engine tests (helpers live in engine_helpers.py so test modules can import them)."""
+"""Fixtures for the engine and CLI tests (helpers live in support/engine_helpers.py so test modules can import them)."""
 
 from __future__ import annotations
 

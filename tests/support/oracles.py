@@ -1,0 +1,79 @@
+"""Reference implementations the engine is checked against: plain loops over plain data, kept here
+because no product code calls them (they were in core/ before)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from core import credit as credit_mod
+from core.events import Event, GradeEvent, PriorEvent, SessionEvent
+from core.fold import CreditSettings
+from core.index import LogIndex
+from core.store import parse_chunk
+
+
+def fold_naive(events: list[Event], settings: CreditSettings) -> dict[str, tuple[float, float, int]]:
+    """The same fold as a plain loop over events: the reference the vectorised one is checked against."""
+    sessions: dict[str, SessionEvent] = {}
+    order: list[str] = []
+    base: dict[str, float | None] = {}
+    priors: dict[str, tuple[float, float, int]] = {}
+    for event in events:
+        if isinstance(event, SessionEvent) and event.session_id not in sessions:
+            sessions[event.session_id] = event
+            order.append(event.session_id)
+            base[event.session_id] = event.base_reward
+        elif isinstance(event, PriorEvent):
+            priors.update(event.arms)
+    for event in events:
+        if isinstance(event, GradeEvent) and event.session_id in sessions:
+            base[event.session_id] = event.base_reward
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    state: dict[str, list[float]] = {arm: [a, b, n] for arm, (a, b, n) in priors.items()}
+    for sid in order:
+        reward = base[sid]
+        if reward is None:
+            continue
+        for arm_state in state.values():
+            arm_state[0] = a0 + settings.decay * (arm_state[0] - a0)
+            arm_state[1] = b0 + settings.decay * (arm_state[1] - b0)
+        session = sessions[sid]
+        for lesson_id, sal in zip(session.lesson_ids, session.saliences, strict=True):
+            arm_state = state.setdefault(lesson_id, [a0, b0, 0])
+            w = settings.floor + (1 - settings.floor) * sal
+            da, db = credit_mod.credit(reward, w, settings.strategy)
+            arm_state[0] += da
+            arm_state[1] += db
+            arm_state[2] += 1
+    return {arm: (s[0], s[1], int(s[2])) for arm, s in state.items()}
+
+
+def best_gain(gain: npt.ArrayLike, k: int) -> float:
+    """The largest total gain of any min(k, n) items: the best selection of one session."""
+    values = np.asarray(gain, dtype=np.float64)
+    n = min(k, len(values))
+    return float(np.sort(values)[::-1][:n].sum())
+
+
+def selection_regret(gain: npt.ArrayLike, chosen: Sequence[int] | npt.ArrayLike, k: int) -> float:
+    """Best achievable gain among the candidates minus the gain of the chosen ones (one session).
+
+    `gain` holds each candidate's true gain this session (its effect if relevant, else 0)."""
+    values = np.asarray(gain, dtype=np.float64)
+    return best_gain(values, k) - float(values[np.asarray(chosen, dtype=np.int64)].sum())
+
+
+def session_event(root: Path, log_rel: Path, session_id: str) -> SessionEvent:
+    """The session as the log index reads it back from the log file (first record of the id wins)."""
+    result = parse_chunk((root / log_rel).read_bytes(), 0, 1, at_eof=True)
+    index = LogIndex()
+    for line, event in result.events:
+        index.add(line, event)
+    row = index.row_of(session_id)
+    if row is None:
+        raise KeyError(session_id)
+    return index.session(row)
