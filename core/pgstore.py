@@ -11,7 +11,8 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
 - A unique partial index on `session_id` for session events: a second session event for one
   id cannot be stored, whoever writes it. Indexes for reading after a position (the primary
   key) and by session.
-- A statement trigger NOTIFYs `lesson_credit_events` on every insert.
+- A statement trigger NOTIFYs `lesson_credit_events` on every insert; others refuse UPDATE,
+  DELETE and TRUNCATE (migration 2): what was read up to a position stays what it was.
 
 Writers hold a session-level advisory lock from before they read until after their insert
 has committed, so positions are handed out in commit order: a reader that has read up to
@@ -77,6 +78,21 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         END $$;
         CREATE TRIGGER events_notify AFTER INSERT ON lesson_credit.events
             FOR EACH STATEMENT EXECUTE FUNCTION lesson_credit.notify_events();
+        """,
+    ),
+    (
+        2,
+        "events are append-only: UPDATE, DELETE and TRUNCATE are refused",
+        """
+        CREATE FUNCTION lesson_credit.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'lesson_credit.events is append-only: % refused', TG_OP
+                USING HINT = 'a later grade event supersedes an earlier one';
+        END $$;
+        CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON lesson_credit.events
+            FOR EACH ROW EXECUTE FUNCTION lesson_credit.refuse_change();
+        CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON lesson_credit.events
+            FOR EACH STATEMENT EXECUTE FUNCTION lesson_credit.refuse_change();
         """,
     ),
 )

@@ -85,11 +85,46 @@ def test_schema_is_created_on_first_use_and_versioned(pg_url: str) -> None:
     with psycopg.connect(pg_url) as conn:
         versions = conn.execute("SELECT version FROM lesson_credit.migrations").fetchall()
         indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'lesson_credit'")}
-    assert versions == [(LATEST,)] == [(1,)]
+    assert versions == [(v,) for v in range(1, LATEST + 1)] == [(1,), (2,)]
     assert {"events_pkey", "events_one_session", "events_by_session", "events_copy"} <= indexes
     PgStore(pg_url, agent="a2").size()  # a second client finds the schema in place: nothing re-applied
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM lesson_credit.migrations").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM lesson_credit.migrations").fetchone() == (LATEST,)
+    store.close()
+
+
+def test_an_older_schema_is_migrated(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:  # a database made by a lesson-credit that knew only migration 1
+        patch.setattr(pgstore, "MIGRATIONS", pgstore.MIGRATIONS[:1])
+        patch.setattr(pgstore, "LATEST", 1)
+        old = PgStore(pg_url, agent="old")
+        old.append_event(line(session("s1", 0.5, {GIT: 0.5})))
+        old.close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE lesson_credit.events SET agent = 'renamed'")  # version 1 allowed it
+    store = PgStore(pg_url, agent="new")
+    assert store.size() == 1  # opening migrates
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT max(version) FROM lesson_credit.migrations").fetchone() == (2,)
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("UPDATE lesson_credit.events SET agent = 'again'")
+    assert events(pg_url) == [("session", "s1", "renamed")]
+    store.close()
+
+
+def test_events_are_append_only(pg_url: str) -> None:
+    store = PgStore(pg_url, agent="a1")
+    store.append_event(line(session("s1", 0.5, {GIT: 0.5})))
+    store.append_event(line(grade("s1", 0.9)))
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for statement in (
+            "UPDATE lesson_credit.events SET raw = '{}' WHERE type = 'grade'",
+            "DELETE FROM lesson_credit.events WHERE type = 'grade'",
+            "TRUNCATE lesson_credit.events",
+        ):
+            with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+                conn.execute(statement)
+    assert events(pg_url) == [("session", "s1", "a1"), ("grade", "s1", "a1")]
     store.close()
 
 
