@@ -83,12 +83,13 @@ def _store(args: argparse.Namespace, root: Path) -> Any:
             raise CliError("--written-by needs a database store: the file does not record who wrote each event")
         return None
     store = open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
-    if written_by is not None:
-        from core.pgstore import PgStore
+    from core.pgstore import PgStore
 
-        if not isinstance(store, PgStore):
-            raise CliError("--written-by needs a database store: the file does not record who wrote each event")
+    if isinstance(store, PgStore):
+        store.cache_dir = config_path.parent / ".cache"  # the workspace's parsed-log cache, per store position
         store.written_by = written_by
+    elif written_by is not None:
+        raise CliError("--written-by needs a database store: the file does not record who wrote each event")
     return store
 
 

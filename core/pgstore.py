@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.events import InvalidEvent, decode_event, decode_raw, is_session
@@ -180,6 +181,7 @@ class PgStore:
         self._store_id: str | None = None
         self._locked_conn: psycopg.Connection[Any] | None = None  # the connection holding the writers' lock
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
+        self.cache_dir: Path | None = None  # when set, a workspace reading the store keeps its parsed-log cache there
 
     @property
     def name(self) -> str:
@@ -373,15 +375,20 @@ class PgStore:
             row = conn.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
         return int(row[0]) if row else 0
 
-    def fingerprint(self, end: int) -> str:
-        """The database's identity and the position: a store dropped and created again is noticed."""
-        if end <= 0:
-            return "0:"
+    def store_id(self) -> str:
+        """The identity the schema was created with: a database dropped and created again has another."""
         if self._store_id is None:
             with self._db("cannot read") as conn:
                 row = conn.execute("SELECT id::text FROM lesson_credit.store LIMIT 1").fetchone()
             self._store_id = str(row[0]) if row else "none"
-        return f"pg:{self._store_id}:{end}"
+        return self._store_id
+
+    def fingerprint(self, end: int) -> str:
+        """The database's identity and the position. The table is append-only (migration 2), so
+        the events up to a position of one database never change."""
+        if end <= 0:
+            return "0:"
+        return f"pg:{self.store_id()}:{end}"
 
     def read_chunks(
         self,

@@ -14,6 +14,7 @@ import gc
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,9 @@ from core.index import LogIndex
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
 from core.store import EventLog, LogProblem, StoreError
+
+if TYPE_CHECKING:
+    from core.pgcache import PgLogCache
 
 
 @dataclass(frozen=True)
@@ -49,14 +53,15 @@ class LogReader:
         self._fingerprint = "0:"
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
-        # the parsed-log cache is of the file's bytes; another store is read without one
-        self._log_cache = LogCache(log) if use_cache and isinstance(log, EventLog) else None
+        self._use_cache = use_cache
+        self._log_cache = _log_cache(log) if use_cache else None
+        self._min_new = getattr(self._log_cache, "min_new", MIN_NEW_BYTES)  # how much new log a cache rewrite needs
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
 
     @property
     def caches(self) -> bool:
         """Whether derived caches (the parsed log, the lesson library) are kept on disk."""
-        return self._log_cache is not None
+        return self._use_cache
 
     def refresh(self, settings: CreditSettings) -> bool:
         """Read what was appended to the log since the last read. True when anything changed.
@@ -71,7 +76,7 @@ class LogReader:
             self.index = index = LogIndex()
             self._partial = False
             reset = True
-        if index.end == 0 and self._log_cache is not None and size >= MIN_NEW_BYTES:
+        if index.end == 0 and self._log_cache is not None and size >= self._min_new:
             loaded = self._log_cache.load()
             if loaded is not None:
                 self.index, self._fingerprint, self._partial = loaded
@@ -102,7 +107,7 @@ class LogReader:
         prepared = None
         if index.end != started_at:
             self._fingerprint = self.log.fingerprint(index.end)
-            if index.end - started_at >= MIN_NEW_BYTES:
+            if index.end - started_at >= self._min_new:
                 index.settle()
                 if self._log_cache is not None:
                     prepared = _with_block_sums(index, settings)
@@ -193,6 +198,19 @@ class LogReader:
     def missing_salience_count(self) -> int:
         """Lesson entries of session records that gave no salience."""
         return sum(len(positions) for positions in self.index.missing_salience.values())
+
+
+def _log_cache(log: EventStore) -> LogCache | PgLogCache | None:
+    """The parsed-log cache of a store: the file's, or a database store's when it names a folder."""
+    if isinstance(log, EventLog):
+        return LogCache(log)
+    from core.pgstore import PgStore
+
+    if isinstance(log, PgStore) and log.cache_dir is not None:
+        from core.pgcache import PgLogCache
+
+        return PgLogCache(log, log.cache_dir)
+    return None
 
 
 def _with_block_sums(index: LogIndex, settings: CreditSettings) -> FoldData:

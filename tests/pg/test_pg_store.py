@@ -446,3 +446,50 @@ def test_a_server_that_never_answers_fails_instead_of_hanging(
     assert code == 1 and out == "" and err.count("\n") == 1 and PASSWORD not in err
     assert "cannot connect" in err and "timeout" in err
     assert elapsed < 120  # the default connect_timeout (5 s), not forever
+
+
+def test_parsed_log_cache_per_store_position(
+    pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from core import pgcache
+    from core.workspace import Workspace
+
+    root, url = pg_ws
+    monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 5)  # a cache from 5 new events on
+    writer = PgStore(url, agent="w")
+    for i in range(12):
+        writer.append_event(line(session(f"s{i}", (i % 5) / 4, {GIT: (i % 3) / 2, QUOTE: 0.5})))
+    writer.append_event(line(grade("s3", 1.0)))
+    uncached = run_json(capsys, "status", "-w", str(root), "--store", url)  # reads all 13, writes the cache
+    cache_dir = root / "state" / "lesson-thompson" / ".cache"
+    cached_files = sorted(p.name for p in cache_dir.glob("log-index-pg-*.msgpack"))
+    assert cached_files == [f"log-index-pg-{writer.store_id()}.msgpack"]
+
+    starts: list[int] = []
+    read_chunks = PgStore.read_chunks
+
+    def spy(self: PgStore, start: int, *args: object, **kwargs: object) -> object:
+        starts.append(start)
+        return read_chunks(self, start, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PgStore, "read_chunks", spy)
+    assert run_json(capsys, "status", "-w", str(root), "--store", url) == uncached
+    assert starts == [writer.size()]  # the cache covered every event: reading began at the end
+    starts.clear()
+    writer.append_event(line(grade("s4", 0.0)))  # one more: only it is read
+    store = PgStore(url, agent="r")
+    store.cache_dir = cache_dir
+    ws = Workspace(root, store=store)
+    graded = ws.posteriors(details=False)
+    assert starts == [writer.size() - 1]
+    no_cache = Workspace(root, store=PgStore(url, agent="r"))  # no cache_dir: reads everything
+    assert no_cache.posteriors(details=False) == graded
+    assert starts[-1] == 0
+    # a cache of another database (the same name, made afresh) is not used
+    starts.clear()
+    for path in cache_dir.glob("log-index-pg-*.msgpack"):
+        path.rename(path.with_name("log-index-pg-00000000-0000-0000-0000-000000000000.msgpack"))
+    assert run_json(capsys, "status", "-w", str(root), "--store", url)["sessions"] == 12
+    assert starts[0] == 0
+    store.close()
+    writer.close()

@@ -1,0 +1,60 @@
+"""The parsed-log cache for a database store, per store position (issue 13).
+
+The same columns the file's cache holds (`core.cache.encode_index`), kept in the workspace's
+`.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was
+made from (its store id) and still reaches the position the cache covers. The events table is
+append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), so the events up to that position
+are the ones the cache was made from; a process then reads only the events after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from core.cache import decode_index, encode_index
+from core.files import atomic_write
+from core.index import LogIndex
+from core.pgstore import PgStore
+from core.store import StoreError
+
+MIN_NEW_EVENTS = 20_000  # rewrite the cache when a read took at least this many events
+
+
+class PgLogCache:
+    """`<cache_dir>/log-index-pg-<store id>.msgpack` for one database store (not while the store
+    reads only one agent's events: that is another index)."""
+
+    def __init__(self, store: PgStore, cache_dir: Path) -> None:
+        self.store = store
+        self.cache_dir = Path(cache_dir)
+        self.min_new = MIN_NEW_EVENTS
+
+    def _path(self) -> Path | None:
+        if self.store.written_by is not None:
+            return None
+        return self.cache_dir / f"log-index-pg-{self.store.store_id()}.msgpack"
+
+    def load(self) -> tuple[LogIndex, str, bool] | None:
+        """The cached index if it describes a prefix of this database's events, else None."""
+        path = self._path()
+        if path is None:
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            index, fingerprint, partial = decode_index(data)
+        except ValueError:
+            return None
+        if partial or self.store.size() < index.end or self.store.fingerprint(index.end) != fingerprint:
+            return None
+        return index, fingerprint, partial
+
+    def save(self, index: LogIndex, fingerprint: str, partial: bool) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
+        path = self._path()
+        if path is not None:
+            with contextlib.suppress(StoreError, OSError):
+                atomic_write(path, encode_index(index, fingerprint, partial))
