@@ -18,7 +18,7 @@ from core.index import LogIndex
 from core.pgstore import PgStore
 from core.store import StoreError
 
-MIN_NEW_EVENTS = 20_000  # rewrite the cache when a read took at least this many events
+MIN_NEW_EVENTS = 5_000  # rewrite the cache when a read took this many events (~4 MB of log, as the file)
 
 
 class PgLogCache:
