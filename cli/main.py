@@ -332,6 +332,8 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def cmd_loo(args: argparse.Namespace) -> int:
+    if args.written_by is not None:
+        args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
     ws = _workspace(args)
     results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
     _warn_problems(ws, args.json)
@@ -638,6 +640,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-with", type=_positive_int, default=5, help="sessions with the lesson needed (default 5)")
     p.add_argument("--min-without", type=_positive_int, default=20, help="sessions without it needed (default 20)")
     p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
+    p.add_argument(
+        "--written-by",
+        default=None,
+        metavar="AGENT",
+        help="database store: only the sessions this agent recorded (with their grades); implies --no-write",
+    )
     p.set_defaults(func=cmd_loo)
 
     p = sub.add_parser("lint", parents=[common, data], help="health checks; exit 1 when a problem is found")

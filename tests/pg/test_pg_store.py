@@ -427,6 +427,12 @@ def test_status_written_by_one_agent(
     assert nobody["sessions"] == 0
     code, _, err = run(capsys, "status", "-w", str(root), "--written-by", "alice")
     assert code == 1 and "needs a database store" in err
+    # loo too, and it leaves loo-results.json alone
+    loo = ["loo", "--min-with", "1", "--min-without", "1"]
+    by_alice = run_json(capsys, *loo, "-w", str(root), "--store", url, "--written-by", "alice")
+    on_file = run_json(capsys, *loo, "-w", str(only_alice), "--no-write")
+    assert by_alice["results"] == on_file["results"] and by_alice["meta"]["sessions"] == 2
+    assert not (root / "state" / "lesson-thompson" / "loo-results.json").exists()
     alice.close()
     bob.close()
 
