@@ -460,7 +460,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
     # what cmd_status asks for: posteriors(details=False) where the engine has it (no reward counts
     # and last sessions: two more passes over the entries that status does not print)
     lean = "details" in inspect.signature(ws.posteriors).parameters
-    table = ws.posteriors(details=False) if lean else ws.posteriors()
+    table = ws.lesson_table(details=False) if lean else ws.lesson_table()
     mark("posteriors(" + ("details=False" if lean else "") + "): rows (interval again)")
     json.dumps(table.as_json(), indent=2)
     mark("json.dumps of the output")
@@ -589,7 +589,7 @@ def measure_preview(root: Path, runs: int) -> dict[str, Any]:
     ws = Workspace(root)
     data = ws.data()
     current = ws.posterior()
-    table = ws.posteriors()
+    table = ws.lesson_table()
     load_s = time.perf_counter() - start
     pending = np.flatnonzero(np.isnan(data.base))
     row = int(pending[len(pending) // 2])
@@ -638,7 +638,7 @@ def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
         ws = Workspace(root)
         # what the dashboard has done before a grade is committed: the Lessons table, the Sessions
         # screen, and the session's detail screen (where the grade is typed and committed)
-        ws.posteriors()
+        ws.lesson_table()
         ws.session_table()
         ws.explain(session_id)
         ws.log.prepare()  # the dashboard imports the lock's module at start-up, not on the first grade
@@ -649,7 +649,7 @@ def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
             ws.grade(session_id, value, grader="manual", note="bench")
             t1 = time.perf_counter()
             ws.explain(session_id)
-            committed = ws.posteriors()
+            committed = ws.lesson_table()
             t2 = time.perf_counter()
         finally:
             os.truncate(log, size)

@@ -68,7 +68,7 @@ def _workspace(args: argparse.Namespace) -> Any:
 def _store(args: argparse.Namespace, root: Path) -> Any:
     """The event store: --store, $LESSON_CREDIT_STORE, [store] url in config.toml; None = the JSONL file."""
     from core.config import ConfigError, load_config
-    from core.eventstore import open_store, store_url
+    from core.stores import open_store, store_url
     from core.workspace import STATE_DIR
 
     config_path = root.resolve() / STATE_DIR / "config.toml"
@@ -144,7 +144,7 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
 
 def cmd_status(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    result = _sort_rows(ws.posteriors(details=False), args.sort)
+    result = _sort_rows(ws.lesson_table(details=False), args.sort)
     _warn_problems(ws, args.json)
     if args.json:
         _print_json(result.as_json())
@@ -155,7 +155,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    before = ws.posteriors()
+    before = ws.lesson_table()
     result = _sort_rows(ws.replay(args.strategy, args.floor, write=args.write), args.sort)
     _warn_problems(ws, args.json)
     if args.json:

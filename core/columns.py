@@ -106,9 +106,7 @@ class Lazy(Generic[T]):
             return self
         value = obj.__dict__[self.slot]
         if isinstance(value, Encoded):
-            decoded = msgspec.msgpack.decode(value.data)
-            value = self.convert(decoded) if self.convert is not None else decoded
-            obj.__dict__[self.slot] = value
+            value = obj.__dict__[self.slot] = value.decode(self.convert)
         return value  # type: ignore[no-any-return]
 
     def __set__(self, obj: object, value: T | Encoded) -> None:
@@ -128,9 +126,21 @@ class Lazy(Generic[T]):
 
 
 class Encoded:
-    """Msgpack bytes standing in for a value not decoded yet."""
+    """Msgpack bytes standing in for a value not decoded yet. Decoded at most once: a snapshot
+    holding the same bytes as the index gets the very value the index got, not a second copy."""
 
-    __slots__ = ("data",)
+    __slots__ = ("data", "_value")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        self._value: Any = _NOT_DECODED
+
+    def decode(self, convert: Callable[[Any], Any] | None = None) -> Any:
+        """The value (decoded, then converted by `convert`, on the first call)."""
+        if self._value is _NOT_DECODED:
+            decoded = msgspec.msgpack.decode(self.data)
+            self._value = convert(decoded) if convert is not None else decoded
+        return self._value
+
+
+_NOT_DECODED = object()

@@ -1,20 +1,26 @@
 """The events a write command appends, built and checked from its input (SPEC 4).
 
-Pure functions: the workspace checks them against the log under its lock and appends the result.
+Nothing here touches the log: `recording` reads the session's journal, the rest are functions of
+their arguments; the workspace checks an event against the log under its lock and appends it.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
-from collections.abc import Sequence
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from core import credit as credit_mod
 from core.errors import WorkspaceError
 from core.events import GRADE, PRIOR, SESSION
 from core.ids import normalize_id
+from core.journals import read_for_record
 from core.lessons import Lesson
-from core.salience import SalienceBreakdown
+from core.salience import SalienceBreakdown, salience_breakdowns
 from core.settings import CreditSettings
 from core.views import GradeRecord
 
@@ -26,69 +32,99 @@ def check_session_id(session_id: str) -> None:
         raise WorkspaceError("session id must be a single line")
 
 
-def check_record(session_id: str, reward: float | None, lessons: Sequence[str]) -> float | None:
-    """What `record` checks before reading anything; returns the reward."""
+@dataclass(frozen=True)
+class Recording:
+    """A session to record, checked and measured from its journal before the log is locked."""
+
+    session_id: str
+    reward: float | None
+    journal: bytes
+    journal_path: str  # as stored: relative to the workspace when inside it
+    breakdowns: tuple[SalienceBreakdown, ...]
+    category: str | None
+    grader: str
+
+    def event(self, settings: CreditSettings, propensity: dict[str, float], timestamp: str) -> dict[str, Any]:
+        """The session event: each lesson's salience and, when graded, its credited reward under
+        `settings`, with the propensity a logged selection gave it."""
+        reward = self.reward
+        entries = []
+        for b in self.breakdowns:
+            w = float(credit_mod.weight(b.salience, settings.floor))
+            entry: dict[str, Any] = {
+                "path": b.lesson_id,
+                "salience": b.salience,
+                "reward": None if reward is None else float(credit_mod.credited_reward(reward, w, settings.strategy)),
+                "keywords": len(b.keywords),
+                "hits": b.hit_keywords,
+            }
+            if b.lesson_id in propensity:
+                entry["propensity"] = propensity[b.lesson_id]
+            entries.append(entry)
+        return {
+            "type": SESSION,
+            "session_id": self.session_id,
+            "timestamp": timestamp,
+            "outcome": reward,
+            "base_reward": reward,
+            "lessons": entries,
+            "journal_path": self.journal_path,
+            "journal_sha256": hashlib.sha256(self.journal).hexdigest(),
+            "category": self.category,
+            "strategy": settings.strategy,
+            "floor": settings.floor,
+            "grader": self.grader if reward is not None else None,
+        }
+
+
+def recording(
+    session_id: str,
+    journal: Path,
+    lessons: Sequence[str],
+    library: Callable[[], dict[str, Lesson]],
+    root: Path,
+    *,
+    reward: float | None,
+    category: str | None,
+    grader: str,
+) -> Recording:
+    """A session to record: the id, reward and lessons checked (every lesson in the library, none
+    twice; `library` is asked for once the journal is read), the journal read and each lesson's
+    salience in it."""
     check_session_id(session_id)
     if reward is not None:
         reward = credit_mod.check_unit(reward, "reward")
     if not lessons:
         raise WorkspaceError("no lessons given (--lessons ID ...)")
-    return reward
-
-
-def lesson_ids(lessons: Sequence[str], library: dict[str, Lesson]) -> list[str]:
-    """The library ids of the lessons given for a session; refuses unknown or repeated ones."""
+    raw, stored_path = read_for_record(journal, root)
+    by_id = library()
     ids = [normalize_id(lesson) for lesson in lessons]
-    unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in library]
+    unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
     if unknown:
         raise WorkspaceError(f"not in the lesson library: {', '.join(unknown)}")
     duplicates = sorted({lid for lid in ids if ids.count(lid) > 1})
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
-    return ids
+    text = raw.decode("utf-8", errors="replace")
+    breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
+    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader)
 
 
-def session_record(
-    session_id: str,
-    breakdowns: Sequence[SalienceBreakdown],
-    settings: CreditSettings,
-    *,
-    reward: float | None,
-    propensity: dict[str, float],
-    timestamp: str,
-    journal_path: str,
-    journal: bytes,
-    category: str | None,
-    grader: str,
-) -> dict[str, Any]:
-    """A session event: each lesson's salience and, when graded, its credited reward under `settings`."""
-    entries = []
-    for b in breakdowns:
-        w = float(credit_mod.weight(b.salience, settings.floor))
-        entry: dict[str, Any] = {
-            "path": b.lesson_id,
-            "salience": b.salience,
-            "reward": None if reward is None else float(credit_mod.credited_reward(reward, w, settings.strategy)),
-            "keywords": len(b.keywords),
-            "hits": b.hit_keywords,
-        }
-        if b.lesson_id in propensity:
-            entry["propensity"] = propensity[b.lesson_id]
-        entries.append(entry)
-    return {
-        "type": SESSION,
-        "session_id": session_id,
-        "timestamp": timestamp,
-        "outcome": reward,
-        "base_reward": reward,
-        "lessons": entries,
-        "journal_path": journal_path,
-        "journal_sha256": hashlib.sha256(journal).hexdigest(),
-        "category": category,
-        "strategy": settings.strategy,
-        "floor": settings.floor,
-        "grader": grader if reward is not None else None,
-    }
+def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> str:
+    """The id a selection is logged under: the one given (checked), else a new one from the
+    clock and a random suffix."""
+    if session_id is not None:
+        check_session_id(session_id)
+        return session_id
+    return f"{clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def settings_with(settings: CreditSettings, strategy: str | None, floor: float | None) -> CreditSettings:
+    """The settings with another strategy and/or floor, checked."""
+    try:
+        return settings.with_(strategy=strategy, floor=floor)
+    except ValueError as exc:
+        raise WorkspaceError(str(exc)) from None
 
 
 def check_grade(reward: float, grader: str) -> float:

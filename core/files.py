@@ -7,6 +7,9 @@ import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 
 class StoreError(RuntimeError):
@@ -35,3 +38,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise StoreError(describe_os_error(exc, path)) from None
+
+
+def write_json(path: Path, payload: Any, indent: int = 2) -> None:
+    """Write `payload` as indented JSON and a newline, atomically."""
+    atomic_write(path, msgspec.json.format(msgspec.json.encode(payload), indent=indent) + b"\n")

@@ -1,18 +1,25 @@
 """Health checks: the ways real lesson bandits have silently broken, each with what to do.
 
-Every check looks at a workspace's log, library and journals and returns findings that name
-the lessons or sessions involved. A `problem` fails `lesson-credit lint` (exit 1, for an
+`gather` collects what the checks look at from a workspace's log, library and journals
+(`HealthData`); each check is a function of that data returning findings that name the
+lessons or sessions involved. A `problem` fails `lesson-credit lint` (exit 1, for an
 agent's CI); a `warning` is reported but does not.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
+
+from core.lessons import LessonProblem
+from core.store import LogProblem
+from core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
     from core.workspace import Workspace
@@ -57,197 +64,321 @@ def _names(items: list[str], limit: int = 8) -> str:
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-def lint(ws: Workspace) -> list[Finding]:
-    """All findings for a workspace, problems first."""
-    findings: list[Finding] = []
+@dataclass(frozen=True)
+class HealthData:
+    """What the checks look at, gathered once from a workspace."""
+
+    log_problems: Sequence[LogProblem]
+    lesson_problems: Sequence[LessonProblem]
+    sessions: Sequence[SessionSummary]
+    now: dt.datetime
+    rewards: npt.NDArray[np.float64]  # the graded sessions' rewards in force
+    n: npt.NDArray[np.int64]  # per arm of the log: sessions counted, and posterior mean
+    mean: npt.NDArray[np.float64]
+    arm_ids: tuple[str, ...]
+    n_sessions: int
+    known: frozenset[str]  # lesson ids of the library
+    active: frozenset[str]  # of those, the active ones
+    usage: dict[str, LessonUsage]
+    prefixed_ids: int  # log entries with a 'lessons/' prefix
+    missing_salience: int  # log entries without a salience
+    broad_keywords: dict[str, str]  # lesson id -> why its keyword is too broad
+
+
+def gather(ws: Workspace) -> HealthData:
     data = ws.data()
     sessions = ws.sessions()
     library = ws.library()
-    active = {lesson.id for lesson in library.lessons if lesson.status == "active"}
-    known = {lesson.id for lesson in library.lessons}
     post = ws.posterior()
     usage = ws.lesson_usage()
-
-    # Files that could not be read at all.
-    log_problems = ws.log_problems()
-    duplicates = [p for p in log_problems if p.reason.startswith("duplicate session")]
-    broken = [p for p in log_problems if not p.reason.startswith("duplicate session")]
-    if broken:
-        findings.append(
-            Finding(
-                "log-unreadable-lines",
-                PROBLEM,
-                f"{len(broken)} line(s) of the log could not be used: {_names([str(p) for p in broken], 3)}",
-                "Fix or remove those lines by hand; everything else still folds.",
-                tuple(f"line {p.line}" for p in broken),
-            )
-        )
-    if duplicates:
-        findings.append(
-            Finding(
-                "duplicate-session-ids",
-                PROBLEM,
-                f"{len(duplicates)} session id(s) logged more than once; only the first counts",
-                "Make the session-end hook use a unique id per session (e.g. date + random suffix).",
-                tuple(f"line {p.line}" for p in duplicates),
-            )
-        )
-    if library.problems:
-        findings.append(
-            Finding(
-                "broken-lessons",
-                PROBLEM,
-                f"{len(library.problems)} lesson file(s) could not be loaded: "
-                + _names([str(p) for p in library.problems], 3),
-                "Fix their frontmatter; until then they are never selected.",
-                tuple(p.path for p in library.problems),
-            )
-        )
-
-    # Sessions that never get a grade.
-    now = ws.clock()
-    pending = [s for s in sessions if s.pending]
-    stale = [s for s in pending if (t := _parse_time(s.timestamp)) and (now - t).days >= PENDING_STALE_DAYS]
-    if stale:
-        findings.append(
-            Finding(
-                "sessions-never-graded",
-                PROBLEM,
-                f"{len(stale)} session(s) pending for {PENDING_STALE_DAYS}+ days: "
-                + _names([s.session_id for s in stale]),
-                "Grade them (`lesson-credit grade ID REWARD`, or in the dashboard); pending sessions move nothing.",
-                tuple(s.session_id for s in stale),
-            )
-        )
-    recent = [s for s in pending if s not in stale]
-    if recent:
-        findings.append(
-            Finding(
-                "sessions-pending",
-                WARNING,
-                f"{len(recent)} session(s) waiting for a grade: " + _names([s.session_id for s in recent]),
-                "Grade them when their outcome is known.",
-                tuple(s.session_id for s in recent),
-            )
-        )
-
-    # Rewards that carry no information.
-    graded = data.base[~np.isnan(data.base)]
-    if len(graded) >= 5:
-        if np.all(graded == 0.0) or np.all(graded == 1.0):
-            value = int(graded[0])
-            findings.append(
-                Finding(
-                    "rewards-constant",
-                    PROBLEM,
-                    f"all {len(graded)} graded rewards are {value}",
-                    "The grader is stuck (a crashed judge or a default value); every lesson learns the same thing.",
-                )
-            )
-        elif float(np.mean((graded == 0.0) | (graded == 1.0))) > 0.95:
-            findings.append(
-                Finding(
-                    "rewards-binary",
-                    WARNING,
-                    f"{np.mean((graded == 0.0) | (graded == 1.0)):.0%} of rewards are exactly 0 or 1",
-                    "Binary rewards are valid but coarse; a graded scale separates lessons faster.",
-                )
-            )
-
-    # Every arm collapsing to the same mean.
-    seen = post.n >= 5
-    if int(seen.sum()) >= 5 and float(np.std(post.mean[seen])) < COLLAPSE_SPREAD:
-        findings.append(
-            Finding(
-                "posteriors-collapsed",
-                PROBLEM,
-                f"the {int(seen.sum())} lessons with 5+ sessions all have mean {float(np.mean(post.mean[seen])):.3f} "
-                f"(spread {float(np.std(post.mean[seen])):.4f})",
-                "Credit carries no signal: check that salience is computed (not all 0.5) and rewards vary.",
-            )
-        )
-
-    # Ghost arms: in the log, not in the library.
-    ghosts = [arm for arm in data.arm_ids if arm not in known]
-    if ghosts:
-        by_name: dict[str, list[str]] = {}
-        for lesson_id in known:
-            by_name.setdefault(PurePosixPath(lesson_id).name, []).append(lesson_id)
-        hints = []
-        for ghost in ghosts:
-            moved = by_name.get(PurePosixPath(ghost).name)
-            hints.append(f"{ghost} (moved to {moved[0]}?)" if moved and len(moved) == 1 else ghost)
-        findings.append(
-            Finding(
-                "ghost-arms",
-                WARNING,
-                f"{len(ghosts)} lesson(s) in the log are not in the library: {_names(hints)}",
-                "Renamed or deleted lessons keep their old evidence under the old id; "
-                "restore the file or accept that the arm is retired.",
-                tuple(ghosts),
-            )
-        )
-    prefixed = ws.prefixed_id_count()
-    if prefixed:
-        findings.append(
-            Finding(
-                "prefixed-ids",
-                WARNING,
-                f"{prefixed} lesson entries in the log use a 'lessons/' prefix",
-                "They are read as the same arm as the unprefixed id; new records should omit the prefix.",
-            )
-        )
-
-    # Lessons never injected / never salient.
-    if data.n_sessions >= MIN_SESSIONS_FOR_NEVER_INJECTED:
-        never = sorted(lid for lid in active if lid not in usage or usage[lid].injected == 0)
-        if never:
-            findings.append(
-                Finding(
-                    "never-injected",
-                    WARNING,
-                    f"{len(never)} active lesson(s) never injected in {data.n_sessions} sessions: {_names(never)}",
-                    "Their keywords may never match a session context; widen them or archive the lesson.",
-                    tuple(never),
-                )
-            )
-    never_salient = sorted(
-        lid for lid, u in usage.items() if u.injected >= MIN_INJECTED_FOR_NEVER_SALIENT and u.salient == 0
+    return HealthData(
+        log_problems=ws.log_problems(),
+        lesson_problems=library.problems,
+        sessions=sessions,
+        now=ws.clock(),
+        rewards=data.base[~np.isnan(data.base)],
+        n=post.n,
+        mean=post.mean,
+        arm_ids=data.arm_ids,
+        n_sessions=data.n_sessions,
+        known=frozenset(lesson.id for lesson in library.lessons),
+        active=frozenset(lesson.id for lesson in library.lessons if lesson.status == "active"),
+        usage=usage,
+        prefixed_ids=ws.prefixed_id_count(),
+        missing_salience=ws.missing_salience_count(),
+        broad_keywords=ws.broad_keywords(),
     )
-    if never_salient:
-        findings.append(
-            Finding(
-                "never-salient",
-                WARNING,
-                f"{len(never_salient)} lesson(s) injected 5+ times but never mentioned in a journal: "
-                + _names(never_salient),
-                "Their keywords do not describe what happens when they apply; they only ever get floor credit.",
-                tuple(never_salient),
-            )
-        )
-    missing = ws.missing_salience_count()
-    if missing:
-        findings.append(
-            Finding(
-                "missing-salience",
-                WARNING,
-                f"{missing} lesson entries in the log have no salience and count as 0.5",
-                "Record sessions with `lesson-credit record`, which stores salience for every lesson.",
-            )
-        )
 
-    # Keywords that match almost every journal.
-    broad = ws.broad_keywords()
-    if broad:
-        findings.append(
-            Finding(
-                "broad-keywords",
-                WARNING,
-                f"{len(broad)} lesson(s) have a keyword that matches most journals: "
-                + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
-                "A keyword that is everywhere gives full salience for free; use a more specific phrase.",
-                tuple(sorted(broad)),
-            )
-        )
+
+def lint(ws: Workspace) -> list[Finding]:
+    """All findings for a workspace, problems first."""
+    return run_checks(gather(ws))
+
+
+def run_checks(health: HealthData) -> list[Finding]:
+    """Every check's findings, problems first (then by code)."""
+    findings = [finding for check in CHECKS for finding in check(health)]
     findings.sort(key=lambda f: (f.severity != PROBLEM, f.code))
     return findings
+
+
+# Files that could not be read at all.
+
+
+def unreadable_lines(h: HealthData) -> list[Finding]:
+    broken = [p for p in h.log_problems if not p.reason.startswith("duplicate session")]
+    if not broken:
+        return []
+    return [
+        Finding(
+            "log-unreadable-lines",
+            PROBLEM,
+            f"{len(broken)} line(s) of the log could not be used: {_names([str(p) for p in broken], 3)}",
+            "Fix or remove those lines by hand; everything else still folds.",
+            tuple(f"line {p.line}" for p in broken),
+        )
+    ]
+
+
+def duplicate_session_ids(h: HealthData) -> list[Finding]:
+    duplicates = [p for p in h.log_problems if p.reason.startswith("duplicate session")]
+    if not duplicates:
+        return []
+    return [
+        Finding(
+            "duplicate-session-ids",
+            PROBLEM,
+            f"{len(duplicates)} session id(s) logged more than once; only the first counts",
+            "Make the session-end hook use a unique id per session (e.g. date + random suffix).",
+            tuple(f"line {p.line}" for p in duplicates),
+        )
+    ]
+
+
+def broken_lessons(h: HealthData) -> list[Finding]:
+    if not h.lesson_problems:
+        return []
+    return [
+        Finding(
+            "broken-lessons",
+            PROBLEM,
+            f"{len(h.lesson_problems)} lesson file(s) could not be loaded: "
+            + _names([str(p) for p in h.lesson_problems], 3),
+            "Fix their frontmatter; until then they are never selected.",
+            tuple(p.path for p in h.lesson_problems),
+        )
+    ]
+
+
+# Sessions that never get a grade.
+
+
+def _stale(h: HealthData) -> list[SessionSummary]:
+    return [
+        s
+        for s in h.sessions
+        if s.pending and (t := _parse_time(s.timestamp)) and (h.now - t).days >= PENDING_STALE_DAYS
+    ]
+
+
+def sessions_never_graded(h: HealthData) -> list[Finding]:
+    stale = _stale(h)
+    if not stale:
+        return []
+    return [
+        Finding(
+            "sessions-never-graded",
+            PROBLEM,
+            f"{len(stale)} session(s) pending for {PENDING_STALE_DAYS}+ days: " + _names([s.session_id for s in stale]),
+            "Grade them (`lesson-credit grade ID REWARD`, or in the dashboard); pending sessions move nothing.",
+            tuple(s.session_id for s in stale),
+        )
+    ]
+
+
+def sessions_pending(h: HealthData) -> list[Finding]:
+    stale = _stale(h)
+    recent = [s for s in h.sessions if s.pending and s not in stale]
+    if not recent:
+        return []
+    return [
+        Finding(
+            "sessions-pending",
+            WARNING,
+            f"{len(recent)} session(s) waiting for a grade: " + _names([s.session_id for s in recent]),
+            "Grade them when their outcome is known.",
+            tuple(s.session_id for s in recent),
+        )
+    ]
+
+
+# Rewards that carry no information.
+
+
+def constant_rewards(h: HealthData) -> list[Finding]:
+    graded = h.rewards
+    if len(graded) < 5:
+        return []
+    if np.all(graded == 0.0) or np.all(graded == 1.0):
+        value = int(graded[0])
+        return [
+            Finding(
+                "rewards-constant",
+                PROBLEM,
+                f"all {len(graded)} graded rewards are {value}",
+                "The grader is stuck (a crashed judge or a default value); every lesson learns the same thing.",
+            )
+        ]
+    if float(np.mean((graded == 0.0) | (graded == 1.0))) > 0.95:
+        return [
+            Finding(
+                "rewards-binary",
+                WARNING,
+                f"{np.mean((graded == 0.0) | (graded == 1.0)):.0%} of rewards are exactly 0 or 1",
+                "Binary rewards are valid but coarse; a graded scale separates lessons faster.",
+            )
+        ]
+    return []
+
+
+# Every arm collapsing to the same mean.
+
+
+def collapsed_posteriors(h: HealthData) -> list[Finding]:
+    seen = h.n >= 5
+    if not (int(seen.sum()) >= 5 and float(np.std(h.mean[seen])) < COLLAPSE_SPREAD):
+        return []
+    return [
+        Finding(
+            "posteriors-collapsed",
+            PROBLEM,
+            f"the {int(seen.sum())} lessons with 5+ sessions all have mean {float(np.mean(h.mean[seen])):.3f} "
+            f"(spread {float(np.std(h.mean[seen])):.4f})",
+            "Credit carries no signal: check that salience is computed (not all 0.5) and rewards vary.",
+        )
+    ]
+
+
+# Ghost arms: in the log, not in the library.
+
+
+def ghost_arms(h: HealthData) -> list[Finding]:
+    ghosts = [arm for arm in h.arm_ids if arm not in h.known]
+    if not ghosts:
+        return []
+    by_name: dict[str, list[str]] = {}
+    for lesson_id in h.known:
+        by_name.setdefault(PurePosixPath(lesson_id).name, []).append(lesson_id)
+    hints = []
+    for ghost in ghosts:
+        moved = by_name.get(PurePosixPath(ghost).name)
+        hints.append(f"{ghost} (moved to {moved[0]}?)" if moved and len(moved) == 1 else ghost)
+    return [
+        Finding(
+            "ghost-arms",
+            WARNING,
+            f"{len(ghosts)} lesson(s) in the log are not in the library: {_names(hints)}",
+            "Renamed or deleted lessons keep their old evidence under the old id; "
+            "restore the file or accept that the arm is retired.",
+            tuple(ghosts),
+        )
+    ]
+
+
+def prefixed_ids(h: HealthData) -> list[Finding]:
+    if not h.prefixed_ids:
+        return []
+    return [
+        Finding(
+            "prefixed-ids",
+            WARNING,
+            f"{h.prefixed_ids} lesson entries in the log use a 'lessons/' prefix",
+            "They are read as the same arm as the unprefixed id; new records should omit the prefix.",
+        )
+    ]
+
+
+# Lessons never injected / never salient.
+
+
+def never_injected(h: HealthData) -> list[Finding]:
+    if h.n_sessions < MIN_SESSIONS_FOR_NEVER_INJECTED:
+        return []
+    never = sorted(lid for lid in h.active if lid not in h.usage or h.usage[lid].injected == 0)
+    if not never:
+        return []
+    return [
+        Finding(
+            "never-injected",
+            WARNING,
+            f"{len(never)} active lesson(s) never injected in {h.n_sessions} sessions: {_names(never)}",
+            "Their keywords may never match a session context; widen them or archive the lesson.",
+            tuple(never),
+        )
+    ]
+
+
+def never_salient(h: HealthData) -> list[Finding]:
+    never = sorted(
+        lid for lid, u in h.usage.items() if u.injected >= MIN_INJECTED_FOR_NEVER_SALIENT and u.salient == 0
+    )
+    if not never:
+        return []
+    return [
+        Finding(
+            "never-salient",
+            WARNING,
+            f"{len(never)} lesson(s) injected 5+ times but never mentioned in a journal: " + _names(never),
+            "Their keywords do not describe what happens when they apply; they only ever get floor credit.",
+            tuple(never),
+        )
+    ]
+
+
+def missing_salience(h: HealthData) -> list[Finding]:
+    if not h.missing_salience:
+        return []
+    return [
+        Finding(
+            "missing-salience",
+            WARNING,
+            f"{h.missing_salience} lesson entries in the log have no salience and count as 0.5",
+            "Record sessions with `lesson-credit record`, which stores salience for every lesson.",
+        )
+    ]
+
+
+# Keywords that match almost every journal.
+
+
+def broad_keywords(h: HealthData) -> list[Finding]:
+    broad = h.broad_keywords
+    if not broad:
+        return []
+    return [
+        Finding(
+            "broad-keywords",
+            WARNING,
+            f"{len(broad)} lesson(s) have a keyword that matches most journals: "
+            + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
+            "A keyword that is everywhere gives full salience for free; use a more specific phrase.",
+            tuple(sorted(broad)),
+        )
+    ]
+
+
+CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
+    unreadable_lines,
+    duplicate_session_ids,
+    broken_lessons,
+    sessions_never_graded,
+    sessions_pending,
+    constant_rewards,
+    collapsed_posteriors,
+    ghost_arms,
+    prefixed_ids,
+    never_injected,
+    never_salient,
+    missing_salience,
+    broad_keywords,
+)

@@ -15,7 +15,6 @@ from typing import Any
 
 import msgspec
 
-from core.files import atomic_write
 from core.fold import Posterior
 from core.ids import normalize_id
 from core.lessons import Library
@@ -197,11 +196,6 @@ def read_state(path: Path) -> dict[str, Any]:
     except (OSError, msgspec.DecodeError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
-
-
-def write_state_file(path: Path, payload: dict[str, Any]) -> None:
-    """Write a state payload as indented JSON, atomically."""
-    atomic_write(path, msgspec.json.format(msgspec.json.encode(payload), indent=2) + b"\n")
 
 
 def export_target(path: Path) -> Path:

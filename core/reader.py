@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class SessionColumns:
+class SessionFields:
     """Per-session strings and lines of the first `n` sessions, in log order."""
 
     session_ids: Sequence[str]
@@ -156,9 +156,9 @@ class LogReader:
                 return dict(selection.propensity)
         return {}
 
-    def session_columns(self, n: int) -> SessionColumns:
+    def session_columns(self, n: int) -> SessionFields:
         index = self.index
-        return SessionColumns(
+        return SessionFields(
             session_ids=index.session_ids[:n],
             timestamps=index.session_times[:n],
             categories=index.session_categories[:n],

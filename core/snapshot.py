@@ -13,9 +13,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
-import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -265,9 +264,10 @@ class Graders:
     event, else the record's own grader (or 'imported' / 'heuristic' when it names none).
 
     Holds what it needs as of the snapshot, not the index: the recorded graders and the grade
-    events (append-only sequences, or the cache's still-encoded bytes of them, decoded here on
-    first use), the first `n` published flags as a read-only view, and which grade events are
-    in force. Rows and positions below what the snapshot saw never change, so neither does this."""
+    events (append-only sequences, or the cache's still-encoded bytes of them, decoded once for
+    whichever of the index and this asks first), the published flags as a read-only view, and
+    which grade events are in force. Rows and positions below what the snapshot saw never change,
+    so neither does this."""
 
     def __init__(
         self,
@@ -287,13 +287,13 @@ class Graders:
 
     def _recorded_graders(self) -> Sequence[str | None]:
         if isinstance(self._recorded, Encoded):
-            self._recorded = tuple(msgspec.msgpack.decode(self._recorded.data))
-        return self._recorded
+            self._recorded = self._recorded.decode(tuple)
+        return cast(Sequence[str | None], self._recorded)
 
     def _grade_events(self) -> Sequence[tuple[int, GradeEvent]]:
         if isinstance(self._grades, Encoded):
-            self._grades = self._decode_grades(msgspec.msgpack.decode(self._grades.data))
-        return self._grades
+            self._grades = self._grades.decode(self._decode_grades)
+        return cast(Sequence[tuple[int, GradeEvent]], self._grades)
 
     def of(self, row: int, base: float) -> str | None:
         if math.isnan(base):

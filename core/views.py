@@ -17,8 +17,10 @@ import numpy.typing as npt
 
 from core import beta as beta_mod
 from core import credit as credit_mod
+from core.errors import WorkspaceError
 from core.events import GradeEvent, SessionEvent
 from core.fold import Posterior, regrade
+from core.ids import normalize_id
 from core.lessons import MISSING, Lesson
 from core.salience import SalienceBreakdown, salience_breakdowns
 from core.settings import CreditSettings
@@ -400,6 +402,21 @@ def lesson_credits(
             )
         )
     return tuple(credits)
+
+
+def explain_inputs(
+    session: SessionEvent, lesson: str | None, base_reward: float | None, recorded: float
+) -> tuple[str | None, float]:
+    """(the lesson to explain, None for all; the reward to explain with): `lesson` must have been
+    injected in the session, `base_reward` (a preview; else the `recorded` one) must be in [0, 1]."""
+    wanted = None
+    if lesson is not None:
+        wanted = normalize_id(lesson)
+        if wanted not in session.lesson_ids:
+            raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session.session_id!r}")
+    if base_reward is not None:
+        base_reward = credit_mod.check_unit(base_reward, "reward")
+    return wanted, float(base_reward if base_reward is not None else recorded)
 
 
 def explanation(

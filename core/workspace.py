@@ -1,9 +1,9 @@
 """The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
 
-A facade over `core.reader` (incremental reads: only what was appended since the last read),
-`core.fold`, `core.views` (what it returns), `core.select`, `core.commands` (the events a write
-appends, each under the lock after validating against the log as it is then, followed by an
-atomic rewrite of `bandit-state.json`), `core.journals` and `core.interop` (gptme's state file).
+A facade over `core.reader` (reads only what was appended since the last read), `core.fold`,
+`core.views` (what it returns), `core.select`, `core.commands` (the events a write appends under
+the lock, checked against the log as it is then; `bandit-state.json` is rewritten after each)
+and `core.interop` (gptme's state file).
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import numpy as np
 
-from core import commands, views
-from core import credit as credit_mod
+from core import commands, interop, views
 from core import select as select_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
 from core.config import Config, ConfigError, load_config, save_config
@@ -26,22 +24,12 @@ from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
-from core.files import atomic_write
+from core.files import write_json
 from core.fold import Posterior, fold
-from core.ids import normalize_id
-from core.interop import (
-    ImportReport,
-    export_target,
-    last_credited,
-    read_import,
-    read_state,
-    state_payload,
-    write_state_file,
-)
-from core.journals import read_for_record, read_journal
+from core.interop import ImportReport
+from core.journals import read_journal
 from core.lessons import Lesson, LessonProblem, Library, load_library
 from core.reader import LogReader
-from core.salience import salience_breakdowns
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
@@ -140,7 +128,7 @@ class Workspace:
         library = self.library().lessons
         return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
 
-    posteriors = lesson_table  # the older name
+    posteriors = lesson_table  # its name before the split (tests still call it); lesson_table says what it is
 
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
@@ -165,6 +153,9 @@ class Workspace:
         c = self._reader.session_columns(data.n_sessions)
         return views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
 
+    def _journal(self, journal_path: str | None) -> tuple[str | None, str | None]:
+        return read_journal(self.root, journal_path, self.allow_outside_journals)
+
     def _row(self, session_id: str) -> int:
         row = self._reader.row_of(session_id)
         if row is None:
@@ -187,38 +178,22 @@ class Workspace:
         self.data()
         return self._reader.selections()
 
-    def journal_text(self, journal_path: str | None) -> tuple[str | None, str | None]:
-        """(text, problem): the journal a session points to, if it can and may be read."""
-        return read_journal(self.root, journal_path, self.allow_outside_journals)
-
     def explain(
-        self,
-        session_id: str,
-        *,
-        lesson: str | None = None,
-        base_reward: float | None = None,
-        settings: CreditSettings | None = None,
-        with_journal: bool = True,
+        self, session_id: str, *, lesson: str | None = None, base_reward: float | None = None,
+        settings: CreditSettings | None = None, with_journal: bool = True,
     ) -> Explanation:
         """Why each lesson of a session got its credit; `base_reward` previews another grade."""
         settings = settings or self.settings
         data = self.data()
         row = self._row(session_id)
         session = self._reader.session(row)
-        wanted = None
-        if lesson is not None:
-            wanted = normalize_id(lesson)
-            if wanted not in session.lesson_ids:
-                raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session_id!r}")
-        if base_reward is not None:
-            base_reward = credit_mod.check_unit(base_reward, "reward")
-        used = float(base_reward if base_reward is not None else data.base[row])
+        wanted, used = views.explain_inputs(session, lesson, base_reward, float(data.base[row]))
         current = self.posterior(settings)
-        journal = self.journal_text(session.journal_path) if with_journal else (None, None)
+        journal = self._journal(session.journal_path) if with_journal else (None, None)
         lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
         return views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
 
-    # ---------------------------------------------------------------- analysis
+    # ---------------------------------------------------------------- analysis and selection
 
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
@@ -233,7 +208,7 @@ class Workspace:
         lessons = self.library().lessons
         self.data()
         journals = reversed(self._reader.session_journals())
-        read, coverage = keyword_coverage(lessons, journals, lambda path: self.journal_text(path)[0])
+        read, coverage = keyword_coverage(lessons, journals, lambda path: self._journal(path)[0])
         return broad_keywords(lessons, read, coverage, share)
 
     def candidacies(self) -> list[Candidacy]:
@@ -250,32 +225,21 @@ class Workspace:
             existing=existing, broad_keywords=self.broad_keywords(),
         )
         if write:
-            payload = loo_payload(results, self.now_iso(), min_with, min_without)
-            atomic_write(self.state_dir / "loo-results.json", msgspec.json.format(msgspec.json.encode(payload)) + b"\n")
+            write_json(self.state_dir / "loo-results.json", loo_payload(results, self.now_iso(), min_with, min_without))
         return results
-
-    # ---------------------------------------------------------------- selection
 
     def candidates(self, context: str) -> list[Lesson]:
         """Active lessons whose keywords or patterns match the context text."""
         return select_mod.candidates(self.library().lessons, context)
 
     def select(
-        self,
-        context: str,
-        *,
-        k: int | None = None,
-        seed: int | None = None,
-        session_id: str | None = None,
-        log: bool = True,
-        draws: int = 4000,
+        self, context: str, *, k: int | None = None, seed: int | None = None, session_id: str | None = None,
+        log: bool = True, draws: int = 4000,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities."""
         k = select_mod.check_k(self.config.k if k is None else k)
         seed = secrets.randbelow(2**31) if seed is None else seed
-        if session_id is not None:
-            commands.check_session_id(session_id)
-        session_id = session_id or f"{self.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        session_id = commands.selection_id(session_id, self.clock)
         candidates = self.candidates(context)
         rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
         selection = select_mod.thompson_select(
@@ -302,32 +266,19 @@ class Workspace:
         self.write_state()
 
     def record(
-        self,
-        session_id: str,
-        journal: Path | str,
-        lessons: Sequence[str],
-        *,
-        reward: float | None = None,
-        category: str | None = None,
-        grader: str = "heuristic",
-        timestamp: str | None = None,
+        self, session_id: str, journal: Path | str, lessons: Sequence[str], *, reward: float | None = None,
+        category: str | None = None, grader: str = "heuristic", timestamp: str | None = None,
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
-        reward = commands.check_record(session_id, reward, lessons)
-        raw, stored_path = read_for_record(Path(journal), self.root)
-        library = self.library().by_id()
-        ids = commands.lesson_ids(lessons, library)
-        breakdowns = salience_breakdowns(raw.decode("utf-8", errors="replace"), [(i, library[i].keywords) for i in ids])
+        new = commands.recording(
+            session_id, Path(journal), lessons, lambda: self.library().by_id(), self.root,
+            reward=reward, category=category, grader=grader,
+        )
         settings = self.settings
         with self.log.locked():
             self._check_new(session_id)
             propensity = self._reader.selection_propensity(session_id)
-            stamp = timestamp or iso(self.clock())
-            self._append(
-                commands.session_record(session_id, breakdowns, settings, reward=reward, propensity=propensity,
-                                        timestamp=stamp, journal_path=stored_path, journal=raw, category=category,
-                                        grader=grader)
-            )
+            self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
         return self.explain(session_id)
 
     def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
@@ -356,10 +307,7 @@ class Workspace:
 
     def replay(self, strategy: str | None = None, floor: float | None = None, *, write: bool = False) -> PosteriorTable:
         """Re-fold under other settings; with `write` they become the workspace's settings."""
-        try:
-            settings = self.settings.with_(strategy=strategy, floor=floor)
-        except ValueError as exc:
-            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, strategy, floor)
         if write:
             with self.log.locked():
                 self.config = Config(settings, self.config.k, self.config.extra)
@@ -375,22 +323,23 @@ class Workspace:
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
-        write_state_file(self.state_path, self.state_payload(read_state(self.state_path)))
+        write_json(self.state_path, self.state_payload(interop.read_state(self.state_path)))
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         post = self.posterior()
-        return state_payload(post, last_credited(post, self._reader.session_times), self.now_iso(), existing)
+        stamps = interop.last_credited(post, self._reader.session_times)
+        return interop.state_payload(post, stamps, self.now_iso(), existing)
 
     def export_gptme(self, path: Path) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
-        target = export_target(path)
-        write_state_file(target, self.state_payload())
+        target = interop.export_target(path)
+        write_json(target, self.state_payload())
         return target
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event."""
-        report = read_import(path, self.library())
+        report = interop.read_import(path, self.library())
         self.add_prior(*report.prior())
         return report
 

@@ -229,7 +229,7 @@ class WorkspaceSource:
     def lessons_view(self) -> LessonsView:
         with self._lock:
             ws = self._refreshed()
-            table = ws.posteriors()
+            table = ws.lesson_table()
             library = ws.library()
             problems = _problems_by_lesson(library.problems)
             rows = list(table.rows)
@@ -301,8 +301,8 @@ class WorkspaceSource:
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
             ws = self._refreshed()
-            current = ws.posteriors()
-            proposed = ws.posteriors(settings)
+            current = ws.lesson_table()
+            proposed = ws.lesson_table(settings)
         rank_now = ranks(current.rows)
         rank_then = ranks(proposed.rows)
         now = {row.path: row for row in current.rows}

@@ -352,3 +352,30 @@ def test_cli_lint_json_shape(tmp_path: Path) -> None:
     clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(), name="clean")
     code, out, _ = run_cli("lint", "--workspace", str(clean), "--json")
     assert (code, json.loads(out)) == (0, {"findings": [], "problems": 0})
+
+
+def test_checks_run_on_gathered_data_without_a_workspace() -> None:
+    import numpy as np
+
+    from core.health import HealthData, constant_rewards, run_checks
+
+    # six graded sessions all rewarded 1.0 and nothing else wrong: only the stuck grader shows
+    data = HealthData(
+        log_problems=(),
+        lesson_problems=(),
+        sessions=(),
+        now=fixed_clock(),
+        rewards=np.ones(6),
+        n=np.zeros(0, dtype=np.int64),
+        mean=np.zeros(0),
+        arm_ids=(),
+        n_sessions=6,
+        known=frozenset(),
+        active=frozenset(),
+        usage={},
+        prefixed_ids=0,
+        missing_salience=0,
+        broad_keywords={},
+    )
+    assert [(f.code, f.severity) for f in run_checks(data)] == [("rewards-constant", PROBLEM)]
+    assert constant_rewards(data)[0].message == "all 6 graded rewards are 1"

@@ -63,3 +63,13 @@ with contextlib.redirect_stdout(io.StringIO()):
     modules = loaded_after(code)
     assert sorted(m for m in modules if m.split(".")[0] in FORBIDDEN) == []
     assert "scipy.stats" not in modules
+
+
+def test_import_layering_contracts_hold() -> None:
+    # pyproject.toml's import-linter contracts: bench -> cli -> tui -> core, core's own layers,
+    # no dashboard stack in core, no import cycle among a package's modules (CI runs lint-imports too)
+    pytest.importorskip("importlinter")
+    code = "import sys\nfrom importlinter.cli import lint_imports\nsys.exit(lint_imports(no_cache=True, no_logo=True))"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout

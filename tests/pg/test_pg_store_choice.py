@@ -11,9 +11,10 @@ import pytest
 from pg_helpers import line, log_path, run, run_json
 
 from core.events import InvalidEvent
-from core.eventstore import STORE_ENV, DuplicateSession, JsonlStore, open_store, store_url
+from core.eventstore import DuplicateSession, JsonlStore
 from core.pgstore import PgStore, display_url
 from core.store import StoreError
+from core.stores import STORE_ENV, open_store, store_url
 
 CONFIG = Path("state") / "lesson-thompson" / "config.toml"
 

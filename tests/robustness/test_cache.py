@@ -195,3 +195,15 @@ def test_string_columns_are_settled_as_tuples_the_collector_does_not_walk(tmp_pa
     assert [getattr(index, name) for name in _STRING_COLUMNS] == list(appendable)
     index.settle()
     assert all(isinstance(getattr(index, name), tuple) for name in _STRING_COLUMNS)
+
+
+def test_a_snapshot_shares_the_columns_the_index_decodes_from_the_cache(tmp_path: Path) -> None:
+    _make(tmp_path, _history(30)).data()  # parses, writes the cache
+    warm = Workspace(tmp_path)
+    snapshot = warm.data()  # from the cache: the graders are still msgpack bytes
+    graders = snapshot.graders  # s7's grade event is in force; the rest say nothing: heuristic or pending
+    assert graders[7] == "manual" and graders[1] == "heuristic" and graders[0] is None
+    index = warm._reader.index
+    # one decode of the recorded graders, shared by the snapshot and the index
+    assert index.session_graders is snapshot.grader_source._recorded_graders()
+    assert index.grades[0][1].grader == "manual"
