@@ -442,7 +442,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         del result
         mark("EventLog.read_chunks + LogIndex.add_many: decode and add 32 MB at a time")
         gc.enable()
-        LogCache(log).save(index, log.fingerprint(index.end), False)
+        LogCache(log).save(index, log.hash_prefix(index.end).hexdigest(), False)  # type: ignore[union-attr]
         mark("LogCache.save: msgpack encode + write")
         drop_index_cache(root)  # written outside the engine's own path: never left for a timed read
         return out

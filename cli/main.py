@@ -50,6 +50,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"seed must be in [0, 2**63), got {text!r}")
+    return value
+
+
+def _print_warnings(ws: Any) -> None:
+    """What a command that succeeded could not do (a derived file), one line each on stderr."""
+    for warning in ws.warnings:
+        print(f"warning: {safe(warning)}", file=sys.stderr)
+
+
 def _print_json(payload: Any) -> None:
     # ensure_ascii: no control character (not even U+009B, an 8-bit CSI) reaches the terminal raw
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
@@ -143,9 +159,14 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from core.derived_state import repair_state
+
     ws = _workspace(args)
     result = _sort_rows(ws.lesson_table(details=False), args.sort)
     _warn_problems(ws, args.json)
+    repaired = repair_state(ws)
+    if repaired is not None:
+        print(f"warning: {safe(repaired)}", file=sys.stderr)
     if args.json:
         _print_json(result.as_json())
     else:
@@ -158,6 +179,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     before = ws.lesson_table()
     result = _sort_rows(ws.replay(args.strategy, args.floor, write=args.write), args.sort)
     _warn_problems(ws, args.json)
+    _print_warnings(ws)
     if args.json:
         _print_json(result.as_json())
         return 0
@@ -248,6 +270,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         category=args.category,
         grader=args.grader,
     )
+    _print_warnings(ws)
     if args.json:
         _print_json(exp.as_json())
     else:
@@ -259,6 +282,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     before = ws.explain(args.session_id, with_journal=False) if not args.json else None
     record = ws.grade(args.session_id, args.reward, grader=args.grader, note=args.note)
+    _print_warnings(ws)
     exp = ws.explain(args.session_id, with_journal=False)
     if args.json:
         payload = exp.as_json()
@@ -406,6 +430,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 def cmd_import_gptme(args: argparse.Namespace) -> int:
     ws = _workspace(args)
     report = ws.import_gptme(Path(args.path))
+    _print_warnings(ws)
     if args.json:
         _print_json(
             {
@@ -433,7 +458,7 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
 
 def cmd_export_gptme(args: argparse.Namespace) -> int:
     ws = _workspace(args)
-    target = ws.export_gptme(Path(args.path))
+    target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
     print(f"wrote {safe(target)}")
     return 0
 
@@ -595,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("select", parents=[common, data], help="Thompson-sample lessons for a context")
     p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
     p.add_argument("--k", type=_positive_int, default=None, help="how many lessons (default: config k, 10)")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=_seed, default=None)
     p.add_argument("--session-id", default=None)
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(

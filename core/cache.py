@@ -1,26 +1,32 @@
 """A derived cache of the parsed log, so a big log is parsed once and only its tail afterwards.
 
-The cache records how many bytes of the log it covers and a fingerprint of them (their
-length and a hash of the last few KB). It is used only when the log still starts with
-exactly those bytes; otherwise it is ignored and rebuilt. It holds nothing the log does not:
-deleting it never changes a number, only how long the next read takes.
+The cache records how many bytes of the log it covers and an xxh3-64 hash of all of them,
+and carries a checksum of its own payload (core.sealed). It is used only when its checksum
+holds and the log still starts with exactly those bytes, every one of them hashed again;
+otherwise it is ignored (with a one-line notice) and rebuilt. It holds nothing the log does
+not: deleting it never changes a number, only how long the next read takes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from array import array
 
 import msgspec
 import numpy as np
+import xxhash
 
 from core.columns import Column, Encoded
 from core.files import atomic_write
 from core.index import LAZY_ATTRIBUTES, LogIndex
+from core.safe_read import UnsafeFile, read_regular
+from core.sealed import seal, unseal
 from core.snapshot import BlockSums, BlockUsage
 from core.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
+CACHE_MAGIC = b"lesson-credit log-index 6\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 
 # numeric columns: stored as raw bytes, read back as numpy views of the file's bytes
@@ -37,7 +43,9 @@ _ARRAYS = {"grade_rows": "q", "grade_base": "d"}  # module `array` columns
 _FLOATS = ("base", "n", "sum_base", "sum_base_salience", "sum_salience")
 
 
-def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
+def encode_index(index: LogIndex, digest: str, partial: bool) -> bytes:
+    """The sealed cache file for an index covering the log's first `index.end` bytes, whose
+    xxh3-64 hex digest is `digest`."""
     blocks = [
         {
             "block": block,
@@ -56,7 +64,7 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         "version": CACHE_VERSION,
         "end": index.end,
         "lines": index.lines,
-        "fingerprint": fingerprint,
+        "digest": digest,
         "partial": partial,
         "arm_ids": index.arm_ids,
         **{name: getattr(index, name).tobytes() for name in (*_COLUMNS, *_ARRAYS)},
@@ -67,14 +75,13 @@ def encode_index(index: LogIndex, fingerprint: str, partial: bool) -> bytes:
         "blocks": blocks,
         "usage": usage,
     }
-    data: bytes = msgspec.msgpack.encode(payload)
-    return data
+    return seal(CACHE_MAGIC, msgspec.msgpack.encode(payload))
 
 
 def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
-    """The index, fingerprint and partial flag stored in a cache; ValueError if unusable."""
+    """The index, log digest and partial flag stored in a cache; ValueError if unusable."""
     try:
-        p = msgspec.msgpack.decode(data)
+        p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
     except msgspec.DecodeError as exc:
         raise ValueError(f"unreadable cache: {exc}") from None
     if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
@@ -113,7 +120,7 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
             if not len(counts.injected) == len(counts.salient) == len(counts.salience) <= n_arms:
                 raise ValueError("usage counts for more arms than the index has")
             index.blocks.usage[(int(block), int(rows))] = counts
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
     n = len(index.session_base)
     sizes = {len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
@@ -121,31 +128,43 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
     grades = {len(index.grade_rows), len(index.grade_base)}
     if sizes != {n} or len(entries) != 1 or len(grades) != 1 or int(index.session_start[-1]) != entries.pop():
         raise ValueError("inconsistent cache")
-    return index, str(p["fingerprint"]), bool(p["partial"])
+    return index, str(p["digest"]), bool(p["partial"])
 
 
 class LogCache:
     """`state/lesson-thompson/.cache/log-index.msgpack` for one log."""
 
-    def __init__(self, log: EventLog) -> None:
+    def __init__(self, log: EventLog, notice: bool = True) -> None:
         self.log = log
         self.path = log.path.parent / ".cache" / "log-index.msgpack"
+        self.notice = notice  # say on stderr when a cache is there but cannot be used
 
-    def load(self) -> tuple[LogIndex, str, bool] | None:
-        """The cached index if it still describes a prefix of the log, else None."""
-        try:
-            data = self.path.read_bytes()
-        except OSError:
-            return None
-        try:
-            index, fingerprint, partial = decode_index(data)
-        except ValueError:
-            return None
-        if self.log.size() < index.end or self.log.fingerprint(index.end) != fingerprint:
-            return None
-        return index, fingerprint, partial
+    def _say(self, why: str) -> None:
+        if self.notice:
+            print(f"lesson-credit: note: {self.path.name} {why}; rebuilding it from the log", file=sys.stderr)
 
-    def save(self, index: LogIndex, fingerprint: str, partial: bool) -> None:
+    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
+        """(index, hasher of the covered bytes, partial) if the cache is intact and still
+        describes a prefix of the log, byte for byte; else None."""
+        try:
+            data = read_regular(self.path, 1 << 40)
+        except FileNotFoundError:
+            return None
+        except (OSError, UnsafeFile) as exc:
+            self._say(f"cannot be read ({exc})")
+            return None
+        try:
+            index, digest, partial = decode_index(data)
+        except ValueError as exc:
+            self._say(f"is damaged or from another version ({exc})")
+            return None
+        hasher = self.log.hash_prefix(index.end) if self.log.size() >= index.end else None
+        if hasher is None or hasher.hexdigest() != digest:
+            self._say("no longer matches the log (it was edited, replaced or cut)")
+            return None
+        return index, hasher, partial
+
+    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
         """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
         with contextlib.suppress(StoreError, OSError):
-            atomic_write(self.path, encode_index(index, fingerprint, partial))
+            atomic_write(self.path, encode_index(index, digest, partial))

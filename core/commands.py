@@ -24,12 +24,17 @@ from core.salience import SalienceBreakdown, salience_breakdowns
 from core.settings import CreditSettings
 from core.views import GradeRecord
 
+MAX_SESSION_ID = 200  # characters; longer ids (or control characters) are refused by the writers
+
 
 def check_session_id(session_id: str) -> None:
     if not session_id or not session_id.strip():
         raise WorkspaceError("session id must not be empty")
     if any(ch in session_id for ch in "\n\r\x00"):
         raise WorkspaceError("session id must be a single line")
+    if len(session_id) > MAX_SESSION_ID or not session_id.isprintable():
+        shown = session_id[:60] + ("..." if len(session_id) > 60 else "")
+        raise WorkspaceError(f"session id {shown!r}: at most {MAX_SESSION_ID} printable characters, please")
 
 
 @dataclass(frozen=True)
@@ -87,16 +92,19 @@ def recording(
     reward: float | None,
     category: str | None,
     grader: str,
+    allow_outside: bool = False,
 ) -> Recording:
     """A session to record: the id, reward and lessons checked (every lesson in the library, none
     twice; `library` is asked for once the journal is read), the journal read and each lesson's
     salience in it."""
     check_session_id(session_id)
+    if category is not None and (len(category) > MAX_SESSION_ID or not category.isprintable()):
+        raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
     if reward is not None:
         reward = credit_mod.check_unit(reward, "reward")
     if not lessons:
         raise WorkspaceError("no lessons given (--lessons ID ...)")
-    raw, stored_path = read_for_record(journal, root)
+    raw, text, stored_path = read_for_record(journal, root, allow_outside)
     by_id = library()
     ids = [normalize_id(lesson) for lesson in lessons]
     unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
@@ -105,7 +113,6 @@ def recording(
     duplicates = sorted({lid for lid in ids if ids.count(lid) > 1})
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
-    text = raw.decode("utf-8", errors="replace")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
     return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader)
 

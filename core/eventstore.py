@@ -5,8 +5,9 @@ position. What a Workspace needs of it:
 
 - `locked()`: the writers' critical section. Inside it the Workspace reads what is new,
   validates its event against the log as it is at that moment, and `append_locked()`s it.
-- `size()` / `fingerprint(end)`: where the log ends now, and an identity of what was read, so
-  a reader notices a log that was replaced rather than appended to.
+- `size()`: where the log ends now. (Whether what was read is still there is the reader's
+  check: a hash of the file's bytes, core/logcheck.py; a database's identity, its table being
+  append-only, core/pgstore.py `PositionCheck`.)
 - `read_chunks(start, first_line, ...)`: the events after a position, as `ReadResult`s whose
   `end` is the position to read after next time and whose `lines` is how many event slots
   (lines) they consumed. Events are numbered by their place in the order, from 1.
@@ -62,8 +63,6 @@ class EventStore(Protocol):
 
     def size(self) -> int: ...
 
-    def fingerprint(self, end: int) -> str: ...
-
     def read_chunks(
         self,
         start: int,
@@ -72,6 +71,7 @@ class EventStore(Protocol):
         continues_line: bool = False,
         decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
+        hasher: Any = None,
     ) -> Iterator[ReadResult]: ...
 
     def wait(self, after: int, timeout: float) -> int:

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +25,57 @@ def describe_os_error(exc: OSError, path: Path) -> str:
     return f"{path}: {exc.strerror or exc}"
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace a derived file all at once: readers see the old or the new file, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+STALE_TEMP_S = 600.0  # a temp file of ours this old was left by an interrupted write
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (os.umask would, for every thread)."""
     try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+_UMASK = _umask()
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete temp files an interrupted `atomic_write` of `path` left behind (our own naming,
+    `.<name>.<random>.tmp`, older than STALE_TEMP_S so a concurrent writer's is left alone)."""
+    now = time.time()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(path.parent):
+            name = entry.name
+            if name.startswith(f".{path.name}.") and name.endswith(".tmp") and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_S:
+                        os.unlink(entry.path)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace a derived file all at once: readers see the old or the new file, never half.
+    The file gets the mode a plain `open()` would give it (0666 less the umask)."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temps(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise StoreError(describe_os_error(exc, path)) from None
 
 

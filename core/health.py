@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from core.derived_state import state_disagreement
 from core.lessons import LessonProblem
 from core.store import LogProblem
 from core.views import LessonUsage, SessionSummary
@@ -83,6 +84,7 @@ class HealthData:
     prefixed_ids: int  # log entries with a 'lessons/' prefix
     missing_salience: int  # log entries without a salience
     broad_keywords: dict[str, str]  # lesson id -> why its keyword is too broad
+    stale_state: str | None = None  # how bandit-state.json disagrees with the log, if it does
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -107,6 +109,7 @@ def gather(ws: Workspace) -> HealthData:
         prefixed_ids=ws.prefixed_id_count(),
         missing_salience=ws.missing_salience_count(),
         broad_keywords=ws.broad_keywords(),
+        stale_state=state_disagreement(ws),
     )
 
 
@@ -367,8 +370,25 @@ def broad_keywords(h: HealthData) -> list[Finding]:
     ]
 
 
+# A derived file left behind by a write that was cut short.
+
+
+def stale_bandit_state(h: HealthData) -> list[Finding]:
+    if h.stale_state is None:
+        return []
+    return [
+        Finding(
+            "stale-bandit-state",
+            WARNING,
+            h.stale_state,
+            "the next record/grade (or `lesson-credit status`) rewrites it from the log",
+        )
+    ]
+
+
 CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     unreadable_lines,
+    stale_bandit_state,
     duplicate_session_ids,
     broken_lessons,
     sessions_never_graded,

@@ -51,13 +51,25 @@ def _grade_rows(grades: list[tuple[int, GradeEvent]]) -> list[list[Any]]:
     return [[line, g.session_id, g.base_reward, g.grader, g.timestamp, g.note] for line, g in grades]
 
 
+def _big(value: int | None) -> int | str | None:
+    """An integer msgpack can hold (64 bits), or its decimal text: another tool may log any integer."""
+    return value if value is None or -(2**63) <= value < 2**63 else str(value)
+
+
+def _unbig(value: int | str | None) -> int | None:
+    return int(value) if isinstance(value, str) else value
+
+
 def _selections_of(rows: list[list[Any]]) -> list[tuple[int, SelectionEvent]]:
-    return [(s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), s[6], s[7])) for s in rows]
+    return [
+        (s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), _unbig(s[6]), _unbig(s[7])))
+        for s in rows
+    ]
 
 
 def _selection_rows(selections: list[tuple[int, SelectionEvent]]) -> list[list[Any]]:
     return [
-        [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, s.k, s.seed]
+        [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, _big(s.k), _big(s.seed)]
         for line, s in selections
     ]
 
@@ -462,7 +474,6 @@ class LogIndex:
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
         )
-
 
 
 # attributes the cache stores as msgpack of their own and the index decodes on first read

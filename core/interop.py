@@ -8,6 +8,7 @@ overwrites it), so the export writes exactly those keys per arm.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -18,6 +19,7 @@ import msgspec
 from core.fold import Posterior
 from core.ids import normalize_id
 from core.lessons import Library
+from core.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
 
@@ -93,9 +95,11 @@ def _number(value: Any, what: str, arm: str) -> float:
 def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...]) -> ImportReport:
     """Parse a gptme `bandit-state.json`; extra keys are tolerated, bad values refused."""
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, STATE_MAX_BYTES)
     except FileNotFoundError:
         raise InteropError(f"not found: {path}") from None
+    except UnsafeFile as exc:
+        raise InteropError(str(exc)) from None
     except OSError as exc:
         raise InteropError(f"cannot read {path}: {exc.strerror}") from None
     try:
@@ -190,16 +194,23 @@ def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | No
 
 
 def read_state(path: Path) -> dict[str, Any]:
-    """A state file as it is: its JSON object, or {} when it is missing, unreadable or not an object."""
+    """A state file as it is: its JSON object, or {} when it is missing, unreadable, not a
+    regular file, too big or not an object."""
     try:
-        loaded = msgspec.json.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError):
+        loaded = msgspec.json.decode(read_regular(path, STATE_MAX_BYTES))
+    except (OSError, UnsafeFile, msgspec.DecodeError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
 
-def export_target(path: Path) -> Path:
-    """Where `export-gptme PATH` writes: PATH, or bandit-state.json in it when it is a folder."""
+def export_target(path: Path | str) -> Path:
+    """Where `export-gptme PATH` writes: PATH, or bandit-state.json in it when it is a folder
+    (given with a trailing `/`, or existing); a folder that does not exist is refused, not
+    written as a file of its name."""
+    text = str(path)
+    path = Path(path)
+    if text.endswith(("/", os.sep)) and not path.is_dir():
+        raise InteropError(f"folder not found: {text}")
     target = path / "bandit-state.json" if path.is_dir() else path
     if not target.parent.is_dir():
         raise InteropError(f"folder not found: {target.parent}")

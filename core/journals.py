@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import WorkspaceError
+from core.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_regular, read_text
 
-JOURNAL_READ_LIMIT = 64 * 1024 * 1024
+JOURNAL_READ_LIMIT = JOURNAL_MAX_BYTES
 
 
 def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> tuple[str | None, str | None]:
@@ -25,10 +26,11 @@ def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> t
             f"journal {journal_path} is outside the workspace (not read without --allow-outside)",
         )
     try:
-        with open(resolved, "rb") as handle:
-            raw = handle.read(JOURNAL_READ_LIMIT + 1)
+        raw = read_regular(resolved, JOURNAL_READ_LIMIT, longer=True)
     except FileNotFoundError:
         return None, f"journal {journal_path} not found"
+    except UnsafeFile as exc:
+        return None, f"journal {exc}"
     except OSError as exc:
         return None, f"journal {journal_path}: {exc.strerror}"
     problem = None
@@ -38,18 +40,24 @@ def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> t
     return raw.decode("utf-8", errors="replace"), problem
 
 
-def read_for_record(journal: Path, root: Path) -> tuple[bytes, str]:
-    """(bytes, path to store) of the journal a session is recorded from; a relative path is
-    relative to the current folder, the stored one relative to `root` when it is inside it."""
+def read_for_record(journal: Path, root: Path, allow_outside: bool = False) -> tuple[bytes, str, str]:
+    """(bytes, text, path to store) of the journal a session is recorded from; a relative path
+    is relative to the current folder, the stored one relative to `root` when it is inside it.
+    One outside `root` is refused (not read at all) unless `allow_outside`; so is anything but
+    a regular file of UTF-8 text up to JOURNAL_READ_LIMIT."""
     journal_file = journal if journal.is_absolute() else Path.cwd() / journal
+    resolved = journal_file.resolve()
+    if not allow_outside and not resolved.is_relative_to(root):
+        raise WorkspaceError(f"journal {journal} is outside the workspace; pass --allow-outside to read it")
     try:
-        raw = journal_file.read_bytes()
+        raw, text = read_text(journal_file, JOURNAL_READ_LIMIT)
     except FileNotFoundError:
         raise WorkspaceError(f"journal not found: {journal}") from None
     except IsADirectoryError:
         raise WorkspaceError(f"journal is a directory: {journal}") from None
+    except UnsafeFile as exc:
+        raise WorkspaceError(f"journal {exc}") from None
     except OSError as exc:
         raise WorkspaceError(f"cannot read journal {journal}: {exc.strerror}") from None
-    resolved = journal_file.resolve()
     stored_path = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
-    return raw, stored_path
+    return raw, text, stored_path

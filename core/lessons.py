@@ -11,6 +11,7 @@ from typing import Any
 
 from core.ids import normalize_id as normalize_id
 from core.patterns import PatternError, compile_pattern
+from core.safe_read import LESSON_MAX_BYTES, SETTINGS_MAX_BYTES, UnsafeFile, read_regular
 
 STATUSES = ("active", "automated", "deprecated", "archived")
 MISSING = "missing"  # status shown for arms in the log that the library does not have
@@ -91,6 +92,7 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     """Parse one lesson's text. Pure: raises LessonError with the reason when it cannot."""
     import frontmatter  # python-frontmatter; imported here to keep CLI start-up light
     import yaml
+    from frontmatter.default_handlers import YAMLHandler
 
     if "\x00" in text:
         raise LessonError("file contains NUL bytes")
@@ -101,7 +103,11 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     if handler is not None:
         try:
             raw_meta, body = handler.split(text.strip())
+            if isinstance(handler, YAMLHandler):
+                _refuse_aliases(raw_meta)
             meta = handler.load(raw_meta)
+        except LessonError:
+            raise
         except yaml.YAMLError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise LessonError(f"invalid YAML frontmatter: {first}") from None
@@ -146,20 +152,56 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     )
 
 
-def library_roots(workspace: Path) -> list[Path]:
-    """The library folders: gptme.toml's ``[lessons] dirs`` if given, else ``lessons/``."""
+def _refuse_aliases(raw_meta: str) -> None:
+    """YAML aliases expand: nine nested ones make a billion nodes ("billion laughs") and hang
+    every command, since every command loads the library. Frontmatter needs none: refuse them
+    while only parsing events, before anything is built."""
+    import yaml
+    from frontmatter.default_handlers import SafeLoader
+
+    for event in yaml.parse(raw_meta, Loader=SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise LessonError(f"YAML alias *{event.anchor} in the frontmatter (aliases are not allowed)")
+
+
+OUTSIDE_HINT = "set LESSON_CREDIT_ALLOW_OUTSIDE=1 (or pass --allow-outside) to read it"
+
+
+def library_roots(workspace: Path, allow_outside: bool = False) -> list[Path]:
+    """The library folders: gptme.toml's ``[lessons] dirs`` if given, else ``lessons/``.
+    Folders outside the workspace only with `allow_outside` (see `library_roots_checked`)."""
+    roots, problems = library_roots_checked(workspace, allow_outside)
+    if problems and not roots:
+        raise LessonError(problems[0].reason)
+    return roots
+
+
+def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple[list[Path], list[LessonProblem]]:
+    """(library folders, problems). A folder that resolves outside the workspace is skipped and
+    reported unless `allow_outside`: `dirs = ["/"]` would otherwise walk the whole filesystem."""
+    workspace = Path(workspace).resolve()
     config = workspace / "gptme.toml"
-    if config.is_file():
-        try:
-            data = tomllib.loads(config.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-            raise LessonError(f"{config}: cannot read: {exc}") from None
-        dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
-        if dirs:
-            if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
-                raise LessonError(f"{config}: [lessons] dirs must be a list of paths")
-            return [(workspace / d).resolve() for d in dirs]
-    return [(workspace / "lessons").resolve()]
+    if not config.exists():
+        return [workspace / "lessons"], []
+    try:
+        data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, UnsafeFile) as exc:
+        raise LessonError(f"{config}: cannot read: {exc}") from None
+    dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
+    if not dirs:
+        return [workspace / "lessons"], []
+    if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+        raise LessonError(f"{config}: [lessons] dirs must be a list of paths")
+    roots: list[Path] = []
+    problems: list[LessonProblem] = []
+    for d in dirs:
+        root = (workspace / d).resolve()
+        if allow_outside or root.is_relative_to(workspace):
+            roots.append(root)
+        else:
+            reason = f"[lessons] dir {d!r} is outside the workspace; not read ({OUTSIDE_HINT})"
+            problems.append(LessonProblem(str(config), reason))
+    return roots, problems
 
 
 def _lesson_files(root: Path) -> Iterable[Path]:
@@ -171,12 +213,13 @@ def _lesson_files(root: Path) -> Iterable[Path]:
 
 
 LESSON_CACHE_VERSION = 1
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 2\n"
 
 
 def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[str]]:
     """(lesson or None, problem reasons) for one file: the uncached path."""
     try:
-        raw = file.read_bytes()
+        raw = read_regular(file, LESSON_MAX_BYTES)
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -184,6 +227,8 @@ def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[s
         lesson = parse_lesson(text, lesson_id, str(file))
     except LessonError as exc:
         return None, [str(exc)]
+    except UnsafeFile as exc:
+        return None, [str(exc).removeprefix(f"{file}: ")]
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
     reasons = []
@@ -200,10 +245,13 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
         return {}
     import msgspec
 
+    from core.safe_read import UnsafeFile, read_regular
+    from core.sealed import unseal
+
     try:
-        data = msgspec.msgpack.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError):
-        return {}
+        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, 1 << 40)))
+    except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
+        return {}  # missing, unreadable or damaged: no cache, every file is parsed again
     if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
         return {}
     files = data.get("files")
@@ -214,23 +262,25 @@ def _save_cache(path: Path, files: dict[str, Any]) -> None:
     import msgspec
 
     from core.files import StoreError, atomic_write
+    from core.sealed import seal
 
+    payload = msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files})
     try:
-        atomic_write(path, msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files}))
+        atomic_write(path, seal(LESSON_CACHE_MAGIC, payload))
     except (StoreError, OSError):
         pass  # a cache that cannot be written (read-only workspace) is simply not used
 
 
-def load_library(workspace: Path | str, cache_path: Path | None = None) -> Library:
+def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
     """Load every lesson under the workspace's library roots; broken files become problems.
 
     With `cache_path`, parsed lessons are kept there keyed by file and validated by
-    (mtime, size, inode): a library of thousands reloads without parsing YAML again.
+    (mtime, size, inode): a library of thousands reloads without parsing YAML again. Library
+    folders outside the workspace are read only with `allow_outside`.
     """
     workspace = Path(workspace)
-    problems: list[LessonProblem] = []
     try:
-        roots = library_roots(workspace)
+        roots, problems = library_roots_checked(workspace, allow_outside)
     except LessonError as exc:
         return Library((), (LessonProblem(str(workspace / "gptme.toml"), str(exc)),), ())
     cached = _load_cache(cache_path)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+import xxhash
+
 from core.cache import decode_index, encode_index
 from core.files import atomic_write
 from core.index import LogIndex
@@ -35,8 +37,9 @@ class PgLogCache:
             return None
         return self.cache_dir / f"log-index-pg-{self.store.store_id()}.msgpack"
 
-    def load(self) -> tuple[LogIndex, str, bool] | None:
-        """The cached index if it describes a prefix of this database's events, else None."""
+    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
+        """(index, a hasher for the reader's interface, partial) if the cache describes a prefix of
+        this database's events, else None."""
         path = self._path()
         if path is None:
             return None
@@ -50,11 +53,12 @@ class PgLogCache:
             return None
         if partial or self.store.size() < index.end or self.store.fingerprint(index.end) != fingerprint:
             return None
-        return index, fingerprint, partial
+        return index, xxhash.xxh3_64(), partial
 
-    def save(self, index: LogIndex, fingerprint: str, partial: bool) -> None:
-        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
+    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
+        It records the database and position it covers (the reader's `digest` is of no bytes)."""
         path = self._path()
         if path is not None:
             with contextlib.suppress(StoreError, OSError):
-                atomic_write(path, encode_index(index, fingerprint, partial))
+                atomic_write(path, encode_index(index, self.store.fingerprint(index.end), partial))

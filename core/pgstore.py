@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.events import InvalidEvent, decode_event, decode_raw, is_session
-from core.eventstore import DuplicateSession, check_event
+from core.eventstore import DuplicateSession, EventStore, check_event
 from core.store import CHUNK_BYTES, LOCK_TIMEOUT_S, LogProblem, ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
@@ -156,6 +156,44 @@ def _row_fields(raw_line: bytes) -> dict[str, Any]:
         "raw": text,
         "digest": hashlib.sha256(raw_line).digest(),
     }
+
+
+class PositionCheck:
+    """For a reader of a database store, what `core.logcheck.PrefixCheck` is for the file's: whether
+    what was read up to a position is still there. The table is append-only (migration 2), so it
+    is while the database is the same one (its store id); one created afresh starts the read over.
+    The reader's hasher is kept for its interface; nothing feeds it."""
+
+    def __init__(self, store: EventStore) -> None:
+        import xxhash
+
+        self.store = store
+        self.hasher = xxhash.xxh3_64()
+        self._store_id: str | None = None  # of the database the events read so far came from
+
+    def signature(self) -> None:
+        return None
+
+    def reset(self) -> None:
+        import xxhash
+
+        self.hasher = xxhash.xxh3_64()
+        self._store_id = None
+
+    def adopt(self, hasher: Any) -> None:
+        self.hasher = hasher
+
+    def trust_once(self) -> None:
+        """Nothing to skip: the check reads no events."""
+
+    def intact(self, end: int, signature: object) -> bool:
+        if end <= 0 or self._store_id is None or not isinstance(self.store, PgStore):
+            return True
+        return self.store.store_id() == self._store_id
+
+    def checked(self, signature: object) -> None:
+        if isinstance(self.store, PgStore):
+            self._store_id = self.store.store_id()
 
 
 @dataclass
@@ -398,6 +436,7 @@ class PgStore:
         continues_line: bool = False,
         decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
+        hasher: Any = None,
     ) -> Iterator[ReadResult]:
         """The events after position `start`, numbered from `first_line` in position order, in
         results of up to READ_ROWS events. They are decoded by the same code as the file's lines

@@ -14,7 +14,6 @@ import gc
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -24,12 +23,12 @@ from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, de
 from core.eventstore import EventStore
 from core.fold import fold
 from core.index import LogIndex
+from core.logcheck import PrefixCheck
+from core.pgcache import PgLogCache
+from core.pgstore import PgStore, PositionCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
 from core.store import EventLog, LogProblem, StoreError
-
-if TYPE_CHECKING:
-    from core.pgcache import PgLogCache
 
 
 @dataclass(frozen=True)
@@ -47,15 +46,22 @@ class LogReader:
     """The log read so far. `refresh()` decodes only what was appended since the last read;
     a replaced or cut log is read again from the start."""
 
-    def __init__(self, log: EventStore, *, use_cache: bool = True) -> None:
+    def __init__(self, log: EventStore, *, use_cache: bool = True, cache_threshold: int | None = None) -> None:
         self.log = log
         self.index = LogIndex()
-        self._fingerprint = "0:"
+        # the hash of what was read, checked before reading on (a database store: its identity
+        # and the position, its table being append-only)
+        self._prefix: PrefixCheck | PositionCheck = (
+            PrefixCheck(log) if isinstance(log, EventLog) else PositionCheck(log)
+        )
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._use_cache = use_cache
         self._log_cache = _log_cache(log) if use_cache else None
-        self._min_new = getattr(self._log_cache, "min_new", MIN_NEW_BYTES)  # how much new log a cache rewrite needs
+        # a read that parses at least this much rewrites the parsed-log cache (and a log this big
+        # starts from it): bytes of the file, events of a database store
+        default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
+        self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
 
     @property
@@ -68,20 +74,26 @@ class LogReader:
 
         After a big read the parsed-log cache is rewritten, with the per-arm block sums under
         `settings` computed first so that it carries them."""
+        signature = self._prefix.signature()
         size = self.log.size()
         index = self.index
         reset = False
-        if size < index.end or (index.end and self.log.fingerprint(index.end) != self._fingerprint):
-            # The log was replaced or cut: start over rather than trust a stale prefix.
+        intact = size >= index.end and self._prefix.intact(index.end, signature)
+        if index.end and (not intact or self._glued(index.end, size, self._partial)):
+            # The log was edited, replaced or cut, or a last line read without its newline was
+            # continued (it is then one longer line): start over rather than trust a stale prefix.
             self.index = index = LogIndex()
             self._partial = False
+            self._prefix.reset()
             reset = True
-        if index.end == 0 and self._log_cache is not None and size >= self._min_new:
+        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
             loaded = self._log_cache.load()
-            if loaded is not None:
-                self.index, self._fingerprint, self._partial = loaded
+            if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
+                self.index, hasher, self._partial = loaded
+                self._prefix.adopt(hasher)
                 index = self.index
                 reset = True
+        self._prefix.checked(signature)
         if size == index.end and self._tail_problem is None and not reset:
             return False
         started_at = index.end
@@ -94,6 +106,7 @@ class LogReader:
                 decode=decode_raw,
                 continues_line=self._partial,
                 decode_lines=decode_raw_lines,
+                hasher=self._prefix.hasher,
             ):
                 index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
                 changed = changed or bool(result.events or result.problems)
@@ -105,16 +118,30 @@ class LogReader:
         changed = changed or tail_problem != self._tail_problem
         self._tail_problem = tail_problem
         prepared = None
-        if index.end != started_at:
-            self._fingerprint = self.log.fingerprint(index.end)
-            if index.end - started_at >= self._min_new:
-                index.settle()
-                if self._log_cache is not None:
-                    prepared = _with_block_sums(index, settings)
-                    self._log_cache.save(index, self._fingerprint, self._partial)
+        if index.end != started_at and index.end - started_at >= self.cache_threshold:
+            index.settle()
+            if self._log_cache is not None:
+                prepared = _with_block_sums(index, settings)
+                self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self.snapshot = prepared
         return changed
+
+    def trust_once(self) -> None:
+        """The next refresh skips hashing what was read: the caller appended under the writers'
+        lock, so the bytes before its event are those it read."""
+        self._prefix.trust_once()
+
+    def _glued(self, end: int, size: int, partial: bool) -> bool:
+        """Whether bytes were appended right after a last line that had no newline when read."""
+        if not partial or size <= end or not isinstance(self.log, EventLog):
+            return False
+        try:
+            with open(self.log.path, "rb") as handle:
+                handle.seek(end)
+                return handle.read(1) != b"\n"
+        except OSError:
+            return True
 
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
@@ -204,11 +231,7 @@ def _log_cache(log: EventStore) -> LogCache | PgLogCache | None:
     """The parsed-log cache of a store: the file's, or a database store's when it names a folder."""
     if isinstance(log, EventLog):
         return LogCache(log)
-    from core.pgstore import PgStore
-
     if isinstance(log, PgStore) and log.cache_dir is not None:
-        from core.pgcache import PgLogCache
-
         return PgLogCache(log, log.cache_dir)
     return None
 

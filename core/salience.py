@@ -6,18 +6,20 @@ counted. Counts are of non-overlapping matches, offsets point into the original 
 
 Plain keywords go into one Aho-Corasick automaton, which reports every occurrence of
 every keyword in a single scan (a regex alternation cannot: its matches never overlap,
-so ``git`` inside ``git worktree`` would be lost). Wildcard keywords are rare and each
-gets its own regex.
+so ``git`` inside ``git worktree`` would be lost). A wildcard keyword's first literal part
+goes into the same automaton as its anchor, and `core.wildcard` finds its matches from there
+in linear time (a regex per wildcard backtracks catastrophically).
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from core.wildcard import Wildcard
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
@@ -148,42 +150,6 @@ def snippet(text: str, start: int, end: int, radius: int = SNIPPET_RADIUS) -> st
     return ("…" if left > 0 else "") + piece + ("…" if right < len(text) else "")
 
 
-def _is_word(char: str) -> bool:
-    """What `\\w` matches in a str pattern (CPython: alphanumeric or underscore)."""
-    return char.isalnum() or char == "_"
-
-
-class _Wildcard:
-    """A keyword with `*` (matching \\w*), searched in the lower-cased text.
-
-    Its first literal part goes into the automaton as an anchor; the regex is tried only where
-    an anchor occurs. Without a leading `*` a match can only start at an anchor; with one, it
-    starts at the beginning of the word run before the anchor, which is exactly where
-    finditer's leftmost match would begin."""
-
-    def __init__(self, key: str) -> None:
-        parts = key.split("*")
-        self.regex = re.compile(r"\w*".join(re.escape(part) for part in parts))
-        self.leading = key.startswith("*")
-        self.anchor = next(part for part in parts if part)
-
-    def spans(self, lowered: str, anchor_starts: list[int]) -> list[tuple[int, int]]:
-        spans: list[tuple[int, int]] = []
-        search_from = 0
-        for q in anchor_starts:
-            if q < search_from:
-                continue
-            p = q
-            if self.leading:
-                while p > search_from and _is_word(lowered[p - 1]):
-                    p -= 1
-            m = self.regex.match(lowered, p)
-            if m is not None and m.end() > m.start():
-                spans.append(m.span())
-                search_from = m.end()
-        return spans
-
-
 class Scan(Mapping[str, list[tuple[int, int]]]):
     """Where each keyword occurs: case-folded keyword -> non-overlapping (start, end) spans in
     the original text.
@@ -309,21 +275,25 @@ class KeywordMatcher:
         self._keys: list[str] = []  # automaton entries: a plain keyword, a wildcard's anchor, or both
         self._plain: list[bool] = []
         self._plain_slot: dict[str, int] = {}
-        self._anchored: dict[int, list[tuple[str, _Wildcard]]] = {}
+        self._anchored: dict[int, list[Wildcard]] = {}  # automaton entry -> wildcards it anchors
         slots: dict[str, int] = {}
-        for key in keys:
-            wildcard = _Wildcard(key) if "*" in key else None
-            entry = wildcard.anchor if wildcard is not None else key
+
+        def slot_of(entry: str) -> int:
             slot = slots.get(entry)
             if slot is None:
                 slot = slots[entry] = len(self._keys)
                 self._keys.append(entry)
                 self._plain.append(False)
-            if wildcard is None:
+            return slot
+
+        for key in keys:
+            if "*" in key:
+                wildcard = Wildcard(key)
+                self._anchored.setdefault(slot_of(wildcard.anchor), []).append(wildcard)
+            else:
+                slot = slot_of(key)
                 self._plain[slot] = True
                 self._plain_slot[key] = slot
-            else:
-                self._anchored.setdefault(slot, []).append((key, wildcard))
         self._automaton = ahocorasick.Automaton()
         for slot, entry in enumerate(self._keys):
             self._automaton.add_word(entry, slot)
@@ -341,16 +311,17 @@ class KeywordMatcher:
         flat = np.fromiter(itertools.chain.from_iterable(self._automaton.iter(lowered)), dtype=np.int64)
         ends, slots = flat[0::2] + 1, flat[1::2]
         wild: dict[str, list[tuple[int, int]]] = {}
-        if self._anchored:  # wildcards are tried where their anchor occurs
+        if self._anchored:  # wildcards are matched from where their first part occurs (core.wildcard)
             anchors = np.fromiter(self._anchored, dtype=np.int64)
             mask = np.isin(slots, anchors)
             anchor_ends, anchor_slots = ends[mask], slots[mask]
-            for slot in set(anchor_slots.tolist()):
+            reversed_text: list[str] = []
+            for slot in sorted(set(anchor_slots.tolist())):
                 starts = (anchor_ends[anchor_slots == slot] - len(self._keys[slot])).tolist()
-                for key, wildcard in self._anchored[slot]:
-                    spans = wildcard.spans(lowered, starts)
+                for wildcard in self._anchored[slot]:
+                    spans = wildcard.spans(lowered, starts, reversed_text)
                     if spans:
-                        wild[key] = spans
+                        wild[wildcard.key] = spans
         return Scan(self, ends, slots, back, wild)
 
 

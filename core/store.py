@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import xxhash
+
 from core.events import InvalidEvent, decode_event
 from core.files import StoreError as StoreError
 from core.files import describe_os_error as _describe_os_error
+from core.safe_read import UnsafeFile, open_regular
 
-FINGERPRINT_BYTES = 4096
-SMALL_LOG_BYTES = 1 << 20  # below this the whole covered prefix is hashed
+HASH_CHUNK_BYTES = 256 * 1024  # the log is hashed this much at a time (fits the CPU cache: ~2x faster than 8 MB)
 LOCK_TIMEOUT_S = 30.0
 CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
 
@@ -112,16 +114,21 @@ def parse_chunk(
 
 def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool]:
     """How many lines data[start:end] holds (it ends with a newline), and whether each one
-    begins with something other than JSON whitespace. Then every line has content, so a
-    decoder that yields at least one value per non-blank line and as many values as there
-    are lines yielded exactly one per line. One vectorised pass over the bytes."""
+    begins with `{` and ends with `}` right before its newline.
+
+    Then values decoded from the whole stretch are one per line exactly when there are as many
+    values as lines: no value can span a newline (after a `}` that does not end the value, JSON
+    needs `,`, `}` or `]`, never the `{` that opens the next line), so each line begins a value
+    of its own, and equal counts leave no line a second one. Anything else (a value split over
+    lines, `{...}{...}` glued on one line, CRLF, indentation) is decoded line by line, where it
+    is a bad line with its number, as on every other read path. One vectorised pass."""
     import numpy as np
 
     raw = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
     newlines = np.flatnonzero(raw == ord("\n"))
     line_starts = np.r_[0, newlines[:-1] + 1]
-    whitespace = np.frombuffer(b" \t\r\n", dtype=np.uint8)
-    return len(newlines), not bool(np.isin(raw[line_starts], whitespace).any())
+    framed = bool((raw[line_starts] == ord("{")).all()) and bool((raw[newlines - 1] == ord("}")).all())
+    return len(newlines), framed
 
 
 class EventLog:
@@ -141,15 +148,20 @@ class EventLog:
         """Hold the writers' lock: read-validate-append sequences happen inside it."""
         import filelock
 
+        # Only taking the lock is the lock's failure: an error inside the block is the block's own.
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             lock = filelock.FileLock(str(self.lock_path), timeout=timeout)
-            with lock:
-                yield
+            lock.acquire()
         except filelock.Timeout:
             raise StoreError(f"{self.lock_path}: another writer held the lock for {timeout:.0f} s") from None
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.lock_path)) from None
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                lock.release()
 
     def _repair_tail(self, fd: int, size: int) -> tuple[int, bytes]:
         """(size, prefix) before an append, for a log that does not end in a newline.
@@ -173,8 +185,9 @@ class EventLog:
             decode_event(tail.strip())
             return size, b"\n"
         except InvalidEvent:
-            with open(self.path.with_name(self.path.name + ".torn"), "ab") as torn:
-                torn.write(tail + b"\n")
+            torn = self.path.with_name(self.path.name + ".torn")
+            with os.fdopen(open_regular(torn, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666), "ab") as handle:
+                handle.write(tail + b"\n")
             os.ftruncate(fd, start)
             return start, b""
 
@@ -183,7 +196,9 @@ class EventLog:
         if not line.endswith(b"\n") or b"\n" in line[:-1]:
             raise ValueError("an event is exactly one line")
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
+        except UnsafeFile as exc:
+            raise StoreError(str(exc)) from None
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.path)) from None
         size = 0
@@ -210,31 +225,53 @@ class EventLog:
         with self.locked():
             self.append_locked(line)
 
+    def stat(self) -> os.stat_result | None:
+        """The log's stat (None while it does not exist); StoreError when it is not a regular file."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StoreError(_describe_os_error(exc, self.path)) from None
+        if not stat.S_ISREG(st.st_mode):
+            try:
+                os.close(open_regular(self.path))
+            except UnsafeFile as exc:
+                raise StoreError(str(exc)) from None
+            except OSError as exc:
+                raise StoreError(_describe_os_error(exc, self.path)) from None
+        return st
+
     def size(self) -> int:
         try:
             return self.path.stat().st_size
         except FileNotFoundError:
             return 0
 
-    def fingerprint(self, end: int) -> str:
-        """A cheap identity of the first `end` bytes: the file's identity (device, inode), the
-        length, and a hash of the last few KB (of all of them while the log is small).
+    def hash_prefix(self, end: int) -> xxhash.xxh3_64 | None:
+        """An xxh3-64 hasher fed the first `end` bytes of the log (None when it has fewer).
 
-        A log replaced by another file (a rename) or cut is noticed; an in-place rewrite deep
-        inside a big log of the same length is not: the log is append-only by contract.
+        The whole range, not a sample: a cache or a long-lived reader trusts what it read only
+        while those bytes are unchanged, and an edit in place (a `git checkout`, a copy over
+        the file) can change any of them and keep the length. xxh3 runs at memory speed.
         """
+        hasher = xxhash.xxh3_64()
         if end <= 0:
-            return "0:"
-        start = 0 if end <= SMALL_LOG_BYTES else end - FINGERPRINT_BYTES
+            return hasher
         try:
-            with open(self.path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                handle.seek(start)
-                data = handle.read(end - start)
-        except FileNotFoundError:
-            return "missing"
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        return f"{stat.st_dev}:{stat.st_ino}:{end}:{digest}"
+            fd = open_regular(self.path)
+        except (OSError, UnsafeFile):
+            return None
+        buffer = memoryview(bytearray(min(end, HASH_CHUNK_BYTES)))
+        with os.fdopen(fd, "rb", buffering=0) as handle:
+            remaining = end
+            while remaining:
+                got = handle.readinto(buffer[: min(remaining, len(buffer))])
+                if not got:
+                    return None
+                hasher.update(buffer[:got])
+                remaining -= got
+        return hasher
 
     def read_chunks(
         self,
@@ -244,15 +281,19 @@ class EventLog:
         continues_line: bool = False,
         decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
+        hasher: xxhash.xxh3_64 | None = None,
     ) -> Iterator[ReadResult]:
         """Decode the log from byte `start` (a line boundary) to its end, whole lines at a time in
         chunks of about `chunk_bytes`, so a big log is never held decoded all at once. Each
-        result continues where the previous one ended; only the last may hold a partial line."""
+        result continues where the previous one ended; only the last may hold a partial line.
+        `hasher` is fed exactly the bytes the results consume."""
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 (closed below; a generator holds it across yields)
+            handle = os.fdopen(open_regular(self.path), "rb")  # closed below; a generator holds it across yields
         except FileNotFoundError:
             yield ReadResult(end=0)
             return
+        except UnsafeFile as exc:
+            raise StoreError(str(exc)) from None
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.path)) from None
         with handle:
@@ -282,6 +323,8 @@ class EventLog:
                     continues_line=continues,
                     decode_lines=decode_lines,
                 )
+                if hasher is not None:
+                    hasher.update(memoryview(data)[: result.end - position])
                 yield result
                 if at_eof:
                     return

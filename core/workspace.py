@@ -9,6 +9,7 @@ and `core.interop` (gptme's state file).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +34,7 @@ from core.reader import LogReader
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
-from core.store import LogProblem
+from core.store import LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
 
 STATE_DIR = Path("state") / "lesson-thompson"
@@ -57,6 +58,8 @@ class Workspace:
         clock: Callable[[], dt.datetime] = utc_now,
         allow_outside_journals: bool = False,
         use_cache: bool = True,
+        allow_outside_library: bool | None = None,
+        cache_threshold: int | None = None,
         store: EventStore | None = None,
     ) -> None:
         self.root = Path(root).resolve()
@@ -67,12 +70,19 @@ class Workspace:
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
         self.allow_outside_journals = allow_outside_journals
+        # library folders outside the workspace (gptme.toml dirs): only on request, like journals
+        self.allow_outside_library = (
+            allow_outside_journals or os.environ.get("LESSON_CREDIT_ALLOW_OUTSIDE") == "1"
+            if allow_outside_library is None
+            else allow_outside_library
+        )
+        self.warnings: list[str] = []  # what a command that succeeded could not do (a derived file)
         try:
             self.config: Config = load_config(self.config_path)
         except ConfigError as exc:
             raise WorkspaceError(str(exc)) from None
         self._library: Library | None = None
-        self._reader = LogReader(self.log, use_cache=use_cache)
+        self._reader = LogReader(self.log, use_cache=use_cache, cache_threshold=cache_threshold)
         self._posteriors: dict[CreditSettings, Posterior] = {}  # folds of the current snapshot
         self.version = 0  # bumped whenever the log read so far changes
 
@@ -85,7 +95,7 @@ class Workspace:
     def library(self, reload: bool = False) -> Library:
         if self._library is None or reload:
             cache = self.state_dir / ".cache" / "lessons.msgpack" if self._reader.caches else None
-            self._library = load_library(self.root, cache)
+            self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
         return self._library
 
     def refresh(self) -> bool:
@@ -221,8 +231,13 @@ class Workspace:
         """Leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
         data, existing = self.data(), {lesson.id for lesson in self.library().lessons}
         results = leave_one_out(
-            data, self._reader.session_categories(), self.candidacies(), min_with=min_with, min_without=min_without,
-            existing=existing, broad_keywords=self.broad_keywords(),
+            data,
+            self._reader.session_categories(),
+            self.candidacies(),
+            min_with=min_with,
+            min_without=min_without,
+            existing=existing,
+            broad_keywords=self.broad_keywords(),
         )
         if write:
             write_json(self.state_dir / "loo-results.json", loo_payload(results, self.now_iso(), min_with, min_without))
@@ -239,6 +254,8 @@ class Workspace:
         """Thompson top-k among matching lessons; logs a selection event with propensities."""
         k = select_mod.check_k(self.config.k if k is None else k)
         seed = secrets.randbelow(2**31) if seed is None else seed
+        if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
+            raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
         session_id = commands.selection_id(session_id, self.clock)
         candidates = self.candidates(context)
         rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
@@ -262,8 +279,22 @@ class Workspace:
     def _append(self, event: dict[str, Any]) -> None:
         """Append an event (under the lock), read it back, and rewrite the state file."""
         self.log.append_locked(encode(event))
-        self.refresh()
-        self.write_state()
+        self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
+        self._after_write()
+
+    def _after_write(self) -> None:
+        """The event is in the log (or the settings in config.toml): the command has succeeded.
+        Rewriting `bandit-state.json` is then only upkeep of a derived file; when it fails
+        (a full disk, a read-only folder, a directory in its place) the failure becomes a
+        warning, and the next write or `status` rewrites the file."""
+        try:
+            self.refresh()
+            self.write_state()
+        except (StoreError, OSError) as exc:
+            reason = str(exc) if isinstance(exc, StoreError) else f"{self.state_path}: {exc.strerror or exc}"
+            self.warnings.append(
+                f"{reason}; the event is logged, and the next write or `status` rewrites {self.state_path.name}"
+            )
 
     def record(
         self, session_id: str, journal: Path | str, lessons: Sequence[str], *, reward: float | None = None,
@@ -272,7 +303,7 @@ class Workspace:
         """Log a session: salience from the journal, credit under the current settings."""
         new = commands.recording(
             session_id, Path(journal), lessons, lambda: self.library().by_id(), self.root,
-            reward=reward, category=category, grader=grader,
+            reward=reward, category=category, grader=grader, allow_outside=self.allow_outside_journals,
         )
         settings = self.settings
         with self.log.locked():
@@ -312,8 +343,7 @@ class Workspace:
             with self.log.locked():
                 self.config = Config(settings, self.config.k, self.config.extra)
                 save_config(self.config_path, self.config)
-                self.refresh()
-                self.write_state()
+                self._after_write()
         return self.lesson_table(settings, details=False)
 
     def save_settings(self, settings: CreditSettings) -> None:
@@ -331,7 +361,7 @@ class Workspace:
         stamps = interop.last_credited(post, self._reader.session_times)
         return interop.state_payload(post, stamps, self.now_iso(), existing)
 
-    def export_gptme(self, path: Path) -> Path:
+    def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
         target = interop.export_target(path)
         write_json(target, self.state_payload())

@@ -95,7 +95,7 @@ def test_a_replaced_log_invalidates_the_cache(tmp_path: Path) -> None:
     ws = _make(tmp_path, _history(30))
     ws.data()
     original = ws.log.path.read_bytes()
-    # Same length, different content near the end: the fingerprint must notice.
+    # Same length, different content near the end: the hash of the covered bytes must notice.
     changed = original.replace(b'"s29"', b'"x29"')
     assert len(changed) == len(original)
     ws.log.path.write_bytes(changed)

@@ -7,6 +7,7 @@ import re
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from core.lessons import LessonError, load_library, parse_lesson
 from core.patterns import pattern_matches
 from core.salience import KeywordMatcher, salience_breakdowns
 from core.store import parse_chunk
-from core.workspace import Workspace
+from core.workspace import Workspace, WorkspaceError
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -156,9 +157,10 @@ def test_journal_outside_the_workspace_is_not_read_without_a_flag(tmp_path: Path
     (root / "lessons" / "a.md").write_text('---\nmatch:\n  keywords: ["secret"]\n---\n# A\n')
     outside = tmp_path / "outside.md"
     outside.write_text("the secret")
-    ws = Workspace(root)
-    ws.record("s1", outside, ["a.md"], reward=0.5)
-    explained = ws.explain("s1")
+    with pytest.raises(WorkspaceError, match="outside the workspace"):
+        Workspace(root).record("s0", outside, ["a.md"], reward=0.5)
+    Workspace(root, allow_outside_journals=True).record("s1", outside, ["a.md"], reward=0.5)
+    explained = Workspace(root).explain("s1")
     assert explained.journal_text is None and "outside the workspace" in (explained.journal_problem or "")
     allowed = Workspace(root, allow_outside_journals=True).explain("s1")
     assert allowed.journal_text == "the secret"
