@@ -499,3 +499,28 @@ def test_parsed_log_cache_per_store_position(
     assert starts[0] == 0
     store.close()
     writer.close()
+
+
+def test_a_database_made_afresh_is_read_from_the_start(pg_server: Server, ws_root: Path) -> None:
+    from pg_server import create_database
+
+    from core.workspace import Workspace
+
+    url = create_database(pg_server, "afresh")
+    store = PgStore(url, agent="a")
+    ws = Workspace(ws_root, store=store)  # long-lived, like a dashboard
+    for sid in ("old1", "old2", "old3"):
+        store.append_event(line(session(sid, 0.5, {GIT: 0.5})))
+    assert [s.session_id for s in ws.sessions()] == ["old1", "old2", "old3"]
+    with psycopg.connect(pg_server.url(), autocommit=True) as conn:
+        conn.execute('DROP DATABASE "afresh" WITH (FORCE)')
+        conn.execute('CREATE DATABASE "afresh"')
+    other = PgStore(url, agent="b")
+    for sid in ("new1", "new2", "new3", "new4"):  # positions 1-4: past where the old read ended
+        other.append_event(line(session(sid, 1.0, {QUOTE: 1.0})))
+    with pytest.raises(StoreError):  # its connection was cut when the database was dropped
+        ws.refresh()
+    ws.refresh()  # a new connection, another database: read again from the start
+    assert [s.session_id for s in ws.sessions()] == ["new1", "new2", "new3", "new4"]
+    other.close()
+    store.close()
