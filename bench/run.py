@@ -10,9 +10,10 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli, and on a local PostgreSQL store
-(bench/pg.py) record_pg, read_pg (parse + fold from the database) and notify_pg (a commit seen
-by another client).
+(and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
+see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
++ fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
+another client).
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
@@ -328,12 +329,19 @@ def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_analysis(sizes: dict[str, Any]) -> list[Result]:
+    from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
+
+    return cases(sizes)
+
+
 CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "cold_load": case_cold,
     "warm": case_warm,  # warm_whatif and warm_regrade
     "salience": case_salience,
     "status_cli": case_status,
     "record_cli": case_record,
+    "analysis": case_analysis,  # joint_fit, loo_cli
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
@@ -436,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
     # Generate first, so the timings of the first case do not follow a burst of writes.
     if args.scale:
         scale.generate(names)
-    if not args.scale and any(n in names for n in ("cold_load", "warm", "status_cli")):
+    if not args.scale and any(n in names for n in ("cold_load", "warm", "status_cli", "analysis")):
         workspace_data(sizes["workspace"])
     if not args.scale and "salience" in names:
         salience_data(sizes["salience"])

@@ -30,6 +30,16 @@ def _reward(text: str) -> float:
     return value
 
 
+def _unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
 def _floor(text: str) -> float:
     try:
         value = float(text)
@@ -324,7 +334,9 @@ def cmd_select(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(f"cannot read context {args.context}: {exc.strerror}") from None
     try:
-        selection = ws.select(context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run)
+        selection = ws.select(
+            context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
+        )
     except StoreError as exc:
         if not args.offline_ok or isinstance(ws.log, EventLog):
             raise
@@ -332,18 +344,22 @@ def cmd_select(args: argparse.Namespace) -> int:
 
         selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"warning: {safe(reason)}; selected from the last known posteriors (not logged)", file=sys.stderr)
-    if args.json:
-        _print_json(
-            {
-                "session_id": selection.session_id,
-                "selected": list(selection.selected),
-                "candidates": list(selection.candidates),
-                "propensity": selection.propensity,
-                "k": selection.k,
-                "seed": selection.seed,
-            }
+        print(
+            f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
+            file=sys.stderr,
         )
+    if args.json:
+        payload: dict[str, object] = {
+            "session_id": selection.session_id,
+            "selected": list(selection.selected),
+            "candidates": list(selection.candidates),
+            "propensity": selection.propensity,
+            "k": selection.k,
+            "seed": selection.seed,
+        }
+        if args.dropout > 0:
+            payload["withheld"] = list(selection.withheld)
+        _print_json(payload)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
@@ -366,44 +382,63 @@ def cmd_loo(args: argparse.Namespace) -> int:
         if args.no_write:
             from core.analysis import loo_payload
 
-            _print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without))
+            _print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta))
         else:
             sys.stdout.write(path.read_text(encoding="utf-8"))
         return 0
-    ordered = sorted(results, key=lambda r: (not r.sufficient, -(r.delta if r.delta is not None else -9)))
+    ordered = sorted(results, key=lambda r: (r.headline is None, -(r.headline if r.headline is not None else 0.0)))
 
     def num(value: float | None, sign: bool = True) -> str:
         return "-" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
 
+    def span(low: float | None, high: float | None) -> str:
+        return "-" if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
+
+    randomized = any(r.randomized is not None for r in results)
     rows = []
     for r in ordered:
-        interval = "-" if r.ci_low is None or r.ci_high is None else f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
         flag = "; ".join(r.confound_reasons) if r.confounded else ""
         if not r.sufficient:
-            flag = ("insufficient data; " + flag).rstrip("; ")
-        rows.append(
-            (
-                r.path,
-                r.n_with,
-                r.n_without,
-                num(r.delta),
-                interval,
-                num(r.p_value, False),
-                num(r.p_adjusted, False),
-                num(r.delta_category),
-                num(r.delta_ipw),
-                flag,
-            )
-        )
+            flag = ("insufficient data for LOO; " + flag).rstrip("; ")
+        eff = r.effect
+        cells: list[object] = [r.path]
+        if randomized:
+            rnd = r.randomized
+            cells += [
+                "-" if rnd is None else num(rnd.estimate),
+                "-" if rnd is None else span(rnd.ci_low, rnd.ci_high),
+                "-" if rnd is None else f"{rnd.n_kept}/{rnd.n_withheld}",
+            ]
+        cells += [
+            num(None if eff is None else eff.estimate),
+            "-" if eff is None else span(eff.ci_low, eff.ci_high),
+            num(None if eff is None else eff.p_adjusted, False),
+            r.n_with,
+            r.n_without,
+            num(r.delta),
+            span(r.ci_low, r.ci_high),
+            num(r.p_adjusted, False),
+            num(r.delta_category),
+            num(r.delta_ipw),
+            flag,
+        ]
+        rows.append(tuple(cells))
     graded = sum(1 for s in ws.sessions() if not s.pending)
-    print(f"leave-one-out lift over {graded} graded sessions (min {args.min_with} with, {args.min_without} without)\n")
     print(
-        table(
-            ["lesson", "with", "without", "delta", "95% CI", "p", "p (BH)", "by category", "IPW", "flags"],
-            rows,
-            right=(1, 2, 3, 5, 6, 7, 8),
-        )
+        f"effect per lesson over {graded} graded sessions: joint estimate (category baselines + every lesson, "
+        f"empirical-Bayes prior), then leave-one-out as a second opinion (min {args.min_with} with, "
+        f"{args.min_without} without)\n"
     )
+    header = ["lesson"]
+    if randomized:
+        header += ["randomized", "95% CI", "kept/withheld"]
+    header += ["effect", "95% CI", "p (BH)", "with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW"]
+    header += ["flags"]
+    right = tuple(range(1, len(header) - 1))
+    print(table(header, rows, right=right))
+    meta = ws.loo_meta
+    if meta.get("sessions_without_propensity"):
+        print(f"\n{meta['sessions_without_propensity']} graded session(s) have no logged selection propensities (IPW)")
     if not args.no_write:
         print(f"\nwritten to {ws.state_dir / 'loo-results.json'}")
     return 0
@@ -489,8 +524,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         "floor": args.floor,
         "noise": args.noise,
         "keyword_breadth": args.keyword_breadth,
+        "relevance_a": args.relevance_a,
+        "relevance_b": args.relevance_b,
+        "helpful_share": args.helpful_share,
+        "harmful_share": args.harmful_share,
+        "effect_size": args.effect_size,
+        "category_affinity": args.category_affinity,
+        "injection_mention": args.injection_mention,
+        "dropout": args.dropout,
     }
-    sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+    try:
+        sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     report = run_simulation(sc, seeds, progress=None if args.json else _progress_bar(f"simulating {args.scenario}"))
     if args.json:
@@ -624,6 +670,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--session-id", default=None)
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(
+        "--dropout",
+        type=_unit_float,
+        default=0.0,
+        metavar="EPSILON",
+        help="withhold each chosen lesson with this probability and log the draw to "
+        "state/lesson-dropout/<session-id>.jsonl (a randomized trial, as gptme's LESSON_DROPOUT_EPSILON)",
+    )
+    p.add_argument(
         "--offline-ok",
         action="store_true",
         help="if the database store is unreachable, select from the last known posteriors "
@@ -698,7 +752,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--scenario",
         default="default",
-        choices=["default", "broad-keywords", "always-paired", "sign-flip", "few-sessions"],
+        choices=[
+            "default",
+            "broad-keywords",
+            "always-paired",
+            "sign-flip",
+            "few-sessions",
+            "injection-echo",
+            "dropout",
+        ],
     )
     p.add_argument("--seeds", type=_positive_int, default=20, help="worlds to simulate (default 20)")
     p.add_argument("--first-seed", type=int, default=0)
@@ -708,6 +770,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--floor", type=_floor, default=None)
     p.add_argument("--noise", type=float, default=None)
     p.add_argument("--keyword-breadth", type=float, default=None)
+    p.add_argument("--relevance-a", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: a")
+    p.add_argument("--relevance-b", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: b")
+    p.add_argument("--helpful-share", type=float, default=None, help="share of lessons that help (0-1)")
+    p.add_argument("--harmful-share", type=float, default=None, help="share of lessons that harm (0-1)")
+    p.add_argument("--effect-size", type=float, default=None, help="typical |effect| on reward when relevant")
+    p.add_argument(
+        "--category-affinity", type=float, default=None, help="0: relevance ignores categories; 1: home category only"
+    )
+    p.add_argument(
+        "--injection-mention",
+        type=float,
+        default=None,
+        help="extra chance an injected lesson's keyword shows in the journal because it was injected",
+    )
+    p.add_argument(
+        "--dropout", type=float, default=None, metavar="EPSILON", help="withhold chosen lessons at random (0-1)"
+    )
     p.set_defaults(func=cmd_simulate)
     return parser
 

@@ -85,6 +85,7 @@ class HealthData:
     missing_salience: int  # log entries without a salience
     broad_keywords: dict[str, str]  # lesson id -> why its keyword is too broad
     stale_state: str | None = None  # how bandit-state.json disagrees with the log, if it does
+    listed_twice: tuple[int, tuple[str, ...]] = (0, ())  # (lessons listed again, ids of their sessions)
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -110,7 +111,24 @@ def gather(ws: Workspace) -> HealthData:
         missing_salience=ws.missing_salience_count(),
         broad_keywords=ws.broad_keywords(),
         stale_state=state_disagreement(ws),
+        listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
     )
+
+
+def _listed_twice(
+    entry_session: npt.NDArray[np.int32],
+    entry_arm: npt.NDArray[np.int32],
+    n_arms: int,
+    sessions: Sequence[SessionSummary],
+) -> tuple[int, tuple[str, ...]]:
+    """How many (session, lesson) pairs a session record lists more than once, and those sessions' ids."""
+    if not len(entry_arm):
+        return 0, ()
+    width = max(n_arms, 1)
+    values, counts = np.unique(np.asarray(entry_session, dtype=np.int64) * width + entry_arm, return_counts=True)
+    twice = values[counts > 1]
+    rows = sorted({int(v) // width for v in twice.tolist()})
+    return len(twice), tuple(sessions[row].session_id for row in rows)
 
 
 def lint(ws: Workspace) -> list[Finding]:
@@ -322,9 +340,7 @@ def never_injected(h: HealthData) -> list[Finding]:
 
 
 def never_salient(h: HealthData) -> list[Finding]:
-    never = sorted(
-        lid for lid, u in h.usage.items() if u.injected >= MIN_INJECTED_FOR_NEVER_SALIENT and u.salient == 0
-    )
+    never = sorted(lid for lid, u in h.usage.items() if u.injected >= MIN_INJECTED_FOR_NEVER_SALIENT and u.salient == 0)
     if not never:
         return []
     return [
@@ -370,6 +386,22 @@ def broad_keywords(h: HealthData) -> list[Finding]:
     ]
 
 
+def lesson_listed_twice(h: HealthData) -> list[Finding]:
+    pairs, ids = h.listed_twice
+    if not pairs:
+        return []
+    return [
+        Finding(
+            "lesson-listed-twice",
+            WARNING,
+            f"{pairs} lesson(s) listed more than once in a session record, in {len(ids)} session(s): "
+            + _names(list(ids)),
+            "The effect estimates count such a lesson once per session; fix the hook that writes the records.",
+            ids,
+        )
+    ]
+
+
 # A derived file left behind by a write that was cut short.
 
 
@@ -390,6 +422,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     unreadable_lines,
     stale_bandit_state,
     duplicate_session_ids,
+    lesson_listed_twice,
     broken_lessons,
     sessions_never_graded,
     sessions_pending,

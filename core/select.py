@@ -32,6 +32,7 @@ class Selection:
     draws: dict[str, float]
     k: int
     seed: int
+    withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (core.dropout)
 
     def event(self, timestamp: str) -> dict[str, Any]:
         """The selection event to log (SPEC 4)."""

@@ -34,12 +34,23 @@ in the logs can tell them apart by effect and injecting the first gains almost n
 relevance frequency alone would ignore that P(relevant | candidate) also depends on how
 often the lesson's keywords match by accident.
 
-**Estimators**: each strategy's final posterior mean (on its own run), and the leave-one-out
-lifts of `core.analysis.leave_one_out` -- naive, category-controlled and propensity-weighted
-(IPW) -- computed on the log of one strategy's run, ``Scenario.loo_log`` (default
-``uniform``: every injected lesson gets the same credit, so the bandit's choices are not
-steered by salience). A lift that cannot be computed (no session without the lesson, say)
-counts as 0, no evidence either way.
+**Estimators**: each strategy's final posterior mean (on its own run); and, computed on *each*
+credit strategy's own log and averaged over the three logs (per log in ``by_log``), the
+leave-one-out lifts of `core.analysis.leave_one_out` -- naive, category-controlled and
+propensity-weighted (IPW) --, the ``joint`` estimate of `core.joint` (the headline of `loo`),
+and the ``dropout`` estimate: kept-minus-withheld mean reward where the run withheld chosen
+lessons at random (``Scenario.dropout``; undefined otherwise). An estimate that cannot be
+computed (no session without the lesson, say) counts as 0, no evidence either way.
+
+**Ceiling**: the best Spearman any estimator could reach on a log: non-null lessons in their
+true order, the lessons of true value 0 in random order among themselves (nothing can order
+them), over the same evaluated lessons. **Coverage**: the share of evaluated lessons whose
+joint 90% interval covers the lesson's true average gain per injection in that log (its
+effect when relevant times the share of its injections where it was relevant).
+
+**Injection echo** (``injection_mention``): an injected lesson's keywords are mentioned in
+the journal with that extra probability whether or not it was relevant (the agent quotes
+the lesson it was given), so salience is partly caused by the injection itself.
 
 **Metrics**, per seed, over the lessons injected at least once in the run the estimate comes
 from (a never-injected lesson keeps the prior mean, which says nothing about it):
@@ -81,7 +92,9 @@ BoolArray = npt.NDArray[np.bool_]
 
 POLICIES = ("seed", "evidence", "uniform", "random", "oracle")
 LOO_ESTIMATORS = ("loo-naive", "loo-category", "loo-ipw")
-ESTIMATORS = ("seed", "evidence", "uniform", *LOO_ESTIMATORS, "random", "oracle")
+LOG_ESTIMATORS = (*LOO_ESTIMATORS, "joint", "dropout")  # computed on each credit strategy's log
+ESTIMATORS = ("seed", "evidence", "uniform", *LOG_ESTIMATORS, "random", "oracle")
+COVERAGE_Z = 1.6448536269514722  # 90% intervals
 METRICS = ("spearman", "precision_at_10", "harmful_detection", "regret")
 DEFAULT_SEEDS = 20
 TOP_N = 10
@@ -94,6 +107,8 @@ DESCRIPTIONS = {
     "loo-naive": "leave-one-out lift: mean reward with minus without",
     "loo-category": "leave-one-out lift within session categories (CMH weights)",
     "loo-ipw": "leave-one-out lift, self-normalised inverse-propensity weighted",
+    "joint": "joint estimate: category baselines + every lesson's salience weight, empirical-Bayes prior",
+    "dropout": "randomized: kept minus withheld mean reward where chosen lessons were withheld at random",
     "random": "reference selection: k candidates uniformly at random",
     "oracle": "reference selection: k candidates of highest true value",
 }
@@ -129,8 +144,10 @@ class Scenario:
     paired_share: float = 0.0  # share of lessons in always-paired couples
     flip_at: float | None = None  # share of sessions after which every effect changes sign
     decay: float = 1.0  # posterior decay gamma in (0, 1], as in CreditSettings
-    loo_log: str = "uniform"  # whose run's log the leave-one-out estimators read
+    loo_log: str = "uniform"  # kept for old scenario files: every strategy's log is now scored
     propensity_draws: int = 200  # Monte Carlo draws of core.beta.p_top_k per session
+    injection_mention: float = 0.0  # extra P(an injected lesson's keyword is mentioned), relevant or not
+    dropout: float = 0.0  # P(a chosen lesson is withheld at random), a randomized trial in the loop
 
     def __post_init__(self) -> None:
         def integer(name: str, low: int) -> None:
@@ -168,6 +185,8 @@ class Scenario:
             "category_affinity",
             "baseline_mean",
             "paired_share",
+            "injection_mention",
+            "dropout",
         ):
             unit(name)
         if self.helpful_share + self.harmful_share > 1.0:
@@ -203,6 +222,10 @@ SCENARIOS: dict[str, Scenario] = {
     "sign-flip": Scenario(name="sign-flip", flip_at=0.5),
     # a tenth of the history
     "few-sessions": Scenario(name="few-sessions", n_sessions=150),
+    # the agent quotes what it was given: half of an injected lesson's keywords echo into the journal
+    "injection-echo": Scenario(name="injection-echo", injection_mention=0.5),
+    # a fifth of the chosen lessons withheld at random (gptme's LESSON_DROPOUT_EPSILON = 0.2)
+    "dropout": Scenario(name="dropout", dropout=0.2),
 }
 
 
@@ -387,6 +410,9 @@ def make_world(sc: Scenario, seed: int) -> World:
         matched[:, followers] = matched[:, leads]
     # salience: each keyword mentioned with mention_prob when relevant, or by accident
     p_mention = np.where(relevant, 1.0 - (1.0 - sc.mention_prob) * (1.0 - sc.keyword_breadth), sc.keyword_breadth)
+    # salience is only ever read for injected lessons, so the echo of the injection applies to every entry
+    if sc.injection_mention > 0:
+        p_mention = 1.0 - (1.0 - p_mention) * (1.0 - sc.injection_mention)
     hits = rng.binomial(np.broadcast_to(n_keywords, (n_t, n_l)), p_mention)
     salience = hits / n_keywords[None, :]
     noise = rng.normal(0.0, sc.noise, n_t) if sc.noise > 0 else np.zeros(n_t)
@@ -438,6 +464,31 @@ class Run:
     candidacy_row: IntArray  # (session, arm, propensity) of every candidate, when propensities were drawn
     candidacy_arm: IntArray
     candidacy_propensity: FloatArray
+    entry_gain: FloatArray = field(default_factory=lambda: np.zeros(0))  # true gain of each injection
+    withheld_session: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # dropout
+    withheld_arm: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def true_gain_per_injection(self) -> FloatArray:
+        """(L,) each lesson's average true gain over the sessions it was injected in (NaN: never)."""
+        n = len(self.alpha)
+        total = np.bincount(self.entry_arm, weights=self.entry_gain, minlength=n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result: FloatArray = total / self.injections
+        return result
+
+    def dropout_estimate(self) -> FloatArray:
+        """(L,) mean reward when chosen and kept minus when chosen and withheld (NaN without both)."""
+        n = len(self.alpha)
+        if not len(self.withheld_arm):
+            return np.full(n, np.nan)
+        kept = np.bincount(self.entry_arm, weights=self.reward[self.entry_session], minlength=n)
+        held_n = np.bincount(self.withheld_arm, minlength=n)
+        held = np.bincount(self.withheld_arm, weights=self.reward[self.withheld_session], minlength=n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result: FloatArray = np.where(
+                (self.injections > 0) & (held_n > 0), kept / self.injections - held / held_n, np.nan
+            )
+        return result
 
     @property
     def cumulative_regret(self) -> float:
@@ -514,6 +565,11 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
     n_l, n_t, k = world.n_lessons, world.n_sessions, sc.k
     rng = np.random.default_rng([seed, 1, POLICIES.index(policy)])
     prop_rng = np.random.default_rng([seed, 2, POLICIES.index(policy)])
+    drop_rng = np.random.default_rng([seed, 3, POLICIES.index(policy)])
+    keep_share = 1.0 - sc.dropout
+    withheld_rows: list[IntArray] = []
+    withheld_arms: list[IntArray] = []
+    gains: list[FloatArray] = []
     alpha = np.ones(n_l)
     beta = np.ones(n_l)
     paired = bool((world.partner >= 0).any())
@@ -543,14 +599,22 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
             if propensities and n:
                 cand_rows.append(np.full(n, t, dtype=np.int64))
                 cand_arms.append(cand)
-                cand_props.append(beta_mod.p_top_k(a, b, k, prop_rng, sc.propensity_draws))
+                cand_props.append(beta_mod.p_top_k(a, b, k, prop_rng, sc.propensity_draws) * keep_share)
         elif policy == "random":
             ordered = cand[rng.permutation(n)[:depth]]
         else:  # oracle
             value = value_before if t < world.flip_session else value_after
             ordered = cand[beta_mod.top_k(value[cand], depth)]
         chosen = _keep_pairs(ordered, world.partner, k) if paired else ordered
-        gain = float((effect[chosen] * relevant[t, chosen]).sum())
+        if sc.dropout > 0 and len(chosen):
+            out = drop_rng.random(len(chosen)) < sc.dropout
+            if out.any():
+                withheld_rows.append(np.full(int(out.sum()), t, dtype=np.int64))
+                withheld_arms.append(chosen[out])
+                chosen = chosen[~out]
+        entry_gain = effect[chosen] * relevant[t, chosen]
+        gains.append(entry_gain)
+        gain = float(entry_gain.sum())
         r = min(1.0, max(0.0, baseline[t] + gain + world.noise[t]))
         reward[t] = r
         regret[t] = round(world.best[t] - gain, 12)  # >= 0; rounding drops float dust
@@ -581,6 +645,9 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
         candidacy_row=np.concatenate(cand_rows) if cand_rows else np.zeros(0, dtype=np.int64),
         candidacy_arm=np.concatenate(cand_arms) if cand_arms else np.zeros(0, dtype=np.int64),
         candidacy_propensity=np.concatenate(cand_props) if cand_props else np.zeros(0),
+        entry_gain=np.concatenate(gains) if gains else np.zeros(0),
+        withheld_session=np.concatenate(withheld_rows) if withheld_rows else np.zeros(0, dtype=np.int64),
+        withheld_arm=np.concatenate(withheld_arms) if withheld_arms else np.zeros(0, dtype=np.int64),
     )
 
 
@@ -589,10 +656,15 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
 
 @dataclass(frozen=True)
 class SeedResult:
-    """Metrics of every estimator in one seed's world: {estimator: {metric: value}}; NaN = undefined."""
+    """Metrics of every estimator in one seed's world: {estimator: {metric: value}}; NaN = undefined.
+
+    Log-based estimators' metrics are the mean over the credit strategies' logs; `by_log` has each."""
 
     seed: int
     metrics: Mapping[str, Mapping[str, float]]
+    by_log: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)  # estimator -> log -> m
+    ceiling: float = math.nan  # best achievable Spearman, mean over the logs
+    coverage: float = math.nan  # share of lessons whose joint 90% interval covers the true gain per injection
 
 
 def estimate_metrics(world: World, estimate: FloatArray, evaluated: BoolArray) -> dict[str, float]:
@@ -605,13 +677,55 @@ def estimate_metrics(world: World, estimate: FloatArray, evaluated: BoolArray) -
     }
 
 
+def ceiling_spearman(value: FloatArray, rng: np.random.Generator) -> float:
+    """Spearman of the best achievable estimate: non-null lessons in true order, nulls in random order."""
+    value = np.asarray(value, dtype=np.float64)
+    nonzero = np.abs(value[value != 0])
+    eps = 0.5 * float(nonzero.min()) if len(nonzero) else 1.0
+    estimate = np.where(value != 0, value, rng.uniform(-eps, eps, len(value)))
+    return spearman(estimate, value)
+
+
+def _nanmean(values: Sequence[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else math.nan
+
+
+def _log_estimates(world: World, sc: Scenario, run: Run, seed: int) -> tuple[dict[str, FloatArray], float, float]:
+    """Every log-based estimate on one run's log (indexed by lesson), its ceiling and the joint's coverage."""
+    from core.joint import build_design, fit_joint
+
+    categories = [f"c{c}" for c in world.session_category.tolist()]
+    data = run.fold_data()
+    fit = fit_joint(build_design(data, categories, sc.floor))
+    results = leave_one_out(data, categories, run.candidacies(data), floor=sc.floor, joint=fit)
+    arm_of = np.array([int(a[1:]) for a in data.arm_ids], dtype=np.int64)
+    out: dict[str, FloatArray] = {}
+    for name, attribute in zip(LOO_ESTIMATORS, ("delta", "delta_category", "delta_ipw"), strict=True):
+        estimate = np.zeros(world.n_lessons)
+        estimate[arm_of] = [0.0 if x is None else float(x) for x in (getattr(r, attribute) for r in results)]
+        out[name] = estimate
+    joint = np.zeros(world.n_lessons)
+    joint[arm_of] = np.nan_to_num(fit.estimate)
+    out["joint"] = joint
+    dropout = run.dropout_estimate()
+    out["dropout"] = np.where(np.isfinite(dropout), dropout, 0.0) if np.isfinite(dropout).any() else dropout
+    evaluated = run.injections > 0
+    ceiling = ceiling_spearman(world.value[evaluated], np.random.default_rng([seed, 4]))
+    low, high = fit.interval(COVERAGE_Z)
+    truth = run.true_gain_per_injection()[arm_of]
+    known = np.isfinite(low) & np.isfinite(truth)
+    coverage = float(np.mean((low[known] <= truth[known]) & (truth[known] <= high[known]))) if known.any() else math.nan
+    return out, ceiling, coverage
+
+
 def simulate_seed(sc: Scenario, seed: int) -> SeedResult:
     """Build the seed's world, run every policy in it, and score every estimator."""
     world = make_world(sc, seed)
     metrics: dict[str, dict[str, float]] = {}
     runs: dict[str, Run] = {}
     for policy in POLICIES:
-        run = run_policy(world, sc, policy, seed, propensities=policy == sc.loo_log)
+        run = run_policy(world, sc, policy, seed, propensities=policy in credit_mod.STRATEGIES)
         runs[policy] = run
         if policy in credit_mod.STRATEGIES:
             mean = beta_mod.mean(run.alpha, run.beta)
@@ -620,18 +734,31 @@ def simulate_seed(sc: Scenario, seed: int) -> SeedResult:
             metrics[policy] = {"spearman": math.nan, "precision_at_10": math.nan, "harmful_detection": math.nan}
         metrics[policy]["regret"] = run.cumulative_regret
 
-    source = runs[sc.loo_log]
-    categories = [f"c{c}" for c in world.session_category.tolist()]
-    data = source.fold_data()
-    results = leave_one_out(data, categories, source.candidacies(data))
-    arm_of = np.array([int(r.path[1:]) for r in results], dtype=np.int64)
-    evaluated = source.injections > 0
-    for name, attribute in zip(LOO_ESTIMATORS, ("delta", "delta_category", "delta_ipw"), strict=True):
-        # a lift that cannot be computed, or a lesson never injected, counts as 0
-        estimate = np.zeros(world.n_lessons)
-        estimate[arm_of] = [0.0 if x is None else float(x) for x in (getattr(r, attribute) for r in results)]
-        metrics[name] = {**estimate_metrics(world, estimate, evaluated), "regret": math.nan}
-    return SeedResult(seed=seed, metrics={name: metrics[name] for name in ESTIMATORS})
+    by_log: dict[str, dict[str, dict[str, float]]] = {name: {} for name in LOG_ESTIMATORS}
+    ceilings, coverages = [], []
+    for log in credit_mod.STRATEGIES:
+        source = runs[log]
+        estimates, ceiling, coverage = _log_estimates(world, sc, source, seed)
+        ceilings.append(ceiling)
+        coverages.append(coverage)
+        evaluated = source.injections > 0
+        for name in LOG_ESTIMATORS:
+            if np.isfinite(estimates[name]).any():
+                by_log[name][log] = estimate_metrics(world, estimates[name], evaluated)
+            else:  # no data for it at all (no dropout in this world)
+                by_log[name][log] = {"spearman": math.nan, "precision_at_10": math.nan, "harmful_detection": math.nan}
+    for name in LOG_ESTIMATORS:
+        metrics[name] = {
+            m: _nanmean([by_log[name][log][m] for log in credit_mod.STRATEGIES]) for m in METRICS if m != "regret"
+        }
+        metrics[name]["regret"] = math.nan
+    return SeedResult(
+        seed=seed,
+        metrics={name: metrics[name] for name in ESTIMATORS},
+        by_log=by_log,
+        ceiling=_nanmean(ceilings),
+        coverage=_nanmean(coverages),
+    )
 
 
 # ---------------------------------------------------------------- many seeds
@@ -674,7 +801,7 @@ class EstimatorSummary:
     """An estimator's metrics across seeds; None where a metric does not apply to it."""
 
     name: str
-    kind: str  # "posterior" (a strategy's own bandit run), "loo" (lifts on Scenario.loo_log's run), "reference"
+    kind: str  # "posterior" (own run), "loo" / "joint" / "randomized" (on every strategy's log), "reference"
     description: str
     spearman: MetricSummary | None
     precision_at_10: MetricSummary | None
@@ -726,6 +853,34 @@ class SimulationReport:
     scenario: Scenario
     seeds: tuple[int, ...]
     estimators: tuple[EstimatorSummary, ...]
+    ceiling: tuple[float, ...] = ()  # best achievable Spearman per seed
+    coverage: tuple[float, ...] = ()  # the joint's 90% interval coverage per seed
+    by_log: Mapping[str, Mapping[str, tuple[float, ...]]] = field(default_factory=dict)  # est -> log -> spearman
+
+    @property
+    def ceiling_mean(self) -> float:
+        return _nanmean(self.ceiling)
+
+    @property
+    def coverage_mean(self) -> float:
+        return _nanmean(self.coverage)
+
+    def versus_posterior(self, estimator: str = "joint") -> dict[str, Comparison]:
+        """Per credit strategy: the estimator on that strategy's log minus its posterior, Spearman, seed by seed."""
+        out = {}
+        for strategy in credit_mod.STRATEGIES:
+            x = np.array(self.by_log.get(estimator, {}).get(strategy, ()), dtype=np.float64)
+            y = np.array(self.estimator(strategy).per_seed.get("spearman", ()), dtype=np.float64)
+            if len(x) != len(y) or not len(x):
+                out[strategy] = Comparison(estimator, strategy, "spearman", math.nan, math.nan, math.nan, 0)
+                continue
+            both = np.isfinite(x) & np.isfinite(y)
+            diff = x[both] - y[both]
+            std = float(diff.std(ddof=1)) if len(diff) > 1 else 0.0
+            mean = float(diff.mean()) if len(diff) else math.nan
+            wins = float((diff > 0).mean()) if len(diff) else math.nan
+            out[strategy] = Comparison(estimator, strategy, "spearman", mean, std, wins, len(diff))
+        return out
 
     def estimator(self, name: str) -> EstimatorSummary:
         for summary in self.estimators:
@@ -778,6 +933,18 @@ class SimulationReport:
             "estimators": [s.as_json() for s in self.estimators],
             "ranking": {metric: self.ranking(metric) for metric in METRICS},
             "versus_seed": versus,
+            "ceiling": _clean(self.ceiling_mean),
+            "ceiling_per_seed": [_clean(v) for v in self.ceiling],
+            "coverage": {
+                "joint_90": _clean(self.coverage_mean),
+                "per_seed": [_clean(v) for v in self.coverage],
+                "target": [0.85, 0.95],
+            },
+            "by_log": {
+                name: {log: MetricSummary.of(values).as_json() for log, values in logs.items()}
+                for name, logs in self.by_log.items()
+            },
+            "joint_versus_posterior": {k: v.as_json() for k, v in self.versus_posterior("joint").items()},
         }
 
 
@@ -786,6 +953,10 @@ def _kind(name: str) -> str:
         return "posterior"
     if name in LOO_ESTIMATORS:
         return "loo"
+    if name == "joint":
+        return "joint"
+    if name == "dropout":
+        return "randomized"
     return "reference"
 
 
@@ -798,7 +969,7 @@ def summarise(sc: Scenario, results: Sequence[SeedResult]) -> SimulationReport:
             "spearman": kind != "reference",
             "precision_at_10": kind != "reference",
             "harmful_detection": kind != "reference",
-            "regret": kind != "loo",
+            "regret": kind in ("posterior", "reference"),
         }
         summaries = {m: MetricSummary.of(per_seed[m]) if applies[m] else None for m in METRICS}
         estimators.append(
@@ -813,7 +984,21 @@ def summarise(sc: Scenario, results: Sequence[SeedResult]) -> SimulationReport:
                 per_seed={m: v for m, v in per_seed.items() if applies[m]},
             )
         )
-    return SimulationReport(scenario=sc, seeds=tuple(r.seed for r in results), estimators=tuple(estimators))
+    by_log = {
+        name: {
+            log: tuple(float(r.by_log.get(name, {}).get(log, {}).get("spearman", math.nan)) for r in results)
+            for log in credit_mod.STRATEGIES
+        }
+        for name in LOG_ESTIMATORS
+    }
+    return SimulationReport(
+        scenario=sc,
+        seeds=tuple(r.seed for r in results),
+        estimators=tuple(estimators),
+        ceiling=tuple(r.ceiling for r in results),
+        coverage=tuple(r.coverage for r in results),
+        by_log=by_log,
+    )
 
 
 def run_simulation(
@@ -862,8 +1047,15 @@ def format_report(report: SimulationReport) -> str:
     lines = [
         f"scenario {sc.name}: {sc.n_lessons} lessons, {sc.n_sessions} sessions, k={sc.k}, floor={sc.floor}, "
         f"noise={sc.noise}, keyword_breadth={sc.keyword_breadth}; {len(report.seeds)} seeds; "
-        f"LOO on the {sc.loo_log} run's log",
+        "log-based estimators averaged over every credit strategy's own log",
         "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines.append(f"ceiling (best achievable spearman): {report.ceiling_mean:.3f}")
+    lines.append(f"joint 90% interval coverage: {report.coverage_mean:.1%} (target 85-95%)")
+    versus = report.versus_posterior("joint")
+    lines.append(
+        "joint on each strategy's log minus its posterior (spearman, wins): "
+        + "; ".join(f"{k} {v.mean_diff:+.3f} ({v.wins:.0%})" for k, v in versus.items() if v.n)
+    )
     return "\n".join(lines)

@@ -13,7 +13,7 @@ import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from core.settings import CreditSettings
 from core.snapshot import FoldData
 from core.store import LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
+
+if TYPE_CHECKING:
+    from core.dropout import DropoutLog
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -85,6 +88,7 @@ class Workspace:
         self._reader = LogReader(self.log, use_cache=use_cache, cache_threshold=cache_threshold)
         self._posteriors: dict[CreditSettings, Posterior] = {}  # folds of the current snapshot
         self.version = 0  # bumped whenever the log read so far changes
+        self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
 
     # ---------------------------------------------------------------- reading
 
@@ -152,6 +156,16 @@ class Workspace:
         active = [lesson.id for lesson in self.library().lessons if lesson.status == "active"]
         rng = np.random.default_rng(seed)
         return select_mod.p_top_k(post, settings or self.settings, active, k or self.config.k, rng, draws)
+
+    def effects(self) -> dict[str, float]:
+        """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
+        from core.joint import effects_by_lesson
+
+        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor)
+
+    def session_categories(self) -> Sequence[str | None]:
+        """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
+        return tuple(self._reader.session_categories()[: self.data().n_sessions])
 
     def sessions(self) -> list[SessionSummary]:
         table = self.session_table()
@@ -222,25 +236,43 @@ class Workspace:
         return broad_keywords(lessons, read, coverage, share)
 
     def candidacies(self) -> list[Candidacy]:
-        """(session, lesson, propensity) for every candidate of every logged selection."""
-        self.data()
-        reader = self._reader
-        return select_mod.candidacies(reader.selections(), reader.session_rows(), reader.arm_rows())
+        """(session, lesson, propensity): one selection per session (the last before its record)."""
+        from core.candidacy import candidacies_of
+
+        return list(candidacies_of(self._reader.index, self.data()).items)
+
+    def dropout_log(self) -> DropoutLog:
+        """gptme's randomized-dropout logs (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
+        from core.dropout import DROPOUT_DIR, read_dropout_logs
+        from core.interop import map_arm_id
+
+        library = self.library()
+        ids = {lesson.id for lesson in library.lessons}
+        return read_dropout_logs(self.root / DROPOUT_DIR, lambda raw: map_arm_id(raw, ids, library.roots)[0])
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        from core.candidacy import candidacies_of
+        from core.dropout import randomized_effects
+
         data, existing = self.data(), {lesson.id for lesson in self.library().lessons}
+        candidacies = candidacies_of(self._reader.index, data)
+        dropout = self.dropout_log()
         results = leave_one_out(
             data,
             self._reader.session_categories(),
-            self.candidacies(),
+            candidacies.items,
             min_with=min_with,
             min_without=min_without,
             existing=existing,
             broad_keywords=self.broad_keywords(),
+            floor=self.settings.floor,
+            randomized=randomized_effects(dropout, self._reader.row_of, data.base) if len(dropout) else None,
         )
+        self.loo_meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
         if write:
-            write_json(self.state_dir / "loo-results.json", loo_payload(results, self.now_iso(), min_with, min_without))
+            payload = loo_payload(results, self.now_iso(), min_with, min_without, **self.loo_meta)
+            write_json(self.state_dir / "loo-results.json", payload)
         return results
 
     def candidates(self, context: str) -> list[Lesson]:
@@ -249,22 +281,46 @@ class Workspace:
 
     def select(
         self, context: str, *, k: int | None = None, seed: int | None = None, session_id: str | None = None,
-        log: bool = True, draws: int = 4000,
+        log: bool = True, draws: int = 4000, dropout: float = 0.0,
     ) -> Selection:
-        """Thompson top-k among matching lessons; logs a selection event with propensities."""
+        """Thompson top-k among matching lessons; logs a selection event with propensities.
+
+        `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
+        is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
+        from core import dropout as dropout_mod
+
         k = select_mod.check_k(self.config.k if k is None else k)
+        if not (isinstance(dropout, int | float) and 0.0 <= dropout <= 1.0):
+            raise WorkspaceError(f"dropout must be in [0, 1], got {dropout!r}")
         seed = secrets.randbelow(2**31) if seed is None else seed
         if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
             raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
         session_id = commands.selection_id(session_id, self.clock)
+        if dropout > 0 and (problem := dropout_mod.check_dropout_session_id(session_id)):
+            raise WorkspaceError(problem)
         candidates = self.candidates(context)
         rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
         selection = select_mod.thompson_select(
             session_id, candidates, self.posterior(), self.settings, k, seed, rng, propensity_rng, draws
         )
+        if dropout > 0:
+            selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
         if log:
             with self.log.locked():
                 self._check_new(session_id)
+                if dropout > 0:  # the trial's record first: a selection logged without it would look like no trial
+                    titles = {c.id: c.title for c in candidates}
+                    line = dropout_mod.dropout_record(
+                        session_id,
+                        dropout,
+                        [(i, titles[i]) for i in selection.selected],
+                        [(i, titles[i]) for i in selection.withheld],
+                        self.clock().timestamp(),
+                    )
+                    try:
+                        dropout_mod.append_dropout_record(self.root / dropout_mod.DROPOUT_DIR, session_id, line)
+                    except OSError as exc:
+                        raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
                 self.log.append_locked(encode(selection.event(iso(self.clock()))))
             self.refresh()
         return selection

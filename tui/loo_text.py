@@ -1,4 +1,4 @@
-"""Leave-one-out lift as text: the numbers and flags of one lesson's LOO result, for any screen."""
+"""A lesson's effect and leave-one-out lift as text: its numbers and flags, for any screen."""
 
 from __future__ import annotations
 
@@ -20,10 +20,33 @@ def p_text(value: float | None) -> str:
     return "<0.001" if value < 0.0005 else fmt(value, 3)
 
 
-def interval(result: LooResult) -> str:
-    if result.ci_low is None or result.ci_high is None:
+def span(low: float | None, high: float | None) -> str:
+    if low is None or high is None:
         return "—"
-    return f"[{fmt_signed(result.ci_low, 2)}, {fmt_signed(result.ci_high, 2)}]"
+    return f"[{fmt_signed(low, 2)}, {fmt_signed(high, 2)}]"
+
+
+def interval(result: LooResult) -> str:
+    return span(result.ci_low, result.ci_high)
+
+
+RANDOMIZED_MARK = "ʳ"  # the headline comes from a randomized trial (dropout logs)
+
+
+def headline_interval(result: LooResult) -> tuple[float | None, float | None]:
+    rnd = result.randomized
+    if rnd is not None and rnd.estimate is not None:
+        return rnd.ci_low, rnd.ci_high
+    eff = result.effect
+    return (None, None) if eff is None else (eff.ci_low, eff.ci_high)
+
+
+def headline_text(result: LooResult) -> str:
+    value = result.headline
+    if value is None:
+        return "—"
+    randomized = result.randomized is not None and result.randomized.estimate is not None
+    return fmt_signed(value) + (RANDOMIZED_MARK if randomized else " ")
 
 
 def short_flags(result: LooResult) -> list[str]:
@@ -34,13 +57,26 @@ def short_flags(result: LooResult) -> list[str]:
 
 
 def describe(result: LooResult | None, hint: str = "") -> Text:
-    """Everything about one lesson's lift, reasons in full."""
+    """Everything about one lesson's effect and lift, reasons in full: randomized, joint, then LOO."""
     if result is None:
         return Text("No lesson highlighted.", style="italic")
     out = Text()
     out.append(one_line(result.path), style="bold")
     if hint:
         out.append("   " + hint, style="dim")
+    if result.randomized is not None:
+        rnd = result.randomized
+        out.append(
+            f"\nrandomized (dropout): {lift(rnd.estimate)} 95% CI {span(rnd.ci_low, rnd.ci_high)}"
+            f" · kept {rnd.n_kept}, withheld {rnd.n_withheld}",
+            style="bold",
+        )
+    if result.effect is not None:
+        eff = result.effect
+        out.append(
+            f"\neffect (joint) {lift(eff.estimate)} 95% CI {span(eff.ci_low, eff.ci_high)}"
+            f"  p {p_text(eff.p_value)}  BH {p_text(eff.p_adjusted)}"
+        )
     out.append(
         f"\nmean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"
         f" · without {fmt(result.mean_without, 3)} (n {result.n_without})"
@@ -51,11 +87,20 @@ def describe(result: LooResult | None, hint: str = "") -> Text:
     if result.p_category is not None:
         out.append(f" (p {p_text(result.p_category)})")
     if result.delta_ipw is None:
-        out.append(" · propensity-weighted: no logged selection propensities", style="")
+        out.append(
+            f" · propensity-weighted: too few candidate sessions ({result.n_ipw_treated} treated, "
+            f"{result.n_ipw_untreated} untreated)",
+            style="",
+        )
     else:
-        out.append(f" · propensity-weighted {lift(result.delta_ipw)} over {result.n_ipw} candidate sessions")
+        out.append(
+            f" · propensity-weighted {lift(result.delta_ipw)} {span(result.ipw_ci_low, result.ipw_ci_high)}"
+            f" over {result.n_ipw_treated} treated and {result.n_ipw_untreated} untreated candidate sessions"
+        )
         if result.ipw_gap is not None:
             out.append(f" (gap to naive {lift(result.ipw_gap)})")
+    if result.n_ipw_missing:
+        out.append(f" · {result.n_ipw_missing} sessions with it have no logged propensity")
     if not result.sufficient:
         out.append(f"\n{INSUFFICIENT}: {one_line(result.insufficient_reason)}", style="dim")
     for reason in result.confound_reasons:

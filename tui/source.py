@@ -50,6 +50,7 @@ class LessonsView:
     k: int
     lessons: Mapping[str, Lesson]
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
+    effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
 
     def row(self, path: str) -> LessonRow | None:
         for row in self.rows:
@@ -192,6 +193,7 @@ class WorkspaceSource:
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
+        self._effects: tuple[int, Mapping[str, float]] | None = None  # the last joint effects, by log version
         self._polled_version: int | None = None  # the log's version when first read (see _refreshed)
 
     @property
@@ -256,6 +258,24 @@ class WorkspaceSource:
         with self._lock:
             ws = self._refreshed()
             return ws.version, ws.p_top_k(seed=self.seed)
+
+    def effects(self) -> tuple[int, Mapping[str, float]]:
+        """(log version, each lesson's joint effect estimate): one regression over the log, asked
+        for after the Lessons table is shown (a fraction of a second on 100k sessions). The fit runs
+        outside the lock, on the snapshot: other calls do not wait for it."""
+        from core.joint import effects_by_lesson
+
+        with self._lock:
+            ws = self._refreshed()
+            version = ws.version
+            cached = self._effects
+            if cached is not None and cached[0] == version:
+                return cached
+            data, categories, floor = ws.data(), ws.session_categories(), ws.settings.floor
+        effects = effects_by_lesson(data, categories, floor)
+        with self._lock:
+            self._effects = (version, effects)
+        return version, effects
 
     def sessions_view(self) -> SessionsView:
         """The session table as columns; the search text and reward series are derived outside the lock

@@ -354,6 +354,19 @@ def test_cli_lint_json_shape(tmp_path: Path) -> None:
     assert (code, json.loads(out)) == (0, {"findings": [], "problems": 0})
 
 
+def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:
+    events = clean_events(4)
+    events[1]["lessons"].append({"path": "a.md", "salience": 0.2})  # s1 lists a.md twice
+    events[3]["lessons"] += [{"path": "b.md", "salience": 0.1}, {"path": "lessons/b.md", "salience": 0.3}]  # 3 times
+    found = by_code(make_workspace(tmp_path, lessons=LESSONS, events=events))
+    finding = found["lesson-listed-twice"]
+    assert finding.severity == WARNING
+    assert finding.items == ("s1", "s3")
+    assert "2 lesson(s)" in finding.message and "2 session(s)" in finding.message
+    clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(4), name="ok")
+    assert "lesson-listed-twice" not in by_code(clean)
+
+
 def test_checks_run_on_gathered_data_without_a_workspace() -> None:
     import numpy as np
 

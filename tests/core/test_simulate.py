@@ -13,9 +13,11 @@ from core.fold import CreditSettings, fold
 from core.simulate import (
     ESTIMATORS,
     SCENARIOS,
+    Run,
     Scenario,
     average_ranks,
     bottom_detection,
+    ceiling_spearman,
     format_report,
     make_world,
     precision_at_k,
@@ -129,6 +131,8 @@ def test_regret_in_a_three_lesson_world() -> None:
         {"loo_log": "bogus"},
         {"propensity_draws": 0},
         {"paired_share": 1.5},
+        {"injection_mention": 1.5},
+        {"dropout": -0.1},
         {"name": ""},
     ],
 )
@@ -138,7 +142,15 @@ def test_scenario_rejects_bad_parameters(changes: dict[str, object]) -> None:
 
 
 def test_named_scenarios_and_overrides() -> None:
-    assert set(SCENARIOS) == {"default", "broad-keywords", "always-paired", "sign-flip", "few-sessions"}
+    assert set(SCENARIOS) == {
+        "default",
+        "broad-keywords",
+        "always-paired",
+        "sign-flip",
+        "few-sessions",
+        "injection-echo",
+        "dropout",
+    }
     assert all(sc.name == name for name, sc in SCENARIOS.items())
     assert scenario("default") == Scenario(name="default")
     assert scenario("few-sessions", k=5).k == 5
@@ -279,25 +291,30 @@ def test_report_shape() -> None:
     for summary in report.estimators:
         if summary.kind == "reference":
             assert summary.spearman is None and summary.regret is not None
-        elif summary.kind == "loo":
+        elif summary.kind in ("loo", "joint", "randomized"):
             assert summary.regret is None and summary.spearman is not None
         else:
             assert summary.spearman is not None and summary.regret is not None
             assert summary.regret.n == 2 and summary.regret.mean >= 0
     assert report.estimator("oracle").regret is not None
     assert report.estimator("random").regret is not None
-    assert set(report.ranking("spearman")) == {"seed", "evidence", "uniform", "loo-naive", "loo-category", "loo-ipw"}
+    # no dropout in this world: the randomized estimator has nothing to rank with
+    assert report.estimator("dropout").spearman is not None and report.estimator("dropout").spearman.n == 0
+    ranked = {"seed", "evidence", "uniform", "loo-naive", "loo-category", "loo-ipw", "joint"}
+    assert set(report.ranking("spearman")) == ranked
     assert set(report.ranking("regret")) == {"seed", "evidence", "uniform", "random", "oracle"}
     assert report.ranking("regret")[0] == "oracle"
     data = json.loads(json.dumps(report.as_json(), allow_nan=False))
     assert data["scenario"]["name"] == "tiny"
-    assert {row["a"] for row in data["versus_seed"]["spearman"]} == {
-        "evidence",
-        "uniform",
-        "loo-naive",
-        "loo-category",
-        "loo-ipw",
-    }
+    assert {row["a"] for row in data["versus_seed"]["spearman"]} == ranked - {"seed"} | {"dropout"}
+    assert 0.0 < data["ceiling"] <= 1.0 and len(data["ceiling_per_seed"]) == 2
+    assert 0.0 <= data["coverage"]["joint_90"] <= 1.0
+    assert set(data["by_log"]["joint"]) == {"seed", "evidence", "uniform"}
+    assert set(data["joint_versus_posterior"]) == {"seed", "evidence", "uniform"}
+    # the main row of a log-based estimator is the mean of its per-log values, seed by seed
+    for i in range(2):
+        per_log = [report.by_log["joint"][log][i] for log in ("seed", "evidence", "uniform")]
+        assert report.estimator("joint").per_seed["spearman"][i] == pytest.approx(np.mean(per_log))
     comparison = report.compare("evidence", "seed", "spearman")
     assert comparison.n == 2 and 0.0 <= comparison.wins <= 1.0
     text = format_report(report)
@@ -334,6 +351,77 @@ def test_strategy_ordering_on_spearman_holds_across_seed_groups() -> None:
         assert report.compare("uniform", "seed").wins >= 0.8
     assert orderings[0] == orderings[1]
     assert orderings[0][-1] == "seed"
+
+
+def test_ceiling_by_hand() -> None:
+    # truth -0.2, 0, 0, 0.1, 0.3: average ranks 1, 2.5, 2.5, 4, 5 (deviations -2, -.5, -.5, 1, 2; squares 9.5)
+    # best estimate: the nulls in either order, ranks 1, 2, 3, 4, 5 (deviations -2, -1, 0, 1, 2; squares 10)
+    # products: 4 + .5 + 0 + 1 + 4 = 9.5 -> rho = 9.5 / sqrt(9.5 * 10) = 0.97468
+    value = np.array([0.3, 0.0, -0.2, 0.1, 0.0])
+    for seed in range(5):
+        assert ceiling_spearman(value, np.random.default_rng(seed)) == pytest.approx(9.5 / math.sqrt(95))
+    assert ceiling_spearman(np.array([0.1, -0.1, 0.2]), np.random.default_rng(0)) == pytest.approx(1.0)
+
+
+def hand_run() -> Run:
+    # 2 lessons, 4 sessions with rewards 0.8 0.4 0.6 0.2: s0 injects l0, s1 l1, s2 both, s3 none.
+    # withheld: l0 in s1; l0 and l1 in s3. True gains of the injections: s0 l0 0.3, s1 l1 0, s2 l0 0.1, l1 0.2
+    return Run(
+        policy="uniform",
+        alpha=np.ones(2),
+        beta=np.ones(2),
+        injections=np.array([2, 2]),
+        entry_arm=np.array([0, 1, 0, 1], dtype=np.int32),
+        entry_salience=np.full(4, 0.5),
+        entry_session=np.array([0, 1, 2, 2], dtype=np.int32),
+        session_start=np.array([0, 1, 2, 4, 4]),
+        reward=np.array([0.8, 0.4, 0.6, 0.2]),
+        regret=np.zeros(4),
+        candidacy_row=np.zeros(0, dtype=np.int64),
+        candidacy_arm=np.zeros(0, dtype=np.int64),
+        candidacy_propensity=np.zeros(0),
+        entry_gain=np.array([0.3, 0.0, 0.1, 0.2]),
+        withheld_session=np.array([1, 3, 3]),
+        withheld_arm=np.array([0, 0, 1]),
+    )
+
+
+def test_dropout_estimate_and_true_gain_by_hand() -> None:
+    run = hand_run()
+    # l0: kept s0 s2 (0.8, 0.6) mean 0.7, withheld s1 s3 (0.4, 0.2) mean 0.3 -> 0.4
+    # l1: kept s1 s2 (0.4, 0.6) mean 0.5, withheld s3 (0.2) -> 0.3
+    assert run.dropout_estimate() == pytest.approx([0.4, 0.3])
+    # l0: (0.3 + 0.1) / 2 = 0.2; l1: (0 + 0.2) / 2 = 0.1
+    assert run.true_gain_per_injection() == pytest.approx([0.2, 0.1])
+
+
+def test_dropout_in_the_loop_withholds_chosen_lessons() -> None:
+    sc = TINY.with_(dropout=0.5)
+    world = make_world(sc, 4)
+    run = run_policy(world, sc, "uniform", 4, propensities=True)
+    plain = run_policy(world, TINY, "uniform", 4, propensities=True)
+    withheld, kept = len(run.withheld_arm), len(run.entry_arm)
+    assert 0.35 < withheld / (withheld + kept) < 0.65
+    # the log holds the kept lessons only, and a withheld lesson was a candidate of its session
+    for t, lesson in zip(run.withheld_session.tolist(), run.withheld_arm.tolist(), strict=True):
+        assert lesson in world.candidates[t].tolist()
+        starts = run.session_start
+        assert lesson not in run.entry_arm[starts[t] : starts[t + 1]].tolist()
+    # propensities are P(chosen) * (1 - epsilon): per session they sum to half of min(k, candidates)
+    totals = np.bincount(run.candidacy_row, weights=run.candidacy_propensity, minlength=sc.n_sessions)
+    sizes = np.array([min(sc.k, len(c)) for c in world.candidates])
+    assert np.allclose(totals, 0.5 * sizes, atol=1e-9)
+    assert len(plain.withheld_arm) == 0 and np.isnan(plain.dropout_estimate()).all()
+    assert np.isfinite(run.dropout_estimate()).any()
+
+
+def test_injection_echo_raises_the_salience_of_irrelevant_lessons() -> None:
+    base = make_world(TINY.with_(n_sessions=400), 1)
+    echo = make_world(TINY.with_(n_sessions=400, injection_mention=0.5), 1)
+    assert np.array_equal(base.relevant, echo.relevant)  # same world otherwise
+    # an irrelevant lesson's keyword: 0.05 by accident; with the echo 1 - 0.95 * 0.5 = 0.525
+    assert base.salience[~base.relevant].mean() == pytest.approx(0.05, abs=0.01)
+    assert echo.salience[~echo.relevant].mean() == pytest.approx(0.525, abs=0.02)
 
 
 def test_importing_the_simulator_pulls_in_no_ui_and_no_scipy() -> None:

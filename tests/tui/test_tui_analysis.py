@@ -62,45 +62,43 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         screen = app.screen
         assert isinstance(screen, AnalysisScreen) and screen.view is not None
         table = screen.query_one("#loo-table", ThemedTable)
-        # enough data first by lift, best first; the two with too little data after, dimmed
+        # by effect (the joint estimate), best first: every lesson has one, so none is dimmed
         assert table_keys(table) == [
             "tools/retry-budget.md",
+            "workflow/rebase.md",
+            "workflow/commit-often.md",
             "docs/readme-first.md",
             "tools/retired.md",
             "tools/force-push.md",
-            "workflow/commit-often.md",
-            "workflow/rebase.md",
         ]
         muted = str(table.tone("muted"))
-        assert muted in styles(table.get_row("workflow/rebase.md")[0])
-        assert muted not in styles(table.get_row("tools/retry-budget.md")[0])
+        assert muted not in styles(table.get_row("workflow/rebase.md")[0])
         cells = [str(c).strip() for c in table.get_row("workflow/commit-often.md")]
-        assert cells[1:3] == ["24", "16"] and cells[5] == "—"  # no p without enough data
-        assert "insufficient data" in cells[9] and "injected in 60% of sessions" in cells[9]
+        assert cells[4:6] == ["24", "16"] and cells[6] == "—"  # no naive lift without enough data
+        assert "insufficient data" in cells[9] and "keyword 'commit' matches 100%" in cells[9]
         retry = screen.view.result("tools/retry-budget.md")
-        assert retry is not None and retry.delta is not None and retry.delta_ipw is not None
-        assert [str(c).strip() for c in table.get_row("tools/retry-budget.md")][3] == f"{retry.delta:+.3f}"
+        assert retry is not None and retry.effect is not None and retry.delta is not None
+        row = [str(c).strip() for c in table.get_row("tools/retry-budget.md")]
+        assert row[1] == f"{retry.effect.estimate:+.3f}" and row[6] == f"{retry.delta:+.3f}"
+        # the fixture's true effects: retry-budget +0.2, force-push -0.25 (the naive lifts say +0.30, -0.30)
+        assert retry.effect.ci_low < 0.2 < retry.effect.ci_high
         # the panel gives the highlighted lesson's reasons in full
         table.move_cursor(row=table_keys(table).index("workflow/commit-often.md"))
         await pilot.pause()
         panel = str(screen.query_one("#loo-detail", Static).render())
         assert "keyword 'commit' matches 100% of journals: too broad" in panel
         assert "needs 5 sessions with and 20 without; has 24 and 16" in panel
+        assert "effect (joint)" in panel
         # sort: reverse, next column, a header click
         await pilot.press("r")
-        assert table_keys(table)[:4] == [
-            "tools/force-push.md",
-            "tools/retired.md",
-            "docs/readme-first.md",
-            "tools/retry-budget.md",
-        ]
+        assert table_keys(table)[:3] == ["tools/force-push.md", "tools/retired.md", "docs/readme-first.md"]
         await pilot.press("o")
         assert (screen.sort_column, screen.sort_reverse) == ("ci", True)
         x = sum(col.get_render_width(table) for key, col in table.columns.items() if key.value in SORT_BEFORE_P)
         await pilot.click("#loo-table", offset=(x + 2, 0))
         await pilot.pause()
-        assert (screen.sort_column, screen.sort_reverse) == ("p", False)  # smallest p first
-        assert table_keys(table)[:2] == ["tools/retry-budget.md", "tools/force-push.md"]
+        assert (screen.sort_column, screen.sort_reverse) == ("p_bh", False)  # smallest p first
+        assert set(table_keys(table)[:2]) == {"tools/retry-budget.md", "tools/force-push.md"}
         assert not (analysis_root / LOO_FILE).exists()  # computing for display writes nothing
         # enter: the lesson's reward distributions, with and without it
         table.move_cursor(row=0)
@@ -139,7 +137,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         assert updated is not None and updated.n_with == 9
 
 
-SORT_BEFORE_P = ("lesson", "with", "without", "delta", "ci")
+SORT_BEFORE_P = ("lesson", "effect", "ci")
 
 
 # ---------------------------------------------------------------------------- Simulation
@@ -232,3 +230,30 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
         assert isinstance(lessons, LessonsScreen) and lessons.view is not None
         row = lessons.view.row("tools/broken.md")
         assert row is not None and row.status == "broken"
+
+
+# ---------------------------------------------------------------------------- Lessons: the effect column
+
+
+async def test_lessons_effect_column_sorts_the_helpful_lesson_first(analysis_workspace: Workspace) -> None:
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        assert screen.view is not None and screen.view.effects is not None
+        table = screen.query_one("#lessons-table", ThemedTable)
+        effects = analysis_workspace.effects()
+        assert screen.view.effects == effects
+        # the fixture's truth: retry-budget +0.2, force-push -0.25, the rest nothing
+        assert effects["tools/retry-budget.md"] == pytest.approx(0.2, abs=0.05)
+        assert effects["tools/force-push.md"] == pytest.approx(-0.25, abs=0.05)
+        column = [str(key.value) for key in table.columns].index("effect")
+        cell = str(table.get_row("tools/retry-budget.md")[column]).strip()
+        assert cell == f"{effects['tools/retry-budget.md']:+.3f}"
+        while screen.sort_column != "effect":
+            await pilot.press("o")
+        assert screen.sort_reverse  # largest first
+        keys = table_keys(table)
+        assert keys[0] == "tools/retry-budget.md" and keys[len(effects) - 1] == "tools/force-push.md"

@@ -124,7 +124,7 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         await pilot.press("o")  # mean -> interval
         await pilot.pause()
         assert screen.sort_column == "interval"
-        await pilot.press("o", "o")  # interval -> last -> lesson (wraps)
+        await pilot.press("o", "o", "o")  # interval -> effect -> last -> lesson (wraps)
         await pilot.pause()
         assert screen.sort_column == "lesson"
         assert table_keys(table) == sorted(table_keys(table), reverse=screen.sort_reverse)
@@ -741,7 +741,7 @@ async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = lessons_screen(app)
-        await pilot.press("o", "o", "o")  # mean -> interval -> last -> lesson: order no longer moves
+        await pilot.press("o", "o", "o", "o")  # mean -> interval -> effect -> last -> lesson: order no longer moves
         await pilot.pause()
         assert screen.sort_column == "lesson"
         rebuilds: list[int] = []

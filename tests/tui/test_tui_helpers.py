@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
-from core.analysis import LooResult
+from core.analysis import Effect, LooResult
 from core.errors import WorkspaceError
 from core.health import Finding
 from core.simulate import run_simulation, scenario
@@ -214,9 +215,13 @@ def test_loo_sort_keeps_enough_data_first_and_missing_values_last() -> None:
     )
     assert [r.path for r in sorted_results(results, "delta", True)] == ["b.md", "a.md", "c.md", "d.md", "e.md"]
     assert [r.path for r in sorted_results(results, "delta", False)] == ["c.md", "a.md", "b.md", "d.md", "e.md"]
-    # p: the one without a p value goes last in either direction
-    assert [r.path for r in sorted_results(results, "p", False)][:3] == ["c.md", "a.md", "b.md"]
-    assert [r.path for r in sorted_results(results, "p", True)][:3] == ["a.md", "c.md", "b.md"]
+    # the effect: rows with one first (e.md has one, though too few sessions for LOO); none goes last
+    effect = {"a.md": 0.2, "c.md": -0.1, "e.md": 0.05}
+    with_effect = tuple(
+        replace(r, effect=Effect(effect[r.path], -1.0, 1.0, "joint")) if r.path in effect else r for r in results
+    )
+    assert [r.path for r in sorted_results(with_effect, "effect", True)] == ["a.md", "e.md", "c.md", "b.md", "d.md"]
+    assert [r.path for r in sorted_results(with_effect, "effect", False)][:3] == ["c.md", "e.md", "a.md"]
 
 
 def test_analysis_and_health_text_is_literal() -> None:

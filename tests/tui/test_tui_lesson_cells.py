@@ -63,8 +63,15 @@ def cell_state(cell: Cell) -> tuple[Any, ...]:
 
 
 def numbers(n: str, mean: str, interval: str, last: str) -> list[Cell]:
-    """The four number cells: one space before each; all but the interval right-justified."""
-    return [(" " + n, [], "right"), (" " + mean, [], "right"), (" " + interval, [], None), (" " + last, [], "right")]
+    """The number cells: one space before each; all but the interval right-justified. The effect
+    column (between the interval and the last credit) shows … until its estimates arrive."""
+    return [
+        (" " + n, [], "right"),
+        (" " + mean, [], "right"),
+        (" " + interval, [], None),
+        (" …", [], "right"),
+        (" " + last, [], "right"),
+    ]
 
 
 # The cells by hand, from the rules: the name is the id less its category folder and `.md`, muted for a
@@ -170,9 +177,9 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
 ) -> None:
     on_ui_thread: list[bool] = []  # per row built: on the UI thread?
 
-    def recorded(row: LessonRow, tone: Any, pinned: bool = False) -> list[Text]:
+    def recorded(row: LessonRow, tone: Any, pinned: bool = False, effects: Any = None) -> list[Text]:
         on_ui_thread.append(threading.current_thread() is threading.main_thread())
-        return lesson_cells(row, tone, pinned)
+        return lesson_cells(row, tone, pinned, effects)
 
     monkeypatch.setattr(lessons_module, "lesson_cells", recorded)
     async with app.run_test(size=SIZE) as pilot:
@@ -185,7 +192,7 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
 
         def shown_cells_are_fresh() -> None:
             for row in screen.view.rows if screen.view else ():
-                expected = lesson_cells(row, themed.tone, row.path in screen.pins)
+                expected = lesson_cells(row, themed.tone, row.path in screen.pins, screen.view.effects)
                 assert [state(c) for c in table.get_row(row.path)] == [state(c) for c in expected], row.path
 
         shown_cells_are_fresh()

@@ -282,7 +282,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
     out, err, at_tail, go_tail = (scratch / name for name in ("writer.out", "writer.err", "at-tail", "go-tail"))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: current_view(app) is not None, "the first Lessons view")
-        await pilot.press("o", "o", "o")  # mean -> interval -> last -> lesson: rows keep their places
+        await pilot.press("o", "o", "o", "o")  # mean -> interval -> effect -> last -> lesson: rows keep their places
         await pilot.pause()
         lessons = app.screen
         assert isinstance(lessons, LessonsScreen) and lessons.sort_column == "lesson"

@@ -1,4 +1,5 @@
-"""Analysis: every lesson's leave-one-out lift (naive, by category, propensity-weighted), sortable.
+"""Analysis: every lesson's effect (randomized where dropout logs exist, else the joint estimate)
+first, then the leave-one-out lifts (naive, by category, propensity-weighted) as a second opinion.
 
 Computing the table writes nothing; only the write key saves loo-results.json.
 """
@@ -16,7 +17,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Static
 
 from core.analysis import LooResult
-from tui.loo_text import describe, interval, lift, p_text, short_flags
+from tui.loo_text import RANDOMIZED_MARK, describe, headline_interval, headline_text, lift, p_text, short_flags, span
 from tui.screens.sortable import SortableScreen
 from tui.source import AnalysisView
 from tui.text import one_line, spaced
@@ -25,25 +26,30 @@ from tui.widgets.themed_table import ThemedTable
 # column key -> (header, value to sort by; None sorts last whichever the direction)
 SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
     "lesson": ("lesson", lambda r: r.path),
+    "effect": ("effect", lambda r: r.headline),
+    "ci": ("95% CI", lambda r: None if headline_interval(r)[0] is None else headline_interval(r)),
+    "p_bh": ("p (BH)", lambda r: None if r.effect is None else r.effect.p_adjusted),
     "with": ("with", lambda r: r.n_with),
     "without": ("without", lambda r: r.n_without),
-    "delta": ("Δ", lambda r: r.delta),
-    "ci": ("95% CI", lambda r: None if r.ci_low is None else (r.ci_low, r.ci_high)),
-    "p": ("p", lambda r: r.p_value),
-    "p_bh": ("p (BH)", lambda r: r.p_adjusted),
+    "delta": ("naive Δ", lambda r: r.delta),
     "category": ("by cat", lambda r: r.delta_category),
     "ipw": ("IPW", lambda r: r.delta_ipw),
     "flags": ("flags", lambda r: len(short_flags(r))),
 }
-RIGHT = ("with", "without", "delta", "ci", "p", "p_bh", "category", "ipw")  # columns of numbers
+RIGHT = ("effect", "ci", "p_bh", "with", "without", "delta", "category", "ipw")  # columns of numbers
+
+
+def has_estimate(result: LooResult) -> bool:
+    """A row with an effect or a LOO lift to show; the rest are dimmed and sorted last."""
+    return result.headline is not None or result.sufficient
 
 
 def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -> list[LooResult]:
-    """Rows with enough data first, then the dimmed rest; within each, by the column, missing values last."""
+    """Rows with an effect estimate first, then the dimmed rest; within each, by the column, missing values last."""
     key = SORTS[column][1]
     out: list[LooResult] = []
     for sufficient in (True, False):
-        group = [r for r in results if r.sufficient == sufficient]
+        group = [r for r in results if has_estimate(r) == sufficient]
         present = [r for r in group if key(r) is not None]
         missing = [r for r in group if key(r) is None]
         out += sorted(present, key=lambda r: (key(r), r.path), reverse=reverse)
@@ -55,13 +61,13 @@ def summary(view: AnalysisView) -> Text:
     enough = sum(1 for r in view.results if r.sufficient)
     flagged = sum(1 for r in view.results if r.confounded)
     out = Text()
-    out.append(f"LOO lift over {view.graded} graded sessions", style="bold")
-    out.append(f" · {enough} of {len(view.results)} lessons with enough data")
+    out.append(f"Effect per lesson over {view.graded} graded sessions", style="bold")
+    out.append(f" · {enough} of {len(view.results)} lessons with enough data for LOO")
     out.append(f" ({view.min_with} sessions with, {view.min_without} without)")
-    out.append(f" · {flagged} confounded", style="bold" if flagged else "")
+    out.append(f" · {flagged} flagged", style="bold" if flagged else "")
     out.append(
-        "\nΔ: mean reward with − without · by cat: within categories · IPW: propensity-weighted"
-        " · ctrl+s writes loo-results.json",
+        f"\neffect: joint estimate (category baselines + every lesson), {RANDOMIZED_MARK} randomized (dropout)"
+        " · naive Δ: with − without · by cat · IPW · ctrl+s writes loo-results.json",
         style="dim",
     )
     return out
@@ -73,8 +79,10 @@ class AnalysisScreen(SortableScreen):
     AUTO_FOCUS = "#loo-table"
     CSS_PATH = "analysis.tcss"
     HELP = (
-        "Leave-one-out lift: mean reward of graded sessions with a lesson minus without it, also within "
-        "categories and propensity-weighted. Rows with too little data are dimmed and sorted last."
+        "Effect: each lesson's change in reward per injection, from one regression over every lesson with "
+        "category baselines (randomized kept-minus-withheld where dropout logs exist). Then the leave-one-out "
+        "lifts: mean reward with minus without, within categories, propensity-weighted. Rows without an "
+        "estimate are dimmed and sorted last."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,8 +92,8 @@ class AnalysisScreen(SortableScreen):
         Binding("ctrl+s", "write", "Write loo-results.json"),
     ]
     SORT_COLUMNS = SORTS
-    # a first choice sorts lesson, p and p (BH) smallest first, the rest largest first
-    DESCENDING_FIRST = tuple(key for key in SORTS if key not in ("lesson", "p", "p_bh"))
+    # a first choice sorts lesson and p (BH) smallest first, the rest largest first
+    DESCENDING_FIRST = tuple(key for key in SORTS if key not in ("lesson", "p_bh"))
 
     class Loaded(Message):
         def __init__(self, view: AnalysisView) -> None:
@@ -93,7 +101,7 @@ class AnalysisScreen(SortableScreen):
             self.view = view
 
     def __init__(self, source: Any) -> None:
-        super().__init__(source, sort_column="delta")
+        super().__init__(source, sort_column="effect")
         self.view: AnalysisView | None = None
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
@@ -156,7 +164,7 @@ class AnalysisScreen(SortableScreen):
         self._show_highlighted()
 
     def _cells(self, table: ThemedTable, result: LooResult) -> list[Text]:
-        dim = table.tone("muted") if not result.sufficient else ""
+        dim = table.tone("muted") if not has_estimate(result) else ""
 
         def number(value: str) -> Text:
             return Text(value, style=dim, justify="right")
@@ -168,12 +176,12 @@ class AnalysisScreen(SortableScreen):
             flags_cell = Text(flags, style=dim, end="")
         return [
             Text(one_line(result.path.removesuffix(".md")), style=dim, end=""),
+            number(headline_text(result)),
+            number(span(*headline_interval(result))),
+            number(p_text(None if result.effect is None else result.effect.p_adjusted)),
             number(str(result.n_with)),
             number(str(result.n_without)),
             number(lift(result.delta)),
-            number(interval(result)),
-            number(p_text(result.p_value)),
-            number(p_text(result.p_adjusted)),
             number(lift(result.delta_category)),
             number(lift(result.delta_ipw)),
             flags_cell,

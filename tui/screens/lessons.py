@@ -19,7 +19,7 @@ from core.lessons import MISSING
 from core.views import LessonRow
 from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView
-from tui.text import fmt, fmt_interval, one_line, spaced_text
+from tui.text import fmt, fmt_interval, fmt_signed, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
@@ -39,6 +39,7 @@ SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
     "n": ("n", lambda r: (r.n, r.path)),
     "mean": ("mean", lambda r: (r.mean, r.path)),
     "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
+    "effect": ("effect", lambda r: (0.0, r.path)),  # by the view's effects: see sorted_rows
     "last": ("last", lambda r: (_last_credit(r), r.path)),
 }
 
@@ -59,15 +60,30 @@ def matches(row: LessonRow, needle: str) -> bool:
     return any(needle in field.lower() for field in (row.path, row.title, row.category, row.status))
 
 
-def sorted_rows(rows: tuple[LessonRow, ...], column: str, reverse: bool) -> list[LessonRow]:
+def sorted_rows(
+    rows: tuple[LessonRow, ...], column: str, reverse: bool, effects: Mapping[str, float] | None = None
+) -> list[LessonRow]:
+    if column == "effect":  # lessons without an estimate last, in either direction
+        known = effects or {}
+        have = sorted((r for r in rows if r.path in known), key=lambda r: (known[r.path], r.path), reverse=reverse)
+        return have + sorted((r for r in rows if r.path not in known), key=lambda r: r.path)
     key = SORTS[column][1]
     return sorted(rows, key=key, reverse=reverse)
+
+
+def effect_text(path: str, effects: Mapping[str, float] | None) -> str:
+    if effects is None:
+        return "…"  # being computed
+    value = effects.get(path)
+    return "—" if value is None else fmt_signed(value)
 
 
 Tone = Callable[[str], Style]  # a theme tone's style (ThemedTable.tone, or a lookup in its tones())
 
 
-def lesson_cells(row: LessonRow, tone: Tone, pinned: bool = False) -> list[Text]:
+def lesson_cells(
+    row: LessonRow, tone: Tone, pinned: bool = False, effects: Mapping[str, float] | None = None
+) -> list[Text]:
     """The row's cells as the table shows them, with one space before each instead of the usual
     padding (the table fits beside the plot). Reads no widget: a worker can build them."""
     if row.status in (MISSING, BROKEN):
@@ -83,6 +99,7 @@ def lesson_cells(row: LessonRow, tone: Tone, pinned: bool = False) -> list[Text]
         spaced_text(str(row.n), justify="right"),
         spaced_text(fmt(row.mean, 3), justify="right"),
         spaced_text(fmt_interval(row.ci_low, row.ci_high)),
+        spaced_text(effect_text(row.path, effects), justify="right"),
         spaced_text(fmt(row.last_credit), justify="right"),
     ]
 
@@ -108,8 +125,10 @@ class LessonCells:
     cells: Mapping[str, list[Text]]  # lesson id -> cells
 
     @classmethod
-    def build(cls, rows: tuple[LessonRow, ...], tones: Mapping[str, Style]) -> LessonCells:
-        return cls(tones, {row.path: lesson_cells(row, tones.__getitem__) for row in rows})
+    def build(
+        cls, rows: tuple[LessonRow, ...], tones: Mapping[str, Style], effects: Mapping[str, float] | None = None
+    ) -> LessonCells:
+        return cls(tones, {row.path: lesson_cells(row, tones.__getitem__, False, effects) for row in rows})
 
 
 class LessonsScreen(SortableScreen):
@@ -131,7 +150,7 @@ class LessonsScreen(SortableScreen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
     SORT_COLUMNS = SORTS
-    DESCENDING_FIRST = ("n", "mean", "interval", "last")
+    DESCENDING_FIRST = ("n", "mean", "interval", "effect", "last")
     CYCLE_KEEPS_DIRECTION = True
 
     class Loaded(Message):
@@ -199,6 +218,44 @@ class LessonsScreen(SortableScreen):
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         if event.view.p_top_k is None:
             self._estimate()
+        if event.view.effects is None:
+            self._estimate_effects(self._tones)
+
+    class EffectsComputed(Message):
+        def __init__(self, version: int, effects: Mapping[str, float], cells: LessonCells) -> None:
+            super().__init__()
+            self.version = version
+            self.effects = effects
+            self.cells = cells
+
+    @work(thread=True, exclusive=True, group="lessons-effects")
+    def _estimate_effects(self, tones: Mapping[str, Style]) -> None:
+        view = self.view
+
+        def compute() -> tuple[int, Mapping[str, float], LessonCells]:
+            version, effects = self.source.effects()
+            rows = view.rows if view is not None else ()
+            return version, effects, LessonCells.build(rows, tones, effects)
+
+        self.post_result(compute, lambda result: self.EffectsComputed(*result))
+
+    @on(EffectsComputed)
+    def _effects_computed(self, event: EffectsComputed) -> None:
+        if self.view is None or self.view.version != event.version:
+            return  # the log moved on: the reload under way computes them again
+        self.view = replace(self.view, effects=event.effects)
+        self.cells = event.cells
+        if not self.is_mounted:
+            return
+        table = self.query_one("#lessons-table", ThemedTable)
+        if self.sort_column == "effect" or table.filling:
+            self._rebuild()
+            return
+        position = list(SORTS).index("effect")
+        shown = set(self.shown)
+        for row in self.view.rows:  # the order stands: only the effect cells change
+            if row.path in shown:
+                table.update_cell(row.path, "effect", self._cells(table, row)[position])
 
     class Estimated(Message):
         def __init__(self, version: int, p_top_k: Mapping[str, float]) -> None:
@@ -226,7 +283,7 @@ class LessonsScreen(SortableScreen):
         if self.view is None:
             return False
         rows = [r for r in self.view.rows if matches(r, self.filter_text)]
-        rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse)
+        rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         if [row.path for row in rows] != self.shown:
             return False
         old = {row.path: row for row in previous.rows}
@@ -248,7 +305,7 @@ class LessonsScreen(SortableScreen):
         table = self.query_one("#lessons-table", ThemedTable)
         self._tones = table.tones()
         rows = [r for r in self.view.rows if matches(r, self.filter_text)]
-        rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse)
+        rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
         table.clear(columns=True)
         for key, label in self.sort_headers():
@@ -270,7 +327,7 @@ class LessonsScreen(SortableScreen):
             cells = built.cells.get(row.path)
             if cells is not None:
                 return cells
-        return lesson_cells(row, table.tone, pinned)
+        return lesson_cells(row, table.tone, pinned, self.view.effects if self.view is not None else None)
 
     @on(DataTable.RowHighlighted, "#lessons-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -84,7 +84,7 @@ def scenario_text(sc: Scenario) -> Text:
     out = Text()
     out.append(
         f"{sc.n_lessons} lessons · {sc.n_sessions} sessions · k {sc.k} · floor {sc.floor:g} · noise {sc.noise:g}"
-        f" · keyword breadth {sc.keyword_breadth:g} · LOO on the {sc.loo_log} run's log"
+        f" · keyword breadth {sc.keyword_breadth:g} · log-based estimates on every strategy's log"
     )
     out.append("\n" + ("changes from default: " + ", ".join(changed) if changed else "the default world"), style="dim")
     return out
@@ -93,7 +93,7 @@ def scenario_text(sc: Scenario) -> Text:
 def report_title(report: SimulationReport) -> str:
     seeds = report.seeds
     span = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}–{seeds[-1]}"
-    return f"scenario {report.scenario.name} · {span} · LOO on the {report.scenario.loo_log} run's log"
+    return f"scenario {report.scenario.name} · {span} · ceiling {report.ceiling_mean:.3f}"
 
 
 class SimulationScreen(Screen[None]):

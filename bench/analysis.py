@@ -1,0 +1,114 @@
+"""Bench cases of the effect analysis (issue 11) on the 100k-session bench workspace (1,000 lessons).
+
+joint_fit: `core.joint.fit_joint` on the log's design, empirical-Bayes penalty included (target
+< 1 s). Baseline: the same ridge solved the plain way, X'X accumulated session by session into
+a dense matrix, then one dense solve and inverse at the penalty ours chose; both must give the
+same coefficients.
+
+loo_cli: `lesson-credit loo --no-write --json` subprocess wall time, end to end (target < 3 s).
+Baseline: `lesson-credit status --json` on the same workspace (reading and folding the same
+log), so the ratio is what the analysis adds on top of reading the log.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+from bench.harness import Result, Target, best_of, lesson_credit_cmd, run_cli, time_cli, workspace_data
+
+
+def _dense_baseline(design: Any, penalty: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge with unpenalised category means, the straightforward way: (coef, sd) per active lesson."""
+    n_arms = design.n_arms
+    active = np.flatnonzero(np.bincount(design.entry_arm, minlength=n_arms) > 0)
+    col = np.full(n_arms, -1)
+    col[active] = np.arange(len(active))
+    p, c = len(active), design.n_categories
+    size = c + p
+    xtx = np.zeros((size, size))
+    xty = np.zeros(size)
+    order = np.argsort(design.entry_row, kind="stable")
+    rows, arms, weights = design.entry_row[order], design.entry_arm[order], design.entry_weight[order]
+    starts = np.searchsorted(rows, np.arange(design.n + 1))
+    for i in range(design.n):
+        lo, hi = starts[i], starts[i + 1]
+        idx = np.concatenate(([design.category[i]], c + col[arms[lo:hi]]))
+        val = np.concatenate(([1.0], weights[lo:hi]))
+        xtx[np.ix_(idx, idx)] += np.outer(val, val)
+        xty[idx] += val * design.reward[i]
+    xtx[c:, c:] += penalty * np.eye(p)
+    solution = np.linalg.solve(xtx, xty)
+    y = design.reward
+    yy = float(y @ y)
+    q = yy - float(solution @ xty)  # RSS + penalty * |beta|^2
+    sigma2 = q / (design.n - c)
+    cov = np.linalg.inv(xtx)
+    return solution[c:], np.sqrt(sigma2 * np.diag(cov)[c:])
+
+
+def case_analysis(sizes: dict[str, Any]) -> list[Result]:
+    from core.joint import build_design, fit_joint
+    from core.workspace import Workspace
+
+    root = workspace_data(sizes["workspace"])
+    params = sizes["workspace"]
+    ws = Workspace(root)
+    data = ws.data()
+    categories = ws.session_table().categories
+    results = []
+
+    runs = 5 if params["sessions"] >= 100_000 else 3
+    times, fit = best_of(lambda _: fit_joint(build_design(data, categories, 0.3)), runs)
+    design = build_design(data, categories, 0.3)
+    base_times, (coef, sd) = best_of(lambda _: _dense_baseline(design, fit.penalty), 1)
+    active = np.isfinite(fit.coef)
+    failed = []
+    if not (np.allclose(fit.coef[active], coef, atol=1e-8) and np.allclose(fit.coef_sd[active], sd, rtol=1e-6)):
+        failed.append("numbers differ")
+    detail = (
+        f"fit_joint (design + X'X + eigen-decomposition + empirical-Bayes search) on {design.n:,} graded sessions, "
+        f"{int(active.sum()):,} lessons, {len(design.entry_arm):,} injections; penalty {fit.penalty:.3g}, "
+        f"prior sd {fit.prior_sd:.3g}"
+    )
+    results.append(
+        Result(
+            "joint_fit",
+            times,
+            base_times,
+            "dense X'X accumulated per session + solve at the same penalty",
+            Target(1.0),
+            detail,
+            failed=failed,
+        )
+    )
+
+    cmd = [*lesson_credit_cmd(), "loo", "--workspace", str(root), "--no-write", "--json"]
+    run_cli([*lesson_credit_cmd(), "status", "--workspace", str(root)])  # the parsed-log cache, as a user has it
+    ours, proc = time_cli(cmd, 3)
+    payload = json.loads(proc.stdout)
+    failed = [] if len(payload["results"]) >= params["lessons"] * 0.9 else ["too few results"]
+    base, _ = time_cli([*lesson_credit_cmd(), "status", "--workspace", str(root), "--json"], 3)
+    results.append(
+        Result(
+            "loo_cli",
+            ours,
+            base,
+            "lesson-credit status --json (same log read)",
+            Target(3.0),
+            f"`lesson-credit loo --no-write --json` subprocess wall time, {params['sessions']:,}-session log, "
+            f"{len(payload['results']):,} lessons (joint fit, LOO, category control, flags)",
+            failed=failed,
+        )
+    )
+    return results
+
+
+if __name__ == "__main__":  # python -m bench.analysis: the quick sizes, printed
+    from bench.harness import QUICK, print_table
+
+    print_table(case_analysis(QUICK))
+    sys.exit(0)
