@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
@@ -321,6 +322,48 @@ def case_record(sizes: dict[str, Any]) -> list[Result]:
     return [Result("record_cli", ours_times, base_times, "python -c pass (interpreter floor)", Target(1.0), detail)]
 
 
+def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
+    """The dashboard's first paint on the demo workspace against a bare Textual app with one DataTable,
+    and opening Health; each run a fresh process (see bench/tui_start.py)."""
+    runs = sizes["runs"].get("tui_start", (3, 3))[0]
+    demo = ROOT
+
+    def probe(kind: str) -> float:
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "bench.tui_start", kind, str(demo), repr(t0)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("TUI-START "))
+        return float(json.loads(line.removeprefix("TUI-START "))["seconds"])
+
+    ours = [probe("ours") for _ in range(runs)]
+    bare = [probe("bare") for _ in range(runs)]
+    health = [probe("health") for _ in range(runs)]
+    what = "from process start (interpreter and imports included) until the first rows are on screen"
+    return [
+        Result(
+            "tui_first_paint",
+            ours,
+            bare,
+            "bare Textual app, one DataTable with the lesson names",
+            Target(math.inf, min_speedup=0.5),
+            f"the demo's Lessons table, {what}; target: within 2x the bare app",
+        ),
+        Result(
+            "tui_health_open",
+            health,
+            bare,
+            "bare Textual app first paint (for scale)",
+            Target(0.5),
+            "`h` pressed after the first paint until the Health findings are shown (the demo workspace)",
+        ),
+    ]
+
+
 def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     """A case of bench/pg.py (the PostgreSQL store), imported only when run."""
     from bench import pg
@@ -341,6 +384,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "salience": case_salience,
     "status_cli": case_status,
     "record_cli": case_record,
+    "tui_start": case_tui_start,
     "analysis": case_analysis,  # joint_fit, loo_cli
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),

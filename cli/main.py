@@ -256,7 +256,8 @@ def _explanation_text(exp: Any) -> str:
         out.append("grade history:")
         for g in exp.grades:
             note = f"  {safe(g.note)}" if g.note else ""
-            out.append(f"  {safe(g.timestamp or '-')}  {g.base_reward:g}  {safe(g.grader)}{note}")
+            value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
+            out.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
     return "\n".join(out)
 
 

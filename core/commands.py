@@ -156,6 +156,10 @@ def grade_event(session_id: str, reward: float, grader: str, timestamp: str, not
     return event
 
 
+def _grade_text(value: float | None) -> str:
+    return "pending" if value is None else f"{value:g}"
+
+
 def undo_event(session_id: str, history: Sequence[GradeRecord], timestamp: str, note: str | None) -> dict[str, Any]:
     """The grade event that puts the grade before the latest one back."""
     if len(history) < 2:
@@ -168,7 +172,7 @@ def undo_event(session_id: str, history: Sequence[GradeRecord], timestamp: str, 
         "base_reward": previous.base_reward,
         "grader": previous.grader,
         "timestamp": timestamp,
-        "note": note or f"undo: {latest.base_reward:g} back to {previous.base_reward:g}",
+        "note": note or f"undo: {_grade_text(latest.base_reward)} back to {_grade_text(previous.base_reward)}",
     }
 
 

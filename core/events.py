@@ -86,7 +86,7 @@ class SessionEvent:
 @dataclass(frozen=True)
 class GradeEvent:
     session_id: str
-    base_reward: float
+    base_reward: float | None  # None: a retraction, the session is pending again (SPEC 6)
     grader: str
     timestamp: str | None
     note: str | None = None
@@ -272,10 +272,9 @@ def to_event(raw: RawEvent) -> Event:
     if kind is None or kind == SESSION:
         return _session(raw)
     if kind == GRADE:
-        if not isinstance(raw.base_reward, float | int):
-            raise InvalidEvent("grade event without a numeric base_reward")
+        if raw.base_reward is not None and not isinstance(raw.base_reward, float | int):
+            raise InvalidEvent("grade event without a numeric (or null) base_reward")
         base = _unit(raw.base_reward, "base_reward")
-        assert base is not None
         return GradeEvent(_sid(raw), base, raw.grader or "unknown", raw.timestamp, raw.note)
     if kind == SELECTION:
         return SelectionEvent(

@@ -390,7 +390,7 @@ class LogIndex:
             self.grades.append((line, event))
             row = self.row_of(event.session_id)
             self.grade_rows.append(-1 if row is None else row)
-            self.grade_base.append(event.base_reward)
+            self.grade_base.append(math.nan if event.base_reward is None else event.base_reward)  # NaN: retracted
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
         elif isinstance(event, PriorEvent):

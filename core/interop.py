@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from core.files import StoreError
 from core.fold import Posterior
 from core.ids import normalize_id
 from core.lessons import Library
@@ -201,6 +202,13 @@ def read_state(path: Path) -> dict[str, Any]:
     except (OSError, UnsafeFile, msgspec.DecodeError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
+
+
+def state_not_written(exc: StoreError | OSError, path: Path) -> str:
+    """The warning when `bandit-state.json` could not be rewritten after a write that succeeded
+    (a full disk, a read-only folder, a directory in its place): the next write or `status` does it."""
+    reason = str(exc) if isinstance(exc, StoreError) else f"{path}: {exc.strerror or exc}"
+    return f"{reason}; the event is logged, and the next write or `status` rewrites {path.name}"
 
 
 def export_target(path: Path | str) -> Path:

@@ -47,7 +47,7 @@ from core.snapshot import FoldData
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-TAU_MIN = 0.02  # smallest prior sd of a lesson's effect per unit weight (reward units)
+TAU_MIN = 0.05  # smallest prior sd of a lesson's effect per unit weight: effects of +-0.1 stay plausible a priori
 NOISE_MIN = 0.01  # smallest noise sd the intervals use: the grade resolution (rewards given to two decimals)
 GRID = np.logspace(-6.0, 8.0, 141)  # lambda = sigma^2 / tau^2, searched on this grid, then refined
 Z95 = 1.959963984540054

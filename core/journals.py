@@ -3,12 +3,21 @@ and reading one to record a session from."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from core.errors import WorkspaceError
 from core.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_regular, read_text
 
 JOURNAL_READ_LIMIT = JOURNAL_MAX_BYTES
+
+
+def outside_library_allowed(asked: bool | None, outside_journals: bool) -> bool:
+    """Whether library folders outside the workspace (gptme.toml dirs) are read: only on request,
+    like journals (`asked`; when None: as for journals, or LESSON_CREDIT_ALLOW_OUTSIDE=1)."""
+    if asked is not None:
+        return asked
+    return outside_journals or os.environ.get("LESSON_CREDIT_ALLOW_OUTSIDE") == "1"
 
 
 def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> tuple[str | None, str | None]:

@@ -205,14 +205,6 @@ class LogReader:
     def session_journals(self) -> Sequence[str | None]:
         return self.index.session_journals
 
-    def session_rows(self) -> dict[str, int]:
-        """Session id -> row, for every session."""
-        return self.index.session_index
-
-    def arm_rows(self) -> dict[str, int]:
-        """Lesson id -> arm, for every arm of the log."""
-        return self.index.arm_index
-
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
         log = self.log

@@ -6,16 +6,15 @@ the selection is the workspace's job (`Workspace.select`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from core import beta as beta_mod
-from core.analysis import Candidacy
 from core.errors import WorkspaceError
-from core.events import SELECTION, SelectionEvent
+from core.events import SELECTION
 from core.fold import Posterior
 from core.lessons import Lesson
 from core.patterns import pattern_matches
@@ -52,6 +51,12 @@ def check_k(k: int) -> int:
     if k < 1:
         raise WorkspaceError(f"k must be at least 1, got {k}")
     return k
+
+
+def check_seed(seed: int) -> int:
+    if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
+        raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
+    return seed
 
 
 def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
@@ -117,20 +122,3 @@ def p_top_k(
     alpha, beta = posterior_of(post, settings, lesson_ids)
     probability = beta_mod.p_top_k(alpha, beta, k, rng, draws)
     return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}
-
-
-def candidacies(
-    selections: Iterable[tuple[int, SelectionEvent]], session_rows: dict[str, int], arm_rows: dict[str, int]
-) -> list[Candidacy]:
-    """(session row, arm, propensity) for every candidate of every logged selection whose
-    session was recorded (propensities outside [0, 1] are left out)."""
-    out = []
-    for _, selection in selections:
-        row = session_rows.get(selection.session_id or "")
-        if row is None:
-            continue
-        for lesson_id, propensity in selection.propensity.items():
-            arm = arm_rows.get(lesson_id)
-            if arm is not None and 0.0 <= propensity <= 1.0:
-                out.append(Candidacy(row, arm, propensity))
-    return out

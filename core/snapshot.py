@@ -312,5 +312,6 @@ class Graders:
         ]
         grades = self._grade_events()
         for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
-            out[row] = grades[position][1].grader
+            grade = grades[position][1]
+            out[row] = None if grade.base_reward is None else grade.grader  # a retraction: pending
         return tuple(out)

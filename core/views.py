@@ -141,7 +141,7 @@ class LessonUsage:
 
 @dataclass(frozen=True)
 class GradeRecord:
-    base_reward: float
+    base_reward: float | None  # None: a retraction (the session pending again)
     grader: str
     timestamp: str | None
     note: str | None

@@ -9,7 +9,6 @@ and `core.interop` (gptme's state file).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 from core import commands, interop, views
 from core import select as select_mod
 from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
+from core.clock import iso, utc_now
 from core.config import Config, ConfigError, load_config, save_config
 from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
@@ -28,7 +28,7 @@ from core.eventstore import EventStore, JsonlStore
 from core.files import write_json
 from core.fold import Posterior, fold
 from core.interop import ImportReport
-from core.journals import read_journal
+from core.journals import outside_library_allowed, read_journal
 from core.lessons import Lesson, LessonProblem, Library, load_library
 from core.reader import LogReader
 from core.select import Selection
@@ -43,25 +43,12 @@ if TYPE_CHECKING:
 STATE_DIR = Path("state") / "lesson-thompson"
 
 
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
-
-
-def iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 class Workspace:
     """A workspace folder: lessons, the event log, settings. See SPEC 2."""
 
     def __init__(
-        self,
-        root: Path | str = ".",
-        *,
-        clock: Callable[[], dt.datetime] = utc_now,
-        allow_outside_journals: bool = False,
-        use_cache: bool = True,
-        allow_outside_library: bool | None = None,
+        self, root: Path | str = ".", *, clock: Callable[[], dt.datetime] = utc_now, use_cache: bool = True,
+        allow_outside_journals: bool = False, allow_outside_library: bool | None = None,
         cache_threshold: int | None = None,
         store: EventStore | None = None,
     ) -> None:
@@ -73,12 +60,7 @@ class Workspace:
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
         self.allow_outside_journals = allow_outside_journals
-        # library folders outside the workspace (gptme.toml dirs): only on request, like journals
-        self.allow_outside_library = (
-            allow_outside_journals or os.environ.get("LESSON_CREDIT_ALLOW_OUTSIDE") == "1"
-            if allow_outside_library is None
-            else allow_outside_library
-        )
+        self.allow_outside_library = outside_library_allowed(allow_outside_library, allow_outside_journals)
         self.warnings: list[str] = []  # what a command that succeeded could not do (a derived file)
         try:
             self.config: Config = load_config(self.config_path)
@@ -292,9 +274,7 @@ class Workspace:
         k = select_mod.check_k(self.config.k if k is None else k)
         if not (isinstance(dropout, int | float) and 0.0 <= dropout <= 1.0):
             raise WorkspaceError(f"dropout must be in [0, 1], got {dropout!r}")
-        seed = secrets.randbelow(2**31) if seed is None else seed
-        if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
-            raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
+        seed = select_mod.check_seed(secrets.randbelow(2**31) if seed is None else seed)
         session_id = commands.selection_id(session_id, self.clock)
         if dropout > 0 and (problem := dropout_mod.check_dropout_session_id(session_id)):
             raise WorkspaceError(problem)
@@ -339,18 +319,13 @@ class Workspace:
         self._after_write()
 
     def _after_write(self) -> None:
-        """The event is in the log (or the settings in config.toml): the command has succeeded.
-        Rewriting `bandit-state.json` is then only upkeep of a derived file; when it fails
-        (a full disk, a read-only folder, a directory in its place) the failure becomes a
-        warning, and the next write or `status` rewrites the file."""
+        """The event is in the log (or the settings in config.toml): the command has succeeded, and
+        a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop)."""
         try:
             self.refresh()
             self.write_state()
         except (StoreError, OSError) as exc:
-            reason = str(exc) if isinstance(exc, StoreError) else f"{self.state_path}: {exc.strerror or exc}"
-            self.warnings.append(
-                f"{reason}; the event is logged, and the next write or `status` rewrites {self.state_path.name}"
-            )
+            self.warnings.append(interop.state_not_written(exc, self.state_path))
 
     def record(
         self, session_id: str, journal: Path | str, lessons: Sequence[str], *, reward: float | None = None,

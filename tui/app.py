@@ -1,9 +1,15 @@
-"""The dashboard app: wires the screens to one Workspace and watches the log for changes."""
+"""The dashboard app: wires the screens to one source, applies the write queue, watches for changes.
+
+One source of change: the source's version moves once per write (by the writer) or per poll
+that saw another process's append, and one `SourceChanged` message carries the new frozen
+snapshot; `data_version` follows it and the screens reload from it.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
@@ -17,21 +23,17 @@ from textual.worker import get_current_worker
 from core import beta as beta_mod
 from core.store import EventLog
 from core.workspace import Workspace
-from tui.messages import LogChanged, WorkFailed, WorkspaceWritten
-from tui.screens.analysis import AnalysisScreen
+from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied
 from tui.screens.base import describe_failure
-from tui.screens.confirm import ConfirmScreen
+from tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
-from tui.screens.health import HealthScreen
-from tui.screens.help import HelpScreen, HelpSection, as_binding, help_keys
-from tui.screens.lesson_rewards import LessonRewardsScreen
+from tui.screens.help import HelpScreen, HelpSection, as_binding, column_sections, help_keys
 from tui.screens.lessons import LessonsScreen
 from tui.screens.session_detail import SessionDetailScreen
 from tui.screens.sessions import SessionsScreen
-from tui.screens.simulation import SimulationScreen
-from tui.screens.what_if import WhatIfScreen
-from tui.source import Problems, WorkspaceSource
-from tui.text import one_line
+from tui.source import Problems, SourceSnapshot, WorkspaceSource
+from tui.text import fmt_grade, one_line
+from tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 1.0
 WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
@@ -39,18 +41,46 @@ PROBLEMS_IN_NOTICE = 3
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
-HELP_SCREENS: tuple[tuple[str, type[Screen[Any]]], ...] = (
-    ("Lessons", LessonsScreen),
-    ("Sessions", SessionsScreen),
-    ("Session detail", SessionDetailScreen),
-    ("What-if", WhatIfScreen),
-    ("Analysis", AnalysisScreen),
-    ("Lesson rewards", LessonRewardsScreen),
-    ("Simulation", SimulationScreen),
-    ("Health", HealthScreen),
-    ("Exact grade dialog", GradeValueScreen),
-    ("Confirm dialog", ConfirmScreen),
-)
+def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
+    """Every screen's bindings for `?`. Imported here, not at start-up: the analysis, simulation
+    and health screens (and what they import) load when first shown."""
+    from tui.screens.analysis import AnalysisScreen
+    from tui.screens.health import HealthScreen
+    from tui.screens.lesson_rewards import LessonRewardsScreen
+    from tui.screens.simulation import SimulationScreen
+    from tui.screens.what_if import WhatIfScreen
+
+    return (
+        ("Lessons", LessonsScreen),
+        ("Sessions", SessionsScreen),
+        ("Session detail", SessionDetailScreen),
+        ("What-if", WhatIfScreen),
+        ("Analysis", AnalysisScreen),
+        ("Lesson rewards", LessonRewardsScreen),
+        ("Simulation", SimulationScreen),
+        ("Health", HealthScreen),
+        ("Exact grade dialog", GradeValueScreen),
+        ("Confirm dialog", ConfirmScreen),
+        ("Replace grade dialog", ConfirmCommit),
+    )
+
+
+def analysis_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.analysis import AnalysisScreen
+
+    return AnalysisScreen(source)
+
+
+def simulation_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.simulation import SimulationScreen
+
+    return SimulationScreen(source)
+
+
+def health_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.health import HealthScreen
+
+    return HealthScreen(source)
 
 
 class LessonCreditApp(App[None]):
@@ -71,24 +101,35 @@ class LessonCreditApp(App[None]):
     ]
 
     data_version: reactive[int] = reactive(0)
-    """Bumped whenever the log changed; screens watch it and reload."""
+    """The source's version as of the last change message; screens watch it and reload."""
 
-    def __init__(self, workspace: Workspace, *, seed: int = 0, poll_seconds: float = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        source: WorkspaceSource | Workspace,
+        *,
+        seed: int = 0,
+        poll_seconds: float = POLL_SECONDS,
+        operator: str = OPERATOR,
+    ) -> None:
+        """`source`: what the app reads and writes through (a Workspace is wrapped in a WorkspaceSource;
+        tests pass a source of their own)."""
         super().__init__()
         beta_mod.load()  # before the event loop runs: a worker importing it would freeze the loop
-        self.source = WorkspaceSource(workspace, seed=seed)
+        self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
         self.poll_seconds = poll_seconds
+        self.writes = WriteQueue(operator)
+        self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(SessionsScreen, self.source))
-        self.add_mode("analysis", partial(AnalysisScreen, self.source))
-        self.add_mode("simulation", partial(SimulationScreen, self.source))
-        self.add_mode("health", partial(HealthScreen, self.source))
+        self.add_mode("analysis", partial(analysis_screen, self.source))
+        self.add_mode("simulation", partial(simulation_screen, self.source))
+        self.add_mode("health", partial(health_screen, self.source))
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name
         self.switch_mode("lessons")
-        self._check_problems()
+        self._first_snapshot()
         self._prepare_writes()
         if self.poll_seconds > 0:
             if isinstance(self.source.workspace.log, EventLog):
@@ -101,22 +142,37 @@ class LessonCreditApp(App[None]):
         """Import what a grade's append needs now, so the first grade commits without that wait."""
         self.source.workspace.log.prepare()
 
+    @work(thread=True, group="snapshot")
+    def _first_snapshot(self) -> None:
+        try:
+            snapshot = self.source.snapshot()
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.post_message(WorkFailed(describe_failure(exc)))
+            return
+        self.call_from_thread(self._took_snapshot, snapshot)
+
+    def _took_snapshot(self, snapshot: SourceSnapshot) -> None:
+        if self.snapshot is None or snapshot.version >= self.snapshot.version:
+            self.snapshot = snapshot
+        self._report_problems(snapshot.problems)
+
     # ---------------------------------------------------------------- live updates
 
     def _poll(self) -> None:
         if any(worker.group == "poll" and worker.is_running for worker in self.workers):
             return  # the last read has not finished: do not queue another behind it
-        self._refresh_log()
+        self._check_source()
 
-    @work(thread=True, exclusive=True, group="poll")
-    def _refresh_log(self) -> None:
+    @work(thread=True, group="poll")
+    def _check_source(self, wrote: bool = False) -> None:
+        """Not exclusive: a check that bumped the version must always post its snapshot."""
         try:
-            changed = self.source.refresh()
+            snapshot = self.source.check(wrote=wrote)
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
             return
-        if changed:
-            self.post_message(LogChanged())
+        if snapshot is not None:
+            self.post_message(SourceChanged(snapshot))
 
     @work(thread=True, exclusive=True, group="watch")
     def _watch_log(self) -> None:
@@ -130,8 +186,9 @@ class LessonCreditApp(App[None]):
                 end = store.wait(seen, WATCH_SECONDS)
                 if end != seen:
                     seen = end
-                    if self.source.refresh():
-                        self.post_message(LogChanged())
+                    snapshot = self.source.check()
+                    if snapshot is not None:
+                        self.post_message(SourceChanged(snapshot))
                 failing = False
             except Exception as exc:  # reported once per outage, retried: the database may come back
                 if not failing:
@@ -139,23 +196,63 @@ class LessonCreditApp(App[None]):
                 failing = True
                 time.sleep(WATCH_SECONDS)
 
-    @on(LogChanged)
-    def _log_changed(self) -> None:
-        self.data_version += 1
-        self._check_problems()
+    @on(SourceChanged)
+    def _source_changed(self, event: SourceChanged) -> None:
+        snapshot = event.snapshot
+        if snapshot.version <= self.data_version:
+            return  # a later change's message arrived first (the writer and the poll are two threads)
+        self.snapshot = snapshot
+        self.data_version = snapshot.version
+        self._report_problems(snapshot.problems)
 
     @on(WorkspaceWritten)
     def _workspace_written(self) -> None:
-        self.data_version += 1
+        self._check_source(wrote=True)
 
-    @work(thread=True, exclusive=True, group="problems")
-    def _check_problems(self) -> None:
-        try:
-            problems = self.source.problems()
-        except Exception as exc:  # reported, not raised: a worker must not take the app down
-            self.post_message(WorkFailed(describe_failure(exc)))
-            return
-        self.call_from_thread(self._report_problems, problems)
+    # ---------------------------------------------------------------- the write queue
+
+    def commit_grade(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write:
+        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen."""
+        write = self.writes.commit(session_id, value, note, shown)
+        self._kick_writer()
+        return write
+
+    def undo_grade(self, session_id: str) -> Write | None:
+        """Queue an undo of this dashboard's latest commit on the session; None when there is none."""
+        write = self.writes.undo(session_id)
+        if write is not None:
+            self._kick_writer()
+        return write
+
+    def _kick_writer(self) -> None:
+        if self.writes.start_draining():
+            self._drain_writes()
+
+    @work(thread=True, group="writes")
+    def _drain_writes(self) -> None:
+        """The one writer: applies queued writes oldest first until the queue is empty."""
+        while (write := self.writes.take()) is not None:
+            try:
+                outcome = self.writes.apply(self.source, write)
+            except Exception as exc:  # reported, not raised: the next write still gets its turn
+                value = f" {fmt_grade(write.value)}" if write.kind == "grade" else ""
+                what = f"{write.kind}{value} for {one_line(write.session_id)}"
+                self.post_message(WorkFailed(f"{what} not saved: {describe_failure(exc)}"))
+                continue
+            if outcome.written:
+                try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
+                    snapshot = self.source.check()
+                except Exception as exc:  # the event is in the log; the views catch up at the next poll
+                    self.post_message(WorkFailed(describe_failure(exc)))
+                    snapshot = None
+                if snapshot is not None:
+                    self.post_message(SourceChanged(snapshot))
+            self.post_message(WriteApplied(outcome))
+
+    @on(WriteApplied)
+    def _write_applied(self, event: WriteApplied) -> None:
+        outcome = event.outcome
+        self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
 
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
@@ -193,27 +290,86 @@ class LessonCreditApp(App[None]):
             return False  # a dialog is open: answer it first
         return True
 
-    def action_show_lessons(self) -> None:
-        self._show_mode("lessons")
+    # Screen changes are awaited: the next key (typed fast) then goes to the screen shown, mounted.
 
-    def action_show_sessions(self) -> None:
-        self._show_mode("sessions")
+    async def action_show_lessons(self) -> None:
+        await self._show_mode("lessons")
 
-    def action_show_analysis(self) -> None:
-        self._show_mode("analysis")
+    async def action_show_sessions(self) -> None:
+        await self._show_mode("sessions")
 
-    def action_show_simulation(self) -> None:
-        self._show_mode("simulation")
+    async def action_show_analysis(self) -> None:
+        await self._show_mode("analysis")
 
-    def action_show_health(self) -> None:
-        self._show_mode("health")
+    async def action_show_simulation(self) -> None:
+        await self._show_mode("simulation")
 
-    def _show_mode(self, mode: str) -> None:
-        if self.current_mode == mode:
+    async def action_show_health(self) -> None:
+        await self._show_mode("health")
+
+    async def _show_mode(self, mode: str) -> None:
+        """The mode's list (its root screen), not a detail screen left open in it earlier."""
+
+        async def go() -> None:
+            if self.current_mode != mode:
+                await self.switch_mode(mode)
             while len(self.screen_stack) > 1 and not self.screen.is_modal:
-                self.pop_screen()
-        else:
-            self.switch_mode(mode)
+                await self.pop_screen()
+
+        await self.leave_detail(go)
+
+    async def leave_detail(self, go: Callable[[], Awaitable[None]]) -> None:
+        """Run `go`, after asking first when it would leave a session with an uncommitted draft."""
+        screen = self.screen
+        draft = getattr(screen, "draft", None)
+        if isinstance(screen, SessionDetailScreen) and draft is not None:
+
+            async def answered(discard: bool) -> None:
+                if discard:
+                    await go()
+
+            await self.push_screen(
+                ConfirmScreen(
+                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(screen.session_id)}?",
+                    "Nothing is written. n or escape goes back to the draft (c commits it).",
+                    on_answer=answered,
+                )
+            )
+            return
+        await go()
+
+    async def open_next_pending(self, after: str | None) -> None:
+        """Open the next pending session after `after` (log order), from Sessions or a Session detail.
+
+        Pending as the operator will find it: a session with a grade still queued is not, one whose
+        queued undo retracts its grade is."""
+        snapshot = self.snapshot
+        if snapshot is None:
+            self.notify("Still reading the log; try again in a moment.", markup=False)
+            return
+        target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
+        if target is None:
+            self.notify("No pending session left to grade.", markup=False)
+            return
+
+        async def go() -> None:
+            if isinstance(self.screen, SessionDetailScreen):
+                await self.pop_screen()
+            await self.push_screen(SessionDetailScreen(self.source, target))
+
+        await self.leave_detail(go)
+
+    async def action_quit(self) -> None:
+        """Quit once every queued write is in the log (and after asking, with a draft open)."""
+        if self.writes.pending:
+            self.notify(f"Saving {self.writes.pending} queued write(s) first…", markup=False)
+
+        async def finish() -> None:
+            while self.writes.pending:
+                await asyncio.sleep(0.02)
+            self.exit()
+
+        await self.leave_detail(finish)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -221,11 +377,12 @@ class LessonCreditApp(App[None]):
         show = self.get_key_display
         sections = [HelpSection("Anywhere", "Unless a text box has the focus.", help_keys(self.BINDINGS, show))]
         current = "Anywhere"
-        for title, screen_class in HELP_SCREENS:
+        for title, screen_class in help_screens():
             about = str(getattr(screen_class, "HELP", "") or "")
             sections.append(HelpSection(title, about, help_keys(screen_class.BINDINGS, show)))
             if type(self.screen) is screen_class:
                 current = title
+        sections.extend(column_sections())
         self.push_screen(HelpScreen(sections, current))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -250,4 +407,4 @@ def _listing(problems: Sequence[object]) -> str:
 
 
 def run(workspace: Workspace) -> None:
-    LessonCreditApp(workspace).run()
+    LessonCreditApp(WorkspaceSource(workspace)).run()

@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
+if TYPE_CHECKING:
+    from tui.source import SourceSnapshot
+    from tui.writes import WriteOutcome
 
-class LogChanged(Message):
-    """The event log grew or changed on disk (this process or another)."""
+
+class SourceChanged(Message):
+    """The workspace changed (a write of ours, or the poll saw another process's): one per change."""
+
+    def __init__(self, snapshot: SourceSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
 
 
 class WorkspaceWritten(Message):
-    """This dashboard appended to the log or rewrote settings: every view is stale."""
+    """A screen rewrote settings or re-read the library: the app checks the source once."""
+
+
+class WriteApplied(Message):
+    """The writer applied (or refused) one queued grade or undo."""
+
+    def __init__(self, outcome: WriteOutcome) -> None:
+        super().__init__()
+        self.outcome = outcome
 
 
 class WorkFailed(Message):

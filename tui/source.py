@@ -7,23 +7,20 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from core import beta as beta_mod
-from core.analysis import MIN_WITH, MIN_WITHOUT, LooResult, reward_split
-from core.errors import WorkspaceError
-from core.health import Finding, lint
+from core.grading import GradeAppended, append_grade
 from core.lessons import Lesson, LessonProblem
 from core.settings import CreditSettings
-from core.simulate import SimulationReport, run_simulation, scenario
 from core.store import LogProblem
 from core.views import (
     Explanation,
-    GradeRecord,
     LessonRow,
     LessonUsage,
     PosteriorTable,
@@ -32,7 +29,12 @@ from core.views import (
 )
 from core.workspace import Workspace
 from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
-from tui.session_search import SessionSearch
+from tui.session_search import Found, SessionSearch
+
+if TYPE_CHECKING:  # imported where used: the health and simulation modules load when their screen opens
+    from core.analysis import LooResult
+    from core.health import Finding
+    from core.simulate import SimulationReport
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -93,10 +95,26 @@ class SessionsView:
     search: SessionSearch  # the filter over the table's columns
     troubled: frozenset[str] = frozenset()  # sessions a problem line names (a reused id, say)
 
+    lesson_entries: tuple[tuple[str, ...], npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
+    """(arm ids, each entry's arm, each entry's session row): which lessons each session had."""
+
     @property
     def pending(self) -> int:
         """Sessions not graded yet."""
         return len(self.search.pending_rows)
+
+    def with_lesson(self, needle: str, pending_only: bool, limit: int) -> Found:
+        """Sessions (newest first, up to `limit`) that had a lesson whose id contains `needle`."""
+        if self.lesson_entries is None or not needle:
+            return self.search.find("", pending_only, limit)
+        arm_ids, entry_arm, entry_session = self.lesson_entries
+        needle = needle.lower()
+        arms = [i for i, arm in enumerate(arm_ids) if needle in arm.lower()]
+        rows = np.unique(entry_session[np.isin(entry_arm, arms)]).astype(np.int64)
+        if pending_only:
+            rows = np.intersect1d(rows, self.search.pending_rows)
+        newest = rows[::-1]
+        return Found(newest[:limit].copy(), len(newest))
 
     @property
     def sessions(self) -> Sequence[SessionSummary]:
@@ -173,10 +191,58 @@ class Problems:
     lessons: tuple[LessonProblem, ...]
 
 
-@dataclass(frozen=True)
-class UndoOutcome:
-    record: GradeRecord | None  # the grade appended, None when nothing was written
-    message: str
+@dataclass(frozen=True, eq=False)
+class SourceSnapshot:
+    """What changed, as one frozen value: posted once per write or poll that changed the workspace."""
+
+    version: int  # the source's version: +1 per change, whoever caused it
+    log_version: int  # the Workspace's read of the log
+    session_ids: tuple[str, ...]  # log order
+    base: npt.NDArray[np.float64]  # read-only: each session's grade in force, NaN = pending
+    problems: Problems
+
+    @property
+    def sessions(self) -> int:
+        return len(self.session_ids)
+
+    def grade_of(self, session_id: str) -> float | None:
+        """The session's grade in force as of this snapshot (None: pending or unknown)."""
+        try:
+            value = float(self.base[self.session_ids.index(session_id)])
+        except ValueError:
+            return None
+        return None if value != value else value
+
+    def next_pending(
+        self,
+        after: str | None,
+        expected: Callable[[str, float | None], float | None] = lambda _sid, value: value,
+        touched: Collection[str] = (),
+    ) -> str | None:
+        """The first pending session after `after` in log order (wrapping round; never `after` itself).
+
+        `expected(session_id, grade here)` is the grade a session will have once queued writes are
+        applied; `touched` names the sessions it may differ for (the rest are pending as here)."""
+        rows = set(np.flatnonzero(np.isnan(self.base)).tolist())
+        ids = self.session_ids
+        position = {sid: row for row, sid in enumerate(ids)} if touched else {}
+        for sid in touched:
+            row = position.get(sid)
+            if row is None:
+                continue
+            if expected(sid, self.grade_of(sid)) is None:
+                rows.add(row)
+            else:
+                rows.discard(row)
+        order = sorted(rows)
+        start = 0
+        if after is not None and after in ids:
+            row = ids.index(after)
+            start = next((i for i, r in enumerate(order) if r > row), len(order))
+        for row in order[start:] + order[:start]:
+            if ids[row] != after:
+                return ids[row]
+        return None
 
 
 def ranks(rows: tuple[LessonRow, ...]) -> dict[str, int]:
@@ -193,31 +259,59 @@ class WorkspaceSource:
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
+        self._seen_log: int | None = None  # the log version the last snapshot (or the first read) saw
+        self.version = 0  # bumped once per write or poll that changed something (see `check`)
         self._effects: tuple[int, Mapping[str, float]] | None = None  # the last joint effects, by log version
-        self._polled_version: int | None = None  # the log's version when first read (see _refreshed)
 
     @property
     def name(self) -> str:
         return self.workspace.root.name
 
-    def refresh(self) -> bool:
-        """True when the log changed since the last call, whoever read the change first: a
-        screen's load may read an append before the poll does, and the poll must still tell
-        the other screens."""
+    def check(self, *, wrote: bool = False) -> SourceSnapshot | None:
+        """Read the log to its end; when it changed since the last check (or `wrote`: this dashboard
+        just changed the workspace), bump the version once and return the new snapshot.
+
+        The poll and the writer are the only callers: views never read the log themselves, so
+        one change reaches the screens as one snapshot."""
         with self._lock:
-            version = self._refreshed().version
-            changed = version != self._polled_version
-            self._polled_version = version
-            return changed
+            ws = self.workspace
+            ws.refresh()
+            first = self._seen_log is None
+            if not wrote and (first or ws.version == self._seen_log):
+                self._seen_log = ws.version  # the first read is what the screens load: no change
+                return None
+            self._seen_log = ws.version
+            self.version += 1
+            data = ws.data()
+            table = ws.session_table()
+            return SourceSnapshot(
+                version=self.version,
+                log_version=ws.version,
+                session_ids=tuple(table.session_ids),
+                base=data.base,
+                problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
+            )
+
+    def snapshot(self) -> SourceSnapshot:
+        """The state as of now, at the current version (no bump): what the app starts from."""
+        with self._lock:
+            ws = self._refreshed()
+            table = ws.session_table()
+            return SourceSnapshot(
+                version=self.version,
+                log_version=ws.version,
+                session_ids=tuple(table.session_ids),
+                base=ws.data().base,
+                problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
+            )
 
     def _refreshed(self) -> Workspace:
-        """The workspace with the log read to its end (hold the lock). The first read, by a
-        screen's load or by the poll, is the baseline the poll compares with: what it read
-        is on screen already (or about to be), so it is no change to report."""
+        """The workspace as the last check left it (hold the lock). Only the very first read
+        reads the log: later appends reach the views through `check` and its one snapshot."""
         ws = self.workspace
-        ws.refresh()
-        if self._polled_version is None:
-            self._polled_version = ws.version
+        if self._seen_log is None:
+            ws.refresh()
+            self._seen_log = ws.version
         return ws
 
     def settings(self) -> CreditSettings:
@@ -285,6 +379,8 @@ class WorkspaceSource:
             table = ws.session_table()
             problems = tuple(ws.log_problems())
             version = ws.version
+            data = ws.data()
+            entries = (data.arm_ids, data.entry_arm, data.entry_session)
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
         return SessionsView(
             version=version,
@@ -293,30 +389,27 @@ class WorkspaceSource:
             rewards=reward_series(table.base),
             search=SessionSearch.build(table),
             troubled=troubled,
+            lesson_entries=entries,
         )
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
         with self._lock:
             return self.workspace.explain(session_id, base_reward=draft, with_journal=with_journal)
 
-    def grade(self, session_id: str, reward: float, note: str | None = None) -> GradeRecord:
+    def append_grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str,
+        note: str | None = None,
+        expect_line: int | None = None,
+    ) -> GradeAppended:
+        """Append a grade (None: a retraction) under the log lock; see core.grading.append_grade."""
         with self._lock:
-            return self.workspace.grade(session_id, reward, grader="manual", note=note or None)
-
-    def undo_grade(self, session_id: str) -> UndoOutcome:
-        """Append the grade before the latest one again (the engine checks and appends under the log lock)."""
-        with self._lock:
-            try:
-                record = self.workspace.undo_grade(session_id)
-            except WorkspaceError as exc:
-                if "nothing to undo" not in str(exc):
-                    raise
-                reason = str(exc)
-                return UndoOutcome(
-                    None,
-                    f"{reason[:1].upper()}{reason[1:]}. The log is append-only: grade the session again to change it.",
-                )
-        return UndoOutcome(record, f"Undone: {record.base_reward:g} appended again ({record.note or 'undo'}).")
+            return append_grade(
+                self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line
+            )
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
@@ -358,6 +451,8 @@ class WorkspaceSource:
             cached = self._analysis
             if not write and cached is not None and cached.version == ws.version:
                 return replace(cached, written=None)
+            from core.analysis import MIN_WITH, MIN_WITHOUT
+
             results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
             data = ws.data()
             graded = int(np.count_nonzero(~np.isnan(data.base)))
@@ -371,6 +466,8 @@ class WorkspaceSource:
         """A lesson's LOO numbers with the reward distributions they compare, from one version of the log."""
         with self._lock:
             view = self.analysis()
+            from core.analysis import reward_split
+
             with_lesson, without_lesson = reward_split(self.workspace.data(), lesson_id)
         return LessonRewards(
             view.version,
@@ -393,6 +490,8 @@ class WorkspaceSource:
                 changed = ws.library(reload=True) != before
                 if changed:
                     self._analysis = None  # its flags depend on which lessons exist
+            from core.health import lint
+
             findings = lint(ws)
             version = ws.version
         prefix = str(ws.root) + "/"
@@ -402,6 +501,8 @@ class WorkspaceSource:
         self, scenario_name: str, seeds: int, progress: Callable[[int, int], None] | None = None
     ) -> SimulationReport:
         """Run a named scenario over seeds 0..seeds-1. Touches no workspace state, so takes no lock."""
+        from core.simulate import run_simulation, scenario
+
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
 
 

@@ -108,6 +108,22 @@ def fmt(value: float | None, digits: int = 2, empty: str = "—") -> str:
     return f"{round(value, 9):.{digits}f}"  # 0.57749999… and 0.57750…01 print alike
 
 
+def fmt_grade(value: float | None, empty: str = "pending") -> str:
+    """A grade as it was typed: 0.725 stays 0.725, 0.7 is 0.7 (at least one decimal, at most six)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return empty
+    text = f"{round(value, 6):.6f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def fmt_exact(value: float, most: int = 6) -> tuple[str, bool]:
+    """(the shortest decimal for `value` with at most `most` decimals, whether it is exact to 1e-9)."""
+    for digits in range(1, most + 1):
+        if abs(round(value, digits) - value) < 1e-9:
+            return f"{value:.{digits}f}", True
+    return f"{value:.{most}f}", False
+
+
 def fmt_signed(value: float, digits: int = 3) -> str:
     value = round(value, 9)
     if abs(value) < 0.5 * 10**-digits:
@@ -177,3 +193,10 @@ def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
             out.append((line_start + pos, line_start + n))
         line_start += n + 1
     return out
+
+
+EMPTY_WORKSPACE_HINT = (
+    "Nothing logged yet. Lessons are Markdown files under lessons/ (frontmatter `match: keywords: [...]`); "
+    "log a session with `lesson-credit record --session-id ID --journal JOURNAL.md --lessons LESSON_ID ...` "
+    "(or gptme's bandit-state.json as a prior: `lesson-credit import-gptme`). The dashboard updates on its own."
+)

@@ -131,7 +131,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         journal = analysis_root / "state" / "journals" / "new.md"
         journal.write_text(text)
         Workspace(analysis_root).record("new", journal, lessons, reward=reward, category=category)
-        app.data_version += 1
+        app._check_source()  # the poll (off in this test)
         await settle(pilot)
         updated = screen.view.result("tools/retry-budget.md")
         assert updated is not None and updated.n_with == 9

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
 from core.analysis import Effect, LooResult
-from core.errors import WorkspaceError
 from core.health import Finding
 from core.simulate import run_simulation, scenario
 from core.workspace import Workspace
@@ -26,6 +25,7 @@ from tui.screens.simulation import best_estimators, metric_cell
 from tui.series import grouped, integer_ticks, reward_histogram, reward_series, rolling_mean
 from tui.source import WorkspaceSource, ranks
 from tui.text import expand_tabs, fmt, fmt_signed, fmt_time, one_line, rank_arrow, visible_text, wrap_lines
+from tui.writes import WriteQueue
 
 
 def test_control_characters_become_visible_and_keep_offsets() -> None:
@@ -150,22 +150,60 @@ def test_what_if_view_is_a_pure_refold(workspace: Workspace, ws_root: Path) -> N
     assert all(r.rank_change == r.rank_now - r.rank_then for r in view.rows)
 
 
-def test_undo_rules(workspace: Workspace, ws_root: Path) -> None:
+def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, ws_root: Path) -> None:
     source = WorkspaceSource(workspace)
-    assert source.undo_grade("s1").record is None  # only the grade it was logged with
-    source.grade("s4", 0.6)
-    pending_first = source.undo_grade("s4")
-    assert pending_first.record is None and "cannot make it pending" in pending_first.message
-    source.grade("s4", 0.9, note="second look")
-    undone = source.undo_grade("s4")
-    assert undone.record is not None and undone.record.base_reward == 0.6
+    queue = WriteQueue()
+
+    def drain() -> list[str]:
+        messages = []
+        assert queue.start_draining()
+        while (write := queue.take()) is not None:
+            messages.append(queue.apply(source, write).message)
+        return messages
+
+    assert queue.undo("s1") is None  # nothing this queue wrote
+    queue.commit("s4", 0.6, None, shown=None)
+    queue.commit("s4", 0.9, "second look", shown=None)
+    queue.undo("s4")
+    queue.undo("s4")
+    assert queue.undo("s4") is None
+    assert queue.expected("s4", 0.123) is None  # back to pending once applied
+    messages = drain()
     grades = [e for e in log_lines(ws_root) if e.get("type") == "grade"]
-    assert [(g["base_reward"], g["grader"]) for g in grades] == [(0.6, "manual"), (0.9, "manual"), (0.6, "manual")]
+    # 0.6, 0.9, then 0.9 undone back to 0.6, then 0.6 undone back to pending (a retraction)
+    assert [(g["base_reward"], g["grader"]) for g in grades] == [
+        (0.6, "manual"),
+        (0.9, "manual"),
+        (0.6, "manual"),
+        (None, "manual"),
+    ]
     assert grades[1]["note"] == "second look"
-    assert Workspace(ws_root, clock=fixed_clock).session("s4").base_reward == 0.6
-    assert "undo: 0.9 back to 0.6" in undone.message
-    with pytest.raises(WorkspaceError, match="unknown session"):
-        source.undo_grade("nope")  # not a "nothing to undo": reported as a failure
+    assert grades[2]["note"] == "undo of line 6: 0.9 back to 0.6"  # the fixture logs five lines first
+    assert Workspace(ws_root, clock=fixed_clock).session("s4").pending
+    assert messages[0] == "Saved grade 0.6 for s4 (was pending)."
+    assert messages[3] == "Undo on s4: pending again (retracts line 5)."
+    # another process grades s1 after this queue did: the undo is refused and writes nothing
+    queue.commit("s1", 0.3, None, shown=0.8)
+    drain()
+    Workspace(ws_root, clock=fixed_clock).grade("s1", 0.5, grader="judge")
+    queue.undo("s1")
+    (refused,) = drain()
+    assert "graded elsewhere" in refused
+    assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"][-1] == 0.5
+
+
+def test_write_queue_refuses_a_no_op_undo(workspace: Workspace, ws_root: Path) -> None:
+    source = WorkspaceSource(workspace)
+    queue = WriteQueue()
+    queue.commit("s1", 0.8, None, shown=0.8)  # 0.8 over 0.8
+    queue.undo("s1")
+    assert queue.start_draining()
+    outcomes = []
+    while (write := queue.take()) is not None:
+        outcomes.append(queue.apply(source, write))
+    assert [o.written for o in outcomes] == [True, False]
+    assert outcomes[1].message == "Nothing to undo on s1: the grade is already 0.8."
+    assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"] == [0.8]
 
 
 def test_broken_lesson_files_become_rows_that_say_why(workspace: Workspace, ws_root: Path) -> None:

@@ -1,4 +1,4 @@
-"""Snapshot tests: each screen at 120x40 on the fixture workspace (fixed clock, seed, timestamps).
+"""Snapshot tests: each screen at 80x24 and 160x45 on the fixture workspace (fixed clock, seed, timestamps).
 
 The workspace lives in a tmp folder whose name is always `ws`; no absolute path is rendered.
 Update with `pytest tests/tui --snapshot-update` after checking the change is wanted.
@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
@@ -21,9 +22,11 @@ from core.workspace import Workspace
 from tui.app import LessonCreditApp
 from tui.screens.simulation import SimulationScreen
 
-SIZE = (120, 40)
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
+sizes = pytest.mark.parametrize("size", SIZES)
 
 SnapCompare = Callable[..., bool]
+Size = tuple[int, int]
 
 
 def steps(*keys: str, session: str | None = None) -> Callable[[Pilot[Any]], Awaitable[None]]:
@@ -50,51 +53,62 @@ def make_app(workspace: Workspace) -> LessonCreditApp:
     return LessonCreditApp(workspace, seed=0, poll_seconds=0)
 
 
-def test_snapshot_lessons(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps("down", "p", "down"))
+@sizes
+def test_snapshot_lessons(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("down", "p", "down"))
 
 
-def test_snapshot_lessons_missing_lesson(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps("slash", *"missing", "enter"))
+@sizes
+def test_snapshot_lessons_missing_lesson(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("slash", *"missing", "enter"))
 
 
-def test_snapshot_sessions(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps("s"))
+@sizes
+def test_snapshot_sessions(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("s"))
 
 
-def test_snapshot_session_detail(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps(session="s1"))
+@sizes
+def test_snapshot_session_detail(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps(session="s1"))
 
 
-def test_snapshot_session_detail_markup_journal(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps(session="s3"))
+@sizes
+def test_snapshot_session_detail_markup_journal(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps(session="s3"))
 
 
-def test_snapshot_grading_preview(snap_compare: SnapCompare, workspace: Workspace, ws_root: Path) -> None:
+@sizes
+def test_snapshot_grading_preview(size: Size, snap_compare: SnapCompare, workspace: Workspace, ws_root: Path) -> None:
     log = (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes()
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps("3", "down", session="s1"))
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("3", "down", session="s1"))
     assert (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes() == log
 
 
-def test_snapshot_what_if(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps("w", "t", "right_square_bracket"))
+@sizes
+def test_snapshot_what_if(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("w", "t", "right_square_bracket"))
 
 
-def test_snapshot_help(snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=steps("question_mark"))
+@sizes
+def test_snapshot_help(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("question_mark"))
 
 
-def test_snapshot_analysis(snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
+@sizes
+def test_snapshot_analysis(size: Size, snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
     # the fifth row has too little data and two confound flags: dimmed, its reasons in the panel
     keys = ("a", "down", "down", "down", "down")
-    assert snap_compare(make_app(analysis_workspace), terminal_size=SIZE, run_before=steps(*keys))
+    assert snap_compare(make_app(analysis_workspace), terminal_size=size, run_before=steps(*keys))
 
 
-def test_snapshot_lesson_rewards(snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
-    assert snap_compare(make_app(analysis_workspace), terminal_size=SIZE, run_before=steps("a", "enter"))
+@sizes
+def test_snapshot_lesson_rewards(size: Size, snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
+    assert snap_compare(make_app(analysis_workspace), terminal_size=size, run_before=steps("a", "enter"))
 
 
-def test_snapshot_simulation(snap_compare: SnapCompare, workspace: Workspace) -> None:
+@sizes
+def test_snapshot_simulation(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await steps("m")(pilot)
         screen = pilot.app.screen
@@ -109,10 +123,22 @@ def test_snapshot_simulation(snap_compare: SnapCompare, workspace: Workspace) ->
             await pilot.pause()
         await settle(pilot)
 
-    assert snap_compare(make_app(workspace), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=run_before)
 
 
-def test_snapshot_health(snap_compare: SnapCompare, ws_root: Path) -> None:
+@sizes
+def test_snapshot_health(size: Size, snap_compare: SnapCompare, ws_root: Path) -> None:
     later = FIXED_NOW + dt.timedelta(days=10)  # s4 pending for 11 days: a problem; old-lesson: a ghost arm
     app = make_app(Workspace(ws_root, clock=lambda: later))
-    assert snap_compare(app, terminal_size=SIZE, run_before=steps("h"))
+    assert snap_compare(app, terminal_size=size, run_before=steps("h"))
+
+
+@sizes
+def test_snapshot_confirm_replacing_a_grade(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("5", "c", session="s1"))
+
+
+@sizes
+def test_snapshot_empty_workspace(size: Size, snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app = make_app(Workspace(tmp_path / "empty", clock=lambda: FIXED_NOW))
+    assert snap_compare(app, terminal_size=size, run_before=steps())

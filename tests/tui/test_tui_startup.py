@@ -93,3 +93,22 @@ async def test_p_top_k_is_estimated_after_the_table_is_shown(
         expected = Workspace(workspace.root).p_top_k(seed=0)
         assert detail.p_top_k == pytest.approx(expected[detail.row.path])
         assert "estimating" not in panel.describe(detail).plain
+
+
+def test_start_up_imports_only_what_the_first_screen_needs() -> None:
+    """Health, Simulation, Analysis (and scipy) load when first needed, not with the app."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys, tui.app; "
+        "print(' '.join(m for m in ('core.health', 'core.simulate', 'tui.screens.analysis', "
+        "'tui.screens.simulation', 'tui.screens.health', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""

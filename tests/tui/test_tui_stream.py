@@ -282,7 +282,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
     out, err, at_tail, go_tail = (scratch / name for name in ("writer.out", "writer.err", "at-tail", "go-tail"))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: current_view(app) is not None, "the first Lessons view")
-        await pilot.press("o", "o", "o", "o")  # mean -> interval -> effect -> last -> lesson: rows keep their places
+        await pilot.press(*"oooooo")  # mean -> ... -> status -> lesson: rows keep their places
         await pilot.pause()
         lessons = app.screen
         assert isinstance(lessons, LessonsScreen) and lessons.sort_column == "lesson"
@@ -346,8 +346,8 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
         assert sorted(table_keys(lessons_table)) == sorted(expected)
         for row in shown.rows:
             cells = lessons_table.get_row(row.path)
-            assert str(cells[3]).strip() == str(row.n)
-            assert str(cells[4]).strip() == f"{row.mean:.3f}"
+            assert str(cells[1]).strip() == str(row.n)
+            assert str(cells[2]).strip() == f"{row.mean:.3f}"
         worktree = shown.row("tools/git-worktree.md")
         assert worktree is not None and worktree.last_session == last
 
@@ -384,40 +384,44 @@ async def test_stays_responsive_while_another_process_appends_thousands(workspac
     assert worst < MAX_KEY_LATENCY_S, f"{worst_key!r} took {worst:.2f} s; slowest: {sorted(latencies)[-5:]}"
 
 
-async def test_a_change_read_first_by_one_screen_reaches_the_others(workspace: Workspace, ws_root: Path) -> None:
-    """Another process records s5; the operator opens Sessions before the next poll (with the default 1 s
-    interval, the usual order); back on Lessons, the posteriors must include s5."""
+async def test_a_change_reaches_every_screen_through_one_snapshot(workspace: Workspace, ws_root: Path) -> None:
+    """Another process records s5 while the next poll is held back: a screen opened meanwhile shows the
+    log as of the last snapshot (screens never read the log on their own); the poll's one change message
+    then brings s5 to both screens."""
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: current_view(app) is not None, "the first Lessons view")
         lessons = app.screen
         assert isinstance(lessons, LessonsScreen) and lessons.view is not None
         assert lessons.view.table.sessions == len(SESSIONS)
-        # hold the next poll back until the Sessions screen has loaded: the order is then certain
         poll_waits, poll_may_read = threading.Event(), threading.Event()
-        refresh = app.source.refresh
+        check = app.source.check
 
-        def later_poll() -> bool:
+        def later_poll(*, wrote: bool = False) -> object:
             poll_waits.set()
             poll_may_read.wait(10)
-            return refresh()
+            return check(wrote=wrote)
 
-        app.source.refresh = later_poll  # type: ignore[method-assign]
+        app.source.check = later_poll  # type: ignore[method-assign,assignment]
+        versions: list[int] = []
+        app.watch(app, "data_version", lambda version: versions.append(version), init=False)
         try:
-            # a poll is waiting: none is reading the log (the app runs one at a time)
             await wait_until(pilot, poll_waits.is_set, "a poll")
             record(Workspace(ws_root, clock=fixed_clock), ws_root, NEW_SESSION)
             await pilot.press("s")
             sessions = app.screen
             assert isinstance(sessions, SessionsScreen)
-            await wait_until(
-                pilot,
-                lambda: sessions.view is not None and sessions.view.sessions[-1].session_id == NEW_SESSION[0],
-                "s5 on the Sessions screen",
-            )
-            await pilot.press("l")
+            await wait_until(pilot, lambda: sessions.view is not None, "the Sessions view")
+            assert sessions.view is not None and len(sessions.view.sessions) == len(SESSIONS)
         finally:
             poll_may_read.set()
+        await wait_until(
+            pilot,
+            lambda: sessions.view is not None and sessions.view.sessions[-1].session_id == NEW_SESSION[0],
+            "s5 on the Sessions screen",
+        )
+        assert versions == [1]  # one change, one message
+        await pilot.press("l")
         assert app.screen is lessons
         fresh = Workspace(ws_root, clock=fixed_clock).posteriors()
         assert fresh.sessions == len(SESSIONS) + 1
@@ -427,4 +431,5 @@ async def test_a_change_read_first_by_one_screen_reaches_the_others(workspace: W
             lambda: lessons.view is not None and lessons.view.table.sessions == fresh.sessions,
             "the Lessons screen never showed s5",
         )
+        assert lessons.view is not None
         assert_same(by_path(lessons.view), by_path(fresh))

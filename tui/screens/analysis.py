@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from core.analysis import LooResult
 from tui.loo_text import RANDOMIZED_MARK, describe, headline_interval, headline_text, lift, p_text, short_flags, span
 from tui.screens.sortable import SortableScreen
-from tui.source import AnalysisView
+from tui.source import AnalysisView, WorkspaceSource
 from tui.text import one_line, spaced
 from tui.widgets.themed_table import ThemedTable
 
@@ -87,8 +87,8 @@ class AnalysisScreen(SortableScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_rewards", "Distributions", priority=True),
-        Binding("o", "cycle_sort", "Sort by next column"),
-        Binding("r", "reverse_sort", "Reverse order"),
+        Binding("o", "cycle_sort", "Sort by next column", show=False),
+        Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("ctrl+s", "write", "Write loo-results.json"),
     ]
     SORT_COLUMNS = SORTS
@@ -100,7 +100,7 @@ class AnalysisScreen(SortableScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source, sort_column="effect")
         self.view: AnalysisView | None = None
         self.highlighted: str | None = None
@@ -193,11 +193,15 @@ class AnalysisScreen(SortableScreen):
 
     @on(DataTable.RowHighlighted, "#loo-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#loo-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self.action_open_rewards()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,10 +24,14 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, question: str, detail: str = "") -> None:
+    def __init__(
+        self, question: str, detail: str = "", on_answer: Callable[[bool], Awaitable[None] | None] | None = None
+    ) -> None:
         super().__init__()
         self.question = question
         self.detail = detail
+        # called (and awaited) in the answering key's action, so what it does comes before the next key's
+        self.on_answer = on_answer
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
@@ -40,12 +46,25 @@ class ConfirmScreen(ModalScreen[bool]):
         self.query_one("#confirm-no", Button).focus()
 
     @on(Button.Pressed, "#confirm-yes")
-    def _yes(self) -> None:
-        self.dismiss(True)
+    async def _yes(self) -> None:
+        await self.action_answer(True)
 
     @on(Button.Pressed, "#confirm-no")
-    def _no(self) -> None:
-        self.dismiss(False)
+    async def _no(self) -> None:
+        await self.action_answer(False)
 
-    def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+    async def action_answer(self, answer: bool) -> None:
+        on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed
+        self.dismiss(answer)  # off the stack at once; what the answer does happens on the screen below
+        if on_answer is not None:
+            result = on_answer(answer)
+            if inspect.isawaitable(result):
+                await result
+
+
+class ConfirmCommit(ConfirmScreen):
+    """Replace a session's grade: c (the commit key again) or y writes it; n or escape keeps the draft."""
+
+    HELP = "c or y replaces the grade; n or escape keeps the draft and writes nothing."
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "answer(True)", "Replace", show=False)]

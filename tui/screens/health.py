@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -15,7 +15,7 @@ from textual.widgets import Footer, Header, Static
 from core.health import PROBLEM, Finding
 from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen
-from tui.source import HealthView
+from tui.source import HealthView, WorkspaceSource
 from tui.text import one_line
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
@@ -43,8 +43,9 @@ def finding_text(finding: Finding) -> Text:
     return out
 
 
-class FindingCard(Static):
-    """One finding; its border is the severity's colour and its title the check's code."""
+class FindingCard(Static, can_focus=True):
+    """One finding; its border is the severity's colour and its title the check's code. Focusable:
+    enter on a card that names sessions opens the first of them."""
 
     DEFAULT_CSS = """
     FindingCard {
@@ -58,6 +59,9 @@ class FindingCard(Static):
     FindingCard.-problem {
         border: round $error;
         border-title-color: $text-error;
+    }
+    FindingCard:focus {
+        border: heavy $accent;
     }
     """
 
@@ -76,11 +80,15 @@ class HealthScreen(DataScreen):
     CSS_PATH = "health.tcss"
     HELP = (
         "The checks `lesson-credit lint` runs. A problem fails lint (exit 1); a warning does not. "
-        "They are re-checked when the log changes, and with r (which also re-reads the lesson files)."
+        "They are re-checked when the log changes, and with r (which also re-reads the lesson files). "
+        "tab / shift+tab move between findings; enter opens the first session a finding names."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "recheck", "Re-check (re-read lessons)"),
+        Binding("enter", "open_session", "Open its session"),
+        Binding("down", "app.focus_next", "Next finding", show=False),
+        Binding("up", "app.focus_previous", "Previous finding", show=False),
     ]
 
     class Loaded(Message):
@@ -88,7 +96,7 @@ class HealthScreen(DataScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.view: HealthView | None = None
 
@@ -126,9 +134,26 @@ class HealthScreen(DataScreen):
                 widgets.append(Static(Text(f"{heading} ({len(group)})"), classes="health-heading"))
                 widgets += [FindingCard(f) for f in group]
         await body.mount_all(widgets)
+        cards = self.query(FindingCard)
+        if cards and not isinstance(self.focused, FindingCard):
+            cards.first().focus()
         if event.view.library_changed:
             self.post_message(WorkspaceWritten())  # the other screens show the lessons read before
 
     def action_recheck(self) -> None:
         self.busy(self.query_one("#findings", VerticalScroll), delay=0)
         self._check(reload_library=True)
+
+    async def action_open_session(self) -> None:
+        from tui.screens.session_detail import SessionDetailScreen
+
+        card = self.focused
+        if not isinstance(card, FindingCard):
+            return
+        snapshot = getattr(self.app, "snapshot", None)
+        known = set(snapshot.session_ids) if snapshot is not None else set()
+        sessions = [item for item in card.finding.items if item in known]
+        if not sessions:
+            self.notify("This finding names no session.", markup=False)
+            return
+        await self.app.push_screen(SessionDetailScreen(self.source, sessions[0]))

@@ -21,6 +21,45 @@ class HelpSection:
     keys: tuple[tuple[str, str], ...]  # (key as shown, what it does)
 
 
+# what each column of the tables means (the `?` screen's last sections)
+COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "Lessons columns",
+        (
+            ("n", "graded sessions the lesson was injected in"),
+            ("mean", "posterior mean alpha/(alpha+beta): the expected reward rate"),
+            ("95% CI", "central 95% interval of the Beta posterior"),
+            ("last", "credited reward in the latest graded session with the lesson"),
+            ("category", "the lesson's folder under lessons/"),
+            ("status", "active, deprecated, archived; missing = logged but no file; broken = unreadable file"),
+        ),
+    ),
+    (
+        "Sessions columns",
+        (
+            ("grade", "the grade in force (the latest grade event); pending = none yet, or retracted"),
+            ("grader", "who gave that grade (manual = this dashboard's operator)"),
+            ("lessons", "lessons injected in the session"),
+            ("mean salience", "average keyword salience of those lessons in the journal"),
+        ),
+    ),
+    (
+        "Session detail columns",
+        (
+            ("salience", "share of the lesson's keywords found in the journal (stored in the log)"),
+            ("weight", "floor + (1 - floor) x salience"),
+            ("reward", "credited reward: base grade x weight (seed strategy)"),
+            ("Δα Δβ", "what this session adds to the lesson's alpha and beta"),
+            ("hit / missed", "the lesson's keywords found / not found in the journal"),
+        ),
+    ),
+)
+
+
+def column_sections() -> list[HelpSection]:
+    return [HelpSection(title, "", keys) for title, keys in COLUMNS]
+
+
 def as_binding(entry: BindingType) -> Binding:
     return entry if isinstance(entry, Binding) else Binding(*entry)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -14,7 +14,7 @@ from textual.widgets import Footer, Header, Static
 
 from tui.loo_text import describe
 from tui.screens.base import DataScreen
-from tui.source import LessonRewards
+from tui.source import LessonRewards, WorkspaceSource
 from tui.text import one_line
 from tui.widgets.reward_histogram import RewardHistogramPlot
 
@@ -46,7 +46,7 @@ class LessonRewardsScreen(DataScreen):
             super().__init__()
             self.rewards = rewards
 
-    def __init__(self, source: Any, lesson_id: str) -> None:
+    def __init__(self, source: WorkspaceSource, lesson_id: str) -> None:
         super().__init__(source)
         self.lesson_id = lesson_id
         self.rewards: LessonRewards | None = None

@@ -13,13 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input
+from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.lessons import MISSING
 from core.views import LessonRow
 from tui.screens.sortable import SortableScreen
-from tui.source import BROKEN, MAX_PINS, LessonsView
-from tui.text import fmt, fmt_interval, fmt_signed, one_line, spaced_text
+from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
+from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
@@ -32,15 +32,16 @@ def _last_credit(row: LessonRow) -> float:
 
 
 # column key -> (header, sort key)
+# (in display order: what matters most first, so a narrow terminal loses the rest at the right)
 SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
     "lesson": ("lesson", lambda r: r.path),
-    "category": ("category", lambda r: (r.category, r.path)),
-    "status": ("status", lambda r: (r.status, r.path)),
     "n": ("n", lambda r: (r.n, r.path)),
     "mean": ("mean", lambda r: (r.mean, r.path)),
     "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
     "effect": ("effect", lambda r: (0.0, r.path)),  # by the view's effects: see sorted_rows
     "last": ("last", lambda r: (_last_credit(r), r.path)),
+    "category": ("category", lambda r: (r.category, r.path)),
+    "status": ("status", lambda r: (r.status, r.path)),
 }
 
 
@@ -94,13 +95,13 @@ def lesson_cells(
         status_tone = None
     return [
         name_cell(row, tone, pinned),
-        spaced_text(one_line(row.category, "—")),
-        spaced_text(one_line(row.status), tone(status_tone) if status_tone else ""),
         spaced_text(str(row.n), justify="right"),
         spaced_text(fmt(row.mean, 3), justify="right"),
         spaced_text(fmt_interval(row.ci_low, row.ci_high)),
         spaced_text(effect_text(row.path, effects), justify="right"),
         spaced_text(fmt(row.last_credit), justify="right"),
+        spaced_text(one_line(row.category, "—")),
+        spaced_text(one_line(row.status), tone(status_tone) if status_tone else ""),
     ]
 
 
@@ -140,9 +141,9 @@ class LessonsScreen(SortableScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
-        Binding("o", "cycle_sort", "Sort by next column"),
-        Binding("r", "reverse_sort", "Reverse order"),
-        Binding("p", "toggle_pin", "Pin / unpin"),
+        Binding("o", "cycle_sort", "Sort by next column", show=False),
+        Binding("r", "reverse_sort", "Reverse order", show=False),
+        Binding("p", "toggle_pin", "Pin"),
         Binding("P", "clear_pins", "Clear pins", show=False),
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
@@ -159,7 +160,7 @@ class LessonsScreen(SortableScreen):
             self.view = view
             self.cells = cells
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source, sort_column="mean")
         self.view: LessonsView | None = None
         self.cells: LessonCells | None = None  # the view's cells, built off the UI thread
@@ -172,6 +173,7 @@ class LessonsScreen(SortableScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(placeholder="filter lessons: id, title, category or status  (/)", id="filter")
+        yield Static(Text(EMPTY_WORKSPACE_HINT), id="lessons-empty")
         with Horizontal(id="lessons-body"):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
             with Vertical(id="lessons-side"):
@@ -216,6 +218,7 @@ class LessonsScreen(SortableScreen):
         if previous is None or not self._update_in_place(previous):
             self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
+        self.query_one("#lessons-empty", Static).display = not event.view.rows
         if event.view.p_top_k is None:
             self._estimate()
         if event.view.effects is None:
@@ -331,11 +334,15 @@ class LessonsScreen(SortableScreen):
 
     @on(DataTable.RowHighlighted, "#lessons-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#lessons-table")
     def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self.action_open_last_session()
 
@@ -375,10 +382,10 @@ class LessonsScreen(SortableScreen):
                 "prior",
             )
         ]
-        for pin in self.pins:
+        for slot, pin in enumerate(self.pins):
             pinned = view.row(pin)
             if pinned is not None and pin != path:
-                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin"))
+                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin", slot))
         if detail is not None:
             curves.append(Curve(short_label(detail.row.path, 30), detail.row.alpha, detail.row.beta, "main"))
         plot = self.query_one("#lesson-plot", BetaPlot)
@@ -437,7 +444,9 @@ class LessonsScreen(SortableScreen):
     def action_open_last_session(self) -> None:
         from tui.screens.session_detail import SessionDetailScreen
 
-        detail = self.detail(self.highlighted) if self.highlighted else None
+        if self.highlighted is None or self.highlighted not in self.shown:
+            return  # the table is filtered to nothing (or the lesson is filtered out)
+        detail = self.detail(self.highlighted)
         if detail is None:
             return
         if detail.row.last_session is None:

@@ -8,7 +8,7 @@ shows what committing it would do; nothing is written until the commit key.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -19,19 +19,30 @@ from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.salience import SalienceBreakdown
-from core.views import Explanation, GradeRecord, LessonCredit
-from tui.messages import WorkspaceWritten
+from core.views import Explanation, LessonCredit
 from tui.screens.base import DataScreen
+from tui.screens.confirm import ConfirmCommit
 from tui.screens.grade_value import GradeValueScreen
-from tui.source import UndoOutcome
-from tui.text import fmt, fmt_signed, fmt_time, one_line
+from tui.source import WorkspaceSource
+from tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.credit_panel import CreditPanel, credit_story
 from tui.widgets.grade_bar import GradeBar
 from tui.widgets.journal_view import JournalView
 from tui.widgets.themed_table import ThemedTable
+from tui.writes import Grading
 
 STEP = 0.05
+CREDIT_COLUMNS = (
+    ("lesson", "lesson"),
+    ("salience", "salience"),
+    ("weight", "weight"),
+    ("reward", "reward"),
+    ("d_alpha", "Δα"),
+    ("d_beta", "Δβ"),
+    ("hit", "hit"),
+    ("missed", "missed"),
+)
 
 Span = tuple[int, int]
 
@@ -69,21 +80,25 @@ class SessionDetailScreen(DataScreen):
     CSS_PATH = "session_detail.tcss"
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
-        "c commits it to the log (a new grade event), u appends the previous grade back."
+        "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
+        "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
+        "applied in key order; each is confirmed by a message."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("0", "set_draft(0.0)", "Draft 0.0-0.9", key_display="0-9"),
+        Binding("0", "set_draft(0.0)", "Draft", key_display="0-9"),
         *[Binding(str(d), f"set_draft({d / 10})", f"Draft {d / 10:.1f}", show=False) for d in range(1, 10)],
-        Binding("f", "set_draft(1.0)", "Draft 1.0"),
-        Binding("plus,equals_sign", f"step({STEP})", f"Draft +{STEP}", key_display="+"),
-        Binding("minus", f"step({-STEP})", f"Draft -{STEP}", key_display="-"),
-        Binding("g", "type_grade", "Exact grade…"),
-        Binding("c", "commit", "Commit grade"),
-        Binding("u", "undo", "Undo grade"),
-        Binding("n", "focus_note", "Note", show=False),
+        # the grade bar lists f, +/- and g; the footer keeps room for every key of the grading flow
+        Binding("f", "set_draft(1.0)", "Draft 1.0", show=False),
+        Binding("plus,equals_sign", f"step({STEP})", f"Draft +{STEP}", key_display="+", show=False),
+        Binding("minus", f"step({-STEP})", f"Draft -{STEP}", key_display="-", show=False),
+        Binding("g", "type_grade", "Exact grade…", show=False),
+        Binding("c", "commit", "Commit"),
+        Binding("u", "undo", "Undo"),
+        Binding("n", "next_pending", "Next pending"),
+        Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
-        Binding("escape", "back", "Back / discard draft"),
+        Binding("escape", "back", "Back / discard draft", show=False),
     ]
 
     class Loaded(Message):
@@ -97,17 +112,7 @@ class SessionDetailScreen(DataScreen):
             self.explanation = explanation
             self.draft = draft
 
-    class Committed(Message):
-        def __init__(self, record: GradeRecord) -> None:
-            super().__init__()
-            self.record = record
-
-    class Undone(Message):
-        def __init__(self, outcome: UndoOutcome) -> None:
-            super().__init__()
-            self.outcome = outcome
-
-    def __init__(self, source: Any, session_id: str, focus_lesson: str | None = None) -> None:
+    def __init__(self, source: WorkspaceSource, session_id: str, focus_lesson: str | None = None) -> None:
         super().__init__(source)
         self.session_id = session_id
         self.focused_lesson = focus_lesson
@@ -116,6 +121,10 @@ class SessionDetailScreen(DataScreen):
         self.draft: float | None = None
         self.note = ""
         self.rows: list[str] = []
+
+    @property
+    def grading(self) -> Grading:
+        return cast(Grading, self.app)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -154,19 +163,12 @@ class SessionDetailScreen(DataScreen):
             lambda explanation: self.Previewed(explanation, draft),
         )
 
-    @work(thread=True, exclusive=True, group="detail-write")
-    def _commit(self, value: float, note: str) -> None:
-        self.post_result(lambda: self.source.grade(self.session_id, value, note.strip() or None), self.Committed)
-
-    @work(thread=True, exclusive=True, group="detail-write")
-    def _undo(self) -> None:
-        self.post_result(lambda: self.source.undo_grade(self.session_id), self.Undone)
-
     # ---------------------------------------------------------------- results
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         first = self.base is None
+        self._notice_grade_from_elsewhere(self.base, event.explanation)
         self.base = event.explanation
         self.done(self.query_one("#credits", ThemedTable))
         self.query_one("#session-info", Static).update(session_info(event.explanation))
@@ -191,22 +193,22 @@ class SessionDetailScreen(DataScreen):
         self.shown = event.explanation
         self._show()
 
-    @on(Committed)
-    def _committed(self, event: Committed) -> None:
-        self.notify(f"Saved grade {event.record.base_reward:g} for {one_line(self.session_id)} (manual).", markup=False)
-        self.draft = None
-        self.note = ""
-        bar = self.query_one("#grade-bar", GradeBar)
-        bar.draft = None
-        bar.clear_note()
-        self.post_message(WorkspaceWritten())
-
-    @on(Undone)
-    def _undone(self, event: Undone) -> None:
-        outcome = event.outcome
-        self.notify(outcome.message, severity="information" if outcome.record else "warning", markup=False)
-        if outcome.record is not None:
-            self.post_message(WorkspaceWritten())
+    def _notice_grade_from_elsewhere(self, before: Explanation | None, after: Explanation) -> None:
+        """Another process graded this session while a draft is open: say so; the draft stays a draft."""
+        if before is None or self.draft is None or not after.grades:
+            return
+        latest = after.grades[-1]
+        if before.grades and before.grades[-1].line == latest.line:
+            return
+        if self.grading.writes.wrote_last(self.session_id, latest.line):
+            return
+        self.notify(
+            f"{one_line(self.session_id)} was graded {fmt_grade(latest.base_reward)} by "
+            f"{one_line(latest.grader)} elsewhere. Your draft {fmt_grade(self.draft)} is kept, not committed.",
+            title="Graded elsewhere",
+            severity="warning",
+            markup=False,
+        )
 
     # ---------------------------------------------------------------- display
 
@@ -229,25 +231,14 @@ class SessionDetailScreen(DataScreen):
         table = self.query_one("#credits", ThemedTable)
         credits = self.credits()
         draft = self.draft is not None
-        table.clear(columns=True)
-        for key, label in (
-            ("lesson", "lesson"),
-            ("salience", "salience"),
-            ("weight", "weight"),
-            ("reward", "reward"),
-            ("d_alpha", "Δα"),
-            ("d_beta", "Δβ"),
-            ("hit", "hit"),
-            ("missed", "missed"),
-        ):
-            table.add_column(label, key=key)
         pending = self.shown.base_reward is None
         tone = "warning" if draft else None
+        rows: list[tuple[str, list[Text]]] = []
         for credit in credits:
             breakdown = credit.breakdown
             hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
             missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
-            table.add_row(
+            cells = [
                 table.toned(one_line(credit.path.removesuffix(".md")), "warning" if credit.note else None),
                 Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
                 Text(fmt(credit.weight, 3), justify="right"),
@@ -256,8 +247,16 @@ class SessionDetailScreen(DataScreen):
                 table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
                 table.toned(hit or "none", None),
                 table.toned(missed or "none", "muted"),
-                key=credit.path,
-            )
+            ]
+            rows.append((credit.path, cells))
+        table.clear(columns=True)
+        # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
+        # after opening) otherwise kept its header widths and cut every cell to them
+        for index, (key, label) in enumerate(CREDIT_COLUMNS):
+            width = max([len(label), *(row[index].cell_len for _, row in rows)])
+            table.add_column(label, key=key, width=width)
+        for path, cells in rows:
+            table.add_row(*cells, key=path)
         self.rows = [c.path for c in credits]
         if self.focused_lesson in self.rows:
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
@@ -300,11 +299,13 @@ class SessionDetailScreen(DataScreen):
         plot.plot_title = f"{label}: before → {after} this session"
         plot.curves = (
             Curve("before", credit.alpha_before, credit.beta_before, "before"),
-            Curve(after, credit.alpha_after, credit.beta_after, "after"),
+            Curve(after, credit.alpha_after, credit.beta_after, "draft" if self.draft is not None else "after"),
         )
 
     @on(DataTable.RowHighlighted, "#credits")
     def _credit_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         path = event.row_key.value
         if path == self.focused_lesson:
             self._show_focused()
@@ -326,22 +327,21 @@ class SessionDetailScreen(DataScreen):
             self._preview(value)
 
     def committed(self) -> float | None:
-        return self.base.session.base_reward if self.base else None
+        """The grade in force as this screen knows it: its explanation's, or before that has loaded
+        the app's latest snapshot's (keys typed right after opening are not lost)."""
+        if self.base is not None:
+            return self.base.session.base_reward
+        snapshot = self.grading.snapshot
+        return snapshot.grade_of(self.session_id) if snapshot is not None else None
 
     def action_set_draft(self, value: float) -> None:
-        if self.base is None:
-            return
         self._set_draft(float(value))
 
     def action_step(self, step: float) -> None:
-        if self.base is None:
-            return
         current = self.draft if self.draft is not None else self.committed()
         self._set_draft(step_grade(current, float(step)))
 
     def action_type_grade(self) -> None:
-        if self.base is None:
-            return
 
         def typed(value: float | None) -> None:
             if value is not None:
@@ -350,18 +350,49 @@ class SessionDetailScreen(DataScreen):
         current = self.draft if self.draft is not None else self.committed()
         self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
 
-    def action_commit(self) -> None:
+    async def action_commit(self) -> None:
         if self.draft is None:
             self.notify(
                 "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
             )
             return
-        self._commit(self.draft, self.note)
+        value, note = self.draft, self.note.strip() or None
+        in_force = self.grading.writes.expected(self.session_id, self.committed())
+        if in_force is None:
+            self._queue_commit(value, note)
+            return
+
+        def answered(replace_it: bool) -> None:
+            if replace_it:
+                self._queue_commit(value, note)
+
+        await self.app.push_screen(
+            ConfirmCommit(
+                f"Replace grade {fmt_grade(in_force)} of {one_line(self.session_id)} with {fmt_grade(value)}?",
+                "Both stay in the log; the latest counts. u undoes it.",
+                on_answer=answered,
+            )
+        )
+
+    def _queue_commit(self, value: float, note: str | None) -> None:
+        """Queue the write now (key order is write order) and free the draft for the next key."""
+        self.grading.commit_grade(self.session_id, value, note, self.committed())
+        self._set_draft(None)
+        self.note = ""
+        self.query_one("#grade-bar", GradeBar).clear_note()
 
     def action_undo(self) -> None:
         if self.draft is not None:
             self._set_draft(None)
-        self._undo()
+        if self.grading.undo_grade(self.session_id) is None:
+            self.notify(
+                f"Nothing to undo on {one_line(self.session_id)}: this dashboard has not graded it since it started.",
+                severity="warning",
+                markup=False,
+            )
+
+    async def action_next_pending(self) -> None:
+        await self.grading.open_next_pending(self.session_id)
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()

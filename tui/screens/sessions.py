@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -13,11 +14,12 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from core.views import SessionSummary
-from tui.screens.base import DataScreen
-from tui.source import SessionsView
-from tui.text import fmt, fmt_time, one_line
+from tui.screens.sortable import SortableScreen
+from tui.source import SessionsView, WorkspaceSource
+from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
+from tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
 MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest
@@ -35,18 +37,44 @@ def problems_text(view: SessionsView) -> Text:
     return out
 
 
-class SessionsScreen(DataScreen):
+def _grade_key(s: SessionSummary) -> tuple[float, int]:
+    return (-1.0 if s.base_reward is None else s.base_reward, s.line)
+
+
+# column key -> (header, sort key); "time" (log order, newest first) is the default
+SESSION_SORTS: dict[str, tuple[str, Callable[[SessionSummary], Any]]] = {
+    "id": ("session", lambda s: (s.session_id, s.line)),
+    "time": ("time", lambda s: s.line),
+    "category": ("category", lambda s: ((s.category or "").lower(), s.line)),
+    "grade": ("grade", _grade_key),
+    "grader": ("grader", lambda s: ((s.grader or "").lower(), s.line)),
+    "lessons": ("lessons", lambda s: (s.n_lessons, s.line)),
+    "salience": ("mean salience", lambda s: (s.mean_salience, s.line)),
+}
+LESSON_PREFIX = "lesson:"
+
+
+class SessionsScreen(SortableScreen):
     """Every logged session; enter opens one to see why each lesson was credited and to grade it."""
 
     AUTO_FOCUS = "#sessions-table"
     CSS_PATH = "sessions.tcss"
-    HELP = "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one."
+    HELP = (
+        "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one, "
+        "n opens the oldest pending one. o / r / a header click sort (the newest 1,000 matching sessions); "
+        "the filter matches id, category, grader or date, or `lesson:ID` the sessions a lesson was injected in."
+    )
+    SORT_COLUMNS = SESSION_SORTS
+    DESCENDING_FIRST = ("time", "grade", "lessons", "salience")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_session", "Open session", priority=True),
         Binding("p", "toggle_pending", "Pending only"),
+        Binding("n", "next_pending", "Next pending"),
         Binding("slash", "focus_filter", "Filter"),
+        Binding("o", "cycle_sort", "Sort by next column", show=False),
+        Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
@@ -55,8 +83,8 @@ class SessionsScreen(DataScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: Any) -> None:
-        super().__init__(source)
+    def __init__(self, source: WorkspaceSource) -> None:
+        super().__init__(source, "time")
         self.view: SessionsView | None = None
         self.pending_only = False
         self.filter_text = ""
@@ -66,8 +94,9 @@ class SessionsScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield RewardPlot(id="reward-plot")
-        yield Input(placeholder="filter sessions: id, category, grader or date  (/)", id="session-filter")
+        yield Input(placeholder="filter: id, category, grader, date, or lesson:ID  (/)", id="session-filter")
         yield Static(id="sessions-summary")
+        yield Static(Text(EMPTY_WORKSPACE_HINT), id="sessions-empty")
         yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="log-problems")
         yield Footer()
@@ -101,6 +130,7 @@ class SessionsScreen(DataScreen):
         problems.display = bool(event.view.log_problems)
         if event.view.log_problems:
             problems.update(problems_text(event.view))
+        self.query_one("#sessions-empty", Static).display = not len(event.view.table)
         self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
 
@@ -110,24 +140,23 @@ class SessionsScreen(DataScreen):
         table = self.query_one("#sessions-table", ThemedTable)
         keep = self.highlighted
         # over the columns: SessionSummary objects only for the rows shown
-        found = self.view.search.find(self.filter_text, self.pending_only, MAX_ROWS)
+        if self.filter_text.lower().startswith(LESSON_PREFIX):
+            found = self.view.with_lesson(self.filter_text[len(LESSON_PREFIX) :].strip(), self.pending_only, MAX_ROWS)
+        else:
+            found = self.view.search.find(self.filter_text, self.pending_only, MAX_ROWS)
         sessions = [self.view.table.summary(row) for row in found.rows.tolist()]
+        if self.sort_column != "time" or not self.sort_reverse:
+            sessions.sort(key=SESSION_SORTS[self.sort_column][1], reverse=self.sort_reverse)
         table.clear(columns=True)
-        for key, label in (
-            ("id", "session"),
-            ("time", "time"),
-            ("category", "category"),
-            ("grade", "grade"),
-            ("grader", "grader"),
-            ("lessons", "lessons"),
-            ("salience", "mean salience"),
-        ):
+        for key, label in self.sort_headers():
             table.add_column(label, key=key)
         ids = [s.session_id for s in sessions]
         at = ids.index(keep) if keep in ids else 0
         table.fill([(s.session_id, self._cells(table, s)) for s in sessions], first=max(FILL_FIRST, at + FILL_FIRST))
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
+        else:
+            self.highlighted = ids[0] if ids else None  # enter must not open a session no longer listed
         total = len(self.view.table)
         summary = Text()
         summary.append(f"{total} sessions · {self.view.pending} pending")
@@ -156,19 +185,27 @@ class SessionsScreen(DataScreen):
 
     @on(DataTable.RowHighlighted, "#sessions-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
 
     @on(DataTable.RowSelected, "#sessions-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    async def _row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
-        self.action_open_session()
+        await self.action_open_session()
 
-    def action_open_session(self) -> None:
+    async def action_open_session(self) -> None:
         from tui.screens.session_detail import SessionDetailScreen
 
         if self.highlighted is None:
             return
-        self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+        await self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+
+    async def action_next_pending(self) -> None:
+        """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
+        await cast(Grading, self.app).open_next_pending(None)
 
     def action_toggle_pending(self) -> None:
         self.pending_only = not self.pending_only

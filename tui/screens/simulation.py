@@ -245,6 +245,8 @@ class SimulationScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#sim-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
         self._show_estimator()
 

@@ -21,7 +21,7 @@ from core.settings import CreditSettings
 from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen
 from tui.screens.confirm import ConfirmScreen
-from tui.source import WhatIfView
+from tui.source import WhatIfView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, rank_arrow
 from tui.widgets.themed_table import ThemedTable
 
@@ -75,7 +75,7 @@ class WhatIfScreen(DataScreen):
             super().__init__()
             self.settings = settings
 
-    def __init__(self, source: Any) -> None:
+    def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
         self.view: WhatIfView | None = None
@@ -207,17 +207,26 @@ class WhatIfScreen(DataScreen):
     def _floor_submitted(self) -> None:
         self.query_one("#what-if-table", ThemedTable).focus()
 
+    # Keys change the settings at once (not through the widgets' Changed messages, which arrive
+    # later): four quick ] from 0.5 are 0.7, never a step lost.
+
     def action_cycle_strategy(self) -> None:
         if self.settings is None:
             return
         index = STRATEGIES.index(self.settings.strategy)
-        self.query_one("#strategy", Select).value = STRATEGIES[(index + 1) % len(STRATEGIES)]
+        strategy = STRATEGIES[(index + 1) % len(STRATEGIES)]
+        self._propose(strategy=strategy)
+        with self.prevent(Select.Changed):
+            self.query_one("#strategy", Select).value = strategy
 
     def action_floor_step(self, step: float) -> None:
         if self.settings is None:
             return
         floor = min(1.0, max(0.0, round(self.settings.floor + float(step), 4)))
-        self.query_one("#floor", Input).value = f"{floor:g}"
+        self._propose(floor=floor)
+        with self.prevent(Input.Changed):
+            self.query_one("#floor", Input).value = f"{floor:g}"
+            self.query_one("#floor-error", Static).update("")
 
     def action_save(self) -> None:
         settings = self.settings

@@ -8,7 +8,7 @@ from textual.widgets import Static
 
 from core.settings import CreditSettings
 from core.views import LessonCredit
-from tui.text import fmt, fmt_signed, one_line
+from tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
 
 
 def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None) -> Text:
@@ -29,7 +29,11 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         out.append("pending: no credit until the session is graded\n", style="italic")
     else:
         if settings.strategy == "seed":
-            out.append(f"reward {fmt(base)}×{fmt(credit.weight, 3)} = {fmt(credit.reward, 3)} ({settings.strategy})")
+            # the numbers as typed and exact where they can be, so the product checks by hand
+            weight, exact_weight = fmt_exact(credit.weight, 4)
+            reward, exact_reward = fmt_exact(credit.reward, 6)
+            equals = "=" if exact_weight and exact_reward else "≈"
+            out.append(f"reward {fmt_grade(base)}×{weight} {equals} {reward} ({settings.strategy})")
         else:
             out.append(f"reward {fmt(credit.reward, 3)} ({settings.strategy})")
         out.append(f"   α {fmt_signed(credit.alpha_delta)}   β {fmt_signed(credit.beta_delta)}\n")

@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from core.views import GradeRecord
-from tui.text import fmt, fmt_time, one_line
+from tui.text import fmt_grade, fmt_time, one_line
 
 HISTORY_SHOWN = 4
 
@@ -23,14 +23,14 @@ def grade_status(committed: float | None, grader: str | None, draft: float | Non
     if committed is None:
         out.append("pending", style="bold reverse")
     else:
-        out.append(fmt(committed), style="bold")
+        out.append(fmt_grade(committed), style="bold")
         out.append(f" ({one_line(grader, 'unknown')})")
     if draft is not None:
         out.append("   draft ", style="bold")
-        out.append(f" {fmt(draft)} ", style="bold reverse")
+        out.append(f" {fmt_grade(draft)} ", style="bold reverse")
         out.append("  previewed on screen, not saved: c commits, escape discards", style="italic")
     else:
-        out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo", style="dim")
+        out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo · n next pending", style="dim")
     return out
 
 
@@ -47,7 +47,8 @@ def grade_history(grades: tuple[GradeRecord, ...]) -> Text:
         if i:
             out.append(" → ", style="dim")
         in_force = i == len(shown) - 1
-        out.append(fmt(record.base_reward), style="bold" if in_force else "")
+        value = "retracted (pending)" if record.base_reward is None else fmt_grade(record.base_reward)
+        out.append(value, style="bold" if in_force else "")
         out.append(f" {one_line(record.grader)} {fmt_time(record.timestamp)}", style="" if in_force else "dim")
         if record.note:
             out.append(f" “{one_line(record.note)}”", style="italic")
@@ -98,7 +99,7 @@ class GradeBar(Widget):
         yield Static(id="grade-status")
         yield Static(id="grade-history")
         with Horizontal(id="note-row"):
-            yield Label("note (n)")
+            yield Label("note (e)")
             yield Input(placeholder="optional note saved with the next commit", id="note")
 
     def on_mount(self) -> None:

@@ -34,6 +34,7 @@ class JournalView(ScrollView, can_focus=True):
     JournalView {
         background: $surface;
         padding: 0 1;
+        scrollbar-gutter: stable;  /* wrap to the width left of the scrollbar, whether it shows or not */
     }
     JournalView > .journal-view--hit {
         background: $warning-muted;

@@ -1,0 +1,344 @@
+"""Pilot tests for grading at typing speed: every commit, undo and note reaches the log in key order.
+
+Keys are pressed with no settle between them (the way an operator types); only then do the
+tests wait for the workers and read the log. s1 is logged graded 0.8 (heuristic), s4 pending.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.coordinate import Coordinate
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+from tui_fixture import fixed_clock, log_lines, settle
+
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.session_detail import SessionDetailScreen
+from tui.screens.sessions import SessionsScreen
+from tui.source import SourceSnapshot, WorkspaceSource
+
+SIZE = (120, 40)
+
+
+def burst(pilot: Pilot[None], *keys: str) -> None:
+    """Deliver keys the way a terminal does when they are typed fast: all queued at once, no
+    waiting between them (`pilot.press` idles after each key, which lets workers finish)."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for key in keys:
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(pilot.app)
+        driver.send_message(event)
+
+
+def grades(root: Path) -> list[tuple[str, float | None, str]]:
+    return [(e["session_id"], e["base_reward"], e["grader"]) for e in log_lines(root) if e.get("type") == "grade"]
+
+
+def notes(root: Path) -> list[str]:
+    return [str(e.get("note", "")) for e in log_lines(root) if e.get("type") == "grade"]
+
+
+@pytest.fixture(autouse=True)
+def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every notification's text (a toast expires after a few seconds, sooner than a loaded
+    machine may take to finish a test)."""
+    real = LessonCreditApp.notify
+
+    def notify(self: LessonCreditApp, message: str, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.setdefault("toasts_seen", []).append(str(message))
+        real(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(LessonCreditApp, "notify", notify)
+
+
+def toasts(app: LessonCreditApp) -> list[str]:
+    return list(app.__dict__.get("toasts_seen", []))
+
+
+async def open_session(pilot: Pilot[None], session_id: str) -> SessionDetailScreen:
+    await pilot.press("s")
+    await settle(pilot)
+    table = pilot.app.screen.query_one("#sessions-table", DataTable)
+    keys = [str(table.coordinate_to_cell_key(Coordinate(r, 0)).row_key.value) for r in range(table.row_count)]
+    table.move_cursor(row=keys.index(session_id))
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
+    detail = pilot.app.screen
+    assert isinstance(detail, SessionDetailScreen) and detail.session_id == session_id
+    return detail
+
+
+async def test_commit_then_undo_typed_fast_writes_both_in_order(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")  # graded 0.8
+        burst(pilot, "5", "c", "c", "u")  # c over a grade asks; c again confirms
+        await settle(pilot)
+        assert grades(ws_root) == [("s1", 0.5, "manual"), ("s1", 0.8, "manual")]
+        assert "line" in notes(ws_root)[1] and "0.5" in notes(ws_root)[1]  # says which event it reverts
+        assert detail.base is not None and detail.base.session.base_reward == 0.8
+        messages = toasts(app)
+        assert any("0.5" in m and "s1" in m for m in messages)
+        assert any("0.8" in m and "s1" in m and "undo" in m.lower() for m in messages)
+        assert app.is_running
+
+
+async def test_two_commits_typed_fast_both_reach_the_log(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")  # pending: the first commit does not ask
+        burst(pilot, "7", "c", "8", "c", "c")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", 0.8, "manual")]
+        messages = toasts(app)
+        assert any("0.7" in m and "s4" in m for m in messages)
+        assert any("0.8" in m and "s4" in m for m in messages)
+
+
+async def test_a_digit_typed_right_after_a_commit_is_the_next_draft(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "3", "c", "6")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.3, "manual")]
+        assert detail.draft == 0.6
+        assert detail.shown is not None and detail.shown.base_reward == 0.6
+
+
+async def test_undo_is_a_stack_logged_by_the_operator(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        await pilot.press("u")  # nothing this dashboard wrote: refused, nothing written
+        burst(pilot, "3", "c", "c", "5", "c", "c", "u", "u", "u")
+        await settle(pilot)
+        # never the heuristic's name: the operator restores 0.8
+        assert [value for _, value, _ in grades(ws_root)] == [0.3, 0.5, 0.3, 0.8]
+        assert {grader for _, _, grader in grades(ws_root)} == {"manual"}
+        assert sum("nothing to undo" in m.lower() for m in toasts(app)) == 2
+
+
+async def test_undoing_a_first_grade_makes_the_session_pending_again(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "7", "c", "u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", None, "manual")]
+        assert detail.base is not None and detail.base.session.base_reward is None
+        assert [g.base_reward for g in detail.base.grades] == [0.7, None]
+    assert Workspace(ws_root).session("s4").pending
+
+
+async def test_a_no_op_undo_is_refused(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        burst(pilot, "8", "c", "c", "u")  # 0.8 over 0.8: undoing it would log 0.8 again
+        await settle(pilot)
+        assert grades(ws_root) == [("s1", 0.8, "manual")]
+        assert any("already 0.8" in m for m in toasts(app))
+
+
+async def test_the_undo_stack_outlives_the_screen(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        burst(pilot, "3", "c", "c", "escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        await open_session(pilot, "s1")
+        await pilot.press("u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s1", 0.3, "manual"), ("s1", 0.8, "manual")]
+
+
+async def test_commit_over_a_grade_asks_and_escape_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        burst(pilot, "4", "c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is detail and detail.draft == 0.4
+        assert grades(ws_root) == []
+
+
+class CountingSource(WorkspaceSource):
+    """An injected source that records every change it announces and every explanation asked of it."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(workspace)
+        self.announced: list[int] = []
+        self.explained: list[str] = []
+
+    def check(self, *, wrote: bool = False) -> SourceSnapshot | None:
+        snapshot = super().check(wrote=wrote)
+        if snapshot is not None:
+            self.announced.append(snapshot.version)
+        return snapshot
+
+    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True):  # type: ignore[no-untyped-def]
+        if draft is None:
+            self.explained.append(session_id)
+        return super().explain(session_id, draft, with_journal=with_journal)
+
+
+async def test_one_change_message_per_commit(ws_root: Path) -> None:
+    source = CountingSource(Workspace(ws_root, clock=fixed_clock))
+    app = LessonCreditApp(source, poll_seconds=0.05)  # the poll runs too: it must not announce the commit again
+    versions: list[int] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        app.watch(app, "data_version", lambda version: versions.append(version), init=False)
+        loads_before = len(source.explained)
+        await pilot.press("7", "c")
+        await settle(pilot)
+        for _ in range(6):  # several polls
+            await pilot.pause(0.05)
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual")]
+        assert source.announced == [1] and versions == [1]
+        assert len(source.explained) - loads_before == 1  # the detail reloads once
+        assert detail.base is not None and detail.base.session.base_reward == 0.7
+
+
+async def test_fast_steps_are_never_dropped(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "5", "plus", "plus", "plus", "minus")
+        await settle(pilot)
+        assert detail.draft == 0.6  # 0.5 + 3 x 0.05 - 0.05
+        credits = detail.query_one("#credits", DataTable)
+        for credit in detail.credits():  # every row shows the draft's credit, none collapsed to +0
+            w = 0.3 + 0.7 * credit.salience
+            assert str(credits.get_row(credit.path)[4]) == f"+{0.6 * w:.3f}"
+        await pilot.press("escape", "l")
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        burst(pilot, *["right_square_bracket"] * 4)
+        await settle(pilot)
+        screen = app.screen
+        assert screen.view is not None  # type: ignore[attr-defined]
+        assert screen.view.proposed.floor == 0.5  # type: ignore[attr-defined]  # 0.3 + 4 x 0.05
+    assert grades(ws_root) == []
+
+
+async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "5", "l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen is detail and detail.draft == 0.5
+        burst(pilot, "s", "y")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)  # the list, draft discarded
+    assert grades(ws_root) == []
+
+
+async def test_next_pending_grades_a_queue_from_the_keyboard(ws_root: Path) -> None:
+    from tui_fixture import NEW_SESSION, record
+
+    workspace = Workspace(ws_root, clock=fixed_clock)
+    record(workspace, ws_root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))  # s5, pending
+    app = LessonCreditApp(workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        burst(pilot, "n", "7", "c", "n", "6", "c", "n")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s5", 0.6, "manual")]
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen) and detail.session_id == "s5"
+        assert any("no pending session left" in m.lower() for m in toasts(app))
+
+
+async def test_a_grade_from_another_process_is_shown_and_the_draft_kept(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        await pilot.press("5")
+        await settle(pilot)
+        Workspace(ws_root, clock=fixed_clock).grade("s4", 0.9, grader="judge")
+        app._check_source()  # the poll (off in this test)
+        await settle(pilot)
+        assert detail.draft == 0.5
+        assert detail.base is not None and detail.base.session.base_reward == 0.9
+        assert any("graded 0.9 by judge elsewhere" in m and "draft 0.5 is kept" in m for m in toasts(app))
+        status = str(detail.query_one("#grade-status").render())
+        assert "0.9 (judge)" in status and "draft" in status and "0.5" in status
+    assert grades(ws_root) == [("s4", 0.9, "judge")]
+
+
+async def test_a_grade_is_shown_as_typed_and_the_arithmetic_checks(app: LessonCreditApp, ws_root: Path) -> None:
+    from textual.widgets import Input
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        await pilot.press("g")
+        await settle(pilot)
+        app.screen.query_one("#grade-value", Input).value = "0.725"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert detail.draft == 0.725
+        assert " 0.725 " in str(detail.query_one("#grade-status").render())
+        story = str(detail.query_one("#credit-story").render())
+        line = next(part for part in story.splitlines() if part.startswith("reward "))
+        # "reward 0.725×W = R (seed)": the product of the numbers shown is the number shown
+        product, shown = line.removeprefix("reward ").split(" (")[0].split(" = ")
+        base, weight = product.split("×")
+        assert base == "0.725" and abs(float(base) * float(weight) - float(shown)) < 1e-9
+        await pilot.press("c")
+        await settle(pilot)
+    assert grades(ws_root) == [("s4", 0.725, "manual")]
+
+
+async def test_quit_asks_about_a_draft_and_keeps_every_queued_write(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        burst(pilot, "7", "c", "5", "q")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)  # the draft 0.5 is not committed: quit asks
+        await pilot.press("y")
+        for _ in range(100):
+            if not app.is_running:
+                break
+            await pilot.pause(0.02)
+    assert grades(ws_root) == [("s4", 0.7, "manual")]
+
+
+async def test_a_draft_typed_right_after_opening_keeps_the_credit_columns_whole(app: LessonCreditApp) -> None:
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        burst(pilot, "n", "9")  # s4 opens; its preview arrives before (or with) its explanation
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen) and detail.draft == 0.9
+        table = detail.query_one("#credits", DataTable)
+        for column in table.columns.values():  # no column cut to its header's width
+            assert column.get_render_width(table) >= column.content_width + 2 * table.cell_padding
+        for path in detail.rows:
+            assert str(table.get_row(path)[4]).startswith("+0.")  # the Δα cell, whole

@@ -1,0 +1,178 @@
+"""The dashboard's writes: one FIFO queue of grades and undos, applied in key order, never cancelled.
+
+Keys enqueue at once (on the UI thread, in the order they were pressed); one writer at a time
+takes the oldest write and appends it under the log lock (`WriteQueue.take`, `apply`). Undo is a
+stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
+`5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event that restores the
+grade in force before the commit it reverts, logged by the operator, with a note naming the
+line it reverts; restoring "pending" appends a retraction (`base_reward` null, SPEC 6).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from core.grading import GradeConflict
+from tui.source import WorkspaceSource
+from tui.text import fmt_grade, one_line
+
+if TYPE_CHECKING:
+    from tui.source import SourceSnapshot
+
+OPERATOR = "manual"  # the grader name of everything this dashboard writes
+
+
+@dataclass(eq=False)
+class Write:
+    """One queued write. `line` and `before` are filled in by the writer when it is applied."""
+
+    kind: Literal["grade", "undo"]
+    session_id: str
+    value: float | None = None  # grade: the value committed
+    note: str | None = None
+    reverts: Write | None = None  # undo: the commit it reverts
+    expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
+    line: int | None = None  # the log line the event got (None: not written)
+    before: float | None = None  # grade: the grade in force just before it (None: pending)
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    write: Write
+    written: bool
+    message: str  # one line for a toast: the session and the value
+
+
+def _grade(value: float | None) -> str:
+    return "pending" if value is None else fmt_grade(value)
+
+
+class WriteQueue:
+    """Writes waiting for the writer, the undo stacks, and what each session is expected to be once
+    the queue is applied (read on the UI thread to decide whether a commit replaces a grade)."""
+
+    def __init__(self, operator: str = OPERATOR) -> None:
+        self.operator = operator
+        self._lock = threading.Lock()
+        self._waiting: deque[Write] = deque()
+        self._draining = False
+        self._stacks: dict[str, list[Write]] = {}
+        self._expected: dict[str, float | None] = {}  # after every queued write, as typed
+        self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
+
+    # ---------------------------------------------------------------- UI thread
+
+    def commit(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write:
+        """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued)."""
+        write = Write("grade", session_id, value=value, note=note or None)
+        write.expected_before = self.expected(session_id, shown)
+        self._stacks.setdefault(session_id, []).append(write)
+        self._expected[session_id] = value
+        self._enqueue(write)
+        return write
+
+    def undo(self, session_id: str) -> Write | None:
+        """Queue an undo of this dashboard's latest commit on the session; None when there is none."""
+        stack = self._stacks.get(session_id)
+        if not stack:
+            return None
+        commit = stack.pop()
+        write = Write("undo", session_id, reverts=commit)
+        self._expected[session_id] = commit.expected_before
+        self._enqueue(write)
+        return write
+
+    def expected(self, session_id: str, shown: float | None) -> float | None:
+        """The grade the session will have once the queue is applied (`shown` when nothing is queued)."""
+        return self._expected.get(session_id, shown)
+
+    def touched(self) -> frozenset[str]:
+        """Sessions this dashboard has queued writes for (their expected grade may differ from the log's)."""
+        return frozenset(self._expected)
+
+    def can_undo(self, session_id: str) -> bool:
+        return bool(self._stacks.get(session_id))
+
+    def wrote_last(self, session_id: str, line: int) -> bool:
+        """Is the event at `line` this dashboard's latest on the session?"""
+        return self._last_line.get(session_id) == line
+
+    def _enqueue(self, write: Write) -> None:
+        with self._lock:
+            self._waiting.append(write)
+
+    # ---------------------------------------------------------------- the writer
+
+    def start_draining(self) -> bool:
+        """True when the caller is now the writer (none was running and a write is waiting)."""
+        with self._lock:
+            if self._draining or not self._waiting:
+                return False
+            self._draining = True
+            return True
+
+    def take(self) -> Write | None:
+        """The oldest waiting write; None (and the writer stops) when the queue is empty."""
+        with self._lock:
+            if not self._waiting:
+                self._draining = False
+                return None
+            return self._waiting.popleft()
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._waiting) + int(self._draining)
+
+    def apply(self, source: WorkspaceSource, write: Write) -> WriteOutcome:
+        """Append one write (on the writer's thread). Errors other than a refusal propagate."""
+        sid = one_line(write.session_id)
+        if write.kind == "grade":
+            assert write.value is not None
+            appended = source.append_grade(write.session_id, write.value, grader=self.operator, note=write.note)
+            write.line, write.before = appended.record.line, appended.before_value
+            self._last_line[write.session_id] = write.line
+            return WriteOutcome(
+                write, True, f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
+            )
+        commit = write.reverts
+        assert commit is not None
+        if commit.line is None:
+            return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
+        if commit.before == commit.value:
+            return WriteOutcome(
+                write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}."
+            )
+        last = self._last_line.get(write.session_id)
+        note = f"undo of line {commit.line}: {_grade(commit.value)} back to {_grade(commit.before)}"
+        try:
+            appended = source.append_grade(
+                write.session_id, commit.before, grader=self.operator, note=note, expect_line=last
+            )
+        except GradeConflict:
+            return WriteOutcome(
+                write, False, f"Not undone: {sid} was graded elsewhere since; its grade in force is kept."
+            )
+        write.line, write.value, write.before = appended.record.line, commit.before, appended.before_value
+        self._last_line[write.session_id] = write.line
+        if commit.before is None:
+            return WriteOutcome(write, True, f"Undo on {sid}: pending again (retracts line {commit.line}).")
+        restored = _grade(commit.before)
+        return WriteOutcome(write, True, f"Undo on {sid}: back to {restored} (reverts line {commit.line}).")
+
+
+
+class Grading(Protocol):
+    """What a screen asks of the app to grade (the app implements it; screens do not import the app)."""
+
+    writes: WriteQueue
+    snapshot: SourceSnapshot | None
+
+    def commit_grade(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write: ...
+
+    def undo_grade(self, session_id: str) -> Write | None: ...
+
+    async def open_next_pending(self, after: str | None) -> None: ...
