@@ -11,7 +11,9 @@ Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
 (and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
-see bench/analysis.py).
+see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
++ fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
+another client).
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
@@ -399,6 +401,16 @@ def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
             "`h` pressed after the first paint until the Health findings are shown (the demo workspace)",
         ),
     ]
+
+
+def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
+    """A case of bench/pg.py (the PostgreSQL store), imported only when run."""
+    from bench import pg
+
+    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name)
+    return case(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -414,6 +426,9 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_cli": case_record,
     "tui_start": case_tui_start,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
+    "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
+    "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
 }
 
 

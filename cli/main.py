@@ -123,7 +123,36 @@ def _workspace(args: argparse.Namespace) -> Any:
         raise CliError(f"workspace not found: {root}")
     clock = getattr(args, "clock", None)
     extra = {"clock": clock} if clock is not None else {}
-    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), **extra)
+    store = _store(args, root)
+    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
+
+
+def _store(args: argparse.Namespace, root: Path) -> Any:
+    """The event store: --store, $LESSON_CREDIT_STORE, [store] url in config.toml; None = the JSONL file."""
+    from core.config import ConfigError, load_config
+    from core.stores import open_store, store_url
+    from core.workspace import STATE_DIR
+
+    config_path = root.resolve() / STATE_DIR / "config.toml"
+    try:
+        extra = load_config(config_path).extra
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    url = store_url(getattr(args, "store", None), extra, config_path)
+    written_by = getattr(args, "written_by", None)
+    if url is None:
+        if written_by is not None:
+            raise CliError("--written-by needs a database store: the file does not record who wrote each event")
+        return None
+    store = open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
+    from core.pgstore import PgStore
+
+    if isinstance(store, PgStore):
+        store.cache_dir = config_path.parent / ".cache"  # the workspace's parsed-log cache, per store position
+        store.written_by = written_by
+    elif written_by is not None:
+        raise CliError("--written-by needs a database store: the file does not record who wrote each event")
+    return store
 
 
 def _warn_problems(ws: Any, quiet: bool = False) -> None:
@@ -132,9 +161,9 @@ def _warn_problems(ws: Any, quiet: bool = False) -> None:
         return
     problems = ws.log_problems()
     for problem in problems[:5]:
-        print(f"warning: {ws.log.path.name} {safe(problem)}", file=sys.stderr)
+        print(f"warning: {safe(ws.log.name)} {safe(problem)}", file=sys.stderr)
     if len(problems) > 5:
-        print(f"warning: {len(problems) - 5} more problems in {ws.log.path.name}", file=sys.stderr)
+        print(f"warning: {len(problems) - 5} more problems in {safe(ws.log.name)}", file=sys.stderr)
     lesson_problems = ws.lesson_problems()
     for problem in lesson_problems[:5]:
         print(f"warning: skipped lesson {safe(problem)}", file=sys.stderr)
@@ -418,6 +447,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
+    from core.store import EventLog, StoreError
+
     ws = _workspace(args)
     if args.context == "-":
         context = sys.stdin.read()
@@ -428,9 +459,21 @@ def cmd_select(args: argparse.Namespace) -> int:
             raise CliError(f"context file not found: {args.context}") from None
         except OSError as exc:
             raise CliError(f"cannot read context {args.context}: {exc.strerror}") from None
-    selection = ws.select(
-        context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
-    )
+    try:
+        selection = ws.select(
+            context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
+        )
+    except StoreError as exc:
+        if not args.offline_ok or isinstance(ws.log, EventLog):
+            raise
+        from core.offline import select_offline
+
+        selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(
+            f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
+            file=sys.stderr,
+        )
     if args.json:
         payload: dict[str, object] = {
             "session_id": selection.session_id,
@@ -455,6 +498,8 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def cmd_loo(args: argparse.Namespace) -> int:
+    if args.written_by is not None:
+        args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
     ws = _workspace(args)
     results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
     _warn_problems(ws, args.json)
@@ -837,8 +882,59 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
-def cmd_tui(args: argparse.Namespace) -> int:
+def cmd_store_push(args: argparse.Namespace) -> int:
+    from core.eventstore import JsonlStore
+    from core.pgstore import PgStore
+
     ws = _workspace(args)
+    store = ws.log
+    if not isinstance(store, PgStore):
+        raise CliError("store push needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    source = JsonlStore(ws.state_dir / "sessions.jsonl")
+    report = store.push(source.raw_lines())
+    if args.json:
+        _print_json(
+            {
+                "store": store.name,
+                "lines": report.lines,
+                "added": report.added,
+                "present": report.present,
+                "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],
+            }
+        )
+        return 0
+    for problem in report.problems[:5]:
+        print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
+    if len(report.problems) > 5:
+        print(f"warning: {len(report.problems) - 5} more invalid lines (not pushed)", file=sys.stderr)
+    print(
+        f"pushed {source.name} to {safe(store.name)}: {report.added} events added, {report.present} already there "
+        f"(or a second session event for an id), {len(report.problems)} invalid lines skipped"
+    )
+    return 0
+
+
+def cmd_store_pull(args: argparse.Namespace) -> int:
+    from core.eventstore import export_log
+    from core.pgstore import PgStore
+
+    ws = _workspace(args)
+    if not isinstance(ws.log, PgStore):
+        raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    count = export_log(ws.log, Path(args.file))
+    if args.json:
+        _print_json({"store": ws.log.name, "file": str(args.file), "events": count})
+    else:
+        print(f"wrote {count} events from {safe(ws.log.name)} to {safe(args.file)}")
+    return 0
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from core.store import EventLog
+
+    ws = _workspace(args)
+    if not isinstance(ws.log, EventLog):
+        ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
     from tui.app import run
 
     run(ws)
@@ -874,6 +970,20 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument(
         "--workspace", "-w", default=argparse.SUPPRESS, metavar="DIR", help="workspace folder (default: .)"
     )
+    common.add_argument(
+        "--store",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="event store: a postgresql:// URL or libpq keyword string "
+        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl; "
+        '--store "" forces the file)',
+    )
+    common.add_argument(
+        "--agent",
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help="who writes, recorded with each event in a database store (default: the hostname)",
+    )
     data = argparse.ArgumentParser(add_help=False)
     data.add_argument("--json", action="store_true", help="machine-readable output on stdout (default: a table)")
 
@@ -887,6 +997,20 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
+    parser.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="event store: a postgresql:// URL or libpq keyword string "
+        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl; "
+        '--store "" forces the file)',
+    )
+    parser.add_argument(
+        "--agent",
+        default=None,
+        metavar="NAME",
+        help="who writes, recorded with each event in a database store (default: the hostname)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = _command(
@@ -907,6 +1031,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="order of the rows: mean, n or ci_low (highest first), or path (default: mean)",
     )  # fmt: skip
     p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
+    p.add_argument(
+        "--written-by", default=None, metavar="AGENT",
+        help="database store: only the sessions this agent recorded (with their grades, by anyone)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_status)
 
     p = _command(
@@ -975,6 +1103,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="withhold each chosen lesson with this probability and log the draw to "
         "state/lesson-dropout/<session-id>.jsonl (a randomized trial, as gptme's LESSON_DROPOUT_EPSILON; "
         "default 0: none withheld)",
+    )
+    p.add_argument(
+        "--offline-ok",
+        action="store_true",
+        help="if the database store is unreachable, select from the last known posteriors "
+        "(bandit-state.json) without logging, instead of failing",
     )
     p.set_defaults(func=cmd_select)
 
@@ -1072,6 +1206,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--min-without", type=_positive_int, default=20, help="sessions without it needed, >= 1 (default 20)"
     )  # fmt: skip
     p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
+    p.add_argument(
+        "--written-by",
+        default=None,
+        metavar="AGENT",
+        help="database store: only the sessions this agent recorded (with their grades); implies --no-write",
+    )
     p.set_defaults(func=cmd_loo)
 
     p = _command(
@@ -1120,6 +1260,29 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
     p.set_defaults(func=cmd_export_gptme)
+
+    p = _command(
+        sub, "store", [], "move the event log between the workspace file and a database store",
+        "Copy events between the workspace's sessions.jsonl and a PostgreSQL store (--store URL,\n"
+        "$LESSON_CREDIT_STORE or [store] url in config.toml).",
+        "  lesson-credit store push --store postgresql://host/db\n  lesson-credit store pull copy.jsonl --store postgresql://host/db",
+    )  # fmt: skip
+    store_sub = p.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    q = _command(
+        store_sub, "push", [common, data], "copy the workspace's sessions.jsonl into the database (idempotent)",
+        "Copy every event of the workspace's sessions.jsonl into the database store. Re-running adds\n"
+        "nothing: events already there (and a second session event for an id) are skipped.",
+        "  lesson-credit store push --store postgresql://host/db",
+    )  # fmt: skip
+    q.set_defaults(func=cmd_store_push)
+    q = _command(
+        store_sub, "pull", [common, data], "write the database's events as a JSONL log",
+        "Write the database's events, in commit order, as a JSONL log that the file store folds to\n"
+        "the same numbers.",
+        "  lesson-credit store pull backup.jsonl --store postgresql://host/db",
+    )  # fmt: skip
+    q.add_argument("file", metavar="FILE", help="the JSONL file to write (must not exist)")
+    q.set_defaults(func=cmd_store_pull)
 
     p = _command(
         sub, "simulate", [common, data], "compare credit strategies in a world with known truth",

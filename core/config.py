@@ -96,6 +96,10 @@ def _toml_value(value: Any) -> str:
     raise ConfigError(f"cannot store a {type(value).__name__} in config.toml")
 
 
+def _toml_key(key: str) -> str:
+    return key if key and all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in key) else _toml_value(key)
+
+
 def save_config(path: Path, config: Config) -> None:
     settings = config.credit
     lines = [
@@ -119,4 +123,7 @@ def save_config(path: Path, config: Config) -> None:
         lines.append("[outcomes]")
         lines += [f"{_toml_value(label)} = {value!r}" for label, value in config.outcome_overrides.items()]
         lines.append("")
+    for key, value in config.extra.items():  # tables we do not own, e.g. [store] url: kept
+        if isinstance(value, dict) and all(not isinstance(v, dict | list) for v in value.values()):
+            lines += [f"[{_toml_key(key)}]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()), ""]
     atomic_write(path, "\n".join(lines).encode("utf-8"))

@@ -2,8 +2,9 @@
 
 `LogReader` owns the index of the log read so far, the parsed-log cache and the current
 snapshot, and answers the lookups by session the read models need (row, event, line, grades),
-so nothing above it reaches into the index. Appends go through the `EventLog` it reads
-(`reader.log`); a later read picks them up like any other writer's.
+so nothing above it reaches into the index. Appends go through the store it reads
+(`reader.log`: the JSONL `EventLog` or another `EventStore`, core/eventstore.py); a later read
+picks them up like any other writer's.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ import numpy.typing as npt
 
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
+from core.eventstore import EventStore
 from core.fold import fold
 from core.index import LogIndex
 from core.logcheck import PrefixCheck
+from core.pgcache import PgLogCache
+from core.pgstore import PgStore, PositionCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
-from core.store import EventLog, LogProblem
+from core.store import EventLog, LogProblem, StoreError
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class LogReader:
 
     def __init__(
         self,
-        log: EventLog,
+        log: EventStore,
         *,
         use_cache: bool = True,
         cache_threshold: int | None = None,
@@ -53,19 +57,25 @@ class LogReader:
         self.outcomes = outcomes  # string outcome -> reward (see core.config), applied to every snapshot
         self.log = log
         self.index = LogIndex()
-        self._prefix = PrefixCheck(log)  # the hash of what was read, checked before reading on
-        # a read that parses at least this much rewrites the parsed-log cache (and a log this big
-        # starts from it)
-        self.cache_threshold = MIN_NEW_BYTES if cache_threshold is None else cache_threshold
+        # the hash of what was read, checked before reading on (a database store: its identity
+        # and the position, its table being append-only)
+        self._prefix: PrefixCheck | PositionCheck = (
+            PrefixCheck(log) if isinstance(log, EventLog) else PositionCheck(log)
+        )
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
-        self._log_cache = LogCache(log) if use_cache else None
+        self._use_cache = use_cache
+        self._log_cache = _log_cache(log) if use_cache else None
+        # a read that parses at least this much rewrites the parsed-log cache (and a log this big
+        # starts from it): bytes of the file, events of a database store
+        default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
+        self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
 
     @property
     def caches(self) -> bool:
         """Whether derived caches (the parsed log, the lesson library) are kept on disk."""
-        return self._log_cache is not None
+        return self._use_cache
 
     def refresh(self, settings: CreditSettings) -> bool:
         """Read what was appended to the log since the last read. True when anything changed.
@@ -132,7 +142,7 @@ class LogReader:
 
     def _glued(self, end: int, size: int, partial: bool) -> bool:
         """Whether bytes were appended right after a last line that had no newline when read."""
-        if not partial or size <= end:
+        if not partial or size <= end or not isinstance(self.log, EventLog):
             return False
         try:
             with open(self.log.path, "rb") as handle:
@@ -213,15 +223,25 @@ class LogReader:
 
     def prefixed_id_count(self) -> int:
         """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
+        log = self.log
         try:
-            raw = self.log.path.read_bytes()
-        except OSError:
+            raw = log.path.read_bytes() if isinstance(log, EventLog) else b"".join(log.raw_lines())
+        except (OSError, StoreError):
             return 0
         return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
 
     def missing_salience_count(self) -> int:
         """Lesson entries of session records that gave no salience."""
         return sum(len(positions) for positions in self.index.missing_salience.values())
+
+
+def _log_cache(log: EventStore) -> LogCache | PgLogCache | None:
+    """The parsed-log cache of a store: the file's, or a database store's when it names a folder."""
+    if isinstance(log, EventLog):
+        return LogCache(log)
+    if isinstance(log, PgStore) and log.cache_dir is not None:
+        return PgLogCache(log, log.cache_dir)
+    return None
 
 
 def _with_block_sums(index: LogIndex, settings: CreditSettings, outcomes: dict[str, float] | None) -> FoldData:

@@ -24,6 +24,7 @@ from core.config import Config, ConfigError, load_config, save_config
 from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, encode
+from core.eventstore import EventStore, JsonlStore
 from core.files import write_json
 from core.fold import Posterior, fold
 from core.interop import ImportReport
@@ -33,7 +34,7 @@ from core.reader import LogReader
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
-from core.store import EventLog, LogProblem, StoreError
+from core.store import LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
 
 if TYPE_CHECKING:
@@ -49,10 +50,12 @@ class Workspace:
         self, root: Path | str = ".", *, clock: Callable[[], dt.datetime] = utc_now, use_cache: bool = True,
         allow_outside_journals: bool = False, allow_outside_library: bool | None = None,
         cache_threshold: int | None = None,
+        store: EventStore | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
-        self.log = EventLog(self.state_dir / "sessions.jsonl")
+        # the event log: the workspace's JSONL file unless another store is given (core/eventstore.py)
+        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl") if store is None else store
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock

@@ -8,6 +8,7 @@ snapshot; `data_version` follows it and the screens reload from it.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -17,8 +18,10 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from core import beta as beta_mod
+from core.store import EventLog
 from core.workspace import Workspace
 from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied
 from tui.screens.base import describe_failure
@@ -33,6 +36,7 @@ from tui.text import fmt_grade, one_line
 from tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 1.0
+WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
 PROBLEMS_IN_NOTICE = 3
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
@@ -128,7 +132,10 @@ class LessonCreditApp(App[None]):
         self._first_snapshot()
         self._prepare_writes()
         if self.poll_seconds > 0:
-            self.set_interval(self.poll_seconds, self._poll)
+            if isinstance(self.source.workspace.log, EventLog):
+                self.set_interval(self.poll_seconds, self._poll)
+            else:  # a database store tells of each commit (LISTEN/NOTIFY): no polling
+                self._watch_log()
 
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
@@ -166,6 +173,28 @@ class LessonCreditApp(App[None]):
             return
         if snapshot is not None:
             self.post_message(SourceChanged(snapshot))
+
+    @work(thread=True, exclusive=True, group="watch")
+    def _watch_log(self) -> None:
+        """Read the log as soon as the store says another writer committed (core/eventstore.py
+        `wait`); waits are bounded, so the app can stop between two."""
+        worker = get_current_worker()
+        store = self.source.workspace.log
+        seen, failing = 0, False
+        while not worker.is_cancelled:
+            try:
+                end = store.wait(seen, WATCH_SECONDS)
+                if end != seen:
+                    seen = end
+                    snapshot = self.source.check()
+                    if snapshot is not None:
+                        self.post_message(SourceChanged(snapshot))
+                failing = False
+            except Exception as exc:  # reported once per outage, retried: the database may come back
+                if not failing:
+                    self.post_message(WorkFailed(describe_failure(exc)))
+                failing = True
+                time.sleep(WATCH_SECONDS)
 
     @on(SourceChanged)
     def _source_changed(self, event: SourceChanged) -> None:

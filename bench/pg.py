@@ -1,0 +1,251 @@
+"""Benchmark case `record_pg`: `lesson-credit record` on a local PostgreSQL store against the same
+command on the workspace's JSONL file, in the same run (issue 13: under 50 ms above the file).
+
+The server is the one $LESSON_CREDIT_BENCH_PG names (a URL of a database the run may fill), else
+a throwaway local one started like the tests' (tests/pg/pg_server.py: initdb + pg_ctl, loopback).
+Each timed run records one session into a fresh copy of the demo workspace whose log (the demo
+state's) is, for the database side, pushed into a fresh database first (not timed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORD_MARGIN_S = 0.050  # the target: at most this much slower than the file store
+CACHED_MARGIN_S = 0.100  # a cached open: the connection is the only extra work
+
+
+def _journal() -> str:
+    """About 25 KB of the demo's journals (record_cli records a journal of that size)."""
+    parts, size = [], 0
+    for path in sorted((ROOT / "state" / "journals").glob("*.md")) * 40:
+        if size >= 25_000:
+            break
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parts.append(text)
+        size += len(text)
+    return "\n".join(parts) or "git commit\n" * 2000
+
+
+@contextlib.contextmanager
+def _server() -> Iterator[Any]:
+    """(make_database(name) -> url) for the bench's server."""
+    given = os.environ.get("LESSON_CREDIT_BENCH_PG")
+    if given:
+        import psycopg
+
+        def fresh(name: str) -> str:
+            with psycopg.connect(given, autocommit=True) as conn:
+                conn.execute("DROP SCHEMA IF EXISTS lesson_credit CASCADE")
+            return given
+
+        yield fresh
+        return
+    sys.path.insert(0, str(ROOT / "tests" / "pg"))
+    from pg_server import create_database, start_server  # type: ignore[import-not-found]
+
+    server = start_server()
+    try:
+        yield lambda name: create_database(server, name)
+    finally:
+        server.stop()
+
+
+def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
+    from bench.harness import Result, Target, lesson_credit_cmd, run_cli, time_cli
+    from core.lessons import load_library
+
+    n_ours, n_base = sizes["runs"]["record"]
+    library = load_library(ROOT)
+    lesson_ids = sorted(lesson.id for lesson in library.lessons if lesson.status == "active")[:10]
+    work = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-pg-"))
+    counter = itertools.count()
+    with _server() as make_database:
+
+        def fresh_copy(store: bool) -> list[str]:
+            n = next(counter)
+            target = work / f"ws-{n}"
+            shutil.copytree(ROOT / "lessons", target / "lessons")
+            if (ROOT / "state").is_dir():
+                shutil.copytree(ROOT / "state", target / "state")
+            journal = target / "journals" / "bench-session.md"
+            journal.parent.mkdir(parents=True)
+            journal.write_text(_journal())
+            where = []
+            if store:
+                url = make_database(f"bench_{n}")
+                where = ["--store", url, "--agent", "bench"]
+                run_cli([*lesson_credit_cmd(), "store", "push", "--workspace", str(target), *where])
+            return [*lesson_credit_cmd(), "record", "--workspace", str(target), *where,
+                    "--session-id", "bench-record-session", "--journal", str(journal),
+                    "--lessons", *lesson_ids, "--reward", "0.8"]  # fmt: skip
+
+        try:
+            ours, proc = time_cli([], n_ours, lambda: fresh_copy(True))
+            assert b"salience" in proc.stdout, proc.stdout[:500]
+            base, _ = time_cli([], n_base, lambda: fresh_copy(False))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    result = Result(
+        "record_pg",
+        ours,
+        base,
+        "the same record on the JSONL file",
+        Target(1.0, check=f"< file + {RECORD_MARGIN_S * 1e3:.0f} ms"),
+        f"{len(lesson_ids)} lessons recorded, the demo log pushed first; local server, loopback",
+        extra={"above_file_s": min(ours) - min(base)},
+    )
+    if min(ours) - min(base) >= RECORD_MARGIN_S:
+        result.failed.append(f"more than {RECORD_MARGIN_S * 1e3:.0f} ms above the file store")
+    return [result]
+
+
+def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
+    """Parse + fold the bench workspace's log read from the database, against the same log read
+    from the file without the parsed-log cache (issue 13: within 3x of the file)."""
+    from bench.harness import Result, Target, best_of, workspace_data
+    from core.fold import fold
+    from core.pgstore import PgStore
+    from core.store import EventLog
+    from core.workspace import Workspace
+
+    root = workspace_data(sizes["workspace"])
+    n_ours, n_base = sizes["runs"]["cold"]
+    with _server() as make_database:
+        url = make_database("bench_read")
+        store = PgStore(url, agent="bench")
+        report = store.push(EventLog(root / "state" / "lesson-thompson" / "sessions.jsonl").path.open("rb"))
+        store.close()
+        assert not report.problems, report.problems[:3]
+
+        def load(store_url: str | None) -> Any:
+            ws = Workspace(root, use_cache=False, store=None if store_url is None else PgStore(store_url, agent="b"))
+            post = fold(ws.data(), ws.settings)
+            if store_url is not None:
+                ws.log.close()  # type: ignore[attr-defined]
+            return post
+
+        ours, post_db = best_of(lambda _: load(url), n_ours)
+        base, post_file = best_of(lambda _: load(None), n_base)
+
+        cache_dir = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-pgcache-"))
+
+        def load_cached(store_url: str | None) -> Any:
+            store = None
+            if store_url is not None:
+                store = PgStore(store_url, agent="b")
+                store.cache_dir = cache_dir
+            ws = Workspace(root, store=store)
+            post = fold(ws.data(), ws.settings)
+            if store is not None:
+                store.close()
+            return post
+
+        try:
+            load_cached(url), load_cached(None)  # the first reads write the caches
+            ours_cached, post_db_cached = best_of(lambda _: load_cached(url), n_ours)
+            base_cached, _ = best_of(lambda _: load_cached(None), n_base)
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
+    same_cached = bool(
+        (post_db_cached.alpha == post_file.alpha).all() and (post_db_cached.beta == post_file.beta).all()
+    )
+    result = Result(
+        "read_pg",
+        ours,
+        base,
+        "the same log from the file, no parsed-log cache",
+        Target(float("inf"), check="< 3x the file, the same numbers"),
+        f"{report.added:,} events pushed; fresh Workspace(use_cache=False).data() + fold() per run",
+        extra={"ratio_to_file": min(ours) / min(base)},
+    )
+    if not same:
+        result.failed.append("numbers differ")
+    if min(ours) >= 3 * min(base):
+        result.failed.append("more than 3x the file")
+    cached = Result(
+        "read_pg_cached",
+        ours_cached,
+        base_cached,
+        "the same log from the file, with its parsed-log cache",
+        Target(float("inf"), check=f"< file + {CACHED_MARGIN_S * 1e3:.0f} ms, the same numbers"),
+        "both caches written by a first read; fresh Workspace(...).data() + fold() per run, connecting included",
+        extra={"above_file_s": min(ours_cached) - min(base_cached)},
+    )
+    if not same_cached:
+        cached.failed.append("numbers differ")
+    if min(ours_cached) - min(base_cached) >= CACHED_MARGIN_S:  # opening costs a connection, not a re-read
+        cached.failed.append(f"more than {CACHED_MARGIN_S * 1e3:.0f} ms above the file")
+    return [result, cached]
+
+
+def case_notify_pg(sizes: dict[str, Any]) -> list[Any]:
+    """From the start of one client's append to another client's Workspace having read it, woken
+    by NOTIFY (issue 13: a commit visible in another dashboard in under 0.5 s). Baseline: the
+    same append alone."""
+    import threading
+    import time
+
+    from bench.harness import Result, Target
+    from core.pgstore import PgStore
+    from core.workspace import Workspace
+
+    runs = max(sizes["runs"]["record"])
+    work = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-notify-"))
+    shutil.copytree(ROOT / "lessons", work / "lessons")
+    try:
+        with _server() as make_database:
+            url = make_database("bench_notify")
+            writer, reader_store = PgStore(url, agent="writer"), PgStore(url, agent="reader")
+            reader = Workspace(work, store=reader_store)
+            reader.data()
+            lesson = next(iter(reader.library().lessons)).id
+            latencies, appends = [], []
+
+            def watch(after: int, seen: threading.Event, seen_at: list[float]) -> None:
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    if reader_store.wait(after, 1.0) > after:
+                        reader.refresh()
+                        seen_at.append(time.perf_counter())
+                        seen.set()
+                        return
+
+            for i in range(runs):
+                seen = threading.Event()
+                seen_at: list[float] = []
+                thread = threading.Thread(target=watch, args=(reader_store.size(), seen, seen_at))
+                thread.start()
+                time.sleep(0.05)  # the watcher is waiting
+                event = {"type": "session", "session_id": f"n{i}", "base_reward": 0.5,
+                         "lessons": [{"path": lesson, "salience": 0.5}]}  # fmt: skip
+                start = time.perf_counter()
+                writer.append_event(json.dumps(event).encode() + b"\n")
+                appends.append(time.perf_counter() - start)
+                thread.join(15)
+                assert seen.is_set() and reader.session(f"n{i}") is not None
+                latencies.append(seen_at[0] - start)
+            writer.close()
+            reader_store.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result = Result(
+        "notify_pg",
+        latencies,
+        appends,
+        "the append alone (commit)",
+        Target(0.5),
+        "append start -> the other client's Workspace has read it (woken by NOTIFY, no polling)",
+    )
+    return [result]

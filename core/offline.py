@@ -1,0 +1,89 @@
+"""Selecting lessons without the event log: from the last known posteriors in `bandit-state.json`.
+
+An agent's session-start hook runs `select`; when the log's store (a database) cannot be
+reached, `select --offline-ok` still answers, by Thompson sampling from the alpha/beta that
+the last write of this workspace left in `bandit-state.json` (SPEC 7). The draw is the one
+`core.select.thompson_select` makes for the same posteriors, seed and candidates; nothing is
+logged.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import numpy as np
+
+from core import beta as beta_mod
+from core import select as select_mod
+from core.select import Selection
+
+if TYPE_CHECKING:
+    from core.workspace import Workspace
+
+MAX_STATE_BYTES = 64 * 1024 * 1024
+
+
+def last_known_posteriors(ws: Workspace) -> dict[str, tuple[float, float]]:
+    """Arm -> (alpha, beta) from bandit-state.json; empty when there is none or it is unreadable."""
+    try:
+        with open(ws.state_path, "rb") as handle:
+            data = handle.read(MAX_STATE_BYTES + 1)
+    except OSError:
+        return {}
+    if len(data) > MAX_STATE_BYTES:
+        return {}
+    try:
+        state: Any = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return {}
+    arms = state.get("arms") if isinstance(state, dict) else None
+    out: dict[str, tuple[float, float]] = {}
+    if not isinstance(arms, dict):
+        return out
+    for arm, entry in arms.items():
+        if not isinstance(entry, dict):
+            continue
+        a, b = entry.get("alpha"), entry.get("beta")
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b)):
+            continue
+        alpha, beta = float(a), float(b)  # type: ignore[arg-type]
+        if alpha > 0 and beta > 0 and np.isfinite(alpha + beta):
+            out[str(arm)] = (alpha, beta)
+    return out
+
+
+def select_offline(
+    ws: Workspace,
+    context: str,
+    *,
+    k: int | None = None,
+    seed: int | None = None,
+    session_id: str | None = None,
+    draws: int = 4000,
+) -> Selection:
+    """Thompson top-k among the lessons matching `context`, from the last known posteriors."""
+    k = select_mod.check_k(ws.config.k if k is None else k)
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    if session_id is None:
+        session_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+    known = last_known_posteriors(ws)
+    a0, b0 = ws.settings.prior_alpha, ws.settings.prior_beta
+    candidates = select_mod.candidates(ws.library().lessons, context)
+    alpha = np.array([known.get(c.id, (a0, b0))[0] for c in candidates])
+    beta = np.array([known.get(c.id, (a0, b0))[1] for c in candidates])
+    rng = np.random.default_rng(seed)
+    sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
+    picked = beta_mod.top_k(sample, k)
+    propensity = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng([seed, 1]), draws)
+    return Selection(
+        session_id=session_id,
+        candidates=tuple(c.id for c in candidates),
+        selected=tuple(candidates[i].id for i in picked),
+        propensity={c.id: float(p) for c, p in zip(candidates, propensity, strict=True)},
+        draws={c.id: float(d) for c, d in zip(candidates, sample, strict=True)},
+        k=k,
+        seed=seed,
+    )

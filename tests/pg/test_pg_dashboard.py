@@ -1,0 +1,50 @@
+"""The dashboard on a database store: another agent's commit shows without polling (NOTIFY)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from pg_helpers import line
+
+from core.pgstore import PgStore
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+
+SIZE = (100, 30)
+WAIT_S = 20.0  # a generous bound for "it arrived"; the 0.5 s target is the bench's
+
+
+def session(sid: str) -> bytes:
+    return line({"type": "session", "session_id": sid, "base_reward": 0.8,
+                 "lessons": [{"path": "tools/git.md", "salience": 1.0}]})  # fmt: skip
+
+
+def test_another_agents_commit_shows_without_polling(ws_root: Path, pg_url: str) -> None:
+    asyncio.run(_another_agents_commit_shows(ws_root, pg_url))
+
+
+async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
+    PgStore(pg_url, agent="other").append_event(session("s1"))
+    ws = Workspace(ws_root, store=PgStore(pg_url, agent="operator"))
+    # an hour between polls: only a notification can bring the change in time
+    app = LessonCreditApp(ws, poll_seconds=3600)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(200):  # the first read (and the watcher's LISTEN) done
+            if ws.version > 0 and app.source.workspace.log._listener is not None:  # type: ignore[attr-defined]
+                break
+            await asyncio.sleep(0.05)
+        before = app.data_version
+        other = PgStore(pg_url, agent="other")
+        other.append_event(session("s2"))
+        started = time.monotonic()
+        while app.data_version == before and time.monotonic() - started < WAIT_S:
+            await asyncio.sleep(0.02)
+            await pilot.pause()
+        assert app.data_version > before
+        assert ws.session("s2").base_reward == 0.8
+        row = app.source.workspace.posteriors().row("tools/git.md")
+        assert row is not None and row.n == 2
+        other.close()
