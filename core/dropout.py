@@ -240,3 +240,21 @@ def append_dropout_record(directory: Path, session_id: str, line: bytes) -> Path
     finally:
         os.close(fd)
     return path
+
+
+def check_trial(epsilon: float, session_id: str) -> str | None:
+    """Why a dropout trial cannot run for this session (epsilon outside [0, 1], an id that cannot
+    name a log file), or None when it can; epsilon 0 is no trial."""
+    if not (isinstance(epsilon, int | float) and 0.0 <= epsilon <= 1.0):
+        return f"dropout must be in [0, 1], got {epsilon!r}"
+    return check_dropout_session_id(session_id) if epsilon > 0 else None
+
+
+def log_trial(root: Path, selection: Selection, epsilon: float, titles: Mapping[str, str], ts: float) -> None:
+    """Append the trial's record (kept and withheld lessons) to the workspace's dropout log.
+    Called under the event log's lock before the selection event: a selection logged without
+    its record would look like no trial."""
+    kept = [(i, titles[i]) for i in selection.selected]
+    withheld = [(i, titles[i]) for i in selection.withheld]
+    line = dropout_record(selection.session_id, epsilon, kept, withheld, ts)
+    append_dropout_record(root / DROPOUT_DIR, selection.session_id, line)

@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import commands, interop, views
+from core import attribution, commands, interop, views
 from core import select as select_mod
-from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, leave_one_out, loo_payload
+from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, loo_payload
 from core.clock import iso, utc_now
 from core.config import Config, ConfigError, load_config, save_config
-from core.coverage import broad_keywords, keyword_coverage
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
@@ -126,8 +125,6 @@ class Workspace:
         library = self.library().lessons
         return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
 
-    posteriors = lesson_table  # its name before the split (tests still call it); lesson_table says what it is
-
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
         return views.lesson_usage(self.data())
@@ -224,47 +221,24 @@ class Workspace:
 
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
         """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
-        lessons = self.library().lessons
         self.data()
         journals = reversed(self._reader.session_journals())
-        read, coverage = keyword_coverage(lessons, journals, lambda path: self._journal(path)[0])
-        return broad_keywords(lessons, read, coverage, share)
+        return attribution.broad_keywords_of(self.library().lessons, journals, lambda p: self._journal(p)[0], share)
 
     def candidacies(self) -> list[Candidacy]:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
-        from core.candidacy import candidacies_of
-
-        return list(candidacies_of(self._reader.index, self.data()).items)
+        return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
     def dropout_log(self) -> DropoutLog:
         """gptme's randomized-dropout logs (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
-        from core.dropout import DROPOUT_DIR, read_dropout_logs
-        from core.interop import map_arm_id
-
-        library = self.library()
-        ids = {lesson.id for lesson in library.lessons}
-        return read_dropout_logs(self.root / DROPOUT_DIR, lambda raw: map_arm_id(raw, ids, library.roots)[0])
+        return attribution.dropout_log(self.root, self.library())
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
-        from core.candidacy import candidacies_of
-        from core.dropout import randomized_effects
-
-        data, existing = self.data(), {lesson.id for lesson in self.library().lessons}
-        candidacies = candidacies_of(self._reader.index, data)
-        dropout = self.dropout_log()
-        results = leave_one_out(
-            data,
-            self._reader.session_categories(),
-            candidacies.items,
-            min_with=min_with,
-            min_without=min_without,
-            existing=existing,
-            broad_keywords=self.broad_keywords(),
-            floor=self.settings.floor,
-            randomized=randomized_effects(dropout, self._reader.row_of, data.base) if len(dropout) else None,
+        data, library = self.data(), self.library()
+        results, self.loo_meta = attribution.loo(
+            data, self._reader, library, self.root, self.broad_keywords(), self.settings.floor, min_with, min_without
         )
-        self.loo_meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
         if write:
             payload = loo_payload(results, self.now_iso(), min_with, min_without, **self.loo_meta)
             write_json(self.state_dir / "loo-results.json", payload)
@@ -285,11 +259,9 @@ class Workspace:
         from core import dropout as dropout_mod
 
         k = select_mod.check_k(self.config.k if k is None else k)
-        if not (isinstance(dropout, int | float) and 0.0 <= dropout <= 1.0):
-            raise WorkspaceError(f"dropout must be in [0, 1], got {dropout!r}")
         seed = select_mod.check_seed(secrets.randbelow(2**31) if seed is None else seed)
         session_id = commands.selection_id(session_id, self.clock)
-        if dropout > 0 and (problem := dropout_mod.check_dropout_session_id(session_id)):
+        if problem := dropout_mod.check_trial(dropout, session_id):
             raise WorkspaceError(problem)
         candidates = self.candidates(context)
         rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
@@ -301,17 +273,10 @@ class Workspace:
         if log:
             with self.log.locked():
                 self._check_new(session_id)
-                if dropout > 0:  # the trial's record first: a selection logged without it would look like no trial
+                if dropout > 0:
                     titles = {c.id: c.title for c in candidates}
-                    line = dropout_mod.dropout_record(
-                        session_id,
-                        dropout,
-                        [(i, titles[i]) for i in selection.selected],
-                        [(i, titles[i]) for i in selection.withheld],
-                        self.clock().timestamp(),
-                    )
                     try:
-                        dropout_mod.append_dropout_record(self.root / dropout_mod.DROPOUT_DIR, session_id, line)
+                        dropout_mod.log_trial(self.root, selection, dropout, titles, self.clock().timestamp())
                     except OSError as exc:
                         raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
                 self.log.append_locked(encode(selection.event(iso(self.clock()))))
@@ -381,13 +346,9 @@ class Workspace:
             self._append(commands.prior_event(arms, rewards, iso(self.clock())))
 
     def replay(
-        self,
-        strategy: str | None = None,
-        floor: float | None = None,
-        *,
-        decay: float | None = None,
+        self, strategy: str | None = None, floor: float | None = None, *, decay: float | None = None,
         write: bool = False,
-    ) -> PosteriorTable:
+    ) -> PosteriorTable:  # fmt: skip
         """Re-fold under other settings; with `write` they become the workspace's settings."""
         settings = commands.settings_with(self.settings, strategy, floor, decay)
         if write:

@@ -381,7 +381,7 @@ def test_published_shape_lines_fold(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, lessons=BASIC_LESSONS, events=lines)
     ws = Workspace(root, clock=fixed_clock)
     assert ws.log_problems() == []
-    rows = {row.path: row for row in ws.posteriors().rows}
+    rows = {row.path: row for row in ws.lesson_table().rows}
     # git: x1 w 1 r 0.8 -> +0.8/+0.2; x2 w 0.3 r 0.27 -> +0.27/+0.73 -> Beta(2.07, 1.93), n 2 (x3 pending)
     assert (rows[GIT].alpha, rows[GIT].beta, rows[GIT].n) == pytest.approx((2.07, 1.93, 2))
     # quote: no salience -> 0.5, w 0.65, r 0.52 -> Beta(1.52, 1.48)
@@ -390,7 +390,7 @@ def test_published_shape_lines_fold(tmp_path: Path) -> None:
     assert (rows[PLAIN].alpha, rows[PLAIN].beta, rows[PLAIN].n) == pytest.approx((1.27, 1.73, 1))
     # style: base 1, w 0.65 -> Beta(1.65, 1.35)
     assert (rows[STYLE].alpha, rows[STYLE].beta, rows[STYLE].n) == pytest.approx((1.65, 1.35, 1))
-    assert "lessons/" + GIT not in {row.path for row in ws.posteriors().rows}
+    assert "lessons/" + GIT not in {row.path for row in ws.lesson_table().rows}
     sessions = {s.session_id: s for s in ws.sessions()}
     assert set(sessions) == {"x1", "x2", "x3", "42"}
     assert sessions["x3"].pending and sessions["x1"].base_reward == 0.8 and sessions["x2"].base_reward == 0.9
@@ -435,7 +435,7 @@ def test_import_refuses_priors_the_reader_would_reject(tmp_path: Path) -> None:
     if code == 0:  # accepted: then it must be what the workspace now believes
         ws = Workspace(root, clock=fixed_clock)
         assert ws.log_problems() == []
-        assert ws.posteriors().row(GIT).alpha == pytest.approx(1e308)  # type: ignore[union-attr]
+        assert ws.lesson_table().row(GIT).alpha == pytest.approx(1e308)  # type: ignore[union-attr]
     else:
         assert log_bytes(root) is None
 

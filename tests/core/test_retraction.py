@@ -19,7 +19,7 @@ def retraction(session_id: str, grader: str = "manual") -> dict[str, Any]:
 
 
 def numbers(ws: Workspace) -> dict[str, tuple[float, float, int]]:
-    return {r.path: (round(r.alpha, 12), round(r.beta, 12), r.n) for r in ws.posteriors().rows}
+    return {r.path: (round(r.alpha, 12), round(r.beta, 12), r.n) for r in ws.lesson_table().rows}
 
 
 # s1: 0.4 on a (salience 1 -> w = 0.3 + 0.7 = 1). s2: pending, a at salience 0 (w 0.3), b at 1 (w 1).

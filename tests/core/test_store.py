@@ -52,7 +52,7 @@ def test_corrupt_lines_reported_with_line_numbers_and_skipped(tmp_path: Path, ma
     assert [s.session_id for s in ws.sessions()] == ["s1", "s3"]
     assert [s.line for s in ws.sessions()] == [1, 8]
     # s1 (seed, salience 1, base 1) -> A (2, 1); s3 (salience 0, base 0) -> B (1, 2)
-    table = ws.posteriors()
+    table = ws.lesson_table()
     a, b = table.row(A), table.row(B)
     assert a is not None and b is not None
     assert (a.alpha, a.beta, a.n) == pytest.approx((2.0, 1.0, 1))
@@ -82,10 +82,10 @@ def test_truncated_last_line_reported_then_next_append_starts_fresh(tmp_path: Pa
     fresh = ws_at(root)
     assert fresh.log_problems() == []
     # the regrade folds: seed, salience 1, base 0 -> A = (1, 2)
-    row = fresh.posteriors().row(A)
+    row = fresh.lesson_table().row(A)
     assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((1.0, 2.0, 1))
     # the first object saw the same after its own write
-    row = ws.posteriors().row(A)
+    row = ws.lesson_table().row(A)
     assert row is not None and (row.alpha, row.beta) == pytest.approx((1.0, 2.0))
 
 
@@ -103,7 +103,7 @@ def test_truncated_last_line_then_record(tmp_path: Path, make_workspace) -> None
     assert [s.line for s in fresh.sessions()] == [1, 2]  # the torn grade was cut off
     assert fresh.log_problems() == []
     # s1: A (2, 1); s2: A salience 1 -> (3, 1); B salience 0, w 0.3, r 0.3 -> (1.3, 1.7)
-    table = fresh.posteriors()
+    table = fresh.lesson_table()
     assert (table.row(A).alpha, table.row(A).beta) == pytest.approx((3.0, 1.0))  # type: ignore[union-attr]
     assert (table.row(B).alpha, table.row(B).beta) == pytest.approx((1.3, 1.7))  # type: ignore[union-attr]
 
@@ -149,7 +149,7 @@ def test_append_refuses_multi_line_events(tmp_path: Path) -> None:
 def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", None, {A: 1.0})])
     first = ws_at(root)
-    assert first.posteriors().row(A).n == 0  # type: ignore[union-attr]
+    assert first.lesson_table().row(A).n == 0  # type: ignore[union-attr]
     size_before = (root / LOG_REL).stat().st_size
     calls: list[tuple[int, int]] = []
     real = first.log.read_chunks
@@ -164,7 +164,7 @@ def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, mo
     ws_at(root).grade("s1", 1.0)  # a second Workspace object appends
     assert first.refresh() is True
     assert calls == [(size_before, 2)]
-    row = first.posteriors().row(A)
+    row = first.lesson_table().row(A)
     assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((2.0, 1.0, 1))
     assert first.refresh() is False
 
@@ -172,13 +172,13 @@ def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, mo
 def test_refresh_detects_replaced_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
-    assert ws.posteriors().row(A).alpha == pytest.approx(2.0)  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).alpha == pytest.approx(2.0)  # type: ignore[union-attr]
     # same length, other content: s1 graded 0.0 instead of 1.0
     replaced = (root / LOG_REL).read_bytes().replace(b'"base_reward": 1.0', b'"base_reward": 0.0')
     assert len(replaced) == (root / LOG_REL).stat().st_size
     (root / LOG_REL).write_bytes(replaced)
     assert ws.refresh() is True
-    row = ws.posteriors().row(A)
+    row = ws.lesson_table().row(A)
     assert row is not None and (row.alpha, row.beta) == pytest.approx((1.0, 2.0))
 
 
@@ -190,15 +190,15 @@ def test_refresh_detects_replaced_big_log(tmp_path: Path, make_workspace) -> Non
     assert log.stat().st_size > 8192
     ws = ws_at(root)
     # alpha = 1 + 0.2 + 99 * 0.5 = 50.7
-    assert ws.posteriors().row(A).alpha == pytest.approx(50.7)  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).alpha == pytest.approx(50.7)  # type: ignore[union-attr]
     # another file, same length, differing only in the first line (0.2 -> 0.9), moved into place
     replacement = log.with_name("sessions.jsonl.new")
     replacement.write_bytes(log.read_bytes().replace(b'"base_reward": 0.2', b'"base_reward": 0.9', 1))
     os.replace(replacement, log)
     # alpha = 1 + 0.9 + 99 * 0.5 = 51.4, as a fresh Workspace sees it
-    assert ws_at(root).posteriors().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert ws_at(root).lesson_table().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
     assert ws.refresh() is True
-    assert ws.posteriors().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
 
 
 def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
@@ -206,22 +206,22 @@ def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace) -> None: 
         tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), session("s2", 1.0, {A: 1.0})]
     )
     ws = ws_at(root)
-    assert ws.posteriors().row(A).n == 2  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).n == 2  # type: ignore[union-attr]
     first_line = (root / LOG_REL).read_bytes().split(b"\n")[0] + b"\n"
     (root / LOG_REL).write_bytes(first_line)
     assert ws.refresh() is True
     assert [s.session_id for s in ws.sessions()] == ["s1"]
-    assert ws.posteriors().row(A).n == 1  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).n == 1  # type: ignore[union-attr]
 
 
 def test_refresh_detects_log_truncated_to_empty(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
-    assert ws.posteriors().row(A).n == 1  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).n == 1  # type: ignore[union-attr]
     (root / LOG_REL).write_bytes(b"")
     assert ws.refresh() is True
     assert ws.sessions() == []
-    assert ws.posteriors().row(A).n == 0  # type: ignore[union-attr]
+    assert ws.lesson_table().row(A).n == 0  # type: ignore[union-attr]
 
 
 def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
@@ -231,7 +231,7 @@ def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace) -> None:  #
     (root / LOG_REL).unlink()
     assert ws.refresh() is True
     assert ws.sessions() == []
-    row = ws.posteriors().row(A)
+    row = ws.lesson_table().row(A)
     assert row is not None and (row.alpha, row.beta, row.n) == (1.0, 1.0, 0)
 
 

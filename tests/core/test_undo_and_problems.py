@@ -25,7 +25,7 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
     assert "undo: 0.7 back to 0.9" in (record.note or "")
     assert Workspace(root).session("s1").base_reward == 0.9
     # a: seed, floor 0.3, salience 1 -> w 1: alpha = 1 + 0.9 = 1.9, beta = 1 + 0.1 = 1.1 (counted once)
-    row = Workspace(root).posteriors().row("a.md")
+    row = Workspace(root).lesson_table().row("a.md")
     assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (1.9, 1.1, 1)
 
 

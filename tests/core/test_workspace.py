@@ -83,11 +83,11 @@ def test_record_pending_then_grade(basic_ws: Path) -> None:
     exp = ws.record("s1", basic_ws / "j.txt", [GIT])
     assert exp.base_reward is None
     assert log_records(basic_ws)[0]["base_reward"] is None
-    assert ws.posteriors().row(GIT).n == 0  # type: ignore[union-attr]
+    assert ws.lesson_table().row(GIT).n == 0  # type: ignore[union-attr]
     record = ws.grade("s1", 0.6, note="looked fine")
     assert (record.base_reward, record.grader, record.note) == (0.6, "manual", "looked fine")
     # seed, salience 1 -> (1.6, 1.4)
-    row = ws.posteriors().row(GIT)
+    row = ws.lesson_table().row(GIT)
     assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((1.6, 1.4, 1))
     assert [g.base_reward for g in ws.grade_history("s1")] == [0.6]
 
@@ -154,7 +154,7 @@ def test_stale_writer_still_refuses_a_duplicate(basic_ws: Path) -> None:
     assert log_bytes(basic_ws) == before
     # and a stale object can grade a session another object recorded
     second.grade("s1", 0.25)
-    row = ws_at(basic_ws).posteriors().row(GIT)
+    row = ws_at(basic_ws).lesson_table().row(GIT)
     assert row is not None and (row.alpha, row.beta) == pytest.approx((1.25, 1.75))
 
 
@@ -177,7 +177,7 @@ def test_regrade_refolds_without_double_counting(logged_ws: Path) -> None:
     for value in (1.0, 0.0, 0.9):
         ws.grade("s1", value)
     # only the last grade (0.9) counts; seed, git salience 1 -> (1.9, 1.1), n 1
-    row = ws.posteriors().row(GIT)
+    row = ws.lesson_table().row(GIT)
     assert row is not None and (row.alpha, row.beta, row.n) == pytest.approx((1.9, 1.1, 1))
     assert [g.base_reward for g in ws.grade_history("s1")] == [0.5, 1.0, 0.0, 0.9]
     assert ws.session("s1").base_reward == 0.9
@@ -244,8 +244,8 @@ def test_explain_refuses_unknown_session_and_lesson(logged_ws: Path) -> None:
 def test_what_if_changes_nothing_on_disk(logged_ws: Path) -> None:
     ws = ws_at(logged_ws)
     before = state_files(logged_ws)
-    current = ws.posteriors()
-    what_if = ws.posteriors(CreditSettings(strategy="uniform", floor=0.3))
+    current = ws.lesson_table()
+    what_if = ws.lesson_table(CreditSettings(strategy="uniform", floor=0.3))
     replayed = ws.replay("evidence", 0.0)
     # s1: reward 0.5; quote salience 0.5.
     #   seed floor 0.3: w 0.65, r 0.325 -> (1.325, 1.675); uniform -> (1.5, 1.5);
@@ -272,7 +272,7 @@ def test_replay_write_persists_settings(logged_ws: Path) -> None:
     assert later.settings.decay == 0.5
     assert later.config.extra.get("team") == "blue"
     # prior (2, 2), uniform, reward 0.5 -> (2.5, 2.5), and the state file agrees
-    row = later.posteriors().row(QUOTE)
+    row = later.lesson_table().row(QUOTE)
     assert row is not None and (row.alpha, row.beta) == pytest.approx((2.5, 2.5))
     state = json.loads((logged_ws / "state" / "lesson-thompson" / "bandit-state.json").read_text())
     assert (state["arms"][QUOTE]["alpha"], state["arms"][QUOTE]["beta"]) == pytest.approx((2.5, 2.5))
@@ -304,7 +304,7 @@ def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspa
         lessons={"a/x.md": (["x"], "active"), "b/y.md": (["y"], "archived")},
         events=[session("s1", 1.0, {"lessons/gone/z.md": 1.0, "a/x.md": 0.0})],
     )
-    table = ws_at(root).posteriors()
+    table = ws_at(root).lesson_table()
     assert [r.path for r in table.rows] == ["a/x.md", "b/y.md", "gone/z.md"]
     assert [r.status for r in table.rows] == ["active", "archived", "missing"]
     assert table.row("gone/z.md").category == "gone"  # type: ignore[union-attr]

@@ -45,6 +45,6 @@ async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
             await pilot.pause()
         assert app.data_version > before
         assert ws.session("s2").base_reward == 0.8
-        row = app.source.workspace.posteriors().row("tools/git.md")
+        row = app.source.workspace.lesson_table().row("tools/git.md")
         assert row is not None and row.n == 2
         other.close()

@@ -486,10 +486,10 @@ def test_parsed_log_cache_per_store_position(
     store = PgStore(url, agent="r")
     store.cache_dir = cache_dir
     ws = Workspace(root, store=store)
-    graded = ws.posteriors(details=False)
+    graded = ws.lesson_table(details=False)
     assert starts == [writer.size() - 1]
     no_cache = Workspace(root, store=PgStore(url, agent="r"))  # no cache_dir: reads everything
-    assert no_cache.posteriors(details=False) == graded
+    assert no_cache.lesson_table(details=False) == graded
     assert starts[-1] == 0
     # a cache of another database (the same name, made afresh) is not used
     starts.clear()

@@ -41,7 +41,7 @@ def _make(tmp_path: Path, lines: list[str]) -> Workspace:
 
 
 def _numbers(ws: Workspace) -> list[tuple[str, float, float, int]]:
-    return [(r.path, r.alpha, r.beta, r.n) for r in ws.posteriors().rows]
+    return [(r.path, r.alpha, r.beta, r.n) for r in ws.lesson_table().rows]
 
 
 def _history(n: int) -> list[str]:
@@ -150,8 +150,8 @@ def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkey
     monkeypatch.setattr(fold_mod, "_block_sums", counting)
     warm = Workspace(tmp_path)
     assert _numbers(warm) == expected  # exactly: the same sums in the same order
-    assert [(r.rewarded, r.last_session) for r in warm.posteriors().rows] == [
-        (r.rewarded, r.last_session) for r in ws.posteriors().rows
+    assert [(r.rewarded, r.last_session) for r in warm.lesson_table().rows] == [
+        (r.rewarded, r.last_session) for r in ws.lesson_table().rows
     ]
     assert computed == []  # nothing recomputed: every block came from the cache
 

@@ -160,9 +160,9 @@ def test_a_foreign_big_seed_does_not_brick_the_cache(tmp_path: Path, monkeypatch
     ]
     (ws_root / LOG_REL).parent.mkdir(parents=True)
     (ws_root / LOG_REL).write_text("".join(json.dumps(x) + "\n" for x in lines))
-    first = Workspace(ws_root).posteriors().as_json()
+    first = Workspace(ws_root).lesson_table().as_json()
     cached = Workspace(ws_root)
-    assert cached.posteriors().as_json() == first
+    assert cached.lesson_table().as_json() == first
     assert cached.selections()[0][1].seed == 2**70 and cached.selections()[0][1].k == 2**65
     done = run_cli("status", "--json", cwd=ws_root)
     assert done.returncode == 0, done.stderr[-300:]

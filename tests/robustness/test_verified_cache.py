@@ -44,7 +44,7 @@ def _session(i: int, reward: float | None, salience: float = 0.25) -> dict[str, 
 
 
 def _numbers(ws: Workspace) -> tuple[Any, list[str]]:
-    return ws.posteriors(details=False).as_json(), [str(p) for p in ws.log_problems()]
+    return ws.lesson_table(details=False).as_json(), [str(p) for p in ws.log_problems()]
 
 
 def _fresh(root: Path) -> tuple[Any, list[str]]:
@@ -132,7 +132,7 @@ def test_an_append_glued_to_a_last_line_without_newline(tmp_path: Path) -> None:
     first = json.dumps(_session(1, 0.2)).encode()
     log.write_bytes(first)  # a complete event, no newline
     long_lived = Workspace(tmp_path)
-    assert long_lived.posteriors().as_json()["sessions"] == 1
+    assert long_lived.lesson_table().as_json()["sessions"] == 1
     with open(log, "ab") as handle:  # another tool appends without a newline first
         handle.write(json.dumps(_session(2, 0.9)).encode() + b"\n")
     expected = _fresh(tmp_path)

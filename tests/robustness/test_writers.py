@@ -83,7 +83,7 @@ def test_parallel_writers_lose_nothing(tmp_path: Path) -> None:
     assert sorted(grades) == sorted(expected)
     fresh = Workspace(tmp_path)
     assert fresh.log_problems() == []
-    table = fresh.posteriors()
+    table = fresh.lesson_table()
     # Each session credits both lessons once: n = all sessions, none counted twice.
     assert table.row("tools/a.md").n == writers * per_writer  # type: ignore[union-attr]
     assert reads > 0

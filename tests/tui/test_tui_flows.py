@@ -441,7 +441,7 @@ async def test_undo_appends_the_previous_grade_back(app: LessonCreditApp, ws_roo
 
 
 async def test_regrading_never_counts_a_session_twice(app: LessonCreditApp, ws_root: Path) -> None:
-    fresh_before = {r.path: r for r in Workspace(ws_root).posteriors().rows}
+    fresh_before = {r.path: r for r in Workspace(ws_root).lesson_table().rows}
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "s1")
@@ -461,7 +461,7 @@ async def test_regrading_never_counts_a_session_twice(app: LessonCreditApp, ws_r
         assert shown[path].n == fresh_before[path].n
         assert shown[path].alpha == pytest.approx(fresh_before[path].alpha - 0.8 * w + 0.2 * w)
         assert shown[path].beta == pytest.approx(fresh_before[path].beta - (1 - 0.8 * w) + (1 - 0.2 * w))
-    fresh_after = {r.path: r for r in Workspace(ws_root).posteriors().rows}
+    fresh_after = {r.path: r for r in Workspace(ws_root).lesson_table().rows}
     for path, row in shown.items():
         assert row.alpha == pytest.approx(fresh_after[path].alpha)
         assert row.n == fresh_after[path].n

@@ -126,7 +126,7 @@ def test_rolling_mean_and_grouping() -> None:
 
 
 def test_lesson_name_and_filter(workspace: Workspace) -> None:
-    rows = {row.path: row for row in workspace.posteriors().rows}
+    rows = {row.path: row for row in workspace.lesson_table().rows}
     assert lesson_name(rows["tools/git-worktree.md"]) == "git-worktree"
     assert matches(rows["tools/git-worktree.md"], "WORKTREE")
     assert matches(rows["tools/old-lesson.md"], "missing")
@@ -134,7 +134,7 @@ def test_lesson_name_and_filter(workspace: Workspace) -> None:
 
 
 def test_ranks_are_stable_for_ties(workspace: Workspace) -> None:
-    table = workspace.posteriors()
+    table = workspace.lesson_table()
     order = ranks(table.rows)
     assert sorted(order.values()) == list(range(1, len(table.rows) + 1))
     best = min(order, key=order.__getitem__)

@@ -332,7 +332,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
 
         # the Lessons screen ends up with what a fresh read of the finished log gives, in its table too
         assert app.screen is lessons
-        expected = by_path(Workspace(ws_root, clock=fixed_clock).posteriors())
+        expected = by_path(Workspace(ws_root, clock=fixed_clock).lesson_table())
         await wait_until(
             pilot,
             lambda: lessons.view is not None and same(by_path(lessons.view), expected),
@@ -352,8 +352,8 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
         assert worktree is not None and worktree.last_session == last
 
     # the same posteriors as a fresh Workspace (with and without its cache) and as `status --json`
-    fresh = Workspace(ws_root, clock=fixed_clock).posteriors()
-    uncached = Workspace(ws_root, clock=fixed_clock, use_cache=False).posteriors()
+    fresh = Workspace(ws_root, clock=fixed_clock).lesson_table()
+    uncached = Workspace(ws_root, clock=fixed_clock, use_cache=False).lesson_table()
     assert fresh.sessions == uncached.sessions == expected_sessions
     assert shown.table.graded == fresh.graded
     assert_same(by_path(shown), by_path(fresh))
@@ -423,7 +423,7 @@ async def test_a_change_reaches_every_screen_through_one_snapshot(workspace: Wor
         assert versions == [1]  # one change, one message
         await pilot.press("l")
         assert app.screen is lessons
-        fresh = Workspace(ws_root, clock=fixed_clock).posteriors()
+        fresh = Workspace(ws_root, clock=fixed_clock).lesson_table()
         assert fresh.sessions == len(SESSIONS) + 1
         # a poll every 0.05 s: a limit that only catches "never" (the Lessons screen missing s5)
         await wait_until(

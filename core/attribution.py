@@ -1,0 +1,62 @@
+"""Which lessons help, from a workspace's parts: the joint effect and LOO (`loo`), the
+randomized-dropout logs it reads, the candidacies behind IPW and the broad-keyword flag.
+
+Functions over explicit inputs (the log reader, the library, the folder), so the Workspace
+facade only gathers them; the statistics live in core.analysis, core.joint and core.dropout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.analysis import LooResult, leave_one_out
+from core.candidacy import candidacies_of
+from core.coverage import broad_keywords, keyword_coverage
+from core.lessons import Lesson, Library
+from core.snapshot import FoldData
+
+if TYPE_CHECKING:
+    from core.dropout import DropoutLog
+    from core.reader import LogReader
+
+__all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo"]
+
+
+def broad_keywords_of(
+    lessons: Sequence[Lesson], journals: Iterable[str | None], read_text: Callable[[str | None], str | None],
+    share: float,
+) -> dict[str, str]:  # fmt: skip
+    """Lessons with a keyword that hits more than `share` of the journals read (newest first)."""
+    read, coverage = keyword_coverage(lessons, journals, read_text)
+    return broad_keywords(lessons, read, coverage, share)
+
+
+def dropout_log(root: Path, library: Library) -> DropoutLog:
+    """gptme's randomized-dropout logs under `root` (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
+    from core.dropout import DROPOUT_DIR, read_dropout_logs
+    from core.interop import map_arm_id
+
+    ids = {lesson.id for lesson in library.lessons}
+    return read_dropout_logs(root / DROPOUT_DIR, lambda raw: map_arm_id(raw, ids, library.roots)[0])
+
+
+def loo(
+    data: FoldData, reader: LogReader, library: Library, root: Path, broad: Mapping[str, str], floor: float,
+    min_with: int, min_without: int,
+) -> tuple[list[LooResult], dict[str, int]]:
+    """Joint effect and leave-one-out lift per lesson, and the counts behind them (sessions
+    without logged propensities, sessions with a dropout record)."""
+    from core.dropout import randomized_effects
+
+    candidacies = candidacies_of(reader.index, data)
+    dropout = dropout_log(root, library)
+    randomized = randomized_effects(dropout, reader.row_of, data.base) if len(dropout) else None
+    results = leave_one_out(
+        data, reader.session_categories(), candidacies.items, min_with=min_with, min_without=min_without,
+        existing={lesson.id for lesson in library.lessons}, broad_keywords=dict(broad), floor=floor,
+        randomized=randomized,
+    )  # fmt: skip
+    meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
+    return results, meta
