@@ -452,16 +452,23 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def cmd_select(args: argparse.Namespace) -> int:
     from core.store import EventLog, StoreError
 
+    from core.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
+
     ws = _workspace(args)
-    if args.context == "-":
-        context = sys.stdin.read()
-    else:
-        try:
-            context = Path(args.context).read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            raise CliError(f"context file not found: {args.context}") from None
-        except OSError as exc:
-            raise CliError(f"cannot read context {args.context}: {exc.strerror}") from None
+    try:  # capped like a journal: a device or an endless pipe is refused, not read forever
+        if args.context == "-":
+            raw = sys.stdin.buffer.read(JOURNAL_MAX_BYTES + 1)
+            if len(raw) > JOURNAL_MAX_BYTES:
+                raise CliError(f"context on stdin is larger than {JOURNAL_MAX_BYTES} bytes")
+        else:
+            raw = read_capped(args.context, JOURNAL_MAX_BYTES)
+    except FileNotFoundError:
+        raise CliError(f"context file not found: {args.context}") from None
+    except UnsafeFile as exc:
+        raise CliError(f"context {exc}") from None
+    except OSError as exc:
+        raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
+    context = raw.decode("utf-8", errors="replace")
     try:
         selection = ws.select(
             context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
