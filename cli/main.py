@@ -450,14 +450,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    from core.store import EventLog, StoreError
-
     from core.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
+    from core.store import EventLog, StoreError
 
     ws = _workspace(args)
     try:  # capped like a journal: a device or an endless pipe is refused, not read forever
         if args.context == "-":
-            raw = sys.stdin.buffer.read(JOURNAL_MAX_BYTES + 1)
+            stdin = getattr(sys.stdin, "buffer", None)  # a text stream without one (tests) is read as text
+            raw = stdin.read(JOURNAL_MAX_BYTES + 1) if stdin else sys.stdin.read(JOURNAL_MAX_BYTES + 1).encode()
             if len(raw) > JOURNAL_MAX_BYTES:
                 raise CliError(f"context on stdin is larger than {JOURNAL_MAX_BYTES} bytes")
         else:
