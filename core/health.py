@@ -95,6 +95,7 @@ class HealthData:
     outcomes: dict[str, float]  # the outcome -> reward mapping in force
     stale_state: str | None = None  # how bandit-state.json disagrees with the log, if it does
     listed_twice: tuple[int, tuple[str, ...]] = (0, ())  # (lessons listed again, ids of their sessions)
+    retracted: tuple[tuple[str, str], ...] = ()  # (session id, what was retracted) where the latest grade is one
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -125,7 +126,23 @@ def gather(ws: Workspace) -> HealthData:
         outcomes=ws.config.outcomes,
         stale_state=state_disagreement(ws),
         listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
+        retracted=_retracted(ws, sessions),
     )
+
+
+def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:
+    """Pending sessions whose latest grade event is a retraction (`base_reward: null`, an undo of a
+    first grade), with the line of the retraction and the grade it withdrew."""
+    found = []
+    for s in sessions:
+        if not s.pending:
+            continue
+        history = ws.grade_history(s.session_id)
+        if history and history[-1].base_reward is None:
+            earlier = [g.base_reward for g in history[:-1] if g.base_reward is not None]
+            was = f"was {earlier[-1]:g}" if earlier else "no grade before it"
+            found.append((s.session_id, f"retracted at line {history[-1].line} ({was})"))
+    return tuple(found)
 
 
 def _listed_twice(
@@ -479,6 +496,23 @@ def stale_bandit_state(h: HealthData) -> list[Finding]:
     ]
 
 
+def grades_retracted(h: HealthData) -> list[Finding]:
+    if not h.retracted:
+        return []
+    return [
+        Finding(
+            "grades-retracted",
+            WARNING,
+            f"{len(h.retracted)} session(s) pending again, their latest grade retracted (an undo): "
+            + _names([session_id for session_id, _ in h.retracted]),
+            "Grade them again when their outcome is known; the retracted grade stays in the log's history "
+            "(`lesson-credit show ID`).",
+            tuple(session_id for session_id, _ in h.retracted),
+            tuple(reason for _, reason in h.retracted),
+        )
+    ]
+
+
 CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     no_lessons,
     unreadable_lines,
@@ -488,6 +522,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     broken_lessons,
     sessions_never_graded,
     sessions_pending,
+    grades_retracted,
     constant_rewards,
     collapsed_posteriors,
     ghost_arms,

@@ -92,3 +92,18 @@ def test_explain_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: p
     assert main(["explain", "s2", "--workspace", str(root)]) == 0
     out = capsys.readouterr().out
     assert "retracted (pending)" in out and "grade pending" in out
+
+
+def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path) -> None:
+    from core.health import WARNING, lint
+
+    # s1: its record's 0.4, then retracted (pending again, "was 0.4"). s2: 0.6, retracted, regraded 0.5
+    # (its latest event is a grade: not listed). s3: never graded (pending, but nothing was retracted).
+    events = [*BASE, grade("s2", 0.6), retraction("s1"), retraction("s2"), grade("s2", 0.5)]
+    events.append(session("s3", None, {"a.md": 1.0}))
+    found = {f.code: f for f in lint(Workspace(make_workspace(tmp_path, LESSONS, events)))}
+    f = found["grades-retracted"]
+    assert f.severity == WARNING
+    assert f.items == ("s1",)
+    assert "was 0.4" in f.reasons[0]
+    assert "1 session(s)" in f.message
