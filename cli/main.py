@@ -329,13 +329,8 @@ def _explanation_text(exp: Any) -> str:
 
 def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
     """The session's record as logged ({} if it cannot be read back)."""
-    from core.records import session_record, session_record_in_lines
-    from core.store import EventLog
-
-    if not isinstance(ws.log, EventLog):  # a database store: its events in commit order
-        return session_record_in_lines(ws.log.raw_lines(), session_id) or {}
     duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in ws.log_problems())
-    return session_record(ws.log.path, session_id, unique=not duplicated) or {}
+    return ws.log.session_record(session_id, unique=not duplicated) or {}
 
 
 def _explanation_json(ws: Any, exp: Any) -> dict[str, Any]:

@@ -82,6 +82,11 @@ class EventStore(Protocol):
         """Every event's text as stored, in order, each ending in a newline."""
         ...
 
+    def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
+        """The first session event stored for the id (the one that counts), as written; None if none.
+        `unique`: the caller knows the id was stored once, so a search may start from the end."""
+        ...
+
 
 def check_event(line: bytes) -> str | None:
     """Validate one encoded event (exactly one line); the session id when it is a session event.
@@ -116,6 +121,11 @@ class JsonlStore(EventLog):
         for result in self.read_chunks(0, 1, decode=decode_raw):
             ids.update(str(raw.session_id) for _, raw in result.events if raw.type in (None, SESSION))
         return ids
+
+    def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
+        from core.records import session_record
+
+        return session_record(self.path, session_id, unique=unique)
 
     def raw_lines(self) -> Iterator[bytes]:
         """The log's lines as they are on disk (a last line without its newline gets one)."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -557,6 +558,17 @@ class PgStore:
                 raise self._fail(exc, "cannot push") from None
         report.present = len(rows) - report.added
         return report
+
+    def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
+        """The session event stored for the id (the unique index allows one), through the index by session."""
+        with self._db("cannot read") as conn:
+            row = conn.execute(
+                "SELECT raw FROM lesson_credit.events WHERE type = 'session' AND session_id = %s", (session_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        record = json.loads(row[0])
+        return record if isinstance(record, dict) else None
 
     def raw_lines(self) -> Iterator[bytes]:
         """Every event's JSON text, in position order, each with its newline."""

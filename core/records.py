@@ -11,7 +11,6 @@ import hashlib
 import json
 import mmap
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,24 +45,6 @@ def session_record(log_path: Path, session_id: str, *, unique: bool = False) -> 
                         return record
     except OSError:
         return None
-    return None
-
-
-def session_record_in_lines(lines: Iterable[bytes], session_id: str) -> dict[str, Any] | None:
-    """The first session event for `session_id` among a store's event lines (a database store,
-    which has no file to search): one pass, each line parsed only when it names the id."""
-    needles = {json.dumps(session_id, ensure_ascii=ascii)[1:-1].encode("utf-8") for ascii in (True, False)}
-    for line in lines:
-        if not any(needle in line for needle in needles):
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(record, dict):
-            continue
-        if record.get("type") in (None, "session") and record.get("session_id") == session_id:
-            return record
     return None
 
 
