@@ -320,11 +320,18 @@ def _explanation_text(exp: Any) -> str:
     if len(exp.grades) > 1:
         out.append("")
         out.append("grade history:")
-        for g in exp.grades:
-            note = f"  {safe(g.note)}" if g.note else ""
-            value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
-            out.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
+        out += _history_lines(exp.grades)
     return "\n".join(out)
+
+
+def _history_lines(grades: Any) -> list[str]:
+    """One line per grade event, oldest first; a retraction (base_reward null) says so."""
+    lines = []
+    for g in grades:
+        note = f"  {safe(g.note)}" if g.note else ""
+        value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
+        lines.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
+    return lines
 
 
 def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
@@ -826,10 +833,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         ),
         "",
         "grade history:" if exp.grades else "grade history: none (pending)",
+        *_history_lines(exp.grades),
     ]
-    for g in exp.grades:
-        note = f"  {safe(g.note)}" if g.note else ""
-        out.append(f"  {safe(g.timestamp or '-')}  {g.base_reward:g}  {safe(g.grader)}{note}")
     print("\n".join(out))
     return 0
 

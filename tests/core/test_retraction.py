@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,18 @@ def test_explain_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: p
     assert main(["explain", "s2", "--workspace", str(root)]) == 0
     out = capsys.readouterr().out
     assert "retracted (pending)" in out and "grade pending" in out
+
+
+def test_show_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import main
+
+    root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
+    assert main(["show", "s2", "--workspace", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "retracted (pending)" in out and "0.6" in out
+    assert main(["show", "s2", "--json", "--workspace", str(root)]) == 0
+    grades = json.loads(capsys.readouterr().out)["grades"]
+    assert [(g["base_reward"], g["grader"]) for g in grades] == [(0.6, "manual"), (None, "manual")]
 
 
 def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path) -> None:
