@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import pytest
@@ -19,3 +20,21 @@ def make_workspace_fixture() -> Callable[..., Path]:
 def basic_ws(tmp_path: Path) -> Path:
     """A workspace with BASIC_LESSONS, one journal (j.txt) and no log yet."""
     return make_workspace(tmp_path, lessons=BASIC_LESSONS, journals={"j.txt": BASIC_JOURNAL})
+
+
+@pytest.hookimpl(optionalhook=True, wrapper=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
+    """`-n logical` (the default run): two workers per logical CPU, not one. A dashboard test spends
+    about half its time waiting for the app to go idle (Textual's pilot sleeps in 20 ms steps until
+    the process stops using CPU), so one worker per CPU leaves the CPUs idle a third of the run.
+    PYTEST_XDIST_AUTO_NUM_WORKERS still sets the count exactly."""
+    cpus = yield
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return cpus
+    return 2 * cpus
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `long` first (otherwise in collection order): a parallel run then starts them at
+    once instead of ending with one worker busy on a long test while the others are done."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

@@ -337,6 +337,7 @@ def test_each_named_scenario_runs(name: str) -> None:
     assert result.metrics["random"]["regret"] >= result.metrics["oracle"]["regret"] >= 0
 
 
+@pytest.mark.long
 def test_strategy_ordering_on_spearman_holds_across_seed_groups() -> None:
     # The default world, smaller. Two disjoint groups of seeds must agree on how the three credit
     # strategies rank lessons by true value, and on which one is worst (seed, in this world).

@@ -12,8 +12,8 @@ import pytest
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, ProgressBar, Select, Static
-from tui_fixture import FIXED_NOW, analysis_session, settle
+from textual.widgets import Input, ProgressBar, Select, Static
+from tui_fixture import FIXED_NOW, analysis_session, settle, table_keys
 
 from core.simulate import ESTIMATORS
 from core.workspace import Workspace
@@ -38,10 +38,6 @@ async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: floa
         await asyncio.sleep(0.05)
         await pilot.pause()
     raise AssertionError("timed out")
-
-
-def table_keys(table: DataTable[object]) -> list[str]:
-    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
 
 
 def styles(cell: Text) -> set[str]:

@@ -7,10 +7,21 @@ import math
 from pathlib import Path
 
 import pytest
-from textual.coordinate import Coordinate
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
-from tui_fixture import CONFIG_REL, LOG_REL, NEW_SESSION, STATE_REL, fixed_clock, log_lines, record, settle, weight
+from tui_fixture import (
+    CONFIG_REL,
+    LOG_REL,
+    NEW_SESSION,
+    STATE_REL,
+    fixed_clock,
+    log_lines,
+    open_session,
+    open_sessions,
+    record,
+    settle,
+    table_keys,
+    weight,
+)
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -31,30 +42,9 @@ from tui.widgets.lesson_panel import LessonPanel
 SIZE = (120, 40)
 
 
-def table_keys(table: DataTable[object]) -> list[str]:
-    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
-
-
 def lessons_screen(app: LessonCreditApp) -> LessonsScreen:
     assert isinstance(app.screen, LessonsScreen)
     return app.screen
-
-
-async def open_session(pilot: Pilot[None], session_id: str) -> SessionDetailScreen:
-    """From anywhere: Sessions, move to the session's row, enter."""
-    await pilot.press("s")
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, SessionsScreen)
-    table = screen.query_one("#sessions-table", DataTable)
-    table.move_cursor(row=table_keys(table).index(session_id))
-    await pilot.pause()
-    await pilot.press("enter")
-    await settle(pilot)
-    detail = pilot.app.screen
-    assert isinstance(detail, SessionDetailScreen)
-    assert detail.session_id == session_id
-    return detail
 
 
 # ---------------------------------------------------------------------------- Lessons
@@ -223,10 +213,7 @@ async def test_enter_on_a_lesson_opens_its_last_session_focused_on_it(app: Lesso
 async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
+        screen = await open_sessions(pilot)
         table = screen.query_one("#sessions-table", DataTable)
         assert table_keys(table) == ["s4", "s3", "s2", "s1"]
         assert str(table.get_row("s4")[3]) == "pending"
@@ -552,10 +539,7 @@ async def test_live_reload_after_another_process_appends(workspace: Workspace, w
         await settle(pilot)
         before = lessons_screen(app).view
         assert before is not None
-        await pilot.press("s")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
+        screen = await open_sessions(pilot)
         other = Workspace(ws_root, clock=fixed_clock)  # as if another process
         record(other, ws_root, NEW_SESSION)
         table = screen.query_one("#sessions-table", DataTable)

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 from textual import events
-from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_fixture import fixed_clock, log_lines, settle
+from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -60,20 +59,6 @@ def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def toasts(app: LessonCreditApp) -> list[str]:
     return list(app.__dict__.get("toasts_seen", []))
-
-
-async def open_session(pilot: Pilot[None], session_id: str) -> SessionDetailScreen:
-    await pilot.press("s")
-    await settle(pilot)
-    table = pilot.app.screen.query_one("#sessions-table", DataTable)
-    keys = [str(table.coordinate_to_cell_key(Coordinate(r, 0)).row_key.value) for r in range(table.row_count)]
-    table.move_cursor(row=keys.index(session_id))
-    await pilot.pause()
-    await pilot.press("enter")
-    await settle(pilot)
-    detail = pilot.app.screen
-    assert isinstance(detail, SessionDetailScreen) and detail.session_id == session_id
-    return detail
 
 
 async def test_commit_then_undo_typed_fast_writes_both_in_order(app: LessonCreditApp, ws_root: Path) -> None:

@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual import events
@@ -174,6 +175,7 @@ async def drive(root: Path, keys: list[str]) -> tuple[list[tuple[str, float | No
     return logged, app
 
 
+@pytest.mark.long
 @MODEL
 @given(st.lists(st.sampled_from(KEYS), min_size=1, max_size=30))
 def test_random_fast_key_sequences_log_exactly_what_was_committed(keys: list[str]) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Static
-from tui_fixture import fixed_clock, settle
+from tui_fixture import fixed_clock, open_sessions, settle
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -32,8 +33,7 @@ async def test_navigation_in_a_lessons_table_filtered_to_nothing(app: LessonCred
 async def test_navigation_in_a_sessions_table_filtered_to_nothing(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
+        await open_sessions(pilot)
         await pilot.press("slash", *"zzz", "enter")
         await settle(pilot)
         await pilot.press(*NAVIGATION, "up", "down")
@@ -54,6 +54,7 @@ async def test_navigation_on_simulation_before_any_run(app: LessonCreditApp) -> 
         assert app.is_running and app.return_code is None
 
 
+@pytest.mark.long
 async def test_every_screen_of_an_empty_workspace_takes_navigation_keys(tmp_path: Path) -> None:
     app = LessonCreditApp(Workspace(tmp_path / "empty", clock=fixed_clock), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
@@ -74,8 +75,7 @@ async def test_an_empty_workspace_says_what_to_do_next(tmp_path: Path) -> None:
         await settle(pilot)
         hint = str(app.screen.query_one("#lessons-empty", Static).render())
         assert "lessons/" in hint and "lesson-credit record" in hint
-        await pilot.press("s")
-        await settle(pilot)
+        await open_sessions(pilot)
         hint = str(app.screen.query_one("#sessions-empty", Static).render())
         assert "lesson-credit record" in hint
 

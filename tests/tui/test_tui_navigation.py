@@ -2,40 +2,31 @@
 
 from __future__ import annotations
 
-from textual.coordinate import Coordinate
 from textual.widgets import DataTable
-from tui_fixture import settle
+from tui_fixture import open_sessions, settle, table_keys
 
 from tui.app import LessonCreditApp
 from tui.screens.health import FindingCard, HealthScreen
 from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
 
 SIZE = (120, 40)
-
-
-def keys(table: DataTable[object]) -> list[str]:
-    return [str(table.coordinate_to_cell_key(Coordinate(r, 0)).row_key.value) for r in range(table.row_count)]
 
 
 async def test_sessions_sort_by_any_column(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
+        screen = await open_sessions(pilot)
         table = screen.query_one("#sessions-table", DataTable)
-        assert keys(table) == ["s4", "s3", "s2", "s1"]  # newest first
+        assert table_keys(table) == ["s4", "s3", "s2", "s1"]  # newest first
         screen.sort_by("grade")  # best first; pending last: s1 0.8, s3 0.6, s2 0.4, s4 pending
         await pilot.pause()
-        assert keys(table) == ["s1", "s3", "s2", "s4"]
+        assert table_keys(table) == ["s1", "s3", "s2", "s4"]
         await pilot.press("r")
         await pilot.pause()
-        assert keys(table) == ["s4", "s2", "s3", "s1"]
+        assert table_keys(table) == ["s4", "s2", "s3", "s1"]
         screen.sort_by("lessons")  # 3, 3, 2, 2 lessons; ties in log order, newest first
         await pilot.pause()
-        assert keys(table) == ["s2", "s1", "s4", "s3"]
+        assert table_keys(table) == ["s2", "s1", "s4", "s3"]
         await pilot.press("o")  # lessons -> mean salience
         await pilot.pause()
         assert screen.sort_column == "salience"
@@ -44,17 +35,14 @@ async def test_sessions_sort_by_any_column(app: LessonCreditApp) -> None:
 async def test_sessions_filter_by_lesson_id(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("s")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
+        screen = await open_sessions(pilot)
         await pilot.press("slash", *"lesson:small-commits", "enter")
         await pilot.pause()
         table = screen.query_one("#sessions-table", DataTable)
-        assert keys(table) == ["s4", "s3", "s2"]  # the fixture's sessions with workflow/small-commits
+        assert table_keys(table) == ["s4", "s3", "s2"]  # the fixture's sessions with workflow/small-commits
         await pilot.press("p")
         await pilot.pause()
-        assert keys(table) == ["s4"]
+        assert table_keys(table) == ["s4"]
 
 
 async def test_a_session_opens_from_a_health_finding(app: LessonCreditApp) -> None:

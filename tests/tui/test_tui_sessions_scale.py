@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from tui_fixture import ManySession, build_many_sessions_workspace, fixed_clock, settle
+from tui_fixture import ManySession, build_many_sessions_workspace, fixed_clock, settle, table_keys
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -23,10 +22,6 @@ from tui.screens.sessions import SessionsScreen
 SIZE = (120, 40)
 SHOWN = 250  # the screen's MAX_ROWS in these tests: more than a first fill of the table (FILL_FIRST = 100)
 SESSIONS = 750  # two in five pending: 300 > SHOWN
-
-
-def table_keys(table: DataTable[object]) -> list[str]:
-    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
 
 
 def matching(sessions: list[ManySession], needle: str = "", pending_only: bool = False) -> list[ManySession]:

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.coordinate import Coordinate
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Select
-from tui_fixture import FIXED_NOW, settle
+from textual.widgets import Input, Select
+from tui_fixture import FIXED_NOW, open_session, settle
 
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
@@ -35,13 +34,7 @@ def steps(*keys: str, session: str | None = None) -> Callable[[Pilot[Any]], Awai
     async def run_before(pilot: Pilot[Any]) -> None:
         await settle(pilot)
         if session is not None:
-            await pilot.press("s")
-            await settle(pilot)
-            table = pilot.app.screen.query_one("#sessions-table", DataTable)
-            rows = [str(table.coordinate_to_cell_key(Coordinate(r, 0)).row_key.value) for r in range(table.row_count)]
-            table.move_cursor(row=rows.index(session))
-            await pilot.press("enter")
-            await settle(pilot)
+            await open_session(pilot, session)
         for key in keys:
             await pilot.press(key)
             await settle(pilot)

@@ -29,10 +29,9 @@ from pathlib import Path
 
 import pytest
 from textual import events
-from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_fixture import NEW_SESSION, SESSIONS, fixed_clock, record
+from tui_fixture import NEW_SESSION, SESSIONS, fixed_clock, record, table_keys
 
 from core.views import PosteriorTable
 from core.workspace import Workspace
@@ -175,10 +174,6 @@ WRITER = textwrap.dedent(
     print(count)
     """
 )
-
-
-def table_keys(table: DataTable[object]) -> list[str]:
-    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
 
 
 def current_view(app: LessonCreditApp) -> LessonsView | SessionsView | None:
@@ -373,6 +368,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
     return latencies
 
 
+@pytest.mark.long
 async def test_keys_work_while_another_process_appends_thousands(workspace: Workspace, ws_root: Path) -> None:
     await type_while_another_process_appends_thousands(workspace, ws_root)
 

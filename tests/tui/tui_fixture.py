@@ -1,4 +1,5 @@
-"""Deterministic workspaces for the dashboard tests (a small one, and forty sessions for Analysis), a fixed clock."""
+"""Deterministic workspaces for the dashboard tests (a small one, and forty sessions for Analysis), a fixed clock,
+and the Pilot steps many tests share (settle, open a session)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+from textual.coordinate import Coordinate
+from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from core.workspace import Workspace
+from tui.screens.session_detail import SessionDetailScreen
+from tui.screens.sessions import SessionsScreen
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 
@@ -193,6 +199,8 @@ def build_analysis_workspace(root: Path) -> Path:
 async def settle(pilot: Any) -> None:
     """Let workers finish and their messages land (a result can start another worker).
 
+    Pauses until two pauses in a row find nothing running: a pause processes the messages queued
+    before it, so a message that starts more work shows up as busy on the next check.
     Polls rather than awaiting workers.wait_for_complete(): an exclusive worker replaced by a
     newer one ends cancelled, and waiting on it would raise WorkerCancelled."""
     import asyncio
@@ -204,11 +212,43 @@ async def settle(pilot: Any) -> None:
         measuring = any(t._require_update_dimensions or t._updated_cells for t in pilot.app.screen.query("DataTable"))
         return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables) or measuring
 
-    for _ in range(4):
+    quiet = 0
+    while quiet < 2:
         await pilot.pause()
-        while busy():
-            await asyncio.sleep(0.01)
+        if busy():
+            quiet = 0
+            while busy():
+                await asyncio.sleep(0.01)
+        else:
+            quiet += 1
+
+
+def table_keys(table: DataTable[object]) -> list[str]:
+    """The row keys of a table, top to bottom."""
+    return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
+
+
+async def open_sessions(pilot: Pilot[Any]) -> SessionsScreen:
+    """From anywhere: `s`, and wait for the Sessions screen's table."""
+    await pilot.press("s")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    return screen
+
+
+async def open_session(pilot: Pilot[Any], session_id: str) -> SessionDetailScreen:
+    """From anywhere: Sessions, move to the session's row, enter."""
+    screen = await open_sessions(pilot)
+    table = screen.query_one("#sessions-table", DataTable)
+    table.move_cursor(row=table_keys(table).index(session_id))
     await pilot.pause()
+    await pilot.press("enter")
+    await settle(pilot)
+    detail = pilot.app.screen
+    assert isinstance(detail, SessionDetailScreen)
+    assert detail.session_id == session_id
+    return detail
 
 
 # ---------------------------------------------------------------------------- a big log for the Sessions screen
