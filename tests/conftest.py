@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,6 @@ def make_workspace_fixture() -> Callable[..., Path]:
 def basic_ws(tmp_path: Path) -> Path:
     """A workspace with BASIC_LESSONS, one journal (j.txt) and no log yet."""
     return make_workspace(tmp_path, lessons=BASIC_LESSONS, journals={"j.txt": BASIC_JOURNAL})
-
-
-@pytest.hookimpl(optionalhook=True, wrapper=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, int, int]:
-    """`-n logical` (the default run): two workers per logical CPU, not one. A dashboard test spends
-    about half its time waiting for the app to go idle (Textual's pilot sleeps in 20 ms steps until
-    the process stops using CPU), so one worker per CPU leaves the CPUs idle a third of the run.
-    PYTEST_XDIST_AUTO_NUM_WORKERS still sets the count exactly."""
-    cpus = yield
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return cpus
-    return 2 * cpus
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

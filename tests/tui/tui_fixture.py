@@ -199,8 +199,6 @@ def build_analysis_workspace(root: Path) -> Path:
 async def settle(pilot: Any) -> None:
     """Let workers finish and their messages land (a result can start another worker).
 
-    Pauses until two pauses in a row find nothing running: a pause processes the messages queued
-    before it, so a message that starts more work shows up as busy on the next check.
     Polls rather than awaiting workers.wait_for_complete(): an exclusive worker replaced by a
     newer one ends cancelled, and waiting on it would raise WorkerCancelled."""
     import asyncio
@@ -210,17 +208,16 @@ async def settle(pilot: Any) -> None:
         # a DataTable measures its new rows and columns when it is next idle, which on a loaded machine can
         # come after the pause: a screenshot then shows columns as wide as their labels (textual 8.2.8 names)
         measuring = any(t._require_update_dimensions or t._updated_cells for t in pilot.app.screen.query("DataTable"))
-        return any(worker.is_running for worker in pilot.app.workers) or any(t.filling for t in tables) or measuring
+        # a worker is pending from the key that starts it until its task first runs, which on a loaded machine can
+        # come after a pause: pending counts as busy
+        working = any(not worker.is_finished for worker in pilot.app.workers)
+        return working or any(t.filling for t in tables) or measuring
 
-    quiet = 0
-    while quiet < 2:
+    for _ in range(4):
         await pilot.pause()
-        if busy():
-            quiet = 0
-            while busy():
-                await asyncio.sleep(0.01)
-        else:
-            quiet += 1
+        while busy():
+            await asyncio.sleep(0.01)
+    await pilot.pause()
 
 
 def table_keys(table: DataTable[object]) -> list[str]:
