@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 from core import beta as beta_mod
 from core.store import EventLog
 from core.workspace import Workspace
-from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied
+from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
 from tui.screens.base import describe_failure
 from tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from tui.screens.grade_value import GradeValueScreen
@@ -235,9 +235,7 @@ class LessonCreditApp(App[None]):
             try:
                 outcome = self.writes.apply(self.source, write)
             except Exception as exc:  # reported, not raised: the next write still gets its turn
-                value = f" {fmt_grade(write.value)}" if write.kind == "grade" else ""
-                what = f"{write.kind}{value} for {one_line(write.session_id)}"
-                self.post_message(WorkFailed(f"{what} not saved: {describe_failure(exc)}"))
+                self.post_message(WriteFailed(write, describe_failure(exc)))
                 continue
             if outcome.written:
                 try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
@@ -253,6 +251,20 @@ class LessonCreditApp(App[None]):
     def _write_applied(self, event: WriteApplied) -> None:
         outcome = event.outcome
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+
+    @on(WriteFailed)
+    def _write_failed(self, event: WriteFailed) -> None:
+        """Nothing reached the log: drop what the write promised, so prompts show the log's grade."""
+        write = event.write
+        self.writes.failed(write)
+        sid = one_line(write.session_id)
+        what = f"Grade {fmt_grade(write.value)}" if write.kind == "grade" else "Undo"
+        self.notify(
+            f"{what} for {sid} not saved: {one_line(event.reason)}",
+            title=f"Not saved: {sid}",
+            severity="error",
+            markup=False,
+        )
 
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""

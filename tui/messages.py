@@ -8,7 +8,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from tui.source import SourceSnapshot
-    from tui.writes import WriteOutcome
+    from tui.writes import Write, WriteOutcome
 
 
 class SourceChanged(Message):
@@ -36,4 +36,13 @@ class WorkFailed(Message):
 
     def __init__(self, reason: str) -> None:
         super().__init__()
+        self.reason = reason
+
+
+class WriteFailed(Message):
+    """A queued grade or undo raised and reached no log; `reason` is one line for the operator."""
+
+    def __init__(self, write: Write, reason: str) -> None:
+        super().__init__()
+        self.write = write
         self.reason = reason
