@@ -35,7 +35,8 @@ def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def errors(app: LessonCreditApp) -> list[str]:
-    return [f"{title}: {message}" for title, message, severity in app.__dict__.get("toasts_seen", []) if severity == "error"]
+    seen = app.__dict__.get("toasts_seen", [])
+    return [f"{title}: {message}" for title, message, severity in seen if severity == "error"]
 
 
 def fail_first_append(source: WorkspaceSource) -> list[str]:
