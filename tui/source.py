@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from core import beta as beta_mod
 from core.grading import GradeAppended, append_grade
-from core.lessons import Lesson, LessonProblem
+from core.lessons import MISSING, Lesson, LessonProblem
 from core.settings import CreditSettings
 from core.store import LogProblem
 from core.views import (
@@ -53,6 +53,7 @@ class LessonsView:
     lessons: Mapping[str, Lesson]
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
+    retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
 
     def row(self, path: str) -> LessonRow | None:
         for row in self.rows:
@@ -343,6 +344,7 @@ class WorkspaceSource:
                 k=ws.config.k,
                 lessons=library.by_id(),
                 problems=problems,
+                retired=retired_rows(ws, rows),
             )
 
     def p_top_k(self) -> tuple[int, Mapping[str, float]]:
@@ -416,6 +418,10 @@ class WorkspaceSource:
             ws = self._refreshed()
             current = ws.lesson_table()
             proposed = ws.lesson_table(settings)
+            hidden = retired_rows(ws, proposed.rows)
+        if hidden:  # as `replay` shows them: retired arms hidden
+            current = replace(current, rows=tuple(r for r in current.rows if r.path not in hidden))
+            proposed = replace(proposed, rows=tuple(r for r in proposed.rows if r.path not in hidden))
         rank_now = ranks(current.rows)
         rank_then = ranks(proposed.rows)
         now = {row.path: row for row in current.rows}
@@ -504,6 +510,15 @@ class WorkspaceSource:
         from core.simulate import run_simulation, scenario
 
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
+
+
+def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
+    """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
+    missing). A restored file brings its lesson back (SPEC: prune)."""
+    retired = ws.retired_arms()
+    if not retired:
+        return frozenset()
+    return frozenset(row.path for row in rows if row.status == MISSING and row.path in retired)
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:

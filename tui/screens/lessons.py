@@ -148,6 +148,7 @@ class LessonsScreen(SortableScreen):
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
         Binding("w", "what_if", "What-if"),
+        Binding("R", "toggle_retired", "Show or hide retired arms", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
     SORT_COLUMNS = SORTS
@@ -169,6 +170,7 @@ class LessonsScreen(SortableScreen):
         self.pins: list[str] = []
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
+        self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -285,7 +287,7 @@ class LessonsScreen(SortableScreen):
         """
         if self.view is None:
             return False
-        rows = [r for r in self.view.rows if matches(r, self.filter_text)]
+        rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         if [row.path for row in rows] != self.shown:
             return False
@@ -307,7 +309,8 @@ class LessonsScreen(SortableScreen):
             return
         table = self.query_one("#lessons-table", ThemedTable)
         self._tones = table.tones()
-        rows = [r for r in self.view.rows if matches(r, self.filter_text)]
+        self._title()
+        rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
         table.clear(columns=True)
@@ -321,6 +324,27 @@ class LessonsScreen(SortableScreen):
         elif self.shown:
             table.move_cursor(row=0, animate=False)
         self._show_highlighted()
+
+    def _listed(self) -> list[LessonRow]:
+        """The view's rows the table lists: retired arms only after R (`status --all`)."""
+        if self.view is None:
+            return []
+        if self.show_retired or not self.view.retired:
+            return list(self.view.rows)
+        return [row for row in self.view.rows if row.path not in self.view.retired]
+
+    def _title(self) -> None:
+        retired = len(self.view.retired) if self.view is not None else 0
+        if not retired:
+            self.title = "Lessons"
+        elif self.show_retired:
+            self.title = f"Lessons · {retired} retired shown (R hides)"
+        else:
+            self.title = f"Lessons · {retired} retired hidden (R shows)"
+
+    def action_toggle_retired(self) -> None:
+        self.show_retired = not self.show_retired
+        self._rebuild()
 
     def _cells(self, table: ThemedTable, row: LessonRow) -> list[Text]:
         """The row's cells: the worker's, unless the row is pinned or the theme changed since."""
