@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
@@ -38,6 +39,8 @@ from tui.writes import OPERATOR, Write, WriteQueue
 POLL_SECONDS = 1.0
 WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
 PROBLEMS_IN_NOTICE = 3
+TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
+TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
@@ -87,6 +90,15 @@ class LessonCreditApp(App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
+    NOTIFICATION_TIMEOUT = TOAST_SECONDS
+    # compact toasts (one line for a confirmation) in the bottom right, above the footer
+    CSS = """
+    Toast {
+        padding: 0 1;
+        margin-top: 0;
+        max-width: 50%;
+    }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # one footer entry for the five screens (each key keeps its own description for help and the palette)
@@ -246,6 +258,35 @@ class LessonCreditApp(App[None]):
                 if snapshot is not None:
                     self.post_message(SourceChanged(snapshot))
             self.post_message(WriteApplied(outcome))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notify; errors and warnings last twice as long as a confirmation."""
+        if timeout is None and severity != "information":
+            timeout = 2 * TOAST_SECONDS
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _on_notify(self, event: Notify) -> None:
+        """Show the new toast, then drop the oldest beyond TOASTS_SHOWN, confirmations before
+        errors and warnings: three quick commits leave two one-line toasts, not a stack over the
+        credit table. (Textual keeps toasts in `_notifications`; 8.2.8 is pinned for the snapshots.)"""
+        super()._on_notify(event)
+        live = [n for n in self._notifications if not n.has_expired]
+        excess = len(live) - TOASTS_SHOWN
+        if excess <= 0:
+            return
+        infos = [n for n in live if n.severity == "information"]
+        others = [n for n in live if n.severity != "information"]
+        for notification in (infos + others)[:excess]:
+            self._unnotify(notification, refresh=False)
+        self._refresh_notifications()
 
     @on(WriteApplied)
     def _write_applied(self, event: WriteApplied) -> None:
