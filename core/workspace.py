@@ -116,14 +116,21 @@ class Workspace:
         return cached
 
     def lesson_table(
-        self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True
+        self,
+        settings: CreditSettings | None = None,
+        base: np.ndarray | None = None,
+        *,
+        details: bool = True,
+        intervals: bool = True,
     ) -> PosteriorTable:
         """The status table: every lesson of the library and every arm of the log (see views.lesson_table)."""
         settings = settings or self.settings
         data = self.data()
         post = self.posterior(settings, base)
         library = self.library().lessons
-        return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
+        return views.lesson_table(
+            post, data, library, self._reader.session_ids, settings, base, details=details, intervals=intervals
+        )
 
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""

@@ -8,6 +8,7 @@ snapshot; `data_version` follows it and the screens reload from it.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
@@ -21,17 +22,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from core import beta as beta_mod
 from core.store import EventLog
 from core.workspace import Workspace
-from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
+from tui.messages import LessonsShown, SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
 from tui.screens.base import describe_failure
-from tui.screens.confirm import ConfirmCommit, ConfirmScreen
-from tui.screens.grade_value import GradeValueScreen
-from tui.screens.help import HelpScreen, HelpSection, as_binding, column_sections, help_keys
 from tui.screens.lessons import LessonsScreen
-from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
 from tui.source import Problems, SourceSnapshot, WorkspaceSource
 from tui.text import fmt_grade, one_line
 from tui.writes import OPERATOR, Write, WriteQueue
@@ -45,11 +40,16 @@ SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
 def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
-    """Every screen's bindings for `?`. Imported here, not at start-up: the analysis, simulation
-    and health screens (and what they import) load when first shown."""
+    """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
+    (the first paint) is imported with the app; the others (and what they import) load when first
+    shown."""
     from tui.screens.analysis import AnalysisScreen
+    from tui.screens.confirm import ConfirmCommit, ConfirmScreen
+    from tui.screens.grade_value import GradeValueScreen
     from tui.screens.health import HealthScreen
     from tui.screens.lesson_rewards import LessonRewardsScreen
+    from tui.screens.session_detail import SessionDetailScreen
+    from tui.screens.sessions import SessionsScreen
     from tui.screens.simulation import SimulationScreen
     from tui.screens.what_if import WhatIfScreen
 
@@ -66,6 +66,18 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("Confirm dialog", ConfirmScreen),
         ("Replace grade dialog", ConfirmCommit),
     )
+
+
+def sessions_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.sessions import SessionsScreen
+
+    return SessionsScreen(source)
+
+
+def is_session_detail(screen: Screen[Any]) -> bool:
+    """Without importing the Session detail screen (it loads when first opened)."""
+    module = sys.modules.get("tui.screens.session_detail")
+    return module is not None and isinstance(screen, module.SessionDetailScreen)
 
 
 def analysis_screen(source: WorkspaceSource) -> Screen[Any]:
@@ -126,14 +138,13 @@ class LessonCreditApp(App[None]):
         """`source`: what the app reads and writes through (a Workspace is wrapped in a WorkspaceSource;
         tests pass a source of their own)."""
         super().__init__()
-        beta_mod.load()  # before the event loop runs: a worker importing it would freeze the loop
         self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
         self.poll_seconds = poll_seconds
         self.writes = WriteQueue(operator)
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self.add_mode("lessons", partial(LessonsScreen, self.source))
-        self.add_mode("sessions", partial(SessionsScreen, self.source))
+        self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
         self.add_mode("simulation", partial(simulation_screen, self.source))
         self.add_mode("health", partial(health_screen, self.source))
@@ -142,12 +153,16 @@ class LessonCreditApp(App[None]):
         self.sub_title = self.source.name
         self.switch_mode("lessons")
         self._first_snapshot()
-        self._prepare_writes()
         if self.poll_seconds > 0:
             if isinstance(self.source.workspace.log, EventLog):
                 self.set_interval(self.poll_seconds, self._poll)
             else:  # a database store tells of each commit (LISTEN/NOTIFY): no polling
                 self._watch_log()
+
+    @on(LessonsShown)
+    def _lessons_shown(self) -> None:
+        if not any(worker.group == "prepare" for worker in self.workers):
+            self._prepare_writes()
 
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
@@ -375,7 +390,8 @@ class LessonCreditApp(App[None]):
         """Run `go`, after asking first when it would leave a session with an uncommitted draft."""
         screen = self.screen
         draft = getattr(screen, "draft", None)
-        if isinstance(screen, SessionDetailScreen) and draft is not None:
+        if is_session_detail(screen) and draft is not None:
+            from tui.screens.confirm import ConfirmScreen
 
             async def answered(discard: bool) -> None:
                 if discard:
@@ -383,7 +399,7 @@ class LessonCreditApp(App[None]):
 
             await self.push_screen(
                 ConfirmScreen(
-                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(screen.session_id)}?",
+                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))}?",
                     "Nothing is written. n or escape goes back to the draft (c commits it).",
                     on_answer=answered,
                 )
@@ -405,6 +421,8 @@ class LessonCreditApp(App[None]):
             self.notify("No pending session left to grade.", markup=False)
             return
 
+        from tui.screens.session_detail import SessionDetailScreen
+
         async def go() -> None:
             if isinstance(self.screen, SessionDetailScreen):
                 await self.pop_screen()
@@ -425,6 +443,8 @@ class LessonCreditApp(App[None]):
         await self.leave_detail(finish)
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys
+
         if isinstance(self.screen, HelpScreen):
             return
         show = self.get_key_display
@@ -440,6 +460,8 @@ class LessonCreditApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every key binding of the current screen and the app, then Textual's own."""
+        from tui.screens.help import as_binding
+
         seen: set[str] = set()
         for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
             for entry in bindings:

@@ -46,3 +46,7 @@ class WriteFailed(Message):
         super().__init__()
         self.write = write
         self.reason = reason
+
+
+class LessonsShown(Message):
+    """The Lessons screen drew its first rows: the app starts what can wait until then."""

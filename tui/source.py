@@ -55,6 +55,11 @@ class LessonsView:
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
     retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
 
+    @property
+    def intervals_missing(self) -> bool:
+        """Read without intervals (the first paint): `WorkspaceSource.with_intervals` adds them."""
+        return any(row.ci_low != row.ci_low for row in self.rows)  # NaN
+
     def row(self, path: str) -> LessonRow | None:
         for row in self.rows:
             if row.path == path:
@@ -324,9 +329,13 @@ class WorkspaceSource:
             return Problems(tuple(self.workspace.log_problems()), tuple(self.workspace.lesson_problems()))
 
     def lessons_view(self) -> LessonsView:
+        """Until scipy is loaded (the first paint), the rows come without their 95% intervals
+        (NaN, `LessonsView.intervals_missing`): importing it costs ~150 ms that the first rows need
+        not wait for; the screen adds them with `with_intervals` once the rows are shown."""
+        intervals = beta_mod.loaded()
         with self._lock:
             ws = self._refreshed()
-            table = ws.lesson_table()
+            table = ws.lesson_table(intervals=intervals)
             library = ws.library()
             problems = _problems_by_lesson(library.problems)
             rows = list(table.rows)
@@ -334,7 +343,7 @@ class WorkspaceSource:
             settings = table.settings
             for lesson_id in problems:
                 if lesson_id not in known and lesson_id.endswith(".md"):
-                    rows.append(_placeholder_row(lesson_id, settings))
+                    rows.append(_placeholder_row(lesson_id, settings, intervals))
             return LessonsView(
                 version=ws.version,
                 table=table,
@@ -346,6 +355,22 @@ class WorkspaceSource:
                 problems=problems,
                 retired=retired_rows(ws, rows),
             )
+
+    @staticmethod
+    def with_intervals(view: LessonsView) -> LessonsView:
+        """The view with every row's 95% interval computed (imports scipy.special the first time:
+        call it from a worker; the import does not hold the event loop, measured: < 10 ms stalls)."""
+        if not view.intervals_missing:
+            return view
+        alpha = np.array([row.alpha for row in view.rows], dtype=np.float64)
+        beta = np.array([row.beta for row in view.rows], dtype=np.float64)
+        low, high = beta_mod.interval(alpha, beta)
+        by_path = {
+            row.path: replace(row, ci_low=lo, ci_high=hi)
+            for row, lo, hi in zip(view.rows, low.tolist(), high.tolist(), strict=True)
+        }
+        table = replace(view.table, rows=tuple(by_path.get(row.path, row) for row in view.table.rows))
+        return replace(view, table=table, rows=tuple(by_path[row.path] for row in view.rows))
 
     def p_top_k(self) -> tuple[int, Mapping[str, float]]:
         """(log version, each active lesson's probability of a top-k Thompson draw). A Monte Carlo
@@ -538,10 +563,13 @@ def _relative_finding(finding: Finding, prefix: str) -> Finding:
     )
 
 
-def _placeholder_row(lesson_id: str, settings: CreditSettings) -> LessonRow:
+def _placeholder_row(lesson_id: str, settings: CreditSettings, intervals: bool = True) -> LessonRow:
     """A row for a lesson file that failed to load and has no evidence: the prior, status broken."""
     a, b = settings.prior_alpha, settings.prior_beta
-    low, high = beta_mod.interval(np.array([a]), np.array([b]))
+    if intervals:
+        low, high = beta_mod.interval(np.array([a]), np.array([b]))
+    else:
+        low = high = np.array([np.nan])
     return LessonRow(
         path=lesson_id,
         title=lesson_id,
