@@ -45,3 +45,33 @@ async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root
         headings = [str(w.render()) for w in screen.query(".health-heading")]
         assert headings == ["Errors (1)", "Warnings (2)"]
         assert "problem" not in screen.title.lower()
+
+
+async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_root: Path) -> None:
+    import threading
+
+    from tui.source import WorkspaceSource
+
+    gate = threading.Event()
+    real = WorkspaceSource.health
+
+    def slow_health(self: WorkspaceSource, **kwargs: bool):  # type: ignore[no-untyped-def]
+        gate.wait(30)
+        return real(self, **kwargs)
+
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    WorkspaceSource.health = slow_health  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.set_timer(0.5, gate.set)  # the checks finish only after the screen has been looked at
+            await app.run_action("show_health")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, HealthScreen) and screen.view is None
+            assert not screen.query("#health-empty") and not screen.query(FindingCard)
+            assert screen.title == "Health" and screen.query_one("#findings").loading  # checking, not "no problems"
+            await settle(pilot)
+            assert screen.view is not None and screen.title == "Health · 0 errors, 2 warnings"
+    finally:
+        WorkspaceSource.health = real  # type: ignore[method-assign]

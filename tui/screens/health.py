@@ -12,13 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from core.health import ERROR, Finding
 from tui.messages import WorkspaceWritten
-from tui.screens.base import DataScreen
+from tui.screens.base import DataScreen, screen_css
 from tui.source import HealthView, WorkspaceSource
 from tui.text import one_line
+from tui.widgets.steady_footer import SteadyFooter
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
@@ -80,7 +81,10 @@ class HealthScreen(DataScreen):
     """Every lint finding for the workspace, grouped by severity; it re-checks when the log changes."""
 
     AUTO_FOCUS = "#findings"
-    CSS_PATH = "health.tcss"
+    # default CSS, not CSS_PATH: Textual re-parses every stylesheet and restyles every widget of
+    # every screen when a screen brings a CSS file (measured: most of Health's first open);
+    # a class's default CSS is only added and applied to the new widgets
+    DEFAULT_CSS = screen_css("health.tcss")
     HELP = (
         "The checks `lesson-credit lint` runs. An error fails lint (exit 1); a warning does not. "
         "They are re-checked when the log changes, and with r (which also re-reads the lesson files). "
@@ -106,7 +110,7 @@ class HealthScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield VerticalScroll(id="findings")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Health"

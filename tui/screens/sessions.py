@@ -11,13 +11,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from core.views import SessionSummary
 from tui.screens.sortable import SortableScreen
 from tui.source import SessionsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from tui.writes import Grading
 
@@ -99,7 +100,7 @@ class SessionsScreen(SortableScreen):
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="sessions-empty")
         yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="log-problems")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Sessions"
