@@ -51,7 +51,7 @@ async def test_retired_arms_are_hidden_like_status_hides_them_and_a_key_shows_th
         assert isinstance(screen, LessonsScreen)
         table = screen.query_one("#lessons-table", DataTable)
         assert table_keys(table) == hidden
-        assert "1 retired" in screen.title  # says something is hidden, and how to show it
+        assert "1 retired" in str(screen.title)  # says something is hidden, and how to show it
         await pilot.press("R")
         await settle(pilot)
         assert table_keys(table) == everything
@@ -74,4 +74,4 @@ async def test_a_restored_lesson_file_brings_the_retired_arm_back(ws_root: Path)
         await settle(pilot)
         table = app.screen.query_one("#lessons-table", DataTable)
         assert GHOST in table_keys(table)
-        assert "retired" not in app.screen.title
+        assert "retired" not in str(app.screen.title)

@@ -24,7 +24,7 @@ COMMITS = ("3", "c", "5", "c", "c", "7", "c", "c")  # s4 is pending: the first d
 
 def make_app(workspace: Workspace) -> LessonCreditApp:
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
-    app.NOTIFICATION_TIMEOUT = 3600  # toasts must outlive a loaded machine's settle before the screenshot
+    setattr(app, "NOTIFICATION_TIMEOUT", 3600)  # noqa: B010 (a class variable, set for this app only): toasts must outlive a loaded machine's settle before the screenshot
     return app
 
 
