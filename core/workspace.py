@@ -330,14 +330,14 @@ class Workspace:
             self._append(commands.grade_event(session_id, reward, grader, iso(self.clock()), note))
         return self.grade_history(session_id)[-1]
 
-    def undo_grade(self, session_id: str, *, note: str | None = None) -> GradeRecord:
-        """Append the grade before the latest one back, atomically (checked under the log lock,
-        so a grade another process appended meanwhile is what gets undone, knowingly)."""
+    def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
+        """Put back the grade before the latest grade event (pending, if there was none), logged as
+        `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
         with self.log.locked():
             self.refresh()
-            self._row(session_id)
+            line = self._reader.session_line(self._row(session_id))
             history = self.grade_history(session_id)
-            self._append(commands.undo_event(session_id, history, iso(self.clock()), note))
+            self._append(commands.undo_event(session_id, history, line, grader, iso(self.clock()), note))
         return self.grade_history(session_id)[-1]
 
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
