@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from core.files import StoreError
+from core.files import StoreError, write_json
 from core.fold import Posterior
 from core.ids import normalize_id
 from core.lessons import Library
@@ -222,4 +222,23 @@ def export_target(path: Path | str) -> Path:
     target = path / "bandit-state.json" if path.is_dir() else path
     if not target.parent.is_dir():
         raise InteropError(f"folder not found: {target.parent}")
+    return target
+
+
+def gptme_state(
+    post: Posterior, session_times: Callable[[], Sequence[str | None]], now: str, existing: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`state_payload` with each arm's `last_updated` from the log's session times (`last_credited`)."""
+    return state_payload(post, last_credited(post, session_times), now, existing)
+
+
+def rewrite_state(path: Path, payload_of: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Rewrite the state file at `path` atomically from what it holds now (`read_state`)."""
+    write_json(path, payload_of(read_state(path)))
+
+
+def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> Path:
+    """Write a fresh state file where `export-gptme PATH` writes (`export_target`); returns that path."""
+    target = export_target(path)
+    write_json(target, payload_of())
     return target

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -28,7 +27,7 @@ from core.pgcache import PgLogCache
 from core.pgstore import PgStore, PositionCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
-from core.store import EventLog, LogProblem, StoreError
+from core.store import EventLog, LogProblem
 
 
 @dataclass(frozen=True)
@@ -220,15 +219,6 @@ class LogReader:
 
     def session_journals(self) -> Sequence[str | None]:
         return self.index.session_journals
-
-    def prefixed_id_count(self) -> int:
-        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
-        log = self.log
-        try:
-            raw = log.path.read_bytes() if isinstance(log, EventLog) else b"".join(log.raw_lines())
-        except (OSError, StoreError):
-            return 0
-        return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
 
     def missing_salience_count(self) -> int:
         """Lesson entries of session records that gave no salience."""

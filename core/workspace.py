@@ -9,35 +9,30 @@ and `core.interop` (gptme's state file).
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from core import attribution, commands, interop, views
 from core import select as select_mod
-from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, loo_payload
+from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult
 from core.clock import iso, utc_now
 from core.config import Config, ConfigError, load_config, save_config
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
-from core.files import write_json
 from core.fold import Posterior, fold
 from core.interop import ImportReport
 from core.journals import outside_library_allowed, read_journal
-from core.lessons import Lesson, LessonProblem, Library, load_library
+from core.lessons import LessonProblem, Library, load_library
 from core.reader import LogReader
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
 from core.store import LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
-
-if TYPE_CHECKING:
-    from core.dropout import DropoutLog
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -133,10 +128,8 @@ class Workspace:
         self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
     ) -> dict[str, float]:
         """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
-        post = self.posterior(settings)
-        active = [lesson.id for lesson in self.library().lessons if lesson.status == "active"]
-        rng = np.random.default_rng(seed)
-        return select_mod.p_top_k(post, settings or self.settings, active, k or self.config.k, rng, draws)
+        post, lessons = self.posterior(settings), self.library().lessons
+        return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
 
     def effects(self) -> dict[str, float]:
         """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
@@ -211,10 +204,6 @@ class Workspace:
 
     # ---------------------------------------------------------------- analysis and selection
 
-    def prefixed_id_count(self) -> int:
-        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
-        return self._reader.prefixed_id_count()
-
     def missing_salience_count(self) -> int:
         self.data()
         return self._reader.missing_salience_count()
@@ -229,24 +218,15 @@ class Workspace:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
-    def dropout_log(self) -> DropoutLog:
-        """gptme's randomized-dropout logs (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
-        return attribution.dropout_log(self.root, self.library())
-
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
-        data, library = self.data(), self.library()
         results, self.loo_meta = attribution.loo(
-            data, self._reader, library, self.root, self.broad_keywords(), self.settings.floor, min_with, min_without
-        )
+            self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
+            min_with, min_without,
+        )  # fmt: skip
         if write:
-            payload = loo_payload(results, self.now_iso(), min_with, min_without, **self.loo_meta)
-            write_json(self.state_dir / "loo-results.json", payload)
+            attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)
         return results
-
-    def candidates(self, context: str) -> list[Lesson]:
-        """Active lessons whose keywords or patterns match the context text."""
-        return select_mod.candidates(self.library().lessons, context)
 
     def select(
         self, context: str, *, k: int | None = None, seed: int | None = None, session_id: str | None = None,
@@ -256,32 +236,17 @@ class Workspace:
 
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
-        from core import dropout as dropout_mod
+        from core import selection_draw
 
-        k = select_mod.check_k(self.config.k if k is None else k)
-        seed = select_mod.check_seed(secrets.randbelow(2**31) if seed is None else seed)
-        session_id = commands.selection_id(session_id, self.clock)
-        if problem := dropout_mod.check_trial(dropout, session_id):
-            raise WorkspaceError(problem)
-        candidates = self.candidates(context)
-        rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
-        selection = select_mod.thompson_select(
-            session_id, candidates, self.posterior(), self.settings, k, seed, rng, propensity_rng, draws
-        )
-        if dropout > 0:
-            selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
+        k = self.config.k if k is None else k
+        drawn = selection_draw.draw(
+            context, lambda: self.library().lessons, self.posterior, self.settings,
+            k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
+        )  # fmt: skip
         if log:
-            with self.log.locked():
-                self._check_new(session_id)
-                if dropout > 0:
-                    titles = {c.id: c.title for c in candidates}
-                    try:
-                        dropout_mod.log_trial(self.root, selection, dropout, titles, self.clock().timestamp())
-                    except OSError as exc:
-                        raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
-                self.log.append_locked(encode(selection.event(iso(self.clock()))))
+            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new)
             self.refresh()
-        return selection
+        return drawn.selection
 
     # ---------------------------------------------------------------- writing
 
@@ -361,23 +326,19 @@ class Workspace:
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
 
-    # ---------------------------------------------------------------- gptme state
+    # ---------------------------------------------------------------- gptme state (core.interop)
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
-        write_json(self.state_path, self.state_payload(interop.read_state(self.state_path)))
+        interop.rewrite_state(self.state_path, self.state_payload)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
-        post = self.posterior()
-        stamps = interop.last_credited(post, self._reader.session_times)
-        return interop.state_payload(post, stamps, self.now_iso(), existing)
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing)
 
     def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
-        target = interop.export_target(path)
-        write_json(target, self.state_payload())
-        return target
+        return interop.export_state(path, self.state_payload)
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event."""

@@ -16,6 +16,7 @@ from engine_helpers import fixed_clock, make_workspace, session
 from scipy import stats
 
 from cli.main import main
+from core import attribution
 from core import dropout as dropout_mod
 from core.dropout import read_dropout_logs
 from core.workspace import Workspace
@@ -151,7 +152,7 @@ def test_select_dropout_writes_gptmes_format(tmp_path: Path) -> None:
     assert {w["title"] for w in line["withheld"]} == {f"Lesson {p}" for p in (A, B, C)}
     assert isinstance(line["ts"], float)
     ws = Workspace(root, clock=fixed_clock)
-    assert ws.dropout_log().sessions["t1"].withheld == {A, B, C}
+    assert attribution.dropout_log(ws.root, ws.library()).sessions["t1"].withheld == {A, B, C}
     # epsilon 0.5 over many draws: about half withheld, the selection event shows only the kept ones
     withheld = kept = 0
     for i in range(40):

@@ -13,6 +13,7 @@ import pytest
 from engine_helpers import BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, log_bytes, make_workspace, session
 
 from cli.main import main
+from core.health import prefixed_id_count
 from core.interop import EXPORT_ARM_KEYS, InteropError, map_arm_id, read_bandit_state
 from core.workspace import Workspace
 
@@ -396,7 +397,7 @@ def test_published_shape_lines_fold(tmp_path: Path) -> None:
     assert sessions["x3"].pending and sessions["x1"].base_reward == 0.8 and sessions["x2"].base_reward == 0.9
     assert ws.grade_history("x1")[0].grader == "imported"
     assert ws.missing_salience_count() == 1
-    assert ws.prefixed_id_count() == 2
+    assert prefixed_id_count(ws.log) == 2
     exp = ws.explain("x1")
     quote = next(c for c in exp.lessons if c.path == QUOTE)
     assert quote.salience_missing and quote.salience == 0.5
