@@ -242,3 +242,12 @@ def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> 
     target = export_target(path)
     write_json(target, payload_of())
     return target
+
+
+def import_state(
+    path: Path, library: Library, add_prior: Callable[[dict[str, tuple[float, float, int]], dict[str, int]], None]
+) -> ImportReport:
+    """Read a gptme `bandit-state.json` (`read_import`) and log its arms with `add_prior`."""
+    report = read_import(path, library)
+    add_prior(*report.prior())
+    return report

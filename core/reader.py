@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from core import views
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from core.eventstore import EventStore
-from core.fold import fold
+from core.fold import Posterior, fold
 from core.index import LogIndex
 from core.logcheck import PrefixCheck
 from core.pgcache import PgLogCache
@@ -28,6 +29,7 @@ from core.pgstore import PgStore, PositionCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
 from core.store import EventLog, LogProblem
+from core.views import GradeRecord
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class LogReader:
         default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
+        self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
 
     @property
     def caches(self) -> bool:
@@ -131,7 +134,7 @@ class LogReader:
                 prepared = _with_block_sums(index, settings, self.outcomes)
                 self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
-            self.snapshot = prepared
+            self.snapshot, self._folds = prepared, {}
         return changed
 
     def trust_once(self) -> None:
@@ -156,6 +159,13 @@ class LogReader:
             self.snapshot = self.index.snapshot(self.outcomes)
         return self.snapshot
 
+    def posterior(self, settings: CreditSettings) -> Posterior:
+        """The fold of the snapshot under `settings` (kept until the snapshot changes)."""
+        cached = self._folds.get(settings)
+        if cached is None:
+            cached = self._folds[settings] = fold(self.data(), settings)
+        return cached
+
     def problems(self, data: FoldData) -> list[LogProblem]:
         """The snapshot's problems, with an unfinished last line if there is one, by line."""
         problems = list(data.problems)
@@ -178,6 +188,13 @@ class LogReader:
     def grades_of(self, session_id: str) -> list[tuple[int, GradeEvent]]:
         """(line, grade) of every grade event naming the session, in log order."""
         return [(line, grade) for line, grade in self.index.grades if grade.session_id == session_id]
+
+    def grade_history(self, row: int) -> list[GradeRecord]:
+        """Every grade of the session at `row`, oldest first (views.grade_history); a record without
+        base_reward counts the reward its string outcome maps to, as the snapshots do (`outcomes`)."""
+        session = self.session(row)
+        outcome = (self.outcomes or {}).get(self.outcome_labels().get(row, ""))
+        return views.grade_history(session, self.session_line(row), self.grades_of(session.session_id), outcome)
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""

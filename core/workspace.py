@@ -1,15 +1,17 @@
 """The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
 
-A facade over `core.reader` (reads only what was appended since the last read), `core.fold`,
-`core.views` (what it returns), `core.select`, `core.commands` (the events a write appends under
-the lock, checked against the log as it is then; `bandit-state.json` is rewritten after each)
-and `core.interop` (gptme's state file).
+A facade over `core.reader` (reads only what was appended since the last read; the snapshot
+and its folds), `core.views` (what it returns), `core.select` and `core.selection_draw` (a
+`select` and its dropout trial), `core.attribution` (which lessons help), `core.commands` (the
+events a write appends under the lock, checked against the log as it is then; `bandit-state.json`
+is rewritten after each) and `core.interop` (gptme's state file).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
 from core.fold import Posterior, fold
 from core.interop import ImportReport
+from core.joint import effects_by_lesson
 from core.journals import outside_library_allowed, read_journal
 from core.lessons import LessonProblem, Library, load_library
 from core.reader import LogReader
@@ -64,7 +67,6 @@ class Workspace:
         self._reader = LogReader(
             self.log, use_cache=use_cache, cache_threshold=cache_threshold, outcomes=self.config.outcomes
         )
-        self._posteriors: dict[CreditSettings, Posterior] = {}  # folds of the current snapshot
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
 
@@ -83,9 +85,7 @@ class Workspace:
     def refresh(self) -> bool:
         """Read what was appended to the log since the last read. True when anything changed."""
         changed = self._reader.refresh(self.settings)
-        if changed:
-            self._posteriors = {}
-            self.version += 1
+        self.version += changed
         return changed
 
     def data(self) -> FoldData:
@@ -102,23 +102,16 @@ class Workspace:
 
     def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
         """The fold's per-arm arrays (see `lesson_table` for the table by lesson)."""
-        settings = settings or self.settings
-        if base is not None:
-            return fold(self.data(), settings, base)
-        cached = self._posteriors.get(settings)
-        if cached is None:
-            cached = self._posteriors[settings] = fold(self.data(), settings)
-        return cached
+        settings, data = settings or self.settings, self.data()
+        return self._reader.posterior(settings) if base is None else fold(data, settings, base)
 
     def lesson_table(
         self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True
     ) -> PosteriorTable:
         """The status table: every lesson of the library and every arm of the log (see views.lesson_table)."""
         settings = settings or self.settings
-        data = self.data()
-        post = self.posterior(settings, base)
-        library = self.library().lessons
-        return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
+        post, data, lessons = self.posterior(settings, base), self.data(), self.library().lessons
+        return views.lesson_table(post, data, lessons, self._reader.session_ids, settings, base, details=details)
 
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
@@ -133,8 +126,6 @@ class Workspace:
 
     def effects(self) -> dict[str, float]:
         """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
-        from core.joint import effects_by_lesson
-
         return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor)
 
     def session_categories(self) -> Sequence[str | None]:
@@ -161,17 +152,13 @@ class Workspace:
         return row
 
     def session(self, session_id: str) -> SessionSummary:
-        data = self.data()
-        row = self._row(session_id)
+        data, row = self.data(), self._row(session_id)
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
         self.data()
-        row = self._row(session_id)
-        reader = self._reader
-        outcome = self.config.outcomes.get(reader.outcome_labels().get(row, ""))  # a gptme string outcome
-        return views.grade_history(reader.session(row), reader.session_line(row), reader.grades_of(session_id), outcome)
+        return self._reader.grade_history(self._row(session_id))
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward (see core.config)."""
@@ -318,7 +305,7 @@ class Workspace:
         settings = commands.settings_with(self.settings, strategy, floor, decay)
         if write:
             with self.log.locked():
-                self.config = Config(settings, self.config.k, self.config.extra, self.config.outcome_overrides)
+                self.config = replace(self.config, credit=settings)
                 save_config(self.config_path, self.config)
                 self._after_write()
         return self.lesson_table(settings, details=False)
@@ -342,9 +329,7 @@ class Workspace:
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event."""
-        report = interop.read_import(path, self.library())
-        self.add_prior(*report.prior())
-        return report
+        return interop.import_state(path, self.library(), self.add_prior)
 
     def now_iso(self) -> str:
         return iso(self.clock())
