@@ -27,7 +27,6 @@ from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
 from core.fold import Posterior, fold
 from core.interop import ImportReport
-from core.joint import effects_by_lesson
 from core.journals import outside_library_allowed, read_journal
 from core.lessons import LessonProblem, Library, load_library
 from core.reader import LogReader
@@ -126,6 +125,8 @@ class Workspace:
 
     def effects(self) -> dict[str, float]:
         """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
+        from core.joint import effects_by_lesson
+
         return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor)
 
     def session_categories(self) -> Sequence[str | None]:
