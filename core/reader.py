@@ -11,24 +11,25 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from core import views
 from core.cache import MIN_NEW_BYTES, LogCache
 from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from core.eventstore import EventStore
-from core.fold import fold
+from core.fold import Posterior, fold
 from core.index import LogIndex
 from core.logcheck import PrefixCheck
 from core.pgcache import PgLogCache
 from core.pgstore import PgStore, PositionCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
-from core.store import EventLog, LogProblem, StoreError
+from core.store import EventLog, LogProblem
+from core.views import GradeRecord
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class LogReader:
         default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
+        self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
 
     @property
     def caches(self) -> bool:
@@ -132,7 +134,7 @@ class LogReader:
                 prepared = _with_block_sums(index, settings, self.outcomes)
                 self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
-            self.snapshot = prepared
+            self.snapshot, self._folds = prepared, {}
         return changed
 
     def trust_once(self) -> None:
@@ -157,6 +159,13 @@ class LogReader:
             self.snapshot = self.index.snapshot(self.outcomes)
         return self.snapshot
 
+    def posterior(self, settings: CreditSettings) -> Posterior:
+        """The fold of the snapshot under `settings` (kept until the snapshot changes)."""
+        cached = self._folds.get(settings)
+        if cached is None:
+            cached = self._folds[settings] = fold(self.data(), settings)
+        return cached
+
     def problems(self, data: FoldData) -> list[LogProblem]:
         """The snapshot's problems, with an unfinished last line if there is one, by line."""
         problems = list(data.problems)
@@ -179,6 +188,13 @@ class LogReader:
     def grades_of(self, session_id: str) -> list[tuple[int, GradeEvent]]:
         """(line, grade) of every grade event naming the session, in log order."""
         return [(line, grade) for line, grade in self.index.grades if grade.session_id == session_id]
+
+    def grade_history(self, row: int) -> list[GradeRecord]:
+        """Every grade of the session at `row`, oldest first (views.grade_history); a record without
+        base_reward counts the reward its string outcome maps to, as the snapshots do (`outcomes`)."""
+        session = self.session(row)
+        outcome = (self.outcomes or {}).get(self.outcome_labels().get(row, ""))
+        return views.grade_history(session, self.session_line(row), self.grades_of(session.session_id), outcome)
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""
@@ -220,15 +236,6 @@ class LogReader:
 
     def session_journals(self) -> Sequence[str | None]:
         return self.index.session_journals
-
-    def prefixed_id_count(self) -> int:
-        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
-        log = self.log
-        try:
-            raw = log.path.read_bytes() if isinstance(log, EventLog) else b"".join(log.raw_lines())
-        except (OSError, StoreError):
-            return 0
-        return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
 
     def missing_salience_count(self) -> int:
         """Lesson entries of session records that gave no salience."""
