@@ -5,8 +5,6 @@ with curves: importing and drawing it does not delay the first rows of the table
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,26 +14,11 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui.text import one_line
+from tui.widgets.curves import Curve, curve_variable
 
-# theme variable per curve role: the draft is never the colour of the grade in force
-ROLE_VARIABLE = {
-    "main": "primary",
-    "after": "primary",
-    "draft": "warning",
-    "before": "secondary",
-    "prior": "foreground-muted",
-}
-PIN_VARIABLES = ("accent", "success", "error")
+__all__ = ["BetaPlot", "Curve", "short_label"]  # Curve is the screens' name for a plotted curve
+
 LEGEND_MARK = "━━"
-
-
-@dataclass(frozen=True)
-class Curve:
-    label: str
-    alpha: float
-    beta: float
-    role: str = "main"  # main | pin | prior | before | after | draft
-    slot: int = 0  # a pin's place in the pin list: its colour stays while the cursor moves
 
 
 def short_label(lesson_id: str, width: int = 28) -> str:
@@ -44,12 +27,6 @@ def short_label(lesson_id: str, width: int = 28) -> str:
     if len(label) > width:
         label = label.rsplit("/", 1)[-1]
     return label if len(label) <= width else label[: width - 1] + "…"
-
-
-def curve_variable(curve: Curve) -> str:
-    if curve.role == "pin":
-        return PIN_VARIABLES[curve.slot % len(PIN_VARIABLES)]
-    return ROLE_VARIABLE.get(curve.role, "primary")
 
 
 class BetaPlot(Widget):

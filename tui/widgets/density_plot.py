@@ -8,7 +8,7 @@ from textual_plotext import Plot
 
 from core.beta import density
 from tui.text import one_line
-from tui.widgets.beta_plot import Curve, curve_variable
+from tui.widgets.curves import Curve, curve_variable
 from tui.widgets.themed_plot import ThemedPlot
 
 GRID = np.linspace(0.0, 1.0, 401)
