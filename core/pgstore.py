@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.events import InvalidEvent, decode_event, decode_raw, is_session
-from core.eventstore import DuplicateSession, EventStore, check_event
+from core.eventstore import DuplicateSession, EventStore, ParsedLogCache, check_event
 from core.store import CHUNK_BYTES, LOCK_TIMEOUT_S, LogProblem, ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
@@ -228,6 +228,40 @@ class PgStore:
 
     def __repr__(self) -> str:
         return f"PgStore({self._name!r}, agent={self.agent!r})"
+
+    is_local = False
+    notifies = True  # LISTEN/NOTIFY: `wait()` is told of each commit
+
+    def prefix_check(self) -> PositionCheck:
+        return PositionCheck(self)
+
+    def log_cache(self) -> ParsedLogCache | None:
+        """The per-position cache when a folder for it was given (`cache_dir`)."""
+        if self.cache_dir is None:
+            return None
+        from core.pgcache import PgLogCache
+
+        return PgLogCache(self, self.cache_dir)
+
+    def glued(self, end: int) -> bool:
+        """Never: every event is stored whole, as one row."""
+        return False
+
+    def raw_bytes(self) -> bytes:
+        return b"".join(self.raw_lines())
+
+    def session_agents(self, after: int, upto: int) -> dict[str, str]:
+        """Who wrote each session event at positions in (after, upto] (the first one for an id counts)."""
+        with self._db("cannot read") as conn:
+            rows = conn.execute(
+                "SELECT session_id, agent FROM lesson_credit.events"
+                " WHERE type = 'session' AND position > %s AND position <= %s ORDER BY position",
+                (after, upto),
+            ).fetchall()
+        agents: dict[str, str] = {}
+        for session_id, agent in rows:
+            agents.setdefault(str(session_id), str(agent))
+        return agents
 
     # ------------------------------------------------------------ connection
 
