@@ -194,6 +194,13 @@ class Connection:
     def closed(self) -> bool:
         return self._pg is None
 
+    def __del__(self) -> None:  # a connection dropped without close() is not left open on the server
+        pg = getattr(self, "_pg", None)
+        if pg is not None:
+            with contextlib.suppress(Exception):
+                self._lib.PQfinish(pg)
+            self._pg = None
+
     def _error_message(self) -> str:
         raw = self._lib.PQerrorMessage(self._pg) if self._pg else None
         return raw.decode("utf-8", "replace") if raw else "connection lost"

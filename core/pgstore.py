@@ -14,6 +14,9 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
 - A statement trigger NOTIFYs `lesson_credit_events` on every insert; others refuse UPDATE,
   DELETE and TRUNCATE (migration 2): what was read up to a position stays what it was.
 
+The statements go through core/libpq.py (libpq over ctypes), not psycopg: importing psycopg
+would cost a short command like `record` more than its whole allowance over the file store.
+
 Writers hold a session-level advisory lock from before they read until after their insert
 has committed, so positions are handed out in commit order: a reader that has read up to
 position p never later finds a smaller position committed. Every insert commits on its own
