@@ -354,7 +354,7 @@ class PgStore:
 
     def _apply_migrations(self, conn: Connection) -> None:
         with conn.transaction():
-            applied = self._applied(conn)  # another process may have migrated meanwhile
+            applied = self._applied(conn, in_transaction=True)  # another process may have migrated meanwhile
             if applied > LATEST:
                 raise StoreError(
                     f"{self._name}: the database's schema (version {applied}) is newer than this "
@@ -374,11 +374,22 @@ class PgStore:
                 )
 
     @staticmethod
-    def _applied(conn: Connection) -> int:
-        """The schema's version (0: none), in one round trip."""
+    def _applied(conn: Connection, *, in_transaction: bool = False) -> int:
+        """The schema's version (0: none). Outside a transaction one round trip: the version is
+        read and a missing table means none (an error inside a transaction would abort it)."""
+        from core.libpq import PgError
+
+        version = "SELECT coalesce(max(version), 0) FROM lesson_credit.migrations"
+        if not in_transaction:
+            try:
+                return int(conn.value(version) or 0)
+            except PgError as exc:
+                if exc.sqlstate in ("42P01", "3F000"):  # undefined table, undefined schema
+                    return 0
+                raise
         if conn.value("SELECT to_regclass('lesson_credit.migrations') IS NOT NULL") != "t":
             return 0
-        return int(conn.value("SELECT coalesce(max(version), 0) FROM lesson_credit.migrations") or 0)
+        return int(conn.value(version) or 0)
 
     def close(self) -> None:
         for conn in (self._conn, self._listener):
@@ -449,9 +460,17 @@ class PgStore:
             self.append_locked(line)
 
     def size(self) -> int:
-        """The position of the last event (0: none)."""
+        """The position of the last event (0: none). The first call on a connection also learns the
+        store's identity (`store_id`) in the same round trip."""
         with self._db("cannot read") as conn:
-            return int(conn.value("SELECT coalesce(max(position), 0) FROM lesson_credit.events") or 0)
+            if self._store_id is not None:
+                return int(conn.value("SELECT coalesce(max(position), 0) FROM lesson_credit.events") or 0)
+            rows = conn.rows(
+                "SELECT coalesce(max(position), 0), (SELECT id::text FROM lesson_credit.store LIMIT 1)"
+                " FROM lesson_credit.events"
+            )
+            self._store_id = rows[0][1] or "none"
+            return int(rows[0][0] or 0)
 
     def store_id(self) -> str:
         """The identity the schema was created with: a database dropped and created again has another."""
