@@ -136,3 +136,22 @@ def test_without_libpq_a_command_says_so_in_one_line(
     assert code == 1 and out == ""
     assert err == "lesson-credit: postgresql (libpq not found): libpq not found (pip install 'psycopg[binary]', " \
         "or install the system's libpq)\n"  # fmt: skip
+
+
+def test_ctrl_c_interrupts_a_query_that_waits(pg_url: str) -> None:
+    import signal
+    import time
+
+    script = (
+        "import sys\nfrom core.libpq import Connection\nconn = Connection(sys.argv[1])\n"
+        "print('connected', flush=True)\n"
+        "try:\n    conn.execute('SELECT pg_sleep(60)')\nexcept KeyboardInterrupt:\n"
+        "    print('interrupted', conn.closed, flush=True)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, pg_url], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stdout is not None and proc.stdout.readline() == "connected\n"
+    time.sleep(0.5)  # the query is sent and waited for
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)  # a generous "it stopped": the query alone would take 60 s
+    assert proc.returncode == 0 and out == "interrupted True\n", err
