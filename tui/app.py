@@ -21,7 +21,6 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from core import beta as beta_mod
-from core.store import EventLog
 from core.workspace import Workspace
 from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied
 from tui.screens.base import describe_failure
@@ -132,10 +131,10 @@ class LessonCreditApp(App[None]):
         self._first_snapshot()
         self._prepare_writes()
         if self.poll_seconds > 0:
-            if isinstance(self.source.workspace.log, EventLog):
-                self.set_interval(self.poll_seconds, self._poll)
-            else:  # a database store tells of each commit (LISTEN/NOTIFY): no polling
+            if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling
                 self._watch_log()
+            else:
+                self.set_interval(self.poll_seconds, self._poll)
 
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
@@ -261,7 +260,7 @@ class LessonCreditApp(App[None]):
         if log:
             self.notify(
                 _listing(log),
-                title=f"{len(log)} unreadable line(s) in sessions.jsonl",
+                title=f"{len(log)} unreadable line(s) in {self.source.workspace.log.name}",
                 severity="warning",
                 markup=False,
             )
