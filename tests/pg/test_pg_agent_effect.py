@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pg_helpers import line, make_workspace, run_json
+from cli_run import run_json
+from pg_helpers import line, make_workspace
 
 from core.pgstore import PgStore
 from core.workspace import Workspace

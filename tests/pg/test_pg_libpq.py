@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from pg_helpers import line, log_path, run
+from cli_run import run
+from pg_helpers import line, log_path
 
 from core.libpq import LOCK_NOT_AVAILABLE, UNIQUE_VIOLATION, Connection, PgError, parse_conninfo
 
