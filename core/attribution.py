@@ -57,7 +57,7 @@ def loo(
     results = leave_one_out(
         data, reader.session_categories(), candidacies.items, min_with=min_with, min_without=min_without,
         existing={lesson.id for lesson in library.lessons}, broad_keywords=dict(broad), floor=floor,
-        randomized=randomized,
+        randomized=randomized, agents=reader.session_agents(data.n_sessions),
     )  # fmt: skip
     meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
     return results, meta

@@ -23,7 +23,7 @@ from core.config import PENDING_OUTCOME
 from core.derived_state import state_disagreement
 from core.eventstore import EventStore
 from core.lessons import LessonProblem
-from core.store import EventLog, LogProblem, StoreError
+from core.store import LogProblem, StoreError
 from core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def prefixed_id_count(log: EventStore) -> int:
     """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read, so only a
     scan of the raw lines sees them)."""
     try:
-        raw = log.path.read_bytes() if isinstance(log, EventLog) else b"".join(log.raw_lines())
+        raw = log.raw_bytes()
     except (OSError, StoreError):
         return 0
     return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))

@@ -130,11 +130,15 @@ class Workspace:
         """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
         from core.joint import effects_by_lesson
 
-        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor)
+        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
 
     def session_categories(self) -> Sequence[str | None]:
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
         return tuple(self._reader.session_categories()[: self.data().n_sessions])
+
+    def session_agents(self) -> Sequence[str | None]:
+        """Who wrote each session of the current snapshot (a database store; () for the file)."""
+        return tuple(self._reader.session_agents(self.data().n_sessions))
 
     def sessions(self) -> list[SessionSummary]:
         table = self.session_table()

@@ -22,7 +22,6 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from core.store import EventLog
 from core.workspace import Workspace
 from tui.messages import LessonsShown, SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
 from tui.screens.base import describe_failure
@@ -154,10 +153,10 @@ class LessonCreditApp(App[None]):
         self.switch_mode("lessons")
         self._first_snapshot()
         if self.poll_seconds > 0:
-            if isinstance(self.source.workspace.log, EventLog):
-                self.set_interval(self.poll_seconds, self._poll)
-            else:  # a database store tells of each commit (LISTEN/NOTIFY): no polling
+            if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling
                 self._watch_log()
+            else:
+                self.set_interval(self.poll_seconds, self._poll)
 
     @on(LessonsShown)
     def _lessons_shown(self) -> None:
@@ -329,7 +328,7 @@ class LessonCreditApp(App[None]):
         if log:
             self.notify(
                 _listing(log),
-                title=f"{len(log)} unreadable line(s) in sessions.jsonl",
+                title=f"{len(log)} unreadable line(s) in {self.source.workspace.log.name}",
                 severity="warning",
                 markup=False,
             )

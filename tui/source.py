@@ -392,8 +392,8 @@ class WorkspaceSource:
             cached = self._effects
             if cached is not None and cached[0] == version:
                 return cached
-            data, categories, floor = ws.data(), ws.session_categories(), ws.settings.floor
-        effects = effects_by_lesson(data, categories, floor)
+            data, categories, floor, agents = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
+        effects = effects_by_lesson(data, categories, floor, agents)
         with self._lock:
             self._effects = (version, effects)
         return version, effects
