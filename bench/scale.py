@@ -843,10 +843,18 @@ def case_tui(sizes: dict[str, Any]) -> list[Result]:
 STALL_LIMIT_S = 0.25  # "stays responsive": the event loop never blocked this long
 
 
+def _read_pg_scale(sizes: dict[str, Any]) -> list[Result]:
+    from bench.pg import case_read_pg_scale  # psycopg and a server only when this case runs
+
+    results: list[Result] = case_read_pg_scale(scale_workspace_data(sizes["workspace"]))
+    return results
+
+
 SCALE_CASES = {
     "scale_status": case_scale_status,  # scale_status_cold, scale_status_warm, scale_cache_equivalence
     "scale_regrade": case_scale_regrade,  # scale_regrade_explain, scale_regrade_fold, scale_grade_commit
     "tui": case_tui,  # tui_open, tui_sessions_open, tui_grade_keypress, tui_grade_plot (100k and _scale)
+    "scale_read_pg": lambda sizes: _read_pg_scale(sizes),  # the 1M log read from PostgreSQL vs the file
 }
 
 

@@ -453,7 +453,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_select(args: argparse.Namespace) -> int:
     from core.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
-    from core.store import EventLog, StoreError
+    from core.store import StoreError
 
     ws = _workspace(args)
     try:  # capped like a journal: a device or an endless pipe is refused, not read forever
@@ -476,7 +476,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
         )
     except StoreError as exc:
-        if not args.offline_ok or isinstance(ws.log, EventLog):
+        if not args.offline_ok or ws.log.is_local:
             raise
         from core.offline import select_offline
 
@@ -562,8 +562,9 @@ def cmd_loo(args: argparse.Namespace) -> int:
         ]
         rows.append(tuple(cells))
     graded = sum(1 for s in ws.sessions() if not s.pending)
+    baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
     print(
-        f"effect per lesson over {graded} graded sessions: joint estimate (category baselines + every lesson, "
+        f"effect per lesson over {graded} graded sessions: joint estimate ({baselines} + every lesson, "
         f"empirical-Bayes prior), then leave-one-out as a second opinion (min {args.min_with} with, "
         f"{args.min_without} without)\n"
     )
@@ -940,10 +941,8 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from core.store import EventLog
-
     ws = _workspace(args)
-    if not isinstance(ws.log, EventLog):
+    if not ws.log.is_local:
         ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
     from tui.app import run
 

@@ -258,10 +258,12 @@ def leave_one_out(
     floor: float = 0.3,
     randomized: Mapping[str, Randomized] | None = None,
     joint: JointFit | None = None,
+    agents: Sequence[str | None] = (),
 ) -> list[LooResult]:
     """Effect and LOO lift for every arm of the log. `existing`: ids in the library (others are flagged);
-    `floor`: the credit floor the joint estimate weighs salience with; `randomized`: dropout estimates."""
-    design = build_design(data, categories, floor)
+    `floor`: the credit floor the joint estimate weighs salience with; `randomized`: dropout estimates;
+    `agents`: who wrote each session (an agent effect in the joint estimate when there are several)."""
+    design = build_design(data, categories, floor, agents)
     n_arms = data.n_arms
     n_graded = design.n
     arms = design.entry_arm

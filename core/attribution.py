@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.analysis import LooResult, leave_one_out
+from core.analysis import LooResult, leave_one_out, loo_payload
 from core.candidacy import candidacies_of
 from core.coverage import broad_keywords, keyword_coverage
+from core.files import write_json
 from core.lessons import Lesson, Library
 from core.snapshot import FoldData
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from core.dropout import DropoutLog
     from core.reader import LogReader
 
-__all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo"]
+__all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo", "write_loo"]
 
 
 def broad_keywords_of(
@@ -56,7 +57,14 @@ def loo(
     results = leave_one_out(
         data, reader.session_categories(), candidacies.items, min_with=min_with, min_without=min_without,
         existing={lesson.id for lesson in library.lessons}, broad_keywords=dict(broad), floor=floor,
-        randomized=randomized,
+        randomized=randomized, agents=reader.session_agents(data.n_sessions),
     )  # fmt: skip
     meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
     return results, meta
+
+
+def write_loo(
+    state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, int]
+) -> None:
+    """Write `loo-results.json` (SPEC 8) in the workspace's state folder, atomically."""
+    write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta))

@@ -6,10 +6,18 @@ start-up, which a session hook cannot afford.
 
 from __future__ import annotations
 
+import math
+import sys
+
 import numpy as np
 import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
+
+
+def loaded() -> bool:
+    """Is the quantile function imported already (`interval` then costs no import)?"""
+    return "scipy.special" in sys.modules
 
 
 def load() -> None:
@@ -37,14 +45,17 @@ def interval(alpha: FloatArray, beta: FloatArray, level: float = 0.95) -> tuple[
 
 
 def density(alpha: float, beta: float, x: FloatArray) -> FloatArray:
-    """Beta(alpha, beta) pdf on a grid, computed in log space so large counts do not overflow."""
-    from scipy.special import betaln
+    """Beta(alpha, beta) pdf on a grid, computed in log space so large counts do not overflow.
 
+    ln B(a, b) from the standard library's lgamma, not scipy: a plot needs no 150 ms import (the
+    dashboard draws one on its first screen). Relative error about 1e-16 * ln Gamma(a + b): 3e-10
+    at a + b = 1e5."""
     x = np.asarray(x, dtype=np.float64)
     inside = (x > 0.0) & (x < 1.0)
     out = np.zeros_like(x)
     xi = x[inside]
-    out[inside] = np.exp((alpha - 1.0) * np.log(xi) + (beta - 1.0) * np.log1p(-xi) - betaln(alpha, beta))
+    log_beta = math.lgamma(alpha) + math.lgamma(beta) - math.lgamma(alpha + beta)
+    out[inside] = np.exp((alpha - 1.0) * np.log(xi) + (beta - 1.0) * np.log1p(-xi) - log_beta)
     return out
 
 

@@ -137,9 +137,13 @@ def settings_with(
 def check_grade(reward: float, grader: str) -> float:
     """The reward of a grade, checked (in [0, 1]) along with the grader's name."""
     reward = credit_mod.check_unit(reward, "reward")
+    check_grader(grader)
+    return reward
+
+
+def check_grader(grader: str) -> None:
     if not grader or "\n" in grader:
         raise WorkspaceError("grader must be a non-empty single line")
-    return reward
 
 
 def grade_event(session_id: str, reward: float, grader: str, timestamp: str, note: str | None) -> dict[str, Any]:
@@ -160,19 +164,26 @@ def _grade_text(value: float | None) -> str:
     return "pending" if value is None else f"{value:g}"
 
 
-def undo_event(session_id: str, history: Sequence[GradeRecord], timestamp: str, note: str | None) -> dict[str, Any]:
-    """The grade event that puts the grade before the latest one back."""
-    if len(history) < 2:
-        state = "pending" if not history else "graded once"
-        raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}; a grade cannot make it pending")
-    latest, previous = history[-1], history[-2]
+def undo_event(
+    session_id: str, history: Sequence[GradeRecord], record_line: int, grader: str, timestamp: str, note: str | None
+) -> dict[str, Any]:
+    """The grade event, logged as `grader`, that puts back what was in force before the session's
+    latest grade event: the grade before it, or pending (a retraction, SPEC 6) when the session
+    was logged pending. Its note names the line it reverts (as the dashboard's undo does)."""
+    check_grader(grader)
+    if not history or history[-1].line == record_line:  # only the record's own grade (line record_line)
+        state = "pending" if not history else "graded only by its record"
+        raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}")
+    latest = history[-1]
+    previous = history[-2].base_reward if len(history) > 1 else None
+    reverts = f"undo of line {latest.line}: {_grade_text(latest.base_reward)} back to {_grade_text(previous)}"
     return {
         "type": GRADE,
         "session_id": session_id,
-        "base_reward": previous.base_reward,
-        "grader": previous.grader,
+        "base_reward": previous,
+        "grader": grader,
         "timestamp": timestamp,
-        "note": note or f"undo: {_grade_text(latest.base_reward)} back to {_grade_text(previous.base_reward)}",
+        "note": f"{reverts}; {note}" if note else reverts,
     }
 
 

@@ -28,10 +28,15 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from core.events import SESSION, decode_event, decode_raw, is_session
 from core.store import CHUNK_BYTES, LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
+
+if TYPE_CHECKING:
+    import xxhash
+
+    from core.index import LogIndex
 
 WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
 
@@ -42,6 +47,33 @@ class DuplicateSession(StoreError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"session {session_id!r} is already recorded")
         self.session_id = session_id
+
+
+class PrefixChecker(Protocol):
+    """How a reader checks that what it read up to a position is still there (the file's:
+    core/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/pgstore.py `PositionCheck`)."""
+
+    hasher: Any  # fed the bytes read (xxh3), for the parsed-log cache's digest
+
+    def signature(self) -> Any: ...
+
+    def reset(self) -> None: ...
+
+    def adopt(self, hasher: Any) -> None: ...
+
+    def trust_once(self) -> None: ...
+
+    def intact(self, end: int, signature: Any) -> bool: ...
+
+    def checked(self, signature: Any) -> None: ...
+
+
+class ParsedLogCache(Protocol):
+    """The parsed-log cache of a store (core/cache.py `LogCache`, core/pgcache.py `PgLogCache`)."""
+
+    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None: ...
+
+    def save(self, index: LogIndex, digest: str, partial: bool) -> None: ...
 
 
 @runtime_checkable
@@ -87,6 +119,39 @@ class EventStore(Protocol):
         `unique`: the caller knows the id was stored once, so a search may start from the end."""
         ...
 
+    @property
+    def is_local(self) -> bool:
+        """A file on this machine: no server that can be down (`select --offline-ok` has nothing to
+        fall back from, the dashboard has no connection to check before it opens)."""
+        ...
+
+    @property
+    def notifies(self) -> bool:
+        """Whether `wait()` is told of each commit (the dashboard then waits instead of polling)."""
+        ...
+
+    def prefix_check(self) -> PrefixChecker:
+        """How a reader checks that what it read up to a position is still there."""
+        ...
+
+    def log_cache(self) -> ParsedLogCache | None:
+        """The parsed-log cache for this store (None: none is kept)."""
+        ...
+
+    def glued(self, end: int) -> bool:
+        """Whether bytes were appended right after a last line read without its newline at `end`
+        (it is then one longer line, to be read again)."""
+        ...
+
+    def raw_bytes(self) -> bytes:
+        """Every event's text as stored, in order, as one byte string."""
+        ...
+
+    def session_agents(self, after: int, upto: int) -> dict[str, str]:
+        """Session id -> the agent that wrote its record, for the session events at positions in
+        (after, upto]; {} when the store does not record who writes (the file)."""
+        ...
+
 
 def check_event(line: bytes) -> str | None:
     """Validate one encoded event (exactly one line); the session id when it is a session event.
@@ -105,6 +170,38 @@ class JsonlStore(EventLog):
     @property
     def name(self) -> str:
         return self.path.name
+
+    is_local = True
+    notifies = False  # appends are found by polling its size
+
+    def prefix_check(self) -> PrefixChecker:
+        from core.logcheck import PrefixCheck
+
+        return PrefixCheck(self)
+
+    def log_cache(self) -> ParsedLogCache:
+        from core.cache import LogCache
+
+        return LogCache(self)
+
+    def glued(self, end: int) -> bool:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(end)
+                return handle.read(1) != b"\n"
+        except OSError:
+            return True
+
+    def session_agents(self, after: int, upto: int) -> dict[str, str]:
+        return {}  # the file's bytes are the events as written: no record of who wrote them
+
+    def raw_bytes(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise StoreError(f"{self.path}: {exc.strerror or exc}") from None
 
     def append_event(self, line: bytes) -> None:
         """Append one event after validating it; a second session event for an id is refused.

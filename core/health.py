@@ -10,6 +10,7 @@ waiting for a grade are warnings: a fresh session is pending by design.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -20,8 +21,9 @@ import numpy.typing as npt
 
 from core.config import PENDING_OUTCOME
 from core.derived_state import state_disagreement
+from core.eventstore import EventStore
 from core.lessons import LessonProblem
-from core.store import LogProblem
+from core.store import LogProblem, StoreError
 from core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -117,7 +119,7 @@ def gather(ws: Workspace) -> HealthData:
         known=frozenset(lesson.id for lesson in library.lessons),
         active=frozenset(lesson.id for lesson in library.lessons if lesson.status == "active"),
         usage=usage,
-        prefixed_ids=ws.prefixed_id_count(),
+        prefixed_ids=prefixed_id_count(ws.log),
         missing_salience=ws.missing_salience_count(),
         broad_keywords=ws.broad_keywords(),
         root=str(ws.root),
@@ -128,6 +130,16 @@ def gather(ws: Workspace) -> HealthData:
         listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
         retracted=_retracted(ws, sessions),
     )
+
+
+def prefixed_id_count(log: EventStore) -> int:
+    """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read, so only a
+    scan of the raw lines sees them)."""
+    try:
+        raw = log.raw_bytes()
+    except (OSError, StoreError):
+        return 0
+    return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
 
 
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:

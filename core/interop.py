@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from core.files import StoreError
+from core.files import StoreError, write_json
 from core.fold import Posterior
 from core.ids import normalize_id
 from core.lessons import Library
@@ -223,3 +223,31 @@ def export_target(path: Path | str) -> Path:
     if not target.parent.is_dir():
         raise InteropError(f"folder not found: {target.parent}")
     return target
+
+
+def gptme_state(
+    post: Posterior, session_times: Callable[[], Sequence[str | None]], now: str, existing: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`state_payload` with each arm's `last_updated` from the log's session times (`last_credited`)."""
+    return state_payload(post, last_credited(post, session_times), now, existing)
+
+
+def rewrite_state(path: Path, payload_of: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Rewrite the state file at `path` atomically from what it holds now (`read_state`)."""
+    write_json(path, payload_of(read_state(path)))
+
+
+def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> Path:
+    """Write a fresh state file where `export-gptme PATH` writes (`export_target`); returns that path."""
+    target = export_target(path)
+    write_json(target, payload_of())
+    return target
+
+
+def import_state(
+    path: Path, library: Library, add_prior: Callable[[dict[str, tuple[float, float, int]], dict[str, int]], None]
+) -> ImportReport:
+    """Read a gptme `bandit-state.json` (`read_import`) and log its arms with `add_prior`."""
+    report = read_import(path, library)
+    add_prior(*report.prior())
+    return report

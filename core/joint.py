@@ -2,19 +2,23 @@
 
 Model, over graded sessions i (each counted once) and lessons j::
 
-    reward_i = gamma[category_i] + sum_j beta_j * x_ij + noise_i,   noise_i ~ N(0, sigma^2)
+    reward_i = gamma[category_i] + delta[agent_i] + sum_j beta_j * x_ij + noise_i,   noise_i ~ N(0, sigma^2)
     x_ij     = floor + (1 - floor) * salience_ij   when lesson j was injected in session i, else 0
     beta_j   ~ N(0, tau^2)   (a Gaussian prior, i.e. a ridge penalty lambda = sigma^2 / tau^2)
 
 The category effects gamma have a flat prior (no penalty): each category keeps its own baseline,
-so a lesson injected mostly into easy sessions gets no credit for that. Every lesson is in
-the same fit, so a lesson that rides along with a helpful one does not borrow its effect.
+so a lesson injected mostly into easy sessions gets no credit for that. The agent effects delta
+(who wrote the session's record, issue 13) are there only when the graded sessions come from more
+than one agent (a database store shared by a fleet); flat prior too, so a lesson one agent with
+easy work injects more often gets no credit for the agent's base rate. Every lesson is in the
+same fit, so a lesson that rides along with a helpful one does not borrow its effect.
 A lesson listed twice in one session counts once (its first listing).
 
 **Penalty by empirical Bayes.** Integrating out gamma (flat prior) and beta leaves the
 restricted likelihood of the rewards after removing the category means, a function of
 lambda and sigma^2 only. With X~ the within-category-centred design, X~'X~ = V diag(d) V',
-u = V' X~'y~ and n' = graded sessions minus categories::
+u = V' X~'y~ and n' = graded sessions minus categories (with agent effects: X~ and y~ are the
+residuals of the projection on the category and agent indicators Z, and n' = n - rank(Z))::
 
     Q(lambda)       = y~'y~ - sum_k u_k^2 / (d_k + lambda)
     -2 log L(lambda) = n' log(Q / n') + sum_k log(1 + d_k / lambda)   (sigma^2 profiled: Q / n')
@@ -38,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -66,6 +71,8 @@ class Design:
     entry_arm: IntArray  # (m,) arm index (FoldData.arm_ids)
     entry_weight: FloatArray  # (m,) floor + (1 - floor) * salience
     n_arms: int
+    agent: IntArray | None = None  # (n,) agent code per graded session; None: one agent (no agent effect)
+    n_agents: int = 0  # agents among the graded sessions when there is more than one, else 0
 
     @property
     def n(self) -> int:
@@ -80,8 +87,12 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
     return np.array([names[c or ""] for c in categories], dtype=np.int64)
 
 
-def build_design(data: FoldData, categories: Sequence[str | None], floor: float) -> Design:
-    """The regression design of a log: graded sessions, categories, weights, duplicates dropped."""
+def build_design(
+    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
+) -> Design:
+    """The regression design of a log: graded sessions, categories, weights, duplicates dropped.
+    `agents`: who wrote each session (one per session, else ignored); an agent effect is fitted
+    only when the graded sessions come from more than one agent."""
     graded = ~np.isnan(data.base)
     rows = np.flatnonzero(graded).astype(np.int64)
     position = np.full(data.n_sessions, -1, dtype=np.int64)
@@ -89,6 +100,12 @@ def build_design(data: FoldData, categories: Sequence[str | None], floor: float)
     codes = category_codes(categories, data.n_sessions)[rows]
     _, dense = np.unique(codes, return_inverse=True)
     n_cat = int(dense.max()) + 1 if len(dense) else 0
+    agent_codes: IntArray | None = None
+    n_agents = 0
+    if len(agents) == data.n_sessions and len(rows):
+        _, agent_dense = np.unique(category_codes(agents, data.n_sessions)[rows], return_inverse=True)
+        if int(agent_dense.max()) >= 1:
+            agent_codes, n_agents = agent_dense.astype(np.int64), int(agent_dense.max()) + 1
     entry_session = np.asarray(data.entry_session, dtype=np.int64)
     keep = graded[entry_session]
     g = position[entry_session[keep]]
@@ -106,6 +123,8 @@ def build_design(data: FoldData, categories: Sequence[str | None], floor: float)
         entry_arm=arm[first],
         entry_weight=floor + (1.0 - floor) * sal[first],
         n_arms=n_arms,
+        agent=agent_codes,
+        n_agents=n_agents,
     )
 
 
@@ -123,6 +142,7 @@ class JointFit:
     n_sessions: int  # graded sessions in the fit
     n_categories: int
     penalty_rule: str  # how lambda was chosen
+    n_agents: int = 0  # agent effects fitted (0: one agent, none)
 
     @property
     def estimate(self) -> FloatArray:
@@ -148,8 +168,9 @@ class JointFit:
         return np.asarray(2.0 * ndtr(-z), dtype=np.float64)
 
     def method(self) -> str:
+        agents = f" + {self.n_agents} agent effects" if self.n_agents else ""
         return (
-            f"joint: reward ~ {self.n_categories} category baselines + every lesson's salience weight, "
+            f"joint: reward ~ {self.n_categories} category baselines{agents} + every lesson's salience weight, "
             f"Gaussian prior on lesson effects ({self.penalty_rule}: prior sd {self.prior_sd:.3g}, "
             f"noise sd {self.noise_sd:.3g}); effect = coefficient x mean weight when injected"
         )
@@ -191,9 +212,10 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
     n_per_arm = np.bincount(design.entry_arm, minlength=n_arms).astype(np.int64)
     active = np.flatnonzero(n_per_arm > 0)
     n, c = design.n, design.n_categories
-    dof = n - c
+    n_agents = design.n_agents if design.agent is not None else 0
+    dof = n - c - max(n_agents - 1, 0)  # rank of the indicators when agents and categories are not confounded
     if not len(active) or dof < 1:
-        return JointFit(nan, nan.copy(), nan.copy(), n_per_arm, math.nan, math.nan, math.nan, n, c, "no data")
+        return JointFit(nan, nan.copy(), nan.copy(), n_per_arm, math.nan, math.nan, math.nan, n, c, "no data", n_agents)
     p = len(active)
     column = np.full(n_arms, -1, dtype=np.int64)
     column[active] = np.arange(p)
@@ -201,17 +223,24 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
     w = design.entry_weight
     x = sparse.csr_matrix((w, (design.entry_row, col)), shape=(n, p))
     y = design.reward
-    cat = design.category
-    # centre within categories: A = X'X - X'Z (Z'Z)^-1 Z'X, b = X'y - X'Z (Z'Z)^-1 Z'y
-    nc = np.bincount(cat, minlength=c).astype(np.float64)
-    zy = np.bincount(cat, weights=y, minlength=c)
-    zx = np.bincount(cat[design.entry_row] * p + col, weights=w, minlength=c * p).reshape(c, p)
     xtx = (x.T @ x).toarray()
-    scaled = zx / nc[:, None]
-    a = xtx - zx.T @ scaled
+    if design.agent is None:
+        cat = design.category
+        # centre within categories: A = X'X - X'Z (Z'Z)^-1 Z'X, b = X'y - X'Z (Z'Z)^-1 Z'y
+        nc = np.bincount(cat, minlength=c).astype(np.float64)
+        zy = np.bincount(cat, weights=y, minlength=c)
+        zx = np.bincount(cat[design.entry_row] * p + col, weights=w, minlength=c * p).reshape(c, p)
+        scaled = zx / nc[:, None]
+        a = xtx - zx.T @ scaled
+        b = np.asarray(x.T @ y).ravel() - scaled.T @ zy
+        yy = float(y @ y - (zy * zy / nc).sum())
+    else:
+        a, b, yy, rank = _project_out(design, x, xtx)
+        dof = n - rank
+        if dof < 1:
+            no_fit = math.nan
+            return JointFit(nan, nan.copy(), nan.copy(), n_per_arm, no_fit, no_fit, no_fit, n, c, "no data", n_agents)
     a = (a + a.T) / 2.0
-    b = np.asarray(x.T @ y).ravel() - scaled.T @ zy
-    yy = float(y @ y - (zy * zy / nc).sum())
     d, v = linalg.eigh(a, overwrite_a=True, check_finite=False, driver="evr")  # MRRR: ~1.4x LAPACK's default
     d = np.maximum(d, 0.0)
     u = v.T @ b
@@ -260,15 +289,44 @@ def fit_joint(design: Design, *, penalty: float | None = None, tau_min: float = 
     mean_weight[active] = total_w[active] / n_per_arm[active]
     sigma = math.sqrt(sigma2)
     tau = sigma / math.sqrt(lam) if lam > 0 else math.inf
-    return JointFit(coef, coef_sd, mean_weight, n_per_arm, lam, sigma, tau, n, c, rule)
+    return JointFit(coef, coef_sd, mean_weight, n_per_arm, lam, sigma, tau, n, c, rule, n_agents)
 
 
-def joint_effects(data: FoldData, categories: Sequence[str | None], floor: float) -> JointFit:
+def _project_out(design: Design, x: Any, xtx: FloatArray) -> tuple[FloatArray, FloatArray, float, int]:
+    """A, b, y~'y~ and rank(Z) with Z the category and agent indicators (the first agent's dropped:
+    the category indicators already sum to one): A = X'X - X'Z (Z'Z)^+ Z'X, b = X'y - X'Z (Z'Z)^+ Z'y.
+    The pseudo-inverse keeps the projection right when agents and categories are confounded."""
+    assert design.agent is not None
+    c, k_agents = design.n_categories, design.n_agents - 1
+    k = c + k_agents
+    y = design.reward
+    cat, agent = design.category, design.agent
+    # each session's indicator columns: its category, and its agent's unless it is the first agent
+    z_rows = np.concatenate([np.arange(design.n), np.flatnonzero(agent > 0)])
+    z_cols = np.concatenate([cat, c + agent[agent > 0] - 1])
+    z = np.zeros((design.n, k))
+    z[z_rows, z_cols] = 1.0
+    ztz = z.T @ z
+    zy = z.T @ y
+    zx = np.asarray((x.T @ z).T)  # (k, p): Z'X
+    g = np.linalg.pinv(ztz, hermitian=True)
+    rank = int(np.linalg.matrix_rank(ztz, hermitian=True))
+    a: FloatArray = xtx - zx.T @ (g @ zx)
+    b: FloatArray = np.asarray(x.T @ y).ravel() - zx.T @ (g @ zy)
+    yy = float(y @ y - zy @ g @ zy)
+    return a, b, yy, rank
+
+
+def joint_effects(
+    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
+) -> JointFit:
     """Build the design of a log and fit it (empirical Bayes penalty)."""
-    return fit_joint(build_design(data, categories, floor))
+    return fit_joint(build_design(data, categories, floor, agents))
 
 
-def effects_by_lesson(data: FoldData, categories: Sequence[str | None], floor: float) -> dict[str, float]:
+def effects_by_lesson(
+    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
+) -> dict[str, float]:
     """Each lesson's joint effect estimate (change in reward per injection), for lessons with one."""
-    fit = joint_effects(data, categories, floor)
+    fit = joint_effects(data, categories, floor, agents)
     return {arm: float(e) for arm, e in zip(data.arm_ids, fit.estimate.tolist(), strict=True) if math.isfinite(e)}

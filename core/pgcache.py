@@ -11,23 +11,35 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Protocol
 
 import xxhash
 
 from core.cache import decode_index, encode_index
 from core.files import atomic_write
 from core.index import LogIndex
-from core.pgstore import PgStore
 from core.store import StoreError
 
 MIN_NEW_EVENTS = 5_000  # rewrite the cache when a read took this many events (~4 MB of log, as the file)
+
+
+class PositionedStore(Protocol):
+    """What the cache needs of a database store (core/pgstore.py `PgStore`)."""
+
+    written_by: str | None
+
+    def size(self) -> int: ...
+
+    def store_id(self) -> str: ...
+
+    def fingerprint(self, end: int) -> str: ...
 
 
 class PgLogCache:
     """`<cache_dir>/log-index-pg-<store id>.msgpack` for one database store (not while the store
     reads only one agent's events: that is another index)."""
 
-    def __init__(self, store: PgStore, cache_dir: Path) -> None:
+    def __init__(self, store: PositionedStore, cache_dir: Path) -> None:
         self.store = store
         self.cache_dir = Path(cache_dir)
         self.min_new = MIN_NEW_EVENTS

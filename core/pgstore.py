@@ -14,6 +14,9 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
 - A statement trigger NOTIFYs `lesson_credit_events` on every insert; others refuse UPDATE,
   DELETE and TRUNCATE (migration 2): what was read up to a position stays what it was.
 
+The statements go through core/libpq.py (libpq over ctypes), not psycopg: importing psycopg
+would cost a short command like `record` more than its whole allowance over the file store.
+
 Writers hold a session-level advisory lock from before they read until after their insert
 has committed, so positions are handed out in commit order: a reader that has read up to
 position p never later finds a smaller position committed. Every insert commits on its own
@@ -33,11 +36,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.events import InvalidEvent, decode_event, decode_raw, is_session
-from core.eventstore import DuplicateSession, EventStore, check_event
+from core.eventstore import DuplicateSession, EventStore, ParsedLogCache, check_event
 from core.store import CHUNK_BYTES, LOCK_TIMEOUT_S, LogProblem, ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
-    import psycopg
+    from core.libpq import Connection
 
 SCHEMA = "lesson_credit"
 CHANNEL = "lesson_credit_events"
@@ -102,12 +105,11 @@ LATEST = MIGRATIONS[-1][0]
 
 _INSERT = """
 INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
-VALUES (%(type)s, %(session_id)s, %(event_time)s, %(event)s::jsonb, %(raw)s, %(agent)s, %(digest)s,
-        (SELECT count(*) FROM lesson_credit.events WHERE digest = %(digest)s))
+VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, (SELECT count(*) FROM lesson_credit.events WHERE digest = $7))
 """
 _READ = """
 SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
-    SELECT position, raw FROM lesson_credit.events WHERE position > %s ORDER BY position LIMIT %s
+    SELECT position, raw FROM lesson_credit.events WHERE position > $1 ORDER BY position LIMIT $2
 ) AS chunk
 """
 
@@ -116,25 +118,26 @@ SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
 _READ_WRITTEN_BY = """
 SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
     SELECT position, raw FROM lesson_credit.events AS e
-    WHERE position > %(after)s AND position <= %(bound)s AND (
-        (agent = %(agent)s AND type <> 'grade')
+    WHERE position > $1 AND position <= $2 AND (
+        (agent = $3 AND type <> 'grade')
         OR (type = 'grade' AND EXISTS (
             SELECT 1 FROM lesson_credit.events AS s
-            WHERE s.type = 'session' AND s.session_id = e.session_id AND s.agent = %(agent)s))
+            WHERE s.type = 'session' AND s.session_id = e.session_id AND s.agent = $3))
     )
-    ORDER BY position LIMIT %(rows)s
+    ORDER BY position LIMIT $4
 ) AS chunk
 """
 
 
 def display_url(url: str) -> str:
     """The store's URL for messages: user, host, port and database, never the password."""
-    from psycopg import ProgrammingError
-    from psycopg.conninfo import conninfo_to_dict
+    from core.libpq import LibpqMissing, PgError, parse_conninfo
 
     try:
-        params = conninfo_to_dict(url)
-    except ProgrammingError:
+        params = parse_conninfo(url)
+    except LibpqMissing:
+        return "postgresql (libpq not found)"
+    except PgError:
         return "postgresql (unparseable connection string)"
     user = f"{params['user']}@" if params.get("user") else ""
     host = str(params.get("host") or params.get("hostaddr") or "")
@@ -214,11 +217,11 @@ class PgStore:
         self.url = url
         self.agent = agent
         self._name = display_url(url)
-        self._conn: psycopg.Connection[Any] | None = None
+        self._conn: Connection | None = None
         self._connecting = threading.Lock()
-        self._listener: psycopg.Connection[Any] | None = None
+        self._listener: Connection | None = None
         self._store_id: str | None = None
-        self._locked_conn: psycopg.Connection[Any] | None = None  # the connection holding the writers' lock
+        self._locked_conn: Connection | None = None  # the connection holding the writers' lock
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
         self.cache_dir: Path | None = None  # when set, a workspace reading the store keeps its parsed-log cache there
 
@@ -228,6 +231,40 @@ class PgStore:
 
     def __repr__(self) -> str:
         return f"PgStore({self._name!r}, agent={self.agent!r})"
+
+    is_local = False
+    notifies = True  # LISTEN/NOTIFY: `wait()` is told of each commit
+
+    def prefix_check(self) -> PositionCheck:
+        return PositionCheck(self)
+
+    def log_cache(self) -> ParsedLogCache | None:
+        """The per-position cache when a folder for it was given (`cache_dir`)."""
+        if self.cache_dir is None:
+            return None
+        from core.pgcache import PgLogCache
+
+        return PgLogCache(self, self.cache_dir)
+
+    def glued(self, end: int) -> bool:
+        """Never: every event is stored whole, as one row."""
+        return False
+
+    def raw_bytes(self) -> bytes:
+        return b"".join(self.raw_lines())
+
+    def session_agents(self, after: int, upto: int) -> dict[str, str]:
+        """Who wrote each session event at positions in (after, upto] (the first one for an id counts)."""
+        with self._db("cannot read") as conn:
+            rows = conn.rows(
+                "SELECT session_id, agent FROM lesson_credit.events"
+                " WHERE type = 'session' AND position > $1 AND position <= $2 ORDER BY position",
+                (after, upto),
+            )
+        agents: dict[str, str] = {}
+        for session_id, agent in rows:
+            agents.setdefault(str(session_id), str(agent))
+        return agents
 
     # ------------------------------------------------------------ connection
 
@@ -240,36 +277,34 @@ class PgStore:
         return StoreError(f"{self._name}: {doing}: {text}")
 
     def _password(self) -> str | None:
-        from psycopg import ProgrammingError
-        from psycopg.conninfo import conninfo_to_dict
+        from core.libpq import PgError, parse_conninfo
 
         try:
-            value = conninfo_to_dict(self.url).get("password")
-        except ProgrammingError:
+            value = parse_conninfo(self.url).get("password")
+        except PgError:
             return None
         return str(value) if value else None
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        import psycopg
-        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    def _connect(self) -> Connection:
+        from core.libpq import Connection, LibpqMissing, PgError, parse_conninfo
 
         try:
-            params = conninfo_to_dict(self.url)
-        except psycopg.ProgrammingError:
+            parse_conninfo(self.url)
+        except LibpqMissing as exc:
+            raise StoreError(f"{self._name}: {exc}") from None
+        except PgError:
             raise StoreError(f"{self._name}: invalid PostgreSQL connection string") from None
-        extra: dict[str, Any] = {"application_name": "lesson-credit"}
         # bounded waits: a server that does not answer the connection, or goes silent mid-query
         # (a dead host, a partitioned network), fails the command instead of hanging it
-        for key, value in (("connect_timeout", CONNECT_TIMEOUT_S), *KEEPALIVES):
-            if key not in params:
-                extra[key] = value
+        extra: dict[str, str | int] = {"application_name": "lesson-credit", "connect_timeout": CONNECT_TIMEOUT_S}
+        extra.update(KEEPALIVES)
         try:
-            return psycopg.connect(make_conninfo(self.url, **extra), autocommit=True)
-        except psycopg.Error as exc:
+            return Connection(self.url, **extra)
+        except PgError as exc:
             raise self._fail(exc, "cannot connect") from None
 
     @property
-    def conn(self) -> psycopg.Connection[Any]:
+    def conn(self) -> Connection:
         """The open connection, with the schema in place (created or migrated on first use)."""
         with self._connecting:  # the dashboard's warm-up thread and a screen's load may both ask first
             if self._conn is None or self._conn.closed:
@@ -284,41 +319,42 @@ class PgStore:
             return self._conn
 
     @contextlib.contextmanager
-    def _db(self, doing: str) -> Iterator[psycopg.Connection[Any]]:
+    def _db(self, doing: str) -> Iterator[Connection]:
         """The connection, with any database error turned into a one-line StoreError. A broken
-        connection is dropped, so the next call connects afresh."""
-        import psycopg
+        connection is dropped, so the next call connects afresh. (A unique violation is left to
+        the caller.)"""
+        from core.libpq import UNIQUE_VIOLATION, PgError
 
         conn = self.conn
         try:
             yield conn
-        except psycopg.errors.UniqueViolation:
-            raise
-        except psycopg.Error as exc:
+        except PgError as exc:
             if conn.broken or conn.closed:
                 self._conn = None
+            if exc.sqlstate == UNIQUE_VIOLATION:
+                raise
             raise self._fail(exc, doing) from None
 
-    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
-        import psycopg
+    def _migrate(self, conn: Connection) -> None:
+        from core.libpq import PgError
 
         try:
             if self._applied(conn) == LATEST:
                 return
             # A session lock taken in its own transaction: the check below then runs in a new
             # one, which sees the catalog another process may have committed while we waited.
-            conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
+            conn.execute("SELECT pg_advisory_lock($1)", (MIGRATE_LOCK,))
             try:
                 self._apply_migrations(conn)
             finally:
                 if not conn.broken:
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
-        except psycopg.Error as exc:
+                    conn.execute("SELECT pg_advisory_unlock($1)", (MIGRATE_LOCK,))
+        except PgError as exc:
             raise self._fail(exc, "cannot create or migrate the schema") from None
 
-    def _apply_migrations(self, conn: psycopg.Connection[Any]) -> None:
+    def _apply_migrations(self, conn: Connection) -> None:
         with conn.transaction():
-            applied = self._applied(conn)  # another process may have migrated meanwhile
+            applied = self._applied(conn, in_transaction=True)  # another process may have migrated meanwhile
             if applied > LATEST:
                 raise StoreError(
                     f"{self._name}: the database's schema (version {applied}) is newer than this "
@@ -331,19 +367,29 @@ class PgStore:
                     "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
                 )
             for version, description, sql in MIGRATIONS[applied:]:
-                conn.execute(sql.encode())
+                conn.execute(sql)
                 conn.execute(
-                    "INSERT INTO lesson_credit.migrations (version, description) VALUES (%s, %s)",
+                    "INSERT INTO lesson_credit.migrations (version, description) VALUES ($1, $2)",
                     (version, description),
                 )
 
     @staticmethod
-    def _applied(conn: psycopg.Connection[Any]) -> int:
-        row = conn.execute("SELECT to_regclass('lesson_credit.migrations') IS NOT NULL").fetchone()
-        if not row or not row[0]:
+    def _applied(conn: Connection, *, in_transaction: bool = False) -> int:
+        """The schema's version (0: none). Outside a transaction one round trip: the version is
+        read and a missing table means none (an error inside a transaction would abort it)."""
+        from core.libpq import PgError
+
+        version = "SELECT coalesce(max(version), 0) FROM lesson_credit.migrations"
+        if not in_transaction:
+            try:
+                return int(conn.value(version) or 0)
+            except PgError as exc:
+                if exc.sqlstate in ("42P01", "3F000"):  # undefined table, undefined schema
+                    return 0
+                raise
+        if conn.value("SELECT to_regclass('lesson_credit.migrations') IS NOT NULL") != "t":
             return 0
-        row = conn.execute("SELECT coalesce(max(version), 0) FROM lesson_credit.migrations").fetchone()
-        return int(row[0]) if row else 0
+        return int(conn.value(version) or 0)
 
     def close(self) -> None:
         for conn in (self._conn, self._listener):
@@ -363,24 +409,29 @@ class PgStore:
     @contextlib.contextmanager
     def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
         """Hold the writers' lock (a session-level advisory lock: a dead client's is released)."""
-        import psycopg
+        from core.libpq import LOCK_NOT_AVAILABLE, PgError
 
         with self._db("cannot take the writers' lock") as conn:
-            conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{int(timeout * 1000)}ms",))
+            # the lock wait is bounded (lock_timeout, for this statement only), in one round trip
             try:
-                conn.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK,))
-            except psycopg.errors.LockNotAvailable:
+                conn.execute(
+                    f"SET lock_timeout = '{int(timeout * 1000)}ms'; SELECT pg_advisory_lock({WRITE_LOCK}); "
+                    "SET lock_timeout = 0"
+                )
+            except PgError as exc:
+                if exc.sqlstate != LOCK_NOT_AVAILABLE:
+                    raise
+                if not conn.broken:
+                    conn.execute("SET lock_timeout = 0")
                 raise StoreError(f"{self._name}: another writer held the lock for {timeout:.0f} s") from None
-            finally:
-                conn.execute("SELECT set_config('lock_timeout', '0', false)")
         self._locked_conn = conn
         try:
             yield
         finally:
             self._locked_conn = None
             if not conn.closed and not conn.broken:
-                with contextlib.suppress(psycopg.Error):
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK,))
+                with contextlib.suppress(PgError):
+                    conn.execute("SELECT pg_advisory_unlock($1)", (WRITE_LOCK,))
 
     def _holding_lock(self) -> None:
         """Writes happen only on the connection that holds the writers' lock: one that broke and
@@ -390,16 +441,16 @@ class PgStore:
 
     def append_locked(self, line: bytes) -> None:
         """Insert one event (validated; committed on return); the caller holds `locked()`."""
-        import psycopg
+        from core.libpq import PgError
 
         session_id = check_event(line)
-        fields = _row_fields(line.strip())
-        fields["agent"] = self.agent
+        f = _row_fields(line.strip())
         self._holding_lock()
+        values = (f["type"], f["session_id"], f["event_time"], f["event"], f["raw"], self.agent, f["digest"])
         with self._db("cannot append") as conn:
             try:
-                conn.execute(_INSERT, fields)
-            except psycopg.errors.UniqueViolation:
+                conn.execute(_INSERT, values)
+            except PgError:  # _db lets only a unique violation through
                 if session_id is not None:
                     raise DuplicateSession(session_id) from None
                 raise StoreError(f"{self._name}: cannot append: a copy of this event is already stored") from None
@@ -409,17 +460,23 @@ class PgStore:
             self.append_locked(line)
 
     def size(self) -> int:
-        """The position of the last event (0: none)."""
+        """The position of the last event (0: none). The first call on a connection also learns the
+        store's identity (`store_id`) in the same round trip."""
         with self._db("cannot read") as conn:
-            row = conn.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
-        return int(row[0]) if row else 0
+            if self._store_id is not None:
+                return int(conn.value("SELECT coalesce(max(position), 0) FROM lesson_credit.events") or 0)
+            rows = conn.rows(
+                "SELECT coalesce(max(position), 0), (SELECT id::text FROM lesson_credit.store LIMIT 1)"
+                " FROM lesson_credit.events"
+            )
+            self._store_id = rows[0][1] or "none"
+            return int(rows[0][0] or 0)
 
     def store_id(self) -> str:
         """The identity the schema was created with: a database dropped and created again has another."""
         if self._store_id is None:
             with self._db("cannot read") as conn:
-                row = conn.execute("SELECT id::text FROM lesson_credit.store LIMIT 1").fetchone()
-            self._store_id = str(row[0]) if row else "none"
+                self._store_id = conn.value("SELECT id::text FROM lesson_credit.store LIMIT 1") or "none"
         return self._store_id
 
     def fingerprint(self, end: int) -> str:
@@ -447,11 +504,10 @@ class PgStore:
         while True:
             with self._db("cannot read") as conn:
                 if bound is None:
-                    row = conn.execute(_READ, (position, READ_ROWS)).fetchone()
+                    rows = conn.rows(_READ, (position, READ_ROWS))
                 else:
-                    params = {"after": position, "bound": bound, "agent": self.written_by, "rows": READ_ROWS}
-                    row = conn.execute(_READ_WRITTEN_BY, params).fetchone()
-            count, last, text = (0, None, None) if row is None else row
+                    rows = conn.rows(_READ_WRITTEN_BY, (position, bound, self.written_by, READ_ROWS))
+            count, last, text = (0, None, None) if not rows else (int(rows[0][0] or 0), rows[0][1], rows[0][2])
             if not count or last is None or text is None:
                 yield ReadResult(end=position if bound is None else max(bound, position))
                 return
@@ -469,7 +525,7 @@ class PgStore:
         """The store's end position as soon as it is past `after` (told by NOTIFY, no polling),
         or when `timeout` seconds have passed. It uses a connection of its own, so one thread
         may wait while another reads and writes through the store."""
-        import psycopg
+        from core.libpq import PgError
 
         deadline = time.monotonic() + max(timeout, 0.0)
         try:
@@ -480,14 +536,12 @@ class PgStore:
                 self._listener = listener
             listener = self._listener
             while True:  # listening before looking: a commit in between is still told
-                row = listener.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
-                end = int(row[0]) if row else 0
+                end = int(listener.value("SELECT coalesce(max(position), 0) FROM lesson_credit.events") or 0)
                 left = deadline - time.monotonic()
                 if end > after or left <= 0:
                     return end
-                for _ in listener.notifies(timeout=left, stop_after=1):
-                    pass
-        except psycopg.Error as exc:
+                listener.notifies(timeout=left)
+        except PgError as exc:
             if self._listener is not None:
                 with contextlib.suppress(Exception):
                     self._listener.close()
@@ -501,7 +555,7 @@ class PgStore:
         all of them or, on any failure, none. A line already stored (the same bytes, the same
         how-many-th copy) is not added again; a second session event for an id is not added
         (the first counts, as on the file); a line that is not a valid event is reported."""
-        import psycopg
+        from core.libpq import PgError
 
         report = PushReport()
         seen: dict[bytes, int] = {}
@@ -540,21 +594,20 @@ class PgStore:
                         "CREATE TEMPORARY TABLE incoming (ord bigint, type text, session_id text, event_time text,"
                         " has_json boolean, raw text, digest bytea, occurrence integer) ON COMMIT DROP"
                     )
-                    with conn.cursor().copy(
+                    conn.execute(
                         "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest, occurrence)"
-                        " FROM STDIN"
-                    ) as copy:
-                        for values in rows:
-                            copy.write_row(values)
-                    cursor = conn.execute(
+                        " FROM STDIN",
+                        copy_rows=rows,
+                    )
+                    added = conn.execute(
                         "INSERT INTO lesson_credit.events"
                         " (type, session_id, event_time, event, raw, agent, digest, occurrence)"
-                        " SELECT type, session_id, event_time, CASE WHEN has_json THEN raw::jsonb END, raw, %s,"
+                        " SELECT type, session_id, event_time, CASE WHEN has_json THEN raw::jsonb END, raw, $1,"
                         " digest, occurrence FROM incoming ORDER BY ord ON CONFLICT DO NOTHING",
                         (self.agent,),
                     )
-                    report.added = cursor.rowcount
-            except psycopg.errors.UniqueViolation as exc:  # not expected: ON CONFLICT covers both
+                    report.added = added if isinstance(added, int) else 0
+            except PgError as exc:  # a unique violation (not expected: ON CONFLICT covers both)
                 raise self._fail(exc, "cannot push") from None
         report.present = len(rows) - report.added
         return report
@@ -562,12 +615,12 @@ class PgStore:
     def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
         """The session event stored for the id (the unique index allows one), through the index by session."""
         with self._db("cannot read") as conn:
-            row = conn.execute(
-                "SELECT raw FROM lesson_credit.events WHERE type = 'session' AND session_id = %s", (session_id,)
-            ).fetchone()
-        if row is None:
+            raw = conn.value(
+                "SELECT raw FROM lesson_credit.events WHERE type = 'session' AND session_id = $1", (session_id,)
+            )
+        if raw is None:
             return None
-        record = json.loads(row[0])
+        record = json.loads(raw)
         return record if isinstance(record, dict) else None
 
     def raw_lines(self) -> Iterator[bytes]:
@@ -575,12 +628,12 @@ class PgStore:
         position = 0
         while True:
             with self._db("cannot read") as conn:
-                rows = conn.execute(
-                    "SELECT position, raw FROM lesson_credit.events WHERE position > %s ORDER BY position LIMIT %s",
+                rows = conn.rows(
+                    "SELECT position, raw FROM lesson_credit.events WHERE position > $1 ORDER BY position LIMIT $2",
                     (position, READ_ROWS),
-                ).fetchall()
+                )
             for _, text in rows:
-                yield text.encode("utf-8") + b"\n"
+                yield (text or "").encode("utf-8") + b"\n"
             if len(rows) < READ_ROWS:
                 return
-            position = int(rows[-1][0])
+            position = int(rows[-1][0] or 0)

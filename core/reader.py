@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from core.cache import MIN_NEW_BYTES, LogCache
+from core import views
+from core.cache import MIN_NEW_BYTES
 from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
-from core.eventstore import EventStore
-from core.fold import fold
+from core.eventstore import EventStore, PrefixChecker
+from core.fold import Posterior, fold
 from core.index import LogIndex
-from core.logcheck import PrefixCheck
 from core.pgcache import PgLogCache
-from core.pgstore import PgStore, PositionCheck
 from core.settings import CreditSettings
 from core.snapshot import FoldData, lesson_usage
-from core.store import EventLog, LogProblem, StoreError
+from core.store import LogProblem
+from core.views import GradeRecord
 
 
 @dataclass(frozen=True)
@@ -59,18 +58,21 @@ class LogReader:
         self.index = LogIndex()
         # the hash of what was read, checked before reading on (a database store: its identity
         # and the position, its table being append-only)
-        self._prefix: PrefixCheck | PositionCheck = (
-            PrefixCheck(log) if isinstance(log, EventLog) else PositionCheck(log)
-        )
+        self._prefix: PrefixChecker = log.prefix_check()
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._use_cache = use_cache
-        self._log_cache = _log_cache(log) if use_cache else None
+        self._log_cache = log.log_cache() if use_cache else None
         # a read that parses at least this much rewrites the parsed-log cache (and a log this big
         # starts from it): bytes of the file, events of a database store
         default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
+        self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
+        # who wrote each session (a database store's record), fetched up to _agents_end for _agents_of
+        self._agents: dict[str, str] = {}
+        self._agents_end = 0
+        self._agents_of: LogIndex | None = None
 
     @property
     def caches(self) -> bool:
@@ -132,7 +134,7 @@ class LogReader:
                 prepared = _with_block_sums(index, settings, self.outcomes)
                 self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
-            self.snapshot = prepared
+            self.snapshot, self._folds = prepared, {}
         return changed
 
     def trust_once(self) -> None:
@@ -142,20 +144,20 @@ class LogReader:
 
     def _glued(self, end: int, size: int, partial: bool) -> bool:
         """Whether bytes were appended right after a last line that had no newline when read."""
-        if not partial or size <= end or not isinstance(self.log, EventLog):
-            return False
-        try:
-            with open(self.log.path, "rb") as handle:
-                handle.seek(end)
-                return handle.read(1) != b"\n"
-        except OSError:
-            return True
+        return partial and size > end and self.log.glued(end)
 
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
         if self.snapshot is None:
             self.snapshot = self.index.snapshot(self.outcomes)
         return self.snapshot
+
+    def posterior(self, settings: CreditSettings) -> Posterior:
+        """The fold of the snapshot under `settings` (kept until the snapshot changes)."""
+        cached = self._folds.get(settings)
+        if cached is None:
+            cached = self._folds[settings] = fold(self.data(), settings)
+        return cached
 
     def problems(self, data: FoldData) -> list[LogProblem]:
         """The snapshot's problems, with an unfinished last line if there is one, by line."""
@@ -179,6 +181,13 @@ class LogReader:
     def grades_of(self, session_id: str) -> list[tuple[int, GradeEvent]]:
         """(line, grade) of every grade event naming the session, in log order."""
         return [(line, grade) for line, grade in self.index.grades if grade.session_id == session_id]
+
+    def grade_history(self, row: int) -> list[GradeRecord]:
+        """Every grade of the session at `row`, oldest first (views.grade_history); a record without
+        base_reward counts the reward its string outcome maps to, as the snapshots do (`outcomes`)."""
+        session = self.session(row)
+        outcome = (self.outcomes or {}).get(self.outcome_labels().get(row, ""))
+        return views.grade_history(session, self.session_line(row), self.grades_of(session.session_id), outcome)
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""
@@ -212,6 +221,19 @@ class LogReader:
     def session_ids(self) -> Sequence[str]:
         return self.index.session_ids
 
+    def session_agents(self, n: int) -> list[str | None]:
+        """The agent that wrote each of the first `n` sessions' records, in log order; [] when the
+        store does not record who writes (the file). Fetched once per position range."""
+        index = self.index
+        if self._agents_of is not index or index.end < self._agents_end:
+            self._agents, self._agents_end, self._agents_of = {}, 0, index
+        if index.end > self._agents_end:
+            self._agents.update(self.log.session_agents(self._agents_end, index.end))
+            self._agents_end = index.end
+        if not self._agents:
+            return []
+        return [self._agents.get(session_id) for session_id in index.session_ids[:n]]
+
     def session_times(self) -> Sequence[str | None]:
         return self.index.session_times
 
@@ -221,27 +243,9 @@ class LogReader:
     def session_journals(self) -> Sequence[str | None]:
         return self.index.session_journals
 
-    def prefixed_id_count(self) -> int:
-        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
-        log = self.log
-        try:
-            raw = log.path.read_bytes() if isinstance(log, EventLog) else b"".join(log.raw_lines())
-        except (OSError, StoreError):
-            return 0
-        return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
-
     def missing_salience_count(self) -> int:
         """Lesson entries of session records that gave no salience."""
         return sum(len(positions) for positions in self.index.missing_salience.values())
-
-
-def _log_cache(log: EventStore) -> LogCache | PgLogCache | None:
-    """The parsed-log cache of a store: the file's, or a database store's when it names a folder."""
-    if isinstance(log, EventLog):
-        return LogCache(log)
-    if isinstance(log, PgStore) and log.cache_dir is not None:
-        return PgLogCache(log, log.cache_dir)
-    return None
 
 
 def _with_block_sums(index: LogIndex, settings: CreditSettings, outcomes: dict[str, float] | None) -> FoldData:

@@ -116,9 +116,10 @@ def thompson_select(
 
 
 def p_top_k(
-    post: Posterior, settings: CreditSettings, lesson_ids: Sequence[str], k: int, rng: np.random.Generator, draws: int
+    post: Posterior, settings: CreditSettings, lessons: Sequence[Lesson], k: int, seed: int, draws: int
 ) -> dict[str, float]:
-    """P(each lesson lands in a top-k Thompson draw among `lesson_ids`)."""
+    """P(each active lesson lands in a top-k Thompson draw among the active `lessons`), drawn with `seed`."""
+    lesson_ids = [lesson.id for lesson in lessons if lesson.status == "active"]
     alpha, beta = posterior_of(post, settings, lesson_ids)
-    probability = beta_mod.p_top_k(alpha, beta, k, rng, draws)
+    probability = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng(seed), draws)
     return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}

@@ -213,11 +213,14 @@ def lesson_table(
     base: npt.NDArray[np.float64] | None = None,
     *,
     details: bool = True,
+    intervals: bool = True,
 ) -> PosteriorTable:
     """One row per lesson of the library, then per arm only the log knows: the posterior of
     `post`, or the prior for a lesson never credited. `details=False` skips each lesson's reward
     count and last credited session (two more passes over every entry). `session_ids` gives the
-    log's session ids, asked for only when some lesson has a last credited session."""
+    log's session ids, asked for only when some lesson has a last credited session.
+    `intervals=False` leaves ci_low and ci_high NaN (no scipy import: a screen's first paint
+    fills them in afterwards with `beta.interval`)."""
     lessons = {lesson.id: lesson for lesson in library}
     ids = [lesson.id for lesson in library]
     known = set(ids)
@@ -237,7 +240,10 @@ def lesson_table(
             alpha[i], beta[i], n[i] = post.alpha[j], post.beta[j], post.n[j]
             if details:
                 rewarded[i], last[i] = post.rewarded[j], post.last_session[j]
-    low, high = beta_mod.interval(alpha, beta)
+    if intervals:
+        low, high = beta_mod.interval(alpha, beta)
+    else:
+        low = high = np.full(len(ids), np.nan)
     mean = alpha / (alpha + beta)
     session_base = data.base if base is None else base
     # each lesson's latest credited session and the reward it was credited there

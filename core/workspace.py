@@ -1,43 +1,40 @@
 """The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
 
-A facade over `core.reader` (reads only what was appended since the last read), `core.fold`,
-`core.views` (what it returns), `core.select`, `core.commands` (the events a write appends under
-the lock, checked against the log as it is then; `bandit-state.json` is rewritten after each)
-and `core.interop` (gptme's state file).
+A facade over `core.reader` (reads only what was appended since the last read; the snapshot
+and its folds), `core.views` (what it returns), `core.select` and `core.selection_draw` (a
+`select` and its dropout trial), `core.attribution` (which lessons help), `core.commands` (the
+events a write appends under the lock, checked against the log as it is then; `bandit-state.json`
+is rewritten after each) and `core.interop` (gptme's state file).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from core import attribution, commands, interop, views
 from core import select as select_mod
-from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult, loo_payload
+from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult
 from core.clock import iso, utc_now
 from core.config import Config, ConfigError, load_config, save_config
 from core.errors import WorkspaceError
 from core.events import SelectionEvent, encode
 from core.eventstore import EventStore, JsonlStore
-from core.files import write_json
 from core.fold import Posterior, fold
 from core.interop import ImportReport
 from core.journals import outside_library_allowed, read_journal
-from core.lessons import Lesson, LessonProblem, Library, load_library
+from core.lessons import LessonProblem, Library, load_library
 from core.reader import LogReader
 from core.select import Selection
 from core.settings import CreditSettings
 from core.snapshot import FoldData
 from core.store import LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
-
-if TYPE_CHECKING:
-    from core.dropout import DropoutLog
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -69,7 +66,6 @@ class Workspace:
         self._reader = LogReader(
             self.log, use_cache=use_cache, cache_threshold=cache_threshold, outcomes=self.config.outcomes
         )
-        self._posteriors: dict[CreditSettings, Posterior] = {}  # folds of the current snapshot
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
 
@@ -88,9 +84,7 @@ class Workspace:
     def refresh(self) -> bool:
         """Read what was appended to the log since the last read. True when anything changed."""
         changed = self._reader.refresh(self.settings)
-        if changed:
-            self._posteriors = {}
-            self.version += 1
+        self.version += changed
         return changed
 
     def data(self) -> FoldData:
@@ -107,23 +101,19 @@ class Workspace:
 
     def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
         """The fold's per-arm arrays (see `lesson_table` for the table by lesson)."""
-        settings = settings or self.settings
-        if base is not None:
-            return fold(self.data(), settings, base)
-        cached = self._posteriors.get(settings)
-        if cached is None:
-            cached = self._posteriors[settings] = fold(self.data(), settings)
-        return cached
+        settings, data = settings or self.settings, self.data()
+        return self._reader.posterior(settings) if base is None else fold(data, settings, base)
 
     def lesson_table(
-        self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True
+        self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True,
+        intervals: bool = True,
     ) -> PosteriorTable:
         """The status table: every lesson of the library and every arm of the log (see views.lesson_table)."""
         settings = settings or self.settings
-        data = self.data()
-        post = self.posterior(settings, base)
-        library = self.library().lessons
-        return views.lesson_table(post, data, library, self._reader.session_ids, settings, base, details=details)
+        post, data, lessons = self.posterior(settings, base), self.data(), self.library().lessons
+        return views.lesson_table(
+            post, data, lessons, self._reader.session_ids, settings, base, details=details, intervals=intervals
+        )
 
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
@@ -133,20 +123,22 @@ class Workspace:
         self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
     ) -> dict[str, float]:
         """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
-        post = self.posterior(settings)
-        active = [lesson.id for lesson in self.library().lessons if lesson.status == "active"]
-        rng = np.random.default_rng(seed)
-        return select_mod.p_top_k(post, settings or self.settings, active, k or self.config.k, rng, draws)
+        post, lessons = self.posterior(settings), self.library().lessons
+        return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
 
     def effects(self) -> dict[str, float]:
         """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
         from core.joint import effects_by_lesson
 
-        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor)
+        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
 
     def session_categories(self) -> Sequence[str | None]:
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
         return tuple(self._reader.session_categories()[: self.data().n_sessions])
+
+    def session_agents(self) -> Sequence[str | None]:
+        """Who wrote each session of the current snapshot (a database store; () for the file)."""
+        return tuple(self._reader.session_agents(self.data().n_sessions))
 
     def sessions(self) -> list[SessionSummary]:
         table = self.session_table()
@@ -168,17 +160,13 @@ class Workspace:
         return row
 
     def session(self, session_id: str) -> SessionSummary:
-        data = self.data()
-        row = self._row(session_id)
+        data, row = self.data(), self._row(session_id)
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
         self.data()
-        row = self._row(session_id)
-        reader = self._reader
-        outcome = self.config.outcomes.get(reader.outcome_labels().get(row, ""))  # a gptme string outcome
-        return views.grade_history(reader.session(row), reader.session_line(row), reader.grades_of(session_id), outcome)
+        return self._reader.grade_history(self._row(session_id))
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward (see core.config)."""
@@ -211,10 +199,6 @@ class Workspace:
 
     # ---------------------------------------------------------------- analysis and selection
 
-    def prefixed_id_count(self) -> int:
-        """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read)."""
-        return self._reader.prefixed_id_count()
-
     def missing_salience_count(self) -> int:
         self.data()
         return self._reader.missing_salience_count()
@@ -229,24 +213,15 @@ class Workspace:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
-    def dropout_log(self) -> DropoutLog:
-        """gptme's randomized-dropout logs (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
-        return attribution.dropout_log(self.root, self.library())
-
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
-        data, library = self.data(), self.library()
         results, self.loo_meta = attribution.loo(
-            data, self._reader, library, self.root, self.broad_keywords(), self.settings.floor, min_with, min_without
-        )
+            self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
+            min_with, min_without,
+        )  # fmt: skip
         if write:
-            payload = loo_payload(results, self.now_iso(), min_with, min_without, **self.loo_meta)
-            write_json(self.state_dir / "loo-results.json", payload)
+            attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)
         return results
-
-    def candidates(self, context: str) -> list[Lesson]:
-        """Active lessons whose keywords or patterns match the context text."""
-        return select_mod.candidates(self.library().lessons, context)
 
     def select(
         self, context: str, *, k: int | None = None, seed: int | None = None, session_id: str | None = None,
@@ -256,32 +231,17 @@ class Workspace:
 
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
-        from core import dropout as dropout_mod
+        from core import selection_draw
 
-        k = select_mod.check_k(self.config.k if k is None else k)
-        seed = select_mod.check_seed(secrets.randbelow(2**31) if seed is None else seed)
-        session_id = commands.selection_id(session_id, self.clock)
-        if problem := dropout_mod.check_trial(dropout, session_id):
-            raise WorkspaceError(problem)
-        candidates = self.candidates(context)
-        rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
-        selection = select_mod.thompson_select(
-            session_id, candidates, self.posterior(), self.settings, k, seed, rng, propensity_rng, draws
-        )
-        if dropout > 0:
-            selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
+        k = self.config.k if k is None else k
+        drawn = selection_draw.draw(
+            context, lambda: self.library().lessons, self.posterior, self.settings,
+            k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
+        )  # fmt: skip
         if log:
-            with self.log.locked():
-                self._check_new(session_id)
-                if dropout > 0:
-                    titles = {c.id: c.title for c in candidates}
-                    try:
-                        dropout_mod.log_trial(self.root, selection, dropout, titles, self.clock().timestamp())
-                    except OSError as exc:
-                        raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
-                self.log.append_locked(encode(selection.event(iso(self.clock()))))
+            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new)
             self.refresh()
-        return selection
+        return drawn.selection
 
     # ---------------------------------------------------------------- writing
 
@@ -330,14 +290,14 @@ class Workspace:
             self._append(commands.grade_event(session_id, reward, grader, iso(self.clock()), note))
         return self.grade_history(session_id)[-1]
 
-    def undo_grade(self, session_id: str, *, note: str | None = None) -> GradeRecord:
-        """Append the grade before the latest one back, atomically (checked under the log lock,
-        so a grade another process appended meanwhile is what gets undone, knowingly)."""
+    def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
+        """Put back the grade before the latest grade event (pending, if there was none), logged as
+        `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
         with self.log.locked():
             self.refresh()
-            self._row(session_id)
+            line = self._reader.session_line(self._row(session_id))
             history = self.grade_history(session_id)
-            self._append(commands.undo_event(session_id, history, iso(self.clock()), note))
+            self._append(commands.undo_event(session_id, history, line, grader, iso(self.clock()), note))
         return self.grade_history(session_id)[-1]
 
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
@@ -353,7 +313,7 @@ class Workspace:
         settings = commands.settings_with(self.settings, strategy, floor, decay)
         if write:
             with self.log.locked():
-                self.config = Config(settings, self.config.k, self.config.extra, self.config.outcome_overrides)
+                self.config = replace(self.config, credit=settings)
                 save_config(self.config_path, self.config)
                 self._after_write()
         return self.lesson_table(settings, details=False)
@@ -361,29 +321,23 @@ class Workspace:
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
 
-    # ---------------------------------------------------------------- gptme state
+    # ---------------------------------------------------------------- gptme state (core.interop)
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
-        write_json(self.state_path, self.state_payload(interop.read_state(self.state_path)))
+        interop.rewrite_state(self.state_path, self.state_payload)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
-        post = self.posterior()
-        stamps = interop.last_credited(post, self._reader.session_times)
-        return interop.state_payload(post, stamps, self.now_iso(), existing)
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing)
 
     def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
-        target = interop.export_target(path)
-        write_json(target, self.state_payload())
-        return target
+        return interop.export_state(path, self.state_payload)
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event."""
-        report = interop.read_import(path, self.library())
-        self.add_prior(*report.prior())
-        return report
+        return interop.import_state(path, self.library(), self.add_prior)
 
     def now_iso(self) -> str:
         return iso(self.clock())

@@ -8,6 +8,7 @@ snapshot; `data_version` follows it and the screens reload from it.
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
@@ -16,21 +17,15 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from core import beta as beta_mod
-from core.store import EventLog
 from core.workspace import Workspace
-from tui.messages import SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied
+from tui.messages import LessonsShown, SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
 from tui.screens.base import describe_failure
-from tui.screens.confirm import ConfirmCommit, ConfirmScreen
-from tui.screens.grade_value import GradeValueScreen
-from tui.screens.help import HelpScreen, HelpSection, as_binding, column_sections, help_keys
 from tui.screens.lessons import LessonsScreen
-from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
 from tui.source import Problems, SourceSnapshot, WorkspaceSource
 from tui.text import fmt_grade, one_line
 from tui.writes import OPERATOR, Write, WriteQueue
@@ -38,15 +33,22 @@ from tui.writes import OPERATOR, Write, WriteQueue
 POLL_SECONDS = 1.0
 WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
 PROBLEMS_IN_NOTICE = 3
+TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
+TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
 def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
-    """Every screen's bindings for `?`. Imported here, not at start-up: the analysis, simulation
-    and health screens (and what they import) load when first shown."""
+    """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
+    (the first paint) is imported with the app; the others (and what they import) load when first
+    shown."""
     from tui.screens.analysis import AnalysisScreen
+    from tui.screens.confirm import ConfirmCommit, ConfirmScreen
+    from tui.screens.grade_value import GradeValueScreen
     from tui.screens.health import HealthScreen
     from tui.screens.lesson_rewards import LessonRewardsScreen
+    from tui.screens.session_detail import SessionDetailScreen
+    from tui.screens.sessions import SessionsScreen
     from tui.screens.simulation import SimulationScreen
     from tui.screens.what_if import WhatIfScreen
 
@@ -63,6 +65,18 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("Confirm dialog", ConfirmScreen),
         ("Replace grade dialog", ConfirmCommit),
     )
+
+
+def sessions_screen(source: WorkspaceSource) -> Screen[Any]:
+    from tui.screens.sessions import SessionsScreen
+
+    return SessionsScreen(source)
+
+
+def is_session_detail(screen: Screen[Any]) -> bool:
+    """Without importing the Session detail screen (it loads when first opened)."""
+    module = sys.modules.get("tui.screens.session_detail")
+    return module is not None and isinstance(screen, module.SessionDetailScreen)
 
 
 def analysis_screen(source: WorkspaceSource) -> Screen[Any]:
@@ -87,6 +101,15 @@ class LessonCreditApp(App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
+    NOTIFICATION_TIMEOUT = TOAST_SECONDS
+    # compact toasts (one line for a confirmation) in the bottom right, above the footer
+    CSS = """
+    Toast {
+        padding: 0 1;
+        margin-top: 0;
+        max-width: 50%;
+    }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # one footer entry for the five screens (each key keeps its own description for help and the palette)
@@ -114,14 +137,13 @@ class LessonCreditApp(App[None]):
         """`source`: what the app reads and writes through (a Workspace is wrapped in a WorkspaceSource;
         tests pass a source of their own)."""
         super().__init__()
-        beta_mod.load()  # before the event loop runs: a worker importing it would freeze the loop
         self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
         self.poll_seconds = poll_seconds
         self.writes = WriteQueue(operator)
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self.add_mode("lessons", partial(LessonsScreen, self.source))
-        self.add_mode("sessions", partial(SessionsScreen, self.source))
+        self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
         self.add_mode("simulation", partial(simulation_screen, self.source))
         self.add_mode("health", partial(health_screen, self.source))
@@ -130,12 +152,16 @@ class LessonCreditApp(App[None]):
         self.sub_title = self.source.name
         self.switch_mode("lessons")
         self._first_snapshot()
-        self._prepare_writes()
         if self.poll_seconds > 0:
-            if isinstance(self.source.workspace.log, EventLog):
-                self.set_interval(self.poll_seconds, self._poll)
-            else:  # a database store tells of each commit (LISTEN/NOTIFY): no polling
+            if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling
                 self._watch_log()
+            else:
+                self.set_interval(self.poll_seconds, self._poll)
+
+    @on(LessonsShown)
+    def _lessons_shown(self) -> None:
+        if not any(worker.group == "prepare" for worker in self.workers):
+            self._prepare_writes()
 
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
@@ -235,9 +261,7 @@ class LessonCreditApp(App[None]):
             try:
                 outcome = self.writes.apply(self.source, write)
             except Exception as exc:  # reported, not raised: the next write still gets its turn
-                value = f" {fmt_grade(write.value)}" if write.kind == "grade" else ""
-                what = f"{write.kind}{value} for {one_line(write.session_id)}"
-                self.post_message(WorkFailed(f"{what} not saved: {describe_failure(exc)}"))
+                self.post_message(WriteFailed(write, describe_failure(exc)))
                 continue
             if outcome.written:
                 try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
@@ -249,10 +273,53 @@ class LessonCreditApp(App[None]):
                     self.post_message(SourceChanged(snapshot))
             self.post_message(WriteApplied(outcome))
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Textual's notify; errors and warnings last twice as long as a confirmation."""
+        if timeout is None and severity != "information":
+            timeout = 2 * TOAST_SECONDS
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _on_notify(self, event: Notify) -> None:
+        """Show the new toast, then drop the oldest beyond TOASTS_SHOWN, confirmations before
+        errors and warnings: three quick commits leave two one-line toasts, not a stack over the
+        credit table. (Textual keeps toasts in `_notifications`; 8.2.8 is pinned for the snapshots.)"""
+        super()._on_notify(event)
+        live = [n for n in self._notifications if not n.has_expired]
+        excess = len(live) - TOASTS_SHOWN
+        if excess <= 0:
+            return
+        infos = [n for n in live if n.severity == "information"]
+        others = [n for n in live if n.severity != "information"]
+        for notification in (infos + others)[:excess]:
+            self._unnotify(notification, refresh=False)
+        self._refresh_notifications()
+
     @on(WriteApplied)
     def _write_applied(self, event: WriteApplied) -> None:
         outcome = event.outcome
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+
+    @on(WriteFailed)
+    def _write_failed(self, event: WriteFailed) -> None:
+        """Nothing reached the log: drop what the write promised, so prompts show the log's grade."""
+        write = event.write
+        self.writes.failed(write)
+        sid = one_line(write.session_id)
+        what = f"Grade {fmt_grade(write.value)}" if write.kind == "grade" else "Undo"
+        self.notify(
+            f"{what} for {sid} not saved: {one_line(event.reason)}",
+            title=f"Not saved: {sid}",
+            severity="error",
+            markup=False,
+        )
 
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
@@ -261,7 +328,7 @@ class LessonCreditApp(App[None]):
         if log:
             self.notify(
                 _listing(log),
-                title=f"{len(log)} unreadable line(s) in sessions.jsonl",
+                title=f"{len(log)} unreadable line(s) in {self.source.workspace.log.name}",
                 severity="warning",
                 markup=False,
             )
@@ -322,7 +389,8 @@ class LessonCreditApp(App[None]):
         """Run `go`, after asking first when it would leave a session with an uncommitted draft."""
         screen = self.screen
         draft = getattr(screen, "draft", None)
-        if isinstance(screen, SessionDetailScreen) and draft is not None:
+        if is_session_detail(screen) and draft is not None:
+            from tui.screens.confirm import ConfirmScreen
 
             async def answered(discard: bool) -> None:
                 if discard:
@@ -330,7 +398,7 @@ class LessonCreditApp(App[None]):
 
             await self.push_screen(
                 ConfirmScreen(
-                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(screen.session_id)}?",
+                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))}?",
                     "Nothing is written. n or escape goes back to the draft (c commits it).",
                     on_answer=answered,
                 )
@@ -352,6 +420,8 @@ class LessonCreditApp(App[None]):
             self.notify("No pending session left to grade.", markup=False)
             return
 
+        from tui.screens.session_detail import SessionDetailScreen
+
         async def go() -> None:
             if isinstance(self.screen, SessionDetailScreen):
                 await self.pop_screen()
@@ -372,6 +442,8 @@ class LessonCreditApp(App[None]):
         await self.leave_detail(finish)
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys
+
         if isinstance(self.screen, HelpScreen):
             return
         show = self.get_key_display
@@ -387,6 +459,8 @@ class LessonCreditApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every key binding of the current screen and the app, then Textual's own."""
+        from tui.screens.help import as_binding
+
         seen: set[str] = set()
         for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):
             for entry in bindings:

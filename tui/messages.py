@@ -8,7 +8,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from tui.source import SourceSnapshot
-    from tui.writes import WriteOutcome
+    from tui.writes import Write, WriteOutcome
 
 
 class SourceChanged(Message):
@@ -37,3 +37,16 @@ class WorkFailed(Message):
     def __init__(self, reason: str) -> None:
         super().__init__()
         self.reason = reason
+
+
+class WriteFailed(Message):
+    """A queued grade or undo raised and reached no log; `reason` is one line for the operator."""
+
+    def __init__(self, write: Write, reason: str) -> None:
+        super().__init__()
+        self.write = write
+        self.reason = reason
+
+
+class LessonsShown(Message):
+    """The Lessons screen drew its first rows: the app starts what can wait until then."""

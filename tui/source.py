@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from core import beta as beta_mod
 from core.grading import GradeAppended, append_grade
-from core.lessons import Lesson, LessonProblem
+from core.lessons import MISSING, Lesson, LessonProblem
 from core.settings import CreditSettings
 from core.store import LogProblem
 from core.views import (
@@ -53,6 +53,12 @@ class LessonsView:
     lessons: Mapping[str, Lesson]
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
+    retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
+
+    @property
+    def intervals_missing(self) -> bool:
+        """Read without intervals (the first paint): `WorkspaceSource.with_intervals` adds them."""
+        return any(row.ci_low != row.ci_low for row in self.rows)  # NaN
 
     def row(self, path: str) -> LessonRow | None:
         for row in self.rows:
@@ -323,9 +329,13 @@ class WorkspaceSource:
             return Problems(tuple(self.workspace.log_problems()), tuple(self.workspace.lesson_problems()))
 
     def lessons_view(self) -> LessonsView:
+        """Until scipy is loaded (the first paint), the rows come without their 95% intervals
+        (NaN, `LessonsView.intervals_missing`): importing it costs ~150 ms that the first rows need
+        not wait for; the screen adds them with `with_intervals` once the rows are shown."""
+        intervals = beta_mod.loaded()
         with self._lock:
             ws = self._refreshed()
-            table = ws.lesson_table()
+            table = ws.lesson_table(intervals=intervals)
             library = ws.library()
             problems = _problems_by_lesson(library.problems)
             rows = list(table.rows)
@@ -333,7 +343,7 @@ class WorkspaceSource:
             settings = table.settings
             for lesson_id in problems:
                 if lesson_id not in known and lesson_id.endswith(".md"):
-                    rows.append(_placeholder_row(lesson_id, settings))
+                    rows.append(_placeholder_row(lesson_id, settings, intervals))
             return LessonsView(
                 version=ws.version,
                 table=table,
@@ -343,7 +353,24 @@ class WorkspaceSource:
                 k=ws.config.k,
                 lessons=library.by_id(),
                 problems=problems,
+                retired=retired_rows(ws, rows),
             )
+
+    @staticmethod
+    def with_intervals(view: LessonsView) -> LessonsView:
+        """The view with every row's 95% interval computed (imports scipy.special the first time:
+        call it from a worker; the import does not hold the event loop, measured: < 10 ms stalls)."""
+        if not view.intervals_missing:
+            return view
+        alpha = np.array([row.alpha for row in view.rows], dtype=np.float64)
+        beta = np.array([row.beta for row in view.rows], dtype=np.float64)
+        low, high = beta_mod.interval(alpha, beta)
+        by_path = {
+            row.path: replace(row, ci_low=lo, ci_high=hi)
+            for row, lo, hi in zip(view.rows, low.tolist(), high.tolist(), strict=True)
+        }
+        table = replace(view.table, rows=tuple(by_path.get(row.path, row) for row in view.table.rows))
+        return replace(view, table=table, rows=tuple(by_path[row.path] for row in view.rows))
 
     def p_top_k(self) -> tuple[int, Mapping[str, float]]:
         """(log version, each active lesson's probability of a top-k Thompson draw). A Monte Carlo
@@ -365,8 +392,8 @@ class WorkspaceSource:
             cached = self._effects
             if cached is not None and cached[0] == version:
                 return cached
-            data, categories, floor = ws.data(), ws.session_categories(), ws.settings.floor
-        effects = effects_by_lesson(data, categories, floor)
+            data, categories, floor, agents = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
+        effects = effects_by_lesson(data, categories, floor, agents)
         with self._lock:
             self._effects = (version, effects)
         return version, effects
@@ -416,6 +443,10 @@ class WorkspaceSource:
             ws = self._refreshed()
             current = ws.lesson_table()
             proposed = ws.lesson_table(settings)
+            hidden = retired_rows(ws, proposed.rows)
+        if hidden:  # as `replay` shows them: retired arms hidden
+            current = replace(current, rows=tuple(r for r in current.rows if r.path not in hidden))
+            proposed = replace(proposed, rows=tuple(r for r in proposed.rows if r.path not in hidden))
         rank_now = ranks(current.rows)
         rank_then = ranks(proposed.rows)
         now = {row.path: row for row in current.rows}
@@ -506,6 +537,15 @@ class WorkspaceSource:
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
 
 
+def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
+    """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
+    missing). A restored file brings its lesson back (SPEC: prune)."""
+    retired = ws.retired_arms()
+    if not retired:
+        return frozenset()
+    return frozenset(row.path for row in rows if row.status == MISSING and row.path in retired)
+
+
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:
     """Lesson problems keyed by the lesson id the file would have had (its path when it has none)."""
     return {problem.lesson_id or problem.path: problem.reason for problem in problems}
@@ -523,10 +563,13 @@ def _relative_finding(finding: Finding, prefix: str) -> Finding:
     )
 
 
-def _placeholder_row(lesson_id: str, settings: CreditSettings) -> LessonRow:
+def _placeholder_row(lesson_id: str, settings: CreditSettings, intervals: bool = True) -> LessonRow:
     """A row for a lesson file that failed to load and has no evidence: the prior, status broken."""
     a, b = settings.prior_alpha, settings.prior_beta
-    low, high = beta_mod.interval(np.array([a]), np.array([b]))
+    if intervals:
+        low, high = beta_mod.interval(np.array([a]), np.array([b]))
+    else:
+        low = high = np.array([np.nan])
     return LessonRow(
         path=lesson_id,
         title=lesson_id,

@@ -132,6 +132,9 @@ def fmt_signed(value: float, digits: int = 3) -> str:
 
 
 def fmt_interval(low: float, high: float, digits: int = 2) -> str:
+    """`low–high`; `…` while the interval is still being computed (NaN: see LessonsView)."""
+    if math.isnan(low) or math.isnan(high):
+        return "…"
     return f"{fmt(low, digits)}–{fmt(high, digits)}"
 
 

@@ -62,6 +62,7 @@ class WriteQueue:
         self._stacks: dict[str, list[Write]] = {}
         self._expected: dict[str, float | None] = {}  # after every queued write, as typed
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
+        self._applying: Write | None = None  # the write the writer has taken and not finished
 
     # ---------------------------------------------------------------- UI thread
 
@@ -104,6 +105,27 @@ class WriteQueue:
         with self._lock:
             self._waiting.append(write)
 
+    def failed(self, write: Write) -> None:
+        """`write` raised and reached no log: forget what it promised (on the UI thread).
+
+        A failed commit leaves the undo stack (there is nothing to undo); a failed undo puts its
+        commit back (`u` may try again). When no other write for the session is queued or being
+        applied, the session's expectation is dropped, so prompts and next-pending go by the log
+        again; otherwise the later writes' expectation stands (it is what they will write)."""
+        sid = write.session_id
+        stack = self._stacks.setdefault(sid, [])
+        if write.kind == "grade":
+            if write in stack:
+                stack.remove(write)
+        elif write.reverts is not None and write.reverts.line is not None:
+            stack.append(write.reverts)
+        with self._lock:
+            others = any(w.session_id == sid for w in self._waiting) or (
+                self._applying is not None and self._applying is not write and self._applying.session_id == sid
+            )
+        if not others:
+            self._expected.pop(sid, None)
+
     # ---------------------------------------------------------------- the writer
 
     def start_draining(self) -> bool:
@@ -119,8 +141,10 @@ class WriteQueue:
         with self._lock:
             if not self._waiting:
                 self._draining = False
+                self._applying = None
                 return None
-            return self._waiting.popleft()
+            self._applying = self._waiting.popleft()
+            return self._applying
 
     @property
     def pending(self) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run, run_json
 from engine_helpers import CONFIG_REL, LOG_REL, log_bytes
 
 from cli.main import main
@@ -19,18 +20,6 @@ ROW_KEYS = {"path", "category", "status", "n", "alpha", "beta", "mean", "ci_low"
 EXPLAIN_KEYS = {"session_id", "base_reward", "strategy", "floor", "lessons"}
 EXPLAIN_LESSON_KEYS = {"path", "salience", "weight", "reward", "alpha_delta", "beta_delta", "keywords"}
 KEYWORD_KEYS = {"keyword", "hit", "count", "offsets"}
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 @pytest.fixture

@@ -6,17 +6,15 @@ escaped (`\\x1b`), and markup-looking text such as `[red]boom[/]` must come out 
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 from engine_helpers import LOG_REL, fixed_clock, log_bytes, make_workspace, session
 
-from cli.main import main
 from core.workspace import Workspace
 
 ESC, BEL, CSI8 = "\x1b", "\x07", "\x9b"  # CSI8: the 8-bit (C1) form of ESC [
@@ -33,13 +31,6 @@ def assert_terminal_safe(text: str) -> None:
     assert ESC not in text, repr(text)
     assert BEL not in text, repr(text)
     assert CSI8 not in text, repr(text)
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

@@ -6,21 +6,19 @@ Every expected number is worked out by hand in a comment or computed a second wa
 
 from __future__ import annotations
 
-import io
 import json
 import math
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from engine_helpers import LOG_REL, PROPERTY, fixed_clock, grade, log_bytes, make_workspace, session
+from crafted_loo import LESSONS, WITH_A, WITHOUT_A, A, B, C, D, crafted_workspace
+from engine_helpers import LOG_REL, PROPERTY, fixed_clock, grade, make_workspace, session
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from cli.main import main
 from core.analysis import (
     MIN_IPW,
     MIN_WITH,
@@ -34,43 +32,10 @@ from core.analysis import (
 )
 from core.workspace import Workspace
 
-A, B, C, D = "tools/a.md", "tools/b.md", "workflow/c.md", "workflow/d.md"
-LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active"), D: (["delta"], "active")}
-
-# Lesson A: 6 graded sessions, rewards 0.9 0.8 0.7 0.9 0.8 0.7 -> mean 0.8
-WITH_A = [0.9, 0.8, 0.7, 0.9, 0.8, 0.7]
-# Without A: 25 graded sessions, five blocks of 0.3 0.4 0.5 0.6 0.7 -> mean 0.5
-WITHOUT_A = [0.3, 0.4, 0.5, 0.6, 0.7] * 5
-# C: in 3 of the sessions without A (too few); D: in 3 sessions with A and 7 without (10 in all)
-C_ROWS = {0, 1, 2}  # indices into WITHOUT_A
-D_WITH_ROWS = {0, 2, 4}  # indices into WITH_A
-D_WITHOUT_ROWS = {3, 5, 8, 11, 14, 17, 20}  # indices into WITHOUT_A
-
-
-def crafted_events() -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    for i, r in enumerate(WITH_A):
-        lessons = {A: 0.5}
-        if i in D_WITH_ROWS:
-            lessons[D] = 0.5
-        events.append(session(f"w{i}", r, lessons))
-    for i, r in enumerate(WITHOUT_A):
-        lessons = {B: 0.5}
-        if i in C_ROWS:
-            lessons[C] = 0.5
-        if i in D_WITHOUT_ROWS:
-            lessons[D] = 0.5
-        events.append(session(f"o{i}", r, lessons))
-    # pending sessions move nothing: two with A (one also with D), one with B
-    events.append(session("p1", None, {A: 1.0}))
-    events.append(session("p2", None, {A: 1.0, D: 1.0}))
-    events.append(session("p3", None, {B: 0.0}))
-    return events
-
 
 @pytest.fixture
 def crafted(tmp_path: Path) -> Path:
-    return make_workspace(tmp_path, lessons=LESSONS, events=crafted_events())
+    return crafted_workspace(tmp_path)
 
 
 def by_path(results: list[Any]) -> dict[str, Any]:
@@ -607,7 +572,7 @@ def test_crafted_confounding_log_headline_and_flags(tmp_path: Path) -> None:
     assert c.effect.p_adjusted is not None and c.effect.p_adjusted > 0.05
 
 
-# ---------------------------------------------------------------- loo-results.json and the CLI
+# ---------------------------------------------------------------- loo-results.json (the command: tests/cli)
 
 RESULT_KEYS = {
     "path",
@@ -647,53 +612,3 @@ def test_loo_results_file_shape(crafted: Path) -> None:
     assert rows[C]["p_value_approx"] is None
     assert rows[B]["confounded"] is False  # in 25 of 31 sessions: no longer flagged for that alone
     assert payload["meta"]["sessions_without_propensity"] == 31
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
-
-
-def state_listing(root: Path) -> dict[str, bytes]:
-    """Files under state/, except derived read caches (.cache/), which hold nothing the log does not."""
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in (root / "state").rglob("*")
-        if p.is_file() and ".cache" not in p.relative_to(root).parts
-    }
-
-
-def test_cli_loo_json_prints_the_written_file(crafted: Path) -> None:
-    code, out, err = run_cli("loo", "--workspace", str(crafted), "--json")
-    assert code == 0, err
-    written = (crafted / "state" / "lesson-thompson" / "loo-results.json").read_text()
-    assert json.loads(out) == json.loads(written)
-    assert json.loads(out)["results"][0]["path"] in {A, B, C, D}
-
-
-def test_cli_loo_no_write_writes_nothing(crafted: Path) -> None:
-    before = state_listing(crafted)
-    log_before = log_bytes(crafted)
-    code, out, err = run_cli("loo", "--workspace", str(crafted), "--json", "--no-write", "--min-with", "3")
-    assert code == 0, err
-    payload = json.loads(out)
-    assert payload["meta"]["min_with"] == 3
-    assert {r["path"]: r["p_value_approx"] is not None for r in payload["results"]}[C]
-    code, out, err = run_cli("loo", "--workspace", str(crafted), "--no-write")
-    assert code == 0, err
-    assert "written to" not in out
-    assert not (crafted / "state" / "lesson-thompson" / "loo-results.json").exists()
-    assert state_listing(crafted) == before
-    assert log_bytes(crafted) == log_before
-
-
-def test_cli_loo_table_lists_insufficient_rows(crafted: Path) -> None:
-    code, out, err = run_cli("loo", "--workspace", str(crafted))
-    assert code == 0, err
-    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith(("tools/", "workflow/"))}
-    assert set(lines) == {A, B, C, D}
-    assert "insufficient data" in lines[C] and "insufficient data" not in lines[A]
-    assert "+0.300" in lines[A]
-    assert "written to" in out

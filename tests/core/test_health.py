@@ -1,26 +1,16 @@
-"""Health checks (core.health.lint and `lesson-credit lint`): each finding on a workspace crafted to show it."""
+"""Health checks (core.health.lint): each finding on a workspace crafted to show it (`lint`: tests/cli)."""
 
 from __future__ import annotations
 
-import io
-import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_helpers import fixed_clock, grade, make_workspace, session
+from health_logs import LESSONS, VARIED, clean_events
 
-from cli.main import main
 from core.health import PROBLEM, WARNING, Finding, lint
 from core.workspace import Workspace
-
-LESSONS = {
-    "a.md": (["alpha"], "active"),
-    "b.md": (["beta"], "active"),
-    "tools/c.md": (["gamma"], "active"),
-}
-VARIED = [0.2, 0.4, 0.6, 0.8, 0.5, 0.7, 0.3]
 
 
 def findings(root: Path) -> list[Finding]:
@@ -32,11 +22,6 @@ def by_code(root: Path) -> dict[str, Finding]:
     codes = [f.code for f in found]
     assert len(codes) == len(set(codes)), codes
     return {f.code: f for f in found}
-
-
-def clean_events(n: int = 6) -> list[dict[str, Any]]:
-    """Graded sessions with varied rewards, every lesson salient, all in the library."""
-    return [session(f"s{i}", VARIED[i % len(VARIED)], {"a.md": 1.0, "b.md": 0.5, "tools/c.md": 0.25}) for i in range(n)]
 
 
 # ---------------------------------------------------------------- a clean workspace
@@ -298,61 +283,6 @@ def test_findings_are_sorted_problems_first(tmp_path: Path) -> None:
     keys = [(f.severity != PROBLEM, f.code) for f in found]
     assert keys == sorted(keys)
     assert [f.code for f in found] == ["duplicate-session-ids", "log-unreadable-lines", "ghost-arms"]
-
-
-# ---------------------------------------------------------------- `lesson-credit lint`
-
-
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
-
-
-def test_cli_lint_exit_codes(tmp_path: Path) -> None:
-    clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(), name="clean")
-    code, out, _ = run_cli("lint", "--workspace", str(clean))
-    assert (code, out.strip()) == (0, "no problems found")
-
-    warned = make_workspace(
-        tmp_path, lessons=LESSONS, events=[*clean_events(), session("g", 0.5, {"gone.md": 0.5})], name="warned"
-    )
-    code, out, _ = run_cli("lint", "--workspace", str(warned))
-    assert code == 0
-    assert "warning: [ghost-arms]" in out
-    assert "0 error(s), 1 warning(s)" in out
-
-    broken = make_workspace(tmp_path, lessons=LESSONS, events=[*clean_events(), "{not json\n"], name="broken")
-    code, out, _ = run_cli("lint", "--workspace", str(broken))
-    assert code == 1
-    assert "error: [log-unreadable-lines]" in out
-    assert "  -> " in out
-    assert "1 error(s), 0 warning(s)" in out
-
-
-def test_cli_lint_json_shape(tmp_path: Path) -> None:
-    events = [*clean_events(), "{not json\n", session("g", 0.5, {"gone.md": 0.5})]
-    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
-    code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
-    assert code == 1
-    payload = json.loads(out)
-    assert set(payload) == {"findings", "errors", "warnings", "fail_on", "failed"}
-    assert (payload["errors"], payload["warnings"], payload["failed"]) == (1, 1, True)
-    for finding in payload["findings"]:
-        assert set(finding) == {"code", "severity", "message", "advice", "items"}
-        assert isinstance(finding["items"], list)
-    got = {f["code"]: f for f in payload["findings"]}
-    assert set(got) == {"log-unreadable-lines", "ghost-arms"}
-    assert got["log-unreadable-lines"]["severity"] == "error"
-    assert [i["item"] for i in got["log-unreadable-lines"]["items"]] == ["line 7"]
-    assert [i["item"] for i in got["ghost-arms"]["items"]] == ["gone.md"]
-    assert got["ghost-arms"]["items"][0]["reason"] == "no lesson file"
-
-    clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(), name="clean")
-    code, out, _ = run_cli("lint", "--workspace", str(clean), "--json")
-    expected = {"findings": [], "errors": 0, "warnings": 0, "fail_on": "error", "failed": False}
-    assert (code, json.loads(out)) == (0, expected)
 
 
 def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:

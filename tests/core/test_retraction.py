@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
+from retraction_log import BASE, LESSONS, retraction
 
 from core.grading import GradeConflict, append_grade
 from core.workspace import Workspace
-
-LESSONS = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
-
-
-def retraction(session_id: str, grader: str = "manual") -> dict[str, Any]:
-    return {"type": "grade", "session_id": session_id, "base_reward": None, "grader": grader}
 
 
 def numbers(ws: Workspace) -> dict[str, tuple[float, float, int]]:
     return {r.path: (round(r.alpha, 12), round(r.beta, 12), r.n) for r in ws.lesson_table().rows}
 
 
-# s1: 0.4 on a (salience 1 -> w = 0.3 + 0.7 = 1). s2: pending, a at salience 0 (w 0.3), b at 1 (w 1).
-BASE = [session("s1", 0.4, {"a.md": 1.0}), session("s2", None, {"a.md": 0.0, "b.md": 1.0})]
-# Without any grade of s2, by hand (seed: alpha += base*w, beta += 1 - base*w; prior 1, 1):
+# BASE (retraction_log) without any grade of s2, by hand (seed: alpha += base*w, beta += 1 - base*w; prior 1, 1):
 #   a: alpha 1 + 0.4 = 1.4, beta 1 + 0.6 = 1.6, n 1;  b: the prior, n 0
 WITHOUT_S2 = {"a.md": (1.4, 1.6, 1), "b.md": (1.0, 1.0, 0)}
 
@@ -84,27 +75,6 @@ def test_append_grade_reports_what_it_replaced_and_checks_the_expected_line(tmp_
     # the session record's own grade is what a first regrade of s1 replaces
     over = append_grade(ws, "s1", 0.9, grader="manual")
     assert over.before is not None and (over.before.base_reward, over.before.line) == (0.4, 1)
-
-
-def test_explain_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cli.main import main
-
-    root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
-    assert main(["explain", "s2", "--workspace", str(root)]) == 0
-    out = capsys.readouterr().out
-    assert "retracted (pending)" in out and "grade pending" in out
-
-
-def test_show_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cli.main import main
-
-    root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
-    assert main(["show", "s2", "--workspace", str(root)]) == 0
-    out = capsys.readouterr().out
-    assert "retracted (pending)" in out and "0.6" in out
-    assert main(["show", "s2", "--json", "--workspace", str(root)]) == 0
-    grades = json.loads(capsys.readouterr().out)["grades"]
-    assert [(g["base_reward"], g["grader"]) for g in grades] == [(0.6, "manual"), (None, "manual")]
 
 
 def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path) -> None:

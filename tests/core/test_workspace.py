@@ -20,6 +20,7 @@ from oracles import session_event
 
 from core.errors import WorkspaceError
 from core.fold import CreditSettings
+from core.select import candidates
 from core.workspace import Workspace
 
 GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
@@ -351,11 +352,11 @@ def select_ws(tmp_path: Path, make_workspace) -> Path:  # type: ignore[no-untype
 
 
 def test_select_candidates_are_active_matching_lessons(select_ws: Path) -> None:
-    ws = ws_at(select_ws)
-    assert [lesson.id for lesson in ws.candidates(CONTEXT)] == ["a/force.md", "a/git.md", "a/quote.md"]
-    assert ws.candidates("nothing relevant") == []
+    lessons = ws_at(select_ws).library().lessons
+    assert [lesson.id for lesson in candidates(lessons, CONTEXT)] == ["a/force.md", "a/git.md", "a/quote.md"]
+    assert candidates(lessons, "nothing relevant") == []
     # a pattern alone makes a candidate; a keyword alone does too
-    assert [lesson.id for lesson in ws.candidates("GIT PULL --FORCE")] == ["a/force.md", "a/git.md"]
+    assert [lesson.id for lesson in candidates(lessons, "GIT PULL --FORCE")] == ["a/force.md", "a/git.md"]
 
 
 def test_select_respects_k_and_is_deterministic(select_ws: Path) -> None:

@@ -1,14 +1,10 @@
-"""Helpers for the PostgreSQL store tests: small workspaces, event lines, the CLI in-process."""
+"""Helpers for the PostgreSQL store tests: small workspaces and event lines (CLI runners: tests/support/cli_run.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
-
-import pytest
-
-from cli.main import main
 
 LESSONS = {
     "tools/git.md": ["git", "commit"],
@@ -43,13 +39,3 @@ def line(event: dict[str, Any]) -> bytes:
     return (json.dumps(event) + "\n").encode()
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)

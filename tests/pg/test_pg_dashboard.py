@@ -48,3 +48,46 @@ async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
         row = app.source.workspace.lesson_table().row("tools/git.md")
         assert row is not None and row.n == 2
         other.close()
+
+
+def test_log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
+    asyncio.run(_log_problems_name_the_database(ws_root, pg_url))
+
+
+async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
+    import hashlib
+
+    import psycopg
+
+    store = PgStore(pg_url, agent="operator")
+    store.append_event(session("s1"))
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # a row no writer of ours would store
+        conn.execute(
+            "INSERT INTO lesson_credit.events (type, raw, agent, digest, occurrence) VALUES (%s, %s, %s, %s, 0)",
+            ("note", "this is not json", "elsewhere", hashlib.sha256(b"this is not json").digest()),
+        )
+    # the URL without its password, as every message names the store
+    host_part = pg_url.split("@", 1)[1]
+    user = pg_url.split("//", 1)[1].split(":", 1)[0]
+    named = f"postgresql://{user}@{host_part}"
+    assert store.name == named and "pg-test-secret" not in named
+    app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(200):
+            await pilot.pause()
+            if any(n.title and "unreadable" in n.title for n in app._notifications):
+                break
+            await asyncio.sleep(0.05)
+        titles = [n.title for n in app._notifications]
+        assert f"1 unreadable line(s) in {named}" in titles
+        await pilot.press("s")
+        for _ in range(200):
+            await pilot.pause()
+            problems = app.screen.query("#log-problems")
+            if problems and problems.first().display:
+                break
+            await asyncio.sleep(0.05)
+        text = str(app.screen.query_one("#log-problems").render())
+        assert text.startswith(f"⚠ 1 problem in {named}: line 2")
+        assert "sessions.jsonl" not in text
+    store.close()

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from pg_helpers import line, log_path, make_workspace, run, run_json
+from cli_run import run, run_json
+from pg_helpers import line, log_path, make_workspace
 from pg_server import PASSWORD, Server
 
 from core import pgstore

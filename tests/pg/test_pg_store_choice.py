@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from pg_helpers import line, log_path, run, run_json
+from cli_run import run, run_json
+from pg_helpers import line, log_path
 
 from core.events import InvalidEvent
 from core.eventstore import DuplicateSession, JsonlStore

@@ -7,28 +7,19 @@ files an interrupted write left behind are cleaned up by the next write.
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws, run_cli
+from cli_run import run_cli, run_process
+from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
 
-from cli.main import main
 from core.files import StoreError, atomic_write
 from core.store import EventLog
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
-
-
-def _in_process(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("where", ["absolute", "dotdot", "symlink"])
@@ -38,11 +29,11 @@ def test_record_refuses_a_journal_outside_the_workspace(tmp_path: Path, where: s
     secret.write_text("alpha is the password")
     journal = {"absolute": str(secret), "dotdot": "../secret.md", "symlink": "link.md"}[where]
     (ws / "link.md").symlink_to(secret)
-    done = run_cli("record", "--session-id", "s1", "--journal", journal, "--lessons", "a.md", cwd=ws)
+    done = run_process("record", "--session-id", "s1", "--journal", journal, "--lessons", "a.md", cwd=ws)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "outside the workspace" in done.stderr and "--allow-outside" in done.stderr
     assert log_bytes(ws) == b""
-    allowed = run_cli(
+    allowed = run_process(
         "record", "--session-id", "s1", "--journal", journal, "--lessons", "a.md", "--allow-outside", cwd=ws
     )
     assert allowed.returncode == 0, allowed.stderr
@@ -53,16 +44,18 @@ def test_a_committed_event_is_a_success_when_bandit_state_cannot_be_written(tmp_
     ws = make_ws(tmp_path)
     (ws / "j.md").write_text("alpha")
     (ws / STATE_REL).mkdir(parents=True)  # bandit-state.json replaced by a directory
-    done = run_cli("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", "--reward", "0.8", cwd=ws)
+    done = run_process(
+        "record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", "--reward", "0.8", cwd=ws
+    )
     assert done.returncode == 0, done.stderr
     warning = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
     assert len(warning) == 1 and "bandit-state.json" in warning[0] and "the event is logged" in warning[0]
     assert log_bytes(ws).count(b"\n") == 1
-    graded = run_cli("grade", "s1", "0.3", cwd=ws)
+    graded = run_process("grade", "s1", "0.3", cwd=ws)
     assert graded.returncode == 0 and "bandit-state.json" in graded.stderr, graded.stderr
     assert log_bytes(ws).count(b'"type":"grade"') == 1
     (ws / STATE_REL).rmdir()
-    regraded = run_cli("grade", "s1", "0.4", cwd=ws)  # the next write puts the derived file right
+    regraded = run_process("grade", "s1", "0.4", cwd=ws)  # the next write puts the derived file right
     assert regraded.returncode == 0 and regraded.stderr == "", regraded.stderr
     # seed strategy, floor 0.3, salience 1 -> w = 1: alpha = 1 + 0.4, beta = 1 + 0.6
     arm = json.loads((ws / STATE_REL).read_text())["arms"]["a.md"]
@@ -85,24 +78,24 @@ def test_loo_on_a_read_only_workspace_is_a_one_line_error(tmp_path: Path, monkey
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr("tempfile.mkstemp", read_only)
-    code, out, err = _in_process("loo", "--workspace", str(ws))
+    code, out, err = run_cli("loo", "--workspace", str(ws))
     assert code == 1 and out == ""
     assert err.startswith("lesson-credit: ") and err.count("\n") == 1 and "loo-results.json" in err
 
 
 def test_export_to_a_missing_folder_is_refused(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    done = run_cli("export-gptme", "out/", cwd=ws)
+    done = run_process("export-gptme", "out/", cwd=ws)
     assert done.returncode == 1 and "folder not found" in done.stderr, done.stderr
     assert not (ws / "out").exists()
     (ws / "out").mkdir()
-    done = run_cli("export-gptme", "out/", cwd=ws)
+    done = run_process("export-gptme", "out/", cwd=ws)
     assert done.returncode == 0 and (ws / "out" / "bandit-state.json").is_file()
 
 
 def test_import_from_a_device_is_refused_not_read_forever(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
-    done = run_cli("import-gptme", "/dev/zero", cwd=ws)
+    done = run_process("import-gptme", "/dev/zero", cwd=ws)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr[-300:]
     assert "larger than 256 MB" in done.stderr
     assert log_bytes(ws) == b""
@@ -112,7 +105,7 @@ def test_import_from_a_device_is_refused_not_read_forever(tmp_path: Path) -> Non
 def test_derived_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
     ws = make_ws(tmp_path)
     (ws / "j.md").write_text("alpha")
-    done = run_cli(
+    done = run_process(
         "record",
         "--session-id",
         "s1",
@@ -151,5 +144,7 @@ def test_lesson_files_are_read_as_before(tmp_path: Path) -> None:
     """Guard for the helpers: a plain workspace records and reports without warnings."""
     ws = make_ws(tmp_path, {"a.md": lesson(["alpha", "beta"])})
     (ws / "j.md").write_text("alpha")
-    done = run_cli("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", "--reward", "1", cwd=ws)
+    done = run_process(
+        "record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", "--reward", "1", cwd=ws
+    )
     assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws, run_cli
+from cli_run import run_process
+from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +49,7 @@ def test_wildcard_matches_equal_a_regex_reference(keyword: str, text: str) -> No
 def test_a_wildcard_with_a_run_of_stars_does_not_backtrack(tmp_path: Path) -> None:
     ws = make_ws(tmp_path, {"w.md": lesson(["a****b", "a*b"])})
     (ws / "j.md").write_text("a" + "c" * 3000 + " " + "a" * 80_000)
-    done = run_cli("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "w.md", "--json", cwd=ws)
+    done = run_process("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "w.md", "--json", cwd=ws)
     assert done.returncode == 0, done.stderr
     assert '"salience": 0.0' in done.stdout
 
@@ -64,7 +65,7 @@ BILLION_LAUGHS = (
 
 def test_a_yaml_alias_bomb_is_refused_and_named(tmp_path: Path) -> None:
     ws = make_ws(tmp_path, {"a.md": lesson(["alpha"]), "bomb.md": BILLION_LAUGHS})
-    done = run_cli("status", cwd=ws)
+    done = run_process("status", cwd=ws)
     assert done.returncode == 0, done.stderr[-300:]
     assert "a.md" in done.stdout and "bomb.md" not in done.stdout
     assert "bomb.md" in done.stderr and "alias" in done.stderr
@@ -84,7 +85,7 @@ def test_special_and_oversized_lesson_files_are_skipped_and_named(tmp_path: Path
     os.mkfifo(ws / "lessons" / "fifo.md")
     (ws / "lessons" / "zero.md").symlink_to("/dev/zero")
     (ws / "lessons" / "huge.md").write_text(lesson(["huge"]) + "x" * (2 << 20))
-    done = run_cli("status", cwd=ws)
+    done = run_process("status", cwd=ws)
     assert done.returncode == 0, done.stderr[-300:]
     assert "a.md" in done.stdout
     for name, why in (("fifo.md", "FIFO"), ("zero.md", "device"), ("huge.md", "larger than 1 MB")):
@@ -101,13 +102,13 @@ def test_special_journals_are_refused_with_one_line(tmp_path: Path) -> None:
     with open(ws / "sparse.md", "wb") as handle:  # 65 MB, past the 64 MB journal cap, no disk used
         handle.truncate(65 << 20)
     for journal, why in (("zero.md", "device"), ("fifo.md", "FIFO"), ("sparse.md", "larger than 64 MB")):
-        done = run_cli(
+        done = run_process(
             "record", "--session-id", "s", "--journal", journal, "--lessons", "a.md", "--allow-outside", cwd=ws
         )
         assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr[-300:]
         assert why in done.stderr and journal in done.stderr
     assert log_bytes(ws) == b""
-    done = run_cli("record", "--session-id", "s", "--journal", "/dev/zero", "--lessons", "a.md", cwd=ws)
+    done = run_process("record", "--session-id", "s", "--journal", "/dev/zero", "--lessons", "a.md", cwd=ws)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr[-300:]
 
 
@@ -117,7 +118,7 @@ def test_a_log_that_is_not_a_regular_file_is_one_line_error(tmp_path: Path) -> N
     ws = make_ws(tmp_path)
     (ws / LOG_REL).parent.mkdir(parents=True)
     os.mkfifo(ws / LOG_REL)
-    done = run_cli("status", cwd=ws)
+    done = run_process("status", cwd=ws)
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr[-300:]
     assert "sessions.jsonl" in done.stderr and "FIFO" in done.stderr
 
@@ -128,22 +129,22 @@ def test_library_dirs_outside_the_workspace_need_an_opt_in(tmp_path: Path) -> No
     outside.mkdir()
     (outside / "far.md").write_text(lesson(["far"]))
     (ws / "gptme.toml").write_text(f'[lessons]\ndirs = ["lessons", "{outside}", "/"]\n')
-    done = run_cli("status", cwd=ws)
+    done = run_process("status", cwd=ws)
     assert done.returncode == 0, done.stderr[-300:]
     assert "a.md" in done.stdout and "far.md" not in done.stdout
     assert "outside the workspace" in done.stderr and str(outside) in done.stderr
     (ws / "gptme.toml").write_text(f'[lessons]\ndirs = ["lessons", "{outside}"]\n')
-    allowed = run_cli("status", "--json", cwd=ws, env={"LESSON_CREDIT_ALLOW_OUTSIDE": "1"})
+    allowed = run_process("status", "--json", cwd=ws, env={"LESSON_CREDIT_ALLOW_OUTSIDE": "1"})
     assert allowed.returncode == 0 and '"far.md"' in allowed.stdout, allowed.stderr
 
 
 def test_seeds_past_64_bits_are_refused_at_the_cli(tmp_path: Path) -> None:
     ws = make_ws(tmp_path)
     (ws / "ctx.md").write_text("alpha")
-    done = run_cli("select", "--context", "ctx.md", "--seed", str(2**64), cwd=ws)
+    done = run_process("select", "--context", "ctx.md", "--seed", str(2**64), cwd=ws)
     assert done.returncode == 2 and "seed must be in [0, 2**63)" in done.stderr
     assert log_bytes(ws) == b""
-    ok = run_cli("select", "--context", "ctx.md", "--seed", str(2**63 - 1), cwd=ws)
+    ok = run_process("select", "--context", "ctx.md", "--seed", str(2**63 - 1), cwd=ws)
     assert ok.returncode == 0, ok.stderr
 
 
@@ -164,7 +165,7 @@ def test_a_foreign_big_seed_does_not_brick_the_cache(tmp_path: Path, monkeypatch
     cached = Workspace(ws_root)
     assert cached.lesson_table().as_json() == first
     assert cached.selections()[0][1].seed == 2**70 and cached.selections()[0][1].k == 2**65
-    done = run_cli("status", "--json", cwd=ws_root)
+    done = run_process("status", "--json", cwd=ws_root)
     assert done.returncode == 0, done.stderr[-300:]
 
 
@@ -182,9 +183,9 @@ def test_session_ids_categories_and_journals_have_limits(tmp_path: Path) -> None
         (["--session-id", "s", "--journal", "j.md", "--category", "a\nb"], "category"),
     ]
     for argv, why in cases:
-        done = run_cli("record", *argv, "--lessons", "a.md", cwd=ws)
+        done = run_process("record", *argv, "--lessons", "a.md", cwd=ws)
         assert done.returncode == 1 and done.stderr.count("\n") == 1, (argv, done.stderr[-300:])
         assert why in done.stderr, (argv, done.stderr)
     assert log_bytes(ws) == b""
-    ok = run_cli("record", "--session-id", "é-" + "x" * 198, "--journal", "j.md", "--lessons", "a.md", cwd=ws)
+    ok = run_process("record", "--session-id", "é-" + "x" * 198, "--journal", "j.md", "--lessons", "a.md", cwd=ws)
     assert ok.returncode == 0, ok.stderr

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_helpers import LOG_REL, lesson, make_ws, run_cli
+from cli_run import run_process
+from hostile_helpers import LOG_REL, lesson, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -145,22 +146,22 @@ def test_an_append_glued_to_a_last_line_without_newline(tmp_path: Path) -> None:
 def test_status_and_lint_notice_a_stale_bandit_state_and_status_rewrites_it(tmp_path: Path) -> None:
     make_ws(tmp_path, LIBRARY)
     (tmp_path / "j.md").write_text("alpha zeta")
-    done = run_cli(
+    done = run_process(
         "record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", "--reward", "1", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
     with open(tmp_path / LOG_REL, "ab") as handle:  # killed after the append, before the rewrite
         handle.write(b'{"type":"grade","session_id":"s1","base_reward":0.0,"grader":"manual"}\n')
-    lint = run_cli("lint", cwd=tmp_path)
+    lint = run_process("lint", cwd=tmp_path)
     assert "stale-bandit-state" in lint.stdout and "disagrees with the log" in lint.stdout
-    status = run_cli("status", cwd=tmp_path)
+    status = run_process("status", cwd=tmp_path)
     assert status.returncode == 0
     assert [x for x in status.stderr.splitlines() if "bandit-state.json" in x][0].endswith("rewritten from the log")
     arm = json.loads((tmp_path / STATE_REL).read_text())["arms"]["a.md"]
     assert (arm["alpha"], arm["beta"]) == (1.0, 2.0)  # reward 0 at salience 1: beta += 1
-    again = run_cli("status", cwd=tmp_path)
+    again = run_process("status", cwd=tmp_path)
     assert "bandit-state.json" not in again.stderr
-    assert "stale-bandit-state" not in run_cli("lint", cwd=tmp_path).stdout
+    assert "stale-bandit-state" not in run_process("lint", cwd=tmp_path).stdout
 
 
 # ---------------------------------------------------------------- the three-way property

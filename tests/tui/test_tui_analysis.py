@@ -206,16 +206,16 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
             ("ghost-arms", "warning"),
             ("sessions-never-graded", "warning"),
         ]
-        assert not cards[0].has_class("-problem") and not cards[1].has_class("-problem")
+        assert not cards[0].has_class("-error") and not cards[1].has_class("-error")
         assert cards[1].finding.items == ("s4",) and "tools/old-lesson.md" in cards[0].finding.items
-        assert screen.title == "Health · 0 problems, 2 warnings"
+        assert screen.title == "Health · 0 errors, 2 warnings"
         assert "→ Grade them" in str(cards[1].render())
         # a lesson file breaks: r re-reads the lessons, and the Lessons screen shows the broken file too
         (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
         await pilot.press("r")
         await settle(pilot)
         codes = [c.finding.code for c in screen.query(FindingCard)]
-        assert codes[:2] == ["broken-lessons", "ghost-arms"] and screen.title.startswith("Health · 1 problem, ")
+        assert codes[:2] == ["broken-lessons", "ghost-arms"] and screen.title.startswith("Health · 1 error, ")
         broken = next(c for c in screen.query(FindingCard) if c.finding.code == "broken-lessons")
         assert broken.finding.items == ("lessons/tools/broken.md",)  # relative to the workspace
         await pilot.press("l")

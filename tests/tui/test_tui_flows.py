@@ -698,7 +698,7 @@ async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
         assert isinstance(app.screen, HealthScreen)
         # a folder without lessons is flagged, not "no problems found" (issue 12)
         assert [card.finding.code for card in app.screen.query(FindingCard)] == ["no-lessons"]
-        assert app.screen.title == "Health · 1 problem, 0 warnings"
+        assert app.screen.title == "Health · 1 error, 0 warnings"
         await pilot.press("m")
         await settle(pilot)
         assert isinstance(app.screen, SimulationScreen)

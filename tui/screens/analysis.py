@@ -14,13 +14,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from core.analysis import LooResult
 from tui.loo_text import RANDOMIZED_MARK, describe, headline_interval, headline_text, lift, p_text, short_flags, span
 from tui.screens.sortable import SortableScreen
 from tui.source import AnalysisView, WorkspaceSource
 from tui.text import one_line, spaced
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import ThemedTable
 
 # column key -> (header, value to sort by; None sorts last whichever the direction)
@@ -111,7 +112,7 @@ class AnalysisScreen(SortableScreen):
         yield Static(id="analysis-summary")
         yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(id="loo-detail")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Analysis"

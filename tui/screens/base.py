@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from textual import on
@@ -32,6 +33,11 @@ def describe_failure(exc: Exception) -> str:
     if isinstance(exc, EXPECTED_ERRORS):
         return str(exc) or type(exc).__name__
     return f"internal error: {type(exc).__name__}: {exc}"
+
+
+def screen_css(name: str) -> str:
+    """A screen's stylesheet (a .tcss file beside this module) as the text of its DEFAULT_CSS."""
+    return (Path(__file__).parent / name).read_text(encoding="utf-8")
 
 
 class DataScreen(Screen[None]):

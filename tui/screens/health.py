@@ -1,4 +1,6 @@
-"""Health: the lint findings (the ways lesson bandits silently break), problems first, each with advice."""
+"""Health: the lint findings (the ways lesson bandits silently break), errors first, each with advice.
+
+The words are the CLI's (`lesson-credit lint`): each finding is an error or a warning."""
 
 from __future__ import annotations
 
@@ -10,13 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
-from core.health import PROBLEM, Finding
+from core.health import ERROR, Finding
 from tui.messages import WorkspaceWritten
-from tui.screens.base import DataScreen
+from tui.screens.base import DataScreen, screen_css
 from tui.source import HealthView, WorkspaceSource
 from tui.text import one_line
+from tui.widgets.steady_footer import SteadyFooter
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
@@ -26,8 +29,9 @@ def plural(n: int, word: str) -> str:
 
 
 def counts(findings: tuple[Finding, ...]) -> str:
-    problems = sum(1 for f in findings if f.severity == PROBLEM)
-    return f"{plural(problems, 'problem')}, {plural(len(findings) - problems, 'warning')}"
+    """`2 errors, 1 warning`: lint's own summary words."""
+    errors = sum(1 for f in findings if f.severity == ERROR)
+    return f"{plural(errors, 'error')}, {plural(len(findings) - errors, 'warning')}"
 
 
 def finding_text(finding: Finding) -> Text:
@@ -56,7 +60,7 @@ class FindingCard(Static, can_focus=True):
         border-title-color: $text-warning;
         border-title-style: bold;
     }
-    FindingCard.-problem {
+    FindingCard.-error {
         border: round $error;
         border-title-color: $text-error;
     }
@@ -66,7 +70,7 @@ class FindingCard(Static, can_focus=True):
     """
 
     def __init__(self, finding: Finding) -> None:
-        super().__init__(finding_text(finding), classes="-problem" if finding.severity == PROBLEM else "")
+        super().__init__(finding_text(finding), classes="-error" if finding.severity == ERROR else "")
         self.finding = finding
 
     def on_mount(self) -> None:
@@ -77,9 +81,12 @@ class HealthScreen(DataScreen):
     """Every lint finding for the workspace, grouped by severity; it re-checks when the log changes."""
 
     AUTO_FOCUS = "#findings"
-    CSS_PATH = "health.tcss"
+    # default CSS, not CSS_PATH: Textual re-parses every stylesheet and restyles every widget of
+    # every screen when a screen brings a CSS file (measured: most of Health's first open);
+    # a class's default CSS is only added and applied to the new widgets
+    DEFAULT_CSS = screen_css("health.tcss")
     HELP = (
-        "The checks `lesson-credit lint` runs. A problem fails lint (exit 1); a warning does not. "
+        "The checks `lesson-credit lint` runs. An error fails lint (exit 1); a warning does not. "
         "They are re-checked when the log changes, and with r (which also re-reads the lesson files). "
         "tab / shift+tab move between findings; enter opens the first session a finding names."
     )
@@ -103,7 +110,7 @@ class HealthScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield VerticalScroll(id="findings")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Health"
@@ -128,8 +135,8 @@ class HealthScreen(DataScreen):
         widgets: list[Static] = []
         if not findings:
             widgets.append(Static(Text("no problems found", style="bold"), id="health-empty"))
-        for severity, heading in ((PROBLEM, "Problems"), (None, "Warnings")):
-            group = [f for f in findings if (f.severity == PROBLEM) == (severity == PROBLEM)]
+        for severity, heading in ((ERROR, "Errors"), (None, "Warnings")):
+            group = [f for f in findings if (f.severity == ERROR) == (severity == ERROR)]
             if group:
                 widgets.append(Static(Text(f"{heading} ({len(group)})"), classes="health-heading"))
                 widgets += [FindingCard(f) for f in group]

@@ -10,13 +10,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from tui.loo_text import describe
 from tui.screens.base import DataScreen
 from tui.source import LessonRewards, WorkspaceSource
 from tui.text import one_line
 from tui.widgets.reward_histogram import RewardHistogramPlot
+from tui.widgets.steady_footer import SteadyFooter
 
 Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
 
@@ -57,7 +58,7 @@ class LessonRewardsScreen(DataScreen):
         with Vertical(id="rewards-plots"):
             yield RewardHistogramPlot("with the lesson", "with", id="with-plot")
             yield RewardHistogramPlot("without it", "without", id="without-plot")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = f"Rewards · {one_line(self.lesson_id)}"

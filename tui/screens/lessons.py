@@ -13,15 +13,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from core.lessons import MISSING
 from core.views import LessonRow
+from tui.messages import LessonsShown
 from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 
 PIN_MARK = "◆"
@@ -120,16 +122,20 @@ def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
 
 @dataclass(frozen=True, eq=False)
 class LessonCells:
-    """Every row's cells (unpinned), built by the worker with the table's tones as they were then."""
+    """Every row's cells (unpinned), built by the worker with the table's tones as they were then,
+    from `rows` and `effects` (used only while the view still has those very objects)."""
 
     tones: Mapping[str, Style]
     cells: Mapping[str, list[Text]]  # lesson id -> cells
+    rows: tuple[LessonRow, ...] = ()
+    effects: Mapping[str, float] | None = None
 
     @classmethod
     def build(
         cls, rows: tuple[LessonRow, ...], tones: Mapping[str, Style], effects: Mapping[str, float] | None = None
     ) -> LessonCells:
-        return cls(tones, {row.path: lesson_cells(row, tones.__getitem__, False, effects) for row in rows})
+        cells = {row.path: lesson_cells(row, tones.__getitem__, False, effects) for row in rows}
+        return cls(tones, cells, rows, effects)
 
 
 class LessonsScreen(SortableScreen):
@@ -148,6 +154,7 @@ class LessonsScreen(SortableScreen):
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
         Binding("w", "what_if", "What-if"),
+        Binding("R", "toggle_retired", "Show or hide retired arms", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
     SORT_COLUMNS = SORTS
@@ -169,6 +176,7 @@ class LessonsScreen(SortableScreen):
         self.pins: list[str] = []
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
+        self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -179,7 +187,7 @@ class LessonsScreen(SortableScreen):
             with Vertical(id="lessons-side"):
                 yield BetaPlot(id="lesson-plot")
                 yield LessonPanel(id="lesson-panel")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Lessons"
@@ -201,6 +209,7 @@ class LessonsScreen(SortableScreen):
 
     @work(thread=True, exclusive=True, group="lessons")
     def _load(self, tones: Mapping[str, Style]) -> None:
+        # the first view may come without intervals ("…" until `_fill_intervals` adds them)
         def compute() -> tuple[LessonsView, LessonCells]:
             view = self.source.lessons_view()
             return view, LessonCells.build(view.rows, tones)
@@ -219,10 +228,47 @@ class LessonsScreen(SortableScreen):
             self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         self.query_one("#lessons-empty", Static).display = not event.view.rows
-        if event.view.p_top_k is None:
+        # what the table can show without: computed once the frame with the rows is drawn, so
+        # that their threads (and the imports they start) do not hold up the first paint
+        self.call_after_refresh(self._complete, event.view)
+        if previous is None:
+            self.post_message(LessonsShown())
+
+    def _complete(self, view: LessonsView) -> None:
+        if self.view is None or self.view.version != view.version:
+            return  # the log moved on: that reload completes its own view
+        if self.view.intervals_missing:
+            self._fill_intervals(self.view, self._tones)
+        if self.view.p_top_k is None:
             self._estimate()
-        if event.view.effects is None:
+        if self.view.effects is None:
             self._estimate_effects(self._tones)
+
+    class IntervalsFilled(Message):
+        def __init__(self, view: LessonsView, cells: LessonCells) -> None:
+            super().__init__()
+            self.view = view
+            self.cells = cells
+
+    @work(thread=True, exclusive=True, group="lessons-intervals")
+    def _fill_intervals(self, view: LessonsView, tones: Mapping[str, Style]) -> None:
+        def compute() -> tuple[LessonsView, LessonCells]:
+            filled = self.source.with_intervals(view)
+            return filled, LessonCells.build(filled.rows, tones, self.view.effects if self.view else None)
+
+        self.post_result(compute, lambda result: self.IntervalsFilled(*result))
+
+    @on(IntervalsFilled)
+    def _intervals_filled(self, event: IntervalsFilled) -> None:
+        previous = self.view
+        if previous is None or previous.version != event.view.version or not previous.intervals_missing:
+            return  # the log moved on: the reload under way has its own intervals
+        self.view = replace(previous, rows=event.view.rows, table=event.view.table)
+        self.cells = event.cells
+        if not self.is_mounted:
+            return
+        if not self._update_in_place(previous):
+            self._rebuild()
 
     class EffectsComputed(Message):
         def __init__(self, version: int, effects: Mapping[str, float], cells: LessonCells) -> None:
@@ -285,7 +331,7 @@ class LessonsScreen(SortableScreen):
         """
         if self.view is None:
             return False
-        rows = [r for r in self.view.rows if matches(r, self.filter_text)]
+        rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         if [row.path for row in rows] != self.shown:
             return False
@@ -307,7 +353,8 @@ class LessonsScreen(SortableScreen):
             return
         table = self.query_one("#lessons-table", ThemedTable)
         self._tones = table.tones()
-        rows = [r for r in self.view.rows if matches(r, self.filter_text)]
+        self._title()
+        rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
         table.clear(columns=True)
@@ -322,11 +369,34 @@ class LessonsScreen(SortableScreen):
             table.move_cursor(row=0, animate=False)
         self._show_highlighted()
 
+    def _listed(self) -> list[LessonRow]:
+        """The view's rows the table lists: retired arms only after R (`status --all`)."""
+        if self.view is None:
+            return []
+        if self.show_retired or not self.view.retired:
+            return list(self.view.rows)
+        return [row for row in self.view.rows if row.path not in self.view.retired]
+
+    def _title(self) -> None:
+        retired = len(self.view.retired) if self.view is not None else 0
+        if not retired:
+            self.title = "Lessons"
+        elif self.show_retired:
+            self.title = f"Lessons · {retired} retired shown (R hides)"
+        else:
+            self.title = f"Lessons · {retired} retired hidden (R shows)"
+
+    def action_toggle_retired(self) -> None:
+        self.show_retired = not self.show_retired
+        self._rebuild()
+
     def _cells(self, table: ThemedTable, row: LessonRow) -> list[Text]:
         """The row's cells: the worker's, unless the row is pinned or the theme changed since."""
         pinned = row.path in self.pins
         built = self.cells
-        if not pinned and built is not None and built.tones == self._tones:
+        view = self.view
+        current = view is not None and built is not None and built.rows is view.rows and built.effects is view.effects
+        if not pinned and built is not None and current and built.tones == self._tones:
             cells = built.cells.get(row.path)
             if cells is not None:
                 return cells

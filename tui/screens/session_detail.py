@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from core.salience import SalienceBreakdown
 from core.views import Explanation, LessonCredit
@@ -29,6 +29,7 @@ from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.credit_panel import CreditPanel, credit_story
 from tui.widgets.grade_bar import GradeBar
 from tui.widgets.journal_view import JournalView
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import ThemedTable
 from tui.writes import Grading
 
@@ -136,7 +137,7 @@ class SessionDetailScreen(DataScreen):
                 yield CreditPanel(id="credit-story")
                 yield BetaPlot(id="credit-plot")
         yield GradeBar(id="grade-bar")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = f"Session {one_line(self.session_id)}"

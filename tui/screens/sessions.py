@@ -11,13 +11,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from core.views import SessionSummary
 from tui.screens.sortable import SortableScreen
 from tui.source import SessionsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from tui.widgets.reward_plot import RewardPlot
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from tui.writes import Grading
 
@@ -27,10 +28,11 @@ DEBOUNCE_ABOVE = 5000  # sessions; with more, the filter waits for a pause in ty
 FILTER_DEBOUNCE = 0.25  # seconds
 
 
-def problems_text(view: SessionsView) -> Text:
+def problems_text(view: SessionsView, store: str) -> Text:
+    """The log's problems, naming the store they are in (its file's name, or the database's URL)."""
     problems = view.log_problems
     out = Text()
-    out.append(f"⚠ {len(problems)} problem{'s' if len(problems) != 1 else ''} in sessions.jsonl: ", style="bold")
+    out.append(f"⚠ {len(problems)} problem{'s' if len(problems) != 1 else ''} in {store}: ", style="bold")
     out.append("; ".join(one_line(str(p)) for p in problems[:PROBLEMS_SHOWN]))
     if len(problems) > PROBLEMS_SHOWN:
         out.append(f"; … and {len(problems) - PROBLEMS_SHOWN} more")
@@ -99,7 +101,7 @@ class SessionsScreen(SortableScreen):
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="sessions-empty")
         yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="log-problems")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Sessions"
@@ -129,7 +131,7 @@ class SessionsScreen(SortableScreen):
         problems = self.query_one("#log-problems", Static)
         problems.display = bool(event.view.log_problems)
         if event.view.log_problems:
-            problems.update(problems_text(event.view))
+            problems.update(problems_text(event.view, self.source.workspace.log.name))
         self.query_one("#sessions-empty", Static).display = not len(event.view.table)
         self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows

@@ -18,13 +18,14 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.validation import Number
-from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
+from textual.widgets import DataTable, Header, Input, Label, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 from core.simulate import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
 from tui.messages import WorkFailed
 from tui.screens.base import describe_failure
 from tui.source import WorkspaceSource
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import ThemedTable
 
 DEFAULT_SEEDS = 5
@@ -163,7 +164,7 @@ class SimulationScreen(Screen[None]):
         yield ThemedTable(id="sim-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(LEGEND), id="sim-legend")
         yield Static(id="estimator-info")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "Simulation"

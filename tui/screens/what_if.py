@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Number
-from textual.widgets import Footer, Header, Input, Label, Select, Static
+from textual.widgets import Header, Input, Label, Select, Static
 
 from core.credit import STRATEGIES
 from core.settings import CreditSettings
@@ -23,6 +23,7 @@ from tui.screens.base import DataScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.source import WhatIfView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, rank_arrow
+from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import ThemedTable
 
 FLOOR_STEP = 0.05
@@ -90,7 +91,7 @@ class WhatIfScreen(DataScreen):
             yield Static(id="floor-error")
         yield Static(id="what-if-summary")
         yield ThemedTable(id="what-if-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.title = "What-if"

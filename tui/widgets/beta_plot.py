@@ -1,10 +1,10 @@
-"""A plot of Beta posterior densities on [0, 1], coloured from the app theme."""
+"""A plot of Beta posterior densities on [0, 1], coloured from the app theme.
+
+The plot itself (tui/widgets/density_plot.py: plotext) is mounted after the screen's first frame
+with curves: importing and drawing it does not delay the first rows of the table beside it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,33 +12,13 @@ from textual.color import Color
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
-from textual_plotext import Plot
 
-from core.beta import density
 from tui.text import one_line
-from tui.widgets.themed_plot import ThemedPlot
+from tui.widgets.curves import Curve, curve_variable
 
-GRID = np.linspace(0.0, 1.0, 401)
+__all__ = ["BetaPlot", "Curve", "short_label"]  # Curve is the screens' name for a plotted curve
 
-# theme variable per curve role: the draft is never the colour of the grade in force
-ROLE_VARIABLE = {
-    "main": "primary",
-    "after": "primary",
-    "draft": "warning",
-    "before": "secondary",
-    "prior": "foreground-muted",
-}
-PIN_VARIABLES = ("accent", "success", "error")
 LEGEND_MARK = "━━"
-
-
-@dataclass(frozen=True)
-class Curve:
-    label: str
-    alpha: float
-    beta: float
-    role: str = "main"  # main | pin | prior | before | after | draft
-    slot: int = 0  # a pin's place in the pin list: its colour stays while the cursor moves
 
 
 def short_label(lesson_id: str, width: int = 28) -> str:
@@ -49,36 +29,6 @@ def short_label(lesson_id: str, width: int = 28) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
-def curve_variable(curve: Curve) -> str:
-    if curve.role == "pin":
-        return PIN_VARIABLES[curve.slot % len(PIN_VARIABLES)]
-    return ROLE_VARIABLE.get(curve.role, "primary")
-
-
-class DensityPlot(ThemedPlot):
-    """The densities themselves; the legend is drawn below the plot by BetaPlot, never over the peaks."""
-
-    curves: reactive[tuple[Curve, ...]] = reactive((), always_update=True)
-    plot_title: reactive[str] = reactive("")
-
-    def watch_curves(self) -> None:
-        self.replot()
-
-    def watch_plot_title(self) -> None:
-        self.replot()
-
-    def draw(self, plt: Plot) -> None:
-        plt.title(one_line(self.plot_title))
-        for curve in self.curves:
-            # rounded: the same posterior reached by another float path must draw the same picture
-            y = np.round(density(round(curve.alpha, 9), round(curve.beta, 9), GRID), 9)
-            plt.plot(GRID.tolist(), y.tolist(), color=self.colour(curve_variable(curve)), marker="braille")
-        plt.xlim(0.0, 1.0)
-        plt.xticks([0.0, 0.25, 0.5, 0.75, 1.0])
-        plt.xlabel("reward rate")
-        plt.ylabel("density")
-
-
 class BetaPlot(Widget):
     """Densities of the given curves with their legend below. Set `curves` and `plot_title`."""
 
@@ -87,7 +37,7 @@ class BetaPlot(Widget):
         height: 1fr;
         min-height: 8;
     }
-    BetaPlot DensityPlot {
+    BetaPlot DensityPlot, BetaPlot #plot-area {
         height: 1fr;
     }
     BetaPlot #legend {
@@ -100,21 +50,42 @@ class BetaPlot(Widget):
     curves: reactive[tuple[Curve, ...]] = reactive((), always_update=True)
     plot_title: reactive[str] = reactive("")
 
+    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(id=id)
+        self._plot: Widget | None = None  # the DensityPlot, once mounted
+        self._mounting = False
+
     def compose(self) -> ComposeResult:
-        yield DensityPlot()
+        yield Static(id="plot-area")  # the DensityPlot takes its place (see _mount_plot)
         yield Static(id="legend")
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_legend())
 
     def watch_curves(self, curves: tuple[Curve, ...]) -> None:
-        for plot in self.query(DensityPlot).results(DensityPlot):
-            plot.curves = curves
+        if self._plot is not None:
+            self._plot.curves = curves  # type: ignore[attr-defined]
+        elif curves and not self._mounting:
+            self._mounting = True
+            self.call_after_refresh(self._mount_plot)  # after the frame that shows the data
         self._show_legend()
 
     def watch_plot_title(self, title: str) -> None:
-        for plot in self.query(DensityPlot).results(DensityPlot):
-            plot.plot_title = title
+        if self._plot is not None:
+            self._plot.plot_title = title  # type: ignore[attr-defined]
+
+    async def _mount_plot(self) -> None:
+        from tui.widgets.density_plot import DensityPlot
+
+        if not self.is_mounted or self._plot is not None:
+            return
+        plot = DensityPlot()
+        plot.curves, plot.plot_title = self.curves, self.plot_title
+        area = self.query_one("#plot-area", Static)
+        await self.mount(plot, before=area)
+        await area.remove()
+        self._plot = plot
+        plot.curves, plot.plot_title = self.curves, self.plot_title  # what changed while it mounted
 
     def legend(self) -> Text:
         out = Text()

@@ -94,7 +94,7 @@ class ThemedTable(DataTable[Text]):
                 column = self.get_column_index(column_key)
                 self._pending[index] = (key, [*cells[:column], cell, *cells[column + 1 :]])
                 return
-        self.update_cell(row_key, column_key, cell)
+        self.update_cell(row_key, column_key, cell, update_width=True)  # a longer value widens its column
 
     def clear(self, columns: bool = False) -> ThemedTable:
         self._fill += 1

@@ -1,0 +1,83 @@
+"""One `select`: the checked inputs, the Thompson draw among the matching lessons, gptme's
+randomized dropout on top of it, and logging the draw (the dropout record, then the selection event).
+
+`core.select` holds the pure selection and `core.dropout` the trial; this module puts them in the
+order a `select` needs (every input checked before anything is read or drawn, the dropout record
+written under the log lock before the event, so a logged selection never lacks its trial).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core import commands
+from core import dropout as dropout_mod
+from core import select as select_mod
+from core.clock import iso
+from core.errors import WorkspaceError
+from core.events import encode
+from core.eventstore import EventStore
+from core.fold import Posterior
+from core.lessons import Lesson
+from core.select import Selection
+from core.settings import CreditSettings
+
+
+@dataclass(frozen=True)
+class Draw:
+    selection: Selection
+    dropout: float  # the trial's epsilon (0: no trial)
+    titles: dict[str, str]  # candidate id -> title, for the dropout record
+
+
+def draw(
+    context: str,
+    lessons: Callable[[], Sequence[Lesson]],
+    posterior: Callable[[], Posterior],
+    settings: CreditSettings,
+    *,
+    k: int,
+    seed: int | None,
+    session_id: str | None,
+    clock: Callable[[], dt.datetime],
+    draws: int,
+    dropout: float,
+) -> Draw:
+    """Thompson top-k among the lessons matching `context` (`lessons` and `posterior` are asked for
+    only once every input is checked); with `dropout` epsilon each chosen lesson is then withheld
+    with that probability. Without a seed, a fresh one; without an id, one from the clock."""
+    k = select_mod.check_k(k)
+    seed = select_mod.check_seed(secrets.randbelow(2**31) if seed is None else seed)
+    session_id = commands.selection_id(session_id, clock)
+    if problem := dropout_mod.check_trial(dropout, session_id):
+        raise WorkspaceError(problem)
+    candidates = select_mod.candidates(lessons(), context)
+    rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
+    selection = select_mod.thompson_select(
+        session_id, candidates, posterior(), settings, k, seed, rng, propensity_rng, draws
+    )
+    if dropout > 0:
+        selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
+    return Draw(selection, dropout, {c.id: c.title for c in candidates})
+
+
+def log_draw(
+    log: EventStore, drawn: Draw, root: Path, clock: Callable[[], dt.datetime], check_new: Callable[[str], None]
+) -> None:
+    """Under the log lock: refuse an id already recorded (`check_new`), append the trial's record
+    to the dropout log when there is a trial, then the selection event."""
+    selection = drawn.selection
+    with log.locked():
+        check_new(selection.session_id)
+        if drawn.dropout > 0:
+            try:
+                dropout_mod.log_trial(root, selection, drawn.dropout, drawn.titles, clock().timestamp())
+            except OSError as exc:
+                raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
+        log.append_locked(encode(selection.event(iso(clock()))))

@@ -1,0 +1,81 @@
+"""Randomized dropout through the CLI: `select --dropout` writes gptme's log format (and refuses ids
+that cannot name a log file); `loo --json` carries the randomized estimate where dropout logs exist."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from cli_run import run_cli
+from dropout_logs import LESSONS, A, B, C, dropout_workspace
+from engine_helpers import fixed_clock, make_workspace, session
+
+from core import attribution
+from core.workspace import Workspace
+
+
+def test_loo_json_carries_randomized_only_where_dropout_logs_exist(tmp_path: Path) -> None:
+    root = dropout_workspace(tmp_path)
+    code, out, err = run_cli("loo", "--workspace", str(root), "--json")
+    assert code == 0, err
+    rows = {r["path"]: r for r in json.loads(out)["results"]}
+    assert rows[A]["randomized"]["estimate"] == pytest.approx(0.25)
+    assert set(rows[A]["randomized"]) == {"estimate", "ci_low", "ci_high", "n_kept", "n_withheld"}
+    plain = make_workspace(tmp_path, lessons=LESSONS, events=[session("x", 0.5, {A: 0.5})], name="plain")
+    code, out, _ = run_cli("loo", "--workspace", str(plain), "--json", "--no-write")
+    assert code == 0
+    assert all("randomized" not in r for r in json.loads(out)["results"])
+
+
+def test_select_dropout_writes_gptmes_format(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    code, out, err = run_cli(
+        "select", "-w", str(root), "--context", str(context), "--session-id", "t1", "--seed", "3", "--dropout", "1",
+        "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["selected"] == [] and sorted(payload["withheld"]) == sorted([A, B, C])
+    assert all(p == 0.0 for p in payload["propensity"].values())  # withheld for sure: never injected
+    line = json.loads((root / "state" / "lesson-dropout" / "t1.jsonl").read_text())
+    assert line["session_id"] == "t1" and line["epsilon"] == 1.0 and line["matched"] == []
+    assert sorted(w["path"] for w in line["withheld"]) == sorted([A, B, C])
+    assert {w["title"] for w in line["withheld"]} == {f"Lesson {p}" for p in (A, B, C)}
+    assert isinstance(line["ts"], float)
+    ws = Workspace(root, clock=fixed_clock)
+    assert attribution.dropout_log(ws.root, ws.library()).sessions["t1"].withheld == {A, B, C}
+    # epsilon 0.5 over many draws: about half withheld, the selection event shows only the kept ones
+    withheld = kept = 0
+    for i in range(40):
+        code, out, err = run_cli(
+            "select", "-w", str(root), "--context", str(context), "--session-id", f"h{i}", "--seed", str(i),
+            "--dropout", "0.5", "--json",
+        )  # fmt: skip
+        assert code == 0, err
+        payload = json.loads(out)
+        withheld += len(payload["withheld"])
+        kept += len(payload["selected"])
+        assert math.isclose(sum(payload["propensity"].values()), 3 * 0.5, rel_tol=1e-9)  # k >= 3: all chosen
+    assert kept + withheld == 120 and 40 < withheld < 80
+    assert not (root / "state" / "lesson-dropout" / "nodrop.jsonl").exists()
+    code, _, _ = run_cli("select", "-w", str(root), "--context", str(context), "--session-id", "nodrop")
+    assert code == 0 and not (root / "state" / "lesson-dropout" / "nodrop.jsonl").exists()
+
+
+@pytest.mark.parametrize("bad", ["a/b", "..", "x\\y"])
+def test_select_dropout_refuses_ids_that_cannot_name_a_file(tmp_path: Path, bad: str) -> None:
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha")
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    args = ("--context", str(context), "--session-id", bad, "--dropout", "0.2")
+    code, out, err = run_cli("select", "-w", str(root), *args)
+    assert code == 1 and "dropout log" in err and len(err.strip().splitlines()) == 1
+    assert not log.exists() or b"selection" not in log.read_bytes()
+    with pytest.raises(SystemExit) as usage:
+        run_cli("select", "-w", str(root), "--context", str(context), "--dropout", "1.5")
+    assert usage.value.code == 2

@@ -1,0 +1,60 @@
+"""`lesson-credit loo`: --json prints the file it writes, --no-write writes nothing, the table
+lists the lessons with too little data (SPEC 8, on the crafted log of tests/core/test_analysis.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import run_cli
+from crafted_loo import A, B, C, D, crafted_workspace
+from engine_helpers import log_bytes
+
+
+@pytest.fixture
+def crafted(tmp_path: Path) -> Path:
+    return crafted_workspace(tmp_path)
+
+
+def state_listing(root: Path) -> dict[str, bytes]:
+    """Files under state/, except derived read caches (.cache/), which hold nothing the log does not."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in (root / "state").rglob("*")
+        if p.is_file() and ".cache" not in p.relative_to(root).parts
+    }
+
+
+def test_cli_loo_json_prints_the_written_file(crafted: Path) -> None:
+    code, out, err = run_cli("loo", "--workspace", str(crafted), "--json")
+    assert code == 0, err
+    written = (crafted / "state" / "lesson-thompson" / "loo-results.json").read_text()
+    assert json.loads(out) == json.loads(written)
+    assert json.loads(out)["results"][0]["path"] in {A, B, C, D}
+
+
+def test_cli_loo_no_write_writes_nothing(crafted: Path) -> None:
+    before = state_listing(crafted)
+    log_before = log_bytes(crafted)
+    code, out, err = run_cli("loo", "--workspace", str(crafted), "--json", "--no-write", "--min-with", "3")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["meta"]["min_with"] == 3
+    assert {r["path"]: r["p_value_approx"] is not None for r in payload["results"]}[C]
+    code, out, err = run_cli("loo", "--workspace", str(crafted), "--no-write")
+    assert code == 0, err
+    assert "written to" not in out
+    assert not (crafted / "state" / "lesson-thompson" / "loo-results.json").exists()
+    assert state_listing(crafted) == before
+    assert log_bytes(crafted) == log_before
+
+
+def test_cli_loo_table_lists_insufficient_rows(crafted: Path) -> None:
+    code, out, err = run_cli("loo", "--workspace", str(crafted))
+    assert code == 0, err
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith(("tools/", "workflow/"))}
+    assert set(lines) == {A, B, C, D}
+    assert "insufficient data" in lines[C] and "insufficient data" not in lines[A]
+    assert "+0.300" in lines[A]
+    assert "written to" in out

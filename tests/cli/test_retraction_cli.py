@@ -1,0 +1,26 @@
+"""`explain` and `show` list a retraction in a session's grade history (SPEC 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_run import run, run_json
+from engine_helpers import grade, make_workspace
+from retraction_log import BASE, LESSONS, retraction
+
+
+def test_explain_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
+    code, out, err = run(capsys, "explain", "s2", "--workspace", str(root))
+    assert code == 0, err
+    assert "retracted (pending)" in out and "grade pending" in out
+
+
+def test_show_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
+    code, out, err = run(capsys, "show", "s2", "--workspace", str(root))
+    assert code == 0, err
+    assert "retracted (pending)" in out and "0.6" in out
+    grades = run_json(capsys, "show", "s2", "--workspace", str(root))["grades"]
+    assert [(g["base_reward"], g["grader"]) for g in grades] == [(0.6, "manual"), (None, "manual")]

@@ -1,0 +1,62 @@
+"""The writing agent as a fixed effect in `loo`'s joint estimate, on a database shared by two
+agents whose sessions differ in base rate (issue 13; the arithmetic: tests/core/test_joint_agents.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_run import run_json
+from pg_helpers import line, make_workspace
+
+from core.pgstore import PgStore
+from core.workspace import Workspace
+
+GIT, QUOTE = "tools/git.md", "tools/quote.md"
+LOO = ["loo", "--no-write", "--min-with", "1", "--min-without", "1"]
+
+
+def session(sid: str, base: float, lessons: list[str]) -> bytes:
+    return line({"type": "session", "session_id": sid, "base_reward": base,
+                 "lessons": [{"path": path, "salience": 1.0} for path in lessons]})  # fmt: skip
+
+
+def test_loo_takes_the_writing_agent_as_a_fixed_effect(
+    ws_root: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "easy" writes sessions that reward 0.7 at base and injects git 85% of the time; "hard" 0.3
+    # and 10%. git does nothing; quote adds +0.2 (randomised in both)
+    rng = np.random.default_rng(2)
+    stores = {name: PgStore(pg_url, agent=name) for name in ("easy", "hard")}
+    written = []
+    for i in range(120):
+        agent = "easy" if i % 2 == 0 else "hard"
+        has_git = rng.random() < (0.85 if agent == "easy" else 0.1)
+        has_quote = rng.random() < 0.5
+        reward = round((0.7 if agent == "easy" else 0.3) + 0.2 * has_quote + float(rng.normal(0, 0.03)), 3)
+        lessons = [GIT] * has_git + [QUOTE] * has_quote
+        stores[agent].append_event(session(f"s{i}", reward, lessons))
+        written.append(agent)
+    ws = Workspace(ws_root, store=PgStore(pg_url, agent="reader"))
+    assert list(ws.session_agents()) == written
+
+    def effects(result: dict[str, object]) -> dict[str, float]:
+        return {r["path"]: r["effect"]["estimate"] for r in result["results"] if r.get("effect")}
+
+    fleet = run_json(capsys, *LOO, "-w", str(ws_root), "--store", pg_url)
+    assert "2 agent effects" in fleet["meta"]["effect_method"]
+    assert abs(effects(fleet)[GIT]) < 0.03 and effects(fleet)[QUOTE] == pytest.approx(0.2, abs=0.03)
+    # the same events in a file (which does not record who wrote them): no agent effect, and git
+    # takes the easy agent's base rate
+    on_file = make_workspace(ws_root.parent / "file")
+    run_json(capsys, "store", "pull", str(on_file / "state" / "lesson-thompson" / "sessions.jsonl"),
+             "-w", str(ws_root), "--store", pg_url)  # fmt: skip
+    alone = run_json(capsys, *LOO, "-w", str(on_file))
+    assert "agent" not in alone["meta"]["effect_method"]
+    assert effects(alone)[GIT] > 0.2
+    # one agent's view has one agent: no agent effect either
+    easy = run_json(capsys, *LOO, "-w", str(ws_root), "--store", pg_url, "--written-by", "easy")
+    assert "agent" not in easy["meta"]["effect_method"]
+    for store in stores.values():
+        store.close()

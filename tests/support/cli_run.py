@@ -1,0 +1,79 @@
+"""Running `lesson-credit` in tests: in-process (`main`, output caught by capsys or redirected)
+or in a fresh process with a capped address space (hostile input). One copy for every test folder."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import core
+from cli.main import main
+
+Clock = Callable[[], dt.datetime] | None
+ROOT = Path(core.__file__).resolve().parents[1]  # the tree under test (PYTHONPATH), for a subprocess
+FINISH_LIMIT_S = 30.0  # "it finished": generous, never a speed assertion
+MEMORY_LIMIT_BYTES = 3 << 30  # address space of a subprocess: a memory bomb fails, not the machine
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str, clock: Clock = None) -> tuple[int, str, str]:
+    """`main(argv)` with output caught by capsys: exit code, stdout, stderr. `clock` stands in
+    for now (default: the real clock)."""
+    code = main(list(argv), clock=clock)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str, clock: Clock = None) -> Any:
+    """`run` with --json appended: the decoded stdout of a command that must succeed."""
+    code, out, err = run(capsys, *argv, "--json", clock=clock)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def run_cli(*argv: str, clock: Clock = None) -> tuple[int, str, str]:
+    """`main(argv)` with stdout and stderr redirected (no capsys needed): exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv), clock=clock)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _child_setup(umask: int | None) -> None:
+    import resource
+
+    cap = MEMORY_LIMIT_BYTES
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    if umask is not None:
+        os.umask(umask)
+
+
+def run_process(
+    *argv: str,
+    cwd: Path,
+    timeout: float = FINISH_LIMIT_S,
+    env: dict[str, str] | None = None,
+    umask: int | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired,
+    running out of the (generous) address-space cap with a MemoryError in its stderr."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        preexec_fn=lambda: _child_setup(umask),
+    )

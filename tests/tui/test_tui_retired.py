@@ -1,0 +1,77 @@
+"""Pilot tests: arms retired by `lesson-credit prune` are hidden from the Lessons table, as `status` hides them.
+
+The fixture logs tools/old-lesson.md and then deletes its file (a ghost arm); `prune` retires it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from pathlib import Path
+
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
+from tui_fixture import fixed_clock, settle
+
+from cli.main import main as cli_main
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.lessons import LessonsScreen
+from tui.screens.what_if import WhatIfScreen
+
+SIZE = (120, 40)
+GHOST = "tools/old-lesson.md"
+
+
+def cli(*argv: str) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli_main(list(argv), clock=fixed_clock) == 0
+    return out.getvalue()
+
+
+def status_paths(root: Path, *extra: str) -> set[str]:
+    return {row["path"] for row in json.loads(cli("status", "--workspace", str(root), "--json", *extra))["lessons"]}
+
+
+def table_keys(table: DataTable[object]) -> set[str]:
+    return {str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)}
+
+
+async def test_retired_arms_are_hidden_like_status_hides_them_and_a_key_shows_them(ws_root: Path) -> None:
+    assert GHOST in status_paths(ws_root)  # a ghost arm: listed (status missing) until pruned
+    cli("prune", "--workspace", str(ws_root))
+    hidden, everything = status_paths(ws_root), status_paths(ws_root, "--all")
+    assert everything - hidden == {GHOST}
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        table = screen.query_one("#lessons-table", DataTable)
+        assert table_keys(table) == hidden
+        assert "1 retired" in str(screen.title)  # says something is hidden, and how to show it
+        await pilot.press("R")
+        await settle(pilot)
+        assert table_keys(table) == everything
+        await pilot.press("R")
+        await settle(pilot)
+        assert table_keys(table) == hidden
+        await pilot.press("w")  # What-if follows `replay`: retired arms hidden there too
+        await settle(pilot)
+        what_if = app.screen
+        assert isinstance(what_if, WhatIfScreen) and what_if.view is not None
+        assert {row.path for row in what_if.view.rows} == hidden
+
+
+async def test_a_restored_lesson_file_brings_the_retired_arm_back(ws_root: Path) -> None:
+    cli("prune", "--workspace", str(ws_root))
+    (ws_root / "lessons" / GHOST).write_text("---\nmatch:\n  keywords: [legacy]\n---\n# Back again\n")
+    assert GHOST in status_paths(ws_root)
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#lessons-table", DataTable)
+        assert GHOST in table_keys(table)
+        assert "retired" not in str(app.screen.title)

@@ -1,0 +1,59 @@
+"""Toasts at 80x24: three quick commits leave at most two one-line confirmations, below the credit table.
+
+The snapshot is the check a person would make (the credits and the grade stay readable); the
+Pilot test counts the toasts and finds the credit table's rows uncovered.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets._toast import Toast
+from tui_fixture import settle
+
+from core.workspace import Workspace
+from tui.app import TOASTS_SHOWN, LessonCreditApp
+from tui.screens.session_detail import SessionDetailScreen
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
+COMMITS = ("3", "c", "5", "c", "c", "7", "c", "c")  # s4 is pending: the first does not ask, the others do
+
+
+def make_app(workspace: Workspace) -> LessonCreditApp:
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    setattr(app, "NOTIFICATION_TIMEOUT", 3600)  # noqa: B010 (a class variable, set for this app only): toasts must outlive a loaded machine's settle before the screenshot
+    return app
+
+
+async def three_commits(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    await pilot.app.push_screen(SessionDetailScreen(pilot.app.source, "s4"))  # type: ignore[attr-defined]
+    await settle(pilot)
+    await pilot.press(*COMMITS)
+    await settle(pilot)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_toasts_after_three_quick_commits(
+    size: tuple[int, int], snap_compare: Any, workspace: Workspace
+) -> None:
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=three_commits)
+
+
+async def test_three_quick_commits_leave_two_toasts_clear_of_the_credits(workspace: Workspace, ws_root: Path) -> None:
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await three_commits(pilot)
+        await pilot.pause(0.1)
+        toasts = list(app.screen.query(Toast))
+        assert len(toasts) == TOASTS_SHOWN == 2
+        shown = [str(t.render()) for t in toasts]
+        assert shown == ["Saved grade 0.5 for s4 (was 0.3).", "Saved grade 0.7 for s4 (was 0.5)."]
+        credits = app.screen.query_one("#credits")
+        for toast in toasts:
+            assert toast.region.height == 1  # one line each
+            assert not toast.region.overlaps(credits.region)
