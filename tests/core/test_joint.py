@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_helpers import fixed_clock, make_workspace, session
+from oracles import ridge_reference
 
 from core.joint import build_design, fit_joint, joint_effects, neg2_loglik
 from core.workspace import Workspace
@@ -102,16 +103,8 @@ def test_sparse_fit_matches_dense_least_squares(tmp_path: Path) -> None:
     floor, lam = 0.3, 2.5
     fit = fit_joint(build_design(data, ws.session_table().categories, floor), penalty=lam)
     z, x, y = dense_reference(events, data.arm_ids, floor)
-    # ridge on the lesson columns only, as an augmented least-squares problem
-    n, p, c = len(y), x.shape[1], z.shape[1]
-    design = np.vstack([np.hstack([z, x]), np.hstack([np.zeros((p, c)), math.sqrt(lam) * np.eye(p)])])
-    target = np.concatenate([y, np.zeros(p)])
-    solution, *_ = np.linalg.lstsq(design, target, rcond=None)
-    assert fit.coef == pytest.approx(solution[c:], abs=1e-10)
-    # posterior covariance of the lesson block: sigma^2 [(D'D)^-1]_lessons, sigma^2 = Q / (n - c)
-    q = float(((design @ solution - target) ** 2).sum())
-    sigma2 = q / (n - c)
-    cov = sigma2 * np.linalg.inv(design.T @ design)[c:, c:]
+    coef, cov, sigma2 = ridge_reference(z, x, y, lam)
+    assert fit.coef == pytest.approx(coef, abs=1e-10)
     assert fit.coef_sd == pytest.approx(np.sqrt(np.diag(cov)), rel=1e-8)
     assert fit.noise_sd == pytest.approx(math.sqrt(sigma2))
     counts = (x > 0).sum(axis=0)

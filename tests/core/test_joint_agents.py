@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_helpers import fixed_clock, make_workspace, session
+from oracles import ridge_reference
 
 from core.joint import build_design, fit_joint
 from core.workspace import Workspace
@@ -70,16 +71,9 @@ def test_agent_effects_match_dense_least_squares(tmp_path: Path) -> None:
     assert design.n_agents == 3
     fit = fit_joint(design, penalty=lam)
     z, x, y = dense(events, data.arm_ids, floor)
-    n, p, k = len(y), x.shape[1], z.shape[1]
-    # ridge on the lesson columns only (categories and agents unpenalised), as augmented least squares
-    full = np.vstack([np.hstack([z, x]), np.hstack([np.zeros((p, k)), math.sqrt(lam) * np.eye(p)])])
-    target = np.concatenate([y, np.zeros(p)])
-    solution, *_ = np.linalg.lstsq(full, target, rcond=None)
-    assert fit.coef == pytest.approx(solution[k:], abs=1e-10)
-    q = float(((full @ solution - target) ** 2).sum())
-    sigma2 = q / (n - k)  # Z has full column rank here: 3 categories + 2 agent columns
-    assert np.linalg.matrix_rank(z) == k
-    cov = sigma2 * np.linalg.inv(full.T @ full)[k:, k:]
+    coef, cov, sigma2 = ridge_reference(z, x, y, lam)  # categories and agents unpenalised
+    assert fit.coef == pytest.approx(coef, abs=1e-10)
+    assert np.linalg.matrix_rank(z) == z.shape[1]  # full column rank: 3 categories + 2 agent columns
     assert fit.coef_sd == pytest.approx(np.sqrt(np.diag(cov)), rel=1e-8)
     assert fit.noise_sd == pytest.approx(math.sqrt(sigma2))
     assert fit.n_agents == 3 and "3 agent effects" in fit.method()

@@ -77,3 +77,20 @@ def session_event(root: Path, log_rel: Path, session_id: str) -> SessionEvent:
     if row is None:
         raise KeyError(session_id)
     return index.session(row)
+
+
+def ridge_reference(
+    z: npt.NDArray[np.float64], x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], penalty: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """The joint estimate the slow, obvious way: ridge on the lesson columns `x` only (the baseline
+    columns `z` unpenalised) as one augmented least-squares problem over a dense design.
+
+    Returns the lesson coefficients, their posterior covariance sigma^2 [(D'D)^-1]_lessons and
+    sigma^2 = Q / (n - columns of z) (z of full column rank)."""
+    n, p, k = len(y), x.shape[1], z.shape[1]
+    design = np.vstack([np.hstack([z, x]), np.hstack([np.zeros((p, k)), np.sqrt(penalty) * np.eye(p)])])
+    target = np.concatenate([y, np.zeros(p)])
+    solution, *_ = np.linalg.lstsq(design, target, rcond=None)
+    sigma2 = float(((design @ solution - target) ** 2).sum()) / (n - k)
+    cov = sigma2 * np.linalg.inv(design.T @ design)[k:, k:]
+    return solution[k:], cov, sigma2

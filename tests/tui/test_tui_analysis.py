@@ -13,13 +13,13 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
-from tui_fixture import FIXED_NOW, analysis_session, settle, table_keys
+from tui_fixture import FIXED_NOW, analysis_session, open_health, settle, table_keys
 
 from core.simulate import ESTIMATORS
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
 from tui.screens.analysis import AnalysisScreen
-from tui.screens.health import FindingCard, HealthScreen
+from tui.screens.health import FindingCard
 from tui.screens.lesson_rewards import LessonRewardsScreen
 from tui.screens.lessons import LessonsScreen
 from tui.screens.simulation import BEST_MARK, SimulationScreen
@@ -196,11 +196,8 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
     later = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days
     app = LessonCreditApp(Workspace(ws_root, clock=lambda: later), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("h")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, HealthScreen) and screen.view is not None
+        screen = await open_health(pilot)
+        assert screen.view is not None
         cards = list(screen.query(FindingCard))
         assert [(c.finding.code, c.finding.severity) for c in cards] == [  # pending sessions warn (issue 12)
             ("ghost-arms", "warning"),

@@ -7,7 +7,7 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from tui_fixture import FIXED_NOW, settle
+from tui_fixture import FIXED_NOW, open_health, settle
 
 from cli.main import main as cli_main
 from core.workspace import Workspace
@@ -33,11 +33,7 @@ async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root
     assert lint_summary(ws_root).startswith("1 error(s), 2 warning(s)")
     app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("h")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, HealthScreen)
+        screen = await open_health(pilot)
         assert screen.title == "Health · 1 error, 2 warnings"
         cards = list(screen.query(FindingCard))
         assert [c.finding.severity for c in cards] == ["error", "warning", "warning"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from textual.widgets import DataTable
-from tui_fixture import open_sessions, settle, table_keys
+from tui_fixture import open_health, open_sessions, settle, table_keys
 
 from tui.app import LessonCreditApp
-from tui.screens.health import FindingCard, HealthScreen
+from tui.screens.health import FindingCard
 from tui.screens.session_detail import SessionDetailScreen
 
 SIZE = (120, 40)
@@ -47,11 +47,7 @@ async def test_sessions_filter_by_lesson_id(app: LessonCreditApp) -> None:
 
 async def test_a_session_opens_from_a_health_finding(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("h")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, HealthScreen)
+        screen = await open_health(pilot)
         cards = list(screen.query(FindingCard))
         waiting = next(c for c in cards if "s4" in c.finding.items)  # s4 is waiting for a grade
         while app.focused is not waiting:

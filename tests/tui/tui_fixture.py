@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from core.workspace import Workspace
+from tui.screens.health import HealthScreen
 from tui.screens.session_detail import SessionDetailScreen
 from tui.screens.sessions import SessionsScreen
 
@@ -231,6 +232,16 @@ async def open_sessions(pilot: Pilot[Any]) -> SessionsScreen:
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, SessionsScreen)
+    return screen
+
+
+async def open_health(pilot: Pilot[Any]) -> HealthScreen:
+    """From the start: let the first screen settle, `h`, and wait for the Health screen."""
+    await settle(pilot)
+    await pilot.press("h")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, HealthScreen)
     return screen
 
 
