@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -327,6 +328,20 @@ def case_read_pg_scale(root: Path) -> list[Any]:
 
         ours, post_db = load(url)
         base, post_file = load(None)
+
+        def dashboard(store_url: str | None) -> float:
+            """`bench.tui_probe` launched until the Lessons table shows its first rows (seconds)."""
+            cmd = [sys.executable, "-m", "bench.tui_probe", "--workspace", str(root), "--t0", repr(time.perf_counter())]
+            if store_url is not None:
+                cmd += ["--store", store_url]
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+            line = next(x for x in proc.stdout.splitlines() if x.startswith("TUI-PROBE "))
+            return float(json.loads(line.removeprefix("TUI-PROBE "))["open_from_launch"])
+
+        print("  dashboard: first opens (each store's parsed-log cache written) ...", file=sys.stderr, flush=True)
+        first_db, first_file = dashboard(url), dashboard(None)
+        print("  dashboard: opens with the cache, database and file alternated ...", file=sys.stderr, flush=True)
+        opens = [(dashboard(url), dashboard(None)) for _ in range(2)]
     same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
     result = Result(
         "scale_read_pg",
@@ -341,4 +356,18 @@ def case_read_pg_scale(root: Path) -> list[Any]:
         result.failed.append("numbers differ")
     if ours >= 3 * base:
         result.failed.append("more than 3x the file")
-    return [result]
+    open_db, open_file = [db for db, _ in opens], [file for _, file in opens]
+    dashboard_result = Result(
+        "scale_tui_open_pg",
+        open_db,
+        open_file,
+        "the same dashboard on the file, its parsed-log cache warm",
+        Target(float("inf"), check="as fast as the file: < 1.25x"),
+        f"`python -m bench.tui_probe --store URL` launched until the Lessons table shows its first rows, the "
+        f"database's parsed-log cache warm (first opens without it: {first_db:.1f} s database, "
+        f"{first_file:.1f} s file)",
+        extra={"first_open_db_s": first_db, "first_open_file_s": first_file},
+    )
+    if min(open_db) >= 1.25 * min(open_file):
+        dashboard_result.failed.append("slower than the file by 25% or more")
+    return [result, dashboard_result]

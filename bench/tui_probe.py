@@ -106,7 +106,9 @@ def plotted_at(renders: list[tuple[float, tuple[Any, ...]]], target: tuple[float
     return None
 
 
-async def probe(root: Path, t_launch: float | None, digits: list[int], size: tuple[int, int]) -> dict[str, Any]:
+async def probe(
+    root: Path, t_launch: float | None, digits: list[int], size: tuple[int, int], store_url: str | None = None
+) -> dict[str, Any]:
     from core.workspace import Workspace
     from tui.app import LessonCreditApp
     from tui.screens.lessons import LessonsScreen
@@ -120,7 +122,12 @@ async def probe(root: Path, t_launch: float | None, digits: list[int], size: tup
         out["imports_from_launch"] = t_imported - t_launch
     stalls = StallMonitor()
     t0 = time.perf_counter()
-    app = LessonCreditApp(Workspace(root))
+    store = None
+    if store_url is not None:  # the workspace's events in PostgreSQL instead of its sessions.jsonl
+        from core.pgstore import PgStore
+
+        store = PgStore(store_url, agent="bench-probe")
+    app = LessonCreditApp(Workspace(root, store=store))
     async with app.run_test(size=size) as pilot:
         stalls.start()
         out["app_started"] = time.perf_counter() - t0
@@ -207,8 +214,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--t0", type=float, default=None, help="the parent's time.perf_counter() at launch")
     parser.add_argument("--digits", type=int, nargs="*", default=[3, 7, 5, 2, 8])
     parser.add_argument("--size", type=int, nargs=2, default=[200, 60], metavar=("COLUMNS", "LINES"))
+    parser.add_argument("--store", default=None, help="a PostgreSQL URL holding the workspace's events")
     args = parser.parse_args(argv)
-    result = asyncio.run(probe(args.workspace.resolve(), args.t0, args.digits, (args.size[0], args.size[1])))
+    size = (args.size[0], args.size[1])
+    result = asyncio.run(probe(args.workspace.resolve(), args.t0, args.digits, size, args.store))
     sys.stdout.write(MARKER + json.dumps(result) + "\n")
     return 0
 
