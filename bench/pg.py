@@ -334,12 +334,23 @@ def case_read_pg_scale(root: Path) -> list[Any]:
             cmd = [sys.executable, "-m", "bench.tui_probe", "--workspace", str(root), "--t0", repr(time.perf_counter())]
             if store_url is not None:
                 cmd += ["--store", store_url]
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise RuntimeError(f"bench.tui_probe failed ({proc.returncode}): {proc.stderr[-2000:]}")
             line = next(x for x in proc.stdout.splitlines() if x.startswith("TUI-PROBE "))
             return float(json.loads(line.removeprefix("TUI-PROBE "))["open_from_launch"])
 
-        print("  dashboard: first opens (each store's parsed-log cache written) ...", file=sys.stderr, flush=True)
-        first_db, first_file = dashboard(url), dashboard(None)
+        def warm(store_url: str | None) -> float:
+            """A first read with the parsed-log cache on: it writes the cache every later open uses."""
+            start = time.perf_counter()
+            db = None if store_url is None else PgStore(store_url, agent="bench")
+            Workspace(root, store=db).data()
+            if db is not None:
+                db.close()
+            return time.perf_counter() - start
+
+        print("  first reads with the cache on (each writes its parsed-log cache) ...", file=sys.stderr, flush=True)
+        first_db, first_file = warm(url), warm(None)
         print("  dashboard: opens with the cache, database and file alternated ...", file=sys.stderr, flush=True)
         opens = [(dashboard(url), dashboard(None)) for _ in range(2)]
     same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
@@ -364,9 +375,9 @@ def case_read_pg_scale(root: Path) -> list[Any]:
         "the same dashboard on the file, its parsed-log cache warm",
         Target(float("inf"), check="as fast as the file: < 1.25x"),
         f"`python -m bench.tui_probe --store URL` launched until the Lessons table shows its first rows, the "
-        f"database's parsed-log cache warm (first opens without it: {first_db:.1f} s database, "
-        f"{first_file:.1f} s file)",
-        extra={"first_open_db_s": first_db, "first_open_file_s": first_file},
+        f"database's parsed-log cache warm (the first read, which writes it: {first_db:.1f} s "
+        f"database, {first_file:.1f} s file)",
+        extra={"first_read_db_s": first_db, "first_read_file_s": first_file},
     )
     if min(open_db) >= 1.25 * min(open_file):
         dashboard_result.failed.append("slower than the file by 25% or more")
