@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -352,7 +353,11 @@ def case_read_pg_scale(root: Path) -> list[Any]:
         print("  first reads with the cache on (each writes its parsed-log cache) ...", file=sys.stderr, flush=True)
         first_db, first_file = warm(url), warm(None)
         print("  dashboard: opens with the cache, database and file alternated ...", file=sys.stderr, flush=True)
-        opens = [(dashboard(url), dashboard(None)) for _ in range(2)]
+        try:
+            opens = [(dashboard(url), dashboard(None)) for _ in range(2)]
+            probe_error = None
+        except RuntimeError as exc:  # reported as the case's failure, after the read results
+            opens, probe_error = [(math.inf, math.inf)], str(exc).splitlines()[-1]
     same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
     result = Result(
         "scale_read_pg",
@@ -379,6 +384,8 @@ def case_read_pg_scale(root: Path) -> list[Any]:
         f"database, {first_file:.1f} s file)",
         extra={"first_read_db_s": first_db, "first_read_file_s": first_file},
     )
-    if min(open_db) >= 1.25 * min(open_file):
+    if probe_error is not None:
+        dashboard_result.failed.append(f"the probe failed: {probe_error}")
+    elif min(open_db) >= 1.25 * min(open_file):
         dashboard_result.failed.append("slower than the file by 25% or more")
     return [result, dashboard_result]
