@@ -255,14 +255,16 @@ class PgStore:
 
     def session_agents(self, after: int, upto: int) -> dict[str, str]:
         """Who wrote each session event at positions in (after, upto] (the first one for an id counts)."""
+        # one JSON text for the whole range: a value per row through libpq costs ~13 s at 1M sessions
+        # (two calls per row), the one text and json.loads well under a second
         with self._db("cannot read") as conn:
-            rows = conn.rows(
-                "SELECT session_id, agent FROM lesson_credit.events"
-                " WHERE type = 'session' AND position > $1 AND position <= $2 ORDER BY position",
+            text = conn.value(
+                "SELECT json_agg(json_build_array(session_id, agent) ORDER BY position)::text"
+                " FROM lesson_credit.events WHERE type = 'session' AND position > $1 AND position <= $2",
                 (after, upto),
             )
         agents: dict[str, str] = {}
-        for session_id, agent in rows:
+        for session_id, agent in json.loads(text) if text else ():
             agents.setdefault(str(session_id), str(agent))
         return agents
 
