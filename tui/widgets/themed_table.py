@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
 FILL_FIRST = 100  # rows a fill adds at once: more than a screenful
@@ -91,10 +92,16 @@ class ThemedTable(DataTable[Text]):
         """Replace one cell, whether its row is in the table yet or still waiting in a fill."""
         for index, (key, cells) in enumerate(self._pending):
             if key == row_key:
-                column = self.get_column_index(column_key)
-                self._pending[index] = (key, [*cells[:column], cell, *cells[column + 1 :]])
+                at = self.get_column_index(column_key)
+                self._pending[index] = (key, [*cells[:at], cell, *cells[at + 1 :]])
                 return
-        self.update_cell(row_key, column_key, cell, update_width=True)  # a longer value widens its column
+        self.update_cell(row_key, column_key, cell)
+        # a longer value widens its column; a shorter one leaves it (update_width=True would re-measure
+        # the whole column whenever a value is narrower: n^2 measurements to fill a column of n rows)
+        widened = self.columns.get(ColumnKey(column_key))
+        if widened is not None and cell.cell_len > widened.content_width:
+            widened.content_width = cell.cell_len
+            self._require_update_dimensions = True  # Textual's flag: re-size the table when next idle
 
     def clear(self, columns: bool = False) -> ThemedTable:
         self._fill += 1
