@@ -345,6 +345,8 @@ def case_read_pg_scale(root: Path) -> list[Any]:
             """A first read with the parsed-log cache on: it writes the cache every later open uses."""
             start = time.perf_counter()
             db = None if store_url is None else PgStore(store_url, agent="bench")
+            if db is not None:
+                db.cache_dir = root / "state" / "lesson-thompson" / ".cache"  # as the CLI sets it
             Workspace(root, store=db).data()
             if db is not None:
                 db.close()
