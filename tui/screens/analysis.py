@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Header, Static
 
 from core.analysis import LooResult
 from tui.loo_text import RANDOMIZED_MARK, describe, headline_interval, headline_text, lift, p_text, short_flags, span
+from tui.screens.base import screen_css
 from tui.screens.sortable import SortableScreen
 from tui.source import AnalysisView, WorkspaceSource
 from tui.text import one_line, spaced
@@ -78,7 +79,7 @@ class AnalysisScreen(SortableScreen):
     """The LOO table; enter opens a lesson's reward distributions with and without it."""
 
     AUTO_FOCUS = "#loo-table"
-    CSS_PATH = "analysis.tcss"
+    DEFAULT_CSS = screen_css("analysis.tcss")
     HELP = (
         "Effect: each lesson's change in reward per injection, from one regression over every lesson with "
         "category baselines (randomized kept-minus-withheld where dropout logs exist). Then the leave-one-out "

@@ -14,9 +14,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from tui.screens.base import screen_css
+
 
 class ConfirmScreen(ModalScreen[bool]):
-    CSS_PATH = "confirm.tcss"
+    DEFAULT_CSS = screen_css("confirm.tcss")
     HELP = "y confirms; n or escape cancels (the focused button answers enter)."
 
     BINDINGS: ClassVar[list[BindingType]] = [

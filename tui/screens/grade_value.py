@@ -13,6 +13,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from tui.screens.base import screen_css
+
 
 def parse_grade(value: str) -> tuple[float | None, str | None]:
     """(grade, None) for a number in [0, 1], else (None, the reason). A decimal comma is accepted."""
@@ -33,7 +35,7 @@ def parse_grade(value: str) -> tuple[float | None, str | None]:
 class GradeValueScreen(ModalScreen[float | None]):
     """Enter submits a valid grade; escape cancels."""
 
-    CSS_PATH = "grade_value.tcss"
+    DEFAULT_CSS = screen_css("grade_value.tcss")
     HELP = "Type an exact grade between 0 and 1; enter previews it as the draft, escape cancels."
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]

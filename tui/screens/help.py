@@ -13,6 +13,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui.screens.base import screen_css
+
 
 @dataclass(frozen=True)
 class HelpSection:
@@ -98,7 +100,7 @@ def help_text(sections: Sequence[HelpSection], current: str) -> Text:
 class HelpScreen(ModalScreen[None]):
     """Keys per screen, the current screen first."""
 
-    CSS_PATH = "help.tcss"
+    DEFAULT_CSS = screen_css("help.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "close", "Close help"),

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Header, Static
 
 from tui.loo_text import describe
-from tui.screens.base import DataScreen
+from tui.screens.base import DataScreen, screen_css
 from tui.source import LessonRewards, WorkspaceSource
 from tui.text import one_line
 from tui.widgets.reward_histogram import RewardHistogramPlot
@@ -32,7 +32,7 @@ def shared_top(rewards: LessonRewards) -> float:
 class LessonRewardsScreen(DataScreen):
     """Histograms of session rewards with and without a lesson, as shares of each group."""
 
-    CSS_PATH = "lesson_rewards.tcss"
+    DEFAULT_CSS = screen_css("lesson_rewards.tcss")
     HELP = (
         "The reward distributions behind a lesson's leave-one-out lift: graded sessions it was injected in, "
         "and all the others. Bars are shares of each group; the line is the group's mean."

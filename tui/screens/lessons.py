@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Header, Input, Static
 from core.lessons import MISSING
 from core.views import LessonRow
 from tui.messages import LessonsShown
+from tui.screens.base import screen_css
 from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
@@ -141,7 +142,7 @@ class LessonCells:
 class LessonsScreen(SortableScreen):
     """Lessons table, the highlighted lesson's Beta density (with pins and the prior), its facts."""
 
-    CSS_PATH = "lessons.tcss"
+    DEFAULT_CSS = screen_css("lessons.tcss")
     AUTO_FOCUS = "#lessons-table"
     HELP = "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare."
 

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Header, Input, Static
 
 from core.salience import SalienceBreakdown
 from core.views import Explanation, LessonCredit
-from tui.screens.base import DataScreen
+from tui.screens.base import DataScreen, screen_css
 from tui.screens.confirm import ConfirmCommit
 from tui.screens.grade_value import GradeValueScreen
 from tui.source import WorkspaceSource
@@ -78,7 +78,7 @@ class SessionDetailScreen(DataScreen):
     """One session: journal with hits, per-lesson credit, before/after densities, grading."""
 
     AUTO_FOCUS = "#credits"
-    CSS_PATH = "session_detail.tcss"
+    DEFAULT_CSS = screen_css("session_detail.tcss")
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
         "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "

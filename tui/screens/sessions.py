@@ -14,6 +14,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Header, Input, Static
 
 from core.views import SessionSummary
+from tui.screens.base import screen_css
 from tui.screens.sortable import SortableScreen
 from tui.source import SessionsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
@@ -60,7 +61,7 @@ class SessionsScreen(SortableScreen):
     """Every logged session; enter opens one to see why each lesson was credited and to grade it."""
 
     AUTO_FOCUS = "#sessions-table"
-    CSS_PATH = "sessions.tcss"
+    DEFAULT_CSS = screen_css("sessions.tcss")
     HELP = (
         "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one, "
         "n opens the oldest pending one. o / r / a header click sort (the newest 1,000 matching sessions); "

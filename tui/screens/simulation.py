@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from core.simulate import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
 from tui.messages import WorkFailed
-from tui.screens.base import describe_failure
+from tui.screens.base import describe_failure, screen_css
 from tui.source import WorkspaceSource
 from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import ThemedTable
@@ -101,7 +101,7 @@ class SimulationScreen(Screen[None]):
     """Pick a scenario and a number of seeds; r runs it in a worker, escape cancels."""
 
     AUTO_FOCUS = "#sim-table"
-    CSS_PATH = "simulation.tcss"
+    DEFAULT_CSS = screen_css("simulation.tcss")
     HELP = (
         "Simulate worlds whose true lesson effects are known and score every estimator against them. "
         "Same scenario and seeds, same numbers. Nothing touches the workspace."

@@ -19,7 +19,7 @@ from textual.widgets import Header, Input, Label, Select, Static
 from core.credit import STRATEGIES
 from core.settings import CreditSettings
 from tui.messages import WorkspaceWritten
-from tui.screens.base import DataScreen
+from tui.screens.base import DataScreen, screen_css
 from tui.screens.confirm import ConfirmScreen
 from tui.source import WhatIfView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, rank_arrow
@@ -55,7 +55,7 @@ class WhatIfScreen(DataScreen):
     """Pick a strategy and floor; every lesson's mean and rank under them, against the saved ones."""
 
     AUTO_FOCUS = "#what-if-table"
-    CSS_PATH = "what_if.tcss"
+    DEFAULT_CSS = screen_css("what_if.tcss")
     HELP = "Re-fold the log under another strategy or floor. Only ctrl+s (after a confirmation) writes anything."
 
     BINDINGS: ClassVar[list[BindingType]] = [
