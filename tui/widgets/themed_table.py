@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.style import Style
-from rich.text import Text
+from rich.text import Text, TextType
+from textual.render import measure
 from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey
+from textual.widgets.data_table import ColumnKey, RowKey
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
 FILL_FIRST = 100  # rows a fill adds at once: more than a screenful
@@ -87,6 +88,25 @@ class ThemedTable(DataTable[Text]):
             self.add_row(*cells, key=key)
         if self._pending:
             self.call_after_refresh(self._fill_more, fill)
+
+    def add_row(
+        self, *cells: Text, height: int | None = 1, key: str | None = None, label: TextType | None = None
+    ) -> RowKey:
+        """Add a row and widen its columns to its cells at once.
+
+        Textual measures new rows only when the table is next idle, and caches the lines it paints
+        keyed by its update count, not by the column widths. On a loaded machine a frame came before
+        that idle pass: a table rebuilt with `clear(columns=True)` was painted at its labels' widths,
+        and when the pass found the same widths as before the rebuild nothing changed the key, so the
+        cut lines stayed on screen. Widened here, the first frame is right and the pass changes nothing."""
+        row_key = super().add_row(*cells, height=height, key=key, label=label)
+        console = self.app.console
+        for column, cell in zip(self.ordered_columns, cells, strict=False):
+            # a one-line Text is as wide as its cells; Textual's pass measures the same (never wider)
+            width = cell.cell_len if isinstance(cell, Text) and "\n" not in cell.plain else measure(console, cell, 1)
+            if width > column.content_width:
+                column.content_width = width
+        return row_key
 
     def set_cell(self, row_key: str, column_key: str, cell: Text) -> None:
         """Replace one cell, whether its row is in the table yet or still waiting in a fill."""
