@@ -72,7 +72,7 @@ class SessionsScreen(SortableScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
-        Binding("enter", "open_session", "Open session", priority=True),
+        Binding("enter", "open_session", "Open", priority=True),
         Binding("p", "toggle_pending", "Pending only"),
         Binding("n", "next_pending", "Next pending"),
         Binding("slash", "focus_filter", "Filter"),

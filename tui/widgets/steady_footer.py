@@ -15,6 +15,13 @@ from textual.widgets import Footer
 
 
 class SteadyFooter(Footer):
+    # Textual's compact footer sets no margin after a group's label: "screens? Help"
+    DEFAULT_CSS = """
+    SteadyFooter.-compact FooterLabel {
+        margin: 0 1 0 0;
+    }
+    """
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: tuple[Any, ...] | None = None
