@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.color import Color
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
@@ -27,6 +28,33 @@ def short_label(lesson_id: str, width: int = 28) -> str:
     if len(label) > width:
         label = label.rsplit("/", 1)[-1]
     return label if len(label) <= width else label[: width - 1] + "…"
+
+
+class Legend(Widget):
+    """One entry per curve (mark and label); entries share a line only when both fit whole, and a
+    label too long for a line is shortened (file name, then an ellipsis): an id never wraps."""
+
+    entries: reactive[tuple[tuple[Style, str], ...]] = reactive((), layout=True)
+
+    def lines(self, width: int) -> list[Text]:
+        out: list[Text] = []
+        room = max(1, width - len(LEGEND_MARK) - 1)
+        for style, label in self.entries:
+            entry = Text(end="")
+            entry.append(LEGEND_MARK, style=style)  # only the mark in the curve's colour
+            entry.append(" " + short_label(label, room))
+            if out and out[-1].cell_len + 2 + entry.cell_len <= width:
+                out[-1].append("  ")
+                out[-1].append_text(entry)
+            else:
+                out.append(entry)
+        return out
+
+    def render(self) -> Text:
+        return Text("\n", end="").join(self.lines(self.size.width))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
 
 
 class BetaPlot(Widget):
@@ -57,7 +85,7 @@ class BetaPlot(Widget):
 
     def compose(self) -> ComposeResult:
         yield Static(id="plot-area")  # the DensityPlot takes its place (see _mount_plot)
-        yield Static(id="legend")
+        yield Legend(id="legend")
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_legend())
@@ -87,19 +115,17 @@ class BetaPlot(Widget):
         self._plot = plot
         plot.curves, plot.plot_title = self.curves, self.plot_title  # what changed while it mounted
 
-    def legend(self) -> Text:
-        out = Text()
-        for i, curve in enumerate(self.curves):
-            if i:
-                out.append("  ")
-            out.append(LEGEND_MARK, style=Style(color=Color.parse(self._colour(curve_variable(curve))).rich_color))
-            out.append(" " + one_line(curve.label))
-        return out
+    def legend(self) -> tuple[tuple[Style, str], ...]:
+        """(mark style, label) per curve, in the theme's colours."""
+        return tuple(
+            (Style(color=Color.parse(self._colour(curve_variable(curve))).rich_color), curve.label)
+            for curve in self.curves
+        )
 
     def _colour(self, variable: str) -> str:
         variables = self.app.theme_variables
         return variables.get(variable) or variables["foreground"]
 
     def _show_legend(self) -> None:
-        for legend in self.query("#legend").results(Static):
-            legend.update(self.legend())
+        for legend in self.query("#legend").results(Legend):
+            legend.entries = self.legend()
