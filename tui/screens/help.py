@@ -48,8 +48,9 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "Session detail columns",
         (
-            ("salience", "share of the lesson's keywords found in the journal (stored in the log)"),
-            ("weight", "floor + (1 - floor) x salience"),
+            ("lesson", "the lesson id; below 100 columns its file name (the full id is in the panel)"),
+            ("salience (sal)", "share of the lesson's keywords found in the journal (stored in the log)"),
+            ("weight (wt)", "floor + (1 - floor) x salience"),
             ("reward", "credited reward: base grade x weight (seed strategy)"),
             ("Δα Δβ", "what this session adds to the lesson's alpha and beta"),
             ("hit / missed", "the lesson's keywords found / not found in the journal"),

@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Header, Input, Static
 
 from core.salience import SalienceBreakdown
 from core.views import Explanation, LessonCredit
-from tui.screens.base import DataScreen, screen_css
+from tui.screens.base import NARROW_BELOW, DataScreen, screen_css
 from tui.screens.confirm import ConfirmCommit
 from tui.screens.grade_value import GradeValueScreen
 from tui.source import WorkspaceSource
@@ -44,6 +44,8 @@ CREDIT_COLUMNS = (
     ("hit", "hit"),
     ("missed", "missed"),
 )
+# below 100 columns: the arithmetic (salience to Δβ) fits beside the lesson's file name (the help explains)
+NARROW_LABELS = {"salience": "sal", "weight": "wt"}
 
 Span = tuple[int, int]
 
@@ -235,12 +237,16 @@ class SessionDetailScreen(DataScreen):
         pending = self.shown.base_reward is None
         tone = "warning" if draft else None
         rows: list[tuple[str, list[Text]]] = []
+        narrow = self.size.width < NARROW_BELOW
         for credit in credits:
             breakdown = credit.breakdown
             hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
             missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
+            name = credit.path.removesuffix(".md")
+            if narrow:  # the file name; the full id is in the "why this credit" panel below
+                name = name.rsplit("/", 1)[-1]
             cells = [
-                table.toned(one_line(credit.path.removesuffix(".md")), "warning" if credit.note else None),
+                table.toned(one_line(name), "warning" if credit.note else None),
                 Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
                 Text(fmt(credit.weight, 3), justify="right"),
                 table.toned("—" if pending else fmt(credit.reward, 3), tone),
@@ -254,6 +260,7 @@ class SessionDetailScreen(DataScreen):
         # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
         # after opening) otherwise kept its header widths and cut every cell to them
         for index, (key, label) in enumerate(CREDIT_COLUMNS):
+            label = NARROW_LABELS.get(label, label) if narrow else label
             width = max([len(label), *(row[index].cell_len for _, row in rows)])
             table.add_column(label, key=key, width=width)
         for path, cells in rows:
