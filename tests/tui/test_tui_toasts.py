@@ -57,3 +57,16 @@ async def test_three_quick_commits_leave_two_toasts_clear_of_the_credits(workspa
         for toast in toasts:
             assert toast.region.height == 1  # one line each
             assert not toast.region.overlaps(credits.region)
+
+
+async def test_toasts_leave_the_grade_bar_readable_at_80_columns(workspace: Workspace) -> None:
+    # the grade, the grading keys, the history and the note field stay in view while toasts show
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await three_commits(pilot)
+        await pilot.pause(0.1)
+        toasts = list(app.screen.query(Toast))
+        assert toasts
+        bar = app.screen.query_one("#grade-bar")
+        for toast in toasts:
+            assert not toast.region.overlaps(bar.region), (toast.region, bar.region)
