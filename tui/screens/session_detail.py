@@ -418,19 +418,6 @@ class SessionDetailScreen(DataScreen):
             return
         self.dismiss()
 
-    @on(GradeBar.Resized)
-    def _toasts_above_the_grade_bar(self) -> None:
-        """Below 100 columns toasts stack above the grade bar, not over the grade, the keys, the
-        history or the note (at 80x24 they covered the bar's wrapped lines); they cover the credit
-        panes' lower right instead, which scrolls. Wider, the bar's lines leave its right half free."""
-        bar = self.query_one("#grade-bar", GradeBar)
-        below = bar.outer_size.height + sum(footer.outer_size.height for footer in self.query(SteadyFooter))
-        for rack in self.query("#textual-toastrack"):  # Textual's ToastRack, one per screen
-            if bar.size.width < NARROW_BELOW:
-                rack.styles.margin = (0, 0, below, 0)
-            else:
-                rack.styles.clear_rule("margin")  # Textual's place: just above the footer
-
     @on(GradeBar.NoteChanged)
     def _note_changed(self, event: GradeBar.NoteChanged) -> None:
         self.note = event.note

@@ -95,12 +95,6 @@ class GradeBar(Widget):
     class NoteSubmitted(Message):
         pass
 
-    class Resized(Message):
-        """The bar's size changed: the screen keeps its toasts above it."""
-
-    def on_resize(self) -> None:
-        self.post_message(self.Resized())
-
     def compose(self) -> ComposeResult:
         yield Static(id="grade-status")
         yield Static(id="grade-history")
