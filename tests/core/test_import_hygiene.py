@@ -73,3 +73,24 @@ def test_import_layering_contracts_hold() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+@pytest.mark.parametrize("module", ["core.workspace", "tui.app"])
+def test_opening_a_workspace_does_not_import_the_analysis(module: str) -> None:
+    # the dashboard's first paint needs the posteriors, not the leave-one-out analysis or the
+    # joint fit (core.workspace imported them at module level: ~20 ms before the first rows)
+    modules = loaded_after(f"import {module}")
+    assert module in modules
+    analysis = {"core.analysis", "core.joint", "core.attribution", "core.candidacy", "core.coverage"}
+    assert sorted(modules & analysis) == []
+
+
+def test_the_analysis_entry_points_still_work(tmp_path: Path) -> None:
+    # the imports moved into the methods: each method still runs (on an empty workspace)
+    code = f"""
+from core.workspace import Workspace
+ws = Workspace({str(tmp_path)!r})
+assert ws.candidacies() == [] and ws.broad_keywords() == {{}} and ws.loo(write=False) == []
+"""
+    modules = loaded_after(code)
+    assert {"core.analysis", "core.joint", "core.attribution"} <= modules
