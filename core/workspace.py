@@ -67,7 +67,8 @@ class Workspace:
             raise WorkspaceError(str(exc)) from None
         self._library: Library | None = None
         self._reader = LogReader(
-            self.log, use_cache=use_cache, cache_threshold=cache_threshold, outcomes=self.config.outcomes
+            self.log, cache_dir=self.state_dir / ".cache", use_cache=use_cache, cache_threshold=cache_threshold,
+            outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
