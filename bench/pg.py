@@ -181,13 +181,10 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
         ours, post_db = best_of(lambda _: load(url), n_ours)
         base, post_file = best_of(lambda _: load(None), n_base)
 
-        cache_dir = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-pgcache-"))
+        cache_dir = root / "state" / "lesson-thompson" / ".cache"  # the workspace's, where both stores keep theirs
 
         def load_cached(store_url: str | None) -> Any:
-            store = None
-            if store_url is not None:
-                store = PgStore(store_url, agent="b")
-                store.cache_dir = cache_dir
+            store = None if store_url is None else PgStore(store_url, agent="b")
             ws = Workspace(root, store=store)
             post = fold(ws.data(), ws.settings)
             if store is not None:
@@ -199,7 +196,8 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
             ours_cached, post_db_cached = best_of(lambda _: load_cached(url), n_ours)
             base_cached, _ = best_of(lambda _: load_cached(None), n_base)
         finally:
-            shutil.rmtree(cache_dir, ignore_errors=True)
+            for path in cache_dir.glob("log-index-pg-*.msgpack"):  # this database's, gone with it
+                path.unlink(missing_ok=True)
     same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
     same_cached = bool(
         (post_db_cached.alpha == post_file.alpha).all() and (post_db_cached.beta == post_file.beta).all()
@@ -345,8 +343,6 @@ def case_read_pg_scale(root: Path) -> list[Any]:
             """A first read with the parsed-log cache on: it writes the cache every later open uses."""
             start = time.perf_counter()
             db = None if store_url is None else PgStore(store_url, agent="bench")
-            if db is not None:
-                db.cache_dir = root / "state" / "lesson-thompson" / ".cache"  # as the CLI sets it
             Workspace(root, store=db).data()
             if db is not None:
                 db.close()

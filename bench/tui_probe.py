@@ -127,7 +127,6 @@ async def probe(
         from core.pgstore import PgStore
 
         store = PgStore(store_url, agent="bench-probe")
-        store.cache_dir = root / "state" / "lesson-thompson" / ".cache"  # as the CLI sets it
     app = LessonCreditApp(Workspace(root, store=store))
     async with app.run_test(size=size) as pilot:
         stalls.start()

@@ -148,7 +148,6 @@ def _store(args: argparse.Namespace, root: Path) -> Any:
     from core.pgstore import PgStore
 
     if isinstance(store, PgStore):
-        store.cache_dir = config_path.parent / ".cache"  # the workspace's parsed-log cache, per store position
         store.written_by = written_by
     elif written_by is not None:
         raise CliError("--written-by needs a database store: the file does not record who wrote each event")

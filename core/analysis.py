@@ -34,15 +34,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from core.analysis_limits import MIN_WITH, MIN_WITHOUT
 from core.joint import Design, JointFit, build_design, fit_joint
 from core.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 
-MIN_WITH = 5
-MIN_WITHOUT = 20
 MIN_IPW = 5  # sessions on each side (treated and untreated candidates) before an IPW lift is shown
-BROAD_KEYWORD_SHARE = 0.50
 PROPENSITY_CLIP = (0.01, 0.99)
 # Grades are given to two decimals (0.82): no honest reward variance is below one step squared.
 REWARD_RESOLUTION = 0.01

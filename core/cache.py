@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from array import array
+from pathlib import Path
 
 import msgspec
 import numpy as np
@@ -134,9 +135,10 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
 class LogCache:
     """`state/lesson-thompson/.cache/log-index.msgpack` for one log."""
 
-    def __init__(self, log: EventLog, notice: bool = True) -> None:
+    def __init__(self, log: EventLog, cache_dir: Path | None = None, notice: bool = True) -> None:
+        """`cache_dir`: the workspace's `.cache` folder (default: the one beside the log, which it is)."""
         self.log = log
-        self.path = log.path.parent / ".cache" / "log-index.msgpack"
+        self.path = (log.path.parent / ".cache" if cache_dir is None else cache_dir) / "log-index.msgpack"
         self.notice = notice  # say on stderr when a cache is there but cannot be used
 
     def _say(self, why: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from core.analysis import BROAD_KEYWORD_SHARE
+from core.analysis_limits import BROAD_KEYWORD_SHARE
 from core.lessons import Lesson
 from core.salience import KeywordMatcher, casekey, counted_keywords
 

@@ -134,8 +134,9 @@ class EventStore(Protocol):
         """How a reader checks that what it read up to a position is still there."""
         ...
 
-    def log_cache(self) -> ParsedLogCache | None:
-        """The parsed-log cache for this store (None: none is kept)."""
+    def log_cache(self, cache_dir: Path) -> ParsedLogCache | None:
+        """The parsed-log cache for this store, kept in `cache_dir` (the workspace's `.cache` folder);
+        None: none is kept."""
         ...
 
     def glued(self, end: int) -> bool:
@@ -179,10 +180,10 @@ class JsonlStore(EventLog):
 
         return PrefixCheck(self)
 
-    def log_cache(self) -> ParsedLogCache:
+    def log_cache(self, cache_dir: Path) -> ParsedLogCache:
         from core.cache import LogCache
 
-        return LogCache(self)
+        return LogCache(self, cache_dir)
 
     def glued(self, end: int) -> bool:
         try:

@@ -223,7 +223,6 @@ class PgStore:
         self._store_id: str | None = None
         self._locked_conn: Connection | None = None  # the connection holding the writers' lock
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
-        self.cache_dir: Path | None = None  # when set, a workspace reading the store keeps its parsed-log cache there
 
     @property
     def name(self) -> str:
@@ -238,13 +237,11 @@ class PgStore:
     def prefix_check(self) -> PositionCheck:
         return PositionCheck(self)
 
-    def log_cache(self) -> ParsedLogCache | None:
-        """The per-position cache when a folder for it was given (`cache_dir`)."""
-        if self.cache_dir is None:
-            return None
+    def log_cache(self, cache_dir: Path) -> ParsedLogCache:
+        """The per-position cache, in the workspace's cache folder."""
         from core.pgcache import PgLogCache
 
-        return PgLogCache(self, self.cache_dir)
+        return PgLogCache(self, cache_dir)
 
     def glued(self, end: int) -> bool:
         """Never: every event is stored whole, as one row."""

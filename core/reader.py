@@ -13,6 +13,7 @@ import contextlib
 import gc
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +50,7 @@ class LogReader:
         self,
         log: EventStore,
         *,
+        cache_dir: Path,
         use_cache: bool = True,
         cache_threshold: int | None = None,
         outcomes: dict[str, float] | None = None,
@@ -62,7 +64,7 @@ class LogReader:
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._use_cache = use_cache
-        self._log_cache = log.log_cache() if use_cache else None
+        self._log_cache = log.log_cache(cache_dir) if use_cache else None
         # a read that parses at least this much rewrites the parsed-log cache (and a log this big
         # starts from it): bytes of the file, events of a database store
         default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new

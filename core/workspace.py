@@ -13,13 +13,13 @@ import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import attribution, commands, interop, views
+from core import commands, interop, views
 from core import select as select_mod
-from core.analysis import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT, Candidacy, LooResult
+from core.analysis_limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
 from core.clock import iso, utc_now
 from core.config import Config, ConfigError, load_config, save_config
 from core.errors import WorkspaceError
@@ -35,6 +35,9 @@ from core.settings import CreditSettings
 from core.snapshot import FoldData
 from core.store import LogProblem, StoreError
 from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
+
+if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from core.analysis import Candidacy, LooResult
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -64,7 +67,8 @@ class Workspace:
             raise WorkspaceError(str(exc)) from None
         self._library: Library | None = None
         self._reader = LogReader(
-            self.log, use_cache=use_cache, cache_threshold=cache_threshold, outcomes=self.config.outcomes
+            self.log, cache_dir=self.state_dir / ".cache", use_cache=use_cache, cache_threshold=cache_threshold,
+            outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
@@ -205,16 +209,22 @@ class Workspace:
 
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
         """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
+        from core import attribution
+
         self.data()
         journals = reversed(self._reader.session_journals())
         return attribution.broad_keywords_of(self.library().lessons, journals, lambda p: self._journal(p)[0], share)
 
     def candidacies(self) -> list[Candidacy]:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
+        from core import attribution
+
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        from core import attribution
+
         results, self.loo_meta = attribution.loo(
             self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
             min_with, min_without,

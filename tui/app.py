@@ -101,6 +101,8 @@ class LessonCreditApp(App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
+    # start in the Lessons mode: no default screen is made, styled and then switched away from
+    DEFAULT_MODE = "lessons"
     NOTIFICATION_TIMEOUT = TOAST_SECONDS
     # compact toasts (one line for a confirmation) in the bottom right, above the footer
     CSS = """
@@ -150,7 +152,6 @@ class LessonCreditApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name
-        self.switch_mode("lessons")
         self._first_snapshot()
         if self.poll_seconds > 0:
             if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling

@@ -482,7 +482,7 @@ class WorkspaceSource:
             cached = self._analysis
             if not write and cached is not None and cached.version == ws.version:
                 return replace(cached, written=None)
-            from core.analysis import MIN_WITH, MIN_WITHOUT
+            from core.analysis_limits import MIN_WITH, MIN_WITHOUT
 
             results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
             data = ws.data()

@@ -485,11 +485,10 @@ def test_parsed_log_cache_per_store_position(
     starts.clear()
     writer.append_event(line(grade("s4", 0.0)))  # one more: only it is read
     store = PgStore(url, agent="r")
-    store.cache_dir = cache_dir
-    ws = Workspace(root, store=store)
+    ws = Workspace(root, store=store)  # the workspace gives the store its cache folder
     graded = ws.lesson_table(details=False)
     assert starts == [writer.size() - 1]
-    no_cache = Workspace(root, store=PgStore(url, agent="r"))  # no cache_dir: reads everything
+    no_cache = Workspace(root, store=PgStore(url, agent="r"), use_cache=False)  # reads everything
     assert no_cache.lesson_table(details=False) == graded
     assert starts[-1] == 0
     # a cache of another database (the same name, made afresh) is not used

@@ -60,14 +60,15 @@ async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_r
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            app.set_timer(0.5, gate.set)  # the checks finish only after the screen has been looked at
             await app.run_action("show_health")
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, HealthScreen) and screen.view is None
             assert not screen.query("#health-empty") and not screen.query(FindingCard)
             assert screen.title == "Health" and screen.query_one("#findings").loading  # checking, not "no problems"
+            gate.set()  # the checks finish only after the screen has been looked at (a timer raced a loaded machine)
             await settle(pilot)
             assert screen.view is not None and screen.title == "Health · 0 errors, 2 warnings"
     finally:
+        gate.set()  # a failed assertion must not leave the worker waiting
         WorkspaceSource.health = real  # type: ignore[method-assign]

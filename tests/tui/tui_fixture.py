@@ -214,11 +214,17 @@ async def settle(pilot: Any) -> None:
         working = any(not worker.is_finished for worker in pilot.app.workers)
         return working or any(t.filling for t in tables) or measuring
 
-    for _ in range(4):
+    # done when two pauses in a row find nothing busy: a result that starts more work shows as busy
+    # at the pause after it lands, however long the chain
+    quiet = 0
+    while quiet < 2:
         await pilot.pause()
-        while busy():
-            await asyncio.sleep(0.01)
-    await pilot.pause()
+        if busy():
+            quiet = 0
+            while busy():
+                await asyncio.sleep(0.01)
+        else:
+            quiet += 1
 
 
 def table_keys(table: DataTable[object]) -> list[str]:
