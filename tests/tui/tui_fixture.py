@@ -207,7 +207,8 @@ async def settle(pilot: Any) -> None:
     def busy() -> bool:
         tables = pilot.app.screen.query("ThemedTable")  # a big table fills in batches
         # a DataTable measures its new rows and columns when it is next idle, which on a loaded machine can
-        # come after the pause: a screenshot then shows columns as wide as their labels (textual 8.2.8 names)
+        # come after the pause: a test reading sizes waits for it (textual 8.2.8 names). (ThemedTable sizes its
+        # columns as rows are added, so no frame shows them at label widths: test_tui_table_widths.py)
         measuring = any(t._require_update_dimensions or t._updated_cells for t in pilot.app.screen.query("DataTable"))
         # a worker is pending from the key that starts it until its task first runs, which on a loaded machine can
         # come after a pause: pending counts as busy
