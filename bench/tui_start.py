@@ -130,8 +130,10 @@ async def ours(root: Path, t0: float, health: bool, idle: bool = False) -> dict[
 
     frames = Frames()
     from core.workspace import Workspace
+    from tui import gc_settings
     from tui.app import LessonCreditApp
 
+    gc_settings.freeze()  # as `tui.app.run` does (and `start` ran first, as in the CLI: see main)
     app = LessonCreditApp(Workspace(root), poll_seconds=0)
     async with app.run_test(size=SIZE):
         await _until(lambda: frames.rows_at is not None)
@@ -156,6 +158,9 @@ def main(argv: list[str]) -> int:
     if kind == "bare":
         result = asyncio.run(bare(root, t0))
     else:
+        from tui import gc_settings
+
+        gc_settings.start()  # the dashboard's collector settings, set as the CLI sets them
         result = asyncio.run(ours(root, t0, health=kind.startswith("health"), idle=kind == "health_idle"))
     print("TUI-START " + json.dumps(result), flush=True)
     return 0

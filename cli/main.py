@@ -940,6 +940,9 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from tui import gc_settings
+
+    gc_settings.start()  # before the engine and the dashboard are imported
     ws = _workspace(args)
     if not ws.log.is_local:
         ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from core.workspace import Workspace
+from tui import gc_settings
 from tui.messages import LessonsShown, SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
 from tui.screens.base import describe_failure
 from tui.screens.lessons import LessonsScreen
@@ -31,6 +32,7 @@ from tui.text import fmt_grade, one_line
 from tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 1.0
+FIRST_SNAPSHOT_LATEST_S = 2.0  # the first snapshot starts once the Lessons rows are drawn, or after this
 WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
 PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
@@ -144,6 +146,7 @@ class LessonCreditApp(App[None]):
         self.writes = WriteQueue(operator)
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
+        self._snapshot_started = False
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
@@ -152,7 +155,10 @@ class LessonCreditApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name
-        self._first_snapshot()
+        # the first snapshot (the session ids for next-pending, the problems notice) waits for the
+        # Lessons rows to be drawn: taken now it would hold the source's lock the first rows need.
+        # The timer is for a start whose Lessons screen never shows rows (its read failed).
+        self.set_timer(FIRST_SNAPSHOT_LATEST_S, self._start_first_snapshot)
         if self.poll_seconds > 0:
             if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling
                 self._watch_log()
@@ -161,8 +167,14 @@ class LessonCreditApp(App[None]):
 
     @on(LessonsShown)
     def _lessons_shown(self) -> None:
+        self._start_first_snapshot()
         if not any(worker.group == "prepare" for worker in self.workers):
             self._prepare_writes()
+
+    def _start_first_snapshot(self) -> None:
+        if not self._snapshot_started:
+            self._snapshot_started = True
+            self._first_snapshot()
 
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
@@ -482,4 +494,6 @@ def _listing(problems: Sequence[object]) -> str:
 
 
 def run(workspace: Workspace) -> None:
+    """Open the dashboard (the CLI has called `gc_settings.start` before importing it)."""
+    gc_settings.freeze()
     LessonCreditApp(WorkspaceSource(workspace)).run()

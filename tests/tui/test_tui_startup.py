@@ -11,7 +11,7 @@ from tui_fixture import LOG_REL, settle
 from core.workspace import Workspace
 from tui.app import LessonCreditApp
 from tui.screens.lessons import LessonsScreen
-from tui.source import WorkspaceSource
+from tui.source import SourceSnapshot, WorkspaceSource
 
 
 @pytest.fixture
@@ -112,3 +112,87 @@ def test_start_up_imports_only_what_the_first_screen_needs() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+class OrderSource(WorkspaceSource):
+    """Records when the app's first snapshot is taken: how many Lessons views were built by then,
+    and whether the Lessons table was showing rows."""
+
+    def __init__(self, workspace: Workspace, fail_view: bool = False) -> None:
+        super().__init__(workspace)
+        self.fail_view = fail_view
+        self.views = 0
+        self.app: LessonCreditApp | None = None
+        self.at_snapshot: list[tuple[int, int]] = []  # (views built, rows in the table)
+
+    def lessons_view(self):  # type: ignore[no-untyped-def]
+        if self.fail_view:
+            raise OSError("lessons: unreadable")
+        view = super().lessons_view()
+        self.views += 1
+        return view
+
+    def snapshot(self) -> SourceSnapshot:
+        screen = self.app.screen if self.app is not None else None
+        rows = len(screen.shown) if isinstance(screen, LessonsScreen) else -1
+        self.at_snapshot.append((self.views, rows))
+        return super().snapshot()
+
+
+async def test_the_first_snapshot_waits_until_the_lessons_rows_are_drawn(workspace: Workspace) -> None:
+    """It holds the source's lock the first rows need: taken at mount it delayed the first paint."""
+    source = OrderSource(workspace)
+    app = LessonCreditApp(source, seed=0, poll_seconds=0)
+    source.app = app
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert app.snapshot is not None
+        # the fixture's five lessons are in the table (one missing from the library: six rows)
+        assert source.at_snapshot == [(1, 6)]
+
+
+async def test_the_first_snapshot_is_taken_when_the_lessons_screen_never_fills(workspace: Workspace) -> None:
+    """Its read failed: the snapshot (next-pending, the problems notice) still comes, after the timer."""
+    source = OrderSource(workspace, fail_view=True)
+    app = LessonCreditApp(source, seed=0, poll_seconds=0)
+    source.app = app
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(3000):  # FIRST_SNAPSHOT_LATEST_S; a minute only catches a snapshot that never comes
+            await asyncio.sleep(0.02)
+            if app.snapshot is not None:
+                break
+        await settle(pilot)
+        assert source.at_snapshot == [(0, 0)] and app.snapshot is not None
+
+
+def test_the_dashboard_command_sets_the_collector_before_importing_the_engine() -> None:
+    """`lesson-credit` (the dashboard) raises the young threshold before core is imported and freezes
+    what the imports made before the app starts (tui/gc_settings.py)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = """
+import gc, sys
+seen = {}
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "core.workspace" and "core" not in seen:
+            seen["core"] = gc.get_threshold()
+        return None
+sys.meta_path.insert(0, Watch())
+import textual.app  # not the engine
+def fake_run(self):
+    seen["run"] = (gc.get_threshold(), gc.get_freeze_count() > 0)
+textual.app.App.run = fake_run
+from cli.main import main
+main(["tui", "--workspace", sys.argv[1]])
+print(seen["core"], seen["run"])
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(root)], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    # CPython's default is (700, 10, 10); the dashboard's young threshold is 10,000
+    assert out.stdout.split() == ["(10000,", "10,", "10)", "((10000,", "10,", "10),", "True)"]

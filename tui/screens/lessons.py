@@ -195,7 +195,7 @@ class LessonsScreen(SortableScreen):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._rebuild())
         table = self.query_one("#lessons-table", ThemedTable)
         table.focus()
-        self.busy(table, delay=0)
+        self.busy(table)
 
     # ---------------------------------------------------------------- loading
 
@@ -232,8 +232,8 @@ class LessonsScreen(SortableScreen):
         # what the table can show without: computed once the frame with the rows is drawn, so
         # that their threads (and the imports they start) do not hold up the first paint
         self.call_after_refresh(self._complete, event.view)
-        if previous is None:
-            self.post_message(LessonsShown())
+        if previous is None:  # once that frame is drawn: what the app then starts must not delay it
+            self.call_after_refresh(self.post_message, LessonsShown())
 
     def _complete(self, view: LessonsView) -> None:
         if self.view is None or self.view.version != view.version:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class SteadyFooter(Footer):
@@ -25,6 +27,16 @@ class SteadyFooter(Footer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._shown: tuple[Any, ...] | None = None
+
+    def compose(self) -> ComposeResult:
+        # Textual's FooterKey starts compact and its data binding then sets the footer's value: two
+        # restyles of every key when the footer is not compact. Each bound key starts as the footer is
+        # (the command palette's key is not bound: Textual leaves it compact).
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         # Footer.bindings_changed with the recompose made conditional (textual 8.2.8, pinned)
