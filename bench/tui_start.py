@@ -158,8 +158,10 @@ def main(argv: list[str]) -> int:
     if kind == "bare":
         result = asyncio.run(bare(root, t0))
     else:
+        from cli.process import limit_blas_threads
         from tui import gc_settings
 
+        limit_blas_threads()  # as `lesson-credit` does before it imports the engine
         gc_settings.start()  # the dashboard's collector settings, set as the CLI sets them
         result = asyncio.run(ours(root, t0, health=kind.startswith("health"), idle=kind == "health_idle"))
     print("TUI-START " + json.dumps(result), flush=True)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from cli.process import limit_blas_threads
 from cli.render import fmt, safe, table
 
 EXIT_BAD_INPUT = 1
@@ -1364,6 +1365,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None = None) -> int:
     """Run one command; `clock` (a function returning an aware datetime) stands in for now."""
+    limit_blas_threads()  # before any command imports the engine
     parser = build_parser()
     args = parser.parse_args(argv)
     args.clock = clock

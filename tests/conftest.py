@@ -7,9 +7,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace
 
-from tui import gc_settings
+from cli.process import limit_blas_threads
+
+# before numpy is first imported (engine_helpers imports the engine): the test processes and the CLI and
+# Python processes they start (they inherit the environment) run BLAS on one thread, as the CLI does
+limit_blas_threads()
+
+from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace  # noqa: E402
+
+from tui import gc_settings  # noqa: E402
 
 # The suite runs with the dashboard's garbage-collector settings (tui/gc_settings.py): rarer young
 # collections, and the modules every test uses imported once and frozen out of later collections.
