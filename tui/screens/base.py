@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from textual import on
+from textual._context import active_app
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -48,6 +49,12 @@ class DataScreen(Screen[None]):
         self.source = source
         self._stale = False
         self._loading_timers: dict[int, Timer] = {}
+        # the width classes from the terminal's size before the widgets are first styled: set at the first
+        # resize instead, they restyled every widget of the screen once more (an 80-column terminal)
+        try:
+            self._width_classes(active_app.get().size.width, update=False)
+        except LookupError:  # made outside a running app: the first resize sets them
+            pass
 
     def on_mount(self) -> None:
         # Textual calls every class's on_mount (subclass first): subclasses must not call this one
@@ -71,11 +78,14 @@ class DataScreen(Screen[None]):
     def reload(self) -> None:
         """Start the worker that loads this screen's view."""
 
+    def _width_classes(self, width: int, update: bool = True) -> None:
+        self.set_class(width < NARROW_BELOW, "-narrow", update=update)
+        self.set_class(width >= WIDE_FROM, "-wide", update=update)
+
     def on_resize(self) -> None:
         """`-narrow` (an 80-column terminal) and `-wide` classes for the screen's stylesheet."""
         width = self.size.width
-        self.set_class(width < NARROW_BELOW, "-narrow")
-        self.set_class(width >= WIDE_FROM, "-wide")
+        self._width_classes(width)
         for footer in self.query(Footer).results(Footer):
             # every key in view at 80 columns: tighter spacing, and ctrl+p is in the help instead
             footer.compact = width < NARROW_BELOW
