@@ -27,12 +27,26 @@ GEN_VERSION = 3  # bump when a generator changes, so stale data is regenerated
 FULL = {
     "workspace": {"lessons": 1000, "sessions": 100_000, "per_session": 10, "grades": 5000, "pending": 0.10},
     "salience": {"lessons": 3000, "keywords": 5, "journal_bytes": 2_000_000, "wildcard_lessons": 30},
-    "runs": {"cold": (5, 3), "warm": (30, 3), "salience": (9, 3), "status": (5, 3), "record": (7, 7)},
+    "runs": {
+        "cold": (5, 3),
+        "warm": (30, 3),
+        "salience": (9, 3),
+        "status": (5, 3),
+        "record": (7, 7),
+        "tui_start": (9, 9),
+    },
 }
 QUICK = {
     "workspace": {"lessons": 200, "sessions": 10_000, "per_session": 10, "grades": 500, "pending": 0.10},
     "salience": {"lessons": 600, "keywords": 5, "journal_bytes": 400_000, "wildcard_lessons": 6},
-    "runs": {"cold": (3, 3), "warm": (10, 3), "salience": (3, 3), "status": (3, 3), "record": (3, 3)},
+    "runs": {
+        "cold": (3, 3),
+        "warm": (10, 3),
+        "salience": (3, 3),
+        "status": (3, 3),
+        "record": (3, 3),
+        "tui_start": (3, 3),
+    },
 }
 SEED = 20260305
 

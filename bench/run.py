@@ -364,7 +364,9 @@ def case_record(sizes: dict[str, Any]) -> list[Result]:
 def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
     """The dashboard's first paint on the demo workspace against a bare Textual app with one DataTable,
     and opening Health; each run a fresh process (see bench/tui_start.py)."""
-    runs = sizes["runs"].get("tui_start", (3, 3))[0]
+    # interleaved (ours, bare, ours, ...): this machine's speed drifts by a third within minutes, and a
+    # block of our runs followed by a block of the bare app's compared two different machines
+    runs = sizes["runs"]["tui_start"][0]
     demo = ROOT
 
     def probe(kind: str) -> float:
@@ -379,8 +381,11 @@ def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
         line = next(x for x in proc.stdout.splitlines() if x.startswith("TUI-START "))
         return float(json.loads(line.removeprefix("TUI-START "))["seconds"])
 
-    ours = [probe("ours") for _ in range(runs)]
-    bare = [probe("bare") for _ in range(runs)]
+    ours: list[float] = []
+    bare: list[float] = []
+    for _ in range(runs):
+        ours.append(probe("ours"))
+        bare.append(probe("bare"))
     health = [probe("health") for _ in range(runs)]
     health_idle = [probe("health_idle") for _ in range(runs)]
     what = "from process start (interpreter and imports included) until the first rows are on screen"
