@@ -40,6 +40,7 @@ TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as 
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
 
+
 def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
     (the first paint) is imported with the app; the others (and what they import) load when first
