@@ -364,8 +364,6 @@ def case_record(sizes: dict[str, Any]) -> list[Result]:
 def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
     """The dashboard's first paint on the demo workspace against a bare Textual app with one DataTable,
     and opening Health; each run a fresh process (see bench/tui_start.py)."""
-    # interleaved (ours, bare, ours, ...): this machine's speed drifts by a third within minutes, and a
-    # block of our runs followed by a block of the bare app's compared two different machines
     runs = sizes["runs"]["tui_start"][0]
     demo = ROOT
 
@@ -381,6 +379,8 @@ def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
         line = next(x for x in proc.stdout.splitlines() if x.startswith("TUI-START "))
         return float(json.loads(line.removeprefix("TUI-START "))["seconds"])
 
+    # interleaved (ours, bare, ours, ...): this machine's speed drifts by a third within minutes, and a
+    # block of our runs followed by a block of the bare app's compared two different machines
     ours: list[float] = []
     bare: list[float] = []
     for _ in range(runs):

@@ -9,10 +9,8 @@ import os
 # thread, and an agent's hook pays that on every command. The engine's linear algebra is small (the
 # joint fit's 1,000-lesson eigen-decomposition: 458 ms with the threads, 428 ms without, `python -m
 # bench.run --only analysis`). A value the user set wins.
-BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
 
 
 def limit_blas_threads() -> None:
     """One BLAS thread unless the environment says otherwise; only takes effect before numpy is imported."""
-    for name, value in BLAS_THREADS.items():
-        os.environ.setdefault(name, value)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

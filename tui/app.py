@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from core.workspace import Workspace
@@ -147,7 +148,7 @@ class LessonCreditApp(App[None]):
         self.writes = WriteQueue(operator)
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
-        self._snapshot_started = False
+        self._snapshot_timer: Timer | None = None  # until the first snapshot starts
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
@@ -159,7 +160,7 @@ class LessonCreditApp(App[None]):
         # the first snapshot (the session ids for next-pending, the problems notice) waits for the
         # Lessons rows to be drawn: taken now it would hold the source's lock the first rows need.
         # The timer is for a start whose Lessons screen never shows rows (its read failed).
-        self.set_timer(FIRST_SNAPSHOT_LATEST_S, self._start_first_snapshot)
+        self._snapshot_timer = self.set_timer(FIRST_SNAPSHOT_LATEST_S, self._start_first_snapshot)
         if self.poll_seconds > 0:
             if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling
                 self._watch_log()
@@ -173,8 +174,10 @@ class LessonCreditApp(App[None]):
             self._prepare_writes()
 
     def _start_first_snapshot(self) -> None:
-        if not self._snapshot_started:
-            self._snapshot_started = True
+        """Once: on the first LessonsShown, or when the timer fires first."""
+        if self._snapshot_timer is not None:
+            self._snapshot_timer.stop()
+            self._snapshot_timer = None
             self._first_snapshot()
 
     @work(thread=True, group="prepare")

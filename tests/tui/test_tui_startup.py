@@ -9,6 +9,7 @@ import pytest
 from tui_fixture import LOG_REL, settle
 
 from core.workspace import Workspace
+from tui import app as tui_app
 from tui.app import LessonCreditApp
 from tui.screens.lessons import LessonsScreen
 from tui.source import SourceSnapshot, WorkspaceSource
@@ -139,25 +140,31 @@ class OrderSource(WorkspaceSource):
         return super().snapshot()
 
 
-async def test_the_first_snapshot_waits_until_the_lessons_rows_are_drawn(workspace: Workspace) -> None:
+async def test_the_first_snapshot_waits_until_the_lessons_rows_are_drawn(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """It holds the source's lock the first rows need: taken at mount it delayed the first paint."""
+    monkeypatch.setattr(tui_app, "FIRST_SNAPSHOT_LATEST_S", 600.0, raising=False)  # the timer never wins
     source = OrderSource(workspace)
     app = LessonCreditApp(source, seed=0, poll_seconds=0)
     source.app = app
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert app.snapshot is not None
-        # the fixture's five lessons are in the table (one missing from the library: six rows)
+        # five lesson files, and one lesson the log names that the library no longer has: six rows
         assert source.at_snapshot == [(1, 6)]
 
 
-async def test_the_first_snapshot_is_taken_when_the_lessons_screen_never_fills(workspace: Workspace) -> None:
+async def test_the_first_snapshot_is_taken_when_the_lessons_screen_never_fills(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Its read failed: the snapshot (next-pending, the problems notice) still comes, after the timer."""
+    monkeypatch.setattr(tui_app, "FIRST_SNAPSHOT_LATEST_S", 0.1)
     source = OrderSource(workspace, fail_view=True)
     app = LessonCreditApp(source, seed=0, poll_seconds=0)
     source.app = app
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(3000):  # FIRST_SNAPSHOT_LATEST_S; a minute only catches a snapshot that never comes
+        for _ in range(3000):  # a minute: only catches a snapshot that never comes
             await asyncio.sleep(0.02)
             if app.snapshot is not None:
                 break
