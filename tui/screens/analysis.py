@@ -22,7 +22,7 @@ from tui.screens.base import screen_css
 from tui.screens.sortable import SortableScreen
 from tui.source import AnalysisView, WorkspaceSource
 from tui.text import one_line, spaced
-from tui.widgets.steady_footer import SteadyFooter
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
 
 # column key -> (header, value to sort by; None sorts last whichever the direction)
@@ -113,7 +113,7 @@ class AnalysisScreen(SortableScreen):
         yield Static(id="analysis-summary")
         yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(id="loo-detail")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Analysis"

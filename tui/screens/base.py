@@ -12,17 +12,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from core.errors import WorkspaceError
 from core.files import StoreError
 from tui.messages import WorkFailed
 from tui.source import WorkspaceSource
+from tui.widths import NARROW_BELOW, WIDE_FROM
 
 T = TypeVar("T")
 
-NARROW_BELOW = 100  # columns
-WIDE_FROM = 150
 LOADING_DELAY = 0.15  # seconds before a running worker shows a loading indicator
 
 # what a worker may hit and report instead of crashing the app
@@ -84,12 +82,7 @@ class DataScreen(Screen[None]):
 
     def on_resize(self) -> None:
         """`-narrow` (an 80-column terminal) and `-wide` classes for the screen's stylesheet."""
-        width = self.size.width
-        self._width_classes(width)
-        for footer in self.query(Footer).results(Footer):
-            # every key in view at 80 columns: tighter spacing, and ctrl+p is in the help instead
-            footer.compact = width < NARROW_BELOW
-            footer.show_command_palette = width >= NARROW_BELOW
+        self._width_classes(self.size.width)
 
     # ---------------------------------------------------------------- loading indicator
 

@@ -19,7 +19,7 @@ from tui.messages import WorkspaceWritten
 from tui.screens.base import DataScreen, screen_css
 from tui.source import HealthView, WorkspaceSource
 from tui.text import one_line
-from tui.widgets.steady_footer import SteadyFooter
+from tui.widgets.key_footer import KeyFooter
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
@@ -110,7 +110,7 @@ class HealthScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield VerticalScroll(id="findings")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Health"

@@ -16,8 +16,8 @@ from tui.loo_text import describe
 from tui.screens.base import DataScreen, screen_css
 from tui.source import LessonRewards, WorkspaceSource
 from tui.text import one_line
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.reward_histogram import RewardHistogramPlot
-from tui.widgets.steady_footer import SteadyFooter
 
 Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
 
@@ -58,7 +58,7 @@ class LessonRewardsScreen(DataScreen):
         with Vertical(id="rewards-plots"):
             yield RewardHistogramPlot("with the lesson", "with", id="with-plot")
             yield RewardHistogramPlot("without it", "without", id="without-plot")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"Rewards · {one_line(self.lesson_id)}"

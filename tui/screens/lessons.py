@@ -23,8 +23,8 @@ from tui.screens.sortable import SortableScreen
 from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
 from tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
-from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 
 PIN_MARK = "◆"
@@ -188,7 +188,7 @@ class LessonsScreen(SortableScreen):
             with Vertical(id="lessons-side"):
                 yield BetaPlot(id="lesson-plot")
                 yield LessonPanel(id="lesson-panel")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Lessons"

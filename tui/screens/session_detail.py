@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Header, Input, Static
 
 from core.salience import SalienceBreakdown
 from core.views import Explanation, LessonCredit
-from tui.screens.base import NARROW_BELOW, DataScreen, screen_css
+from tui.screens.base import DataScreen, screen_css
 from tui.screens.confirm import ConfirmCommit
 from tui.screens.grade_value import GradeValueScreen
 from tui.source import WorkspaceSource
@@ -29,8 +29,9 @@ from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.credit_panel import CreditPanel, credit_story
 from tui.widgets.grade_bar import GradeBar
 from tui.widgets.journal_view import JournalView
-from tui.widgets.steady_footer import SteadyFooter
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
+from tui.widths import NARROW_BELOW
 from tui.writes import Grading
 
 STEP = 0.05
@@ -139,7 +140,7 @@ class SessionDetailScreen(DataScreen):
                 yield CreditPanel(id="credit-story")
                 yield BetaPlot(id="credit-plot")
         yield GradeBar(id="grade-bar")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = f"Session {one_line(self.session_id)}"

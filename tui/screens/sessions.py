@@ -18,8 +18,8 @@ from tui.screens.base import screen_css
 from tui.screens.sortable import SortableScreen
 from tui.source import SessionsView, WorkspaceSource
 from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.reward_plot import RewardPlot
-from tui.widgets.steady_footer import SteadyFooter
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from tui.writes import Grading
 
@@ -102,7 +102,7 @@ class SessionsScreen(SortableScreen):
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="sessions-empty")
         yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="log-problems")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Sessions"

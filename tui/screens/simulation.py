@@ -25,7 +25,7 @@ from core.simulate import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, S
 from tui.messages import WorkFailed
 from tui.screens.base import describe_failure, screen_css
 from tui.source import WorkspaceSource
-from tui.widgets.steady_footer import SteadyFooter
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
 
 DEFAULT_SEEDS = 5
@@ -164,7 +164,7 @@ class SimulationScreen(Screen[None]):
         yield ThemedTable(id="sim-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(LEGEND), id="sim-legend")
         yield Static(id="estimator-info")
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Simulation"

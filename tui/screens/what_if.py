@@ -23,7 +23,7 @@ from tui.screens.base import DataScreen, screen_css
 from tui.screens.confirm import ConfirmScreen
 from tui.source import WhatIfView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, rank_arrow
-from tui.widgets.steady_footer import SteadyFooter
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
 
 FLOOR_STEP = 0.05
@@ -91,7 +91,7 @@ class WhatIfScreen(DataScreen):
             yield Static(id="floor-error")
         yield Static(id="what-if-summary")
         yield ThemedTable(id="what-if-table", cursor_type="row", zebra_stripes=True)
-        yield SteadyFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "What-if"

@@ -1,0 +1,132 @@
+"""The footer: at 80 columns every screen shows its screens group, `? Help` and `q Quit`, spaced
+apart; a click presses the key under it, the key under the mouse says what it does, and a key
+the screen disables is shown dim and only rings the bell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+from tui_fixture import open_session, settle
+
+from core.workspace import Workspace
+from tui.app import LessonCreditApp
+from tui.screens.sessions import SessionsScreen
+from tui.widgets.key_footer import KeyFooter
+
+
+def footer_line(app: LessonCreditApp) -> str:
+    return app.screen._compositor.render_strips()[-1].text
+
+
+@pytest.mark.parametrize(
+    "keys", [(), ("s",), ("h",), ("a",), ("m",)], ids=["lessons", "sessions", "health", "analysis", "simulation"]
+)
+async def test_footer_at_80_columns_shows_every_key_spaced(workspace: Workspace, keys: tuple[str, ...]) -> None:
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        line = footer_line(app)
+        assert "screens ? Help" in line, line
+        assert line.rstrip().endswith("q Quit"), line
+
+
+async def test_session_detail_footer_at_80_columns(workspace: Workspace) -> None:
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        line = footer_line(app)
+        assert "screens ? Help" in line, line
+        assert line.rstrip().endswith("q Quit"), line
+
+
+async def test_clicking_a_key_in_the_footer_presses_it(workspace: Workspace) -> None:
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        line = footer_line(app)
+        # the screens group reads " l s a m h screens": `s` is two cells after `l`
+        x = line.index(" l s a m h screens") + 3
+        assert line[x] == "s"
+        await pilot.click(KeyFooter, offset=(x, 0))
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+
+
+class Keys(App[None]):
+    """Two keys: `x` enabled, `y` shown but disabled (check_action answers None)."""
+
+    BINDINGS = [Binding("x", "mark('x')", "Mark x"), Binding("y", "mark('y')", "Mark y", tooltip="why not")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marks: list[str] = []
+        self.bells = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("body")
+        yield KeyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if parameters == ("y",) else True
+
+    def action_mark(self, name: str) -> None:
+        self.marks.append(name)
+
+    def bell(self) -> None:
+        self.bells += 1
+
+
+async def test_a_disabled_key_is_dim_and_a_click_on_it_only_rings() -> None:
+    app = Keys()
+    async with app.run_test(size=(120, 10)) as pilot:
+        await pilot.pause()
+        strip = app.screen._compositor.render_strips()[-1]
+        # 120 columns (not compact): " x Mark x  y Mark y " and the palette's key on the right
+        assert strip.text.startswith(" x Mark x  y Mark y "), strip.text
+        # Textual draws dim text by blending its colour toward the background: `y` and `Mark y` sit
+        # nearer the background than `x` and `Mark x` do
+        colour = {segment.text.strip(): segment.style for segment in strip if segment.style and segment.text.strip()}
+        for enabled, disabled in (("x", "y"), ("Mark x", "Mark y")):
+            assert contrast(colour[disabled]) < contrast(colour[enabled]), (enabled, disabled)
+        await pilot.click(KeyFooter, offset=(1, 0))  # on `x`
+        await pilot.click(KeyFooter, offset=(14, 0))  # on `Mark y`
+        await pilot.pause()
+        assert app.marks == ["x"]
+        assert app.bells == 1
+
+
+async def test_the_key_under_the_mouse_is_highlighted_and_says_what_it_does() -> None:
+    app = Keys()
+    async with app.run_test(size=(120, 10)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        plain = app.screen._compositor.render_strips()[-1]
+        await pilot.hover(KeyFooter, offset=(14, 0))  # `Mark y`
+        await pilot.pause()
+        assert footer.tooltip == "why not"
+        hovered = app.screen._compositor.render_strips()[-1]
+        changed = {i for i, (a, b) in enumerate(zip(cells(plain), cells(hovered), strict=True)) if a != b}
+        assert changed == set(range(10, 20))  # " y " and "Mark y ": cells 10-19, and nothing else
+        await pilot.hover(Static, offset=(0, 0))
+        await pilot.pause()
+        assert footer.tooltip is None
+        assert cells(app.screen._compositor.render_strips()[-1]) == cells(plain)
+
+
+def contrast(style: Any) -> int:
+    """How far a cell's text colour is from its background (sum over red, green and blue)."""
+    fg, bg = style.color.triplet, style.bgcolor.triplet
+    return sum(abs(a - b) for a, b in zip(fg, bg, strict=True))
+
+
+def cells(strip: object) -> list[tuple[str, object]]:
+    """(character, background) per cell of a rendered line."""
+    return [(char, segment.style.bgcolor if segment.style else None) for segment in strip for char in segment.text]  # type: ignore[attr-defined]
