@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from core.analysis import LooResult
 from tui.loo_text import RANDOMIZED_MARK, describe, headline_interval, headline_text, lift, p_text, short_flags, span
@@ -24,6 +24,7 @@ from tui.source import AnalysisView, WorkspaceSource
 from tui.text import one_line, spaced
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
+from tui.widgets.title_bar import TitleBar
 
 # column key -> (header, value to sort by; None sorts last whichever the direction)
 SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
@@ -109,7 +110,7 @@ class AnalysisScreen(SortableScreen):
         self.shown: list[str] = []  # lesson ids in table order
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static(id="analysis-summary")
         yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(id="loo-detail")

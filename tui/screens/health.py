@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from core.health import ERROR, Finding
 from tui.messages import WorkspaceWritten
@@ -20,6 +20,7 @@ from tui.screens.base import DataScreen, screen_css
 from tui.source import HealthView, WorkspaceSource
 from tui.text import one_line
 from tui.widgets.key_footer import KeyFooter
+from tui.widgets.title_bar import TitleBar
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
@@ -108,7 +109,7 @@ class HealthScreen(DataScreen):
         self.view: HealthView | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield VerticalScroll(id="findings")
         yield KeyFooter()
 

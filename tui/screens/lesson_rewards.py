@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from tui.loo_text import describe
 from tui.screens.base import DataScreen, screen_css
@@ -18,6 +18,7 @@ from tui.source import LessonRewards, WorkspaceSource
 from tui.text import one_line
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.reward_histogram import RewardHistogramPlot
+from tui.widgets.title_bar import TitleBar
 
 Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
 
@@ -53,7 +54,7 @@ class LessonRewardsScreen(DataScreen):
         self.rewards: LessonRewards | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static(id="rewards-info")
         with Vertical(id="rewards-plots"):
             yield RewardHistogramPlot("with the lesson", "with", id="with-plot")

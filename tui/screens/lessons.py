@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from core.lessons import MISSING
 from core.views import LessonRow
@@ -26,6 +26,7 @@ from tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
+from tui.widgets.title_bar import TitleBar
 
 PIN_MARK = "◆"
 
@@ -180,7 +181,7 @@ class LessonsScreen(SortableScreen):
         self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Input(placeholder="filter lessons: id, title, category or status  (/)", id="filter")
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="lessons-empty")
         with Horizontal(id="lessons-body"):

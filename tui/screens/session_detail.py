@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from core.salience import SalienceBreakdown
 from core.views import Explanation, LessonCredit
@@ -31,6 +31,7 @@ from tui.widgets.grade_bar import GradeBar
 from tui.widgets.journal_view import JournalView
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
+from tui.widgets.title_bar import TitleBar
 from tui.widths import NARROW_BELOW
 from tui.writes import Grading
 
@@ -131,7 +132,7 @@ class SessionDetailScreen(DataScreen):
         return cast(Grading, self.app)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static(id="session-info")
         with Horizontal(id="detail-body"):
             yield JournalView(id="journal")

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from core.views import SessionSummary
 from tui.screens.base import screen_css
@@ -21,6 +21,7 @@ from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.reward_plot import RewardPlot
 from tui.widgets.themed_table import FILL_FIRST, ThemedTable
+from tui.widgets.title_bar import TitleBar
 from tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
@@ -95,7 +96,7 @@ class SessionsScreen(SortableScreen):
         self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield RewardPlot(id="reward-plot")
         yield Input(placeholder="filter: id, category, grader, date, or lesson:ID  (/)", id="session-filter")
         yield Static(id="sessions-summary")

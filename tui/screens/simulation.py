@@ -18,7 +18,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.validation import Number
-from textual.widgets import DataTable, Header, Input, Label, ProgressBar, Select, Static
+from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
 from core.simulate import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
@@ -27,6 +27,7 @@ from tui.screens.base import describe_failure, screen_css
 from tui.source import WorkspaceSource
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
+from tui.widgets.title_bar import TitleBar
 
 DEFAULT_SEEDS = 5
 MAX_SEEDS = 500
@@ -146,7 +147,7 @@ class SimulationScreen(Screen[None]):
         self.highlighted: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="sim-controls"):
             yield Label("scenario")
             yield Select([(name, name) for name in SCENARIOS], value="default", allow_blank=False, id="scenario")

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Number
-from textual.widgets import Header, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 
 from core.credit import STRATEGIES
 from core.settings import CreditSettings
@@ -25,6 +25,7 @@ from tui.source import WhatIfView, WorkspaceSource
 from tui.text import fmt, fmt_signed, one_line, rank_arrow
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.themed_table import ThemedTable
+from tui.widgets.title_bar import TitleBar
 
 FLOOR_STEP = 0.05
 
@@ -82,7 +83,7 @@ class WhatIfScreen(DataScreen):
         self.view: WhatIfView | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="what-if-controls"):
             yield Label("strategy")
             yield Select([(s, s) for s in STRATEGIES], allow_blank=False, id="strategy")

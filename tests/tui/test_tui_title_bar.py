@@ -1,0 +1,60 @@
+"""The title bar: the screen's title and sub-title centred between the icon and the clock's space,
+cut with an ellipsis when too long, following title changes; a click on the icon opens the
+command palette."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.command import CommandPalette
+from textual.widgets import Static
+
+from tui.widgets.title_bar import TitleBar
+
+
+class Titled(App[None]):
+    TITLE = "app"
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Static("body")
+
+
+def top_line(app: App[None]) -> str:
+    return app.screen._compositor.render_strips()[0].text
+
+
+async def test_the_title_is_centred_between_the_icon_and_the_clock_space() -> None:
+    app = Titled()
+    async with app.run_test(size=(40, 5)) as pilot:
+        app.screen.title = "Lessons"
+        app.screen.sub_title = "demo"
+        await pilot.pause()
+        # 40 cells: the icon's 8 (" ⭘" and 6 spaces), 22 for "Lessons — demo" (14 cells: 4 spaces
+        # before it, 4 after), then the clock's 10
+        assert top_line(app) == " ⭘      " + "    Lessons — demo    " + " " * 10
+
+
+async def test_the_title_follows_the_screen_and_is_cut_with_an_ellipsis() -> None:
+    app = Titled()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        assert top_line(app).strip() == "⭘" + " " * 15 + "app"  # the app's title: 6 + (22 - 3) // 2 spaces
+        app.screen.title = "Health · 0 errors, 2 warnings"
+        await pilot.pause()
+        # 22 cells for 29: 21 of them and "…"
+        assert top_line(app) == " ⭘      " + "Health · 0 errors, 2 …" + " " * 10
+
+
+async def test_a_click_on_the_icon_opens_the_command_palette() -> None:
+    app = Titled()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        await pilot.click(TitleBar, offset=(20, 0))  # on the title: nothing
+        await pilot.pause()
+        assert not isinstance(app.screen, CommandPalette)
+        await pilot.hover(TitleBar, offset=(1, 0))
+        await pilot.pause()
+        assert app.query_one(TitleBar).tooltip == "Open the command palette"
+        await pilot.click(TitleBar, offset=(1, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)

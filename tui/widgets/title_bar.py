@@ -1,0 +1,88 @@
+"""The screen's title on one line, drawn by one widget.
+
+Textual's Header is four widgets on every screen (the header, its icon, its title and the space
+for a clock), each styled, laid out and drawn on its own. This bar draws the same line in
+`render`: the icon in the first ICON_CELLS cells (a click opens the command palette), the title
+and sub-title (`App.format_title`) centred between it and CLOCK_CELLS empty cells on the right,
+cut with an ellipsis when they do not fit.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.content import Content
+from textual.style import Style
+from textual.widget import Widget
+
+ICON = "⭘"
+ICON_CELLS = 8  # as Textual's header: the icon, padded by one cell, in 8 cells on the left
+CLOCK_CELLS = 10  # and 10 cells on the right where its clock would be
+
+
+class TitleBar(Widget, can_focus=False):
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"title-bar--icon-hover"}
+    DEFAULT_CSS = """
+    TitleBar {
+        dock: top;
+        width: 100%;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        .title-bar--icon-hover {
+            background: $foreground 10%;
+        }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._icon_hovered = False
+
+    def on_mount(self) -> None:
+        for node in (self.app, self.screen):
+            self.watch(node, "title", self._retitle, init=False)
+            self.watch(node, "sub_title", self._retitle, init=False)
+
+    def _retitle(self) -> None:
+        self.refresh()
+
+    def heading(self) -> Content:
+        """The screen's title (the app's when the screen has none) and sub-title, as Textual's header shows them."""
+        screen, app = self.screen, self.app
+        title = screen.title if screen.title is not None else app.title
+        sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
+        return app.format_title(title, sub_title)
+
+    def render(self) -> Content:
+        width = self.size.width
+        room = max(0, width - ICON_CELLS - CLOCK_CELLS)
+        heading = self.heading().truncate(room, ellipsis=True)
+        left = (room - heading.cell_length) // 2
+        icon_style: Style | str = ""
+        if self._icon_hovered:
+            icon_style = Style.from_rich_style(self.get_component_rich_style("title-bar--icon-hover"))
+        icon = (" " + ICON).ljust(ICON_CELLS)
+        line = Content.assemble((icon, icon_style), heading.pad(left, room - left - heading.cell_length))
+        return line.extend_right(max(0, width - line.cell_length))
+
+    def _on_icon(self, x: int) -> bool:
+        return x < ICON_CELLS and self.app.ENABLE_COMMAND_PALETTE
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        hovered = self._on_icon(event.x)
+        if hovered != self._icon_hovered:
+            self._icon_hovered = hovered
+            self.tooltip = "Open the command palette" if hovered else None
+            self.refresh()
+
+    def on_leave(self) -> None:
+        if self._icon_hovered:
+            self._icon_hovered = False
+            self.tooltip = None
+            self.refresh()
+
+    async def on_click(self, event: events.Click) -> None:
+        if self._on_icon(event.x):
+            event.stop()
+            await self.run_action("app.command_palette")
