@@ -29,6 +29,26 @@ import tui.app  # noqa: E402, F401
 gc_settings.freeze()
 
 
+def quicker_pilot_idle_checks(step_s: float = 0.005) -> None:
+    """Textual's Pilot waits for the app to go idle after every key, click and pause: it sleeps
+    `SLEEP_GRANULARITY` (20 ms) at a time until a sleep in which the process used under `SLEEP_IDLE`
+    (a twentieth of it) of CPU, so every key costs at least two 20 ms sleeps. The same check in 5 ms
+    steps, with the same one-twentieth threshold, ends as soon as the app is idle: tests/tui run
+    serially took 180 s of wall time against 117 s, for the same CPU. No test depends on the wait's
+    length: what has to finish (workers, table fills) is awaited by condition (tui_fixture.settle).
+    textual._wait is private (textual 8.2.8 is pinned): if it loses these names, this fails loudly."""
+    import textual._wait as pilot_wait
+
+    for name in ("SLEEP_GRANULARITY", "SLEEP_IDLE"):
+        if not isinstance(getattr(pilot_wait, name, None), float):
+            raise RuntimeError(f"textual._wait.{name} is gone: revisit quicker_pilot_idle_checks in tests/conftest.py")
+    pilot_wait.SLEEP_GRANULARITY = step_s
+    pilot_wait.SLEEP_IDLE = step_s / 20
+
+
+quicker_pilot_idle_checks()
+
+
 @pytest.fixture(name="make_workspace")
 def make_workspace_fixture() -> Callable[..., Path]:
     """The helper itself: make_workspace(tmp_path, lessons=..., events=..., journals=...)."""
