@@ -29,6 +29,7 @@ from tui.messages import LessonsShown, SourceChanged, WorkFailed, WorkspaceWritt
 from tui.screens.base import describe_failure
 from tui.screens.lessons import LessonsScreen
 from tui.source import Problems, SourceSnapshot, WorkspaceSource
+from tui.stylesheet import ThemeStylesheet
 from tui.text import fmt_grade, one_line
 from tui.writes import OPERATOR, Write, WriteQueue
 
@@ -143,6 +144,7 @@ class LessonCreditApp(App[None]):
         """`source`: what the app reads and writes through (a Workspace is wrapped in a WorkspaceSource;
         tests pass a source of their own)."""
         super().__init__()
+        self.stylesheet = ThemeStylesheet(variables=self.get_css_variables())  # no sources yet: none to copy
         self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
         self.poll_seconds = poll_seconds
         self.writes = WriteQueue(operator)
