@@ -143,8 +143,12 @@ def test_ctrl_c_interrupts_a_query_that_waits(pg_url: str) -> None:
     import signal
     import time
 
+    # The child starts with Python's Ctrl-C handler whatever this process was started with: a job a
+    # shell puts in the background has SIGINT ignored, its children inherit that, and Python then
+    # installs no handler (the signal would be dropped and the query wait out its 60 s).
     script = (
-        "import sys\nfrom core.libpq import Connection\nconn = Connection(sys.argv[1])\n"
+        "import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from core.libpq import Connection\nconn = Connection(sys.argv[1])\n"
         "print('connected', flush=True)\n"
         "try:\n    conn.execute('SELECT pg_sleep(60)')\nexcept KeyboardInterrupt:\n"
         "    print('interrupted', conn.closed, flush=True)\n"
@@ -152,7 +156,12 @@ def test_ctrl_c_interrupts_a_query_that_waits(pg_url: str) -> None:
     proc = subprocess.Popen([sys.executable, "-c", script, pg_url], env={**os.environ, "PYTHONPATH": str(ROOT)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     assert proc.stdout is not None and proc.stdout.readline() == "connected\n"
-    time.sleep(0.5)  # the query is sent and waited for
-    proc.send_signal(signal.SIGINT)
+    watcher = Connection(pg_url)
+    waiting = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(60)'"
+    deadline = time.monotonic() + 30  # "it got there": a wait on a condition, never a speed assertion
+    while watcher.value(waiting) != "1" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    watcher.close()
+    proc.send_signal(signal.SIGINT)  # the query is on the server and the child waits for its answer
     out, err = proc.communicate(timeout=30)  # a generous "it stopped": the query alone would take 60 s
     assert proc.returncode == 0 and out == "interrupted True\n", err
