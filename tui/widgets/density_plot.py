@@ -29,6 +29,9 @@ class DensityPlot(ThemedPlot):
     def watch_plot_title(self) -> None:
         self.replot()
 
+    def shown(self) -> object:
+        return (self.curves, self.plot_title)
+
     def draw(self, plt: Plot) -> None:
         plt.title(one_line(self.plot_title))
         for curve in self.curves:

@@ -37,6 +37,9 @@ class RewardHistogramPlot(ThemedPlot):
     def watch_y_max(self) -> None:
         self.replot()
 
+    def shown(self) -> object:
+        return (self.histogram, self.y_max, self.label, self.role)
+
     def draw(self, plt: Plot) -> None:
         histogram = self.histogram
         top = max(self.y_max, 1e-9)

@@ -23,6 +23,9 @@ class RewardPlot(ThemedPlot):
     def watch_series(self) -> None:
         self.replot()
 
+    def shown(self) -> object:
+        return self.series
+
     def draw(self, plt: Plot) -> None:
         series = self.series
         size = series.group if series else 1

@@ -1,0 +1,85 @@
+"""A plot is built again only when what it shows, its size or the theme changes; a repaint for
+another reason reuses the last build, and what it shows is always what a fresh plot shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.strip import Strip
+
+from tui.widgets.curves import Curve
+from tui.widgets.density_plot import DensityPlot
+
+ONE = (Curve("a", 3.0, 2.0),)
+TWO = (Curve("a", 3.0, 2.0), Curve("b", 1.0, 4.0, role="pin"))
+
+
+class Plotted(App[None]):
+    def compose(self) -> ComposeResult:
+        yield DensityPlot()
+
+
+def count_builds(plot: DensityPlot) -> list[int]:
+    """Appends 1 to the returned list each time plotext builds the plot."""
+    builds: list[int] = []
+    build = plot.plt.build
+
+    def counting() -> Any:
+        builds.append(1)
+        return build()
+
+    plot.plt.build = counting  # type: ignore[method-assign]
+    return builds
+
+
+def shown(app: App[None]) -> list[Strip]:
+    return app.screen._compositor.render_strips()
+
+
+async def fresh_rendering(curves: tuple[Curve, ...], title: str, size: tuple[int, int], theme: str) -> list[Strip]:
+    """The screen of a new app whose plot was given `curves` and `title` once."""
+    app = Plotted()
+    app.theme = theme
+    async with app.run_test(size=size) as pilot:
+        plot = app.query_one(DensityPlot)
+        plot.curves, plot.plot_title = curves, title
+        await pilot.pause()
+        return shown(app)
+
+
+async def test_only_a_change_of_data_size_or_theme_builds_the_plot_again() -> None:
+    app = Plotted()
+    async with app.run_test(size=(60, 20)) as pilot:
+        plot = app.query_one(DensityPlot)
+        builds = count_builds(plot)
+        plot.curves, plot.plot_title = ONE, "one"
+        await pilot.pause()
+        assert len(builds) == 1
+
+        # the same curves again (an equal tuple, as a cursor move back to the same lesson gives), a
+        # repaint, a title set to what it is: nothing new to draw
+        plot.curves = (Curve("a", 3.0, 2.0),)
+        plot.plot_title = "one"
+        plot.refresh()
+        await pilot.pause()
+        assert len(builds) == 1
+        assert shown(app) == await fresh_rendering(ONE, "one", (60, 20), app.theme)
+
+        plot.curves = TWO  # new data
+        await pilot.pause()
+        assert len(builds) == 2
+        assert shown(app) == await fresh_rendering(TWO, "one", (60, 20), app.theme)
+
+        await pilot.resize_terminal(70, 22)  # a new size
+        await pilot.pause()
+        assert len(builds) == 3
+        assert shown(app) == await fresh_rendering(TWO, "one", (70, 22), app.theme)
+
+        dark = app.theme
+        app.theme = "textual-light"  # new colours
+        await pilot.pause()
+        assert len(builds) == 4
+        light = shown(app)
+        assert light == await fresh_rendering(TWO, "one", (70, 22), "textual-light")
+        assert light != await fresh_rendering(TWO, "one", (70, 22), dark)
