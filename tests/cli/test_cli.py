@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run, run_json
+from cli_run import run, run_json, run_process
 from engine_helpers import CONFIG_REL, LOG_REL, log_bytes
 
 from cli.main import main
@@ -290,12 +289,6 @@ def test_usage_errors_exit_2(basic_ws: Path, capsys: pytest.CaptureFixture[str],
 
 
 # ---------------------------------------------------------------- as a real process
-
-
-def run_process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cli.main", *argv], cwd=cwd, capture_output=True, text=True, timeout=60
-    )
 
 
 def test_process_refusal_exit_1_no_traceback(ws: Path) -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
+from cli_run import process_env, run_cli
 from engine_helpers import LOG_REL, fixed_clock, log_bytes, make_workspace, session
 
 from core.workspace import Workspace
@@ -175,13 +175,17 @@ def test_real_process_output_bytes_are_safe(evil: Path) -> None:
             [sys.executable, "-m", "cli.main", argv[0], "-w", str(evil), *argv[1:]],
             capture_output=True,
             timeout=60,
+            env=process_env(),
         )
         assert proc.returncode in (0, 1), proc.stderr
         for stream in (proc.stdout, proc.stderr):
             assert b"\x1b" not in stream and b"\x07" not in stream and b"\xc2\x9b" not in stream
         assert b"Traceback" not in proc.stderr
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", "explain", "-w", str(evil), EVIL_SESSION], capture_output=True, timeout=60
+        [sys.executable, "-m", "cli.main", "explain", "-w", str(evil), EVIL_SESSION],
+        capture_output=True,
+        timeout=60,
+        env=process_env(),
     )
     assert MARKUP.encode() in proc.stdout
 

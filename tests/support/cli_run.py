@@ -48,6 +48,12 @@ def run_cli(*argv: str, clock: Clock = None) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def process_env(**extra: str) -> dict[str, str]:
+    """The environment of a `lesson-credit` subprocess: this one's, with the tree under test first on
+    the module path (whatever is installed in the environment, or wherever the tests run from)."""
+    return dict(os.environ, PYTHONPATH=str(ROOT), **extra)
+
+
 def _child_setup(umask: int | None) -> None:
     import resource
 
@@ -66,11 +72,10 @@ def run_process(
 ) -> subprocess.CompletedProcess[str]:
     """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired,
     running out of the (generous) address-space cap with a MemoryError in its stderr."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run(
         [sys.executable, "-m", "cli.main", *argv],
         cwd=cwd,
-        env=env,
+        env=process_env(**(env or {})),
         capture_output=True,
         text=True,
         timeout=timeout,
