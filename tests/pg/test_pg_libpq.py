@@ -159,9 +159,14 @@ def test_ctrl_c_interrupts_a_query_that_waits(pg_url: str) -> None:
     watcher = Connection(pg_url)
     waiting = "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = 'SELECT pg_sleep(60)'"
     deadline = time.monotonic() + 30  # "it got there": a wait on a condition, never a speed assertion
-    while watcher.value(waiting) != "1" and time.monotonic() < deadline:
+    running = watcher.value(waiting) == "1"
+    while not running and time.monotonic() < deadline:
         time.sleep(0.02)
+        running = watcher.value(waiting) == "1"
     watcher.close()
+    if not running:
+        proc.kill()
+        pytest.fail(f"the query never showed as running on the server: {proc.communicate()[1]}")
     proc.send_signal(signal.SIGINT)  # the query is on the server and the child waits for its answer
     out, err = proc.communicate(timeout=30)  # a generous "it stopped": the query alone would take 60 s
     assert proc.returncode == 0 and out == "interrupted True\n", err

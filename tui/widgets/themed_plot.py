@@ -25,8 +25,7 @@ class ThemedPlot(PlotextPlot):
     while `shown()` and the theme are what was last drawn."""
 
     _drawn: tuple[object, str] | None = None  # (shown(), theme) of the last draw
-    _rendered: tuple[Size, int, str, RenderResult] | None = None  # (size, draws, theme, text)
-    _draws = 0
+    _rendered: tuple[Size, RenderResult] | None = None  # the last draw rendered at a size
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.replot())
@@ -49,7 +48,7 @@ class ThemedPlot(PlotextPlot):
         plt.clear_data()
         self.draw(plt)
         self._drawn = drawn
-        self._draws += 1
+        self._rendered = None
         self.refresh()
 
     def draw(self, plt: Plot) -> None:
@@ -57,9 +56,6 @@ class ThemedPlot(PlotextPlot):
         raise NotImplementedError
 
     def render(self) -> RenderResult:
-        key = (self.size, self._draws, self.app.theme)
-        if self._rendered is not None and self._rendered[:3] == key:
-            return self._rendered[3]
-        text = super().render()
-        self._rendered = (*key, text)
-        return text
+        if self._rendered is None or self._rendered[0] != self.size:
+            self._rendered = (self.size, super().render())
+        return self._rendered[1]
