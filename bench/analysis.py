@@ -1,6 +1,6 @@
 """Bench cases of the effect analysis (issue 11) on the 100k-session bench workspace (1,000 lessons).
 
-joint_fit: `core.joint.fit_joint` on the log's design, empirical-Bayes penalty included (target
+joint_fit: `lesson_credit.core.analysis.joint.fit_joint` on the log's design, empirical-Bayes penalty included (target
 < 1 s). Baseline: the same ridge solved the plain way, X'X accumulated session by session into
 a dense matrix, then one dense solve and inverse at the penalty ours chose; both must give the
 same coefficients.
@@ -51,8 +51,8 @@ def _dense_baseline(design: Any, penalty: float) -> tuple[np.ndarray, np.ndarray
 
 
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
-    from core.joint import build_design, fit_joint
-    from core.workspace import Workspace
+    from lesson_credit.core.analysis.joint import build_design, fit_joint
+    from lesson_credit.core.workspace import Workspace
 
     root = workspace_data(sizes["workspace"])
     params = sizes["workspace"]

@@ -428,7 +428,7 @@ def lesson_credit_cmd() -> list[str]:
     script = Path(sys.executable).parent / "lesson-credit"
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "cli.main"]
+    return [sys.executable, "-m", "lesson_credit.cli.main"]
 
 
 def print_table(results: list[Result]) -> None:
@@ -494,7 +494,7 @@ def index_cache_supported() -> bool:
     """Whether this engine keeps an on-disk cache of the parsed log (`Workspace(use_cache=...)`)."""
     import inspect
 
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
     return "use_cache" in inspect.signature(Workspace.__init__).parameters
 

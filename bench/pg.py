@@ -85,7 +85,7 @@ def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
     import statistics
 
     from bench.harness import Result, Target, lesson_credit_cmd, run_cli
-    from core.lessons import load_library
+    from lesson_credit.core.library.lessons import load_library
 
     runs = max(sizes["runs"]["record"])
     library = load_library(ROOT)
@@ -157,10 +157,10 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
     """Parse + fold the bench workspace's log read from the database, against the same log read
     from the file without the parsed-log cache (issue 13: within 3x of the file)."""
     from bench.harness import Result, Target, best_of, workspace_data
-    from core.fold import fold
-    from core.pgstore import PgStore
-    from core.store import EventLog
-    from core.workspace import Workspace
+    from lesson_credit.core.bandit.fold import fold
+    from lesson_credit.core.log.pgstore import PgStore
+    from lesson_credit.core.log.store import EventLog
+    from lesson_credit.core.workspace import Workspace
 
     root = workspace_data(sizes["workspace"])
     n_ours, n_base = sizes["runs"]["cold"]
@@ -239,8 +239,8 @@ def case_notify_pg(sizes: dict[str, Any]) -> list[Any]:
     import time
 
     from bench.harness import Result, Target
-    from core.pgstore import PgStore
-    from core.workspace import Workspace
+    from lesson_credit.core.log.pgstore import PgStore
+    from lesson_credit.core.workspace import Workspace
 
     runs = max(sizes["runs"]["record"])
     work = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-notify-"))
@@ -300,9 +300,9 @@ def case_read_pg_scale(root: Path) -> list[Any]:
     import time
 
     from bench.harness import Result, Target
-    from core.fold import fold
-    from core.pgstore import PgStore
-    from core.workspace import Workspace
+    from lesson_credit.core.bandit.fold import fold
+    from lesson_credit.core.log.pgstore import PgStore
+    from lesson_credit.core.workspace import Workspace
 
     with _server() as make_database:
         url = make_database("bench_scale_read")

@@ -67,9 +67,9 @@ from bench.harness import (  # noqa: E402
 
 
 def case_cold(sizes: dict[str, Any]) -> list[Result]:
-    import core.events as events_mod
-    from core.fold import fold
-    from core.workspace import Workspace
+    import lesson_credit.core.log.events as events_mod
+    from lesson_credit.core.bandit.fold import fold
+    from lesson_credit.core.workspace import Workspace
 
     root = workspace_data(sizes["workspace"])
     log = root / "state" / "lesson-thompson" / "sessions.jsonl"
@@ -120,8 +120,8 @@ def case_cold(sizes: dict[str, Any]) -> list[Result]:
 
 
 def case_warm(sizes: dict[str, Any]) -> list[Result]:
-    from core.fold import CreditSettings, fold, regrade
-    from core.workspace import Workspace
+    from lesson_credit.core.bandit.fold import CreditSettings, fold, regrade
+    from lesson_credit.core.workspace import Workspace
 
     root = workspace_data(sizes["workspace"])
     log = root / "state" / "lesson-thompson" / "sessions.jsonl"
@@ -152,7 +152,7 @@ def case_warm(sizes: dict[str, Any]) -> list[Result]:
     def from_arrays(_: Any) -> Any:
         from dataclasses import replace
 
-        from core.fold import BlockCache
+        from lesson_credit.core.bandit.fold import BlockCache
 
         return fold(replace(data, blocks=BlockCache()), whatif)  # no block sums to reuse
 
@@ -170,7 +170,7 @@ def case_warm(sizes: dict[str, Any]) -> list[Result]:
     )
 
     # regrade: one session gets another value. Ours updates the current posterior by that
-    # session's entries only (core.fold.regrade: exact without decay); the check below compares
+    # session's entries only (lesson_credit.core.bandit.fold.regrade: exact without decay); the check below compares
     # it with the baseline's complete re-fold.
     settings = ws.settings
     row = data.n_sessions // 2
@@ -202,7 +202,7 @@ def case_warm(sizes: dict[str, Any]) -> list[Result]:
 
 
 def case_salience(sizes: dict[str, Any]) -> list[Result]:
-    from core.salience import casekey, salience_breakdowns
+    from lesson_credit.core.library.salience import casekey, salience_breakdowns
 
     def ours(_: Any) -> Any:
         casekey.cache_clear()  # each run starts like a fresh process: no keyword already folded
@@ -318,7 +318,7 @@ Checked CI before saying done. Kept commits small and focused; wrote a clear PR 
 
 
 def case_record(sizes: dict[str, Any]) -> list[Result]:
-    from core.lessons import load_library
+    from lesson_credit.core.library.lessons import load_library
 
     n_ours, n_base = sizes["runs"]["record"]
     demo_state = ROOT / "state"

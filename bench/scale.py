@@ -9,7 +9,7 @@ Cases: scale_status (scale_status_cold, scale_status_warm and scale_cache_equiva
 `lesson-credit status --json` subprocesses without and with the parsed-log cache, wall time
 and the child's peak RSS), scale_regrade (scale_regrade_explain, the dashboard's live
 preview `Workspace.explain(session, base_reward=x)`, and scale_regrade_fold,
-`core.fold.regrade`), scale_grade_commit (a grade appended, then the status table again),
+`lesson_credit.core.bandit.fold.regrade`), scale_grade_commit (a grade appended, then the status table again),
 and tui (tui_open, tui_sessions_open, tui_grade_keypress on the 100k and the scale
 workspaces, in a child process: see bench/tui_probe.py).
 
@@ -155,7 +155,9 @@ def scale_workspace_data(params: dict[str, Any]) -> Path:
 
     log = log_path(path)
     log.parent.mkdir(parents=True, exist_ok=True)
-    encode = msgspec.json.encode  # what core.events.encode writes: compact JSON, floats in full precision
+    encode = (
+        msgspec.json.encode
+    )  # what lesson_credit.core.log.events.encode writes: compact JSON, floats in full precision
     counted = [len(k) for k in keywords]
     doubled = [k + k for k in keywords]
     g = 0
@@ -240,8 +242,8 @@ def cache_file(root: Path) -> Path:
 
 def cache_valid(root: Path) -> bool:
     """Whether the engine as it is now would use the cache on disk (not one of an older cache version)."""
-    from core.cache import LogCache
-    from core.store import EventLog
+    from lesson_credit.core.log.cache import LogCache
+    from lesson_credit.core.log.store import EventLog
 
     return cache_file(root).exists() and LogCache(EventLog(log_path(root))).load() is not None
 
@@ -416,14 +418,14 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         t = time.perf_counter()
 
     mark("start")
-    from core import beta as beta_mod
-    from core.workspace import Workspace
+    from lesson_credit.core.model import beta as beta_mod
+    from lesson_credit.core.workspace import Workspace
 
-    mark("import core.workspace")
+    mark("import lesson_credit.core.workspace")
     if cold:
-        from core.cache import LogCache
-        from core.events import decode_raw, decode_raw_lines
-        from core.index import LogIndex
+        from lesson_credit.core.log.cache import LogCache
+        from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+        from lesson_credit.core.log.index import LogIndex
 
         ws = Workspace(root, use_cache=False)
         log = ws.log
@@ -582,8 +584,8 @@ def case_scale_status(sizes: dict[str, Any]) -> list[Result]:
 
 def measure_preview(root: Path, runs: int) -> dict[str, Any]:
     """Load the workspace (cache warm), then time explain(..., base_reward=x) and regrade() for a pending session."""
-    from core.fold import regrade
-    from core.workspace import Workspace
+    from lesson_credit.core.bandit.fold import regrade
+    from lesson_credit.core.workspace import Workspace
 
     start = time.perf_counter()
     ws = Workspace(root)
@@ -613,7 +615,7 @@ def measure_preview(root: Path, runs: int) -> dict[str, Any]:
 
 def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
     """In-process, the log parsed (cache warm): the dashboard's live preview, the fold's regrade, a committed grade."""
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
     root = scale_workspace_data(sizes["workspace"])
     check_log_unchanged(root)
@@ -708,7 +710,7 @@ def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
             base_times,
             refold_name,
             Target(0.100),
-            "core.fold.regrade(posterior, row, x): that session's entries only; checked against the re-fold",
+            "core.bandit.fold.regrade(posterior, row, x): that session's entries only; checked against the re-fold",
             {"session_id": session_id},
             failed=[f for f in failed if f.startswith("regrade")],
         ),

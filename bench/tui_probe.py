@@ -109,12 +109,12 @@ def plotted_at(renders: list[tuple[float, tuple[Any, ...]]], target: tuple[float
 async def probe(
     root: Path, t_launch: float | None, digits: list[int], size: tuple[int, int], store_url: str | None = None
 ) -> dict[str, Any]:
-    from core.workspace import Workspace
-    from tui.app import LessonCreditApp
-    from tui.screens.lessons import LessonsScreen
-    from tui.screens.session_detail import SessionDetailScreen
-    from tui.screens.sessions import SessionsScreen
-    from tui.text import fmt
+    from lesson_credit.core.workspace import Workspace
+    from lesson_credit.tui.app import LessonCreditApp
+    from lesson_credit.tui.screens.lessons import LessonsScreen
+    from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+    from lesson_credit.tui.screens.sessions import SessionsScreen
+    from lesson_credit.tui.text import fmt
 
     out: dict[str, Any] = {"workspace": str(root), "size": list(size)}
     t_imported = time.perf_counter()
@@ -124,7 +124,7 @@ async def probe(
     t0 = time.perf_counter()
     store = None
     if store_url is not None:  # the workspace's events in PostgreSQL instead of its sessions.jsonl
-        from core.pgstore import PgStore
+        from lesson_credit.core.log.pgstore import PgStore
 
         store = PgStore(store_url, agent="bench-probe")
     app = LessonCreditApp(Workspace(root, store=store))

@@ -129,11 +129,11 @@ async def ours(root: Path, t0: float, health: bool, idle: bool = False) -> dict[
     from textual import events
 
     frames = Frames()
-    from core.workspace import Workspace
-    from tui import gc_settings
-    from tui.app import LessonCreditApp
+    from lesson_credit.core.workspace import Workspace
+    from lesson_credit.tui import gc_settings
+    from lesson_credit.tui.app import LessonCreditApp
 
-    gc_settings.freeze()  # as `tui.app.run` does (and `start` ran first, as in the CLI: see main)
+    gc_settings.freeze()  # as `lesson_credit.tui.app.run` does (and `start` ran first, as in the CLI: see main)
     app = LessonCreditApp(Workspace(root), poll_seconds=0)
     async with app.run_test(size=SIZE):
         await _until(lambda: frames.rows_at is not None)
@@ -158,8 +158,8 @@ def main(argv: list[str]) -> int:
     if kind == "bare":
         result = asyncio.run(bare(root, t0))
     else:
-        from cli.process import limit_blas_threads
-        from tui import gc_settings
+        from lesson_credit.cli.process import limit_blas_threads
+        from lesson_credit.tui import gc_settings
 
         limit_blas_threads()  # as `lesson-credit` does before it imports the engine
         gc_settings.start()  # the dashboard's collector settings, set as the CLI sets them

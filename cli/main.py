@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cli.process import limit_blas_threads
-from cli.render import fmt, safe, table
+from lesson_credit.cli.process import limit_blas_threads
+from lesson_credit.cli.render import fmt, safe, table
 
 EXIT_BAD_INPUT = 1
 
@@ -50,7 +50,7 @@ def _one_line(value: str | None, what: str) -> str | None:
 
 def _session_id(ws: Any, text: str) -> str:
     """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
-    from core.query import resolve_id
+    from lesson_credit.core.query import resolve_id
 
     return resolve_id(ws.session_table().session_ids, text)
 
@@ -117,7 +117,7 @@ def _print_json(payload: Any) -> None:
 
 
 def _workspace(args: argparse.Namespace) -> Any:
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
     root = Path(args.workspace)
     if not root.is_dir():
@@ -130,9 +130,9 @@ def _workspace(args: argparse.Namespace) -> Any:
 
 def _store(args: argparse.Namespace, root: Path) -> Any:
     """The event store: --store, $LESSON_CREDIT_STORE, [store] url in config.toml; None = the JSONL file."""
-    from core.config import ConfigError, load_config
-    from core.stores import open_store, store_url
-    from core.workspace import STATE_DIR
+    from lesson_credit.core.bandit.config import ConfigError, load_config
+    from lesson_credit.core.log.stores import open_store, store_url
+    from lesson_credit.core.workspace import STATE_DIR
 
     config_path = root.resolve() / STATE_DIR / "config.toml"
     try:
@@ -146,7 +146,7 @@ def _store(args: argparse.Namespace, root: Path) -> Any:
             raise CliError("--written-by needs a database store: the file does not record who wrote each event")
         return None
     store = open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
-    from core.pgstore import PgStore
+    from lesson_credit.core.log.pgstore import PgStore
 
     if isinstance(store, PgStore):
         store.written_by = written_by
@@ -208,7 +208,7 @@ def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
     """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
     from dataclasses import replace
 
-    from core.lessons import MISSING
+    from lesson_credit.core.library.lessons import MISSING
 
     retired = ws.retired_arms()
     if show_all or not retired:
@@ -226,7 +226,7 @@ def _empty_library_note(ws: Any) -> str | None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from core.derived_state import repair_state
+    from lesson_credit.core.derived_state import repair_state
 
     ws = _workspace(args)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
@@ -311,7 +311,7 @@ def _explanation_text(exp: Any) -> str:
         for k in c.breakdown.keywords:
             if k.hit:
                 start, end = k.offsets[0], k.offsets[0] + k.lengths[0]
-                from core.salience import snippet
+                from lesson_credit.core.library.salience import snippet
 
                 where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
                 out.append(f"  hit   '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}")
@@ -343,7 +343,7 @@ def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
 def _explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
     """explain's JSON: a pending session's per-lesson reward is null (it credited nothing yet),
     and `journal_changed` says whether the journal's sha256 still matches the recorded one."""
-    from core.records import journal_changed
+    from lesson_credit.core.log.records import journal_changed
 
     payload: dict[str, Any] = exp.as_json()
     if exp.base_reward is None:
@@ -363,7 +363,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         _print_json(_explanation_json(ws, exp))
     else:
         print(_explanation_text(exp))
-        from core.records import journal_changed
+        from lesson_credit.core.log.records import journal_changed
 
         changed, why = journal_changed(ws.root, _record_of(ws, exp.session.session_id), ws.allow_outside_journals)
         if changed:
@@ -395,7 +395,7 @@ def _lessons_from_file(name: str) -> list[str]:
 
 def cmd_record(args: argparse.Namespace) -> int:
     reward = _reward(args.reward)
-    grader = _one_line(args.grader, "grader")  # the category is checked by core.commands.recording
+    grader = _one_line(args.grader, "grader")  # the category is checked by lesson_credit.core.commands.recording
     lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
     ws = _workspace(args)
     exp = ws.record(
@@ -452,8 +452,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    from core.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
-    from core.store import StoreError
+    from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
+    from lesson_credit.core.log.store import StoreError
 
     ws = _workspace(args)
     try:  # capped like a journal: a device or an endless pipe is refused, not read forever
@@ -478,7 +478,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     except StoreError as exc:
         if not args.offline_ok or ws.log.is_local:
             raise
-        from core.offline import select_offline
+        from lesson_credit.core.offline import select_offline
 
         selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -518,7 +518,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
     if args.json:
         path = ws.state_dir / "loo-results.json"
         if args.no_write:
-            from core.analysis import loo_payload
+            from lesson_credit.core.analysis.effects import loo_payload
 
             _print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta))
         else:
@@ -584,7 +584,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from core.health import ERROR, WARNING, lint
+    from lesson_credit.core.health import ERROR, WARNING, lint
 
     ws = _workspace(args)
     findings = lint(ws)
@@ -664,7 +664,7 @@ def _progress_bar(label: str) -> Callable[[int, int], None]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from core.simulate import format_report, run_simulation, scenario
+    from lesson_credit.core.sim.simulate import format_report, run_simulation, scenario
 
     changes = {
         "n_lessons": args.lessons,
@@ -710,8 +710,8 @@ def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from core.lessons import normalize_id
-    from core.query import NO_ROWS, SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
+    from lesson_credit.core.library.lessons import normalize_id
+    from lesson_credit.core.query import NO_ROWS, SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
 
     min_reward = _reward(args.min_reward)
     max_reward = _reward(args.max_reward)
@@ -771,7 +771,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from core.records import journal_changed
+    from lesson_credit.core.log.records import journal_changed
 
     ws = _workspace(args)
     session_id = _session_id(ws, args.session_id)
@@ -841,7 +841,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_prune(args: argparse.Namespace) -> int:
-    from core.retire import retire_missing
+    from lesson_credit.core.retire import retire_missing
 
     ws = _workspace(args)
     arms = retire_missing(ws, dry_run=args.dry_run)
@@ -894,8 +894,8 @@ def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
 
 
 def cmd_store_push(args: argparse.Namespace) -> int:
-    from core.eventstore import JsonlStore
-    from core.pgstore import PgStore
+    from lesson_credit.core.log.eventstore import JsonlStore
+    from lesson_credit.core.log.pgstore import PgStore
 
     ws = _workspace(args)
     store = ws.log
@@ -926,8 +926,8 @@ def cmd_store_push(args: argparse.Namespace) -> int:
 
 
 def cmd_store_pull(args: argparse.Namespace) -> int:
-    from core.eventstore import export_log
-    from core.pgstore import PgStore
+    from lesson_credit.core.log.eventstore import export_log
+    from lesson_credit.core.log.pgstore import PgStore
 
     ws = _workspace(args)
     if not isinstance(ws.log, PgStore):
@@ -941,13 +941,13 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from tui import gc_settings
+    from lesson_credit.tui import gc_settings
 
     gc_settings.start()  # before the engine and the dashboard are imported
     ws = _workspace(args)
     if not ws.log.is_local:
         ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
-    from tui.app import run
+    from lesson_credit.tui.app import run
 
     run(ws)
     return 0
@@ -1371,8 +1371,8 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     args.clock = clock
     if args.command is None:
         args.func = cmd_tui
-    from core.errors import WorkspaceError
-    from core.files import StoreError
+    from lesson_credit.core.base.errors import WorkspaceError
+    from lesson_credit.core.base.files import StoreError
 
     try:
         return int(args.func(args))

@@ -2,7 +2,7 @@
 randomized-dropout logs it reads, the candidacies behind IPW and the broad-keyword flag.
 
 Functions over explicit inputs (the log reader, the library, the folder), so the Workspace
-facade only gathers them; the statistics live in core.analysis, core.joint and core.dropout.
+facade only gathers them; the statistics live in core.analysis.effects, core.analysis.joint and core.analysis.dropout.
 """
 
 from __future__ import annotations
@@ -11,16 +11,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.analysis import LooResult, leave_one_out, loo_payload
-from core.candidacy import candidacies_of
-from core.coverage import broad_keywords, keyword_coverage
-from core.files import write_json
-from core.lessons import Lesson, Library
-from core.snapshot import FoldData
+from lesson_credit.core.analysis.candidacy import candidacies_of
+from lesson_credit.core.analysis.coverage import broad_keywords, keyword_coverage
+from lesson_credit.core.analysis.effects import LooResult, leave_one_out, loo_payload
+from lesson_credit.core.base.files import write_json
+from lesson_credit.core.library.lessons import Lesson, Library
+from lesson_credit.core.log.snapshot import FoldData
 
 if TYPE_CHECKING:
-    from core.dropout import DropoutLog
-    from core.reader import LogReader
+    from lesson_credit.core.analysis.dropout import DropoutLog
+    from lesson_credit.core.reader import LogReader
 
 __all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo", "write_loo"]
 
@@ -36,20 +36,26 @@ def broad_keywords_of(
 
 def dropout_log(root: Path, library: Library) -> DropoutLog:
     """gptme's randomized-dropout logs under `root` (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
-    from core.dropout import DROPOUT_DIR, read_dropout_logs
-    from core.interop import map_arm_id
+    from lesson_credit.core.analysis.dropout import DROPOUT_DIR, read_dropout_logs
+    from lesson_credit.core.bandit.interop import map_arm_id
 
     ids = {lesson.id for lesson in library.lessons}
     return read_dropout_logs(root / DROPOUT_DIR, lambda raw: map_arm_id(raw, ids, library.roots)[0])
 
 
 def loo(
-    data: FoldData, reader: LogReader, library: Library, root: Path, broad: Mapping[str, str], floor: float,
-    min_with: int, min_without: int,
+    data: FoldData,
+    reader: LogReader,
+    library: Library,
+    root: Path,
+    broad: Mapping[str, str],
+    floor: float,
+    min_with: int,
+    min_without: int,
 ) -> tuple[list[LooResult], dict[str, int]]:
     """Joint effect and leave-one-out lift per lesson, and the counts behind them (sessions
     without logged propensities, sessions with a dropout record)."""
-    from core.dropout import randomized_effects
+    from lesson_credit.core.analysis.dropout import randomized_effects
 
     candidacies = candidacies_of(reader.index, data)
     dropout = dropout_log(root, library)

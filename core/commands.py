@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core import credit as credit_mod
-from core.errors import WorkspaceError
-from core.events import GRADE, PRIOR, SESSION
-from core.ids import normalize_id
-from core.journals import read_for_record
-from core.lessons import Lesson
-from core.salience import SalienceBreakdown, salience_breakdowns
-from core.settings import CreditSettings
-from core.views import GradeRecord
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.library.journals import read_for_record
+from lesson_credit.core.library.lessons import Lesson
+from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
+from lesson_credit.core.log.events import GRADE, PRIOR, SESSION
+from lesson_credit.core.model import credit as credit_mod
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.views import GradeRecord
 
 MAX_SESSION_ID = 200  # characters; longer ids (or control characters) are refused by the writers
 

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from core.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
-from core.store import StoreError
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.log.store import StoreError
 
 if TYPE_CHECKING:
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
 
 def _same(stored: Any, value: float) -> bool:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core import credit as credit_mod
-from core.errors import WorkspaceError
-from core.events import GRADE, encode
-from core.views import GradeRecord
-from core.workspace import Workspace
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.log.events import GRADE, encode
+from lesson_credit.core.model import credit as credit_mod
+from lesson_credit.core.views import GradeRecord
+from lesson_credit.core.workspace import Workspace
 
 
 @dataclass(frozen=True)

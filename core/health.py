@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from core.config import PENDING_OUTCOME
-from core.derived_state import state_disagreement
-from core.eventstore import EventStore
-from core.lessons import LessonProblem
-from core.store import LogProblem, StoreError
-from core.views import LessonUsage, SessionSummary
+from lesson_credit.core.bandit.config import PENDING_OUTCOME
+from lesson_credit.core.derived_state import state_disagreement
+from lesson_credit.core.library.lessons import LessonProblem
+from lesson_credit.core.log.eventstore import EventStore
+from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
 ERROR, WARNING = "error", "warning"
 PROBLEM = ERROR  # the name the dashboard imports

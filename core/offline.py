@@ -3,7 +3,7 @@
 An agent's session-start hook runs `select`; when the log's store (a database) cannot be
 reached, `select --offline-ok` still answers, by Thompson sampling from the alpha/beta that
 the last write of this workspace left in `bandit-state.json` (SPEC 7). The draw is the one
-`core.select.thompson_select` makes for the same posteriors, seed and candidates; nothing is
+`lesson_credit.core.bandit.select.thompson_select` makes for the same posteriors, seed and candidates; nothing is
 logged.
 """
 
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import numpy as np
 
-from core import beta as beta_mod
-from core import select as select_mod
-from core.select import Selection
+from lesson_credit.core.bandit import select as select_mod
+from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.model import beta as beta_mod
 
 if TYPE_CHECKING:
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
 MAX_STATE_BYTES = 64 * 1024 * 1024
 

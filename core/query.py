@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from core.views import SessionTable
+    from lesson_credit.core.views import SessionTable
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

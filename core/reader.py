@@ -18,17 +18,17 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from core import views
-from core.cache import MIN_NEW_BYTES
-from core.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
-from core.eventstore import EventStore, PrefixChecker
-from core.fold import Posterior, fold
-from core.index import LogIndex
-from core.pgcache import PgLogCache
-from core.settings import CreditSettings
-from core.snapshot import FoldData, lesson_usage
-from core.store import LogProblem
-from core.views import GradeRecord
+from lesson_credit.core import views
+from lesson_credit.core.bandit.fold import Posterior, fold
+from lesson_credit.core.log.cache import MIN_NEW_BYTES
+from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
+from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
+from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.pgcache import PgLogCache
+from lesson_credit.core.log.snapshot import FoldData, lesson_usage
+from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.views import GradeRecord
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,9 @@ class LogReader:
         cache_threshold: int | None = None,
         outcomes: dict[str, float] | None = None,
     ) -> None:
-        self.outcomes = outcomes  # string outcome -> reward (see core.config), applied to every snapshot
+        self.outcomes = (
+            outcomes  # string outcome -> reward (see lesson_credit.core.bandit.config), applied to every snapshot
+        )
         self.log = log
         self.index = LogIndex()
         # the hash of what was read, checked before reading on (a database store: its identity

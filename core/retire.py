@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from core.events import RETIRE, encode
+from lesson_credit.core.log.events import RETIRE, encode
 
 if TYPE_CHECKING:
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
 
 def missing_arms(ws: Workspace) -> list[str]:

@@ -1,7 +1,7 @@
 """One `select`: the checked inputs, the Thompson draw among the matching lessons, gptme's
 randomized dropout on top of it, and logging the draw (the dropout record, then the selection event).
 
-`core.select` holds the pure selection and `core.dropout` the trial; this module puts them in the
+`core.bandit.select` holds the pure selection and `core.analysis.dropout` the trial; this module puts them in the
 order a `select` needs (every input checked before anything is read or drawn, the dropout record
 written under the log lock before the event, so a logged selection never lacks its trial).
 """
@@ -16,17 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
-from core import commands
-from core import dropout as dropout_mod
-from core import select as select_mod
-from core.clock import iso
-from core.errors import WorkspaceError
-from core.events import encode
-from core.eventstore import EventStore
-from core.fold import Posterior
-from core.lessons import Lesson
-from core.select import Selection
-from core.settings import CreditSettings
+from lesson_credit.core import commands
+from lesson_credit.core.analysis import dropout as dropout_mod
+from lesson_credit.core.bandit import select as select_mod
+from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.base.clock import iso
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.library.lessons import Lesson
+from lesson_credit.core.log.events import encode
+from lesson_credit.core.log.eventstore import EventStore
+from lesson_credit.core.model.settings import CreditSettings
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Read models: the lesson table, the session table and a session's explanation, built from a fold snapshot.
 
 The result types the CLI and the dashboard show, and pure functions that build them from a
-snapshot (`FoldData`), its posterior and what the log says about sessions; `core.workspace`
+snapshot (`FoldData`), its posterior and what the log says about sessions; `lesson_credit.core.workspace`
 gathers the inputs and calls these.
 """
 
@@ -15,17 +15,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core import beta as beta_mod
-from core import credit as credit_mod
-from core.errors import WorkspaceError
-from core.events import GradeEvent, SessionEvent
-from core.fold import Posterior, regrade
-from core.ids import normalize_id
-from core.lessons import MISSING, Lesson
-from core.salience import SalienceBreakdown, salience_breakdowns
-from core.settings import CreditSettings
-from core.snapshot import FoldData, salience_in
-from core.snapshot import lesson_usage as usage_by_arm
+from lesson_credit.core.bandit.fold import Posterior, regrade
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.library.lessons import MISSING, Lesson
+from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
+from lesson_credit.core.log.events import GradeEvent, SessionEvent
+from lesson_credit.core.log.snapshot import FoldData, salience_in
+from lesson_credit.core.log.snapshot import lesson_usage as usage_by_arm
+from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.model import credit as credit_mod
+from lesson_credit.core.model.settings import CreditSettings
 
 
 @dataclass(frozen=True)
@@ -364,7 +364,7 @@ def lesson_credits(
     `text` when it was read."""
     settings = current.settings
     graded = not math.isnan(used)
-    # From the cached posterior, only this session's entries change (core.fold.regrade):
+    # From the cached posterior, only this session's entries change (lesson_credit.core.bandit.fold.regrade):
     # a live grade preview costs microseconds, not a re-fold of the whole log.
     after = current if used == data.base[row] else regrade(current, row, used if graded else None)
     before = regrade(current, row, None)

@@ -1,10 +1,10 @@
 """The one service object the CLI and the dashboard use: a workspace's lessons, log and posteriors.
 
-A facade over `core.reader` (reads only what was appended since the last read; the snapshot
-and its folds), `core.views` (what it returns), `core.select` and `core.selection_draw` (a
+A facade over `lesson_credit.core.reader` (reads only what was appended since the last read; the snapshot
+and its folds), `core.views` (what it returns), `core.bandit.select` and `core.selection_draw` (a
 `select` and its dropout trial), `core.attribution` (which lessons help), `core.commands` (the
 events a write appends under the lock, checked against the log as it is then; `bandit-state.json`
-is rewritten after each) and `core.interop` (gptme's state file).
+is rewritten after each) and `lesson_credit.core.bandit.interop` (gptme's state file).
 """
 
 from __future__ import annotations
@@ -17,27 +17,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from core import commands, interop, views
-from core import select as select_mod
-from core.analysis_limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
-from core.clock import iso, utc_now
-from core.config import Config, ConfigError, load_config, save_config
-from core.errors import WorkspaceError
-from core.events import SelectionEvent, encode
-from core.eventstore import EventStore, JsonlStore
-from core.fold import Posterior, fold
-from core.interop import ImportReport
-from core.journals import outside_library_allowed, read_journal
-from core.lessons import LessonProblem, Library, load_library
-from core.reader import LogReader
-from core.select import Selection
-from core.settings import CreditSettings
-from core.snapshot import FoldData
-from core.store import LogProblem, StoreError
-from core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
+from lesson_credit.core import commands, views
+from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
+from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit import select as select_mod
+from lesson_credit.core.bandit.config import Config, ConfigError, load_config, save_config
+from lesson_credit.core.bandit.fold import Posterior, fold
+from lesson_credit.core.bandit.interop import ImportReport
+from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.base.clock import iso, utc_now
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.library.journals import outside_library_allowed, read_journal
+from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
+from lesson_credit.core.log.events import SelectionEvent, encode
+from lesson_credit.core.log.eventstore import EventStore, JsonlStore
+from lesson_credit.core.log.snapshot import FoldData
+from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.reader import LogReader
+from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
-    from core.analysis import Candidacy, LooResult
+    from lesson_credit.core.analysis.effects import Candidacy, LooResult
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -46,8 +47,13 @@ class Workspace:
     """A workspace folder: lessons, the event log, settings. See SPEC 2."""
 
     def __init__(
-        self, root: Path | str = ".", *, clock: Callable[[], dt.datetime] = utc_now, use_cache: bool = True,
-        allow_outside_journals: bool = False, allow_outside_library: bool | None = None,
+        self,
+        root: Path | str = ".",
+        *,
+        clock: Callable[[], dt.datetime] = utc_now,
+        use_cache: bool = True,
+        allow_outside_journals: bool = False,
+        allow_outside_library: bool | None = None,
         cache_threshold: int | None = None,
         store: EventStore | None = None,
     ) -> None:
@@ -67,7 +73,10 @@ class Workspace:
             raise WorkspaceError(str(exc)) from None
         self._library: Library | None = None
         self._reader = LogReader(
-            self.log, cache_dir=self.state_dir / ".cache", use_cache=use_cache, cache_threshold=cache_threshold,
+            self.log,
+            cache_dir=self.state_dir / ".cache",
+            use_cache=use_cache,
+            cache_threshold=cache_threshold,
             outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
@@ -109,7 +118,11 @@ class Workspace:
         return self._reader.posterior(settings) if base is None else fold(data, settings, base)
 
     def lesson_table(
-        self, settings: CreditSettings | None = None, base: np.ndarray | None = None, *, details: bool = True,
+        self,
+        settings: CreditSettings | None = None,
+        base: np.ndarray | None = None,
+        *,
+        details: bool = True,
         intervals: bool = True,
     ) -> PosteriorTable:
         """The status table: every lesson of the library and every arm of the log (see views.lesson_table)."""
@@ -131,8 +144,8 @@ class Workspace:
         return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
 
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint effect estimate (core.joint), the headline of `loo`, without LOO or flags."""
-        from core.joint import effects_by_lesson
+        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""
+        from lesson_credit.core.analysis.joint import effects_by_lesson
 
         return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
 
@@ -173,7 +186,7 @@ class Workspace:
         return self._reader.grade_history(self._row(session_id))
 
     def outcome_labels(self) -> dict[int, str]:
-        """Row -> string outcome of each record logged without base_reward (see core.config)."""
+        """Row -> string outcome of each record logged without base_reward (see lesson_credit.core.bandit.config)."""
         self.data()
         return self._reader.outcome_labels()
 
@@ -187,8 +200,13 @@ class Workspace:
         return self._reader.selections()
 
     def explain(
-        self, session_id: str, *, lesson: str | None = None, base_reward: float | None = None,
-        settings: CreditSettings | None = None, with_journal: bool = True,
+        self,
+        session_id: str,
+        *,
+        lesson: str | None = None,
+        base_reward: float | None = None,
+        settings: CreditSettings | None = None,
+        with_journal: bool = True,
     ) -> Explanation:
         """Why each lesson of a session got its credit; `base_reward` previews another grade."""
         settings = settings or self.settings
@@ -209,7 +227,7 @@ class Workspace:
 
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
         """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
-        from core import attribution
+        from lesson_credit.core import attribution
 
         self.data()
         journals = reversed(self._reader.session_journals())
@@ -217,13 +235,13 @@ class Workspace:
 
     def candidacies(self) -> list[Candidacy]:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
-        from core import attribution
+        from lesson_credit.core import attribution
 
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
-        from core import attribution
+        from lesson_credit.core import attribution
 
         results, self.loo_meta = attribution.loo(
             self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
@@ -234,14 +252,21 @@ class Workspace:
         return results
 
     def select(
-        self, context: str, *, k: int | None = None, seed: int | None = None, session_id: str | None = None,
-        log: bool = True, draws: int = 4000, dropout: float = 0.0,
+        self,
+        context: str,
+        *,
+        k: int | None = None,
+        seed: int | None = None,
+        session_id: str | None = None,
+        log: bool = True,
+        draws: int = 4000,
+        dropout: float = 0.0,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities.
 
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
-        from core import selection_draw
+        from lesson_credit.core import selection_draw
 
         k = self.config.k if k is None else k
         drawn = selection_draw.draw(
@@ -276,13 +301,27 @@ class Workspace:
             self.warnings.append(interop.state_not_written(exc, self.state_path))
 
     def record(
-        self, session_id: str, journal: Path | str, lessons: Sequence[str], *, reward: float | None = None,
-        category: str | None = None, grader: str = "heuristic", timestamp: str | None = None,
+        self,
+        session_id: str,
+        journal: Path | str,
+        lessons: Sequence[str],
+        *,
+        reward: float | None = None,
+        category: str | None = None,
+        grader: str = "heuristic",
+        timestamp: str | None = None,
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings."""
         new = commands.recording(
-            session_id, Path(journal), lessons, lambda: self.library().by_id(), self.root,
-            reward=reward, category=category, grader=grader, allow_outside=self.allow_outside_journals,
+            session_id,
+            Path(journal),
+            lessons,
+            lambda: self.library().by_id(),
+            self.root,
+            reward=reward,
+            category=category,
+            grader=grader,
+            allow_outside=self.allow_outside_journals,
         )
         settings = self.settings
         with self.log.locked():
@@ -331,7 +370,7 @@ class Workspace:
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
 
-    # ---------------------------------------------------------------- gptme state (core.interop)
+    # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""

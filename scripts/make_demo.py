@@ -24,9 +24,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.lessons import Lesson, load_library  # noqa: E402
-from core.salience import counted_keywords  # noqa: E402
-from core.workspace import Workspace  # noqa: E402
+from lesson_credit.core.library.lessons import Lesson, load_library  # noqa: E402
+from lesson_credit.core.library.salience import counted_keywords  # noqa: E402
+from lesson_credit.core.workspace import Workspace  # noqa: E402
 
 SEED = 20260901
 SESSIONS = 168

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.process import limit_blas_threads
+from lesson_credit.cli.process import limit_blas_threads
 
 # before numpy is first imported (engine_helpers imports the engine): the test processes and the CLI and
 # Python processes they start (they inherit the environment) run BLAS on one thread, as the CLI does
@@ -16,15 +16,15 @@ limit_blas_threads()
 
 from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace  # noqa: E402
 
-from tui import gc_settings  # noqa: E402
+from lesson_credit.tui import gc_settings  # noqa: E402
 
 # The suite runs with the dashboard's garbage-collector settings (tui/gc_settings.py): rarer young
 # collections, and the modules every test uses imported once and frozen out of later collections.
 # About 10% less CPU for the dashboard tests; no test depends on when a collection runs (those that
 # need one call gc.collect).
 gc_settings.start()
-import core.workspace  # noqa: E402, F401
-import tui.app  # noqa: E402, F401
+import lesson_credit.core.workspace  # noqa: E402, F401
+import lesson_credit.tui.app  # noqa: E402, F401
 
 gc_settings.freeze()
 

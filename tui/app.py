@@ -23,15 +23,22 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from core.workspace import Workspace
-from tui import gc_settings
-from tui.messages import LessonsShown, SourceChanged, WorkFailed, WorkspaceWritten, WriteApplied, WriteFailed
-from tui.screens.base import describe_failure
-from tui.screens.lessons import LessonsScreen
-from tui.source import Problems, SourceSnapshot, WorkspaceSource
-from tui.stylesheet import ThemeStylesheet
-from tui.text import fmt_grade, one_line
-from tui.writes import OPERATOR, Write, WriteQueue
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui import gc_settings
+from lesson_credit.tui.messages import (
+    LessonsShown,
+    SourceChanged,
+    WorkFailed,
+    WorkspaceWritten,
+    WriteApplied,
+    WriteFailed,
+)
+from lesson_credit.tui.screens.base import describe_failure
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import Problems, SourceSnapshot, WorkspaceSource
+from lesson_credit.tui.stylesheet import ThemeStylesheet
+from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 1.0
 FIRST_SNAPSHOT_LATEST_S = 2.0  # the first snapshot starts once the Lessons rows are drawn, or after this
@@ -47,15 +54,15 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
     (the first paint) is imported with the app; the others (and what they import) load when first
     shown."""
-    from tui.screens.analysis import AnalysisScreen
-    from tui.screens.confirm import ConfirmCommit, ConfirmScreen
-    from tui.screens.grade_value import GradeValueScreen
-    from tui.screens.health import HealthScreen
-    from tui.screens.lesson_rewards import LessonRewardsScreen
-    from tui.screens.session_detail import SessionDetailScreen
-    from tui.screens.sessions import SessionsScreen
-    from tui.screens.simulation import SimulationScreen
-    from tui.screens.what_if import WhatIfScreen
+    from lesson_credit.tui.screens.analysis import AnalysisScreen
+    from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
+    from lesson_credit.tui.screens.grade_value import GradeValueScreen
+    from lesson_credit.tui.screens.health import HealthScreen
+    from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+    from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+    from lesson_credit.tui.screens.sessions import SessionsScreen
+    from lesson_credit.tui.screens.simulation import SimulationScreen
+    from lesson_credit.tui.screens.what_if import WhatIfScreen
 
     return (
         ("Lessons", LessonsScreen),
@@ -73,31 +80,31 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
 
 
 def sessions_screen(source: WorkspaceSource) -> Screen[Any]:
-    from tui.screens.sessions import SessionsScreen
+    from lesson_credit.tui.screens.sessions import SessionsScreen
 
     return SessionsScreen(source)
 
 
 def is_session_detail(screen: Screen[Any]) -> bool:
     """Without importing the Session detail screen (it loads when first opened)."""
-    module = sys.modules.get("tui.screens.session_detail")
+    module = sys.modules.get("lesson_credit.tui.screens.session_detail")
     return module is not None and isinstance(screen, module.SessionDetailScreen)
 
 
 def analysis_screen(source: WorkspaceSource) -> Screen[Any]:
-    from tui.screens.analysis import AnalysisScreen
+    from lesson_credit.tui.screens.analysis import AnalysisScreen
 
     return AnalysisScreen(source)
 
 
 def simulation_screen(source: WorkspaceSource) -> Screen[Any]:
-    from tui.screens.simulation import SimulationScreen
+    from lesson_credit.tui.screens.simulation import SimulationScreen
 
     return SimulationScreen(source)
 
 
 def health_screen(source: WorkspaceSource) -> Screen[Any]:
-    from tui.screens.health import HealthScreen
+    from lesson_credit.tui.screens.health import HealthScreen
 
     return HealthScreen(source)
 
@@ -409,7 +416,7 @@ class LessonCreditApp(App[None]):
         screen = self.screen
         draft = getattr(screen, "draft", None)
         if is_session_detail(screen) and draft is not None:
-            from tui.screens.confirm import ConfirmScreen
+            from lesson_credit.tui.screens.confirm import ConfirmScreen
 
             async def answered(discard: bool) -> None:
                 if discard:
@@ -439,7 +446,7 @@ class LessonCreditApp(App[None]):
             self.notify("No pending session left to grade.", markup=False)
             return
 
-        from tui.screens.session_detail import SessionDetailScreen
+        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         async def go() -> None:
             if isinstance(self.screen, SessionDetailScreen):
@@ -461,7 +468,7 @@ class LessonCreditApp(App[None]):
         await self.leave_detail(finish)
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys
+        from lesson_credit.tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys
 
         if isinstance(self.screen, HelpScreen):
             return
@@ -478,7 +485,7 @@ class LessonCreditApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The palette lists every key binding of the current screen and the app, then Textual's own."""
-        from tui.screens.help import as_binding
+        from lesson_credit.tui.screens.help import as_binding
 
         seen: set[str] = set()
         for node, bindings in ((screen, type(screen).BINDINGS), (self, self.BINDINGS)):

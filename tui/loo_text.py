@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from core.analysis import LooResult
-from tui.text import fmt, fmt_signed, one_line
+from lesson_credit.core.analysis.effects import LooResult
+from lesson_credit.tui.text import fmt, fmt_signed, one_line
 
 INSUFFICIENT = "insufficient data"
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from tui.source import SourceSnapshot
-    from tui.writes import Write, WriteOutcome
+    from lesson_credit.tui.source import SourceSnapshot
+    from lesson_credit.tui.writes import Write, WriteOutcome
 
 
 class SourceChanged(Message):

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 import numpy.typing as npt
 
-from core import beta as beta_mod
-from core.grading import GradeAppended, append_grade
-from core.lessons import MISSING, Lesson, LessonProblem
-from core.settings import CreditSettings
-from core.store import LogProblem
-from core.views import (
+from lesson_credit.core.grading import GradeAppended, append_grade
+from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
+from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.views import (
     Explanation,
     LessonRow,
     LessonUsage,
@@ -27,14 +27,14 @@ from core.views import (
     SessionSummary,
     SessionTable,
 )
-from core.workspace import Workspace
-from tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
-from tui.session_search import Found, SessionSearch
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
+from lesson_credit.tui.session_search import Found, SessionSearch
 
 if TYPE_CHECKING:  # imported where used: the health and simulation modules load when their screen opens
-    from core.analysis import LooResult
-    from core.health import Finding
-    from core.simulate import SimulationReport
+    from lesson_credit.core.analysis.effects import LooResult
+    from lesson_credit.core.health import Finding
+    from lesson_credit.core.sim.simulate import SimulationReport
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -159,7 +159,7 @@ class LessonRewards:
 @dataclass(frozen=True, eq=False)
 class HealthView:
     version: int
-    findings: tuple[Finding, ...]  # problems first, as core.health.lint orders them
+    findings: tuple[Finding, ...]  # problems first, as lesson_credit.core.health.lint orders them
     library_changed: bool = False  # a re-check re-read the lesson files and found them changed
 
 
@@ -384,7 +384,7 @@ class WorkspaceSource:
         """(log version, each lesson's joint effect estimate): one regression over the log, asked
         for after the Lessons table is shown (a fraction of a second on 100k sessions). The fit runs
         outside the lock, on the snapshot: other calls do not wait for it."""
-        from core.joint import effects_by_lesson
+        from lesson_credit.core.analysis.joint import effects_by_lesson
 
         with self._lock:
             ws = self._refreshed()
@@ -432,11 +432,9 @@ class WorkspaceSource:
         note: str | None = None,
         expect_line: int | None = None,
     ) -> GradeAppended:
-        """Append a grade (None: a retraction) under the log lock; see core.grading.append_grade."""
+        """Append a grade (None: a retraction) under the log lock; see lesson_credit.core.grading.append_grade."""
         with self._lock:
-            return append_grade(
-                self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line
-            )
+            return append_grade(self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line)
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
@@ -482,7 +480,7 @@ class WorkspaceSource:
             cached = self._analysis
             if not write and cached is not None and cached.version == ws.version:
                 return replace(cached, written=None)
-            from core.analysis_limits import MIN_WITH, MIN_WITHOUT
+            from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 
             results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
             data = ws.data()
@@ -497,7 +495,7 @@ class WorkspaceSource:
         """A lesson's LOO numbers with the reward distributions they compare, from one version of the log."""
         with self._lock:
             view = self.analysis()
-            from core.analysis import reward_split
+            from lesson_credit.core.analysis.effects import reward_split
 
             with_lesson, without_lesson = reward_split(self.workspace.data(), lesson_id)
         return LessonRewards(
@@ -521,7 +519,7 @@ class WorkspaceSource:
                 changed = ws.library(reload=True) != before
                 if changed:
                     self._analysis = None  # its flags depend on which lessons exist
-            from core.health import lint
+            from lesson_credit.core.health import lint
 
             findings = lint(ws)
             version = ws.version
@@ -532,7 +530,7 @@ class WorkspaceSource:
         self, scenario_name: str, seeds: int, progress: Callable[[int, int], None] | None = None
     ) -> SimulationReport:
         """Run a named scenario over seeds 0..seeds-1. Touches no workspace state, so takes no lock."""
-        from core.simulate import run_simulation, scenario
+        from lesson_credit.core.sim.simulate import run_simulation, scenario
 
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
 

@@ -15,12 +15,12 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from core.grading import GradeConflict
-from tui.source import WorkspaceSource
-from tui.text import fmt_grade, one_line
+from lesson_credit.core.grading import GradeConflict
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.text import fmt_grade, one_line
 
 if TYPE_CHECKING:
-    from tui.source import SourceSnapshot
+    from lesson_credit.tui.source import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 
@@ -167,9 +167,7 @@ class WriteQueue:
         if commit.line is None:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
         if commit.before == commit.value:
-            return WriteOutcome(
-                write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}."
-            )
+            return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
         last = self._last_line.get(write.session_id)
         note = f"undo of line {commit.line}: {_grade(commit.value)} back to {_grade(commit.before)}"
         try:
@@ -186,7 +184,6 @@ class WriteQueue:
             return WriteOutcome(write, True, f"Undo on {sid}: pending again (retracts line {commit.line}).")
         restored = _grade(commit.before)
         return WriteOutcome(write, True, f"Undo on {sid}: back to {restored} (reverts line {commit.line}).")
-
 
 
 class Grading(Protocol):

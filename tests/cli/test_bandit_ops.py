@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from cli_fixtures import CONFIG_REL, LOG_REL, lesson_text, log_bytes, make_ws, run, run_json, session
 
-from core.cache import LogCache
-from core.config import load_config
-from core.workspace import Workspace
+from lesson_credit.core.bandit.config import load_config
+from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.workspace import Workspace
 
 GIT, GONE = "tools/git.md", "tools/gone.md"
 

@@ -15,7 +15,7 @@ import pytest
 from cli_run import process_env, run_cli
 from engine_helpers import LOG_REL, fixed_clock, log_bytes, make_workspace, session
 
-from core.workspace import Workspace
+from lesson_credit.core.workspace import Workspace
 
 ESC, BEL, CSI8 = "\x1b", "\x07", "\x9b"  # CSI8: the 8-bit (C1) form of ESC [
 RED = "\x1b[31m"
@@ -172,7 +172,7 @@ def test_refusals_on_stderr_are_escaped(evil: Path, argv: tuple[str, ...], monke
 def test_real_process_output_bytes_are_safe(evil: Path) -> None:
     for argv in (["explain", EVIL_SESSION], ["status"], ["lint"], ["explain", f"nope-{RED}"]):
         proc = subprocess.run(
-            [sys.executable, "-m", "cli.main", argv[0], "-w", str(evil), *argv[1:]],
+            [sys.executable, "-m", "lesson_credit.cli.main", argv[0], "-w", str(evil), *argv[1:]],
             capture_output=True,
             timeout=60,
             env=process_env(),
@@ -182,7 +182,7 @@ def test_real_process_output_bytes_are_safe(evil: Path) -> None:
             assert b"\x1b" not in stream and b"\x07" not in stream and b"\xc2\x9b" not in stream
         assert b"Traceback" not in proc.stderr
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", "explain", "-w", str(evil), EVIL_SESSION],
+        [sys.executable, "-m", "lesson_credit.cli.main", "explain", "-w", str(evil), EVIL_SESSION],
         capture_output=True,
         timeout=60,
         env=process_env(),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import build_parser, main, subcommands
+from lesson_credit.cli.main import build_parser, main, subcommands
 
 
 def script(shell: str, capsys: pytest.CaptureFixture[str]) -> str:

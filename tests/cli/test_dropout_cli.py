@@ -12,8 +12,8 @@ from cli_run import run_cli
 from dropout_logs import LESSONS, A, B, C, dropout_workspace
 from engine_helpers import fixed_clock, make_workspace, session
 
-from core import attribution
-from core.workspace import Workspace
+from lesson_credit.core import attribution
+from lesson_credit.core.workspace import Workspace
 
 
 def test_loo_json_carries_randomized_only_where_dropout_logs_exist(tmp_path: Path) -> None:

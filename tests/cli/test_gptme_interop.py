@@ -1,5 +1,5 @@
 """gptme interop through the CLI: `import-gptme` logs a bandit-state.json as a prior, `export-gptme`
-writes posteriors in its exact shape (SPEC 7, core.interop); the engine side is tests/core/test_interop.py."""
+writes posteriors in its exact shape (SPEC 7, core.bandit.interop); the engine side is tests/core/test_interop.py."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from cli_run import run_cli
 from engine_helpers import BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, log_bytes, make_workspace, session
 from gptme_files import GIT, OLD, PLAIN, QUOTE, STYLE, gptme_state, write_json
 
-from core.interop import EXPORT_ARM_KEYS, InteropError, read_bandit_state
-from core.workspace import Workspace
+from lesson_credit.core.bandit.interop import EXPORT_ARM_KEYS, InteropError, read_bandit_state
+from lesson_credit.core.workspace import Workspace
 
 ARM_KEYS = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
 TOP_KEYS = {"arms", "total_sessions", "created", "last_updated"}

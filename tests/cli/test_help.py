@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from cli.main import build_parser, main, subcommands
+from lesson_credit.cli.main import build_parser, main, subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -30,7 +30,7 @@ def run_recipe(tmp_path: Path, ws: Path, session_id: str, task: str) -> subproce
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     shim = bin_dir / "lesson-credit"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m cli.main "$@"\n', encoding="utf-8")
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m lesson_credit.cli.main "$@"\n', encoding="utf-8")
     shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
     work = tmp_path / session_id
     work.mkdir()

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from cli_fixtures import CONFIG_REL, make_ws, run_plain
 
-from core.cache import LogCache
-from core.config import ConfigError, load_config
-from core.workspace import Workspace
+from lesson_credit.core.bandit.config import ConfigError, load_config
+from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.workspace import Workspace
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 

@@ -20,7 +20,7 @@ class Watch:
             seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
         return None
 sys.meta_path.insert(0, Watch())
-from cli.main import main
+from lesson_credit.cli.main import main
 code = main(["status", "--workspace", sys.argv[1], "--json"])
 print("BLAS", seen, code, file=sys.stderr)
 """

@@ -1,4 +1,4 @@
-"""core.records: reading one session's record back, and the journal check behind journal_changed."""
+"""lesson_credit.core.log.records: reading one session's record back, and the journal check behind journal_changed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.records import journal_changed, session_record
+from lesson_credit.core.log.records import journal_changed, session_record
 
 
 def write_log(path: Path, lines: list[str]) -> Path:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from cli_fixtures import log_bytes, make_ws, run, run_json, session
 
-from core.query import QueryError, epoch_seconds, parse_sort, parse_time
+from lesson_credit.core.query import QueryError, epoch_seconds, parse_sort, parse_time
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 

@@ -1,4 +1,4 @@
-"""Leave-one-out attribution (core.analysis via Workspace.loo): Welch lift, BH, category control, IPW, flags.
+"""Leave-one-out attribution (core.analysis.effects via Workspace.loo): Welch lift, BH, category control, IPW, flags.
 
 Every expected number is worked out by hand in a comment or computed a second way
 (scipy.stats on the same samples, an explicit loop), never by the function under test.
@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from core.analysis import (
+from lesson_credit.core.analysis.effects import (
     MIN_IPW,
     MIN_WITH,
     MIN_WITHOUT,
@@ -30,7 +30,7 @@ from core.analysis import (
     leave_one_out,
     reward_split,
 )
-from core.workspace import Workspace
+from lesson_credit.core.workspace import Workspace
 
 
 @pytest.fixture

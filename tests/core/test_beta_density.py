@@ -1,4 +1,4 @@
-"""core.beta.density (ln B from math.lgamma, no scipy import) against scipy.stats' Beta pdf."""
+"""lesson_credit.core.model.beta.density (ln B from math.lgamma, no scipy import) against scipy.stats' Beta pdf."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.beta import density
+from lesson_credit.core.model.beta import density
 
 
 @pytest.mark.parametrize(

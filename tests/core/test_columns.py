@@ -6,7 +6,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from core.columns import Column, Encoded, Lazy
+from lesson_credit.core.log.columns import Column, Encoded, Lazy
 
 
 def test_views_never_change_while_the_column_grows() -> None:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from core.credit import STRATEGIES, check_strategy, check_unit, credit, credited_reward, weight
-from core.fold import CreditSettings
+from lesson_credit.core.bandit.fold import CreditSettings
+from lesson_credit.core.model.credit import STRATEGIES, check_strategy, check_unit, credit, credited_reward, weight
 
 
 def test_spec_worked_example_seed() -> None:

@@ -1,4 +1,4 @@
-"""Randomized dropout (core.dropout): gptme's log format read into per-lesson kept-minus-withheld
+"""Randomized dropout (lesson_credit.core.analysis.dropout): gptme's log format read into per-lesson kept-minus-withheld
 estimates, by hand; bounded reading. `select --dropout` and `loo --json` are in tests/cli/test_dropout_cli.py."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from dropout_logs import A, B, C, dropout_workspace, gptme_line
 from engine_helpers import fixed_clock
 from scipy import stats
 
-from core import dropout as dropout_mod
-from core.dropout import read_dropout_logs
-from core.workspace import Workspace
+from lesson_credit.core.analysis import dropout as dropout_mod
+from lesson_credit.core.analysis.dropout import read_dropout_logs
+from lesson_credit.core.workspace import Workspace
 
 
 def test_dropout_log_in_gptmes_shape_gives_the_hand_computed_estimate(tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import fold_naive
 
-from core.events import Event, InvalidEvent, SessionEvent
-from core.fold import CreditSettings, FoldData, Posterior, fold
-from core.index import LogIndex
-from core.store import LogProblem, parse_chunk
+from lesson_credit.core.bandit.fold import CreditSettings, FoldData, Posterior, fold
+from lesson_credit.core.log.events import Event, InvalidEvent, SessionEvent
+from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.store import LogProblem, parse_chunk
 
 A, B = "tools/a.md", "tools/b.md"
 
@@ -369,7 +369,7 @@ C = "lessons/tools/c.md"  # written with the prefix: the same lesson id as "tool
 
 
 def _index_of(records: list[dict[str, Any] | str], batched: bool) -> LogIndex:
-    from core.events import decode_raw
+    from lesson_credit.core.log.events import decode_raw
 
     data = b"".join((r if isinstance(r, str) else json.dumps(r) + "\n").encode() for r in records)
     result = parse_chunk(data, 0, 1, at_eof=True, decode=decode_raw)
@@ -457,7 +457,7 @@ def _loaded(records: list[dict[str, Any] | str]) -> LogIndex:
 
 @pytest.mark.parametrize("strategy", ["seed", "evidence", "uniform"])
 def test_block_sums_fold_like_the_naive_loop(monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
-    monkeypatch.setattr("core.snapshot.BLOCK_ROWS", 3)  # 20 sessions: 7 blocks, the last one short
+    monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 3)  # 20 sessions: 7 blocks, the last one short
     records = _events(20, {"s4": 0.9, "s5": 0.2})
     data, events = load(records)
     cfg = CreditSettings(strategy=strategy)
@@ -480,7 +480,7 @@ def test_block_sums_fold_like_the_naive_loop(monkeypatch: pytest.MonkeyPatch, st
 
 
 def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.snapshot as fold_mod
+    import lesson_credit.core.log.snapshot as fold_mod
 
     monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 4)
     computed: list[int] = []
@@ -511,13 +511,13 @@ def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypat
 
 
 def _raw(record: dict[str, Any]) -> Any:
-    from core.events import decode_raw
+    from lesson_credit.core.log.events import decode_raw
 
     return decode_raw(json.dumps(record))
 
 
 def test_salience_in_matches_each_sessions_own_entries() -> None:
-    from core.snapshot import salience_in
+    from lesson_credit.core.log.snapshot import salience_in
 
     records: list[dict[str, Any] | str] = [
         session("s0", 0.5, {A: 0.1, B: 0.2}),
@@ -541,9 +541,9 @@ def test_salience_in_matches_each_sessions_own_entries() -> None:
 
 
 def test_lesson_usage_by_blocks_counts_every_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    from core.snapshot import lesson_usage
+    from lesson_credit.core.log.snapshot import lesson_usage
 
-    monkeypatch.setattr("core.snapshot.BLOCK_ROWS", 3)
+    monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 3)
     records = _events(10)  # s0..s9: A salience (i % 5) / 4, B ((i + 2) % 5) / 4, graded or not
     data = _loaded(records).snapshot()
     usage = lesson_usage(data)

@@ -9,8 +9,8 @@ import pytest
 from engine_helpers import fixed_clock, grade, make_workspace, session
 from health_logs import LESSONS, VARIED, clean_events
 
-from core.health import PROBLEM, WARNING, Finding, lint
-from core.workspace import Workspace
+from lesson_credit.core.health import PROBLEM, WARNING, Finding, lint
+from lesson_credit.core.workspace import Workspace
 
 
 def findings(root: Path) -> list[Finding]:
@@ -301,7 +301,7 @@ def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:
 def test_checks_run_on_gathered_data_without_a_workspace() -> None:
     import numpy as np
 
-    from core.health import HealthData, constant_rewards, run_checks
+    from lesson_credit.core.health import HealthData, constant_rewards, run_checks
 
     # six graded sessions all rewarded 1.0 and nothing else wrong: only the stuck grader shows
     data = HealthData(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +11,17 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).parents[2]
-CORE_MODULES = sorted(f"core.{p.stem}" for p in (REPO / "core").glob("*.py") if p.stem != "__init__")
-FORBIDDEN = ("textual", "rich", "plotext", "textual_plotext", "tui")
+CORE_MODULES = sorted(
+    "lesson_credit." + ".".join(p.relative_to(REPO).with_suffix("").parts)
+    for p in (REPO / "core").rglob("*.py")
+    if p.stem != "__init__"
+)
+FORBIDDEN = ("textual", "rich", "plotext", "textual_plotext")
+
+
+def forbidden(module: str) -> bool:
+    """A module of the dashboard stack: Textual and its renderers, or our own dashboard."""
+    return module.split(".")[0] in FORBIDDEN or module.startswith(("lesson_credit.tui.", "lesson_credit.tui"))
 
 
 def loaded_after(code: str, cwd: Path = REPO) -> set[str]:
@@ -22,30 +32,54 @@ def loaded_after(code: str, cwd: Path = REPO) -> set[str]:
     return set(json.loads(proc.stdout.splitlines()[-1]))
 
 
+def test_our_packages_install_under_one_name_of_our_own(tmp_path: Path) -> None:
+    # An unrelated `import core`, `import tui` or `import cli` must never find our code: run from an
+    # empty folder (no repository on sys.path), only `lesson_credit` is ours.
+    code = (
+        "import importlib.util, json, lesson_credit\n"
+        "spec = {n: getattr(importlib.util.find_spec(n), 'origin', None) for n in ('core', 'tui', 'cli')}\n"
+        "print(json.dumps([lesson_credit.__file__, spec]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    if proc.returncode != 0 and "No module named 'lesson_credit'" in proc.stderr:
+        pytest.skip("the project is not installed in this interpreter")
+    assert proc.returncode == 0, proc.stderr
+    ours, found = json.loads(proc.stdout)
+    repo = str(Path(ours).resolve().parents[1])
+    assert {name: origin for name, origin in found.items() if origin and origin.startswith(repo)} == {}
+
+
 def test_core_modules_found() -> None:
     # guard against the glob silently finding nothing
-    assert {"core.credit", "core.salience", "core.fold", "core.store", "core.workspace"} <= set(CORE_MODULES)
+    assert {
+        "lesson_credit.core.model.credit",
+        "lesson_credit.core.library.salience",
+        "lesson_credit.core.bandit.fold",
+        "lesson_credit.core.log.store",
+        "lesson_credit.core.workspace",
+    } <= set(CORE_MODULES)
 
 
 def test_no_core_or_cli_module_imports_the_dashboard_stack() -> None:
     # What one interpreter loads importing every module is the union of what each loads alone (an import
     # loads the same modules whatever was loaded before it), so one run checks them all; a leak is then
     # traced to its modules one interpreter each, for the message.
-    modules = [*CORE_MODULES, "cli.main", "cli.render"]
+    modules = [*CORE_MODULES, "lesson_credit.cli.main", "lesson_credit.cli.render"]
     loaded = loaded_after("\n".join(f"import {module}" for module in modules))
     assert set(modules) <= loaded
-    if any(m.split(".")[0] in FORBIDDEN for m in loaded):
+    if any(forbidden(m) for m in loaded):
         leaks = {module: leaked_by(module) for module in modules}
         assert {module: leaked for module, leaked in leaks.items() if leaked} == {}
 
 
 def leaked_by(module: str) -> list[str]:
     """The dashboard-stack modules importing `module` alone loads."""
-    return sorted(m for m in loaded_after(f"import {module}") if m.split(".")[0] in FORBIDDEN)
+    return sorted(m for m in loaded_after(f"import {module}") if forbidden(m))
 
 
 def test_cli_main_does_not_import_scipy_stats() -> None:
-    modules = loaded_after("import cli.main")
+    modules = loaded_after("import lesson_credit.cli.main")
     assert "scipy.stats" not in modules
 
 
@@ -58,7 +92,7 @@ def test_headless_commands_stay_headless(tmp_path: Path) -> None:
     (tmp_path / "j.txt").write_text("git push")
     code = f"""
 import contextlib, io
-from cli.main import main
+from lesson_credit.cli.main import main
 root = {str(tmp_path)!r}
 with contextlib.redirect_stdout(io.StringIO()):
     assert main(["record", "-w", root, "--session-id", "s1", "--journal", root + "/j.txt",
@@ -70,7 +104,7 @@ with contextlib.redirect_stdout(io.StringIO()):
     assert main(["select", "-w", root, "--context", root + "/j.txt", "--seed", "1", "--dry-run"]) == 0
 """
     modules = loaded_after(code)
-    assert sorted(m for m in modules if m.split(".")[0] in FORBIDDEN) == []
+    assert sorted(m for m in modules if forbidden(m)) == []
     assert "scipy.stats" not in modules
 
 
@@ -86,20 +120,30 @@ def test_import_layering_contracts_hold() -> None:
 
 def test_opening_a_workspace_does_not_import_the_analysis() -> None:
     # the dashboard's first paint needs the posteriors, not the leave-one-out analysis or the
-    # joint fit (core.workspace imported them at module level: ~20 ms before the first rows);
-    # tui.app imports core.workspace, so one interpreter checks both
-    modules = loaded_after("import tui.app")
-    assert {"tui.app", "core.workspace"} <= modules
-    analysis = {"core.analysis", "core.joint", "core.attribution", "core.candidacy", "core.coverage"}
+    # joint fit (lesson_credit.core.workspace imported them at module level: ~20 ms before the first rows);
+    # lesson_credit.tui.app imports lesson_credit.core.workspace, so one interpreter checks both
+    modules = loaded_after("import lesson_credit.tui.app")
+    assert {"lesson_credit.tui.app", "lesson_credit.core.workspace"} <= modules
+    analysis = {
+        "lesson_credit.core.analysis.effects",
+        "lesson_credit.core.analysis.joint",
+        "lesson_credit.core.attribution",
+        "lesson_credit.core.analysis.candidacy",
+        "lesson_credit.core.analysis.coverage",
+    }
     assert sorted(modules & analysis) == []
 
 
 def test_the_analysis_entry_points_still_work(tmp_path: Path) -> None:
     # the imports moved into the methods: each method still runs (on an empty workspace)
     code = f"""
-from core.workspace import Workspace
+from lesson_credit.core.workspace import Workspace
 ws = Workspace({str(tmp_path)!r})
 assert ws.candidacies() == [] and ws.broad_keywords() == {{}} and ws.loo(write=False) == []
 """
     modules = loaded_after(code)
-    assert {"core.analysis", "core.joint", "core.attribution"} <= modules
+    assert {
+        "lesson_credit.core.analysis.effects",
+        "lesson_credit.core.analysis.joint",
+        "lesson_credit.core.attribution",
+    } <= modules

@@ -1,5 +1,5 @@
 """gptme interop in the engine: arm ids mapped to library ids, an imported prior with sessions
-folded on top, and published-shape session lines written by other tools (SPEC 6-7, core.interop).
+folded on top, and published-shape session lines written by other tools (SPEC 6-7, lesson_credit.core.bandit.interop).
 The `import-gptme` / `export-gptme` commands are tested in tests/cli/test_gptme_interop.py."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from engine_helpers import BASIC_LESSONS, LOG_REL, fixed_clock, make_workspace, session
 from gptme_files import GIT, PLAIN, QUOTE, STYLE, gptme_state, write_json
 
-from core.health import prefixed_id_count
-from core.interop import map_arm_id
-from core.workspace import Workspace
+from lesson_credit.core.bandit.interop import map_arm_id
+from lesson_credit.core.health import prefixed_id_count
+from lesson_credit.core.workspace import Workspace
 
 
 def test_map_arm_id() -> None:

@@ -1,4 +1,4 @@
-"""The joint effect estimate (core.joint): closed form by hand, a dense least-squares reference,
+"""The joint effect estimate (lesson_credit.core.analysis.joint): closed form by hand, a dense least-squares reference,
 the empirical-Bayes penalty against a brute-force likelihood, and a confounded log."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from engine_helpers import fixed_clock, make_workspace, session
 from oracles import ridge_reference
 
-from core.joint import build_design, fit_joint, joint_effects, neg2_loglik
-from core.workspace import Workspace
+from lesson_credit.core.analysis.joint import build_design, fit_joint, joint_effects, neg2_loglik
+from lesson_credit.core.workspace import Workspace
 
 A, B, C = "tools/a.md", "tools/b.md", "workflow/c.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active")}

@@ -13,8 +13,8 @@ import pytest
 from engine_helpers import fixed_clock, make_workspace, session
 from oracles import ridge_reference
 
-from core.joint import build_design, fit_joint
-from core.workspace import Workspace
+from lesson_credit.core.analysis.joint import build_design, fit_joint
+from lesson_credit.core.workspace import Workspace
 
 A, B, C = "tools/a.md", "tools/b.md", "workflow/c.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active")}

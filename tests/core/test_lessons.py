@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from engine_helpers import lesson_text
 
-from core.lessons import LessonError, category_of, load_library, normalize_id, parse_lesson
+from lesson_credit.core.library.lessons import LessonError, category_of, load_library, normalize_id, parse_lesson
 
 CORPUS = Path(__file__).parents[3] / "shared" / "corpus" / "gptme-contrib-lessons"
 

@@ -7,9 +7,9 @@ from engine_helpers import PROPERTY
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.events import SessionEvent
-from core.fold import CreditSettings, fold, regrade
-from core.index import LogIndex
+from lesson_credit.core.bandit.fold import CreditSettings, fold, regrade
+from lesson_credit.core.log.events import SessionEvent
+from lesson_credit.core.log.index import LogIndex
 
 ARMS = ["a.md", "b.md", "c.md", "d.md"]
 

@@ -8,8 +8,8 @@ import pytest
 from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
 from retraction_log import BASE, LESSONS, retraction
 
-from core.grading import GradeConflict, append_grade
-from core.workspace import Workspace
+from lesson_credit.core.grading import GradeConflict, append_grade
+from lesson_credit.core.workspace import Workspace
 
 
 def numbers(ws: Workspace) -> dict[str, tuple[float, float, int]]:
@@ -25,7 +25,7 @@ WITHOUT_S2 = {"a.md": (1.4, 1.6, 1), "b.md": (1.0, 1.0, 0)}
 def test_a_retraction_folds_as_if_the_session_had_no_grade(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use_cache: bool
 ) -> None:
-    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)  # the cache path is taken on a tiny log too
+    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)  # the cache path is taken on a tiny log too
     root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
     Workspace(root, use_cache=use_cache).data()  # writes the cache (when on); the second read uses it
     ws = Workspace(root, use_cache=use_cache)
@@ -78,7 +78,7 @@ def test_append_grade_reports_what_it_replaced_and_checks_the_expected_line(tmp_
 
 
 def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path) -> None:
-    from core.health import WARNING, lint
+    from lesson_credit.core.health import WARNING, lint
 
     # s1: its record's 0.4, then retracted (pending again, "was 0.4"). s2: 0.6, retracted, regraded 0.5
     # (its latest event is a grade: not listed). s3: never graded (pending, but nothing was retracted).

@@ -9,7 +9,7 @@ from engine_helpers import PROPERTY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.salience import (
+from lesson_credit.core.library.salience import (
     NO_KEYWORD_SALIENCE,
     KeywordMatcher,
     counted_keywords,

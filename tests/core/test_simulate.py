@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from oracles import best_gain, selection_regret
 
-from core.fold import CreditSettings, fold
-from core.simulate import (
+from lesson_credit.core.bandit.fold import CreditSettings, fold
+from lesson_credit.core.sim.simulate import (
     ESTIMATORS,
     SCENARIOS,
     Run,
@@ -430,7 +430,7 @@ def test_importing_the_simulator_pulls_in_no_ui_and_no_scipy() -> None:
     import sys
 
     code = (
-        "import sys, core.simulate; "
+        "import sys, lesson_credit.core.sim.simulate; "
         "print([m for m in sys.modules if m.split('.')[0] in ('scipy', 'textual', 'rich', 'plotext')])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

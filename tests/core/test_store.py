@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, session
 
-from core.files import atomic_write
-from core.fold import CreditSettings
-from core.store import EventLog, StoreError, parse_chunk
-from core.workspace import Workspace
+from lesson_credit.core.bandit.fold import CreditSettings
+from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.log.store import EventLog, StoreError, parse_chunk
+from lesson_credit.core.workspace import Workspace
 
 A, B = "tools/a.md", "tools/b.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active")}
@@ -301,7 +301,7 @@ def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeyp
         seen.append((str(src), str(dst), Path(src).read_bytes()))
         real_replace(src, dst)
 
-    monkeypatch.setattr("core.store.os.replace", spy)
+    monkeypatch.setattr("lesson_credit.core.log.store.os.replace", spy)
     ws = ws_at(root)
     ws.grade("s1", 0.5)
     ws.record("s2", root / "j", [B])
@@ -324,7 +324,7 @@ def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkey
     def fail(src: str, dst: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("core.store.os.replace", fail)
+    monkeypatch.setattr("lesson_credit.core.log.store.os.replace", fail)
     with pytest.raises(StoreError, match="no space"):
         atomic_write(target, b"new")
     assert target.read_bytes() == b"old"
@@ -363,7 +363,7 @@ S1, S2 = json.dumps(session("s1", 1.0, {A: 1.0})), json.dumps(session("s2", 0.0,
     ],
 )
 def test_one_call_decoding_numbers_lines_like_line_by_line(text: str) -> None:
-    from core.events import decode_raw, decode_raw_lines
+    from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 
     data = text.encode()
     fast = parse_chunk(data, 7, 3, at_eof=True, decode=decode_raw, decode_lines=decode_raw_lines)
@@ -379,7 +379,7 @@ def test_one_call_decoding_numbers_lines_like_line_by_line(text: str) -> None:
 
 
 def test_two_values_on_one_line_are_reported_not_split() -> None:
-    from core.events import decode_raw, decode_raw_lines
+    from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 
     # lines 3 and 4 hold two values and none; a one-call decoder sees two values for two lines
     data = f"{S1} {S2}\n\n".encode()
@@ -390,7 +390,7 @@ def test_two_values_on_one_line_are_reported_not_split() -> None:
 
 
 def test_one_call_decoding_continues_a_line() -> None:
-    from core.events import decode_raw, decode_raw_lines
+    from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 
     # the previous read consumed an unterminated line; the next writer put a newline first
     data = f"\n{S2}\n".encode()
@@ -401,7 +401,7 @@ def test_one_call_decoding_continues_a_line() -> None:
 
 @pytest.mark.parametrize("chunk_bytes", [1, 7, 64, 1 << 20])
 def test_reading_in_chunks_equals_one_read(tmp_path: Path, chunk_bytes: int) -> None:
-    from core.events import decode_raw, decode_raw_lines
+    from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 
     long_line = json.dumps(session("long", 0.5, {f"tools/{i}.md": 0.5 for i in range(20)}))  # longer than a chunk
     text = f'{S1}\n\nnot json\n{long_line}\n  {S2}\n{{"type": "grade", "session_id": "s1", "base_reward": 0.5}}'

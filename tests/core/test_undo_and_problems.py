@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
 
-from core.errors import WorkspaceError
-from core.fold import CreditSettings
-from core.workspace import Workspace
+from lesson_credit.core.bandit.fold import CreditSettings
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.workspace import Workspace
 
 LESSONS = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
 

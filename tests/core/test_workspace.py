@@ -18,10 +18,10 @@ from engine_helpers import (
 )
 from oracles import session_event
 
-from core.errors import WorkspaceError
-from core.fold import CreditSettings
-from core.select import candidates
-from core.workspace import Workspace
+from lesson_credit.core.bandit.fold import CreditSettings
+from lesson_credit.core.bandit.select import candidates
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.workspace import Workspace
 
 GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
 
@@ -324,7 +324,7 @@ def test_interval_for_beta_2_1_is_exact() -> None:
     # Beta(2, 1) has cdf x^2, so the 2.5% / 97.5% quantiles are sqrt(0.025), sqrt(0.975)
     import numpy as np
 
-    from core.beta import interval
+    from lesson_credit.core.model.beta import interval
 
     low, high = interval(np.array([2.0]), np.array([1.0]))
     assert (low[0], high[0]) == pytest.approx((math.sqrt(0.025), math.sqrt(0.975)))

@@ -12,10 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from core.errors import WorkspaceError
-from core.eventstore import DuplicateSession
-from core.pgstore import PgStore
-from core.workspace import Workspace
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.log.eventstore import DuplicateSession
+from lesson_credit.core.log.pgstore import PgStore
+from lesson_credit.core.workspace import Workspace
 
 LESSONS = ["tools/git.md", "tools/quote.md", "style.md"]
 START_WAIT_S = 60

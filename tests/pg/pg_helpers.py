@@ -37,5 +37,3 @@ def log_path(root: Path) -> Path:
 
 def line(event: dict[str, Any]) -> bytes:
     return (json.dumps(event) + "\n").encode()
-
-

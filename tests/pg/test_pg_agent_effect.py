@@ -10,8 +10,8 @@ import pytest
 from cli_run import run_json
 from pg_helpers import line, make_workspace
 
-from core.pgstore import PgStore
-from core.workspace import Workspace
+from lesson_credit.core.log.pgstore import PgStore
+from lesson_credit.core.workspace import Workspace
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 LOO = ["loo", "--no-write", "--min-with", "1", "--min-without", "1"]

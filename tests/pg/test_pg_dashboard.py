@@ -8,9 +8,9 @@ from pathlib import Path
 
 from pg_helpers import line
 
-from core.pgstore import PgStore
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
+from lesson_credit.core.log.pgstore import PgStore
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
 
 SIZE = (100, 30)
 WAIT_S = 20.0  # a generous bound for "it arrived"; the 0.5 s target is the bench's

@@ -17,7 +17,7 @@ from cli_run import run, run_json
 from pg_helpers import line, log_path, make_workspace
 from pg_server import NoServer, create_database, start_server, wait_until_accepting
 
-from core.pgstore import PgStore
+from lesson_credit.core.log.pgstore import PgStore
 
 REPO = Path(__file__).parents[2]
 WORKER = Path(__file__).with_name("agent_worker.py")
@@ -140,7 +140,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
             (f"s{blocked_at}",),
         )
         push = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "store", "push", "-w", str(root), "--store", url],
+            [sys.executable, "-m", "lesson_credit.cli.main", "store", "push", "-w", str(root), "--store", url],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -183,7 +183,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
 
 def subprocess_run(argv: list[str]) -> tuple[int, str, str]:
     proc = subprocess.run(
-        [sys.executable, "-m", "cli.main", *argv],
+        [sys.executable, "-m", "lesson_credit.cli.main", *argv],
         capture_output=True,
         text=True,
         env=_env(),
@@ -203,8 +203,8 @@ def test_a_killed_server_then_a_write_fails_cleanly_and_the_next_client_reconnec
             pytest.fail(f"CI needs a PostgreSQL server: {exc}")
         pytest.skip(f"no PostgreSQL server could be started: {exc}")
     try:
-        from core.store import StoreError
-        from core.workspace import Workspace
+        from lesson_credit.core.log.store import StoreError
+        from lesson_credit.core.workspace import Workspace
 
         url = create_database(server, "restart")
         root = make_workspace(tmp_path / "ws")

@@ -14,7 +14,7 @@ import pytest
 from cli_run import run
 from pg_helpers import line, log_path
 
-from core.libpq import LOCK_NOT_AVAILABLE, UNIQUE_VIOLATION, Connection, PgError, parse_conninfo
+from lesson_credit.core.log.libpq import LOCK_NOT_AVAILABLE, UNIQUE_VIOLATION, Connection, PgError, parse_conninfo
 
 ROOT = Path(__file__).resolve().parents[2]
 AWKWARD = ["tab\there", "back\\slash", "cr\rlf\nnl", "\\N", "ünïcødé ✓", "", "quote ' and \" and $1 and %s"]
@@ -111,7 +111,7 @@ def test_pushed_lines_with_tabs_and_escapes_come_back_byte_for_byte(
 
 def test_a_command_on_a_database_store_does_not_import_psycopg(ws_root: Path, pg_url: str) -> None:
     script = (
-        "import sys\nfrom cli.main import main\n"
+        "import sys\nfrom lesson_credit.cli.main import main\n"
         "code = main(sys.argv[1:])\n"
         "print('psycopg loaded' if any(m.split('.')[0] == 'psycopg' for m in sys.modules) else 'no psycopg')\n"
         "sys.exit(code)\n"
@@ -129,7 +129,7 @@ def test_a_command_on_a_database_store_does_not_import_psycopg(ws_root: Path, pg
 def test_without_libpq_a_command_says_so_in_one_line(
     ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from core import libpq
+    from lesson_credit.core.log import libpq
 
     monkeypatch.setattr(libpq, "_lib", None)
     monkeypatch.setattr(libpq, "_candidates", lambda: iter([str(ws_root / "no-such-libpq.so")]))
@@ -148,7 +148,7 @@ def test_ctrl_c_interrupts_a_query_that_waits(pg_url: str) -> None:
     # installs no handler (the signal would be dropped and the query wait out its 60 s).
     script = (
         "import signal, sys\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
-        "from core.libpq import Connection\nconn = Connection(sys.argv[1])\n"
+        "from lesson_credit.core.log.libpq import Connection\nconn = Connection(sys.argv[1])\n"
         "print('connected', flush=True)\n"
         "try:\n    conn.execute('SELECT pg_sleep(60)')\nexcept KeyboardInterrupt:\n"
         "    print('interrupted', conn.closed, flush=True)\n"

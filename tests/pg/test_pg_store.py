@@ -15,11 +15,11 @@ from cli_run import run, run_json
 from pg_helpers import line, log_path, make_workspace
 from pg_server import PASSWORD, Server
 
-from core import pgstore
-from core.events import InvalidEvent, decode_raw
-from core.eventstore import DuplicateSession, EventStore, JsonlStore
-from core.pgstore import LATEST, PgStore
-from core.store import StoreError
+from lesson_credit.core.log import pgstore
+from lesson_credit.core.log.events import InvalidEvent, decode_raw
+from lesson_credit.core.log.eventstore import DuplicateSession, EventStore, JsonlStore
+from lesson_credit.core.log.pgstore import LATEST, PgStore
+from lesson_credit.core.log.store import StoreError
 
 GIT, QUOTE, PLAIN, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "style.md"
 
@@ -461,8 +461,8 @@ def test_a_server_that_never_answers_fails_instead_of_hanging(
 def test_parsed_log_cache_per_store_position(
     pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from core import pgcache
-    from core.workspace import Workspace
+    from lesson_credit.core.log import pgcache
+    from lesson_credit.core.workspace import Workspace
 
     root, url = pg_ws
     monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 5)  # a cache from 5 new events on
@@ -507,7 +507,7 @@ def test_parsed_log_cache_per_store_position(
 def test_a_database_made_afresh_is_read_from_the_start(pg_server: Server, ws_root: Path) -> None:
     from pg_server import create_database
 
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
     url = create_database(pg_server, "afresh")
     store = PgStore(url, agent="a")

@@ -11,11 +11,11 @@ import pytest
 from cli_run import run, run_json
 from pg_helpers import line, log_path
 
-from core.events import InvalidEvent
-from core.eventstore import DuplicateSession, JsonlStore
-from core.pgstore import PgStore, display_url
-from core.store import StoreError
-from core.stores import STORE_ENV, open_store, store_url
+from lesson_credit.core.log.events import InvalidEvent
+from lesson_credit.core.log.eventstore import DuplicateSession, JsonlStore
+from lesson_credit.core.log.pgstore import PgStore, display_url
+from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.log.stores import STORE_ENV, open_store, store_url
 
 CONFIG = Path("state") / "lesson-thompson" / "config.toml"
 
@@ -69,7 +69,7 @@ def test_bad_store_settings_exit_1_with_one_line(ws_root: Path, capsys: pytest.C
 def test_replay_write_keeps_the_store_table(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # replay --write rewrites config.toml; a [store] url there must survive it
     (ws_root / CONFIG).write_text('floor = 0.3\n\n[store]\nurl = "postgresql://db.example/lc"\n')
-    from core.config import load_config
+    from lesson_credit.core.bandit.config import load_config
 
     before = load_config(ws_root / CONFIG).extra["store"]
     code, _, err = run(capsys, "replay", "-w", str(ws_root), "--store", "", "--floor", "0.5", "--write")

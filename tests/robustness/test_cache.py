@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from core.cache import LogCache
-from core.workspace import Workspace
+from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.workspace import Workspace
 
 LESSON = '---\nmatch:\n  keywords: ["alpha", "beta"]\n---\n# L\n'
 
 
 @pytest.fixture(autouse=True)
 def small_cache_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
 
 
 def _session(sid: str, reward: float | None, sal: float) -> str:
@@ -113,7 +113,7 @@ def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
 
 
 def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
-    from core.lessons import load_library
+    from lesson_credit.core.library.lessons import load_library
 
     lib = tmp_path / "lessons"
     (lib / "t").mkdir(parents=True)
@@ -135,7 +135,7 @@ def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
 
 
 def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.snapshot as fold_mod
+    import lesson_credit.core.log.snapshot as fold_mod
 
     monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 8)
     ws = _make(tmp_path, _history(40))
@@ -174,7 +174,7 @@ def test_a_resaved_cache_keeps_columns_it_never_decoded(tmp_path: Path) -> None:
 def test_string_columns_are_settled_as_tuples_the_collector_does_not_walk(tmp_path: Path) -> None:
     import gc
 
-    from core.index import _STRING_COLUMNS
+    from lesson_credit.core.log.index import _STRING_COLUMNS
 
     _make(tmp_path, _history(30)).data()  # parses (and settles), writes the cache
     warm = Workspace(tmp_path)

@@ -16,8 +16,8 @@ import pytest
 from cli_run import run_cli, run_process
 from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
 
-from core.files import StoreError, atomic_write
-from core.store import EventLog
+from lesson_credit.core.base.files import StoreError, atomic_write
+from lesson_credit.core.log.store import EventLog
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.events import InvalidEvent, decode_event
-from core.lessons import LessonError, load_library, parse_lesson
-from core.patterns import pattern_matches
-from core.salience import KeywordMatcher, salience_breakdowns
-from core.store import parse_chunk
-from core.workspace import Workspace, WorkspaceError
+from lesson_credit.core.library.lessons import LessonError, load_library, parse_lesson
+from lesson_credit.core.library.patterns import pattern_matches
+from lesson_credit.core.library.salience import KeywordMatcher, salience_breakdowns
+from lesson_credit.core.log.events import InvalidEvent, decode_event
+from lesson_credit.core.log.store import parse_chunk
+from lesson_credit.core.workspace import Workspace, WorkspaceError
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

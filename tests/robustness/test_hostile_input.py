@@ -16,7 +16,7 @@ from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.salience import KeywordMatcher
+from lesson_credit.core.library.salience import KeywordMatcher
 
 PROPERTY = settings(
     max_examples=int(os.environ.get("WILDCARD_EXAMPLES", "400")),
@@ -72,7 +72,7 @@ def test_a_yaml_alias_bomb_is_refused_and_named(tmp_path: Path) -> None:
 
 
 def test_anchors_without_aliases_still_load(tmp_path: Path) -> None:
-    from core.lessons import parse_lesson
+    from lesson_credit.core.library.lessons import parse_lesson
 
     parsed = parse_lesson("---\nmatch: &m\n  keywords: [x, y]\n---\n# T\n", "t.md")
     assert parsed.keywords == ("x", "y")
@@ -151,9 +151,9 @@ def test_seeds_past_64_bits_are_refused_at_the_cli(tmp_path: Path) -> None:
 def test_a_foreign_big_seed_does_not_brick_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
 
-    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)  # every read writes the cache
+    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)  # every read writes the cache
     ws_root = make_ws(tmp_path)
     lines = [
         {"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": "a.md", "salience": 1.0}]},

@@ -20,9 +20,9 @@ from hostile_helpers import LOG_REL, lesson, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.events import decode_raw, decode_raw_lines
-from core.store import StoreError, parse_chunk
-from core.workspace import Workspace, WorkspaceError
+from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+from lesson_credit.core.log.store import StoreError, parse_chunk
+from lesson_credit.core.workspace import Workspace, WorkspaceError
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 CACHE_REL = LOG_REL.parent / ".cache"
@@ -32,7 +32,7 @@ LIBRARY = {"a.md": lesson(["alpha", "modifying"]), "tools/zeta.md": lesson(["zet
 @pytest.fixture(autouse=True)
 def cache_every_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small logs take the cache path too (the threshold is 4 MB in use)."""
-    monkeypatch.setattr("core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
 
 
 def _session(i: int, reward: float | None, salience: float = 0.25) -> dict[str, Any]:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import WorkspaceError
-from core.store import StoreError
-from core.workspace import Workspace
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, {repo!r})
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
     ws = Workspace({root!r})
     name, count = sys.argv[1], int(sys.argv[2])
     for i in range(count):
@@ -93,7 +93,7 @@ KILLED_WRITER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, {repo!r})
-    from core.workspace import Workspace
+    from lesson_credit.core.workspace import Workspace
     ws = Workspace({root!r})
     start = int(sys.argv[1])
     for i in range(start, start + 100000):
@@ -154,7 +154,7 @@ def test_full_disk_refuses_and_leaves_log_unchanged(tmp_path: Path, monkeypatch:
     def full(fd: int, data: bytes) -> int:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("core.store.os.write", full)
+    monkeypatch.setattr("lesson_credit.core.log.store.os.write", full)
     with pytest.raises(StoreError, match="no space left"):
         ws.grade("s1", 0.9)
     assert ws.log.path.read_bytes() == before
@@ -170,7 +170,7 @@ def test_short_write_is_rolled_back(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     def short(fd: int, data: bytes) -> int:
         return real_write(fd, data[: len(data) // 2])
 
-    monkeypatch.setattr("core.store.os.write", short)
+    monkeypatch.setattr("lesson_credit.core.log.store.os.write", short)
     with pytest.raises(StoreError, match="short write"):
         ws.grade("s1", 0.9)
     assert ws.log.path.read_bytes() == before
@@ -187,7 +187,7 @@ def test_unwritable_log_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
             raise PermissionError(errno.EACCES, "Permission denied")
         return real_open(path, flags, mode)
 
-    monkeypatch.setattr("core.store.os.open", denied)
+    monkeypatch.setattr("lesson_credit.core.log.store.os.open", denied)
     with pytest.raises(StoreError, match="not writable"):
         ws.grade("s1", 0.9)
     assert ws.log.path.read_bytes() == before

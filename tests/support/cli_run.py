@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-import core
-from cli.main import main
+import lesson_credit
+from lesson_credit.cli.main import main
 
 Clock = Callable[[], dt.datetime] | None
-ROOT = Path(core.__file__).resolve().parents[1]  # the tree under test (PYTHONPATH), for a subprocess
+ROOT = Path(lesson_credit.__file__).resolve().parents[1]  # the tree under test (PYTHONPATH), for a subprocess
 FINISH_LIMIT_S = 30.0  # "it finished": generous, never a speed assertion
 MEMORY_LIMIT_BYTES = 3 << 30  # address space of a subprocess: a memory bomb fails, not the machine
 
@@ -73,7 +73,7 @@ def run_process(
     """Run `lesson-credit ARGV` in a fresh process; a hang fails the test with TimeoutExpired,
     running out of the (generous) address-space cap with a MemoryError in its stderr."""
     return subprocess.run(
-        [sys.executable, "-m", "cli.main", *argv],
+        [sys.executable, "-m", "lesson_credit.cli.main", *argv],
         cwd=cwd,
         env=process_env(**(env or {})),
         capture_output=True,

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from core import credit as credit_mod
-from core.events import Event, GradeEvent, PriorEvent, SessionEvent
-from core.fold import CreditSettings
-from core.index import LogIndex
-from core.store import parse_chunk
+from lesson_credit.core.bandit.fold import CreditSettings
+from lesson_credit.core.log.events import Event, GradeEvent, PriorEvent, SessionEvent
+from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.store import parse_chunk
+from lesson_credit.core.model import credit as credit_mod
 
 
 def fold_naive(events: list[Event], settings: CreditSettings) -> dict[str, tuple[float, float, int]]:

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from tui_fixture import build_analysis_workspace, build_workspace, fixed_clock  # noqa: E402
 
-from core.workspace import Workspace  # noqa: E402
-from tui.app import LessonCreditApp  # noqa: E402
+from lesson_credit.core.workspace import Workspace  # noqa: E402
+from lesson_credit.tui.app import LessonCreditApp  # noqa: E402
 
 
 @pytest.fixture

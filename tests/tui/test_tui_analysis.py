@@ -15,16 +15,16 @@ from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
 from tui_fixture import FIXED_NOW, analysis_session, open_health, settle, table_keys
 
-from core.simulate import ESTIMATORS
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.analysis import AnalysisScreen
-from tui.screens.health import FindingCard
-from tui.screens.lesson_rewards import LessonRewardsScreen
-from tui.screens.lessons import LessonsScreen
-from tui.screens.simulation import BEST_MARK, SimulationScreen
-from tui.widgets.reward_histogram import RewardHistogramPlot
-from tui.widgets.themed_table import ThemedTable
+from lesson_credit.core.sim.simulate import ESTIMATORS
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.analysis import AnalysisScreen
+from lesson_credit.tui.screens.health import FindingCard
+from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.simulation import BEST_MARK, SimulationScreen
+from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 SIZE = (120, 40)
 LOO_FILE = Path("state") / "lesson-thompson" / "loo-results.json"

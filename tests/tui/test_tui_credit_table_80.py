@@ -8,9 +8,9 @@ from pathlib import Path
 from textual.widgets.data_table import ColumnKey
 from tui_fixture import fixed_clock, lesson, open_session, record, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.widgets.themed_table import ThemedTable
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 LONG = {
     "testing/run-tests-before-claiming.md": lesson(["pytest"], "Run the tests"),

@@ -21,9 +21,9 @@ from textual import events
 from textual.pilot import Pilot
 from tui_fixture import settle
 
-from tui.app import LessonCreditApp
-from tui.screens.session_detail import SessionDetailScreen
-from tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 EXPECTED = {  # lesson: (salience, weight, reward, d_alpha, d_beta, hit, missed)
     "tools/git-worktree": ("0.50", "0.650", "0.585", "+0.585", "+0.415", "git worktree", "stale branch"),

@@ -1,8 +1,8 @@
 """The first paint: rows first (no scipy import on the way), the 95% intervals filled in right after.
 
-`core.beta.loaded` is made to say False, as in a fresh dashboard process: the first Lessons view
+`lesson_credit.core.model.beta.loaded` is made to say False, as in a fresh dashboard process: the first Lessons view
 then comes without intervals and the screen adds them. The intervals are checked against
-scipy.stats' Beta quantiles (a second way to compute them than core.beta's betaincinv).
+scipy.stats' Beta quantiles (a second way to compute them than lesson_credit.core.model.beta's betaincinv).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from tui_fixture import settle
 
-from core import beta as beta_mod
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.lessons import LessonsScreen
-from tui.source import LessonsView, WorkspaceSource
+from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import LessonsView, WorkspaceSource
 
 SIZE = (160, 45)
 

@@ -23,21 +23,21 @@ from tui_fixture import (
     weight,
 )
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.analysis import AnalysisScreen
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.grade_value import GradeValueScreen
-from tui.screens.health import FindingCard, HealthScreen
-from tui.screens.help import HelpScreen
-from tui.screens.lessons import LessonsScreen
-from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
-from tui.screens.simulation import SimulationScreen
-from tui.screens.what_if import WhatIfScreen
-from tui.widgets.beta_plot import BetaPlot
-from tui.widgets.journal_view import JournalView
-from tui.widgets.lesson_panel import LessonPanel
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.analysis import AnalysisScreen
+from lesson_credit.tui.screens.confirm import ConfirmScreen
+from lesson_credit.tui.screens.grade_value import GradeValueScreen
+from lesson_credit.tui.screens.health import FindingCard, HealthScreen
+from lesson_credit.tui.screens.help import HelpScreen
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.screens.simulation import SimulationScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
+from lesson_credit.tui.widgets.beta_plot import BetaPlot
+from lesson_credit.tui.widgets.journal_view import JournalView
+from lesson_credit.tui.widgets.lesson_panel import LessonPanel
 
 SIZE = (120, 40)
 
@@ -119,11 +119,7 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         assert screen.sort_column == "lesson"
         assert table_keys(table) == sorted(table_keys(table), reverse=screen.sort_reverse)
         # clicking the "n" header sorts by n, most evidence first; clicking again reverses
-        x = sum(
-            col.get_render_width(table)
-            for key, col in table.columns.items()
-            if key.value == "lesson"
-        )
+        x = sum(col.get_render_width(table) for key, col in table.columns.items() if key.value == "lesson")
         await pilot.click("#lessons-table", offset=(x + 1, 0))
         await pilot.pause()
         assert (screen.sort_column, screen.sort_reverse) == ("n", True)
@@ -226,7 +222,7 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         await pilot.pause()
         assert len(table_keys(table)) == 4
         # reward over time: one point per session, None while pending
-        from tui.widgets.reward_plot import RewardPlot
+        from lesson_credit.tui.widgets.reward_plot import RewardPlot
 
         series = screen.query_one("#reward-plot", RewardPlot).series
         assert series is not None and series.xs == (1, 2, 3) and series.ys == (0.8, 0.4, 0.6)

@@ -12,10 +12,10 @@ from textual.binding import Binding
 from textual.widgets import Static
 from tui_fixture import open_session, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.sessions import SessionsScreen
-from tui.widgets.key_footer import KeyFooter
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.widgets.key_footer import KeyFooter
 
 
 def footer_line(app: LessonCreditApp) -> str:

@@ -15,12 +15,12 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
-from tui.source import SourceSnapshot, WorkspaceSource
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
 
 SIZE = (120, 40)
 

@@ -13,10 +13,10 @@ import pytest
 from textual.pilot import Pilot
 from tui_fixture import log_lines, settle
 
-from tui.app import LessonCreditApp
-from tui.screens.confirm import ConfirmCommit
-from tui.screens.session_detail import SessionDetailScreen
-from tui.source import WorkspaceSource
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmCommit
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.source import WorkspaceSource
 
 SIZE = (120, 40)
 

@@ -24,12 +24,12 @@ from textual import events
 from textual.screen import Screen
 from tui_fixture import SESSIONS, build_workspace, fixed_clock, log_lines, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.confirm import ConfirmCommit, ConfirmScreen
-from tui.screens.lessons import LessonsScreen
-from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
 
 EXAMPLES = int(os.environ.get("LESSON_CREDIT_MODEL_EXAMPLES", "24"))
 MODEL = settings(

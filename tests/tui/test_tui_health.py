@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tui_fixture import FIXED_NOW, open_health, settle
 
-from cli.main import main as cli_main
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.health import FindingCard, HealthScreen
+from lesson_credit.cli.main import main as cli_main
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.health import FindingCard, HealthScreen
 
 SIZE = (120, 40)
 LATER = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days: a warning
@@ -46,7 +46,7 @@ async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root
 async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_root: Path) -> None:
     import threading
 
-    from tui.source import WorkspaceSource
+    from lesson_credit.tui.source import WorkspaceSource
 
     gate = threading.Event()
     real = WorkspaceSource.health

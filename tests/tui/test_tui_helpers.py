@@ -11,21 +11,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
-from core.analysis import Effect, LooResult
-from core.health import Finding
-from core.simulate import run_simulation, scenario
-from core.workspace import Workspace
-from tui.loo_text import describe, short_flags
-from tui.screens.analysis import sorted_results
-from tui.screens.grade_value import parse_grade
-from tui.screens.health import finding_text
-from tui.screens.lessons import lesson_name, matches
-from tui.screens.session_detail import step_grade
-from tui.screens.simulation import best_estimators, metric_cell
-from tui.series import grouped, integer_ticks, reward_histogram, reward_series, rolling_mean
-from tui.source import WorkspaceSource, ranks
-from tui.text import expand_tabs, fmt, fmt_signed, fmt_time, one_line, rank_arrow, visible_text, wrap_lines
-from tui.writes import WriteQueue
+from lesson_credit.core.analysis.effects import Effect, LooResult
+from lesson_credit.core.health import Finding
+from lesson_credit.core.sim.simulate import run_simulation, scenario
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.loo_text import describe, short_flags
+from lesson_credit.tui.screens.analysis import sorted_results
+from lesson_credit.tui.screens.grade_value import parse_grade
+from lesson_credit.tui.screens.health import finding_text
+from lesson_credit.tui.screens.lessons import lesson_name, matches
+from lesson_credit.tui.screens.session_detail import step_grade
+from lesson_credit.tui.screens.simulation import best_estimators, metric_cell
+from lesson_credit.tui.series import grouped, integer_ticks, reward_histogram, reward_series, rolling_mean
+from lesson_credit.tui.source import WorkspaceSource, ranks
+from lesson_credit.tui.text import (
+    expand_tabs,
+    fmt,
+    fmt_signed,
+    fmt_time,
+    one_line,
+    rank_arrow,
+    visible_text,
+    wrap_lines,
+)
+from lesson_credit.tui.writes import WriteQueue
 
 
 def test_control_characters_become_visible_and_keep_offsets() -> None:

@@ -18,13 +18,13 @@ NOT_AT_START = (
     "plotext",
     "textual_plotext",
     "filelock",
-    "tui.screens.session_detail",
-    "tui.screens.sessions",
-    "tui.screens.health",
-    "tui.screens.analysis",
-    "tui.screens.simulation",
-    "tui.screens.what_if",
-    "tui.screens.help",
+    "lesson_credit.tui.screens.session_detail",
+    "lesson_credit.tui.screens.sessions",
+    "lesson_credit.tui.screens.health",
+    "lesson_credit.tui.screens.analysis",
+    "lesson_credit.tui.screens.simulation",
+    "lesson_credit.tui.screens.what_if",
+    "lesson_credit.tui.screens.help",
 )
 
 
@@ -36,8 +36,11 @@ def loaded_after(code: str) -> set[str]:
 
 
 def test_the_app_and_its_first_screen_import_nothing_slow() -> None:
-    modules = loaded_after("import cli.main, tui.app, tui.screens.lessons, tui.source")
-    assert "tui.screens.lessons" in modules  # the first screen is imported with the app
+    modules = loaded_after(
+        "import lesson_credit.cli.main, lesson_credit.tui.app, "
+        "lesson_credit.tui.screens.lessons, lesson_credit.tui.source"
+    )
+    assert "lesson_credit.tui.screens.lessons" in modules  # the first screen is imported with the app
     assert sorted(m for m in NOT_AT_START if m in modules) == []
 
 
@@ -47,8 +50,8 @@ def test_the_lessons_view_is_built_without_scipy(tmp_path: Path) -> None:
     (lessons / "git.md").write_text("---\nmatch:\n  keywords: [git]\n---\n# Git\n")
     code = f"""
 import math
-from core.workspace import Workspace
-from tui.source import WorkspaceSource
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.source import WorkspaceSource
 view = WorkspaceSource(Workspace({str(tmp_path)!r})).lessons_view()
 assert view.intervals_missing and math.isnan(view.rows[0].ci_low) and view.rows[0].mean == 0.5
 """

@@ -9,11 +9,11 @@ import pytest
 from textual.widgets import Input, Static
 from tui_fixture import fixed_clock, open_sessions, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.lessons import LessonsScreen
-from tui.screens.sessions import SessionsScreen
-from tui.screens.simulation import SimulationScreen
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.screens.simulation import SimulationScreen
 
 SIZE = (120, 40)
 NAVIGATION = ("up", "down", "pageup", "pagedown", "home", "end", "enter")
@@ -83,7 +83,7 @@ async def test_an_empty_workspace_says_what_to_do_next(tmp_path: Path) -> None:
 async def test_a_wrapped_journal_keeps_its_last_characters_clear_of_the_scrollbar() -> None:
     from textual.app import App, ComposeResult
 
-    from tui.widgets.journal_view import JournalView
+    from lesson_credit.tui.widgets.journal_view import JournalView
 
     class One(App[None]):
         def compose(self) -> ComposeResult:

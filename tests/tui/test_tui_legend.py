@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.widget import Widget
 from tui_fixture import settle
 
-from tui.widgets.beta_plot import BetaPlot, Curve
+from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
 
 
 class PlotApp(App[None]):

@@ -12,14 +12,14 @@ from rich.text import Span, Text
 from textual.widgets import DataTable
 from tui_fixture import settle
 
-from core.lessons import MISSING
-from core.views import LessonRow
-from tui.app import LessonCreditApp
-from tui.screens import lessons as lessons_module
-from tui.screens.lessons import PIN_MARK, LessonsScreen, lesson_cells
-from tui.source import BROKEN
-from tui.text import spaced, spaced_text
-from tui.widgets.themed_table import TONES, ThemedTable
+from lesson_credit.core.library.lessons import MISSING
+from lesson_credit.core.views import LessonRow
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens import lessons as lessons_module
+from lesson_credit.tui.screens.lessons import PIN_MARK, LessonsScreen, lesson_cells
+from lesson_credit.tui.source import BROKEN
+from lesson_credit.tui.text import spaced, spaced_text
+from lesson_credit.tui.widgets.themed_table import TONES, ThemedTable
 
 SIZE = (120, 40)
 

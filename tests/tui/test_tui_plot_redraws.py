@@ -9,8 +9,8 @@ from textual.app import App, ComposeResult
 from textual.geometry import Size
 from textual.strip import Strip
 
-from tui.widgets.curves import Curve
-from tui.widgets.density_plot import DensityPlot
+from lesson_credit.tui.widgets.curves import Curve
+from lesson_credit.tui.widgets.density_plot import DensityPlot
 
 ONE = (Curve("a", 3.0, 2.0),)
 TWO = (Curve("a", 3.0, 2.0), Curve("b", 1.0, 4.0, role="pin"))

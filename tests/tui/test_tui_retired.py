@@ -14,11 +14,11 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from tui_fixture import fixed_clock, settle
 
-from cli.main import main as cli_main
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.lessons import LessonsScreen
-from tui.screens.what_if import WhatIfScreen
+from lesson_credit.cli.main import main as cli_main
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 
 SIZE = (120, 40)
 GHOST = "tools/old-lesson.md"

@@ -13,17 +13,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tui_fixture import build_many_sessions_workspace, fixed_clock
 
-from core.views import SessionSummary, SessionTable
-from core.workspace import Workspace
-from tui.series import RewardSeries, grouped, reward_series, rolling_mean
-from tui.session_search import FIELD_SEP, ROW_SEP, SessionSearch
-from tui.source import WorkspaceSource
+from lesson_credit.core.views import SessionSummary, SessionTable
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.series import RewardSeries, grouped, reward_series, rolling_mean
+from lesson_credit.tui.session_search import FIELD_SEP, ROW_SEP, SessionSearch
+from lesson_credit.tui.source import WorkspaceSource
 
 # ---------------------------------------------------------------------------- the reference filter
 
 
 def old_session_matches(session: SessionSummary, needle: str, pending_only: bool) -> bool:
-    """tui.screens.sessions.session_matches as it was when the screen filtered SessionSummary objects."""
+    """lesson_credit.tui.screens.sessions.session_matches as it was when the screen filtered SessionSummary objects."""
     if pending_only and not session.pending:
         return False
     if not needle:

@@ -17,9 +17,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 from tui_fixture import FIXED_NOW, open_session, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.simulation import SimulationScreen
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.simulation import SimulationScreen
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
 sizes = pytest.mark.parametrize("size", SIZES)

@@ -8,11 +8,11 @@ import json
 import pytest
 from tui_fixture import LOG_REL, settle
 
-from core.workspace import Workspace
-from tui import app as tui_app
-from tui.app import LessonCreditApp
-from tui.screens.lessons import LessonsScreen
-from tui.source import SourceSnapshot, WorkspaceSource
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui import app as tui_app
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ async def test_p_top_k_is_estimated_after_the_table_is_shown(
 ) -> None:
     import threading
 
-    from tui.widgets.lesson_panel import LessonPanel
+    from lesson_credit.tui.widgets.lesson_panel import LessonPanel
 
     release = threading.Event()
     real = WorkspaceSource.p_top_k
@@ -104,9 +104,10 @@ def test_start_up_imports_only_what_the_first_screen_needs() -> None:
 
     root = Path(__file__).resolve().parents[2]
     code = (
-        "import sys, tui.app; "
-        "print(' '.join(m for m in ('core.health', 'core.simulate', 'tui.screens.analysis', "
-        "'tui.screens.simulation', 'tui.screens.health', 'scipy') if m in sys.modules))"
+        "import sys, lesson_credit.tui.app; "
+        "print(' '.join(m for m in ('lesson_credit.core.health', 'lesson_credit.core.sim.simulate', "
+        "'lesson_credit.tui.screens.analysis', "
+        "'lesson_credit.tui.screens.simulation', 'lesson_credit.tui.screens.health', 'scipy') if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=root, env={"PYTHONPATH": str(root)}, capture_output=True, text=True
@@ -185,7 +186,7 @@ import gc, sys
 seen = {}
 class Watch:
     def find_spec(self, name, path=None, target=None):
-        if name == "core.workspace" and "core" not in seen:
+        if name == "lesson_credit.core.workspace" and "core" not in seen:
             seen["core"] = gc.get_threshold()
         return None
 sys.meta_path.insert(0, Watch())
@@ -193,7 +194,7 @@ import textual.app  # not the engine
 def fake_run(self):
     seen["run"] = (gc.get_threshold(), gc.get_freeze_count() > 0)
 textual.app.App.run = fake_run
-from cli.main import main
+from lesson_credit.cli.main import main
 main(["tui", "--workspace", sys.argv[1]])
 print(seen["core"], seen["run"])
 """

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tui_fixture import LOG_REL, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
 
 SIZE = (120, 40)
 

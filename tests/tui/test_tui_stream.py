@@ -33,13 +33,13 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_fixture import NEW_SESSION, SESSIONS, fixed_clock, record, table_keys
 
-from core.views import PosteriorTable
-from core.workspace import Workspace
-from tui.app import POLL_SECONDS as POLL
-from tui.app import LessonCreditApp
-from tui.screens.lessons import LessonsScreen
-from tui.screens.sessions import SessionsScreen
-from tui.source import LessonsView, SessionsView
+from lesson_credit.core.views import PosteriorTable
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import POLL_SECONDS as POLL
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.source import LessonsView, SessionsView
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)
@@ -74,10 +74,10 @@ WRITER = textwrap.dedent(
     from pathlib import Path
 
     sys.path.insert(0, sys.argv[1])
-    from core import credit
-    from core.events import encode
-    from core.salience import salience_breakdowns
-    from core.workspace import Workspace
+    from lesson_credit.core.model import credit
+    from lesson_credit.core.log.events import encode
+    from lesson_credit.core.library.salience import salience_breakdowns
+    from lesson_credit.core.workspace import Workspace
 
     root, count, final = Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
     tail, at_tail, go_tail = int(sys.argv[5]), Path(sys.argv[6]), Path(sys.argv[7])
@@ -355,7 +355,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
     assert_same(by_path(shown), by_path(uncached))
     assert by_path(fresh)["tools/git-worktree.md"][2] > WRITER_SESSIONS // 2  # the writer's sessions count
     status = subprocess.run(
-        [sys.executable, "-m", "cli.main", "status", "--json", "--workspace", str(ws_root)],
+        [sys.executable, "-m", "lesson_credit.cli.main", "status", "--json", "--workspace", str(ws_root)],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -12,7 +12,7 @@ import textual.css.stylesheet as textual_stylesheet
 from textual.css.stylesheet import Stylesheet
 from tui_fixture import settle
 
-from tui.app import LessonCreditApp
+from lesson_credit.tui.app import LessonCreditApp
 
 
 @contextmanager

@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 from textual.widgets.data_table import ColumnKey
 from tui_fixture import settle
 
-from tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
+from lesson_credit.tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
 
 N = FILL_FIRST + 3 * FILL_BATCH + 7  # a first part, three whole batches and a short one
 

@@ -13,10 +13,10 @@ from textual.app import App, ComposeResult
 from textual.widgets.data_table import ColumnKey
 from tui_fixture import LESSONS, settle
 
-from core.workspace import Workspace
-from tui.app import LessonCreditApp
-from tui.screens.what_if import WhatIfScreen
-from tui.widgets.themed_table import ThemedTable
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.what_if import WhatIfScreen
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 
 def painted(table: ThemedTable) -> list[str]:

@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.widgets import Static
 
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 
 class Titled(App[None]):

@@ -14,10 +14,10 @@ from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from core.workspace import Workspace
-from tui.screens.health import HealthScreen
-from tui.screens.session_detail import SessionDetailScreen
-from tui.screens.sessions import SessionsScreen
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.screens.health import HealthScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 

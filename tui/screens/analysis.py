@@ -16,15 +16,24 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from core.analysis import LooResult
-from tui.loo_text import RANDOMIZED_MARK, describe, headline_interval, headline_text, lift, p_text, short_flags, span
-from tui.screens.base import screen_css
-from tui.screens.sortable import SortableScreen
-from tui.source import AnalysisView, WorkspaceSource
-from tui.text import one_line, spaced
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.themed_table import ThemedTable
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.core.analysis.effects import LooResult
+from lesson_credit.tui.loo_text import (
+    RANDOMIZED_MARK,
+    describe,
+    headline_interval,
+    headline_text,
+    lift,
+    p_text,
+    short_flags,
+    span,
+)
+from lesson_credit.tui.screens.base import screen_css
+from lesson_credit.tui.screens.sortable import SortableScreen
+from lesson_credit.tui.source import AnalysisView, WorkspaceSource
+from lesson_credit.tui.text import one_line, spaced
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 # column key -> (header, value to sort by; None sorts last whichever the direction)
 SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
@@ -211,7 +220,7 @@ class AnalysisScreen(SortableScreen):
     # ---------------------------------------------------------------- actions
 
     def action_open_rewards(self) -> None:
-        from tui.screens.lesson_rewards import LessonRewardsScreen
+        from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 
         if self.view is None or self.highlighted not in self.shown or self.highlighted is None:
             return

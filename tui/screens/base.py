@@ -13,11 +13,11 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 
-from core.errors import WorkspaceError
-from core.files import StoreError
-from tui.messages import WorkFailed
-from tui.source import WorkspaceSource
-from tui.widths import NARROW_BELOW, WIDE_FROM
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import StoreError
+from lesson_credit.tui.messages import WorkFailed
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.widths import NARROW_BELOW, WIDE_FROM
 
 T = TypeVar("T")
 

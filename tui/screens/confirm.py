@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tui.screens.base import screen_css
+from lesson_credit.tui.screens.base import screen_css
 
 
 class ConfirmScreen(ModalScreen[bool]):

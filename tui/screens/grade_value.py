@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from tui.screens.base import screen_css
+from lesson_credit.tui.screens.base import screen_css
 
 
 def parse_grade(value: str) -> tuple[float | None, str | None]:

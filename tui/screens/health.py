@@ -14,13 +14,13 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from core.health import ERROR, Finding
-from tui.messages import WorkspaceWritten
-from tui.screens.base import DataScreen, screen_css
-from tui.source import HealthView, WorkspaceSource
-from tui.text import one_line
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.core.health import ERROR, Finding
+from lesson_credit.tui.messages import WorkspaceWritten
+from lesson_credit.tui.screens.base import DataScreen, screen_css
+from lesson_credit.tui.source import HealthView, WorkspaceSource
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
@@ -153,7 +153,7 @@ class HealthScreen(DataScreen):
         self._check(reload_library=True)
 
     async def action_open_session(self) -> None:
-        from tui.screens.session_detail import SessionDetailScreen
+        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         card = self.focused
         if not isinstance(card, FindingCard):

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.screens.base import screen_css
+from lesson_credit.tui.screens.base import screen_css
 
 
 @dataclass(frozen=True)

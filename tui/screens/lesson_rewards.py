@@ -12,13 +12,13 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from tui.loo_text import describe
-from tui.screens.base import DataScreen, screen_css
-from tui.source import LessonRewards, WorkspaceSource
-from tui.text import one_line
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.reward_histogram import RewardHistogramPlot
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.loo_text import describe
+from lesson_credit.tui.screens.base import DataScreen, screen_css
+from lesson_credit.tui.source import LessonRewards, WorkspaceSource
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
 

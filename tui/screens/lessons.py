@@ -15,18 +15,18 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from core.lessons import MISSING
-from core.views import LessonRow
-from tui.messages import LessonsShown
-from tui.screens.base import screen_css
-from tui.screens.sortable import SortableScreen
-from tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
-from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
-from tui.widgets.beta_plot import BetaPlot, Curve, short_label
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.lesson_panel import LessonDetail, LessonPanel
-from tui.widgets.themed_table import FILL_FIRST, ThemedTable
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.core.library.lessons import MISSING
+from lesson_credit.core.views import LessonRow
+from lesson_credit.tui.messages import LessonsShown
+from lesson_credit.tui.screens.base import screen_css
+from lesson_credit.tui.screens.sortable import SortableScreen
+from lesson_credit.tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
+from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
+from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 PIN_MARK = "◆"
 
@@ -514,7 +514,7 @@ class LessonsScreen(SortableScreen):
         self._show_highlighted()
 
     def action_open_last_session(self) -> None:
-        from tui.screens.session_detail import SessionDetailScreen
+        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         if self.highlighted is None or self.highlighted not in self.shown:
             return  # the table is filtered to nothing (or the lesson is filtered out)
@@ -527,6 +527,6 @@ class LessonsScreen(SortableScreen):
         self.app.push_screen(SessionDetailScreen(self.source, detail.row.last_session, focus_lesson=detail.row.path))
 
     def action_what_if(self) -> None:
-        from tui.screens.what_if import WhatIfScreen
+        from lesson_credit.tui.screens.what_if import WhatIfScreen
 
         self.app.push_screen(WhatIfScreen(self.source))

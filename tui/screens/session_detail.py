@@ -18,22 +18,22 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from core.salience import SalienceBreakdown
-from core.views import Explanation, LessonCredit
-from tui.screens.base import DataScreen, screen_css
-from tui.screens.confirm import ConfirmCommit
-from tui.screens.grade_value import GradeValueScreen
-from tui.source import WorkspaceSource
-from tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
-from tui.widgets.beta_plot import BetaPlot, Curve, short_label
-from tui.widgets.credit_panel import CreditPanel, credit_story
-from tui.widgets.grade_bar import GradeBar
-from tui.widgets.journal_view import JournalView
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.themed_table import ThemedTable
-from tui.widgets.title_bar import TitleBar
-from tui.widths import NARROW_BELOW
-from tui.writes import Grading
+from lesson_credit.core.library.salience import SalienceBreakdown
+from lesson_credit.core.views import Explanation, LessonCredit
+from lesson_credit.tui.screens.base import DataScreen, screen_css
+from lesson_credit.tui.screens.confirm import ConfirmCommit
+from lesson_credit.tui.screens.grade_value import GradeValueScreen
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
+from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story
+from lesson_credit.tui.widgets.grade_bar import GradeBar
+from lesson_credit.tui.widgets.journal_view import JournalView
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW
+from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
 CREDIT_COLUMNS = (

@@ -13,16 +13,16 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
-from core.views import SessionSummary
-from tui.screens.base import screen_css
-from tui.screens.sortable import SortableScreen
-from tui.source import SessionsView, WorkspaceSource
-from tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.reward_plot import RewardPlot
-from tui.widgets.themed_table import FILL_FIRST, ThemedTable
-from tui.widgets.title_bar import TitleBar
-from tui.writes import Grading
+from lesson_credit.core.views import SessionSummary
+from lesson_credit.tui.screens.base import screen_css
+from lesson_credit.tui.screens.sortable import SortableScreen
+from lesson_credit.tui.source import SessionsView, WorkspaceSource
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.reward_plot import RewardPlot
+from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
 MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest
@@ -201,7 +201,7 @@ class SessionsScreen(SortableScreen):
         await self.action_open_session()
 
     async def action_open_session(self) -> None:
-        from tui.screens.session_detail import SessionDetailScreen
+        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         if self.highlighted is None:
             return

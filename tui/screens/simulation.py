@@ -21,13 +21,20 @@ from textual.validation import Number
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
-from core.simulate import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
-from tui.messages import WorkFailed
-from tui.screens.base import describe_failure, screen_css
-from tui.source import WorkspaceSource
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.themed_table import ThemedTable
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.core.sim.simulate import (
+    METRICS,
+    SCENARIOS,
+    EstimatorSummary,
+    MetricSummary,
+    Scenario,
+    SimulationReport,
+)
+from lesson_credit.tui.messages import WorkFailed
+from lesson_credit.tui.screens.base import describe_failure, screen_css
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 DEFAULT_SEEDS = 5
 MAX_SEEDS = 500

@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 from textual import on
 from textual.widgets import DataTable
 
-from tui.screens.base import DataScreen
-from tui.source import WorkspaceSource
+from lesson_credit.tui.screens.base import DataScreen
+from lesson_credit.tui.source import WorkspaceSource
 
 
 class SortableScreen(DataScreen):

@@ -16,16 +16,16 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Input, Label, Select, Static
 
-from core.credit import STRATEGIES
-from core.settings import CreditSettings
-from tui.messages import WorkspaceWritten
-from tui.screens.base import DataScreen, screen_css
-from tui.screens.confirm import ConfirmScreen
-from tui.source import WhatIfView, WorkspaceSource
-from tui.text import fmt, fmt_signed, one_line, rank_arrow
-from tui.widgets.key_footer import KeyFooter
-from tui.widgets.themed_table import ThemedTable
-from tui.widgets.title_bar import TitleBar
+from lesson_credit.core.model.credit import STRATEGIES
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.tui.messages import WorkspaceWritten
+from lesson_credit.tui.screens.base import DataScreen, screen_css
+from lesson_credit.tui.screens.confirm import ConfirmScreen
+from lesson_credit.tui.source import WhatIfView, WorkspaceSource
+from lesson_credit.tui.text import fmt, fmt_signed, one_line, rank_arrow
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
 
 FLOOR_STEP = 0.05
 

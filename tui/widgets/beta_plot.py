@@ -14,8 +14,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.text import one_line
-from tui.widgets.curves import Curve, curve_variable
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.curves import Curve, curve_variable
 
 __all__ = ["BetaPlot", "Curve", "short_label"]  # Curve is the screens' name for a plotted curve
 
@@ -103,7 +103,7 @@ class BetaPlot(Widget):
             self._plot.plot_title = title  # type: ignore[attr-defined]
 
     async def _mount_plot(self) -> None:
-        from tui.widgets.density_plot import DensityPlot
+        from lesson_credit.tui.widgets.density_plot import DensityPlot
 
         if not self.is_mounted or self._plot is not None:
             return

@@ -6,9 +6,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from core.settings import CreditSettings
-from core.views import LessonCredit
-from tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.views import LessonCredit
+from lesson_credit.tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
 
 
 def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None) -> Text:

@@ -6,10 +6,10 @@ import numpy as np
 from textual.reactive import reactive
 from textual_plotext import Plot
 
-from core.beta import density
-from tui.text import one_line
-from tui.widgets.curves import Curve, curve_variable
-from tui.widgets.themed_plot import ThemedPlot
+from lesson_credit.core.model.beta import density
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.curves import Curve, curve_variable
+from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 # 201 points, one every 0.005: as many as the widest plot has braille dot columns (~200 at 160 columns).
 # plotext's build time grows with the points: 401 took 9 ms to build at the side panel's size and 20 ms

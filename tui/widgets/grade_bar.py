@@ -11,8 +11,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from core.views import GradeRecord
-from tui.text import fmt_grade, fmt_time, one_line
+from lesson_credit.core.views import GradeRecord
+from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
 
 HISTORY_SHOWN = 4
 

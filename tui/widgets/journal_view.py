@@ -16,7 +16,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.text import JOURNAL_DISPLAY_LIMIT, expand_tabs, one_line, visible_text, wrap_lines
+from lesson_credit.tui.text import JOURNAL_DISPLAY_LIMIT, expand_tabs, one_line, visible_text, wrap_lines
 
 Span = tuple[int, int]
 

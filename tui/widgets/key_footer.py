@@ -25,7 +25,7 @@ from rich.text import Text
 from textual import events
 from textual.widget import Widget
 
-from tui.widths import NARROW_BELOW
+from lesson_credit.tui.widths import NARROW_BELOW
 
 KEY_META = "footer_key"  # the key a character of the line presses, in its style's meta
 

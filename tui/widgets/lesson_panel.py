@@ -8,10 +8,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from core.lessons import MISSING, Lesson
-from core.views import LessonRow, LessonUsage
-from tui.source import BROKEN
-from tui.text import fmt, fmt_interval, one_line
+from lesson_credit.core.library.lessons import MISSING, Lesson
+from lesson_credit.core.views import LessonRow, LessonUsage
+from lesson_credit.tui.source import BROKEN
+from lesson_credit.tui.text import fmt, fmt_interval, one_line
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual_plotext import Plot
 
-from tui.series import RewardHistogram
-from tui.text import fmt
-from tui.widgets.themed_plot import ThemedPlot
+from lesson_credit.tui.series import RewardHistogram
+from lesson_credit.tui.text import fmt
+from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 BAR_WIDTH = 0.7  # of a bin: a gap between bars keeps neighbouring bins apart
 ROLE_VARIABLE = {"with": "primary", "without": "secondary"}

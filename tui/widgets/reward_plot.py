@@ -1,12 +1,12 @@
-"""Reward per graded session in log order, with a rolling mean (series built by tui.series)."""
+"""Reward per graded session in log order, with a rolling mean (series built by lesson_credit.tui.series)."""
 
 from __future__ import annotations
 
 from textual.reactive import reactive
 from textual_plotext import Plot
 
-from tui.series import ROLLING_WINDOW, RewardSeries
-from tui.widgets.themed_plot import ThemedPlot
+from lesson_credit.tui.series import ROLLING_WINDOW, RewardSeries
+from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 
 class RewardPlot(ThemedPlot):

@@ -1,0 +1,1 @@
+"""Which lessons help: the joint effect, leave-one-out, randomized dropout, candidacies, coverage."""

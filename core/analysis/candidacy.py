@@ -1,0 +1,63 @@
+"""Which lessons were candidates in which session, with what probability of being selected.
+
+For each session the *last* selection event logged for its id before its session record counts
+(a retried `select` supersedes the earlier draw; a selection logged after the record did not
+choose what the record shows). A propensity stored in the session record for one of its
+lessons wins over the selection's for that lesson: it is what the recorder attests was used.
+Each (session, lesson) pair counts once, and only propensities in [0, 1] count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lesson_credit.core.analysis.effects import Candidacy
+from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.snapshot import FoldData
+
+
+@dataclass(frozen=True)
+class Candidacies:
+    items: tuple[Candidacy, ...]
+    sessions_without: int  # graded sessions with no logged propensity at all
+
+
+def candidacies_of(index: LogIndex, data: FoldData) -> Candidacies:
+    """The candidacies of a log read into `index` (whose snapshot is `data`)."""
+    n_sessions = data.n_sessions
+    lines = index.session_lines.view()[:n_sessions]
+    chosen: dict[int, tuple[int, dict[str, float]]] = {}  # row -> (line, propensities) of its selection
+    for line, selection in index.selections:
+        row = index.row_of(selection.session_id or "")
+        if row is None or row >= n_sessions or line > int(lines[row]):
+            continue
+        known = chosen.get(row)
+        if known is None or line > known[0]:
+            chosen[row] = (line, selection.propensity)
+    arm_index = index.arm_index
+    out: dict[tuple[int, int], float] = {}
+    for row, (_, propensity) in chosen.items():
+        for lesson_id, p in propensity.items():
+            arm = arm_index.get(lesson_id)
+            if arm is not None and 0.0 <= p <= 1.0:
+                out.setdefault((row, arm), p)
+    starts = data.session_start
+    for row, props in index.propensities.items():
+        if row >= n_sessions:
+            continue
+        arms = data.entry_arm[int(starts[row]) : int(starts[row + 1])].tolist()
+        seen: set[int] = set()
+        for arm, stored in zip(arms, props, strict=False):
+            if arm in seen:
+                continue
+            seen.add(arm)
+            if stored is not None and 0.0 <= stored <= 1.0:
+                out[(row, arm)] = stored
+    covered = np.zeros(n_sessions, dtype=bool)
+    for row, _ in out:
+        covered[row] = True
+    graded = ~np.isnan(data.base)
+    items = tuple(Candidacy(row, arm, p) for (row, arm), p in sorted(out.items()))
+    return Candidacies(items, int((graded & ~covered).sum()))

@@ -1,0 +1,260 @@
+"""Randomized lesson dropout (gptme's `LESSON_DROPOUT_EPSILON`): read and write its logs, estimate effects.
+
+gptme's lesson auto-include withholds each matched lesson with probability epsilon and logs
+`state/lesson-dropout/<session_id>.jsonl`, one JSON object per auto-include call:
+`{"ts", "session_id", "epsilon", "withheld": [{"path", "title", ...}], "matched": [...]}`, where
+`matched` lists the lessons that were *kept* (SPEC 6). Paths are as gptme saw them (usually
+absolute); the caller maps them to library ids. Over a session's lines, a lesson kept in any
+line is kept; one withheld in some line and kept in none is withheld.
+
+Whether a matched lesson was kept is decided by a coin, so among graded sessions where a lesson
+matched, mean reward when kept minus mean reward when withheld estimates its effect without
+confounding. The interval is a Welch t interval on moderated variances (as `lesson_credit.core.analysis.effects`).
+
+Reading is bounded: regular files only (no symlinks, FIFOs or devices), at most
+`MAX_FILE_BYTES` per file and `MAX_FILES` files; anything else is reported and skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from lesson_credit.core.analysis.effects import Randomized, moderated_welch
+
+if TYPE_CHECKING:
+    from lesson_credit.core.bandit.select import Selection
+
+FloatArray = npt.NDArray[np.float64]
+
+DROPOUT_DIR = Path("state") / "lesson-dropout"
+MAX_FILE_BYTES = 1 << 20
+MAX_FILES = 200_000
+MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown
+
+
+@dataclass(frozen=True)
+class DropoutSession:
+    session_id: str
+    kept: frozenset[str]
+    withheld: frozenset[str]  # withheld in some line and kept in none
+    epsilon: float | None
+
+
+@dataclass(frozen=True)
+class DropoutLog:
+    sessions: Mapping[str, DropoutSession]
+    problems: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.sessions)
+
+
+def _paths(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        return []
+    out = []
+    for item in value:
+        path = item.get("path") if isinstance(item, dict) else item
+        if isinstance(path, str) and path.strip():
+            out.append(path)
+    return out
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file (no symlink followed), refusing files over the size cap."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError("not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise OSError(f"larger than {MAX_FILE_BYTES} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(f"larger than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutLog:
+    """Every `<session_id>.jsonl` under `directory` (not recursive); empty when there is none."""
+    try:
+        info = directory.lstat()
+    except OSError:
+        return DropoutLog({})
+    if not stat.S_ISDIR(info.st_mode):
+        return DropoutLog({}, (f"{directory}: not a directory; dropout logs ignored",))
+    kept: dict[str, set[str]] = {}
+    withheld: dict[str, set[str]] = {}
+    epsilon: dict[str, float | None] = {}
+    problems: list[str] = []
+    with os.scandir(directory) as entries:
+        names = sorted(e.name for e in entries if e.name.endswith(".jsonl"))
+    if len(names) > MAX_FILES:
+        problems.append(f"{directory}: {len(names)} files; only the first {MAX_FILES} read")
+        names = names[:MAX_FILES]
+    for name in names:
+        path = directory / name
+        try:
+            raw = _read_regular(path)
+        except OSError as exc:
+            problems.append(f"{path}: {exc.strerror or exc}; skipped")
+            continue
+        for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                problems.append(f"{path}:{number}: not valid JSON; skipped")
+                continue
+            if not isinstance(record, dict):
+                problems.append(f"{path}:{number}: not an object; skipped")
+                continue
+            sid = record.get("session_id")
+            session_id = sid if isinstance(sid, str) and sid else name[: -len(".jsonl")]
+            kept.setdefault(session_id, set()).update(map_id(p) for p in _paths(record.get("matched")))
+            withheld.setdefault(session_id, set()).update(map_id(p) for p in _paths(record.get("withheld")))
+            eps = record.get("epsilon")
+            if isinstance(eps, int | float) and not isinstance(eps, bool) and math.isfinite(eps):
+                epsilon[session_id] = float(eps)
+            else:
+                epsilon.setdefault(session_id, None)
+    sessions = {
+        sid: DropoutSession(sid, frozenset(kept[sid]), frozenset(withheld[sid] - kept[sid]), epsilon.get(sid))
+        for sid in kept
+    }
+    return DropoutLog(sessions, tuple(problems))
+
+
+def randomized_effects(
+    log: DropoutLog, row_of: Callable[[str], int | None], base: FloatArray, min_side: int = MIN_SIDE
+) -> dict[str, Randomized]:
+    """Per lesson: mean reward of graded sessions where it matched and was kept minus where it was
+    withheld, with a 95% interval; lessons with fewer than `min_side` on a side get counts only."""
+    groups: dict[str, tuple[list[float], list[float]]] = {}
+    graded: list[float] = []
+    for session in log.sessions.values():
+        row = row_of(session.session_id)
+        if row is None or not (0 <= row < len(base)) or math.isnan(float(base[row])):
+            continue
+        reward = float(base[row])
+        graded.append(reward)
+        for lesson in session.kept:
+            groups.setdefault(lesson, ([], []))[0].append(reward)
+        for lesson in session.withheld:
+            groups.setdefault(lesson, ([], []))[1].append(reward)
+    pooled = float(np.var(graded, ddof=1)) if len(graded) > 1 else 0.0
+    out: dict[str, Randomized] = {}
+    for lesson, (k, w) in sorted(groups.items()):
+        if len(k) < min_side or len(w) < min_side:
+            out[lesson] = Randomized(None, None, None, len(k), len(w))
+            continue
+        x, y = np.array(k), np.array(w)
+        delta, _, half = moderated_welch(
+            np.array([x.mean()]),
+            np.array([x.var(ddof=1)]),
+            np.array([float(len(x))]),
+            np.array([y.mean()]),
+            np.array([y.var(ddof=1)]),
+            np.array([float(len(y))]),
+            pooled,
+        )
+        d, h = float(delta[0]), float(half[0])
+        out[lesson] = Randomized(d, d - h, d + h, len(k), len(w))
+    return out
+
+
+def check_dropout_session_id(session_id: str) -> str | None:
+    """Why a session id cannot name a dropout log file, or None when it can."""
+    if session_id in (".", "..") or any(ch in session_id for ch in "/\\\x00\n\r"):
+        return f"session id {session_id!r} cannot name a dropout log file (no / \\ or line breaks)"
+    if len(session_id.encode("utf-8")) > 200:
+        return "session id is too long to name a dropout log file (200 bytes at most)"
+    return None
+
+
+def withhold(selected: Sequence[str], epsilon: float, rng: np.random.Generator) -> tuple[list[str], list[str]]:
+    """Each selected lesson is withheld with probability epsilon: (kept, withheld), order kept."""
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"dropout epsilon must be in [0, 1], got {epsilon!r}")
+    coins = rng.random(len(selected)) < epsilon
+    kept = [lesson for lesson, out in zip(selected, coins, strict=True) if not out]
+    dropped = [lesson for lesson, out in zip(selected, coins, strict=True) if out]
+    return kept, dropped
+
+
+def apply_dropout(selection: Selection, epsilon: float, rng: np.random.Generator) -> Selection:
+    """The selection with each chosen lesson withheld with probability epsilon; the propensities
+    become P(injected) = P(chosen) * (1 - epsilon)."""
+    kept, dropped = withhold(selection.selected, epsilon, rng)
+    return replace(
+        selection,
+        selected=tuple(kept),
+        withheld=tuple(dropped),
+        propensity={lesson: p * (1.0 - epsilon) for lesson, p in selection.propensity.items()},
+    )
+
+
+def dropout_record(
+    session_id: str, epsilon: float, kept: Sequence[tuple[str, str]], withheld: Sequence[tuple[str, str]], ts: float
+) -> bytes:
+    """One line in gptme's shape; `kept` / `withheld` are (path, title) pairs."""
+    record = {
+        "ts": ts,
+        "session_id": session_id,
+        "epsilon": epsilon,
+        "withheld": [{"path": path, "title": title} for path, title in withheld],
+        "matched": [{"path": path, "title": title} for path, title in kept],
+    }
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def append_dropout_record(directory: Path, session_id: str, line: bytes) -> Path:
+    """Append one record to `<directory>/<session_id>.jsonl` in a single write (no symlink followed)."""
+    problem = check_dropout_session_id(session_id)
+    if problem:
+        raise ValueError(problem)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{session_id}.jsonl"
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return path
+
+
+def check_trial(epsilon: float, session_id: str) -> str | None:
+    """Why a dropout trial cannot run for this session (epsilon outside [0, 1], an id that cannot
+    name a log file), or None when it can; epsilon 0 is no trial."""
+    if not (isinstance(epsilon, int | float) and 0.0 <= epsilon <= 1.0):
+        return f"dropout must be in [0, 1], got {epsilon!r}"
+    return check_dropout_session_id(session_id) if epsilon > 0 else None
+
+
+def log_trial(root: Path, selection: Selection, epsilon: float, titles: Mapping[str, str], ts: float) -> None:
+    """Append the trial's record (kept and withheld lessons) to the workspace's dropout log.
+    Called under the event log's lock before the selection event: a selection logged without
+    its record would look like no trial."""
+    kept = [(i, titles[i]) for i in selection.selected]
+    withheld = [(i, titles[i]) for i in selection.withheld]
+    line = dropout_record(selection.session_id, epsilon, kept, withheld, ts)
+    append_dropout_record(root / DROPOUT_DIR, selection.session_id, line)

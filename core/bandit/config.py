@@ -1,0 +1,129 @@
+"""`state/lesson-thompson/config.toml`: the workspace's credit settings and selection size."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.model.settings import CreditSettings
+
+DEFAULT_K = 10
+# gptme-sessions' string outcomes as rewards, as its own bandit counts them (thompson_sampling.py):
+# productive 1, noop / failed / violated_policy 0. `unknown` maps to nothing: the session stays pending.
+DEFAULT_OUTCOMES: dict[str, float] = {"productive": 1.0, "noop": 0.0, "failed": 0.0, "violated_policy": 0.0}
+PENDING_OUTCOME = "unknown"
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Config:
+    credit: CreditSettings = field(default_factory=CreditSettings)
+    k: int = DEFAULT_K
+    extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept on write
+    outcome_overrides: dict[str, float] = field(default_factory=dict)  # the [outcomes] table
+
+    @property
+    def outcomes(self) -> dict[str, float]:
+        """String outcome -> reward: the defaults, then config.toml's [outcomes]."""
+        return {**DEFAULT_OUTCOMES, **self.outcome_overrides}
+
+
+def load_config(path: Path) -> Config:
+    if not path.is_file():
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    data = dict(data)
+    prior = data.pop("prior", {})
+    if not isinstance(prior, dict):
+        raise ConfigError(f"{path}: [prior] must be a table with alpha and beta")
+    known: dict[str, Any] = {}
+    for key in ("strategy", "floor", "decay"):
+        if key in data:
+            known[key] = data.pop(key)
+    k = data.pop("k", DEFAULT_K)
+    outcomes = _outcomes(path, data.pop("outcomes", {}))
+    try:
+        settings = CreditSettings(
+            strategy=str(known.get("strategy", "seed")),
+            floor=float(known.get("floor", 0.3)),
+            decay=float(known.get("decay", 1.0)),
+            prior_alpha=float(prior.get("alpha", 1.0)),
+            prior_beta=float(prior.get("beta", 1.0)),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
+    return Config(settings, k, data, outcomes)
+
+
+def _outcomes(path: Path, table: Any) -> dict[str, float]:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [outcomes] must be a table of outcome = reward")
+    out = {}
+    for label, value in table.items():
+        if label == PENDING_OUTCOME:
+            raise ConfigError(f"{path}: outcome {PENDING_OUTCOME!r} always leaves a session pending")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+            raise ConfigError(f"{path}: outcome {label!r} must map to a number in [0, 1], got {value!r}")
+        out[label] = float(value)
+    return out
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(f"cannot store {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    raise ConfigError(f"cannot store a {type(value).__name__} in config.toml")
+
+
+def _toml_key(key: str) -> str:
+    return key if key and all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in key) else _toml_value(key)
+
+
+def save_config(path: Path, config: Config) -> None:
+    settings = config.credit
+    lines = [
+        "# lesson-credit settings (written by `lesson-credit replay --write`)",
+        f"strategy = {_toml_value(settings.strategy)}",
+        f"floor = {_toml_value(settings.floor)}",
+        f"decay = {_toml_value(settings.decay)}",
+        f"k = {config.k}",
+    ]
+    for key, value in config.extra.items():
+        if not isinstance(value, dict | list):
+            lines.append(f"{key} = {_toml_value(value)}")
+    lines += [
+        "",
+        "[prior]",
+        f"alpha = {settings.prior_alpha!r}",
+        f"beta = {settings.prior_beta!r}",
+        "",
+    ]
+    if config.outcome_overrides:
+        lines.append("[outcomes]")
+        lines += [f"{_toml_value(label)} = {value!r}" for label, value in config.outcome_overrides.items()]
+        lines.append("")
+    for key, value in config.extra.items():  # tables we do not own, e.g. [store] url: kept
+        if isinstance(value, dict) and all(not isinstance(v, dict | list) for v in value.values()):
+            lines += [f"[{_toml_key(key)}]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()), ""]
+    atomic_write(path, "\n".join(lines).encode("utf-8"))

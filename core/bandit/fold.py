@@ -1,0 +1,142 @@
+"""Posteriors as a pure fold of the event log (SPEC 5-6), vectorised over integer arm indices.
+
+`lesson_credit.core.log.index.LogIndex` turns events into columns as they are read and hands out `FoldData`
+snapshots (`lesson_credit.core.log.snapshot`). `fold()` is a pure function of a snapshot and the credit settings,
+so a what-if, a regrade or a preview is just another call with other arguments. Per-arm sums
+are kept per block of sessions (`lesson_credit.core.log.snapshot.BlockCache`), so a new grade or session only
+recomputes one block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from lesson_credit.core.log.snapshot import FloatArray, IntArray, arm_stats, blocks_of, sum_by_arm
+from lesson_credit.core.log.snapshot import FoldData as FoldData
+from lesson_credit.core.model import credit as credit_mod
+from lesson_credit.core.model.settings import CreditSettings as CreditSettings
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`.
+
+    `rewarded` and `last_session` are only needed for the state file and the status table,
+    so they are computed on first use rather than on every (what-if, preview) fold.
+    """
+
+    arm_ids: tuple[str, ...]
+    alpha: FloatArray
+    beta: FloatArray
+    n: IntArray
+    settings: CreditSettings
+    graded_sessions: int
+    data: FoldData = field(repr=False, compare=False)
+    base: FloatArray = field(repr=False, compare=False)  # the per-session rewards folded
+
+    @property
+    def mean(self) -> FloatArray:
+        result: FloatArray = self.alpha / (self.alpha + self.beta)
+        return result
+
+    def index(self) -> dict[str, int]:
+        return {arm: i for i, arm in enumerate(self.arm_ids)}
+
+    @cached_property
+    def rewarded(self) -> IntArray:
+        """Graded sessions whose credited reward exceeded 0.5 (gptme's total_rewards)."""
+        data = self.data
+        counts = np.zeros(data.n_arms, dtype=np.int64)
+        for block in blocks_of(data, self.base):
+            part = block.rewarded(data, self.settings)
+            counts[: len(part)] += part
+        result: IntArray = data.prior_rewards + counts
+        return result
+
+    @cached_property
+    def last_session(self) -> IntArray:
+        """Row of each arm's latest graded session, -1 if none."""
+        data = self.data
+        last = np.full(data.n_arms, -1, dtype=np.int64)
+        for block in blocks_of(data, self.base):
+            part = block.sums.last
+            np.maximum(last[: len(part)], part, out=last[: len(part)])
+        return last
+
+
+def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = None) -> Posterior:
+    """Fold the whole log under `settings`; `base` overrides the per-session rewards (what-if).
+
+    With w = floor + (1 - floor) * salience, the sums of w*base and of w over an arm's sessions
+    are floor*sum(base) + (1-floor)*sum(base*salience) and floor*n + (1-floor)*sum(salience);
+    seed, evidence and uniform are each a line in those (SPEC 5). Decay weighs every session
+    differently, so it takes the entry-by-entry path.
+    """
+    session_base = data.base if base is None else base
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    start_alpha = np.where(np.isnan(data.prior_alpha), a0, data.prior_alpha)
+    start_beta = np.where(np.isnan(data.prior_beta), b0, data.prior_beta)
+    stats = data.stats if base is None else arm_stats(data, session_base)
+    strategy, floor = settings.strategy, settings.floor
+    if settings.decay < 1.0 and stats.graded_sessions:
+        # Before each graded session every arm moves toward the prior by gamma, so an
+        # increment from the t-th of T graded sessions is worth gamma**(T - t) at the end.
+        arms, n_arms, total = data.entry_arm, data.n_arms, stats.graded_sessions
+        graded_rows = ~np.isnan(session_base)
+        entry_base = np.where(graded_rows, session_base, 0.0)[data.entry_session]
+        w = credit_mod.weight(data.entry_salience, floor)
+        d_alpha, d_beta = credit_mod.credit(entry_base, w, strategy)
+        rank = np.cumsum(graded_rows)
+        factor = (
+            settings.decay ** (total - rank[data.entry_session]).astype(np.float64) * graded_rows[data.entry_session]
+        )
+        shrink = settings.decay**total
+        alpha = a0 + shrink * (start_alpha - a0) + sum_by_arm(arms, d_alpha * factor, n_arms)
+        beta = b0 + shrink * (start_beta - b0) + sum_by_arm(arms, d_beta * factor, n_arms)
+    elif strategy == "uniform":  # alpha += base, beta += 1 - base
+        alpha = start_alpha + stats.sum_base
+        beta = start_beta + stats.n - stats.sum_base
+    else:
+        sum_wb = floor * stats.sum_base + (1.0 - floor) * stats.sum_base_salience
+        alpha = start_alpha + sum_wb
+        if strategy == "seed":  # alpha += base*w, beta += 1 - base*w
+            beta = start_beta + stats.n - sum_wb
+        else:  # evidence: alpha += w*base, beta += w*(1 - base) = w - w*base
+            beta = start_beta + floor * stats.n + (1.0 - floor) * stats.sum_salience - sum_wb
+    return Posterior(
+        arm_ids=data.arm_ids,
+        alpha=np.asarray(alpha, dtype=np.float64),
+        beta=np.asarray(beta, dtype=np.float64),
+        n=data.prior_n + stats.n.astype(np.int64),
+        settings=settings,
+        graded_sessions=stats.graded_sessions,
+        data=data,
+        base=session_base,
+    )
+
+
+def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
+    """The posterior after changing one session's reward (None: pending), touching only that
+    session's entries. Exact without decay; with decay every arm's weights change, so it re-folds."""
+    data, settings = post.data, post.settings
+    base = post.base.copy()
+    old = base[row]
+    base[row] = np.nan if reward is None else reward
+    if settings.decay < 1.0:
+        return fold(data, settings, base)
+    start, stop = int(data.session_start[row]), int(data.session_start[row + 1])
+    arms = data.entry_arm[start:stop]
+    w = credit_mod.weight(data.entry_salience[start:stop], settings.floor)
+    alpha, beta, n = post.alpha.copy(), post.beta.copy(), post.n.copy()
+    for value, sign in ((old, -1.0), (base[row], 1.0)):
+        if np.isnan(value):
+            continue
+        d_alpha, d_beta = credit_mod.credit(np.full_like(w, float(value)), w, settings.strategy)
+        np.add.at(alpha, arms, sign * d_alpha)
+        np.add.at(beta, arms, sign * d_beta)
+        np.add.at(n, arms, int(sign))
+    graded = post.graded_sessions + int(not np.isnan(base[row])) - int(not np.isnan(old))
+    return Posterior(data.arm_ids, alpha, beta, n, settings, graded, data, base)

@@ -1,0 +1,253 @@
+"""gptme-sessions interop: import a `bandit-state.json` as a prior event, export posteriors in its shape.
+
+gptme-sessions' loader builds each arm from exactly `arm_id, alpha, beta, total_selections,
+total_rewards, last_updated` and treats any other key as a corrupt file (it starts over and
+overwrites it), so the export writes exactly those keys per arm.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import msgspec
+
+from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.base.files import StoreError, write_json
+from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
+from lesson_credit.core.library.lessons import Library
+
+MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
+
+EXPORT_ARM_KEYS = ("arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated")
+
+
+class InteropError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ImportedArm:
+    source_id: str  # as written in the file
+    lesson_id: str  # as logged
+    alpha: float
+    beta: float
+    n: int
+    rewards: int
+    matched: bool  # the id names a lesson of the library
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    path: str
+    arms: tuple[ImportedArm, ...]
+
+    @property
+    def unmatched(self) -> list[ImportedArm]:
+        return [arm for arm in self.arms if not arm.matched]
+
+    def prior(self) -> tuple[dict[str, tuple[float, float, int]], dict[str, int]]:
+        """(alpha, beta, n) per lesson id, and the reward counts that are not 0: a prior event's content."""
+        arms = {arm.lesson_id: (arm.alpha, arm.beta, arm.n) for arm in self.arms}
+        return arms, {arm.lesson_id: arm.rewards for arm in self.arms if arm.rewards}
+
+
+def map_arm_id(
+    raw: str, library_ids: set[str], roots: tuple[str, ...], taken: set[str] | frozenset[str] = frozenset()
+) -> tuple[str, bool]:
+    """A gptme arm id to a library id: strip `lessons/`, make absolute paths relative to a root,
+    and as a last resort match by path suffix, unless another arm names that lesson exactly
+    (`taken`): a moved lesson keeps its old evidence under its old id. Returns (id, matched)."""
+    text = raw.replace("\\", "/")
+    if text.startswith("/"):
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if text.startswith(prefix):
+                candidate = text[len(prefix) :]
+                return candidate, candidate in library_ids
+        parts = PurePosixPath(text).parts
+        if "lessons" in parts:
+            last = len(parts) - 1 - parts[::-1].index("lessons")
+            text = "/".join(parts[last + 1 :])
+    lesson_id = normalize_id(text)
+    if lesson_id in library_ids:
+        return lesson_id, True
+    suffix_matches = [
+        known
+        for known in library_ids
+        if (lesson_id.endswith("/" + known) or known.endswith("/" + lesson_id)) and known not in taken
+    ]
+    if len(suffix_matches) == 1:
+        return suffix_matches[0], True
+    return lesson_id, False
+
+
+def _number(value: Any, what: str, arm: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InteropError(f"arm {arm!r}: {what} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...]) -> ImportReport:
+    """Parse a gptme `bandit-state.json`; extra keys are tolerated, bad values refused."""
+    try:
+        raw = read_capped(path, STATE_MAX_BYTES)
+    except FileNotFoundError:
+        raise InteropError(f"not found: {path}") from None
+    except UnsafeFile as exc:
+        raise InteropError(str(exc)) from None
+    except OSError as exc:
+        raise InteropError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise InteropError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
+        raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
+    arms = []
+    for key, entry in data["arms"].items():
+        if not isinstance(entry, dict):
+            raise InteropError(f"{path}: arm {key!r} is not an object")
+        source = entry.get("arm_id") or entry.get("lesson_path") or key
+        if not isinstance(source, str):
+            raise InteropError(f"{path}: arm {key!r} has a non-string id")
+        alpha = _number(entry.get("alpha", 1.0), "alpha", source)
+        beta = _number(entry.get("beta", 1.0), "beta", source)
+        if not (alpha > 0 and beta > 0 and math.isfinite(alpha + beta)):
+            raise InteropError(f"{path}: arm {source!r}: alpha and beta must be positive, with a finite sum")
+        n = _number(entry.get("total_selections", 0), "total_selections", source)
+        rewards = _number(entry.get("total_rewards", 0), "total_rewards", source)
+        if not (0 <= n < MAX_COUNT and 0 <= rewards < MAX_COUNT):
+            raise InteropError(f"{path}: arm {source!r}: counts must be in [0, 2**53)")
+        lesson_id, matched = map_arm_id(source, library_ids, roots, frozenset(library_ids))  # exact only
+        if not lesson_id:
+            raise InteropError(f"{path}: arm {source!r} names no lesson once 'lessons/' is stripped")
+        arms.append(ImportedArm(source, lesson_id, alpha, beta, int(n), int(rewards), matched))
+    # Then the suffix fallback, never onto a lesson another arm of the file names exactly
+    # (a moved lesson keeps its old evidence under the old id).
+    taken = {arm.lesson_id for arm in arms if arm.matched}
+    for i, arm in enumerate(arms):
+        if not arm.matched:
+            lesson_id, matched = map_arm_id(arm.source_id, library_ids, roots, frozenset(taken))
+            if matched:
+                taken.add(lesson_id)
+                arms[i] = replace(arm, lesson_id=lesson_id, matched=True)
+    ids = [arm.lesson_id for arm in arms]
+    clashes = sorted({i for i in ids if ids.count(i) > 1})
+    if clashes:
+        raise InteropError(f"{path}: several arms map to the same lesson: {', '.join(clashes)}")
+    return ImportReport(str(path), tuple(arms))
+
+
+def read_import(path: Path, library: Library) -> ImportReport:
+    """A gptme `bandit-state.json` read for import into `library`'s workspace; refuses one with no arms."""
+    report = read_bandit_state(path, {lesson.id for lesson in library.lessons}, library.roots)
+    if not report.arms:
+        raise InteropError(f"{path}: no arms to import")
+    return report
+
+
+def state_payload(
+    post: Posterior, stamps: Sequence[str | None], now: str, existing: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The posteriors in gptme's `bandit-state.json` shape: per arm exactly EXPORT_ARM_KEYS, with
+    `last_updated` the arm's latest credited session (`stamps`, None if none) or else `now`.
+
+    `existing` is the file as it is: its other keys (top-level and per arm), its `created` and an
+    arm's own `last_updated` (when no session of ours credited the arm) are kept."""
+    existing = existing or {}
+    old_arms = existing.get("arms") if isinstance(existing.get("arms"), dict) else {}
+    assert isinstance(old_arms, dict)
+    arms: dict[str, Any] = {}
+    columns = zip(post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), post.rewarded.tolist(), strict=True)
+    for arm, stamp, (alpha, beta, n, rewarded) in zip(post.arm_ids, stamps, columns, strict=True):
+        entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
+        entry.update(
+            arm_id=arm,
+            alpha=alpha,
+            beta=beta,
+            total_selections=n,
+            total_rewards=rewarded,
+            last_updated=stamp or entry.get("last_updated") or now,
+        )
+        arms[arm] = entry
+    state = dict(existing)
+    state.update(
+        arms=arms,
+        total_sessions=post.graded_sessions,
+        created=existing.get("created") or now,
+        last_updated=now,
+    )
+    return state
+
+
+def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | None]]) -> list[str | None]:
+    """Per arm: the timestamp of the latest graded session it was credited in (None if none);
+    `session_times` gives the log's session timestamps, asked for only when some arm has one."""
+    rows = post.last_session.tolist()
+    times = session_times() if max(rows, default=-1) >= 0 else []
+    return [times[row] if row >= 0 else None for row in rows]
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A state file as it is: its JSON object, or {} when it is missing, unreadable, not a
+    regular file, too big or not an object."""
+    try:
+        loaded = msgspec.json.decode(read_regular(path, STATE_MAX_BYTES))
+    except (OSError, UnsafeFile, msgspec.DecodeError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def state_not_written(exc: StoreError | OSError, path: Path) -> str:
+    """The warning when `bandit-state.json` could not be rewritten after a write that succeeded
+    (a full disk, a read-only folder, a directory in its place): the next write or `status` does it."""
+    reason = str(exc) if isinstance(exc, StoreError) else f"{path}: {exc.strerror or exc}"
+    return f"{reason}; the event is logged, and the next write or `status` rewrites {path.name}"
+
+
+def export_target(path: Path | str) -> Path:
+    """Where `export-gptme PATH` writes: PATH, or bandit-state.json in it when it is a folder
+    (given with a trailing `/`, or existing); a folder that does not exist is refused, not
+    written as a file of its name."""
+    text = str(path)
+    path = Path(path)
+    if text.endswith(("/", os.sep)) and not path.is_dir():
+        raise InteropError(f"folder not found: {text}")
+    target = path / "bandit-state.json" if path.is_dir() else path
+    if not target.parent.is_dir():
+        raise InteropError(f"folder not found: {target.parent}")
+    return target
+
+
+def gptme_state(
+    post: Posterior, session_times: Callable[[], Sequence[str | None]], now: str, existing: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`state_payload` with each arm's `last_updated` from the log's session times (`last_credited`)."""
+    return state_payload(post, last_credited(post, session_times), now, existing)
+
+
+def rewrite_state(path: Path, payload_of: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Rewrite the state file at `path` atomically from what it holds now (`read_state`)."""
+    write_json(path, payload_of(read_state(path)))
+
+
+def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> Path:
+    """Write a fresh state file where `export-gptme PATH` writes (`export_target`); returns that path."""
+    target = export_target(path)
+    write_json(target, payload_of())
+    return target
+
+
+def import_state(
+    path: Path, library: Library, add_prior: Callable[[dict[str, tuple[float, float, int]], dict[str, int]], None]
+) -> ImportReport:
+    """Read a gptme `bandit-state.json` (`read_import`) and log its arms with `add_prior`."""
+    report = read_import(path, library)
+    add_prior(*report.prior())
+    return report

@@ -1,0 +1,125 @@
+"""Choosing lessons for a context: the candidates that match it, and a Thompson top-k among them.
+
+Pure functions of the library, a posterior and the random generators passed in; logging
+the selection is the workspace's job (`Workspace.select`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.library.lessons import Lesson
+from lesson_credit.core.library.patterns import pattern_matches
+from lesson_credit.core.library.salience import KeywordMatcher, breakdown_from_scan
+from lesson_credit.core.log.events import SELECTION
+from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.model.settings import CreditSettings
+
+
+@dataclass(frozen=True)
+class Selection:
+    session_id: str
+    candidates: tuple[str, ...]
+    selected: tuple[str, ...]
+    propensity: dict[str, float]
+    draws: dict[str, float]
+    k: int
+    seed: int
+    withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (lesson_credit.core.analysis.dropout)
+
+    def event(self, timestamp: str) -> dict[str, Any]:
+        """The selection event to log (SPEC 4)."""
+        return {
+            "type": SELECTION,
+            "session_id": self.session_id,
+            "timestamp": timestamp,
+            "candidates": list(self.candidates),
+            "selected": list(self.selected),
+            "propensity": self.propensity,
+            "k": self.k,
+            "seed": self.seed,
+        }
+
+
+def check_k(k: int) -> int:
+    if k < 1:
+        raise WorkspaceError(f"k must be at least 1, got {k}")
+    return k
+
+
+def check_seed(seed: int) -> int:
+    if not 0 <= seed < 2**63:  # logged, and a cache stores 64-bit integers
+        raise WorkspaceError(f"seed must be in [0, 2**63), got {seed}")
+    return seed
+
+
+def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
+    """Active lessons whose keywords or patterns match the context text."""
+    active = [lesson for lesson in lessons if lesson.status == "active"]
+    matcher = KeywordMatcher(k for lesson in active for k in lesson.keywords)
+    found = matcher.scan(context)
+    chosen = []
+    for lesson in active:
+        if breakdown_from_scan(lesson.id, lesson.keywords, found).hits:
+            chosen.append(lesson)
+            continue
+        if any(pattern_matches(pattern, context) for pattern in lesson.patterns):
+            chosen.append(lesson)
+    return chosen
+
+
+def posterior_of(
+    post: Posterior, settings: CreditSettings, lesson_ids: Sequence[str]
+) -> tuple[np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.float64]]]:
+    """(alpha, beta) of each lesson id under `post`; the prior for a lesson the log never credited."""
+    position = post.index()
+    a0, b0 = settings.prior_alpha, settings.prior_beta
+    alpha = np.array([post.alpha[position[i]] if i in position else a0 for i in lesson_ids])
+    beta = np.array([post.beta[position[i]] if i in position else b0 for i in lesson_ids])
+    return alpha, beta
+
+
+def thompson_select(
+    session_id: str,
+    candidates: Sequence[Lesson],
+    post: Posterior,
+    settings: CreditSettings,
+    k: int,
+    seed: int,
+    rng: np.random.Generator,
+    propensity_rng: np.random.Generator,
+    draws: int = 4000,
+) -> Selection:
+    """Thompson top-k among the candidates: one draw per candidate from `rng`; each one's
+    propensity (its chance to land in a top-k draw) estimated from `draws` draws of `propensity_rng`.
+    `seed` is recorded, so the selection can be replayed."""
+    ids = [c.id for c in candidates]
+    alpha, beta = posterior_of(post, settings, ids)
+    sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
+    picked = beta_mod.top_k(sample, k)
+    propensity = beta_mod.p_top_k(alpha, beta, k, propensity_rng, draws)
+    return Selection(
+        session_id=session_id,
+        candidates=tuple(ids),
+        selected=tuple(ids[i] for i in picked),
+        propensity={c: float(p) for c, p in zip(ids, propensity, strict=True)},
+        draws={c: float(d) for c, d in zip(ids, sample, strict=True)},
+        k=k,
+        seed=seed,
+    )
+
+
+def p_top_k(
+    post: Posterior, settings: CreditSettings, lessons: Sequence[Lesson], k: int, seed: int, draws: int
+) -> dict[str, float]:
+    """P(each active lesson lands in a top-k Thompson draw among the active `lessons`), drawn with `seed`."""
+    lesson_ids = [lesson.id for lesson in lessons if lesson.status == "active"]
+    alpha, beta = posterior_of(post, settings, lesson_ids)
+    probability = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng(seed), draws)
+    return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}

@@ -1,0 +1,72 @@
+"""Session journals on disk: reading one a session names (under the workspace's path policy),
+and reading one to record a session from."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_regular, read_text
+
+JOURNAL_READ_LIMIT = JOURNAL_MAX_BYTES
+
+
+def outside_library_allowed(asked: bool | None, outside_journals: bool) -> bool:
+    """Whether library folders outside the workspace (gptme.toml dirs) are read: only on request,
+    like journals (`asked`; when None: as for journals, or LESSON_CREDIT_ALLOW_OUTSIDE=1)."""
+    if asked is not None:
+        return asked
+    return outside_journals or os.environ.get("LESSON_CREDIT_ALLOW_OUTSIDE") == "1"
+
+
+def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> tuple[str | None, str | None]:
+    """(text, problem): the journal a session points to, if it can and may be read. A relative
+    path is relative to the workspace `root`; one outside it is read only with `allow_outside`."""
+    if not journal_path:
+        return None, "the session names no journal"
+    path = Path(journal_path)
+    if not path.is_absolute():
+        path = root / path
+    resolved = path.resolve()
+    if not allow_outside and not resolved.is_relative_to(root):
+        return (
+            None,
+            f"journal {journal_path} is outside the workspace (not read without --allow-outside)",
+        )
+    try:
+        raw = read_regular(resolved, JOURNAL_READ_LIMIT, longer=True)
+    except FileNotFoundError:
+        return None, f"journal {journal_path} not found"
+    except UnsafeFile as exc:
+        return None, f"journal {exc}"
+    except OSError as exc:
+        return None, f"journal {journal_path}: {exc.strerror}"
+    problem = None
+    if len(raw) > JOURNAL_READ_LIMIT:
+        raw = raw[:JOURNAL_READ_LIMIT]
+        problem = f"journal {journal_path} is larger than {JOURNAL_READ_LIMIT >> 20} MB; only its start is shown"
+    return raw.decode("utf-8", errors="replace"), problem
+
+
+def read_for_record(journal: Path, root: Path, allow_outside: bool = False) -> tuple[bytes, str, str]:
+    """(bytes, text, path to store) of the journal a session is recorded from; a relative path
+    is relative to the current folder, the stored one relative to `root` when it is inside it.
+    One outside `root` is refused (not read at all) unless `allow_outside`; so is anything but
+    a regular file of UTF-8 text up to JOURNAL_READ_LIMIT."""
+    journal_file = journal if journal.is_absolute() else Path.cwd() / journal
+    resolved = journal_file.resolve()
+    if not allow_outside and not resolved.is_relative_to(root):
+        raise WorkspaceError(f"journal {journal} is outside the workspace; pass --allow-outside to read it")
+    try:
+        raw, text = read_text(journal_file, JOURNAL_READ_LIMIT)
+    except FileNotFoundError:
+        raise WorkspaceError(f"journal not found: {journal}") from None
+    except IsADirectoryError:
+        raise WorkspaceError(f"journal is a directory: {journal}") from None
+    except UnsafeFile as exc:
+        raise WorkspaceError(f"journal {exc}") from None
+    except OSError as exc:
+        raise WorkspaceError(f"cannot read journal {journal}: {exc.strerror}") from None
+    stored_path = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+    return raw, text, stored_path

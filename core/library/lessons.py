@@ -1,0 +1,350 @@
+"""The lesson library: gptme-format lesson files, their ids, and the problems found loading them."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from lesson_credit.core.base.ids import normalize_id as normalize_id
+from lesson_credit.core.base.safe_read import LESSON_MAX_BYTES, SETTINGS_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.library.patterns import PatternError, compile_pattern
+
+STATUSES = ("active", "automated", "deprecated", "archived")
+MISSING = "missing"  # status shown for arms in the log that the library does not have
+
+
+class LessonError(ValueError):
+    """A lesson file that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    category: str
+    status: str
+    description: str
+    keywords: tuple[str, ...]
+    patterns: tuple[str, ...]
+    body: str = field(repr=False, default="")
+    path: str = ""  # absolute file path, "" for lessons built in memory
+
+
+@dataclass(frozen=True)
+class LessonProblem:
+    path: str
+    reason: str
+    lesson_id: str | None = None  # the id the file would have (None for gptme.toml itself)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Library:
+    lessons: tuple[Lesson, ...]
+    problems: tuple[LessonProblem, ...] = ()
+    roots: tuple[str, ...] = ()
+
+    def by_id(self) -> dict[str, Lesson]:
+        return {lesson.id: lesson for lesson in self.lessons}
+
+    def get(self, lesson_id: str) -> Lesson | None:
+        return self.by_id().get(normalize_id(lesson_id))
+
+
+def category_of(lesson_id: str) -> str:
+    parts = PurePosixPath(lesson_id).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def _as_str_list(value: Any, what: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, str | int | float):
+                raise LessonError(f"{what} must be strings, got {type(item).__name__}")
+            out.append(str(item))
+        return tuple(out)
+    raise LessonError(f"{what} must be a list of strings, got {type(value).__name__}")
+
+
+def _title(body: str, fallback: str) -> str:
+    in_fence = False
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and stripped.startswith("# "):
+            return stripped[2:].strip()
+    return fallback
+
+
+def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
+    """Parse one lesson's text. Pure: raises LessonError with the reason when it cannot."""
+    import frontmatter  # python-frontmatter; imported here to keep CLI start-up light
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    if "\x00" in text:
+        raise LessonError("file contains NUL bytes")
+    text = text.lstrip("\ufeff")
+    handler = frontmatter.detect_format(text.strip(), frontmatter.handlers)
+    meta: Any = {}
+    body = text
+    if handler is not None:
+        try:
+            raw_meta, body = handler.split(text.strip())
+            if isinstance(handler, YAMLHandler):
+                _refuse_aliases(raw_meta)
+            meta = handler.load(raw_meta)
+        except LessonError:
+            raise
+        except yaml.YAMLError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise LessonError(f"invalid YAML frontmatter: {first}") from None
+        except ValueError:
+            meta, body = {}, text  # no closing delimiter: no frontmatter at all
+        except (TypeError, AttributeError, RecursionError) as exc:
+            raise LessonError(f"invalid frontmatter: {type(exc).__name__}") from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise LessonError(f"frontmatter must be a mapping, got {type(meta).__name__}")
+    match = meta.get("match")
+    if match is None:
+        match = {}
+    if not isinstance(match, dict):
+        raise LessonError(f"'match' must be a mapping, got {type(match).__name__}")
+    raw_keywords = match.get("keywords")
+    if raw_keywords is None:
+        raw_keywords = meta.get("keywords")
+    keywords = _as_str_list(raw_keywords, "keywords")
+    patterns = _as_str_list(match.get("patterns"), "patterns")
+    status = meta.get("status", "active")
+    if status is None:
+        status = "active"
+    if not isinstance(status, str) or status not in STATUSES:
+        raise LessonError(f"unknown status {status!r} (expected one of {', '.join(STATUSES)})")
+    description = meta.get("description") or ""
+    if not isinstance(description, str):
+        description = str(description)
+    body = body.strip()
+    fallback = PurePosixPath(lesson_id).stem.replace("-", " ")
+    return Lesson(
+        id=lesson_id,
+        title=_title(body, fallback),
+        category=category_of(lesson_id),
+        status=status,
+        description=description.strip(),
+        keywords=keywords,
+        patterns=patterns,
+        body=body,
+        path=path,
+    )
+
+
+def _refuse_aliases(raw_meta: str) -> None:
+    """YAML aliases expand: nine nested ones make a billion nodes ("billion laughs") and hang
+    every command, since every command loads the library. Frontmatter needs none: refuse them
+    while only parsing events, before anything is built."""
+    import yaml
+    from frontmatter.default_handlers import SafeLoader
+
+    for event in yaml.parse(raw_meta, Loader=SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            raise LessonError(f"YAML alias *{event.anchor} in the frontmatter (aliases are not allowed)")
+
+
+OUTSIDE_HINT = "set LESSON_CREDIT_ALLOW_OUTSIDE=1 (or pass --allow-outside) to read it"
+
+
+def library_roots(workspace: Path, allow_outside: bool = False) -> list[Path]:
+    """The library folders: gptme.toml's ``[lessons] dirs`` if given, else ``lessons/``.
+    Folders outside the workspace only with `allow_outside` (see `library_roots_checked`)."""
+    roots, problems = library_roots_checked(workspace, allow_outside)
+    if problems and not roots:
+        raise LessonError(problems[0].reason)
+    return roots
+
+
+def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple[list[Path], list[LessonProblem]]:
+    """(library folders, problems). A folder that resolves outside the workspace is skipped and
+    reported unless `allow_outside`: `dirs = ["/"]` would otherwise walk the whole filesystem."""
+    workspace = Path(workspace).resolve()
+    config = workspace / "gptme.toml"
+    if not config.exists():
+        return [workspace / "lessons"], []
+    try:
+        data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, UnsafeFile) as exc:
+        raise LessonError(f"{config}: cannot read: {exc}") from None
+    dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
+    if not dirs:
+        return [workspace / "lessons"], []
+    if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+        raise LessonError(f"{config}: [lessons] dirs must be a list of paths")
+    roots: list[Path] = []
+    problems: list[LessonProblem] = []
+    for d in dirs:
+        root = (workspace / d).resolve()
+        if allow_outside or root.is_relative_to(workspace):
+            roots.append(root)
+        else:
+            reason = f"[lessons] dir {d!r} is outside the workspace; not read ({OUTSIDE_HINT})"
+            problems.append(LessonProblem(str(config), reason))
+    return roots, problems
+
+
+def _lesson_files(root: Path) -> Iterable[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".md") and name.lower() != "readme.md":
+                yield Path(dirpath) / name
+
+
+LESSON_CACHE_VERSION = 1
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 2\n"
+
+
+def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[str]]:
+    """(lesson or None, problem reasons) for one file: the uncached path."""
+    try:
+        raw = read_regular(file, LESSON_MAX_BYTES)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
+        lesson = parse_lesson(text, lesson_id, str(file))
+    except LessonError as exc:
+        return None, [str(exc)]
+    except UnsafeFile as exc:
+        return None, [str(exc).removeprefix(f"{file}: ")]
+    except OSError as exc:
+        return None, [f"cannot read: {exc.strerror}"]
+    reasons = []
+    for pattern in lesson.patterns:
+        try:
+            compile_pattern(pattern)
+        except PatternError as exc:
+            reasons.append(f"{exc}; pattern ignored")
+    return lesson, reasons
+
+
+def _load_cache(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    import msgspec
+
+    from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+    from lesson_credit.core.base.sealed import unseal
+
+    try:
+        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, 1 << 40)))
+    except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
+        return {}  # missing, unreadable or damaged: no cache, every file is parsed again
+    if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _save_cache(path: Path, files: dict[str, Any]) -> None:
+    import msgspec
+
+    from lesson_credit.core.base.files import StoreError, atomic_write
+    from lesson_credit.core.base.sealed import seal
+
+    payload = msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files})
+    try:
+        atomic_write(path, seal(LESSON_CACHE_MAGIC, payload))
+    except (StoreError, OSError):
+        pass  # a cache that cannot be written (read-only workspace) is simply not used
+
+
+def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
+    """Load every lesson under the workspace's library roots; broken files become problems.
+
+    With `cache_path`, parsed lessons are kept there keyed by file and validated by
+    (mtime, size, inode): a library of thousands reloads without parsing YAML again. Library
+    folders outside the workspace are read only with `allow_outside`.
+    """
+    workspace = Path(workspace)
+    try:
+        roots, problems = library_roots_checked(workspace, allow_outside)
+    except LessonError as exc:
+        return Library((), (LessonProblem(str(workspace / "gptme.toml"), str(exc)),), ())
+    cached = _load_cache(cache_path)
+    fresh: dict[str, Any] = {}
+    changed = False
+    lessons: dict[str, Lesson] = {}
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for file in _lesson_files(root):
+            lesson_id = file.relative_to(root).as_posix()
+            key = str(file)
+            try:
+                st = file.stat()
+                stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+            except OSError:
+                stamp = None
+            entry = cached.get(key)
+            lesson: Lesson | None
+            if stamp is not None and isinstance(entry, list) and len(entry) == 3 and entry[0] == stamp:
+                fields, reasons = entry[1], entry[2]
+                lesson = None
+                if fields is not None:
+                    lesson = Lesson(
+                        id=fields[0],
+                        title=fields[1],
+                        category=fields[2],
+                        status=fields[3],
+                        description=fields[4],
+                        keywords=tuple(fields[5]),
+                        patterns=tuple(fields[6]),
+                        body=fields[7],
+                        path=key,
+                    )
+                lesson = lesson if lesson is None or lesson.id == lesson_id else None
+                if lesson is None and fields is not None:
+                    lesson, reasons = _read_lesson_file(file, lesson_id)
+                    changed = True
+            else:
+                lesson, reasons = _read_lesson_file(file, lesson_id)
+                changed = True
+            if stamp is not None:
+                fields = None
+                if lesson is not None:
+                    fields = [
+                        lesson.id,
+                        lesson.title,
+                        lesson.category,
+                        lesson.status,
+                        lesson.description,
+                        list(lesson.keywords),
+                        list(lesson.patterns),
+                        lesson.body,
+                    ]
+                fresh[key] = [stamp, fields, reasons]
+            problems.extend(LessonProblem(key, reason, lesson_id) for reason in reasons)
+            if lesson is None:
+                continue
+            if lesson_id in lessons:
+                problems.append(
+                    LessonProblem(key, f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}", lesson_id)
+                )
+                continue
+            lessons[lesson_id] = lesson
+    if cache_path is not None and (changed or set(fresh) != set(cached)):
+        _save_cache(cache_path, fresh)
+    return Library(tuple(lessons.values()), tuple(problems), tuple(str(r) for r in roots))

@@ -1,0 +1,371 @@
+"""Salience: which of a lesson's keywords a journal mentions, found in one pass, and why.
+
+Semantics (SPEC 4, gptme's): case-insensitive substring, no word boundaries; ``*`` inside
+a keyword matches ``\\w*``; keywords are trimmed and those left empty or all-``*`` are not
+counted. Counts are of non-overlapping matches, offsets point into the original text.
+
+Plain keywords go into one Aho-Corasick automaton, which reports every occurrence of
+every keyword in a single scan (a regex alternation cannot: its matches never overlap,
+so ``git`` inside ``git worktree`` would be lost). A wildcard keyword's first literal part
+goes into the same automaton as its anchor, and `lesson_credit.core.library.wildcard` finds its matches from there
+in linear time (a regex per wildcard backtracks catastrophically).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from lesson_credit.core.library.wildcard import Wildcard
+
+NO_KEYWORD_SALIENCE = 0.5
+SNIPPET_RADIUS = 40
+
+
+def normalize_keyword(raw: str) -> str | None:
+    """The keyword as matched, or None when it does not count (empty or only ``*``)."""
+    keyword = raw.strip()
+    if keyword and "*" not in keyword:
+        return keyword
+    if not keyword.replace("*", "").strip():
+        return None
+    return keyword
+
+
+def counted_keywords(raw: Iterable[str]) -> list[str]:
+    """Counted keywords of one lesson, in order, without repeats (a repeat is one keyword)."""
+    return list(_counted(raw).values())
+
+
+def _counted(raw: Iterable[str]) -> dict[str, str]:
+    """A lesson's counted keywords by their case-folded form (the first spelling wins)."""
+    seen: dict[str, str] = {}
+    for item in raw:
+        keyword = normalize_keyword(item)
+        if keyword is not None:
+            seen.setdefault(casekey(keyword), keyword)
+    return seen
+
+
+@lru_cache(maxsize=1 << 16)
+def casekey(keyword: str) -> str:
+    """The case-folded form keywords and journals are compared in (character by character).
+    Cached: a library repeats keywords, and every breakdown looks each one up."""
+    return _lower_same_length(keyword)[0]
+
+
+def _lower_same_length(text: str) -> tuple[str, list[int] | None]:
+    """Lower-case text character by character; when that changes lengths (rare scripts) also
+    map offsets back. `str.lower()` alone is context-dependent (a final sigma lowers to 'ς'
+    at the end of a word), so it is only the fast path when it cannot differ."""
+    lowered = text.lower()
+    if len(lowered) == len(text) and "Σ" not in text:
+        return lowered, None
+    pieces: list[str] = []
+    back: list[int] = []
+    for index, char in enumerate(text):
+        low = char.lower()
+        pieces.append(low)
+        back.extend([index] * len(low))
+    back.append(len(text))
+    return "".join(pieces), back
+
+
+class KeywordHit:
+    """One keyword's part in a salience value: whether the journal mentions it, and where.
+
+    Whether is known at once; the offsets of every occurrence are worked out from the scan on
+    first use, since deciding salience never needs them and an explanation only needs a few."""
+
+    __slots__ = ("keyword", "hit", "_key", "_scan", "_where")
+
+    def __init__(self, keyword: str, key: str, scan: Scan) -> None:
+        self.keyword = keyword
+        self._key = key
+        self._scan = scan
+        self.hit = scan.occurs(key)
+        self._where: tuple[tuple[int, ...], tuple[int, ...]] | None = None if self.hit else ((), ())
+
+    def _located(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if self._where is None:
+            self._where = self._scan.offsets(self._key)
+        return self._where
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Start of each non-overlapping occurrence in the original text."""
+        return self._located()[0]
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        """Length of each occurrence in the original text (a wildcard's matches vary)."""
+        return self._located()[1]
+
+    @property
+    def count(self) -> int:
+        return len(self.offsets)
+
+    def spans(self) -> list[tuple[int, int]]:
+        return [(start, start + length) for start, length in zip(self.offsets, self.lengths, strict=True)]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KeywordHit):
+            return NotImplemented
+        return (self.keyword, self.hit, self._located()) == (other.keyword, other.hit, other._located())
+
+    def __hash__(self) -> int:
+        return hash((self.keyword, self.hit, self._located()))
+
+    def __repr__(self) -> str:
+        return f"KeywordHit({self.keyword!r}, hit={self.hit}, count={self.count}, offsets={self.offsets})"
+
+
+@dataclass(frozen=True)
+class SalienceBreakdown:
+    lesson_id: str
+    salience: float
+    keywords: tuple[KeywordHit, ...]
+
+    @property
+    def hits(self) -> int:
+        return sum(1 for k in self.keywords if k.hit)
+
+    @property
+    def hit_keywords(self) -> list[str]:
+        return [k.keyword for k in self.keywords if k.hit]
+
+    @property
+    def missed_keywords(self) -> list[str]:
+        return [k.keyword for k in self.keywords if not k.hit]
+
+
+def snippet(text: str, start: int, end: int, radius: int = SNIPPET_RADIUS) -> str:
+    """The journal around one match, on one line."""
+    left = max(0, start - radius)
+    right = min(len(text), end + radius)
+    piece = text[left:right].replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    return ("…" if left > 0 else "") + piece + ("…" if right < len(text) else "")
+
+
+class Scan(Mapping[str, list[tuple[int, int]]]):
+    """Where each keyword occurs: case-folded keyword -> non-overlapping (start, end) spans in
+    the original text.
+
+    The automaton's raw matches stay in numpy arrays; they are grouped by keyword and turned
+    into spans only when someone first asks where a keyword occurs. Deciding salience only
+    needs to know whether it occurs at all, which is a set lookup."""
+
+    def __init__(
+        self,
+        matcher: KeywordMatcher | None = None,
+        ends: Any = None,
+        slots: Any = None,
+        back: list[int] | None = None,
+        wild: dict[str, list[tuple[int, int]]] | None = None,
+    ) -> None:
+        self._matcher = matcher
+        self._ends = ends  # end offset (exclusive) of every raw match in the lowered text
+        self._slots = slots  # and the automaton entry it belongs to
+        self._grouped: tuple[Any, list[int]] | None = None
+        self._back = back
+        self._found: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        for key, spans in sorted((wild or {}).items()):
+            starts = [a for a, _ in spans]
+            if back is None:
+                self._found[key] = (tuple(starts), tuple(b - a for a, b in spans))
+            else:
+                self._found[key] = _original(starts, [b for _, b in spans], back)
+        keys = list(self._found)
+        if matcher is not None and slots is not None and len(slots):
+            import numpy as np
+
+            entries, plain = matcher._keys, matcher._plain
+            occurring = np.flatnonzero(np.bincount(slots, minlength=len(entries))).tolist()
+            keys += [entries[slot] for slot in occurring if plain[slot]]
+        self._keys = keys
+        self._present = frozenset(keys)
+
+    def occurs(self, key: str) -> bool:
+        """Whether the keyword occurs at least once (cheaper than its offsets)."""
+        return key in self._present
+
+    def _raw_ends(self, slot: int) -> Any:
+        """End offsets of one entry's raw matches, increasing (grouped on first use)."""
+        if self._grouped is None:
+            import numpy as np
+
+            assert self._matcher is not None
+            order = np.argsort(self._slots, kind="stable")  # within an entry, ends stay increasing
+            first = np.zeros(len(self._matcher._keys) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self._slots, minlength=len(self._matcher._keys)), out=first[1:])
+            self._grouped = (self._ends[order], first.tolist())
+        grouped_ends, bounds = self._grouped
+        return grouped_ends[bounds[slot] : bounds[slot + 1]]
+
+    def offsets(self, key: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Start offsets and lengths of the keyword's non-overlapping occurrences."""
+        got = self._found.get(key)
+        if got is not None:
+            return got
+        if key not in self._present:
+            return ((), ())
+        assert self._matcher is not None
+        length = len(key)
+        offsets = (self._raw_ends(self._matcher._plain_slot[key]) - length).tolist()
+        if len(offsets) > 1 and _self_overlapping(key):
+            kept, last_end = [], -1
+            for start in offsets:  # greedy left to right, like str.count
+                if start >= last_end:
+                    kept.append(start)
+                    last_end = start + length
+            offsets = kept
+        if self._back is None:
+            got = (tuple(offsets), (length,) * len(offsets))
+        else:
+            got = _original(offsets, [a + length for a in offsets], self._back)
+        self._found[key] = got
+        return got
+
+    def __getitem__(self, key: str) -> list[tuple[int, int]]:
+        if not self.occurs(key):
+            raise KeyError(key)
+        offsets, lengths = self.offsets(key)
+        return [(a, a + n) for a, n in zip(offsets, lengths, strict=True)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.occurs(key)
+
+
+def _key_of(raw: str) -> str | None:
+    keyword = normalize_keyword(raw)
+    return None if keyword is None else casekey(keyword)
+
+
+def _self_overlapping(key: str) -> bool:
+    """Whether two occurrences of the key can overlap ('aa' in 'aaa'): it has a border, a
+    proper prefix that is also a suffix. Only then can raw matches differ from str.count."""
+    return key[0] in key[1:] and any(key[:k] == key[-k:] for k in range(1, len(key)))
+
+
+class KeywordMatcher:
+    """Finds every occurrence of a fixed set of keywords in a text, in one pass."""
+
+    def __init__(self, keywords: Iterable[str]) -> None:
+        self._build(dict.fromkeys(key for k in keywords if (key := _key_of(k)) is not None))
+
+    @classmethod
+    def of_keys(cls, keys: Iterable[str]) -> KeywordMatcher:
+        """A matcher for keywords already normalised and case-folded (see `casekey`)."""
+        matcher = cls.__new__(cls)
+        matcher._build(dict.fromkeys(keys))
+        return matcher
+
+    def _build(self, keys: dict[str, None]) -> None:
+        import ahocorasick
+
+        self._keys: list[str] = []  # automaton entries: a plain keyword, a wildcard's anchor, or both
+        self._plain: list[bool] = []
+        self._plain_slot: dict[str, int] = {}
+        self._anchored: dict[int, list[Wildcard]] = {}  # automaton entry -> wildcards it anchors
+        slots: dict[str, int] = {}
+
+        def slot_of(entry: str) -> int:
+            slot = slots.get(entry)
+            if slot is None:
+                slot = slots[entry] = len(self._keys)
+                self._keys.append(entry)
+                self._plain.append(False)
+            return slot
+
+        for key in keys:
+            if "*" in key:
+                wildcard = Wildcard(key)
+                self._anchored.setdefault(slot_of(wildcard.anchor), []).append(wildcard)
+            else:
+                slot = slot_of(key)
+                self._plain[slot] = True
+                self._plain_slot[key] = slot
+        self._automaton = ahocorasick.Automaton()
+        for slot, entry in enumerate(self._keys):
+            self._automaton.add_word(entry, slot)
+        if self._keys:
+            self._automaton.make_automaton()
+
+    def scan(self, text: str) -> Scan:
+        import numpy as np
+
+        if not self._keys:
+            return Scan()
+        lowered, back = _lower_same_length(text)
+        # All (end, slot) matches in one C-level pass, then grouped per entry with numpy:
+        # a Python loop over every match costs more than the automaton itself.
+        flat = np.fromiter(itertools.chain.from_iterable(self._automaton.iter(lowered)), dtype=np.int64)
+        ends, slots = flat[0::2] + 1, flat[1::2]
+        wild: dict[str, list[tuple[int, int]]] = {}
+        if (
+            self._anchored
+        ):  # wildcards are matched from where their first part occurs (lesson_credit.core.library.wildcard)
+            anchors = np.fromiter(self._anchored, dtype=np.int64)
+            mask = np.isin(slots, anchors)
+            anchor_ends, anchor_slots = ends[mask], slots[mask]
+            reversed_text: list[str] = []
+            for slot in sorted(set(anchor_slots.tolist())):
+                starts = (anchor_ends[anchor_slots == slot] - len(self._keys[slot])).tolist()
+                for wildcard in self._anchored[slot]:
+                    spans = wildcard.spans(lowered, starts, reversed_text)
+                    if spans:
+                        wild[wildcard.key] = spans
+        return Scan(self, ends, slots, back, wild)
+
+
+def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Offsets and lengths in the original text, for text whose lowering changed lengths."""
+    offsets = tuple(back[a] for a in starts)
+    return offsets, tuple(back[b - 1] + 1 - a for a, b in zip(offsets, ends, strict=True))
+
+
+def breakdown_from_scan(
+    lesson_id: str,
+    keywords: Sequence[str],
+    found: Scan,
+    shared: dict[str, KeywordHit] | None = None,
+) -> SalienceBreakdown:
+    """One lesson's breakdown from a scan; `shared` reuses hits of keywords several lessons have."""
+    return _breakdown(lesson_id, _counted(keywords), found, {} if shared is None else shared)
+
+
+def _breakdown(
+    lesson_id: str, counted: dict[str, str], found: Scan, shared: dict[str, KeywordHit]
+) -> SalienceBreakdown:
+    hits = []
+    n_hit = 0
+    for key, keyword in counted.items():
+        hit = shared.get(keyword)
+        if hit is None:
+            hit = shared[keyword] = KeywordHit(keyword, key, found)
+        hits.append(hit)
+        n_hit += hit.hit
+    value = n_hit / len(counted) if counted else NO_KEYWORD_SALIENCE
+    return SalienceBreakdown(lesson_id, value, tuple(hits))
+
+
+def salience_breakdowns(text: str, lessons: Sequence[tuple[str, Sequence[str]]]) -> list[SalienceBreakdown]:
+    """Salience with explanation for each (lesson_id, keywords) over one journal, one scan."""
+    counted = [_counted(keywords) for _, keywords in lessons]
+    found = KeywordMatcher.of_keys(key for keys in counted for key in keys).scan(text)
+    shared: dict[str, KeywordHit] = {}
+    return [_breakdown(lesson_id, keys, found, shared) for (lesson_id, _), keys in zip(lessons, counted, strict=True)]
+
+
+def salience(text: str, keywords: Sequence[str]) -> float:
+    """Salience of one keyword list over one text."""
+    return salience_breakdowns(text, [("", keywords)])[0].salience

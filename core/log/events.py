@@ -1,0 +1,335 @@
+"""The event types of the log (SPEC 6) and their JSON form.
+
+Lines are decoded with msgspec into one permissive struct (typed decoding is ~4x faster
+than ``json.loads`` on a big log), then checked by kind. Lines written by other tools in
+the published session-record shape are session events.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import msgspec
+
+from lesson_credit.core.base.ids import normalize_id
+
+SESSION, GRADE, SELECTION, PRIOR, RETIRE = "session", "grade", "selection", "prior", "retire"
+
+
+class InvalidEvent(ValueError):
+    """A line that is JSON but not a usable event; the message says why."""
+
+
+class LessonEntry(msgspec.Struct, omit_defaults=True, gc=False):
+    """The fields of a lesson entry the fold reads. The record's `reward`, `hits` and
+    `keywords` are kept in the log for people but skipped by the decoder (about a third
+    faster on a big log than building them)."""
+
+    path: str | None = None
+    arm_id: str | None = None
+    salience: float | None = None
+    propensity: float | None = None
+
+
+class ArmPrior(msgspec.Struct, gc=False):
+    alpha: float
+    beta: float
+    n: int = 0
+    rewards: int = 0
+
+
+class RawEvent(msgspec.Struct, gc=False):
+    type: str | None = None
+    session_id: str | int | None = None
+    timestamp: str | None = None
+    outcome: Any = None
+    base_reward: float | None | msgspec.UnsetType = msgspec.UNSET
+    lessons: list[LessonEntry | str] | None = None
+    journal_path: str | None = None
+    category: str | None = None
+    strategy: str | None = None
+    floor: float | None = None
+    grader: str | None = None
+    note: str | None = None
+    candidates: list[str] | None = None
+    selected: list[str] | None = None
+    propensity: dict[str, float] | None = None
+    k: int | None = None
+    seed: int | None = None
+    arms: dict[str, ArmPrior] | None = None
+    retired: list[str] | None = None
+
+
+_decoder = msgspec.json.Decoder(RawEvent)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEvent:
+    """One session. Lessons are parallel tuples (a per-lesson object costs too much on big logs)."""
+
+    session_id: str
+    timestamp: str | None
+    base_reward: float | None  # None: pending
+    lesson_ids: tuple[str, ...]
+    saliences: tuple[float, ...]  # full precision; 0.5 where the record had none
+    missing_salience: tuple[int, ...] = ()  # positions of lessons that had no stored salience
+    propensities: tuple[float | None, ...] | None = None
+    journal_path: str | None = None
+    category: str | None = None
+    grader: str | None = None
+    strategy: str | None = None
+    floor: float | None = None
+    published_shape: bool = False  # no "type": written by another tool in the published shape
+
+
+@dataclass(frozen=True)
+class GradeEvent:
+    session_id: str
+    base_reward: float | None  # None: a retraction, the session is pending again (SPEC 6)
+    grader: str
+    timestamp: str | None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class SelectionEvent:
+    session_id: str | None
+    timestamp: str | None
+    candidates: tuple[str, ...]
+    selected: tuple[str, ...]
+    propensity: dict[str, float]
+    k: int | None
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class PriorEvent:
+    timestamp: str | None
+    arms: dict[str, tuple[float, float, int]]  # (alpha, beta, n) to start from
+    rewards: dict[str, int] = field(default_factory=dict)  # gptme's total_rewards carried over
+
+
+@dataclass(frozen=True)
+class RetireEvent:
+    """Arms whose lesson files are gone, retired by `prune`: hidden from status while their
+    file stays gone. Their evidence stays in the log."""
+
+    timestamp: str | None
+    arms: tuple[str, ...]
+
+
+Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent | RetireEvent
+
+
+def _unit(value: float | None, what: str) -> float | None:
+    if value is None:
+        return None
+    if not (0.0 <= value <= 1.0):
+        raise InvalidEvent(f"{what} {value!r} is outside [0, 1]")
+    return float(value)
+
+
+def _sid(raw: RawEvent) -> str:
+    if raw.session_id is None or raw.session_id == "":
+        raise InvalidEvent("missing session_id")
+    return str(raw.session_id)
+
+
+_id_cache: dict[str, str] = {}
+
+
+def _lesson_id(raw: str) -> str:
+    cached = _id_cache.get(raw)
+    if cached is None:
+        if len(_id_cache) > 100_000:
+            _id_cache.clear()
+        cached = _id_cache[raw] = normalize_id(raw)
+    return cached
+
+
+@dataclass(frozen=True, slots=True)
+class SessionColumns:
+    """A validated session record, in the shape the log index stores it."""
+
+    session_id: str
+    base_reward: float | None
+    lesson_ids: list[str]
+    saliences: list[float]
+    missing_salience: tuple[int, ...]
+    propensities: tuple[float | None, ...] | None
+
+
+def _base_of(raw: RawEvent) -> float | None:
+    if raw.base_reward is msgspec.UNSET:
+        outcome = raw.outcome
+        numeric = isinstance(outcome, int | float) and not isinstance(outcome, bool)
+        return _unit(float(outcome), "outcome") if numeric else None
+    return _unit(raw.base_reward, "base_reward")
+
+
+def outcome_label(raw: RawEvent) -> str | None:
+    """A string outcome (gptme-sessions' `productive`, `noop`, ...) of a record without
+    base_reward: the record stays pending in the index and the workspace's outcome mapping
+    turns the label into a reward when it folds (so a changed mapping needs no re-parse)."""
+    if raw.base_reward is msgspec.UNSET and isinstance(raw.outcome, str) and raw.outcome:
+        return raw.outcome
+    return None
+
+
+def session_columns(raw: RawEvent) -> SessionColumns:
+    """Validate a session record. The common shape (every lesson an object with a path and
+    a salience) takes a comprehension-only fast path: this runs once per line of a big log."""
+    session_id = _sid(raw)
+    lessons = raw.lessons
+    if lessons is None:
+        raise InvalidEvent("session event without 'lessons'")
+    base = _base_of(raw)
+    try:
+        maybe_paths = [entry.path for entry in lessons]  # type: ignore[union-attr]
+        maybe_saliences = [entry.salience for entry in lessons]  # type: ignore[union-attr]
+        fast = None not in maybe_paths and None not in maybe_saliences and "" not in maybe_paths
+    except AttributeError:  # a plain string entry
+        fast = False
+    if fast:
+        paths = cast(list[str], maybe_paths)
+        saliences = cast(list[float], maybe_saliences)
+        if saliences and not (min(saliences) >= 0.0 and max(saliences) <= 1.0):
+            bad = next(i for i, v in enumerate(saliences) if not 0.0 <= v <= 1.0)
+            raise InvalidEvent(f"salience {saliences[bad]!r} of {paths[bad]!r} is outside [0, 1]")
+        get = _id_cache.get
+        ids = [get(path) or _lesson_id(path) for path in paths]
+        if "" in ids:
+            raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
+        props = [entry.propensity for entry in lessons]  # type: ignore[union-attr]
+        has_props = any(p is not None for p in props)
+        return SessionColumns(session_id, base, ids, saliences, (), tuple(props) if has_props else None)
+    ids = []
+    values: list[float] = []
+    missing: list[int] = []
+    propensities: list[float | None] = []
+    for index, entry in enumerate(lessons):
+        if isinstance(entry, str):
+            entry = LessonEntry(path=entry)
+        name = entry.path if entry.path is not None else entry.arm_id
+        if not name:
+            raise InvalidEvent(f"lesson #{index + 1} has no path")
+        ids.append(_lesson_id(name))
+        sal = entry.salience
+        if sal is None:
+            missing.append(index)
+            values.append(0.5)
+        elif 0.0 <= sal <= 1.0:
+            values.append(sal)
+        else:
+            raise InvalidEvent(f"salience {sal!r} of {name!r} is outside [0, 1]")
+        propensities.append(entry.propensity)
+    if "" in ids:
+        raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
+    has_props = any(p is not None for p in propensities)
+    return SessionColumns(session_id, base, ids, values, tuple(missing), tuple(propensities) if has_props else None)
+
+
+def normalize_ids(paths: list[str]) -> list[str]:
+    """Library ids for many raw lesson paths (cached: a log repeats the same few thousand)."""
+    get = _id_cache.get
+    return [get(path) or _lesson_id(path) for path in paths]
+
+
+def decode_raw_lines(body: bytes | memoryview) -> list[RawEvent] | None:
+    """Decode newline-delimited lines in one call; None when any fails (decode them one by one then)."""
+    try:
+        return _decoder.decode_lines(body)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def _session(raw: RawEvent) -> SessionEvent:
+    columns = session_columns(raw)
+    return SessionEvent(
+        session_id=columns.session_id,
+        timestamp=raw.timestamp,
+        base_reward=columns.base_reward,
+        lesson_ids=tuple(columns.lesson_ids),
+        saliences=tuple(columns.saliences),
+        missing_salience=columns.missing_salience,
+        propensities=columns.propensities,
+        journal_path=raw.journal_path,
+        category=raw.category,
+        grader=raw.grader,
+        strategy=raw.strategy,
+        floor=raw.floor,
+        published_shape=raw.type is None,
+    )
+
+
+def decode_raw(line: bytes | str) -> RawEvent:
+    """Decode one line into the permissive struct; InvalidEvent (a reason) when it is not JSON of that shape."""
+    try:
+        return _decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        raise InvalidEvent(f"not a valid event: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise InvalidEvent(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidEvent("JSON nested too deeply") from None
+
+
+def is_session(raw: RawEvent) -> bool:
+    return raw.type is None or raw.type == SESSION
+
+
+def decode_event(line: bytes | str) -> Event:
+    """One log line to an event. Raises InvalidEvent (a reason) for JSON that is not one."""
+    return to_event(decode_raw(line))
+
+
+def to_event(raw: RawEvent) -> Event:
+    """Validate a decoded line by kind."""
+    kind = raw.type
+    if kind is None or kind == SESSION:
+        return _session(raw)
+    if kind == GRADE:
+        if raw.base_reward is not None and not isinstance(raw.base_reward, float | int):
+            raise InvalidEvent("grade event without a numeric (or null) base_reward")
+        base = _unit(raw.base_reward, "base_reward")
+        return GradeEvent(_sid(raw), base, raw.grader or "unknown", raw.timestamp, raw.note)
+    if kind == SELECTION:
+        return SelectionEvent(
+            session_id=None if raw.session_id is None else str(raw.session_id),
+            timestamp=raw.timestamp,
+            candidates=tuple(normalize_id(c) for c in raw.candidates or ()),
+            selected=tuple(normalize_id(c) for c in raw.selected or ()),
+            propensity={normalize_id(k): v for k, v in (raw.propensity or {}).items()},
+            k=raw.k,
+            seed=raw.seed,
+        )
+    if kind == PRIOR:
+        if not raw.arms:
+            raise InvalidEvent("prior event without 'arms'")
+        arms = {}
+        rewards = {}
+        for arm, prior in raw.arms.items():
+            if not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):
+                raise InvalidEvent(f"prior for {arm!r} needs positive finite alpha and beta")
+            if not (0 <= prior.n < 2**53 and 0 <= prior.rewards < 2**53):
+                raise InvalidEvent(f"prior for {arm!r} needs counts in [0, 2**53)")
+            arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
+            if prior.rewards:
+                rewards[normalize_id(arm)] = int(prior.rewards)
+        return PriorEvent(raw.timestamp, arms, rewards)
+    if kind == RETIRE:
+        if not raw.retired or not all(isinstance(arm, str) and normalize_id(arm) for arm in raw.retired):
+            raise InvalidEvent("retire event without 'retired' lesson ids")
+        return RetireEvent(raw.timestamp, tuple(normalize_id(arm) for arm in raw.retired))
+    raise InvalidEvent(f"unknown event type {kind!r}")
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One event as a log line (with its newline). Floats keep full precision."""
+    for key, value in record.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{key} must be finite, got {value!r}")
+    line: bytes = msgspec.json.encode(record)
+    return line + b"\n"

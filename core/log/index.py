@@ -1,0 +1,498 @@
+"""The log index: every event read so far, as columns (SPEC 6).
+
+`LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out
+`FoldData` snapshots for the fold. Sessions are stored as columns, not objects: numbers in
+append-only numpy columns (a snapshot is a set of views), per-session strings in tuples (lists while
+sessions are added) that the parsed-log cache hands over undecoded until first read.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+from typing import Any, cast
+
+import msgspec
+import numpy as np
+
+from lesson_credit.core.log.columns import Column, Lazy
+from lesson_credit.core.log.events import (
+    PRIOR,
+    SESSION,
+    Event,
+    GradeEvent,
+    InvalidEvent,
+    PriorEvent,
+    RawEvent,
+    RetireEvent,
+    SelectionEvent,
+    SessionColumns,
+    SessionEvent,
+    is_session,
+    normalize_ids,
+    outcome_label,
+    session_columns,
+    to_event,
+)
+from lesson_credit.core.log.snapshot import BlockCache, FoldData, Graders
+from lesson_credit.core.log.store import LogProblem
+
+_SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
+SCAN_LOOKUPS = 8  # session-id lookups answered by a scan before LogIndex builds its id -> row dict
+
+
+# The cache's plain msgpack form of the lazily decoded attributes, and back.
+
+
+def _grades_of(rows: list[list[Any]]) -> list[tuple[int, GradeEvent]]:
+    return [(g[0], GradeEvent(g[1], g[2], g[3], g[4], g[5])) for g in rows]
+
+
+def _grade_rows(grades: list[tuple[int, GradeEvent]]) -> list[list[Any]]:
+    return [[line, g.session_id, g.base_reward, g.grader, g.timestamp, g.note] for line, g in grades]
+
+
+def _big(value: int | None) -> int | str | None:
+    """An integer msgpack can hold (64 bits), or its decimal text: another tool may log any integer."""
+    return value if value is None or -(2**63) <= value < 2**63 else str(value)
+
+
+def _unbig(value: int | str | None) -> int | None:
+    return int(value) if isinstance(value, str) else value
+
+
+def _selections_of(rows: list[list[Any]]) -> list[tuple[int, SelectionEvent]]:
+    return [
+        (s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), _unbig(s[6]), _unbig(s[7])))
+        for s in rows
+    ]
+
+
+def _selection_rows(selections: list[tuple[int, SelectionEvent]]) -> list[list[Any]]:
+    return [
+        [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, _big(s.k), _big(s.seed)]
+        for line, s in selections
+    ]
+
+
+def _row_tuples(pairs: list[list[Any]]) -> dict[int, tuple[Any, ...]]:
+    return {row: tuple(values) for row, values in pairs}
+
+
+def _row_pairs(by_row: dict[int, tuple[Any, ...]]) -> list[list[Any]]:
+    return [[row, list(values)] for row, values in by_row.items()]
+
+
+def _in_order_of_appearance(wanted: set[Any], items: list[Any]) -> list[Any]:
+    """The wanted items in the order they first appear in `items` (stops once all are found)."""
+    ordered: list[Any] = []
+    if wanted:
+        remaining = set(wanted)
+        for item in items:
+            if item in remaining:
+                ordered.append(item)
+                remaining.discard(item)
+                if not remaining:
+                    break
+    return ordered
+
+
+class LogIndex:
+    """Columns of a log read so far. Grows by `add()`/`add_raw()`/`add_many()`; never rewritten.
+
+    Sessions are stored as columns, not objects: a million-session log would otherwise
+    hold millions of Python objects. Numbers live in append-only numpy columns (a snapshot
+    is a set of views); per-session strings in tuples, which the parsed-log cache hands
+    over undecoded until first read. `session(row)` rebuilds one event on demand.
+    """
+
+    # Per-session strings: lists while sessions are being added, tuples once settled (a cache
+    # hands them over as tuples). The cyclic GC stops tracking a tuple whose items are all
+    # strings, numbers or None, while every full collection walks a list of a million items:
+    # with lists, a big log made an ordinary allocation now and then cost 50-150 ms.
+    session_ids: Lazy[Sequence[str]] = Lazy(tuple)
+    session_times: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_categories: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_journals: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_graders: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_strategies: Lazy[Sequence[str | None]] = Lazy(tuple)
+    session_floors: Lazy[Sequence[float | None]] = Lazy(tuple)
+    missing_salience: Lazy[dict[int, tuple[int, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> lesson positions
+    propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> per lesson
+    grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of, _grade_rows)
+    selections: Lazy[list[tuple[int, SelectionEvent]]] = Lazy(_selections_of, _selection_rows)
+    outcome_labels: Lazy[dict[int, str]] = Lazy()  # row -> string outcome of a record without base_reward
+    retired: Lazy[dict[str, int]] = Lazy()  # arm -> line of the retire event that retired it
+
+    def __init__(self) -> None:
+        self.arm_ids: list[str] = []
+        self.arm_index: dict[str, int] = {}
+        self.session_ids = []
+        self.session_times = []
+        self.session_categories = []
+        self.session_journals = []
+        self.session_graders = []
+        self.session_strategies = []
+        self.session_floors = []
+        self.missing_salience = {}
+        self.propensities = {}
+        self.grades = []
+        self.selections = []
+        self.outcome_labels = {}
+        self.retired = {}
+        self.session_lines = Column(np.int64)
+        self.session_base = Column(np.float64)  # the record's own; NaN = pending
+        self.session_published = Column(np.bool_)  # no "type": the published record shape
+        self.session_start = Column(np.int64, [0])  # entries of session i: [start[i], start[i + 1])
+        self.entry_arm = Column(np.int32)
+        self.entry_salience = Column(np.float64)
+        self.entry_session = Column(np.int32)
+        # grades are few next to sessions, and added one at a time: plain arrays, copied by snapshot
+        self.grade_rows = array("q")  # the graded session's row, -1 if unknown when read
+        self.grade_base = array("d")
+        self.priors: dict[str, tuple[float, float, int]] = {}
+        self.prior_rewards: dict[str, int] = {}
+        self.problems: list[LogProblem] = []
+        self.end = 0  # bytes of the log consumed
+        self.lines = 0  # lines of the log consumed
+        self.blocks = BlockCache()  # per-arm sums of blocks of sessions, reused across snapshots
+        self._raw_arm: dict[str, int] = {}  # lesson path as written -> arm
+        self._session_index: dict[str, int] | None = None
+        self._scans = 0  # lookups answered by scanning session_ids (see row_of)
+        self._scanned: dict[str, int] = {}  # and their answers: a row never changes
+
+    @property
+    def session_index(self) -> dict[str, int]:
+        """Session id -> row. Built on first use: a status from the cache never needs it."""
+        if self._session_index is None:
+            self._session_index = dict(zip(self.session_ids, range(len(self.session_ids)), strict=True))
+        return self._session_index
+
+    @property
+    def n_sessions(self) -> int:
+        return len(self.session_base)
+
+    def _appendable(self) -> tuple[list[Any], ...]:
+        """The per-session string columns as lists, in _STRING_COLUMNS order, to add sessions to."""
+        columns = []
+        for name in _STRING_COLUMNS:
+            value = getattr(self, name)
+            if not isinstance(value, list):
+                value = list(value)
+                setattr(self, name, value)
+            columns.append(value)
+        return tuple(columns)
+
+    def settle(self) -> None:
+        """After reading a big stretch of log: the string columns become tuples (see above)."""
+        for name in _STRING_COLUMNS:
+            value = getattr(type(self), name).raw(self)
+            if isinstance(value, list):
+                setattr(self, name, tuple(value))
+
+    def row_of(self, session_id: str) -> int | None:
+        """The row of a session id. The first few lookups scan the id list (a few ms even for a
+        million sessions) rather than build the whole id -> row dict (far slower) for one answer."""
+        if self._session_index is None and self._scans < SCAN_LOOKUPS:
+            found = self._scanned.get(session_id)
+            if found is None:
+                self._scans += 1
+                try:
+                    found = self._scanned[session_id] = self.session_ids.index(session_id)
+                except ValueError:
+                    return None
+            return found
+        return self.session_index.get(session_id)
+
+    def _any_known(self, session_ids: list[str]) -> bool:
+        if self._session_index is None and len(session_ids) <= SCAN_LOOKUPS - self._scans:
+            return any(self.row_of(sid) is not None for sid in session_ids)
+        return not self.session_index.keys().isdisjoint(session_ids)
+
+    def arm(self, lesson_id: str) -> int:
+        index = self.arm_index.get(lesson_id)
+        if index is None:
+            index = self.arm_index[lesson_id] = len(self.arm_ids)
+            self.arm_ids.append(lesson_id)
+        return index
+
+    def _add_session(self, line: int, raw: RawEvent, columns: SessionColumns) -> None:
+        session_id = columns.session_id
+        known = self.row_of(session_id)
+        if known is not None:
+            first = self.session_lines[known]
+            self.problems.append(
+                LogProblem(line, f"duplicate session {session_id!r} (first on line {first}; ignored)", session_id)
+            )
+            return
+        row = self.n_sessions
+        if self._session_index is not None:
+            self._session_index[session_id] = row
+        ids, times, categories, journals, graders, strategies, floors = self._appendable()
+        ids.append(session_id)
+        self.session_lines.append(line)
+        times.append(raw.timestamp)
+        self.session_base.append(math.nan if columns.base_reward is None else columns.base_reward)
+        categories.append(raw.category)
+        journals.append(raw.journal_path)
+        graders.append(raw.grader)
+        strategies.append(raw.strategy)
+        floors.append(raw.floor)
+        self.session_published.append(raw.type is None)
+        label = outcome_label(raw)
+        if label is not None:
+            self.outcome_labels[row] = label
+        if columns.missing_salience:
+            self.missing_salience[row] = columns.missing_salience
+        if columns.propensities is not None:
+            self.propensities[row] = columns.propensities
+        arms = [self.arm(lesson_id) for lesson_id in columns.lesson_ids]
+        self.entry_arm.extend(arms)
+        self.entry_salience.extend(columns.saliences)
+        self.entry_session.extend([row] * len(arms))
+        self.session_start.append(len(self.entry_arm))
+
+    def add_many(self, items: list[tuple[int, RawEvent]]) -> list[LogProblem]:
+        """Add decoded lines in order; returns the problems of lines that are not valid events.
+
+        Between two prior events (the only kind that creates arms besides sessions), the
+        ordinary session records go through `_add_sessions_fast` in one batch (column-wise
+        comprehensions) and the grades and selections between them are added afterwards, in
+        their own order; a grade then finds its session's row at once, which is where
+        `snapshot` would have looked it up. If any session is unusual, the stretch is added
+        one line at a time with the exact per-line checks.
+        """
+        problems: list[LogProblem] = []
+
+        def add_one(line: int, raw: RawEvent) -> None:
+            try:
+                self.add_raw(line, raw)
+            except InvalidEvent as exc:
+                problems.append(LogProblem(line, str(exc)))
+
+        kinds = [raw.type for _, raw in items]
+        bounds = [i for i, kind in enumerate(kinds) if kind == PRIOR]
+        start = 0
+        for stop in [*bounds, len(items)]:
+            stretch = items[start:stop]
+            sessions = [item for item, kind in zip(stretch, kinds[start:stop], strict=True) if kind in _SESSION_KINDS]
+            if sessions and self._add_sessions_fast(sessions):
+                for line, raw in stretch:
+                    if raw.type not in _SESSION_KINDS:
+                        add_one(line, raw)
+            else:
+                for line, raw in stretch:
+                    add_one(line, raw)
+            if stop < len(items):
+                add_one(*items[stop])
+            start = stop + 1
+        return problems
+
+    def _add_sessions_fast(self, run: list[tuple[int, RawEvent]]) -> bool:
+        """Add a run of session records column-wise if every one is ordinary; False to fall back.
+
+        Ordinary: a new, unique string id; base_reward given (a number in [0, 1] or null);
+        every lesson an object with a path and a salience in [0, 1]. That is what this tool
+        writes, so a big log takes this path; everything else keeps its exact per-line checks.
+        Nothing is changed before every check has passed. The checks lean on C-level work:
+        a None among the saliences makes array('d') raise, a None or empty path shows up
+        among the distinct paths.
+        """
+        raws = [raw for _, raw in run]
+        ids = [raw.session_id for raw in raws]
+        if not all(type(sid) is str and sid for sid in ids):
+            return False
+        first_row = self.n_sessions
+        new_rows = dict(zip(cast(list[str], ids), range(first_row, first_row + len(ids)), strict=True))
+        if len(new_rows) != len(ids) or (first_row and self._any_known(list(new_rows))):
+            return False
+        bases = [raw.base_reward for raw in raws]
+        if msgspec.UNSET in bases:
+            return False
+        numbers = [b for b in bases if b is not None]
+        if numbers and not (min(numbers) >= 0.0 and max(numbers) <= 1.0):  # type: ignore[type-var,operator]
+            return False
+        lessons = [raw.lessons for raw in raws]
+        if None in lessons:
+            return False
+        try:
+            paths = [entry.path for group in lessons for entry in group]  # type: ignore[union-attr]
+            saliences = [entry.salience for group in lessons for entry in group]  # type: ignore[union-attr]
+            salience = array("d", cast(list[float], saliences))  # a None raises TypeError
+        except (AttributeError, TypeError):  # a plain string entry, or a lesson without a salience
+            return False
+        values = np.frombuffer(salience, dtype=np.float64)
+        if len(values) and not (values.min() >= 0.0 and values.max() <= 1.0):  # NaN fails too
+            return False
+        distinct = set(paths)
+        if None in distinct or "" in distinct:
+            return False
+        unseen = _in_order_of_appearance(distinct.difference(self._raw_arm), paths)
+        if unseen:  # paths not seen before get arms in order of first appearance
+            lesson_ids = normalize_ids(cast(list[str], unseen))
+            if "" in lesson_ids:
+                return False
+            for path, lesson_id in zip(unseen, lesson_ids, strict=True):
+                self._raw_arm[cast(str, path)] = self.arm(lesson_id)
+        arms = array("i", map(self._raw_arm.__getitem__, cast(list[str], paths)))
+        propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
+        counts = [len(group) for group in lessons]  # type: ignore[arg-type]
+        if propensities.count(None) != len(propensities):
+            offset = 0
+            for row, count in enumerate(counts, start=first_row):
+                chunk = propensities[offset : offset + count]
+                offset += count
+                if any(p is not None for p in chunk):
+                    self.propensities[row] = tuple(chunk)
+        if self._session_index is not None:
+            self._session_index.update(new_rows)
+        all_ids, times, categories, journals, graders, strategies, floors = self._appendable()
+        all_ids.extend(ids)
+        self.session_lines.extend([line for line, _ in run])
+        times.extend([raw.timestamp for raw in raws])
+        self.session_base.extend([math.nan if b is None else b for b in bases])
+        categories.extend([raw.category for raw in raws])
+        journals.extend([raw.journal_path for raw in raws])
+        graders.extend([raw.grader for raw in raws])
+        strategies.extend([raw.strategy for raw in raws])
+        floors.extend([raw.floor for raw in raws])
+        self.session_published.extend([raw.type is None for raw in raws])
+        self.entry_arm.extend(arms)
+        self.entry_salience.extend(salience)
+        sizes = np.array(counts, dtype=np.int64)
+        self.entry_session.extend(np.repeat(np.arange(first_row, first_row + len(ids), dtype=np.int32), sizes))
+        self.session_start.extend(self.session_start[-1] + np.cumsum(sizes))
+        return True
+
+    def add_raw(self, line: int, raw: RawEvent) -> None:
+        """Add a decoded line; raises InvalidEvent when it is not a valid event."""
+        if is_session(raw):
+            self._add_session(line, raw, session_columns(raw))
+        else:
+            self.add(line, to_event(raw))
+
+    def add(self, line: int, event: Event) -> None:
+        if isinstance(event, SessionEvent):
+            raw = RawEvent(
+                type="session",
+                session_id=event.session_id,
+                timestamp=event.timestamp,
+                journal_path=event.journal_path,
+                category=event.category,
+                grader=event.grader,
+                strategy=event.strategy,
+                floor=event.floor,
+            )
+            if event.published_shape:
+                raw.type = None
+            columns = SessionColumns(
+                event.session_id,
+                event.base_reward,
+                list(event.lesson_ids),
+                list(event.saliences),
+                event.missing_salience,
+                event.propensities,
+            )
+            self._add_session(line, raw, columns)
+        elif isinstance(event, GradeEvent):
+            self.grades.append((line, event))
+            row = self.row_of(event.session_id)
+            self.grade_rows.append(-1 if row is None else row)
+            self.grade_base.append(math.nan if event.base_reward is None else event.base_reward)  # NaN: retracted
+        elif isinstance(event, SelectionEvent):
+            self.selections.append((line, event))
+        elif isinstance(event, RetireEvent):
+            for arm in event.arms:
+                self.retired.setdefault(arm, line)
+        elif isinstance(event, PriorEvent):
+            for lesson_id, prior in event.arms.items():
+                self.arm(lesson_id)
+                self.priors[lesson_id] = prior
+                self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
+
+    def session(self, row: int) -> SessionEvent:
+        """The session event at a row, rebuilt from the columns."""
+        start, stop = int(self.session_start[row]), int(self.session_start[row + 1])
+        base = float(self.session_base[row])
+        arm_ids = self.arm_ids
+        return SessionEvent(
+            session_id=self.session_ids[row],
+            timestamp=self.session_times[row],
+            base_reward=None if math.isnan(base) else base,
+            lesson_ids=tuple(arm_ids[a] for a in self.entry_arm[start:stop].tolist()),
+            saliences=tuple(self.entry_salience[start:stop].tolist()),
+            missing_salience=self.missing_salience.get(row, ()),
+            propensities=self.propensities.get(row),
+            journal_path=self.session_journals[row],
+            category=self.session_categories[row],
+            grader=self.session_graders[row],
+            strategy=self.session_strategies[row],
+            floor=self.session_floors[row],
+            published_shape=bool(self.session_published[row]),
+        )
+
+    def snapshot(self, outcomes: dict[str, float] | None = None) -> FoldData:
+        """Read-only arrays of everything read so far, with each session's latest grade applied;
+        `outcomes` maps string outcomes of records without base_reward to rewards (unmapped: pending)."""
+        base = self.session_base.view().copy()
+        if outcomes:
+            for row, label in self.outcome_labels.items():
+                if label in outcomes:
+                    base[row] = outcomes[label]
+        rows = np.array(self.grade_rows, dtype=np.int64)
+        orphan: list[LogProblem] = []
+        unknown = np.flatnonzero(rows < 0)
+        if len(unknown):  # the grade came before its session (or names none): look it up now
+            grades = self.grades
+            for position in unknown.tolist():
+                line, grade = grades[position]
+                found = self.row_of(grade.session_id)
+                row = -1 if found is None else found
+                rows[position] = row
+                if row < 0:
+                    orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
+        known = np.flatnonzero(rows >= 0)
+        # the latest grade of each session wins: keep each row's last position in file order
+        reversed_rows = rows[known][::-1]
+        _, first_in_reversed = np.unique(reversed_rows, return_index=True)
+        applied = known[len(known) - 1 - first_in_reversed]
+        base[rows[applied]] = np.array(self.grade_base, dtype=np.float64)[applied]
+        base.flags.writeable = False
+        n_arms = len(self.arm_ids)
+        prior_alpha = np.full(n_arms, np.nan)
+        prior_beta = np.full(n_arms, np.nan)
+        prior_n = np.zeros(n_arms, dtype=np.int64)
+        for lesson_id, (a, b, n) in self.priors.items():
+            index = self.arm_index[lesson_id]
+            prior_alpha[index], prior_beta[index], prior_n[index] = a, b, n
+        prior_rewards = np.zeros(n_arms, dtype=np.int64)
+        for lesson_id, count in self.prior_rewards.items():
+            prior_rewards[self.arm_index[lesson_id]] = count
+        return FoldData(
+            arm_ids=tuple(self.arm_ids),
+            entry_arm=self.entry_arm.view(),
+            entry_salience=self.entry_salience.view(),
+            entry_session=self.entry_session.view(),
+            session_start=self.session_start.view(),
+            base=base,
+            grader_source=Graders(
+                LogIndex.session_graders.raw(self),
+                self.session_published.view(),
+                applied,
+                rows[applied],
+                LogIndex.grades.raw(self),
+                _grades_of,
+            ),
+            prior_alpha=prior_alpha,
+            prior_beta=prior_beta,
+            prior_n=prior_n,
+            prior_rewards=prior_rewards,
+            problems=tuple(self.problems) + tuple(orphan),
+            blocks=self.blocks,
+        )
+
+
+# attributes the cache stores as msgpack of their own and the index decodes on first read
+LAZY_ATTRIBUTES = tuple(name for name, value in vars(LogIndex).items() if isinstance(value, Lazy))
+_STRING_COLUMNS = tuple(name for name in LAZY_ATTRIBUTES if vars(LogIndex)[name].convert is tuple)

@@ -1,0 +1,76 @@
+"""The parsed-log cache for a database store, per store position (issue 13).
+
+The same columns the file's cache holds (`lesson_credit.core.log.cache.encode_index`), kept in the workspace's
+`.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was
+made from (its store id) and still reaches the position the cache covers. The events table is
+append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), so the events up to that position
+are the ones the cache was made from; a process then reads only the events after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Protocol
+
+import xxhash
+
+from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.log.cache import decode_index, encode_index
+from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.store import StoreError
+
+MIN_NEW_EVENTS = 5_000  # rewrite the cache when a read took this many events (~4 MB of log, as the file)
+
+
+class PositionedStore(Protocol):
+    """What the cache needs of a database store (core/pgstore.py `PgStore`)."""
+
+    written_by: str | None
+
+    def size(self) -> int: ...
+
+    def store_id(self) -> str: ...
+
+    def fingerprint(self, end: int) -> str: ...
+
+
+class PgLogCache:
+    """`<cache_dir>/log-index-pg-<store id>.msgpack` for one database store (not while the store
+    reads only one agent's events: that is another index)."""
+
+    def __init__(self, store: PositionedStore, cache_dir: Path) -> None:
+        self.store = store
+        self.cache_dir = Path(cache_dir)
+        self.min_new = MIN_NEW_EVENTS
+
+    def _path(self) -> Path | None:
+        if self.store.written_by is not None:
+            return None
+        return self.cache_dir / f"log-index-pg-{self.store.store_id()}.msgpack"
+
+    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
+        """(index, a hasher for the reader's interface, partial) if the cache describes a prefix of
+        this database's events, else None."""
+        path = self._path()
+        if path is None:
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        try:
+            index, fingerprint, partial = decode_index(data)
+        except ValueError:
+            return None
+        if partial or self.store.size() < index.end or self.store.fingerprint(index.end) != fingerprint:
+            return None
+        return index, xxhash.xxh3_64(), partial
+
+    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
+        It records the database and position it covers (the reader's `digest` is of no bytes)."""
+        path = self._path()
+        if path is not None:
+            with contextlib.suppress(StoreError, OSError):
+                atomic_write(path, encode_index(index, self.store.fingerprint(index.end), partial))

@@ -1,0 +1,32 @@
+"""Credit settings: how evidence is counted (strategy, salience floor, decay, prior)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from lesson_credit.core.model import credit as credit_mod
+
+
+@dataclass(frozen=True)
+class CreditSettings:
+    """How evidence is counted. Validated on construction, so a bad config fails early."""
+
+    strategy: str = credit_mod.DEFAULT_STRATEGY
+    floor: float = credit_mod.DEFAULT_FLOOR
+    decay: float = 1.0  # gamma in (0, 1]; 1 means no decay
+    prior_alpha: float = 1.0
+    prior_beta: float = 1.0
+
+    def __post_init__(self) -> None:
+        credit_mod.check_strategy(self.strategy)
+        credit_mod.check_unit(self.floor, "floor")
+        if not (0.0 < self.decay <= 1.0):
+            raise ValueError(f"decay must be in (0, 1], got {self.decay!r}")
+        for name in ("prior_alpha", "prior_beta"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+    def with_(self, **changes: object) -> CreditSettings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""A ground-truth world to measure credit strategies and selection policies against."""
