@@ -235,7 +235,11 @@ def resolve_id(session_ids: Sequence[str], text: str) -> str:
     if not matches:
         raise QueryError(f"unknown session {text!r}")
     if len(matches) > 1:
-        shown = ", ".join(matches[:MAX_MATCHES_SHOWN])
-        more = f" and {len(matches) - MAX_MATCHES_SHOWN} more" if len(matches) > MAX_MATCHES_SHOWN else ""
-        raise QueryError(f"session id prefix {text!r} is ambiguous: {len(matches)} sessions match ({shown}{more})")
+        raise QueryError(ambiguous(text, matches[:MAX_MATCHES_SHOWN], len(matches)))
     return matches[0]
+
+
+def ambiguous(text: str, shown: Sequence[str], count: int) -> str:
+    """The message for a prefix `count` sessions start with (`shown`: the first few of them)."""
+    more = f" and {count - len(shown)} more" if count > len(shown) else ""
+    return f"session id prefix {text!r} is ambiguous: {count} sessions match ({', '.join(shown)}{more})"
