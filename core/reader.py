@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from lesson_credit.core import views
 from lesson_credit.core.bandit.fold import Posterior, fold
-from lesson_credit.core.log.cache import MIN_NEW_BYTES
+from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
 from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
@@ -139,15 +139,24 @@ class LogReader:
         if index.end != started_at and index.end - started_at >= self.cache_threshold:
             index.settle()
             if self._log_cache is not None:
-                prepared = _with_block_sums(index, settings, self.outcomes)
-                self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
+                with _gc_paused():  # as above: encoding a million sessions makes millions of objects
+                    prepared = _with_block_sums(index, settings, self.outcomes)
+                    self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self.snapshot, self._folds = prepared, {}
         return changed
 
-    def drop(self) -> None:
-        """Forget what was read (a section of the parsed-log cache turned out damaged when read):
+    def keep_sums(self) -> None:
+        """Save the per-block sums a fold computed since the parsed-log cache last held them (after a
+        write: the next command then folds without recomputing the blocks the write changed)."""
+        if isinstance(self._log_cache, LogCache):
+            self._log_cache.save_sums(self.index)
+
+    def drop(self, why: str = "") -> None:
+        """Forget what was read (a section of the parsed-log cache turned out damaged when read, `why`):
         the next refresh parses the whole log, without the cache, and saves a new one."""
+        if why and isinstance(self._log_cache, LogCache):
+            self._log_cache.note(f"has a damaged block ({why})")
         self.index = LogIndex()
         self._partial = False
         self._prefix.reset()

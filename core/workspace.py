@@ -60,10 +60,10 @@ def rereads(method: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concat
     def run(self: Workspace, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return method(self, *args, **kwargs)
-        except CacheDamaged:
+        except CacheDamaged as exc:
             if self._rereading:
                 raise
-            self._reader.drop()
+            self._reader.drop(str(exc))
             self._rereading = True
             try:
                 return method(self, *args, **kwargs)
@@ -267,6 +267,7 @@ class Workspace:
         it starts in the file, else searched for in the store."""
         from lesson_credit.core.log.records import record_at
 
+        self.data()
         row = self._row(session_id)
         offset = self._reader.session_offset(row)
         if offset is not None and isinstance(self.log, JsonlStore):
@@ -392,8 +393,8 @@ class Workspace:
             try:
                 self.refresh()
                 self.write_state()
-            except CacheDamaged:
-                self._reader.drop()
+            except CacheDamaged as exc:
+                self._reader.drop(str(exc))
                 self.refresh()
                 self.write_state()
         except (StoreError, OSError) as exc:
@@ -477,8 +478,10 @@ class Workspace:
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
-        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds
+        (and save the block sums the fold computed, for the next command)."""
         interop.rewrite_state(self.state_path, self.state_payload)
+        self._reader.keep_sums()
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""

@@ -44,6 +44,7 @@ from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 CACHE_VERSION = 7
 CACHE_MAGIC = b"lesson-credit log-index 7\n"
 BLOB_MAGIC = b"lesson-credit log-index blob 7\n"  # head and parts in one file (the database store's cache)
+SUMS_MAGIC = b"lesson-credit log-sums 7\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
 PART_PREFIX = "log-index-part-"
@@ -51,7 +52,9 @@ UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a rea
 _FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
 
 
-def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dict[str, Any]:
+def _sums(index: LogIndex) -> dict[str, Any]:
+    """The per-block sums and usage counts (each valid for the rewards it names: kept apart from the
+    head, they are saved whenever a write computed new ones)."""
     blocks = [
         {
             "block": block,
@@ -67,7 +70,12 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         [block, rows, u.injected.tobytes(), u.salient.tobytes(), u.salience.tobytes()]
         for (block, rows), u in index.blocks.usage.items()
     ]
+    return {"version": CACHE_VERSION, "blocks": blocks, "usage": usage}
+
+
+def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part], sums: bool) -> dict[str, Any]:
     return {
+        **(_sums(index) if sums else {}),
         "version": CACHE_VERSION,
         "end": index.end,
         "lines": index.lines,
@@ -82,8 +90,6 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "grade_base": index.grade_base.tobytes(),
         "n_sessions": index.n_sessions,
         "n_entries": len(index.entry_arm),
-        "blocks": blocks,
-        "usage": usage,
         "parts": [part.plain() for part in parts],
     }
 
@@ -110,7 +116,8 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         parts = [Part.of(x) for x in p["parts"]]
         if len(sources) != len(parts):
             raise ValueError("parts and files differ")
-        _blocks_into(index, p)
+        if "blocks" in p:
+            _blocks_into(index, p)
         index.session_start = Column(np.int64)  # the parts' starts, then the end of the last entry
         for part, source in zip(parts, sources, strict=True):
             attach_part(index, part, _sections_of(part, source))
@@ -170,7 +177,7 @@ def encode_index(index: LogIndex, digest: str, partial: bool) -> bytes:
             meta[0] += len(data)
         data += blob
         parts.append(part)
-    head = msgspec.msgpack.encode(_head(index, digest, partial, parts))
+    head = msgspec.msgpack.encode(_head(index, digest, partial, parts, sums=True))
     return seal(BLOB_MAGIC, struct.pack("<Q", len(head)) + head + bytes(data))
 
 
@@ -202,7 +209,12 @@ class LogCache:
         self.log = log
         self.dir = log.path.parent / ".cache" if cache_dir is None else Path(cache_dir)
         self.path = self.dir / "log-index.msgpack"
+        self.sums_path = self.dir / "log-sums.msgpack"
         self.notice = notice  # say on stderr when a cache is there but cannot be used
+
+    def note(self, why: str) -> None:
+        """Say (once, on stderr) that the cache cannot be used, and why."""
+        self._say(why)
 
     def _say(self, why: str) -> None:
         if self.notice:
@@ -250,7 +262,31 @@ class LogCache:
         if hasher is None or hasher.end != index.end:
             self._say("no longer matches the log (it was edited, replaced or cut)")
             return None
+        self._read_sums(index)
         return index, hasher, partial
+
+    def _read_sums(self, index: LogIndex) -> None:
+        """The block sums saved beside the head (none, or damaged: they are computed again)."""
+        try:
+            p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, read_regular(self.sums_path, HEAD_MAX_BYTES)))
+            if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
+                return
+            _blocks_into(index, p)
+        except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
+            index.blocks.sums.clear()
+            index.blocks.usage.clear()
+
+    def save_sums(self, index: LogIndex) -> None:
+        """Save the block sums when some were computed since they were read or saved (best effort,
+        no fsync: lost ones are computed again); only for an index the cache holds (a log too small
+        for the cache is read whole, sums and all, by every process)."""
+        if index.blocks.changed and index.parts:
+            self._write_sums(index)
+
+    def _write_sums(self, index: LogIndex) -> None:
+        with contextlib.suppress(StoreError, OSError):
+            atomic_write(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index))), sync=False)
+            index.blocks.changed = False
 
     def save(self, index: LogIndex, digest: str, partial: bool) -> None:
         """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
@@ -265,11 +301,12 @@ class LogCache:
             for extent in part_extents(index, starts[0], starts[1], *events):
                 part, blob = encode_part(index, extent, None)
                 name = f"{PART_PREFIX}{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}.bin"
-                if not (self.dir / name).exists():
-                    atomic_write(self.dir / name, blob)
+                atomic_write(self.dir / name, blob)  # (a file of that name may be one found damaged)
                 part.file = name
                 parts.append(part)
-            atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(_head(index, digest, partial, parts))))
+            self._write_sums(index)
+            head = _head(index, digest, partial, parts, sums=False)
+            atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
             index.parts = parts
             self._remove_unused({part.file for part in parts if part.file})
 

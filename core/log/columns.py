@@ -178,13 +178,30 @@ def encode_items(items: Sequence[Any]) -> tuple[bytes, npt.NDArray[np.int64]]:
     """`items` as one msgpack array, and where each item starts in it (one more offset: its end).
     The whole array decodes with one call; one item from its own stretch."""
     encode = msgspec.msgpack.encode
-    pieces = [encode(item) for item in items]
-    head = msgspec.msgpack.encode([None] * len(items))[: -len(items) or None]  # the array header alone
+    head = encode([None] * len(items))[: -len(items) or None]  # the array header alone
+    blob = encode(items)
+    sizes = _text_sizes(items)
+    if sizes is None or len(head) + int(sizes.sum()) != len(blob):
+        sizes = np.fromiter((len(encode(item)) for item in items), dtype=np.int64, count=len(items))
     offsets = np.zeros(len(items) + 1, dtype=np.int64)
-    if pieces:
-        np.cumsum([len(p) for p in pieces], out=offsets[1:])
+    np.cumsum(sizes, out=offsets[1:])
     offsets += len(head)
-    return head + b"".join(pieces), offsets
+    return blob, offsets
+
+
+def _text_sizes(items: Sequence[Any]) -> npt.NDArray[np.int64] | None:
+    """The msgpack size of each item, when all are str or None, worked out from their lengths (in
+    characters: right for ASCII; the caller checks the total against the encoding, which a single
+    longer UTF-8 string would exceed, and then encodes item by item)."""
+    try:
+        chars = np.fromiter((-1 if item is None else len(item) for item in items), dtype=np.int64, count=len(items))
+    except TypeError:
+        return None
+    if not all(item is None or type(item) is str for item in items):
+        return None
+    header = np.select([chars < 0, chars < 32, chars < 256, chars < 65536], [1, 1, 2, 3], 5)
+    sizes: npt.NDArray[np.int64] = np.where(chars < 0, 1, header + chars)
+    return sizes
 
 
 class Chunk(Protocol):
@@ -360,7 +377,7 @@ class Objects(Sequence[T]):
                 chunk = self._chunks[i]
                 lo = self._ends[i] - len(chunk)
                 hi = min(stop, self._ends[i])
-                if 2 * (hi - position) >= len(chunk):
+                if isinstance(chunk, HeldChunk) or 2 * (hi - position) >= len(chunk):
                     out.extend(chunk.items()[position - lo : hi - lo])
                 else:
                     out.extend(chunk.item(j) for j in range(position - lo, hi - lo))

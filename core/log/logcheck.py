@@ -229,7 +229,7 @@ def resume(log: EventLog, text: str) -> PrefixDigest | None:
         return None
     full = len(blocks)
     sealed = Seal.read(log)
-    if not (sealed is not None and sealed.vouches(signature) and sealed.blocks[:full] == blocks):
+    if full and not (sealed is not None and sealed.vouches(signature) and sealed.blocks[:full] == blocks):
         again = digest_of(log, full * BLOCK_BYTES)
         if again is None or again.blocks != blocks:
             return None

@@ -22,7 +22,7 @@ from lesson_credit.core.log import snapshot
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk, encode_items
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.lookup import IdChunk, hash_table, id_hashes
+from lesson_credit.core.log.lookup import IdChunk, bloom_filter, hash_table, id_hashes
 from lesson_credit.core.log.sections import Section
 
 _ROW_NUMBERS = {  # index column -> section: one item per session
@@ -50,8 +50,10 @@ PART_SECTIONS = (
     *(f"{name}.{kind}" for name in _ITEMS for kind in ("blob", "offsets")),
     "id_hashes",
     "id_rows",
+    "id_bloom",
     "sel_hashes",
     "sel_positions",
+    "sel_bloom",
 )
 
 
@@ -187,6 +189,7 @@ def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, byt
     hashes, rows = hash_table(ids)
     put("id_hashes", hashes.tobytes())
     put("id_rows", rows.tobytes())
+    put("id_bloom", bloom_filter(hashes).tobytes())
     maps = {}
     for attr, name in _MAPS.items():
         pairs = getattr(index, attr).between(x.r0, x.r1)
@@ -201,6 +204,7 @@ def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, byt
     order = np.argsort(sel_hashes, kind="stable")
     put("sel_hashes", sel_hashes[order].tobytes())
     put("sel_positions", np.array([named[i][0] for i in order.tolist()], dtype=np.int32).tobytes())
+    put("sel_bloom", bloom_filter(sel_hashes).tobytes())
     maps["sel_ids"] = len(named)
     part = Part(file, x.r1 - x.r0, x.e1 - x.e0, x.g1 - x.g0, x.s1 - x.s0, maps, sections)
     return part, bytes(out)
@@ -226,6 +230,7 @@ def attach_part(index: LogIndex, part: Part, section: Callable[[str], Section]) 
     index.selections.add_chunk(
         StoredChunk(part.selections, section("selections.blob"), section("selections.offsets"), _selection)
     )
-    index.lookup.add_chunk(IdChunk(r0, part.rows, section("id_hashes"), section("id_rows")))
+    index.lookup.add_chunk(IdChunk(r0, part.rows, section("id_hashes"), section("id_rows"), section("id_bloom")))
     named = part.maps.get("sel_ids", 0)
-    index.selection_chunks.append(IdChunk(s0, named, section("sel_hashes"), section("sel_positions")))
+    sel = IdChunk(s0, named, section("sel_hashes"), section("sel_positions"), section("sel_bloom"))
+    index.selection_chunks.append(sel)

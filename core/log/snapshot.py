@@ -163,6 +163,31 @@ class BlockCache:
     def __init__(self) -> None:
         self.sums: dict[tuple[int, int], BlockSums] = {}  # (block, sessions in it) -> sums
         self.usage: dict[tuple[int, int], BlockUsage] = {}  # (block, sessions in it) -> usage counts
+        self.changed = False  # sums or counts computed since the parsed-log cache last saved them
+
+    def keep(self, key: tuple[int, int], sums: BlockSums) -> None:
+        """Keep a block's sums (dropping those of the block at another length: it only grows)."""
+        for old in [k for k in self.sums if k[0] == key[0] and k != key]:
+            del self.sums[old]
+        self.sums[key] = sums
+        self.changed = True
+
+    def keep_usage(self, key: tuple[int, int], usage: BlockUsage) -> None:
+        for old in [k for k in self.usage if k[0] == key[0] and k != key]:
+            del self.usage[old]
+        self.usage[key] = usage
+        self.changed = True
+
+    def shorter(self, table: dict[tuple[int, int], Any], block: int, rows: int) -> tuple[int, Any] | None:
+        """The entry of `table` for the block at the most rows under `rows` (to extend), if any."""
+        known = [k[1] for k in table if k[0] == block and k[1] < rows]
+        return None if not known else (max(known), table[(block, max(known))])
+
+
+def _grown(values: npt.NDArray[Any], n_arms: int, fill: float = 0) -> npt.NDArray[Any]:
+    out = np.full(n_arms, fill, dtype=values.dtype)
+    out[: len(values)] = values
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,18 +214,37 @@ def lesson_usage(data: FoldData) -> BlockUsage:
     for index, lo, hi in block_ranges(data.n_sessions):
         usage = data.blocks.usage.get((index, hi - lo))
         if usage is None:
-            ends = data.starts(lo, hi)
-            arms, values, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
-            usage = data.blocks.usage[(index, hi - lo)] = BlockUsage(
-                injected=np.bincount(arms, minlength=data.n_arms).astype(np.int64),
-                salient=np.bincount(arms[values > 0], minlength=data.n_arms).astype(np.int64),
-                salience=sum_by_arm(arms, values, data.n_arms),
-            )
+            usage = _usage(data, index, lo, hi)
+            data.blocks.keep_usage((index, hi - lo), usage)
         k = len(usage.injected)
         injected[:k] += usage.injected
         salient[:k] += usage.salient
         salience[:k] += usage.salience
     return BlockUsage(injected, salient, salience)
+
+
+def _usage(data: FoldData, index: int, lo: int, hi: int) -> BlockUsage:
+    """A block's usage counts: those of its first rows, when known, with the rest added entry by entry
+    (in order: the same sums, bit for bit, as counting the whole block)."""
+    shorter = data.blocks.shorter(data.blocks.usage, index, hi - lo)
+    start = lo if shorter is None else lo + shorter[0]
+    ends = data.starts(start, hi)
+    arms, values, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
+    n_arms = data.n_arms
+    if shorter is None:
+        return BlockUsage(
+            injected=np.bincount(arms, minlength=n_arms).astype(np.int64),
+            salient=np.bincount(arms[values > 0], minlength=n_arms).astype(np.int64),
+            salience=sum_by_arm(arms, values, n_arms),
+        )
+    old: BlockUsage = shorter[1]
+    salience = _grown(old.salience, n_arms)
+    np.add.at(salience, arms, values)
+    return BlockUsage(
+        injected=_grown(old.injected, n_arms) + np.bincount(arms, minlength=n_arms),
+        salient=_grown(old.salient, n_arms) + np.bincount(arms[values > 0], minlength=n_arms),
+        salience=salience,
+    )
 
 
 @dataclass(frozen=True)
@@ -216,16 +260,22 @@ class _Block:
         counts = self.sums.rewarded.get(key)
         if counts is None:
             ends = data.starts(self.lo, self.hi)
-            arms_all, salience, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
-            graded = ~np.isnan(self.base)
-            sizes = np.diff(ends)
-            rows = np.repeat(graded, sizes)
-            w = credit_mod.weight(salience[rows], settings.floor)
-            credited = credit_mod.credited_reward(np.repeat(self.base, sizes)[rows], w, settings.strategy)
-            arms = arms_all[rows]
-            counts = np.bincount(arms[credited > 0.5], minlength=data.n_arms).astype(np.int64)
+            counts = _rewarded(data, self.base, ends, settings.strategy, settings.floor)
             self.sums.rewarded[key] = counts
+            data.blocks.changed = True
         return counts
+
+
+def _rewarded(data: FoldData, base: FloatArray, ends: IntArray, strategy: str, floor: float) -> IntArray:
+    """Graded sessions whose credited reward exceeded 0.5, per arm, over the sessions `ends` bound."""
+    arms_all, salience, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
+    graded = ~np.isnan(base)
+    sizes = np.diff(ends)
+    rows = np.repeat(graded, sizes)
+    w = credit_mod.weight(salience[rows], floor)
+    credited = credit_mod.credited_reward(np.repeat(base, sizes)[rows], w, strategy)
+    arms = arms_all[rows]
+    return np.bincount(arms[credited > 0.5], minlength=data.n_arms).astype(np.int64)
 
 
 def blocks_of(data: FoldData, base: FloatArray) -> list[_Block]:
@@ -243,11 +293,43 @@ def _blocks(data: FoldData, base: FloatArray, keep: bool) -> list[_Block]:
         sums = data.blocks.sums.get(key)
         rewards = base[lo:hi]
         if sums is None or sums.base_key != rewards_key(rewards):
-            sums = _block_sums(data, base, lo, hi)
+            sums = _extended(data, base, index, lo, hi) or _block_sums(data, base, lo, hi)
             if keep:
-                data.blocks.sums[key] = sums
+                data.blocks.keep(key, sums)
         out.append(_Block(index, lo, hi, sums, rewards))
     return out
+
+
+def _extended(data: FoldData, base: FloatArray, index: int, lo: int, hi: int) -> BlockSums | None:
+    """The block's sums from those of its first rows (sessions were appended to it since), when their
+    rewards are unchanged: the new rows' entries added one by one, in order, as the block's own
+    bincount adds them (so the sums are the same, bit for bit, as summing the whole block)."""
+    shorter = data.blocks.shorter(data.blocks.sums, index, hi - lo)
+    if shorter is None or shorter[1].base_key != rewards_key(base[lo : lo + shorter[0]]):
+        return None
+    rows, old = shorter
+    ends = data.starts(lo + rows, hi)
+    arms, salience, sessions = data.entry_slice(int(ends[0]), int(ends[-1]))
+    block_base = np.array(base[lo + rows : hi], dtype=np.float64)
+    graded_rows = ~np.isnan(block_base)
+    sizes = np.diff(ends)
+    entry_base = np.repeat(np.where(graded_rows, block_base, 0.0), sizes)
+    graded = np.repeat(graded_rows, sizes)
+    n_arms = data.n_arms
+    out = {name: _grown(getattr(old, name), n_arms) for name in ("n", "sum_base", "sum_base_salience", "sum_salience")}
+    for name, weights in (
+        ("n", graded.astype(np.float64)),
+        ("sum_base", entry_base),
+        ("sum_base_salience", entry_base * salience),
+        ("sum_salience", salience * graded),
+    ):
+        np.add.at(out[name], arms, weights)
+    last = _grown(old.last, n_arms, -1)
+    np.maximum.at(last, arms[graded], sessions[graded].astype(np.int64))
+    rewarded = {}
+    for (strategy, floor), counts in old.rewarded.items():
+        rewarded[(strategy, floor)] = _grown(counts, n_arms) + _rewarded(data, block_base, ends, strategy, floor)
+    return BlockSums(base_key=rewards_key(base[lo:hi]), **out, last=last, rewarded=rewarded)
 
 
 def block_ranges(n_sessions: int) -> list[tuple[int, int, int]]:
