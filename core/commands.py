@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,7 @@ def recording(
     unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
     if unknown:
         raise WorkspaceError(f"not in the lesson library: {', '.join(unknown)}")
-    duplicates = sorted({lid for lid in ids if ids.count(lid) > 1})
+    duplicates = sorted(lid for lid, n in Counter(ids).items() if n > 1)
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])

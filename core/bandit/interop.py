@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -57,34 +58,53 @@ class ImportReport:
         return arms, {arm.lesson_id: arm.rewards for arm in self.arms if arm.rewards}
 
 
+class ArmMapper:
+    """gptme arm ids to library ids (`map`), for one library: its ids and, per path suffix that
+    starts after a `/`, the ids ending in it, so a suffix match costs a few lookups, not a pass over
+    the library (an import of 40,000 arms made one per arm)."""
+
+    def __init__(self, library_ids: Iterable[str], roots: tuple[str, ...]) -> None:
+        self.ids = set(library_ids)
+        self.roots = roots
+        self._ending: dict[str, list[str]] = {}
+        for known in self.ids:
+            parts = known.split("/")
+            for j in range(1, len(parts)):
+                self._ending.setdefault("/".join(parts[j:]), []).append(known)
+
+    def map(self, raw: str, taken: set[str] | frozenset[str] = frozenset()) -> tuple[str, bool]:
+        """A gptme arm id to a library id: strip `lessons/`, make absolute paths relative to a root,
+        and as a last resort match by path suffix, unless another arm names that lesson exactly
+        (`taken`): a moved lesson keeps its old evidence under its old id. Returns (id, matched)."""
+        text = raw.replace("\\", "/")
+        if text.startswith("/"):
+            for root in self.roots:
+                prefix = root.rstrip("/") + "/"
+                if text.startswith(prefix):
+                    candidate = text[len(prefix) :]
+                    return candidate, candidate in self.ids
+            parts = PurePosixPath(text).parts
+            if "lessons" in parts:
+                last = len(parts) - 1 - parts[::-1].index("lessons")
+                text = "/".join(parts[last + 1 :])
+        lesson_id = normalize_id(text)
+        if lesson_id in self.ids:
+            return lesson_id, True
+        # known ids that end in "/" + lesson_id, and lesson_id's own suffixes that are known ids
+        pieces = lesson_id.split("/")
+        ending = ["/".join(pieces[j:]) for j in range(1, len(pieces))]
+        suffix_matches = {known for known in self._ending.get(lesson_id, ()) if known not in taken}
+        suffix_matches |= {known for known in ending if known in self.ids and known not in taken}
+        if len(suffix_matches) == 1:
+            return suffix_matches.pop(), True
+        return lesson_id, False
+
+
 def map_arm_id(
     raw: str, library_ids: set[str], roots: tuple[str, ...], taken: set[str] | frozenset[str] = frozenset()
 ) -> tuple[str, bool]:
-    """A gptme arm id to a library id: strip `lessons/`, make absolute paths relative to a root,
-    and as a last resort match by path suffix, unless another arm names that lesson exactly
-    (`taken`): a moved lesson keeps its old evidence under its old id. Returns (id, matched)."""
-    text = raw.replace("\\", "/")
-    if text.startswith("/"):
-        for root in roots:
-            prefix = root.rstrip("/") + "/"
-            if text.startswith(prefix):
-                candidate = text[len(prefix) :]
-                return candidate, candidate in library_ids
-        parts = PurePosixPath(text).parts
-        if "lessons" in parts:
-            last = len(parts) - 1 - parts[::-1].index("lessons")
-            text = "/".join(parts[last + 1 :])
-    lesson_id = normalize_id(text)
-    if lesson_id in library_ids:
-        return lesson_id, True
-    suffix_matches = [
-        known
-        for known in library_ids
-        if (lesson_id.endswith("/" + known) or known.endswith("/" + lesson_id)) and known not in taken
-    ]
-    if len(suffix_matches) == 1:
-        return suffix_matches[0], True
-    return lesson_id, False
+    """`ArmMapper.map` for one id (a mapper per call: for many ids, make one ArmMapper)."""
+    return ArmMapper(library_ids, roots).map(raw, taken)
 
 
 def _number(value: Any, what: str, arm: str) -> float:
@@ -110,6 +130,7 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
     arms = []
+    mapper = ArmMapper(library_ids, roots)
     for key, entry in data["arms"].items():
         if not isinstance(entry, dict):
             raise InteropError(f"{path}: arm {key!r} is not an object")
@@ -124,7 +145,7 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
         rewards = _number(entry.get("total_rewards", 0), "total_rewards", source)
         if not (0 <= n < MAX_COUNT and 0 <= rewards < MAX_COUNT):
             raise InteropError(f"{path}: arm {source!r}: counts must be in [0, 2**53)")
-        lesson_id, matched = map_arm_id(source, library_ids, roots, frozenset(library_ids))  # exact only
+        lesson_id, matched = mapper.map(source, mapper.ids)  # exact only
         if not lesson_id:
             raise InteropError(f"{path}: arm {source!r} names no lesson once 'lessons/' is stripped")
         arms.append(ImportedArm(source, lesson_id, alpha, beta, int(n), int(rewards), matched))
@@ -133,12 +154,11 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     taken = {arm.lesson_id for arm in arms if arm.matched}
     for i, arm in enumerate(arms):
         if not arm.matched:
-            lesson_id, matched = map_arm_id(arm.source_id, library_ids, roots, frozenset(taken))
+            lesson_id, matched = mapper.map(arm.source_id, taken)
             if matched:
                 taken.add(lesson_id)
                 arms[i] = replace(arm, lesson_id=lesson_id, matched=True)
-    ids = [arm.lesson_id for arm in arms]
-    clashes = sorted({i for i in ids if ids.count(i) > 1})
+    clashes = sorted(i for i, n in Counter(arm.lesson_id for arm in arms).items() if n > 1)
     if clashes:
         raise InteropError(f"{path}: several arms map to the same lesson: {', '.join(clashes)}")
     return ImportReport(str(path), tuple(arms))

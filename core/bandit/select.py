@@ -16,7 +16,7 @@ from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.patterns import pattern_matches
-from lesson_credit.core.library.salience import KeywordMatcher, breakdown_from_scan
+from lesson_credit.core.library.salience import KeywordMatcher, counted_keys
 from lesson_credit.core.log.events import SELECTION
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.settings import CreditSettings
@@ -60,18 +60,16 @@ def check_seed(seed: int) -> int:
 
 
 def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
-    """Active lessons whose keywords or patterns match the context text."""
+    """Active lessons whose keywords or patterns match the context text: one scan for every keyword,
+    then per lesson a set lookup per keyword (no salience breakdown: only whether any hit)."""
     active = [lesson for lesson in lessons if lesson.status == "active"]
-    matcher = KeywordMatcher(k for lesson in active for k in lesson.keywords)
-    found = matcher.scan(context)
-    chosen = []
-    for lesson in active:
-        if breakdown_from_scan(lesson.id, lesson.keywords, found).hits:
-            chosen.append(lesson)
-            continue
-        if any(pattern_matches(pattern, context) for pattern in lesson.patterns):
-            chosen.append(lesson)
-    return chosen
+    keys = [counted_keys(lesson.keywords) for lesson in active]
+    occurs = KeywordMatcher.of_keys(key for lesson_keys in keys for key in lesson_keys).scan(context).occurs
+    return [
+        lesson
+        for lesson, lesson_keys in zip(active, keys, strict=True)
+        if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in lesson.patterns)
+    ]
 
 
 def posterior_of(

@@ -40,6 +40,11 @@ def counted_keywords(raw: Iterable[str]) -> list[str]:
     return list(_counted(raw).values())
 
 
+def counted_keys(raw: Iterable[str]) -> list[str]:
+    """The case-folded forms of a lesson's counted keywords (what a scan reports hits of)."""
+    return list(_counted(raw))
+
+
 def _counted(raw: Iterable[str]) -> dict[str, str]:
     """A lesson's counted keywords by their case-folded form (the first spelling wins)."""
     seen: dict[str, str] = {}
