@@ -22,7 +22,45 @@ if TYPE_CHECKING:
     from lesson_credit.core.analysis.dropout import DropoutLog
     from lesson_credit.core.reader import LogReader
 
-__all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo", "write_loo"]
+__all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo", "saved_effects", "save_effects", "write_loo"]
+
+EFFECTS_MAGIC = b"lesson-credit effects 1\n"
+EFFECTS_MAX_BYTES = 64 * 1024 * 1024
+
+
+def saved_effects(path: Path, key: str) -> dict[str, float] | None:
+    """The joint effects saved at `path` for the log version `key` (None: none, another version's,
+    or a file that does not check out). The joint fit is the slowest thing the dashboard shows:
+    kept per log version, a restart on an unchanged log shows it without fitting again."""
+    import msgspec
+
+    from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+    from lesson_credit.core.base.sealed import unseal
+
+    try:
+        stored = msgspec.msgpack.decode(unseal(EFFECTS_MAGIC, read_regular(path, EFFECTS_MAX_BYTES)))
+    except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
+        return None
+    if not isinstance(stored, dict) or stored.get("key") != key or not isinstance(stored.get("effects"), dict):
+        return None
+    effects = stored["effects"]
+    if not all(isinstance(k, str) and isinstance(v, float) for k, v in effects.items()):
+        return None
+    return dict(effects)
+
+
+def save_effects(path: Path, key: str, effects: Mapping[str, float]) -> None:
+    """Best effort, no fsync (a lost file is fitted again)."""
+    import contextlib
+
+    import msgspec
+
+    from lesson_credit.core.base.files import StoreError, atomic_write
+    from lesson_credit.core.base.sealed import seal
+
+    payload = msgspec.msgpack.encode({"key": key, "effects": {k: float(v) for k, v in effects.items()}})
+    with contextlib.suppress(StoreError, OSError):
+        atomic_write(path, seal(EFFECTS_MAGIC, payload), sync=False)
 
 
 def broad_keywords_of(
@@ -37,10 +75,10 @@ def broad_keywords_of(
 def dropout_log(root: Path, library: Library) -> DropoutLog:
     """gptme's randomized-dropout logs under `root` (state/lesson-dropout/*.jsonl), ids mapped to library ids."""
     from lesson_credit.core.analysis.dropout import DROPOUT_DIR, read_dropout_logs
-    from lesson_credit.core.bandit.interop import map_arm_id
+    from lesson_credit.core.bandit.interop import ArmMapper
 
-    ids = {lesson.id for lesson in library.lessons}
-    return read_dropout_logs(root / DROPOUT_DIR, lambda raw: map_arm_id(raw, ids, library.roots)[0])
+    mapper = ArmMapper((lesson.id for lesson in library.lessons), library.roots)
+    return read_dropout_logs(root / DROPOUT_DIR, lambda raw: mapper.map(raw)[0])
 
 
 def loo(

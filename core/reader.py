@@ -74,6 +74,7 @@ class LogReader:
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
         self._dropped = False  # see drop()
+        self.generation = 0  # +1 whenever the index is replaced (a read from the start): rows may differ
         self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
         # who wrote each session (a database store's record), fetched up to _agents_end for _agents_of
         self._agents: dict[str, str] = {}
@@ -99,6 +100,7 @@ class LogReader:
             # The log was edited, replaced or cut, or a last line read without its newline was
             # continued (it is then one longer line): start over rather than trust a stale prefix.
             self.index = index = LogIndex()
+            self.generation += 1
             self._partial = False
             self._prefix.reset()
             reset = True
@@ -106,6 +108,7 @@ class LogReader:
             loaded = self._log_cache.load()
             if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
                 self.index, hasher, self._partial = loaded
+                self.generation += 1
                 self._prefix.adopt(hasher)
                 index = self.index
                 reset = True
@@ -146,6 +149,16 @@ class LogReader:
             self.snapshot, self._folds = prepared, {}
         return changed
 
+    def content_key(self) -> str | None:
+        """What identifies the log as read (its length and the digest of its bytes), for caches of
+        things computed from it; None when derived caches are not kept (or the store is no file)."""
+        if not isinstance(self._log_cache, LogCache):
+            return None
+        import xxhash
+
+        digest = xxhash.xxh3_64_hexdigest(self._prefix.hasher.hexdigest().encode())
+        return f"{self.index.end}:{self.index.lines}:{digest}"
+
     def keep_sums(self) -> None:
         """Save the per-block sums a fold computed since the parsed-log cache last held them (after a
         write: the next command then folds without recomputing the blocks the write changed)."""
@@ -158,6 +171,7 @@ class LogReader:
         if why and isinstance(self._log_cache, LogCache):
             self._log_cache.note(f"has a damaged block ({why})")
         self.index = LogIndex()
+        self.generation += 1
         self._partial = False
         self._prefix.reset()
         self._tail_problem = None

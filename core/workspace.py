@@ -182,10 +182,34 @@ class Workspace:
 
     @rereads
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""
+        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags.
+        Kept in .cache per log version (`saved_effects`)."""
         from lesson_credit.core.analysis.joint import effects_by_lesson
 
-        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+        effects = effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+        self.remember_effects(effects)
+        return effects
+
+    def remember_effects(self, effects: dict[str, float]) -> None:
+        """Save joint effects fitted on the log as read now (`saved_effects` gives them back)."""
+        from lesson_credit.core import attribution
+
+        key = self._effects_key()
+        if key is not None:
+            attribution.save_effects(self.state_dir / ".cache" / "effects.msgpack", key, effects)
+
+    @rereads
+    def saved_effects(self) -> dict[str, float] | None:
+        """The joint effects `effects()` saved for the log as it is now read (None: none yet)."""
+        from lesson_credit.core import attribution
+
+        key = self._effects_key()
+        return None if key is None else attribution.saved_effects(self.state_dir / ".cache" / "effects.msgpack", key)
+
+    def _effects_key(self) -> str | None:
+        self.data()
+        content = self._reader.content_key()
+        return None if content is None else f"{content}:{self.settings.floor!r}:{_fit_version()}"
 
     @rereads
     def session_categories(self) -> Sequence[str | None]:
@@ -240,6 +264,17 @@ class Workspace:
         """The string outcome of the session's record when it was logged without base_reward."""
         self.data()
         return self._reader.outcome_label(self._row(session_id))
+
+    @property
+    def read_generation(self) -> int:
+        """Changes when the log is read again from its start (rows read before may be other sessions)."""
+        return self._reader.generation
+
+    @rereads
+    def session_ids_between(self, start: int, stop: int) -> tuple[str, ...]:
+        """The ids of the sessions at rows [start, stop), as read."""
+        self.data()
+        return tuple(self._reader.session_ids().between(start, stop))
 
     @rereads
     def session_id_of(self, text: str) -> str:
@@ -498,3 +533,16 @@ class Workspace:
 
     def now_iso(self) -> str:
         return iso(self.clock())
+
+
+@functools.cache
+def _fit_version() -> str:
+    """A digest of the analysis code: effects saved by another version of the fit are not reused."""
+    import xxhash
+
+    from lesson_credit.core import analysis
+
+    digest = xxhash.xxh3_64()
+    for path in sorted(Path(analysis.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

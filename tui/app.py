@@ -40,7 +40,7 @@ from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
-POLL_SECONDS = 1.0
+POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
 FIRST_SNAPSHOT_LATEST_S = 2.0  # the first snapshot starts once the Lessons rows are drawn, or after this
 WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
 PROBLEMS_IN_NOTICE = 3
@@ -175,6 +175,9 @@ class LessonCreditApp(App[None]):
                 self._watch_log()
             else:
                 self.set_interval(self.poll_seconds, self._poll)
+
+    def on_unmount(self) -> None:
+        self.source.close()  # a joint fit running in a child process ends with the dashboard
 
     @on(LessonsShown)
     def _lessons_shown(self) -> None:

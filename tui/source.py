@@ -7,8 +7,9 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -28,6 +29,7 @@ from lesson_credit.core.views import (
     SessionTable,
 )
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.effects_job import EffectsJob
 from lesson_credit.tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from lesson_credit.tui.session_search import Found, SessionSearch
 
@@ -37,6 +39,8 @@ if TYPE_CHECKING:  # imported where used: the health and simulation modules load
     from lesson_credit.core.sim.simulate import SimulationReport
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
+EFFECTS_ELSEWHERE_FROM = 100_000  # sessions from which the joint fit runs in a child process
+EFFECTS_ELSEWHERE_ARMS = 500  # or lessons (its eigen-decomposition grows as their cube)
 MAX_PINS = 3
 
 
@@ -53,6 +57,7 @@ class LessonsView:
     lessons: Mapping[str, Lesson]
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
+    effects_of: int | None = None  # the log version `effects` were fitted on (an older one while refitting)
     retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
 
     @property
@@ -197,13 +202,42 @@ class Problems:
     lessons: tuple[LessonProblem, ...]
 
 
+class FirstItems(Sequence[str]):
+    """The first `n` items of a list that only ever grows at its end: a view that never changes."""
+
+    def __init__(self, items: list[str], n: int) -> None:
+        self._items = items
+        self._n = n
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return self._items[: self._n][index]
+        at = index + self._n if index < 0 else index
+        if not 0 <= at < self._n:
+            raise IndexError(index)
+        return self._items[at]
+
+    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
+        return self._items.index(value, start, self._n if stop is None else min(stop, self._n))  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[str]:
+        return islice(self._items, self._n)
+
+
 @dataclass(frozen=True, eq=False)
 class SourceSnapshot:
     """What changed, as one frozen value: posted once per write or poll that changed the workspace."""
 
     version: int  # the source's version: +1 per change, whoever caused it
     log_version: int  # the Workspace's read of the log
-    session_ids: tuple[str, ...]  # log order
+    session_ids: Sequence[str]  # log order
     base: npt.NDArray[np.float64]  # read-only: each session's grade in force, NaN = pending
     problems: Problems
 
@@ -268,6 +302,10 @@ class WorkspaceSource:
         self._seen_log: int | None = None  # the log version the last snapshot (or the first read) saw
         self.version = 0  # bumped once per write or poll that changed something (see `check`)
         self._effects: tuple[int, Mapping[str, float]] | None = None  # the last joint effects, by log version
+        self._ids: list[str] = []  # the session ids as of the last snapshot (extended, not rebuilt)
+        self._job = EffectsJob()  # the joint fit of a big log, in a child process
+        self._fitting = threading.Lock()
+        self._ids_generation = -1
 
     @property
     def name(self) -> str:
@@ -289,25 +327,33 @@ class WorkspaceSource:
             self._seen_log = ws.version
             self.version += 1
             data = ws.data()
-            table = ws.session_table()
             return SourceSnapshot(
                 version=self.version,
                 log_version=ws.version,
-                session_ids=tuple(table.session_ids),
+                session_ids=self._session_ids(ws, data.n_sessions),
                 base=data.base,
                 problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
             )
+
+    def _session_ids(self, ws: Workspace, n: int) -> Sequence[str]:
+        """The ids of the first `n` sessions: those of the last snapshot and the new ones (a change
+        reads its own sessions' ids, not a million); all again after the log was read anew."""
+        if self._ids_generation != ws.read_generation or len(self._ids) > n:
+            self._ids, self._ids_generation = [], ws.read_generation
+        if len(self._ids) < n:
+            self._ids.extend(ws.session_ids_between(len(self._ids), n))
+        return FirstItems(self._ids, n)
 
     def snapshot(self) -> SourceSnapshot:
         """The state as of now, at the current version (no bump): what the app starts from."""
         with self._lock:
             ws = self._refreshed()
-            table = ws.session_table()
+            data = ws.data()
             return SourceSnapshot(
                 version=self.version,
                 log_version=ws.version,
-                session_ids=tuple(table.session_ids),
-                base=ws.data().base,
+                session_ids=self._session_ids(ws, data.n_sessions),
+                base=data.base,
                 problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
             )
 
@@ -344,6 +390,7 @@ class WorkspaceSource:
             for lesson_id in problems:
                 if lesson_id not in known and lesson_id.endswith(".md"):
                     rows.append(_placeholder_row(lesson_id, settings, intervals))
+            effects = self._effects if self._effects is not None and self._effects[0] == ws.version else None
             return LessonsView(
                 version=ws.version,
                 table=table,
@@ -354,6 +401,8 @@ class WorkspaceSource:
                 lessons=library.by_id(),
                 problems=problems,
                 retired=retired_rows(ws, rows),
+                effects=None if effects is None else effects[1],
+                effects_of=None if effects is None else effects[0],
             )
 
     @staticmethod
@@ -380,23 +429,52 @@ class WorkspaceSource:
             ws = self._refreshed()
             return ws.version, ws.p_top_k(seed=self.seed)
 
-    def effects(self) -> tuple[int, Mapping[str, float]]:
-        """(log version, each lesson's joint effect estimate): one regression over the log, asked
-        for after the Lessons table is shown (a fraction of a second on 100k sessions). The fit runs
-        outside the lock, on the snapshot: other calls do not wait for it."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
-
+    def known_effects(self) -> tuple[int, Mapping[str, float]] | None:
+        """(log version, the joint effects) when they are at hand for the log as read: fitted by
+        this dashboard, or saved by the last fit of this log version (none: `effects` fits)."""
         with self._lock:
             ws = self._refreshed()
-            version = ws.version
             cached = self._effects
-            if cached is not None and cached[0] == version:
+            if cached is not None and cached[0] == ws.version:
                 return cached
-            data, categories, floor, agents = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
-        effects = effects_by_lesson(data, categories, floor, agents)
-        with self._lock:
-            self._effects = (version, effects)
-        return version, effects
+            saved = ws.saved_effects()
+            if saved is None:
+                return None
+            self._effects = (ws.version, saved)
+            return self._effects
+
+    def effects(self) -> tuple[int, Mapping[str, float]]:
+        """(log version, each lesson's joint effect estimate): one regression over the log, asked for
+        after the Lessons table is shown. A log of EFFECTS_ELSEWHERE_FROM sessions or of
+        EFFECTS_ELSEWHERE_ARMS lessons or more is fitted in a child process (tui/effects_job.py: the
+        dashboard neither waits for its interpreter lock nor holds its memory); a smaller one here,
+        outside the lock, on the snapshot (other calls do not wait). The version is the one asked
+        for: a fit that read a newer log is shown until the next."""
+        from lesson_credit.core.analysis.joint import effects_by_lesson
+        from lesson_credit.tui import effects_job
+
+        with self._fitting:  # one fit at a time: callers that waited for it mostly find their answer known
+            known = self.known_effects()
+            if known is not None:
+                return known
+            with self._lock:
+                ws = self._refreshed()
+                version = ws.version
+                data = ws.data()
+                heavy = data.n_sessions >= EFFECTS_ELSEWHERE_FROM or data.n_arms >= EFFECTS_ELSEWHERE_ARMS
+                request = effects_job.request_of(ws) if heavy else None
+                if request is None:
+                    inputs = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
+            effects = self._job.run(request) if request is not None else effects_by_lesson(*inputs)
+            with self._lock:
+                if request is None and self.workspace.version == version:
+                    self.workspace.remember_effects(effects)
+                self._effects = (version, effects)
+            return version, effects
+
+    def close(self) -> None:
+        """The dashboard is closing: end a fit running in a child process."""
+        self._job.stop()
 
     def sessions_view(self) -> SessionsView:
         """The session table as columns; the search text and reward series are derived outside the lock

@@ -76,7 +76,7 @@ class Column:
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
         if need > len(self._data) or not self._data.flags.writeable:
-            grown = np.empty(max(need, 2 * len(self._data), MIN_CAPACITY), dtype=self.dtype)
+            grown = np.empty(_capacity(need), dtype=self.dtype)
             grown[: self._n] = self._data[: self._n]
             self._data = grown
 
@@ -108,7 +108,7 @@ class Column:
             return
         parts = [self._chunk(i) for i in range(len(self._chunks))]
         total = self._prefix + self._n
-        data = np.empty(max(total, MIN_CAPACITY), dtype=self.dtype)
+        data = np.empty(_capacity(total), dtype=self.dtype)  # room to append: not copied again at once
         at = 0
         for part in [*parts, self._data[: self._n]]:
             data[at : at + len(part)] = part
@@ -169,6 +169,12 @@ class Column:
 
     def tobytes(self) -> bytes:
         return self.view().tobytes()
+
+
+def _capacity(need: int) -> int:
+    """Room for `need` items and a quarter more: appends copy the column once in a while (amortised
+    O(1) each), and a million-session column does not take twice its size the moment it first grows."""
+    return max(need + need // 4, MIN_CAPACITY)
 
 
 # ---------------------------------------------------------------- any values

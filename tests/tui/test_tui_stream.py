@@ -46,7 +46,7 @@ SIZE = (120, 40)
 WRITER_SESSIONS = 2000
 TAIL = 200  # the writer's last sessions, appended while the dashboard stays on the Lessons screen
 FINAL_GRADE = 0.42  # the writer's very last event: a grade of its last session
-POLL_SECONDS = POLL  # the app's default: it reloads about once a second while the writer runs
+POLL_SECONDS = POLL  # the app's default: it reloads five times a second while the writer runs
 # The perf test's limit, for an otherwise idle machine: the slowest key seen on two cores was ~1.8 s (`p` on
 # Sessions rebuilds its 1000 rows on the UI thread while reloads queue up); on a loaded machine it exceeds 3 s.
 MAX_KEY_LATENCY_S = 3.0

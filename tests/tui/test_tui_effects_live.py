@@ -1,0 +1,139 @@
+"""The joint fit and live updates at scale (issue 25): the fit of a big log runs in a child process
+and is kept per log version; while a newer log is fitted, the effects fitted before stay on screen;
+a change reads its own sessions' ids, not all of them again."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from tui_fixture import analysis_session, settle
+
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui import effects_job
+from lesson_credit.tui import source as source_mod
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+
+SIZE = (120, 40)
+
+
+def _add_session(root: Path, i: int) -> None:
+    """Another process records analysis session i (a new log version)."""
+    _, text, lessons, reward, category = analysis_session(i)
+    journal = root / "state" / "journals" / f"late-{i}.md"
+    journal.write_text(text, encoding="utf-8")
+    Workspace(root).record(f"late-{i}", journal, lessons, reward=reward, category=category)
+
+
+async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 60.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if done():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError("timed out")
+
+
+def test_the_fit_of_a_big_log_runs_in_a_child_and_is_kept_per_log_version(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(source_mod, "EFFECTS_ELSEWHERE_FROM", 0)  # every log counts as big here
+    started: list[dict[str, Any]] = []
+    real_run = effects_job.EffectsJob.run
+
+    def counting(job: effects_job.EffectsJob, request: dict[str, Any]) -> dict[str, float]:
+        started.append(request)
+        return real_run(job, request)
+
+    monkeypatch.setattr(effects_job.EffectsJob, "run", counting)
+    root = analysis_workspace.root
+    expected = Workspace(root, use_cache=False).effects()
+    version, effects = WorkspaceSource(analysis_workspace).effects()
+    assert effects == pytest.approx(expected, abs=1e-12) and len(started) == 1
+    assert started[0] == {"root": str(root), "store": None}
+    # a new dashboard on the same log: the child's fit was kept with the log version it read
+    again = WorkspaceSource(Workspace(root))
+    assert again.known_effects() is not None and again.effects()[1] == effects and len(started) == 1
+    _add_session(root, 41)  # another process: a new log version
+    assert again.check() is not None and again.known_effects() is None
+    assert again.effects()[1] == pytest.approx(Workspace(root, use_cache=False).effects(), abs=1e-12)
+    assert len(started) == 2
+
+
+async def test_effects_fitted_before_stay_on_screen_while_a_newer_log_is_fitted(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        assert screen.view is not None
+        first = screen.view.version
+        release = threading.Event()
+        real = WorkspaceSource.effects
+
+        def slow(source: WorkspaceSource) -> Any:
+            release.wait(30)
+            return real(source)
+
+        monkeypatch.setattr(WorkspaceSource, "effects", slow)  # the next fit waits
+        root = analysis_workspace.root
+        _add_session(root, 42)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.version > first)
+        view = screen.view
+        assert view is not None and view.effects is not None and view.effects_of == first  # shown while refitting
+        table = screen.query_one("#lessons-table", ThemedTable)
+        column = [str(key.value) for key in table.columns].index("effect")
+        cell = str(table.get_row("tools/retry-budget.md")[column]).strip()
+        assert cell == f"{view.effects['tools/retry-budget.md']:+.3f}"  # a number, not "…"
+        release.set()
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects_of == screen.view.version)
+
+
+def test_a_change_reads_the_new_sessions_ids_and_a_new_read_all_again(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = Workspace(ws_root)
+    source = WorkspaceSource(ws)
+    first = source.snapshot()
+    before = list(first.session_ids)
+    asked: list[tuple[int, int]] = []
+    real = Workspace.session_ids_between
+
+    def spy(workspace: Workspace, start: int, stop: int) -> tuple[str, ...]:
+        asked.append((start, stop))
+        return real(workspace, start, stop)
+
+    other = Workspace(ws_root)
+    other.record("later-1", _journal(ws_root), [_a_lesson(other)])
+    monkeypatch.setattr(Workspace, "session_ids_between", spy)
+    snapshot = source.check()
+    assert snapshot is not None and list(snapshot.session_ids) == [*before, "later-1"]
+    assert asked == [(len(before), len(before) + 1)]  # only the new session's id was read
+    assert list(first.session_ids) == before  # the earlier snapshot's view did not grow
+    log = ws_root / "state" / "lesson-thompson" / "sessions.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines[1:]))  # another program drops the first line: read anew
+    snapshot = source.check()
+    expected = list(Workspace(ws_root, use_cache=False).session_table().session_ids)
+    assert snapshot is not None and list(snapshot.session_ids) == expected and asked[-1][0] == 0
+
+
+def _journal(root: Path) -> Path:
+    path = root / "later.md"
+    path.write_text("a journal")
+    return path
+
+
+def _a_lesson(ws: Workspace) -> str:
+    return sorted(lesson.id for lesson in ws.library().lessons if lesson.status == "active")[0]

@@ -1,0 +1,98 @@
+"""The joint fit of a big log, in a process of its own, so the dashboard never holds it.
+
+On a million sessions the joint fit (core.analysis.joint) takes seconds and more memory than the
+dashboard itself; in a thread it would share the dashboard's interpreter lock and its memory. The
+dashboard starts `python -m lesson_credit.tui.effects_job`, writes where the workspace and its store
+are on its stdin (the store's URL goes through the pipe, not the command line), and reads the
+effects back as JSON. The child reads the log through the parsed-log cache like any command, at a
+lower priority, and saves what it fitted with the log version it read (`Workspace.effects`), so a
+later start on the same log shows them at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.core.workspace import Workspace
+
+NICENESS = 10  # the fit gives way to the dashboard (and to the commands an operator runs)
+
+
+def request_of(ws: Workspace) -> dict[str, Any] | None:
+    """What the child needs to open the same workspace and store; None when it cannot (a store the
+    child would not know how to open: the fit then runs in the dashboard, as for a small log)."""
+    from lesson_credit.core.log.eventstore import JsonlStore
+
+    request: dict[str, Any] = {"root": str(ws.root), "store": None}
+    log = ws.log
+    if isinstance(log, JsonlStore):
+        return request if log.path == ws.state_dir / "sessions.jsonl" else None
+    from lesson_credit.core.log.pgstore import PgStore
+
+    if type(log) is PgStore:
+        return {**request, "store": log.url, "agent": log.agent, "written_by": log.written_by}
+    return None
+
+
+class EffectsJob:
+    """At most one child at a time; `stop()` ends it (the dashboard quits, or the source is closed)."""
+
+    def __init__(self) -> None:
+        self._child: subprocess.Popen[bytes] | None = None
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def run(self, request: dict[str, Any]) -> dict[str, float]:
+        """The effects the child fitted; RuntimeError when it failed (its last line of stderr says why)."""
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("the dashboard is closing")
+            self._child = child = subprocess.Popen(
+                [sys.executable, "-m", "lesson_credit.tui.effects_job"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        try:
+            out, err = child.communicate(json.dumps(request).encode())
+        finally:
+            with self._lock:
+                self._child = None
+        if child.returncode != 0:
+            lines = err.decode(errors="replace").strip().splitlines()
+            raise RuntimeError(f"joint fit failed: {lines[-1] if lines else f'exit {child.returncode}'}")
+        effects = json.loads(out)["effects"]
+        return {str(k): float(v) for k, v in effects.items()}
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self._child is not None:
+                with contextlib.suppress(OSError):
+                    self._child.kill()
+
+
+def main() -> int:
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    request = json.loads(sys.stdin.read())
+    store = None
+    if request.get("store"):
+        from lesson_credit.core.log.stores import open_store
+
+        store = open_store(request["store"], Path(request["root"]), request.get("agent"))
+        store.written_by = request.get("written_by")  # type: ignore[attr-defined]
+    effects = Workspace(request["root"], store=store).effects()
+    sys.stdout.write(json.dumps({"effects": effects}))
+    return 0
+
+
+if __name__ == "__main__":  # (BLAS threads: the dashboard's limit is in the environment the child inherits)
+    sys.exit(main())
