@@ -37,6 +37,9 @@ FULL = {
         "record": (7, 7),
         "tui_start": (9, 9),
     },
+    "flat": {"lessons": 3000, "small": 10_000, "big": 100_000, "rounds": 5, "commits": 5},  # bench/flat.py
+    "select": {"lessons": 30_000, "runs": 3},
+    "import": {"arms": 40_000, "runs": 3},
 }
 QUICK = {
     "workspace": {"lessons": 200, "sessions": 10_000, "per_session": 10, "grades": 500, "pending": 0.10},
@@ -49,6 +52,9 @@ QUICK = {
         "record": (3, 3),
         "tui_start": (3, 3),
     },
+    "flat": {"lessons": 300, "small": 1_000, "big": 10_000, "rounds": 3, "commits": 3},
+    "select": {"lessons": 3000, "runs": 2},
+    "import": {"arms": 4000, "runs": 2},
 }
 SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
     "workspace": {"lessons": 30, "sessions": 400, "per_session": 5, "grades": 20, "pending": 0.10},
@@ -61,6 +67,9 @@ SMOKE = {  # every case once on tiny data: a check that the benchmarks still run
         "record": (1, 1),
         "tui_start": (1, 1),
     },
+    "flat": {"lessons": 20, "small": 100, "big": 400, "rounds": 1, "commits": 1},
+    "select": {"lessons": 200, "runs": 1},
+    "import": {"arms": 200, "runs": 1},
 }
 SEED = 20260305
 
@@ -321,11 +330,17 @@ class Target:
     min_speedup: float | None = None
     max_rss_mb: float | None = None  # peak resident memory of the process measured
     check: str | None = None  # a target that is a check, not a number (e.g. "identical output")
+    max_ratio: float | None = None  # the median of the paired ratios (ours / baseline, run by run), at most
+    max_median_s: float | None = None  # the median of our runs, under
 
     def describe(self) -> str:
         parts = [self.check] if self.check else []
         if math.isfinite(self.max_s):
             parts.append(f"< {fmt_time(self.max_s)}")
+        if self.max_median_s is not None:
+            parts.append(f"median < {fmt_time(self.max_median_s)}")
+        if self.max_ratio is not None:
+            parts.append(f"paired ratio <= {self.max_ratio:g}x")
         if self.min_speedup is not None:
             parts.append(f">= {self.min_speedup:g}x")
         if self.max_rss_mb is not None:
@@ -334,7 +349,8 @@ class Target:
 
     @property
     def report_only(self) -> bool:
-        return not math.isfinite(self.max_s) and self.min_speedup is None and self.max_rss_mb is None and not self.check
+        numbers = (self.min_speedup, self.max_rss_mb, self.max_ratio, self.max_median_s)
+        return not math.isfinite(self.max_s) and all(x is None for x in numbers) and not self.check
 
 
 @dataclass
@@ -348,6 +364,20 @@ class Result:
     extra: dict[str, Any] = field(default_factory=dict)
     rss_mb: float | None = None  # peak RSS of the process that ran ours (scale cases)
     failed: list[str] = field(default_factory=list)  # checks that did not hold (e.g. "numbers differ")
+    ratios: list[float] = field(default_factory=list)  # ours / baseline per pair of runs made together
+
+    @property
+    def ours_median(self) -> float:
+        return float(np.median(self.ours))
+
+    @property
+    def baseline_median(self) -> float:
+        return float(np.median(self.baseline))
+
+    @property
+    def ratio_median(self) -> float:
+        """The median of the paired ratios (of the medians when the runs were not paired)."""
+        return float(np.median(self.ratios)) if self.ratios else self.ours_median / self.baseline_median
 
     @property
     def ours_best(self) -> float:
@@ -369,6 +399,10 @@ class Result:
             misses.append("speedup")
         if self.target.max_rss_mb is not None and (self.rss_mb is None or self.rss_mb >= self.target.max_rss_mb):
             misses.append("memory")
+        if self.target.max_ratio is not None and self.ratio_median > self.target.max_ratio:
+            misses.append("ratio")
+        if self.target.max_median_s is not None and self.ours_median >= self.target.max_median_s:
+            misses.append("median")
         misses += self.failed
         if misses:
             return False, "NO (" + ", ".join(misses) + ")"
@@ -386,9 +420,13 @@ class Result:
             "baseline_median_s": float(np.median(self.baseline)),
             "baseline_runs_s": self.baseline,
             "speedup": self.speedup,
+            "paired_ratios": self.ratios,
+            "ratio_median": self.ratio_median,
             "target": {
                 "max_s": self.target.max_s if math.isfinite(self.target.max_s) else None,
                 "min_speedup": self.target.min_speedup,
+                **({"max_ratio": self.target.max_ratio} if self.target.max_ratio is not None else {}),
+                **({"max_median_s": self.target.max_median_s} if self.target.max_median_s is not None else {}),
                 **({"max_rss_mb": self.target.max_rss_mb} if self.target.max_rss_mb is not None else {}),
                 **({"check": self.target.check} if self.target.check else {}),
             },
@@ -446,25 +484,31 @@ def lesson_credit_cmd() -> list[str]:
 
 
 def print_table(results: list[Result]) -> None:
-    headers = ["case", "ours (best)", "baseline (best)", "speedup", "target", "meets"]
+    """Best and median of our runs and of the baseline's, the speedup of the bests, and the median
+    of the paired ratios (ours / baseline, run by run: the two measured together, so a machine that
+    slows down for a while slows both) where the runs were paired."""
+    headers = ["case", "ours best", "ours median", "base best", "base median", "speedup", "ratio", "target", "meets"]
     with_rss = any(r.rss_mb is not None for r in results)  # scale cases: a peak RSS column
     if with_rss:
-        headers.insert(4, "peak RSS")
+        headers.insert(7, "peak RSS")
     rows = []
     for r in results:
         row = [
             r.name,
             fmt_time(r.ours_best),
+            fmt_time(r.ours_median),
             fmt_time(r.baseline_best),
+            fmt_time(r.baseline_median),
             f"{r.speedup:.1f}x" if r.speedup >= 1 else f"{r.speedup:.2f}x",
+            f"{r.ratio_median:.2f}x" + ("" if r.ratios else " (med)"),
             r.target.describe(),
             r.verdict()[1],
         ]
         if with_rss:
-            row.insert(4, "" if r.rss_mb is None else fmt_mb(r.rss_mb))
+            row.insert(7, "" if r.rss_mb is None else fmt_mb(r.rss_mb))
         rows.append(row)
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
-    right = {1, 2, 3, 4} if with_rss else {1, 2, 3}
+    right = set(range(1, 8)) if with_rss else set(range(1, 7))
 
     def line(cells: list[str]) -> str:
         return "  ".join(
@@ -478,8 +522,8 @@ def print_table(results: list[Result]) -> None:
     print()
     for r in results:
         print(
-            f"{r.name}: ours {len(r.ours)} runs (median {fmt_time(float(np.median(r.ours)))}), baseline "
-            f"{len(r.baseline)} runs (median {fmt_time(float(np.median(r.baseline)))}; {r.baseline_name}). {r.detail}"
+            f"{r.name}: ours {len(r.ours)} runs (median {fmt_time(r.ours_median)}), baseline "
+            f"{len(r.baseline)} runs (median {fmt_time(r.baseline_median)}; {r.baseline_name}). {r.detail}"
         )
 
 

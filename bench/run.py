@@ -6,6 +6,7 @@ Run from the repository root::
     python -m bench.run --quick    # smaller sizes, a smoke check
     python -m bench.run --only salience --only warm
     python -m bench.run --scale    # 3,000 lessons, 1,000,000 sessions: see bench/scale.py
+    python -m bench.run --smoke    # every case once on tiny data: that they run (tests/benchmarks)
 
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
@@ -13,14 +14,17 @@ cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, s
 (and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
 see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
-another client).
+another client); issue 25's (bench/flat.py): flat (record, grade, show, status and replay after
+an append, at two history sizes, paired), tui_live (another process's commit until the dashboard
+shows it), select_30k and import_gptme.
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
-parameters are unchanged; generation is not timed. Each case is timed as the best of N
-runs with time.perf_counter, ours and the baseline in the same process run; every case
-also checks that ours and the baseline compute the same numbers. Results are printed as a
-table and written to bench/.data/results.json (and results-full.json / results-quick.json /
-results-scale.json).
+parameters are unchanged; generation is not timed. Each case is timed N runs with
+time.perf_counter (or the children's CPU time), ours and the baseline in the same run; the table
+gives the best and the median of each, and where the two were run in pairs the median of the
+paired ratios. Cases check that ours and the baseline compute the same numbers where they can.
+Results are printed as a table and written to bench/.data/results.json (and results-full.json /
+results-quick.json / results-scale.json / results-smoke.json).
 """
 
 from __future__ import annotations
@@ -428,6 +432,13 @@ def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def _flat_case(name: str, sizes: dict[str, Any]) -> list[Result]:
+    from bench import flat
+
+    results: list[Result] = getattr(flat, name)(sizes)
+    return results
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -443,6 +454,10 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_cli": case_record,
     "tui_start": case_tui_start,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "flat": lambda sizes: _flat_case("case_flat", sizes),  # bench/flat.py: small against big, paired
+    "tui_live": lambda sizes: _flat_case("case_tui_live", sizes),
+    "select_30k": lambda sizes: _flat_case("case_select", sizes),
+    "import_gptme": lambda sizes: _flat_case("case_import", sizes),
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
@@ -549,7 +564,8 @@ def main(argv: list[str] | None = None) -> int:
         "--only",
         action="append",
         metavar="NAME",
-        help=f"run only this case (repeatable): {', '.join(CASES)}; with --scale: scale_status, scale_regrade, tui",
+        help=f"run only this case (repeatable): {', '.join(CASES)}; with --scale: scale_status, scale_regrade, tui, "
+        "flat, tui_live",
     )
     parser.add_argument(
         "--skip", action="append", default=[], metavar="NAME", help="leave out this case (repeatable; exact name)"
@@ -558,10 +574,13 @@ def main(argv: list[str] | None = None) -> int:
     from bench import scale
 
     plan: list[tuple[dict[str, Callable[[dict[str, Any]], list[Any]]], dict[str, Any]]]
+    from bench import flat
+
+    scale_cases = {**scale.SCALE_CASES, **flat.SCALE_CASES}
     if args.scale:
-        plan = [(scale.SCALE_CASES, scale.SCALE)]
+        plan = [(scale_cases, scale.SCALE)]
         mode_name = "scale"
-    elif args.smoke:
+    elif args.smoke:  # (flat.SCALE_CASES run with the others already: the same code at other sizes)
         plan = [(CASES, SMOKE), (scale.SCALE_CASES, scale.SCALE_SMOKE)]
         mode_name = "smoke"
     else:
@@ -590,8 +609,8 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Result] = []
     for cases, sizes, names in chosen:
         # Generate first, so the timings of the first case do not follow a burst of writes.
-        if cases is scale.SCALE_CASES:
-            scale.generate(names, sizes)
+        if cases is scale_cases or cases is scale.SCALE_CASES:
+            scale.generate([n for n in names if n in scale.SCALE_CASES], sizes)
         else:
             if any(n in names for n in ("cold_load", "warm", "status_cli", "analysis")):
                 workspace_data(sizes["workspace"])

@@ -71,11 +71,13 @@ SCALE = {
     },
     "runs": {"status_cold": 2, "status_warm": 5, "status_base": 1, "regrade": (20, 3), "commit": 3, "tui": (3, 2)},
     "tui_workspace": FULL["workspace"],  # the dashboard cases also open the 100k workspace of `bench.run`
+    "flat": {"lessons": 3000, "small": 10_000, "big": 1_000_000, "rounds": 5, "commits": 5},  # bench/flat.py
 }
 SCALE_SMOKE = {  # every scale case once on tiny data (`bench.run --smoke`); 3,500 sessions pass the 4 MB cache mark
     "workspace": {**SCALE["workspace"], "lessons": 40, "sessions": 3500, "grades": 100},
     "runs": {"status_cold": 1, "status_warm": 1, "status_base": 1, "regrade": (1, 1), "commit": 1, "tui": (1, 1)},
     "tui_workspace": SMOKE["workspace"],
+    "flat": {"lessons": 20, "small": 100, "big": 600, "rounds": 1, "commits": 1},
 }
 MEMORY_TARGET_MB = 1536.0  # "peak memory stays under 1.5 GB"
 CATEGORIES = ["bugfix", "feature", "autonomous-run", "refactor", "review", "docs", "ops"]
@@ -432,6 +434,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         from lesson_credit.core.log.cache import LogCache
         from lesson_credit.core.log.events import decode_raw, decode_raw_lines
         from lesson_credit.core.log.index import LogIndex
+        from lesson_credit.core.log.logcheck import digest_of
 
         ws = Workspace(root, use_cache=False)
         log = ws.log
@@ -445,12 +448,12 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         gc.disable()  # as Workspace.refresh does while it parses
         index = LogIndex()
         for result in log.read_chunks(0, 1, decode=decode_raw, decode_lines=decode_raw_lines):
-            index.problems.extend(result.problems + index.add_many(result.events))
+            index.problems.extend(result.problems + index.add_many(result.events, result.offsets))
             index.end, index.lines = result.end, index.lines + result.lines
         del result
         mark("EventLog.read_chunks + LogIndex.add_many: decode and add 32 MB at a time")
         gc.enable()
-        LogCache(log).save(index, log.hash_prefix(index.end).hexdigest(), False)  # type: ignore[union-attr]
+        LogCache(log).save(index, digest_of(log, index.end).hexdigest(), False)  # type: ignore[union-attr]
         mark("LogCache.save: msgpack encode + write")
         drop_index_cache(root)  # written outside the engine's own path: never left for a timed read
         return out
@@ -858,7 +861,7 @@ SCALE_CASES = {
     "scale_regrade": case_scale_regrade,  # scale_regrade_explain, scale_regrade_fold, scale_grade_commit
     "tui": case_tui,  # tui_open, tui_sessions_open, tui_grade_keypress, tui_grade_plot (100k and _scale)
     "scale_read_pg": lambda sizes: _read_pg_scale(sizes),  # the 1M log read from PostgreSQL vs the file
-}
+}  # (bench.run adds bench/flat.py's flat and tui_live: 10k against 1M sessions)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,11 +29,14 @@ def _postgres_available() -> bool:
 
 
 @pytest.mark.long
-def test_every_benchmark_case_runs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("half", ["plain", "scale"])
+def test_every_benchmark_case_runs(tmp_path: Path, half: str) -> None:
+    """In two halves (bench.run's cases, then bench/scale.py's), which a parallel run runs side by side."""
     from bench.run import CASES
     from bench.scale import SCALE_CASES
 
     skip = [] if os.environ.get("CI") or _postgres_available() else list(PG_CASES)
+    skip += list(SCALE_CASES if half == "plain" else CASES)
     cmd = [sys.executable, "-m", "bench.run", "--smoke", *(f"--skip={name}" for name in skip)]
     env = {**os.environ, "LESSON_CREDIT_BENCH_DATA": str(tmp_path)}
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
