@@ -221,13 +221,14 @@ class Chunk(Protocol):
 class StoredChunk:
     """Items stored by `encode_items`: a blob section and an offsets section."""
 
-    __slots__ = ("n", "blob", "offsets", "convert", "_items", "_offsets")
+    __slots__ = ("n", "blob", "offsets", "convert", "bounds", "_items", "_offsets")
 
     def __init__(self, n: int, blob: Section, offsets: Section, convert: Callable[[Any], Any] | None) -> None:
         self.n = n
         self.blob = blob
         self.offsets = offsets
         self.convert = convert
+        self.bounds: tuple[str, str] | None = None  # the smallest and the largest item, when strings
         self._items: Sequence[Any] | None = None
         self._offsets: npt.NDArray[np.int64] | None = None
 
@@ -436,14 +437,19 @@ class Objects(Sequence[T]):
 
 
 def ids_starting(ids: Objects[str], text: str, n: int) -> list[int]:
-    """Rows among the first `n` whose id starts with `text`: stored chunks compared in their bytes,
-    the rest one by one."""
+    """Rows among the first `n` whose id starts with `text`: stored chunks compared in their bytes
+    (skipped when their smallest and largest ids leave no room for it: ids that grow with time
+    make a prefix read one block or two), the rest one by one."""
     prefix = text.encode("utf-8", "surrogatepass")
     rows: list[int] = []
     for start, chunk in reversed(list(ids.reversed_chunks())):
         if start >= n:
             continue
         values = ids.tail() if chunk is None else None
+        if isinstance(chunk, StoredChunk) and chunk.bounds is not None:
+            low, high = chunk.bounds
+            if not low[: len(text)] <= text <= high[: len(text)]:
+                continue  # every id here sorts before or after anything starting with `text`
         if isinstance(chunk, StoredChunk):
             rows.extend(int(start + i) for i in chunk.starting_with(prefix).tolist() if start + i < n)
             continue

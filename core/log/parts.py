@@ -68,9 +68,11 @@ class Part:
     selections: int
     maps: dict[str, int]  # items of each row map, and "sel_ids": selections that name a session
     sections: dict[str, list[int]] = field(default_factory=dict)  # name -> [offset, length, xxh3-64]
+    id_range: list[str] | None = None  # the block's smallest and largest session id (a prefix outside skips it)
 
     def plain(self) -> dict[str, Any]:
         return {
+            "id_range": self.id_range,
             "file": self.file,
             "rows": self.rows,
             "entries": self.entries,
@@ -84,6 +86,12 @@ class Part:
     def of(cls, p: dict[str, Any]) -> Part:
         part = cls(p["file"], int(p["rows"]), int(p["entries"]), int(p["grades"]), int(p["selections"]), {}, {})
         part.maps = {str(k): int(v) for k, v in p["maps"].items()}
+        bounds = p.get("id_range")
+        if bounds is not None and not (
+            isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, str) for b in bounds)
+        ):
+            raise ValueError("a part's id range is malformed")
+        part.id_range = bounds
         part.sections = {str(k): [int(x) for x in v] for k, v in p["sections"].items()}
         if set(part.sections) != set(PART_SECTIONS) or any(len(v) != 3 or min(v) < 0 for v in part.sections.values()):
             raise ValueError("a part's sections are not this version's")
@@ -207,6 +215,7 @@ def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, byt
     put("sel_bloom", bloom_filter(sel_hashes).tobytes())
     maps["sel_ids"] = len(named)
     part = Part(file, x.r1 - x.r0, x.e1 - x.e0, x.g1 - x.g0, x.s1 - x.s0, maps, sections)
+    part.id_range = [min(ids), max(ids)] if ids else None
     return part, bytes(out)
 
 
@@ -221,7 +230,10 @@ def attach_part(index: LogIndex, part: Part, section: Callable[[str], Section]) 
         getattr(index, attr).add_chunk(part.entries, section(name))
     for attr, name in _ROW_OBJECTS.items():
         objects: Objects[Any] = getattr(index, attr)
-        objects.add_chunk(StoredChunk(part.rows, section(f"{name}.blob"), section(f"{name}.offsets"), None))
+        chunk = StoredChunk(part.rows, section(f"{name}.blob"), section(f"{name}.offsets"), None)
+        if attr == "session_ids" and part.id_range is not None:
+            chunk.bounds = (part.id_range[0], part.id_range[1])
+        objects.add_chunk(chunk)
     for attr, name in _MAPS.items():
         chunk = StoredChunk(part.maps.get(name, 0), section(f"{name}.blob"), section(f"{name}.offsets"), _pair)
         rows: RowMap[Any] = getattr(index, attr)
