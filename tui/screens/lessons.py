@@ -356,24 +356,34 @@ class LessonsScreen(SortableScreen):
         self._show_highlighted()
 
     def _update_in_place(self, previous: LessonsView) -> bool:
-        """After a log change, redraw only the rows that changed when the order stays the same.
+        """After a log change, redraw only the rows that changed, and when the same rows now sort in
+        another order, move them (DataTable.sort: one pass) rather than refill the table.
 
-        A full rebuild of a big library's table blocks the screen for a moment; a new session
-        usually moves about ten lessons and often leaves the order as it was.
+        A full rebuild of a big library's table blocks the screen for a moment (refilling 3,000 rows
+        took seconds: the table measures its height again after every row added); a new session
+        usually changes about ten lessons, and sorted by mean, moves them.
         """
         if self.view is None:
             return False
         rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
-        if [row.path for row in rows] != self.shown:
+        order = [row.path for row in rows]
+        table = self.query_one("#lessons-table", ThemedTable)
+        if order != self.shown and (table.filling or set(order) != set(self.shown)):
             return False
         old = {row.path: row for row in previous.rows}
-        table = self.query_one("#lessons-table", ThemedTable)
         self._tones = table.tones()
         for row in rows:
             if old.get(row.path) != row:
                 for key, cell in zip(SORTS, self._cells(table, row), strict=True):
                     table.set_cell(row.path, key, cell)
+        if order != self.shown:
+            first = next(iter(SORTS))
+            place = {id(table.get_cell(path, first)): at for at, path in enumerate(order)}
+            table.sort(first, key=lambda cell: place[id(cell)])
+            self.shown = order
+            if self.highlighted in order:
+                table.move_cursor(row=order.index(self.highlighted), animate=False)  # the lesson, not the line
         self._show_highlighted()
         return True
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any, ClassVar
 
 from rich.style import Style
@@ -60,7 +61,7 @@ class ThemedTable(DataTable[Text]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fill: int = 0  # bumped by every fill and clear: a stale batch sees it and stops
-        self._pending: list[Row] = []
+        self._pending: dict[str, list[Text]] = {}  # rows of the last fill not added yet, in order, by key
 
     @property
     def filling(self) -> bool:
@@ -76,16 +77,16 @@ class ThemedTable(DataTable[Text]):
         self._fill += 1
         for key, cells in rows[:first]:
             self.add_row(*cells, key=key)
-        self._pending = list(rows[first:])
+        self._pending = {key: list(cells) for key, cells in rows[first:]}
         if self._pending:
             self.call_after_refresh(self._fill_more, self._fill)
 
     def _fill_more(self, fill: int) -> None:
         if fill != self._fill:
             return  # cleared or refilled since
-        batch, self._pending = self._pending[:FILL_BATCH], self._pending[FILL_BATCH:]
-        for key, cells in batch:
-            self.add_row(*cells, key=key)
+        batch = list(islice(self._pending, FILL_BATCH))
+        for key in batch:
+            self.add_row(*self._pending.pop(key), key=key)
         if self._pending:
             self.call_after_refresh(self._fill_more, fill)
 
@@ -109,12 +110,13 @@ class ThemedTable(DataTable[Text]):
         return row_key
 
     def set_cell(self, row_key: str, column_key: str, cell: Text) -> None:
-        """Replace one cell, whether its row is in the table yet or still waiting in a fill."""
-        for index, (key, cells) in enumerate(self._pending):
-            if key == row_key:
-                at = self.get_column_index(column_key)
-                self._pending[index] = (key, [*cells[:at], cell, *cells[at + 1 :]])
-                return
+        """Replace one cell, whether its row is in the table yet or still waiting in a fill (found by
+        its key: a scan of the waiting rows made filling in a 3,000-row table's intervals, while it
+        was still filling, 24,000 scans of up to 3,000 rows: 25 s)."""
+        waiting = self._pending.get(row_key)
+        if waiting is not None:
+            waiting[self.get_column_index(column_key)] = cell
+            return
         self.update_cell(row_key, column_key, cell)
         # a longer value widens its column; a shorter one leaves it (update_width=True would re-measure
         # the whole column whenever a value is narrower: n^2 measurements to fill a column of n rows)
@@ -125,7 +127,7 @@ class ThemedTable(DataTable[Text]):
 
     def clear(self, columns: bool = False) -> ThemedTable:
         self._fill += 1
-        self._pending = []
+        self._pending = {}
         super().clear(columns)
         return self
 
