@@ -161,27 +161,31 @@ def grade_event(session_id: str, reward: float, grader: str, timestamp: str, not
 
 
 def _grade_text(value: float | None) -> str:
-    return "pending" if value is None else f"{value:g}"
+    return "retraction" if value is None else f"{value:g}"
 
 
 def undo_event(
-    session_id: str, history: Sequence[GradeRecord], record_line: int, grader: str, timestamp: str, note: str | None
+    session_id: str, history: Sequence[GradeRecord], record_line: int, undoer: str, timestamp: str, note: str | None
 ) -> dict[str, Any]:
-    """The grade event, logged as `grader`, that puts back what was in force before the session's
-    latest grade event: the grade before it, or pending (a retraction, SPEC 6) when the session
-    was logged pending. Its note names the line it reverts (as the dashboard's undo does)."""
-    check_grader(grader)
+    """The grade event that reverts the session's latest grade event within its reward source (SPEC
+    11): it puts back that source's score before it (a retraction of the source when it had none), so
+    the score in force is again what it was. It is logged under the reverted event's grader (the
+    source it acts in); its note names the line it reverts and `undoer`, who undid it."""
+    check_grader(undoer)
     if not history or history[-1].line == record_line:  # only the record's own grade (line record_line)
         state = "pending" if not history else "graded only by its record"
         raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}")
     latest = history[-1]
-    previous = history[-2].base_reward if len(history) > 1 else None
-    reverts = f"undo of line {latest.line}: {_grade_text(latest.base_reward)} back to {_grade_text(previous)}"
+    earlier = [g for g in history[:-1] if g.source == latest.source]
+    previous = earlier[-1].base_reward if earlier else None
+    by = f" by {undoer}" if undoer != latest.grader else ""
+    back = "withdrawn" if previous is None else f"back to {previous:g}"
+    reverts = f"undo of line {latest.line}{by}: {_grade_text(latest.base_reward)} {back}"
     return {
         "type": GRADE,
         "session_id": session_id,
         "base_reward": previous,
-        "grader": grader,
+        "grader": latest.grader,
         "timestamp": timestamp,
         "note": f"{reverts}; {note}" if note else reverts,
     }

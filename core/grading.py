@@ -8,13 +8,15 @@ session to pending.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import GRADE, encode
 from lesson_credit.core.model import credit as credit_mod
-from lesson_credit.core.views import GradeRecord
+from lesson_credit.core.model.sources import source_of
+from lesson_credit.core.views import GradeRecord, SourceScore
 from lesson_credit.core.workspace import Workspace
 
 
@@ -22,6 +24,7 @@ from lesson_credit.core.workspace import Workspace
 class GradeAppended:
     before: GradeRecord | None  # the grade in force just before the append (None: the session was pending)
     record: GradeRecord  # the event appended, with its line
+    before_own: float | None = None  # the score of the grader's own reward source just before (None: none)
 
     @property
     def before_value(self) -> float | None:
@@ -32,11 +35,19 @@ class GradeConflict(WorkspaceError):
     """The grade in force is not the one the caller expected (another writer got there first)."""
 
 
-def grade_in_force(history: list[GradeRecord]) -> GradeRecord | None:
-    """The latest entry of a grade history, None when the session is pending (never graded or retracted)."""
-    if not history or history[-1].base_reward is None:
-        return None
-    return history[-1]
+def grade_in_force(sources: Sequence[SourceScore]) -> GradeRecord | None:
+    """The score in force among a session's reward sources, as a grade record (None: pending). A
+    score from a gptme-sessions record has no line in the log: line 0."""
+    for source in sources:
+        if source.in_force and source.score is not None:
+            return GradeRecord(source.score, source.grader, source.timestamp, None, source.line or 0, source.source)
+    return None
+
+
+def own_source_score(sources: Sequence[SourceScore], grader: str) -> float | None:
+    """The score of `grader`'s reward source (None: it has none)."""
+    mine = source_of(grader)
+    return next((s.score for s in sources if s.source == mine), None)
 
 
 def append_grade(
@@ -60,6 +71,7 @@ def append_grade(
     with ws.log.locked():
         ws.refresh()
         history = ws.grade_history(session_id)  # raises for an unknown session
+        sources = ws.reward_sources(session_id)
         if expect_line is not None and (not history or history[-1].line != expect_line):
             raise GradeConflict(
                 f"session {session_id!r} was graded elsewhere since line {expect_line}; nothing was written"
@@ -77,4 +89,4 @@ def append_grade(
         ws.refresh()
         after = ws.grade_history(session_id)
         ws.write_state()
-    return GradeAppended(grade_in_force(history), after[-1])
+    return GradeAppended(grade_in_force(sources), after[-1], own_source_score(sources, grader))

@@ -28,6 +28,7 @@ from lesson_credit.core.log.pgcache import PgLogCache
 from lesson_credit.core.log.snapshot import FoldData, lesson_usage
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
 from lesson_credit.core.views import GradeRecord
 
 
@@ -54,10 +55,12 @@ class LogReader:
         use_cache: bool = True,
         cache_threshold: int | None = None,
         outcomes: dict[str, float] | None = None,
+        rewards: RewardInputs = DEFAULT_INPUTS,
     ) -> None:
         self.outcomes = (
             outcomes  # string outcome -> reward (see lesson_credit.core.bandit.config), applied to every snapshot
         )
+        self.rewards = rewards  # the reward priority and the scores from outside the log (core.model.sources)
         self.log = log
         self.index = LogIndex()
         # the hash of what was read, checked before reading on (a database store: its identity
@@ -135,7 +138,7 @@ class LogReader:
         if index.end != started_at and index.end - started_at >= self.cache_threshold:
             index.settle()
             if self._log_cache is not None:
-                prepared = _with_block_sums(index, settings, self.outcomes)
+                prepared = _with_block_sums(index, settings, self.outcomes, self.rewards)
                 self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self.snapshot, self._folds = prepared, {}
@@ -150,10 +153,19 @@ class LogReader:
         """Whether bytes were appended right after a last line that had no newline when read."""
         return partial and size > end and self.log.glued(end)
 
+    def set_rewards(self, rewards: RewardInputs) -> bool:
+        """Use another priority or other scores from outside the log; True when that changes them
+        (the next snapshot is then taken again, as after a change of the log)."""
+        if rewards.same_as(self.rewards):
+            return False
+        self.rewards = rewards
+        self.snapshot, self._folds = None, {}
+        return True
+
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
         if self.snapshot is None:
-            self.snapshot = self.index.snapshot(self.outcomes)
+            self.snapshot = self.index.snapshot(self.outcomes, self.rewards)
         return self.snapshot
 
     def posterior(self, settings: CreditSettings) -> Posterior:
@@ -252,11 +264,13 @@ class LogReader:
         return sum(len(positions) for positions in self.index.missing_salience.values())
 
 
-def _with_block_sums(index: LogIndex, settings: CreditSettings, outcomes: dict[str, float] | None) -> FoldData:
+def _with_block_sums(
+    index: LogIndex, settings: CreditSettings, outcomes: dict[str, float] | None, rewards: RewardInputs
+) -> FoldData:
     """A snapshot whose per-arm block sums (and, for the current settings, reward counts and
     last sessions) are computed, so that the parsed-log cache carries them: a later process
     then folds a big log without a pass over its entries."""
-    data = index.snapshot(outcomes)
+    data = index.snapshot(outcomes, rewards)
     post = fold(data, settings)
     _ = data.stats, post.rewarded, post.last_session, lesson_usage(data)
     return data

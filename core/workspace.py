@@ -34,11 +34,23 @@ from lesson_credit.core.log.eventstore import EventStore, JsonlStore
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader
-from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
+from lesson_credit.core.session_records import JoinedRecords, SessionRecords
+from lesson_credit.core.sessions.records import Record
+from lesson_credit.core.views import (
+    Explanation,
+    GradeRecord,
+    LessonUsage,
+    PosteriorTable,
+    SessionSummary,
+    SessionTable,
+    SourceScore,
+)
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.sessions.trajectory import Trajectory
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -78,7 +90,9 @@ class Workspace:
             use_cache=use_cache,
             cache_threshold=cache_threshold,
             outcomes=self.config.outcomes,
+            rewards=RewardInputs(self.config.reward_priority),
         )
+        self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (SPEC 11)
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
 
@@ -95,10 +109,25 @@ class Workspace:
         return self._library
 
     def refresh(self) -> bool:
-        """Read what was appended to the log since the last read. True when anything changed."""
+        """Read what was appended to the log since the last read (and the records file, when it
+        changed: its scores count for their sources). True when anything changed."""
         changed = self._reader.refresh(self.settings)
+        changed = self._sync_rewards() or changed
         self.version += changed
         return changed
+
+    def _sync_rewards(self) -> bool:
+        """Hand the reader the reward priority and the records' scores; True when they changed."""
+        priority = self.config.reward_priority
+        if not self.session_records.file().records:
+            return self._reader.set_rewards(RewardInputs(priority))
+        joined = self.records()
+        return self._reader.set_rewards(RewardInputs(priority, joined.scores, joined.token))
+
+    def records(self) -> JoinedRecords:
+        """The gptme-sessions records joined to the sessions read so far (see core.session_records)."""
+        c = self._reader.session_columns(self._reader.index.n_sessions)
+        return self.session_records.joined(c.session_ids, c.timestamps, self.config.outcomes)
 
     def data(self) -> FoldData:
         """The fold snapshot of the log (read first if the last change has not been read)."""
@@ -181,9 +210,56 @@ class Workspace:
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
-        """Every grade the session has had, oldest first; the last one is in force."""
+        """Every grade event the session has had (its record's own first), oldest first. Which one
+        is in force is the reward priority's choice (`reward_sources`)."""
         self.data()
         return self._reader.grade_history(self._row(session_id))
+
+    def reward_sources(self, session_id: str, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
+        """Every reward source's score of the session, the one in force (under `priority`, default
+        the configured one) marked (SPEC 11)."""
+        data, row = self.data(), self._row(session_id)
+        label = self._reader.outcome_labels().get(row)
+        outcome = self.config.outcomes.get(label) if label is not None else None
+        record, outside = self.record_at(row), {}
+        if record is not None:
+            scores = self.records().scores
+            outside = {s: float(v[row]) for s, v in scores.items() if row < len(v) and not np.isnan(v[row])}
+        return views.source_breakdown(
+            self._reader.session(row), self._reader.session_line(row), self._reader.grades_of(session_id),
+            outcome, outside, priority or data.scores().priority, None if record is None else record.timestamp,
+        )  # fmt: skip
+
+    def record_at(self, row: int) -> Record | None:
+        """The gptme-sessions record joined to the session at `row` (None: none joined)."""
+        if not self.session_records.file().records:
+            return None
+        return self.records().record_at(row)
+
+    def record_of(self, session_id: str) -> Record | None:
+        self.data()
+        return self.record_at(self._row(session_id))
+
+    def trajectory_of(self, session_id: str) -> tuple[Trajectory | None, str | None]:
+        """(the session's trajectory, why there is none): from its record's trajectory_path, else
+        found by id in [records] trajectory_dirs; read only where allowed (core.sessions.locate)."""
+        from lesson_credit.core.sessions.locate import locate
+        from lesson_credit.core.sessions.trajectory import TrajectoryError, read_trajectory
+
+        record = self.record_of(session_id)
+        named = record.trajectory_path if record is not None else None
+        settings = self.config.records
+        found = locate(self.root, named, session_id, settings.trajectory_dirs, self.allow_outside_journals)
+        if found.path is None:
+            return None, found.problem
+        try:
+            return read_trajectory(found.path, found.shown), None
+        except TrajectoryError as exc:
+            return None, str(exc)
+
+    def priority_base(self, priority: Sequence[str]) -> np.ndarray:
+        """Each session's score in force under another reward priority (a what-if; NaN: pending)."""
+        return self.data().scores().in_force(tuple(priority))
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward (see lesson_credit.core.bandit.config)."""
@@ -340,8 +416,9 @@ class Workspace:
         return self.grade_history(session_id)[-1]
 
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
-        """Put back the grade before the latest grade event (pending, if there was none), logged as
-        `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
+        """Revert the session's latest grade event within its reward source (commands.undo_event):
+        the score in force is again what it was before it. `grader` is who undoes it (named in the
+        note); checked under the log lock, so a grade appended meanwhile is what gets undone."""
         with self.log.locked():
             self.refresh()
             line = self._reader.session_line(self._row(session_id))
@@ -356,16 +433,19 @@ class Workspace:
 
     def replay(
         self, strategy: str | None = None, floor: float | None = None, *, decay: float | None = None,
-        write: bool = False,
+        priority: Sequence[str] | None = None, write: bool = False,
     ) -> PosteriorTable:  # fmt: skip
-        """Re-fold under other settings; with `write` they become the workspace's settings."""
+        """Re-fold under other settings or another reward priority (SPEC 11); with `write` they
+        become the workspace's settings."""
         settings = commands.settings_with(self.settings, strategy, floor, decay)
+        chosen = self.config.reward_priority if priority is None else check_priority(priority)
         if write:
             with self.log.locked():
-                self.config = replace(self.config, credit=settings)
+                self.config = replace(self.config, credit=settings, reward_priority=chosen)
                 save_config(self.config_path, self.config)
                 self._after_write()
-        return self.lesson_table(settings, details=False)
+        base = None if chosen == self.data().scores().priority else self.priority_base(chosen)
+        return self.lesson_table(settings, base, details=False)
 
     def save_settings(self, settings: CreditSettings) -> None:
         self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)

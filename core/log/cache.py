@@ -26,8 +26,8 @@ from lesson_credit.core.log.index import LAZY_ATTRIBUTES, LogIndex
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 6
-CACHE_MAGIC = b"lesson-credit log-index 6\n"
+CACHE_VERSION = 7
+CACHE_MAGIC = b"lesson-credit log-index 7\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 
 # numeric columns: stored as raw bytes, read back as numpy views of the file's bytes
@@ -35,12 +35,13 @@ _COLUMNS = {
     "session_lines": np.int64,
     "session_base": np.float64,
     "session_published": np.bool_,
+    "session_source": np.int8,
     "session_start": np.int64,
     "entry_arm": np.int32,
     "entry_salience": np.float64,
     "entry_session": np.int32,
 }
-_ARRAYS = {"grade_rows": "q", "grade_base": "d"}  # module `array` columns
+_ARRAYS = {"grade_rows": "q", "grade_base": "d", "grade_source": "b"}  # module `array` columns
 _FLOATS = ("base", "n", "sum_base", "sum_base_salience", "sum_salience")
 
 
@@ -124,9 +125,14 @@ def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
     except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
     n = len(index.session_base)
-    sizes = {len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
+    sizes = {
+        len(index.session_lines),
+        len(index.session_published),
+        len(index.session_source),
+        len(index.session_start) - 1,
+    }
     entries = {len(index.entry_arm), len(index.entry_salience), len(index.entry_session)}
-    grades = {len(index.grade_rows), len(index.grade_base)}
+    grades = {len(index.grade_rows), len(index.grade_base), len(index.grade_source)}
     if sizes != {n} or len(entries) != 1 or len(grades) != 1 or int(index.session_start[-1]) != entries.pop():
         raise ValueError("inconsistent cache")
     return index, str(p["digest"]), bool(p["partial"])

@@ -46,10 +46,20 @@ def test_the_latest_event_wins_over_a_retraction(tmp_path: Path) -> None:
 
 
 def test_retracting_a_logged_grade_makes_the_session_pending(tmp_path: Path) -> None:
-    root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1")])
+    # s1 was logged with 0.4 by the heuristic: a retraction in that source withdraws it (SPEC 6)
+    root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1", grader="heuristic")])
     ws = Workspace(root)
     assert ws.session("s1").pending
     assert numbers(ws) == {"a.md": (1.0, 1.0, 0), "b.md": (1.0, 1.0, 0)}
+
+
+def test_a_retraction_withdraws_only_its_own_sources_score(tmp_path: Path) -> None:
+    # reward sources (SPEC 11): a person's retraction withdraws that person's source, which never scored
+    # s1; the heuristic's 0.4 from its record stays in force, and the posteriors are BASE's own
+    root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1")])
+    ws = Workspace(root)
+    assert (ws.session("s1").base_reward, ws.session("s1").grader) == (0.4, "heuristic")
+    assert numbers(ws) == WITHOUT_S2
 
 
 def test_a_grade_event_without_base_reward_is_still_a_problem(tmp_path: Path) -> None:
@@ -80,9 +90,9 @@ def test_append_grade_reports_what_it_replaced_and_checks_the_expected_line(tmp_
 def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path) -> None:
     from lesson_credit.core.health import WARNING, lint
 
-    # s1: its record's 0.4, then retracted (pending again, "was 0.4"). s2: 0.6, retracted, regraded 0.5
-    # (its latest event is a grade: not listed). s3: never graded (pending, but nothing was retracted).
-    events = [*BASE, grade("s2", 0.6), retraction("s1"), retraction("s2"), grade("s2", 0.5)]
+    # s1: its record's 0.4, then retracted by its source (pending again, "was 0.4"). s2: 0.6, retracted,
+    # regraded 0.5 (its latest event is a grade: not listed). s3: never graded (pending, nothing retracted).
+    events = [*BASE, grade("s2", 0.6), retraction("s1", "heuristic"), retraction("s2"), grade("s2", 0.5)]
     events.append(session("s3", None, {"a.md": 1.0}))
     found = {f.code: f for f in lint(Workspace(make_workspace(tmp_path, LESSONS, events)))}
     f = found["grades-retracted"]

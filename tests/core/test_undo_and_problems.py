@@ -20,30 +20,43 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
     )
     ws = Workspace(root, clock=fixed_clock)
     record = ws.undo_grade("s1")
-    # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts 0.9 back,
-    # logged at line 4 as the operator who undid it (not as the judge whose grade it restores)
-    assert (record.base_reward, record.grader, record.line) == (0.9, "manual", 4)
-    assert record.note == "undo of line 3: 0.7 back to 0.9"
+    # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts the judge's 0.9
+    # back, logged at line 4 in the judge's source (reward sources, SPEC 11), the operator named in the note
+    assert (record.base_reward, record.grader, record.line) == (0.9, "judge", 4)
+    assert record.note == "undo of line 3 by manual: 0.7 back to 0.9"
     assert Workspace(root).session("s1").base_reward == 0.9
     # a: seed, floor 0.3, salience 1 -> w 1: alpha = 1 + 0.9 = 1.9, beta = 1 + 0.1 = 1.1 (counted once)
     row = Workspace(root).lesson_table().row("a.md")
     assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (1.9, 1.1, 1)
 
 
-def test_undo_names_its_grader_and_keeps_the_callers_note(tmp_path: Path) -> None:
+def test_undo_names_who_undid_it_and_keeps_the_callers_note(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, [session("s1", 0.4, {"a.md": 1.0}), grade("s1", 0.9, "judge")])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="alice", note="misclick")
-    assert (record.base_reward, record.grader, record.line) == (0.4, "alice", 3)
-    assert record.note == "undo of line 2: 0.9 back to 0.4; misclick"
+    # the judge had no score before line 2: its source is withdrawn, and the record's own 0.4 (the
+    # heuristic's) is in force again, as before the judge graded
+    assert (record.base_reward, record.grader, record.line) == (None, "judge", 3)
+    assert record.note == "undo of line 2 by alice: 0.9 withdrawn; misclick"
+    assert Workspace(root).session("s1").base_reward == 0.4
     with pytest.raises(WorkspaceError, match="grader"):
         Workspace(root).undo_grade("s1", grader="")
+
+
+def test_undo_restores_the_score_in_force_whatever_came_between(tmp_path: Path) -> None:
+    # a person 0.5, the judge 0.3, the person 0.8: human first, so 0.8 is in force, and 0.5 before it.
+    # Undoing line 4 puts the person's 0.5 back (not the judge's 0.3, the event just before it)
+    events = [session("s1", None, {"a.md": 1.0}), grade("s1", 0.5), grade("s1", 0.3, "judge"), grade("s1", 0.8)]
+    root = make_workspace(tmp_path, LESSONS, events)
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.grader, record.note) == (0.5, "manual", "undo of line 4: 0.8 back to 0.5")
+    assert Workspace(root).session("s1").base_reward == 0.5
 
 
 def test_undo_of_the_first_grade_of_a_pending_session_retracts_it(tmp_path: Path) -> None:
     # logged pending, then graded 0.6 at line 2: the undo is a retraction (SPEC 6), pending again
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.6)])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
-    assert (record.base_reward, record.grader, record.note) == (None, "manual", "undo of line 2: 0.6 back to pending")
+    assert (record.base_reward, record.grader, record.note) == (None, "manual", "undo of line 2: 0.6 withdrawn")
     ws = Workspace(root)
     assert ws.session("s1").pending
     row = ws.lesson_table().row("a.md")  # no graded session: the prior Beta(1, 1), n 0

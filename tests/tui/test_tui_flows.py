@@ -417,10 +417,11 @@ async def test_undo_appends_the_previous_grade_back(app: LessonCreditApp, ws_roo
         await pilot.press("u")
         await settle(pilot)
         grades = grade_events(ws_root)
-        assert [g["base_reward"] for g in grades] == [0.3, 0.8]
+        # the operator's 0.3 withdrawn (a retraction in the people's source): the record's 0.8 is in force
+        assert [g["base_reward"] for g in grades] == [0.3, None]
         assert "undo" in str(grades[1]["note"])
         assert detail.base is not None and detail.base.session.base_reward == 0.8
-        assert [g.base_reward for g in detail.base.grades] == [0.8, 0.3, 0.8]
+        assert [g.base_reward for g in detail.base.grades] == [0.8, 0.3, None]
 
 
 async def test_regrading_never_counts_a_session_twice(app: LessonCreditApp, ws_root: Path) -> None:

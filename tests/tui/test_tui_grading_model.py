@@ -49,7 +49,10 @@ class Model:
     """What the operator sees and what must be in the log."""
 
     grades: dict[str, float | None] = field(default_factory=lambda: {s[0]: s[3] for s in SESSIONS})
-    stacks: dict[str, list[tuple[float, float | None]]] = field(default_factory=dict)  # (value, replaced)
+    # the operator's own source (people, SPEC 11): what an undo puts back; the fixture's records are heuristic
+    human: dict[str, float | None] = field(default_factory=lambda: {s[0]: None for s in SESSIONS})
+    # (value, grade in force it replaced, the operator's own grade it replaced)
+    stacks: dict[str, list[tuple[float, float | None, float | None]]] = field(default_factory=dict)
     log: list[tuple[str, float | None]] = field(default_factory=list)
     screen: str = "lessons"  # lessons | sessions | detail
     session: str | None = None  # the detail's
@@ -98,10 +101,10 @@ class Model:
             self.draft = None
             stack = self.stacks.get(sid)
             if stack:
-                value, replaced = stack.pop()
-                if replaced != value:
-                    self.log.append((sid, replaced))
-                self.grades[sid] = replaced
+                value, replaced, own = stack.pop()
+                if own != value:
+                    self.log.append((sid, own))
+                self.grades[sid], self.human[sid] = replaced, own
         elif key == "n":
             self._open_next(sid)
         elif key == "escape":
@@ -115,8 +118,8 @@ class Model:
     def _commit(self, value: float) -> None:
         sid = self.session
         assert sid is not None
-        self.stacks.setdefault(sid, []).append((value, self.grades[sid]))
-        self.grades[sid] = value
+        self.stacks.setdefault(sid, []).append((value, self.grades[sid], self.human[sid]))
+        self.grades[sid] = self.human[sid] = value
         self.log.append((sid, value))
         self.draft = None
 

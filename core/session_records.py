@@ -1,0 +1,127 @@
+"""A workspace's gptme-sessions records: the file read and verified, joined to the log's sessions, and
+the scores they give each reward source (SPEC 11).
+
+The records are an input from outside the log, like journals: read again only when the file
+changed (its size, time or inode), and then known by the hash of its bytes, so equal contents
+are the same input whatever the file's time says. The join and the scores are kept until the
+records or the number of logged sessions change (a grade changes neither).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from lesson_credit.core.bandit.config import RecordsSettings
+from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
+from lesson_credit.core.sessions.join import Join, JoinProblem, join_records
+from lesson_credit.core.sessions.records import Record, RecordFile, read_records, read_weights, records_path
+
+
+@dataclass(frozen=True)
+class JoinedRecords:
+    """The records as joined to the first `n_sessions` sessions of the log."""
+
+    file: RecordFile
+    join: Join
+    n_sessions: int
+    weights: dict[str, float]
+    weights_problem: str | None
+    scores: Mapping[str, FloatArray] = field(default_factory=dict)  # per source, by session row
+    token: tuple[object, ...] = ()
+
+    def record_at(self, row: int) -> Record | None:
+        index = self.join.record_of_row.get(row)
+        return None if index is None else self.file.records[index]
+
+
+class SessionRecords:
+    """The records file of a workspace, read when it changes."""
+
+    def __init__(self, root: Path, settings: RecordsSettings, environ: Mapping[str, str] | None = None) -> None:
+        self.root = root
+        self.settings = settings
+        self.path = records_path(root, settings.path, environ)
+        self._signature: tuple[int, ...] | None = None
+        self._file = RecordFile(self.path, note=f"no session records at {self.path}")
+        self._joined: JoinedRecords | None = None
+
+    def _stat(self) -> tuple[int, ...] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_mode)
+
+    def file(self) -> RecordFile:
+        """The records as the file holds them now (read again only when its stat changed)."""
+        signature = self._stat()
+        if signature is None or signature != self._signature:
+            self._file = read_records(self.path)
+            self._signature = signature
+        return self._file
+
+    def joined(
+        self,
+        session_ids: Sequence[str],
+        timestamps: Sequence[str | None],
+        outcomes: Mapping[str, float],
+    ) -> JoinedRecords:
+        """The records joined to these sessions, with each source's scores (kept while nothing changed)."""
+        file = self.file()
+        weights, weights_problem = read_weights(self.root)
+        token = (file.digest, len(session_ids), tuple(sorted(weights.items())), tuple(sorted(outcomes.items())))
+        cached = self._joined
+        if cached is not None and cached.token == token:
+            return cached
+        join = join_records(file.records, session_ids, timestamps, self.settings.window)
+        scores = _scores(file.records, join, len(session_ids), weights, outcomes)
+        self._joined = JoinedRecords(file, join, len(session_ids), weights, weights_problem, scores, token)
+        return self._joined
+
+
+def _scores(
+    records: Sequence[Record], join: Join, n: int, weights: Mapping[str, float], outcomes: Mapping[str, float]
+) -> dict[str, FloatArray]:
+    """Per source, the joined records' scores by session row (NaN where a record gives none)."""
+    judge, heuristic, outcome = np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    for row, index in join.record_of_row.items():
+        record = records[index]
+        if record.llm_judge_score is not None:
+            judge[row] = record.llm_judge_score
+        score = record.heuristic_score(weights)
+        if score is not None:
+            heuristic[row] = score
+        if record.outcome is not None and record.outcome in outcomes:
+            outcome[row] = outcomes[record.outcome]
+    return {JUDGE: judge, HEURISTIC: heuristic, OUTCOME: outcome}
+
+
+@dataclass(frozen=True)
+class RecordsHealth:
+    """What `lint` reports about the records: lines that could not be used, joins not made."""
+
+    path: str
+    records: int
+    joined: int
+    file_problems: tuple[str, ...]  # "line N: reason" (or the file's one problem)
+    file_problem_count: int
+    join_problems: tuple[JoinProblem, ...]
+    weights_problem: str | None
+
+
+def records_health(joined: JoinedRecords) -> RecordsHealth:
+    file = joined.file
+    return RecordsHealth(
+        str(file.path),
+        len(file.records),
+        len(joined.join.record_of_row),
+        tuple(str(p) for p in file.problems),
+        file.problem_count,
+        joined.join.problems,
+        joined.weights_problem,
+    )
