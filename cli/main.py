@@ -11,7 +11,18 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lesson_credit.cli.commands import analysis, dashboard, gptme, meta, posteriors, selection, sessions, store, writes
+from lesson_credit.cli.commands import (
+    agreement,
+    analysis,
+    dashboard,
+    gptme,
+    meta,
+    posteriors,
+    selection,
+    sessions,
+    store,
+    writes,
+)
 from lesson_credit.cli.common import EXIT_BAD_INPUT, CliError, subcommands, summary_lines
 from lesson_credit.cli.process import limit_blas_threads
 from lesson_credit.cli.render import safe
@@ -19,7 +30,7 @@ from lesson_credit.cli.render import safe
 __all__ = ["build_parser", "main", "subcommands", "summary_lines"]
 
 # The order of the command list in --help.
-GROUPS = [dashboard, posteriors, sessions, selection, writes, analysis, gptme, store, meta]
+GROUPS = [dashboard, posteriors, sessions, selection, writes, analysis, agreement, gptme, store, meta]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,6 +205,30 @@ class LogReader:
         session = self.session(row)
         outcome = (self.outcomes or {}).get(self.outcome_labels().get(row, ""))
         return views.grade_history(session, self.session_line(row), self.grades_of(session.session_id), outcome)
+
+    def grader_scores(self, n: int, source_code: int) -> dict[str, npt.NDArray[np.float64]]:
+        """Per grader of one reward source: that grader's latest score of each of the first `n`
+        sessions (NaN: none, or withdrawn by the grader's retraction), from the records' own
+        scores and the grade events in log order."""
+        index = self.index
+        out: dict[str, npt.NDArray[np.float64]] = {}
+        own = np.flatnonzero(index.session_source.view()[:n] == source_code)
+        graders = index.session_graders
+        for own_row in own.tolist():
+            value = float(index.session_base[own_row])
+            if not math.isnan(value):
+                out.setdefault(graders[own_row] or "heuristic", np.full(n, np.nan))[own_row] = value
+        codes = np.frombuffer(index.grade_source, dtype=np.int8) if len(index.grade_source) else np.zeros(0, np.int8)
+        grades = index.grades
+        for position in np.flatnonzero(codes == source_code).tolist():
+            _, grade = grades[position]
+            found = self.row_of(grade.session_id)
+            if found is None or found >= n:
+                continue
+            row = found
+            value = math.nan if grade.base_reward is None else grade.base_reward
+            out.setdefault(grade.grader, np.full(n, np.nan))[row] = value
+        return out
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""

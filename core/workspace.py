@@ -34,7 +34,7 @@ from lesson_credit.core.log.eventstore import EventStore, JsonlStore
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import RewardInputs, check_priority
+from lesson_credit.core.model.sources import HUMAN, SOURCES, RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader
 from lesson_credit.core.session_records import JoinedRecords, SessionRecords
 from lesson_credit.core.sessions.records import Record
@@ -229,6 +229,11 @@ class Workspace:
             self._reader.session(row), self._reader.session_line(row), self._reader.grades_of(session_id),
             outcome, outside, priority or data.scores().priority, None if record is None else record.timestamp,
         )  # fmt: skip
+
+    def person_scores(self) -> dict[str, np.ndarray]:
+        """Per person (a grader of the people's source): their latest score of each session, NaN where none."""
+        data = self.data()
+        return self._reader.grader_scores(data.n_sessions, SOURCES.index(HUMAN))
 
     def record_at(self, row: int) -> Record | None:
         """The gptme-sessions record joined to the session at `row` (None: none joined)."""

@@ -157,12 +157,19 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     )
     table_obj = ws.session_table()
     rows = select_rows(table_obj, query)
+    information = None
+    if args.order == "informative":
+        rows, information = _informative(ws, rows)
     shown = rows[: args.limit] if args.limit is not None else rows
     warn_problems(ws, args.json)
     if args.json:
-        print_json({"sessions": [_session_json(table_obj, row) for row in shown.tolist()], "matched": len(rows)})
+        listed = [_session_json(table_obj, row) for row in shown.tolist()]
+        if information is not None:
+            for entry, row in zip(listed, shown.tolist(), strict=True):
+                entry["information"] = float(information[row])
+        print_json({"sessions": listed, "matched": len(rows)})
         return 0
-    cells = []
+    cells: list[tuple[object, ...]] = []
     for row in shown.tolist():
         s = table_obj.summary(row)
         cells.append(
@@ -176,10 +183,64 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 fmt(s.mean_salience),
             )
         )
-    print(table(["session", "time", "category", "reward", "grader", "lessons", "salience"], cells, right=(5, 6)))
+    headers = ["session", "time", "category", "reward", "grader", "lessons", "salience"]
+    if information is not None:
+        headers.append("information")
+        cells = [(*c, f"{information[row]:.2e}") for c, row in zip(cells, shown.tolist(), strict=True)]
+    print(table(headers, cells, right=(5, 6, 7)))
     more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
     print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
     return 0
+
+
+def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
+    """The session as gptme keeps it (SPEC 11): its gptme-sessions record, its trajectory and every
+    reward source's score; each missing or unreadable part is None with a one-line note."""
+    from lesson_credit.core.sessions.records import record_lines
+
+    row = ws.session_table().session_ids.index(session_id)
+    file = ws.session_records.file()
+    record, how, weights, note = None, None, {}, file.note
+    if file.present:
+        joined = ws.records()
+        record, how, weights = joined.record_at(row), joined.join.how.get(row), joined.weights
+        none = file.note or f"no gptme-sessions record in {file.path} joins this session"
+        note = None if record is not None else none
+    trajectory, trajectory_note = ws.trajectory_of(session_id)
+    return {
+        "record": None if record is None else {**record.as_json(weights), "joined_by": how},
+        "record_note": note,
+        "record_lines": [] if record is None else record_lines(record, weights, how),
+        "trajectory": None if trajectory is None else trajectory.as_json(),
+        "trajectory_note": trajectory_note,
+        "trajectory_obj": trajectory,
+        "sources": [source.as_json() for source in ws.reward_sources(session_id)],
+        "priority": list(ws.config.reward_priority),
+    }
+
+
+def _source_text(sources: list[dict[str, Any]]) -> str:
+    parts = []
+    for s in sources:
+        score = "withdrawn" if s["score"] is None else f"{s['score']:g}"
+        where = f"line {s['line']}" if s["line"] is not None else "gptme-sessions record"
+        parts.append(f"{s['source']} {score} ({safe(s['grader'])}, {where})" + (" in force" if s["in_force"] else ""))
+    return "; ".join(parts) or "none (pending)"
+
+
+def _informative(ws: Any, rows: Any) -> tuple[Any, Any]:
+    """The selected rows in the informative grading order (core.analysis.informative): sessions no
+    person graded, most informative first, then the rest in log order; and each row's score."""
+    import numpy as np
+
+    from lesson_credit.core.reward_report import grading_queue
+
+    queue = grading_queue(ws, "informative")
+    assert queue.informative is not None
+    chosen = set(rows.tolist())
+    first = [row for row in queue.rows if row in chosen]
+    rest = sorted(chosen.difference(first))
+    return np.array(first + rest, dtype=np.int64), queue.informative.score
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -187,6 +248,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     session_id = resolve_session(ws, args.session_id)
+    outside = _gptme_sessions(ws, session_id)
     exp = ws.explain(session_id, with_journal=False)
     record = _record_of(ws, session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
@@ -216,9 +278,23 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "floor": exp.settings.floor,
                 "grades": history,
                 "lessons": credit,
+                "sources": outside["sources"],
+                "priority": outside["priority"],
+                "record": outside["record"],
+                "record_note": outside["record_note"],
+                "trajectory": outside["trajectory"],
+                "trajectory_note": outside["trajectory_note"],
             }
         )
         return 0
+    trajectory = outside["trajectory_obj"]
+    record_text = outside["record_lines"] or [outside["record_note"] or "none"]
+    trajectory_text = (
+        f"{safe(trajectory.path)} ({trajectory.format}, {len(trajectory.messages)} messages, "
+        f"{trajectory.tool_calls} tool calls)"
+        if trajectory is not None
+        else outside["trajectory_note"] or "none"
+    )
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
     out = [
         f"session   {safe(s.session_id)}",
@@ -227,6 +303,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"grade     {grade}" + (f"  (outcome {safe(label)!r})" if label else ""),
         f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
         f"log line  {s.line}",
+        f"sources   {_source_text(outside['sources'])}  [priority: {', '.join(outside['priority'])}]",
+        f"record    {safe(record_text[0])}",
+        *(f"          {safe(line)}" for line in record_text[1:]),
+        f"trajectory {safe(trajectory_text)}",
         "",
         f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
         table(
@@ -280,6 +360,13 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "ascending unless :desc; missing values last (default: line)",
     )  # fmt: skip
     p.add_argument(
+        "--order", choices=["sort", "informative"], default="sort",
+        help="sort: as --sort says; informative: first the sessions no person graded whose grade would most "
+        "change the lessons' estimates (expected squared change of their posterior means; see "
+        "docs/records-notes.md), then the rest in log order; --json adds each session's information "
+        "(default: sort)",
+    )  # fmt: skip
+    p.add_argument(
         "--limit", type=positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"
     )
     p.set_defaults(func=cmd_sessions)
@@ -287,11 +374,19 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p = command(
         sub, "show", [common, data], "one session: record, grades, credit",
         "One session's record (time, category, journal and whether it changed since), its grade\n"
-        "history and each lesson's credit. A unique prefix of the id is enough.",
+        "history and each lesson's credit. A unique prefix of the id is enough. As gptme keeps it\n"
+        "(SPEC 11): every reward source's score (the one in force marked), the gptme-sessions record\n"
+        "joined to it (harness, model, duration, outcome, deliverables, grades, judge) and its\n"
+        "trajectory. --json adds sources, priority, record (every key of the record, unknown ones\n"
+        "too, with joined_by), trajectory {path, format, messages, tool_calls} (counts), and\n"
+        "record_note / trajectory_note: why one is null.",
         "  lesson-credit show 20260305T1630\n  lesson-credit show S1 --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
-    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.add_argument(
+        "--allow-outside", action="store_true",
+        help="read journals and trajectories outside the workspace (and the [records] trajectory_dirs)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_show)
 
     p = command(

@@ -303,3 +303,53 @@ def read_weights(root: Path) -> tuple[dict[str, float], str | None]:
     if not ok:
         return dict(DEFAULT_WEIGHTS), f"{WEIGHTS_FILE}: not an object of non-negative weights; the defaults are used"
     return {str(k): float(v) for k, v in obj.items()}, None
+
+
+def duration_text(seconds: float | None) -> str:
+    """`45s`, `14m 05s`, `2h 03m`."""
+    if seconds is None:
+        return "—"
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+
+
+def record_lines(record: Record, weights: Mapping[str, float], joined_by: str | None = None) -> list[str]:
+    """A record as a few lines of plain text (the CLI's `show` and the dashboard's session detail):
+    harness, model, duration, outcome; deliverables; per-dimension grades with their weights and
+    the weighted grade; the judge's score, model and reason."""
+    head = [record.harness or "harness ?", record.model or "model ?", duration_text(record.duration_seconds)]
+    outcome = record.outcome or "outcome ?"
+    if record.exit_code is not None:
+        outcome += f" (exit {record.exit_code})"
+    head.append(outcome)
+    if joined_by:
+        head.append(f"joined by {joined_by} to record {record.session_id}")
+    lines = [" · ".join(head)]
+    if record.deliverables:
+        shown = ", ".join(record.deliverables[:6]) + (
+            f" and {len(record.deliverables) - 6} more" if len(record.deliverables) > 6 else ""
+        )
+        lines.append(f"deliverables: {shown}")
+    else:
+        lines.append("deliverables: none")
+    if record.grades:
+        parts = []
+        for name, value in record.grades.items():
+            weight = weights.get(name)
+            parts.append(f"{name} {value:.2f}" + (f" ×{weight:.2f}" if weight is not None else " (no weight)"))
+        weighted = record.weighted_grade(weights)
+        lines.append("grades: " + ", ".join(parts) + (f" → {weighted:.2f}" if weighted is not None else ""))
+    if record.trajectory_grade is not None:
+        lines.append(f"trajectory grade: {record.trajectory_grade:.2f}")
+    if record.llm_judge_score is not None:
+        judge = f"judge {record.llm_judge_score:.2f}"
+        if record.llm_judge_model:
+            judge += f" ({record.llm_judge_model})"
+        if record.llm_judge_reason:
+            judge += f": {record.llm_judge_reason}"
+        lines.append(judge)
+    return lines

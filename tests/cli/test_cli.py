@@ -71,7 +71,7 @@ def test_replay_json_has_status_keys_and_writes_nothing(ws: Path, capsys: pytest
     before = log_bytes(ws)
     state_before = (ws / "state/lesson-thompson/bandit-state.json").read_bytes()
     replay = run_json(capsys, "replay", "--workspace", str(ws), "--strategy", "uniform", "--floor", "0.5")
-    assert set(replay) == set(status) | {"decay", "written"}
+    assert set(replay) == set(status) | {"decay", "priority", "written"}
     assert set(replay["lessons"][0]) == set(status["lessons"][0]) | {"change"}
     assert (replay["strategy"], replay["floor"]) == ("uniform", 0.5)
     quote = next(row for row in replay["lessons"] if row["path"] == QUOTE)
