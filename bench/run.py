@@ -427,6 +427,12 @@ def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_transcript(sizes: dict[str, Any]) -> list[Result]:
+    from bench.transcript import case_transcript as case  # a 10 MB trajectory in the transcript view
+
+    return case(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -441,6 +447,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "sessions_cli": case_sessions,
     "record_cli": case_record,
     "tui_start": case_tui_start,
+    "transcript": case_transcript,
     "analysis": case_analysis,  # joint_fit, loo_cli
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),

@@ -51,7 +51,7 @@ def _hex(rng: np.random.Generator, n: int) -> str:
 
 
 def _iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat()
+    return moment.astimezone(dt.UTC).isoformat(timespec="seconds")
 
 
 def _mood(score: float) -> str:
@@ -130,7 +130,9 @@ def _gptme(s: DemoSession, rng: np.random.Generator) -> list[dict[str, Any]]:
     def say(role: str, content: str) -> None:
         nonlocal t
         t += dt.timedelta(seconds=int(rng.integers(5, 120)))
-        out.append({"role": role, "content": content, "timestamp": t.replace(tzinfo=None).isoformat()})
+        out.append(
+            {"role": role, "content": content, "timestamp": t.replace(tzinfo=None).isoformat(timespec="seconds")}
+        )
 
     say("system", "You are gptme, a general-purpose AI assistant powered by LLMs.")
     say("user", s.journal[2] if len(s.journal) > 2 else s.session_id)

@@ -54,14 +54,17 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
     (the first paint) is imported with the app; the others (and what they import) load when first
     shown."""
+    from lesson_credit.tui.screens.agreement import AgreementScreen
     from lesson_credit.tui.screens.analysis import AnalysisScreen
     from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
     from lesson_credit.tui.screens.grade_value import GradeValueScreen
+    from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
     from lesson_credit.tui.screens.health import HealthScreen
     from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
     from lesson_credit.tui.screens.sessions import SessionsScreen
     from lesson_credit.tui.screens.simulation import SimulationScreen
+    from lesson_credit.tui.screens.transcript import TranscriptScreen
     from lesson_credit.tui.screens.what_if import WhatIfScreen
 
     return (
@@ -73,6 +76,9 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("Lesson rewards", LessonRewardsScreen),
         ("Simulation", SimulationScreen),
         ("Health", HealthScreen),
+        ("Transcript", TranscriptScreen),
+        ("Agreement", AgreementScreen),
+        ("Grading queue", GradingQueueScreen),
         ("Exact grade dialog", GradeValueScreen),
         ("Confirm dialog", ConfirmScreen),
         ("Replace grade dialog", ConfirmCommit),
@@ -133,6 +139,8 @@ class LessonCreditApp(App[None]):
         Binding("m", "show_simulation", "Simulation", group=SCREENS_GROUP),
         Binding("h", "show_health", "Health", group=SCREENS_GROUP),
         Binding("question_mark", "help", "Help"),
+        Binding("A", "show_agreement", "Agreement", key_display="A", show=False),
+        Binding("I", "show_queue", "Grading queue", key_display="I", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
     ]
@@ -158,6 +166,8 @@ class LessonCreditApp(App[None]):
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
+        self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
+        self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
@@ -256,6 +266,29 @@ class LessonCreditApp(App[None]):
         self.snapshot = snapshot
         self.data_version = snapshot.version
         self._report_problems(snapshot.problems)
+        if self.grading_order == "informative":
+            self._refresh_queue()
+
+    def set_grading_order(self, order: str, session_ids: tuple[str, ...] | None) -> None:
+        """The order `n` follows from now on, with its sessions when known (see the grading queue)."""
+        self.grading_order, self.queue_ids = order, session_ids
+        if order == "informative" and session_ids is None:
+            self._refresh_queue()
+
+    @work(thread=True, exclusive=True, group="queue")
+    def _refresh_queue(self) -> None:
+        from lesson_credit.tui.records_views import queue_view
+
+        try:
+            queue = self.source.call(lambda ws: queue_view(ws, "informative"))
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.post_message(WorkFailed(describe_failure(exc)))
+            return
+        self.call_from_thread(self._queue_computed, queue.session_ids)
+
+    def _queue_computed(self, session_ids: tuple[str, ...]) -> None:
+        if self.grading_order == "informative":
+            self.queue_ids = session_ids
 
     @on(WorkspaceWritten)
     def _workspace_written(self) -> None:
@@ -400,6 +433,16 @@ class LessonCreditApp(App[None]):
     async def action_show_health(self) -> None:
         await self._show_mode("health")
 
+    async def action_show_agreement(self) -> None:
+        from lesson_credit.tui.screens.agreement import AgreementScreen
+
+        await self.push_screen(AgreementScreen(self.source))
+
+    async def action_show_queue(self) -> None:
+        from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+
+        await self.push_screen(GradingQueueScreen(self.source))
+
     async def _show_mode(self, mode: str) -> None:
         """The mode's list (its root screen), not a detail screen left open in it earlier."""
 
@@ -441,7 +484,13 @@ class LessonCreditApp(App[None]):
         if snapshot is None:
             self.notify("Still reading the log; try again in a moment.", markup=False)
             return
-        target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
+        if self.grading_order == "informative" and self.queue_ids is not None:
+            from lesson_credit.tui.records_views import next_in_order
+
+            found = (self.queue_ids, after, self.writes.expected, self.writes.touched(), snapshot.grade_of)
+            target = next_in_order(*found)
+        else:
+            target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
         if target is None:
             self.notify("No pending session left to grade.", markup=False)
             return

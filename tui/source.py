@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # imported where used: the health and simulation modules load
     from lesson_credit.core.health import Finding
     from lesson_credit.core.sim.simulate import SimulationReport
 
+T = TypeVar("T")
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
 
@@ -189,6 +190,8 @@ class WhatIfView:
     current: CreditSettings
     proposed: CreditSettings
     rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
+    current_priority: tuple[str, ...] = ()  # the reward priority saved, and the one proposed (SPEC 11)
+    proposed_priority: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -324,6 +327,12 @@ class WorkspaceSource:
         with self._lock:
             return self.workspace.settings
 
+    def call(self, read: Callable[[Workspace], T]) -> T:
+        """`read(workspace)` under the lock, on the workspace as the last check left it (from a worker:
+        the read models of new screens live in their own modules, e.g. lesson_credit.tui.records_views)."""
+        with self._lock:
+            return read(self._refreshed())
+
     def problems(self) -> Problems:
         with self._lock:
             return Problems(tuple(self.workspace.log_problems()), tuple(self.workspace.lesson_problems()))
@@ -436,11 +445,13 @@ class WorkspaceSource:
         with self._lock:
             return append_grade(self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line)
 
-    def what_if(self, settings: CreditSettings) -> WhatIfView:
+    def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         with self._lock:
             ws = self._refreshed()
+            saved = ws.config.reward_priority
+            priority = priority or saved
             current = ws.lesson_table()
-            proposed = ws.lesson_table(settings)
+            proposed = ws.lesson_table(settings, None if priority == saved else ws.priority_base(priority))
             hidden = retired_rows(ws, proposed.rows)
         if hidden:  # as `replay` shows them: retired arms hidden
             current = replace(current, rows=tuple(r for r in current.rows if r.path not in hidden))
@@ -462,11 +473,13 @@ class WorkspaceSource:
             for row in proposed.rows
         ]
         rows.sort(key=lambda r: (r.rank_then, r.path))
-        return WhatIfView(current.settings, settings, tuple(rows))
+        return WhatIfView(current.settings, settings, tuple(rows), saved, priority)
 
-    def save_settings(self, settings: CreditSettings) -> None:
+    def save_settings(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> None:
         with self._lock:
-            self.workspace.save_settings(settings)
+            self.workspace.replay(
+                settings.strategy, settings.floor, decay=settings.decay, priority=priority, write=True
+            )
 
     # ---------------------------------------------------------------- analysis, health, simulation
 

