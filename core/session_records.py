@@ -10,7 +10,7 @@ records or the number of logged sessions change (a grade changes neither).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,20 +67,23 @@ class SessionRecords:
 
     def joined(
         self,
-        session_ids: Sequence[str],
-        timestamps: Sequence[str | None],
+        n_sessions: int,
+        columns: Callable[[], tuple[Sequence[str], Sequence[str | None]]],
         outcomes: Mapping[str, float],
     ) -> JoinedRecords:
-        """The records joined to these sessions, with each source's scores (kept while nothing changed)."""
+        """The records joined to the first `n_sessions` sessions, with each source's scores; kept while
+        the records, the weights, the outcome mapping and the number of sessions stay the same.
+        `columns()` gives the sessions' ids and timestamps, asked for only when a join is made."""
         file = self.file()
         weights, weights_problem = read_weights(self.root)
-        token = (file.digest, len(session_ids), tuple(sorted(weights.items())), tuple(sorted(outcomes.items())))
+        token = (file.digest, n_sessions, tuple(sorted(weights.items())), tuple(sorted(outcomes.items())))
         cached = self._joined
         if cached is not None and cached.token == token:
             return cached
-        join = join_records(file.records, session_ids, timestamps, self.settings.window)
-        scores = _scores(file.records, join, len(session_ids), weights, outcomes)
-        self._joined = JoinedRecords(file, join, len(session_ids), weights, weights_problem, scores, token)
+        session_ids, timestamps = columns()
+        join = join_records(file.records, session_ids[:n_sessions], timestamps[:n_sessions], self.settings.window)
+        scores = _scores(file.records, join, n_sessions, weights, outcomes)
+        self._joined = JoinedRecords(file, join, n_sessions, weights, weights_problem, scores, token)
         return self._joined
 
 

@@ -126,8 +126,13 @@ class Workspace:
 
     def records(self) -> JoinedRecords:
         """The gptme-sessions records joined to the sessions read so far (see core.session_records)."""
-        c = self._reader.session_columns(self._reader.index.n_sessions)
-        return self.session_records.joined(c.session_ids, c.timestamps, self.config.outcomes)
+        n = self._reader.index.n_sessions
+
+        def columns() -> tuple[Sequence[str], Sequence[str | None]]:
+            c = self._reader.session_columns(n)
+            return c.session_ids, c.timestamps
+
+        return self.session_records.joined(n, columns, self.config.outcomes)
 
     def data(self) -> FoldData:
         """The fold snapshot of the log (read first if the last change has not been read)."""

@@ -89,6 +89,8 @@ def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     payload["journal_changed"] = changed
     payload["journal_note"] = why
+    payload["sources"] = [source.as_json() for source in ws.reward_sources(exp.session.session_id)]
+    payload["priority"] = list(ws.config.reward_priority)
     return payload
 
 
@@ -393,7 +395,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         sub, "explain", [common, data], "why each lesson got its credit in a session",
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
         "weight, credited reward and the alpha/beta change, under the current settings.\n"
-        "--json adds journal_changed: true when the journal no longer has the recorded sha256.",
+        "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
+        "sources (every reward source's score, the one in force marked) with the priority (SPEC 11).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
