@@ -93,7 +93,7 @@ class LogReader:
         index = self.index
         reset = False
         intact = size >= index.end and self._prefix.intact(index.end, signature)
-        if index.end and (not intact or self._glued(index.end, size, self._partial)):
+        if index.end and not intact:
             # The log was edited, replaced or cut, or a last line read without its newline was
             # continued (it is then one longer line): start over rather than trust a stale prefix.
             self.index = index = LogIndex()
@@ -102,7 +102,7 @@ class LogReader:
             reset = True
         if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
             loaded = self._log_cache.load()
-            if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
+            if loaded is not None:
                 self.index, hasher, self._partial = loaded
                 self._prefix.adopt(hasher)
                 index = self.index
@@ -114,11 +114,10 @@ class LogReader:
         changed = reset
         tail_problem = None
         with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
-            for result in self.log.read_chunks(
+            for result in self.log.read_since(
                 index.end,
                 index.lines + 1,
                 decode=decode_raw,
-                continues_line=self._partial,
                 decode_lines=decode_raw_lines,
                 hasher=self._prefix.hasher,
             ):
@@ -145,10 +144,6 @@ class LogReader:
         """The next refresh skips hashing what was read: the caller appended under the writers'
         lock, so the bytes before its event are those it read."""
         self._prefix.trust_once()
-
-    def _glued(self, end: int, size: int, partial: bool) -> bool:
-        """Whether bytes were appended right after a last line that had no newline when read."""
-        return partial and size > end and self.log.glued(end)
 
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""

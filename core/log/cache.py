@@ -164,6 +164,8 @@ class LogCache:
         if hasher is None or hasher.hexdigest() != digest:
             self._say("no longer matches the log (it was edited, replaced or cut)")
             return None
+        if partial and self.log.continued(index.end):  # its last line, read without a newline, went on
+            return None
         return index, hasher, partial
 
     def save(self, index: LogIndex, digest: str, partial: bool) -> None:

@@ -49,10 +49,12 @@ class PrefixCheck:
         self._trusted = True
 
     def intact(self, end: int, signature: Signature | None) -> bool:
-        """Whether the log's first `end` bytes are still those that were hashed."""
+        """Whether the log's first `end` bytes are still those that were hashed, and still end its lines."""
         trusted, self._trusted = self._trusted, False
         if end <= 0 or trusted:
             return True
+        if self.log.continued(end):  # the same bytes, but the last of them now begin a longer line
+            return False
         if signature is not None and signature == self._seen and end > ALWAYS_VERIFY_BYTES:
             return True
         again = self.log.hash_prefix(end)

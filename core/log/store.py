@@ -248,6 +248,19 @@ class EventLog:
         except FileNotFoundError:
             return 0
 
+    def continued(self, end: int) -> bool:
+        """Whether the last line read, ending at byte `end` without its newline, has since been
+        continued (bytes appended right after it): it is then one longer line, to be read again."""
+        if end <= 0:
+            return False
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(end - 1)
+                pair = handle.read(2)
+        except OSError:
+            return True
+        return len(pair) == 2 and pair[:1] != b"\n" and pair[1:] != b"\n"
+
     def hash_prefix(self, end: int) -> xxhash.xxh3_64 | None:
         """An xxh3-64 hasher fed the first `end` bytes of the log (None when it has fewer).
 
