@@ -1,12 +1,12 @@
-"""Write the README's CLI reference from the parser, so the two cannot drift.
+"""Write docs/cli.md's reference from the parser, so the two cannot drift.
 
-    python scripts/cli_reference.py           # rewrite the README between the markers
-    python scripts/cli_reference.py --check   # exit 1 if the README is out of date
+    python scripts/cli_reference.py           # rewrite docs/cli.md between the markers
+    python scripts/cli_reference.py --check   # exit 1 if docs/cli.md is out of date
 
 The reference lists every command with its description, a table of its options (the same
 help text `--help` shows) and its examples; it is markdown built from the parser's actions,
 so it does not depend on the terminal's width or on how a Python version lays out `--help`.
-`tests/cli/test_help.py` fails when the README differs from what this prints.
+`tests/cli/test_help.py` fails when docs/cli.md differs from what this prints.
 """
 
 from __future__ import annotations
@@ -90,27 +90,27 @@ def render() -> str:
     return "\n".join(lines)
 
 
-def replaced(readme: str, reference: str) -> str:
-    if START not in readme or END not in readme:
-        raise SystemExit(f"README.md has no {START!r} ... {END!r} markers")
-    head, rest = readme.split(START, 1)
+def replaced(page: str, reference: str) -> str:
+    if START not in page or END not in page:
+        raise SystemExit(f"docs/cli.md has no {START!r} ... {END!r} markers")
+    head, rest = page.split(START, 1)
     _, tail = rest.split(END, 1)
     return head + reference + tail
 
 
 def main() -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    args.add_argument("--check", action="store_true", help="exit 1 if the README is out of date; write nothing")
+    args.add_argument("--check", action="store_true", help="exit 1 if docs/cli.md is out of date; write nothing")
     check = args.parse_args().check
-    path = ROOT / "README.md"
-    readme = path.read_text(encoding="utf-8")
-    updated = replaced(readme, render())
+    path = ROOT / "docs" / "cli.md"
+    page = path.read_text(encoding="utf-8")
+    updated = replaced(page, render())
     if check:
-        if updated != readme:
-            print("README.md's CLI reference is out of date: run python scripts/cli_reference.py", file=sys.stderr)
+        if updated != page:
+            print("docs/cli.md is out of date: run python scripts/cli_reference.py", file=sys.stderr)
             return 1
         return 0
-    if updated != readme:
+    if updated != page:
         path.write_text(updated, encoding="utf-8")
     return 0
 

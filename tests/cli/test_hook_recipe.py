@@ -1,4 +1,4 @@
-"""The README's hook recipe logs every session, also when `select` chose nothing (issue 12, item 3)."""
+"""docs/guide.md's hook recipe logs every session, also when `select` chose nothing (issue 12, item 3)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ GIT = "tools/git.md"
 
 
 def recipe() -> str:
-    """The bash blocks of the README's "Hooking it into an agent" section, in order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Hooking it into an agent", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    """The bash blocks of docs/guide.md's "Hooking it into an agent" section, in order."""
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    section = guide.split("## Hooking it into an agent", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
     assert len(blocks) >= 2, "the recipe needs a session-start and a session-end block"
     return "".join(blocks)

@@ -1,0 +1,260 @@
+"""Which lessons help and whether the bandit is healthy: `loo`, `lint`, `simulate`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from lesson_credit.cli.common import (
+    CliError,
+    command,
+    floor_arg,
+    open_workspace,
+    positive_int,
+    print_json,
+    warn_problems,
+)
+from lesson_credit.cli.render import safe, table
+
+
+def cmd_loo(args: argparse.Namespace) -> int:
+    if args.written_by is not None:
+        args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
+    ws = open_workspace(args)
+    results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
+    warn_problems(ws, args.json)
+    if args.json:
+        path = ws.state_dir / "loo-results.json"
+        if args.no_write:
+            from lesson_credit.core.analysis.effects import loo_payload
+
+            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta))
+        else:
+            sys.stdout.write(path.read_text(encoding="utf-8"))
+        return 0
+    ordered = sorted(results, key=lambda r: (r.headline is None, -(r.headline if r.headline is not None else 0.0)))
+
+    def num(value: float | None, sign: bool = True) -> str:
+        return "-" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
+
+    def span(low: float | None, high: float | None) -> str:
+        return "-" if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
+
+    randomized = any(r.randomized is not None for r in results)
+    rows = []
+    for r in ordered:
+        flag = "; ".join(r.confound_reasons) if r.confounded else ""
+        if not r.sufficient:
+            flag = ("insufficient data for LOO; " + flag).rstrip("; ")
+        eff = r.effect
+        cells: list[object] = [r.path]
+        if randomized:
+            rnd = r.randomized
+            cells += [
+                "-" if rnd is None else num(rnd.estimate),
+                "-" if rnd is None else span(rnd.ci_low, rnd.ci_high),
+                "-" if rnd is None else f"{rnd.n_kept}/{rnd.n_withheld}",
+            ]
+        cells += [
+            num(None if eff is None else eff.estimate),
+            "-" if eff is None else span(eff.ci_low, eff.ci_high),
+            num(None if eff is None else eff.p_adjusted, False),
+            r.n_with,
+            r.n_without,
+            num(r.delta),
+            span(r.ci_low, r.ci_high),
+            num(r.p_adjusted, False),
+            num(r.delta_category),
+            num(r.delta_ipw),
+            flag,
+        ]
+        rows.append(tuple(cells))
+    graded = sum(1 for s in ws.sessions() if not s.pending)
+    baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
+    print(
+        f"effect per lesson over {graded} graded sessions: joint estimate ({baselines} + every lesson, "
+        f"empirical-Bayes prior), then leave-one-out as a second opinion (min {args.min_with} with, "
+        f"{args.min_without} without)\n"
+    )
+    header = ["lesson"]
+    if randomized:
+        header += ["randomized", "95% CI", "kept/withheld"]
+    header += ["effect", "95% CI", "p (BH)", "with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW"]
+    header += ["flags"]
+    right = tuple(range(1, len(header) - 1))
+    print(table(header, rows, right=right))
+    meta = ws.loo_meta
+    if meta.get("sessions_without_propensity"):
+        print(f"\n{meta['sessions_without_propensity']} graded session(s) have no logged selection propensities (IPW)")
+    if not args.no_write:
+        print(f"\nwritten to {ws.state_dir / 'loo-results.json'}")
+    return 0
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from lesson_credit.core.health import ERROR, WARNING, lint
+
+    ws = open_workspace(args)
+    findings = lint(ws)
+    errors = [f for f in findings if f.severity == ERROR]
+    warnings = [f for f in findings if f.severity == WARNING]
+    failing = errors if args.fail_on == "error" else errors + warnings
+    if args.json:
+        print_json(
+            {
+                "findings": [f.as_json() for f in findings],
+                "errors": len(errors),
+                "warnings": len(warnings),
+                "fail_on": args.fail_on,
+                "failed": bool(failing),
+            }
+        )
+    elif not findings:
+        print("no problems found")
+    else:
+        for f in findings:
+            print(f"{f.severity}: [{f.code}] {safe(f.message)}")
+            print(f"  -> {safe(f.advice)}")
+        print(f"\n{len(errors)} error(s), {len(warnings)} warning(s); failing on {args.fail_on}s")
+    return 1 if failing else 0
+
+
+def _progress_bar(label: str) -> Callable[[int, int], None]:
+    """A one-line progress bar on stderr (only when stderr is a terminal)."""
+    if not sys.stderr.isatty():
+        return lambda done, total: None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / total) if total else width
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from lesson_credit.core.sim.simulate import format_report, run_simulation, scenario
+
+    changes = {
+        "n_lessons": args.lessons,
+        "n_sessions": args.sessions,
+        "k": args.k,
+        "floor": args.floor,
+        "noise": args.noise,
+        "keyword_breadth": args.keyword_breadth,
+        "relevance_a": args.relevance_a,
+        "relevance_b": args.relevance_b,
+        "helpful_share": args.helpful_share,
+        "harmful_share": args.harmful_share,
+        "effect_size": args.effect_size,
+        "category_affinity": args.category_affinity,
+        "injection_mention": args.injection_mention,
+        "dropout": args.dropout,
+    }
+    try:
+        sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    report = run_simulation(sc, seeds, progress=None if args.json else _progress_bar(f"simulating {args.scenario}"))
+    if args.json:
+        print_json(report.as_json())
+    else:
+        print(format_report(report))
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "loo", [common, data], "leave-one-out lift per lesson",
+        "Compare graded sessions with and without each lesson: difference in mean reward,\n"
+        "95% interval, p-values (BH-adjusted), a category-controlled and an IPW difference.\n"
+        "Writes state/lesson-thompson/loo-results.json unless --no-write.",
+        "  lesson-credit loo\n  lesson-credit loo --min-with 10 --no-write --json",
+    )  # fmt: skip
+    p.add_argument("--min-with", type=positive_int, default=5, help="sessions with the lesson needed, >= 1 (default 5)")
+    p.add_argument(
+        "--min-without", type=positive_int, default=20, help="sessions without it needed, >= 1 (default 20)"
+    )  # fmt: skip
+    p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
+    p.add_argument(
+        "--written-by",
+        default=None,
+        metavar="AGENT",
+        help="database store: only the sessions this agent recorded (with their grades); implies --no-write",
+    )
+    p.set_defaults(func=cmd_loo)
+
+    p = command(
+        sub, "lint", [common, data], "health checks (errors and warnings)",
+        "Checks that find what silently breaks a lesson bandit. Errors: no lessons at all,\n"
+        "unreadable log lines, duplicate session ids, broken lesson files, constant rewards,\n"
+        "posteriors collapsed to one mean. Warnings: pending sessions (and those pending again\n"
+        "because their latest grade was retracted), ghost arms (in the log,\n"
+        "not the library), lessons/-prefixed ids, lessons never injected or never salient,\n"
+        "entries without salience, keywords matching most journals, binary rewards, a lesson\n"
+        "listed twice in one session, bandit-state.json out of step with the log, string outcomes\n"
+        "with no reward mapped. Exit 1 when a finding at --fail-on level or worse exists.\n"
+        "--json: {findings: [{code, severity, message, advice, items: [{item, reason}]}], errors,\n"
+        "warnings, fail_on, failed}.",
+        "  lesson-credit lint                       # for CI: fails on errors only\n"
+        "  lesson-credit lint --fail-on warning --json",
+    )  # fmt: skip
+    p.add_argument(
+        "--fail-on", choices=["error", "warning"], default="error",
+        help="exit 1 on errors only, or on warnings too (default: error)",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_lint)
+
+    p = command(
+        sub, "simulate", [common, data], "compare credit strategies in a world with known truth",
+        "Simulate worlds with known lesson effects and run each credit strategy's bandit loop on\n"
+        "them; report how well each ranks the truly helpful and harmful lessons. Options left out\n"
+        "keep the scenario's values.",
+        "  lesson-credit simulate --seeds 5\n  lesson-credit simulate --scenario broad-keywords --sessions 500 --json",
+    )  # fmt: skip
+    p.add_argument(
+        "--scenario", default="default",
+        choices=[
+            "default", "broad-keywords", "always-paired", "sign-flip", "few-sessions", "injection-echo", "dropout",
+        ],
+        help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
+        "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
+        "injection-echo (an injected lesson's keywords show in the journal because it was injected, 50%%); "
+        "dropout (a fifth of the chosen lessons withheld at random) (default: default)",
+    )  # fmt: skip
+    p.add_argument("--seeds", type=positive_int, default=20, help="worlds to simulate, >= 1 (default 20)")
+    p.add_argument("--first-seed", type=int, default=0, help="seed of the first world; the rest follow (default 0)")
+    p.add_argument("--lessons", type=positive_int, default=None, help="lessons in the world, >= 2 (default 120)")
+    p.add_argument("--sessions", type=positive_int, default=None, help="sessions per run, >= 1 (default 1500)")
+    p.add_argument("--k", type=positive_int, default=None, help="lessons injected per session, >= 1 (default 8)")
+    p.add_argument("--floor", type=floor_arg, default=None, help="credit floor in [0, 1] (default 0.3)")
+    p.add_argument("--noise", type=float, default=None, help="standard deviation of reward noise, >= 0 (default 0.15)")
+    p.add_argument(
+        "--keyword-breadth", type=float, default=None,
+        help="P(a keyword hits by accident), in [0, 1] (default 0.05)",
+    )  # fmt: skip
+    p.add_argument("--relevance-a", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: a")
+    p.add_argument("--relevance-b", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: b")
+    p.add_argument("--helpful-share", type=float, default=None, help="share of lessons that help (0-1)")
+    p.add_argument("--harmful-share", type=float, default=None, help="share of lessons that harm (0-1)")
+    p.add_argument("--effect-size", type=float, default=None, help="typical |effect| on reward when relevant")
+    p.add_argument(
+        "--category-affinity", type=float, default=None, help="0: relevance ignores categories; 1: home category only"
+    )
+    p.add_argument(
+        "--injection-mention",
+        type=float,
+        default=None,
+        help="extra chance an injected lesson's keyword shows in the journal because it was injected",
+    )
+    p.add_argument(
+        "--dropout", type=float, default=None, metavar="EPSILON", help="withhold chosen lessons at random (0-1)"
+    )
+    p.set_defaults(func=cmd_simulate)

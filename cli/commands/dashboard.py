@@ -1,0 +1,31 @@
+"""Opening the dashboard: `tui` (also what no command does)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lesson_credit.cli.common import command, open_workspace
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    from lesson_credit.tui import gc_settings
+
+    gc_settings.start()  # before the engine and the dashboard are imported
+    ws = open_workspace(args)
+    if not ws.log.is_local:
+        ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
+    from lesson_credit.tui.app import run
+
+    run(ws)
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add `tui` to `sub`."""
+    p = command(
+        sub, "tui", [common], "open the dashboard",
+        "Open the Textual dashboard on the workspace (the same as giving no command).",
+        "  lesson-credit tui --workspace ~/agent",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_tui)

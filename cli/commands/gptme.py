@@ -1,0 +1,71 @@
+"""gptme's bandit-state.json: `import-gptme` and `export-gptme`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.cli.common import (
+    command,
+    open_workspace,
+    print_json,
+    print_warnings,
+)
+from lesson_credit.cli.render import safe
+
+
+def cmd_import_gptme(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)
+    report = ws.import_gptme(Path(args.path))
+    print_warnings(ws)
+    if args.json:
+        print_json(
+            {
+                "imported": len(report.arms),
+                "arms": [
+                    {
+                        "source": a.source_id,
+                        "path": a.lesson_id,
+                        "alpha": a.alpha,
+                        "beta": a.beta,
+                        "n": a.n,
+                        "matched": a.matched,
+                    }
+                    for a in report.arms
+                ],
+                "unmatched": [a.source_id for a in report.unmatched],
+            }
+        )
+        return 0
+    print(f"imported {len(report.arms)} arms from {safe(report.path)} as a prior event")
+    for arm in report.unmatched:
+        print(f"  no lesson in the library for {safe(arm.source_id)!r} (kept as {safe(arm.lesson_id)!r})")
+    return 0
+
+
+def cmd_export_gptme(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)
+    target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
+    print(f"wrote {safe(target)}")
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "import-gptme", [common, data], "log a gptme bandit-state.json as a prior",
+        "Log an existing gptme-sessions bandit-state.json as a prior event, its arms mapped to\n"
+        "library ids. Import only history that is not also in sessions.jsonl (it would count twice).",
+        "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
+    )  # fmt: skip
+    p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")
+    p.set_defaults(func=cmd_import_gptme)
+
+    p = command(
+        sub, "export-gptme", [common], "write posteriors as a gptme bandit-state.json",
+        "Write the current posteriors in the shape gptme-sessions loads (six keys per arm).",
+        "  lesson-credit export-gptme ~/agent/state/lesson-thompson/",
+    )  # fmt: skip
+    p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
+    p.set_defaults(func=cmd_export_gptme)

@@ -1,0 +1,52 @@
+"""Help about the CLI itself: `completion` and `help`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lesson_credit.cli.common import (
+    CliError,
+    command,
+    subcommands,
+)
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    import shtab
+
+    sys.stdout.write(shtab.complete(args.parser, shell=args.shell))
+    return 0
+
+
+def cmd_help(args: argparse.Namespace) -> int:
+    parser = args.parser
+    if args.topic is None:
+        parser.print_help()
+        return 0
+    sub = subcommands(parser)
+    if args.topic not in sub:
+        raise CliError(f"no command {args.topic!r}: choose one of {', '.join(sub)}")
+    sub[args.topic].print_help()
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "completion", [], "print a shell completion script",
+        "Print a completion script for bash or zsh (see the README for where to put it).",
+        "  lesson-credit completion bash > ~/.local/share/bash-completion/completions/lesson-credit\n"
+        "  lesson-credit completion zsh > ~/.zfunc/_lesson-credit",
+    )  # fmt: skip
+    p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete for")
+    p.set_defaults(func=cmd_completion)
+
+    p = command(
+        sub, "help", [], "describe a command",
+        "Print the reference of one command (its --help), or the list of commands.",
+        "  lesson-credit help sessions",
+    )  # fmt: skip
+    p.add_argument("topic", nargs="?", default=None, metavar="COMMAND", help="the command to describe (default: all)")
+    p.set_defaults(func=cmd_help)

@@ -1,0 +1,178 @@
+"""The posteriors: `status` and its what-if, `replay`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from lesson_credit.cli.common import (
+    SORT_LESSONS,
+    STRATEGY_HELP,
+    command,
+    decay_arg,
+    floor_arg,
+    open_workspace,
+    print_json,
+    print_warnings,
+    warn_problems,
+)
+from lesson_credit.cli.render import fmt, safe, table
+
+
+def _status_table(table_obj: Any) -> str:
+    rows = [
+        (r.path, r.category, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), fmt(r.ci_low), fmt(r.ci_high))
+        for r in table_obj.rows
+    ]
+    settings = table_obj.settings
+    head = (
+        f"{table_obj.sessions} sessions ({table_obj.graded} graded); "
+        f"strategy {settings.strategy}, floor {settings.floor:g}"
+    )
+    return (
+        head
+        + "\n\n"
+        + table(
+            ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"],
+            rows,
+            right=(3, 4, 5, 6, 7, 8),
+        )
+    )
+
+
+def _sort_rows(table_obj: Any, key: str) -> Any:
+    from dataclasses import replace
+
+    keys: dict[str, Callable[[Any], Any]] = {
+        "mean": lambda r: (-r.mean, r.path),
+        "n": lambda r: (-r.n, r.path),
+        "path": lambda r: r.path,
+        "ci_low": lambda r: (-r.ci_low, r.path),
+    }
+    return replace(table_obj, rows=tuple(sorted(table_obj.rows, key=keys[key])))
+
+
+def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
+    """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
+    from dataclasses import replace
+
+    from lesson_credit.core.library.lessons import MISSING
+
+    retired = ws.retired_arms()
+    if show_all or not retired:
+        return table_obj
+    return replace(table_obj, rows=tuple(r for r in table_obj.rows if not (r.status == MISSING and r.path in retired)))
+
+
+def _empty_library_note(ws: Any) -> str | None:
+    if ws.library().lessons or ws.library().problems:
+        return None
+    return (
+        f"no lessons found in {ws.root}: put lesson files under lessons/ "
+        "(or name their folders in gptme.toml [lessons] dirs)"
+    )
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from lesson_credit.core.derived_state import repair_state
+
+    ws = open_workspace(args)
+    result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
+    warn_problems(ws, args.json)
+    repaired = repair_state(ws)
+    if repaired is not None:
+        print(f"warning: {safe(repaired)}", file=sys.stderr)
+    note = _empty_library_note(ws)
+    if args.json:
+        print_json(result.as_json())
+    else:
+        if note:
+            print(f"warning: {safe(note)}", file=sys.stderr)
+        print(_status_table(result))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)
+    before = ws.lesson_table(details=False)
+    replayed = ws.replay(args.strategy, args.floor, decay=args.decay, write=args.write)
+    result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
+    warn_problems(ws, args.json)
+    print_warnings(ws)
+    old = {r.path: r.mean for r in before.rows}
+    if args.json:
+        payload = result.as_json()
+        payload["decay"] = result.settings.decay
+        payload["written"] = args.write
+        for row in payload["lessons"]:  # the table's change column: mean now minus mean before
+            row["change"] = row["mean"] - old.get(row["path"], row["mean"])
+        print_json(payload)
+        return 0
+    rows = [
+        (
+            r.path,
+            r.status,
+            r.n,
+            fmt(r.alpha, 2),
+            fmt(r.beta, 2),
+            fmt(r.mean),
+            f"{r.mean - old.get(r.path, r.mean):+.3f}",
+        )
+        for r in result.rows
+    ]
+    verb = "written" if args.write else "what-if, nothing written"
+    print(
+        f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
+        f"floor {result.settings.floor:g}, decay {result.settings.decay:g} ({verb}); change is against "
+        f"{before.settings.strategy}/{before.settings.floor:g}/{before.settings.decay:g}\n"
+    )
+    print(table(["lesson", "status", "n", "alpha", "beta", "mean", "change"], rows, right=(2, 3, 4, 5, 6)))
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "status", [common, data], "posterior per lesson",
+        "One row per lesson of the library and per arm of the log: its Beta(alpha, beta)\n"
+        "posterior, n (graded sessions it was injected in), mean and 95% interval.",
+        "  lesson-credit status\n  lesson-credit status --sort n --json",
+    )  # fmt: skip
+    p.add_argument(
+        "--sort", choices=SORT_LESSONS, default="mean",
+        help="order of the rows: mean, n or ci_low (highest first), or path (default: mean)",
+    )  # fmt: skip
+    p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
+    p.add_argument(
+        "--written-by", default=None, metavar="AGENT",
+        help="database store: only the sessions this agent recorded (with their grades, by anyone)",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_status)
+
+    p = command(
+        sub, "replay", [common, data], "re-fold the log under another strategy/floor/decay",
+        "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
+        "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
+        f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.",
+        "  lesson-credit replay --strategy evidence --floor 0.5\n  lesson-credit replay --decay 0.99 --write",
+    )  # fmt: skip
+    p.add_argument(
+        "--strategy", choices=["seed", "evidence", "uniform"], default=None,
+        help="credit strategy (default: the configured one, seed)",
+    )  # fmt: skip
+    p.add_argument(
+        "--floor", type=floor_arg, default=None, metavar="F",
+        help="weight of an unmentioned lesson, in [0, 1] (default: the configured one, 0.3)",
+    )  # fmt: skip
+    p.add_argument(
+        "--decay", type=decay_arg, default=None, metavar="G",
+        help="per-session decay toward the prior, in (0, 1]; 1 = none (default: the configured one, 1)",
+    )  # fmt: skip
+    p.add_argument("--write", action="store_true", help="store the settings and rewrite bandit-state.json")
+    p.add_argument(
+        "--sort", choices=SORT_LESSONS, default="mean", help="order of the rows, as in status (default: mean)"
+    )  # fmt: skip
+    p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
+    p.set_defaults(func=cmd_replay)

@@ -1,0 +1,115 @@
+"""Choosing lessons for a session: `select`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from lesson_credit.cli.common import (
+    CliError,
+    command,
+    open_workspace,
+    positive_int,
+    print_json,
+    seed_arg,
+    unit_float,
+)
+from lesson_credit.cli.render import safe
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
+    from lesson_credit.core.log.store import StoreError
+
+    ws = open_workspace(args)
+    try:  # capped like a journal: a device or an endless pipe is refused, not read forever
+        if args.context == "-":
+            stdin = getattr(sys.stdin, "buffer", None)  # a text stream without one (tests) is read as text
+            raw = stdin.read(JOURNAL_MAX_BYTES + 1) if stdin else sys.stdin.read(JOURNAL_MAX_BYTES + 1).encode()
+            if len(raw) > JOURNAL_MAX_BYTES:
+                raise CliError(f"context on stdin is larger than {JOURNAL_MAX_BYTES} bytes")
+        else:
+            raw = read_capped(args.context, JOURNAL_MAX_BYTES)
+    except FileNotFoundError:
+        raise CliError(f"context file not found: {args.context}") from None
+    except UnsafeFile as exc:
+        raise CliError(f"context {exc}") from None
+    except OSError as exc:
+        raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
+    context = raw.decode("utf-8", errors="replace")
+    try:
+        selection = ws.select(
+            context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
+        )
+    except StoreError as exc:
+        if not args.offline_ok or ws.log.is_local:
+            raise
+        from lesson_credit.core.offline import select_offline
+
+        selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(
+            f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
+            file=sys.stderr,
+        )
+    if args.json:
+        payload: dict[str, object] = {
+            "session_id": selection.session_id,
+            "selected": list(selection.selected),
+            "candidates": list(selection.candidates),
+            "propensity": selection.propensity,
+            "k": selection.k,
+            "seed": selection.seed,
+        }
+        if args.dropout > 0:
+            payload["withheld"] = list(selection.withheld)
+        print_json(payload)
+    else:
+        for lesson_id in selection.selected:
+            print(safe(lesson_id))
+        print(
+            f"# session {safe(selection.session_id)}: {len(selection.selected)} of {len(selection.candidates)} "
+            f"matching lessons (seed {selection.seed})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "select", [common, data], "Thompson-sample lessons for a context",
+        "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
+        "context; print the chosen ids one per line (a summary goes to stderr) and log a\n"
+        "selection event with each candidate's selection probability (unless --dry-run).",
+        "  lesson-credit select --context task.md --session-id S1 > selected.txt\n"
+        "  echo 'fix the git worktree' | lesson-credit select --context - --k 3 --dry-run",
+    )  # fmt: skip
+    p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
+    p.add_argument("--k", type=positive_int, default=None, help="how many lessons, >= 1 (default: config k, 10)")
+    p.add_argument(
+        "--seed", type=seed_arg, default=None,
+        help="random seed of the draw, in [0, 2**63) (default: a fresh random one)",
+    )  # fmt: skip
+    p.add_argument(
+        "--session-id", default=None, metavar="ID",
+        help="id to log the selection under; use the same id for `record` (default: time + random suffix)",
+    )  # fmt: skip
+    p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
+    p.add_argument(
+        "--dropout",
+        type=unit_float,
+        default=0.0,
+        metavar="EPSILON",
+        help="withhold each chosen lesson with this probability and log the draw to "
+        "state/lesson-dropout/<session-id>.jsonl (a randomized trial, as gptme's LESSON_DROPOUT_EPSILON; "
+        "default 0: none withheld)",
+    )
+    p.add_argument(
+        "--offline-ok",
+        action="store_true",
+        help="if the database store is unreachable, select from the last known posteriors "
+        "(bandit-state.json) without logging, instead of failing",
+    )
+    p.set_defaults(func=cmd_select)

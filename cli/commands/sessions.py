@@ -1,0 +1,307 @@
+"""Reading sessions: `sessions`, `show` and `explain`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lesson_credit.cli.common import (
+    CliError,
+    command,
+    open_workspace,
+    parse_reward,
+    positive_int,
+    print_json,
+    resolve_session,
+    warn_problems,
+)
+from lesson_credit.cli.render import fmt, safe, table
+
+
+def explanation_text(exp: Any) -> str:
+    s = exp.session
+    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
+    out = [
+        f"session {safe(s.session_id)}  {safe(s.timestamp or '')}  category {safe(s.category or '-')}",
+        f"grade {grade}; strategy {exp.settings.strategy}, floor {exp.settings.floor:g}",
+    ]
+    if exp.journal_problem:
+        out.append(f"note: {safe(exp.journal_problem)}")
+    rows = [
+        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), f"{c.alpha_delta:+.3f}", f"{c.beta_delta:+.3f}")
+        for c in exp.lessons
+    ]
+    out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
+    text = exp.journal_text
+    for c in exp.lessons:
+        out.append("")
+        out.append(f"{safe(c.path)}: salience {c.salience:.3f} -> weight {c.weight:.3f}")
+        if c.note:
+            out.append(f"  note: {safe(c.note)}")
+        if c.salience_missing:
+            out.append("  note: the record had no salience; counted as 0.5")
+        if c.breakdown is None:
+            continue
+        if not c.breakdown.keywords:
+            out.append("  no counted keywords: salience 0.5 by definition")
+        for k in c.breakdown.keywords:
+            if k.hit:
+                start, end = k.offsets[0], k.offsets[0] + k.lengths[0]
+                from lesson_credit.core.library.salience import snippet
+
+                where = ", ".join(str(o) for o in k.offsets[:5]) + (" ..." if len(k.offsets) > 5 else "")
+                out.append(f"  hit   '{safe(k.keyword)}' x{k.count} at {where}: {safe(snippet(text, start, end))}")
+            else:
+                out.append(f"  miss  '{safe(k.keyword)}'")
+    if len(exp.grades) > 1:
+        out.append("")
+        out.append("grade history:")
+        out += _history_lines(exp.grades)
+    return "\n".join(out)
+
+
+def _history_lines(grades: Any) -> list[str]:
+    """One line per grade event, oldest first; a retraction (base_reward null) says so."""
+    lines = []
+    for g in grades:
+        note = f"  {safe(g.note)}" if g.note else ""
+        value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
+        lines.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
+    return lines
+
+
+def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
+    """The session's record as logged ({} if it cannot be read back)."""
+    duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in ws.log_problems())
+    return ws.log.session_record(session_id, unique=not duplicated) or {}
+
+
+def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
+    """explain's JSON: a pending session's per-lesson reward is null (it credited nothing yet),
+    and `journal_changed` says whether the journal's sha256 still matches the recorded one."""
+    from lesson_credit.core.log.records import journal_changed
+
+    payload: dict[str, Any] = exp.as_json()
+    if exp.base_reward is None:
+        for lesson in payload["lessons"]:
+            lesson["reward"] = None
+    record = _record_of(ws, exp.session.session_id)
+    changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
+    payload["journal_changed"] = changed
+    payload["journal_note"] = why
+    return payload
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    ws = open_workspace(args)
+    exp = ws.explain(resolve_session(ws, args.session_id), lesson=args.lesson)
+    if args.json:
+        print_json(explanation_json(ws, exp))
+    else:
+        print(explanation_text(exp))
+        from lesson_credit.core.log.records import journal_changed
+
+        changed, why = journal_changed(ws.root, _record_of(ws, exp.session.session_id), ws.allow_outside_journals)
+        if changed:
+            print(f"\nwarning: {safe(why)}")
+    return 0
+
+
+def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
+    summary = table_obj.summary(row)
+    return {
+        "session_id": summary.session_id,
+        "timestamp": summary.timestamp,
+        "category": summary.category,
+        "base_reward": summary.base_reward,  # null while pending
+        "grader": summary.grader,
+        "lessons": summary.n_lessons,
+        "mean_salience": summary.mean_salience,
+        "line": summary.line,
+    }
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from lesson_credit.core.library.lessons import normalize_id
+    from lesson_credit.core.query import NO_ROWS, SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
+
+    min_reward = parse_reward(args.min_reward)
+    max_reward = parse_reward(args.max_reward)
+    column, descending = parse_sort(args.sort)
+    ws = open_workspace(args)
+    now = ws.clock()
+    since = parse_time(args.since, now) if args.since is not None else None
+    until = parse_time(args.until, now) if args.until is not None else None
+    lesson_rows = None
+    if args.lesson is not None:
+        data = ws.data()
+        lesson = normalize_id(args.lesson)
+        if lesson in data.arm_ids:
+            lesson_rows = rows_with_arm(data.entry_arm, data.entry_session, data.arm_ids.index(lesson))
+        elif lesson in ws.library().by_id():
+            lesson_rows = NO_ROWS  # in the library, never injected
+        else:
+            raise CliError(f"lesson {args.lesson!r} is neither in the library nor in the log")
+    query = SessionQuery(
+        pending=args.pending,
+        graded=args.graded,
+        category=args.category,
+        grader=args.grader,
+        lesson_rows=lesson_rows,
+        min_reward=min_reward,
+        max_reward=max_reward,
+        since=since,
+        until=until,
+        sort=column,
+        descending=descending,
+    )
+    table_obj = ws.session_table()
+    rows = select_rows(table_obj, query)
+    shown = rows[: args.limit] if args.limit is not None else rows
+    warn_problems(ws, args.json)
+    if args.json:
+        print_json({"sessions": [_session_json(table_obj, row) for row in shown.tolist()], "matched": len(rows)})
+        return 0
+    cells = []
+    for row in shown.tolist():
+        s = table_obj.summary(row)
+        cells.append(
+            (
+                s.session_id,
+                s.timestamp or "-",
+                s.category or "-",
+                "pending" if s.pending else f"{s.base_reward:g}",
+                s.grader or "-",
+                s.n_lessons,
+                fmt(s.mean_salience),
+            )
+        )
+    print(table(["session", "time", "category", "reward", "grader", "lessons", "salience"], cells, right=(5, 6)))
+    more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
+    print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from lesson_credit.core.log.records import journal_changed
+
+    ws = open_workspace(args)
+    session_id = resolve_session(ws, args.session_id)
+    exp = ws.explain(session_id, with_journal=False)
+    record = _record_of(ws, session_id)
+    changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
+    s = exp.session
+    label = ws.outcome_labels().get(ws.session_table().session_ids.index(session_id))
+    history = [
+        {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note, "line": g.line}
+        for g in exp.grades
+    ]
+    credit = explanation_json(ws, exp)["lessons"]
+    for lesson in credit:
+        del lesson["keywords"]
+    if args.json:
+        print_json(
+            {
+                "session_id": s.session_id,
+                "timestamp": s.timestamp,
+                "category": s.category,
+                "base_reward": exp.base_reward,
+                "grader": s.grader,
+                "outcome": label,
+                "journal_path": s.journal_path,
+                "journal_sha256": record.get("journal_sha256"),
+                "journal_changed": changed,
+                "line": s.line,
+                "strategy": exp.settings.strategy,
+                "floor": exp.settings.floor,
+                "grades": history,
+                "lessons": credit,
+            }
+        )
+        return 0
+    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
+    out = [
+        f"session   {safe(s.session_id)}",
+        f"time      {safe(s.timestamp or '-')}",
+        f"category  {safe(s.category or '-')}",
+        f"grade     {grade}" + (f"  (outcome {safe(label)!r})" if label else ""),
+        f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
+        f"log line  {s.line}",
+        "",
+        f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
+        table(
+            ["lesson", "salience", "weight", "reward", "alpha", "beta"],
+            [
+                (
+                    c.path,
+                    fmt(c.salience),
+                    fmt(c.weight),
+                    "-" if exp.base_reward is None else fmt(c.reward),
+                    f"{c.alpha_delta:+.3f}",
+                    f"{c.beta_delta:+.3f}",
+                )
+                for c in exp.lessons
+            ],
+            right=(1, 2, 3, 4, 5),
+        ),
+        "",
+        "grade history:" if exp.grades else "grade history: none (pending)",
+        *_history_lines(exp.grades),
+    ]
+    print("\n".join(out))
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "sessions", [common, data], "list and filter sessions",
+        "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
+        "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).\n"
+        "--json: {sessions: [{session_id, timestamp, category, base_reward (null while pending),\n"
+        "grader, lessons, mean_salience, line}], matched: count before --limit}.",
+        "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
+        "  lesson-credit sessions --sort reward:desc --limit 10 --json",
+    )  # fmt: skip
+    p.add_argument("--pending", action="store_true", help="only sessions waiting for a grade")
+    p.add_argument("--graded", action="store_true", help="only graded sessions")
+    p.add_argument("--category", default=None, metavar="C", help="only sessions of this category (exact)")
+    p.add_argument("--grader", default=None, metavar="G", help="only sessions whose grade in force is by G")
+    p.add_argument("--lesson", default=None, metavar="ID", help="only sessions this lesson was injected in")
+    p.add_argument("--min-reward", default=None, metavar="R", help="only graded sessions with reward >= R, R in [0, 1]")
+    p.add_argument("--max-reward", default=None, metavar="R", help="only graded sessions with reward <= R, R in [0, 1]")
+    p.add_argument(
+        "--since", default=None, metavar="TIME", help="only sessions at or after TIME (e.g. 2h, 7d, 2026-03-01)"
+    )
+    p.add_argument("--until", default=None, metavar="TIME", help="only sessions before TIME (same forms as --since)")
+    p.add_argument(
+        "--sort", default="line", metavar="COLUMN[:desc]",
+        help="order by line (log order), id, time, category, reward, grader, lessons or salience, "
+        "ascending unless :desc; missing values last (default: line)",
+    )  # fmt: skip
+    p.add_argument(
+        "--limit", type=positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"
+    )
+    p.set_defaults(func=cmd_sessions)
+
+    p = command(
+        sub, "show", [common, data], "one session: record, grades, credit",
+        "One session's record (time, category, journal and whether it changed since), its grade\n"
+        "history and each lesson's credit. A unique prefix of the id is enough.",
+        "  lesson-credit show 20260305T1630\n  lesson-credit show S1 --json",
+    )  # fmt: skip
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.set_defaults(func=cmd_show)
+
+    p = command(
+        sub, "explain", [common, data], "why each lesson got its credit in a session",
+        "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
+        "weight, credited reward and the alpha/beta change, under the current settings.\n"
+        "--json adds journal_changed: true when the journal no longer has the recorded sha256.",
+        "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
+    )  # fmt: skip
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("--lesson", default=None, metavar="ID", help="only this lesson (it must be in the session)")
+    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.set_defaults(func=cmd_explain)

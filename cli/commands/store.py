@@ -1,0 +1,89 @@
+"""Moving the event log between the workspace file and a database: `store push|pull`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.cli.common import (
+    CliError,
+    command,
+    open_workspace,
+    print_json,
+)
+from lesson_credit.cli.render import safe
+
+
+def cmd_store_push(args: argparse.Namespace) -> int:
+    from lesson_credit.core.log.eventstore import JsonlStore
+    from lesson_credit.core.log.pgstore import PgStore
+
+    ws = open_workspace(args)
+    store = ws.log
+    if not isinstance(store, PgStore):
+        raise CliError("store push needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    source = JsonlStore(ws.state_dir / "sessions.jsonl")
+    report = store.push(source.raw_lines())
+    if args.json:
+        print_json(
+            {
+                "store": store.name,
+                "lines": report.lines,
+                "added": report.added,
+                "present": report.present,
+                "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],
+            }
+        )
+        return 0
+    for problem in report.problems[:5]:
+        print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
+    if len(report.problems) > 5:
+        print(f"warning: {len(report.problems) - 5} more invalid lines (not pushed)", file=sys.stderr)
+    print(
+        f"pushed {source.name} to {safe(store.name)}: {report.added} events added, {report.present} already there "
+        f"(or a second session event for an id), {len(report.problems)} invalid lines skipped"
+    )
+    return 0
+
+
+def cmd_store_pull(args: argparse.Namespace) -> int:
+    from lesson_credit.core.log.eventstore import export_log
+    from lesson_credit.core.log.pgstore import PgStore
+
+    ws = open_workspace(args)
+    if not isinstance(ws.log, PgStore):
+        raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    count = export_log(ws.log, Path(args.file))
+    if args.json:
+        print_json({"store": ws.log.name, "file": str(args.file), "events": count})
+    else:
+        print(f"wrote {count} events from {safe(ws.log.name)} to {safe(args.file)}")
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "store", [], "move the event log between the workspace file and a database store",
+        "Copy events between the workspace's sessions.jsonl and a PostgreSQL store (--store URL,\n"
+        "$LESSON_CREDIT_STORE or [store] url in config.toml).",
+        "  lesson-credit store push --store postgresql://host/db\n  lesson-credit store pull copy.jsonl --store postgresql://host/db",
+    )  # fmt: skip
+    store_sub = p.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    q = command(
+        store_sub, "push", [common, data], "copy the workspace's sessions.jsonl into the database (idempotent)",
+        "Copy every event of the workspace's sessions.jsonl into the database store. Re-running adds\n"
+        "nothing: events already there (and a second session event for an id) are skipped.",
+        "  lesson-credit store push --store postgresql://host/db",
+    )  # fmt: skip
+    q.set_defaults(func=cmd_store_push)
+    q = command(
+        store_sub, "pull", [common, data], "write the database's events as a JSONL log",
+        "Write the database's events, in commit order, as a JSONL log that the file store folds to\n"
+        "the same numbers.",
+        "  lesson-credit store pull backup.jsonl --store postgresql://host/db",
+    )  # fmt: skip
+    q.add_argument("file", metavar="FILE", help="the JSONL file to write (must not exist)")
+    q.set_defaults(func=cmd_store_pull)

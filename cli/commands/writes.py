@@ -1,0 +1,173 @@
+"""Writing sessions: `record`, `grade` and `prune`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.cli.commands.sessions import explanation_json, explanation_text
+from lesson_credit.cli.common import (
+    CliError,
+    command,
+    one_line,
+    open_workspace,
+    parse_reward,
+    print_json,
+    print_warnings,
+    resolve_session,
+)
+from lesson_credit.cli.render import fmt, safe, table
+
+LESSONS_FILE_LIMIT = 1024 * 1024
+
+
+def _lessons_from_file(name: str) -> list[str]:
+    """Lesson ids from a file (what `select` printed): whitespace-separated, `#` starts a
+    comment; an empty file is an empty selection. `-` reads stdin."""
+    try:
+        if name == "-":
+            text = sys.stdin.read(LESSONS_FILE_LIMIT + 1)
+        else:
+            path = Path(name)
+            if not path.is_file():
+                raise CliError(f"lessons file not found (or not a regular file): {name}")
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(LESSONS_FILE_LIMIT + 1)
+    except OSError as exc:
+        raise CliError(f"cannot read lessons file {name}: {exc.strerror}") from None
+    if len(text) > LESSONS_FILE_LIMIT:
+        raise CliError(f"lessons file {name} is larger than {LESSONS_FILE_LIMIT >> 20} MB")
+    return [word for line in text.splitlines() for word in line.split("#", 1)[0].split()]
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    reward = parse_reward(args.reward)
+    grader = one_line(args.grader, "grader")  # the category is checked by lesson_credit.core.commands.recording
+    lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
+    ws = open_workspace(args)
+    exp = ws.record(
+        args.session_id,
+        Path(args.journal),
+        lessons,
+        reward=reward,
+        category=args.category,
+        grader=grader or "heuristic",
+    )
+    print_warnings(ws)
+    if args.json:
+        print_json(explanation_json(ws, exp))
+    else:
+        print(explanation_text(exp))
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    reward = parse_reward(args.reward)
+    assert reward is not None
+    grader = one_line(args.grader, "grader")
+    assert grader is not None
+    ws = open_workspace(args)
+    session_id = resolve_session(ws, args.session_id)
+    before = ws.explain(session_id, with_journal=False) if not args.json else None
+    record = ws.grade(session_id, reward, grader=grader, note=args.note)
+    print_warnings(ws)
+    exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
+    if args.json:
+        payload = explanation_json(ws, exp)
+        payload["grader"] = record.grader
+        payload["history"] = [
+            {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note}
+            for g in exp.grades
+        ]
+        print_json(payload)
+        return 0
+    previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
+    print(f"graded {safe(session_id)}: {previous} -> {reward:g} ({safe(record.grader)})\n")
+    rows = [
+        (
+            c.path,
+            fmt(c.salience),
+            fmt(c.reward),
+            f"{c.alpha_delta:+.3f}",
+            f"{c.beta_delta:+.3f}",
+            fmt(c.alpha_after / (c.alpha_after + c.beta_after)),
+        )
+        for c in exp.lessons
+    ]
+    print(table(["lesson", "salience", "reward", "alpha", "beta", "mean now"], rows, right=(1, 2, 3, 4, 5)))
+    return 0
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    from lesson_credit.core.retire import retire_missing
+
+    ws = open_workspace(args)
+    arms = retire_missing(ws, dry_run=args.dry_run)
+    if args.json:
+        print_json({"retired": arms, "written": bool(arms) and not args.dry_run})
+        return 0
+    if not arms:
+        print("nothing to prune: every arm in the log has its lesson file (or is retired already)")
+        return 0
+    verb = "would retire" if args.dry_run else "retired"
+    print(f"{verb} {len(arms)} arm(s) whose lesson file is gone (their history stays in the log):")
+    for arm in arms:
+        print(f"  {safe(arm)}")
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "record", [common, data], "log a session with its journal and lessons",
+        "Log a finished session: each injected lesson's salience is computed from the journal\n"
+        "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
+        "injected still counts for the baseline). Without --reward the session stays pending.",
+        "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
+        "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt",
+    )  # fmt: skip
+    p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
+    p.add_argument(
+        "--journal", required=True, metavar="FILE", help="the session's journal (what happened), read as UTF-8"
+    )
+    lessons = p.add_mutually_exclusive_group(required=True)
+    lessons.add_argument(
+        "--lessons", nargs="*", default=None, metavar="ID", help="ids of the injected lessons (none is allowed)"
+    )  # fmt: skip
+    lessons.add_argument(
+        "--lessons-file", default=None, metavar="FILE|-",
+        help="read the ids from a file (e.g. select's output; may be empty; # starts a comment)",
+    )  # fmt: skip
+    p.add_argument(
+        "--reward", default=None, metavar="R", help="base reward in [0, 1]; omit to leave the session pending"
+    )
+    p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
+    p.add_argument(
+        "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"
+    )  # fmt: skip
+    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.set_defaults(func=cmd_record)
+
+    p = command(
+        sub, "grade", [common, data], "grade (or regrade) a session",
+        "Append a grade for a logged session; the latest grade counts and every grade stays in\n"
+        "the log as its history. A unique prefix of the id is enough.",
+        "  lesson-credit grade S1 0.7 --note 'PR needed rework'\n  lesson-credit grade S1 1 --grader judge --json",
+    )  # fmt: skip
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("reward", metavar="REWARD", help="base reward in [0, 1]")
+    p.add_argument("--note", default=None, metavar="TEXT", help="why this grade (kept in the grade history)")
+    p.add_argument("--grader", default="manual", metavar="G", help="who grades, non-empty (default: manual)")
+    p.set_defaults(func=cmd_grade)
+
+    p = command(
+        sub, "prune", [common, data], "retire arms whose lesson file is gone",
+        "Log a retire event for the arms in the log whose lesson file no longer exists. Nothing\n"
+        "is deleted: their history stays in the log and in every fold; status and replay hide\n"
+        "them unless --all, and restoring the file brings the lesson back.",
+        "  lesson-credit prune --dry-run\n  lesson-credit prune",
+    )  # fmt: skip
+    p.add_argument("--dry-run", action="store_true", help="list what would be retired; log nothing")
+    p.set_defaults(func=cmd_prune)

@@ -1,0 +1,205 @@
+"""What every command shares: the refusal it raises, argument types, the workspace it opens, output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.cli.render import safe
+
+EXIT_BAD_INPUT = 1
+
+
+class CliError(Exception):
+    """A one-line reason for refusing; exits 1."""
+
+
+def parse_reward(text: str | None) -> float | None:
+    """A reward from the command line. Parsed in the command, not by argparse, so that every
+    bad reward (non-numeric, NaN, out of range) exits 1 with one line, never a usage dump."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise CliError(f"reward must be a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise CliError(f"reward must be in [0, 1], got {text!r}")
+    return value
+
+
+def one_line(value: str | None, what: str) -> str | None:
+    """A label (the grader) that the log and tables show on one line."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise CliError(f"{what} must not be empty")
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in value):
+        raise CliError(f"{what} must be one line without control characters, got {value!r}")
+    return value
+
+
+def resolve_session(ws: Any, text: str) -> str:
+    """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
+    from lesson_credit.core.query import resolve_id
+
+    return resolve_id(ws.session_table().session_ids, text)
+
+
+def unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return value
+
+
+def floor_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"floor must be a number in [0, 1], got {text!r}") from None
+    if not (0.0 <= value <= 1.0):
+        raise argparse.ArgumentTypeError(f"floor must be in [0, 1], got {text!r}")
+    return value
+
+
+def decay_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"decay must be a number in (0, 1], got {text!r}") from None
+    if not (0.0 < value <= 1.0):
+        raise argparse.ArgumentTypeError(f"decay must be in (0, 1], got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def seed_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be an integer, got {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"seed must be in [0, 2**63), got {text!r}")
+    return value
+
+
+def print_warnings(ws: Any) -> None:
+    """What a command that succeeded could not do (a derived file), one line each on stderr."""
+    for warning in ws.warnings:
+        print(f"warning: {safe(warning)}", file=sys.stderr)
+
+
+def print_json(payload: Any) -> None:
+    # ensure_ascii: no control character (not even U+009B, an 8-bit CSI) reaches the terminal raw
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
+
+
+def open_workspace(args: argparse.Namespace) -> Any:
+    from lesson_credit.core.workspace import Workspace
+
+    root = Path(args.workspace)
+    if not root.is_dir():
+        raise CliError(f"workspace not found: {root}")
+    clock = getattr(args, "clock", None)
+    extra = {"clock": clock} if clock is not None else {}
+    store = _store(args, root)
+    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
+
+
+def _store(args: argparse.Namespace, root: Path) -> Any:
+    """The event store: --store, $LESSON_CREDIT_STORE, [store] url in config.toml; None = the JSONL file."""
+    from lesson_credit.core.bandit.config import ConfigError, load_config
+    from lesson_credit.core.log.stores import open_store, store_url
+    from lesson_credit.core.workspace import STATE_DIR
+
+    config_path = root.resolve() / STATE_DIR / "config.toml"
+    try:
+        extra = load_config(config_path).extra
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    url = store_url(getattr(args, "store", None), extra, config_path)
+    written_by = getattr(args, "written_by", None)
+    if url is None:
+        if written_by is not None:
+            raise CliError("--written-by needs a database store: the file does not record who wrote each event")
+        return None
+    store = open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
+    from lesson_credit.core.log.pgstore import PgStore
+
+    if isinstance(store, PgStore):
+        store.written_by = written_by
+    elif written_by is not None:
+        raise CliError("--written-by needs a database store: the file does not record who wrote each event")
+    return store
+
+
+def warn_problems(ws: Any, quiet: bool = False) -> None:
+    """Log and library problems go to stderr as warnings: they never block reading."""
+    if quiet:
+        return
+    problems = ws.log_problems()
+    for problem in problems[:5]:
+        print(f"warning: {safe(ws.log.name)} {safe(problem)}", file=sys.stderr)
+    if len(problems) > 5:
+        print(f"warning: {len(problems) - 5} more problems in {safe(ws.log.name)}", file=sys.stderr)
+    lesson_problems = ws.lesson_problems()
+    for problem in lesson_problems[:5]:
+        print(f"warning: skipped lesson {safe(problem)}", file=sys.stderr)
+    if len(lesson_problems) > 5:
+        print(f"warning: {len(lesson_problems) - 5} more broken lesson files", file=sys.stderr)
+
+
+STRATEGY_HELP = (
+    "seed: alpha += base*w, beta += 1 - base*w (gptme's update with a salience weight); "
+    "evidence: alpha += w*base, beta += w*(1 - base) (a weakly mentioned lesson learns less); "
+    "uniform: alpha += base, beta += 1 - base (salience ignored, the classic bandit)"
+)
+
+
+SORT_LESSONS = ["mean", "n", "path", "ci_low"]
+
+
+def command(
+    sub: Any, name: str, parents: list[argparse.ArgumentParser], summary: str, description: str, examples: str
+) -> argparse.ArgumentParser:
+    """A subcommand with a one-line summary (in the command list), a description and examples."""
+    return sub.add_parser(  # type: ignore[no-any-return]
+        name,
+        parents=parents,
+        help=summary,
+        description=description,
+        epilog="examples:\n" + examples.strip("\n"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def summary_lines(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each command's one-line summary, as the command list shows it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {choice.dest: str(choice.help) for choice in action._choices_actions}
+    return {}
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's parser, in the order of the command list."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
