@@ -11,6 +11,7 @@ from typing import Any
 from lesson_credit.cli.render import safe
 
 EXIT_BAD_INPUT = 1
+EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the event store failed for now (nothing written); retry later
 
 
 class CliError(Exception):

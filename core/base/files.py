@@ -17,6 +17,13 @@ class StoreError(RuntimeError):
     """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
 
 
+class StoreUnavailable(StoreError):
+    """A failure of the event store that may pass (a database down, shutting down or read-only, a
+    statement timeout): the CLI exits 75 (EX_TEMPFAIL), retry later. A write that failed so did not
+    happen, except when the connection was lost mid-commit (the message says so): a retry then
+    finds the event stored."""
+
+
 def describe_os_error(exc: OSError, path: Path) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"{path}: not writable ({exc.strerror})"

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
 from lesson_credit.core.log.events import SESSION, decode_event, decode_raw, is_session
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
 
@@ -44,13 +45,6 @@ if TYPE_CHECKING:
     from lesson_credit.core.log.index import LogIndex
 
 WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
-
-
-class StoreUnavailable(StoreError):
-    """A failure of the store that may pass (the connection lost, the server down, shutting
-    down or read-only, a statement timeout): the command exits 75 (EX_TEMPFAIL), retry later.
-    A write that failed so did not happen, except when the connection was lost mid-commit
-    (the message says so): a retry then finds a session event already stored."""
 
 
 class DuplicateSession(StoreError):

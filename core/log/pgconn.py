@@ -24,8 +24,7 @@ from typing import Any
 import psycopg
 from psycopg import conninfo as pg_conninfo
 
-from lesson_credit.core.log.eventstore import StoreUnavailable
-from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.base.files import StoreError, StoreUnavailable
 
 Connection = psycopg.Connection[tuple[Any, ...]]
 
@@ -120,10 +119,18 @@ def is_temporary(exc: psycopg.Error) -> bool:
     return state in TEMPORARY_STATES or state.startswith(TEMPORARY_CLASSES)
 
 
-def failure(exc: psycopg.Error, name: str, doing: str, password: str | None = None) -> StoreError:
-    """One line for a failed statement, classified by its SQLSTATE (see the module docstring)."""
+def failure(
+    exc: psycopg.Error, name: str, doing: str, password: str | None = None, writing: bool = False
+) -> StoreError:
+    """One line for a failed statement, classified by its SQLSTATE (see the module docstring).
+    `writing`: the statement was a write, whose commit a lost connection leaves unconfirmed."""
     text = one_line(exc, password)
     state = exc.sqlstate
+    if writing and is_temporary(exc) and (state is None or state.startswith("08") or state in ("57P01", "57P02")):
+        return StoreUnavailable(
+            f"{name}: {doing}: the connection was lost before the commit was confirmed ({text}); "
+            "retry later (if it was stored after all, a retry finds it there)"
+        )
     if state == INSUFFICIENT_PRIVILEGE:
         return StoreError(
             f"{name}: {doing}: permission denied ({text}); the role needs SELECT and INSERT on the "

@@ -199,8 +199,8 @@ class PgStore:
             return None
         return str(value) if value else None
 
-    def _failure(self, exc: psycopg.Error, doing: str) -> StoreError:
-        return pgconn.failure(exc, self._name, doing, self._password())
+    def _failure(self, exc: psycopg.Error, doing: str, writing: bool = False) -> StoreError:
+        return pgconn.failure(exc, self._name, doing, self._password(), writing)
 
     def _open(self) -> pgconn.Connection:
         """A new connection with the schema in place (created or migrated on first use)."""
@@ -226,7 +226,7 @@ class PgStore:
             return self._conn
 
     @contextlib.contextmanager
-    def _db(self, doing: str) -> Iterator[pgconn.Connection]:
+    def _db(self, doing: str, writing: bool = False) -> Iterator[pgconn.Connection]:
         """The connection, with a database error turned into a one-line StoreError (StoreUnavailable
         when it may pass). A broken connection is dropped, so the next call connects afresh. A
         unique violation is left to the caller."""
@@ -238,7 +238,7 @@ class PgStore:
                 self._conn = None
             if isinstance(exc, pg_errors.UniqueViolation):
                 raise
-            raise self._failure(exc, doing) from None
+            raise self._failure(exc, doing, writing) from None
 
     def close(self) -> None:
         for conn in (self._conn, self._listener):
@@ -270,7 +270,7 @@ class PgStore:
                   self.agent, fields["digest"], fields["digest"])  # fmt: skip
         for _ in range(COPY_RACE_RETRIES):
             try:
-                with self._db("cannot append") as conn:
+                with self._db("cannot append", writing=True) as conn:
                     row = conn.execute(_INSERT, values).fetchone()
             except pg_errors.UniqueViolation as exc:
                 if exc.diag.constraint_name == "events_copy":
@@ -289,7 +289,7 @@ class PgStore:
         """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py)."""
         from lesson_credit.core.log.pgpush import push
 
-        with self._db("cannot push") as conn:
+        with self._db("cannot push", writing=True) as conn:
             return push(conn, lines, self.agent)
 
     # ------------------------------------------------------------ positions

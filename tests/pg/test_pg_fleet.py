@@ -162,7 +162,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
         server.kill()
         out, err = push.communicate(timeout=PROCESS_TIMEOUT_S)
         blocker.close()
-        assert push.returncode == 1 and out == ""
+        assert push.returncode == 75 and out == ""  # the server went away: nothing written, retry later
         assert err.count("\n") == 1 and err.startswith("lesson-credit: postgresql://lc@127.0.0.1:"), err
         server.start()
         wait_until_accepting(server)

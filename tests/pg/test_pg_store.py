@@ -356,14 +356,14 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("command", [["status"], ["grade", "s1", "0.5"], ["store", "push"], ["tui"]])
-def test_unreachable_server_one_line_exit_1_no_password(
+def test_unreachable_server_one_line_exit_75_no_password(
     ws_root: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
     log_path(ws_root).write_bytes(VARIED[0])
     before = log_path(ws_root).read_bytes()
     url = f"postgresql://lc:{PASSWORD}@127.0.0.1:{_closed_port()}/lc"
     code, out, err = run(capsys, *command, "-w", str(ws_root), "--store", url)
-    assert code == 1 and out == ""
+    assert code == 75 and out == ""
     assert err.count("\n") == 1, err
     assert err.startswith("lesson-credit: postgresql://lc@127.0.0.1:") and "cannot connect" in err
     assert PASSWORD not in err
@@ -391,7 +391,7 @@ def test_select_offline_ok_falls_back_to_the_last_known_posteriors(
     online = run_json(capsys, *select, *base, "--dry-run")
     down = ["-w", str(root), "--store", f"postgresql://lc:{PASSWORD}@127.0.0.1:{_closed_port()}/lc"]
     code, out, err = run(capsys, *select, *down, "--json")
-    assert code == 1 and out == "" and err.count("\n") == 1 and PASSWORD not in err
+    assert code == 75 and out == "" and err.count("\n") == 1 and PASSWORD not in err
     code, out, err = run(capsys, *select, *down, "--json", "--offline-ok")
     assert code == 0
     assert "last known posteriors" in err and PASSWORD not in err
@@ -453,7 +453,7 @@ def test_a_server_that_never_answers_fails_instead_of_hanging(
         started = time.monotonic()
         code, out, err = run(capsys, "status", "-w", str(ws_root), "--store", url)
         elapsed = time.monotonic() - started
-    assert code == 1 and out == "" and err.count("\n") == 1 and PASSWORD not in err
+    assert code == 75 and out == "" and err.count("\n") == 1 and PASSWORD not in err
     assert "cannot connect" in err and "timeout" in err
     assert elapsed < 120  # the connect timeout, not forever
 
