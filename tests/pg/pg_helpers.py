@@ -71,7 +71,7 @@ def waiting_on_a_lock(url: str, query_start: str = "INSERT INTO lesson_credit.ev
     with psycopg.connect(url, autocommit=True) as watcher:
         row = watcher.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
-            " AND wait_event_type = 'Lock' AND query LIKE %s",
+            " AND wait_event_type = 'Lock' AND ltrim(query, E' \\n') LIKE %s",
             (query_start + "%",),
         ).fetchone()
     return bool(row and row[0])
