@@ -13,7 +13,8 @@ cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, s
 (and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
 see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
-another client).
+another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
+INSERT) and push_pg (store push against COPY, and its memory).
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
@@ -420,10 +421,10 @@ def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
 
 
 def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
-    """A case of bench/pg.py (the PostgreSQL store), imported only when run."""
-    from bench import pg
+    """A case of bench/pg.py or bench/pg_write.py (the PostgreSQL store), imported only when run."""
+    from bench import pg, pg_write
 
-    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name)
+    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name, None) or getattr(pg_write, name)
     return case(sizes)
 
 
@@ -445,6 +446,8 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
+    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),  # write_pg_1, _4, _16 (bench/pg_write.py)
+    "push_pg": lambda sizes: _pg_case("case_push_pg", sizes),
 }
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
-from lesson_credit.core.log.events import SESSION, decode_event, decode_raw, is_session
+from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, to_event
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
 
 if TYPE_CHECKING:
@@ -160,12 +160,18 @@ class EventStore(Protocol):
 def check_event(line: bytes) -> str | None:
     """Validate one encoded event (exactly one line); the session id when it is a session event.
     Raises InvalidEvent (a ValueError) when the line is not a valid event."""
+    raw = checked_raw(line)
+    return str(raw.session_id) if is_session(raw) else None
+
+
+def checked_raw(line: bytes) -> RawEvent:
+    """The decoded fields of one encoded event, validated as the reader validates it (InvalidEvent,
+    a ValueError, when it is not a valid event; ValueError when it is not exactly one line)."""
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("an event is exactly one line")
-    event_line = line.strip()
-    decode_event(event_line)  # the full validation the reader applies
-    raw = decode_raw(event_line)
-    return str(raw.session_id) if is_session(raw) else None
+    raw = decode_raw(line.strip())
+    to_event(raw)  # the full validation the reader applies
+    return raw
 
 
 class JsonlStore(EventLog):

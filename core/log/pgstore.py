@@ -42,6 +42,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,13 +50,13 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from lesson_credit.core.log import pgconn
-from lesson_credit.core.log.events import decode_event
+from lesson_credit.core.log.events import decode_event, is_session
 from lesson_credit.core.log.eventstore import (
     DuplicateSession,
     EventStore,
     ParsedLogCache,
     StoreUnavailable,
-    check_event,
+    checked_raw,
 )
 from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, ReadResult, StoreError, parse_chunk
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
 
 CHANNEL = "lesson_credit_events"
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
+AHEAD_ROWS = 1_000  # events fetched ahead by `size()` and an append, for the read that follows
+BULK_DECODE = 64  # events from which decoding them in one call pays (below: one by one, the same result)
 GAP_POLL_S = 0.05  # longest pause between looks at in-flight inserts, when waiting for one to end
 COPY_RACE_RETRIES = 50  # an identical event stored meanwhile by another client: count its copies again
 MAX_POSITION = 2**63 - 1
@@ -72,10 +75,20 @@ MAX_POSITION = 2**63 - 1
 __all__ = ["LATEST", "PgStore", "PositionCheck", "display_url"]
 display_url = pgconn.display_url
 
-_INSERT = """INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
-VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, (SELECT count(*) FROM lesson_credit.events WHERE digest = %s))
-RETURNING position
+# count, last position and texts of up to %s events after position %s (part of the two statements below)
+_AHEAD = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
+    SELECT position, raw FROM lesson_credit.events WHERE position > %s ORDER BY position LIMIT %s
+) AS chunk"""
+# An event in, and (in the same round trip) the events committed after the last read when it began:
+# they all precede it (see `_after_append`).
+_INSERT = f"""WITH new AS (
+    INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
+    VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, (SELECT count(*) FROM lesson_credit.events WHERE digest = %s))
+    RETURNING position
+) SELECT (SELECT position FROM new), ahead.* FROM ({_AHEAD}) AS ahead
 """
+# where the log ends, and the events after the last read, in one snapshot
+_SIZE_AHEAD = f"SELECT (SELECT coalesce(max(position), 0) FROM lesson_credit.events), ahead.* FROM ({_AHEAD}) AS ahead"
 _READ = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
     SELECT position, raw FROM lesson_credit.events WHERE position > %s AND position <= %s ORDER BY position LIMIT %s
 ) AS chunk
@@ -106,6 +119,20 @@ _READ_WRITTEN_BY = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORD
     ORDER BY position LIMIT %(rows)s
 ) AS chunk
 """
+
+
+@dataclass(frozen=True)
+class _Ahead:
+    """Events read in the round trip of another statement (`size()`, an append), for the next read
+    after `after`: up to `limit` of them, as that statement's snapshot had them."""
+
+    after: int
+    count: int
+    top: int  # the last one's position (`after` when none)
+    text: bytes | None
+    limit: int
+    size: int  # where the log ended in that snapshot
+    appended: bool  # made by our append: `size()` answers from it until it is read
 
 
 class _TextAsBytes(psycopg.adapt.Loader):
@@ -166,6 +193,8 @@ class PgStore:
         self._listener: pgconn.Connection | None = None
         self._store_id: str | None = None
         self._own_end = 0  # position of this client's last append: a read waits until it is settled
+        self._read_end: int | None = None  # where this client's last read ended (None: none yet)
+        self._ahead: _Ahead | None = None
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
 
     @property
@@ -205,6 +234,7 @@ class PgStore:
     def _open(self) -> pgconn.Connection:
         """A new connection with the schema in place (created or migrated on first use)."""
         conn = pgconn.connect(self.url, self._name)
+        conn.adapters.register_loader("text", _TextAsBytes)  # every text column comes back as bytes
         try:
             migrate(conn, self._name)
         except psycopg.Error as exc:
@@ -221,7 +251,7 @@ class PgStore:
         with self._connecting:
             if self._conn is None or self._conn.closed:
                 self._store_id = None  # a new connection may find a database created afresh
-                self._own_end = 0
+                self._own_end, self._read_end, self._ahead = 0, None, None
                 self._conn = self._open()
             return self._conn
 
@@ -264,21 +294,28 @@ class PgStore:
     def append_locked(self, line: bytes) -> None:
         """Insert one event (validated; committed on return). DuplicateSession for a second session
         event for an id; StoreUnavailable when the database cannot take it now."""
-        session_id = check_event(line)
-        fields = row_fields(line.strip())
+        raw = checked_raw(line)
+        session_id = str(raw.session_id) if is_session(raw) else None
+        fields = row_fields(line.strip(), raw)
         values = (fields["type"], fields["session_id"], fields["event_time"], fields["event"], fields["raw"],
                   self.agent, fields["digest"], fields["digest"])  # fmt: skip
         for _ in range(COPY_RACE_RETRIES):
+            read_end = self._read_end
+            self._ahead = None
             try:
                 with self._db("cannot append", writing=True) as conn:
-                    row = conn.execute(_INSERT, values).fetchone()
+                    after = MAX_POSITION if read_end is None or self.written_by is not None else read_end
+                    row = conn.execute(_INSERT, (*values, after, AHEAD_ROWS)).fetchone()
             except pg_errors.UniqueViolation as exc:
                 if exc.diag.constraint_name == "events_copy":
                     continue  # an identical event committed meanwhile took this copy's number
                 if session_id is not None and exc.diag.constraint_name == "events_one_session":
                     raise DuplicateSession(session_id) from None
                 raise self._failure(exc, "cannot append") from None
-            self._own_end = max(self._own_end, int(row[0]) if row else 0)
+            assert row is not None
+            self._own_end = max(self._own_end, int(row[0]))
+            if after == read_end:
+                self._ahead = _after_append(read_end, row, line.strip())
             return
         raise StoreUnavailable(f"{self._name}: cannot append: identical events kept arriving; nothing appended")
 
@@ -298,15 +335,26 @@ class PgStore:
         """The position of the last event committed (0: none); events below it may still be in
         flight (`read_since` reads only what is settled). The first call on a connection also
         learns the store's identity (`store_id`) in the same round trip."""
+        ahead = self._ahead
+        if ahead is not None and ahead.appended:
+            return ahead.size  # as our append found it: no newer than a read, no older than our event
         with self._db("cannot read") as conn:
-            if self._store_id is not None:
+            if self._store_id is not None and (self._read_end is None or self.written_by is not None):
                 row = conn.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
                 return int(row[0]) if row else 0
+            if self._store_id is not None and self._read_end is not None:
+                # read ahead: a reader asks the size before it reads on
+                row = conn.execute(_SIZE_AHEAD, (self._read_end, AHEAD_ROWS)).fetchone()
+                assert row is not None
+                count = int(row[1] or 0)
+                top = int(row[2]) if row[2] is not None else self._read_end
+                self._ahead = _Ahead(self._read_end, count, top, row[3], AHEAD_ROWS, int(row[0]), appended=False)
+                return int(row[0])
             row = conn.execute(
                 "SELECT coalesce(max(position), 0), (SELECT id::text FROM lesson_credit.store LIMIT 1)"
                 " FROM lesson_credit.events"
             ).fetchone()
-            self._store_id = (row[1] if row else None) or "none"
+            self._store_id = row[1].decode() if row and row[1] else "none"
             return int(row[0]) if row else 0
 
     def store_id(self) -> str:
@@ -314,7 +362,7 @@ class PgStore:
         if self._store_id is None:
             with self._db("cannot read") as conn:
                 row = conn.execute("SELECT id::text FROM lesson_credit.store LIMIT 1").fetchone()
-                self._store_id = (row[0] if row else None) or "none"
+                self._store_id = row[0].decode() if row and row[0] else "none"
         return self._store_id
 
     def fingerprint(self, end: int) -> str:
@@ -367,9 +415,7 @@ class PgStore:
 
     def _chunk(self, conn: pgconn.Connection, after: int, upto: int) -> tuple[int, int, bytes | None]:
         """(count, last position, the raw texts joined by newlines) of up to READ_ROWS events in (after, upto]."""
-        with conn.cursor() as cursor:
-            cursor.adapters.register_loader("text", _TextAsBytes)
-            row = cursor.execute(_READ, (after, upto, READ_ROWS)).fetchone()
+        row = conn.execute(_READ, (after, upto, READ_ROWS)).fetchone()
         if not row or not row[0]:
             return 0, after, None
         return int(row[0]), int(row[1]), row[2]
@@ -378,9 +424,13 @@ class PgStore:
         """(count, end, text, more, inserters): the next settled events after `after`; `more`: read on;
         `inserters`: the read stopped at a gap they may still fill."""
         with self._db("cannot read") as conn:
-            count, top, text = self._chunk(conn, after, MAX_POSITION)
+            ahead, self._ahead = self._ahead, None
+            if ahead is not None and ahead.after == after:
+                count, top, text, limit = ahead.count, ahead.top, ahead.text, ahead.limit
+            else:
+                (count, top, text), limit = self._chunk(conn, after, MAX_POSITION), READ_ROWS
             if top - after == count:  # no gap (or nothing)
-                return count, top, text, count == READ_ROWS, []
+                return count, top, text, count == limit, []
             holders = self._inserters(conn)  # after the rows' snapshot: see the module docstring
             if not holders:  # every position up to `top` is final: read them again, with what committed meanwhile
                 count, end, text = self._chunk(conn, after, top)
@@ -424,10 +474,12 @@ class PgStore:
             return
         number, end = first, after
         for count, end, text in self._settled_texts(after, self._own_end):
-            result = parse_chunk(text + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=decode_lines)
+            many = decode_lines if count >= BULK_DECODE else None  # a few lines: one by one is quicker
+            result = parse_chunk(text + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=many)
             result.end, result.lines, result.partial = end, count, False
             yield result
             number += count
+        self._read_end = end
         yield ReadResult(end=end)
 
     def _read_written_by(
@@ -437,10 +489,9 @@ class PgStore:
             bound = max(self._settled_end(conn, after)[0], after)
         position, number = after, first
         while True:
-            with self._db("cannot read") as conn, conn.cursor() as cursor:
-                cursor.adapters.register_loader("text", _TextAsBytes)
+            with self._db("cannot read") as conn:
                 params = {"after": position, "bound": bound, "agent": self.written_by, "rows": READ_ROWS}
-                row = cursor.execute(_READ_WRITTEN_BY, params).fetchone()
+                row = conn.execute(_READ_WRITTEN_BY, params).fetchone()
             count = int(row[0]) if row and row[0] else 0
             if not count or row is None or row[2] is None:
                 yield ReadResult(end=bound)
@@ -511,3 +562,16 @@ class PgStore:
                     self._listener.close()
             self._listener = None
             raise self._failure(exc, "cannot wait for events") from None
+
+
+def _after_append(read_end: int, row: tuple[Any, ...], own: bytes) -> _Ahead | None:
+    """What a read after `read_end` will find, from our INSERT's answer `row` (our position, then the
+    events committed after `read_end` when the statement began), when that is known: those events
+    are settled and our position follows the last of them. They all precede ours: each drew its
+    position before it committed, so before our statement began and drew ours."""
+    position, count = int(row[0]), int(row[1] or 0)
+    top = int(row[2]) if row[2] is not None else read_end
+    if count >= AHEAD_ROWS or top - read_end != count or position != top + 1:
+        return None  # more than fetched, a gap, or events in flight below ours: the read asks the server
+    text = own if row[3] is None else row[3] + b"\n" + own
+    return _Ahead(read_end, count + 1, position, text, AHEAD_ROWS, position, appended=True)

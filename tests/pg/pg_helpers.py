@@ -64,14 +64,14 @@ def insert_raw(conn: Any, event: bytes, agent: str = "holder", occurrence: int =
     return int(row[0])
 
 
-def waiting_on_a_lock(url: str, query_start: str = "INSERT INTO lesson_credit.events") -> bool:
-    """Whether a lesson-credit connection is waiting for a lock in a statement starting so."""
+def waiting_on_a_lock(url: str, statement: str = "INSERT INTO lesson_credit.events") -> bool:
+    """Whether a lesson-credit connection is waiting for a lock in a statement holding `statement`."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as watcher:
         row = watcher.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
-            " AND wait_event_type = 'Lock' AND ltrim(query, E' \\n') LIKE %s",
-            (query_start + "%",),
+            " AND wait_event_type = 'Lock' AND strpos(query, %s) > 0",
+            (statement,),
         ).fetchone()
     return bool(row and row[0])

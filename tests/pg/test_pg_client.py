@@ -75,10 +75,10 @@ def test_ctrl_c_cancels_a_read_that_waits(pg_url: str, ws_root: Path) -> None:
 def test_every_statement_has_a_timeout_unless_the_url_sets_one(pg_url: str) -> None:
     store = PgStore(pg_url, agent="a")
     row = store.conn.execute("SHOW statement_timeout").fetchone()
-    assert row == (f"{int(pgconn.STATEMENT_TIMEOUT_S)}s",)
+    assert row == (f"{int(pgconn.STATEMENT_TIMEOUT_S)}s".encode(),)  # the store reads text as bytes
     store.close()
     own = PgStore(pg_url + "?options=-c%20statement_timeout%3D4321", agent="a")
-    assert own.conn.execute("SHOW statement_timeout").fetchone() == ("4321ms",)
+    assert own.conn.execute("SHOW statement_timeout").fetchone() == (b"4321ms",)
     own.close()
 
 
