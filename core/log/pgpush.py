@@ -1,11 +1,15 @@
 """`store push`: a JSONL log's events into the database store, streamed (issue 25).
 
 The lines are validated as the reader validates them and streamed through COPY into a
-temporary table, then moved into `lesson_credit.events` by one INSERT ... SELECT in file
-order, all in one transaction: every event or, on any failure, none. The client holds one
-line at a time (and COPY's buffer), whatever the size of the log; which copy of an identical
-line each one is (`occurrence`) is numbered by the server, so pushing the same log again adds
-nothing. A second session event for an id is not added (the first counts, as on the file).
+temporary table, then moved into `lesson_credit.events` by one INSERT ... SELECT in file order
+(read through the staging table's index: the events' text is never sorted), all in one
+transaction: every event or, on any failure, none. The client holds one line at a time (and
+COPY's buffer), whatever the size of the log; which copy of an identical line each one is
+(`occurrence`) is numbered by the server, so pushing the same log again adds nothing. A second
+session event for an id is not added (the first counts, as on the file).
+
+(Copying each batch straight into the events table after checking its keys costs more: one probe
+of three indexes per line took the server ~2 s more CPU per 100k events than staging the text.)
 """
 
 from __future__ import annotations
@@ -22,15 +26,22 @@ from lesson_credit.core.log.store import LogProblem
 MAX_PROBLEMS = 1_000  # invalid lines reported by number (all are counted)
 
 _STAGE = (
-    "CREATE TEMPORARY TABLE incoming (ord bigint, type text, session_id text, event_time text,"
+    "CREATE TEMPORARY TABLE incoming (ord bigint PRIMARY KEY, type text, session_id text, event_time text,"
     " has_json boolean, raw text, digest bytea) ON COMMIT DROP"
 )
 _COPY = "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest) FROM STDIN"
+# which copy of an identical line each line is, for the lines that are not the first (few): a sort
+# of (digest, ord) pairs only, never of the events' text
+_COPIES = """CREATE TEMPORARY TABLE copies ON COMMIT DROP AS
+SELECT ord, copy - 1 AS occurrence FROM (
+    SELECT ord, row_number() OVER (PARTITION BY digest ORDER BY ord) AS copy FROM incoming
+) AS numbered WHERE copy > 1"""
+# in file order by the index on `ord` (the rows are in it already: no sort of the events' text)
 _MOVE = """INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
-SELECT type, session_id, event_time, CASE WHEN has_json THEN raw::jsonb END, raw, %s, digest, copy - 1 FROM (
-    SELECT *, row_number() OVER (PARTITION BY digest ORDER BY ord) AS copy FROM incoming
-) AS numbered
-ORDER BY ord
+SELECT i.type, i.session_id, i.event_time, CASE WHEN i.has_json THEN i.raw::jsonb END, i.raw, %s, i.digest,
+    coalesce(c.occurrence, 0)
+FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
+ORDER BY i.ord
 ON CONFLICT DO NOTHING
 """
 
@@ -78,11 +89,14 @@ def push(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> PushRep
         # still waited for only as long as any statement would be
         conn.execute("SET LOCAL statement_timeout = 0")
         conn.execute(f"SET LOCAL lock_timeout = {int(pgconn.STATEMENT_TIMEOUT_S * 1000)}")
+        conn.execute("SET LOCAL work_mem = '64MB'")  # numbering the copies sorts in memory
         conn.execute(_STAGE)
         with conn.cursor() as cursor, cursor.copy(_COPY) as copy:
             for row in _rows(lines, report):
                 copy.write_row(row)
                 copied += 1
+        conn.execute("ANALYZE incoming")  # so the plan reads it by its index, in order
+        conn.execute(_COPIES)
         moved = conn.execute(_MOVE, (agent,))
         report.added = max(moved.rowcount, 0)
     report.present = copied - report.added
