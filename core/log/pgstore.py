@@ -390,8 +390,9 @@ class PgStore:
         row = conn.execute(_BEFORE_GAP, {"after": after, "top": top}).fetchone()
         return (int(row[0]) if row else top), holders
 
-    def _await(self, holders: list[str], deadline: float) -> None:
-        """Until none of the inserting transactions `holders` is still running."""
+    def _await(self, holders: list[str], deadline: float, own: bool) -> None:
+        """Until none of the inserting transactions `holders` is still running. `own`: what waits
+        is reading back this client's own append (which is stored whatever happens here)."""
         pause = 0.001
         waiting = set(holders)
         while True:
@@ -400,10 +401,13 @@ class PgStore:
             if not waiting:
                 return
             if time.monotonic() > deadline:
-                raise StoreUnavailable(
-                    f"{self._name}: cannot read: a write another client began before ours has not committed "
-                    f"within {pgconn.STATEMENT_TIMEOUT_S:.0f} s"
-                )
+                late = f"a write another client began earlier is not committed after {pgconn.STATEMENT_TIMEOUT_S:.0f} s"
+                if own:
+                    raise StoreUnavailable(
+                        f"{self._name}: the event was stored, but cannot be read back in order yet: {late} "
+                        "(a retry finds it stored)"
+                    )
+                raise StoreUnavailable(f"{self._name}: cannot read: {late}")
             self._pause(pause)
             pause = min(pause * 2, GAP_POLL_S)
 
@@ -443,7 +447,7 @@ class PgStore:
             reached = end == before_gap
             return count, end, text, not reached, holders if reached else []
 
-    def _settled_texts(self, after: int, reach: int) -> Iterator[tuple[int, int, bytes]]:
+    def _settled_texts(self, after: int, reach: int, own: bool = False) -> Iterator[tuple[int, int, bytes]]:
         """(count, end, text) of the settled events after `after`, in position order; waits for
         in-flight inserts below position `reach` to end (bounded by the statement timeout)."""
         position, deadline = after, None
@@ -454,7 +458,7 @@ class PgStore:
             position = end
             if holders and position < reach:
                 deadline = deadline or time.monotonic() + pgconn.STATEMENT_TIMEOUT_S
-                self._await(holders, deadline)
+                self._await(holders, deadline, own)
             elif not more:
                 return
 
@@ -473,7 +477,7 @@ class PgStore:
             yield from self._read_written_by(after, first, decode, decode_lines)
             return
         number, end = first, after
-        for count, end, text in self._settled_texts(after, self._own_end):
+        for count, end, text in self._settled_texts(after, self._own_end, own=self._own_end > after):
             many = decode_lines if count >= BULK_DECODE else None  # a few lines: one by one is quicker
             result = parse_chunk(text + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=many)
             result.end, result.lines, result.partial = end, count, False

@@ -14,6 +14,8 @@ import psycopg
 import pytest
 from pg_helpers import insert_raw, line, wait_until, waiting_on_a_lock
 
+from lesson_credit.core.base.files import StoreUnavailable
+from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession
 from lesson_credit.core.log.pgstore import PgStore
@@ -145,6 +147,26 @@ def test_a_writer_reads_its_own_event_past_another_clients_insert_in_flight(
     assert explained.session.session_id == "mine"
     assert [s.session_id for s in ws.sessions()] == ["other", "mine"]  # in position order
     assert positions(pg_url) == [("session", "other"), ("session", "mine")]
+
+
+def test_reading_back_past_an_insert_that_does_not_end_says_the_event_is_stored(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pgconn, "STATEMENT_TIMEOUT_S", 0.5)  # how long a read waits for an insert in flight
+    holder = psycopg.connect(pg_url)
+    store = PgStore(pg_url, agent="w")
+    try:
+        insert_raw(holder, session("other"))  # position 1, left open
+        store.append_event(session("mine"))  # position 2: committed
+        with pytest.raises(StoreUnavailable, match="the event was stored, but cannot be read back in order yet"):
+            list(store.read_since(0, 1))
+        assert positions(pg_url) == [("session", "mine")]
+        other = PgStore(pg_url, agent="r")  # a reader that wrote nothing does not wait: it stops before 1
+        assert read(other, 0) == ([], 0)
+        other.close()
+    finally:
+        holder.close()
+    store.close()
 
 
 # ---------------------------------------------------------------- writing without a lock
