@@ -429,8 +429,8 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
 
     mark("import lesson_credit.core.workspace")
     if cold:
-        from lesson_credit.core.log.cache import LogCache
         from lesson_credit.core.log import logcheck
+        from lesson_credit.core.log.cache import LogCache
         from lesson_credit.core.log.events import decode_raw, decode_raw_lines
         from lesson_credit.core.log.index import LogIndex
 
