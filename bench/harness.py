@@ -6,6 +6,7 @@ import gc
 import hashlib
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -21,12 +22,14 @@ from bench import baselines
 
 ROOT = Path(__file__).resolve().parent.parent
 
-DATA = ROOT / "bench" / ".data"
+# generated data and results; LESSON_CREDIT_BENCH_DATA moves them (the smoke test writes to a temporary folder)
+DATA = Path(os.environ.get("LESSON_CREDIT_BENCH_DATA") or ROOT / "bench" / ".data")
 GEN_VERSION = 3  # bump when a generator changes, so stale data is regenerated
 
 FULL = {
     "workspace": {"lessons": 1000, "sessions": 100_000, "per_session": 10, "grades": 5000, "pending": 0.10},
     "salience": {"lessons": 3000, "keywords": 5, "journal_bytes": 2_000_000, "wildcard_lessons": 30},
+    "transcript": {"bytes": 10 * 1024 * 1024},  # the 10 MB trajectory (bench/transcript.py)
     "runs": {
         "cold": (5, 3),
         "warm": (30, 3),
@@ -40,6 +43,7 @@ FULL = {
 QUICK = {
     "workspace": {"lessons": 200, "sessions": 10_000, "per_session": 10, "grades": 500, "pending": 0.10},
     "salience": {"lessons": 600, "keywords": 5, "journal_bytes": 400_000, "wildcard_lessons": 6},
+    "transcript": {"bytes": 10 * 1024 * 1024},
     "runs": {
         "cold": (3, 3),
         "warm": (10, 3),
@@ -48,6 +52,20 @@ QUICK = {
         "record": (3, 3),
         "tui_start": (3, 3),
         "transcript": (3, 3),
+    },
+}
+SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
+    "workspace": {"lessons": 30, "sessions": 400, "per_session": 5, "grades": 20, "pending": 0.10},
+    "salience": {"lessons": 60, "keywords": 3, "journal_bytes": 20_000, "wildcard_lessons": 2},
+    "transcript": {"bytes": 200_000},
+    "runs": {
+        "cold": (1, 1),
+        "warm": (1, 1),
+        "salience": (1, 1),
+        "status": (1, 1),
+        "record": (1, 1),
+        "tui_start": (1, 1),
+        "transcript": (1, 1),
     },
 }
 SEED = 20260305

@@ -102,7 +102,7 @@ async def _open(root: Path) -> tuple[float, float, int]:
         def laid_out() -> bool:
             view = screen.query_one("#transcript", TranscriptView)
             wrapped = view.virtual_size.width == view.scrollable_content_region.width
-            return screen.data is not None and view.virtual_size.height > 100 and wrapped
+            return screen.data is not None and view.virtual_size.height > 10 and wrapped
 
         end = await until(laid_out, "transcript laid out", timeout=60)
         stall = monitor.take()
@@ -121,7 +121,7 @@ def _baseline(path: Path) -> int:
 
 def case_transcript(sizes: dict[str, Any]) -> list[Result]:
     runs = sizes["runs"].get("transcript", (5, 5))
-    root = transcript_workspace(TRAJECTORY_BYTES)
+    root = transcript_workspace(sizes.get("transcript", {}).get("bytes", TRAJECTORY_BYTES))
     path = root / "state" / "sessions" / "logs" / SESSION / "conversation.jsonl"
     stalls: list[float] = []
     lines = 0

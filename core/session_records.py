@@ -19,7 +19,9 @@ import numpy as np
 from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
 from lesson_credit.core.sessions.join import Join, JoinProblem, join_records
+from lesson_credit.core.sessions.locate import locate
 from lesson_credit.core.sessions.records import Record, RecordFile, read_records, read_weights, records_path
+from lesson_credit.core.sessions.trajectory import Trajectory, TrajectoryError, read_trajectory
 
 
 @dataclass(frozen=True)
@@ -128,3 +130,18 @@ def records_health(joined: JoinedRecords) -> RecordsHealth:
         joined.join.problems,
         joined.weights_problem,
     )
+
+
+def trajectory_for(
+    root: Path, record: Record | None, session_id: str, settings: RecordsSettings, allow_outside: bool
+) -> tuple[Trajectory | None, str | None]:
+    """(a session's trajectory, why there is none): from its record's trajectory_path, else found by
+    id in [records] trajectory_dirs; read only where allowed (core.sessions.locate)."""
+    named = record.trajectory_path if record is not None else None
+    found = locate(root, named, session_id, settings.trajectory_dirs, allow_outside)
+    if found.path is None:
+        return None, found.problem
+    try:
+        return read_trajectory(found.path, found.shown), None
+    except TrajectoryError as exc:
+        return None, str(exc)
