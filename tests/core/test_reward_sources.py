@@ -146,3 +146,24 @@ def test_the_folded_scores_are_the_per_session_rule(
             assert chosen.score == value and chosen.source in priority
             assert ws.session(f"s{i}").grader == chosen.grader
         assert np.isnan(ws.priority_base(priority)[i]) == math.isnan(value)
+
+
+def test_the_parsed_log_cache_keeps_every_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sources are columns of the cache (its parts and head): a workspace read from the cache has the
+    same scores, sources and graders as one that parsed the log."""
+    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)  # the cache path on a tiny log too
+    events: list[dict[str, object]] = [session(f"s{i}", 0.5 if i % 2 else None, {"a.md": 0.5}) for i in range(6)]
+    events += [grade("s0", 0.9), grade("s1", 0.2, "judge"), grade("s2", 0.7, "judge"), grade("s2", 0.4, "bob")]
+    events += [grade("s3", 0.1, "outcome"), {"type": "grade", "session_id": "s1", "base_reward": None, "grader": "x"}]
+    root = make_workspace(tmp_path, LESSONS, events)
+    parsed = Workspace(root, use_cache=False)
+    Workspace(root).data()  # writes the cache
+    assert any((root / "state/lesson-thompson/.cache").iterdir())
+    cached = Workspace(root)
+    for ws in (parsed, cached):
+        data = ws.data()
+        # s0 person 0.9; s1 judge 0.2 (x withdrew a person's score it never had); s2 bob 0.4 over the judge;
+        # s3 the record's heuristic 0.5 over the outcome's 0.1; s4 pending; s5 heuristic 0.5
+        assert np.allclose(data.base, [0.9, 0.2, 0.4, 0.5, np.nan, 0.5], equal_nan=True)
+        assert data.graders == ("manual", "judge", "bob", "heuristic", None, "heuristic")
+        assert data.scores().values[OUTCOME][3] == 0.1
