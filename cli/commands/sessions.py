@@ -89,7 +89,9 @@ def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     payload["journal_changed"] = changed
     payload["journal_note"] = why
-    payload["sources"] = [source.as_json() for source in ws.reward_sources(exp.session.session_id)]
+    # without log lines: explain reads the same from a file and from a database store (show has the lines)
+    sources = [source.as_json() for source in ws.reward_sources(exp.session.session_id)]
+    payload["sources"] = [{key: value for key, value in s.items() if key != "line"} for s in sources]
     payload["priority"] = list(ws.config.reward_priority)
     return payload
 
