@@ -427,6 +427,12 @@ def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
+    from bench.joint_scale import case_joint_scale as cases  # the joint fit at 1,000-10,000 lessons
+
+    return cases(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -442,6 +448,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_cli": case_record,
     "tui_start": case_tui_start,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
