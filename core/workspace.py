@@ -39,6 +39,7 @@ from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, Post
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.analysis.joint import JointFit, LessonPosterior
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -80,7 +81,8 @@ class Workspace:
             outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
-        self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
+        self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
+        self._joint: tuple[tuple[int, float], JointFit] | None = None  # the last joint fit, by (version, floor)
 
     # ---------------------------------------------------------------- reading
 
@@ -144,10 +146,31 @@ class Workspace:
         return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
 
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
+        """Each lesson's joint (ranking) effect estimate (core.analysis.joint), without LOO or flags."""
+        fit = self.joint_fit()
+        return {arm: float(e) for arm, e in zip(self.data().arm_ids, fit.estimate.tolist(), strict=True) if e == e}
 
-        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+    def joint_fit(self, floor: float | None = None) -> JointFit:
+        """The joint fit of the log as read (core.analysis.joint), reused until the log or the floor
+        changes. `floor`: the salience floor of the weights (default: the configured one; 1.0 weighs
+        every injection 1, whatever its journal says)."""
+        from lesson_credit.core.analysis.joint import build_design, fit_joint
+
+        data = self.data()
+        floor = self.settings.floor if floor is None else floor
+        key = (self.version, floor)
+        if self._joint is None or self._joint[0] != key:
+            design = build_design(data, self.session_categories(), floor, self.session_agents())
+            self._joint = (key, fit_joint(design))
+        return self._joint[1]
+
+    def joint_posterior(self, floor: float | None = None) -> LessonPosterior:
+        """Each lesson's posterior effect per injection (mean, sd), the prior's sd for a lesson without
+        data, and the category baselines, for a selection policy: from the joint fit, computed once per
+        log version and floor (`joint_fit`)."""
+        from lesson_credit.core.analysis.joint import lesson_posterior
+
+        return lesson_posterior(self.joint_fit(floor), self.data().arm_ids)
 
     def session_categories(self) -> Sequence[str | None]:
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
@@ -245,7 +268,7 @@ class Workspace:
 
         results, self.loo_meta = attribution.loo(
             self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
-            min_with, min_without,
+            min_with, min_without, self.joint_fit(),
         )  # fmt: skip
         if write:
             attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)

@@ -1,5 +1,6 @@
 """The joint fit without a lessons-cubed step (`solver="iterative"`) against the dense exact fit and the
-augmented least-squares reference, and the posterior a selection policy reads (`lesson_posterior`)."""
+augmented least-squares reference, and the posterior a selection policy reads (`lesson_posterior`,
+`Workspace.joint_posterior`, cached per log version)."""
 
 from __future__ import annotations
 
@@ -128,6 +129,33 @@ def test_posterior_for_a_policy_by_hand(tmp_path: Path) -> None:
     assert post.of(B)[0] == pytest.approx(2 / 15)
     assert post.of("tools/new.md") == (0.0, post.prior_sd)  # no data: the prior
     assert post.prior_sd == pytest.approx(fit.prior_sd * 1.0)  # mean weight 1
+
+
+def test_workspace_posterior_is_fitted_once_per_log_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(6)
+    events = [
+        session(f"s{i}", round(float(rng.uniform(0.2, 0.9)), 2), {A: 0.5} if i % 2 else {B: 0.5, C: 0.2})
+        for i in range(30)
+    ]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    ws = Workspace(root, clock=fixed_clock)
+    calls = []
+    real = joint_mod.fit_joint
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(joint_mod, "fit_joint", counted)
+    first = ws.joint_posterior()
+    assert ws.joint_posterior().of(A) == first.of(A)
+    ws.loo(write=False)  # the analysis reuses the fit too
+    assert len(calls) == 1
+    journal = root / "j.md"
+    journal.write_text("alpha")
+    ws.record("new", journal, [A], reward=0.95)
+    after = ws.joint_posterior()
+    assert len(calls) == 2 and after.n_sessions == first.n_sessions + 1
 
 
 def test_a_flat_likelihood_takes_the_largest_penalty() -> None:
