@@ -27,6 +27,7 @@ from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import WriteGuard
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
 from lesson_credit.core.log.events import SelectionEvent, encode
@@ -56,11 +57,15 @@ class Workspace:
         allow_outside_library: bool | None = None,
         cache_threshold: int | None = None,
         store: EventStore | None = None,
+        allow_outside_writes: bool | None = None,
     ) -> None:
+        """`allow_outside_writes`: let writes follow symlinks out of the workspace (default: only
+        with LESSON_CREDIT_WRITE_OUTSIDE=1; see core.base.files)."""
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
+        self.guard = WriteGuard.of(self.root, allow_outside_writes)
         # the event log: the workspace's JSONL file unless another store is given (core/eventstore.py)
-        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl") if store is None else store
+        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl", self.guard) if store is None else store
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
@@ -75,12 +80,23 @@ class Workspace:
         self._reader = LogReader(
             self.log,
             cache_dir=self.state_dir / ".cache",
-            use_cache=use_cache,
+            use_cache=use_cache and self._cache_folder_inside(),
             cache_threshold=cache_threshold,
             outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
+
+    def _cache_folder_inside(self) -> bool:
+        """Whether the caches' folder may be written (it does not link out of the workspace); when
+        not, no cache is kept, and a warning says why."""
+        folder = self.state_dir / ".cache"
+        try:
+            self.guard.folder(folder)
+        except StoreError as exc:
+            self.warnings.append(f"{exc}; no caches are kept")
+            return False
+        return True
 
     # ---------------------------------------------------------------- reading
 
@@ -248,7 +264,9 @@ class Workspace:
             min_with, min_without,
         )  # fmt: skip
         if write:
-            attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)
+            attribution.write_loo(
+                self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta, self.guard
+            )
         return results
 
     def select(
@@ -274,7 +292,7 @@ class Workspace:
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
         )  # fmt: skip
         if log:
-            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new)
+            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
             self.refresh()
         return drawn.selection
 
@@ -363,7 +381,7 @@ class Workspace:
         if write:
             with self.log.locked():
                 self.config = replace(self.config, credit=settings)
-                save_config(self.config_path, self.config)
+                save_config(self.config_path, self.config, self.guard)
                 self._after_write()
         return self.lesson_table(settings, details=False)
 
@@ -374,7 +392,7 @@ class Workspace:
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
-        interop.rewrite_state(self.state_path, self.state_payload)
+        interop.rewrite_state(self.state_path, self.state_payload, self.guard)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""

@@ -96,7 +96,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     exp = ws.explain(resolve_session(ws, args.session_id), lesson=args.lesson)
     if args.json:
-        print_json(explanation_json(ws, exp))
+        print_json(explanation_json(ws, exp), ws)
     else:
         print(explanation_text(exp))
         from lesson_credit.core.log.records import journal_changed
@@ -160,7 +160,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     shown = rows[: args.limit] if args.limit is not None else rows
     warn_problems(ws, args.json)
     if args.json:
-        print_json({"sessions": [_session_json(table_obj, row) for row in shown.tolist()], "matched": len(rows)})
+        sessions = [_session_json(table_obj, row) for row in shown.tolist()]
+        print_json({"sessions": sessions, "matched": len(rows)}, ws)
         return 0
     cells = []
     for row in shown.tolist():
@@ -216,7 +217,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "floor": exp.settings.floor,
                 "grades": history,
                 "lessons": credit,
-            }
+            },
+            ws,
         )
         return 0
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"

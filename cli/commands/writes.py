@@ -57,7 +57,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     )
     print_warnings(ws)
     if args.json:
-        print_json(explanation_json(ws, exp))
+        print_json(explanation_json(ws, exp), ws)
     else:
         print(explanation_text(exp))
     return 0
@@ -81,7 +81,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
             {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note}
             for g in exp.grades
         ]
-        print_json(payload)
+        print_json(payload, ws)
         return 0
     previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
     print(f"graded {safe(session_id)}: {previous} -> {reward:g} ({safe(record.grader)})\n")
@@ -106,7 +106,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     arms = retire_missing(ws, dry_run=args.dry_run)
     if args.json:
-        print_json({"retired": arms, "written": bool(arms) and not args.dry_run})
+        print_json({"retired": arms, "written": bool(arms) and not args.dry_run}, ws)
         return 0
     if not arms:
         print("nothing to prune: every arm in the log has its lesson file (or is retired already)")

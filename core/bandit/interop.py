@@ -17,7 +17,7 @@ from typing import Any
 import msgspec
 
 from lesson_credit.core.bandit.fold import Posterior
-from lesson_credit.core.base.files import StoreError, write_json
+from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
 from lesson_credit.core.library.lessons import Library
@@ -232,9 +232,11 @@ def gptme_state(
     return state_payload(post, last_credited(post, session_times), now, existing)
 
 
-def rewrite_state(path: Path, payload_of: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+def rewrite_state(
+    path: Path, payload_of: Callable[[dict[str, Any]], dict[str, Any]], guard: WriteGuard | None = None
+) -> None:
     """Rewrite the state file at `path` atomically from what it holds now (`read_state`)."""
-    write_json(path, payload_of(read_state(path)))
+    write_json(path, payload_of(read_state(path)), guard=guard)
 
 
 def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> Path:
