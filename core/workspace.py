@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lesson_credit.core import commands, views
+from lesson_credit.core import commands, grading, views
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit import select as select_mod
@@ -28,6 +28,7 @@ from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import WriteGuard
+from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
 from lesson_credit.core.log.events import SelectionEvent, encode
@@ -348,24 +349,55 @@ class Workspace:
             self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
         return self.explain(session_id)
 
+    def append_grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str = "manual",
+        note: str | None = None,
+        expect_line: int | None = None,
+    ) -> GradeAppended:
+        """The one writer of a grade event (`reward` None: a retraction), for the CLI and the dashboard.
+
+        With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
+        grade event is the one at that line. The event is logged once this returns; what could not
+        be done besides (rewriting bandit-state.json) is in the result's `warnings`."""
+        reward = grading.check_reward(reward)
+        grading.check_grader(grader)
+        return self._append_grade(session_id, lambda history, line: (reward, note), grader, expect_line)
+
     def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Append a grade; the latest grade of a session is the one that counts."""
-        reward = commands.check_grade(reward, grader)
-        with self.log.locked():
-            self.refresh()
-            self._row(session_id)
-            self._append(commands.grade_event(session_id, reward, grader, iso(self.clock()), note))
-        return self.grade_history(session_id)[-1]
+        return self.append_grade(session_id, reward, grader=grader, note=note).record
 
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Put back the grade before the latest grade event (pending, if there was none), logged as
         `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
+        grading.check_grader(grader)
+        return self._append_grade(
+            session_id, lambda history, line: grading.undo_of(session_id, history, line, note), grader, None
+        ).record
+
+    def _append_grade(
+        self,
+        session_id: str,
+        decide: Callable[[list[GradeRecord], int], tuple[float | None, str | None]],
+        grader: str,
+        expect_line: int | None,
+    ) -> GradeAppended:
+        """Under the lock: the session's grade history as it is now, `decide`'s (reward, note) from it
+        and the session's record line, the event appended and read back."""
         with self.log.locked():
             self.refresh()
-            line = self._reader.session_line(self._row(session_id))
+            row = self._row(session_id)
             history = self.grade_history(session_id)
-            self._append(commands.undo_event(session_id, history, line, grader, iso(self.clock()), note))
-        return self.grade_history(session_id)[-1]
+            grading.check_expected(session_id, history, expect_line)
+            reward, note = decide(history, self._reader.session_line(row))
+            known = len(self.warnings)
+            self._append(grading.grade_event(session_id, reward, grader, self.now_iso(), note))
+            after = self.grade_history(session_id)[-1]
+        return GradeAppended(grading.grade_in_force(history), after, tuple(self.warnings[known:]))
 
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
         """Log starting alpha/beta/n (and gptme's reward counts) for arms, e.g. imported evidence."""

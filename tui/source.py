@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, overload
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.grading import GradeAppended, append_grade
+from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import beta as beta_mod
@@ -432,9 +432,10 @@ class WorkspaceSource:
         note: str | None = None,
         expect_line: int | None = None,
     ) -> GradeAppended:
-        """Append a grade (None: a retraction) under the log lock; see lesson_credit.core.grading.append_grade."""
+        """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
+        (Workspace.append_grade), as the CLI's."""
         with self._lock:
-            return append_grade(self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line)
+            return self.workspace.append_grade(session_id, reward, grader=grader, note=note, expect_line=expect_line)
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
