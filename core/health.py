@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
-from lesson_credit.core.derived_state import state_disagreement
+from lesson_credit.core.derived_state import StateCheck, check_state
 from lesson_credit.core.library.lessons import LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
@@ -95,7 +95,7 @@ class HealthData:
     retired: frozenset[str]  # arms retired by `prune`
     outcome_labels: Sequence[str]  # string outcomes of records without base_reward, one per such record
     outcomes: dict[str, float]  # the outcome -> reward mapping in force
-    stale_state: str | None = None  # how bandit-state.json disagrees with the log, if it does
+    stale_state: StateCheck | None = None  # how bandit-state.json disagrees with the log, if it does
     listed_twice: tuple[int, tuple[str, ...]] = (0, ())  # (lessons listed again, ids of their sessions)
     retracted: tuple[tuple[str, str], ...] = ()  # (session id, what was retracted) where the latest grade is one
 
@@ -126,7 +126,7 @@ def gather(ws: Workspace) -> HealthData:
         retired=frozenset(ws.retired_arms()),
         outcome_labels=tuple(ws.outcome_labels().values()),
         outcomes=ws.config.outcomes,
-        stale_state=state_disagreement(ws),
+        stale_state=check_state(ws),
         listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
         retracted=_retracted(ws, sessions),
     )
@@ -496,13 +496,24 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
 
 
 def stale_bandit_state(h: HealthData) -> list[Finding]:
-    if h.stale_state is None:
+    check = h.stale_state
+    if check is None:
         return []
+    if check.foreign:
+        return [
+            Finding(
+                "bandit-state-changed-elsewhere",
+                WARNING,
+                check.why,
+                "lesson-credit keeps it as it is; to put the log's posteriors back, run "
+                "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)",
+            )
+        ]
     return [
         Finding(
             "stale-bandit-state",
             WARNING,
-            h.stale_state,
+            check.why,
             "the next record/grade (or `lesson-credit status`) rewrites it from the log",
         )
     ]

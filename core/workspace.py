@@ -316,6 +316,8 @@ class Workspace:
         try:
             self.refresh()
             self.write_state()
+        except interop.StateKept as exc:
+            self.warnings.append(str(exc))
         except (StoreError, OSError) as exc:
             self.warnings.append(interop.state_not_written(exc, self.state_path))
 
@@ -423,8 +425,9 @@ class Workspace:
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
-        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
-        interop.rewrite_state(self.state_path, self.state_payload, self.guard)
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds;
+        interop.StateKept (nothing written) when another tool changed it since (see interop)."""
+        interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""

@@ -79,10 +79,10 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
-    warn_problems(ws, args.json)
     repaired = repair_state(ws)
     if repaired is not None:
-        print(f"warning: {safe(repaired)}", file=sys.stderr)
+        ws.warnings.append(repaired)
+    warn_problems(ws, args.json)
     note = _empty_library_note(ws)
     if args.json:
         print_json(result.as_json(), ws)
