@@ -113,10 +113,13 @@ def problem_lines(ws: Any) -> list[str]:
     lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
     if len(problems) > 5:
         lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")
+    from lesson_credit.core.library.lessons import BROKEN, OVERRIDDEN
+
     lesson_problems = ws.lesson_problems()
-    lines += [f"skipped lesson {problem}" for problem in lesson_problems[:5]]
+    prefix = {BROKEN: "skipped lesson ", OVERRIDDEN: "overridden lesson "}
+    lines += [f"{prefix.get(problem.kind, '')}{problem}" for problem in lesson_problems[:5]]
     if len(lesson_problems) > 5:
-        lines.append(f"{len(lesson_problems) - 5} more broken lesson files")
+        lines.append(f"{len(lesson_problems) - 5} more lesson problems")
     return lines
 
 

@@ -287,6 +287,8 @@ class Workspace:
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
         from lesson_credit.core import selection_draw
 
+        if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
+            raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
         k = self.config.k if k is None else k
         drawn = selection_draw.draw(
             context, lambda: self.library().lessons, self.posterior, self.settings,

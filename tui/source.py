@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.grading import GradeAppended
+from lesson_credit.core.library import lessons as lessons_mod
 from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import beta as beta_mod
@@ -546,8 +547,10 @@ def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:
-    """Lesson problems keyed by the lesson id the file would have had (its path when it has none)."""
-    return {problem.lesson_id or problem.path: problem.reason for problem in problems}
+    """Lesson files that could not be loaded, keyed by the lesson id the file would have had (its path
+    when it has none); an overridden copy of a lesson that loaded is not that lesson's problem."""
+    broken = (problem for problem in problems if problem.kind == lessons_mod.BROKEN)
+    return {problem.lesson_id or problem.path: problem.reason for problem in broken}
 
 
 def _relative_finding(finding: Finding, prefix: str) -> Finding:
