@@ -31,6 +31,18 @@ def parse_reward(text: str | None) -> float | None:
     return value
 
 
+def reward_or_word(text: str | None) -> tuple[float | None, str | None]:
+    """(reward, None) for a number in [0, 1]; (None, word) for anything that is not a number, to be
+    checked against the workspace's gptme outcome words (Workspace.outcome_reward); (None, None) for None."""
+    if text is None:
+        return None, None
+    try:
+        float(text)
+    except ValueError:
+        return None, text
+    return parse_reward(text), None
+
+
 def one_line(value: str | None, what: str) -> str | None:
     """A label (the grader) that the log and tables show on one line."""
     if value is None:

@@ -47,6 +47,7 @@ class Recording:
     breakdowns: tuple[SalienceBreakdown, ...]
     category: str | None
     grader: str
+    outcome: str | None = None  # a gptme outcome word given for the reward (`reward` is what it maps to)
 
     def event(self, settings: CreditSettings, propensity: dict[str, float], timestamp: str) -> dict[str, Any]:
         """The session event: each lesson's salience and, when graded, its credited reward under
@@ -65,7 +66,7 @@ class Recording:
             if b.lesson_id in propensity:
                 entry["propensity"] = propensity[b.lesson_id]
             entries.append(entry)
-        return {
+        event = {
             "type": SESSION,
             "session_id": self.session_id,
             "timestamp": timestamp,
@@ -79,6 +80,10 @@ class Recording:
             "floor": settings.floor,
             "grader": self.grader if reward is not None else None,
         }
+        if self.outcome is not None:  # as gptme-sessions logs it: the word, and the [outcomes] mapping decides
+            event["outcome"] = self.outcome
+            del event["base_reward"]
+        return event
 
 
 def recording(
@@ -92,6 +97,7 @@ def recording(
     category: str | None,
     grader: str,
     allow_outside: bool = False,
+    outcome: str | None = None,
 ) -> Recording:
     """A session to record: the id, reward and lessons checked (every lesson in the library, none
     twice; `library` is asked for once the journal is read), the journal read and each lesson's
@@ -111,7 +117,7 @@ def recording(
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
-    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader)
+    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome)
 
 
 def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> str:

@@ -60,8 +60,11 @@ def check_expected(session_id: str, history: Sequence[GradeRecord], expect_line:
         )
 
 
-def grade_event(session_id: str, reward: float | None, grader: str, timestamp: str, note: str | None) -> dict[str, Any]:
-    """A grade event (`reward` None: a retraction); the latest grade of a session is the one that counts."""
+def grade_event(
+    session_id: str, reward: float | None, grader: str, timestamp: str, note: str | None, outcome: str | None = None
+) -> dict[str, Any]:
+    """A grade event (`reward` None: a retraction); the latest grade of a session is the one that counts.
+    `outcome`: the gptme outcome word the reward was given as, kept beside it."""
     event: dict[str, Any] = {
         "type": GRADE,
         "session_id": session_id,
@@ -71,6 +74,8 @@ def grade_event(session_id: str, reward: float | None, grader: str, timestamp: s
     }
     if note:
         event["note"] = note
+    if outcome is not None:
+        event["outcome"] = outcome
     return event
 
 

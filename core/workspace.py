@@ -21,7 +21,7 @@ from lesson_credit.core import commands, grading, views
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit import select as select_mod
-from lesson_credit.core.bandit.config import Config, ConfigError, load_config, save_config
+from lesson_credit.core.bandit.config import PENDING_OUTCOME, Config, ConfigError, load_config, save_config
 from lesson_credit.core.bandit.fold import Posterior, fold
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
@@ -333,8 +333,13 @@ class Workspace:
         category: str | None = None,
         grader: str = "heuristic",
         timestamp: str | None = None,
+        outcome: str | None = None,
     ) -> Explanation:
-        """Log a session: salience from the journal, credit under the current settings."""
+        """Log a session: salience from the journal, credit under the current settings. With `outcome`,
+        a gptme outcome word (see `outcome_reward`), the event logs the word as gptme does and its
+        reward follows the [outcomes] mapping."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome, pending_ok=True)
         new = commands.recording(
             session_id,
             Path(journal),
@@ -345,6 +350,7 @@ class Workspace:
             category=category,
             grader=grader,
             allow_outside=self.allow_outside_journals,
+            outcome=outcome,
         )
         settings = self.settings
         with self.log.locked():
@@ -361,19 +367,48 @@ class Workspace:
         grader: str = "manual",
         note: str | None = None,
         expect_line: int | None = None,
+        outcome: str | None = None,
     ) -> GradeAppended:
         """The one writer of a grade event (`reward` None: a retraction), for the CLI and the dashboard.
 
         With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
         grade event is the one at that line. The event is logged once this returns; what could not
-        be done besides (rewriting bandit-state.json) is in the result's `warnings`."""
+        be done besides (rewriting bandit-state.json) is in the result's `warnings`. With `outcome`, a
+        gptme outcome word, the reward is what [outcomes] maps it to, and the event keeps the word."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome)
         reward = grading.check_reward(reward)
         grading.check_grader(grader)
-        return self._append_grade(session_id, lambda history, line: (reward, note), grader, expect_line)
+        return self._append_grade(session_id, lambda history, line: (reward, note), grader, expect_line, outcome)
 
-    def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
-        """Append a grade; the latest grade of a session is the one that counts."""
-        return self.append_grade(session_id, reward, grader=grader, note=note).record
+    def grade(
+        self, session_id: str, reward: float | None, *, grader: str = "manual", note: str | None = None,
+        outcome: str | None = None,
+    ) -> GradeRecord:  # fmt: skip
+        """Append a grade (a number, or a gptme `outcome` word); the latest grade of a session counts."""
+        return self.append_grade(session_id, reward, grader=grader, note=note, outcome=outcome).record
+
+    def outcome_reward(self, word: str, *, pending_ok: bool = False) -> float | None:
+        """The reward a gptme outcome word stands for in this workspace ([outcomes] over gptme-sessions'
+        defaults); with `pending_ok`, `unknown` is None (pending, as gptme records it). WorkspaceError
+        naming the accepted words for any other."""
+        outcomes = self.config.outcomes
+        if word in outcomes:
+            return outcomes[word]
+        if pending_ok and word == PENDING_OUTCOME:
+            return None
+        accepted = sorted(outcomes) + ([PENDING_OUTCOME] if pending_ok else [])
+        raise WorkspaceError(f"reward must be a number in [0, 1] or one of {', '.join(accepted)}, got {word!r}")
+
+    def outcome_words(self) -> dict[int, str]:
+        """Row -> the gptme outcome word a session's reward in force comes from: sessions logged with a
+        word and no base_reward (imported from gptme, or `record --reward WORD`) not graded since."""
+        labels = self._reader.outcome_labels()
+        if not labels:
+            return {}
+        n = self.data().n_sessions
+        regraded = set(self._reader.index.grade_rows)
+        return {row: word for row, word in labels.items() if row < n and row not in regraded}
 
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Put back the grade before the latest grade event (pending, if there was none), logged as
@@ -389,6 +424,7 @@ class Workspace:
         decide: Callable[[list[GradeRecord], int], tuple[float | None, str | None]],
         grader: str,
         expect_line: int | None,
+        outcome: str | None = None,
     ) -> GradeAppended:
         """Under the lock: the session's grade history as it is now, `decide`'s (reward, note) from it
         and the session's record line, the event appended and read back."""
@@ -399,7 +435,7 @@ class Workspace:
             grading.check_expected(session_id, history, expect_line)
             reward, note = decide(history, self._reader.session_line(row))
             known = len(self.warnings)
-            self._append(grading.grade_event(session_id, reward, grader, self.now_iso(), note))
+            self._append(grading.grade_event(session_id, reward, grader, self.now_iso(), note, outcome))
             after = self.grade_history(session_id)[-1]
         return GradeAppended(grading.grade_in_force(history), after, tuple(self.warnings[known:]))
 

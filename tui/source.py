@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
@@ -104,6 +104,7 @@ class SessionsView:
 
     lesson_entries: tuple[tuple[str, ...], npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
     """(arm ids, each entry's arm, each entry's session row): which lessons each session had."""
+    words: dict[str, str] = field(default_factory=dict)  # session -> the gptme outcome word its reward comes from
 
     @property
     def pending(self) -> int:
@@ -409,6 +410,7 @@ class WorkspaceSource:
             version = ws.version
             data = ws.data()
             entries = (data.arm_ids, data.entry_arm, data.entry_session)
+            words = {table.session_ids[row]: word for row, word in ws.outcome_words().items()}
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
         return SessionsView(
             version=version,
@@ -418,6 +420,7 @@ class WorkspaceSource:
             search=SessionSearch.build(table),
             troubled=troubled,
             lesson_entries=entries,
+            words=words,
         )
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:

@@ -107,13 +107,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
+def _session_json(table_obj: Any, row: int, words: dict[int, str]) -> dict[str, Any]:
     summary = table_obj.summary(row)
     return {
         "session_id": summary.session_id,
         "timestamp": summary.timestamp,
         "category": summary.category,
         "base_reward": summary.base_reward,  # null while pending
+        "outcome": words.get(row),  # the gptme outcome word the reward in force comes from, if any
         "grader": summary.grader,
         "lessons": summary.n_lessons,
         "mean_salience": summary.mean_salience,
@@ -159,19 +160,21 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     rows = select_rows(table_obj, query)
     shown = rows[: args.limit] if args.limit is not None else rows
     warn_problems(ws, args.json)
+    words = ws.outcome_words()
     if args.json:
-        sessions = [_session_json(table_obj, row) for row in shown.tolist()]
+        sessions = [_session_json(table_obj, row, words) for row in shown.tolist()]
         print_json({"sessions": sessions, "matched": len(rows)}, ws)
         return 0
     cells = []
     for row in shown.tolist():
         s = table_obj.summary(row)
+        reward = "pending" if s.pending else f"{s.base_reward:g}"
         cells.append(
             (
                 s.session_id,
                 s.timestamp or "-",
                 s.category or "-",
-                "pending" if s.pending else f"{s.base_reward:g}",
+                f"{words[row]} ({reward})" if row in words else reward,  # gptme's word: noop, failed... differ
                 s.grader or "-",
                 s.n_lessons,
                 fmt(s.mean_salience),
