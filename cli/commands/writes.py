@@ -134,8 +134,10 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     )  # fmt: skip
     p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
     p.add_argument(
-        "--journal", required=True, metavar="FILE", help="the session's journal (what happened), read as UTF-8"
-    )
+        "--journal", required=True, metavar="FILE",
+        help="the session's journal (what happened), read as UTF-8; a relative path is looked for in the "
+        "workspace first, then in the current folder",
+    )  # fmt: skip
     lessons = p.add_mutually_exclusive_group(required=True)
     lessons.add_argument(
         "--lessons", nargs="*", default=None, metavar="ID", help="ids of the injected lessons (none is allowed)"
