@@ -23,6 +23,7 @@ from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import StoreError, WriteGuard
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.log.events import encode
 from lesson_credit.core.log.eventstore import EventStore
@@ -68,8 +69,9 @@ def draw(
 
 
 def log_draw(
-    log: EventStore, drawn: Draw, root: Path, clock: Callable[[], dt.datetime], check_new: Callable[[str], None]
-) -> None:
+    log: EventStore, drawn: Draw, root: Path, clock: Callable[[], dt.datetime], check_new: Callable[[str], None],
+    guard: WriteGuard | None = None,
+) -> None:  # fmt: skip
     """Under the log lock: refuse an id already recorded (`check_new`), append the trial's record
     to the dropout log when there is a trial, then the selection event."""
     selection = drawn.selection
@@ -77,7 +79,9 @@ def log_draw(
         check_new(selection.session_id)
         if drawn.dropout > 0:
             try:
-                dropout_mod.log_trial(root, selection, drawn.dropout, drawn.titles, clock().timestamp())
+                dropout_mod.log_trial(root, selection, drawn.dropout, drawn.titles, clock().timestamp(), guard)
+            except StoreError as exc:
+                raise WorkspaceError(str(exc)) from None
             except OSError as exc:
                 raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
         log.append_locked(encode(selection.event(iso(clock()))))

@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 import numpy as np
 
-from lesson_credit.core import commands, views
+from lesson_credit.core import commands, grading, views
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit import select as select_mod
-from lesson_credit.core.bandit.config import Config, ConfigError, load_config, save_config
+from lesson_credit.core.bandit.config import PENDING_OUTCOME, Config, ConfigError, load_config, save_config
 from lesson_credit.core.bandit.fold import Posterior, fold
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import WriteGuard
+from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
 from lesson_credit.core.log.columns import ids_starting
@@ -87,11 +89,15 @@ class Workspace:
         allow_outside_library: bool | None = None,
         cache_threshold: int | None = None,
         store: EventStore | None = None,
+        allow_outside_writes: bool | None = None,
     ) -> None:
+        """`allow_outside_writes`: let writes follow symlinks out of the workspace (default: only
+        with LESSON_CREDIT_WRITE_OUTSIDE=1; see core.base.files)."""
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
+        self.guard = WriteGuard.of(self.root, allow_outside_writes)
         # the event log: the workspace's JSONL file unless another store is given (core/eventstore.py)
-        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl") if store is None else store
+        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl", self.guard) if store is None else store
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
@@ -106,7 +112,7 @@ class Workspace:
         self._reader = LogReader(
             self.log,
             cache_dir=self.state_dir / ".cache",
-            use_cache=use_cache,
+            use_cache=use_cache and self._cache_folder_inside(),
             cache_threshold=cache_threshold,
             outcomes=self.config.outcomes,
         )
@@ -114,6 +120,17 @@ class Workspace:
         self._rereading = False  # see rereads()
         self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
         self._joint: tuple[tuple[int, float], JointFit] | None = None  # the last joint fit, by (version, floor)
+
+    def _cache_folder_inside(self) -> bool:
+        """Whether the caches' folder may be written (it does not link out of the workspace); when
+        not, no cache is kept, and a warning says why."""
+        folder = self.state_dir / ".cache"
+        try:
+            self.guard.folder(folder)
+        except StoreError as exc:
+            self.warnings.append(f"{exc}; no caches are kept")
+            return False
+        return True
 
     # ---------------------------------------------------------------- reading
 
@@ -367,7 +384,9 @@ class Workspace:
             min_with, min_without, self.joint_fit(),
         )  # fmt: skip
         if write:
-            attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)
+            attribution.write_loo(
+                self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta, self.guard
+            )
         return results
 
     @rereads
@@ -388,13 +407,15 @@ class Workspace:
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
         from lesson_credit.core import selection_draw
 
+        if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
+            raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
         k = self.config.k if k is None else k
         drawn = selection_draw.draw(
             context, lambda: self.library().lessons, self.posterior, self.settings,
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
         )  # fmt: skip
         if log:
-            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new)
+            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
             self.refresh()
         return drawn.selection
 
@@ -422,6 +443,8 @@ class Workspace:
                 self._reader.drop(str(exc))
                 self.refresh()
                 self.write_state()
+        except interop.StateKept as exc:
+            self.warnings.append(str(exc))
         except (StoreError, OSError) as exc:
             self.warnings.append(interop.state_not_written(exc, self.state_path))
 
@@ -436,8 +459,13 @@ class Workspace:
         category: str | None = None,
         grader: str = "heuristic",
         timestamp: str | None = None,
+        outcome: str | None = None,
     ) -> Explanation:
-        """Log a session: salience from the journal, credit under the current settings."""
+        """Log a session: salience from the journal, credit under the current settings. With `outcome`,
+        a gptme outcome word (see `outcome_reward`), the event logs the word as gptme does and its
+        reward follows the [outcomes] mapping."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome, pending_ok=True)
         new = commands.recording(
             session_id,
             Path(journal),
@@ -448,6 +476,7 @@ class Workspace:
             category=category,
             grader=grader,
             allow_outside=self.allow_outside_journals,
+            outcome=outcome,
         )
         settings = self.settings
         with self.log.locked():
@@ -457,25 +486,86 @@ class Workspace:
         return self.explain(session_id)
 
     @rereads
-    def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
-        """Append a grade; the latest grade of a session is the one that counts."""
-        reward = commands.check_grade(reward, grader)
-        with self.log.locked():
-            self.refresh()
-            self._row(session_id)
-            self._append(commands.grade_event(session_id, reward, grader, iso(self.clock()), note))
-        return self.grade_history(session_id)[-1]
+    def append_grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str = "manual",
+        note: str | None = None,
+        expect_line: int | None = None,
+        outcome: str | None = None,
+    ) -> GradeAppended:
+        """The one writer of a grade event (`reward` None: a retraction), for the CLI and the dashboard.
+
+        With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
+        grade event is the one at that line. The event is logged once this returns; what could not
+        be done besides (rewriting bandit-state.json) is in the result's `warnings`. With `outcome`, a
+        gptme outcome word, the reward is what [outcomes] maps it to, and the event keeps the word."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome)
+        reward = grading.check_reward(reward)
+        grading.check_grader(grader)
+        return self._append_grade(session_id, lambda history, line: (reward, note), grader, expect_line, outcome)
+
+    def grade(
+        self, session_id: str, reward: float | None, *, grader: str = "manual", note: str | None = None,
+        outcome: str | None = None,
+    ) -> GradeRecord:  # fmt: skip
+        """Append a grade (a number, or a gptme `outcome` word); the latest grade of a session counts."""
+        return self.append_grade(session_id, reward, grader=grader, note=note, outcome=outcome).record
+
+    def outcome_reward(self, word: str, *, pending_ok: bool = False) -> float | None:
+        """The reward a gptme outcome word stands for in this workspace ([outcomes] over gptme-sessions'
+        defaults); with `pending_ok`, `unknown` is None (pending, as gptme records it). WorkspaceError
+        naming the accepted words for any other."""
+        outcomes = self.config.outcomes
+        if word in outcomes:
+            return outcomes[word]
+        if pending_ok and word == PENDING_OUTCOME:
+            return None
+        accepted = sorted(outcomes) + ([PENDING_OUTCOME] if pending_ok else [])
+        raise WorkspaceError(f"reward must be a number in [0, 1] or one of {', '.join(accepted)}, got {word!r}")
+
+    def outcome_words(self) -> dict[int, str]:
+        """Row -> the gptme outcome word a session's reward in force comes from: sessions logged with a
+        word and no base_reward (imported from gptme, or `record --reward WORD`) not graded since."""
+        labels = self._reader.outcome_labels()
+        if not labels:
+            return {}
+        n = self.data().n_sessions
+        regraded = set(self._reader.index.grade_rows)
+        return {row: word for row, word in labels.items() if row < n and row not in regraded}
 
     @rereads
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Put back the grade before the latest grade event (pending, if there was none), logged as
         `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
+        grading.check_grader(grader)
+        return self._append_grade(
+            session_id, lambda history, line: grading.undo_of(session_id, history, line, note), grader, None
+        ).record
+
+    def _append_grade(
+        self,
+        session_id: str,
+        decide: Callable[[list[GradeRecord], int], tuple[float | None, str | None]],
+        grader: str,
+        expect_line: int | None,
+        outcome: str | None = None,
+    ) -> GradeAppended:
+        """Under the lock: the session's grade history as it is now, `decide`'s (reward, note) from it
+        and the session's record line, the event appended and read back."""
         with self.log.locked():
             self.refresh()
-            line = self._reader.session_line(self._row(session_id))
+            row = self._row(session_id)
             history = self.grade_history(session_id)
-            self._append(commands.undo_event(session_id, history, line, grader, iso(self.clock()), note))
-        return self.grade_history(session_id)[-1]
+            grading.check_expected(session_id, history, expect_line)
+            reward, note = decide(history, self._reader.session_line(row))
+            known = len(self.warnings)
+            self._append(grading.grade_event(session_id, reward, grader, self.now_iso(), note, outcome))
+            after = self.grade_history(session_id)[-1]
+        return GradeAppended(grading.grade_in_force(history), after, tuple(self.warnings[known:]))
 
     @rereads
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
@@ -493,7 +583,7 @@ class Workspace:
         if write:
             with self.log.locked():
                 self.config = replace(self.config, credit=settings)
-                save_config(self.config_path, self.config)
+                save_config(self.config_path, self.config, self.guard)
                 self._after_write()
         return self.lesson_table(settings, details=False)
 
@@ -503,10 +593,11 @@ class Workspace:
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
-        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds
-        (and save the block sums the fold computed, for the next command)."""
-        interop.rewrite_state(self.state_path, self.state_payload)
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds;
+        interop.StateKept (nothing written) when another tool changed it since (see interop). First
+        saves the block sums the fold computed, for the next command."""
         self._reader.keep_sums()
+        interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""

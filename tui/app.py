@@ -330,8 +330,12 @@ class LessonCreditApp(App[None]):
 
     @on(WriteApplied)
     def _write_applied(self, event: WriteApplied) -> None:
+        """A written event is confirmed as saved; what it could not do besides (a derived file) is a
+        warning of its own, never a "not saved"."""
         outcome = event.outcome
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+        for warning in outcome.warnings:
+            self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
 
     @on(WriteFailed)
     def _write_failed(self, event: WriteFailed) -> None:

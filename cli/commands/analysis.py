@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -33,9 +34,9 @@ def cmd_loo(args: argparse.Namespace) -> int:
         if args.no_write:
             from lesson_credit.core.analysis.effects import loo_payload
 
-            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta))
+            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta), ws)
         else:
-            sys.stdout.write(path.read_text(encoding="utf-8"))
+            print_json(json.loads(path.read_text(encoding="utf-8")), ws)  # what was written, as written
         return 0
     from lesson_credit.core.analysis.estimates import MIN_RANDOMIZED, nothing_line, order_key
 

@@ -64,7 +64,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         }
         if args.dropout > 0:
             payload["withheld"] = list(selection.withheld)
-        print_json(payload)
+        print_json(payload, ws)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.model.settings import CreditSettings
 
 DEFAULT_K = 10
@@ -100,7 +100,7 @@ def _toml_key(key: str) -> str:
     return key if key and all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in key) else _toml_value(key)
 
 
-def save_config(path: Path, config: Config) -> None:
+def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> None:
     settings = config.credit
     lines = [
         "# lesson-credit settings (written by `lesson-credit replay --write`)",
@@ -126,4 +126,4 @@ def save_config(path: Path, config: Config) -> None:
     for key, value in config.extra.items():  # tables we do not own, e.g. [store] url: kept
         if isinstance(value, dict) and all(not isinstance(v, dict | list) for v in value.values()):
             lines += [f"[{_toml_key(key)}]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()), ""]
-    atomic_write(path, "\n".join(lines).encode("utf-8"))
+    atomic_write(path, "\n".join(lines).encode("utf-8"), guard)

@@ -19,7 +19,7 @@ def test_table_and_json_show_the_same_headline(tmp_path: Path) -> None:
     results = json.loads(js)["results"]
     _, rows = parse_table(out)
     assert [row["lesson"] for row in rows] == documented_order(results)
-    by_path = {r["path"]: r for r in results}
+    by_path = {r["lesson"]: r for r in results}
     for row in rows:
         effect = by_path[row["lesson"]]["effect"]
         assert row["effect"] == shown(effect)

@@ -594,7 +594,7 @@ def test_loo_results_file_shape(crafted: Path) -> None:
     assert payload["meta"]["generated"] == "2026-03-05T16:30:00Z"
     assert payload["meta"]["sessions"] == 31  # graded sessions
     assert isinstance(payload["meta"]["method"], str) and payload["meta"]["method"]
-    rows = {r["path"]: r for r in payload["results"]}
+    rows = {r["lesson"]: r for r in payload["results"]}
     assert set(rows) == {A, B, C, D}
     for row in payload["results"]:
         assert RESULT_KEYS <= set(row)

@@ -88,6 +88,6 @@ def documented_order(results: list[dict[str, Any]]) -> list[str]:
     claimed = [r for r in results if r["effect"] is not None and r["effect"]["ci_low"] is not None]
     compared = [r for r in results if r not in claimed and r["sufficient"]]
     rest = [r for r in results if r not in claimed and r not in compared]
-    ordered = sorted(claimed, key=lambda r: (-r["effect"]["estimate"], r["path"]))
-    ordered += sorted(compared, key=lambda r: r["path"]) + sorted(rest, key=lambda r: r["path"])
-    return [r["path"] for r in ordered]
+    ordered = sorted(claimed, key=lambda r: (-r["effect"]["estimate"], r["lesson"]))
+    ordered += sorted(compared, key=lambda r: r["lesson"]) + sorted(rest, key=lambda r: r["lesson"])
+    return [r["lesson"] for r in ordered]

@@ -279,7 +279,7 @@ async def test_analysis_shows_the_loo_headline(tmp_path: Path) -> None:
         table = screen.query_one("#loo-table", ThemedTable)
         assert table_keys(table) == documented_order(payload["results"])
         for result in payload["results"]:
-            cell = str(table.get_row(result["path"])[1]).strip()
+            cell = str(table.get_row(result["lesson"])[1]).strip()
             assert cell.rstrip("ʳˡ") == shown(result["effect"])
         x = screen.view.result(X)
         assert x is not None and x.effect is not None and x.effect.method == "joint"
