@@ -39,6 +39,7 @@ from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, Post
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.analysis.joint_posterior import JointPosterior
 
 STATE_DIR = Path("state") / "lesson-thompson"
 
@@ -81,6 +82,7 @@ class Workspace:
         )
         self.version = 0  # bumped whenever the log read so far changes
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
+        self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
 
     # ---------------------------------------------------------------- reading
 
@@ -148,6 +150,26 @@ class Workspace:
         from lesson_credit.core.analysis.joint import effects_by_lesson
 
         return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+
+    @property
+    def policy(self) -> str:
+        """The selection policy in force: config.toml's [select] policy, else the credit strategy."""
+        return self.config.selection_policy
+
+    def joint_posterior(self) -> JointPosterior:
+        """The joint estimate as a posterior per lesson (core.analysis.joint_posterior): kept per log
+        version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
+        from lesson_credit.core.analysis.joint_posterior import cached_joint_posterior
+
+        data = self.data()
+        key = (self.version, self.settings.floor)
+        if self._joint is None or self._joint[0] != key:
+            cache_dir = self.state_dir / ".cache" if self._reader.caches else None
+            post = cached_joint_posterior(
+                data, self.session_categories(), self.settings.floor, self.session_agents(), cache_dir=cache_dir
+            )
+            self._joint = (key, post)
+        return self._joint[1]
 
     def session_categories(self) -> Sequence[str | None]:
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
@@ -261,9 +283,12 @@ class Workspace:
         log: bool = True,
         draws: int = 4000,
         dropout: float = 0.0,
+        policy: str | None = None,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities.
 
+        `policy` (default: the one in force, `self.policy`): seed, evidence or uniform draw from the
+        Beta posteriors folded under that credit strategy, joint from the joint estimate's posterior.
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
         from lesson_credit.core import selection_draw
@@ -272,6 +297,7 @@ class Workspace:
         drawn = selection_draw.draw(
             context, lambda: self.library().lessons, self.posterior, self.settings,
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
+            policy=self.policy if policy is None else policy, joint=self.joint_posterior,
         )  # fmt: skip
         if log:
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new)
