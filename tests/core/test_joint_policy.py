@@ -265,3 +265,20 @@ def test_draw_refuses_joint_without_the_estimate() -> None:
             "x", list, lambda settings: None, CreditSettings(),  # type: ignore[arg-type,return-value]
             k=1, seed=1, session_id="s", clock=fixed_clock, draws=10, dropout=0.0, policy="joint",
         )  # fmt: skip
+
+
+def test_cli_simulate_offers_every_scenario_and_reports_regret(capsys: pytest.CaptureFixture[str]) -> None:
+    from lesson_credit.cli.main import build_parser
+    from lesson_credit.core.sim.scenario import SCENARIOS
+
+    simulate = build_parser()._subparsers._group_actions[0].choices["simulate"]  # type: ignore[union-attr]
+    scenario_option = next(a for a in simulate._actions if a.dest == "scenario")
+    assert list(scenario_option.choices) == list(SCENARIOS)  # the hard-coded list (no import at start-up) is whole
+    code, out, _ = run(
+        capsys, "simulate", "--scenario", "binary-rewards", "--seeds", "2", "--lessons", "20", "--sessions", "40",
+        "--json",
+    )  # fmt: skip
+    assert code == 0
+    regret = json.loads(out)["regret"]
+    assert set(regret) == {"seed", "evidence", "uniform", "joint", "random", "oracle"}
+    assert regret["oracle"]["mean"] == 0.0 and len(regret["joint"]["per_seed"]) == 2
