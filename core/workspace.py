@@ -393,8 +393,22 @@ class Workspace:
                 self._after_write()
         return self.lesson_table(settings, details=False)
 
-    def save_settings(self, settings: CreditSettings) -> None:
-        self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        """Make `settings` (and `policy`, the [select] policy, when given) the workspace's."""
+        if policy is None or policy == self.config.policy:
+            self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+            return
+        from lesson_credit.core.bandit.policy import check_policy
+
+        try:
+            policy = check_policy(policy)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
+        with self.log.locked():
+            self.config = replace(self.config, credit=settings, policy=policy)
+            save_config(self.config_path, self.config)
+            self._after_write()
 
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 

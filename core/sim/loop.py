@@ -30,6 +30,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 POLICIES = ("seed", "evidence", "uniform", "joint", "random", "oracle")
+STREAM = {"seed": 0, "evidence": 1, "uniform": 2, "random": 3, "oracle": 4, "joint": 5}  # each policy's own draws
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,9 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r} (expected one of {', '.join(POLICIES)})")
     n_t, k = world.n_sessions, sc.k
-    rng = np.random.default_rng([seed, 1, POLICIES.index(policy)])
-    prop_rng = np.random.default_rng([seed, 2, POLICIES.index(policy)])
-    drop_rng = np.random.default_rng([seed, 3, POLICIES.index(policy)])
+    rng = np.random.default_rng([seed, 1, STREAM[policy]])
+    prop_rng = np.random.default_rng([seed, 2, STREAM[policy]])
+    drop_rng = np.random.default_rng([seed, 3, STREAM[policy]])
     learner: _Credit | _Joint | None = None
     if policy in credit_mod.STRATEGIES:
         learner = _Credit(world, sc, policy, rng)
