@@ -139,11 +139,25 @@ class Workspace:
         return views.lesson_usage(self.data())
 
     def p_top_k(
-        self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
     ) -> dict[str, float]:
-        """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
-        post, lessons = self.posterior(settings), self.library().lessons
-        return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
+        """P(each active lesson lands in a top-k Thompson draw among all active lessons) under `policy`
+        (default: `settings`' strategy when given, else the policy in force)."""
+        from lesson_credit.core.bandit import policy as policy_mod
+
+        policy = policy or (settings.strategy if settings is not None else self.policy)
+        k, lessons = k or self.config.k, self.library().lessons
+        if policy == policy_mod.JOINT:
+            joint = self.joint_posterior()
+            normal = policy_mod.NormalPosterior(joint.arm_ids, joint.mean, joint.sd, joint.prior_sd)
+            return policy_mod.p_top_k_active(normal, lessons, k, seed, draws)
+        credit = (settings or self.settings).with_(strategy=policy)
+        return select_mod.p_top_k(self.posterior(credit), credit, lessons, k, seed, draws)
 
     def effects(self) -> dict[str, float]:
         """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""

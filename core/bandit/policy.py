@@ -106,6 +106,16 @@ def joint_select(
     )
 
 
+def p_top_k_active(
+    posterior: NormalPosterior, lessons: Sequence[Lesson], k: int, seed: int, draws: int
+) -> dict[str, float]:
+    """P(each active lesson lands in a top-k draw of the joint policy among the active `lessons`)."""
+    ids = [lesson.id for lesson in lessons if lesson.status == "active"]
+    mean, sd = posterior.of(ids)
+    probability = p_top_k_normal(mean, sd, k, np.random.default_rng(seed), draws)
+    return {lesson_id: float(p) for lesson_id, p in zip(ids, probability, strict=True)}
+
+
 def describe(policy: str) -> str:
     """One line on what a policy draws from."""
     if policy == JOINT:

@@ -282,3 +282,18 @@ def test_cli_simulate_offers_every_scenario_and_reports_regret(capsys: pytest.Ca
     regret = json.loads(out)["regret"]
     assert set(regret) == {"seed", "evidence", "uniform", "joint", "random", "oracle"}
     assert regret["oracle"]["mean"] == 0.0 and len(regret["joint"]["per_seed"]) == 2
+
+
+def test_p_top_k_follows_the_policy_in_force(tmp_path: Path) -> None:
+    from lesson_credit.core.bandit import select as select_mod
+
+    ws = Workspace(tiny_workspace(tmp_path, config='k = 2\n[select]\npolicy = "joint"\n'), clock=fixed_clock)
+    post = ws.joint_posterior()
+    ids = ["a.md", "b.md", "c.md", "d.md"]  # the active lessons, in library order
+    mean, sd = NormalPosterior(post.arm_ids, post.mean, post.sd, post.prior_sd).of(ids)
+    expected = p_top_k_normal(mean, sd, 2, np.random.default_rng(3), 500)
+    assert ws.p_top_k(seed=3, draws=500) == dict(zip(ids, expected.tolist(), strict=True))
+    settings = ws.settings.with_(strategy="uniform")
+    credit = select_mod.p_top_k(ws.posterior(settings), settings, ws.library().lessons, 2, 3, 500)
+    assert ws.p_top_k(seed=3, draws=500, policy="uniform") == credit
+    assert ws.p_top_k(settings, seed=3, draws=500) == credit  # a what-if's settings: its strategy
