@@ -74,8 +74,11 @@ class JointPosterior:
         return {name: float(b) for name, b in zip(self.categories, self.baselines.tolist(), strict=True)}
 
 
-def posterior_from_fit(fit: JointFit, design: Design, tau_min: float = POLICY_TAU_MIN) -> tuple[FloatArray, ...]:
-    """(mean, sd, baselines, prior_sd as a 1-array) per arm of `design`, from its fit."""
+def posterior_from_fit(
+    fit: JointFit, design: Design, tau_min: float = POLICY_TAU_MIN
+) -> tuple[FloatArray, FloatArray, FloatArray, float]:
+    """(mean, sd) per arm of `design`, each category's baseline and the prior sd, from its fit
+    (`tau_min`: the prior sd of a coefficient when the fit had no data to set one)."""
     n_arms = design.n_arms
     has = np.isfinite(fit.coef) & np.isfinite(fit.mean_weight)
     all_w = design.entry_weight
@@ -93,7 +96,7 @@ def posterior_from_fit(fit: JointFit, design: Design, tau_min: float = POLICY_TA
     total = np.bincount(design.category, weights=design.reward - fitted, minlength=c)
     with np.errstate(divide="ignore", invalid="ignore"):
         baselines = np.where(count > 0, total / count, np.nan)
-    return mean, sd, baselines, np.array([prior_sd])
+    return mean, sd, baselines, prior_sd
 
 
 def _category_names(categories: Sequence[str | None], data: FoldData) -> tuple[str, ...]:
@@ -115,13 +118,13 @@ def joint_posterior(
     """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson."""
     design = build_design(data, categories, floor, agents)
     fit = fit_joint(design, tau_min=tau_min)
-    mean, sd, baselines, prior = posterior_from_fit(fit, design, tau_min)
+    mean, sd, baselines, prior_sd = posterior_from_fit(fit, design, tau_min)
     names = _category_names(categories, data)
     if len(names) != len(baselines):  # no graded session: no baselines
         names, baselines = (), np.zeros(0)
     noise = fit.noise_sd if math.isfinite(fit.noise_sd) else math.nan
     return JointPosterior(
-        tuple(data.arm_ids), mean, sd, fit.n.astype(np.int64), float(prior[0]), names, baselines, noise, fit.n_sessions
+        tuple(data.arm_ids), mean, sd, fit.n.astype(np.int64), prior_sd, names, baselines, noise, fit.n_sessions
     )
 
 

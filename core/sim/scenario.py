@@ -10,6 +10,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
 
@@ -55,7 +56,7 @@ class Scenario:
     always_acts: bool = False  # an injected lesson's effect acts whether it is relevant (and salient) or not
     # the joint selection policy in the loop
     joint_refit: int = 10  # sessions between two fits of the joint estimate (1: before every session)
-    joint_tau_min: float = 0.15  # its prior sd floor (core.analysis.joint_posterior.POLICY_TAU_MIN)
+    joint_tau_min: float = POLICY_TAU_MIN  # its prior sd floor, as `select --policy joint` uses
 
     def __post_init__(self) -> None:
         _check(self)

@@ -9,6 +9,7 @@ loop (`World.reward_of`, `World.salience_of`), so every policy meets the same lu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -168,7 +169,33 @@ def _pairs(
     return partner
 
 
-def make_world(sc: Scenario, seed: int) -> World:  # noqa: PLR0915 - one draw per line, in the order the seed fixes
+def _relevance(
+    sc: Scenario, freq: FloatArray, n_keywords: IntArray, home: IntArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """(P(relevant), P(matched by accident), P(candidate and relevant), P(candidate)), per (lesson,
+    category) but the second: the home category boosted, the average over categories = freq."""
+    n_c = sc.n_categories
+    if n_c > 1:
+        p_home = np.minimum(1.0, freq * (1.0 + sc.category_affinity * (n_c - 1)))
+        p_other = freq * (1.0 - sc.category_affinity)
+        p_rel = np.where(np.arange(n_c)[None, :] == home[:, None], p_home[:, None], p_other[:, None])
+    else:
+        p_rel = freq[:, None].copy()
+    spurious = np.asarray(1.0 - (1.0 - sc.keyword_breadth) ** n_keywords, dtype=np.float64)  # matched by accident
+    cand_rel: FloatArray = p_rel * sc.context_recall
+    cand_all: FloatArray = cand_rel + (1.0 - p_rel) * spurious[:, None]
+    return np.asarray(p_rel, dtype=np.float64), spurious, cand_rel, cand_all
+
+
+def _best(gain: npt.NDArray[Any], matched: BoolArray, k: int) -> FloatArray:
+    """(T,) the k largest gains among each session's candidates (fewer when it has fewer)."""
+    masked = np.where(matched, gain, -np.inf)
+    top = -np.sort(-masked, axis=1)[:, :k]
+    result: FloatArray = np.where(np.isfinite(top), top, 0.0).sum(axis=1)
+    return result
+
+
+def make_world(sc: Scenario, seed: int) -> World:
     """Draw one seed's world. Deterministic in (scenario, seed)."""
     rng = np.random.default_rng([seed, 0])
     n_l, n_t, n_c = sc.n_lessons, sc.n_sessions, sc.n_categories
@@ -178,16 +205,7 @@ def make_world(sc: Scenario, seed: int) -> World:  # noqa: PLR0915 - one draw pe
     home = rng.integers(0, n_c, n_l).astype(np.int64)
     partner = _pairs(sc, sign, freq, n_keywords, home, rng)
 
-    # P(relevant) per (lesson, category): home category boosted, average over categories = freq
-    if n_c > 1:
-        p_home = np.minimum(1.0, freq * (1.0 + sc.category_affinity * (n_c - 1)))
-        p_other = freq * (1.0 - sc.category_affinity)
-        p_rel = np.where(np.arange(n_c)[None, :] == home[:, None], p_home[:, None], p_other[:, None])
-    else:
-        p_rel = freq[:, None].copy()
-    spurious = 1.0 - (1.0 - sc.keyword_breadth) ** n_keywords  # P(context matches an irrelevant lesson)
-    cand_rel_c = p_rel * sc.context_recall  # (L, C)
-    cand_all_c = cand_rel_c + (1.0 - p_rel) * spurious[:, None]
+    p_rel, spurious, cand_rel_c, cand_all_c = _relevance(sc, freq, n_keywords, home)
     cand_rel, cand_all = cand_rel_c.mean(axis=1), cand_all_c.mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         p_rel_cand = np.where(cand_all > 0, cand_rel / cand_all, 0.0)
@@ -237,10 +255,7 @@ def make_world(sc: Scenario, seed: int) -> World:  # noqa: PLR0915 - one draw pe
     gain = np.where(times < flip_session, effect[None, :], final_effect[None, :])
     if scale is not None:
         gain = gain * scale[session_category]
-    gain = gain * (relevant if acts is None else acts)
-    masked = np.where(matched, gain, -np.inf)
-    top = -np.sort(-masked, axis=1)[:, : sc.k]
-    best = np.where(np.isfinite(top), top, 0.0).sum(axis=1)
+    best = _best(gain * (relevant if acts is None else acts), matched, sc.k)
 
     return World(
         effect=effect,
