@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
+from textual_private import notification_texts
 from tui_fixture import FIXED_NOW, analysis_session, open_health, settle, table_keys
 
 from lesson_credit.core.sim.simulate import ESTIMATORS
@@ -121,7 +122,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         await settle(pilot)
         written = json.loads((analysis_root / LOO_FILE).read_text())
         assert len(written["results"]) == 6 and written["meta"]["min_with"] == 5
-        assert any("loo-results.json" in n.message for n in app._notifications)
+        assert any("loo-results.json" in message for _, message in notification_texts(app))
         # a new session in the log: the table follows
         context, text, lessons, reward, category = analysis_session(0)
         journal = analysis_root / "state" / "journals" / "new.md"

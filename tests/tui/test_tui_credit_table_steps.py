@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.text import Text
-from textual import events
 from textual.pilot import Pilot
+from textual_private import type_ahead
 from tui_fixture import settle
 
 from lesson_credit.tui.app import LessonCreditApp
@@ -38,12 +38,7 @@ NARROW_EXPECTED = {lesson.rsplit("/", 1)[-1]: cells for lesson, cells in EXPECTE
 
 def burst(pilot: Pilot[None], *keys: str) -> None:
     """All keys queued at once, as a terminal delivers fast typing (no idle between them)."""
-    driver = pilot.app._driver
-    assert driver is not None
-    for key in keys:
-        event = events.Key(key, {"plus": "+", "minus": "-"}.get(key, key if len(key) == 1 else None))
-        event.set_sender(pilot.app)
-        driver.send_message(event)
+    type_ahead(pilot.app, *keys)
 
 
 def rows(table: ThemedTable) -> dict[str, tuple[str, ...]]:

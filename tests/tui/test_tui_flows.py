@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input
+from textual_private import notification_texts
 from tui_fixture import (
     CONFIG_REL,
     LOG_REL,
@@ -619,8 +620,8 @@ async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: W
     app = LessonCreditApp(workspace, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        messages = [n.message for n in app._notifications]
-        titles = [n.title for n in app._notifications]
+        messages = [message for _, message in notification_texts(app)]
+        titles = [title for title, _ in notification_texts(app)]
         assert any("unreadable line" in t for t in titles)
         assert any("could not be loaded" in t for t in titles)
         assert any("line 5" in m for m in messages)
@@ -665,7 +666,7 @@ async def test_engine_failure_is_reported_not_fatal(app: LessonCreditApp) -> Non
         await pilot.press("5", "c", "c")
         await settle(pilot)
         assert app.is_running
-        assert any("disk on fire" in n.message for n in app._notifications)
+        assert any("disk on fire" in message for _, message in notification_texts(app))
         assert not math.isnan(detail.draft or 0.0)
 
 
