@@ -297,3 +297,15 @@ def test_p_top_k_follows_the_policy_in_force(tmp_path: Path) -> None:
     credit = select_mod.p_top_k(ws.posterior(settings), settings, ws.library().lessons, 2, 3, 500)
     assert ws.p_top_k(seed=3, draws=500, policy="uniform") == credit
     assert ws.p_top_k(settings, seed=3, draws=500) == credit  # a what-if's settings: its strategy
+
+
+def test_joint_select_with_dropout_logs_its_policy_and_scaled_propensities(tmp_path: Path) -> None:
+    root = tiny_workspace(tmp_path)
+    ws = Workspace(root, clock=fixed_clock)
+    plain = ws.select(CONTEXT, k=2, seed=4, session_id="d0", log=False, policy="joint")
+    trial = ws.select(CONTEXT, k=2, seed=4, session_id="d1", policy="joint", dropout=0.5)
+    event = json.loads((root / LOG_REL).read_text().splitlines()[-1])
+    assert event["policy"] == "joint" and trial.policy == "joint"
+    # P(injected) = P(chosen) x (1 - epsilon): the same draw's propensities, halved
+    assert trial.propensity == pytest.approx({lesson: p * 0.5 for lesson, p in plain.propensity.items()})
+    assert set(trial.selected) | set(trial.withheld) == set(plain.selected)
