@@ -187,7 +187,7 @@ def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixtur
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
-    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed", "warnings"}
+    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed", "policy", "warnings"}
     assert sorted(payload["candidates"]) == [GIT, QUOTE]
     assert log_bytes(basic_ws) is None
 
