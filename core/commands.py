@@ -1,4 +1,4 @@
-"""The events a write command appends, built and checked from its input (SPEC 4).
+"""The events a write command appends, built and checked from its input (docs/format.md §5.2-5.5).
 
 Nothing here touches the log: `recording` reads the session's journal, the rest are functions of
 their arguments; the workspace checks an event against the log under its lock and appends it.
@@ -168,7 +168,7 @@ def undo_event(
     session_id: str, history: Sequence[GradeRecord], record_line: int, grader: str, timestamp: str, note: str | None
 ) -> dict[str, Any]:
     """The grade event, logged as `grader`, that puts back what was in force before the session's
-    latest grade event: the grade before it, or pending (a retraction, SPEC 6) when the session
+    latest grade event: the grade before it, or pending (a retraction, docs/format.md §5.3) when the session
     was logged pending. Its note names the line it reverts (as the dashboard's undo does)."""
     check_grader(grader)
     if not history or history[-1].line == record_line:  # only the record's own grade (line record_line)

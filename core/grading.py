@@ -2,7 +2,7 @@
 
 The dashboard's undo needs two facts read atomically with the append: the grade in force
 just before it (what an undo restores) and the line the new event got (what a later undo
-names and checks is still in force). A retraction (`base_reward` None, SPEC 6) returns the
+names and checks is still in force). A retraction (`base_reward` None, docs/format.md §5.3) returns the
 session to pending.
 """
 

@@ -44,7 +44,7 @@ STATE_DIR = Path("state") / "lesson-thompson"
 
 
 class Workspace:
-    """A workspace folder: lessons, the event log, settings. See SPEC 2."""
+    """A workspace folder: lessons, the event log, settings. See docs/format.md §1."""
 
     def __init__(
         self,
@@ -240,7 +240,8 @@ class Workspace:
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
+        unless write=False."""
         from lesson_credit.core import attribution
 
         results, self.loo_meta = attribution.loo(

@@ -516,7 +516,7 @@ def loo_payload(
     sessions_without_propensity: int | None = None,
     dropout_sessions: int = 0,
 ) -> dict[str, Any]:
-    """`loo-results.json` (SPEC 8), with the extra per-lesson fields this tool computes."""
+    """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes."""
     sessions = max((r.n_with + r.n_without for r in results), default=0)
     effect_method = next((r.effect.method for r in results if r.effect is not None), None)
     return {

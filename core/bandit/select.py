@@ -34,7 +34,7 @@ class Selection:
     withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (lesson_credit.core.analysis.dropout)
 
     def event(self, timestamp: str) -> dict[str, Any]:
-        """The selection event to log (SPEC 4)."""
+        """The selection event to log (docs/format.md §5.4)."""
         return {
             "type": SELECTION,
             "session_id": self.session_id,

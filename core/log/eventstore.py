@@ -1,4 +1,4 @@
-"""The event log behind one seam (SPEC 6): the JSONL file by default, or a PostgreSQL database.
+"""The event log behind one seam (docs/format.md §5): the JSONL file by default, or a PostgreSQL database.
 
 A store keeps events in one total order, the order they fold in, and hands them out after a
 position. What a Workspace needs of it:

@@ -1,5 +1,5 @@
 """A small synchronous PostgreSQL client over libpq (ctypes): what the database store needs, without
-importing psycopg (issue 13: `record` on a database within 50 ms of the file; importing psycopg
+importing psycopg (`record` on a database is meant to stay within 50 ms of the file; importing psycopg
 alone costs 90-150 ms, this module and libpq about 5 ms).
 
 The libpq is the one psycopg-binary ships (found without importing it), else the system's. Queries

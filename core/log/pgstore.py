@@ -1,4 +1,4 @@
-"""The event log in PostgreSQL (issue 13): one append-only table, shared by many agents.
+"""The event log in PostgreSQL: one append-only table, shared by many agents.
 
 Schema (created on first use, versioned in `lesson_credit.migrations`):
 

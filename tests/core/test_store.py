@@ -1,4 +1,4 @@
-"""The log on disk (SPEC 6-7): tolerant reads, tail repair, incremental refresh, bandit-state.json."""
+"""The log on disk (docs/format.md §5, §7): tolerant reads, tail repair, incremental refresh, bandit-state.json."""
 
 from __future__ import annotations
 
@@ -89,6 +89,7 @@ def test_truncated_last_line_reported_then_next_append_starts_fresh(tmp_path: Pa
     assert row is not None and (row.alpha, row.beta) == pytest.approx((1.0, 2.0))
 
 
+@pytest.mark.smoke
 def test_truncated_last_line_then_record(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
     root = make_workspace(
         tmp_path,
@@ -238,6 +239,7 @@ def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace) -> None:  #
 # ---------------------------------------------------------------- bandit-state.json
 
 
+@pytest.mark.smoke
 def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
     root = make_workspace(
         tmp_path,

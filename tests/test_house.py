@@ -1,0 +1,138 @@
+"""The house rules the code can check about itself.
+
+Rooms that fit in a head: no production module (core/, cli/, tui/) over 600 lines and no function over
+80, unless it is listed below with the reason it is allowed to be bigger. Lengths are measured on the
+syntax tree: a function runs from its `def` line to its last line, nested functions included (a
+decorator above the `def` does not count). A listed module or function that has come back under its
+limit fails too, so the list only ever holds what is still over it.
+
+References that ship: code cites docs/format.md (formats and formulas) or says its reason in words, never a
+specification or an issue tracker that does not ship with the project.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[1]
+PACKAGES = ("core", "cli", "tui")
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+# path -> why it may be longer than MAX_MODULE_LINES
+BIG_MODULES: dict[str, str] = {
+    "core/sim/simulate.py": "being split into the world, the policies and the report (helper branch `policy`)",
+    "core/log/pgstore.py": "being rewritten over psycopg with its schema in a module of its own (helper branch `pg`)",
+}
+
+# "path:qualified.name" -> why the function may be longer than MAX_FUNCTION_LINES
+LONG_FUNCTIONS: dict[str, str] = {
+    "core/sim/simulate.py:make_world": "being split with the rest of simulate.py (helper branch `policy`)",
+    "core/sim/simulate.py:run_policy": "being split with the rest of simulate.py (helper branch `policy`)",
+    "core/analysis/effects.py:leave_one_out": "assembles each lesson's row from the dozen per-arm estimates it "
+    "computes first; pieces of it would pass all of them as arguments",
+    "core/analysis/joint.py:fit_joint": "one numerical fit read top to bottom (centre by category, "
+    "eigendecompose, choose the penalty, solve); its steps share a dozen arrays",
+}
+
+
+def production_files() -> list[Path]:
+    return sorted(p for package in PACKAGES for p in (REPO / package).rglob("*.py"))
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def function_lengths(source: str) -> dict[str, int]:
+    """Every function and method of a module by qualified name (`Class.method`, `outer.inner`): its lines
+    from `def` to its last line."""
+    lengths: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = prefix + child.name
+                assert child.end_lineno is not None
+                lengths[name] = child.end_lineno - child.lineno + 1
+                visit(child, name + ".")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return lengths
+
+
+def module_lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_function_lengths_are_measured_from_def_to_last_line() -> None:
+    # counted by hand: f is lines 1-4, C.m lines 6-8, f.g lines 2-3 (nested), h line 10 (decorated: from `def`)
+    source = "def f():\n    def g():\n        pass\n    return 1\nclass C:\n    def m(self):\n        x = 1\n"
+    source += "        return x\n@decorator\nasync def h(): pass\n"
+    assert function_lengths(source) == {"f": 4, "f.g": 2, "C.m": 3, "h": 1}
+
+
+def test_no_production_module_over_the_limit() -> None:
+    over = {relative(p): n for p in production_files() if (n := module_lines(p)) > MAX_MODULE_LINES}
+    unexplained = {path: n for path, n in over.items() if path not in BIG_MODULES}
+    assert unexplained == {}, f"modules over {MAX_MODULE_LINES} lines: split them or list them with a reason"
+
+
+def test_no_production_function_over_the_limit() -> None:
+    over = {
+        f"{relative(p)}:{name}": n
+        for p in production_files()
+        for name, n in function_lengths(p.read_text(encoding="utf-8")).items()
+        if n > MAX_FUNCTION_LINES
+    }
+    unexplained = {key: n for key, n in over.items() if key not in LONG_FUNCTIONS}
+    assert unexplained == {}, f"functions over {MAX_FUNCTION_LINES} lines: split them or list them with a reason"
+
+
+@pytest.mark.parametrize("path", sorted(BIG_MODULES))
+def test_a_listed_module_is_still_over_the_limit(path: str) -> None:
+    assert BIG_MODULES[path].strip()
+    assert (REPO / path).is_file(), f"{path} is gone: take it off BIG_MODULES"
+    assert module_lines(REPO / path) > MAX_MODULE_LINES, f"{path} fits now: take it off BIG_MODULES"
+
+
+@pytest.mark.parametrize("key", sorted(LONG_FUNCTIONS))
+def test_a_listed_function_is_still_over_the_limit(key: str) -> None:
+    assert LONG_FUNCTIONS[key].strip()
+    path, name = key.split(":")
+    lengths = function_lengths((REPO / path).read_text(encoding="utf-8")) if (REPO / path).is_file() else {}
+    assert name in lengths, f"{key} is gone: take it off LONG_FUNCTIONS"
+    assert lengths[name] > MAX_FUNCTION_LINES, f"{key} fits now: take it off LONG_FUNCTIONS"
+
+
+CITING = ("core", "cli", "tui", "tests", "bench", "scripts")
+# a reference to the old specification ("SPEC 5") or to a numbered issue ("issue 13", "issues 12 and 14")
+UNSHIPPED_REFERENCE = re.compile(r"\bSP" + r"EC\b|\b[Ii]ssues? #?\d+")
+
+
+def unshipped_references(text: str) -> list[int]:
+    return [number for number, line in enumerate(text.splitlines(), 1) if UNSHIPPED_REFERENCE.search(line)]
+
+
+def test_the_reference_pattern() -> None:
+    text = "a\n(SP" + "EC 6)\n(issue 13: x)\nIssues 12 and 14\nthe issue's log\nSPECTRUM\n(docs/format.md §5)\n"
+    assert unshipped_references(text) == [2, 3, 4]
+
+
+def test_code_cites_only_what_ships() -> None:
+    found = [
+        f"{relative(p)}:{number}"
+        for folder in CITING
+        for p in sorted((REPO / folder).rglob("*.py"))
+        if p.resolve() != Path(__file__).resolve()
+        for number in unshipped_references(p.read_text(encoding="utf-8"))
+    ]
+    assert found == [], "cite docs/format.md (or say the reason in words), not the spec or an issue number"
