@@ -136,3 +136,54 @@ def test_code_cites_only_what_ships() -> None:
         for number in unshipped_references(p.read_text(encoding="utf-8"))
     ]
     assert found == [], "cite docs/format.md (or say the reason in words), not the spec or an issue number"
+
+
+# The dashboard's private Textual names live in one module, each with its reason.
+TEXTUAL_PRIVATE = REPO / "tui" / "textual_private.py"
+
+
+def private_names_used(sources: dict[str, str]) -> dict[str, list[str]]:
+    """Per module: imports of a private Textual module, and `x._name` accesses whose name no module of
+    `sources` defines (as a function, method, class, or an assigned name or attribute): someone else's
+    private name, i.e. Textual's."""
+    trees = {path: ast.parse(text) for path, text in sources.items()}
+    ours: set[str] = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                ours.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                ours.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                ours.add(node.id)
+    found: dict[str, list[str]] = {}
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] if node.module.split(".")[0] == "textual" and "._" in node.module else []
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name.split(".")[0] == "textual" and "._" in a.name]
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                private = node.attr.startswith("_") and not node.attr.startswith("__")
+                names = [node.attr] if private and node.attr not in ours else []
+            if names:
+                found.setdefault(path, []).extend(names)
+    return found
+
+
+def test_private_name_finder() -> None:
+    sources = {
+        "a.py": "from textual._context import active_app\nimport textual._wait\nclass A:\n"
+        "    def __init__(self):\n        self._mine = 1\n    def _helper(self):\n"
+        "        return self._mine, self.app._notifications, self._helper(), self.__class__\n",
+    }
+    assert private_names_used(sources) == {"a.py": ["textual._context", "textual._wait", "_notifications"]}
+
+
+def test_the_dashboard_uses_textual_private_names_in_one_module_only() -> None:
+    sources = {relative(p): p.read_text(encoding="utf-8") for p in sorted((REPO / "tui").rglob("*.py"))}
+    used = private_names_used(sources)
+    assert relative(TEXTUAL_PRIVATE) in used, "textual_private.py uses no private name: delete it"
+    del used[relative(TEXTUAL_PRIVATE)]
+    assert used == {}, "use Textual's public API, or add the name to tui/textual_private.py with its reason"
