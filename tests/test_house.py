@@ -13,8 +13,11 @@ specification or an issue tracker that does not ship with the project.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +190,43 @@ def test_the_dashboard_uses_textual_private_names_in_one_module_only() -> None:
     assert relative(TEXTUAL_PRIVATE) in used, "textual_private.py uses no private name: delete it"
     del used[relative(TEXTUAL_PRIVATE)]
     assert used == {}, "use Textual's public API, or add the name to tui/textual_private.py with its reason"
+
+
+# Honest dependencies: every runtime dependency has a lower bound, which CI installs (.ci/run).
+def min_constraints_script() -> Any:
+    spec = importlib.util.spec_from_file_location("min_constraints", REPO / "scripts" / "min_constraints.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("requirement", "pin"),
+    [
+        ("numpy>=1.25.2", ("numpy", "1.25.2")),
+        ("plotext>=5.3.2,<6", ("plotext", "5.3.2")),
+        ("textual <9, >= 6.3.0", ("textual", "6.3.0")),
+        ("psycopg[binary]>=3.2", ("psycopg", "3.2")),
+        ("rich==14.0.0", ("rich", "14.0.0")),
+        ("tomli>=2; python_version < '3.11'", ("tomli", "2")),
+    ],
+)
+def test_lower_bound_of_a_requirement(requirement: str, pin: tuple[str, str]) -> None:
+    assert min_constraints_script().lower_bound(requirement) == pin
+
+
+@pytest.mark.parametrize("requirement", ["numpy", "numpy<3", "numpy>=1,>=2", "numpy~=1.2"])
+def test_a_requirement_without_one_lower_bound_is_refused(requirement: str) -> None:
+    with pytest.raises(ValueError, match="lower bound"):
+        min_constraints_script().lower_bound(requirement)
+
+
+def test_every_runtime_dependency_pins_to_its_lower_bound() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    dependencies = tomllib.loads(pyproject)["project"]["dependencies"]
+    pins = min_constraints_script().minimum_pins(pyproject)
+    assert len(pins) == len(dependencies)
+    for pin, dependency in zip(pins, dependencies, strict=True):
+        name, version = pin.split("==")
+        assert dependency.startswith(name) and f">={version}" in dependency.replace(" ", "")

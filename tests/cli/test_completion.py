@@ -29,6 +29,7 @@ def test_bash_script_completes_every_command_and_option(capsys: pytest.CaptureFi
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+@pytest.mark.smoke
 def test_bash_completes_commands_and_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "lc.bash").write_text(script("bash", capsys), encoding="utf-8")
     probe = (

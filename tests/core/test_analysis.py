@@ -230,6 +230,7 @@ def test_bh_skips_none_and_caps_at_one() -> None:
 
 @PROPERTY
 @given(st.lists(st.floats(min_value=0.0, max_value=1.0, allow_nan=False), min_size=1, max_size=30))
+@pytest.mark.smoke
 def test_bh_is_monotone_and_matches_scipy(p_values: list[float]) -> None:
     got = benjamini_hochberg(p_values)
     adjusted = [g for g in got if g is not None]

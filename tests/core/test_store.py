@@ -293,6 +293,7 @@ def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_worksp
     assert state["total_sessions"] == 1
 
 
+@pytest.mark.smoke
 def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})], journals={"j": "x"})
     state_path = root / STATE_REL
@@ -314,8 +315,9 @@ def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeyp
         assert Path(dst) == state_path
         assert Path(src).parent == state_path.parent  # same folder, so the rename is atomic
         json.loads(content)  # the whole file was written before the rename
-    leftovers = sorted(p.name for p in state_path.parent.iterdir())
-    assert leftovers == [".cache", "bandit-state.json", "sessions.jsonl", "sessions.jsonl.lock"]
+    # whether the lock file stays after a release is filelock's choice (some releases unlink it)
+    leftovers = sorted(p.name for p in state_path.parent.iterdir() if p.name != "sessions.jsonl.lock")
+    assert leftovers == [".cache", "bandit-state.json", "sessions.jsonl"]
     assert [p.name for p in (state_path.parent / ".cache").iterdir()] == ["lessons.msgpack"]  # no temp files
 
 

@@ -601,6 +601,7 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
         assert isinstance(app.screen, LessonsScreen)
 
 
+@pytest.mark.smoke
 async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
