@@ -11,6 +11,7 @@ from typing import Any
 from lesson_credit.cli.render import safe
 
 EXIT_BAD_INPUT = 1
+EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the event store failed for now (nothing written); retry later
 
 
 class CliError(Exception):
@@ -44,9 +45,7 @@ def one_line(value: str | None, what: str) -> str | None:
 
 def resolve_session(ws: Any, text: str) -> str:
     """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
-    from lesson_credit.core.query import resolve_id
-
-    return resolve_id(ws.session_table().session_ids, text)
+    return str(ws.session_id_of(text))
 
 
 def unit_float(text: str) -> float:

@@ -29,7 +29,6 @@ MAX_FUNCTION_LINES = 80
 # path -> why it may be longer than MAX_MODULE_LINES
 BIG_MODULES: dict[str, str] = {
     "core/sim/simulate.py": "being split into the world, the policies and the report (helper branch `policy`)",
-    "core/log/pgstore.py": "being rewritten over psycopg with its schema in a module of its own (helper branch `pg`)",
 }
 
 # "path:qualified.name" -> why the function may be longer than MAX_FUNCTION_LINES

@@ -17,6 +17,13 @@ class StoreError(RuntimeError):
     """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
 
 
+class StoreUnavailable(StoreError):
+    """A failure of the event store that may pass (a database down, shutting down or read-only, a
+    statement timeout): the CLI exits 75 (EX_TEMPFAIL), retry later. A write that failed so did not
+    happen, except when the connection was lost mid-commit (the message says so): a retry then
+    finds the event stored."""
+
+
 def describe_os_error(exc: OSError, path: Path) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"{path}: not writable ({exc.strerror})"
@@ -58,9 +65,10 @@ def _remove_stale_temps(path: Path) -> None:
                         os.unlink(entry.path)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Replace a derived file all at once: readers see the old or the new file, never half.
-    The file gets the mode a plain `open()` would give it (0666 less the umask)."""
+    The file gets the mode a plain `open()` would give it (0666 less the umask). `sync=False`
+    skips the fsync: for a file a crash may lose (its readers check it and do without)."""
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,7 +78,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fchmod(handle.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
         if tmp is not None:

@@ -318,7 +318,8 @@ def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeyp
     # whether the lock file stays after a release is filelock's choice (some releases unlink it)
     leftovers = sorted(p.name for p in state_path.parent.iterdir() if p.name != "sessions.jsonl.lock")
     assert leftovers == [".cache", "bandit-state.json", "sessions.jsonl"]
-    assert [p.name for p in (state_path.parent / ".cache").iterdir()] == ["lessons.msgpack"]  # no temp files
+    cached = sorted(p.name for p in (state_path.parent / ".cache").iterdir())
+    assert cached == ["lessons.msgpack", "log-seal"]  # no temp files
 
 
 def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch) -> None:

@@ -131,8 +131,8 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
                         }
                     )  # fmt: skip
                 )
-        # Another client holds an uncommitted session event for s2500: the push's INSERT, in file
-        # order, writes s0..s2499 and then waits on that id. Then the server dies.
+        # Another client holds an uncommitted session event for s2500: the push, in file order,
+        # writes s0..s2499 and then waits on that id. Then the server dies.
         blocker = psycopg.connect(url)
         blocker.execute(
             "INSERT INTO lesson_credit.events (type, session_id, raw, agent, digest, occurrence)"
@@ -152,7 +152,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
             while True:
                 row = watcher.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
-                    " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO lesson_credit.events%'"
+                    " AND wait_event_type = 'Lock' AND query LIKE '%lesson_credit.events%'"
                 ).fetchone()
                 if row and row[0]:
                     break
@@ -162,7 +162,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
         server.kill()
         out, err = push.communicate(timeout=PROCESS_TIMEOUT_S)
         blocker.close()
-        assert push.returncode == 1 and out == ""
+        assert push.returncode == 75 and out == ""  # the server went away: nothing written, retry later
         assert err.count("\n") == 1 and err.startswith("lesson-credit: postgresql://lc@127.0.0.1:"), err
         server.start()
         wait_until_accepting(server)

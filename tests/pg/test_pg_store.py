@@ -15,7 +15,7 @@ from cli_run import run, run_json
 from pg_helpers import line, log_path, make_workspace
 from pg_server import PASSWORD, Server
 
-from lesson_credit.core.log import pgstore
+from lesson_credit.core.log import pgconn, pgschema, pgstore
 from lesson_credit.core.log.events import InvalidEvent, decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession, EventStore, JsonlStore
 from lesson_credit.core.log.pgstore import LATEST, PgStore
@@ -96,8 +96,8 @@ def test_schema_is_created_on_first_use_and_versioned(pg_url: str) -> None:
 
 def test_an_older_schema_is_migrated(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as patch:  # a database made by a lesson-credit that knew only migration 1
-        patch.setattr(pgstore, "MIGRATIONS", pgstore.MIGRATIONS[:1])
-        patch.setattr(pgstore, "LATEST", 1)
+        patch.setattr(pgschema, "MIGRATIONS", pgschema.MIGRATIONS[:1])
+        patch.setattr(pgschema, "LATEST", 1)
         old = PgStore(pg_url, agent="old")
         old.append_event(line(session("s1", 0.5, {GIT: 0.5})))
         old.close()
@@ -184,7 +184,7 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
     store.append_event(line(session("s3", None, {QUOTE: 0.25})))
 
     def read(start: int, first_line: int) -> tuple[list[tuple[int, str | int | None]], int]:
-        results = list(store.read_chunks(start, first_line, decode=decode_raw))
+        results = list(store.read_since(start, first_line, decode=decode_raw))
         got = [(number, raw.session_id) for r in results for number, raw in r.events]
         assert sum(r.lines for r in results) == len(got)
         return got, results[-1].end
@@ -203,7 +203,7 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
             line(session("s3", None, {QUOTE: 0.25})),
         ]
     )
-    notes = [raw.note for r in store.read_chunks(0, 1, decode=decode_raw) for _, raw in r.events]
+    notes = [raw.note for r in store.read_since(0, 1, decode=decode_raw) for _, raw in r.events]
     assert notes[3] == "a\x00b"
 
 
@@ -356,14 +356,14 @@ def _closed_port() -> int:
 
 
 @pytest.mark.parametrize("command", [["status"], ["grade", "s1", "0.5"], ["store", "push"], ["tui"]])
-def test_unreachable_server_one_line_exit_1_no_password(
+def test_unreachable_server_one_line_exit_75_no_password(
     ws_root: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
     log_path(ws_root).write_bytes(VARIED[0])
     before = log_path(ws_root).read_bytes()
     url = f"postgresql://lc:{PASSWORD}@127.0.0.1:{_closed_port()}/lc"
     code, out, err = run(capsys, *command, "-w", str(ws_root), "--store", url)
-    assert code == 1 and out == ""
+    assert code == 75 and out == ""
     assert err.count("\n") == 1, err
     assert err.startswith("lesson-credit: postgresql://lc@127.0.0.1:") and "cannot connect" in err
     assert PASSWORD not in err
@@ -391,7 +391,7 @@ def test_select_offline_ok_falls_back_to_the_last_known_posteriors(
     online = run_json(capsys, *select, *base, "--dry-run")
     down = ["-w", str(root), "--store", f"postgresql://lc:{PASSWORD}@127.0.0.1:{_closed_port()}/lc"]
     code, out, err = run(capsys, *select, *down, "--json")
-    assert code == 1 and out == "" and err.count("\n") == 1 and PASSWORD not in err
+    assert code == 75 and out == "" and err.count("\n") == 1 and PASSWORD not in err
     code, out, err = run(capsys, *select, *down, "--json", "--offline-ok")
     assert code == 0
     assert "last known posteriors" in err and PASSWORD not in err
@@ -445,7 +445,7 @@ def test_a_server_that_never_answers_fails_instead_of_hanging(
 
     # the bound the store sets (5 s), shortened to libpq's smallest (values under 2 count as 2) so
     # the test does not wait 5 s: the same code path gives up after 2 s
-    monkeypatch.setattr(pgstore, "CONNECT_TIMEOUT_S", 2)
+    monkeypatch.setattr(pgconn, "CONNECT_TIMEOUT_S", 2)
     with socket.socket() as silent:  # accepts connections (the kernel does), never says a word
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
@@ -453,7 +453,7 @@ def test_a_server_that_never_answers_fails_instead_of_hanging(
         started = time.monotonic()
         code, out, err = run(capsys, "status", "-w", str(ws_root), "--store", url)
         elapsed = time.monotonic() - started
-    assert code == 1 and out == "" and err.count("\n") == 1 and PASSWORD not in err
+    assert code == 75 and out == "" and err.count("\n") == 1 and PASSWORD not in err
     assert "cannot connect" in err and "timeout" in err
     assert elapsed < 120  # the connect timeout, not forever
 
@@ -476,13 +476,13 @@ def test_parsed_log_cache_per_store_position(
     assert cached_files == [f"log-index-pg-{writer.store_id()}.msgpack"]
 
     starts: list[int] = []
-    read_chunks = PgStore.read_chunks
+    read_since = PgStore.read_since
 
     def spy(self: PgStore, start: int, *args: object, **kwargs: object) -> object:
         starts.append(start)
-        return read_chunks(self, start, *args, **kwargs)  # type: ignore[arg-type]
+        return read_since(self, start, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(PgStore, "read_chunks", spy)
+    monkeypatch.setattr(PgStore, "read_since", spy)
     assert run_json(capsys, "status", "-w", str(root), "--store", url) == uncached
     assert starts == [writer.size()]  # the cache covered every event: reading began at the end
     starts.clear()
