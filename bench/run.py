@@ -1,4 +1,4 @@
-"""lesson-credit benchmarks: the targets of the performance issue, each against a baseline.
+"""lesson-credit benchmarks: the performance targets, each against a baseline.
 
 Run from the repository root::
 

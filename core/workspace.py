@@ -77,7 +77,7 @@ def rereads(method: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concat
 
 
 class Workspace:
-    """A workspace folder: lessons, the event log, settings. See SPEC 2."""
+    """A workspace folder: lessons, the event log, settings. See docs/format.md §1."""
 
     def __init__(
         self,
@@ -388,7 +388,8 @@ class Workspace:
 
     @rereads
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
+        unless write=False."""
         from lesson_credit.core import attribution
 
         results, self.loo_meta = attribution.loo(

@@ -550,7 +550,7 @@ class WorkspaceSource:
 
 def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
     """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
-    missing). A restored file brings its lesson back (SPEC: prune)."""
+    missing). A restored file brings its lesson back (docs/format.md §5.6)."""
     retired = ws.retired_arms()
     if not retired:
         return frozenset()

@@ -212,7 +212,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         help="exit 1 on errors only, or on warnings too (default: error)",
     )  # fmt: skip
     p.set_defaults(func=cmd_lint)
+    register_simulate(sub, common, data)
 
+
+def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add `simulate` to `sub`: its options are the scenario's knobs."""
     p = command(
         sub, "simulate", [common, data], "compare credit strategies and selection policies in a world with known truth",
         "Simulate worlds with known lesson effects and run each selection policy's loop on them\n"

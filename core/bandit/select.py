@@ -35,7 +35,7 @@ class Selection:
     policy: str = ""  # the selection policy drawn from (core.bandit.policy); logged when set
 
     def event(self, timestamp: str) -> dict[str, Any]:
-        """The selection event to log (SPEC 4)."""
+        """The selection event to log (docs/format.md §5.4)."""
         return {
             "type": SELECTION,
             "session_id": self.session_id,
