@@ -431,10 +431,12 @@ class PgStore:
             ahead, self._ahead = self._ahead, None
             if ahead is not None and ahead.after == after:
                 count, top, text, limit = ahead.count, ahead.top, ahead.text, ahead.limit
+                # an older snapshot than our last append (another thread's size()): ask the server too
+                short = top < self._own_end
             else:
-                (count, top, text), limit = self._chunk(conn, after, MAX_POSITION), READ_ROWS
+                (count, top, text), limit, short = self._chunk(conn, after, MAX_POSITION), READ_ROWS, False
             if top - after == count:  # no gap (or nothing)
-                return count, top, text, count == limit, []
+                return count, top, text, count == limit or short, []
             holders = self._inserters(conn)  # after the rows' snapshot: see the module docstring
             if not holders:  # every position up to `top` is final: read them again, with what committed meanwhile
                 count, end, text = self._chunk(conn, after, top)
