@@ -6,6 +6,7 @@ import gc
 import hashlib
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,8 @@ from bench import baselines
 
 ROOT = Path(__file__).resolve().parent.parent
 
-DATA = ROOT / "bench" / ".data"
+# generated data and results; LESSON_CREDIT_BENCH_DATA moves them (the smoke test writes to a temporary folder)
+DATA = Path(os.environ.get("LESSON_CREDIT_BENCH_DATA") or ROOT / "bench" / ".data")
 GEN_VERSION = 3  # bump when a generator changes, so stale data is regenerated
 
 FULL = {
@@ -46,6 +48,18 @@ QUICK = {
         "status": (3, 3),
         "record": (3, 3),
         "tui_start": (3, 3),
+    },
+}
+SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
+    "workspace": {"lessons": 30, "sessions": 400, "per_session": 5, "grades": 20, "pending": 0.10},
+    "salience": {"lessons": 60, "keywords": 3, "journal_bytes": 20_000, "wildcard_lessons": 2},
+    "runs": {
+        "cold": (1, 1),
+        "warm": (1, 1),
+        "salience": (1, 1),
+        "status": (1, 1),
+        "record": (1, 1),
+        "tui_start": (1, 1),
     },
 }
 SEED = 20260305

@@ -52,6 +52,7 @@ from bench.harness import (  # noqa: E402
     DATA,
     FULL,
     QUICK,
+    SMOKE,
     Result,
     Target,
     best_of,
@@ -153,7 +154,7 @@ def case_warm(sizes: dict[str, Any]) -> list[Result]:
     def from_arrays(_: Any) -> Any:
         from dataclasses import replace
 
-        from lesson_credit.core.bandit.fold import BlockCache
+        from lesson_credit.core.log.snapshot import BlockCache
 
         return fold(replace(data, blocks=BlockCache()), whatif)  # no block sums to reuse
 
@@ -464,6 +465,24 @@ def selected_cases(only: list[str] | None, cases: dict[str, Any] | None = None) 
     return chosen
 
 
+def chosen_cases(
+    only: list[str] | None, plan: list[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[tuple[dict[str, Any], dict[str, Any], list[str]]]:
+    """(cases, sizes, the names to run) per set of cases; `--only` names may come from any of the sets."""
+    if not only:
+        return [(cases, sizes, list(cases)) for cases, sizes in plan]
+    known = [name for cases, _ in plan for name in cases]
+    out = []
+    for cases, sizes in plan:
+        names = [n for n in only if any(c == n or c.startswith(n) or n.startswith(c) for c in cases)]
+        if names:
+            out.append((cases, sizes, selected_cases(names, cases)))
+    unknown = [n for n in only if not any(c == n or c.startswith(n) or n.startswith(c) for c in known)]
+    if unknown or not out:
+        raise ValueError(f"unknown case {unknown[0] if unknown else only[0]!r}; cases: {', '.join(known)}")
+    return out
+
+
 def code_version() -> dict[str, Any]:
     """Which engine was measured: git HEAD, files with uncommitted changes, a hash of core/ and cli/ as run."""
     digest = hashlib.sha256()
@@ -523,25 +542,39 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="3,000 lessons and 1,000,000 sessions (bench/scale.py; 1.4 GB of data, ~10 min, ~10 GB of memory)",
     )
+    mode.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every case, the scale ones included, once on tiny data: that the benchmarks run (tests/bench), "
+        "no measurement",
+    )
     parser.add_argument(
         "--only",
         action="append",
         metavar="NAME",
         help=f"run only this case (repeatable): {', '.join(CASES)}; with --scale: scale_status, scale_regrade, tui",
     )
+    parser.add_argument(
+        "--skip", action="append", default=[], metavar="NAME", help="leave out this case (repeatable; exact name)"
+    )
     args = parser.parse_args(argv)
-    if args.scale:
-        from bench import scale
+    from bench import scale
 
-        cases: dict[str, Callable[[dict[str, Any]], list[Any]]] = scale.SCALE_CASES
-        sizes: dict[str, Any] = scale.SCALE
+    plan: list[tuple[dict[str, Callable[[dict[str, Any]], list[Any]]], dict[str, Any]]]
+    if args.scale:
+        plan = [(scale.SCALE_CASES, scale.SCALE)]
         mode_name = "scale"
+    elif args.smoke:
+        plan = [(CASES, SMOKE), (scale.SCALE_CASES, scale.SCALE_SMOKE)]
+        mode_name = "smoke"
     else:
-        cases = CASES
-        sizes = QUICK if args.quick else FULL
+        plan = [(CASES, QUICK if args.quick else FULL)]
         mode_name = "quick" if args.quick else "full"
     try:
-        names = selected_cases(args.only, cases)
+        chosen = [
+            (cases, sizes, [n for n in names if n not in args.skip])
+            for cases, sizes, names in chosen_cases(args.only, plan)
+        ]
     except ValueError as exc:
         parser.error(str(exc))
     compile_project()
@@ -551,21 +584,24 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"lesson-credit benchmarks ({mode_name} sizes); python {env['python']}, "
         f"numpy {env['numpy']}, {env['cpus']} CPUs, load average {env['load_average_at_start'][0]:.2f}; "
-        f"best of N, time.perf_counter\nengine: git {env['git_head']}{dirty} (core+cli sha256 {env['engine_sha256']})\n"
+        f"times per run, best and median, time.perf_counter\nengine: git {env['git_head']}{dirty} "
+        f"(core+cli sha256 {env['engine_sha256']})\n"
     )
     if env["load_average_at_start"][0] > 0.5 * (env["cpus"] or 1):
         print("note: the machine is busy (load average above half the CPUs): timings will be noisy and pessimistic\n")
     started = time.perf_counter()
-    # Generate first, so the timings of the first case do not follow a burst of writes.
-    if args.scale:
-        scale.generate(names)
-    if not args.scale and any(n in names for n in ("cold_load", "warm", "status_cli", "analysis")):
-        workspace_data(sizes["workspace"])
-    if not args.scale and "salience" in names:
-        salience_data(sizes["salience"])
     results: list[Result] = []
-    for name in names:
-        results += cases[name](sizes)
+    for cases, sizes, names in chosen:
+        # Generate first, so the timings of the first case do not follow a burst of writes.
+        if cases is scale.SCALE_CASES:
+            scale.generate(names, sizes)
+        else:
+            if any(n in names for n in ("cold_load", "warm", "status_cli", "analysis")):
+                workspace_data(sizes["workspace"])
+            if "salience" in names:
+                salience_data(sizes["salience"])
+        for name in names:
+            results += cases[name](sizes)
     print_table(results)
     engine_after = code_version()
     for key, what in (("engine_sha256", "core/ or cli/"), ("tui_sha256", "tui/")):
@@ -574,13 +610,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"\nWARNING: {what} changed during the run (sha256 {env[key]} -> {engine_after[key]}): "
                 "the cases measured different code; run again."
             )
-    if args.quick:
-        print("\nquick mode: sizes are reduced, so the verdicts are a smoke check; the targets are for full sizes.")
+    if args.quick or args.smoke:
+        print(f"\n{mode_name} mode: reduced sizes, so the verdicts are a smoke check; the targets are for full sizes.")
     payload = {
         "mode": mode_name,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
-        "sizes": {k: v for k, v in sizes.items() if k != "runs"},
+        "sizes": [{k: v for k, v in sizes.items() if k != "runs"} for _, sizes, _ in chosen],
         "environment": env,
         "engine_at_end": engine_after,
         "elapsed_s": time.perf_counter() - started,
@@ -589,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(payload, indent=2) + "\n"
     (DATA / "results.json").write_text(text)  # the latest run
     (DATA / f"results-{payload['mode']}.json").write_text(text)  # so a quick run does not hide the full numbers
-    print(f"\nresults written to {(DATA / 'results.json').relative_to(ROOT)} ({payload['elapsed_s']:.0f} s)")
+    print(f"\nresults written to {DATA / 'results.json'} ({payload['elapsed_s']:.0f} s)")
     return 0
 
 

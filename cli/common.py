@@ -45,9 +45,7 @@ def one_line(value: str | None, what: str) -> str | None:
 
 def resolve_session(ws: Any, text: str) -> str:
     """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
-    from lesson_credit.core.query import resolve_id
-
-    return resolve_id(ws.session_table().session_ids, text)
+    return str(ws.session_id_of(text))
 
 
 def unit_float(text: str) -> float:

@@ -10,10 +10,11 @@ is rewritten after each) and `lesson_credit.core.bandit.interop` (gptme's state 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 import numpy as np
 
@@ -29,8 +30,10 @@ from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
+from lesson_credit.core.log.columns import ids_starting
 from lesson_credit.core.log.events import SelectionEvent, encode
 from lesson_credit.core.log.eventstore import EventStore, JsonlStore
+from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
@@ -41,6 +44,33 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
 
 STATE_DIR = Path("state") / "lesson-thompson"
+MATCHES_SHOWN = 5  # ids an ambiguous prefix's message names
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def rereads(method: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concatenate[Workspace, _P], _R]:
+    """Run `method` again, once, from a fresh read of the log when it found a section of the
+    parsed-log cache damaged (sections are checked when first read: core/log/columns.py). A write
+    retried this way has not appended yet: after its append, `_after_write` reads again itself."""
+
+    @functools.wraps(method)
+    def run(self: Workspace, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except CacheDamaged as exc:
+            if self._rereading:
+                raise
+            self._reader.drop(str(exc))
+            self._rereading = True
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self._rereading = False
+
+    return cast("Callable[Concatenate[Workspace, _P], _R]", run)
 
 
 class Workspace:
@@ -80,6 +110,7 @@ class Workspace:
             outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
+        self._rereading = False  # see rereads()
         self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
 
     # ---------------------------------------------------------------- reading
@@ -100,23 +131,27 @@ class Workspace:
         self.version += changed
         return changed
 
+    @rereads
     def data(self) -> FoldData:
         """The fold snapshot of the log (read first if the last change has not been read)."""
         if self._reader.snapshot is None:
             self.refresh()
         return self._reader.data()
 
+    @rereads
     def log_problems(self) -> list[LogProblem]:
         return self._reader.problems(self.data())
 
     def lesson_problems(self) -> tuple[LessonProblem, ...]:
         return self.library().problems
 
+    @rereads
     def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
         """The fold's per-arm arrays (see `lesson_table` for the table by lesson)."""
         settings, data = settings or self.settings, self.data()
         return self._reader.posterior(settings) if base is None else fold(data, settings, base)
 
+    @rereads
     def lesson_table(
         self,
         settings: CreditSettings | None = None,
@@ -132,10 +167,12 @@ class Workspace:
             post, data, lessons, self._reader.session_ids, settings, base, details=details, intervals=intervals
         )
 
+    @rereads
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
         return views.lesson_usage(self.data())
 
+    @rereads
     def p_top_k(
         self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
     ) -> dict[str, float]:
@@ -143,24 +180,29 @@ class Workspace:
         post, lessons = self.posterior(settings), self.library().lessons
         return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
 
+    @rereads
     def effects(self) -> dict[str, float]:
         """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""
         from lesson_credit.core.analysis.joint import effects_by_lesson
 
         return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
 
+    @rereads
     def session_categories(self) -> Sequence[str | None]:
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
         return tuple(self._reader.session_categories()[: self.data().n_sessions])
 
+    @rereads
     def session_agents(self) -> Sequence[str | None]:
         """Who wrote each session of the current snapshot (a database store; () for the file)."""
         return tuple(self._reader.session_agents(self.data().n_sessions))
 
+    @rereads
     def sessions(self) -> list[SessionSummary]:
         table = self.session_table()
         return [table.summary(row) for row in range(len(table))]
 
+    @rereads
     def session_table(self) -> SessionTable:
         """Every session as columns (see SessionTable); what a view of a big log should use."""
         data = self.data()
@@ -176,29 +218,77 @@ class Workspace:
             raise WorkspaceError(f"unknown session {session_id!r}")
         return row
 
+    @rereads
     def session(self, session_id: str) -> SessionSummary:
         data, row = self.data(), self._row(session_id)
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
 
+    @rereads
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
         self.data()
         return self._reader.grade_history(self._row(session_id))
 
+    @rereads
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward (see lesson_credit.core.bandit.config)."""
         self.data()
         return self._reader.outcome_labels()
 
+    @rereads
+    def outcome_label(self, session_id: str) -> str | None:
+        """The string outcome of the session's record when it was logged without base_reward."""
+        self.data()
+        return self._reader.outcome_label(self._row(session_id))
+
+    @rereads
+    def session_id_of(self, text: str) -> str:
+        """The one session id `text` names: itself when logged, else the only id it starts. An
+        unknown or ambiguous prefix raises QueryError naming the matches (one line). Neither reads
+        every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes."""
+        from lesson_credit.core.query import QueryError, ambiguous
+
+        if not text:
+            raise QueryError("session id must not be empty")
+        self.data()
+        if self._reader.row_of(text) is not None:
+            return text
+        ids = self._reader.session_ids()
+        rows = ids_starting(ids, text, self.data().n_sessions)
+        if not rows:
+            raise QueryError(f"unknown session {text!r}")
+        if len(rows) > 1:
+            raise QueryError(ambiguous(text, [ids[row] for row in rows[:MATCHES_SHOWN]], len(rows)))
+        return ids[rows[0]]
+
+    @rereads
+    def session_record(self, session_id: str) -> dict[str, Any]:
+        """The session's record as logged ({} if it cannot be read back): read where the index says
+        it starts in the file, else searched for in the store."""
+        from lesson_credit.core.log.records import record_at
+
+        self.data()
+        row = self._row(session_id)
+        offset = self._reader.session_offset(row)
+        if offset is not None and isinstance(self.log, JsonlStore):
+            found = record_at(self.log.path, offset, session_id)
+            if found is not None:
+                return found
+        duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in self.log_problems())
+        return self.log.session_record(session_id, unique=not duplicated) or {}
+
+    @rereads
     def retired_arms(self) -> dict[str, int]:
         """Arm -> line of the retire event (`prune`) that retired it."""
         self.data()
         return self._reader.retired()
 
+    @rereads
     def selections(self) -> list[tuple[int, SelectionEvent]]:
         self.data()
         return self._reader.selections()
 
+    @rereads
     def explain(
         self,
         session_id: str,
@@ -221,10 +311,12 @@ class Workspace:
 
     # ---------------------------------------------------------------- analysis and selection
 
+    @rereads
     def missing_salience_count(self) -> int:
         self.data()
         return self._reader.missing_salience_count()
 
+    @rereads
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
         """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
         from lesson_credit.core import attribution
@@ -233,12 +325,14 @@ class Workspace:
         journals = reversed(self._reader.session_journals())
         return attribution.broad_keywords_of(self.library().lessons, journals, lambda p: self._journal(p)[0], share)
 
+    @rereads
     def candidacies(self) -> list[Candidacy]:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
         from lesson_credit.core import attribution
 
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
+    @rereads
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
         """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
         from lesson_credit.core import attribution
@@ -251,6 +345,7 @@ class Workspace:
             attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)
         return results
 
+    @rereads
     def select(
         self,
         context: str,
@@ -295,11 +390,17 @@ class Workspace:
         """The event is in the log (or the settings in config.toml): the command has succeeded, and
         a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop)."""
         try:
-            self.refresh()
-            self.write_state()
+            try:
+                self.refresh()
+                self.write_state()
+            except CacheDamaged as exc:
+                self._reader.drop(str(exc))
+                self.refresh()
+                self.write_state()
         except (StoreError, OSError) as exc:
             self.warnings.append(interop.state_not_written(exc, self.state_path))
 
+    @rereads
     def record(
         self,
         session_id: str,
@@ -330,6 +431,7 @@ class Workspace:
             self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
         return self.explain(session_id)
 
+    @rereads
     def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Append a grade; the latest grade of a session is the one that counts."""
         reward = commands.check_grade(reward, grader)
@@ -339,6 +441,7 @@ class Workspace:
             self._append(commands.grade_event(session_id, reward, grader, iso(self.clock()), note))
         return self.grade_history(session_id)[-1]
 
+    @rereads
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Put back the grade before the latest grade event (pending, if there was none), logged as
         `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
@@ -349,11 +452,13 @@ class Workspace:
             self._append(commands.undo_event(session_id, history, line, grader, iso(self.clock()), note))
         return self.grade_history(session_id)[-1]
 
+    @rereads
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
         """Log starting alpha/beta/n (and gptme's reward counts) for arms, e.g. imported evidence."""
         with self.log.locked():
             self._append(commands.prior_event(arms, rewards, iso(self.clock())))
 
+    @rereads
     def replay(
         self, strategy: str | None = None, floor: float | None = None, *, decay: float | None = None,
         write: bool = False,
@@ -373,13 +478,16 @@ class Workspace:
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
-        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds."""
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds
+        (and save the block sums the fold computed, for the next command)."""
         interop.rewrite_state(self.state_path, self.state_payload)
+        self._reader.keep_sums()
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing)
 
+    @rereads
     def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
         return interop.export_state(path, self.state_payload)

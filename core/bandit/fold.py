@@ -127,9 +127,9 @@ def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
     base[row] = np.nan if reward is None else reward
     if settings.decay < 1.0:
         return fold(data, settings, base)
-    start, stop = int(data.session_start[row]), int(data.session_start[row + 1])
-    arms = data.entry_arm[start:stop]
-    w = credit_mod.weight(data.entry_salience[start:stop], settings.floor)
+    ends = data.starts(row, row + 1)
+    arms, salience, _ = data.entry_slice(int(ends[0]), int(ends[1]))
+    w = credit_mod.weight(salience, settings.floor)
     alpha, beta, n = post.alpha.copy(), post.beta.copy(), post.n.copy()
     for value, sign in ((old, -1.0), (base[row], 1.0)):
         if np.isnan(value):

@@ -65,9 +65,10 @@ def _remove_stale_temps(path: Path) -> None:
                         os.unlink(entry.path)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Replace a derived file all at once: readers see the old or the new file, never half.
-    The file gets the mode a plain `open()` would give it (0666 less the umask)."""
+    The file gets the mode a plain `open()` would give it (0666 less the umask). `sync=False`
+    skips the fsync: for a file a crash may lose (its readers check it and do without)."""
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,7 +78,8 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fchmod(handle.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
         if tmp is not None:

@@ -40,8 +40,6 @@ from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decod
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
 
 if TYPE_CHECKING:
-    import xxhash
-
     from lesson_credit.core.log.index import LogIndex
 
 WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
@@ -77,7 +75,7 @@ class PrefixChecker(Protocol):
 class ParsedLogCache(Protocol):
     """The parsed-log cache of a store (core/cache.py `LogCache`, core/pgcache.py `PgLogCache`)."""
 
-    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None: ...
+    def load(self) -> tuple[LogIndex, Any, bool] | None: ...
 
     def save(self, index: LogIndex, digest: str, partial: bool) -> None: ...
 

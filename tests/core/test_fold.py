@@ -506,8 +506,11 @@ def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypat
     assert after.alpha.tolist() != first.alpha.tolist()
     computed.clear()
     index.add_raw(len(records) + 2, _raw(session("s18", 0.5, {A: 1.0})))  # a new session: the last block
-    fold(index.snapshot(), cfg)
-    assert computed == [16]
+    extended = fold(index.snapshot(), cfg)
+    assert computed == []  # the last block's sums extended by the new session's entries, not summed again
+    fresh = fold(_loaded([*records, grade("s9", 0.95), session("s18", 0.5, {A: 1.0})]).snapshot(), cfg)
+    assert extended.alpha.tolist() == fresh.alpha.tolist() and extended.beta.tolist() == fresh.beta.tolist()
+    assert extended.n.tolist() == fresh.n.tolist() and extended.last_session.tolist() == fresh.last_session.tolist()
 
 
 def _raw(record: dict[str, Any]) -> Any:

@@ -314,7 +314,8 @@ def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeyp
         json.loads(content)  # the whole file was written before the rename
     leftovers = sorted(p.name for p in state_path.parent.iterdir())
     assert leftovers == [".cache", "bandit-state.json", "sessions.jsonl", "sessions.jsonl.lock"]
-    assert [p.name for p in (state_path.parent / ".cache").iterdir()] == ["lessons.msgpack"]  # no temp files
+    cached = sorted(p.name for p in (state_path.parent / ".cache").iterdir())
+    assert cached == ["lessons.msgpack", "log-seal"]  # no temp files
 
 
 def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch) -> None:
