@@ -483,6 +483,7 @@ class PgStore:
             many = decode_lines if count >= BULK_DECODE else None  # a few lines: one by one is quicker
             result = parse_chunk(text + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=many)
             result.end, result.lines, result.partial = end, count, False
+            result.offsets = None  # no file: no byte offsets
             yield result
             number += count
         self._read_end = end
@@ -505,6 +506,7 @@ class PgStore:
             result = parse_chunk(row[2] + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=decode_lines)
             done = count < READ_ROWS
             result.end, result.lines, result.partial = (bound if done else int(row[1])), count, False
+            result.offsets = None
             yield result
             if done:
                 return
