@@ -80,5 +80,5 @@ def write_loo(
     state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, Any],
     guard: WriteGuard | None = None,
 ) -> None:  # fmt: skip
-    """Write `loo-results.json` (SPEC 8) in the workspace's state folder, atomically."""
+    """Write `loo-results.json` (docs/format.md §8) in the workspace's state folder, atomically."""
     write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta), guard=guard)

@@ -44,7 +44,8 @@ from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, Post
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
-    from lesson_credit.core.analysis.joint import JointFit, LessonPosterior
+    from lesson_credit.core.analysis.joint import JointFit
+    from lesson_credit.core.analysis.joint_posterior import JointPosterior
 
 STATE_DIR = Path("state") / "lesson-thompson"
 MATCHES_SHOWN = 5  # ids an ambiguous prefix's message names
@@ -77,7 +78,7 @@ def rereads(method: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concat
 
 
 class Workspace:
-    """A workspace folder: lessons, the event log, settings. See SPEC 2."""
+    """A workspace folder: lessons, the event log, settings. See docs/format.md §1."""
 
     def __init__(
         self,
@@ -119,7 +120,8 @@ class Workspace:
         self.version = 0  # bumped whenever the log read so far changes
         self._rereading = False  # see rereads()
         self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
-        self._joint: tuple[tuple[int, float], JointFit] | None = None  # the last joint fit, by (version, floor)
+        self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
+        self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
 
     def _cache_folder_inside(self) -> bool:
         """Whether the caches' folder may be written (it does not link out of the workspace); when
@@ -193,11 +195,25 @@ class Workspace:
 
     @rereads
     def p_top_k(
-        self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
     ) -> dict[str, float]:
-        """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
-        post, lessons = self.posterior(settings), self.library().lessons
-        return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
+        """P(each active lesson lands in a top-k Thompson draw among all active lessons) under `policy`
+        (default: `settings`' strategy when given, else the policy in force)."""
+        from lesson_credit.core.bandit import policy as policy_mod
+
+        policy = policy or (settings.strategy if settings is not None else self.policy)
+        k, lessons = k or self.config.k, self.library().lessons
+        if policy == policy_mod.JOINT:
+            joint = self.joint_posterior()
+            normal = policy_mod.NormalPosterior(joint.arm_ids, joint.mean, joint.sd, joint.prior_sd)
+            return policy_mod.p_top_k_active(normal, lessons, k, seed, draws)
+        credit = (settings or self.settings).with_(strategy=policy)
+        return select_mod.p_top_k(self.posterior(credit), credit, lessons, k, seed, draws)
 
     @rereads
     def effects(self) -> dict[str, float]:
@@ -207,27 +223,40 @@ class Workspace:
 
     @rereads
     def joint_fit(self, floor: float | None = None) -> JointFit:
-        """The joint fit of the log as read (core.analysis.joint), reused until the log or the floor
-        changes. `floor`: the salience floor of the weights (default: the configured one; 1.0 weighs
-        every injection 1, whatever its journal says)."""
+        """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),
+        reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
+        of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
+        says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
         from lesson_credit.core.analysis.joint import build_design, fit_joint
 
         data = self.data()
         floor = self.settings.floor if floor is None else floor
         key = (self.version, floor)
-        if self._joint is None or self._joint[0] != key:
+        if self._joint_fit is None or self._joint_fit[0] != key:
             design = build_design(data, self.session_categories(), floor, self.session_agents())
-            self._joint = (key, fit_joint(design))
-        return self._joint[1]
+            self._joint_fit = (key, fit_joint(design))
+        return self._joint_fit[1]
+
+    @property
+    def policy(self) -> str:
+        """The selection policy in force: config.toml's [select] policy, else the credit strategy."""
+        return self.config.selection_policy
 
     @rereads
-    def joint_posterior(self, floor: float | None = None) -> LessonPosterior:
-        """Each lesson's posterior effect per injection (mean, sd), the prior's sd for a lesson without
-        data, and the category baselines, for a selection policy: from the joint fit, computed once per
-        log version and floor (`joint_fit`)."""
-        from lesson_credit.core.analysis.joint import lesson_posterior
+    def joint_posterior(self) -> JointPosterior:
+        """The joint estimate as a posterior per lesson (core.analysis.joint_posterior): kept per log
+        version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
+        from lesson_credit.core.analysis.joint_posterior import cached_joint_posterior
 
-        return lesson_posterior(self.joint_fit(floor), self.data().arm_ids)
+        data = self.data()
+        key = (self.version, self.settings.floor)
+        if self._joint is None or self._joint[0] != key:
+            cache_dir = self.state_dir / ".cache" if self._reader.caches else None
+            post = cached_joint_posterior(
+                data, self.session_categories(), self.settings.floor, self.session_agents(), cache_dir=cache_dir
+            )
+            self._joint = (key, post)
+        return self._joint[1]
 
     @rereads
     def session_categories(self) -> Sequence[str | None]:
@@ -376,7 +405,8 @@ class Workspace:
 
     @rereads
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
+        unless write=False."""
         from lesson_credit.core import attribution
 
         results, self.loo_meta = attribution.loo(
@@ -400,9 +430,12 @@ class Workspace:
         log: bool = True,
         draws: int = 4000,
         dropout: float = 0.0,
+        policy: str | None = None,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities.
 
+        `policy` (default: the one in force, `self.policy`): seed, evidence or uniform draw from the
+        Beta posteriors folded under that credit strategy, joint from the joint estimate's posterior.
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
         from lesson_credit.core import selection_draw
@@ -413,6 +446,7 @@ class Workspace:
         drawn = selection_draw.draw(
             context, lambda: self.library().lessons, self.posterior, self.settings,
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
+            policy=self.policy if policy is None else policy, joint=self.joint_posterior,
         )  # fmt: skip
         if log:
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
@@ -587,8 +621,22 @@ class Workspace:
                 self._after_write()
         return self.lesson_table(settings, details=False)
 
-    def save_settings(self, settings: CreditSettings) -> None:
-        self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        """Make `settings` (and `policy`, the [select] policy, when given) the workspace's."""
+        if policy is None or policy == self.config.policy:
+            self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+            return
+        from lesson_credit.core.bandit.policy import check_policy
+
+        try:
+            policy = check_policy(policy)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
+        with self.log.locked():
+            self.config = replace(self.config, credit=settings, policy=policy)
+            save_config(self.config_path, self.config)
+            self._after_write()
 
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 

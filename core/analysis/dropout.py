@@ -3,7 +3,7 @@
 gptme's lesson auto-include withholds each matched lesson with probability epsilon and logs
 `state/lesson-dropout/<session_id>.jsonl`, one JSON object per auto-include call:
 `{"ts", "session_id", "epsilon", "withheld": [{"path", "title", ...}], "matched": [...]}`, where
-`matched` lists the lessons that were *kept* (SPEC 6). Paths are as gptme saw them (usually
+`matched` lists the lessons that were *kept* (docs/format.md §6). Paths are as gptme saw them (usually
 absolute); the caller maps them to library ids. Over a session's lines, a lesson kept in any
 line is kept; one withheld in some line and kept in none is withheld.
 

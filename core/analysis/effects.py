@@ -456,7 +456,7 @@ def loo_payload(
     dropout_sessions: int = 0,
     effect_method: str | None = None,
 ) -> dict[str, Any]:
-    """`loo-results.json` (SPEC 8), with the extra per-lesson fields this tool computes, in the shape
+    """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
     gptme-contrib's two readers parse: the lessons MCP server reads `results[].path` as the lesson's
     folder and stem (`tools/x`, `x` at the library's root; see `gptme_key`) with its `delta`, so each
     result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`

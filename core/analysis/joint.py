@@ -8,7 +8,7 @@ Model, over graded sessions i (each counted once) and lessons j::
 
 The category effects gamma have a flat prior (no penalty): each category keeps its own baseline,
 so a lesson injected mostly into easy sessions gets no credit for that. The agent effects delta
-(who wrote the session's record, issue 13) are there only when the graded sessions come from more
+(who wrote the session's record) are there only when the graded sessions come from more
 than one agent (a database store shared by a fleet); flat prior too, so a lesson one agent with
 easy work injects more often gets no credit for the agent's base rate. Every lesson is in the
 same fit, so a lesson that rides along with a helpful one does not borrow its effect.
@@ -36,8 +36,8 @@ point).
 **Reported per lesson**: the posterior mean and sd of beta_j (reward per unit weight), and
 *estimate* = beta_j times the lesson's mean weight over the graded sessions it was injected in:
 the model's average change in reward per injection, in the same units as a with-minus-without
-difference, shrunk: `loo` ranks lessons by it (`ranking`), a selection policy samples from it
-(`lesson_posterior`); the intervals `loo` claims come from `core.analysis.claims`. Posterior
+difference, shrunk: `loo` ranks lessons by it (`ranking`), the joint selection policy samples from it
+(`core.analysis.joint_posterior`); the intervals `loo` claims come from `core.analysis.claims`. Posterior
 intervals here are normal; the uncertainty of lambda itself is not propagated (the usual
 empirical-Bayes caveat). The category baselines (`baseline`) are (Z'Z)^+ Z'(y - X beta).
 """
@@ -409,45 +409,6 @@ def _solve_iterative(
         rule += f", prior sd floored at {tau_min:g}"
     beta = solve(lam)
     return beta, sigma2 * hoods.inverse_diagonal(np.full(p, lam)), lam, sigma2, rule
-
-
-@dataclass(frozen=True)
-class LessonPosterior:
-    """Each lesson's joint posterior, for a selection policy: the change in reward per injection
-    (posterior mean and sd: coefficient x the lesson's mean weight) and each category's baseline.
-
-    A lesson with no graded session has mean NaN; `prior(lesson)` gives (0, `prior_sd`) for it: the
-    prior sd of a coefficient times the mean weight of the lessons with data."""
-
-    lessons: tuple[str, ...]
-    mean: FloatArray
-    sd: FloatArray
-    prior_sd: float
-    baselines: dict[str, float]  # category name ("" for none) -> baseline reward
-    noise_sd: float
-    n_sessions: int  # graded sessions in the fit
-
-    def of(self, lesson: str) -> tuple[float, float]:
-        """(mean, sd) of a lesson's effect per injection; the prior's (0, prior_sd) without data."""
-        try:
-            i = self.lessons.index(lesson)
-        except ValueError:
-            return 0.0, self.prior_sd
-        mean, sd = float(self.mean[i]), float(self.sd[i])
-        return (mean, sd) if math.isfinite(mean) and math.isfinite(sd) else (0.0, self.prior_sd)
-
-
-def lesson_posterior(fit: JointFit, lessons: Sequence[str]) -> LessonPosterior:
-    """The posterior a selection policy samples from, out of a fit (`Workspace.joint_posterior` caches it)."""
-    weights = fit.mean_weight[np.isfinite(fit.mean_weight)]
-    typical = float(weights.mean()) if len(weights) else 1.0
-    prior = fit.prior_sd * typical if math.isfinite(fit.prior_sd) else TAU_MIN * typical
-    names = fit.category_names if len(fit.category_names) == fit.n_categories else ("",) * fit.n_categories
-    base = fit.baseline if fit.baseline is not None else np.full(fit.n_categories, np.nan)
-    return LessonPosterior(
-        tuple(lessons), fit.estimate.copy(), fit.sd.copy(), prior, dict(zip(names, base.tolist(), strict=True)),
-        fit.noise_sd, fit.n_sessions,
-    )  # fmt: skip
 
 
 def joint_effects(

@@ -1,6 +1,6 @@
 """The joint fit without a lessons-cubed step (`solver="iterative"`) against the dense exact fit and the
-augmented least-squares reference, and the posterior a selection policy reads (`lesson_posterior`,
-`Workspace.joint_posterior`, cached per log version)."""
+augmented least-squares reference, its category baselines by hand, and `Workspace.joint_fit`, computed
+once per log version and reused by `loo`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from engine_helpers import fixed_clock, make_workspace, session
 from oracles import ridge_reference
 
 from lesson_credit.core.analysis import joint as joint_mod
-from lesson_credit.core.analysis.joint import Design, build_design, fit_joint, lesson_posterior
+from lesson_credit.core.analysis.joint import Design, build_design, fit_joint
 from lesson_credit.core.analysis.joint_ops import NEIGHBOURS
 from lesson_credit.core.workspace import Workspace
 
@@ -110,7 +110,7 @@ A, B, C = "tools/a.md", "tools/b.md", "workflow/c.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active")}
 
 
-def test_posterior_for_a_policy_by_hand(tmp_path: Path) -> None:
+def test_baselines_by_hand(tmp_path: Path) -> None:
     # test_joint's closed form: penalty 0.5 -> beta_A = 0.2, beta_B = 2/15, beta_C = -2/15 (weight 1)
     # baselines: mean of (reward - lessons' part) per category:
     #   a: ((0.9 - 0.2) + 0.5) / 2 = 0.6;   b: ((0.6 - 2/15) + (0.2 + 2/15)) / 2 = 0.4
@@ -121,17 +121,13 @@ def test_posterior_for_a_policy_by_hand(tmp_path: Path) -> None:
         session("s4", 0.2, {C: 1.0}, category="b"),
     ]
     ws = Workspace(make_workspace(tmp_path, lessons=LESSONS, events=events), clock=fixed_clock)
-    data = ws.data()
-    fit = fit_joint(build_design(data, ws.session_categories(), 0.3), penalty=0.5)
-    post = lesson_posterior(fit, data.arm_ids)
-    assert post.baselines == pytest.approx({"a": 0.6, "b": 0.4})
-    assert post.of(A) == pytest.approx((0.2, float(np.sqrt(1 / 30))))
-    assert post.of(B)[0] == pytest.approx(2 / 15)
-    assert post.of("tools/new.md") == (0.0, post.prior_sd)  # no data: the prior
-    assert post.prior_sd == pytest.approx(fit.prior_sd * 1.0)  # mean weight 1
+    fit = fit_joint(build_design(ws.data(), ws.session_categories(), 0.3), penalty=0.5)
+    assert fit.category_names == ("a", "b")
+    assert fit.baseline is not None and fit.baseline.tolist() == pytest.approx([0.6, 0.4])
+    assert fit.solver == "dense"
 
 
-def test_workspace_posterior_is_fitted_once_per_log_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workspace_fits_once_per_log_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(6)
     events = [
         session(f"s{i}", round(float(rng.uniform(0.2, 0.9)), 2), {A: 0.5} if i % 2 else {B: 0.5, C: 0.2})
@@ -147,14 +143,16 @@ def test_workspace_posterior_is_fitted_once_per_log_version(tmp_path: Path, monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(joint_mod, "fit_joint", counted)
-    first = ws.joint_posterior()
-    assert ws.joint_posterior().of(A) == first.of(A)
+    first = ws.joint_fit()
+    assert ws.joint_fit() is first and ws.effects()[A] == pytest.approx(
+        float(first.estimate[ws.data().arm_ids.index(A)])
+    )
     ws.loo(write=False)  # the analysis reuses the fit too
     assert len(calls) == 1
     journal = root / "j.md"
     journal.write_text("alpha")
     ws.record("new", journal, [A], reward=0.95)
-    after = ws.joint_posterior()
+    after = ws.joint_fit()
     assert len(calls) == 2 and after.n_sessions == first.n_sessions + 1
 
 

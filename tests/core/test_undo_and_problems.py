@@ -41,7 +41,7 @@ def test_undo_names_its_grader_and_keeps_the_callers_note(tmp_path: Path) -> Non
 
 
 def test_undo_of_the_first_grade_of_a_pending_session_retracts_it(tmp_path: Path) -> None:
-    # logged pending, then graded 0.6 at line 2: the undo is a retraction (SPEC 6), pending again
+    # logged pending, then graded 0.6 at line 2: the undo is a retraction (docs/format.md §5.3), pending again
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.6)])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.grader, record.note) == (None, "manual", "undo of line 2: 0.6 back to pending")

@@ -1,5 +1,5 @@
 """The writing agent as a fixed effect in `loo`'s joint estimate, on a database shared by two
-agents whose sessions differ in base rate (issue 13; the arithmetic: tests/core/test_joint_agents.py)."""
+agents whose sessions differ in base rate (the arithmetic: tests/core/test_joint_agents.py)."""
 
 from __future__ import annotations
 
