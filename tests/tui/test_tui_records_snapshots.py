@@ -31,12 +31,12 @@ def test_snapshot_session_detail_with_record(size: Size, snap_compare: SnapCompa
 
 @sizes
 def test_snapshot_transcript(size: Size, snap_compare: SnapCompare, rws: Workspace) -> None:
-    assert snap_compare(make_app(rws), terminal_size=size, run_before=steps("v", session="s1"))
+    assert snap_compare(make_app(rws), terminal_size=size, run_before=steps("T", session="s1"))
 
 
 @sizes
 def test_snapshot_transcript_search(size: Size, snap_compare: SnapCompare, rws: Workspace) -> None:
-    keys = ("v", "slash", *"pytest", "enter", "enter")
+    keys = ("T", "slash", *"pytest", "enter", "enter")
     assert snap_compare(make_app(rws), terminal_size=size, run_before=steps(*keys, session="s1"))
 
 

@@ -57,7 +57,7 @@ class GradingQueueScreen(DataScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_session", "Open", priority=True),
         Binding("n", "next_pending", "Next pending"),
-        Binding("o", "toggle_order", "Order"),
+        Binding("o", "cycle_sort", "Order"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -155,7 +155,8 @@ class GradingQueueScreen(DataScreen):
     async def action_next_pending(self) -> None:
         await self.owner.open_next_pending(None)
 
-    def action_toggle_order(self) -> None:
+    def action_cycle_sort(self) -> None:
+        """`o`, the next order, as it sorts by the next column on the other screens."""
         order = "oldest" if self.owner.grading_order == "informative" else "informative"
         self.owner.set_grading_order(order, None)
         self.highlighted = None  # the new order's first session

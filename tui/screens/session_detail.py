@@ -90,7 +90,7 @@ class SessionDetailScreen(DataScreen):
         "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
         "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
         "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
-        "source's score show under the session's line; v opens the transcript, J takes the judge's score as "
+        "source's score show under the session's line; T opens the transcript, J takes the judge's score as "
         "your grade (a grade like any other: u undoes it)."
     )
 
@@ -108,7 +108,7 @@ class SessionDetailScreen(DataScreen):
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
         Binding("escape", "back", "Back / discard draft", show=False),
-        Binding("v", "transcript", "Transcript", show=False),
+        Binding("T", "transcript", "Transcript", key_display="T", show=False),
         Binding("J", "take_judge", "Judge's score as grade", key_display="J", show=False),
     ]
 
@@ -371,11 +371,16 @@ class SessionDetailScreen(DataScreen):
         snapshot = self.grading.snapshot
         return snapshot.grade_of(self.session_id) if snapshot is not None else None
 
+    def in_force(self) -> float | None:
+        """The grade in force as typed: after the commits and undos queued for it (they may not be in
+        the log yet), else `committed()`. A step or the exact-grade box starts from it."""
+        return self.grading.writes.expected(self.session_id, self.committed())
+
     def action_set_draft(self, value: float) -> None:
         self._set_draft(float(value))
 
     def action_step(self, step: float) -> None:
-        current = self.draft if self.draft is not None else self.committed()
+        current = self.draft if self.draft is not None else self.in_force()
         self._set_draft(step_grade(current, float(step)))
 
     def action_type_grade(self) -> None:
@@ -384,7 +389,7 @@ class SessionDetailScreen(DataScreen):
             if value is not None:
                 self._set_draft(value)
 
-        current = self.draft if self.draft is not None else self.committed()
+        current = self.draft if self.draft is not None else self.in_force()
         self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
 
     async def action_commit(self) -> None:
@@ -394,7 +399,7 @@ class SessionDetailScreen(DataScreen):
             )
             return
         value, note = self.draft, self.note.strip() or None
-        in_force = self.grading.writes.expected(self.session_id, self.committed())
+        in_force = self.in_force()
         if in_force is None:
             self._queue_commit(value, note)
             return

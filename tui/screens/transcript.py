@@ -64,7 +64,7 @@ class TranscriptScreen(DataScreen):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_search", "Search"),
+        Binding("slash", "focus_filter", "Search"),
         Binding("x", "toggle_expand", "Expand / collapse"),
         Binding("escape", "back", "Back"),
     ]
@@ -162,7 +162,8 @@ class TranscriptScreen(DataScreen):
         event.stop()
         self._search(event.value, advance=True)
 
-    def action_focus_search(self) -> None:
+    def action_focus_filter(self) -> None:
+        """`/`, as on the other screens: the box that narrows what is shown (here: finds in it)."""
         self.query_one("#transcript-search", Input).focus()
 
     def action_toggle_expand(self) -> None:
