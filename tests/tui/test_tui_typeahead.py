@@ -1,4 +1,4 @@
-"""Typing ahead never misroutes (issue 27, item 6): keys typed in one burst, with no pause between
+"""Typing ahead never misroutes: keys typed in one burst, with no pause between
 them, act on the screen and widget they were typed for, in order.
 
 Every burst here is queued at the terminal driver at once (the way a terminal delivers fast
@@ -300,7 +300,7 @@ def test_each_key_means_one_thing() -> None:
                 actions[key.strip()].add(binding.action)
     for key, bound in actions.items():
         assert len(bound) == 1 or bound <= SAME_MEANING.get(key, set()), (key, bound)
-    # the clashes issue 27 found, and the ones found with them
+    # the clashes found from outside, and the ones found with them
     assert actions["p"] == {"toggle_pin"} and actions["v"] == {"toggle_pending"}
     assert actions["n"] == {"next_pending"} and actions["r"] == {"reverse_sort"}
     assert actions["q"] == {"quit"} and actions["colon"] == {"jump"} and actions["y"] == {"answer(True)"}
