@@ -32,9 +32,9 @@ AUTOMATIC = {"judge": 1, "heuristic": 2, "outcome": 3}  # a person's grade (any 
 
 def read_log(path: str) -> tuple[list[dict], dict[str, float]]:
     """First pass: every session record, and the grade in force of each graded session: the latest
-    grade of the highest-ranking reward source (SPEC 11's default priority: a person, then the judge;
-    the benchmarks' grades are by `manual` or `judge`, and outrank the records' own heuristic
-    rewards)."""
+    grade of the highest-ranking reward source (the default reward priority of docs/records-notes.md:
+    a person, then the judge; the benchmarks' grades are by `manual` or `judge`, and outrank the
+    records' own heuristic rewards)."""
     records = []
     latest: dict[str, dict[int, float]] = {}
     with open(path, "rb") as handle:

@@ -1,4 +1,4 @@
-"""Bench case `transcript`: a session's 10 MB trajectory opened in the dashboard's transcript view (issue 27).
+"""Bench case `transcript`: a session's 10 MB trajectory opened in the dashboard's transcript view.
 
 Ours: from pushing the TranscriptScreen (headless, Textual's run_test) until the view holds the
 transcript laid out at its width (every message, long outputs collapsed, every lesson's keyword

@@ -24,7 +24,7 @@ from lesson_credit.core.derived_state import StateCheck, check_state
 from lesson_credit.core.library.lessons import BROKEN, CONFIG, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
-from lesson_credit.core.session_records import RecordsHealth, records_health
+from lesson_credit.core.session_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ class HealthData:
     stale_state: StateCheck | None = None  # how bandit-state.json disagrees with the log, if it does
     listed_twice: tuple[int, tuple[str, ...]] = (0, ())  # (lessons listed again, ids of their sessions)
     retracted: tuple[tuple[str, str], ...] = ()  # (session id, what was retracted) where the latest grade is one
-    records: RecordsHealth | None = None  # gptme-sessions records (SPEC 11), when the file has any or cannot be read
+    records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -131,7 +131,7 @@ def gather(ws: Workspace) -> HealthData:
         stale_state=check_state(ws),
         listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
         retracted=_retracted(ws, sessions),
-        records=records_health(ws.records()) if ws.session_records.file().present else None,
+        records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
     )
 
 
@@ -574,42 +574,6 @@ def grades_retracted(h: HealthData) -> list[Finding]:
     ]
 
 
-def records_unreadable(h: HealthData) -> list[Finding]:
-    r = h.records
-    if r is None or not (r.file_problems or r.weights_problem):
-        return []
-    problems = r.file_problems + ((r.weights_problem,) if r.weights_problem else ())
-    hidden = r.file_problem_count - len(r.file_problems)
-    more = f" (and {hidden} more)" if hidden > 0 else ""
-    return [
-        Finding(
-            "records-unreadable", WARNING,
-            f"{len(problems)} problem(s) reading gptme-sessions records {r.path}{more}: " + _names(list(problems), 3),
-            "The rest of the file is used; fix or remove those lines (gptme-sessions rewrites the file).",
-            problems,
-        )
-    ]  # fmt: skip
-
-
-def records_not_joined(h: HealthData) -> list[Finding]:
-    r = h.records
-    if r is None or not r.join_problems:
-        return []
-    items = tuple(f"{p.record_id} (line {p.line})" for p in r.join_problems)
-    kinds = sorted({p.kind for p in r.join_problems})
-    return [
-        Finding(
-            "records-not-joined", WARNING,
-            f"{len(items)} gptme-sessions record(s) {' or '.join(kinds)}, not joined to a session "
-            f"({r.joined} of {r.records} joined): " + _names(list(items)),
-            "A record joins the session with its id (or a unique prefix either way), else the one session logged "
-            "within [records] window seconds; an ambiguous join is never guessed. Log sessions with gptme's ids.",
-            items,
-            tuple(f"{p.kind}: {p.reason}" for p in r.join_problems),
-        )
-    ]  # fmt: skip
-
-
 CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     no_lessons,
     unreadable_lines,
@@ -631,6 +595,5 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     missing_salience,
     broad_keywords,
     unmapped_outcomes,
-    records_unreadable,
-    records_not_joined,
+    lambda h: [Finding(code, WARNING, message, advice, items, why) for code, message, advice, items, why in h.records],
 )

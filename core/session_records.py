@@ -1,5 +1,5 @@
 """A workspace's gptme-sessions records: the file read and verified, joined to the log's sessions, and
-the scores they give each reward source (SPEC 11).
+the scores they give each reward source (docs/records-notes.md).
 
 The records are an input from outside the log, like journals: read again only when the file
 changed (its size, time or inode), and then known by the hash of its bytes, so equal contents
@@ -145,3 +145,36 @@ def trajectory_for(
         return read_trajectory(found.path, found.shown), None
     except TrajectoryError as exc:
         return None, str(exc)
+
+
+def _names(items: list[str], limit: int = 8) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+RecordFinding = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # (code, message, advice, items, reasons)
+
+
+def record_findings(r: RecordsHealth) -> list[RecordFinding]:
+    """What `lint` warns about the records: `records-unreadable` (lines or a weights file that could not
+    be used) and `records-not-joined` (ambiguous and unmatched records, each with why)."""
+    out: list[RecordFinding] = []
+    problems = r.file_problems + ((r.weights_problem,) if r.weights_problem else ())
+    if problems:
+        hidden = r.file_problem_count - len(r.file_problems)
+        more = f" (and {hidden} more)" if hidden > 0 else ""
+        message = f"{len(problems)} problem(s) reading gptme-sessions records {r.path}{more}: "
+        advice = "The rest of the file is used; fix or remove those lines (gptme-sessions rewrites the file)."
+        out.append(("records-unreadable", message + _names(list(problems), 3), advice, problems, problems))
+    if r.join_problems:
+        items = tuple(f"{p.record_id} (line {p.line})" for p in r.join_problems)
+        kinds = " or ".join(sorted({p.kind for p in r.join_problems}))
+        joined = f"({r.joined} of {r.records} joined)"
+        message = f"{len(items)} gptme-sessions record(s) {kinds}, not joined to a session {joined}: "
+        advice = (
+            "A record joins the session with its id (or a unique prefix either way), else the one session logged "
+            "within [records] window seconds; an ambiguous join is never guessed. Log sessions with gptme's ids."
+        )
+        reasons = tuple(f"{p.kind}: {p.reason}" for p in r.join_problems)
+        out.append(("records-not-joined", message + _names(list(items)), advice, items, reasons))
+    return out

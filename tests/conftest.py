@@ -10,8 +10,8 @@ import pytest
 
 from lesson_credit.cli.process import limit_blas_threads
 
-# gptme-sessions' records folder (SPEC 11) is read when set: the tests (and the processes they start) never
-# read the developer's own
+# gptme-sessions' records folder (docs/records-notes.md) is read when set: the tests (and the processes
+# they start) never read the developer's own
 os.environ.pop("GPTME_SESSIONS_DIR", None)
 
 # before numpy is first imported (engine_helpers imports the engine): the test processes and the CLI and

@@ -31,6 +31,10 @@ from lesson_credit.core.views import (
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from lesson_credit.tui.session_search import Found, SessionSearch
+from lesson_credit.tui.what_if_view import WhatIfRow as WhatIfRow  # the What-if model, imported from here too
+from lesson_credit.tui.what_if_view import WhatIfView as WhatIfView
+from lesson_credit.tui.what_if_view import ranks as ranks
+from lesson_credit.tui.what_if_view import what_if_view
 
 if TYPE_CHECKING:  # imported where used: the health and simulation modules load when their screen opens
     from lesson_credit.core.analysis.effects import LooResult
@@ -168,37 +172,6 @@ class HealthView:
 
 
 @dataclass(frozen=True)
-class WhatIfRow:
-    path: str
-    category: str
-    status: str
-    n: int
-    mean_now: float
-    mean_then: float
-    rank_now: int  # 1 = best mean
-    rank_then: int
-
-    @property
-    def delta(self) -> float:
-        return self.mean_then - self.mean_now
-
-    @property
-    def rank_change(self) -> int:
-        """Places moved up (positive) or down (negative) under the what-if settings."""
-        return self.rank_now - self.rank_then
-
-
-@dataclass(frozen=True, eq=False)
-class WhatIfView:
-    current: CreditSettings
-    proposed: CreditSettings
-    rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
-    policy: str = ""  # the selection policy in force (saved)
-    current_priority: tuple[str, ...] = ()  # the reward priority saved, and the one proposed (SPEC 11)
-    proposed_priority: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Problems:
     log: tuple[LogProblem, ...]
     lessons: tuple[LessonProblem, ...]
@@ -256,12 +229,6 @@ class SourceSnapshot:
             if ids[row] != after:
                 return ids[row]
         return None
-
-
-def ranks(rows: tuple[LessonRow, ...]) -> dict[str, int]:
-    """1-based rank by posterior mean, best first; ties broken by id so ranks are stable."""
-    order = sorted(rows, key=lambda r: (-r.mean, r.path))
-    return {row.path: i + 1 for i, row in enumerate(order)}
 
 
 class WorkspaceSource:
@@ -454,6 +421,7 @@ class WorkspaceSource:
             return self.workspace.append_grade(session_id, reward, grader=grader, note=note, expect_line=expect_line)
 
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
+        """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
         with self._lock:
             ws = self._refreshed()
             saved = ws.config.reward_priority
@@ -461,29 +429,7 @@ class WorkspaceSource:
             current = ws.lesson_table()
             proposed = ws.lesson_table(settings, None if priority == saved else ws.priority_base(priority))
             hidden = retired_rows(ws, proposed.rows)
-        if hidden:  # as `replay` shows them: retired arms hidden
-            current = replace(current, rows=tuple(r for r in current.rows if r.path not in hidden))
-            proposed = replace(proposed, rows=tuple(r for r in proposed.rows if r.path not in hidden))
-        rank_now = ranks(current.rows)
-        rank_then = ranks(proposed.rows)
-        now = {row.path: row for row in current.rows}
-        rows = [
-            WhatIfRow(
-                path=row.path,
-                category=row.category,
-                status=row.status,
-                n=row.n,
-                mean_now=now[row.path].mean if row.path in now else row.mean,
-                mean_then=row.mean,
-                rank_now=rank_now.get(row.path, rank_then[row.path]),
-                rank_then=rank_then[row.path],
-            )
-            for row in proposed.rows
-        ]
-        rows.sort(key=lambda r: (r.rank_then, r.path))
-        return WhatIfView(
-            current.settings, settings, tuple(rows), self.policy(), current_priority=saved, proposed_priority=priority
-        )
+        return what_if_view(current, proposed, settings, hidden, self.policy(), (saved, priority))
 
     def policy(self) -> str:
         """The selection policy in force."""
@@ -493,7 +439,7 @@ class WorkspaceSource:
     def save_settings(
         self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
     ) -> None:
-        """The settings, the selection policy and the reward priority (SPEC 11) as the workspace's."""
+        """The settings, the selection policy and the reward priority as the workspace's."""
         with self._lock:
             ws = self.workspace
             ws.save_settings(settings, policy)

@@ -201,7 +201,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
-    """The session as gptme keeps it (SPEC 11): its gptme-sessions record, its trajectory and every
+    """The session as gptme keeps it (docs/records-notes.md): its gptme-sessions record, its trajectory and every
     reward source's score; each missing or unreadable part is None with a one-line note."""
     from lesson_credit.core.sessions.records import record_lines
 
@@ -250,6 +250,27 @@ def _informative(ws: Any, rows: Any) -> tuple[Any, Any]:
     return np.array(first + rest, dtype=np.int64), queue.informative.score
 
 
+OUTSIDE_KEYS = ("sources", "priority", "record", "record_note", "trajectory", "trajectory_note")
+
+
+def _outside_lines(outside: dict[str, Any]) -> list[str]:
+    """show's lines for the reward sources, the gptme-sessions record and the trajectory."""
+    trajectory = outside["trajectory_obj"]
+    record_text = outside["record_lines"] or [outside["record_note"] or "none"]
+    trajectory_text = (
+        f"{trajectory.path} ({trajectory.format}, {len(trajectory.messages)} messages, "
+        f"{trajectory.tool_calls} tool calls)"
+        if trajectory is not None
+        else outside["trajectory_note"] or "none"
+    )
+    return [
+        f"sources   {_source_text(outside['sources'])}  [priority: {', '.join(outside['priority'])}]",
+        f"record    {safe(record_text[0])}",
+        *(f"          {safe(line)}" for line in record_text[1:]),
+        f"trajectory {safe(trajectory_text)}",
+    ]
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.records import journal_changed
 
@@ -285,24 +306,11 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "floor": exp.settings.floor,
                 "grades": history,
                 "lessons": credit,
-                "sources": outside["sources"],
-                "priority": outside["priority"],
-                "record": outside["record"],
-                "record_note": outside["record_note"],
-                "trajectory": outside["trajectory"],
-                "trajectory_note": outside["trajectory_note"],
+                **{key: outside[key] for key in OUTSIDE_KEYS},
             },
             ws,
         )
         return 0
-    trajectory = outside["trajectory_obj"]
-    record_text = outside["record_lines"] or [outside["record_note"] or "none"]
-    trajectory_text = (
-        f"{safe(trajectory.path)} ({trajectory.format}, {len(trajectory.messages)} messages, "
-        f"{trajectory.tool_calls} tool calls)"
-        if trajectory is not None
-        else outside["trajectory_note"] or "none"
-    )
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
     out = [
         f"session   {safe(s.session_id)}",
@@ -311,10 +319,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"grade     {grade}" + (f"  (outcome {safe(label)!r})" if label else ""),
         f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
         f"log line  {s.line}",
-        f"sources   {_source_text(outside['sources'])}  [priority: {', '.join(outside['priority'])}]",
-        f"record    {safe(record_text[0])}",
-        *(f"          {safe(line)}" for line in record_text[1:]),
-        f"trajectory {safe(trajectory_text)}",
+        *_outside_lines(outside),
         "",
         f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
         table(
@@ -383,7 +388,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         sub, "show", [common, data], "one session: record, grades, credit",
         "One session's record (time, category, journal and whether it changed since), its grade\n"
         "history and each lesson's credit. A unique prefix of the id is enough. As gptme keeps it\n"
-        "(SPEC 11): every reward source's score (the one in force marked), the gptme-sessions record\n"
+        "(docs/records-notes.md): every reward source's score (the one in force marked), the gptme-sessions record\n"
         "joined to it (harness, model, duration, outcome, deliverables, grades, judge) and its\n"
         "trajectory. --json adds sources, priority, record (every key of the record, unknown ones\n"
         "too, with joined_by), trajectory {path, format, messages, tool_calls} (counts), and\n"
@@ -402,7 +407,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
         "weight, credited reward and the alpha/beta change, under the current settings.\n"
         "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
-        "sources (every reward source's score, the one in force marked) with the priority (SPEC 11).",
+        "sources (every reward source's score, the one in force marked) with the priority (docs/records-notes.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")

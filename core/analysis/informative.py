@@ -1,4 +1,4 @@
-"""Grade where it counts: the sessions whose human grade would most change the estimates (issue 27, item 5).
+"""Grade where it counts: the sessions whose human grade would most change the estimates (docs/records-notes.md).
 
 For a session no person has graded, a grade h would move each of its lessons' posterior means.
 We score the session by the expected squared change, summed over its lessons:
@@ -6,7 +6,7 @@ We score the session by the expected squared change, summed over its lessons:
     score = sum over the session's lessons of E[(mean after - mean now)^2]
 
 with h uncertain: mean mu and variance s2 (below). For a lesson with posterior Beta(alpha, beta),
-nu = alpha + beta, m = alpha / nu, and credit weight w = floor + (1 - floor) * salience (SPEC 5):
+nu = alpha + beta, m = alpha / nu, and credit weight w = floor + (1 - floor) * salience (docs/format.md §4):
 
 - the session is pending (no source scores it), so the grade adds evidence:
     seed      Delta m = (w h - m) / (nu + 1)       E = (w^2 s2 + (w mu - m)^2) / (nu + 1)^2

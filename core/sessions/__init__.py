@@ -1,1 +1,1 @@
-"""Sessions as gptme keeps them (SPEC 11): gptme-sessions records, their join to our sessions, trajectories."""
+"""Sessions as gptme keeps them: gptme-sessions records, their join to ours, trajectories (docs/records-notes.md)."""

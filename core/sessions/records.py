@@ -1,4 +1,4 @@
-"""gptme-sessions records (SPEC 11): one `SessionRecord` JSON object per line of a JSONL file, read tolerantly.
+"""gptme-sessions records: one `SessionRecord` JSON object per line of a JSONL file, read tolerantly.
 
 An agent workspace keeps them in `state/sessions/session-records.jsonl` (gptme-sessions writes
 `$GPTME_SESSIONS_DIR/session-records.jsonl` by default). We read the fields we show and score

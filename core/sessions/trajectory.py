@@ -1,4 +1,4 @@
-"""Trajectories (SPEC 11): a session's conversation as gptme, Claude Code or Codex CLI wrote it, read as one list.
+"""Trajectories: a session's conversation as gptme, Claude Code or Codex CLI wrote it, read as one list.
 
 - gptme `conversation.jsonl`: one message per line, `role` (user / assistant / system), `content`,
   `timestamp`. A tool call is a line `@tool(call-id): {...}` or a fenced block whose language is a

@@ -1,5 +1,5 @@
-"""The CLI side of SPEC 11: show's record, trajectory and sources; agreement; sessions --order informative;
-replay --priority. Missing, broken or disallowed inputs are one line, never a crash."""
+"""The CLI side of docs/records-notes.md: show's record, trajectory and sources; agreement; sessions
+--order informative; replay --priority. Missing, broken or disallowed inputs are one line, never a crash."""
 
 from __future__ import annotations
 

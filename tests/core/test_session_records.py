@@ -1,4 +1,4 @@
-"""gptme-sessions records (SPEC 11): read tolerantly, joined by id or time (never guessed), scores per source."""
+"""gptme-sessions records: read tolerantly, joined by id or time (never guessed), scores per source."""
 
 from __future__ import annotations
 

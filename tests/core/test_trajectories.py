@@ -1,4 +1,4 @@
-"""Trajectories (SPEC 11): gptme, Claude Code and Codex session files read as one list; where they may be read."""
+"""Trajectories: gptme, Claude Code and Codex session files read as one list; where they may be read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Workspaces with gptme-sessions records and trajectories (SPEC 11) that the core, CLI and dashboard tests share."""
+"""Workspaces with gptme-sessions records and trajectories that the core, CLI and dashboard tests share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The dashboard fixture workspace with gptme-sessions records, trajectories and people's grades (SPEC 11).
+"""The dashboard fixture workspace with gptme-sessions records, trajectories and people's grades.
 
 s1 (heuristic 0.8) is also graded 0.7 by a person; its record's judge says 0.3, and it has a gptme
 trajectory with a long pytest output. s2 (heuristic 0.4): person 0.3, judge 0.5, a Claude Code

@@ -49,7 +49,7 @@ class Model:
     """What the operator sees and what must be in the log."""
 
     grades: dict[str, float | None] = field(default_factory=lambda: {s[0]: s[3] for s in SESSIONS})
-    # the operator's own source (people, SPEC 11): what an undo puts back; the fixture's records are heuristic
+    # the operator's own reward source (people): what an undo puts back; the fixture's records are heuristic
     human: dict[str, float | None] = field(default_factory=lambda: {s[0]: None for s in SESSIONS})
     # (value, grade in force it replaced, the operator's own grade it replaced)
     stacks: dict[str, list[tuple[float, float | None, float | None]]] = field(default_factory=dict)

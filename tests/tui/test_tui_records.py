@@ -1,8 +1,9 @@
-"""The dashboard's side of SPEC 11: the record panel and reward sources, the transcript view, taking the
+"""The dashboard's side of docs/records-notes.md: the record panel and reward sources, the transcript view, taking the
 judge's score as the grade, agreement, the grading queue and `n` in its order, the reward priority what-if."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,11 @@ async def open_transcript(pilot: Any, session_id: str) -> TranscriptScreen:
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, TranscriptScreen)
+    for _ in range(2000):  # the read starts once the screen is laid out: wait for it, not for a time
+        if screen.data is not None:
+            break
+        await asyncio.sleep(0.01)
+    await settle(pilot)
     return screen
 
 

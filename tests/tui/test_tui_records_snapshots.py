@@ -1,4 +1,4 @@
-"""Snapshots of the views SPEC 11 added, at 80x24 and 160x45: the Session detail with its record panel,
+"""Snapshots of the views docs/records-notes.md added, at 80x24 and 160x45: the Session detail with its record panel,
 the transcript, agreement and the grading queue (workspaces in a tmp folder always named `ws`)."""
 
 from __future__ import annotations
@@ -34,10 +34,28 @@ def test_snapshot_transcript(size: Size, snap_compare: SnapCompare, rws: Workspa
     assert snap_compare(make_app(rws), terminal_size=size, run_before=steps("T", session="s1"))
 
 
+async def transcript_read(pilot: Pilot[Any]) -> None:
+    """Until the transcript screen holds its text (read in a worker the screen starts once laid out)."""
+    import asyncio
+
+    from lesson_credit.tui.screens.transcript import TranscriptScreen
+
+    for _ in range(2000):
+        screen = pilot.app.screen
+        if isinstance(screen, TranscriptScreen) and screen.data is not None:
+            break
+        await asyncio.sleep(0.01)
+    await settle(pilot)
+
+
 @sizes
 def test_snapshot_transcript_search(size: Size, snap_compare: SnapCompare, rws: Workspace) -> None:
-    keys = ("T", "slash", *"pytest", "enter", "enter")
-    assert snap_compare(make_app(rws), terminal_size=size, run_before=steps(*keys, session="s1"))
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await steps("T", session="s1")(pilot)
+        await transcript_read(pilot)  # typed after the text is there: the search then finds in it
+        await steps("slash", *"pytest", "enter", "enter")(pilot)
+
+    assert snap_compare(make_app(rws), terminal_size=size, run_before=run_before)
 
 
 @sizes

@@ -37,7 +37,7 @@ def describe(settings: CreditSettings) -> str:
     return f"strategy {settings.strategy}, floor {settings.floor:g}"
 
 
-# the reward priorities `b` goes through (SPEC 11): the default, then each automatic source first, people only
+# the reward priorities `b` goes through: the default, then each automatic source first, people only
 PRIORITIES: tuple[tuple[str, ...], ...] = (
     DEFAULT_PRIORITY,
     (JUDGE, HUMAN, HEURISTIC, OUTCOME),
@@ -89,7 +89,7 @@ class WhatIfScreen(DataScreen):
     HELP = (
         "Re-fold the log under another strategy or floor, and pick the selection policy `select` uses "
         "(seed, evidence, uniform: the Beta posteriors under that strategy; joint: the joint estimate). "
-        "b tries another reward priority (which source's score the posteriors use first: SPEC 11). "
+        "b tries another reward priority (which source's score the posteriors use first: docs/records-notes.md). "
         "Only ctrl+s (after a confirmation) writes anything."
     )
 
