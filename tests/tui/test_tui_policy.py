@@ -24,7 +24,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, WhatIfScreen) and screen.policy == "seed"
-        await pilot.press("p", "p", "p")  # seed -> evidence -> uniform -> joint
+        await pilot.press("b", "b", "b")  # seed -> evidence -> uniform -> joint
         await settle(pilot)
         assert screen.policy == "joint" and str(screen.query_one("#policy").value) == "joint"
         summary = str(screen.query_one("#what-if-summary").render())
