@@ -1,4 +1,4 @@
-"""Bench cases of the effect analysis (issue 11) on the 100k-session bench workspace (1,000 lessons).
+"""Bench cases of the effect analysis on the 100k-session bench workspace (1,000 lessons).
 
 joint_fit: `lesson_credit.core.analysis.joint.fit_joint` on the log's design, empirical-Bayes penalty included (target
 < 1 s). Baseline: the same ridge solved the plain way, X'X accumulated session by session into

@@ -277,7 +277,7 @@ def salience_data(params: dict[str, Any]) -> Path:
         keywords = lessons[int(i)][1]
         k = int(rng.integers(per))
         keywords[k] = wildcard_of(rng, keywords[k])
-    # A few lessons with the edge cases SPEC 4 names: padded, repeated, empty and all-* keywords.
+    # A few lessons with the edge cases docs/format.md §3 names: padded, repeated, empty and all-* keywords.
     for i in range(0, n_lessons, max(1, n_lessons // 20)):
         keywords = lessons[i][1]
         keywords[0] = f"  {keywords[0]}  "

@@ -1,7 +1,6 @@
 """Benchmark case `record_pg`: `lesson-credit record` on a local PostgreSQL store against the same
-command on the workspace's JSONL file, in the same run (issue 13: under 50 ms above the file; issue
-25 traded the hand-written libpq binding for psycopg's public API, whose import, measured in the
-same run, the target now allows too).
+command on the workspace's JSONL file, in the same run (target: under 50 ms above the file, plus the
+import of psycopg's public API, the database client, which is measured in the same run).
 
 The server is the one $LESSON_CREDIT_BENCH_PG names (a URL of a database the run may fill), else
 a throwaway local one started like the tests' (tests/pg/pg_server.py: initdb + pg_ctl, loopback).
@@ -132,7 +131,7 @@ def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
     above = min(ours) - min(base)
     above_median = statistics.median(ours) - statistics.median(base)
     above_cpu = min(ours_cpu) - min(base_cpu)
-    driver = _import_cost(runs)  # issue 25: the database client is psycopg's public API, imported
+    driver = _import_cost(runs)  # the database client is psycopg's public API, imported
     result = Result(
         "record_pg",
         ours,
@@ -174,7 +173,7 @@ def _import_cost(runs: int) -> float:
 
 def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
     """Parse + fold the bench workspace's log read from the database, against the same log read
-    from the file without the parsed-log cache (issue 13: within 3x of the file)."""
+    from the file without the parsed-log cache (target: within 3x of the file)."""
     from bench.harness import Result, Target, best_of, workspace_data
     from lesson_credit.core.bandit.fold import fold
     from lesson_credit.core.log.pgstore import PgStore
@@ -252,7 +251,7 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
 
 def case_notify_pg(sizes: dict[str, Any]) -> list[Any]:
     """From the start of one client's append to another client's Workspace having read it, woken
-    by NOTIFY (issue 13: a commit visible in another dashboard in under 0.5 s). Baseline: the
+    by NOTIFY (target: a commit visible in another dashboard in under 0.5 s). Baseline: the
     same append alone."""
     import threading
     import time
@@ -313,7 +312,7 @@ def case_notify_pg(sizes: dict[str, Any]) -> list[Any]:
 
 def case_read_pg_scale(root: Path) -> list[Any]:
     """`--scale`: the 1M-session workspace `root` (bench/scale.py) read from the database and from the file, both
-    without the parsed-log cache: parse + fold in a fresh Workspace, one run each (issue 13: within
+    without the parsed-log cache: parse + fold in a fresh Workspace, one run each (target: within
     3x of the file). The log is pushed first (`store push`: COPY into a staging table, one
     INSERT ... SELECT); the push is timed and reported, not judged."""
     import time

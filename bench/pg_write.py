@@ -1,4 +1,4 @@
-"""Benchmark cases of the lock-free database store (issue 25 item 4), each against its baseline in
+"""Benchmark cases of the lock-free database store, each against its baseline in
 the same run, on the server bench/pg.py starts (or $LESSON_CREDIT_BENCH_PG):
 
 - `write_pg_1`, `write_pg_4`, `write_pg_16`: 1, 4 and 16 agent processes write at once, each its

@@ -1,4 +1,4 @@
-"""The scale cases of the performance issue: 3,000 lessons and 1,000,000 logged sessions.
+"""The scale cases of the performance targets: 3,000 lessons and 1,000,000 logged sessions.
 
 Run from the repository root::
 
@@ -537,7 +537,7 @@ def case_scale_status(sizes: dict[str, Any]) -> list[Result]:
     cold_rss = max(r.rss_mb for r in cold)
     warm_rss = max(r.rss_mb for r in warm)
     common = {"baseline_peak_rss_mb": base_rss, "cache_bytes": cache.stat().st_size, "log_bytes": log.stat().st_size}
-    over = f" ABOVE the issue's {fmt_mb(MEMORY_TARGET_MB)}" if cold_rss >= MEMORY_TARGET_MB else ""
+    over = f" ABOVE the target {fmt_mb(MEMORY_TARGET_MB)}" if cold_rss >= MEMORY_TARGET_MB else ""
     results = [
         Result(
             "scale_status_cold",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from lesson_credit.core.analysis.candidacy import candidacies_of
 from lesson_credit.core.analysis.coverage import broad_keywords, keyword_coverage
 from lesson_credit.core.analysis.effects import LooResult, leave_one_out, loo_payload
-from lesson_credit.core.base.files import write_json
+from lesson_credit.core.base.files import WriteGuard, write_json
 from lesson_credit.core.library.lessons import Lesson, Library
 from lesson_credit.core.log.snapshot import FoldData
 
@@ -70,7 +70,8 @@ def loo(
 
 
 def write_loo(
-    state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, int]
-) -> None:
-    """Write `loo-results.json` (SPEC 8) in the workspace's state folder, atomically."""
-    write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta))
+    state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, int],
+    guard: WriteGuard | None = None,
+) -> None:  # fmt: skip
+    """Write `loo-results.json` (docs/format.md §8) in the workspace's state folder, atomically."""
+    write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta), guard=guard)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -30,9 +31,9 @@ def cmd_loo(args: argparse.Namespace) -> int:
         if args.no_write:
             from lesson_credit.core.analysis.effects import loo_payload
 
-            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta))
+            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta), ws)
         else:
-            sys.stdout.write(path.read_text(encoding="utf-8"))
+            print_json(json.loads(path.read_text(encoding="utf-8")), ws)  # what was written, as written
         return 0
     ordered = sorted(results, key=lambda r: (r.headline is None, -(r.headline if r.headline is not None else 0.0)))
 
@@ -211,23 +212,35 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         help="exit 1 on errors only, or on warnings too (default: error)",
     )  # fmt: skip
     p.set_defaults(func=cmd_lint)
+    register_simulate(sub, common, data)
 
+
+def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add `simulate` to `sub`: its options are the scenario's knobs."""
     p = command(
-        sub, "simulate", [common, data], "compare credit strategies in a world with known truth",
-        "Simulate worlds with known lesson effects and run each credit strategy's bandit loop on\n"
-        "them; report how well each ranks the truly helpful and harmful lessons. Options left out\n"
-        "keep the scenario's values.",
+        sub, "simulate", [common, data], "compare credit strategies and selection policies in a world with known truth",
+        "Simulate worlds with known lesson effects and run each selection policy's loop on them\n"
+        "(the credit strategies, joint, random, the oracle); report how well each estimator ranks the\n"
+        "truly helpful and harmful lessons, and each policy's cumulative regret against the oracle\n"
+        "with its spread over seeds (--json: `regret` per policy). Options left out keep the\n"
+        "scenario's values.",
         "  lesson-credit simulate --seeds 5\n  lesson-credit simulate --scenario broad-keywords --sessions 500 --json",
     )  # fmt: skip
     p.add_argument(
         "--scenario", default="default",
         choices=[
             "default", "broad-keywords", "always-paired", "sign-flip", "few-sessions", "injection-echo", "dropout",
+            "binary-rewards", "unequal-noise", "many-lessons", "category-effect", "self-selected",
+            "outcome-salience", "salience-blind",
         ],
         help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
         "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
         "injection-echo (an injected lesson's keywords show in the journal because it was injected, 50%%); "
-        "dropout (a fifth of the chosen lessons withheld at random) (default: default)",
+        "dropout (a fifth of the chosen lessons withheld at random); and worlds that break the joint model's "
+        "assumptions: binary-rewards (0/1 outcomes); unequal-noise (noise sd 0.015-0.285 by category); "
+        "many-lessons (400 lessons, 300 sessions); category-effect (a lesson helps at home, harms elsewhere); "
+        "self-selected (3 slots among ~20 candidates); outcome-salience (good sessions mention more "
+        "keywords); salience-blind (every injection acts, relevant or not) (default: default)",
     )  # fmt: skip
     p.add_argument("--seeds", type=positive_int, default=20, help="worlds to simulate, >= 1 (default 20)")
     p.add_argument("--first-seed", type=int, default=0, help="seed of the first world; the rest follow (default 0)")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -134,9 +135,9 @@ class LooResult:
             return self.randomized.estimate
         return None if self.effect is None else self.effect.estimate
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "path": self.path,
+    def as_json(self, with_path: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path} if with_path else {}
+        out |= {
             "delta": self.delta,
             "p_value_approx": self.p_value,
             "p_adjusted": self.p_adjusted,
@@ -516,9 +517,14 @@ def loo_payload(
     sessions_without_propensity: int | None = None,
     dropout_sessions: int = 0,
 ) -> dict[str, Any]:
-    """`loo-results.json` (SPEC 8), with the extra per-lesson fields this tool computes."""
+    """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
+    gptme-contrib's two readers parse: the lessons MCP server reads `results[].path` as the lesson's
+    folder and stem (`tools/x`, `x` at the library's root; see `gptme_key`) with its `delta`, so each
+    result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`
+    (it skips `meta` and `results`), so each lesson with a delta is also a top-level key."""
     sessions = max((r.n_with + r.n_without for r in results), default=0)
     effect_method = next((r.effect.method for r in results if r.effect is not None), None)
+    flat = {r.path: r.delta for r in results if r.delta is not None and r.path not in ("meta", "results")}
     return {
         "meta": {
             "generated": generated,
@@ -536,5 +542,14 @@ def loo_payload(
             "sessions_without_propensity": sessions_without_propensity,
             "dropout_sessions": dropout_sessions,
         },
-        "results": [r.as_json() for r in results],
+        "results": [{"path": gptme_key(r.path), "lesson": r.path, **r.as_json(with_path=False)} for r in results],
+        **flat,
     }
+
+
+def gptme_key(lesson_id: str) -> str:
+    """How gptme's lessons MCP server names a lesson file: its folder's name and its stem
+    (`tools/git/worktree.md` is `git/worktree`), or the stem alone for a file at the library's root."""
+    path = PurePosixPath(lesson_id)
+    folder = path.parent.name
+    return f"{folder}/{path.stem}" if folder else path.stem

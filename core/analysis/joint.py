@@ -8,7 +8,7 @@ Model, over graded sessions i (each counted once) and lessons j::
 
 The category effects gamma have a flat prior (no penalty): each category keeps its own baseline,
 so a lesson injected mostly into easy sessions gets no credit for that. The agent effects delta
-(who wrote the session's record, issue 13) are there only when the graded sessions come from more
+(who wrote the session's record) are there only when the graded sessions come from more
 than one agent (a database store shared by a fleet); flat prior too, so a lesson one agent with
 easy work injects more often gets no credit for the agent's base rate. Every lesson is in the
 same fit, so a lesson that rides along with a helpful one does not borrow its effect.

@@ -1,4 +1,4 @@
-"""The event log behind one seam (SPEC 6): the JSONL file by default, or a PostgreSQL database.
+"""The event log behind one seam (docs/format.md §5): the JSONL file by default, or a PostgreSQL database.
 
 A store keeps events in one total order, the order they fold in, and speaks events: positions
 are opaque to its users (the file's are byte offsets, a database's a sequence), and how events

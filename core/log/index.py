@@ -1,4 +1,4 @@
-"""The log index: every event read so far, as columns (SPEC 6).
+"""The log index: every event read so far, as columns (docs/format.md §5).
 
 `LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out
 `FoldData` snapshots for the fold. Sessions are stored as columns, not objects: numbers in

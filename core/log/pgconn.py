@@ -9,7 +9,7 @@ by another session must not make `status` wait forever). A setting the URL gives
 kept. Ctrl-C while a statement waits is psycopg's: it cancels the statement on the server and
 raises KeyboardInterrupt.
 
-Errors are classified by SQLSTATE (issue 24): a unique violation is left to the caller (it
+Errors are classified by SQLSTATE: a unique violation is left to the caller (it
 alone means "already stored"); a failure that may pass (the connection lost, the server
 shutting down or read-only, a serialization failure or deadlock, a statement timeout, no
 server to connect to) is a `StoreUnavailable` (exit 75: retry later); permission denied

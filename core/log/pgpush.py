@@ -1,4 +1,4 @@
-"""`store push`: a JSONL log's events into the database store, streamed (issue 25).
+"""`store push`: a JSONL log's events into the database store, streamed.
 
 The lines are validated as the reader validates them and streamed through COPY into a
 temporary table, then moved into `lesson_credit.events` by one INSERT ... SELECT in file order

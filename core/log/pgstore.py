@@ -1,5 +1,4 @@
-"""The event log in PostgreSQL (issues 13 and 25): one append-only table shared by many agents,
-written without a lock.
+"""The event log in PostgreSQL: one append-only table shared by many agents, written without a lock.
 
 Schema (created on first use, versioned in `lesson_credit.migrations`):
 

@@ -1,4 +1,4 @@
-"""Choosing the event store (issue 13): `--store URL`, else $LESSON_CREDIT_STORE, else `[store] url`
+"""Choosing the event store: `--store URL`, else $LESSON_CREDIT_STORE, else `[store] url`
 in config.toml, else the workspace's JSONL file; and who writes (`--agent`, default the hostname)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Writers without a lock (issue 25 item 4): agents insert independently, the unique index decides
+"""Writers without a lock: agents insert independently, the unique index decides
 who records a contested session, identical events racing are both kept, and a reader never moves
 past a position that a transaction still in flight may commit (positions are drawn at insert and
 transactions commit in any order)."""

@@ -1,4 +1,4 @@
-"""A failed write on the database is reported as what it is (issue 24 item 3): only a unique
+"""A failed write on the database is reported as what it is: only a unique
 violation means "already recorded". Permission denied exits 1 with its own message; a read-only
 database and a server killed mid-write exit 75 (EX_TEMPFAIL: retry later). Nothing is written."""
 

@@ -48,6 +48,7 @@ def styles(cell: Text) -> set[str]:
 # ---------------------------------------------------------------------------- Analysis
 
 
+@pytest.mark.smoke
 async def test_analysis_table_sorts_dims_and_opens_distributions(
     analysis_workspace: Workspace, analysis_root: Path
 ) -> None:
@@ -200,7 +201,7 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
         screen = await open_health(pilot)
         assert screen.view is not None
         cards = list(screen.query(FindingCard))
-        assert [(c.finding.code, c.finding.severity) for c in cards] == [  # pending sessions warn (issue 12)
+        assert [(c.finding.code, c.finding.severity) for c in cards] == [  # pending sessions warn
             ("ghost-arms", "warning"),
             ("sessions-never-graded", "warning"),
         ]

@@ -190,7 +190,8 @@ def test_random_fast_key_sequences_log_exactly_what_was_committed(keys: list[str
 
 
 def test_the_model_agrees_with_the_issue_examples() -> None:
-    """The model itself, on sequences whose outcome is known by hand (the defects of issue 14)."""
+    """The model itself, on sequences whose outcome is known by hand (fast commits, undos and
+    drafts that once went wrong)."""
     model = Model()
     for key in ["s", "n", "7", "c", "8", "c", "c", "u", "u", "u"]:  # s4 is the only pending session
         model.press(key)
