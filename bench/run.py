@@ -430,6 +430,12 @@ def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
+    from bench.joint_scale import case_joint_scale as cases  # the joint fit at 1,000-10,000 lessons
+
+    return cases(sizes)
+
+
 def case_policy(sizes: dict[str, Any]) -> list[Result]:
     from bench.policy import case_policy as run_case
 
@@ -451,6 +457,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_cli": case_record,
     "tui_start": case_tui_start,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
     "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),

@@ -44,6 +44,7 @@ from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, Post
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.analysis.joint import JointFit
     from lesson_credit.core.analysis.joint_posterior import JointPosterior
 
 STATE_DIR = Path("state") / "lesson-thompson"
@@ -118,8 +119,9 @@ class Workspace:
         )
         self.version = 0  # bumped whenever the log read so far changes
         self._rereading = False  # see rereads()
-        self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
+        self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
         self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
+        self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
 
     def _cache_folder_inside(self) -> bool:
         """Whether the caches' folder may be written (it does not link out of the workspace); when
@@ -215,10 +217,25 @@ class Workspace:
 
     @rereads
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
+        """Each lesson's joint (ranking) effect estimate (core.analysis.joint), without LOO or flags."""
+        fit = self.joint_fit()
+        return {arm: float(e) for arm, e in zip(self.data().arm_ids, fit.estimate.tolist(), strict=True) if e == e}
 
-        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+    @rereads
+    def joint_fit(self, floor: float | None = None) -> JointFit:
+        """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),
+        reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
+        of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
+        says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
+        from lesson_credit.core.analysis.joint import build_design, fit_joint
+
+        data = self.data()
+        floor = self.settings.floor if floor is None else floor
+        key = (self.version, floor)
+        if self._joint_fit is None or self._joint_fit[0] != key:
+            design = build_design(data, self.session_categories(), floor, self.session_agents())
+            self._joint_fit = (key, fit_joint(design))
+        return self._joint_fit[1]
 
     @property
     def policy(self) -> str:
@@ -394,7 +411,7 @@ class Workspace:
 
         results, self.loo_meta = attribution.loo(
             self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
-            min_with, min_without,
+            min_with, min_without, self.joint_fit(),
         )  # fmt: skip
         if write:
             attribution.write_loo(

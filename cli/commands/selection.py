@@ -38,7 +38,6 @@ def cmd_select(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
     context = raw.decode("utf-8", errors="replace")
-    offline: str | None = None
     try:
         selection = ws.select(
             context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout,
@@ -51,8 +50,10 @@ def cmd_select(args: argparse.Namespace) -> int:
 
         selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        offline = f"{reason}; selected from the last known posteriors (not logged, no dropout)"
-        print(f"warning: {safe(offline)}", file=sys.stderr)
+        print(
+            f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
+            file=sys.stderr,
+        )
     if args.json:
         payload: dict[str, object] = {
             "session_id": selection.session_id,
@@ -65,8 +66,6 @@ def cmd_select(args: argparse.Namespace) -> int:
         }
         if args.dropout > 0:
             payload["withheld"] = list(selection.withheld)
-        if offline is not None:  # the store is down: its warnings cannot be read, this one says why
-            payload["warnings"] = [offline]
         print_json(payload, ws)
     else:
         for lesson_id in selection.selected:
