@@ -15,6 +15,7 @@ the same run, on the server bench/pg.py starts (or $LESSON_CREDIT_BENCH_PG):
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -83,8 +84,8 @@ def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
     from bench.pg_agent import PLAIN_TABLE
     from lesson_credit.core.log.pgstore import PgStore
 
-    quick = sizes["workspace"]["sessions"] < 100_000
-    writes, rounds = (40, 2) if quick else (200, 3)
+    runs = max(sizes["runs"]["record"])  # 1 (--smoke), 3 (--quick), 7 (full)
+    writes, rounds, agent_counts = {1: (5, 1, AGENTS[:2]), 3: (40, 2, AGENTS)}.get(runs, (200, 3, AGENTS))
     results = []
     with _server() as make_database:
         url = make_database("bench_write")
@@ -94,7 +95,7 @@ def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(PLAIN_TABLE)
         throughput: dict[int, tuple[list[float], list[float]]] = {}
-        for agents in AGENTS:
+        for agents in agent_counts:
             ours: list[float] = []
             plain: list[float] = []
             rates: tuple[list[float], list[float]] = ([], [])
@@ -128,17 +129,20 @@ def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
                 result.failed.append(f"median {ratio:.2f}x a plain INSERT's")
             results.append(result)
     rate = {agents: statistics.median(pair[0]) for agents, pair in throughput.items()}
-    for before, after in zip(AGENTS, AGENTS[1:], strict=False):
+    for before, after in zip(agent_counts, agent_counts[1:], strict=False):
         if rate[after] <= rate[before]:
-            results[AGENTS.index(after)].failed.append(f"records/s did not grow from {before} to {after} agents")
+            results[agent_counts.index(after)].failed.append(f"records/s did not grow from {before} to {after} agents")
     return results
 
 
 def _peak_push_mb(root: Path, url: str) -> float:
     """Peak resident memory (MB) of a `lesson-credit store push` process of `root`'s log."""
+    # VmHWM, not ru_maxrss: Linux keeps the larger ru_maxrss of the process before exec (here the
+    # bench's, which holds the baseline's rows) across it
     script = (
-        "import resource, sys\nfrom lesson_credit.cli.main import main\ncode = main(sys.argv[1:])\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\nsys.exit(code)\n"
+        "import sys\nfrom lesson_credit.cli.main import main\ncode = main(sys.argv[1:])\n"
+        "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]\n"
+        "print(int(hwm[0]) / 1024)\nsys.exit(code)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", script, "store", "push", "-w", str(root), "--store", url, "--json"],
@@ -207,9 +211,8 @@ def case_push_pg(sizes: dict[str, Any]) -> list[Any]:
             head = Path(small)
             (head / "state" / "lesson-thompson").mkdir(parents=True)
             with log.open("rb") as handle:
-                (head / "state" / "lesson-thompson" / "sessions.jsonl").write_bytes(
-                    b"".join(next(handle) for _ in range(1000))
-                )
+                first = b"".join(itertools.islice(handle, 1000))
+            (head / "state" / "lesson-thompson" / "sessions.jsonl").write_bytes(first)
             small_mb = _peak_push_mb(head, empty_store("bench_push_small"))
         full_mb = _peak_push_mb(root, empty_store("bench_push_rss"))
     ratio = statistics.median(ours) / statistics.median(base)

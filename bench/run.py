@@ -11,7 +11,8 @@ Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
 (and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
-see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
+see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
+select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
 another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
 INSERT) and push_pg (store push against COPY, and its memory).
@@ -429,6 +430,18 @@ def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
+    from bench.joint_scale import case_joint_scale as cases  # the joint fit at 1,000-10,000 lessons
+
+    return cases(sizes)
+
+
+def case_policy(sizes: dict[str, Any]) -> list[Result]:
+    from bench.policy import case_policy as run_case
+
+    return run_case(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -444,6 +457,8 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_cli": case_record,
     "tui_start": case_tui_start,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
+    "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),

@@ -86,4 +86,5 @@ def select_offline(
         draws={c.id: float(d) for c, d in zip(candidates, sample, strict=True)},
         k=k,
         seed=seed,
+        policy=ws.settings.strategy,  # the state file's Beta posteriors, whatever the policy in force
     )

@@ -35,7 +35,8 @@ def cmd_store_push(args: argparse.Namespace) -> int:
                 "present": report.present,
                 "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],  # the first 1,000
                 "invalid_lines": report.invalid,
-            }
+            },
+            ws,
         )
         return 0
     for problem in report.problems[:5]:
@@ -58,7 +59,7 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
         raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
     count = export_log(ws.log, Path(args.file))
     if args.json:
-        print_json({"store": ws.log.name, "file": str(args.file), "events": count})
+        print_json({"store": ws.log.name, "file": str(args.file), "events": count}, ws)
     else:
         print(f"wrote {count} events from {safe(ws.log.name)} to {safe(args.file)}")
     return 0

@@ -430,10 +430,12 @@ class PgStore:
             ahead, self._ahead = self._ahead, None
             if ahead is not None and ahead.after == after:
                 count, top, text, limit = ahead.count, ahead.top, ahead.text, ahead.limit
+                # an older snapshot than our last append (another thread's size()): ask the server too
+                short = top < self._own_end
             else:
-                (count, top, text), limit = self._chunk(conn, after, MAX_POSITION), READ_ROWS
+                (count, top, text), limit, short = self._chunk(conn, after, MAX_POSITION), READ_ROWS, False
             if top - after == count:  # no gap (or nothing)
-                return count, top, text, count == limit, []
+                return count, top, text, count == limit or short, []
             holders = self._inserters(conn)  # after the rows' snapshot: see the module docstring
             if not holders:  # every position up to `top` is final: read them again, with what committed meanwhile
                 count, end, text = self._chunk(conn, after, top)
@@ -480,6 +482,7 @@ class PgStore:
             many = decode_lines if count >= BULK_DECODE else None  # a few lines: one by one is quicker
             result = parse_chunk(text + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=many)
             result.end, result.lines, result.partial = end, count, False
+            result.offsets = None  # no file: no byte offsets
             yield result
             number += count
         self._read_end = end
@@ -502,6 +505,7 @@ class PgStore:
             result = parse_chunk(row[2] + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=decode_lines)
             done = count < READ_ROWS
             result.end, result.lines, result.partial = (bound if done else int(row[1])), count, False
+            result.offsets = None
             yield result
             if done:
                 return

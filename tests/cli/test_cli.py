@@ -47,7 +47,7 @@ def check_explain_shape(payload: dict[str, Any]) -> None:
 @pytest.mark.smoke
 def test_status_json_shape_and_values(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "status", "--workspace", str(ws))
-    assert set(payload) == {"lessons", "sessions", "strategy", "floor"}
+    assert set(payload) == {"lessons", "sessions", "strategy", "floor", "warnings"}
     assert (payload["sessions"], payload["strategy"], payload["floor"]) == (1, "seed", 0.3)
     rows = {row["path"]: row for row in payload["lessons"]}
     assert set(rows) == {GIT, QUOTE, PLAIN, STYLE, "workflow/old.md"}
@@ -190,7 +190,7 @@ def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixtur
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
-    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed"}
+    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed", "policy", "warnings"}
     assert sorted(payload["candidates"]) == [GIT, QUOTE]
     assert log_bytes(basic_ws) is None
 

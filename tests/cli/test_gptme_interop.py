@@ -17,7 +17,8 @@ from lesson_credit.core.bandit.interop import EXPORT_ARM_KEYS, InteropError, rea
 from lesson_credit.core.workspace import Workspace
 
 ARM_KEYS = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
-TOP_KEYS = {"arms", "total_sessions", "created", "last_updated"}
+# gptme's four top-level keys, and our stamp: its loader reads the four with .get() and ignores any other
+TOP_KEYS = {"arms", "total_sessions", "created", "last_updated", "lesson_credit_written"}
 
 
 def status_rows(root: Path) -> dict[str, dict[str, Any]]:

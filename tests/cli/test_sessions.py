@@ -96,6 +96,7 @@ def test_json_rows_and_pending_reward_is_null(ws: Path, capsys: pytest.CaptureFi
         "timestamp": "2026-03-01T00:00:00Z",
         "category": "feature",
         "base_reward": 0.6,
+        "outcome": None,
         "grader": "manual",
         "lessons": 1,
         "mean_salience": 1.0,

@@ -596,7 +596,7 @@ def test_loo_results_file_shape(crafted: Path) -> None:
     assert payload["meta"]["generated"] == "2026-03-05T16:30:00Z"
     assert payload["meta"]["sessions"] == 31  # graded sessions
     assert isinstance(payload["meta"]["method"], str) and payload["meta"]["method"]
-    rows = {r["path"]: r for r in payload["results"]}
+    rows = {r["lesson"]: r for r in payload["results"]}
     assert set(rows) == {A, B, C, D}
     for row in payload["results"]:
         assert RESULT_KEYS <= set(row)
@@ -607,9 +607,14 @@ def test_loo_results_file_shape(crafted: Path) -> None:
     assert a["p_value_approx"] == pytest.approx(moderated_by_hand(WITH_A, WITHOUT_A, WITH_A + WITHOUT_A)[1])
     assert a["category_controlled"] is False
     assert a["confounded"] is False and a["confound_reason"] is None
-    assert set(a["effect"]) >= {"estimate", "ci_low", "ci_high", "method"}
-    assert a["effect"]["ci_low"] < a["effect"]["estimate"] < a["effect"]["ci_high"]
-    assert a["effect"]["method"].startswith("joint")
+    assert set(a["effect"]) >= {"estimate", "ci_low", "ci_high", "method", "identified", "ranking", "group"}
+    # every graded session has A or B (never both): the log shows A - B, not A alone; nothing claimed
+    assert a["effect"]["identified"] is False and "barely move" in a["effect"]["reason"]
+    assert a["effect"]["ci_low"] is None and a["effect"]["p_value"] is None
+    assert a["effect"]["estimate"] == a["effect"]["ranking"]
+    assert a["effect"]["method"] == "joint" and a["joint"] == a["effect"]
+    d = rows[D]["effect"]
+    assert d["identified"] is True and d["ci_low"] < d["estimate"] < d["ci_high"]
     assert "randomized" not in a  # no dropout logs
     assert rows[C]["p_value_approx"] is None
     assert rows[B]["confounded"] is False  # in 25 of 31 sessions: no longer flagged for that alone

@@ -273,17 +273,17 @@ def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_works
 
 
 def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+    from lesson_credit.core.bandit.interop import STAMP_KEY, state_stamp
+
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
-    (root / STATE_REL).write_text(
-        json.dumps(
-            {
-                "arms": {A: {"arm_id": A, "alpha": 99, "beta": 99, "custom": "kept"}},
-                "total_sessions": 50,
-                "created": "2020-01-01T00:00:00Z",
-                "extra_top": [1, 2],
-            }
-        )
-    )
+    ours = {
+        "arms": {A: {"arm_id": A, "alpha": 99, "beta": 99, "custom": "kept"}},
+        "total_sessions": 50,
+        "created": "2020-01-01T00:00:00Z",
+        "extra_top": [1, 2],
+    }
+    # stamped as ours (a stale file of ours with keys someone added): another tool's update would be kept
+    (root / STATE_REL).write_text(json.dumps({**ours, STAMP_KEY: state_stamp(ours)}))
     ws_at(root).grade("s1", 1.0)
     state = json.loads((root / STATE_REL).read_text())
     assert state["extra_top"] == [1, 2]

@@ -71,7 +71,7 @@ def waiting_on_a_lock(url: str, statement: str = "INSERT INTO lesson_credit.even
     with psycopg.connect(url, autocommit=True) as watcher:
         row = watcher.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
-            " AND wait_event_type = 'Lock' AND strpos(query, %s) > 0",
+            " AND datname = current_database() AND wait_event_type = 'Lock' AND strpos(query, %s) > 0",
             (statement,),
         ).fetchone()
     return bool(row and row[0])

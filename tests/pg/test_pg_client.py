@@ -36,7 +36,7 @@ def lesson_credit_waiting(url: str) -> bool:
     with psycopg.connect(url, autocommit=True) as watcher:
         row = watcher.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
-            " AND state = 'active' AND wait_event_type = 'Lock'"
+            " AND datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'"
         ).fetchone()
     return bool(row and row[0])
 

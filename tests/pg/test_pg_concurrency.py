@@ -169,6 +169,21 @@ def test_reading_back_past_an_insert_that_does_not_end_says_the_event_is_stored(
     store.close()
 
 
+def test_a_read_ahead_older_than_ones_append_does_not_hide_it(pg_url: str) -> None:
+    # The dashboard reads and writes through one store from two threads: a size() that began before
+    # an append may leave its read-ahead (older than the append) for the read that follows it.
+    store = PgStore(pg_url, agent="w")
+    store.append_event(session("s1"))
+    assert read(store, 0) == (["s1"], 1)
+    assert store.size() == store.size() == 1  # the second reads ahead after position 1: nothing yet
+    stale = store._ahead
+    assert stale is not None and (stale.after, stale.count) == (1, 0)
+    store.append_event(session("s2"))
+    store._ahead = stale  # as that size() would, finishing after the append
+    assert read(store, 1, 2) == (["s2"], 2)
+    store.close()
+
+
 # ---------------------------------------------------------------- writing without a lock
 
 

@@ -88,9 +88,11 @@ def test_agents_writing_concurrently_lose_and_duplicate_nothing(
     pulled = make_workspace(tmp_path / "pulled")
     run_json(capsys, "store", "pull", str(log_path(pulled)), "-w", str(one), "--store", pg_url)
     assert run_json(capsys, "replay", "-w", str(pulled), "--strategy", "uniform") == on_db
-    assert run_json(capsys, "status", "-w", str(pulled)) == run_json(
-        capsys, "status", "-w", str(roots["delta"]), "--store", pg_url
-    )
+    # (each workspace's warnings are about its own derived files: delta's bandit-state.json is behind
+    # the other agents' writes)
+    from_file = run_json(capsys, "status", "-w", str(pulled))
+    from_db = run_json(capsys, "status", "-w", str(roots["delta"]), "--store", pg_url)
+    assert {**from_file, "warnings": None} == {**from_db, "warnings": None}
     # and the numbers by hand: uniform credit gives every injected lesson the session's grade in
     # force: quote.md is in every agent's own sessions, graded last ((i + 2) % 5) / 4
     rows_by_path = {row["path"]: row for row in on_db["lessons"]}
