@@ -1,4 +1,4 @@
-"""Bench case joint_scale: the joint fit as libraries grow (issue 25, item 3; issue 26).
+"""Bench case joint_scale: the joint fit as libraries grow.
 
 `fit_joint` (empirical-Bayes penalty included) on generated designs of 1,000, 3,000 and 10,000
 lessons over 100,000 graded sessions (quick: 300 and 1,000 lessons over 10,000; smoke: 40 over 400

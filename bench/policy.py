@@ -1,4 +1,4 @@
-"""Bench cases of the selection policies (issue 26) on the 100k-session bench workspace (1,000 lessons).
+"""Bench cases of the selection policies on the 100k-session bench workspace (1,000 lessons).
 
 select_joint: `lesson-credit select --policy joint --dry-run` subprocess wall time, with the joint
 fit's cache present (as after any earlier `select` or `loo` on the same log version). Target: within

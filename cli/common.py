@@ -119,8 +119,13 @@ def print_warnings(ws: Any) -> None:
 def problem_lines(ws: Any) -> list[str]:
     """The log's and the library's problems as the table forms warn of them ("sessions.jsonl line
     N: ..."), the first five of each and then a count."""
+    from lesson_credit.core.base.files import StoreError
+
     lines = []
-    problems = ws.log_problems()
+    try:
+        problems = ws.log_problems()
+    except StoreError:  # the store went away (select --offline-ok): the command said so already
+        problems = []
     lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
     if len(problems) > 5:
         lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")

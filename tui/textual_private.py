@@ -8,7 +8,11 @@ tests/support/textual_private.py.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App
+from textual.message import Message
+from textual.message_pump import MessagePump
 
 
 def trim_toasts(app: App[object], keep: int) -> None:
@@ -26,3 +30,20 @@ def trim_toasts(app: App[object], keep: int) -> None:
     for notification in (infos + others)[:excess]:
         app._unnotify(notification, refresh=False)
     app._refresh_notifications()
+
+
+def message_loop_task(node: MessagePump) -> asyncio.Task[None] | None:
+    """The task running a node's message loop (None before it starts).
+
+    Why private: the key router waits for a node's queue to drain; a node closed with a drain callback
+    still queued would stall the keys, and only the loop's task says that the loop has ended."""
+    return node._task
+
+
+def pending_message(app: App[object]) -> Message | None:
+    """The message the app's loop has taken out of its queue ahead of the one it runs.
+
+    Why private: Textual's loop takes the next message early (to see whether it replaces the current
+    one), and `message_queue_size` does not count it; the key router needs both to know the app's
+    queue is really empty."""
+    return app._pending_message

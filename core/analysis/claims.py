@@ -1,4 +1,4 @@
-"""What the log can and cannot say about each lesson (SPEC 12): identified or not, groups of lessons
+"""What the log can and cannot say about each lesson (docs/analysis.md): identified or not, groups of lessons
 that always appear together, the effect over time and by category.
 
 Everything here is on the injection design (`core.analysis.robust`): a lesson's effect is the

@@ -201,6 +201,8 @@ def write_seal(log: EventLog, signature: Signature, digest: PrefixDigest) -> boo
     younger than the log's ctime (waiting out a coarse clock's tick), and the log stat'ed again: if it
     moved meanwhile, the seal is removed. Best effort: False when no seal could be left."""
     path = Seal.path_of(log)
+    if not Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(log.path.parent)):
+        return False  # the caches' folder links out of the log's folder: nothing is written there
     payload = struct.pack(_SEAL_HEAD, *signature, digest.partial) + digest.blocks.tobytes()
     try:
         atomic_write(path, seal(SEAL_MAGIC, payload), sync=False)

@@ -48,7 +48,7 @@ class Scenario:
     propensity_draws: int = 200  # Monte Carlo draws of lesson_credit.core.model.beta.p_top_k per session
     injection_mention: float = 0.0  # extra P(an injected lesson's keyword is mentioned), relevant or not
     dropout: float = 0.0  # P(a chosen lesson is withheld at random), a randomized trial in the loop
-    # worlds that break the joint model's assumptions (issue 26)
+    # worlds that break the joint model's assumptions
     reward_kind: str = "gaussian"  # "binary": reward 1 with probability baseline + gains (clipped), else 0
     noise_spread: float = 0.0  # category noise sds spread over noise * (1 -/+ noise_spread): unequal variance
     category_effect: float = 0.0  # outside its home category an effect is scaled by 1 - 2 * category_effect
@@ -151,7 +151,7 @@ SCENARIOS: dict[str, Scenario] = {
     "injection-echo": Scenario(name="injection-echo", injection_mention=0.5),
     # a fifth of the chosen lessons withheld at random (gptme's LESSON_DROPOUT_EPSILON = 0.2)
     "dropout": Scenario(name="dropout", dropout=0.2),
-    # --- worlds that break the joint model's assumptions (issue 26)
+    # --- worlds that break the joint model's assumptions
     # outcomes are 0 or 1 (productive or not): the reward is a coin with the session's chance of success
     "binary-rewards": Scenario(name="binary-rewards", reward_kind="binary"),
     # the noise sd differs by category, from 0.015 to 0.285 (the model assumes one sd)

@@ -1,5 +1,5 @@
 """The simulator's joint selection policy, its regret against the oracle, and the worlds that break the
-joint model's assumptions (issue 26), each checked against a second computation."""
+joint model's assumptions, each checked against a second computation."""
 
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ def test_explain_gives_the_formula_increments_exactly(tmp_path: Path, strategy: 
 
 
 def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: Path) -> None:
-    """Issue 24, item 4: one function writes a grade (and an undo, and a retraction), and an undo's
+    """one function writes a grade (and an undo, and a retraction), and an undo's
     note has one format whoever wrote it (the CLI's `:g` and the dashboard's fmt_grade differed: 1 vs 1.0)."""
     from lesson_credit.core.grading import undo_note
     from lesson_credit.tui.writes import WriteQueue

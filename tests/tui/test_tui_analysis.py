@@ -159,11 +159,11 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         screen.query_one("#scenario", Select).value = "few-sessions"
         seeds = screen.query_one("#seeds", Input)
         seeds.value = "0"
-        await pilot.press("r")  # refused: no seeds
+        await pilot.press("ctrl+r")  # refused: no seeds
         await settle(pilot)
         assert screen.report is None and screen.running is None
         seeds.value = "2"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await settle(pilot)
         await wait_until(pilot, lambda: screen.report is not None)
         report = screen.report
@@ -186,7 +186,7 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         assert str(table.get_row("random")[1]).strip() == "—"  # a reference has no ranking
         # a long run, cancelled after its first seed: the last report stays
         seeds.value = "40"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: bar.progress >= 1)
         assert screen.check_action("cancel", ())
         await pilot.press("escape")
@@ -215,9 +215,9 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
         assert cards[1].finding.items == ("s4",) and "tools/old-lesson.md" in cards[0].finding.items
         assert screen.title == "Health · 0 errors, 2 warnings"
         assert "→ Grade them" in str(cards[1].render())
-        # a lesson file breaks: r re-reads the lessons, and the Lessons screen shows the broken file too
+        # a lesson file breaks: ctrl+r re-reads the lessons, and the Lessons screen shows the broken file too
         (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await settle(pilot)
         codes = [c.finding.code for c in screen.query(FindingCard)]
         assert codes[:2] == ["broken-lessons", "ghost-arms"] and screen.title.startswith("Health · 1 error, ")

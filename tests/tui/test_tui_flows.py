@@ -86,7 +86,7 @@ async def test_filter_narrows_the_table_and_slash_focuses_it(app: LessonCreditAp
         await pilot.press("slash")
         assert isinstance(app.focused, Input) and app.focused.id == "filter"
         await pilot.press(*"shell")
-        await pilot.pause()
+        await settle(pilot)  # the filter re-runs after a pause in typing
         assert table_keys(screen.query_one("#lessons-table", DataTable)) == ["tools/shell-quoting.md"]
         # l and s type into the filter instead of switching screens
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "s", "l")
@@ -219,10 +219,10 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         assert str(table.get_row("s4")[3]) == "pending"
         assert str(table.get_row("s4")[4]) == "pending"
         assert str(table.get_row("s1")[3]) == "0.80" and str(table.get_row("s1")[4]) == "heuristic"
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert table_keys(table) == ["s4"]
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert len(table_keys(table)) == 4
         # reward over time: one point per session, None while pending
@@ -494,12 +494,12 @@ async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_
         assert screen.view.proposed.floor == pytest.approx(0.4)
         floor.value = "0.4"
         await settle(pilot)
-        # ctrl+s asks first; "n" writes nothing
+        # ctrl+s asks first; escape writes nothing
         screen.query_one("#what-if-table").focus()
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
+        await pilot.press("escape")
         await settle(pilot)
         assert app.screen is screen  # type: ignore[comparison-overlap]
         await pilot.press("escape")
@@ -586,9 +586,11 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
             "m Simulation",
             "h Health",
             "^s Write loo-results.json",
-            "r Run",
+            "^r Run",
             "esc Cancel run",
-            "r Re-check (re-read lessons)",
+            "^r Re-read, re-check",
+            ": Go to session…",
+            "v Pending only",
         ):
             assert needle in text, needle
         titles = [s.title for s in help_screen.sections]
@@ -691,7 +693,7 @@ async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
         await pilot.press("t", "escape", "s")
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
-        await pilot.press("enter", "p", "question_mark")
+        await pilot.press("enter", "v", "question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape", "a")

@@ -1,5 +1,5 @@
 """The selection policy in the dashboard: the Lessons title shows the one in force, What-if switches it
-and ctrl+s saves it with the other settings (issue 26)."""
+and ctrl+s saves it with the other settings."""
 
 from __future__ import annotations
 

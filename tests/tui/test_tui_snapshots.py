@@ -114,7 +114,7 @@ def test_snapshot_simulation(size: Size, snap_compare: SnapCompare, workspace: W
         assert isinstance(screen, SimulationScreen)
         screen.query_one("#scenario", Select).value = "few-sessions"
         screen.query_one("#seeds", Input).value = "2"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         for _ in range(600):
             if screen.report is not None:
                 break
