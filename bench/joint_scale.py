@@ -2,11 +2,11 @@
 
 `fit_joint` (empirical-Bayes penalty included) on generated designs of 1,000, 3,000 and 10,000
 lessons over 100,000 graded sessions (quick: 300 and 1,000 lessons over 10,000; smoke: 40 over 400
-and 650 over 2,000, once). Ours is the
-default path (`solver="auto"`: iterative beyond `DENSE_MAX` lessons); the baseline is the
-implementation it replaces, one eigen-decomposition of the p x p matrix (`solver="dense"`), timed
-in the same run; at 10,000 lessons the baseline is not run (an 800 MB matrix and hours of
-eigen-decomposition): its baseline is ours at 3,000 lessons (how the time grows), report-only.
+and 650 over 2,000, once). Ours is the default path (`solver="auto"`: iterative beyond `DENSE_MAX`
+lessons); the baseline is the implementation it replaces, one eigen-decomposition of the p x p
+matrix (`solver="dense"`), timed in the same run; at 10,000 lessons the baseline is not run (an
+800 MB matrix and hours of eigen-decomposition): its baseline is ours at 3,000 lessons (how the
+time grows), report-only.
 
 Wall times are the harness's (best of 3); the detail adds one run's CPU time (process time, all
 threads), which a machine shared with busy neighbours inflates less. Checks (the case fails on
