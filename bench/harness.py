@@ -34,6 +34,7 @@ FULL = {
         "status": (5, 3),
         "record": (7, 7),
         "tui_start": (9, 9),
+        "filter_typing": (3, 3),
     },
 }
 QUICK = {
@@ -46,6 +47,7 @@ QUICK = {
         "status": (3, 3),
         "record": (3, 3),
         "tui_start": (3, 3),
+        "filter_typing": (1, 1),
     },
 }
 SEED = 20260305
