@@ -39,6 +39,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Problems, SourceSnapshot, WorkspaceSource
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 1.0
@@ -326,25 +327,21 @@ class LessonCreditApp(App[None]):
             timeout = 2 * TOAST_SECONDS
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def _on_notify(self, event: Notify) -> None:
-        """Show the new toast, then drop the oldest beyond TOASTS_SHOWN, confirmations before
-        errors and warnings: three quick commits leave two one-line toasts, not a stack over the
-        credit table. (Textual keeps toasts in `_notifications`; 8.2.8 is pinned for the snapshots.)"""
-        super()._on_notify(event)
-        live = [n for n in self._notifications if not n.has_expired]
-        excess = len(live) - TOASTS_SHOWN
-        if excess <= 0:
-            return
-        infos = [n for n in live if n.severity == "information"]
-        others = [n for n in live if n.severity != "information"]
-        for notification in (infos + others)[:excess]:
-            self._unnotify(notification, refresh=False)
-        self._refresh_notifications()
+    @on(Notify)
+    def _toast_added(self) -> None:
+        """Once Textual has shown the new toast (its own Notify handler runs after this one), drop the
+        oldest beyond TOASTS_SHOWN, confirmations before errors and warnings: three quick commits
+        leave two one-line toasts, not a stack over the credit table."""
+        self.call_next(trim_toasts, self, TOASTS_SHOWN)
 
     @on(WriteApplied)
     def _write_applied(self, event: WriteApplied) -> None:
+        """A written event is confirmed as saved; what it could not do besides (a derived file) is a
+        warning of its own, never a "not saved"."""
         outcome = event.outcome
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+        for warning in outcome.warnings:
+            self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
 
     @on(WriteFailed)
     def _write_failed(self, event: WriteFailed) -> None:

@@ -36,10 +36,9 @@ And `keys_held`: while it is true the router holds the keys (a list whose first 
 landed: `enter` would open nothing, a filter would filter nothing); the screen calls `wake()`
 when it is ready (screens/base.py), as does every change of screen.
 
-Two Textual 8.2.8 (pinned) internals are used: a node's message-loop task (`_task`), so that a
-node closed with a drain callback in its queue does not stall the keys; and the message the
-app's loop has taken out of its queue ahead of time (`_pending_message`), which the queue's size
-does not count.
+Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
+a node closed with a drain callback in its queue does not stall the keys; and the message the app's
+loop has taken out of its queue ahead of time, which the queue's size does not count.
 """
 
 from __future__ import annotations
@@ -52,6 +51,8 @@ from typing import TYPE_CHECKING, Any
 from textual import events
 from textual.app import ScreenStackError
 from textual.widgets import Input
+
+from lesson_credit.tui.textual_private import message_loop_task, pending_message
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -146,7 +147,7 @@ class KeyRouter:
     def _app_queue_empty(self) -> bool:
         """Nothing waits in the app's queue: Textual's loop takes the message after the one it runs
         out of the queue early (to see whether one replaces the other), so that one counts too."""
-        return self.app.message_queue_size == 0 and self.app._pending_message is None
+        return self.app.message_queue_size == 0 and pending_message(self.app) is None
 
     async def _drain_focus_chain(self) -> None:
         """Drain the focused widget's queue, then each ancestor's up to the screen (bottom-up)."""
@@ -170,7 +171,7 @@ class KeyRouter:
 
         if not node.call_later(done):
             return  # closing or closed: nothing will be handled there
-        task = node._task
+        task = message_loop_task(node)
         if task is not None:
             if task.done():
                 return

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.grading import GradeAppended, append_grade
+from lesson_credit.core.grading import GradeAppended
+from lesson_credit.core.library import lessons as lessons_mod
 from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import beta as beta_mod
@@ -54,6 +55,7 @@ class LessonsView:
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
     retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
+    policy: str = ""  # the selection policy in force (config.toml's [select] policy, else the strategy)
 
     @property
     def intervals_missing(self) -> bool:
@@ -103,6 +105,7 @@ class SessionsView:
 
     lesson_entries: tuple[tuple[str, ...], npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
     """(arm ids, each entry's arm, each entry's session row): which lessons each session had."""
+    words: dict[str, str] = field(default_factory=dict)  # session -> the gptme outcome word its reward comes from
 
     @property
     def pending(self) -> int:
@@ -189,6 +192,7 @@ class WhatIfView:
     current: CreditSettings
     proposed: CreditSettings
     rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
+    policy: str = ""  # the selection policy in force (saved)
 
 
 @dataclass(frozen=True)
@@ -354,6 +358,7 @@ class WorkspaceSource:
                 lessons=library.by_id(),
                 problems=problems,
                 retired=retired_rows(ws, rows),
+                policy=ws.policy,
             )
 
     @staticmethod
@@ -408,6 +413,7 @@ class WorkspaceSource:
             version = ws.version
             data = ws.data()
             entries = (data.arm_ids, data.entry_arm, data.entry_session)
+            words = {table.session_ids[row]: word for row, word in ws.outcome_words().items()}
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
         return SessionsView(
             version=version,
@@ -417,6 +423,7 @@ class WorkspaceSource:
             search=SessionSearch.build(table),
             troubled=troubled,
             lesson_entries=entries,
+            words=words,
         )
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
@@ -432,9 +439,10 @@ class WorkspaceSource:
         note: str | None = None,
         expect_line: int | None = None,
     ) -> GradeAppended:
-        """Append a grade (None: a retraction) under the log lock; see lesson_credit.core.grading.append_grade."""
+        """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
+        (Workspace.append_grade), as the CLI's."""
         with self._lock:
-            return append_grade(self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line)
+            return self.workspace.append_grade(session_id, reward, grader=grader, note=note, expect_line=expect_line)
 
     def what_if(self, settings: CreditSettings) -> WhatIfView:
         with self._lock:
@@ -462,11 +470,16 @@ class WorkspaceSource:
             for row in proposed.rows
         ]
         rows.sort(key=lambda r: (r.rank_then, r.path))
-        return WhatIfView(current.settings, settings, tuple(rows))
+        return WhatIfView(current.settings, settings, tuple(rows), self.policy())
 
-    def save_settings(self, settings: CreditSettings) -> None:
+    def policy(self) -> str:
+        """The selection policy in force."""
         with self._lock:
-            self.workspace.save_settings(settings)
+            return self.workspace.policy
+
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        with self._lock:
+            self.workspace.save_settings(settings, policy)
 
     # ---------------------------------------------------------------- analysis, health, simulation
 
@@ -537,7 +550,7 @@ class WorkspaceSource:
 
 def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
     """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
-    missing). A restored file brings its lesson back (SPEC: prune)."""
+    missing). A restored file brings its lesson back (docs/format.md §5.6)."""
     retired = ws.retired_arms()
     if not retired:
         return frozenset()
@@ -545,8 +558,10 @@ def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:
-    """Lesson problems keyed by the lesson id the file would have had (its path when it has none)."""
-    return {problem.lesson_id or problem.path: problem.reason for problem in problems}
+    """Lesson files that could not be loaded, keyed by the lesson id the file would have had (its path
+    when it has none); an overridden copy of a lesson that loaded is not that lesson's problem."""
+    broken = (problem for problem in problems if problem.kind == lessons_mod.BROKEN)
+    return {problem.lesson_id or problem.path: problem.reason for problem in broken}
 
 
 def _relative_finding(finding: Finding, prefix: str) -> Finding:

@@ -16,6 +16,8 @@ from rich.console import JustifyMethod
 from rich.style import StyleType
 from rich.text import Span, Text
 
+from lesson_credit.core.grading import grade_text
+
 TAB_SIZE = 4
 JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out
 
@@ -112,8 +114,7 @@ def fmt_grade(value: float | None, empty: str = "pending") -> str:
     """A grade as it was typed: 0.725 stays 0.725, 0.7 is 0.7 (at least one decimal, at most six)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return empty
-    text = f"{round(value, 6):.6f}".rstrip("0")
-    return text + "0" if text.endswith(".") else text
+    return grade_text(value)  # the engine's format: undo notes in the log read the same
 
 
 def fmt_exact(value: float, most: int = 6) -> tuple[str, bool]:

@@ -5,7 +5,7 @@ takes the oldest write and appends it under the log lock (`WriteQueue.take`, `ap
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
 `5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event that restores the
 grade in force before the commit it reverts, logged by the operator, with a note naming the
-line it reverts; restoring "pending" appends a retraction (`base_reward` null, SPEC 6).
+line it reverts; restoring "pending" appends a retraction (`base_reward` null, docs/format.md §5.3).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.core.grading import GradeConflict
+from lesson_credit.core.grading import GradeConflict, undo_note
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
@@ -44,6 +44,7 @@ class WriteOutcome:
     write: Write
     written: bool
     message: str  # one line for a toast: the session and the value
+    warnings: tuple[str, ...] = ()  # written, but a derived file (bandit-state.json) was not: one toast each
 
 
 def _grade(value: float | None) -> str:
@@ -160,7 +161,10 @@ class WriteQueue:
             write.line, write.before = appended.record.line, appended.before_value
             self._last_line[write.session_id] = write.line
             return WriteOutcome(
-                write, True, f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
+                write,
+                True,
+                f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)}).",
+                appended.warnings,
             )
         commit = write.reverts
         assert commit is not None
@@ -169,7 +173,7 @@ class WriteQueue:
         if commit.before == commit.value:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
         last = self._last_line.get(write.session_id)
-        note = f"undo of line {commit.line}: {_grade(commit.value)} back to {_grade(commit.before)}"
+        note = undo_note(commit.line, commit.value, commit.before)
         try:
             appended = source.append_grade(
                 write.session_id, commit.before, grader=self.operator, note=note, expect_line=last
@@ -181,9 +185,10 @@ class WriteQueue:
         write.line, write.value, write.before = appended.record.line, commit.before, appended.before_value
         self._last_line[write.session_id] = write.line
         if commit.before is None:
-            return WriteOutcome(write, True, f"Undo on {sid}: pending again (retracts line {commit.line}).")
-        restored = _grade(commit.before)
-        return WriteOutcome(write, True, f"Undo on {sid}: back to {restored} (reverts line {commit.line}).")
+            message = f"Undo on {sid}: pending again (retracts line {commit.line})."
+        else:
+            message = f"Undo on {sid}: back to {_grade(commit.before)} (reverts line {commit.line})."
+        return WriteOutcome(write, True, message, appended.warnings)
 
 
 class Grading(Protocol):

@@ -15,7 +15,6 @@ from lesson_credit.cli.common import (
     floor_arg,
     open_workspace,
     print_json,
-    print_warnings,
     warn_problems,
 )
 from lesson_credit.cli.render import fmt, safe, table
@@ -80,13 +79,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
-    warn_problems(ws, args.json)
     repaired = repair_state(ws)
     if repaired is not None:
-        print(f"warning: {safe(repaired)}", file=sys.stderr)
+        ws.warnings.append(repaired)
+    warn_problems(ws, args.json)
     note = _empty_library_note(ws)
     if args.json:
-        print_json(result.as_json())
+        print_json(result.as_json(), ws)
     else:
         if note:
             print(f"warning: {safe(note)}", file=sys.stderr)
@@ -100,7 +99,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     replayed = ws.replay(args.strategy, args.floor, decay=args.decay, write=args.write)
     result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     warn_problems(ws, args.json)
-    print_warnings(ws)
     old = {r.path: r.mean for r in before.rows}
     if args.json:
         payload = result.as_json()
@@ -108,7 +106,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         payload["written"] = args.write
         for row in payload["lessons"]:  # the table's change column: mean now minus mean before
             row["change"] = row["mean"] - old.get(row["path"], row["mean"])
-        print_json(payload)
+        print_json(payload, ws)
         return 0
     rows = [
         (

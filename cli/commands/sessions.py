@@ -72,8 +72,8 @@ def _history_lines(grades: Any) -> list[str]:
 
 def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
     """The session's record as logged ({} if it cannot be read back)."""
-    duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in ws.log_problems())
-    return ws.log.session_record(session_id, unique=not duplicated) or {}
+    record: dict[str, Any] = ws.session_record(session_id)
+    return record
 
 
 def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     exp = ws.explain(resolve_session(ws, args.session_id), lesson=args.lesson)
     if args.json:
-        print_json(explanation_json(ws, exp))
+        print_json(explanation_json(ws, exp), ws)
     else:
         print(explanation_text(exp))
         from lesson_credit.core.log.records import journal_changed
@@ -107,13 +107,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
+def _session_json(table_obj: Any, row: int, words: dict[int, str]) -> dict[str, Any]:
     summary = table_obj.summary(row)
     return {
         "session_id": summary.session_id,
         "timestamp": summary.timestamp,
         "category": summary.category,
         "base_reward": summary.base_reward,  # null while pending
+        "outcome": words.get(row),  # the gptme outcome word the reward in force comes from, if any
         "grader": summary.grader,
         "lessons": summary.n_lessons,
         "mean_salience": summary.mean_salience,
@@ -159,18 +160,21 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     rows = select_rows(table_obj, query)
     shown = rows[: args.limit] if args.limit is not None else rows
     warn_problems(ws, args.json)
+    words = ws.outcome_words()
     if args.json:
-        print_json({"sessions": [_session_json(table_obj, row) for row in shown.tolist()], "matched": len(rows)})
+        sessions = [_session_json(table_obj, row, words) for row in shown.tolist()]
+        print_json({"sessions": sessions, "matched": len(rows)}, ws)
         return 0
     cells = []
     for row in shown.tolist():
         s = table_obj.summary(row)
+        reward = "pending" if s.pending else f"{s.base_reward:g}"
         cells.append(
             (
                 s.session_id,
                 s.timestamp or "-",
                 s.category or "-",
-                "pending" if s.pending else f"{s.base_reward:g}",
+                f"{words[row]} ({reward})" if row in words else reward,  # gptme's word: noop, failed... differ
                 s.grader or "-",
                 s.n_lessons,
                 fmt(s.mean_salience),
@@ -191,7 +195,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     record = _record_of(ws, session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     s = exp.session
-    label = ws.outcome_labels().get(ws.session_table().session_ids.index(session_id))
+    label = ws.outcome_label(session_id)
     history = [
         {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note, "line": g.line}
         for g in exp.grades
@@ -216,7 +220,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "floor": exp.settings.floor,
                 "grades": history,
                 "lessons": credit,
-            }
+            },
+            ws,
         )
         return 0
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"

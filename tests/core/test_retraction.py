@@ -1,4 +1,4 @@
-"""A grade with base_reward null retracts: the session is pending again (SPEC 6), on every read path."""
+"""A grade with base_reward null retracts: the session is pending again (docs/format.md §5.3), on every read path."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
 from retraction_log import BASE, LESSONS, retraction
 
-from lesson_credit.core.grading import GradeConflict, append_grade
+from lesson_credit.core.grading import GradeConflict
 from lesson_credit.core.workspace import Workspace
 
 
@@ -63,17 +63,17 @@ def test_a_grade_event_without_base_reward_is_still_a_problem(tmp_path: Path) ->
 def test_append_grade_reports_what_it_replaced_and_checks_the_expected_line(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, BASE)
     ws = Workspace(root, clock=fixed_clock)
-    first = append_grade(ws, "s2", 0.6, grader="manual")
+    first = ws.append_grade("s2", 0.6, grader="manual")
     assert first.before is None and first.record.base_reward == 0.6 and first.record.line == 3
-    undone = append_grade(ws, "s2", None, grader="manual", note="undo", expect_line=3)
+    undone = ws.append_grade("s2", None, grader="manual", note="undo", expect_line=3)
     assert undone.before_value == 0.6 and undone.record.base_reward is None and undone.record.line == 4
     assert numbers(Workspace(root)) == WITHOUT_S2
     before = log_bytes(root)
     with pytest.raises(GradeConflict):
-        append_grade(ws, "s2", 0.6, grader="manual", expect_line=3)  # line 4 is in force now
+        ws.append_grade("s2", 0.6, grader="manual", expect_line=3)  # line 4 is in force now
     assert log_bytes(root) == before
     # the session record's own grade is what a first regrade of s1 replaces
-    over = append_grade(ws, "s1", 0.9, grader="manual")
+    over = ws.append_grade("s1", 0.9, grader="manual")
     assert over.before is not None and (over.before.base_reward, over.before.line) == (0.4, 1)
 
 

@@ -84,6 +84,12 @@ def test_snapshot_what_if(size: Size, snap_compare: SnapCompare, workspace: Work
 
 
 @sizes
+def test_snapshot_what_if_policy(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    # the selection policy switched to joint (p three times), not saved yet
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("w", "p", "p", "p"))
+
+
+@sizes
 def test_snapshot_help(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
     assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("question_mark"))
 

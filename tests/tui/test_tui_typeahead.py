@@ -1,4 +1,4 @@
-"""Typing ahead never misroutes (issue 27, item 6): keys typed in one burst, with no pause between
+"""Typing ahead never misroutes: keys typed in one burst, with no pause between
 them, act on the screen and widget they were typed for, in order.
 
 Every burst here is queued at the terminal driver at once (the way a terminal delivers fast
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
+from textual_private import paste_ahead
 from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
 
 from lesson_credit.core.workspace import Workspace
@@ -269,9 +269,7 @@ async def test_a_pasted_filter_keeps_what_fits(app: LessonCreditApp) -> None:
         await settle(pilot)
         screen = await open_sessions(pilot)
         await pilot.press("slash")
-        paste = events.Paste("s4" + "y" * 5000 + "\nsecond line")
-        paste.set_sender(app)
-        app._driver.send_message(paste)  # type: ignore[union-attr]
+        paste_ahead(app, "s4" + "y" * 5000 + "\nsecond line")
         burst(pilot, "enter", "enter")  # ordered after the paste, as typed
         await settle(pilot)
         assert screen.query_one("#session-filter", Input).value == ("s4" + "y" * 5000)[:MAX_FILTER]
@@ -300,7 +298,7 @@ def test_each_key_means_one_thing() -> None:
                 actions[key.strip()].add(binding.action)
     for key, bound in actions.items():
         assert len(bound) == 1 or bound <= SAME_MEANING.get(key, set()), (key, bound)
-    # the clashes issue 27 found, and the ones found with them
+    # the clashes found from outside, and the ones found with them
     assert actions["p"] == {"toggle_pin"} and actions["v"] == {"toggle_pending"}
     assert actions["n"] == {"next_pending"} and actions["r"] == {"reverse_sort"}
     assert actions["q"] == {"quit"} and actions["colon"] == {"jump"} and actions["y"] == {"answer(True)"}

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from textual import on
-from textual._context import active_app
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.types import NoActiveAppError
 from textual.widget import Widget
 
 from lesson_credit.core.base.errors import WorkspaceError
@@ -55,8 +55,8 @@ class DataScreen(Screen[None]):
         # the width classes from the terminal's size before the widgets are first styled: set at the first
         # resize instead, they restyled every widget of the screen once more (an 80-column terminal)
         try:
-            self._width_classes(active_app.get().size.width, update=False)
-        except LookupError:  # made outside a running app: the first resize sets them
+            self._width_classes(self.app.size.width, update=False)
+        except NoActiveAppError:  # made outside a running app: the first resize sets them
             pass
 
     def on_mount(self) -> None:

@@ -231,6 +231,7 @@ class LessonsScreen(SortableScreen):
         self.done(self.query_one("#lessons-table", ThemedTable))
         if previous is None or not self._update_in_place(previous):
             self._rebuild()
+        self._title()  # the policy in force may have changed (What-if saves it)
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         self.query_one("#lessons-empty", Static).display = not event.view.rows
         self.ready_for_keys()
@@ -386,12 +387,13 @@ class LessonsScreen(SortableScreen):
 
     def _title(self) -> None:
         retired = len(self.view.retired) if self.view is not None else 0
+        policy = f"Lessons · policy {self.view.policy}" if self.view is not None and self.view.policy else "Lessons"
         if not retired:
-            self.title = "Lessons"
+            self.title = policy
         elif self.show_retired:
-            self.title = f"Lessons · {retired} retired shown (R hides)"
+            self.title = f"{policy} · {retired} retired shown (R hides)"
         else:
-            self.title = f"Lessons · {retired} retired hidden (R shows)"
+            self.title = f"{policy} · {retired} retired hidden (R shows)"
 
     def action_toggle_retired(self) -> None:
         self.show_retired = not self.show_retired

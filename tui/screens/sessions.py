@@ -176,6 +176,8 @@ class SessionsScreen(SortableScreen):
     def _cells(self, table: ThemedTable, s: SessionSummary) -> list[Text]:
         tone = "warning" if s.pending else None
         grade = "pending" if s.base_reward is None else fmt(s.base_reward)
+        if self.view is not None and s.session_id in self.view.words:  # gptme's word: noop, failed... differ
+            grade = one_line(self.view.words[s.session_id])
         troubled = self.view is not None and s.session_id in self.view.troubled
         return [
             # ⚠: a line of the log about this session could not be used (listed below the table)
