@@ -36,6 +36,7 @@ FULL = {
         "status": (5, 3),
         "record": (7, 7),
         "tui_start": (9, 9),
+        "filter_typing": (3, 3),
     },
 }
 QUICK = {
@@ -48,6 +49,7 @@ QUICK = {
         "status": (3, 3),
         "record": (3, 3),
         "tui_start": (3, 3),
+        "filter_typing": (1, 1),
     },
 }
 SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
@@ -60,7 +62,9 @@ SMOKE = {  # every case once on tiny data: a check that the benchmarks still run
         "status": (1, 1),
         "record": (1, 1),
         "tui_start": (1, 1),
+        "filter_typing": (1, 1),
     },
+    "filter_characters": 200,  # bench/filter_typing.py types 5,000 otherwise
 }
 SEED = 20260305
 
