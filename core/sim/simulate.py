@@ -117,6 +117,22 @@ DESCRIPTIONS = {
 # ---------------------------------------------------------------- scenario
 
 
+MAX_SESSIONS = 1_000_000  # per run
+MAX_LESSONS = 10_000
+MAX_CELLS = 10_000_000  # lessons x sessions: each world holds a few float64 arrays of that size (80 MB each)
+MAX_SEEDS = 10_000
+MAX_SMALL = 1_000  # categories, keywords per lesson
+MAX_DRAWS = 100_000  # propensity draws per session
+
+
+def check_seeds(first: int, count: int) -> None:
+    """ValueError (one line) unless `count` seeds from `first` are few enough to run."""
+    if not 1 <= count <= MAX_SEEDS:
+        raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {count:,}")
+    if not 0 <= first <= 2**63 - 1 - count:
+        raise ValueError(f"the first seed must be in [0, 2**63 - seeds), got {first:,}")
+
+
 @dataclass(frozen=True)
 class Scenario:
     """Parameters of a simulated world and its bandit loops. Validated on construction."""
@@ -150,10 +166,13 @@ class Scenario:
     dropout: float = 0.0  # P(a chosen lesson is withheld at random), a randomized trial in the loop
 
     def __post_init__(self) -> None:
-        def integer(name: str, low: int) -> None:
+        def integer(name: str, low: int, high: int) -> None:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+            if value > high:
+                shown = {"n_lessons": "lessons", "n_sessions": "sessions"}.get(name, name)
+                raise ValueError(f"{shown} must be at most {high:,}, got {value:,}")
 
         def unit(name: str) -> None:
             credit_mod.check_unit(getattr(self, name), name)
@@ -165,13 +184,17 @@ class Scenario:
 
         if not isinstance(self.name, str) or not self.name:
             raise ValueError("name must be a non-empty string")
-        integer("n_lessons", 2)
-        integer("n_sessions", 1)
-        integer("k", 1)
-        integer("n_categories", 1)
-        integer("keywords_min", 1)
-        integer("keywords_max", 1)
-        integer("propensity_draws", 1)
+        integer("n_lessons", 2, MAX_LESSONS)
+        integer("n_sessions", 1, MAX_SESSIONS)
+        integer("k", 1, self.n_lessons)
+        integer("n_categories", 1, MAX_SMALL)
+        integer("keywords_min", 1, MAX_SMALL)
+        integer("keywords_max", 1, MAX_SMALL)
+        integer("propensity_draws", 1, MAX_DRAWS)
+        if self.n_lessons * self.n_sessions > MAX_CELLS:
+            raise ValueError(
+                f"lessons x sessions must be at most {MAX_CELLS:,}, got {self.n_lessons:,} x {self.n_sessions:,}"
+            )
         if self.keywords_max < self.keywords_min:
             raise ValueError(f"keywords_max ({self.keywords_max}) must be >= keywords_min ({self.keywords_min})")
         for name in (
@@ -1009,9 +1032,13 @@ def run_simulation(
     """Simulate the scenario for each seed (an int n means seeds 0..n-1) and summarise across seeds.
 
     `progress(done, total)` is called after each seed. Same scenario and seeds, same report."""
+    if isinstance(seeds, int):
+        check_seeds(0, seeds)
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seed_list:
         raise ValueError("at least one seed is needed")
+    if len(seed_list) > MAX_SEEDS:
+        raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {len(seed_list):,}")
     if any(s < 0 for s in seed_list):
         raise ValueError("seeds must be non-negative integers")
     results = []
