@@ -38,6 +38,7 @@ FULL = {
         "record": (7, 7),
         "tui_start": (9, 9),
         "transcript": (5, 5),
+        "filter_typing": (3, 3),
     },
 }
 QUICK = {
@@ -52,6 +53,7 @@ QUICK = {
         "record": (3, 3),
         "tui_start": (3, 3),
         "transcript": (3, 3),
+        "filter_typing": (1, 1),
     },
 }
 SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
@@ -66,7 +68,9 @@ SMOKE = {  # every case once on tiny data: a check that the benchmarks still run
         "record": (1, 1),
         "tui_start": (1, 1),
         "transcript": (1, 1),
+        "filter_typing": (1, 1),
     },
+    "filter_characters": 200,  # bench/filter_typing.py types 5,000 otherwise
 }
 SEED = 20260305
 

@@ -1,11 +1,12 @@
 """Bench case joint_scale: the joint fit as libraries grow.
 
 `fit_joint` (empirical-Bayes penalty included) on generated designs of 1,000, 3,000 and 10,000
-lessons over 100,000 graded sessions (quick: 300 and 1,000 lessons over 10,000). Ours is the
-default path (`solver="auto"`: iterative beyond `DENSE_MAX` lessons); the baseline is the
-implementation it replaces, one eigen-decomposition of the p x p matrix (`solver="dense"`), timed
-in the same run; at 10,000 lessons the baseline is not run (an 800 MB matrix and hours of
-eigen-decomposition): its baseline is ours at 3,000 lessons (how the time grows), report-only.
+lessons over 100,000 graded sessions (quick: 300 and 1,000 lessons over 10,000; smoke: 40 over 400
+and 650 over 2,000, once). Ours is the default path (`solver="auto"`: iterative beyond `DENSE_MAX`
+lessons); the baseline is the implementation it replaces, one eigen-decomposition of the p x p
+matrix (`solver="dense"`), timed in the same run; at 10,000 lessons the baseline is not run (an
+800 MB matrix and hours of eigen-decomposition): its baseline is ours at 3,000 lessons (how the
+time grows), report-only.
 
 Wall times are the harness's (best of 3); the detail adds one run's CPU time (process time, all
 threads), which a machine shared with busy neighbours inflates less. Checks (the case fails on
@@ -86,23 +87,28 @@ def _checks(design: Any, ours: Any, dense: Any) -> tuple[list[str], str]:
 
 
 def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
-    quick = sizes["workspace"]["sessions"] < 100_000
-    shapes = [(300, 10_000), (1_000, 10_000)] if quick else [(1_000, 100_000), (3_000, 100_000), (10_000, 100_000)]
+    sessions = sizes["workspace"]["sessions"]
+    if sessions < 1_000:  # smoke: once, on small data, both paths (650 lessons: iterative)
+        shapes, runs = [(40, 400), (650, 2_000)], 1
+    elif sessions < 100_000:
+        shapes, runs = [(300, 10_000), (1_000, 10_000)], 3
+    else:
+        shapes, runs = [(1_000, 100_000), (3_000, 100_000), (10_000, 100_000)], 3
     results: list[Result] = []
     previous: list[float] = []
     for p, n in shapes:
-        results += _shape(synthetic_design(p, n), previous, with_claims=p == (1_000 if quick else 3_000))
+        results += _shape(synthetic_design(p, n), previous, with_claims=(p, n) == shapes[-1] or p == 3_000, runs=runs)
         previous = results[-1].ours if not results[-1].name.startswith("claims") else results[-2].ours
     return results
 
 
-def _shape(design: Any, previous: list[float], with_claims: bool) -> list[Result]:
+def _shape(design: Any, previous: list[float], with_claims: bool, runs: int) -> list[Result]:
     """The results of one design: the fit against the dense one (or the previous size), and the claims."""
     from lesson_credit.core.analysis.claims import lesson_claims
     from lesson_credit.core.analysis.joint import fit_joint
 
     p, n, entries = design.n_arms, design.n, len(design.entry_arm)
-    ours_times, ours = best_of(lambda _: fit_joint(design), 3)
+    ours_times, ours = best_of(lambda _: fit_joint(design), runs)
     cpu = time.process_time()
     fit_joint(design)
     cpu = time.process_time() - cpu  # on a machine shared by busy neighbours, wall time says less than CPU time

@@ -10,7 +10,8 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
+(and status_cli_first without the index cache), record_cli, tui_start, filter_typing (a
+5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
 see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
 select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
@@ -436,6 +437,12 @@ def case_transcript(sizes: dict[str, Any]) -> list[Result]:
     return case(sizes)
 
 
+def case_filter_typing(sizes: dict[str, Any]) -> list[Result]:
+    from bench.filter_typing import case_filter_typing as cases  # the dashboard's filter (bench/filter_typing.py)
+
+    return cases(sizes)
+
+
 def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
     from bench.joint_scale import case_joint_scale as cases  # the joint fit at 1,000-10,000 lessons
 
@@ -463,6 +470,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_cli": case_record,
     "tui_start": case_tui_start,
     "transcript": case_transcript,
+    "filter_typing": case_filter_typing,
     "analysis": case_analysis,  # joint_fit, loo_cli
     "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
     "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)

@@ -43,6 +43,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
         state = msgspec.json.decode(raw)
     except msgspec.DecodeError:
         return StateCheck(f"{path.name} is not valid JSON", False)
+    except RecursionError:
+        return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
     why = disagreement(state, ws.posterior(), path.name)
     if why is None:
         return None

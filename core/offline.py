@@ -17,6 +17,7 @@ import numpy as np
 
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.model import beta as beta_mod
 
 if TYPE_CHECKING:
@@ -27,16 +28,13 @@ MAX_STATE_BYTES = 64 * 1024 * 1024
 
 def last_known_posteriors(ws: Workspace) -> dict[str, tuple[float, float]]:
     """Arm -> (alpha, beta) from bandit-state.json; empty when there is none or it is unreadable."""
-    try:
-        with open(ws.state_path, "rb") as handle:
-            data = handle.read(MAX_STATE_BYTES + 1)
-    except OSError:
-        return {}
-    if len(data) > MAX_STATE_BYTES:
+    try:  # a regular file only (a FIFO would block), refused by its size before reading
+        data = read_regular(ws.state_path, MAX_STATE_BYTES)
+    except (OSError, UnsafeFile):
         return {}
     try:
         state: Any = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return {}
     arms = state.get("arms") if isinstance(state, dict) else None
     out: dict[str, tuple[float, float]] = {}

@@ -3,9 +3,11 @@
     python3 scripts/min_constraints.py > min-constraints.txt
     pip install -c min-constraints.txt -e .
 
-CI (.ci/run) installs the project that way into a second venv and runs the tests marked `smoke`, so
-every lower bound in pyproject.toml is one the code is known to work with. A dependency without a
-lower bound (`>=` or `==`) is an error: its minimum would be whatever pip finds.
+CI (.ci/run) installs the project that way (with the `pg` extra) into a second venv and runs the tests
+marked `smoke`, so every lower bound in pyproject.toml is one the code is known to work with. A
+dependency without a lower bound (`>=` or `==`) is an error: its minimum would be whatever pip finds.
+Pins carry no extras (pip refuses extras in a constraints file): `psycopg[binary]>=3.2.1` pins psycopg,
+whose `binary` extra then pins psycopg-binary to the same release.
 """
 
 from __future__ import annotations
@@ -31,10 +33,19 @@ def lower_bound(requirement: str) -> tuple[str, str]:
     return name, bounds[0][2:].strip()
 
 
+EXTRAS = ("pg",)  # optional runtime dependencies, checked like the required ones
+
+
+def runtime_requirements(pyproject: str) -> list[str]:
+    """The runtime requirements of a pyproject.toml's text: its dependencies, then those of EXTRAS."""
+    project = tomllib.loads(pyproject)["project"]
+    extras = project.get("optional-dependencies", {})
+    return [*project["dependencies"], *(r for extra in EXTRAS for r in extras.get(extra, []))]
+
+
 def minimum_pins(pyproject: str) -> list[str]:
-    """`name==version` for each runtime dependency of a pyproject.toml's text, in its order."""
-    dependencies = tomllib.loads(pyproject)["project"]["dependencies"]
-    return [f"{name}=={version}" for name, version in map(lower_bound, dependencies)]
+    """`name==version` for each runtime requirement (`runtime_requirements`), in order."""
+    return [f"{name}=={version}" for name, version in map(lower_bound, runtime_requirements(pyproject))]
 
 
 def main() -> int:

@@ -152,7 +152,7 @@ def _progress_bar(label: str) -> Callable[[int, int], None]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from lesson_credit.core.sim.simulate import format_report, run_simulation, scenario
+    from lesson_credit.core.sim.simulate import check_seeds, format_report, run_simulation, scenario
 
     changes = {
         "n_lessons": args.lessons,
@@ -172,6 +172,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     }
     try:
         sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+        check_seeds(args.first_seed, args.seeds)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))

@@ -115,6 +115,8 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise InteropError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InteropError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
     arms = []
@@ -272,7 +274,7 @@ def read_state(path: Path) -> dict[str, Any]:
     regular file, too big or not an object."""
     try:
         loaded = msgspec.json.decode(read_regular(path, STATE_MAX_BYTES))
-    except (OSError, UnsafeFile, msgspec.DecodeError):
+    except (OSError, UnsafeFile, msgspec.DecodeError, RecursionError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 

@@ -244,6 +244,7 @@ def _lesson_files(root: Path) -> Iterable[Path]:
 
 LESSON_CACHE_VERSION = 2  # 2: partial frontmatter failures and CR-only files are problems (were cached as loaded)
 LESSON_CACHE_MAGIC = b"lesson-credit lessons 2\n"
+LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
 
 def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[str]]:
@@ -279,7 +280,7 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
     from lesson_credit.core.base.sealed import unseal
 
     try:
-        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, 1 << 40)))
+        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, LESSON_CACHE_MAX_BYTES)))
     except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
         return {}  # missing, unreadable or damaged: no cache, every file is parsed again
     if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:

@@ -121,7 +121,7 @@ from lesson_credit.core.sim.report import (
     format_report,
     summarise,
 )
-from lesson_credit.core.sim.scenario import SCENARIOS, Scenario, scenario
+from lesson_credit.core.sim.scenario import MAX_SEEDS, SCENARIOS, Scenario, check_seeds, scenario
 from lesson_credit.core.sim.world import World, make_world
 
 FloatArray = npt.NDArray[np.float64]
@@ -131,6 +131,8 @@ COVERAGE_Z = 1.6448536269514722  # 90% intervals
 DEFAULT_SEEDS = 20
 
 __all__ = [
+    "MAX_SEEDS",
+    "check_seeds",
     "BOTTOM_SHARE",
     "COVERAGE_Z",
     "DEFAULT_SEEDS",
@@ -257,9 +259,13 @@ def run_simulation(
     """Simulate the scenario for each seed (an int n means seeds 0..n-1) and summarise across seeds.
 
     `progress(done, total)` is called after each seed. Same scenario and seeds, same report."""
+    if isinstance(seeds, int):
+        check_seeds(0, seeds)
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seed_list:
         raise ValueError("at least one seed is needed")
+    if len(seed_list) > MAX_SEEDS:
+        raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {len(seed_list):,}")
     if any(s < 0 for s in seed_list):
         raise ValueError("seeds must be non-negative integers")
     results = []

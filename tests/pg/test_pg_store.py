@@ -130,6 +130,7 @@ def test_events_are_append_only(pg_url: str) -> None:
     store.close()
 
 
+@pytest.mark.smoke
 def test_the_database_itself_refuses_a_second_session_event(pg_url: str) -> None:
     # not only our code: a raw INSERT of a second session event for one id fails on the index
     store = PgStore(pg_url, agent="a1")

@@ -24,7 +24,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, WhatIfScreen) and screen.policy == "seed"
-        await pilot.press("p", "p", "p")  # seed -> evidence -> uniform -> joint
+        await pilot.press("T", "T", "T")  # seed -> evidence -> uniform -> joint
         await settle(pilot)
         assert screen.policy == "joint" and str(screen.query_one("#policy").value) == "joint"
         summary = str(screen.query_one("#what-if-summary").render())
@@ -32,7 +32,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         assert not (ws_root / CONFIG_REL).exists()  # nothing written before ctrl+s
         await pilot.press("ctrl+s")
         await pilot.pause()
-        await pilot.press("n")  # declined: still nothing
+        await pilot.press("escape")  # declined: still nothing
         await settle(pilot)
         assert not (ws_root / CONFIG_REL).exists()
         await pilot.press("ctrl+s")

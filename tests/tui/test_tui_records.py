@@ -56,7 +56,7 @@ async def test_the_detail_shows_the_record_and_every_source(records_root: Path) 
         assert "judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in text
         assert "gptme · anthropic/claude-sonnet-4-6 · 19m 00s · productive (exit 0)" in text
         assert "grades: productivity 0.80 ×0.40, alignment 0.30 ×0.35, harm 1.00 ×0.25" in text
-        assert "T shows state/sessions/logs/2026-03-01-s1/conversation.jsonl" in text
+        assert "V shows state/sessions/logs/2026-03-01-s1/conversation.jsonl" in text
         bar = detail.query_one("#grade-bar", GradeBar)
         assert bar.others == (("judge", 0.3), ("heuristic", 0.8), ("outcome", 1.0))
 
@@ -112,7 +112,7 @@ async def test_J_without_a_judges_score_writes_nothing(app: LessonCreditApp, ws_
 
 async def open_transcript(pilot: Any, session_id: str) -> TranscriptScreen:
     await open_session(pilot, session_id)
-    await pilot.press("T")
+    await pilot.press("V")
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, TranscriptScreen)

@@ -31,7 +31,7 @@ def test_snapshot_session_detail_with_record(size: Size, snap_compare: SnapCompa
 
 @sizes
 def test_snapshot_transcript(size: Size, snap_compare: SnapCompare, rws: Workspace) -> None:
-    assert snap_compare(make_app(rws), terminal_size=size, run_before=steps("T", session="s1"))
+    assert snap_compare(make_app(rws), terminal_size=size, run_before=steps("V", session="s1"))
 
 
 async def transcript_read(pilot: Pilot[Any]) -> None:
@@ -51,7 +51,7 @@ async def transcript_read(pilot: Pilot[Any]) -> None:
 @sizes
 def test_snapshot_transcript_search(size: Size, snap_compare: SnapCompare, rws: Workspace) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await steps("T", session="s1")(pilot)
+        await steps("V", session="s1")(pilot)
         await transcript_read(pilot)  # typed after the text is there: the search then finds in it
         await steps("slash", *"pytest", "enter", "enter")(pilot)
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
+from textual_private import paste_ahead
 from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
 
 from lesson_credit.core.workspace import Workspace
@@ -269,9 +269,7 @@ async def test_a_pasted_filter_keeps_what_fits(app: LessonCreditApp) -> None:
         await settle(pilot)
         screen = await open_sessions(pilot)
         await pilot.press("slash")
-        paste = events.Paste("s4" + "y" * 5000 + "\nsecond line")
-        paste.set_sender(app)
-        app._driver.send_message(paste)  # type: ignore[union-attr]
+        paste_ahead(app, "s4" + "y" * 5000 + "\nsecond line")
         burst(pilot, "enter", "enter")  # ordered after the paste, as typed
         await settle(pilot)
         assert screen.query_one("#session-filter", Input).value == ("s4" + "y" * 5000)[:MAX_FILTER]

@@ -13,6 +13,7 @@ from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
+from textual_private import type_ahead
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.screens.health import HealthScreen
@@ -197,32 +198,10 @@ def build_analysis_workspace(root: Path) -> Path:
     return root
 
 
-# what a terminal sends with each named key this package's tests type (Textual's key_to_character
-# has no character for some, e.g. plus and slash)
-KEY_CHARS = {
-    "full_stop": ".",
-    "colon": ":",
-    "slash": "/",
-    "plus": "+",
-    "minus": "-",
-    "comma": ",",
-    "escape": "\x1b",
-    "enter": "\r",
-    "tab": "\t",
-}
-
-
 def burst(pilot: Any, *keys: str) -> None:
     """Queue keys at the terminal driver all at once, the way a terminal delivers fast typing (`pilot.press`
     idles after each key, which lets what the key started finish first). A key is a character or its name."""
-    from textual import events
-
-    driver = pilot.app._driver
-    assert driver is not None
-    for key in keys:
-        event = events.Key(key, key if len(key) == 1 else KEY_CHARS.get(key))
-        event.set_sender(pilot.app)
-        driver.send_message(event)
+    type_ahead(pilot.app, *keys)
 
 
 async def settle(pilot: Any) -> None:

@@ -90,7 +90,7 @@ class SessionDetailScreen(DataScreen):
         "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
         "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
         "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
-        "source's score show under the session's line; T opens the transcript, J takes the judge's score as "
+        "source's score show under the session's line; V opens the transcript, J takes the judge's score as "
         "your grade (a grade like any other: u undoes it)."
     )
 
@@ -108,7 +108,7 @@ class SessionDetailScreen(DataScreen):
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
         Binding("escape", "back", "Back / discard draft", show=False),
-        Binding("T", "transcript", "Transcript", key_display="T", show=False),
+        Binding("V", "transcript", "Transcript", key_display="V", show=False),
         Binding("J", "take_judge", "Judge's score as grade", key_display="J", show=False),
     ]
 

@@ -46,7 +46,7 @@ def outside_text(outside: SessionOutside) -> Text:
         out.append(one_line(outside.record_note or "none"), style="dim")
     out.append("\ntranscript ", style="bold")
     if outside.trajectory is not None:
-        out.append(f"T shows {one_line(outside.trajectory)}")
+        out.append(f"V shows {one_line(outside.trajectory)}")
     else:
         out.append(one_line(outside.trajectory_note or "none"), style="dim")
     return out
