@@ -18,6 +18,7 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import safe, table
+from lesson_credit.core.base.numbers import fixed, signed
 
 
 def cmd_loo(args: argparse.Namespace) -> int:
@@ -38,7 +39,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
     ordered = sorted(results, key=lambda r: (r.headline is None, -(r.headline if r.headline is not None else 0.0)))
 
     def num(value: float | None, sign: bool = True) -> str:
-        return "-" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
+        return "-" if value is None else (signed(value) if sign else fixed(value))
 
     def span(low: float | None, high: float | None) -> str:
         return "-" if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
