@@ -2,7 +2,7 @@
 
 Written the way one would without thinking about speed: ``json.loads`` per line, a plain
 per-record loop updating one small object per arm, ``kw in text`` per keyword. They
-implement the same semantics as the engine (SPEC 4-6) for the data the benchmarks
+implement the same semantics as the engine (docs/format.md §3-5) for the data the benchmarks
 generate, so their results are also checked against the engine's.
 
 This module imports only the standard library: `status_main` is what the baseline

@@ -6,6 +6,7 @@ import gc
 import hashlib
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,8 @@ from bench import baselines
 
 ROOT = Path(__file__).resolve().parent.parent
 
-DATA = ROOT / "bench" / ".data"
+# generated data and results; LESSON_CREDIT_BENCH_DATA moves them (the smoke test writes to a temporary folder)
+DATA = Path(os.environ.get("LESSON_CREDIT_BENCH_DATA") or ROOT / "bench" / ".data")
 GEN_VERSION = 3  # bump when a generator changes, so stale data is regenerated
 
 FULL = {
@@ -34,6 +36,7 @@ FULL = {
         "status": (5, 3),
         "record": (7, 7),
         "tui_start": (9, 9),
+        "filter_typing": (3, 3),
     },
 }
 QUICK = {
@@ -46,7 +49,22 @@ QUICK = {
         "status": (3, 3),
         "record": (3, 3),
         "tui_start": (3, 3),
+        "filter_typing": (1, 1),
     },
+}
+SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
+    "workspace": {"lessons": 30, "sessions": 400, "per_session": 5, "grades": 20, "pending": 0.10},
+    "salience": {"lessons": 60, "keywords": 3, "journal_bytes": 20_000, "wildcard_lessons": 2},
+    "runs": {
+        "cold": (1, 1),
+        "warm": (1, 1),
+        "salience": (1, 1),
+        "status": (1, 1),
+        "record": (1, 1),
+        "tui_start": (1, 1),
+        "filter_typing": (1, 1),
+    },
+    "filter_characters": 200,  # bench/filter_typing.py types 5,000 otherwise
 }
 SEED = 20260305
 
@@ -263,7 +281,7 @@ def salience_data(params: dict[str, Any]) -> Path:
         keywords = lessons[int(i)][1]
         k = int(rng.integers(per))
         keywords[k] = wildcard_of(rng, keywords[k])
-    # A few lessons with the edge cases SPEC 4 names: padded, repeated, empty and all-* keywords.
+    # A few lessons with the edge cases docs/format.md §3 names: padded, repeated, empty and all-* keywords.
     for i in range(0, n_lessons, max(1, n_lessons // 20)):
         keywords = lessons[i][1]
         keywords[0] = f"  {keywords[0]}  "

@@ -1,4 +1,4 @@
-"""lesson-credit benchmarks: the targets of the performance issue, each against a baseline.
+"""lesson-credit benchmarks: the performance targets, each against a baseline.
 
 Run from the repository root::
 
@@ -10,10 +10,13 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
-see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
+(and status_cli_first without the index cache), record_cli, tui_start, filter_typing (a
+5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
+see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
+select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
-another client).
+another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
+INSERT) and push_pg (store push against COPY, and its memory).
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed as the best of N
@@ -51,6 +54,7 @@ from bench.harness import (  # noqa: E402
     DATA,
     FULL,
     QUICK,
+    SMOKE,
     Result,
     Target,
     best_of,
@@ -152,7 +156,7 @@ def case_warm(sizes: dict[str, Any]) -> list[Result]:
     def from_arrays(_: Any) -> Any:
         from dataclasses import replace
 
-        from lesson_credit.core.bandit.fold import BlockCache
+        from lesson_credit.core.log.snapshot import BlockCache
 
         return fold(replace(data, blocks=BlockCache()), whatif)  # no block sums to reuse
 
@@ -420,11 +424,29 @@ def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
 
 
 def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
-    """A case of bench/pg.py (the PostgreSQL store), imported only when run."""
-    from bench import pg
+    """A case of bench/pg.py or bench/pg_write.py (the PostgreSQL store), imported only when run."""
+    from bench import pg, pg_write
 
-    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name)
+    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name, None) or getattr(pg_write, name)
     return case(sizes)
+
+
+def case_filter_typing(sizes: dict[str, Any]) -> list[Result]:
+    from bench.filter_typing import case_filter_typing as cases  # the dashboard's filter (bench/filter_typing.py)
+
+    return cases(sizes)
+
+
+def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
+    from bench.joint_scale import case_joint_scale as cases  # the joint fit at 1,000-10,000 lessons
+
+    return cases(sizes)
+
+
+def case_policy(sizes: dict[str, Any]) -> list[Result]:
+    from bench.policy import case_policy as run_case
+
+    return run_case(sizes)
 
 
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
@@ -441,10 +463,15 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "sessions_cli": case_sessions,
     "record_cli": case_record,
     "tui_start": case_tui_start,
+    "filter_typing": case_filter_typing,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
+    "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
+    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),  # write_pg_1, _4, _16 (bench/pg_write.py)
+    "push_pg": lambda sizes: _pg_case("case_push_pg", sizes),
 }
 
 
@@ -459,6 +486,24 @@ def selected_cases(only: list[str] | None, cases: dict[str, Any] | None = None) 
             raise ValueError(f"unknown case {name!r}; cases: {', '.join(cases)} (warm = warm_whatif + warm_regrade)")
         chosen += [m for m in matches if m not in chosen]
     return chosen
+
+
+def chosen_cases(
+    only: list[str] | None, plan: list[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[tuple[dict[str, Any], dict[str, Any], list[str]]]:
+    """(cases, sizes, the names to run) per set of cases; `--only` names may come from any of the sets."""
+    if not only:
+        return [(cases, sizes, list(cases)) for cases, sizes in plan]
+    known = [name for cases, _ in plan for name in cases]
+    out = []
+    for cases, sizes in plan:
+        names = [n for n in only if any(c == n or c.startswith(n) or n.startswith(c) for c in cases)]
+        if names:
+            out.append((cases, sizes, selected_cases(names, cases)))
+    unknown = [n for n in only if not any(c == n or c.startswith(n) or n.startswith(c) for c in known)]
+    if unknown or not out:
+        raise ValueError(f"unknown case {unknown[0] if unknown else only[0]!r}; cases: {', '.join(known)}")
+    return out
 
 
 def code_version() -> dict[str, Any]:
@@ -520,25 +565,39 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="3,000 lessons and 1,000,000 sessions (bench/scale.py; 1.4 GB of data, ~10 min, ~10 GB of memory)",
     )
+    mode.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every case, the scale ones included, once on tiny data: that the benchmarks run (tests/bench), "
+        "no measurement",
+    )
     parser.add_argument(
         "--only",
         action="append",
         metavar="NAME",
         help=f"run only this case (repeatable): {', '.join(CASES)}; with --scale: scale_status, scale_regrade, tui",
     )
+    parser.add_argument(
+        "--skip", action="append", default=[], metavar="NAME", help="leave out this case (repeatable; exact name)"
+    )
     args = parser.parse_args(argv)
-    if args.scale:
-        from bench import scale
+    from bench import scale
 
-        cases: dict[str, Callable[[dict[str, Any]], list[Any]]] = scale.SCALE_CASES
-        sizes: dict[str, Any] = scale.SCALE
+    plan: list[tuple[dict[str, Callable[[dict[str, Any]], list[Any]]], dict[str, Any]]]
+    if args.scale:
+        plan = [(scale.SCALE_CASES, scale.SCALE)]
         mode_name = "scale"
+    elif args.smoke:
+        plan = [(CASES, SMOKE), (scale.SCALE_CASES, scale.SCALE_SMOKE)]
+        mode_name = "smoke"
     else:
-        cases = CASES
-        sizes = QUICK if args.quick else FULL
+        plan = [(CASES, QUICK if args.quick else FULL)]
         mode_name = "quick" if args.quick else "full"
     try:
-        names = selected_cases(args.only, cases)
+        chosen = [
+            (cases, sizes, [n for n in names if n not in args.skip])
+            for cases, sizes, names in chosen_cases(args.only, plan)
+        ]
     except ValueError as exc:
         parser.error(str(exc))
     compile_project()
@@ -548,21 +607,24 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"lesson-credit benchmarks ({mode_name} sizes); python {env['python']}, "
         f"numpy {env['numpy']}, {env['cpus']} CPUs, load average {env['load_average_at_start'][0]:.2f}; "
-        f"best of N, time.perf_counter\nengine: git {env['git_head']}{dirty} (core+cli sha256 {env['engine_sha256']})\n"
+        f"times per run, best and median, time.perf_counter\nengine: git {env['git_head']}{dirty} "
+        f"(core+cli sha256 {env['engine_sha256']})\n"
     )
     if env["load_average_at_start"][0] > 0.5 * (env["cpus"] or 1):
         print("note: the machine is busy (load average above half the CPUs): timings will be noisy and pessimistic\n")
     started = time.perf_counter()
-    # Generate first, so the timings of the first case do not follow a burst of writes.
-    if args.scale:
-        scale.generate(names)
-    if not args.scale and any(n in names for n in ("cold_load", "warm", "status_cli", "analysis")):
-        workspace_data(sizes["workspace"])
-    if not args.scale and "salience" in names:
-        salience_data(sizes["salience"])
     results: list[Result] = []
-    for name in names:
-        results += cases[name](sizes)
+    for cases, sizes, names in chosen:
+        # Generate first, so the timings of the first case do not follow a burst of writes.
+        if cases is scale.SCALE_CASES:
+            scale.generate(names, sizes)
+        else:
+            if any(n in names for n in ("cold_load", "warm", "status_cli", "analysis")):
+                workspace_data(sizes["workspace"])
+            if "salience" in names:
+                salience_data(sizes["salience"])
+        for name in names:
+            results += cases[name](sizes)
     print_table(results)
     engine_after = code_version()
     for key, what in (("engine_sha256", "core/ or cli/"), ("tui_sha256", "tui/")):
@@ -571,13 +633,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"\nWARNING: {what} changed during the run (sha256 {env[key]} -> {engine_after[key]}): "
                 "the cases measured different code; run again."
             )
-    if args.quick:
-        print("\nquick mode: sizes are reduced, so the verdicts are a smoke check; the targets are for full sizes.")
+    if args.quick or args.smoke:
+        print(f"\n{mode_name} mode: reduced sizes, so the verdicts are a smoke check; the targets are for full sizes.")
     payload = {
         "mode": mode_name,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
-        "sizes": {k: v for k, v in sizes.items() if k != "runs"},
+        "sizes": [{k: v for k, v in sizes.items() if k != "runs"} for _, sizes, _ in chosen],
         "environment": env,
         "engine_at_end": engine_after,
         "elapsed_s": time.perf_counter() - started,
@@ -586,7 +648,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(payload, indent=2) + "\n"
     (DATA / "results.json").write_text(text)  # the latest run
     (DATA / f"results-{payload['mode']}.json").write_text(text)  # so a quick run does not hide the full numbers
-    print(f"\nresults written to {(DATA / 'results.json').relative_to(ROOT)} ({payload['elapsed_s']:.0f} s)")
+    print(f"\nresults written to {DATA / 'results.json'} ({payload['elapsed_s']:.0f} s)")
     return 0
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from lesson_credit.cli.render import safe
 
 EXIT_BAD_INPUT = 1
+EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the event store failed for now (nothing written); retry later
 
 
 class CliError(Exception):
@@ -56,9 +57,7 @@ def one_line(value: str | None, what: str) -> str | None:
 
 def resolve_session(ws: Any, text: str) -> str:
     """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
-    from lesson_credit.core.query import resolve_id
-
-    return resolve_id(ws.session_table().session_ids, text)
+    return str(ws.session_id_of(text))
 
 
 def unit_float(text: str) -> float:
@@ -120,8 +119,13 @@ def print_warnings(ws: Any) -> None:
 def problem_lines(ws: Any) -> list[str]:
     """The log's and the library's problems as the table forms warn of them ("sessions.jsonl line
     N: ..."), the first five of each and then a count."""
+    from lesson_credit.core.base.files import StoreError
+
     lines = []
-    problems = ws.log_problems()
+    try:
+        problems = ws.log_problems()
+    except StoreError:  # the store went away (select --offline-ok): the command said so already
+        problems = []
     lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
     if len(problems) > 5:
         lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")

@@ -1,4 +1,4 @@
-"""The events a write command appends, built and checked from its input (SPEC 4).
+"""The events a write command appends, built and checked from its input (docs/format.md §5.2-5.5).
 
 Nothing here touches the log: `recording` reads the session's journal, the rest are functions of
 their arguments; the workspace checks an event against the log under its lock and appends it.

@@ -4,7 +4,7 @@
 and the dashboard's grades and undos all go through it. Appending needs two facts read atomically
 with the append: the grade in force just before it (what an undo restores) and the line the new
 event got (what a later undo names and checks is still in force). A retraction (`base_reward`
-None, SPEC 6) returns the session to pending. An event that reached the log is a success even
+None, docs/format.md §5.3) returns the session to pending. An event that reached the log is a success even
 when `bandit-state.json` (derived) could not be rewritten: that is a warning, not a failure.
 """
 

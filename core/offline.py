@@ -2,7 +2,7 @@
 
 An agent's session-start hook runs `select`; when the log's store (a database) cannot be
 reached, `select --offline-ok` still answers, by Thompson sampling from the alpha/beta that
-the last write of this workspace left in `bandit-state.json` (SPEC 7). The draw is the one
+the last write of this workspace left in `bandit-state.json` (docs/format.md §7). The draw is the one
 `lesson_credit.core.bandit.select.thompson_select` makes for the same posteriors, seed and candidates; nothing is
 logged.
 """
@@ -84,4 +84,5 @@ def select_offline(
         draws={c.id: float(d) for c, d in zip(candidates, sample, strict=True)},
         k=k,
         seed=seed,
+        policy=ws.settings.strategy,  # the state file's Beta posteriors, whatever the policy in force
     )

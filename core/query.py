@@ -230,18 +230,7 @@ def _ordered(table: SessionTable, rows: IntArray, query: SessionQuery, times: Fl
     return np.array(present + absent, dtype=np.int64)
 
 
-def resolve_id(session_ids: Sequence[str], text: str) -> str:
-    """The one session id `text` names: itself when logged, else the only id it starts.
-    An unknown or ambiguous prefix raises QueryError naming the matches (one line)."""
-    if not text:
-        raise QueryError("session id must not be empty")
-    if text in session_ids:
-        return text
-    matches = [sid for sid in session_ids if sid.startswith(text)]
-    if not matches:
-        raise QueryError(f"unknown session {text!r}")
-    if len(matches) > 1:
-        shown = ", ".join(matches[:MAX_MATCHES_SHOWN])
-        more = f" and {len(matches) - MAX_MATCHES_SHOWN} more" if len(matches) > MAX_MATCHES_SHOWN else ""
-        raise QueryError(f"session id prefix {text!r} is ambiguous: {len(matches)} sessions match ({shown}{more})")
-    return matches[0]
+def ambiguous(text: str, shown: Sequence[str], count: int) -> str:
+    """The message for a prefix `count` sessions start with (`shown`: the first few of them)."""
+    more = f" and {count - len(shown)} more" if count > len(shown) else ""
+    return f"session id prefix {text!r} is ambiguous: {count} sessions match ({', '.join(shown)}{more})"

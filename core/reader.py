@@ -20,7 +20,8 @@ import numpy.typing as npt
 
 from lesson_credit.core import views
 from lesson_credit.core.bandit.fold import Posterior, fold
-from lesson_credit.core.log.cache import MIN_NEW_BYTES
+from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
+from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
@@ -72,6 +73,7 @@ class LogReader:
         default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
+        self._dropped = False  # see drop()
         self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
         # who wrote each session (a database store's record), fetched up to _agents_end for _agents_of
         self._agents: dict[str, str] = {}
@@ -91,64 +93,80 @@ class LogReader:
         signature = self._prefix.signature()
         size = self.log.size()
         index = self.index
-        reset = False
+        reset, dropped, self._dropped = self._dropped, self._dropped, False
         intact = size >= index.end and self._prefix.intact(index.end, signature)
-        if index.end and (not intact or self._glued(index.end, size, self._partial)):
+        if index.end and not intact:
             # The log was edited, replaced or cut, or a last line read without its newline was
             # continued (it is then one longer line): start over rather than trust a stale prefix.
             self.index = index = LogIndex()
             self._partial = False
             self._prefix.reset()
             reset = True
-        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
+        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold and not dropped:
             loaded = self._log_cache.load()
-            if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
+            if loaded is not None:
                 self.index, hasher, self._partial = loaded
                 self._prefix.adopt(hasher)
                 index = self.index
                 reset = True
-        self._prefix.checked(signature)
         if size == index.end and self._tail_problem is None and not reset:
+            self._prefix.checked(signature)
             return False
         started_at = index.end
         changed = reset
         tail_problem = None
         with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
-            for result in self.log.read_chunks(
+            for result in self.log.read_since(
                 index.end,
                 index.lines + 1,
                 decode=decode_raw,
-                continues_line=self._partial,
                 decode_lines=decode_raw_lines,
                 hasher=self._prefix.hasher,
             ):
-                index.problems.extend(sorted(result.problems + index.add_many(result.events), key=lambda p: p.line))
+                added = index.add_many(result.events, result.offsets)
+                index.problems.extend(sorted(result.problems + added, key=lambda p: p.line))
                 changed = changed or bool(result.events or result.problems)
                 tail_problem = result.tail_problem
                 if result.end != index.end:
                     index.end = result.end
                     index.lines += result.lines
                     self._partial = result.partial
+        self._prefix.checked(signature)  # after reading: it may seal the log as read (core/log/logcheck.py)
         changed = changed or tail_problem != self._tail_problem
         self._tail_problem = tail_problem
         prepared = None
         if index.end != started_at and index.end - started_at >= self.cache_threshold:
             index.settle()
             if self._log_cache is not None:
-                prepared = _with_block_sums(index, settings, self.outcomes)
-                self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
+                with _gc_paused():  # as above: encoding a million sessions makes millions of objects
+                    prepared = _with_block_sums(index, settings, self.outcomes)
+                    self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self.snapshot, self._folds = prepared, {}
         return changed
+
+    def keep_sums(self) -> None:
+        """Save the per-block sums a fold computed since the parsed-log cache last held them (after a
+        write: the next command then folds without recomputing the blocks the write changed)."""
+        if isinstance(self._log_cache, LogCache):
+            self._log_cache.save_sums(self.index)
+
+    def drop(self, why: str = "") -> None:
+        """Forget what was read (a section of the parsed-log cache turned out damaged when read, `why`):
+        the next refresh parses the whole log, without the cache, and saves a new one."""
+        if why and isinstance(self._log_cache, LogCache):
+            self._log_cache.note(f"has a damaged block ({why})")
+        self.index = LogIndex()
+        self._partial = False
+        self._prefix.reset()
+        self._tail_problem = None
+        self.snapshot, self._folds = None, {}
+        self._dropped = True
 
     def trust_once(self) -> None:
         """The next refresh skips hashing what was read: the caller appended under the writers'
         lock, so the bytes before its event are those it read."""
         self._prefix.trust_once()
-
-    def _glued(self, end: int, size: int, partial: bool) -> bool:
-        """Whether bytes were appended right after a last line that had no newline when read."""
-        return partial and size > end and self.log.glued(end)
 
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
@@ -182,20 +200,35 @@ class LogReader:
         """The line of a session's record in the log."""
         return int(self.index.session_lines[row])
 
-    def grades_of(self, session_id: str) -> list[tuple[int, GradeEvent]]:
-        """(line, grade) of every grade event naming the session, in log order."""
-        return [(line, grade) for line, grade in self.index.grades if grade.session_id == session_id]
+    def grades_of(self, row: int) -> list[tuple[int, GradeEvent]]:
+        """(line, grade) of every grade event naming the session at `row`, in log order: those read
+        with the row known, and those read before their session (row -1 then), checked by id."""
+        index = self.index
+        rows = np.array(index.grade_rows, dtype=np.int64)
+        positions = np.flatnonzero((rows == row) | (rows < 0)).tolist()
+        session_id = index.session_ids[row]
+        grades = [index.grades[p] for p in positions]
+        return [(line, grade) for line, grade in grades if grade.session_id == session_id]
 
     def grade_history(self, row: int) -> list[GradeRecord]:
         """Every grade of the session at `row`, oldest first (views.grade_history); a record without
         base_reward counts the reward its string outcome maps to, as the snapshots do (`outcomes`)."""
         session = self.session(row)
-        outcome = (self.outcomes or {}).get(self.outcome_labels().get(row, ""))
-        return views.grade_history(session, self.session_line(row), self.grades_of(session.session_id), outcome)
+        outcome = (self.outcomes or {}).get(self.index.outcome_labels.get(row) or "")
+        return views.grade_history(session, self.session_line(row), self.grades_of(row), outcome)
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""
-        return self.index.outcome_labels
+        return dict(self.index.outcome_labels.items())
+
+    def outcome_label(self, row: int) -> str | None:
+        """The string outcome of the record at `row` when it was logged without base_reward."""
+        return self.index.outcome_labels.get(row)
+
+    def session_offset(self, row: int) -> int | None:
+        """Where the session's record starts in the log (None: not known, a database store's)."""
+        offset = int(self.index.session_offsets[row])
+        return None if offset < 0 else offset
 
     def retired(self) -> dict[str, int]:
         """Arm -> line of the retire event that retired it."""
@@ -207,22 +240,20 @@ class LogReader:
 
     def selection_propensity(self, session_id: str) -> dict[str, float]:
         """The propensities of the latest selection logged for a session id ({} if none)."""
-        for _, selection in reversed(self.index.selections):
-            if selection.session_id == session_id:
-                return dict(selection.propensity)
-        return {}
+        selection = self.index.latest_selection(session_id)
+        return {} if selection is None else dict(selection.propensity)
 
     def session_columns(self, n: int) -> SessionFields:
         index = self.index
         return SessionFields(
-            session_ids=index.session_ids[:n],
-            timestamps=index.session_times[:n],
-            categories=index.session_categories[:n],
-            journal_paths=index.session_journals[:n],
-            lines=index.session_lines[:n],
+            session_ids=index.session_ids.between(0, n),
+            timestamps=index.session_times.between(0, n),
+            categories=index.session_categories.between(0, n),
+            journal_paths=index.session_journals.between(0, n),
+            lines=index.session_lines.span(0, n),
         )
 
-    def session_ids(self) -> Sequence[str]:
+    def session_ids(self) -> Objects[str]:
         return self.index.session_ids
 
     def session_agents(self, n: int) -> list[str | None]:
@@ -236,7 +267,7 @@ class LogReader:
             self._agents_end = index.end
         if not self._agents:
             return []
-        return [self._agents.get(session_id) for session_id in index.session_ids[:n]]
+        return [self._agents.get(session_id) for session_id in index.session_ids.between(0, n)]
 
     def session_times(self) -> Sequence[str | None]:
         return self.index.session_times

@@ -10,10 +10,11 @@ is rewritten after each) and `lesson_credit.core.bandit.interop` (gptme's state 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 import numpy as np
 
@@ -31,8 +32,10 @@ from lesson_credit.core.base.files import WriteGuard
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
+from lesson_credit.core.log.columns import ids_starting
 from lesson_credit.core.log.events import SelectionEvent, encode
 from lesson_credit.core.log.eventstore import EventStore, JsonlStore
+from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
@@ -41,12 +44,41 @@ from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, Post
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.analysis.joint import JointFit
+    from lesson_credit.core.analysis.joint_posterior import JointPosterior
 
 STATE_DIR = Path("state") / "lesson-thompson"
+MATCHES_SHOWN = 5  # ids an ambiguous prefix's message names
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def rereads(method: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concatenate[Workspace, _P], _R]:
+    """Run `method` again, once, from a fresh read of the log when it found a section of the
+    parsed-log cache damaged (sections are checked when first read: core/log/columns.py). A write
+    retried this way has not appended yet: after its append, `_after_write` reads again itself."""
+
+    @functools.wraps(method)
+    def run(self: Workspace, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except CacheDamaged as exc:
+            if self._rereading:
+                raise
+            self._reader.drop(str(exc))
+            self._rereading = True
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self._rereading = False
+
+    return cast("Callable[Concatenate[Workspace, _P], _R]", run)
 
 
 class Workspace:
-    """A workspace folder: lessons, the event log, settings. See SPEC 2."""
+    """A workspace folder: lessons, the event log, settings. See docs/format.md §1."""
 
     def __init__(
         self,
@@ -86,7 +118,10 @@ class Workspace:
             outcomes=self.config.outcomes,
         )
         self.version = 0  # bumped whenever the log read so far changes
-        self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
+        self._rereading = False  # see rereads()
+        self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
+        self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
+        self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
 
     def _cache_folder_inside(self) -> bool:
         """Whether the caches' folder may be written (it does not link out of the workspace); when
@@ -117,23 +152,27 @@ class Workspace:
         self.version += changed
         return changed
 
+    @rereads
     def data(self) -> FoldData:
         """The fold snapshot of the log (read first if the last change has not been read)."""
         if self._reader.snapshot is None:
             self.refresh()
         return self._reader.data()
 
+    @rereads
     def log_problems(self) -> list[LogProblem]:
         return self._reader.problems(self.data())
 
     def lesson_problems(self) -> tuple[LessonProblem, ...]:
         return self.library().problems
 
+    @rereads
     def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
         """The fold's per-arm arrays (see `lesson_table` for the table by lesson)."""
         settings, data = settings or self.settings, self.data()
         return self._reader.posterior(settings) if base is None else fold(data, settings, base)
 
+    @rereads
     def lesson_table(
         self,
         settings: CreditSettings | None = None,
@@ -149,35 +188,92 @@ class Workspace:
             post, data, lessons, self._reader.session_ids, settings, base, details=details, intervals=intervals
         )
 
+    @rereads
     def lesson_usage(self) -> dict[str, LessonUsage]:
         """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
         return views.lesson_usage(self.data())
 
+    @rereads
     def p_top_k(
-        self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
     ) -> dict[str, float]:
-        """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
-        post, lessons = self.posterior(settings), self.library().lessons
-        return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
+        """P(each active lesson lands in a top-k Thompson draw among all active lessons) under `policy`
+        (default: `settings`' strategy when given, else the policy in force)."""
+        from lesson_credit.core.bandit import policy as policy_mod
 
+        policy = policy or (settings.strategy if settings is not None else self.policy)
+        k, lessons = k or self.config.k, self.library().lessons
+        if policy == policy_mod.JOINT:
+            joint = self.joint_posterior()
+            normal = policy_mod.NormalPosterior(joint.arm_ids, joint.mean, joint.sd, joint.prior_sd)
+            return policy_mod.p_top_k_active(normal, lessons, k, seed, draws)
+        credit = (settings or self.settings).with_(strategy=policy)
+        return select_mod.p_top_k(self.posterior(credit), credit, lessons, k, seed, draws)
+
+    @rereads
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
+        """Each lesson's joint (ranking) effect estimate (core.analysis.joint), without LOO or flags."""
+        fit = self.joint_fit()
+        return {arm: float(e) for arm, e in zip(self.data().arm_ids, fit.estimate.tolist(), strict=True) if e == e}
 
-        return effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+    @rereads
+    def joint_fit(self, floor: float | None = None) -> JointFit:
+        """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),
+        reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
+        of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
+        says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
+        from lesson_credit.core.analysis.joint import build_design, fit_joint
 
+        data = self.data()
+        floor = self.settings.floor if floor is None else floor
+        key = (self.version, floor)
+        if self._joint_fit is None or self._joint_fit[0] != key:
+            design = build_design(data, self.session_categories(), floor, self.session_agents())
+            self._joint_fit = (key, fit_joint(design))
+        return self._joint_fit[1]
+
+    @property
+    def policy(self) -> str:
+        """The selection policy in force: config.toml's [select] policy, else the credit strategy."""
+        return self.config.selection_policy
+
+    @rereads
+    def joint_posterior(self) -> JointPosterior:
+        """The joint estimate as a posterior per lesson (core.analysis.joint_posterior): kept per log
+        version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
+        from lesson_credit.core.analysis.joint_posterior import cached_joint_posterior
+
+        data = self.data()
+        key = (self.version, self.settings.floor)
+        if self._joint is None or self._joint[0] != key:
+            cache_dir = self.state_dir / ".cache" if self._reader.caches else None
+            post = cached_joint_posterior(
+                data, self.session_categories(), self.settings.floor, self.session_agents(), cache_dir=cache_dir
+            )
+            self._joint = (key, post)
+        return self._joint[1]
+
+    @rereads
     def session_categories(self) -> Sequence[str | None]:
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
         return tuple(self._reader.session_categories()[: self.data().n_sessions])
 
+    @rereads
     def session_agents(self) -> Sequence[str | None]:
         """Who wrote each session of the current snapshot (a database store; () for the file)."""
         return tuple(self._reader.session_agents(self.data().n_sessions))
 
+    @rereads
     def sessions(self) -> list[SessionSummary]:
         table = self.session_table()
         return [table.summary(row) for row in range(len(table))]
 
+    @rereads
     def session_table(self) -> SessionTable:
         """Every session as columns (see SessionTable); what a view of a big log should use."""
         data = self.data()
@@ -193,29 +289,77 @@ class Workspace:
             raise WorkspaceError(f"unknown session {session_id!r}")
         return row
 
+    @rereads
     def session(self, session_id: str) -> SessionSummary:
         data, row = self.data(), self._row(session_id)
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
 
+    @rereads
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade the session has had, oldest first; the last one is in force."""
         self.data()
         return self._reader.grade_history(self._row(session_id))
 
+    @rereads
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward (see lesson_credit.core.bandit.config)."""
         self.data()
         return self._reader.outcome_labels()
 
+    @rereads
+    def outcome_label(self, session_id: str) -> str | None:
+        """The string outcome of the session's record when it was logged without base_reward."""
+        self.data()
+        return self._reader.outcome_label(self._row(session_id))
+
+    @rereads
+    def session_id_of(self, text: str) -> str:
+        """The one session id `text` names: itself when logged, else the only id it starts. An
+        unknown or ambiguous prefix raises QueryError naming the matches (one line). Neither reads
+        every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes."""
+        from lesson_credit.core.query import QueryError, ambiguous
+
+        if not text:
+            raise QueryError("session id must not be empty")
+        self.data()
+        if self._reader.row_of(text) is not None:
+            return text
+        ids = self._reader.session_ids()
+        rows = ids_starting(ids, text, self.data().n_sessions)
+        if not rows:
+            raise QueryError(f"unknown session {text!r}")
+        if len(rows) > 1:
+            raise QueryError(ambiguous(text, [ids[row] for row in rows[:MATCHES_SHOWN]], len(rows)))
+        return ids[rows[0]]
+
+    @rereads
+    def session_record(self, session_id: str) -> dict[str, Any]:
+        """The session's record as logged ({} if it cannot be read back): read where the index says
+        it starts in the file, else searched for in the store."""
+        from lesson_credit.core.log.records import record_at
+
+        self.data()
+        row = self._row(session_id)
+        offset = self._reader.session_offset(row)
+        if offset is not None and isinstance(self.log, JsonlStore):
+            found = record_at(self.log.path, offset, session_id)
+            if found is not None:
+                return found
+        duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in self.log_problems())
+        return self.log.session_record(session_id, unique=not duplicated) or {}
+
+    @rereads
     def retired_arms(self) -> dict[str, int]:
         """Arm -> line of the retire event (`prune`) that retired it."""
         self.data()
         return self._reader.retired()
 
+    @rereads
     def selections(self) -> list[tuple[int, SelectionEvent]]:
         self.data()
         return self._reader.selections()
 
+    @rereads
     def explain(
         self,
         session_id: str,
@@ -238,10 +382,12 @@ class Workspace:
 
     # ---------------------------------------------------------------- analysis and selection
 
+    @rereads
     def missing_salience_count(self) -> int:
         self.data()
         return self._reader.missing_salience_count()
 
+    @rereads
     def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
         """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
         from lesson_credit.core import attribution
@@ -250,19 +396,22 @@ class Workspace:
         journals = reversed(self._reader.session_journals())
         return attribution.broad_keywords_of(self.library().lessons, journals, lambda p: self._journal(p)[0], share)
 
+    @rereads
     def candidacies(self) -> list[Candidacy]:
         """(session, lesson, propensity): one selection per session (the last before its record)."""
         from lesson_credit.core import attribution
 
         return list(attribution.candidacies_of(self._reader.index, self.data()).items)
 
+    @rereads
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
+        unless write=False."""
         from lesson_credit.core import attribution
 
         results, self.loo_meta = attribution.loo(
             self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
-            min_with, min_without,
+            min_with, min_without, self.joint_fit(),
         )  # fmt: skip
         if write:
             attribution.write_loo(
@@ -270,6 +419,7 @@ class Workspace:
             )
         return results
 
+    @rereads
     def select(
         self,
         context: str,
@@ -280,9 +430,12 @@ class Workspace:
         log: bool = True,
         draws: int = 4000,
         dropout: float = 0.0,
+        policy: str | None = None,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities.
 
+        `policy` (default: the one in force, `self.policy`): seed, evidence or uniform draw from the
+        Beta posteriors folded under that credit strategy, joint from the joint estimate's posterior.
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
         from lesson_credit.core import selection_draw
@@ -293,6 +446,7 @@ class Workspace:
         drawn = selection_draw.draw(
             context, lambda: self.library().lessons, self.posterior, self.settings,
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
+            policy=self.policy if policy is None else policy, joint=self.joint_posterior,
         )  # fmt: skip
         if log:
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
@@ -316,13 +470,19 @@ class Workspace:
         """The event is in the log (or the settings in config.toml): the command has succeeded, and
         a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop)."""
         try:
-            self.refresh()
-            self.write_state()
+            try:
+                self.refresh()
+                self.write_state()
+            except CacheDamaged as exc:
+                self._reader.drop(str(exc))
+                self.refresh()
+                self.write_state()
         except interop.StateKept as exc:
             self.warnings.append(str(exc))
         except (StoreError, OSError) as exc:
             self.warnings.append(interop.state_not_written(exc, self.state_path))
 
+    @rereads
     def record(
         self,
         session_id: str,
@@ -359,6 +519,7 @@ class Workspace:
             self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
         return self.explain(session_id)
 
+    @rereads
     def append_grade(
         self,
         session_id: str,
@@ -410,6 +571,7 @@ class Workspace:
         regraded = set(self._reader.index.grade_rows)
         return {row: word for row, word in labels.items() if row < n and row not in regraded}
 
+    @rereads
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
         """Put back the grade before the latest grade event (pending, if there was none), logged as
         `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
@@ -439,11 +601,13 @@ class Workspace:
             after = self.grade_history(session_id)[-1]
         return GradeAppended(grading.grade_in_force(history), after, tuple(self.warnings[known:]))
 
+    @rereads
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
         """Log starting alpha/beta/n (and gptme's reward counts) for arms, e.g. imported evidence."""
         with self.log.locked():
             self._append(commands.prior_event(arms, rewards, iso(self.clock())))
 
+    @rereads
     def replay(
         self, strategy: str | None = None, floor: float | None = None, *, decay: float | None = None,
         write: bool = False,
@@ -457,20 +621,37 @@ class Workspace:
                 self._after_write()
         return self.lesson_table(settings, details=False)
 
-    def save_settings(self, settings: CreditSettings) -> None:
-        self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        """Make `settings` (and `policy`, the [select] policy, when given) the workspace's."""
+        if policy is None or policy == self.config.policy:
+            self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+            return
+        from lesson_credit.core.bandit.policy import check_policy
+
+        try:
+            policy = check_policy(policy)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
+        with self.log.locked():
+            self.config = replace(self.config, credit=settings, policy=policy)
+            save_config(self.config_path, self.config)
+            self._after_write()
 
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds;
-        interop.StateKept (nothing written) when another tool changed it since (see interop)."""
+        interop.StateKept (nothing written) when another tool changed it since (see interop). First
+        saves the block sums the fold computed, for the next command."""
+        self._reader.keep_sums()
         interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing)
 
+    @rereads
     def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
         return interop.export_state(path, self.state_payload)

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import Notify, SeverityLevel
@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import gc_settings
+from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
     LessonsShown,
     SourceChanged,
@@ -38,6 +39,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Problems, SourceSnapshot, WorkspaceSource
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 1.0
@@ -47,7 +49,7 @@ PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
-MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
+MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help", "jump")
 
 
 def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
@@ -58,6 +60,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
     from lesson_credit.tui.screens.grade_value import GradeValueScreen
     from lesson_credit.tui.screens.health import HealthScreen
+    from lesson_credit.tui.screens.jump import JumpScreen
     from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
     from lesson_credit.tui.screens.sessions import SessionsScreen
@@ -76,6 +79,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("Exact grade dialog", GradeValueScreen),
         ("Confirm dialog", ConfirmScreen),
         ("Replace grade dialog", ConfirmCommit),
+        ("Go to session dialog", JumpScreen),
     )
 
 
@@ -132,6 +136,7 @@ class LessonCreditApp(App[None]):
         Binding("a", "show_analysis", "Analysis", group=SCREENS_GROUP),
         Binding("m", "show_simulation", "Simulation", group=SCREENS_GROUP),
         Binding("h", "show_health", "Health", group=SCREENS_GROUP),
+        Binding("colon", "jump", "Go to session…", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
@@ -158,14 +163,23 @@ class LessonCreditApp(App[None]):
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
+        self.keys = KeyRouter(self, super().on_event)
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
         self.add_mode("simulation", partial(simulation_screen, self.source))
         self.add_mode("health", partial(health_screen, self.source))
 
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes from the terminal go through the key router (tui/keys.py), one at a time."""
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self.keys.take(event)
+            return
+        await super().on_event(event)
+
     def on_mount(self) -> None:
         self.sub_title = self.source.name
+        self.screen_change_signal.subscribe(self, lambda _screen: self.keys.wake())
         # the first snapshot (the session ids for next-pending, the problems notice) waits for the
         # Lessons rows to be drawn: taken now it would hold the source's lock the first rows need.
         # The timer is for a start whose Lessons screen never shows rows (its read failed).
@@ -313,20 +327,12 @@ class LessonCreditApp(App[None]):
             timeout = 2 * TOAST_SECONDS
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def _on_notify(self, event: Notify) -> None:
-        """Show the new toast, then drop the oldest beyond TOASTS_SHOWN, confirmations before
-        errors and warnings: three quick commits leave two one-line toasts, not a stack over the
-        credit table. (Textual keeps toasts in `_notifications`; 8.2.8 is pinned for the snapshots.)"""
-        super()._on_notify(event)
-        live = [n for n in self._notifications if not n.has_expired]
-        excess = len(live) - TOASTS_SHOWN
-        if excess <= 0:
-            return
-        infos = [n for n in live if n.severity == "information"]
-        others = [n for n in live if n.severity != "information"]
-        for notification in (infos + others)[:excess]:
-            self._unnotify(notification, refresh=False)
-        self._refresh_notifications()
+    @on(Notify)
+    def _toast_added(self) -> None:
+        """Once Textual has shown the new toast (its own Notify handler runs after this one), drop the
+        oldest beyond TOASTS_SHOWN, confirmations before errors and warnings: three quick commits
+        leave two one-line toasts, not a stack over the credit table."""
+        self.call_next(trim_toasts, self, TOASTS_SHOWN)
 
     @on(WriteApplied)
     def _write_applied(self, event: WriteApplied) -> None:
@@ -429,7 +435,7 @@ class LessonCreditApp(App[None]):
             await self.push_screen(
                 ConfirmScreen(
                     f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))}?",
-                    "Nothing is written. n or escape goes back to the draft (c commits it).",
+                    "Nothing is written. escape goes back to the draft (c commits it).",
                     on_answer=answered,
                 )
             )
@@ -450,14 +456,29 @@ class LessonCreditApp(App[None]):
             self.notify("No pending session left to grade.", markup=False)
             return
 
+        await self.open_session(target)
+
+    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None:
+        """Open a session's detail over the current screen (after asking, when leaving a draft).
+
+        A session screen on top is replaced, not stacked on: escape always goes back to the list."""
         from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         async def go() -> None:
-            if isinstance(self.screen, SessionDetailScreen):
+            while isinstance(self.screen, SessionDetailScreen):
                 await self.pop_screen()
-            await self.push_screen(SessionDetailScreen(self.source, target))
+            await self.push_screen(SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson))
 
         await self.leave_detail(go)
+
+    async def action_jump(self) -> None:
+        """`:`: a session by its id or the start of one, from any screen."""
+        from lesson_credit.tui.screens.jump import JumpScreen
+
+        def ids() -> tuple[str, ...] | None:
+            return None if self.snapshot is None else self.snapshot.session_ids
+
+        await self.push_screen(JumpScreen(ids, self.open_session))
 
     async def action_quit(self) -> None:
         """Quit once every queued write is in the log (and after asking, with a draft open)."""

@@ -55,6 +55,7 @@ class LessonsView:
     problems: Mapping[str, str]  # lesson id -> what is wrong with its file
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
     retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
+    policy: str = ""  # the selection policy in force (config.toml's [select] policy, else the strategy)
 
     @property
     def intervals_missing(self) -> bool:
@@ -191,6 +192,7 @@ class WhatIfView:
     current: CreditSettings
     proposed: CreditSettings
     rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
+    policy: str = ""  # the selection policy in force (saved)
 
 
 @dataclass(frozen=True)
@@ -356,6 +358,7 @@ class WorkspaceSource:
                 lessons=library.by_id(),
                 problems=problems,
                 retired=retired_rows(ws, rows),
+                policy=ws.policy,
             )
 
     @staticmethod
@@ -467,11 +470,16 @@ class WorkspaceSource:
             for row in proposed.rows
         ]
         rows.sort(key=lambda r: (r.rank_then, r.path))
-        return WhatIfView(current.settings, settings, tuple(rows))
+        return WhatIfView(current.settings, settings, tuple(rows), self.policy())
 
-    def save_settings(self, settings: CreditSettings) -> None:
+    def policy(self) -> str:
+        """The selection policy in force."""
         with self._lock:
-            self.workspace.save_settings(settings)
+            return self.workspace.policy
+
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        with self._lock:
+            self.workspace.save_settings(settings, policy)
 
     # ---------------------------------------------------------------- analysis, health, simulation
 
@@ -542,7 +550,7 @@ class WorkspaceSource:
 
 def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
     """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
-    missing). A restored file brings its lesson back (SPEC: prune)."""
+    missing). A restored file brings its lesson back (docs/format.md §5.6)."""
     retired = ws.retired_arms()
     if not retired:
         return frozenset()

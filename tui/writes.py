@@ -5,7 +5,7 @@ takes the oldest write and appends it under the log lock (`WriteQueue.take`, `ap
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
 `5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event that restores the
 grade in force before the commit it reverts, logged by the operator, with a note naming the
-line it reverts; restoring "pending" appends a retraction (`base_reward` null, SPEC 6).
+line it reverts; restoring "pending" appends a retraction (`base_reward` null, docs/format.md §5.3).
 """
 
 from __future__ import annotations
@@ -202,3 +202,5 @@ class Grading(Protocol):
     def undo_grade(self, session_id: str) -> Write | None: ...
 
     async def open_next_pending(self, after: str | None) -> None: ...
+
+    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...

@@ -73,8 +73,8 @@ def _history_lines(grades: Any) -> list[str]:
 
 def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
     """The session's record as logged ({} if it cannot be read back)."""
-    duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in ws.log_problems())
-    return ws.log.session_record(session_id, unique=not duplicated) or {}
+    record: dict[str, Any] = ws.session_record(session_id)
+    return record
 
 
 def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
@@ -196,7 +196,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     record = _record_of(ws, session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     s = exp.session
-    label = ws.outcome_labels().get(ws.session_table().session_ids.index(session_id))
+    label = ws.outcome_label(session_id)
     history = [
         {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note, "line": g.line}
         for g in exp.grades

@@ -3,7 +3,7 @@
 gptme's lesson auto-include withholds each matched lesson with probability epsilon and logs
 `state/lesson-dropout/<session_id>.jsonl`, one JSON object per auto-include call:
 `{"ts", "session_id", "epsilon", "withheld": [{"path", "title", ...}], "matched": [...]}`, where
-`matched` lists the lessons that were *kept* (SPEC 6). Paths are as gptme saw them (usually
+`matched` lists the lessons that were *kept* (docs/format.md §6). Paths are as gptme saw them (usually
 absolute); the caller maps them to library ids. Over a session's lines, a lesson kept in any
 line is kept; one withheld in some line and kept in none is withheld.
 
@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.effects import Randomized, moderated_welch
+from lesson_credit.core.analysis.effects import moderated_welch
+from lesson_credit.core.analysis.estimates import Randomized
 from lesson_credit.core.base.files import WriteGuard, open_append
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ FloatArray = npt.NDArray[np.float64]
 DROPOUT_DIR = Path("state") / "lesson-dropout"
 MAX_FILE_BYTES = 1 << 20
 MAX_FILES = 200_000
-MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown
+MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown (the headline needs MIN_RANDOMIZED)
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ def randomized_effects(
             out[lesson] = Randomized(None, None, None, len(k), len(w))
             continue
         x, y = np.array(k), np.array(w)
-        delta, _, half = moderated_welch(
+        delta, p_value, half = moderated_welch(
             np.array([x.mean()]),
             np.array([x.var(ddof=1)]),
             np.array([float(len(x))]),
@@ -175,7 +176,7 @@ def randomized_effects(
             pooled,
         )
         d, h = float(delta[0]), float(half[0])
-        out[lesson] = Randomized(d, d - h, d + h, len(k), len(w))
+        out[lesson] = Randomized(d, d - h, d + h, len(k), len(w), float(p_value[0]))
     return out
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lesson_credit.core.bandit.policy import check_policy
 from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.model.settings import CreditSettings
 
@@ -28,6 +29,13 @@ class Config:
     k: int = DEFAULT_K
     extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept on write
     outcome_overrides: dict[str, float] = field(default_factory=dict)  # the [outcomes] table
+    policy: str | None = None  # [select] policy; None: the credit strategy's posteriors (what select always did)
+    select_extra: dict[str, Any] = field(default_factory=dict)  # other keys of [select], kept on write
+
+    @property
+    def selection_policy(self) -> str:
+        """The policy `select` uses: [select] policy, else the credit strategy (core.bandit.policy)."""
+        return self.policy or self.credit.strategy
 
     @property
     def outcomes(self) -> dict[str, float]:
@@ -54,6 +62,7 @@ def load_config(path: Path) -> Config:
             known[key] = data.pop(key)
     k = data.pop("k", DEFAULT_K)
     outcomes = _outcomes(path, data.pop("outcomes", {}))
+    policy, select_extra = _select(path, data.pop("select", {}))
     try:
         settings = CreditSettings(
             strategy=str(known.get("strategy", "seed")),
@@ -66,7 +75,22 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"{path}: {exc}") from None
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
-    return Config(settings, k, data, outcomes)
+    return Config(settings, k, data, outcomes, policy, select_extra)
+
+
+def _select(path: Path, table: Any) -> tuple[str | None, dict[str, Any]]:
+    """The [select] table: its policy (checked) and the keys we do not know."""
+    if not isinstance(table, dict):
+        raise ConfigError(f'{path}: [select] must be a table, e.g. policy = "seed"')
+    rest = dict(table)
+    if any(isinstance(v, dict | list) for v in rest.values()):
+        raise ConfigError(f'{path}: [select] holds plain values only, e.g. policy = "seed"')
+    if "policy" not in rest:
+        return None, rest
+    try:
+        return check_policy(rest.pop("policy")), rest
+    except ValueError as exc:
+        raise ConfigError(f"{path}: [select] {exc}") from None
 
 
 def _outcomes(path: Path, table: Any) -> dict[str, float]:
@@ -123,6 +147,9 @@ def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> 
         lines.append("[outcomes]")
         lines += [f"{_toml_value(label)} = {value!r}" for label, value in config.outcome_overrides.items()]
         lines.append("")
+    select = {**({"policy": config.policy} if config.policy else {}), **config.select_extra}
+    if select:
+        lines += ["[select]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in select.items()), ""]
     for key, value in config.extra.items():  # tables we do not own, e.g. [store] url: kept
         if isinstance(value, dict) and all(not isinstance(v, dict | list) for v in value.values()):
             lines += [f"[{_toml_key(key)}]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()), ""]

@@ -1,4 +1,4 @@
-"""Posteriors as a pure fold of the event log (SPEC 5-6), vectorised over integer arm indices.
+"""Posteriors as a pure fold of the event log (docs/format.md §4-5), vectorised over integer arm indices.
 
 `lesson_credit.core.log.index.LogIndex` turns events into columns as they are read and hands out `FoldData`
 snapshots (`lesson_credit.core.log.snapshot`). `fold()` is a pure function of a snapshot and the credit settings,
@@ -72,7 +72,7 @@ def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = Non
 
     With w = floor + (1 - floor) * salience, the sums of w*base and of w over an arm's sessions
     are floor*sum(base) + (1-floor)*sum(base*salience) and floor*n + (1-floor)*sum(salience);
-    seed, evidence and uniform are each a line in those (SPEC 5). Decay weighs every session
+    seed, evidence and uniform are each a line in those (docs/format.md §4). Decay weighs every session
     differently, so it takes the entry-by-entry path.
     """
     session_base = data.base if base is None else base
@@ -127,9 +127,9 @@ def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
     base[row] = np.nan if reward is None else reward
     if settings.decay < 1.0:
         return fold(data, settings, base)
-    start, stop = int(data.session_start[row]), int(data.session_start[row + 1])
-    arms = data.entry_arm[start:stop]
-    w = credit_mod.weight(data.entry_salience[start:stop], settings.floor)
+    ends = data.starts(row, row + 1)
+    arms, salience, _ = data.entry_slice(int(ends[0]), int(ends[1]))
+    w = credit_mod.weight(salience, settings.floor)
     alpha, beta, n = post.alpha.copy(), post.beta.copy(), post.n.copy()
     for value, sign in ((old, -1.0), (base[row], 1.0)):
         if np.isnan(value):

@@ -30,6 +30,13 @@ class StoreError(RuntimeError):
     """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
 
 
+class StoreUnavailable(StoreError):
+    """A failure of the event store that may pass (a database down, shutting down or read-only, a
+    statement timeout): the CLI exits 75 (EX_TEMPFAIL), retry later. A write that failed so did not
+    happen, except when the connection was lost mid-commit (the message says so): a retry then
+    finds the event stored."""
+
+
 def describe_os_error(exc: OSError, path: Path) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"{path}: not writable ({exc.strerror})"
@@ -125,11 +132,12 @@ def refuse_unreplaceable(path: Path, verb: str = "replaced", shown: Path | None 
         raise StoreError(f"{name}: {describe_kind(st.st_mode)}, not a regular file; not {verb}")
 
 
-def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None) -> None:
+def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None, *, sync: bool = True) -> None:
     """Replace a file all at once: readers see the old or the new file, never half. The file
     gets the mode a plain `open()` would give it (0666 less the umask). With `guard`, `path`
     may be a symlink within the guard's root (the file it points to is replaced); without, a
-    symlink is refused like a FIFO or a device: only a regular file (or nothing) is replaced."""
+    symlink is refused like a FIFO or a device: only a regular file (or nothing) is replaced.
+    `sync=False` skips the fsync: for a file a crash may lose (its readers check it and do without)."""
     shown = path
     path = guard.target(path) if guard is not None else path
     refuse_unreplaceable(path, shown=shown)
@@ -142,7 +150,8 @@ def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None) -> No
             os.fchmod(handle.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
         if tmp is not None:

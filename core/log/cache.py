@@ -1,65 +1,73 @@
 """A derived cache of the parsed log, so a big log is parsed once and only its tail afterwards.
 
-The cache records how many bytes of the log it covers and an xxh3-64 hash of all of them,
-and carries a checksum of its own payload (lesson_credit.core.base.sealed). It is used only when its checksum
-holds and the log still starts with exactly those bytes, every one of them hashed again;
-otherwise it is ignored (with a one-line notice) and rebuilt. It holds nothing the log does
-not: deleting it never changes a number, only how long the next read takes.
+The cache is a head file (`log-index.msgpack`: how many bytes of the log it covers, their digest,
+the per-arm sums, the per-block directory) and one part file per block of sessions
+(`log-index-part-*.bin`: the block's columns, each a section with a checksum of its own). Loading
+reads the head; a part's sections are read when something first uses them, so a command on a
+million sessions reads what it touches (core/log/columns.py). A full block's part never changes,
+so a later save writes only the last block's part and the head: what was read since the last save.
+
+The head carries a checksum of its own payload (lesson_credit.core.base.sealed), each section its
+own. It is used only when the log still starts with exactly the bytes it covers
+(core/log/logcheck.py `resume`: vouched for by the log's seal, else hashed again); otherwise it is
+ignored (with a one-line notice) and rebuilt. It holds nothing the log does not: deleting it never
+changes a number, only how long the next read takes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import struct
 import sys
+import time
 from array import array
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import numpy as np
 import xxhash
 
 from lesson_credit.core.base.files import atomic_write
-from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_regular
 from lesson_credit.core.base.sealed import seal, unseal
-from lesson_credit.core.log.columns import Column, Encoded
-from lesson_credit.core.log.index import LAZY_ATTRIBUTES, LogIndex
+from lesson_credit.core.log import logcheck
+from lesson_credit.core.log.columns import Column
+from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.parts import Part, attach_part, encode_part, part_extents
+from lesson_credit.core.log.sections import BlobSource, CacheDamaged, FileSource, Section, SectionSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 6
-CACHE_MAGIC = b"lesson-credit log-index 6\n"
+CACHE_VERSION = 7
+CACHE_MAGIC = b"lesson-credit log-index 7\n"
+BLOB_MAGIC = b"lesson-credit log-index blob 7\n"  # head and parts in one file (the database store's cache)
+SUMS_MAGIC = b"lesson-credit log-sums 7\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
 CACHE_PER_LOG_BYTE = 4  # measured: the demo's cache is 0.48 of its log; the per-arm sums add ~1x at worst
+HEAD_MAX_BYTES = 1 << 30
+PART_PREFIX = "log-index-part-"
+UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a reader that read an older head has it open)
+_FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
 
 
 def cache_limit(covered: int) -> int:
-    """The largest cache file read for a log of `covered` bytes: anything bigger is not ours (or is
-    damaged) and is refused by its size before a byte of it is read."""
-    return CACHE_BASE_BYTES + CACHE_PER_LOG_BYTE * max(covered, 0)
+    """The largest cache file read for a log of `covered` bytes (never past HEAD_MAX_BYTES): anything
+    bigger is not ours (or is damaged) and is refused by its size before a byte of it is read."""
+    return min(HEAD_MAX_BYTES, CACHE_BASE_BYTES + CACHE_PER_LOG_BYTE * max(covered, 0))
 
 
-# numeric columns: stored as raw bytes, read back as numpy views of the file's bytes
-_COLUMNS = {
-    "session_lines": np.int64,
-    "session_base": np.float64,
-    "session_published": np.bool_,
-    "session_start": np.int64,
-    "entry_arm": np.int32,
-    "entry_salience": np.float64,
-    "entry_session": np.int32,
-}
-_ARRAYS = {"grade_rows": "q", "grade_base": "d"}  # module `array` columns
-_FLOATS = ("base", "n", "sum_base", "sum_base_salience", "sum_salience")
-
-
-def encode_index(index: LogIndex, digest: str, partial: bool) -> bytes:
-    """The sealed cache file for an index covering the log's first `index.end` bytes, whose
-    xxh3-64 hex digest is `digest`."""
+def _sums(index: LogIndex) -> dict[str, Any]:
+    """The per-block sums and usage counts (each valid for the rewards it names: kept apart from the
+    head, they are saved whenever a write computed new ones)."""
     blocks = [
         {
             "block": block,
             "rows": rows,
+            "base_key": sums.base_key,
             **{name: getattr(sums, name).tobytes() for name in _FLOATS},
             "last": sums.last.tobytes(),
             "rewarded": [[strategy, floor, counts.tobytes()] for (strategy, floor), counts in sums.rewarded.items()],
@@ -70,93 +78,170 @@ def encode_index(index: LogIndex, digest: str, partial: bool) -> bytes:
         [block, rows, u.injected.tobytes(), u.salient.tobytes(), u.salience.tobytes()]
         for (block, rows), u in index.blocks.usage.items()
     ]
-    payload = {
+    return {"version": CACHE_VERSION, "blocks": blocks, "usage": usage}
+
+
+def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part], sums: bool) -> dict[str, Any]:
+    return {
+        **(_sums(index) if sums else {}),
         "version": CACHE_VERSION,
         "end": index.end,
         "lines": index.lines,
         "digest": digest,
         "partial": partial,
         "arm_ids": index.arm_ids,
-        **{name: getattr(index, name).tobytes() for name in (*_COLUMNS, *_ARRAYS)},
-        **{name: getattr(LogIndex, name).stored(index) for name in LAZY_ATTRIBUTES},
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
+        "retired": index.retired,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
-        "blocks": blocks,
-        "usage": usage,
+        "grade_rows": index.grade_rows.tobytes(),
+        "grade_base": index.grade_base.tobytes(),
+        "n_sessions": index.n_sessions,
+        "n_entries": len(index.entry_arm),
+        "parts": [part.plain() for part in parts],
     }
-    return seal(CACHE_MAGIC, msgspec.msgpack.encode(payload))
 
 
-def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
-    """The index, log digest and partial flag stored in a cache; ValueError if unusable."""
-    try:
-        p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
-    except msgspec.DecodeError as exc:
-        raise ValueError(f"unreadable cache: {exc}") from None
+def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex, str, bool]:
+    """The index a head describes, its parts' sections read from `sources` (one per part)."""
     if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
         raise ValueError("cache from another version")
     try:
         index = LogIndex()
-        index.arm_ids = list(p["arm_ids"])
+        index.arm_ids = [str(arm) for arm in p["arm_ids"]]
         index.arm_index = {arm: i for i, arm in enumerate(index.arm_ids)}
-        for name, dtype in _COLUMNS.items():
-            setattr(index, name, Column.from_bytes(dtype, p[name]))
-        for name, code in _ARRAYS.items():
-            column = array(code)
-            column.frombytes(p[name])
-            setattr(index, name, column)
-        for name in LAZY_ATTRIBUTES:
-            setattr(index, name, Encoded(p[name]))
-        index.priors = {arm: (v[0], v[1], v[2]) for arm, v in p["priors"].items()}
-        index.prior_rewards = dict(p["prior_rewards"])
-        index.problems = [LogProblem(line, reason, sid) for line, reason, sid in p["problems"]]
-        index.end = int(p["end"])
-        index.lines = int(p["lines"])
-        n_arms = len(index.arm_ids)
-        for b in p["blocks"]:
-            floats = {name: np.frombuffer(b[name], dtype=np.float64) for name in _FLOATS}
-            last = np.frombuffer(b["last"], dtype=np.int64)
-            rewarded = {(s, float(f)): np.frombuffer(c, dtype=np.int64) for s, f, c in b["rewarded"]}
-            if not all(len(v) <= n_arms for v in (*list(floats.values())[1:], last)):
-                raise ValueError("block sums for more arms than the index has")
-            index.blocks.sums[(int(b["block"]), int(b["rows"]))] = BlockSums(**floats, last=last, rewarded=rewarded)
-        for block, rows, injected, salient, salience in p["usage"]:
-            counts = BlockUsage(
-                np.frombuffer(injected, dtype=np.int64),
-                np.frombuffer(salient, dtype=np.int64),
-                np.frombuffer(salience, dtype=np.float64),
-            )
-            if not len(counts.injected) == len(counts.salient) == len(counts.salience) <= n_arms:
-                raise ValueError("usage counts for more arms than the index has")
-            index.blocks.usage[(int(block), int(rows))] = counts
-    except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError) as exc:
+        if len(index.arm_index) != len(index.arm_ids):
+            raise ValueError("an arm twice")
+        index.priors = {str(arm): (float(v[0]), float(v[1]), int(v[2])) for arm, v in p["priors"].items()}
+        index.prior_rewards = {str(arm): int(v) for arm, v in p["prior_rewards"].items()}
+        index.retired = {str(arm): int(v) for arm, v in p["retired"].items()}
+        index.problems = [LogProblem(int(line), str(reason), sid) for line, reason, sid in p["problems"]]
+        index.grade_rows = array("q")
+        index.grade_rows.frombytes(p["grade_rows"])
+        index.grade_base = array("d")
+        index.grade_base.frombytes(p["grade_base"])
+        index.end, index.lines = int(p["end"]), int(p["lines"])
+        parts = [Part.of(x) for x in p["parts"]]
+        if len(sources) != len(parts):
+            raise ValueError("parts and files differ")
+        if "blocks" in p:
+            _blocks_into(index, p)
+        index.session_start = Column(np.int64)  # the parts' starts, then the end of the last entry
+        for part, source in zip(parts, sources, strict=True):
+            attach_part(index, part, _sections_of(part, source))
+        index.session_start.append(int(p["n_entries"]))
+        index.parts = parts
+    except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError, struct.error) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
-    n = len(index.session_base)
-    sizes = {len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
-    entries = {len(index.entry_arm), len(index.entry_salience), len(index.entry_session)}
-    grades = {len(index.grade_rows), len(index.grade_base)}
-    if sizes != {n} or len(entries) != 1 or len(grades) != 1 or int(index.session_start[-1]) != entries.pop():
+    sizes = {index.n_sessions, len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
+    entries = {len(index.entry_arm), len(index.entry_salience), len(index.entry_session), int(p["n_entries"])}
+    if sizes != {int(p["n_sessions"])} or len(entries) != 1 or len(index.grade_rows) != len(index.grade_base):
+        raise ValueError("inconsistent cache")
+    if len(index.grades) != len(index.grade_rows):
         raise ValueError("inconsistent cache")
     return index, str(p["digest"]), bool(p["partial"])
 
 
+def _sections_of(part: Part, source: SectionSource) -> Callable[[str], Section]:
+    def section(name: str) -> Section:
+        offset, length, digest = part.sections[name]
+        return Section(source, offset, length, digest)
+
+    return section
+
+
+def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
+    n_arms = len(index.arm_ids)
+    for b in p["blocks"]:
+        floats = {name: np.frombuffer(b[name], dtype=np.float64) for name in _FLOATS}
+        last = np.frombuffer(b["last"], dtype=np.int64)
+        rewarded = {(str(s), float(f)): np.frombuffer(c, dtype=np.int64) for s, f, c in b["rewarded"]}
+        if not all(len(v) <= n_arms for v in (*floats.values(), last)) or len(bytes(b["base_key"])) != 16:
+            raise ValueError("block sums for more arms than the index has")
+        key = (int(b["block"]), int(b["rows"]))
+        index.blocks.sums[key] = BlockSums(base_key=bytes(b["base_key"]), **floats, last=last, rewarded=rewarded)
+    for block, rows, injected, salient, salience in p["usage"]:
+        counts = BlockUsage(
+            np.frombuffer(injected, dtype=np.int64),
+            np.frombuffer(salient, dtype=np.int64),
+            np.frombuffer(salience, dtype=np.float64),
+        )
+        if not len(counts.injected) == len(counts.salient) == len(counts.salience) <= n_arms:
+            raise ValueError("usage counts for more arms than the index has")
+        index.blocks.usage[(int(block), int(rows))] = counts
+
+
+# ---------------------------------------------------------------- one file (the database store's cache)
+
+
+def encode_index(index: LogIndex, digest: str, partial: bool) -> bytes:
+    """The whole cache as one sealed file: the head, then every part's sections. `digest` says
+    which events it covers (the reader's prefix digest; a database store's fingerprint)."""
+    data = bytearray()
+    parts = []
+    for extent in part_extents(index, 0, 0, 0, 0):
+        part, blob = encode_part(index, extent, None)
+        for meta in part.sections.values():
+            meta[0] += len(data)
+        data += blob
+        parts.append(part)
+    head = msgspec.msgpack.encode(_head(index, digest, partial, parts, sums=True))
+    return seal(BLOB_MAGIC, struct.pack("<Q", len(head)) + head + bytes(data))
+
+
+def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
+    """The index, digest and partial flag `encode_index` stored; ValueError if unusable."""
+    payload = unseal(BLOB_MAGIC, data)
+    if len(payload) < 8:
+        raise ValueError("not a cache of this format")
+    (length,) = struct.unpack("<Q", payload[:8])
+    try:
+        p = msgspec.msgpack.decode(payload[8 : 8 + length])
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"unreadable cache: {exc}") from None
+    source = BlobSource(payload[8 + length :], "parsed-log cache")
+    parts = p.get("parts", []) if isinstance(p, dict) else []
+    index, digest, partial = _index_of(p, [source] * len(parts) if isinstance(parts, list) else [])
+    index.parts = []  # nothing to reuse: the next save writes the whole file again
+    return index, digest, partial
+
+
+# ---------------------------------------------------------------- the file store's cache
+
+
 class LogCache:
-    """`state/lesson-thompson/.cache/log-index.msgpack` for one log."""
+    """`state/lesson-thompson/.cache/log-index.msgpack` and its part files, for one log."""
 
     def __init__(self, log: EventLog, cache_dir: Path | None = None, notice: bool = True) -> None:
         """`cache_dir`: the workspace's `.cache` folder (default: the one beside the log, which it is)."""
         self.log = log
-        self.path = (log.path.parent / ".cache" if cache_dir is None else cache_dir) / "log-index.msgpack"
+        self.dir = log.path.parent / ".cache" if cache_dir is None else Path(cache_dir)
+        self.path = self.dir / "log-index.msgpack"
+        self.sums_path = self.dir / "log-sums.msgpack"
         self.notice = notice  # say on stderr when a cache is there but cannot be used
+
+    def note(self, why: str) -> None:
+        """Say (once, on stderr) that the cache cannot be used, and why."""
+        self._say(why)
 
     def _say(self, why: str) -> None:
         if self.notice:
             print(f"lesson-credit: note: {self.path.name} {why}; rebuilding it from the log", file=sys.stderr)
 
-    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
-        """(index, hasher of the covered bytes, partial) if the cache is intact and still
-        describes a prefix of the log, byte for byte; else None."""
+    def _open_parts(self, p: Any) -> list[SectionSource]:
+        sources: list[SectionSource] = []
+        for meta in p.get("parts", []) if isinstance(p, dict) else []:
+            name = meta.get("file") if isinstance(meta, dict) else None
+            if not isinstance(name, str) or not name.startswith(PART_PREFIX) or "/" in name:
+                raise ValueError("a part without a file")
+            try:
+                fd = open_regular(self.dir / name)
+            except (OSError, UnsafeFile) as exc:
+                raise ValueError(f"part {name}: {exc}") from None
+            sources.append(FileSource(fd, name))
+        return sources
+
+    def _read(self) -> tuple[LogIndex, str, bool] | None:
         try:
             data = read_regular(self.path, cache_limit(self.log.size()))
         except FileNotFoundError:
@@ -165,17 +250,81 @@ class LogCache:
             self._say(f"cannot be read ({exc})")
             return None
         try:
-            index, digest, partial = decode_index(data)
-        except ValueError as exc:
+            p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
+            return _index_of(p, self._open_parts(p))
+        except (ValueError, msgspec.DecodeError) as exc:
             self._say(f"is damaged or from another version ({exc})")
             return None
-        hasher = self.log.hash_prefix(index.end) if self.log.size() >= index.end else None
-        if hasher is None or hasher.hexdigest() != digest:
+
+    def load(self) -> tuple[LogIndex, logcheck.PrefixDigest, bool] | None:
+        """(index, digest of the covered bytes, partial) if the cache is intact and still
+        describes a prefix of the log, byte for byte; else None."""
+        loaded = self._read()
+        if loaded is None:
+            return None
+        index, digest, partial = loaded
+        try:
+            hasher = logcheck.resume(self.log, digest)
+        except ValueError:
+            hasher = None
+        if hasher is None or hasher.end != index.end:
             self._say("no longer matches the log (it was edited, replaced or cut)")
             return None
+        if partial and self.log.continued(index.end):  # its last line, read without a newline, went on
+            return None
+        self._read_sums(index)
         return index, hasher, partial
 
-    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
-        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
+    def _read_sums(self, index: LogIndex) -> None:
+        """The block sums saved beside the head (none, or damaged: they are computed again)."""
+        try:
+            p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, read_regular(self.sums_path, HEAD_MAX_BYTES)))
+            if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
+                return
+            _blocks_into(index, p)
+        except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
+            index.blocks.sums.clear()
+            index.blocks.usage.clear()
+
+    def save_sums(self, index: LogIndex) -> None:
+        """Save the block sums when some were computed since they were read or saved (best effort,
+        no fsync: lost ones are computed again); only for an index the cache holds (a log too small
+        for the cache is read whole, sums and all, by every process)."""
+        if index.blocks.changed and index.parts:
+            self._write_sums(index)
+
+    def _write_sums(self, index: LogIndex) -> None:
         with contextlib.suppress(StoreError, OSError):
-            atomic_write(self.path, encode_index(index, digest, partial))
+            atomic_write(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index))), sync=False)
+            index.blocks.changed = False
+
+    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
+        Writes the parts that changed since the index's own (the last one, new ones), then the head."""
+        with contextlib.suppress(StoreError, OSError, CacheDamaged):
+            keep = [part for part in index.parts[:-1] if part.file and (self.dir / part.file).exists()]
+            if len(keep) != max(len(index.parts) - 1, 0):
+                keep = []
+            starts = (sum(p.rows for p in keep), sum(p.entries for p in keep))
+            events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
+            parts = list(keep)
+            for extent in part_extents(index, starts[0], starts[1], *events):
+                part, blob = encode_part(index, extent, None)
+                name = f"{PART_PREFIX}{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}.bin"
+                atomic_write(self.dir / name, blob)  # (a file of that name may be one found damaged)
+                part.file = name
+                parts.append(part)
+            self._write_sums(index)
+            head = _head(index, digest, partial, parts, sums=False)
+            atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
+            index.parts = parts
+            self._remove_unused({part.file for part in parts if part.file})
+
+    def _remove_unused(self, used: set[str]) -> None:
+        now = time.time()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.dir):
+                if entry.name.startswith(PART_PREFIX) and entry.name not in used:
+                    with contextlib.suppress(OSError):
+                        if now - entry.stat(follow_symlinks=False).st_mtime > UNUSED_PART_AGE_S:
+                            os.unlink(entry.path)

@@ -1,35 +1,54 @@
-"""Storage for the log index: append-only numpy columns, and lists decoded on first use.
+"""Storage for the log index: columns that grow at the end and may start with chunks read lazily.
 
-A `Column` grows like a list but hands out numpy views of what it holds so far. Items are
-only ever written past the end of every view handed out, so a view stays valid (and never
-changes) while the column keeps growing; that makes a snapshot of a big log O(1).
+Every column of the log index is append-only. A column loaded from the parsed-log cache starts
+with chunks (one per block of sessions) that stay on disk until something reads them: a `status`
+of a million sessions reads the per-block sums and none of the session ids, and a `grade` reads
+the one block it changes. What is read later is appended after the chunks, in memory.
 
-A `Lazy` attribute holds a list (or dict) that a cache may supply as msgpack bytes: it is
-decoded the first time someone reads it. `status` on a million-session log never reads the
-session ids or timestamps, so it never pays for decoding them.
+- `Column`: numbers of one numpy dtype. `slice(a, b)` reads only the chunks it covers; `view()`
+  gathers everything into one growable buffer (after that, like a list of numbers: items are only
+  written past the end of every view handed out, so a view never changes).
+- `Objects`: any msgpack-able values (session ids, timestamps, grade events, ...); an item is
+  decoded from its chunk on its own, a whole chunk with one call.
+- `RowMap`: row -> value for the few rows that have one (missing saliences, propensities).
+
+A chunk is a `Section` of a cache file (core/log/sections.py): read and checked against its digest
+the first time it is used. A section that no longer matches raises `CacheDamaged` (the workspace
+then reads the log again).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Generic, TypeVar, overload
+import bisect
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
+from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.log.sections import CacheDamaged, Section
+
 MIN_CAPACITY = 1024
+T = TypeVar("T")
+V = TypeVar("V")
+
+
+# ---------------------------------------------------------------- numbers
 
 
 class Column:
-    """An append-only vector of one numpy dtype."""
+    """An append-only vector of one numpy dtype, possibly starting with chunks not read yet."""
 
-    __slots__ = ("_data", "_n", "dtype")
+    __slots__ = ("_data", "_n", "dtype", "_chunks", "_ends")
 
     def __init__(self, dtype: npt.DTypeLike, values: Iterable[Any] = ()) -> None:
         self.dtype = np.dtype(dtype)
         self._data: npt.NDArray[Any] = np.array(list(values), dtype=self.dtype)
         self._n = len(self._data)
+        self._chunks: list[list[Any]] = []  # [length, Section or the array read from it]
+        self._ends: list[int] = []  # cumulative lengths of the chunks
 
     @classmethod
     def from_bytes(cls, dtype: npt.DTypeLike, data: bytes | memoryview) -> Column:
@@ -39,8 +58,20 @@ class Column:
         column._n = len(column._data)
         return column
 
+    def add_chunk(self, length: int, section: Section) -> None:
+        """Put a stored chunk after the others (only while nothing has been appended after them)."""
+        if self._n:
+            raise ValueError("chunks come before appended items")
+        if length:
+            self._chunks.append([length, section])
+            self._ends.append(self._prefix + length)
+
+    @property
+    def _prefix(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
     def __len__(self) -> int:
-        return self._n
+        return self._prefix + self._n
 
     def _reserve(self, extra: int) -> None:
         need = self._n + extra
@@ -61,9 +92,59 @@ class Column:
         self._data[self._n : self._n + count] = array
         self._n += count
 
+    def _chunk(self, i: int) -> npt.NDArray[Any]:
+        entry = self._chunks[i]
+        if isinstance(entry[1], Section):
+            array = entry[1].array(self.dtype)
+            if len(array) != entry[0]:
+                raise CacheDamaged(f"{entry[1].source.name}: a column chunk has the wrong length")
+            entry[1] = array
+        result: npt.NDArray[Any] = entry[1]
+        return result
+
+    def _gather(self) -> None:
+        """Read every chunk and keep the whole column in one growable buffer."""
+        if not self._chunks:
+            return
+        parts = [self._chunk(i) for i in range(len(self._chunks))]
+        total = self._prefix + self._n
+        data = np.empty(max(total, MIN_CAPACITY), dtype=self.dtype)
+        at = 0
+        for part in [*parts, self._data[: self._n]]:
+            data[at : at + len(part)] = part
+            at += len(part)
+        self._data, self._n = data, total
+        self._chunks, self._ends = [], []
+
     def view(self) -> npt.NDArray[Any]:
         """The items so far, read-only; later appends never change it."""
+        self._gather()
         out = self._data[: self._n].view()
+        out.flags.writeable = False
+        return out
+
+    def span(self, start: int, stop: int) -> npt.NDArray[Any]:
+        """Items [start, stop) (read-only), reading only the chunks they lie in."""
+        prefix = self._prefix
+        stop = max(start, stop)
+        if not self._chunks or start >= prefix:
+            out = self._data[start - prefix : stop - prefix].view()
+            out.flags.writeable = False
+            return out
+        pieces = []
+        i = bisect.bisect_right(self._ends, start)
+        position = start
+        while position < stop and i < len(self._chunks):
+            lo = self._ends[i] - self._chunks[i][0]
+            piece = self._chunk(i)[position - lo : min(stop, self._ends[i]) - lo]
+            pieces.append(piece)
+            position += len(piece)
+            i += 1
+        if position < stop:
+            pieces.append(self._data[position - prefix : stop - prefix])
+        if len(pieces) == 1:
+            return pieces[0]
+        out = np.concatenate(pieces) if pieces else np.zeros(0, dtype=self.dtype)
         out.flags.writeable = False
         return out
 
@@ -72,7 +153,16 @@ class Column:
     @overload
     def __getitem__(self, key: slice) -> npt.NDArray[Any]: ...
     def __getitem__(self, key: int | slice) -> Any:
-        return self.view()[key]
+        if isinstance(key, slice):
+            if key.step in (None, 1):
+                start, stop, _ = key.indices(len(self))
+                return self.span(start, stop)
+            return self.view()[key]
+        n = len(self)
+        index = key + n if key < 0 else key
+        if not 0 <= index < n:
+            raise IndexError(key)
+        return self.span(index, index + 1)[0]
 
     def tolist(self) -> list[Any]:
         return self.view().tolist()  # type: ignore[no-any-return]
@@ -81,66 +171,363 @@ class Column:
         return self.view().tobytes()
 
 
-T = TypeVar("T")
+# ---------------------------------------------------------------- any values
 
 
-class Lazy(Generic[T]):
-    """A data attribute that may be given as msgpack bytes, decoded (and converted) on first read.
+def encode_items(items: Sequence[Any]) -> tuple[bytes, npt.NDArray[np.int64]]:
+    """`items` as one msgpack array, and where each item starts in it (one more offset: its end).
+    The whole array decodes with one call; one item from its own stretch."""
+    encode = msgspec.msgpack.encode
+    head = encode([None] * len(items))[: -len(items) or None]  # the array header alone
+    blob = encode(items)
+    sizes = _text_sizes(items)
+    if sizes is None or len(head) + int(sizes.sum()) != len(blob):
+        sizes = np.fromiter((len(encode(item)) for item in items), dtype=np.int64, count=len(items))
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    offsets += len(head)
+    return blob, offsets
 
-    `convert` turns the decoded msgpack into the value; `plain` turns the value back into what
-    msgpack stores (both default to as is), so `stored()` and reading give each other's input."""
 
-    def __init__(self, convert: Callable[[Any], T] | None = None, plain: Callable[[T], Any] | None = None) -> None:
+def _text_sizes(items: Sequence[Any]) -> npt.NDArray[np.int64] | None:
+    """The msgpack size of each item, when all are str or None, worked out from their lengths (in
+    characters: right for ASCII; the caller checks the total against the encoding, which a single
+    longer UTF-8 string would exceed, and then encodes item by item)."""
+    try:
+        chars = np.fromiter((-1 if item is None else len(item) for item in items), dtype=np.int64, count=len(items))
+    except TypeError:
+        return None
+    if not all(item is None or type(item) is str for item in items):
+        return None
+    header = np.select([chars < 0, chars < 32, chars < 256, chars < 65536], [1, 1, 2, 3], 5)
+    sizes: npt.NDArray[np.int64] = np.where(chars < 0, 1, header + chars)
+    return sizes
+
+
+class Chunk(Protocol):
+    def __len__(self) -> int: ...
+
+    def item(self, i: int) -> Any: ...
+
+    def items(self) -> Sequence[Any]: ...
+
+
+class StoredChunk:
+    """Items stored by `encode_items`: a blob section and an offsets section."""
+
+    __slots__ = ("n", "blob", "offsets", "convert", "_items", "_offsets")
+
+    def __init__(self, n: int, blob: Section, offsets: Section, convert: Callable[[Any], Any] | None) -> None:
+        self.n = n
+        self.blob = blob
+        self.offsets = offsets
         self.convert = convert
-        self.plain = plain
+        self._items: Sequence[Any] | None = None
+        self._offsets: npt.NDArray[np.int64] | None = None
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = "_lazy_" + name
+    def __len__(self) -> int:
+        return self.n
+
+    def item(self, i: int) -> Any:
+        if self._items is not None:
+            return self._items[i]
+        if self._offsets is None:
+            offsets = self.offsets.array(np.int64)
+            if len(offsets) != self.n + 1:
+                raise CacheDamaged(f"{self.blob.source.name}: a chunk's offsets do not fit its items")
+            self._offsets = offsets
+        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
+        try:
+            value = msgspec.msgpack.decode(self.blob.bytes()[a:b])
+        except msgspec.DecodeError:
+            raise CacheDamaged(f"{self.blob.source.name}: an item cannot be decoded") from None
+        return value if self.convert is None else self.convert(value)
+
+    def items(self) -> Sequence[Any]:
+        if self._items is None:
+            try:
+                values = msgspec.msgpack.decode(self.blob.bytes())
+            except msgspec.DecodeError:
+                raise CacheDamaged(f"{self.blob.source.name}: a chunk cannot be decoded") from None
+            if not isinstance(values, list) or len(values) != self.n:
+                raise CacheDamaged(f"{self.blob.source.name}: a chunk holds the wrong number of items")
+            self._items = tuple(values) if self.convert is None else tuple(map(self.convert, values))
+        return self._items
+
+    def starting_with(self, prefix: bytes) -> npt.NDArray[np.int64]:
+        """Positions of the string items whose UTF-8 starts with `prefix`, compared in the stored
+        bytes for all items at once (no item decoded)."""
+        offsets = self.offsets.array(np.int64)
+        blob = np.frombuffer(self.blob.bytes(), dtype=np.uint8)
+        if len(offsets) != self.n + 1 or (self.n and (offsets[:-1].min() < 0 or offsets[-1] > len(blob))):
+            raise CacheDamaged(f"{self.blob.source.name}: a chunk's offsets do not fit its items")
+        at = offsets[:-1]
+        if not len(at):
+            return np.zeros(0, dtype=np.int64)
+        head = blob[np.minimum(at, max(len(blob) - 1, 0))].astype(np.int64)
+        start = np.full(len(at), -1, dtype=np.int64)
+        length = np.zeros(len(at), dtype=np.int64)
+        fixed = (head >= 0xA0) & (head <= 0xBF)  # msgpack fixstr, str8, str16, str32
+        start[fixed], length[fixed] = at[fixed] + 1, head[fixed] - 0xA0
+        for code, size in ((0xD9, 1), (0xDA, 2), (0xDB, 4)):
+            rows = np.flatnonzero((head == code) & (at + 1 + size <= offsets[1:]))
+            value = np.zeros(len(rows), dtype=np.int64)
+            for k in range(size):
+                value = value * 256 + blob[at[rows] + 1 + k]
+            start[rows], length[rows] = at[rows] + 1 + size, value
+        ok = (start >= 0) & (length >= len(prefix)) & (start + length <= offsets[1:])
+        for k, byte in enumerate(prefix):
+            rows = np.flatnonzero(ok)
+            ok[rows] = blob[start[rows] + k] == byte
+        return np.flatnonzero(ok).astype(np.int64)
+
+
+class HeldChunk:
+    """Items in memory, settled into a tuple (the collector does not walk a tuple of strings)."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Sequence[Any]) -> None:
+        self.values = tuple(values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def item(self, i: int) -> Any:
+        return self.values[i]
+
+    def items(self) -> Sequence[Any]:
+        return self.values
+
+
+class Objects(Sequence[T]):
+    """An append-only sequence: chunks (stored or settled) followed by a list of what was added since."""
+
+    __slots__ = ("_chunks", "_ends", "_tail")
+
+    def __init__(self, values: Iterable[T] = ()) -> None:
+        self._chunks: list[Chunk] = []
+        self._ends: list[int] = []
+        self._tail: list[T] = list(values)
+
+    def add_chunk(self, chunk: Chunk) -> None:
+        """Put a chunk after the others (only while nothing has been appended after them)."""
+        if self._tail:
+            raise ValueError("chunks come before appended items")
+        if len(chunk):
+            self._chunks.append(chunk)
+            self._ends.append(self._prefix + len(chunk))
+
+    @property
+    def _prefix(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __len__(self) -> int:
+        return self._prefix + len(self._tail)
+
+    def append(self, value: T) -> None:
+        self._tail.append(value)
+
+    def extend(self, values: Iterable[T]) -> None:
+        self._tail.extend(values)
+
+    def settle(self) -> None:
+        """What was appended becomes a chunk of its own (a tuple)."""
+        if self._tail:
+            chunk = HeldChunk(self._tail)
+            self._tail = []
+            self._chunks.append(chunk)
+            self._ends.append(self._prefix + len(chunk))
+
+    def _locate(self, index: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self._ends, index)
+        return i, index - (self._ends[i] - len(self._chunks[i]))
 
     @overload
-    def __get__(self, obj: None, owner: type | None = None) -> Lazy[T]: ...
+    def __getitem__(self, index: int) -> T: ...
     @overload
-    def __get__(self, obj: object, owner: type | None = None) -> T: ...
-    def __get__(self, obj: object | None, owner: type | None = None) -> Lazy[T] | T:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.slot]
-        if isinstance(value, Encoded):
-            value = obj.__dict__[self.slot] = value.decode(self.convert)
-        return value  # type: ignore[no-any-return]
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return tuple(self)[index]
+            return self.between(start, stop)
+        n = len(self)
+        at = index + n if index < 0 else index
+        if not 0 <= at < n:
+            raise IndexError(index)
+        prefix = self._prefix
+        if at >= prefix:
+            return self._tail[at - prefix]
+        i, offset = self._locate(at)
+        value: T = self._chunks[i].item(offset)
+        return value
 
-    def __set__(self, obj: object, value: T | Encoded) -> None:
-        obj.__dict__[self.slot] = value
+    def between(self, start: int, stop: int) -> tuple[T, ...]:
+        """Items [start, stop), decoding whole chunks only where most of a chunk is wanted."""
+        if stop <= start:
+            return ()
+        prefix = self._prefix
+        out: list[T] = []
+        if start < prefix:
+            i = bisect.bisect_right(self._ends, start)
+            position = start
+            while position < min(stop, prefix):
+                chunk = self._chunks[i]
+                lo = self._ends[i] - len(chunk)
+                hi = min(stop, self._ends[i])
+                if isinstance(chunk, HeldChunk) or 2 * (hi - position) >= len(chunk):
+                    out.extend(chunk.items()[position - lo : hi - lo])
+                else:
+                    out.extend(chunk.item(j) for j in range(position - lo, hi - lo))
+                position = hi
+                i += 1
+        if stop > prefix:
+            out.extend(self._tail[max(start, prefix) - prefix : stop - prefix])
+        return tuple(out)
 
-    def raw(self, obj: object) -> Any:
-        """What the attribute holds now: the value, or still its Encoded bytes."""
-        return obj.__dict__[self.slot]
+    def __iter__(self) -> Iterator[T]:
+        return chain(chain.from_iterable(chunk.items() for chunk in self._chunks), self._tail)
 
-    def stored(self, obj: object) -> bytes:
-        """The attribute as msgpack bytes; bytes never decoded are passed through as they came."""
-        value = obj.__dict__[self.slot]
-        if isinstance(value, Encoded):
-            return value.data
-        data: bytes = msgspec.msgpack.encode(self.plain(value) if self.plain is not None else value)
-        return data
+    def __reversed__(self) -> Iterator[T]:
+        yield from reversed(self._tail)
+        for chunk in reversed(self._chunks):
+            yield from reversed(chunk.items())
+
+    def find_held(self, value: T, start: int = 0) -> int | None:
+        """The first position >= `start` of `value` among the items held in memory (settled or
+        appended, not those of stored chunks): a C-speed scan of tuples and the list."""
+        for i, chunk in enumerate(self._chunks):
+            lo = self._ends[i] - len(chunk)
+            if self._ends[i] <= start or not isinstance(chunk, HeldChunk):
+                continue
+            try:
+                return lo + chunk.values.index(value, max(0, start - lo))
+            except ValueError:
+                continue
+        prefix = self._prefix
+        try:
+            return prefix + self._tail.index(value, max(0, start - prefix))
+        except ValueError:
+            return None
+
+    def reversed_chunks(self) -> Iterator[tuple[int, Chunk | None]]:
+        """(first position, chunk) from the last chunk back; the appended items first, as chunk None."""
+        yield self._prefix, None
+        for i in range(len(self._chunks) - 1, -1, -1):
+            yield self._ends[i] - len(self._chunks[i]), self._chunks[i]
+
+    def tail(self) -> list[T]:
+        return self._tail
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Objects | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
-class Encoded:
-    """Msgpack bytes standing in for a value not decoded yet. Decoded at most once: a snapshot
-    holding the same bytes as the index gets the very value the index got, not a second copy."""
+def ids_starting(ids: Objects[str], text: str, n: int) -> list[int]:
+    """Rows among the first `n` whose id starts with `text`: stored chunks compared in their bytes,
+    the rest one by one."""
+    prefix = text.encode("utf-8", "surrogatepass")
+    rows: list[int] = []
+    for start, chunk in reversed(list(ids.reversed_chunks())):
+        if start >= n:
+            continue
+        values = ids.tail() if chunk is None else None
+        if isinstance(chunk, StoredChunk):
+            rows.extend(int(start + i) for i in chunk.starting_with(prefix).tolist() if start + i < n)
+            continue
+        if chunk is not None:
+            values = list(chunk.items())
+        rows.extend(start + i for i, sid in enumerate(values or ()) if start + i < n and sid.startswith(text))
+    return rows
 
-    __slots__ = ("data", "_value")
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self._value: Any = _NOT_DECODED
-
-    def decode(self, convert: Callable[[Any], Any] | None = None) -> Any:
-        """The value (decoded, then converted by `convert`, on the first call)."""
-        if self._value is _NOT_DECODED:
-            decoded = msgspec.msgpack.decode(self.data)
-            self._value = convert(decoded) if convert is not None else decoded
-        return self._value
+# ---------------------------------------------------------------- sparse rows
 
 
-_NOT_DECODED = object()
+class RowMap(Generic[V]):
+    """row -> value for some rows: chunks for ranges of rows (each decoded on its first use), then
+    a dict of the rows added since."""
+
+    __slots__ = ("_chunks", "_tail", "_count")
+
+    def __init__(self, values: dict[int, V] | None = None) -> None:
+        self._chunks: list[list[Any]] = []  # [first row, end row, StoredChunk of [row, value] pairs or dict]
+        self._tail: dict[int, V] = dict(values or {})
+        self._count = 0  # pairs in the chunks
+
+    def add_chunk(self, lo: int, hi: int, chunk: StoredChunk) -> None:
+        if len(chunk):
+            self._chunks.append([lo, hi, chunk])
+            self._count += len(chunk)
+
+    def _chunk(self, entry: list[Any]) -> dict[int, V]:
+        if isinstance(entry[2], StoredChunk):
+            pairs = entry[2].items()
+            try:
+                entry[2] = {int(row): value for row, value in pairs}
+            except (TypeError, ValueError):
+                raise CacheDamaged(f"{entry[2].blob.source.name}: a row map chunk is malformed") from None
+        result: dict[int, V] = entry[2]
+        return result
+
+    def get(self, row: int, default: V | None = None) -> V | None:
+        if row in self._tail:
+            return self._tail[row]
+        for entry in self._chunks:
+            if entry[0] <= row < entry[1]:
+                return self._chunk(entry).get(row, default)
+        return default
+
+    def __getitem__(self, row: int) -> V:
+        value = self.get(row, _MISSING)
+        if value is _MISSING:
+            raise KeyError(row)
+        return cast(V, value)
+
+    def __contains__(self, row: object) -> bool:
+        return isinstance(row, int) and self.get(row, _MISSING) is not _MISSING
+
+    def __setitem__(self, row: int, value: V) -> None:
+        self._tail[row] = value
+
+    def __len__(self) -> int:
+        return self._count + len(self._tail)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def items(self) -> Iterator[tuple[int, V]]:
+        for entry in self._chunks:
+            yield from self._chunk(entry).items()
+        yield from self._tail.items()
+
+    def values(self) -> Iterator[V]:
+        return (value for _, value in self.items())
+
+    def __iter__(self) -> Iterator[int]:
+        return (row for row, _ in self.items())
+
+    def keys(self) -> Iterator[int]:
+        return iter(self)
+
+    def between(self, lo: int, hi: int) -> list[tuple[int, V]]:
+        """The (row, value) pairs for rows in [lo, hi), by row."""
+        out = [pair for entry in self._chunks if entry[0] < hi and entry[1] > lo for pair in self._chunk(entry).items()]
+        out += list(self._tail.items())
+        return sorted((row, value) for row, value in out if lo <= row < hi)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RowMap | dict):
+            return dict(self.items()) == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_MISSING: Any = object()

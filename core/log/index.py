@@ -1,9 +1,11 @@
-"""The log index: every event read so far, as columns (SPEC 6).
+"""The log index: every event read so far, as columns (docs/format.md §5).
 
 `LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out
 `FoldData` snapshots for the fold. Sessions are stored as columns, not objects: numbers in
-append-only numpy columns (a snapshot is a set of views), per-session strings in tuples (lists while
-sessions are added) that the parsed-log cache hands over undecoded until first read.
+append-only numpy columns, per-session values in `Objects` sequences (core/log/columns.py). An
+index loaded from the parsed-log cache starts with chunks, one per block of sessions, read only
+when something needs them (core/log/cache.py); what is read from the log afterwards is appended
+in memory.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, cast
 import msgspec
 import numpy as np
 
-from lesson_credit.core.log.columns import Column, Lazy
+from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
     PRIOR,
     SESSION,
@@ -35,53 +37,12 @@ from lesson_credit.core.log.events import (
     session_columns,
     to_event,
 )
-from lesson_credit.core.log.snapshot import BlockCache, FoldData, Graders
+from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
+from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders
 from lesson_credit.core.log.store import LogProblem
 
 _SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
-SCAN_LOOKUPS = 8  # session-id lookups answered by a scan before LogIndex builds its id -> row dict
-
-
-# The cache's plain msgpack form of the lazily decoded attributes, and back.
-
-
-def _grades_of(rows: list[list[Any]]) -> list[tuple[int, GradeEvent]]:
-    return [(g[0], GradeEvent(g[1], g[2], g[3], g[4], g[5])) for g in rows]
-
-
-def _grade_rows(grades: list[tuple[int, GradeEvent]]) -> list[list[Any]]:
-    return [[line, g.session_id, g.base_reward, g.grader, g.timestamp, g.note] for line, g in grades]
-
-
-def _big(value: int | None) -> int | str | None:
-    """An integer msgpack can hold (64 bits), or its decimal text: another tool may log any integer."""
-    return value if value is None or -(2**63) <= value < 2**63 else str(value)
-
-
-def _unbig(value: int | str | None) -> int | None:
-    return int(value) if isinstance(value, str) else value
-
-
-def _selections_of(rows: list[list[Any]]) -> list[tuple[int, SelectionEvent]]:
-    return [
-        (s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), _unbig(s[6]), _unbig(s[7])))
-        for s in rows
-    ]
-
-
-def _selection_rows(selections: list[tuple[int, SelectionEvent]]) -> list[list[Any]]:
-    return [
-        [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, _big(s.k), _big(s.seed)]
-        for line, s in selections
-    ]
-
-
-def _row_tuples(pairs: list[list[Any]]) -> dict[int, tuple[Any, ...]]:
-    return {row: tuple(values) for row, values in pairs}
-
-
-def _row_pairs(by_row: dict[int, tuple[Any, ...]]) -> list[list[Any]]:
-    return [[row, list(values)] for row, values in by_row.items()]
+NO_OFFSET = -1  # a session whose byte offset in the log is not known (a database store's)
 
 
 def _in_order_of_appearance(wanted: set[Any], items: list[Any]) -> list[Any]:
@@ -102,46 +63,30 @@ class LogIndex:
     """Columns of a log read so far. Grows by `add()`/`add_raw()`/`add_many()`; never rewritten.
 
     Sessions are stored as columns, not objects: a million-session log would otherwise
-    hold millions of Python objects. Numbers live in append-only numpy columns (a snapshot
-    is a set of views); per-session strings in tuples, which the parsed-log cache hands
-    over undecoded until first read. `session(row)` rebuilds one event on demand.
+    hold millions of Python objects. Numbers live in append-only numpy columns; per-session
+    values in `Objects` (settled into tuples after a big read: the cyclic GC stops tracking a
+    tuple whose items are all strings, numbers or None, while every full collection walks a
+    list of a million items). `session(row)` rebuilds one event on demand.
     """
-
-    # Per-session strings: lists while sessions are being added, tuples once settled (a cache
-    # hands them over as tuples). The cyclic GC stops tracking a tuple whose items are all
-    # strings, numbers or None, while every full collection walks a list of a million items:
-    # with lists, a big log made an ordinary allocation now and then cost 50-150 ms.
-    session_ids: Lazy[Sequence[str]] = Lazy(tuple)
-    session_times: Lazy[Sequence[str | None]] = Lazy(tuple)
-    session_categories: Lazy[Sequence[str | None]] = Lazy(tuple)
-    session_journals: Lazy[Sequence[str | None]] = Lazy(tuple)
-    session_graders: Lazy[Sequence[str | None]] = Lazy(tuple)
-    session_strategies: Lazy[Sequence[str | None]] = Lazy(tuple)
-    session_floors: Lazy[Sequence[float | None]] = Lazy(tuple)
-    missing_salience: Lazy[dict[int, tuple[int, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> lesson positions
-    propensities: Lazy[dict[int, tuple[float | None, ...]]] = Lazy(_row_tuples, _row_pairs)  # row -> per lesson
-    grades: Lazy[list[tuple[int, GradeEvent]]] = Lazy(_grades_of, _grade_rows)
-    selections: Lazy[list[tuple[int, SelectionEvent]]] = Lazy(_selections_of, _selection_rows)
-    outcome_labels: Lazy[dict[int, str]] = Lazy()  # row -> string outcome of a record without base_reward
-    retired: Lazy[dict[str, int]] = Lazy()  # arm -> line of the retire event that retired it
 
     def __init__(self) -> None:
         self.arm_ids: list[str] = []
         self.arm_index: dict[str, int] = {}
-        self.session_ids = []
-        self.session_times = []
-        self.session_categories = []
-        self.session_journals = []
-        self.session_graders = []
-        self.session_strategies = []
-        self.session_floors = []
-        self.missing_salience = {}
-        self.propensities = {}
-        self.grades = []
-        self.selections = []
-        self.outcome_labels = {}
-        self.retired = {}
+        self.session_ids: Objects[str] = Objects()
+        self.session_times: Objects[str | None] = Objects()
+        self.session_categories: Objects[str | None] = Objects()
+        self.session_journals: Objects[str | None] = Objects()
+        self.session_graders: Objects[str | None] = Objects()
+        self.session_strategies: Objects[str | None] = Objects()
+        self.session_floors: Objects[float | None] = Objects()
+        self.missing_salience: RowMap[tuple[int, ...]] = RowMap()  # row -> lesson positions
+        self.propensities: RowMap[tuple[float | None, ...]] = RowMap()  # row -> per lesson
+        self.outcome_labels: RowMap[str] = RowMap()  # row -> string outcome of a record without base_reward
+        self.grades: Objects[tuple[int, GradeEvent]] = Objects()
+        self.selections: Objects[tuple[int, SelectionEvent]] = Objects()
+        self.retired: dict[str, int] = {}  # arm -> line of the retire event that retired it
         self.session_lines = Column(np.int64)
+        self.session_offsets = Column(np.int64)  # byte offset of the record's line (NO_OFFSET: unknown)
         self.session_base = Column(np.float64)  # the record's own; NaN = pending
         self.session_published = Column(np.bool_)  # no "type": the published record shape
         self.session_start = Column(np.int64, [0])  # entries of session i: [start[i], start[i + 1])
@@ -157,58 +102,53 @@ class LogIndex:
         self.end = 0  # bytes of the log consumed
         self.lines = 0  # lines of the log consumed
         self.blocks = BlockCache()  # per-arm sums of blocks of sessions, reused across snapshots
+        self.lookup = SessionLookup(self.session_ids)  # session id -> row
+        self.selection_chunks: list[IdChunk] = []  # the cached blocks' selections, by the session they name
+        self.parts: list[Any] = []  # the parsed-log cache's blocks this index starts with (core/log/cache.py)
         self._raw_arm: dict[str, int] = {}  # lesson path as written -> arm
-        self._session_index: dict[str, int] | None = None
-        self._scans = 0  # lookups answered by scanning session_ids (see row_of)
-        self._scanned: dict[str, int] = {}  # and their answers: a row never changes
-
-    @property
-    def session_index(self) -> dict[str, int]:
-        """Session id -> row. Built on first use: a status from the cache never needs it."""
-        if self._session_index is None:
-            self._session_index = dict(zip(self.session_ids, range(len(self.session_ids)), strict=True))
-        return self._session_index
 
     @property
     def n_sessions(self) -> int:
         return len(self.session_base)
 
-    def _appendable(self) -> tuple[list[Any], ...]:
-        """The per-session string columns as lists, in _STRING_COLUMNS order, to add sessions to."""
-        columns = []
-        for name in _STRING_COLUMNS:
-            value = getattr(self, name)
-            if not isinstance(value, list):
-                value = list(value)
-                setattr(self, name, value)
-            columns.append(value)
-        return tuple(columns)
+    def _strings(self) -> tuple[Objects[Any], ...]:
+        return (
+            self.session_ids,
+            self.session_times,
+            self.session_categories,
+            self.session_journals,
+            self.session_graders,
+            self.session_strategies,
+            self.session_floors,
+        )
 
     def settle(self) -> None:
-        """After reading a big stretch of log: the string columns become tuples (see above)."""
-        for name in _STRING_COLUMNS:
-            value = getattr(type(self), name).raw(self)
-            if isinstance(value, list):
-                setattr(self, name, tuple(value))
+        """After reading a big stretch of log: what was added to the per-session columns becomes
+        tuples (see above)."""
+        for column in self._strings():
+            column.settle()
 
     def row_of(self, session_id: str) -> int | None:
-        """The row of a session id. The first few lookups scan the id list (a few ms even for a
-        million sessions) rather than build the whole id -> row dict (far slower) for one answer."""
-        if self._session_index is None and self._scans < SCAN_LOOKUPS:
-            found = self._scanned.get(session_id)
-            if found is None:
-                self._scans += 1
-                try:
-                    found = self._scanned[session_id] = self.session_ids.index(session_id)
-                except ValueError:
-                    return None
-            return found
-        return self.session_index.get(session_id)
+        """The row of a session id (None: no session has it)."""
+        return self.lookup.row_of(session_id)
 
-    def _any_known(self, session_ids: list[str]) -> bool:
-        if self._session_index is None and len(session_ids) <= SCAN_LOOKUPS - self._scans:
-            return any(self.row_of(sid) is not None for sid in session_ids)
-        return not self.session_index.keys().isdisjoint(session_ids)
+    def latest_selection(self, session_id: str) -> SelectionEvent | None:
+        """The latest selection logged for a session id: those read into memory are scanned from the
+        end, the cached blocks' found through their hash tables."""
+        selections = self.selections
+        for _, chunk in selections.reversed_chunks():
+            if isinstance(chunk, StoredChunk):
+                break
+            for _, selection in reversed(selections.tail() if chunk is None else chunk.items()):
+                if selection.session_id == session_id:
+                    return selection
+        digest = id_hash(session_id)
+        for ids in reversed(self.selection_chunks):
+            for position in sorted(ids.candidates(digest), reverse=True):
+                selection = selections[position][1]
+                if selection.session_id == session_id:
+                    return selection
+        return None
 
     def arm(self, lesson_id: str) -> int:
         index = self.arm_index.get(lesson_id)
@@ -217,7 +157,7 @@ class LogIndex:
             self.arm_ids.append(lesson_id)
         return index
 
-    def _add_session(self, line: int, raw: RawEvent, columns: SessionColumns) -> None:
+    def _add_session(self, line: int, raw: RawEvent, columns: SessionColumns, offset: int = NO_OFFSET) -> None:
         session_id = columns.session_id
         known = self.row_of(session_id)
         if known is not None:
@@ -227,11 +167,11 @@ class LogIndex:
             )
             return
         row = self.n_sessions
-        if self._session_index is not None:
-            self._session_index[session_id] = row
-        ids, times, categories, journals, graders, strategies, floors = self._appendable()
+        self.lookup.added(session_id, row)
+        ids, times, categories, journals, graders, strategies, floors = self._strings()
         ids.append(session_id)
         self.session_lines.append(line)
+        self.session_offsets.append(offset)
         times.append(raw.timestamp)
         self.session_base.append(math.nan if columns.base_reward is None else columns.base_reward)
         categories.append(raw.category)
@@ -253,7 +193,7 @@ class LogIndex:
         self.entry_session.extend([row] * len(arms))
         self.session_start.append(len(self.entry_arm))
 
-    def add_many(self, items: list[tuple[int, RawEvent]]) -> list[LogProblem]:
+    def add_many(self, items: list[tuple[int, RawEvent]], offsets: Sequence[int] | None = None) -> list[LogProblem]:
         """Add decoded lines in order; returns the problems of lines that are not valid events.
 
         Between two prior events (the only kind that creates arms besides sessions), the
@@ -261,13 +201,16 @@ class LogIndex:
         comprehensions) and the grades and selections between them are added afterwards, in
         their own order; a grade then finds its session's row at once, which is where
         `snapshot` would have looked it up. If any session is unusual, the stretch is added
-        one line at a time with the exact per-line checks.
+        one line at a time with the exact per-line checks. `offsets`: where each item's line
+        starts in the log (None: not known).
         """
         problems: list[LogProblem] = []
+        at = [NO_OFFSET] * len(items) if offsets is None else list(offsets)
 
-        def add_one(line: int, raw: RawEvent) -> None:
+        def add_one(i: int) -> None:
+            line, raw = items[i]
             try:
-                self.add_raw(line, raw)
+                self.add_raw(line, raw, at[i])
             except InvalidEvent as exc:
                 problems.append(LogProblem(line, str(exc)))
 
@@ -275,21 +218,20 @@ class LogIndex:
         bounds = [i for i, kind in enumerate(kinds) if kind == PRIOR]
         start = 0
         for stop in [*bounds, len(items)]:
-            stretch = items[start:stop]
-            sessions = [item for item, kind in zip(stretch, kinds[start:stop], strict=True) if kind in _SESSION_KINDS]
-            if sessions and self._add_sessions_fast(sessions):
-                for line, raw in stretch:
-                    if raw.type not in _SESSION_KINDS:
-                        add_one(line, raw)
+            positions = [i for i in range(start, stop) if kinds[i] in _SESSION_KINDS]
+            if positions and self._add_sessions_fast([items[i] for i in positions], [at[i] for i in positions]):
+                for i in range(start, stop):
+                    if kinds[i] not in _SESSION_KINDS:
+                        add_one(i)
             else:
-                for line, raw in stretch:
-                    add_one(line, raw)
+                for i in range(start, stop):
+                    add_one(i)
             if stop < len(items):
-                add_one(*items[stop])
+                add_one(stop)
             start = stop + 1
         return problems
 
-    def _add_sessions_fast(self, run: list[tuple[int, RawEvent]]) -> bool:
+    def _add_sessions_fast(self, run: list[tuple[int, RawEvent]], offsets: list[int]) -> bool:
         """Add a run of session records column-wise if every one is ordinary; False to fall back.
 
         Ordinary: a new, unique string id; base_reward given (a number in [0, 1] or null);
@@ -305,7 +247,7 @@ class LogIndex:
             return False
         first_row = self.n_sessions
         new_rows = dict(zip(cast(list[str], ids), range(first_row, first_row + len(ids)), strict=True))
-        if len(new_rows) != len(ids) or (first_row and self._any_known(list(new_rows))):
+        if len(new_rows) != len(ids) or (first_row and self.lookup.any_known(list(new_rows))):
             return False
         bases = [raw.base_reward for raw in raws]
         if msgspec.UNSET in bases:
@@ -345,11 +287,11 @@ class LogIndex:
                 offset += count
                 if any(p is not None for p in chunk):
                     self.propensities[row] = tuple(chunk)
-        if self._session_index is not None:
-            self._session_index.update(new_rows)
-        all_ids, times, categories, journals, graders, strategies, floors = self._appendable()
-        all_ids.extend(ids)
+        self.lookup.added_many(new_rows)
+        all_ids, times, categories, journals, graders, strategies, floors = self._strings()
+        all_ids.extend(cast(list[str], ids))
         self.session_lines.extend([line for line, _ in run])
+        self.session_offsets.extend(offsets)
         times.extend([raw.timestamp for raw in raws])
         self.session_base.extend([math.nan if b is None else b for b in bases])
         categories.extend([raw.category for raw in raws])
@@ -365,10 +307,11 @@ class LogIndex:
         self.session_start.extend(self.session_start[-1] + np.cumsum(sizes))
         return True
 
-    def add_raw(self, line: int, raw: RawEvent) -> None:
-        """Add a decoded line; raises InvalidEvent when it is not a valid event."""
+    def add_raw(self, line: int, raw: RawEvent, offset: int = NO_OFFSET) -> None:
+        """Add a decoded line (which starts at byte `offset` of the log); raises InvalidEvent when
+        it is not a valid event."""
         if is_session(raw):
-            self._add_session(line, raw, session_columns(raw))
+            self._add_session(line, raw, session_columns(raw), offset)
         else:
             self.add(line, to_event(raw))
 
@@ -422,7 +365,7 @@ class LogIndex:
             base_reward=None if math.isnan(base) else base,
             lesson_ids=tuple(arm_ids[a] for a in self.entry_arm[start:stop].tolist()),
             saliences=tuple(self.entry_salience[start:stop].tolist()),
-            missing_salience=self.missing_salience.get(row, ()),
+            missing_salience=self.missing_salience.get(row) or (),
             propensities=self.propensities.get(row),
             journal_path=self.session_journals[row],
             category=self.session_categories[row],
@@ -469,20 +412,16 @@ class LogIndex:
         prior_rewards = np.zeros(n_arms, dtype=np.int64)
         for lesson_id, count in self.prior_rewards.items():
             prior_rewards[self.arm_index[lesson_id]] = count
+        n = len(base)
+        entries = Entries(
+            self.entry_arm, self.entry_salience, self.entry_session, self.session_start, n, len(self.entry_arm)
+        )
         return FoldData(
             arm_ids=tuple(self.arm_ids),
-            entry_arm=self.entry_arm.view(),
-            entry_salience=self.entry_salience.view(),
-            entry_session=self.entry_session.view(),
-            session_start=self.session_start.view(),
+            entries=entries,
             base=base,
             grader_source=Graders(
-                LogIndex.session_graders.raw(self),
-                self.session_published.view(),
-                applied,
-                rows[applied],
-                LogIndex.grades.raw(self),
-                _grades_of,
+                self.session_graders, self.session_published.view(), applied, rows[applied], self.grades
             ),
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
@@ -491,8 +430,3 @@ class LogIndex:
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
         )
-
-
-# attributes the cache stores as msgpack of their own and the index decodes on first read
-LAZY_ATTRIBUTES = tuple(name for name, value in vars(LogIndex).items() if isinstance(value, Lazy))
-_STRING_COLUMNS = tuple(name for name in LAZY_ATTRIBUTES if vars(LogIndex)[name].convert is tuple)

@@ -1,4 +1,4 @@
-"""The parsed-log cache for a database store, per store position (issue 13).
+"""The parsed-log cache for a database store, per store position.
 
 The same columns the file's cache holds (`lesson_credit.core.log.cache.encode_index`), kept in the workspace's
 `.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was

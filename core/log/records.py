@@ -85,3 +85,24 @@ def journal_changed(root: Path, record: dict[str, Any], allow_outside: bool = Fa
     if digest != recorded.lower():
         return True, f"journal {journal} changed since the session was recorded (sha256 differs)"
     return False, "journal unchanged since recording"
+
+
+RECORD_MAX_BYTES = 64 * 1024 * 1024  # a session record's line is never near this long
+
+
+def record_at(log_path: Path, offset: int, session_id: str) -> dict[str, Any] | None:
+    """The session event whose line starts at byte `offset` of the log, if it is one for the id
+    (None otherwise: the caller then searches). One line read, however big the log."""
+    try:
+        with open(log_path, "rb") as handle:
+            handle.seek(offset)
+            line = handle.readline(RECORD_MAX_BYTES)
+    except OSError:
+        return None
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(record, dict) and record.get("type") in (None, "session") and record.get("session_id") == session_id:
+        return record
+    return None

@@ -10,15 +10,16 @@ only recomputes one block.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import xxhash
 
-from lesson_credit.core.log.columns import Encoded
+from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import GradeEvent
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import credit as credit_mod
@@ -28,15 +29,47 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
+@dataclass(frozen=True, eq=False)
+class Entries:
+    """The entry columns a snapshot reads: the index's own (append-only), of which the snapshot sees
+    the first `n_entries` entries and the starts of its first `n_sessions` sessions. A slice reads only
+    the chunks it lies in; a whole column is gathered (once) when something asks for it whole."""
+
+    arm: Column
+    salience: Column
+    session: Column
+    start: Column  # entries of session i: [start[i], start[i + 1])
+    n_sessions: int
+    n_entries: int
+
+    @classmethod
+    def of_arrays(
+        cls,
+        arm: npt.ArrayLike,
+        salience: npt.ArrayLike,
+        session: npt.ArrayLike,
+        start: npt.ArrayLike,
+    ) -> Entries:
+        columns = (
+            Column(np.int32, np.asarray(arm)),
+            Column(np.float64, np.asarray(salience)),
+            Column(np.int32, np.asarray(session)),
+            Column(np.int64, np.asarray(start)),
+        )
+        return cls(*columns, n_sessions=len(columns[3]) - 1, n_entries=len(columns[0]))
+
+
 @dataclass(frozen=True)
 class FoldData:
-    """What the fold needs, as arrays. Shared read-only with the UI."""
+    """What the fold needs, as arrays. Shared read-only with the UI.
+
+    The per-entry columns (`entry_arm`, `entry_salience`, `entry_session`, `session_start`) are
+    gathered when first asked for whole; the fold's per-block sums and one session's entries
+    read only their slices (`starts`, `entry_slice`), so a snapshot of a million sessions loaded
+    from the cache costs what the blocks that changed cost."""
 
     arm_ids: tuple[str, ...]
-    entry_arm: npt.NDArray[np.int32]
-    entry_salience: FloatArray
-    entry_session: npt.NDArray[np.int32]
-    session_start: IntArray  # entries of session i are [start[i], start[i+1])
+    entries: Entries = field(repr=False, compare=False)
     base: FloatArray  # effective base reward per session (latest grade); NaN = pending
     grader_source: Graders = field(repr=False, compare=False)
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
@@ -53,6 +86,34 @@ class FoldData:
     @property
     def n_sessions(self) -> int:
         return len(self.base)
+
+    @cached_property
+    def entry_arm(self) -> npt.NDArray[np.int32]:
+        return self.entries.arm.view()[: self.entries.n_entries]
+
+    @cached_property
+    def entry_salience(self) -> FloatArray:
+        return self.entries.salience.view()[: self.entries.n_entries]
+
+    @cached_property
+    def entry_session(self) -> npt.NDArray[np.int32]:
+        return self.entries.session.view()[: self.entries.n_entries]
+
+    @cached_property
+    def session_start(self) -> IntArray:
+        """Entries of session i are [start[i], start[i+1])."""
+        return self.entries.start.view()[: self.entries.n_sessions + 1]
+
+    def starts(self, lo: int, hi: int) -> IntArray:
+        """session_start[lo : hi + 1]: where sessions lo..hi-1 start, and where the last one ends."""
+        if "session_start" in self.__dict__:
+            return self.session_start[lo : hi + 1]
+        return self.entries.start.span(lo, hi + 1)
+
+    def entry_slice(self, start: int, stop: int) -> tuple[npt.NDArray[np.int32], FloatArray, npt.NDArray[np.int32]]:
+        """(arm, salience, session row) of entries [start, stop)."""
+        e = self.entries
+        return e.arm.span(start, stop), e.salience.span(start, stop), e.session.span(start, stop)
 
     @cached_property
     def graders(self) -> tuple[str | None, ...]:
@@ -83,7 +144,7 @@ BLOCK_ROWS = 1 << 16  # sessions per block of the per-arm sums
 class BlockSums:
     """Per-arm sums over one block of sessions, under the rewards they were computed from."""
 
-    base: FloatArray  # the block's session rewards (NaN = pending)
+    base_key: bytes  # rewards_key of the block's session rewards (NaN = pending)
     n: FloatArray  # graded sessions the arm was injected in
     sum_base: FloatArray
     sum_base_salience: FloatArray
@@ -102,6 +163,31 @@ class BlockCache:
     def __init__(self) -> None:
         self.sums: dict[tuple[int, int], BlockSums] = {}  # (block, sessions in it) -> sums
         self.usage: dict[tuple[int, int], BlockUsage] = {}  # (block, sessions in it) -> usage counts
+        self.changed = False  # sums or counts computed since the parsed-log cache last saved them
+
+    def keep(self, key: tuple[int, int], sums: BlockSums) -> None:
+        """Keep a block's sums (dropping those of the block at another length: it only grows)."""
+        for old in [k for k in self.sums if k[0] == key[0] and k != key]:
+            del self.sums[old]
+        self.sums[key] = sums
+        self.changed = True
+
+    def keep_usage(self, key: tuple[int, int], usage: BlockUsage) -> None:
+        for old in [k for k in self.usage if k[0] == key[0] and k != key]:
+            del self.usage[old]
+        self.usage[key] = usage
+        self.changed = True
+
+    def shorter(self, table: dict[tuple[int, int], Any], block: int, rows: int) -> tuple[int, Any] | None:
+        """The entry of `table` for the block at the most rows under `rows` (to extend), if any."""
+        known = [k[1] for k in table if k[0] == block and k[1] < rows]
+        return None if not known else (max(known), table[(block, max(known))])
+
+
+def _grown(values: npt.NDArray[Any], n_arms: int, fill: float = 0) -> npt.NDArray[Any]:
+    out = np.full(n_arms, fill, dtype=values.dtype)
+    out[: len(values)] = values
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +199,12 @@ class BlockUsage:
     salience: FloatArray  # sum of salience
 
 
+def rewards_key(base: FloatArray) -> bytes:
+    """What identifies a block's rewards: byte-equal rewards are the same rewards (a different NaN
+    payload or -0.0 only recomputes). A 128-bit hash of the bytes, so the cache need not keep them."""
+    return xxhash.xxh3_128_digest(np.ascontiguousarray(base, dtype=np.float64).tobytes())
+
+
 def lesson_usage(data: FoldData) -> BlockUsage:
     """Usage counts of every arm over the whole log, added up block by block (cached per block:
     entries never change once read)."""
@@ -122,18 +214,37 @@ def lesson_usage(data: FoldData) -> BlockUsage:
     for index, lo, hi in block_ranges(data.n_sessions):
         usage = data.blocks.usage.get((index, hi - lo))
         if usage is None:
-            start, stop = int(data.session_start[lo]), int(data.session_start[hi])
-            arms, values = data.entry_arm[start:stop], data.entry_salience[start:stop]
-            usage = data.blocks.usage[(index, hi - lo)] = BlockUsage(
-                injected=np.bincount(arms, minlength=data.n_arms).astype(np.int64),
-                salient=np.bincount(arms[values > 0], minlength=data.n_arms).astype(np.int64),
-                salience=sum_by_arm(arms, values, data.n_arms),
-            )
+            usage = _usage(data, index, lo, hi)
+            data.blocks.keep_usage((index, hi - lo), usage)
         k = len(usage.injected)
         injected[:k] += usage.injected
         salient[:k] += usage.salient
         salience[:k] += usage.salience
     return BlockUsage(injected, salient, salience)
+
+
+def _usage(data: FoldData, index: int, lo: int, hi: int) -> BlockUsage:
+    """A block's usage counts: those of its first rows, when known, with the rest added entry by entry
+    (in order: the same sums, bit for bit, as counting the whole block)."""
+    shorter = data.blocks.shorter(data.blocks.usage, index, hi - lo)
+    start = lo if shorter is None else lo + shorter[0]
+    ends = data.starts(start, hi)
+    arms, values, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
+    n_arms = data.n_arms
+    if shorter is None:
+        return BlockUsage(
+            injected=np.bincount(arms, minlength=n_arms).astype(np.int64),
+            salient=np.bincount(arms[values > 0], minlength=n_arms).astype(np.int64),
+            salience=sum_by_arm(arms, values, n_arms),
+        )
+    old: BlockUsage = shorter[1]
+    salience = _grown(old.salience, n_arms)
+    np.add.at(salience, arms, values)
+    return BlockUsage(
+        injected=_grown(old.injected, n_arms) + np.bincount(arms, minlength=n_arms),
+        salient=_grown(old.salient, n_arms) + np.bincount(arms[values > 0], minlength=n_arms),
+        salience=salience,
+    )
 
 
 @dataclass(frozen=True)
@@ -142,21 +253,29 @@ class _Block:
     lo: int  # rows [lo, hi)
     hi: int
     sums: BlockSums
+    base: FloatArray  # the rewards the sums are of: base[lo:hi]
 
     def rewarded(self, data: FoldData, settings: CreditSettings) -> IntArray:
         key = (settings.strategy, settings.floor)
         counts = self.sums.rewarded.get(key)
         if counts is None:
-            start, stop = int(data.session_start[self.lo]), int(data.session_start[self.hi])
-            graded = ~np.isnan(self.sums.base)
-            sizes = np.diff(data.session_start[self.lo : self.hi + 1])
-            rows = np.repeat(graded, sizes)
-            w = credit_mod.weight(data.entry_salience[start:stop][rows], settings.floor)
-            credited = credit_mod.credited_reward(np.repeat(self.sums.base, sizes)[rows], w, settings.strategy)
-            arms = data.entry_arm[start:stop][rows]
-            counts = np.bincount(arms[credited > 0.5], minlength=data.n_arms).astype(np.int64)
+            ends = data.starts(self.lo, self.hi)
+            counts = _rewarded(data, self.base, ends, settings.strategy, settings.floor)
             self.sums.rewarded[key] = counts
+            data.blocks.changed = True
         return counts
+
+
+def _rewarded(data: FoldData, base: FloatArray, ends: IntArray, strategy: str, floor: float) -> IntArray:
+    """Graded sessions whose credited reward exceeded 0.5, per arm, over the sessions `ends` bound."""
+    arms_all, salience, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
+    graded = ~np.isnan(base)
+    sizes = np.diff(ends)
+    rows = np.repeat(graded, sizes)
+    w = credit_mod.weight(salience[rows], floor)
+    credited = credit_mod.credited_reward(np.repeat(base, sizes)[rows], w, strategy)
+    arms = arms_all[rows]
+    return np.bincount(arms[credited > 0.5], minlength=data.n_arms).astype(np.int64)
 
 
 def blocks_of(data: FoldData, base: FloatArray) -> list[_Block]:
@@ -172,13 +291,45 @@ def _blocks(data: FoldData, base: FloatArray, keep: bool) -> list[_Block]:
     for index, lo, hi in block_ranges(data.n_sessions):
         key = (index, hi - lo)
         sums = data.blocks.sums.get(key)
-        # byte-equal rewards are the same rewards (a different NaN payload or -0.0 only recomputes)
-        if sums is None or sums.base.tobytes() != base[lo:hi].tobytes():
-            sums = _block_sums(data, base, lo, hi)
+        rewards = base[lo:hi]
+        if sums is None or sums.base_key != rewards_key(rewards):
+            sums = _extended(data, base, index, lo, hi) or _block_sums(data, base, lo, hi)
             if keep:
-                data.blocks.sums[key] = sums
-        out.append(_Block(index, lo, hi, sums))
+                data.blocks.keep(key, sums)
+        out.append(_Block(index, lo, hi, sums, rewards))
     return out
+
+
+def _extended(data: FoldData, base: FloatArray, index: int, lo: int, hi: int) -> BlockSums | None:
+    """The block's sums from those of its first rows (sessions were appended to it since), when their
+    rewards are unchanged: the new rows' entries added one by one, in order, as the block's own
+    bincount adds them (so the sums are the same, bit for bit, as summing the whole block)."""
+    shorter = data.blocks.shorter(data.blocks.sums, index, hi - lo)
+    if shorter is None or shorter[1].base_key != rewards_key(base[lo : lo + shorter[0]]):
+        return None
+    rows, old = shorter
+    ends = data.starts(lo + rows, hi)
+    arms, salience, sessions = data.entry_slice(int(ends[0]), int(ends[-1]))
+    block_base = np.array(base[lo + rows : hi], dtype=np.float64)
+    graded_rows = ~np.isnan(block_base)
+    sizes = np.diff(ends)
+    entry_base = np.repeat(np.where(graded_rows, block_base, 0.0), sizes)
+    graded = np.repeat(graded_rows, sizes)
+    n_arms = data.n_arms
+    out = {name: _grown(getattr(old, name), n_arms) for name in ("n", "sum_base", "sum_base_salience", "sum_salience")}
+    for name, weights in (
+        ("n", graded.astype(np.float64)),
+        ("sum_base", entry_base),
+        ("sum_base_salience", entry_base * salience),
+        ("sum_salience", salience * graded),
+    ):
+        np.add.at(out[name], arms, weights)
+    last = _grown(old.last, n_arms, -1)
+    np.maximum.at(last, arms[graded], sessions[graded].astype(np.int64))
+    rewarded = {}
+    for (strategy, floor), counts in old.rewarded.items():
+        rewarded[(strategy, floor)] = _grown(counts, n_arms) + _rewarded(data, block_base, ends, strategy, floor)
+    return BlockSums(base_key=rewards_key(base[lo:hi]), **out, last=last, rewarded=rewarded)
 
 
 def block_ranges(n_sessions: int) -> list[tuple[int, int, int]]:
@@ -187,19 +338,18 @@ def block_ranges(n_sessions: int) -> list[tuple[int, int, int]]:
 
 
 def _block_sums(data: FoldData, base: FloatArray, lo: int, hi: int) -> BlockSums:
-    start, stop = int(data.session_start[lo]), int(data.session_start[hi])
-    arms, salience = data.entry_arm[start:stop], data.entry_salience[start:stop]
+    ends = data.starts(lo, hi)
+    arms, salience, sessions = data.entry_slice(int(ends[0]), int(ends[-1]))
     block_base = np.array(base[lo:hi], dtype=np.float64)
     graded_rows = ~np.isnan(block_base)
-    sizes = np.diff(data.session_start[lo : hi + 1])
+    sizes = np.diff(ends)
     entry_base = np.repeat(np.where(graded_rows, block_base, 0.0), sizes)  # 0 for pending
     graded = np.repeat(graded_rows, sizes)
     n_arms = data.n_arms
     last = np.full(n_arms, -1, dtype=np.int64)
-    np.maximum.at(last, arms[graded], data.entry_session[start:stop][graded].astype(np.int64))
-    block_base.flags.writeable = False
+    np.maximum.at(last, arms[graded], sessions[graded].astype(np.int64))
     return BlockSums(
-        base=block_base,
+        base_key=rewards_key(block_base),
         n=sum_by_arm(arms, graded, n_arms),
         sum_base=sum_by_arm(arms, entry_base, n_arms),
         sum_base_salience=sum_by_arm(arms, entry_base * salience, n_arms),
@@ -263,54 +413,41 @@ class Graders:
     """Who gave each session of a snapshot its grade in force: the grader of its latest grade
     event, else the record's own grader (or 'imported' / 'heuristic' when it names none).
 
-    Holds what it needs as of the snapshot, not the index: the recorded graders and the grade
-    events (append-only sequences, or the cache's still-encoded bytes of them, decoded once for
-    whichever of the index and this asks first), the published flags as a read-only view, and
-    which grade events are in force. Rows and positions below what the snapshot saw never change,
-    so neither does this."""
+    Holds what it needs as of the snapshot: the index's recorded graders and grade events
+    (append-only sequences, read lazily: one row's grader reads one item), the published flags as
+    a read-only view, and which grade events are in force. Rows and positions below what the
+    snapshot saw never change, so neither does this."""
 
     def __init__(
         self,
-        recorded: Sequence[str | None] | Encoded,
+        recorded: Sequence[str | None],
         published: npt.NDArray[np.bool_],
         applied: IntArray,
         applied_rows: IntArray,
-        grades: Sequence[tuple[int, GradeEvent]] | Encoded,
-        decode_grades: Callable[[Any], Sequence[tuple[int, GradeEvent]]],
+        grades: Sequence[tuple[int, GradeEvent]],
     ) -> None:
         self._recorded = recorded
         self._published = published
         self._applied = applied  # positions in the grade events of the grades in force
         self._applied_rows = applied_rows  # and the row each one grades
         self._grades = grades
-        self._decode_grades = decode_grades
-
-    def _recorded_graders(self) -> Sequence[str | None]:
-        if isinstance(self._recorded, Encoded):
-            self._recorded = self._recorded.decode(tuple)
-        return cast(Sequence[str | None], self._recorded)
-
-    def _grade_events(self) -> Sequence[tuple[int, GradeEvent]]:
-        if isinstance(self._grades, Encoded):
-            self._grades = self._grades.decode(self._decode_grades)
-        return cast(Sequence[tuple[int, GradeEvent]], self._grades)
 
     def of(self, row: int, base: float) -> str | None:
         if math.isnan(base):
             return None
         hit = np.flatnonzero(self._applied_rows == row)
         if len(hit):
-            return self._grade_events()[int(self._applied[hit[0]])][1].grader
-        recorded = self._recorded_graders()[row]
+            return self._grades[int(self._applied[hit[0]])][1].grader
+        recorded = self._recorded[row]
         return recorded or ("imported" if self._published[row] else "heuristic")
 
     def every(self, base: FloatArray) -> tuple[str | None, ...]:
         n = len(self._published)
         out: list[str | None] = [
             None if b != b else (g or ("imported" if p else "heuristic"))
-            for b, g, p in zip(base.tolist(), self._recorded_graders()[:n], self._published.tolist(), strict=True)
+            for b, g, p in zip(base.tolist(), self._recorded[:n], self._published.tolist(), strict=True)
         ]
-        grades = self._grade_events()
+        grades = self._grades
         for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
             grade = grades[position][1]
             out[row] = None if grade.base_reward is None else grade.grader  # a retraction: pending

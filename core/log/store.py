@@ -8,9 +8,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import xxhash
+from typing import Any, cast
 
 from lesson_credit.core.base.files import StoreError as StoreError
 from lesson_credit.core.base.files import WriteGuard, open_append
@@ -18,7 +16,6 @@ from lesson_credit.core.base.files import describe_os_error as _describe_os_erro
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.log.events import InvalidEvent, decode_event
 
-HASH_CHUNK_BYTES = 256 * 1024  # the log is hashed this much at a time (fits the CPU cache: ~2x faster than 8 MB)
 LOCK_TIMEOUT_S = 30.0
 CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
 
@@ -43,6 +40,7 @@ class ReadResult:
     lines: int = 0  # number of complete lines consumed (for numbering the next chunk)
     tail_problem: LogProblem | None = None  # an unterminated last line that does not parse
     partial: bool = False  # the last line consumed had no newline yet
+    offsets: list[int] | None = None  # where each event's line starts in the log (None: not known)
 
 
 def parse_chunk(
@@ -66,7 +64,8 @@ def parse_chunk(
     is blank or starts with whitespace, and there are as many values as lines. Otherwise (or
     when it fails) each line is decoded on its own, so a bad line is reported by number.
     """
-    result = ReadResult(end=start, lines=0)
+    result = ReadResult(end=start, lines=0, offsets=[])
+    offsets = cast(list[int], result.offsets)
     offset = 0
     if continues_line and data.startswith(b"\n"):
         offset = 1
@@ -76,8 +75,9 @@ def parse_chunk(
     events = result.events
     decoded = None
     n_lines = 0
+    starts: list[int] = []
     if decode_lines is not None and body_end > offset:
-        n_lines, one_per_line = _line_layout(data, offset, body_end)
+        n_lines, one_per_line, starts = _line_layout(data, offset, body_end)
         if one_per_line:
             decoded = decode_lines(memoryview(data)[offset:body_end])
         if decoded is not None and len(decoded) != n_lines:
@@ -86,15 +86,19 @@ def parse_chunk(
         n_lines = data.count(b"\n", offset, body_end)
     if decoded is not None:
         events.extend(zip(range(first_line, first_line + n_lines), decoded, strict=True))
+        offsets.extend(start + offset + at for at in starts)
     else:
         pieces = data[offset:body_end].split(b"\n")
         pieces.pop()  # after the last newline: b""
+        at = start + offset
         for line, piece in enumerate(pieces, start=first_line):
             stripped = piece.strip()
+            line_start, at = at, at + len(piece) + 1
             if not stripped:  # JSON allows surrounding whitespace; a blank line is skipped
                 continue
             try:
                 events.append((line, decode(stripped)))
+                offsets.append(line_start)
             except InvalidEvent as exc:
                 result.problems.append(LogProblem(line, str(exc)))
     line_no = first_line + n_lines
@@ -103,6 +107,7 @@ def parse_chunk(
     if tail.strip():
         try:
             events.append((line_no, decode(tail.strip())))
+            offsets.append(start + body_end)
         except InvalidEvent as exc:
             if at_eof:
                 result.tail_problem = LogProblem(line_no, f"truncated last line (crash mid-append?): {exc}")
@@ -113,9 +118,9 @@ def parse_chunk(
     return result
 
 
-def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool]:
-    """How many lines data[start:end] holds (it ends with a newline), and whether each one
-    begins with `{` and ends with `}` right before its newline.
+def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool, list[int]]:
+    """How many lines data[start:end] holds (it ends with a newline), whether each one
+    begins with `{` and ends with `}` right before its newline, and where each starts (from start).
 
     Then values decoded from the whole stretch are one per line exactly when there are as many
     values as lines: no value can span a newline (after a `}` that does not end the value, JSON
@@ -129,7 +134,7 @@ def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool]:
     newlines = np.flatnonzero(raw == ord("\n"))
     line_starts = np.r_[0, newlines[:-1] + 1]
     framed = bool((raw[line_starts] == ord("{")).all()) and bool((raw[newlines - 1] == ord("}")).all())
-    return len(newlines), framed
+    return len(newlines), framed, line_starts.tolist()
 
 
 class EventLog:
@@ -248,30 +253,18 @@ class EventLog:
         except FileNotFoundError:
             return 0
 
-    def hash_prefix(self, end: int) -> xxhash.xxh3_64 | None:
-        """An xxh3-64 hasher fed the first `end` bytes of the log (None when it has fewer).
-
-        The whole range, not a sample: a cache or a long-lived reader trusts what it read only
-        while those bytes are unchanged, and an edit in place (a `git checkout`, a copy over
-        the file) can change any of them and keep the length. xxh3 runs at memory speed.
-        """
-        hasher = xxhash.xxh3_64()
+    def continued(self, end: int) -> bool:
+        """Whether the last line read, ending at byte `end` without its newline, has since been
+        continued (bytes appended right after it): it is then one longer line, to be read again."""
         if end <= 0:
-            return hasher
+            return False
         try:
-            fd = open_regular(self.path)
-        except (OSError, UnsafeFile):
-            return None
-        buffer = memoryview(bytearray(min(end, HASH_CHUNK_BYTES)))
-        with os.fdopen(fd, "rb", buffering=0) as handle:
-            remaining = end
-            while remaining:
-                got = handle.readinto(buffer[: min(remaining, len(buffer))])
-                if not got:
-                    return None
-                hasher.update(buffer[:got])
-                remaining -= got
-        return hasher
+            with open(self.path, "rb") as handle:
+                handle.seek(end - 1)
+                pair = handle.read(2)
+        except OSError:
+            return True
+        return len(pair) == 2 and pair[:1] != b"\n" and pair[1:] != b"\n"
 
     def read_chunks(
         self,
@@ -281,7 +274,7 @@ class EventLog:
         continues_line: bool = False,
         decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
-        hasher: xxhash.xxh3_64 | None = None,
+        hasher: Any = None,
     ) -> Iterator[ReadResult]:
         """Decode the log from byte `start` (a line boundary) to its end, whole lines at a time in
         chunks of about `chunk_bytes`, so a big log is never held decoded all at once. Each

@@ -1,4 +1,4 @@
-"""replay --decay and prune (issue 12, item 7)."""
+"""replay --decay and prune."""
 
 from __future__ import annotations
 

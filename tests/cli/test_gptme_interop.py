@@ -1,5 +1,6 @@
 """gptme interop through the CLI: `import-gptme` logs a bandit-state.json as a prior, `export-gptme`
-writes posteriors in its exact shape (SPEC 7, core.bandit.interop); the engine side is tests/core/test_interop.py."""
+writes posteriors in its exact shape (docs/format.md §7, core.bandit.interop); the engine side is
+tests/core/test_interop.py."""
 
 from __future__ import annotations
 

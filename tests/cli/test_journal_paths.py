@@ -1,5 +1,5 @@
-"""A relative `record --journal` is looked for in the workspace first, then in the current folder
-(issue 24, item 12): `show` prints journal paths relative to the workspace, and an agent driver
+"""A relative `record --journal` is looked for in the workspace first, then in the current folder:
+`show` prints journal paths relative to the workspace, and an agent driver
 running from elsewhere passed them back that way. Errors name every path tried."""
 
 from __future__ import annotations

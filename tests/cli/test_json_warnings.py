@@ -1,4 +1,4 @@
-"""Every --json output carries the warnings the table forms print (issue 24, item 6): a hook that
+"""Every --json output carries the warnings the table forms print: a hook that
 reads JSON learns that log lines are being skipped. The existing keys stay."""
 
 from __future__ import annotations

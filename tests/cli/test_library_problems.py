@@ -1,4 +1,4 @@
-"""The library's problems are reported, each with the right reason and advice (issue 24):
+"""The library's problems are reported, each with the right reason and advice:
 item 5, frontmatter that fails part-way and CR-only files (lint errors); item 10, a lesson id in
 two `[lessons] dirs` (the first folder wins, a warning naming it); item 11, a gptme.toml naming a
 folder that does not exist, or one that cannot be read (`select` refuses, lint says what to fix)."""

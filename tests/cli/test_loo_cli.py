@@ -1,5 +1,5 @@
 """`lesson-credit loo`: --json prints the file it writes, --no-write writes nothing, the table
-lists the lessons with too little data (SPEC 8, on the crafted log of tests/core/test_analysis.py)."""
+lists the lessons with too little data (docs/format.md §8, on the crafted log of tests/core/test_analysis.py)."""
 
 from __future__ import annotations
 

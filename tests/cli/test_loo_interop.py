@@ -1,4 +1,4 @@
-"""gptme-contrib's two readers of `loo-results.json` find our results (issue 24, item 7).
+"""gptme-contrib's two readers of `loo-results.json` find our results.
 
 The readers, as they parse the file (gptme-contrib, read from its source, not imported):
 - gptme-dashboard (`gptme_dashboard/generate.py`, scan_kpi_data): a JSON list of objects with

@@ -1,4 +1,4 @@
-"""gptme's grading words where people type them, and in the tables (issue 24, item 9).
+"""gptme's grading words where people type them, and in the tables.
 
 `grade S productive` and `record --reward noop` take the words of the workspace's [outcomes]
 mapping (gptme-sessions': productive 1, noop / failed / violated_policy 0, plus config.toml's own);

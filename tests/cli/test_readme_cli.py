@@ -1,4 +1,4 @@
-"""The README's CLI examples run as written on a fresh copy of the demo (issue 24, item 13).
+"""The README's CLI examples run as written on a fresh copy of the demo.
 
 The bash block of README.md's `## The CLI` section is run line by line, in order (as someone
 pasting it would), in a copy of the repository's demo workspace (lessons/ and state/), with

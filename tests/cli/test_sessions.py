@@ -1,4 +1,4 @@
-"""`lesson-credit sessions` and `show`, and session id prefixes (issue 12, item 1).
+"""`lesson-credit sessions` and `show`, and session id prefixes.
 
 The clock is fixed at 2026-03-05T16:30Z. Sessions, by hand:
   a1  15:00Z on 03-05 (1.5 h ago)   pending          feature  git

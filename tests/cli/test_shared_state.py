@@ -1,5 +1,5 @@
-"""Another tool's update of the shared bandit-state.json is never thrown away by our commands
-(issue 24, item 8): the file is left as it is, with one warning; our own stale file is still
+"""Another tool's update of the shared bandit-state.json is never thrown away by our commands:
+the file is left as it is, with one warning; our own stale file is still
 rewritten. Numbers in the warning are printed without repr noise."""
 
 from __future__ import annotations

@@ -1,12 +1,40 @@
-"""Append-only columns and lazily decoded lists: what the log index is stored in."""
+"""Append-only columns, possibly starting with chunks read lazily: what the log index is stored in."""
 
 from __future__ import annotations
+
+import gc
 
 import msgspec
 import numpy as np
 import pytest
+import xxhash
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lesson_credit.core.log.columns import Column, Encoded, Lazy
+from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk, encode_items, ids_starting
+from lesson_credit.core.log.sections import BlobSource, CacheDamaged, Section
+
+
+class CountingSource(BlobSource):
+    """A BlobSource that counts its reads (which sections were read)."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data, "test")
+        self.reads: list[int] = []
+
+    def read(self, offset: int, length: int) -> memoryview:
+        self.reads.append(offset)
+        return super().read(offset, length)
+
+
+def _sections(pieces: list[bytes]) -> tuple[CountingSource, list[Section]]:
+    data = b"".join(pieces)
+    source = CountingSource(data)
+    sections, at = [], 0
+    for piece in pieces:
+        sections.append(Section(source, at, len(piece), xxhash.xxh3_64_intdigest(piece)))
+        at += len(piece)
+    return source, sections
 
 
 def test_views_never_change_while_the_column_grows() -> None:
@@ -42,39 +70,113 @@ def test_from_bytes_shares_then_copies_on_append() -> None:
     assert column.tobytes() == np.array([0, 1, 2, 3, 9], dtype=np.int32).tobytes()
 
 
-class Holder:
-    names: Lazy[list[str]] = Lazy()
-    pairs: Lazy[dict[int, tuple[int, ...]]] = Lazy(
-        lambda rows: {row: tuple(v) for row, v in rows}, lambda by_row: [[row, list(v)] for row, v in by_row.items()]
-    )
+def test_a_span_reads_only_the_chunks_it_covers() -> None:
+    chunks = [np.arange(i * 10, i * 10 + 10, dtype=np.int64) for i in range(4)]  # 0..39 in four chunks
+    source, sections = _sections([c.tobytes() for c in chunks])
+    column = Column(np.int64)
+    for section in sections:
+        column.add_chunk(10, section)
+    column.extend([40, 41])
+    assert len(column) == 42 and source.reads == []
+    assert column.span(12, 15).tolist() == [12, 13, 14] and source.reads == [sections[1].offset]
+    assert column[25] == 25 and len(source.reads) == 2
+    assert column.span(38, 42).tolist() == [38, 39, 40, 41]  # the last chunk and what was appended
+    assert column.span(15, 15).tolist() == []
+    assert len(source.reads) == 3  # each chunk read once, the first never
+    assert column.tolist() == list(range(42))  # the whole column: the first chunk read too
+    column.append(42)
+    assert column.span(0, 43).tolist() == list(range(43))
 
 
-def test_lazy_decodes_once_on_first_read() -> None:
-    holder = Holder()
-    holder.names = Encoded(msgspec.msgpack.encode(["a", "b"]))
-    holder.pairs = Encoded(msgspec.msgpack.encode([[3, [1, 2]]]))
-    assert isinstance(Holder.names.raw(holder), Encoded)  # nothing decoded yet
-    assert holder.names == ["a", "b"]
-    assert holder.names is holder.names  # decoded once, then the same list
-    holder.names.append("c")
-    assert holder.names == ["a", "b", "c"]
-    assert holder.pairs == {3: (1, 2)}
+def test_a_changed_section_is_never_used() -> None:
+    good = np.arange(5, dtype=np.int64).tobytes()
+    source = BlobSource(good[:8] + b"\x07" + good[9:], "test")  # one byte changed after the digest
+    column = Column(np.int64)
+    column.add_chunk(5, Section(source, 0, len(good), xxhash.xxh3_64_intdigest(good)))
+    with pytest.raises(CacheDamaged):
+        column.span(0, 2)
+    short = Column(np.int64)
+    short.add_chunk(6, Section(BlobSource(good, "test"), 0, len(good), xxhash.xxh3_64_intdigest(good)))
+    with pytest.raises(CacheDamaged):  # the directory says 6 items, the section holds 5
+        short.view()
 
 
-def test_stored_passes_undecoded_bytes_through() -> None:
-    blob = msgspec.msgpack.encode(["x"])
-    holder = Holder()
-    holder.names = Encoded(blob)
-    assert Holder.names.stored(holder) is blob
-    holder.names = ["x"]
-    assert Holder.names.stored(holder) == blob
+def _stored(items: list[object], convert: object = None) -> tuple[StoredChunk, CountingSource]:
+    blob, offsets = encode_items(items)
+    source, (blob_section, offset_section) = _sections([blob, offsets.tobytes()])
+    return StoredChunk(len(items), blob_section, offset_section, convert), source  # type: ignore[arg-type]
 
 
-def test_stored_and_read_are_each_others_inverse() -> None:
-    holder = Holder()
-    holder.pairs = {3: (1, 2), 7: ()}
-    blob = Holder.pairs.stored(holder)
-    assert msgspec.msgpack.decode(blob) == [[3, [1, 2]], [7, []]]  # the plain form
-    again = Holder()
-    again.pairs = Encoded(blob)
-    assert again.pairs == {3: (1, 2), 7: ()}  # read back as the value
+def test_objects_read_one_item_without_decoding_its_chunk() -> None:
+    first, _ = _stored(["a", None, "c"])
+    second, _ = _stored([1.5, "é", [1, 2]])
+    seq: Objects[object] = Objects()
+    seq.add_chunk(first)
+    seq.add_chunk(second)
+    seq.append("tail")
+    assert len(seq) == 7
+    assert seq[4] == "é" and second._items is None  # one item decoded from its own bytes
+    assert seq[-1] == "tail" and seq[1] is None
+    assert seq.between(2, 6) == ("c", 1.5, "é", [1, 2])
+    assert list(seq) == ["a", None, "c", 1.5, "é", [1, 2], "tail"]
+    assert list(reversed(seq)) == ["tail", [1, 2], "é", 1.5, "c", None, "a"]
+    with pytest.raises(ValueError):
+        seq.add_chunk(first)  # chunks come before what was appended
+
+
+def test_settled_items_are_tuples_the_collector_does_not_walk() -> None:
+    seq: Objects[str | None] = Objects()
+    seq.extend([f"s{i}" for i in range(1000)] + [None])
+    seq.settle()
+    seq.append("late")
+    held = seq._chunks[0].items()
+    assert isinstance(held, tuple)
+    gc.collect()
+    assert not gc.is_tracked(held)
+    assert seq.find_held("s999") == 999 and seq.find_held("late") == 1001 and seq.find_held("nope") is None
+    assert seq.find_held("s5", start=6) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.none(), st.text(max_size=4), st.text(min_size=30, max_size=300)),
+        max_size=40,
+    ),
+    st.text(max_size=3),
+)
+def test_ids_starting_agrees_with_str_startswith(ids: list[str | None], prefix: str) -> None:
+    """Compared in the stored msgpack bytes (fixstr, str8 and str16 headers), as Python compares."""
+    stored, _ = _stored(list(ids))
+    seq: Objects[str] = Objects()
+    seq.add_chunk(stored)
+    seq.extend(["tail-a", "x"])
+    everything = [*ids, "tail-a", "x"]
+    expected = [i for i, sid in enumerate(everything) if isinstance(sid, str) and sid.startswith(prefix)]
+    assert ids_starting(seq, prefix, len(everything)) == expected
+    assert ids_starting(seq, prefix, len(ids)) == [i for i in expected if i < len(ids)]
+
+
+def test_encode_items_decodes_whole_and_item_by_item() -> None:
+    items = ["a", None, 2**40, ["x", {"k": 1.5}], "ü" * 40]
+    blob, offsets = encode_items(items)
+    assert msgspec.msgpack.decode(blob) == items
+    assert [msgspec.msgpack.decode(blob[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)] == items
+    assert encode_items([])[0] == msgspec.msgpack.encode([])
+
+
+def test_row_map_reads_the_chunk_of_the_row_asked_for() -> None:
+    low, low_source = _stored([[2, [0, 1]], [5, [3]]], lambda pair: (pair[0], tuple(pair[1])))
+    high, high_source = _stored([[12, [4]]], lambda pair: (pair[0], tuple(pair[1])))
+    rows: RowMap[tuple[int, ...]] = RowMap()
+    rows.add_chunk(0, 10, low)
+    rows.add_chunk(10, 20, high)
+    rows[25] = (9,)
+    assert len(rows) == 4 and low_source.reads == [] and high_source.reads == []
+    assert rows.get(12) == (4,) and low_source.reads == []
+    assert rows.get(3) is None and rows.get(3, ()) == ()
+    assert rows[5] == (3,) and 25 in rows and 7 not in rows
+    with pytest.raises(KeyError):
+        rows[7]
+    assert dict(rows.items()) == {2: (0, 1), 5: (3,), 12: (4,), 25: (9,)}
+    assert rows.between(4, 13) == [(5, (3,)), (12, (4,))]

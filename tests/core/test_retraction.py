@@ -1,4 +1,4 @@
-"""A grade with base_reward null retracts: the session is pending again (SPEC 6), on every read path."""
+"""A grade with base_reward null retracts: the session is pending again (docs/format.md §5.3), on every read path."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def test_undo_names_its_grader_and_keeps_the_callers_note(tmp_path: Path) -> Non
 
 
 def test_undo_of_the_first_grade_of_a_pending_session_retracts_it(tmp_path: Path) -> None:
-    # logged pending, then graded 0.6 at line 2: the undo is a retraction (SPEC 6), pending again
+    # logged pending, then graded 0.6 at line 2: the undo is a retraction (docs/format.md §5.3), pending again
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.6)])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.grader, record.note) == (None, "manual", "undo of line 2: 0.6 back to pending")
@@ -99,7 +99,7 @@ def test_explain_gives_the_formula_increments_exactly(tmp_path: Path, strategy: 
 
 
 def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: Path) -> None:
-    """Issue 24, item 4: one function writes a grade (and an undo, and a retraction), and an undo's
+    """one function writes a grade (and an undo, and a retraction), and an undo's
     note has one format whoever wrote it (the CLI's `:g` and the dashboard's fmt_grade differed: 1 vs 1.0)."""
     from lesson_credit.core.grading import undo_note
     from lesson_credit.tui.writes import WriteQueue

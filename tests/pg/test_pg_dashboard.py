@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from pg_helpers import line
+from textual_private import notification_texts
 
 from lesson_credit.core.log.pgstore import PgStore
 from lesson_credit.core.workspace import Workspace
@@ -75,10 +76,10 @@ async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(200):
             await pilot.pause()
-            if any(n.title and "unreadable" in n.title for n in app._notifications):
+            if any("unreadable" in title for title, _ in notification_texts(app)):
                 break
             await asyncio.sleep(0.05)
-        titles = [n.title for n in app._notifications]
+        titles = [title for title, _ in notification_texts(app)]
         assert f"1 unreadable line(s) in {named}" in titles
         await pilot.press("s")
         for _ in range(200):

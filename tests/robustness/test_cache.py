@@ -174,36 +174,35 @@ def test_a_resaved_cache_keeps_columns_it_never_decoded(tmp_path: Path) -> None:
 def test_string_columns_are_settled_as_tuples_the_collector_does_not_walk(tmp_path: Path) -> None:
     import gc
 
-    from lesson_credit.core.log.index import _STRING_COLUMNS
-
     _make(tmp_path, _history(30)).data()  # parses (and settles), writes the cache
     warm = Workspace(tmp_path)
     warm.data()
     index = warm._reader.index
-    columns = [getattr(index, name) for name in _STRING_COLUMNS]  # decoded from the cache
-    assert all(isinstance(column, tuple) for column in columns)
+    ids = list(index.session_ids)  # decodes the cached chunk of ids
+    decoded = [chunk.items() for chunk in index.session_ids._chunks]
+    assert decoded and all(isinstance(items, tuple) for items in decoded)
     gc.collect()
-    assert not any(gc.is_tracked(column) for column in columns)  # only strings, numbers and None
-    ids = list(index.session_ids)
+    assert not any(gc.is_tracked(items) for items in decoded)  # only strings, numbers and None
     with warm.log.path.open("a") as handle:
         handle.write(_session("late", 0.5, 0.5) + "\n")
-    warm.refresh()  # adds to lists, then settles them again (this module's threshold is 0 bytes)
-    assert list(index.session_ids) == [*ids, "late"] and isinstance(index.session_ids, tuple)
+    warm.refresh()  # appends, then settles again (this module's threshold is 0 bytes)
+    assert list(index.session_ids) == [*ids, "late"] and index.session_ids.tail() == []
     assert warm.session("late").base_reward == 0.5
-    appendable = index._appendable()
-    assert all(isinstance(column, list) for column in appendable)
-    assert [getattr(index, name) for name in _STRING_COLUMNS] == list(appendable)
-    index.settle()
-    assert all(isinstance(getattr(index, name), tuple) for name in _STRING_COLUMNS)
+    last = index.session_ids._chunks[-1].items()
+    gc.collect()  # the collector stops tracking such a tuple the first time it looks at it
+    assert isinstance(last, tuple) and not gc.is_tracked(last)
 
 
-def test_a_snapshot_shares_the_columns_the_index_decodes_from_the_cache(tmp_path: Path) -> None:
+def test_a_snapshot_reads_one_row_of_the_cached_columns_without_decoding_them(tmp_path: Path) -> None:
     _make(tmp_path, _history(30)).data()  # parses, writes the cache
     warm = Workspace(tmp_path)
-    snapshot = warm.data()  # from the cache: the graders are still msgpack bytes
-    graders = snapshot.graders  # s7's grade event is in force; the rest say nothing: heuristic or pending
-    assert graders[7] == "manual" and graders[1] == "heuristic" and graders[0] is None
+    snapshot = warm.data()
     index = warm._reader.index
-    # one decode of the recorded graders, shared by the snapshot and the index
-    assert index.session_graders is snapshot.grader_source._recorded_graders()
+    # s7's grade event is in force; the rest say nothing: heuristic or pending
+    assert (snapshot.grader(7), snapshot.grader(1), snapshot.grader(0)) == ("manual", "heuristic", None)
+    assert all(chunk._items is None for chunk in index.session_graders._chunks)  # one item each, no chunk
+    assert all(chunk._items is None for chunk in index.grades._chunks)
+    graders = snapshot.graders
+    assert graders[7] == "manual" and graders[1] == "heuristic" and graders[0] is None
+    assert snapshot.grader_source._recorded is index.session_graders  # the index's own column, not a copy
     assert index.grades[0][1].grader == "manual"

@@ -1,5 +1,5 @@
 """Nothing is written outside the workspace through a symlink, and nothing but a regular file is
-ever replaced (issue 24, items 1 and 2). Reading through symlinks stays allowed."""
+ever replaced. Reading through symlinks stays allowed."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input
+from textual_private import notification_texts
 from tui_fixture import (
     CONFIG_REL,
     LOG_REL,
@@ -50,6 +51,7 @@ def lessons_screen(app: LessonCreditApp) -> LessonsScreen:
 # ---------------------------------------------------------------------------- Lessons
 
 
+@pytest.mark.smoke
 async def test_opens_on_lessons_with_every_lesson_and_the_missing_one(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -86,7 +88,7 @@ async def test_filter_narrows_the_table_and_slash_focuses_it(app: LessonCreditAp
         await pilot.press("slash")
         assert isinstance(app.focused, Input) and app.focused.id == "filter"
         await pilot.press(*"shell")
-        await pilot.pause()
+        await settle(pilot)  # the filter re-runs after a pause in typing
         assert table_keys(screen.query_one("#lessons-table", DataTable)) == ["tools/shell-quoting.md"]
         # l and s type into the filter instead of switching screens
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "s", "l")
@@ -134,6 +136,7 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         assert (screen.sort_column, screen.sort_reverse) == ("n", False)
 
 
+@pytest.mark.smoke
 async def test_highlight_updates_panel_and_plot_at_once(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -210,6 +213,7 @@ async def test_enter_on_a_lesson_opens_its_last_session_focused_on_it(app: Lesso
 # ---------------------------------------------------------------------------- Sessions
 
 
+@pytest.mark.smoke
 async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -219,10 +223,10 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         assert str(table.get_row("s4")[3]) == "pending"
         assert str(table.get_row("s4")[4]) == "pending"
         assert str(table.get_row("s1")[3]) == "0.80" and str(table.get_row("s1")[4]) == "heuristic"
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert table_keys(table) == ["s4"]
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert len(table_keys(table)) == 4
         # reward over time: one point per session, None while pending
@@ -245,6 +249,7 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
 # ---------------------------------------------------------------------------- Session detail
 
 
+@pytest.mark.smoke
 async def test_detail_shows_breakdown_and_before_after(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -350,6 +355,7 @@ async def test_draft_grade_previews_credit_before_anything_is_written(app: Lesso
     assert (ws_root / LOG_REL).read_bytes() == before
 
 
+@pytest.mark.smoke
 async def test_commit_appends_a_manual_grade_with_the_note(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -457,6 +463,7 @@ async def test_regrading_never_counts_a_session_twice(app: LessonCreditApp, ws_r
 # ---------------------------------------------------------------------------- what-if
 
 
+@pytest.mark.smoke
 async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
     log_before = (ws_root / LOG_REL).read_bytes()
     state_before = (ws_root / STATE_REL).read_bytes()
@@ -491,12 +498,12 @@ async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_
         assert screen.view.proposed.floor == pytest.approx(0.4)
         floor.value = "0.4"
         await settle(pilot)
-        # ctrl+s asks first; "n" writes nothing
+        # ctrl+s asks first; escape writes nothing
         screen.query_one("#what-if-table").focus()
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
+        await pilot.press("escape")
         await settle(pilot)
         assert app.screen is screen  # type: ignore[comparison-overlap]
         await pilot.press("escape")
@@ -583,9 +590,11 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
             "m Simulation",
             "h Health",
             "^s Write loo-results.json",
-            "r Run",
+            "^r Run",
             "esc Cancel run",
-            "r Re-check (re-read lessons)",
+            "^r Re-read, re-check",
+            ": Go to session…",
+            "v Pending only",
         ):
             assert needle in text, needle
         titles = [s.title for s in help_screen.sections]
@@ -598,6 +607,7 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
         assert isinstance(app.screen, LessonsScreen)
 
 
+@pytest.mark.smoke
 async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -623,8 +633,8 @@ async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: W
     app = LessonCreditApp(workspace, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        messages = [n.message for n in app._notifications]
-        titles = [n.title for n in app._notifications]
+        messages = [message for _, message in notification_texts(app)]
+        titles = [title for title, _ in notification_texts(app)]
         assert any("unreadable line" in t for t in titles)
         assert any("could not be loaded" in t for t in titles)
         assert any("line 5" in m for m in messages)
@@ -646,6 +656,7 @@ async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: W
         assert str(sessions.get_row("s2")[0]) == "s2"
 
 
+@pytest.mark.smoke
 async def test_theme_switch_keeps_working(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -669,7 +680,7 @@ async def test_engine_failure_is_reported_not_fatal(app: LessonCreditApp) -> Non
         await pilot.press("5", "c", "c")
         await settle(pilot)
         assert app.is_running
-        assert any("disk on fire" in n.message for n in app._notifications)
+        assert any("disk on fire" in message for _, message in notification_texts(app))
         assert not math.isnan(detail.draft or 0.0)
 
 
@@ -686,7 +697,7 @@ async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
         await pilot.press("t", "escape", "s")
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
-        await pilot.press("enter", "p", "question_mark")
+        await pilot.press("enter", "v", "question_mark")
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape", "a")
@@ -696,7 +707,7 @@ async def test_an_empty_workspace_opens_on_every_screen(tmp_path: Path) -> None:
         await pilot.press("enter", "o", "r", "h")
         await settle(pilot)
         assert isinstance(app.screen, HealthScreen)
-        # a folder without lessons is flagged, not "no problems found" (issue 12)
+        # a folder without lessons is flagged, not "no problems found"
         assert [card.finding.code for card in app.screen.query(FindingCard)] == ["no-lessons"]
         assert app.screen.title == "Health · 1 error, 0 warnings"
         await pilot.press("m")

@@ -10,6 +10,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
+from textual_private import screen_lines
 from tui_fixture import open_session, settle
 
 from lesson_credit.core.workspace import Workspace
@@ -19,7 +20,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 
 
 def footer_line(app: LessonCreditApp) -> str:
-    return app.screen._compositor.render_strips()[-1].text
+    return screen_lines(app)[-1].text
 
 
 @pytest.mark.parametrize(
@@ -88,7 +89,7 @@ async def test_a_disabled_key_is_dim_and_a_click_on_it_only_rings() -> None:
     app = Keys()
     async with app.run_test(size=(120, 10)) as pilot:
         await pilot.pause()
-        strip = app.screen._compositor.render_strips()[-1]
+        strip = screen_lines(app)[-1]
         # 120 columns (not compact): " x Mark x  y Mark y " and the palette's key on the right
         assert strip.text.startswith(" x Mark x  y Mark y "), strip.text
         # Textual draws dim text by blending its colour toward the background: `y` and `Mark y` sit
@@ -108,17 +109,17 @@ async def test_the_key_under_the_mouse_is_highlighted_and_says_what_it_does() ->
     async with app.run_test(size=(120, 10)) as pilot:
         await pilot.pause()
         footer = app.query_one(KeyFooter)
-        plain = app.screen._compositor.render_strips()[-1]
+        plain = screen_lines(app)[-1]
         await pilot.hover(KeyFooter, offset=(14, 0))  # `Mark y`
         await pilot.pause()
         assert footer.tooltip == "why not"
-        hovered = app.screen._compositor.render_strips()[-1]
+        hovered = screen_lines(app)[-1]
         changed = {i for i, (a, b) in enumerate(zip(cells(plain), cells(hovered), strict=True)) if a != b}
         assert changed == set(range(10, 20))  # " y " and "Mark y ": cells 10-19, and nothing else
         await pilot.hover(Static, offset=(0, 0))
         await pilot.pause()
         assert footer.tooltip is None
-        assert cells(app.screen._compositor.render_strips()[-1]) == cells(plain)
+        assert cells(screen_lines(app)[-1]) == cells(plain)
 
 
 def contrast(style: Any) -> int:

@@ -230,7 +230,7 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
         burst(pilot, "5", "l")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
+        await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.5
         burst(pilot, "s", "y")

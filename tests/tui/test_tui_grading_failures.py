@@ -142,7 +142,7 @@ def block_state_file(root: Path) -> Path:
 async def test_a_grade_logged_while_the_state_file_fails_is_saved_and_undoable(
     app: LessonCreditApp, ws_root: Path
 ) -> None:
-    """Issue 24, item 4: the dashboard said "Grade 0.7 for S1 not saved" and dropped the grade from
+    """the dashboard said "Grade 0.7 for S1 not saved" and dropped the grade from
     the undo stack though it was in the log; only the derived bandit-state.json had failed."""
     block_state_file(ws_root)
     async with app.run_test(size=SIZE) as pilot:

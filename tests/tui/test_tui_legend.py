@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.widget import Widget
+from textual_private import screen_lines
 from tui_fixture import settle
 
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
@@ -19,7 +20,7 @@ class PlotApp(App[None]):
 def shown(app: App[None], widget: Widget) -> list[str]:
     """The widget's content lines as painted."""
     region = widget.content_region
-    strips = app.screen._compositor.render_strips()
+    strips = screen_lines(app)
     return [strips[y].text[region.x : region.right].rstrip() for y in range(region.y, region.bottom)]
 
 

@@ -41,7 +41,7 @@ async def test_sessions_filter_by_lesson_id(app: LessonCreditApp) -> None:
         await pilot.pause()
         table = screen.query_one("#sessions-table", DataTable)
         assert table_keys(table) == ["s4", "s3", "s2"]  # the fixture's sessions with workflow/small-commits
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert table_keys(table) == ["s4"]
 

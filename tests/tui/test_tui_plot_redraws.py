@@ -8,6 +8,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.geometry import Size
 from textual.strip import Strip
+from textual_private import screen_lines
 
 from lesson_credit.tui.widgets.curves import Curve
 from lesson_credit.tui.widgets.density_plot import DensityPlot
@@ -35,7 +36,7 @@ def count_builds(plot: DensityPlot) -> list[int]:
 
 
 def shown(app: App[None]) -> list[Strip]:
-    return app.screen._compositor.render_strips()
+    return screen_lines(app)
 
 
 async def fresh_rendering(curves: tuple[Curve, ...], title: str, size: tuple[int, int], theme: str) -> list[Strip]:

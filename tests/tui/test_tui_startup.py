@@ -30,12 +30,29 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return seen
 
 
-async def test_the_lessons_view_is_loaded_once_at_start(workspace: Workspace, loads: list[int]) -> None:
-    app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)  # the poll runs many times meanwhile
+async def test_the_lessons_view_is_loaded_once_at_start(
+    workspace: Workspace, loads: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[object] = []
+    real_check = WorkspaceSource.check
+
+    def counted(self: WorkspaceSource, *, wrote: bool = False) -> SourceSnapshot | None:
+        result = real_check(self, wrote=wrote)
+        checks.append(result)
+        return result
+
+    monkeypatch.setattr(WorkspaceSource, "check", counted)
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await asyncio.sleep(0.5)
+        # not "wait half a second and see nothing happened": wait until the poll has really looked at
+        # the unchanged log five times, however slow the machine
+        for _ in range(2000):
+            if len(checks) >= 5:
+                break
+            await asyncio.sleep(0.01)
         await settle(pilot)
+        assert len(checks) >= 5
         assert len(loads) == 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual_private import notification_texts
 from tui_fixture import LOG_REL, settle
 
 from lesson_credit.core.workspace import Workspace
@@ -18,7 +19,7 @@ async def test_log_problems_name_the_file(workspace: Workspace, ws_root: Path) -
     app = LessonCreditApp(workspace, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        titles = [n.title for n in app._notifications]
+        titles = [title for title, _ in notification_texts(app)]
         assert "1 unreadable line(s) in sessions.jsonl" in titles
         await pilot.press("s")
         await settle(pilot)

@@ -61,9 +61,11 @@ async def test_a_screen_shown_for_the_first_time_parses_only_its_new_css(app: Le
             await pilot.press("s")
             await settle(pilot)
         new = set(app.stylesheet.source) - before
-        # Sessions brings its screen's, its plot's and the loading indicator's CSS. Textual re-parsed
-        # all 21 sources twice more (once when the mode's screen was made, once when it was switched to)
-        assert len(new) == 3
+        # Sessions brings its screen's and its plot's CSS, and the loading indicator's if the view is
+        # still loading when the screen is drawn (on a fast machine it may not be). Textual re-parsed
+        # all 21 sources twice more (once when the mode's screen was made, once when it was switched
+        # to): every parse now is of a source that is new, each parsed once.
+        assert 2 <= len(new) <= 3
         assert sorted(parsed) == sorted(new)
 
 

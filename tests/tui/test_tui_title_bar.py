@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.widgets import Static
+from textual_private import screen_lines
 
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
@@ -20,7 +21,7 @@ class Titled(App[None]):
 
 
 def top_line(app: App[None]) -> str:
-    return app.screen._compositor.render_strips()[0].text
+    return screen_lines(app)[0].text
 
 
 async def test_the_title_is_centred_between_the_icon_and_the_clock_space() -> None:

@@ -1,4 +1,4 @@
-"""Pilot tests for issue 24 on the dashboard: gptme's outcome words in the Sessions table (item 9)."""
+"""Pilot tests of trust on the dashboard: gptme's outcome words in the Sessions table (item 9)."""
 
 from __future__ import annotations
 

@@ -109,7 +109,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = screen_css("help.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "close", "Close help"),
+        Binding("escape,question_mark", "close", "Close help"),
     ]
 
     def __init__(self, sections: Sequence[HelpSection], current: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -24,10 +24,12 @@ from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.writes import Grading
 
 PIN_MARK = "◆"
 
@@ -187,6 +189,8 @@ class LessonsScreen(SortableScreen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
     SORT_COLUMNS = SORTS
+    FILTER_BOX = "filter"
+    HOLDS_KEYS_UNTIL_LOADED = True
     DESCENDING_FIRST = ("n", "mean", "interval", "effect", "last")
     CYCLE_KEEPS_DIRECTION = True
 
@@ -201,7 +205,6 @@ class LessonsScreen(SortableScreen):
         self.view: LessonsView | None = None
         self.cells: LessonCells | None = None  # the view's cells, built off the UI thread
         self._tones: Mapping[str, Style] = {}  # the table's tones as of the current fill
-        self.filter_text = ""
         self.pins: list[str] = []
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
@@ -210,7 +213,7 @@ class LessonsScreen(SortableScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        yield Input(placeholder="filter lessons: id, title, category or status  (/)", id="filter")
+        yield FilterBox("filter lessons: id, title, category or status  (/)", id="filter")
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="lessons-empty")
         with Horizontal(id="lessons-body"):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
@@ -256,8 +259,10 @@ class LessonsScreen(SortableScreen):
         self.done(self.query_one("#lessons-table", ThemedTable))
         if previous is None or not self._update_in_place(previous):
             self._rebuild()
+        self._title()  # the policy in force may have changed (What-if saves it)
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         self.query_one("#lessons-empty", Static).display = not event.view.rows
+        self.ready_for_keys()
         # what the table can show without: computed once the frame with the rows is drawn, so
         # that their threads (and the imports they start) do not hold up the first paint
         self.call_after_refresh(self._complete, event.view)
@@ -359,7 +364,7 @@ class LessonsScreen(SortableScreen):
         A full rebuild of a big library's table blocks the screen for a moment; a new session
         usually moves about ten lessons and often leaves the order as it was.
         """
-        if self.view is None:
+        if self.view is None or self.filter_pending:
             return False
         rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
@@ -384,6 +389,7 @@ class LessonsScreen(SortableScreen):
         table = self.query_one("#lessons-table", ThemedTable)
         self._tones = table.tones()
         self._title()
+        self.shown_filter = self.filter_text
         rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
@@ -447,12 +453,13 @@ class LessonsScreen(SortableScreen):
 
     def _title(self) -> None:
         retired = len(self.view.retired) if self.view is not None else 0
+        policy = f"Lessons · policy {self.view.policy}" if self.view is not None and self.view.policy else "Lessons"
         if not retired:
-            title = "Lessons"
+            title = policy
         elif self.show_retired:
-            title = f"Lessons · {retired} retired shown (R hides)"
+            title = f"{policy} · {retired} retired shown (R hides)"
         else:
-            title = f"Lessons · {retired} retired hidden (R shows)"
+            title = f"{policy} · {retired} retired hidden (R shows)"
         unused = sum(1 for row in self._listed() if row.n <= 0) if self.sort_column == "mean" else 0
         if unused:  # sorted by mean, lessons never used come last: say so
             title += f" · {unused} never used last"
@@ -482,11 +489,11 @@ class LessonsScreen(SortableScreen):
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#lessons-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    async def _row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key is None or event.row_key.value is None:
             return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
-        self.action_open_last_session()
+        await self.action_open_last_session()
 
     # ---------------------------------------------------------------- side panel
 
@@ -542,15 +549,17 @@ class LessonsScreen(SortableScreen):
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.value = ""
+        self.filter_typed("")
+        self.apply_filter()
         self.query_one("#lessons-table", ThemedTable).focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value.strip()
-        self._rebuild()
+        self.filter_typed(event.value)
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
+        self.apply_filter()
         self.query_one("#lessons-table", ThemedTable).focus()
 
     def action_toggle_pin(self) -> None:
@@ -583,9 +592,7 @@ class LessonsScreen(SortableScreen):
                 self._mark_pin(path)
         self._show_highlighted()
 
-    def action_open_last_session(self) -> None:
-        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-
+    async def action_open_last_session(self) -> None:
         if self.highlighted is None or self.highlighted not in self.shown:
             return  # the table is filtered to nothing (or the lesson is filtered out)
         detail = self.detail(self.highlighted)
@@ -594,7 +601,7 @@ class LessonsScreen(SortableScreen):
         if detail.row.last_session is None:
             self.notify("This lesson has not been in a graded session yet.", severity="information", markup=False)
             return
-        self.app.push_screen(SessionDetailScreen(self.source, detail.row.last_session, focus_lesson=detail.row.path))
+        await cast(Grading, self.app).open_session(detail.row.last_session, focus_lesson=detail.row.path)
 
     def action_what_if(self) -> None:
         from lesson_credit.tui.screens.what_if import WhatIfScreen

@@ -344,11 +344,16 @@ class SessionDetailScreen(DataScreen):
         snapshot = self.grading.snapshot
         return snapshot.grade_of(self.session_id) if snapshot is not None else None
 
+    def in_force(self) -> float | None:
+        """The grade in force as typed: after the commits and undos queued for it (they may not be in
+        the log yet), else `committed()`. A step or the exact-grade box starts from it."""
+        return self.grading.writes.expected(self.session_id, self.committed())
+
     def action_set_draft(self, value: float) -> None:
         self._set_draft(float(value))
 
     def action_step(self, step: float) -> None:
-        current = self.draft if self.draft is not None else self.committed()
+        current = self.draft if self.draft is not None else self.in_force()
         self._set_draft(step_grade(current, float(step)))
 
     def action_type_grade(self) -> None:
@@ -357,7 +362,7 @@ class SessionDetailScreen(DataScreen):
             if value is not None:
                 self._set_draft(value)
 
-        current = self.draft if self.draft is not None else self.committed()
+        current = self.draft if self.draft is not None else self.in_force()
         self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
 
     async def action_commit(self) -> None:
@@ -367,7 +372,7 @@ class SessionDetailScreen(DataScreen):
             )
             return
         value, note = self.draft, self.note.strip() or None
-        in_force = self.grading.writes.expected(self.session_id, self.committed())
+        in_force = self.in_force()
         if in_force is None:
             self._queue_commit(value, note)
             return

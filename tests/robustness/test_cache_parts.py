@@ -1,0 +1,159 @@
+"""The parsed-log cache in blocks (core/log/cache.py, parts.py): a command reads the blocks it
+touches, a save writes only what changed, and a damaged block is never used.
+
+Blocks of 8 sessions (65,536 in use) and a cache threshold of 0 bytes (4 MB in use), so a log
+of a few dozen sessions has several blocks and every read goes through the cache.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_run import run_process
+from hostile_helpers import LOG_REL, lesson, make_ws
+
+from lesson_credit.core.query import QueryError
+from lesson_credit.core.workspace import Workspace
+
+LIBRARY = {"a.md": lesson(["alpha"]), "b.md": lesson(["beta"])}
+CACHE_REL = LOG_REL.parent / ".cache"
+
+
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 8)
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record) + "\n"
+
+
+def _session(sid: str, reward: float | None, extra: dict[str, Any] | None = None) -> str:
+    lessons = [{"path": "a.md", "salience": 0.25}, {"path": "b.md", "salience": 1.0}]
+    return _line({"type": "session", "session_id": sid, "base_reward": reward, "lessons": lessons, **(extra or {})})
+
+
+IDS = [f"run-{i:03d}-{'x' if i % 3 else 'y'}" for i in range(30)] + ["ünï-1", "ünï-2", "solo"]
+
+
+def _workspace(root: Path) -> Path:
+    make_ws(root, LIBRARY)
+    (root / "j.md").write_text("alpha beta")
+    log = root / LOG_REL
+    log.parent.mkdir(parents=True, exist_ok=True)
+    lines = [_session(sid, (i % 10) / 10 if i % 4 else None, {"category": "c"}) for i, sid in enumerate(IDS)]
+    lines.insert(5, _line({"type": "grade", "session_id": "run-002-x", "base_reward": 0.9, "grader": "manual"}))
+    selection = {"type": "selection", "session_id": "later", "candidates": ["a.md"], "propensity": {"a.md": 0.3}}
+    lines.insert(20, _line(selection))
+    log.write_text("".join(lines))
+    Workspace(root).data()  # parses, writes the cache
+    return root
+
+
+def _parts(root: Path) -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in (root / CACHE_REL).glob("log-index-part-*.bin")}
+
+
+def test_an_id_or_a_prefix_is_resolved_as_scanning_every_id_would(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    ws = Workspace(root)
+    ws.record("run-late-1", root / "j.md", ["a.md"], reward=0.5)  # one in memory, after the cached blocks
+    ids = [*IDS, "run-late-1"]
+
+    def brute(text: str) -> str | list[str]:
+        if text in ids:
+            return text
+        return [sid for sid in ids if sid.startswith(text)]
+
+    fresh = Workspace(root)
+    for text in ["run-007-x", "run-00", "run-029", "ünï", "ünï-2", "run-late", "solo", "sol", "nope", "run-01"]:
+        expected = brute(text)
+        if isinstance(expected, str) or len(expected) == 1:
+            assert fresh.session_id_of(text) == (expected if isinstance(expected, str) else expected[0]), text
+        else:
+            with pytest.raises(QueryError) as caught:
+                fresh.session_id_of(text)
+            if expected:
+                assert f"{len(expected)} sessions match" in str(caught.value) and expected[0] in str(caught.value)
+            else:
+                assert "unknown session" in str(caught.value)
+
+
+def test_a_record_is_read_back_from_where_its_line_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _workspace(tmp_path)
+    lines = (root / LOG_REL).read_text().splitlines()
+    ws = Workspace(root)
+
+    def no_search(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("searched the log")
+
+    monkeypatch.setattr(type(ws.log), "session_record", no_search)
+    for sid in ("run-000-y", "run-017-x", "solo"):
+        assert ws.session_record(sid) == json.loads(next(line for line in lines if f'"{sid}"' in line))
+
+
+def test_a_save_writes_only_the_last_block_and_the_head(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    before = _parts(root)
+    named = [part["file"] for part in _head(root)["parts"]]
+    assert len(before) == 5 and sorted(named) == sorted(before)  # 33 sessions in blocks of 8
+    ws = Workspace(root)
+    ws.grade("run-004-x", 0.4)  # an old block's reward: its sums change, not its part
+    ws.record("run-late-2", root / "j.md", ["b.md"], reward=0.6)  # the last block grows
+    after = _parts(root)
+    now = [part["file"] for part in _head(root)["parts"]]
+    assert now[:4] == named[:4] and all(after[name] == before[name] for name in named[:4])  # not written again
+    assert now[4] != named[4] and now[4] not in before  # the last block's new part (the old one is left a while)
+    cold, warm = Workspace(root, use_cache=False), Workspace(root)
+    assert warm.lesson_table().as_json() == cold.lesson_table().as_json()
+    assert warm.sessions() == cold.sessions()
+    assert warm.grade_history("run-004-x") == cold.grade_history("run-004-x")
+
+
+def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    ws = Workspace(root)
+    explained = ws.record("later", root / "j.md", ["a.md"], reward=1.0)
+    assert [c.path for c in explained.lessons] == ["a.md"]
+    assert Workspace(root, use_cache=False).session("later").base_reward == 1.0
+    assert ws._reader.index.session(ws._reader.row_of("later")).propensities == (0.3,)
+
+
+@pytest.mark.parametrize("section", ["ids", "base", "arm", "grades", "id_hashes"])
+def test_a_damaged_block_gives_the_same_numbers(tmp_path: Path, section: str) -> None:
+    """A section is checked when first read: damage found then makes the workspace read the log
+    again (no number comes from it), in this process and, through the CLI, in the next."""
+    root = _workspace(tmp_path)
+    expected = Workspace(root, use_cache=False)
+    table, history = expected.lesson_table().as_json(), expected.grade_history("run-002-x")
+    printed = run_process("status", "--json", cwd=root).stdout  # the CLI (with its own block size)
+    head = _head(root)
+    part = head["parts"][0]
+    offset, length, _ = part["sections"][section if section in ("base", "arm", "id_hashes") else f"{section}.blob"]
+    path = root / CACHE_REL / part["file"]
+    data = bytearray(path.read_bytes())
+    data[offset + length // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    ws = Workspace(root)
+    assert ws.lesson_table().as_json() == table
+    assert ws.grade_history("run-002-x") == history
+    assert ws.sessions() == expected.sessions()
+    assert (root / CACHE_REL / part["file"]).exists()
+    path.write_bytes(bytes(data))  # damaged again (the read above made a new cache)
+    done = run_process("status", "--json", cwd=root)
+    assert done.returncode == 0 and done.stdout == printed
+    # a section status reads is checked then (one line to say so); one it does not read is never checked
+    assert done.stderr in ("",) or ("damaged block" in done.stderr and done.stderr.count("\n") == 1)
+
+
+def _head(root: Path) -> dict[str, Any]:
+    import msgspec
+
+    from lesson_credit.core.base.sealed import unseal
+    from lesson_credit.core.log.cache import CACHE_MAGIC
+
+    return dict(msgspec.msgpack.decode(unseal(CACHE_MAGIC, (root / CACHE_REL / "log-index.msgpack").read_bytes())))

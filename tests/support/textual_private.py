@@ -1,0 +1,55 @@
+"""Every private Textual name the tests use, in one place, each with why no public API serves.
+
+Textual 8.2.8 is pinned in the test extra; if an upgrade renames one of these, the tests fail here
+with the name, not somewhere deep in a test.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.app import App
+from textual.strip import Strip
+
+
+def screen_lines(app: App[object]) -> list[Strip]:
+    """The current screen as drawn, one Strip per terminal row, with styles.
+
+    Why private: `App.export_screenshot` gives SVG; nothing public returns the composed cells of a
+    screen, which footer, title-bar, legend and plot tests compare cell by cell."""
+    return app.screen._compositor.render_strips()
+
+
+def notification_texts(app: App[object]) -> list[tuple[str, str]]:
+    """(title, message) of every notification still on show.
+
+    Why private: Textual keeps its toasts in `App._notifications` and offers no accessor."""
+    return [(n.title or "", n.message) for n in app._notifications]
+
+
+# the character a named key types, for the names tests use
+CHARACTERS = {"plus": "+", "minus": "-", "full_stop": ".", "space": " ", "slash": "/", "colon": ":"}
+
+
+def type_ahead(app: App[object], *keys: str) -> None:
+    """Queue keys the way a terminal delivers fast typing: all at once, with no wait between them.
+
+    Why private: `Pilot.press` waits for the app to go idle after every key, which is exactly what a
+    user typing ahead of a busy app does not do; the driver's queue is where a terminal's keys arrive."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        event = events.Key(key, CHARACTERS.get(key, key if len(key) == 1 else None))
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+def paste_ahead(app: App[object], text: str) -> None:
+    """Queue a bracketed paste where a terminal's input arrives, behind the keys queued before it.
+
+    Why private: as for `type_ahead`; `App.post_message` would put the paste in the app's own queue,
+    which the keys a test queued at the driver may not have reached yet."""
+    driver = app._driver
+    assert driver is not None
+    event = events.Paste(text)
+    event.set_sender(app)
+    driver.send_message(event)
