@@ -1,5 +1,5 @@
 """`status --sort mean` lists lessons never used (n 0, the prior's mean 0.5) after every lesson
-with evidence, and says so (issue 24, item 14; the dashboard's Lessons screen: tests/tui)."""
+with evidence, and says so (the dashboard's Lessons screen: tests/tui/test_tui_trust.py)."""
 
 from __future__ import annotations
 

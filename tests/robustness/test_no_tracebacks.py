@@ -1,4 +1,4 @@
-"""No input ends in a traceback or exhausts memory (issue 24, item 16): JSON nested 100,000 deep,
+"""No input ends in a traceback or exhausts memory: JSON nested 100,000 deep,
 `simulate` asked for billions of sessions, extreme priors in config.toml, and cache files far
 larger than their log (refused by their size before a byte is read)."""
 

@@ -1,4 +1,5 @@
-"""Pilot tests of trust on the dashboard: gptme's outcome words in the Sessions table (item 9)."""
+"""Pilot tests of trust on the dashboard: gptme's outcome words in the Sessions table, sorting that means what
+it says, the sort column in view, an empty match said, Home/End, help within 80 columns, one rounding."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ async def test_the_sessions_table_shows_gptmes_words(tmp_path: Path) -> None:
         assert cells == {"g1": "noop", "g2": "failed", "g3": "violated_policy", "g4": "productive", "ours": "0.25"}
 
 
-# ---------------------------------------------------------------- items 14 and 15: sorting, help, Home/End
+# ---------------------------------------------------------------- sorting, help, Home/End
 
 
 def demo_copy(root: Path, long_names: bool = False) -> Path:
@@ -88,7 +89,7 @@ async def test_sorting_by_mean_lists_never_used_lessons_last_and_says_so(tmp_pat
         rows = {row.path: row for row in screen.view.rows}  # type: ignore[attr-defined]
         unused = {path for path, row in rows.items() if row.n == 0}
         below_prior = {path for path, row in rows.items() if row.n > 0 and row.mean < 0.5}
-        assert unused and below_prior  # the case of the issue: used lessons below the prior's 0.5
+        assert unused and below_prior  # the case reported: used lessons below the prior's 0.5
         for keys in ((), ("r",)):  # descending (the default), then ascending: never used last both ways
             await pilot.press(*keys)
             await settle(pilot)

@@ -29,6 +29,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import MIN_NAME_CELLS, sort_column_second, widest
 from lesson_credit.tui.writes import Grading
 
 PIN_MARK = "◆"
@@ -80,29 +81,6 @@ def sorted_rows(
         used = sorted((r for r in rows if r.n > 0), key=key, reverse=reverse)
         return used + sorted((r for r in rows if r.n <= 0), key=lambda r: r.path)
     return sorted(rows, key=key, reverse=reverse)
-
-
-MIN_NAME_WIDTH = 12  # the lesson column is never cut narrower than this
-
-
-def _name_and_sort_widths(
-    rows: list[LessonRow], cells: Mapping[str, list[Text]], sort_column: str, header: str
-) -> tuple[int, int]:
-    """(the widest lesson name, the sort column's width) over `rows`' cells (in SORTS order)."""
-    place = list(SORTS).index(sort_column)
-    names = max((cells[row.path][0].cell_len for row in rows), default=0)
-    sort_width = max((cells[row.path][place].cell_len for row in rows), default=0)
-    return names, max(sort_width, len(header) + 1)
-
-
-def column_order(sort_column: str) -> list[str]:
-    """The columns left to right: the lesson, then the sort column (so that a narrow terminal, which
-    loses columns at the right, still shows what the rows are ordered by), then the rest."""
-    keys = list(SORTS)
-    if sort_column in keys and sort_column != keys[0]:
-        keys.remove(sort_column)
-        keys.insert(1, sort_column)
-    return keys
 
 
 def effect_text(path: str, effects: Mapping[str, float] | None) -> str:
@@ -395,17 +373,20 @@ class LessonsScreen(SortableScreen):
         keep = self.highlighted
         table.clear(columns=True)
         headers = dict(self.sort_headers())
-        order = column_order(self.sort_column)
+        order = sort_column_second(list(SORTS), self.sort_column)
         places = [list(SORTS).index(key) for key in order]  # cells come in SORTS order
-        built = {row.path: self._cells(table, row) for row in rows}
-        self._widths = _name_and_sort_widths(rows, built, self.sort_column, headers[self.sort_column])
+        built = [self._cells(table, row) for row in rows]
+        sort_place = list(SORTS).index(self.sort_column)
+        sort_width = max(widest(cells[sort_place] for cells in built), len(headers[self.sort_column]) + 1)
+        self._widths = (widest(cells[0] for cells in built), sort_width)
         for key in order:
             width = self._lesson_width(table) if key == "lesson" else None
             table.add_column(Text(" " + headers[key]), key=key, width=width)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
         table.fill(
-            [(row.path, [built[row.path][i] for i in places]) for row in rows], first=max(FILL_FIRST, at + FILL_FIRST)
+            [(row.path, [cells[i] for i in places]) for row, cells in zip(rows, built, strict=True)],
+            first=max(FILL_FIRST, at + FILL_FIRST),
         )
         if keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
@@ -422,7 +403,7 @@ class LessonsScreen(SortableScreen):
         room = visible - (0 if self.sort_column == "lesson" else sort_width)
         if visible <= 0 or names <= room:
             return None
-        return max(room, MIN_NAME_WIDTH)
+        return max(room, MIN_NAME_CELLS)
 
     def on_resize(self) -> None:
         super().on_resize()
