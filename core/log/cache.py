@@ -46,18 +46,20 @@ CACHE_MAGIC = b"lesson-credit log-index 7\n"
 BLOB_MAGIC = b"lesson-credit log-index blob 7\n"  # head and parts in one file (the database store's cache)
 SUMS_MAGIC = b"lesson-credit log-sums 7\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
+HEAD_MAX_BYTES = 1 << 30
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
 CACHE_PER_LOG_BYTE = 4  # measured: the demo's cache is 0.48 of its log; the per-arm sums add ~1x at worst
-HEAD_MAX_BYTES = 1 << 30
-PART_PREFIX = "log-index-part-"
-UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a reader that read an older head has it open)
-_FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
 
 
 def cache_limit(covered: int) -> int:
-    """The largest cache file read for a log of `covered` bytes (never past HEAD_MAX_BYTES): anything
-    bigger is not ours (or is damaged) and is refused by its size before a byte of it is read."""
-    return min(HEAD_MAX_BYTES, CACHE_BASE_BYTES + CACHE_PER_LOG_BYTE * max(covered, 0))
+    """The largest cache file read for a log of `covered` bytes: anything bigger is not ours (or is
+    damaged) and is refused by its size before a byte of it is read."""
+    return CACHE_BASE_BYTES + CACHE_PER_LOG_BYTE * max(covered, 0)
+
+
+PART_PREFIX = "log-index-part-"
+UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a reader that read an older head has it open)
+_FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
 
 
 def _sums(index: LogIndex) -> dict[str, Any]:
@@ -243,7 +245,7 @@ class LogCache:
 
     def _read(self) -> tuple[LogIndex, str, bool] | None:
         try:
-            data = read_regular(self.path, cache_limit(self.log.size()))
+            data = read_regular(self.path, min(HEAD_MAX_BYTES, cache_limit(self.log.size())))
         except FileNotFoundError:
             return None
         except (OSError, UnsafeFile) as exc:

@@ -15,20 +15,6 @@ from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
 
 REWARD_KINDS = ("gaussian", "binary")
-MAX_SESSIONS = 1_000_000  # per run
-MAX_LESSONS = 10_000
-MAX_CELLS = 10_000_000  # lessons x sessions: each world holds a few float64 arrays of that size (80 MB each)
-MAX_SEEDS = 10_000
-MAX_SMALL = 1_000  # categories, keywords per lesson
-MAX_DRAWS = 100_000  # propensity draws per session
-
-
-def check_seeds(first: int, count: int) -> None:
-    """ValueError (one line) unless `count` seeds from `first` are few enough to run."""
-    if not 1 <= count <= MAX_SEEDS:
-        raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {count:,}")
-    if not 0 <= first <= 2**63 - 1 - count:
-        raise ValueError(f"the first seed must be in [0, 2**63 - seeds), got {first:,}")
 
 
 @dataclass(frozen=True)
@@ -82,12 +68,29 @@ class Scenario:
         return asdict(self)
 
 
+MAX_SESSIONS = 1_000_000  # per run
+MAX_LESSONS = 10_000
+MAX_CELLS = 10_000_000  # lessons x sessions: each world holds a few float64 arrays of that size (80 MB each)
+MAX_SEEDS = 10_000
+MAX_SMALL = 1_000  # categories, keywords per lesson
+MAX_DRAWS = 100_000  # propensity draws per session
+
+
+def check_seeds(first: int, count: int) -> None:
+    """ValueError (one line) unless `count` seeds from `first` are few enough to run (checked before
+    the list of seeds is built: a huge count would exhaust memory first)."""
+    if not 1 <= count <= MAX_SEEDS:
+        raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {count:,}")
+    if not 0 <= first <= 2**63 - 1 - count:
+        raise ValueError(f"the first seed must be in [0, 2**63 - seeds), got {first:,}")
+
+
 def _check(sc: Scenario) -> None:
-    def integer(name: str, low: int, high: int) -> None:
+    def integer(name: str, low: int, high: int | None = None) -> None:
         value = getattr(sc, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-        if value > high:  # a world this big would exhaust memory, not fail
+        if high is not None and value > high:
             shown = {"n_lessons": "lessons", "n_sessions": "sessions"}.get(name, name)
             raise ValueError(f"{shown} must be at most {high:,}, got {value:,}")
 
@@ -104,14 +107,15 @@ def _check(sc: Scenario) -> None:
     for name, low, high in (
         ("n_lessons", 2, MAX_LESSONS),
         ("n_sessions", 1, MAX_SESSIONS),
-        ("k", 1, sc.n_lessons if isinstance(sc.n_lessons, int) else MAX_LESSONS),
+        ("k", 1, None),
         ("n_categories", 1, MAX_SMALL),
         ("keywords_min", 1, MAX_SMALL),
         ("keywords_max", 1, MAX_SMALL),
         ("propensity_draws", 1, MAX_DRAWS),
-        ("joint_refit", 1, MAX_SESSIONS),
+        ("joint_refit", 1, None),
     ):
         integer(name, low, high)
+    integer("k", 1, sc.n_lessons)
     if sc.n_lessons * sc.n_sessions > MAX_CELLS:
         raise ValueError(f"lessons x sessions must be at most {MAX_CELLS:,}, got {sc.n_lessons:,} x {sc.n_sessions:,}")
     if sc.keywords_max < sc.keywords_min:

@@ -131,6 +131,8 @@ COVERAGE_Z = 1.6448536269514722  # 90% intervals
 DEFAULT_SEEDS = 20
 
 __all__ = [
+    "MAX_SEEDS",
+    "check_seeds",
     "BOTTOM_SHARE",
     "COVERAGE_Z",
     "DEFAULT_SEEDS",
