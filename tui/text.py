@@ -16,6 +16,7 @@ from rich.console import JustifyMethod
 from rich.style import StyleType
 from rich.text import Span, Text
 
+from lesson_credit.core.base.numbers import fixed, signed
 from lesson_credit.core.grading import grade_text
 
 TAB_SIZE = 4
@@ -117,7 +118,7 @@ def expand_tabs(text: str, size: int = TAB_SIZE) -> tuple[str, npt.NDArray[np.in
 def fmt(value: float | None, digits: int = 2, empty: str = "—") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return empty
-    return f"{round(value, 9):.{digits}f}"  # 0.57749999… and 0.57750…01 print alike
+    return fixed(value, digits)  # 0.57749999… and 0.57750…01 print alike, as in the CLI
 
 
 def fmt_grade(value: float | None, empty: str = "pending") -> str:
@@ -136,10 +137,7 @@ def fmt_exact(value: float, most: int = 6) -> tuple[str, bool]:
 
 
 def fmt_signed(value: float, digits: int = 3) -> str:
-    value = round(value, 9)
-    if abs(value) < 0.5 * 10**-digits:
-        value = 0.0
-    return f"{value:+.{digits}f}"
+    return signed(value, digits)  # the CLI's rounding (explain's Δα), so both print the same digits
 
 
 def fmt_interval(low: float, high: float, digits: int = 2) -> str:

@@ -18,6 +18,7 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import safe, table
+from lesson_credit.core.base.numbers import fixed, signed
 
 if TYPE_CHECKING:
     from lesson_credit.core.analysis.effects import LooResult
@@ -67,7 +68,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
 
 def _num(value: float | None, sign: bool = True) -> str:
-    return "-" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
+    return "-" if value is None else (signed(value) if sign else fixed(value))
 
 
 def _span(low: float | None, high: float | None) -> str:
@@ -85,7 +86,7 @@ def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:
     if eff is None:
         shown = "-"
     else:
-        shown = _num(eff.estimate) if eff.claims else f"({eff.estimate:+.3f})"
+        shown = _num(eff.estimate) if eff.claims else f"({signed(eff.estimate)})"
     cells: list[object] = [
         r.path,
         shown,
@@ -152,7 +153,8 @@ def _progress_bar(label: str) -> Callable[[int, int], None]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from lesson_credit.core.sim.simulate import check_seeds, format_report, run_simulation, scenario
+    from lesson_credit.core.sim.scenario import check_seeds
+    from lesson_credit.core.sim.simulate import format_report, run_simulation, scenario
 
     changes = {
         "n_lessons": args.lessons,

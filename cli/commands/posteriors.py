@@ -19,6 +19,7 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.core.base.numbers import signed
 
 
 def _status_table(table_obj: Any) -> str:
@@ -46,7 +47,7 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
     from dataclasses import replace
 
     keys: dict[str, Callable[[Any], Any]] = {
-        "mean": lambda r: (-r.mean, r.path),
+        "mean": lambda r: (r.n <= 0, -r.mean, r.path),  # never used (n 0, the prior's mean): after the rest
         "n": lambda r: (-r.n, r.path),
         "path": lambda r: r.path,
         "ci_low": lambda r: (-r.ci_low, r.path),
@@ -91,6 +92,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         if note:
             print(f"warning: {safe(note)}", file=sys.stderr)
         print(_status_table(result))
+        unused = sum(1 for r in result.rows if r.n <= 0)
+        if args.sort == "mean" and unused and unused < len(result.rows):
+            print(f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last")
     return 0
 
 
@@ -119,7 +123,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             fmt(r.alpha, 2),
             fmt(r.beta, 2),
             fmt(r.mean),
-            f"{r.mean - old.get(r.path, r.mean):+.3f}",
+            signed(r.mean - old.get(r.path, r.mean)),
         )
         for r in result.rows
     ]
@@ -155,7 +159,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     )  # fmt: skip
     p.add_argument(
         "--sort", choices=SORT_LESSONS, default="mean",
-        help="order of the rows: mean, n or ci_low (highest first), or path (default: mean)",
+        help="order of the rows: mean, n or ci_low (highest first), or path (default: mean); by mean, lessons "
+        "never used (n 0) come last",
     )  # fmt: skip
     p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
     p.add_argument(

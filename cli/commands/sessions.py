@@ -16,6 +16,7 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.core.base.numbers import signed
 
 
 def explanation_text(exp: Any) -> str:
@@ -28,14 +29,14 @@ def explanation_text(exp: Any) -> str:
     if exp.journal_problem:
         out.append(f"note: {safe(exp.journal_problem)}")
     rows = [
-        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), f"{c.alpha_delta:+.3f}", f"{c.beta_delta:+.3f}")
+        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta))
         for c in exp.lessons
     ]
     out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
     text = exp.journal_text
     for c in exp.lessons:
         out.append("")
-        out.append(f"{safe(c.path)}: salience {c.salience:.3f} -> weight {c.weight:.3f}")
+        out.append(f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}")
         if c.note:
             out.append(f"  note: {safe(c.note)}")
         if c.salience_missing:
@@ -330,8 +331,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                     fmt(c.salience),
                     fmt(c.weight),
                     "-" if exp.base_reward is None else fmt(c.reward),
-                    f"{c.alpha_delta:+.3f}",
-                    f"{c.beta_delta:+.3f}",
+                    signed(c.alpha_delta),
+                    signed(c.beta_delta),
                 )
                 for c in exp.lessons
             ],

@@ -19,6 +19,7 @@ from lesson_credit.cli.common import (
     reward_or_word,
 )
 from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.core.base.numbers import signed
 
 LESSONS_FILE_LIMIT = 1024 * 1024
 
@@ -94,8 +95,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
             c.path,
             fmt(c.salience),
             fmt(c.reward),
-            f"{c.alpha_delta:+.3f}",
-            f"{c.beta_delta:+.3f}",
+            signed(c.alpha_delta),
+            signed(c.beta_delta),
             fmt(c.alpha_after / (c.alpha_after + c.beta_after)),
         )
         for c in exp.lessons

@@ -66,9 +66,11 @@ async def test_opens_on_lessons_with_every_lesson_and_the_missing_one(app: Lesso
             "communication/ask-first.md",
             "tools/old-lesson.md",
         }
-        # default order: mean, best first
-        means = [screen.view.row(k).mean for k in keys]  # type: ignore[union-attr]
-        assert means == sorted(means, reverse=True)
+        # default order: mean, best first; never-used lessons (n 0: the prior's mean says nothing) last
+        rows = [screen.view.row(k) for k in keys]  # type: ignore[union-attr]
+        used = [row.mean for row in rows if row.n > 0]  # type: ignore[union-attr]
+        assert used == sorted(used, reverse=True)
+        assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)  # type: ignore[union-attr]
         # the missing lesson is shown and explained
         table.move_cursor(row=keys.index("tools/old-lesson.md"))
         await pilot.pause()
@@ -111,8 +113,10 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         assert (screen.sort_column, screen.sort_reverse) == ("mean", True)
         await pilot.press("r")
         await pilot.pause()
-        means = [screen.view.row(k).mean for k in table_keys(table)]  # type: ignore[union-attr]
-        assert means == sorted(means)
+        rows = [screen.view.row(k) for k in table_keys(table)]  # type: ignore[union-attr]
+        used = [row.mean for row in rows if row.n > 0]  # type: ignore[union-attr]
+        assert used == sorted(used)  # lowest first; never-used lessons still last
+        assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)  # type: ignore[union-attr]
         await pilot.press("o")  # mean -> interval
         await pilot.pause()
         assert screen.sort_column == "interval"
@@ -561,8 +565,8 @@ async def test_live_reload_after_another_process_appends(workspace: Workspace, w
         new = after.row("tools/git-worktree.md")
         assert old is not None and new is not None and new.n == old.n + 1 and new.alpha > old.alpha
         table = lessons_screen(app).query_one("#lessons-table", DataTable)
-        assert str(table.get_row("tools/git-worktree.md")[1]).strip() == str(new.n)
-        assert str(table.get_row("tools/git-worktree.md")[2]).strip() == f"{new.mean:.3f}"
+        assert str(table.get_cell("tools/git-worktree.md", "n")).strip() == str(new.n)
+        assert str(table.get_cell("tools/git-worktree.md", "mean")).strip() == f"{new.mean:.3f}"
 
 
 async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:

@@ -19,7 +19,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
     log_before = (ws_root / LOG_REL).read_bytes()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed"
+        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used last"
         await pilot.press("w")
         await settle(pilot)
         screen = app.screen
@@ -44,7 +44,9 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         assert screen.view is not None and screen.view.policy == "joint"
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint"
+        assert (
+            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used last"
+        )
     assert (ws_root / LOG_REL).read_bytes() == log_before
 
 
@@ -66,4 +68,4 @@ async def test_a_strategy_saved_alone_leaves_the_policy_following_it(app: Lesson
         assert isinstance(screen, WhatIfScreen) and screen.policy == "evidence"  # the credit strategy's
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen.title == "Lessons · policy evidence"
+        assert app.screen.title == "Lessons · policy evidence · 1 never used last"

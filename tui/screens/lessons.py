@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import ColumnKey
 
 from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.views import LessonRow
@@ -28,6 +29,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import MIN_NAME_CELLS, sort_column_second, widest
 from lesson_credit.tui.writes import Grading
 
 PIN_MARK = "◆"
@@ -75,6 +77,9 @@ def sorted_rows(
         have = sorted((r for r in rows if r.path in known), key=lambda r: (known[r.path], r.path), reverse=reverse)
         return have + sorted((r for r in rows if r.path not in known), key=lambda r: r.path)
     key = SORTS[column][1]
+    if column == "mean":  # never used (n 0): the prior's mean says nothing, so after every lesson with evidence
+        used = sorted((r for r in rows if r.n > 0), key=key, reverse=reverse)
+        return used + sorted((r for r in rows if r.n <= 0), key=lambda r: r.path)
     return sorted(rows, key=key, reverse=reverse)
 
 
@@ -182,6 +187,7 @@ class LessonsScreen(SortableScreen):
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
         self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
+        self._widths = (0, 0)  # (widest lesson name, the sort column's width) as of the last fill
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -366,16 +372,57 @@ class LessonsScreen(SortableScreen):
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
         table.clear(columns=True)
-        for key, label in self.sort_headers():
-            table.add_column(Text(" " + label), key=key)
+        headers = dict(self.sort_headers())
+        order = sort_column_second(list(SORTS), self.sort_column)
+        places = [list(SORTS).index(key) for key in order]  # cells come in SORTS order
+        built = [self._cells(table, row) for row in rows]
+        sort_place = list(SORTS).index(self.sort_column)
+        sort_width = max(widest(cells[sort_place] for cells in built), len(headers[self.sort_column]) + 1)
+        self._widths = (widest(cells[0] for cells in built), sort_width)
+        for key in order:
+            width = self._lesson_width(table) if key == "lesson" else None
+            table.add_column(Text(" " + headers[key]), key=key, width=width)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
-        table.fill([(row.path, self._cells(table, row)) for row in rows], first=max(FILL_FIRST, at + FILL_FIRST))
+        table.fill(
+            [(row.path, [cells[i] for i in places]) for row, cells in zip(rows, built, strict=True)],
+            first=max(FILL_FIRST, at + FILL_FIRST),
+        )
         if keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
         elif self.shown:
             table.move_cursor(row=0, animate=False)
         self._show_highlighted()
+
+    def _lesson_width(self, table: ThemedTable) -> int | None:
+        """The lesson column's width when its names would push the sort column out of sight (a narrow
+        terminal loses columns at the right): the names are cut instead; the panel shows the full id.
+        None: as wide as the names (they fit, or the table is not laid out yet)."""
+        names, sort_width = self._widths
+        visible = table.size.width - table.styles.scrollbar_size_vertical  # less its scrollbar, shown or soon
+        room = visible - (0 if self.sort_column == "lesson" else sort_width)
+        if visible <= 0 or names <= room:
+            return None
+        return max(room, MIN_NAME_CELLS)
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.call_after_refresh(self._fit_lesson_column)
+
+    def _fit_lesson_column(self) -> None:
+        """After a resize: the lesson column's width for the table's new size (`_lesson_width`)."""
+        if not self.is_mounted:
+            return
+        table = self.query_one("#lessons-table", ThemedTable)
+        column = table.columns.get(ColumnKey("lesson"))
+        if column is None or table.size.width <= 0:  # not laid out (yet): the next fill fits it
+            return
+        width = self._lesson_width(table)
+        column.auto_width = width is None
+        if width is not None:
+            column.width = width
+        table.refresh_column(0)
+        table._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
 
     def _listed(self) -> list[LessonRow]:
         """The view's rows the table lists: retired arms only after R (`status --all`)."""
@@ -389,11 +436,15 @@ class LessonsScreen(SortableScreen):
         retired = len(self.view.retired) if self.view is not None else 0
         policy = f"Lessons · policy {self.view.policy}" if self.view is not None and self.view.policy else "Lessons"
         if not retired:
-            self.title = policy
+            title = policy
         elif self.show_retired:
-            self.title = f"{policy} · {retired} retired shown (R hides)"
+            title = f"{policy} · {retired} retired shown (R hides)"
         else:
-            self.title = f"{policy} · {retired} retired hidden (R shows)"
+            title = f"{policy} · {retired} retired hidden (R shows)"
+        unused = sum(1 for row in self._listed() if row.n <= 0) if self.sort_column == "mean" else 0
+        if unused:  # sorted by mean, lessons never used come last: say so
+            title += f" · {unused} never used last"
+        self.title = title
 
     def action_toggle_retired(self) -> None:
         self.show_retired = not self.show_retired

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, ClassVar, cast
 
+import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
+from lesson_credit.core.query import order_rows
 from lesson_credit.core.views import SessionSummary
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
@@ -39,19 +42,20 @@ def problems_text(view: SessionsView, store: str) -> Text:
     return out
 
 
-def _grade_key(s: SessionSummary) -> tuple[float, int]:
-    return (-1.0 if s.base_reward is None else s.base_reward, s.line)
-
-
-# column key -> (header, sort key); "time" (log order, newest first) is the default
-SESSION_SORTS: dict[str, tuple[str, Callable[[SessionSummary], Any]]] = {
-    "id": ("session", lambda s: (s.session_id, s.line)),
-    "time": ("time", lambda s: s.line),
-    "category": ("category", lambda s: ((s.category or "").lower(), s.line)),
-    "grade": ("grade", _grade_key),
-    "grader": ("grader", lambda s: ((s.grader or "").lower(), s.line)),
-    "lessons": ("lessons", lambda s: (s.n_lessons, s.line)),
-    "salience": ("mean salience", lambda s: (s.mean_salience, s.line)),
+# column key -> (header, how its rows are ordered): `sessions --sort`'s order (core.query.order_rows) over
+# every matching session, so the table and the CLI agree, ties included (log order; a pending grade, a
+# missing category or grader last either way). "time" (log order, newest first) is the default.
+SESSION_SORTS: dict[str, tuple[str, Callable[..., Any]]] = {
+    key: (header, partial(order_rows, column=column))
+    for key, header, column in (
+        ("id", "session", "id"),
+        ("time", "time", "line"),
+        ("category", "category", "category"),
+        ("grade", "grade", "reward"),
+        ("grader", "grader", "grader"),
+        ("lessons", "lessons", "lessons"),
+        ("salience", "mean salience", "salience"),
+    )
 }
 LESSON_PREFIX = "lesson:"
 
@@ -63,8 +67,9 @@ class SessionsScreen(SortableScreen):
     DEFAULT_CSS = screen_css("sessions.tcss")
     HELP = (
         "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one, "
-        "n opens the oldest pending one, v lists only the pending ones. o / r / a header click sort (the newest "
-        "1,000 matching sessions); the filter matches id, category, grader or date, or `lesson:ID` the sessions "
+        "n opens the oldest pending one, v lists only the pending ones. o / r / a header click sort every "
+        "matching session as `lesson-credit sessions --sort` does (the first 1,000 are listed); home / end go "
+        "to the first / last row. The filter matches id, category, grader or date, or `lesson:ID` the sessions "
         "a lesson was injected in."
     )
     SORT_COLUMNS = SESSION_SORTS
@@ -133,7 +138,6 @@ class SessionsScreen(SortableScreen):
         problems.display = bool(event.view.log_problems)
         if event.view.log_problems:
             problems.update(problems_text(event.view, self.source.workspace.log.name))
-        self.query_one("#sessions-empty", Static).display = not len(event.view.table)
         self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         self.ready_for_keys()
@@ -144,14 +148,18 @@ class SessionsScreen(SortableScreen):
         table = self.query_one("#sessions-table", ThemedTable)
         keep = self.highlighted
         self.shown_filter = self.filter_text
+        newest_first = self.sort_column == "time" and self.sort_reverse
+        limit = MAX_ROWS if newest_first else len(self.view.table)  # another order needs every match
         # over the columns: SessionSummary objects only for the rows shown
         if self.filter_text.lower().startswith(LESSON_PREFIX):
-            found = self.view.with_lesson(self.filter_text[len(LESSON_PREFIX) :].strip(), self.pending_only, MAX_ROWS)
+            found = self.view.with_lesson(self.filter_text[len(LESSON_PREFIX) :].strip(), self.pending_only, limit)
         else:
-            found = self.view.search.find(self.filter_text, self.pending_only, MAX_ROWS)
-        sessions = [self.view.table.summary(row) for row in found.rows.tolist()]
-        if self.sort_column != "time" or not self.sort_reverse:
-            sessions.sort(key=SESSION_SORTS[self.sort_column][1], reverse=self.sort_reverse)
+            found = self.view.search.find(self.filter_text, self.pending_only, limit)
+        rows = found.rows
+        if not newest_first:
+            ordered = SESSION_SORTS[self.sort_column][1](self.view.table, np.sort(rows), descending=self.sort_reverse)
+            rows = ordered[:MAX_ROWS]
+        sessions = [self.view.table.summary(row) for row in rows.tolist()]
         table.clear(columns=True)
         for key, label in self.sort_headers():
             table.add_column(label, key=key)
@@ -168,10 +176,26 @@ class SessionsScreen(SortableScreen):
         if self.pending_only or self.filter_text or found.count > len(sessions):
             summary.append(f" · showing {len(sessions)}", style="bold")
             if found.count > len(sessions):
-                summary.append(f" newest of {found.count} (filter with / to find older ones)", style="bold")
+                if newest_first:
+                    summary.append(f" newest of {found.count} (filter with / to find older ones)", style="bold")
+                else:
+                    first = f"first by {SESSION_SORTS[self.sort_column][0]}"
+                    summary.append(f" {first} of {found.count} (filter with / to narrow them)", style="bold")
             if self.pending_only:
                 summary.append(" (pending only: v shows all)", style="italic")
         self.query_one("#sessions-summary", Static).update(summary)
+        self._no_matches(total, found.count)
+
+    def _no_matches(self, total: int, matched: int) -> None:
+        """Below an empty table: nothing logged yet (the hint), or nothing matching (say what to clear)."""
+        empty = self.query_one("#sessions-empty", Static)
+        empty.display = not total or not matched
+        if not total:
+            empty.update(Text(EMPTY_WORKSPACE_HINT))
+        elif not matched:
+            why = f"the filter {self.filter_text!r}" if self.filter_text else "pending only"
+            clear = "escape clears the filter" if self.filter_text else "v shows all"
+            empty.update(Text(f"No sessions match {why} ({clear})."))
 
     def _cells(self, table: ThemedTable, s: SessionSummary) -> list[Text]:
         tone = "warning" if s.pending else None
