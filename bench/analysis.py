@@ -1,9 +1,10 @@
-"""Bench cases of the effect analysis (issue 11) on the 100k-session bench workspace (1,000 lessons).
+"""Bench cases of the effect analysis on the 100k-session bench workspace (1,000 lessons).
 
 joint_fit: `lesson_credit.core.analysis.joint.fit_joint` on the log's design, empirical-Bayes penalty included (target
 < 1 s). Baseline: the same ridge solved the plain way, X'X accumulated session by session into
 a dense matrix, then one dense solve and inverse at the penalty ours chose; both must give the
-same coefficients.
+same coefficients, and the same sds where ours is exact (up to `DENSE_MAX` lessons); beyond it
+ours are the neighbourhood variances (`joint_ops`): never above the exact ones, within 2% in median.
 
 loo_cli: `lesson-credit loo --no-write --json` subprocess wall time, end to end (target < 3 s).
 Baseline: `lesson-credit status --json` on the same workspace (reading and folding the same
@@ -67,10 +68,13 @@ def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     base_times, (coef, sd) = best_of(lambda _: _dense_baseline(design, fit.penalty), 1)
     active = np.isfinite(fit.coef)
     failed = []
-    if not (np.allclose(fit.coef[active], coef, atol=1e-8) and np.allclose(fit.coef_sd[active], sd, rtol=1e-6)):
+    ratio = fit.coef_sd[active] / sd
+    exact_sd = np.allclose(ratio, 1.0, rtol=1e-6)
+    close_sd = float(ratio.max()) <= 1.0 + 1e-6 and abs(float(np.median(ratio)) - 1.0) <= 0.02
+    if not (np.allclose(fit.coef[active], coef, atol=1e-8) and (exact_sd if fit.solver == "dense" else close_sd)):
         failed.append("numbers differ")
     detail = (
-        f"fit_joint (design + X'X + eigen-decomposition + empirical-Bayes search) on {design.n:,} graded sessions, "
+        f"fit_joint ({fit.solver}: design, empirical-Bayes search, posterior) on {design.n:,} graded sessions, "
         f"{int(active.sum()):,} lessons, {len(design.entry_arm):,} injections; penalty {fit.penalty:.3g}, "
         f"prior sd {fit.prior_sd:.3g}"
     )

@@ -2,7 +2,7 @@
 
 Written the way one would without thinking about speed: ``json.loads`` per line, a plain
 per-record loop updating one small object per arm, ``kw in text`` per keyword. They
-implement the same semantics as the engine (SPEC 4-6) for the data the benchmarks
+implement the same semantics as the engine (docs/format.md §3-5) for the data the benchmarks
 generate, so their results are also checked against the engine's.
 
 This module imports only the standard library: `status_main` is what the baseline
@@ -27,19 +27,27 @@ class Arm:
         self.n = 0
 
 
+AUTOMATIC = {"judge": 1, "heuristic": 2, "outcome": 3}  # a person's grade (any other grader) ranks 0
+
+
 def read_log(path: str) -> tuple[list[dict], dict[str, float]]:
-    """First pass: every session record, and the latest grade of each session."""
+    """First pass: every session record, and the grade in force of each graded session: the latest
+    grade of the highest-ranking reward source (the default reward priority of docs/records-notes.md:
+    a person, then the judge; the benchmarks' grades are by `manual` or `judge`, and outrank the
+    records' own heuristic rewards)."""
     records = []
-    grades = {}
+    latest: dict[str, dict[int, float]] = {}
     with open(path, "rb") as handle:
         for line in handle:
             if not line.strip():
                 continue
             record = json.loads(line)
             if record.get("type") == "grade":
-                grades[record["session_id"]] = record["base_reward"]
+                rank = AUTOMATIC.get(record.get("grader"), 0)
+                latest.setdefault(record["session_id"], {})[rank] = record["base_reward"]
             elif record.get("type", "session") == "session":
                 records.append(record)
+    grades = {session_id: by_rank[min(by_rank)] for session_id, by_rank in latest.items()}
     return records, grades
 
 

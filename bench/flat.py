@@ -1,11 +1,11 @@
-"""Cases of issue 25: every write and every live update costs the event, not the history.
+"""The flat-cost cases: every write and every live update costs the event, not the history.
 
 * flat_<command> (record, status_after_append, grade, grade_prefix, show, replay_after_append): the
   CLI command as a subprocess on two workspaces with the same library (`sizes["flat"]["lessons"]`)
   and `small` and `big` sessions, the two run in turn round by round (the order alternating), so a
   machine whose speed drifts slows both alike. Ours is the big workspace, the baseline the small one;
   the target is the median of the per-round ratios of the children's CPU time (user + sys), at most
-  1.5x (the issue measured CPU medians too); wall times are reported beside them.
+  1.5x (CPU medians: wall time drifts with the load); wall times are reported beside them.
 * tui_live: `python -m bench.tui_live` on both workspaces: a `record` by another process until the
   open dashboard's Lessons table shows it (target: median under 0.5 s on the big one), and the
   dashboard's peak RSS once opened (under 1 GB).

@@ -29,6 +29,7 @@ GEN_VERSION = 3  # bump when a generator changes, so stale data is regenerated
 FULL = {
     "workspace": {"lessons": 1000, "sessions": 100_000, "per_session": 10, "grades": 5000, "pending": 0.10},
     "salience": {"lessons": 3000, "keywords": 5, "journal_bytes": 2_000_000, "wildcard_lessons": 30},
+    "transcript": {"bytes": 10 * 1024 * 1024},  # the 10 MB trajectory (bench/transcript.py)
     "runs": {
         "cold": (5, 3),
         "warm": (30, 3),
@@ -36,6 +37,8 @@ FULL = {
         "status": (5, 3),
         "record": (7, 7),
         "tui_start": (9, 9),
+        "transcript": (5, 5),
+        "filter_typing": (3, 3),
     },
     "flat": {"lessons": 3000, "small": 10_000, "big": 100_000, "rounds": 5, "commits": 5},  # bench/flat.py
     "select": {"lessons": 30_000, "runs": 3},
@@ -44,6 +47,7 @@ FULL = {
 QUICK = {
     "workspace": {"lessons": 200, "sessions": 10_000, "per_session": 10, "grades": 500, "pending": 0.10},
     "salience": {"lessons": 600, "keywords": 5, "journal_bytes": 400_000, "wildcard_lessons": 6},
+    "transcript": {"bytes": 10 * 1024 * 1024},
     "runs": {
         "cold": (3, 3),
         "warm": (10, 3),
@@ -51,6 +55,8 @@ QUICK = {
         "status": (3, 3),
         "record": (3, 3),
         "tui_start": (3, 3),
+        "transcript": (3, 3),
+        "filter_typing": (1, 1),
     },
     "flat": {"lessons": 300, "small": 1_000, "big": 10_000, "rounds": 3, "commits": 3},
     "select": {"lessons": 3000, "runs": 2},
@@ -59,6 +65,7 @@ QUICK = {
 SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
     "workspace": {"lessons": 30, "sessions": 400, "per_session": 5, "grades": 20, "pending": 0.10},
     "salience": {"lessons": 60, "keywords": 3, "journal_bytes": 20_000, "wildcard_lessons": 2},
+    "transcript": {"bytes": 200_000},
     "runs": {
         "cold": (1, 1),
         "warm": (1, 1),
@@ -66,7 +73,10 @@ SMOKE = {  # every case once on tiny data: a check that the benchmarks still run
         "status": (1, 1),
         "record": (1, 1),
         "tui_start": (1, 1),
+        "transcript": (1, 1),
+        "filter_typing": (1, 1),
     },
+    "filter_characters": 200,  # bench/filter_typing.py types 5,000 otherwise
     "flat": {"lessons": 20, "small": 100, "big": 400, "rounds": 1, "commits": 1},
     "select": {"lessons": 200, "runs": 1},
     "import": {"arms": 200, "runs": 1},
@@ -286,7 +296,7 @@ def salience_data(params: dict[str, Any]) -> Path:
         keywords = lessons[int(i)][1]
         k = int(rng.integers(per))
         keywords[k] = wildcard_of(rng, keywords[k])
-    # A few lessons with the edge cases SPEC 4 names: padded, repeated, empty and all-* keywords.
+    # A few lessons with the edge cases docs/format.md §3 names: padded, repeated, empty and all-* keywords.
     for i in range(0, n_lessons, max(1, n_lessons // 20)):
         keywords = lessons[i][1]
         keywords[0] = f"  {keywords[0]}  "

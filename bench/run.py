@@ -1,4 +1,4 @@
-"""lesson-credit benchmarks: the targets of the performance issue, each against a baseline.
+"""lesson-credit benchmarks: the performance targets, each against a baseline.
 
 Run from the repository root::
 
@@ -11,12 +11,16 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli, analysis (joint_fit and loo_cli:
-see bench/analysis.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
+(and status_cli_first without the index cache), record_cli, tui_start, filter_typing (a
+5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
+see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
+select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
-another client); issue 25's (bench/flat.py): flat (record, grade, show, status and replay after
-an append, at two history sizes, paired), tui_live (another process's commit until the dashboard
-shows it), select_30k and import_gptme.
+another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
+INSERT) and push_pg (store push against COPY, and its memory).
+bench/flat.py: flat (record, grade, show, status and replay after an append, at two history
+sizes, paired), tui_live (another process's commit until the dashboard shows it), select_30k and
+import_gptme.
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed N runs with
@@ -425,10 +429,10 @@ def case_tui_start(sizes: dict[str, Any]) -> list[Result]:
 
 
 def _pg_case(name: str, sizes: dict[str, Any]) -> list[Result]:
-    """A case of bench/pg.py (the PostgreSQL store), imported only when run."""
-    from bench import pg
+    """A case of bench/pg.py or bench/pg_write.py (the PostgreSQL store), imported only when run."""
+    from bench import pg, pg_write
 
-    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name)
+    case: Callable[[dict[str, Any]], list[Result]] = getattr(pg, name, None) or getattr(pg_write, name)
     return case(sizes)
 
 
@@ -437,6 +441,30 @@ def _flat_case(name: str, sizes: dict[str, Any]) -> list[Result]:
 
     results: list[Result] = getattr(flat, name)(sizes)
     return results
+
+
+def case_transcript(sizes: dict[str, Any]) -> list[Result]:
+    from bench.transcript import case_transcript as case  # a 10 MB trajectory in the transcript view
+
+    return case(sizes)
+
+
+def case_filter_typing(sizes: dict[str, Any]) -> list[Result]:
+    from bench.filter_typing import case_filter_typing as cases  # the dashboard's filter (bench/filter_typing.py)
+
+    return cases(sizes)
+
+
+def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
+    from bench.joint_scale import case_joint_scale as cases  # the joint fit at 1,000-10,000 lessons
+
+    return cases(sizes)
+
+
+def case_policy(sizes: dict[str, Any]) -> list[Result]:
+    from bench.policy import case_policy as run_case
+
+    return run_case(sizes)
 
 
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
@@ -453,7 +481,11 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "sessions_cli": case_sessions,
     "record_cli": case_record,
     "tui_start": case_tui_start,
+    "transcript": case_transcript,
+    "filter_typing": case_filter_typing,
     "analysis": case_analysis,  # joint_fit, loo_cli
+    "joint_scale": case_joint_scale,  # joint_scale_<lessons>, claims_<lessons> (bench/joint_scale.py)
+    "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)
     "flat": lambda sizes: _flat_case("case_flat", sizes),  # bench/flat.py: small against big, paired
     "tui_live": lambda sizes: _flat_case("case_tui_live", sizes),
     "select_30k": lambda sizes: _flat_case("case_select", sizes),
@@ -461,6 +493,8 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
+    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),  # write_pg_1, _4, _16 (bench/pg_write.py)
+    "push_pg": lambda sizes: _pg_case("case_push_pg", sizes),
 }
 
 

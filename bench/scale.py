@@ -1,4 +1,4 @@
-"""The scale cases of the performance issue: 3,000 lessons and 1,000,000 logged sessions.
+"""The scale cases of the performance targets: 3,000 lessons and 1,000,000 logged sessions.
 
 Run from the repository root::
 
@@ -431,10 +431,10 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
 
     mark("import lesson_credit.core.workspace")
     if cold:
+        from lesson_credit.core.log import logcheck
         from lesson_credit.core.log.cache import LogCache
         from lesson_credit.core.log.events import decode_raw, decode_raw_lines
         from lesson_credit.core.log.index import LogIndex
-        from lesson_credit.core.log.logcheck import digest_of
 
         ws = Workspace(root, use_cache=False)
         log = ws.log
@@ -453,7 +453,7 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         del result
         mark("EventLog.read_chunks + LogIndex.add_many: decode and add 32 MB at a time")
         gc.enable()
-        LogCache(log).save(index, digest_of(log, index.end).hexdigest(), False)  # type: ignore[union-attr]
+        LogCache(log).save(index, logcheck.digest_of(log, index.end).hexdigest(), False)  # type: ignore[union-attr]
         mark("LogCache.save: msgpack encode + write")
         drop_index_cache(root)  # written outside the engine's own path: never left for a timed read
         return out
@@ -539,7 +539,7 @@ def case_scale_status(sizes: dict[str, Any]) -> list[Result]:
     cold_rss = max(r.rss_mb for r in cold)
     warm_rss = max(r.rss_mb for r in warm)
     common = {"baseline_peak_rss_mb": base_rss, "cache_bytes": cache.stat().st_size, "log_bytes": log.stat().st_size}
-    over = f" ABOVE the issue's {fmt_mb(MEMORY_TARGET_MB)}" if cold_rss >= MEMORY_TARGET_MB else ""
+    over = f" ABOVE the target {fmt_mb(MEMORY_TARGET_MB)}" if cold_rss >= MEMORY_TARGET_MB else ""
     results = [
         Result(
             "scale_status_cold",

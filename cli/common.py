@@ -11,6 +11,7 @@ from typing import Any
 from lesson_credit.cli.render import safe
 
 EXIT_BAD_INPUT = 1
+EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the event store failed for now (nothing written); retry later
 
 
 class CliError(Exception):
@@ -29,6 +30,18 @@ def parse_reward(text: str | None) -> float | None:
     if not 0.0 <= value <= 1.0:  # NaN fails too
         raise CliError(f"reward must be in [0, 1], got {text!r}")
     return value
+
+
+def reward_or_word(text: str | None) -> tuple[float | None, str | None]:
+    """(reward, None) for a number in [0, 1]; (None, word) for anything that is not a number, to be
+    checked against the workspace's gptme outcome words (Workspace.outcome_reward); (None, None) for None."""
+    if text is None:
+        return None, None
+    try:
+        float(text)
+    except ValueError:
+        return None, text
+    return parse_reward(text), None
 
 
 def one_line(value: str | None, what: str) -> str | None:
@@ -103,7 +116,42 @@ def print_warnings(ws: Any) -> None:
         print(f"warning: {safe(warning)}", file=sys.stderr)
 
 
-def print_json(payload: Any) -> None:
+def problem_lines(ws: Any) -> list[str]:
+    """The log's and the library's problems as the table forms warn of them ("sessions.jsonl line
+    N: ..."), the first five of each and then a count."""
+    from lesson_credit.core.base.files import StoreError
+
+    lines = []
+    try:
+        problems = ws.log_problems()
+    except StoreError:  # the store went away (select --offline-ok): the command said so already
+        problems = []
+    lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
+    if len(problems) > 5:
+        lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")
+    from lesson_credit.core.library.lessons import BROKEN, OVERRIDDEN
+
+    lesson_problems = ws.lesson_problems()
+    prefix = {BROKEN: "skipped lesson ", OVERRIDDEN: "overridden lesson "}
+    lines += [f"{prefix.get(problem.kind, '')}{problem}" for problem in lesson_problems[:5]]
+    if len(lesson_problems) > 5:
+        lines.append(f"{len(lesson_problems) - 5} more lesson problems")
+    return lines
+
+
+def warning_lines(ws: Any) -> list[str]:
+    """Every warning a command has for its reader: the log's and library's problems, then what a
+    command that succeeded could not do (`ws.warnings`)."""
+    return [*problem_lines(ws), *ws.warnings]
+
+
+def print_json(payload: Any, ws: Any = None) -> None:
+    """`payload` as JSON on stdout. With the workspace `ws`, a top-level "warnings" list carries
+    every warning the table form prints on stderr (bad log lines, skipped lessons, derived files),
+    so that a hook reading JSON learns of them too (`lint` keeps its own "warnings" count: its
+    findings list the same problems)."""
+    if ws is not None and isinstance(payload, dict) and "warnings" not in payload:
+        payload = {**payload, "warnings": warning_lines(ws)}
     # ensure_ascii: no control character (not even U+009B, an 8-bit CSI) reaches the terminal raw
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
 
@@ -148,19 +196,10 @@ def _store(args: argparse.Namespace, root: Path) -> Any:
 
 
 def warn_problems(ws: Any, quiet: bool = False) -> None:
-    """Log and library problems go to stderr as warnings: they never block reading."""
-    if quiet:
-        return
-    problems = ws.log_problems()
-    for problem in problems[:5]:
-        print(f"warning: {safe(ws.log.name)} {safe(problem)}", file=sys.stderr)
-    if len(problems) > 5:
-        print(f"warning: {len(problems) - 5} more problems in {safe(ws.log.name)}", file=sys.stderr)
-    lesson_problems = ws.lesson_problems()
-    for problem in lesson_problems[:5]:
-        print(f"warning: skipped lesson {safe(problem)}", file=sys.stderr)
-    if len(lesson_problems) > 5:
-        print(f"warning: {len(lesson_problems) - 5} more broken lesson files", file=sys.stderr)
+    """Warnings on stderr, one line each: the log's and library's problems (never blocking a read;
+    left out when `quiet`, as with --json, whose "warnings" list carries them), then `ws.warnings`."""
+    for line in ws.warnings if quiet else warning_lines(ws):
+        print(f"warning: {safe(line)}", file=sys.stderr)
 
 
 STRATEGY_HELP = (

@@ -11,15 +11,26 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lesson_credit.cli.commands import analysis, dashboard, gptme, meta, posteriors, selection, sessions, store, writes
-from lesson_credit.cli.common import EXIT_BAD_INPUT, CliError, subcommands, summary_lines
+from lesson_credit.cli.commands import (
+    agreement,
+    analysis,
+    dashboard,
+    gptme,
+    meta,
+    posteriors,
+    selection,
+    sessions,
+    store,
+    writes,
+)
+from lesson_credit.cli.common import EXIT_BAD_INPUT, EXIT_TEMPFAIL, CliError, subcommands, summary_lines
 from lesson_credit.cli.process import limit_blas_threads
 from lesson_credit.cli.render import safe
 
 __all__ = ["build_parser", "main", "subcommands", "summary_lines"]
 
 # The order of the command list in --help.
-GROUPS = [dashboard, posteriors, sessions, selection, writes, analysis, gptme, store, meta]
+GROUPS = [dashboard, posteriors, sessions, selection, writes, analysis, agreement, gptme, store, meta]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="lesson-credit",
         description="Salience-weighted credit for agent lessons. With no command, opens the dashboard.",
         epilog=(
-            "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error\n"
+            "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
+            "  75 the event store failed for now (a database down, read-only or not answering in time;\n"
+            "  one line on stderr, nothing written): retry later. 130 interrupted (Ctrl-C).\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -86,14 +99,14 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     if args.command is None:
         args.func = dashboard.cmd_tui
     from lesson_credit.core.base.errors import WorkspaceError
-    from lesson_credit.core.base.files import StoreError
+    from lesson_credit.core.base.files import StoreError, StoreUnavailable
 
     try:
         return int(args.func(args))
     except (CliError, WorkspaceError, StoreError, ValueError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"lesson-credit: {safe(message)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_TEMPFAIL if isinstance(exc, StoreUnavailable) else EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from lesson_credit.core.base.numbers import fixed
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -17,9 +19,10 @@ def safe(text: object) -> str:
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
+    """A number to `digits` places, rounded as the dashboard rounds it (core.base.numbers)."""
     if value is None:
         return "-"
-    return f"{value:.{digits}f}"
+    return fixed(value, digits)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()) -> str:

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core.analysis.candidacy import candidacies_of
 from lesson_credit.core.analysis.coverage import broad_keywords, keyword_coverage
 from lesson_credit.core.analysis.effects import LooResult, leave_one_out, loo_payload
-from lesson_credit.core.base.files import write_json
+from lesson_credit.core.base.files import WriteGuard, write_json
 from lesson_credit.core.library.lessons import Lesson, Library
 from lesson_credit.core.log.snapshot import FoldData
 
 if TYPE_CHECKING:
     from lesson_credit.core.analysis.dropout import DropoutLog
+    from lesson_credit.core.analysis.joint import JointFit
     from lesson_credit.core.reader import LogReader
 
 __all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo", "saved_effects", "save_effects", "write_loo"]
@@ -90,9 +91,11 @@ def loo(
     floor: float,
     min_with: int,
     min_without: int,
-) -> tuple[list[LooResult], dict[str, int]]:
+    joint: JointFit | None = None,
+) -> tuple[list[LooResult], dict[str, Any]]:
     """Joint effect and leave-one-out lift per lesson, and the counts behind them (sessions
-    without logged propensities, sessions with a dropout record)."""
+    without logged propensities, sessions with a dropout record). `joint`: the log's joint fit when
+    the caller has it (`Workspace.joint_fit`)."""
     from lesson_credit.core.analysis.dropout import randomized_effects
 
     candidacies = candidacies_of(reader.index, data)
@@ -101,14 +104,19 @@ def loo(
     results = leave_one_out(
         data, reader.session_categories(), candidacies.items, min_with=min_with, min_without=min_without,
         existing={lesson.id for lesson in library.lessons}, broad_keywords=dict(broad), floor=floor,
-        randomized=randomized, agents=reader.session_agents(data.n_sessions),
+        randomized=randomized, agents=reader.session_agents(data.n_sessions), joint=joint,
     )  # fmt: skip
-    meta = {"sessions_without_propensity": candidacies.sessions_without, "dropout_sessions": len(dropout)}
+    meta: dict[str, Any] = {
+        "sessions_without_propensity": candidacies.sessions_without,
+        "dropout_sessions": len(dropout),
+        "effect_method": None if joint is None else joint.method(),
+    }
     return results, meta
 
 
 def write_loo(
-    state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, int]
-) -> None:
-    """Write `loo-results.json` (SPEC 8) in the workspace's state folder, atomically."""
-    write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta))
+    state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, Any],
+    guard: WriteGuard | None = None,
+) -> None:  # fmt: skip
+    """Write `loo-results.json` (docs/format.md §8) in the workspace's state folder, atomically."""
+    write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta), guard=guard)

@@ -1,4 +1,4 @@
-"""The events a write command appends, built and checked from its input (SPEC 4).
+"""The events a write command appends, built and checked from its input (docs/format.md §5.2-5.5).
 
 Nothing here touches the log: `recording` reads the session's journal, the rest are functions of
 their arguments; the workspace checks an event against the log under its lock and appends it.
@@ -20,10 +20,9 @@ from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.library.journals import read_for_record
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
-from lesson_credit.core.log.events import GRADE, PRIOR, SESSION
+from lesson_credit.core.log.events import PRIOR, SESSION
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.views import GradeRecord
 
 MAX_SESSION_ID = 200  # characters; longer ids (or control characters) are refused by the writers
 
@@ -49,6 +48,7 @@ class Recording:
     breakdowns: tuple[SalienceBreakdown, ...]
     category: str | None
     grader: str
+    outcome: str | None = None  # a gptme outcome word given for the reward (`reward` is what it maps to)
 
     def event(self, settings: CreditSettings, propensity: dict[str, float], timestamp: str) -> dict[str, Any]:
         """The session event: each lesson's salience and, when graded, its credited reward under
@@ -67,7 +67,7 @@ class Recording:
             if b.lesson_id in propensity:
                 entry["propensity"] = propensity[b.lesson_id]
             entries.append(entry)
-        return {
+        event = {
             "type": SESSION,
             "session_id": self.session_id,
             "timestamp": timestamp,
@@ -81,6 +81,10 @@ class Recording:
             "floor": settings.floor,
             "grader": self.grader if reward is not None else None,
         }
+        if self.outcome is not None:  # as gptme-sessions logs it: the word, and the [outcomes] mapping decides
+            event["outcome"] = self.outcome
+            del event["base_reward"]
+        return event
 
 
 def recording(
@@ -94,6 +98,7 @@ def recording(
     category: str | None,
     grader: str,
     allow_outside: bool = False,
+    outcome: str | None = None,
 ) -> Recording:
     """A session to record: the id, reward and lessons checked (every lesson in the library, none
     twice; `library` is asked for once the journal is read), the journal read and each lesson's
@@ -113,7 +118,7 @@ def recording(
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
-    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader)
+    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome)
 
 
 def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> str:
@@ -133,59 +138,6 @@ def settings_with(
         return settings.with_(strategy=strategy, floor=floor, decay=decay)
     except ValueError as exc:
         raise WorkspaceError(str(exc)) from None
-
-
-def check_grade(reward: float, grader: str) -> float:
-    """The reward of a grade, checked (in [0, 1]) along with the grader's name."""
-    reward = credit_mod.check_unit(reward, "reward")
-    check_grader(grader)
-    return reward
-
-
-def check_grader(grader: str) -> None:
-    if not grader or "\n" in grader:
-        raise WorkspaceError("grader must be a non-empty single line")
-
-
-def grade_event(session_id: str, reward: float, grader: str, timestamp: str, note: str | None) -> dict[str, Any]:
-    """A grade event (checked by `check_grade`); the latest grade of a session is the one that counts."""
-    event: dict[str, Any] = {
-        "type": GRADE,
-        "session_id": session_id,
-        "base_reward": reward,
-        "grader": grader,
-        "timestamp": timestamp,
-    }
-    if note:
-        event["note"] = note
-    return event
-
-
-def _grade_text(value: float | None) -> str:
-    return "pending" if value is None else f"{value:g}"
-
-
-def undo_event(
-    session_id: str, history: Sequence[GradeRecord], record_line: int, grader: str, timestamp: str, note: str | None
-) -> dict[str, Any]:
-    """The grade event, logged as `grader`, that puts back what was in force before the session's
-    latest grade event: the grade before it, or pending (a retraction, SPEC 6) when the session
-    was logged pending. Its note names the line it reverts (as the dashboard's undo does)."""
-    check_grader(grader)
-    if not history or history[-1].line == record_line:  # only the record's own grade (line record_line)
-        state = "pending" if not history else "graded only by its record"
-        raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}")
-    latest = history[-1]
-    previous = history[-2].base_reward if len(history) > 1 else None
-    reverts = f"undo of line {latest.line}: {_grade_text(latest.base_reward)} back to {_grade_text(previous)}"
-    return {
-        "type": GRADE,
-        "session_id": session_id,
-        "base_reward": previous,
-        "grader": grader,
-        "timestamp": timestamp,
-        "note": f"{reverts}; {note}" if note else reverts,
-    }
 
 
 def prior_event(

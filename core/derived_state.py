@@ -1,17 +1,20 @@
 """Whether `bandit-state.json` still says what the log says, and putting it right.
 
 The file is derived: rewritten after every append. A process killed between the append and
-the rewrite (or a disk that filled, or a hand edit) leaves it stale, and gptme reads it.
-`status` and `lint` compare it with a fold of the log; the next write (or `status`) rewrites it.
+the rewrite (or a disk that filled) leaves it stale, and gptme reads it. `status` and `lint`
+compare it with a fold of the log; the next write (or `status`) rewrites it, unless another tool
+(gptme's own bandit) changed it since we wrote it: that update is kept, never overwritten by a
+read (see lesson_credit.core.bandit.interop, `StateKept`), and `lint` says how to take the file back.
 """
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 
+from lesson_credit.core.bandit.interop import StateKept, disagreement, kept_message, written_by_us
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
 
@@ -19,14 +22,14 @@ if TYPE_CHECKING:
     from lesson_credit.core.workspace import Workspace
 
 
-def _same(stored: Any, value: float) -> bool:
-    if isinstance(stored, bool) or not isinstance(stored, int | float):
-        return False
-    return math.isclose(float(stored), value, rel_tol=1e-9, abs_tol=1e-12)
+@dataclass(frozen=True)
+class StateCheck:
+    why: str  # how the file disagrees with the log
+    foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
 
 
-def state_disagreement(ws: Workspace) -> str | None:
-    """Why `bandit-state.json` disagrees with a fold of the log under the current settings, or
+def check_state(ws: Workspace) -> StateCheck | None:
+    """How `bandit-state.json` disagrees with a fold of the log under the current settings, or
     None when it agrees or does not exist (a log written by hand or by another tool may come
     without one; the next write creates it)."""
     path = ws.state_path
@@ -35,45 +38,38 @@ def state_disagreement(ws: Workspace) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, UnsafeFile) as exc:
-        return f"{path.name} cannot be read ({exc})"
+        return StateCheck(f"{path.name} cannot be read ({exc})", False)
     try:
         state = msgspec.json.decode(raw)
     except msgspec.DecodeError:
-        return f"{path.name} is not valid JSON"
-    arms = state.get("arms") if isinstance(state, dict) else None
-    if not isinstance(arms, dict):
-        return f"{path.name} has no 'arms' object"
-    post = ws.posterior()
-    logged = set(post.arm_ids)
-    if set(arms) != logged:
-        extra, missing = sorted(set(arms) - logged), sorted(logged - set(arms))
-        which = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which the log does not"
-        return f"{path.name} disagrees with the log: it {which}"
-    columns = zip(post.arm_ids, post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), strict=True)
-    for arm, alpha, beta, n in columns:
-        entry = arms[arm]
-        if not isinstance(entry, dict):
-            return f"{path.name} disagrees with the log: arm {arm} is not an object"
-        for key, value in (("alpha", alpha), ("beta", beta), ("total_selections", n)):
-            if not _same(entry.get(key), value):
-                stored = entry.get(key)
-                return f"{path.name} disagrees with the log: {arm} {key} {stored!r} in the file, {value!r} from the log"
-    if not _same(state.get("total_sessions"), post.graded_sessions):
-        stored = state.get("total_sessions")
-        return (
-            f"{path.name} disagrees with the log: total_sessions {stored!r}, {post.graded_sessions} graded in the log"
-        )
-    return None
+        return StateCheck(f"{path.name} is not valid JSON", False)
+    except RecursionError:
+        return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
+    why = disagreement(state, ws.posterior(), path.name)
+    if why is None:
+        return None
+    foreign = isinstance(state, dict) and bool(state) and not written_by_us(state)
+    return StateCheck(kept_message(path, why) if foreign else why, foreign)
+
+
+def state_disagreement(ws: Workspace) -> str | None:
+    """`check_state`'s reason, or None."""
+    check = check_state(ws)
+    return None if check is None else check.why
 
 
 def repair_state(ws: Workspace) -> str | None:
-    """Rewrite a stale `bandit-state.json` (best effort); a one-line account of it, or None
-    when it agreed with the log."""
-    why = state_disagreement(ws)
-    if why is None:
+    """Rewrite a stale `bandit-state.json` (best effort) unless another tool's update is in it; a
+    one-line account of it, or None when it agreed with the log."""
+    check = check_state(ws)
+    if check is None:
         return None
+    if check.foreign:
+        return check.why
     try:
         ws.write_state()
+    except StateKept as exc:  # changed by another tool between the check and the rewrite
+        return str(exc)
     except (StoreError, OSError) as exc:
-        return f"{why}; could not rewrite it: {exc}"
-    return f"{why}; rewritten from the log"
+        return f"{check.why}; could not rewrite it: {exc}"
+    return f"{check.why}; rewritten from the log"

@@ -1,27 +1,32 @@
-"""Appending one grade (or a retraction) under the log lock, knowing exactly what it replaced.
+"""The grade events (a grade, an undo, a retraction) and what appending one reports.
 
-The dashboard's undo needs two facts read atomically with the append: the grade in force
-just before it (what an undo restores) and the line the new event got (what a later undo
-names and checks is still in force). A retraction (`base_reward` None, SPEC 6) returns the
-session to pending.
+`Workspace.append_grade` is the one writer of a grade: the CLI's `grade`, `Workspace.undo_grade`
+and the dashboard's grades and undos all go through it. Appending needs two facts read atomically
+with the append: the grade in force just before it (what an undo restores) and the line the new
+event got (what a later undo names and checks is still in force). A retraction (`base_reward`
+None, docs/format.md §5.3) returns the session to pending. An event that reached the log is a success even
+when `bandit-state.json` (derived) could not be rewritten: that is a warning, not a failure.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.log.events import GRADE, encode
+from lesson_credit.core.log.events import GRADE
 from lesson_credit.core.model import credit as credit_mod
-from lesson_credit.core.views import GradeRecord
-from lesson_credit.core.workspace import Workspace
+from lesson_credit.core.model.sources import source_of
+from lesson_credit.core.views import GradeRecord, SourceScore
 
 
 @dataclass(frozen=True)
 class GradeAppended:
     before: GradeRecord | None  # the grade in force just before the append (None: the session was pending)
     record: GradeRecord  # the event appended, with its line
+    warnings: tuple[str, ...] = ()  # what the write could not do besides (a derived file): it is logged
+    before_own: float | None = None  # the score of the grader's own reward source just before (None: none)
 
     @property
     def before_value(self) -> float | None:
@@ -32,49 +37,96 @@ class GradeConflict(WorkspaceError):
     """The grade in force is not the one the caller expected (another writer got there first)."""
 
 
-def grade_in_force(history: list[GradeRecord]) -> GradeRecord | None:
-    """The latest entry of a grade history, None when the session is pending (never graded or retracted)."""
-    if not history or history[-1].base_reward is None:
-        return None
-    return history[-1]
+def grade_in_force(sources: Sequence[SourceScore]) -> GradeRecord | None:
+    """The score in force among a session's reward sources (docs/records-notes.md), as a grade record (None:
+    pending). A score from a gptme-sessions record has no line in the log: line 0."""
+    for source in sources:
+        if source.in_force and source.score is not None:
+            return GradeRecord(source.score, source.grader, source.timestamp, None, source.line or 0, source.source)
+    return None
 
 
-def append_grade(
-    ws: Workspace,
-    session_id: str,
-    reward: float | None,
-    *,
-    grader: str,
-    note: str | None = None,
-    expect_line: int | None = None,
-) -> GradeAppended:
-    """Append a grade event for a logged session (`reward` None: a retraction).
+def own_source_score(sources: Sequence[SourceScore], grader: str) -> float | None:
+    """The score of `grader`'s reward source (None: it has none)."""
+    mine = source_of(grader)
+    return next((s.score for s in sources if s.source == mine), None)
 
-    With `expect_line`, refuse (GradeConflict, nothing written) unless the latest grade event
-    of the session is the one logged at that line.
-    """
-    if reward is not None:
-        reward = credit_mod.check_unit(reward, "reward")
+
+def check_grader(grader: str) -> None:
     if not grader or "\n" in grader:
         raise WorkspaceError("grader must be a non-empty single line")
-    with ws.log.locked():
-        ws.refresh()
-        history = ws.grade_history(session_id)  # raises for an unknown session
-        if expect_line is not None and (not history or history[-1].line != expect_line):
-            raise GradeConflict(
-                f"session {session_id!r} was graded elsewhere since line {expect_line}; nothing was written"
-            )
-        event: dict[str, Any] = {
-            "type": GRADE,
-            "session_id": session_id,
-            "base_reward": reward,
-            "grader": grader,
-            "timestamp": ws.now_iso(),
-        }
-        if note:
-            event["note"] = note
-        ws.log.append_locked(encode(event))
-        ws.refresh()
-        after = ws.grade_history(session_id)
-        ws.write_state()
-    return GradeAppended(grade_in_force(history), after[-1])
+
+
+def check_reward(reward: float | None) -> float | None:
+    """A grade's reward, checked (in [0, 1]); None is a retraction."""
+    return None if reward is None else credit_mod.check_unit(reward, "reward")
+
+
+def check_expected(session_id: str, history: Sequence[GradeRecord], expect_line: int | None) -> None:
+    """GradeConflict unless the session's latest grade event is the one at `expect_line` (None: no check)."""
+    if expect_line is not None and (not history or history[-1].line != expect_line):
+        raise GradeConflict(
+            f"session {session_id!r} was graded elsewhere since line {expect_line}; nothing was written"
+        )
+
+
+def grade_event(
+    session_id: str, reward: float | None, grader: str, timestamp: str, note: str | None, outcome: str | None = None
+) -> dict[str, Any]:
+    """A grade event (`reward` None: a retraction); the latest grade of a session is the one that counts.
+    `outcome`: the gptme outcome word the reward was given as, kept beside it."""
+    event: dict[str, Any] = {
+        "type": GRADE,
+        "session_id": session_id,
+        "base_reward": reward,
+        "grader": grader,
+        "timestamp": timestamp,
+    }
+    if note:
+        event["note"] = note
+    if outcome is not None:
+        event["outcome"] = outcome
+    return event
+
+
+def grade_text(value: float | None) -> str:
+    """A grade as typed, for notes and messages: "pending", or at least one decimal and at most
+    six (0.725 stays 0.725, 1 is 1.0)."""
+    if value is None:
+        return "pending"
+    text = f"{round(value, 6):.6f}".rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def undo_note(line: int, undone: float | None, restored: float | None, by: str | None = None) -> str:
+    """The note of an undo, whoever writes it: which line it reverts, from what to what (the score in
+    force afterwards), and who undid it when that is not who gave the grade it reverts."""
+    who = f" by {by}" if by else ""
+    return f"undo of line {line}{who}: {grade_text(undone)} back to {grade_text(restored)}"
+
+
+def undo_of(
+    session_id: str,
+    history: Sequence[GradeRecord],
+    record_line: int,
+    undoer: str,
+    note: str | None,
+    sources: Sequence[SourceScore] = (),
+    priority: Sequence[str] = (),
+) -> tuple[float | None, str, str]:
+    """(reward, note, grader) of the grade event that reverts the session's latest grade event within
+    its reward source (docs/records-notes.md): that source's score before it (a retraction of the source when it
+    had none), logged under the reverted event's grader, so the score in force is again what it was.
+    The note (`undo_note`, as the dashboard writes it) says what is in force afterwards, given the
+    session's `sources` now and the `priority`, and names `undoer` when someone else undid it."""
+    if not history or history[-1].line == record_line:  # only the record's own grade (line record_line)
+        state = "pending" if not history else "graded only by its record"
+        raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}")
+    latest = history[-1]
+    earlier = [g for g in history[:-1] if g.source == latest.source]
+    previous = earlier[-1].base_reward if earlier else None
+    scores = {s.source: s.score for s in sources}
+    scores[latest.source or source_of(latest.grader)] = previous
+    after = next((scores[s] for s in priority if scores.get(s) is not None), previous if not priority else None)
+    reverts = undo_note(latest.line, latest.base_reward, after, None if undoer == latest.grader else undoer)
+    return previous, f"{reverts}; {note}" if note else reverts, latest.grader

@@ -20,10 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
-from lesson_credit.core.derived_state import state_disagreement
-from lesson_credit.core.library.lessons import LessonProblem
+from lesson_credit.core.derived_state import StateCheck, check_state
+from lesson_credit.core.library.lessons import BROKEN, CONFIG, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.session_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -95,9 +96,10 @@ class HealthData:
     retired: frozenset[str]  # arms retired by `prune`
     outcome_labels: Sequence[str]  # string outcomes of records without base_reward, one per such record
     outcomes: dict[str, float]  # the outcome -> reward mapping in force
-    stale_state: str | None = None  # how bandit-state.json disagrees with the log, if it does
+    stale_state: StateCheck | None = None  # how bandit-state.json disagrees with the log, if it does
     listed_twice: tuple[int, tuple[str, ...]] = (0, ())  # (lessons listed again, ids of their sessions)
     retracted: tuple[tuple[str, str], ...] = ()  # (session id, what was retracted) where the latest grade is one
+    records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -126,9 +128,10 @@ def gather(ws: Workspace) -> HealthData:
         retired=frozenset(ws.retired_arms()),
         outcome_labels=tuple(ws.outcome_labels().values()),
         outcomes=ws.config.outcomes,
-        stale_state=state_disagreement(ws),
+        stale_state=check_state(ws),
         listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
         retracted=_retracted(ws, sessions),
+        records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
     )
 
 
@@ -235,17 +238,52 @@ def duplicate_session_ids(h: HealthData) -> list[Finding]:
 
 
 def broken_lessons(h: HealthData) -> list[Finding]:
-    if not h.lesson_problems:
+    broken = [p for p in h.lesson_problems if p.kind == BROKEN]
+    if not broken:
         return []
     return [
         Finding(
             "broken-lessons",
             ERROR,
-            f"{len(h.lesson_problems)} lesson file(s) could not be loaded: "
-            + _names([str(p) for p in h.lesson_problems], 3),
-            "Fix their frontmatter; until then they are never selected.",
-            tuple(p.path for p in h.lesson_problems),
-            tuple(p.reason for p in h.lesson_problems),
+            f"{len(broken)} lesson file(s) could not be loaded: " + _names([str(p) for p in broken], 3),
+            "Fix what each reason names (their frontmatter, line endings, encoding); until then they are never "
+            "selected, and none of their settings (status, keywords) is used.",
+            tuple(p.path for p in broken),
+            tuple(p.reason for p in broken),
+        )
+    ]
+
+
+def library_config(h: HealthData) -> list[Finding]:
+    problems = [p for p in h.lesson_problems if p.kind == CONFIG]
+    if not problems:
+        return []
+    return [
+        Finding(
+            "library-config",
+            ERROR,
+            "the library gptme.toml configures cannot be loaded whole: " + _names([p.reason for p in problems], 3),
+            "Fix gptme.toml's [lessons] dirs (a folder that does not exist may be a git submodule not checked out: "
+            "`git submodule update --init`); until then `select` refuses to draw from the incomplete library.",
+            tuple(p.path for p in problems),
+            tuple(p.reason for p in problems),
+        )
+    ]
+
+
+def overridden_lessons(h: HealthData) -> list[Finding]:
+    shadowed = [p for p in h.lesson_problems if p.kind == OVERRIDDEN]
+    if not shadowed:
+        return []
+    return [
+        Finding(
+            "lesson-overridden",
+            WARNING,
+            f"{len(shadowed)} lesson file(s) share an id with one in an earlier [lessons] dir, which wins "
+            "(gptme's rule): " + _names([str(p) for p in shadowed], 3),
+            "Nothing to do for a deliberate override; rename one of the files if both should load.",
+            tuple(p.path for p in shadowed),
+            tuple(p.reason for p in shadowed),
         )
     ]
 
@@ -496,13 +534,24 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
 
 
 def stale_bandit_state(h: HealthData) -> list[Finding]:
-    if h.stale_state is None:
+    check = h.stale_state
+    if check is None:
         return []
+    if check.foreign:
+        return [
+            Finding(
+                "bandit-state-changed-elsewhere",
+                WARNING,
+                check.why,
+                "lesson-credit keeps it as it is; to put the log's posteriors back, run "
+                "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)",
+            )
+        ]
     return [
         Finding(
             "stale-bandit-state",
             WARNING,
-            h.stale_state,
+            check.why,
             "the next record/grade (or `lesson-credit status`) rewrites it from the log",
         )
     ]
@@ -531,7 +580,9 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     stale_bandit_state,
     duplicate_session_ids,
     lesson_listed_twice,
+    library_config,
     broken_lessons,
+    overridden_lessons,
     sessions_never_graded,
     sessions_pending,
     grades_retracted,
@@ -544,4 +595,5 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     missing_salience,
     broad_keywords,
     unmapped_outcomes,
+    lambda h: [Finding(code, WARNING, message, advice, items, why) for code, message, advice, items, why in h.records],
 )

@@ -2,7 +2,7 @@
 
 An agent's session-start hook runs `select`; when the log's store (a database) cannot be
 reached, `select --offline-ok` still answers, by Thompson sampling from the alpha/beta that
-the last write of this workspace left in `bandit-state.json` (SPEC 7). The draw is the one
+the last write of this workspace left in `bandit-state.json` (docs/format.md §7). The draw is the one
 `lesson_credit.core.bandit.select.thompson_select` makes for the same posteriors, seed and candidates; nothing is
 logged.
 """
@@ -17,6 +17,7 @@ import numpy as np
 
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.model import beta as beta_mod
 
 if TYPE_CHECKING:
@@ -27,16 +28,13 @@ MAX_STATE_BYTES = 64 * 1024 * 1024
 
 def last_known_posteriors(ws: Workspace) -> dict[str, tuple[float, float]]:
     """Arm -> (alpha, beta) from bandit-state.json; empty when there is none or it is unreadable."""
-    try:
-        with open(ws.state_path, "rb") as handle:
-            data = handle.read(MAX_STATE_BYTES + 1)
-    except OSError:
-        return {}
-    if len(data) > MAX_STATE_BYTES:
+    try:  # a regular file only (a FIFO would block), refused by its size before reading
+        data = read_regular(ws.state_path, MAX_STATE_BYTES)
+    except (OSError, UnsafeFile):
         return {}
     try:
         state: Any = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return {}
     arms = state.get("arms") if isinstance(state, dict) else None
     out: dict[str, tuple[float, float]] = {}
@@ -86,4 +84,5 @@ def select_offline(
         draws={c.id: float(d) for c, d in zip(candidates, sample, strict=True)},
         k=k,
         seed=seed,
+        policy=ws.settings.strategy,  # the state file's Beta posteriors, whatever the policy in force
     )

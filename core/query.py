@@ -196,6 +196,12 @@ def select_rows(table: SessionTable, query: SessionQuery, now: dt.datetime | Non
     return _ordered(table, rows, query, times)
 
 
+def order_rows(table: SessionTable, rows: IntArray, column: str, descending: bool) -> IntArray:
+    """`rows` (in log order) sorted by `column` as `sessions --sort column[:desc]` sorts them: the
+    dashboard's Sessions table orders its rows with this, so both agree, ties included."""
+    return _ordered(table, rows, SessionQuery(sort=column, descending=descending), None)
+
+
 def _ordered(table: SessionTable, rows: IntArray, query: SessionQuery, times: FloatArray | None) -> IntArray:
     """Rows sorted stably by one column; missing values (pending reward, no timestamp or
     category) come last in either direction; ties keep log order."""

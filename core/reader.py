@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from lesson_credit.core.log.pgcache import PgLogCache
 from lesson_credit.core.log.snapshot import FoldData, lesson_usage
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
 from lesson_credit.core.views import GradeRecord
 
 
@@ -55,10 +57,12 @@ class LogReader:
         use_cache: bool = True,
         cache_threshold: int | None = None,
         outcomes: dict[str, float] | None = None,
+        rewards: RewardInputs = DEFAULT_INPUTS,
     ) -> None:
         self.outcomes = (
             outcomes  # string outcome -> reward (see lesson_credit.core.bandit.config), applied to every snapshot
         )
+        self.rewards = rewards  # the reward priority and the scores from outside the log (core.model.sources)
         self.log = log
         self.index = LogIndex()
         # the hash of what was read, checked before reading on (a database store: its identity
@@ -96,7 +100,7 @@ class LogReader:
         index = self.index
         reset, dropped, self._dropped = self._dropped, self._dropped, False
         intact = size >= index.end and self._prefix.intact(index.end, signature)
-        if index.end and (not intact or self._glued(index.end, size, self._partial)):
+        if index.end and not intact:
             # The log was edited, replaced or cut, or a last line read without its newline was
             # continued (it is then one longer line): start over rather than trust a stale prefix.
             self.index = index = LogIndex()
@@ -106,7 +110,7 @@ class LogReader:
             reset = True
         if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold and not dropped:
             loaded = self._log_cache.load()
-            if loaded is not None and not self._glued(loaded[0].end, size, loaded[2]):
+            if loaded is not None:
                 self.index, hasher, self._partial = loaded
                 self.generation += 1
                 self._prefix.adopt(hasher)
@@ -119,11 +123,10 @@ class LogReader:
         changed = reset
         tail_problem = None
         with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
-            for result in self.log.read_chunks(
+            for result in self.log.read_since(
                 index.end,
                 index.lines + 1,
                 decode=decode_raw,
-                continues_line=self._partial,
                 decode_lines=decode_raw_lines,
                 hasher=self._prefix.hasher,
             ):
@@ -143,7 +146,7 @@ class LogReader:
             index.settle()
             if self._log_cache is not None:
                 with _gc_paused():  # as above: encoding a million sessions makes millions of objects
-                    prepared = _with_block_sums(index, settings, self.outcomes)
+                    prepared = _with_block_sums(index, settings, self.outcomes, self.rewards)
                     self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
             self.snapshot, self._folds = prepared, {}
@@ -183,14 +186,19 @@ class LogReader:
         lock, so the bytes before its event are those it read."""
         self._prefix.trust_once()
 
-    def _glued(self, end: int, size: int, partial: bool) -> bool:
-        """Whether bytes were appended right after a last line that had no newline when read."""
-        return partial and size > end and self.log.glued(end)
+    def set_rewards(self, rewards: RewardInputs) -> bool:
+        """Use another priority or other scores from outside the log; True when that changes them
+        (the next snapshot is then taken again, as after a change of the log)."""
+        if rewards.same_as(self.rewards):
+            return False
+        self.rewards = rewards
+        self.snapshot, self._folds = None, {}
+        return True
 
     def data(self) -> FoldData:
         """The snapshot of the log as read so far (taken once per change)."""
         if self.snapshot is None:
-            self.snapshot = self.index.snapshot(self.outcomes)
+            self.snapshot = self.index.snapshot(self.outcomes, self.rewards)
         return self.snapshot
 
     def posterior(self, settings: CreditSettings) -> Posterior:
@@ -235,6 +243,28 @@ class LogReader:
         session = self.session(row)
         outcome = (self.outcomes or {}).get(self.index.outcome_labels.get(row) or "")
         return views.grade_history(session, self.session_line(row), self.grades_of(row), outcome)
+
+    def grader_scores(self, n: int, source_code: int) -> dict[str, npt.NDArray[np.float64]]:
+        """Per grader of one reward source: that grader's latest score of each of the first `n`
+        sessions (NaN: none, or withdrawn by the grader's retraction), from the records' own
+        scores and the grade events in log order."""
+        index = self.index
+        out: dict[str, npt.NDArray[np.float64]] = {}
+        base = index.session_base.view()
+        for own_row in np.flatnonzero(index.session_source.view()[:n] == source_code).tolist():
+            value = float(base[own_row])
+            if not math.isnan(value):
+                out.setdefault(index.session_graders[own_row] or "heuristic", np.full(n, np.nan))[own_row] = value
+        codes = np.array(index.grade_source, dtype=np.int8)
+        rows = np.array(index.grade_rows, dtype=np.int64)
+        for position in np.flatnonzero(codes == source_code).tolist():
+            _, grade = index.grades[position]
+            found = int(rows[position]) if rows[position] >= 0 else self.row_of(grade.session_id)
+            if found is None or found >= n:
+                continue
+            value = math.nan if grade.base_reward is None else grade.base_reward
+            out.setdefault(grade.grader, np.full(n, np.nan))[found] = value
+        return out
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""
@@ -302,11 +332,13 @@ class LogReader:
         return sum(len(positions) for positions in self.index.missing_salience.values())
 
 
-def _with_block_sums(index: LogIndex, settings: CreditSettings, outcomes: dict[str, float] | None) -> FoldData:
+def _with_block_sums(
+    index: LogIndex, settings: CreditSettings, outcomes: dict[str, float] | None, rewards: RewardInputs
+) -> FoldData:
     """A snapshot whose per-arm block sums (and, for the current settings, reward counts and
     last sessions) are computed, so that the parsed-log cache carries them: a later process
     then folds a big log without a pass over its entries."""
-    data = index.snapshot(outcomes)
+    data = index.snapshot(outcomes, rewards)
     post = fold(data, settings)
     _ = data.stats, post.rewarded, post.last_session, lesson_usage(data)
     return data

@@ -18,11 +18,14 @@ import numpy as np
 
 from lesson_credit.core import commands
 from lesson_credit.core.analysis import dropout as dropout_mod
+from lesson_credit.core.analysis.joint_posterior import JointPosterior
+from lesson_credit.core.bandit import policy as policy_mod
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import StoreError, WriteGuard
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.log.events import encode
 from lesson_credit.core.log.eventstore import EventStore
@@ -39,7 +42,7 @@ class Draw:
 def draw(
     context: str,
     lessons: Callable[[], Sequence[Lesson]],
-    posterior: Callable[[], Posterior],
+    posterior: Callable[[CreditSettings], Posterior],
     settings: CreditSettings,
     *,
     k: int,
@@ -48,10 +51,21 @@ def draw(
     clock: Callable[[], dt.datetime],
     draws: int,
     dropout: float,
+    policy: str | None = None,
+    joint: Callable[[], JointPosterior] | None = None,
 ) -> Draw:
-    """Thompson top-k among the lessons matching `context` (`lessons` and `posterior` are asked for
+    """Thompson top-k among the lessons matching `context` (`lessons` and the posterior are asked for
     only once every input is checked); with `dropout` epsilon each chosen lesson is then withheld
-    with that probability. Without a seed, a fresh one; without an id, one from the clock."""
+    with that probability. Without a seed, a fresh one; without an id, one from the clock.
+
+    `policy` (core.bandit.policy; default: `settings`' strategy): a credit strategy draws from
+    `posterior(settings with that strategy)`, `joint` from `joint()`."""
+    try:
+        policy = policy_mod.check_policy(settings.strategy if policy is None else policy)
+    except ValueError as exc:
+        raise WorkspaceError(str(exc)) from None
+    if policy == policy_mod.JOINT and joint is None:
+        raise WorkspaceError("the joint policy needs the joint estimate")
     k = select_mod.check_k(k)
     seed = select_mod.check_seed(secrets.randbelow(2**31) if seed is None else seed)
     session_id = commands.selection_id(session_id, clock)
@@ -59,17 +73,24 @@ def draw(
         raise WorkspaceError(problem)
     candidates = select_mod.candidates(lessons(), context)
     rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
-    selection = select_mod.thompson_select(
-        session_id, candidates, posterior(), settings, k, seed, rng, propensity_rng, draws
-    )
+    if policy == policy_mod.JOINT and joint is not None:
+        post = joint()
+        normal = policy_mod.NormalPosterior(post.arm_ids, post.mean, post.sd, post.prior_sd)
+        selection = policy_mod.joint_select(session_id, candidates, normal, k, seed, rng, propensity_rng, draws)
+    else:
+        credit = settings.with_(strategy=policy)
+        selection = select_mod.thompson_select(
+            session_id, candidates, posterior(credit), credit, k, seed, rng, propensity_rng, draws
+        )
     if dropout > 0:
         selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
     return Draw(selection, dropout, {c.id: c.title for c in candidates})
 
 
 def log_draw(
-    log: EventStore, drawn: Draw, root: Path, clock: Callable[[], dt.datetime], check_new: Callable[[str], None]
-) -> None:
+    log: EventStore, drawn: Draw, root: Path, clock: Callable[[], dt.datetime], check_new: Callable[[str], None],
+    guard: WriteGuard | None = None,
+) -> None:  # fmt: skip
     """Under the log lock: refuse an id already recorded (`check_new`), append the trial's record
     to the dropout log when there is a trial, then the selection event."""
     selection = drawn.selection
@@ -77,7 +98,9 @@ def log_draw(
         check_new(selection.session_id)
         if drawn.dropout > 0:
             try:
-                dropout_mod.log_trial(root, selection, drawn.dropout, drawn.titles, clock().timestamp())
+                dropout_mod.log_trial(root, selection, drawn.dropout, drawn.titles, clock().timestamp(), guard)
+            except StoreError as exc:
+                raise WorkspaceError(str(exc)) from None
             except OSError as exc:
                 raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
         log.append_locked(encode(selection.event(iso(clock()))))

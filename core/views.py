@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,6 +26,7 @@ from lesson_credit.core.log.snapshot import lesson_usage as usage_by_arm
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import OUTCOME, SOURCES, source_of
 
 
 @dataclass(frozen=True)
@@ -141,11 +142,65 @@ class LessonUsage:
 
 @dataclass(frozen=True)
 class GradeRecord:
-    base_reward: float | None  # None: a retraction (the session pending again)
+    base_reward: float | None  # None: a retraction (its source's score withdrawn)
     grader: str
     timestamp: str | None
     note: str | None
     line: int
+    source: str | None = None  # the reward source it belongs to (core.model.sources)
+
+
+@dataclass(frozen=True)
+class SourceScore:
+    """One reward source's score of a session (docs/records-notes.md): its latest event in the log, else the
+    score a gptme-sessions record gives it. `score` None: withdrawn (a retraction)."""
+
+    source: str  # core.model.sources.SOURCES
+    score: float | None
+    grader: str  # who gave it: a grader's name, or record:SOURCE for a record's score
+    line: int | None  # the event's line in the log; None for a record's score
+    timestamp: str | None
+    in_force: bool = False  # the score the posteriors use (the priority's first source with a score)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "score": self.score,
+            "grader": self.grader,
+            "line": self.line,
+            "timestamp": self.timestamp,
+            "in_force": self.in_force,
+        }
+
+
+def source_breakdown(
+    session: SessionEvent,
+    line: int,
+    grades: Sequence[tuple[int, GradeEvent]],
+    outcome: float | None,
+    outside: dict[str, float],
+    priority: Sequence[str],
+    outside_time: str | None = None,
+) -> tuple[SourceScore, ...]:
+    """Every source's score of one session, in SOURCES order, the one in force marked: the rule the
+    snapshot applies to all sessions at once (core.log.snapshot.source_scores), for one session.
+    `outcome`: what the record's string outcome maps to; `outside`: scores from its gptme-sessions record."""
+    latest: dict[str, SourceScore] = {}
+    if session.base_reward is not None:
+        grader = session.grader or ("imported" if session.published_shape else "heuristic")
+        source = source_of(session.grader)
+        latest[source] = SourceScore(source, session.base_reward, grader, line, session.timestamp)
+    if outcome is not None:
+        grader = session.grader or ("imported" if session.published_shape else "heuristic")
+        latest[OUTCOME] = SourceScore(OUTCOME, outcome, grader, line, session.timestamp)
+    for grade_line, grade in grades:
+        source = source_of(grade.grader)
+        latest[source] = SourceScore(source, grade.base_reward, grade.grader, grade_line, grade.timestamp)
+    for source, value in outside.items():
+        if source not in latest or latest[source].score is None:
+            latest[source] = SourceScore(source, value, f"record:{source}", None, outside_time)
+    winner = next((s for s in priority if s in latest and latest[s].score is not None), None)
+    return tuple(replace(latest[s], in_force=True) if s == winner else latest[s] for s in SOURCES if s in latest)
 
 
 @dataclass(frozen=True)
@@ -337,15 +392,17 @@ def grade_history(
     session: SessionEvent, line: int, grades: Sequence[tuple[int, GradeEvent]], outcome: float | None = None
 ) -> list[GradeRecord]:
     """Every grade a session has had, oldest first: its record's own (or, without one, the
-    reward its string `outcome` maps to), then its grade events (`grades`, with their lines);
-    the last one is in force."""
+    reward its string `outcome` maps to), then its grade events (`grades`, with their lines),
+    each with its reward source."""
     history = []
     own = session.base_reward if session.base_reward is not None else outcome
     if own is not None:
         grader = session.grader or ("imported" if session.published_shape else "heuristic")
-        history.append(GradeRecord(own, grader, session.timestamp, None, line))
+        source = source_of(session.grader) if session.base_reward is not None else OUTCOME
+        history.append(GradeRecord(own, grader, session.timestamp, None, line, source))
     for grade_line, grade in grades:
-        history.append(GradeRecord(grade.base_reward, grade.grader, grade.timestamp, grade.note, grade_line))
+        record = GradeRecord(grade.base_reward, grade.grader, grade.timestamp, grade.note, grade_line)
+        history.append(replace(record, source=source_of(grade.grader)))
     return history
 
 

@@ -18,16 +18,18 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 import numpy as np
 
-from lesson_credit.core import commands, views
+from lesson_credit.core import commands, grading, views
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit import select as select_mod
-from lesson_credit.core.bandit.config import Config, ConfigError, load_config, save_config
+from lesson_credit.core.bandit.config import PENDING_OUTCOME, Config, ConfigError, load_config, save_config
 from lesson_credit.core.bandit.fold import Posterior, fold
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import WriteGuard
+from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
 from lesson_credit.core.log.columns import ids_starting
@@ -37,11 +39,25 @@ from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import HUMAN, SOURCES, RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader
-from lesson_credit.core.views import Explanation, GradeRecord, LessonUsage, PosteriorTable, SessionSummary, SessionTable
+from lesson_credit.core.session_records import JoinedRecords, SessionRecords, trajectory_for
+from lesson_credit.core.sessions.records import Record
+from lesson_credit.core.views import (
+    Explanation,
+    GradeRecord,
+    LessonUsage,
+    PosteriorTable,
+    SessionSummary,
+    SessionTable,
+    SourceScore,
+)
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.analysis.joint import JointFit
+    from lesson_credit.core.analysis.joint_posterior import JointPosterior
+    from lesson_credit.core.sessions.trajectory import Trajectory
 
 STATE_DIR = Path("state") / "lesson-thompson"
 MATCHES_SHOWN = 5  # ids an ambiguous prefix's message names
@@ -74,7 +90,7 @@ def rereads(method: Callable[Concatenate[Workspace, _P], _R]) -> Callable[Concat
 
 
 class Workspace:
-    """A workspace folder: lessons, the event log, settings. See SPEC 2."""
+    """A workspace folder: lessons, the event log, settings. See docs/format.md §1."""
 
     def __init__(
         self,
@@ -86,11 +102,15 @@ class Workspace:
         allow_outside_library: bool | None = None,
         cache_threshold: int | None = None,
         store: EventStore | None = None,
+        allow_outside_writes: bool | None = None,
     ) -> None:
+        """`allow_outside_writes`: let writes follow symlinks out of the workspace (default: only
+        with LESSON_CREDIT_WRITE_OUTSIDE=1; see core.base.files)."""
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
+        self.guard = WriteGuard.of(self.root, allow_outside_writes)
         # the event log: the workspace's JSONL file unless another store is given (core/eventstore.py)
-        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl") if store is None else store
+        self.log: EventStore = JsonlStore(self.state_dir / "sessions.jsonl", self.guard) if store is None else store
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
         self.clock = clock
@@ -105,13 +125,28 @@ class Workspace:
         self._reader = LogReader(
             self.log,
             cache_dir=self.state_dir / ".cache",
-            use_cache=use_cache,
+            use_cache=use_cache and self._cache_folder_inside(),
             cache_threshold=cache_threshold,
             outcomes=self.config.outcomes,
+            rewards=RewardInputs(self.config.reward_priority),
         )
+        self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (docs/records-notes.md)
         self.version = 0  # bumped whenever the log read so far changes
         self._rereading = False  # see rereads()
-        self.loo_meta: dict[str, int] = {}  # counts behind the last loo(): sessions without propensities, dropout
+        self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
+        self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
+        self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
+
+    def _cache_folder_inside(self) -> bool:
+        """Whether the caches' folder may be written (it does not link out of the workspace); when
+        not, no cache is kept, and a warning says why."""
+        folder = self.state_dir / ".cache"
+        try:
+            self.guard.folder(folder)
+        except StoreError as exc:
+            self.warnings.append(f"{exc}; no caches are kept")
+            return False
+        return True
 
     # ---------------------------------------------------------------- reading
 
@@ -126,10 +161,30 @@ class Workspace:
         return self._library
 
     def refresh(self) -> bool:
-        """Read what was appended to the log since the last read. True when anything changed."""
+        """Read what was appended to the log since the last read (and the records file, when it
+        changed: its scores count for their sources). True when anything changed."""
         changed = self._reader.refresh(self.settings)
+        changed = self._sync_rewards() or changed
         self.version += changed
         return changed
+
+    def _sync_rewards(self) -> bool:
+        """Hand the reader the reward priority and the records' scores; True when they changed."""
+        priority = self.config.reward_priority
+        if not self.session_records.file().records:
+            return self._reader.set_rewards(RewardInputs(priority))
+        joined = self.records()
+        return self._reader.set_rewards(RewardInputs(priority, joined.scores, joined.token))
+
+    def records(self) -> JoinedRecords:
+        """The gptme-sessions records joined to the sessions read so far (see core.session_records)."""
+        n = self._reader.index.n_sessions
+
+        def columns() -> tuple[Sequence[str], Sequence[str | None]]:
+            c = self._reader.session_columns(n)
+            return c.session_ids, c.timestamps
+
+        return self.session_records.joined(n, columns, self.config.outcomes)
 
     @rereads
     def data(self) -> FoldData:
@@ -174,19 +229,32 @@ class Workspace:
 
     @rereads
     def p_top_k(
-        self, settings: CreditSettings | None = None, k: int | None = None, seed: int = 0, draws: int = 2000
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
     ) -> dict[str, float]:
-        """P(each active lesson lands in a top-k Thompson draw among all active lessons)."""
-        post, lessons = self.posterior(settings), self.library().lessons
-        return select_mod.p_top_k(post, settings or self.settings, lessons, k or self.config.k, seed, draws)
+        """P(each active lesson lands in a top-k Thompson draw among all active lessons) under `policy`
+        (default: `settings`' strategy when given, else the policy in force)."""
+        from lesson_credit.core.bandit import policy as policy_mod
+
+        policy = policy or (settings.strategy if settings is not None else self.policy)
+        k, lessons = k or self.config.k, self.library().lessons
+        if policy == policy_mod.JOINT:
+            joint = self.joint_posterior()
+            normal = policy_mod.NormalPosterior(joint.arm_ids, joint.mean, joint.sd, joint.prior_sd)
+            return policy_mod.p_top_k_active(normal, lessons, k, seed, draws)
+        credit = (settings or self.settings).with_(strategy=policy)
+        return select_mod.p_top_k(self.posterior(credit), credit, lessons, k, seed, draws)
 
     @rereads
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint effect estimate (core.analysis.joint), the headline of `loo`, without LOO or flags.
+        """Each lesson's joint (ranking) effect estimate (core.analysis.joint), without LOO or flags.
         Kept in .cache per log version (`saved_effects`)."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
-
-        effects = effects_by_lesson(self.data(), self.session_categories(), self.settings.floor, self.session_agents())
+        fit = self.joint_fit()
+        effects = {arm: float(e) for arm, e in zip(self.data().arm_ids, fit.estimate.tolist(), strict=True) if e == e}
         self.remember_effects(effects)
         return effects
 
@@ -210,6 +278,43 @@ class Workspace:
         self.data()
         content = self._reader.content_key()
         return None if content is None else f"{content}:{self.settings.floor!r}:{_fit_version()}"
+
+    @rereads
+    def joint_fit(self, floor: float | None = None) -> JointFit:
+        """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),
+        reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
+        of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
+        says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
+        from lesson_credit.core.analysis.joint import build_design, fit_joint
+
+        data = self.data()
+        floor = self.settings.floor if floor is None else floor
+        key = (self.version, floor)
+        if self._joint_fit is None or self._joint_fit[0] != key:
+            design = build_design(data, self.session_categories(), floor, self.session_agents())
+            self._joint_fit = (key, fit_joint(design))
+        return self._joint_fit[1]
+
+    @property
+    def policy(self) -> str:
+        """The selection policy in force: config.toml's [select] policy, else the credit strategy."""
+        return self.config.selection_policy
+
+    @rereads
+    def joint_posterior(self) -> JointPosterior:
+        """The joint estimate as a posterior per lesson (core.analysis.joint_posterior): kept per log
+        version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
+        from lesson_credit.core.analysis.joint_posterior import cached_joint_posterior
+
+        data = self.data()
+        key = (self.version, self.settings.floor)
+        if self._joint is None or self._joint[0] != key:
+            cache_dir = self.state_dir / ".cache" if self._reader.caches else None
+            post = cached_joint_posterior(
+                data, self.session_categories(), self.settings.floor, self.session_agents(), cache_dir=cache_dir
+            )
+            self._joint = (key, post)
+        return self._joint[1]
 
     @rereads
     def session_categories(self) -> Sequence[str | None]:
@@ -249,9 +354,49 @@ class Workspace:
 
     @rereads
     def grade_history(self, session_id: str) -> list[GradeRecord]:
-        """Every grade the session has had, oldest first; the last one is in force."""
+        """Every grade event the session has had (its record's own first), oldest first. Which one
+        is in force is the reward priority's choice (`reward_sources`)."""
         self.data()
         return self._reader.grade_history(self._row(session_id))
+
+    @rereads
+    def reward_sources(self, session_id: str, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
+        """Every reward source's score of the session, the one in force (under `priority`, default
+        the configured one) marked (docs/records-notes.md)."""
+        data, row = self.data(), self._row(session_id)
+        label = self._reader.outcome_label(row)
+        outcome = self.config.outcomes.get(label) if label is not None else None
+        record, outside = self.record_at(row), {}
+        if record is not None:
+            scores = self.records().scores
+            outside = {s: float(v[row]) for s, v in scores.items() if row < len(v) and not np.isnan(v[row])}
+        return views.source_breakdown(
+            self._reader.session(row), self._reader.session_line(row), self._reader.grades_of(row),
+            outcome, outside, priority or data.scores().priority, None if record is None else record.timestamp,
+        )  # fmt: skip
+
+    @rereads
+    def person_scores(self) -> dict[str, np.ndarray]:
+        """Per person (a grader of the people's source): their latest score of each session, NaN where none."""
+        return self._reader.grader_scores(self.data().n_sessions, SOURCES.index(HUMAN))
+
+    def record_at(self, row: int) -> Record | None:
+        """The gptme-sessions record joined to the session at `row` (None: none joined)."""
+        return self.records().record_at(row) if self.session_records.file().records else None
+
+    @rereads
+    def record_of(self, session_id: str) -> Record | None:
+        self.data()
+        return self.record_at(self._row(session_id))
+
+    def trajectory_of(self, session_id: str) -> tuple[Trajectory | None, str | None]:
+        """(the session's trajectory, why there is none): see core.session_records.trajectory_for."""
+        record, settings = self.record_of(session_id), self.config.records
+        return trajectory_for(self.root, record, session_id, settings, self.allow_outside_journals)
+
+    def priority_base(self, priority: Sequence[str]) -> np.ndarray:
+        """Each session's score in force under another reward priority (a what-if; NaN: pending)."""
+        return self.data().scores().in_force(tuple(priority))
 
     @rereads
     def outcome_labels(self) -> dict[int, str]:
@@ -369,15 +514,18 @@ class Workspace:
 
     @rereads
     def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
-        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (SPEC 8) unless write=False."""
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
+        unless write=False."""
         from lesson_credit.core import attribution
 
         results, self.loo_meta = attribution.loo(
             self.data(), self._reader, self.library(), self.root, self.broad_keywords(), self.settings.floor,
-            min_with, min_without,
+            min_with, min_without, self.joint_fit(),
         )  # fmt: skip
         if write:
-            attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta)
+            attribution.write_loo(
+                self.state_dir, results, self.now_iso(), min_with, min_without, self.loo_meta, self.guard
+            )
         return results
 
     @rereads
@@ -391,20 +539,26 @@ class Workspace:
         log: bool = True,
         draws: int = 4000,
         dropout: float = 0.0,
+        policy: str | None = None,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities.
 
+        `policy` (default: the one in force, `self.policy`): seed, evidence or uniform draw from the
+        Beta posteriors folded under that credit strategy, joint from the joint estimate's posterior.
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
         from lesson_credit.core import selection_draw
 
+        if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
+            raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
         k = self.config.k if k is None else k
         drawn = selection_draw.draw(
             context, lambda: self.library().lessons, self.posterior, self.settings,
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
+            policy=self.policy if policy is None else policy, joint=self.joint_posterior,
         )  # fmt: skip
         if log:
-            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new)
+            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
             self.refresh()
         return drawn.selection
 
@@ -432,6 +586,8 @@ class Workspace:
                 self._reader.drop(str(exc))
                 self.refresh()
                 self.write_state()
+        except interop.StateKept as exc:
+            self.warnings.append(str(exc))
         except (StoreError, OSError) as exc:
             self.warnings.append(interop.state_not_written(exc, self.state_path))
 
@@ -446,8 +602,13 @@ class Workspace:
         category: str | None = None,
         grader: str = "heuristic",
         timestamp: str | None = None,
+        outcome: str | None = None,
     ) -> Explanation:
-        """Log a session: salience from the journal, credit under the current settings."""
+        """Log a session: salience from the journal, credit under the current settings. With `outcome`,
+        a gptme outcome word (see `outcome_reward`), the event logs the word as gptme does and its
+        reward follows the [outcomes] mapping."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome, pending_ok=True)
         new = commands.recording(
             session_id,
             Path(journal),
@@ -458,6 +619,7 @@ class Workspace:
             category=category,
             grader=grader,
             allow_outside=self.allow_outside_journals,
+            outcome=outcome,
         )
         settings = self.settings
         with self.log.locked():
@@ -467,25 +629,95 @@ class Workspace:
         return self.explain(session_id)
 
     @rereads
-    def grade(self, session_id: str, reward: float, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
-        """Append a grade; the latest grade of a session is the one that counts."""
-        reward = commands.check_grade(reward, grader)
-        with self.log.locked():
-            self.refresh()
-            self._row(session_id)
-            self._append(commands.grade_event(session_id, reward, grader, iso(self.clock()), note))
-        return self.grade_history(session_id)[-1]
+    def append_grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str = "manual",
+        note: str | None = None,
+        expect_line: int | None = None,
+        outcome: str | None = None,
+    ) -> GradeAppended:
+        """The one writer of a grade event (`reward` None: a retraction), for the CLI and the dashboard.
+
+        With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
+        grade event is the one at that line. The event is logged once this returns; what could not
+        be done besides (rewriting bandit-state.json) is in the result's `warnings`. With `outcome`, a
+        gptme outcome word, the reward is what [outcomes] maps it to, and the event keeps the word."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome)
+        reward = grading.check_reward(reward)
+        grading.check_grader(grader)
+        decide = lambda history, line: (reward, note, grader)  # noqa: E731
+        return self._append_grade(session_id, decide, grader, expect_line, outcome)
+
+    def grade(
+        self, session_id: str, reward: float | None, *, grader: str = "manual", note: str | None = None,
+        outcome: str | None = None,
+    ) -> GradeRecord:  # fmt: skip
+        """Append a grade (a number, or a gptme `outcome` word); the latest grade of a session counts."""
+        return self.append_grade(session_id, reward, grader=grader, note=note, outcome=outcome).record
+
+    def outcome_reward(self, word: str, *, pending_ok: bool = False) -> float | None:
+        """The reward a gptme outcome word stands for in this workspace ([outcomes] over gptme-sessions'
+        defaults); with `pending_ok`, `unknown` is None (pending, as gptme records it). WorkspaceError
+        naming the accepted words for any other."""
+        outcomes = self.config.outcomes
+        if word in outcomes:
+            return outcomes[word]
+        if pending_ok and word == PENDING_OUTCOME:
+            return None
+        accepted = sorted(outcomes) + ([PENDING_OUTCOME] if pending_ok else [])
+        raise WorkspaceError(f"reward must be a number in [0, 1] or one of {', '.join(accepted)}, got {word!r}")
+
+    def outcome_words(self) -> dict[int, str]:
+        """Row -> the gptme outcome word a session's reward in force comes from: sessions logged with a
+        word and no base_reward (imported from gptme, or `record --reward WORD`) not graded since."""
+        labels = self._reader.outcome_labels()
+        if not labels:
+            return {}
+        n = self.data().n_sessions
+        regraded = set(self._reader.index.grade_rows)
+        return {row: word for row, word in labels.items() if row < n and row not in regraded}
 
     @rereads
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
-        """Put back the grade before the latest grade event (pending, if there was none), logged as
-        `grader`; checked under the log lock, so a grade appended meanwhile is what gets undone."""
+        """Revert the session's latest grade event within its reward source (grading.undo_of):
+        the score in force is again what it was before it. `grader` is who undoes it (named in the
+        note); checked under the log lock, so a grade appended meanwhile is what gets undone."""
+        grading.check_grader(grader)
+        return self._append_grade(
+            session_id,
+            lambda history, line: grading.undo_of(
+                session_id, history, line, grader, note, self.reward_sources(session_id), self.config.reward_priority
+            ),
+            grader,
+            None,
+        ).record
+
+    def _append_grade(
+        self,
+        session_id: str,
+        decide: Callable[[list[GradeRecord], int], tuple[float | None, str | None, str]],
+        grader: str,
+        expect_line: int | None,
+        outcome: str | None = None,
+    ) -> GradeAppended:
+        """Under the lock: the session's grade history as it is now, `decide`'s (reward, note, grader)
+        from it and the session's record line, the event appended and read back."""
         with self.log.locked():
             self.refresh()
-            line = self._reader.session_line(self._row(session_id))
+            row = self._row(session_id)
             history = self.grade_history(session_id)
-            self._append(commands.undo_event(session_id, history, line, grader, iso(self.clock()), note))
-        return self.grade_history(session_id)[-1]
+            sources = self.reward_sources(session_id)
+            grading.check_expected(session_id, history, expect_line)
+            reward, note, logged_as = decide(history, self._reader.session_line(row))
+            known = len(self.warnings)
+            self._append(grading.grade_event(session_id, reward, logged_as, self.now_iso(), note, outcome))
+            after = self.grade_history(session_id)[-1]
+        before, own = grading.grade_in_force(sources), grading.own_source_score(sources, logged_as)
+        return GradeAppended(before, after, tuple(self.warnings[known:]), own)
 
     @rereads
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
@@ -496,27 +728,45 @@ class Workspace:
     @rereads
     def replay(
         self, strategy: str | None = None, floor: float | None = None, *, decay: float | None = None,
-        write: bool = False,
+        priority: Sequence[str] | None = None, write: bool = False,
     ) -> PosteriorTable:  # fmt: skip
-        """Re-fold under other settings; with `write` they become the workspace's settings."""
+        """Re-fold under other settings or another reward priority (docs/records-notes.md); with `write` they
+        become the workspace's settings."""
         settings = commands.settings_with(self.settings, strategy, floor, decay)
+        chosen = self.config.reward_priority if priority is None else check_priority(priority)
         if write:
             with self.log.locked():
-                self.config = replace(self.config, credit=settings)
-                save_config(self.config_path, self.config)
+                self.config = replace(self.config, credit=settings, reward_priority=chosen)
+                save_config(self.config_path, self.config, self.guard)
                 self._after_write()
-        return self.lesson_table(settings, details=False)
+        base = None if chosen == self.data().scores().priority else self.priority_base(chosen)
+        return self.lesson_table(settings, base, details=False)
 
-    def save_settings(self, settings: CreditSettings) -> None:
-        self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        """Make `settings` (and `policy`, the [select] policy, when given) the workspace's."""
+        if policy is None or policy == self.config.policy:
+            self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+            return
+        from lesson_credit.core.bandit.policy import check_policy
+
+        try:
+            policy = check_policy(policy)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
+        with self.log.locked():
+            self.config = replace(self.config, credit=settings, policy=policy)
+            save_config(self.config_path, self.config)
+            self._after_write()
 
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
     def write_state(self) -> None:
-        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds
-        (and save the block sums the fold computed, for the next command)."""
-        interop.rewrite_state(self.state_path, self.state_payload)
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds;
+        interop.StateKept (nothing written) when another tool changed it since (see interop). First
+        saves the block sums the fold computed, for the next command."""
         self._reader.keep_sums()
+        interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""

@@ -22,13 +22,17 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # demo_records, beside this script
 sys.path.insert(0, str(ROOT))
+
+from demo_records import DemoSession, write_records  # noqa: E402  (this script's own folder)
 
 from lesson_credit.core.library.lessons import Lesson, load_library  # noqa: E402
 from lesson_credit.core.library.salience import counted_keywords  # noqa: E402
 from lesson_credit.core.workspace import Workspace  # noqa: E402
 
 SEED = 20260901
+RECORDS_SEED = 20261027  # the records, trajectories and people's grades: their own stream, after the simulation's
 SESSIONS = 168
 PENDING_TAIL = 9  # the newest sessions are left ungraded, for the dashboard to grade
 START = dt.datetime(2026, 9, 1, 8, 0, tzinfo=dt.UTC)
@@ -115,7 +119,7 @@ def _mention(lesson: Lesson, rng: np.random.Generator, p: float) -> list[str]:
     return phrases
 
 
-def simulate(out: Path) -> None:
+def simulate(out: Path) -> list[DemoSession]:
     rng = np.random.default_rng(SEED)
     library = load_library(out)
     if library.problems:
@@ -128,6 +132,7 @@ def simulate(out: Path) -> None:
     journals.mkdir(parents=True, exist_ok=True)
     task_names = list(TASKS)
     regrades: list[tuple[str, float, str, str]] = []
+    made: list[DemoSession] = []
     for number in range(SESSIONS):
         clock_now[0] += dt.timedelta(hours=float(rng.uniform(4, 12)))
         task = task_names[int(rng.integers(len(task_names)))]
@@ -168,6 +173,7 @@ def simulate(out: Path) -> None:
         journal = journals / f"{session_id}.md"
         journal.write_text("\n".join(lines), encoding="utf-8")
         pending = number >= SESSIONS - PENDING_TAIL or rng.random() < 0.03
+        made.append(DemoSession(session_id, task, reward, pending, clock_now[0], lines))
         ws.record(
             session_id,
             journal,
@@ -194,6 +200,25 @@ def simulate(out: Path) -> None:
     for sid, new, grader, note in regrades:
         clock_now[0] += dt.timedelta(minutes=30)
         ws.grade(sid, new, grader=grader, note=note)
+    return made
+
+
+def people_grade(out: Path, made: list[DemoSession]) -> None:
+    """People grade some graded sessions by hand (a few twice, by two people), so the agreement
+    screen has pairs: near the true reward, with the noise of a person's judgement."""
+    rng = np.random.default_rng(RECORDS_SEED + 1)
+    moment = [made[-1].timestamp + dt.timedelta(hours=1)]
+    ws = Workspace(out, clock=lambda: moment[0])
+    graded = [s for s in made if not s.pending]
+    for pick in sorted(rng.choice(len(graded), size=28, replace=False).tolist()):
+        s = graded[pick]
+        moment[0] += dt.timedelta(minutes=7)
+        if rng.random() < 0.3:  # a second person graded it first
+            second = round(float(np.clip(s.reward + rng.normal(0, 0.12), 0, 1)), 1)
+            ws.grade(s.session_id, second, grader="erik", note="second opinion")
+            moment[0] += dt.timedelta(minutes=3)
+        value = round(float(np.clip(s.reward + rng.normal(0, 0.08), 0, 1)), 1)
+        ws.grade(s.session_id, value, grader="manual")
 
 
 def main() -> None:
@@ -208,8 +233,10 @@ def main() -> None:
     state = out / "state"
     if state.exists():
         shutil.rmtree(state)
-    simulate(out)
-    print(f"wrote {SESSIONS} sessions to {state}")
+    made = simulate(out)
+    write_records(out, made, RECORDS_SEED)
+    people_grade(out, made)
+    print(f"wrote {SESSIONS} sessions, their gptme-sessions records and trajectories to {state}")
 
 
 if __name__ == "__main__":

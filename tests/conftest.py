@@ -10,6 +10,10 @@ import pytest
 
 from lesson_credit.cli.process import limit_blas_threads
 
+# gptme-sessions' records folder (docs/records-notes.md) is read when set: the tests (and the processes
+# they start) never read the developer's own
+os.environ.pop("GPTME_SESSIONS_DIR", None)
+
 # before numpy is first imported (engine_helpers imports the engine): the test processes and the CLI and
 # Python processes they start (they inherit the environment) run BLAS on one thread, as the CLI does
 limit_blas_threads()

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import Notify, SeverityLevel
@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import gc_settings
+from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
     LessonsShown,
     SourceChanged,
@@ -38,6 +39,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Problems, SourceSnapshot, WorkspaceSource
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
@@ -47,21 +49,25 @@ PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
-MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help")
+MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help", "jump")
 
 
 def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
     (the first paint) is imported with the app; the others (and what they import) load when first
     shown."""
+    from lesson_credit.tui.screens.agreement import AgreementScreen
     from lesson_credit.tui.screens.analysis import AnalysisScreen
     from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
     from lesson_credit.tui.screens.grade_value import GradeValueScreen
+    from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
     from lesson_credit.tui.screens.health import HealthScreen
+    from lesson_credit.tui.screens.jump import JumpScreen
     from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
     from lesson_credit.tui.screens.sessions import SessionsScreen
     from lesson_credit.tui.screens.simulation import SimulationScreen
+    from lesson_credit.tui.screens.transcript import TranscriptScreen
     from lesson_credit.tui.screens.what_if import WhatIfScreen
 
     return (
@@ -73,9 +79,13 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("Lesson rewards", LessonRewardsScreen),
         ("Simulation", SimulationScreen),
         ("Health", HealthScreen),
+        ("Transcript", TranscriptScreen),
+        ("Agreement", AgreementScreen),
+        ("Grading queue", GradingQueueScreen),
         ("Exact grade dialog", GradeValueScreen),
         ("Confirm dialog", ConfirmScreen),
         ("Replace grade dialog", ConfirmCommit),
+        ("Go to session dialog", JumpScreen),
     )
 
 
@@ -132,7 +142,10 @@ class LessonCreditApp(App[None]):
         Binding("a", "show_analysis", "Analysis", group=SCREENS_GROUP),
         Binding("m", "show_simulation", "Simulation", group=SCREENS_GROUP),
         Binding("h", "show_health", "Health", group=SCREENS_GROUP),
+        Binding("colon", "jump", "Go to session…", show=False),
         Binding("question_mark", "help", "Help"),
+        Binding("A", "show_agreement", "Agreement", key_display="A", show=False),
+        Binding("I", "show_queue", "Grading queue", key_display="I", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
     ]
@@ -158,14 +171,25 @@ class LessonCreditApp(App[None]):
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
+        self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
+        self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
+        self.keys = KeyRouter(self, super().on_event)
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
         self.add_mode("simulation", partial(simulation_screen, self.source))
         self.add_mode("health", partial(health_screen, self.source))
 
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and pastes from the terminal go through the key router (tui/keys.py), one at a time."""
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self.keys.take(event)
+            return
+        await super().on_event(event)
+
     def on_mount(self) -> None:
         self.sub_title = self.source.name
+        self.screen_change_signal.subscribe(self, lambda _screen: self.keys.wake())
         # the first snapshot (the session ids for next-pending, the problems notice) waits for the
         # Lessons rows to be drawn: taken now it would hold the source's lock the first rows need.
         # The timer is for a start whose Lessons screen never shows rows (its read failed).
@@ -259,6 +283,29 @@ class LessonCreditApp(App[None]):
         self.snapshot = snapshot
         self.data_version = snapshot.version
         self._report_problems(snapshot.problems)
+        if self.grading_order == "informative":
+            self._refresh_queue()
+
+    def set_grading_order(self, order: str, session_ids: tuple[str, ...] | None) -> None:
+        """The order `n` follows from now on, with its sessions when known (see the grading queue)."""
+        self.grading_order, self.queue_ids = order, session_ids
+        if order == "informative" and session_ids is None:
+            self._refresh_queue()
+
+    @work(thread=True, exclusive=True, group="queue")
+    def _refresh_queue(self) -> None:
+        from lesson_credit.tui.records_views import queue_view
+
+        try:
+            queue = self.source.call(lambda ws: queue_view(ws, "informative"))
+        except Exception as exc:  # reported, not raised: a worker must not take the app down
+            self.post_message(WorkFailed(describe_failure(exc)))
+            return
+        self.call_from_thread(self._queue_computed, queue.session_ids)
+
+    def _queue_computed(self, session_ids: tuple[str, ...]) -> None:
+        if self.grading_order == "informative":
+            self.queue_ids = session_ids
 
     @on(WorkspaceWritten)
     def _workspace_written(self) -> None:
@@ -316,25 +363,21 @@ class LessonCreditApp(App[None]):
             timeout = 2 * TOAST_SECONDS
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def _on_notify(self, event: Notify) -> None:
-        """Show the new toast, then drop the oldest beyond TOASTS_SHOWN, confirmations before
-        errors and warnings: three quick commits leave two one-line toasts, not a stack over the
-        credit table. (Textual keeps toasts in `_notifications`; 8.2.8 is pinned for the snapshots.)"""
-        super()._on_notify(event)
-        live = [n for n in self._notifications if not n.has_expired]
-        excess = len(live) - TOASTS_SHOWN
-        if excess <= 0:
-            return
-        infos = [n for n in live if n.severity == "information"]
-        others = [n for n in live if n.severity != "information"]
-        for notification in (infos + others)[:excess]:
-            self._unnotify(notification, refresh=False)
-        self._refresh_notifications()
+    @on(Notify)
+    def _toast_added(self) -> None:
+        """Once Textual has shown the new toast (its own Notify handler runs after this one), drop the
+        oldest beyond TOASTS_SHOWN, confirmations before errors and warnings: three quick commits
+        leave two one-line toasts, not a stack over the credit table."""
+        self.call_next(trim_toasts, self, TOASTS_SHOWN)
 
     @on(WriteApplied)
     def _write_applied(self, event: WriteApplied) -> None:
+        """A written event is confirmed as saved; what it could not do besides (a derived file) is a
+        warning of its own, never a "not saved"."""
         outcome = event.outcome
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+        for warning in outcome.warnings:
+            self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
 
     @on(WriteFailed)
     def _write_failed(self, event: WriteFailed) -> None:
@@ -403,6 +446,16 @@ class LessonCreditApp(App[None]):
     async def action_show_health(self) -> None:
         await self._show_mode("health")
 
+    async def action_show_agreement(self) -> None:
+        from lesson_credit.tui.screens.agreement import AgreementScreen
+
+        await self.push_screen(AgreementScreen(self.source))
+
+    async def action_show_queue(self) -> None:
+        from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+
+        await self.push_screen(GradingQueueScreen(self.source))
+
     async def _show_mode(self, mode: str) -> None:
         """The mode's list (its root screen), not a detail screen left open in it earlier."""
 
@@ -428,7 +481,7 @@ class LessonCreditApp(App[None]):
             await self.push_screen(
                 ConfirmScreen(
                     f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))}?",
-                    "Nothing is written. n or escape goes back to the draft (c commits it).",
+                    "Nothing is written. escape goes back to the draft (c commits it).",
                     on_answer=answered,
                 )
             )
@@ -444,19 +497,40 @@ class LessonCreditApp(App[None]):
         if snapshot is None:
             self.notify("Still reading the log; try again in a moment.", markup=False)
             return
-        target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
+        if self.grading_order == "informative" and self.queue_ids is not None:
+            from lesson_credit.tui.records_views import next_in_order
+
+            found = (self.queue_ids, after, self.writes.expected, self.writes.touched(), snapshot.grade_of)
+            target = next_in_order(*found)
+        else:
+            target = snapshot.next_pending(after, self.writes.expected, self.writes.touched())
         if target is None:
             self.notify("No pending session left to grade.", markup=False)
             return
 
+        await self.open_session(target)
+
+    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None:
+        """Open a session's detail over the current screen (after asking, when leaving a draft).
+
+        A session screen on top is replaced, not stacked on: escape always goes back to the list."""
         from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
         async def go() -> None:
-            if isinstance(self.screen, SessionDetailScreen):
+            while isinstance(self.screen, SessionDetailScreen):
                 await self.pop_screen()
-            await self.push_screen(SessionDetailScreen(self.source, target))
+            await self.push_screen(SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson))
 
         await self.leave_detail(go)
+
+    async def action_jump(self) -> None:
+        """`:`: a session by its id or the start of one, from any screen."""
+        from lesson_credit.tui.screens.jump import JumpScreen
+
+        def ids() -> Sequence[str] | None:
+            return None if self.snapshot is None else self.snapshot.session_ids
+
+        await self.push_screen(JumpScreen(ids, self.open_session))
 
     async def action_quit(self) -> None:
         """Quit once every queued write is in the log (and after asking, with a draft open)."""

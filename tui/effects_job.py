@@ -23,6 +23,14 @@ from typing import Any
 from lesson_credit.core.workspace import Workspace
 
 NICENESS = 10  # the fit gives way to the dashboard (and to the commands an operator runs)
+ELSEWHERE_FROM = 100_000  # sessions from which the joint fit runs in a child process
+ELSEWHERE_ARMS = 500  # or lessons (its eigen-decomposition grows as their cube)
+
+
+def too_big_here(ws: Workspace) -> bool:
+    """A log too big to fit the joint effects in the dashboard's own process."""
+    data = ws.data()
+    return data.n_sessions >= ELSEWHERE_FROM or data.n_arms >= ELSEWHERE_ARMS
 
 
 def request_of(ws: Workspace) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from lesson_credit.core.analysis.effects import LooResult
+from lesson_credit.core.analysis.estimates import Effect, kind, notes
 from lesson_credit.tui.text import fmt, fmt_signed, one_line
 
 INSUFFICIENT = "insufficient data"
@@ -31,51 +32,90 @@ def interval(result: LooResult) -> str:
 
 
 RANDOMIZED_MARK = "ʳ"  # the headline comes from a randomized trial (dropout logs)
+LATER_MARK = "ˡ"  # the joint estimate of the later half: the effect drifted
+MARKS = {"randomized": RANDOMIZED_MARK, "later half": LATER_MARK}
 
 
 def headline_interval(result: LooResult) -> tuple[float | None, float | None]:
-    rnd = result.randomized
-    if rnd is not None and rnd.estimate is not None:
-        return rnd.ci_low, rnd.ci_high
     eff = result.effect
     return (None, None) if eff is None else (eff.ci_low, eff.ci_high)
 
 
 def headline_text(result: LooResult) -> str:
-    value = result.headline
-    if value is None:
+    """The headline (core.analysis.estimates' rule), as the `loo` table shows it: in parentheses when
+    it claims nothing (unidentified, or a group's member), marked when randomized or the later half."""
+    eff = result.effect
+    if eff is None:
         return "—"
-    randomized = result.randomized is not None and result.randomized.estimate is not None
-    return fmt_signed(value) + (RANDOMIZED_MARK if randomized else " ")
+    if not eff.claims:
+        return f"({fmt_signed(eff.estimate)})"
+    return fmt_signed(eff.estimate) + MARKS.get(kind(eff), " ")
 
 
 def short_flags(result: LooResult) -> list[str]:
     """One short phrase per flag (the part of a reason before its colon); the panel gives them in full."""
-    flags = [] if result.sufficient else [INSUFFICIENT]
+    flags = [note.split(":", 1)[0] for note in notes(result.effect)]
+    flags += [] if result.sufficient else [INSUFFICIENT]
     flags += [reason.split(":", 1)[0] for reason in result.confound_reasons]
     return flags
 
 
+def _effect_line(label: str, eff: Effect) -> str:
+    if not eff.claims:
+        return f"{label} {lift(eff.estimate)} (ranking only: nothing claimed)"
+    interval = span(eff.ci_low, eff.ci_high)
+    return f"{label} {lift(eff.estimate)} 95% CI {interval}  p {p_text(eff.p_value)}  BH {p_text(eff.p_adjusted)}"
+
+
+def _cell_text(cell: dict[str, object] | None) -> str:
+    if not cell:
+        return "—"
+    est, low, high = cell.get("estimate"), cell.get("ci_low"), cell.get("ci_high")
+    if not isinstance(est, float) or not isinstance(low, float) or not isinstance(high, float):
+        return "—"
+    return f"{lift(est)} {span(low, high)} (n {cell.get('n_with')})"
+
+
+def describe_effect(out: Text, result: LooResult) -> None:
+    """The headline and the joint effect's parts: identification, group, over time, by category."""
+    eff, joint = result.effect, result.joint
+    if eff is not None:
+        out.append("\n" + _effect_line(f"effect ({kind(eff)})", eff), style="bold")
+    if joint is not None and eff is not None and eff.method != joint.method:
+        out.append("\n" + _effect_line("joint", joint))
+    if joint is None:
+        return
+    if joint.ranking is not None:
+        out.append(f"\nranking (shrunk joint estimate) {lift(joint.ranking)}", style="dim")
+    for note in notes(joint):
+        out.append("\n" + one_line(note), style="bold" if note.startswith(("drifting", "differs")) else "")
+    if joint.over_time:
+        out.append(
+            f"\nover time: earlier {_cell_text(joint.over_time.get('earlier'))} · "
+            f"later {_cell_text(joint.over_time.get('later'))}"
+        )
+    if joint.by_category:
+        cells = " · ".join(
+            f"{one_line(name) or '(none)'} {_cell_text(cell)}" for name, cell in joint.by_category.items()
+        )
+        out.append(f"\nby category: {cells}")
+
+
 def describe(result: LooResult | None, hint: str = "") -> Text:
-    """Everything about one lesson's effect and lift, reasons in full: randomized, joint, then LOO."""
+    """Everything about one lesson's effect and lift, reasons in full: the headline, the joint effect's
+    parts, randomized, then LOO."""
     if result is None:
         return Text("No lesson highlighted.", style="italic")
     out = Text()
     out.append(one_line(result.path), style="bold")
     if hint:
         out.append("   " + hint, style="dim")
+    describe_effect(out, result)
     if result.randomized is not None:
         rnd = result.randomized
         out.append(
             f"\nrandomized (dropout): {lift(rnd.estimate)} 95% CI {span(rnd.ci_low, rnd.ci_high)}"
-            f" · kept {rnd.n_kept}, withheld {rnd.n_withheld}",
-            style="bold",
-        )
-    if result.effect is not None:
-        eff = result.effect
-        out.append(
-            f"\neffect (joint) {lift(eff.estimate)} 95% CI {span(eff.ci_low, eff.ci_high)}"
-            f"  p {p_text(eff.p_value)}  BH {p_text(eff.p_adjusted)}"
+            f" · kept {rnd.n_kept}, withheld {rnd.n_withheld}"
         )
     out.append(
         f"\nmean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"

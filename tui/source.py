@@ -7,15 +7,15 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import islice
-from typing import TYPE_CHECKING, overload
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.grading import GradeAppended, append_grade
+from lesson_credit.core.grading import GradeAppended
+from lesson_credit.core.library import lessons as lessons_mod
 from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import beta as beta_mod
@@ -31,16 +31,20 @@ from lesson_credit.core.views import (
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.effects_job import EffectsJob
 from lesson_credit.tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
+from lesson_credit.tui.session_ids import GrowingIds
 from lesson_credit.tui.session_search import Found, SessionSearch
+from lesson_credit.tui.what_if_view import WhatIfRow as WhatIfRow  # the What-if model, imported from here too
+from lesson_credit.tui.what_if_view import WhatIfView as WhatIfView
+from lesson_credit.tui.what_if_view import ranks as ranks
+from lesson_credit.tui.what_if_view import what_if_view
 
 if TYPE_CHECKING:  # imported where used: the health and simulation modules load when their screen opens
     from lesson_credit.core.analysis.effects import LooResult
     from lesson_credit.core.health import Finding
     from lesson_credit.core.sim.simulate import SimulationReport
 
+T = TypeVar("T")
 BROKEN = "broken"  # status shown for lesson files the library could not load
-EFFECTS_ELSEWHERE_FROM = 100_000  # sessions from which the joint fit runs in a child process
-EFFECTS_ELSEWHERE_ARMS = 500  # or lessons (its eigen-decomposition grows as their cube)
 MAX_PINS = 3
 
 
@@ -59,6 +63,7 @@ class LessonsView:
     effects: Mapping[str, float] | None = None  # joint effect per lesson; None: still being computed
     effects_of: int | None = None  # the log version `effects` were fitted on (an older one while refitting)
     retired: frozenset[str] = frozenset()  # arms `prune` retired whose file is still gone: hidden, as `status` does
+    policy: str = ""  # the selection policy in force (config.toml's [select] policy, else the strategy)
 
     @property
     def intervals_missing(self) -> bool:
@@ -108,6 +113,7 @@ class SessionsView:
 
     lesson_entries: tuple[tuple[str, ...], npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
     """(arm ids, each entry's arm, each entry's session row): which lessons each session had."""
+    words: dict[str, str] = field(default_factory=dict)  # session -> the gptme outcome word its reward comes from
 
     @property
     def pending(self) -> int:
@@ -169,66 +175,9 @@ class HealthView:
 
 
 @dataclass(frozen=True)
-class WhatIfRow:
-    path: str
-    category: str
-    status: str
-    n: int
-    mean_now: float
-    mean_then: float
-    rank_now: int  # 1 = best mean
-    rank_then: int
-
-    @property
-    def delta(self) -> float:
-        return self.mean_then - self.mean_now
-
-    @property
-    def rank_change(self) -> int:
-        """Places moved up (positive) or down (negative) under the what-if settings."""
-        return self.rank_now - self.rank_then
-
-
-@dataclass(frozen=True, eq=False)
-class WhatIfView:
-    current: CreditSettings
-    proposed: CreditSettings
-    rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
-
-
-@dataclass(frozen=True)
 class Problems:
     log: tuple[LogProblem, ...]
     lessons: tuple[LessonProblem, ...]
-
-
-class FirstItems(Sequence[str]):
-    """The first `n` items of a list that only ever grows at its end: a view that never changes."""
-
-    def __init__(self, items: list[str], n: int) -> None:
-        self._items = items
-        self._n = n
-
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return self._items[: self._n][index]
-        at = index + self._n if index < 0 else index
-        if not 0 <= at < self._n:
-            raise IndexError(index)
-        return self._items[at]
-
-    def index(self, value: object, start: int = 0, stop: int | None = None) -> int:
-        return self._items.index(value, start, self._n if stop is None else min(stop, self._n))  # type: ignore[arg-type]
-
-    def __iter__(self) -> Iterator[str]:
-        return islice(self._items, self._n)
 
 
 @dataclass(frozen=True, eq=False)
@@ -285,12 +234,6 @@ class SourceSnapshot:
         return None
 
 
-def ranks(rows: tuple[LessonRow, ...]) -> dict[str, int]:
-    """1-based rank by posterior mean, best first; ties broken by id so ranks are stable."""
-    order = sorted(rows, key=lambda r: (-r.mean, r.path))
-    return {row.path: i + 1 for i, row in enumerate(order)}
-
-
 class WorkspaceSource:
     """Serialises access to one Workspace and turns its answers into views for the screens."""
 
@@ -302,10 +245,9 @@ class WorkspaceSource:
         self._seen_log: int | None = None  # the log version the last snapshot (or the first read) saw
         self.version = 0  # bumped once per write or poll that changed something (see `check`)
         self._effects: tuple[int, Mapping[str, float]] | None = None  # the last joint effects, by log version
-        self._ids: list[str] = []  # the session ids as of the last snapshot (extended, not rebuilt)
+        self._ids = GrowingIds()  # the session ids as of the last snapshot (extended, not rebuilt)
         self._job = EffectsJob()  # the joint fit of a big log, in a child process
         self._fitting = threading.Lock()
-        self._ids_generation = -1
 
     @property
     def name(self) -> str:
@@ -330,19 +272,10 @@ class WorkspaceSource:
             return SourceSnapshot(
                 version=self.version,
                 log_version=ws.version,
-                session_ids=self._session_ids(ws, data.n_sessions),
+                session_ids=self._ids.first(ws, data.n_sessions),
                 base=data.base,
                 problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
             )
-
-    def _session_ids(self, ws: Workspace, n: int) -> Sequence[str]:
-        """The ids of the first `n` sessions: those of the last snapshot and the new ones (a change
-        reads its own sessions' ids, not a million); all again after the log was read anew."""
-        if self._ids_generation != ws.read_generation or len(self._ids) > n:
-            self._ids, self._ids_generation = [], ws.read_generation
-        if len(self._ids) < n:
-            self._ids.extend(ws.session_ids_between(len(self._ids), n))
-        return FirstItems(self._ids, n)
 
     def snapshot(self) -> SourceSnapshot:
         """The state as of now, at the current version (no bump): what the app starts from."""
@@ -352,7 +285,7 @@ class WorkspaceSource:
             return SourceSnapshot(
                 version=self.version,
                 log_version=ws.version,
-                session_ids=self._session_ids(ws, data.n_sessions),
+                session_ids=self._ids.first(ws, data.n_sessions),
                 base=data.base,
                 problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
             )
@@ -369,6 +302,12 @@ class WorkspaceSource:
     def settings(self) -> CreditSettings:
         with self._lock:
             return self.workspace.settings
+
+    def call(self, read: Callable[[Workspace], T]) -> T:
+        """`read(workspace)` under the lock, on the workspace as the last check left it (from a worker:
+        the read models of new screens live in their own modules, e.g. lesson_credit.tui.records_views)."""
+        with self._lock:
+            return read(self._refreshed())
 
     def problems(self) -> Problems:
         with self._lock:
@@ -403,6 +342,7 @@ class WorkspaceSource:
                 retired=retired_rows(ws, rows),
                 effects=None if effects is None else effects[1],
                 effects_of=None if effects is None else effects[0],
+                policy=ws.policy,
             )
 
     @staticmethod
@@ -445,11 +385,10 @@ class WorkspaceSource:
 
     def effects(self) -> tuple[int, Mapping[str, float]]:
         """(log version, each lesson's joint effect estimate): one regression over the log, asked for
-        after the Lessons table is shown. A log of EFFECTS_ELSEWHERE_FROM sessions or of
-        EFFECTS_ELSEWHERE_ARMS lessons or more is fitted in a child process (tui/effects_job.py: the
-        dashboard neither waits for its interpreter lock nor holds its memory); a smaller one here,
-        outside the lock, on the snapshot (other calls do not wait). The version is the one asked
-        for: a fit that read a newer log is shown until the next."""
+        after the Lessons table is shown. A big log (effects_job.too_big_here) is fitted in a child
+        process (tui/effects_job.py: the dashboard neither waits for its interpreter lock nor holds
+        its memory); a smaller one here, outside the lock, on the snapshot (other calls do not wait).
+        The version is the one asked for: a fit that read a newer log is shown until the next."""
         from lesson_credit.core.analysis.joint import effects_by_lesson
         from lesson_credit.tui import effects_job
 
@@ -460,9 +399,7 @@ class WorkspaceSource:
             with self._lock:
                 ws = self._refreshed()
                 version = ws.version
-                data = ws.data()
-                heavy = data.n_sessions >= EFFECTS_ELSEWHERE_FROM or data.n_arms >= EFFECTS_ELSEWHERE_ARMS
-                request = effects_job.request_of(ws) if heavy else None
+                request = effects_job.request_of(ws) if effects_job.too_big_here(ws) else None
                 if request is None:
                     inputs = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
             effects = self._job.run(request) if request is not None else effects_by_lesson(*inputs)
@@ -486,6 +423,7 @@ class WorkspaceSource:
             version = ws.version
             data = ws.data()
             entries = (data.arm_ids, data.entry_arm, data.entry_session)
+            words = {table.session_ids[row]: word for row, word in ws.outcome_words().items()}
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
         return SessionsView(
             version=version,
@@ -495,6 +433,7 @@ class WorkspaceSource:
             search=SessionSearch.build(table),
             troubled=troubled,
             lesson_entries=entries,
+            words=words,
         )
 
     def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
@@ -510,41 +449,36 @@ class WorkspaceSource:
         note: str | None = None,
         expect_line: int | None = None,
     ) -> GradeAppended:
-        """Append a grade (None: a retraction) under the log lock; see lesson_credit.core.grading.append_grade."""
+        """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
+        (Workspace.append_grade), as the CLI's."""
         with self._lock:
-            return append_grade(self.workspace, session_id, reward, grader=grader, note=note, expect_line=expect_line)
+            return self.workspace.append_grade(session_id, reward, grader=grader, note=note, expect_line=expect_line)
 
-    def what_if(self, settings: CreditSettings) -> WhatIfView:
+    def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
+        """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
         with self._lock:
             ws = self._refreshed()
+            saved = ws.config.reward_priority
+            priority = priority or saved
             current = ws.lesson_table()
-            proposed = ws.lesson_table(settings)
+            proposed = ws.lesson_table(settings, None if priority == saved else ws.priority_base(priority))
             hidden = retired_rows(ws, proposed.rows)
-        if hidden:  # as `replay` shows them: retired arms hidden
-            current = replace(current, rows=tuple(r for r in current.rows if r.path not in hidden))
-            proposed = replace(proposed, rows=tuple(r for r in proposed.rows if r.path not in hidden))
-        rank_now = ranks(current.rows)
-        rank_then = ranks(proposed.rows)
-        now = {row.path: row for row in current.rows}
-        rows = [
-            WhatIfRow(
-                path=row.path,
-                category=row.category,
-                status=row.status,
-                n=row.n,
-                mean_now=now[row.path].mean if row.path in now else row.mean,
-                mean_then=row.mean,
-                rank_now=rank_now.get(row.path, rank_then[row.path]),
-                rank_then=rank_then[row.path],
-            )
-            for row in proposed.rows
-        ]
-        rows.sort(key=lambda r: (r.rank_then, r.path))
-        return WhatIfView(current.settings, settings, tuple(rows))
+        return what_if_view(current, proposed, settings, hidden, self.policy(), (saved, priority))
 
-    def save_settings(self, settings: CreditSettings) -> None:
+    def policy(self) -> str:
+        """The selection policy in force."""
         with self._lock:
-            self.workspace.save_settings(settings)
+            return self.workspace.policy
+
+    def save_settings(
+        self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
+    ) -> None:
+        """The settings, the selection policy and the reward priority as the workspace's."""
+        with self._lock:
+            ws = self.workspace
+            ws.save_settings(settings, policy)
+            if priority is not None and priority != ws.config.reward_priority:
+                ws.replay(settings.strategy, settings.floor, decay=settings.decay, priority=priority, write=True)
 
     # ---------------------------------------------------------------- analysis, health, simulation
 
@@ -615,7 +549,7 @@ class WorkspaceSource:
 
 def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
     """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
-    missing). A restored file brings its lesson back (SPEC: prune)."""
+    missing). A restored file brings its lesson back (docs/format.md §5.6)."""
     retired = ws.retired_arms()
     if not retired:
         return frozenset()
@@ -623,8 +557,10 @@ def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:
-    """Lesson problems keyed by the lesson id the file would have had (its path when it has none)."""
-    return {problem.lesson_id or problem.path: problem.reason for problem in problems}
+    """Lesson files that could not be loaded, keyed by the lesson id the file would have had (its path
+    when it has none); an overridden copy of a lesson that loaded is not that lesson's problem."""
+    broken = (problem for problem in problems if problem.kind == lessons_mod.BROKEN)
+    return {problem.lesson_id or problem.path: problem.reason for problem in broken}
 
 
 def _relative_finding(finding: Finding, prefix: str) -> Finding:

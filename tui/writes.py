@@ -3,9 +3,11 @@
 Keys enqueue at once (on the UI thread, in the order they were pressed); one writer at a time
 takes the oldest write and appends it under the log lock (`WriteQueue.take`, `apply`). Undo is a
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
-`5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event that restores the
-grade in force before the commit it reverts, logged by the operator, with a note naming the
-line it reverts; restoring "pending" appends a retraction (`base_reward` null, SPEC 6).
+`5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event, logged by the operator,
+that puts back the operator's reward source (people, docs/records-notes.md) as it was before the commit it
+reverts, with a note naming the line it reverts: the person's earlier grade, or a retraction
+(`base_reward` null) when there was none, so the score in force is again the one before the commit
+(a judge's or a heuristic's, or pending), and no grade the operator never gave is logged.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.core.grading import GradeConflict
+from lesson_credit.core.grading import GradeConflict, undo_note
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
@@ -37,6 +39,7 @@ class Write:
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written)
     before: float | None = None  # grade: the grade in force just before it (None: pending)
+    before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class WriteOutcome:
     write: Write
     written: bool
     message: str  # one line for a toast: the session and the value
+    warnings: tuple[str, ...] = ()  # written, but a derived file (bandit-state.json) was not: one toast each
 
 
 def _grade(value: float | None) -> str:
@@ -158,32 +162,37 @@ class WriteQueue:
             assert write.value is not None
             appended = source.append_grade(write.session_id, write.value, grader=self.operator, note=write.note)
             write.line, write.before = appended.record.line, appended.before_value
+            write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
             return WriteOutcome(
-                write, True, f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
+                write,
+                True,
+                f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)}).",
+                appended.warnings,
             )
         commit = write.reverts
         assert commit is not None
         if commit.line is None:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
-        if commit.before == commit.value:
+        if commit.before_own == commit.value:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
         last = self._last_line.get(write.session_id)
-        note = f"undo of line {commit.line}: {_grade(commit.value)} back to {_grade(commit.before)}"
+        note = undo_note(commit.line, commit.value, commit.before)
         try:
             appended = source.append_grade(
-                write.session_id, commit.before, grader=self.operator, note=note, expect_line=last
+                write.session_id, commit.before_own, grader=self.operator, note=note, expect_line=last
             )
         except GradeConflict:
             return WriteOutcome(
                 write, False, f"Not undone: {sid} was graded elsewhere since; its grade in force is kept."
             )
-        write.line, write.value, write.before = appended.record.line, commit.before, appended.before_value
+        write.line, write.value, write.before = appended.record.line, commit.before_own, appended.before_value
         self._last_line[write.session_id] = write.line
         if commit.before is None:
-            return WriteOutcome(write, True, f"Undo on {sid}: pending again (retracts line {commit.line}).")
-        restored = _grade(commit.before)
-        return WriteOutcome(write, True, f"Undo on {sid}: back to {restored} (reverts line {commit.line}).")
+            message = f"Undo on {sid}: pending again (retracts line {commit.line})."
+        else:
+            message = f"Undo on {sid}: back to {_grade(commit.before)} (reverts line {commit.line})."
+        return WriteOutcome(write, True, message, appended.warnings)
 
 
 class Grading(Protocol):
@@ -197,3 +206,5 @@ class Grading(Protocol):
     def undo_grade(self, session_id: str) -> Write | None: ...
 
     async def open_next_pending(self, after: str | None) -> None: ...
+
+    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...

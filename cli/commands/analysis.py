@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
     CliError,
@@ -17,6 +18,10 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import safe, table
+from lesson_credit.core.base.numbers import fixed, signed
+
+if TYPE_CHECKING:
+    from lesson_credit.core.analysis.effects import LooResult
 
 
 def cmd_loo(args: argparse.Namespace) -> int:
@@ -30,67 +35,77 @@ def cmd_loo(args: argparse.Namespace) -> int:
         if args.no_write:
             from lesson_credit.core.analysis.effects import loo_payload
 
-            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta))
+            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta), ws)
         else:
-            sys.stdout.write(path.read_text(encoding="utf-8"))
+            print_json(json.loads(path.read_text(encoding="utf-8")), ws)  # what was written, as written
         return 0
-    ordered = sorted(results, key=lambda r: (r.headline is None, -(r.headline if r.headline is not None else 0.0)))
+    from lesson_credit.core.analysis.estimates import MIN_RANDOMIZED, nothing_line, order_key
 
-    def num(value: float | None, sign: bool = True) -> str:
-        return "-" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
-
-    def span(low: float | None, high: float | None) -> str:
-        return "-" if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
-
-    randomized = any(r.randomized is not None for r in results)
-    rows = []
-    for r in ordered:
-        flag = "; ".join(r.confound_reasons) if r.confounded else ""
-        if not r.sufficient:
-            flag = ("insufficient data for LOO; " + flag).rstrip("; ")
-        eff = r.effect
-        cells: list[object] = [r.path]
-        if randomized:
-            rnd = r.randomized
-            cells += [
-                "-" if rnd is None else num(rnd.estimate),
-                "-" if rnd is None else span(rnd.ci_low, rnd.ci_high),
-                "-" if rnd is None else f"{rnd.n_kept}/{rnd.n_withheld}",
-            ]
-        cells += [
-            num(None if eff is None else eff.estimate),
-            "-" if eff is None else span(eff.ci_low, eff.ci_high),
-            num(None if eff is None else eff.p_adjusted, False),
-            r.n_with,
-            r.n_without,
-            num(r.delta),
-            span(r.ci_low, r.ci_high),
-            num(r.p_adjusted, False),
-            num(r.delta_category),
-            num(r.delta_ipw),
-            flag,
-        ]
-        rows.append(tuple(cells))
     graded = sum(1 for s in ws.sessions() if not s.pending)
     baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
     print(
-        f"effect per lesson over {graded} graded sessions: joint estimate ({baselines} + every lesson, "
-        f"empirical-Bayes prior), then leave-one-out as a second opinion (min {args.min_with} with, "
+        f"effect per lesson over {graded} graded sessions: the randomized (dropout) estimate with at least "
+        f"{MIN_RANDOMIZED} kept and {MIN_RANDOMIZED} withheld sessions when at least as precise, else the joint "
+        f"estimate ({baselines} + every lesson); leave-one-out as a second opinion (min {args.min_with} with, "
         f"{args.min_without} without)\n"
     )
-    header = ["lesson"]
+    nothing = nothing_line([r.effect for r in results])
+    if nothing:
+        print(nothing)
+    ordered = sorted(results, key=lambda r: (order_key(r.effect, r.sufficient), r.path))
+    randomized = any(r.randomized is not None for r in results)
+    header = ["lesson", "effect", "95% CI", "p (BH)", "from"]
     if randomized:
         header += ["randomized", "95% CI", "kept/withheld"]
-    header += ["effect", "95% CI", "p (BH)", "with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW"]
-    header += ["flags"]
-    right = tuple(range(1, len(header) - 1))
-    print(table(header, rows, right=right))
+    header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
+    print(table(header, [_loo_row(r, randomized) for r in ordered], right=tuple(range(1, len(header) - 1))))
     meta = ws.loo_meta
     if meta.get("sessions_without_propensity"):
         print(f"\n{meta['sessions_without_propensity']} graded session(s) have no logged selection propensities (IPW)")
     if not args.no_write:
         print(f"\nwritten to {ws.state_dir / 'loo-results.json'}")
     return 0
+
+
+def _num(value: float | None, sign: bool = True) -> str:
+    return "-" if value is None else (signed(value) if sign else fixed(value))
+
+
+def _span(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
+
+
+def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:
+    """One row of the `loo` table: the headline (an estimate in parentheses claims nothing), then the rest."""
+    from lesson_credit.core.analysis.estimates import kind, notes
+
+    eff = r.effect
+    flags = notes(eff) + (list(r.confound_reasons) if r.confounded else [])
+    if not r.sufficient:
+        flags.insert(0, "insufficient data for LOO")
+    if eff is None:
+        shown = "-"
+    else:
+        shown = _num(eff.estimate) if eff.claims else f"({signed(eff.estimate)})"
+    cells: list[object] = [
+        r.path,
+        shown,
+        "-" if eff is None else _span(eff.ci_low, eff.ci_high),
+        _num(None if eff is None else eff.p_adjusted, False),
+        kind(eff),
+    ]
+    if randomized:
+        rnd = r.randomized
+        cells += [
+            "-" if rnd is None else _num(rnd.estimate),
+            "-" if rnd is None else _span(rnd.ci_low, rnd.ci_high),
+            "-" if rnd is None else f"{rnd.n_kept}/{rnd.n_withheld}",
+        ]
+    cells += [
+        r.n_with, r.n_without, _num(r.delta), _span(r.ci_low, r.ci_high), _num(r.p_adjusted, False),
+        _num(r.delta_category), _num(r.delta_ipw), "; ".join(flags),
+    ]  # fmt: skip
+    return tuple(cells)
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -138,6 +153,7 @@ def _progress_bar(label: str) -> Callable[[int, int], None]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from lesson_credit.core.sim.scenario import check_seeds
     from lesson_credit.core.sim.simulate import format_report, run_simulation, scenario
 
     changes = {
@@ -158,6 +174,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     }
     try:
         sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
+        check_seeds(args.first_seed, args.seeds)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
@@ -169,13 +186,26 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+LOO_HELP = (
+    "Each lesson's effect per injection (the headline, one rule for this table, --json and\n"
+    "the dashboard): the randomized dropout estimate when it has at least 20 kept and 20\n"
+    "withheld sessions and is at least as precise, else the joint estimate (category\n"
+    "baselines + every lesson in one regression; unshrunk with a robust 95% interval for\n"
+    "identified lessons, the later half's when the effect drifted). 'from' says which. An\n"
+    "estimate in parentheses claims nothing: the lesson is unidentified (too few sessions\n"
+    "with or without it, or the data barely move it from the prior) or always injected with\n"
+    "others (its group's effect is in the flags). Then, as a second opinion, graded sessions\n"
+    "with vs without each lesson: difference in mean reward, 95% interval, p-values\n"
+    "(BH-adjusted), a category-controlled and an IPW difference. When no lesson is\n"
+    "distinguishable from zero (BH-adjusted p < 0.05), a line above the table says so.\n"
+    "Writes state/lesson-thompson/loo-results.json unless --no-write."
+)
+
+
 def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "loo", [common, data], "leave-one-out lift per lesson",
-        "Compare graded sessions with and without each lesson: difference in mean reward,\n"
-        "95% interval, p-values (BH-adjusted), a category-controlled and an IPW difference.\n"
-        "Writes state/lesson-thompson/loo-results.json unless --no-write.",
+        sub, "loo", [common, data], "each lesson's effect on reward, and leave-one-out lift", LOO_HELP,
         "  lesson-credit loo\n  lesson-credit loo --min-with 10 --no-write --json",
     )  # fmt: skip
     p.add_argument("--min-with", type=positive_int, default=5, help="sessions with the lesson needed, >= 1 (default 5)")
@@ -211,23 +241,35 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         help="exit 1 on errors only, or on warnings too (default: error)",
     )  # fmt: skip
     p.set_defaults(func=cmd_lint)
+    register_simulate(sub, common, data)
 
+
+def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add `simulate` to `sub`: its options are the scenario's knobs."""
     p = command(
-        sub, "simulate", [common, data], "compare credit strategies in a world with known truth",
-        "Simulate worlds with known lesson effects and run each credit strategy's bandit loop on\n"
-        "them; report how well each ranks the truly helpful and harmful lessons. Options left out\n"
-        "keep the scenario's values.",
+        sub, "simulate", [common, data], "compare credit strategies and selection policies in a world with known truth",
+        "Simulate worlds with known lesson effects and run each selection policy's loop on them\n"
+        "(the credit strategies, joint, random, the oracle); report how well each estimator ranks the\n"
+        "truly helpful and harmful lessons, and each policy's cumulative regret against the oracle\n"
+        "with its spread over seeds (--json: `regret` per policy). Options left out keep the\n"
+        "scenario's values.",
         "  lesson-credit simulate --seeds 5\n  lesson-credit simulate --scenario broad-keywords --sessions 500 --json",
     )  # fmt: skip
     p.add_argument(
         "--scenario", default="default",
         choices=[
             "default", "broad-keywords", "always-paired", "sign-flip", "few-sessions", "injection-echo", "dropout",
+            "binary-rewards", "unequal-noise", "many-lessons", "category-effect", "self-selected",
+            "outcome-salience", "salience-blind",
         ],
         help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
         "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
         "injection-echo (an injected lesson's keywords show in the journal because it was injected, 50%%); "
-        "dropout (a fifth of the chosen lessons withheld at random) (default: default)",
+        "dropout (a fifth of the chosen lessons withheld at random); and worlds that break the joint model's "
+        "assumptions: binary-rewards (0/1 outcomes); unequal-noise (noise sd 0.015-0.285 by category); "
+        "many-lessons (400 lessons, 300 sessions); category-effect (a lesson helps at home, harms elsewhere); "
+        "self-selected (3 slots among ~20 candidates); outcome-salience (good sessions mention more "
+        "keywords); salience-blind (every injection acts, relevant or not) (default: default)",
     )  # fmt: skip
     p.add_argument("--seeds", type=positive_int, default=20, help="worlds to simulate, >= 1 (default 20)")
     p.add_argument("--first-seed", type=int, default=0, help="seed of the first world; the rest follow (default 0)")

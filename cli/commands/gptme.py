@@ -35,7 +35,8 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
                     for a in report.arms
                 ],
                 "unmatched": [a.source_id for a in report.unmatched],
-            }
+            },
+            ws,
         )
         return 0
     print(f"imported {len(report.arms)} arms from {safe(report.path)} as a prior event")

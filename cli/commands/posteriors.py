@@ -10,15 +10,16 @@ from typing import Any
 from lesson_credit.cli.common import (
     SORT_LESSONS,
     STRATEGY_HELP,
+    CliError,
     command,
     decay_arg,
     floor_arg,
     open_workspace,
     print_json,
-    print_warnings,
     warn_problems,
 )
 from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.core.base.numbers import signed
 
 
 def _status_table(table_obj: Any) -> str:
@@ -46,7 +47,7 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
     from dataclasses import replace
 
     keys: dict[str, Callable[[Any], Any]] = {
-        "mean": lambda r: (-r.mean, r.path),
+        "mean": lambda r: (r.n <= 0, -r.mean, r.path),  # never used (n 0, the prior's mean): after the rest
         "n": lambda r: (-r.n, r.path),
         "path": lambda r: r.path,
         "ci_low": lambda r: (-r.ci_low, r.path),
@@ -80,35 +81,39 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
-    warn_problems(ws, args.json)
     repaired = repair_state(ws)
     if repaired is not None:
-        print(f"warning: {safe(repaired)}", file=sys.stderr)
+        ws.warnings.append(repaired)
+    warn_problems(ws, args.json)
     note = _empty_library_note(ws)
     if args.json:
-        print_json(result.as_json())
+        print_json(result.as_json(), ws)
     else:
         if note:
             print(f"warning: {safe(note)}", file=sys.stderr)
         print(_status_table(result))
+        unused = sum(1 for r in result.rows if r.n <= 0)
+        if args.sort == "mean" and unused and unused < len(result.rows):
+            print(f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last")
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     before = ws.lesson_table(details=False)
-    replayed = ws.replay(args.strategy, args.floor, decay=args.decay, write=args.write)
+    priority = _priority(args.priority)
+    replayed = ws.replay(args.strategy, args.floor, decay=args.decay, priority=priority, write=args.write)
     result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     warn_problems(ws, args.json)
-    print_warnings(ws)
     old = {r.path: r.mean for r in before.rows}
     if args.json:
         payload = result.as_json()
         payload["decay"] = result.settings.decay
+        payload["priority"] = list(priority or ws.config.reward_priority)
         payload["written"] = args.write
         for row in payload["lessons"]:  # the table's change column: mean now minus mean before
             row["change"] = row["mean"] - old.get(row["path"], row["mean"])
-        print_json(payload)
+        print_json(payload, ws)
         return 0
     rows = [
         (
@@ -118,18 +123,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
             fmt(r.alpha, 2),
             fmt(r.beta, 2),
             fmt(r.mean),
-            f"{r.mean - old.get(r.path, r.mean):+.3f}",
+            signed(r.mean - old.get(r.path, r.mean)),
         )
         for r in result.rows
     ]
     verb = "written" if args.write else "what-if, nothing written"
     print(
         f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
-        f"floor {result.settings.floor:g}, decay {result.settings.decay:g} ({verb}); change is against "
+        f"floor {result.settings.floor:g}, decay {result.settings.decay:g} ({verb}); rewards by "
+        f"{', '.join(priority or ws.config.reward_priority)}; change is against "
         f"{before.settings.strategy}/{before.settings.floor:g}/{before.settings.decay:g}\n"
     )
     print(table(["lesson", "status", "n", "alpha", "beta", "mean", "change"], rows, right=(2, 3, 4, 5, 6)))
     return 0
+
+
+def _priority(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    from lesson_credit.core.model.sources import parse_priority
+
+    try:
+        return parse_priority(text)
+    except ValueError as exc:
+        raise CliError(f"--priority: {exc}") from None
 
 
 def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
@@ -142,7 +159,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     )  # fmt: skip
     p.add_argument(
         "--sort", choices=SORT_LESSONS, default="mean",
-        help="order of the rows: mean, n or ci_low (highest first), or path (default: mean)",
+        help="order of the rows: mean, n or ci_low (highest first), or path (default: mean); by mean, lessons "
+        "never used (n 0) come last",
     )  # fmt: skip
     p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
     p.add_argument(
@@ -152,11 +170,16 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p.set_defaults(func=cmd_status)
 
     p = command(
-        sub, "replay", [common, data], "re-fold the log under another strategy/floor/decay",
+        sub, "replay", [common, data], "re-fold the log under another strategy/floor/decay/reward priority",
         "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
         "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
-        f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.",
-        "  lesson-credit replay --strategy evidence --floor 0.5\n  lesson-credit replay --decay 0.99 --write",
+        f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.\n"
+        "Reward sources (docs/records-notes.md): human (manual and every other named grader), judge (grader judge,\n"
+        "or a gptme-sessions record's llm_judge_score), heuristic (grader heuristic/trajectory, a record's\n"
+        "trajectory grade) and outcome (an outcome word mapped by [outcomes]). Per source the latest\n"
+        "event counts; the priority's first source with a score is the reward the posteriors use.",
+        "  lesson-credit replay --strategy evidence --floor 0.5\n  lesson-credit replay --decay 0.99 --write\n"
+        "  lesson-credit replay --priority judge,human,outcome",
     )  # fmt: skip
     p.add_argument(
         "--strategy", choices=["seed", "evidence", "uniform"], default=None,
@@ -169,6 +192,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p.add_argument(
         "--decay", type=decay_arg, default=None, metavar="G",
         help="per-session decay toward the prior, in (0, 1]; 1 = none (default: the configured one, 1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--priority", default=None, metavar="SOURCES",
+        help="reward sources in order, comma-separated, from human, judge, heuristic, outcome "
+        "(default: the configured [rewards] priority, human,judge,heuristic,outcome)",
     )  # fmt: skip
     p.add_argument("--write", action="store_true", help="store the settings and rewrite bandit-state.json")
     p.add_argument(

@@ -40,8 +40,9 @@ def cmd_select(args: argparse.Namespace) -> int:
     context = raw.decode("utf-8", errors="replace")
     try:
         selection = ws.select(
-            context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout
-        )
+            context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout,
+            policy=args.policy,
+        )  # fmt: skip
     except StoreError as exc:
         if not args.offline_ok or ws.log.is_local:
             raise
@@ -61,16 +62,18 @@ def cmd_select(args: argparse.Namespace) -> int:
             "propensity": selection.propensity,
             "k": selection.k,
             "seed": selection.seed,
+            "policy": selection.policy or None,
         }
         if args.dropout > 0:
             payload["withheld"] = list(selection.withheld)
-        print_json(payload)
+        print_json(payload, ws)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
         print(
             f"# session {safe(selection.session_id)}: {len(selection.selected)} of {len(selection.candidates)} "
-            f"matching lessons (seed {selection.seed})",
+            f"matching lessons (seed {selection.seed}"
+            + (f", policy {safe(selection.policy)})" if selection.policy else ")"),
             file=sys.stderr,
         )
     return 0
@@ -95,6 +98,12 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p.add_argument(
         "--session-id", default=None, metavar="ID",
         help="id to log the selection under; use the same id for `record` (default: time + random suffix)",
+    )  # fmt: skip
+    p.add_argument(
+        "--policy", default=None, metavar="{seed,evidence,uniform,joint}",
+        help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
+        "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "
+        "log version and cached) (default: [select] policy in config.toml, else the credit strategy)",
     )  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(

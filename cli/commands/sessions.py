@@ -16,6 +16,7 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.core.base.numbers import signed
 
 
 def explanation_text(exp: Any) -> str:
@@ -28,14 +29,14 @@ def explanation_text(exp: Any) -> str:
     if exp.journal_problem:
         out.append(f"note: {safe(exp.journal_problem)}")
     rows = [
-        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), f"{c.alpha_delta:+.3f}", f"{c.beta_delta:+.3f}")
+        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta))
         for c in exp.lessons
     ]
     out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
     text = exp.journal_text
     for c in exp.lessons:
         out.append("")
-        out.append(f"{safe(c.path)}: salience {c.salience:.3f} -> weight {c.weight:.3f}")
+        out.append(f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}")
         if c.note:
             out.append(f"  note: {safe(c.note)}")
         if c.salience_missing:
@@ -89,6 +90,10 @@ def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     payload["journal_changed"] = changed
     payload["journal_note"] = why
+    # without log lines: explain reads the same from a file and from a database store (show has the lines)
+    sources = [source.as_json() for source in ws.reward_sources(exp.session.session_id)]
+    payload["sources"] = [{key: value for key, value in s.items() if key != "line"} for s in sources]
+    payload["priority"] = list(ws.config.reward_priority)
     return payload
 
 
@@ -96,7 +101,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     exp = ws.explain(resolve_session(ws, args.session_id), lesson=args.lesson)
     if args.json:
-        print_json(explanation_json(ws, exp))
+        print_json(explanation_json(ws, exp), ws)
     else:
         print(explanation_text(exp))
         from lesson_credit.core.log.records import journal_changed
@@ -107,13 +112,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_json(table_obj: Any, row: int) -> dict[str, Any]:
+def _session_json(table_obj: Any, row: int, words: dict[int, str]) -> dict[str, Any]:
     summary = table_obj.summary(row)
     return {
         "session_id": summary.session_id,
         "timestamp": summary.timestamp,
         "category": summary.category,
         "base_reward": summary.base_reward,  # null while pending
+        "outcome": words.get(row),  # the gptme outcome word the reward in force comes from, if any
         "grader": summary.grader,
         "lessons": summary.n_lessons,
         "mean_salience": summary.mean_salience,
@@ -157,29 +163,113 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     )
     table_obj = ws.session_table()
     rows = select_rows(table_obj, query)
+    information = None
+    if args.order == "informative":
+        rows, information = _informative(ws, rows)
     shown = rows[: args.limit] if args.limit is not None else rows
     warn_problems(ws, args.json)
+    words = ws.outcome_words()
     if args.json:
-        print_json({"sessions": [_session_json(table_obj, row) for row in shown.tolist()], "matched": len(rows)})
+        listed = [_session_json(table_obj, row, words) for row in shown.tolist()]
+        if information is not None:
+            for entry, row in zip(listed, shown.tolist(), strict=True):
+                entry["information"] = float(information[row])
+        print_json({"sessions": listed, "matched": len(rows)}, ws)
         return 0
-    cells = []
+    cells: list[tuple[object, ...]] = []
     for row in shown.tolist():
         s = table_obj.summary(row)
+        reward = "pending" if s.pending else f"{s.base_reward:g}"
         cells.append(
             (
                 s.session_id,
                 s.timestamp or "-",
                 s.category or "-",
-                "pending" if s.pending else f"{s.base_reward:g}",
+                f"{words[row]} ({reward})" if row in words else reward,  # gptme's word: noop, failed... differ
                 s.grader or "-",
                 s.n_lessons,
                 fmt(s.mean_salience),
             )
         )
-    print(table(["session", "time", "category", "reward", "grader", "lessons", "salience"], cells, right=(5, 6)))
+    headers = ["session", "time", "category", "reward", "grader", "lessons", "salience"]
+    if information is not None:
+        headers.append("information")
+        cells = [(*c, f"{information[row]:.2e}") for c, row in zip(cells, shown.tolist(), strict=True)]
+    print(table(headers, cells, right=(5, 6, 7)))
     more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
     print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
     return 0
+
+
+def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
+    """The session as gptme keeps it (docs/records-notes.md): its gptme-sessions record, its trajectory and every
+    reward source's score; each missing or unreadable part is None with a one-line note."""
+    from lesson_credit.core.sessions.records import record_lines
+
+    row = ws.session_table().session_ids.index(session_id)
+    file = ws.session_records.file()
+    record, how, weights, note = None, None, {}, file.note
+    if file.present:
+        joined = ws.records()
+        record, how, weights = joined.record_at(row), joined.join.how.get(row), joined.weights
+        none = file.note or f"no gptme-sessions record in {file.path} joins this session"
+        note = None if record is not None else none
+    trajectory, trajectory_note = ws.trajectory_of(session_id)
+    return {
+        "record": None if record is None else {**record.as_json(weights), "joined_by": how},
+        "record_note": note,
+        "record_lines": [] if record is None else record_lines(record, weights, how),
+        "trajectory": None if trajectory is None else trajectory.as_json(),
+        "trajectory_note": trajectory_note,
+        "trajectory_obj": trajectory,
+        "sources": [source.as_json() for source in ws.reward_sources(session_id)],
+        "priority": list(ws.config.reward_priority),
+    }
+
+
+def _source_text(sources: list[dict[str, Any]]) -> str:
+    parts = []
+    for s in sources:
+        score = "withdrawn" if s["score"] is None else f"{s['score']:g}"
+        where = f"line {s['line']}" if s["line"] is not None else "gptme-sessions record"
+        parts.append(f"{s['source']} {score} ({safe(s['grader'])}, {where})" + (" in force" if s["in_force"] else ""))
+    return "; ".join(parts) or "none (pending)"
+
+
+def _informative(ws: Any, rows: Any) -> tuple[Any, Any]:
+    """The selected rows in the informative grading order (core.analysis.informative): sessions no
+    person graded, most informative first, then the rest in log order; and each row's score."""
+    import numpy as np
+
+    from lesson_credit.core.reward_report import grading_queue
+
+    queue = grading_queue(ws, "informative")
+    assert queue.informative is not None
+    chosen = set(rows.tolist())
+    first = [row for row in queue.rows if row in chosen]
+    rest = sorted(chosen.difference(first))
+    return np.array(first + rest, dtype=np.int64), queue.informative.score
+
+
+OUTSIDE_KEYS = ("sources", "priority", "record", "record_note", "trajectory", "trajectory_note")
+
+
+def _outside_lines(outside: dict[str, Any]) -> list[str]:
+    """show's lines for the reward sources, the gptme-sessions record and the trajectory."""
+    trajectory = outside["trajectory_obj"]
+    record_text = outside["record_lines"] or [outside["record_note"] or "none"]
+    trajectory_text = (
+        f"{trajectory.path} ({trajectory.format}, {len(trajectory.messages)} messages, "
+        f"{trajectory.tool_calls} tool calls)"
+        if trajectory is not None
+        else outside["trajectory_note"] or "none"
+    )
+    return [
+        f"sources   {_source_text(outside['sources'])}  [priority: {', '.join(outside['priority'])}]",
+        f"record    {safe(record_text[0])}",
+        *(f"          {safe(line)}" for line in record_text[1:]),
+        f"trajectory {safe(trajectory_text)}",
+    ]
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -187,6 +277,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     session_id = resolve_session(ws, args.session_id)
+    outside = _gptme_sessions(ws, session_id)
     exp = ws.explain(session_id, with_journal=False)
     record = _record_of(ws, session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
@@ -216,7 +307,9 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "floor": exp.settings.floor,
                 "grades": history,
                 "lessons": credit,
-            }
+                **{key: outside[key] for key in OUTSIDE_KEYS},
+            },
+            ws,
         )
         return 0
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
@@ -227,6 +320,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"grade     {grade}" + (f"  (outcome {safe(label)!r})" if label else ""),
         f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
         f"log line  {s.line}",
+        *_outside_lines(outside),
         "",
         f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
         table(
@@ -237,8 +331,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                     fmt(c.salience),
                     fmt(c.weight),
                     "-" if exp.base_reward is None else fmt(c.reward),
-                    f"{c.alpha_delta:+.3f}",
-                    f"{c.beta_delta:+.3f}",
+                    signed(c.alpha_delta),
+                    signed(c.beta_delta),
                 )
                 for c in exp.lessons
             ],
@@ -280,6 +374,13 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "ascending unless :desc; missing values last (default: line)",
     )  # fmt: skip
     p.add_argument(
+        "--order", choices=["sort", "informative"], default="sort",
+        help="sort: as --sort says; informative: first the sessions no person graded whose grade would most "
+        "change the lessons' estimates (expected squared change of their posterior means; see "
+        "docs/records-notes.md), then the rest in log order; --json adds each session's information "
+        "(default: sort)",
+    )  # fmt: skip
+    p.add_argument(
         "--limit", type=positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"
     )
     p.set_defaults(func=cmd_sessions)
@@ -287,18 +388,27 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p = command(
         sub, "show", [common, data], "one session: record, grades, credit",
         "One session's record (time, category, journal and whether it changed since), its grade\n"
-        "history and each lesson's credit. A unique prefix of the id is enough.",
+        "history and each lesson's credit. A unique prefix of the id is enough. As gptme keeps it\n"
+        "(docs/records-notes.md): every reward source's score (the one in force marked), the gptme-sessions record\n"
+        "joined to it (harness, model, duration, outcome, deliverables, grades, judge) and its\n"
+        "trajectory. --json adds sources, priority, record (every key of the record, unknown ones\n"
+        "too, with joined_by), trajectory {path, format, messages, tool_calls} (counts), and\n"
+        "record_note / trajectory_note: why one is null.",
         "  lesson-credit show 20260305T1630\n  lesson-credit show S1 --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
-    p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
+    p.add_argument(
+        "--allow-outside", action="store_true",
+        help="read journals and trajectories outside the workspace (and the [records] trajectory_dirs)",
+    )  # fmt: skip
     p.set_defaults(func=cmd_show)
 
     p = command(
         sub, "explain", [common, data], "why each lesson got its credit in a session",
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
         "weight, credited reward and the alpha/beta change, under the current settings.\n"
-        "--json adds journal_changed: true when the journal no longer has the recorded sha256.",
+        "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
+        "sources (every reward source's score, the one in force marked) with the priority (docs/records-notes.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")

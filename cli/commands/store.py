@@ -33,17 +33,19 @@ def cmd_store_push(args: argparse.Namespace) -> int:
                 "lines": report.lines,
                 "added": report.added,
                 "present": report.present,
-                "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],
-            }
+                "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],  # the first 1,000
+                "invalid_lines": report.invalid,
+            },
+            ws,
         )
         return 0
     for problem in report.problems[:5]:
         print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
-    if len(report.problems) > 5:
-        print(f"warning: {len(report.problems) - 5} more invalid lines (not pushed)", file=sys.stderr)
+    if report.invalid > 5:
+        print(f"warning: {report.invalid - 5} more invalid lines (not pushed)", file=sys.stderr)
     print(
         f"pushed {source.name} to {safe(store.name)}: {report.added} events added, {report.present} already there "
-        f"(or a second session event for an id), {len(report.problems)} invalid lines skipped"
+        f"(or a second session event for an id), {report.invalid} invalid lines skipped"
     )
     return 0
 
@@ -57,7 +59,7 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
         raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
     count = export_log(ws.log, Path(args.file))
     if args.json:
-        print_json({"store": ws.log.name, "file": str(args.file), "events": count})
+        print_json({"store": ws.log.name, "file": str(args.file), "events": count}, ws)
     else:
         print(f"wrote {count} events from {safe(ws.log.name)} to {safe(args.file)}")
     return 0
@@ -74,15 +76,17 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     store_sub = p.add_subparsers(dest="store_command", metavar="ACTION", required=True)
     q = command(
         store_sub, "push", [common, data], "copy the workspace's sessions.jsonl into the database (idempotent)",
-        "Copy every event of the workspace's sessions.jsonl into the database store. Re-running adds\n"
-        "nothing: events already there (and a second session event for an id) are skipped.",
+        "Copy every event of the workspace's sessions.jsonl into the database store, in one\n"
+        "transaction (all or nothing), streamed: memory does not grow with the log. Re-running adds\n"
+        "nothing: events already there (and a second session event for an id) are skipped. Exit 75\n"
+        "when the database fails for now (down, read-only, a lock held too long): nothing was added.",
         "  lesson-credit store push --store postgresql://host/db",
     )  # fmt: skip
     q.set_defaults(func=cmd_store_push)
     q = command(
         store_sub, "pull", [common, data], "write the database's events as a JSONL log",
-        "Write the database's events, in commit order, as a JSONL log that the file store folds to\n"
-        "the same numbers.",
+        "Write the database's events, in the order they fold in (every event committed when the pull\n"
+        "began), as a JSONL log that the file store folds to the same numbers.",
         "  lesson-credit store pull backup.jsonl --store postgresql://host/db",
     )  # fmt: skip
     q.add_argument("file", metavar="FILE", help="the JSONL file to write (must not exist)")

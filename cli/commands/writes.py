@@ -13,12 +13,13 @@ from lesson_credit.cli.common import (
     command,
     one_line,
     open_workspace,
-    parse_reward,
     print_json,
     print_warnings,
     resolve_session,
+    reward_or_word,
 )
 from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.core.base.numbers import signed
 
 LESSONS_FILE_LIMIT = 1024 * 1024
 
@@ -43,7 +44,7 @@ def _lessons_from_file(name: str) -> list[str]:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    reward = parse_reward(args.reward)
+    reward, word = reward_or_word(args.reward)
     grader = one_line(args.grader, "grader")  # the category is checked by lesson_credit.core.commands.recording
     lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
     ws = open_workspace(args)
@@ -54,24 +55,27 @@ def cmd_record(args: argparse.Namespace) -> int:
         reward=reward,
         category=args.category,
         grader=grader or "heuristic",
+        outcome=word,
     )
     print_warnings(ws)
     if args.json:
-        print_json(explanation_json(ws, exp))
+        print_json(explanation_json(ws, exp), ws)
     else:
         print(explanation_text(exp))
     return 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    reward = parse_reward(args.reward)
-    assert reward is not None
+    reward, word = reward_or_word(args.reward)
     grader = one_line(args.grader, "grader")
     assert grader is not None
     ws = open_workspace(args)
+    if word is not None:
+        reward = ws.outcome_reward(word)
+    assert reward is not None
     session_id = resolve_session(ws, args.session_id)
     before = ws.explain(session_id, with_journal=False) if not args.json else None
-    record = ws.grade(session_id, reward, grader=grader, note=args.note)
+    record = ws.grade(session_id, reward, grader=grader, note=args.note, outcome=word)
     print_warnings(ws)
     exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
@@ -81,17 +85,18 @@ def cmd_grade(args: argparse.Namespace) -> int:
             {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note}
             for g in exp.grades
         ]
-        print_json(payload)
+        print_json(payload, ws)
         return 0
     previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
-    print(f"graded {safe(session_id)}: {previous} -> {reward:g} ({safe(record.grader)})\n")
+    given = f"{reward:g}" if word is None else f"{safe(word)} = {reward:g}"
+    print(f"graded {safe(session_id)}: {previous} -> {given} ({safe(record.grader)})\n")
     rows = [
         (
             c.path,
             fmt(c.salience),
             fmt(c.reward),
-            f"{c.alpha_delta:+.3f}",
-            f"{c.beta_delta:+.3f}",
+            signed(c.alpha_delta),
+            signed(c.beta_delta),
             fmt(c.alpha_after / (c.alpha_after + c.beta_after)),
         )
         for c in exp.lessons
@@ -106,7 +111,7 @@ def cmd_prune(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     arms = retire_missing(ws, dry_run=args.dry_run)
     if args.json:
-        print_json({"retired": arms, "written": bool(arms) and not args.dry_run})
+        print_json({"retired": arms, "written": bool(arms) and not args.dry_run}, ws)
         return 0
     if not arms:
         print("nothing to prune: every arm in the log has its lesson file (or is retired already)")
@@ -130,8 +135,10 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     )  # fmt: skip
     p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
     p.add_argument(
-        "--journal", required=True, metavar="FILE", help="the session's journal (what happened), read as UTF-8"
-    )
+        "--journal", required=True, metavar="FILE",
+        help="the session's journal (what happened), read as UTF-8; a relative path is looked for in the "
+        "workspace first, then in the current folder",
+    )  # fmt: skip
     lessons = p.add_mutually_exclusive_group(required=True)
     lessons.add_argument(
         "--lessons", nargs="*", default=None, metavar="ID", help="ids of the injected lessons (none is allowed)"
@@ -141,8 +148,10 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         help="read the ids from a file (e.g. select's output; may be empty; # starts a comment)",
     )  # fmt: skip
     p.add_argument(
-        "--reward", default=None, metavar="R", help="base reward in [0, 1]; omit to leave the session pending"
-    )
+        "--reward", default=None, metavar="R",
+        help="base reward in [0, 1], or a gptme outcome word (productive, noop, failed, violated_policy, the "
+        "[outcomes] of config.toml; unknown: pending), logged as gptme does; omit to leave the session pending",
+    )  # fmt: skip
     p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
     p.add_argument(
         "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"
@@ -157,7 +166,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "  lesson-credit grade S1 0.7 --note 'PR needed rework'\n  lesson-credit grade S1 1 --grader judge --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
-    p.add_argument("reward", metavar="REWARD", help="base reward in [0, 1]")
+    p.add_argument(
+        "reward", metavar="REWARD",
+        help="base reward in [0, 1], or a gptme outcome word (productive 1, noop / failed / violated_policy 0, "
+        "or config.toml's [outcomes]); the word is kept in the event",
+    )  # fmt: skip
     p.add_argument("--note", default=None, metavar="TEXT", help="why this grade (kept in the grade history)")
     p.add_argument("--grader", default="manual", metavar="G", help="who grades, non-empty (default: manual)")
     p.set_defaults(func=cmd_grade)

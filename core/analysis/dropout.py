@@ -3,7 +3,7 @@
 gptme's lesson auto-include withholds each matched lesson with probability epsilon and logs
 `state/lesson-dropout/<session_id>.jsonl`, one JSON object per auto-include call:
 `{"ts", "session_id", "epsilon", "withheld": [{"path", "title", ...}], "matched": [...]}`, where
-`matched` lists the lessons that were *kept* (SPEC 6). Paths are as gptme saw them (usually
+`matched` lists the lessons that were *kept* (docs/format.md §6). Paths are as gptme saw them (usually
 absolute); the caller maps them to library ids. Over a session's lines, a lesson kept in any
 line is kept; one withheld in some line and kept in none is withheld.
 
@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.effects import Randomized, moderated_welch
+from lesson_credit.core.analysis.effects import moderated_welch
+from lesson_credit.core.analysis.estimates import Randomized
+from lesson_credit.core.base.files import WriteGuard, open_append
 
 if TYPE_CHECKING:
     from lesson_credit.core.bandit.select import Selection
@@ -39,7 +41,7 @@ FloatArray = npt.NDArray[np.float64]
 DROPOUT_DIR = Path("state") / "lesson-dropout"
 MAX_FILE_BYTES = 1 << 20
 MAX_FILES = 200_000
-MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown
+MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown (the headline needs MIN_RANDOMIZED)
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def randomized_effects(
             out[lesson] = Randomized(None, None, None, len(k), len(w))
             continue
         x, y = np.array(k), np.array(w)
-        delta, _, half = moderated_welch(
+        delta, p_value, half = moderated_welch(
             np.array([x.mean()]),
             np.array([x.var(ddof=1)]),
             np.array([float(len(x))]),
@@ -174,7 +176,7 @@ def randomized_effects(
             pooled,
         )
         d, h = float(delta[0]), float(half[0])
-        out[lesson] = Randomized(d, d - h, d + h, len(k), len(w))
+        out[lesson] = Randomized(d, d - h, d + h, len(k), len(w), float(p_value[0]))
     return out
 
 
@@ -223,18 +225,19 @@ def dropout_record(
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def append_dropout_record(directory: Path, session_id: str, line: bytes) -> Path:
-    """Append one record to `<directory>/<session_id>.jsonl` in a single write (no symlink followed)."""
+def append_dropout_record(directory: Path, session_id: str, line: bytes, guard: WriteGuard | None = None) -> Path:
+    """Append one record to `<directory>/<session_id>.jsonl` in a single write: never through a
+    symlink that leads out of `guard`'s root (default: the folder's parent), never to anything but
+    a regular file (StoreError, naming the path)."""
     problem = check_dropout_session_id(session_id)
     if problem:
         raise ValueError(problem)
+    guard = guard if guard is not None else WriteGuard.of(directory.parent)
+    guard.folder(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{session_id}.jsonl"
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o644)
+    fd = open_append(path, guard)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
         os.write(fd, line)
         os.fsync(fd)
     finally:
@@ -250,11 +253,14 @@ def check_trial(epsilon: float, session_id: str) -> str | None:
     return check_dropout_session_id(session_id) if epsilon > 0 else None
 
 
-def log_trial(root: Path, selection: Selection, epsilon: float, titles: Mapping[str, str], ts: float) -> None:
+def log_trial(
+    root: Path, selection: Selection, epsilon: float, titles: Mapping[str, str], ts: float,
+    guard: WriteGuard | None = None,
+) -> None:  # fmt: skip
     """Append the trial's record (kept and withheld lessons) to the workspace's dropout log.
     Called under the event log's lock before the selection event: a selection logged without
     its record would look like no trial."""
     kept = [(i, titles[i]) for i in selection.selected]
     withheld = [(i, titles[i]) for i in selection.withheld]
     line = dropout_record(selection.session_id, epsilon, kept, withheld, ts)
-    append_dropout_record(root / DROPOUT_DIR, selection.session_id, line)
+    append_dropout_record(root / DROPOUT_DIR, selection.session_id, line, guard)

@@ -29,13 +29,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.claims import Claims, lesson_claims
+from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects
 from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
+from lesson_credit.core.analysis.stats import benjamini_hochberg
 from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
@@ -49,48 +53,6 @@ REWARD_RESOLUTION = 0.01
 PRIOR_DF = 4.0
 Z95 = 1.959963984540054
 MAX_NAMED_PARTNERS = 3
-
-
-@dataclass(frozen=True)
-class Effect:
-    """The headline: the joint estimate of a lesson's change in reward per injection."""
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    method: str
-    p_value: float | None = None
-    p_adjusted: float | None = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "estimate": self.estimate,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "method": self.method,
-            "p_value": self.p_value,
-            "p_adjusted": self.p_adjusted,
-        }
-
-
-@dataclass(frozen=True)
-class Randomized:
-    """Kept-minus-withheld mean reward among graded sessions where the lesson matched (dropout logs)."""
-
-    estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-    n_kept: int
-    n_withheld: int
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "estimate": self.estimate,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-            "n_kept": self.n_kept,
-            "n_withheld": self.n_withheld,
-        }
 
 
 @dataclass(frozen=True)
@@ -114,7 +76,7 @@ class LooResult:
     insufficient_reason: str | None
     confounded: bool
     confound_reasons: tuple[str, ...] = ()
-    effect: Effect | None = None
+    effect: Effect | None = None  # the headline (core.analysis.estimates): randomized or joint
     randomized: Randomized | None = None
     ipw_ci_low: float | None = None
     ipw_ci_high: float | None = None
@@ -122,6 +84,7 @@ class LooResult:
     n_ipw_untreated: int = 0
     n_ipw_missing: int = 0  # graded sessions with the lesson injected but no logged propensity for it
     related: tuple[str, ...] = field(default=(), compare=False)  # lessons it never appears without
+    joint: Effect | None = None  # the joint effect, whichever is the headline
 
     @property
     def category_controlled(self) -> bool:
@@ -129,14 +92,12 @@ class LooResult:
 
     @property
     def headline(self) -> float | None:
-        """The number to act on: the randomized estimate where it exists, else the joint effect."""
-        if self.randomized is not None and self.randomized.estimate is not None:
-            return self.randomized.estimate
+        """The number to act on: the headline effect's estimate (core.analysis.estimates has the rule)."""
         return None if self.effect is None else self.effect.estimate
 
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "path": self.path,
+    def as_json(self, with_path: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path} if with_path else {}
+        out |= {
             "delta": self.delta,
             "p_value_approx": self.p_value,
             "p_adjusted": self.p_adjusted,
@@ -160,6 +121,7 @@ class LooResult:
             "sufficient": self.sufficient,
             "insufficient_reason": self.insufficient_reason,
             "effect": None if self.effect is None else self.effect.as_json(),
+            "joint": None if self.joint is None else self.joint.as_json(),
             "confounded": self.confounded,
             "confound_reason": "; ".join(self.confound_reasons) or None,
         }
@@ -202,22 +164,6 @@ def moderated_welch(
     return delta, np.asarray(p, dtype=np.float64), np.asarray(half, dtype=np.float64)
 
 
-def benjamini_hochberg(p_values: Sequence[float | None]) -> list[float | None]:
-    """BH-adjusted p-values (step-up, monotone), None where the raw p is None."""
-    indexed = [(p, i) for i, p in enumerate(p_values) if p is not None and not math.isnan(p)]
-    out: list[float | None] = [None] * len(p_values)
-    m = len(indexed)
-    if not m:
-        return out
-    indexed.sort()
-    running = 1.0
-    for rank in range(m, 0, -1):
-        p, i = indexed[rank - 1]
-        running = min(running, p * m / rank)
-        out[i] = min(1.0, running)
-    return out
-
-
 def _group_stats(
     arms: npt.NDArray[np.int64], rewards: FloatArray, n_arms: int
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -243,6 +189,7 @@ class Candidacy:
     propensity: float
 
 
+# one pass assembling every column of the table per lesson: long, but splitting it would scatter one row's parts
 def leave_one_out(
     data: FoldData,
     categories: Sequence[str | None] = (),
@@ -257,6 +204,7 @@ def leave_one_out(
     randomized: Mapping[str, Randomized] | None = None,
     joint: JointFit | None = None,
     agents: Sequence[str | None] = (),
+    claims: Claims | None = None,
 ) -> list[LooResult]:
     """Effect and LOO lift for every arm of the log. `existing`: ids in the library (others are flagged);
     `floor`: the credit floor the joint estimate weighs salience with; `randomized`: dropout estimates;
@@ -283,10 +231,9 @@ def leave_one_out(
     ipw = _ipw(data, candidacies, graded_rows, arms, sessions)
 
     fit = joint if joint is not None else fit_joint(design)
-    eff_low, eff_high = fit.interval(Z95)
-    eff_p = fit.p_values()
-    eff_adjusted = benjamini_hochberg([float(x) if math.isfinite(x) else None for x in eff_p])
-    method = fit.method()
+    joints = joint_effects(fit, claims if claims is not None else lesson_claims(design), data.arm_ids)
+    rnd_of = randomized or {}
+    heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])
     partners = _inseparable(design, n1)
 
     def value(x: float, keep: bool = True) -> float | None:
@@ -301,18 +248,9 @@ def leave_one_out(
             why = f"needs {min_with} sessions with and {min_without} without; has {int(n1[j])} and {int(n2[j])}"
         ok = sufficient and math.isfinite(p[j])
         raw_p.append(float(p[j]) if ok else None)
-        effect = None
-        if math.isfinite(fit.estimate[j]):
-            effect = Effect(
-                float(fit.estimate[j]),
-                float(eff_low[j]),
-                float(eff_high[j]),
-                method,
-                value(eff_p[j]),
-                eff_adjusted[j],
-            )
+        effect = joints[j]
         reasons = []
-        if ok and effect is not None:
+        if ok and effect is not None and effect.ci_low is not None and effect.ci_high is not None:
             lo, hi = float(delta[j] - half[j]), float(delta[j] + half[j])
             if hi < effect.ci_low or lo > effect.ci_high:
                 reasons.append(
@@ -352,14 +290,15 @@ def leave_one_out(
                 insufficient_reason=why,
                 confounded=bool(reasons),
                 confound_reasons=tuple(reasons),
-                effect=effect,
-                randomized=(randomized or {}).get(path),
+                effect=heads[j],
+                randomized=rnd_of.get(path),
                 ipw_ci_low=value(ipw.delta[j] - ipw.half[j], ipw_ok),
                 ipw_ci_high=value(ipw.delta[j] + ipw.half[j], ipw_ok),
                 n_ipw_treated=int(ipw.treated[j]),
                 n_ipw_untreated=int(ipw.untreated[j]),
                 n_ipw_missing=int(ipw.missing[j]),
                 related=tuple(data.arm_ids[k] for k in partners.get(j, ())),
+                joint=effect,
             )
         )
     adjusted = benjamini_hochberg(raw_p)
@@ -515,26 +454,57 @@ def loo_payload(
     *,
     sessions_without_propensity: int | None = None,
     dropout_sessions: int = 0,
+    effect_method: str | None = None,
 ) -> dict[str, Any]:
-    """`loo-results.json` (SPEC 8), with the extra per-lesson fields this tool computes."""
+    """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
+    gptme-contrib's two readers parse: the lessons MCP server reads `results[].path` as the lesson's
+    folder and stem (`tools/x`, `x` at the library's root; see `gptme_key`) with its `delta`, so each
+    result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`
+    (it skips `meta` and `results`), so each lesson with a delta is also a top-level key.
+    `effect_method`: the joint fit's description (`JointFit.method`)."""
+    from lesson_credit.core.analysis import claims as claims_mod
+    from lesson_credit.core.analysis import estimates
+
     sessions = max((r.n_with + r.n_without for r in results), default=0)
-    effect_method = next((r.effect.method for r in results if r.effect is not None), None)
+    heads = [r.effect for r in results]
+    flat = {r.path: r.delta for r in results if r.delta is not None and r.path not in ("meta", "results")}
     return {
         "meta": {
             "generated": generated,
             "sessions": sessions,
-            "method": "effect (headline): joint regression of reward on category baselines and every lesson's "
-            "salience-weighted injection, Gaussian prior by empirical Bayes, 95% posterior intervals, "
-            "BH-adjusted; randomized: kept minus withheld among matched sessions (dropout logs); "
-            "leave-one-out (second opinion): Welch t-test with moderated variances on graded sessions with vs "
-            "without; category-controlled (CMH weights); self-normalised IPW where selection propensities "
-            "are logged; Benjamini-Hochberg adjusted p-values",
+            "method": "effect (headline): the randomized estimate with at least "
+            f"{estimates.MIN_RANDOMIZED} kept and {estimates.MIN_RANDOMIZED} withheld sessions when its interval is "
+            "no wider than the joint one's, else the joint effect; joint: per identified lesson the unshrunk "
+            "change in reward per injection (category baselines and every lesson in one regression, robust HC2 "
+            "variance, Student-t 95% intervals), the later half's when it drifted; ranking: the shrunk "
+            "salience-weighted joint estimate (empirical-Bayes Gaussian prior); randomized: kept minus withheld "
+            "among matched sessions (dropout logs); leave-one-out (second opinion): Welch t-test with moderated "
+            "variances on graded sessions with vs without; category-controlled (CMH weights); self-normalised "
+            "IPW where selection propensities are logged; Benjamini-Hochberg adjusted p-values",
             "effect_method": effect_method,
+            "headline_rule": f"randomized with at least {estimates.MIN_RANDOMIZED} kept and withheld sessions "
+            "and an interval no wider than the joint one's; else joint (its later half when drifting)",
+            "identification": f"identified: at least {claims_mod.MIN_SESSIONS} graded sessions with and without, "
+            f"posterior sd at most {claims_mod.SD_RATIO_MAX:g} of the prior's; groups: together in at least "
+            f"{claims_mod.GROUP_SHARE:.0%} of each one's sessions; drifting / category_differs: BH-adjusted p "
+            f"below {claims_mod.FLAG_FDR:g}",
+            "min_randomized": estimates.MIN_RANDOMIZED,
+            "distinguishable": estimates.distinguishable(heads),
+            "nothing_distinguishable": estimates.nothing_line(heads),
             "min_with": min_with,
             "min_without": min_without,
             "min_ipw": MIN_IPW,
             "sessions_without_propensity": sessions_without_propensity,
             "dropout_sessions": dropout_sessions,
         },
-        "results": [r.as_json() for r in results],
+        "results": [{"path": gptme_key(r.path), "lesson": r.path, **r.as_json(with_path=False)} for r in results],
+        **flat,
     }
+
+
+def gptme_key(lesson_id: str) -> str:
+    """How gptme's lessons MCP server names a lesson file: its folder's name and its stem
+    (`tools/git/worktree.md` is `git/worktree`), or the stem alone for a file at the library's root."""
+    path = PurePosixPath(lesson_id)
+    folder = path.parent.name
+    return f"{folder}/{path.stem}" if folder else path.stem

@@ -1,4 +1,4 @@
-"""Posteriors as a pure fold of the event log (SPEC 5-6), vectorised over integer arm indices.
+"""Posteriors as a pure fold of the event log (docs/format.md §4-5), vectorised over integer arm indices.
 
 `lesson_credit.core.log.index.LogIndex` turns events into columns as they are read and hands out `FoldData`
 snapshots (`lesson_credit.core.log.snapshot`). `fold()` is a pure function of a snapshot and the credit settings,
@@ -72,7 +72,7 @@ def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = Non
 
     With w = floor + (1 - floor) * salience, the sums of w*base and of w over an arm's sessions
     are floor*sum(base) + (1-floor)*sum(base*salience) and floor*n + (1-floor)*sum(salience);
-    seed, evidence and uniform are each a line in those (SPEC 5). Decay weighs every session
+    seed, evidence and uniform are each a line in those (docs/format.md §4). Decay weighs every session
     differently, so it takes the entry-by-entry path.
     """
     session_base = data.base if base is None else base

@@ -3,10 +3,18 @@
 gptme-sessions' loader builds each arm from exactly `arm_id, alpha, beta, total_selections,
 total_rewards, last_updated` and treats any other key as a corrupt file (it starts over and
 overwrites it), so the export writes exactly those keys per arm.
+
+The workspace's own `bandit-state.json` is shared: gptme's bandit may update it too. Each file we
+write carries STAMP_KEY at the top level (gptme's loader ignores top-level keys it does not know,
+and its save drops them), a hash of everything else in it. A file whose stamp no longer matches,
+or that has none, was changed by someone else since; when it also disagrees with the log, it holds
+another tool's learning and is left as it is (`StateKept`, a warning) instead of being overwritten.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from collections import Counter
@@ -18,7 +26,7 @@ from typing import Any
 import msgspec
 
 from lesson_credit.core.bandit.fold import Posterior
-from lesson_credit.core.base.files import StoreError, write_json
+from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
 from lesson_credit.core.library.lessons import Library
@@ -127,6 +135,8 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise InteropError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InteropError(f"{path}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
     arms = []
@@ -214,12 +224,77 @@ def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | No
     return [times[row] if row >= 0 else None for row in rows]
 
 
+STAMP_KEY = "lesson_credit_written"  # the hash of the rest of a state file as lesson-credit wrote it
+
+
+class StateKept(StoreError):
+    """bandit-state.json was changed by another tool since we wrote it, and was left as it is."""
+
+
+def state_stamp(state: dict[str, Any]) -> str:
+    """The hash of a state file's content besides its stamp (key order and spacing do not count)."""
+    body = {key: value for key, value in state.items() if key != STAMP_KEY}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def written_by_us(state: dict[str, Any]) -> bool:
+    """Whether a state file is exactly as lesson-credit last wrote it (its stamp still matches)."""
+    return state.get(STAMP_KEY) == state_stamp(state)
+
+
+def _num(value: Any) -> str:
+    """A number for a message: 6 significant digits (3.5199999999999996 is 3.52), anything else as repr."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return repr(value)
+
+
+def _same(stored: Any, value: float) -> bool:
+    if isinstance(stored, bool) or not isinstance(stored, int | float):
+        return False
+    return math.isclose(float(stored), value, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def disagreement(state: Any, post: Posterior, name: str = "bandit-state.json") -> str | None:
+    """Why a parsed state file disagrees with the posteriors `post` (None when it agrees)."""
+    arms = state.get("arms") if isinstance(state, dict) else None
+    if not isinstance(arms, dict):
+        return f"{name} has no 'arms' object"
+    logged = set(post.arm_ids)
+    if set(arms) != logged:
+        extra, missing = sorted(set(arms) - logged), sorted(logged - set(arms))
+        which = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which the log does not"
+        return f"{name} disagrees with the log: it {which}"
+    columns = zip(post.arm_ids, post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), strict=True)
+    for arm, alpha, beta, n in columns:
+        entry = arms[arm]
+        if not isinstance(entry, dict):
+            return f"{name} disagrees with the log: arm {arm} is not an object"
+        for key, value in (("alpha", alpha), ("beta", beta), ("total_selections", n)):
+            if not _same(entry.get(key), value):
+                shown = f"{_num(entry.get(key))} in the file, {_num(value)} from the log"
+                return f"{name} disagrees with the log: {arm} {key} {shown}"
+    stored = state.get("total_sessions")
+    if not _same(stored, post.graded_sessions):
+        return f"{name} disagrees with the log: total_sessions {_num(stored)}, {post.graded_sessions} graded in the log"
+    return None
+
+
+def kept_message(path: Path, why: str) -> str:
+    """The warning when another tool's update of the state file is left as it is."""
+    return (
+        f"{path} was changed by another tool since lesson-credit wrote it ({why}); left as it is, "
+        f"keeping that update (`lesson-credit export-gptme {path}` replaces it with the log's posteriors)"
+    )
+
+
 def read_state(path: Path) -> dict[str, Any]:
     """A state file as it is: its JSON object, or {} when it is missing, unreadable, not a
     regular file, too big or not an object."""
     try:
         loaded = msgspec.json.decode(read_regular(path, STATE_MAX_BYTES))
-    except (OSError, UnsafeFile, msgspec.DecodeError):
+    except (OSError, UnsafeFile, msgspec.DecodeError, RecursionError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 
@@ -252,15 +327,32 @@ def gptme_state(
     return state_payload(post, last_credited(post, session_times), now, existing)
 
 
-def rewrite_state(path: Path, payload_of: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """Rewrite the state file at `path` atomically from what it holds now (`read_state`)."""
-    write_json(path, payload_of(read_state(path)))
+def rewrite_state(
+    path: Path,
+    payload_of: Callable[[dict[str, Any]], dict[str, Any]],
+    guard: WriteGuard | None = None,
+    posterior: Callable[[], Posterior] | None = None,
+) -> None:
+    """Rewrite the state file at `path` atomically from what it holds now (`read_state`), stamped.
+    With `posterior`: StateKept, and the file left as it is, when another tool changed it since we
+    wrote it (no matching stamp) and it disagrees with those posteriors."""
+    existing = read_state(path)
+    if existing and posterior is not None and not written_by_us(existing):
+        why = disagreement(existing, posterior(), path.name)
+        if why is not None:
+            raise StateKept(kept_message(path, why))
+    payload = payload_of(existing)
+    payload[STAMP_KEY] = state_stamp(payload)
+    write_json(path, payload, guard=guard)
 
 
 def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> Path:
-    """Write a fresh state file where `export-gptme PATH` writes (`export_target`); returns that path."""
+    """Write a fresh state file where `export-gptme PATH` writes (`export_target`), stamped as ours
+    (exported onto the workspace's own file, it is then ours again); returns that path."""
     target = export_target(path)
-    write_json(target, payload_of())
+    payload = payload_of()
+    payload[STAMP_KEY] = state_stamp(payload)
+    write_json(target, payload)
     return target
 
 

@@ -32,9 +32,10 @@ class Selection:
     k: int
     seed: int
     withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (lesson_credit.core.analysis.dropout)
+    policy: str = ""  # the selection policy drawn from (core.bandit.policy); logged when set
 
     def event(self, timestamp: str) -> dict[str, Any]:
-        """The selection event to log (SPEC 4)."""
+        """The selection event to log (docs/format.md §5.4)."""
         return {
             "type": SELECTION,
             "session_id": self.session_id,
@@ -44,6 +45,7 @@ class Selection:
             "propensity": self.propensity,
             "k": self.k,
             "seed": self.seed,
+            **({"policy": self.policy} if self.policy else {}),
         }
 
 
@@ -110,6 +112,7 @@ def thompson_select(
         draws={c: float(d) for c, d in zip(ids, sample, strict=True)},
         k=k,
         seed=seed,
+        policy=settings.strategy,
     )
 
 

@@ -1,20 +1,40 @@
-"""Writing files whole: an atomic rewrite, and one-line messages for what the disk refused."""
+"""Writing files whole: an atomic rewrite, where a workspace may write, and one-line messages for
+what the disk (or that policy) refused.
+
+Every file we write is a regular file inside the workspace. Reading follows symlinks freely
+(workspaces link shared lesson libraries); writing follows a symlink only while it leads to
+somewhere inside the workspace, unless the user opts in (`WRITE_OUTSIDE_ENV`), and never
+replaces or appends to anything but a regular file: not a FIFO, a device, or a symlink itself.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from lesson_credit.core.base.safe_read import UnsafeFile, describe_kind, open_regular
+
+WRITE_OUTSIDE_ENV = "LESSON_CREDIT_WRITE_OUTSIDE"  # =1: writes may follow symlinks out of the workspace
+
 
 class StoreError(RuntimeError):
     """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
+
+
+class StoreUnavailable(StoreError):
+    """A failure of the event store that may pass (a database down, shutting down or read-only, a
+    statement timeout): the CLI exits 75 (EX_TEMPFAIL), retry later. A write that failed so did not
+    happen, except when the connection was lost mid-commit (the message says so): a retry then
+    finds the event stored."""
 
 
 def describe_os_error(exc: OSError, path: Path) -> str:
@@ -58,10 +78,69 @@ def _remove_stale_temps(path: Path) -> None:
                         os.unlink(entry.path)
 
 
-def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
-    """Replace a derived file all at once: readers see the old or the new file, never half.
-    The file gets the mode a plain `open()` would give it (0666 less the umask). `sync=False`
-    skips the fsync: for a file a crash may lose (its readers check it and do without)."""
+def write_outside_allowed(asked: bool | None = None) -> bool:
+    """Whether writes may leave the workspace through a symlink: `asked` when given, else
+    the environment's WRITE_OUTSIDE_ENV=1."""
+    return asked if asked is not None else os.environ.get(WRITE_OUTSIDE_ENV) == "1"
+
+
+@dataclass(frozen=True)
+class WriteGuard:
+    """Where one workspace's files may be written: anywhere under `root` (a resolved path),
+    through symlinks that stay under it; elsewhere only with `allow_outside`."""
+
+    root: Path
+    allow_outside: bool = False
+
+    @classmethod
+    def of(cls, root: Path | str, allow_outside: bool | None = None) -> WriteGuard:
+        return cls(Path(os.path.realpath(root)), write_outside_allowed(allow_outside))
+
+    def folder(self, path: Path) -> Path:
+        """The real path of a folder files are written in; StoreError, naming `path`, when it is
+        outside the root (without the opt-in)."""
+        real = Path(os.path.realpath(path))
+        if not self.allow_outside and not real.is_relative_to(self.root):
+            raise StoreError(
+                f"{path}: leads outside the workspace (to {real}); not written "
+                f"(set {WRITE_OUTSIDE_ENV}=1 to write there)"
+            )
+        return real
+
+    def target(self, path: Path) -> Path:
+        """The real path a write of `path` lands on (every symlink on the way followed); StoreError,
+        naming `path`, when that is outside the root (without the opt-in) or not a regular file."""
+        real = self.folder(path)
+        refuse_unreplaceable(real, "written", shown=path)
+        return real
+
+
+def refuse_unreplaceable(path: Path, verb: str = "replaced", shown: Path | None = None) -> None:
+    """StoreError, naming `shown` (default `path`), when something is at `path` that a write must
+    not replace or append to: a symlink (a rename would put a file in its place) or anything but
+    a regular file."""
+    name = path if shown is None else shown
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(describe_os_error(exc, name)) from None
+    if stat.S_ISLNK(st.st_mode):  # after realpath, only a loop is left as a link
+        raise StoreError(f"{name}: a symbolic link; not {verb} (name the file it points to)")
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"{name}: {describe_kind(st.st_mode)}, not a regular file; not {verb}")
+
+
+def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None, *, sync: bool = True) -> None:
+    """Replace a file all at once: readers see the old or the new file, never half. The file
+    gets the mode a plain `open()` would give it (0666 less the umask). With `guard`, `path`
+    may be a symlink within the guard's root (the file it points to is replaced); without, a
+    symlink is refused like a FIFO or a device: only a regular file (or nothing) is replaced.
+    `sync=False` skips the fsync: for a file a crash may lose (its readers check it and do without)."""
+    shown = path
+    path = guard.target(path) if guard is not None else path
+    refuse_unreplaceable(path, shown=shown)
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -81,6 +160,18 @@ def atomic_write(path: Path, data: bytes, *, sync: bool = True) -> None:
         raise StoreError(describe_os_error(exc, path)) from None
 
 
-def write_json(path: Path, payload: Any, indent: int = 2) -> None:
-    """Write `payload` as indented JSON and a newline, atomically."""
-    atomic_write(path, msgspec.json.format(msgspec.json.encode(payload), indent=indent) + b"\n")
+def write_json(path: Path, payload: Any, indent: int = 2, guard: WriteGuard | None = None) -> None:
+    """Write `payload` as indented JSON and a newline, atomically (see `atomic_write`)."""
+    atomic_write(path, msgspec.json.format(msgspec.json.encode(payload), indent=indent) + b"\n", guard)
+
+
+def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:
+    """A descriptor appending to `path` (created if absent) where `guard` lets it be written: the
+    real file, opened without following a symlink swapped in meanwhile, checked regular once open."""
+    real = guard.target(path)
+    try:
+        return open_regular(real, flags | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666)
+    except UnsafeFile as exc:
+        raise StoreError(str(exc)) from None
+    except OSError as exc:
+        raise StoreError(describe_os_error(exc, path)) from None

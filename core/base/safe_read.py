@@ -21,7 +21,8 @@ class UnsafeFile(ValueError):
     """Not a regular file, or larger than allowed; the message names the file and says which."""
 
 
-def _kind(mode: int) -> str:
+def describe_kind(mode: int) -> str:
+    """What a file of this `st_mode` is, for a message: "a FIFO", "a device", ..."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
@@ -30,6 +31,8 @@ def _kind(mode: int) -> str:
         return "a socket"
     if stat.S_ISDIR(mode):
         return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     return "not a regular file"
 
 
@@ -40,7 +43,7 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644) 
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFile(f"{path}: {_kind(st.st_mode)}, not a regular file; not read")
+            raise UnsafeFile(f"{path}: {describe_kind(st.st_mode)}, not a regular file; not read")
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)

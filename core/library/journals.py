@@ -49,19 +49,35 @@ def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> t
     return raw.decode("utf-8", errors="replace"), problem
 
 
+def journal_candidates(journal: Path, root: Path) -> list[Path]:
+    """Where a journal named on the command line may be: an absolute path is itself; a relative one
+    is looked for in the workspace `root` first (the paths `show` prints are relative to it), then
+    in the current folder."""
+    if journal.is_absolute():
+        return [journal]
+    candidates = [root / journal, Path.cwd() / journal]
+    return candidates if candidates[0] != candidates[1] else candidates[:1]
+
+
 def read_for_record(journal: Path, root: Path, allow_outside: bool = False) -> tuple[bytes, str, str]:
-    """(bytes, text, path to store) of the journal a session is recorded from; a relative path
-    is relative to the current folder, the stored one relative to `root` when it is inside it.
-    One outside `root` is refused (not read at all) unless `allow_outside`; so is anything but
-    a regular file of UTF-8 text up to JOURNAL_READ_LIMIT."""
-    journal_file = journal if journal.is_absolute() else Path.cwd() / journal
+    """(bytes, text, path to store) of the journal a session is recorded from (the first of
+    `journal_candidates` that exists), the stored path relative to `root` when it is inside it.
+    One outside `root` is refused (not read at all) unless `allow_outside`; so is anything but a
+    regular file of UTF-8 text up to JOURNAL_READ_LIMIT. Errors name the paths tried."""
+    candidates = journal_candidates(journal, root)
+    journal_file = next((c for c in candidates if os.path.lexists(c)), None)
+    if journal_file is None:
+        tried = " and ".join(str(c) for c in candidates)
+        raise WorkspaceError(f"journal not found: {journal} (tried {tried})")
     resolved = journal_file.resolve()
     if not allow_outside and not resolved.is_relative_to(root):
-        raise WorkspaceError(f"journal {journal} is outside the workspace; pass --allow-outside to read it")
+        raise WorkspaceError(
+            f"journal {journal} ({resolved}) is outside the workspace {root}; pass --allow-outside to read it"
+        )
     try:
         raw, text = read_text(journal_file, JOURNAL_READ_LIMIT)
     except FileNotFoundError:
-        raise WorkspaceError(f"journal not found: {journal}") from None
+        raise WorkspaceError(f"journal not found: {journal} ({journal_file}: a broken link?)") from None
     except IsADirectoryError:
         raise WorkspaceError(f"journal is a directory: {journal}") from None
     except UnsafeFile as exc:

@@ -16,6 +16,11 @@ from lesson_credit.core.library.patterns import PatternError, compile_pattern
 STATUSES = ("active", "automated", "deprecated", "archived")
 MISSING = "missing"  # status shown for arms in the log that the library does not have
 
+# kinds of LessonProblem
+BROKEN = "broken"  # a lesson file that cannot be loaded (skipped)
+OVERRIDDEN = "overridden"  # a second file for an id: the first [lessons] dir wins, as in gptme (skipped)
+CONFIG = "config"  # gptme.toml cannot be read, or names a folder that cannot be read: the library is incomplete
+
 
 class LessonError(ValueError):
     """A lesson file that cannot be used; the message says why."""
@@ -39,6 +44,7 @@ class LessonProblem:
     path: str
     reason: str
     lesson_id: str | None = None  # the id the file would have (None for gptme.toml itself)
+    kind: str = BROKEN
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
@@ -55,6 +61,11 @@ class Library:
 
     def get(self, lesson_id: str) -> Lesson | None:
         return self.by_id().get(normalize_id(lesson_id))
+
+    def config_problem(self) -> LessonProblem | None:
+        """The first problem with gptme.toml's library (unreadable, or a folder it names that is
+        missing or not allowed): the library is then not the one configured."""
+        return next((p for p in self.problems if p.kind == CONFIG), None)
 
 
 def category_of(lesson_id: str) -> str:
@@ -97,22 +108,28 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     if "\x00" in text:
         raise LessonError("file contains NUL bytes")
     text = text.lstrip("\ufeff")
+    _refuse_cr_only(text)
     handler = frontmatter.detect_format(text.strip(), frontmatter.handlers)
     meta: Any = {}
     body = text
     if handler is not None:
         try:
             raw_meta, body = handler.split(text.strip())
-            if isinstance(handler, YAMLHandler):
-                _refuse_aliases(raw_meta)
-            meta = handler.load(raw_meta)
+        except ValueError:
+            raw_meta, body = None, text  # no closing delimiter: no frontmatter at all
+        try:
+            if raw_meta is not None:
+                if isinstance(handler, YAMLHandler):
+                    _refuse_aliases(raw_meta)
+                meta = handler.load(raw_meta)
         except LessonError:
             raise
         except yaml.YAMLError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise LessonError(f"invalid YAML frontmatter: {first}") from None
-        except ValueError:
-            meta, body = {}, text  # no closing delimiter: no frontmatter at all
+        except ValueError as exc:  # read, but a value could not be built: 2026-02-30, a 5,000-digit integer
+            first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            raise LessonError(f"invalid frontmatter value: {first}; no setting of the file is used") from None
         except (TypeError, AttributeError, RecursionError) as exc:
             raise LessonError(f"invalid frontmatter: {type(exc).__name__}") from None
     if meta is None:
@@ -152,6 +169,13 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     )
 
 
+def _refuse_cr_only(text: str) -> None:
+    """A file whose lines end in a bare CR (classic Mac) has no line that is only `---` to gptme or
+    to the frontmatter parser: it would load with no settings at all, so it is refused with why."""
+    if "\r" in text and ("\n" not in text or text.startswith("---\r") and not text.startswith("---\r\n")):
+        raise LessonError("CR-only line endings (classic Mac): the frontmatter cannot be read; convert them to LF")
+
+
 def _refuse_aliases(raw_meta: str) -> None:
     """YAML aliases expand: nine nested ones make a billion nodes ("billion laughs") and hang
     every command, since every command loads the library. Frontmatter needs none: refuse them
@@ -185,7 +209,9 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
         return [workspace / "lessons"], []
     try:
         data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, UnsafeFile) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise LessonError(f"{config}: not valid TOML ({exc})") from None
+    except (OSError, UnsafeFile) as exc:
         raise LessonError(f"{config}: cannot read: {exc}") from None
     dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
     if not dirs:
@@ -196,11 +222,15 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
     problems: list[LessonProblem] = []
     for d in dirs:
         root = (workspace / d).resolve()
-        if allow_outside or root.is_relative_to(workspace):
-            roots.append(root)
-        else:
+        if not (allow_outside or root.is_relative_to(workspace)):
             reason = f"[lessons] dir {d!r} is outside the workspace; not read ({OUTSIDE_HINT})"
-            problems.append(LessonProblem(str(config), reason))
+            problems.append(LessonProblem(str(config), reason, kind=CONFIG))
+        elif not root.is_dir():
+            what = "is not a folder" if root.exists() else "does not exist"
+            reason = f"[lessons] dir {d!r} {what} ({root}); its lessons are not loaded"
+            problems.append(LessonProblem(str(config), reason, kind=CONFIG))
+        else:
+            roots.append(root)
     return roots, problems
 
 
@@ -217,8 +247,9 @@ def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
                 yield os.path.join(dirpath, name), prefix + name
 
 
-LESSON_CACHE_VERSION = 1
+LESSON_CACHE_VERSION = 2  # 2: partial frontmatter failures and CR-only files are problems (were cached as loaded)
 LESSON_CACHE_MAGIC = b"lesson-credit lessons 2\n"
+LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
 
 def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[str]]:
@@ -254,7 +285,7 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
     from lesson_credit.core.base.sealed import unseal
 
     try:
-        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, 1 << 40)))
+        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, LESSON_CACHE_MAX_BYTES)))
     except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
         return {}  # missing, unreadable or damaged: no cache, every file is parsed again
     if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
@@ -287,7 +318,8 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
     try:
         roots, problems = library_roots_checked(workspace, allow_outside)
     except LessonError as exc:
-        return Library((), (LessonProblem(str(workspace / "gptme.toml"), str(exc)),), ())
+        toml = str(workspace.resolve() / "gptme.toml")
+        return Library((), (LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG),), ())
     cached = _load_cache(cache_path)
     fresh: dict[str, Any] = {}
     changed = False
@@ -343,9 +375,9 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
             if lesson is None:
                 continue
             if lesson_id in lessons:
-                problems.append(
-                    LessonProblem(key, f"duplicate id {lesson_id!r}; kept {lessons[lesson_id].path}", lesson_id)
-                )
+                winner = lessons[lesson_id].path
+                reason = f"id {lesson_id!r} is also {winner}, which wins (the first [lessons] dir does)"
+                problems.append(LessonProblem(key, reason, lesson_id, kind=OVERRIDDEN))
                 continue
             lessons[lesson_id] = lesson
     if cache_path is not None and (changed or set(fresh) != set(cached)):

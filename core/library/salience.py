@@ -1,6 +1,6 @@
 """Salience: which of a lesson's keywords a journal mentions, found in one pass, and why.
 
-Semantics (SPEC 4, gptme's): case-insensitive substring, no word boundaries; ``*`` inside
+Semantics (docs/format.md §3, gptme's): case-insensitive substring, no word boundaries; ``*`` inside
 a keyword matches ``\\w*``; keywords are trimmed and those left empty or all-``*`` are not
 counted. Counts are of non-overlapping matches, offsets point into the original text.
 

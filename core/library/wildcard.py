@@ -1,4 +1,4 @@
-"""Wildcard keywords (SPEC 4: `*` matches `\\w*`), matched in time linear in the journal.
+"""Wildcard keywords (docs/format.md §3: `*` matches `\\w*`), matched in time linear in the journal.
 
 The obvious way, a regex such as `a\\w*\\w*b` per keyword, backtracks: `a****b` over an `a`
 and a thousand `c`s takes minutes, `a*b` over 80k `a`s quadratic time. Here a keyword

@@ -41,12 +41,22 @@ from lesson_credit.core.log.sections import BlobSource, CacheDamaged, FileSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 7
-CACHE_MAGIC = b"lesson-credit log-index 7\n"
-BLOB_MAGIC = b"lesson-credit log-index blob 7\n"  # head and parts in one file (the database store's cache)
-SUMS_MAGIC = b"lesson-credit log-sums 7\n"
+CACHE_VERSION = 8  # 8: each session's and grade's reward source (core.model.sources)
+CACHE_MAGIC = b"lesson-credit log-index 8\n"
+BLOB_MAGIC = b"lesson-credit log-index blob 8\n"  # head and parts in one file (the database store's cache)
+SUMS_MAGIC = b"lesson-credit log-sums 8\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
+CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
+CACHE_PER_LOG_BYTE = 4  # measured: the demo's cache is 0.48 of its log; the per-arm sums add ~1x at worst
+
+
+def cache_limit(covered: int) -> int:
+    """The largest cache file read for a log of `covered` bytes: anything bigger is not ours (or is
+    damaged) and is refused by its size before a byte of it is read."""
+    return CACHE_BASE_BYTES + CACHE_PER_LOG_BYTE * max(covered, 0)
+
+
 PART_PREFIX = "log-index-part-"
 UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a reader that read an older head has it open)
 _FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
@@ -88,6 +98,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part], sums: 
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
         "grade_rows": index.grade_rows.tobytes(),
         "grade_base": index.grade_base.tobytes(),
+        "grade_source": index.grade_source.tobytes(),
         "n_sessions": index.n_sessions,
         "n_entries": len(index.entry_arm),
         "parts": [part.plain() for part in parts],
@@ -112,6 +123,8 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         index.grade_rows.frombytes(p["grade_rows"])
         index.grade_base = array("d")
         index.grade_base.frombytes(p["grade_base"])
+        index.grade_source = array("b")
+        index.grade_source.frombytes(p["grade_source"])
         index.end, index.lines = int(p["end"]), int(p["lines"])
         parts = [Part.of(x) for x in p["parts"]]
         if len(sources) != len(parts):
@@ -125,9 +138,11 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         index.parts = parts
     except (KeyError, TypeError, ValueError, IndexError, OverflowError, AttributeError, struct.error) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
-    sizes = {index.n_sessions, len(index.session_lines), len(index.session_published), len(index.session_start) - 1}
+    sizes = {index.n_sessions, len(index.session_lines), len(index.session_published), len(index.session_source)}
+    sizes.add(len(index.session_start) - 1)
     entries = {len(index.entry_arm), len(index.entry_salience), len(index.entry_session), int(p["n_entries"])}
-    if sizes != {int(p["n_sessions"])} or len(entries) != 1 or len(index.grade_rows) != len(index.grade_base):
+    grades = {len(index.grade_rows), len(index.grade_base), len(index.grade_source)}
+    if sizes != {int(p["n_sessions"])} or len(entries) != 1 or len(grades) != 1:
         raise ValueError("inconsistent cache")
     if len(index.grades) != len(index.grade_rows):
         raise ValueError("inconsistent cache")
@@ -235,7 +250,7 @@ class LogCache:
 
     def _read(self) -> tuple[LogIndex, str, bool] | None:
         try:
-            data = read_regular(self.path, HEAD_MAX_BYTES)
+            data = read_regular(self.path, min(HEAD_MAX_BYTES, cache_limit(self.log.size())))
         except FileNotFoundError:
             return None
         except (OSError, UnsafeFile) as exc:
@@ -261,6 +276,8 @@ class LogCache:
             hasher = None
         if hasher is None or hasher.end != index.end:
             self._say("no longer matches the log (it was edited, replaced or cut)")
+            return None
+        if partial and self.log.continued(index.end):  # its last line, read without a newline, went on
             return None
         self._read_sums(index)
         return index, hasher, partial

@@ -1,4 +1,4 @@
-"""The event types of the log (SPEC 6) and their JSON form.
+"""The event types of the log (docs/format.md §5) and their JSON form.
 
 Lines are decoded with msgspec into one permissive struct (typed decoding is ~4x faster
 than ``json.loads`` on a big log), then checked by kind. Lines written by other tools in
@@ -87,7 +87,7 @@ class SessionEvent:
 @dataclass(frozen=True)
 class GradeEvent:
     session_id: str
-    base_reward: float | None  # None: a retraction, the session is pending again (SPEC 6)
+    base_reward: float | None  # None: a retraction, the session is pending again (docs/format.md §5.3)
     grader: str
     timestamp: str | None
     note: str | None = None

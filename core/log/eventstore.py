@@ -1,24 +1,29 @@
-"""The event log behind one seam (SPEC 6): the JSONL file by default, or a PostgreSQL database.
+"""The event log behind one seam (docs/format.md §5): the JSONL file by default, or a PostgreSQL database.
 
-A store keeps events in one total order, the order they fold in, and hands them out after a
-position. What a Workspace needs of it:
+A store keeps events in one total order, the order they fold in, and speaks events: positions
+are opaque to its users (the file's are byte offsets, a database's a sequence), and how events
+are framed on disk (lines, a last line still without its newline) stays inside the store.
 
-- `locked()`: the writers' critical section. Inside it the Workspace reads what is new,
-  validates its event against the log as it is at that moment, and `append_locked()`s it.
-- `size()`: where the log ends now. (Whether what was read is still there is the reader's
-  check: a hash of the file's bytes, core/logcheck.py; a database's identity, its table being
-  append-only, core/pgstore.py `PositionCheck`.)
-- `read_chunks(start, first_line, ...)`: the events after a position, as `ReadResult`s whose
-  `end` is the position to read after next time and whose `lines` is how many event slots
-  (lines) they consumed. Events are numbered by their place in the order, from 1.
-- `wait(after, timeout)`: block until there are events after position `after` (or the timeout
-  passes); returns the end position, so the caller knows what to wait after next.
+- append: `append_event(line)` validates one event and stores it (refused when it is not a
+  valid event, or is a second session event for an id: `DuplicateSession`). The Workspace's
+  writes use `locked()` + `append_locked(line)`: inside `locked()` it reads what is new and
+  validates its event against the log as it is. The file's `locked()` is a file lock; a
+  database takes none (its constraints refuse what must be unique, whoever commits first).
+- read since a position: `read_since(after, first)` yields `ReadResult`s of the events after
+  position `after` (0: the start), numbered from `first`; a result's `end` is the position to
+  read after next time and `lines` how many event numbers it used. `size()` is where the log
+  ends now; whether what was read is still there is the reader's check (`prefix_check()`: a
+  hash of the file's bytes, core/log/logcheck.py; a database's identity, its table being
+  append-only, core/log/pgstore.py `PositionCheck`).
+- find a session: `session_record(id)`, the session event that counts, as written.
+- follow: `wait(after, timeout)` blocks until there are events after position `after` (or
+  the timeout passes) and returns the end position, so the caller knows what to wait after next.
 
-`append_event()` is the stand-alone write: one event under the same validation and uniqueness
-rules (it is refused when it is not a valid event, or is a second session event for an id).
+A failure that may pass (a database down, read-only, or timing out) is a `StoreUnavailable`:
+the CLI exits 75 (EX_TEMPFAIL), and a hook may retry.
 
-The JSONL store is today's `EventLog` unchanged, with the seam's extra methods added; the
-PostgreSQL store is core/pgstore.py; core/stores.py chooses between them.
+The JSONL store is `EventLog` (core/log/store.py) with the seam's methods added; the
+PostgreSQL store is core/log/pgstore.py; core/log/stores.py chooses between them.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from lesson_credit.core.log.events import SESSION, decode_event, decode_raw, is_session
-from lesson_credit.core.log.store import CHUNK_BYTES, LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
+from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
+from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, to_event
+from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.index import LogIndex
@@ -93,16 +99,18 @@ class EventStore(Protocol):
 
     def size(self) -> int: ...
 
-    def read_chunks(
+    def read_since(
         self,
-        start: int,
-        first_line: int,
+        after: int,
+        first: int,
         decode: Callable[[bytes], Any] = ...,
-        continues_line: bool = False,
         decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
-        chunk_bytes: int = CHUNK_BYTES,
         hasher: Any = None,
-    ) -> Iterator[ReadResult]: ...
+    ) -> Iterator[ReadResult]:
+        """The events after position `after`, numbered from `first` (see the module docstring).
+        `decode` decodes one event's text, `decode_lines` many at once (None when one fails);
+        `hasher` is the reader's prefix check's, fed what the read consumes."""
+        ...
 
     def wait(self, after: int, timeout: float) -> int:
         """The store's end position once it is past `after`, or when `timeout` seconds passed."""
@@ -137,11 +145,6 @@ class EventStore(Protocol):
         None: none is kept."""
         ...
 
-    def glued(self, end: int) -> bool:
-        """Whether bytes were appended right after a last line read without its newline at `end`
-        (it is then one longer line, to be read again)."""
-        ...
-
     def raw_bytes(self) -> bytes:
         """Every event's text as stored, in order, as one byte string."""
         ...
@@ -155,12 +158,18 @@ class EventStore(Protocol):
 def check_event(line: bytes) -> str | None:
     """Validate one encoded event (exactly one line); the session id when it is a session event.
     Raises InvalidEvent (a ValueError) when the line is not a valid event."""
+    raw = checked_raw(line)
+    return str(raw.session_id) if is_session(raw) else None
+
+
+def checked_raw(line: bytes) -> RawEvent:
+    """The decoded fields of one encoded event, validated as the reader validates it (InvalidEvent,
+    a ValueError, when it is not a valid event; ValueError when it is not exactly one line)."""
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("an event is exactly one line")
-    event_line = line.strip()
-    decode_event(event_line)  # the full validation the reader applies
-    raw = decode_raw(event_line)
-    return str(raw.session_id) if is_session(raw) else None
+    raw = decode_raw(line.strip())
+    to_event(raw)  # the full validation the reader applies
+    return raw
 
 
 class JsonlStore(EventLog):
@@ -183,13 +192,29 @@ class JsonlStore(EventLog):
 
         return LogCache(self, cache_dir)
 
-    def glued(self, end: int) -> bool:
+    def read_since(
+        self,
+        after: int,
+        first: int,
+        decode: Callable[[bytes], Any] = decode_event,
+        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
+        hasher: Any = None,
+    ) -> Iterator[ReadResult]:
+        """The lines after byte `after`. When the last line read had no newline yet (the byte
+        before `after`), the newline the next writer puts first does not count as a line."""
+        return self.read_chunks(
+            after, first, decode=decode, continues_line=self._ends_open(after), decode_lines=decode_lines, hasher=hasher
+        )
+
+    def _ends_open(self, end: int) -> bool:
+        if end <= 0:
+            return False
         try:
             with open(self.path, "rb") as handle:
-                handle.seek(end)
+                handle.seek(end - 1)
                 return handle.read(1) != b"\n"
         except OSError:
-            return True
+            return False
 
     def session_agents(self, after: int, upto: int) -> dict[str, str]:
         return {}  # the file's bytes are the events as written: no record of who wrote them

@@ -1,4 +1,4 @@
-"""The log index: every event read so far, as columns (SPEC 6).
+"""The log index: every event read so far, as columns (docs/format.md §5).
 
 `LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out
 `FoldData` snapshots for the fold. Sessions are stored as columns, not objects: numbers in
@@ -38,8 +38,9 @@ from lesson_credit.core.log.events import (
     to_event,
 )
 from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
-from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders
+from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs, source_scores
 from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs, code_of
 
 _SESSION_KINDS = frozenset({None, SESSION})  # no "type": a record in the published shape
 NO_OFFSET = -1  # a session whose byte offset in the log is not known (a database store's)
@@ -89,6 +90,7 @@ class LogIndex:
         self.session_offsets = Column(np.int64)  # byte offset of the record's line (NO_OFFSET: unknown)
         self.session_base = Column(np.float64)  # the record's own; NaN = pending
         self.session_published = Column(np.bool_)  # no "type": the published record shape
+        self.session_source = Column(np.int8)  # the source of the record's own score (core.model.sources)
         self.session_start = Column(np.int64, [0])  # entries of session i: [start[i], start[i + 1])
         self.entry_arm = Column(np.int32)
         self.entry_salience = Column(np.float64)
@@ -96,6 +98,7 @@ class LogIndex:
         # grades are few next to sessions, and added one at a time: plain arrays, copied by snapshot
         self.grade_rows = array("q")  # the graded session's row, -1 if unknown when read
         self.grade_base = array("d")
+        self.grade_source = array("b")  # the reward source of each grade event, from its grader
         self.priors: dict[str, tuple[float, float, int]] = {}
         self.prior_rewards: dict[str, int] = {}
         self.problems: list[LogProblem] = []
@@ -180,6 +183,7 @@ class LogIndex:
         strategies.append(raw.strategy)
         floors.append(raw.floor)
         self.session_published.append(raw.type is None)
+        self.session_source.append(code_of(raw.grader))
         label = outcome_label(raw)
         if label is not None:
             self.outcome_labels[row] = label
@@ -300,6 +304,7 @@ class LogIndex:
         strategies.extend([raw.strategy for raw in raws])
         floors.extend([raw.floor for raw in raws])
         self.session_published.extend([raw.type is None for raw in raws])
+        self.session_source.extend([code_of(raw.grader) for raw in raws])
         self.entry_arm.extend(arms)
         self.entry_salience.extend(salience)
         sizes = np.array(counts, dtype=np.int64)
@@ -343,6 +348,7 @@ class LogIndex:
             row = self.row_of(event.session_id)
             self.grade_rows.append(-1 if row is None else row)
             self.grade_base.append(math.nan if event.base_reward is None else event.base_reward)  # NaN: retracted
+            self.grade_source.append(code_of(event.grader))
         elif isinstance(event, SelectionEvent):
             self.selections.append((line, event))
         elif isinstance(event, RetireEvent):
@@ -375,14 +381,10 @@ class LogIndex:
             published_shape=bool(self.session_published[row]),
         )
 
-    def snapshot(self, outcomes: dict[str, float] | None = None) -> FoldData:
-        """Read-only arrays of everything read so far, with each session's latest grade applied;
+    def snapshot(self, outcomes: dict[str, float] | None = None, rewards: RewardInputs = DEFAULT_INPUTS) -> FoldData:
+        """Read-only arrays of everything read so far, with each session's score in force: per reward
+        source its latest event (core.model.sources), the first source of `rewards.priority` with one.
         `outcomes` maps string outcomes of records without base_reward to rewards (unmapped: pending)."""
-        base = self.session_base.view().copy()
-        if outcomes:
-            for row, label in self.outcome_labels.items():
-                if label in outcomes:
-                    base[row] = outcomes[label]
         rows = np.array(self.grade_rows, dtype=np.int64)
         orphan: list[LogProblem] = []
         unknown = np.flatnonzero(rows < 0)
@@ -395,13 +397,18 @@ class LogIndex:
                 rows[position] = row
                 if row < 0:
                     orphan.append(LogProblem(line, f"grade for unknown session {grade.session_id!r}", grade.session_id))
-        known = np.flatnonzero(rows >= 0)
-        # the latest grade of each session wins: keep each row's last position in file order
-        reversed_rows = rows[known][::-1]
-        _, first_in_reversed = np.unique(reversed_rows, return_index=True)
-        applied = known[len(known) - 1 - first_in_reversed]
-        base[rows[applied]] = np.array(self.grade_base, dtype=np.float64)[applied]
-        base.flags.writeable = False
+        labels = self.outcome_labels.items() if outcomes else []
+        labelled = [(row, outcomes[label]) for row, label in labels if outcomes and label in outcomes]
+        log = SourceInputs(
+            own=self.session_base.view(),
+            own_source=self.session_source.view(),
+            outcome_rows=np.array([row for row, _ in labelled], dtype=np.int64),
+            outcome_values=np.array([value for _, value in labelled], dtype=np.float64),
+            grade_rows=rows,
+            grade_base=np.array(self.grade_base, dtype=np.float64),
+            grade_source=np.array(self.grade_source, dtype=np.int8),
+        )
+        base, scores, applied, applied_rows = source_scores(log, rewards)
         n_arms = len(self.arm_ids)
         prior_alpha = np.full(n_arms, np.nan)
         prior_beta = np.full(n_arms, np.nan)
@@ -421,7 +428,7 @@ class LogIndex:
             entries=entries,
             base=base,
             grader_source=Graders(
-                self.session_graders, self.session_published.view(), applied, rows[applied], self.grades
+                self.session_graders, self.session_published.view(), applied, applied_rows, self.grades, scores
             ),
             prior_alpha=prior_alpha,
             prior_beta=prior_beta,
@@ -429,4 +436,5 @@ class LogIndex:
             prior_rewards=prior_rewards,
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
+            sources=scores,
         )

@@ -201,6 +201,8 @@ def write_seal(log: EventLog, signature: Signature, digest: PrefixDigest) -> boo
     younger than the log's ctime (waiting out a coarse clock's tick), and the log stat'ed again: if it
     moved meanwhile, the seal is removed. Best effort: False when no seal could be left."""
     path = Seal.path_of(log)
+    if not Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(log.path.parent)):
+        return False  # the caches' folder links out of the log's folder: nothing is written there
     payload = struct.pack(_SEAL_HEAD, *signature, digest.partial) + digest.blocks.tobytes()
     try:
         atomic_write(path, seal(SEAL_MAGIC, payload), sync=False)
@@ -272,11 +274,13 @@ class PrefixCheck:
         self._trusted = True
 
     def intact(self, end: int, signature: Signature | None) -> bool:
-        """Whether the log's first `end` bytes are still those that were hashed."""
+        """Whether the log's first `end` bytes are still those that were hashed, and still end its lines."""
         trusted, self._trusted = self._trusted, False
         self._own = trusted
         if end <= 0 or trusted:
             return True
+        if self.log.continued(end):  # the same bytes, but the last of them now begin a longer line
+            return False
         if signature is not None and signature == self._seen and end > ALWAYS_VERIFY_BYTES:
             return True
         found = Seal.read(self.log)

@@ -30,6 +30,7 @@ _ROW_NUMBERS = {  # index column -> section: one item per session
     "session_offsets": "offsets",
     "session_base": "base",
     "session_published": "published",
+    "session_source": "source",
     "session_start": "starts",  # where each session's entries start (the index's last item, the end, is not stored)
 }
 _ENTRY_NUMBERS = {"entry_arm": "arm", "entry_salience": "salience", "entry_session": "session"}

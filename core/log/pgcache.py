@@ -1,4 +1,4 @@
-"""The parsed-log cache for a database store, per store position (issue 13).
+"""The parsed-log cache for a database store, per store position.
 
 The same columns the file's cache holds (`lesson_credit.core.log.cache.encode_index`), kept in the workspace's
 `.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was
@@ -16,7 +16,8 @@ from typing import Protocol
 import xxhash
 
 from lesson_credit.core.base.files import atomic_write
-from lesson_credit.core.log.cache import decode_index, encode_index
+from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.log.cache import cache_limit, decode_index, encode_index
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.store import StoreError
 
@@ -55,9 +56,9 @@ class PgLogCache:
         path = self._path()
         if path is None:
             return None
-        try:
-            data = path.read_bytes()
-        except OSError:
+        try:  # refused by its size before reading: ~1 KB per event is far past what a cache holds
+            data = read_regular(path, cache_limit(self.store.size() * 1024))
+        except (OSError, UnsafeFile):
             return None
         try:
             index, fingerprint, partial = decode_index(data)

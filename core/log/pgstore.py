@@ -1,4 +1,4 @@
-"""The event log in PostgreSQL (issue 13): one append-only table, shared by many agents.
+"""The event log in PostgreSQL: one append-only table shared by many agents, written without a lock.
 
 Schema (created on first use, versioned in `lesson_credit.migrations`):
 
@@ -14,152 +14,131 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
 - A statement trigger NOTIFYs `lesson_credit_events` on every insert; others refuse UPDATE,
   DELETE and TRUNCATE (migration 2): what was read up to a position stays what it was.
 
-The statements go through core/libpq.py (libpq over ctypes), not psycopg: importing psycopg
-would cost a short command like `record` more than its whole allowance over the file store.
+Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync):
+no lock is taken. The database's constraints decide: the unique index refuses a second session
+event for an id however writers race (`DuplicateSession`, the only error that means "already
+recorded"); two clients storing identical bytes at once both get their copy (the insert that
+loses the race for an `occurrence` number counts again). Errors are classified by SQLSTATE
+(core/log/pgconn.py).
 
-Writers hold a session-level advisory lock from before they read until after their insert
-has committed, so positions are handed out in commit order: a reader that has read up to
-position p never later finds a smaller position committed. Every insert commits on its own
-(the file store's fsync), so a crash leaves whole events or none.
+Reading. Positions are drawn when a row is inserted, but transactions commit in any order: a
+reader may see position 11 committed while 10 is still in flight. A reader never moves past a
+position that may still appear. It takes the events up to the first gap in the positions, and
+past a gap only once no transaction that was inserting when the gap was seen is still running;
+then the gap is final (a rolled-back insert) and it reads that stretch again. Why this is
+sound: a gap g below a committed position h was drawn before h (the sequence hands out values
+in time order, CACHE 1), so before the reader's snapshot; its inserter holds ROW EXCLUSIVE on
+the table from before it draws until it ends (pg_locks shows it), so it is either one of the
+inserters the reader lists after its snapshot, or has ended; once those have ended, a fresh
+snapshot shows g, or g will never be. A reader that appended waits for the gaps below its own
+event (bounded by the statement timeout), so a command sees what it wrote.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lesson_credit.core.log.events import InvalidEvent, decode_event, decode_raw, is_session
-from lesson_credit.core.log.eventstore import DuplicateSession, EventStore, ParsedLogCache, check_event
-from lesson_credit.core.log.store import CHUNK_BYTES, LOCK_TIMEOUT_S, LogProblem, ReadResult, StoreError, parse_chunk
+import psycopg
+from psycopg import errors as pg_errors
+
+from lesson_credit.core.log import pgconn
+from lesson_credit.core.log.events import decode_event, is_session
+from lesson_credit.core.log.eventstore import (
+    DuplicateSession,
+    EventStore,
+    ParsedLogCache,
+    StoreUnavailable,
+    checked_raw,
+)
+from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
+from lesson_credit.core.log.store import LOCK_TIMEOUT_S, ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
-    from lesson_credit.core.log.libpq import Connection
+    from lesson_credit.core.log.pgpush import PushReport
 
-SCHEMA = "lesson_credit"
 CHANNEL = "lesson_credit_events"
-WRITE_LOCK = 0x4C43_0001  # pg_advisory_lock key of the writers' lock ("LC", 1)
-MIGRATE_LOCK = 0x4C43_0002  # and of schema migrations
-CONNECT_TIMEOUT_S = 5
-KEEPALIVES = (("keepalives", 1), ("keepalives_idle", 10), ("keepalives_interval", 5), ("keepalives_count", 3))
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
+AHEAD_ROWS = 1_000  # events fetched ahead by `size()` and an append, for the read that follows
+BULK_DECODE = 64  # events from which decoding them in one call pays (below: one by one, the same result)
+GAP_POLL_S = 0.05  # longest pause between looks at in-flight inserts, when waiting for one to end
+COPY_RACE_RETRIES = 50  # an identical event stored meanwhile by another client: count its copies again
+MAX_POSITION = 2**63 - 1
 
-MIGRATIONS: tuple[tuple[int, str, str], ...] = (
-    (
-        1,
-        "events table, one session event per id, read indexes, NOTIFY on insert",
-        """
-        CREATE SCHEMA IF NOT EXISTS lesson_credit;
-        CREATE TABLE lesson_credit.store (
-            id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-            created_at timestamptz NOT NULL DEFAULT now()
-        );
-        INSERT INTO lesson_credit.store DEFAULT VALUES;
-        CREATE TABLE lesson_credit.events (
-            position bigserial PRIMARY KEY,
-            type text NOT NULL,
-            session_id text,
-            event_time text,
-            event jsonb,
-            raw text NOT NULL CHECK (raw <> '' AND strpos(raw, E'\\n') = 0),
-            agent text NOT NULL,
-            committed_at timestamptz NOT NULL DEFAULT now(),
-            digest bytea NOT NULL,
-            occurrence integer NOT NULL,
-            CONSTRAINT events_copy UNIQUE (digest, occurrence)
-        );
-        CREATE UNIQUE INDEX events_one_session ON lesson_credit.events (session_id) WHERE type = 'session';
-        CREATE INDEX events_by_session ON lesson_credit.events (session_id, position);
-        CREATE FUNCTION lesson_credit.notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            PERFORM pg_notify('lesson_credit_events', '');
-            RETURN NULL;
-        END $$;
-        CREATE TRIGGER events_notify AFTER INSERT ON lesson_credit.events
-            FOR EACH STATEMENT EXECUTE FUNCTION lesson_credit.notify_events();
-        """,
-    ),
-    (
-        2,
-        "events are append-only: UPDATE, DELETE and TRUNCATE are refused",
-        """
-        CREATE FUNCTION lesson_credit.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-            RAISE EXCEPTION 'lesson_credit.events is append-only: % refused', TG_OP
-                USING HINT = 'a later grade event supersedes an earlier one';
-        END $$;
-        CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON lesson_credit.events
-            FOR EACH ROW EXECUTE FUNCTION lesson_credit.refuse_change();
-        CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON lesson_credit.events
-            FOR EACH STATEMENT EXECUTE FUNCTION lesson_credit.refuse_change();
-        """,
-    ),
-)
-LATEST = MIGRATIONS[-1][0]
+__all__ = ["LATEST", "PgStore", "PositionCheck", "display_url"]
+display_url = pgconn.display_url
 
-_INSERT = """
-INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
-VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, (SELECT count(*) FROM lesson_credit.events WHERE digest = $7))
+# count, last position and texts of up to %s events after position %s (part of the two statements below)
+_AHEAD = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
+    SELECT position, raw FROM lesson_credit.events WHERE position > %s ORDER BY position LIMIT %s
+) AS chunk"""
+# An event in, and (in the same round trip) the events committed after the last read when it began:
+# they all precede it (see `_after_append`).
+_INSERT = f"""WITH new AS (
+    INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
+    VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, (SELECT count(*) FROM lesson_credit.events WHERE digest = %s))
+    RETURNING position
+) SELECT (SELECT position FROM new), ahead.* FROM ({_AHEAD}) AS ahead
 """
-_READ = """
-SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
-    SELECT position, raw FROM lesson_credit.events WHERE position > $1 ORDER BY position LIMIT $2
+# where the log ends, and the events after the last read, in one snapshot
+_SIZE_AHEAD = f"SELECT (SELECT coalesce(max(position), 0) FROM lesson_credit.events), ahead.* FROM ({_AHEAD}) AS ahead"
+_READ = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
+    SELECT position, raw FROM lesson_credit.events WHERE position > %s AND position <= %s ORDER BY position LIMIT %s
 ) AS chunk
 """
-
+_COUNT_AFTER = "SELECT count(*), coalesce(max(position), %s) FROM lesson_credit.events WHERE position > %s"
+# the position just before the first gap in (after, top]; no row when there is none
+_BEFORE_GAP = """SELECT previous FROM (
+    SELECT position, lag(position, 1, %(after)s) OVER (ORDER BY position) AS previous
+    FROM lesson_credit.events WHERE position > %(after)s AND position <= %(top)s
+) AS s WHERE position <> previous + 1 ORDER BY position LIMIT 1
+"""
+# the transactions (other than ours) inserting into the table now: they hold ROW EXCLUSIVE on it
+_INSERTERS = """SELECT coalesce(array_agg(virtualtransaction), '{}') FROM pg_locks
+WHERE locktype = 'relation' AND relation = 'lesson_credit.events'::regclass
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND mode = 'RowExclusiveLock' AND pid IS DISTINCT FROM pg_backend_pid()
+"""
 # Only what one agent wrote: its sessions, selections and priors, and every grade of its sessions
-# (whoever gave it). Read up to a bound taken first, so that the position read to is the store's.
-_READ_WRITTEN_BY = """
-SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
+# (whoever gave it), up to a settled bound taken first.
+_READ_WRITTEN_BY = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
     SELECT position, raw FROM lesson_credit.events AS e
-    WHERE position > $1 AND position <= $2 AND (
-        (agent = $3 AND type <> 'grade')
+    WHERE position > %(after)s AND position <= %(bound)s AND (
+        (agent = %(agent)s AND type <> 'grade')
         OR (type = 'grade' AND EXISTS (
             SELECT 1 FROM lesson_credit.events AS s
-            WHERE s.type = 'session' AND s.session_id = e.session_id AND s.agent = $3))
+            WHERE s.type = 'session' AND s.session_id = e.session_id AND s.agent = %(agent)s))
     )
-    ORDER BY position LIMIT $4
+    ORDER BY position LIMIT %(rows)s
 ) AS chunk
 """
 
 
-def display_url(url: str) -> str:
-    """The store's URL for messages: user, host, port and database, never the password."""
-    from lesson_credit.core.log.libpq import LibpqMissing, PgError, parse_conninfo
+@dataclass(frozen=True)
+class _Ahead:
+    """Events read in the round trip of another statement (`size()`, an append), for the next read
+    after `after`: up to `limit` of them, as that statement's snapshot had them."""
 
-    try:
-        params = parse_conninfo(url)
-    except LibpqMissing:
-        return "postgresql (libpq not found)"
-    except PgError:
-        return "postgresql (unparseable connection string)"
-    user = f"{params['user']}@" if params.get("user") else ""
-    host = str(params.get("host") or params.get("hostaddr") or "")
-    port = f":{params['port']}" if params.get("port") else ""
-    dbname = f"/{params['dbname']}" if params.get("dbname") else ""
-    return f"postgresql://{user}{host}{port}{dbname}"
+    after: int
+    count: int
+    top: int  # the last one's position (`after` when none)
+    text: bytes | None
+    limit: int
+    size: int  # where the log ended in that snapshot
+    appended: bool  # made by our append: `size()` answers from it until it is read
 
 
-def _row_fields(raw_line: bytes) -> dict[str, Any]:
-    """The columns of one validated event line (no newline)."""
-    raw = decode_raw(raw_line)
-    text = raw_line.decode("utf-8")
-    kind = "session" if is_session(raw) else str(raw.type)
-    return {
-        "type": kind,
-        "session_id": None if raw.session_id is None else str(raw.session_id),
-        "event_time": raw.timestamp,
-        # JSONB cannot hold U+0000; such an event keeps only its raw text (which the fold reads)
-        "event": None if b"\\u0000" in raw_line else text,
-        "raw": text,
-        "digest": hashlib.sha256(raw_line).digest(),
-    }
+class _TextAsBytes(psycopg.adapt.Loader):
+    """Event text straight to bytes, as the fold decodes it (no str round trip)."""
+
+    def load(self, data: Any) -> bytes:
+        return bytes(data)
 
 
 class PositionCheck:
@@ -200,28 +179,21 @@ class PositionCheck:
             self._store_id = self.store.store_id()
 
 
-@dataclass
-class PushReport:
-    """What `store push` did with a JSONL log."""
-
-    lines: int = 0  # non-blank lines read
-    added: int = 0  # events now in the database that were not before
-    present: int = 0  # valid events not added: already there, or a second session event for an id
-    problems: list[LogProblem] = field(default_factory=list)  # lines that are not valid events (not pushed)
-
-
 class PgStore:
-    """The event log in a PostgreSQL database. One connection, opened on first use."""
+    """The event log in a PostgreSQL database. One connection, opened on first use (and a second
+    one, for `wait`, while something waits for commits)."""
 
     def __init__(self, url: str, *, agent: str) -> None:
         self.url = url
         self.agent = agent
         self._name = display_url(url)
-        self._conn: Connection | None = None
+        self._conn: pgconn.Connection | None = None
         self._connecting = threading.Lock()
-        self._listener: Connection | None = None
+        self._listener: pgconn.Connection | None = None
         self._store_id: str | None = None
-        self._locked_conn: Connection | None = None  # the connection holding the writers' lock
+        self._own_end = 0  # position of this client's last append: a read waits until it is settled
+        self._read_end: int | None = None  # where this client's last read ended (None: none yet)
+        self._ahead: _Ahead | None = None
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
 
     @property
@@ -243,152 +215,59 @@ class PgStore:
 
         return PgLogCache(self, cache_dir)
 
-    def glued(self, end: int) -> bool:
-        """Never: every event is stored whole, as one row."""
-        return False
-
     def raw_bytes(self) -> bytes:
         return b"".join(self.raw_lines())
 
-    def session_agents(self, after: int, upto: int) -> dict[str, str]:
-        """Who wrote each session event at positions in (after, upto] (the first one for an id counts)."""
-        # one JSON text for the whole range: a value per row through libpq costs ~13 s at 1M sessions
-        # (two calls per row), the one text and json.loads well under a second
-        with self._db("cannot read") as conn:
-            text = conn.value(
-                "SELECT json_agg(json_build_array(session_id, agent) ORDER BY position)::text"
-                " FROM lesson_credit.events WHERE type = 'session' AND position > $1 AND position <= $2",
-                (after, upto),
-            )
-        agents: dict[str, str] = {}
-        for session_id, agent in json.loads(text) if text else ():
-            agents.setdefault(str(session_id), str(agent))
-        return agents
-
     # ------------------------------------------------------------ connection
 
-    def _fail(self, exc: Exception, doing: str) -> StoreError:
-        """A one-line StoreError naming the URL without its password."""
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        params_password = self._password()
-        if params_password:
-            text = text.replace(params_password, "***")
-        return StoreError(f"{self._name}: {doing}: {text}")
-
     def _password(self) -> str | None:
-        from lesson_credit.core.log.libpq import PgError, parse_conninfo
-
         try:
-            value = parse_conninfo(self.url).get("password")
-        except PgError:
+            value = pgconn.parse_url(self.url).get("password")
+        except ValueError:
             return None
         return str(value) if value else None
 
-    def _connect(self) -> Connection:
-        from lesson_credit.core.log.libpq import Connection, LibpqMissing, PgError, parse_conninfo
+    def _failure(self, exc: psycopg.Error, doing: str, writing: bool = False) -> StoreError:
+        return pgconn.failure(exc, self._name, doing, self._password(), writing)
 
+    def _open(self) -> pgconn.Connection:
+        """A new connection with the schema in place (created or migrated on first use)."""
+        conn = pgconn.connect(self.url, self._name)
+        conn.adapters.register_loader("text", _TextAsBytes)  # every text column comes back as bytes
         try:
-            parse_conninfo(self.url)
-        except LibpqMissing as exc:
-            raise StoreError(f"{self._name}: {exc}") from None
-        except PgError:
-            raise StoreError(f"{self._name}: invalid PostgreSQL connection string") from None
-        # bounded waits: a server that does not answer the connection, or goes silent mid-query
-        # (a dead host, a partitioned network), fails the command instead of hanging it
-        extra: dict[str, str | int] = {"application_name": "lesson-credit", "connect_timeout": CONNECT_TIMEOUT_S}
-        extra.update(KEEPALIVES)
-        try:
-            return Connection(self.url, **extra)
-        except PgError as exc:
-            raise self._fail(exc, "cannot connect") from None
+            migrate(conn, self._name)
+        except psycopg.Error as exc:
+            conn.close()
+            raise self._failure(exc, "cannot create or migrate the schema") from None
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     @property
-    def conn(self) -> Connection:
-        """The open connection, with the schema in place (created or migrated on first use)."""
-        with self._connecting:  # the dashboard's warm-up thread and a screen's load may both ask first
+    def conn(self) -> pgconn.Connection:
+        """The open connection (the dashboard's warm-up thread and a screen's load may both ask first)."""
+        with self._connecting:
             if self._conn is None or self._conn.closed:
                 self._store_id = None  # a new connection may find a database created afresh
-                conn = self._connect()
-                try:
-                    self._migrate(conn)
-                except BaseException:
-                    conn.close()
-                    raise
-                self._conn = conn
+                self._own_end, self._read_end, self._ahead = 0, None, None
+                self._conn = self._open()
             return self._conn
 
     @contextlib.contextmanager
-    def _db(self, doing: str) -> Iterator[Connection]:
-        """The connection, with any database error turned into a one-line StoreError. A broken
-        connection is dropped, so the next call connects afresh. (A unique violation is left to
-        the caller.)"""
-        from lesson_credit.core.log.libpq import UNIQUE_VIOLATION, PgError
-
+    def _db(self, doing: str, writing: bool = False) -> Iterator[pgconn.Connection]:
+        """The connection, with a database error turned into a one-line StoreError (StoreUnavailable
+        when it may pass). A broken connection is dropped, so the next call connects afresh. A
+        unique violation is left to the caller."""
         conn = self.conn
         try:
             yield conn
-        except PgError as exc:
-            if conn.broken or conn.closed:
+        except psycopg.Error as exc:
+            if conn.closed or conn.broken:
                 self._conn = None
-            if exc.sqlstate == UNIQUE_VIOLATION:
+            if isinstance(exc, pg_errors.UniqueViolation):
                 raise
-            raise self._fail(exc, doing) from None
-
-    def _migrate(self, conn: Connection) -> None:
-        from lesson_credit.core.log.libpq import PgError
-
-        try:
-            if self._applied(conn) == LATEST:
-                return
-            # A session lock taken in its own transaction: the check below then runs in a new
-            # one, which sees the catalog another process may have committed while we waited.
-            conn.execute("SELECT pg_advisory_lock($1)", (MIGRATE_LOCK,))
-            try:
-                self._apply_migrations(conn)
-            finally:
-                if not conn.broken:
-                    conn.execute("SELECT pg_advisory_unlock($1)", (MIGRATE_LOCK,))
-        except PgError as exc:
-            raise self._fail(exc, "cannot create or migrate the schema") from None
-
-    def _apply_migrations(self, conn: Connection) -> None:
-        with conn.transaction():
-            applied = self._applied(conn, in_transaction=True)  # another process may have migrated meanwhile
-            if applied > LATEST:
-                raise StoreError(
-                    f"{self._name}: the database's schema (version {applied}) is newer than this "
-                    f"lesson-credit's (version {LATEST}); upgrade lesson-credit"
-                )
-            if applied == 0:
-                conn.execute(
-                    "CREATE SCHEMA IF NOT EXISTS lesson_credit; "
-                    "CREATE TABLE lesson_credit.migrations (version integer PRIMARY KEY, "
-                    "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-                )
-            for version, description, sql in MIGRATIONS[applied:]:
-                conn.execute(sql)
-                conn.execute(
-                    "INSERT INTO lesson_credit.migrations (version, description) VALUES ($1, $2)",
-                    (version, description),
-                )
-
-    @staticmethod
-    def _applied(conn: Connection, *, in_transaction: bool = False) -> int:
-        """The schema's version (0: none). Outside a transaction one round trip: the version is
-        read and a missing table means none (an error inside a transaction would abort it)."""
-        from lesson_credit.core.log.libpq import PgError
-
-        version = "SELECT coalesce(max(version), 0) FROM lesson_credit.migrations"
-        if not in_transaction:
-            try:
-                return int(conn.value(version) or 0)
-            except PgError as exc:
-                if exc.sqlstate in ("42P01", "3F000"):  # undefined table, undefined schema
-                    return 0
-                raise
-        if conn.value("SELECT to_regclass('lesson_credit.migrations') IS NOT NULL") != "t":
-            return 0
-        return int(conn.value(version) or 0)
+            raise self._failure(exc, doing, writing) from None
 
     def close(self) -> None:
         for conn in (self._conn, self._listener):
@@ -397,7 +276,7 @@ class PgStore:
                     conn.close()
         self._conn = self._listener = None
 
-    # ------------------------------------------------------------ the seam
+    # ------------------------------------------------------------ writing
 
     def prepare(self) -> None:
         """Connect (and create the schema) ahead of the first read or write. A failure is left
@@ -407,75 +286,82 @@ class PgStore:
 
     @contextlib.contextmanager
     def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-        """Hold the writers' lock (a session-level advisory lock: a dead client's is released)."""
-        from lesson_credit.core.log.libpq import LOCK_NOT_AVAILABLE, PgError
-
-        with self._db("cannot take the writers' lock") as conn:
-            # the lock wait is bounded (lock_timeout, for this statement only), in one round trip
-            try:
-                conn.execute(
-                    f"SET lock_timeout = '{int(timeout * 1000)}ms'; SELECT pg_advisory_lock({WRITE_LOCK}); "
-                    "SET lock_timeout = 0"
-                )
-            except PgError as exc:
-                if exc.sqlstate != LOCK_NOT_AVAILABLE:
-                    raise
-                if not conn.broken:
-                    conn.execute("SET lock_timeout = 0")
-                raise StoreError(f"{self._name}: another writer held the lock for {timeout:.0f} s") from None
-        self._locked_conn = conn
-        try:
-            yield
-        finally:
-            self._locked_conn = None
-            if not conn.closed and not conn.broken:
-                with contextlib.suppress(PgError):
-                    conn.execute("SELECT pg_advisory_unlock($1)", (WRITE_LOCK,))
-
-    def _holding_lock(self) -> None:
-        """Writes happen only on the connection that holds the writers' lock: one that broke and
-        was replaced no longer holds it, and positions must stay in commit order."""
-        if self._locked_conn is None or self._locked_conn is not self._conn or self._conn.closed:
-            raise StoreError(f"{self._name}: not holding the writers' lock (connection lost?); nothing appended")
+        """The writers' section takes no lock on a database: what the caller read is a recent view,
+        and the table's constraints refuse what must be unique, whoever commits first."""
+        yield
 
     def append_locked(self, line: bytes) -> None:
-        """Insert one event (validated; committed on return); the caller holds `locked()`."""
-        from lesson_credit.core.log.libpq import PgError
-
-        session_id = check_event(line)
-        f = _row_fields(line.strip())
-        self._holding_lock()
-        values = (f["type"], f["session_id"], f["event_time"], f["event"], f["raw"], self.agent, f["digest"])
-        with self._db("cannot append") as conn:
+        """Insert one event (validated; committed on return). DuplicateSession for a second session
+        event for an id; StoreUnavailable when the database cannot take it now."""
+        raw = checked_raw(line)
+        session_id = str(raw.session_id) if is_session(raw) else None
+        fields = row_fields(line.strip(), raw)
+        values = (fields["type"], fields["session_id"], fields["event_time"], fields["event"], fields["raw"],
+                  self.agent, fields["digest"], fields["digest"])  # fmt: skip
+        for _ in range(COPY_RACE_RETRIES):
+            read_end = self._read_end
+            self._ahead = None
             try:
-                conn.execute(_INSERT, values)
-            except PgError:  # _db lets only a unique violation through
-                if session_id is not None:
+                with self._db("cannot append", writing=True) as conn:
+                    after = MAX_POSITION if read_end is None or self.written_by is not None else read_end
+                    row = conn.execute(_INSERT, (*values, after, AHEAD_ROWS)).fetchone()
+            except pg_errors.UniqueViolation as exc:
+                if exc.diag.constraint_name == "events_copy":
+                    continue  # an identical event committed meanwhile took this copy's number
+                if session_id is not None and exc.diag.constraint_name == "events_one_session":
                     raise DuplicateSession(session_id) from None
-                raise StoreError(f"{self._name}: cannot append: a copy of this event is already stored") from None
+                raise self._failure(exc, "cannot append") from None
+            assert row is not None
+            self._own_end = max(self._own_end, int(row[0]))
+            if after == read_end:
+                self._ahead = _after_append(read_end, row, line.strip())
+            return
+        raise StoreUnavailable(f"{self._name}: cannot append: identical events kept arriving; nothing appended")
 
     def append_event(self, line: bytes) -> None:
-        with self.locked():
-            self.append_locked(line)
+        self.append_locked(line)
+
+    def push(self, lines: Iterable[bytes]) -> PushReport:
+        """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py)."""
+        from lesson_credit.core.log.pgpush import push
+
+        with self._db("cannot push", writing=True) as conn:
+            return push(conn, lines, self.agent)
+
+    # ------------------------------------------------------------ positions
 
     def size(self) -> int:
-        """The position of the last event (0: none). The first call on a connection also learns the
-        store's identity (`store_id`) in the same round trip."""
+        """The position of the last event committed (0: none); events below it may still be in
+        flight (`read_since` reads only what is settled). The first call on a connection also
+        learns the store's identity (`store_id`) in the same round trip."""
+        ahead = self._ahead
+        if ahead is not None and ahead.appended:
+            return ahead.size  # as our append found it: no newer than a read, no older than our event
         with self._db("cannot read") as conn:
-            if self._store_id is not None:
-                return int(conn.value("SELECT coalesce(max(position), 0) FROM lesson_credit.events") or 0)
-            rows = conn.rows(
+            if self._store_id is not None and (self._read_end is None or self.written_by is not None):
+                row = conn.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
+                return int(row[0]) if row else 0
+            if self._store_id is not None and self._read_end is not None:
+                # read ahead: a reader asks the size before it reads on
+                row = conn.execute(_SIZE_AHEAD, (self._read_end, AHEAD_ROWS)).fetchone()
+                assert row is not None
+                count = int(row[1] or 0)
+                top = int(row[2]) if row[2] is not None else self._read_end
+                self._ahead = _Ahead(self._read_end, count, top, row[3], AHEAD_ROWS, int(row[0]), appended=False)
+                return int(row[0])
+            row = conn.execute(
                 "SELECT coalesce(max(position), 0), (SELECT id::text FROM lesson_credit.store LIMIT 1)"
                 " FROM lesson_credit.events"
-            )
-            self._store_id = rows[0][1] or "none"
-            return int(rows[0][0] or 0)
+            ).fetchone()
+            self._store_id = row[1].decode() if row and row[1] else "none"
+            return int(row[0]) if row else 0
 
     def store_id(self) -> str:
         """The identity the schema was created with: a database dropped and created again has another."""
         if self._store_id is None:
             with self._db("cannot read") as conn:
-                self._store_id = conn.value("SELECT id::text FROM lesson_credit.store LIMIT 1") or "none"
+                row = conn.execute("SELECT id::text FROM lesson_credit.store LIMIT 1").fetchone()
+                self._store_id = row[0].decode() if row and row[0] else "none"
         return self._store_id
 
     def fingerprint(self, end: int) -> str:
@@ -485,154 +371,214 @@ class PgStore:
             return "0:"
         return f"pg:{self.store_id()}:{end}"
 
-    def read_chunks(
-        self,
-        start: int,
-        first_line: int,
-        decode: Callable[[bytes], Any] = decode_event,
-        continues_line: bool = False,
-        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
-        chunk_bytes: int = CHUNK_BYTES,
-        hasher: Any = None,
-    ) -> Iterator[ReadResult]:
-        """The events after position `start`, numbered from `first_line` in position order, in
-        results of up to READ_ROWS events. They are decoded by the same code as the file's lines
-        (the raw texts joined by newlines, one event per line)."""
-        position, line = start, first_line
-        bound = self.size() if self.written_by is not None else None
+    @staticmethod
+    def _inserters(conn: pgconn.Connection) -> list[str]:
+        row = conn.execute(_INSERTERS).fetchone()
+        return list(row[0]) if row else []
+
+    def _settled_end(self, conn: pgconn.Connection, after: int) -> tuple[int, list[str]]:
+        """(end, inserters): every position in (after, end] is settled (committed, or never to be);
+        `inserters` are the transactions a gap right after `end` waits for ([] when none)."""
+        row = conn.execute(_COUNT_AFTER, (after, after)).fetchone()
+        count, top = (int(row[0]), int(row[1])) if row else (0, after)
+        if top - after == count:
+            return top, []
+        holders = self._inserters(conn)
+        if not holders:
+            return top, []
+        row = conn.execute(_BEFORE_GAP, {"after": after, "top": top}).fetchone()
+        return (int(row[0]) if row else top), holders
+
+    def _await(self, holders: list[str], deadline: float, own: bool) -> None:
+        """Until none of the inserting transactions `holders` is still running. `own`: what waits
+        is reading back this client's own append (which is stored whatever happens here)."""
+        pause = 0.001
+        waiting = set(holders)
         while True:
             with self._db("cannot read") as conn:
-                if bound is None:
-                    rows = conn.rows(_READ, (position, READ_ROWS))
-                else:
-                    rows = conn.rows(_READ_WRITTEN_BY, (position, bound, self.written_by, READ_ROWS))
-            count, last, text = (0, None, None) if not rows else (int(rows[0][0] or 0), rows[0][1], rows[0][2])
-            if not count or last is None or text is None:
-                yield ReadResult(end=position if bound is None else max(bound, position))
+                waiting &= set(self._inserters(conn))
+            if not waiting:
                 return
-            data = text.encode("utf-8") + b"\n"
-            result = parse_chunk(data, 0, line, at_eof=True, decode=decode, decode_lines=decode_lines)
+            if time.monotonic() > deadline:
+                late = f"a write another client began earlier is not committed after {pgconn.STATEMENT_TIMEOUT_S:.0f} s"
+                if own:
+                    raise StoreUnavailable(
+                        f"{self._name}: the event was stored, but cannot be read back in order yet: {late} "
+                        "(a retry finds it stored)"
+                    )
+                raise StoreUnavailable(f"{self._name}: cannot read: {late}")
+            self._pause(pause)
+            pause = min(pause * 2, GAP_POLL_S)
+
+    @staticmethod
+    def _pause(seconds: float) -> None:
+        time.sleep(seconds)
+
+    # ------------------------------------------------------------ reading
+
+    def _chunk(self, conn: pgconn.Connection, after: int, upto: int) -> tuple[int, int, bytes | None]:
+        """(count, last position, the raw texts joined by newlines) of up to READ_ROWS events in (after, upto]."""
+        row = conn.execute(_READ, (after, upto, READ_ROWS)).fetchone()
+        if not row or not row[0]:
+            return 0, after, None
+        return int(row[0]), int(row[1]), row[2]
+
+    def _settled_chunk(self, after: int) -> tuple[int, int, bytes | None, bool, list[str]]:
+        """(count, end, text, more, inserters): the next settled events after `after`; `more`: read on;
+        `inserters`: the read stopped at a gap they may still fill."""
+        with self._db("cannot read") as conn:
+            ahead, self._ahead = self._ahead, None
+            if ahead is not None and ahead.after == after:
+                count, top, text, limit = ahead.count, ahead.top, ahead.text, ahead.limit
+                # an older snapshot than our last append (another thread's size()): ask the server too
+                short = top < self._own_end
+            else:
+                (count, top, text), limit, short = self._chunk(conn, after, MAX_POSITION), READ_ROWS, False
+            if top - after == count:  # no gap (or nothing)
+                return count, top, text, count == limit or short, []
+            holders = self._inserters(conn)  # after the rows' snapshot: see the module docstring
+            if not holders:  # every position up to `top` is final: read them again, with what committed meanwhile
+                count, end, text = self._chunk(conn, after, top)
+                return count, (top if count < READ_ROWS else end), text, True, []
+            row = conn.execute(_BEFORE_GAP, {"after": after, "top": top}).fetchone()
+            before_gap = int(row[0]) if row else top
+            if before_gap == after:
+                return 0, after, None, False, holders
+            count, end, text = self._chunk(conn, after, before_gap)
+            reached = end == before_gap
+            return count, end, text, not reached, holders if reached else []
+
+    def _settled_texts(self, after: int, reach: int, own: bool = False) -> Iterator[tuple[int, int, bytes]]:
+        """(count, end, text) of the settled events after `after`, in position order; waits for
+        in-flight inserts below position `reach` to end (bounded by the statement timeout)."""
+        position, deadline = after, None
+        while True:
+            count, end, text, more, holders = self._settled_chunk(position)
+            if count and text is not None:
+                yield count, end, text
+            position = end
+            if holders and position < reach:
+                deadline = deadline or time.monotonic() + pgconn.STATEMENT_TIMEOUT_S
+                self._await(holders, deadline, own)
+            elif not more:
+                return
+
+    def read_since(
+        self,
+        after: int,
+        first: int,
+        decode: Callable[[bytes], Any] = decode_event,
+        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
+        hasher: Any = None,
+    ) -> Iterator[ReadResult]:
+        """The settled events after position `after`, numbered from `first` in position order, in
+        results of up to READ_ROWS events, decoded by the same code as the file's lines (the raw
+        texts joined by newlines). The last result's `end` is where the next read starts."""
+        if self.written_by is not None:
+            yield from self._read_written_by(after, first, decode, decode_lines)
+            return
+        number, end = first, after
+        for count, end, text in self._settled_texts(after, self._own_end, own=self._own_end > after):
+            many = decode_lines if count >= BULK_DECODE else None  # a few lines: one by one is quicker
+            result = parse_chunk(text + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=many)
+            result.end, result.lines, result.partial = end, count, False
+            result.offsets = None  # no file: no byte offsets
+            yield result
+            number += count
+        self._read_end = end
+        yield ReadResult(end=end)
+
+    def _read_written_by(
+        self, after: int, first: int, decode: Callable[[bytes], Any], decode_lines: Any
+    ) -> Iterator[ReadResult]:
+        with self._db("cannot read") as conn:
+            bound = max(self._settled_end(conn, after)[0], after)
+        position, number = after, first
+        while True:
+            with self._db("cannot read") as conn:
+                params = {"after": position, "bound": bound, "agent": self.written_by, "rows": READ_ROWS}
+                row = conn.execute(_READ_WRITTEN_BY, params).fetchone()
+            count = int(row[0]) if row and row[0] else 0
+            if not count or row is None or row[2] is None:
+                yield ReadResult(end=bound)
+                return
+            result = parse_chunk(row[2] + b"\n", 0, number, at_eof=True, decode=decode, decode_lines=decode_lines)
             done = count < READ_ROWS
-            end = int(last) if bound is None or not done else max(bound, int(last))
-            result.end, result.lines, result.partial = end, int(count), False
+            result.end, result.lines, result.partial = (bound if done else int(row[1])), count, False
+            result.offsets = None
             yield result
             if done:
                 return
-            position, line = int(last), line + int(count)
+            position, number = int(row[1]), number + count
 
-    def wait(self, after: int, timeout: float) -> int:
-        """The store's end position as soon as it is past `after` (told by NOTIFY, no polling),
-        or when `timeout` seconds have passed. It uses a connection of its own, so one thread
-        may wait while another reads and writes through the store."""
-        from lesson_credit.core.log.libpq import PgError
-
-        deadline = time.monotonic() + max(timeout, 0.0)
-        try:
-            if self._listener is None or self._listener.closed:
-                listener = self._connect()
-                self._migrate(listener)
-                listener.execute(f"LISTEN {CHANNEL}")
-                self._listener = listener
-            listener = self._listener
-            while True:  # listening before looking: a commit in between is still told
-                end = int(listener.value("SELECT coalesce(max(position), 0) FROM lesson_credit.events") or 0)
-                left = deadline - time.monotonic()
-                if end > after or left <= 0:
-                    return end
-                listener.notifies(timeout=left)
-        except PgError as exc:
-            if self._listener is not None:
-                with contextlib.suppress(Exception):
-                    self._listener.close()
-            self._listener = None
-            raise self._fail(exc, "cannot wait for events") from None
-
-    # ------------------------------------------------------------ moving in and out
-
-    def push(self, lines: Iterable[bytes]) -> PushReport:
-        """Copy a JSONL log's events (its lines, in order) into the database, in one transaction:
-        all of them or, on any failure, none. A line already stored (the same bytes, the same
-        how-many-th copy) is not added again; a second session event for an id is not added
-        (the first counts, as on the file); a line that is not a valid event is reported."""
-        from lesson_credit.core.log.libpq import PgError
-
-        report = PushReport()
-        seen: dict[bytes, int] = {}
-        rows: list[tuple[Any, ...]] = []
-        for number, line in enumerate(lines, start=1):
-            stripped = line.strip()
-            if not stripped:
-                continue
-            report.lines += 1
-            try:
-                decode_event(stripped)  # the reader's validation: what it would skip is not pushed
-                fields = _row_fields(stripped)
-            except (InvalidEvent, UnicodeDecodeError) as exc:
-                report.problems.append(LogProblem(number, str(exc)))
-                continue
-            digest = fields["digest"]
-            occurrence = seen.get(digest, 0)
-            seen[digest] = occurrence + 1
-            rows.append(
-                (
-                    len(rows),
-                    fields["type"],
-                    fields["session_id"],
-                    fields["event_time"],
-                    fields["event"] is not None,
-                    fields["raw"],
-                    digest,
-                    occurrence,
-                )
-            )
-        with self.locked(), self._db("cannot push") as conn:
-            self._holding_lock()
-            try:
-                with conn.transaction():
-                    conn.execute(
-                        "CREATE TEMPORARY TABLE incoming (ord bigint, type text, session_id text, event_time text,"
-                        " has_json boolean, raw text, digest bytea, occurrence integer) ON COMMIT DROP"
-                    )
-                    conn.execute(
-                        "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest, occurrence)"
-                        " FROM STDIN",
-                        copy_rows=rows,
-                    )
-                    added = conn.execute(
-                        "INSERT INTO lesson_credit.events"
-                        " (type, session_id, event_time, event, raw, agent, digest, occurrence)"
-                        " SELECT type, session_id, event_time, CASE WHEN has_json THEN raw::jsonb END, raw, $1,"
-                        " digest, occurrence FROM incoming ORDER BY ord ON CONFLICT DO NOTHING",
-                        (self.agent,),
-                    )
-                    report.added = added if isinstance(added, int) else 0
-            except PgError as exc:  # a unique violation (not expected: ON CONFLICT covers both)
-                raise self._fail(exc, "cannot push") from None
-        report.present = len(rows) - report.added
-        return report
+    def raw_lines(self) -> Iterator[bytes]:
+        """Every event's JSON text, in position order, each with its newline: all that was
+        committed when the read began (waiting for inserts in flight below it)."""
+        for _, _, text in self._settled_texts(0, self.size()):
+            yield from (line + b"\n" for line in text.split(b"\n"))
 
     def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
         """The session event stored for the id (the unique index allows one), through the index by session."""
         with self._db("cannot read") as conn:
-            raw = conn.value(
-                "SELECT raw FROM lesson_credit.events WHERE type = 'session' AND session_id = $1", (session_id,)
-            )
-        if raw is None:
+            row = conn.execute(
+                "SELECT raw FROM lesson_credit.events WHERE type = 'session' AND session_id = %s", (session_id,)
+            ).fetchone()
+        if not row or row[0] is None:
             return None
-        record = json.loads(raw)
+        record = json.loads(row[0])
         return record if isinstance(record, dict) else None
 
-    def raw_lines(self) -> Iterator[bytes]:
-        """Every event's JSON text, in position order, each with its newline."""
-        position = 0
-        while True:
-            with self._db("cannot read") as conn:
-                rows = conn.rows(
-                    "SELECT position, raw FROM lesson_credit.events WHERE position > $1 ORDER BY position LIMIT $2",
-                    (position, READ_ROWS),
-                )
-            for _, text in rows:
-                yield (text or "").encode("utf-8") + b"\n"
-            if len(rows) < READ_ROWS:
-                return
-            position = int(rows[-1][0] or 0)
+    def session_agents(self, after: int, upto: int) -> dict[str, str]:
+        """Who wrote each session event at positions in (after, upto] (the first one for an id counts)."""
+        # one JSON text for the whole range: a value per row costs more than the one text and json.loads
+        with self._db("cannot read") as conn:
+            row = conn.execute(
+                "SELECT json_agg(json_build_array(session_id, agent) ORDER BY position)::text"
+                " FROM lesson_credit.events WHERE type = 'session' AND position > %s AND position <= %s",
+                (after, upto),
+            ).fetchone()
+        agents: dict[str, str] = {}
+        for session_id, agent in json.loads(row[0]) if row and row[0] else ():
+            agents.setdefault(str(session_id), str(agent))
+        return agents
+
+    # ------------------------------------------------------------ following
+
+    def wait(self, after: int, timeout: float) -> int:
+        """Follow the store: its settled end as soon as it is past `after` (told by NOTIFY; while
+        a gap waits for an insert in flight, looked at again every GAP_POLL_S, since a rolled-back
+        insert tells nobody), or when `timeout` seconds have passed. It uses a connection of its
+        own, so one thread may wait while another reads and writes through the store."""
+        deadline = time.monotonic() + max(timeout, 0.0)
+        try:
+            if self._listener is None or self._listener.closed:
+                listener = self._open()
+                listener.execute(f"LISTEN {CHANNEL}")
+                self._listener = listener
+            listener = self._listener
+            while True:  # listening before looking: a commit in between is still told
+                end, holders = self._settled_end(listener, after)
+                left = deadline - time.monotonic()
+                if end > after or left <= 0:
+                    return end
+                for _ in listener.notifies(timeout=min(left, GAP_POLL_S) if holders else left, stop_after=1):
+                    pass
+        except psycopg.Error as exc:
+            if self._listener is not None:
+                with contextlib.suppress(Exception):
+                    self._listener.close()
+            self._listener = None
+            raise self._failure(exc, "cannot wait for events") from None
+
+
+def _after_append(read_end: int, row: tuple[Any, ...], own: bytes) -> _Ahead | None:
+    """What a read after `read_end` will find, from our INSERT's answer `row` (our position, then the
+    events committed after `read_end` when the statement began), when that is known: those events
+    are settled and our position follows the last of them. They all precede ours: each drew its
+    position before it committed, so before our statement began and drew ours."""
+    position, count = int(row[0]), int(row[1] or 0)
+    top = int(row[2]) if row[2] is not None else read_end
+    if count >= AHEAD_ROWS or top - read_end != count or position != top + 1:
+        return None  # more than fetched, a gap, or events in flight below ours: the read asks the server
+    text = own if row[3] is None else row[3] + b"\n" + own
+    return _Ahead(read_end, count + 1, position, text, AHEAD_ROWS, position, appended=True)

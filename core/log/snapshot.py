@@ -24,6 +24,7 @@ from lesson_credit.core.log.events import GradeEvent
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import NO_SOURCE, OUTCOME, SOURCES, CodeArray, RewardInputs, combine
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -70,7 +71,7 @@ class FoldData:
 
     arm_ids: tuple[str, ...]
     entries: Entries = field(repr=False, compare=False)
-    base: FloatArray  # effective base reward per session (latest grade); NaN = pending
+    base: FloatArray  # effective base reward per session (the priority's first source with a score); NaN = pending
     grader_source: Graders = field(repr=False, compare=False)
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
@@ -78,6 +79,15 @@ class FoldData:
     prior_rewards: IntArray
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
+    sources: SourceScores | None = field(default=None, repr=False, compare=False)  # every source's score
+
+    def scores(self) -> SourceScores:
+        """Every source's score per session (a snapshot built without them: the base as one source)."""
+        if self.sources is not None:
+            return self.sources
+        chosen = np.where(np.isnan(self.base), NO_SOURCE, 0).astype(np.int8)
+        empty = {source: np.full(self.n_sessions, np.nan) for source in SOURCES[1:]}
+        return SourceScores({SOURCES[0]: self.base, **empty}, chosen, np.zeros(0, dtype=np.int64), SOURCES)
 
     @property
     def n_arms(self) -> int:
@@ -410,8 +420,9 @@ def salience_in(data: FoldData, rows: IntArray, arms: IntArray) -> FloatArray:
 
 
 class Graders:
-    """Who gave each session of a snapshot its grade in force: the grader of its latest grade
-    event, else the record's own grader (or 'imported' / 'heuristic' when it names none).
+    """Who gave each session of a snapshot its score in force: the grader of the grade event in
+    force, else the record's own grader (or 'imported' / 'heuristic' when it names none), or
+    `record:SOURCE` for a score from outside the log (a gptme-sessions record).
 
     Holds what it needs as of the snapshot: the index's recorded graders and grade events
     (append-only sequences, read lazily: one row's grader reads one item), the published flags as
@@ -425,12 +436,23 @@ class Graders:
         applied: IntArray,
         applied_rows: IntArray,
         grades: Sequence[tuple[int, GradeEvent]],
+        scores: SourceScores | None = None,
     ) -> None:
         self._recorded = recorded
         self._published = published
         self._applied = applied  # positions in the grade events of the grades in force
         self._applied_rows = applied_rows  # and the row each one grades
         self._grades = grades
+        self._scores = scores
+
+    def _external(self, row: int) -> str | None:
+        scores = self._scores
+        if scores is None or not len(scores.external_rows):
+            return None
+        at = int(np.searchsorted(scores.external_rows, row))
+        if at < len(scores.external_rows) and scores.external_rows[at] == row:
+            return f"record:{SOURCES[int(scores.chosen[row])]}"
+        return None
 
     def of(self, row: int, base: float) -> str | None:
         if math.isnan(base):
@@ -438,6 +460,9 @@ class Graders:
         hit = np.flatnonzero(self._applied_rows == row)
         if len(hit):
             return self._grades[int(self._applied[hit[0]])][1].grader
+        external = self._external(row)
+        if external is not None:
+            return external
         recorded = self._recorded[row]
         return recorded or ("imported" if self._published[row] else "heuristic")
 
@@ -451,4 +476,88 @@ class Graders:
         for position, row in zip(self._applied.tolist(), self._applied_rows.tolist(), strict=True):
             grade = grades[position][1]
             out[row] = None if grade.base_reward is None else grade.grader  # a retraction: pending
+        if self._scores is not None:
+            for row in self._scores.external_rows.tolist():
+                out[row] = self._external(row)
         return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class SourceScores:
+    """Every reward source's score of every session (docs/records-notes.md), and which one is in force.
+
+    `values[source]` is that source's score per row: its latest event in the log (a retraction
+    withdraws it), else the score from outside the log (a gptme-sessions record), if any. `external_rows`
+    are the rows whose score in force came from outside the log."""
+
+    values: dict[str, FloatArray]
+    chosen: CodeArray  # code of the source in force per row (core.model.sources), NO_SOURCE: pending
+    external_rows: IntArray
+    priority: tuple[str, ...]
+
+    def in_force(self, priority: tuple[str, ...]) -> FloatArray:
+        """The scores in force under another priority (a what-if): NaN where no source in it has one."""
+        base, _ = combine(self.values, priority, len(self.chosen))
+        return base
+
+
+@dataclass(frozen=True)
+class SourceInputs:
+    """The log's evidence on each session's sources, as columns (see `source_scores`)."""
+
+    own: FloatArray  # the record's own score (NaN: pending or a string outcome)
+    own_source: CodeArray  # its source
+    outcome_rows: IntArray  # records with a string outcome that maps to a number
+    outcome_values: FloatArray
+    grade_rows: IntArray  # the row each grade event names (-1: unknown session)
+    grade_base: FloatArray  # NaN: a retraction
+    grade_source: CodeArray
+
+
+def source_scores(log: SourceInputs, inputs: RewardInputs) -> tuple[FloatArray, SourceScores, IntArray, IntArray]:
+    """(each session's score in force, every source's scores, the positions of the grade events in
+    force and the rows they grade). Per source the latest event in file order wins; a score from
+    outside the log fills a source only where the log gives that source no score (none, or withdrawn)."""
+    n = len(log.own)
+    values: dict[str, FloatArray] = {}
+    latest: dict[int, tuple[IntArray, IntArray]] = {}  # source code -> (rows, positions of their latest event)
+    filled: dict[int, IntArray] = {}  # source code -> rows scored from outside the log
+    known = np.flatnonzero(log.grade_rows >= 0)
+    for code, source in enumerate(SOURCES):
+        value = np.full(n, np.nan)
+        mine = log.own_source == code
+        value[mine] = log.own[mine]
+        if source == OUTCOME and len(log.outcome_rows):
+            value[log.outcome_rows] = log.outcome_values
+        positions = known[log.grade_source[known] == code]
+        if len(positions):
+            reversed_rows = log.grade_rows[positions][::-1]
+            graded, first_in_reversed = np.unique(reversed_rows, return_index=True)
+            last = positions[len(positions) - 1 - first_in_reversed]
+            value[graded] = log.grade_base[last]  # NaN: a retraction withdraws the log's score
+            latest[code] = (graded, last)
+        outside = inputs.external.get(source)
+        if outside is not None and len(outside):
+            m = min(n, len(outside))
+            fill = np.flatnonzero(np.isnan(value[:m]) & ~np.isnan(outside[:m]))
+            value[fill] = outside[fill]
+            filled[code] = fill
+        values[source] = value
+    base, chosen = combine(values, inputs.priority, n)
+    applied_rows: list[IntArray] = []
+    applied: list[IntArray] = []
+    for code, (rows, positions) in latest.items():
+        keep = (chosen[rows] == code) & ~np.isnan(log.grade_base[positions])
+        applied_rows.append(rows[keep])
+        applied.append(positions[keep])
+    external = [rows[chosen[rows] == code] for code, rows in filled.items()]
+    empty = np.zeros(0, dtype=np.int64)
+    external_rows = np.sort(np.concatenate(external)) if external else empty
+    base.flags.writeable = False
+    scores = SourceScores(values, chosen, external_rows, inputs.priority)
+    return (
+        base,
+        scores,
+        np.concatenate(applied) if applied else empty,
+        np.concatenate(applied_rows) if applied_rows else empty,
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from lesson_credit.core.base.files import StoreError as StoreError
+from lesson_credit.core.base.files import WriteGuard, open_append
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.log.events import InvalidEvent, decode_event
@@ -139,9 +140,12 @@ def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool, list[int
 class EventLog:
     """`sessions.jsonl`: append-only, one locked write + fsync per event."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, guard: WriteGuard | None = None) -> None:
+        """`guard`: where the log, its lock and `.torn` may be written (the workspace's; by
+        default the log's own folder): never through a symlink leading out of it."""
         self.path = Path(path)
         self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.guard = guard if guard is not None else WriteGuard.of(self.path.parent)
 
     def prepare(self) -> None:
         """Import what appending needs (the lock's module, ~50 ms) ahead of the first write: a
@@ -154,9 +158,10 @@ class EventLog:
         import filelock
 
         # Only taking the lock is the lock's failure: an error inside the block is the block's own.
+        lock_path = self.guard.target(self.lock_path)  # StoreError: a link out of the workspace
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock = filelock.FileLock(str(self.lock_path), timeout=timeout)
+            lock = filelock.FileLock(str(lock_path), timeout=timeout)
             lock.acquire()
         except filelock.Timeout:
             raise StoreError(f"{self.lock_path}: another writer held the lock for {timeout:.0f} s") from None
@@ -191,7 +196,7 @@ class EventLog:
             return size, b"\n"
         except InvalidEvent:
             torn = self.path.with_name(self.path.name + ".torn")
-            with os.fdopen(open_regular(torn, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o666), "ab") as handle:
+            with os.fdopen(open_append(torn, self.guard), "ab") as handle:
                 handle.write(tail + b"\n")
             os.ftruncate(fd, start)
             return start, b""
@@ -200,12 +205,7 @@ class EventLog:
         """Append one encoded event; the caller holds `locked()`. One write, then fsync."""
         if not line.endswith(b"\n") or b"\n" in line[:-1]:
             raise ValueError("an event is exactly one line")
-        try:
-            fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o666)
-        except UnsafeFile as exc:
-            raise StoreError(str(exc)) from None
-        except OSError as exc:
-            raise StoreError(_describe_os_error(exc, self.path)) from None
+        fd = open_append(self.path, self.guard, os.O_RDWR)
         size = 0
         try:
             size = os.fstat(fd).st_size
@@ -252,6 +252,19 @@ class EventLog:
             return self.path.stat().st_size
         except FileNotFoundError:
             return 0
+
+    def continued(self, end: int) -> bool:
+        """Whether the last line read, ending at byte `end` without its newline, has since been
+        continued (bytes appended right after it): it is then one longer line, to be read again."""
+        if end <= 0:
+            return False
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(end - 1)
+                pair = handle.read(2)
+        except OSError:
+            return True
+        return len(pair) == 2 and pair[:1] != b"\n" and pair[1:] != b"\n"
 
     def read_chunks(
         self,

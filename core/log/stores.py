@@ -1,4 +1,4 @@
-"""Choosing the event store (issue 13): `--store URL`, else $LESSON_CREDIT_STORE, else `[store] url`
+"""Choosing the event store: `--store URL`, else $LESSON_CREDIT_STORE, else `[store] url`
 in config.toml, else the workspace's JSONL file; and who writes (`--agent`, default the hostname)."""
 
 from __future__ import annotations
@@ -53,7 +53,12 @@ def open_store(url: str | None, log_path: Path, agent: str | None = None) -> Eve
     if url is None or not url.strip():
         return JsonlStore(log_path)
     if is_postgres_url(url):
-        from lesson_credit.core.log.pgstore import PgStore
+        try:
+            from lesson_credit.core.log.pgstore import PgStore
+        except ImportError as exc:  # the `pg` extra is not installed
+            if (exc.name or "").split(".")[0] != "psycopg":
+                raise
+            raise StoreError("postgresql: the database store needs psycopg (pip install 'psycopg[binary]')") from None
 
         if agent is not None and (not agent.strip() or not agent.isprintable() or len(agent) > MAX_AGENT_CHARS):
             raise StoreError(f"--agent must be a printable single line of 1-{MAX_AGENT_CHARS} characters")

@@ -1,4 +1,4 @@
-"""Credit strategies (SPEC 5): how one session's reward turns into Beta evidence per lesson.
+"""Credit strategies (docs/format.md §4): how one session's reward turns into Beta evidence per lesson.
 
 Pure functions over floats or numpy arrays, so the fold can apply them to a whole log at once.
 """
@@ -52,7 +52,7 @@ def credit(base: Num, w: Num, strategy: str) -> tuple[Num, Num]:
 
 
 def credited_reward(base: Num, w: Num, strategy: str) -> Num:
-    """The reward a lesson is credited with: `base * w` for seed, `base` otherwise (SPEC 7)."""
+    """The reward a lesson is credited with: `base * w` for seed, `base` otherwise (docs/format.md §4, §7)."""
     if strategy == "seed":
         return base * w
     return base

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 
 from lesson_credit.core.model import credit as credit_mod
 
+MAX_PRIOR = 1e6  # prior pseudo-counts: far past any real prior, and sums stay exact in float64
+
 
 @dataclass(frozen=True)
 class CreditSettings:
@@ -25,8 +27,9 @@ class CreditSettings:
             raise ValueError(f"decay must be in (0, 1], got {self.decay!r}")
         for name in ("prior_alpha", "prior_beta"):
             value = getattr(self, name)
-            if not (value > 0 and math.isfinite(value)):
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
+            if not (value > 0 and math.isfinite(value) and value <= MAX_PRIOR):
+                shown = name.replace("_", " ")
+                raise ValueError(f"{shown} must be a positive number of at most {MAX_PRIOR:g}, got {value!r}")
 
     def with_(self, **changes: object) -> CreditSettings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""replay --decay and prune (issue 12, item 7)."""
+"""replay --decay and prune."""
 
 from __future__ import annotations
 
@@ -60,9 +60,10 @@ def rows(capsys: pytest.CaptureFixture[str], ws: Path, *extra: str) -> dict[str,
 def test_prune_retires_missing_arms_and_keeps_their_history(ghost_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert set(rows(capsys, ghost_ws)) == {GIT, GONE}
     before = log_bytes(ghost_ws)
-    assert run_json(capsys, "prune", "-w", str(ghost_ws), "--dry-run") == {"retired": [GONE], "written": False}
+    expected = {"retired": [GONE], "written": False, "warnings": []}
+    assert run_json(capsys, "prune", "-w", str(ghost_ws), "--dry-run") == expected
     assert log_bytes(ghost_ws) == before
-    assert run_json(capsys, "prune", "-w", str(ghost_ws)) == {"retired": [GONE], "written": True}
+    assert run_json(capsys, "prune", "-w", str(ghost_ws)) == {"retired": [GONE], "written": True, "warnings": []}
     after = log_bytes(ghost_ws)
     assert after is not None and before is not None and after.startswith(before)
     retire = json.loads(after[len(before) :])

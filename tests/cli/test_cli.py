@@ -1,4 +1,4 @@
-"""The headless CLI (SPEC 9): --json shapes, refusals (exit 1, one stderr line, log untouched), usage errors."""
+"""The headless CLI (docs/cli.md): --json shapes, refusals (exit 1, one stderr line, log untouched), usage errors."""
 
 from __future__ import annotations
 
@@ -44,9 +44,10 @@ def check_explain_shape(payload: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- --json shapes
 
 
+@pytest.mark.smoke
 def test_status_json_shape_and_values(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "status", "--workspace", str(ws))
-    assert set(payload) == {"lessons", "sessions", "strategy", "floor"}
+    assert set(payload) == {"lessons", "sessions", "strategy", "floor", "warnings"}
     assert (payload["sessions"], payload["strategy"], payload["floor"]) == (1, "seed", 0.3)
     rows = {row["path"]: row for row in payload["lessons"]}
     assert set(rows) == {GIT, QUOTE, PLAIN, STYLE, "workflow/old.md"}
@@ -71,7 +72,7 @@ def test_replay_json_has_status_keys_and_writes_nothing(ws: Path, capsys: pytest
     before = log_bytes(ws)
     state_before = (ws / "state/lesson-thompson/bandit-state.json").read_bytes()
     replay = run_json(capsys, "replay", "--workspace", str(ws), "--strategy", "uniform", "--floor", "0.5")
-    assert set(replay) == set(status) | {"decay", "written"}
+    assert set(replay) == set(status) | {"decay", "priority", "written"}
     assert set(replay["lessons"][0]) == set(status["lessons"][0]) | {"change"}
     assert (replay["strategy"], replay["floor"]) == ("uniform", 0.5)
     quote = next(row for row in replay["lessons"] if row["path"] == QUOTE)
@@ -138,6 +139,7 @@ def test_grade_json_shape(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (row["alpha"], row["beta"], row["n"]) == pytest.approx((1.3, 1.7, 1))
 
 
+@pytest.mark.smoke
 def test_explain_json_shape(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "explain", "--workspace", str(ws), "s1")
     check_explain_shape(payload)
@@ -172,6 +174,7 @@ def test_status_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert GIT in out and "ci_high" in out
 
 
+@pytest.mark.smoke
 def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(sys, "stdin", io.StringIO("git and a quote"))
     code, out, err = run(capsys, "select", "-w", str(basic_ws), "--context", "-", "--k", "1", "--seed", "5",
@@ -187,7 +190,7 @@ def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixtur
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
-    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed"}
+    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed", "policy", "warnings"}
     assert sorted(payload["candidates"]) == [GIT, QUOTE]
     assert log_bytes(basic_ws) is None
 
@@ -312,6 +315,7 @@ def test_process_usage_error_exit_2(basic_ws: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.smoke
 def test_process_status_json(ws: Path) -> None:
     proc = run_process("status", "-w", str(ws), "--json", cwd=ws.parent)
     assert proc.returncode == 0, proc.stderr

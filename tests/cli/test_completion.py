@@ -1,4 +1,4 @@
-"""`lesson-credit completion bash|zsh` (issue 12, item 8)."""
+"""`lesson-credit completion bash|zsh`: scripts generated from the parser."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def script(shell: str, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.smoke
 def test_bash_script_completes_every_command_and_option(capsys: pytest.CaptureFixture[str]) -> None:
     text = script("bash", capsys)
     assert "complete" in text and "lesson-credit" in text
@@ -28,6 +29,7 @@ def test_bash_script_completes_every_command_and_option(capsys: pytest.CaptureFi
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="no bash")
+@pytest.mark.smoke
 def test_bash_completes_commands_and_choices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "lc.bash").write_text(script("bash", capsys), encoding="utf-8")
     probe = (
@@ -40,6 +42,7 @@ def test_bash_completes_commands_and_choices(tmp_path: Path, capsys: pytest.Capt
     assert proc.stdout.splitlines() == ["sessions", "error warning"]
 
 
+@pytest.mark.smoke
 def test_zsh_script(capsys: pytest.CaptureFixture[str]) -> None:
     text = script("zsh", capsys)
     assert text.startswith("#compdef lesson-credit")

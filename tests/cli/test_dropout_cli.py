@@ -20,9 +20,9 @@ def test_loo_json_carries_randomized_only_where_dropout_logs_exist(tmp_path: Pat
     root = dropout_workspace(tmp_path)
     code, out, err = run_cli("loo", "--workspace", str(root), "--json")
     assert code == 0, err
-    rows = {r["path"]: r for r in json.loads(out)["results"]}
+    rows = {r["lesson"]: r for r in json.loads(out)["results"]}
     assert rows[A]["randomized"]["estimate"] == pytest.approx(0.25)
-    assert set(rows[A]["randomized"]) == {"estimate", "ci_low", "ci_high", "n_kept", "n_withheld"}
+    assert set(rows[A]["randomized"]) == {"estimate", "ci_low", "ci_high", "n_kept", "n_withheld", "p_value"}
     plain = make_workspace(tmp_path, lessons=LESSONS, events=[session("x", 0.5, {A: 0.5})], name="plain")
     code, out, _ = run_cli("loo", "--workspace", str(plain), "--json", "--no-write")
     assert code == 0

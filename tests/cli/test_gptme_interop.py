@@ -1,5 +1,6 @@
 """gptme interop through the CLI: `import-gptme` logs a bandit-state.json as a prior, `export-gptme`
-writes posteriors in its exact shape (SPEC 7, core.bandit.interop); the engine side is tests/core/test_interop.py."""
+writes posteriors in its exact shape (docs/format.md §7, core.bandit.interop); the engine side is
+tests/core/test_interop.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from lesson_credit.core.bandit.interop import EXPORT_ARM_KEYS, InteropError, rea
 from lesson_credit.core.workspace import Workspace
 
 ARM_KEYS = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
-TOP_KEYS = {"arms", "total_sessions", "created", "last_updated"}
+# gptme's four top-level keys, and our stamp: its loader reads the four with .get() and ignores any other
+TOP_KEYS = {"arms", "total_sessions", "created", "last_updated", "lesson_credit_written"}
 
 
 def status_rows(root: Path) -> dict[str, dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Every command and option documented, `help COMMAND`, and docs/cli.md's generated reference (issue 12, item 2)."""
+"""Every command and option documented, `help COMMAND`, and docs/cli.md's generated reference."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""docs/guide.md's hook recipe logs every session, also when `select` chose nothing (issue 12, item 3)."""
+"""docs/guide.md's hook recipe logs every session, also when `select` chose nothing."""
 
 from __future__ import annotations
 

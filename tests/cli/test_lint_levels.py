@@ -1,4 +1,4 @@
-"""lint's errors and warnings, --fail-on, and a folder without lessons (issue 12, item 6)."""
+"""lint's errors and warnings, --fail-on, and a folder without lessons."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`lesson-credit loo`: --json prints the file it writes, --no-write writes nothing, the table
-lists the lessons with too little data (SPEC 8, on the crafted log of tests/core/test_analysis.py)."""
+lists the lessons with too little data (docs/format.md §8, on the crafted log of tests/core/test_analysis.py)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def test_cli_loo_json_prints_the_written_file(crafted: Path) -> None:
     code, out, err = run_cli("loo", "--workspace", str(crafted), "--json")
     assert code == 0, err
     written = (crafted / "state" / "lesson-thompson" / "loo-results.json").read_text()
-    assert json.loads(out) == json.loads(written)
-    assert json.loads(out)["results"][0]["path"] in {A, B, C, D}
+    assert json.loads(out) == {**json.loads(written), "warnings": []}
+    assert json.loads(out)["results"][0]["lesson"] in {A, B, C, D}
 
 
 def test_cli_loo_no_write_writes_nothing(crafted: Path) -> None:
@@ -41,7 +41,7 @@ def test_cli_loo_no_write_writes_nothing(crafted: Path) -> None:
     assert code == 0, err
     payload = json.loads(out)
     assert payload["meta"]["min_with"] == 3
-    assert {r["path"]: r["p_value_approx"] is not None for r in payload["results"]}[C]
+    assert {r["lesson"]: r["p_value_approx"] is not None for r in payload["results"]}[C]
     code, out, err = run_cli("loo", "--workspace", str(crafted), "--no-write")
     assert code == 0, err
     assert "written to" not in out

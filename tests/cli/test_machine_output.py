@@ -1,4 +1,4 @@
-"""Consistent exit codes and JSON (issue 12, item 5): each of these failed on the code before it.
+"""Consistent exit codes and JSON: each of these failed on the code before it.
 
 Workspace: git (keywords git, worktree) and quote (quote, misquote); the journal mentions git
 and worktree, not quote. Seed strategy, floor 0.3: git salience 1 -> w 1; quote 0 -> w 0.3.

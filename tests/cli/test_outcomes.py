@@ -1,4 +1,4 @@
-"""gptme-sessions' string outcomes read as rewards (issue 12, item 4).
+"""gptme-sessions' string outcomes read as rewards.
 
 Records in the published shape (no "type", no base_reward), seed strategy, floor 0.3:
   p1 productive  git salience 1   -> reward 1, w 1:    git alpha +1

@@ -1,4 +1,4 @@
-"""`explain` and `show` list a retraction in a session's grade history (SPEC 6)."""
+"""`explain` and `show` list a retraction in a session's grade history (docs/format.md §5.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`lesson-credit sessions` and `show`, and session id prefixes (issue 12, item 1).
+"""`lesson-credit sessions` and `show`, and session id prefixes.
 
 The clock is fixed at 2026-03-05T16:30Z. Sessions, by hand:
   a1  15:00Z on 03-05 (1.5 h ago)   pending          feature  git
@@ -96,6 +96,7 @@ def test_json_rows_and_pending_reward_is_null(ws: Path, capsys: pytest.CaptureFi
         "timestamp": "2026-03-01T00:00:00Z",
         "category": "feature",
         "base_reward": 0.6,
+        "outcome": None,
         "grader": "manual",
         "lessons": 1,
         "mean_salience": 1.0,

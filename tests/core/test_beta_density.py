@@ -12,6 +12,7 @@ from lesson_credit.core.model.beta import density
 @pytest.mark.parametrize(
     ("alpha", "beta"), [(1.0, 1.0), (1.52, 1.48), (0.5, 0.5), (30.5, 12.2), (2.0, 900.0), (5e4, 4e4)]
 )
+@pytest.mark.smoke
 def test_density_matches_scipy_inside_the_unit_interval(alpha: float, beta: float) -> None:
     x = np.linspace(0.0, 1.0, 401)[1:-1]
     reference = stats.beta.pdf(x, alpha, beta)

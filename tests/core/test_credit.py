@@ -1,4 +1,4 @@
-"""The weight and the three credit strategies (SPEC 5) against numbers worked out by hand."""
+"""The weight and the three credit strategies (docs/format.md §4) against numbers worked out by hand."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.model.credit import STRATEGIES, check_strategy, check_unit, credit, credited_reward, weight
 
 
+@pytest.mark.smoke
 def test_spec_worked_example_seed() -> None:
-    # SPEC 5: floor 0.3, salience 0.11 -> w = 0.3 + 0.7 * 0.11 = 0.3 + 0.077 = 0.377
+    # docs/format.md §4: floor 0.3, salience 0.11 -> w = 0.3 + 0.7 * 0.11 = 0.3 + 0.077 = 0.377
     # r = 0.82 * 0.377 = 0.30914; alpha += 0.30914, beta += 1 - 0.30914 = 0.69086
     w = weight(0.11, 0.3)
     assert w == pytest.approx(0.377, abs=1e-12)

@@ -1,4 +1,4 @@
-"""The fold (SPEC 5-6): hand-computed posteriors, grades, duplicates, decay, priors, foreign shapes.
+"""The fold (docs/format.md §4-5): hand-computed posteriors, grades, duplicates, decay, priors, foreign shapes.
 
 Events are written as JSON lines and decoded by the store's own chunk parser, so these tests
 exercise the same path a real log takes, without touching the disk.
@@ -75,6 +75,7 @@ HAND_REWARDED = {"seed": {A: 1, B: 0}, "evidence": {A: 1, B: 1}, "uniform": {A: 
 
 
 @pytest.mark.parametrize("strategy", ["seed", "evidence", "uniform"])
+@pytest.mark.smoke
 def test_two_sessions_by_hand(strategy: str) -> None:
     data, events = load(TWO_SESSIONS)
     cfg = CreditSettings(strategy=strategy, floor=0.3)
@@ -110,6 +111,7 @@ def test_pending_session_counts_once_graded() -> None:
     assert_matches_naive(data, events, CreditSettings())
 
 
+@pytest.mark.smoke
 def test_latest_grade_in_file_order_wins() -> None:
     # base 0.2, regraded 0.9, then 0.6: 0.6 counts. Uniform: alpha 1.6, beta 1.4
     data, events = load([session("s1", 0.2, {A: 1.0}), grade("s1", 0.9), grade("s1", 0.6)])
@@ -154,6 +156,7 @@ def test_duplicate_session_first_counts_later_reported() -> None:
     assert_matches_naive(data, events, cfg)
 
 
+@pytest.mark.smoke
 def test_decay_by_hand() -> None:
     # seed, floor 0.3, gamma 0.5, prior (1, 1)
     #   s1: base 0.8, A salience 1 -> w 1, r 0.8: A = (1.8, 1.2)
@@ -192,6 +195,7 @@ def test_decay_moves_toward_configured_prior() -> None:
     assert_matches_naive(data, events, cfg)
 
 
+@pytest.mark.smoke
 def test_prior_event_sets_the_start() -> None:
     # prior A = Beta(3, 2) with n 4; uniform session base 1 -> (4, 2), n 5; B starts at (1, 1)
     records = [
@@ -250,7 +254,7 @@ def test_published_shape_without_type_uses_outcome() -> None:
 
 
 def test_published_record_with_salience_and_both_fields() -> None:
-    # the SPEC 6 example: base_reward 0.82, salience 0.67 -> w = 0.3 + 0.7*0.67 = 0.769,
+    # the docs/format.md §5.2 example: base_reward 0.82, salience 0.67 -> w = 0.3 + 0.7*0.67 = 0.769,
     # r = 0.82 * 0.769 = 0.63058 -> (1.63058, 1.36942); the stored reward 0.63 is only a record
     line = (
         '{"session_id": "2ed0", "timestamp": "2026-03-05T16:30:00Z", "outcome": 0.82, "base_reward": 0.82, '

@@ -85,7 +85,8 @@ def test_cli_main_does_not_import_scipy_stats() -> None:
 
 def test_headless_commands_stay_headless(tmp_path: Path) -> None:
     # running real commands (which load the library, fold, compute intervals) must not import
-    # the dashboard either, nor scipy.stats (~1.5 s of start-up a session hook cannot afford)
+    # the dashboard either, nor scipy.stats (~1.5 s of start-up a session hook cannot afford), nor,
+    # on the file store, the database driver
     lessons = tmp_path / "lessons" / "tools"
     lessons.mkdir(parents=True)
     (lessons / "git.md").write_text("---\nmatch:\n  keywords: [git]\n---\n# Git\n")
@@ -106,6 +107,14 @@ with contextlib.redirect_stdout(io.StringIO()):
     modules = loaded_after(code)
     assert sorted(m for m in modules if forbidden(m)) == []
     assert "scipy.stats" not in modules
+    # nor the database driver (~90 ms): only a command on a database store imports psycopg
+    assert sorted(m for m in modules if m.split(".")[0] in ("psycopg", "psycopg_binary")) == []
+    assert (
+        sorted(
+            m for m in modules if m.startswith("lesson_credit.core.log.pg") and m != "lesson_credit.core.log.pgcache"
+        )
+        == []
+    )
 
 
 def test_import_layering_contracts_hold() -> None:

@@ -1,5 +1,6 @@
 """gptme interop in the engine: arm ids mapped to library ids, an imported prior with sessions
-folded on top, and published-shape session lines written by other tools (SPEC 6-7, lesson_credit.core.bandit.interop).
+folded on top, and published-shape session lines written by other tools (docs/format.md §5, §7,
+lesson_credit.core.bandit.interop).
 The `import-gptme` / `export-gptme` commands are tested in tests/cli/test_gptme_interop.py."""
 
 from __future__ import annotations

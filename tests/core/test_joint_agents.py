@@ -1,4 +1,4 @@
-"""The writing agent as a fixed effect in the joint estimate (issue 13): a dense least-squares
+"""The writing agent as a fixed effect in the joint estimate: a dense least-squares
 reference with agent indicators, a fleet whose agents differ in base rate, and the cases where
 an agent effect has nothing to add (one agent; agents confounded with categories)."""
 

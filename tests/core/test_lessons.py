@@ -1,4 +1,4 @@
-"""Lesson files (SPEC 3): frontmatter parsing, ids and categories, loading a library with broken files."""
+"""Lesson files (docs/format.md §2): frontmatter parsing, ids and categories, loading a library with broken files."""
 
 from __future__ import annotations
 
@@ -89,6 +89,7 @@ def test_non_mapping_frontmatter_file_is_a_library_problem(tmp_path: Path) -> No
     assert len(library.problems) == 1 and "mapping" in library.problems[0].reason
 
 
+@pytest.mark.smoke
 def test_invalid_yaml() -> None:
     with pytest.raises(LessonError, match="YAML"):
         lesson("---\nmatch: [unclosed\n---\n# T\n")
@@ -169,6 +170,7 @@ def write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.smoke
 def test_load_library_ids_categories_and_readme(tmp_path: Path) -> None:
     lessons = tmp_path / "lessons"
     write(lessons / "tools" / "git.md", lesson_text(["git"]))

@@ -1,4 +1,4 @@
-"""A grade with base_reward null retracts: the session is pending again (SPEC 6), on every read path."""
+"""A grade with base_reward null retracts: the session is pending again (docs/format.md §5.3), on every read path."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
 from retraction_log import BASE, LESSONS, retraction
 
-from lesson_credit.core.grading import GradeConflict, append_grade
+from lesson_credit.core.grading import GradeConflict
 from lesson_credit.core.workspace import Workspace
 
 
@@ -46,10 +46,20 @@ def test_the_latest_event_wins_over_a_retraction(tmp_path: Path) -> None:
 
 
 def test_retracting_a_logged_grade_makes_the_session_pending(tmp_path: Path) -> None:
-    root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1")])
+    # s1 was logged with 0.4 by the heuristic: a retraction in that source withdraws it (docs/format.md §5.3)
+    root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1", grader="heuristic")])
     ws = Workspace(root)
     assert ws.session("s1").pending
     assert numbers(ws) == {"a.md": (1.0, 1.0, 0), "b.md": (1.0, 1.0, 0)}
+
+
+def test_a_retraction_withdraws_only_its_own_sources_score(tmp_path: Path) -> None:
+    # reward sources (docs/records-notes.md): a person's retraction withdraws that person's source, which never scored
+    # s1; the heuristic's 0.4 from its record stays in force, and the posteriors are BASE's own
+    root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1")])
+    ws = Workspace(root)
+    assert (ws.session("s1").base_reward, ws.session("s1").grader) == (0.4, "heuristic")
+    assert numbers(ws) == WITHOUT_S2
 
 
 def test_a_grade_event_without_base_reward_is_still_a_problem(tmp_path: Path) -> None:
@@ -63,26 +73,26 @@ def test_a_grade_event_without_base_reward_is_still_a_problem(tmp_path: Path) ->
 def test_append_grade_reports_what_it_replaced_and_checks_the_expected_line(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, BASE)
     ws = Workspace(root, clock=fixed_clock)
-    first = append_grade(ws, "s2", 0.6, grader="manual")
+    first = ws.append_grade("s2", 0.6, grader="manual")
     assert first.before is None and first.record.base_reward == 0.6 and first.record.line == 3
-    undone = append_grade(ws, "s2", None, grader="manual", note="undo", expect_line=3)
+    undone = ws.append_grade("s2", None, grader="manual", note="undo", expect_line=3)
     assert undone.before_value == 0.6 and undone.record.base_reward is None and undone.record.line == 4
     assert numbers(Workspace(root)) == WITHOUT_S2
     before = log_bytes(root)
     with pytest.raises(GradeConflict):
-        append_grade(ws, "s2", 0.6, grader="manual", expect_line=3)  # line 4 is in force now
+        ws.append_grade("s2", 0.6, grader="manual", expect_line=3)  # line 4 is in force now
     assert log_bytes(root) == before
     # the session record's own grade is what a first regrade of s1 replaces
-    over = append_grade(ws, "s1", 0.9, grader="manual")
+    over = ws.append_grade("s1", 0.9, grader="manual")
     assert over.before is not None and (over.before.base_reward, over.before.line) == (0.4, 1)
 
 
 def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path) -> None:
     from lesson_credit.core.health import WARNING, lint
 
-    # s1: its record's 0.4, then retracted (pending again, "was 0.4"). s2: 0.6, retracted, regraded 0.5
-    # (its latest event is a grade: not listed). s3: never graded (pending, but nothing was retracted).
-    events = [*BASE, grade("s2", 0.6), retraction("s1"), retraction("s2"), grade("s2", 0.5)]
+    # s1: its record's 0.4, then retracted by its source (pending again, "was 0.4"). s2: 0.6, retracted,
+    # regraded 0.5 (its latest event is a grade: not listed). s3: never graded (pending, nothing retracted).
+    events = [*BASE, grade("s2", 0.6), retraction("s1", "heuristic"), retraction("s2"), grade("s2", 0.5)]
     events.append(session("s3", None, {"a.md": 1.0}))
     found = {f.code: f for f in lint(Workspace(make_workspace(tmp_path, LESSONS, events)))}
     f = found["grades-retracted"]

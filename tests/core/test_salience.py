@@ -1,4 +1,4 @@
-"""Salience (SPEC 4): case-insensitive substring hits, wildcards, counts, offsets, explanations."""
+"""Salience (docs/format.md §3): case-insensitive substring hits, wildcards, counts, offsets, explanations."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ def test_fraction_of_counted_keywords() -> None:
     assert salience("nothing here", ["alpha", "beta"]) == 0.0
 
 
+@pytest.mark.smoke
 def test_wildcard_matches_word_characters() -> None:
     b = breakdown("running tests: testing, tested_ok", ["test*"])
     (hit,) = b.keywords
@@ -122,6 +123,7 @@ def test_overlapping_keywords_both_hit() -> None:
     assert by_kw["worktree"].offsets == (8,)
 
 
+@pytest.mark.smoke
 def test_keyword_inside_another_in_one_library_scan() -> None:
     # two lessons in one scan: one lesson's keyword is inside the other's
     a, b = salience_breakdowns(
@@ -217,7 +219,7 @@ def test_snippet_is_one_line() -> None:
 
 
 def reference_counted(keywords: list[str]) -> list[str]:
-    """SPEC 4: trim; drop what is empty or only '*' (and spaces between them); a repeat is one keyword."""
+    """docs/format.md §3: trim; drop what is empty or only '*' (and spaces between them); a repeat is one keyword."""
     out: list[str] = []
     for raw in keywords:
         kw = raw.strip()

@@ -1,6 +1,6 @@
 """`select` among tens of thousands of matching lessons, and `import-gptme` of tens of thousands of
 arms: the same answers as the straightforward computations, in memory and time linear in them
-(issue 25; the speed is bench/flat.py's `select_30k` and `import_gptme` cases)."""
+(the speed is bench/flat.py's `select_30k` and `import_gptme` cases)."""
 
 from __future__ import annotations
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
+from engine_helpers import LOG_REL, fixed_clock, grade, log_bytes, make_workspace, session
 
 from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.base.errors import WorkspaceError
@@ -20,27 +21,40 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
     )
     ws = Workspace(root, clock=fixed_clock)
     record = ws.undo_grade("s1")
-    # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts 0.9 back,
-    # logged at line 4 as the operator who undid it (not as the judge whose grade it restores)
-    assert (record.base_reward, record.grader, record.line) == (0.9, "manual", 4)
-    assert record.note == "undo of line 3: 0.7 back to 0.9"
+    # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts the judge's 0.9
+    # back, logged at line 4 in the judge's source (docs/records-notes.md), the operator named in the note
+    assert (record.base_reward, record.grader, record.line) == (0.9, "judge", 4)
+    assert record.note == "undo of line 3 by manual: 0.7 back to 0.9"
     assert Workspace(root).session("s1").base_reward == 0.9
     # a: seed, floor 0.3, salience 1 -> w 1: alpha = 1 + 0.9 = 1.9, beta = 1 + 0.1 = 1.1 (counted once)
     row = Workspace(root).lesson_table().row("a.md")
     assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (1.9, 1.1, 1)
 
 
-def test_undo_names_its_grader_and_keeps_the_callers_note(tmp_path: Path) -> None:
+def test_undo_names_who_undid_it_and_keeps_the_callers_note(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, [session("s1", 0.4, {"a.md": 1.0}), grade("s1", 0.9, "judge")])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="alice", note="misclick")
-    assert (record.base_reward, record.grader, record.line) == (0.4, "alice", 3)
-    assert record.note == "undo of line 2: 0.9 back to 0.4; misclick"
+    # the judge had no score before line 2: its source is withdrawn, and the record's own 0.4 (the
+    # heuristic's) is in force again, as before the judge graded
+    assert (record.base_reward, record.grader, record.line) == (None, "judge", 3)
+    assert record.note == "undo of line 2 by alice: 0.9 back to 0.4; misclick"
+    assert Workspace(root).session("s1").base_reward == 0.4
     with pytest.raises(WorkspaceError, match="grader"):
         Workspace(root).undo_grade("s1", grader="")
 
 
+def test_undo_restores_the_score_in_force_whatever_came_between(tmp_path: Path) -> None:
+    # a person 0.5, the judge 0.3, the person 0.8: human first, so 0.8 is in force, and 0.5 before it.
+    # Undoing line 4 puts the person's 0.5 back (not the judge's 0.3, the event just before it)
+    events = [session("s1", None, {"a.md": 1.0}), grade("s1", 0.5), grade("s1", 0.3, "judge"), grade("s1", 0.8)]
+    root = make_workspace(tmp_path, LESSONS, events)
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.grader, record.note) == (0.5, "manual", "undo of line 4: 0.8 back to 0.5")
+    assert Workspace(root).session("s1").base_reward == 0.5
+
+
 def test_undo_of_the_first_grade_of_a_pending_session_retracts_it(tmp_path: Path) -> None:
-    # logged pending, then graded 0.6 at line 2: the undo is a retraction (SPEC 6), pending again
+    # logged pending, then graded 0.6 at line 2: the undo is a retraction (docs/format.md §5.3), pending again
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.6)])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.grader, record.note) == (None, "manual", "undo of line 2: 0.6 back to pending")
@@ -95,3 +109,44 @@ def test_explain_gives_the_formula_increments_exactly(tmp_path: Path, strategy: 
     assert a.alpha_after - a.alpha_before == pytest.approx(a.alpha_delta, abs=1e-12)
     pending = ws.explain("s1", base_reward=None, with_journal=False)
     assert pending.base_reward == 0.55  # no override: the logged grade
+
+
+def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: Path) -> None:
+    """one function writes a grade (and an undo, and a retraction), and an undo's
+    note has one format whoever wrote it (the CLI's `:g` and the dashboard's fmt_grade differed: 1 vs 1.0)."""
+    from lesson_credit.core.grading import undo_note
+    from lesson_credit.tui.writes import WriteQueue
+
+    cli_root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 1.0)], name="cli")
+    tui_root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name="tui")
+    Workspace(cli_root, clock=fixed_clock).undo_grade("s1")  # undoes line 2, the 1.0
+
+    class Source:  # what WriteQueue.apply asks of the dashboard's source: the workspace's one writer
+        def __init__(self, ws: Workspace) -> None:
+            self.append_grade = ws.append_grade
+
+    queue = WriteQueue()
+    ws = Workspace(tui_root, clock=fixed_clock)
+    commit = queue.commit("s1", 1.0, None, shown=None)  # logged at line 2
+    assert queue.take() is commit
+    queue.apply(Source(ws), commit)  # type: ignore[arg-type]
+    undo = queue.undo("s1")
+    assert undo is not None and queue.take() is undo
+    queue.apply(Source(ws), undo)  # type: ignore[arg-type]
+    cli_last, tui_last = (json.loads((r / LOG_REL).read_text().splitlines()[-1]) for r in (cli_root, tui_root))
+    assert cli_last == tui_last  # the same event: value, grader, timestamp and note
+    assert tui_last["note"] == "undo of line 2: 1.0 back to pending"
+    assert undo_note(7, 0.725, None) == "undo of line 7: 0.725 back to pending"
+    assert undo_note(7, 0.5, 1.0) == "undo of line 7: 0.5 back to 1.0"
+
+
+def test_a_grade_whose_state_file_fails_is_committed_with_a_warning(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    state = root / "state" / "lesson-thompson" / "bandit-state.json"
+    (state / "held").mkdir(parents=True)
+    ws = Workspace(root, clock=fixed_clock)
+    appended = ws.append_grade("s1", 0.6, grader="manual")
+    assert (appended.record.base_reward, appended.record.line, appended.before) == (0.6, 2, None)
+    assert len(appended.warnings) == 1 and "bandit-state.json" in appended.warnings[0]
+    retracted = ws.append_grade("s1", None, grader="manual", expect_line=2)
+    assert retracted.record.base_reward is None and retracted.before_value == 0.6

@@ -37,3 +37,41 @@ def log_path(root: Path) -> Path:
 
 def line(event: dict[str, Any]) -> bytes:
     return (json.dumps(event) + "\n").encode()
+
+
+def wait_until(condition: Any, what: str, timeout: float = 60.0) -> None:
+    """Wait for `condition()` to hold (a generous bound: "it got there", never a speed assertion)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting until {what}")
+        time.sleep(0.01)
+
+
+def insert_raw(conn: Any, event: bytes, agent: str = "holder", occurrence: int = 0) -> int:
+    """Insert an event line as the store stores it, through `conn` (a transaction the caller may
+    leave open, holding the position drawn); returns that position."""
+    from lesson_credit.core.log.pgschema import row_fields
+
+    f = row_fields(event.strip())
+    row = conn.execute(
+        "INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)"
+        " VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, %s) RETURNING position",
+        (f["type"], f["session_id"], f["event_time"], f["event"], f["raw"], agent, f["digest"], occurrence),
+    ).fetchone()
+    return int(row[0])
+
+
+def waiting_on_a_lock(url: str, statement: str = "INSERT INTO lesson_credit.events") -> bool:
+    """Whether a lesson-credit connection is waiting for a lock in a statement holding `statement`."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as watcher:
+        row = watcher.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
+            " AND datname = current_database() AND wait_event_type = 'Lock' AND strpos(query, %s) > 0",
+            (statement,),
+        ).fetchone()
+    return bool(row and row[0])

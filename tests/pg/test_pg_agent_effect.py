@@ -1,5 +1,5 @@
 """The writing agent as a fixed effect in `loo`'s joint estimate, on a database shared by two
-agents whose sessions differ in base rate (issue 13; the arithmetic: tests/core/test_joint_agents.py)."""
+agents whose sessions differ in base rate (the arithmetic: tests/core/test_joint_agents.py)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_loo_takes_the_writing_agent_as_a_fixed_effect(
     assert list(ws.session_agents()) == written
 
     def effects(result: dict[str, object]) -> dict[str, float]:
-        return {r["path"]: r["effect"]["estimate"] for r in result["results"] if r.get("effect")}
+        return {r["lesson"]: r["effect"]["estimate"] for r in result["results"] if r.get("effect")}
 
     fleet = run_json(capsys, *LOO, "-w", str(ws_root), "--store", pg_url)
     assert "2 agent effects" in fleet["meta"]["effect_method"]

@@ -88,9 +88,11 @@ def test_agents_writing_concurrently_lose_and_duplicate_nothing(
     pulled = make_workspace(tmp_path / "pulled")
     run_json(capsys, "store", "pull", str(log_path(pulled)), "-w", str(one), "--store", pg_url)
     assert run_json(capsys, "replay", "-w", str(pulled), "--strategy", "uniform") == on_db
-    assert run_json(capsys, "status", "-w", str(pulled)) == run_json(
-        capsys, "status", "-w", str(roots["delta"]), "--store", pg_url
-    )
+    # (each workspace's warnings are about its own derived files: delta's bandit-state.json is behind
+    # the other agents' writes)
+    from_file = run_json(capsys, "status", "-w", str(pulled))
+    from_db = run_json(capsys, "status", "-w", str(roots["delta"]), "--store", pg_url)
+    assert {**from_file, "warnings": None} == {**from_db, "warnings": None}
     # and the numbers by hand: uniform credit gives every injected lesson the session's grade in
     # force: quote.md is in every agent's own sessions, graded last ((i + 2) % 5) / 4
     rows_by_path = {row["path"]: row for row in on_db["lessons"]}
@@ -131,8 +133,8 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
                         }
                     )  # fmt: skip
                 )
-        # Another client holds an uncommitted session event for s2500: the push's INSERT, in file
-        # order, writes s0..s2499 and then waits on that id. Then the server dies.
+        # Another client holds an uncommitted session event for s2500: the push, in file order,
+        # writes s0..s2499 and then waits on that id. Then the server dies.
         blocker = psycopg.connect(url)
         blocker.execute(
             "INSERT INTO lesson_credit.events (type, session_id, raw, agent, digest, occurrence)"
@@ -152,7 +154,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
             while True:
                 row = watcher.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
-                    " AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO lesson_credit.events%'"
+                    " AND wait_event_type = 'Lock' AND query LIKE '%lesson_credit.events%'"
                 ).fetchone()
                 if row and row[0]:
                     break
@@ -162,7 +164,7 @@ def test_server_killed_mid_transaction_leaves_nothing_half_written(tmp_path: Pat
         server.kill()
         out, err = push.communicate(timeout=PROCESS_TIMEOUT_S)
         blocker.close()
-        assert push.returncode == 1 and out == ""
+        assert push.returncode == 75 and out == ""  # the server went away: nothing written, retry later
         assert err.count("\n") == 1 and err.startswith("lesson-credit: postgresql://lc@127.0.0.1:"), err
         server.start()
         wait_until_accepting(server)

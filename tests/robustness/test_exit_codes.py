@@ -1,4 +1,4 @@
-"""Issue 10, honest exit codes: a refused command changes nothing; a committed event is a success.
+"""Honest exit codes: a refused command changes nothing; a committed event is a success.
 
 Also the upkeep that goes with writing derived files: their mode follows the umask, and temp
 files an interrupted write left behind are cleaned up by the next write.

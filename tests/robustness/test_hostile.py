@@ -96,6 +96,7 @@ def test_salience_with_regex_metacharacters_matches_a_naive_reference(keywords: 
         assert (keyword.lower() in found) == hit, keyword
 
 
+@pytest.mark.smoke
 def test_catastrophic_pattern_does_not_hang_selection(tmp_path: Path) -> None:
     lib = tmp_path / "lessons"
     lib.mkdir()

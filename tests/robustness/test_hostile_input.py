@@ -1,4 +1,4 @@
-"""Issue 10, hostile files: nothing a workspace holds can hang us, exhaust memory or brick it.
+"""Hostile files: nothing a workspace holds can hang us, exhaust memory or brick it.
 
 Each case runs the real command in a subprocess with a generous limit and asserts that it
 finished with the expected one-line message; none asserts speed.
@@ -28,7 +28,7 @@ PROPERTY = settings(
 
 
 def _reference_spans(key: str, text: str) -> list[tuple[int, int]]:
-    """SPEC 4 read literally: `*` is `\\w*`, leftmost non-overlapping matches (re.finditer)."""
+    """docs/format.md §3 read literally: `*` is `\\w*`, leftmost non-overlapping matches (re.finditer)."""
     regex = re.compile(r"\w*".join(re.escape(part) for part in key.split("*")))
     return [m.span() for m in regex.finditer(text) if m.end() > m.start()]
 

@@ -1,4 +1,4 @@
-"""Issue 10, wrong numbers without a warning: the log is the truth on every read path.
+"""No wrong numbers without a warning: the log is the truth on every read path.
 
 A fresh read with no cache, a read through the parsed-log cache and an incremental read by a
 long-lived Workspace must print the same numbers whatever happened to the files in between:
@@ -88,6 +88,7 @@ def test_a_same_length_rewrite_deep_in_the_log_is_noticed(tmp_path: Path) -> Non
     assert _numbers(Workspace(tmp_path)) == _fresh(tmp_path)
 
 
+@pytest.mark.smoke
 def test_tampered_cache_contents_are_never_used(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     _write_log(tmp_path, 200)
     expected = _numbers(Workspace(tmp_path))

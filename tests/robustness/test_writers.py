@@ -54,6 +54,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.smoke
 def test_parallel_writers_lose_nothing(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
     script = WRITER.format(

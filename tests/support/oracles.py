@@ -52,6 +52,26 @@ def fold_naive(events: list[Event], settings: CreditSettings) -> dict[str, tuple
     return {arm: (s[0], s[1], int(s[2])) for arm, s in state.items()}
 
 
+def robust_reference(
+    z: npt.NDArray[np.float64], x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], penalty: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Penalised least squares with the baseline columns `z` unpenalised and `penalty` on each of x's
+    columns, and its HC2 sandwich variance, the slow obvious way over the dense design F = [z x]:
+
+        b = (F'F + P)^-1 F'y,  r = y - F b,  h_i = f_i'(F'F + P)^-1 f_i,
+        V = (F'F + P)^-1 F' diag(r^2 / (1 - h)) F (F'F + P)^-1
+
+    Returns x's coefficients, their variances and h."""
+    f = np.hstack([z, x])
+    k = z.shape[1]
+    m = np.linalg.inv(f.T @ f + np.diag(np.concatenate([np.zeros(k), penalty])))
+    coef = m @ f.T @ y
+    r = y - f @ coef
+    h = np.einsum("ij,jk,ik->i", f, m, f)
+    v = m @ (f.T * (r * r / (1.0 - h))) @ f @ m
+    return coef[k:], np.diag(v)[k:], h
+
+
 def best_gain(gain: npt.ArrayLike, k: int) -> float:
     """The largest total gain of any min(k, n) items: the best selection of one session."""
     values = np.asarray(gain, dtype=np.float64)

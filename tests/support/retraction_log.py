@@ -1,4 +1,4 @@
-"""A retraction (a grade with base_reward null, SPEC 6) and the two-session log the retraction
+"""A retraction (a grade with base_reward null, docs/format.md §5.3) and the two-session log the retraction
 tests start from (tests/core/test_retraction.py, tests/cli/test_retraction_cli.py)."""
 
 from __future__ import annotations

@@ -41,3 +41,15 @@ def type_ahead(app: App[object], *keys: str) -> None:
         event = events.Key(key, CHARACTERS.get(key, key if len(key) == 1 else None))
         event.set_sender(app)
         driver.send_message(event)
+
+
+def paste_ahead(app: App[object], text: str) -> None:
+    """Queue a bracketed paste where a terminal's input arrives, behind the keys queued before it.
+
+    Why private: as for `type_ahead`; `App.post_message` would put the paste in the app's own queue,
+    which the keys a test queued at the driver may not have reached yet."""
+    driver = app._driver
+    assert driver is not None
+    event = events.Paste(text)
+    event.set_sender(app)
+    driver.send_message(event)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from engine_helpers import fixed_clock
+from headline_logs import NOTHING, X, documented_order, noise_workspace, shown, two_by_two_workspace
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
@@ -16,6 +18,7 @@ from textual.widgets import Input, ProgressBar, Select, Static
 from textual_private import notification_texts
 from tui_fixture import FIXED_NOW, analysis_session, open_health, settle, table_keys
 
+from lesson_credit.core.analysis.effects import loo_payload
 from lesson_credit.core.sim.simulate import ESTIMATORS
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -48,6 +51,7 @@ def styles(cell: Text) -> set[str]:
 # ---------------------------------------------------------------------------- Analysis
 
 
+@pytest.mark.smoke
 async def test_analysis_table_sorts_dims_and_opens_distributions(
     analysis_workspace: Workspace, analysis_root: Path
 ) -> None:
@@ -59,17 +63,20 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         screen = app.screen
         assert isinstance(screen, AnalysisScreen) and screen.view is not None
         table = screen.query_one("#loo-table", ThemedTable)
-        # by effect (the joint estimate), best first: every lesson has one, so none is dimmed
+        # by effect (the joint estimate), best first; rebase (3 sessions: unidentified, no LOO lift) dimmed, last
         assert table_keys(table) == [
             "tools/retry-budget.md",
-            "workflow/rebase.md",
             "workflow/commit-often.md",
             "docs/readme-first.md",
             "tools/retired.md",
             "tools/force-push.md",
+            "workflow/rebase.md",
         ]
         muted = str(table.tone("muted"))
-        assert muted not in styles(table.get_row("workflow/rebase.md")[0])
+        assert muted in styles(table.get_row("workflow/rebase.md")[0])
+        assert muted not in styles(table.get_row("workflow/commit-often.md")[0])
+        rebase = [str(c).strip() for c in table.get_row("workflow/rebase.md")]
+        assert rebase[1].startswith("(") and rebase[2] == "—" and rebase[3] == "—"  # an estimate, no claim
         cells = [str(c).strip() for c in table.get_row("workflow/commit-often.md")]
         assert cells[4:6] == ["24", "16"] and cells[6] == "—"  # no naive lift without enough data
         assert "insufficient data" in cells[9] and "keyword 'commit' matches 100%" in cells[9]
@@ -98,7 +105,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         assert set(table_keys(table)[:2]) == {"tools/retry-budget.md", "tools/force-push.md"}
         assert not (analysis_root / LOO_FILE).exists()  # computing for display writes nothing
         # enter: the lesson's reward distributions, with and without it
-        table.move_cursor(row=0)
+        table.move_cursor(row=table_keys(table).index("tools/retry-budget.md"))
         await pilot.press("enter")
         await settle(pilot)
         rewards = app.screen
@@ -152,11 +159,11 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         screen.query_one("#scenario", Select).value = "few-sessions"
         seeds = screen.query_one("#seeds", Input)
         seeds.value = "0"
-        await pilot.press("r")  # refused: no seeds
+        await pilot.press("ctrl+r")  # refused: no seeds
         await settle(pilot)
         assert screen.report is None and screen.running is None
         seeds.value = "2"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await settle(pilot)
         await wait_until(pilot, lambda: screen.report is not None)
         report = screen.report
@@ -179,7 +186,7 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         assert str(table.get_row("random")[1]).strip() == "—"  # a reference has no ranking
         # a long run, cancelled after its first seed: the last report stays
         seeds.value = "40"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: bar.progress >= 1)
         assert screen.check_action("cancel", ())
         await pilot.press("escape")
@@ -200,7 +207,7 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
         screen = await open_health(pilot)
         assert screen.view is not None
         cards = list(screen.query(FindingCard))
-        assert [(c.finding.code, c.finding.severity) for c in cards] == [  # pending sessions warn (issue 12)
+        assert [(c.finding.code, c.finding.severity) for c in cards] == [  # pending sessions warn
             ("ghost-arms", "warning"),
             ("sessions-never-graded", "warning"),
         ]
@@ -208,9 +215,9 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
         assert cards[1].finding.items == ("s4",) and "tools/old-lesson.md" in cards[0].finding.items
         assert screen.title == "Health · 0 errors, 2 warnings"
         assert "→ Grade them" in str(cards[1].render())
-        # a lesson file breaks: r re-reads the lessons, and the Lessons screen shows the broken file too
+        # a lesson file breaks: ctrl+r re-reads the lessons, and the Lessons screen shows the broken file too
         (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         await settle(pilot)
         codes = [c.finding.code for c in screen.query(FindingCard)]
         assert codes[:2] == ["broken-lessons", "ghost-arms"] and screen.title.startswith("Health · 1 error, ")
@@ -249,3 +256,41 @@ async def test_lessons_effect_column_sorts_the_helpful_lesson_first(analysis_wor
         assert screen.sort_reverse  # largest first
         keys = table_keys(table)
         assert keys[0] == "tools/retry-budget.md" and keys[len(effects) - 1] == "tools/force-push.md"
+
+
+# ---------------------------------------------------------------------------- one headline
+
+
+async def analysis_screen(pilot: Pilot[None], app: LessonCreditApp) -> AnalysisScreen:
+    await settle(pilot)
+    await pilot.press("s", "a")
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, AnalysisScreen) and screen.view is not None
+    return screen
+
+
+async def test_analysis_shows_the_loo_headline(tmp_path: Path) -> None:
+    # the same numbers, order and method as `loo --json` (tests/cli/test_loo_headline.py checks the table)
+    root = two_by_two_workspace(tmp_path)
+    payload = loo_payload(Workspace(root, clock=fixed_clock).loo(write=False), "now", 5, 20)
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await analysis_screen(pilot, app)
+        table = screen.query_one("#loo-table", ThemedTable)
+        assert table_keys(table) == documented_order(payload["results"])
+        for result in payload["results"]:
+            cell = str(table.get_row(result["lesson"])[1]).strip()
+            assert cell.rstrip("ʳˡ") == shown(result["effect"])
+        x = screen.view.result(X)
+        assert x is not None and x.effect is not None and x.effect.method == "joint"
+        summary = str(screen.query_one("#analysis-summary", Static).render())
+        assert NOTHING not in summary
+
+
+async def test_analysis_says_when_nothing_is_distinguishable(tmp_path: Path) -> None:
+    app = LessonCreditApp(Workspace(noise_workspace(tmp_path), clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await analysis_screen(pilot, app)
+        summary = str(screen.query_one("#analysis-summary", Static).render())
+        assert sum(NOTHING in line for line in summary.splitlines()) == 1

@@ -1,9 +1,9 @@
-"""Pilot regression test for issue 14 defect 4: after fast `+`/`-` presses the Session detail's credit
+"""Pilot regression test: after fast `+`/`-` presses the Session detail's credit
 table kept every column, at full width, with the draft's numbers (it once collapsed to `+0 +0`
 with truncated cells).
 
 s1's journal: "Set up a git worktree for the fix.\\nRan pytest; the git worktree was stale.\\n".
-Its lessons, by hand (SPEC 4-5, seed strategy, floor 0.3, w = 0.3 + 0.7 * salience, r = base * w,
+Its lessons, by hand (docs/format.md §3-4, seed strategy, floor 0.3, w = 0.3 + 0.7 * salience, r = base * w,
 alpha += r, beta += 1 - r):
   tools/git-worktree.md   keywords "git worktree" (hit), "stale branch" (missed): salience 1/2, w 0.65
   testing/run-tests.md    "pytest" (hit), "tests pass" (missed): salience 1/2, w 0.65

@@ -1,4 +1,4 @@
-"""The joint fit and live updates at scale (issue 25): the fit of a big log runs in a child process
+"""The joint fit and live updates at scale: the fit of a big log runs in a child process
 and is kept per log version; while a newer log is fitted, the effects fitted before stay on screen;
 a change reads its own sessions' ids, not all of them again."""
 
@@ -16,7 +16,6 @@ from tui_fixture import analysis_session, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import effects_job
-from lesson_credit.tui import source as source_mod
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
@@ -45,7 +44,7 @@ async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: floa
 def test_the_fit_of_a_big_log_runs_in_a_child_and_is_kept_per_log_version(
     analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(source_mod, "EFFECTS_ELSEWHERE_FROM", 0)  # every log counts as big here
+    monkeypatch.setattr(effects_job, "ELSEWHERE_FROM", 0)  # every log counts as big here
     started: list[dict[str, Any]] = []
     real_run = effects_job.EffectsJob.run
 

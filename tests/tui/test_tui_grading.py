@@ -67,7 +67,8 @@ async def test_commit_then_undo_typed_fast_writes_both_in_order(app: LessonCredi
         detail = await open_session(pilot, "s1")  # graded 0.8
         burst(pilot, "5", "c", "c", "u")  # c over a grade asks; c again confirms
         await settle(pilot)
-        assert grades(ws_root) == [("s1", 0.5, "manual"), ("s1", 0.8, "manual")]
+        # the undo withdraws the operator's grade (no person had graded s1): the heuristic's 0.8 is in force
+        assert grades(ws_root) == [("s1", 0.5, "manual"), ("s1", None, "manual")]
         assert "line" in notes(ws_root)[1] and "0.5" in notes(ws_root)[1]  # says which event it reverts
         assert detail.base is not None and detail.base.session.base_reward == 0.8
         messages = toasts(app)
@@ -106,8 +107,10 @@ async def test_undo_is_a_stack_logged_by_the_operator(app: LessonCreditApp, ws_r
         await pilot.press("u")  # nothing this dashboard wrote: refused, nothing written
         burst(pilot, "3", "c", "c", "5", "c", "c", "u", "u", "u")
         await settle(pilot)
-        # never the heuristic's name: the operator restores 0.8
-        assert [value for _, value, _ in grades(ws_root)] == [0.3, 0.5, 0.3, 0.8]
+        # the operator's own grades are put back (0.3), then withdrawn: the heuristic's 0.8 is in force again,
+        # and no grade the operator never gave is logged
+        assert [value for _, value, _ in grades(ws_root)] == [0.3, 0.5, 0.3, None]
+        assert Workspace(ws_root).session("s1").base_reward == 0.8
         assert {grader for _, _, grader in grades(ws_root)} == {"manual"}
         assert sum("nothing to undo" in m.lower() for m in toasts(app)) == 2
 
@@ -127,11 +130,24 @@ async def test_undoing_a_first_grade_makes_the_session_pending_again(app: Lesson
 async def test_a_no_op_undo_is_refused(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await open_session(pilot, "s1")
-        burst(pilot, "8", "c", "c", "u")  # 0.8 over 0.8: undoing it would log 0.8 again
+        await open_session(pilot, "s4")
+        # 0.8, then 0.8 again over the operator's own 0.8: undoing the second would log 0.8 again
+        burst(pilot, "8", "c", "8", "c", "c", "u")
         await settle(pilot)
-        assert grades(ws_root) == [("s1", 0.8, "manual")]
+        assert grades(ws_root) == [("s4", 0.8, "manual"), ("s4", 0.8, "manual")]
         assert any("already 0.8" in m for m in toasts(app))
+
+
+async def test_undoing_a_grade_equal_to_the_heuristics_withdraws_it(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        # 0.8 over the heuristic's 0.8: the value stays, the source in force becomes the operator's;
+        # the undo withdraws it (the heuristic's 0.8 in force again), it is not a no-op
+        burst(pilot, "8", "c", "c", "u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s1", 0.8, "manual"), ("s1", None, "manual")]
+        assert Workspace(ws_root).session("s1").grader == "heuristic"
 
 
 async def test_the_undo_stack_outlives_the_screen(app: LessonCreditApp, ws_root: Path) -> None:
@@ -144,7 +160,7 @@ async def test_the_undo_stack_outlives_the_screen(app: LessonCreditApp, ws_root:
         await open_session(pilot, "s1")
         await pilot.press("u")
         await settle(pilot)
-        assert grades(ws_root) == [("s1", 0.3, "manual"), ("s1", 0.8, "manual")]
+        assert grades(ws_root) == [("s1", 0.3, "manual"), ("s1", None, "manual")]
 
 
 async def test_commit_over_a_grade_asks_and_escape_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
@@ -230,7 +246,7 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
         burst(pilot, "5", "l")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("n")
+        await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.5
         burst(pilot, "s", "y")

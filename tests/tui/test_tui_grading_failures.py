@@ -124,3 +124,40 @@ async def test_writes_queued_behind_a_failed_one_keep_their_expectation(app: Les
         await pilot.press("u")  # undoes the 0.9, which replaced what the log had: pending
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.9), ("s4", None)]
+
+
+def warnings_shown(app: LessonCreditApp) -> list[str]:
+    seen = app.__dict__.get("toasts_seen", [])
+    return [f"{title}: {message}" for title, message, severity in seen if severity == "warning"]
+
+
+def block_state_file(root: Path) -> Path:
+    """bandit-state.json cannot be rewritten: a folder stands in its place (the grade itself is logged)."""
+    state = root / "state" / "lesson-thompson" / "bandit-state.json"
+    state.unlink(missing_ok=True)
+    (state / "held").mkdir(parents=True)
+    return state
+
+
+async def test_a_grade_logged_while_the_state_file_fails_is_saved_and_undoable(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """the dashboard said "Grade 0.7 for S1 not saved" and dropped the grade from
+    the undo stack though it was in the log; only the derived bandit-state.json had failed."""
+    block_state_file(ws_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")  # pending
+        await pilot.press("7", "c")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7)]
+        assert errors(app) == []  # committed: not reported as "not saved"
+        shown = warnings_shown(app)
+        assert len(shown) == 1 and "bandit-state.json" in shown[0], shown
+        seen = app.__dict__["toasts_seen"]
+        assert any(severity == "information" and "Saved grade 0.7 for s4" in m for _, m, severity in seen), seen
+        assert app.writes.can_undo("s4")  # the undo stack keeps it
+        await pilot.press("u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7), ("s4", None)]
+        assert errors(app) == []

@@ -204,15 +204,16 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
 def test_write_queue_refuses_a_no_op_undo(workspace: Workspace, ws_root: Path) -> None:
     source = WorkspaceSource(workspace)
     queue = WriteQueue()
-    queue.commit("s1", 0.8, None, shown=0.8)  # 0.8 over 0.8
+    queue.commit("s1", 0.8, None, shown=0.8)  # the operator's 0.8 over the heuristic's 0.8
+    queue.commit("s1", 0.8, None, shown=0.8)  # and 0.8 again over the operator's own 0.8
     queue.undo("s1")
     assert queue.start_draining()
     outcomes = []
     while (write := queue.take()) is not None:
         outcomes.append(queue.apply(source, write))
-    assert [o.written for o in outcomes] == [True, False]
-    assert outcomes[1].message == "Nothing to undo on s1: the grade is already 0.8."
-    assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"] == [0.8]
+    assert [o.written for o in outcomes] == [True, True, False]
+    assert outcomes[2].message == "Nothing to undo on s1: the grade is already 0.8."
+    assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"] == [0.8, 0.8]
 
 
 def test_broken_lesson_files_become_rows_that_say_why(workspace: Workspace, ws_root: Path) -> None:

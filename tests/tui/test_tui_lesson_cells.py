@@ -14,9 +14,10 @@ from tui_fixture import settle
 
 from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.views import LessonRow
+from lesson_credit.tui import lesson_cells as cells_module
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens import lessons as lessons_module
-from lesson_credit.tui.screens.lessons import PIN_MARK, LessonsScreen, lesson_cells
+from lesson_credit.tui.screens.lessons import PIN_MARK, SORTS, LessonsScreen, lesson_cells
 from lesson_credit.tui.source import BROKEN
 from lesson_credit.tui.text import spaced, spaced_text
 from lesson_credit.tui.widgets.themed_table import TONES, ThemedTable
@@ -184,7 +185,8 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
         on_ui_thread.append(threading.current_thread() is threading.main_thread())
         return lesson_cells(row, tone, pinned, effects)
 
-    monkeypatch.setattr(lessons_module, "lesson_cells", recorded)
+    monkeypatch.setattr(cells_module, "lesson_cells", recorded)  # the worker's LessonCells.build
+    monkeypatch.setattr(lessons_module, "lesson_cells", recorded)  # and the screen's own
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -194,8 +196,10 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
         assert table.row_count == len(screen.view.rows) > 0
 
         def shown_cells_are_fresh() -> None:
+            columns = [str(column.key.value) for column in table.ordered_columns]  # the sort column second
             for row in screen.view.rows if screen.view else ():
-                expected = lesson_cells(row, themed.tone, row.path in screen.pins, screen.view.effects)
+                built = lesson_cells(row, themed.tone, row.path in screen.pins, screen.view.effects)
+                expected = [built[list(SORTS).index(key)] for key in columns]
                 assert [state(c) for c in table.get_row(row.path)] == [state(c) for c in expected], row.path
 
         shown_cells_are_fresh()

@@ -18,15 +18,16 @@ async def test_sessions_sort_by_any_column(app: LessonCreditApp) -> None:
         screen = await open_sessions(pilot)
         table = screen.query_one("#sessions-table", DataTable)
         assert table_keys(table) == ["s4", "s3", "s2", "s1"]  # newest first
+        # as `lesson-credit sessions --sort` orders them: pending last either way, ties in log order
         screen.sort_by("grade")  # best first; pending last: s1 0.8, s3 0.6, s2 0.4, s4 pending
         await pilot.pause()
         assert table_keys(table) == ["s1", "s3", "s2", "s4"]
         await pilot.press("r")
         await pilot.pause()
-        assert table_keys(table) == ["s4", "s2", "s3", "s1"]
-        screen.sort_by("lessons")  # 3, 3, 2, 2 lessons; ties in log order, newest first
+        assert table_keys(table) == ["s2", "s3", "s1", "s4"]
+        screen.sort_by("lessons")  # 3, 3, 2, 2 lessons; ties in log order
         await pilot.pause()
-        assert table_keys(table) == ["s2", "s1", "s4", "s3"]
+        assert table_keys(table) == ["s1", "s2", "s3", "s4"]
         await pilot.press("o")  # lessons -> mean salience
         await pilot.pause()
         assert screen.sort_column == "salience"
@@ -40,7 +41,7 @@ async def test_sessions_filter_by_lesson_id(app: LessonCreditApp) -> None:
         await pilot.pause()
         table = screen.query_one("#sessions-table", DataTable)
         assert table_keys(table) == ["s4", "s3", "s2"]  # the fixture's sessions with workflow/small-commits
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert table_keys(table) == ["s4"]
 

@@ -62,7 +62,7 @@ async def open_sessions(pilot: Pilot[None]) -> tuple[SessionsScreen, DataTable[o
 async def type_filter(pilot: Pilot[None], text: str) -> None:
     await pilot.press("slash")
     await pilot.press(*text)
-    await pilot.pause()
+    await settle(pilot)  # the filter re-runs after a pause in typing
 
 
 async def test_newest_rows_pending_toggle_and_counts(many: tuple[Workspace, list[ManySession]]) -> None:
@@ -90,14 +90,14 @@ async def test_newest_rows_pending_toggle_and_counts(many: tuple[Workspace, list
             else:
                 assert cells[3] == f"{s.base:.2f}" and cells[4] == s.grader
 
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert table_keys(table) == [s.session_id for s in reversed(pending)][:SHOWN]
         assert summary_text(screen) == (
             f"{SESSIONS} sessions · {len(pending)} pending · showing {SHOWN} newest of {len(pending)} "
-            "(filter with / to find older ones) (pending only: p shows all)"
+            "(filter with / to find older ones) (pending only: v shows all)"
         )
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         assert table_keys(table) == newest
 
@@ -165,15 +165,15 @@ async def test_text_filter_with_more_matches_than_shown_and_pending_only(
         assert 0 < len(found) < SHOWN
         assert table_keys(table) == [s.session_id for s in found]
         assert summary_text(screen) == f"{SESSIONS} sessions · {pending} pending · showing {len(found)}"
-        await pilot.press("enter")  # to the table: p toggles there, it is not typed
+        await pilot.press("enter")  # to the table: v toggles there, it is not typed
         await pilot.pause()
-        await pilot.press("p")
+        await pilot.press("v")
         await pilot.pause()
         found = matching(sessions, "-e", pending_only=True)
         assert 0 < len(found) and all(s.base is None for s in found)
         assert table_keys(table) == [s.session_id for s in found]
         assert summary_text(screen) == (
-            f"{SESSIONS} sessions · {pending} pending · showing {len(found)} (pending only: p shows all)"
+            f"{SESSIONS} sessions · {pending} pending · showing {len(found)} (pending only: v shows all)"
         )
         # another needle, still pending only: a category logged as "Docs"
         await pilot.press("escape")  # clears the filter, keeps pending only
@@ -185,5 +185,5 @@ async def test_text_filter_with_more_matches_than_shown_and_pending_only(
         assert table_keys(table) == [s.session_id for s in found]
         assert all(s.category == "Docs" and s.base is None for s in found)
         assert summary_text(screen) == (
-            f"{SESSIONS} sessions · {pending} pending · showing {len(found)} (pending only: p shows all)"
+            f"{SESSIONS} sessions · {pending} pending · showing {len(found)} (pending only: v shows all)"
         )

@@ -84,6 +84,12 @@ def test_snapshot_what_if(size: Size, snap_compare: SnapCompare, workspace: Work
 
 
 @sizes
+def test_snapshot_what_if_policy(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
+    # the selection policy switched to joint (T three times), not saved yet
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("w", "T", "T", "T"))
+
+
+@sizes
 def test_snapshot_help(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
     assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("question_mark"))
 
@@ -108,7 +114,7 @@ def test_snapshot_simulation(size: Size, snap_compare: SnapCompare, workspace: W
         assert isinstance(screen, SimulationScreen)
         screen.query_one("#scenario", Select).value = "few-sessions"
         screen.query_one("#seeds", Input).value = "2"
-        await pilot.press("r")
+        await pilot.press("ctrl+r")
         for _ in range(600):
             if screen.report is not None:
                 break

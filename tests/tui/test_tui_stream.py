@@ -196,10 +196,10 @@ def key_and_effect(app: LessonCreditApp, action: str) -> tuple[str, Callable[[],
         return "s", lambda: isinstance(app.screen, SessionsScreen)
     if action == "l":
         return "l", lambda: isinstance(app.screen, LessonsScreen)
-    if action == "p":
+    if action == "p":  # pending only: `v`
         assert isinstance(screen, SessionsScreen)
         pending_only = screen.pending_only
-        return "p", lambda: screen.pending_only != pending_only
+        return "v", lambda: screen.pending_only != pending_only
     assert isinstance(screen, LessonsScreen)
     table = screen.query_one("#lessons-table", DataTable)
     if action == "r":  # the table is rebuilt in the other order, the highlight kept (its messages handled)

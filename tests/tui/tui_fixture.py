@@ -13,6 +13,7 @@ from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
+from textual_private import type_ahead
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.screens.health import HealthScreen
@@ -197,6 +198,12 @@ def build_analysis_workspace(root: Path) -> Path:
     return root
 
 
+def burst(pilot: Any, *keys: str) -> None:
+    """Queue keys at the terminal driver all at once, the way a terminal delivers fast typing (`pilot.press`
+    idles after each key, which lets what the key started finish first). A key is a character or its name."""
+    type_ahead(pilot.app, *keys)
+
+
 async def settle(pilot: Any) -> None:
     """Let workers finish and their messages land (a result can start another worker).
 
@@ -205,6 +212,8 @@ async def settle(pilot: Any) -> None:
     import asyncio
 
     def busy() -> bool:
+        if not pilot.app.is_running:
+            return False  # it stopped (an exception ends the app): nothing more will happen
         tables = pilot.app.screen.query("ThemedTable")  # a big table fills in batches
         # a DataTable measures its new rows and columns when it is next idle, which on a loaded machine can
         # come after the pause: a test reading sizes waits for it (textual 8.2.8 names). (ThemedTable sizes its
@@ -213,7 +222,11 @@ async def settle(pilot: Any) -> None:
         # a worker is pending from the key that starts it until its task first runs, which on a loaded machine can
         # come after a pause: pending counts as busy
         working = any(not worker.is_finished for worker in pilot.app.workers)
-        return working or any(t.filling for t in tables) or measuring
+        # keys typed ahead wait in the app's key router (tui/keys.py) until the ones before them have settled
+        typing = getattr(getattr(pilot.app, "keys", None), "waiting", 0) > 0
+        # a filter re-runs after a pause in typing (screens/sortable.py)
+        filtering = getattr(pilot.app.screen, "filter_pending", False)
+        return working or typing or filtering or any(t.filling for t in tables) or measuring
 
     # done when two pauses in a row find nothing busy: a result that starts more work shows as busy
     # at the pause after it lands, however long the chain

@@ -1,5 +1,6 @@
-"""Analysis: every lesson's effect (randomized where dropout logs exist, else the joint estimate)
-first, then the leave-one-out lifts (naive, by category, propensity-weighted) as a second opinion.
+"""Analysis: every lesson's headline effect (core.analysis.estimates' rule: randomized with enough
+kept and withheld sessions, else the joint estimate; the same as `loo` and loo-results.json) first,
+then the leave-one-out lifts (naive, by category, propensity-weighted) as a second opinion.
 
 Computing the table writes nothing; only the write key saves loo-results.json.
 """
@@ -17,7 +18,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from lesson_credit.core.analysis.effects import LooResult
+from lesson_credit.core.analysis.estimates import nothing_line
 from lesson_credit.tui.loo_text import (
+    LATER_MARK,
     RANDOMIZED_MARK,
     describe,
     headline_interval,
@@ -38,7 +41,8 @@ from lesson_credit.tui.widgets.title_bar import TitleBar
 # column key -> (header, value to sort by; None sorts last whichever the direction)
 SORTS: dict[str, tuple[str, Callable[[LooResult], Any]]] = {
     "lesson": ("lesson", lambda r: r.path),
-    "effect": ("effect", lambda r: r.headline),
+    # headlines that claim an interval, by estimate; the rest sort last (the `loo` table's order)
+    "effect": ("effect", lambda r: r.effect.estimate if r.effect is not None and r.effect.claims else None),
     "ci": ("95% CI", lambda r: None if headline_interval(r)[0] is None else headline_interval(r)),
     "p_bh": ("p (BH)", lambda r: None if r.effect is None else r.effect.p_adjusted),
     "with": ("with", lambda r: r.n_with),
@@ -52,8 +56,9 @@ RIGHT = ("effect", "ci", "p_bh", "with", "without", "delta", "category", "ipw") 
 
 
 def has_estimate(result: LooResult) -> bool:
-    """A row with an effect or a LOO lift to show; the rest are dimmed and sorted last."""
-    return result.headline is not None or result.sufficient
+    """A row whose headline claims an interval or with a leave-one-out lift; the rest are dimmed and
+    sorted last, as in the `loo` table (core.analysis.estimates.order_key)."""
+    return (result.effect is not None and result.effect.claims) or result.sufficient
 
 
 def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -> list[LooResult]:
@@ -78,10 +83,13 @@ def summary(view: AnalysisView) -> Text:
     out.append(f" ({view.min_with} sessions with, {view.min_without} without)")
     out.append(f" · {flagged} flagged", style="bold" if flagged else "")
     out.append(
-        f"\neffect: joint estimate (category baselines + every lesson), {RANDOMIZED_MARK} randomized (dropout)"
-        " · naive Δ: with − without · by cat · IPW · ctrl+s writes loo-results.json",
+        f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
+        " (…) claims nothing · naive Δ: with − without · by cat · IPW · ctrl+s writes loo-results.json",
         style="dim",
     )
+    nothing = nothing_line([r.effect for r in view.results])
+    if nothing:
+        out.append("\n" + nothing, style="bold")
     return out
 
 
@@ -91,10 +99,12 @@ class AnalysisScreen(SortableScreen):
     AUTO_FOCUS = "#loo-table"
     DEFAULT_CSS = screen_css("analysis.tcss")
     HELP = (
-        "Effect: each lesson's change in reward per injection, from one regression over every lesson with "
-        "category baselines (randomized kept-minus-withheld where dropout logs exist). Then the leave-one-out "
-        "lifts: mean reward with minus without, within categories, propensity-weighted. Rows without an "
-        "estimate are dimmed and sorted last."
+        "Effect: each lesson's change in reward per injection: randomized kept-minus-withheld (ʳ) when the "
+        "dropout logs have 20 kept and 20 withheld sessions and it is at least as precise, else one regression "
+        "over every lesson with category baselines (ˡ: its later half, the effect drifted). In parentheses: "
+        "nothing claimed (too little data, or always injected with other lessons: see the panel). Then the "
+        "leave-one-out lifts: mean reward with minus without, within categories, propensity-weighted. Rows "
+        "without an estimate are dimmed and sorted last."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TypeVar
 
 from textual import on
-from textual._context import active_app
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
+from textual.types import NoActiveAppError
 from textual.widget import Widget
 
 from lesson_credit.core.base.errors import WorkspaceError
@@ -42,16 +42,21 @@ def screen_css(name: str) -> str:
 class DataScreen(Screen[None]):
     """Watches the app's `data_version`: reloads when current, else on resume."""
 
+    # a list whose keys (enter, the filter, a cursor move) read what it loads: keys typed before its
+    # first load has landed wait for it in the key router (tui/keys.py), rather than open nothing
+    HOLDS_KEYS_UNTIL_LOADED: bool = False
+
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__()
         self.source = source
         self._stale = False
+        self._ready_for_keys = not self.HOLDS_KEYS_UNTIL_LOADED
         self._loading_timers: dict[int, Timer] = {}
         # the width classes from the terminal's size before the widgets are first styled: set at the first
         # resize instead, they restyled every widget of the screen once more (an 80-column terminal)
         try:
-            self._width_classes(active_app.get().size.width, update=False)
-        except LookupError:  # made outside a running app: the first resize sets them
+            self._width_classes(self.app.size.width, update=False)
+        except NoActiveAppError:  # made outside a running app: the first resize sets them
             pass
 
     def on_mount(self) -> None:
@@ -75,6 +80,19 @@ class DataScreen(Screen[None]):
 
     def reload(self) -> None:
         """Start the worker that loads this screen's view."""
+
+    @property
+    def keys_held(self) -> bool:
+        """True while the key router must hold the keys typed for this screen (tui/keys.py)."""
+        return not self._ready_for_keys
+
+    def ready_for_keys(self) -> None:
+        """The first load has landed (or failed): hand this screen the keys typed for it."""
+        if not self._ready_for_keys:
+            self._ready_for_keys = True
+            router = getattr(self.app, "keys", None)
+            if router is not None:
+                router.wake()
 
     def _width_classes(self, width: int, update: bool = True) -> None:
         self.set_class(width < NARROW_BELOW, "-narrow", update=update)
@@ -121,4 +139,5 @@ class DataScreen(Screen[None]):
         for widget in self.query("*"):
             if widget.loading:
                 widget.loading = False
+        self.ready_for_keys()  # nothing more will load: the keys typed for it go on
         # let it bubble on to the app, which notifies

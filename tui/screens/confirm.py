@@ -19,11 +19,11 @@ from lesson_credit.tui.screens.base import screen_css
 
 class ConfirmScreen(ModalScreen[bool]):
     DEFAULT_CSS = screen_css("confirm.tcss")
-    HELP = "y confirms; n or escape cancels (the focused button answers enter)."
+    HELP = "y confirms; escape cancels (the focused button answers enter)."
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
+        Binding("escape", "answer(False)", "No"),
     ]
 
     def __init__(
@@ -42,7 +42,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Static(Text(self.detail), id="confirm-detail")
             with Horizontal(id="confirm-buttons"):
                 yield Button("Yes (y)", variant="warning", id="confirm-yes")
-                yield Button("No (n)", variant="primary", id="confirm-no")
+                yield Button("No (esc)", variant="primary", id="confirm-no")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
@@ -65,8 +65,8 @@ class ConfirmScreen(ModalScreen[bool]):
 
 
 class ConfirmCommit(ConfirmScreen):
-    """Replace a session's grade: c (the commit key again) or y writes it; n or escape keeps the draft."""
+    """Replace a session's grade: c (the commit key again) or y writes it; escape keeps the draft."""
 
-    HELP = "c or y replaces the grade; n or escape keeps the draft and writes nothing."
+    HELP = "c or y replaces the grade; escape keeps the draft and writes nothing."
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "answer(True)", "Replace", show=False)]

@@ -4,7 +4,7 @@ The words are the CLI's (`lesson-credit lint`): each finding is an error or a wa
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -21,6 +21,7 @@ from lesson_credit.tui.source import HealthView, WorkspaceSource
 from lesson_credit.tui.text import one_line
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.writes import Grading
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
@@ -88,12 +89,12 @@ class HealthScreen(DataScreen):
     DEFAULT_CSS = screen_css("health.tcss")
     HELP = (
         "The checks `lesson-credit lint` runs. An error fails lint (exit 1); a warning does not. "
-        "They are re-checked when the log changes, and with r (which also re-reads the lesson files). "
+        "They are re-checked when the log changes, and with ctrl+r (which also re-reads the lesson files). "
         "tab / shift+tab move between findings; enter opens the first session a finding names."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "recheck", "Re-check (re-read lessons)"),
+        Binding("ctrl+r", "recheck", "Re-read, re-check"),
         Binding("enter", "open_session", "Open its session"),
         Binding("down", "app.focus_next", "Next finding", show=False),
         Binding("up", "app.focus_previous", "Previous finding", show=False),
@@ -153,8 +154,6 @@ class HealthScreen(DataScreen):
         self._check(reload_library=True)
 
     async def action_open_session(self) -> None:
-        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-
         card = self.focused
         if not isinstance(card, FindingCard):
             return
@@ -164,4 +163,4 @@ class HealthScreen(DataScreen):
         if not sessions:
             self.notify("This finding names no session.", markup=False)
             return
-        await self.app.push_screen(SessionDetailScreen(self.source, sessions[0]))
+        await cast(Grading, self.app).open_session(sessions[0])

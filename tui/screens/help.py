@@ -29,8 +29,13 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "Lessons columns",
         (
             ("n", "graded sessions the lesson was injected in"),
-            ("mean", "posterior mean alpha/(alpha+beta): the expected reward rate"),
+            (
+                "mean",
+                "posterior mean alpha/(alpha+beta): the expected reward rate; sorted by it, lessons never used "
+                "(n 0, the prior's mean) come last",
+            ),
             ("95% CI", "central 95% interval of the Beta posterior"),
+            ("effect", "estimated effect on reward (the joint estimate `loo` heads with); — when none"),
             ("last", "credited reward in the latest graded session with the lesson"),
             ("category", "the lesson's folder under lessons/"),
             ("status", "active, deprecated, archived; missing = logged but no file; broken = unreadable file"),
@@ -104,7 +109,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = screen_css("help.tcss")
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "close", "Close help"),
+        Binding("escape,question_mark", "close", "Close help"),
     ]
 
     def __init__(self, sections: Sequence[HelpSection], current: str) -> None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import replace
+from typing import Any, ClassVar, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -14,21 +14,25 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import ColumnKey
 
-from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.views import LessonRow
+from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
+from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell
+from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
 from lesson_credit.tui.messages import LessonsShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
-from lesson_credit.tui.source import BROKEN, MAX_PINS, LessonsView, WorkspaceSource
-from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_interval, fmt_signed, one_line, spaced_text
+from lesson_credit.tui.source import MAX_PINS, LessonsView, WorkspaceSource
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-
-PIN_MARK = "◆"
+from lesson_credit.tui.widths import MIN_NAME_CELLS, sort_column_second, widest
+from lesson_credit.tui.writes import Grading
 
 
 def _last_credit(row: LessonRow) -> float:
@@ -49,14 +53,6 @@ SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
 }
 
 
-def lesson_name(row: LessonRow) -> str:
-    """The id without its category folder (a column of its own) and without `.md`."""
-    name = row.path
-    if row.category and name.startswith(row.category + "/"):
-        name = name[len(row.category) + 1 :]
-    return name.removesuffix(".md")
-
-
 def matches(row: LessonRow, needle: str) -> bool:
     """Case-insensitive substring match on id, title, category and status."""
     if not needle:
@@ -73,90 +69,10 @@ def sorted_rows(
         have = sorted((r for r in rows if r.path in known), key=lambda r: (known[r.path], r.path), reverse=reverse)
         return have + sorted((r for r in rows if r.path not in known), key=lambda r: r.path)
     key = SORTS[column][1]
+    if column == "mean":  # never used (n 0): the prior's mean says nothing, so after every lesson with evidence
+        used = sorted((r for r in rows if r.n > 0), key=key, reverse=reverse)
+        return used + sorted((r for r in rows if r.n <= 0), key=lambda r: r.path)
     return sorted(rows, key=key, reverse=reverse)
-
-
-def effect_text(path: str, effects: Mapping[str, float] | None) -> str:
-    if effects is None:
-        return "…"  # being computed
-    value = effects.get(path)
-    return "—" if value is None else fmt_signed(value)
-
-
-Tone = Callable[[str], Style]  # a theme tone's style (ThemedTable.tone, or a lookup in its tones())
-
-
-def lesson_cells(
-    row: LessonRow, tone: Tone, pinned: bool = False, effects: Mapping[str, float] | None = None
-) -> list[Text]:
-    """The row's cells as the table shows them, with one space before each instead of the usual
-    padding (the table fits beside the plot). Reads no widget: a worker can build them."""
-    if row.status in (MISSING, BROKEN):
-        status_tone: str | None = "warning" if row.status == MISSING else "error"
-    elif row.status != "active":
-        status_tone = "muted"
-    else:
-        status_tone = None
-    return [
-        name_cell(row, tone, pinned),
-        spaced_text(str(row.n), justify="right"),
-        spaced_text(fmt(row.mean, 3), justify="right"),
-        spaced_text(fmt_interval(row.ci_low, row.ci_high)),
-        spaced_text(effect_text(row.path, effects), justify="right"),
-        spaced_text(fmt(row.last_credit), justify="right"),
-        spaced_text(one_line(row.category, "—")),
-        spaced_text(one_line(row.status), tone(status_tone) if status_tone else ""),
-    ]
-
-
-def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
-    """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson."""
-    name = Text(" ", end="")
-    if pinned:
-        name_tone: str | None = "pinned"
-    else:
-        name_tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
-    name.append(one_line(lesson_name(row)), style=tone(name_tone) if name_tone else "")
-    if pinned:
-        name.append(" " + PIN_MARK, style=tone("pinned"))
-    return name
-
-
-@dataclass(frozen=True, eq=False)
-class LessonCells:
-    """Every row's cells (unpinned), built by the worker with the table's tones as they were then,
-    from `rows` and `effects` (used only while the view still has those very objects)."""
-
-    tones: Mapping[str, Style]
-    cells: Mapping[str, list[Text]]  # lesson id -> cells
-    rows: tuple[LessonRow, ...] = ()
-    effects: Mapping[str, float] | None = None
-
-    @classmethod
-    def build(
-        cls,
-        rows: tuple[LessonRow, ...],
-        tones: Mapping[str, Style],
-        effects: Mapping[str, float] | None = None,
-        previous: LessonCells | None = None,
-    ) -> LessonCells:
-        """`previous`: cells built before, reused for every row equal to the one they were built for
-        (a commit changes a few of three thousand rows: building them all took 0.1 s)."""
-        reuse: dict[str, list[Text]] = {}
-        if previous is not None and previous.tones == tones:
-            old_rows = {row.path: row for row in previous.rows}
-            old_effects, new_effects = previous.effects or {}, effects or {}
-            same_effects = (previous.effects is None) == (effects is None)
-            reuse = {
-                row.path: previous.cells[row.path]
-                for row in rows
-                if same_effects
-                and old_rows.get(row.path) == row
-                and old_effects.get(row.path) == new_effects.get(row.path)
-                and row.path in previous.cells
-            }
-        cells = {row.path: reuse.get(row.path) or lesson_cells(row, tones.__getitem__, False, effects) for row in rows}
-        return cls(tones, cells, rows, effects)
 
 
 class LessonsScreen(SortableScreen):
@@ -179,6 +95,8 @@ class LessonsScreen(SortableScreen):
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
     SORT_COLUMNS = SORTS
+    FILTER_BOX = "filter"
+    HOLDS_KEYS_UNTIL_LOADED = True
     DESCENDING_FIRST = ("n", "mean", "interval", "effect", "last")
     CYCLE_KEEPS_DIRECTION = True
 
@@ -193,15 +111,15 @@ class LessonsScreen(SortableScreen):
         self.view: LessonsView | None = None
         self.cells: LessonCells | None = None  # the view's cells, built off the UI thread
         self._tones: Mapping[str, Style] = {}  # the table's tones as of the current fill
-        self.filter_text = ""
         self.pins: list[str] = []
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
         self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
+        self._widths = (0, 0)  # (widest lesson name, the sort column's width) as of the last fill
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        yield Input(placeholder="filter lessons: id, title, category or status  (/)", id="filter")
+        yield FilterBox("filter lessons: id, title, category or status  (/)", id="filter")
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="lessons-empty")
         with Horizontal(id="lessons-body"):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
@@ -257,8 +175,10 @@ class LessonsScreen(SortableScreen):
         self.done(self.query_one("#lessons-table", ThemedTable))
         if previous is None or not self._update_in_place(previous):
             self._rebuild()
+        self._title()  # the policy in force may have changed (What-if saves it)
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         self.query_one("#lessons-empty", Static).display = not event.view.rows
+        self.ready_for_keys()
         # what the table can show without: computed once the frame with the rows is drawn, so
         # that their threads (and the imports they start) do not hold up the first paint
         self.call_after_refresh(self._complete, event.view)
@@ -363,7 +283,7 @@ class LessonsScreen(SortableScreen):
         took seconds: the table measures its height again after every row added); a new session
         usually changes about ten lessons, and sorted by mean, moves them.
         """
-        if self.view is None:
+        if self.view is None or self.filter_pending:
             return False
         rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
@@ -396,20 +316,62 @@ class LessonsScreen(SortableScreen):
         table = self.query_one("#lessons-table", ThemedTable)
         self._tones = table.tones()
         self._title()
+        self.shown_filter = self.filter_text
         rows = [r for r in self._listed() if matches(r, self.filter_text)]
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
         table.clear(columns=True)
-        for key, label in self.sort_headers():
-            table.add_column(Text(" " + label), key=key)
+        headers = dict(self.sort_headers())
+        order = sort_column_second(list(SORTS), self.sort_column)
+        places = [list(SORTS).index(key) for key in order]  # cells come in SORTS order
+        built = [self._cells(table, row) for row in rows]
+        sort_place = list(SORTS).index(self.sort_column)
+        sort_width = max(widest(cells[sort_place] for cells in built), len(headers[self.sort_column]) + 1)
+        self._widths = (widest(cells[0] for cells in built), sort_width)
+        for key in order:
+            width = self._lesson_width(table) if key == "lesson" else None
+            table.add_column(Text(" " + headers[key]), key=key, width=width)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
-        table.fill([(row.path, self._cells(table, row)) for row in rows], first=max(FILL_FIRST, at + FILL_FIRST))
+        table.fill(
+            [(row.path, [cells[i] for i in places]) for row, cells in zip(rows, built, strict=True)],
+            first=max(FILL_FIRST, at + FILL_FIRST),
+        )
         if keep in self.shown:
             table.move_cursor(row=self.shown.index(keep), animate=False)
         elif self.shown:
             table.move_cursor(row=0, animate=False)
         self._show_highlighted()
+
+    def _lesson_width(self, table: ThemedTable) -> int | None:
+        """The lesson column's width when its names would push the sort column out of sight (a narrow
+        terminal loses columns at the right): the names are cut instead; the panel shows the full id.
+        None: as wide as the names (they fit, or the table is not laid out yet)."""
+        names, sort_width = self._widths
+        visible = table.size.width - table.styles.scrollbar_size_vertical  # less its scrollbar, shown or soon
+        room = visible - (0 if self.sort_column == "lesson" else sort_width)
+        if visible <= 0 or names <= room:
+            return None
+        return max(room, MIN_NAME_CELLS)
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.call_after_refresh(self._fit_lesson_column)
+
+    def _fit_lesson_column(self) -> None:
+        """After a resize: the lesson column's width for the table's new size (`_lesson_width`)."""
+        if not self.is_mounted:
+            return
+        table = self.query_one("#lessons-table", ThemedTable)
+        column = table.columns.get(ColumnKey("lesson"))
+        if column is None or table.size.width <= 0:  # not laid out (yet): the next fill fits it
+            return
+        width = self._lesson_width(table)
+        column.auto_width = width is None
+        if width is not None:
+            column.width = width
+        table.refresh_column(0)
+        table._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
 
     def _listed(self) -> list[LessonRow]:
         """The view's rows the table lists: retired arms only after R (`status --all`)."""
@@ -421,12 +383,17 @@ class LessonsScreen(SortableScreen):
 
     def _title(self) -> None:
         retired = len(self.view.retired) if self.view is not None else 0
+        policy = f"Lessons · policy {self.view.policy}" if self.view is not None and self.view.policy else "Lessons"
         if not retired:
-            self.title = "Lessons"
+            title = policy
         elif self.show_retired:
-            self.title = f"Lessons · {retired} retired shown (R hides)"
+            title = f"{policy} · {retired} retired shown (R hides)"
         else:
-            self.title = f"Lessons · {retired} retired hidden (R shows)"
+            title = f"{policy} · {retired} retired hidden (R shows)"
+        unused = sum(1 for row in self._listed() if row.n <= 0) if self.sort_column == "mean" else 0
+        if unused:  # sorted by mean, lessons never used come last: say so
+            title += f" · {unused} never used last"
+        self.title = title
 
     def action_toggle_retired(self) -> None:
         self.show_retired = not self.show_retired
@@ -452,11 +419,11 @@ class LessonsScreen(SortableScreen):
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#lessons-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    async def _row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key is None or event.row_key.value is None:
             return  # an empty table (filtered to nothing, or nothing yet)
         self.highlighted = event.row_key.value
-        self.action_open_last_session()
+        await self.action_open_last_session()
 
     # ---------------------------------------------------------------- side panel
 
@@ -512,15 +479,17 @@ class LessonsScreen(SortableScreen):
     def action_clear_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.value = ""
+        self.filter_typed("")
+        self.apply_filter()
         self.query_one("#lessons-table", ThemedTable).focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value.strip()
-        self._rebuild()
+        self.filter_typed(event.value)
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self) -> None:
+        self.apply_filter()
         self.query_one("#lessons-table", ThemedTable).focus()
 
     def action_toggle_pin(self) -> None:
@@ -553,9 +522,7 @@ class LessonsScreen(SortableScreen):
                 self._mark_pin(path)
         self._show_highlighted()
 
-    def action_open_last_session(self) -> None:
-        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-
+    async def action_open_last_session(self) -> None:
         if self.highlighted is None or self.highlighted not in self.shown:
             return  # the table is filtered to nothing (or the lesson is filtered out)
         detail = self.detail(self.highlighted)
@@ -564,7 +531,7 @@ class LessonsScreen(SortableScreen):
         if detail.row.last_session is None:
             self.notify("This lesson has not been in a graded session yet.", severity="information", markup=False)
             return
-        self.app.push_screen(SessionDetailScreen(self.source, detail.row.last_session, focus_lesson=detail.row.path))
+        await cast(Grading, self.app).open_session(detail.row.last_session, focus_lesson=detail.row.path)
 
     def action_what_if(self) -> None:
         from lesson_credit.tui.screens.what_if import WhatIfScreen

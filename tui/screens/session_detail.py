@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.library.salience import SalienceBreakdown
 from lesson_credit.core.views import Explanation, LessonCredit
+from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit
 from lesson_credit.tui.screens.grade_value import GradeValueScreen
@@ -30,6 +31,7 @@ from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story
 from lesson_credit.tui.widgets.grade_bar import GradeBar
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW
@@ -87,7 +89,9 @@ class SessionDetailScreen(DataScreen):
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
         "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
         "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
-        "applied in key order; each is confirmed by a message."
+        "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
+        "source's score show under the session's line; V opens the transcript, J takes the judge's score as "
+        "your grade (a grade like any other: u undoes it)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -104,7 +108,14 @@ class SessionDetailScreen(DataScreen):
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
         Binding("escape", "back", "Back / discard draft", show=False),
+        Binding("V", "transcript", "Transcript", key_display="V", show=False),
+        Binding("J", "take_judge", "Judge's score as grade", key_display="J", show=False),
     ]
+
+    class OutsideLoaded(Message):
+        def __init__(self, outside: SessionOutside) -> None:
+            super().__init__()
+            self.outside = outside
 
     class Loaded(Message):
         def __init__(self, explanation: Explanation) -> None:
@@ -126,6 +137,7 @@ class SessionDetailScreen(DataScreen):
         self.draft: float | None = None
         self.note = ""
         self.rows: list[str] = []
+        self.outside: SessionOutside | None = None  # the record and reward sources (docs/records-notes.md)
 
     @property
     def grading(self) -> Grading:
@@ -134,6 +146,7 @@ class SessionDetailScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(id="session-info")
+        yield RecordPanel(id="record-panel")
         with Horizontal(id="detail-body"):
             yield JournalView(id="journal")
             with Vertical(id="detail-side"):
@@ -156,6 +169,20 @@ class SessionDetailScreen(DataScreen):
 
     def reload(self) -> None:
         self._load()
+        self._load_outside()
+
+    @work(thread=True, exclusive=True, group="detail-outside")
+    def _load_outside(self) -> None:
+        session_id = self.session_id
+        self.post_result(lambda: self.source.call(lambda ws: outside_view(ws, session_id)), self.OutsideLoaded)
+
+    @on(OutsideLoaded)
+    def _outside_loaded(self, event: OutsideLoaded) -> None:
+        self.outside = event.outside
+        self.query_one("#record-panel", RecordPanel).outside = event.outside
+        self.query_one("#grade-bar", GradeBar).others = tuple(
+            (s.source, s.score) for s in event.outside.sources if not s.in_force and s.score is not None
+        )
 
     @work(thread=True, exclusive=True, group="detail-load")
     def _load(self) -> None:
@@ -344,11 +371,16 @@ class SessionDetailScreen(DataScreen):
         snapshot = self.grading.snapshot
         return snapshot.grade_of(self.session_id) if snapshot is not None else None
 
+    def in_force(self) -> float | None:
+        """The grade in force as typed: after the commits and undos queued for it (they may not be in
+        the log yet), else `committed()`. A step or the exact-grade box starts from it."""
+        return self.grading.writes.expected(self.session_id, self.committed())
+
     def action_set_draft(self, value: float) -> None:
         self._set_draft(float(value))
 
     def action_step(self, step: float) -> None:
-        current = self.draft if self.draft is not None else self.committed()
+        current = self.draft if self.draft is not None else self.in_force()
         self._set_draft(step_grade(current, float(step)))
 
     def action_type_grade(self) -> None:
@@ -357,7 +389,7 @@ class SessionDetailScreen(DataScreen):
             if value is not None:
                 self._set_draft(value)
 
-        current = self.draft if self.draft is not None else self.committed()
+        current = self.draft if self.draft is not None else self.in_force()
         self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
 
     async def action_commit(self) -> None:
@@ -367,7 +399,7 @@ class SessionDetailScreen(DataScreen):
             )
             return
         value, note = self.draft, self.note.strip() or None
-        in_force = self.grading.writes.expected(self.session_id, self.committed())
+        in_force = self.in_force()
         if in_force is None:
             self._queue_commit(value, note)
             return
@@ -403,6 +435,37 @@ class SessionDetailScreen(DataScreen):
 
     async def action_next_pending(self) -> None:
         await self.grading.open_next_pending(self.session_id)
+
+    def action_transcript(self) -> None:
+        from lesson_credit.tui.screens.transcript import TranscriptScreen
+
+        self.app.push_screen(TranscriptScreen(self.source, self.session_id, self.focused_lesson))
+
+    async def action_take_judge(self) -> None:
+        """The judge's score, committed as the operator's grade through the write queue (u undoes it)."""
+        judge = self.outside.judge if self.outside is not None else None
+        if judge is None:
+            self.notify(f"No judge's score for {one_line(self.session_id)}.", severity="warning", markup=False)
+            return
+        note = self.note.strip() or "the judge's score, taken as the grade"
+        person = self.outside.person if self.outside is not None else None
+        queued = self.grading.writes.expected(self.session_id, person) if person is not None else None
+        if queued is None:
+            self._queue_commit(judge, note)
+            return
+
+        def answered(replace_it: bool) -> None:
+            if replace_it:
+                self._queue_commit(judge, note)
+
+        await self.app.push_screen(
+            ConfirmCommit(
+                f"Replace the grade {fmt_grade(queued)} of {one_line(self.session_id)} "
+                f"with the judge's {fmt_grade(judge)}?",
+                "Both stay in the log; the latest person's grade counts. u undoes it.",
+                on_answer=answered,
+            )
+        )
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()

@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, ClassVar, cast
 
+import numpy as np
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
+from lesson_credit.core.query import order_rows
 from lesson_credit.core.views import SessionSummary
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import SessionsView, WorkspaceSource
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
+from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
@@ -26,8 +29,6 @@ from lesson_credit.tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
 MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest
-DEBOUNCE_ABOVE = 5000  # sessions; with more, the filter waits for a pause in typing
-FILTER_DEBOUNCE = 0.25  # seconds
 
 
 def problems_text(view: SessionsView, store: str) -> Text:
@@ -41,19 +42,20 @@ def problems_text(view: SessionsView, store: str) -> Text:
     return out
 
 
-def _grade_key(s: SessionSummary) -> tuple[float, int]:
-    return (-1.0 if s.base_reward is None else s.base_reward, s.line)
-
-
-# column key -> (header, sort key); "time" (log order, newest first) is the default
-SESSION_SORTS: dict[str, tuple[str, Callable[[SessionSummary], Any]]] = {
-    "id": ("session", lambda s: (s.session_id, s.line)),
-    "time": ("time", lambda s: s.line),
-    "category": ("category", lambda s: ((s.category or "").lower(), s.line)),
-    "grade": ("grade", _grade_key),
-    "grader": ("grader", lambda s: ((s.grader or "").lower(), s.line)),
-    "lessons": ("lessons", lambda s: (s.n_lessons, s.line)),
-    "salience": ("mean salience", lambda s: (s.mean_salience, s.line)),
+# column key -> (header, how its rows are ordered): `sessions --sort`'s order (core.query.order_rows) over
+# every matching session, so the table and the CLI agree, ties included (log order; a pending grade, a
+# missing category or grader last either way). "time" (log order, newest first) is the default.
+SESSION_SORTS: dict[str, tuple[str, Callable[..., Any]]] = {
+    key: (header, partial(order_rows, column=column))
+    for key, header, column in (
+        ("id", "session", "id"),
+        ("time", "time", "line"),
+        ("category", "category", "category"),
+        ("grade", "grade", "reward"),
+        ("grader", "grader", "grader"),
+        ("lessons", "lessons", "lessons"),
+        ("salience", "mean salience", "salience"),
+    )
 }
 LESSON_PREFIX = "lesson:"
 
@@ -65,16 +67,20 @@ class SessionsScreen(SortableScreen):
     DEFAULT_CSS = screen_css("sessions.tcss")
     HELP = (
         "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one, "
-        "n opens the oldest pending one. o / r / a header click sort (the newest 1,000 matching sessions); "
-        "the filter matches id, category, grader or date, or `lesson:ID` the sessions a lesson was injected in."
+        "n opens the oldest pending one, v lists only the pending ones. o / r / a header click sort every "
+        "matching session as `lesson-credit sessions --sort` does (the first 1,000 are listed); home / end go "
+        "to the first / last row. The filter matches id, category, grader or date, or `lesson:ID` the sessions "
+        "a lesson was injected in."
     )
     SORT_COLUMNS = SESSION_SORTS
     DESCENDING_FIRST = ("time", "grade", "lessons", "salience")
+    FILTER_BOX = "session-filter"
+    HOLDS_KEYS_UNTIL_LOADED = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_session", "Open", priority=True),
-        Binding("p", "toggle_pending", "Pending only"),
+        Binding("v", "toggle_pending", "Pending only"),
         Binding("n", "next_pending", "Next pending"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("o", "cycle_sort", "Sort by next column", show=False),
@@ -91,14 +97,12 @@ class SessionsScreen(SortableScreen):
         super().__init__(source, "time")
         self.view: SessionsView | None = None
         self.pending_only = False
-        self.filter_text = ""
         self.highlighted: str | None = None
-        self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield RewardPlot(id="reward-plot")
-        yield Input(placeholder="filter: id, category, grader, date, or lesson:ID  (/)", id="session-filter")
+        yield FilterBox("filter: id, category, grader, date, or lesson:ID  (/)", id="session-filter")
         yield Static(id="sessions-summary")
         yield Static(Text(EMPTY_WORKSPACE_HINT), id="sessions-empty")
         yield ThemedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
@@ -134,23 +138,28 @@ class SessionsScreen(SortableScreen):
         problems.display = bool(event.view.log_problems)
         if event.view.log_problems:
             problems.update(problems_text(event.view, self.source.workspace.log.name))
-        self.query_one("#sessions-empty", Static).display = not len(event.view.table)
         self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
+        self.ready_for_keys()
 
     def _rebuild(self) -> None:
         if self.view is None or not self.is_mounted:
             return
         table = self.query_one("#sessions-table", ThemedTable)
         keep = self.highlighted
+        self.shown_filter = self.filter_text
+        newest_first = self.sort_column == "time" and self.sort_reverse
+        limit = MAX_ROWS if newest_first else len(self.view.table)  # another order needs every match
         # over the columns: SessionSummary objects only for the rows shown
         if self.filter_text.lower().startswith(LESSON_PREFIX):
-            found = self.view.with_lesson(self.filter_text[len(LESSON_PREFIX) :].strip(), self.pending_only, MAX_ROWS)
+            found = self.view.with_lesson(self.filter_text[len(LESSON_PREFIX) :].strip(), self.pending_only, limit)
         else:
-            found = self.view.search.find(self.filter_text, self.pending_only, MAX_ROWS)
-        sessions = [self.view.table.summary(row) for row in found.rows.tolist()]
-        if self.sort_column != "time" or not self.sort_reverse:
-            sessions.sort(key=SESSION_SORTS[self.sort_column][1], reverse=self.sort_reverse)
+            found = self.view.search.find(self.filter_text, self.pending_only, limit)
+        rows = found.rows
+        if not newest_first:
+            ordered = SESSION_SORTS[self.sort_column][1](self.view.table, np.sort(rows), descending=self.sort_reverse)
+            rows = ordered[:MAX_ROWS]
+        sessions = [self.view.table.summary(row) for row in rows.tolist()]
         table.clear(columns=True)
         for key, label in self.sort_headers():
             table.add_column(label, key=key)
@@ -167,14 +176,32 @@ class SessionsScreen(SortableScreen):
         if self.pending_only or self.filter_text or found.count > len(sessions):
             summary.append(f" · showing {len(sessions)}", style="bold")
             if found.count > len(sessions):
-                summary.append(f" newest of {found.count} (filter with / to find older ones)", style="bold")
+                if newest_first:
+                    summary.append(f" newest of {found.count} (filter with / to find older ones)", style="bold")
+                else:
+                    first = f"first by {SESSION_SORTS[self.sort_column][0]}"
+                    summary.append(f" {first} of {found.count} (filter with / to narrow them)", style="bold")
             if self.pending_only:
-                summary.append(" (pending only: p shows all)", style="italic")
+                summary.append(" (pending only: v shows all)", style="italic")
         self.query_one("#sessions-summary", Static).update(summary)
+        self._no_matches(total, found.count)
+
+    def _no_matches(self, total: int, matched: int) -> None:
+        """Below an empty table: nothing logged yet (the hint), or nothing matching (say what to clear)."""
+        empty = self.query_one("#sessions-empty", Static)
+        empty.display = not total or not matched
+        if not total:
+            empty.update(Text(EMPTY_WORKSPACE_HINT))
+        elif not matched:
+            why = f"the filter {self.filter_text!r}" if self.filter_text else "pending only"
+            clear = "escape clears the filter" if self.filter_text else "v shows all"
+            empty.update(Text(f"No sessions match {why} ({clear})."))
 
     def _cells(self, table: ThemedTable, s: SessionSummary) -> list[Text]:
         tone = "warning" if s.pending else None
         grade = "pending" if s.base_reward is None else fmt(s.base_reward)
+        if self.view is not None and s.session_id in self.view.words:  # gptme's word: noop, failed... differ
+            grade = one_line(self.view.words[s.session_id])
         troubled = self.view is not None and s.session_id in self.view.troubled
         return [
             # ⚠: a line of the log about this session could not be used (listed below the table)
@@ -201,11 +228,9 @@ class SessionsScreen(SortableScreen):
         await self.action_open_session()
 
     async def action_open_session(self) -> None:
-        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-
         if self.highlighted is None:
             return
-        await self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+        await cast(Grading, self.app).open_session(self.highlighted)
 
     async def action_next_pending(self) -> None:
         """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
@@ -220,20 +245,15 @@ class SessionsScreen(SortableScreen):
 
     def action_clear_filter(self) -> None:
         self.query_one("#session-filter", Input).value = ""
+        self.filter_typed("")
+        self.apply_filter()
         self.query_one("#sessions-table", ThemedTable).focus()
 
     @on(Input.Changed, "#session-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.filter_text = event.value.strip()
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-            self._filter_timer = None
-        if self.view is not None and len(self.view.table) > DEBOUNCE_ABOVE:
-            # a big log: wait for a pause in typing rather than re-filter on every key
-            self._filter_timer = self.set_timer(FILTER_DEBOUNCE, self._rebuild)
-        else:
-            self._rebuild()
+        self.filter_typed(event.value)
 
     @on(Input.Submitted, "#session-filter")
     def _filter_submitted(self) -> None:
+        self.apply_filter()
         self.query_one("#sessions-table", ThemedTable).focus()

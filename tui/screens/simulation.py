@@ -106,7 +106,7 @@ def report_title(report: SimulationReport) -> str:
 
 
 class SimulationScreen(Screen[None]):
-    """Pick a scenario and a number of seeds; r runs it in a worker, escape cancels."""
+    """Pick a scenario and a number of seeds; ctrl+r runs it in a worker, escape cancels."""
 
     AUTO_FOCUS = "#sim-table"
     DEFAULT_CSS = screen_css("simulation.tcss")
@@ -116,7 +116,7 @@ class SimulationScreen(Screen[None]):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "run", "Run"),
+        Binding("ctrl+r", "run", "Run"),
         Binding("escape", "cancel", "Cancel run"),
     ]
 
@@ -180,7 +180,7 @@ class SimulationScreen(Screen[None]):
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_report())
         self.query_one("#sim-progress", ProgressBar).display = False
         self._show_scenario()
-        self._set_status(Text("r runs the scenario · escape cancels a run", style="dim"))
+        self._set_status(Text("ctrl+r runs the scenario · escape cancels a run", style="dim"))
         self._show_report()
 
     # ---------------------------------------------------------------- state shown

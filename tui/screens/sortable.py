@@ -4,6 +4,12 @@ A click on a column's header sorts by it (a second click reverses), `o` sorts by
 column, `r` reverses the order. The screen gives its columns as data and refills its table
 in `_rebuild`, putting `sort_headers()` on the columns; the `o` and `r` bindings stay in its
 own BINDINGS, where they take their place in the footer.
+
+A screen with a filter box (`FILTER_BOX`) re-runs the filter after a pause in typing
+(FILTER_DEBOUNCE), not on every character: a 5,000-character paste typed key by key is one
+rebuild, not 5,000. The filter is applied at once when it is submitted (enter) and before any
+key that does not go into the box (`before_key`, called by the key router), so a key that
+reads the table (enter, a cursor move) always sees the rows of the filter typed before it.
 """
 
 from __future__ import annotations
@@ -12,10 +18,13 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 from textual import on
-from textual.widgets import DataTable
+from textual.timer import Timer
+from textual.widgets import DataTable, Input
 
 from lesson_credit.tui.screens.base import DataScreen
 from lesson_credit.tui.source import WorkspaceSource
+
+FILTER_DEBOUNCE = 0.15  # seconds without typing before the filter re-runs
 
 
 class SortableScreen(DataScreen):
@@ -27,15 +36,51 @@ class SortableScreen(DataScreen):
     DESCENDING_FIRST: ClassVar[Collection[str]] = ()
     # `o` keeps the current direction instead of giving the next column its own first one
     CYCLE_KEEPS_DIRECTION: ClassVar[bool] = False
+    # the id of the screen's filter box (an Input), if it has one
+    FILTER_BOX: ClassVar[str | None] = None
 
     def __init__(self, source: WorkspaceSource, sort_column: str) -> None:
         super().__init__(source)
         self.sort_column = sort_column
         self.sort_reverse = sort_column in self.DESCENDING_FIRST
+        self.filter_text = ""  # as typed (stripped)
+        self.shown_filter = ""  # the filter the table shows: `_rebuild` sets it
+        self._filter_timer: Timer | None = None
 
     def _rebuild(self) -> None:
-        """Refill the table in the current order."""
+        """Refill the table in the current order (and with `filter_text`: set `shown_filter`)."""
         raise NotImplementedError
+
+    # ---------------------------------------------------------------- the filter box
+
+    @property
+    def filter_pending(self) -> bool:
+        """Typed into the filter box and not applied to the table yet."""
+        return self.filter_text != self.shown_filter
+
+    def filter_typed(self, value: str) -> None:
+        """The filter box changed: re-run the filter once typing pauses."""
+        self.filter_text = value.strip()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DEBOUNCE, self.apply_filter) if self.filter_pending else None
+
+    def apply_filter(self) -> None:
+        """Show the rows of the filter as typed, now (nothing to do if they are shown)."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+            self._filter_timer = None
+        if self.filter_pending:
+            self._rebuild()
+
+    def before_key(self) -> None:
+        """Called by the key router before it hands this screen a key: a key for anything but the
+        filter box (enter, a cursor move, a sort) sees the filter typed before it applied."""
+        if self.FILTER_BOX is None or not self.filter_pending:
+            return
+        focused = self.focused
+        if not (isinstance(focused, Input) and focused.id == self.FILTER_BOX):
+            self.apply_filter()
 
     def sort_headers(self) -> Iterator[tuple[str, str]]:
         """Each column's key and header, the sort column's marked ▼ (descending) or ▲."""

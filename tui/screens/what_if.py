@@ -1,4 +1,5 @@
-"""Screen 5: re-fold the whole log under another strategy or floor and see what would move.
+"""Screen 5: re-fold the whole log under another strategy or floor and see what would move; pick
+the selection policy `select` uses.
 
 Nothing is written unless the operator saves the settings and confirms.
 """
@@ -16,8 +17,10 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Input, Label, Select, Static
 
+from lesson_credit.core.bandit.policy import POLICIES
 from lesson_credit.core.model.credit import STRATEGIES
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
@@ -34,18 +37,44 @@ def describe(settings: CreditSettings) -> str:
     return f"strategy {settings.strategy}, floor {settings.floor:g}"
 
 
-def summary(view: WhatIfView) -> Text:
+# the reward priorities `b` goes through: the default, then each automatic source first, people only
+PRIORITIES: tuple[tuple[str, ...], ...] = (
+    DEFAULT_PRIORITY,
+    (JUDGE, HUMAN, HEURISTIC, OUTCOME),
+    (HEURISTIC, HUMAN, JUDGE, OUTCOME),
+    (OUTCOME, HUMAN, JUDGE, HEURISTIC),
+    (HUMAN,),
+)
+
+
+def next_priority(priority: tuple[str, ...]) -> tuple[str, ...]:
+    choices = PRIORITIES if priority in PRIORITIES else (priority, *PRIORITIES)
+    return choices[(choices.index(priority) + 1) % len(choices)]
+
+
+def summary(view: WhatIfView, policy: str = "") -> Text:
+    """What the what-if settings change; `policy`: the selection policy proposed ("": the saved one)."""
+    policy = policy or view.policy
     up = sum(1 for r in view.rows if r.rank_change > 0)
     down = sum(1 for r in view.rows if r.rank_change < 0)
     out = Text()
     out.append("what-if ", style="bold")
     out.append(describe(view.proposed), style="bold")
     out.append(f"   vs saved {describe(view.current)}")
-    out.append(f"\n{up} lessons move up, {down} down", style="dim")
+    out.append("\n")
+    if policy:
+        out.append(f"policy {policy}", style="bold")
+        out.append(" (saved)" if policy == view.policy else f" (saved {view.policy})")
+        out.append(" · ")
+    out.append(f"rewards by {'>'.join(view.proposed_priority)} (b)", style="bold")
+    if view.proposed_priority != view.current_priority:
+        out.append(f", saved {'>'.join(view.current_priority)}")
+    out.append(f" · {up} lessons up, {down} down", style="dim")
     biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
     if biggest is not None and abs(biggest.delta) >= 5e-4:
         out.append(f" · largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim")
-    if view.proposed == view.current:
+    same = view.proposed == view.current and view.proposed_priority == view.current_priority
+    if same and policy == view.policy:
         out.append(" · same as the saved settings", style="dim")
     else:
         out.append(" · nothing is written until ctrl+s", style="italic")
@@ -57,10 +86,17 @@ class WhatIfScreen(DataScreen):
 
     AUTO_FOCUS = "#what-if-table"
     DEFAULT_CSS = screen_css("what_if.tcss")
-    HELP = "Re-fold the log under another strategy or floor. Only ctrl+s (after a confirmation) writes anything."
+    HELP = (
+        "Re-fold the log under another strategy or floor, and pick the selection policy `select` uses "
+        "(seed, evidence, uniform: the Beta posteriors under that strategy; joint: the joint estimate). "
+        "b tries another reward priority (which source's score the posteriors use first: docs/records-notes.md). "
+        "Only ctrl+s (after a confirmation) writes anything."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "cycle_strategy", "Next strategy"),
+        Binding("T", "cycle_policy", "Next policy"),  # t is the next strategy; p pins a lesson
+        Binding("b", "cycle_priority", "Rewards by…", show=False),
         Binding("left_square_bracket", f"floor_step({-FLOOR_STEP})", "Floor -0.05", key_display="["),
         Binding("right_square_bracket", f"floor_step({FLOOR_STEP})", "Floor +0.05", key_display="]"),
         Binding("ctrl+s", "save", "Save settings…"),
@@ -73,14 +109,19 @@ class WhatIfScreen(DataScreen):
             self.view = view
 
     class Saved(Message):
-        def __init__(self, settings: CreditSettings) -> None:
+        def __init__(self, settings: CreditSettings, policy: str | None, priority: tuple[str, ...] | None) -> None:
             super().__init__()
             self.settings = settings
+            self.policy = policy
+            self.priority = priority
 
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
         self.view: WhatIfView | None = None
+        self.policy = ""  # the selection policy proposed; "" until the saved one loads
+        self.priority: tuple[str, ...] | None = None  # the reward priority proposed; None: the saved one
+        self._adopt_policy = True  # the next fold shows the policy in force (first load, after a save)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -89,6 +130,8 @@ class WhatIfScreen(DataScreen):
             yield Select([(s, s) for s in STRATEGIES], allow_blank=False, id="strategy")
             yield Label("floor")
             yield Input(id="floor", validators=[Number(minimum=0.0, maximum=1.0)], placeholder="0 to 1")
+            yield Label("policy")
+            yield Select([(p, p) for p in POLICIES], allow_blank=False, id="policy")
             yield Static(id="floor-error")
         yield Static(id="what-if-summary")
         yield ThemedTable(id="what-if-table", cursor_type="row", zebra_stripes=True)
@@ -104,33 +147,50 @@ class WhatIfScreen(DataScreen):
     # ---------------------------------------------------------------- workers
 
     def reload(self) -> None:
-        self._fold(self.settings)
+        self._fold(self.settings, self.priority)
 
     @work(thread=True, exclusive=True, group="what-if")
-    def _fold(self, settings: CreditSettings | None) -> None:
-        self.post_result(lambda: self.source.what_if(settings or self.source.settings()), self.Folded)
+    def _fold(self, settings: CreditSettings | None, priority: tuple[str, ...] | None = None) -> None:
+        self.post_result(lambda: self.source.what_if(settings or self.source.settings(), priority), self.Folded)
 
     @work(thread=True, exclusive=True, group="what-if-save")
-    def _save(self, settings: CreditSettings) -> None:
-        self.post_result(lambda: self.source.save_settings(settings), lambda _saved: self.Saved(settings))
+    def _save(self, settings: CreditSettings, policy: str | None, priority: tuple[str, ...] | None) -> None:
+        self.post_result(
+            lambda: self.source.save_settings(settings, policy, priority),
+            lambda _saved: self.Saved(settings, policy, priority),
+        )
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:
         if self.settings is not None and event.view.proposed != self.settings:
             return  # an older fold arriving late
+        if self.priority is not None and event.view.proposed_priority != self.priority:
+            return
         first = self.settings is None
         self.view = event.view
         self.settings = event.view.proposed
+        self.priority = event.view.proposed_priority
         self.done(self.query_one("#what-if-table", ThemedTable))
         if first:
             with self.prevent(Select.Changed, Input.Changed):
                 self.query_one("#strategy", Select).value = self.settings.strategy
                 self.query_one("#floor", Input).value = f"{self.settings.floor:g}"
+        if self._adopt_policy:
+            self._adopt_policy = False
+            self.policy = event.view.policy
+            if self.policy in POLICIES:
+                with self.prevent(Select.Changed):
+                    self.query_one("#policy", Select).value = self.policy
         self._show()
 
     @on(Saved)
     def _saved(self, event: Saved) -> None:
-        self.notify(f"Saved {describe(event.settings)} to config.toml; bandit-state.json rewritten.", markup=False)
+        policy = f", policy {event.policy}" if event.policy else ""
+        policy += f", rewards by {'>'.join(event.priority)}" if event.priority else ""
+        self.notify(
+            f"Saved {describe(event.settings)}{policy} to config.toml; bandit-state.json rewritten.", markup=False
+        )
+        self._adopt_policy = True  # the reload the write starts shows the policy now in force
         self.post_message(WorkspaceWritten())
 
     # ---------------------------------------------------------------- display
@@ -139,7 +199,7 @@ class WhatIfScreen(DataScreen):
         view = self.view
         if view is None:
             return
-        self.query_one("#what-if-summary", Static).update(summary(view))
+        self.query_one("#what-if-summary", Static).update(summary(view, self.policy))
         table = self.query_one("#what-if-table", ThemedTable)
         table.clear(columns=True)
         for key, label in (
@@ -185,12 +245,18 @@ class WhatIfScreen(DataScreen):
             return
         self.settings = settings
         self.busy(self.query_one("#what-if-table", ThemedTable))
-        self._fold(settings)
+        self._fold(settings, self.priority)
 
     @on(Select.Changed, "#strategy")
     def _strategy_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
             self._propose(strategy=event.value)
+
+    @on(Select.Changed, "#policy")
+    def _policy_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and self.view is not None and event.value != self.policy:
+            self.policy = event.value
+            self._show()
 
     @on(Input.Changed, "#floor")
     def _floor_changed(self, event: Input.Changed) -> None:
@@ -221,6 +287,15 @@ class WhatIfScreen(DataScreen):
         with self.prevent(Select.Changed):
             self.query_one("#strategy", Select).value = strategy
 
+    def action_cycle_policy(self) -> None:
+        if self.view is None or not self.policy:
+            return
+        index = POLICIES.index(self.policy) if self.policy in POLICIES else -1
+        self.policy = POLICIES[(index + 1) % len(POLICIES)]
+        with self.prevent(Select.Changed):
+            self.query_one("#policy", Select).value = self.policy
+        self._show()
+
     def action_floor_step(self, step: float) -> None:
         if self.settings is None:
             return
@@ -230,21 +305,32 @@ class WhatIfScreen(DataScreen):
             self.query_one("#floor", Input).value = f"{floor:g}"
             self.query_one("#floor-error", Static).update("")
 
-    def action_save(self) -> None:
-        settings = self.settings
-        if settings is None or self.view is None:
+    def action_cycle_priority(self) -> None:
+        if self.settings is None or self.priority is None:
             return
-        if settings == self.view.current:
+        self.priority = next_priority(self.priority)
+        self.busy(self.query_one("#what-if-table", ThemedTable))
+        self._fold(self.settings, self.priority)
+
+    def action_save(self) -> None:
+        settings, policy, view = self.settings, self.policy, self.view
+        if settings is None or view is None:
+            return
+        priority = view.proposed_priority if view.proposed_priority != view.current_priority else None
+        if settings == view.current and policy == view.policy and priority is None:
             self.notify("These are already the saved settings.", markup=False)
             return
 
         def answered(yes: bool | None) -> None:
-            if yes:
-                self._save(settings)
+            if yes:  # the policy is written only when it was changed here (else it keeps following the strategy)
+                self._save(settings, policy if policy != view.policy else None, priority)
 
         self.app.push_screen(
             ConfirmScreen(
-                f"Save {describe(settings)} as the workspace settings?",
+                f"Save {describe(settings)}"
+                + (f", selection policy {policy}" if policy != view.policy else "")
+                + (f", rewards by {'>'.join(priority)}" if priority else "")
+                + " as the workspace settings?",
                 "Writes state/lesson-thompson/config.toml and rewrites bandit-state.json; "
                 "the event log is not touched, so this can be changed back at any time.",
             ),

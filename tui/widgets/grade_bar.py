@@ -17,7 +17,10 @@ from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
 HISTORY_SHOWN = 4
 
 
-def grade_status(committed: float | None, grader: str | None, draft: float | None) -> Text:
+def grade_status(
+    committed: float | None, grader: str | None, draft: float | None, others: tuple[tuple[str, float | None], ...] = ()
+) -> Text:
+    """`others`: the scores of the reward sources not in force (docs/records-notes.md), shown after the grade."""
     out = Text()
     out.append("grade ", style="bold")
     if committed is None:
@@ -25,6 +28,8 @@ def grade_status(committed: float | None, grader: str | None, draft: float | Non
     else:
         out.append(fmt_grade(committed), style="bold")
         out.append(f" ({one_line(grader, 'unknown')})")
+    for source, score in others:
+        out.append(f" · {source} {fmt_grade(score)}", style="dim")
     if draft is not None:
         out.append("   draft ", style="bold")
         out.append(f" {fmt_grade(draft)} ", style="bold reverse")
@@ -86,6 +91,7 @@ class GradeBar(Widget):
     grader: reactive[str | None] = reactive(None)
     draft: reactive[float | None] = reactive(None)
     grades: reactive[tuple[GradeRecord, ...]] = reactive(())
+    others: reactive[tuple[tuple[str, float | None], ...]] = reactive(())  # other reward sources' scores
 
     class NoteChanged(Message):
         def __init__(self, note: str) -> None:
@@ -109,7 +115,7 @@ class GradeBar(Widget):
     def _update_status(self) -> None:
         self.set_class(self.draft is not None, "-draft")
         for status in self.query("#grade-status").results(Static):  # none before compose
-            status.update(grade_status(self.committed, self.grader, self.draft))
+            status.update(grade_status(self.committed, self.grader, self.draft, self.others))
 
     def watch_committed(self) -> None:
         self._update_status()
@@ -118,6 +124,9 @@ class GradeBar(Widget):
         self._update_status()
 
     def watch_draft(self) -> None:
+        self._update_status()
+
+    def watch_others(self) -> None:
         self._update_status()
 
     def watch_grades(self, grades: tuple[GradeRecord, ...]) -> None:

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text, TextType
+from textual.binding import Binding, BindingType
 from textual.render import measure
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
@@ -26,6 +27,11 @@ class ThemedTable(DataTable[Text]):
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | {f"themed-table--{t}" for t in TONES}
+    # a row table: home / end go to the first / last row (DataTable's own scroll sideways)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "first_row", "First row", show=False),
+        Binding("end", "last_row", "Last row", show=False),
+    ]
 
     DEFAULT_CSS = """
     ThemedTable {
@@ -124,6 +130,21 @@ class ThemedTable(DataTable[Text]):
         if widened is not None and cell.cell_len > widened.content_width:
             widened.content_width = cell.cell_len
             self._require_update_dimensions = True  # Textual's flag: re-size the table when next idle
+
+    def action_first_row(self) -> None:
+        if self.row_count:
+            self.move_cursor(row=0)
+
+    def action_last_row(self) -> None:
+        """The last row of the fill, its rows still waiting added first (a fill lists at most a screen's
+        worth of thousands: adding them now is one pause, where waiting would leave `end` short)."""
+        if self._pending:
+            self._fill += 1  # the batches still scheduled find nothing left to add
+            pending, self._pending = self._pending, {}
+            for key, cells in pending.items():
+                self.add_row(*cells, key=key)
+        if self.row_count:
+            self.move_cursor(row=self.row_count - 1)
 
     def clear(self, columns: bool = False) -> ThemedTable:
         self._fill += 1

@@ -1,0 +1,149 @@
+"""Bench case joint_scale: the joint fit as libraries grow.
+
+`fit_joint` (empirical-Bayes penalty included) on generated designs of 1,000, 3,000 and 10,000
+lessons over 100,000 graded sessions (quick: 300 and 1,000 lessons over 10,000; smoke: 40 over 400
+and 650 over 2,000, once). Ours is the default path (`solver="auto"`: iterative beyond `DENSE_MAX`
+lessons); the baseline is the implementation it replaces, one eigen-decomposition of the p x p
+matrix (`solver="dense"`), timed in the same run; at 10,000 lessons the baseline is not run (an
+800 MB matrix and hours of eigen-decomposition): its baseline is ours at 3,000 lessons (how the
+time grows), report-only.
+
+Wall times are the harness's (best of 3); the detail adds one run's CPU time (process time, all
+threads), which a machine shared with busy neighbours inflates less. Checks (the case fails on
+any): at the penalty the dense fit chose, the iterative posterior means equal the dense ones (max
+difference under 1e-6 of the largest); the iterative posterior sds are a lower bound of the dense
+ones and within 2% of them in median (`joint_ops`' neighbourhood variances). Also timed,
+report-only: `lesson_claims` (identification, groups, the unshrunk robust fit, halves and
+categories) on the 3,000-lesson design.
+
+Designs: each session picks a topic (one of p / 20) and draws most of its 4-16 lessons from that
+topic's 20 and the rest from the whole library by a skewed popularity (lessons matched by
+keywords cluster by topic); salience uniform; 10% of lessons have an effect.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from bench.harness import Result, Target, best_of
+
+
+def synthetic_design(p: int, n: int, seed: int = 0) -> Any:
+    """A regression design of n graded sessions over p lessons (see the module) with rewards."""
+    from lesson_credit.core.analysis.joint import Design
+
+    rng = np.random.default_rng([seed, p, n])
+    topics = max(p // 20, 1)
+    topic = rng.integers(0, topics, n)
+    per_session = rng.integers(4, 17, n)
+    within = np.minimum(rng.binomial(per_session, 0.7), 20)
+    popularity = 1.0 / np.arange(1, p + 1) ** 0.6
+    popularity /= popularity.sum()
+    rows = np.repeat(np.arange(n), per_session)
+    slot = np.arange(len(rows)) - np.repeat(np.cumsum(per_session) - per_session, per_session)
+    in_topic = slot < np.repeat(within, per_session)
+    arms = np.where(
+        in_topic,
+        np.minimum(np.repeat(topic, per_session) * 20 + rng.integers(0, 20, len(rows)), p - 1),
+        rng.choice(p, size=len(rows), p=popularity),
+    )
+    key = np.unique(rows * p + arms)  # one entry per (session, lesson)
+    rows, arms = key // p, key % p
+    weight = 0.3 + 0.7 * rng.random(len(rows))
+    beta = np.where(rng.random(p) < 0.1, rng.normal(0.0, 0.15, p), 0.0)
+    category = rng.integers(0, 5, n)
+    reward = 0.5 + 0.05 * category + np.bincount(rows, weights=beta[arms] * weight, minlength=n)
+    reward += rng.normal(0.0, 0.2, n)
+    return Design(
+        np.arange(n, dtype=np.int64), reward, category.astype(np.int64), 5, rows.astype(np.int64),
+        arms.astype(np.int64), weight, p, category_names=tuple(f"c{i}" for i in range(5)),
+    )  # fmt: skip
+
+
+def _checks(design: Any, ours: Any, dense: Any) -> tuple[list[str], str]:
+    """Compare the iterative fit with the dense one at the dense fit's penalty."""
+    from lesson_credit.core.analysis.joint import fit_joint
+
+    same = fit_joint(design, penalty=dense.penalty, solver="iterative")
+    active = np.isfinite(dense.coef)
+    coef_gap = float(np.max(np.abs(same.coef[active] - dense.coef[active])) / np.max(np.abs(dense.coef[active])))
+    ratio = same.coef_sd[active] / dense.coef_sd[active]
+    failed = []
+    if coef_gap > 1e-6:
+        failed.append(f"posterior means differ ({coef_gap:.1e})")
+    if float(ratio.max()) > 1.0 + 1e-6:
+        failed.append(f"an sd above the exact one (x{ratio.max():.4f})")
+    if abs(float(np.median(ratio)) - 1.0) > 0.02:
+        failed.append(f"median sd off by {float(np.median(ratio)) - 1.0:+.1%}")
+    detail = (
+        f"penalty {ours.penalty:.4g} (dense {dense.penalty:.4g}); at the dense penalty: means within "
+        f"{coef_gap:.1e}, sd ratio median {np.median(ratio):.4f}, min {ratio.min():.4f}"
+    )
+    return failed, detail
+
+
+def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
+    sessions = sizes["workspace"]["sessions"]
+    if sessions < 1_000:  # smoke: once, on small data, both paths (650 lessons: iterative)
+        shapes, runs = [(40, 400), (650, 2_000)], 1
+    elif sessions < 100_000:
+        shapes, runs = [(300, 10_000), (1_000, 10_000)], 3
+    else:
+        shapes, runs = [(1_000, 100_000), (3_000, 100_000), (10_000, 100_000)], 3
+    results: list[Result] = []
+    previous: list[float] = []
+    for p, n in shapes:
+        results += _shape(synthetic_design(p, n), previous, with_claims=(p, n) == shapes[-1] or p == 3_000, runs=runs)
+        previous = results[-1].ours if not results[-1].name.startswith("claims") else results[-2].ours
+    return results
+
+
+def _shape(design: Any, previous: list[float], with_claims: bool, runs: int) -> list[Result]:
+    """The results of one design: the fit against the dense one (or the previous size), and the claims."""
+    from lesson_credit.core.analysis.claims import lesson_claims
+    from lesson_credit.core.analysis.joint import fit_joint
+
+    p, n, entries = design.n_arms, design.n, len(design.entry_arm)
+    ours_times, ours = best_of(lambda _: fit_joint(design), runs)
+    cpu = time.process_time()
+    fit_joint(design)
+    cpu = time.process_time() - cpu  # on a machine shared by busy neighbours, wall time says less than CPU time
+    shape = f"fit_joint, {p:,} lessons x {n:,} sessions ({entries:,} injections), {ours.solver}, CPU {cpu:.2f} s"
+    if p > 3_000:  # no dense baseline: the previous size's fit shows how the time grows
+        return [
+            Result(
+                f"joint_scale_{p}", ours_times, previous,
+                "ours at 3,000 lessons (the dense fit would need an 800 MB matrix)", Target(float("inf")),
+                f"{shape}; penalty {ours.penalty:.4g}",
+            )
+        ]  # fmt: skip
+    base_times, dense = best_of(lambda _: fit_joint(design, solver="dense"), 1)
+    failed, detail = _checks(design, ours, dense)
+    out = [
+        Result(
+            f"joint_scale_{p}", ours_times, base_times, "the dense fit it replaces (one eigh of the p x p matrix)",
+            Target(1.5 if p == 3_000 else float("inf")), f"{shape}; {detail}", failed=failed,
+        )
+    ]  # fmt: skip
+    if with_claims:
+        claim_times, claims = best_of(lambda _: lesson_claims(design), 1)
+        identified = sum(1 for c in claims.columns if c.identified)
+        out.append(
+            Result(
+                f"claims_{p}", claim_times, ours_times[:1], "fit_joint on the same design", Target(float("inf")),
+                f"lesson_claims (groups, identification, unshrunk robust fit, halves, categories): {identified:,} "
+                f"of {len(claims.columns):,} identified, {'dense' if claims.dense else 'iterative'}",
+            )
+        )  # fmt: skip
+    return out
+
+
+if __name__ == "__main__":  # python -m bench.joint_scale [--quick]
+    from bench.harness import FULL, QUICK, print_table
+
+    print_table(case_joint_scale(QUICK if "--quick" in sys.argv else FULL))
+    sys.exit(0)

@@ -1,0 +1,235 @@
+"""Benchmark cases of the lock-free database store, each against its baseline in
+the same run, on the server bench/pg.py starts (or $LESSON_CREDIT_BENCH_PG):
+
+- `write_pg_1`, `write_pg_4`, `write_pg_16`: 1, 4 and 16 agent processes write at once, each its
+  own sessions (bench/pg_agent.py: the Workspace's write path on the store: read what is new, check
+  the id, insert, read it back), against the same number of processes each making a plain INSERT of
+  the same row into a table with only a primary key. Runs of ours and of the baseline alternate.
+  Per write: the median latency (the target: within 2x the plain INSERT's at 4 and 16 agents);
+  and records per second across the fleet, which should grow with the agents.
+- `push_pg`: `store push` of the bench workspace's log into an empty store, against a COPY of the
+  same rows (the columns the store fills, computed before timing) into an empty store's table
+  (the target: within 1.5x); and the push's peak memory against a push of the log's first 1,000
+  lines (bounded: it must not grow with the log).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+WRITE_RATIO = 2.0  # the write path within this of a plain INSERT (medians, at 4 and 16 agents)
+PUSH_RATIO = 1.5  # store push within this of a COPY of the same rows
+PUSH_GROWTH_MB = 64.0  # the push's peak memory may exceed a 1,000-line push's by at most this
+AGENTS = (1, 4, 16)
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+
+def _fleet(mode: str, url: str, agents: int, writes: int, tag: str) -> tuple[list[float], float]:
+    """(every write's latency, records per second of the whole fleet) for one run."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bench.pg_agent", mode, url, f"a{k}", str(writes), tag],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env=_env(),
+        )  # fmt: skip
+        for k in range(agents)
+    ]
+    try:
+        for proc in procs:  # all connected (and, for ours, read what is there) before any starts
+            assert proc.stdout is not None
+            if proc.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"bench.pg_agent failed: {proc.communicate()[1][-2000:]}")
+        for proc in procs:
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        reports = []
+        for proc in procs:
+            out, err = proc.communicate(timeout=600)
+            if proc.returncode != 0:
+                raise RuntimeError(f"bench.pg_agent {mode} exited {proc.returncode}: {err[-2000:]}")
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    latencies = [s for r in reports for s in r["latencies"]]
+    span = max(r["end"] for r in reports) - min(r["start"] for r in reports)
+    return latencies, len(latencies) / span
+
+
+def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
+    import psycopg
+
+    from bench.harness import Result, Target
+    from bench.pg import _server
+    from bench.pg_agent import PLAIN_TABLE
+    from lesson_credit.core.log.pgstore import PgStore
+
+    runs = max(sizes["runs"]["record"])  # 1 (--smoke), 3 (--quick), 7 (full)
+    writes, rounds, agent_counts = {1: (5, 1, AGENTS[:2]), 3: (40, 2, AGENTS)}.get(runs, (200, 3, AGENTS))
+    results = []
+    with _server() as make_database:
+        url = make_database("bench_write")
+        store = PgStore(url, agent="setup")
+        store.size()  # the schema
+        store.close()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(PLAIN_TABLE)
+        throughput: dict[int, tuple[list[float], list[float]]] = {}
+        for agents in agent_counts:
+            ours: list[float] = []
+            plain: list[float] = []
+            rates: tuple[list[float], list[float]] = ([], [])
+            for run in range(rounds):
+                latencies, rate = _fleet("plain", url, agents, writes, f"p{agents}-{run}")
+                plain += latencies
+                rates[1].append(rate)
+                latencies, rate = _fleet("ours", url, agents, writes, f"o{agents}-{run}")
+                ours += latencies
+                rates[0].append(rate)
+            throughput[agents] = rates
+            ratio = statistics.median(ours) / statistics.median(plain)
+            result = Result(
+                f"write_pg_{agents}",
+                ours,
+                plain,
+                "a plain INSERT of the same row, as many processes at once",
+                Target(float("inf"), check=None if agents == 1 else f"median < {WRITE_RATIO:g}x plain INSERT's"),
+                f"{agents} agent processes x {writes} writes x {rounds} rounds, alternated with the baseline's; "
+                f"median per write {statistics.median(ours) * 1e3:.1f} ms against {statistics.median(plain) * 1e3:.1f}"
+                f" ms ({ratio:.2f}x); records/s (median of rounds) {statistics.median(rates[0]):.0f} against "
+                f"{statistics.median(rates[1]):.0f}",
+                extra={
+                    "agents": agents,
+                    "median_ratio_to_plain": ratio,
+                    "records_per_s": statistics.median(rates[0]),
+                    "plain_records_per_s": statistics.median(rates[1]),
+                },
+            )
+            if agents > 1 and ratio >= WRITE_RATIO:
+                result.failed.append(f"median {ratio:.2f}x a plain INSERT's")
+            results.append(result)
+    rate = {agents: statistics.median(pair[0]) for agents, pair in throughput.items()}
+    for before, after in zip(agent_counts, agent_counts[1:], strict=False):
+        if rate[after] <= rate[before]:
+            results[agent_counts.index(after)].failed.append(f"records/s did not grow from {before} to {after} agents")
+    return results
+
+
+def _peak_push_mb(root: Path, url: str) -> float:
+    """Peak resident memory (MB) of a `lesson-credit store push` process of `root`'s log."""
+    # VmHWM, not ru_maxrss: Linux keeps the larger ru_maxrss of the process before exec (here the
+    # bench's, which holds the baseline's rows) across it
+    script = (
+        "import sys\nfrom lesson_credit.cli.main import main\ncode = main(sys.argv[1:])\n"
+        "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]\n"
+        "print(int(hwm[0]) / 1024)\nsys.exit(code)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, "store", "push", "-w", str(root), "--store", url, "--json"],
+        capture_output=True, text=True, cwd=ROOT, env=_env(), check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"store push exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
+def case_push_pg(sizes: dict[str, Any]) -> list[Any]:
+    import psycopg
+
+    from bench.harness import Result, Target, workspace_data
+    from bench.pg import _server
+    from lesson_credit.core.log.events import decode_raw
+    from lesson_credit.core.log.pgschema import row_fields
+    from lesson_credit.core.log.pgstore import PgStore
+
+    root = workspace_data(sizes["workspace"])
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    rounds = sizes["runs"]["cold"][0]
+    copies: dict[bytes, int] = {}
+    rows = []  # what the store's columns hold for each line: computed before timing
+    for text in log.read_bytes().splitlines():
+        stripped = text.strip()
+        if stripped:
+            f = row_fields(stripped, decode_raw(stripped))
+            copies[f["digest"]] = occurrence = copies.get(f["digest"], -1) + 1
+            rows.append((f["type"], f["session_id"], f["event_time"], f["event"], f["raw"], "bench", f["digest"],
+                         occurrence))  # fmt: skip
+    ours: list[float] = []
+    base: list[float] = []
+    with _server() as make_database:
+
+        def empty_store(name: str) -> str:
+            url = make_database(name)
+            store = PgStore(url, agent="bench")
+            store.size()
+            store.close()
+            return url
+
+        for run in range(rounds):
+            url = empty_store(f"bench_copy_{run}")
+            with psycopg.connect(url, autocommit=True) as conn:
+                started = time.perf_counter()
+                with (
+                    conn.cursor() as cursor,
+                    cursor.copy(
+                        "COPY lesson_credit.events (type, session_id, event_time, event, raw, agent, digest,"
+                        " occurrence) FROM STDIN"
+                    ) as copy,
+                ):
+                    for row in rows:
+                        copy.write_row(row)
+                base.append(time.perf_counter() - started)
+            url = empty_store(f"bench_push_{run}")
+            store = PgStore(url, agent="bench")
+            started = time.perf_counter()
+            with log.open("rb") as handle:
+                report = store.push(handle)
+            ours.append(time.perf_counter() - started)
+            store.close()
+            assert report.added == len(rows) and not report.problems, (report.added, len(rows))
+        with tempfile.TemporaryDirectory() as small:
+            head = Path(small)
+            (head / "state" / "lesson-thompson").mkdir(parents=True)
+            with log.open("rb") as handle:
+                first = b"".join(itertools.islice(handle, 1000))
+            (head / "state" / "lesson-thompson" / "sessions.jsonl").write_bytes(first)
+            small_mb = _peak_push_mb(head, empty_store("bench_push_small"))
+        full_mb = _peak_push_mb(root, empty_store("bench_push_rss"))
+    ratio = statistics.median(ours) / statistics.median(base)
+    result = Result(
+        "push_pg",
+        ours,
+        base,
+        "COPY of the same rows (precomputed) into an empty store's table",
+        Target(
+            float("inf"), check=f"median < {PUSH_RATIO:g}x COPY; peak memory < 1,000-line push + {PUSH_GROWTH_MB:g} MB"
+        ),
+        f"{len(rows):,} events into an empty store per run, runs alternated; median {ratio:.2f}x COPY; "
+        f"`store push` process peak RSS {full_mb:.0f} MB ({small_mb:.0f} MB pushing the first 1,000 lines)",
+        extra={"median_ratio_to_copy": ratio, "push_rss_mb": full_mb, "push_1000_rss_mb": small_mb, "rows": len(rows)},
+    )
+    if ratio >= PUSH_RATIO:
+        result.failed.append(f"median {ratio:.2f}x COPY")
+    if full_mb >= small_mb + PUSH_GROWTH_MB:
+        result.failed.append(f"memory grows with the log ({full_mb:.0f} MB against {small_mb:.0f} MB)")
+    return [result]

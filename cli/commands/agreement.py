@@ -1,0 +1,68 @@
+"""How far the reward sources agree with people: `agreement` (docs/records-notes.md)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lesson_credit.cli.common import command, open_workspace, print_json, unit_float, warn_problems
+from lesson_credit.cli.render import safe, table
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _rows(pairs: Any) -> list[tuple[object, ...]]:
+    return [
+        (
+            p.source_a, p.source_b, p.n, _num(p.mae), _num(p.pearson), _num(p.spearman), _num(p.kappa),
+            f"{p.confusion.tp}/{p.confusion.fp}/{p.confusion.fn}/{p.confusion.tn}",
+        )
+        for p in pairs
+    ]  # fmt: skip
+
+
+HEADERS = ["a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from lesson_credit.core.reward_report import agreement_report
+
+    ws = open_workspace(args)
+    report = agreement_report(ws, args.source, args.threshold)
+    warn_problems(ws, args.json)
+    if args.json:
+        print_json(report.as_json())
+        return 0
+    print(
+        f"agreement over the sessions both sources scored; kappa and the confusion counts at threshold "
+        f"{report.threshold:g} (a score >= it is positive; a is the reference)\n"
+    )
+    print(table(HEADERS, _rows(report.pairs), right=(2, 3, 4, 5, 6)))
+    for category, pairs in report.by_category:
+        print(f"\ncategory {safe(category or '(none)')}:")
+        print(table(HEADERS, _rows(pairs), right=(2, 3, 4, 5, 6)))
+    return 0
+
+
+def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add this group's subcommands to `sub`."""
+    p = command(
+        sub, "agreement", [common, data], "how far the judge, heuristics and outcomes agree with people",
+        "For the sessions a person graded and another source scored: n, mean absolute difference,\n"
+        "Pearson and Spearman correlation, and Cohen's kappa with the confusion counts after both\n"
+        "scores are cut at --threshold (a score >= it is positive; the person is the reference);\n"
+        "overall and per category. Also each two people who graded the same sessions. Sources:\n"
+        "human (the latest grade of any person), judge, heuristic, outcome, or a grader's name.\n"
+        '--json: {"pairs": [{source_a, source_b, n, mae, pearson, spearman, kappa, threshold,\n'
+        "confusion: {tp, fp, fn, tn}}], by_category: [{category, pairs}]}; a statistic the data\n"
+        "cannot give (too few sessions, no spread) is null.",
+        "  lesson-credit agreement\n  lesson-credit agreement --source judge --threshold 0.6 --json",
+    )  # fmt: skip
+    p.add_argument("--source", default=None, metavar="NAME", help="only the pairs naming this source or grader")
+    p.add_argument(
+        "--threshold", type=unit_float, default=0.5, metavar="T",
+        help="cut for kappa, in [0, 1]: a score >= T is positive (default: 0.5)",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_agreement)

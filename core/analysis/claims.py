@@ -1,0 +1,382 @@
+"""What the log can and cannot say about each lesson (docs/analysis.md): identified or not, groups of lessons
+that always appear together, the effect over time and by category.
+
+Everything here is on the injection design (`core.analysis.robust`): a lesson's effect is the
+change in reward per injection, the baselines of categories (and agents) are fitted, and a
+session's keywords play no part (they are written after the outcome and can echo it).
+
+- **Groups.** Lessons injected together in at least `GROUP_SHARE` of each one's graded sessions
+  (linked in chains) cannot be told apart: they become one column, the share of the group's
+  members injected in the session, whose coefficient is the effect of injecting the whole group.
+  Members claim nothing on their own.
+- **Identified.** A lesson (or group) is identified when it has at least `MIN_SESSIONS` graded
+  sessions with it and as many without, and the data cut its prior sd (the empirical-Bayes prior
+  of the injection model) to at most `SD_RATIO_MAX` of it. Only identified lessons get an
+  estimate, an interval and a p-value: unshrunk, with a robust variance (`robust`).
+- **Over time.** Per identified lesson, its graded sessions are split at the median of its own
+  injections (earlier half, later half, with every session in between as control). In each half,
+  the estimate is the lesson's coefficient plus the least-squares slope of the full fit's
+  residuals on its centred injection within that half (the other lessons held at their fitted
+  effects: the one-step estimate); the variance is the same sandwich restricted to the half.
+  `drifting` when the two halves differ beyond noise: the z-test's p-value below `FLAG_P` and,
+  Benjamini-Hochberg adjusted over the identified lessons, below `FLAG_FDR`.
+- **By category.** The same one-step estimate within each category with at least `MIN_CELL`
+  sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
+  has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, solve_operator
+from lesson_credit.core.analysis.joint_ops import Centred, centred, indicators, neighbourhoods
+from lesson_credit.core.analysis.robust import RobustFit, fit_robust
+from lesson_credit.core.analysis.stats import benjamini_hochberg
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+MIN_SESSIONS = 5  # graded sessions with, and without, a lesson before it can be identified
+SD_RATIO_MAX = 0.8  # identified when the posterior sd is at most this share of the prior sd
+GROUP_SHARE = 0.9  # lessons together in at least this share of each one's sessions form a group
+MIN_CELL = 5  # sessions with and without a lesson in a half or a category before its estimate there shows
+WEAK_PRIOR = 4.0  # an identified lesson's prior sd, in prior sds: directions the data cannot see stay anchored
+COMMON_SEEN = 0.1  # the identified lessons' mean gets the full prior as far as the data see it less than this
+FLAG_FDR = 0.2  # drifting / category_differs when the test's BH-adjusted p-value is below this
+FLAG_P = 0.05  # and its raw p-value below this (in a library of three lessons, BH alone flags at p = 0.067)
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An unshrunk estimate with its robust standard error and Student-t degrees of freedom."""
+
+    estimate: float
+    se: float
+    df: float
+    n_with: int
+    n_without: int
+
+    def bounds(self, level: float = LEVEL) -> tuple[float, float]:
+        from scipy.special import stdtrit
+
+        half = float(stdtrit(max(self.df, 1.0), 0.5 + level / 2.0)) * self.se
+        return self.estimate - half, self.estimate + half
+
+    @property
+    def p_value(self) -> float:
+        from scipy.special import stdtr
+
+        if self.se <= 0:
+            return 0.0 if self.estimate != 0 else 1.0
+        return float(2.0 * stdtr(max(self.df, 1.0), -abs(self.estimate) / self.se))
+
+    def as_json(self, level: float = LEVEL) -> dict[str, Any]:
+        low, high = self.bounds(level)
+        return {
+            "estimate": self.estimate,
+            "ci_low": low,
+            "ci_high": high,
+            "se": self.se,
+            "df": self.df,
+            "n_with": self.n_with,
+            "n_without": self.n_without,
+        }
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the injection design: a lesson, or a group of lessons, and what it can claim."""
+
+    arms: tuple[int, ...]
+    identified: bool
+    reason: str | None
+    effect: Interval | None = None
+    earlier: Interval | None = None
+    later: Interval | None = None
+    drift_p: float | None = None
+    drifting: bool = False
+    by_category: tuple[tuple[str, Interval], ...] = ()
+    category_p: float | None = None
+    category_differs: bool = False
+
+
+@dataclass(frozen=True)
+class Claims:
+    """Per arm of the design: its column (or -1: never injected in a graded session)."""
+
+    column_of: IntArray
+    columns: tuple[Column, ...]
+    prior_sd: float  # of an injection's effect (empirical Bayes, injection model)
+    noise_sd: float
+    dense: bool
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def of(self, arm: int) -> Column | None:
+        col = int(self.column_of[arm])
+        return None if col < 0 else self.columns[col]
+
+    def grouped(self, arm: int) -> bool:
+        column = self.of(arm)
+        return column is not None and len(column.arms) > 1
+
+
+def find_groups(co_occurrence: Any, n_with: IntArray) -> list[tuple[int, ...]]:
+    """Connected sets of arms, each pair linked when together in >= GROUP_SHARE of both arms' sessions
+    (`co_occurrence`: the sparse arms x arms count of sessions with both)."""
+    from scipy import sparse
+    from scipy.sparse import csgraph
+
+    n_arms = len(n_with)
+    co = co_occurrence.tocoo()
+    n = n_with.astype(np.float64)
+    i, j = co.row, co.col
+    linked = (i != j) & (co.data >= GROUP_SHARE * np.maximum(n[i], n[j])) & (np.minimum(n[i], n[j]) >= 2)
+    if not linked.any():
+        return []
+    graph = sparse.csr_matrix((np.ones(int(linked.sum())), (i[linked], j[linked])), shape=(n_arms, n_arms))
+    _, label = csgraph.connected_components(graph, directed=False)
+    members: dict[int, list[int]] = {}
+    for arm in np.unique(np.concatenate([i[linked], j[linked]])).tolist():
+        members.setdefault(int(label[arm]), []).append(arm)
+    return sorted(tuple(sorted(m)) for m in members.values() if len(m) > 1)
+
+
+def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[int, ...]], IntArray, Any]:
+    """The injection design's operator (one column per lesson or group), the centred rewards, the
+    columns' arms, each arm's column (-1 when never injected in a graded session) and the columns'
+    X'X when it is the arms' co-occurrence (no groups), else None."""
+    from scipy import sparse
+
+    rows, arms = design.entry_row, design.entry_arm
+    n_with = np.bincount(arms, minlength=design.n_arms)
+    indicator = sparse.csr_matrix((np.ones(len(arms)), (rows, arms)), shape=(design.n, design.n_arms))
+    co = (indicator.T @ indicator).tocsr()
+    groups = find_groups(co, n_with)
+    grouped = {arm for group in groups for arm in group}
+    columns = [(int(a),) for a in np.flatnonzero(n_with > 0) if int(a) not in grouped] + groups
+    column_of = np.full(design.n_arms, -1, dtype=np.int64)
+    share = np.zeros(design.n_arms)
+    for number, members in enumerate(columns):
+        column_of[list(members)] = number
+        share[list(members)] = 1.0 / len(members)
+    x = sparse.csr_matrix((share[arms], (rows, column_of[arms])), shape=(design.n, len(columns)))
+    x.sum_duplicates()
+    z, group = indicators(design.n, design.category, design.n_categories, design.agent, design.n_agents)
+    op = centred(x, z, group)
+    active = np.flatnonzero(n_with > 0)
+    gram = None  # with no group, the columns are the active arms, in order: X'X is the co-occurrence
+    if not groups:
+        gram = co if len(active) == design.n_arms else co[active][:, active]
+    return op, op.center(design.reward), columns, column_of, gram
+
+
+def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
+    """Identification, groups, unshrunk robust intervals, drift and category effects of a design."""
+    op, y, columns, column_of, gram = injection_design(design)
+    dof = design.n - op.rank
+    if not columns or dof < 2:
+        nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
+        return Claims(column_of, nothing, math.nan, math.nan, True)
+    dense = solver == "dense" or (solver == "auto" and len(columns) <= DENSE_MAX)
+    hoods = None if dense else neighbourhoods(op, gram=gram)
+    _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
+    prior_sd = math.sqrt(sigma2 / lam0)
+    counts = np.diff(op.xt.indptr)  # sessions with each column
+    few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
+    identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX)
+    weak = lam0 / WEAK_PRIOR**2
+    fit = fit_robust(
+        op, y, np.where(identified, weak, lam0), dense=dense, hoods=hoods,
+        common=_common_prior(op, identified, lam0 - weak),
+    )  # fmt: skip
+    # with the robust variance in place of the model's, the data must still cut the prior sd as much
+    # (a lesson whose few sessions are far noisier than the rest is not identified by them)
+    var = np.maximum(fit.var, fit.model_var)
+    ratio = np.where(identified, np.sqrt(var / (var + prior_sd**2)), np.sqrt(var0) / prior_sd)
+    identified &= ratio <= SD_RATIO_MAX
+    halves, cats = _halves(op, fit), _by_category(op, fit, design)
+    drift_p = [_drift_p(*halves[c]) if identified[c] else None for c in range(len(columns))]
+    cat_p = [_heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
+    drifting, differs = _flags(drift_p), _flags(cat_p)
+    out = []
+    for c, members in enumerate(columns):
+        n_with, n_without = int(counts[c]), int(design.n - counts[c])
+        if not identified[c]:
+            why = (
+                f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
+                if few[c]
+                else f"the data barely move it from the prior (posterior sd {ratio[c]:.0%} of the prior's)"
+            )
+            out.append(Column(members, False, why))
+            continue
+        effect = Interval(float(fit.coef[c]), math.sqrt(float(var[c])), float(fit.df[c]), n_with, n_without)
+        out.append(
+            Column(
+                members, True, None, effect, halves[c][0], halves[c][1], drift_p[c], drifting[c], cats[c], cat_p[c],
+                differs[c],
+            )
+        )  # fmt: skip
+    return Claims(column_of, tuple(out), prior_sd, math.sqrt(sigma2), dense, {"penalty": lam0})
+
+
+def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: float) -> tuple[FloatArray, float]:
+    """The identified lessons' mean: when the data barely see it (every session injects as many of
+    them, so only their differences show), it keeps the full prior instead of the weak one: the
+    rank-one penalty (u, c) with u their normalised indicator, c = strength as far as the data see
+    u'A u less than COMMON_SEEN times their mean A_jj."""
+    u = identified / math.sqrt(max(int(identified.sum()), 1))
+    if not identified.any():
+        return u, 0.0
+    seen = float(np.sum(op.apply(u) ** 2)) / max(float(op.gram_diag()[identified].mean()), 1e-300)
+    return u, strength * max(0.0, 1.0 - seen / COMMON_SEEN)
+
+
+def _flags(p_values: list[float | None]) -> list[bool]:
+    adjusted = benjamini_hochberg(p_values)
+    return [
+        a is not None and p is not None and a < FLAG_FDR and p < FLAG_P for p, a in zip(p_values, adjusted, strict=True)
+    ]
+
+
+def _drift_p(early: Interval | None, late: Interval | None) -> float | None:
+    from scipy.special import ndtr
+
+    if early is None or late is None:
+        return None
+    se = math.hypot(early.se, late.se)
+    if se <= 0:
+        return None
+    return float(2.0 * ndtr(-abs(late.estimate - early.estimate) / se))
+
+
+def _heterogeneity_p(cells: tuple[tuple[str, Interval], ...]) -> float | None:
+    """Cochran's Q over the categories' estimates (chi-square with cells - 1 degrees of freedom)."""
+    from scipy.special import chdtrc
+
+    usable = [cell for _, cell in cells if cell.se > 0]
+    if len(usable) < 2:
+        return None
+    w = np.array([1.0 / c.se**2 for c in usable])
+    b = np.array([c.estimate for c in usable])
+    mean = float((w * b).sum() / w.sum())
+    q = float((w * (b - mean) ** 2).sum())
+    return float(chdtrc(len(usable) - 1, q))
+
+
+Sums = tuple[FloatArray, FloatArray, FloatArray]  # sessions, sum of r, sum of d per (cell, baseline group)
+
+
+def _one_step(
+    op: Centred, fit: RobustFit, cell: IntArray, n_cells: int, sums: Sums
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """Per (column, cell): the one-step estimate, its variance, sessions with and without.
+
+    `cell` labels each nonzero of the design (its session's cell for that column); `sums` holds every
+    session's counts per (cell, baseline group), arrays (n_cells, groups), or (columns, n_cells, groups)
+    when the cells differ between columns. Only the (column, cell, group) triples with an injection
+    are formed: a cell without one adds nothing to any sum."""
+    rows, cols, vals, _ = op.entries()
+    n_groups = len(op.group_size)
+    key = (cols * n_cells + cell) * n_groups + op.group[rows]
+    triples, inverse = np.unique(key, return_inverse=True)
+    r, d = fit.residual[rows], fit.weight[rows]
+
+    def per_triple(weights: FloatArray) -> FloatArray:
+        return np.bincount(inverse, weights=weights, minlength=len(triples)).astype(np.float64)
+
+    sx, sxx, sxr, sxd, sxxd = (per_triple(w) for w in (vals, vals * vals, vals * r, vals * d, vals * vals * d))
+    t_col, t_cell, t_group = triples // (n_cells * n_groups), (triples // n_groups) % n_cells, triples % n_groups
+    where = (t_col, t_cell, t_group) if sums[0].ndim == 3 else (t_cell, t_group)
+    n_all, sr, sd = (part[where] for part in sums)
+    xbar = sx / n_all
+    pair = t_col * n_cells + t_cell
+    size = op.p * n_cells
+
+    def per_pair(values: FloatArray) -> FloatArray:
+        return np.bincount(pair, weights=values, minlength=size).astype(np.float64).reshape(op.p, n_cells)
+
+    ss = per_pair(sxx - xbar * sx)
+    num = per_pair(sxr - xbar * sr)
+    meat = per_pair(sxxd - 2.0 * xbar * sxd + xbar * xbar * sd)
+    n_with = np.bincount(cols * n_cells + cell, minlength=size).reshape(op.p, n_cells).astype(np.float64)
+    sessions = sums[0].sum(axis=-1)  # (columns, n_cells) or (n_cells,)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        vif = np.maximum(fit.inverse_diag * fit.gram_diag, 1.0)
+        estimate = fit.coef[:, None] + num / ss
+        var = vif[:, None] * meat / (ss * ss)
+    return estimate, var, n_with, sessions - n_with
+
+
+def _halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval | None]]:
+    """Each column's earlier and later half, split at the median of its own injections."""
+    rows, cols, _, _ = op.entries()
+    p = op.p
+    order = np.lexsort((rows, cols))
+    rows_sorted, cols_sorted = rows[order], cols[order]
+    starts = np.searchsorted(cols_sorted, np.arange(p + 1))
+    counts = np.diff(starts)
+    median = rows_sorted[np.minimum(starts[:-1] + np.maximum(counts - 1, 0) // 2, max(len(rows) - 1, 0))]
+    split = np.where(counts > 0, median, -1)  # early: sessions at or before the split
+    cell = (rows > split[cols]).astype(np.int64)
+    n_groups = len(op.group_size)
+    # per (column, half, group): sessions, residual sums, weight sums from prefix sums per group
+    n_all = np.zeros((p, 2, n_groups))
+    sr = np.zeros((p, 2, n_groups))
+    sd = np.zeros((p, 2, n_groups))
+    for g in range(n_groups):
+        members = np.flatnonzero(op.group == g)
+        upto = np.searchsorted(members, split, side="right")  # sessions of the group at or before the split
+        cum_r = np.concatenate([[0.0], np.cumsum(fit.residual[members])])
+        cum_d = np.concatenate([[0.0], np.cumsum(fit.weight[members])])
+        n_all[:, 0, g], n_all[:, 1, g] = upto, len(members) - upto
+        sr[:, 0, g], sr[:, 1, g] = cum_r[upto], cum_r[-1] - cum_r[upto]
+        sd[:, 0, g], sd[:, 1, g] = cum_d[upto], cum_d[-1] - cum_d[upto]
+    estimate, var, n_with, n_without = _one_step(op, fit, cell, 2, (n_all, sr, sd))
+    return [
+        (_interval(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
+         _interval(estimate[c, 1], var[c, 1], n_with[c, 1], n_without[c, 1]))
+        for c in range(p)
+    ]  # fmt: skip
+
+
+def _by_category(op: Centred, fit: RobustFit, design: Design) -> list[tuple[tuple[str, Interval], ...]]:
+    rows, _, _, _ = op.entries()
+    c = design.n_categories
+    if c < 2:
+        return [() for _ in range(op.p)]
+    names = design.category_names if len(design.category_names) == c else tuple(str(i) for i in range(c))
+    n_groups = len(op.group_size)
+    key = design.category * n_groups + op.group
+
+    def per_cell(weights: FloatArray | None) -> FloatArray:
+        return np.bincount(key, weights=weights, minlength=c * n_groups).reshape(c, n_groups).astype(np.float64)
+
+    sums = (per_cell(None), per_cell(fit.residual), per_cell(fit.weight))
+    estimate, var, n_with, n_without = _one_step(op, fit, design.category[rows], c, sums)
+    out = []
+    for col in range(op.p):
+        cells = []
+        for k in range(c):
+            interval = _interval(estimate[col, k], var[col, k], n_with[col, k], n_without[col, k])
+            if interval is not None:
+                cells.append((names[k], interval))
+        out.append(tuple(cells))
+    return out
+
+
+def _interval(estimate: float, var: float, n_with: float, n_without: float) -> Interval | None:
+    if n_with < MIN_CELL or n_without < MIN_CELL or not (math.isfinite(estimate) and math.isfinite(var)):
+        return None
+    a, b = float(n_with), float(n_without)
+    total = a + b
+    share = a / total
+    x2 = a * b / total
+    x4 = a * (1 - share) ** 4 + b * share**4
+    return Interval(float(estimate), math.sqrt(max(float(var), 0.0)), x2 * x2 / x4, int(a), int(b))

@@ -1,0 +1,224 @@
+"""The joint estimate as a posterior to select with: per lesson, the mean and sd of its effect per
+injection, and each category's baseline. A narrow seam over `core.analysis.joint` (which it calls,
+never changes), for the `joint` selection policy (`core.bandit.policy`) and the simulator.
+
+**Per lesson**: effect = coefficient x the lesson's mean weight when injected, sd likewise (the
+`estimate` and `sd` of `JointFit`). A lesson never injected in a graded session gets the prior:
+mean 0, sd = prior sd of a coefficient x the mean weight over every injection, so it is explored at
+the prior's uncertainty; a lesson with little data has a posterior sd close to that by itself.
+
+**Prior floor**: the policy fits with the prior sd of a coefficient kept at or above
+`POLICY_TAU_MIN` (the analysis keeps 0.05: `joint.TAU_MIN`). With noisy rewards (0/1 outcomes)
+empirical Bayes shrinks every lesson hard towards 0, and a posterior that narrow explores too
+little; docs/policy-notes.md has the regret measured both ways.
+
+**Category baselines**: the mean over a category's graded sessions of the reward minus the lessons'
+fitted contribution (with agent effects in the fit, averaged over the agents). They are the same for
+every candidate of one session, so they never change which lessons a draw picks; they are reported
+so the posterior reads as "baseline + effect".
+
+**Cache** (`state/lesson-thompson/.cache/joint-posterior.msgpack`): the fit is reused while its
+inputs are the same. The file is sealed (a checksum of its payload) and carries a fingerprint
+(xxh3-128) of everything the fit reads: each session's reward in force, every injection (session,
+lesson, salience), the categories, the agents, the floor and the prior floor. It is used only when
+the seal holds and the fingerprint equals the current log's; otherwise the fit runs again and the
+file is rewritten. Appending a selection event (every `select` does) leaves the fingerprint as it
+was, so the next `select` reuses the fit; a new record or grade changes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+import xxhash
+
+from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint
+from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.base.sealed import seal, unseal
+from lesson_credit.core.log.snapshot import FoldData
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
+CACHE_NAME = "joint-posterior.msgpack"
+CACHE_VERSION = 1
+CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
+CACHE_MAX_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class JointPosterior:
+    """Per lesson (in `arm_ids` order) the posterior mean and sd of its effect per injection."""
+
+    arm_ids: tuple[str, ...]
+    mean: FloatArray  # 0 where the lesson has no data
+    sd: FloatArray  # prior_sd where the lesson has no data
+    n: IntArray  # graded sessions the lesson was injected in
+    prior_sd: float  # sd of a lesson without data (mean 0)
+    categories: tuple[str, ...]  # category names ("" for sessions without one), in baseline order
+    baselines: FloatArray  # (len(categories),) each category's baseline reward
+    noise_sd: float
+    n_sessions: int  # graded sessions in the fit
+
+    def baseline_of(self) -> dict[str, float]:
+        return {name: float(b) for name, b in zip(self.categories, self.baselines.tolist(), strict=True)}
+
+
+def posterior_from_fit(
+    fit: JointFit, design: Design, tau_min: float = POLICY_TAU_MIN
+) -> tuple[FloatArray, FloatArray, FloatArray, float]:
+    """(mean, sd) per arm of `design`, each category's baseline and the prior sd, from its fit
+    (`tau_min`: the prior sd of a coefficient when the fit had no data to set one)."""
+    n_arms = design.n_arms
+    has = np.isfinite(fit.coef) & np.isfinite(fit.mean_weight)
+    all_w = design.entry_weight
+    typical_w = float(all_w.mean()) if len(all_w) else 1.0
+    tau = fit.prior_sd if math.isfinite(fit.prior_sd) else tau_min
+    prior_sd = tau * typical_w
+    mean = np.zeros(n_arms)
+    sd = np.full(n_arms, prior_sd)
+    mean[has] = fit.estimate[has]
+    sd[has] = fit.sd[has]
+    c = design.n_categories
+    coef = np.where(np.isfinite(fit.coef), fit.coef, 0.0)
+    fitted = np.bincount(design.entry_row, weights=all_w * coef[design.entry_arm], minlength=design.n)
+    count = np.bincount(design.category, minlength=c).astype(np.float64)
+    total = np.bincount(design.category, weights=design.reward - fitted, minlength=c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        baselines = np.where(count > 0, total / count, np.nan)
+    return mean, sd, baselines, prior_sd
+
+
+def _category_names(categories: Sequence[str | None], data: FoldData) -> tuple[str, ...]:
+    """The names behind `build_design`'s category codes (sorted names, those of graded sessions)."""
+    if len(categories) != data.n_sessions:
+        return ("",) if np.isfinite(data.base).any() else ()
+    graded = np.flatnonzero(~np.isnan(data.base))
+    return tuple(sorted({categories[i] or "" for i in graded.tolist()}))
+
+
+def joint_posterior(
+    data: FoldData,
+    categories: Sequence[str | None],
+    floor: float,
+    agents: Sequence[str | None] = (),
+    *,
+    tau_min: float = POLICY_TAU_MIN,
+) -> JointPosterior:
+    """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson."""
+    design = build_design(data, categories, floor, agents)
+    fit = fit_joint(design, tau_min=tau_min)
+    mean, sd, baselines, prior_sd = posterior_from_fit(fit, design, tau_min)
+    names = _category_names(categories, data)
+    if len(names) != len(baselines):  # no graded session: no baselines
+        names, baselines = (), np.zeros(0)
+    noise = fit.noise_sd if math.isfinite(fit.noise_sd) else math.nan
+    return JointPosterior(
+        tuple(data.arm_ids), mean, sd, fit.n.astype(np.int64), prior_sd, names, baselines, noise, fit.n_sessions
+    )
+
+
+def fingerprint(
+    data: FoldData, categories: Sequence[str | None], agents: Sequence[str | None], floor: float, tau_min: float
+) -> str:
+    """xxh3-128 of everything `joint_posterior` reads (see the module docstring)."""
+    h = xxhash.xxh3_128()
+    h.update(f"{CACHE_VERSION}|{floor!r}|{tau_min!r}|{data.n_sessions}|".encode())
+    h.update("\x00".join(data.arm_ids).encode("utf-8", "surrogatepass"))
+    for array in (data.base, data.entry_session, data.entry_arm, data.entry_salience):
+        h.update(b"|")
+        h.update(np.ascontiguousarray(array).tobytes())
+    for names in (categories, agents):
+        h.update(f"|{len(names)}|".encode())
+        h.update("\x00".join("\x01" if name is None else name for name in names).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def encode(key: str, post: JointPosterior) -> bytes:
+    payload = {
+        "version": CACHE_VERSION,
+        "fingerprint": key,
+        "arm_ids": list(post.arm_ids),
+        "mean": post.mean.astype(np.float64).tobytes(),
+        "sd": post.sd.astype(np.float64).tobytes(),
+        "n": post.n.astype(np.int64).tobytes(),
+        "prior_sd": post.prior_sd,
+        "categories": list(post.categories),
+        "baselines": post.baselines.astype(np.float64).tobytes(),
+        "noise_sd": post.noise_sd,
+        "n_sessions": post.n_sessions,
+    }
+    return seal(CACHE_MAGIC, msgspec.msgpack.encode(payload))
+
+
+def decode(data: bytes, key: str) -> JointPosterior:
+    """The posterior in a cache file written for `key`; ValueError when it is not usable."""
+    try:
+        p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"unreadable cache: {exc}") from None
+    if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
+        raise ValueError("cache from another version")
+    if p.get("fingerprint") != key:
+        raise ValueError("stale")
+    try:
+        arm_ids = tuple(str(a) for a in p["arm_ids"])
+        mean = np.frombuffer(p["mean"], dtype=np.float64)
+        sd = np.frombuffer(p["sd"], dtype=np.float64)
+        n = np.frombuffer(p["n"], dtype=np.int64)
+        baselines = np.frombuffer(p["baselines"], dtype=np.float64)
+        categories = tuple(str(c) for c in p["categories"])
+        prior_sd, noise_sd, n_sessions = float(p["prior_sd"]), float(p["noise_sd"]), int(p["n_sessions"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"malformed cache: {exc}") from None
+    if not len(mean) == len(sd) == len(n) == len(arm_ids) or len(baselines) != len(categories):
+        raise ValueError("inconsistent cache")
+    if not (np.isfinite(mean).all() and (np.isfinite(sd) & (sd > 0)).all() and prior_sd > 0):
+        raise ValueError("inconsistent cache")
+    return JointPosterior(arm_ids, mean, sd, n, prior_sd, categories, baselines, noise_sd, n_sessions)
+
+
+def cached_joint_posterior(
+    data: FoldData,
+    categories: Sequence[str | None],
+    floor: float,
+    agents: Sequence[str | None] = (),
+    *,
+    cache_dir: Path | None = None,
+    tau_min: float = POLICY_TAU_MIN,
+    notice: bool = True,
+) -> JointPosterior:
+    """`joint_posterior`, read from the cache in `cache_dir` when it was written for these very
+    inputs, else computed and (best effort) written there. Without `cache_dir`, always computed."""
+    if cache_dir is None:
+        return joint_posterior(data, categories, floor, agents, tau_min=tau_min)
+    path = cache_dir / CACHE_NAME
+    key = fingerprint(data, categories, agents, floor, tau_min)
+    try:
+        return decode(read_regular(path, CACHE_MAX_BYTES), key)
+    except FileNotFoundError:
+        pass
+    except (OSError, UnsafeFile) as exc:
+        _say(notice, path, f"cannot be read ({exc})")
+    except ValueError as exc:
+        if str(exc) != "stale":  # a stale cache is the normal case after a new record: refit quietly
+            _say(notice, path, f"is damaged or from another version ({exc})")
+    post = joint_posterior(data, categories, floor, agents, tau_min=tau_min)
+    with contextlib.suppress(OSError):
+        atomic_write(path, encode(key, post))
+    return post
+
+
+def _say(notice: bool, path: Path, why: str) -> None:
+    if notice:
+        print(f"lesson-credit: note: {path.name} {why}; refitting the joint estimate", file=sys.stderr)

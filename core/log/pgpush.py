@@ -1,0 +1,103 @@
+"""`store push`: a JSONL log's events into the database store, streamed.
+
+The lines are validated as the reader validates them and streamed through COPY into a
+temporary table, then moved into `lesson_credit.events` by one INSERT ... SELECT in file order
+(read through the staging table's index: the events' text is never sorted), all in one
+transaction: every event or, on any failure, none. The client holds one line at a time (and
+COPY's buffer), whatever the size of the log; which copy of an identical line each one is
+(`occurrence`) is numbered by the server, so pushing the same log again adds nothing. A second
+session event for an id is not added (the first counts, as on the file).
+
+(Copying each batch straight into the events table after checking its keys costs more: one probe
+of three indexes per line took the server ~2 s more CPU per 100k events than staging the text.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from lesson_credit.core.log import pgconn
+from lesson_credit.core.log.events import InvalidEvent, decode_raw, to_event
+from lesson_credit.core.log.pgschema import row_fields
+from lesson_credit.core.log.store import LogProblem
+
+MAX_PROBLEMS = 1_000  # invalid lines reported by number (all are counted)
+
+_STAGE = (
+    "CREATE TEMPORARY TABLE incoming (ord bigint PRIMARY KEY, type text, session_id text, event_time text,"
+    " has_json boolean, raw text, digest bytea) ON COMMIT DROP"
+)
+_COPY = "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest) FROM STDIN"
+# which copy of an identical line each line is, for the lines that are not the first (few): a sort
+# of (digest, ord) pairs only, never of the events' text
+_COPIES = """CREATE TEMPORARY TABLE copies ON COMMIT DROP AS
+SELECT ord, copy - 1 AS occurrence FROM (
+    SELECT ord, row_number() OVER (PARTITION BY digest ORDER BY ord) AS copy FROM incoming
+) AS numbered WHERE copy > 1"""
+# in file order by the index on `ord` (the rows are in it already: no sort of the events' text)
+_MOVE = """INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
+SELECT i.type, i.session_id, i.event_time, CASE WHEN i.has_json THEN i.raw::jsonb END, i.raw, %s, i.digest,
+    coalesce(c.occurrence, 0)
+FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
+ORDER BY i.ord
+ON CONFLICT DO NOTHING
+"""
+
+
+@dataclass
+class PushReport:
+    """What `store push` did with a JSONL log."""
+
+    lines: int = 0  # non-blank lines read
+    added: int = 0  # events now in the database that were not before
+    present: int = 0  # valid events not added: already there, or a second session event for an id
+    invalid: int = 0  # lines that are not valid events (not pushed)
+    problems: list[LogProblem] = field(default_factory=list)  # the first MAX_PROBLEMS of them
+
+
+def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[tuple[Any, ...]]:
+    """The staging rows of the valid events among `lines`, counting and reporting the rest."""
+    valid = 0
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        report.lines += 1
+        try:
+            raw = decode_raw(stripped)
+            to_event(raw)  # the reader's validation: what it would skip is not pushed
+            fields = row_fields(stripped, raw)
+        except (InvalidEvent, UnicodeDecodeError) as exc:
+            report.invalid += 1
+            if len(report.problems) < MAX_PROBLEMS:
+                report.problems.append(LogProblem(number, str(exc)))
+            continue
+        yield (valid, fields["type"], fields["session_id"], fields["event_time"], fields["event"] is not None,
+               fields["raw"], fields["digest"])  # fmt: skip
+        valid += 1
+
+
+def push(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> PushReport:
+    """Push `lines` (a JSONL log's, in order) through `conn` in one transaction (see the module
+    docstring). psycopg errors are the caller's to classify."""
+    report = PushReport()
+    copied = 0
+    with conn.transaction():
+        # a big log takes minutes: no statement timeout, but a lock held by another session is
+        # still waited for only as long as any statement would be
+        conn.execute("SET LOCAL statement_timeout = 0")
+        conn.execute(f"SET LOCAL lock_timeout = {int(pgconn.STATEMENT_TIMEOUT_S * 1000)}")
+        conn.execute("SET LOCAL work_mem = '64MB'")  # numbering the copies sorts in memory
+        conn.execute(_STAGE)
+        with conn.cursor() as cursor, cursor.copy(_COPY) as copy:
+            for row in _rows(lines, report):
+                copy.write_row(row)
+                copied += 1
+        conn.execute("ANALYZE incoming")  # so the plan reads it by its index, in order
+        conn.execute(_COPIES)
+        moved = conn.execute(_MOVE, (agent,))
+        report.added = max(moved.rowcount, 0)
+    report.present = copied - report.added
+    return report

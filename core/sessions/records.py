@@ -1,0 +1,355 @@
+"""gptme-sessions records: one `SessionRecord` JSON object per line of a JSONL file, read tolerantly.
+
+An agent workspace keeps them in `state/sessions/session-records.jsonl` (gptme-sessions writes
+`$GPTME_SESSIONS_DIR/session-records.jsonl` by default). We read the fields we show and score
+with, keep every other key as it was written, and never fail on a line: a line that is not a JSON
+object with a session id, or a field of the wrong type, is reported with its line number and
+skipped (the field alone, where the rest of the line is usable). Regular files only, never past a
+size cap. Scores (`llm_judge_score`, `trajectory_grade`, the per-dimension `grades`) must be numbers
+in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import xxhash
+
+from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+
+RECORDS_FILE = "session-records.jsonl"
+WORKSPACE_RECORDS = Path("state") / "sessions" / RECORDS_FILE
+WEIGHTS_FILE = Path("state") / "grading-weights.json"
+RECORDS_MAX_BYTES = 64 * 1024 * 1024  # a file this big holds ~100k records; only its start is read
+LINE_MAX_BYTES = 1024 * 1024  # one record; a longer line is reported, not parsed
+WEIGHTS_MAX_BYTES = 64 * 1024
+DEFAULT_WEIGHTS: dict[str, float] = {"productivity": 0.40, "alignment": 0.35, "harm": 0.25}  # gptme-sessions'
+MAX_PROBLEMS = 1000  # problems kept per file (the count goes on)
+
+# the keys we read; the rest of a record is kept as written (`Record.extra`)
+_STRINGS = (
+    "timestamp", "start_time", "end_time", "harness", "model", "category", "outcome",
+    "llm_judge_reason", "llm_judge_model", "trajectory_path", "journal_path", "session_name",
+)  # fmt: skip
+_UNIT_SCORES = ("llm_judge_score", "trajectory_grade")
+_COUNTS = ("exit_code", "token_count", "input_tokens", "output_tokens")
+KNOWN_KEYS = frozenset(
+    {"session_id", *_STRINGS, *_UNIT_SCORES, *_COUNTS, "duration_seconds", "deliverables", "grades", "grade_reasons"}
+)
+
+
+@dataclass(frozen=True)
+class RecordProblem:
+    line: int  # 0: the file as a whole
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}" if self.line else self.reason
+
+
+@dataclass(frozen=True)
+class Record:
+    """One gptme-sessions record: the fields lesson-credit uses, and every other key as written."""
+
+    session_id: str
+    line: int
+    timestamp: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
+    harness: str | None = None
+    model: str | None = None
+    category: str | None = None
+    outcome: str | None = None
+    exit_code: int | None = None
+    duration_seconds: float | None = None
+    token_count: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    deliverables: tuple[str, ...] = ()
+    grades: Mapping[str, float] = field(default_factory=dict)  # per dimension, in [0, 1]
+    grade_reasons: Mapping[str, str] = field(default_factory=dict)
+    trajectory_grade: float | None = None
+    llm_judge_score: float | None = None
+    llm_judge_reason: str | None = None
+    llm_judge_model: str | None = None
+    trajectory_path: str | None = None
+    journal_path: str | None = None
+    session_name: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)  # keys we do not read, kept as written
+
+    def weighted_grade(self, weights: Mapping[str, float]) -> float | None:
+        """gptme's trajectory grade from the per-dimension grades: the weighted mean over the
+        dimensions present in both the grades and the weights (None when none are)."""
+        shared = [(value, weights[name]) for name, value in self.grades.items() if name in weights]
+        total = sum(weight for _, weight in shared)
+        if not shared or total <= 0:
+            return None
+        return sum(value * weight for value, weight in shared) / total
+
+    def heuristic_score(self, weights: Mapping[str, float]) -> float | None:
+        """The record's trajectory (heuristic) grade: `trajectory_grade`, else the weighted grades."""
+        return self.trajectory_grade if self.trajectory_grade is not None else self.weighted_grade(weights)
+
+    def as_json(self, weights: Mapping[str, float]) -> dict[str, Any]:
+        """Every field as written (unknown keys too), with the weights used and the weighted grade."""
+        out: dict[str, Any] = dict(self.extra)
+        out.update(
+            {
+                "session_id": self.session_id,
+                "line": self.line,
+                **{name: getattr(self, name) for name in (*_STRINGS, *_UNIT_SCORES, *_COUNTS)},
+                "duration_seconds": self.duration_seconds,
+                "deliverables": list(self.deliverables),
+                "grades": dict(self.grades),
+                "grade_reasons": dict(self.grade_reasons),
+                "grade_weights": {name: weights[name] for name in self.grades if name in weights},
+                "weighted_grade": self.weighted_grade(weights),
+            }
+        )
+        return out
+
+
+@dataclass(frozen=True)
+class RecordFile:
+    """A records file as read: its records (one per session id: a later line replaces an earlier
+    one, as gptme-sessions' upsert does) and what could not be used."""
+
+    path: Path | None
+    records: tuple[Record, ...] = ()
+    problems: tuple[RecordProblem, ...] = ()
+    problem_count: int = 0  # problems found (more than kept when past MAX_PROBLEMS)
+    note: str | None = None  # why nothing was read (missing file), one line; None when read
+    digest: str = ""  # xxh3-64 of the bytes read ("" when nothing was read)
+
+    @property
+    def present(self) -> bool:
+        """Whether there is a file to speak of: read, or there but unusable (a FIFO, too big)."""
+        return bool(self.digest or self.problems)
+
+
+def records_path(root: Path, configured: str | None, environ: Mapping[str, str] | None = None) -> Path:
+    """The records file: config.toml's `[records] path` (relative to the workspace), else
+    $GPTME_SESSIONS_DIR/session-records.jsonl, else the workspace's state/sessions/ one."""
+    env = os.environ if environ is None else environ
+    if configured:
+        path = Path(configured).expanduser()
+        return path if path.is_absolute() else root / path
+    sessions_dir = env.get("GPTME_SESSIONS_DIR")
+    if sessions_dir:
+        return Path(sessions_dir).expanduser() / RECORDS_FILE
+    return root / WORKSPACE_RECORDS
+
+
+def read_records(path: Path) -> RecordFile:
+    """The records of a file; a missing file is no records (with a note), never an error."""
+    try:
+        raw = read_regular(path, RECORDS_MAX_BYTES, longer=True)
+    except FileNotFoundError:
+        return RecordFile(path, note=f"no session records at {path}")
+    except (UnsafeFile, IsADirectoryError) as exc:
+        return RecordFile(path, problems=(RecordProblem(0, str(exc)),), problem_count=1, note=str(exc))
+    except OSError as exc:
+        reason = f"{path}: {exc.strerror or exc}"
+        return RecordFile(path, problems=(RecordProblem(0, reason),), problem_count=1, note=reason)
+    records, problems, count = parse_records(raw[:RECORDS_MAX_BYTES])
+    if len(raw) > RECORDS_MAX_BYTES:
+        count += 1
+        problems.append(RecordProblem(0, f"{path} is larger than {RECORDS_MAX_BYTES >> 20} MB: only its start is read"))
+    digest = xxhash.xxh3_64_hexdigest(raw[:RECORDS_MAX_BYTES])
+    return RecordFile(path, tuple(records), tuple(problems), count, digest=digest)
+
+
+def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
+    """(records, problems kept, problems found) of a file's bytes. An unfinished last line (a
+    writer mid-append, or the size cap) is reported and skipped."""
+    by_id: dict[str, Record] = {}
+    problems: list[RecordProblem] = []
+    count = 0
+
+    def problem(line: int, reason: str) -> None:
+        nonlocal count
+        count += 1
+        if len(problems) < MAX_PROBLEMS:
+            problems.append(RecordProblem(line, reason))
+
+    lines = data.split(b"\n")
+    unfinished = lines[-1] != b""
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        if number == len(lines) and unfinished:
+            problem(number, "unfinished last line (no newline); skipped")
+            continue
+        if len(text) > LINE_MAX_BYTES:
+            problem(number, f"longer than {LINE_MAX_BYTES >> 20} MB; skipped")
+            continue
+        record = _record(number, text, problem)
+        if record is None:
+            continue
+        earlier = by_id.pop(record.session_id, None)
+        if earlier is not None:
+            problem(number, f"a second record for {record.session_id!r} (line {earlier.line}); the later one is used")
+        by_id[record.session_id] = record
+    return sorted(by_id.values(), key=lambda r: r.line), problems, count
+
+
+def _record(number: int, text: bytes, problem: Any) -> Record | None:
+    try:
+        obj = msgspec.json.decode(text)
+    except msgspec.DecodeError as exc:
+        problem(number, f"not valid JSON ({exc}); skipped")
+        return None
+    if not isinstance(obj, dict):
+        problem(number, "not a JSON object; skipped")
+        return None
+    session_id = obj.get("session_id")
+    if isinstance(session_id, int) and not isinstance(session_id, bool):
+        session_id = str(session_id)
+    if not isinstance(session_id, str) or not session_id.strip():
+        problem(number, "no session_id; skipped")
+        return None
+    fields: dict[str, Any] = {}
+    bad: list[str] = []
+    for name in _STRINGS:
+        value = obj.get(name)
+        if value is not None and not isinstance(value, str):
+            bad.append(name)
+        elif value:
+            fields[name] = value
+    for name in _UNIT_SCORES:
+        value = _unit(obj.get(name))
+        if value is _BAD:
+            bad.append(name)
+        elif value is not None:
+            fields[name] = value
+    for name in _COUNTS:
+        value = obj.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            bad.append(name)
+        elif value is not None:
+            fields[name] = value
+    duration = obj.get("duration_seconds")
+    if duration is not None:
+        ok = isinstance(duration, int | float) and not isinstance(duration, bool) and math.isfinite(duration)
+        if ok and duration >= 0:
+            fields["duration_seconds"] = float(duration)
+        else:
+            bad.append("duration_seconds")
+    fields.update(_lists(obj, bad))
+    if bad:
+        problem(number, f"{', '.join(bad)} of {session_id!r} not usable (wrong type or outside [0, 1]); ignored")
+    extra = {key: value for key, value in obj.items() if key not in KNOWN_KEYS}
+    return Record(session_id=session_id, line=number, extra=extra, **fields)
+
+
+_BAD = object()
+
+
+def _unit(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        return _BAD  # NaN fails the range check too
+    return float(value)
+
+
+def _lists(obj: dict[str, Any], bad: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    deliverables = obj.get("deliverables")
+    if deliverables is not None:
+        if isinstance(deliverables, list) and all(isinstance(d, str) for d in deliverables):
+            out["deliverables"] = tuple(deliverables)
+        else:
+            bad.append("deliverables")
+    grades = obj.get("grades")
+    if grades is not None:
+        if isinstance(grades, dict) and all(_unit(v) not in (_BAD, None) for v in grades.values()):
+            out["grades"] = {str(name): float(value) for name, value in grades.items()}
+        else:
+            bad.append("grades")
+    reasons = obj.get("grade_reasons")
+    if reasons is not None:
+        if isinstance(reasons, dict) and all(isinstance(v, str) for v in reasons.values()):
+            out["grade_reasons"] = {str(name): value for name, value in reasons.items()}
+        else:
+            bad.append("grade_reasons")
+    return out
+
+
+def read_weights(root: Path) -> tuple[dict[str, float], str | None]:
+    """(the grading weights, a problem): the workspace's state/grading-weights.json, else
+    gptme-sessions' defaults (0.40 / 0.35 / 0.25). A file that is not a JSON object of
+    non-negative numbers is reported and the defaults are used."""
+    path = root / WEIGHTS_FILE
+    try:
+        obj = msgspec.json.decode(read_regular(path, WEIGHTS_MAX_BYTES))
+    except FileNotFoundError:
+        return dict(DEFAULT_WEIGHTS), None
+    except (OSError, UnsafeFile, msgspec.DecodeError) as exc:
+        return dict(DEFAULT_WEIGHTS), f"{WEIGHTS_FILE}: {exc}; the default weights are used"
+    ok = (
+        isinstance(obj, dict)
+        and obj
+        and all(
+            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in obj.values()
+        )
+    )
+    if not ok:
+        return dict(DEFAULT_WEIGHTS), f"{WEIGHTS_FILE}: not an object of non-negative weights; the defaults are used"
+    return {str(k): float(v) for k, v in obj.items()}, None
+
+
+def duration_text(seconds: float | None) -> str:
+    """`45s`, `14m 05s`, `2h 03m`."""
+    if seconds is None:
+        return "—"
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+
+
+def record_lines(record: Record, weights: Mapping[str, float], joined_by: str | None = None) -> list[str]:
+    """A record as a few lines of plain text (the CLI's `show` and the dashboard's session detail):
+    harness, model, duration, outcome; deliverables; per-dimension grades with their weights and
+    the weighted grade; the judge's score, model and reason."""
+    head = [record.harness or "harness ?", record.model or "model ?", duration_text(record.duration_seconds)]
+    outcome = record.outcome or "outcome ?"
+    if record.exit_code is not None:
+        outcome += f" (exit {record.exit_code})"
+    head.append(outcome)
+    if joined_by:
+        head.append(f"joined by {joined_by} to record {record.session_id}")
+    lines = [" · ".join(head)]
+    if record.deliverables:
+        shown = ", ".join(record.deliverables[:6]) + (
+            f" and {len(record.deliverables) - 6} more" if len(record.deliverables) > 6 else ""
+        )
+        lines.append(f"deliverables: {shown}")
+    else:
+        lines.append("deliverables: none")
+    if record.grades:
+        parts = []
+        for name, value in record.grades.items():
+            weight = weights.get(name)
+            parts.append(f"{name} {value:.2f}" + (f" ×{weight:.2f}" if weight is not None else " (no weight)"))
+        weighted = record.weighted_grade(weights)
+        lines.append("grades: " + ", ".join(parts) + (f" → {weighted:.2f}" if weighted is not None else ""))
+    if record.trajectory_grade is not None:
+        lines.append(f"trajectory grade: {record.trajectory_grade:.2f}")
+    if record.llm_judge_score is not None:
+        judge = f"judge {record.llm_judge_score:.2f}"
+        if record.llm_judge_model:
+            judge += f" ({record.llm_judge_model})"
+        if record.llm_judge_reason:
+            judge += f": {record.llm_judge_reason}"
+        lines.append(judge)
+    return lines

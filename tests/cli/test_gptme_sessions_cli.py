@@ -1,0 +1,164 @@
+"""The CLI side of docs/records-notes.md: show's record, trajectory and sources; agreement; sessions
+--order informative; replay --priority. Missing, broken or disallowed inputs are one line, never a crash."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from cli_fixtures import make_ws, run, run_json
+from engine_helpers import grade, session
+from records_helpers import HAND, agreement_workspace
+
+CLAUDE = [
+    {"type": "user", "message": {"content": "Run the tests"}},
+    {
+        "type": "assistant",
+        "message": {"content": [{"type": "tool_use", "name": "Bash", "input": {"command": "pytest"}}]},
+    },
+    {"type": "user", "message": {"content": [{"type": "tool_result", "content": "ok"}]}},
+]
+RECORD = {
+    "session_id": "abcd1234",
+    "timestamp": "2026-03-05T16:00:00Z",
+    "harness": "claude-code",
+    "model": "claude-sonnet-4-6",
+    "outcome": "productive",
+    "exit_code": 0,
+    "duration_seconds": 845,
+    "deliverables": ["3f2a9c1", "https://github.com/o/r/pull/7"],
+    "grades": {"productivity": 0.8, "alignment": 0.6},
+    "trajectory_grade": 0.7,
+    "llm_judge_score": 0.4,
+    "llm_judge_reason": "Ran tests but did not fix the failure.",
+    "llm_judge_model": "claude-haiku-4-5",
+    "trajectory_path": "state/sessions/traj/abcd1234-5678.jsonl",
+    "journal_path": "journal/x.md",
+    "cascade_intent": {"kept": True},
+}
+
+
+def records_ws(tmp_path: Path, record: dict[str, object] | None = None) -> Path:
+    root = make_ws(tmp_path, {"a.md": ["alpha"]}, [session("abcd1234-5678", None, {"a.md": 1.0})])
+    folder = root / "state/sessions/traj"
+    folder.mkdir(parents=True)
+    (folder / "abcd1234-5678.jsonl").write_text("".join(json.dumps(r) + "\n" for r in CLAUDE))
+    (root / "state/sessions/session-records.jsonl").write_text(json.dumps(record or RECORD) + "\n")
+    return root
+
+
+def test_show_json_has_the_record_the_trajectory_and_every_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = records_ws(tmp_path)
+    out = run_json(capsys, "show", "abcd", "-w", str(root))
+    record = out["record"]
+    assert record["joined_by"] == "prefix" and record["harness"] == "claude-code" and record["exit_code"] == 0
+    assert record["cascade_intent"] == {"kept": True}  # an unknown key, kept
+    assert record["grade_weights"] == {"productivity": 0.40, "alignment": 0.35}
+    # (0.8 * 0.40 + 0.6 * 0.35) / 0.75 = (0.32 + 0.21) / 0.75 = 0.70666...
+    assert record["weighted_grade"] == pytest.approx(0.53 / 0.75)
+    assert out["trajectory"] == {
+        "path": "state/sessions/traj/abcd1234-5678.jsonl",
+        "format": "claude-code",
+        "messages": 3,
+        "tool_calls": 1,
+    }
+    # pending in the log: the record's judge 0.4 is in force; heuristic 0.7 and productive (1.0) are shown
+    assert out["base_reward"] == 0.4 and out["grader"] == "record:judge"
+    assert [(s["source"], s["score"], s["in_force"]) for s in out["sources"]] == [
+        ("judge", 0.4, True),
+        ("heuristic", 0.7, False),
+        ("outcome", 1.0, False),
+    ]
+    code, text, _ = run(capsys, "show", "abcd", "-w", str(root))
+    assert code == 0 and "claude-code · claude-sonnet-4-6 · 14m 05s · productive (exit 0)" in text
+    assert "judge 0.40 (claude-haiku-4-5): Ran tests but did not fix the failure." in text
+    assert "(claude-code, 3 messages, 1 tool calls)" in text
+
+
+@pytest.mark.parametrize(
+    ("change", "note"),
+    [
+        ({"trajectory_path": "/etc/hostname"}, "outside the workspace"),
+        ({"trajectory_path": "state/sessions/traj/missing.jsonl"}, "not found"),
+        ({"trajectory_path": "state/sessions/fifo.jsonl"}, "FIFO"),
+        ({"trajectory_path": "state/sessions/session-records.jsonl"}, "not a gptme, Claude Code or Codex"),
+    ],
+)
+def test_a_missing_broken_or_disallowed_trajectory_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, str], note: str
+) -> None:
+    root = records_ws(tmp_path, {**RECORD, **change})
+    os.mkfifo(root / "state/sessions/fifo.jsonl")
+    out = run_json(capsys, "show", "abcd1234-5678", "-w", str(root))
+    assert out["trajectory"] is None and note in out["trajectory_note"] and "\n" not in out["trajectory_note"]
+    assert out["record"] is not None
+
+
+def test_broken_records_are_one_line_and_the_session_still_shows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = records_ws(tmp_path)
+    (root / "state/sessions/session-records.jsonl").write_bytes(b"\x00\xff{garbage\n")
+    out = run_json(capsys, "show", "abcd1234-5678", "-w", str(root))
+    assert out["record"] is None and "no gptme-sessions record" in out["record_note"]
+    assert out["base_reward"] is None  # pending: nothing scores it
+    (root / "state/sessions/session-records.jsonl").unlink()
+    os.mkfifo(root / "state/sessions/session-records.jsonl")
+    out = run_json(capsys, "show", "abcd1234-5678", "-w", str(root))
+    assert out["record"] is None and "FIFO" in out["record_note"]
+    code, lint_out, _ = run(capsys, "lint", "-w", str(root), "--json")
+    assert "records-unreadable" in lint_out
+
+
+def test_agreement_json_equals_the_hand_computation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = run_json(capsys, "agreement", "-w", str(agreement_workspace(tmp_path)))
+    found = {(p["source_a"], p["source_b"]): p for p in out["pairs"]}
+    for key, (n, mae, r, rho, k, (tp, fp, fn, tn)) in HAND.items():
+        p = found[key]
+        assert (p["n"], p["threshold"], p["confusion"]) == (n, 0.5, {"tp": tp, "fp": fp, "fn": fn, "tn": tn})
+        assert (p["mae"], p["pearson"], p["spearman"], p["kappa"]) == pytest.approx((mae, r, rho, k))
+    code, text, _ = run(capsys, "agreement", "-w", str(agreement_workspace(tmp_path / "b")))
+    assert code == 0 and "human  judge" in text and "0.200" in text and "0.167" in text and "2/1/1/1" in text
+
+
+def test_agreement_refuses_a_bad_threshold_or_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = agreement_workspace(tmp_path)
+    with pytest.raises(SystemExit) as usage:  # a usage error: exit 2
+        run(capsys, "agreement", "-w", str(root), "--threshold", "2")
+    assert usage.value.code == 2
+    capsys.readouterr()
+    code, _, err = run(capsys, "agreement", "-w", str(root), "--source", "robot")
+    assert code == 1 and err.count("\n") == 1 and "unknown source" in err
+
+
+def test_sessions_in_the_informative_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 1.0),
+        session("s2", None, {"a.md": 1.0}),
+        session("s3", None, {"a.md": 0.0}),
+        grade("s3", 0.2, "judge"),
+    ]
+    root = make_ws(tmp_path, {"a.md": ["alpha"]}, events)
+    out = run_json(capsys, "sessions", "-w", str(root), "--order", "informative")
+    # by hand in tests/core/test_agreement.py: s2 (0.01274) before s3 (0.00047); s1, graded by a person, last
+    assert [s["session_id"] for s in out["sessions"]] == ["s2", "s3", "s1"]
+    assert out["sessions"][0]["information"] == pytest.approx((1 / 12 + 0.485**2) / 25)
+    assert out["sessions"][2]["information"] == 0.0
+    pending = run_json(capsys, "sessions", "-w", str(root), "--order", "informative", "--pending")
+    assert [s["session_id"] for s in pending["sessions"]] == ["s2"]
+
+
+def test_replay_with_another_priority(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_ws(
+        tmp_path, {"a.md": ["alpha"]}, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.9), grade("s1", 0.2, "judge")]
+    )
+    what_if = run_json(capsys, "replay", "-w", str(root), "--priority", "judge,human")
+    assert what_if["priority"] == ["judge", "human"] and what_if["lessons"][0]["alpha"] == pytest.approx(1.2)
+    assert run_json(capsys, "status", "-w", str(root))["lessons"][0]["alpha"] == pytest.approx(1.9)
+    code, _, err = run(capsys, "replay", "-w", str(root), "--priority", "judge,robot")
+    assert code == 1 and "unknown reward source 'robot'" in err

@@ -1,0 +1,74 @@
+"""Every --json output carries the warnings the table forms print: a hook that
+reads JSON learns that log lines are being skipped. The existing keys stay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import run
+from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
+from gptme_files import gptme_state, write_json
+
+BAD = "line 2: "  # the log's second line is not JSON
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return make_workspace(
+        tmp_path,
+        BASIC_LESSONS,
+        events=[session("s1", 0.8, {"tools/git.md": 0.5}), "{not json\n", session("s2", None, {"tools/git.md": 0.2})],
+        journals={"j.txt": BASIC_JOURNAL},
+    )
+
+
+def _commands(ws: Path, tmp_path: Path) -> list[tuple[list[str], set[str]]]:
+    """(argv, keys that must still be there) for every command with --json that reads the workspace."""
+    context = tmp_path / "context.txt"
+    context.write_text("git worktree")
+    state = write_json(tmp_path / "gptme-state.json", gptme_state(ws))
+    w = ["--workspace", str(ws)]
+    return [
+        (["status", *w], {"lessons", "sessions", "strategy", "floor"}),
+        (["replay", *w, "--floor", "0.5"], {"lessons", "written", "decay"}),
+        (["sessions", *w], {"sessions", "matched"}),
+        (["show", "s1", *w], {"session_id", "grades", "lessons"}),
+        (["explain", "s1", *w], {"session_id", "lessons", "base_reward"}),
+        (["select", *w, "--context", str(context), "--session-id", "sel1"], {"selected", "candidates"}),
+        (
+            ["record", *w, "--session-id", "s3", "--journal", str(ws / "j.txt"), "--lessons", "tools/git.md"],
+            {"session_id", "lessons"},
+        ),  # fmt: skip
+        (["grade", "s2", "0.4", *w], {"session_id", "history", "grader"}),
+        (["prune", *w, "--dry-run"], {"retired", "written"}),
+        (["loo", *w, "--no-write"], {"meta", "results"}),
+        (["loo", *w], {"meta", "results"}),
+        (["import-gptme", str(state), *w], {"imported", "arms"}),
+    ]
+
+
+def test_every_json_output_lists_the_bad_line(ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, keys in _commands(ws, tmp_path):
+        code, out, err = run(capsys, *argv, "--json")
+        assert code == 0, (argv, err)
+        payload = json.loads(out)
+        assert keys <= set(payload), (argv, sorted(payload))
+        warnings = payload.get("warnings")
+        assert isinstance(warnings, list), argv
+        assert any(BAD in w and "sessions.jsonl" in w for w in warnings), (argv, warnings)
+
+
+def test_json_warnings_are_the_lines_the_table_form_prints(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0
+    table_warnings = [line.removeprefix("warning: ") for line in err.splitlines() if line.startswith("warning: ")]
+    code, out, _ = run(capsys, "status", "--workspace", str(ws), "--json")
+    assert json.loads(out)["warnings"] == table_warnings != []
+
+
+def test_a_clean_workspace_has_an_empty_warnings_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=[session("s1", 0.8, {"tools/git.md": 0.5})])
+    code, out, _ = run(capsys, "status", "--workspace", str(root), "--json")
+    assert code == 0 and json.loads(out)["warnings"] == []

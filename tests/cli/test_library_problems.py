@@ -1,0 +1,137 @@
+"""The library's problems are reported, each with the right reason and advice:
+item 5, frontmatter that fails part-way and CR-only files (lint errors); item 10, a lesson id in
+two `[lessons] dirs` (the first folder wins, a warning naming it); item 11, a gptme.toml naming a
+folder that does not exist, or one that cannot be read (`select` refuses, lint says what to fix)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_run import run_cli
+from engine_helpers import LOG_REL, lesson_text, make_workspace, session
+
+ARCHIVED = "---\nmatch:\n  keywords: [deploy]\nstatus: archived\ncreated: {created}\n---\n# Old deploy notes\n"
+
+
+def _lint(root: Path) -> tuple[int, dict[str, dict[str, object]]]:
+    code, out, err = run_cli("lint", "--workspace", str(root), "--json")
+    assert code in (0, 1), err
+    return code, {f["code"]: f for f in json.loads(out)["findings"]}
+
+
+def _status_paths(root: Path) -> dict[str, dict[str, object]]:
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    return {row["path"]: row for row in json.loads(out)["lessons"]}
+
+
+# ---------------------------------------------------------------- item 5
+
+
+@pytest.mark.parametrize(
+    ("created", "said"),
+    [("2026-02-30", "day is out of range"), ("9" * 5000, "digits")],
+    ids=["impossible-date", "5000-digit-integer"],
+)
+def test_frontmatter_that_fails_part_way_is_an_error_with_its_reason(tmp_path: Path, created: str, said: str) -> None:
+    """An impossible date, an integer of 5,000 digits: YAML reads the text, then building the value
+    fails. The lesson lost every setting (an archived lesson showed as active, no keywords)."""
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    (root / "lessons" / "deploy.md").write_text(ARCHIVED.format(created=created))
+    code, findings = _lint(root)
+    assert code == 1
+    broken = findings["broken-lessons"]
+    assert broken["severity"] == "error"
+    (item,) = broken["items"]  # type: ignore[misc]
+    assert item["item"].endswith("deploy.md") and said in item["reason"], item
+    assert "frontmatter" in item["reason"]
+    rows = _status_paths(root)
+    assert rows.get("deploy.md", {}).get("status") != "active"  # never an active lesson with no keywords
+
+
+def test_cr_only_line_endings_are_an_error_with_their_reason(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    text = ARCHIVED.format(created="2026-02-01").replace("\n", "\r")
+    (root / "lessons" / "mac.md").write_bytes(text.encode())
+    code, findings = _lint(root)
+    assert code == 1
+    (item,) = findings["broken-lessons"]["items"]  # type: ignore[misc]
+    assert item["item"].endswith("mac.md") and "CR" in item["reason"] and "line endings" in item["reason"]
+
+
+def test_crlf_files_still_load(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {})
+    (root / "lessons" / "win.md").write_bytes(lesson_text(["git"], "archived").replace("\n", "\r\n").encode())
+    code, findings = _lint(root)
+    assert "broken-lessons" not in findings
+    assert _status_paths(root)["win.md"]["status"] == "archived"
+
+
+# ---------------------------------------------------------------- item 10
+
+
+def test_a_lesson_in_two_dirs_is_a_warning_and_the_first_dir_wins(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {})
+    for folder, keyword in (("shared", "first"), ("local", "second")):
+        path = root / folder / "tools" / "x.md"
+        path.parent.mkdir(parents=True)
+        path.write_text(lesson_text([keyword]))
+    (root / "gptme.toml").write_text('[lessons]\ndirs = ["shared", "local"]\n')
+    code, findings = _lint(root)
+    assert code == 0  # a deliberate override is normal: not an error
+    finding = findings["lesson-overridden"]
+    assert finding["severity"] == "warning"
+    message = str(finding["message"]) + str(finding["items"])
+    assert "shared/tools/x.md" in message and "local/tools/x.md" in message and "wins" in message
+    assert "frontmatter" not in str(finding["advice"])
+    from lesson_credit.core.workspace import Workspace
+
+    (lesson,) = Workspace(root).library().lessons
+    assert lesson.keywords == ("first",) and lesson.path.endswith("shared/tools/x.md")
+
+
+# ---------------------------------------------------------------- item 11
+
+
+def _ws_with_toml(tmp_path: Path, toml: str) -> Path:
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")}, events=[session("s1", 0.5, {"ok.md": 1.0})])
+    (root / "gptme.toml").write_text(toml)
+    (root / "ctx.txt").write_text("git push")
+    return root
+
+
+CASES = {
+    "missing-folder": ('[lessons]\ndirs = ["lessons", "vendor/gptme-lessons"]\n', "vendor/gptme-lessons"),
+    "broken-toml": ("[lessons\ndirs = 1\n", "gptme.toml"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_select_refuses_a_library_gptme_toml_cannot_give(tmp_path: Path, case: str) -> None:
+    toml, named = CASES[case]
+    root = _ws_with_toml(tmp_path, toml)
+    before = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("select", "--workspace", str(root), "--context", str(root / "ctx.txt"))
+    assert code == 1 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0], err
+    assert (root / LOG_REL).read_bytes() == before  # no selection event
+    assert not (root / "state" / "lesson-dropout").exists()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_lint_reports_gptme_toml_with_advice_about_gptme_toml(tmp_path: Path, case: str) -> None:
+    toml, named = CASES[case]
+    root = _ws_with_toml(tmp_path, toml)
+    code, findings = _lint(root)
+    assert code == 1
+    finding = findings["library-config"]
+    assert finding["severity"] == "error" and named in str(finding["message"]) + str(finding["items"])
+    assert "gptme.toml" in str(finding["advice"]) and "frontmatter" not in str(finding["advice"])
+    assert "broken-lessons" not in findings
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0
+    assert "skipped lesson" not in err and "name their folders in gptme.toml" not in err
+    assert named in err

@@ -1,0 +1,84 @@
+"""Agreement between people and the other reward sources (docs/records-notes.md), and the informative grading order,
+against hand computations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from engine_helpers import grade, make_workspace, session
+from records_helpers import HAND, agreement_workspace
+
+from lesson_credit.core.analysis.agreement import Confusion, agreement, average_ranks, kappa
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.reward_report import agreement_report, grading_queue
+from lesson_credit.core.workspace import Workspace
+
+LESSONS = {"a.md": (["alpha"], "active")}
+
+
+def test_agreement_numbers_equal_the_hand_computation(tmp_path: Path) -> None:
+    report = agreement_report(Workspace(agreement_workspace(tmp_path)))
+    found = {(p.source_a, p.source_b): p for p in report.pairs}
+    assert set(found) == {("human", "judge"), ("human", "heuristic"), ("human", "outcome"), ("bob", "manual")}
+    for key, (n, mae, r, rho, k, (tp, fp, fn, tn)) in HAND.items():
+        p = found[key]
+        assert p.n == n and p.threshold == 0.5
+        assert (p.mae, p.pearson, p.spearman, p.kappa) == pytest.approx((mae, r, rho, k))
+        assert p.confusion == Confusion(tp, fp, fn, tn)
+    assert found[("human", "judge")].pearson == pytest.approx(0.641751, abs=1e-6)
+    empty = found[("human", "heuristic")]
+    assert (empty.n, empty.mae, empty.pearson, empty.spearman, empty.kappa) == (0, None, None, None, None)
+    tools = dict(report.by_category)["tools"]
+    tools_judge = next(p for p in tools if p.source_b == "judge")
+    assert (tools_judge.n, tools_judge.mae) == (3, pytest.approx(0.8 / 3))
+
+
+def test_agreement_json_is_spec_11s_shape(tmp_path: Path) -> None:
+    payload = agreement_report(Workspace(agreement_workspace(tmp_path)), source="judge").as_json()
+    (pair,) = payload["pairs"]
+    assert list(pair) == ["source_a", "source_b", "n", "mae", "pearson", "spearman", "kappa", "threshold", "confusion"]
+    assert pair["confusion"] == {"tp": 2, "fp": 1, "fn": 1, "tn": 1}
+    assert [c["category"] for c in payload["by_category"]] == ["tools", "workflow"]
+    with pytest.raises(WorkspaceError, match="unknown source"):
+        agreement_report(Workspace(agreement_workspace(tmp_path / "x")), source="robot")
+
+
+def test_a_threshold_moves_the_confusion_counts(tmp_path: Path) -> None:
+    pair = next(
+        p for p in agreement_report(Workspace(agreement_workspace(tmp_path)), threshold=0.85).pairs
+        if p.source_b == "judge"
+    )  # fmt: skip
+    # a >= 0.85: s1 s5; b >= 0.85: s5 -> tp 1 (s5), fp 0, fn 1 (s1), tn 3 (s2 s3 s4)
+    assert pair.confusion == Confusion(1, 0, 1, 3) and pair.threshold == 0.85
+
+
+def test_the_statistics_on_their_edges() -> None:
+    assert average_ranks(np.array([0.5, 0.1, 0.5, 0.9])).tolist() == [2.5, 1.0, 2.5, 4.0]
+    assert kappa(Confusion(3, 0, 0, 0)) is None  # one class only: chance agreement is 1
+    same = agreement("a", "b", np.array([0.5, 0.5]), np.array([0.2, 0.9]))
+    assert same.pearson is None and same.spearman is None and same.mae == pytest.approx(0.35)
+
+
+def test_the_informative_order_by_hand(tmp_path: Path) -> None:
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 1.0),
+        session("s2", None, {"a.md": 1.0}),
+        session("s3", None, {"a.md": 0.0}),
+        grade("s3", 0.2, "judge"),
+    ]
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events))
+    queue = grading_queue(ws, "informative")
+    # seed, floor 0.3: a = Beta(1 + 1 + 0.2*0.3, 1 + 0 + 1 - 0.06) = Beta(2.06, 1.94): nu 4, m 0.515.
+    # People: one grade (1.0): mean 1.0, variance 1/12 (fewer than two grades).
+    # s2 pending, w 1, mu 1.0, s2 1/12: (1/12 + (1.0 - 0.515)^2) / (4 + 1)^2 = (0.083333 + 0.235225) / 25
+    # s3 judge 0.2 in force, w 0.3, mu 0.2 (its one automatic score), s2 1/12: 0.09 * (1/12 + 0) / 4^2
+    assert queue.session_ids == ("s2", "s3")
+    assert queue.informative is not None
+    score = queue.informative.score
+    assert score[1] == pytest.approx((1 / 12 + 0.485**2) / 25)
+    assert score[2] == pytest.approx(0.09 * (1 / 12) / 16)
+    assert score[0] == 0.0
+    assert grading_queue(ws, "oldest").session_ids == ("s2",)  # pending only, log order

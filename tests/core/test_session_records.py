@@ -1,0 +1,206 @@
+"""gptme-sessions records: read tolerantly, joined by id or time (never guessed), scores per source."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_helpers import grade, make_workspace, session
+
+from lesson_credit.core.model.sources import HEURISTIC, HUMAN, JUDGE, OUTCOME
+from lesson_credit.core.sessions.join import BY_ID, BY_PREFIX, BY_TIME, join_records
+from lesson_credit.core.sessions.records import Record, parse_records, read_records, read_weights, records_path
+from lesson_credit.core.workspace import Workspace
+
+LESSONS = {"a.md": (["alpha"], "active")}
+RECORDS = Path("state/sessions/session-records.jsonl")
+
+
+def write_records(root: Path, lines: list[Any]) -> Path:
+    path = root / RECORDS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return path
+
+
+def test_unknown_keys_are_kept_and_bad_lines_reported_with_their_numbers() -> None:
+    lines = [
+        json.dumps({"session_id": "abcd1234", "harness": "gptme", "llm_judge_score": 0.4, "smell_score": 0.1}),
+        "{not json",
+        json.dumps([1, 2]),
+        json.dumps({"harness": "gptme"}),
+        json.dumps({"session_id": "efgh5678", "llm_judge_score": 1.5, "grades": {"productivity": 0.8}}),
+        json.dumps({"session_id": "abcd1234", "llm_judge_score": 0.6}),
+        '{"session_id": "torn"',
+    ]
+    records, problems, count = parse_records("\n".join(lines).encode())
+    assert [(r.session_id, r.line) for r in records] == [("efgh5678", 5), ("abcd1234", 6)]
+    by_line = {p.line: p.reason for p in problems}
+    assert sorted(by_line) == [2, 3, 4, 5, 6, 7] and count == 6
+    assert "not valid JSON" in by_line[2] and "no session_id" in by_line[4]
+    assert "llm_judge_score" in by_line[5] and "line 1" in by_line[6] and "unfinished" in by_line[7]
+    efgh = records[0]
+    assert efgh.llm_judge_score is None and efgh.grades == {"productivity": 0.8}  # the bad field alone is dropped
+    first = parse_records(lines[0].encode() + b"\n")[0][0]
+    assert first.extra == {"smell_score": 0.1}
+    assert first.as_json({})["smell_score"] == 0.1  # kept in show --json
+
+
+def test_the_weighted_grade_is_over_the_dimensions_present() -> None:
+    record = Record("x", 1, grades={"productivity": 0.8, "alignment": 0.7})
+    # (0.8 * 0.40 + 0.7 * 0.35) / (0.40 + 0.35) = (0.32 + 0.245) / 0.75 = 0.753333...
+    assert record.weighted_grade({"productivity": 0.40, "alignment": 0.35, "harm": 0.25}) == pytest.approx(0.565 / 0.75)
+    assert record.weighted_grade({"harm": 1.0}) is None
+    assert Record("y", 1, trajectory_grade=0.3, grades={"harm": 1.0}).heuristic_score({"harm": 1.0}) == 0.3
+
+
+def test_the_grading_weights_file_or_the_defaults(tmp_path: Path) -> None:
+    assert read_weights(tmp_path) == ({"productivity": 0.40, "alignment": 0.35, "harm": 0.25}, None)
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state/grading-weights.json").write_text('{"productivity": 1, "harm": 3}')
+    assert read_weights(tmp_path) == ({"productivity": 1.0, "harm": 3.0}, None)
+    (tmp_path / "state/grading-weights.json").write_text('{"productivity": -1}')
+    weights, problem = read_weights(tmp_path)
+    assert weights["harm"] == 0.25 and problem is not None and "defaults" in problem
+
+
+def test_where_the_records_are_read_from(tmp_path: Path) -> None:
+    assert records_path(tmp_path, None, {}) == tmp_path / RECORDS
+    assert records_path(tmp_path, None, {"GPTME_SESSIONS_DIR": "/x/y"}) == Path("/x/y/session-records.jsonl")
+    assert records_path(tmp_path, "r.jsonl", {"GPTME_SESSIONS_DIR": "/x/y"}) == tmp_path / "r.jsonl"
+
+
+def test_missing_fifo_and_oversized_records_files_give_one_line(tmp_path: Path) -> None:
+    assert read_records(tmp_path / "nope.jsonl").records == ()
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    found = read_records(fifo)  # must not block
+    assert found.records == () and found.note is not None and "FIFO" in found.note
+    assert read_records(tmp_path).note is not None  # a folder
+
+
+IDS = ["2026-03-01-aaaa1111", "bbbb2222-long-uuid", "cccc", "dddd4444", "dddd4444x"]
+TIMES = ["2026-03-01T10:00:00Z", "2026-03-01T11:00:00Z", "2026-03-01T12:00:00Z", None, "2026-03-01T14:00:00Z"]
+
+
+def test_join_by_id_prefix_either_way_or_time_and_never_a_guess() -> None:
+    records = [
+        Record("dddd4444", 1),  # exact (dddd4444x starts with it too: exact wins)
+        Record("bbbb2222", 2),  # a prefix of a session id
+        Record("cccc-9999-zz", 3),  # a session id is a prefix of it
+        Record("zz01", 4, timestamp="2026-03-01T10:03:00Z"),  # by time: 3 minutes from the first session
+        Record("zz02", 5, end_time="2026-03-01T14:02:00+00:00"),  # by time, end_time
+        Record("zz03", 6, timestamp="2026-03-01T20:00:00Z"),  # nothing near: unmatched
+        Record("2026", 7),  # four characters, the start of one session id: joins it
+    ]
+    join = join_records(records, IDS, TIMES, 300.0)
+    assert {IDS[row]: (records[i].session_id, join.how[row]) for row, i in join.record_of_row.items()} == {
+        "dddd4444": ("dddd4444", BY_ID),
+        "bbbb2222-long-uuid": ("bbbb2222", BY_PREFIX),
+        "cccc": ("cccc-9999-zz", BY_PREFIX),
+        "dddd4444x": ("zz02", BY_TIME),
+        "2026-03-01-aaaa1111": ("2026", BY_PREFIX),
+    }
+    reasons = {p.record_id: (p.kind, p.reason) for p in join.problems}
+    # zz01 is near the first session only, which "2026" joined by id: an id outranks a time
+    assert reasons["zz01"][0] == "unmatched" and "joined to other records by id" in reasons["zz01"][1]
+    assert reasons["zz03"][0] == "unmatched" and set(reasons) == {"zz01", "zz03"}
+
+
+def test_two_records_claiming_one_session_join_neither() -> None:
+    join = join_records([Record("aaaa1111x", 1), Record("aaaa1111y", 2)], ["aaaa1111"], [None], 300.0)
+    assert join.record_of_row == {} and [p.kind for p in join.problems] == ["ambiguous", "ambiguous"]
+
+
+def test_a_time_window_with_two_sessions_is_ambiguous() -> None:
+    join = join_records([Record("zz", 1, timestamp="2026-03-01T10:30:00Z")], IDS, TIMES, 3600.0)
+    assert join.record_of_row == {} and join.problems[0].kind == "ambiguous"
+    assert "2 sessions" in join.problems[0].reason
+
+
+def test_records_score_the_sources_the_log_leaves_empty(tmp_path: Path) -> None:
+    events = [
+        session("s-one", None, {"a.md": 1.0}, timestamp="2026-03-01T10:00:00Z"),
+        session("s-two", None, {"a.md": 1.0}, timestamp="2026-03-01T11:00:00Z"),
+        grade("s-two", 0.9),
+        session("s-three", 0.7, {"a.md": 1.0}, timestamp="2026-03-01T12:00:00Z"),
+    ]
+    root = make_workspace(tmp_path, LESSONS, events)
+    write_records(
+        root,
+        [
+            {"session_id": "s-one", "llm_judge_score": 0.3, "outcome": "productive", "harness": "gptme"},
+            {"session_id": "s-two", "llm_judge_score": 0.2},
+            {"session_id": "s-three", "outcome": "noop", "grades": {"productivity": 0.5}},
+        ],
+    )
+    ws = Workspace(root)
+    # s-one: pending in the log; the judge's 0.3 is in force (human, judge, heuristic, outcome)
+    # s-two: the person's 0.9 outranks the judge's 0.2
+    # s-three: the log's heuristic 0.7 (its record's own) outranks the record's heuristic 0.5; noop maps to 0.0
+    assert [ws.session(s).base_reward for s in ("s-one", "s-two", "s-three")] == [0.3, 0.9, 0.7]
+    assert ws.session("s-one").grader == "record:judge"
+    one = {s.source: (s.score, s.grader, s.in_force) for s in ws.reward_sources("s-one")}
+    assert one == {JUDGE: (0.3, "record:judge", True), OUTCOME: (1.0, "record:outcome", False)}
+    three = {s.source: s.score for s in ws.reward_sources("s-three")}
+    assert three == {HEURISTIC: 0.7, OUTCOME: 0.0}
+    # seed, w 1: alpha 1 + 0.3 + 0.9 + 0.7 = 2.9, beta 1 + 0.7 + 0.1 + 0.3 = 2.1
+    row = ws.lesson_table().row("a.md")
+    assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (2.9, 2.1, 3)
+    assert ws.record_of("s-one") is not None and ws.record_of("s-one").harness == "gptme"  # type: ignore[union-attr]
+
+
+def test_a_changed_records_file_refolds_and_a_retraction_lets_the_record_count_again(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.5, "judge")])
+    path = write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
+    ws = Workspace(root)
+    assert ws.session("s1").base_reward == 0.5  # the log's judge event wins over the record's judge score
+    version = ws.version
+    with open(root / "state/lesson-thompson/sessions.jsonl", "a") as log:
+        log.write(json.dumps({"type": "grade", "session_id": "s1", "base_reward": None, "grader": "judge"}) + "\n")
+    ws.refresh()
+    assert ws.session("s1").base_reward == 0.3  # the log's judge score withdrawn: the record's counts again
+    path.write_text(json.dumps({"session_id": "s1", "llm_judge_score": 0.8}) + "\n")
+    os.utime(path, ns=(1, 1))  # a rewrite whose time says nothing: the size and inode still tell
+    assert ws.refresh() and ws.version > version
+    assert ws.session("s1").base_reward == 0.8
+    path.unlink()
+    assert ws.refresh() and ws.session("s1").pending
+
+
+def test_a_human_grade_over_a_judge_score_from_a_record(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
+    ws = Workspace(root)
+    ws.grade("s1", 0.3)  # the judge's score taken as the person's
+    assert {s.source for s in ws.reward_sources("s1") if s.in_force} == {HUMAN}
+    record = ws.undo_grade("s1")
+    assert record.base_reward is None and ws.session("s1").base_reward == 0.3
+    assert ws.session("s1").grader == "record:judge"
+
+
+def test_lint_reports_unusable_lines_and_joins_not_made(tmp_path: Path) -> None:
+    from lesson_credit.core.health import WARNING, lint
+
+    events = [session("aaaa1111", 0.5, {"a.md": 1.0}), session("aaaa1111-b", 0.5, {"a.md": 1.0})]
+    root = make_workspace(tmp_path, LESSONS, events)
+    write_records(root, ["{oops", {"session_id": "aaaa"}, {"session_id": "zzzz9999"}, {"session_id": "aaaa1111"}])
+    found = {f.code: f for f in lint(Workspace(root))}
+    unreadable, unjoined = found["records-unreadable"], found["records-not-joined"]
+    assert unreadable.severity == unjoined.severity == WARNING
+    (item,) = unreadable.items
+    assert item.startswith("line 1: not valid JSON")
+    # "aaaa" starts both session ids: ambiguous; zzzz9999 matches nothing; aaaa1111 joins exactly
+    assert unjoined.items == ("aaaa (line 2)", "zzzz9999 (line 3)")
+    assert unjoined.reasons[0].startswith("ambiguous") and unjoined.reasons[1].startswith("unmatched")
+    assert "1 of 3 joined" in unjoined.message
+
+
+def test_no_records_file_no_finding(tmp_path: Path) -> None:
+    from lesson_credit.core.health import lint
+
+    root = make_workspace(tmp_path, LESSONS, [session("s1", 0.5, {"a.md": 1.0})])
+    assert not {f.code for f in lint(Workspace(root))} & {"records-unreadable", "records-not-joined"}

@@ -1,0 +1,71 @@
+"""The selection policy in the dashboard: the Lessons title shows the one in force, What-if switches it
+and ctrl+s saves it with the other settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_fixture import CONFIG_REL, LOG_REL, settle
+
+from lesson_credit.core.bandit.config import load_config
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
+
+SIZE = (120, 40)
+
+
+async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_root: Path) -> None:
+    log_before = (ws_root / LOG_REL).read_bytes()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used last"
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen) and screen.policy == "seed"
+        await pilot.press("T", "T", "T")  # seed -> evidence -> uniform -> joint
+        await settle(pilot)
+        assert screen.policy == "joint" and str(screen.query_one("#policy").value) == "joint"
+        summary = str(screen.query_one("#what-if-summary").render())
+        assert "policy joint (saved seed)" in summary and "nothing is written until ctrl+s" in summary
+        assert not (ws_root / CONFIG_REL).exists()  # nothing written before ctrl+s
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("escape")  # declined: still nothing
+        await settle(pilot)
+        assert not (ws_root / CONFIG_REL).exists()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        config = load_config(ws_root / CONFIG_REL)
+        assert config.policy == "joint" and config.credit.strategy == "seed"  # the strategy is left as it was
+        assert screen.view is not None and screen.view.policy == "joint"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert (
+            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used last"
+        )
+    assert (ws_root / LOG_REL).read_bytes() == log_before
+
+
+async def test_a_strategy_saved_alone_leaves_the_policy_following_it(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.press("t")  # evidence; the policy is not touched
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        config = load_config(ws_root / CONFIG_REL)
+        assert config.credit.strategy == "evidence" and config.policy is None
+        assert "[select]" not in (ws_root / CONFIG_REL).read_text()
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen) and screen.policy == "evidence"  # the credit strategy's
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.title == "Lessons · policy evidence · 1 never used last"

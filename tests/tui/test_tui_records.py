@@ -1,0 +1,272 @@
+"""The dashboard's side of docs/records-notes.md: the record panel and reward sources, the transcript view, taking the
+judge's score as the grade, agreement, the grading queue and `n` in its order, the reward priority what-if."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from records_fixture import build_records_workspace
+from records_helpers import HAND, agreement_workspace
+from tui_fixture import fixed_clock, log_lines, open_session, settle
+
+from lesson_credit.core.bandit.config import load_config
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.agreement import AgreementScreen
+from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.transcript import TranscriptScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
+from lesson_credit.tui.widgets.agreement_plot import AgreementPlot
+from lesson_credit.tui.widgets.grade_bar import GradeBar
+from lesson_credit.tui.widgets.record_panel import RecordPanel
+from lesson_credit.tui.widgets.transcript_view import TranscriptView
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def records_root(tmp_path: Path) -> Path:
+    return build_records_workspace(tmp_path / "ws")
+
+
+def make_app(root: Path) -> LessonCreditApp:
+    return LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+
+
+def grades(root: Path) -> list[tuple[str, float | None, str]]:
+    return [(e["session_id"], e["base_reward"], e["grader"]) for e in log_lines(root) if e.get("type") == "grade"]
+
+
+def panel_text(detail: SessionDetailScreen) -> str:
+    return str(detail.query_one("#record-panel", RecordPanel).render())
+
+
+async def test_the_detail_shows_the_record_and_every_source(records_root: Path) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
+        panel = detail.query_one("#record-panel", RecordPanel)
+        assert panel.display
+        text = panel_text(detail)
+        assert "human 0.7 (manual) in force" in text and "judge 0.3 (record:judge)" in text
+        assert "heuristic 0.8 (heuristic)" in text and "outcome 1.0 (record:outcome)" in text
+        assert "judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in text
+        assert "gptme · anthropic/claude-sonnet-4-6 · 19m 00s · productive (exit 0)" in text
+        assert "grades: productivity 0.80 ×0.40, alignment 0.30 ×0.35, harm 1.00 ×0.25" in text
+        assert "V shows state/sessions/logs/2026-03-01-s1/conversation.jsonl" in text
+        bar = detail.query_one("#grade-bar", GradeBar)
+        assert bar.others == (("judge", 0.3), ("heuristic", 0.8), ("outcome", 1.0))
+
+
+async def test_without_records_the_panel_stays_hidden(app: LessonCreditApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
+        assert not detail.query_one("#record-panel", RecordPanel).display
+
+
+async def test_J_takes_the_judges_score_as_the_grade_and_u_undoes_it(records_root: Path) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s4")  # pending in the log; the record's judge 0.7 is in force
+        assert detail.base is not None and detail.base.session.grader == "record:judge"
+        await pilot.press("J")
+        await settle(pilot)
+        assert grades(records_root)[-1] == ("s4", 0.7, "manual")
+        assert log_lines(records_root)[-1]["note"] == "the judge's score, taken as the grade"
+        assert detail.base is not None and detail.base.session.grader == "manual"
+        await pilot.press("u")
+        await settle(pilot)
+        # the person's grade withdrawn: the judge's score is in force again, nothing else changed
+        assert grades(records_root)[-1] == ("s4", None, "manual")
+        assert detail.base is not None and (detail.base.session.base_reward, detail.base.session.grader) == (
+            0.7,
+            "record:judge",
+        )
+
+
+async def test_J_asks_before_replacing_a_persons_grade(records_root: Path) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s1")
+        before = grades(records_root)
+        await pilot.press("J")
+        await settle(pilot)
+        await pilot.press("escape")  # no: nothing written
+        await settle(pilot)
+        assert grades(records_root) == before
+        await pilot.press("J")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert grades(records_root)[-1] == ("s1", 0.3, "manual")
+
+
+async def test_J_without_a_judges_score_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s1")
+        await pilot.press("J")
+        await settle(pilot)
+        assert grades(ws_root) == []
+
+
+async def open_transcript(pilot: Any, session_id: str) -> TranscriptScreen:
+    await open_session(pilot, session_id)
+    await pilot.press("V")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TranscriptScreen)
+    for _ in range(2000):  # the read starts once the screen is laid out: wait for it, not for a time
+        if screen.data is not None:
+            break
+        await asyncio.sleep(0.01)
+    await settle(pilot)
+    return screen
+
+
+async def test_the_transcript_shows_messages_in_order_with_hits_and_search(records_root: Path) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        screen = await open_transcript(pilot, "s1")
+        data = screen.data
+        assert data is not None and data.text is not None
+        assert "gptme · 7 messages · 2 tool calls" in data.heading
+        order = [line for line in data.text.splitlines() if line.startswith("── ")]
+        assert [line.split(". ")[1].split("  ")[0] for line in order] == [
+            "system", "user", "assistant (1 tool call)", "system", "assistant (1 tool call)", "system", "assistant",
+        ]  # fmt: skip
+        assert data.collapsed == 1 and "more lines]" in data.text  # the 40-line pytest output
+        # every hit of tools/git-worktree.md's keyword "git worktree" is highlighted, as in the journal view
+        hits = [data.text[s:e] for s, e in data.hits]
+        assert hits.count("git worktree") == data.text.count("git worktree") == 4
+        view = screen.query_one("#transcript", TranscriptView)
+        assert len(view._hits) == len(data.hits)
+        await pilot.press("slash", *"pytest", "enter")
+        await settle(pilot)
+        assert len(screen.matches) == data.text.lower().count("pytest") and screen.match_at == 0
+        await pilot.press("enter")
+        assert screen.match_at == 1
+        assert "match 2 of" in str(screen.query_one("#transcript-info").render())
+        await pilot.press("escape", "x")  # out of the search box, then expand
+        await settle(pilot)
+        assert screen.data is not None and screen.data.expanded and screen.data.text is not None
+        assert screen.data.text.count("PASSED") == 40
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, SessionDetailScreen)
+
+
+async def test_a_claude_code_transcript(records_root: Path) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        screen = await open_transcript(pilot, "s2")
+        assert screen.data is not None and screen.data.text is not None
+        assert "tool call Bash" in screen.data.text and "tool result (error)" in screen.data.text
+
+
+@pytest.mark.parametrize(
+    ("session_id", "said"),
+    [("s3", "the record names none"), ("s4", "the record names none")],
+)
+async def test_no_transcript_is_one_line(records_root: Path, session_id: str, said: str) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        screen = await open_transcript(pilot, session_id)
+        view = screen.query_one("#transcript", TranscriptView)
+        assert view.message is not None and said in view.message and "\n" not in view.message
+
+
+async def test_a_transcript_outside_the_allowed_folders_is_refused(records_root: Path) -> None:
+    records = records_root / "state/sessions/session-records.jsonl"
+    records.write_text(records.read_text().replace("state/sessions/cc-s2.jsonl", "/etc/hostname"))
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        screen = await open_transcript(pilot, "s2")
+        view = screen.query_one("#transcript", TranscriptView)
+        assert view.message is not None and "outside the workspace" in view.message
+
+
+async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Path) -> None:
+    app = make_app(agreement_workspace(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AgreementScreen)
+        table = screen.query_one("#agreement-table")
+        for (a, b), (n, mae, r, rho, k, (tp, fp, fn, tn)) in HAND.items():
+            row = table.get_row(f"all|{a}|{b}")  # type: ignore[attr-defined]
+            cells = [str(cell) for cell in row]
+            assert cells == [
+                "all",
+                a,
+                b,
+                str(n),
+                f"{mae:.3f}",
+                f"{r:.3f}",
+                f"{rho:.3f}",
+                f"{k:.3f}",
+                f"{tp}/{fp}/{fn}/{tn}",
+            ]
+        # the first pair is plotted: the person's scores against the judge's, session by session
+        plot = screen.query_one("#agreement-plot", AgreementPlot)
+        assert plot.pair is not None and plot.pair[0] == ("human", "judge")
+        assert plot.pair[1] == ((0.9, 0.2, 0.7, 0.4, 1.0), (0.8, 0.6, 0.4, 0.3, 0.9))
+        await pilot.press("plus")  # threshold 0.55: no score lies in [0.5, 0.55), so the same counts
+        await settle(pilot)
+        row = [str(c) for c in table.get_row("all|human|judge")]  # type: ignore[attr-defined]
+        assert row[-1] == "2/1/1/1" and screen.threshold == 0.55
+
+
+async def test_n_follows_the_informative_order(tmp_path: Path) -> None:
+    from engine_helpers import grade, make_workspace, session
+
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 1.0),
+        session("s2", None, {"a.md": 1.0}),
+        session("s3", None, {"a.md": 0.0}),
+        grade("s3", 0.2, "judge"),
+    ]
+    root = make_workspace(tmp_path, {"a.md": (["alpha"], "active")}, events)
+    app = make_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("I")
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
+        assert queue.queue.session_ids == ("s2",)  # oldest first: the pending sessions
+        await pilot.press("o")
+        await settle(pilot)
+        assert queue.queue.session_ids == ("s2", "s3") and app.grading_order == "informative"
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s2"
+        await pilot.press("5", "c")  # pending: committed at once
+        await pilot.press("n")
+        await settle(pilot)
+        # s3 is not pending (the judge scored it) but no person has: next in the informative order
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s3"
+        await pilot.press("n")  # s2 has the operator's grade now: nothing left
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s3"
+
+
+async def test_the_what_if_of_another_reward_priority_and_saving_it(records_root: Path) -> None:
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, WhatIfScreen)
+        await pilot.press("b")  # the judge first
+        await settle(pilot)
+        assert screen.view is not None and screen.view.proposed_priority[0] == "judge"
+        expected = Workspace(records_root).replay(priority=screen.view.proposed_priority)
+        shown = {row.path: row.mean_then for row in screen.view.rows}
+        assert shown == {row.path: row.mean for row in expected.rows if row.path in shown}
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    config = load_config(records_root / "state/lesson-thompson/config.toml")
+    assert config.reward_priority[0] == "judge"
+    assert Workspace(records_root).session("s1").base_reward == 0.3  # the judge's, in force now

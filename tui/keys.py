@@ -1,0 +1,183 @@
+"""Typed-ahead keys reach the screen and widget they were typed for, in the order they were typed.
+
+Textual hands a key to the focused widget's queue and resolves its (non-priority) bindings
+only when the key has bubbled back up to the app, while the app is already handing out the
+next keys. A key whose action moves the focus or pushes a screen then sends the keys typed
+after it to where the focus *was*: `7 enter` on Sessions opened a session with a draft of 0.7
+(the 7 came back to the app after enter had pushed the session), `g 0.37 enter c` left `0.37c`
+in the exact-grade box or lost the digits, `/ ID enter enter 3 c` typed `3c` into the filter.
+
+The router keeps Textual's own routing and takes the ordering away from timing: the app hands
+on one key at a time, and before it hands on the next it lets everything the previous one set
+in motion land:
+
+1. the focused widget's queue, then each ancestor's up to the screen, is drained in turn (a
+   callback queued behind what is there, awaited; bottom-up, so what a widget bubbles to its
+   parent is queued before the parent is drained): the key's handlers and what they posted
+   (an input's `Submitted`, a table's `RowSelected`, a dialog's answer) have run;
+2. the app runs what they queued for it (the key's bindings once it bubbled back, focus
+   changes, which Textual applies as app callbacks) before the router looks again: the next
+   key waits behind them in the app's own queue;
+3. repeated until a drain leaves the app's queue empty (at most SETTLE_ROUNDS times).
+
+A screen pushed by the key is drained the same way: its queue starts with its compose,
+mount and resume, so once a callback queued behind them has run it is mounted and focused.
+No step waits for time: a busy machine only delays keys, never reorders them.
+
+A printable key typed into a text box (Textual's Input stops it there: no binding can see it)
+changes nothing but the box's text, so the next printable key for the same box is handed on
+without settling: the box's queue keeps them in order, and a 5,000-character paste typed key
+by key does not take 5,000 settles. Any other key settles first, so `enter` sees every
+character typed before it.
+
+A screen may define `before_key()`: the router calls it just before it hands the screen a key,
+to apply what the screen put off and the key may read (a debounced filter: screens/sortable.py).
+And `keys_held`: while it is true the router holds the keys (a list whose first load has not
+landed: `enter` would open nothing, a filter would filter nothing); the screen calls `wake()`
+when it is ready (screens/base.py), as does every change of screen.
+
+Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
+a node closed with a drain callback in its queue does not stall the keys; and the message the app's
+loop has taken out of its queue ahead of time, which the queue's size does not count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual.app import ScreenStackError
+from textual.widgets import Input
+
+from lesson_credit.tui.textual_private import message_loop_task, pending_message
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.widget import Widget
+
+SETTLE_ROUNDS = 8  # app turns a key may wait for the previous one's effects (each drains the focus chain)
+
+Typed = events.Key | events.Paste
+
+
+class KeyRouter:
+    """The app's typed-ahead keys (and pastes), handed on one at a time once the previous one has settled."""
+
+    def __init__(self, app: App[Any], deliver: Callable[[events.Event], Awaitable[None]]) -> None:
+        """`deliver(event)`: Textual's own handling of a key from the terminal (App.on_event)."""
+        self.app = app
+        self._deliver = deliver
+        self._typed: deque[Typed] = deque()
+        self._scheduled = False
+        self._routing = False
+        self._rounds = 0
+        self._typing_into: Widget | None = None  # the box the last key was typed into (see the module doc)
+
+    @property
+    def waiting(self) -> int:
+        """Keys taken from the terminal and not yet handed on (the one being handed on counts)."""
+        return len(self._typed) + int(self._routing or self._scheduled)
+
+    def take(self, event: Typed) -> None:
+        """A key or paste from the terminal: queued behind the ones typed before it."""
+        self._typed.append(event)
+        self._schedule()
+
+    def wake(self) -> None:
+        """A screen that held the keys is ready for them (or the screen changed): go on."""
+        if self._typed:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._scheduled and self.app.call_later(self._next):
+            self._scheduled = True
+
+    async def _next(self) -> None:
+        """One app turn: settle one more round, or hand on the oldest key."""
+        self._scheduled = False
+        if not self._typed:
+            return
+        if not self._has_screen():
+            self._typed.clear()  # the app is closing: there is nothing left to type into
+            return
+        event = self._typed[0]
+        if not self._may_skip_settling(event):
+            await self._drain_focus_chain()
+            if self._rounds < SETTLE_ROUNDS and (self._rounds == 0 or not self._app_queue_empty()):
+                self._rounds += 1  # let the app run what was queued for it, then look again
+                self._schedule()
+                return
+        self._rounds = 0
+        screen = self.app.screen
+        if getattr(screen, "keys_held", False):
+            return  # the screen is loading what the key reads: `wake` goes on once it has
+        self._typed.popleft()
+        self._routing = True
+        try:
+            before_key = getattr(screen, "before_key", None)
+            if callable(before_key):
+                before_key()
+            self._typing_into = self._text_box_for(event)
+            await self._deliver(event)
+        finally:
+            self._routing = False
+        if self._typed:
+            self._schedule()
+
+    # ---------------------------------------------------------------- settling
+
+    def _text_box_for(self, event: Typed) -> Widget | None:
+        """The focused text box when `event` is a printable key it will take as text, else None."""
+        if not isinstance(event, events.Key) or not event.is_printable:
+            return None
+        focused = self.app.focused
+        return focused if isinstance(focused, Input) else None
+
+    def _may_skip_settling(self, event: Typed) -> bool:
+        box = self._typing_into
+        return box is not None and self._text_box_for(event) is box
+
+    def _has_screen(self) -> bool:
+        return bool(self.app.screen_stack)
+
+    def _app_queue_empty(self) -> bool:
+        """Nothing waits in the app's queue: Textual's loop takes the message after the one it runs
+        out of the queue early (to see whether one replaces the other), so that one counts too."""
+        return self.app.message_queue_size == 0 and pending_message(self.app) is None
+
+    async def _drain_focus_chain(self) -> None:
+        """Drain the focused widget's queue, then each ancestor's up to the screen (bottom-up)."""
+        try:
+            screen = self.app.screen
+        except ScreenStackError:  # the app is closing: nothing to drain
+            return
+        node: DOMNode = screen.focused or screen
+        chain = [n for n in node.ancestors_with_self if n is not self.app]
+        for pump in chain:
+            await self._drain(pump)
+
+    async def _drain(self, node: DOMNode) -> None:
+        """Until every message queued at `node` now has been handled (or the node has closed)."""
+        loop = asyncio.get_running_loop()
+        drained: asyncio.Future[None] = loop.create_future()
+
+        def done(*_: object) -> None:
+            if not drained.done():
+                drained.set_result(None)
+
+        if not node.call_later(done):
+            return  # closing or closed: nothing will be handled there
+        task = message_loop_task(node)
+        if task is not None:
+            if task.done():
+                return
+            task.add_done_callback(done)
+        try:
+            await drained
+        finally:
+            if task is not None:
+                task.remove_done_callback(done)

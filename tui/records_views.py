@@ -1,0 +1,134 @@
+"""What the dashboard shows of sessions as gptme keeps them (docs/records-notes.md): read models built in workers.
+
+A session's record and reward sources (the Session detail's record panel and grade bar), its
+transcript with each lesson's keyword hits, agreement between people and the other sources, and
+the grading queue in the order in force. Each is a frozen value made from one Workspace read
+(`WorkspaceSource.call`), so the screens only ever read them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+
+from lesson_credit.core.library.salience import salience_breakdowns
+from lesson_credit.core.model.sources import HUMAN, JUDGE
+from lesson_credit.core.reward_report import AgreementReport, GradingQueue, agreement_report, grading_queue
+from lesson_credit.core.sessions.locate import locate
+from lesson_credit.core.sessions.records import record_lines
+from lesson_credit.core.sessions.transcript import transcript
+from lesson_credit.core.views import SourceScore
+from lesson_credit.core.workspace import Workspace
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class SessionOutside:
+    """A session's gptme-sessions record (as lines of plain text), its reward sources, and where its
+    trajectory is (not read: the transcript view reads it when opened)."""
+
+    session_id: str
+    has_records: bool  # the workspace has a records file at all (else the panel stays hidden)
+    record_lines: tuple[str, ...]  # empty: no record joins the session
+    record_note: str | None  # why there is no record
+    sources: tuple[SourceScore, ...]
+    trajectory: str | None  # the trajectory's path, when one may be read
+    trajectory_note: str | None  # why there is none
+
+    def score(self, source: str) -> float | None:
+        return next((s.score for s in self.sources if s.source == source), None)
+
+    @property
+    def judge(self) -> float | None:
+        return self.score(JUDGE)
+
+    @property
+    def person(self) -> float | None:
+        return self.score(HUMAN)
+
+
+def outside_view(ws: Workspace, session_id: str) -> SessionOutside:
+    sources = ws.reward_sources(session_id)
+    file = ws.session_records.file()
+    lines: tuple[str, ...] = ()
+    note = file.note
+    record = None
+    if file.present:
+        joined = ws.records()
+        row = ws.session_table().session_ids.index(session_id)
+        record = joined.record_at(row)
+        if record is not None:
+            lines = tuple(record_lines(record, joined.weights, joined.join.how.get(row)))
+        note = None if record is not None else (file.note or "no gptme-sessions record joins this session")
+    settings = ws.config.records
+    named = record.trajectory_path if record is not None else None
+    found = locate(ws.root, named, session_id, settings.trajectory_dirs, ws.allow_outside_journals)
+    shown = found.shown if found.path is not None else None
+    return SessionOutside(session_id, file.present, lines, note, sources, shown, found.problem)
+
+
+@dataclass(frozen=True)
+class TranscriptData:
+    """A session's trajectory as one text, with every lesson's keyword hits in it."""
+
+    session_id: str
+    text: str | None  # None: no trajectory (see `note`)
+    note: str | None
+    heading: str  # path, format, messages, tool calls
+    hits: tuple[Span, ...] = ()
+    lesson_hits: dict[str, tuple[Span, ...]] = field(default_factory=dict)
+    collapsed: int = 0
+    expanded: bool = False
+
+
+def transcript_data(ws: Workspace, session_id: str, expand: bool = False) -> TranscriptData:
+    """Read, normalise and lay out the session's trajectory; its lessons' keyword hits in the text."""
+    found, problem = ws.trajectory_of(session_id)
+    if found is None:
+        return TranscriptData(session_id, None, problem or "no trajectory", "")
+    shown = transcript(found, expand=expand)
+    lessons = ws.library().by_id()
+    injected = [credit.path for credit in ws.explain(session_id, with_journal=False).lessons]
+    present = [(lid, lessons[lid].keywords) for lid in injected if lid in lessons]
+    breakdowns = salience_breakdowns(shown.text, present)
+    by_lesson = {b.lesson_id: tuple(span for k in b.keywords for span in k.spans()) for b in breakdowns}
+    hits = tuple(sorted(span for spans in by_lesson.values() for span in spans))
+    heading = f"{found.path} · {found.format} · {len(found.messages)} messages · {found.tool_calls} tool calls"
+    if found.skipped_lines:
+        heading += f" · {found.skipped_lines} lines skipped"
+    if found.truncated:
+        heading += " · only the start of the file was read"
+    return TranscriptData(session_id, shown.text, None, heading, hits, by_lesson, shown.collapsed, expand)
+
+
+def agreement_view(ws: Workspace, threshold: float) -> AgreementReport:
+    return agreement_report(ws, None, threshold)
+
+
+def queue_view(ws: Workspace, order: str) -> GradingQueue:
+    return grading_queue(ws, order)
+
+
+def next_in_order(
+    order: Sequence[str],
+    after: str | None,
+    expected: Callable[[str, float | None], float | None],
+    touched: Collection[str],
+    grade_of: Callable[[str], float | None],
+) -> str | None:
+    """The session after `after` in `order` (wrapping round, never `after` itself), skipping those
+    this dashboard has queued a grade for (a queued undo back to pending leaves them in)."""
+    if not order:
+        return None
+    start = order.index(after) + 1 if after in order else 0
+    for session_id in [*order[start:], *order[:start]]:
+        if session_id == after:
+            continue
+        if session_id in touched:
+            value = expected(session_id, grade_of(session_id))
+            if value is not None and not math.isnan(value):
+                continue
+        return session_id
+    return None

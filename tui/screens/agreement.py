@@ -1,0 +1,163 @@
+"""Agreement: how far the judge, heuristics and outcome words agree with people (docs/records-notes.md).
+
+The numbers of `lesson-credit agreement` (core.reward_report), overall then per category, and the
+highlighted pair's sessions as a scatter plot. + / - move the kappa threshold by 0.05.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from lesson_credit.core.analysis.agreement import DEFAULT_THRESHOLD, Agreement
+from lesson_credit.core.reward_report import AgreementReport
+from lesson_credit.tui.records_views import agreement_view
+from lesson_credit.tui.screens.base import DataScreen, screen_css
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.widgets.agreement_plot import AgreementPlot
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
+
+STEP = 0.05
+COLUMNS = ("category", "a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn")
+
+
+def number(value: float | None) -> Text:
+    return Text("—" if value is None else f"{value:.3f}", justify="right")
+
+
+def pair_cells(category: str, pair: Agreement) -> list[Text]:
+    c = pair.confusion
+    return [
+        Text(one_line(category)),
+        Text(one_line(pair.source_a)),
+        Text(one_line(pair.source_b)),
+        Text(str(pair.n), justify="right"),
+        number(pair.mae),
+        number(pair.pearson),
+        number(pair.spearman),
+        number(pair.kappa),
+        Text(f"{c.tp}/{c.fp}/{c.fn}/{c.tn}", justify="right"),
+    ]
+
+
+def rows_of(report: AgreementReport) -> list[tuple[str, str, Agreement]]:
+    """(row key, category label, pair): every overall pair, then each category's."""
+    rows = [(f"all|{p.source_a}|{p.source_b}", "all", p) for p in report.pairs]
+    for category, pairs in report.by_category:
+        rows += [(f"{category}|{p.source_a}|{p.source_b}", category or "(none)", p) for p in pairs]
+    return rows
+
+
+class AgreementScreen(DataScreen):
+    """People against the other reward sources; the highlighted pair plotted."""
+
+    AUTO_FOCUS = "#agreement-table"
+    DEFAULT_CSS = screen_css("agreement.tcss")
+    HELP = (
+        "For the sessions a person graded and another source scored: n, mean absolute difference, Pearson and "
+        "Spearman correlation, Cohen's kappa with the confusion counts (the person is the reference; a score at or "
+        "above the threshold is positive), overall then per category, and two people against each other. "
+        "+ / - move the threshold; the plot shows the highlighted pair's sessions."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", f"step({STEP})", "Threshold +0.05", key_display="+"),
+        Binding("minus", f"step({-STEP})", "Threshold -0.05", key_display="-"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, report: AgreementReport) -> None:
+            super().__init__()
+            self.report = report
+
+    def __init__(self, source: WorkspaceSource) -> None:
+        super().__init__(source)
+        self.threshold = DEFAULT_THRESHOLD
+        self.report: AgreementReport | None = None
+        self.rows: list[tuple[str, str, Agreement]] = []
+        self.highlighted: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Static(id="agreement-summary")
+        yield ThemedTable(id="agreement-table", cursor_type="row", zebra_stripes=True)
+        yield AgreementPlot(id="agreement-plot")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.title = "Agreement"
+        self.sub_title = self.source.name
+        self.busy(self.query_one("#agreement-table", ThemedTable), delay=0)
+
+    def reload(self) -> None:
+        self._load(self.threshold)
+
+    @work(thread=True, exclusive=True, group="agreement")
+    def _load(self, threshold: float) -> None:
+        self.post_result(lambda: self.source.call(lambda ws: agreement_view(ws, threshold)), self.Loaded)
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        if event.report.threshold != self.threshold:
+            return  # an older threshold's answer arriving late
+        self.report = event.report
+        table = self.query_one("#agreement-table", ThemedTable)
+        self.done(table)
+        self.rows = rows_of(event.report)
+        keep = self.highlighted
+        table.clear(columns=True)
+        for label in COLUMNS:
+            table.add_column(label, key=label)
+        for key, category, pair in self.rows:
+            table.add_row(*pair_cells(category, pair), key=key)
+        keys = [key for key, _, _ in self.rows]
+        if keep in keys:
+            table.move_cursor(row=keys.index(keep), animate=False)
+        self._summary()
+        self._plot()
+
+    def _summary(self) -> None:
+        out = Text()
+        out.append(f"kappa threshold {self.threshold:.2f}", style="bold")
+        out.append(" (+/-) · a score at or above it is positive; the first source is the reference", style="dim")
+        if self.report is not None and not any(p.n for p in self.report.pairs):
+            out.append("\nNo session has both a person's grade and another source's score yet.", style="italic")
+        self.query_one("#agreement-summary", Static).update(out)
+
+    def _plot(self) -> None:
+        plot = self.query_one("#agreement-plot", AgreementPlot)
+        plot.threshold = self.threshold
+        chosen = next((pair for key, _, pair in self.rows if key == self.highlighted), None)
+        if chosen is None and self.rows:
+            chosen = self.rows[0][2]
+        if chosen is None:
+            plot.pair = None
+            return
+        plot.pair = ((chosen.source_a, chosen.source_b), (tuple(chosen.a.tolist()), tuple(chosen.b.tolist())))
+
+    @on(DataTable.RowHighlighted, "#agreement-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is None or event.row_key.value is None:
+            return
+        self.highlighted = event.row_key.value
+        self._plot()
+
+    def action_step(self, step: float) -> None:
+        """`+`/`-`, a number up or down by a step, as the draft grade is on the Session detail: here the threshold."""
+        self.threshold = min(1.0, max(0.0, round(self.threshold + float(step), 4)))
+        self._summary()
+        self.busy(self.query_one("#agreement-table", ThemedTable))
+        self._load(self.threshold)
+
+    def action_back(self) -> None:
+        self.dismiss()

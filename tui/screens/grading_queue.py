@@ -1,0 +1,167 @@
+"""The grading queue: sessions waiting for a person, in the order `n` (next pending) follows.
+
+Two orders: oldest first (pending sessions in log order, as `n` has always gone) and informative
+(sessions no person graded, those whose grade would most change their lessons' estimates first;
+core.analysis.informative says how). `o` switches the order in force for the whole dashboard.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar, Protocol, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from lesson_credit.core.reward_report import GradingQueue
+from lesson_credit.tui.records_views import queue_view
+from lesson_credit.tui.screens.base import DataScreen, screen_css
+from lesson_credit.tui.source import SessionsView, WorkspaceSource
+from lesson_credit.tui.text import fmt, fmt_time, one_line
+from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widgets.title_bar import TitleBar
+
+ROWS_SHOWN = 500
+EXPLAIN = {
+    "oldest": "pending sessions (no source scores them), oldest first",
+    "informative": "sessions no person graded, first those whose grade would most change their lessons' means",
+}
+
+
+class QueueOwner(Protocol):
+    """What the screen asks of the app: the order in force, and opening the next session in it."""
+
+    grading_order: str
+
+    def set_grading_order(self, order: str, session_ids: tuple[str, ...] | None) -> None: ...
+
+    async def open_next_pending(self, after: str | None) -> None: ...
+
+
+class GradingQueueScreen(DataScreen):
+    """Sessions to grade, in the order in force; enter opens one, n the first."""
+
+    AUTO_FOCUS = "#queue-table"
+    DEFAULT_CSS = screen_css("grading_queue.tcss")
+    HELP = (
+        "Sessions waiting for a person's grade, in the order n (next pending) follows everywhere. o switches "
+        "between oldest first and informative first (the sessions whose grade would most change the lessons' "
+        "estimates: a pending session, or one where the judge, the heuristic and the outcome disagree)."
+    )
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_session", "Open", priority=True),
+        Binding("n", "next_pending", "Next pending"),
+        Binding("o", "cycle_sort", "Order"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, queue: GradingQueue, sessions: SessionsView) -> None:
+            super().__init__()
+            self.queue = queue
+            self.sessions = sessions
+
+    def __init__(self, source: WorkspaceSource) -> None:
+        super().__init__(source)
+        self.queue: GradingQueue | None = None
+        self.highlighted: str | None = None
+
+    @property
+    def owner(self) -> QueueOwner:
+        return cast(QueueOwner, self.app)
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Static(id="queue-summary")
+        yield ThemedTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.title = "Grading queue"
+        self.sub_title = self.source.name
+        self.busy(self.query_one("#queue-table", ThemedTable), delay=0)
+
+    def reload(self) -> None:
+        self._load(self.owner.grading_order)
+
+    @work(thread=True, exclusive=True, group="queue")
+    def _load(self, order: str) -> None:
+        self.post_result(
+            lambda: (self.source.call(lambda ws: queue_view(ws, order)), self.source.sessions_view()),
+            lambda found: self.Loaded(*found),
+        )
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        if event.queue.order != self.owner.grading_order:
+            return  # the order changed while this was computed
+        self.queue = event.queue
+        self.owner.set_grading_order(event.queue.order, event.queue.session_ids)
+        table = self.query_one("#queue-table", ThemedTable)
+        self.done(table)
+        self._fill(table, event.queue, event.sessions)
+
+    def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
+        keep = self.highlighted
+        table.clear(columns=True)
+        for label in ("#", "session", "time", "category", "in force", "expected", "±", "spread", "information"):
+            table.add_column(label, key=label)
+        info = queue.informative
+        for place, (row, session_id) in enumerate(zip(queue.rows[:ROWS_SHOWN], queue.session_ids, strict=False)):
+            s = sessions.table.summary(row)
+            in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward)} {one_line(s.grader)}"
+            cells = [Text(str(place + 1), justify="right"), Text(one_line(session_id)), Text(fmt_time(s.timestamp))]
+            cells += [Text(one_line(s.category, "—")), Text(in_force)]
+            if info is not None:
+                spread = float(info.disagreement[row])
+                cells += [
+                    Text(fmt(float(info.expected[row])), justify="right"),
+                    Text(fmt(float(info.spread[row])), justify="right"),
+                    Text("—" if math.isnan(spread) else fmt(spread), justify="right"),
+                    Text(f"{float(info.score[row]):.2e}", justify="right"),
+                ]
+            else:
+                cells += [Text("—", justify="right") for _ in range(4)]
+            table.add_row(*cells, key=session_id)
+        ids = list(queue.session_ids[:ROWS_SHOWN])
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep), animate=False)
+        else:
+            self.highlighted = ids[0] if ids else None
+        summary = Text()
+        summary.append(f"order: {queue.order}", style="bold")
+        count = len(queue.session_ids)
+        summary.append(f" (o switches; n follows it) · {count} session{'s' if count != 1 else ''}\n")
+        summary.append(EXPLAIN[queue.order], style="dim")
+        self.query_one("#queue-summary", Static).update(summary)
+
+    @on(DataTable.RowHighlighted, "#queue-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key is not None and event.row_key.value is not None:
+            self.highlighted = event.row_key.value
+
+    async def action_open_session(self) -> None:
+        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+
+        if self.highlighted is not None:
+            await self.app.push_screen(SessionDetailScreen(self.source, self.highlighted))
+
+    async def action_next_pending(self) -> None:
+        await self.owner.open_next_pending(None)
+
+    def action_cycle_sort(self) -> None:
+        """`o`, the next order, as it sorts by the next column on the other screens."""
+        order = "oldest" if self.owner.grading_order == "informative" else "informative"
+        self.owner.set_grading_order(order, None)
+        self.highlighted = None  # the new order's first session
+        self.busy(self.query_one("#queue-table", ThemedTable))
+        self._load(order)
+
+    def action_back(self) -> None:
+        self.dismiss()

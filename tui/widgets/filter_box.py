@@ -1,0 +1,48 @@
+"""A table filter's text box: at most MAX_FILTER characters, one message when more arrive.
+
+No session id, category, date or lesson id comes near the cap. Without one, every character
+typed into a 5,000-character box costs Textual's Input time in proportion to the text (its
+cursor and scroll arithmetic), so a long paste typed key by key took seconds; past the cap a
+character costs almost nothing. A paste (one event) keeps what fits.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+MAX_FILTER = 256  # characters
+
+
+class FilterBox(Input):
+    def __init__(self, placeholder: str, id: str) -> None:  # noqa: A002 (Textual's name for it)
+        super().__init__(placeholder=placeholder, id=id, max_length=MAX_FILTER)
+        self._said = False  # the cap was announced since the box last had room
+
+    def restricted(self) -> None:
+        """A character past the cap: say so once (Textual rings the bell for each)."""
+        if not self._said:
+            self._said = True
+            self.notify(
+                f"A filter holds at most {MAX_FILTER} characters; the rest was not added.",
+                severity="warning",
+                markup=False,
+            )
+
+    def watch_value(self, value: str) -> None:
+        if len(value) < MAX_FILTER:
+            self._said = False
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """Textual's paste (the first line, over the selection), cut to what fits."""
+        event.prevent_default()  # instead of Input's, which refuses the whole paste when it does not fit
+        event.stop()
+        if not event.text:
+            return
+        line = event.text.splitlines()[0] if event.text.splitlines() else ""
+        start, end = sorted(self.selection)
+        room = MAX_FILTER - (len(self.value) - (end - start))
+        if len(line) > room:
+            line = line[: max(room, 0)]
+            self.restricted()
+        self.replace(line, start, end)

@@ -1,0 +1,75 @@
+"""A session's gptme-sessions record and reward sources, as plain text (docs/records-notes.md).
+
+Every reward source's score (the one in force marked); the judge's score, model and reason;
+harness, model, duration, outcome; deliverables; per-dimension grades with their weights; and
+whether a transcript can be shown. Everything comes from files others write, so it is `Text`,
+never markup. Hidden while the workspace has no records file and the session has one source.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from lesson_credit.tui.records_views import SessionOutside
+from lesson_credit.tui.text import fmt_grade, one_line
+
+
+def sources_text(outside: SessionOutside) -> Text:
+    out = Text()
+    out.append("sources ", style="bold")
+    if not outside.sources:
+        out.append("none: pending", style="dim")
+    for i, source in enumerate(outside.sources):
+        if i:
+            out.append(" · ", style="dim")
+        value = "withdrawn" if source.score is None else fmt_grade(source.score)
+        out.append(f"{source.source} {value}", style="bold" if source.in_force else "")
+        out.append(f" ({one_line(source.grader)})", style="" if source.in_force else "dim")
+        if source.in_force:
+            out.append(" in force", style="italic")
+    return out
+
+
+def outside_text(outside: SessionOutside) -> Text:
+    """Most telling first (a narrow terminal shows the first lines): the sources, the judge, the record."""
+    out = sources_text(outside)
+    judge = [line for line in outside.record_lines if line.startswith("judge ")]
+    rest = [line for line in outside.record_lines if not line.startswith("judge ")]
+    for line in judge:
+        out.append("\n" + one_line(line))
+    out.append("\nrecord ", style="bold")
+    if rest:
+        out.append("\n".join(one_line(line) for line in rest))
+    else:
+        out.append(one_line(outside.record_note or "none"), style="dim")
+    out.append("\ntranscript ", style="bold")
+    if outside.trajectory is not None:
+        out.append(f"V shows {one_line(outside.trajectory)}")
+    else:
+        out.append(one_line(outside.trajectory_note or "none"), style="dim")
+    return out
+
+
+class RecordPanel(Static):
+    """Set `outside`; the panel shows it (and hides itself when there is nothing to add)."""
+
+    DEFAULT_CSS = """
+    RecordPanel {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+        overflow-y: auto;
+    }
+    """
+
+    outside: reactive[SessionOutside | None] = reactive(None)
+
+    def watch_outside(self, outside: SessionOutside | None) -> None:
+        shown = outside is not None and (
+            outside.has_records or outside.trajectory is not None or len(outside.sources) > 1
+        )
+        self.display = shown
+        if outside is not None and shown:
+            self.update(outside_text(outside))
