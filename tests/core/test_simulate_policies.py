@@ -54,8 +54,10 @@ def test_joint_loop_fits_the_design_its_log_gives() -> None:
     theirs = build_design(data, [f"c{c}" for c in world.session_category.tolist()], sc.floor)
     fit_ours, fit_theirs = fit_joint(ours), fit_joint(theirs)
     lesson_of_arm = np.array([int(a[1:]) for a in data.arm_ids])
-    assert np.allclose(fit_ours.coef[lesson_of_arm], fit_theirs.coef, rtol=1e-9, atol=1e-12)
-    assert np.allclose(fit_ours.coef_sd[lesson_of_arm], fit_theirs.coef_sd, rtol=1e-9)
+    # the two designs order their columns differently, so sums round differently (by ~1e-9 relative with
+    # the oldest numpy/scipy the project allows); a design that differed would move a coefficient by ~1e-2
+    assert np.allclose(fit_ours.coef[lesson_of_arm], fit_theirs.coef, rtol=1e-6, atol=1e-9)
+    assert np.allclose(fit_ours.coef_sd[lesson_of_arm], fit_theirs.coef_sd, rtol=1e-6)
     never = np.setdiff1d(np.arange(sc.n_lessons), lesson_of_arm)
     assert np.isnan(fit_ours.coef[never]).all()
 
