@@ -348,6 +348,12 @@ class Workspace:
         return row
 
     @rereads
+    def session_row(self, session_id: str) -> int:
+        """The session's row: its place in log order (found by id, not by listing every session)."""
+        self.data()
+        return self._row(session_id)
+
+    @rereads
     def session(self, session_id: str) -> SessionSummary:
         data, row = self.data(), self._row(session_id)
         return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)

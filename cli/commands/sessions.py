@@ -206,7 +206,7 @@ def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
     reward source's score; each missing or unreadable part is None with a one-line note."""
     from lesson_credit.core.sessions.records import record_lines
 
-    row = ws.session_table().session_ids.index(session_id)
+    row = ws.session_row(session_id)
     file = ws.session_records.file()
     record, how, weights, note = None, None, {}, file.note
     if file.present:
