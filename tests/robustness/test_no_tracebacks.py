@@ -100,10 +100,13 @@ def _cached_workspace(tmp_path: Path) -> Path:
 
 
 def _peak_rss_mb(root: Path, *argv: str) -> float:
-    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB (ru_maxrss is in KB on Linux)."""
+    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB. Its own: VmHWM (in KB),
+    which starts again at exec, where ru_maxrss keeps the high-water mark of the process it was
+    forked from (a pytest worker that grew to 544 MB made every command measure at least that)."""
     script = (
-        f"import resource, sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
-        "sys.stderr.write('RSS %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(code)"
+        f"import sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
+        "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]; "
+        "sys.stderr.write('RSS %s\\n' % hwm[0]); sys.exit(code)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=root, env=process_env(), capture_output=True, text=True, check=False
