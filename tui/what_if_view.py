@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.views import LessonRow, PosteriorTable
+from lesson_credit.core.api import CreditSettings, LessonRow, PosteriorTable
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,16 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Input, Label, Select, Static
 
-from lesson_credit.core.bandit.policy import POLICIES
-from lesson_credit.core.model.credit import STRATEGIES
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
+from lesson_credit.core.api import (
+    DEFAULT_PRIORITY,
+    HEURISTIC,
+    HUMAN,
+    JUDGE,
+    OUTCOME,
+    POLICIES,
+    STRATEGIES,
+    CreditSettings,
+)
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
