@@ -100,10 +100,12 @@ def _cached_workspace(tmp_path: Path) -> Path:
 
 
 def _peak_rss_mb(root: Path, *argv: str) -> float:
-    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB (ru_maxrss is in KB on Linux)."""
+    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB. VmHWM belongs to the
+    process's own address space (ru_maxrss would carry the forking pytest worker's peak across exec)."""
     script = (
-        f"import resource, sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
-        "sys.stderr.write('RSS %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(code)"
+        f"import re, sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
+        "hwm = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()); "
+        "sys.stderr.write('RSS %s\\n' % hwm.group(1)); sys.exit(code)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=root, env=process_env(), capture_output=True, text=True, check=False
