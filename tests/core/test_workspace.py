@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_helpers import (
@@ -63,7 +65,7 @@ def test_record_computes_salience_from_the_journal(basic_ws: Path) -> None:
     assert [e["reward"] for e in event["lessons"]] == pytest.approx([0.82, 0.533, 0.533, 0.246])
 
 
-def test_record_stores_full_precision_salience(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_record_stores_full_precision_salience(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path,
         lessons={
@@ -115,10 +117,10 @@ def logged_ws(basic_ws: Path) -> Path:
         ({"session_id": "a\nb"}, "single line"),
     ],
 )
-def test_record_refuses_and_leaves_the_log_untouched(logged_ws: Path, kwargs: dict, match: str) -> None:  # type: ignore[type-arg]
+def test_record_refuses_and_leaves_the_log_untouched(logged_ws: Path, kwargs: dict[str, Any], match: str) -> None:
     before = log_bytes(logged_ws)
     state_before = state_files(logged_ws)
-    args = {"session_id": "s2", "journal": logged_ws / "j.txt", "lessons": [GIT], "reward": 0.5}
+    args: dict[str, Any] = {"session_id": "s2", "journal": logged_ws / "j.txt", "lessons": [GIT], "reward": 0.5}
     args.update(kwargs)
     if isinstance(args["journal"], str):
         args["journal"] = logged_ws / args["journal"]
@@ -299,7 +301,7 @@ def test_bad_config_is_a_workspace_error(basic_ws: Path) -> None:
 # ---------------------------------------------------------------- status table
 
 
-def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path,
         lessons={"a/x.md": (["x"], "active"), "b/y.md": (["y"], "archived")},
@@ -347,7 +349,7 @@ CONTEXT = "I ran git push --force and the reviewer MISQUOTED me"
 
 
 @pytest.fixture
-def select_ws(tmp_path: Path, make_workspace) -> Path:  # type: ignore[no-untyped-def]
+def select_ws(tmp_path: Path, make_workspace: Callable[..., Path]) -> Path:
     return make_workspace(tmp_path, lessons=SELECT_LESSONS, journals={"j.txt": CONTEXT})
 
 

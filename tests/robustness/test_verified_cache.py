@@ -20,9 +20,10 @@ from hostile_helpers import LOG_REL, lesson, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 from lesson_credit.core.log.store import StoreError, parse_chunk
-from lesson_credit.core.workspace import Workspace, WorkspaceError
+from lesson_credit.core.workspace import Workspace
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 CACHE_REL = LOG_REL.parent / ".cache"

@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
+from lesson_credit.core.views import Explanation
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
@@ -169,7 +170,8 @@ async def test_commit_over_a_grade_asks_and_escape_writes_nothing(app: LessonCre
         detail = await open_session(pilot, "s1")
         burst(pilot, "4", "c")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.4
@@ -190,7 +192,7 @@ class CountingSource(WorkspaceSource):
             self.announced.append(snapshot.version)
         return snapshot
 
-    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True):  # type: ignore[no-untyped-def]
+    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
         if draft is None:
             self.explained.append(session_id)
         return super().explain(session_id, draft, with_journal=with_journal)
@@ -245,7 +247,8 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
         detail = await open_session(pilot, "s4")
         burst(pilot, "5", "l")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.5

@@ -46,12 +46,12 @@ async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root
 async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_root: Path) -> None:
     import threading
 
-    from lesson_credit.tui.source import WorkspaceSource
+    from lesson_credit.tui.source import HealthView, WorkspaceSource
 
     gate = threading.Event()
     real = WorkspaceSource.health
 
-    def slow_health(self: WorkspaceSource, **kwargs: bool):  # type: ignore[no-untyped-def]
+    def slow_health(self: WorkspaceSource, **kwargs: bool) -> HealthView:
         gate.wait(30)
         return real(self, **kwargs)
 

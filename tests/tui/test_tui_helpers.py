@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
-from lesson_credit.core.analysis.effects import Effect, LooResult
+from lesson_credit.core.analysis.effects import LooResult
+from lesson_credit.core.analysis.estimates import Effect
 from lesson_credit.core.health import Finding
 from lesson_credit.core.sim.simulate import run_simulation, scenario
 from lesson_credit.core.workspace import Workspace

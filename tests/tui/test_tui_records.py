@@ -233,7 +233,8 @@ async def test_n_follows_the_informative_order(tmp_path: Path) -> None:
         await settle(pilot)
         queue = app.screen
         assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
-        assert queue.queue.session_ids == ("s2",)  # oldest first: the pending sessions
+        oldest_first = queue.queue.session_ids
+        assert oldest_first == ("s2",)  # oldest first: the pending sessions
         await pilot.press("o")
         await settle(pilot)
         assert queue.queue.session_ids == ("s2", "s3") and app.grading_order == "informative"

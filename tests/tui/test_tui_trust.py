@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable
@@ -23,7 +24,7 @@ def imported_workspace(root: Path) -> Path:
     (root / "lessons" / "git.md").write_text(LESSON)
     log = root / "state" / "lesson-thompson" / "sessions.jsonl"
     log.parent.mkdir(parents=True)
-    records = [
+    records: list[dict[str, Any]] = [
         {
             "session_id": sid,
             "outcome": word,
@@ -135,9 +136,9 @@ async def test_sessions_sort_every_match_as_the_cli_does(tmp_path: Path, monkeyp
             ("category", False, "category:asc"),
             ("salience", True, "salience:desc"),
         ):
-            while screen.sort_column != column:  # type: ignore[attr-defined]
+            while screen.sort_column != column:
                 await pilot.press("o")
-            if screen.sort_reverse != descending:  # type: ignore[attr-defined]
+            if screen.sort_reverse != descending:
                 await pilot.press("r")
             await settle(pilot)
             import contextlib

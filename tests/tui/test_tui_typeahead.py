@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.dom import DOMNode
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual_private import paste_ahead
 from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
 
@@ -260,7 +261,7 @@ async def test_a_5000_character_filter_typed_key_by_key(app: LessonCreditApp, mo
         await settle(pilot)
         assert screen.query_one("#session-filter", Input).value == "x" * MAX_FILTER
         assert rebuilds == ["x" * MAX_FILTER]
-        assert screen.query_one("#sessions-table").row_count == 0
+        assert screen.query_one("#sessions-table", DataTable).row_count == 0
     assert len([m for m in said if f"at most {MAX_FILTER} characters" in m]) == 1
 
 
@@ -291,7 +292,8 @@ SAME_MEANING = {
 
 def test_each_key_means_one_thing() -> None:
     actions: defaultdict[str, set[str]] = defaultdict(set)
-    for owner in [LessonCreditApp, HelpScreen, *(screen for _, screen in help_screens())]:
+    owners: list[type[DOMNode]] = [LessonCreditApp, HelpScreen, *(screen for _, screen in help_screens())]
+    for owner in owners:
         for entry in owner.BINDINGS:
             binding = as_binding(entry)
             for key in binding.key.split(","):
