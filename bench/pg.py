@@ -190,10 +190,11 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
         assert not report.problems, report.problems[:3]
 
         def load(store_url: str | None) -> Any:
-            ws = Workspace(root, use_cache=False, store=None if store_url is None else PgStore(store_url, agent="b"))
+            store = None if store_url is None else PgStore(store_url, agent="b")
+            ws = Workspace(root, use_cache=False, store=store)
             post = fold(ws.data(), ws.settings)
-            if store_url is not None:
-                ws.log.close()  # type: ignore[attr-defined]
+            if store is not None:
+                store.close()
             return post
 
         ours, post_db = best_of(lambda _: load(url), n_ours)

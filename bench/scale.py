@@ -453,7 +453,9 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         del result
         mark("EventLog.read_chunks + LogIndex.add_many: decode and add 32 MB at a time")
         gc.enable()
-        LogCache(log).save(index, logcheck.digest_of(log, index.end).hexdigest(), False)  # type: ignore[union-attr]
+        digest = logcheck.digest_of(log, index.end)
+        assert digest is not None  # the index ends inside the log it was read from
+        LogCache(log).save(index, digest.hexdigest(), False)
         mark("LogCache.save: msgpack encode + write")
         drop_index_cache(root)  # written outside the engine's own path: never left for a timed read
         return out

@@ -111,7 +111,8 @@ def test_record_json_shape(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -
     ]
     # seed, w 1, base 0.5 -> +0.5 / +0.5
     assert (git["weight"], git["reward"], git["alpha_delta"], git["beta_delta"]) == pytest.approx((1, 0.5, 0.5, 0.5))
-    assert json.loads(log_bytes(basic_ws))["category"] == "code"  # type: ignore[arg-type]
+    logged = log_bytes(basic_ws)
+    assert logged is not None and json.loads(logged)["category"] == "code"
 
 
 def test_record_pending_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -186,7 +187,9 @@ def test_select_prints_ids_and_logs(
     (chosen,) = out.split()
     assert chosen in {GIT, QUOTE}
     assert "sel-1" in err and "1 of 2" in err
-    event = json.loads(log_bytes(basic_ws))  # type: ignore[arg-type]
+    logged = log_bytes(basic_ws)
+    assert logged is not None
+    event = json.loads(logged)
     assert (event["type"], event["session_id"], event["selected"]) == ("selection", "sel-1", [chosen])
 
 

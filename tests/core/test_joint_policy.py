@@ -269,7 +269,7 @@ def test_draw_refuses_joint_without_the_estimate() -> None:
 
     with pytest.raises(WorkspaceError, match="needs the joint estimate"):
         selection_draw.draw(
-            "x", list, lambda settings: None, CreditSettings(),  # type: ignore[arg-type,return-value]
+            "x", list, lambda settings: pytest.fail("the posterior is not read"), CreditSettings(),
             k=1, seed=1, session_id="s", clock=fixed_clock, draws=10, dropout=0.0, policy="joint",
         )  # fmt: skip
 

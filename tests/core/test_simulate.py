@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -136,9 +137,9 @@ def test_regret_in_a_three_lesson_world() -> None:
         {"name": ""},
     ],
 )
-def test_scenario_rejects_bad_parameters(changes: dict[str, object]) -> None:
+def test_scenario_rejects_bad_parameters(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        Scenario(**changes)  # type: ignore[arg-type]
+        Scenario(**changes)
 
 
 def test_named_scenarios_and_overrides() -> None:

@@ -4,6 +4,7 @@ joint model's assumptions, each checked against a second computation."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -36,9 +37,9 @@ TINY = Scenario(name="tiny", n_lessons=30, n_sessions=80, k=4)
         {"joint_tau_min": 0.0},
     ],
 )
-def test_new_parameters_are_validated(changes: dict[str, object]) -> None:
+def test_new_parameters_are_validated(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        Scenario(**changes)  # type: ignore[arg-type]
+        Scenario(**changes)
 
 
 def test_joint_loop_fits_the_design_its_log_gives() -> None:

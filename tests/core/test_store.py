@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, session
+from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, row_of, session
 
 from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.base.files import atomic_write
@@ -111,8 +111,8 @@ def test_truncated_last_line_then_record(tmp_path: Path, make_workspace: Callabl
     assert fresh.log_problems() == []
     # s1: A (2, 1); s2: A salience 1 -> (3, 1); B salience 0, w 0.3, r 0.3 -> (1.3, 1.7)
     table = fresh.lesson_table()
-    assert (table.row(A).alpha, table.row(A).beta) == pytest.approx((3.0, 1.0))  # type: ignore[union-attr]
-    assert (table.row(B).alpha, table.row(B).beta) == pytest.approx((1.3, 1.7))  # type: ignore[union-attr]
+    assert (row_of(table, A).alpha, row_of(table, A).beta) == pytest.approx((3.0, 1.0))
+    assert (row_of(table, B).alpha, row_of(table, B).beta) == pytest.approx((1.3, 1.7))
 
 
 def test_parse_chunk_consumes_unterminated_valid_last_line() -> None:
@@ -159,7 +159,7 @@ def test_refresh_reads_only_the_appended_tail(
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", None, {A: 1.0})])
     first = ws_at(root)
     assert isinstance(first.log, EventLog)  # the workspace's JSONL file
-    assert first.lesson_table().row(A).n == 0  # type: ignore[union-attr]
+    assert row_of(first.lesson_table(), A).n == 0
     size_before = (root / LOG_REL).stat().st_size
     calls: list[tuple[int, int]] = []
     real = first.log.read_chunks
@@ -182,7 +182,7 @@ def test_refresh_reads_only_the_appended_tail(
 def test_refresh_detects_replaced_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
-    assert ws.lesson_table().row(A).alpha == pytest.approx(2.0)  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).alpha == pytest.approx(2.0)
     # same length, other content: s1 graded 0.0 instead of 1.0
     replaced = (root / LOG_REL).read_bytes().replace(b'"base_reward": 1.0', b'"base_reward": 0.0')
     assert len(replaced) == (root / LOG_REL).stat().st_size
@@ -200,15 +200,15 @@ def test_refresh_detects_replaced_big_log(tmp_path: Path, make_workspace: Callab
     assert log.stat().st_size > 8192
     ws = ws_at(root)
     # alpha = 1 + 0.2 + 99 * 0.5 = 50.7
-    assert ws.lesson_table().row(A).alpha == pytest.approx(50.7)  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).alpha == pytest.approx(50.7)
     # another file, same length, differing only in the first line (0.2 -> 0.9), moved into place
     replacement = log.with_name("sessions.jsonl.new")
     replacement.write_bytes(log.read_bytes().replace(b'"base_reward": 0.2', b'"base_reward": 0.9', 1))
     os.replace(replacement, log)
     # alpha = 1 + 0.9 + 99 * 0.5 = 51.4, as a fresh Workspace sees it
-    assert ws_at(root).lesson_table().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert row_of(ws_at(root).lesson_table(), A).alpha == pytest.approx(51.4)
     assert ws.refresh() is True
-    assert ws.lesson_table().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).alpha == pytest.approx(51.4)
 
 
 def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
@@ -216,22 +216,22 @@ def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace: Callable[
         tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), session("s2", 1.0, {A: 1.0})]
     )
     ws = ws_at(root)
-    assert ws.lesson_table().row(A).n == 2  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 2
     first_line = (root / LOG_REL).read_bytes().split(b"\n")[0] + b"\n"
     (root / LOG_REL).write_bytes(first_line)
     assert ws.refresh() is True
     assert [s.session_id for s in ws.sessions()] == ["s1"]
-    assert ws.lesson_table().row(A).n == 1  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 1
 
 
 def test_refresh_detects_log_truncated_to_empty(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
-    assert ws.lesson_table().row(A).n == 1  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 1
     (root / LOG_REL).write_bytes(b"")
     assert ws.refresh() is True
     assert ws.sessions() == []
-    assert ws.lesson_table().row(A).n == 0  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 0
 
 
 def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:

@@ -104,7 +104,8 @@ def test_tampered_cache_contents_are_never_used(tmp_path: Path, capfd: pytest.Ca
         path.write_bytes(data.replace(old, new))
     ws = Workspace(tmp_path)
     assert _numbers(ws) == expected
-    assert ws.library().get("a.md").keywords == ("alpha", "modifying")  # type: ignore[union-attr]
+    lesson_a = ws.library().get("a.md")
+    assert lesson_a is not None and lesson_a.keywords == ("alpha", "modifying")
     notice = capfd.readouterr().err
     assert "log-index.msgpack" in notice and "rebuilding" in notice and notice.count("\n") == 1
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from engine_helpers import row_of
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.store import EventLog, StoreError
@@ -87,7 +88,7 @@ def test_parallel_writers_lose_nothing(tmp_path: Path) -> None:
     assert fresh.log_problems() == []
     table = fresh.lesson_table()
     # Each session credits both lessons once: n = all sessions, none counted twice.
-    assert table.row("tools/a.md").n == writers * per_writer  # type: ignore[union-attr]
+    assert row_of(table, "tools/a.md").n == writers * per_writer
     assert reads > 0
 
 

@@ -21,6 +21,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
 
 SIZE = (120, 40)
@@ -236,8 +237,8 @@ async def test_fast_steps_are_never_dropped(app: LessonCreditApp, ws_root: Path)
         burst(pilot, *["right_square_bracket"] * 4)
         await settle(pilot)
         screen = app.screen
-        assert screen.view is not None  # type: ignore[attr-defined]
-        assert screen.view.proposed.floor == 0.5  # type: ignore[attr-defined]  # 0.3 + 4 x 0.05
+        assert isinstance(screen, WhatIfScreen) and screen.view is not None
+        assert screen.view.proposed.floor == 0.5  # 0.3 + 4 x 0.05
     assert grades(ws_root) == []
 
 

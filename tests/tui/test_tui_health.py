@@ -56,7 +56,7 @@ async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_r
         return real(self, **kwargs)
 
     app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
-    WorkspaceSource.health = slow_health  # type: ignore[method-assign]
+    WorkspaceSource.health = slow_health  # type: ignore[method-assign]  # every source's health waits (restored below)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
@@ -71,4 +71,4 @@ async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_r
             assert screen.view is not None and screen.title == "Health · 0 errors, 2 warnings"
     finally:
         gate.set()  # a failed assertion must not leave the worker waiting
-        WorkspaceSource.health = real  # type: ignore[method-assign]
+        WorkspaceSource.health = real  # type: ignore[method-assign]  # restores the method

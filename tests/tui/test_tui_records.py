@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from records_fixture import build_records_workspace
 from records_helpers import HAND, agreement_workspace
+from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -190,9 +191,9 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, AgreementScreen)
-        table = screen.query_one("#agreement-table")
+        table = screen.query_one("#agreement-table", DataTable)
         for (a, b), (n, mae, r, rho, k, (tp, fp, fn, tn)) in HAND.items():
-            row = table.get_row(f"all|{a}|{b}")  # type: ignore[attr-defined]
+            row = table.get_row(f"all|{a}|{b}")
             cells = [str(cell) for cell in row]
             assert cells == [
                 "all",
@@ -211,7 +212,7 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         assert plot.pair[1] == ((0.9, 0.2, 0.7, 0.4, 1.0), (0.8, 0.6, 0.4, 0.3, 0.9))
         await pilot.press("plus")  # threshold 0.55: no score lies in [0.5, 0.55), so the same counts
         await settle(pilot)
-        row = [str(c) for c in table.get_row("all|human|judge")]  # type: ignore[attr-defined]
+        row = [str(c) for c in table.get_row("all|human|judge")]
         assert row[-1] == "2/1/1/1" and screen.threshold == 0.55
 
 

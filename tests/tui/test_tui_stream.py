@@ -39,7 +39,7 @@ from lesson_credit.tui.app import POLL_SECONDS as POLL
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
-from lesson_credit.tui.source import LessonsView, SessionsView
+from lesson_credit.tui.source import LessonsView, SessionsView, SourceSnapshot
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)
@@ -393,12 +393,12 @@ async def test_a_change_reaches_every_screen_through_one_snapshot(workspace: Wor
         poll_waits, poll_may_read = threading.Event(), threading.Event()
         check = app.source.check
 
-        def later_poll(*, wrote: bool = False) -> object:
+        def later_poll(*, wrote: bool = False) -> SourceSnapshot | None:
             poll_waits.set()
             poll_may_read.wait(10)
             return check(wrote=wrote)
 
-        app.source.check = later_poll  # type: ignore[method-assign,assignment]
+        app.source.check = later_poll  # type: ignore[method-assign]  # this source's poll waits for the test
         versions: list[int] = []
         app.watch(app, "data_version", lambda version: versions.append(version), init=False)
         try:

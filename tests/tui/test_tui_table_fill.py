@@ -40,7 +40,7 @@ async def test_fill_adds_the_first_rows_at_once_and_the_rest_in_batches() -> Non
             batches.append((table.row_count, len(table._new_rows)))
             real(fill)
 
-        table._fill_more = spy  # type: ignore[method-assign]
+        table._fill_more = spy  # type: ignore[method-assign]  # records this table's batches
         table.fill(rows(N))
         assert table.row_count == FILL_FIRST and table.filling
         await settle(pilot)
