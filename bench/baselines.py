@@ -36,7 +36,7 @@ AUTOMATIC = {"judge": 1, "heuristic": 2, "outcome": 3}  # a person's grade (any 
 
 def read_log(path: str) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """First pass: every session record, and the grade in force of each graded session: the latest
-    grade of the highest-ranking reward source (the default reward priority of docs/records-notes.md:
+    grade of the highest-ranking reward source (the default reward priority of docs/records.md:
     a person, then the judge; the benchmarks' grades are by `manual` or `judge`, and outrank the
     records' own heuristic rewards)."""
     records = []

@@ -1,4 +1,4 @@
-"""What the dashboard shows of sessions as gptme keeps them (docs/records-notes.md): read models built in workers.
+"""What the dashboard shows of sessions as gptme keeps them (docs/records.md): read models built in workers.
 
 A session's record and reward sources (the Session detail's record panel and grade bar), its
 transcript with each lesson's keyword hits, agreement between people and the other sources, and

@@ -35,7 +35,7 @@ class WhatIfView:
     proposed: CreditSettings
     rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
     policy: str = ""  # the selection policy in force (saved)
-    current_priority: tuple[str, ...] = ()  # the reward priority saved, and the one proposed (records-notes.md)
+    current_priority: tuple[str, ...] = ()  # the reward priority saved, and the one proposed (docs/records.md)
     proposed_priority: tuple[str, ...] = ()
 
 

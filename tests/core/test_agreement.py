@@ -1,4 +1,4 @@
-"""Agreement between people and the other reward sources (docs/records-notes.md), and the informative grading order,
+"""Agreement between people and the other reward sources (docs/records.md), and the informative grading order,
 against hand computations."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reward sources (docs/records-notes.md): per source the latest event, the priority picks the score in force, every
+"""Reward sources (docs/records.md): per source the latest event, the priority picks the score in force, every
 source stays visible, and a changed priority re-folds like a changed strategy."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
     ws = Workspace(root, clock=fixed_clock)
     record = ws.undo_grade("s1")
     # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts the judge's 0.9
-    # back, logged at line 4 in the judge's source (docs/records-notes.md), the operator named in the note
+    # back, logged at line 4 in the judge's source (docs/records.md), the operator named in the note
     assert (record.base_reward, record.grader, record.line) == (0.9, "judge", 4)
     assert record.note == "undo of line 3 by manual: 0.7 back to 0.9"
     assert Workspace(root).session("s1").base_reward == 0.9

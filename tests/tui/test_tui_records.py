@@ -1,4 +1,4 @@
-"""The dashboard's side of docs/records-notes.md: the record panel and reward sources, the transcript view, taking the
+"""The dashboard's side of docs/records.md: the record panel and reward sources, the transcript view, taking the
 judge's score as the grade, agreement, the grading queue and `n` in its order, the reward priority what-if."""
 
 from __future__ import annotations

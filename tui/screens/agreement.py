@@ -1,4 +1,4 @@
-"""Agreement: how far the judge, heuristics and outcome words agree with people (docs/records-notes.md).
+"""Agreement: how far the judge, heuristics and outcome words agree with people (docs/records.md).
 
 The numbers of `lesson-credit agreement` (core.reward_report), overall then per category, and the
 highlighted pair's sessions as a scatter plot. + / - move the kappa threshold by 0.05.

@@ -137,7 +137,7 @@ class SessionDetailScreen(DataScreen):
         self.draft: float | None = None
         self.note = ""
         self.rows: list[str] = []
-        self.outside: SessionOutside | None = None  # the record and reward sources (docs/records-notes.md)
+        self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
 
     @property
     def grading(self) -> Grading:

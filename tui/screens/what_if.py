@@ -89,7 +89,7 @@ class WhatIfScreen(DataScreen):
     HELP = (
         "Re-fold the log under another strategy or floor, and pick the selection policy `select` uses "
         "(seed, evidence, uniform: the Beta posteriors under that strategy; joint: the joint estimate). "
-        "b tries another reward priority (which source's score the posteriors use first: docs/records-notes.md). "
+        "b tries another reward priority (which source's score the posteriors use first: docs/records.md). "
         "Only ctrl+s (after a confirmation) writes anything."
     )
 
