@@ -4,6 +4,7 @@ joint model's assumptions, each checked against a second computation."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -36,9 +37,9 @@ TINY = Scenario(name="tiny", n_lessons=30, n_sessions=80, k=4)
         {"joint_tau_min": 0.0},
     ],
 )
-def test_new_parameters_are_validated(changes: dict[str, object]) -> None:
+def test_new_parameters_are_validated(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        Scenario(**changes)  # type: ignore[arg-type]
+        Scenario(**changes)
 
 
 def test_joint_loop_fits_the_design_its_log_gives() -> None:
@@ -97,6 +98,7 @@ def test_the_oracle_takes_the_best_expected_gains_of_the_session() -> None:
     world = make_world(sc, 0)
     run = run_policy(world, sc, "oracle", 0)
     starts = run.session_start.tolist()
+    assert world.acts_given_candidate is not None
     for t, cand in enumerate(world.candidates):
         # expected gain by hand: effect x (1 at home, 1 - 2 * 1.0 = -1 elsewhere) x P(relevant | candidate, category)
         c = world.session_category[t]
@@ -115,7 +117,7 @@ def test_binary_rewards_are_coins_with_the_sessions_chance() -> None:
     chance = np.clip(world.baseline[world.session_category] + run.session_gain, 0.0, 1.0)
     # 4000 coins: the mean is within 4 standard errors (sd <= 0.5 / sqrt(4000) = 0.0079) of the mean chance
     assert abs(run.reward.mean() - chance.mean()) < 4 * 0.5 / math.sqrt(4000)
-    assert np.array_equal(run.reward == 1.0, world.reward_u < chance)
+    assert world.reward_u is not None and np.array_equal(run.reward == 1.0, world.reward_u < chance)
 
 
 def test_unequal_noise_by_category() -> None:

@@ -19,11 +19,11 @@ from lesson_credit.core.log.cache import CACHE_MAGIC, MIN_NEW_BYTES
 DEEP = b'{"arms": {"a.md": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
 
 
-def one_line_refusal(done: object) -> str:
-    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])  # type: ignore[attr-defined]
-    assert "Traceback" not in done.stderr  # type: ignore[attr-defined]
-    lines = done.stderr.strip().splitlines()  # type: ignore[attr-defined]
-    assert len(lines) == 1, done.stderr  # type: ignore[attr-defined]
+def one_line_refusal(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
     return str(lines[0])
 
 
