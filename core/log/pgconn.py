@@ -79,7 +79,15 @@ def _with_limits(url: str, params: dict[str, Any]) -> str:
     extra = {key: value for key, value in extra.items() if key not in params}
     options = str(params.get("options") or "")
     if "statement_timeout" not in options:
-        extra["options"] = f"{options} -c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}".strip()
+        options = f"{options} -c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}"
+    if "plan_cache_mode" not in options:
+        # our statements are prepared (psycopg does it from their 5th use); with the server's
+        # default it plans a statement whose plan depends on a position or a LIMIT afresh at every
+        # execution, which cost a write more than the insert itself. Every statement of ours reads
+        # by an index whatever the values, so one plan serves every execution
+        options = f"{options} -c plan_cache_mode=force_generic_plan"
+    if options != str(params.get("options") or ""):
+        extra["options"] = options.strip()
     extra["client_encoding"] = "UTF8"
     return pg_conninfo.make_conninfo(url, **extra)
 
