@@ -19,6 +19,7 @@ shows the password.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import psycopg
@@ -27,6 +28,11 @@ from psycopg import conninfo as pg_conninfo
 from lesson_credit.core.base.files import StoreError, StoreUnavailable
 
 Connection = psycopg.Connection[tuple[Any, ...]]
+
+# psycopg logs what it could not clean up after a failure (a COPY cut short by a lost connection:
+# "error ignored terminating <psycopg.Copy>"); the failure itself is reported in one line, so
+# without a handler of the application's, such a record goes nowhere (not to stderr)
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 CONNECT_TIMEOUT_S = 5
 STATEMENT_TIMEOUT_S = 15.0  # every statement (reads included), unless the URL's options set one

@@ -306,16 +306,15 @@ class PgStore:
                                    fields["raw"], self.agent, fields["digest"])  # fmt: skip
         statement, params = _INSERT_FIRST, values
         for _ in range(COPY_RACE_RETRIES):
-            read_end = self._read_end
-            self._ahead = None
+            read_end, self._ahead = self._read_end, None
             try:
                 with self._db("cannot append", writing=True) as conn:
-                    after = MAX_POSITION if read_end is None or self.written_by is not None else read_end
-                    row = conn.execute(statement, (*params, after, AHEAD_ROWS)).fetchone()
+                    if read_end is None or self._own_end > read_end or self.written_by is not None:
+                        read_end = MAX_POSITION  # no read yet, or appended since: no read-ahead
+                    row = conn.execute(statement, (*params, read_end, AHEAD_ROWS)).fetchone()
             except pg_errors.UniqueViolation as exc:
                 if exc.diag.constraint_name == "events_copy":
-                    # these bytes are stored already (or an identical event committed meanwhile
-                    # took this copy's number): store the next copy
+                    # these bytes are stored already (maybe just now): count them, store the next copy
                     statement, params = _INSERT_COPY, (*values, fields["digest"])
                     continue
                 if session_id is not None and exc.diag.constraint_name == "events_one_session":
@@ -323,7 +322,7 @@ class PgStore:
                 raise self._failure(exc, "cannot append") from None
             assert row is not None
             self._own_end = max(self._own_end, int(row[0]))
-            if after == read_end:
+            if read_end != MAX_POSITION:
                 self._ahead = _after_append(read_end, row, line.strip())
             return
         raise StoreUnavailable(f"{self._name}: cannot append: identical events kept arriving; nothing appended")

@@ -95,6 +95,22 @@ def test_the_writers_section_asks_the_server_before_the_first_read_and_after_an_
     assert read_new(ours, 3, 4) == (["d"], 4, 5)
 
 
+def test_appends_without_reads_do_not_bring_back_what_is_new_each_time(stores: tuple[PgStore, PgStore]) -> None:
+    # A client that appends and does not read: each INSERT brought back up to 1,000 events after its
+    # last read (the same ones again at every append), for a read that never came.
+    ours, other = stores
+    other.append_event(session("a"))
+    assert read_new(ours, 0, 1) == (["a"], 1, 2)
+    other.append_event(session("b"))
+    ours.append_event(session("c"))  # the first append after a read brings back what is new for it
+    assert ours._ahead is not None and ours._ahead.count == 2
+    ours.append_event(session("d"))
+    assert ours._ahead is None  # a second append without a read: nothing brought back
+    assert read_new(ours, 1, 2) == (["b", "c", "d"], 4, 5)  # the read asks the server
+    ours.append_event(session("e"))  # read since: the next append brings back again
+    assert ours._ahead is not None and ours._ahead.count == 1
+
+
 def test_another_thread_reads_fresh_while_one_is_in_the_writers_section(stores: tuple[PgStore, PgStore]) -> None:
     ours, other = stores
     other.append_event(session("a"))
