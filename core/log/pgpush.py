@@ -15,10 +15,11 @@ Into an empty store (the first push of a workspace's log, the common case) the l
 COPY straight into `lesson_credit.events`, which costs what a COPY of the same rows costs: each
 copy of an identical line is numbered by counting the copies among the previous COPY_WINDOW lines
 (a bounded window: memory does not grow with the log). Any line that must not be added makes the
-table's unique indexes refuse the COPY (a second session event for an id; a copy of a line whose
-previous copies lie further apart than the window, which the window numbers too low; an event
-another client stored meanwhile): the transaction then leaves nothing, and the push starts over
-the staged way, reading the log again.
+table's unique indexes refuse the COPY when it ends (a second session event for an id; a copy of
+a line whose previous copies lie further apart than the window, which the window numbers too low;
+an event another client stored meanwhile), or stops it at once (a second session event for an id
+within the window): the transaction then leaves nothing, and the push starts over the staged way,
+reading the log again.
 """
 
 from __future__ import annotations
@@ -121,27 +122,37 @@ def push(conn: pgconn.Connection, lines: Lines, agent: str) -> PushReport:
                 _limits(conn)
                 _copy_direct(conn, _rows(again(), report), agent, report)
             return report
-        except pg_errors.UniqueViolation:
+        except (pg_errors.UniqueViolation, _Refused):
             pass  # a line that must not be added (see the module docstring): the staged way
     return _staged(conn, again(), agent)
 
 
+class _Refused(Exception):
+    """A second session event for an id within the window: the COPY stops there (the unique index
+    would refuse it only when the COPY ends)."""
+
+
 def _copy_direct(conn: pgconn.Connection, rows: Iterable[dict[str, Any]], agent: str, report: PushReport) -> None:
     """COPY the rows into the events table, numbering copies within the last COPY_WINDOW lines."""
-    recent: deque[bytes] = deque()
-    seen: Counter[bytes] = Counter()
+    recent: deque[tuple[bytes, str | None]] = deque()
+    seen: Counter[bytes | str] = Counter()  # digests, and the ids of session events, in the window
     with conn.cursor() as cursor, cursor.copy(_COPY_DIRECT) as copy:
         for fields in rows:
-            digest = fields["digest"]
+            digest, session = fields["digest"], fields["session_id"] if fields["type"] == "session" else None
+            if session is not None and seen[session]:
+                raise _Refused
             copy.write_row((fields["type"], fields["session_id"], fields["event_time"], fields["event"],
                             fields["raw"], agent, digest, seen[digest]))  # fmt: skip
+            recent.append((digest, session))
             seen[digest] += 1
-            recent.append(digest)
+            if session is not None:
+                seen[session] += 1
             if len(recent) > COPY_WINDOW:
-                old = recent.popleft()
-                seen[old] -= 1
-                if not seen[old]:
-                    del seen[old]
+                for key in recent.popleft():
+                    if key is not None:
+                        seen[key] -= 1
+                        if not seen[key]:
+                            del seen[key]
             report.added += 1
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,26 @@ def test_push_json_does_not_read_the_database(
     monkeypatch.setattr(PgStore, "read_since", no_read)
     out = run_json(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
     assert (out["added"], out["invalid_lines"], out["warnings"]) == (1, 1, [])
+
+
+def test_a_second_session_event_stops_the_direct_copy_where_it_is(pg_url: str) -> None:
+    # The unique index refuses a second session event for an id only when the COPY ends, after the
+    # whole log; the direct COPY stops at the line (within its window) and the push goes staged.
+    log = [session("s1", 0.1), session("s2"), session("s1", 0.9), session("s3"), session("s4")]
+    passes: list[int] = []
+
+    def lines() -> Iterator[bytes]:
+        passes.append(0)
+        for text in log:
+            passes[-1] += 1
+            yield text
+
+    store = PgStore(pg_url, agent="a")
+    report = store.push(lines)
+    assert passes == [3, 5]  # the direct COPY read up to the second s1; the staged push all of it
+    assert (report.added, report.present) == (4, 1)
+    assert stored(pg_url) == [("session", sid, 0) for sid in ("s1", "s2", "s3", "s4")]
+    with psycopg.connect(pg_url) as conn:
+        first = conn.execute("SELECT raw FROM lesson_credit.events WHERE session_id = 's1'").fetchall()
+    assert [json.loads(raw)["base_reward"] for (raw,) in first] == [0.1]
+    store.close()
