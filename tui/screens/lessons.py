@@ -163,6 +163,7 @@ class LessonsScreen(SortableScreen):
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
         Binding("w", "what_if", "What-if"),
+        Binding("d", "over_time", "The highlighted lesson over time", show=False),
         Binding("R", "toggle_retired", "Show or hide retired arms", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
@@ -588,3 +589,9 @@ class LessonsScreen(SortableScreen):
         from lesson_credit.tui.screens.what_if import WhatIfScreen
 
         self.app.push_screen(WhatIfScreen(self.source))
+
+    def action_over_time(self) -> None:
+        from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+
+        if self.highlighted is not None and self.highlighted in self.shown:
+            self.app.push_screen(LessonOverTimeScreen(self.source, self.highlighted))
