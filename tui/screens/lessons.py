@@ -383,6 +383,8 @@ class LessonsScreen(SortableScreen):
         for key in order:
             width = self._lesson_width(table) if key == "lesson" else None
             table.add_column(Text(" " + headers[key]), key=key, width=width)
+        if table.size.width <= 0:  # not laid out yet (a first load can land before): fit it once it is
+            self.call_after_refresh(self._fit_lesson_column, 8)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
         table.fill(
@@ -410,18 +412,19 @@ class LessonsScreen(SortableScreen):
         super().on_resize()
         self.call_after_refresh(self._fit_lesson_column)
 
-    def _fit_lesson_column(self) -> None:
-        """After a resize: the lesson column's width for the table's new size (`_lesson_width`)."""
+    def _fit_lesson_column(self, retries: int = 0) -> None:
+        """The lesson column's width for the table's size (`_lesson_width`); not laid out: `retries` refreshes on."""
         if not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
         column = table.columns.get(ColumnKey("lesson"))
-        if column is None or table.size.width <= 0:  # not laid out (yet): the next fill fits it
+        if column is None or table.size.width <= 0:  # not laid out (yet): a later refresh or fill fits it
+            if column is not None and retries > 0:
+                self.call_after_refresh(self._fit_lesson_column, retries - 1)
             return
         width = self._lesson_width(table)
         column.auto_width = width is None
-        if width is not None:
-            column.width = width
+        column.width = column.width if width is None else width
         table.refresh_column(0)
         table._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
 
@@ -593,5 +596,5 @@ class LessonsScreen(SortableScreen):
     def action_over_time(self) -> None:
         from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
 
-        if self.highlighted is not None and self.highlighted in self.shown:
+        if self.highlighted in self.shown:
             self.app.push_screen(LessonOverTimeScreen(self.source, self.highlighted))
