@@ -128,9 +128,9 @@ def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
             if agents > 1 and ratio >= WRITE_RATIO:
                 result.failed.append(f"median {ratio:.2f}x a plain INSERT's")
             results.append(result)
-    rate = {agents: statistics.median(pair[0]) for agents, pair in throughput.items()}
+    median_rate = {agents: statistics.median(pair[0]) for agents, pair in throughput.items()}
     for before, after in zip(agent_counts, agent_counts[1:], strict=False):
-        if rate[after] <= rate[before]:
+        if median_rate[after] <= median_rate[before]:
             results[agent_counts.index(after)].failed.append(f"records/s did not grow from {before} to {after} agents")
     return results
 

@@ -38,7 +38,7 @@ class GradeConflict(WorkspaceError):
 
 
 def grade_in_force(sources: Sequence[SourceScore]) -> GradeRecord | None:
-    """The score in force among a session's reward sources (docs/records-notes.md), as a grade record (None:
+    """The score in force among a session's reward sources (docs/records.md), as a grade record (None:
     pending). A score from a gptme-sessions record has no line in the log: line 0."""
     for source in sources:
         if source.in_force and source.score is not None:
@@ -115,7 +115,7 @@ def undo_of(
     priority: Sequence[str] = (),
 ) -> tuple[float | None, str, str]:
     """(reward, note, grader) of the grade event that reverts the session's latest grade event within
-    its reward source (docs/records-notes.md): that source's score before it (a retraction of the source when it
+    its reward source (docs/records.md): that source's score before it (a retraction of the source when it
     had none), logged under the reverted event's grader, so the score in force is again what it was.
     The note (`undo_note`, as the dashboard writes it) says what is in force afterwards, given the
     session's `sources` now and the `priority`, and names `undoer` when someone else undid it."""

@@ -1,4 +1,4 @@
-"""Reward sources side by side (docs/records-notes.md): agreement between people and the other sources, and the
+"""Reward sources side by side (docs/records.md): agreement between people and the other sources, and the
 grading order that puts first the sessions a person's grade would teach the most.
 
 Both are read models over one snapshot of a workspace: the scores of every source per session
@@ -30,7 +30,7 @@ class AgreementReport:
     threshold: float
 
     def as_json(self) -> dict[str, Any]:
-        """The agreement JSON of docs/records-notes.md: {"pairs": [...]}, and per category "by_category"."""
+        """The agreement JSON of docs/records.md: {"pairs": [...]}, and per category "by_category"."""
         return {
             "pairs": [p.as_json() for p in self.pairs],
             "by_category": [

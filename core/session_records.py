@@ -1,5 +1,5 @@
 """A workspace's gptme-sessions records: the file read and verified, joined to the log's sessions, and
-the scores they give each reward source (docs/records-notes.md).
+the scores they give each reward source (docs/records.md).
 
 The records are an input from outside the log, like journals: read again only when the file
 changed (its size, time or inode), and then known by the hash of its bytes, so equal contents

@@ -152,7 +152,7 @@ class GradeRecord:
 
 @dataclass(frozen=True)
 class SourceScore:
-    """One reward source's score of a session (docs/records-notes.md): its latest event in the log, else the
+    """One reward source's score of a session (docs/records.md): its latest event in the log, else the
     score a gptme-sessions record gives it. `score` None: withdrawn (a retraction)."""
 
     source: str  # core.model.sources.SOURCES

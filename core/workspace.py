@@ -132,7 +132,7 @@ class Workspace:
             outcomes=self.config.outcomes,
             rewards=RewardInputs(self.config.reward_priority),
         )
-        self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (docs/records-notes.md)
+        self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (docs/records.md)
         self.version = 0  # bumped whenever the log read so far changes
         self._rereading = False  # see rereads()
         self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
@@ -356,7 +356,7 @@ class Workspace:
     @rereads
     def reward_sources(self, session_id: str, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
         """Every reward source's score of the session, the one in force (under `priority`, default
-        the configured one) marked (docs/records-notes.md)."""
+        the configured one) marked (docs/records.md)."""
         data, row = self.data(), self._row(session_id)
         label = self._reader.outcome_label(row)
         outcome = self.config.outcomes.get(label) if label is not None else None
@@ -713,7 +713,7 @@ class Workspace:
         self, strategy: str | None = None, floor: float | None = None, *, decay: float | None = None,
         priority: Sequence[str] | None = None, write: bool = False,
     ) -> PosteriorTable:  # fmt: skip
-        """Re-fold under other settings or another reward priority (docs/records-notes.md); with `write` they
+        """Re-fold under other settings or another reward priority (docs/records.md); with `write` they
         become the workspace's settings."""
         settings = commands.settings_with(self.settings, strategy, floor, decay)
         chosen = self.config.reward_priority if priority is None else check_priority(priority)

@@ -1,4 +1,4 @@
-"""The demo's sessions as gptme keeps them (docs/records-notes.md): gptme-sessions records and trajectories.
+"""The demo's sessions as gptme keeps them (docs/records.md): gptme-sessions records and trajectories.
 
 Called by make_demo.py after it has simulated the sessions, with its own seeded generator, so
 the files are byte for byte the same on every run. Every session gets a record in the shape

@@ -10,7 +10,7 @@ import pytest
 
 from lesson_credit.cli.process import limit_blas_threads
 
-# gptme-sessions' records folder (docs/records-notes.md) is read when set: the tests (and the processes
+# gptme-sessions' records folder (docs/records.md) is read when set: the tests (and the processes
 # they start) never read the developer's own
 os.environ.pop("GPTME_SESSIONS_DIR", None)
 

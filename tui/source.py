@@ -16,10 +16,11 @@ import numpy.typing as npt
 
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library import lessons as lessons_mod
-from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
+from lesson_credit.core.library.lessons import Lesson, LessonProblem
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.retire import hidden_rows
 from lesson_credit.core.views import (
     Explanation,
     LessonRow,
@@ -28,7 +29,7 @@ from lesson_credit.core.views import (
     SessionSummary,
     SessionTable,
 )
-from lesson_credit.core.workspace import Workspace
+from lesson_credit.core.workspace import Workspace as Workspace  # the type `tui.app.run` opens
 from lesson_credit.tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from lesson_credit.tui.session_search import Found, SessionSearch
 from lesson_credit.tui.what_if_view import WhatIfRow as WhatIfRow  # the What-if model, imported from here too
@@ -333,7 +334,7 @@ class WorkspaceSource:
                 k=ws.config.k,
                 lessons=library.by_id(),
                 problems=problems,
-                retired=retired_rows(ws, rows),
+                retired=hidden_rows(ws, rows),
                 policy=ws.policy,
             )
 
@@ -428,7 +429,7 @@ class WorkspaceSource:
             priority = priority or saved
             current = ws.lesson_table()
             proposed = ws.lesson_table(settings, None if priority == saved else ws.priority_base(priority))
-            hidden = retired_rows(ws, proposed.rows)
+            hidden = hidden_rows(ws, proposed.rows)
         return what_if_view(current, proposed, settings, hidden, self.policy(), (saved, priority))
 
     def policy(self) -> str:
@@ -445,6 +446,26 @@ class WorkspaceSource:
             ws.save_settings(settings, policy)
             if priority is not None and priority != ws.config.reward_priority:
                 ws.replay(settings.strategy, settings.floor, decay=settings.decay, priority=priority, write=True)
+
+    # ---------------------------------------------------------------- the event store
+
+    @property
+    def store_name(self) -> str:
+        """The event store as problems name it (the log file's name, or the database's)."""
+        return self.workspace.log.name
+
+    @property
+    def notifies(self) -> bool:
+        """The store says when another writer commits (a database: LISTEN/NOTIFY); else the app polls."""
+        return self.workspace.log.notifies
+
+    def prepare_writes(self) -> None:
+        """Import what an append needs now, so the first grade commits without that wait."""
+        self.workspace.log.prepare()
+
+    def wait_for_commit(self, seen: int, timeout: float) -> int:
+        """The store's end once it is past `seen`, or after `timeout` seconds (takes no lock: it waits)."""
+        return self.workspace.log.wait(seen, timeout)
 
     # ---------------------------------------------------------------- analysis, health, simulation
 
@@ -511,15 +532,6 @@ class WorkspaceSource:
         from lesson_credit.core.sim.simulate import run_simulation, scenario
 
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
-
-
-def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
-    """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
-    missing). A restored file brings its lesson back (docs/format.md §5.6)."""
-    retired = ws.retired_arms()
-    if not retired:
-        return frozenset()
-    return frozenset(row.path for row in rows if row.status == MISSING and row.path in retired)
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:

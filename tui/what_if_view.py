@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.views import LessonRow, PosteriorTable
+from lesson_credit.core.api import CreditSettings, LessonRow, PosteriorTable
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class WhatIfView:
     proposed: CreditSettings
     rows: tuple[WhatIfRow, ...]  # by rank under the proposed settings
     policy: str = ""  # the selection policy in force (saved)
-    current_priority: tuple[str, ...] = ()  # the reward priority saved, and the one proposed (records-notes.md)
+    current_priority: tuple[str, ...] = ()  # the reward priority saved, and the one proposed (docs/records.md)
     proposed_priority: tuple[str, ...] = ()
 
 

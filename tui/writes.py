@@ -4,7 +4,7 @@ Keys enqueue at once (on the UI thread, in the order they were pressed); one wri
 takes the oldest write and appends it under the log lock (`WriteQueue.take`, `apply`). Undo is a
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
 `5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event, logged by the operator,
-that puts back the operator's reward source (people, docs/records-notes.md) as it was before the commit it
+that puts back the operator's reward source (people, docs/records.md) as it was before the commit it
 reverts, with a note naming the line it reverts: the person's earlier grade, or a retraction
 (`base_reward` null) when there was none, so the score in force is again the one before the commit
 (a judge's or a heuristic's, or pending), and no grade the operator never gave is logged.
@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.core.grading import GradeConflict, undo_note
+from lesson_credit.core.api import GradeConflict, undo_note
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 

@@ -1,4 +1,4 @@
-"""How far the reward sources agree with people: `agreement` (docs/records-notes.md)."""
+"""How far the reward sources agree with people: `agreement` (docs/records.md)."""
 
 from __future__ import annotations
 

@@ -59,12 +59,12 @@ def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
     """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
     from dataclasses import replace
 
-    from lesson_credit.core.library.lessons import MISSING
+    from lesson_credit.core.retire import hidden_rows
 
-    retired = ws.retired_arms()
-    if show_all or not retired:
+    hidden = frozenset() if show_all else hidden_rows(ws, table_obj.rows)
+    if not hidden:
         return table_obj
-    return replace(table_obj, rows=tuple(r for r in table_obj.rows if not (r.status == MISSING and r.path in retired)))
+    return replace(table_obj, rows=tuple(r for r in table_obj.rows if r.path not in hidden))
 
 
 def _empty_library_note(ws: Any) -> str | None:
@@ -174,7 +174,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
         "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
         f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.\n"
-        "Reward sources (docs/records-notes.md): human (manual and every other named grader), judge (grader judge,\n"
+        "Reward sources (docs/records.md): human (manual and every other named grader), judge (grader judge,\n"
         "or a gptme-sessions record's llm_judge_score), heuristic (grader heuristic/trajectory, a record's\n"
         "trajectory grade) and outcome (an outcome word mapped by [outcomes]). Per source the latest\n"
         "event counts; the priority's first source with a score is the reward the posteriors use.",

@@ -202,7 +202,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
 
 def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
-    """The session as gptme keeps it (docs/records-notes.md): its gptme-sessions record, its trajectory and every
+    """The session as gptme keeps it (docs/records.md): its gptme-sessions record, its trajectory and every
     reward source's score; each missing or unreadable part is None with a one-line note."""
     from lesson_credit.core.sessions.records import record_lines
 
@@ -377,7 +377,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "--order", choices=["sort", "informative"], default="sort",
         help="sort: as --sort says; informative: first the sessions no person graded whose grade would most "
         "change the lessons' estimates (expected squared change of their posterior means; see "
-        "docs/records-notes.md), then the rest in log order; --json adds each session's information "
+        "docs/records.md), then the rest in log order; --json adds each session's information "
         "(default: sort)",
     )  # fmt: skip
     p.add_argument(
@@ -389,7 +389,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         sub, "show", [common, data], "one session: record, grades, credit",
         "One session's record (time, category, journal and whether it changed since), its grade\n"
         "history and each lesson's credit. A unique prefix of the id is enough. As gptme keeps it\n"
-        "(docs/records-notes.md): every reward source's score (the one in force marked), the gptme-sessions record\n"
+        "(docs/records.md): every reward source's score (the one in force marked), the gptme-sessions record\n"
         "joined to it (harness, model, duration, outcome, deliverables, grades, judge) and its\n"
         "trajectory. --json adds sources, priority, record (every key of the record, unknown ones\n"
         "too, with joined_by), trajectory {path, format, messages, tool_calls} (counts), and\n"
@@ -408,7 +408,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
         "weight, credited reward and the alpha/beta change, under the current settings.\n"
         "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
-        "sources (every reward source's score, the one in force marked) with the priority (docs/records-notes.md).",
+        "sources (every reward source's score, the one in force marked) with the priority (docs/records.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")

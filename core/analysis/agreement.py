@@ -1,4 +1,4 @@
-"""How far reward sources agree with people (docs/records-notes.md): n, mean absolute difference, Pearson, Spearman and
+"""How far reward sources agree with people (docs/records.md): n, mean absolute difference, Pearson, Spearman and
 Cohen's kappa at a threshold, over the sessions both sources scored.
 
 Kappa binarizes both scores at `threshold` (a score >= threshold is positive); the person is the
@@ -48,7 +48,7 @@ class Agreement:
     sessions: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
-        """Exactly the pair object of docs/records-notes.md."""
+        """Exactly the pair object of docs/records.md."""
         return {
             "source_a": self.source_a,
             "source_b": self.source_b,

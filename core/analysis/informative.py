@@ -1,4 +1,4 @@
-"""Grade where it counts: the sessions whose human grade would most change the estimates (docs/records-notes.md).
+"""Grade where it counts: the sessions whose human grade would most change the estimates (docs/records.md).
 
 For a session no person has graded, a grade h would move each of its lessons' posterior means.
 We score the session by the expected squared change, summed over its lessons:

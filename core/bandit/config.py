@@ -23,7 +23,7 @@ DEFAULT_JOIN_WINDOW = 300.0  # seconds: a record joins a session logged this clo
 
 @dataclass(frozen=True)
 class RecordsSettings:
-    """The `[records]` table: where gptme-sessions records and trajectories are read from (docs/records-notes.md).
+    """The `[records]` table: where gptme-sessions records and trajectories are read from (docs/records.md).
 
     `path`: the records file (else $GPTME_SESSIONS_DIR/session-records.jsonl, else the workspace's
     state/sessions/session-records.jsonl); `window`: seconds within which a record joins a session

@@ -237,6 +237,7 @@ class LogCache:
 
     def _open_parts(self, p: Any) -> list[SectionSource]:
         sources: list[SectionSource] = []
+        limit = cache_limit(self.log.size())
         for meta in p.get("parts", []) if isinstance(p, dict) else []:
             name = meta.get("file") if isinstance(meta, dict) else None
             if not isinstance(name, str) or not name.startswith(PART_PREFIX) or "/" in name:
@@ -245,7 +246,10 @@ class LogCache:
                 fd = open_regular(self.dir / name)
             except (OSError, UnsafeFile) as exc:
                 raise ValueError(f"part {name}: {exc}") from None
-            sources.append(FileSource(fd, name))
+            source = FileSource(fd, name)  # closes fd when dropped
+            if source.size > limit:
+                raise ValueError(f"part {name} is larger than a cache of this log can be")
+            sources.append(source)
         return sources
 
     def _read(self) -> tuple[LogIndex, str, bool] | None:
@@ -285,7 +289,9 @@ class LogCache:
     def _read_sums(self, index: LogIndex) -> None:
         """The block sums saved beside the head (none, or damaged: they are computed again)."""
         try:
-            p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, read_regular(self.sums_path, HEAD_MAX_BYTES)))
+            p = msgspec.msgpack.decode(
+                unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, cache_limit(self.log.size()))))
+            )
             if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
                 return
             _blocks_into(index, p)

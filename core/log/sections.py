@@ -37,8 +37,11 @@ class FileSource:
     def __init__(self, fd: int, name: str) -> None:
         self.fd = fd
         self.name = name
+        self.size = os.fstat(fd).st_size
 
     def read(self, offset: int, length: int) -> bytes:
+        if offset < 0 or length < 0 or offset + length > self.size:  # before a buffer of `length` is made
+            raise CacheDamaged(f"{self.name}: a section lies outside the file")
         try:
             data = os.pread(self.fd, length, offset)
         except OSError as exc:

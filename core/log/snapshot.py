@@ -484,7 +484,7 @@ class Graders:
 
 @dataclass(frozen=True, eq=False)
 class SourceScores:
-    """Every reward source's score of every session (docs/records-notes.md), and which one is in force.
+    """Every reward source's score of every session (docs/records.md), and which one is in force.
 
     `values[source]` is that source's score per row: its latest event in the log (a retraction
     withdraws it), else the score from outside the log (a gptme-sessions record), if any. `external_rows`

@@ -1,4 +1,4 @@
-"""Reward sources (docs/records-notes.md): who scored a session, and which score the posteriors use.
+"""Reward sources (docs/records.md): who scored a session, and which score the posteriors use.
 
 A session can carry a score from several sources at once: people (`manual` and any other named
 grader), an LLM judge, a trajectory or heuristic grade, and an outcome word mapped to a number.

@@ -1,1 +1,1 @@
-"""Sessions as gptme keeps them: gptme-sessions records, their join to ours, trajectories (docs/records-notes.md)."""
+"""Sessions as gptme keeps them: gptme-sessions records, their join to ours, trajectories (docs/records.md)."""

@@ -1,4 +1,4 @@
-"""Which of our sessions a gptme-sessions record describes (docs/records-notes.md): by id, else by time; never a guess.
+"""Which of our sessions a gptme-sessions record describes (docs/records.md): by id, else by time; never a guess.
 
 A record joins the session whose id equals its own; else the one session whose id starts with
 the record's id or is the start of it (gptme-sessions often keeps 8 characters of a longer id;

@@ -1,4 +1,4 @@
-"""Where a session's trajectory is, and whether we may read it (docs/records-notes.md).
+"""Where a session's trajectory is, and whether we may read it (docs/records.md).
 
 A record's `trajectory_path` names it (relative to the workspace, or absolute); without one, the
 folders of config.toml's `[records] trajectory_dirs` are searched for a file or folder whose name

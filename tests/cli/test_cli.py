@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,8 @@ def test_record_json_shape(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -
     ]
     # seed, w 1, base 0.5 -> +0.5 / +0.5
     assert (git["weight"], git["reward"], git["alpha_delta"], git["beta_delta"]) == pytest.approx((1, 0.5, 0.5, 0.5))
-    assert json.loads(log_bytes(basic_ws))["category"] == "code"  # type: ignore[arg-type]
+    logged = log_bytes(basic_ws)
+    assert logged is not None and json.loads(logged)["category"] == "code"
 
 
 def test_record_pending_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,7 +177,9 @@ def test_status_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.smoke
-def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_select_prints_ids_and_logs(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("git and a quote"))
     code, out, err = run(capsys, "select", "-w", str(basic_ws), "--context", "-", "--k", "1", "--seed", "5",
                          "--session-id", "sel-1")  # fmt: skip
@@ -183,7 +187,9 @@ def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixtur
     (chosen,) = out.split()
     assert chosen in {GIT, QUOTE}
     assert "sel-1" in err and "1 of 2" in err
-    event = json.loads(log_bytes(basic_ws))  # type: ignore[arg-type]
+    logged = log_bytes(basic_ws)
+    assert logged is not None
+    event = json.loads(logged)
     assert (event["type"], event["session_id"], event["selected"]) == ("selection", "sel-1", [chosen])
 
 
@@ -195,7 +201,9 @@ def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert log_bytes(basic_ws) is None
 
 
-def test_status_json_ignores_corrupt_lines(tmp_path: Path, make_workspace, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_status_json_ignores_corrupt_lines(
+    tmp_path: Path, make_workspace: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_workspace(tmp_path, lessons={"a.md": (["a"], "active")}, events=["garbage\n"])
     code, out, err = run(capsys, "status", "-w", str(root), "--json")
     assert code == 0
@@ -205,7 +213,9 @@ def test_status_json_ignores_corrupt_lines(tmp_path: Path, make_workspace, capsy
     assert "line 1" in err  # reported as a warning in text mode
 
 
-def test_workspace_option_before_the_command(ws: Path, tmp_path: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_workspace_option_before_the_command(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # `lesson-credit --workspace DIR status` must not fall back to the current directory
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -322,7 +332,9 @@ def test_process_status_json(ws: Path) -> None:
     assert {row["path"] for row in json.loads(proc.stdout)["lessons"]} >= {GIT, QUOTE}
 
 
-def test_record_relative_journal_is_relative_to_cwd(basic_ws: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_record_relative_journal_is_relative_to_cwd(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(basic_ws)
     code, _, err = run(capsys, "record", "-w", ".", "--session-id", "rel", "--journal", "j.txt", "--lessons", GIT)
     assert code == 0, err

@@ -1,4 +1,4 @@
-"""The CLI side of docs/records-notes.md: show's record, trajectory and sources; agreement; sessions
+"""The CLI side of docs/records.md: show's record, trajectory and sources; agreement; sessions
 --order informative; replay --priority. Missing, broken or disallowed inputs are one line, never a crash."""
 
 from __future__ import annotations

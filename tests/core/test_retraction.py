@@ -54,7 +54,7 @@ def test_retracting_a_logged_grade_makes_the_session_pending(tmp_path: Path) -> 
 
 
 def test_a_retraction_withdraws_only_its_own_sources_score(tmp_path: Path) -> None:
-    # reward sources (docs/records-notes.md): a person's retraction withdraws that person's source, which never scored
+    # reward sources (docs/records.md): a person's retraction withdraws that person's source, which never scored
     # s1; the heuristic's 0.4 from its record stays in force, and the posteriors are BASE's own
     root = make_workspace(tmp_path, LESSONS, [*BASE, retraction("s1")])
     ws = Workspace(root)

@@ -22,7 +22,7 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
     ws = Workspace(root, clock=fixed_clock)
     record = ws.undo_grade("s1")
     # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts the judge's 0.9
-    # back, logged at line 4 in the judge's source (docs/records-notes.md), the operator named in the note
+    # back, logged at line 4 in the judge's source (docs/records.md), the operator named in the note
     assert (record.base_reward, record.grader, record.line) == (0.9, "judge", 4)
     assert record.note == "undo of line 3 by manual: 0.7 back to 0.9"
     assert Workspace(root).session("s1").base_reward == 0.9
@@ -129,10 +129,10 @@ def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: P
     ws = Workspace(tui_root, clock=fixed_clock)
     commit = queue.commit("s1", 1.0, None, shown=None)  # logged at line 2
     assert queue.take() is commit
-    queue.apply(Source(ws), commit)  # type: ignore[arg-type]
+    queue.apply(Source(ws), commit)  # type: ignore[arg-type]  # a stand-in: apply uses append_grade only
     undo = queue.undo("s1")
     assert undo is not None and queue.take() is undo
-    queue.apply(Source(ws), undo)  # type: ignore[arg-type]
+    queue.apply(Source(ws), undo)  # type: ignore[arg-type]  # the same stand-in
     cli_last, tui_last = (json.loads((r / LOG_REL).read_text().splitlines()[-1]) for r in (cli_root, tui_root))
     assert cli_last == tui_last  # the same event: value, grader, timestamp and note
     assert tui_last["note"] == "undo of line 2: 1.0 back to pending"

@@ -4,22 +4,26 @@ larger than their log (refused by their size before a byte is read)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
+import msgspec
 import pytest
-from cli_run import run_process
+from cli_run import process_env, run_process
 from engine_helpers import BASIC_LESSONS, CONFIG_REL, STATE_REL, make_workspace, session
 
-from lesson_credit.core.log.cache import MIN_NEW_BYTES
+from lesson_credit.core.base.sealed import seal, unseal
+from lesson_credit.core.log.cache import CACHE_MAGIC, MIN_NEW_BYTES
 
 DEEP = b'{"arms": {"a.md": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
 
 
-def one_line_refusal(done: object) -> str:
-    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])  # type: ignore[attr-defined]
-    assert "Traceback" not in done.stderr  # type: ignore[attr-defined]
-    lines = done.stderr.strip().splitlines()  # type: ignore[attr-defined]
-    assert len(lines) == 1, done.stderr  # type: ignore[attr-defined]
+def one_line_refusal(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
     return str(lines[0])
 
 
@@ -85,3 +89,58 @@ def test_an_oversized_cache_is_refused_by_its_size(tmp_path: Path, name: str) ->
     assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr
     if name == "log-index.msgpack":  # the parsed-log cache says why it is rebuilt
         assert "log-index.msgpack" in done.stderr and "larger than" in done.stderr, done.stderr
+
+
+def _cached_workspace(tmp_path: Path) -> Path:
+    """A 5 MB log whose parsed-log cache (head, parts and block sums) a first `status` wrote."""
+    events = [session(f"s{i}", 0.5, {"tools/git.md": 0.5}, timestamp="2026-03-01T00:00:00Z") for i in range(40_000)]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events)
+    assert run_process("status", cwd=root).returncode == 0
+    return root
+
+
+def _peak_rss_mb(root: Path, *argv: str) -> float:
+    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB. VmHWM belongs to the
+    process's own address space (ru_maxrss would carry the forking pytest worker's peak across exec)."""
+    script = (
+        f"import re, sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
+        "hwm = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()); "
+        "sys.stderr.write('RSS %s\\n' % hwm.group(1)); sys.exit(code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, env=process_env(), capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    return int(done.stderr.rsplit("RSS ", 1)[1]) / 1024
+
+
+def test_oversized_block_sums_are_refused_by_their_size(tmp_path: Path) -> None:
+    """A sparse 900 MB block-sums file beside a 5 MB log: under the 1 GB cap a head may have, but far
+    past what a cache of this log can be (64 MB + 4 x 5 MB); read whole, it took 900 MB of memory."""
+    root = _cached_workspace(tmp_path)
+    sums = root / STATE_REL.parent / ".cache" / "log-sums.msgpack"
+    with open(sums, "wb") as handle:
+        handle.truncate(900 << 20)
+    assert _peak_rss_mb(root, "status", "--json") < 400
+
+
+def test_a_part_whose_head_claims_a_huge_section_is_refused(tmp_path: Path) -> None:
+    """The head is sealed by a checksum, not a signature: a head rewritten to give every section of a
+    part 8 GB (the part file made that long, sparse) must not make a read allocate 8 GB; the cache is
+    refused and the numbers come from the log."""
+    root = _cached_workspace(tmp_path)
+    want = run_process("show", "s39999", "--json", cwd=root).stdout
+    cache = root / STATE_REL.parent / ".cache"
+    head = cache / "log-index.msgpack"
+    magic = head.read_bytes()[: len(CACHE_MAGIC)]
+    p = msgspec.msgpack.decode(unseal(magic, head.read_bytes()))
+    part = p["parts"][0]
+    for section in part["sections"].values():
+        section[1] = 8 << 30
+    head.write_bytes(seal(magic, msgspec.msgpack.encode(p)))
+    with open(cache / part["file"], "r+b") as handle:
+        handle.truncate(9 << 30)
+    done = run_process("show", "s39999", "--json", cwd=root)
+    assert done.returncode == 0 and "MemoryError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == want
+    assert _peak_rss_mb(root, "show", "s39999", "--json") < 400

@@ -85,6 +85,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         row = [str(c).strip() for c in table.get_row("tools/retry-budget.md")]
         assert row[1] == f"{retry.effect.estimate:+.3f}" and row[6] == f"{retry.delta:+.3f}"
         # the fixture's true effects: retry-budget +0.2, force-push -0.25 (the naive lifts say +0.30, -0.30)
+        assert retry.effect.ci_low is not None and retry.effect.ci_high is not None
         assert retry.effect.ci_low < 0.2 < retry.effect.ci_high
         # the panel gives the highlighted lesson's reasons in full
         table.move_cursor(row=table_keys(table).index("workflow/commit-often.md"))
@@ -137,6 +138,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         Workspace(analysis_root).record("new", journal, lessons, reward=reward, category=category)
         app._check_source()  # the poll (off in this test)
         await settle(pilot)
+        assert isinstance(screen, AnalysisScreen) and screen.view is not None
         updated = screen.view.result("tools/retry-budget.md")
         assert updated is not None and updated.n_with == 9
 
@@ -282,6 +284,7 @@ async def test_analysis_shows_the_loo_headline(tmp_path: Path) -> None:
         for result in payload["results"]:
             cell = str(table.get_row(result["lesson"])[1]).strip()
             assert cell.rstrip("ʳˡ") == shown(result["effect"])
+        assert screen.view is not None
         x = screen.view.result(X)
         assert x is not None and x.effect is not None and x.effect.method == "joint"
         summary = str(screen.query_one("#analysis-summary", Static).render())

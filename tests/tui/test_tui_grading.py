@@ -15,11 +15,13 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
+from lesson_credit.core.views import Explanation
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
 
 SIZE = (120, 40)
@@ -169,7 +171,8 @@ async def test_commit_over_a_grade_asks_and_escape_writes_nothing(app: LessonCre
         detail = await open_session(pilot, "s1")
         burst(pilot, "4", "c")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.4
@@ -190,7 +193,7 @@ class CountingSource(WorkspaceSource):
             self.announced.append(snapshot.version)
         return snapshot
 
-    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True):  # type: ignore[no-untyped-def]
+    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
         if draft is None:
             self.explained.append(session_id)
         return super().explain(session_id, draft, with_journal=with_journal)
@@ -234,8 +237,8 @@ async def test_fast_steps_are_never_dropped(app: LessonCreditApp, ws_root: Path)
         burst(pilot, *["right_square_bracket"] * 4)
         await settle(pilot)
         screen = app.screen
-        assert screen.view is not None  # type: ignore[attr-defined]
-        assert screen.view.proposed.floor == 0.5  # type: ignore[attr-defined]  # 0.3 + 4 x 0.05
+        assert isinstance(screen, WhatIfScreen) and screen.view is not None
+        assert screen.view.proposed.floor == 0.5  # 0.3 + 4 x 0.05
     assert grades(ws_root) == []
 
 
@@ -245,7 +248,8 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
         detail = await open_session(pilot, "s4")
         burst(pilot, "5", "l")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.5

@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from engine_helpers import row_of
 from hypothesis import given
 from hypothesis import strategies as st
 from tui_fixture import fixed_clock, log_lines
 
-from lesson_credit.core.analysis.effects import Effect, LooResult
+from lesson_credit.core.analysis.effects import LooResult
+from lesson_credit.core.analysis.estimates import Effect
 from lesson_credit.core.health import Finding
 from lesson_credit.core.sim.simulate import run_simulation, scenario
 from lesson_credit.core.workspace import Workspace
@@ -147,7 +150,7 @@ def test_ranks_are_stable_for_ties(workspace: Workspace) -> None:
     order = ranks(table.rows)
     assert sorted(order.values()) == list(range(1, len(table.rows) + 1))
     best = min(order, key=order.__getitem__)
-    assert table.row(best).mean == max(r.mean for r in table.rows)  # type: ignore[union-attr]
+    assert row_of(table, best).mean == max(r.mean for r in table.rows)
 
 
 def test_what_if_view_is_a_pure_refold(workspace: Workspace, ws_root: Path) -> None:
@@ -229,7 +232,7 @@ def test_broken_lesson_files_become_rows_that_say_why(workspace: Workspace, ws_r
 
 
 def loo(path: str, delta: float | None, p: float | None, sufficient: bool = True, **changes: object) -> LooResult:
-    fields: dict[str, object] = {
+    fields: dict[str, Any] = {
         "path": path,
         "n_with": 6,
         "n_without": 30,
@@ -250,7 +253,7 @@ def loo(path: str, delta: float | None, p: float | None, sufficient: bool = True
         "confounded": False,
     }
     fields.update(changes)
-    return LooResult(**fields)  # type: ignore[arg-type]
+    return LooResult(**fields)
 
 
 def test_loo_sort_keeps_enough_data_first_and_missing_values_last() -> None:

@@ -1,4 +1,4 @@
-"""The dashboard's side of docs/records-notes.md: the record panel and reward sources, the transcript view, taking the
+"""The dashboard's side of docs/records.md: the record panel and reward sources, the transcript view, taking the
 judge's score as the grade, agreement, the grading queue and `n` in its order, the reward priority what-if."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from records_fixture import build_records_workspace
 from records_helpers import HAND, agreement_workspace
+from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -190,9 +191,9 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, AgreementScreen)
-        table = screen.query_one("#agreement-table")
+        table = screen.query_one("#agreement-table", DataTable)
         for (a, b), (n, mae, r, rho, k, (tp, fp, fn, tn)) in HAND.items():
-            row = table.get_row(f"all|{a}|{b}")  # type: ignore[attr-defined]
+            row = table.get_row(f"all|{a}|{b}")
             cells = [str(cell) for cell in row]
             assert cells == [
                 "all",
@@ -211,7 +212,7 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         assert plot.pair[1] == ((0.9, 0.2, 0.7, 0.4, 1.0), (0.8, 0.6, 0.4, 0.3, 0.9))
         await pilot.press("plus")  # threshold 0.55: no score lies in [0.5, 0.55), so the same counts
         await settle(pilot)
-        row = [str(c) for c in table.get_row("all|human|judge")]  # type: ignore[attr-defined]
+        row = [str(c) for c in table.get_row("all|human|judge")]
         assert row[-1] == "2/1/1/1" and screen.threshold == 0.55
 
 
@@ -233,7 +234,8 @@ async def test_n_follows_the_informative_order(tmp_path: Path) -> None:
         await settle(pilot)
         queue = app.screen
         assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
-        assert queue.queue.session_ids == ("s2",)  # oldest first: the pending sessions
+        oldest_first = queue.queue.session_ids
+        assert oldest_first == ("s2",)  # oldest first: the pending sessions
         await pilot.press("o")
         await settle(pilot)
         assert queue.queue.session_ids == ("s2", "s3") and app.grading_order == "informative"

@@ -1,4 +1,4 @@
-"""Snapshots of the views docs/records-notes.md added, at 80x24 and 160x45: the Session detail with its record panel,
+"""Snapshots of the views docs/records.md added, at 80x24 and 160x45: the Session detail with its record panel,
 the transcript, agreement and the grading queue (workspaces in a tmp folder always named `ws`)."""
 
 from __future__ import annotations

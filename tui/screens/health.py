@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from lesson_credit.core.health import ERROR, Finding
+from lesson_credit.core.api import ERROR, Finding
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import HealthView, WorkspaceSource

@@ -16,8 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
-from lesson_credit.core.library.lessons import MISSING
-from lesson_credit.core.views import LessonRow
+from lesson_credit.core.api import MISSING, LessonRow
 from lesson_credit.tui.messages import LessonsShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen

@@ -18,8 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.library.salience import SalienceBreakdown
-from lesson_credit.core.views import Explanation, LessonCredit
+from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit
@@ -137,7 +136,7 @@ class SessionDetailScreen(DataScreen):
         self.draft: float | None = None
         self.note = ""
         self.rows: list[str] = []
-        self.outside: SessionOutside | None = None  # the record and reward sources (docs/records-notes.md)
+        self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
 
     @property
     def grading(self) -> Grading:
@@ -174,7 +173,7 @@ class SessionDetailScreen(DataScreen):
     @work(thread=True, exclusive=True, group="detail-outside")
     def _load_outside(self) -> None:
         session_id = self.session_id
-        self.post_result(lambda: self.source.call(lambda ws: outside_view(ws, session_id)), self.OutsideLoaded)
+        self.post_result(lambda: outside_view(self.source, session_id), self.OutsideLoaded)
 
     @on(OutsideLoaded)
     def _outside_loaded(self, event: OutsideLoaded) -> None:

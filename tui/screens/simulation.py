@@ -21,14 +21,7 @@ from textual.validation import Number
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
-from lesson_credit.core.sim.simulate import (
-    METRICS,
-    SCENARIOS,
-    EstimatorSummary,
-    MetricSummary,
-    Scenario,
-    SimulationReport,
-)
+from lesson_credit.core.api import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.screens.base import describe_failure, screen_css
 from lesson_credit.tui.source import WorkspaceSource

@@ -17,10 +17,16 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Input, Label, Select, Static
 
-from lesson_credit.core.bandit.policy import POLICIES
-from lesson_credit.core.model.credit import STRATEGIES
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
+from lesson_credit.core.api import (
+    DEFAULT_PRIORITY,
+    HEURISTIC,
+    HUMAN,
+    JUDGE,
+    OUTCOME,
+    POLICIES,
+    STRATEGIES,
+    CreditSettings,
+)
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
@@ -89,7 +95,7 @@ class WhatIfScreen(DataScreen):
     HELP = (
         "Re-fold the log under another strategy or floor, and pick the selection policy `select` uses "
         "(seed, evidence, uniform: the Beta posteriors under that strategy; joint: the joint estimate). "
-        "b tries another reward priority (which source's score the posteriors use first: docs/records-notes.md). "
+        "b tries another reward priority (which source's score the posteriors use first: docs/records.md). "
         "Only ctrl+s (after a confirmation) writes anything."
     )
 

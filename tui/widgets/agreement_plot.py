@@ -1,4 +1,4 @@
-"""One pair of reward sources, session by session: the person's score against the other's (docs/records-notes.md)."""
+"""One pair of reward sources, session by session: the person's score against the other's (docs/records.md)."""
 
 from __future__ import annotations
 

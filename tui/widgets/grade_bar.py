@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from lesson_credit.core.views import GradeRecord
+from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
 
 HISTORY_SHOWN = 4
@@ -20,7 +20,7 @@ HISTORY_SHOWN = 4
 def grade_status(
     committed: float | None, grader: str | None, draft: float | None, others: tuple[tuple[str, float | None], ...] = ()
 ) -> Text:
-    """`others`: the scores of the reward sources not in force (docs/records-notes.md), shown after the grade."""
+    """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade."""
     out = Text()
     out.append("grade ", style="bold")
     if committed is None:

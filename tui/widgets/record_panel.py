@@ -1,4 +1,4 @@
-"""A session's gptme-sessions record and reward sources, as plain text (docs/records-notes.md).
+"""A session's gptme-sessions record and reward sources, as plain text (docs/records.md).
 
 Every reward source's score (the one in force marked); the judge's score, model and reason;
 harness, model, duration, outcome; deliverables; per-dimension grades with their weights; and
