@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_credit.core.analysis.over_time import LEVEL, OverTime
+from lesson_credit.core.api import OverTime
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import one_line
 
 __all__ = ["LEVEL", "OverTime", "OverTimeView", "Series", "over_time_view"]
+
+LEVEL = OverTime.LEVEL
 
 
 @dataclass(frozen=True)

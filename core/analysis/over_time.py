@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -88,6 +88,7 @@ class OverTime:
     group: tuple[str, ...]  # the lessons it always appears with (itself included), or ()
     strategy: str
     windows: tuple[Window, ...]
+    LEVEL: ClassVar[float] = LEVEL  # of every interval in it
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -52,6 +52,7 @@ def test_a_lone_lessons_windows_are_within_window_differences_of_means() -> None
     reward = 0.4 + 0.1 * category + effect * x + rng.normal(0, 0.05, n)
     design = design_of(x[:, None], reward, category)
     fitted = fit_columns(design)
+    assert fitted.fit is not None
     from lesson_credit.core.analysis.claims import interval_of, windows
 
     count = window_count(int(x.sum()))

@@ -57,7 +57,8 @@ async def test_d_typed_ahead_opens_the_highlighted_lessons_series(analysis_works
         assert isinstance(app.screen, LessonOverTimeScreen) and app.screen.lesson_id == following
         burst(pilot, "escape")
         await settle(pilot)
-        assert app.screen is lessons
+        back: object = app.screen  # (mypy narrowed app.screen above)
+        assert back is lessons
 
 
 async def test_lesson_text_is_plain_and_a_lesson_never_injected_says_so(analysis_root: Path) -> None:
