@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.analysis.agreement import DEFAULT_THRESHOLD, Agreement
     from lesson_credit.core.analysis.effects import LooResult
     from lesson_credit.core.analysis.estimates import Effect, kind, notes, nothing_line
+    from lesson_credit.core.analysis.over_time import OverTime
     from lesson_credit.core.bandit.policy import POLICIES
     from lesson_credit.core.base.errors import WorkspaceError
     from lesson_credit.core.base.files import StoreError
@@ -60,6 +61,7 @@ _HOME: dict[str, str] = {
         "analysis.agreement": ("DEFAULT_THRESHOLD", "Agreement"),
         "analysis.effects": ("LooResult",),
         "analysis.estimates": ("Effect", "kind", "notes", "nothing_line"),
+        "analysis.over_time": ("OverTime",),
         "bandit.policy": ("POLICIES",),
         "base.errors": ("WorkspaceError",),
         "base.files": ("StoreError",),

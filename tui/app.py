@@ -62,6 +62,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
     from lesson_credit.tui.screens.health import HealthScreen
     from lesson_credit.tui.screens.jump import JumpScreen
+    from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
     from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
     from lesson_credit.tui.screens.sessions import SessionsScreen
@@ -76,6 +77,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("What-if", WhatIfScreen),
         ("Analysis", AnalysisScreen),
         ("Lesson rewards", LessonRewardsScreen),
+        ("Lesson over time", LessonOverTimeScreen),
         ("Simulation", SimulationScreen),
         ("Health", HealthScreen),
         ("Transcript", TranscriptScreen),

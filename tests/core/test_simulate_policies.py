@@ -35,6 +35,7 @@ TINY = Scenario(name="tiny", n_lessons=30, n_sessions=80, k=4)
         {"always_acts": "yes"},
         {"joint_refit": 0},
         {"joint_tau_min": 0.0},
+        {"joint_weights": "journal"},
     ],
 )
 def test_new_parameters_are_validated(changes: dict[str, Any]) -> None:
@@ -61,6 +62,23 @@ def test_joint_loop_fits_the_design_its_log_gives() -> None:
     assert np.allclose(fit_ours.coef_sd[lesson_of_arm], fit_theirs.coef_sd, rtol=1e-6)
     never = np.setdiff1d(np.arange(sc.n_lessons), lesson_of_arm)
     assert np.isnan(fit_ours.coef[never]).all()
+
+
+def test_what_the_joint_policy_reads_of_an_injection() -> None:
+    from lesson_credit.core.sim.loop import _Joint
+
+    world = make_world(TINY, 4)
+    # injection: every injection weighs 1, the same loop as a salience floor of 1
+    injection = run_policy(world, TINY.with_(joint_weights="injection"), "joint", 4)
+    floor_one = run_policy(world, TINY.with_(floor=1.0), "joint", 4)
+    assert np.array_equal(injection.entry_arm, floor_one.entry_arm)
+    # centred, by hand (floor 0.3): the first session's mean salience is the log's so far, so its
+    # weights are as usual; the second's lone lesson gets the log's mean salience (0.2 + 0.6 + 0.9) / 3
+    learner = _Joint(world, TINY.with_(joint_weights="centred"), np.random.default_rng(0))
+    assert learner.weight(np.array([0.2, 0.6])) == pytest.approx([0.3 + 0.7 * 0.2, 0.3 + 0.7 * 0.6])
+    assert learner.weight(np.array([0.9])) == pytest.approx([0.3 + 0.7 * (1.7 / 3)])
+    salience = _Joint(world, TINY, np.random.default_rng(0))
+    assert salience.weight(np.array([0.2, 0.9])) == pytest.approx([0.44, 0.93])
 
 
 def test_joint_policy_chooses_among_candidates_and_is_seeded() -> None:
