@@ -199,6 +199,24 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
     assert (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes() == log_before
 
 
+async def test_simulation_hint_names_the_key_that_runs(app: LessonCreditApp) -> None:
+    """Before the first run the table's title says which key to press; pressing that key runs."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen) and screen.report is None
+        hint = str(screen.query_one("#report-title", Static).render())
+        assert "then press " in hint
+        key = hint.split("then press ", 1)[1].rstrip(".")
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        screen.query_one("#seeds", Input).value = "1"
+        await pilot.press(key)
+        await settle(pilot)
+        await wait_until(pilot, lambda: screen.report is not None)
+
+
 # ---------------------------------------------------------------------------- Health
 
 

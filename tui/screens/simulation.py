@@ -197,7 +197,8 @@ class SimulationScreen(Screen[None]):
         for metric, (header, _, _) in METRIC_COLUMNS.items():
             table.add_column(Text(header + " " * len(BEST_MARK), justify="right"), key=metric)
         if report is None:
-            title.update(Text("No run yet: pick a scenario and the number of seeds, then press r.", style="italic"))
+            hint = "No run yet: pick a scenario and the number of seeds, then press ctrl+r."
+            title.update(Text(hint, style="italic"))
             self._show_estimator()
             return
         title.update(Text(report_title(report), style="bold"))
