@@ -29,7 +29,14 @@ def explanation_text(exp: Any) -> str:
     if exp.journal_problem:
         out.append(f"note: {safe(exp.journal_problem)}")
     rows = [
-        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta))
+        (
+            c.path,
+            fmt(c.salience),
+            fmt(c.weight),
+            "-" if exp.base_reward is None else fmt(c.reward),  # pending: nothing credited, as `show` says
+            signed(c.alpha_delta),
+            signed(c.beta_delta),
+        )
         for c in exp.lessons
     ]
     out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
