@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Static
 from tui_fixture import CONFIG_REL, LOG_REL, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -69,3 +70,20 @@ async def test_a_strategy_saved_alone_leaves_the_policy_following_it(app: Lesson
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen.title == "Lessons · policy evidence · 1 never used last"
+
+
+async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp) -> None:
+    """The summary ends with what ctrl+s would do; at 80 columns it wraps to more than two lines, and
+    every line of it is on screen (it was clipped to two: 'nothing is written until ctrl+s' was cut)."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("w", "t")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        widget = screen.query_one("#what-if-summary", Static)
+        assert str(widget.render()).endswith("nothing is written until ctrl+s")
+        needed = widget.get_content_height(screen.size, app.size, widget.content_size.width)  # wrapped lines
+        assert needed > 2
+        assert widget.content_size.height >= needed
+        assert screen.query_one("#what-if-table").size.height >= 8  # the table keeps room for its rows
