@@ -254,6 +254,22 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
 # ---------------------------------------------------------------------------- Lessons: the effect column
 
 
+async def test_health_down_and_up_move_between_findings(ws_root: Path) -> None:
+    """The help lists down / up as next / previous finding: they move the focus from card to card (the
+    scrolling list around the cards took them first and scrolled one line, the focus staying put)."""
+    later = FIXED_NOW + dt.timedelta(days=10)  # two findings: ghost-arms, sessions-never-graded
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: later), poll_seconds=0)
+    async with app.run_test(size=(80, 14)) as pilot:  # the cards do not fit: the list scrolls
+        screen = await open_health(pilot)
+        cards = list(screen.query(FindingCard))
+        assert len(cards) == 2 and screen.focused is cards[0]
+        assert screen.query_one("#findings").max_scroll_y > 0
+        await pilot.press("down")
+        assert screen.focused is cards[1]
+        await pilot.press("up")
+        assert screen.focused is cards[0]
+
+
 async def test_lessons_effect_column_sorts_the_helpful_lesson_first(analysis_workspace: Workspace) -> None:
     app = LessonCreditApp(analysis_workspace, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
