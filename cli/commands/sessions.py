@@ -72,7 +72,7 @@ def _history_lines(grades: Any) -> list[str]:
     """One line per grade event, oldest first; a retraction (base_reward null) says so."""
     lines = []
     for g in grades:
-        note = f"  {safe(g.note)}" if g.note else ""
+        note = "  " + safe(g.note).replace("\n", "\\n") if g.note else ""  # one line: a newline shows as \n
         value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
         lines.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
     return lines
