@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static
+from textual.widgets import Input, Static
+from textual_private import notification_texts
 from tui_fixture import CONFIG_REL, LOG_REL, settle
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 
@@ -87,3 +89,31 @@ async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp
         assert needed > 2
         assert widget.content_size.height >= needed
         assert screen.query_one("#what-if-table").size.height >= 8  # the table keeps room for its rows
+
+
+async def test_ctrl_s_with_an_invalid_floor_typed_saves_nothing(app: LessonCreditApp, ws_root: Path) -> None:
+    """Typing 1.5 re-folds at each valid prefix (1, then 1.) and stops at the invalid 1.5: the table shows
+    floor 1 while the box says 1.5. ctrl+s then offered to save floor 1; it refuses until the box is fixed."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        floor = screen.query_one("#floor", Input)
+        floor.focus()
+        floor.value = ""
+        await pilot.press("1", "full_stop", "5")
+        await settle(pilot)
+        assert floor.value == "1.5" and not floor.is_valid
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen  # no "Save ... floor 1?" dialog
+        assert any("1.5" in message and "nothing was written" in message for _, message in notification_texts(app))
+        assert not (ws_root / CONFIG_REL).exists()
+        await pilot.press("escape", "right_square_bracket")  # to the table; ] steps the floor 1 -> 1 (the top)
+        await settle(pilot)
+        assert floor.value == "1" and floor.is_valid  # the box says what the table shows again
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
