@@ -263,7 +263,8 @@ async def test_health_down_and_up_move_between_findings(ws_root: Path) -> None:
         screen = await open_health(pilot)
         cards = list(screen.query(FindingCard))
         assert len(cards) == 2 and screen.focused is cards[0]
-        assert screen.query_one("#findings").max_scroll_y > 0
+        findings = screen.query_one("#findings")
+        await wait_until(pilot, lambda: findings.max_scroll_y > 0)  # laid out after the cards mount
         await pilot.press("down")
         assert screen.focused is cards[1]
         await pilot.press("up")
