@@ -322,3 +322,12 @@ def test_best_estimator_excludes_references_and_lower_regret_wins() -> None:
     assert metric_cell(report.estimator("oracle").spearman, 3) == "—"
     summary = report.estimator("seed").spearman
     assert summary is not None and metric_cell(summary, 3).startswith(f"{summary.mean:.3f} ±")
+
+
+def test_help_status_column_names_every_lesson_status() -> None:
+    """The demo's library has `automated` lessons; the help's status column named only three statuses."""
+    from lesson_credit.core.library.lessons import STATUSES
+    from lesson_credit.tui.screens.help import COLUMNS
+
+    described = dict(dict(COLUMNS)["Lessons columns"])["status"].split(";")[0]
+    assert [status for status in STATUSES if status not in described] == []
