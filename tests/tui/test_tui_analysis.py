@@ -217,6 +217,28 @@ async def test_simulation_hint_names_the_key_that_runs(app: LessonCreditApp) -> 
         await wait_until(pilot, lambda: screen.report is not None)
 
 
+async def test_simulation_title_says_a_first_run_is_going(app: LessonCreditApp) -> None:
+    """During the first run the table's title said 'No run yet: ... then press ctrl+r' under a moving bar."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen)
+        title = screen.query_one("#report-title", Static)
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        screen.query_one("#seeds", Input).value = "40"
+        await pilot.press("ctrl+r")
+        bar = screen.query_one("#sim-progress", ProgressBar)
+        await wait_until(pilot, lambda: bar.progress >= 1)
+        assert screen.report is None and screen.running is not None
+        assert str(title.render()) == "No results yet: the first run is going (escape cancels it)."
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.running is None)
+        assert screen.report is None
+        assert str(title.render()).startswith("No run yet:")  # cancelled before a report: as before the run
+
+
 # ---------------------------------------------------------------------------- Health
 
 
