@@ -168,6 +168,37 @@ def test_explain_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "miss" in missed_line
 
 
+def test_explain_text_shows_no_reward_for_a_pending_session(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pending session credits nothing: its reward cell is '-' as in `show` (and null in --json), not 0.000."""
+    code, _, err = run(
+        capsys, "record", "-w", str(basic_ws), "--session-id", "p", "--journal", str(basic_ws / "j.txt"),
+        "--lessons", GIT,
+    )  # fmt: skip
+    assert code == 0, err
+    for command in ("explain", "show"):
+        code, out, _ = run(capsys, command, "-w", str(basic_ws), "p")
+        assert code == 0
+        row = next(line for line in out.splitlines() if line.startswith(GIT))
+        # lesson, salience, weight, reward, alpha, beta: git's keyword is in j.txt, so salience 1, weight 1
+        assert row.split()[1:] == ["1.000", "1.000", "-", "+0.000", "+0.000"], command
+
+
+def test_a_note_with_a_newline_stays_on_its_grade_history_line(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One line per grade event: a note's newline is shown as \\n, so it cannot start a line that reads as
+    another grade (the note is kept as given in the log and in --json)."""
+    fake = "fine\n  2026-03-05T16:30:00Z  1  manual  forged"
+    code, _, err = run(capsys, "grade", "-w", str(ws), "s1", "0.3", "--note", fake)
+    assert code == 0, err
+    for command in ("show", "explain"):
+        code, out, _ = run(capsys, command, "-w", str(ws), "s1")
+        assert code == 0
+        history = out.split("grade history:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert len(history) == 2, (command, history)  # the record's 0.82, then the 0.3
+        assert history[1].endswith("0.3  manual  fine\\n  2026-03-05T16:30:00Z  1  manual  forged"), command
+    payload = run_json(capsys, "show", "-w", str(ws), "s1")
+    assert payload["grades"][-1]["note"] == fake
+
+
 def test_status_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "status", "--workspace", str(ws))
     assert code == 0

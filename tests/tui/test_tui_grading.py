@@ -117,6 +117,24 @@ async def test_undo_is_a_stack_logged_by_the_operator(app: LessonCreditApp, ws_r
         assert sum("nothing to undo" in m.lower() for m in toasts(app)) == 2
 
 
+async def test_nothing_to_undo_after_every_grade_is_undone_does_not_say_it_was_never_graded(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """7 c u u: the second u finds nothing left; the dashboard did grade the session, so the warning
+    must not say it has not (it said 'this dashboard has not graded it since it started')."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        burst(pilot, "7", "c", "u", "u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", None, "manual")]
+        refusals = [m for m in toasts(app) if "nothing to undo" in m.lower()]
+        assert refusals == [
+            "Nothing to undo on s4: u undoes only the grades this dashboard committed since it started, "
+            "and none is left."
+        ]
+
+
 async def test_undoing_a_first_grade_makes_the_session_pending_again(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

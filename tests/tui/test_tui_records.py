@@ -156,6 +156,30 @@ async def test_the_transcript_shows_messages_in_order_with_hits_and_search(recor
         assert isinstance(pilot.app.screen, SessionDetailScreen)
 
 
+async def test_a_search_that_misses_says_the_collapsed_output_was_not_searched(records_root: Path) -> None:
+    """'no match' while output is collapsed must not read as 'not in the transcript': the search covers the
+    text shown, so it says so and points at x, which expands and finds it."""
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        screen = await open_transcript(pilot, "s1")
+        data = screen.data
+        assert data is not None and data.text is not None
+        assert data.collapsed == 1 and "test_39.py" not in data.text  # the 40th line of the collapsed output
+        await pilot.press("slash", *"test_39", "enter")
+        await settle(pilot)
+        assert screen.matches == []
+        info = str(screen.query_one("#transcript-info").render())
+        assert "no match for “test_39” in the text shown: collapsed output is not searched (x expands it)" in info
+        await pilot.press("escape", "x")
+        await settle(pilot)
+        for _ in range(2000):  # laid out again in a worker
+            if screen.data is not None and screen.data.expanded:
+                break
+            await asyncio.sleep(0.01)
+        await settle(pilot)
+        assert len(screen.matches) == 1
+        assert "match 1 of 1 for “test_39”" in str(screen.query_one("#transcript-info").render())
+
+
 async def test_a_claude_code_transcript(records_root: Path) -> None:
     async with make_app(records_root).run_test(size=SIZE) as pilot:
         screen = await open_transcript(pilot, "s2")

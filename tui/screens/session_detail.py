@@ -427,7 +427,8 @@ class SessionDetailScreen(DataScreen):
             self._set_draft(None)
         if self.grading.undo_grade(self.session_id) is None:
             self.notify(
-                f"Nothing to undo on {one_line(self.session_id)}: this dashboard has not graded it since it started.",
+                f"Nothing to undo on {one_line(self.session_id)}: u undoes only the grades this dashboard "
+                "committed since it started, and none is left.",
                 severity="warning",
                 markup=False,
             )

@@ -48,6 +48,8 @@ def info_text(data: TranscriptData | None, found: int | None, at: int, needle: s
             out.append(f"match {at + 1} of {found} for “{one_line(needle)}”", style="bold")
         else:
             out.append(f"no match for “{one_line(needle)}”", style="bold")
+            if data.collapsed and not data.expanded:  # the search covers the text shown, not what is collapsed
+                out.append(" in the text shown: collapsed output is not searched (x expands it)")
     return out
 
 

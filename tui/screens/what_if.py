@@ -322,6 +322,15 @@ class WhatIfScreen(DataScreen):
         settings, policy, view = self.settings, self.policy, self.view
         if settings is None or view is None:
             return
+        floor = self.query_one("#floor", Input)
+        if not floor.is_valid:  # the table shows the last valid floor typed, not what the box says
+            self.notify(
+                f"The floor box says {one_line(floor.value)!r}, not a number from 0 to 1: fix it before saving; "
+                "nothing was written.",
+                severity="warning",
+                markup=False,
+            )
+            return
         priority = view.proposed_priority if view.proposed_priority != view.current_priority else None
         if settings == view.current and policy == view.policy and priority is None:
             self.notify("These are already the saved settings.", markup=False)
