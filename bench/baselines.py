@@ -15,6 +15,10 @@ import json
 import re
 import sys
 
+TYPE_CHECKING = False  # `typing` is not imported at run time: the baseline's start-up stays what it was
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Arm:
     """One lesson's posterior, updated in place."""
@@ -30,7 +34,7 @@ class Arm:
 AUTOMATIC = {"judge": 1, "heuristic": 2, "outcome": 3}  # a person's grade (any other grader) ranks 0
 
 
-def read_log(path: str) -> tuple[list[dict], dict[str, float]]:
+def read_log(path: str) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """First pass: every session record, and the grade in force of each graded session: the latest
     grade of the highest-ranking reward source (the default reward priority of docs/records.md:
     a person, then the judge; the benchmarks' grades are by `manual` or `judge`, and outrank the
@@ -52,7 +56,7 @@ def read_log(path: str) -> tuple[list[dict], dict[str, float]]:
 
 
 def fold_records(
-    records: list[dict], grades: dict[str, float], strategy: str = "seed", floor: float = 0.3
+    records: list[dict[str, Any]], grades: dict[str, float], strategy: str = "seed", floor: float = 0.3
 ) -> dict[str, Arm]:
     """Second pass: one update per (session, lesson), in file order."""
     arms: dict[str, Arm] = {}

@@ -152,7 +152,7 @@ def draw(world: World, seed: int) -> Drawn:  # one long recipe, step by step; sp
     injected = x.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         truth = np.where(injected > 0, contribution.sum(axis=0) / injected, 0.0)
-    groups = {}
+    groups: dict[tuple[int, ...], float] = {}
     for i in range(world.pairs):
         a, b = 2 * i, 2 * i + 1
         together = x[:, a] & x[:, b]
@@ -240,6 +240,7 @@ def score(world: World, drawn: Drawn, into: Score, solver: str = "auto") -> None
             into.cover_group.add(np.array([lo <= value <= hi]))
     changes = drawn.varies if drawn.current is not None else np.zeros(p, dtype=bool)
     differs = drawn.varies if world.by_category and drawn.varies is not None else np.zeros(p, dtype=bool)
+    assert changes is not None  # a world that sets `current` also sets `varies`
     for arm in np.flatnonzero(ok):
         column = claims.of(int(arm))
         assert column is not None and column.effect is not None

@@ -52,6 +52,8 @@ async def _until(done: Any) -> None:
 
 
 async def ours(workspace: Path, characters: int) -> float:
+    from textual.widgets import DataTable
+
     from lesson_credit.core.workspace import Workspace
     from lesson_credit.tui.app import LessonCreditApp
     from lesson_credit.tui.screens.sessions import SessionsScreen
@@ -66,7 +68,7 @@ async def ours(workspace: Path, characters: int) -> float:
         _queue(app, [("slash", "/"), *[("x", "x")] * characters, ("enter", "\r")])
         await _until(lambda: not app.keys.waiting and not screen.filter_pending and screen.filter_text)
         seconds = time.perf_counter() - start
-        assert screen.query_one("#sessions-table").row_count == 0  # nothing has "xxx…" in it
+        assert screen.query_one("#sessions-table", DataTable).row_count == 0  # nothing has "xxx…" in it
     return seconds
 
 

@@ -288,10 +288,10 @@ def salience_data(params: dict[str, Any]) -> Path:
     n_lessons, per = params["lessons"], params["keywords"]
     vocab = TECH_WORDS + pseudo_words(rng, 4000)
     phrases = make_phrases(rng, vocab, n_lessons * per)
-    lessons = []
+    lessons: list[tuple[str, list[str]]] = []
     for i in range(n_lessons):
         keywords = phrases[i * per : (i + 1) * per]
-        lessons.append([f"cat{i % 8}/lesson-{i}.md", keywords])
+        lessons.append((f"cat{i % 8}/lesson-{i}.md", keywords))
     for i in rng.choice(n_lessons, size=params["wildcard_lessons"], replace=False):
         keywords = lessons[int(i)][1]
         k = int(rng.integers(per))

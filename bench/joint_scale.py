@@ -56,7 +56,7 @@ def synthetic_design(p: int, n: int, seed: int = 0) -> Any:
     weight = 0.3 + 0.7 * rng.random(len(rows))
     beta = np.where(rng.random(p) < 0.1, rng.normal(0.0, 0.15, p), 0.0)
     category = rng.integers(0, 5, n)
-    reward = 0.5 + 0.05 * category + np.bincount(rows, weights=beta[arms] * weight, minlength=n)
+    reward = np.asarray(0.5 + 0.05 * category + np.bincount(rows, weights=beta[arms] * weight, minlength=n), np.float64)
     reward += rng.normal(0.0, 0.2, n)
     return Design(
         np.arange(n, dtype=np.int64), reward, category.astype(np.int64), 5, rows.astype(np.int64),

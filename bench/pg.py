@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ def _journal() -> str:
 
 
 @contextlib.contextmanager
-def _server() -> Iterator[Any]:
+def _server() -> Iterator[Callable[[str], str]]:
     """(make_database(name) -> url) for the bench's server."""
     given = os.environ.get("LESSON_CREDIT_BENCH_PG")
     if given:
@@ -55,7 +55,7 @@ def _server() -> Iterator[Any]:
         yield fresh
         return
     sys.path.insert(0, str(ROOT / "tests" / "pg"))
-    from pg_server import create_database, start_server  # type: ignore[import-not-found]
+    from pg_server import create_database, start_server
 
     server = start_server()
     try:
@@ -190,10 +190,11 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
         assert not report.problems, report.problems[:3]
 
         def load(store_url: str | None) -> Any:
-            ws = Workspace(root, use_cache=False, store=None if store_url is None else PgStore(store_url, agent="b"))
+            store = None if store_url is None else PgStore(store_url, agent="b")
+            ws = Workspace(root, use_cache=False, store=store)
             post = fold(ws.data(), ws.settings)
-            if store_url is not None:
-                ws.log.close()  # type: ignore[attr-defined]
+            if store is not None:
+                store.close()
             return post
 
         ours, post_db = best_of(lambda _: load(url), n_ours)

@@ -264,7 +264,12 @@ def case_status(sizes: dict[str, Any]) -> list[Result]:
     results = []
     cached = index_cache_supported()
     if cached:
-        ours_times, proc = time_cli([], n_ours, lambda: (drop_index_cache(root), cmd)[1])
+
+        def uncached() -> list[str]:
+            drop_index_cache(root)
+            return cmd
+
+        ours_times, proc = time_cli([], n_ours, uncached)
         check(proc)
         detail = what + "; index cache deleted before each run (first read of the workspace)"
         results.append(Result("status_cli_first", ours_times, base_times, baseline_name, Target(2.0), detail))
@@ -610,7 +615,7 @@ def main(argv: list[str] | None = None) -> int:
     plan: list[tuple[dict[str, Callable[[dict[str, Any]], list[Any]]], dict[str, Any]]]
     from bench import flat
 
-    scale_cases = {**scale.SCALE_CASES, **flat.SCALE_CASES}
+    scale_cases: dict[str, Callable[[dict[str, Any]], list[Any]]] = {**scale.SCALE_CASES, **flat.SCALE_CASES}
     if args.scale:
         plan = [(scale_cases, scale.SCALE)]
         mode_name = "scale"

@@ -60,7 +60,7 @@ from bench.harness import (
     workspace_data,
 )
 
-SCALE = {
+SCALE: dict[str, Any] = {
     "workspace": {
         "lessons": 3000,
         "sessions": 1_000_000,
@@ -73,7 +73,9 @@ SCALE = {
     "tui_workspace": FULL["workspace"],  # the dashboard cases also open the 100k workspace of `bench.run`
     "flat": {"lessons": 3000, "small": 10_000, "big": 1_000_000, "rounds": 5, "commits": 5},  # bench/flat.py
 }
-SCALE_SMOKE = {  # every scale case once on tiny data (`bench.run --smoke`); 3,500 sessions pass the 4 MB cache mark
+SCALE_SMOKE: dict[
+    str, Any
+] = {  # every scale case once on tiny data (`bench.run --smoke`); 3,500 sessions pass the 4 MB cache mark
     "workspace": {**SCALE["workspace"], "lessons": 40, "sessions": 3500, "grades": 100},
     "runs": {"status_cold": 1, "status_warm": 1, "status_base": 1, "regrade": (1, 1), "commit": 1, "tui": (1, 1)},
     "tui_workspace": SMOKE["workspace"],
@@ -435,9 +437,11 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         from lesson_credit.core.log.cache import LogCache
         from lesson_credit.core.log.events import decode_raw, decode_raw_lines
         from lesson_credit.core.log.index import LogIndex
+        from lesson_credit.core.log.store import EventLog
 
         ws = Workspace(root, use_cache=False)
         log = ws.log
+        assert isinstance(log, EventLog)  # the workspace's own JSONL file
         with open(log.path, "rb") as handle:
             raw = handle.read()
         mark("read the log bytes (page cache)")
@@ -453,7 +457,9 @@ def phases(root: Path, cold: bool) -> dict[str, Any]:
         del result
         mark("EventLog.read_chunks + LogIndex.add_many: decode and add 32 MB at a time")
         gc.enable()
-        LogCache(log).save(index, logcheck.digest_of(log, index.end).hexdigest(), False)  # type: ignore[union-attr]
+        digest = logcheck.digest_of(log, index.end)
+        assert digest is not None  # the index ends inside the log it was read from
+        LogCache(log).save(index, digest.hexdigest(), False)
         mark("LogCache.save: msgpack encode + write")
         drop_index_cache(root)  # written outside the engine's own path: never left for a timed read
         return out

@@ -17,6 +17,7 @@ import asyncio
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,14 @@ def _row_n(app: Any, lesson: str) -> int | None:
     view = getattr(app.screen, "view", None)
     row = view.row(lesson) if view is not None else None
     return None if row is None else row.n
+
+
+def _grew(log: Path, size: int) -> bool:
+    return log.stat().st_size > size
+
+
+def _shown(app: Any, lesson: str, before: int) -> bool:
+    return (_row_n(app, lesson) or 0) > before
 
 
 async def live(root: Path, commits: int, lesson: str, command: list[str]) -> dict[str, Any]:
@@ -68,8 +77,8 @@ async def live(root: Path, commits: int, lesson: str, command: list[str]) -> dic
                 "--journal", str(journal), "--lessons", lesson, "--reward", "0.6",
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
             )  # fmt: skip
-            t_commit = await until(lambda s=size: log.stat().st_size > s, "the commit", timeout=60)
-            t_seen = await until(lambda b=before: (_row_n(app, lesson) or 0) > b, "the commit shown", timeout=60)
+            t_commit = await until(partial(_grew, log, size), "the commit", timeout=60)
+            t_seen = await until(partial(_shown, app, lesson, before), "the commit shown", timeout=60)
             _, err = await child.communicate()
             if child.returncode != 0:
                 raise RuntimeError(f"record failed: {err.decode(errors='replace')[-500:]}")

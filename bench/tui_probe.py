@@ -26,13 +26,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import resource
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -82,11 +86,13 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = TIMEO
         await asyncio.sleep(0.001)
 
 
-def rows_ready(app: Any, screen_type: type, table_id: str) -> bool:
+def rows_ready(app: Any, screen_type: type[Screen[Any]], table_id: str) -> bool:
+    from textual.widgets import DataTable  # imported by the app already: no cost in the timing
+
     screen = app.screen
     if not isinstance(screen, screen_type):
         return False
-    table = screen.query_one(table_id)
+    table = screen.query_one(table_id, DataTable)
     return bool(table.row_count > 0 and not table.loading)
 
 
@@ -106,15 +112,22 @@ def plotted_at(renders: list[tuple[float, tuple[Any, ...]]], target: tuple[float
     return None
 
 
+def plot_reached(renders: list[tuple[float, tuple[Any, ...]]], target: tuple[float, float]) -> bool:
+    return plotted_at(renders, target) is not None
+
+
 async def probe(
     root: Path, t_launch: float | None, digits: list[int], size: tuple[int, int], store_url: str | None = None
 ) -> dict[str, Any]:
+    from textual.widgets import DataTable
+
     from lesson_credit.core.workspace import Workspace
     from lesson_credit.tui.app import LessonCreditApp
     from lesson_credit.tui.screens.lessons import LessonsScreen
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
     from lesson_credit.tui.screens.sessions import SessionsScreen
     from lesson_credit.tui.text import fmt
+    from lesson_credit.tui.widgets.beta_plot import BetaPlot  # all three imported by the app's own modules
 
     out: dict[str, Any] = {"workspace": str(root), "size": list(size)}
     t_imported = time.perf_counter()
@@ -137,7 +150,7 @@ async def probe(
             out["open_from_launch"] = t_rows - t_launch
         await pilot.pause()  # Textual's wait_for_idle: until the process stops using CPU (startup workers done)
         out["open_idle_from_app"] = time.perf_counter() - t0
-        table = app.screen.query_one("#lessons-table")
+        table = app.screen.query_one("#lessons-table", DataTable)
         # a big table fills in batches after its first rows are shown: count it once complete
         t_filled = await until(lambda: not getattr(table, "filling", False), "lessons table filled")
         out["filled_from_app"] = t_filled - t0
@@ -149,7 +162,9 @@ async def probe(
         t_sessions = await until(lambda: rows_ready(app, SessionsScreen, "#sessions-table"), "sessions table")
         out["sessions_open"] = t_sessions - start
         out["sessions_stall"] = stalls.take()
-        view = app.screen.view
+        sessions_screen = app.screen
+        assert isinstance(sessions_screen, SessionsScreen) and sessions_screen.view is not None
+        view = sessions_screen.view
         out["sessions_in_view"] = len(view.sessions)
         pending = next((s.session_id for s in reversed(view.sessions) if s.pending), None)
         if pending is None:
@@ -165,7 +180,7 @@ async def probe(
         out["detail_stall"] = stalls.take()
         await pilot.pause()
 
-        plot = detail.query_one("#credit-plot")
+        plot = detail.query_one("#credit-plot", BetaPlot)
         renders: list[tuple[float, tuple[Any, ...]]] = []
         original_render = plot.render
 
@@ -173,17 +188,18 @@ async def probe(
             renders.append((time.perf_counter(), tuple(plot.curves)))
             return original_render()
 
-        plot.render = timed_render  # instance attribute: instrumentation only
-        table = detail.query_one("#credits")
+        plot.render = timed_render  # type: ignore[method-assign]  # instance attribute: instrumentation only
+        table = detail.query_one("#credits", DataTable)
         presses = []
         for digit in digits:
             renders.clear()
             start = time.perf_counter()
             press = asyncio.ensure_future(pilot.press(str(digit)))
-            t_credits = await until(lambda v=digit / 10: draft_shown(detail, table, v, fmt), f"credits for {digit}")
+            shown = functools.partial(draft_shown, detail, table, digit / 10, fmt)
+            t_credits = await until(shown, f"credits for {digit}")
             focused = next(c for c in detail.credits() if c.path == detail.focused_lesson)
             target = (round(focused.alpha_after, 12), round(focused.beta_after, 12))
-            await until(lambda t=target: plotted_at(renders, t) is not None, f"plot for {digit}")
+            await until(functools.partial(plot_reached, renders, target), f"plot for {digit}")
             t_plot = plotted_at(renders, target)
             assert t_plot is not None
             await press

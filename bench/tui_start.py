@@ -73,8 +73,8 @@ class Frames:
             if frames.wanted is not None and frames.wanted_at is None and frames.wanted(screen):
                 frames.wanted_at = now
 
-        DataTable.render_lines = rows_render_lines  # type: ignore[method-assign, assignment]
-        App._display = timed_display  # type: ignore[method-assign, assignment]
+        DataTable.render_lines = rows_render_lines  # type: ignore[method-assign, assignment]  # timing probe, this process only
+        App._display = timed_display  # type: ignore[method-assign, assignment]  # timing probe, this process only
 
 
 async def _until(done: Any) -> None:

@@ -8,11 +8,14 @@ stays gone; restoring the file brings the lesson back with its evidence. The eve
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.log.events import RETIRE, encode
 
 if TYPE_CHECKING:
+    from lesson_credit.core.views import LessonRow
     from lesson_credit.core.workspace import Workspace
 
 
@@ -35,3 +38,12 @@ def retire_missing(ws: Workspace, *, dry_run: bool = False) -> list[str]:
             ws.log.append_locked(encode({"type": RETIRE, "timestamp": ws.now_iso(), "retired": arms}))
             ws.refresh()
     return arms
+
+
+def hidden_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
+    """The rows `status` hides (unless `--all`), as the dashboard does: arms retired by `prune` whose
+    lesson file is still gone (status missing). A restored file brings its lesson back (docs/format.md §5.6)."""
+    retired = ws.retired_arms()
+    if not retired:
+        return frozenset()
+    return frozenset(row.path for row in rows if row.status == MISSING and row.path in retired)

@@ -54,9 +54,11 @@ from lesson_credit.core.views import (
 )
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from lesson_credit.core.analysis.claims import Fitted
     from lesson_credit.core.analysis.effects import Candidacy, LooResult
-    from lesson_credit.core.analysis.joint import JointFit
+    from lesson_credit.core.analysis.joint import Design, JointFit
     from lesson_credit.core.analysis.joint_posterior import JointPosterior
+    from lesson_credit.core.analysis.over_time import OverTime
     from lesson_credit.core.sessions.trajectory import Trajectory
 
 STATE_DIR = Path("state") / "lesson-thompson"
@@ -136,6 +138,7 @@ class Workspace:
         self.loo_meta: dict[str, Any] = {}  # behind the last loo(): sessions without propensities, dropout, model
         self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
         self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
+        self._columns: tuple[int, Design, Fitted] | None = None  # the injection design's fit, by version
 
     def _cache_folder_inside(self) -> bool:
         """Whether the caches' folder may be written (it does not link out of the workspace); when
@@ -294,6 +297,21 @@ class Workspace:
             design = build_design(data, self.session_categories(), floor, self.session_agents())
             self._joint_fit = (key, fit_joint(design))
         return self._joint_fit[1]
+
+    @rereads
+    def lesson_over_time(self, lesson_id: str) -> OverTime:
+        """A lesson's joint effect by window of the log and its credit posterior after each
+        (core.analysis.over_time); the injection design's fit is reused until the log changes."""
+        from lesson_credit.core.analysis.claims import fit_columns
+        from lesson_credit.core.analysis.joint import build_design
+        from lesson_credit.core.analysis.over_time import lesson_over_time
+
+        data = self.data()
+        if self._columns is None or self._columns[0] != self.version:
+            design = build_design(data, self.session_categories(), 1.0, self.session_agents())
+            self._columns = (self.version, design, fit_columns(design))
+        _, design, fitted = self._columns
+        return lesson_over_time(data, self._reader.session_ids(), design, fitted, self.settings, lesson_id)
 
     @property
     def policy(self) -> str:

@@ -34,10 +34,14 @@ import numpy as np  # noqa: E402
 from lesson_credit.core.sim.scenario import SCENARIOS  # noqa: E402
 
 BASE_POLICIES = ("seed", "evidence", "uniform", "random", "oracle")
+Z90 = 1.6448536269514722
 
 
-def one_world(name: str, seed: int, taus: list[float], refit: int | None) -> dict[str, float]:
-    """Regret against the oracle of every policy in one seed's world of a scenario."""
+def one_world(
+    name: str, seed: int, taus: list[float], refit: int | None, weights: tuple[str, ...] = ()
+) -> dict[str, float]:
+    """Regret against the oracle of every policy in one seed's world of a scenario (`weights`: the
+    joint policy again with each of these `Scenario.joint_weights`, as `joint~injection`, ...)."""
     from lesson_credit.core.sim.loop import run_policy
     from lesson_credit.core.sim.world import make_world
 
@@ -46,7 +50,43 @@ def one_world(name: str, seed: int, taus: list[float], refit: int | None) -> dic
     gains = {policy: run_policy(world, sc, policy, seed).session_gain for policy in BASE_POLICIES}
     for tau in taus:
         gains[f"joint@{tau:g}"] = run_policy(world, sc.with_(joint_tau_min=tau), "joint", seed).session_gain
-    return {policy: float((gains["oracle"] - gain).sum()) for policy, gain in gains.items()}
+    claims: dict[str, float] = {}
+    for mode in weights:
+        run = run_policy(world, sc.with_(joint_weights=mode), "joint", seed)
+        gains[f"joint~{mode}"] = run.session_gain
+        claims[f"false~{mode}"] = false_claims(world, sc.with_(joint_weights=mode), run)
+    return {policy: float((gains["oracle"] - gain).sum()) for policy, gain in gains.items()} | claims
+
+
+def false_claims(world: Any, sc: Any, run: Any) -> float:
+    """Of the lessons without an effect injected in at least 5 sessions, the share whose 90% interval
+    in the joint policy's posterior at the end of the run excludes 0 (its fit refitted on the whole
+    run's log, reading injections as `sc.joint_weights` does; "centred" with the log's mean salience)."""
+    from lesson_credit.core.analysis.joint import fit_joint
+    from lesson_credit.core.analysis.joint_posterior import posterior_from_fit
+    from lesson_credit.core.model import credit as credit_mod
+    from lesson_credit.core.sim.loop import joint_design
+
+    t = world.n_sessions
+    starts = run.session_start
+    rows, arms, weights = [], [], []
+    for i in range(t):
+        lo, hi = int(starts[i]), int(starts[i + 1])
+        salience = run.entry_salience[lo:hi]
+        if sc.joint_weights == "injection":
+            weight = np.ones(hi - lo)
+        else:
+            if sc.joint_weights == "centred" and hi > lo:
+                salience = np.clip(salience - salience.mean() + run.entry_salience.mean(), 0.0, 1.0)
+            weight = credit_mod.weight(salience, sc.floor)
+        rows.append(np.full(hi - lo, i, dtype=np.int64))
+        arms.append(run.entry_arm[lo:hi].astype(np.int64))
+        weights.append(weight)
+    design = joint_design(world, t, run.reward, rows, arms, weights)
+    mean, sd, _, _ = posterior_from_fit(fit_joint(design, tau_min=sc.joint_tau_min), design, sc.joint_tau_min)
+    null = (world.final_effect == 0) & (run.injections >= 5)
+    excluded = (mean - Z90 * sd > 0) | (mean + Z90 * sd < 0)
+    return float(excluded[null].mean()) if null.any() else math.nan
 
 
 def summary(values: list[float], seed_values: list[float]) -> dict[str, Any]:
@@ -71,6 +111,9 @@ def table(results: dict[str, dict[str, list[float]]]) -> str:
     for name, per_policy in results.items():
         cells = []
         for policy in policies:
+            if policy.startswith("false~"):  # a share of lessons, not a regret
+                cells.append(f"{np.nanmean(per_policy[policy]):.0%}")
+                continue
             s = summary(per_policy[policy], per_policy["seed"])
             mark = ""
             if policy.startswith("joint"):
@@ -86,6 +129,10 @@ def main() -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--scenario", action="append", choices=list(SCENARIOS), help="default: every scenario")
     parser.add_argument("--tau", action="append", type=float, help="joint policy prior floors (default: 0.15)")
+    parser.add_argument(
+        "--weights", action="append", default=[], choices=["salience", "injection", "centred"],
+        help="also the joint policy reading injections this way (Scenario.joint_weights)",
+    )  # fmt: skip
     parser.add_argument("--refit", type=int, default=None, help="sessions between joint refits (default: scenario's)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--table", action="store_true", help="print a markdown table instead of JSON")
@@ -96,7 +143,7 @@ def main() -> int:
     started = time.perf_counter()
     jobs = [(name, seed) for name in names for seed in seeds]
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(one_world, name, seed, taus, args.refit) for name, seed in jobs]
+        futures = [pool.submit(one_world, name, seed, taus, args.refit, tuple(args.weights)) for name, seed in jobs]
         done = [f.result() for f in futures]
     results: dict[str, dict[str, list[float]]] = {}
     for (name, _), regret in zip(jobs, done, strict=True):

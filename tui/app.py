@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import gc_settings
 from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
@@ -36,7 +35,7 @@ from lesson_credit.tui.messages import (
 )
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import Problems, SourceSnapshot, WorkspaceSource
+from lesson_credit.tui.source import Problems, SourceSnapshot, Workspace, WorkspaceSource
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import trim_toasts
@@ -63,6 +62,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
     from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
     from lesson_credit.tui.screens.health import HealthScreen
     from lesson_credit.tui.screens.jump import JumpScreen
+    from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
     from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
     from lesson_credit.tui.screens.sessions import SessionsScreen
@@ -77,6 +77,7 @@ def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
         ("What-if", WhatIfScreen),
         ("Analysis", AnalysisScreen),
         ("Lesson rewards", LessonRewardsScreen),
+        ("Lesson over time", LessonOverTimeScreen),
         ("Simulation", SimulationScreen),
         ("Health", HealthScreen),
         ("Transcript", TranscriptScreen),
@@ -195,7 +196,7 @@ class LessonCreditApp(App[None]):
         # The timer is for a start whose Lessons screen never shows rows (its read failed).
         self._snapshot_timer = self.set_timer(FIRST_SNAPSHOT_LATEST_S, self._start_first_snapshot)
         if self.poll_seconds > 0:
-            if self.source.workspace.log.notifies:  # a database store: LISTEN/NOTIFY, no polling
+            if self.source.notifies:  # a database store: LISTEN/NOTIFY, no polling
                 self._watch_log()
             else:
                 self.set_interval(self.poll_seconds, self._poll)
@@ -219,7 +220,7 @@ class LessonCreditApp(App[None]):
     @work(thread=True, group="prepare")
     def _prepare_writes(self) -> None:
         """Import what a grade's append needs now, so the first grade commits without that wait."""
-        self.source.workspace.log.prepare()
+        self.source.prepare_writes()
 
     @work(thread=True, group="snapshot")
     def _first_snapshot(self) -> None:
@@ -258,11 +259,10 @@ class LessonCreditApp(App[None]):
         """Read the log as soon as the store says another writer committed (core/eventstore.py
         `wait`); waits are bounded, so the app can stop between two."""
         worker = get_current_worker()
-        store = self.source.workspace.log
         seen, failing = 0, False
         while not worker.is_cancelled:
             try:
-                end = store.wait(seen, WATCH_SECONDS)
+                end = self.source.wait_for_commit(seen, WATCH_SECONDS)
                 if end != seen:
                     seen = end
                     snapshot = self.source.check()
@@ -297,7 +297,7 @@ class LessonCreditApp(App[None]):
         from lesson_credit.tui.records_views import queue_view
 
         try:
-            queue = self.source.call(lambda ws: queue_view(ws, "informative"))
+            queue = queue_view(self.source, "informative")
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
             return
@@ -400,7 +400,7 @@ class LessonCreditApp(App[None]):
         if log:
             self.notify(
                 _listing(log),
-                title=f"{len(log)} unreadable line(s) in {self.source.workspace.log.name}",
+                title=f"{len(log)} unreadable line(s) in {self.source.store_name}",
                 severity="warning",
                 markup=False,
             )

@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,19 @@ def too_big_here(ws: Workspace) -> bool:
     """A log too big to fit the joint effects in the dashboard's own process."""
     data = ws.data()
     return data.n_sessions >= ELSEWHERE_FROM or data.n_arms >= ELSEWHERE_ARMS
+
+
+def fit_later(ws: Workspace) -> tuple[Callable[[EffectsJob], dict[str, float]], bool]:
+    """Called under the dashboard's lock: (how to fit the log as read now, outside the lock; whether
+    that fit runs in this process). A big log goes to a child process (which saves what it fitted);
+    a small one, or one in a store the child cannot open, is fitted here on the snapshot."""
+    request = request_of(ws) if too_big_here(ws) else None
+    if request is not None:
+        return (lambda job: job.run(request)), False
+    from lesson_credit.core.analysis.joint import effects_by_lesson
+
+    inputs = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
+    return (lambda job: effects_by_lesson(*inputs)), True
 
 
 def request_of(ws: Workspace) -> dict[str, Any] | None:

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from lesson_credit.core.library.lessons import MISSING
-from lesson_credit.core.views import LessonRow
+from lesson_credit.core.api import MISSING, LessonRow
 from lesson_credit.tui.source import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, fmt_signed, one_line, spaced_text
 

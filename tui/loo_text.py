@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from lesson_credit.core.analysis.effects import LooResult
-from lesson_credit.core.analysis.estimates import Effect, kind, notes
+from lesson_credit.core.api import Effect, LooResult, kind, notes
 from lesson_credit.tui.text import fmt, fmt_signed, one_line
 
 INSUFFICIENT = "insufficient data"

@@ -3,7 +3,8 @@
 A session's record and reward sources (the Session detail's record panel and grade bar), its
 transcript with each lesson's keyword hits, agreement between people and the other sources, and
 the grading queue in the order in force. Each is a frozen value made from one Workspace read
-(`WorkspaceSource.call`), so the screens only ever read them.
+under the source's lock (`WorkspaceSource.call`), so the screens only ever read them. A door to the
+engine beside tui/source.py: the screens pass these functions their source, never a Workspace.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lesson_credit.core.library.salience import salience_breakdowns
 from lesson_credit.core.model.sources import HUMAN, JUDGE
@@ -20,6 +22,9 @@ from lesson_credit.core.sessions.records import record_lines
 from lesson_credit.core.sessions.transcript import transcript
 from lesson_credit.core.views import SourceScore
 from lesson_credit.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from lesson_credit.tui.source import WorkspaceSource
 
 Span = tuple[int, int]
 
@@ -49,7 +54,11 @@ class SessionOutside:
         return self.score(HUMAN)
 
 
-def outside_view(ws: Workspace, session_id: str) -> SessionOutside:
+def outside_view(source: WorkspaceSource, session_id: str) -> SessionOutside:
+    return source.call(lambda ws: _outside(ws, session_id))
+
+
+def _outside(ws: Workspace, session_id: str) -> SessionOutside:
     sources = ws.reward_sources(session_id)
     file = ws.session_records.file()
     lines: tuple[str, ...] = ()
@@ -83,8 +92,12 @@ class TranscriptData:
     expanded: bool = False
 
 
-def transcript_data(ws: Workspace, session_id: str, expand: bool = False) -> TranscriptData:
+def transcript_data(source: WorkspaceSource, session_id: str, expand: bool = False) -> TranscriptData:
     """Read, normalise and lay out the session's trajectory; its lessons' keyword hits in the text."""
+    return source.call(lambda ws: _transcript(ws, session_id, expand))
+
+
+def _transcript(ws: Workspace, session_id: str, expand: bool) -> TranscriptData:
     found, problem = ws.trajectory_of(session_id)
     if found is None:
         return TranscriptData(session_id, None, problem or "no trajectory", "")
@@ -103,12 +116,12 @@ def transcript_data(ws: Workspace, session_id: str, expand: bool = False) -> Tra
     return TranscriptData(session_id, shown.text, None, heading, hits, by_lesson, shown.collapsed, expand)
 
 
-def agreement_view(ws: Workspace, threshold: float) -> AgreementReport:
-    return agreement_report(ws, None, threshold)
+def agreement_view(source: WorkspaceSource, threshold: float) -> AgreementReport:
+    return source.call(lambda ws: agreement_report(ws, None, threshold))
 
 
-def queue_view(ws: Workspace, order: str) -> GradingQueue:
-    return grading_queue(ws, order)
+def queue_view(source: WorkspaceSource, order: str) -> GradingQueue:
+    return source.call(lambda ws: grading_queue(ws, order))
 
 
 def next_in_order(

@@ -3,11 +3,9 @@ own sessions' ids, not a million again."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from typing import overload
-
-from lesson_credit.core.workspace import Workspace
 
 
 class FirstItems(Sequence[str]):
@@ -47,10 +45,11 @@ class GrowingIds:
         self._ids: list[str] = []
         self._generation = -1
 
-    def first(self, ws: Workspace, n: int) -> Sequence[str]:
-        """The ids of the first `n` sessions: those of the last call and the new ones."""
-        if self._generation != ws.read_generation or len(self._ids) > n:
-            self._ids, self._generation = [], ws.read_generation
+    def first(self, n: int, generation: int, between: Callable[[int, int], Iterable[str]]) -> Sequence[str]:
+        """The ids of the first `n` sessions: those of the last call and the new ones, read with
+        `between(start, stop)`; `generation` changes when the log was read anew (Workspace.read_generation)."""
+        if self._generation != generation or len(self._ids) > n:
+            self._ids, self._generation = [], generation
         if len(self._ids) < n:
-            self._ids.extend(ws.session_ids_between(len(self._ids), n))
+            self._ids.extend(between(len(self._ids), n))
         return FirstItems(self._ids, n)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.views import SessionTable
+from lesson_credit.core.api import SessionTable
 
 FIELD_SEP = "\x00"
 ROW_SEP = "\x01"

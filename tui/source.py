@@ -16,10 +16,11 @@ import numpy.typing as npt
 
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library import lessons as lessons_mod
-from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
+from lesson_credit.core.library.lessons import Lesson, LessonProblem
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.retire import hidden_rows
 from lesson_credit.core.views import (
     Explanation,
     LessonRow,
@@ -28,8 +29,8 @@ from lesson_credit.core.views import (
     SessionSummary,
     SessionTable,
 )
-from lesson_credit.core.workspace import Workspace
-from lesson_credit.tui.effects_job import EffectsJob
+from lesson_credit.core.workspace import Workspace as Workspace  # the type `tui.app.run` opens
+from lesson_credit.tui import effects_job
 from lesson_credit.tui.series import RewardHistogram, RewardSeries, reward_histogram, reward_series
 from lesson_credit.tui.session_ids import GrowingIds
 from lesson_credit.tui.session_search import Found, SessionSearch
@@ -246,7 +247,7 @@ class WorkspaceSource:
         self.version = 0  # bumped once per write or poll that changed something (see `check`)
         self._effects: tuple[int, Mapping[str, float]] | None = None  # the last joint effects, by log version
         self._ids = GrowingIds()  # the session ids as of the last snapshot (extended, not rebuilt)
-        self._job = EffectsJob()  # the joint fit of a big log, in a child process
+        self._job = effects_job.EffectsJob()  # the joint fit of a big log, in a child process
         self._fitting = threading.Lock()
 
     @property
@@ -272,7 +273,7 @@ class WorkspaceSource:
             return SourceSnapshot(
                 version=self.version,
                 log_version=ws.version,
-                session_ids=self._ids.first(ws, data.n_sessions),
+                session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
                 base=data.base,
                 problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
             )
@@ -285,7 +286,7 @@ class WorkspaceSource:
             return SourceSnapshot(
                 version=self.version,
                 log_version=ws.version,
-                session_ids=self._ids.first(ws, data.n_sessions),
+                session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
                 base=data.base,
                 problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
             )
@@ -339,7 +340,7 @@ class WorkspaceSource:
                 k=ws.config.k,
                 lessons=library.by_id(),
                 problems=problems,
-                retired=retired_rows(ws, rows),
+                retired=hidden_rows(ws, rows),
                 effects=None if effects is None else effects[1],
                 effects_of=None if effects is None else effects[0],
                 policy=ws.policy,
@@ -374,38 +375,25 @@ class WorkspaceSource:
         this dashboard, or saved by the last fit of this log version (none: `effects` fits)."""
         with self._lock:
             ws = self._refreshed()
-            cached = self._effects
-            if cached is not None and cached[0] == ws.version:
-                return cached
-            saved = ws.saved_effects()
-            if saved is None:
-                return None
-            self._effects = (ws.version, saved)
+            if self._effects is None or self._effects[0] != ws.version:
+                saved = ws.saved_effects()
+                self._effects = None if saved is None else (ws.version, saved)
             return self._effects
 
     def effects(self) -> tuple[int, Mapping[str, float]]:
         """(log version, each lesson's joint effect estimate): one regression over the log, asked for
-        after the Lessons table is shown. A big log (effects_job.too_big_here) is fitted in a child
-        process (tui/effects_job.py: the dashboard neither waits for its interpreter lock nor holds
-        its memory); a smaller one here, outside the lock, on the snapshot (other calls do not wait).
-        The version is the one asked for: a fit that read a newer log is shown until the next."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
-        from lesson_credit.tui import effects_job
-
+        after the Lessons table is shown, fitted outside the lock (`effects_job.fit_later`: a big log
+        in a child process). A fit that read a newer log than the version asked for is shown until the next."""
         with self._fitting:  # one fit at a time: callers that waited for it mostly find their answer known
-            known = self.known_effects()
-            if known is not None:
+            if (known := self.known_effects()) is not None:
                 return known
             with self._lock:
                 ws = self._refreshed()
-                version = ws.version
-                request = effects_job.request_of(ws) if effects_job.too_big_here(ws) else None
-                if request is None:
-                    inputs = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
-            effects = self._job.run(request) if request is not None else effects_by_lesson(*inputs)
+                version, (fit, here) = ws.version, effects_job.fit_later(ws)
+            effects = fit(self._job)
             with self._lock:
-                if request is None and self.workspace.version == version:
-                    self.workspace.remember_effects(effects)
+                if here and self.workspace.version == version:
+                    self.workspace.remember_effects(effects)  # (a child process saves its own)
                 self._effects = (version, effects)
             return version, effects
 
@@ -462,7 +450,7 @@ class WorkspaceSource:
             priority = priority or saved
             current = ws.lesson_table()
             proposed = ws.lesson_table(settings, None if priority == saved else ws.priority_base(priority))
-            hidden = retired_rows(ws, proposed.rows)
+            hidden = hidden_rows(ws, proposed.rows)
         return what_if_view(current, proposed, settings, hidden, self.policy(), (saved, priority))
 
     def policy(self) -> str:
@@ -479,6 +467,26 @@ class WorkspaceSource:
             ws.save_settings(settings, policy)
             if priority is not None and priority != ws.config.reward_priority:
                 ws.replay(settings.strategy, settings.floor, decay=settings.decay, priority=priority, write=True)
+
+    # ---------------------------------------------------------------- the event store
+
+    @property
+    def store_name(self) -> str:
+        """The event store as problems name it (the log file's name, or the database's)."""
+        return self.workspace.log.name
+
+    @property
+    def notifies(self) -> bool:
+        """The store says when another writer commits (a database: LISTEN/NOTIFY); else the app polls."""
+        return self.workspace.log.notifies
+
+    def prepare_writes(self) -> None:
+        """Import what an append needs now, so the first grade commits without that wait."""
+        self.workspace.log.prepare()
+
+    def wait_for_commit(self, seen: int, timeout: float) -> int:
+        """The store's end once it is past `seen`, or after `timeout` seconds (takes no lock: it waits)."""
+        return self.workspace.log.wait(seen, timeout)
 
     # ---------------------------------------------------------------- analysis, health, simulation
 
@@ -545,15 +553,6 @@ class WorkspaceSource:
         from lesson_credit.core.sim.simulate import run_simulation, scenario
 
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
-
-
-def retired_rows(ws: Workspace, rows: Sequence[LessonRow]) -> frozenset[str]:
-    """The rows `status` hides: arms retired by `prune` whose lesson file is still gone (status
-    missing). A restored file brings its lesson back (docs/format.md §5.6)."""
-    retired = ws.retired_arms()
-    if not retired:
-        return frozenset()
-    return frozenset(row.path for row in rows if row.status == MISSING and row.path in retired)
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:

@@ -16,8 +16,7 @@ from rich.console import JustifyMethod
 from rich.style import StyleType
 from rich.text import Span, Text
 
-from lesson_credit.core.base.numbers import fixed, signed
-from lesson_credit.core.grading import grade_text
+from lesson_credit.core.api import fixed, grade_text, signed
 
 TAB_SIZE = 4
 JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out

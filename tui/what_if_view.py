@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.views import LessonRow, PosteriorTable
+from lesson_credit.core.api import CreditSettings, LessonRow, PosteriorTable
 
 
 @dataclass(frozen=True)
@@ -40,8 +39,9 @@ class WhatIfView:
 
 
 def ranks(rows: tuple[LessonRow, ...]) -> dict[str, int]:
-    """1-based rank by posterior mean, best first; ties broken by id so ranks are stable."""
-    order = sorted(rows, key=lambda r: (-r.mean, r.path))
+    """1-based rank by posterior mean, best first; ties broken by id so ranks are stable. Lessons never
+    used (n 0: the prior's mean) rank after every lesson with evidence, as Lessons, status and replay list them."""
+    order = sorted(rows, key=lambda r: (r.n <= 0, -r.mean, r.path))
     return {row.path: i + 1 for i, row in enumerate(order)}
 
 

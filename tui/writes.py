@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.core.grading import GradeConflict, undo_note
+from lesson_credit.core.api import GradeConflict, undo_note
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 

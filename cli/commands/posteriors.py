@@ -59,12 +59,12 @@ def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
     """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
     from dataclasses import replace
 
-    from lesson_credit.core.library.lessons import MISSING
+    from lesson_credit.core.retire import hidden_rows
 
-    retired = ws.retired_arms()
-    if show_all or not retired:
+    hidden = frozenset() if show_all else hidden_rows(ws, table_obj.rows)
+    if not hidden:
         return table_obj
-    return replace(table_obj, rows=tuple(r for r in table_obj.rows if not (r.status == MISSING and r.path in retired)))
+    return replace(table_obj, rows=tuple(r for r in table_obj.rows if r.path not in hidden))
 
 
 def _empty_library_note(ws: Any) -> str | None:

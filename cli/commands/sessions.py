@@ -29,7 +29,14 @@ def explanation_text(exp: Any) -> str:
     if exp.journal_problem:
         out.append(f"note: {safe(exp.journal_problem)}")
     rows = [
-        (c.path, fmt(c.salience), fmt(c.weight), fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta))
+        (
+            c.path,
+            fmt(c.salience),
+            fmt(c.weight),
+            "-" if exp.base_reward is None else fmt(c.reward),  # pending: nothing credited, as `show` says
+            signed(c.alpha_delta),
+            signed(c.beta_delta),
+        )
         for c in exp.lessons
     ]
     out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
@@ -65,7 +72,7 @@ def _history_lines(grades: Any) -> list[str]:
     """One line per grade event, oldest first; a retraction (base_reward null) says so."""
     lines = []
     for g in grades:
-        note = f"  {safe(g.note)}" if g.note else ""
+        note = "  " + safe(g.note).replace("\n", "\\n") if g.note else ""  # one line: a newline shows as \n
         value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
         lines.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
     return lines

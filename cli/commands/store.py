@@ -25,7 +25,7 @@ def cmd_store_push(args: argparse.Namespace) -> int:
     if not isinstance(store, PgStore):
         raise CliError("store push needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
     source = JsonlStore(ws.state_dir / "sessions.jsonl")
-    report = store.push(source.raw_lines())
+    report = store.push(source.raw_lines)  # how to read it from the start: see core/log/pgpush.py
     if args.json:
         print_json(
             {
@@ -35,8 +35,10 @@ def cmd_store_push(args: argparse.Namespace) -> int:
                 "present": report.present,
                 "invalid": [{"line": p.line, "reason": p.reason} for p in report.problems],  # the first 1,000
                 "invalid_lines": report.invalid,
-            },
-            ws,
+                # what the table form warns of: the log's problems are the invalid lines above (the
+                # database's events are not read: that would hold the whole log in memory)
+                "warnings": list(ws.warnings),
+            }
         )
         return 0
     for problem in report.problems[:5]:

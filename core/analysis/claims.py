@@ -177,18 +177,39 @@ def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[in
     return op, op.center(design.reward), columns, column_of, gram
 
 
-def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
-    """Identification, groups, unshrunk robust intervals, drift and category effects of a design."""
+@dataclass(frozen=True)
+class Fitted:
+    """The injection design's robust fit, before the claims are read off it (`fit_columns`)."""
+
+    op: Centred
+    columns: list[tuple[int, ...]]
+    column_of: IntArray
+    fit: RobustFit | None  # None: nothing to compare (no columns, or fewer than 2 residual dof)
+    identified: npt.NDArray[np.bool_]
+    few: npt.NDArray[np.bool_]
+    ratio: FloatArray  # posterior sd over the prior sd (robust variance for the identified)
+    var: FloatArray  # the larger of the robust and the model variance
+    counts: IntArray  # sessions with each column
+    prior_sd: float
+    sigma2: float
+    penalty: float
+    dense: bool
+
+
+def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
+    """The injection design (groups as one column), which columns are identified, and the robust fit
+    with the identified columns left almost unshrunk (see the module)."""
     op, y, columns, column_of, gram = injection_design(design)
     dof = design.n - op.rank
+    counts = np.diff(op.xt.indptr)  # sessions with each column
+    none = np.zeros(len(columns), dtype=bool)
     if not columns or dof < 2:
-        nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
-        return Claims(column_of, nothing, math.nan, math.nan, True)
+        nan = np.full(len(columns), math.nan)
+        return Fitted(op, columns, column_of, None, none, none, nan, nan, counts, math.nan, math.nan, math.nan, True)
     dense = solver == "dense" or (solver == "auto" and len(columns) <= DENSE_MAX)
     hoods = None if dense else neighbourhoods(op, gram=gram)
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
     prior_sd = math.sqrt(sigma2 / lam0)
-    counts = np.diff(op.xt.indptr)  # sessions with each column
     few = (counts < MIN_SESSIONS) | (design.n - counts < MIN_SESSIONS)
     identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX)
     weak = lam0 / WEAK_PRIOR**2
@@ -201,6 +222,21 @@ def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
     var = np.maximum(fit.var, fit.model_var)
     ratio = np.where(identified, np.sqrt(var / (var + prior_sd**2)), np.sqrt(var0) / prior_sd)
     identified &= ratio <= SD_RATIO_MAX
+    return Fitted(op, columns, column_of, fit, identified, few, ratio, var, counts, prior_sd, sigma2, lam0, dense)
+
+
+def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
+    """Identification, groups, unshrunk robust intervals, drift and category effects of a design."""
+    return claims_of(design, fit_columns(design, solver=solver))
+
+
+def claims_of(design: Design, fitted: Fitted) -> Claims:
+    """The claims read off a design's `fit_columns`."""
+    op, columns, column_of, fit, identified = fitted.op, fitted.columns, fitted.column_of, fitted.fit, fitted.identified
+    if fit is None:
+        nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
+        return Claims(column_of, nothing, math.nan, math.nan, True)
+    counts, var = fitted.counts, fitted.var
     halves, cats = _halves(op, fit), _by_category(op, fit, design)
     drift_p = [_drift_p(*halves[c]) if identified[c] else None for c in range(len(columns))]
     cat_p = [_heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
@@ -209,12 +245,7 @@ def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
     for c, members in enumerate(columns):
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
-            why = (
-                f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
-                if few[c]
-                else f"the data barely move it from the prior (posterior sd {ratio[c]:.0%} of the prior's)"
-            )
-            out.append(Column(members, False, why))
+            out.append(Column(members, False, unidentified_reason(fitted, c, n_with, n_without)))
             continue
         effect = Interval(float(fit.coef[c]), math.sqrt(float(var[c])), float(fit.df[c]), n_with, n_without)
         out.append(
@@ -223,7 +254,16 @@ def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
                 differs[c],
             )
         )  # fmt: skip
-    return Claims(column_of, tuple(out), prior_sd, math.sqrt(sigma2), dense, {"penalty": lam0})
+    extra = {"penalty": fitted.penalty}
+    return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
+
+
+def unidentified_reason(fitted: Fitted, c: int, n_with: int, n_without: int) -> str:
+    if fitted.fit is None:
+        return "no graded sessions to compare"
+    if fitted.few[c]:
+        return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
+    return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
 
 
 def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: float) -> tuple[FloatArray, float]:
@@ -316,34 +356,53 @@ def _one_step(
 
 def _halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval | None]]:
     """Each column's earlier and later half, split at the median of its own injections."""
+    estimate, var, n_with, n_without, _ = windows(op, fit, np.full(op.p, 2, dtype=np.int64))
+    return [
+        (interval_of(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
+         interval_of(estimate[c, 1], var[c, 1], n_with[c, 1], n_without[c, 1]))
+        for c in range(op.p)
+    ]  # fmt: skip
+
+
+def windows(
+    op: Centred, fit: RobustFit, n_windows: IntArray
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray]:
+    """Each column's graded sessions cut, in log order, into `n_windows[c]` windows holding as many of
+    its own injections each (up to one): window w ends at its ceil(count * (w + 1) / n_windows)-th
+    injection, every session in between (with the column or without) in the window. Per (column,
+    window), arrays (columns, max windows): the one-step estimate, its variance, sessions with and
+    without; and `ends` (columns, max windows): the design row of each window's last session (n - 1
+    for the last window; windows beyond a column's own count are empty). Two windows: the halves."""
     rows, cols, _, _ = op.entries()
-    p = op.p
+    p, n = op.p, op.n
     order = np.lexsort((rows, cols))
-    rows_sorted, cols_sorted = rows[order], cols[order]
-    starts = np.searchsorted(cols_sorted, np.arange(p + 1))
+    rows_sorted = rows[order]
+    starts = np.searchsorted(cols[order], np.arange(p + 1))
     counts = np.diff(starts)
-    median = rows_sorted[np.minimum(starts[:-1] + np.maximum(counts - 1, 0) // 2, max(len(rows) - 1, 0))]
-    split = np.where(counts > 0, median, -1)  # early: sessions at or before the split
-    cell = (rows > split[cols]).astype(np.int64)
+    wanted = np.maximum(np.asarray(n_windows, dtype=np.int64), 1)
+    w_max = int(wanted.max(initial=1))
+    k = np.arange(1, w_max)  # the end of window k - 1, for k < the column's windows
+    last = np.ceil(counts[:, None] * k[None, :] / wanted[:, None]).astype(np.int64) - 1
+    valid = (k[None, :] < wanted[:, None]) & (counts[:, None] > 0)
+    at = np.minimum(starts[:-1, None] + np.maximum(last, 0), max(len(rows_sorted) - 1, 0))
+    bounds = np.where(valid, rows_sorted[at] if len(rows_sorted) else 0, n)  # sessions <= bound: earlier windows
+    cell = (bounds[cols] < rows[:, None]).sum(axis=1).astype(np.int64)
     n_groups = len(op.group_size)
-    # per (column, half, group): sessions, residual sums, weight sums from prefix sums per group
-    n_all = np.zeros((p, 2, n_groups))
-    sr = np.zeros((p, 2, n_groups))
-    sd = np.zeros((p, 2, n_groups))
+    n_all = np.zeros((p, w_max, n_groups))
+    sr = np.zeros((p, w_max, n_groups))
+    sd = np.zeros((p, w_max, n_groups))
     for g in range(n_groups):
         members = np.flatnonzero(op.group == g)
-        upto = np.searchsorted(members, split, side="right")  # sessions of the group at or before the split
+        upto = np.searchsorted(members, bounds, side="right")  # sessions of the group at or before each bound
+        edges = np.concatenate([np.zeros((p, 1), dtype=np.int64), upto, np.full((p, 1), len(members))], axis=1)
         cum_r = np.concatenate([[0.0], np.cumsum(fit.residual[members])])
         cum_d = np.concatenate([[0.0], np.cumsum(fit.weight[members])])
-        n_all[:, 0, g], n_all[:, 1, g] = upto, len(members) - upto
-        sr[:, 0, g], sr[:, 1, g] = cum_r[upto], cum_r[-1] - cum_r[upto]
-        sd[:, 0, g], sd[:, 1, g] = cum_d[upto], cum_d[-1] - cum_d[upto]
-    estimate, var, n_with, n_without = _one_step(op, fit, cell, 2, (n_all, sr, sd))
-    return [
-        (_interval(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
-         _interval(estimate[c, 1], var[c, 1], n_with[c, 1], n_without[c, 1]))
-        for c in range(p)
-    ]  # fmt: skip
+        n_all[:, :, g] = np.diff(edges, axis=1)
+        sr[:, :, g] = np.diff(cum_r[edges], axis=1)
+        sd[:, :, g] = np.diff(cum_d[edges], axis=1)
+    estimate, var, n_with, n_without = _one_step(op, fit, cell, w_max, (n_all, sr, sd))
+    ends = np.concatenate([np.minimum(bounds, n - 1), np.full((p, 1), n - 1)], axis=1).astype(np.int64)
+    return estimate, var, n_with, n_without, ends
 
 
 def _by_category(op: Centred, fit: RobustFit, design: Design) -> list[tuple[tuple[str, Interval], ...]]:
@@ -364,14 +423,15 @@ def _by_category(op: Centred, fit: RobustFit, design: Design) -> list[tuple[tupl
     for col in range(op.p):
         cells = []
         for k in range(c):
-            interval = _interval(estimate[col, k], var[col, k], n_with[col, k], n_without[col, k])
+            interval = interval_of(estimate[col, k], var[col, k], n_with[col, k], n_without[col, k])
             if interval is not None:
                 cells.append((names[k], interval))
         out.append(tuple(cells))
     return out
 
 
-def _interval(estimate: float, var: float, n_with: float, n_without: float) -> Interval | None:
+def interval_of(estimate: float, var: float, n_with: float, n_without: float) -> Interval | None:
+    """The cell's Interval (df from its sessions with and without), or None below `MIN_CELL` of either."""
     if n_with < MIN_CELL or n_without < MIN_CELL or not (math.isfinite(estimate) and math.isfinite(var)):
         return None
     a, b = float(n_with), float(n_without)

@@ -8,7 +8,8 @@ are framed on disk (lines, a last line still without its newline) stays inside t
   valid event, or is a second session event for an id: `DuplicateSession`). The Workspace's
   writes use `locked()` + `append_locked(line)`: inside `locked()` it reads what is new and
   validates its event against the log as it is. The file's `locked()` is a file lock; a
-  database takes none (its constraints refuse what must be unique, whoever commits first).
+  database takes none (its constraints refuse what must be unique, whoever commits first), and
+  validates against the client's last read, the append bringing back what came since.
 - read since a position: `read_since(after, first)` yields `ReadResult`s of the events after
   position `after` (0: the start), numbered from `first`; a result's `end` is the position to
   read after next time and `lines` how many event numbers it used. `size()` is where the log

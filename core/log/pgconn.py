@@ -19,6 +19,7 @@ shows the password.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import psycopg
@@ -27,6 +28,11 @@ from psycopg import conninfo as pg_conninfo
 from lesson_credit.core.base.files import StoreError, StoreUnavailable
 
 Connection = psycopg.Connection[tuple[Any, ...]]
+
+# psycopg logs what it could not clean up after a failure (a COPY cut short by a lost connection:
+# "error ignored terminating <psycopg.Copy>"); the failure itself is reported in one line, so
+# without a handler of the application's, such a record goes nowhere (not to stderr)
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 CONNECT_TIMEOUT_S = 5
 STATEMENT_TIMEOUT_S = 15.0  # every statement (reads included), unless the URL's options set one
@@ -79,7 +85,15 @@ def _with_limits(url: str, params: dict[str, Any]) -> str:
     extra = {key: value for key, value in extra.items() if key not in params}
     options = str(params.get("options") or "")
     if "statement_timeout" not in options:
-        extra["options"] = f"{options} -c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}".strip()
+        options = f"{options} -c statement_timeout={int(STATEMENT_TIMEOUT_S * 1000)}"
+    if "plan_cache_mode" not in options:
+        # our statements are prepared (psycopg does it from their 5th use); with the server's
+        # default it plans a statement whose plan depends on a position or a LIMIT afresh at every
+        # execution, which cost a write more than the insert itself. Every statement of ours reads
+        # by an index whatever the values, so one plan serves every execution
+        options = f"{options} -c plan_cache_mode=force_generic_plan"
+    if options != str(params.get("options") or ""):
+        extra["options"] = options.strip()
     extra["client_encoding"] = "UTF8"
     return pg_conninfo.make_conninfo(url, **extra)
 

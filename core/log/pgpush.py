@@ -10,13 +10,26 @@ session event for an id is not added (the first counts, as on the file).
 
 (Copying each batch straight into the events table after checking its keys costs more: one probe
 of three indexes per line took the server ~2 s more CPU per 100k events than staging the text.)
+
+Into an empty store (the first push of a workspace's log, the common case) the lines go through
+COPY straight into `lesson_credit.events`, which costs what a COPY of the same rows costs: each
+copy of an identical line is numbered by counting the copies among the previous COPY_WINDOW lines
+(a bounded window: memory does not grow with the log). Any line that must not be added makes the
+table's unique indexes refuse the COPY when it ends (a second session event for an id; a copy of
+a line whose previous copies lie further apart than the window, which the window numbers too low;
+an event another client stored meanwhile), or stops it at once (a second session event for an id
+within the window): the transaction then leaves nothing, and the push starts over the staged way,
+reading the log again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections import Counter, deque
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from psycopg import errors as pg_errors
 
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import InvalidEvent, decode_raw, to_event
@@ -24,12 +37,18 @@ from lesson_credit.core.log.pgschema import row_fields
 from lesson_credit.core.log.store import LogProblem
 
 MAX_PROBLEMS = 1_000  # invalid lines reported by number (all are counted)
+COPY_WINDOW = 50_000  # lines among which a direct COPY numbers the copies of an identical line
+
+Lines = Iterable[bytes] | Callable[[], Iterable[bytes]]  # a log's lines, or how to read them from the start
 
 _STAGE = (
     "CREATE TEMPORARY TABLE incoming (ord bigint PRIMARY KEY, type text, session_id text, event_time text,"
     " has_json boolean, raw text, digest bytea) ON COMMIT DROP"
 )
 _COPY = "COPY incoming (ord, type, session_id, event_time, has_json, raw, digest) FROM STDIN"
+_COPY_DIRECT = (
+    "COPY lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence) FROM STDIN"
+)
 # which copy of an identical line each line is, for the lines that are not the first (few): a sort
 # of (digest, ord) pairs only, never of the events' text
 _COPIES = """CREATE TEMPORARY TABLE copies ON COMMIT DROP AS
@@ -57,9 +76,8 @@ class PushReport:
     problems: list[LogProblem] = field(default_factory=list)  # the first MAX_PROBLEMS of them
 
 
-def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[tuple[Any, ...]]:
-    """The staging rows of the valid events among `lines`, counting and reporting the rest."""
-    valid = 0
+def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[dict[str, Any]]:
+    """The columns of the valid events among `lines`, counting and reporting the rest."""
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped:
@@ -74,26 +92,82 @@ def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[tuple[Any, ...
             if len(report.problems) < MAX_PROBLEMS:
                 report.problems.append(LogProblem(number, str(exc)))
             continue
-        yield (valid, fields["type"], fields["session_id"], fields["event_time"], fields["event"] is not None,
-               fields["raw"], fields["digest"])  # fmt: skip
-        valid += 1
+        yield fields
 
 
-def push(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> PushReport:
-    """Push `lines` (a JSONL log's, in order) through `conn` in one transaction (see the module
-    docstring). psycopg errors are the caller's to classify."""
+def _limits(conn: pgconn.Connection) -> None:
+    """A big log takes minutes: no statement timeout, but a lock held by another session is still
+    waited for only as long as any statement would be."""
+    conn.execute("SET LOCAL statement_timeout = 0")
+    conn.execute(f"SET LOCAL lock_timeout = {int(pgconn.STATEMENT_TIMEOUT_S * 1000)}")
+
+
+def push(conn: pgconn.Connection, lines: Lines, agent: str) -> PushReport:
+    """Push a JSONL log's lines, in order, through `conn` in one transaction (see the module
+    docstring). `lines`: the lines, or a function that reads them from the start (what lets a push
+    into an empty store copy them straight in). psycopg errors are the caller's to classify."""
+    again: Callable[[], Iterable[bytes]]
+    if callable(lines):
+        again = lines
+    elif isinstance(lines, Collection):
+        collection = lines
+        again = lambda: collection  # noqa: E731
+    else:
+        return _staged(conn, lines, agent)  # read once: no starting over
+    row = conn.execute("SELECT NOT EXISTS (SELECT FROM lesson_credit.events)").fetchone()
+    if row and row[0]:
+        report = PushReport()
+        try:
+            with conn.transaction():
+                _limits(conn)
+                _copy_direct(conn, _rows(again(), report), agent, report)
+            return report
+        except (pg_errors.UniqueViolation, _Refused):
+            pass  # a line that must not be added (see the module docstring): the staged way
+    return _staged(conn, again(), agent)
+
+
+class _Refused(Exception):
+    """A second session event for an id within the window: the COPY stops there (the unique index
+    would refuse it only when the COPY ends)."""
+
+
+def _copy_direct(conn: pgconn.Connection, rows: Iterable[dict[str, Any]], agent: str, report: PushReport) -> None:
+    """COPY the rows into the events table, numbering copies within the last COPY_WINDOW lines."""
+    recent: deque[tuple[bytes, str | None]] = deque()
+    seen: Counter[bytes | str] = Counter()  # digests, and the ids of session events, in the window
+    with conn.cursor() as cursor, cursor.copy(_COPY_DIRECT) as copy:
+        for fields in rows:
+            digest, session = fields["digest"], fields["session_id"] if fields["type"] == "session" else None
+            if session is not None and seen[session]:
+                raise _Refused
+            copy.write_row((fields["type"], fields["session_id"], fields["event_time"], fields["event"],
+                            fields["raw"], agent, digest, seen[digest]))  # fmt: skip
+            recent.append((digest, session))
+            seen[digest] += 1
+            if session is not None:
+                seen[session] += 1
+            if len(recent) > COPY_WINDOW:
+                for key in recent.popleft():
+                    if key is not None:
+                        seen[key] -= 1
+                        if not seen[key]:
+                            del seen[key]
+            report.added += 1
+
+
+def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> PushReport:
+    """Through the staging table: what is stored already is left out (ON CONFLICT DO NOTHING)."""
     report = PushReport()
     copied = 0
     with conn.transaction():
-        # a big log takes minutes: no statement timeout, but a lock held by another session is
-        # still waited for only as long as any statement would be
-        conn.execute("SET LOCAL statement_timeout = 0")
-        conn.execute(f"SET LOCAL lock_timeout = {int(pgconn.STATEMENT_TIMEOUT_S * 1000)}")
+        _limits(conn)
         conn.execute("SET LOCAL work_mem = '64MB'")  # numbering the copies sorts in memory
         conn.execute(_STAGE)
         with conn.cursor() as cursor, cursor.copy(_COPY) as copy:
-            for row in _rows(lines, report):
-                copy.write_row(row)
+            for fields in _rows(lines, report):
+                copy.write_row((copied, fields["type"], fields["session_id"], fields["event_time"],
+                                fields["event"] is not None, fields["raw"], fields["digest"]))  # fmt: skip
                 copied += 1
         conn.execute("ANALYZE incoming")  # so the plan reads it by its index, in order
         conn.execute(_COPIES)

@@ -40,7 +40,7 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -61,7 +61,7 @@ from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
-    from lesson_credit.core.log.pgpush import PushReport
+    from lesson_credit.core.log.pgpush import Lines, PushReport
 
 CHANNEL = "lesson_credit_events"
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
@@ -79,13 +79,15 @@ _AHEAD = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY posi
     SELECT position, raw FROM lesson_credit.events WHERE position > %s ORDER BY position LIMIT %s
 ) AS chunk"""
 # An event in, and (in the same round trip) the events committed after the last read when it began:
-# they all precede it (see `_after_append`).
-_INSERT = f"""WITH new AS (
+# they all precede it (see `_after_append`). The first copy of these bytes is copy 0; when the
+# unique index on (digest, occurrence) refuses it, the event is stored again as the next copy.
+_INSERT = """WITH new AS (
     INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
-    VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, (SELECT count(*) FROM lesson_credit.events WHERE digest = %s))
-    RETURNING position
-) SELECT (SELECT position FROM new), ahead.* FROM ({_AHEAD}) AS ahead
+    VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, {occurrence}) RETURNING position
+) SELECT (SELECT position FROM new), ahead.* FROM ({ahead}) AS ahead
 """
+_INSERT_FIRST = _INSERT.format(occurrence="0", ahead=_AHEAD)
+_INSERT_COPY = _INSERT.format(occurrence="(SELECT count(*) FROM lesson_credit.events WHERE digest = %s)", ahead=_AHEAD)
 # where the log ends, and the events after the last read, in one snapshot
 _SIZE_AHEAD = f"SELECT (SELECT coalesce(max(position), 0) FROM lesson_credit.events), ahead.* FROM ({_AHEAD}) AS ahead"
 _READ = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
@@ -148,11 +150,8 @@ class PositionCheck:
     The reader's hasher is kept for its interface; nothing feeds it."""
 
     def __init__(self, store: EventStore) -> None:
-        import xxhash
-
         self.store = store
-        self.hasher = xxhash.xxh3_64()
-        self._store_id: str | None = None  # of the database the events read so far came from
+        self.reset()
 
     def signature(self) -> None:
         return None
@@ -161,7 +160,7 @@ class PositionCheck:
         import xxhash
 
         self.hasher = xxhash.xxh3_64()
-        self._store_id = None
+        self._store_id: str | None = None  # of the database the events read so far came from
 
     def adopt(self, hasher: Any) -> None:
         self.hasher = hasher
@@ -194,6 +193,7 @@ class PgStore:
         self._own_end = 0  # position of this client's last append: a read waits until it is settled
         self._read_end: int | None = None  # where this client's last read ended (None: none yet)
         self._ahead: _Ahead | None = None
+        self._writing = threading.local()  # depth: inside `locked()` in this thread
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
 
     @property
@@ -286,9 +286,15 @@ class PgStore:
 
     @contextlib.contextmanager
     def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-        """The writers' section takes no lock on a database: what the caller read is a recent view,
-        and the table's constraints refuse what must be unique, whoever commits first."""
-        yield
+        """No lock on a database: the caller validates against its last read (in this thread, `size()`
+        answers from it until our append), and the table's constraints refuse what must be unique.
+        The append brings back what was committed since that read: a write is one round trip."""
+        depth = getattr(self._writing, "depth", 0)
+        self._writing.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._writing.depth = depth
 
     def append_locked(self, line: bytes) -> None:
         """Insert one event (validated; committed on return). DuplicateSession for a second session
@@ -296,24 +302,27 @@ class PgStore:
         raw = checked_raw(line)
         session_id = str(raw.session_id) if is_session(raw) else None
         fields = row_fields(line.strip(), raw)
-        values = (fields["type"], fields["session_id"], fields["event_time"], fields["event"], fields["raw"],
-                  self.agent, fields["digest"], fields["digest"])  # fmt: skip
+        values: tuple[Any, ...] = (fields["type"], fields["session_id"], fields["event_time"], fields["event"],
+                                   fields["raw"], self.agent, fields["digest"])  # fmt: skip
+        statement, params = _INSERT_FIRST, values
         for _ in range(COPY_RACE_RETRIES):
-            read_end = self._read_end
-            self._ahead = None
+            read_end, self._ahead = self._read_end, None
             try:
                 with self._db("cannot append", writing=True) as conn:
-                    after = MAX_POSITION if read_end is None or self.written_by is not None else read_end
-                    row = conn.execute(_INSERT, (*values, after, AHEAD_ROWS)).fetchone()
+                    if read_end is None or self._own_end > read_end or self.written_by is not None:
+                        read_end = MAX_POSITION  # no read yet, or appended since: no read-ahead
+                    row = conn.execute(statement, (*params, read_end, AHEAD_ROWS)).fetchone()
             except pg_errors.UniqueViolation as exc:
                 if exc.diag.constraint_name == "events_copy":
-                    continue  # an identical event committed meanwhile took this copy's number
+                    # these bytes are stored already (maybe just now): count them, store the next copy
+                    statement, params = _INSERT_COPY, (*values, fields["digest"])
+                    continue
                 if session_id is not None and exc.diag.constraint_name == "events_one_session":
                     raise DuplicateSession(session_id) from None
                 raise self._failure(exc, "cannot append") from None
             assert row is not None
             self._own_end = max(self._own_end, int(row[0]))
-            if after == read_end:
+            if read_end != MAX_POSITION:
                 self._ahead = _after_append(read_end, row, line.strip())
             return
         raise StoreUnavailable(f"{self._name}: cannot append: identical events kept arriving; nothing appended")
@@ -321,8 +330,10 @@ class PgStore:
     def append_event(self, line: bytes) -> None:
         self.append_locked(line)
 
-    def push(self, lines: Iterable[bytes]) -> PushReport:
-        """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py)."""
+    def push(self, lines: Lines) -> PushReport:
+        """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py).
+        `lines`: the log's lines, or a function that reads them from the start (a push into an
+        empty store may then copy them straight in)."""
         from lesson_credit.core.log.pgpush import push
 
         with self._db("cannot push", writing=True) as conn:
@@ -337,6 +348,10 @@ class PgStore:
         ahead = self._ahead
         if ahead is not None and ahead.appended:
             return ahead.size  # as our append found it: no newer than a read, no older than our event
+        read_end = self._read_end
+        writing = getattr(self._writing, "depth", 0) and not self.written_by
+        if writing and read_end is not None and self._own_end <= read_end:
+            return read_end  # in the writers' section, before our append: the last read (see `locked`)
         with self._db("cannot read") as conn:
             if self._store_id is not None and (self._read_end is None or self.written_by is not None):
                 row = conn.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()

@@ -178,6 +178,7 @@ class _Joint:
         self.arms: list[IntArray] = []
         self.weights: list[FloatArray] = []
         self.fitted_at = 0
+        self.salience_sum, self.salience_count = 0.0, 0  # over every injection so far ("centred" weights)
 
     def order(self, t: int, cand: IntArray, depth: int) -> IntArray:
         if t - self.fitted_at >= self.sc.joint_refit and t > 0:
@@ -196,7 +197,20 @@ class _Joint:
         self.reward[t] = reward
         self.rows.append(np.full(len(chosen), t, dtype=np.int64))
         self.arms.append(chosen.astype(np.int64))
-        self.weights.append(credit_mod.weight(salience, self.sc.floor))
+        self.weights.append(self.weight(salience))
+
+    def weight(self, salience: FloatArray) -> FloatArray:
+        """What the fit reads of this session's injections (`Scenario.joint_weights`)."""
+        mode = self.sc.joint_weights
+        if mode == "injection":
+            return np.ones(len(salience))
+        if mode == "centred" and len(salience):
+            self.salience_sum += float(salience.sum())
+            self.salience_count += len(salience)
+            shared = self.salience_sum / self.salience_count
+            salience = np.clip(salience - float(salience.mean()) + shared, 0.0, 1.0)
+        result: FloatArray = credit_mod.weight(salience, self.sc.floor)
+        return result
 
 
 def joint_design(

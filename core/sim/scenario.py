@@ -15,6 +15,7 @@ from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
 
 REWARD_KINDS = ("gaussian", "binary")
+JOINT_WEIGHTS = ("salience", "injection", "centred")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,10 @@ class Scenario:
     # the joint selection policy in the loop
     joint_refit: int = 10  # sessions between two fits of the joint estimate (1: before every session)
     joint_tau_min: float = POLICY_TAU_MIN  # its prior sd floor, as `select --policy joint` uses
+    # what its fit reads of an injection: "salience" (floor + (1 - floor) * salience, as `select` does),
+    # "injection" (1 whatever the journal says) or "centred" (salience less the mean of the session's
+    # injected lessons plus the log's mean so far: a journal that mentions everything more counts as usual)
+    joint_weights: str = "salience"
 
     def __post_init__(self) -> None:
         _check(self)
@@ -154,6 +159,8 @@ def _check(sc: Scenario) -> None:
         raise ValueError(f"flip_at must be None or in (0, 1), got {sc.flip_at!r}")
     if sc.reward_kind not in REWARD_KINDS:
         raise ValueError(f"reward_kind must be one of {', '.join(REWARD_KINDS)}, got {sc.reward_kind!r}")
+    if sc.joint_weights not in JOINT_WEIGHTS:
+        raise ValueError(f"joint_weights must be one of {', '.join(JOINT_WEIGHTS)}, got {sc.joint_weights!r}")
     if not isinstance(sc.always_acts, bool):
         raise ValueError(f"always_acts must be true or false, got {sc.always_acts!r}")
     CreditSettings(decay=sc.decay)  # validates decay

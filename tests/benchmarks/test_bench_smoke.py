@@ -20,7 +20,7 @@ def _postgres_available() -> bool:
     sys.path.insert(0, str(ROOT / "tests" / "pg"))
     try:
         import psycopg  # noqa: F401
-        from pg_server import NoServer, _bindir  # type: ignore[import-not-found]
+        from pg_server import NoServer, _bindir
 
         _bindir()
     except (ImportError, NoServer):

@@ -10,6 +10,7 @@ from cli_fixtures import CONFIG_REL, LOG_REL, lesson_text, log_bytes, make_ws, r
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
 
 GIT, GONE = "tools/git.md", "tools/gone.md"
@@ -82,7 +83,8 @@ def test_prune_retires_missing_arms_and_keeps_their_history(ghost_ws: Path, caps
     assert "ghost-arms" not in {f["code"] for f in lint["findings"]}
     # through the parsed-log cache too
     assert Workspace(ghost_ws, cache_threshold=0).retired_arms() == {GONE: 2}  # writes the parsed-log cache
-    assert LogCache(Workspace(ghost_ws).log).load() is not None
+    log = Workspace(ghost_ws).log
+    assert isinstance(log, EventLog) and LogCache(log).load() is not None
     assert Workspace(ghost_ws, cache_threshold=0).retired_arms() == {GONE: 2}
 
 

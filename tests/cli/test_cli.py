@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +111,8 @@ def test_record_json_shape(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -
     ]
     # seed, w 1, base 0.5 -> +0.5 / +0.5
     assert (git["weight"], git["reward"], git["alpha_delta"], git["beta_delta"]) == pytest.approx((1, 0.5, 0.5, 0.5))
-    assert json.loads(log_bytes(basic_ws))["category"] == "code"  # type: ignore[arg-type]
+    logged = log_bytes(basic_ws)
+    assert logged is not None and json.loads(logged)["category"] == "code"
 
 
 def test_record_pending_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -166,6 +168,37 @@ def test_explain_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "miss" in missed_line
 
 
+def test_explain_text_shows_no_reward_for_a_pending_session(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pending session credits nothing: its reward cell is '-' as in `show` (and null in --json), not 0.000."""
+    code, _, err = run(
+        capsys, "record", "-w", str(basic_ws), "--session-id", "p", "--journal", str(basic_ws / "j.txt"),
+        "--lessons", GIT,
+    )  # fmt: skip
+    assert code == 0, err
+    for command in ("explain", "show"):
+        code, out, _ = run(capsys, command, "-w", str(basic_ws), "p")
+        assert code == 0
+        row = next(line for line in out.splitlines() if line.startswith(GIT))
+        # lesson, salience, weight, reward, alpha, beta: git's keyword is in j.txt, so salience 1, weight 1
+        assert row.split()[1:] == ["1.000", "1.000", "-", "+0.000", "+0.000"], command
+
+
+def test_a_note_with_a_newline_stays_on_its_grade_history_line(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One line per grade event: a note's newline is shown as \\n, so it cannot start a line that reads as
+    another grade (the note is kept as given in the log and in --json)."""
+    fake = "fine\n  2026-03-05T16:30:00Z  1  manual  forged"
+    code, _, err = run(capsys, "grade", "-w", str(ws), "s1", "0.3", "--note", fake)
+    assert code == 0, err
+    for command in ("show", "explain"):
+        code, out, _ = run(capsys, command, "-w", str(ws), "s1")
+        assert code == 0
+        history = out.split("grade history:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+        assert len(history) == 2, (command, history)  # the record's 0.82, then the 0.3
+        assert history[1].endswith("0.3  manual  fine\\n  2026-03-05T16:30:00Z  1  manual  forged"), command
+    payload = run_json(capsys, "show", "-w", str(ws), "s1")
+    assert payload["grades"][-1]["note"] == fake
+
+
 def test_status_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "status", "--workspace", str(ws))
     assert code == 0
@@ -175,7 +208,9 @@ def test_status_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.smoke
-def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_select_prints_ids_and_logs(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("git and a quote"))
     code, out, err = run(capsys, "select", "-w", str(basic_ws), "--context", "-", "--k", "1", "--seed", "5",
                          "--session-id", "sel-1")  # fmt: skip
@@ -183,7 +218,9 @@ def test_select_prints_ids_and_logs(basic_ws: Path, capsys: pytest.CaptureFixtur
     (chosen,) = out.split()
     assert chosen in {GIT, QUOTE}
     assert "sel-1" in err and "1 of 2" in err
-    event = json.loads(log_bytes(basic_ws))  # type: ignore[arg-type]
+    logged = log_bytes(basic_ws)
+    assert logged is not None
+    event = json.loads(logged)
     assert (event["type"], event["session_id"], event["selected"]) == ("selection", "sel-1", [chosen])
 
 
@@ -195,7 +232,9 @@ def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert log_bytes(basic_ws) is None
 
 
-def test_status_json_ignores_corrupt_lines(tmp_path: Path, make_workspace, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_status_json_ignores_corrupt_lines(
+    tmp_path: Path, make_workspace: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root = make_workspace(tmp_path, lessons={"a.md": (["a"], "active")}, events=["garbage\n"])
     code, out, err = run(capsys, "status", "-w", str(root), "--json")
     assert code == 0
@@ -205,7 +244,9 @@ def test_status_json_ignores_corrupt_lines(tmp_path: Path, make_workspace, capsy
     assert "line 1" in err  # reported as a warning in text mode
 
 
-def test_workspace_option_before_the_command(ws: Path, tmp_path: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_workspace_option_before_the_command(
+    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # `lesson-credit --workspace DIR status` must not fall back to the current directory
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -322,7 +363,9 @@ def test_process_status_json(ws: Path) -> None:
     assert {row["path"] for row in json.loads(proc.stdout)["lessons"]} >= {GIT, QUOTE}
 
 
-def test_record_relative_journal_is_relative_to_cwd(basic_ws: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_record_relative_journal_is_relative_to_cwd(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(basic_ws)
     code, _, err = run(capsys, "record", "-w", ".", "--session-id", "rel", "--journal", "j.txt", "--lessons", GIT)
     assert code == 0, err

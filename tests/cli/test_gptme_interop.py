@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from cli_run import run_cli
-from engine_helpers import BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, log_bytes, make_workspace, session
+from engine_helpers import BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, log_bytes, make_workspace, row_of, session
 from gptme_files import GIT, OLD, PLAIN, QUOTE, STYLE, gptme_state, write_json
 
 from lesson_credit.core.bandit.interop import EXPORT_ARM_KEYS, InteropError, read_bandit_state
@@ -299,7 +299,7 @@ def test_import_refuses_priors_the_reader_would_reject(tmp_path: Path) -> None:
     if code == 0:  # accepted: then it must be what the workspace now believes
         ws = Workspace(root, clock=fixed_clock)
         assert ws.log_problems() == []
-        assert ws.lesson_table().row(GIT).alpha == pytest.approx(1e308)  # type: ignore[union-attr]
+        assert row_of(ws.lesson_table(), GIT).alpha == pytest.approx(1e308)
     else:
         assert log_bytes(root) is None
 

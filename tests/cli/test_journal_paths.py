@@ -33,7 +33,8 @@ def record(ws: Path, journal: str, *extra: str) -> tuple[int, str, str]:
 
 
 def last_event(ws: Path) -> dict[str, object]:
-    return json.loads((ws / LOG_REL).read_text().splitlines()[-1])
+    event: dict[str, object] = json.loads((ws / LOG_REL).read_text().splitlines()[-1])
+    return event
 
 
 def test_a_workspace_relative_journal_is_found_from_anywhere(ws: Path, elsewhere: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_run import run_cli
@@ -15,7 +16,7 @@ from engine_helpers import LOG_REL, lesson_text, make_workspace, session
 ARCHIVED = "---\nmatch:\n  keywords: [deploy]\nstatus: archived\ncreated: {created}\n---\n# Old deploy notes\n"
 
 
-def _lint(root: Path) -> tuple[int, dict[str, dict[str, object]]]:
+def _lint(root: Path) -> tuple[int, dict[str, dict[str, Any]]]:
     code, out, err = run_cli("lint", "--workspace", str(root), "--json")
     assert code in (0, 1), err
     return code, {f["code"]: f for f in json.loads(out)["findings"]}
@@ -44,7 +45,7 @@ def test_frontmatter_that_fails_part_way_is_an_error_with_its_reason(tmp_path: P
     assert code == 1
     broken = findings["broken-lessons"]
     assert broken["severity"] == "error"
-    (item,) = broken["items"]  # type: ignore[misc]
+    (item,) = broken["items"]
     assert item["item"].endswith("deploy.md") and said in item["reason"], item
     assert "frontmatter" in item["reason"]
     rows = _status_paths(root)
@@ -57,7 +58,7 @@ def test_cr_only_line_endings_are_an_error_with_their_reason(tmp_path: Path) -> 
     (root / "lessons" / "mac.md").write_bytes(text.encode())
     code, findings = _lint(root)
     assert code == 1
-    (item,) = findings["broken-lessons"]["items"]  # type: ignore[misc]
+    (item,) = findings["broken-lessons"]["items"]
     assert item["item"].endswith("mac.md") and "CR" in item["reason"] and "line endings" in item["reason"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from cli_run import run_cli
 from engine_helpers import make_workspace, session
@@ -33,7 +34,7 @@ def test_cli_lint_exit_codes(tmp_path: Path) -> None:
 
 
 def test_cli_lint_json_shape(tmp_path: Path) -> None:
-    events = [*clean_events(), "{not json\n", session("g", 0.5, {"gone.md": 0.5})]
+    events: list[dict[str, Any] | str] = [*clean_events(), "{not json\n", session("g", 0.5, {"gone.md": 0.5})]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
     assert code == 1

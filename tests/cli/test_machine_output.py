@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_fixtures import log_bytes, make_ws, run_plain, session
@@ -29,10 +30,11 @@ def record(capsys: pytest.CaptureFixture[str], ws: Path, sid: str, *extra: str) 
     )  # fmt: skip
 
 
-def json_of(result: tuple[int, str, str]) -> dict:  # type: ignore[type-arg]
+def json_of(result: tuple[int, str, str]) -> dict[str, Any]:
     code, out, err = result
     assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
+    parsed: dict[str, Any] = json.loads(out)
+    return parsed
 
 
 @pytest.mark.parametrize("reward", ["abc", "nan", "-0.5", "1.5", "inf", ""])

@@ -34,7 +34,8 @@ def ws(tmp_path: Path) -> Path:
 
 
 def last_event(root: Path) -> dict[str, object]:
-    return json.loads((root / LOG_REL).read_text().splitlines()[-1])
+    event: dict[str, object] = json.loads((root / LOG_REL).read_text().splitlines()[-1])
+    return event
 
 
 @pytest.mark.parametrize(("word", "reward"), [("productive", 1.0), ("noop", 0.0), ("violated_policy", 0.0)])

@@ -18,6 +18,7 @@ from cli_fixtures import CONFIG_REL, make_ws, run_plain
 
 from lesson_credit.core.bandit.config import ConfigError, load_config
 from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
@@ -60,7 +61,9 @@ def test_default_mapping_fresh_fold(ws: Path) -> None:
 def test_mapping_from_config_and_the_cached_path_agree(ws: Path) -> None:
     # cache_threshold=0: the parsed-log cache is written (and read) even for a tiny log
     assert arms(Workspace(ws, cache_threshold=0))[GIT] == pytest.approx((2.0, 2.0, 2))
-    cache = LogCache(Workspace(ws).log)
+    log = Workspace(ws).log
+    assert isinstance(log, EventLog)
+    cache = LogCache(log)
     assert cache.path.exists() and cache.load() is not None
     # noop = 0.5: p2 credits git 0.5 * 0.3 = 0.15 -> alpha 2.15, beta 1 + 0 + 0.85 = 1.85
     (ws / CONFIG_REL).parent.mkdir(parents=True, exist_ok=True)

@@ -5,10 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lesson_credit.core.log.records import journal_changed, session_record
+
+
+def found(record: dict[str, Any] | None) -> dict[str, Any]:
+    assert record is not None
+    return record
 
 
 def write_log(path: Path, lines: list[str]) -> Path:
@@ -33,7 +39,7 @@ def test_finds_the_session_event_not_grades_or_notes(tmp_path: Path, unique: boo
         "lessons": [],
         "journal_sha256": "aa",
     }
-    assert session_record(log, "s10", unique=unique)["session_id"] == "s10"  # type: ignore[index]
+    assert found(session_record(log, "s10", unique=unique))["session_id"] == "s10"
     assert session_record(log, "s", unique=unique) is None
 
 
@@ -45,7 +51,7 @@ def test_the_first_of_duplicates_counts(tmp_path: Path) -> None:
             '{"session_id":"d","lessons":[],"outcome":"second"}',
         ],
     )
-    assert session_record(log, "d")["outcome"] == "first"  # type: ignore[index]
+    assert found(session_record(log, "d"))["outcome"] == "first"
 
 
 def test_other_spellings_and_non_ascii_ids(tmp_path: Path) -> None:
@@ -59,7 +65,7 @@ def test_other_spellings_and_non_ascii_ids(tmp_path: Path) -> None:
     )
     for sid in ("café", "naïve", "wide"):
         for unique in (False, True):
-            assert session_record(log, sid, unique=unique)["session_id"] == sid  # type: ignore[index]
+            assert found(session_record(log, sid, unique=unique))["session_id"] == sid
 
 
 def test_missing_or_empty_log(tmp_path: Path) -> None:

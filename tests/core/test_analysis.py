@@ -21,15 +21,14 @@ from scipy import stats
 
 from lesson_credit.core.analysis.effects import (
     MIN_IPW,
-    MIN_WITH,
-    MIN_WITHOUT,
     PRIOR_DF,
     REWARD_RESOLUTION,
     Candidacy,
-    benjamini_hochberg,
     leave_one_out,
     reward_split,
 )
+from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
+from lesson_credit.core.analysis.stats import benjamini_hochberg
 from lesson_credit.core.workspace import Workspace
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -101,10 +103,10 @@ def test_a_changed_section_is_never_used() -> None:
         short.view()
 
 
-def _stored(items: list[object], convert: object = None) -> tuple[StoredChunk, CountingSource]:
+def _stored(items: list[object], convert: Callable[[Any], Any] | None = None) -> tuple[StoredChunk, CountingSource]:
     blob, offsets = encode_items(items)
     source, (blob_section, offset_section) = _sections([blob, offsets.tobytes()])
-    return StoredChunk(len(items), blob_section, offset_section, convert), source  # type: ignore[arg-type]
+    return StoredChunk(len(items), blob_section, offset_section, convert), source
 
 
 def test_objects_read_one_item_without_decoding_its_chunk() -> None:

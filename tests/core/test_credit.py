@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -93,12 +94,12 @@ def test_vectorised_over_arrays() -> None:
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, -0.1, 1.1, "abc", None, "", [0.5]])
 def test_check_unit_refuses(bad: object) -> None:
     with pytest.raises(ValueError):
-        check_unit(bad, "reward")  # type: ignore[arg-type]
+        check_unit(bad, "reward")  # type: ignore[arg-type]  # not a float on purpose: the check refuses it
 
 
 @pytest.mark.parametrize(("value", "expected"), [(0, 0.0), (1, 1.0), (0.5, 0.5), ("0.25", 0.25)])
 def test_check_unit_accepts(value: object, expected: float) -> None:
-    assert check_unit(value, "reward") == expected  # type: ignore[arg-type]
+    assert check_unit(value, "reward") == expected  # type: ignore[arg-type]  # ints and numeric text on purpose
 
 
 def test_check_unit_message_names_the_quantity() -> None:
@@ -137,6 +138,6 @@ def test_credit_settings_defaults() -> None:
         {"prior_alpha": math.inf},
     ],
 )
-def test_credit_settings_validate(kwargs: dict[str, object]) -> None:
+def test_credit_settings_validate(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        CreditSettings(**kwargs)  # type: ignore[arg-type]
+        CreditSettings(**kwargs)

@@ -34,10 +34,12 @@ def test_dropout_log_in_gptmes_shape_gives_the_hand_computed_estimate(tmp_path: 
     assert a.ci_high == pytest.approx(0.25 + half, rel=1e-4)
     b = rows.get(B)
     assert b is None or b.randomized is None or (b.randomized.estimate is None and b.randomized.n_withheld == 1)
-    assert rows[C].randomized is not None and rows[C].randomized.n_withheld == 0
+    c_trial = rows[C].randomized
+    assert c_trial is not None and c_trial.n_withheld == 0
     # 3 kept against 2 withheld: too few for the trial to be the headline (MIN_RANDOMIZED each); it stays beside it
     joint = rows[A].joint
-    assert joint is not None and rows[A].effect is not None and rows[A].effect.method == "joint"
+    a_effect = rows[A].effect
+    assert joint is not None and a_effect is not None and a_effect.method == "joint"
     assert rows[A].headline == joint.estimate
     assert ws.loo_meta["dropout_sessions"] == 7
 

@@ -34,7 +34,7 @@ def test_the_rule() -> None:
 
 
 def test_headlines_keep_both_and_adjust_over_the_headlines() -> None:
-    effects = [joint(0.2, 0.1, 0.001), joint(0.0, None), joint(0.05, 0.1, 0.3)]
+    effects: list[Effect | None] = [joint(0.2, 0.1, 0.001), joint(0.0, None), joint(0.05, 0.1, 0.3)]
     rnd = [None, Randomized(0.3, 0.2, 0.4, 25, 25, 0.002), Randomized(0.9, -1.0, 2.8, 2, 2, 0.5)]
     out = headlines(effects, rnd)
     assert [e.method for e in out if e is not None] == ["joint", "randomized", "joint"]

@@ -7,6 +7,7 @@ exercise the same path a real log takes, without touching the disk.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from lesson_credit.core.log.store import LogProblem, parse_chunk
 A, B = "tools/a.md", "tools/b.md"
 
 
-def load(records: list[dict[str, Any] | str]) -> tuple[FoldData, list[Event]]:
+def load(records: Sequence[dict[str, Any] | str]) -> tuple[FoldData, list[Event]]:
     data = b"".join((r if isinstance(r, str) else json.dumps(r) + "\n").encode() for r in records)
     result = parse_chunk(data, 0, 1, at_eof=True)
     index = LogIndex()
@@ -372,7 +373,7 @@ def test_regraded_log_folds_like_final_grades(
 C = "lessons/tools/c.md"  # written with the prefix: the same lesson id as "tools/c.md"
 
 
-def _index_of(records: list[dict[str, Any] | str], batched: bool) -> LogIndex:
+def _index_of(records: Sequence[dict[str, Any] | str], batched: bool) -> LogIndex:
     from lesson_credit.core.log.events import decode_raw
 
     data = b"".join((r if isinstance(r, str) else json.dumps(r) + "\n").encode() for r in records)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_helpers import BASIC_LESSONS, LOG_REL, fixed_clock, make_workspace, session
@@ -48,7 +49,7 @@ def test_prior_then_sessions_fold_on_top(tmp_path: Path) -> None:
 
 
 def test_published_shape_lines_fold(tmp_path: Path) -> None:
-    lines = [
+    lines: list[dict[str, Any]] = [
         # no "type"; a prefixed path; outcome without base_reward; a lesson without salience;
         # a stored per-lesson reward that the fold ignores (it recomputes from salience)
         {

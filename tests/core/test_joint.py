@@ -137,7 +137,7 @@ def test_empirical_bayes_penalty_maximises_the_restricted_likelihood(tmp_path: P
         cov = np.eye(dof) + xk @ xk.T / lam
         sign, logdet = np.linalg.slogdet(cov)
         quad = float(yk @ np.linalg.solve(cov, yk))
-        return dof * math.log(quad / dof) + logdet
+        return dof * math.log(quad / dof) + float(logdet)
 
     grid = np.exp(np.linspace(math.log(fit.penalty) - 3, math.log(fit.penalty) + 3, 61))
     values = [brute(float(lam)) for lam in grid]

@@ -14,13 +14,14 @@ from engine_helpers import fixed_clock, make_workspace, session
 from oracles import ridge_reference
 
 from lesson_credit.core.analysis.joint import build_design, fit_joint
+from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.workspace import Workspace
 
 A, B, C = "tools/a.md", "tools/b.md", "workflow/c.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active")}
 
 
-def workspace_of(tmp_path: Path, events: list[dict[str, Any]]) -> tuple[Any, list[str | None]]:
+def workspace_of(tmp_path: Path, events: list[dict[str, Any]]) -> tuple[FoldData, list[str | None], list[Any]]:
     """The fold data of the events and each session's agent (the events' "agent", which the test
     keeps beside the log: the store records it, not the event)."""
     root = make_workspace(

@@ -3,9 +3,11 @@ propensities against closed forms and Monte Carlo, its cache, the config setting
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,7 +15,7 @@ from cli_run import run as run_cli_main
 from engine_helpers import CONFIG_REL, LOG_REL, fixed_clock, make_workspace, session
 
 from lesson_credit.core.analysis import joint_posterior as jp
-from lesson_credit.core.analysis.joint import build_design, fit_joint
+from lesson_credit.core.analysis.joint import JointFit, build_design, fit_joint
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.bandit.policy import NormalPosterior, joint_select, p_top_k_normal
 from lesson_credit.core.base.errors import WorkspaceError
@@ -166,8 +168,13 @@ def test_the_fit_is_cached_per_log_version(tmp_path: Path, monkeypatch: pytest.M
     cache = root / "state" / "lesson-thompson" / ".cache" / jp.CACHE_NAME
     assert cache.is_file()
     fits: list[int] = []
-    real = jp.fit_joint
-    monkeypatch.setattr(jp, "fit_joint", lambda *a, **kw: (fits.append(1), real(*a, **kw))[1])
+    real = fit_joint  # the function joint_posterior imported
+
+    def counting(*args: Any, **kwargs: Any) -> JointFit:
+        fits.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jp, "fit_joint", counting)
     # a new process (a new Workspace) reads the cache: no fit
     again = Workspace(root, clock=fixed_clock).joint_posterior()
     assert fits == [] and np.array_equal(again.mean, first.mean) and np.array_equal(again.sd, first.sd)
@@ -262,7 +269,7 @@ def test_draw_refuses_joint_without_the_estimate() -> None:
 
     with pytest.raises(WorkspaceError, match="needs the joint estimate"):
         selection_draw.draw(
-            "x", list, lambda settings: None, CreditSettings(),  # type: ignore[arg-type,return-value]
+            "x", list, lambda settings: pytest.fail("the posterior is not read"), CreditSettings(),
             k=1, seed=1, session_id="s", clock=fixed_clock, draws=10, dropout=0.0, policy="joint",
         )  # fmt: skip
 
@@ -271,7 +278,8 @@ def test_cli_simulate_offers_every_scenario_and_reports_regret(capsys: pytest.Ca
     from lesson_credit.cli.main import build_parser
     from lesson_credit.core.sim.scenario import SCENARIOS
 
-    simulate = build_parser()._subparsers._group_actions[0].choices["simulate"]  # type: ignore[union-attr]
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    simulate = commands.choices["simulate"]
     scenario_option = next(a for a in simulate._actions if a.dest == "scenario")
     assert list(scenario_option.choices) == list(SCENARIOS)  # the hard-coded list (no import at start-up) is whole
     code, out, _ = run(

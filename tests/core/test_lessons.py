@@ -8,12 +8,19 @@ from pathlib import Path
 import pytest
 from engine_helpers import lesson_text
 
-from lesson_credit.core.library.lessons import LessonError, category_of, load_library, normalize_id, parse_lesson
+from lesson_credit.core.library.lessons import (
+    Lesson,
+    LessonError,
+    category_of,
+    load_library,
+    normalize_id,
+    parse_lesson,
+)
 
 CORPUS = Path(__file__).parents[3] / "shared" / "corpus" / "gptme-contrib-lessons"
 
 
-def lesson(text: str, lesson_id: str = "tools/x.md"):  # type: ignore[no-untyped-def]
+def lesson(text: str, lesson_id: str = "tools/x.md") -> Lesson:
     return parse_lesson(text, lesson_id)
 
 

@@ -31,10 +31,16 @@ sessions = st.lists(
     st.sampled_from([1.0, 0.8]),
     st.data(),
 )
-def test_regrade_equals_a_full_fold_with_the_new_reward(log, strategy, floor, decay, data) -> None:  # type: ignore[no-untyped-def]
+def test_regrade_equals_a_full_fold_with_the_new_reward(
+    log: list[tuple[float | None, list[tuple[str, float]]]],
+    strategy: str,
+    floor: float,
+    decay: float,
+    data: st.DataObject,
+) -> None:
     index = LogIndex()
-    for i, (base, lessons) in enumerate(log):
-        event = SessionEvent(f"s{i}", None, base, tuple(a for a, _ in lessons), tuple(s for _, s in lessons))
+    for i, (session_base, lessons) in enumerate(log):
+        event = SessionEvent(f"s{i}", None, session_base, tuple(a for a, _ in lessons), tuple(s for _, s in lessons))
         index.add(i + 1, event)
     folded = index.snapshot()
     settings = CreditSettings(strategy=strategy, floor=floor, decay=decay)

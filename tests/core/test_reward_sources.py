@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,8 +30,8 @@ from lesson_credit.core.workspace import Workspace
 LESSONS = {"a.md": (["alpha"], "active")}
 
 
-def numbers(ws: Workspace, **kwargs: object) -> tuple[float, float, int]:
-    row = ws.lesson_table(**kwargs).row("a.md")  # type: ignore[arg-type]
+def numbers(ws: Workspace, **kwargs: Any) -> tuple[float, float, int]:
+    row = ws.lesson_table(**kwargs).row("a.md")
     assert row is not None
     return round(row.alpha, 12), round(row.beta, 12), row.n
 
@@ -130,7 +131,7 @@ def test_the_folded_scores_are_the_per_session_rule(
     same score in force, same source, same grader, for any events and any priority."""
     root = tmp_path_factory.mktemp("ws")
     events: list[dict[str, object]] = [session(f"s{i}", own[i], {"a.md": 0.5}) for i in range(3)]
-    events += [grade(f"s{i}", value, grader) for i, (_, grader, value) in grades]  # type: ignore[arg-type]
+    events += [grade(f"s{i}", value, grader) for i, (_, grader, value) in grades]
     config = f"[rewards]\npriority = {json.dumps(list(priority))}\n"
     ws = Workspace(make_workspace(root, LESSONS, events, config=config))
     data = ws.data()

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from lesson_credit.core.library.salience import (
     NO_KEYWORD_SALIENCE,
     KeywordMatcher,
+    SalienceBreakdown,
     counted_keywords,
     salience,
     salience_breakdowns,
@@ -19,7 +20,7 @@ from lesson_credit.core.library.salience import (
 )
 
 
-def breakdown(text: str, keywords: list[str]):  # type: ignore[no-untyped-def]
+def breakdown(text: str, keywords: list[str]) -> SalienceBreakdown:
     return salience_breakdowns(text, [("l.md", keywords)])[0]
 
 

@@ -150,7 +150,8 @@ def test_records_score_the_sources_the_log_leaves_empty(tmp_path: Path) -> None:
     # seed, w 1: alpha 1 + 0.3 + 0.9 + 0.7 = 2.9, beta 1 + 0.7 + 0.1 + 0.3 = 2.1
     row = ws.lesson_table().row("a.md")
     assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (2.9, 2.1, 3)
-    assert ws.record_of("s-one") is not None and ws.record_of("s-one").harness == "gptme"  # type: ignore[union-attr]
+    record = ws.record_of("s-one")
+    assert record is not None and record.harness == "gptme"
 
 
 def test_a_changed_records_file_refolds_and_a_retraction_lets_the_record_count_again(tmp_path: Path) -> None:

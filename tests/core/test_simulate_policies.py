@@ -4,6 +4,7 @@ joint model's assumptions, each checked against a second computation."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,11 +35,12 @@ TINY = Scenario(name="tiny", n_lessons=30, n_sessions=80, k=4)
         {"always_acts": "yes"},
         {"joint_refit": 0},
         {"joint_tau_min": 0.0},
+        {"joint_weights": "journal"},
     ],
 )
-def test_new_parameters_are_validated(changes: dict[str, object]) -> None:
+def test_new_parameters_are_validated(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        Scenario(**changes)  # type: ignore[arg-type]
+        Scenario(**changes)
 
 
 def test_joint_loop_fits_the_design_its_log_gives() -> None:
@@ -60,6 +62,23 @@ def test_joint_loop_fits_the_design_its_log_gives() -> None:
     assert np.allclose(fit_ours.coef_sd[lesson_of_arm], fit_theirs.coef_sd, rtol=1e-6)
     never = np.setdiff1d(np.arange(sc.n_lessons), lesson_of_arm)
     assert np.isnan(fit_ours.coef[never]).all()
+
+
+def test_what_the_joint_policy_reads_of_an_injection() -> None:
+    from lesson_credit.core.sim.loop import _Joint
+
+    world = make_world(TINY, 4)
+    # injection: every injection weighs 1, the same loop as a salience floor of 1
+    injection = run_policy(world, TINY.with_(joint_weights="injection"), "joint", 4)
+    floor_one = run_policy(world, TINY.with_(floor=1.0), "joint", 4)
+    assert np.array_equal(injection.entry_arm, floor_one.entry_arm)
+    # centred, by hand (floor 0.3): the first session's mean salience is the log's so far, so its
+    # weights are as usual; the second's lone lesson gets the log's mean salience (0.2 + 0.6 + 0.9) / 3
+    learner = _Joint(world, TINY.with_(joint_weights="centred"), np.random.default_rng(0))
+    assert learner.weight(np.array([0.2, 0.6])) == pytest.approx([0.3 + 0.7 * 0.2, 0.3 + 0.7 * 0.6])
+    assert learner.weight(np.array([0.9])) == pytest.approx([0.3 + 0.7 * (1.7 / 3)])
+    salience = _Joint(world, TINY, np.random.default_rng(0))
+    assert salience.weight(np.array([0.2, 0.9])) == pytest.approx([0.44, 0.93])
 
 
 def test_joint_policy_chooses_among_candidates_and_is_seeded() -> None:
@@ -97,6 +116,7 @@ def test_the_oracle_takes_the_best_expected_gains_of_the_session() -> None:
     world = make_world(sc, 0)
     run = run_policy(world, sc, "oracle", 0)
     starts = run.session_start.tolist()
+    assert world.acts_given_candidate is not None
     for t, cand in enumerate(world.candidates):
         # expected gain by hand: effect x (1 at home, 1 - 2 * 1.0 = -1 elsewhere) x P(relevant | candidate, category)
         c = world.session_category[t]
@@ -115,7 +135,7 @@ def test_binary_rewards_are_coins_with_the_sessions_chance() -> None:
     chance = np.clip(world.baseline[world.session_category] + run.session_gain, 0.0, 1.0)
     # 4000 coins: the mean is within 4 standard errors (sd <= 0.5 / sqrt(4000) = 0.0079) of the mean chance
     assert abs(run.reward.mean() - chance.mean()) < 4 * 0.5 / math.sqrt(4000)
-    assert np.array_equal(run.reward == 1.0, world.reward_u < chance)
+    assert world.reward_u is not None and np.array_equal(run.reward == 1.0, world.reward_u < chance)
 
 
 def test_unequal_noise_by_category() -> None:

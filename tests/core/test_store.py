@@ -5,14 +5,16 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, session
+from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, row_of, session
 
 from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.base.files import atomic_write
-from lesson_credit.core.log.store import EventLog, StoreError, parse_chunk
+from lesson_credit.core.log.store import EventLog, ReadResult, StoreError, parse_chunk
 from lesson_credit.core.workspace import Workspace
 
 A, B = "tools/a.md", "tools/b.md"
@@ -26,7 +28,9 @@ def ws_at(root: Path) -> Workspace:
 # ---------------------------------------------------------------- tolerant reads
 
 
-def test_corrupt_lines_reported_with_line_numbers_and_skipped(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_corrupt_lines_reported_with_line_numbers_and_skipped(
+    tmp_path: Path, make_workspace: Callable[..., Path]
+) -> None:
     root = make_workspace(
         tmp_path,
         lessons=LESSONS,
@@ -59,14 +63,16 @@ def test_corrupt_lines_reported_with_line_numbers_and_skipped(tmp_path: Path, ma
     assert (b.alpha, b.beta, b.n) == pytest.approx((1.0, 2.0, 1))
 
 
-def test_out_of_range_base_reward_is_a_bad_line(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_out_of_range_base_reward_is_a_bad_line(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.2, {A: 1.0})])
     ws = ws_at(root)
     assert [p.line for p in ws.log_problems()] == [1]
     assert ws.sessions() == []
 
 
-def test_truncated_last_line_reported_then_next_append_starts_fresh(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_truncated_last_line_reported_then_next_append_starts_fresh(
+    tmp_path: Path, make_workspace: Callable[..., Path]
+) -> None:
     partial = json.dumps(session("s2", 0.0, {A: 1.0}))[:30]
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), partial])
     ws = ws_at(root)
@@ -90,7 +96,7 @@ def test_truncated_last_line_reported_then_next_append_starts_fresh(tmp_path: Pa
 
 
 @pytest.mark.smoke
-def test_truncated_last_line_then_record(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_truncated_last_line_then_record(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path,
         lessons=LESSONS,
@@ -105,8 +111,8 @@ def test_truncated_last_line_then_record(tmp_path: Path, make_workspace) -> None
     assert fresh.log_problems() == []
     # s1: A (2, 1); s2: A salience 1 -> (3, 1); B salience 0, w 0.3, r 0.3 -> (1.3, 1.7)
     table = fresh.lesson_table()
-    assert (table.row(A).alpha, table.row(A).beta) == pytest.approx((3.0, 1.0))  # type: ignore[union-attr]
-    assert (table.row(B).alpha, table.row(B).beta) == pytest.approx((1.3, 1.7))  # type: ignore[union-attr]
+    assert (row_of(table, A).alpha, row_of(table, A).beta) == pytest.approx((3.0, 1.0))
+    assert (row_of(table, B).alpha, row_of(table, B).beta) == pytest.approx((1.3, 1.7))
 
 
 def test_parse_chunk_consumes_unterminated_valid_last_line() -> None:
@@ -117,7 +123,7 @@ def test_parse_chunk_consumes_unterminated_valid_last_line() -> None:
     assert result.tail_problem is None
 
 
-def test_line_numbers_after_unterminated_valid_last_line(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_line_numbers_after_unterminated_valid_last_line(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     # the next append puts a newline first; the reader that consumed the unterminated line
     # must not count that newline as a line of its own
     s2 = json.dumps(session("s2", 1.0, {A: 1.0}))  # valid, but the writer forgot the newline
@@ -147,15 +153,18 @@ def test_append_refuses_multi_line_events(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- incremental refresh
 
 
-def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_refresh_reads_only_the_appended_tail(
+    tmp_path: Path, make_workspace: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", None, {A: 1.0})])
     first = ws_at(root)
-    assert first.lesson_table().row(A).n == 0  # type: ignore[union-attr]
+    assert isinstance(first.log, EventLog)  # the workspace's JSONL file
+    assert row_of(first.lesson_table(), A).n == 0
     size_before = (root / LOG_REL).stat().st_size
     calls: list[tuple[int, int]] = []
     real = first.log.read_chunks
 
-    def spy(start: int, first_line: int, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(start: int, first_line: int, *args: Any, **kwargs: Any) -> Iterator[ReadResult]:
         calls.append((start, first_line))
         return real(start, first_line, *args, **kwargs)
 
@@ -170,10 +179,10 @@ def test_refresh_reads_only_the_appended_tail(tmp_path: Path, make_workspace, mo
     assert first.refresh() is False
 
 
-def test_refresh_detects_replaced_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_refresh_detects_replaced_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
-    assert ws.lesson_table().row(A).alpha == pytest.approx(2.0)  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).alpha == pytest.approx(2.0)
     # same length, other content: s1 graded 0.0 instead of 1.0
     replaced = (root / LOG_REL).read_bytes().replace(b'"base_reward": 1.0', b'"base_reward": 0.0')
     assert len(replaced) == (root / LOG_REL).stat().st_size
@@ -183,7 +192,7 @@ def test_refresh_detects_replaced_log(tmp_path: Path, make_workspace) -> None:  
     assert row is not None and (row.alpha, row.beta) == pytest.approx((1.0, 2.0))
 
 
-def test_refresh_detects_replaced_big_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_refresh_detects_replaced_big_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     # 100 sessions (~10 KB): the first is graded 0.2, the rest 0.5; uniform credit
     events = [session(f"s{i:03d}", 0.2 if i == 0 else 0.5, {A: 1.0}) for i in range(100)]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events, config='strategy = "uniform"\n')
@@ -191,41 +200,41 @@ def test_refresh_detects_replaced_big_log(tmp_path: Path, make_workspace) -> Non
     assert log.stat().st_size > 8192
     ws = ws_at(root)
     # alpha = 1 + 0.2 + 99 * 0.5 = 50.7
-    assert ws.lesson_table().row(A).alpha == pytest.approx(50.7)  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).alpha == pytest.approx(50.7)
     # another file, same length, differing only in the first line (0.2 -> 0.9), moved into place
     replacement = log.with_name("sessions.jsonl.new")
     replacement.write_bytes(log.read_bytes().replace(b'"base_reward": 0.2', b'"base_reward": 0.9', 1))
     os.replace(replacement, log)
     # alpha = 1 + 0.9 + 99 * 0.5 = 51.4, as a fresh Workspace sees it
-    assert ws_at(root).lesson_table().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert row_of(ws_at(root).lesson_table(), A).alpha == pytest.approx(51.4)
     assert ws.refresh() is True
-    assert ws.lesson_table().row(A).alpha == pytest.approx(51.4)  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).alpha == pytest.approx(51.4)
 
 
-def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_refresh_detects_truncated_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0}), session("s2", 1.0, {A: 1.0})]
     )
     ws = ws_at(root)
-    assert ws.lesson_table().row(A).n == 2  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 2
     first_line = (root / LOG_REL).read_bytes().split(b"\n")[0] + b"\n"
     (root / LOG_REL).write_bytes(first_line)
     assert ws.refresh() is True
     assert [s.session_id for s in ws.sessions()] == ["s1"]
-    assert ws.lesson_table().row(A).n == 1  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 1
 
 
-def test_refresh_detects_log_truncated_to_empty(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_refresh_detects_log_truncated_to_empty(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
-    assert ws.lesson_table().row(A).n == 1  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 1
     (root / LOG_REL).write_bytes(b"")
     assert ws.refresh() is True
     assert ws.sessions() == []
-    assert ws.lesson_table().row(A).n == 0  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), A).n == 0
 
 
-def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
     ws = ws_at(root)
     assert len(ws.sessions()) == 1
@@ -240,7 +249,7 @@ def test_refresh_detects_deleted_log(tmp_path: Path, make_workspace) -> None:  #
 
 
 @pytest.mark.smoke
-def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path,
         lessons=LESSONS,
@@ -272,7 +281,7 @@ def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_works
         assert state["arms"][arm_id]["beta"] == post.beta[j]
 
 
-def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     from lesson_credit.core.bandit.interop import STAMP_KEY, state_stamp
 
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
@@ -294,7 +303,9 @@ def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_worksp
 
 
 @pytest.mark.smoke
-def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_bandit_state_written_atomically(
+    tmp_path: Path, make_workspace: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})], journals={"j": "x"})
     state_path = root / STATE_REL
     seen: list[tuple[str, str, bytes]] = []
@@ -322,7 +333,7 @@ def test_bandit_state_written_atomically(tmp_path: Path, make_workspace, monkeyp
     assert cached == ["lessons.msgpack", "log-seal"]  # no temp files
 
 
-def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch) -> None:
+def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "state.json"
     target.write_bytes(b"old")
 
@@ -336,7 +347,7 @@ def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkey
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
 
 
-def test_state_follows_settings_after_replay_write(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_state_follows_settings_after_replay_write(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 0.5, {A: 0.0})])
     ws = ws_at(root)
     ws.replay("uniform", 0.3, write=True)

@@ -129,10 +129,10 @@ def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: P
     ws = Workspace(tui_root, clock=fixed_clock)
     commit = queue.commit("s1", 1.0, None, shown=None)  # logged at line 2
     assert queue.take() is commit
-    queue.apply(Source(ws), commit)  # type: ignore[arg-type]
+    queue.apply(Source(ws), commit)  # type: ignore[arg-type]  # a stand-in: apply uses append_grade only
     undo = queue.undo("s1")
     assert undo is not None and queue.take() is undo
-    queue.apply(Source(ws), undo)  # type: ignore[arg-type]
+    queue.apply(Source(ws), undo)  # type: ignore[arg-type]  # the same stand-in
     cli_last, tui_last = (json.loads((r / LOG_REL).read_text().splitlines()[-1]) for r in (cli_root, tui_root))
     assert cli_last == tui_last  # the same event: value, grader, timestamp and note
     assert tui_last["note"] == "undo of line 2: 1.0 back to pending"

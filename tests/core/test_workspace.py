@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_helpers import (
@@ -14,6 +16,7 @@ from engine_helpers import (
     LOG_REL,
     fixed_clock,
     log_bytes,
+    row_of,
     session,
 )
 from oracles import session_event
@@ -30,7 +33,7 @@ def ws_at(root: Path) -> Workspace:
     return Workspace(root, clock=fixed_clock)
 
 
-def log_records(root: Path) -> list[dict]:  # type: ignore[type-arg]
+def log_records(root: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines() if line.strip()]
 
 
@@ -63,7 +66,7 @@ def test_record_computes_salience_from_the_journal(basic_ws: Path) -> None:
     assert [e["reward"] for e in event["lessons"]] == pytest.approx([0.82, 0.533, 0.533, 0.246])
 
 
-def test_record_stores_full_precision_salience(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_record_stores_full_precision_salience(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path,
         lessons={
@@ -84,7 +87,7 @@ def test_record_pending_then_grade(basic_ws: Path) -> None:
     exp = ws.record("s1", basic_ws / "j.txt", [GIT])
     assert exp.base_reward is None
     assert log_records(basic_ws)[0]["base_reward"] is None
-    assert ws.lesson_table().row(GIT).n == 0  # type: ignore[union-attr]
+    assert row_of(ws.lesson_table(), GIT).n == 0
     record = ws.grade("s1", 0.6, note="looked fine")
     assert (record.base_reward, record.grader, record.note) == (0.6, "manual", "looked fine")
     # seed, salience 1 -> (1.6, 1.4)
@@ -115,10 +118,10 @@ def logged_ws(basic_ws: Path) -> Path:
         ({"session_id": "a\nb"}, "single line"),
     ],
 )
-def test_record_refuses_and_leaves_the_log_untouched(logged_ws: Path, kwargs: dict, match: str) -> None:  # type: ignore[type-arg]
+def test_record_refuses_and_leaves_the_log_untouched(logged_ws: Path, kwargs: dict[str, Any], match: str) -> None:
     before = log_bytes(logged_ws)
     state_before = state_files(logged_ws)
-    args = {"session_id": "s2", "journal": logged_ws / "j.txt", "lessons": [GIT], "reward": 0.5}
+    args: dict[str, Any] = {"session_id": "s2", "journal": logged_ws / "j.txt", "lessons": [GIT], "reward": 0.5}
     args.update(kwargs)
     if isinstance(args["journal"], str):
         args["journal"] = logged_ws / args["journal"]
@@ -205,7 +208,9 @@ def test_explain_deltas_equal_the_credit_formula(basic_ws: Path) -> None:
     # after = current posterior: git had s0 (1.0 -> +1, +0) and s1 -> (1 + 1 + 0.82, 1 + 0 + 0.18)
     assert (by_path[GIT].alpha_after, by_path[GIT].beta_after) == pytest.approx((2.82, 1.18))
     # the explanation re-reads the journal: "quote" at offset 44 of BASIC_JOURNAL ("...reviewer mis|quote|d")
-    quote = {k.keyword: k for k in by_path[QUOTE].breakdown.keywords}  # type: ignore[union-attr]
+    quote_breakdown = by_path[QUOTE].breakdown
+    assert quote_breakdown is not None
+    quote = {k.keyword: k for k in quote_breakdown.keywords}
     assert quote["quote"].offsets == (44,)
     assert BASIC_JOURNAL[44:49] == "quote"
     assert quote["never-mentioned"].hit is False
@@ -251,9 +256,9 @@ def test_what_if_changes_nothing_on_disk(logged_ws: Path) -> None:
     # s1: reward 0.5; quote salience 0.5.
     #   seed floor 0.3: w 0.65, r 0.325 -> (1.325, 1.675); uniform -> (1.5, 1.5);
     #   evidence floor 0: w 0.5 -> (1 + 0.25, 1 + 0.25)
-    assert (current.row(QUOTE).alpha, current.row(QUOTE).beta) == pytest.approx((1.325, 1.675))  # type: ignore[union-attr]
-    assert (what_if.row(QUOTE).alpha, what_if.row(QUOTE).beta) == pytest.approx((1.5, 1.5))  # type: ignore[union-attr]
-    assert (replayed.row(QUOTE).alpha, replayed.row(QUOTE).beta) == pytest.approx((1.25, 1.25))  # type: ignore[union-attr]
+    assert (row_of(current, QUOTE).alpha, row_of(current, QUOTE).beta) == pytest.approx((1.325, 1.675))
+    assert (row_of(what_if, QUOTE).alpha, row_of(what_if, QUOTE).beta) == pytest.approx((1.5, 1.5))
+    assert (row_of(replayed, QUOTE).alpha, row_of(replayed, QUOTE).beta) == pytest.approx((1.25, 1.25))
     assert state_files(logged_ws) == before
     assert not (logged_ws / CONFIG_REL).exists()
     assert ws.settings == CreditSettings()
@@ -299,7 +304,7 @@ def test_bad_config_is_a_workspace_error(basic_ws: Path) -> None:
 # ---------------------------------------------------------------- status table
 
 
-def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
+def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
     root = make_workspace(
         tmp_path,
         lessons={"a/x.md": (["x"], "active"), "b/y.md": (["y"], "archived")},
@@ -308,7 +313,7 @@ def test_posteriors_lists_library_then_missing_arms(tmp_path: Path, make_workspa
     table = ws_at(root).lesson_table()
     assert [r.path for r in table.rows] == ["a/x.md", "b/y.md", "gone/z.md"]
     assert [r.status for r in table.rows] == ["active", "archived", "missing"]
-    assert table.row("gone/z.md").category == "gone"  # type: ignore[union-attr]
+    assert row_of(table, "gone/z.md").category == "gone"
     y = table.row("b/y.md")
     assert y is not None and (y.alpha, y.beta, y.n) == (1.0, 1.0, 0)
     # Beta(1, 1): mean 0.5, 95% equal-tailed interval (0.025, 0.975)
@@ -347,7 +352,7 @@ CONTEXT = "I ran git push --force and the reviewer MISQUOTED me"
 
 
 @pytest.fixture
-def select_ws(tmp_path: Path, make_workspace) -> Path:  # type: ignore[no-untyped-def]
+def select_ws(tmp_path: Path, make_workspace: Callable[..., Path]) -> Path:
     return make_workspace(tmp_path, lessons=SELECT_LESSONS, journals={"j.txt": CONTEXT})
 
 

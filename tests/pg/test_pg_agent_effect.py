@@ -4,6 +4,7 @@ agents whose sessions differ in base rate (the arithmetic: tests/core/test_joint
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -41,7 +42,7 @@ def test_loo_takes_the_writing_agent_as_a_fixed_effect(
     ws = Workspace(ws_root, store=PgStore(pg_url, agent="reader"))
     assert list(ws.session_agents()) == written
 
-    def effects(result: dict[str, object]) -> dict[str, float]:
+    def effects(result: dict[str, Any]) -> dict[str, float]:
         return {r["lesson"]: r["effect"]["estimate"] for r in result["results"] if r.get("effect")}
 
     fleet = run_json(capsys, *LOO, "-w", str(ws_root), "--store", pg_url)

@@ -5,6 +5,7 @@ transactions commit in any order)."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -291,7 +292,8 @@ def test_concurrent_writers_and_a_follower_agree_on_the_order(pg_url: str) -> No
                     stores[k].append_event(session(f"w{k}-{i}"))
 
     def follow() -> list[str]:
-        reader, seen, end = PgStore(pg_url, agent="r"), [], 0
+        seen: list[str] = []
+        reader, end = PgStore(pg_url, agent="r"), 0
         while True:
             finished = done.is_set()  # read once more after the writers finish
             got, end = read(reader, end, len(seen) + 1)
@@ -302,7 +304,7 @@ def test_concurrent_writers_and_a_follower_agree_on_the_order(pg_url: str) -> No
             reader.wait(end, 0.2)
 
     follower = Background(follow)
-    writers = [Background(lambda k=k: write(k)) for k in range(n_writers)]
+    writers = [Background(functools.partial(write, k)) for k in range(n_writers)]
     for writer in writers:
         writer.result()
     done.set()

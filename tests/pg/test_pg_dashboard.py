@@ -28,13 +28,14 @@ def test_another_agents_commit_shows_without_polling(ws_root: Path, pg_url: str)
 
 async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
     PgStore(pg_url, agent="other").append_event(session("s1"))
-    ws = Workspace(ws_root, store=PgStore(pg_url, agent="operator"))
+    store = PgStore(pg_url, agent="operator")
+    ws = Workspace(ws_root, store=store)  # the dashboard's workspace: its log is `store`
     # an hour between polls: only a notification can bring the change in time
     app = LessonCreditApp(ws, poll_seconds=3600)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         for _ in range(200):  # the first read (and the watcher's LISTEN) done
-            if ws.version > 0 and app.source.workspace.log._listener is not None:  # type: ignore[attr-defined]
+            if ws.version > 0 and store._listener is not None:
                 break
             await asyncio.sleep(0.05)
         before = app.data_version

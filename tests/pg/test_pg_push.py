@@ -4,10 +4,16 @@ client stores one while the push runs."""
 
 from __future__ import annotations
 
+import json
 import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import psycopg
-from pg_helpers import insert_raw, line, wait_until, waiting_on_a_lock
+import pytest
+from cli_run import run_json
+from pg_helpers import insert_raw, line, log_path, wait_until, waiting_on_a_lock
 
 from lesson_credit.core.log import pgpush
 from lesson_credit.core.log.pgstore import PgStore
@@ -63,4 +69,100 @@ def test_a_session_another_client_stores_while_pushing_is_theirs(pg_url: str) ->
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute("SELECT session_id, agent FROM lesson_credit.events ORDER BY position").fetchall()
     assert rows == [("s2", "other"), ("s1", "a"), ("s3", "a")]  # the first committed counts
+    store.close()
+
+
+def grade(sid: str, base: float) -> bytes:
+    return line({"type": "grade", "session_id": sid, "base_reward": base, "grader": "manual"})
+
+
+def test_into_an_empty_store_the_lines_are_copied_straight_in(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_staging(*args: object) -> None:
+        raise AssertionError("staged")
+
+    monkeypatch.setattr(pgpush, "_staged", no_staging)
+    store = PgStore(pg_url, agent="a")
+    log = [session("s1"), GRADE, b"not json\n", GRADE, session("s2"), GRADE]
+    report = store.push(log)
+    assert (report.lines, report.invalid, report.added, report.present) == (6, 1, 5, 0)
+    # by hand: the grade's three copies are copies 0, 1, 2, in log order
+    assert stored(pg_url) == [("session", "s1", 0), ("grade", "s1", 0), ("grade", "s1", 1), ("session", "s2", 0),
+                              ("grade", "s1", 2)]  # fmt: skip
+    store.close()
+
+
+@pytest.mark.parametrize("window", [2, pgpush.COPY_WINDOW])
+def test_what_a_direct_copy_must_not_add_sends_the_push_the_staged_way(
+    pg_url: str, window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Copies of a line further apart than the window (numbered too low by it), and a second session
+    # event for an id: the unique indexes refuse the COPY, the push starts over staged, and the result
+    # is the staged push's (the first session event counts; copies numbered in log order).
+    monkeypatch.setattr(pgpush, "COPY_WINDOW", window)
+    staged: list[int] = []
+    original = pgpush._staged
+
+    def counting(*args: Any) -> pgpush.PushReport:
+        staged.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(pgpush, "_staged", counting)
+    store = PgStore(pg_url, agent="a")
+    far_apart = [grade("s1", 0.1), session("s1"), session("s2"), session("s3"), grade("s1", 0.1)]
+    report = store.push(far_apart)
+    assert (report.added, report.present, len(staged)) == (5, 0, 1 if window == 2 else 0)
+    assert [occurrence for _, _, occurrence in stored(pg_url)] == [0, 0, 0, 0, 1]
+    store.close()
+    other = PgStore(create_empty(pg_url), agent="b")
+    report = other.push(lambda: iter([session("s1", 0.1), session("s2"), session("s1", 0.9)]))  # read twice
+    assert (report.added, report.present, len(staged)) == (2, 1, 2 if window == 2 else 1)
+    with psycopg.connect(other.url) as conn:
+        first = conn.execute("SELECT raw FROM lesson_credit.events WHERE session_id = 's1'").fetchall()
+    assert [json.loads(raw)["base_reward"] for (raw,) in first] == [0.1]
+    other.close()
+
+
+def create_empty(url: str) -> str:
+    """Another empty database on the same server."""
+    name = f"{url.rsplit('/', 1)[1]}_b"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{url.rsplit('/', 1)[0]}/{name}"
+
+
+def test_push_json_does_not_read_the_database(
+    pg_url: str, ws_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reading the events back to list the log's problems held the whole log in memory (272 MB at
+    # 105,000 events); the pushed file's invalid lines are listed under "invalid"
+    log_path(ws_root).write_bytes(session("s1") + b"not json\n")
+
+    def no_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read the database")
+
+    monkeypatch.setattr(PgStore, "read_since", no_read)
+    out = run_json(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+    assert (out["added"], out["invalid_lines"], out["warnings"]) == (1, 1, [])
+
+
+def test_a_second_session_event_stops_the_direct_copy_where_it_is(pg_url: str) -> None:
+    # The unique index refuses a second session event for an id only when the COPY ends, after the
+    # whole log; the direct COPY stops at the line (within its window) and the push goes staged.
+    log = [session("s1", 0.1), session("s2"), session("s1", 0.9), session("s3"), session("s4")]
+    passes: list[int] = []
+
+    def lines() -> Iterator[bytes]:
+        passes.append(0)
+        for text in log:
+            passes[-1] += 1
+            yield text
+
+    store = PgStore(pg_url, agent="a")
+    report = store.push(lines)
+    assert passes == [3, 5]  # the direct COPY read up to the second s1; the staged push all of it
+    assert (report.added, report.present) == (4, 1)
+    assert stored(pg_url) == [("session", sid, 0) for sid in ("s1", "s2", "s3", "s4")]
+    with psycopg.connect(pg_url) as conn:
+        first = conn.execute("SELECT raw FROM lesson_credit.events WHERE session_id = 's1'").fetchall()
+    assert [json.loads(raw)["base_reward"] for (raw,) in first] == [0.1]
     store.close()

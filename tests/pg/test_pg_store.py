@@ -20,7 +20,7 @@ from lesson_credit.core.log import pgconn, pgschema, pgstore
 from lesson_credit.core.log.events import InvalidEvent, decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession, EventStore, JsonlStore
 from lesson_credit.core.log.pgstore import LATEST, PgStore
-from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.log.store import ReadResult, StoreError
 
 GIT, QUOTE, PLAIN, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "style.md"
 
@@ -489,9 +489,9 @@ def test_parsed_log_cache_per_store_position(
     starts: list[int] = []
     read_since = PgStore.read_since
 
-    def spy(self: PgStore, start: int, *args: object, **kwargs: object) -> object:
+    def spy(self: PgStore, start: int, *args: Any, **kwargs: Any) -> Iterator[ReadResult]:
         starts.append(start)
-        return read_since(self, start, *args, **kwargs)  # type: ignore[arg-type]
+        return read_since(self, start, *args, **kwargs)
 
     monkeypatch.setattr(PgStore, "read_since", spy)
     assert run_json(capsys, "status", "-w", str(root), "--store", url) == uncached

@@ -53,7 +53,8 @@ def test_open_store_kinds(tmp_path: Path) -> None:
     for bad in ("", "  ", "two\nlines", "x" * 201):
         with pytest.raises(StoreError, match="--agent must be"):
             open_store("postgresql://h/db", log, bad)
-    assert open_store("postgresql://h/db", log, "x" * 200).agent == "x" * 200  # type: ignore[attr-defined]
+    longest = open_store("postgresql://h/db", log, "x" * 200)
+    assert isinstance(longest, PgStore) and longest.agent == "x" * 200
 
 
 def test_bad_store_settings_exit_1_with_one_line(ws_root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.log.columns import StoredChunk
+from lesson_credit.core.log.store import EventLog, ReadResult
 from lesson_credit.core.workspace import Workspace
 
 LESSON = '---\nmatch:\n  keywords: ["alpha", "beta"]\n---\n# L\n'
@@ -58,6 +62,7 @@ def _history(n: int) -> list[str]:
 def test_cache_is_written_and_gives_the_same_numbers_as_parsing(tmp_path: Path) -> None:
     ws = _make(tmp_path, _history(50))
     expected = _numbers(ws)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     cache = LogCache(ws.log)
     assert cache.path.exists()
     warm = Workspace(tmp_path)
@@ -73,13 +78,14 @@ def test_cache_is_written_and_gives_the_same_numbers_as_parsing(tmp_path: Path) 
 def test_cache_only_parses_the_appended_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _make(tmp_path, _history(30))
     ws.data()  # the first read parses the log and writes the cache
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     assert LogCache(ws.log).path.exists()
     with ws.log.path.open("a") as handle:
         handle.write(_session("late", 0.7, 0.5) + "\n")
     reads: list[int] = []
     real = type(ws.log).read_chunks
 
-    def spy(self, start, first_line, **kwargs):  # type: ignore[no-untyped-def]
+    def spy(self: EventLog, start: int, first_line: int, **kwargs: Any) -> Iterator[ReadResult]:
         reads.append(start)
         return real(self, start, first_line, **kwargs)
 
@@ -94,6 +100,7 @@ def test_cache_only_parses_the_appended_tail(tmp_path: Path, monkeypatch: pytest
 def test_a_replaced_log_invalidates_the_cache(tmp_path: Path) -> None:
     ws = _make(tmp_path, _history(30))
     ws.data()
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     original = ws.log.path.read_bytes()
     # Same length, different content near the end: the hash of the covered bytes must notice.
     changed = original.replace(b'"s29"', b'"x29"')
@@ -107,6 +114,7 @@ def test_a_replaced_log_invalidates_the_cache(tmp_path: Path) -> None:
 def test_a_corrupt_cache_is_ignored(tmp_path: Path) -> None:
     ws = _make(tmp_path, _history(20))
     expected = _numbers(ws)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     assert LogCache(ws.log).path.exists()
     LogCache(ws.log).path.write_bytes(b"\x00garbage")
     assert _numbers(Workspace(tmp_path)) == expected
@@ -143,7 +151,7 @@ def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkey
     computed: list[int] = []
     real = fold_mod._block_sums
 
-    def counting(data, base, lo, hi):  # type: ignore[no-untyped-def]
+    def counting(data: fold_mod.FoldData, base: fold_mod.FloatArray, lo: int, hi: int) -> fold_mod.BlockSums:
         computed.append(lo)
         return real(data, base, lo, hi)
 
@@ -161,6 +169,7 @@ def test_a_resaved_cache_keeps_columns_it_never_decoded(tmp_path: Path) -> None:
     sessions, problems = ws.sessions(), [str(p) for p in ws.log_problems()]
     warm = Workspace(tmp_path)
     warm.grade("s3", 0.4)  # decodes what a grade needs (ids, grades), re-saves the rest as read
+    assert isinstance(warm.log, EventLog)
     assert LogCache(warm.log).load() is not None
     third = Workspace(tmp_path)
     cold = Workspace(tmp_path, use_cache=False)
@@ -177,6 +186,7 @@ def test_string_columns_are_settled_as_tuples_the_collector_does_not_walk(tmp_pa
     _make(tmp_path, _history(30)).data()  # parses (and settles), writes the cache
     warm = Workspace(tmp_path)
     warm.data()
+    assert isinstance(warm.log, EventLog)
     index = warm._reader.index
     ids = list(index.session_ids)  # decodes the cached chunk of ids
     decoded = [chunk.items() for chunk in index.session_ids._chunks]
@@ -200,8 +210,8 @@ def test_a_snapshot_reads_one_row_of_the_cached_columns_without_decoding_them(tm
     index = warm._reader.index
     # s7's grade event is in force; the rest say nothing: heuristic or pending
     assert (snapshot.grader(7), snapshot.grader(1), snapshot.grader(0)) == ("manual", "heuristic", None)
-    assert all(chunk._items is None for chunk in index.session_graders._chunks)  # one item each, no chunk
-    assert all(chunk._items is None for chunk in index.grades._chunks)
+    assert all(isinstance(c, StoredChunk) and c._items is None for c in index.session_graders._chunks)  # one item each
+    assert all(isinstance(chunk, StoredChunk) and chunk._items is None for chunk in index.grades._chunks)
     graders = snapshot.graders
     assert graders[7] == "manual" and graders[1] == "heuristic" and graders[0] is None
     assert snapshot.grader_source._recorded is index.session_graders  # the index's own column, not a copy

@@ -120,7 +120,8 @@ def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None
     explained = ws.record("later", root / "j.md", ["a.md"], reward=1.0)
     assert [c.path for c in explained.lessons] == ["a.md"]
     assert Workspace(root, use_cache=False).session("later").base_reward == 1.0
-    assert ws._reader.index.session(ws._reader.row_of("later")).propensities == (0.3,)
+    row = ws._reader.row_of("later")
+    assert row is not None and ws._reader.index.session(row).propensities == (0.3,)
 
 
 @pytest.mark.parametrize("section", ["ids", "base", "arm", "grades", "id_hashes"])

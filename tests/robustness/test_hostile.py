@@ -11,12 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.library.lessons import LessonError, load_library, parse_lesson
 from lesson_credit.core.library.patterns import pattern_matches
 from lesson_credit.core.library.salience import KeywordMatcher, salience_breakdowns
 from lesson_credit.core.log.events import InvalidEvent, decode_event
 from lesson_credit.core.log.store import parse_chunk
-from lesson_credit.core.workspace import Workspace, WorkspaceError
+from lesson_credit.core.workspace import Workspace
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -135,7 +136,7 @@ def test_deeply_nested_and_huge_lines(tmp_path: Path) -> None:
     log = tmp_path / "state" / "lesson-thompson" / "sessions.jsonl"
     log.parent.mkdir(parents=True)
     huge = {"type": "session", "session_id": "big", "base_reward": 0.5, "lessons": [{"path": "a.md", "salience": 0.5}]}
-    huge["note"] = "x" * 5_000_000  # type: ignore[assignment]
+    huge["note"] = "x" * 5_000_000
     lines = [b"[" * 200_000, b'{"a":' * 100_000, json.dumps(huge).encode()]
     log.write_bytes(b"\n".join(lines) + b"\n")
     ws = Workspace(tmp_path)

@@ -19,11 +19,11 @@ from lesson_credit.core.log.cache import CACHE_MAGIC, MIN_NEW_BYTES
 DEEP = b'{"arms": {"a.md": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
 
 
-def one_line_refusal(done: object) -> str:
-    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])  # type: ignore[attr-defined]
-    assert "Traceback" not in done.stderr  # type: ignore[attr-defined]
-    lines = done.stderr.strip().splitlines()  # type: ignore[attr-defined]
-    assert len(lines) == 1, done.stderr  # type: ignore[attr-defined]
+def one_line_refusal(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
     return str(lines[0])
 
 
@@ -100,13 +100,12 @@ def _cached_workspace(tmp_path: Path) -> Path:
 
 
 def _peak_rss_mb(root: Path, *argv: str) -> float:
-    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB. Its own: VmHWM (in KB),
-    which starts again at exec, where ru_maxrss keeps the high-water mark of the process it was
-    forked from (a pytest worker that grew to 544 MB made every command measure at least that)."""
+    """`lesson-credit ARGV` in a fresh process: its peak resident memory in MB. VmHWM belongs to the
+    process's own address space (ru_maxrss would carry the forking pytest worker's peak across exec)."""
     script = (
-        f"import sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
-        "hwm = [line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM:')]; "
-        "sys.stderr.write('RSS %s\\n' % hwm[0]); sys.exit(code)"
+        f"import re, sys; from lesson_credit.cli.main import main; code = main({list(argv)!r}); "
+        "hwm = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()); "
+        "sys.stderr.write('RSS %s\\n' % hwm.group(1)); sys.exit(code)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=root, env=process_env(), capture_output=True, text=True, check=False

@@ -20,9 +20,10 @@ from hostile_helpers import LOG_REL, lesson, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 from lesson_credit.core.log.store import StoreError, parse_chunk
-from lesson_credit.core.workspace import Workspace, WorkspaceError
+from lesson_credit.core.workspace import Workspace
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 CACHE_REL = LOG_REL.parent / ".cache"
@@ -103,7 +104,8 @@ def test_tampered_cache_contents_are_never_used(tmp_path: Path, capfd: pytest.Ca
         path.write_bytes(data.replace(old, new))
     ws = Workspace(tmp_path)
     assert _numbers(ws) == expected
-    assert ws.library().get("a.md").keywords == ("alpha", "modifying")  # type: ignore[union-attr]
+    lesson_a = ws.library().get("a.md")
+    assert lesson_a is not None and lesson_a.keywords == ("alpha", "modifying")
     notice = capfd.readouterr().err
     assert "log-index.msgpack" in notice and "rebuilding" in notice and notice.count("\n") == 1
 

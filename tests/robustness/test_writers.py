@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from engine_helpers import row_of
 
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.log.store import EventLog, StoreError
 from lesson_credit.core.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +58,7 @@ WRITER = textwrap.dedent(
 @pytest.mark.smoke
 def test_parallel_writers_lose_nothing(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     script = WRITER.format(
         repo=str(REPO), root=str(tmp_path), journal=str(tmp_path / "j.md"), acks=str(tmp_path / "ack-")
     )
@@ -86,7 +88,7 @@ def test_parallel_writers_lose_nothing(tmp_path: Path) -> None:
     assert fresh.log_problems() == []
     table = fresh.lesson_table()
     # Each session credits both lessons once: n = all sessions, none counted twice.
-    assert table.row("tools/a.md").n == writers * per_writer  # type: ignore[union-attr]
+    assert row_of(table, "tools/a.md").n == writers * per_writer
     assert reads > 0
 
 
@@ -148,6 +150,7 @@ def test_sigkill_mid_append_never_loses_a_completed_event(tmp_path: Path) -> Non
 
 def test_full_disk_refuses_and_leaves_log_unchanged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _workspace(tmp_path)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     ws.record("s1", tmp_path / "j.md", ["tools/a.md"], reward=0.5)
     before = ws.log.path.read_bytes()
     state_before = ws.state_path.read_bytes()
@@ -164,6 +167,7 @@ def test_full_disk_refuses_and_leaves_log_unchanged(tmp_path: Path, monkeypatch:
 
 def test_short_write_is_rolled_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _workspace(tmp_path)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     ws.record("s1", tmp_path / "j.md", ["tools/a.md"], reward=0.5)
     before = ws.log.path.read_bytes()
     real_write = os.write
@@ -179,6 +183,7 @@ def test_short_write_is_rolled_back(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 def test_unwritable_log_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = _workspace(tmp_path)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     ws.record("s1", tmp_path / "j.md", ["tools/a.md"], reward=0.5)
     before = ws.log.path.read_bytes()
     real_open = os.open
@@ -198,6 +203,7 @@ def test_read_only_state_dir_is_refused_before_anything_is_written(tmp_path: Pat
     if os.geteuid() == 0:
         pytest.skip("root ignores file permissions; covered by the monkeypatched tests above")
     ws = _workspace(tmp_path)
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     ws.record("s1", tmp_path / "j.md", ["tools/a.md"], reward=0.5)
     before = ws.log.path.read_bytes()
     os.chmod(ws.state_dir, 0o500)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hypothesis import settings
 from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+
+if TYPE_CHECKING:
+    from lesson_credit.core.views import LessonRow
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 
@@ -59,7 +62,7 @@ def session(
     return {"type": "session", "session_id": session_id, "base_reward": base, "lessons": entries, **extra}
 
 
-def grade(session_id: str, base: float, grader: str = "manual") -> dict[str, Any]:
+def grade(session_id: str, base: float | None, grader: str = "manual") -> dict[str, Any]:
     return {"type": "grade", "session_id": session_id, "base_reward": base, "grader": grader}
 
 
@@ -117,3 +120,14 @@ BASIC_LESSONS: dict[str, LessonSpec] = {
     "style.md": (["indent*"], "deprecated", ["tab(s)? vs spaces"]),
 }
 BASIC_JOURNAL = "Ran git worktree add ../wt; the reviewer misquoted me.\n"
+
+
+class HasRows(Protocol):
+    def row(self, path: str) -> LessonRow | None: ...
+
+
+def row_of(table: HasRows, path: str) -> LessonRow:
+    """`table.row(path)` for a lesson the test knows is there; fails with the path when it is not."""
+    row = table.row(path)
+    assert row is not None, f"no row for {path}"
+    return row

@@ -6,12 +6,14 @@ with the name, not somewhere deep in a test.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
 from textual.app import App
 from textual.strip import Strip
 
 
-def screen_lines(app: App[object]) -> list[Strip]:
+def screen_lines(app: App[Any]) -> list[Strip]:
     """The current screen as drawn, one Strip per terminal row, with styles.
 
     Why private: `App.export_screenshot` gives SVG; nothing public returns the composed cells of a
@@ -19,7 +21,7 @@ def screen_lines(app: App[object]) -> list[Strip]:
     return app.screen._compositor.render_strips()
 
 
-def notification_texts(app: App[object]) -> list[tuple[str, str]]:
+def notification_texts(app: App[Any]) -> list[tuple[str, str]]:
     """(title, message) of every notification still on show.
 
     Why private: Textual keeps its toasts in `App._notifications` and offers no accessor."""
@@ -30,7 +32,7 @@ def notification_texts(app: App[object]) -> list[tuple[str, str]]:
 CHARACTERS = {"plus": "+", "minus": "-", "full_stop": ".", "space": " ", "slash": "/", "colon": ":"}
 
 
-def type_ahead(app: App[object], *keys: str) -> None:
+def type_ahead(app: App[Any], *keys: str) -> None:
     """Queue keys the way a terminal delivers fast typing: all at once, with no wait between them.
 
     Why private: `Pilot.press` waits for the app to go idle after every key, which is exactly what a
@@ -43,7 +45,7 @@ def type_ahead(app: App[object], *keys: str) -> None:
         driver.send_message(event)
 
 
-def paste_ahead(app: App[object], text: str) -> None:
+def paste_ahead(app: App[Any], text: str) -> None:
     """Queue a bracketed paste where a terminal's input arrives, behind the keys queued before it.
 
     Why private: as for `type_ahead`; `App.post_message` would put the paste in the app's own queue,

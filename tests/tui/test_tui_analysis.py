@@ -85,6 +85,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         row = [str(c).strip() for c in table.get_row("tools/retry-budget.md")]
         assert row[1] == f"{retry.effect.estimate:+.3f}" and row[6] == f"{retry.delta:+.3f}"
         # the fixture's true effects: retry-budget +0.2, force-push -0.25 (the naive lifts say +0.30, -0.30)
+        assert retry.effect.ci_low is not None and retry.effect.ci_high is not None
         assert retry.effect.ci_low < 0.2 < retry.effect.ci_high
         # the panel gives the highlighted lesson's reasons in full
         table.move_cursor(row=table_keys(table).index("workflow/commit-often.md"))
@@ -137,6 +138,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         Workspace(analysis_root).record("new", journal, lessons, reward=reward, category=category)
         app._check_source()  # the poll (off in this test)
         await settle(pilot)
+        assert isinstance(screen, AnalysisScreen) and screen.view is not None
         updated = screen.view.result("tools/retry-budget.md")
         assert updated is not None and updated.n_with == 9
 
@@ -197,6 +199,46 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
     assert (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes() == log_before
 
 
+async def test_simulation_hint_names_the_key_that_runs(app: LessonCreditApp) -> None:
+    """Before the first run the table's title says which key to press; pressing that key runs."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen) and screen.report is None
+        hint = str(screen.query_one("#report-title", Static).render())
+        assert "then press " in hint
+        key = hint.split("then press ", 1)[1].rstrip(".")
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        screen.query_one("#seeds", Input).value = "1"
+        await pilot.press(key)
+        await settle(pilot)
+        await wait_until(pilot, lambda: screen.report is not None)
+
+
+async def test_simulation_title_says_a_first_run_is_going(app: LessonCreditApp) -> None:
+    """During the first run the table's title said 'No run yet: ... then press ctrl+r' under a moving bar."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen)
+        title = screen.query_one("#report-title", Static)
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        screen.query_one("#seeds", Input).value = "40"
+        await pilot.press("ctrl+r")
+        bar = screen.query_one("#sim-progress", ProgressBar)
+        await wait_until(pilot, lambda: bar.progress >= 1)
+        assert screen.report is None and screen.running is not None
+        assert str(title.render()) == "No results yet: the first run is going (escape cancels it)."
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.running is None)
+        assert screen.report is None
+        assert str(title.render()).startswith("No run yet:")  # cancelled before a report: as before the run
+
+
 # ---------------------------------------------------------------------------- Health
 
 
@@ -232,6 +274,23 @@ async def test_health_lists_findings_problems_first_and_rechecks(ws_root: Path) 
 
 
 # ---------------------------------------------------------------------------- Lessons: the effect column
+
+
+async def test_health_down_and_up_move_between_findings(ws_root: Path) -> None:
+    """The help lists down / up as next / previous finding: they move the focus from card to card (the
+    scrolling list around the cards took them first and scrolled one line, the focus staying put)."""
+    later = FIXED_NOW + dt.timedelta(days=10)  # two findings: ghost-arms, sessions-never-graded
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: later), poll_seconds=0)
+    async with app.run_test(size=(80, 14)) as pilot:  # the cards do not fit: the list scrolls
+        screen = await open_health(pilot)
+        cards = list(screen.query(FindingCard))
+        assert len(cards) == 2 and screen.focused is cards[0]
+        findings = screen.query_one("#findings")
+        await wait_until(pilot, lambda: findings.max_scroll_y > 0)  # laid out after the cards mount
+        await pilot.press("down")
+        assert screen.focused is cards[1]
+        await pilot.press("up")
+        assert screen.focused is cards[0]
 
 
 async def test_lessons_effect_column_sorts_the_helpful_lesson_first(analysis_workspace: Workspace) -> None:
@@ -282,6 +341,7 @@ async def test_analysis_shows_the_loo_headline(tmp_path: Path) -> None:
         for result in payload["results"]:
             cell = str(table.get_row(result["lesson"])[1]).strip()
             assert cell.rstrip("ʳˡ") == shown(result["effect"])
+        assert screen.view is not None
         x = screen.view.result(X)
         assert x is not None and x.effect is not None and x.effect.method == "joint"
         summary = str(screen.query_one("#analysis-summary", Static).render())

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import math
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+from engine_helpers import row_of
 from textual.widgets import DataTable, Input
 from textual_private import notification_texts
 from tui_fixture import (
@@ -36,6 +38,7 @@ from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.screens.simulation import SimulationScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
+from lesson_credit.tui.source import LessonsView
 from lesson_credit.tui.widgets.beta_plot import BetaPlot
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.lesson_panel import LessonPanel
@@ -67,10 +70,11 @@ async def test_opens_on_lessons_with_every_lesson_and_the_missing_one(app: Lesso
             "tools/old-lesson.md",
         }
         # default order: mean, best first; never-used lessons (n 0: the prior's mean says nothing) last
-        rows = [screen.view.row(k) for k in keys]  # type: ignore[union-attr]
-        used = [row.mean for row in rows if row.n > 0]  # type: ignore[union-attr]
+        assert screen.view is not None
+        rows = [row_of(screen.view, k) for k in keys]
+        used = [row.mean for row in rows if row.n > 0]
         assert used == sorted(used, reverse=True)
-        assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)  # type: ignore[union-attr]
+        assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)
         # the missing lesson is shown and explained
         table.move_cursor(row=keys.index("tools/old-lesson.md"))
         await pilot.pause()
@@ -113,10 +117,11 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         assert (screen.sort_column, screen.sort_reverse) == ("mean", True)
         await pilot.press("r")
         await pilot.pause()
-        rows = [screen.view.row(k) for k in table_keys(table)]  # type: ignore[union-attr]
-        used = [row.mean for row in rows if row.n > 0]  # type: ignore[union-attr]
+        assert screen.view is not None
+        rows = [row_of(screen.view, k) for k in table_keys(table)]
+        used = [row.mean for row in rows if row.n > 0]
         assert used == sorted(used)  # lowest first; never-used lessons still last
-        assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)  # type: ignore[union-attr]
+        assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)
         await pilot.press("o")  # mean -> interval
         await pilot.pause()
         assert screen.sort_column == "interval"
@@ -129,7 +134,7 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         await pilot.click("#lessons-table", offset=(x + 1, 0))
         await pilot.pause()
         assert (screen.sort_column, screen.sort_reverse) == ("n", True)
-        ns = [screen.view.row(k).n for k in table_keys(table)]  # type: ignore[union-attr]
+        ns = [row_of(screen.view, k).n for k in table_keys(table)]
         assert ns == sorted(ns, reverse=True)
         await pilot.click("#lessons-table", offset=(x + 1, 0))
         await pilot.pause()
@@ -503,10 +508,11 @@ async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_
         screen.query_one("#what-if-table").focus()
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is screen  # type: ignore[comparison-overlap]
+        assert app.screen is screen
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
@@ -674,10 +680,10 @@ async def test_engine_failure_is_reported_not_fatal(app: LessonCreditApp) -> Non
         await settle(pilot)
         detail = await open_session(pilot, "s1")
 
-        def broken(*args: object, **kwargs: object) -> None:
+        def broken(*args: object, **kwargs: object) -> NoReturn:
             raise OSError("disk on fire")
 
-        detail.source.append_grade = broken  # type: ignore[method-assign,assignment]
+        detail.source.append_grade = broken  # type: ignore[method-assign]  # this source's writes fail
         await pilot.press("5", "c", "c")
         await settle(pilot)
         assert app.is_running
@@ -724,11 +730,11 @@ async def test_a_log_change_reloads_each_screen_once(app: LessonCreditApp, ws_ro
         loads: list[int] = []
         original = screen.source.lessons_view
 
-        def counting() -> object:
+        def counting() -> LessonsView:
             loads.append(1)
             return original()
 
-        screen.source.lessons_view = counting  # type: ignore[method-assign,assignment]
+        screen.source.lessons_view = counting  # type: ignore[method-assign]  # counts this source's loads
         app.data_version += 1
         await settle(pilot)
         assert len(loads) == 1
@@ -749,7 +755,7 @@ async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, 
             rebuilds.append(1)
             original()
 
-        screen._rebuild = counting  # type: ignore[method-assign]
+        screen._rebuild = counting  # type: ignore[method-assign]  # counts this screen's rebuilds
         version = screen.view.version if screen.view else -1
         record(Workspace(ws_root, clock=fixed_clock), ws_root, NEW_SESSION)
         for _ in range(1200):  # a minute at most: a limit that only catches a screen that never reloads

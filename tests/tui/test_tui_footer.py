@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.strip import Strip
 from textual.widgets import Static
 from textual_private import screen_lines
 from tui_fixture import open_session, settle
@@ -128,6 +129,6 @@ def contrast(style: Any) -> int:
     return sum(abs(a - b) for a, b in zip(fg, bg, strict=True))
 
 
-def cells(strip: object) -> list[tuple[str, object]]:
+def cells(strip: Strip) -> list[tuple[str, object]]:
     """(character, background) per cell of a rendered line."""
-    return [(char, segment.style.bgcolor if segment.style else None) for segment in strip for char in segment.text]  # type: ignore[attr-defined]
+    return [(char, segment.style.bgcolor if segment.style else None) for segment in strip for char in segment.text]

@@ -15,11 +15,13 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
+from lesson_credit.core.views import Explanation
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
 
 SIZE = (120, 40)
@@ -115,6 +117,24 @@ async def test_undo_is_a_stack_logged_by_the_operator(app: LessonCreditApp, ws_r
         assert sum("nothing to undo" in m.lower() for m in toasts(app)) == 2
 
 
+async def test_nothing_to_undo_after_every_grade_is_undone_does_not_say_it_was_never_graded(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """7 c u u: the second u finds nothing left; the dashboard did grade the session, so the warning
+    must not say it has not (it said 'this dashboard has not graded it since it started')."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        burst(pilot, "7", "c", "u", "u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", None, "manual")]
+        refusals = [m for m in toasts(app) if "nothing to undo" in m.lower()]
+        assert refusals == [
+            "Nothing to undo on s4: u undoes only the grades this dashboard committed since it started, "
+            "and none is left."
+        ]
+
+
 async def test_undoing_a_first_grade_makes_the_session_pending_again(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -169,7 +189,8 @@ async def test_commit_over_a_grade_asks_and_escape_writes_nothing(app: LessonCre
         detail = await open_session(pilot, "s1")
         burst(pilot, "4", "c")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.4
@@ -190,7 +211,7 @@ class CountingSource(WorkspaceSource):
             self.announced.append(snapshot.version)
         return snapshot
 
-    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True):  # type: ignore[no-untyped-def]
+    def explain(self, session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Explanation:
         if draft is None:
             self.explained.append(session_id)
         return super().explain(session_id, draft, with_journal=with_journal)
@@ -234,8 +255,8 @@ async def test_fast_steps_are_never_dropped(app: LessonCreditApp, ws_root: Path)
         burst(pilot, *["right_square_bracket"] * 4)
         await settle(pilot)
         screen = app.screen
-        assert screen.view is not None  # type: ignore[attr-defined]
-        assert screen.view.proposed.floor == 0.5  # type: ignore[attr-defined]  # 0.3 + 4 x 0.05
+        assert isinstance(screen, WhatIfScreen) and screen.view is not None
+        assert screen.view.proposed.floor == 0.5  # 0.3 + 4 x 0.05
     assert grades(ws_root) == []
 
 
@@ -245,7 +266,8 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
         detail = await open_session(pilot, "s4")
         burst(pilot, "5", "l")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmScreen)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.5

@@ -51,7 +51,7 @@ def fail_first_append(source: WorkspaceSource) -> list[str]:
             raise OSError(28, "No space left on device")
         return real(session_id, *args, **kwargs)
 
-    source.append_grade = append_grade  # type: ignore[method-assign]
+    source.append_grade = append_grade  # type: ignore[method-assign]  # this source's writes fail once
     return failed
 
 
@@ -60,7 +60,9 @@ def grades(root: Path) -> list[tuple[str, float | None]]:
 
 
 async def open_detail(pilot: Pilot[None], session_id: str) -> SessionDetailScreen:
-    detail = SessionDetailScreen(pilot.app.source, session_id)  # type: ignore[attr-defined]
+    app = pilot.app
+    assert isinstance(app, LessonCreditApp)
+    detail = SessionDetailScreen(app.source, session_id)
     await pilot.app.push_screen(detail)
     await settle(pilot)
     return detail

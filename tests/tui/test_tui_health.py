@@ -46,17 +46,17 @@ async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root
 async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_root: Path) -> None:
     import threading
 
-    from lesson_credit.tui.source import WorkspaceSource
+    from lesson_credit.tui.source import HealthView, WorkspaceSource
 
     gate = threading.Event()
     real = WorkspaceSource.health
 
-    def slow_health(self: WorkspaceSource, **kwargs: bool):  # type: ignore[no-untyped-def]
+    def slow_health(self: WorkspaceSource, **kwargs: bool) -> HealthView:
         gate.wait(30)
         return real(self, **kwargs)
 
     app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
-    WorkspaceSource.health = slow_health  # type: ignore[method-assign]
+    WorkspaceSource.health = slow_health  # type: ignore[method-assign]  # every source's health waits (restored below)
     try:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
@@ -71,4 +71,4 @@ async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_r
             assert screen.view is not None and screen.title == "Health · 0 errors, 2 warnings"
     finally:
         gate.set()  # a failed assertion must not leave the worker waiting
-        WorkspaceSource.health = real  # type: ignore[method-assign]
+        WorkspaceSource.health = real  # type: ignore[method-assign]  # restores the method

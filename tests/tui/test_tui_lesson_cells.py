@@ -16,8 +16,9 @@ from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.views import LessonRow
 from lesson_credit.tui import lesson_cells as cells_module
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.lesson_cells import lesson_cells
 from lesson_credit.tui.screens import lessons as lessons_module
-from lesson_credit.tui.screens.lessons import PIN_MARK, SORTS, LessonsScreen, lesson_cells
+from lesson_credit.tui.screens.lessons import PIN_MARK, SORTS, LessonsScreen
 from lesson_credit.tui.source import BROKEN
 from lesson_credit.tui.text import spaced, spaced_text
 from lesson_credit.tui.widgets.themed_table import TONES, ThemedTable
@@ -197,8 +198,10 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
 
         def shown_cells_are_fresh() -> None:
             columns = [str(column.key.value) for column in table.ordered_columns]  # the sort column second
-            for row in screen.view.rows if screen.view else ():
-                built = lesson_cells(row, themed.tone, row.path in screen.pins, screen.view.effects)
+            view = screen.view
+            for row in view.rows if view else ():
+                assert view is not None  # the loop runs only over a view's rows
+                built = lesson_cells(row, themed.tone, row.path in screen.pins, view.effects)
                 expected = [built[list(SORTS).index(key)] for key in columns]
                 assert [state(c) for c in table.get_row(row.path)] == [state(c) for c in expected], row.path
 

@@ -31,7 +31,7 @@ def count_builds(plot: DensityPlot) -> list[int]:
         builds.append(1)
         return build()
 
-    plot.plt.build = counting  # type: ignore[method-assign]
+    plot.plt.build = counting  # type: ignore[method-assign]  # counts this plot's builds
     return builds
 
 

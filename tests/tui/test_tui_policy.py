@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Input, Static
+from textual_private import notification_texts
 from tui_fixture import CONFIG_REL, LOG_REL, settle
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 
@@ -69,3 +72,48 @@ async def test_a_strategy_saved_alone_leaves_the_policy_following_it(app: Lesson
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen.title == "Lessons · policy evidence · 1 never used last"
+
+
+async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp) -> None:
+    """The summary ends with what ctrl+s would do; at 80 columns it wraps to more than two lines, and
+    every line of it is on screen (it was clipped to two: 'nothing is written until ctrl+s' was cut)."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("w", "t")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        widget = screen.query_one("#what-if-summary", Static)
+        assert str(widget.render()).endswith("nothing is written until ctrl+s")
+        needed = widget.get_content_height(screen.size, app.size, widget.content_size.width)  # wrapped lines
+        assert needed > 2
+        assert widget.content_size.height >= needed
+        assert screen.query_one("#what-if-table").size.height >= 8  # the table keeps room for its rows
+
+
+async def test_ctrl_s_with_an_invalid_floor_typed_saves_nothing(app: LessonCreditApp, ws_root: Path) -> None:
+    """Typing 1.5 re-folds at each valid prefix (1, then 1.) and stops at the invalid 1.5: the table shows
+    floor 1 while the box says 1.5. ctrl+s then offered to save floor 1; it refuses until the box is fixed."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        floor = screen.query_one("#floor", Input)
+        floor.focus()
+        floor.value = ""
+        await pilot.press("1", "full_stop", "5")
+        await settle(pilot)
+        assert floor.value == "1.5" and not floor.is_valid
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is screen  # no "Save ... floor 1?" dialog
+        assert any("1.5" in message and "nothing was written" in message for _, message in notification_texts(app))
+        assert not (ws_root / CONFIG_REL).exists()
+        await pilot.press("escape", "right_square_bracket")  # to the table; ] steps the floor 1 -> 1 (the top)
+        await settle(pilot)
+        assert floor.value == "1" and floor.is_valid  # the box says what the table shows again
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from records_fixture import build_records_workspace
 from records_helpers import HAND, agreement_workspace
+from textual.widgets import DataTable
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -155,6 +156,30 @@ async def test_the_transcript_shows_messages_in_order_with_hits_and_search(recor
         assert isinstance(pilot.app.screen, SessionDetailScreen)
 
 
+async def test_a_search_that_misses_says_the_collapsed_output_was_not_searched(records_root: Path) -> None:
+    """'no match' while output is collapsed must not read as 'not in the transcript': the search covers the
+    text shown, so it says so and points at x, which expands and finds it."""
+    async with make_app(records_root).run_test(size=SIZE) as pilot:
+        screen = await open_transcript(pilot, "s1")
+        data = screen.data
+        assert data is not None and data.text is not None
+        assert data.collapsed == 1 and "test_39.py" not in data.text  # the 40th line of the collapsed output
+        await pilot.press("slash", *"test_39", "enter")
+        await settle(pilot)
+        assert screen.matches == []
+        info = str(screen.query_one("#transcript-info").render())
+        assert "no match for “test_39” in the text shown: collapsed output is not searched (x expands it)" in info
+        await pilot.press("escape", "x")
+        await settle(pilot)
+        for _ in range(2000):  # laid out again in a worker
+            if screen.data is not None and screen.data.expanded:
+                break
+            await asyncio.sleep(0.01)
+        await settle(pilot)
+        assert len(screen.matches) == 1
+        assert "match 1 of 1 for “test_39”" in str(screen.query_one("#transcript-info").render())
+
+
 async def test_a_claude_code_transcript(records_root: Path) -> None:
     async with make_app(records_root).run_test(size=SIZE) as pilot:
         screen = await open_transcript(pilot, "s2")
@@ -190,9 +215,9 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, AgreementScreen)
-        table = screen.query_one("#agreement-table")
+        table = screen.query_one("#agreement-table", DataTable)
         for (a, b), (n, mae, r, rho, k, (tp, fp, fn, tn)) in HAND.items():
-            row = table.get_row(f"all|{a}|{b}")  # type: ignore[attr-defined]
+            row = table.get_row(f"all|{a}|{b}")
             cells = [str(cell) for cell in row]
             assert cells == [
                 "all",
@@ -211,7 +236,7 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         assert plot.pair[1] == ((0.9, 0.2, 0.7, 0.4, 1.0), (0.8, 0.6, 0.4, 0.3, 0.9))
         await pilot.press("plus")  # threshold 0.55: no score lies in [0.5, 0.55), so the same counts
         await settle(pilot)
-        row = [str(c) for c in table.get_row("all|human|judge")]  # type: ignore[attr-defined]
+        row = [str(c) for c in table.get_row("all|human|judge")]
         assert row[-1] == "2/1/1/1" and screen.threshold == 0.55
 
 
@@ -233,7 +258,8 @@ async def test_n_follows_the_informative_order(tmp_path: Path) -> None:
         await settle(pilot)
         queue = app.screen
         assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
-        assert queue.queue.session_ids == ("s2",)  # oldest first: the pending sessions
+        oldest_first = queue.queue.session_ids
+        assert oldest_first == ("s2",)  # oldest first: the pending sessions
         await pilot.press("o")
         await settle(pilot)
         assert queue.queue.session_ids == ("s2", "s3") and app.grading_order == "informative"

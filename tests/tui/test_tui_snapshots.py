@@ -107,6 +107,13 @@ def test_snapshot_lesson_rewards(size: Size, snap_compare: SnapCompare, analysis
 
 
 @sizes
+def test_snapshot_lesson_over_time(size: Size, snap_compare: SnapCompare, analysis_workspace: Workspace) -> None:
+    # Lessons, `d` on commit-often (24 of the 40 sessions: two windows); 80 columns: the table alone
+    keys = ("slash", *"commit", "enter", "d")
+    assert snap_compare(make_app(analysis_workspace), terminal_size=size, run_before=steps(*keys))
+
+
+@sizes
 def test_snapshot_simulation(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
         await steps("m")(pilot)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 from tui_fixture import LOG_REL, settle
@@ -12,7 +14,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import app as tui_app
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
+from lesson_credit.tui.source import LessonsView, SourceSnapshot, WorkspaceSource
 
 
 @pytest.fixture
@@ -21,7 +23,7 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real = WorkspaceSource.lessons_view
 
-    def counting(self: WorkspaceSource):  # type: ignore[no-untyped-def]
+    def counting(self: WorkspaceSource) -> LessonsView:
         view = real(self)
         seen.append(view.version)
         return view
@@ -57,8 +59,8 @@ async def test_the_lessons_view_is_loaded_once_at_start(
 
 
 async def test_an_append_after_the_first_load_reloads_the_screen(
-    workspace: Workspace, loads: list[int], ws_root
-) -> None:  # type: ignore[no-untyped-def]
+    workspace: Workspace, loads: list[int], ws_root: Path
+) -> None:
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0.05)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -86,7 +88,7 @@ async def test_p_top_k_is_estimated_after_the_table_is_shown(
     release = threading.Event()
     real = WorkspaceSource.p_top_k
 
-    def slow(self: WorkspaceSource):  # type: ignore[no-untyped-def]
+    def slow(self: WorkspaceSource) -> tuple[int, Mapping[str, float]]:
         release.wait(120)  # released by the test; the limit only keeps a failing test from hanging
         return real(self)
 
@@ -144,7 +146,7 @@ class OrderSource(WorkspaceSource):
         self.app: LessonCreditApp | None = None
         self.at_snapshot: list[tuple[int, int]] = []  # (views built, rows in the table)
 
-    def lessons_view(self):  # type: ignore[no-untyped-def]
+    def lessons_view(self) -> LessonsView:
         if self.fail_view:
             raise OSError("lessons: unreadable")
         view = super().lessons_view()

@@ -39,7 +39,7 @@ from lesson_credit.tui.app import POLL_SECONDS as POLL
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
-from lesson_credit.tui.source import LessonsView, SessionsView
+from lesson_credit.tui.source import LessonsView, SessionsView, SourceSnapshot
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)
@@ -283,7 +283,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
         assert isinstance(lessons, LessonsScreen) and lessons.sort_column == "lesson"
         latencies: list[tuple[float, str]] = []
         versions: set[tuple[str, int]] = set()
-        keys = KEYS
+        keys: tuple[str, ...] = KEYS
         started = time.monotonic()
         argv = [str(REPO), str(ws_root), str(WRITER_SESSIONS), str(FINAL_GRADE), str(TAIL), str(at_tail), str(go_tail)]
         with open(out, "wb") as stdout, open(err, "wb") as stderr:
@@ -326,7 +326,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
         assert len(versions) >= 3, "the dashboard did not reload while the writer ran"
 
         # the Lessons screen ends up with what a fresh read of the finished log gives, in its table too
-        assert app.screen is lessons
+        assert app.screen is lessons and isinstance(lessons, LessonsScreen)  # (the second: for mypy)
         expected = by_path(Workspace(ws_root, clock=fixed_clock).lesson_table())
         await wait_until(
             pilot,
@@ -393,12 +393,12 @@ async def test_a_change_reaches_every_screen_through_one_snapshot(workspace: Wor
         poll_waits, poll_may_read = threading.Event(), threading.Event()
         check = app.source.check
 
-        def later_poll(*, wrote: bool = False) -> object:
+        def later_poll(*, wrote: bool = False) -> SourceSnapshot | None:
             poll_waits.set()
             poll_may_read.wait(10)
             return check(wrote=wrote)
 
-        app.source.check = later_poll  # type: ignore[method-assign,assignment]
+        app.source.check = later_poll  # type: ignore[method-assign]  # this source's poll waits for the test
         versions: list[int] = []
         app.watch(app, "data_version", lambda version: versions.append(version), init=False)
         try:
@@ -418,7 +418,7 @@ async def test_a_change_reaches_every_screen_through_one_snapshot(workspace: Wor
         )
         assert versions == [1]  # one change, one message
         await pilot.press("l")
-        assert app.screen is lessons
+        assert app.screen is lessons and isinstance(lessons, LessonsScreen)  # (the second: for mypy)
         fresh = Workspace(ws_root, clock=fixed_clock).lesson_table()
         assert fresh.sessions == len(SESSIONS) + 1
         # a poll every 0.05 s: a limit that only catches "never" (the Lessons screen missing s5)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import textual.css.stylesheet as textual_stylesheet
+from textual.css.parse import parse as textual_parse
 from textual.css.stylesheet import Stylesheet
 from tui_fixture import settle
 
@@ -19,7 +20,7 @@ from lesson_credit.tui.app import LessonCreditApp
 def counted_parses() -> Iterator[list[tuple[str, str]]]:
     """Every CSS source Textual's parser reads meanwhile (its location), one entry per parse."""
     parsed: list[tuple[str, str]] = []
-    original = textual_stylesheet.parse
+    original = textual_parse  # what textual.css.stylesheet imported as `parse`
 
     def counting(scope: str, css: str, read_from: tuple[str, str], **kwargs: Any) -> Any:
         parsed.append(read_from)

@@ -40,7 +40,7 @@ async def test_fill_adds_the_first_rows_at_once_and_the_rest_in_batches() -> Non
             batches.append((table.row_count, len(table._new_rows)))
             real(fill)
 
-        table._fill_more = spy  # type: ignore[method-assign]
+        table._fill_more = spy  # type: ignore[method-assign]  # records this table's batches
         table.fill(rows(N))
         assert table.row_count == FILL_FIRST and table.filling
         await settle(pilot)
@@ -87,6 +87,8 @@ async def test_setting_every_cell_of_a_column_measures_each_new_cell_once(monkey
     # The dashboard fills the Lessons table's intervals cell by cell after the first paint (3,000 rows
     # at scale). Textual's update_cell(update_width=True) re-measures the whole column whenever a new
     # value is narrower than the column, so filling a column cost n^2 measurements: minutes at 3,000.
+    from rich.console import Console, RenderableType
+    from textual.render import measure
     from textual.widgets import _data_table
 
     app = TableApp()
@@ -96,12 +98,14 @@ async def test_setting_every_cell_of_a_column_measures_each_new_cell_once(monkey
         table.fill([(f"r{i}", [Text(str(i)), Text("a wide placeholder value")]) for i in range(n)], first=n)
         await settle(pilot)
         calls = 0
-        real = _data_table.measure
+        real = measure  # what textual.widgets._data_table imported
 
-        def counting(*args: object, **kwargs: object) -> int:
+        def counting(
+            console: Console, renderable: RenderableType, default: int, *, container_width: int | None = None
+        ) -> int:
             nonlocal calls
             calls += 1
-            return real(*args, **kwargs)  # type: ignore[arg-type]
+            return real(console, renderable, default, container_width=container_width)
 
         monkeypatch.setattr(_data_table, "measure", counting)
         for i in range(n):

@@ -30,7 +30,9 @@ def make_app(workspace: Workspace) -> LessonCreditApp:
 
 async def three_commits(pilot: Pilot[Any]) -> None:
     await settle(pilot)
-    await pilot.app.push_screen(SessionDetailScreen(pilot.app.source, "s4"))  # type: ignore[attr-defined]
+    app = pilot.app
+    assert isinstance(app, LessonCreditApp)
+    await app.push_screen(SessionDetailScreen(app.source, "s4"))
     await settle(pilot)
     await pilot.press(*COMMITS)
     await settle(pilot)

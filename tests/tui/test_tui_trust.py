@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable
@@ -12,6 +13,7 @@ from tui_fixture import fixed_clock, open_sessions, settle, table_keys
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lessons import LessonsScreen
 
 SIZE = (120, 40)
 LESSON = "---\nmatch:\n  keywords: [git]\n---\n# Git\n"
@@ -23,7 +25,7 @@ def imported_workspace(root: Path) -> Path:
     (root / "lessons" / "git.md").write_text(LESSON)
     log = root / "state" / "lesson-thompson" / "sessions.jsonl"
     log.parent.mkdir(parents=True)
-    records = [
+    records: list[dict[str, Any]] = [
         {
             "session_id": sid,
             "outcome": word,
@@ -86,7 +88,8 @@ async def test_sorting_by_mean_lists_never_used_lessons_last_and_says_so(tmp_pat
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         screen = app.screen
-        rows = {row.path: row for row in screen.view.rows}  # type: ignore[attr-defined]
+        assert isinstance(screen, LessonsScreen) and screen.view is not None
+        rows = {row.path: row for row in screen.view.rows}
         unused = {path for path, row in rows.items() if row.n == 0}
         below_prior = {path for path, row in rows.items() if row.n > 0 and row.mean < 0.5}
         assert unused and below_prior  # the case reported: used lessons below the prior's 0.5
@@ -107,7 +110,9 @@ async def test_the_sort_column_is_visible_at_80_columns(tmp_path: Path) -> None:
         await settle(pilot)
         table = app.screen.query_one("#lessons-table", DataTable)
         for _ in range(len(table.columns)):  # every column in turn (o: the next one)
-            sort_column = app.screen.sort_column  # type: ignore[attr-defined]
+            lessons = app.screen
+            assert isinstance(lessons, LessonsScreen)
+            sort_column = lessons.sort_column
             assert sort_column in visible_columns(table), (sort_column, visible_columns(table))
             await pilot.press("o")
             await settle(pilot)
@@ -135,9 +140,9 @@ async def test_sessions_sort_every_match_as_the_cli_does(tmp_path: Path, monkeyp
             ("category", False, "category:asc"),
             ("salience", True, "salience:desc"),
         ):
-            while screen.sort_column != column:  # type: ignore[attr-defined]
+            while screen.sort_column != column:
                 await pilot.press("o")
-            if screen.sort_reverse != descending:  # type: ignore[attr-defined]
+            if screen.sort_reverse != descending:
                 await pilot.press("r")
             await settle(pilot)
             import contextlib

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.dom import DOMNode
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual_private import paste_ahead
 from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
 
@@ -52,6 +53,13 @@ def stack(app: LessonCreditApp) -> list[str]:
     ]
 
 
+def shown_draft(app: LessonCreditApp) -> float | None:
+    """The draft grade of the session screen on top."""
+    screen = app.screen
+    assert isinstance(screen, SessionDetailScreen)
+    return screen.draft
+
+
 @pytest.fixture
 def two_pending(ws_root: Path) -> LessonCreditApp:
     """The fixture plus s5, logged pending after s4: `n` has somewhere to go after grading s4."""
@@ -70,7 +78,7 @@ async def test_filter_enter_enter_grades_the_session_found(app: LessonCreditApp,
         burst(pilot, "slash", *keys("s4"), "enter", "enter", "3", "c")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s4"]
-        assert app.screen.draft is None  # type: ignore[attr-defined]
+        assert shown_draft(app) is None
     assert grades(ws_root) == [("s4", 0.3)]
 
 
@@ -96,7 +104,7 @@ async def test_seven_enter_opens_the_session_without_a_draft(app: LessonCreditAp
         burst(pilot, "7", "enter")  # 7 means nothing on Sessions
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s4"]
-        assert app.screen.draft is None  # type: ignore[attr-defined]
+        assert shown_draft(app) is None
     assert grades(ws_root) == []
 
 
@@ -108,7 +116,7 @@ async def test_exact_grade_typed_ahead_grades_and_moves_on(two_pending: LessonCr
         burst(pilot, "n", "g", *keys("0.37"), "enter", "c", "n")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s5"]
-        assert app.screen.draft is None  # type: ignore[attr-defined]
+        assert shown_draft(app) is None
     assert grades(ws_root) == [("s4", 0.37)]
 
 
@@ -134,10 +142,10 @@ async def test_a_misrouted_key_cannot_stack_session_screens(app: LessonCreditApp
         burst(pilot, "down", "enter", "colon", *keys("s1"), "enter", "n", "5")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s4"]  # s3 replaced by s1, s1 by s4 (next pending)
-        assert app.screen.draft == 0.5  # type: ignore[attr-defined]
+        assert shown_draft(app) == 0.5
         burst(pilot, "escape")
         await settle(pilot)
-        assert stack(app) == ["SessionsScreen", "detail:s4"] and app.screen.draft is None  # type: ignore[attr-defined]
+        assert stack(app) == ["SessionsScreen", "detail:s4"] and shown_draft(app) is None
         burst(pilot, "escape")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen"]
@@ -201,7 +209,9 @@ async def test_colon_in_a_filter_box_is_text(app: LessonCreditApp) -> None:
 
 async def keys_routed(pilot: Pilot[Any]) -> None:
     """Until the key router has handed on every key (settle would also wait for the filter)."""
-    while pilot.app.keys.waiting:  # type: ignore[attr-defined]
+    app = pilot.app
+    assert isinstance(app, LessonCreditApp)
+    while app.keys.waiting:
         await pilot.pause()
 
 
@@ -260,7 +270,7 @@ async def test_a_5000_character_filter_typed_key_by_key(app: LessonCreditApp, mo
         await settle(pilot)
         assert screen.query_one("#session-filter", Input).value == "x" * MAX_FILTER
         assert rebuilds == ["x" * MAX_FILTER]
-        assert screen.query_one("#sessions-table").row_count == 0
+        assert screen.query_one("#sessions-table", DataTable).row_count == 0
     assert len([m for m in said if f"at most {MAX_FILTER} characters" in m]) == 1
 
 
@@ -291,7 +301,8 @@ SAME_MEANING = {
 
 def test_each_key_means_one_thing() -> None:
     actions: defaultdict[str, set[str]] = defaultdict(set)
-    for owner in [LessonCreditApp, HelpScreen, *(screen for _, screen in help_screens())]:
+    owners: list[type[DOMNode]] = [LessonCreditApp, HelpScreen, *(screen for _, screen in help_screens())]
+    for owner in owners:
         for entry in owner.BINDINGS:
             binding = as_binding(entry)
             for key in binding.key.split(","):

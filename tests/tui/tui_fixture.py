@@ -241,7 +241,7 @@ async def settle(pilot: Any) -> None:
             quiet += 1
 
 
-def table_keys(table: DataTable[object]) -> list[str]:
+def table_keys(table: DataTable[Any]) -> list[str]:
     """The row keys of a table, top to bottom."""
     return [str(table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value) for row in range(table.row_count)]
 

@@ -15,8 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.analysis.agreement import DEFAULT_THRESHOLD, Agreement
-from lesson_credit.core.reward_report import AgreementReport
+from lesson_credit.core.api import DEFAULT_THRESHOLD, Agreement, AgreementReport
 from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
@@ -104,7 +103,7 @@ class AgreementScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="agreement")
     def _load(self, threshold: float) -> None:
-        self.post_result(lambda: self.source.call(lambda ws: agreement_view(ws, threshold)), self.Loaded)
+        self.post_result(lambda: agreement_view(self.source, threshold), self.Loaded)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:

@@ -17,8 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.analysis.effects import LooResult
-from lesson_credit.core.analysis.estimates import nothing_line
+from lesson_credit.core.api import LooResult, nothing_line
 from lesson_credit.tui.loo_text import (
     LATER_MARK,
     RANDOMIZED_MARK,

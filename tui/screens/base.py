@@ -13,8 +13,7 @@ from textual.timer import Timer
 from textual.types import NoActiveAppError
 from textual.widget import Widget
 
-from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import StoreError
+from lesson_credit.core.api import StoreError, WorkspaceError
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.widths import NARROW_BELOW, WIDE_FROM

@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.reward_report import GradingQueue
+from lesson_credit.core.api import GradingQueue
 from lesson_credit.tui.records_views import queue_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import SessionsView, WorkspaceSource
@@ -93,7 +93,7 @@ class GradingQueueScreen(DataScreen):
     @work(thread=True, exclusive=True, group="queue")
     def _load(self, order: str) -> None:
         self.post_result(
-            lambda: (self.source.call(lambda ws: queue_view(ws, order)), self.source.sessions_view()),
+            lambda: (queue_view(self.source, order), self.source.sessions_view()),
             lambda found: self.Loaded(*found),
         )
 

@@ -14,7 +14,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from lesson_credit.core.health import ERROR, Finding
+from lesson_credit.core.api import ERROR, Finding
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import HealthView, WorkspaceSource
@@ -96,8 +96,9 @@ class HealthScreen(DataScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "recheck", "Re-read, re-check"),
         Binding("enter", "open_session", "Open its session"),
-        Binding("down", "app.focus_next", "Next finding", show=False),
-        Binding("up", "app.focus_previous", "Previous finding", show=False),
+        # priority: the scrolling list around the cards would take them first and scroll one line
+        Binding("down", "app.focus_next", "Next finding", show=False, priority=True),
+        Binding("up", "app.focus_previous", "Previous finding", show=False, priority=True),
     ]
 
     class Loaded(Message):

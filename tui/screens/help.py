@@ -38,7 +38,11 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("effect", "estimated effect on reward (the joint estimate `loo` heads with); — when none"),
             ("last", "credited reward in the latest graded session with the lesson"),
             ("category", "the lesson's folder under lessons/"),
-            ("status", "active, deprecated, archived; missing = logged but no file; broken = unreadable file"),
+            (
+                "status",
+                "active (the only ones select injects), automated, deprecated, archived; missing = logged but no "
+                "file; broken = unreadable file",
+            ),
         ),
     ),
     (

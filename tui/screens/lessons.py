@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
-from lesson_credit.core.views import LessonRow
+from lesson_credit.core.api import LessonRow
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
@@ -91,6 +91,7 @@ class LessonsScreen(SortableScreen):
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
         Binding("w", "what_if", "What-if"),
+        Binding("d", "over_time", "The highlighted lesson over time", show=False),
         Binding("R", "toggle_retired", "Show or hide retired arms", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
@@ -331,6 +332,8 @@ class LessonsScreen(SortableScreen):
         for key in order:
             width = self._lesson_width(table) if key == "lesson" else None
             table.add_column(Text(" " + headers[key]), key=key, width=width)
+        if table.size.width <= 0:  # not laid out yet (a first load can land before): fit it once it is
+            self.call_after_refresh(self._fit_lesson_column, 8)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
         table.fill(
@@ -358,18 +361,19 @@ class LessonsScreen(SortableScreen):
         super().on_resize()
         self.call_after_refresh(self._fit_lesson_column)
 
-    def _fit_lesson_column(self) -> None:
-        """After a resize: the lesson column's width for the table's new size (`_lesson_width`)."""
+    def _fit_lesson_column(self, retries: int = 0) -> None:
+        """The lesson column's width for the table's size (`_lesson_width`); not laid out: `retries` refreshes on."""
         if not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
         column = table.columns.get(ColumnKey("lesson"))
-        if column is None or table.size.width <= 0:  # not laid out (yet): the next fill fits it
+        if column is None or table.size.width <= 0:  # not laid out (yet): a later refresh or fill fits it
+            if column is not None and retries > 0:
+                self.call_after_refresh(self._fit_lesson_column, retries - 1)
             return
         width = self._lesson_width(table)
         column.auto_width = width is None
-        if width is not None:
-            column.width = width
+        column.width = column.width if width is None else width
         table.refresh_column(0)
         table._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
 
@@ -537,3 +541,9 @@ class LessonsScreen(SortableScreen):
         from lesson_credit.tui.screens.what_if import WhatIfScreen
 
         self.app.push_screen(WhatIfScreen(self.source))
+
+    def action_over_time(self) -> None:
+        from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+
+        if self.highlighted in self.shown:
+            self.app.push_screen(LessonOverTimeScreen(self.source, self.highlighted))

@@ -18,8 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.library.salience import SalienceBreakdown
-from lesson_credit.core.views import Explanation, LessonCredit
+from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit
@@ -174,7 +173,7 @@ class SessionDetailScreen(DataScreen):
     @work(thread=True, exclusive=True, group="detail-outside")
     def _load_outside(self) -> None:
         session_id = self.session_id
-        self.post_result(lambda: self.source.call(lambda ws: outside_view(ws, session_id)), self.OutsideLoaded)
+        self.post_result(lambda: outside_view(self.source, session_id), self.OutsideLoaded)
 
     @on(OutsideLoaded)
     def _outside_loaded(self, event: OutsideLoaded) -> None:
@@ -428,7 +427,8 @@ class SessionDetailScreen(DataScreen):
             self._set_draft(None)
         if self.grading.undo_grade(self.session_id) is None:
             self.notify(
-                f"Nothing to undo on {one_line(self.session_id)}: this dashboard has not graded it since it started.",
+                f"Nothing to undo on {one_line(self.session_id)}: u undoes only the grades this dashboard "
+                "committed since it started, and none is left.",
                 severity="warning",
                 markup=False,
             )

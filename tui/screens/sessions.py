@@ -14,8 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.query import order_rows
-from lesson_credit.core.views import SessionSummary
+from lesson_credit.core.api import SessionSummary, order_rows
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import SessionsView, WorkspaceSource
@@ -137,7 +136,7 @@ class SessionsScreen(SortableScreen):
         problems = self.query_one("#log-problems", Static)
         problems.display = bool(event.view.log_problems)
         if event.view.log_problems:
-            problems.update(problems_text(event.view, self.source.workspace.log.name))
+            problems.update(problems_text(event.view, self.source.store_name))
         self._rebuild()
         self.refresh_bindings()  # the footer's keys depend on the table having rows
         self.ready_for_keys()

@@ -21,14 +21,7 @@ from textual.validation import Number
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 from textual.worker import get_current_worker
 
-from lesson_credit.core.sim.simulate import (
-    METRICS,
-    SCENARIOS,
-    EstimatorSummary,
-    MetricSummary,
-    Scenario,
-    SimulationReport,
-)
+from lesson_credit.core.api import METRICS, SCENARIOS, EstimatorSummary, MetricSummary, Scenario, SimulationReport
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.screens.base import describe_failure, screen_css
 from lesson_credit.tui.source import WorkspaceSource
@@ -195,6 +188,11 @@ class SimulationScreen(Screen[None]):
     def _set_status(self, text: Text | str) -> None:
         self.query_one("#sim-status", Static).update(text)
 
+    def _no_report_title(self) -> Text:
+        if self.running is not None:
+            return Text("No results yet: the first run is going (escape cancels it).", style="italic")
+        return Text("No run yet: pick a scenario and the number of seeds, then press ctrl+r.", style="italic")
+
     def _show_report(self) -> None:
         table = self.query_one("#sim-table", ThemedTable)
         title = self.query_one("#report-title", Static)
@@ -204,7 +202,7 @@ class SimulationScreen(Screen[None]):
         for metric, (header, _, _) in METRIC_COLUMNS.items():
             table.add_column(Text(header + " " * len(BEST_MARK), justify="right"), key=metric)
         if report is None:
-            title.update(Text("No run yet: pick a scenario and the number of seeds, then press r.", style="italic"))
+            title.update(self._no_report_title())
             self._show_estimator()
             return
         title.update(Text(report_title(report), style="bold"))
@@ -301,6 +299,8 @@ class SimulationScreen(Screen[None]):
         bar.display = True
         bar.update(total=seeds, progress=0)
         self._set_status(Text(f"running {name}: 0 of {seeds} seeds · escape cancels", style="bold"))
+        if self.report is None:
+            self.query_one("#report-title", Static).update(self._no_report_title())
         self.query_one("#sim-table", ThemedTable).focus()
         self.refresh_bindings()
         self._simulate(self.running, name, seeds)
@@ -364,6 +364,8 @@ class SimulationScreen(Screen[None]):
         self.running = None
         self.cancelling = False
         self.refresh_bindings()
+        if self.report is None:
+            self.query_one("#report-title", Static).update(self._no_report_title())
         if event.reason is None:
             self._set_status(Text(f"cancelled after {event.done} of {event.total} seeds: no report", style="bold"))
         else:

@@ -17,8 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from lesson_credit.core.sessions.trajectory import gc_paused
-from lesson_credit.core.sessions.transcript import find_all
+from lesson_credit.core.api import find_all, gc_paused
 from lesson_credit.tui.records_views import TranscriptData, transcript_data
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
@@ -49,6 +48,8 @@ def info_text(data: TranscriptData | None, found: int | None, at: int, needle: s
             out.append(f"match {at + 1} of {found} for “{one_line(needle)}”", style="bold")
         else:
             out.append(f"no match for “{one_line(needle)}”", style="bold")
+            if data.collapsed and not data.expanded:  # the search covers the text shown, not what is collapsed
+                out.append(" in the text shown: collapsed output is not searched (x expands it)")
     return out
 
 
@@ -113,7 +114,7 @@ class TranscriptScreen(DataScreen):
 
         def read() -> TranscriptScreen.Read:
             with gc_paused():  # tens of thousands of small objects: see core.sessions.trajectory.gc_paused
-                data = self.source.call(lambda ws: transcript_data(ws, session_id, expand))
+                data = transcript_data(self.source, session_id, expand)
                 if data.text is None:
                     return self.Read(data, None)
                 return self.Read(data, prepare(data.text, data.hits, data.lesson_hits.get(focus or "", ()), width))

@@ -17,10 +17,16 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import Input, Label, Select, Static
 
-from lesson_credit.core.bandit.policy import POLICIES
-from lesson_credit.core.model.credit import STRATEGIES
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
+from lesson_credit.core.api import (
+    DEFAULT_PRIORITY,
+    HEURISTIC,
+    HUMAN,
+    JUDGE,
+    OUTCOME,
+    POLICIES,
+    STRATEGIES,
+    CreditSettings,
+)
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
@@ -315,6 +321,15 @@ class WhatIfScreen(DataScreen):
     def action_save(self) -> None:
         settings, policy, view = self.settings, self.policy, self.view
         if settings is None or view is None:
+            return
+        floor = self.query_one("#floor", Input)
+        if not floor.is_valid:  # the table shows the last valid floor typed, not what the box says
+            self.notify(
+                f"The floor box says {one_line(floor.value)!r}, not a number from 0 to 1: fix it before saving; "
+                "nothing was written.",
+                severity="warning",
+                markup=False,
+            )
             return
         priority = view.proposed_priority if view.proposed_priority != view.current_priority else None
         if settings == view.current and policy == view.policy and priority is None:

@@ -6,8 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.views import LessonCredit
+from lesson_credit.core.api import CreditSettings, LessonCredit
 from lesson_credit.tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from textual.reactive import reactive
 from textual_plotext import Plot
 
-from lesson_credit.core.model.beta import density
+from lesson_credit.core.api import density
 from lesson_credit.tui.text import one_line
 from lesson_credit.tui.widgets.curves import Curve, curve_variable
 from lesson_credit.tui.widgets.themed_plot import ThemedPlot

@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
-from lesson_credit.core.views import GradeRecord
+from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
 
 HISTORY_SHOWN = 4

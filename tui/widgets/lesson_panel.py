@@ -8,8 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from lesson_credit.core.library.lessons import MISSING, Lesson
-from lesson_credit.core.views import LessonRow, LessonUsage
+from lesson_credit.core.api import MISSING, Lesson, LessonRow, LessonUsage
 from lesson_credit.tui.source import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, one_line
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from textual import work
 from textual.geometry import Size
 
-from lesson_credit.core.sessions.trajectory import gc_paused
+from lesson_credit.core.api import gc_paused
 from lesson_credit.tui.text import JOURNAL_DISPLAY_LIMIT, expand_tabs, one_line, visible_text_sparse, wrap_lines
 from lesson_credit.tui.widgets.journal_view import JournalView
 

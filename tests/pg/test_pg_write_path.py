@@ -1,0 +1,147 @@
+"""The write path's round trips: a write after a read is one statement (the INSERT brings back
+what was committed since the read), the writers' section asks the server when this client has
+not read yet or has appended since, and identical events are numbered copy by copy."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from pg_helpers import line
+
+from lesson_credit.core.log.events import decode_raw
+from lesson_credit.core.log.pgstore import PgStore
+
+
+def session(sid: str) -> bytes:
+    return line({"type": "session", "session_id": sid, "base_reward": 0.5, "timestamp": "2026-03-05T16:30:00Z",
+                 "lessons": [{"path": "tools/git.md", "salience": 0.5}]})  # fmt: skip
+
+
+def grade(sid: str) -> bytes:
+    return line({"type": "grade", "session_id": sid, "base_reward": 0.7, "grader": "manual",
+                 "timestamp": "2026-03-06T10:00:00Z"})  # fmt: skip
+
+
+class Statements:
+    """The statements one store's connection sends (counted on the client)."""
+
+    def __init__(self, store: PgStore, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.sent: list[str] = []
+        execute = psycopg.Connection.execute
+        watched = store
+
+        def counting(conn: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            if conn is watched._conn:
+                self.sent.append(" ".join(str(query).split())[:40])
+            return execute(conn, query, *args, **kwargs)
+
+        monkeypatch.setattr(psycopg.Connection, "execute", counting)
+
+
+def read_new(store: PgStore, after: int, first: int) -> tuple[list[str], int, int]:
+    """(session ids read, the end, the next line number): what a reader's refresh asks of the store."""
+    if store.size() == after:
+        return [], after, first
+    ids: list[str] = []
+    for result in store.read_since(after, first, decode=decode_raw):
+        ids += [str(raw.session_id) for _, raw in result.events]
+        after, first = result.end, first + result.lines
+    return ids, after, first
+
+
+@pytest.fixture
+def stores(pg_url: str) -> Iterator[tuple[PgStore, PgStore]]:
+    ours, other = PgStore(pg_url, agent="ours"), PgStore(pg_url, agent="other")
+    yield ours, other
+    ours.close()
+    other.close()
+
+
+def test_a_write_after_a_read_is_one_round_trip(
+    stores: tuple[PgStore, PgStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ours, other = stores
+    other.append_event(session("a"))
+    assert read_new(ours, 0, 1) == (["a"], 1, 2)
+    other.append_event(session("b"))  # committed after our read: the write brings it back
+    sent = Statements(ours, monkeypatch).sent
+    with ours.locked():
+        assert read_new(ours, 1, 2) == ([], 1, 2)  # validated against the last read: no round trip
+        ours.append_locked(session("c"))
+    assert read_new(ours, 1, 2) == (["b", "c"], 3, 4)  # what came before ours, then ours, in order
+    assert len(sent) == 1 and sent[0].startswith("WITH new AS ( INSERT"), sent
+    assert read_new(ours, 3, 4)[0] == []  # outside the writers' section a size() asks the server
+    assert len(sent) == 2
+
+
+def test_the_writers_section_asks_the_server_before_the_first_read_and_after_an_append(
+    stores: tuple[PgStore, PgStore],
+) -> None:
+    ours, other = stores
+    other.append_event(session("a"))
+    with ours.locked():
+        assert ours.size() == 1  # nothing read yet on this connection: the server answers
+        assert read_new(ours, 0, 1) == (["a"], 1, 2)
+        other.append_event(session("b"))
+        ours.append_locked(session("c"))
+        # a second read in the same section, after our append, sees everything up to our event
+        assert read_new(ours, 1, 2) == (["b", "c"], 3, 4)
+        other.append_event(session("d"))
+        assert read_new(ours, 3, 4) == ([], 3, 4)  # our append read back: the last read again
+    assert read_new(ours, 3, 4) == (["d"], 4, 5)
+
+
+def test_appends_without_reads_do_not_bring_back_what_is_new_each_time(stores: tuple[PgStore, PgStore]) -> None:
+    # A client that appends and does not read: each INSERT brought back up to 1,000 events after its
+    # last read (the same ones again at every append), for a read that never came.
+    ours, other = stores
+    other.append_event(session("a"))
+    assert read_new(ours, 0, 1) == (["a"], 1, 2)
+    other.append_event(session("b"))
+    ours.append_event(session("c"))  # the first append after a read brings back what is new for it
+    assert ours._ahead is not None and ours._ahead.count == 2
+    ours.append_event(session("d"))
+    assert ours._ahead is None  # a second append without a read: nothing brought back
+    assert read_new(ours, 1, 2) == (["b", "c", "d"], 4, 5)  # the read asks the server
+    ours.append_event(session("e"))  # read since: the next append brings back again
+    assert ours._ahead is not None and ours._ahead.count == 1
+
+
+def test_another_thread_reads_fresh_while_one_is_in_the_writers_section(stores: tuple[PgStore, PgStore]) -> None:
+    ours, other = stores
+    other.append_event(session("a"))
+    assert read_new(ours, 0, 1) == (["a"], 1, 2)
+    other.append_event(session("b"))
+    seen: list[int] = []
+    with ours.locked():
+        assert ours.size() == 1  # this thread: its last read
+        reader = threading.Thread(target=lambda: seen.append(ours.size()))
+        reader.start()
+        reader.join(60)
+    assert seen == [2]  # the dashboard's follower thread is not held to the writer's view
+
+
+def test_identical_events_are_numbered_copy_by_copy(pg_url: str, stores: tuple[PgStore, PgStore]) -> None:
+    ours, other = stores
+    ours.append_event(session("s1"))
+    for store in (ours, other, ours):
+        store.append_event(grade("s1"))  # the same bytes three times: three events, copies 0, 1, 2
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute(
+            "SELECT agent, occurrence FROM lesson_credit.events WHERE type = 'grade' ORDER BY position"
+        ).fetchall()
+    assert rows == [("ours", 0), ("other", 1), ("ours", 2)]
+
+
+def test_statements_are_planned_once_unless_the_url_says_otherwise(pg_url: str) -> None:
+    store = PgStore(pg_url, agent="a")
+    assert store.conn.execute("SHOW plan_cache_mode").fetchone() == (b"force_generic_plan",)
+    store.close()
+    own = PgStore(pg_url + "?options=-c%20plan_cache_mode%3Dauto", agent="a")
+    assert own.conn.execute("SHOW plan_cache_mode").fetchone() == (b"auto",)
+    assert own.conn.execute("SHOW statement_timeout").fetchone() == (b"15s",)  # still ours
+    own.close()
