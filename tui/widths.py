@@ -8,6 +8,7 @@ from rich.text import Text
 
 NARROW_BELOW = 100  # columns: below this (an 80-column terminal) screens stack and the footer is compact
 WIDE_FROM = 150  # columns: from this, screens show their widest tables
+SHORT_BELOW = 32  # rows: below this (a 24-row terminal) screens give their secondary panels fewer lines
 MIN_NAME_CELLS = 12  # a table's name column is never cut narrower than this to show its sort column
 
 

@@ -183,7 +183,7 @@ def _toml_key(key: str) -> str:
 def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> None:
     settings = config.credit
     lines = [
-        "# lesson-credit settings (written by `lesson-credit replay --write`)",
+        "# lesson-credit settings (written by `lesson-credit replay --write` or the dashboard's ctrl+s)",
         f"strategy = {_toml_value(settings.strategy)}",
         f"floor = {_toml_value(settings.floor)}",
         f"decay = {_toml_value(settings.decay)}",

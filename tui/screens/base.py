@@ -16,7 +16,7 @@ from textual.widget import Widget
 from lesson_credit.core.api import StoreError, WorkspaceError
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.widths import NARROW_BELOW, WIDE_FROM
+from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, WIDE_FROM
 
 T = TypeVar("T")
 
@@ -54,7 +54,7 @@ class DataScreen(Screen[None]):
         # the width classes from the terminal's size before the widgets are first styled: set at the first
         # resize instead, they restyled every widget of the screen once more (an 80-column terminal)
         try:
-            self._width_classes(self.app.size.width, update=False)
+            self._size_classes(self.app.size.width, self.app.size.height, update=False)
         except NoActiveAppError:  # made outside a running app: the first resize sets them
             pass
 
@@ -93,13 +93,14 @@ class DataScreen(Screen[None]):
             if router is not None:
                 router.wake()
 
-    def _width_classes(self, width: int, update: bool = True) -> None:
+    def _size_classes(self, width: int, height: int, update: bool = True) -> None:
         self.set_class(width < NARROW_BELOW, "-narrow", update=update)
         self.set_class(width >= WIDE_FROM, "-wide", update=update)
+        self.set_class(height < SHORT_BELOW, "-short", update=update)
 
     def on_resize(self) -> None:
-        """`-narrow` (an 80-column terminal) and `-wide` classes for the screen's stylesheet."""
-        self._width_classes(self.size.width)
+        """`-narrow` (an 80-column terminal), `-wide` and `-short` (24 rows) classes for the screen's stylesheet."""
+        self._size_classes(self.size.width, self.size.height)
 
     # ---------------------------------------------------------------- loading indicator
 

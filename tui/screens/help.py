@@ -35,7 +35,11 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                 "(n 0, the prior's mean) come last",
             ),
             ("95% CI", "central 95% interval of the Beta posterior"),
-            ("effect", "estimated effect on reward (the joint estimate `loo` heads with); — when none"),
+            (
+                "effect",
+                "effect on reward: the shrunk joint estimate `loo` ranks by (its `ranking`); "
+                "the headline, with its interval, is on Analysis; — when none",
+            ),
             ("last", "credited reward in the latest graded session with the lesson"),
             ("category", "the lesson's folder under lessons/"),
             (
