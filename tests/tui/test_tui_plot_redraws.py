@@ -10,6 +10,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual_private import screen_lines
 
+from lesson_credit.tui.widgets.beta_plot import BetaPlot
 from lesson_credit.tui.widgets.curves import Curve
 from lesson_credit.tui.widgets.density_plot import DensityPlot
 
@@ -91,3 +92,22 @@ async def test_only_a_change_of_data_size_or_theme_builds_the_plot_again() -> No
         assert light == await fresh_rendering(TWO, "one", (70, 22), "textual-light")
         assert light != await fresh_rendering(TWO, "one", (70, 22), dark)
         assert len(builds) == 4
+
+
+class WithBetaPlot(App[None]):
+    def compose(self) -> ComposeResult:
+        yield BetaPlot()
+
+
+async def test_a_beta_plot_taken_down_before_its_plot_mounts_does_not_crash() -> None:
+    """Curves arrive, and before the frame after which the plot would replace its placeholder the
+    widget's children are being removed (its screen closing while a burst of keys moves on): the
+    late mount finds no placeholder and must give up quietly, not end the app with NoMatches."""
+    app = WithBetaPlot()
+    async with app.run_test(size=(60, 20)) as pilot:
+        beta = app.query_one(BetaPlot)
+        beta.curves = ONE  # schedules the plot's mount after the next refresh
+        await beta.query_one("#plot-area").remove()
+        await pilot.pause()
+        await pilot.pause()
+        assert app.is_running and not app.query(DensityPlot)

@@ -107,9 +107,12 @@ class BetaPlot(Widget):
 
         if not self.is_mounted or self._plot is not None:
             return
+        areas = self.query("#plot-area")
+        if not areas:  # being taken down (its screen closing) before this ran: nothing to mount into
+            return
+        area = areas.first()
         plot = DensityPlot()
         plot.curves, plot.plot_title = self.curves, self.plot_title
-        area = self.query_one("#plot-area", Static)
         await self.mount(plot, before=area)
         await area.remove()
         self._plot = plot
