@@ -332,8 +332,6 @@ class LessonsScreen(SortableScreen):
         for key in order:
             width = self._lesson_width(table) if key == "lesson" else None
             table.add_column(Text(" " + headers[key]), key=key, width=width)
-        if table.size.width <= 0:  # not laid out yet (a first load can land before): fit it once it is
-            self.call_after_refresh(self._fit_lesson_column, 8)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
         table.fill(
@@ -361,15 +359,18 @@ class LessonsScreen(SortableScreen):
         super().on_resize()
         self.call_after_refresh(self._fit_lesson_column)
 
-    def _fit_lesson_column(self, retries: int = 0) -> None:
-        """The lesson column's width for the table's size (`_lesson_width`); not laid out: `retries` refreshes on."""
+    def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
+        """The table's first layout (a first load can land before it) or a later resize: fit the lesson column."""
+        if message.table.id == "lessons-table":
+            self._fit_lesson_column()
+
+    def _fit_lesson_column(self) -> None:
+        """The lesson column's width for the table's size (`_lesson_width`)."""
         if not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
         column = table.columns.get(ColumnKey("lesson"))
-        if column is None or table.size.width <= 0:  # not laid out (yet): a later refresh or fill fits it
-            if column is not None and retries > 0:
-                self.call_after_refresh(self._fit_lesson_column, retries - 1)
+        if column is None or table.size.width <= 0:  # not laid out (yet): its Resized message fits it
             return
         width = self._lesson_width(table)
         column.auto_width = width is None

@@ -8,7 +8,9 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text, TextType
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.render import measure
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
@@ -63,6 +65,20 @@ class ThemedTable(DataTable[Text]):
         text-style: bold;
     }
     """
+
+    class Resized(Message):
+        """The table's size changed, its first layout included (a screen fits columns to it)."""
+
+        def __init__(self, table: ThemedTable) -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> ThemedTable:
+            return self.table
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized(self))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
