@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.bandit.policy import POLICIES
     from lesson_credit.core.base.errors import WorkspaceError
     from lesson_credit.core.base.files import StoreError
+    from lesson_credit.core.base.gc_pause import gc_paused
     from lesson_credit.core.base.numbers import fixed, signed
     from lesson_credit.core.grading import GradeAppended, GradeConflict, grade_text, undo_note
     from lesson_credit.core.health import ERROR, Finding
@@ -33,7 +34,6 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
     from lesson_credit.core.query import order_rows
     from lesson_credit.core.reward_report import AgreementReport, GradingQueue
-    from lesson_credit.core.sessions.trajectory import gc_paused
     from lesson_credit.core.sessions.transcript import find_all
     from lesson_credit.core.sim.simulate import (
         METRICS,
@@ -77,7 +77,7 @@ _HOME: dict[str, str] = {
         "model.sources": ("DEFAULT_PRIORITY", "HEURISTIC", "HUMAN", "JUDGE", "OUTCOME"),
         "query": ("order_rows",),
         "reward_report": ("AgreementReport", "GradingQueue"),
-        "sessions.trajectory": ("gc_paused",),
+        "base.gc_pause": ("gc_paused",),
         "sessions.transcript": ("find_all",),
         "sim.simulate": ("METRICS", "SCENARIOS", "EstimatorSummary", "MetricSummary", "Scenario", "SimulationReport"),
         "views": (

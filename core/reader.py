@@ -9,10 +9,8 @@ picks them up like any other writer's.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import numpy.typing as npt
 
 from lesson_credit.core import views
 from lesson_credit.core.bandit.fold import Posterior, fold
+from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
 from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
@@ -122,7 +121,7 @@ class LogReader:
         started_at = index.end
         changed = reset
         tail_problem = None
-        with _gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
+        with gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
             for result in self.log.read_since(
                 index.end,
                 index.lines + 1,
@@ -145,7 +144,7 @@ class LogReader:
         if index.end != started_at and index.end - started_at >= self.cache_threshold:
             index.settle()
             if self._log_cache is not None:
-                with _gc_paused():  # as above: encoding a million sessions makes millions of objects
+                with gc_paused():  # as above: encoding a million sessions makes millions of objects
                     prepared = _with_block_sums(index, settings, self.outcomes, self.rewards)
                     self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
         if changed:
@@ -342,14 +341,3 @@ def _with_block_sums(
     post = fold(data, settings)
     _ = data.stats, post.rewarded, post.last_session, lesson_usage(data)
     return data
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

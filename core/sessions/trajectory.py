@@ -15,8 +15,6 @@ as a regular file and only up to a cap (the rest is reported, not read).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import re
 from collections.abc import Iterator
@@ -26,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.safe_read import read_regular
 
 TRAJECTORY_MAX_BYTES = 64 * 1024 * 1024
@@ -86,20 +85,6 @@ def read_trajectory(path: Path, shown_path: str | None = None) -> Trajectory:
         raise TrajectoryError(f"trajectory {exc}") from None
     truncated = len(raw) > TRAJECTORY_MAX_BYTES
     return parse_trajectory(raw[:TRAJECTORY_MAX_BYTES], shown_path or str(path), truncated)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic collection while a big file becomes many small objects: the collector would walk
-    them again and again (a 10 MB trajectory: 0.27 s to read with it, 0.13 s without, and pauses
-    of 40-50 ms that a dashboard's event loop waits out)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse_trajectory(data: bytes, path: str, truncated: bool = False) -> Trajectory:

@@ -113,7 +113,7 @@ class TranscriptScreen(DataScreen):
         session_id, focus = self.session_id, self.focus_lesson
 
         def read() -> TranscriptScreen.Read:
-            with gc_paused():  # tens of thousands of small objects: see core.sessions.trajectory.gc_paused
+            with gc_paused():  # tens of thousands of small objects: see core.base.gc_pause
                 data = transcript_data(self.source, session_id, expand)
                 if data.text is None:
                     return self.Read(data, None)
