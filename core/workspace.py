@@ -261,6 +261,14 @@ class Workspace:
         self.remember_effects(effects)
         return effects
 
+    def effects_later(self) -> Callable[[], dict[str, float]]:
+        """`effects()` in two steps, for a caller that holds a lock while it reads: the log's inputs are
+        taken now (a snapshot: later appends do not change them), the fit runs when the result is called."""
+        from lesson_credit.core.analysis.joint import effects_by_lesson
+
+        inputs = self.data(), self.session_categories(), self.settings.floor, self.session_agents()
+        return lambda: effects_by_lesson(*inputs)
+
     def remember_effects(self, effects: dict[str, float]) -> None:
         """Save joint effects fitted on the log as read now (`saved_effects` gives them back)."""
         from lesson_credit.core import attribution

@@ -41,10 +41,8 @@ def fit_later(ws: Workspace) -> tuple[Callable[[EffectsJob], dict[str, float]], 
     request = request_of(ws) if too_big_here(ws) else None
     if request is not None:
         return (lambda job: job.run(request)), False
-    from lesson_credit.core.analysis.joint import effects_by_lesson
-
-    inputs = ws.data(), ws.session_categories(), ws.settings.floor, ws.session_agents()
-    return (lambda job: effects_by_lesson(*inputs)), True
+    fit = ws.effects_later()
+    return (lambda job: fit()), True
 
 
 def request_of(ws: Workspace) -> dict[str, Any] | None:

@@ -178,3 +178,23 @@ def _spectrum(design: Design) -> tuple[Any, Any, float, int]:
     d, v = np.linalg.eigh(xc.T @ xc)
     u = v.T @ (xc.T @ yc)
     return np.maximum(d, 0.0), u * u, float(yc @ yc), len(y) - np.linalg.matrix_rank(z)
+
+
+def test_effects_later_takes_the_log_as_read_when_asked(tmp_path: Path) -> None:
+    """The dashboard's two-step fit: the inputs are the log as read when `effects_later` was called (an
+    append afterwards does not reach them), and the numbers are `effects()`'s on that log."""
+    rng = np.random.default_rng(7)
+    events = [
+        session(f"s{i}", round(float(rng.uniform(0.2, 0.9)), 2), {A: 0.5} if i % 2 else {B: 0.5, C: 0.2})
+        for i in range(30)
+    ]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    ws = Workspace(root, clock=fixed_clock)
+    before = ws.effects()
+    fit = ws.effects_later()
+    journal = root / "j.md"
+    journal.write_text("alpha")
+    ws.record("new", journal, [A], reward=0.95)
+    assert fit() == pytest.approx(before, rel=1e-12)
+    assert ws.effects_later()() == pytest.approx(ws.effects(), rel=1e-12)
+    assert ws.effects()[A] != pytest.approx(before[A], rel=1e-9)  # the append moved it
