@@ -795,10 +795,15 @@ class Workspace:
 
     def write_state(self) -> None:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds;
-        interop.StateKept (nothing written) when another tool changed it since (see interop). First
-        saves the block sums the fold computed, for the next command."""
+        interop.StateKept (nothing written) when another tool changed it since (see interop). Then
+        saves the block sums the folds computed, this one's included (the blocks the write changed),
+        for the next command."""
+        try:
+            interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
+        except interop.StateKept:
+            self._reader.keep_sums()
+            raise
         self._reader.keep_sums()
-        interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""

@@ -21,6 +21,21 @@ from lesson_credit.core.model.settings import CreditSettings as CreditSettings
 
 
 @dataclass(frozen=True)
+class Regraded:
+    """Per-session rewards `of` with one row's changed: a regrade (a preview, a session's detail)
+    reads only alpha, beta and n, so the million-row copy is made only if something asks for it."""
+
+    of: FloatArray
+    row: int
+    value: float  # NaN: pending
+
+    def array(self) -> FloatArray:
+        base = self.of.copy()
+        base[self.row] = self.value
+        return base
+
+
+@dataclass(frozen=True)
 class Posterior:
     """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`.
 
@@ -35,7 +50,13 @@ class Posterior:
     settings: CreditSettings
     graded_sessions: int
     data: FoldData = field(repr=False, compare=False)
-    base: FloatArray = field(repr=False, compare=False)  # the per-session rewards folded
+    rewards: FloatArray | Regraded = field(repr=False, compare=False)  # the per-session rewards folded
+
+    @cached_property
+    def base(self) -> FloatArray:
+        """The per-session rewards folded (a regrade's: built on first use, see `Regraded`)."""
+        rewards = self.rewards
+        return rewards.array() if isinstance(rewards, Regraded) else rewards
 
     @property
     def mean(self) -> FloatArray:
@@ -114,7 +135,7 @@ def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = Non
         settings=settings,
         graded_sessions=stats.graded_sessions,
         data=data,
-        base=session_base,
+        rewards=session_base,
     )
 
 
@@ -122,21 +143,20 @@ def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
     """The posterior after changing one session's reward (None: pending), touching only that
     session's entries. Exact without decay; with decay every arm's weights change, so it re-folds."""
     data, settings = post.data, post.settings
-    base = post.base.copy()
-    old = base[row]
-    base[row] = np.nan if reward is None else reward
+    rewards = Regraded(post.base, row, np.nan if reward is None else float(reward))
+    old, new = post.base[row], np.float64(rewards.value)
     if settings.decay < 1.0:
-        return fold(data, settings, base)
+        return fold(data, settings, rewards.array())
     ends = data.starts(row, row + 1)
     arms, salience, _ = data.entry_slice(int(ends[0]), int(ends[1]))
     w = credit_mod.weight(salience, settings.floor)
     alpha, beta, n = post.alpha.copy(), post.beta.copy(), post.n.copy()
-    for value, sign in ((old, -1.0), (base[row], 1.0)):
+    for value, sign in ((old, -1.0), (new, 1.0)):
         if np.isnan(value):
             continue
         d_alpha, d_beta = credit_mod.credit(np.full_like(w, float(value)), w, settings.strategy)
         np.add.at(alpha, arms, sign * d_alpha)
         np.add.at(beta, arms, sign * d_beta)
         np.add.at(n, arms, int(sign))
-    graded = post.graded_sessions + int(not np.isnan(base[row])) - int(not np.isnan(old))
-    return Posterior(data.arm_ids, alpha, beta, n, settings, graded, data, base)
+    graded = post.graded_sessions + int(not np.isnan(new)) - int(not np.isnan(old))
+    return Posterior(data.arm_ids, alpha, beta, n, settings, graded, data, rewards)

@@ -18,6 +18,7 @@ from typing import Any, cast
 import msgspec
 import numpy as np
 
+from lesson_credit.core.log import scoring
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
     PRIOR,
@@ -38,7 +39,7 @@ from lesson_credit.core.log.events import (
     to_event,
 )
 from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
-from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs, source_scores
+from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs, code_of
 
@@ -109,6 +110,7 @@ class LogIndex:
         self.selection_chunks: list[IdChunk] = []  # the cached blocks' selections, by the session they name
         self.parts: list[Any] = []  # the parsed-log cache's blocks this index starts with (core/log/cache.py)
         self._raw_arm: dict[str, int] = {}  # lesson path as written -> arm
+        self._scored: scoring.Scored | None = None  # the last snapshot's scoring
 
     @property
     def n_sessions(self) -> int:
@@ -408,7 +410,10 @@ class LogIndex:
             grade_base=np.array(self.grade_base, dtype=np.float64),
             grade_source=np.array(self.grade_source, dtype=np.int8),
         )
-        base, scores, applied, applied_rows = source_scores(log, rewards)
+        # as source_scores, densely only where sessions have evidence besides their own score, and after our
+        # own append only for the sessions it named (core/log/scoring.py)
+        self._scored = scoring.rescored(self._scored, log, rewards)
+        base, scores, applied, applied_rows = self._scored.result
         n_arms = len(self.arm_ids)
         prior_alpha = np.full(n_arms, np.nan)
         prior_beta = np.full(n_arms, np.nan)

@@ -10,7 +10,7 @@ only recomputes one block.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -490,7 +490,7 @@ class SourceScores:
     withdraws it), else the score from outside the log (a gptme-sessions record), if any. `external_rows`
     are the rows whose score in force came from outside the log."""
 
-    values: dict[str, FloatArray]
+    values: Mapping[str, FloatArray]  # built on first use (core/log/scoring.py)
     chosen: CodeArray  # code of the source in force per row (core.model.sources), NO_SOURCE: pending
     external_rows: IntArray
     priority: tuple[str, ...]
@@ -525,8 +525,7 @@ def source_scores(log: SourceInputs, inputs: RewardInputs) -> tuple[FloatArray, 
     known = np.flatnonzero(log.grade_rows >= 0)
     for code, source in enumerate(SOURCES):
         value = np.full(n, np.nan)
-        mine = log.own_source == code
-        value[mine] = log.own[mine]
+        np.copyto(value, log.own, where=log.own_source == code)
         if source == OUTCOME and len(log.outcome_rows):
             value[log.outcome_rows] = log.outcome_values
         positions = known[log.grade_source[known] == code]

@@ -164,6 +164,30 @@ def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkey
     assert computed == []  # nothing recomputed: every block came from the cache
 
 
+def test_a_grade_saves_the_sums_of_the_block_it_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write folds the log after its append (for bandit-state.json); the block sums that fold computed
+    are saved, so the next command does not sum the graded block again."""
+    import lesson_credit.core.log.snapshot as fold_mod
+
+    monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 8)
+    ws = _make(tmp_path, _history(40))
+    _numbers(ws)  # writes the cache (and the sums)
+    # the cache is read, but a grade's line is too little to rewrite it (as on a big log)
+    Workspace(tmp_path, cache_threshold=1000).grade("s20", 0.35)  # s20: row 20 (of block 2, rows 16-23)
+    expected = _numbers(Workspace(tmp_path, use_cache=False))
+    computed: list[int] = []
+    real = fold_mod._block_sums
+
+    def counting(data: fold_mod.FoldData, base: fold_mod.FloatArray, lo: int, hi: int) -> fold_mod.BlockSums:
+        computed.append(lo)
+        return real(data, base, lo, hi)
+
+    monkeypatch.setattr(fold_mod, "_block_sums", counting)
+    warm = Workspace(tmp_path, cache_threshold=1000)
+    assert _numbers(warm) == expected
+    assert computed == []  # the graded block's sums came from the cache too
+
+
 def test_a_resaved_cache_keeps_columns_it_never_decoded(tmp_path: Path) -> None:
     ws = _make(tmp_path, _history(30))
     sessions, problems = ws.sessions(), [str(p) for p in ws.log_problems()]
