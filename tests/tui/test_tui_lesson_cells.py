@@ -223,3 +223,13 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
         await settle(pilot)
         assert screen.pins and str(table.get_row(screen.pins[0])[0]).endswith(PIN_MARK)
         shown_cells_are_fresh()
+
+
+@pytest.mark.parametrize(("injected", "said"), [(1, "injected in 1 session\n"), (2, "injected in 2 sessions\n")])
+def test_the_lesson_panel_counts_sessions_in_words(injected: int, said: str) -> None:
+    from lesson_credit.core.views import LessonUsage
+    from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
+
+    row = LessonRow("tools/a.md", "A", "tools", "active", 1, 1.5, 1.5, 0.5, 0.1, 0.9, 1, "s1", 0.5)
+    detail = LessonDetail(row, LessonUsage(injected, 1, 0.5), None, 10, None, None)
+    assert said in LessonPanel.describe(detail).plain

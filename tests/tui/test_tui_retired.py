@@ -12,6 +12,7 @@ from pathlib import Path
 
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
+from textual_private import notification_texts
 from tui_fixture import fixed_clock, settle
 
 from lesson_credit.cli.main import main as cli_main
@@ -75,3 +76,16 @@ async def test_a_restored_lesson_file_brings_the_retired_arm_back(ws_root: Path)
         table = app.screen.query_one("#lessons-table", DataTable)
         assert GHOST in table_keys(table)
         assert "retired" not in str(app.screen.title)
+
+
+async def test_R_with_no_retired_arms_says_so(ws_root: Path) -> None:
+    """Before any prune nothing is retired: R changes nothing in the table, so it says why."""
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#lessons-table", DataTable)
+        before = table_keys(table)
+        await pilot.press("R")
+        await settle(pilot)
+        assert table_keys(table) == before
+        assert any("No retired arms" in message for _, message in notification_texts(app))

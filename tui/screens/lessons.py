@@ -401,6 +401,9 @@ class LessonsScreen(SortableScreen):
         self.title = title
 
     def action_toggle_retired(self) -> None:
+        if self.view is not None and not self.view.retired:
+            self.notify("No retired arms: `prune` retires arms whose lesson file is gone.", markup=False)
+            return
         self.show_retired = not self.show_retired
         self._rebuild()
 

@@ -89,7 +89,7 @@ class LessonPanel(Static):
         usage = detail.usage
         if usage and usage.injected:
             out.append(f"avg salience when injected {fmt(usage.mean_salience)}\n")
-            out.append(f"injected in {usage.injected} sessions\n")
+            out.append(f"injected in {usage.injected} session{'' if usage.injected == 1 else 's'}\n")
             out.append(f"salient (a keyword hit) in {usage.salient}\n")
         else:
             out.append("never injected\n", style="dim")
