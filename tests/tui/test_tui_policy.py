@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input, Static
-from textual_private import notification_texts
+from textual_private import notification_texts, screen_lines
 from tui_fixture import CONFIG_REL, LOG_REL, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -117,3 +117,24 @@ async def test_ctrl_s_with_an_invalid_floor_typed_saves_nothing(app: LessonCredi
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)
+
+
+async def test_an_invalid_floor_is_said_in_view_at_80_columns(app: LessonCreditApp) -> None:
+    """At 80x24 the line beside the controls has about three columns: the refusal reads "the"; the box's
+    own border says it."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        floor = screen.query_one("#floor", Input)
+        floor.focus()
+        floor.value = ""
+        await pilot.press("1", "full_stop", "5")
+        await settle(pilot)
+        shown = "\n".join(strip.text for strip in screen_lines(app))
+        assert "0 to 1" in shown, shown
+        floor.value = "0.5"
+        await settle(pilot)
+        assert "0 to 1" not in "\n".join(strip.text for strip in screen_lines(app))

@@ -269,8 +269,10 @@ class WhatIfScreen(DataScreen):
         error = self.query_one("#floor-error", Static)
         if event.validation_result is not None and not event.validation_result.is_valid:
             error.update("the floor is a number from 0 to 1")
+            event.input.border_subtitle = "0 to 1"  # in view where the line beside has no room (80 columns)
             return
         error.update("")
+        event.input.border_subtitle = ""
         try:
             floor = float(event.value)
         except ValueError:
@@ -309,6 +311,7 @@ class WhatIfScreen(DataScreen):
         self._propose(floor=floor)
         with self.prevent(Input.Changed):
             self.query_one("#floor", Input).value = f"{floor:g}"
+            self.query_one("#floor", Input).border_subtitle = ""
             self.query_one("#floor-error", Static).update("")
 
     def action_cycle_priority(self) -> None:
