@@ -19,9 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.bandit.select import Selection, top_k_selection
 from lesson_credit.core.library.lessons import Lesson
-from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.credit import STRATEGIES
 
 FloatArray = npt.NDArray[np.float64]
@@ -92,18 +91,8 @@ def joint_select(
     ids = [c.id for c in candidates]
     mean, sd = posterior.of(ids)
     sample = normal_draw(mean, sd, rng) if ids else np.zeros(0)
-    picked = beta_mod.top_k(sample, k)
     propensity = p_top_k_normal(mean, sd, k, propensity_rng, draws)
-    return Selection(
-        session_id=session_id,
-        candidates=tuple(ids),
-        selected=tuple(ids[i] for i in picked),
-        propensity={c: float(p) for c, p in zip(ids, propensity, strict=True)},
-        draws={c: float(d) for c, d in zip(ids, sample, strict=True)},
-        k=k,
-        seed=seed,
-        policy=JOINT,
-    )
+    return top_k_selection(session_id, ids, sample, propensity, k, seed, JOINT)
 
 
 def p_top_k_active(

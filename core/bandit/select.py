@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import WorkspaceError
@@ -102,8 +103,22 @@ def thompson_select(
     ids = [c.id for c in candidates]
     alpha, beta = posterior_of(post, settings, ids)
     sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
-    picked = beta_mod.top_k(sample, k)
     propensity = beta_mod.p_top_k(alpha, beta, k, propensity_rng, draws)
+    return top_k_selection(session_id, ids, sample, propensity, k, seed, settings.strategy)
+
+
+def top_k_selection(
+    session_id: str,
+    ids: Sequence[str],
+    sample: npt.NDArray[np.float64],
+    propensity: npt.NDArray[np.float64],
+    k: int,
+    seed: int,
+    policy: str,
+) -> Selection:
+    """The selection a Thompson draw makes: the k candidates with the highest draws, every candidate's
+    draw and propensity (arrays in the order of `ids`), as any policy logs it."""
+    picked = beta_mod.top_k(sample, k)
     return Selection(
         session_id=session_id,
         candidates=tuple(ids),
@@ -112,7 +127,7 @@ def thompson_select(
         draws={c: float(d) for c, d in zip(ids, sample, strict=True)},
         k=k,
         seed=seed,
-        policy=settings.strategy,
+        policy=policy,
     )
 
 
