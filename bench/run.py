@@ -15,9 +15,10 @@ cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, s
 5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
 see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
 select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
-+ fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
++ fold from the database, also with its parsed-log cache) and follow_pg (a commit seen by
 another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
-INSERT) and push_pg (store push against COPY, and its memory).
+INSERT; write_follow_pg: each write between two reads of what is new) and push_pg (store push
+against COPY, and its memory).
 bench/flat.py: flat (record, grade, show, status and replay after an append, at two history
 sizes, paired), tui_live (another process's commit until the dashboard shows it), select_30k and
 import_gptme.
@@ -497,8 +498,9 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "import_gptme": lambda sizes: _flat_case("case_import", sizes),
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
-    "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
-    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),  # write_pg_1, _4, _16 (bench/pg_write.py)
+    "follow_pg": lambda sizes: _pg_case("case_follow_pg", sizes),
+    # write_pg_1, _4, _16 and write_follow_pg_1, _4, _16 (bench/pg_write.py)
+    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),
     "push_pg": lambda sizes: _pg_case("case_push_pg", sizes),
 }
 

@@ -476,9 +476,10 @@ class WorkspaceSource:
         return self.workspace.log.name
 
     @property
-    def notifies(self) -> bool:
-        """The store says when another writer commits (a database: LISTEN/NOTIFY); else the app polls."""
-        return self.workspace.log.notifies
+    def follows(self) -> bool:
+        """The store's `wait` follows other writers' commits (a database: it looks at the position
+        every 0.1 s on a connection of its own); else the app polls the log."""
+        return self.workspace.log.follows
 
     def prepare_writes(self) -> None:
         """Import what an append needs now, so the first grade commits without that wait."""

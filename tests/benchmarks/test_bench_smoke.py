@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_CASES = ("record_pg", "read_pg", "notify_pg", "write_pg", "push_pg", "scale_read_pg")
+PG_CASES = ("record_pg", "read_pg", "follow_pg", "write_pg", "push_pg", "scale_read_pg")
 
 
 def _postgres_available() -> bool:

@@ -31,15 +31,15 @@ class Statements:
 
     def __init__(self, store: PgStore, monkeypatch: pytest.MonkeyPatch) -> None:
         self.sent: list[str] = []
-        execute = psycopg.Connection.execute
+        execute = psycopg.Cursor.execute  # every statement: Connection.execute runs one through a cursor
         watched = store
 
-        def counting(conn: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-            if conn is watched._conn:
+        def counting(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            if cursor.connection is watched._conn:
                 self.sent.append(" ".join(str(query).split())[:40])
-            return execute(conn, query, *args, **kwargs)
+            return execute(cursor, query, *args, **kwargs)
 
-        monkeypatch.setattr(psycopg.Connection, "execute", counting)
+        monkeypatch.setattr(psycopg.Cursor, "execute", counting)
 
 
 def read_new(store: PgStore, after: int, first: int) -> tuple[list[str], int, int]:
