@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
-from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, to_event
+from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ def checked_raw(line: bytes) -> RawEvent:
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("an event is exactly one line")
     raw = decode_raw(line.strip())
-    to_event(raw)  # the full validation the reader applies
+    validate(raw)  # the full validation the reader applies
     return raw
 
 
