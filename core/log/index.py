@@ -21,6 +21,7 @@ import numpy as np
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
+    GRADE,
     PRIOR,
     SESSION,
     Event,
@@ -221,6 +222,7 @@ class LogIndex:
                 problems.append(LogProblem(line, str(exc)))
 
         kinds = [raw.type for _, raw in items]
+        self.lookup.prefetch([raw.session_id for _, raw in items if raw.type == GRADE])
         bounds = [i for i, kind in enumerate(kinds) if kind == PRIOR]
         start = 0
         for stop in [*bounds, len(items)]:
