@@ -175,6 +175,7 @@ class BlockCache:
         self.usage: dict[tuple[int, int], BlockUsage] = {}  # (block, sessions in it) -> usage counts
         self.changed = False  # sums or counts computed since the parsed-log cache last saved them
         self.bases: dict[tuple[int, int], FloatArray] = {}  # the rewards sums were last found valid for
+        self.earlier: FloatArray | None = None  # the (read-only) rewards of the index's previous snapshot
 
     def keep(self, key: tuple[int, int], sums: BlockSums, rewards: FloatArray | None = None) -> None:
         """Keep a block's sums (dropping those of the block at another length: it only grows), and the
@@ -327,8 +328,11 @@ def _patched(data: FoldData, rewards: FloatArray, key: tuple[int, int], lo: int)
     those rewards are known and still the ones the kept sums are of (core/log/blockpatch.py)."""
     from lesson_credit.core.log import blockpatch
 
-    sums, old = data.blocks.sums.get(key), data.blocks.bases.get(key)
-    if sums is None or old is None or len(old) != len(rewards) or sums.base_key != rewards_key(old):
+    sums, lo_hi = data.blocks.sums.get(key), slice(lo, lo + len(rewards))
+    earlier = data.blocks.earlier  # the rewards of the snapshot taken before this one, if any
+    tried = (data.blocks.bases.get(key), None if earlier is None or len(earlier) < lo_hi.stop else earlier[lo_hi])
+    old = next((b for b in tried if b is not None and sums is not None and sums.base_key == rewards_key(b)), None)
+    if sums is None or old is None or len(old) != len(rewards):
         return None
     rows = blockpatch.changed_rows(old, rewards)
     if not len(rows) or len(rows) > blockpatch.PATCH_ROWS:
