@@ -29,6 +29,7 @@ from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import WriteGuard
+from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
@@ -160,7 +161,8 @@ class Workspace:
     def library(self, reload: bool = False) -> Library:
         if self._library is None or reload:
             cache = self.state_dir / ".cache" / "lessons.msgpack" if self._reader.caches else None
-            self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
+            with gc_paused():  # thousands of lessons, each a few small containers (see gc_paused)
+                self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
         return self._library
 
     def refresh(self) -> bool:

@@ -74,8 +74,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         reward = ws.outcome_reward(word)
     assert reward is not None
     session_id = resolve_session(ws, args.session_id)
-    before = ws.explain(session_id, with_journal=False) if not args.json else None
-    record = ws.grade(session_id, reward, grader=grader, note=args.note, outcome=word)
+    appended = ws.append_grade(session_id, reward, grader=grader, note=args.note, outcome=word)
+    record = appended.record  # and the score in force just before it, read under the lock with the append
     print_warnings(ws)
     exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
@@ -87,7 +87,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         ]
         print_json(payload, ws)
         return 0
-    previous = "pending" if before is None or before.base_reward is None else f"{before.base_reward:g}"
+    previous = "pending" if appended.before_value is None else f"{appended.before_value:g}"
     given = f"{reward:g}" if word is None else f"{safe(word)} = {reward:g}"
     print(f"graded {safe(session_id)}: {previous} -> {given} ({safe(record.grader)})\n")
     rows = [

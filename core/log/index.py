@@ -21,6 +21,7 @@ import numpy as np
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
+    GRADE,
     PRIOR,
     SESSION,
     Event,
@@ -221,6 +222,7 @@ class LogIndex:
                 problems.append(LogProblem(line, str(exc)))
 
         kinds = [raw.type for _, raw in items]
+        self.lookup.prefetch([raw.session_id for _, raw in items if raw.type == GRADE])
         bounds = [i for i, kind in enumerate(kinds) if kind == PRIOR]
         start = 0
         for stop in [*bounds, len(items)]:
@@ -412,6 +414,8 @@ class LogIndex:
         )
         # as source_scores, densely only where sessions have evidence besides their own score, and after our
         # own append only for the sessions it named (core/log/scoring.py)
+        if self._scored is not None:  # a block whose rewards changed in a few rows is patched (core/log/blockpatch.py)
+            self.blocks.earlier = self._scored.result[0]
         self._scored = scoring.rescored(self._scored, log, rewards)
         base, scores, applied, applied_rows = self._scored.result
         n_arms = len(self.arm_ids)

@@ -177,12 +177,27 @@ def _of_rows(
     return base, sub_scores, applied, applied_rows, positions
 
 
+DENSE_FIND = 4096  # `_find` looks this many items or more up through a row -> position table
+
+
 def _find(rows: IntArray, wanted: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
-    """(which of `wanted` are in `rows`, and where): `rows` sorted and distinct. A binary search (np.isin
-    hashes both arrays: 5 ms for 50,000 grade events)."""
-    at = np.searchsorted(rows, wanted).astype(np.int64)
-    found = at < len(rows)
-    found[found] = rows[at[found]] == wanted[found]
+    """(which of `wanted` are in `rows`, and where): `rows` sorted, distinct and not negative. A binary
+    search (np.isin hashes both arrays: 5 ms for 50,000 grade events), or for many items a table of
+    each row's position (a binary search of 50,000 grade events among as many rows: 5 ms; the table
+    1-2 ms). Where an item is not in `rows`, its position is any in range (its `found` is False)."""
+    if len(wanted) < DENSE_FIND or not len(rows):
+        at = np.searchsorted(rows, wanted).astype(np.int64)
+        found = at < len(rows)
+        found[found] = rows[at[found]] == wanted[found]
+        return found, at
+    top = int(rows[-1])
+    table = np.empty(top + 1, dtype=np.int32 if len(rows) < 2**31 else np.int64)  # unset items: any value
+    table[rows] = np.arange(len(rows), dtype=table.dtype)
+    inside = (wanted >= 0) & (wanted <= top)
+    at = np.zeros(len(wanted), dtype=np.int64)
+    at[inside] = table[wanted[inside]]
+    np.clip(at, 0, len(rows) - 1, out=at)  # an unset item's garbage: in range, then found False below
+    found = inside & (rows[at] == wanted)
     return found, at
 
 

@@ -203,3 +203,29 @@ def test_a_workspace_graded_in_place_folds_as_one_read_afresh(tmp_path: Path, us
         a, b = mine.row(lesson), theirs.row(lesson)
         assert a is not None and b is not None
         assert (a.alpha, a.beta, a.n) == (b.alpha, b.beta, b.n)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.sets(st.integers(0, 300)).map(sorted),
+    wanted=st.lists(st.integers(-3, 320), max_size=60),
+    dense=st.booleans(),
+)
+def test_find_agrees_with_a_scan_by_binary_search_and_by_table(rows: list[int], wanted: list[int], dense: bool) -> None:
+    """`_find` (a binary search, or a row -> position table from DENSE_FIND items on) against a scan."""
+    with patch.object(scoring, "DENSE_FIND", 0 if dense else 10**9):
+        found, at = scoring._find(np.array(rows, dtype=np.int64), np.array(wanted, dtype=np.int64))
+    assert found.tolist() == [w in rows for w in wanted]
+    assert [int(a) for a, f in zip(at.tolist(), found.tolist(), strict=True) if f] == [
+        rows.index(w) for w in wanted if w in rows
+    ]
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 80), g=st.integers(0, 60))
+def test_scoring_through_the_position_table_equals_scoring_every_session(seed: int, n: int, g: int) -> None:
+    rng = np.random.default_rng(seed)
+    log = _log(rng, n, g, 0.05)
+    with patch.object(scoring, "DENSE_FIND", 0):
+        got = scoring.scores(log, RewardInputs(), dense_share=0)
+    _same(got, log, RewardInputs())

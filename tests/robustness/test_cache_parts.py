@@ -158,3 +158,33 @@ def _head(root: Path) -> dict[str, Any]:
     from lesson_credit.core.log.cache import CACHE_MAGIC
 
     return dict(msgspec.msgpack.decode(unseal(CACHE_MAGIC, (root / CACHE_REL / "log-index.msgpack").read_bytes())))
+
+
+def test_grade_events_read_after_the_cache_find_their_sessions_in_one_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Grade events appended after the cache (sessions in cached blocks, one appended beside them, one
+    read before its session, an unknown id) count as they do for a workspace read without the cache,
+    the cached blocks probed once for them all (SessionLookup.prefetch)."""
+    root = _workspace(tmp_path)
+    grades = [("run-001-x", 0.3), ("run-020-x", 0.8), ("tail-1", 0.6), ("nobody", 0.1), ("solo", None)]
+    lines = [json.dumps({"type": "grade", "session_id": s, "base_reward": r, "grader": "manual"}) for s, r in grades]
+    tail = [lines[2], _session("tail-1", None).rstrip("\n"), *lines[:2], *lines[3:]]
+    with (root / LOG_REL).open("a") as handle:
+        handle.write("\n".join(tail) + "\n")
+    from lesson_credit.core.log.lookup import IdChunk
+
+    probes: list[int] = []
+    real = IdChunk.maybe_any
+
+    def counted(self: IdChunk, digests: Any) -> Any:
+        probes.append(len(digests))
+        return real(self, digests)
+
+    monkeypatch.setattr(IdChunk, "maybe_any", counted)
+    warm, cold = Workspace(root), Workspace(root, use_cache=False)
+    assert warm.data().base.tobytes() == cold.data().base.tobytes()
+    assert probes and max(probes) == 5  # the five ids at once, in each cached block
+    for sid in ("run-001-x", "run-020-x", "tail-1", "solo"):
+        assert warm.grade_history(sid) == cold.grade_history(sid)
+    assert [p.reason for p in warm.log_problems()] == [p.reason for p in cold.log_problems()]
