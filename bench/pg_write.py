@@ -5,9 +5,11 @@ the same run, on the server bench/pg.py starts (or $LESSON_CREDIT_BENCH_PG):
   own sessions, through the store's write path (bench/pg_agent.py `append`: validate, one INSERT
   under the table's constraints, committed), against the same number of processes each making a
   plain INSERT of the same row into a table with only a primary key. Runs of ours and of the
-  baseline alternate. Per write: the median latency (the target: within 2x the plain INSERT's at 4
-  and 16 agents); and records per second across the fleet, which should grow with the agents as far
-  as the machine lets the plain INSERT's grow (see `_check_throughput`).
+  baseline alternate, round by round. Per write: the median latency, and each round's median over
+  the baseline's in the same round (the target: the median of these paired ratios within 2x at 4
+  and 16 agents; a pair ran back to back, so it is the ratio the machine's drifting load disturbs
+  least); and records per second across the fleet, which should grow with the agents as far as the
+  machine lets the plain INSERT's grow (see `_check_throughput`).
 - `write_follow_pg_1/4/16` (reported, no target): each write between two reads of what is new, as
   a Workspace that keeps its fold current makes them (`follow`): every agent also reads every other
   agent's events, so the cost per write grows with the fleet.
@@ -36,7 +38,7 @@ WRITE_RATIO = 2.0  # the write path within this of a plain INSERT (medians, at 4
 PUSH_RATIO = 1.5  # store push within this of a COPY of the same rows
 PUSH_GROWTH_MB = 64.0  # the push's peak memory may exceed a 1,000-line push's by at most this
 AGENTS = (1, 4, 16)
-SHARE_SLACK = 0.85  # from one fleet size to the next, ours' records/s keeps this share of a plain INSERT's change
+SHARE_SLACK = 0.85  # from one fleet size to the next, ours' share of a plain INSERT's records/s may fall this far
 
 
 def _env() -> dict[str, str]:
@@ -90,7 +92,7 @@ def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
     from lesson_credit.core.log.pgstore import PgStore
 
     runs = max(sizes["runs"]["record"])  # 1 (--smoke), 3 (--quick), 7 (full)
-    writes, rounds, agent_counts = {1: (5, 1, AGENTS[:2]), 3: (40, 2, AGENTS)}.get(runs, (200, 3, AGENTS))
+    writes, rounds, agent_counts = {1: (5, 1, AGENTS[:2]), 3: (40, 2, AGENTS)}.get(runs, (200, 5, AGENTS))
     results = []
     with _server() as make_database:
         url = make_database("bench_write")
@@ -129,29 +131,30 @@ def _write_result(
     ours, plain = latencies[mode], latencies["plain"]
     ratio = statistics.median(ours) / statistics.median(plain)
     checked = mode == "append" and agents > 1
+    paired_ratio = statistics.median(paired)
     what = "the store's write path" if mode == "append" else "the write path between two reads of what is new"
     result = Result(
         f"write_pg_{agents}" if mode == "append" else f"write_follow_pg_{agents}",
         ours,
         plain,
         "a plain INSERT of the same row, as many processes at once",
-        Target(float("inf"), check=f"median < {WRITE_RATIO:g}x plain INSERT's" if checked else None),
+        Target(float("inf"), check=f"paired median < {WRITE_RATIO:g}x plain INSERT's" if checked else None),
         f"{what}: {agents} agent processes x {writes} writes x {rounds} rounds, alternated with the baseline's; "
         f"median per write {statistics.median(ours) * 1e3:.2f} ms against {statistics.median(plain) * 1e3:.2f}"
-        f" ms ({ratio:.2f}x; median of the rounds' paired ratios {statistics.median(paired):.2f}x); "
+        f" ms ({ratio:.2f}x; median of the rounds' paired ratios {paired_ratio:.2f}x); "
         f"records/s (median of rounds) {statistics.median(rates[mode]):.0f} against "
         f"{statistics.median(rates['plain']):.0f}",
         extra={
             "agents": agents,
             "mode": mode,
             "median_ratio_to_plain": ratio,
-            "paired_ratio_median": statistics.median(paired),
+            "paired_ratio_median": paired_ratio,
             "records_per_s": statistics.median(rates[mode]),
             "plain_records_per_s": statistics.median(rates["plain"]),
         },
     )
-    if checked and ratio >= WRITE_RATIO:
-        result.failed.append(f"median {ratio:.2f}x a plain INSERT's")
+    if checked and paired_ratio >= WRITE_RATIO:  # each round's pair ran back to back: the load drifts less
+        result.failed.append(f"paired median {paired_ratio:.2f}x a plain INSERT's")
     return result
 
 
@@ -159,21 +162,28 @@ def _check_throughput(
     results: list[Any], rates: dict[int, dict[str, list[float]]], agent_counts: tuple[int, ...]
 ) -> None:
     """The fleet's records/s of the write path grows with agents as far as this machine lets a plain
-    INSERT's grow: more agents, more records/s while the plain INSERT's grows too; and where it does
-    not (the cores are saturated), ours keeps its share of the plain INSERT's (within SHARE_SLACK):
-    no lock makes one agent wait for another."""
+    INSERT's grow: where the plain INSERT's grows, ours must grow too; and from one fleet size to the
+    next, ours keeps its share of the plain INSERT's records/s (the median over rounds of ours over
+    the plain's of the same round) within SHARE_SLACK: no lock makes one agent wait for another,
+    which would shrink the share as agents are added even where the cores are saturated."""
     median = {agents: {mode: statistics.median(r) for mode, r in by_mode.items()} for agents, by_mode in rates.items()}
+    share = {
+        agents: statistics.median(ours / plain for ours, plain in zip(by_mode["append"], by_mode["plain"], strict=True))
+        for agents, by_mode in rates.items()
+    }
     named = {result.name: result for result in results}
     for before, after in zip(agent_counts, agent_counts[1:], strict=False):
         ours, plain = (median[after][m] / median[before][m] for m in ("append", "plain"))
         result = named[f"write_pg_{after}"]
+        result.extra["records_share_of_plain"] = share[after]
         if plain > 1 and ours <= 1:
             result.failed.append(
                 f"records/s did not grow from {before} to {after} agents (a plain INSERT's grew {plain:.2f}x)"
             )
-        elif ours < plain * SHARE_SLACK:
+        if share[after] < share[before] * SHARE_SLACK:
             result.failed.append(
-                f"records/s grew {ours:.2f}x from {before} to {after} agents, a plain INSERT's {plain:.2f}x"
+                f"records/s fell to {share[after]:.2f} of a plain INSERT's at {after} agents, from "
+                f"{share[before]:.2f} at {before}"
             )
 
 
