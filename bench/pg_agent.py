@@ -82,7 +82,10 @@ def main() -> None:
                 seen.update(str(raw.session_id) for _, raw in result.events)
                 position, number = result.end, number + result.lines
 
-        read_new()
+        if mode == "follow":
+            read_new()  # a follower starts current; a writer needs no read (the constraints check)
+        else:
+            store.size()  # connected, the schema checked
         print("ready", flush=True)
         sys.stdin.readline()
         start = time.monotonic()

@@ -141,7 +141,9 @@ def _write_result(
         Target(float("inf"), check=f"paired median < {WRITE_RATIO:g}x plain INSERT's" if checked else None),
         f"{what}: {agents} agent processes x {writes} writes x {rounds} rounds, alternated with the baseline's; "
         f"median per write {statistics.median(ours) * 1e3:.2f} ms against {statistics.median(plain) * 1e3:.2f}"
-        f" ms ({ratio:.2f}x; median of the rounds' paired ratios {paired_ratio:.2f}x); "
+        f" ms ({ratio:.2f}x; median of the rounds' paired ratios {paired_ratio:.2f}x; mean per write "
+        f"{statistics.mean(ours) * 1e3:.2f} ms against {statistics.mean(plain) * 1e3:.2f} ms, "
+        f"{statistics.mean(ours) / statistics.mean(plain):.2f}x); "
         f"records/s (median of rounds) {statistics.median(rates[mode]):.0f} against "
         f"{statistics.median(rates['plain']):.0f}",
         extra={
@@ -149,6 +151,7 @@ def _write_result(
             "mode": mode,
             "median_ratio_to_plain": ratio,
             "paired_ratio_median": paired_ratio,
+            "mean_ratio_to_plain": statistics.mean(ours) / statistics.mean(plain),
             "records_per_s": statistics.median(rates[mode]),
             "plain_records_per_s": statistics.median(rates["plain"]),
         },
@@ -162,15 +165,18 @@ def _check_throughput(
     results: list[Any], rates: dict[int, dict[str, list[float]]], agent_counts: tuple[int, ...]
 ) -> None:
     """The fleet's records/s of the write path grows with agents as far as this machine lets a plain
-    INSERT's grow: where the plain INSERT's grows, ours must grow too; and from one fleet size to the
-    next, ours keeps its share of the plain INSERT's records/s (the median over rounds of ours over
-    the plain's of the same round) within SHARE_SLACK: no lock makes one agent wait for another,
-    which would shrink the share as agents are added even where the cores are saturated."""
+    INSERT's grow: where the plain INSERT's grows, ours must grow too (a lock held by one writer
+    would keep it flat). Where both fleets saturate the cores (more agent processes than cores at
+    both sizes: the plain INSERT's records/s no longer grows), ours must keep its share of the
+    plain INSERT's records/s (the median over rounds of ours over the plain's of the same round),
+    within SHARE_SLACK: waiting for one another would shrink it. Below saturation the share says
+    how much of a round trip each write waits, not what it costs, so it is not compared there."""
     median = {agents: {mode: statistics.median(r) for mode, r in by_mode.items()} for agents, by_mode in rates.items()}
     share = {
         agents: statistics.median(ours / plain for ours, plain in zip(by_mode["append"], by_mode["plain"], strict=True))
         for agents, by_mode in rates.items()
     }
+    cores = os.cpu_count() or 1
     named = {result.name: result for result in results}
     for before, after in zip(agent_counts, agent_counts[1:], strict=False):
         ours, plain = (median[after][m] / median[before][m] for m in ("append", "plain"))
@@ -180,7 +186,7 @@ def _check_throughput(
             result.failed.append(
                 f"records/s did not grow from {before} to {after} agents (a plain INSERT's grew {plain:.2f}x)"
             )
-        if share[after] < share[before] * SHARE_SLACK:
+        if before > cores and share[after] < share[before] * SHARE_SLACK:
             result.failed.append(
                 f"records/s fell to {share[after]:.2f} of a plain INSERT's at {after} agents, from "
                 f"{share[before]:.2f} at {before}"
