@@ -18,8 +18,9 @@ from tui_fixture import analysis_session, settle
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import effects_job
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.lesson_cells import LessonCells
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source import LessonsView, WorkspaceSource
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 SIZE = (120, 40)
@@ -148,6 +149,38 @@ async def test_one_fit_at_a_time_whatever_the_changes_and_the_last_one_is_fitted
         assert screen.view is not None
         expected = Workspace(root, use_cache=False).effects()
         assert screen.view.effects == pytest.approx(expected, abs=1e-12)
+
+
+async def test_a_live_update_never_writes_out_the_view_or_its_cells(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual describes a worker by the repr() of its arguments unless given a description, on the
+    UI thread: the Lessons screen's reload passed the view's cells (3,000 lessons: 60 ms at every
+    change; its intervals worker, at start-up, the view: 80 ms)."""
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        written: list[str] = []
+
+        def spy(name: str) -> Callable[[object], str]:
+            def written_out(_self: object) -> str:
+                written.append(name)
+                return name
+
+            return written_out
+
+        monkeypatch.setattr(LessonsView, "__repr__", spy("view"))
+        monkeypatch.setattr(LessonCells, "__repr__", spy("cells"))
+        assert screen.view is not None
+        before = screen.view.version
+        _add_session(analysis_workspace.root, 71)  # another process's commit
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.version > before)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects_of == screen.view.version)
+        await settle(pilot)
+        assert written == []
 
 
 def test_a_change_reads_the_new_sessions_ids_and_a_new_read_all_again(

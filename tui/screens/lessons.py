@@ -150,7 +150,9 @@ class LessonsScreen(SortableScreen):
         shown = None if view is None or view.effects is None else (view.effects_of, view.effects)
         self._load(self.query_one("#lessons-table", ThemedTable).tones(), shown, self.cells)
 
-    @work(thread=True, exclusive=True, group="lessons")
+    # description=: else Textual describes a worker by the repr() of its arguments, made on the UI
+    # thread when it starts (a 3,000-lesson view or its cells: 60-80 ms each, at every live update)
+    @work(thread=True, exclusive=True, group="lessons", description="load the lessons")
     def _load(
         self,
         tones: Mapping[str, Style],
@@ -213,7 +215,7 @@ class LessonsScreen(SortableScreen):
             self.view = view
             self.cells = cells
 
-    @work(thread=True, exclusive=True, group="lessons-intervals")
+    @work(thread=True, exclusive=True, group="lessons-intervals", description="the lessons' intervals")
     def _fill_intervals(self, view: LessonsView, tones: Mapping[str, Style]) -> None:
         def compute() -> tuple[LessonsView, LessonCells]:
             filled = self.source.with_intervals(view)
@@ -240,7 +242,7 @@ class LessonsScreen(SortableScreen):
             self.effects = effects
             self.cells = cells
 
-    @work(thread=True, group="lessons-effects")
+    @work(thread=True, group="lessons-effects", description="the lessons' joint effects")
     def _estimate_effects(self, tones: Mapping[str, Style]) -> None:
         view = self.view
 
