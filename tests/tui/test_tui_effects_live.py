@@ -15,6 +15,7 @@ import pytest
 from textual.pilot import Pilot
 from tui_fixture import analysis_session, settle
 
+from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import effects_job
 from lesson_credit.tui.app import LessonCreditApp
@@ -181,6 +182,28 @@ async def test_a_live_update_never_writes_out_the_view_or_its_cells(
         await wait_until(pilot, lambda: screen.view is not None and screen.view.effects_of == screen.view.version)
         await settle(pilot)
         assert written == []
+
+
+def test_the_draws_of_p_top_k_leave_the_source_free(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live update's read takes the source's lock: P(top-k)'s Monte Carlo draws (0.3-0.8 s at 3,000
+    lessons, started after every change) held it, and a commit landing then waited for them."""
+    source = WorkspaceSource(analysis_workspace)
+    free: list[bool] = []
+    real = beta_mod.p_top_k
+
+    def drawing(*args: Any, **kwargs: Any) -> Any:
+        other = threading.Thread(target=source.problems)  # another worker reading through the source
+        other.start()
+        other.join(10)
+        free.append(not other.is_alive())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(beta_mod, "p_top_k", drawing)
+    version, p = source.p_top_k()
+    assert free == [True]
+    assert version == analysis_workspace.version and p == Workspace(analysis_workspace.root).p_top_k(seed=0)
 
 
 def test_a_change_reads_the_new_sessions_ids_and_a_new_read_all_again(
