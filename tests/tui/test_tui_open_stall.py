@@ -4,12 +4,14 @@ work that is not the UI's runs elsewhere (docs/openstall-notes.md).
 Counts and threads, never times: a fill batch repaints no line already painted, the table does not measure
 rows ThemedTable measured, a Resize that keeps the table's size repaints nothing, the intervals replace one
 cell a row with one repaint, no view or cells are written out (repr) on the UI thread, the density plot is
-imported on a worker thread, and keys typed while the table fills are handled in order.
+imported on a worker thread, the workers run below the UI thread's priority, and keys typed while the
+table fills are handled in order.
 """
 
 from __future__ import annotations
 
 import importlib.abc
+import os
 import sys
 import threading
 from pathlib import Path
@@ -31,7 +33,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.lesson_cells import LessonCells
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import LessonsView
+from lesson_credit.tui.source import LessonsView, WorkspaceSource
 from lesson_credit.tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
 
 N = FILL_FIRST + 3 * FILL_BATCH  # a first part and three batches
@@ -273,3 +275,26 @@ async def test_the_density_plot_is_imported_off_the_ui_thread(
         await settle(pilot)
         assert app.screen.query_one("#lesson-plot").query("DensityPlot")  # mounted
     assert importers and threading.main_thread().name not in importers
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own niceness is Linux's")
+async def test_the_workers_run_below_the_ui_threads_priority(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # At start-up on a big log five workers ran beside the UI thread at its priority: on a busy 2-core
+    # machine they took the CPU it needed to paint and to answer keys.
+    seen: list[tuple[str, int]] = []
+    real = WorkspaceSource.lessons_view
+
+    def recording(self: WorkspaceSource) -> LessonsView:
+        seen.append((threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, 0)))
+        return real(self)
+
+    monkeypatch.setattr(WorkspaceSource, "lessons_view", recording)
+    ws = big_library(tmp_path, lessons=20)
+    app = LessonCreditApp(ws, seed=0, poll_seconds=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        ui = os.getpriority(os.PRIO_PROCESS, 0)  # this thread runs the app's event loop
+        assert seen, "the Lessons view was read"
+        name, niceness = seen[0]  # the very first worker
+        assert name != threading.current_thread().name
+        assert niceness > ui
