@@ -5,7 +5,8 @@
 Opens the dashboard on WS (Textual's `App.run_test`), waits until its start-up work is done, then,
 `--commits` times: runs `lesson-credit record` in a child process (another agent) recording a
 session with lesson L, and times from the moment the log grew (polled every millisecond) until the
-Lessons table shows L's new session count. Prints one line `TUI-LIVE {json}` with the latencies, the
+Lessons table shows L's new session count. The collector is set up as `lesson-credit tui` sets it
+(lesson_credit.tui.gc_settings). Prints one line `TUI-LIVE {json}` with the latencies, the
 open times and this process's peak RSS when opened (VmHWM: the joint fit of a big log runs in a
 process of its own and is not counted here, or anywhere in the dashboard).
 
@@ -98,9 +99,11 @@ def _open_workspace(root: Path, store_url: str | None) -> Any:
 async def live(
     root: Path, commits: int, lesson: str, command: list[str], store_url: str | None = None
 ) -> dict[str, Any]:
+    from lesson_credit.tui import gc_settings
     from lesson_credit.tui.app import LessonCreditApp
     from lesson_credit.tui.screens.lessons import LessonsScreen
 
+    gc_settings.freeze()  # as `lesson_credit.tui.app.run` does (`start` ran first, as in the CLI: see main)
     out: dict[str, Any] = {"workspace": str(root), "store": "database" if store_url else "file"}
     log = root / "state" / "lesson-thompson" / "sessions.jsonl"
     journal = root / "journals" / "bench-live.md"
@@ -157,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lesson", default=None, help="the lesson the commits record (default: the first one)")
     parser.add_argument("--store", default=None, metavar="URL", help="a PostgreSQL database holding WS's events")
     args = parser.parse_args(argv)
+    from lesson_credit.tui import gc_settings
+
+    gc_settings.start()  # the dashboard's collector settings, set as `lesson-credit tui` sets them
     from bench.harness import lesson_credit_cmd
     from lesson_credit.core.library.lessons import load_library
 

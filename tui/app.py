@@ -24,6 +24,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from lesson_credit.tui import gc_settings
+from lesson_credit.tui.background import use_background_threads
 from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
     LessonsShown,
@@ -187,6 +188,10 @@ class LessonCreditApp(App[None]):
             self.keys.take(event)
             return
         await super().on_event(event)
+
+    def on_load(self) -> None:
+        """Before any screen starts a worker: the workers' threads yield the CPU to this one."""
+        use_background_threads(asyncio.get_running_loop())
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name

@@ -9,10 +9,14 @@ tests/support/textual_private.py.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
+from rich.text import Text
 from textual.app import App
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.widgets import DataTable
+from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
 
 
 def trim_toasts(app: App[object], keep: int) -> None:
@@ -47,3 +51,46 @@ def pending_message(app: App[object]) -> Message | None:
     one), and `message_queue_size` does not count it; the key router needs both to know the app's
     queue is really empty."""
     return app._pending_message
+
+
+def skip_idle_measure(table: DataTable[Any], row_key: RowKey) -> None:
+    """Tell the table that a row it was just given needs no measuring when it is next idle.
+
+    Why private: DataTable measures every new row's cells in its idle pass (`_new_rows`, read by
+    `_update_dimensions`), a second time for rows whose widths the caller has already taken (ThemedTable
+    does, as it adds them): 0.2 ms a row, 40 ms of event loop a batch of 200, with no public way to
+    say so. The virtual size is still recomputed (that pass reads every row, not `_new_rows`)."""
+    table._new_rows.discard(row_key)
+
+
+def paint_count(table: DataTable[Any]) -> int:
+    """The table's update count, for `keep_painted_lines` (why private: see there)."""
+    return table._update_count
+
+
+def keep_painted_lines(table: DataTable[Any], update_count: int) -> None:
+    """Rows were just added below every other row, and widened no column: the lines already painted
+    stay as they are, so their caches stay valid (the row offsets do not: cleared).
+
+    Why private: DataTable keys every painted line, row and cell by `_update_count`, which `add_row`
+    bumps: each batch of a fill repainted every visible line (41 lines of a 3,000-lesson table: 40-170
+    ms of event loop a batch, 15 batches). Setting the count back to its value before the batch is safe
+    because nothing is painted during the batch: no cache entry was made with the counts it skipped."""
+    table._update_count = update_count
+    table._offset_cache.clear()
+
+
+def replace_cells(table: DataTable[Any], cells: list[tuple[RowKey, ColumnKey, Text]]) -> None:
+    """Textual's `update_cell` (without update_width) for many cells at once: one repaint, not one each.
+
+    Why private: `update_cell` clears the table's six render caches and asks for a repaint per cell,
+    with no public way to replace many; the 3,000 interval cells of a big library, set one by one,
+    held the event loop 0.15-0.5 s. Same checks, same effect, done once."""
+    for row_key, column_key, _ in cells:
+        if row_key not in table._row_locations or column_key not in table._column_locations:
+            raise CellDoesNotExist(f"No cell exists for row_key={row_key!r}, column_key={column_key!r}.")
+    for row_key, column_key, value in cells:
+        table._data[row_key][column_key] = value
+    table._update_count += 1
+    table._clear_caches()
+    table.refresh()

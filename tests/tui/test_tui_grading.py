@@ -135,6 +135,22 @@ async def test_nothing_to_undo_after_every_grade_is_undone_does_not_say_it_was_n
         ]
 
 
+async def test_u_over_a_draft_discards_the_draft_and_keeps_the_commit(app: LessonCreditApp, ws_root: Path) -> None:
+    """7 c 3 u: the u takes back the latest change, the draft 0.3, and nothing else; it undid the
+    committed 0.7 too, a commit the operator had not asked to lose. The next u undoes the commit."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "7", "c", "3", "u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual")]
+        assert detail.draft is None
+        assert "Draft 0.3 on s4 discarded (nothing written); u again undoes the last commit." in toasts(app)
+        await pilot.press("u")
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", None, "manual")]
+
+
 async def test_undoing_a_first_grade_makes_the_session_pending_again(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -150,9 +150,9 @@ class LessonsScreen(SortableScreen):
         shown = None if view is None or view.effects is None else (view.effects_of, view.effects)
         self._load(self.query_one("#lessons-table", ThemedTable).tones(), shown, self.cells)
 
-    # description=: else Textual describes a worker by the repr() of its arguments, made on the UI
-    # thread when it starts (a 3,000-lesson view or its cells: 60-80 ms each, at every live update)
-    @work(thread=True, exclusive=True, group="lessons", description="load the lessons")
+    # Each worker that takes a view or cells has a description: Textual's default is the repr of its
+    # arguments, built on the UI thread (a 3,000-lesson view's is 2.8 MB: 30-60 ms of event loop).
+    @work(thread=True, exclusive=True, group="lessons", description="the Lessons view")
     def _load(
         self,
         tones: Mapping[str, Style],
@@ -171,13 +171,13 @@ class LessonsScreen(SortableScreen):
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
-        previous = self.view
+        previous, before = self.view, self.cells
         self.view = event.view
         self.cells = event.cells
         known = {row.path for row in event.view.rows}
         self.pins = [p for p in self.pins if p in known]
         self.done(self.query_one("#lessons-table", ThemedTable))
-        if previous is None or not self._update_in_place(previous):
+        if previous is None or not self._update_in_place(previous, before):
             self._rebuild()
         self._title()  # the policy in force may have changed (What-if saves it)
         self.refresh_bindings()  # the footer's keys depend on the table having rows
@@ -193,7 +193,7 @@ class LessonsScreen(SortableScreen):
         if self.view is None or self.view.version != view.version:
             return  # the log moved on: that reload completes its own view
         if self.view.intervals_missing:
-            self._fill_intervals(self.view, self._tones)
+            self._fill_intervals(self.view, self._tones, self.cells)
         if self.view.p_top_k is None:
             self._estimate()
         self._fit_effects()
@@ -215,11 +215,12 @@ class LessonsScreen(SortableScreen):
             self.view = view
             self.cells = cells
 
-    @work(thread=True, exclusive=True, group="lessons-intervals", description="the lessons' intervals")
-    def _fill_intervals(self, view: LessonsView, tones: Mapping[str, Style]) -> None:
+    @work(thread=True, exclusive=True, group="lessons-intervals", description="the Lessons intervals")
+    def _fill_intervals(self, view: LessonsView, tones: Mapping[str, Style], cells: LessonCells | None) -> None:
         def compute() -> tuple[LessonsView, LessonCells]:
             filled = self.source.with_intervals(view)
-            return filled, LessonCells.build(filled.rows, tones, self.view.effects if self.view else None)
+            effects = self.view.effects if self.view else None
+            return filled, LessonCells.build(filled.rows, tones, effects, cells)  # only the interval cells new
 
         self.post_result(compute, lambda result: self.IntervalsFilled(*result))
 
@@ -228,11 +229,12 @@ class LessonsScreen(SortableScreen):
         previous = self.view
         if previous is None or previous.version != event.view.version or not previous.intervals_missing:
             return  # the log moved on: the reload under way has its own intervals
+        before = self.cells
         self.view = replace(previous, rows=event.view.rows, table=event.view.table)
         self.cells = event.cells
         if not self.is_mounted:
             return
-        if not self._update_in_place(previous):
+        if not self._update_in_place(previous, before):
             self._rebuild()
 
     class EffectsComputed(Message):
@@ -270,14 +272,14 @@ class LessonsScreen(SortableScreen):
         if not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
-        if self.sort_column == "effect" or table.filling:
+        if self.sort_column == "effect":
             self._rebuild()
             return
         position = list(SORTS).index("effect")
-        shown = set(self.shown)
-        for row in self.view.rows:  # the order stands: only the effect cells change
-            if row.path in shown:
-                table.update_cell(row.path, "effect", self._cells(table, row)[position])
+        shown = set(self.shown)  # the order stands: only the effect cells change (one repaint)
+        table.set_cells(
+            (row.path, "effect", self._cells(table, row)[position]) for row in self.view.rows if row.path in shown
+        )
 
     class Estimated(Message):
         def __init__(self, version: int, p_top_k: Mapping[str, float]) -> None:
@@ -296,7 +298,7 @@ class LessonsScreen(SortableScreen):
         self.view = replace(self.view, p_top_k=event.p_top_k)
         self._show_highlighted()
 
-    def _update_in_place(self, previous: LessonsView) -> bool:
+    def _update_in_place(self, previous: LessonsView, before: LessonCells | None) -> bool:
         """After a log change, redraw only the rows that changed, and when the same rows now sort in
         another order, move them (DataTable.sort: one pass) rather than refill the table.
 
@@ -313,11 +315,24 @@ class LessonsScreen(SortableScreen):
         if order != self.shown and (table.filling or set(order) != set(self.shown)):
             return False
         old = {row.path: row for row in previous.rows}
+        # the cells the table shows, when they are `before`'s: a cell the worker kept (the very object:
+        # LessonCells.build) is not set again (the intervals change one cell in eight)
+        shown_cells = (
+            before.cells
+            if before is not None and before.shown_for(previous.rows, previous.effects, self._tones)
+            else {}
+        )
         self._tones = table.tones()
+        changes: list[tuple[str, str, Text]] = []
         for row in rows:
             if old.get(row.path) != row:
-                for key, cell in zip(SORTS, self._cells(table, row), strict=True):
-                    table.set_cell(row.path, key, cell)
+                was = shown_cells.get(row.path) if row.path not in self.pins else None
+                cells = self._cells(table, row)
+                if was is None:
+                    changes += [(row.path, key, cell) for key, cell in zip(SORTS, cells, strict=True)]
+                else:
+                    changes += [(row.path, key, c) for key, c, w in zip(SORTS, cells, was, strict=True) if c is not w]
+        table.set_cells(changes)
         if order != self.shown:
             first = next(iter(SORTS))
             place = {id(table.get_cell(path, first)): at for at, path in enumerate(order)}

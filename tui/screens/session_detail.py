@@ -423,8 +423,17 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#grade-bar", GradeBar).clear_note()
 
     def action_undo(self) -> None:
+        """Take back the latest change: a draft (nothing was written), else this dashboard's latest
+        commit on the session (a new grade event, through the write queue)."""
         if self.draft is not None:
+            draft = self.draft
             self._set_draft(None)
+            self.notify(
+                f"Draft {fmt_grade(draft)} on {one_line(self.session_id)} discarded (nothing written); "
+                "u again undoes the last commit.",
+                markup=False,
+            )
+            return
         if self.grading.undo_grade(self.session_id) is None:
             self.notify(
                 f"Nothing to undo on {one_line(self.session_id)}: u undoes only the grades this dashboard "

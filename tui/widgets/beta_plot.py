@@ -1,15 +1,18 @@
 """A plot of Beta posterior densities on [0, 1], coloured from the app theme.
 
 The plot itself (tui/widgets/density_plot.py: plotext) is mounted after the screen's first frame
-with curves: importing and drawing it does not delay the first rows of the table beside it."""
+with curves: importing and drawing it does not delay the first rows of the table beside it. Its
+modules are imported in a worker thread (30-70 ms that held the event loop while a big table filled)."""
 
 from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.color import Color
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
@@ -95,8 +98,21 @@ class BetaPlot(Widget):
             self._plot.curves = curves  # type: ignore[attr-defined]
         elif curves and not self._mounting:
             self._mounting = True
-            self.call_after_refresh(self._mount_plot)  # after the frame that shows the data
+            self.call_after_refresh(self._import_plot)  # after the frame that shows the data
         self._show_legend()
+
+    class PlotImported(Message):
+        """The plot's modules are imported: it can be mounted."""
+
+    @work(thread=True, group="plot-import", description="import the density plot")
+    def _import_plot(self) -> None:
+        import lesson_credit.tui.widgets.density_plot  # noqa: F401  (imported here, off the UI thread)
+
+        self.post_message(self.PlotImported())
+
+    @on(PlotImported)
+    async def _plot_imported(self) -> None:
+        await self._mount_plot()
 
     def watch_plot_title(self, title: str) -> None:
         if self._plot is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any, ClassVar
 
@@ -10,10 +10,13 @@ from rich.style import Style
 from rich.text import Text, TextType
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.message import Message
 from textual.render import measure
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
+
+from lesson_credit.tui.textual_private import keep_painted_lines, paint_count, replace_cells, skip_idle_measure
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
 FILL_FIRST = 100  # rows a fill adds at once: more than a screenful
@@ -77,13 +80,22 @@ class ThemedTable(DataTable[Text]):
         def control(self) -> ThemedTable:
             return self.table
 
+    _sized: Size | None
+
     def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._sized:
+            # only the rows below grew (a fill's batch, when a relayout came with it): DataTable's own
+            # handler would bump its update count, and with it repaint every line on screen
+            event.prevent_default()
+        self._sized = event.size
         self.post_message(self.Resized(self))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._fill: int = 0  # bumped by every fill and clear: a stale batch sees it and stops
         self._pending: dict[str, list[Text]] = {}  # rows of the last fill not added yet, in order, by key
+        self._widened = False  # a row added since this was last reset widened a column
+        self._sized = None  # the size the last Resize gave
 
     @property
     def filling(self) -> bool:
@@ -93,10 +105,13 @@ class ThemedTable(DataTable[Text]):
     def fill(self, rows: Sequence[Row], first: int = FILL_FIRST) -> None:
         """Add rows: `first` of them now, the rest a batch after each refresh.
 
-        DataTable measures every cell it is given before the next frame, so thousands of rows
-        at once block the event loop for a noticeable moment; in batches, keys and repaints go
-        on between them. Callers put the rows the cursor needs within `first`."""
+        Thousands of rows at once block the event loop for a noticeable moment; in batches, keys and
+        repaints go on between them. A batch costs only its rows: their cells are measured once (here,
+        not again by Textual), the columns are as wide as every row needs from the first frame (a
+        batch that widened one repainted every line), and the lines already painted stay painted
+        (rows go below them). Callers put the rows the cursor needs within `first`."""
         self._fill += 1
+        self._widen(cells for _, cells in rows[first:])  # the first rows widen them as they are added
         for key, cells in rows[:first]:
             self.add_row(*cells, key=key)
         self._pending = {key: list(cells) for key, cells in rows[first:]}
@@ -107,8 +122,11 @@ class ThemedTable(DataTable[Text]):
         if fill != self._fill:
             return  # cleared or refilled since
         batch = list(islice(self._pending, FILL_BATCH))
+        painted, self._widened = paint_count(self), False
         for key in batch:
             self.add_row(*self._pending.pop(key), key=key)
+        if not self._widened:  # rows below the others, no column wider: no painted line changed
+            keep_painted_lines(self, painted)
         if self._pending:
             self.call_after_refresh(self._fill_more, fill)
 
@@ -123,13 +141,30 @@ class ThemedTable(DataTable[Text]):
         and when the pass found the same widths as before the rebuild nothing changed the key, so the
         cut lines stayed on screen. Widened here, the first frame is right and the pass changes nothing."""
         row_key = super().add_row(*cells, height=height, key=key, label=label)
+        one_line = self._widen([cells])
+        if one_line and height == 1 and label is None:  # Textual's idle pass would measure them again (0.2 ms a row)
+            skip_idle_measure(self, row_key)
+        return row_key
+
+    def _widen(self, rows: Iterable[Sequence[Text]]) -> bool:
+        """Widen the columns to these rows' cells; whether every cell was a one-line Text."""
         console = self.app.console
-        for column, cell in zip(self.ordered_columns, cells, strict=False):
-            # a one-line Text is as wide as its cells; Textual's pass measures the same (never wider)
-            width = cell.cell_len if isinstance(cell, Text) and "\n" not in cell.plain else measure(console, cell, 1)
+        columns = self.ordered_columns
+        widths = [column.content_width for column in columns]
+        one_line = True
+        for cells in rows:
+            for at, cell in enumerate(cells[: len(columns)]):
+                # a one-line Text is as wide as its cells; Textual's pass measures the same (never wider)
+                plain = isinstance(cell, Text) and "\n" not in cell.plain
+                one_line = one_line and plain
+                width = cell.cell_len if plain else measure(console, cell, 1)
+                if width > widths[at]:
+                    widths[at] = width
+        for column, width in zip(columns, widths, strict=True):
             if width > column.content_width:
                 column.content_width = width
-        return row_key
+                self._widened = True
+        return one_line
 
     def set_cell(self, row_key: str, column_key: str, cell: Text) -> None:
         """Replace one cell, whether its row is in the table yet or still waiting in a fill (found by
@@ -140,12 +175,36 @@ class ThemedTable(DataTable[Text]):
             waiting[self.get_column_index(column_key)] = cell
             return
         self.update_cell(row_key, column_key, cell)
-        # a longer value widens its column; a shorter one leaves it (update_width=True would re-measure
-        # the whole column whenever a value is narrower: n^2 measurements to fill a column of n rows)
+        self._widen_to(column_key, cell.cell_len)
+
+    def _widen_to(self, column_key: str, width: int) -> None:
+        """A longer value widens its column; a shorter one leaves it (update_width=True would re-measure
+        the whole column whenever a value is narrower: n^2 measurements to fill a column of n rows)."""
         widened = self.columns.get(ColumnKey(column_key))
-        if widened is not None and cell.cell_len > widened.content_width:
-            widened.content_width = cell.cell_len
+        if widened is not None and width > widened.content_width:
+            widened.content_width = width
             self._require_update_dimensions = True  # Textual's flag: re-size the table when next idle
+
+    def set_cells(self, cells: Iterable[tuple[str, str, Text]]) -> None:
+        """Replace many cells ((row key, column key, cell)): in rows still waiting in a fill, in the fill;
+        in the others all at once, with one repaint. Textual's update_cell clears the table's render
+        caches and asks for a repaint each time: the 3,000 interval cells of a big library, set one by
+        one, held the event loop 0.15-0.5 s."""
+        added: list[tuple[str, str, Text]] = []
+        for row_key, column_key, cell in cells:
+            waiting = self._pending.get(row_key)
+            if waiting is not None:
+                waiting[self.get_column_index(column_key)] = cell
+            else:
+                added.append((row_key, column_key, cell))
+        if not added:
+            return
+        replace_cells(self, [(RowKey(row), ColumnKey(column), cell) for row, column, cell in added])
+        widest: dict[str, int] = {}
+        for _, column_key, cell in added:
+            widest[column_key] = max(widest.get(column_key, 0), cell.cell_len)
+        for column_key, width in widest.items():
+            self._widen_to(column_key, width)
 
     def action_first_row(self) -> None:
         if self.row_count:
