@@ -9,6 +9,10 @@
 * tui_live: `python -m bench.tui_live` on both workspaces: a `record` by another process until the
   open dashboard's Lessons table shows it (target: median under 0.5 s on the big one), and the
   dashboard's peak RSS once opened (under 1 GB).
+* tui_live_pg: the same with each workspace's log pushed into a PostgreSQL database (bench/pg.py's
+  server; `store push` timed), the dashboard and the `record` on that database (target: median
+  under 0.5 s on the big one); and the dashboard's open on the database, first with no parsed-log
+  cache of it, then with the cache that open wrote (peak RSS under 1 GB).
 * select_30k: `select --dry-run` with every lesson of `sizes["select"]["lessons"]` matching (target:
   median under 2 s, peak RSS under 500 MB), against a tenth of them (linear: at most 15x).
 * import_gptme: `import-gptme` of a state file with `sizes["import"]["arms"]` arms (half matched by
@@ -142,6 +146,15 @@ def case_flat(sizes: dict[str, Any]) -> list[Result]:
     return results
 
 
+def _live_probe(root: Path, commits: int, store_url: str | None = None) -> tuple[dict[str, Any], float]:
+    """`python -m bench.tui_live` on `root`: (its TUI-LIVE result, the peak RSS GNU time saw)."""
+    cmd = [sys.executable, "-m", "bench.tui_live", "--workspace", str(root), "--commits", str(commits)]
+    cmd += ["--store", store_url] if store_url else []
+    run = run_measured(cmd, cwd=Path(__file__).resolve().parent.parent)
+    line = next(x for x in run.stdout.decode().splitlines() if x.startswith("TUI-LIVE "))
+    return json.loads(line[len("TUI-LIVE ") :]), run.rss_mb
+
+
 def case_tui_live(sizes: dict[str, Any]) -> list[Result]:
     p = sizes["flat"]
     small, big = _work_copy(p["lessons"], p["small"]), _work_copy(p["lessons"], p["big"])
@@ -149,11 +162,7 @@ def case_tui_live(sizes: dict[str, Any]) -> list[Result]:
     rss: dict[Path, float] = {}
     for root in (small, big):
         print(f"  dashboard live on {root.name} ...", file=sys.stderr, flush=True)
-        cmd = [sys.executable, "-m", "bench.tui_live", "--workspace", str(root), "--commits", str(p["commits"])]
-        run = run_measured(cmd, cwd=Path(__file__).resolve().parent.parent)
-        line = next(x for x in run.stdout.decode().splitlines() if x.startswith("TUI-LIVE "))
-        probes[root] = json.loads(line[len("TUI-LIVE ") :])
-        rss[root] = run.rss_mb
+        probes[root], rss[root] = _live_probe(root, p["commits"])
     ours, base = probes[big], probes[small]
     return [
         Result(
@@ -176,6 +185,94 @@ def case_tui_live(sizes: dict[str, Any]) -> list[Result]:
             f"peak once open ({ours['open_peak_rss_mb']:.0f} MB; whole probe {ours['peak_rss_mb']:.0f} MB; with "
             f"the joint fit's child process {rss[big]:.0f} MB)",
             rss_mb=ours["open_peak_rss_mb"],
+        ),
+    ]
+
+
+def _pg_caches(root: Path) -> list[Path]:
+    """The parsed-log caches of database stores in the workspace (one per database: see core/log/pgcache.py)."""
+    return sorted((log_path(root).parent / ".cache").glob("log-index-pg-*.msgpack"))
+
+
+def _live_on_database(make_database: Any, root: Path, name: str, commits: int) -> dict[str, Any]:
+    """`root`'s log pushed into a fresh database `name` (`store push`, timed; then VACUUM ANALYZE),
+    then the dashboard opened on it twice: first with no parsed-log cache of that database (no commits), then with
+    the cache the first open wrote, for `commits` commits."""
+    for path in _pg_caches(root):
+        path.unlink()
+    url = make_database(name)
+    print(f"  store push of {root.name} into {name} ...", file=sys.stderr, flush=True)
+    push = run_measured([*lesson_credit_cmd(), "store", "push", "--workspace", str(root), "--store", url,
+                         "--agent", "bench-push"])  # fmt: skip
+    vacuum_s = _vacuum(url)
+    print(f"  pushed in {push.seconds:.0f} s, vacuumed in {vacuum_s:.0f} s; dashboard on the database, first open ...",
+          file=sys.stderr, flush=True)  # fmt: skip
+    try:
+        first, first_rss = _live_probe(root, 0, url)
+        cached = bool(_pg_caches(root))
+        print("  dashboard on the database, live ...", file=sys.stderr, flush=True)
+        second, second_rss = _live_probe(root, commits, url)
+    finally:
+        for path in _pg_caches(root):  # this database's, gone with it
+            path.unlink()
+    return {"push_s": push.seconds, "push_rss_mb": push.rss_mb, "vacuum_s": vacuum_s, "first": first,
+            "first_rss_mb": first_rss, "cache_written": cached, "live": second, "live_rss_mb": second_rss}  # fmt: skip
+
+
+def _vacuum(url: str) -> float:
+    """VACUUM ANALYZE of the events just pushed (untimed; seconds): autovacuum's first pass over a
+    million fresh rows (reading them all, setting their hint bits) otherwise lands in the middle of
+    the measurements, a minute after the push."""
+    import psycopg
+
+    start = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE) lesson_credit.events")
+    return time.perf_counter() - start
+
+
+def case_tui_live_pg(sizes: dict[str, Any]) -> list[Result]:
+    """tui_live with the events in PostgreSQL (bench/pg.py's server): each workspace's log pushed
+    into a database of its own, the dashboard and the other agent's `record` on that database."""
+    from bench.pg import _server
+
+    p = sizes["flat"]
+    small, big = _work_copy(p["lessons"], p["small"]), _work_copy(p["lessons"], p["big"])
+    with _server() as make_database:
+        base = _live_on_database(make_database, small, "bench_live_small", p["commits"])
+        ours = _live_on_database(make_database, big, "bench_live_big", p["commits"])
+    live, first = ours["live"], ours["first"]
+    opened = (
+        f"first open (no parsed-log cache) {first['open_s']:.2f} s to rows, {first['open_idle_s']:.2f} s to the "
+        f"first snapshot, longest stall {first['open_stall_s']:.2f} s, {first['open_peak_rss_mb']:.0f} MB; "
+        f"second open {live['open_s']:.2f} s, {live['open_idle_s']:.2f} s, stall {live['open_stall_s']:.2f} s, "
+        f"{live['open_peak_rss_mb']:.0f} MB (the first open {'wrote' if ours['cache_written'] else 'did not write'} "
+        "the cache)"
+    )
+    return [
+        Result(
+            "tui_live_commit_pg",
+            live["latency_s"],
+            base["live"]["latency_s"],
+            f"the same at {p['small']:,} sessions",
+            Target(math.inf, max_median_s=0.5),
+            f"a `record --store URL` by another process until the dashboard open on the same database shows "
+            f"it, at {p['big']:,} sessions ({p['commits']} commits; the commit: the database's last position "
+            f"grew); longest event-loop stalls {max(live['stall_s'], default=0.0):.2f} s; `store push` "
+            f"{ours['push_s']:.0f} s ({ours['push_rss_mb']:.0f} MB), {base['push_s']:.1f} s at {p['small']:,}; "
+            f"then VACUUM ANALYZE {ours['vacuum_s']:.0f} s (untimed)",
+            {"big": ours, "small": base},
+        ),
+        Result(
+            "tui_open_pg",
+            [first["open_s"], live["open_s"]],
+            [base["first"]["open_s"], base["live"]["open_s"]],
+            f"the same at {p['small']:,} sessions",
+            Target(math.inf, max_rss_mb=1024),
+            f"the dashboard on the database at {p['big']:,} sessions until the Lessons table has rows: {opened}; "
+            f"RSS: the dashboard process's peak once open, the larger of the two opens (with the joint fit's "
+            f"child process {max(ours['first_rss_mb'], ours['live_rss_mb']):.0f} MB)",
+            rss_mb=max(first["open_peak_rss_mb"], live["open_peak_rss_mb"]),
         ),
     ]
 
@@ -272,5 +369,11 @@ def case_import(sizes: dict[str, Any]) -> list[Result]:
     ]
 
 
-CASES = {"flat": case_flat, "tui_live": case_tui_live, "select_30k": case_select, "import_gptme": case_import}
-SCALE_CASES = {"flat": case_flat, "tui_live": case_tui_live}  # with --scale: 10k against 1M sessions
+CASES = {
+    "flat": case_flat,
+    "tui_live": case_tui_live,
+    "tui_live_pg": case_tui_live_pg,
+    "select_30k": case_select,
+    "import_gptme": case_import,
+}
+SCALE_CASES = {"flat": case_flat, "tui_live": case_tui_live, "tui_live_pg": case_tui_live_pg}  # 10k against 1M

@@ -1,14 +1,18 @@
 """One agent of bench/pg_write.py's fleet, run as its own process: connects, says `ready`, waits for
 `go` on stdin, makes its writes, prints what each took as JSON.
 
-    python -m bench.pg_agent ours|plain URL AGENT N_WRITES TAG
+    python -m bench.pg_agent plain|append|follow URL AGENT N_WRITES TAG
 
-`ours`: the store's part of the Workspace's write path for one session event: read what is new (what
-a `LogReader` refresh asks of the store: its size, then the events after the last read, decoded),
-check that the id is new, insert (PgStore.append_locked inside `locked()`), read it back (as `record`
-does before it explains the session). The engine's own work on what was read (adding it to the log
-index) is the same on either store and is left out. `plain`: one autocommit INSERT of the same row
-(the same column values, computed before timing) into a table with only a primary key.
+`append`: the store's write path for one session event (`PgStore.append_locked` inside `locked()`):
+the event validated as the reader validates it, its columns and digest, one INSERT that the table's
+constraints check (a second session event for the id is refused there, whoever wrote the first),
+committed on return with its position known. `follow`: the same append between two reads of what is
+new, as a Workspace that keeps its fold current makes them (what a `LogReader` refresh asks of the
+store: its size, then the events after the last read, decoded; the id checked against them; the
+read after the append brings our own event back): each write also reads every other agent's events
+written since, so its cost grows with the fleet. The engine's own work on what was read (adding it
+to the log index) is the same on either store and is left out. `plain`: one autocommit INSERT of the
+same row (the same column values, computed before timing) into a table with only a primary key.
 """
 
 from __future__ import annotations
@@ -78,17 +82,23 @@ def main() -> None:
                 seen.update(str(raw.session_id) for _, raw in result.events)
                 position, number = result.end, number + result.lines
 
-        read_new()
+        if mode == "follow":
+            read_new()  # a follower starts current; a writer needs no read (the constraints check)
+        else:
+            store.size()  # connected, the schema checked
         print("ready", flush=True)
         sys.stdin.readline()
         start = time.monotonic()
+        follow = mode == "follow"
         for i, text in enumerate(lines):
             began = time.monotonic()
             with store.locked():
-                read_new()
-                assert f"{tag}-{agent}-{i}" not in seen
+                if follow:
+                    read_new()
+                    assert f"{tag}-{agent}-{i}" not in seen
                 store.append_locked(text)
-            read_new()
+            if follow:
+                read_new()
             latencies.append(time.monotonic() - began)
         end = time.monotonic()
         store.close()

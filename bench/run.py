@@ -15,12 +15,14 @@ cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, s
 5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
 see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
 select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
-+ fold from the database, also with its parsed-log cache) and notify_pg (a commit seen by
++ fold from the database, also with its parsed-log cache) and follow_pg (a commit seen by
 another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
-INSERT) and push_pg (store push against COPY, and its memory).
+INSERT; write_follow_pg: each write between two reads of what is new) and push_pg (store push
+against COPY, and its memory).
 bench/flat.py: flat (record, grade, show, status and replay after an append, at two history
-sizes, paired), tui_live (another process's commit until the dashboard shows it), select_30k and
-import_gptme.
+sizes, paired), tui_live (another process's commit until the dashboard shows it), tui_live_pg (the
+same on a PostgreSQL store), select_30k and import_gptme. A case's exact name runs that case only
+(`--only tui_live` leaves out tui_live_pg); a prefix runs every case it begins.
 
 Data is generated deterministically (numpy seed) into bench/.data/ and reused while its
 parameters are unchanged; generation is not timed. Each case is timed N runs with
@@ -493,12 +495,14 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "select_joint": case_policy,  # select_joint, select_joint_refit (bench/policy.py)
     "flat": lambda sizes: _flat_case("case_flat", sizes),  # bench/flat.py: small against big, paired
     "tui_live": lambda sizes: _flat_case("case_tui_live", sizes),
+    "tui_live_pg": lambda sizes: _flat_case("case_tui_live_pg", sizes),  # the same on a PostgreSQL store
     "select_30k": lambda sizes: _flat_case("case_select", sizes),
     "import_gptme": lambda sizes: _flat_case("case_import", sizes),
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
-    "notify_pg": lambda sizes: _pg_case("case_notify_pg", sizes),
-    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),  # write_pg_1, _4, _16 (bench/pg_write.py)
+    "follow_pg": lambda sizes: _pg_case("case_follow_pg", sizes),
+    # write_pg_1, _4, _16 and write_follow_pg_1, _4, _16 (bench/pg_write.py)
+    "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),
     "push_pg": lambda sizes: _pg_case("case_push_pg", sizes),
 }
 
@@ -509,11 +513,16 @@ def selected_cases(only: list[str] | None, cases: dict[str, Any] | None = None) 
         return list(cases)
     chosen = []
     for name in only:
-        matches = [c for c in cases if c == name or c.startswith(name) or name.startswith(c)]
+        matches = [name] if name in cases else [c for c in cases if c.startswith(name) or name.startswith(c)]
         if not matches:
             raise ValueError(f"unknown case {name!r}; cases: {', '.join(cases)} (warm = warm_whatif + warm_regrade)")
         chosen += [m for m in matches if m not in chosen]
     return chosen
+
+
+def _names(case: str, name: str) -> bool:
+    """`--only name` runs `case` (when no case is called `name`): a prefix of it, or a result of it."""
+    return case.startswith(name) or name.startswith(case)
 
 
 def chosen_cases(
@@ -525,10 +534,10 @@ def chosen_cases(
     known = [name for cases, _ in plan for name in cases]
     out = []
     for cases, sizes in plan:
-        names = [n for n in only if any(c == n or c.startswith(n) or n.startswith(c) for c in cases)]
+        names = [n for n in only if n in cases or (n not in known and any(_names(c, n) for c in cases))]
         if names:
             out.append((cases, sizes, selected_cases(names, cases)))
-    unknown = [n for n in only if not any(c == n or c.startswith(n) or n.startswith(c) for c in known)]
+    unknown = [n for n in only if not any(c == n or _names(c, n) for c in known)]
     if unknown or not out:
         raise ValueError(f"unknown case {unknown[0] if unknown else only[0]!r}; cases: {', '.join(known)}")
     return out
@@ -604,7 +613,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         metavar="NAME",
         help=f"run only this case (repeatable): {', '.join(CASES)}; with --scale: scale_status, scale_regrade, tui, "
-        "flat, tui_live",
+        "flat, tui_live, tui_live_pg",
     )
     parser.add_argument(
         "--skip", action="append", default=[], metavar="NAME", help="leave out this case (repeatable; exact name)"

@@ -243,6 +243,18 @@ class Workspace:
     ) -> dict[str, float]:
         """P(each active lesson lands in a top-k Thompson draw among all active lessons) under `policy`
         (default: `settings`' strategy when given, else the policy in force)."""
+        return self.p_top_k_later(settings, k, seed, draws, policy)()
+
+    def p_top_k_later(
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
+    ) -> Callable[[], dict[str, float]]:
+        """`p_top_k()` in two steps, for a caller that holds a lock while it reads: the posterior is
+        taken now (a snapshot), the Monte Carlo draws (most of the time) run when the result is called."""
         from lesson_credit.core.bandit import policy as policy_mod
 
         policy = policy or (settings.strategy if settings is not None else self.policy)
@@ -250,9 +262,9 @@ class Workspace:
         if policy == policy_mod.JOINT:
             joint = self.joint_posterior()
             normal = policy_mod.NormalPosterior(joint.arm_ids, joint.mean, joint.sd, joint.prior_sd)
-            return policy_mod.p_top_k_active(normal, lessons, k, seed, draws)
+            return policy_mod.p_top_k_active_later(normal, lessons, k, seed, draws)
         credit = (settings or self.settings).with_(strategy=policy)
-        return select_mod.p_top_k(self.posterior(credit), credit, lessons, k, seed, draws)
+        return select_mod.p_top_k_later(self.posterior(credit), credit, lessons, k, seed, draws)
 
     @rereads
     def effects(self) -> dict[str, float]:

@@ -44,7 +44,7 @@ from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
 FIRST_SNAPSHOT_LATEST_S = 2.0  # the first snapshot starts once the Lessons rows are drawn, or after this
-WATCH_SECONDS = 1.0  # longest wait for a database store's NOTIFY before looking again
+WATCH_SECONDS = 1.0  # longest wait in a database store's `wait` before the watcher looks again
 PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
@@ -201,7 +201,7 @@ class LessonCreditApp(App[None]):
         # The timer is for a start whose Lessons screen never shows rows (its read failed).
         self._snapshot_timer = self.set_timer(FIRST_SNAPSHOT_LATEST_S, self._start_first_snapshot)
         if self.poll_seconds > 0:
-            if self.source.notifies:  # a database store: LISTEN/NOTIFY, no polling
+            if self.source.follows:  # a database store: its `wait` follows commits
                 self._watch_log()
             else:
                 self.set_interval(self.poll_seconds, self._poll)
@@ -261,8 +261,8 @@ class LessonCreditApp(App[None]):
 
     @work(thread=True, exclusive=True, group="watch")
     def _watch_log(self) -> None:
-        """Read the log as soon as the store says another writer committed (core/eventstore.py
-        `wait`); waits are bounded, so the app can stop between two."""
+        """Read the log as soon as the store's `wait` finds another writer's commit
+        (core/log/eventstore.py); waits are bounded, so the app can stop between two."""
         worker = get_current_worker()
         seen, failing = 0, False
         while not worker.is_cancelled:

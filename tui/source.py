@@ -364,11 +364,12 @@ class WorkspaceSource:
 
     def p_top_k(self) -> tuple[int, Mapping[str, float]]:
         """(log version, each active lesson's probability of a top-k Thompson draw). A Monte Carlo
-        estimate (0.1-0.5 s on thousands of lessons): the Lessons screen asks for it after it has
-        shown its table, not before."""
+        estimate (0.3-0.8 s at 3,000 lessons), asked for after the Lessons table is shown; its draws
+        run outside the lock: a live update's read (`check`) does not wait for them."""
         with self._lock:
             ws = self._refreshed()
-            return ws.version, ws.p_top_k(seed=self.seed)
+            version, draw = ws.version, ws.p_top_k_later(seed=self.seed)
+        return version, draw()
 
     def known_effects(self) -> tuple[int, Mapping[str, float]] | None:
         """(log version, the joint effects) when they are at hand for the log as read: fitted by
@@ -476,9 +477,10 @@ class WorkspaceSource:
         return self.workspace.log.name
 
     @property
-    def notifies(self) -> bool:
-        """The store says when another writer commits (a database: LISTEN/NOTIFY); else the app polls."""
-        return self.workspace.log.notifies
+    def follows(self) -> bool:
+        """The store's `wait` follows other writers' commits (a database: it looks at the position
+        every 0.1 s on a connection of its own); else the app polls the log."""
+        return self.workspace.log.follows
 
     def prepare_writes(self) -> None:
         """Import what an append needs now, so the first grade commits without that wait."""

@@ -12,7 +12,7 @@ like the Beta policies', so inverse-propensity weighting and LOO read them the s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,10 +99,21 @@ def p_top_k_active(
     posterior: NormalPosterior, lessons: Sequence[Lesson], k: int, seed: int, draws: int
 ) -> dict[str, float]:
     """P(each active lesson lands in a top-k draw of the joint policy among the active `lessons`)."""
+    return p_top_k_active_later(posterior, lessons, k, seed, draws)()
+
+
+def p_top_k_active_later(
+    posterior: NormalPosterior, lessons: Sequence[Lesson], k: int, seed: int, draws: int
+) -> Callable[[], dict[str, float]]:
+    """`p_top_k_active` in two steps: the posterior's values taken now (copies), the draws when called."""
     ids = [lesson.id for lesson in lessons if lesson.status == "active"]
-    mean, sd = posterior.of(ids)
-    probability = p_top_k_normal(mean, sd, k, np.random.default_rng(seed), draws)
-    return {lesson_id: float(p) for lesson_id, p in zip(ids, probability, strict=True)}
+    mean, sd = (np.array(values, dtype=np.float64) for values in posterior.of(ids))
+
+    def draw() -> dict[str, float]:
+        probability = p_top_k_normal(mean, sd, k, np.random.default_rng(seed), draws)
+        return {lesson_id: float(p) for lesson_id, p in zip(ids, probability, strict=True)}
+
+    return draw
 
 
 def describe(policy: str) -> str:

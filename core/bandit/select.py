@@ -6,7 +6,7 @@ the selection is the workspace's job (`Workspace.select`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,7 +135,19 @@ def p_top_k(
     post: Posterior, settings: CreditSettings, lessons: Sequence[Lesson], k: int, seed: int, draws: int
 ) -> dict[str, float]:
     """P(each active lesson lands in a top-k Thompson draw among the active `lessons`), drawn with `seed`."""
+    return p_top_k_later(post, settings, lessons, k, seed, draws)()
+
+
+def p_top_k_later(
+    post: Posterior, settings: CreditSettings, lessons: Sequence[Lesson], k: int, seed: int, draws: int
+) -> Callable[[], dict[str, float]]:
+    """`p_top_k` in two steps: the posterior's values taken now (copies: a later fold does not change
+    them), the draws when the result is called (for a caller that holds a lock while it reads)."""
     lesson_ids = [lesson.id for lesson in lessons if lesson.status == "active"]
-    alpha, beta = posterior_of(post, settings, lesson_ids)
-    probability = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng(seed), draws)
-    return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}
+    alpha, beta = (np.array(values, dtype=np.float64) for values in posterior_of(post, settings, lesson_ids))
+
+    def draw() -> dict[str, float]:
+        probability = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng(seed), draws)
+        return {lesson_id: float(p) for lesson_id, p in zip(lesson_ids, probability, strict=True)}
+
+    return draw

@@ -285,6 +285,15 @@ def decode_event(line: bytes | str) -> Event:
     return to_event(decode_raw(line))
 
 
+def validate(raw: RawEvent) -> None:
+    """Validate a decoded line as `to_event` does (InvalidEvent, a reason, when it is not an event),
+    without building the event: a session's columns are all it checks (what the log index reads)."""
+    if raw.type is None or raw.type == SESSION:
+        session_columns(raw)
+    else:
+        to_event(raw)
+
+
 def to_event(raw: RawEvent) -> Event:
     """Validate a decoded line by kind."""
     kind = raw.type

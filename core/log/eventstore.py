@@ -15,7 +15,7 @@ are framed on disk (lines, a last line still without its newline) stays inside t
   read after next time and `lines` how many event numbers it used. `size()` is where the log
   ends now; whether what was read is still there is the reader's check (`prefix_check()`: a
   hash of the file's bytes, core/log/logcheck.py; a database's identity, its table being
-  append-only, core/log/pgstore.py `PositionCheck`).
+  append-only, core/log/pgcache.py `PositionCheck`).
 - find a session: `session_record(id)`, the session event that counts, as written.
 - follow: `wait(after, timeout)` blocks until there are events after position `after` (or
   the timeout passes) and returns the end position, so the caller knows what to wait after next.
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
-from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, to_event
+from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class DuplicateSession(StoreError):
 
 class PrefixChecker(Protocol):
     """How a reader checks that what it read up to a position is still there (the file's:
-    core/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/pgstore.py `PositionCheck`)."""
+    core/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/pgcache.py `PositionCheck`)."""
 
     hasher: Any  # fed the bytes read (xxh3), for the parsed-log cache's digest
 
@@ -133,8 +133,8 @@ class EventStore(Protocol):
         ...
 
     @property
-    def notifies(self) -> bool:
-        """Whether `wait()` is told of each commit (the dashboard then waits instead of polling)."""
+    def follows(self) -> bool:
+        """Whether `wait()` follows commits itself (the dashboard then waits in it instead of polling)."""
         ...
 
     def prefix_check(self) -> PrefixChecker:
@@ -169,7 +169,7 @@ def checked_raw(line: bytes) -> RawEvent:
     if not line.endswith(b"\n") or b"\n" in line[:-1]:
         raise ValueError("an event is exactly one line")
     raw = decode_raw(line.strip())
-    to_event(raw)  # the full validation the reader applies
+    validate(raw)  # the full validation the reader applies
     return raw
 
 
@@ -181,7 +181,7 @@ class JsonlStore(EventLog):
         return self.path.name
 
     is_local = True
-    notifies = False  # appends are found by polling its size
+    follows = False  # appends are found by polling its size
 
     def prefix_check(self) -> PrefixChecker:
         from lesson_credit.core.log.logcheck import PrefixCheck

@@ -1,9 +1,10 @@
-"""The parsed-log cache for a database store, per store position.
+"""What a reader keeps of a database store: the parsed-log cache per store position, and the
+check that what it read up to a position is still there (`PositionCheck`).
 
 The same columns the file's cache holds (`lesson_credit.core.log.cache.encode_index`), kept in the workspace's
 `.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was
 made from (its store id) and still reaches the position the cache covers. The events table is
-append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), so the events up to that position
+append-only (triggers refuse UPDATE, DELETE and TRUNCATE), so the events up to that position
 are the ones the cache was made from; a process then reads only the events after it.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import xxhash
 
@@ -25,7 +26,7 @@ MIN_NEW_EVENTS = 5_000  # rewrite the cache when a read took this many events (~
 
 
 class PositionedStore(Protocol):
-    """What the cache needs of a database store (core/pgstore.py `PgStore`)."""
+    """What the cache and the check need of a database store (core/log/pgstore.py `PgStore`)."""
 
     written_by: str | None
 
@@ -34,6 +35,38 @@ class PositionedStore(Protocol):
     def store_id(self) -> str: ...
 
     def fingerprint(self, end: int) -> str: ...
+
+
+class PositionCheck:
+    """For a reader of a database store, what `lesson_credit.core.log.logcheck.PrefixCheck` is for
+    the file's: whether what was read up to a position is still there. The table is append-only
+    (migration 2), so it is while the database is the same one (its store id); one created afresh
+    starts the read over. The reader's hasher is kept for its interface; nothing feeds it."""
+
+    def __init__(self, store: PositionedStore) -> None:
+        self.store = store
+        self.reset()
+
+    def signature(self) -> None:
+        return None
+
+    def reset(self) -> None:
+        self.hasher = xxhash.xxh3_64()
+        self._store_id: str | None = None  # of the database the events read so far came from
+
+    def adopt(self, hasher: Any) -> None:
+        self.hasher = hasher
+
+    def trust_once(self) -> None:
+        """Nothing to skip: the check reads no events."""
+
+    def intact(self, end: int, signature: object) -> bool:
+        if end <= 0 or self._store_id is None:
+            return True
+        return self.store.store_id() == self._store_id
+
+    def checked(self, signature: object) -> None:
+        self._store_id = self.store.store_id()
 
 
 class PgLogCache:

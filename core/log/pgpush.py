@@ -32,7 +32,7 @@ from typing import Any
 from psycopg import errors as pg_errors
 
 from lesson_credit.core.log import pgconn
-from lesson_credit.core.log.events import InvalidEvent, decode_raw, to_event
+from lesson_credit.core.log.events import InvalidEvent, decode_raw, validate
 from lesson_credit.core.log.pgschema import row_fields
 from lesson_credit.core.log.store import LogProblem
 
@@ -85,7 +85,7 @@ def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[dict[str, Any]
         report.lines += 1
         try:
             raw = decode_raw(stripped)
-            to_event(raw)  # the reader's validation: what it would skip is not pushed
+            validate(raw)  # the reader's validation: what it would skip is not pushed
             fields = row_fields(stripped, raw)
         except (InvalidEvent, UnicodeDecodeError) as exc:
             report.invalid += 1

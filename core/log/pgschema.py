@@ -68,6 +68,16 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             FOR EACH STATEMENT EXECUTE FUNCTION lesson_credit.refuse_change();
         """,
     ),
+    (
+        3,
+        "no NOTIFY on insert (its commit-time lock serialized every writer's commit; followers poll) "
+        "and no index by session for every event (the session events' unique index serves the reads)",
+        """
+        DROP TRIGGER events_notify ON lesson_credit.events;
+        DROP FUNCTION lesson_credit.notify_events();
+        DROP INDEX lesson_credit.events_by_session;
+        """,
+    ),
 )
 LATEST = MIGRATIONS[-1][0]
 

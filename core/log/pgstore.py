@@ -9,10 +9,13 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
   wrote it), `committed_at`, and `digest`/`occurrence` (which copy of these exact bytes this
   is: `store push` adds a line only once however often it runs).
 - A unique partial index on `session_id` for session events: a second session event for one
-  id cannot be stored, whoever writes it. Indexes for reading after a position (the primary
-  key) and by session.
-- A statement trigger NOTIFYs `lesson_credit_events` on every insert; others refuse UPDATE,
-  DELETE and TRUNCATE (migration 2): what was read up to a position stays what it was.
+  id cannot be stored, whoever writes it (and a session's event is found through it). The
+  primary key serves reading after a position. Nothing else is indexed: each index is paid for
+  by every append (migration 3 dropped the one by session of every event).
+- Triggers refuse UPDATE, DELETE and TRUNCATE (migration 2): what was read up to a position
+  stays what it was. No trigger NOTIFYs (migration 3 dropped it): PostgreSQL serializes the
+  commits of all transactions that notify, under one lock, so a notifying writer could not
+  commit beside another. A follower looks at the position instead (`wait`).
 
 Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync):
 no lock is taken. The database's constraints decide: the unique index refuses a second session
@@ -52,7 +55,6 @@ from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_event, is_session
 from lesson_credit.core.log.eventstore import (
     DuplicateSession,
-    EventStore,
     ParsedLogCache,
     StoreUnavailable,
     checked_raw,
@@ -61,17 +63,18 @@ from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
 from lesson_credit.core.log.store import LOCK_TIMEOUT_S, ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
+    from lesson_credit.core.log.pgcache import PositionCheck
     from lesson_credit.core.log.pgpush import Lines, PushReport
 
-CHANNEL = "lesson_credit_events"
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
 AHEAD_ROWS = 1_000  # events fetched ahead by `size()` and an append, for the read that follows
 BULK_DECODE = 64  # events from which decoding them in one call pays (below: one by one, the same result)
 GAP_POLL_S = 0.05  # longest pause between looks at in-flight inserts, when waiting for one to end
+FOLLOW_POLL_S = 0.1  # pause between looks at the position when following (`wait`)
 COPY_RACE_RETRIES = 50  # an identical event stored meanwhile by another client: count its copies again
 MAX_POSITION = 2**63 - 1
 
-__all__ = ["LATEST", "PgStore", "PositionCheck", "display_url"]
+__all__ = ["LATEST", "PgStore", "display_url"]
 display_url = pgconn.display_url
 
 # count, last position and texts of up to %s events after position %s (part of the two statements below)
@@ -86,8 +89,14 @@ _INSERT = """WITH new AS (
     VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, {occurrence}) RETURNING position
 ) SELECT (SELECT position FROM new), ahead.* FROM ({ahead}) AS ahead
 """
+_COPIES = "(SELECT count(*) FROM lesson_credit.events WHERE digest = %s)"
 _INSERT_FIRST = _INSERT.format(occurrence="0", ahead=_AHEAD)
-_INSERT_COPY = _INSERT.format(occurrence="(SELECT count(*) FROM lesson_credit.events WHERE digest = %s)", ahead=_AHEAD)
+_INSERT_COPY = _INSERT.format(occurrence=_COPIES, ahead=_AHEAD)
+# without a read to continue (none yet, or an append since): the event in, its position back
+_INSERT_ONLY = """INSERT INTO lesson_credit.events (type, session_id, event_time, event, raw, agent, digest, occurrence)
+VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, {occurrence}) RETURNING position"""
+_INSERT_ONLY_FIRST = _INSERT_ONLY.format(occurrence="0")
+_INSERT_ONLY_COPY = _INSERT_ONLY.format(occurrence=_COPIES)
 # where the log ends, and the events after the last read, in one snapshot
 _SIZE_AHEAD = f"SELECT (SELECT coalesce(max(position), 0) FROM lesson_credit.events), ahead.* FROM ({_AHEAD}) AS ahead"
 _READ = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
@@ -143,41 +152,6 @@ class _TextAsBytes(psycopg.adapt.Loader):
         return bytes(data)
 
 
-class PositionCheck:
-    """For a reader of a database store, what `lesson_credit.core.log.logcheck.PrefixCheck` is for the file's: whether
-    what was read up to a position is still there. The table is append-only (migration 2), so it
-    is while the database is the same one (its store id); one created afresh starts the read over.
-    The reader's hasher is kept for its interface; nothing feeds it."""
-
-    def __init__(self, store: EventStore) -> None:
-        self.store = store
-        self.reset()
-
-    def signature(self) -> None:
-        return None
-
-    def reset(self) -> None:
-        import xxhash
-
-        self.hasher = xxhash.xxh3_64()
-        self._store_id: str | None = None  # of the database the events read so far came from
-
-    def adopt(self, hasher: Any) -> None:
-        self.hasher = hasher
-
-    def trust_once(self) -> None:
-        """Nothing to skip: the check reads no events."""
-
-    def intact(self, end: int, signature: object) -> bool:
-        if end <= 0 or self._store_id is None or not isinstance(self.store, PgStore):
-            return True
-        return self.store.store_id() == self._store_id
-
-    def checked(self, signature: object) -> None:
-        if isinstance(self.store, PgStore):
-            self._store_id = self.store.store_id()
-
-
 class PgStore:
     """The event log in a PostgreSQL database. One connection, opened on first use (and a second
     one, for `wait`, while something waits for commits)."""
@@ -188,7 +162,7 @@ class PgStore:
         self._name = display_url(url)
         self._conn: pgconn.Connection | None = None
         self._connecting = threading.Lock()
-        self._listener: pgconn.Connection | None = None
+        self._follower: pgconn.Connection | None = None  # `wait`'s
         self._store_id: str | None = None
         self._own_end = 0  # position of this client's last append: a read waits until it is settled
         self._read_end: int | None = None  # where this client's last read ended (None: none yet)
@@ -204,9 +178,11 @@ class PgStore:
         return f"PgStore({self._name!r}, agent={self.agent!r})"
 
     is_local = False
-    notifies = True  # LISTEN/NOTIFY: `wait()` is told of each commit
+    follows = True  # `wait()` looks at the position itself, on a connection of its own
 
     def prefix_check(self) -> PositionCheck:
+        from lesson_credit.core.log.pgcache import PositionCheck
+
         return PositionCheck(self)
 
     def log_cache(self, cache_dir: Path) -> ParsedLogCache:
@@ -270,11 +246,11 @@ class PgStore:
             raise self._failure(exc, doing, writing) from None
 
     def close(self) -> None:
-        for conn in (self._conn, self._listener):
+        for conn in (self._conn, self._follower):
             if conn is not None:
                 with contextlib.suppress(Exception):
                     conn.close()
-        self._conn = self._listener = None
+        self._conn = self._follower = None
 
     # ------------------------------------------------------------ writing
 
@@ -304,28 +280,42 @@ class PgStore:
         fields = row_fields(line.strip(), raw)
         values: tuple[Any, ...] = (fields["type"], fields["session_id"], fields["event_time"], fields["event"],
                                    fields["raw"], self.agent, fields["digest"])  # fmt: skip
-        statement, params = _INSERT_FIRST, values
+        copy = False
         for _ in range(COPY_RACE_RETRIES):
             read_end, self._ahead = self._read_end, None
+            if read_end is None or self._own_end > read_end or self.written_by is not None:
+                read_end = None  # no read yet, or appended since: nothing to read ahead for
+            params = (*values, fields["digest"]) if copy else values
+            if read_end is None:
+                statement = _INSERT_ONLY_COPY if copy else _INSERT_ONLY_FIRST
+            else:
+                statement, params = (_INSERT_COPY if copy else _INSERT_FIRST), (*params, read_end, AHEAD_ROWS)
             try:
                 with self._db("cannot append", writing=True) as conn:
-                    if read_end is None or self._own_end > read_end or self.written_by is not None:
-                        read_end = MAX_POSITION  # no read yet, or appended since: no read-ahead
-                    row = conn.execute(statement, (*params, read_end, AHEAD_ROWS)).fetchone()
+                    cursor = self._write_cursor(conn)
+                    cursor.execute(statement, params)
+                    row = cursor.fetchone()
             except pg_errors.UniqueViolation as exc:
                 if exc.diag.constraint_name == "events_copy":
-                    # these bytes are stored already (maybe just now): count them, store the next copy
-                    statement, params = _INSERT_COPY, (*values, fields["digest"])
+                    copy = True  # these bytes are stored already (maybe just now): count them, store the next copy
                     continue
                 if session_id is not None and exc.diag.constraint_name == "events_one_session":
                     raise DuplicateSession(session_id) from None
                 raise self._failure(exc, "cannot append") from None
             assert row is not None
             self._own_end = max(self._own_end, int(row[0]))
-            if read_end != MAX_POSITION:
+            if read_end is not None:
                 self._ahead = _after_append(read_end, row, line.strip())
             return
         raise StoreUnavailable(f"{self._name}: cannot append: identical events kept arriving; nothing appended")
+
+    def _write_cursor(self, conn: pgconn.Connection) -> psycopg.Cursor[tuple[Any, ...]]:
+        """This thread's cursor for appends on `conn`, kept from one append to the next (a cursor
+        made per statement is about a fifth of an append's client time; cursors are per thread)."""
+        kept = getattr(self._writing, "cursor", None)
+        if kept is None or kept.connection is not conn or kept.closed:
+            kept = self._writing.cursor = conn.cursor()
+        return kept
 
     def append_event(self, line: bytes) -> None:
         self.append_locked(line)
@@ -533,7 +523,7 @@ class PgStore:
             yield from (line + b"\n" for line in text.split(b"\n"))
 
     def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
-        """The session event stored for the id (the unique index allows one), through the index by session."""
+        """The session event stored for the id (the unique index allows one, and finds it)."""
         with self._db("cannot read") as conn:
             row = conn.execute(
                 "SELECT raw FROM lesson_credit.events WHERE type = 'session' AND session_id = %s", (session_id,)
@@ -560,29 +550,25 @@ class PgStore:
     # ------------------------------------------------------------ following
 
     def wait(self, after: int, timeout: float) -> int:
-        """Follow the store: its settled end as soon as it is past `after` (told by NOTIFY; while
-        a gap waits for an insert in flight, looked at again every GAP_POLL_S, since a rolled-back
-        insert tells nobody), or when `timeout` seconds have passed. It uses a connection of its
-        own, so one thread may wait while another reads and writes through the store."""
+        """Follow the store: its settled end as soon as it is past `after`, or when `timeout` seconds
+        have passed. It looks every FOLLOW_POLL_S (every GAP_POLL_S while a gap waits for an insert
+        in flight), one cheap statement each time, on a connection of its own: one thread may wait
+        while another reads and writes through the store."""
         deadline = time.monotonic() + max(timeout, 0.0)
         try:
-            if self._listener is None or self._listener.closed:
-                listener = self._open()
-                listener.execute(f"LISTEN {CHANNEL}")
-                self._listener = listener
-            listener = self._listener
-            while True:  # listening before looking: a commit in between is still told
-                end, holders = self._settled_end(listener, after)
+            if self._follower is None or self._follower.closed:
+                self._follower = self._open()
+            while True:
+                end, holders = self._settled_end(self._follower, after)
                 left = deadline - time.monotonic()
                 if end > after or left <= 0:
                     return end
-                for _ in listener.notifies(timeout=min(left, GAP_POLL_S) if holders else left, stop_after=1):
-                    pass
+                self._pause(min(left, GAP_POLL_S if holders else FOLLOW_POLL_S))
         except psycopg.Error as exc:
-            if self._listener is not None:
+            if self._follower is not None:
                 with contextlib.suppress(Exception):
-                    self._listener.close()
-            self._listener = None
+                    self._follower.close()
+            self._follower = None
             raise self._failure(exc, "cannot wait for events") from None
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_CASES = ("record_pg", "read_pg", "notify_pg", "write_pg", "push_pg", "scale_read_pg")
+PG_CASES = ("record_pg", "read_pg", "follow_pg", "write_pg", "push_pg", "scale_read_pg", "tui_live_pg")
 
 
 def _postgres_available() -> bool:
@@ -52,5 +52,5 @@ def test_every_benchmark_case_runs(tmp_path: Path, half: str) -> None:
 def _produced(group: str, ran: set[str]) -> bool:
     prefixes = {"cold_load": ("cold_load",), "warm": ("warm_",), "analysis": ("joint_fit", "loo_cli"),
                 "tui_start": ("tui_first_paint",), "tui": ("tui_open",), "scale_status": ("scale_status",),
-                "scale_regrade": ("scale_regrade", "scale_grade")}  # fmt: skip
+                "scale_regrade": ("scale_regrade", "scale_grade"), "tui_live_pg": ("tui_live_commit_pg",)}  # fmt: skip
     return any(r.startswith(p) for r in ran for p in prefixes.get(group, (group,)))

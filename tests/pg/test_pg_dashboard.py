@@ -1,4 +1,5 @@
-"""The dashboard on a database store: another agent's commit shows without polling (NOTIFY)."""
+"""The dashboard on a database store: another agent's commit shows without the app's polling (the
+store's `wait` follows the position)."""
 
 from __future__ import annotations
 
@@ -30,12 +31,12 @@ async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
     PgStore(pg_url, agent="other").append_event(session("s1"))
     store = PgStore(pg_url, agent="operator")
     ws = Workspace(ws_root, store=store)  # the dashboard's workspace: its log is `store`
-    # an hour between polls: only a notification can bring the change in time
+    # an hour between the app's polls: only the store's `wait` can bring the change in time
     app = LessonCreditApp(ws, poll_seconds=3600)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        for _ in range(200):  # the first read (and the watcher's LISTEN) done
-            if ws.version > 0 and store._listener is not None:
+        for _ in range(200):  # the first read (and the watcher's first look) done
+            if ws.version > 0 and store._follower is not None:
                 break
             await asyncio.sleep(0.05)
         before = app.data_version

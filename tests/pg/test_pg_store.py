@@ -1,5 +1,5 @@
 """The event log on a real PostgreSQL server: schema, the seam's contract on both stores, the same
-numbers as the file, push/pull, NOTIFY, and what a user sees when the database is not there."""
+numbers as the file, push/pull, following, and what a user sees when the database is not there."""
 
 from __future__ import annotations
 
@@ -87,8 +87,9 @@ def test_schema_is_created_on_first_use_and_versioned(pg_url: str) -> None:
     with psycopg.connect(pg_url) as conn:
         versions = conn.execute("SELECT version FROM lesson_credit.migrations").fetchall()
         indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'lesson_credit'")}
-    assert versions == [(v,) for v in range(1, LATEST + 1)] == [(1,), (2,)]
-    assert {"events_pkey", "events_one_session", "events_by_session", "events_copy"} <= indexes
+    assert versions == [(v,) for v in range(1, LATEST + 1)] == [(1,), (2,), (3,)]
+    # migration 3 dropped the index by session of every event: the session events' unique one serves the reads
+    assert indexes == {"events_pkey", "events_one_session", "events_copy", "migrations_pkey", "store_pkey"}
     PgStore(pg_url, agent="a2").size()  # a second client finds the schema in place: nothing re-applied
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM lesson_credit.migrations").fetchone() == (LATEST,)
@@ -107,9 +108,13 @@ def test_an_older_schema_is_migrated(pg_url: str, monkeypatch: pytest.MonkeyPatc
     store = PgStore(pg_url, agent="new")
     assert store.size() == 1  # opening migrates
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        assert conn.execute("SELECT max(version) FROM lesson_credit.migrations").fetchone() == (2,)
+        assert conn.execute("SELECT max(version) FROM lesson_credit.migrations").fetchone() == (3,)
         with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
             conn.execute("UPDATE lesson_credit.events SET agent = 'again'")
+        triggers = conn.execute(
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = 'lesson_credit.events'::regclass AND NOT tgisinternal"
+        ).fetchall()
+    assert sorted(t for (t,) in triggers) == ["events_append_only", "events_no_truncate"]  # the NOTIFY one dropped
     assert events(pg_url) == [("session", "s1", "renamed")]
     store.close()
 
@@ -209,7 +214,23 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
     assert notes[3] == "a\x00b"
 
 
-def test_wait_is_told_of_another_clients_commit(pg_url: str) -> None:
+def test_an_append_notifies_nobody(pg_url: str) -> None:
+    """A writer that NOTIFYs commits under a lock every notifying transaction of the cluster takes:
+    writers would commit one at a time. Appends notify nobody; followers look at the position."""
+    store = PgStore(pg_url, agent="w")
+    store.size()  # the schema
+    with psycopg.connect(pg_url, autocommit=True) as listener:
+        listener.execute("LISTEN lesson_credit_events")
+        store.append_event(line(session("s1", 0.5, {GIT: 0.5})))
+        store.append_event(line(grade("s1", 0.9)))
+        with psycopg.connect(pg_url, autocommit=True) as other:
+            other.execute("NOTIFY lesson_credit_events, 'marker'")  # sent after the appends' commits
+        payloads = [n.payload for n in listener.notifies(timeout=10.0, stop_after=1)]
+    assert payloads == ["marker"]  # the first notification is the marker: none came from the appends
+    store.close()
+
+
+def test_wait_finds_another_clients_commit(pg_url: str) -> None:
     reader, writer = PgStore(pg_url, agent="r"), PgStore(pg_url, agent="w")
     assert reader.wait(0, 0.05) == 0  # nothing there: times out
     timer = threading.Timer(0.2, writer.append_event, args=(line(session("s1", 0.5, {GIT: 0.5})),))
@@ -221,7 +242,7 @@ def test_wait_is_told_of_another_clients_commit(pg_url: str) -> None:
     finally:
         timer.join()
     assert end == writer.size() > 0
-    assert waited < 30.0  # told by NOTIFY, not by the timeout
+    assert waited < 30.0  # found by looking, not by the timeout
     assert reader.wait(end, 0.05) == end  # nothing after the end: times out with it
     assert reader.wait(0, 0.0) == end  # already there: no waiting
     reader.close()

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from pg_helpers import line
 
+from lesson_credit.core.log import pgstore
 from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.pgstore import PgStore
 
@@ -31,15 +32,15 @@ class Statements:
 
     def __init__(self, store: PgStore, monkeypatch: pytest.MonkeyPatch) -> None:
         self.sent: list[str] = []
-        execute = psycopg.Connection.execute
+        execute = psycopg.Cursor.execute  # every statement: Connection.execute runs one through a cursor
         watched = store
 
-        def counting(conn: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
-            if conn is watched._conn:
+        def counting(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            if cursor.connection is watched._conn:
                 self.sent.append(" ".join(str(query).split())[:40])
-            return execute(conn, query, *args, **kwargs)
+            return execute(cursor, query, *args, **kwargs)
 
-        monkeypatch.setattr(psycopg.Connection, "execute", counting)
+        monkeypatch.setattr(psycopg.Cursor, "execute", counting)
 
 
 def read_new(store: PgStore, after: int, first: int) -> tuple[list[str], int, int]:
@@ -144,4 +145,25 @@ def test_statements_are_planned_once_unless_the_url_says_otherwise(pg_url: str) 
     own = PgStore(pg_url + "?options=-c%20plan_cache_mode%3Dauto", agent="a")
     assert own.conn.execute("SHOW plan_cache_mode").fetchone() == (b"auto",)
     assert own.conn.execute("SHOW statement_timeout").fetchone() == (b"15s",)  # still ours
+    own.close()
+
+
+def test_a_look_at_the_position_starts_no_parallel_workers(pg_url: str) -> None:
+    """`wait` looks at the position every 0.1 s (`_COUNT_AFTER`). As a generic plan `position > $1` is
+    estimated at a third of the table, and at 1M events the server chose a parallel index scan:
+    two worker processes started at every look (10 ms each), beside the dashboard on two cores."""
+    store = PgStore(pg_url, agent="a")
+    for i in range(20):
+        store.append_event(session(f"s{i}"))
+    conn = store.conn
+    for setting in ("parallel_setup_cost", "parallel_tuple_cost", "min_parallel_index_scan_size",
+                    "min_parallel_table_scan_size"):  # fmt: skip
+        conn.execute(f"SET {setting} = 0")  # a parallel plan as cheap here as on a big table
+    look = pgstore._COUNT_AFTER.replace("%s", "$1", 1).replace("%s", "$2", 1)
+    conn.execute(f"PREPARE look(bigint, bigint) AS {look}")
+    plan = " ".join(bytes(row[0]).decode() for row in conn.execute("EXPLAIN EXECUTE look(20, 20)"))
+    assert "Parallel" not in plan and "Gather" not in plan, plan
+    store.close()
+    own = PgStore(pg_url + "?options=-c%20max_parallel_workers_per_gather%3D2", agent="a")
+    assert own.conn.execute("SHOW max_parallel_workers_per_gather").fetchone() == (b"2",)  # the URL's own
     own.close()

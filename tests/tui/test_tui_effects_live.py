@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,13 @@ import pytest
 from textual.pilot import Pilot
 from tui_fixture import analysis_session, settle
 
+from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import effects_job
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.lesson_cells import LessonCells
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source import LessonsView, WorkspaceSource
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 SIZE = (120, 40)
@@ -99,6 +102,110 @@ async def test_effects_fitted_before_stay_on_screen_while_a_newer_log_is_fitted(
         await wait_until(pilot, lambda: screen.view is not None and screen.view.effects_of == screen.view.version)
 
 
+async def test_one_fit_at_a_time_whatever_the_changes_and_the_last_one_is_fitted(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each change used to start a worker that waited in `effects()` behind the fit under way (a
+    cancelled thread worker keeps its thread): four commits during one 1M-session fit held four of the
+    six threads Textual's workers share on two cores, and the next reload waited 17 s for a thread.
+    One worker waits for the fit; when its answer is for an older log, the next fit starts then."""
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        release = threading.Event()
+        inside, most, calls = [0], [0], [0]
+        guard = threading.Lock()
+        real = WorkspaceSource.effects
+
+        def slow(source: WorkspaceSource) -> Any:
+            with guard:
+                inside[0] += 1
+                calls[0] += 1
+                most[0] = max(most[0], inside[0])
+            try:
+                fitted = real(source)  # the log as read now ...
+                release.wait(30)  # ... answered once released
+                return fitted
+            finally:
+                with guard:
+                    inside[0] -= 1
+
+        monkeypatch.setattr(WorkspaceSource, "effects", slow)  # every fit's answer waits until released
+        root = analysis_workspace.root
+        for i in range(4):  # four commits, each shown before the next
+            assert screen.view is not None
+            shown = screen.view.version
+            _add_session(root, 60 + i)  # (none with the retired lesson: i % 6 != 4)
+            await wait_until(pilot, partial(_newer_than, screen, shown))
+        await wait_until(pilot, lambda: calls[0] >= 1)
+        await asyncio.sleep(0.3)
+        await pilot.pause()
+        assert most[0] == 1 and calls[0] == 1  # the three later changes started no worker of their own
+        release.set()
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects_of == screen.view.version)
+        assert most[0] == 1 and calls[0] == 2  # the first answer was an older log's: one more fit, for the last
+        assert screen.view is not None
+        expected = Workspace(root, use_cache=False).effects()
+        assert screen.view.effects == pytest.approx(expected, abs=1e-12)
+
+
+async def test_a_live_update_never_writes_out_the_view_or_its_cells(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual describes a worker by the repr() of its arguments unless given a description, on the
+    UI thread: the Lessons screen's reload passed the view's cells (3,000 lessons: 60 ms at every
+    change; its intervals worker, at start-up, the view: 80 ms)."""
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        written: list[str] = []
+
+        def spy(name: str) -> Callable[[object], str]:
+            def written_out(_self: object) -> str:
+                written.append(name)
+                return name
+
+            return written_out
+
+        monkeypatch.setattr(LessonsView, "__repr__", spy("view"))
+        monkeypatch.setattr(LessonCells, "__repr__", spy("cells"))
+        assert screen.view is not None
+        before = screen.view.version
+        _add_session(analysis_workspace.root, 71)  # another process's commit
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.version > before)
+        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects_of == screen.view.version)
+        await settle(pilot)
+        assert written == []
+
+
+def test_the_draws_of_p_top_k_leave_the_source_free(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live update's read takes the source's lock: P(top-k)'s Monte Carlo draws (0.3-0.8 s at 3,000
+    lessons, started after every change) held it, and a commit landing then waited for them."""
+    source = WorkspaceSource(analysis_workspace)
+    free: list[bool] = []
+    real = beta_mod.p_top_k
+
+    def drawing(*args: Any, **kwargs: Any) -> Any:
+        other = threading.Thread(target=source.problems)  # another worker reading through the source
+        other.start()
+        other.join(10)
+        free.append(not other.is_alive())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(beta_mod, "p_top_k", drawing)
+    version, p = source.p_top_k()
+    assert free == [True]
+    assert version == analysis_workspace.version and p == Workspace(analysis_workspace.root).p_top_k(seed=0)
+
+
 def test_a_change_reads_the_new_sessions_ids_and_a_new_read_all_again(
     ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,6 +233,10 @@ def test_a_change_reads_the_new_sessions_ids_and_a_new_read_all_again(
     snapshot = source.check()
     expected = list(Workspace(ws_root, use_cache=False).session_table().session_ids)
     assert snapshot is not None and list(snapshot.session_ids) == expected and asked[-1][0] == 0
+
+
+def _newer_than(screen: LessonsScreen, version: int) -> bool:
+    return screen.view is not None and screen.view.version > version
 
 
 def _journal(root: Path) -> Path:

@@ -117,6 +117,7 @@ class LessonsScreen(SortableScreen):
         self.shown: list[str] = []  # lesson ids in table order
         self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
         self._widths = (0, 0)  # (widest lesson name, the sort column's width) as of the last fill
+        self._fitting = False  # a worker waits for the joint fit (`_fit_effects`): the next starts after it
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -195,8 +196,18 @@ class LessonsScreen(SortableScreen):
             self._fill_intervals(self.view, self._tones, self.cells)
         if self.view.p_top_k is None:
             self._estimate()
-        if self.view.effects_of != self.view.version:
-            self._estimate_effects(self._tones)
+        self._fit_effects()
+
+    def _fit_effects(self) -> None:
+        """Fit the joint effects of the view's log when those shown are older, unless a worker waits
+        for a fit already: its answer starts the next fit if the log moved on meanwhile. One worker at
+        a time: a cancelled thread worker keeps its thread until the fit it waits for ends (seconds
+        at 1M sessions), and Textual's workers share a few threads (six on two cores)."""
+        view = self.view
+        if self._fitting or view is None or (view.effects_of is not None and view.effects_of >= view.version):
+            return
+        self._fitting = True
+        self._estimate_effects(self._tones)
 
     class IntervalsFilled(Message):
         def __init__(self, view: LessonsView, cells: LessonCells) -> None:
@@ -233,12 +244,15 @@ class LessonsScreen(SortableScreen):
             self.effects = effects
             self.cells = cells
 
-    @work(thread=True, exclusive=True, group="lessons-effects")
+    @work(thread=True, group="lessons-effects", description="the lessons' joint effects")
     def _estimate_effects(self, tones: Mapping[str, Style]) -> None:
         view = self.view
 
         def compute() -> tuple[int, Mapping[str, float], LessonCells]:
-            version, effects = self.source.effects()
+            try:
+                version, effects = self.source.effects()
+            finally:
+                self._fitting = False  # before the message: its handler may start the next fit
             rows = view.rows if view is not None else ()
             return version, effects, LessonCells.build(rows, tones, effects)
 
@@ -246,6 +260,10 @@ class LessonsScreen(SortableScreen):
 
     @on(EffectsComputed)
     def _effects_computed(self, event: EffectsComputed) -> None:
+        self._show_effects(event)
+        self._fit_effects()  # the log moved on while this fit ran: fit the latest
+
+    def _show_effects(self, event: EffectsComputed) -> None:
         view = self.view
         if view is None or (view.version != event.version and (view.effects_of or -1) >= event.version):
             return  # the log moved on and newer effects are shown: the reload under way fits them again
