@@ -15,9 +15,10 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -138,6 +139,14 @@ def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None, *, sy
     may be a symlink within the guard's root (the file it points to is replaced); without, a
     symlink is refused like a FIFO or a device: only a regular file (or nothing) is replaced.
     `sync=False` skips the fsync: for a file a crash may lose (its readers check it and do without)."""
+    atomic_write_with(path, lambda handle: handle.write(data), guard, sync=sync)
+
+
+def atomic_write_with(
+    path: Path, write: Callable[[BinaryIO], object], guard: WriteGuard | None = None, *, sync: bool = True
+) -> None:
+    """`atomic_write` of what `write` writes into the new file's handle (it may seek back): for a
+    file too big to hold in memory twice."""
     shown = path
     path = guard.target(path) if guard is not None else path
     refuse_unreplaceable(path, shown=shown)
@@ -148,7 +157,7 @@ def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None, *, sy
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600
-            handle.write(data)
+            write(handle)
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())

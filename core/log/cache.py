@@ -17,20 +17,22 @@ changes a number, only how long the next read takes.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import struct
 import sys
+import tempfile
 import time
 from array import array
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 import numpy as np
 import xxhash
 
-from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.base.files import atomic_write, atomic_write_with
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_regular
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log import logcheck
@@ -47,6 +49,7 @@ BLOB_MAGIC = b"lesson-credit log-index blob 8\n"  # head and parts in one file (
 SUMS_MAGIC = b"lesson-credit log-sums 8\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
+COPY_CHUNK = 1 << 20  # bytes copied at a time from the scratch file into the database store's cache
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
 CACHE_PER_LOG_BYTE = 4  # measured: the demo's cache is 0.48 of its log; the per-arm sums add ~1x at worst
 
@@ -181,23 +184,43 @@ def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
 # ---------------------------------------------------------------- one file (the database store's cache)
 
 
-def encode_index(index: LogIndex, digest: str, partial: bool) -> bytes:
-    """The whole cache as one sealed file: the head, then every part's sections. `digest` says
-    which events it covers (the reader's prefix digest; a database store's fingerprint)."""
-    data = bytearray()
-    parts = []
+def write_index(path: Path, index: LogIndex, digest: str, partial: bool) -> None:
+    """The whole cache as one sealed file (`seal`'s layout), written atomically: the head's length
+    and the head, then every part's sections. `digest` says which events it covers (a database
+    store's fingerprint). One part is in memory at a time: at a million sessions the file is over
+    300 MB, and making it in memory first took four copies of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=path.parent) as scratch:  # beside it: a temporary folder may be memory
+        atomic_write_with(path, lambda handle: _write_index(handle, scratch, index, digest, partial), sync=False)
+
+
+def _write_index(out: BinaryIO, scratch: BinaryIO, index: LogIndex, digest: str, partial: bool) -> None:
+    """The parts go to `scratch` first (the head, which precedes them, says where their sections
+    are), then the sealed whole to `out`: the magic, the payload's digest (written last, in its
+    place), the head's length, the head and the parts, hashed as they are copied."""
+    parts, size = [], 0
     for extent in part_extents(index, 0, 0, 0, 0):
         part, blob = encode_part(index, extent, None)
         for meta in part.sections.values():
-            meta[0] += len(data)
-        data += blob
+            meta[0] += size
+        scratch.write(blob)
+        size += len(blob)
         parts.append(part)
     head = msgspec.msgpack.encode(_head(index, digest, partial, parts, sums=True))
-    return seal(BLOB_MAGIC, struct.pack("<Q", len(head)) + head + bytes(data))
+    hasher = xxhash.xxh3_64()
+    out.write(BLOB_MAGIC)
+    at = out.tell()
+    out.write(bytes(len(hasher.digest())))  # the digest's place
+    scratch.seek(0)
+    for chunk in itertools.chain((struct.pack("<Q", len(head)), head), iter(lambda: scratch.read(COPY_CHUNK), b"")):
+        hasher.update(chunk)
+        out.write(chunk)
+    out.seek(at)
+    out.write(hasher.digest())
 
 
 def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
-    """The index, digest and partial flag `encode_index` stored; ValueError if unusable."""
+    """The index, digest and partial flag `write_index` stored; ValueError if unusable."""
     payload = unseal(BLOB_MAGIC, data)
     if len(payload) < 8:
         raise ValueError("not a cache of this format")

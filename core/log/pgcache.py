@@ -1,7 +1,7 @@
 """What a reader keeps of a database store: the parsed-log cache per store position, and the
 check that what it read up to a position is still there (`PositionCheck`).
 
-The same columns the file's cache holds (`lesson_credit.core.log.cache.encode_index`), kept in the workspace's
+The same columns the file's cache holds (`lesson_credit.core.log.cache.write_index`), kept in the workspace's
 `.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was
 made from (its store id) and still reaches the position the cache covers. The events table is
 append-only (triggers refuse UPDATE, DELETE and TRUNCATE), so the events up to that position
@@ -16,9 +16,8 @@ from typing import Any, Protocol
 
 import xxhash
 
-from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
-from lesson_credit.core.log.cache import cache_limit, decode_index, encode_index
+from lesson_credit.core.log.cache import cache_limit, decode_index, write_index
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.store import StoreError
 
@@ -107,4 +106,4 @@ class PgLogCache:
         path = self._path()
         if path is not None:
             with contextlib.suppress(StoreError, OSError):
-                atomic_write(path, encode_index(index, self.store.fingerprint(index.end), partial))
+                write_index(path, index, self.store.fingerprint(index.end), partial)

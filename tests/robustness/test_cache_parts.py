@@ -188,3 +188,34 @@ def test_grade_events_read_after_the_cache_find_their_sessions_in_one_batch(
     for sid in ("run-001-x", "run-020-x", "tail-1", "solo"):
         assert warm.grade_history(sid) == cold.grade_history(sid)
     assert [p.reason for p in warm.log_problems()] == [p.reason for p in cold.log_problems()]
+
+
+def test_the_one_file_cache_reads_back_what_was_written_part_by_part(tmp_path: Path) -> None:
+    """The database store's cache is written through a scratch file, one part in memory at a time
+    (write_index); read back, it gives the index it was written from, and a changed byte is refused."""
+    from lesson_credit.core.bandit.fold import fold
+    from lesson_credit.core.log.cache import decode_index, write_index
+
+    root = _workspace(tmp_path)
+    ws = Workspace(root)
+    ws.data()  # read: from the parts the file store's cache wrote
+    index = ws._reader.index
+    assert index.n_sessions == len(IDS) and len(_parts(root)) == 5  # 33 sessions in blocks of 8: several parts
+    path = tmp_path / "one.msgpack"
+    write_index(path, index, "pg:store:36", False)
+    back, digest, partial = decode_index(path.read_bytes())
+    assert (digest, partial) == ("pg:store:36", False)
+    assert back.n_sessions == index.n_sessions and back.end == index.end
+    assert [back.session(row).session_id for row in range(back.n_sessions)] == IDS
+    assert [back.row_of(sid) for sid in IDS] == list(range(len(IDS)))
+    assert [back.session(row) for row in range(back.n_sessions)] == [index.session(r) for r in range(len(IDS))]
+    ours, theirs = fold(back.snapshot(), ws.settings), fold(index.snapshot(), ws.settings)
+    assert ours.arm_ids == theirs.arm_ids and ours.n.tolist() == theirs.n.tolist() == [24, 24]
+    assert ours.alpha.tolist() == theirs.alpha.tolist() and ours.beta.tolist() == theirs.beta.tolist()
+    again = tmp_path / "again.msgpack"
+    write_index(again, back, digest, partial)
+    assert again.read_bytes() == path.read_bytes()  # written again from what was read: the same file
+    damaged = bytearray(path.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    with pytest.raises(ValueError):
+        decode_index(bytes(damaged))
