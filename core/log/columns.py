@@ -221,7 +221,7 @@ class Chunk(Protocol):
 class StoredChunk:
     """Items stored by `encode_items`: a blob section and an offsets section."""
 
-    __slots__ = ("n", "blob", "offsets", "convert", "bounds", "_items", "_offsets")
+    __slots__ = ("n", "blob", "offsets", "convert", "bounds", "share", "_items", "_offsets")
 
     def __init__(self, n: int, blob: Section, offsets: Section, convert: Callable[[Any], Any] | None) -> None:
         self.n = n
@@ -229,6 +229,7 @@ class StoredChunk:
         self.offsets = offsets
         self.convert = convert
         self.bounds: tuple[str, str] | None = None  # the smallest and the largest item, when strings
+        self.share: Shared | None = None  # the column's, when it shares equal values (`Shared`)
         self._items: Sequence[Any] | None = None
         self._offsets: npt.NDArray[np.int64] | None = None
 
@@ -248,7 +249,8 @@ class StoredChunk:
             value = msgspec.msgpack.decode(self.blob.bytes()[a:b])
         except msgspec.DecodeError:
             raise CacheDamaged(f"{self.blob.source.name}: an item cannot be decoded") from None
-        return value if self.convert is None else self.convert(value)
+        value = value if self.convert is None else self.convert(value)
+        return value if self.share is None else self.share.one(value)
 
     def items(self) -> Sequence[Any]:
         if self._items is None:
@@ -258,7 +260,8 @@ class StoredChunk:
                 raise CacheDamaged(f"{self.blob.source.name}: a chunk cannot be decoded") from None
             if not isinstance(values, list) or len(values) != self.n:
                 raise CacheDamaged(f"{self.blob.source.name}: a chunk holds the wrong number of items")
-            self._items = tuple(values) if self.convert is None else tuple(map(self.convert, values))
+            values = values if self.convert is None else list(map(self.convert, values))
+            self._items = tuple(values if self.share is None else self.share(values))
         return self._items
 
     def starting_with(self, prefix: bytes) -> npt.NDArray[np.int64]:
@@ -289,6 +292,36 @@ class StoredChunk:
         return np.flatnonzero(ok).astype(np.int64)
 
 
+SHARED_MAX = 4096  # distinct values a column shares; past that, new ones are kept as they come
+
+
+class Shared:
+    """One object for each value a column repeats (a category, a grader, a strategy, a floor).
+
+    A decoder makes a new string for every record, so a million sessions in one category held a
+    million equal strings (63 bytes each); shared, a row costs its pointer. Strings and nonzero
+    finite floats only: 0.0 equals -0.0 and NaN equals nothing, and sharing must never change a
+    value. At most `SHARED_MAX` distinct values are kept (ids or timestamps would gain nothing)."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, Any] = {}
+
+    def __call__(self, values: Sequence[T]) -> list[T]:
+        seen = self._seen
+        for value in set(values).difference(seen):
+            if len(seen) < SHARED_MAX and (
+                type(value) is str or (type(value) is float and value != 0.0 and value == value)
+            ):
+                seen[value] = value
+        get = seen.get
+        return [get(value, value) for value in values]
+
+    def one(self, value: T) -> T:
+        return self([value])[0]
+
+
 class HeldChunk:
     """Items in memory, settled into a tuple (the collector does not walk a tuple of strings)."""
 
@@ -310,17 +343,21 @@ class HeldChunk:
 class Objects(Sequence[T]):
     """An append-only sequence: chunks (stored or settled) followed by a list of what was added since."""
 
-    __slots__ = ("_chunks", "_ends", "_tail")
+    __slots__ = ("_chunks", "_ends", "_tail", "_share")
 
-    def __init__(self, values: Iterable[T] = ()) -> None:
+    def __init__(self, values: Iterable[T] = (), *, shared: bool = False) -> None:
+        """`shared`: a column of few distinct values, kept as one object each (`Shared`)."""
         self._chunks: list[Chunk] = []
         self._ends: list[int] = []
-        self._tail: list[T] = list(values)
+        self._share = Shared() if shared else None
+        self._tail: list[T] = list(values) if self._share is None else self._share(list(values))
 
     def add_chunk(self, chunk: Chunk) -> None:
         """Put a chunk after the others (only while nothing has been appended after them)."""
         if self._tail:
             raise ValueError("chunks come before appended items")
+        if isinstance(chunk, StoredChunk):
+            chunk.share = self._share
         if len(chunk):
             self._chunks.append(chunk)
             self._ends.append(self._prefix + len(chunk))
@@ -333,10 +370,10 @@ class Objects(Sequence[T]):
         return self._prefix + len(self._tail)
 
     def append(self, value: T) -> None:
-        self._tail.append(value)
+        self._tail.append(value if self._share is None else self._share.one(value))
 
     def extend(self, values: Iterable[T]) -> None:
-        self._tail.extend(values)
+        self._tail.extend(values if self._share is None else self._share(list(values)))
 
     def settle(self) -> None:
         """What was appended becomes a chunk of its own (a tuple)."""

@@ -77,11 +77,12 @@ class LogIndex:
         self.arm_index: dict[str, int] = {}
         self.session_ids: Objects[str] = Objects()
         self.session_times: Objects[str | None] = Objects()
-        self.session_categories: Objects[str | None] = Objects()
-        self.session_journals: Objects[str | None] = Objects()
-        self.session_graders: Objects[str | None] = Objects()
-        self.session_strategies: Objects[str | None] = Objects()
-        self.session_floors: Objects[float | None] = Objects()
+        # few distinct values each, one object per value (a million equal strings otherwise)
+        self.session_categories: Objects[str | None] = Objects(shared=True)
+        self.session_journals: Objects[str | None] = Objects(shared=True)
+        self.session_graders: Objects[str | None] = Objects(shared=True)
+        self.session_strategies: Objects[str | None] = Objects(shared=True)
+        self.session_floors: Objects[float | None] = Objects(shared=True)
         self.missing_salience: RowMap[tuple[int, ...]] = RowMap()  # row -> lesson positions
         self.propensities: RowMap[tuple[float | None, ...]] = RowMap()  # row -> per lesson
         self.outcome_labels: RowMap[str] = RowMap()  # row -> string outcome of a record without base_reward

@@ -182,3 +182,59 @@ def test_row_map_reads_the_chunk_of_the_row_asked_for() -> None:
         rows[7]
     assert dict(rows.items()) == {2: (0, 1), 5: (3,), 12: (4,), 25: (9,)}
     assert rows.between(4, 13) == [(5, (3,)), (12, (4,))]
+
+
+_SHAREABLE = st.one_of(
+    st.none(),
+    st.sampled_from(["cat", "ops", "é", ""]),
+    st.sampled_from([0.0, -0.0, 0.15, 1.0, float("inf"), float("-inf"), float("nan")]),
+    st.floats(allow_nan=True),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_SHAREABLE, max_size=30), st.lists(_SHAREABLE, max_size=30), st.lists(_SHAREABLE, max_size=10))
+def test_a_shared_column_keeps_every_value_exactly(stored: list[Any], extended: list[Any], appended: list[Any]) -> None:
+    """Sharing equal values never changes one: -0.0 stays -0.0 (it equals 0.0), NaN stays NaN, and
+    each item has its own type and repr, whether read from a stored chunk (whole or one item),
+    extended or appended. Compared by repr: == would call -0.0 and 0.0 the same."""
+    seq: Objects[Any] = Objects(shared=True)
+    chunk, _ = _stored(list(stored))
+    seq.add_chunk(chunk)
+    one_by_one = [repr(seq[i]) for i in range(len(stored))]  # item by item, before the chunk is decoded
+    seq.extend(extended)
+    for value in appended:
+        seq.append(value)
+    everything = [*stored, *extended, *appended]
+    assert one_by_one == [repr(v) for v in stored]
+    assert [(type(v), repr(v)) for v in seq] == [(type(v), repr(v)) for v in everything]
+
+
+def test_a_shared_column_holds_one_object_per_repeated_string() -> None:
+    """A decoder makes a new string per record: 1,000 sessions of one category held 1,000 strings.
+    Shared, they are one object, read whole or one by one from a chunk, or extended."""
+    made = [f"cat-{i % 3}"[:5] + str(i % 3) for i in range(1000)]  # 1,000 distinct objects, 3 values
+    assert len({id(v) for v in made}) == 1000
+    stored, _ = _stored(list[object](made))
+    seq: Objects[str] = Objects(shared=True)
+    seq.add_chunk(stored)
+    seq.extend(list(made))
+    seq.append("".join(["cat-1", "1"]))
+    assert seq[5] is seq[2]  # two items decoded one at a time
+    assert len({id(v) for v in seq}) == 3
+    assert len({id(v) for v in Objects(list(made))}) == 1000  # a column that does not share keeps them
+
+
+def test_a_shared_column_stops_sharing_past_its_limit() -> None:
+    """Ids or timestamps would only fill the table: past SHARED_MAX distinct values, new ones are
+    kept as they come (and still equal what was given)."""
+    from lesson_credit.core.log.columns import SHARED_MAX
+
+    values = [f"v{i}" for i in range(SHARED_MAX + 50)]
+    seq: Objects[str] = Objects(shared=True)
+    seq.extend(values)
+    again = [f"v{i}" for i in range(SHARED_MAX + 50)]
+    seq.extend(again)
+    assert list(seq) == values + values
+    # SHARED_MAX values shared (one object for both), the other 50 twice each: 2 * (SHARED_MAX + 50) - SHARED_MAX
+    assert len({id(v) for v in seq}) == SHARED_MAX + 100
