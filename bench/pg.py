@@ -215,7 +215,7 @@ def case_read_pg(sizes: dict[str, Any]) -> list[Any]:
             ours_cached, post_db_cached = best_of(lambda _: load_cached(url), n_ours)
             base_cached, _ = best_of(lambda _: load_cached(None), n_base)
         finally:
-            for path in cache_dir.glob("log-index-pg-*.msgpack"):  # this database's, gone with it
+            for path in cache_dir.glob("log-*-pg-*"):  # this database's (head, sums, parts), gone with it
                 path.unlink(missing_ok=True)
     same = bool((post_db.alpha == post_file.alpha).all() and (post_db.beta == post_file.beta).all())
     same_cached = bool(

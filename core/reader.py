@@ -25,7 +25,6 @@ from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.pgcache import PgLogCache
 from lesson_credit.core.log.snapshot import FoldData, lesson_usage
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.settings import CreditSettings
@@ -73,7 +72,7 @@ class LogReader:
         self._log_cache = log.log_cache(cache_dir) if use_cache else None
         # a read that parses at least this much rewrites the parsed-log cache (and a log this big
         # starts from it): bytes of the file, events of a database store
-        default_threshold = MIN_NEW_BYTES if not isinstance(self._log_cache, PgLogCache) else self._log_cache.min_new
+        default_threshold = MIN_NEW_BYTES if self._log_cache is None else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
         self._dropped = False  # see drop()
@@ -164,13 +163,13 @@ class LogReader:
     def keep_sums(self) -> None:
         """Save the per-block sums a fold computed since the parsed-log cache last held them (after a
         write: the next command then folds without recomputing the blocks the write changed)."""
-        if isinstance(self._log_cache, LogCache):
+        if self._log_cache is not None:
             self._log_cache.save_sums(self.index)
 
     def drop(self, why: str = "") -> None:
         """Forget what was read (a section of the parsed-log cache turned out damaged when read, `why`):
         the next refresh parses the whole log, without the cache, and saves a new one."""
-        if why and isinstance(self._log_cache, LogCache):
+        if why and self._log_cache is not None:
             self._log_cache.note(f"has a damaged block ({why})")
         self.index = LogIndex()
         self.generation += 1

@@ -6,6 +6,7 @@ the per-arm sums, the per-block directory) and one part file per block of sessio
 reads the head; a part's sections are read when something first uses them, so a command on a
 million sessions reads what it touches (core/log/columns.py). A full block's part never changes,
 so a later save writes only the last block's part and the head: what was read since the last save.
+A database store's cache has the same layout under names of its own (core/log/pgcache.py).
 
 The head carries a checksum of its own payload (lesson_credit.core.base.sealed), each section its
 own. It is used only when the log still starts with exactly the bytes it covers
@@ -17,29 +18,27 @@ changes a number, only how long the next read takes.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import struct
 import sys
-import tempfile
 import time
 from array import array
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import msgspec
 import numpy as np
 import xxhash
 
-from lesson_credit.core.base.files import atomic_write, atomic_write_with
+from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_regular
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log import logcheck
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.parts import Part, attach_part, encode_part, part_extents
-from lesson_credit.core.log.sections import BlobSource, CacheDamaged, FileSource, Section, SectionSource
+from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, SectionSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
@@ -181,74 +180,28 @@ def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
         index.blocks.usage[(int(block), int(rows))] = counts
 
 
-# ---------------------------------------------------------------- one file (the database store's cache)
-
-
-def write_index(path: Path, index: LogIndex, digest: str, partial: bool) -> None:
-    """The whole cache as one sealed file (`seal`'s layout), written atomically: the head's length
-    and the head, then every part's sections. `digest` says which events it covers (a database
-    store's fingerprint). One part is in memory at a time: at a million sessions the file is over
-    300 MB, and making it in memory first took four copies of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryFile(dir=path.parent) as scratch:  # beside it: a temporary folder may be memory
-        atomic_write_with(path, lambda handle: _write_index(handle, scratch, index, digest, partial), sync=False)
-
-
-def _write_index(out: BinaryIO, scratch: BinaryIO, index: LogIndex, digest: str, partial: bool) -> None:
-    """The parts go to `scratch` first (the head, which precedes them, says where their sections
-    are), then the sealed whole to `out`: the magic, the payload's digest (written last, in its
-    place), the head's length, the head and the parts, hashed as they are copied."""
-    parts, size = [], 0
-    for extent in part_extents(index, 0, 0, 0, 0):
-        part, blob = encode_part(index, extent, None)
-        for meta in part.sections.values():
-            meta[0] += size
-        scratch.write(blob)
-        size += len(blob)
-        parts.append(part)
-    head = msgspec.msgpack.encode(_head(index, digest, partial, parts, sums=True))
-    hasher = xxhash.xxh3_64()
-    out.write(BLOB_MAGIC)
-    at = out.tell()
-    out.write(bytes(len(hasher.digest())))  # the digest's place
-    scratch.seek(0)
-    for chunk in itertools.chain((struct.pack("<Q", len(head)), head), iter(lambda: scratch.read(COPY_CHUNK), b"")):
-        hasher.update(chunk)
-        out.write(chunk)
-    out.seek(at)
-    out.write(hasher.digest())
-
-
-def decode_index(data: bytes) -> tuple[LogIndex, str, bool]:
-    """The index, digest and partial flag `write_index` stored; ValueError if unusable."""
-    payload = unseal(BLOB_MAGIC, data)
-    if len(payload) < 8:
-        raise ValueError("not a cache of this format")
-    (length,) = struct.unpack("<Q", payload[:8])
-    try:
-        p = msgspec.msgpack.decode(payload[8 : 8 + length])
-    except msgspec.DecodeError as exc:
-        raise ValueError(f"unreadable cache: {exc}") from None
-    source = BlobSource(payload[8 + length :], "parsed-log cache")
-    parts = p.get("parts", []) if isinstance(p, dict) else []
-    index, digest, partial = _index_of(p, [source] * len(parts) if isinstance(parts, list) else [])
-    index.parts = []  # nothing to reuse: the next save writes the whole file again
-    return index, digest, partial
-
-
 # ---------------------------------------------------------------- the file store's cache
 
 
-class LogCache:
-    """`state/lesson-thompson/.cache/log-index.msgpack` and its part files, for one log."""
+class PartedCache:
+    """A parsed-log cache of head, sums and part files in one folder (see the module docstring):
+    what the file store's and a database store's caches share. A subclass says which files
+    (`_place`), how big they may be (`_limit`) and whether the head still describes its store
+    (`load`)."""
 
-    def __init__(self, log: EventLog, cache_dir: Path | None = None, notice: bool = True) -> None:
-        """`cache_dir`: the workspace's `.cache` folder (default: the one beside the log, which it is)."""
-        self.log = log
-        self.dir = log.path.parent / ".cache" if cache_dir is None else Path(cache_dir)
-        self.path = self.dir / "log-index.msgpack"
-        self.sums_path = self.dir / "log-sums.msgpack"
-        self.notice = notice  # say on stderr when a cache is there but cannot be used
+    dir: Path
+    path: Path  # the head
+    sums_path: Path
+    part_prefix: str
+    notice: bool
+    min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
+
+    def _place(self) -> bool:
+        """Set the paths (False: no cache for this store)."""
+        return True
+
+    def _limit(self) -> int:
+        raise NotImplementedError
 
     def note(self, why: str) -> None:
         """Say (once, on stderr) that the cache cannot be used, and why."""
@@ -260,10 +213,10 @@ class LogCache:
 
     def _open_parts(self, p: Any) -> list[SectionSource]:
         sources: list[SectionSource] = []
-        limit = cache_limit(self.log.size())
+        limit = self._limit()
         for meta in p.get("parts", []) if isinstance(p, dict) else []:
             name = meta.get("file") if isinstance(meta, dict) else None
-            if not isinstance(name, str) or not name.startswith(PART_PREFIX) or "/" in name:
+            if not isinstance(name, str) or not name.startswith(self.part_prefix) or "/" in name:
                 raise ValueError("a part without a file")
             try:
                 fd = open_regular(self.dir / name)
@@ -277,7 +230,7 @@ class LogCache:
 
     def _read(self) -> tuple[LogIndex, str, bool] | None:
         try:
-            data = read_regular(self.path, min(HEAD_MAX_BYTES, cache_limit(self.log.size())))
+            data = read_regular(self.path, min(HEAD_MAX_BYTES, self._limit()))
         except FileNotFoundError:
             return None
         except (OSError, UnsafeFile) as exc:
@@ -289,6 +242,78 @@ class LogCache:
         except (ValueError, msgspec.DecodeError) as exc:
             self._say(f"is damaged or from another version ({exc})")
             return None
+
+    def _read_sums(self, index: LogIndex) -> None:
+        """The block sums saved beside the head (none, or damaged: they are computed again)."""
+        try:
+            p = msgspec.msgpack.decode(
+                unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, self._limit())))
+            )
+            if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
+                return
+            _blocks_into(index, p)
+        except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
+            index.blocks.sums.clear()
+            index.blocks.usage.clear()
+
+    def save_sums(self, index: LogIndex) -> None:
+        """Save the block sums when some were computed since they were read or saved (best effort,
+        no fsync: lost ones are computed again); only for an index the cache holds (a log too small
+        for the cache is read whole, sums and all, by every process)."""
+        if index.blocks.changed and index.parts and self._place():
+            self._write_sums(index)
+
+    def _write_sums(self, index: LogIndex) -> None:
+        with contextlib.suppress(StoreError, OSError):
+            atomic_write(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index))), sync=False)
+            index.blocks.changed = False
+
+    def _save(self, index: LogIndex, digest: str, partial: bool) -> None:
+        """Write the parts that changed since the index's own (the last one, new ones), then the
+        sums and the head: what was read since the last save, not the whole log again."""
+        keep = [part for part in index.parts[:-1] if part.file and (self.dir / part.file).exists()]
+        if len(keep) != max(len(index.parts) - 1, 0):
+            keep = []
+        starts = (sum(p.rows for p in keep), sum(p.entries for p in keep))
+        events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
+        parts = list(keep)
+        for extent in part_extents(index, starts[0], starts[1], *events):
+            part, blob = encode_part(index, extent, None)
+            name = f"{self.part_prefix}{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}.bin"
+            atomic_write(self.dir / name, blob)  # (a file of that name may be one found damaged)
+            part.file = name
+            parts.append(part)
+        self._write_sums(index)
+        head = _head(index, digest, partial, parts, sums=False)
+        atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
+        index.parts = parts
+        self._remove_unused({part.file for part in parts if part.file})
+
+    def _remove_unused(self, used: set[str]) -> None:
+        now = time.time()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.dir):
+                if entry.name.startswith(self.part_prefix) and entry.name not in used:
+                    with contextlib.suppress(OSError):
+                        if now - entry.stat(follow_symlinks=False).st_mtime > UNUSED_PART_AGE_S:
+                            os.unlink(entry.path)
+
+
+class LogCache(PartedCache):
+    """`state/lesson-thompson/.cache/log-index.msgpack` and its part files, for one log."""
+
+    def __init__(self, log: EventLog, cache_dir: Path | None = None, notice: bool = True) -> None:
+        """`cache_dir`: the workspace's `.cache` folder (default: the one beside the log, which it is)."""
+        self.log = log
+        self.dir = log.path.parent / ".cache" if cache_dir is None else Path(cache_dir)
+        self.path = self.dir / "log-index.msgpack"
+        self.sums_path = self.dir / "log-sums.msgpack"
+        self.part_prefix = PART_PREFIX
+        self.notice = notice  # say on stderr when a cache is there but cannot be used
+        self.min_new = MIN_NEW_BYTES
+
+    def _limit(self) -> int:
+        return cache_limit(self.log.size())
 
     def load(self) -> tuple[LogIndex, logcheck.PrefixDigest, bool] | None:
         """(index, digest of the covered bytes, partial) if the cache is intact and still
@@ -309,58 +334,7 @@ class LogCache:
         self._read_sums(index)
         return index, hasher, partial
 
-    def _read_sums(self, index: LogIndex) -> None:
-        """The block sums saved beside the head (none, or damaged: they are computed again)."""
-        try:
-            p = msgspec.msgpack.decode(
-                unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, cache_limit(self.log.size()))))
-            )
-            if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
-                return
-            _blocks_into(index, p)
-        except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
-            index.blocks.sums.clear()
-            index.blocks.usage.clear()
-
-    def save_sums(self, index: LogIndex) -> None:
-        """Save the block sums when some were computed since they were read or saved (best effort,
-        no fsync: lost ones are computed again); only for an index the cache holds (a log too small
-        for the cache is read whole, sums and all, by every process)."""
-        if index.blocks.changed and index.parts:
-            self._write_sums(index)
-
-    def _write_sums(self, index: LogIndex) -> None:
-        with contextlib.suppress(StoreError, OSError):
-            atomic_write(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index))), sync=False)
-            index.blocks.changed = False
-
     def save(self, index: LogIndex, digest: str, partial: bool) -> None:
-        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
-        Writes the parts that changed since the index's own (the last one, new ones), then the head."""
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
         with contextlib.suppress(StoreError, OSError, CacheDamaged):
-            keep = [part for part in index.parts[:-1] if part.file and (self.dir / part.file).exists()]
-            if len(keep) != max(len(index.parts) - 1, 0):
-                keep = []
-            starts = (sum(p.rows for p in keep), sum(p.entries for p in keep))
-            events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
-            parts = list(keep)
-            for extent in part_extents(index, starts[0], starts[1], *events):
-                part, blob = encode_part(index, extent, None)
-                name = f"{PART_PREFIX}{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}.bin"
-                atomic_write(self.dir / name, blob)  # (a file of that name may be one found damaged)
-                part.file = name
-                parts.append(part)
-            self._write_sums(index)
-            head = _head(index, digest, partial, parts, sums=False)
-            atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
-            index.parts = parts
-            self._remove_unused({part.file for part in parts if part.file})
-
-    def _remove_unused(self, used: set[str]) -> None:
-        now = time.time()
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(self.dir):
-                if entry.name.startswith(PART_PREFIX) and entry.name not in used:
-                    with contextlib.suppress(OSError):
-                        if now - entry.stat(follow_symlinks=False).st_mtime > UNUSED_PART_AGE_S:
-                            os.unlink(entry.path)
+            self._save(index, digest, partial)

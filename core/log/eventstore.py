@@ -78,7 +78,13 @@ class ParsedLogCache(Protocol):
 
     def load(self) -> tuple[LogIndex, Any, bool] | None: ...
 
+    min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
+
     def save(self, index: LogIndex, digest: str, partial: bool) -> None: ...
+
+    def save_sums(self, index: LogIndex) -> None: ...
+
+    def note(self, why: str) -> None: ...
 
 
 @runtime_checkable

@@ -62,7 +62,7 @@ PART_SECTIONS = (
 class Part:
     """One block of the cache: where its sections are, and how much of each kind of item it holds."""
 
-    file: str | None  # the part file's name (None: inside one file with the head)
+    file: str | None  # the part file's name (None: not written yet)
     rows: int
     entries: int
     grades: int

@@ -1,8 +1,8 @@
 """What a reader keeps of a database store: the parsed-log cache per store position, and the
 check that what it read up to a position is still there (`PositionCheck`).
 
-The same columns the file's cache holds (`lesson_credit.core.log.cache.write_index`), kept in the workspace's
-`.cache/log-index-pg-<store id>.msgpack`, and used only when the database is the one it was
+The same head, sums and parts the file's cache holds (`lesson_credit.core.log.cache.PartedCache`), kept
+in the workspace's `.cache/log-index-pg-<store id>*`, and used only when the database is the one it was
 made from (its store id) and still reaches the position the cache covers. The events table is
 append-only (triggers refuse UPDATE, DELETE and TRUNCATE), so the events up to that position
 are the ones the cache was made from; a process then reads only the events after it.
@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 import xxhash
 
-from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
-from lesson_credit.core.log.cache import cache_limit, decode_index, write_index
+from lesson_credit.core.log.cache import PartedCache, cache_limit
 from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.store import StoreError
 
 MIN_NEW_EVENTS = 5_000  # rewrite the cache when a read took this many events (~4 MB of log, as the file)
@@ -68,42 +68,49 @@ class PositionCheck:
         self._store_id = self.store.store_id()
 
 
-class PgLogCache:
-    """`<cache_dir>/log-index-pg-<store id>.msgpack` for one database store (not while the store
-    reads only one agent's events: that is another index)."""
+class PgLogCache(PartedCache):
+    """`<cache_dir>/log-index-pg-<store id>.msgpack`, its sums and its part files, for one database
+    store (not while the store reads only one agent's events: that is another index). The file
+    store's layout (core/log/cache.py): a save writes the parts read since the last one and the
+    head, never the whole cache again."""
 
     def __init__(self, store: PositionedStore, cache_dir: Path) -> None:
         self.store = store
-        self.cache_dir = Path(cache_dir)
+        self.dir = Path(cache_dir)
+        self.notice = False  # a database's cache is rebuilt without a word (its store id names it)
         self.min_new = MIN_NEW_EVENTS
 
-    def _path(self) -> Path | None:
+    def _place(self) -> bool:
         if self.store.written_by is not None:
-            return None
-        return self.cache_dir / f"log-index-pg-{self.store.store_id()}.msgpack"
+            return False
+        name = f"log-index-pg-{self.store.store_id()}"
+        self.path = self.dir / f"{name}.msgpack"
+        self.sums_path = self.dir / f"log-sums-pg-{self.store.store_id()}.msgpack"
+        self.part_prefix = f"{name}-part-"
+        return True
+
+    def _limit(self) -> int:
+        return cache_limit(self.store.size() * 1024)  # ~1 KB per event is far past what a cache holds
 
     def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
         """(index, a hasher for the reader's interface, partial) if the cache describes a prefix of
         this database's events, else None."""
-        path = self._path()
-        if path is None:
-            return None
-        try:  # refused by its size before reading: ~1 KB per event is far past what a cache holds
-            data = read_regular(path, cache_limit(self.store.size() * 1024))
-        except (OSError, UnsafeFile):
-            return None
-        try:
-            index, fingerprint, partial = decode_index(data)
-        except ValueError:
-            return None
-        if partial or self.store.size() < index.end or self.store.fingerprint(index.end) != fingerprint:
-            return None
-        return index, xxhash.xxh3_64(), partial
+        with contextlib.suppress(StoreError):
+            if not self._place():
+                return None
+            loaded = self._read()
+            if loaded is None:
+                return None
+            index, fingerprint, partial = loaded
+            if partial or self.store.size() < index.end or self.store.fingerprint(index.end) != fingerprint:
+                return None
+            self._read_sums(index)
+            return index, xxhash.xxh3_64(), partial
+        return None
 
     def save(self, index: LogIndex, digest: str, partial: bool) -> None:
         """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
         It records the database and position it covers (the reader's `digest` is of no bytes)."""
-        path = self._path()
-        if path is not None:
-            with contextlib.suppress(StoreError, OSError):
-                write_index(path, index, self.store.fingerprint(index.end), partial)
+        with contextlib.suppress(StoreError, OSError, CacheDamaged):
+            if self._place():
+                self._save(index, self.store.fingerprint(index.end), partial)

@@ -30,7 +30,7 @@ FIELDS = ("n", "sum_base", "sum_base_salience", "sum_salience", "last")
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)
     monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 8)
 
 

@@ -25,7 +25,7 @@ WITHOUT_S2 = {"a.md": (1.4, 1.6, 1), "b.md": (1.0, 1.0, 0)}
 def test_a_retraction_folds_as_if_the_session_had_no_grade(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use_cache: bool
 ) -> None:
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)  # the cache path is taken on a tiny log too
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)  # the cache path is taken on a tiny log too
     root = make_workspace(tmp_path, LESSONS, [*BASE, grade("s2", 0.6), retraction("s2")])
     Workspace(root, use_cache=use_cache).data()  # writes the cache (when on); the second read uses it
     ws = Workspace(root, use_cache=use_cache)

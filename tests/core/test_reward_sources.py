@@ -152,7 +152,7 @@ def test_the_folded_scores_are_the_per_session_rule(
 def test_the_parsed_log_cache_keeps_every_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sources are columns of the cache (its parts and head): a workspace read from the cache has the
     same scores, sources and graders as one that parsed the log."""
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)  # the cache path on a tiny log too
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)  # the cache path on a tiny log too
     events: list[dict[str, object]] = [session(f"s{i}", 0.5 if i % 2 else None, {"a.md": 0.5}) for i in range(6)]
     events += [grade("s0", 0.9), grade("s1", 0.2, "judge"), grade("s2", 0.7, "judge"), grade("s2", 0.4, "bob")]
     events += [grade("s3", 0.1, "outcome"), {"type": "grade", "session_id": "s1", "base_reward": None, "grader": "x"}]

@@ -19,7 +19,7 @@ LESSON = '---\nmatch:\n  keywords: ["alpha", "beta"]\n---\n# L\n'
 
 @pytest.fixture(autouse=True)
 def small_cache_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)
 
 
 def _session(sid: str, reward: float | None, sal: float) -> str:

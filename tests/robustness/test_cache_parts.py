@@ -24,7 +24,7 @@ CACHE_REL = LOG_REL.parent / ".cache"
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)
     monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 8)
 
 
@@ -190,49 +190,108 @@ def test_grade_events_read_after_the_cache_find_their_sessions_in_one_batch(
     assert [p.reason for p in warm.log_problems()] == [p.reason for p in cold.log_problems()]
 
 
-def test_the_one_file_cache_reads_back_what_was_written_part_by_part(tmp_path: Path) -> None:
-    """The database store's cache is written through a scratch file, one part in memory at a time
-    (write_index); read back, it gives the index it was written from, and a changed byte is refused."""
+class _Store:
+    """What the database store's cache needs of its store, over an index read from a file: the
+    position it reaches is the index's end (all of it)."""
+
+    written_by: str | None = None
+
+    def __init__(self, ws: Workspace) -> None:
+        self.ws = ws
+
+    def size(self) -> int:
+        return int(self.ws._reader.index.end)
+
+    def store_id(self) -> str:
+        return "00000000-0000-0000-0000-000000000001"
+
+    def fingerprint(self, end: int) -> str:
+        return f"pg:{self.store_id()}:{end}"
+
+
+def test_a_database_stores_cache_reads_back_what_was_written(tmp_path: Path) -> None:
+    """The database store's cache (head, sums and one file per block, as the file's) gives back the
+    index it was written from, and a changed byte in a part is refused when that part is read."""
     from lesson_credit.core.bandit.fold import fold
-    from lesson_credit.core.log.cache import decode_index, write_index
+    from lesson_credit.core.log.pgcache import PgLogCache
+    from lesson_credit.core.log.sections import CacheDamaged
 
     root = _workspace(tmp_path)
     ws = Workspace(root)
     ws.data()  # read: from the parts the file store's cache wrote
     index = ws._reader.index
-    assert index.n_sessions == len(IDS) and len(_parts(root)) == 5  # 33 sessions in blocks of 8: several parts
-    path = tmp_path / "one.msgpack"
-    write_index(path, index, "pg:store:36", False)
-    back, digest, partial = decode_index(path.read_bytes())
-    assert (digest, partial) == ("pg:store:36", False)
-    assert back.n_sessions == index.n_sessions and back.end == index.end
+    assert index.n_sessions == len(IDS)
+    cache = PgLogCache(_Store(ws), tmp_path / "cache")  # a folder not made yet
+    cache.save(index, "", False)
+    parts = sorted((tmp_path / "cache").glob("log-index-pg-*-part-*.bin"))
+    assert len(parts) == 5  # 33 sessions in blocks of 8
+    loaded = cache.load()
+    assert loaded is not None
+    back, _, partial = loaded
+    assert not partial and back.n_sessions == index.n_sessions and back.end == index.end
     assert [back.session(row).session_id for row in range(back.n_sessions)] == IDS
     assert [back.row_of(sid) for sid in IDS] == list(range(len(IDS)))
     assert [back.session(row) for row in range(back.n_sessions)] == [index.session(r) for r in range(len(IDS))]
     ours, theirs = fold(back.snapshot(), ws.settings), fold(index.snapshot(), ws.settings)
     assert ours.arm_ids == theirs.arm_ids and ours.n.tolist() == theirs.n.tolist() == [24, 24]
     assert ours.alpha.tolist() == theirs.alpha.tolist() and ours.beta.tolist() == theirs.beta.tolist()
-    again = tmp_path / "again.msgpack"
-    write_index(again, back, digest, partial)
-    assert again.read_bytes() == path.read_bytes()  # written again from what was read: the same file
-    damaged = bytearray(path.read_bytes())
+    damaged = bytearray(parts[2].read_bytes())
     damaged[len(damaged) // 2] ^= 0xFF
-    with pytest.raises(ValueError):
-        decode_index(bytes(damaged))
+    parts[2].write_bytes(bytes(damaged))
+    again = cache.load()
+    assert again is not None  # the head is intact; the part is checked when read
+    with pytest.raises(CacheDamaged):
+        [again[0].session(row) for row in range(again[0].n_sessions)]
 
 
-def test_the_database_stores_cache_is_saved_without_holding_the_file_in_memory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Saving the one-file cache made the whole file in memory, then copied it three times (1.76 GB
-    at a million sessions for a 342 MB file); now one part (a block of sessions) at a time. Counted
-    by tracemalloc, not timed: the save's peak stays far below the file it writes."""
-    import tracemalloc
-
-    from lesson_credit.core.log import cache as cache_mod
+def test_a_database_stores_cache_writes_what_was_read_since_its_last_save(tmp_path: Path) -> None:
+    """The database store's cache was one file, written whole whenever a read took 5,000 new
+    events (342 MB and ~4.5 s at a million sessions, for 5,000 events). Now a save writes the last
+    block's part and the parts after it, and the head: the full blocks' files are not touched."""
     from lesson_credit.core.log.pgcache import PgLogCache
 
-    monkeypatch.setattr(cache_mod, "COPY_CHUNK", 16 * 1024, raising=False)
+    root = _workspace(tmp_path)
+    ws = Workspace(root, use_cache=False)
+    ws.data()
+    cache = PgLogCache(_Store(ws), tmp_path / "cache")
+    cache.save(ws._reader.index, "", False)
+    folder = tmp_path / "cache"
+
+    def parts() -> dict[str, tuple[int, int]]:
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("log-index-pg-*-part-*.bin")}
+
+    before = parts()
+    assert len(before) == 5  # 33 sessions: blocks 0-3 full, block 4 holds 1
+    log = root / LOG_REL
+    with log.open("a") as handle:  # 10 more sessions: block 4 fills up, block 5 starts
+        handle.write("".join(_session(f"late-{i}", 0.5) for i in range(10)))
+    ws.refresh()
+    index = ws._reader.index
+    assert index.n_sessions == len(IDS) + 10
+    cache.save(index, "", False)
+    after, named = parts(), {part.file for part in index.parts}  # the files the head now names
+    assert len(named) == 6 and named <= set(after)
+    kept = {name for name in named & set(before) if after[name] == before[name]}
+    assert len(kept) == 4  # the four full blocks' files, untouched
+    assert len(named - set(before)) == 2  # block 4 again (it grew) and the new block 5
+    loaded = cache.load()
+    assert loaded is not None
+    assert [loaded[0].session(row).session_id for row in range(index.n_sessions)] == [
+        *IDS,
+        *(f"late-{i}" for i in range(10)),
+    ]
+
+
+def test_the_database_stores_cache_is_saved_without_holding_the_cache_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one-file cache was made whole in memory, then copied three times (1.76 GB at a million
+    sessions for a 342 MB file); now one part (a block of sessions) at a time. Counted by
+    tracemalloc, not timed: the save's peak stays far below what it writes."""
+    import tracemalloc
+
+    from lesson_credit.core.log.pgcache import PgLogCache
+
     monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 1024)  # 12 parts: each part holds many sessions
     make_ws(tmp_path, LIBRARY)
     log = tmp_path / LOG_REL
@@ -240,28 +299,29 @@ def test_the_database_stores_cache_is_saved_without_holding_the_file_in_memory(
     log.write_text("".join(_session(f"s-{i:05d}", (i % 10) / 10, {"category": f"c{i % 7}"}) for i in range(12000)))
     ws = Workspace(tmp_path, use_cache=False)
     ws.data()
-    index = ws._reader.index
-
-    class Store:  # what the cache needs of a database store
-        written_by: str | None = None
-
-        def size(self) -> int:
-            return int(index.end)  # the position the cache covers: all of it
-
-        def store_id(self) -> str:
-            return "00000000-0000-0000-0000-000000000001"
-
-        def fingerprint(self, end: int) -> str:
-            return f"pg:{self.store_id()}:{end}"
-
-    cache = PgLogCache(Store(), tmp_path / "cache")
+    cache = PgLogCache(_Store(ws), tmp_path / "cache")
     tracemalloc.start()
     try:
-        cache.save(index, "", False)
+        cache.save(ws._reader.index, "", False)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    written = (tmp_path / "cache" / f"log-index-pg-{Store().store_id()}.msgpack").stat().st_size
+    written = sum(p.stat().st_size for p in (tmp_path / "cache").iterdir())
     assert written > 1_500_000  # 12,000 sessions in 12 parts (blocks of 1,024)
-    assert peak < written / 2, (peak, written)  # one part and a chunk of the copy at a time, not the file
+    assert peak < written / 2, (peak, written)  # one part at a time, not the whole cache
     assert cache.load() is not None  # and it is a cache the next command reads
+
+
+def test_a_category_every_session_repeats_is_held_once_read_from_the_log_or_the_cache(tmp_path: Path) -> None:
+    """Every session's record says category "c": decoded, that was one new string per session (a
+    million at 1M, 63 bytes each). Read from the log or from the cache's parts, the index holds it
+    once; the values are unchanged."""
+    root = _workspace(tmp_path)
+    cold = Workspace(root, use_cache=False)
+    cold.data()
+    warm = Workspace(root)
+    warm.data()
+    for ws in (cold, warm):
+        categories = list(ws._reader.index.session_categories)
+        assert categories == ["c"] * len(IDS)
+        assert len({id(c) for c in categories}) == 1

@@ -153,7 +153,7 @@ def test_a_foreign_big_seed_does_not_brick_the_cache(tmp_path: Path, monkeypatch
 
     from lesson_credit.core.workspace import Workspace
 
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)  # every read writes the cache
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)  # every read writes the cache
     ws_root = make_ws(tmp_path)
     lines = [
         {"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": "a.md", "salience": 1.0}]},

@@ -28,7 +28,7 @@ SEAL_REL = LOG_REL.parent / ".cache" / "log-seal"
 def cache_every_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small logs take the cache path too (the threshold is 4 MB in use), and are digested in blocks
     of 256 bytes (1 MB in use), so that a log of a few KB has full blocks a seal can vouch for."""
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)
     monkeypatch.setattr(logcheck, "BLOCK_BYTES", 256)
 
 

@@ -33,7 +33,7 @@ LIBRARY = {"a.md": lesson(["alpha", "modifying"]), "tools/zeta.md": lesson(["zet
 @pytest.fixture(autouse=True)
 def cache_every_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Small logs take the cache path too (the threshold is 4 MB in use)."""
-    monkeypatch.setattr("lesson_credit.core.reader.MIN_NEW_BYTES", 0)
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)
 
 
 def _session(i: int, reward: float | None, salience: float = 0.25) -> dict[str, Any]:
