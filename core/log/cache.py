@@ -230,6 +230,10 @@ class PartedCache:
 
     def _read(self) -> tuple[LogIndex, str, bool] | None:
         try:
+            if not read_regular(self.path, len(CACHE_MAGIC), longer=True).startswith(CACHE_MAGIC):
+                # not read whole: an older version's database cache was the whole index in one file
+                self._say("is from another version")
+                return None
             data = read_regular(self.path, min(HEAD_MAX_BYTES, self._limit()))
         except FileNotFoundError:
             return None

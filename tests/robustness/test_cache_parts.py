@@ -325,3 +325,31 @@ def test_a_category_every_session_repeats_is_held_once_read_from_the_log_or_the_
         categories = list(ws._reader.index.session_categories)
         assert categories == ["c"] * len(IDS)
         assert len({id(c) for c in categories}) == 1
+
+
+def test_an_older_versions_database_cache_is_not_read_whole(tmp_path: Path) -> None:
+    """Before c1d3c88 a database's cache was one file holding the whole index, under the name the
+    head has now (342 MB at 1M). Its first bytes say it is not a head: it is passed over without
+    being read into memory (tracemalloc), and the next save replaces it."""
+    import tracemalloc
+
+    from lesson_credit.core.log.pgcache import PgLogCache
+
+    root = _workspace(tmp_path)
+    ws = Workspace(root, use_cache=False)
+    ws.data()
+    store = _Store(ws)
+    head = tmp_path / "cache" / f"log-index-pg-{store.store_id()}.msgpack"
+    head.parent.mkdir()
+    head.write_bytes(b"lesson-credit log-index blob 8\n" + bytes(8_000_000))
+    cache = PgLogCache(store, tmp_path / "cache")
+    tracemalloc.start()
+    try:
+        assert cache.load() is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, peak  # the old code read all 8 MB of it
+    cache.save(ws._reader.index, "", False)
+    loaded = cache.load()
+    assert loaded is not None and loaded[0].n_sessions == len(IDS)
