@@ -264,8 +264,9 @@ class PartedCache:
         """Save the block sums when some were computed since they were read or saved (best effort,
         no fsync: lost ones are computed again); only for an index the cache holds (a log too small
         for the cache is read whole, sums and all, by every process)."""
-        if index.blocks.changed and index.parts and self._place():
-            self._write_sums(index)
+        with contextlib.suppress(StoreError):  # (a database store names its files by asking it)
+            if index.blocks.changed and index.parts and self._place():
+                self._write_sums(index)
 
     def _write_sums(self, index: LogIndex) -> None:
         with contextlib.suppress(StoreError, OSError):

@@ -353,3 +353,26 @@ def test_an_older_versions_database_cache_is_not_read_whole(tmp_path: Path) -> N
     cache.save(ws._reader.index, "", False)
     loaded = cache.load()
     assert loaded is not None and loaded[0].n_sessions == len(IDS)
+
+
+def test_keeping_a_database_caches_sums_never_fails_a_command(tmp_path: Path) -> None:
+    """After a write, the block sums a fold computed are kept (`save_sums`). A database store names
+    its cache files by asking the database; a database gone at that moment costs the sums, never
+    the command whose event was written."""
+    from lesson_credit.core.log.pgcache import PgLogCache
+    from lesson_credit.core.log.store import StoreError
+
+    root = _workspace(tmp_path)
+    ws = Workspace(root, use_cache=False)
+    ws.data()
+    index = ws._reader.index
+    store = _Store(ws)
+    PgLogCache(store, tmp_path / "cache").save(index, "", False)
+    index.blocks.changed = True
+
+    class Gone(_Store):
+        def store_id(self) -> str:
+            raise StoreError("the database went away")
+
+    PgLogCache(Gone(ws), tmp_path / "cache").save_sums(index)  # no exception
+    assert index.blocks.changed  # not saved
