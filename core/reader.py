@@ -10,6 +10,7 @@ picks them up like any other writer's.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,18 @@ from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
 from lesson_credit.core.views import GradeRecord
+
+
+@dataclass(frozen=True)
+class ReadProgress:
+    """How far a read under way has come (`LogReader.progress`): what a dashboard shows while a big
+    log is read (25 s for a million sessions the first time)."""
+
+    stage: str  # "reading" the events, then "caching" (writing the parsed-log cache after a big read)
+    done: int  # of `total`, counted from where the read began
+    total: int
+    of_bytes: bool  # bytes of a log file; else events of a database
+    since: float  # time.monotonic() when the refresh began
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,7 @@ class LogReader:
         self._agents: dict[str, str] = {}
         self._agents_end = 0
         self._agents_of: LogIndex | None = None
+        self.progress: ReadProgress | None = None  # while a refresh runs (read from other threads)
 
     @property
     def caches(self) -> bool:
@@ -120,35 +134,53 @@ class LogReader:
         started_at = index.end
         changed = reset
         tail_problem = None
-        with gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
-            for result in self.log.read_since(
-                index.end,
-                index.lines + 1,
-                decode=decode_raw,
-                decode_lines=decode_raw_lines,
-                hasher=self._prefix.hasher,
-            ):
-                added = index.add_many(result.events, result.offsets)
-                index.problems.extend(sorted(result.problems + added, key=lambda p: p.line))
-                changed = changed or bool(result.events or result.problems)
-                tail_problem = result.tail_problem
-                if result.end != index.end:
-                    index.end = result.end
-                    index.lines += result.lines
-                    self._partial = result.partial
-        self._prefix.checked(signature)  # after reading: it may seal the log as read (core/log/logcheck.py)
-        changed = changed or tail_problem != self._tail_problem
-        self._tail_problem = tail_problem
-        prepared = None
-        if index.end != started_at and index.end - started_at >= self.cache_threshold:
-            index.settle()
-            if self._log_cache is not None:
-                with gc_paused():  # as above: encoding a million sessions makes millions of objects
-                    prepared = _with_block_sums(index, settings, self.outcomes, self.rewards)
-                    self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
+        try:
+            self._report("reading", 0, size - started_at)
+            with gc_paused():  # millions of small containers: the cyclic GC would rescan them many times
+                for result in self.log.read_since(
+                    index.end,
+                    index.lines + 1,
+                    decode=decode_raw,
+                    decode_lines=decode_raw_lines,
+                    hasher=self._prefix.hasher,
+                ):
+                    added = index.add_many(result.events, result.offsets)
+                    index.problems.extend(sorted(result.problems + added, key=lambda p: p.line))
+                    changed = changed or bool(result.events or result.problems)
+                    tail_problem = result.tail_problem
+                    if result.end != index.end:
+                        index.end = result.end
+                        index.lines += result.lines
+                        self._partial = result.partial
+                    self._report("reading", result.end - started_at, size - started_at)
+            self._prefix.checked(signature)  # after reading: it may seal the log as read (core/log/logcheck.py)
+            changed = changed or tail_problem != self._tail_problem
+            self._tail_problem = tail_problem
+            prepared = self._settle(started_at, settings)
+        finally:
+            self.progress = None
         if changed:
             self.snapshot, self._folds = prepared, {}
         return changed
+
+    def _report(self, stage: str, done: int, total: int) -> None:
+        since = time.monotonic() if self.progress is None else self.progress.since
+        self.progress = ReadProgress(stage, done, max(done, total), self.log.is_local, since)
+
+    def _settle(self, started_at: int, settings: CreditSettings) -> FoldData | None:
+        """After a big read: settle the columns and rewrite the parsed-log cache (with the block
+        sums it carries); the snapshot computed for them, if any."""
+        index = self.index
+        if index.end == started_at or index.end - started_at < self.cache_threshold:
+            return None
+        index.settle()
+        if self._log_cache is None:
+            return None
+        self._report("caching", 0, 0)
+        with gc_paused():  # as above: encoding a million sessions makes millions of objects
+            prepared = _with_block_sums(index, settings, self.outcomes, self.rewards)
+            self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
+        return prepared
 
     def content_key(self) -> str | None:
         """What identifies the log as read (its length and the digest of its bytes), for caches of

@@ -41,7 +41,7 @@ from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import HUMAN, SOURCES, RewardInputs, check_priority
-from lesson_credit.core.reader import LogReader
+from lesson_credit.core.reader import LogReader, ReadProgress
 from lesson_credit.core.session_records import JoinedRecords, SessionRecords, trajectory_for
 from lesson_credit.core.sessions.records import Record
 from lesson_credit.core.views import (
@@ -455,6 +455,11 @@ class Workspace:
         """The string outcome of the session's record when it was logged without base_reward."""
         self.data()
         return self._reader.outcome_label(self._row(session_id))
+
+    @property
+    def read_progress(self) -> ReadProgress | None:
+        """How far the read under way has come (None: none is), safe to ask from another thread."""
+        return self._reader.progress
 
     @property
     def read_generation(self) -> int:

@@ -8,7 +8,6 @@ snapshot; `data_version` follows it and the screens reload from it.
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
@@ -35,14 +34,25 @@ from lesson_credit.tui.messages import (
     WriteFailed,
 )
 from lesson_credit.tui.screens.base import describe_failure
+from lesson_credit.tui.screens.lazy import (
+    analysis_screen,
+    health_screen,
+    help_screens,
+    is_session_detail,
+    sessions_screen,
+    simulation_screen,
+)
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import Problems, SourceSnapshot, Workspace, WorkspaceSource
+from lesson_credit.tui.source import Workspace, WorkspaceSource
+from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
-from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.text import fmt_grade, one_line, progress_text
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
+PROGRESS_EVERY_S = 0.5  # how often the title bar looks at a read under way
+PROGRESS_AFTER_S = 1.0  # a read shows its progress once it has taken this long (a poll's never does)
 FIRST_SNAPSHOT_LATEST_S = 2.0  # the first snapshot starts once the Lessons rows are drawn, or after this
 WATCH_SECONDS = 1.0  # longest wait in a database store's `wait` before the watcher looks again
 PROBLEMS_IN_NOTICE = 3
@@ -50,75 +60,6 @@ TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbe
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help", "jump")
-
-
-def help_screens() -> tuple[tuple[str, type[Screen[Any]]], ...]:
-    """Every screen's bindings for `?`. Imported here, not at start-up: only the Lessons screen
-    (the first paint) is imported with the app; the others (and what they import) load when first
-    shown."""
-    from lesson_credit.tui.screens.agreement import AgreementScreen
-    from lesson_credit.tui.screens.analysis import AnalysisScreen
-    from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
-    from lesson_credit.tui.screens.grade_value import GradeValueScreen
-    from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
-    from lesson_credit.tui.screens.health import HealthScreen
-    from lesson_credit.tui.screens.jump import JumpScreen
-    from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
-    from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
-    from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-    from lesson_credit.tui.screens.sessions import SessionsScreen
-    from lesson_credit.tui.screens.simulation import SimulationScreen
-    from lesson_credit.tui.screens.transcript import TranscriptScreen
-    from lesson_credit.tui.screens.what_if import WhatIfScreen
-
-    return (
-        ("Lessons", LessonsScreen),
-        ("Sessions", SessionsScreen),
-        ("Session detail", SessionDetailScreen),
-        ("What-if", WhatIfScreen),
-        ("Analysis", AnalysisScreen),
-        ("Lesson rewards", LessonRewardsScreen),
-        ("Lesson over time", LessonOverTimeScreen),
-        ("Simulation", SimulationScreen),
-        ("Health", HealthScreen),
-        ("Transcript", TranscriptScreen),
-        ("Agreement", AgreementScreen),
-        ("Grading queue", GradingQueueScreen),
-        ("Exact grade dialog", GradeValueScreen),
-        ("Confirm dialog", ConfirmScreen),
-        ("Replace grade dialog", ConfirmCommit),
-        ("Go to session dialog", JumpScreen),
-    )
-
-
-def sessions_screen(source: WorkspaceSource) -> Screen[Any]:
-    from lesson_credit.tui.screens.sessions import SessionsScreen
-
-    return SessionsScreen(source)
-
-
-def is_session_detail(screen: Screen[Any]) -> bool:
-    """Without importing the Session detail screen (it loads when first opened)."""
-    module = sys.modules.get("lesson_credit.tui.screens.session_detail")
-    return module is not None and isinstance(screen, module.SessionDetailScreen)
-
-
-def analysis_screen(source: WorkspaceSource) -> Screen[Any]:
-    from lesson_credit.tui.screens.analysis import AnalysisScreen
-
-    return AnalysisScreen(source)
-
-
-def simulation_screen(source: WorkspaceSource) -> Screen[Any]:
-    from lesson_credit.tui.screens.simulation import SimulationScreen
-
-    return SimulationScreen(source)
-
-
-def health_screen(source: WorkspaceSource) -> Screen[Any]:
-    from lesson_credit.tui.screens.health import HealthScreen
-
-    return HealthScreen(source)
 
 
 class LessonCreditApp(App[None]):
@@ -195,6 +136,7 @@ class LessonCreditApp(App[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.source.name
+        self.set_interval(PROGRESS_EVERY_S, self.show_progress)
         self.screen_change_signal.subscribe(self, lambda _screen: self.keys.wake())
         # the first snapshot (the session ids for next-pending, the problems notice) waits for the
         # Lessons rows to be drawn: taken now it would hold the source's lock the first rows need.
@@ -205,6 +147,15 @@ class LessonCreditApp(App[None]):
                 self._watch_log()
             else:
                 self.set_interval(self.poll_seconds, self._poll)
+
+    def show_progress(self) -> None:
+        """The title bar says how far a long read has come (a first read of a big log: 15-25 s with
+        nothing but a loading indicator otherwise), and stops saying it once it is done."""
+        progress = self.source.read_progress()
+        long = progress is not None and time.monotonic() - progress.since >= PROGRESS_AFTER_S
+        text = f"{self.source.name} · {progress_text(progress)}" if progress is not None and long else self.source.name
+        if self.sub_title != text:
+            self.sub_title = text
 
     def on_unmount(self) -> None:
         self.source.close()  # a joint fit running in a child process ends with the dashboard

@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from lesson_credit.core.api import MISSING, LessonRow
-from lesson_credit.tui.source import BROKEN
+from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, fmt_signed, one_line, spaced_text
 
 PIN_MARK = "◆"

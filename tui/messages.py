@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from lesson_credit.tui.source import SourceSnapshot
+    from lesson_credit.tui.source_views import SourceSnapshot
     from lesson_credit.tui.writes import Write, WriteOutcome
 
 

@@ -22,7 +22,7 @@ from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
 if TYPE_CHECKING:
-    from lesson_credit.tui.source import SourceSnapshot
+    from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 

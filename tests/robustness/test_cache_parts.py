@@ -376,3 +376,44 @@ def test_keeping_a_database_caches_sums_never_fails_a_command(tmp_path: Path) ->
 
     PgLogCache(Gone(ws), tmp_path / "cache").save_sums(index)  # no exception
     assert index.blocks.changed  # not saved
+
+
+def test_a_read_under_way_says_how_far_it_has_come(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Workspace.read_progress` (what the dashboard's title bar shows during a first read of a big
+    log): while the log is read, the bytes done of the bytes to read, growing chunk by chunk to the
+    log's size; then "caching" while the parsed-log cache is written; None once the read is over."""
+    import functools
+
+    from lesson_credit.core.log.cache import LogCache
+    from lesson_credit.core.log.index import LogIndex
+    from lesson_credit.core.log.store import EventLog
+
+    root = _workspace(tmp_path)
+    for path in (root / CACHE_REL).iterdir():
+        path.unlink()  # read from the start, and write the cache again
+    size = (root / LOG_REL).stat().st_size
+    monkeypatch.setattr(EventLog, "read_chunks", functools.partialmethod(EventLog.read_chunks, chunk_bytes=1024))
+    ws = Workspace(root)
+    seen: list[Any] = []
+    add_many, save = LogIndex.add_many, LogCache.save
+
+    def spy_add(index: LogIndex, *args: Any) -> Any:
+        seen.append(ws.read_progress)
+        return add_many(index, *args)
+
+    def spy_save(cache: LogCache, *args: Any) -> None:
+        seen.append(ws.read_progress)
+        save(cache, *args)
+
+    monkeypatch.setattr(LogIndex, "add_many", spy_add)
+    monkeypatch.setattr(LogCache, "save", spy_save)
+    assert ws.read_progress is None
+    ws.refresh()
+    assert ws.read_progress is None
+    reading = [p for p in seen if p.stage == "reading"]
+    assert size > 5 * 1024 and len(reading) >= 5  # a chunk of about 1 KB at a time
+    assert reading[0].done == 0 and {p.total for p in reading} == {size} and {p.of_bytes for p in reading} == {True}
+    dones = [p.done for p in reading]
+    assert dones == sorted(set(dones)) and dones[-1] < size  # grows; the last chunk's end is reported after it
+    assert seen[-1].stage == "caching"
+    assert len({p.since for p in seen}) == 1  # one read: one start

@@ -83,6 +83,8 @@ def test_an_oversized_cache_is_refused_by_its_size(tmp_path: Path, name: str) ->
     cache = root / "state" / "lesson-thompson" / ".cache"
     cache.mkdir(parents=True)
     with open(cache / name, "wb") as handle:
+        if name == "log-index.msgpack":  # a head's first bytes: a file that does not start so is passed over unread
+            handle.write(CACHE_MAGIC)
         handle.truncate(8 << 30)
     done = run_process("status", "--json", cwd=root)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -21,7 +21,8 @@ from lesson_credit.tui import effects_job
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.lesson_cells import LessonCells
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import LessonsView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 SIZE = (120, 40)

@@ -19,7 +19,8 @@ from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import LessonsView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView
 
 SIZE = (160, 45)
 

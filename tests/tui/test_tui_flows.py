@@ -38,7 +38,7 @@ from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.screens.simulation import SimulationScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
-from lesson_credit.tui.source import LessonsView
+from lesson_credit.tui.source_views import LessonsView
 from lesson_credit.tui.widgets.beta_plot import BetaPlot
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.lesson_panel import LessonPanel

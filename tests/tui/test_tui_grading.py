@@ -22,7 +22,8 @@ from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
-from lesson_credit.tui.source import SourceSnapshot, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import SourceSnapshot
 
 SIZE = (120, 40)
 

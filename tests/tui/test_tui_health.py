@@ -46,7 +46,8 @@ async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root
 async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_root: Path) -> None:
     import threading
 
-    from lesson_credit.tui.source import HealthView, WorkspaceSource
+    from lesson_credit.tui.source import WorkspaceSource
+    from lesson_credit.tui.source_views import HealthView
 
     gate = threading.Event()
     real = WorkspaceSource.health

@@ -33,7 +33,8 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.lesson_cells import LessonCells
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import LessonsView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView
 from lesson_credit.tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
 
 N = FILL_FIRST + 3 * FILL_BATCH  # a first part and three batches

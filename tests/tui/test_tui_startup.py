@@ -14,7 +14,8 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import app as tui_app
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import LessonsView, SourceSnapshot, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView, SourceSnapshot
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ from lesson_credit.tui.app import POLL_SECONDS as POLL
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
-from lesson_credit.tui.source import LessonsView, SessionsView, SourceSnapshot
+from lesson_credit.tui.source_views import LessonsView, SessionsView, SourceSnapshot
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)

@@ -23,12 +23,13 @@ from textual_private import paste_ahead
 from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
 
 from lesson_credit.core.workspace import Workspace
-from lesson_credit.tui.app import LessonCreditApp, help_screens
+from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens import sortable
 from lesson_credit.tui.screens.confirm import ConfirmCommit
 from lesson_credit.tui.screens.grade_value import GradeValueScreen
 from lesson_credit.tui.screens.help import HelpScreen, as_binding
 from lesson_credit.tui.screens.jump import JumpScreen, resolve_session
+from lesson_credit.tui.screens.lazy import help_screens
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.filter_box import MAX_FILTER

@@ -31,7 +31,8 @@ from lesson_credit.tui.loo_text import (
 )
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
-from lesson_credit.tui.source import AnalysisView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import AnalysisView
 from lesson_credit.tui.text import one_line, spaced
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable

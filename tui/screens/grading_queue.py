@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Static
 from lesson_credit.core.api import GradingQueue
 from lesson_credit.tui.records_views import queue_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
-from lesson_credit.tui.source import SessionsView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import SessionsView
 from lesson_credit.tui.text import fmt, fmt_time, one_line
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable

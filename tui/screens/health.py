@@ -17,7 +17,8 @@ from textual.widgets import Static
 from lesson_credit.core.api import ERROR, Finding
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
-from lesson_credit.tui.source import HealthView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import HealthView
 from lesson_credit.tui.text import one_line
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar

@@ -14,7 +14,8 @@ from textual.widgets import Static
 
 from lesson_credit.tui.loo_text import describe
 from lesson_credit.tui.screens.base import DataScreen, screen_css
-from lesson_credit.tui.source import LessonRewards, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonRewards
 from lesson_credit.tui.text import one_line
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot

@@ -23,7 +23,8 @@ from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
 from lesson_credit.tui.messages import LessonsShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
-from lesson_credit.tui.source import MAX_PINS, LessonsView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import MAX_PINS, LessonsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.filter_box import FilterBox

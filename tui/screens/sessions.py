@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Input, Static
 from lesson_credit.core.api import SessionSummary, order_rows
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
-from lesson_credit.tui.source import SessionsView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import SessionsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter

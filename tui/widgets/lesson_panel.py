@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from lesson_credit.core.api import MISSING, Lesson, LessonRow, LessonUsage
-from lesson_credit.tui.source import BROKEN
+from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, one_line
 
 
