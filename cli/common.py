@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -156,7 +157,9 @@ def print_json(payload: Any, ws: Any = None) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
 
 
-def open_workspace(args: argparse.Namespace) -> Any:
+def open_workspace(args: argparse.Namespace, *, progress: bool = True) -> Any:
+    """The workspace a command works on. `progress`: a long read says how far it has come on stderr,
+    when that is a terminal (not for the dashboard, which draws the terminal itself)."""
     from lesson_credit.core.workspace import Workspace
 
     root = Path(args.workspace)
@@ -165,7 +168,43 @@ def open_workspace(args: argparse.Namespace) -> Any:
     clock = getattr(args, "clock", None)
     extra = {"clock": clock} if clock is not None else {}
     store = _store(args, root)
-    return Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
+    ws = Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
+    if progress and sys.stderr.isatty():
+        ws.on_read_progress(ProgressLine(sys.stderr))
+    return ws
+
+
+PROGRESS_AFTER_S = 1.0  # a read says how far it has come once it has taken this long
+PROGRESS_EVERY_S = 0.25  # and at most this often
+
+
+class ProgressLine:
+    """On a terminal, a long read (the first of a big log: 15-25 s at a million sessions) says how far
+    it has come on one line of stderr, rewritten in place and wiped when the read ends, before the
+    command prints anything. Called by the reader (`Workspace.on_read_progress`) in its own thread."""
+
+    def __init__(self, stream: Any, clock: Any = None) -> None:
+        import time
+
+        self.stream = stream
+        self.clock = clock or time.monotonic
+        self.shown = False
+        self.last = -math.inf
+
+    def __call__(self, progress: Any) -> None:
+        if progress is None:
+            if self.shown:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self.shown = False
+            return
+        now = self.clock()
+        if now - progress.since < PROGRESS_AFTER_S or now - self.last < PROGRESS_EVERY_S:
+            return
+        self.last = now
+        self.stream.write(f"\rlesson-credit: {progress.describe()}\x1b[K")
+        self.stream.flush()
+        self.shown = True
 
 
 def _store(args: argparse.Namespace, root: Path) -> Any:

@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.model.settings import CreditSettings
     from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
     from lesson_credit.core.query import order_rows
-    from lesson_credit.core.reader import ReadProgress
     from lesson_credit.core.reward_report import AgreementReport, GradingQueue
     from lesson_credit.core.sessions.transcript import find_all
     from lesson_credit.core.sim.simulate import (
@@ -77,7 +76,6 @@ _HOME: dict[str, str] = {
         "model.settings": ("CreditSettings",),
         "model.sources": ("DEFAULT_PRIORITY", "HEURISTIC", "HUMAN", "JUDGE", "OUTCOME"),
         "query": ("order_rows",),
-        "reader": ("ReadProgress",),
         "reward_report": ("AgreementReport", "GradingQueue"),
         "base.gc_pause": ("gc_paused",),
         "sessions.transcript": ("find_all",),

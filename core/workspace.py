@@ -461,6 +461,10 @@ class Workspace:
         """How far the read under way has come (None: none is), safe to ask from another thread."""
         return self._reader.progress
 
+    def on_read_progress(self, hook: Callable[[ReadProgress | None], None] | None) -> None:
+        """Call `hook` in the reading thread with each step of a read, and None when it ends."""
+        self._reader.progress_hook = hook
+
     @property
     def read_generation(self) -> int:
         """Changes when the log is read again from its start (rows read before may be other sessions)."""

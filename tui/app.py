@@ -46,7 +46,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Workspace, WorkspaceSource
 from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
-from lesson_credit.tui.text import fmt_grade, one_line, progress_text
+from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
@@ -153,7 +153,7 @@ class LessonCreditApp(App[None]):
         nothing but a loading indicator otherwise), and stops saying it once it is done."""
         progress = self.source.read_progress()
         long = progress is not None and time.monotonic() - progress.since >= PROGRESS_AFTER_S
-        text = f"{self.source.name} · {progress_text(progress)}" if progress is not None and long else self.source.name
+        text = f"{self.source.name} · {progress.describe()}" if progress is not None and long else self.source.name
         if self.sub_title != text:
             self.sub_title = text
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -18,9 +17,6 @@ from rich.style import StyleType
 from rich.text import Span, Text
 
 from lesson_credit.core.api import fixed, grade_text, signed
-
-if TYPE_CHECKING:
-    from lesson_credit.core.api import ReadProgress
 
 TAB_SIZE = 4
 JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out
@@ -215,23 +211,3 @@ EMPTY_WORKSPACE_HINT = (
     "log a session with `lesson-credit record --session-id ID --journal JOURNAL.md --lessons LESSON_ID ...` "
     "(or gptme's bandit-state.json as a prior: `lesson-credit import-gptme`). The dashboard updates on its own."
 )
-
-
-def progress_text(progress: ReadProgress) -> str:
-    """What a read under way has done, for the title bar: "reading the log: 38% of 1.4 GB",
-    "reading the database: 380,000 of 1,000,000 events", "saving the parsed-log cache"."""
-    if progress.stage == "caching":
-        return "saving the parsed-log cache"
-    if not progress.of_bytes:
-        return f"reading the database: {progress.done:,} of {progress.total:,} events"
-    share = math.floor(100 * progress.done / progress.total) if progress.total else 100
-    return f"reading the log: {share}% of {fmt_bytes(progress.total)}"
-
-
-def fmt_bytes(size: int) -> str:
-    """1.4 GB, 340 MB, 12 KB, 900 bytes (powers of 1,024; one decimal below 10 of a unit)."""
-    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
-        if size >= scale:
-            value = size / scale
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:.0f} {unit}"
-    return f"{size} bytes"

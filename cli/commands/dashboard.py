@@ -12,7 +12,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from lesson_credit.tui import gc_settings
 
     gc_settings.start()  # before the engine and the dashboard are imported
-    ws = open_workspace(args)
+    ws = open_workspace(args, progress=False)  # the title bar says how far a read has come
     if not ws.log.is_local:
         ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
     from lesson_credit.tui.app import run

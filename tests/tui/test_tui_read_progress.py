@@ -11,31 +11,37 @@ from typing import Any
 import pytest
 from tui_fixture import LOG_REL, settle
 
-from lesson_credit.core.api import ReadProgress
 from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.reader import ReadProgress, size_text
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import app as tui_app
 from lesson_credit.tui.app import LessonCreditApp
-from lesson_credit.tui.text import fmt_bytes, progress_text
 from lesson_credit.tui.widgets.title_bar import TitleBar
+
+
+def describe(progress: ReadProgress) -> str:
+    return progress.describe()
 
 
 def test_progress_reads_as_a_share_of_the_log_or_a_count_of_events() -> None:
     # 1,536,000,000 bytes = 1.43 GiB; 583,680,000 of them = 38.0% (floored: never 100% before the end)
-    assert (
-        progress_text(ReadProgress("reading", 583_680_000, 1_536_000_000, True, 0.0))
-        == "reading the log: 38% of 1.4 GB"
-    )
-    assert progress_text(ReadProgress("reading", 1_535_999_999, 1_536_000_000, True, 0.0)) == (
+    assert describe(ReadProgress("reading", 583_680_000, 1_536_000_000, True, 0.0)) == "reading the log: 38% of 1.4 GB"
+    assert describe(ReadProgress("reading", 1_535_999_999, 1_536_000_000, True, 0.0)) == (
         "reading the log: 99% of 1.4 GB"
     )
-    assert progress_text(ReadProgress("reading", 380_000, 1_000_000, False, 0.0)) == (
+    assert describe(ReadProgress("reading", 380_000, 1_000_000, False, 0.0)) == (
         "reading the database: 380,000 of 1,000,000 events"
     )
-    assert progress_text(ReadProgress("reading", 0, 0, True, 0.0)) == "reading the log: 100% of 0 bytes"
-    assert progress_text(ReadProgress("caching", 0, 0, True, 0.0)) == "saving the parsed-log cache"
-    # 340 MiB = 356,515,840 bytes; 12 KiB = 12,288; 9.5 MiB = 9,961,472
-    assert [fmt_bytes(n) for n in (356_515_840, 12_288, 9_961_472, 900)] == ["340 MB", "12 KB", "9.5 MB", "900 bytes"]
+    assert describe(ReadProgress("reading", 0, 0, True, 0.0)) == "reading the log: 100% of 0 bytes"
+    assert describe(ReadProgress("caching", 0, 0, True, 0.0)) == "saving the parsed-log cache"
+    # 340 MiB = 356,515,840 bytes; 12 KiB = 12,288; 9.5 MiB = 9,961,472; 10,480,000 bytes = 9.994 MiB
+    assert [size_text(n) for n in (356_515_840, 12_288, 9_961_472, 10_480_000, 900)] == [
+        "340 MB",
+        "12 KB",
+        "9.5 MB",
+        "10 MB",
+        "900 bytes",
+    ]
 
 
 async def test_the_title_bar_says_how_far_a_first_read_has_come(ws_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +72,7 @@ async def test_the_title_bar_says_how_far_a_first_read_has_come(ws_root: Path, m
         async with app.run_test(size=(80, 24)) as pilot:
             assert held.wait(30)
             heading = await title(pilot, "reading the log")
-            size = fmt_bytes((ws_root / LOG_REL).stat().st_size)  # (fmt_bytes: checked by hand above)
+            size = size_text((ws_root / LOG_REL).stat().st_size)  # (size_text: checked by hand above)
             assert heading.endswith(f"ws · reading the log: 0% of {size}"), heading  # held in its one chunk
             release.set()
             await settle(pilot)
