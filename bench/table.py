@@ -1,0 +1,84 @@
+"""One benchmark run's results as a markdown table, for the README (one table per run, never mixed):
+
+    python -m bench.table bench/.data/results-full.json
+
+A row per case: our median, the baseline's median (and what the baseline is), the ratio (the median
+of the paired ratios where ours and the baseline ran in pairs, else the ratio of the medians,
+marked "of medians"), the target and whether it was met. Above the table, the run: its mode, the
+commit, when it finished, the load average at its start and end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `python bench/table.py` puts bench/ first, not the repo root
+    sys.path.insert(0, str(ROOT))
+
+from bench.harness import fmt_mb, fmt_time  # noqa: E402
+
+
+def ratio_text(result: dict[str, Any]) -> str:
+    """The paired ratio (write_pg's rounds: `paired_ratio_median`; else the median of `paired_ratios`,
+    which `ratio_median` holds when there are any), or the ratio of the medians."""
+    if result.get("paired_ratio_median") is not None:
+        return f"{result['paired_ratio_median']:.2f}x"
+    if result.get("paired_ratios"):
+        return f"{result['ratio_median']:.2f}x"
+    return f"{result['ratio_median']:.2f}x of medians"
+
+
+def ours_text(result: dict[str, Any]) -> str:
+    text = fmt_time(result["ours_median_s"])
+    if result.get("peak_rss_mb") is not None:
+        text += f"; peak {fmt_mb(result['peak_rss_mb'])}"
+    if result.get("records_per_s") is not None:
+        text += f"; {result['records_per_s']:,.0f} records/s"
+    return text
+
+
+def baseline_text(result: dict[str, Any]) -> str:
+    text = f"{fmt_time(result['baseline_median_s'])} ({result['baseline']})"
+    if result.get("plain_records_per_s") is not None:
+        text += f"; {result['plain_records_per_s']:,.0f} records/s"
+    return text
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
+def markdown(payload: dict[str, Any]) -> str:
+    env = payload["environment"]
+    start, end = env["load_average_at_start"][0], payload["load_average_at_end"][0]
+    flag = "" if payload["mode"] == "full" else " --" + payload["mode"]
+    lines = [
+        f"`python -m bench.run{flag}` at {env['git_head'][:7]}, "
+        f"finished {payload['finished'][:16].replace('T', ' ')}, {env['cpus']} CPUs, load average "
+        f"{start:.1f} at the start and {end:.1f} at the end, {_duration(payload['elapsed_s'])}; medians of each "
+        "case's runs.",
+        "",
+        "| case | ours | baseline | ratio | target | met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in payload["results"]:
+        cells = [f"`{r['case']}`", ours_text(r), baseline_text(r), ratio_text(r), r["target_text"], r["verdict"]]
+        lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.table", description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="a results file bench.run wrote (bench/.data/results-*.json)")
+    args = parser.parse_args(argv)
+    sys.stdout.write(markdown(json.loads(args.results.read_text())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
