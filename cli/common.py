@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -169,42 +170,71 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True) -> Any:
     extra = {"clock": clock} if clock is not None else {}
     store = _store(args, root)
     ws = Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
-    if progress and sys.stderr.isatty():
+    if progress and _is_terminal(sys.stderr):
         ws.on_read_progress(ProgressLine(sys.stderr))
     return ws
 
 
+def _is_terminal(stream: Any) -> bool:
+    """Whether `stream` is a terminal: None when the command runs with stderr closed (`2>&-`)."""
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (OSError, ValueError):  # closed
+        return False
+
+
 PROGRESS_AFTER_S = 1.0  # a read says how far it has come once it has taken this long
-PROGRESS_EVERY_S = 0.25  # and at most this often
+PROGRESS_EVERY_S = 0.25  # and at most this often (a new stage at once)
 
 
 class ProgressLine:
     """On a terminal, a long read (the first of a big log: 15-25 s at a million sessions) says how far
     it has come on one line of stderr, rewritten in place and wiped when the read ends, before the
-    command prints anything. Called by the reader (`Workspace.on_read_progress`) in its own thread."""
+    command prints anything. Called by the reader (`Workspace.on_read_progress`) in its own thread:
+    it never raises (a terminal that fails ends the line, not the read)."""
 
-    def __init__(self, stream: Any, clock: Any = None) -> None:
+    def __init__(self, stream: Any, clock: Any = None, width: Any = None) -> None:
         import time
 
         self.stream = stream
         self.clock = clock or time.monotonic
+        self.width = width or self._terminal_width
         self.shown = False
+        self.broken = False
         self.last = -math.inf
+        self.stage = ""
+
+    def _terminal_width(self) -> int:
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            return 80
 
     def __call__(self, progress: Any) -> None:
+        if self.broken:
+            return
         if progress is None:
             if self.shown:
-                self.stream.write("\r\x1b[K")
-                self.stream.flush()
+                self._write("\r\x1b[K")
                 self.shown = False
             return
         now = self.clock()
-        if now - progress.since < PROGRESS_AFTER_S or now - self.last < PROGRESS_EVERY_S:
+        if now - progress.since < PROGRESS_AFTER_S:
             return
-        self.last = now
-        self.stream.write(f"\rlesson-credit: {progress.describe()}\x1b[K")
-        self.stream.flush()
+        if now - self.last < PROGRESS_EVERY_S and progress.stage == self.stage:
+            return
+        self.last, self.stage = now, progress.stage
+        # one row: a line that wraps leaves rows behind that `\r` and the wipe do not reach
+        text = f"lesson-credit: {progress.describe()}"[: max(self.width() - 1, 1)]
+        self._write(f"\r{text}\x1b[K")
         self.shown = True
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.broken = True
 
 
 def _store(args: argparse.Namespace, root: Path) -> Any:

@@ -72,3 +72,53 @@ def test_nothing_is_said_on_a_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with redirect_stdout(out), redirect_stderr(err):
         assert main(["status", "--json", "--workspace", str(root)]) == 0
     assert err.getvalue() == ""
+
+
+def test_a_command_with_stderr_closed_still_works(tmp_path: Path) -> None:
+    """`2>&-` (a hook silencing the command) makes sys.stderr None: asking it whether it is a terminal
+    failed every command that opens a workspace, with no message (exit 1)."""
+    root = _workspace(tmp_path)
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(None):
+        assert main(["status", "--json", "--workspace", str(root)]) == 0
+    assert json.loads(out.getvalue())["sessions"] == 60
+
+
+def test_the_line_fits_the_terminal_so_wiping_it_wipes_it_all() -> None:
+    """A line wider than the terminal wraps: `\\r` goes back to the start of its last row only, so each
+    redraw added a row and the wipe left the others on screen. Cut to the width less one cell."""
+    now = [5.0]
+    out = Terminal()
+    line = ProgressLine(out, clock=lambda: now[0], width=lambda: 30)
+    line(ReadProgress("reading", 1, 4, True, 0.0))
+    drawn = out.getvalue()
+    # "lesson-credit: reading the log: 25% of 4 bytes" cut to 29 cells
+    assert drawn == "\r" + "lesson-credit: reading the lo" + "\x1b[K"
+
+
+def test_a_new_stage_is_shown_at_once() -> None:
+    """The cache is written right after the last chunk is read: held back by the rate limit, the
+    line said "reading the log: 99%" through the whole save."""
+    now = [5.0]
+    out = Terminal()
+    line = ProgressLine(out, clock=lambda: now[0], width=lambda: 200)
+    line(ReadProgress("reading", 99, 100, True, 0.0))
+    now[0] = 5.01
+    line(ReadProgress("reading", 100, 100, True, 0.0))  # within 0.25 s: not drawn
+    line(ReadProgress("caching", 0, 0, True, 0.0))  # a new stage: drawn
+    assert out.getvalue() == (
+        "\rlesson-credit: reading the log: 99% of 100 bytes\x1b[K\rlesson-credit: saving the parsed-log cache\x1b[K"
+    )
+
+
+def test_a_terminal_that_fails_ends_the_line_not_the_read() -> None:
+    """A terminal gone (EIO, a closed stream) fails the write: the read goes on, without a line."""
+
+    class Gone(Terminal):
+        def write(self, text: str) -> int:
+            raise OSError(5, "Input/output error")
+
+    line = ProgressLine(Gone(), clock=lambda: 5.0, width=lambda: 80)
+    line(ReadProgress("reading", 1, 4, True, 0.0))
+    line(ReadProgress("caching", 0, 0, True, 0.0))
+    line(None)  # no exception
