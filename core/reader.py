@@ -41,17 +41,18 @@ class ReadProgress:
     stage: str  # "reading" the events, then "caching" (writing the parsed-log cache after a big read)
     done: int  # of `total`, counted from where the read began
     total: int
-    of_bytes: bool  # bytes of a log file; else events of a database
+    of_bytes: bool  # bytes of a log file; else positions of a database
     since: float  # time.monotonic() when the refresh began
 
     def describe(self) -> str:
-        """ "reading the log: 38% of 1.4 GB", "reading the database: 380,000 of 1,000,000 events",
-        "saving the parsed-log cache" (the share floored: 100% only once all is read)."""
+        """The step as words: "reading the log: 38% of 1.4 GB", "reading the database: 38%", "saving
+        the parsed-log cache" (the share floored: 100% only once all is read). A database's share is
+        of positions, not events: a transaction rolled back uses positions up, so counts would lie."""
         if self.stage == "caching":
             return "saving the parsed-log cache"
-        if not self.of_bytes:
-            return f"reading the database: {self.done:,} of {self.total:,} events"
         share = 100 * self.done // self.total if self.total else 100
+        if not self.of_bytes:
+            return f"reading the database: {share}%"
         return f"reading the log: {share}% of {size_text(self.total)}"
 
 

@@ -94,6 +94,7 @@ class LessonCreditApp(App[None]):
     ]
 
     data_version: reactive[int] = reactive(0)
+    reading: reactive[str] = reactive("")  # a long read's progress: the title bar adds it on every screen
     """The source's version as of the last change message; screens watch it and reload."""
 
     def __init__(
@@ -153,9 +154,7 @@ class LessonCreditApp(App[None]):
         nothing but a loading indicator otherwise), and stops saying it once it is done."""
         progress = self.source.read_progress()
         long = progress is not None and time.monotonic() - progress.since >= PROGRESS_AFTER_S
-        text = f"{self.source.name} · {progress.describe()}" if progress is not None and long else self.source.name
-        if self.sub_title != text:
-            self.sub_title = text
+        self.reading = progress.describe() if progress is not None and long else ""
 
     def on_unmount(self) -> None:
         self.source.close()  # a joint fit running in a child process ends with the dashboard

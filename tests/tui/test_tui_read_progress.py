@@ -29,9 +29,8 @@ def test_progress_reads_as_a_share_of_the_log_or_a_count_of_events() -> None:
     assert describe(ReadProgress("reading", 1_535_999_999, 1_536_000_000, True, 0.0)) == (
         "reading the log: 99% of 1.4 GB"
     )
-    assert describe(ReadProgress("reading", 380_000, 1_000_000, False, 0.0)) == (
-        "reading the database: 380,000 of 1,000,000 events"
-    )
+    # a database: 380,000 of 1,000,000 positions (a rolled-back transaction uses positions: no counts)
+    assert describe(ReadProgress("reading", 380_000, 1_000_000, False, 0.0)) == "reading the database: 38%"
     assert describe(ReadProgress("reading", 0, 0, True, 0.0)) == "reading the log: 100% of 0 bytes"
     assert describe(ReadProgress("caching", 0, 0, True, 0.0)) == "saving the parsed-log cache"
     # 340 MiB = 356,515,840 bytes; 12 KiB = 12,288; 9.5 MiB = 9,961,472; 10,480,000 bytes = 9.994 MiB
@@ -80,3 +79,26 @@ async def test_the_title_bar_says_how_far_a_first_read_has_come(ws_root: Path, m
             assert "reading" not in heading and heading.endswith("ws"), heading
     finally:
         release.set()
+
+
+async def test_the_progress_shows_on_a_screen_with_a_sub_title_of_its_own(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sessions (and Agreement) set a sub-title of their own, which the title bar prefers to the
+    app's: a long read started there (a log replaced, a damaged cache block) said nothing."""
+    from tui_fixture import open_sessions
+
+    app = LessonCreditApp(Workspace(ws_root), seed=0, poll_seconds=0)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await open_sessions(pilot)
+        reading = ReadProgress("reading", 1 << 29, 1 << 30, True, since=-1e9)  # 512 MB of 1 GB, long under way
+        monkeypatch.setattr(app.source, "read_progress", lambda: reading)
+        app.show_progress()
+        await pilot.pause()
+        heading = str(app.screen.query_one(TitleBar).heading())
+        assert heading.startswith("Sessions") and heading.endswith("reading the log: 50% of 1.0 GB"), heading
+        monkeypatch.setattr(app.source, "read_progress", lambda: None)
+        app.show_progress()
+        await pilot.pause()
+        assert "reading" not in str(app.screen.query_one(TitleBar).heading())
