@@ -295,6 +295,9 @@ class StoredChunk:
 SHARED_MAX = 4096  # distinct values a column shares; past that, new ones are kept as they come
 
 
+_SHARED_KINDS = (str, float, type(None))
+
+
 class Shared:
     """One object for each value a column repeats (a category, a grader, a strategy, a floor).
 
@@ -310,12 +313,18 @@ class Shared:
 
     def __call__(self, values: Sequence[T]) -> list[T]:
         seen = self._seen
-        for value in set(values).difference(seen):
+        try:
+            distinct = set(values)
+        except TypeError:  # an unhashable value (not one these columns hold): nothing shared
+            return list(values)
+        for value in distinct.difference(seen):
             if len(seen) < SHARED_MAX and (
                 type(value) is str or (type(value) is float and value != 0.0 and value == value)
             ):
                 seen[value] = value
         get = seen.get
+        if any(type(value) not in _SHARED_KINDS for value in distinct):  # 1 and True equal 1.0: keep their type
+            return [hit if type(hit := get(value, value)) is type(value) else value for value in values]
         return [get(value, value) for value in values]
 
     def one(self, value: T) -> T:

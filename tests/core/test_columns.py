@@ -189,6 +189,8 @@ _SHAREABLE = st.one_of(
     st.sampled_from(["cat", "ops", "é", ""]),
     st.sampled_from([0.0, -0.0, 0.15, 1.0, float("inf"), float("-inf"), float("nan")]),
     st.floats(allow_nan=True),
+    st.sampled_from([1, 0, True, False]),  # equal to 1.0 and 0.0: never one for the other
+    st.lists(st.integers(0, 2), max_size=2),  # unhashable: kept as is
 )
 
 
