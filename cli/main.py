@@ -7,6 +7,7 @@ the engine. Bad input exits 1 with one line on stderr and leaves the log untouch
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -92,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None = None) -> int:
     """Run one command; `clock` (a function returning an aware datetime) stands in for now."""
     limit_blas_threads()  # before any command imports the engine
+    if sys.stderr is None:  # started with stderr closed (2>&-): print(file=None) would write to stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the process's stderr, open until it ends)
     parser = build_parser()
     args = parser.parse_args(argv)
     args.clock = clock

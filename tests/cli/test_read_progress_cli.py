@@ -122,3 +122,20 @@ def test_a_terminal_that_fails_ends_the_line_not_the_read() -> None:
     line(ReadProgress("reading", 1, 4, True, 0.0))
     line(ReadProgress("caching", 0, 0, True, 0.0))
     line(None)  # no exception
+
+
+def test_with_stderr_closed_no_message_lands_in_the_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With stderr closed, `print(..., file=sys.stderr)` writes to stdout (print's file=None): the
+    note that a damaged cache is rebuilt came out ahead of `--json`'s document, and a hook reading it
+    got no JSON. What goes to stderr now goes nowhere, as `2>&-` asked."""
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)  # the parsed-log cache on a small log
+    root = _workspace(tmp_path)
+    assert main(["status", "--workspace", str(root)]) == 0  # writes the cache
+    head = root / "state" / "lesson-thompson" / ".cache" / "log-index.msgpack"
+    data = bytearray(head.read_bytes())
+    data[-1] ^= 0xFF  # damaged: a note on stderr, and the log read again
+    head.write_bytes(bytes(data))
+    out = io.StringIO()
+    with redirect_stdout(out), redirect_stderr(None):
+        assert main(["status", "--json", "--workspace", str(root)]) == 0
+    assert json.loads(out.getvalue())["sessions"] == 60
