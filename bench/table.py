@@ -1,6 +1,6 @@
 """One benchmark run's results as a markdown table, for the README (one table per run, never mixed):
 
-    python -m bench.table bench/.data/results-full.json
+    python -m bench.table bench/.data/results-full.json [--targets]
 
 A row per case: our median, the baseline's median (and what the baseline is), the ratio (the median
 of the paired ratios where ours and the baseline ran in pairs, else the ratio of the medians,
@@ -53,7 +53,8 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
-def markdown(payload: dict[str, Any]) -> str:
+def markdown(payload: dict[str, Any], targets_only: bool = False) -> str:
+    """The run's line and its table; `targets_only`: without the cases that only report a number."""
     env = payload["environment"]
     start, end = env["load_average_at_start"][0], payload["load_average_at_end"][0]
     flag = "" if payload["mode"] == "full" else " --" + payload["mode"]
@@ -67,6 +68,8 @@ def markdown(payload: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for r in payload["results"]:
+        if targets_only and r["verdict"] == "n/a (report)":
+            continue
         cells = [f"`{r['case']}`", ours_text(r), baseline_text(r), ratio_text(r), r["target_text"], r["verdict"]]
         lines.append("| " + " | ".join(cell.replace("|", "/") for cell in cells) + " |")
     return "\n".join(lines) + "\n"
@@ -75,8 +78,9 @@ def markdown(payload: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.table", description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a results file bench.run wrote (bench/.data/results-*.json)")
+    parser.add_argument("--targets", action="store_true", help="only the cases with a target (not those that report)")
     args = parser.parse_args(argv)
-    sys.stdout.write(markdown(json.loads(args.results.read_text())))
+    sys.stdout.write(markdown(json.loads(args.results.read_text()), targets_only=args.targets))
     return 0
 
 

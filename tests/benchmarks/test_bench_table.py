@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from bench.table import main, markdown
 
-PAYLOAD = {
+PAYLOAD: dict[str, Any] = {
     "mode": "scale",
     "finished": "2026-12-01T22:02:45+0000",
     "load_average_at_end": [0.61, 0.5, 0.4],
@@ -75,3 +76,11 @@ def test_each_case_is_a_row_with_its_medians_and_ratio(tmp_path: Path, capsys: o
     path = tmp_path / "results.json"
     path.write_text(json.dumps(PAYLOAD))
     assert main([str(path)]) == 0
+
+
+def test_targets_only_leaves_out_the_cases_that_report() -> None:
+    reported = {**PAYLOAD["results"][0], "case": "joint_scale_1000", "verdict": "n/a (report)"}
+    payload = {**PAYLOAD, "results": [*PAYLOAD["results"], reported]}
+    rows = [line for line in markdown(payload, targets_only=True).splitlines() if line.startswith("| `")]
+    assert [row.split(" | ")[0] for row in rows] == ["| `flat_grade`", "| `tui_open_pg`", "| `write_pg_4`"]
+    assert "joint_scale_1000" in markdown(payload)
