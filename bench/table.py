@@ -27,10 +27,15 @@ def ratio_text(result: dict[str, Any]) -> str:
     """The paired ratio (write_pg's rounds: `paired_ratio_median`; else the median of `paired_ratios`,
     which `ratio_median` holds when there are any), or the ratio of the medians."""
     if result.get("paired_ratio_median") is not None:
-        return f"{result['paired_ratio_median']:.2f}x"
+        return _times(result["paired_ratio_median"])
     if result.get("paired_ratios"):
-        return f"{result['ratio_median']:.2f}x"
-    return f"{result['ratio_median']:.2f}x of medians"
+        return _times(result["ratio_median"])
+    return f"{_times(result['ratio_median'])} of medians"
+
+
+def _times(ratio: float) -> str:
+    """1.30x; below a hundredth as a fraction, 1/449x (0.00x would say nothing)."""
+    return f"{ratio:.2f}x" if ratio >= 0.01 or ratio <= 0 else f"1/{1 / ratio:,.0f}x"
 
 
 def ours_text(result: dict[str, Any]) -> str:

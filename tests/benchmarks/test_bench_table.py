@@ -84,3 +84,14 @@ def test_targets_only_leaves_out_the_cases_that_report() -> None:
     rows = [line for line in markdown(payload, targets_only=True).splitlines() if line.startswith("| `")]
     assert [row.split(" | ")[0] for row in rows] == ["| `flat_grade`", "| `tui_open_pg`", "| `write_pg_4`"]
     assert "joint_scale_1000" in markdown(payload)
+
+
+def test_a_tiny_ratio_reads_as_a_fraction() -> None:
+    # 4.5 ms against 2.02 s: 0.0022x, i.e. 1/449 (2.02 / 0.0045 = 448.9)
+    cached = {
+        **PAYLOAD["results"][1],
+        "ours_median_s": 0.0045,
+        "baseline_median_s": 2.02,
+        "ratio_median": 0.0045 / 2.02,
+    }
+    assert "| 1/449x of medians |" in markdown({**PAYLOAD, "results": [cached]})
