@@ -295,7 +295,7 @@ class StoredChunk:
 SHARED_MAX = 4096  # distinct values a column shares; past that, new ones are kept as they come
 
 
-_SHARED_KINDS = (str, float, type(None))
+_SHARED_KINDS = frozenset((str, float, type(None)))
 
 
 class Shared:
@@ -323,7 +323,7 @@ class Shared:
             ):
                 seen[value] = value
         get = seen.get
-        if any(type(value) not in _SHARED_KINDS for value in distinct):  # 1 and True equal 1.0: keep their type
+        if not _SHARED_KINDS.issuperset(map(type, values)):  # 1 and True equal 1.0 (one in a set): keep their type
             return [hit if type(hit := get(value, value)) is type(value) else value for value in values]
         return [get(value, value) for value in values]
 

@@ -14,7 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk, encode_items, ids_starting
-from lesson_credit.core.log.sections import BlobSource, CacheDamaged, Section
+from lesson_credit.core.log.sections import CacheDamaged, Section
+
+
+class BlobSource:
+    """Sections inside one byte string in memory (production reads them from cache files)."""
+
+    def __init__(self, data: bytes | memoryview, name: str) -> None:
+        self.data = memoryview(data)
+        self.name = name
+
+    def read(self, offset: int, length: int) -> memoryview:
+        if offset < 0 or offset + length > len(self.data):
+            raise CacheDamaged(f"{self.name}: a section lies outside the file")
+        return self.data[offset : offset + length]
 
 
 class CountingSource(BlobSource):
@@ -210,6 +223,15 @@ def test_a_shared_column_keeps_every_value_exactly(stored: list[Any], extended: 
     everything = [*stored, *extended, *appended]
     assert one_by_one == [repr(v) for v in stored]
     assert [(type(v), repr(v)) for v in seq] == [(type(v), repr(v)) for v in everything]
+
+
+def test_a_shared_column_keeps_an_int_beside_an_equal_float() -> None:
+    """1 == 1.0 and True == 1.0, so a set of [1.0, 1] holds one of them: the check of the values'
+    types must look at every value, not at the distinct ones (found by the property test above)."""
+    seq: Objects[Any] = Objects(shared=True)
+    seq.extend([1.0, 1, True, 0.5])
+    seq.append(1)
+    assert [(type(v), v) for v in seq] == [(float, 1.0), (int, 1), (bool, True), (float, 0.5), (int, 1)]
 
 
 def test_a_shared_column_holds_one_object_per_repeated_string() -> None:
