@@ -23,7 +23,7 @@ class CacheDamaged(StoreError):
 
 
 class SectionSource(Protocol):
-    """Where sections are read from: an open cache file, or bytes in memory."""
+    """Where sections are read from: an open cache file (`FileSource`; tests use bytes in memory)."""
 
     name: str
 
@@ -55,19 +55,6 @@ class FileSource:
             os.close(self.fd)
         except OSError:
             pass
-
-
-class BlobSource:
-    """Sections inside one byte string (the database store's cache keeps a single file)."""
-
-    def __init__(self, data: bytes | memoryview, name: str) -> None:
-        self.data = memoryview(data)
-        self.name = name
-
-    def read(self, offset: int, length: int) -> memoryview:
-        if offset < 0 or offset + length > len(self.data):
-            raise CacheDamaged(f"{self.name}: a section lies outside the file")
-        return self.data[offset : offset + length]
 
 
 class Section:
