@@ -44,11 +44,9 @@ from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
 CACHE_VERSION = 8  # 8: each session's and grade's reward source (core.model.sources)
 CACHE_MAGIC = b"lesson-credit log-index 8\n"
-BLOB_MAGIC = b"lesson-credit log-index blob 8\n"  # head and parts in one file (the database store's cache)
 SUMS_MAGIC = b"lesson-credit log-sums 8\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
-COPY_CHUNK = 1 << 20  # bytes copied at a time from the scratch file into the database store's cache
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
 CACHE_PER_LOG_BYTE = 4  # measured: the demo's cache is 0.48 of its log; the per-arm sums add ~1x at worst
 
