@@ -184,8 +184,8 @@ def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
 class PartedCache:
     """A parsed-log cache of head, sums and part files in one folder (see the module docstring):
     what the file store's and a database store's caches share. A subclass says which files
-    (`_place`), how big they may be (`_limit`) and whether the head still describes its store
-    (`load`)."""
+    (`_place`) and whether the head still describes its store (`load`), and gives the reads the
+    largest size a file of its may have (`cache_limit` of what its store holds)."""
 
     dir: Path
     path: Path  # the head
@@ -198,9 +198,6 @@ class PartedCache:
         """Set the paths (False: no cache for this store)."""
         return True
 
-    def _limit(self) -> int:
-        raise NotImplementedError
-
     def note(self, why: str) -> None:
         """Say (once, on stderr) that the cache cannot be used, and why."""
         self._say(why)
@@ -209,9 +206,8 @@ class PartedCache:
         if self.notice:
             print(f"lesson-credit: note: {self.path.name} {why}; rebuilding it from the log", file=sys.stderr)
 
-    def _open_parts(self, p: Any) -> list[SectionSource]:
+    def _open_parts(self, p: Any, limit: int) -> list[SectionSource]:
         sources: list[SectionSource] = []
-        limit = self._limit()
         for meta in p.get("parts", []) if isinstance(p, dict) else []:
             name = meta.get("file") if isinstance(meta, dict) else None
             if not isinstance(name, str) or not name.startswith(self.part_prefix) or "/" in name:
@@ -226,13 +222,13 @@ class PartedCache:
             sources.append(source)
         return sources
 
-    def _read(self) -> tuple[LogIndex, str, bool] | None:
+    def _read(self, limit: int) -> tuple[LogIndex, str, bool] | None:
         try:
             if not read_regular(self.path, len(CACHE_MAGIC), longer=True).startswith(CACHE_MAGIC):
                 # not read whole: an older version's database cache was the whole index in one file
                 self._say("is from another version")
                 return None
-            data = read_regular(self.path, min(HEAD_MAX_BYTES, self._limit()))
+            data = read_regular(self.path, min(HEAD_MAX_BYTES, limit))
         except FileNotFoundError:
             return None
         except (OSError, UnsafeFile) as exc:
@@ -240,17 +236,15 @@ class PartedCache:
             return None
         try:
             p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
-            return _index_of(p, self._open_parts(p))
+            return _index_of(p, self._open_parts(p, limit))
         except (ValueError, msgspec.DecodeError) as exc:
             self._say(f"is damaged or from another version ({exc})")
             return None
 
-    def _read_sums(self, index: LogIndex) -> None:
+    def _read_sums(self, index: LogIndex, limit: int) -> None:
         """The block sums saved beside the head (none, or damaged: they are computed again)."""
         try:
-            p = msgspec.msgpack.decode(
-                unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, self._limit())))
-            )
+            p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, limit))))
             if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
                 return
             _blocks_into(index, p)
@@ -315,13 +309,11 @@ class LogCache(PartedCache):
         self.notice = notice  # say on stderr when a cache is there but cannot be used
         self.min_new = MIN_NEW_BYTES
 
-    def _limit(self) -> int:
-        return cache_limit(self.log.size())
-
     def load(self) -> tuple[LogIndex, logcheck.PrefixDigest, bool] | None:
         """(index, digest of the covered bytes, partial) if the cache is intact and still
         describes a prefix of the log, byte for byte; else None."""
-        loaded = self._read()
+        limit = cache_limit(self.log.size())
+        loaded = self._read(limit)
         if loaded is None:
             return None
         index, digest, partial = loaded
@@ -334,7 +326,7 @@ class LogCache(PartedCache):
             return None
         if partial and self.log.continued(index.end):  # its last line, read without a newline, went on
             return None
-        self._read_sums(index)
+        self._read_sums(index, limit)
         return index, hasher, partial
 
     def save(self, index: LogIndex, digest: str, partial: bool) -> None:

@@ -79,7 +79,6 @@ class PgLogCache(PartedCache):
         self.dir = Path(cache_dir)
         self.notice = False  # a database's cache is rebuilt without a word (its store id names it)
         self.min_new = MIN_NEW_EVENTS
-        self._size = 0  # the store's end position, as the load under way found it
 
     def _place(self) -> bool:
         if self.store.written_by is not None:
@@ -90,23 +89,21 @@ class PgLogCache(PartedCache):
         self.part_prefix = f"{name}-part-"
         return True
 
-    def _limit(self) -> int:
-        return cache_limit(self._size * 1024)  # ~1 KB per event is far past what a cache holds
-
     def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
         """(index, a hasher for the reader's interface, partial) if the cache describes a prefix of
         this database's events, else None."""
         with contextlib.suppress(StoreError):
             if not self._place():
                 return None
-            self._size = self.store.size()  # asked once per load (each is a round trip)
-            loaded = self._read()
+            size = self.store.size()  # asked once (a round trip)
+            limit = cache_limit(size * 1024)  # ~1 KB per event is far past what a cache holds
+            loaded = self._read(limit)
             if loaded is None:
                 return None
             index, fingerprint, partial = loaded
-            if partial or self._size < index.end or self.store.fingerprint(index.end) != fingerprint:
+            if partial or size < index.end or self.store.fingerprint(index.end) != fingerprint:
                 return None
-            self._read_sums(index)
+            self._read_sums(index, limit)
             return index, xxhash.xxh3_64(), partial
         return None
 
