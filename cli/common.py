@@ -170,17 +170,9 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True) -> Any:
     extra = {"clock": clock} if clock is not None else {}
     store = _store(args, root)
     ws = Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
-    if progress and _is_terminal(sys.stderr):
+    if progress and sys.stderr.isatty():  # (with stderr closed, `main` made it /dev/null)
         ws.on_read_progress(ProgressLine(sys.stderr))
     return ws
-
-
-def _is_terminal(stream: Any) -> bool:
-    """Whether `stream` is a terminal: None when the command runs with stderr closed (`2>&-`)."""
-    try:
-        return stream is not None and bool(stream.isatty())
-    except (OSError, ValueError):  # closed
-        return False
 
 
 PROGRESS_AFTER_S = 1.0  # a read says how far it has come once it has taken this long
