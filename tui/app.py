@@ -94,8 +94,8 @@ class LessonCreditApp(App[None]):
     ]
 
     data_version: reactive[int] = reactive(0)
-    reading: reactive[str] = reactive("")  # a long read's progress: the title bar adds it on every screen
     """The source's version as of the last change message; screens watch it and reload."""
+    reading: reactive[str] = reactive("")  # a long read's progress: the title bar adds it on every screen
 
     def __init__(
         self,
