@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
 from textual_private import notification_texts
-from tui_fixture import FIXED_NOW, analysis_session, open_health, settle, table_keys
+from tui_fixture import FIXED_NOW, analysis_session, lessons_with_effects, open_health, settle, table_keys, wait_until
 
 from lesson_credit.core.analysis.effects import loo_payload
 from lesson_credit.core.sim.simulate import ESTIMATORS
@@ -32,16 +30,6 @@ from lesson_credit.tui.widgets.themed_table import ThemedTable
 
 SIZE = (120, 40)
 LOO_FILE = Path("state") / "lesson-thompson" / "loo-results.json"
-
-
-async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 30.0) -> None:
-    """For thread work that outlives its Textual worker (a cancelled simulation finishes its seed)."""
-    for _ in range(int(timeout / 0.05)):
-        if done():
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError("timed out")
 
 
 def styles(cell: Text) -> set[str]:
@@ -296,10 +284,7 @@ async def test_health_down_and_up_move_between_findings(ws_root: Path) -> None:
 async def test_lessons_effect_column_sorts_the_helpful_lesson_first(analysis_workspace: Workspace) -> None:
     app = LessonCreditApp(analysis_workspace, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen)
-        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        screen = await lessons_with_effects(pilot)
         assert screen.view is not None and screen.view.effects is not None
         table = screen.query_one("#lessons-table", ThemedTable)
         effects = analysis_workspace.effects()

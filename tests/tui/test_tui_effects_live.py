@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
-from tui_fixture import analysis_session, settle
+from tui_fixture import analysis_session, lessons_with_effects, settle, wait_until
 
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
@@ -34,15 +33,6 @@ def _add_session(root: Path, i: int) -> None:
     journal = root / "state" / "journals" / f"late-{i}.md"
     journal.write_text(text, encoding="utf-8")
     Workspace(root).record(f"late-{i}", journal, lessons, reward=reward, category=category)
-
-
-async def wait_until(pilot: Pilot[None], done: Callable[[], bool], timeout: float = 60.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if done():
-            return
-        await asyncio.sleep(0.05)
-        await pilot.pause()
-    raise AssertionError("timed out")
 
 
 def test_the_fit_of_a_big_log_runs_in_a_child_and_is_kept_per_log_version(
@@ -76,10 +66,7 @@ async def test_effects_fitted_before_stay_on_screen_while_a_newer_log_is_fitted(
 ) -> None:
     app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen)
-        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        screen = await lessons_with_effects(pilot)
         assert screen.view is not None
         first = screen.view.version
         release = threading.Event()
@@ -112,10 +99,7 @@ async def test_one_fit_at_a_time_whatever_the_changes_and_the_last_one_is_fitted
     One worker waits for the fit; when its answer is for an older log, the next fit starts then."""
     app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen)
-        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        screen = await lessons_with_effects(pilot)
         release = threading.Event()
         inside, most, calls = [0], [0], [0]
         guard = threading.Lock()
@@ -161,10 +145,7 @@ async def test_a_live_update_never_writes_out_the_view_or_its_cells(
     change; its intervals worker, at start-up, the view: 80 ms)."""
     app = LessonCreditApp(analysis_workspace, poll_seconds=0.05)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen)
-        await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+        screen = await lessons_with_effects(pilot)
         written: list[str] = []
 
         def spy(name: str) -> Callable[[object], str]:

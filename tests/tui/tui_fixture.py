@@ -17,6 +17,7 @@ from textual_private import type_ahead
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.screens.health import HealthScreen
+from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 
@@ -356,3 +357,25 @@ def build_many_sessions_workspace(root: Path, n: int = MANY_SESSIONS) -> list[Ma
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("\n".join(lines + grades) + "\n", encoding="utf-8")
     return expected
+
+
+async def wait_until(pilot: Any, done: Any, timeout: float = 60.0) -> None:
+    """For thread work that outlives its Textual worker (a joint fit, a cancelled simulation's seed):
+    poll `done()` between pauses; `timeout` is a generous bound, never a speed assertion."""
+    import asyncio
+
+    for _ in range(int(timeout / 0.05)):
+        if done():
+            return
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    raise AssertionError("timed out")
+
+
+async def lessons_with_effects(pilot: Any) -> LessonsScreen:
+    """The Lessons screen once its first view has the joint effects (their fit runs in a worker)."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, LessonsScreen)
+    await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
+    return screen
