@@ -55,3 +55,21 @@ def paste_ahead(app: App[Any], text: str) -> None:
     event = events.Paste(text)
     event.set_sender(app)
     driver.send_message(event)
+
+
+def count_table_measures(monkeypatch: Any) -> list[int]:
+    """Count the DataTable's measurements of cells from now on: a list whose one item is the count.
+
+    Why private: DataTable measures each cell through `textual.widgets._data_table.measure`, the name
+    its module imported; nothing public says how often a table measured."""
+    from textual.render import measure
+    from textual.widgets import _data_table
+
+    calls = [0]
+
+    def counting(console: Any, renderable: Any, default: int, *, container_width: int | None = None) -> int:
+        calls[0] += 1
+        return measure(console, renderable, default, container_width=container_width)
+
+    monkeypatch.setattr(_data_table, "measure", counting)
+    return calls

@@ -6,6 +6,7 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets.data_table import ColumnKey
+from textual_private import count_table_measures
 from tui_fixture import settle
 
 from lesson_credit.tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
@@ -87,32 +88,18 @@ async def test_setting_every_cell_of_a_column_measures_each_new_cell_once(monkey
     # The dashboard fills the Lessons table's intervals cell by cell after the first paint (3,000 rows
     # at scale). Textual's update_cell(update_width=True) re-measures the whole column whenever a new
     # value is narrower than the column, so filling a column cost n^2 measurements: minutes at 3,000.
-    from rich.console import Console, RenderableType
-    from textual.render import measure
-    from textual.widgets import _data_table
-
     app = TableApp()
     n = 300
     async with app.run_test() as pilot:
         table = app.query_one(ThemedTable)
         table.fill([(f"r{i}", [Text(str(i)), Text("a wide placeholder value")]) for i in range(n)], first=n)
         await settle(pilot)
-        calls = 0
-        real = measure  # what textual.widgets._data_table imported
-
-        def counting(
-            console: Console, renderable: RenderableType, default: int, *, container_width: int | None = None
-        ) -> int:
-            nonlocal calls
-            calls += 1
-            return real(console, renderable, default, container_width=container_width)
-
-        monkeypatch.setattr(_data_table, "measure", counting)
+        calls = count_table_measures(monkeypatch)
         for i in range(n):
             table.set_cell(f"r{i}", "square", Text(str(i * i)))  # each narrower than the column
         table.set_cell("r7", "square", Text("a value wider than the placeholder was"))
         await settle(pilot)
         # one measurement per set cell and a few per relayout, not one per cell of the column each time (n^2 = 90,000)
-        assert calls < 10 * n
+        assert calls[0] < 10 * n
         assert table.columns[ColumnKey("square")].content_width == len("a value wider than the placeholder was")
         assert str(table.get_cell("r299", "square")) == str(299 * 299)
