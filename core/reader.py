@@ -151,7 +151,7 @@ class LogReader:
                 index = self.index
                 reset = True
         if size == index.end and self._tail_problem is None and not reset:
-            self._prefix.checked(signature)
+            self._prefix.checked(signature, index.end)
             return False
         started_at = index.end
         changed = reset
@@ -175,7 +175,10 @@ class LogReader:
                         index.lines += result.lines
                         self._partial = result.partial
                     self._report("reading", result.end - started_at, size - started_at)
-            self._prefix.checked(signature)  # after reading: it may seal the log as read (core/log/logcheck.py)
+            self._prefix.checked(signature, index.end)  # after reading: it may seal the log (core/log/logcheck.py)
+            claim = index.blocks.claim  # sums loaded with the cache: used if the log holds what they came from
+            if claim is not None:
+                index.blocks.settle_claim(self._prefix.vouches(claim.end, claim.vouch))
             changed = changed or tail_problem != self._tail_problem
             self._tail_problem = tail_problem
             prepared = self._settle(started_at, settings)
@@ -222,7 +225,7 @@ class LogReader:
         """Save the per-block sums a fold computed since the parsed-log cache last held them (after a
         write: the next command then folds without recomputing the blocks the write changed)."""
         if self._log_cache is not None:
-            self._log_cache.save_sums(self.index)
+            self._log_cache.save_sums(self.index, self._prefix.vouch(self.index.end))
 
     def drop(self, why: str = "") -> None:
         """Forget what was read (a section of the parsed-log cache turned out damaged when read, `why`):

@@ -39,7 +39,7 @@ from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.parts import Part, attach_part, encode_part, part_extents
 from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, SectionSource
-from lesson_credit.core.log.snapshot import BlockSums, BlockUsage
+from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
 CACHE_VERSION = 8  # 8: each session's and grade's reward source (core.model.sources)
@@ -62,9 +62,11 @@ UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a rea
 _FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
 
 
-def _sums(index: LogIndex) -> dict[str, Any]:
+def _sums(index: LogIndex, vouch: str) -> dict[str, Any]:
     """The per-block sums and usage counts (each valid for the rewards it names: kept apart from the
-    head, they are saved whenever a write computed new ones)."""
+    head, they are saved whenever a write computed new ones), with what vouches for the bytes they
+    were computed from: the store's content up to `index.end`, as `vouch` identifies it (a reader's
+    `PrefixChecker.vouch`). Every sum the index holds is of that content or of a prefix of it."""
     blocks = [
         {
             "block": block,
@@ -80,12 +82,11 @@ def _sums(index: LogIndex) -> dict[str, Any]:
         [block, rows, u.injected.tobytes(), u.salient.tobytes(), u.salience.tobytes()]
         for (block, rows), u in index.blocks.usage.items()
     ]
-    return {"version": CACHE_VERSION, "blocks": blocks, "usage": usage}
+    return {"version": CACHE_VERSION, "end": index.end, "vouch": vouch, "blocks": blocks, "usage": usage}
 
 
-def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part], sums: bool) -> dict[str, Any]:
+def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dict[str, Any]:
     return {
-        **(_sums(index) if sums else {}),
         "version": CACHE_VERSION,
         "end": index.end,
         "lines": index.lines,
@@ -129,8 +130,6 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         parts = [Part.of(x) for x in p["parts"]]
         if len(sources) != len(parts):
             raise ValueError("parts and files differ")
-        if "blocks" in p:
-            _blocks_into(index, p)
         index.session_start = Column(np.int64)  # the parts' starts, then the end of the last entry
         for part, source in zip(parts, sources, strict=True):
             attach_part(index, part, _sections_of(part, source))
@@ -157,8 +156,10 @@ def _sections_of(part: Part, source: SectionSource) -> Callable[[str], Section]:
     return section
 
 
-def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
+def _claim_of(index: LogIndex, p: dict[str, Any]) -> Claim:
+    """The sums file's contents, for arms the index has; used once the log vouches for them."""
     n_arms = len(index.arm_ids)
+    claim = Claim(int(p["end"]), str(p["vouch"]), {}, {})
     for b in p["blocks"]:
         floats = {name: np.frombuffer(b[name], dtype=np.float64) for name in _FLOATS}
         last = np.frombuffer(b["last"], dtype=np.int64)
@@ -166,7 +167,7 @@ def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
         if not all(len(v) <= n_arms for v in (*floats.values(), last)) or len(bytes(b["base_key"])) != 16:
             raise ValueError("block sums for more arms than the index has")
         key = (int(b["block"]), int(b["rows"]))
-        index.blocks.sums[key] = BlockSums(base_key=bytes(b["base_key"]), **floats, last=last, rewarded=rewarded)
+        claim.sums[key] = BlockSums(base_key=bytes(b["base_key"]), **floats, last=last, rewarded=rewarded)
     for block, rows, injected, salient, salience in p["usage"]:
         counts = BlockUsage(
             np.frombuffer(injected, dtype=np.int64),
@@ -175,7 +176,8 @@ def _blocks_into(index: LogIndex, p: dict[str, Any]) -> None:
         )
         if not len(counts.injected) == len(counts.salient) == len(counts.salience) <= n_arms:
             raise ValueError("usage counts for more arms than the index has")
-        index.blocks.usage[(int(block), int(rows))] = counts
+        claim.usage[(int(block), int(rows))] = counts
+    return claim
 
 
 # ---------------------------------------------------------------- the file store's cache
@@ -242,27 +244,28 @@ class PartedCache:
             return None
 
     def _read_sums(self, index: LogIndex, limit: int) -> None:
-        """The block sums saved beside the head (none, or damaged: they are computed again)."""
+        """The block sums saved beside the head (none, or damaged: they are computed again), held as a
+        claim: the reader uses them once the log vouches for the bytes they came from (core/reader.py)."""
         try:
             p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, limit))))
-            if not isinstance(p, dict) or p.get("version") != CACHE_VERSION:
-                return
-            _blocks_into(index, p)
+            if isinstance(p, dict) and p.get("version") == CACHE_VERSION:
+                index.blocks.claimed(_claim_of(index, p))
         except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
-            index.blocks.sums.clear()
-            index.blocks.usage.clear()
+            pass
 
-    def save_sums(self, index: LogIndex) -> None:
+    def save_sums(self, index: LogIndex, vouch: str | None) -> None:
         """Save the block sums when some were computed since they were read or saved (best effort,
         no fsync: lost ones are computed again); only for an index the cache holds (a log too small
-        for the cache is read whole, sums and all, by every process)."""
+        for the cache is read whole, sums and all, by every process). `vouch`: what identifies the
+        content the index was read from (None: nothing does, and nothing is saved)."""
         with contextlib.suppress(StoreError):  # (a database store names its files by asking it)
-            if index.blocks.changed and index.parts and self._place():
-                self._write_sums(index)
+            if vouch is not None and index.blocks.changed and index.parts and self._place():
+                self._write_sums(index, vouch)
 
-    def _write_sums(self, index: LogIndex) -> None:
+    def _write_sums(self, index: LogIndex, vouch: str) -> None:
         with contextlib.suppress(StoreError, OSError):
-            atomic_write(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index))), sync=False)
+            payload = msgspec.msgpack.encode(_sums(index, vouch))
+            atomic_write(self.sums_path, seal(SUMS_MAGIC, payload), sync=False)
             index.blocks.changed = False
 
     def _save(self, index: LogIndex, digest: str, partial: bool) -> None:
@@ -280,8 +283,8 @@ class PartedCache:
             atomic_write(self.dir / name, blob)  # (a file of that name may be one found damaged)
             part.file = name
             parts.append(part)
-        self._write_sums(index)
-        head = _head(index, digest, partial, parts, sums=False)
+        self._write_sums(index, digest)  # (the head's digest identifies the content up to index.end)
+        head = _head(index, digest, partial, parts)
         atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
         index.parts = parts
         self._remove_unused({part.file for part in parts if part.file})

@@ -290,7 +290,29 @@ class PrefixCheck:
         again = digest_of(self.log, end)
         return again is not None and again.same(self.hasher)
 
-    def checked(self, signature: Signature | None) -> None:
+    def vouch(self, end: int) -> str | None:
+        """What identifies the log's first `end` bytes, as read and checked (for data derived from
+        them to carry); None unless that is what this check has read."""
+        return self.hasher.hexdigest() if end == self.hasher.end else None
+
+    def vouches(self, end: int, vouch: str) -> bool:
+        """Whether the log's first `end` bytes, within those this check has read and checked, are the
+        ones `vouch` (a `vouch(end)` of some reader, maybe another process's) was of."""
+        if end > self.hasher.end or self.log.continued(end):
+            return False
+        if end == self.hasher.end:
+            return vouch == self.hasher.hexdigest()
+        full = end // BLOCK_BYTES
+        digest = PrefixDigest()
+        digest.blocks = array("Q", self.hasher.blocks[:full])
+        digest.end = full * BLOCK_BYTES
+        tail = _read(self.log, digest.end, end)
+        if tail is None:
+            return False
+        digest.update(tail)
+        return vouch == digest.hexdigest()
+
+    def checked(self, signature: Signature | None, end: int) -> None:
         """The log was found intact at this stat (taken before reading on) and read to `hasher.end`.
         When that is the whole file, seal it for the next reader (see the module docstring)."""
         self._seen = signature

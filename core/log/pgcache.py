@@ -52,6 +52,7 @@ class PositionCheck:
     def reset(self) -> None:
         self.hasher = xxhash.xxh3_64()
         self._store_id: str | None = None  # of the database the events read so far came from
+        self._seen: tuple[int, str] | None = None  # a position read to, and its fingerprint then
 
     def adopt(self, hasher: Any) -> None:
         self.hasher = hasher
@@ -60,12 +61,24 @@ class PositionCheck:
         """Nothing to skip: the check reads no events."""
 
     def intact(self, end: int, signature: object) -> bool:
+        """The same database, and (when known) the same last event up to `end`: a database restored
+        to an earlier point that has since taken new events reaches `end` again with other events."""
         if end <= 0 or self._store_id is None:
             return True
-        return self.store.store_id() == self._store_id
+        if self.store.store_id() != self._store_id:
+            return False
+        return self._seen is None or self._seen[0] != end or self.store.fingerprint(end) == self._seen[1]
 
-    def checked(self, signature: object) -> None:
+    def checked(self, signature: object, end: int) -> None:
         self._store_id = self.store.store_id()
+        if end > 0 and (self._seen is None or self._seen[0] != end):
+            self._seen = (end, self.store.fingerprint(end))
+
+    def vouch(self, end: int) -> str | None:
+        return self.store.fingerprint(end)
+
+    def vouches(self, end: int, vouch: str) -> bool:
+        return self.store.fingerprint(end) == vouch
 
 
 class PgLogCache(PartedCache):

@@ -89,6 +89,8 @@ _INSERT = """WITH new AS (
     VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, {occurrence}) RETURNING position
 ) SELECT (SELECT position FROM new), ahead.* FROM ({ahead}) AS ahead
 """
+_LAST_UP_TO = """SELECT position, digest, occurrence FROM lesson_credit.events WHERE position <= %s
+    ORDER BY position DESC LIMIT 1"""
 _COPIES = "(SELECT count(*) FROM lesson_credit.events WHERE digest = %s)"
 _INSERT_FIRST = _INSERT.format(occurrence="0", ahead=_AHEAD)
 _INSERT_COPY = _INSERT.format(occurrence=_COPIES, ahead=_AHEAD)
@@ -370,11 +372,17 @@ class PgStore:
         return self._store_id
 
     def fingerprint(self, end: int) -> str:
-        """The database's identity and the position. The table is append-only (migration 2), so
-        the events up to a position of one database never change."""
+        """What identifies the events up to position `end`: the database's identity, the position, and
+        which event is the last at or below it (its position, digest and copy). The table is append-only
+        (migration 2), so the events below a position of one database never change, unless the database
+        is restored to an earlier point (a backup, a failover that lost commits): then the positions
+        past that point hold other events, or none, and the last event up to `end` is not the same."""
         if end <= 0:
             return "0:"
-        return f"pg:{self.store_id()}:{end}"
+        with self._db("cannot read") as conn:
+            row = conn.execute(_LAST_UP_TO, (end,)).fetchone()
+        last = f"{row[0]}:{bytes(row[1]).hex()}:{row[2]}" if row else "none"
+        return f"pg:{self.store_id()}:{end}:{last}"
 
     @staticmethod
     def _inserters(conn: pgconn.Connection) -> list[str]:

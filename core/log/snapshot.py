@@ -176,6 +176,22 @@ class BlockCache:
         self.changed = False  # sums or counts computed since the parsed-log cache last saved them
         self.bases: dict[tuple[int, int], FloatArray] = {}  # the rewards sums were last found valid for
         self.earlier: FloatArray | None = None  # the (read-only) rewards of the index's previous snapshot
+        # sums read from the parsed-log cache's sums file, not used until the log is known to hold the
+        # bytes they were computed from (`claimed`, `settle_claim`)
+        self.claim: Claim | None = None
+
+    def claimed(self, claim: Claim) -> None:
+        """Sums read from a file, held apart until `settle_claim` says whether the log vouches for them."""
+        self.claim = claim
+
+    def settle_claim(self, vouched: bool) -> None:
+        """Use the claimed sums (the log holds the bytes they came from), or forget them."""
+        claim, self.claim = self.claim, None
+        if claim is not None and vouched:
+            for key, sums in claim.sums.items():
+                self.sums.setdefault(key, sums)
+            for key, usage in claim.usage.items():
+                self.usage.setdefault(key, usage)
 
     def keep(self, key: tuple[int, int], sums: BlockSums, rewards: FloatArray | None = None) -> None:
         """Keep a block's sums (dropping those of the block at another length: it only grows), and the
@@ -205,6 +221,17 @@ def _grown(values: npt.NDArray[Any], n_arms: int, fill: float = 0) -> npt.NDArra
     out = np.full(n_arms, fill, dtype=values.dtype)
     out[: len(values)] = values
     return out
+
+
+@dataclass(frozen=True, eq=False)
+class Claim:
+    """Block sums and usage counts as saved by some process, computed from the store's content up to
+    `end`, which `vouch` identifies (a prefix digest of the file, a database position's identity)."""
+
+    end: int
+    vouch: str
+    sums: dict[tuple[int, int], BlockSums]
+    usage: dict[tuple[int, int], BlockUsage]
 
 
 @dataclass(frozen=True, eq=False)

@@ -559,3 +559,59 @@ def test_a_database_made_afresh_is_read_from_the_start(pg_server: Server, ws_roo
     assert [s.session_id for s in ws.sessions()] == ["new1", "new2", "new3", "new4"]
     other.close()
     store.close()
+
+
+def _dump(url: str, path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["pg_dump", "--format=custom", "--file", str(path), url], check=True, capture_output=True)
+
+
+def _restore(url: str, path: Path) -> None:
+    """As an operator restores a backup into the live database: the schema's objects dropped and made
+    again from the dump, the store id and the position sequence as they were (connections stay)."""
+    import subprocess
+
+    subprocess.run(
+        ["pg_restore", "--clean", "--if-exists", "--single-transaction", "--dbname", url, str(path)],
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_a_database_restored_to_an_earlier_point_is_read_again(
+    pg_url: str, ws_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backup taken at 6 events, 6 more events read (the parsed-log cache covers 12, a long-lived
+    reader has read 12), the backup restored, then 8 other events: positions 7..14 again, past 12,
+    with other contents. Before: the cache (and the long-lived reader) trusted positions 1..12 by
+    their number and kept the lost events (12 + 2 sessions against the database's 6 + 8)."""
+    from lesson_credit.core.log import pgcache
+    from lesson_credit.core.workspace import Workspace
+
+    monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 1)
+    writer = PgStore(url := pg_url, agent="w")
+    for i in range(6):
+        writer.append_event(line(session(f"kept{i}", 0.5, {GIT: 0.5})))
+    dump = tmp_path / "backup.dump"
+    _dump(url, dump)
+    for i in range(6):
+        writer.append_event(line(session(f"lost{i}", 1.0, {GIT: 1.0})))
+    long_lived = Workspace(ws_root, store=PgStore(url, agent="dashboard"))
+    assert len(long_lived.sessions()) == 12  # and the cache now covers 12 events
+    assert Workspace(ws_root, store=PgStore(url, agent="r")).lesson_table(details=False)  # read through it
+    writer.close()
+    _restore(url, dump)
+    other = PgStore(url, agent="b")
+    for i in range(8):
+        other.append_event(line(session(f"new{i}", 0.0, {QUOTE: 1.0})))
+    assert other.size() >= 12
+    expected = [f"kept{i}" for i in range(6)] + [f"new{i}" for i in range(8)]
+    fresh = Workspace(ws_root, store=PgStore(url, agent="r"), use_cache=False)
+    assert [s.session_id for s in fresh.sessions()] == expected
+    cached = Workspace(ws_root, store=PgStore(url, agent="r"))
+    assert [s.session_id for s in cached.sessions()] == expected
+    assert cached.lesson_table(details=False) == fresh.lesson_table(details=False)
+    long_lived.refresh()
+    assert [s.session_id for s in long_lived.sessions()] == expected
+    other.close()

@@ -374,7 +374,7 @@ def test_keeping_a_database_caches_sums_never_fails_a_command(tmp_path: Path) ->
         def store_id(self) -> str:
             raise StoreError("the database went away")
 
-    PgLogCache(Gone(ws), tmp_path / "cache").save_sums(index)  # no exception
+    PgLogCache(Gone(ws), tmp_path / "cache").save_sums(index, "pg:x:1")  # no exception
     assert index.blocks.changed  # not saved
 
 
