@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -247,15 +248,16 @@ def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
                 yield os.path.join(dirpath, name), prefix + name
 
 
-LESSON_CACHE_VERSION = 2  # 2: partial frontmatter failures and CR-only files are problems (were cached as loaded)
-LESSON_CACHE_MAGIC = b"lesson-credit lessons 2\n"
+LESSON_CACHE_VERSION = 3  # 3: a file's ctime and content digest; 2: partial frontmatter failures are problems
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 3\n"
+RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
 
-def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[str]]:
-    """(lesson or None, problem reasons) for one file: the uncached path."""
+def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> tuple[Lesson | None, list[str]]:
+    """(lesson or None, problem reasons) for one file (`raw`: its bytes, if already read): the uncached path."""
     try:
-        raw = read_regular(file, LESSON_MAX_BYTES)
+        raw = read_regular(file, LESSON_MAX_BYTES) if raw is None else raw
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
@@ -276,22 +278,47 @@ def _read_lesson_file(file: Path, lesson_id: str) -> tuple[Lesson | None, list[s
     return lesson, reasons
 
 
-def _load_cache(path: Path | None) -> dict[str, Any]:
+def _load_cache(path: Path | None) -> tuple[dict[str, Any], int]:
+    """(the cached files, when the cache was written: its mtime in ns)."""
     if path is None:
-        return {}
+        return {}, 0
     import msgspec
 
     from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
     from lesson_credit.core.base.sealed import unseal
 
     try:
+        written_ns = os.stat(path).st_mtime_ns
         data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, LESSON_CACHE_MAX_BYTES)))
     except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
-        return {}  # missing, unreadable or damaged: no cache, every file is parsed again
+        return {}, 0  # missing, unreadable or damaged: no cache, every file is parsed again
     if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
-        return {}
+        return {}, 0
     files = data.get("files")
-    return files if isinstance(files, dict) else {}
+    return (files, written_ns) if isinstance(files, dict) else ({}, 0)
+
+
+def _digest(raw: bytes) -> str:
+    import xxhash
+
+    return xxhash.xxh3_64_hexdigest(raw)
+
+
+def _cached(entry: Any, stamp: list[int], written_ns: int, key: str) -> tuple[Any, list[str], str, bool] | None:
+    """A cache entry's (fields, reasons, digest, racy) when it still describes the file: the same
+    stat (mtime, ctime, size, inode, device: an edit that restores mtime and size still moves ctime)
+    and, for a file changed within RACY_NS of the cache's write (racy: a coarse clock may not have
+    ticked since), the same bytes."""
+    if not (isinstance(entry, list) and len(entry) == 4 and entry[0] == stamp):
+        return None
+    racy = stamp[1] >= written_ns - RACY_NS
+    if racy:
+        try:
+            if _digest(read_regular(key, LESSON_MAX_BYTES)) != entry[3]:
+                return None
+        except (OSError, UnsafeFile):
+            return None
+    return entry[1], entry[2], entry[3], racy
 
 
 def _save_cache(path: Path, files: dict[str, Any]) -> None:
@@ -310,9 +337,9 @@ def _save_cache(path: Path, files: dict[str, Any]) -> None:
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
     """Load every lesson under the workspace's library roots; broken files become problems.
 
-    With `cache_path`, parsed lessons are kept there keyed by file and validated by
-    (mtime, size, inode): a library of thousands reloads without parsing YAML again. Library
-    folders outside the workspace are read only with `allow_outside`.
+    With `cache_path`, parsed lessons are kept there keyed by file and validated by their stat
+    (`_cached`): a library of thousands reloads without parsing YAML again. Library folders outside
+    the workspace are read only with `allow_outside`.
     """
     workspace = Path(workspace)
     try:
@@ -320,7 +347,7 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
     except LessonError as exc:
         toml = str(workspace.resolve() / "gptme.toml")
         return Library((), (LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG),), ())
-    cached = _load_cache(cache_path)
+    cached, written_ns = _load_cache(cache_path)
     fresh: dict[str, Any] = {}
     changed = False
     lessons: dict[str, Lesson] = {}
@@ -330,13 +357,16 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
         for key, lesson_id in _lesson_files(root):
             try:
                 st = os.stat(key)
-                stamp = [st.st_mtime_ns, st.st_size, st.st_ino]
+                stamp = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev]
             except OSError:
                 stamp = None
-            entry = cached.get(key)
+            hit = None if stamp is None else _cached(cached.get(key), stamp, written_ns, key)
             lesson: Lesson | None
-            if stamp is not None and isinstance(entry, list) and len(entry) == 3 and entry[0] == stamp:
-                fields, reasons = entry[1], entry[2]
+            digest = None if hit is None else hit[2]
+            if hit is not None:
+                fields, reasons = hit[0], hit[1]
+                # a racy entry is checked by content until a cache written well after the change holds it
+                changed = changed or (hit[3] and stamp is not None and time.time_ns() - RACY_NS > stamp[1])
                 lesson = None
                 if fields is not None:
                     lesson = Lesson(
@@ -355,7 +385,12 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                     lesson, reasons = _read_lesson_file(Path(key), lesson_id)
                     changed = True
             else:
-                lesson, reasons = _read_lesson_file(Path(key), lesson_id)
+                try:
+                    raw: bytes | None = read_regular(key, LESSON_MAX_BYTES)
+                except (OSError, UnsafeFile):
+                    raw = None  # (reported by the read below)
+                digest = None if raw is None else _digest(raw)
+                lesson, reasons = _read_lesson_file(Path(key), lesson_id, raw)
                 changed = True
             if stamp is not None:
                 fields = None
@@ -370,7 +405,7 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                         list(lesson.patterns),
                         lesson.body,
                     ]
-                fresh[key] = [stamp, fields, reasons]
+                fresh[key] = [stamp, fields, reasons, digest]
             problems.extend(LessonProblem(key, reason, lesson_id) for reason in reasons)
             if lesson is None:
                 continue

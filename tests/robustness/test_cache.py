@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,54 @@ def test_lesson_cache_is_validated_by_file_stat(tmp_path: Path) -> None:
     assert {x.id: x.keywords for x in edited.lessons} == {"t/a.md": ("gamma",), "t/c.md": ("alpha", "beta")}
     assert edited.problems == ()
     assert load_library(tmp_path, cache) == load_library(tmp_path)  # the cache changes nothing
+
+
+def test_a_same_size_edit_with_its_mtime_put_back_is_seen(tmp_path: Path) -> None:
+    """An edit that keeps the size and restores the mtime (as `touch -r`, an editor or a sync tool can)
+    still moves the file's ctime: the cached keywords are not used. Before: ("alpha", "beta") stayed."""
+    from lesson_credit.core.library.lessons import load_library
+
+    lesson_file = tmp_path / "lessons" / "a.md"
+    lesson_file.parent.mkdir(parents=True)
+    lesson_file.write_text(LESSON)
+    cache = tmp_path / "cache.msgpack"
+    assert load_library(tmp_path, cache).lessons[0].keywords == ("alpha", "beta")
+    before = lesson_file.stat()
+    lesson_file.write_text(LESSON.replace('"alpha", "beta"', '"gamma", "delt"'))  # the same length
+    os.utime(lesson_file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = lesson_file.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert load_library(tmp_path, cache).lessons[0].keywords == ("gamma", "delt")
+
+
+def test_an_edit_in_the_same_tick_of_a_coarse_clock_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a file system whose clock has not ticked since the cache was written, an edit of the same size
+    leaves the whole stat as it was: such a file is checked by its bytes (here every stat's times are
+    frozen at one instant, the cache file's included)."""
+    from lesson_credit.core.library import lessons
+
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda path, *a, **k: _Frozen(real_stat(path, *a, **k)))
+    lesson_file = tmp_path / "lessons" / "a.md"
+    lesson_file.parent.mkdir(parents=True)
+    lesson_file.write_text(LESSON)
+    cache = tmp_path / "cache.msgpack"
+    assert lessons.load_library(tmp_path, cache).lessons[0].keywords == ("alpha", "beta")
+    lesson_file.write_text(LESSON.replace('"alpha", "beta"', '"gamma", "delt"'))  # the same length
+    assert lessons.load_library(tmp_path, cache).lessons[0].keywords == ("gamma", "delt")
+    assert lessons.load_library(tmp_path, cache) == lessons.load_library(tmp_path)
+
+
+class _Frozen:
+    """A stat result whose times are one fixed instant (a clock that has not ticked)."""
+
+    st_mtime_ns = st_ctime_ns = 1_700_000_000_000_000_000
+
+    def __init__(self, real: os.stat_result) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
 
 
 def test_block_sums_come_from_the_cache_and_match_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
