@@ -664,6 +664,7 @@ class Workspace:
         reward follows the [outcomes] mapping."""
         if outcome is not None:
             reward = self.outcome_reward(outcome, pending_ok=True)
+        grading.check_grader(grader)
         new = commands.recording(
             session_id,
             Path(journal),

@@ -42,9 +42,9 @@ from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, S
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 8  # 8: each session's and grade's reward source (core.model.sources)
-CACHE_MAGIC = b"lesson-credit log-index 8\n"
-SUMS_MAGIC = b"lesson-credit log-sums 8\n"
+CACHE_VERSION = 9  # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`)
+CACHE_MAGIC = b"lesson-credit log-index 9\n"
+SUMS_MAGIC = b"lesson-credit log-sums 9\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
