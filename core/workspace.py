@@ -40,7 +40,7 @@ from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import HUMAN, SOURCES, RewardInputs, check_priority
+from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES, RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader, ReadProgress
 from lesson_credit.core.session_records import JoinedRecords, SessionRecords, trajectory_for
 from lesson_credit.core.sessions.records import Record
@@ -729,13 +729,23 @@ class Workspace:
 
     def outcome_words(self) -> dict[int, str]:
         """Row -> the gptme outcome word a session's reward in force comes from: sessions logged with a
-        word and no base_reward (imported from gptme, or `record --reward WORD`) not graded since."""
+        word and no base_reward (imported from gptme, or `record --reward WORD`) whose score in force is
+        the outcome source's (no source before it in the priority scores them) and still the word's
+        (no `outcome` grade since, no record's outcome in its place)."""
         labels = self._reader.outcome_labels()
         if not labels:
             return {}
-        n = self.data().n_sessions
-        regraded = set(self._reader.index.grade_rows)
-        return {row: word for row, word in labels.items() if row < n and row not in regraded}
+        scores = self.data().scores()
+        outcome = SOURCES.index(OUTCOME)
+        index = self._reader.index
+        regraded = {row for row, code in zip(index.grade_rows, index.grade_source, strict=True) if code == outcome}
+        outside = set(scores.external_rows.tolist())
+        n = len(scores.chosen)
+        return {
+            row: word
+            for row, word in labels.items()
+            if row < n and scores.chosen[row] == outcome and row not in regraded and row not in outside
+        }
 
     @rereads
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
