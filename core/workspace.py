@@ -836,7 +836,7 @@ class Workspace:
         its increments over what we wrote (`.cache/bandit-state-written`) are logged first, as an
         increments event (under the log's lock: `locked` says the caller holds it), and the file
         follows the log again; interop.StateKept (nothing written) when they cannot be known (no
-        copy of what we wrote, a number that went down) or when the log is missing (item: a derived
+        copy of what we wrote, a number that went down) or when the log is missing (a derived
         file is never rewritten from a log that is not there). `adopted`: rewrite whatever the file
         holds (its evidence was just logged). Then saves the block sums the folds computed, this
         one's included (the blocks the write changed), for the next command."""

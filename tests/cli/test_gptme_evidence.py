@@ -1,4 +1,4 @@
-"""One evidence base beside gptme's own tools (issue 37 items 1 and 4): importing a state file whose
+"""One evidence base beside gptme's own tools: importing a state file whose
 evidence is in the log already counts nothing twice, the guide's live-gptme recipe can run again
 without changing a number, and the shared bandit-state.json keeps gptme's key style (absolute paths,
 as gptme-contrib's Claude Code hook writes and looks them up), so every gptme reader finds every arm

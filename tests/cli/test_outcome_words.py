@@ -104,7 +104,7 @@ def test_tables_show_the_word_of_imported_sessions(ws: Path, capsys: pytest.Capt
 def test_the_word_is_shown_only_when_the_reward_in_force_is_the_words(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """issue 37 item 9: `failed (0.8)`: a gptme-sessions record's judge score 0.8 was in force (the judge
+    """`failed (0.8)`: a gptme-sessions record's judge score 0.8 was in force (the judge
     outranks the outcome), the word failed (0) was still shown. Under the priority human, judge, outcome,
     heuristic: a record's judge score or a judge grade is in force over the word (no word shown); a grade
     of a source the priority puts after the outcome is not (the word stays, as it was hidden before)."""

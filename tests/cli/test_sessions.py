@@ -255,7 +255,7 @@ def test_show_pending_text(ws: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_a_lesson_argument_is_resolved_by_its_unique_basename(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """issue 37 item 11: `explain S --lesson test-doubles.md` said the lesson was not injected; it was,
+    """`explain S --lesson test-doubles.md` said the lesson was not injected; it was,
     as patterns/test-doubles.md. A unique tail names it; several name no one (one line listing them)."""
     doubles, other = "patterns/test-doubles.md", "testing/test-doubles.md"
     root = make_ws(

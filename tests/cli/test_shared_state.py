@@ -64,7 +64,7 @@ def file_git(root: Path) -> tuple[float, float, int]:
     return arm["alpha"], arm["beta"], arm["total_selections"]
 
 
-# ---------------------------------------------------------------- gptme's update is logged (issue 37 item 3)
+# ---------------------------------------------------------------- gptme's update is logged
 
 
 def test_status_logs_gptmes_update_once_and_the_file_follows_the_log(
@@ -173,7 +173,7 @@ def test_our_own_stale_file_is_still_rewritten(ws: Path, capsys: pytest.CaptureF
     assert (arm["alpha"], arm["beta"]) == (1.0, 2.0)
 
 
-# ---------------------------------------------------------------- a missing log (issue 37 item 2)
+# ---------------------------------------------------------------- a missing log
 
 
 def test_a_missing_log_never_empties_the_file(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -58,7 +58,7 @@ def test_each_grader_belongs_to_one_source(grader: str | None, source: str) -> N
     ],
 )  # fmt: skip
 def test_a_judge_like_name_is_the_judge_not_a_person(grader: str, source: str) -> None:
-    # issue 37 item 10: `--grader 'llm judge'` was a person's grade and outranked the judge
+    # `--grader 'llm judge'` was a person's grade and outranked the judge
     assert source_of(grader) == source
 
 
