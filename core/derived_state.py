@@ -49,6 +49,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
     if not isinstance(state, dict):
         return StateCheck(f"{path.name} has no 'arms' object", False)
+    if state and written_by_us(state):  # as we wrote it: the base of a later update's increments
+        ws.keep_written_copy(state)
     why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
     if why is None:
         return None

@@ -881,6 +881,12 @@ class Workspace:
             with contextlib.suppress(OSError):
                 self._written_path().unlink()
 
+    def keep_written_copy(self, state: dict[str, Any]) -> None:
+        """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
+        says otherwise (a workspace written before copies were kept), best effort."""
+        if self._reader.caches and self._written() != interop.read_written_copy(interop.written_copy(state)):
+            self._keep_written(state)
+
     def _written(self) -> dict[str, interop.Counts] | None:
         """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
         if not self._reader.caches:

@@ -191,3 +191,16 @@ def test_a_missing_log_never_empties_the_file(ws: Path, capsys: pytest.CaptureFi
     code, _, err = run(capsys, "status", "--workspace", str(ws))
     assert code == 0 and "bandit-state.json" not in err
     assert file_git(ws) == pytest.approx((1.9, 1.1, 1))
+
+
+def test_a_file_of_ours_written_before_copies_were_kept_gets_one_at_the_next_status(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workspace from before the copy (the demo's): `status` finds the file ours (its stamp matches) and
+    keeps its copy, so gptme's next update is logged, not kept."""
+    (ws / WRITTEN_REL).unlink()
+    assert run(capsys, "status", "--workspace", str(ws))[0] == 0
+    gptme_update(ws)
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0 and "increments" in err and "another tool" in err
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)
