@@ -2,9 +2,11 @@
 
 The file is derived: rewritten after every append. A process killed between the append and
 the rewrite (or a disk that filled) leaves it stale, and gptme reads it. `status` and `lint`
-compare it with a fold of the log; the next write (or `status`) rewrites it, unless another tool
-(gptme's own bandit) changed it since we wrote it: that update is kept, never overwritten by a
-read (see lesson_credit.core.bandit.interop, `StateKept`), and `lint` says how to take the file back.
+compare it with a fold of the log; the next write (or `status`) rewrites it. When another tool
+(gptme's own bandit) updated it since we wrote it, that rewrite first logs the update's increments
+(an increments event, Workspace.write_state), so the file follows the log again; when they cannot
+be known (no copy of what we wrote), the update is kept, never overwritten (`StateKept`), and `lint`
+says how to take the file back.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from lesson_credit.core.bandit.interop import StateKept, disagreement, kept_message, written_by_us
+from lesson_credit.core.bandit.interop import InteropError, StateKept, disagreement, kept_message, written_by_us
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
 
@@ -45,11 +47,24 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return StateCheck(f"{path.name} is not valid JSON", False)
     except RecursionError:
         return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
-    why = disagreement(state, ws.posterior(), path.name)
+    if not isinstance(state, dict):
+        return StateCheck(f"{path.name} has no 'arms' object", False)
+    if state and written_by_us(state):  # as we wrote it: the base of a later update's increments
+        ws.keep_written_copy(state)
+    why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
     if why is None:
         return None
-    foreign = isinstance(state, dict) and bool(state) and not written_by_us(state)
-    return StateCheck(kept_message(path, why) if foreign else why, foreign)
+    if not state or written_by_us(state):
+        return StateCheck(why, False)
+    try:
+        added = ws.foreign_increments(state)
+    except InteropError as exc:
+        return StateCheck(kept_message(path, f"{why}; {exc}"), True)
+    return StateCheck(
+        f"{path.name} was updated by another tool since lesson-credit wrote it ({why}): the next write or "
+        f"`status` logs its increments to {len(added)} arm(s) as an increments event",
+        False,
+    )
 
 
 def state_disagreement(ws: Workspace) -> str | None:
@@ -66,10 +81,15 @@ def repair_state(ws: Workspace) -> str | None:
         return None
     if check.foreign:
         return check.why
+    known = len(ws.warnings)
     try:
         ws.write_state()
-    except StateKept as exc:  # changed by another tool between the check and the rewrite
+    except StateKept as exc:  # changed by another tool between the check and the rewrite, or no log
         return str(exc)
     except (StoreError, OSError) as exc:
         return f"{check.why}; could not rewrite it: {exc}"
+    logged = ws.warnings[known:]
+    if logged:  # another tool's increments were logged: that line says so
+        del ws.warnings[known:]
+        return " ".join(logged)
     return f"{check.why}; rewritten from the log"

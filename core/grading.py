@@ -17,7 +17,7 @@ from typing import Any
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import GRADE
 from lesson_credit.core.model import credit as credit_mod
-from lesson_credit.core.model.sources import source_of
+from lesson_credit.core.model.sources import automatic_sources, source_of
 from lesson_credit.core.views import GradeRecord, SourceScore
 
 
@@ -53,8 +53,15 @@ def own_source_score(sources: Sequence[SourceScore], grader: str) -> float | Non
 
 
 def check_grader(grader: str) -> None:
+    """A grader name a writer logs: one non-empty line, naming at most one automatic reward source
+    (`llm heuristic` would be read as a person's and outrank both: refused)."""
     if not grader or "\n" in grader:
         raise WorkspaceError("grader must be a non-empty single line")
+    found = automatic_sources(grader)
+    if len(found) > 1:
+        raise WorkspaceError(
+            f"grader {grader!r} names {len(found)} reward sources ({', '.join(found)}); use a name of one"
+        )
 
 
 def check_reward(reward: float | None) -> float | None:

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.fold import Posterior, regrade
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.base.ids import lesson_named
 from lesson_credit.core.library.lessons import MISSING, Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
 from lesson_credit.core.log.events import GradeEvent, SessionEvent
@@ -478,7 +478,7 @@ def explain_inputs(
     injected in the session, `base_reward` (a preview; else the `recorded` one) must be in [0, 1]."""
     wanted = None
     if lesson is not None:
-        wanted = normalize_id(lesson)
+        wanted = lesson_named(lesson, session.lesson_ids)
         if wanted not in session.lesson_ids:
             raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session.session_id!r}")
     if base_reward is not None:

@@ -9,6 +9,7 @@ is rewritten after each) and `lesson_credit.core.bandit.interop` (gptme's state 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 from collections.abc import Callable, Sequence
@@ -28,8 +29,9 @@ from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import WriteGuard
+from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
@@ -40,7 +42,7 @@ from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.model.sources import HUMAN, SOURCES, RewardInputs, check_priority
+from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES, RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader, ReadProgress
 from lesson_credit.core.session_records import JoinedRecords, SessionRecords, trajectory_for
 from lesson_credit.core.sessions.records import Record
@@ -624,23 +626,24 @@ class Workspace:
         if self._reader.row_of(session_id) is not None:
             raise WorkspaceError(f"session {session_id!r} is already recorded")
 
-    def _append(self, event: dict[str, Any]) -> None:
+    def _append(self, event: dict[str, Any], adopted: bool = False) -> None:
         """Append an event (under the lock), read it back, and rewrite the state file."""
         self.log.append_locked(encode(event))
         self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
-        self._after_write()
+        self._after_write(adopted)
 
-    def _after_write(self) -> None:
+    def _after_write(self, adopted: bool = False) -> None:
         """The event is in the log (or the settings in config.toml): the command has succeeded, and
-        a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop)."""
+        a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop).
+        The caller holds the log's lock. `adopted`: the file's evidence is in the log now (see write_state)."""
         try:
             try:
                 self.refresh()
-                self.write_state()
+                self.write_state(locked=True, adopted=adopted)
             except CacheDamaged as exc:
                 self._reader.drop(str(exc))
                 self.refresh()
-                self.write_state()
+                self.write_state(locked=True, adopted=adopted)
         except interop.StateKept as exc:
             self.warnings.append(str(exc))
         except (StoreError, OSError) as exc:
@@ -664,6 +667,7 @@ class Workspace:
         reward follows the [outcomes] mapping."""
         if outcome is not None:
             reward = self.outcome_reward(outcome, pending_ok=True)
+        grading.check_grader(grader)
         new = commands.recording(
             session_id,
             Path(journal),
@@ -728,13 +732,23 @@ class Workspace:
 
     def outcome_words(self) -> dict[int, str]:
         """Row -> the gptme outcome word a session's reward in force comes from: sessions logged with a
-        word and no base_reward (imported from gptme, or `record --reward WORD`) not graded since."""
+        word and no base_reward (imported from gptme, or `record --reward WORD`) whose score in force is
+        the outcome source's (no source before it in the priority scores them) and still the word's
+        (no `outcome` grade since, no record's outcome in its place)."""
         labels = self._reader.outcome_labels()
         if not labels:
             return {}
-        n = self.data().n_sessions
-        regraded = set(self._reader.index.grade_rows)
-        return {row: word for row, word in labels.items() if row < n and row not in regraded}
+        scores = self.data().scores()
+        outcome = SOURCES.index(OUTCOME)
+        index = self._reader.index
+        regraded = {row for row, code in zip(index.grade_rows, index.grade_source, strict=True) if code == outcome}
+        outside = set(scores.external_rows.tolist())
+        n = len(scores.chosen)
+        return {
+            row: word
+            for row, word in labels.items()
+            if row < n and scores.chosen[row] == outcome and row not in regraded and row not in outside
+        }
 
     @rereads
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
@@ -816,30 +830,188 @@ class Workspace:
 
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)
 
-    def write_state(self) -> None:
-        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds;
-        interop.StateKept (nothing written) when another tool changed it since (see interop). Then
-        saves the block sums the folds computed, this one's included (the blocks the write changed),
-        for the next command."""
+    def write_state(self, *, locked: bool = False, adopted: bool = False) -> None:
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds and
+        its key style (`state_keys`). When another tool (gptme's bandit) updated it since we wrote it,
+        its increments over what we wrote (`.cache/bandit-state-written`) are logged first, as an
+        increments event (under the log's lock: `locked` says the caller holds it), and the file
+        follows the log again; interop.StateKept (nothing written) when they cannot be known (no
+        copy of what we wrote, a number that went down) or when the log is missing (a derived
+        file is never rewritten from a log that is not there). `adopted`: rewrite whatever the file
+        holds (its evidence was just logged). Then saves the block sums the folds computed, this
+        one's included (the blocks the write changed), for the next command."""
         try:
-            interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
+            self._refuse_missing_log()
+            if not adopted:
+                adopted = self._log_foreign_update(locked)
+            check = None if adopted else self.posterior
+            interop.rewrite_state(
+                self.state_path, self.state_payload, self.guard, check, self.state_keys, self._keep_written
+            )
         except interop.StateKept:
             self._reader.keep_sums()
             raise
         self._reader.keep_sums()
 
+    def _refuse_missing_log(self) -> None:
+        """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json has arms:
+        rewriting it from the empty fold would throw their evidence away."""
+        log_path = getattr(self.log, "path", None)
+        if log_path is None or log_path.exists():
+            return
+        arms = interop.read_state(self.state_path).get("arms")
+        if isinstance(arms, dict) and arms:
+            raise interop.StateKept(
+                f"{log_path} is missing: {self.state_path} ({len(arms)} arms) is left as it is, not rewritten "
+                "from an empty log (restore the log, or delete the file to start over)"
+            )
+
+    def _written_path(self) -> Path:
+        return self.state_dir / ".cache" / "bandit-state-written"
+
+    def _keep_written(self, payload: dict[str, Any]) -> None:
+        """Keep a copy of the numbers of the state file about to be written (before it, so that a crash
+        between the two never makes the copy older than the file), best effort: without it, another
+        tool's update of the file is kept as it is, not logged."""
+        if not self._reader.caches:
+            return
+        try:
+            atomic_write(self._written_path(), interop.written_copy(payload), self.guard)
+        except (StoreError, OSError):
+            with contextlib.suppress(OSError):
+                self._written_path().unlink()
+
+    def keep_written_copy(self, state: dict[str, Any]) -> None:
+        """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
+        says otherwise (a workspace written before copies were kept), best effort."""
+        if self._reader.caches and self._written() != interop.read_written_copy(interop.written_copy(state)):
+            self._keep_written(state)
+
+    def _written(self) -> dict[str, interop.Counts] | None:
+        """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
+        if not self._reader.caches:
+            return None
+        try:
+            return interop.read_written_copy(read_regular(self._written_path(), STATE_MAX_BYTES))
+        except (OSError, UnsafeFile, ValueError):
+            return None
+
+    def foreign_increments(self, state: dict[str, Any]) -> dict[str, interop.Counts]:
+        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it;
+        InteropError (why) when that cannot be known."""
+        written = self._written()
+        if written is None:
+            raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
+        added = interop.increments(state, written)
+        mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
+        return {mapper.map(key)[0]: counts for key, counts in added.items()}
+
+    def _log_foreign_update(self, locked: bool) -> bool:
+        """When the state file was changed by another tool since we wrote it and disagrees with the log,
+        log that tool's increments (`foreign_increments`) and say so in a warning; True when logged.
+        StateKept when they cannot be known."""
+        existing = interop.read_state(self.state_path)
+        if not existing or interop.written_by_us(existing):
+            return False
+        why = interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
+        if why is None:
+            return False
+        try:
+            added = self.foreign_increments(existing)
+        except interop.InteropError as exc:
+            raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+        if added:
+            event = interop.increments_event(added, self.now_iso())
+            with contextlib.nullcontext() if locked else self.log.locked():
+                self.log.append_locked(encode(event))
+            self._reader.trust_once()
+            self.refresh()
+        if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
+            return True
+        sessions = max(counts[2] for counts in added.values())
+        self.warnings.append(
+            f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
+            f"its increments to {len(added)} arm(s) (up to {sessions} selection(s) each) are logged as an "
+            f"increments event from {interop.GPTME_BANDIT}, and the file follows the log again"
+        )
+        return True
+
+    def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
+        """Each arm's key in the state file: library ids, or the lessons' absolute paths when the file
+        as it is names arms so (gptme's Claude Code hook looks them up by path)."""
+        arm_ids = self.posterior().arm_ids
+        if not interop.absolute_keys(existing):
+            return tuple(arm_ids)
+        paths = {lesson.id: lesson.path for lesson in self.library().lessons}
+        return interop.state_keys(arm_ids, paths, True)
+
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
-        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing)
+        keys = self.state_keys(existing or {})
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing, keys)
 
     @rereads
     def export_gptme(self, path: Path | str) -> Path:
-        """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder)."""
-        return interop.export_state(path, self.state_payload)
+        """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder); onto the
+        workspace's own file, that file is ours again (its copy kept)."""
+        target = interop.export_target(path)
+        own = target.resolve() == self.state_path
+        style = interop.read_state(target) if own else {}  # onto our own file: its key style is kept
 
+        def fresh() -> dict[str, Any]:
+            keys = self.state_keys(style)
+            return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
+
+        return interop.export_state(target, fresh, self._keep_written if own else None)
+
+    @rereads
     def import_gptme(self, path: Path) -> ImportReport:
-        """Log a gptme `bandit-state.json`'s arms as a prior event."""
-        return interop.import_state(path, self.library(), self.add_prior)
+        """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
+        already (docs/format.md §7): this workspace's own file as we wrote it or agreeing with the log,
+        a file of ours that agrees with it, or the content of the priors already imported (the report's
+        `skipped` says why, nothing logged). This workspace's own file changed by gptme's bandit: its
+        increments are logged (as every write does). WorkspaceError when its evidence cannot be told
+        apart from the log's."""
+        with self.log.locked():
+            self.refresh()
+            own = Path(path).resolve() == self.state_path
+            existing = interop.read_state(Path(path))
+            keys = self.state_keys(existing)
+            agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
+            if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
+                if self._written() is None:
+                    raise WorkspaceError(
+                        f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
+                        "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "
+                        "nothing logged"
+                    )
+                known = len(self.warnings)
+                self._after_write()
+                return ImportReport(str(path), (), skipped=" ".join(self.warnings[known:]) or None)
+            if own and (agrees or interop.written_by_us(existing)):
+                why = f"{path} is written from this workspace's log: nothing to import"
+                return ImportReport(str(path), (), skipped=why)
+            report = interop.read_import(Path(path), self.library())
+            if agrees and interop.STAMP_KEY in existing:
+                return replace(report, skipped=f"{path} was written by lesson-credit and agrees with the log: its "
+                               "evidence is in it already; nothing imported")  # fmt: skip
+            if self._reader.index.priors and self._imported_already(report):
+                return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
+            self._append(commands.prior_event(*report.prior(), self.now_iso()), adopted=own)
+            return report
+
+    def _has_evidence(self) -> bool:
+        data = self.data()
+        return data.n_sessions > 0 or bool(self._reader.index.priors) or bool(self._reader.index.increments)
+
+    def _imported_already(self, report: ImportReport) -> bool:
+        """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""
+        index = self._reader.index
+        arms, rewards = report.prior()
+        return all(
+            index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
+            for arm, prior in arms.items()
+        )
 
     def now_iso(self) -> str:
         return iso(self.clock())

@@ -22,7 +22,8 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
-                "imported": len(report.arms),
+                "imported": len(report.arms) if report.skipped is None else 0,
+                "skipped": report.skipped,
                 "arms": [
                     {
                         "source": a.source_id,
@@ -38,6 +39,9 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
             },
             ws,
         )
+        return 0
+    if report.skipped is not None:
+        print(safe(report.skipped))
         return 0
     print(f"imported {len(report.arms)} arms from {safe(report.path)} as a prior event")
     for arm in report.unmatched:
@@ -57,7 +61,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p = command(
         sub, "import-gptme", [common, data], "log a gptme bandit-state.json as a prior",
         "Log an existing gptme-sessions bandit-state.json as a prior event, its arms mapped to\n"
-        "library ids. Import only history that is not also in sessions.jsonl (it would count twice).",
+        "library ids. A file whose evidence is in the log already (the workspace's own, a file of\n"
+        "ours that agrees with the log, priors imported before) is skipped with one line.",
         "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
     )  # fmt: skip
     p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")

@@ -135,7 +135,7 @@ def _session_json(table_obj: Any, row: int, words: dict[int, str]) -> dict[str, 
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from lesson_credit.core.library.lessons import normalize_id
+    from lesson_credit.core.base.ids import lesson_named
     from lesson_credit.core.query import NO_ROWS, SessionQuery, parse_sort, parse_time, rows_with_arm, select_rows
 
     min_reward = parse_reward(args.min_reward)
@@ -148,7 +148,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     lesson_rows = None
     if args.lesson is not None:
         data = ws.data()
-        lesson = normalize_id(args.lesson)
+        lesson = lesson_named(args.lesson, [*data.arm_ids, *ws.library().by_id()])
         if lesson in data.arm_ids:
             lesson_rows = rows_with_arm(data.entry_arm, data.entry_session, data.arm_ids.index(lesson))
         elif lesson in ws.library().by_id():
@@ -368,7 +368,12 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p.add_argument("--graded", action="store_true", help="only graded sessions")
     p.add_argument("--category", default=None, metavar="C", help="only sessions of this category (exact)")
     p.add_argument("--grader", default=None, metavar="G", help="only sessions whose grade in force is by G")
-    p.add_argument("--lesson", default=None, metavar="ID", help="only sessions this lesson was injected in")
+    p.add_argument(
+        "--lesson",
+        default=None,
+        metavar="ID",
+        help="only sessions this lesson was injected in (an id, or its unique file name)",
+    )
     p.add_argument("--min-reward", default=None, metavar="R", help="only graded sessions with reward >= R, R in [0, 1]")
     p.add_argument("--max-reward", default=None, metavar="R", help="only graded sessions with reward <= R, R in [0, 1]")
     p.add_argument(
@@ -419,6 +424,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
     )  # fmt: skip
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
-    p.add_argument("--lesson", default=None, metavar="ID", help="only this lesson (it must be in the session)")
+    p.add_argument(
+        "--lesson",
+        default=None,
+        metavar="ID",
+        help="only this lesson (it must be in the session; an id, or its unique file name there)",
+    )
     p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
     p.set_defaults(func=cmd_explain)

@@ -127,10 +127,11 @@ def fold(data: FoldData, settings: CreditSettings, base: FloatArray | None = Non
             beta = start_beta + stats.n - sum_wb
         else:  # evidence: alpha += w*base, beta += w*(1 - base) = w - w*base
             beta = start_beta + floor * stats.n + (1.0 - floor) * stats.sum_salience - sum_wb
+    # another tool's increments (docs/format.md §5.5) count as that tool counted them: added, not decayed
     return Posterior(
         arm_ids=data.arm_ids,
-        alpha=np.asarray(alpha, dtype=np.float64),
-        beta=np.asarray(beta, dtype=np.float64),
+        alpha=np.asarray(alpha + data.added_alpha, dtype=np.float64),
+        beta=np.asarray(beta + data.added_beta, dtype=np.float64),
         n=data.prior_n + stats.n.astype(np.int64),
         settings=settings,
         graded_sessions=stats.graded_sessions,

@@ -29,6 +29,7 @@ from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
+from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.library.lessons import Library
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
@@ -55,6 +56,7 @@ class ImportedArm:
 class ImportReport:
     path: str
     arms: tuple[ImportedArm, ...]
+    skipped: str | None = None  # why nothing was imported (its evidence is in the log already)
 
     @property
     def unmatched(self) -> list[ImportedArm]:
@@ -183,10 +185,15 @@ def read_import(path: Path, library: Library) -> ImportReport:
 
 
 def state_payload(
-    post: Posterior, stamps: Sequence[str | None], now: str, existing: dict[str, Any] | None = None
+    post: Posterior,
+    stamps: Sequence[str | None],
+    now: str,
+    existing: dict[str, Any] | None = None,
+    keys: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The posteriors in gptme's `bandit-state.json` shape: per arm exactly EXPORT_ARM_KEYS, with
     `last_updated` the arm's latest credited session (`stamps`, None if none) or else `now`.
+    `keys`: each arm's key (and `arm_id`) in the file (`state_keys`; default its id).
 
     `existing` is the file as it is: its other keys (top-level and per arm), its `created` and an
     arm's own `last_updated` (when no session of ours credited the arm) are kept."""
@@ -195,7 +202,8 @@ def state_payload(
     assert isinstance(old_arms, dict)
     arms: dict[str, Any] = {}
     columns = zip(post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), post.rewarded.tolist(), strict=True)
-    for arm, stamp, (alpha, beta, n, rewarded) in zip(post.arm_ids, stamps, columns, strict=True):
+    named = post.arm_ids if keys is None else keys
+    for arm, stamp, (alpha, beta, n, rewarded) in zip(named, stamps, columns, strict=True):
         entry = dict(old_arms.get(arm, {})) if isinstance(old_arms.get(arm), dict) else {}
         entry.update(
             arm_id=arm,
@@ -256,17 +264,21 @@ def _same(stored: Any, value: float) -> bool:
     return math.isclose(float(stored), value, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def disagreement(state: Any, post: Posterior, name: str = "bandit-state.json") -> str | None:
-    """Why a parsed state file disagrees with the posteriors `post` (None when it agrees)."""
+def disagreement(
+    state: Any, post: Posterior, name: str = "bandit-state.json", keys: Sequence[str] | None = None
+) -> str | None:
+    """Why a parsed state file disagrees with the posteriors `post` (None when it agrees); `keys`:
+    each arm's key in the file (`state_keys`; default its id)."""
     arms = state.get("arms") if isinstance(state, dict) else None
     if not isinstance(arms, dict):
         return f"{name} has no 'arms' object"
-    logged = set(post.arm_ids)
+    named = post.arm_ids if keys is None else tuple(keys)
+    logged = set(named)
     if set(arms) != logged:
         extra, missing = sorted(set(arms) - logged), sorted(logged - set(arms))
         which = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which the log does not"
         return f"{name} disagrees with the log: it {which}"
-    columns = zip(post.arm_ids, post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), strict=True)
+    columns = zip(named, post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), strict=True)
     for arm, alpha, beta, n in columns:
         entry = arms[arm]
         if not isinstance(entry, dict):
@@ -321,10 +333,29 @@ def export_target(path: Path | str) -> Path:
 
 
 def gptme_state(
-    post: Posterior, session_times: Callable[[], Sequence[str | None]], now: str, existing: dict[str, Any] | None = None
+    post: Posterior,
+    session_times: Callable[[], Sequence[str | None]],
+    now: str,
+    existing: dict[str, Any] | None = None,
+    keys: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """`state_payload` with each arm's `last_updated` from the log's session times (`last_credited`)."""
-    return state_payload(post, last_credited(post, session_times), now, existing)
+    return state_payload(post, last_credited(post, session_times), now, existing, keys)
+
+
+def absolute_keys(state: dict[str, Any]) -> bool:
+    """Whether a state file names its arms by absolute paths (gptme's Claude Code hook writes them so,
+    and looks arms up so): then we write absolute keys too."""
+    arms = state.get("arms")
+    return isinstance(arms, dict) and any(isinstance(key, str) and key.startswith("/") for key in arms)
+
+
+def state_keys(arm_ids: Sequence[str], paths: dict[str, str], absolute: bool) -> tuple[str, ...]:
+    """Each arm's key in the state file: its id, or with `absolute` its lesson file's absolute path
+    (`paths`, by id; an arm without a file in the library keeps its id)."""
+    if not absolute:
+        return tuple(arm_ids)
+    return tuple(paths.get(arm) or arm for arm in arm_ids)
 
 
 def rewrite_state(
@@ -332,34 +363,105 @@ def rewrite_state(
     payload_of: Callable[[dict[str, Any]], dict[str, Any]],
     guard: WriteGuard | None = None,
     posterior: Callable[[], Posterior] | None = None,
+    keys_of: Callable[[dict[str, Any]], Sequence[str]] | None = None,
+    before_write: Callable[[dict[str, Any]], None] | None = None,
 ) -> None:
     """Rewrite the state file at `path` atomically from what it holds now (`read_state`), stamped.
     With `posterior`: StateKept, and the file left as it is, when another tool changed it since we
-    wrote it (no matching stamp) and it disagrees with those posteriors."""
+    wrote it (no matching stamp) and it disagrees with those posteriors (its arms named by `keys_of`).
+    `before_write` is given the payload before the file is replaced (to keep a copy of it)."""
     existing = read_state(path)
     if existing and posterior is not None and not written_by_us(existing):
-        why = disagreement(existing, posterior(), path.name)
+        why = disagreement(existing, posterior(), path.name, None if keys_of is None else keys_of(existing))
         if why is not None:
             raise StateKept(kept_message(path, why))
     payload = payload_of(existing)
     payload[STAMP_KEY] = state_stamp(payload)
+    if before_write is not None:
+        before_write(payload)
     write_json(path, payload, guard=guard)
 
 
-def export_state(path: Path | str, payload_of: Callable[[], dict[str, Any]]) -> Path:
+# ---------------------------------------------------------------- another tool's increments
+
+WRITTEN_MAGIC = b"lesson-credit state-written 1\n"  # .cache/bandit-state-written: what we last wrote
+GPTME_BANDIT = "gptme-bandit"  # the source of the increments logged from gptme's update of the file
+Counts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards
+
+
+def written_copy(payload: dict[str, Any]) -> bytes:
+    """The sealed copy of the numbers of a state file we write, per key (the base of increments)."""
+    arms = payload.get("arms") or {}
+    numbers = {
+        key: [arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]] for key, arm in arms.items()
+    }
+    return seal(WRITTEN_MAGIC, msgspec.json.encode(numbers))
+
+
+def read_written_copy(data: bytes) -> dict[str, Counts]:
+    """The numbers `written_copy` sealed; ValueError when it is damaged or not one."""
+    try:
+        numbers = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
+        return {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
+    except (msgspec.DecodeError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"not a copy of a state file ({exc})") from None
+
+
+GPTME_NEW_ARM: Counts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
+
+
+def increments(state: dict[str, Any], written: dict[str, Counts]) -> dict[str, Counts]:
+    """Per key, what another tool added to the state file since we wrote `written` (arms it did not
+    change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
+    file is not `written` plus increments: an arm gone, a number that went down, a count not whole."""
+    arms = state.get("arms")
+    if not isinstance(arms, dict):
+        raise InteropError("it has no 'arms' object")
+    gone = sorted(set(written) - set(arms))
+    if gone:
+        raise InteropError(f"it lacks {gone[0]}, which lesson-credit wrote")
+    added: dict[str, Counts] = {}
+    for key, entry in arms.items():
+        if not isinstance(entry, dict):
+            raise InteropError(f"arm {key} is not an object")
+        was = written.get(key, GPTME_NEW_ARM)
+        now = [entry.get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
+        delta: list[float] = []
+        for name, before, value in zip(_COUNT_KEYS, was, now, strict=True):
+            number = _number(value, name, key)
+            step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
+            if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
+                raise InteropError(
+                    f"{key} {name} went from {_num(before)} to {_num(number)}: not an update on top of what "
+                    "lesson-credit wrote"
+                )
+            delta.append(step)
+        if any(delta):
+            added[key] = (delta[0], delta[1], int(delta[2]), int(delta[3]))
+    return added
+
+
+_COUNT_KEYS = ("alpha", "beta", "total_selections", "total_rewards")
+
+
+def increments_event(arms: dict[str, Counts], timestamp: str, source: str = GPTME_BANDIT) -> dict[str, Any]:
+    """The log's record of another tool's increments (docs/format.md §5.5): a prior event that adds."""
+    payload = {arm: {"alpha": a, "beta": b, "n": n, "rewards": r} for arm, (a, b, n, r) in arms.items()}
+    return {"type": "prior", "increments": True, "source": source, "timestamp": timestamp, "arms": payload}
+
+
+def export_state(
+    path: Path | str,
+    payload_of: Callable[[], dict[str, Any]],
+    before_write: Callable[[dict[str, Any]], None] | None = None,
+) -> Path:
     """Write a fresh state file where `export-gptme PATH` writes (`export_target`), stamped as ours
-    (exported onto the workspace's own file, it is then ours again); returns that path."""
+    (exported onto the workspace's own file, it is then ours again: `before_write` keeps its copy);
+    returns that path."""
     target = export_target(path)
     payload = payload_of()
     payload[STAMP_KEY] = state_stamp(payload)
+    if before_write is not None:
+        before_write(payload)
     write_json(target, payload)
     return target
-
-
-def import_state(
-    path: Path, library: Library, add_prior: Callable[[dict[str, tuple[float, float, int]], dict[str, int]], None]
-) -> ImportReport:
-    """Read a gptme `bandit-state.json` (`read_import`) and log its arms with `add_prior`."""
-    report = read_import(path, library)
-    add_prior(*report.prior())
-    return report

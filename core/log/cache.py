@@ -42,9 +42,10 @@ from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, S
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 8  # 8: each session's and grade's reward source (core.model.sources)
-CACHE_MAGIC = b"lesson-credit log-index 8\n"
-SUMS_MAGIC = b"lesson-credit log-sums 8\n"
+# 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment events
+CACHE_VERSION = 9
+CACHE_MAGIC = b"lesson-credit log-index 9\n"
+SUMS_MAGIC = b"lesson-credit log-sums 9\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
@@ -95,6 +96,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "arm_ids": index.arm_ids,
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
+        "increments": {arm: list(added) for arm, added in index.increments.items()},
         "retired": index.retired,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
         "grade_rows": index.grade_rows.tobytes(),
@@ -118,6 +120,9 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
             raise ValueError("an arm twice")
         index.priors = {str(arm): (float(v[0]), float(v[1]), int(v[2])) for arm, v in p["priors"].items()}
         index.prior_rewards = {str(arm): int(v) for arm, v in p["prior_rewards"].items()}
+        index.increments = {
+            str(arm): (float(v[0]), float(v[1]), int(v[2]), int(v[3])) for arm, v in p["increments"].items()
+        }
         index.retired = {str(arm): int(v) for arm, v in p["retired"].items()}
         index.problems = [LogProblem(int(line), str(reason), sid) for line, reason, sid in p["problems"]]
         index.grade_rows = array("q")

@@ -60,6 +60,8 @@ class RawEvent(msgspec.Struct, gc=False):
     seed: int | None = None
     arms: dict[str, ArmPrior] | None = None
     retired: list[str] | None = None
+    increments: Any = None  # a prior event of increments (docs/format.md §5.5); Any: another tool's key is not refused
+    source: Any = None
 
 
 _decoder = msgspec.json.Decoder(RawEvent)
@@ -107,8 +109,10 @@ class SelectionEvent:
 @dataclass(frozen=True)
 class PriorEvent:
     timestamp: str | None
-    arms: dict[str, tuple[float, float, int]]  # (alpha, beta, n) to start from
+    arms: dict[str, tuple[float, float, int]]  # (alpha, beta, n) to start from; with `increments`, to add
     rewards: dict[str, int] = field(default_factory=dict)  # gptme's total_rewards carried over
+    increments: bool = False  # another tool's update of bandit-state.json: added after the fold, never replaced
+    source: str | None = None  # who made the increments (`gptme-bandit`)
 
 
 @dataclass(frozen=True)
@@ -317,17 +321,22 @@ def to_event(raw: RawEvent) -> Event:
     if kind == PRIOR:
         if not raw.arms:
             raise InvalidEvent("prior event without 'arms'")
+        if raw.increments not in (None, True, False) or not isinstance(raw.source, str | None):
+            raise InvalidEvent("prior event with a non-boolean 'increments' or a non-string 'source'")
+        added = raw.increments is True
         arms = {}
         rewards = {}
         for arm, prior in raw.arms.items():
-            if not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):
+            if added and not (prior.alpha >= 0 and prior.beta >= 0 and math.isfinite(prior.alpha + prior.beta)):
+                raise InvalidEvent(f"increments for {arm!r} need finite alpha and beta >= 0")
+            if not added and not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):
                 raise InvalidEvent(f"prior for {arm!r} needs positive finite alpha and beta")
             if not (0 <= prior.n < 2**53 and 0 <= prior.rewards < 2**53):
                 raise InvalidEvent(f"prior for {arm!r} needs counts in [0, 2**53)")
             arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
             if prior.rewards:
                 rewards[normalize_id(arm)] = int(prior.rewards)
-        return PriorEvent(raw.timestamp, arms, rewards)
+        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source)
     if kind == RETIRE:
         if not raw.retired or not all(isinstance(arm, str) and normalize_id(arm) for arm in raw.retired):
             raise InvalidEvent("retire event without 'retired' lesson ids")

@@ -104,6 +104,8 @@ class LogIndex:
         self.grade_source = array("b")  # the reward source of each grade event, from its grader
         self.priors: dict[str, tuple[float, float, int]] = {}
         self.prior_rewards: dict[str, int] = {}
+        # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
+        self.increments: dict[str, tuple[float, float, int, int]] = {}
         self.problems: list[LogProblem] = []
         self.end = 0  # bytes of the log consumed
         self.lines = 0  # lines of the log consumed
@@ -359,6 +361,11 @@ class LogIndex:
         elif isinstance(event, RetireEvent):
             for arm in event.arms:
                 self.retired.setdefault(arm, line)
+        elif isinstance(event, PriorEvent) and event.increments:
+            for lesson_id, (a, b, n) in event.arms.items():
+                self.arm(lesson_id)
+                sum_a, sum_b, sum_n, sum_r = self.increments.get(lesson_id, (0.0, 0.0, 0, 0))
+                self.increments[lesson_id] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
         elif isinstance(event, PriorEvent):
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
@@ -429,6 +436,13 @@ class LogIndex:
         prior_rewards = np.zeros(n_arms, dtype=np.int64)
         for lesson_id, count in self.prior_rewards.items():
             prior_rewards[self.arm_index[lesson_id]] = count
+        added_alpha = np.zeros(n_arms)
+        added_beta = np.zeros(n_arms)
+        for lesson_id, (a, b, n, r) in self.increments.items():
+            index = self.arm_index[lesson_id]
+            added_alpha[index], added_beta[index] = a, b
+            prior_n[index] += n
+            prior_rewards[index] += r
         n = len(base)
         entries = Entries(
             self.entry_arm, self.entry_salience, self.entry_session, self.session_start, n, len(self.entry_arm)
@@ -444,6 +458,8 @@ class LogIndex:
             prior_beta=prior_beta,
             prior_n=prior_n,
             prior_rewards=prior_rewards,
+            added_alpha=added_alpha,
+            added_beta=added_beta,
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
             sources=scores,

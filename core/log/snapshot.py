@@ -75,8 +75,10 @@ class FoldData:
     grader_source: Graders = field(repr=False, compare=False)
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
-    prior_n: IntArray
+    prior_n: IntArray  # a prior's n plus increment events' (docs/format.md §5.5)
     prior_rewards: IntArray
+    added_alpha: FloatArray  # increment events' alpha and beta: added after the fold, never decayed
+    added_beta: FloatArray
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
     sources: SourceScores | None = field(default=None, repr=False, compare=False)  # every source's score

@@ -11,6 +11,7 @@ first source that has a score (`combine`). Pure functions over names and arrays.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -23,10 +24,11 @@ SOURCES: tuple[str, ...] = (HUMAN, JUDGE, HEURISTIC, OUTCOME)  # the code of a s
 DEFAULT_PRIORITY: tuple[str, ...] = SOURCES
 NO_SOURCE = -1  # the code of "no source has a score" (the session is pending)
 
-# grader names of automatic sources; every other name is a person (`manual`, `alice`, ...)
-_JUDGE_NAMES = frozenset({"judge", "llm_judge", "llm-judge", "llm"})
-_HEURISTIC_NAMES = frozenset({"heuristic", "trajectory", "trajectory_grade", "auto", "simulated", "imported"})
-_OUTCOME_NAMES = frozenset({"outcome"})
+# words of automatic sources' grader names; a name with none of them is a person (`manual`, `alice`, ...)
+_JUDGE_WORDS = frozenset({"judge", "llm"})
+_HEURISTIC_WORDS = frozenset({"heuristic", "trajectory", "auto", "simulated", "imported"})
+_OUTCOME_WORDS = frozenset({"outcome"})
+_WORDS = re.compile(r"[a-z0-9]+")
 
 FloatArray = npt.NDArray[np.float64]
 CodeArray = npt.NDArray[np.int8]
@@ -35,18 +37,21 @@ CodeArray = npt.NDArray[np.int8]
 def source_of(grader: str | None) -> str:
     """The source a grader's scores belong to. A record without a grader (another tool's line in
     the published shape, or `record` before graders were logged) is an automatic heuristic score.
-    `judge:MODEL` / `llm_judge:MODEL` name a judge; `heuristic:NAME` a heuristic."""
+    The name before a `:` is split into words (letters and digits; `-`, `_`, spaces and the rest
+    separate them): a word of one automatic source makes it that source (`llm judge`, `judge:haiku`, `gpt-4-judge`,
+    `trajectory_grade`); a name with no such word, or with words of two sources (`ambiguous_sources`
+    names them; writers refuse it), is a person's."""
     if grader is None or grader == "":
         return HEURISTIC
-    name = grader.strip().lower()
-    head = name.split(":", 1)[0]
-    if head in _JUDGE_NAMES:
-        return JUDGE
-    if head in _HEURISTIC_NAMES:
-        return HEURISTIC
-    if head in _OUTCOME_NAMES:
-        return OUTCOME
-    return HUMAN
+    found = automatic_sources(grader)
+    return found[0] if len(found) == 1 else HUMAN
+
+
+def automatic_sources(grader: str) -> tuple[str, ...]:
+    """The automatic sources whose words a grader's name has (docs/format.md §5.3)."""
+    words = set(_WORDS.findall(grader.lower().split(":", 1)[0]))  # `judge:MODEL`: the model is not read
+    named = ((JUDGE, _JUDGE_WORDS), (HEURISTIC, _HEURISTIC_WORDS), (OUTCOME, _OUTCOME_WORDS))
+    return tuple(source for source, vocabulary in named if words & vocabulary)
 
 
 _code_cache: dict[str | None, int] = {}

@@ -89,9 +89,10 @@ def test_import_twice_does_not_double_count(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, lessons=BASIC_LESSONS)
     source = write_json(tmp_path / "bandit-state.json", gptme_state(root))
     for _ in range(2):
-        code, _, err = run_cli("import-gptme", "--workspace", str(root), str(source))
+        code, out, err = run_cli("import-gptme", "--workspace", str(root), str(source))
         assert code == 0, err
-    assert len((root / LOG_REL).read_text().splitlines()) == 2
+    assert "in the log already; nothing imported" in out  # the second time: the same priors, skipped
+    assert len((root / LOG_REL).read_text().splitlines()) == 1
     rows = status_rows(root)
     assert (rows[GIT]["alpha"], rows[GIT]["beta"], rows[GIT]["n"]) == pytest.approx((3.2, 1.9, 4))
     state = json.loads((root / STATE_REL).read_text())

@@ -99,3 +99,32 @@ def test_tables_show_the_word_of_imported_sessions(ws: Path, capsys: pytest.Capt
     run(capsys, "grade", "g-noop", "0.7", "--workspace", str(ws))
     code, out, _ = run(capsys, "sessions", "--workspace", str(ws), "--json")
     assert {s["session_id"]: s["outcome"] for s in json.loads(out)["sessions"]}["g-noop"] is None
+
+
+def test_the_word_is_shown_only_when_the_reward_in_force_is_the_words(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`failed (0.8)`: a gptme-sessions record's judge score 0.8 was in force (the judge
+    outranks the outcome), the word failed (0) was still shown. Under the priority human, judge, outcome,
+    heuristic: a record's judge score or a judge grade is in force over the word (no word shown); a grade
+    of a source the priority puts after the outcome is not (the word stays, as it was hidden before)."""
+    records = ws / "state/sessions/session-records.jsonl"
+    records.parent.mkdir(parents=True)
+    records.write_text(json.dumps({"session_id": "g-failed", "llm_judge_score": 0.8}) + "\n")
+    (ws / CONFIG_REL).write_text('[rewards]\npriority = ["human", "judge", "outcome", "heuristic"]\n')
+    for argv in (["g-violated", "0.64", "--grader", "judge"], ["g-productive", "0.3", "--grader", "heuristic"]):
+        code, _, err = run(capsys, "grade", *argv, "--workspace", str(ws))
+        assert code == 0, err
+    code, out, _ = run(capsys, "sessions", "--workspace", str(ws), "--json")
+    shown = {s["session_id"]: (s["base_reward"], s["outcome"]) for s in json.loads(out)["sessions"]}
+    assert shown == {
+        "s1": (None, None),
+        "g-noop": (0.0, "noop"),  # nothing else scores it: the word's 0
+        "g-failed": (0.8, None),  # the record's judge 0.8
+        "g-violated": (0.64, None),  # the judge's grade
+        "g-productive": (1.0, "productive"),  # the heuristic 0.3 comes after the outcome
+    }
+    code, out, _ = run(capsys, "sessions", "--workspace", str(ws))
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("g-")}
+    assert lines["g-failed"].split()[3:5] == ["0.8", "record:judge"]  # not `failed (0.8)`
+    assert "productive (1)" in lines["g-productive"]

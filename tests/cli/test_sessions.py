@@ -247,3 +247,37 @@ def test_show_pending_text(ws: Path, capsys: pytest.CaptureFixture[str]) -> None
     row = next(line for line in out.splitlines() if line.startswith(QUOTE))
     # salience 0.5 -> w = 0.3 + 0.7 * 0.5 = 0.65; pending: no reward, no change
     assert row.split() == [QUOTE, "0.500", "0.650", "-", "+0.000", "+0.000"]
+
+
+# ---------------------------------------------------------------- a lesson argument by its name
+
+
+def test_a_lesson_argument_is_resolved_by_its_unique_basename(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`explain S --lesson test-doubles.md` said the lesson was not injected; it was,
+    as patterns/test-doubles.md. A unique tail names it; several name no one (one line listing them)."""
+    doubles, other = "patterns/test-doubles.md", "testing/test-doubles.md"
+    root = make_ws(
+        tmp_path,
+        lessons={doubles: ["double"], other: ["double"], GIT: ["git"]},
+        events=[session("s1", 0.8, {doubles: 1.0, GIT: 0.5}), session("s2", 0.4, {other: 1.0})],
+    )
+    for name in ("test-doubles.md", "test-doubles", "patterns/test-doubles.md", "lessons/patterns/test-doubles.md"):
+        (entry,) = run_json(capsys, "explain", "-w", str(root), "s1", "--lesson", name)["lessons"]
+        assert entry["path"] == doubles, name
+    (entry,) = run_json(capsys, "explain", "-w", str(root), "s1", "--lesson", "git.md")["lessons"]
+    assert entry["path"] == GIT
+    # in the session s2 only testing/test-doubles.md was injected: the name is unique there
+    (entry,) = run_json(capsys, "explain", "-w", str(root), "s2", "--lesson", "test-doubles.md")["lessons"]
+    assert entry["path"] == other
+    # `sessions --lesson` looks among every lesson: two end in test-doubles.md
+    code, out, err = run(capsys, "sessions", "-w", str(root), "--lesson", "test-doubles.md")
+    assert (code, out) == (1, "")
+    assert err.splitlines() == [
+        f"lesson-credit: lesson 'test-doubles.md' is ambiguous: 2 lessons match ({doubles}, {other})"
+    ]
+    assert ids(capsys, root, "--lesson", "patterns/test-doubles.md") == ["s1"]
+    assert ids(capsys, root, "--lesson", "git") == ["s1"]
+    code, _, err = run(capsys, "explain", "-w", str(root), "s2", "--lesson", "git.md")
+    assert code == 1 and "was not injected in session 's2'" in err

@@ -1,17 +1,21 @@
-"""Another tool's update of the shared bandit-state.json is never thrown away by our commands:
-the file is left as it is, with one warning; our own stale file is still
-rewritten. Numbers in the warning are printed without repr noise."""
+"""Another tool's update of the shared bandit-state.json (gptme's bandit: load, add a session's update
+to an arm, save its own keys, our stamp dropped). The next command logs the update's increments over
+what we last wrote as an increments event, so the log holds it and the file follows the log again;
+an update that is not increments (a number went down) or with no copy of what we wrote is kept, with
+one warning. A missing log never empties the file. Numbers in warnings print without repr noise."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_run import run
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, CONFIG_REL, LOG_REL, STATE_REL, make_workspace, session
 
 GIT = "tools/git.md"
+WRITTEN_REL = "state/lesson-thompson/.cache/bandit-state-written"
 
 
 @pytest.fixture
@@ -21,17 +25,19 @@ def ws(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     )
     code, _, err = run(capsys, "grade", "s1", "0.9", "--workspace", str(root))  # bandit-state.json written by us
     assert code == 0, err
-    return root
+    return root  # seed, salience 1 -> w 1: git Beta(1.9, 1.1), n 1
 
 
-def gptme_update(root: Path) -> bytes:
-    """What gptme-sessions' bandit does to the file: load, add a session's update to an arm, and
-    save exactly its own keys (arms, total_sessions, created, last_updated; any other key dropped)."""
+def gptme_update(root: Path, d_alpha: float = 0.8, d_beta: float = 0.2, key: str = GIT) -> bytes:
+    """What gptme-sessions' bandit does to the file: load, add one session's update to an arm (reward
+    0.8: alpha += 0.8, beta += 0.2, one selection, one reward), save exactly its own keys."""
     path = root / STATE_REL
     state = json.loads(path.read_text())
-    arm = state["arms"][GIT]
-    arm["alpha"] = 3.5199999999999996  # the value the issue saw printed raw
+    arm = state["arms"][key]
+    arm["alpha"] += d_alpha
+    arm["beta"] += d_beta
     arm["total_selections"] += 1
+    arm["total_rewards"] += 1
     saved = {
         "arms": state["arms"],
         "total_sessions": state["total_sessions"] + 1,
@@ -42,30 +48,108 @@ def gptme_update(root: Path) -> bytes:
     return path.read_bytes()
 
 
-def test_status_keeps_another_tools_update_and_says_so_once(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    theirs = gptme_update(ws)
+def events(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()]
+
+
+def status_git(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[float, float, int]:
+    code, out, err = run(capsys, "status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    (row,) = [r for r in json.loads(out)["lessons"] if r["path"] == GIT]
+    return row["alpha"], row["beta"], row["n"]
+
+
+def file_git(root: Path) -> tuple[float, float, int]:
+    arm = json.loads((root / STATE_REL).read_text())["arms"][GIT]
+    return arm["alpha"], arm["beta"], arm["total_selections"]
+
+
+# ---------------------------------------------------------------- gptme's update is logged
+
+
+def test_status_logs_gptmes_update_once_and_the_file_follows_the_log(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gptme_update(ws)
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0
+    lines = [line for line in err.splitlines() if "bandit-state.json" in line]
+    assert len(lines) == 1 and "increments" in lines[0] and "gptme" in lines[0], err
+    added = events(ws)[-1]
+    assert (added["type"], added["increments"], added["source"]) == ("prior", True, "gptme-bandit")
+    assert added["arms"] == {GIT: {"alpha": pytest.approx(0.8), "beta": pytest.approx(0.2), "n": 1, "rewards": 1}}
+    # the log: Beta(1.9, 1.1) n 1 from s1, plus gptme's +0.8/+0.2, one selection
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2))
+    assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
+    assert "lesson_credit_written" in json.loads((ws / STATE_REL).read_text())
+    # once: nothing more is logged or said, and our writes rewrite the file without a warning
+    lines_before = len(events(ws))
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0 and "bandit-state.json" not in err
+    code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
+    assert code == 0 and "bandit-state.json" not in err
+    assert len(events(ws)) == lines_before + 1
+    # s1 now 0.5: Beta(1.5, 1.5) + (0.8, 0.2)
+    assert status_git(capsys, ws) == pytest.approx((2.3, 1.7, 2)) == file_git(ws)
+
+
+def test_a_write_logs_it_too_and_its_event_is_committed(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gptme_update(ws)
+    code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
+    assert code == 0
+    assert sum("increments" in line for line in err.splitlines()) == 1, err
+    kinds = [(e.get("type"), e.get("increments")) for e in events(ws)]
+    assert kinds[-2:] == [("grade", None), ("prior", True)]
+    assert status_git(capsys, ws) == pytest.approx((2.3, 1.7, 2)) == file_git(ws)
+
+
+def test_increments_are_not_decayed(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """gptme's bandit does not decay them: the fold adds them after decay (docs/format.md §5.5)."""
+    (ws / CONFIG_REL).write_text("decay = 0.5\n")
+    assert run(capsys, "status", "--workspace", str(ws))[0] == 0  # the file follows the decayed fold
+    gptme_update(ws)
+    with open(ws / LOG_REL, "a") as handle:
+        handle.write(json.dumps(session("s2", 1.0, {GIT: 1.0})) + "\n")
+    assert run(capsys, "status", "--workspace", str(ws))[0] == 0
+    # two graded sessions, gamma 0.5: s1's +0.9/+0.1 halves once, s2's +1/+0 counts whole; gptme's +0.8/+0.2 whole
+    # alpha 1 + 0.45 + 1 + 0.8 = 3.25, beta 1 + 0.05 + 0 + 0.2 = 1.25, n 1 + 1 + 1
+    assert status_git(capsys, ws) == pytest.approx((3.25, 1.25, 3)) == file_git(ws)
+
+
+# ---------------------------------------------------------------- an update that is not increments is kept
+
+
+def test_status_keeps_an_update_that_is_not_increments_and_says_so_once(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    theirs = gptme_update(ws, d_alpha=1.62)  # alpha 3.5199999999999996: printed as 3.52
+    theirs = gptme_update(ws, d_alpha=0.0, d_beta=-0.5)  # then beta went down: not an update on top of ours
     code, _, err = run(capsys, "status", "--workspace", str(ws))
     assert code == 0
     assert (ws / STATE_REL).read_bytes() == theirs
     lines = [line for line in err.splitlines() if "bandit-state.json" in line]
-    assert len(lines) == 1 and "another tool" in lines[0], err
+    assert len(lines) == 1 and "another tool" in lines[0] and "went from" in lines[0], err
     assert "3.5199999999999996" not in err and "3.52" in lines[0]
     code, out, _ = run(capsys, "status", "--workspace", str(ws), "--json")
     assert code == 0 and (ws / STATE_REL).read_bytes() == theirs
     assert any("another tool" in w for w in json.loads(out)["warnings"])
+    assert not any(e.get("increments") for e in events(ws))
 
 
-def test_a_write_keeps_it_too_and_its_event_is_committed(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_a_copy_of_what_we_wrote_the_update_is_kept(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (ws / WRITTEN_REL).unlink()
     theirs = gptme_update(ws)
     code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
     assert code == 0
     assert (ws / STATE_REL).read_bytes() == theirs
     assert b'"base_reward":0.5' in (ws / LOG_REL).read_bytes().replace(b" ", b"")
-    assert any("another tool" in line for line in err.splitlines())
+    assert any("another tool" in line and "no copy" in line for line in err.splitlines()), err
 
 
-def test_lint_reports_it_with_the_way_to_take_the_file_back(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    theirs = gptme_update(ws)
+def test_lint_reports_a_kept_update_with_the_way_to_take_the_file_back(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    theirs = gptme_update(ws, d_beta=-0.5)
     code, out, _ = run(capsys, "lint", "--workspace", str(ws), "--json")
     (finding,) = [f for f in json.loads(out)["findings"] if "bandit-state" in f["code"]]
     assert "another tool" in finding["message"] and "export-gptme" in finding["advice"]
@@ -75,7 +159,7 @@ def test_lint_reports_it_with_the_way_to_take_the_file_back(ws: Path, capsys: py
     assert code == 0, err
     code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
     assert code == 0 and "another tool" not in err
-    assert json.loads((ws / STATE_REL).read_text())["arms"][GIT]["alpha"] != 3.5199999999999996
+    assert file_git(ws) == pytest.approx((1.5, 1.5, 1))
 
 
 def test_our_own_stale_file_is_still_rewritten(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,3 +171,36 @@ def test_our_own_stale_file_is_still_rewritten(ws: Path, capsys: pytest.CaptureF
     arm = json.loads((ws / STATE_REL).read_text())["arms"][GIT]
     # seed, floor 0.3, salience 1 -> w 1; the latest grade 0 counts: alpha 1 + 0, beta 1 + 1
     assert (arm["alpha"], arm["beta"]) == (1.0, 2.0)
+
+
+# ---------------------------------------------------------------- a missing log
+
+
+def test_a_missing_log_never_empties_the_file(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = (ws / STATE_REL).read_bytes()
+    moved = ws / "moved.jsonl"
+    (ws / LOG_REL).rename(moved)
+    for argv in (["status"], ["status", "--json"], ["lint"]):
+        code, _, err = run(capsys, *argv, "--workspace", str(ws))
+        assert code in (0, 1)
+        assert (ws / STATE_REL).read_bytes() == before, argv
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    lines = [line for line in err.splitlines() if "bandit-state.json" in line]
+    assert len(lines) == 1 and "missing" in lines[0] and "1 arms" in lines[0], err
+    moved.rename(ws / LOG_REL)  # back: the file agrees with the log again, nothing said
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0 and "bandit-state.json" not in err
+    assert file_git(ws) == pytest.approx((1.9, 1.1, 1))
+
+
+def test_a_file_of_ours_written_before_copies_were_kept_gets_one_at_the_next_status(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workspace from before the copy (the demo's): `status` finds the file ours (its stamp matches) and
+    keeps its copy, so gptme's next update is logged, not kept."""
+    (ws / WRITTEN_REL).unlink()
+    assert run(capsys, "status", "--workspace", str(ws))[0] == 0
+    gptme_update(ws)
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0 and "increments" in err and "another tool" in err
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)

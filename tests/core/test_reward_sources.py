@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.model.sources import (
     DEFAULT_PRIORITY,
     HEURISTIC,
@@ -46,6 +47,34 @@ def numbers(ws: Workspace, **kwargs: Any) -> tuple[float, float, int]:
 )  # fmt: skip
 def test_each_grader_belongs_to_one_source(grader: str | None, source: str) -> None:
     assert source_of(grader) == source
+
+
+@pytest.mark.parametrize(
+    ("grader", "source"),
+    [
+        ("llm judge", JUDGE), ("LLM Judge", JUDGE), ("gpt-4-judge", JUDGE), ("claude_llm", JUDGE),
+        ("trajectory grade", HEURISTIC), ("auto grader", HEURISTIC), ("judge:gpt-4-auto", JUDGE),
+        ("alice", HUMAN), ("judgement day", HUMAN),
+    ],
+)  # fmt: skip
+def test_a_judge_like_name_is_the_judge_not_a_person(grader: str, source: str) -> None:
+    # `--grader 'llm judge'` was a person's grade and outranked the judge
+    assert source_of(grader) == source
+
+
+def test_the_llm_judge_grade_does_not_outrank_the_judge_and_two_sources_in_one_name_are_refused(
+    tmp_path: Path,
+) -> None:
+    events = [session("s1", 0.5, {"a.md": 1.0}), grade("s1", 0.3, "llm judge"), grade("s1", 0.9, "judge")]
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events))
+    summary = ws.session("s1")  # both grades are the judge's: its latest, 0.9, is in force (no person graded)
+    assert (summary.base_reward, summary.grader) == (0.9, "judge")
+    assert {s.source for s in ws.reward_sources("s1")} == {JUDGE, HEURISTIC}
+    assert numbers(ws) == (1.9, 1.1, 1)  # seed, salience 1 -> w 1: alpha 1 + 0.9, beta 1 + 0.1
+    before = ws.log.path.read_bytes()  # type: ignore[attr-defined]
+    with pytest.raises(WorkspaceError, match="names 2 reward sources"):
+        ws.grade("s1", 0.8, grader="llm heuristic")
+    assert ws.log.path.read_bytes() == before  # type: ignore[attr-defined]
 
 
 def test_a_priority_names_known_sources_once() -> None:

@@ -1,0 +1,201 @@
+"""One evidence base beside gptme's own tools: importing a state file whose
+evidence is in the log already counts nothing twice, the guide's live-gptme recipe can run again
+without changing a number, and the shared bandit-state.json keeps gptme's key style (absolute paths,
+as gptme-contrib's Claude Code hook writes and looks them up), so every gptme reader finds every arm
+with the numbers `status` prints, after gptme's bandit and ours both wrote.
+
+The readers, as they parse the file (gptme-contrib, read from its docs and source, not imported):
+- gptme-sessions' loader builds each arm from exactly `arm_id, alpha, beta, total_selections,
+  total_rewards, last_updated` (any other key: a corrupt file, started over);
+- the Claude Code hook (`scripts/claude-code-hooks/match-lessons.py`, load_ts_means) maps each
+  lesson's absolute path to alpha / (alpha + beta) through `arms[path]`, 0.5 for a path it lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_run import run_cli
+from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+
+GIT, QUOTE, PLAIN = "tools/git.md", "tools/quote.md", "workflow/plain.md"
+SIX = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
+
+
+def loader_reads(state: dict[str, Any]) -> dict[str, tuple[float, float, int]]:
+    """gptme-sessions' loader: each arm from exactly its six keys, else the file is corrupt."""
+    arms = {}
+    for entry in state["arms"].values():
+        assert set(entry) <= SIX, f"gptme-sessions would start over: {sorted(set(entry) - SIX)}"
+        arms[entry["arm_id"]] = (entry["alpha"], entry["beta"], entry["total_selections"])
+    return arms
+
+
+def hook_reads(state: dict[str, Any], lesson_files: list[Path]) -> dict[str, float | None]:
+    """The Claude Code hook's load_ts_means: by each lesson file's absolute path; None where it falls back
+    to 0.5 (the arm is not found)."""
+    arms = state.get("arms", {})
+    return {
+        str(path): (arms[str(path)]["alpha"] / (arms[str(path)]["alpha"] + arms[str(path)]["beta"]))
+        if str(path) in arms
+        else None
+        for path in lesson_files
+    }
+
+
+def status(root: Path) -> dict[str, Any]:
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    payload: dict[str, Any] = json.loads(out)
+    return payload
+
+
+def rows(root: Path) -> dict[str, tuple[float, float, int]]:
+    return {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in status(root)["lessons"]}
+
+
+def lines(root: Path) -> list[dict[str, Any]]:
+    path = root / LOG_REL
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def hook_state(root: Path) -> dict[str, Any]:
+    """bandit-state.json as gptme's hook and bandit left it: absolute keys, no stamp, no log yet."""
+    arms = {
+        str(root / "lessons" / GIT): (3.0, 2.0, 3, 2),
+        str(root / "lessons" / QUOTE): (1.5, 2.5, 2, 0),
+    }
+    return {
+        "arms": {
+            key: {"arm_id": key, "alpha": a, "beta": b, "total_selections": n, "total_rewards": r,
+                  "last_updated": "2026-09-01T00:00:00Z"}
+            for key, (a, b, n, r) in arms.items()
+        },
+        "total_sessions": 3,
+        "created": "2026-08-01T00:00:00Z",
+        "last_updated": "2026-09-01T00:00:00Z",
+    }  # fmt: skip
+
+
+def gptme_bandit_update(root: Path, key: str) -> None:
+    """gptme's bandit: one session's update (reward 1) to arm `key`, saved with its own keys only."""
+    path = root / STATE_REL
+    state = json.loads(path.read_text())
+    arm = state["arms"][key]
+    arm.update(alpha=arm["alpha"] + 1.0, total_selections=arm["total_selections"] + 1)
+    arm["total_rewards"] += 1
+    saved = {k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}
+    saved["total_sessions"] += 1
+    path.write_text(json.dumps(saved, indent=2))
+
+
+# ---------------------------------------------------------------- item 1: nothing counts twice
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Path:
+    events = [session("s1", 0.8, {GIT: 1.0, QUOTE: 0.5}), session("s2", 0.4, {GIT: 0.0})]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    code, _, err = run_cli("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
+    assert code == 0, err
+    return root
+
+
+def test_importing_our_own_state_file_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
+    before, log_before = rows(recorded), (recorded / LOG_REL).read_bytes()
+    # git: s1 w 1 -> +0.8/+0.2, s2 salience 0 -> w 0.3, seed +0.12/+0.88: Beta(1.92, 2.08), n 2 (not 4)
+    assert before[GIT] == pytest.approx((1.92, 2.08, 2))
+    copy = tmp_path / "copy-of-ours.json"
+    copy.write_bytes((recorded / STATE_REL).read_bytes())
+    for source in (recorded / STATE_REL, recorded / "state/lesson-thompson/../lesson-thompson/bandit-state.json", copy):
+        code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(source))
+        assert code == 0, err
+        assert out.count("\n") == 1 and "nothing" in out and "imported 2" not in out, out
+        code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(source), "--json")
+        assert code == 0 and json.loads(out)["imported"] == 0 and json.loads(out)["skipped"]
+    assert (recorded / LOG_REL).read_bytes() == log_before
+    assert rows(recorded) == before
+
+
+def test_our_own_file_changed_by_gptme_imports_only_gptmes_increments(recorded: Path) -> None:
+    gptme_bandit_update(recorded, GIT)  # library-relative keys: the file is ours, plus one gptme update
+    code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(recorded / STATE_REL))
+    assert code == 0, err
+    assert "increments" in out + err
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus gptme's +1/+0
+    assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+
+
+# ---------------------------------------------------------------- the guide's recipe, run twice
+
+
+def guide_recipe() -> list[list[str]]:
+    """The command lines of docs/guide.md's 'On a live gptme workspace' block."""
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text()
+    section = guide.split("## On a live gptme workspace", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert block is not None
+    commands = [shlex.split(line, comments=True) for line in block.group(1).splitlines() if line.strip()]
+    assert [c[0] for c in commands] == ["lesson-credit"] * 3
+    return [c[1:] for c in commands]
+
+
+def test_the_live_gptme_recipe_runs_twice_without_changing_a_number(tmp_path: Path) -> None:
+    agent = make_workspace(tmp_path, BASIC_LESSONS, name="agent")
+    (agent / STATE_REL).parent.mkdir(parents=True, exist_ok=True)
+    (agent / STATE_REL).write_text(json.dumps(hook_state(agent)))
+    seen = []
+    for _ in range(3):
+        for argv in guide_recipe():
+            argv = [arg.replace("~/agent", str(agent)) for arg in argv]
+            code, _, err = run_cli(*argv)
+            assert code in (0, 1) and "Traceback" not in err, (argv, err)  # lint exits 1 on errors only
+        payload = status(agent)
+        payload.pop("warnings")
+        seen.append(payload)
+    assert seen[0] == seen[1] == seen[2]
+    by_path = {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in seen[0]["lessons"]}
+    assert by_path[GIT] == (3.0, 2.0, 3) and by_path[QUOTE] == (1.5, 2.5, 2)  # imported once
+    assert len(lines(agent)) == 1
+
+
+# ---------------------------------------------------------------- item 4: gptme's readers find every arm
+
+
+def test_every_gptme_reader_finds_every_arm_after_both_bandits_wrote(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, BASIC_LESSONS, journals={"j.txt": BASIC_JOURNAL})
+    (root / STATE_REL).parent.mkdir(parents=True, exist_ok=True)
+    (root / STATE_REL).write_text(json.dumps(hook_state(root)))
+    code, _, err = run_cli("import-gptme", "--workspace", str(root), str(root / STATE_REL))
+    assert code == 0, err
+    argv = ["record", "--workspace", str(root), "--session-id", "s1", "--journal", str(root / "j.txt"),
+            "--lessons", GIT, PLAIN, "--reward", "0.8"]  # fmt: skip
+    code, _, err = run_cli(*argv)
+    assert code == 0, err
+    gptme_bandit_update(root, str(root / "lessons" / QUOTE))  # gptme's bandit, by the key it finds
+    code, _, err = run_cli("grade", "s1", "0.6", "--workspace", str(root))  # ours again
+    assert code == 0, err
+    assert sum("increments" in line for line in err.splitlines()) == 1, err
+
+    state = json.loads((root / STATE_REL).read_text())
+    in_force = rows(root)
+    # quote: imported Beta(1.5, 2.5) n 2, plus gptme's +1/+0: Beta(2.5, 2.5) n 3
+    assert in_force[QUOTE] == pytest.approx((2.5, 2.5, 3))
+    # git: imported Beta(3, 2) n 3; s1 0.6 with salience 1 ("git" in the journal) -> w 1: +0.6/+0.4
+    assert in_force[GIT] == pytest.approx((3.6, 2.4, 4))
+    loaded = loader_reads(state)
+    files = [root / "lessons" / lesson for lesson in BASIC_LESSONS]
+    means = hook_reads(state, files)
+    for lesson, (alpha, beta, n) in in_force.items():
+        path = str(root / "lessons" / lesson)
+        if n == 0:
+            assert means[path] is None  # never used: the hook's 0.5 is the prior's mean
+            continue
+        assert loaded[path] == pytest.approx((alpha, beta, n)), lesson
+        assert means[path] == pytest.approx(alpha / (alpha + beta)), lesson
+    assert set(state["arms"]) == {str(root / "lessons" / lesson) for lesson in (GIT, QUOTE, PLAIN)}
