@@ -28,7 +28,7 @@ from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import WriteGuard
+from lesson_credit.core.base.files import WriteGuard, set_aside_notices
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
@@ -119,7 +119,7 @@ class Workspace:
         self.clock = clock
         self.allow_outside_journals = allow_outside_journals
         self.allow_outside_library = outside_library_allowed(allow_outside_library, allow_outside_journals)
-        self.warnings: list[str] = []  # what a command that succeeded could not do (a derived file)
+        self._warnings: list[str] = []  # see `warnings`
         try:
             self.config: Config = load_config(self.config_path)
         except ConfigError as exc:
@@ -140,6 +140,13 @@ class Workspace:
         self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
         self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
         self._columns: tuple[int, Design, Fitted] | None = None  # the injection design's fit, by version
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a command that succeeded could not do (a derived file), one line each: appended to
+        by the commands, and each cache file set aside under the state folder (core.base.files)."""
+        self._warnings.extend(set_aside_notices(self.state_dir))
+        return self._warnings
 
     def _cache_folder_inside(self) -> bool:
         """Whether the caches' folder may be written (it does not link out of the workspace); when

@@ -281,11 +281,13 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
         return {}
     import msgspec
 
-    from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+    from lesson_credit.core.base.files import read_cache
+    from lesson_credit.core.base.safe_read import UnsafeFile
     from lesson_credit.core.base.sealed import unseal
 
     try:
-        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, LESSON_CACHE_MAX_BYTES)))
+        raw = read_cache(path, LESSON_CACHE_MAX_BYTES)
+        data = None if raw is None else msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, raw))
     except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
         return {}  # missing, unreadable or damaged: no cache, every file is parsed again
     if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
@@ -297,14 +299,11 @@ def _load_cache(path: Path | None) -> dict[str, Any]:
 def _save_cache(path: Path, files: dict[str, Any]) -> None:
     import msgspec
 
-    from lesson_credit.core.base.files import StoreError, atomic_write
+    from lesson_credit.core.base.files import write_cache
     from lesson_credit.core.base.sealed import seal
 
     payload = msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files})
-    try:
-        atomic_write(path, seal(LESSON_CACHE_MAGIC, payload))
-    except (StoreError, OSError):
-        pass  # a cache that cannot be written (read-only workspace) is simply not used
+    write_cache(path, seal(LESSON_CACHE_MAGIC, payload), sync=True)  # set aside when it cannot be written
 
 
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
