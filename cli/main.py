@@ -113,10 +113,26 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"lesson-credit: {safe(message)}", file=sys.stderr)
         return EXIT_TEMPFAIL if isinstance(exc, StoreUnavailable) else EXIT_BAD_INPUT
+    except MemoryError as exc:  # (an ImportError: a library that could not be mapped, under `ulimit -v`)
+        print(f"lesson-credit: not enough memory for {args.command or 'the dashboard'}{_why(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ImportError as exc:
+        if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
+            raise
+        print(
+            f"lesson-credit: not enough memory for {args.command or 'the dashboard'} (a library could not be loaded)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _why(exc: MemoryError) -> str:
+    """`: reason` for a MemoryError that gives one (ours say what needs more), else nothing."""
+    return f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""
 
 
 def _set_aside_warnings(mark: int) -> None:
