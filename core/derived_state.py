@@ -26,13 +26,17 @@ if TYPE_CHECKING:
 class StateCheck:
     why: str  # how the file disagrees with the log
     foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
+    missing: bool = False  # the log is gone (Workspace.log_missing): kept, an empty fold would wipe it
 
 
 def check_state(ws: Workspace) -> StateCheck | None:
     """How `bandit-state.json` disagrees with a fold of the log under the current settings, or
     None when it agrees or does not exist (a log written by hand or by another tool may come
-    without one; the next write creates it)."""
+    without one; the next write creates it). With the log file gone, that is what it says."""
     path = ws.state_path
+    missing = ws.log_missing()
+    if missing is not None:
+        return StateCheck(missing, False, missing=True)
     try:
         raw = read_regular(path, STATE_MAX_BYTES)
     except FileNotFoundError:
@@ -60,11 +64,12 @@ def state_disagreement(ws: Workspace) -> str | None:
 
 def repair_state(ws: Workspace) -> str | None:
     """Rewrite a stale `bandit-state.json` (best effort) unless another tool's update is in it; a
-    one-line account of it, or None when it agreed with the log."""
+    one-line account of it, or None when it agreed with the log. A missing log is said, and the file
+    left as it is (see `check_state`)."""
     check = check_state(ws)
     if check is None:
         return None
-    if check.foreign:
+    if check.foreign or check.missing:
         return check.why
     try:
         ws.write_state()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -208,6 +209,19 @@ class Workspace:
     @rereads
     def log_problems(self) -> list[LogProblem]:
         return self._reader.problems(self.data())
+
+    def log_missing(self) -> str | None:
+        """Why every lesson shows as never used, when the workspace's log file is gone (deleted, moved)
+        while `bandit-state.json`, written after every append, is still there: one line naming the
+        log; None otherwise (a fresh workspace has neither). The state file is then left as it is."""
+        if not isinstance(self.log, JsonlStore) or os.path.lexists(self.log.path):
+            return None
+        if not os.path.lexists(self.state_path):
+            return None
+        return (
+            f"{self.log.path}: the event log is missing (deleted or moved?); every lesson shows as never "
+            f"used, and {self.state_path.name} is left as it is"
+        )
 
     def lesson_problems(self) -> tuple[LessonProblem, ...]:
         return self.library().problems
