@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from lesson_credit.core.bandit.interop import StateKept, disagreement, kept_message, written_by_us
+from lesson_credit.core.bandit.interop import SOURCE_KEY, StateKept, disagreement, kept_message, written_by_us
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
 
@@ -49,6 +49,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return StateCheck(f"{path.name} is not valid JSON", False)
     except RecursionError:
         return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
+    if isinstance(state, dict) and written_by_us(state) and state.get(SOURCE_KEY) != ws.state_source():
+        return None  # folded from the workspace's other store by its last write: that one's to repair
     why = disagreement(state, ws.posterior(), path.name)
     if why is None:
         return None

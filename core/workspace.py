@@ -843,7 +843,7 @@ class Workspace:
         saves the block sums the folds computed, this one's included (the blocks the write changed),
         for the next command."""
         try:
-            interop.rewrite_state(self.state_path, self.state_payload, self.guard, self.posterior)
+            interop.rewrite_state(self.state_path, self._own_state, self.guard, self.posterior)
         except interop.StateKept:
             self._reader.keep_sums()
             raise
@@ -852,6 +852,21 @@ class Workspace:
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing)
+
+    def _own_state(self, existing: dict[str, Any]) -> dict[str, Any]:
+        """The workspace's own `bandit-state.json`: `state_payload`, naming a database store it is
+        folded from (interop.SOURCE_KEY; none: the workspace's file)."""
+        payload = self.state_payload(existing)
+        payload.pop(interop.SOURCE_KEY, None)
+        if (source := self.state_source()) is not None:
+            payload[interop.SOURCE_KEY] = source
+        return payload
+
+    def state_source(self) -> str | None:
+        """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
+        workspace's file, `database <store id>` for a database."""
+        store_id = getattr(self.log, "store_id", None)  # a database store's identity
+        return None if store_id is None else f"database {store_id()}"
 
     @rereads
     def export_gptme(self, path: Path | str) -> Path:

@@ -36,6 +36,6 @@ def scipy_linalg(what: str) -> ModuleType:
             raise MemoryError(
                 f"{what} needs {LINALG_ROOM_BYTES >> 20} MB of address space left under the limit (`ulimit -v`)"
             )
-    from scipy import linalg
+    import importlib
 
-    return linalg
+    return importlib.import_module("scipy.linalg")

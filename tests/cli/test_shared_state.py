@@ -87,3 +87,25 @@ def test_our_own_stale_file_is_still_rewritten(ws: Path, capsys: pytest.CaptureF
     arm = json.loads((ws / STATE_REL).read_text())["arms"][GIT]
     # seed, floor 0.3, salience 1 -> w 1; the latest grade 0 counts: alpha 1 + 0, beta 1 + 1
     assert (arm["alpha"], arm["beta"]) == (1.0, 2.0)
+
+
+def test_a_file_folded_from_the_database_store_is_left_by_a_status_on_the_file(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A workspace used with both stores: status repairs only a file folded from its own store, so
+    it is not rewritten back and forth; a write rewrites it from the write's store (tests/pg too)."""
+    from lesson_credit.core.bandit.interop import SOURCE_KEY, STAMP_KEY, state_stamp
+
+    path = ws / STATE_REL
+    state = json.loads(path.read_text())
+    state["arms"][GIT]["total_selections"] = 7  # the database's fold, seven sessions of git.md
+    state[SOURCE_KEY] = "database 1234"
+    state[STAMP_KEY] = state_stamp(state)  # as lesson-credit wrote it on that store
+    path.write_text(json.dumps(state, indent=2) + "\n")
+    written = path.read_bytes()
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert (code, err) == (0, "") and path.read_bytes() == written
+    code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
+    assert (code, err) == (0, "")
+    after = json.loads(path.read_text())
+    assert after["arms"][GIT]["total_selections"] == 1 and SOURCE_KEY not in after  # the file's fold
