@@ -102,18 +102,46 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     if args.command is None:
         args.func = dashboard.cmd_tui
     from lesson_credit.core.base.errors import WorkspaceError
-    from lesson_credit.core.base.files import StoreError, StoreUnavailable
+    from lesson_credit.core.base.files import StoreError, StoreUnavailable, set_aside_mark
 
+    mark = set_aside_mark()
     try:
-        return int(args.func(args))
-    except (CliError, WorkspaceError, StoreError, ValueError) as exc:
+        code = int(args.func(args))
+        _set_aside_warnings(mark)
+        return code
+    except (CliError, WorkspaceError, StoreError, ValueError) as exc:  # one line: the caches set aside go unsaid
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"lesson-credit: {safe(message)}", file=sys.stderr)
         return EXIT_TEMPFAIL if isinstance(exc, StoreUnavailable) else EXIT_BAD_INPUT
+    except MemoryError as exc:  # (an ImportError: a library that could not be mapped, under `ulimit -v`)
+        print(f"lesson-credit: not enough memory for {args.command or 'the dashboard'}{_why(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ImportError as exc:
+        if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
+            raise
+        print(
+            f"lesson-credit: not enough memory for {args.command or 'the dashboard'} (a library could not be loaded)",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _why(exc: MemoryError) -> str:
+    """`: reason` for a MemoryError that gives one (ours say what needs more), else nothing."""
+    return f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""
+
+
+def _set_aside_warnings(mark: int) -> None:
+    """After a command that succeeded, the caches it set aside that it did not warn of itself
+    (`Workspace.warnings` takes them; not every command prints them), one line each."""
+    from lesson_credit.core.base.files import set_aside_notices
+
+    for notice in set_aside_notices(since=mark):
+        print(f"warning: {safe(notice)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -35,11 +35,13 @@ def saved_effects(path: Path, key: str) -> dict[str, float] | None:
     kept per log version, a restart on an unchanged log shows it without fitting again."""
     import msgspec
 
-    from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+    from lesson_credit.core.base.files import read_cache
+    from lesson_credit.core.base.safe_read import UnsafeFile
     from lesson_credit.core.base.sealed import unseal
 
     try:
-        stored = msgspec.msgpack.decode(unseal(EFFECTS_MAGIC, read_regular(path, EFFECTS_MAX_BYTES)))
+        raw = read_cache(path, EFFECTS_MAX_BYTES)
+        stored = None if raw is None else msgspec.msgpack.decode(unseal(EFFECTS_MAGIC, raw))
     except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
         return None
     if not isinstance(stored, dict) or stored.get("key") != key or not isinstance(stored.get("effects"), dict):
@@ -51,17 +53,14 @@ def saved_effects(path: Path, key: str) -> dict[str, float] | None:
 
 
 def save_effects(path: Path, key: str, effects: Mapping[str, float]) -> None:
-    """Best effort, no fsync (a lost file is fitted again)."""
-    import contextlib
-
+    """Best effort, no fsync (a lost file is fitted again); set aside when it cannot be written."""
     import msgspec
 
-    from lesson_credit.core.base.files import StoreError, atomic_write
+    from lesson_credit.core.base.files import write_cache
     from lesson_credit.core.base.sealed import seal
 
     payload = msgspec.msgpack.encode({"key": key, "effects": {k: float(v) for k, v in effects.items()}})
-    with contextlib.suppress(StoreError, OSError):
-        atomic_write(path, seal(EFFECTS_MAGIC, payload), sync=False)
+    write_cache(path, seal(EFFECTS_MAGIC, payload))
 
 
 def broad_keywords_of(

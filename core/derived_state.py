@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from lesson_credit.core.bandit.interop import InteropError, StateKept, disagreement, kept_message, written_by_us
+from lesson_credit.core.bandit.interop import (
+    SOURCE_KEY,
+    InteropError,
+    StateKept,
+    disagreement,
+    kept_message,
+    written_by_us,
+)
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
 
@@ -28,13 +35,17 @@ if TYPE_CHECKING:
 class StateCheck:
     why: str  # how the file disagrees with the log
     foreign: bool  # changed by another tool since we wrote it: it is kept, not rewritten
+    missing: bool = False  # the log is gone (Workspace.log_missing): kept, an empty fold would wipe it
 
 
 def check_state(ws: Workspace) -> StateCheck | None:
     """How `bandit-state.json` disagrees with a fold of the log under the current settings, or
     None when it agrees or does not exist (a log written by hand or by another tool may come
-    without one; the next write creates it)."""
+    without one; the next write creates it). With the log file gone, that is what it says."""
     path = ws.state_path
+    missing = ws.log_missing()
+    if missing is not None:
+        return StateCheck(missing, False, missing=True)
     try:
         raw = read_regular(path, STATE_MAX_BYTES)
     except FileNotFoundError:
@@ -49,6 +60,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
     if not isinstance(state, dict):
         return StateCheck(f"{path.name} has no 'arms' object", False)
+    if state and written_by_us(state) and state.get(SOURCE_KEY) != ws.state_source():
+        return None  # folded from the workspace's other store by its last write: that one's to repair
     if state and written_by_us(state):  # as we wrote it: the base of a later update's increments
         ws.keep_written_copy(state)
     why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
@@ -75,11 +88,12 @@ def state_disagreement(ws: Workspace) -> str | None:
 
 def repair_state(ws: Workspace) -> str | None:
     """Rewrite a stale `bandit-state.json` (best effort) unless another tool's update is in it; a
-    one-line account of it, or None when it agreed with the log."""
+    one-line account of it, or None when it agreed with the log. A missing log is said, and the file
+    left as it is (see `check_state`)."""
     check = check_state(ws)
     if check is None:
         return None
-    if check.foreign:
+    if check.foreign or check.missing:
         return check.why
     known = len(ws.warnings)
     try:

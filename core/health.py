@@ -537,6 +537,16 @@ def stale_bandit_state(h: HealthData) -> list[Finding]:
     check = h.stale_state
     if check is None:
         return []
+    if check.missing:
+        return [
+            Finding(
+                "log-missing",
+                ERROR,
+                check.why,
+                "put the log back (version control, a backup): it is the only record of the sessions; "
+                "a `record` would start a new log and rewrite bandit-state.json from it",
+            )
+        ]
     if check.foreign:
         return [
             Finding(

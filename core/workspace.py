@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +30,7 @@ from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import WriteGuard, atomic_write
+from lesson_credit.core.base.files import WriteGuard, atomic_write, set_aside_notices
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.grading import GradeAppended
@@ -121,7 +122,7 @@ class Workspace:
         self.clock = clock
         self.allow_outside_journals = allow_outside_journals
         self.allow_outside_library = outside_library_allowed(allow_outside_library, allow_outside_journals)
-        self.warnings: list[str] = []  # what a command that succeeded could not do (a derived file)
+        self._warnings: list[str] = []  # see `warnings`
         try:
             self.config: Config = load_config(self.config_path)
         except ConfigError as exc:
@@ -142,6 +143,13 @@ class Workspace:
         self._joint: tuple[tuple[int, float], JointPosterior] | None = None  # by (version, floor)
         self._joint_fit: tuple[tuple[int, float], JointFit] | None = None  # the analysis' fit, by (version, floor)
         self._columns: tuple[int, Design, Fitted] | None = None  # the injection design's fit, by version
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a command that succeeded could not do (a derived file), one line each: appended to
+        by the commands, and each cache file set aside under the state folder (core.base.files)."""
+        self._warnings.extend(set_aside_notices(self.state_dir))
+        return self._warnings
 
     def _cache_folder_inside(self) -> bool:
         """Whether the caches' folder may be written (it does not link out of the workspace); when
@@ -203,6 +211,19 @@ class Workspace:
     @rereads
     def log_problems(self) -> list[LogProblem]:
         return self._reader.problems(self.data())
+
+    def log_missing(self) -> str | None:
+        """Why every lesson shows as never used, when the workspace's log file is gone (deleted, moved)
+        while `bandit-state.json`, written after every append, is still there: one line naming the
+        log; None otherwise (a fresh workspace has neither). The state file is then left as it is."""
+        if not isinstance(self.log, JsonlStore) or os.path.lexists(self.log.path):
+            return None
+        if not os.path.lexists(self.state_path):
+            return None
+        return (
+            f"{self.log.path}: the event log is missing (deleted or moved?); every lesson shows as never "
+            f"used, and {self.state_path.name} is left as it is"
+        )
 
     def lesson_problems(self) -> tuple[LessonProblem, ...]:
         return self.library().problems
@@ -846,7 +867,7 @@ class Workspace:
                 adopted = self._log_foreign_update(locked)
             check = None if adopted else self.posterior
             interop.rewrite_state(
-                self.state_path, self.state_payload, self.guard, check, self.state_keys, self._keep_written
+                self.state_path, self._own_state, self.guard, check, self.state_keys, self._keep_written
             )
         except interop.StateKept:
             self._reader.keep_sums()
@@ -854,17 +875,11 @@ class Workspace:
         self._reader.keep_sums()
 
     def _refuse_missing_log(self) -> None:
-        """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json has arms:
-        rewriting it from the empty fold would throw their evidence away."""
-        log_path = getattr(self.log, "path", None)
-        if log_path is None or log_path.exists():
-            return
-        arms = interop.read_state(self.state_path).get("arms")
-        if isinstance(arms, dict) and arms:
-            raise interop.StateKept(
-                f"{log_path} is missing: {self.state_path} ({len(arms)} arms) is left as it is, not rewritten "
-                "from an empty log (restore the log, or delete the file to start over)"
-            )
+        """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json is there
+        (`log_missing`): rewriting it from the empty fold would throw its evidence away."""
+        missing = self.log_missing()
+        if missing is not None:
+            raise interop.StateKept(missing)
 
     def _written_path(self) -> Path:
         return self.state_dir / ".cache" / "bandit-state-written"
@@ -949,6 +964,21 @@ class Workspace:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
         keys = self.state_keys(existing or {})
         return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing, keys)
+
+    def _own_state(self, existing: dict[str, Any]) -> dict[str, Any]:
+        """The workspace's own `bandit-state.json`: `state_payload`, naming a database store it is
+        folded from (interop.SOURCE_KEY; none: the workspace's file)."""
+        payload = self.state_payload(existing)
+        payload.pop(interop.SOURCE_KEY, None)
+        if (source := self.state_source()) is not None:
+            payload[interop.SOURCE_KEY] = source
+        return payload
+
+    def state_source(self) -> str | None:
+        """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
+        workspace's file, `database <store id>` for a database."""
+        store_id = getattr(self.log, "store_id", None)  # a database store's identity
+        return None if store_id is None else f"database {store_id()}"
 
     @rereads
     def export_gptme(self, path: Path | str) -> Path:

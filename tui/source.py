@@ -96,7 +96,7 @@ class WorkspaceSource:
                 log_version=ws.version,
                 session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
                 base=data.base,
-                problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
+                problems=_problems(ws),
             )
 
     def snapshot(self) -> SourceSnapshot:
@@ -109,7 +109,7 @@ class WorkspaceSource:
                 log_version=ws.version,
                 session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
                 base=data.base,
-                problems=Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems())),
+                problems=_problems(ws),
             )
 
     def _refreshed(self) -> Workspace:
@@ -133,7 +133,7 @@ class WorkspaceSource:
 
     def problems(self) -> Problems:
         with self._lock:
-            return Problems(tuple(self.workspace.log_problems()), tuple(self.workspace.lesson_problems()))
+            return _problems(self.workspace)
 
     def lessons_view(self) -> LessonsView:
         """Until scipy is loaded (the first paint), the rows come without their 95% intervals
@@ -376,6 +376,10 @@ class WorkspaceSource:
         from lesson_credit.core.sim.simulate import run_simulation, scenario
 
         return run_simulation(scenario(scenario_name), seeds, progress=progress)
+
+
+def _problems(ws: Workspace) -> Problems:
+    return Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems()), ws.log_missing())
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:

@@ -161,6 +161,7 @@ class HealthView:
 class Problems:
     log: tuple[LogProblem, ...]
     lessons: tuple[LessonProblem, ...]
+    log_missing: str | None = None  # the log file is gone (Workspace.log_missing): why every lesson is unused
 
 
 @dataclass(frozen=True, eq=False)

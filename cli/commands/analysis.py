@@ -224,9 +224,9 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p = command(
         sub, "lint", [common, data], "health checks (errors and warnings)",
         "Checks that find what silently breaks a lesson bandit. Errors: no lessons at all,\n"
-        "unreadable log lines, duplicate session ids, broken lesson files, constant rewards,\n"
-        "posteriors collapsed to one mean. Warnings: pending sessions (and those pending again\n"
-        "because their latest grade was retracted), ghost arms (in the log,\n"
+        "unreadable log lines, the log file gone while bandit-state.json remains, duplicate session ids,\n"
+        "broken lesson files, constant rewards, posteriors collapsed to one mean. Warnings: pending\n"
+        "sessions (and those pending again because their latest grade was retracted), ghost arms (in the log,\n"
         "not the library), lessons/-prefixed ids, lessons never injected or never salient,\n"
         "entries without salience, keywords matching most journals, binary rewards, a lesson\n"
         "listed twice in one session, bandit-state.json out of step with the log, string outcomes\n"

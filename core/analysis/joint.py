@@ -60,6 +60,7 @@ from lesson_credit.core.analysis.joint_ops import (
     indicators,
     neighbourhoods,
 )
+from lesson_credit.core.base.memory import scipy_linalg
 from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
@@ -305,7 +306,7 @@ def _noise_var(q: float, dof: int, fixed: bool) -> float:
 def _solve_dense(op: Centred, b: FloatArray, yy: float, dof: int, penalty: float | None, tau_min: float) -> Solved:
     """One eigen-decomposition of A serves every lambda: the exact restricted likelihood on a grid,
     refined by golden section."""
-    from scipy import linalg
+    linalg = scipy_linalg("the joint fit")
 
     a = op.gram_dense()
     d, v = linalg.eigh(a, overwrite_a=True, check_finite=False, driver="evr")  # MRRR: ~1.4x LAPACK's default

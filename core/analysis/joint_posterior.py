@@ -28,7 +28,6 @@ was, so the next `select` reuses the fit; a new record or grade changes it.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
 from collections.abc import Sequence
@@ -41,8 +40,8 @@ import numpy.typing as npt
 import xxhash
 
 from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint
-from lesson_credit.core.base.files import atomic_write
-from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.base.files import read_cache, write_cache
+from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.snapshot import FoldData
 
@@ -205,17 +204,16 @@ def cached_joint_posterior(
     path = cache_dir / CACHE_NAME
     key = fingerprint(data, categories, agents, floor, tau_min)
     try:
-        return decode(read_regular(path, CACHE_MAX_BYTES), key)
-    except FileNotFoundError:
-        pass
+        raw = read_cache(path, CACHE_MAX_BYTES)  # None: none, or set aside (a directory in its place, ...)
+        if raw is not None:
+            return decode(raw, key)
     except (OSError, UnsafeFile) as exc:
         _say(notice, path, f"cannot be read ({exc})")
     except ValueError as exc:
         if str(exc) != "stale":  # a stale cache is the normal case after a new record: refit quietly
             _say(notice, path, f"is damaged or from another version ({exc})")
     post = joint_posterior(data, categories, floor, agents, tau_min=tau_min)
-    with contextlib.suppress(OSError):
-        atomic_write(path, encode(key, post))
+    write_cache(path, encode(key, post), sync=True)  # set aside when it cannot be written
     return post
 
 

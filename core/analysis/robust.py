@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint import NOISE_MIN
 from lesson_credit.core.analysis.joint_ops import Centred, Neighbourhoods, conjugate_gradients, neighbourhoods
+from lesson_credit.core.base.memory import scipy_linalg
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -81,7 +82,7 @@ def fit_robust(
     n_eff = op.n - op.rank
     u, c = common if common is not None else (np.zeros(op.p), 0.0)
     if dense:
-        from scipy import linalg
+        linalg = scipy_linalg("the robust fit")
 
         a = op.gram_dense() + np.diag(penalty) + c * np.outer(u, u)
         m = linalg.cho_solve(linalg.cho_factor(a, check_finite=False), np.eye(op.p), check_finite=False)

@@ -233,6 +233,10 @@ def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | No
 
 
 STAMP_KEY = "lesson_credit_written"  # the hash of the rest of a state file as lesson-credit wrote it
+# the database store the workspace's file was folded from ("database <store id>"; none: the
+# workspace's sessions.jsonl). A workspace used with both stores: a write rewrites the file from its
+# store, a read (`status`) repairs only a file folded from its own (no rewriting back and forth)
+SOURCE_KEY = "lesson_credit_store"
 
 
 class StateKept(StoreError):

@@ -14,6 +14,7 @@ import errno
 import os
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
-from lesson_credit.core.base.safe_read import UnsafeFile, describe_kind, open_regular
+from lesson_credit.core.base.safe_read import UnsafeFile, describe_kind, open_regular, read_opened
 
 WRITE_OUTSIDE_ENV = "LESSON_CREDIT_WRITE_OUTSIDE"  # =1: writes may follow symlinks out of the workspace
 
@@ -167,6 +168,73 @@ def atomic_write_with(
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         raise StoreError(describe_os_error(exc, path)) from None
+
+
+_SET_ASIDE_LOCK = threading.Lock()
+_set_aside: dict[str, tuple[int, str]] = {}  # path -> (order, notice): one notice per path for the process
+_said: set[str] = set()  # the paths whose notice was taken
+
+
+def set_aside(path: Path, reason: str) -> None:
+    """A cache or derived file that cannot be read, written or replaced (a read-only or full disk; a
+    directory, FIFO or symlink in its place): the command works without it. `reason` says why (it
+    names the path); one notice per path for the whole process, taken by `set_aside_notices`."""
+    with _SET_ASIDE_LOCK:
+        notice = f"{reason}; set aside (a cache: the command works without it)"
+        _set_aside.setdefault(str(path), (len(_set_aside), notice))
+
+
+def set_aside_mark() -> int:
+    """How many files were set aside so far (for `set_aside_notices(since=...)`)."""
+    with _SET_ASIDE_LOCK:
+        return len(_set_aside)
+
+
+def set_aside_notices(under: Path | None = None, since: int = 0) -> list[str]:
+    """The notices not taken yet of the files set aside (under the folder `under`; after the
+    `set_aside_mark` `since`); taken now."""
+    with _SET_ASIDE_LOCK:
+        keys = [
+            key
+            for key, (order, _) in _set_aside.items()
+            if order >= since and key not in _said and (under is None or Path(key).is_relative_to(under))
+        ]
+        _said.update(keys)
+        return [_set_aside[key][1] for key in keys]
+
+
+def open_cache(path: Path) -> int | None:
+    """A descriptor for a cache file (`open_regular`), never through a symlink (we make none); None
+    when there is none, or when it is set aside: a directory, FIFO or symlink in its place, or
+    unreadable (`set_aside` says so, once)."""
+    try:
+        return open_regular(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except UnsafeFile as exc:
+        set_aside(path, str(exc))
+    except OSError as exc:
+        why = "a symbolic link; not read" if exc.errno == errno.ELOOP else f"not readable ({exc.strerror or exc})"
+        set_aside(path, f"{path}: {why}")
+    return None
+
+
+def read_cache(path: Path, limit: int, longer: bool = False) -> bytes | None:
+    """A cache file's bytes (`read_regular`'s limits and refusals) opened as `open_cache` opens it;
+    None when there is none or it is set aside."""
+    fd = open_cache(path)
+    return None if fd is None else read_opened(fd, path, limit, longer)
+
+
+def write_cache(path: Path, data: bytes, *, sync: bool = False) -> bool:
+    """`atomic_write` of a cache (derived, verified when read, rebuilt when missing); when it cannot
+    be written the file is set aside (`set_aside`) and False returned, never an error."""
+    try:
+        atomic_write(path, data, sync=sync)
+    except StoreError as exc:  # (atomic_write turns every OSError into one)
+        set_aside(path, str(exc))
+        return False
+    return True
 
 
 def write_json(path: Path, payload: Any, indent: int = 2, guard: WriteGuard | None = None) -> None:

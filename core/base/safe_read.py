@@ -55,7 +55,11 @@ def read_regular(path: Path | str, limit: int, longer: bool = False) -> bytes:
     """The whole of a regular file of at most `limit` bytes. UnsafeFile (naming the file) for
     anything else; OSError (FileNotFoundError, PermissionError, ...) as reading raises it.
     With `longer`, a bigger file is not refused: its first `limit + 1` bytes are returned."""
-    fd = open_regular(path)
+    return read_opened(open_regular(path), path, limit, longer)
+
+
+def read_opened(fd: int, path: Path | str, limit: int, longer: bool = False) -> bytes:
+    """`read_regular` of a file `open_regular` opened (`fd`, closed here); `path` names it in messages."""
     with os.fdopen(fd, "rb") as handle:
         size = os.fstat(fd).st_size
         if size > limit and not longer:

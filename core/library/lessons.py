@@ -284,12 +284,14 @@ def _load_cache(path: Path | None) -> tuple[dict[str, Any], int]:
         return {}, 0
     import msgspec
 
-    from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+    from lesson_credit.core.base.files import read_cache
+    from lesson_credit.core.base.safe_read import UnsafeFile
     from lesson_credit.core.base.sealed import unseal
 
     try:
-        written_ns = os.stat(path).st_mtime_ns
-        data = msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, read_regular(path, LESSON_CACHE_MAX_BYTES)))
+        written_ns = os.stat(path).st_mtime_ns  # before the read: a cache replaced meanwhile only looks older
+        raw = read_cache(path, LESSON_CACHE_MAX_BYTES)
+        data = None if raw is None else msgspec.msgpack.decode(unseal(LESSON_CACHE_MAGIC, raw))
     except (OSError, UnsafeFile, ValueError, msgspec.DecodeError):
         return {}, 0  # missing, unreadable or damaged: no cache, every file is parsed again
     if not isinstance(data, dict) or data.get("version") != LESSON_CACHE_VERSION:
@@ -324,14 +326,11 @@ def _cached(entry: Any, stamp: list[int], written_ns: int, key: str) -> tuple[An
 def _save_cache(path: Path, files: dict[str, Any]) -> None:
     import msgspec
 
-    from lesson_credit.core.base.files import StoreError, atomic_write
+    from lesson_credit.core.base.files import write_cache
     from lesson_credit.core.base.sealed import seal
 
     payload = msgspec.msgpack.encode({"version": LESSON_CACHE_VERSION, "files": files})
-    try:
-        atomic_write(path, seal(LESSON_CACHE_MAGIC, payload))
-    except (StoreError, OSError):
-        pass  # a cache that cannot be written (read-only workspace) is simply not used
+    write_cache(path, seal(LESSON_CACHE_MAGIC, payload), sync=True)  # set aside when it cannot be written
 
 
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:

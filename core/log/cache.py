@@ -31,8 +31,8 @@ import msgspec
 import numpy as np
 import xxhash
 
-from lesson_credit.core.base.files import atomic_write
-from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_regular
+from lesson_credit.core.base.files import open_cache, read_cache, write_cache
+from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log import logcheck
 from lesson_credit.core.log.columns import Column
@@ -188,6 +188,10 @@ def _claim_of(index: LogIndex, p: dict[str, Any]) -> Claim:
 # ---------------------------------------------------------------- the file store's cache
 
 
+class SetAside(Exception):
+    """A part file is set aside (core.base.files.set_aside said so): the cache is not used."""
+
+
 class PartedCache:
     """A parsed-log cache of head, sums and part files in one folder (see the module docstring):
     what the file store's and a database store's caches share. A subclass says which files
@@ -219,10 +223,11 @@ class PartedCache:
             name = meta.get("file") if isinstance(meta, dict) else None
             if not isinstance(name, str) or not name.startswith(self.part_prefix) or "/" in name:
                 raise ValueError("a part without a file")
-            try:
-                fd = open_regular(self.dir / name)
-            except (OSError, UnsafeFile) as exc:
-                raise ValueError(f"part {name}: {exc}") from None
+            fd = open_cache(self.dir / name)
+            if fd is None:
+                if os.path.lexists(self.dir / name):
+                    raise SetAside(name)  # (it said so)
+                raise ValueError(f"part {name} is missing")
             source = FileSource(fd, name)  # closes fd when dropped
             if source.size > limit:
                 raise ValueError(f"part {name} is larger than a cache of this log can be")
@@ -231,19 +236,24 @@ class PartedCache:
 
     def _read(self, limit: int) -> tuple[LogIndex, str, bool] | None:
         try:
-            if not read_regular(self.path, len(CACHE_MAGIC), longer=True).startswith(CACHE_MAGIC):
+            magic = read_cache(self.path, len(CACHE_MAGIC), longer=True)
+            if magic is None:  # none, or set aside (a directory in its place, ...)
+                return None
+            if not magic.startswith(CACHE_MAGIC):
                 # not read whole: an older version's database cache was the whole index in one file
                 self._say("is from another version")
                 return None
-            data = read_regular(self.path, min(HEAD_MAX_BYTES, limit))
-        except FileNotFoundError:
-            return None
+            data = read_cache(self.path, min(HEAD_MAX_BYTES, limit))
         except (OSError, UnsafeFile) as exc:
             self._say(f"cannot be read ({exc})")
+            return None
+        if data is None:
             return None
         try:
             p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
             return _index_of(p, self._open_parts(p, limit))
+        except SetAside:  # a part was (it says so)
+            return None
         except (ValueError, msgspec.DecodeError) as exc:
             self._say(f"is damaged or from another version ({exc})")
             return None
@@ -252,7 +262,8 @@ class PartedCache:
         """The block sums saved beside the head (none, or damaged: they are computed again), held as a
         claim: the reader uses them once the log vouches for the bytes they came from (core/reader.py)."""
         try:
-            p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, read_regular(self.sums_path, min(HEAD_MAX_BYTES, limit))))
+            data = read_cache(self.sums_path, min(HEAD_MAX_BYTES, limit))
+            p = None if data is None else msgspec.msgpack.decode(unseal(SUMS_MAGIC, data))
             if isinstance(p, dict) and p.get("version") == CACHE_VERSION:
                 index.blocks.claimed(_claim_of(index, p))
         except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
@@ -268,9 +279,7 @@ class PartedCache:
                 self._write_sums(index, vouch)
 
     def _write_sums(self, index: LogIndex, vouch: str) -> None:
-        with contextlib.suppress(StoreError, OSError):
-            payload = msgspec.msgpack.encode(_sums(index, vouch))
-            atomic_write(self.sums_path, seal(SUMS_MAGIC, payload), sync=False)
+        if write_cache(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index, vouch)))):
             index.blocks.changed = False
 
     def _save(self, index: LogIndex, digest: str, partial: bool) -> None:
@@ -285,12 +294,14 @@ class PartedCache:
         for extent in part_extents(index, starts[0], starts[1], *events):
             part, blob = encode_part(index, extent, None)
             name = f"{self.part_prefix}{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}.bin"
-            atomic_write(self.dir / name, blob)  # (a file of that name may be one found damaged)
+            if not write_cache(self.dir / name, blob, sync=True):  # (a file of that name may be one found damaged)
+                return
             part.file = name
             parts.append(part)
         self._write_sums(index, digest)  # (the head's digest identifies the content up to index.end)
         head = _head(index, digest, partial, parts)
-        atomic_write(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)))
+        if not write_cache(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)), sync=True):
+            return
         index.parts = parts
         self._remove_unused({part.file for part in parts if part.file})
 

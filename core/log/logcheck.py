@@ -30,7 +30,7 @@ from pathlib import Path
 
 import xxhash
 
-from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.base.files import open_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.store import EventLog
@@ -158,9 +158,8 @@ class Seal:
 
     @classmethod
     def read(cls, log: EventLog) -> Seal | None:
-        try:
-            fd = open_regular(cls.path_of(log))
-        except (OSError, UnsafeFile):
+        fd = open_cache(cls.path_of(log))
+        if fd is None:
             return None
         try:
             written_ns = os.fstat(fd).st_mtime_ns
@@ -204,8 +203,9 @@ def write_seal(log: EventLog, signature: Signature, digest: PrefixDigest) -> boo
     if not Path(os.path.realpath(path.parent)).is_relative_to(os.path.realpath(log.path.parent)):
         return False  # the caches' folder links out of the log's folder: nothing is written there
     payload = struct.pack(_SEAL_HEAD, *signature, digest.partial) + digest.blocks.tobytes()
+    if not write_cache(path, seal(SEAL_MAGIC, payload)):
+        return False  # set aside (a read-only disk, a directory in its place): nothing of ours to remove
     try:
-        atomic_write(path, seal(SEAL_MAGIC, payload), sync=False)
         deadline = time.monotonic() + SEAL_TICK_WAIT_S
         while os.stat(path).st_mtime_ns <= signature[4]:
             if time.monotonic() > deadline:

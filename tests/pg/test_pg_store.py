@@ -615,3 +615,36 @@ def test_a_database_restored_to_an_earlier_point_is_read_again(
     long_lived.refresh()
     assert [s.session_id for s in long_lived.sessions()] == expected
     other.close()
+
+
+def test_a_workspace_used_with_both_stores_is_not_rewritten_back_and_forth(
+    pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bandit-state.json follows the store of the last write; `status` on the other store leaves it
+    (it used to rewrite it from its own log: file, database, file, ... on every status; issue 38)."""
+    root, url = pg_ws
+    state = root / "state" / "lesson-thompson" / "bandit-state.json"
+
+    def record(sid: str, reward: str, *store: str) -> None:
+        code, _, err = run(capsys, "record", "-w", str(root), *store, "--session-id", sid, "--journal",
+                           str(root / "j.txt"), "--lessons", GIT, "--reward", reward)  # fmt: skip
+        assert code == 0, err
+
+    def git_n() -> int:
+        return int(json.loads(state.read_bytes())["arms"][GIT]["total_selections"])
+
+    record("f1", "0.9")  # the file: one session of git.md
+    record("d1", "0.1", "--store", url)
+    record("d2", "0.2", "--store", url)  # the database: two
+    assert git_n() == 2 and json.loads(state.read_bytes())["lesson_credit_store"].startswith("database ")
+    written = state.read_bytes()
+    for store in ([], ["--store", url], [], ["--store", url]):
+        code, _, err = run(capsys, "status", "-w", str(root), *store)
+        assert (code, err) == (0, "")
+        assert state.read_bytes() == written  # neither rewrites what the other's last write left
+    record("f2", "0.5")
+    record("f3", "0.4")  # writes on the file: the file's three sessions, and no database key
+    assert git_n() == 3 and "lesson_credit_store" not in json.loads(state.read_bytes())
+    written = state.read_bytes()
+    assert run(capsys, "status", "-w", str(root), "--store", url)[0] == 0
+    assert state.read_bytes() == written

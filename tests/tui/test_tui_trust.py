@@ -212,3 +212,17 @@ def test_session_detail_and_explain_round_alike(tmp_path: Path) -> None:
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.startswith("git.md "))
     assert fmt_signed(credit.alpha_delta) in row.split(), (row, fmt_signed(credit.alpha_delta))
+
+
+async def test_a_deleted_log_is_said_not_just_never_used(ws_root: Path) -> None:
+    """Every lesson 'never used' without a word was all a deleted log showed (issue 38 item 15)."""
+    from textual_private import notification_texts
+
+    log = ws_root / "state" / "lesson-thompson" / "sessions.jsonl"
+    assert (log.parent / "bandit-state.json").is_file()
+    log.unlink()
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        shown = [(title, text) for title, text in notification_texts(app) if title == "The event log is missing"]
+        assert len(shown) == 1 and str(log) in shown[0][1]
