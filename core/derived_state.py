@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from lesson_credit.core.bandit.interop import StateKept, disagreement, kept_message, written_by_us
+from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
 
@@ -40,11 +39,9 @@ def check_state(ws: Workspace) -> StateCheck | None:
     except (OSError, UnsafeFile) as exc:
         return StateCheck(f"{path.name} cannot be read ({exc})", False)
     try:
-        state = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        return StateCheck(f"{path.name} is not valid JSON", False)
-    except RecursionError:
-        return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
+        state = decode_json(raw, path.name)
+    except JsonError as exc:
+        return StateCheck(str(exc), False)
     why = disagreement(state, ws.posterior(), path.name)
     if why is None:
         return None
