@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.derived_state import StateCheck, check_state
-from lesson_credit.core.library.lessons import BROKEN, CONFIG, OVERRIDDEN, LessonProblem
+from lesson_credit.core.library.lessons import BROKEN, CONFIG, IGNORED, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.session_records import RecordFinding, record_findings, records_health
@@ -250,6 +250,24 @@ def broken_lessons(h: HealthData) -> list[Finding]:
             "selected, and none of their settings (status, keywords) is used.",
             tuple(p.path for p in broken),
             tuple(p.reason for p in broken),
+        )
+    ]
+
+
+def ignored_lesson_parts(h: HealthData) -> list[Finding]:
+    ignored = [p for p in h.lesson_problems if p.kind == IGNORED]
+    if not ignored:
+        return []
+    return [
+        Finding(
+            "lesson-parts-ignored",
+            ERROR,
+            f"{len(ignored)} pattern(s) or keyword(s) of loaded lessons are not used: "
+            + _names([str(p) for p in ignored], 3),
+            "Fix or simplify what each reason names (an invalid regex, counted repeats that expand too far, a "
+            "wildcard of too many parts); the rest of each lesson is used meanwhile.",
+            tuple(p.path for p in ignored),
+            tuple(p.reason for p in ignored),
         )
     ]
 
@@ -582,6 +600,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     lesson_listed_twice,
     library_config,
     broken_lessons,
+    ignored_lesson_parts,
     overridden_lessons,
     sessions_never_graded,
     sessions_pending,

@@ -19,18 +19,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from lesson_credit.core.library.wildcard import Wildcard
+from lesson_credit.core.library.wildcard import Wildcard, wildcard_problem
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
 
 
 def normalize_keyword(raw: str) -> str | None:
-    """The keyword as matched, or None when it does not count (empty or only ``*``)."""
+    """The keyword as matched, or None when it does not count: empty, only ``*``, or a wildcard
+    of more than WILDCARD_MAX_PARTS literal parts (`wildcard_problem`; lint reports it)."""
     keyword = raw.strip()
     if keyword and "*" not in keyword:
         return keyword
-    if not keyword.replace("*", "").strip():
+    if not keyword.replace("*", "").strip() or wildcard_problem(keyword) is not None:
         return None
     return keyword
 

@@ -27,11 +27,29 @@ from bisect import bisect_left, bisect_right
 
 _WORD_RUN = re.compile(r"\w*")
 _STARS = re.compile(r"\*+")
+WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass over the journal per part
 
 
 def collapse_stars(key: str) -> str:
     """The keyword with every run of `*` made one `*` (it matches the same spans)."""
     return _STARS.sub("*", key)
+
+
+def literal_parts(key: str) -> int:
+    """How many literal parts a keyword's stars separate (`git*tree` 2, `*ok*` 1)."""
+    return sum(1 for piece in _STARS.split(key) if piece)
+
+
+def wildcard_problem(keyword: str) -> str | None:
+    """Why a keyword is not matched (one line), or None: more than WILDCARD_MAX_PARTS literal
+    parts, each a pass over every journal (`a*a*...*b` of 400 parts took minutes and GBs)."""
+    if "*" not in keyword or (parts := literal_parts(keyword)) <= WILDCARD_MAX_PARTS:
+        return None
+    shown = repr(keyword) if len(keyword) <= 60 else repr(keyword[:57]) + "..."
+    return (
+        f"keyword {shown} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are matched); "
+        "keyword ignored"
+    )
 
 
 def _run_length(text: str, start: int, stop: int) -> int:
