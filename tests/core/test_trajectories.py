@@ -175,7 +175,7 @@ def test_show_a_sessions_trajectory_through_the_workspace(tmp_path: Path) -> Non
 
 
 def test_a_trajectory_found_or_named_must_not_lead_out_by_a_symlink(tmp_path: Path) -> None:
-    """Issue 38 item 14: the search of trajectory_dirs, and a named gptme folder, used to read
+    """The search of trajectory_dirs, and a named gptme folder, used to read
     whatever a symlink in them pointed to."""
     root = make_workspace(tmp_path, {}, [])
     secret = tmp_path / "secret.jsonl"  # outside the workspace and the trajectory folder

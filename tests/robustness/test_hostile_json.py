@@ -1,4 +1,4 @@
-"""Issue 38 item 7: every JSON file we accept goes through one reader (core/base/safe_json.py)
+"""Every JSON file we accept goes through one reader (core/base/safe_json.py)
 with a depth limit and numbers a float holds; a bad file or line is one line naming the file
 and the line, never a traceback, and a bad session record never stops `record` from logging.
 Symbolic link loops in a journal, trajectory or lesson folder path are one line too."""

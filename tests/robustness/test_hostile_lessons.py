@@ -1,4 +1,4 @@
-"""Issue 38 items 8 and 9: a lesson's pattern or wildcard keyword cannot make a command take
+"""A lesson's pattern or wildcard keyword cannot make a command take
 gigabytes or minutes. A pattern whose counted repeats expand past PATTERN_MAX_SIZE is refused
 before it is compiled; a wildcard of more than WILDCARD_MAX_PARTS literal parts is not matched.
 Each is one lint line (`lesson-parts-ignored`), and the rest of the lesson keeps working."""
