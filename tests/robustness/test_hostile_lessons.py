@@ -92,6 +92,21 @@ def test_the_long_wildcard_costs_no_work_over_a_long_journal() -> None:
     assert peak < 8 << 20, peak  # the 4-part keyword's lists only: ~5,000 x 4 positions
 
 
+def test_an_allowed_wildcard_over_a_dense_journal_is_array_work_not_lists_per_occurrence() -> None:
+    """Every position of 200,000 `a`s is an occurrence of each part: the matcher keeps a few int64
+    arrays of that length (1.6 MB each), not a Python list and dict entry per occurrence and part
+    (49 MB before)."""
+    tracemalloc.start()
+    try:
+        found = KeywordMatcher(["a*a*a*b", "*a*"]).scan("a" * 200_000 + " a")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.get("a*a*a*b", []) == []
+    assert found.get("*a*", []) == [(0, 200_000), (200_001, 200_002)]  # one match per run of word characters
+    assert peak < 24 << 20, peak
+
+
 def test_lint_and_select_with_the_hostile_lesson(tmp_path: Path) -> None:
     ws = make_ws(tmp_path, {"w.md": lesson_with(["alpha", STARS], [BOMB, "git push"])})
     (ws / "j.md").write_text(("a" * 50 + " ") * 2_000 + "alpha\n")
