@@ -21,8 +21,12 @@ from lesson_credit.core.base.safe_read import read_regular
 JSON_MAX_DEPTH = 100  # arrays and objects inside each other; real files nest fewer than 10
 _MAX_INT_DIGITS = 300  # an integer this long is still a float (below 1.8e308)
 _BYTE = re.compile(r"\s*\(byte (\d+)\)$")
-_LONG_DIGITS = re.compile(rb"\d{%d}" % (_MAX_INT_DIGITS + 1))
-_HUGE_NUMBER = re.compile(rb"\d{%d}|\d[eE]\+?\d{3}" % (_MAX_INT_DIGITS + 1))
+# a digit to "1", e/E to "e", "+" as it is, any other byte to "0": number shapes found with bytes.find
+_DIGIT_MAP = bytes(
+    0x31 if 0x30 <= b <= 0x39 else b | 0x20 if b in b"eE" else b if b == 0x2B else 0x30 for b in range(256)
+)
+_DIGIT_RUN = b"1" * (_MAX_INT_DIGITS + 1)
+_LINE_SEARCH_BYTES = 1 << 20  # where the nesting passes the limit is looked for this far (a Python step per token)
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
@@ -50,9 +54,9 @@ def decode_json(data: bytes, where: str | Path, line: int | None = None) -> Any:
         raise JsonError(where, at, f"not valid JSON ({_BYTE.sub('', reason)})") from None
     except RecursionError:
         raise _too_deep(data, where, line) from None
-    suspect = data.count(b"[") + data.count(b"{") > JSON_MAX_DEPTH or _LONG_DIGITS.search(data)
-    if suspect and not _usable(value):
-        if _depth_at(data) is not None:
+    suspect = data.count(b"[") + data.count(b"{") > JSON_MAX_DEPTH or _long_digits(data)
+    if suspect and (problem := _unusable(value)):
+        if problem == "deep":
             raise _too_deep(data, where, line)
         at = line if line is not None else data.count(b"\n", 0, _number_at(data) or 0) + 1
         raise JsonError(where, at, "a number too big for a float")
@@ -66,38 +70,47 @@ def read_json(path: Path, limit: int) -> Any:
 
 
 def _too_deep(data: bytes, where: str | Path, line: int | None) -> JsonError:
-    at = line if line is not None else data.count(b"\n", 0, _depth_at(data) or 0) + 1
+    deep = _depth_at(data)
+    at = line if line is not None or deep is None else data.count(b"\n", 0, deep) + 1
     return JsonError(where, at, f"JSON nested too deeply (over {JSON_MAX_DEPTH} levels)")
 
 
+def _long_digits(data: bytes) -> bool:
+    """Whether a run of more than _MAX_INT_DIGITS digits occurs (in a number or a string: the walk
+    tells them apart). Linear: a regex would try each position of a 300-digit run again."""
+    return len(data) > _MAX_INT_DIGITS and _DIGIT_RUN in data.translate(_DIGIT_MAP)
+
+
 def _number_at(data: bytes) -> int | None:
-    """The offset of the first number that may be out of range (for the line of the message)."""
-    found = _HUGE_NUMBER.search(data)
-    return found.start() if found else None
+    """The offset of the first number that may be out of range (a long run of digits, or an
+    exponent of 3 digits, as in 1e999, which msgspec refuses without saying where)."""
+    shapes = data.translate(_DIGIT_MAP)
+    found = [at for shape in (_DIGIT_RUN, b"1e111", b"1e+111") if (at := shapes.find(shape)) >= 0]
+    return min(found) if found else None
 
 
-def _usable(value: Any) -> bool:
-    """Nested at most JSON_MAX_DEPTH deep, every integer within the float range."""
+def _unusable(value: Any) -> str | None:
+    """ "deep" past JSON_MAX_DEPTH, "number" for an integer past the float range, else None."""
     if not isinstance(value, dict | list):
-        return not isinstance(value, int) or value.bit_length() <= 1000
+        return "number" if isinstance(value, int) and value.bit_length() > 1000 else None
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if depth > JSON_MAX_DEPTH:
-            return False
+            return "deep"
         for child in item.values() if isinstance(item, dict) else item:
             if isinstance(child, dict | list):
                 stack.append((child, depth + 1))
             elif isinstance(child, int) and child.bit_length() > 1000:
-                return False
-    return True
+                return "number"
+    return None
 
 
 def _depth_at(data: bytes) -> int | None:
-    """The offset where the nesting first passes JSON_MAX_DEPTH, or None when it never does
-    (strings skipped: brackets in them do not nest). Only on the way to an error."""
+    """The offset where the nesting first passes JSON_MAX_DEPTH within the first MB (strings
+    skipped: brackets in them do not nest), or None. Only on the way to an error, for its line."""
     depth = 0
-    for token in _TOKEN.finditer(data):
+    for token in _TOKEN.finditer(data, 0, _LINE_SEARCH_BYTES):
         char = data[token.start()]
         if char in b"[{":
             depth += 1
