@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from lesson_credit.core.bandit.interop import (
     SOURCE_KEY,
     InteropError,
@@ -24,6 +22,7 @@ from lesson_credit.core.bandit.interop import (
     kept_message,
     written_by_us,
 )
+from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
 
@@ -53,11 +52,9 @@ def check_state(ws: Workspace) -> StateCheck | None:
     except (OSError, UnsafeFile) as exc:
         return StateCheck(f"{path.name} cannot be read ({exc})", False)
     try:
-        state = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        return StateCheck(f"{path.name} is not valid JSON", False)
-    except RecursionError:
-        return StateCheck(f"{path.name} is not valid JSON (nested too deeply)", False)
+        state = decode_json(raw, path.name)
+    except JsonError as exc:
+        return StateCheck(str(exc), False)
     if not isinstance(state, dict):
         return StateCheck(f"{path.name} has no 'arms' object", False)
     if state and written_by_us(state) and state.get(SOURCE_KEY) != ws.state_source():

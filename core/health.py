@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.derived_state import StateCheck, check_state
-from lesson_credit.core.library.lessons import BROKEN, CONFIG, OVERRIDDEN, LessonProblem
+from lesson_credit.core.library.lessons import BROKEN, CONFIG, IGNORED, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.session_records import RecordFinding, record_findings, records_health
@@ -237,21 +237,39 @@ def duplicate_session_ids(h: HealthData) -> list[Finding]:
     ]
 
 
-def broken_lessons(h: HealthData) -> list[Finding]:
-    broken = [p for p in h.lesson_problems if p.kind == BROKEN]
-    if not broken:
-        return []
-    return [
-        Finding(
-            "broken-lessons",
-            ERROR,
-            f"{len(broken)} lesson file(s) could not be loaded: " + _names([str(p) for p in broken], 3),
-            "Fix what each reason names (their frontmatter, line endings, encoding); until then they are never "
-            "selected, and none of their settings (status, keywords) is used.",
-            tuple(p.path for p in broken),
-            tuple(p.reason for p in broken),
-        )
-    ]
+LESSON_PROBLEMS = (  # (kind, code, what they are, advice): a finding per kind; an override alone is deliberate
+    (
+        BROKEN,
+        "broken-lessons",
+        "lesson file(s) could not be loaded",
+        "Fix what each reason names (their frontmatter, line endings, encoding); until then they are never "
+        "selected, and none of their settings (status, keywords) is used.",
+    ),
+    (
+        IGNORED,
+        "lesson-parts-ignored",
+        "pattern(s) or keyword(s) of loaded lessons are not used",
+        "Fix or simplify what each reason names (an invalid regex, counted repeats that expand too far, a "
+        "wildcard of too many parts); the rest of each lesson is used meanwhile.",
+    ),
+    (
+        OVERRIDDEN,
+        "lesson-overridden",
+        "lesson file(s) share an id with one in an earlier [lessons] dir, which wins (gptme's rule)",
+        "Nothing to do for a deliberate override; rename one of the files if both should load.",
+    ),
+)
+
+
+def lesson_problems(h: HealthData) -> list[Finding]:
+    findings = []
+    for kind, code, what, advice in LESSON_PROBLEMS:
+        if found := [p for p in h.lesson_problems if p.kind == kind]:
+            severity = WARNING if kind == OVERRIDDEN else ERROR
+            message = f"{len(found)} {what}: " + _names([str(p) for p in found], 3)
+            items, reasons = tuple(p.path for p in found), tuple(p.reason for p in found)
+            findings.append(Finding(code, severity, message, advice, items, reasons))
+    return findings
 
 
 def library_config(h: HealthData) -> list[Finding]:
@@ -267,23 +285,6 @@ def library_config(h: HealthData) -> list[Finding]:
             "`git submodule update --init`); until then `select` refuses to draw from the incomplete library.",
             tuple(p.path for p in problems),
             tuple(p.reason for p in problems),
-        )
-    ]
-
-
-def overridden_lessons(h: HealthData) -> list[Finding]:
-    shadowed = [p for p in h.lesson_problems if p.kind == OVERRIDDEN]
-    if not shadowed:
-        return []
-    return [
-        Finding(
-            "lesson-overridden",
-            WARNING,
-            f"{len(shadowed)} lesson file(s) share an id with one in an earlier [lessons] dir, which wins "
-            "(gptme's rule): " + _names([str(p) for p in shadowed], 3),
-            "Nothing to do for a deliberate override; rename one of the files if both should load.",
-            tuple(p.path for p in shadowed),
-            tuple(p.reason for p in shadowed),
         )
     ]
 
@@ -591,8 +592,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     duplicate_session_ids,
     lesson_listed_twice,
     library_config,
-    broken_lessons,
-    overridden_lessons,
+    lesson_problems,
     sessions_never_graded,
     sessions_pending,
     grades_retracted,

@@ -12,11 +12,11 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 import numpy as np
 
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.model import beta as beta_mod
 
@@ -33,8 +33,8 @@ def last_known_posteriors(ws: Workspace) -> dict[str, tuple[float, float]]:
     except (OSError, UnsafeFile):
         return {}
     try:
-        state: Any = msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
+        state: Any = decode_json(data, ws.state_path)
+    except JsonError:
         return {}
     arms = state.get("arms") if isinstance(state, dict) else None
     out: dict[str, tuple[float, float]] = {}

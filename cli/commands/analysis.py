@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,8 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import safe, table
 from lesson_credit.core.base.numbers import fixed, signed
+from lesson_credit.core.base.safe_json import read_json
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
 
 if TYPE_CHECKING:
     from lesson_credit.core.analysis.effects import LooResult
@@ -37,7 +38,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
             print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta), ws)
         else:
-            print_json(json.loads(path.read_text(encoding="utf-8")), ws)  # what was written, as written
+            print_json(read_json(path, STATE_MAX_BYTES), ws)  # what was written, as written
         return 0
     from lesson_credit.core.analysis.estimates import MIN_RANDOMIZED, nothing_line, order_key
 

@@ -32,6 +32,7 @@ import numpy.typing as npt
 from lesson_credit.core.analysis.effects import moderated_welch
 from lesson_credit.core.analysis.estimates import Randomized
 from lesson_credit.core.base.files import WriteGuard, open_append
+from lesson_credit.core.base.safe_json import JsonError, decode_json
 
 if TYPE_CHECKING:
     from lesson_credit.core.bandit.select import Selection
@@ -115,13 +116,13 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
         except OSError as exc:
             problems.append(f"{path}: {exc.strerror or exc}; skipped")
             continue
-        for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), start=1):
+        for number, line in enumerate(raw.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-            except (ValueError, RecursionError):
-                problems.append(f"{path}:{number}: not valid JSON; skipped")
+                record = decode_json(line, path, number)
+            except JsonError as exc:
+                problems.append(f"{path}:{number}: {exc.reason}; skipped")
                 continue
             if not isinstance(record, dict):
                 problems.append(f"{path}:{number}: not an object; skipped")

@@ -28,7 +28,8 @@ import msgspec
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
-from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
+from lesson_credit.core.base.safe_json import JsonError, decode_json, read_json
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.library.lessons import Library
 
@@ -134,11 +135,9 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     except OSError as exc:
         raise InteropError(f"cannot read {path}: {exc.strerror}") from None
     try:
-        data = msgspec.json.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise InteropError(f"{path}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InteropError(f"{path}: not valid JSON (nested too deeply)") from None
+        data = decode_json(raw, path)
+    except JsonError as exc:
+        raise InteropError(str(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("arms"), dict):
         raise InteropError(f"{path}: expected an object with an 'arms' object (gptme bandit-state.json)")
     arms = []
@@ -309,8 +308,8 @@ def read_state(path: Path) -> dict[str, Any]:
     """A state file as it is: its JSON object, or {} when it is missing, unreadable, not a
     regular file, too big or not an object."""
     try:
-        loaded = msgspec.json.decode(read_regular(path, STATE_MAX_BYTES))
-    except (OSError, UnsafeFile, msgspec.DecodeError, RecursionError):
+        loaded = read_json(path, STATE_MAX_BYTES)
+    except (OSError, UnsafeFile, JsonError):
         return {}
     return loaded if isinstance(loaded, dict) else {}
 

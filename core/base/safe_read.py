@@ -36,6 +36,15 @@ def describe_kind(mode: int) -> str:
     return "not a regular file"
 
 
+def resolve_path(path: Path) -> Path:
+    """`path.resolve()`, a symbolic link loop on the way an UnsafeFile naming the path (pathlib
+    raises RuntimeError for one, which no caller expects)."""
+    try:
+        return path.resolve()
+    except RuntimeError:
+        raise UnsafeFile(f"{path}: a symbolic link loop; not read") from None
+
+
 def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644) -> int:
     """A descriptor for `path` if it is a regular file (following symlinks); UnsafeFile if not.
     Opening never blocks (a FIFO would, until a writer came); OSError as `os.open` raises it."""

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_regular, read_text
+from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_regular, read_text, resolve_path
 
 JOURNAL_READ_LIMIT = JOURNAL_MAX_BYTES
 
@@ -28,7 +28,10 @@ def read_journal(root: Path, journal_path: str | None, allow_outside: bool) -> t
     path = Path(journal_path)
     if not path.is_absolute():
         path = root / path
-    resolved = path.resolve()
+    try:
+        resolved = resolve_path(path)
+    except UnsafeFile as exc:
+        return None, f"journal {exc}"
     if not allow_outside and not resolved.is_relative_to(root):
         return (
             None,
@@ -69,7 +72,10 @@ def read_for_record(journal: Path, root: Path, allow_outside: bool = False) -> t
     if journal_file is None:
         tried = " and ".join(str(c) for c in candidates)
         raise WorkspaceError(f"journal not found: {journal} (tried {tried})")
-    resolved = journal_file.resolve()
+    try:
+        resolved = resolve_path(journal_file)
+    except UnsafeFile as exc:
+        raise WorkspaceError(f"journal {exc}") from None
     if not allow_outside and not resolved.is_relative_to(root):
         raise WorkspaceError(
             f"journal {journal} ({resolved}) is outside the workspace {root}; pass --allow-outside to read it"

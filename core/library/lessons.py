@@ -11,8 +11,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from lesson_credit.core.base.ids import normalize_id as normalize_id
-from lesson_credit.core.base.safe_read import LESSON_MAX_BYTES, SETTINGS_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.base.safe_read import (
+    LESSON_MAX_BYTES,
+    SETTINGS_MAX_BYTES,
+    UnsafeFile,
+    read_regular,
+    resolve_path,
+)
 from lesson_credit.core.library.patterns import PatternError, compile_pattern
+from lesson_credit.core.library.wildcard import wildcard_problem
 
 STATUSES = ("active", "automated", "deprecated", "archived")
 MISSING = "missing"  # status shown for arms in the log that the library does not have
@@ -20,6 +27,7 @@ MISSING = "missing"  # status shown for arms in the log that the library does no
 # kinds of LessonProblem
 BROKEN = "broken"  # a lesson file that cannot be loaded (skipped)
 OVERRIDDEN = "overridden"  # a second file for an id: the first [lessons] dir wins, as in gptme (skipped)
+IGNORED = "ignored"  # a pattern or keyword of a lesson that loaded is not used (invalid, too costly); the rest is
 CONFIG = "config"  # gptme.toml cannot be read, or names a folder that cannot be read: the library is incomplete
 
 
@@ -222,7 +230,12 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
     roots: list[Path] = []
     problems: list[LessonProblem] = []
     for d in dirs:
-        root = (workspace / d).resolve()
+        try:
+            root = resolve_path(workspace / d)
+        except UnsafeFile:
+            reason = f"[lessons] dir {d!r} is a symbolic link loop; its lessons are not loaded"
+            problems.append(LessonProblem(str(config), reason, kind=CONFIG))
+            continue
         if not (allow_outside or root.is_relative_to(workspace)):
             reason = f"[lessons] dir {d!r} is outside the workspace; not read ({OUTSIDE_HINT})"
             problems.append(LessonProblem(str(config), reason, kind=CONFIG))
@@ -248,8 +261,9 @@ def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
                 yield os.path.join(dirpath, name), prefix + name
 
 
-LESSON_CACHE_VERSION = 3  # 3: a file's ctime and content digest; 2: partial frontmatter failures are problems
-LESSON_CACHE_MAGIC = b"lesson-credit lessons 3\n"
+LESSON_CACHE_VERSION = 4  # 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards
+# of too many parts are problems; 2: partial frontmatter failures and CR-only files are problems
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 4\n"
 RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
@@ -269,7 +283,7 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         return None, [str(exc).removeprefix(f"{file}: ")]
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
-    reasons = []
+    reasons = [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
     for pattern in lesson.patterns:
         try:
             compile_pattern(pattern)
@@ -405,7 +419,8 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                         lesson.body,
                     ]
                 fresh[key] = [stamp, fields, reasons, digest]
-            problems.extend(LessonProblem(key, reason, lesson_id) for reason in reasons)
+            kind = BROKEN if lesson is None else IGNORED
+            problems.extend(LessonProblem(key, reason, lesson_id, kind=kind) for reason in reasons)
             if lesson is None:
                 continue
             if lesson_id in lessons:

@@ -19,18 +19,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from lesson_credit.core.library.wildcard import Wildcard
+from lesson_credit.core.library.wildcard import Wildcard, wildcard_problem
 
 NO_KEYWORD_SALIENCE = 0.5
 SNIPPET_RADIUS = 40
 
 
 def normalize_keyword(raw: str) -> str | None:
-    """The keyword as matched, or None when it does not count (empty or only ``*``)."""
+    """The keyword as matched, or None when it does not count: empty, only ``*``, or a wildcard
+    of more than WILDCARD_MAX_PARTS literal parts (`wildcard_problem`; lint reports it)."""
     keyword = raw.strip()
     if keyword and "*" not in keyword:
         return keyword
-    if not keyword.replace("*", "").strip():
+    if not keyword.replace("*", "").strip() or wildcard_problem(keyword) is not None:
         return None
     return keyword
 
@@ -295,10 +296,13 @@ class KeywordMatcher:
             if "*" in key:
                 wildcard = Wildcard(key)
                 self._anchored.setdefault(slot_of(wildcard.anchor), []).append(wildcard)
+                for part in wildcard.parts[1:]:  # found in the same pass
+                    slot_of(part)
             else:
                 slot = slot_of(key)
                 self._plain[slot] = True
                 self._plain_slot[key] = slot
+        self._slot_of = slots  # automaton entry -> its slot
         self._automaton = ahocorasick.Automaton()
         for slot, entry in enumerate(self._keys):
             self._automaton.add_word(entry, slot)
@@ -316,17 +320,20 @@ class KeywordMatcher:
         flat = np.fromiter(itertools.chain.from_iterable(self._automaton.iter(lowered)), dtype=np.int64)
         ends, slots = flat[0::2] + 1, flat[1::2]
         wild: dict[str, list[tuple[int, int]]] = {}
-        if (
-            self._anchored
-        ):  # wildcards are matched from where their first part occurs (lesson_credit.core.library.wildcard)
-            anchors = np.fromiter(self._anchored, dtype=np.int64)
-            mask = np.isin(slots, anchors)
-            anchor_ends, anchor_slots = ends[mask], slots[mask]
-            reversed_text: list[str] = []
-            for slot in sorted(set(anchor_slots.tolist())):
-                starts = (anchor_ends[anchor_slots == slot] - len(self._keys[slot])).tolist()
-                for wildcard in self._anchored[slot]:
-                    spans = wildcard.spans(lowered, starts, reversed_text)
+        if self._anchored:  # from where each part occurs (lesson_credit.core.library.wildcard)
+            found: dict[str, Any] = {}
+
+            def occurrences(entry: str) -> Any:
+                if entry not in found:
+                    found[entry] = ends[slots == self._slot_of[entry]] - len(entry)
+                return found[entry]
+
+            non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
+            for slot, wildcards in self._anchored.items():
+                if not occurrences(self._keys[slot]).size:
+                    continue
+                for wildcard in wildcards:
+                    spans = wildcard.spans(lowered, [occurrences(part) for part in wildcard.parts], non_word)
                     if spans:
                         wild[wildcard.key] = spans
         return Scan(self, ends, slots, back, wild)

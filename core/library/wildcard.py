@@ -3,30 +3,38 @@
 The obvious way, a regex such as `a\\w*\\w*b` per keyword, backtracks: `a****b` over an `a`
 and a thousand `c`s takes minutes, `a*b` over 80k `a`s quadratic time. Here a keyword
 `L0*L1*...*Lk` (runs of `*` collapsed: `\\w*\\w*` matches what `\\w*` does) is matched from
-the occurrences of its first literal part, which the salience automaton finds in its one
-pass over the text (the *anchors*):
+the occurrences of each literal part (the first part's, the *anchors*, come from the salience
+automaton's one pass over the text), with numpy arrays rather than a Python step per occurrence:
 
-- Forward: part i can only start within the word run right after an occurrence of part i-1
-  (`\\w*` never crosses a non-word character). Those windows are merged and searched once,
-  so each stretch of text is scanned once per part.
-- Backward: an occurrence is *viable* when the rest of the keyword can follow it: some viable
-  occurrence of the next part starts within its window. One binary search per occurrence.
-- The spans are then those `re.finditer` gives for the equivalent regex: the leftmost start,
-  and each `\\w*` as long as the rest still matches (what greedy backtracking settles on), i.e.
-  the last viable occurrence of the next part within reach; the search goes on at the end.
+- The *reach* of a position is where the run of word characters starting there ends (the first
+  non-word character at or after it): `\\w*` never crosses one. One sorted array of the text's
+  non-word positions answers every reach with a binary search.
+- Backward: an occurrence of part i is *viable* when the rest of the keyword can follow it: some
+  viable occurrence of part i+1 starts between its end and that end's reach.
+- The spans are then those `re.finditer` gives for the equivalent regex: the leftmost start, and
+  each `\\w*` as long as the rest still matches (what greedy backtracking settles on), i.e. the
+  last viable occurrence of the next part within reach; the search goes on at the end. Each
+  viable first occurrence's span is computed for all at once; the walk from one match to the
+  next is a binary search per match.
 
-Where a word run ends is found by scanning each stretch at most once: a batch of positions is
-visited right to left and a scan stops at the previous position; the runs a match ends in (a
-trailing `*`) or starts in (a leading one) are disjoint from one match to the next.
+A keyword of more than WILDCARD_MAX_PARTS literal parts is not matched (`wildcard_problem`):
+each part is a pass over the text.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from typing import Any
 
-_WORD_RUN = re.compile(r"\w*")
+import numpy as np
+import numpy.typing as npt
+
 _STARS = re.compile(r"\*+")
+WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass over the journal per part
+_CHUNK = 1 << 20  # characters classified at a time (4 bytes each as UTF-32)
+_ASCII_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(128)])
+
+Positions = npt.NDArray[np.int64]
 
 
 def collapse_stars(key: str) -> str:
@@ -34,51 +42,48 @@ def collapse_stars(key: str) -> str:
     return _STARS.sub("*", key)
 
 
-def _run_length(text: str, start: int, stop: int) -> int:
-    """How many word characters follow `start`, not looking at or past `stop`."""
-    found = _WORD_RUN.match(text, start, stop)
-    return 0 if found is None else found.end() - start
+def literal_parts(key: str) -> int:
+    """How many literal parts a keyword's stars separate (`git*tree` 2, `*ok*` 1)."""
+    return sum(1 for piece in _STARS.split(key) if piece)
 
 
-def run_ends(text: str, positions: list[int]) -> list[int]:
-    """For each of the increasing `positions`, where the run of word characters starting there
-    ends (the position itself at a non-word character). Each stretch is scanned once."""
-    out = [0] * len(positions)
-    following, following_end = len(text), len(text)
-    for k in range(len(positions) - 1, -1, -1):
-        x = positions[k]
-        if x == following:
-            out[k] = following_end
-            continue
-        end = x + _run_length(text, x, following)
-        if end == following:  # the run reaches the next known position: it ends where that one's does
-            end = following_end
-        out[k] = end
-        following, following_end = x, end
-    return out
+def wildcard_problem(keyword: str) -> str | None:
+    """Why a keyword is not matched (one line), or None: more than WILDCARD_MAX_PARTS literal
+    parts, each a pass over every journal (`a*a*...*b` of 400 parts took minutes and GBs)."""
+    if "*" not in keyword or (parts := literal_parts(keyword)) <= WILDCARD_MAX_PARTS:
+        return None
+    shown = repr(keyword) if len(keyword) <= 60 else repr(keyword[:57]) + "..."
+    return (
+        f"keyword {shown} has {parts} literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are matched); "
+        "keyword ignored"
+    )
 
 
-def _occurrences(text: str, part: str, windows: list[tuple[int, int]]) -> list[int]:
-    """Start offsets of every occurrence of `part` (overlapping ones too) that starts inside one
-    of the increasing, disjoint `windows` [a, b]."""
-    found: list[int] = []
-    for a, b in windows:
-        position = text.find(part, a, b + len(part))
-        while position != -1:
-            found.append(position)
-            position = text.find(part, position + 1, b + len(part))
-    return found
+def non_word_positions(text: str) -> Positions:
+    """Sorted offsets of the characters `\\w` does not match (str.isalnum() or `_`, as `re` decides)."""
+    found = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(text), _CHUNK):
+        codes = np.frombuffer(text[start : start + _CHUNK].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        word = np.zeros(len(codes), dtype=bool)
+        ascii_ = codes < 128
+        word[ascii_] = _ASCII_WORD[codes[ascii_]]
+        if not ascii_.all():
+            distinct, which = np.unique(codes[~ascii_], return_inverse=True)
+            word[~ascii_] = np.array([chr(c).isalnum() for c in distinct.tolist()], dtype=bool)[which]
+        found.append(np.flatnonzero(~word).astype(np.int64) + start)
+    return np.concatenate(found)
 
 
-def _merged(starts: list[int], ends: list[int]) -> list[tuple[int, int]]:
-    """Windows [start, end] (increasing starts, non-decreasing ends) merged where they overlap."""
-    windows: list[tuple[int, int]] = []
-    for a, b in zip(starts, ends, strict=True):
-        if windows and a <= windows[-1][1]:
-            windows[-1] = (windows[-1][0], b)
-        else:
-            windows.append((a, b))
-    return windows
+def _reach(non_word: Positions, n: int, positions: Positions) -> Positions:
+    """For each position, where the run of word characters starting there ends."""
+    index = np.searchsorted(non_word, positions, side="left")
+    padded = np.append(non_word, np.int64(n))
+    return padded[index]
+
+
+def _last_within(sorted_: Positions, limits: Positions) -> Positions:
+    """For each limit, the last element of `sorted_` at or before it (one exists: the caller knows)."""
+    return sorted_[np.searchsorted(sorted_, limits, side="right") - 1]
 
 
 class Wildcard:
@@ -100,55 +105,44 @@ class Wildcard:
         """The literal part the automaton looks for."""
         return self.parts[0]
 
-    def spans(self, text: str, anchors: list[int], reversed_text: list[str]) -> list[tuple[int, int]]:
+    def spans(self, text: str, occurrences: list[Positions], non_word: list[Any]) -> list[tuple[int, int]]:
         """Non-overlapping (start, end) matches in `text` (the lowered journal), left to right.
 
-        `anchors`: increasing start offsets of every occurrence of the first part.
-        `reversed_text`: a one-item cache of text[::-1] (filled on first need; only a keyword
-        with a leading `*` needs it)."""
-        parts = self.parts
-        last = len(parts) - 1
-        occurrences = [anchors]
-        gap_ends: list[list[int]] = []  # per part but the last: where the word run after each occurrence ends
+        `occurrences`: per literal part, the increasing start offsets of all its occurrences
+        (overlapping ones too), as the salience automaton finds them.
+        `non_word`: a one-item cache of `non_word_positions(text)` (filled on first need)."""
+        if not non_word:
+            non_word.append(non_word_positions(text))
+        gaps: Positions = non_word[0]
+        n, parts = len(text), self.parts
+        viable = occurrences[-1]
+        later: list[Positions] = [viable]  # viable occurrences of parts len-1, len-2, ..., 0
+        for i in range(len(parts) - 2, -1, -1):
+            found = occurrences[i]
+            after = found + len(parts[i])
+            j = np.searchsorted(viable, after, side="left")
+            ok = j < len(viable)
+            ok[ok] = viable[j[ok]] <= _reach(gaps, n, after[ok])
+            viable = found[ok]
+            later.append(viable)
+        viable_of = later[::-1]
+        first = viable_of[0]
+        if not len(first):
+            return []
+        q, begins = first, first
+        if self.leading:  # \w* before: from the start of the run, the last viable first part the run reaches
+            begins = np.append(np.int64(-1), gaps)[np.searchsorted(gaps, first, side="left")] + 1
+            q = _last_within(first, _reach(gaps, n, first))
         for i in range(1, len(parts)):
-            ends = [p + len(parts[i - 1]) for p in occurrences[-1]]
-            gap_ends.append(run_ends(text, ends))
-            occurrences.append(_occurrences(text, parts[i], _merged(ends, gap_ends[-1])))
-            if not occurrences[-1]:
-                return []
-        viable: list[list[int]] = [[] for _ in parts]
-        viable[last] = occurrences[last]
-        for i in range(last - 1, -1, -1):
-            following, length = viable[i + 1], len(parts[i])
-            viable[i] = [
-                p
-                for p, reach in zip(occurrences[i], gap_ends[i], strict=True)
-                if (j := bisect_left(following, p + length)) < len(following) and following[j] <= reach
-            ]
-        reach_of = [dict(zip(occurrences[i], gap_ends[i], strict=True)) for i in range(last)]
-        first = viable[0]
-        n = len(text)
+            q = _last_within(viable_of[i], _reach(gaps, n, q + len(parts[i - 1])))
+        end = q + len(parts[-1])
+        if self.trailing:
+            end = _reach(gaps, n, end)
+        following = np.searchsorted(first, end, side="left")  # the candidate after each match
         spans: list[tuple[int, int]] = []
-        search_from = 0
-        index = 0
-        while True:
-            index = bisect_left(first, search_from, index)
-            if index == len(first):
-                return spans
-            q = first[index]
-            start = q
-            if self.leading:
-                # the leftmost start is where the word run before q begins (not before search_from);
-                # the leading \w* then reaches as far as the run goes: the last viable q within it
-                if not reversed_text:
-                    reversed_text.append(text[::-1])
-                start = q - _run_length(reversed_text[0], n - q, n - search_from)
-                q = first[bisect_right(first, q + _run_length(text, q, n)) - 1]
-            for i in range(1, len(parts)):
-                following = viable[i]
-                q = following[bisect_right(following, reach_of[i - 1][q]) - 1]
-            end = q + len(parts[last])
-            if self.trailing:
-                end += _run_length(text, end, n)
-            spans.append((start, end))
-            search_from = end
+        at, search_from = 0, 0
+        while at < len(first):  # leftmost first, then on from where each match ends (a step per match)
+            stop = int(end[at])
+            spans.append((max(search_from, int(begins[at])), stop))
+            search_from, at = stop, int(following[at])
+        return spans

@@ -14,6 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from lesson_credit.core.base.safe_read import UnsafeFile, resolve_path
+
 JOURNAL_HASH_LIMIT = 64 * 1024 * 1024  # a bigger file is reported as unchecked rather than hashed
 
 
@@ -71,7 +73,10 @@ def journal_changed(root: Path, record: dict[str, Any], allow_outside: bool = Fa
     path = Path(journal)
     if not path.is_absolute():
         path = root / path
-    resolved = path.resolve()
+    try:
+        resolved = resolve_path(path)
+    except UnsafeFile as exc:
+        return None, f"journal {exc}"
     if not allow_outside and not resolved.is_relative_to(root.resolve()):
         return None, "the journal is outside the workspace (not read without --allow-outside)"
     try:

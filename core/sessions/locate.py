@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lesson_credit.core.base.safe_read import UnsafeFile, resolve_path
+
 SEARCH_DEPTH = 4  # <dir>/<project>/<uuid>.jsonl, <dir>/YYYY/MM/DD/rollout-...jsonl
 SEARCH_ENTRIES = 50_000  # directory entries looked at per search
 MIN_ID = 4  # a shorter id would name too many files
@@ -28,35 +30,40 @@ class Located:
 
 
 def folders(root: Path, configured: Sequence[str]) -> list[Path]:
-    """The configured trajectory folders, resolved (relative ones are relative to the workspace)."""
+    """The configured trajectory folders, resolved (relative ones are relative to the workspace);
+    UnsafeFile for one that is a symbolic link loop."""
     out = []
     for name in configured:
         path = Path(name).expanduser()
-        out.append((path if path.is_absolute() else root / path).resolve())
+        out.append(resolve_path(path if path.is_absolute() else root / path))
     return out
 
 
 def allowed(path: Path, root: Path, dirs: Sequence[Path], allow_outside: bool) -> bool:
-    resolved = path.resolve()
+    """Whether the file `path` leads to (symlinks followed) may be read; UnsafeFile for a loop."""
+    resolved = resolve_path(path)
     return allow_outside or resolved.is_relative_to(root) or any(resolved.is_relative_to(d) for d in dirs)
+
+
+OUTSIDE = (
+    "is outside the workspace and [records] trajectory_dirs; not read "
+    "(add its folder to trajectory_dirs in config.toml, or pass --allow-outside)"
+)
 
 
 def locate(
     root: Path, trajectory_path: str | None, session_id: str, configured: Sequence[str], allow_outside: bool
 ) -> Located:
-    """The trajectory of a session: the record's path, else a search of the configured folders."""
-    dirs = folders(root, configured)
+    """The trajectory of a session: the record's path, else a search of the configured folders.
+    Either way the file read (a gptme folder's conversation.jsonl, a symlink's target) must be
+    inside the workspace or those folders, unless `allow_outside`."""
+    try:
+        dirs = folders(root, configured)
+    except UnsafeFile as exc:
+        return Located(None, trajectory_path or "", f"[records] trajectory_dirs: {exc}")
     if trajectory_path:
         path = Path(trajectory_path).expanduser()
-        path = path if path.is_absolute() else root / path
-        if not allowed(path, root, dirs, allow_outside):
-            return Located(
-                None,
-                trajectory_path,
-                f"trajectory {trajectory_path} is outside the workspace and [records] trajectory_dirs; not read "
-                "(add its folder to trajectory_dirs in config.toml, or pass --allow-outside)",
-            )
-        return Located(path, trajectory_path)
+        return _checked(path if path.is_absolute() else root / path, trajectory_path, root, dirs, allow_outside)
     if not dirs:
         why = "no trajectory: the record names none and config.toml has no [records] trajectory_dirs"
         return Located(None, "", why)
@@ -64,11 +71,23 @@ def locate(
         return Located(None, "", f"no trajectory: the id {session_id!r} is too short to search for")
     found = search(dirs, session_id)
     if len(found) == 1:
-        return Located(found[0], str(found[0]))
+        return _checked(found[0], str(found[0]), root, dirs, allow_outside)
     if not found:
         return Located(None, "", f"no trajectory named after {session_id!r} in the trajectory_dirs")
     names = ", ".join(str(p) for p in found[:3])
     return Located(None, "", f"{len(found)} trajectories are named after {session_id!r} ({names}); none is chosen")
+
+
+def _checked(path: Path, shown: str, root: Path, dirs: Sequence[Path], allow_outside: bool) -> Located:
+    """`path` (its conversation.jsonl when it is a gptme log folder) if it may be read."""
+    if path.is_dir():
+        path = path / "conversation.jsonl"
+    try:
+        if not allowed(path, root, dirs, allow_outside):
+            return Located(None, shown, f"trajectory {shown} {OUTSIDE}")
+    except UnsafeFile as exc:
+        return Located(None, shown, f"trajectory {exc}")
+    return Located(path, shown)
 
 
 def search(dirs: Sequence[Path], session_id: str) -> list[Path]:

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import xxhash
 
+from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 
 RECORDS_FILE = "session-records.jsonl"
@@ -201,9 +201,9 @@ def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
 
 def _record(number: int, text: bytes, problem: Any) -> Record | None:
     try:
-        obj = msgspec.json.decode(text)
-    except msgspec.DecodeError as exc:
-        problem(number, f"not valid JSON ({exc}); skipped")
+        obj = decode_json(text, RECORDS_FILE, number)
+    except JsonError as exc:
+        problem(number, f"{exc.reason}; skipped")
         return None
     if not isinstance(obj, dict):
         problem(number, "not a JSON object; skipped")
@@ -288,20 +288,22 @@ def read_weights(root: Path) -> tuple[dict[str, float], str | None]:
     non-negative numbers is reported and the defaults are used."""
     path = root / WEIGHTS_FILE
     try:
-        obj = msgspec.json.decode(read_regular(path, WEIGHTS_MAX_BYTES))
+        obj = decode_json(read_regular(path, WEIGHTS_MAX_BYTES), WEIGHTS_FILE)
     except FileNotFoundError:
         return dict(DEFAULT_WEIGHTS), None
-    except (OSError, UnsafeFile, msgspec.DecodeError) as exc:
-        return dict(DEFAULT_WEIGHTS), f"{WEIGHTS_FILE}: {exc}; the default weights are used"
+    except (OSError, UnsafeFile, JsonError) as exc:
+        reason = f"{WEIGHTS_FILE}: {exc.strerror or exc}" if isinstance(exc, OSError) else str(exc)
+        return dict(DEFAULT_WEIGHTS), f"{reason}; the default weights are used"
     ok = (
         isinstance(obj, dict)
         and obj
-        and all(
-            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in obj.values()
-        )
+        and all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in obj.values())
+        and math.isfinite(sum(float(v) for v in obj.values()))  # 1e308 twice adds up to inf: every grade NaN
     )
     if not ok:
-        return dict(DEFAULT_WEIGHTS), f"{WEIGHTS_FILE}: not an object of non-negative weights; the defaults are used"
+        return dict(DEFAULT_WEIGHTS), (
+            f"{WEIGHTS_FILE}: not an object of non-negative weights with a finite sum; the defaults are used"
+        )
     return {str(k): float(v) for k, v in obj.items()}, None
 
 

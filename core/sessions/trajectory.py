@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import read_regular
 
 TRAJECTORY_MAX_BYTES = 64 * 1024 * 1024
@@ -113,12 +112,12 @@ def _objects(data: bytes, truncated: bool) -> tuple[list[dict[str, Any]], int]:
         lines.pop()  # cut by the cap mid-line
     records: list[dict[str, Any]] = []
     skipped = 0
-    for line in lines:
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            obj = msgspec.json.decode(line)
-        except msgspec.DecodeError:
+            obj = decode_json(line, "", number)
+        except JsonError:  # not JSON, nested too deeply, a number no float holds
             skipped += 1
             continue
         if isinstance(obj, dict):

@@ -172,3 +172,27 @@ def test_show_a_sessions_trajectory_through_the_workspace(tmp_path: Path) -> Non
     records.write_text(json.dumps({"session_id": "s1234", "trajectory_path": "/etc/passwd"}) + "\n")
     found, problem = Workspace(root).trajectory_of("s1234")
     assert found is None and problem is not None and "outside the workspace" in problem
+
+
+def test_a_trajectory_found_or_named_must_not_lead_out_by_a_symlink(tmp_path: Path) -> None:
+    """The search of trajectory_dirs, and a named gptme folder, used to read
+    whatever a symlink in them pointed to."""
+    root = make_workspace(tmp_path, {}, [])
+    secret = tmp_path / "secret.jsonl"  # outside the workspace and the trajectory folder
+    secret.write_bytes(jsonl(CLAUDE_ROWS))
+    logs = root / "logs"
+    logs.mkdir()
+    os.symlink(secret, logs / "abcd1234.jsonl")
+    found = locate(root, None, "abcd1234", ("logs",), allow_outside=False)
+    assert found.path is None and found.problem is not None
+    assert found.problem.startswith(f"trajectory {logs / 'abcd1234.jsonl'} is outside the workspace")
+    assert locate(root, None, "abcd1234", ("logs",), allow_outside=True).path == logs / "abcd1234.jsonl"
+    folder = root / "gptme-log"  # a gptme log folder inside the workspace whose conversation links out
+    folder.mkdir()
+    os.symlink(secret, folder / "conversation.jsonl")
+    named = locate(root, "gptme-log", "x", (), allow_outside=False)
+    assert named.path is None and named.problem is not None and "outside the workspace" in named.problem
+    inside = root / "logs" / "real-eeee5555.jsonl"  # a link that stays inside is followed
+    inside.write_bytes(jsonl(CLAUDE_ROWS))
+    os.symlink(inside, logs / "eeee5555.jsonl")
+    assert locate(root, "logs/eeee5555.jsonl", "x", (), allow_outside=False).path == logs / "eeee5555.jsonl"

@@ -1,0 +1,124 @@
+"""A lesson's pattern or wildcard keyword cannot make a command take
+gigabytes or minutes. A pattern whose counted repeats expand past PATTERN_MAX_SIZE is refused
+before it is compiled; a wildcard of more than WILDCARD_MAX_PARTS literal parts is not matched.
+Each is one lint line (`lesson-parts-ignored`), and the rest of the lesson keeps working."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_run import run_process
+from hostile_helpers import make_ws
+
+from lesson_credit.core.library import patterns
+from lesson_credit.core.library.patterns import PATTERN_MAX_SIZE, PatternError, compile_pattern, expanded_size
+from lesson_credit.core.library.salience import KeywordMatcher, salience
+from lesson_credit.core.library.wildcard import WILDCARD_MAX_PARTS, wildcard_problem
+
+BOMB = "(?:(?:(?:a{100}){100}){100}){100}"  # the 100-byte attack: 100^4 = 10^8 copies of `a` (21-23 GB)
+STARS = "a*" * 418 + "b"  # the 837-byte wildcard: 419 literal parts
+
+
+def lesson_with(keywords: list[str], patterns_: list[str]) -> str:
+    quoted = ", ".join(f"'{p}'" for p in patterns_)
+    return f"---\nmatch:\n  keywords: {keywords!r}\n  patterns: [{quoted}]\n---\n# L\n".replace('"', "'")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "size"),
+    [
+        ("git (push|pull) --force", 20),  # "git " 4, the group push + pull 8, " --force" 8
+        (r"\d{4}-\d{2}", 7),  # 4 + 1 + 2
+        ("(?:ab{3}c){2}", 2 * (1 + 1 + 3 + 1)),  # ':' a bbb c, twice
+        ("(( ){1000}){1000}", 1_000_000),  # a space is an element too
+    ],
+)
+def test_expanded_size_by_hand(pattern: str, size: int) -> None:
+    assert expanded_size(pattern, limit=10**9) == size
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        BOMB,
+        "(?:a{1000}){1000}",
+        "a{3}{3}{3}{3}{3}{3}{3}{3}{3}",  # 3^9 = 19,683
+        "(?x)(?:a # )\n{100}){100}",  # verbose: the `)` is in a comment, the repeats nest
+        "[(?x)]#((a{100}){100}){100}",  # not verbose after all (the flag is in a class): the repeats nest
+        "(?#{1})" + "a" * (PATTERN_MAX_SIZE + 1),
+    ],
+    ids=["attack", "1000x1000", "3^9", "verbose", "not-verbose", "long-literal"],
+)
+def test_patterns_past_the_bound_are_refused_before_compiling(pattern: str, monkeypatch: Any) -> None:
+    import regex
+
+    compiled: list[str] = []
+    monkeypatch.setattr(regex, "compile", lambda p, *a, **k: compiled.append(p))
+    compile_pattern.cache_clear()
+    with pytest.raises(PatternError, match=r"too big to compile: its counted repeats expand to more than 10,000"):
+        compile_pattern(pattern)
+    assert compiled == []
+    assert patterns.pattern_matches(pattern, "a" * 200) is False
+
+
+def test_ordinary_patterns_still_compile_and_match() -> None:
+    compile_pattern.cache_clear()
+    assert patterns.pattern_matches(r"\d{4}-\d{2}-\d{2}", "on 2026-03-01 we")
+    assert patterns.pattern_matches(r"git (push|pull) --force", "GIT PUSH --force")
+    assert patterns.pattern_matches(r"error.{0,200}retry", "error: x, then retry")
+
+
+def test_a_wildcard_of_too_many_parts_is_not_matched() -> None:
+    problem = wildcard_problem(STARS)
+    assert problem is not None and "\n" not in problem
+    assert f"has 419 literal parts between its '*'s (at most {WILDCARD_MAX_PARTS} are matched)" in problem
+    assert wildcard_problem("a*b*c*d") is None and wildcard_problem("*x*y*") is None
+    # not counted: alpha hits, so salience 1 / 1 (it would be 1 / 2 were the keyword counted)
+    assert salience("alpha " + "a" * 100, ["alpha", STARS]) == 1.0
+
+
+def test_the_long_wildcard_costs_no_work_over_a_long_journal() -> None:
+    text = "a" * 5_000  # every position an occurrence of each part: 419 parts x 5,000 positions before
+    tracemalloc.start()
+    try:
+        found = KeywordMatcher([STARS, "a*a*a*b"]).scan(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not found.occurs("a*a*a*b")
+    assert peak < 8 << 20, peak  # the 4-part keyword's lists only: ~5,000 x 4 positions
+
+
+def test_an_allowed_wildcard_over_a_dense_journal_is_array_work_not_lists_per_occurrence() -> None:
+    """Every position of 200,000 `a`s is an occurrence of each part: the matcher keeps a few int64
+    arrays of that length (1.6 MB each), not a Python list and dict entry per occurrence and part
+    (49 MB before)."""
+    tracemalloc.start()
+    try:
+        found = KeywordMatcher(["a*a*a*b", "*a*"]).scan("a" * 200_000 + " a")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.get("a*a*a*b", []) == []
+    assert found.get("*a*", []) == [(0, 200_000), (200_001, 200_002)]  # one match per run of word characters
+    assert peak < 24 << 20, peak
+
+
+def test_lint_and_select_with_the_hostile_lesson(tmp_path: Path) -> None:
+    ws = make_ws(tmp_path, {"w.md": lesson_with(["alpha", STARS], [BOMB, "git push"])})
+    (ws / "j.md").write_text(("a" * 50 + " ") * 2_000 + "alpha\n")
+    done = run_process("lint", cwd=ws)
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr[-2000:]
+    findings = [line for line in done.stdout.splitlines() if "[lesson-parts-ignored]" in line]
+    assert len(findings) == 1, done.stdout
+    assert "2 pattern(s) or keyword(s) of loaded lessons are not used" in findings[0]
+    assert "is too big to compile" in findings[0] and "419 literal parts" in findings[0]
+    (ws / "ctx.txt").write_text("git push please")
+    done = run_process("select", "--context", "ctx.txt", cwd=ws)
+    assert done.returncode == 0 and done.stdout.strip().splitlines()[0] == "w.md", done.stderr[-2000:]
+    done = run_process("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "w.md", "--json", cwd=ws)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert '"salience": 1.0' in done.stdout  # alpha, the one counted keyword
