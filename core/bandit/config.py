@@ -206,7 +206,7 @@ def _outcomes(path: Path, table: Any) -> dict[str, float]:
     return out
 
 
-HEADER = "lesson-credit settings (docs/format.md §9); `replay --write` and the dashboard's ctrl+s keep what else is here"
+HEADER = "lesson-credit settings (docs/format.md §9); `replay --write` and ctrl+s keep what else is here"
 
 
 def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> None:

@@ -340,9 +340,10 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
         roots, problems = library_roots_checked(workspace, allow_outside)
     except LessonError as exc:  # gptme.toml unreadable: `lessons/` is still the library's first folder
         toml = str(workspace.resolve() / "gptme.toml")
-        roots, problems = [workspace.resolve() / "lessons"], [
-            LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG)
-        ]
+        roots, problems = (
+            [workspace.resolve() / "lessons"],
+            [LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG)],
+        )
     cached = _load_cache(cache_path)
     fresh: dict[str, Any] = {}
     changed = False

@@ -152,10 +152,10 @@ def test_a_config_over_the_size_cap_is_refused_unread(tmp_path: Path) -> None:
 
 SHAPES = {
     "dotted-keys": "prior.alpha = 2.0\nk = 3\n",
-    "split-table": "[store]\nurl = \"\"\n[prior]\nalpha = 2.0\n[store.options]\nssl = \"require\"\n",
+    "split-table": '[store]\nurl = ""\n[prior]\nalpha = 2.0\n[store.options]\nssl = "require"\n',
     "crlf": "k = 3\r\n[prior]\r\nalpha = 2.0\r\n",
     "comment-only": "# nothing set yet\n",
-    "sub-table-first": 'k = 3  # c\n[team.a]\nx = 1\n[team]\ny = 2\n',
+    "sub-table-first": "k = 3  # c\n[team.a]\nx = 1\n[team]\ny = 2\n",
     "after-tables": "[prior]\nalpha = 2.0\n\n[outcomes]\nnoop = 0.5\n",
 }
 
