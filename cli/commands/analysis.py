@@ -15,6 +15,7 @@ from lesson_credit.cli.common import (
     open_workspace,
     positive_int,
     print_json,
+    print_warnings,
     warn_problems,
 )
 from lesson_credit.cli.render import safe, table
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 def cmd_loo(args: argparse.Namespace) -> int:
     if args.written_by is not None:
         args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=not args.no_write)
     results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
     warn_problems(ws, args.json)
     if args.json:
@@ -113,6 +114,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     findings = lint(ws)
+    print_warnings(ws)  # a folder that is not a workspace
     errors = [f for f in findings if f.severity == ERROR]
     warnings = [f for f in findings if f.severity == WARNING]
     failing = errors if args.fail_on == "error" else errors + warnings
