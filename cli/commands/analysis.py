@@ -180,7 +180,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
-    report = run_simulation(sc, seeds, progress=None if args.json else _progress_bar(f"simulating {args.scenario}"))
+    report = run_simulation(sc, seeds, progress=_progress_bar(f"simulating {args.scenario}"))  # stderr, a terminal
     if args.json:
         print_json(report.as_json())
     else:
@@ -255,7 +255,8 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
         "truly helpful and harmful lessons, and each policy's cumulative regret against the oracle\n"
         "with its spread over seeds (--json: `regret` per policy). Options left out keep the\n"
         "scenario's values.",
-        "  lesson-credit simulate --seeds 5\n  lesson-credit simulate --scenario broad-keywords --sessions 500 --json",
+        "  lesson-credit simulate --seeds 2 --sessions 300\n"
+        "  lesson-credit simulate --scenario broad-keywords --seeds 2 --sessions 300 --json",
     )  # fmt: skip
     p.add_argument(
         "--scenario", default="default",

@@ -129,7 +129,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         sub, "record", [common, data], "log a session with its journal and lessons",
         "Log a finished session: each injected lesson's salience is computed from the journal\n"
         "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
-        "injected still counts for the baseline). Without --reward the session stays pending.",
+        "injected still counts for the baseline). Without --reward the session stays pending. An empty\n"
+        "journal is logged with a warning (every salience 0: most likely the wrong file).",
         "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
         "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt",
     )  # fmt: skip
