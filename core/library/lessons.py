@@ -215,8 +215,10 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
         data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LessonError(f"{config}: not valid TOML ({exc})") from None
-    except (OSError, UnsafeFile) as exc:
-        raise LessonError(f"{config}: cannot read: {exc}") from None
+    except UnsafeFile as exc:  # a directory, FIFO or device, or past the cap: its message names the file
+        raise LessonError(str(exc)) from None
+    except OSError as exc:
+        raise LessonError(f"{config}: cannot read: {exc.strerror or exc}") from None
     dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
     if not dirs:
         return roots, []

@@ -174,3 +174,22 @@ def test_a_save_reads_back_whatever_the_file_shape(tmp_path: Path, shape: str) -
     assert again.credit == wanted and again.k == config.k and again.outcomes == config.outcomes
     text = path.read_bytes().decode()
     assert all(line in text for line in SHAPES[shape].splitlines())  # every line the person wrote is kept
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "too-big"])
+def test_a_gptme_toml_that_cannot_be_read_is_named_once_with_why(tmp_path: Path, kind: str) -> None:
+    """gptme.toml was already read capped; its message named the file twice ("x: cannot read: x: ...")."""
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")})
+    toml = root / "gptme.toml"
+    if kind == "directory":
+        toml.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(toml)
+    else:
+        toml.write_bytes(b"#" * SETTINGS_MAX_BYTES + b"\n")
+    (root / "ctx.txt").write_text("git")
+    code, out, err = run_cli("select", "-w", str(root), "--context", str(root / "ctx.txt"))
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.count("gptme.toml") == 2, err  # the file, then "fix gptme.toml"
+    assert {"directory": "a directory", "fifo": "a FIFO", "too-big": "larger than 1 MB"}[kind] in err
+    assert not (root / LOG_REL).exists()
