@@ -12,7 +12,7 @@ import pytest
 from cli_run import ROOT, run_cli
 from engine_helpers import LOG_REL, make_workspace, session
 
-import lesson_credit.core.log.store as store_module
+from lesson_credit.core.base.safe_read import open_regular
 
 
 def test_show_says_a_json_array_records_file_was_not_read(tmp_path: Path) -> None:
@@ -33,14 +33,13 @@ def test_a_log_that_cannot_be_read_is_not_called_unwritable(tmp_path: Path, monk
     """Permission denied on reading the log said "not writable" (tests run as root: chmod 000 does
     not stop root, so the open is refused here instead)."""
     root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 0.5, {"a.md": 1.0})])
-    real = store_module.open_regular
 
     def refuse_the_log(path: Any, *args: Any, **kwargs: Any) -> int:
         if Path(path).name == "sessions.jsonl":
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real(path, *args, **kwargs)
+        return open_regular(path, *args, **kwargs)
 
-    monkeypatch.setattr(store_module, "open_regular", refuse_the_log)
+    monkeypatch.setattr("lesson_credit.core.log.store.open_regular", refuse_the_log)
     code, out, err = run_cli("status", "-w", str(root))
     assert code == 1 and out == ""
     assert err == f"lesson-credit: {root / LOG_REL}: not readable (Permission denied)\n"
