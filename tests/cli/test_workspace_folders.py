@@ -34,7 +34,7 @@ def test_select_finds_the_lessons_folder_beside_gptme_toml_dirs(tmp_path: Path) 
     picked = set(json.loads(out)["selected"])
     assert picked == {"tools/mypy.md", "ruff.md"}
     code, out, err = run_cli("lint", "-w", str(root), "--json")
-    assert "missing-lessons" not in {f["code"] for f in json.loads(out)["findings"]}, out
+    assert "ghost-arms" not in {f["code"] for f in json.loads(out)["findings"]}, out  # "prune" advised
 
 
 # ---------------------------------------------------------------- item 6
@@ -76,6 +76,7 @@ def test_a_subfolder_of_a_workspace_is_refused_naming_the_workspace(
     code, out, err = run_cli("status", "-w", str(root / "lessons"))
     assert code == 0 and "0 sessions" in out
     assert err.count("\n") == 1 and f"{root} is one" in err and "add" not in err
+    assert not (root / "lessons" / "state").exists()  # nor did the read write anything there
 
 
 def test_a_workspace_needs_lessons_or_a_log_not_both(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
