@@ -330,6 +330,17 @@ def _save_cache(path: Path, files: dict[str, Any]) -> None:
         pass  # a cache that cannot be written (read-only workspace) is simply not used
 
 
+def _roots(workspace: Path, allow_outside: bool) -> tuple[list[Path], list[LessonProblem]]:
+    """`library_roots_checked`, with a gptme.toml that cannot be read as a problem: `lessons/` is
+    still the library's first folder."""
+    try:
+        return library_roots_checked(workspace, allow_outside)
+    except LessonError as exc:
+        toml = str(workspace.resolve() / "gptme.toml")
+        problem = LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG)
+        return [workspace.resolve() / "lessons"], [problem]
+
+
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
     """Load every lesson under the workspace's library roots; broken files become problems.
 
@@ -337,15 +348,7 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
     (mtime, size, inode): a library of thousands reloads without parsing YAML again. Library
     folders outside the workspace are read only with `allow_outside`.
     """
-    workspace = Path(workspace)
-    try:
-        roots, problems = library_roots_checked(workspace, allow_outside)
-    except LessonError as exc:  # gptme.toml unreadable: `lessons/` is still the library's first folder
-        toml = str(workspace.resolve() / "gptme.toml")
-        roots, problems = (
-            [workspace.resolve() / "lessons"],
-            [LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG)],
-        )
+    roots, problems = _roots(Path(workspace), allow_outside)
     cached = _load_cache(cache_path)
     fresh: dict[str, Any] = {}
     changed = False

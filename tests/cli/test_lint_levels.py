@@ -46,7 +46,7 @@ def test_a_folder_without_lessons_says_so(tmp_path: Path, capsys: pytest.Capture
     assert "no problems found" not in out
     code, out, err = run(capsys, "status", "-w", str(empty))
     assert code == 0 and "0 sessions" in out
-    # no lessons/, no log: the hint is about the folder (issue 37 item 6), not about adding lessons
+    # no lessons/, no log: the hint is about the folder, not about adding lessons (docs/cli.md)
     assert err.count("\n") == 1 and "is not a lesson-credit workspace" in err and "--workspace" in err
     (empty / "lessons").mkdir()  # a workspace with no lessons yet
     code, out, err = run(capsys, "status", "-w", str(empty))

@@ -1,4 +1,4 @@
-"""What a command says when something is off (issue 37 item 12): a records file saved as one JSON
+"""What a command says when something is off: a records file saved as one JSON
 array, a log that cannot be read, an empty journal; and where the README says the command is."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Which folder a command works on (issue 37 items 5-7): gptme.toml's lesson folders beside
+"""Which folder a command works on (docs/cli.md, docs/format.md §2): gptme.toml's lesson folders beside
 `lessons/`, a folder that is not a workspace (a hook run from the wrong place), and the bare
 command without a terminal."""
 

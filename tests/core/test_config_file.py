@@ -1,6 +1,6 @@
 """`config.toml` (docs/format.md §9) read and written as a person wrote it: a save keeps comments,
 order, quoting and tables we do not know; a misspelt key or a value of the wrong type is a one-line
-error; only a regular file under the size cap is read (issue 37 item 8, issue 38 item 10)."""
+error; only a regular file under the size cap is read."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ def test_a_table_we_do_not_know_is_kept_not_refused(tmp_path: Path) -> None:
     assert load_config(path).extra == {"team": {"name": "blue"}}
 
 
-# ---------------------------------------------------------------- issue 38 item 10: what is read
+# ---------------------------------------------------------------- what is read
 
 
 def _status(root: Path) -> tuple[int, str, str]:
