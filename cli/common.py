@@ -13,6 +13,7 @@ from typing import Any
 from lesson_credit.cli.render import safe
 
 EXIT_BAD_INPUT = 1
+EXIT_USAGE = 2  # as argparse exits on a usage error
 EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the event store failed for now (nothing written); retry later
 
 
@@ -158,9 +159,38 @@ def print_json(payload: Any, ws: Any = None) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
 
 
-def open_workspace(args: argparse.Namespace, *, progress: bool = True) -> Any:
+def workspace_arg(text: str) -> str:
+    """--workspace: a folder name; an empty one (`-w ""`, an unset variable) is a usage error, not `.`."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a folder, got an empty string")
+    return text
+
+
+def is_workspace(root: Path) -> bool:
+    """Whether `root` holds a workspace: a `lessons/` folder, a `gptme.toml`, or a `state/lesson-thompson/`
+    folder (the log's, which only a write or a person makes). A hook run from the wrong folder would
+    otherwise start a second log there."""
+    from lesson_credit.core.workspace import STATE_DIR
+
+    return (root / "lessons").is_dir() or (root / "gptme.toml").exists() or (root / STATE_DIR).is_dir()
+
+
+def not_a_workspace(root: Path) -> str:
+    """One line: `root` is not a workspace, the nearest folder above it that is, and --workspace."""
+    root = root.resolve()
+    above = next((folder for folder in root.parents if is_workspace(folder)), None)
+    found = f"; {above} is one" if above is not None else ""
+    return (
+        f"{root} is not a lesson-credit workspace (no lessons/, gptme.toml or state/lesson-thompson/){found}: "
+        "run from the workspace or pass --workspace DIR"
+    )
+
+
+def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: bool = False) -> Any:
     """The workspace a command works on. `progress`: a long read says how far it has come on stderr,
-    when that is a terminal (not for the dashboard, which draws the terminal itself)."""
+    when that is a terminal (not for the dashboard, which draws the terminal itself). In a folder that
+    is not a workspace (`is_workspace`; the file store), a command that `writes` is refused, and any
+    other command warns."""
     from lesson_credit.core.workspace import Workspace
 
     root = Path(args.workspace)
@@ -169,7 +199,12 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True) -> Any:
     clock = getattr(args, "clock", None)
     extra = {"clock": clock} if clock is not None else {}
     store = _store(args, root)
+    elsewhere = store is None and not is_workspace(root)
+    if elsewhere and writes:
+        raise CliError(not_a_workspace(root))
     ws = Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
+    if elsewhere:
+        ws.warnings.append(not_a_workspace(root))
     if progress and sys.stderr.isatty():  # (with stderr closed, `main` made it /dev/null)
         ws.on_read_progress(ProgressLine(sys.stderr))
     return ws

@@ -24,7 +24,15 @@ from lesson_credit.cli.commands import (
     store,
     writes,
 )
-from lesson_credit.cli.common import EXIT_BAD_INPUT, EXIT_TEMPFAIL, CliError, subcommands, summary_lines
+from lesson_credit.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_TEMPFAIL,
+    EXIT_USAGE,
+    CliError,
+    subcommands,
+    summary_lines,
+    workspace_arg,
+)
 from lesson_credit.cli.process import limit_blas_threads
 from lesson_credit.cli.render import safe
 
@@ -39,7 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     # absent option from overwriting the value given before it.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--workspace", "-w", default=argparse.SUPPRESS, metavar="DIR", help="workspace folder (default: .)"
+        "--workspace",
+        "-w",
+        default=argparse.SUPPRESS,
+        type=workspace_arg,
+        metavar="DIR",
+        help="workspace folder (default: .)",
     )
     common.add_argument(
         "--store",
@@ -60,7 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="lesson-credit",
-        description="Salience-weighted credit for agent lessons. With no command, opens the dashboard.",
+        description=(
+            "Salience-weighted credit for agent lessons. With no command, opens the dashboard "
+            "(on a terminal: without one, exits 2)."
+        ),
         epilog=(
             "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
             "  75 the event store failed for now (a database down, read-only or not answering in time;\n"
@@ -69,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--workspace", "-w", default=".", metavar="DIR", help="workspace folder (default: .)")
+    parser.add_argument(
+        "--workspace", "-w", default=".", type=workspace_arg, metavar="DIR", help="workspace folder (default: .)"
+    )
     parser.add_argument(
         "--store",
         default=None,
@@ -100,6 +118,10 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     args.clock = clock
     args.parser = parser  # `help` and `completion` describe this parser
     if args.command is None:
+        if not (_isatty(sys.stdin) and _isatty(sys.stdout)):  # a cron job or a pipe that forgot the command
+            print("lesson-credit: no command, and no terminal for the dashboard: give a command "
+                  "(lesson-credit --help lists them)", file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
         args.func = dashboard.cmd_tui
     from lesson_credit.core.base.errors import WorkspaceError
     from lesson_credit.core.base.files import StoreError, StoreUnavailable, set_aside_mark
@@ -142,6 +164,13 @@ def _set_aside_warnings(mark: int) -> None:
 
     for notice in set_aside_notices(since=mark):
         print(f"warning: {safe(notice)}", file=sys.stderr)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (OSError, ValueError):  # closed
+        return False
 
 
 if __name__ == "__main__":

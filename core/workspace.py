@@ -706,6 +706,8 @@ class Workspace:
             self._check_new(session_id)
             propensity = self._reader.selection_propensity(session_id)
             self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
+        if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
+            self.warnings.append(f"journal {journal} is empty: every lesson's salience is 0 (its weight the floor)")
         return self.explain(session_id)
 
     @rereads

@@ -14,6 +14,7 @@ from lesson_credit.cli.common import (
     open_workspace,
     positive_int,
     print_json,
+    print_warnings,
     warn_problems,
 )
 from lesson_credit.cli.render import safe, table
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 def cmd_loo(args: argparse.Namespace) -> int:
     if args.written_by is not None:
         args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=not args.no_write)
     results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
     warn_problems(ws, args.json)
     if args.json:
@@ -114,6 +115,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
     ws = open_workspace(args)
     findings = lint(ws)
+    print_warnings(ws)  # a folder that is not a workspace
     errors = [f for f in findings if f.severity == ERROR]
     warnings = [f for f in findings if f.severity == WARNING]
     failing = errors if args.fail_on == "error" else errors + warnings
@@ -179,7 +181,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
-    report = run_simulation(sc, seeds, progress=None if args.json else _progress_bar(f"simulating {args.scenario}"))
+    report = run_simulation(sc, seeds, progress=_progress_bar(f"simulating {args.scenario}"))  # stderr, a terminal
     if args.json:
         print_json(report.as_json())
     else:
@@ -254,7 +256,8 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
         "truly helpful and harmful lessons, and each policy's cumulative regret against the oracle\n"
         "with its spread over seeds (--json: `regret` per policy). Options left out keep the\n"
         "scenario's values.",
-        "  lesson-credit simulate --seeds 5\n  lesson-credit simulate --scenario broad-keywords --sessions 500 --json",
+        "  lesson-credit simulate --seeds 2 --sessions 300\n"
+        "  lesson-credit simulate --scenario broad-keywords --seeds 2 --sessions 300 --json",
     )  # fmt: skip
     p.add_argument(
         "--scenario", default="default",

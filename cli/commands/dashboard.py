@@ -12,7 +12,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     from lesson_credit.tui import gc_settings
 
     gc_settings.start()  # before the engine and the dashboard are imported
-    ws = open_workspace(args, progress=False)  # the title bar says how far a read has come
+    ws = open_workspace(args, progress=False, writes=True)  # the title bar says how far a read has come
     if not ws.log.is_local:
         ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
     from lesson_credit.tui.app import run
@@ -25,7 +25,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     """Add `tui` to `sub`."""
     p = command(
         sub, "tui", [common], "open the dashboard",
-        "Open the Textual dashboard on the workspace (the same as giving no command).",
+        "Open the Textual dashboard on the workspace (the same as giving no command on a terminal).",
         "  lesson-credit tui --workspace ~/agent",
     )  # fmt: skip
     p.set_defaults(func=cmd_tui)

@@ -16,7 +16,7 @@ from lesson_credit.cli.render import safe
 
 
 def cmd_import_gptme(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=True)
     report = ws.import_gptme(Path(args.path))
     print_warnings(ws)
     if args.json:

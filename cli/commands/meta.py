@@ -37,8 +37,9 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p = command(
         sub, "completion", [], "print a shell completion script",
         "Print a completion script for bash or zsh (see the README for where to put it).",
-        "  lesson-credit completion bash > ~/.local/share/bash-completion/completions/lesson-credit\n"
-        "  lesson-credit completion zsh > ~/.zfunc/_lesson-credit",
+        "  mkdir -p ~/.local/share/bash-completion/completions && "
+        "lesson-credit completion bash > ~/.local/share/bash-completion/completions/lesson-credit\n"
+        "  mkdir -p ~/.zfunc && lesson-credit completion zsh > ~/.zfunc/_lesson-credit  # with fpath+=(~/.zfunc)",
     )  # fmt: skip
     p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete for")
     p.set_defaults(func=cmd_completion)

@@ -14,6 +14,7 @@ from lesson_credit.cli.common import (
     command,
     decay_arg,
     floor_arg,
+    is_workspace,
     open_workspace,
     print_json,
     warn_problems,
@@ -68,7 +69,7 @@ def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
 
 
 def _empty_library_note(ws: Any) -> str | None:
-    if ws.library().lessons or ws.library().problems:
+    if ws.library().lessons or ws.library().problems or not is_workspace(ws.root):  # (that is warned of)
         return None
     return (
         f"no lessons found in {ws.root}: put lesson files under lessons/ "
@@ -99,7 +100,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=args.write)
     before = ws.lesson_table(details=False)
     priority = _priority(args.priority)
     replayed = ws.replay(args.strategy, args.floor, decay=args.decay, priority=priority, write=args.write)

@@ -22,7 +22,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
     from lesson_credit.core.log.store import StoreError
 
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=not args.dry_run)
     try:  # capped like a journal: a device or an endless pipe is refused, not read forever
         if args.context == "-":
             stdin = getattr(sys.stdin, "buffer", None)  # a text stream without one (tests) is read as text

@@ -220,6 +220,8 @@ def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
         joined = ws.records()
         record, how, weights = joined.record_at(row), joined.join.how.get(row), joined.weights
         none = file.note or f"no gptme-sessions record in {file.path} joins this session"
+        if file.problem_count and not file.note:  # a file that could not be read said so only in lint
+            none += f"; it has {file.problem_count} problem(s) (lint lists them), the first: {file.problems[0]}"
         note = None if record is not None else none
     trajectory, trajectory_note = ws.trajectory_of(session_id)
     return {

@@ -75,7 +75,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "$LESSON_CREDIT_STORE or [store] url in config.toml).",
         "  lesson-credit store push --store postgresql://host/db\n  lesson-credit store pull copy.jsonl --store postgresql://host/db",
     )  # fmt: skip
-    store_sub = p.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    store_sub = p.add_subparsers(
+        dest="store_command", metavar="ACTION", required=True,
+        help="push: copy the workspace's sessions.jsonl into the database; pull: write the database's events "
+        "to a new JSONL file (`lesson-credit store ACTION --help` describes each)",
+    )  # fmt: skip
     q = command(
         store_sub, "push", [common, data], "copy the workspace's sessions.jsonl into the database (idempotent)",
         "Copy every event of the workspace's sessions.jsonl into the database store, in one\n"

@@ -47,7 +47,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     reward, word = reward_or_word(args.reward)
     grader = one_line(args.grader, "grader")  # the category is checked by lesson_credit.core.commands.recording
     lessons = args.lessons if args.lessons is not None else _lessons_from_file(args.lessons_file)
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=True)
     exp = ws.record(
         args.session_id,
         Path(args.journal),
@@ -69,7 +69,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     reward, word = reward_or_word(args.reward)
     grader = one_line(args.grader, "grader")
     assert grader is not None
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=True)
     if word is not None:
         reward = ws.outcome_reward(word)
     assert reward is not None
@@ -108,7 +108,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def cmd_prune(args: argparse.Namespace) -> int:
     from lesson_credit.core.retire import retire_missing
 
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=not args.dry_run)
     arms = retire_missing(ws, dry_run=args.dry_run)
     if args.json:
         print_json({"retired": arms, "written": bool(arms) and not args.dry_run}, ws)
@@ -129,7 +129,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         sub, "record", [common, data], "log a session with its journal and lessons",
         "Log a finished session: each injected lesson's salience is computed from the journal\n"
         "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
-        "injected still counts for the baseline). Without --reward the session stays pending.",
+        "injected still counts for the baseline). Without --reward the session stays pending. An empty\n"
+        "journal is logged with a warning (every salience 0: most likely the wrong file).",
         "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
         "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt",
     )  # fmt: skip

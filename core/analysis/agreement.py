@@ -88,10 +88,11 @@ def average_ranks(values: FloatArray) -> FloatArray:
 
 
 def kappa(confusion: Confusion) -> float | None:
-    """Cohen's kappa: (observed - chance agreement) / (1 - chance agreement)."""
+    """Cohen's kappa: (observed - chance agreement) / (1 - chance agreement); None for fewer than
+    two sessions (one disagreement gave 0.0, as if it measured something) or chance agreement of one."""
     c = confusion
     n = c.tp + c.fp + c.fn + c.tn
-    if n == 0:
+    if n < 2:
         return None
     observed = (c.tp + c.tn) / n
     chance = ((c.tp + c.fp) * (c.tp + c.fn) + (c.fn + c.tn) * (c.fp + c.tn)) / (n * n)

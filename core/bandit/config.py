@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 from lesson_credit.core.bandit.policy import check_policy
 from lesson_credit.core.base.files import WriteGuard, atomic_write
+from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_PRIORITY, check_priority
 
@@ -47,10 +47,9 @@ class ConfigError(ValueError):
 class Config:
     credit: CreditSettings = field(default_factory=CreditSettings)
     k: int = DEFAULT_K
-    extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept on write
+    extra: dict[str, Any] = field(default_factory=dict)  # [store] and tables we do not know (kept on write)
     outcome_overrides: dict[str, float] = field(default_factory=dict)  # the [outcomes] table
     policy: str | None = None  # [select] policy; None: the credit strategy's posteriors (what select always did)
-    select_extra: dict[str, Any] = field(default_factory=dict)  # other keys of [select], kept on write
     reward_priority: tuple[str, ...] = DEFAULT_PRIORITY  # [rewards] priority (core.model.sources)
     records: RecordsSettings = field(default_factory=RecordsSettings)  # the [records] table
 
@@ -65,41 +64,89 @@ class Config:
         return {**DEFAULT_OUTCOMES, **self.outcome_overrides}
 
 
-def load_config(path: Path) -> Config:
-    if not path.is_file():
-        return Config()
+KEYS = ("strategy", "floor", "decay", "k")  # the top-level keys
+TABLES = ("prior", "outcomes", "rewards", "records", "select", "store")  # [store] is read by core.log.stores
+
+
+def read_config_text(path: Path) -> str | None:
+    """config.toml's text, None when there is none. A regular file under the size cap only: a
+    directory or FIFO in its place, or a 2 GB file, is a one-line ConfigError, never the defaults."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raw = read_regular(path, SETTINGS_MAX_BYTES)
+    except FileNotFoundError:
+        return None
+    except UnsafeFile as exc:
+        raise ConfigError(str(exc)) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    data = dict(data)
-    prior = data.pop("prior", {})
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start})") from None
+
+
+def unknown_key(path: Path, name: str, known: tuple[str, ...], where: str = "") -> ConfigError:
+    """The error for a key we do not know, naming the nearest known one (a misspelling, most often)."""
+    import difflib
+
+    near = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean {near[0]!r}?" if near else f"known: {', '.join(known)}"
+    return ConfigError(f"{path}: {where}unknown key {name!r} ({hint})")
+
+
+def _number(path: Path, table: dict[str, Any], key: str, default: float, where: str = "") -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{path}: {where}{key} must be a number, got {value!r}")
+    return float(value)
+
+
+def load_config(path: Path) -> Config:
+    text = read_config_text(path)
+    if text is None:
+        return Config()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    for name, value in data.items():  # a table we do not know is kept, unless it is a known one misspelt
+        if name not in KEYS + TABLES and not (isinstance(value, dict) and not _near(name, TABLES)):
+            raise unknown_key(path, name, KEYS + TABLES)
+    prior = data.get("prior", {})
     if not isinstance(prior, dict):
         raise ConfigError(f"{path}: [prior] must be a table with alpha and beta")
-    known: dict[str, Any] = {}
-    for key in ("strategy", "floor", "decay"):
-        if key in data:
-            known[key] = data.pop(key)
-    k = data.pop("k", DEFAULT_K)
-    outcomes = _outcomes(path, data.pop("outcomes", {}))
-    priority = _priority(path, data.pop("rewards", {}))
-    records = _records(path, data.pop("records", {}))
-    policy, select_extra = _select(path, data.pop("select", {}))
+    if unknown := sorted(set(prior) - {"alpha", "beta"}):
+        raise unknown_key(path, unknown[0], ("alpha", "beta"), "[prior] ")
+    strategy = data.get("strategy", "seed")
+    if not isinstance(strategy, str):
+        raise ConfigError(f"{path}: strategy must be a string, got {strategy!r}")
+    k = data.get("k", DEFAULT_K)
+    outcomes = _outcomes(path, data.get("outcomes", {}))
+    priority = _priority(path, data.get("rewards", {}))
+    records = _records(path, data.get("records", {}))
+    policy = _select(path, data.get("select", {}))
     try:
         settings = CreditSettings(
-            strategy=str(known.get("strategy", "seed")),
-            floor=float(known.get("floor", 0.3)),
-            decay=float(known.get("decay", 1.0)),
-            prior_alpha=float(prior.get("alpha", 1.0)),
-            prior_beta=float(prior.get("beta", 1.0)),
+            strategy=strategy,
+            floor=_number(path, data, "floor", 0.3),
+            decay=_number(path, data, "decay", 1.0),
+            prior_alpha=_number(path, prior, "alpha", 1.0, "[prior] "),
+            prior_beta=_number(path, prior, "beta", 1.0, "[prior] "),
         )
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
         raise ConfigError(f"{path}: {exc}") from None
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
-    return Config(settings, k, data, outcomes, policy, select_extra, reward_priority=priority, records=records)
+    extra = {name: value for name, value in data.items() if name not in KEYS + TABLES or name == "store"}
+    return Config(settings, k, extra, outcomes, policy, reward_priority=priority, records=records)
+
+
+def _near(name: str, known: tuple[str, ...]) -> bool:
+    import difflib
+
+    return bool(difflib.get_close_matches(name, known, n=1))
 
 
 def _priority(path: Path, table: Any) -> tuple[str, ...]:
@@ -132,17 +179,16 @@ def _records(path: Path, table: Any) -> RecordsSettings:
     return RecordsSettings(file, float(window), tuple(dirs))
 
 
-def _select(path: Path, table: Any) -> tuple[str | None, dict[str, Any]]:
-    """The [select] table: its policy (checked) and the keys we do not know."""
+def _select(path: Path, table: Any) -> str | None:
+    """The [select] table's policy (checked); None when it names none."""
     if not isinstance(table, dict):
         raise ConfigError(f'{path}: [select] must be a table, e.g. policy = "seed"')
-    rest = dict(table)
-    if any(isinstance(v, dict | list) for v in rest.values()):
-        raise ConfigError(f'{path}: [select] holds plain values only, e.g. policy = "seed"')
-    if "policy" not in rest:
-        return None, rest
+    if unknown := sorted(set(table) - {"policy"}):
+        raise unknown_key(path, unknown[0], ("policy",), "[select] ")
+    if "policy" not in table:
+        return None
     try:
-        return check_policy(rest.pop("policy")), rest
+        return check_policy(table["policy"])
     except ValueError as exc:
         raise ConfigError(f"{path}: [select] {exc}") from None
 
@@ -160,64 +206,64 @@ def _outcomes(path: Path, table: Any) -> dict[str, float]:
     return out
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ConfigError(f"cannot store {value!r}")
-        return repr(value)
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
-        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
-    raise ConfigError(f"cannot store a {type(value).__name__} in config.toml")
-
-
-def _toml_key(key: str) -> str:
-    return key if key and all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in key) else _toml_value(key)
+HEADER = "lesson-credit settings (docs/format.md §9); `replay --write` and ctrl+s keep what else is here"
 
 
 def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> None:
-    settings = config.credit
-    lines = [
-        "# lesson-credit settings (written by `lesson-credit replay --write` or the dashboard's ctrl+s)",
-        f"strategy = {_toml_value(settings.strategy)}",
-        f"floor = {_toml_value(settings.floor)}",
-        f"decay = {_toml_value(settings.decay)}",
-        f"k = {config.k}",
-    ]
-    for key, value in config.extra.items():
-        if not isinstance(value, dict | list):
-            lines.append(f"{key} = {_toml_value(value)}")
-    lines += [
-        "",
-        "[prior]",
-        f"alpha = {settings.prior_alpha!r}",
-        f"beta = {settings.prior_beta!r}",
-        "",
-    ]
-    if config.reward_priority != DEFAULT_PRIORITY:
-        lines += ["[rewards]", f"priority = {_toml_value(list(config.reward_priority))}", ""]
-    if not config.records.is_default:
-        records = config.records
-        lines.append("[records]")
-        if records.path is not None:
-            lines.append(f"path = {_toml_value(records.path)}")
-        lines.append(f"window = {_toml_value(records.window)}")
-        if records.trajectory_dirs:
-            lines.append(f"trajectory_dirs = {_toml_value(list(records.trajectory_dirs))}")
-        lines.append("")
-    if config.outcome_overrides:
-        lines.append("[outcomes]")
-        lines += [f"{_toml_value(label)} = {value!r}" for label, value in config.outcome_overrides.items()]
-        lines.append("")
-    select = {**({"policy": config.policy} if config.policy else {}), **config.select_extra}
-    if select:
-        lines += ["[select]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in select.items()), ""]
-    for key, value in config.extra.items():  # tables we do not own, e.g. [store] url: kept
-        if isinstance(value, dict) and all(not isinstance(v, dict | list) for v in value.values()):
-            lines += [f"[{_toml_key(key)}]", *(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()), ""]
-    atomic_write(path, "\n".join(lines).encode("utf-8"), guard)
+    """Write `config`'s settings into config.toml as it is now, changing only the values that
+    differ: comments, order, quoting and tables we do not know (such as [store]) stay as written."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    text = read_config_text(path)
+    try:
+        doc = tomlkit.parse(text) if text is not None else tomlkit.document()
+    except TOMLKitError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if text is None:
+        doc.add(tomlkit.comment(HEADER))
+    settings, records = config.credit, config.records
+    for key, value in (("strategy", settings.strategy), ("floor", settings.floor), ("decay", settings.decay)):
+        _put(doc, key, value, _ALWAYS)
+    _put(doc, "k", config.k, DEFAULT_K)
+    _put_table(doc, "prior", {"alpha": (settings.prior_alpha, 1.0), "beta": (settings.prior_beta, 1.0)})
+    _put_table(doc, "rewards", {"priority": (list(config.reward_priority), list(DEFAULT_PRIORITY))})
+    _put_table(
+        doc,
+        "records",
+        {
+            "path": (records.path, None),
+            "window": (records.window, DEFAULT_JOIN_WINDOW),
+            "trajectory_dirs": (list(records.trajectory_dirs), []),
+        },
+    )
+    _put_table(doc, "outcomes", {label: (value, None) for label, value in config.outcome_overrides.items()})
+    _put_table(doc, "select", {"policy": (config.policy, None)})
+    atomic_write(path, tomlkit.dumps(doc).encode("utf-8"), guard)
+
+
+_ALWAYS = object()  # a default no value equals: the key is written even when absent
+
+
+def _put(table: Any, key: str, value: Any, default: Any) -> None:
+    """Set `key` to `value` when it differs from what the table has; an absent key only when the
+    value is not the default (None: the key is removed)."""
+    if key in table:
+        if value is None:
+            del table[key]
+        elif table[key] != value:
+            table[key] = value
+    elif value is not None and value != default:
+        table[key] = value
+
+
+def _put_table(doc: Any, name: str, values: dict[str, tuple[Any, Any]]) -> None:
+    """`_put` each key of [name] as (value, default); the table is added only when one is needed."""
+    import tomlkit
+
+    if name not in doc:
+        if all(value is None or value == default for value, default in values.values()):
+            return
+        doc[name] = tomlkit.table()
+    for key, (value, default) in values.items():
+        _put(doc[name], key, value, default)

@@ -39,9 +39,10 @@ class StoreUnavailable(StoreError):
     finds the event stored."""
 
 
-def describe_os_error(exc: OSError, path: Path) -> str:
+def describe_os_error(exc: OSError, path: Path, *, reading: bool = False) -> str:
+    """One line for a failed write (or a failed read, with `reading`) of `path`."""
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{path}: not writable ({exc.strerror})"
+        return f"{path}: not {'readable' if reading else 'writable'} ({exc.strerror})"
     if exc.errno == errno.ENOSPC:
         return f"{path}: no space left on device"
     return f"{path}: {exc.strerror or exc}"

@@ -26,8 +26,8 @@ MISSING = "missing"  # status shown for arms in the log that the library does no
 
 # kinds of LessonProblem
 BROKEN = "broken"  # a lesson file that cannot be loaded (skipped)
-OVERRIDDEN = "overridden"  # a second file for an id: the first [lessons] dir wins, as in gptme (skipped)
-IGNORED = "ignored"  # a pattern or keyword of a lesson that loaded is not used (invalid, too costly); the rest is
+OVERRIDDEN = "overridden"  # a second file for an id: the first library folder wins, as in gptme (skipped)
+IGNORED = "ignored"  # a pattern or keyword of a loaded lesson is not used (invalid, too costly); the rest is used
 CONFIG = "config"  # gptme.toml cannot be read, or names a folder that cannot be read: the library is incomplete
 
 
@@ -201,8 +201,7 @@ OUTSIDE_HINT = "set LESSON_CREDIT_ALLOW_OUTSIDE=1 (or pass --allow-outside) to r
 
 
 def library_roots(workspace: Path, allow_outside: bool = False) -> list[Path]:
-    """The library folders: gptme.toml's ``[lessons] dirs`` if given, else ``lessons/``.
-    Folders outside the workspace only with `allow_outside` (see `library_roots_checked`)."""
+    """The library folders in gptme's order (see `library_roots_checked`)."""
     roots, problems = library_roots_checked(workspace, allow_outside)
     if problems and not roots:
         raise LessonError(problems[0].reason)
@@ -210,24 +209,30 @@ def library_roots(workspace: Path, allow_outside: bool = False) -> list[Path]:
 
 
 def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple[list[Path], list[LessonProblem]]:
-    """(library folders, problems). A folder that resolves outside the workspace is skipped and
-    reported unless `allow_outside`: `dirs = ["/"]` would otherwise walk the whole filesystem."""
+    """(library folders, problems), searched as gptme's lesson index does: the workspace's
+    `lessons/` always, then gptme.toml's `[lessons] dirs` in order (relative to the workspace); a
+    lesson id found in an earlier folder wins. gptme's user and global folders are not read: a
+    workspace's numbers depend on the workspace only. A folder that resolves outside the workspace
+    is skipped and reported unless `allow_outside`: `dirs = ["/"]` would otherwise walk the whole
+    filesystem. LessonError when gptme.toml cannot be read (`load_library` still loads `lessons/`)."""
     workspace = Path(workspace).resolve()
+    roots = [workspace / "lessons"]
     config = workspace / "gptme.toml"
     if not config.exists():
-        return [workspace / "lessons"], []
+        return roots, []
     try:
         data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LessonError(f"{config}: not valid TOML ({exc})") from None
-    except (OSError, UnsafeFile) as exc:
-        raise LessonError(f"{config}: cannot read: {exc}") from None
+    except UnsafeFile as exc:  # a directory, FIFO or device, or past the cap: its message names the file
+        raise LessonError(str(exc)) from None
+    except OSError as exc:
+        raise LessonError(f"{config}: cannot read: {exc.strerror or exc}") from None
     dirs = data.get("lessons", {}).get("dirs") if isinstance(data.get("lessons"), dict) else None
     if not dirs:
-        return [workspace / "lessons"], []
+        return roots, []
     if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
         raise LessonError(f"{config}: [lessons] dirs must be a list of paths")
-    roots: list[Path] = []
     problems: list[LessonProblem] = []
     for d in dirs:
         try:
@@ -236,6 +241,8 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
             reason = f"[lessons] dir {d!r} is a symbolic link loop; its lessons are not loaded"
             problems.append(LessonProblem(str(config), reason, kind=CONFIG))
             continue
+        if root in roots:
+            continue  # `dirs = ["lessons"]`: the folder is searched once
         if not (allow_outside or root.is_relative_to(workspace)):
             reason = f"[lessons] dir {d!r} is outside the workspace; not read ({OUTSIDE_HINT})"
             problems.append(LessonProblem(str(config), reason, kind=CONFIG))
@@ -248,6 +255,22 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
     return roots, problems
 
 
+# Files in a library folder that are not lessons, as gptme's lesson index skips them: its READMEs,
+# templates and to-do lists (gptme's own test is looser, any name with "template" in it; this
+# is the conservative part of it, so a lesson about templates is not lost).
+NOT_LESSONS = frozenset({"TEMPLATE.md", "template.md", "todo.md", "TODO.md"})
+
+
+def is_lesson_file(name: str) -> bool:
+    """Whether a file name in a library folder is a lesson: `*.md`, but not README.md (any case),
+    TEMPLATE.md, template.md, todo.md, TODO.md, nor a name whose stem starts with `_` or ends
+    with `-template`."""
+    if not name.endswith(".md") or name.lower() == "readme.md" or name in NOT_LESSONS:
+        return False
+    stem = name[: -len(".md")]
+    return not (stem.startswith("_") or stem.endswith("-template"))
+
+
 def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
     """(path, lesson id) of each lesson file under `root`, in order. Strings, not Path objects: a
     library of 30,000 lessons spent most of its cached reload making and relating Paths."""
@@ -257,7 +280,7 @@ def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         prefix = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
-            if name.endswith(".md") and name.lower() != "readme.md":
+            if is_lesson_file(name):
                 yield os.path.join(dirpath, name), prefix + name
 
 
@@ -347,6 +370,17 @@ def _save_cache(path: Path, files: dict[str, Any]) -> None:
     write_cache(path, seal(LESSON_CACHE_MAGIC, payload), sync=True)  # set aside when it cannot be written
 
 
+def _roots(workspace: Path, allow_outside: bool) -> tuple[list[Path], list[LessonProblem]]:
+    """`library_roots_checked`, with a gptme.toml that cannot be read as a problem: `lessons/` is
+    still the library's first folder."""
+    try:
+        return library_roots_checked(workspace, allow_outside)
+    except LessonError as exc:
+        toml = str(workspace.resolve() / "gptme.toml")
+        problem = LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG)
+        return [workspace.resolve() / "lessons"], [problem]
+
+
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
     """Load every lesson under the workspace's library roots; broken files become problems.
 
@@ -354,20 +388,19 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
     (`_cached`): a library of thousands reloads without parsing YAML again. Library folders outside
     the workspace are read only with `allow_outside`.
     """
-    workspace = Path(workspace)
-    try:
-        roots, problems = library_roots_checked(workspace, allow_outside)
-    except LessonError as exc:
-        toml = str(workspace.resolve() / "gptme.toml")
-        return Library((), (LessonProblem(toml, str(exc).removeprefix(f"{toml}: "), kind=CONFIG),), ())
+    roots, problems = _roots(Path(workspace), allow_outside)
     cached, written_ns = _load_cache(cache_path)
     fresh: dict[str, Any] = {}
     changed = False
     lessons: dict[str, Lesson] = {}
+    seen: set[str] = set()
     for root in roots:
         if not root.is_dir():
             continue
         for key, lesson_id in _lesson_files(root):
+            if key in seen:  # a [lessons] dir inside another: the same file, found once
+                continue
+            seen.add(key)
             try:
                 st = os.stat(key)
                 stamp = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev]
@@ -425,7 +458,7 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 continue
             if lesson_id in lessons:
                 winner = lessons[lesson_id].path
-                reason = f"id {lesson_id!r} is also {winner}, which wins (the first [lessons] dir does)"
+                reason = f"id {lesson_id!r} is also {winner}, which wins (lessons/, then [lessons] dirs in order)"
                 problems.append(LessonProblem(key, reason, lesson_id, kind=OVERRIDDEN))
                 continue
             lessons[lesson_id] = lesson

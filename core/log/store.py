@@ -237,14 +237,14 @@ class EventLog:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise StoreError(_describe_os_error(exc, self.path)) from None
+            raise StoreError(_describe_os_error(exc, self.path, reading=True)) from None
         if not stat.S_ISREG(st.st_mode):
             try:
                 os.close(open_regular(self.path))
             except UnsafeFile as exc:
                 raise StoreError(str(exc)) from None
             except OSError as exc:
-                raise StoreError(_describe_os_error(exc, self.path)) from None
+                raise StoreError(_describe_os_error(exc, self.path, reading=True)) from None
         return st
 
     def size(self) -> int:
@@ -288,7 +288,7 @@ class EventLog:
         except UnsafeFile as exc:
             raise StoreError(str(exc)) from None
         except OSError as exc:
-            raise StoreError(_describe_os_error(exc, self.path)) from None
+            raise StoreError(_describe_os_error(exc, self.path, reading=True)) from None
         with handle:
             handle.seek(start)
             carry = b""
@@ -297,7 +297,7 @@ class EventLog:
                 try:
                     block = handle.read(chunk_bytes)
                 except OSError as exc:
-                    raise StoreError(_describe_os_error(exc, self.path)) from None
+                    raise StoreError(_describe_os_error(exc, self.path, reading=True)) from None
                 at_eof = len(block) < chunk_bytes  # a regular file reads short only at its end
                 data = carry + block if carry else block
                 carry = b""

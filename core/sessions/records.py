@@ -178,6 +178,9 @@ def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
         if len(problems) < MAX_PROBLEMS:
             problems.append(RecordProblem(line, reason))
 
+    if data.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"["):  # json.dump(list) is one line, or many
+        problem(0, "a JSON array, not JSON Lines (one record object per line): no record read")
+        return [], problems, count
     lines = data.split(b"\n")
     unfinished = lines[-1] != b""
     for number, text in enumerate(lines, start=1):

@@ -45,6 +45,11 @@ def test_a_folder_without_lessons_says_so(tmp_path: Path, capsys: pytest.Capture
     assert "error: [no-lessons] no lessons found in" in out
     assert "no problems found" not in out
     code, out, err = run(capsys, "status", "-w", str(empty))
+    assert code == 0 and "0 sessions" in out
+    # no lessons/, no log: the hint is about the folder, not about adding lessons (docs/cli.md)
+    assert err.count("\n") == 1 and "is not a lesson-credit workspace" in err and "--workspace" in err
+    (empty / "lessons").mkdir()  # a workspace with no lessons yet
+    code, out, err = run(capsys, "status", "-w", str(empty))
     assert code == 0
     assert err.startswith("warning: no lessons found in") and "lessons/" in err
     assert "0 sessions" in out

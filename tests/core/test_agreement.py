@@ -57,6 +57,12 @@ def test_a_threshold_moves_the_confusion_counts(tmp_path: Path) -> None:
 def test_the_statistics_on_their_edges() -> None:
     assert average_ranks(np.array([0.5, 0.1, 0.5, 0.9])).tolist() == [2.5, 1.0, 2.5, 4.0]
     assert kappa(Confusion(3, 0, 0, 0)) is None  # one class only: chance agreement is 1
+    # one session (docs/records.md: fewer than two is null): a disagreement, observed 0 and chance
+    # (1*0 + 0*1)/1 = 0, gave kappa 0.0
+    assert kappa(Confusion(0, 1, 0, 0)) is None
+    one = agreement("a", "b", np.array([0.2]), np.array([0.9]))
+    assert one.n == 1 and one.kappa is None and one.pearson is None
+    assert kappa(Confusion(1, 1, 0, 0)) == 0.0  # two sessions: observed 1/2, chance (2*1 + 0*0)/4 = 1/2
     same = agreement("a", "b", np.array([0.5, 0.5]), np.array([0.2, 0.9]))
     assert same.pearson is None and same.spearman is None and same.mae == pytest.approx(0.35)
 

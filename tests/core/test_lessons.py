@@ -9,6 +9,7 @@ import pytest
 from engine_helpers import lesson_text
 
 from lesson_credit.core.library.lessons import (
+    OVERRIDDEN,
     Lesson,
     LessonError,
     category_of,
@@ -223,15 +224,51 @@ def test_invalid_pattern_reported_but_lesson_kept(tmp_path: Path) -> None:
     assert "([unclosed" in library.problems[0].reason
 
 
-def test_gptme_toml_dirs_are_the_library(tmp_path: Path) -> None:
-    write(tmp_path / "lessons" / "ignored.md", lesson_text(["x"]))
+def test_gptme_toml_dirs_come_after_the_lessons_folder(tmp_path: Path) -> None:
+    """As gptme's lesson index: `lessons/` always, then `[lessons] dirs` in order; the first
+    folder with an id wins. The dirs used to replace `lessons/`: a workspace naming
+    gptme-contrib's folder lost its own lessons (select found nothing, lint advised pruning them)."""
+    write(tmp_path / "lessons" / "own.md", lesson_text(["own"]))
+    write(tmp_path / "lessons" / "both.md", lesson_text(["local"]))
     write(tmp_path / "lib1" / "tools" / "a.md", lesson_text(["a"]))
+    write(tmp_path / "lib1" / "both.md", lesson_text(["lib1"]))
     write(tmp_path / "lib2" / "b.md", lesson_text(["b"]))
-    write(tmp_path / "gptme.toml", '[lessons]\ndirs = ["lib1", "lib2"]\n')
+    write(tmp_path / "gptme.toml", '[lessons]\ndirs = ["lib1", "lib2", "lessons"]\n')
     library = load_library(tmp_path)
-    assert {lesson.id for lesson in library.lessons} == {"tools/a.md", "b.md"}
+    assert sorted(lesson.id for lesson in library.lessons) == ["b.md", "both.md", "own.md", "tools/a.md"]
     assert library.by_id()["tools/a.md"].category == "tools"
-    assert len(library.roots) == 2
+    assert library.by_id()["both.md"].keywords == ("local",)  # lessons/ comes first
+    (overridden,) = library.problems
+    assert overridden.kind == OVERRIDDEN and overridden.path.endswith("lib1/both.md")
+    # "lessons" named again in dirs is not searched twice
+    assert [Path(root).name for root in library.roots] == ["lessons", "lib1", "lib2"]
+
+
+def test_a_dir_inside_the_lessons_folder_adds_no_second_copy(tmp_path: Path) -> None:
+    write(tmp_path / "lessons" / "tools" / "a.md", lesson_text(["a"]))
+    write(tmp_path / "gptme.toml", '[lessons]\ndirs = ["lessons/tools"]\n')
+    library = load_library(tmp_path)
+    assert [lesson.id for lesson in library.lessons] == ["tools/a.md"] and library.problems == ()
+
+
+def test_readmes_templates_and_todo_lists_are_not_lessons(tmp_path: Path) -> None:
+    """The files gptme's index skips; a template had been selected as a lesson."""
+    skipped = ["README.md", "readme.md", "TEMPLATE.md", "template.md", "todo.md", "TODO.md", "_draft.md"]
+    skipped += ["lesson-template.md", "tools/_index.md", "tools/tool-template.md", ".hidden/x.md"]
+    kept = ["templates.md", "template-usage.md", "tools/todo-lists.md", "tools/my_lesson.md"]
+    for name in skipped + kept:
+        write(tmp_path / "lessons" / name, lesson_text(["kw"]))
+    library = load_library(tmp_path)
+    assert sorted(lesson.id for lesson in library.lessons) == sorted(kept)
+    assert library.problems == ()
+
+
+def test_an_unreadable_gptme_toml_still_loads_the_lessons_folder(tmp_path: Path) -> None:
+    write(tmp_path / "lessons" / "x.md", lesson_text(["x"]))
+    write(tmp_path / "gptme.toml", "[lessons\n")
+    library = load_library(tmp_path)
+    assert [lesson.id for lesson in library.lessons] == ["x.md"]
+    assert library.config_problem() is not None
 
 
 def test_gptme_toml_without_lessons_section_uses_lessons_dir(tmp_path: Path) -> None:

@@ -265,7 +265,7 @@ def test_what_if_changes_nothing_on_disk(logged_ws: Path) -> None:
 
 
 def test_replay_write_persists_settings(logged_ws: Path) -> None:
-    (logged_ws / CONFIG_REL).write_text('k = 3\ndecay = 0.5\nteam = "blue"\n[prior]\nalpha = 2.0\nbeta = 2.0\n')
+    (logged_ws / CONFIG_REL).write_text('k = 3\ndecay = 0.5\n[prior]\nalpha = 2.0\nbeta = 2.0\n[team]\nname = "blue"\n')
     ws = ws_at(logged_ws)
     log_before = log_bytes(logged_ws)
     ws.replay("uniform", 0.1, write=True)
@@ -276,7 +276,7 @@ def test_replay_write_persists_settings(logged_ws: Path) -> None:
     assert (later.settings.prior_alpha, later.settings.prior_beta) == (2.0, 2.0)  # kept
     assert later.config.k == 3
     assert later.settings.decay == 0.5
-    assert later.config.extra.get("team") == "blue"
+    assert later.config.extra.get("team") == {"name": "blue"}  # a table we do not know: kept
     # prior (2, 2), uniform, reward 0.5 -> (2.5, 2.5), and the state file agrees
     row = later.lesson_table().row(QUOTE)
     assert row is not None and (row.alpha, row.beta) == pytest.approx((2.5, 2.5))

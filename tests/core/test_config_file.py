@@ -1,0 +1,195 @@
+"""`config.toml` (docs/format.md §9) read and written as a person wrote it: a save keeps comments,
+order, quoting and tables we do not know; a misspelt key or a value of the wrong type is a one-line
+error; only a regular file under the size cap is read."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from cli_run import run_cli
+from engine_helpers import CONFIG_REL, LOG_REL, make_workspace, session
+
+from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
+from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES
+from lesson_credit.core.model.settings import CreditSettings
+
+WRITTEN = """\
+# our settings: keep this comment
+strategy = "seed"   # the update rule
+"k" = 3
+
+[prior]
+alpha = 2.0   # two pseudo-successes
+
+[store]
+url = ""
+options = ["sslmode=require", "connect_timeout=5"]   # a list: the old writer dropped the whole table
+
+[tools."my tool"]
+"a.b" = 1
+"""
+
+
+def test_a_save_changes_only_the_values_that_changed(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(WRITTEN)
+    config = load_config(path)
+    save_config(path, replace(config, credit=replace(config.credit, strategy="evidence", floor=0.1)))
+    # by hand: strategy's value replaced in place, floor and decay (absent) added after the last
+    # top-level key; nothing else moves. The old writer dropped every comment, the [store] table
+    # (so the workspace fell back to the file store) and [tools."my tool"].
+    expected = WRITTEN.replace('strategy = "seed"', 'strategy = "evidence"').replace(
+        '"k" = 3\n', '"k" = 3\nfloor = 0.1\ndecay = 1.0\n'
+    )
+    assert path.read_text() == expected
+    again = load_config(path)
+    assert again.credit == CreditSettings("evidence", 0.1, 1.0, 2.0, 1.0) and again.k == 3
+    assert again.extra["store"]["options"] == ["sslmode=require", "connect_timeout=5"]
+    assert again.extra["tools"] == {"my tool": {"a.b": 1}}
+
+
+def test_a_save_into_no_file_writes_the_settings(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_config(path, replace(load_config(path), credit=CreditSettings("uniform", 0.2, 0.5)))
+    data = tomllib.loads(path.read_text())
+    assert data == {"strategy": "uniform", "floor": 0.2, "decay": 0.5}  # defaults (k, prior) left out
+    assert load_config(path).credit == CreditSettings("uniform", 0.2, 0.5)
+
+
+def test_replay_write_keeps_the_file_as_written(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})], config=WRITTEN)
+    code, _out, err = run_cli("replay", "--workspace", str(root), "--strategy", "uniform", "--write")
+    assert code == 0, err
+    text = (root / CONFIG_REL).read_text()
+    assert "# our settings: keep this comment" in text and '"k" = 3' in text and 'options = ["sslmode' in text
+    assert 'strategy = "uniform"   # the update rule' in text
+    code, _out, err = run_cli("status", "--workspace", str(root))  # the file still reads (quoting kept)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('stratgy = "evidence"\n', "unknown key 'stratgy' (did you mean 'strategy'?)"),
+        ("flor = 0.2\n", "unknown key 'flor' (did you mean 'floor'?)"),
+        ("[prior]\nalpah = 2.0\n", "[prior] unknown key 'alpah' (did you mean 'alpha'?)"),
+        ('[select]\npolcy = "joint"\n', "[select] unknown key 'polcy' (did you mean 'policy'?)"),
+        ("[recrods]\nwindow = 60\n", "unknown key 'recrods' (did you mean 'records'?)"),
+        ("colour = 3\n", "unknown key 'colour' (known: strategy, floor, decay, k, prior,"),
+    ],
+)
+def test_an_unknown_key_is_an_error_naming_the_nearest_known_one(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('floor = "0.3"\n', "floor must be a number, got '0.3'"),
+        ('decay = "1"\n', "decay must be a number, got '1'"),
+        ("floor = true\n", "floor must be a number, got True"),
+        ("strategy = 1\n", "strategy must be a string, got 1"),
+        ('[prior]\nalpha = "2"\n', "[prior] alpha must be a number, got '2'"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_an_error(tmp_path: Path, text: str, message: str) -> None:
+    """docs/format.md §9: a wrong type is an error (a string floor was converted and used)."""
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_table_we_do_not_know_is_kept_not_refused(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[team]\nname = "blue"\n')
+    assert load_config(path).extra == {"team": {"name": "blue"}}
+
+
+# ---------------------------------------------------------------- what is read
+
+
+def _status(root: Path) -> tuple[int, str, str]:
+    return run_cli("status", "--workspace", str(root))
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo"])
+def test_a_config_that_is_not_a_regular_file_is_a_one_line_error(tmp_path: Path, kind: str) -> None:
+    """A directory in config.toml's place was ignored and the defaults used."""
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})])
+    before = (root / LOG_REL).read_bytes()
+    if kind == "directory":
+        (root / CONFIG_REL).mkdir()
+    else:
+        os.mkfifo(root / CONFIG_REL)
+    code, out, err = _status(root)
+    assert code == 1 and out == "", err
+    assert err.count("\n") == 1 and "config.toml" in err
+    assert ("a directory" if kind == "directory" else "a FIFO") in err
+    assert (root / LOG_REL).read_bytes() == before
+
+
+def test_a_config_over_the_size_cap_is_refused_unread(tmp_path: Path) -> None:
+    """A 2 GB sparse file was read whole (4 GB of memory); one byte over the cap is refused by its
+    size alone: a TOML comment, valid to the end, that the old reader accepted."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"#" * SETTINGS_MAX_BYTES + b"\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert "larger than 1 MB" in str(info.value) and "\n" not in str(info.value)
+    path.write_bytes(b"#" * (SETTINGS_MAX_BYTES - 1) + b"\n")  # at the cap: read
+    assert load_config(path).k == 10
+
+
+SHAPES = {
+    "dotted-keys": "prior.alpha = 2.0\nk = 3\n",
+    "split-table": '[store]\nurl = ""\n[prior]\nalpha = 2.0\n[store.options]\nssl = "require"\n',
+    "crlf": "k = 3\r\n[prior]\r\nalpha = 2.0\r\n",
+    "comment-only": "# nothing set yet\n",
+    "sub-table-first": "k = 3  # c\n[team.a]\nx = 1\n[team]\ny = 2\n",
+    "after-tables": "[prior]\nalpha = 2.0\n\n[outcomes]\nnoop = 0.5\n",
+}
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_save_reads_back_whatever_the_file_shape(tmp_path: Path, shape: str) -> None:
+    """The TOML library edits each shape a person may write: pyproject.toml's lower bound for tomlkit
+    is the lowest release that passes this."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(SHAPES[shape].encode())
+    config = load_config(path)
+    wanted = replace(config.credit, strategy="uniform", floor=0.25, prior_beta=3.0)
+    save_config(path, replace(config, credit=wanted))
+    again = load_config(path)
+    assert again.credit == wanted and again.k == config.k and again.outcomes == config.outcomes
+    text = path.read_bytes().decode()
+    assert all(line in text for line in SHAPES[shape].splitlines())  # every line the person wrote is kept
+
+
+@pytest.mark.parametrize("kind", ["directory", "fifo", "too-big"])
+def test_a_gptme_toml_that_cannot_be_read_is_named_once_with_why(tmp_path: Path, kind: str) -> None:
+    """gptme.toml was already read capped; its message named the file twice ("x: cannot read: x: ...")."""
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")})
+    toml = root / "gptme.toml"
+    if kind == "directory":
+        toml.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(toml)
+    else:
+        toml.write_bytes(b"#" * SETTINGS_MAX_BYTES + b"\n")
+    (root / "ctx.txt").write_text("git")
+    code, out, err = run_cli("select", "-w", str(root), "--context", str(root / "ctx.txt"))
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.count("gptme.toml") == 2, err  # the file, then "fix gptme.toml"
+    assert {"directory": "a directory", "fifo": "a FIFO", "too-big": "larger than 1 MB"}[kind] in err
+    assert not (root / LOG_REL).exists()
