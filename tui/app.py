@@ -212,15 +212,19 @@ class LessonCreditApp(App[None]):
     @work(thread=True, exclusive=True, group="watch")
     def _watch_log(self) -> None:
         """Read the log as soon as the store's `wait` finds another writer's commit
-        (core/log/eventstore.py); waits are bounded, so the app can stop between two."""
+        (core/log/eventstore.py); waits are bounded, so the app can stop between two.
+
+        A commit counts as seen only once it was read: when the read fails (the connection was
+        lost: a failover, a pooler, `pg_terminate_backend`), the next round reconnects and reads
+        again, instead of waiting for a commit after one that never reached the screens."""
         worker = get_current_worker()
         seen, failing = 0, False
         while not worker.is_cancelled:
             try:
                 end = self.source.wait_for_commit(seen, WATCH_SECONDS)
                 if end != seen:
-                    seen = end
                     snapshot = self.source.check()
+                    seen = end
                     if snapshot is not None:
                         self.post_message(SourceChanged(snapshot))
                 failing = False

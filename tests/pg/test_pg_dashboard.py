@@ -94,3 +94,55 @@ async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
         assert text.startswith(f"⚠ 1 problem in {named}: line 2")
         assert "sessions.jsonl" not in text
     store.close()
+
+
+def terminate_lesson_credit_backends(url: str) -> int:
+    """What a failover or a pooler does: end every lesson-credit connection to the database from
+    another one (`pg_terminate_backend`); returns how many were ended."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
+            " AND datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return sum(1 for (ended,) in rows if ended)
+
+
+async def until(pilot: object, condition: object, what: str) -> None:
+    """Pause the app until `condition()` holds (WAIT_S is a generous bound, never a speed assertion)."""
+    assert callable(condition)
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < WAIT_S, f"timed out waiting until {what}"
+        await asyncio.sleep(0.02)
+        await pilot.pause()  # type: ignore[attr-defined]
+
+
+def test_a_grade_committed_after_the_dashboards_connections_were_terminated_shows(
+    tmp_path: Path, ws_root: Path, pg_url: str
+) -> None:
+    asyncio.run(_grade_after_terminated_connections_shows(tmp_path, ws_root, pg_url))
+
+
+async def _grade_after_terminated_connections_shows(tmp_path: Path, ws_root: Path, pg_url: str) -> None:
+    from pg_helpers import make_workspace
+
+    first = PgStore(pg_url, agent="other")
+    first.append_event(session("s1"))  # base_reward 0.8
+    first.close()
+    store = PgStore(pg_url, agent="operator")
+    app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)  # only `wait` brings changes
+    async with app.run_test(size=SIZE) as pilot:
+        snapshot = lambda: app.snapshot  # noqa: E731
+        await until(pilot, lambda: store._follower is not None and snapshot() is not None, "the watcher looks")
+        assert snapshot().grade_of("s1") == 0.8
+        # the reading connection and the follower's: both gone, as after a failover
+        assert terminate_lesson_credit_backends(pg_url) == 2
+        other = PgStore(pg_url, agent="other")
+        Workspace(make_workspace(tmp_path / "other"), store=other).grade("s1", 0.3, grader="alice")
+        other.close()
+        # nothing else happens: the dashboard must reconnect and read again by itself
+        await until(pilot, lambda: snapshot().grade_of("s1") == 0.3, "the other client's grade shows")
+        assert app.source.workspace.session("s1").base_reward == 0.3
+    store.close()
