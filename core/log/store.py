@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from lesson_credit.core.base.files import StoreError as StoreError
-from lesson_credit.core.base.files import StoreUnavailable
-from lesson_credit.core.base.files import WriteGuard, open_append
+from lesson_credit.core.base.files import StoreUnavailable, WriteGuard, open_append
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.log.events import InvalidEvent, decode_event
@@ -33,6 +32,8 @@ def lock_timeout() -> float:
     if not 0.0 <= value <= 86400.0:  # NaN fails both
         raise StoreError(f"{LOCK_TIMEOUT_ENV} must be a number of seconds in [0, 86400], got {text[:40]!r}")
     return value
+
+
 CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
 
 

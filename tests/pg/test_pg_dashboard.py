@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pg_helpers import line
+from textual.pilot import Pilot
 from textual_private import notification_texts
 
 from lesson_credit.core.log.pgstore import PgStore
@@ -109,14 +111,13 @@ def terminate_lesson_credit_backends(url: str) -> int:
     return sum(1 for (ended,) in rows if ended)
 
 
-async def until(pilot: object, condition: object, what: str) -> None:
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
     """Pause the app until `condition()` holds (WAIT_S is a generous bound, never a speed assertion)."""
-    assert callable(condition)
     started = time.monotonic()
     while not condition():
         assert time.monotonic() - started < WAIT_S, f"timed out waiting until {what}"
         await asyncio.sleep(0.02)
-        await pilot.pause()  # type: ignore[attr-defined]
+        await pilot.pause()
 
 
 def test_a_grade_committed_after_the_dashboards_connections_were_terminated_shows(
@@ -134,15 +135,18 @@ async def _grade_after_terminated_connections_shows(tmp_path: Path, ws_root: Pat
     store = PgStore(pg_url, agent="operator")
     app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)  # only `wait` brings changes
     async with app.run_test(size=SIZE) as pilot:
-        snapshot = lambda: app.snapshot  # noqa: E731
-        await until(pilot, lambda: store._follower is not None and snapshot() is not None, "the watcher looks")
-        assert snapshot().grade_of("s1") == 0.8
+
+        def grade() -> float | None:
+            return None if app.snapshot is None else app.snapshot.grade_of("s1")
+
+        await until(pilot, lambda: store._follower is not None and grade() is not None, "the watcher looks")
+        assert grade() == 0.8
         # the reading connection and the follower's: both gone, as after a failover
         assert terminate_lesson_credit_backends(pg_url) == 2
         other = PgStore(pg_url, agent="other")
         Workspace(make_workspace(tmp_path / "other"), store=other).grade("s1", 0.3, grader="alice")
         other.close()
         # nothing else happens: the dashboard must reconnect and read again by itself
-        await until(pilot, lambda: snapshot().grade_of("s1") == 0.3, "the other client's grade shows")
+        await until(pilot, lambda: grade() == 0.3, "the other client's grade shows")
         assert app.source.workspace.session("s1").base_reward == 0.3
     store.close()
