@@ -150,3 +150,33 @@ async def _grade_after_terminated_connections_shows(tmp_path: Path, ws_root: Pat
         await until(pilot, lambda: grade() == 0.3, "the other client's grade shows")
         assert app.source.workspace.session("s1").base_reward == 0.3
     store.close()
+
+
+def test_a_grade_typed_after_the_dashboards_connections_were_terminated_is_written_once(
+    ws_root: Path, pg_url: str
+) -> None:
+    asyncio.run(_grade_typed_after_terminated_connections(ws_root, pg_url))
+
+
+async def _grade_typed_after_terminated_connections(ws_root: Path, pg_url: str) -> None:
+    from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+
+    first = PgStore(pg_url, agent="other")
+    first.append_event(session("s1"))  # base_reward 0.8
+    first.close()
+    store = PgStore(pg_url, agent="operator")
+    app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)
+    app.retry_seconds = 0.01
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: store._follower is not None and app.snapshot is not None, "the watcher looks")
+        await app.push_screen(SessionDetailScreen(app.source, "s1"))
+        await until(pilot, lambda: isinstance(app.screen, SessionDetailScreen), "the session shows")
+        assert terminate_lesson_credit_backends(pg_url) == 2  # a failover: the grade's connection is gone
+        await pilot.press("3", "c", "c")  # over 0.8: asked, confirmed
+        await until(pilot, lambda: app.writes.pending == 0, "the grade is written")
+        assert app.writes.waiting() is None and app.saving == ""
+    store.close()
+    reader = PgStore(pg_url, agent="reader")
+    grades = [line for line in reader.raw_lines() if b'"type":"grade"' in line.replace(b" ", b"")]
+    reader.close()
+    assert len(grades) == 1 and b"0.3" in grades[0], grades  # written once, after a retry if it failed
