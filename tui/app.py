@@ -311,8 +311,8 @@ class LessonCreditApp(App[None]):
                     outcome = self.writes.apply(self.source, write)
                 except Exception as exc:  # reported, not raised: the write waits and is tried again
                     reason = describe_failure(exc)
-                    self.post_message(WriteWaiting(write, reason))
-                    if not self.writes.retry_after_failure(write, reason, delay):
+                    announce = partial(self.post_message, WriteWaiting(write, reason))
+                    if not self.writes.retry_after_failure(write, reason, delay, announce):
                         self.post_message(WriteDiscarded(write))
                         break
                     delay = min(2 * delay, self.retry_seconds * 2**RETRY_DOUBLINGS)

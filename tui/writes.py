@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -130,7 +131,7 @@ class WriteQueue:
         with self._lock:
             dropped = list(self._waiting)
             self._waiting.clear()
-            self._discard = self._applying is not None
+            self._discard, self._trouble = self._applying is not None, None
             self._wake.set()
         return dropped
 
@@ -180,13 +181,15 @@ class WriteQueue:
             self._discard, self._trouble = False, None  # a discard before it was queued is not about it
             return self._applying
 
-    def retry_after_failure(self, write: Write, reason: str, delay: float) -> bool:
-        """(writer) `write`, the oldest, failed for `reason`: wait `delay` seconds, then True (try it
-        again); False when the operator discarded it meanwhile (it leaves the queue)."""
+    def retry_after_failure(self, write: Write, reason: str, delay: float, announce: Callable[[], object]) -> bool:
+        """(writer) `write`, the oldest, failed for `reason`: `announce` it (`waiting` now says so),
+        wait `delay` seconds, then True (try it again); False when the operator discarded it
+        meanwhile (it leaves the queue)."""
         with self._lock:
             if not self._discard:
                 self._trouble = reason
                 self._wake.clear()
+        announce()
         self._wake.wait(delay)
         with self._lock:
             if not self._discard:
