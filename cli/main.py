@@ -79,8 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
-            "  75 the event store failed for now (a database down, read-only or not answering in time;\n"
-            "  one line on stderr, nothing written): retry later. 130 interrupted (Ctrl-C).\n"
+            "  75 the event store failed for now (a database down, read-only or not answering in time, or\n"
+            "  another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
+            "  stderr, nothing written): retry later. 130 interrupted (Ctrl-C).\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

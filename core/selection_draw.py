@@ -92,15 +92,37 @@ def log_draw(
     guard: WriteGuard | None = None,
 ) -> None:  # fmt: skip
     """Under the log lock: refuse an id already recorded (`check_new`), append the trial's record
-    to the dropout log when there is a trial, then the selection event."""
+    to the dropout log when there is a trial, then the selection event. When the event fails, the
+    trial's record is taken back out: a failed `select` leaves no trial line (its retry would add
+    a second). A lost connection mid-commit may still have stored the event; its selection then
+    lacks its trial and counts as no trial, which loses a session but biases nothing."""
     selection = drawn.selection
     with log.locked():
         check_new(selection.session_id)
+        take_back: Callable[[], None] | None = None
         if drawn.dropout > 0:
             try:
-                dropout_mod.log_trial(root, selection, drawn.dropout, drawn.titles, clock().timestamp(), guard)
+                take_back = dropout_mod.log_trial(
+                    root, selection, drawn.dropout, drawn.titles, clock().timestamp(), guard
+                )
             except StoreError as exc:
                 raise WorkspaceError(str(exc)) from None
             except OSError as exc:
                 raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
-        log.append_locked(encode(selection.event(iso(clock()))))
+        try:
+            log.append_locked(encode(selection.event(iso(clock()))))
+        except BaseException as failure:
+            if take_back is not None:
+                _take_back_trial(take_back, selection.session_id, failure)
+            raise
+
+
+def _take_back_trial(take_back: Callable[[], None], session_id: str, failure: BaseException) -> None:
+    """Remove a trial's record whose selection event failed; if even that fails, say where it is."""
+    try:
+        take_back()
+    except (OSError, StoreError) as exc:
+        raise StoreError(
+            f"{failure}; and the dropout record could not be removed ({exc}): "
+            f"delete the last line of {dropout_mod.DROPOUT_DIR / session_id}.jsonl"
+        ) from None

@@ -31,7 +31,8 @@ from lesson_credit.tui.messages import (
     WorkFailed,
     WorkspaceWritten,
     WriteApplied,
-    WriteFailed,
+    WriteDiscarded,
+    WriteWaiting,
 )
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.screens.lazy import (
@@ -58,6 +59,8 @@ WATCH_SECONDS = 1.0  # longest wait in a database store's `wait` before the watc
 PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
+RETRY_SECONDS = 1.0  # a failed write is tried again after this, doubling up to RETRY_DOUBLINGS times
+RETRY_DOUBLINGS = 3
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help", "jump")
 
@@ -91,11 +94,13 @@ class LessonCreditApp(App[None]):
         Binding("I", "show_queue", "Grading queue", key_display="I", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
+        Binding("ctrl+d", "discard_writes", "Discard unsaved writes…", show=False),
     ]
 
     data_version: reactive[int] = reactive(0)
     """The source's version as of the last change message; screens watch it and reload."""
     reading: reactive[str] = reactive("")  # a long read's progress: the title bar adds it on every screen
+    saving: reactive[str] = reactive("")  # writes waiting to be retried: the title bar adds it on every screen
 
     def __init__(
         self,
@@ -104,14 +109,18 @@ class LessonCreditApp(App[None]):
         seed: int = 0,
         poll_seconds: float = POLL_SECONDS,
         operator: str = OPERATOR,
+        retry_seconds: float = RETRY_SECONDS,
     ) -> None:
         """`source`: what the app reads and writes through (a Workspace is wrapped in a WorkspaceSource;
-        tests pass a source of their own)."""
+        tests pass a source of their own). `retry_seconds`: the first wait before a failed write is
+        tried again."""
         super().__init__()
         self.stylesheet = ThemeStylesheet(variables=self.get_css_variables())  # no sources yet: none to copy
         self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
         self.poll_seconds = poll_seconds
         self.writes = WriteQueue(operator)
+        self.retry_seconds = retry_seconds
+        self._waiting_reason: str | None = None  # the failure last toasted for the write being retried
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
@@ -157,6 +166,7 @@ class LessonCreditApp(App[None]):
         self.reading = progress.describe() if progress is not None and long else ""
 
     def on_unmount(self) -> None:
+        self.writes.stop()  # a writer waiting to retry ends: nothing would write what it holds
         self.source.close()  # a joint fit running in a child process ends with the dashboard
 
     @on(LessonsShown)
@@ -212,15 +222,19 @@ class LessonCreditApp(App[None]):
     @work(thread=True, exclusive=True, group="watch")
     def _watch_log(self) -> None:
         """Read the log as soon as the store's `wait` finds another writer's commit
-        (core/log/eventstore.py); waits are bounded, so the app can stop between two."""
+        (core/log/eventstore.py); waits are bounded, so the app can stop between two.
+
+        A commit counts as seen only once it was read: when the read fails (the connection was
+        lost: a failover, a pooler, `pg_terminate_backend`), the next round reconnects and reads
+        again, instead of waiting for a commit after one that never reached the screens."""
         worker = get_current_worker()
         seen, failing = 0, False
         while not worker.is_cancelled:
             try:
                 end = self.source.wait_for_commit(seen, WATCH_SECONDS)
                 if end != seen:
-                    seen = end
                     snapshot = self.source.check()
+                    seen = end
                     if snapshot is not None:
                         self.post_message(SourceChanged(snapshot))
                 failing = False
@@ -287,12 +301,22 @@ class LessonCreditApp(App[None]):
 
     @work(thread=True, group="writes")
     def _drain_writes(self) -> None:
-        """The one writer: applies queued writes oldest first until the queue is empty."""
+        """The one writer: applies queued writes oldest first until the queue is empty. A write that
+        fails is tried again (after retry_seconds, doubling) until it is written or discarded; the
+        writes behind it wait, so the log gets them in the order typed."""
         while (write := self.writes.take()) is not None:
-            try:
-                outcome = self.writes.apply(self.source, write)
-            except Exception as exc:  # reported, not raised: the next write still gets its turn
-                self.post_message(WriteFailed(write, describe_failure(exc)))
+            delay, outcome = self.retry_seconds, None
+            while outcome is None:
+                try:
+                    outcome = self.writes.apply(self.source, write)
+                except Exception as exc:  # reported, not raised: the write waits and is tried again
+                    reason = describe_failure(exc)
+                    announce = partial(self.post_message, WriteWaiting(write, reason))
+                    if not self.writes.retry_after_failure(write, reason, delay, announce):
+                        self.post_message(WriteDiscarded(write))
+                        break
+                    delay = min(2 * delay, self.retry_seconds * 2**RETRY_DOUBLINGS)
+            if outcome is None:
                 continue
             if outcome.written:
                 try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
@@ -330,23 +354,69 @@ class LessonCreditApp(App[None]):
         """A written event is confirmed as saved; what it could not do besides (a derived file) is a
         warning of its own, never a "not saved"."""
         outcome = event.outcome
+        self._show_saving()
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
         for warning in outcome.warnings:
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
 
-    @on(WriteFailed)
-    def _write_failed(self, event: WriteFailed) -> None:
-        """Nothing reached the log: drop what the write promised, so prompts show the log's grade."""
-        write = event.write
-        self.writes.failed(write)
-        sid = one_line(write.session_id)
-        what = f"Grade {fmt_grade(write.value)}" if write.kind == "grade" else "Undo"
+    @on(WriteWaiting)
+    def _write_waiting(self, event: WriteWaiting) -> None:
+        """The oldest write failed and will be tried again: the title bar says so on every screen
+        until it is written or discarded, and a toast says why (again only when the reason changes)."""
+        self._show_saving()
+        reason = one_line(event.reason)
+        if reason == self._waiting_reason:
+            return
+        self._waiting_reason = reason
+        sid = one_line(event.write.session_id)
         self.notify(
-            f"{what} for {sid} not saved: {one_line(event.reason)}",
-            title=f"Not saved: {sid}",
-            severity="error",
+            f"{_what(event.write)} for {sid} is not saved yet: {reason}. It is tried again until it is "
+            "saved (writes after it wait behind it); ctrl+d discards what is not saved.",
+            title=f"Waiting to save: {sid}",
+            severity="warning",
             markup=False,
         )
+
+    def _show_saving(self) -> None:
+        waiting = self.writes.waiting()
+        self.saving = "" if waiting is None else f"waiting to save {waiting[0]} write(s) (ctrl+d discards)"
+        if waiting is None:
+            self._waiting_reason = None
+
+    @on(WriteDiscarded)
+    def _write_discarded(self, event: WriteDiscarded) -> None:
+        self._forget([event.write])
+
+    def _forget(self, writes: list[Write]) -> None:
+        """Discarded writes reached no log: drop what they promised, so prompts show the log's grade."""
+        for write in writes:
+            self.writes.failed(write)
+        self._show_saving()
+        if writes:
+            listed = ", ".join(f"{_what(w).lower()} for {one_line(w.session_id)}" for w in writes[:PROBLEMS_IN_NOTICE])
+            more = f" and {len(writes) - PROBLEMS_IN_NOTICE} more" if len(writes) > PROBLEMS_IN_NOTICE else ""
+            self.notify(f"Discarded, not saved: {listed}{more}.", title="Not saved", severity="warning", markup=False)
+
+    async def action_discard_writes(self, then: Callable[[], Awaitable[None]] | None = None) -> None:
+        """ctrl+d: after asking, discard every write not saved yet (while the oldest waits to be retried)."""
+        from lesson_credit.tui.screens.confirm import ConfirmScreen
+
+        waiting = self.writes.waiting()
+        if waiting is None:
+            if then is None:
+                self.notify("No write is waiting to be saved.", markup=False)
+            return
+        count, reason = waiting
+
+        async def answered(discard: bool) -> None:
+            if discard:
+                self._forget(self.writes.discard())
+                if then is not None:
+                    await then()
+
+        question = f"Discard {count} write(s) not saved yet{' and quit' if then is not None else ''}?"
+        detail = f"The oldest failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
+        await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
 
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
@@ -492,12 +562,16 @@ class LessonCreditApp(App[None]):
         await self.push_screen(JumpScreen(ids, self.open_session))
 
     async def action_quit(self) -> None:
-        """Quit once every queued write is in the log (and after asking, with a draft open)."""
+        """Quit once every queued write is in the log (after asking, with a draft open; while a write
+        waits to be retried, after asking whether to discard what is not saved)."""
         if self.writes.pending:
             self.notify(f"Saving {self.writes.pending} queued write(s) first…", markup=False)
 
         async def finish() -> None:
             while self.writes.pending:
+                if self.writes.waiting() is not None:
+                    await self.action_discard_writes(then=finish)
+                    return
                 await asyncio.sleep(0.02)
             self.exit()
 
@@ -533,6 +607,10 @@ class LessonCreditApp(App[None]):
                 keys = binding.key_display or self.get_key_display(Binding(binding.key.split(",")[0], binding.action))
                 yield SystemCommand(binding.description, f"key: {keys}", partial(node.run_action, binding.action))
         yield from super().get_system_commands(screen)
+
+
+def _what(write: Write) -> str:
+    return f"Grade {fmt_grade(write.value)}" if write.kind == "grade" else "Undo"
 
 
 def _listing(problems: Sequence[object]) -> str:

@@ -39,13 +39,21 @@ class WorkFailed(Message):
         self.reason = reason
 
 
-class WriteFailed(Message):
-    """A queued grade or undo raised and reached no log; `reason` is one line for the operator."""
+class WriteWaiting(Message):
+    """The oldest queued grade or undo failed and will be tried again; `reason` is one line for the operator."""
 
     def __init__(self, write: Write, reason: str) -> None:
         super().__init__()
         self.write = write
         self.reason = reason
+
+
+class WriteDiscarded(Message):
+    """The operator discarded the write the writer was retrying: it reached no log."""
+
+    def __init__(self, write: Write) -> None:
+        super().__init__()
+        self.write = write
 
 
 class LessonsShown(Message):

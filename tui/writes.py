@@ -1,7 +1,11 @@
 """The dashboard's writes: one FIFO queue of grades and undos, applied in key order, never cancelled.
 
 Keys enqueue at once (on the UI thread, in the order they were pressed); one writer at a time
-takes the oldest write and appends it under the log lock (`WriteQueue.take`, `apply`). Undo is a
+takes the oldest write and appends it under the log lock (`WriteQueue.take`, `apply`). A write
+that fails (another writer holds the lock too long, the database is down, the disk refuses) stays
+the oldest: the writer waits and tries it again (`retry_after_failure`), the writes behind it
+wait behind it, and the app says that it waits and why. A write leaves the queue only once
+written, or when the operator discards what is not written yet (`discard`). Undo is a
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
 `5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event, logged by the operator,
 that puts back the operator's reward source (people, docs/records.md) as it was before the commit it
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -67,6 +72,9 @@ class WriteQueue:
         self._expected: dict[str, float | None] = {}  # after every queued write, as typed
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._applying: Write | None = None  # the write the writer has taken and not finished
+        self._trouble: str | None = None  # why `_applying` failed last (None: it has not failed)
+        self._discard = False  # the operator discarded `_applying`: the writer drops it unless it is written
+        self._wake = threading.Event()  # ends the writer's wait before a retry early
 
     # ---------------------------------------------------------------- UI thread
 
@@ -109,8 +117,30 @@ class WriteQueue:
         with self._lock:
             self._waiting.append(write)
 
+    def waiting(self) -> tuple[int, str] | None:
+        """(writes not yet written, why the oldest failed) while the writer waits to retry; else None."""
+        with self._lock:
+            if self._trouble is None:
+                return None
+            return len(self._waiting) + 1, self._trouble
+
+    def discard(self) -> list[Write]:
+        """The operator gives up on every write not yet written: the queued ones are returned (oldest
+        first) and leave the queue now; the one the writer retries is dropped at its next failure
+        (the writer's WriteDiscarded), or written if that attempt succeeds. Call `failed` for each."""
+        with self._lock:
+            dropped = list(self._waiting)
+            self._waiting.clear()
+            self._discard, self._trouble = self._applying is not None, None
+            self._wake.set()
+        return dropped
+
+    def stop(self) -> None:
+        """The app is closing: a writer waiting to retry drops its write (nothing else will write it)."""
+        self.discard()
+
     def failed(self, write: Write) -> None:
-        """`write` raised and reached no log: forget what it promised (on the UI thread).
+        """`write` was discarded and reached no log: forget what it promised (on the UI thread).
 
         A failed commit leaves the undo stack (there is nothing to undo); a failed undo puts its
         commit back (`u` may try again). When no other write for the session is queued or being
@@ -148,7 +178,29 @@ class WriteQueue:
                 self._applying = None
                 return None
             self._applying = self._waiting.popleft()
+            self._discard, self._trouble = False, None  # a discard before it was queued is not about it
             return self._applying
+
+    def retry_after_failure(self, write: Write, reason: str, delay: float, announce: Callable[[], object]) -> bool:
+        """(writer) `write`, the oldest, failed for `reason`: `announce` it (`waiting` now says so),
+        wait `delay` seconds, then True (try it again); False when the operator discarded it
+        meanwhile (it leaves the queue)."""
+        with self._lock:
+            if not self._discard:
+                self._trouble = reason
+                self._wake.clear()
+        announce()
+        self._wake.wait(delay)
+        with self._lock:
+            if not self._discard:
+                return True
+            self._discard, self._trouble = False, None
+            return False
+
+    def _written(self) -> None:
+        """(writer) the write taken was written (or refused for good): nothing waits any more."""
+        with self._lock:
+            self._discard, self._trouble = False, None
 
     @property
     def pending(self) -> int:
@@ -164,6 +216,7 @@ class WriteQueue:
             write.line, write.before = appended.record.line, appended.before_value
             write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
+            self._written()
             return WriteOutcome(
                 write,
                 True,
@@ -172,6 +225,11 @@ class WriteQueue:
             )
         commit = write.reverts
         assert commit is not None
+        outcome = self._apply_undo(source, write, commit, sid)
+        self._written()
+        return outcome
+
+    def _apply_undo(self, source: WorkspaceSource, write: Write, commit: Write, sid: str) -> WriteOutcome:
         if commit.line is None:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
         if commit.before_own == commit.value:

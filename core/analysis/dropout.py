@@ -226,10 +226,14 @@ def dropout_record(
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def append_dropout_record(directory: Path, session_id: str, line: bytes, guard: WriteGuard | None = None) -> Path:
+def append_dropout_record(
+    directory: Path, session_id: str, line: bytes, guard: WriteGuard | None = None
+) -> Callable[[], None]:
     """Append one record to `<directory>/<session_id>.jsonl` in a single write: never through a
     symlink that leads out of `guard`'s root (default: the folder's parent), never to anything but
-    a regular file (StoreError, naming the path)."""
+    a regular file (StoreError, naming the path). Returns what takes the record back out (the file
+    cut to its size before; removed when the record was all of it), for a caller whose next write
+    failed: the caller holds the log's lock, so no writer of ours appended after it."""
     problem = check_dropout_session_id(session_id)
     if problem:
         raise ValueError(problem)
@@ -239,11 +243,24 @@ def append_dropout_record(directory: Path, session_id: str, line: bytes, guard: 
     path = directory / f"{session_id}.jsonl"
     fd = open_append(path, guard)
     try:
+        size = os.fstat(fd).st_size
         os.write(fd, line)
         os.fsync(fd)
     finally:
         os.close(fd)
-    return path
+
+    def take_back() -> None:
+        if size == 0:
+            os.unlink(guard.target(path))
+            return
+        back = open_append(path, guard)
+        try:
+            os.ftruncate(back, size)
+            os.fsync(back)
+        finally:
+            os.close(back)
+
+    return take_back
 
 
 def check_trial(epsilon: float, session_id: str) -> str | None:
@@ -257,11 +274,12 @@ def check_trial(epsilon: float, session_id: str) -> str | None:
 def log_trial(
     root: Path, selection: Selection, epsilon: float, titles: Mapping[str, str], ts: float,
     guard: WriteGuard | None = None,
-) -> None:  # fmt: skip
+) -> Callable[[], None]:  # fmt: skip
     """Append the trial's record (kept and withheld lessons) to the workspace's dropout log.
     Called under the event log's lock before the selection event: a selection logged without
-    its record would look like no trial."""
+    its record would look like no trial. Returns what takes the record back out, for when the
+    selection event then fails: a failed `select` leaves no trial line, so its retry leaves one."""
     kept = [(i, titles[i]) for i in selection.selected]
     withheld = [(i, titles[i]) for i in selection.withheld]
     line = dropout_record(selection.session_id, epsilon, kept, withheld, ts)
-    append_dropout_record(root / DROPOUT_DIR, selection.session_id, line, guard)
+    return append_dropout_record(root / DROPOUT_DIR, selection.session_id, line, guard)

@@ -34,9 +34,9 @@ class StoreError(RuntimeError):
 
 class StoreUnavailable(StoreError):
     """A failure of the event store that may pass (a database down, shutting down or read-only, a
-    statement timeout): the CLI exits 75 (EX_TEMPFAIL), retry later. A write that failed so did not
-    happen, except when the connection was lost mid-commit (the message says so): a retry then
-    finds the event stored."""
+    statement timeout, another writer holding the log's lock too long): the CLI exits 75
+    (EX_TEMPFAIL), retry later. A write that failed so did not happen, except when the connection
+    was lost mid-commit (the message says so): a retry then finds the event stored."""
 
 
 def describe_os_error(exc: OSError, path: Path, *, reading: bool = False) -> str:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
 from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
-from lesson_credit.core.log.store import LOCK_TIMEOUT_S, EventLog, ReadResult, StoreError
+from lesson_credit.core.log.store import EventLog, ReadResult, StoreError
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.index import LogIndex
@@ -102,7 +102,7 @@ class EventStore(Protocol):
 
     def prepare(self) -> None: ...
 
-    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> contextlib.AbstractContextManager[None]: ...
+    def locked(self, timeout: float | None = None) -> contextlib.AbstractContextManager[None]: ...
 
     def append_locked(self, line: bytes) -> None: ...
 

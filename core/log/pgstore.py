@@ -60,7 +60,7 @@ from lesson_credit.core.log.eventstore import (
     checked_raw,
 )
 from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
-from lesson_credit.core.log.store import LOCK_TIMEOUT_S, ReadResult, StoreError, parse_chunk
+from lesson_credit.core.log.store import ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.pgcache import PositionCheck
@@ -263,7 +263,7 @@ class PgStore:
             pass
 
     @contextlib.contextmanager
-    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
         """No lock on a database: the caller validates against its last read (in this thread, `size()`
         answers from it until our append), and the table's constraints refuse what must be unique.
         The append brings back what was committed since that read: a write is one round trip."""

@@ -11,12 +11,29 @@ from pathlib import Path
 from typing import Any, cast
 
 from lesson_credit.core.base.files import StoreError as StoreError
-from lesson_credit.core.base.files import WriteGuard, open_append
+from lesson_credit.core.base.files import StoreUnavailable, WriteGuard, open_append
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.log.events import InvalidEvent, decode_event
 
-LOCK_TIMEOUT_S = 30.0
+LOCK_TIMEOUT_S = 30.0  # how long a writer waits for another's lock (LOCK_TIMEOUT_ENV overrides it)
+LOCK_TIMEOUT_ENV = "LESSON_CREDIT_LOCK_TIMEOUT"
+
+
+def lock_timeout() -> float:
+    """Seconds a writer waits for the log's lock: $LESSON_CREDIT_LOCK_TIMEOUT, else LOCK_TIMEOUT_S."""
+    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if not text:
+        return LOCK_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 86400.0:  # NaN fails both
+        raise StoreError(f"{LOCK_TIMEOUT_ENV} must be a number of seconds in [0, 86400], got {text[:40]!r}")
+    return value
+
+
 CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
 
 
@@ -153,10 +170,13 @@ class EventLog:
         import filelock  # noqa: F401
 
     @contextlib.contextmanager
-    def locked(self, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-        """Hold the writers' lock: read-validate-append sequences happen inside it."""
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the writers' lock: read-validate-append sequences happen inside it. Waiting longer
+        than `timeout` (default: `lock_timeout()`) for another writer is a temporary failure
+        (StoreUnavailable, exit 75): nothing was written, a retry may succeed."""
         import filelock
 
+        timeout = lock_timeout() if timeout is None else timeout
         # Only taking the lock is the lock's failure: an error inside the block is the block's own.
         lock_path = self.guard.target(self.lock_path)  # StoreError: a link out of the workspace
         try:
@@ -164,7 +184,9 @@ class EventLog:
             lock = filelock.FileLock(str(lock_path), timeout=timeout)
             lock.acquire()
         except filelock.Timeout:
-            raise StoreError(f"{self.lock_path}: another writer held the lock for {timeout:.0f} s") from None
+            raise StoreUnavailable(
+                f"{self.lock_path}: another writer held the lock for {timeout:g} s; nothing written, retry later"
+            ) from None
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.lock_path)) from None
         try:

@@ -79,3 +79,31 @@ def test_select_dropout_refuses_ids_that_cannot_name_a_file(tmp_path: Path, bad:
     with pytest.raises(SystemExit) as usage:
         run_cli("select", "-w", str(root), "--context", str(context), "--dropout", "1.5")
     assert usage.value.code == 2
+
+
+def test_a_failed_select_leaves_no_trial_line_and_its_retry_leaves_one(tmp_path: Path) -> None:
+    """A `select --dropout` whose selection event is not written leaves no trial line (a retried
+    hook would otherwise log the session's trial twice, kept in one draw and withheld in another)."""
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("x", 0.5, {A: 0.5})])
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    trial = root / "state" / "lesson-dropout" / "t1.jsonl"
+    outside = tmp_path / "elsewhere.jsonl"  # the log linked out of the workspace: read, but never appended to
+    outside.write_bytes(log.read_bytes())
+    log.unlink()
+    log.symlink_to(outside)
+    args = ("select", "-w", str(root), "--context", str(context), "--session-id", "t1", "--seed", "3",
+            "--dropout", "0.5", "--json")  # fmt: skip
+    for _ in range(2):  # the hook retries while the failure lasts
+        code, out, err = run_cli(*args)
+        assert code == 1 and "outside the workspace" in err and len(err.strip().splitlines()) == 1, err
+        assert not trial.exists()  # no trial line, not even an empty file
+        assert b"t1" not in outside.read_bytes()
+    log.unlink()
+    log.write_bytes(outside.read_bytes())  # the failure passes: the retry writes one trial and one event
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    lines = trial.read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["session_id"] == "t1"
+    assert log.read_text().count('"t1"') == 1

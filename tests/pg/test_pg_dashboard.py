@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pg_helpers import line
+from textual.pilot import Pilot
 from textual_private import notification_texts
 
 from lesson_credit.core.log.pgstore import PgStore
@@ -94,3 +96,87 @@ async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
         assert text.startswith(f"⚠ 1 problem in {named}: line 2")
         assert "sessions.jsonl" not in text
     store.close()
+
+
+def terminate_lesson_credit_backends(url: str) -> int:
+    """What a failover or a pooler does: end every lesson-credit connection to the database from
+    another one (`pg_terminate_backend`); returns how many were ended."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'lesson-credit'"
+            " AND datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return sum(1 for (ended,) in rows if ended)
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    """Pause the app until `condition()` holds (WAIT_S is a generous bound, never a speed assertion)."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < WAIT_S, f"timed out waiting until {what}"
+        await asyncio.sleep(0.02)
+        await pilot.pause()
+
+
+def test_a_grade_committed_after_the_dashboards_connections_were_terminated_shows(
+    tmp_path: Path, ws_root: Path, pg_url: str
+) -> None:
+    asyncio.run(_grade_after_terminated_connections_shows(tmp_path, ws_root, pg_url))
+
+
+async def _grade_after_terminated_connections_shows(tmp_path: Path, ws_root: Path, pg_url: str) -> None:
+    from pg_helpers import make_workspace
+
+    first = PgStore(pg_url, agent="other")
+    first.append_event(session("s1"))  # base_reward 0.8
+    first.close()
+    store = PgStore(pg_url, agent="operator")
+    app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)  # only `wait` brings changes
+    async with app.run_test(size=SIZE) as pilot:
+
+        def grade() -> float | None:
+            return None if app.snapshot is None else app.snapshot.grade_of("s1")
+
+        await until(pilot, lambda: store._follower is not None and grade() is not None, "the watcher looks")
+        assert grade() == 0.8
+        # the reading connection and the follower's: both gone, as after a failover
+        assert terminate_lesson_credit_backends(pg_url) == 2
+        other = PgStore(pg_url, agent="other")
+        Workspace(make_workspace(tmp_path / "other"), store=other).grade("s1", 0.3, grader="alice")
+        other.close()
+        # nothing else happens: the dashboard must reconnect and read again by itself
+        await until(pilot, lambda: grade() == 0.3, "the other client's grade shows")
+        assert app.source.workspace.session("s1").base_reward == 0.3
+    store.close()
+
+
+def test_a_grade_typed_after_the_dashboards_connections_were_terminated_is_written_once(
+    ws_root: Path, pg_url: str
+) -> None:
+    asyncio.run(_grade_typed_after_terminated_connections(ws_root, pg_url))
+
+
+async def _grade_typed_after_terminated_connections(ws_root: Path, pg_url: str) -> None:
+    from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+
+    first = PgStore(pg_url, agent="other")
+    first.append_event(session("s1"))  # base_reward 0.8
+    first.close()
+    store = PgStore(pg_url, agent="operator")
+    app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)
+    app.retry_seconds = 0.01
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: store._follower is not None and app.snapshot is not None, "the watcher looks")
+        await app.push_screen(SessionDetailScreen(app.source, "s1"))
+        await until(pilot, lambda: isinstance(app.screen, SessionDetailScreen), "the session shows")
+        assert terminate_lesson_credit_backends(pg_url) == 2  # a failover: the grade's connection is gone
+        await pilot.press("3", "c", "c")  # over 0.8: asked, confirmed
+        await until(pilot, lambda: app.writes.pending == 0, "the grade is written")
+        assert app.writes.waiting() is None and app.saving == ""
+    store.close()
+    reader = PgStore(pg_url, agent="reader")
+    grades = [line for line in reader.raw_lines() if b'"type":"grade"' in line.replace(b" ", b"")]
+    reader.close()
+    assert len(grades) == 1 and b"0.3" in grades[0], grades  # written once, after a retry if it failed

@@ -1,24 +1,38 @@
-"""Pilot tests for a queued write that fails: the dashboard must then say what the log says.
+"""Pilot tests for a queued write that fails: it waits, says why, and is tried again until it is
+written or the operator discards it; the writes behind it wait behind it (docs/trust.md).
 
-The append is made to raise (the way a full disk or an unwritable log does) for the first write
-only; the keys after it are typed as an operator would. s1 is logged graded 0.8, s4 pending.
+The append is made to raise (the way a full disk, a held lock or a stopped database does); the
+keys are typed as an operator would. s1 is logged graded 0.8, s4 pending. The app retries after
+0.01 s here (1 s by default): the tests wait on conditions, never on time.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_fixture import log_lines, settle
+from tui_fixture import log_lines, settle, wait_until
 
+from lesson_credit.core.base.files import StoreUnavailable
+from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
-from lesson_credit.tui.screens.confirm import ConfirmCommit
+from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.source import WorkspaceSource
 
 SIZE = (120, 40)
+
+
+@pytest.fixture
+def app(workspace: Workspace) -> LessonCreditApp:
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    app.retry_seconds = 0.01
+    return app
 
 
 @pytest.fixture(autouse=True)
@@ -34,25 +48,33 @@ def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(LessonCreditApp, "notify", notify)
 
 
-def errors(app: LessonCreditApp) -> list[str]:
+def toasts(app: LessonCreditApp, severity: str) -> list[str]:
     seen = app.__dict__.get("toasts_seen", [])
-    return [f"{title}: {message}" for title, message, severity in seen if severity == "error"]
+    return [f"{title}: {message}" for title, message, shown in seen if shown == severity]
 
 
-def fail_first_append(source: WorkspaceSource) -> list[str]:
-    """The next append raises OSError (nothing reaches the log); later ones write. Returns the
-    sessions whose append failed."""
-    real = source.append_grade
-    failed: list[str] = []
+def errors(app: LessonCreditApp) -> list[str]:
+    return toasts(app, "error")
 
-    def append_grade(session_id: str, *args: Any, **kwargs: Any) -> Any:
-        if not failed:
-            failed.append(session_id)
-            raise OSError(28, "No space left on device")
-        return real(session_id, *args, **kwargs)
 
-    source.append_grade = append_grade  # type: ignore[method-assign]  # this source's writes fail once
-    return failed
+class Outage:
+    """The source's appends raise while `down` is set (a stopped database: nothing reaches the log),
+    and the first `times` appends raise regardless; `failed` lists the session of each failed attempt."""
+
+    def __init__(self, source: WorkspaceSource, times: int = 0, error: Exception | None = None) -> None:
+        self.down = threading.Event()
+        self.times = times
+        self.failed: list[str] = []
+        real = source.append_grade
+        error = error or StoreUnavailable("postgresql://db: cannot append: connection refused")
+
+        def append_grade(session_id: str, *args: Any, **kwargs: Any) -> Any:
+            if self.down.is_set() or len(self.failed) < self.times:
+                self.failed.append(session_id)
+                raise error
+            return real(session_id, *args, **kwargs)
+
+        source.append_grade = append_grade  # type: ignore[method-assign]  # this source's writes fail
 
 
 def grades(root: Path) -> list[tuple[str, float | None]]:
@@ -68,69 +90,135 @@ async def open_detail(pilot: Pilot[None], session_id: str) -> SessionDetailScree
     return detail
 
 
-async def test_a_failed_regrade_leaves_the_confirm_prompt_naming_the_logged_grade(
+def waiting(app: LessonCreditApp, count: int) -> bool:
+    """The writer waits to retry with `count` writes not saved, and the title bar says so."""
+    return app.writes.waiting() is not None and app.writes.waiting()[0] == count and f"save {count} write" in app.saving  # type: ignore[index]
+
+
+async def test_a_failing_grade_waits_says_why_and_is_saved_by_a_retry(app: LessonCreditApp, ws_root: Path) -> None:
+    """it showed an error for 8 s, then the grade was gone and nothing retried."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")  # pending
+        outage = Outage(app.source, times=3, error=OSError(28, "No space left on device"))
+        await pilot.press("7", "c")
+        await settle(pilot)  # the writer tries until it writes: three failures, then the append
+        assert outage.failed == ["s4"] * 3 and grades(ws_root) == [("s4", 0.7)]
+        assert errors(app) == []
+        shown = toasts(app, "warning")
+        assert len(shown) == 1, shown  # one toast for one reason, however many retries
+        assert shown[0].startswith("Waiting to save: s4: Grade 0.7 for s4 is not saved yet: ")
+        assert "No space left on device" in shown[0]
+        assert app.saving == "" and app.writes.waiting() is None and app.writes.pending == 0
+        assert app.writes.can_undo("s4")
+
+
+async def test_writes_behind_a_waiting_one_wait_and_are_saved_in_order(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")
+        outage = Outage(app.source)
+        outage.down.set()  # the database stops
+        await pilot.press("7", "c", "9", "c")  # 0.9 is asked over the expected 0.7: confirmed
+        if isinstance(app.screen, ConfirmCommit):
+            await pilot.press("c")
+        await wait_until(pilot, lambda: waiting(app, 2) and len(outage.failed) >= 3)
+        assert grades(ws_root) == [] and set(outage.failed) == {"s4"}
+        assert app.writes.expected("s4", None) == 0.9  # what the queue will write, kept while it waits
+        outage.down.clear()  # it is back
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7), ("s4", 0.9)]
+        assert app.saving == "" and errors(app) == []
+        await pilot.press("u")  # undoes the 0.9: back to the operator's 0.7
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7), ("s4", 0.9), ("s4", 0.7)]
+
+
+async def test_discarding_what_waits_leaves_the_prompt_naming_the_logged_grade(
     app: LessonCreditApp, ws_root: Path
 ) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_detail(pilot, "s1")  # graded 0.8
-        failed = fail_first_append(app.source)
-        await pilot.press("5", "c", "c")  # asks (over 0.8), confirmed: the append raises
-        await settle(pilot)
-        assert failed == ["s1"] and grades(ws_root) == []
-        shown = errors(app)
-        assert len(shown) == 1 and "s1" in shown[0] and "0.5" in shown[0], shown
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("5", "c", "c")  # asks (over 0.8), confirmed: the append fails and waits
+        await wait_until(pilot, lambda: waiting(app, 1))
+        await pilot.press("ctrl+d")
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 1 write(s) not saved yet?"
+        assert "connection refused" in prompt.detail
+        await pilot.press("escape")  # kept: still waiting
+        assert app.writes.waiting() is not None and app.writes.pending == 1
+        await pilot.press("ctrl+d", "y")
+        await settle(pilot)  # the writer drops it and ends
+        assert grades(ws_root) == [] and app.writes.pending == 0 and app.saving == ""
+        assert any("Discarded, not saved: grade 0.5 for s1" in t for t in toasts(app, "warning"))
+        assert app.writes.expected("s1", 0.8) == 0.8 and not app.writes.can_undo("s1")
+        outage.down.clear()
         await pilot.press("6", "c")
-        await settle(pilot)
         prompt = app.screen
         assert isinstance(prompt, ConfirmCommit)
-        # the log still says 0.8: the failed 0.5 is not what the new grade replaces
+        # the log still says 0.8: the discarded 0.5 is not what the new grade replaces
         assert "Replace grade 0.8 of s1 with 0.6?" in prompt.question, prompt.question
         await pilot.press("c")
         await settle(pilot)
         assert grades(ws_root) == [("s1", 0.6)]
 
 
-async def test_a_failed_first_grade_leaves_the_session_pending(app: LessonCreditApp, ws_root: Path) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        detail = await open_detail(pilot, "s4")  # pending
-        failed = fail_first_append(app.source)
-        await pilot.press("7", "c")
-        await settle(pilot)
-        assert failed == ["s4"] and grades(ws_root) == []
-        assert any("s4" in e for e in errors(app))
-        assert app.writes.expected("s4", None) is None  # the log's "pending", not the typed 0.7
-        assert not app.writes.can_undo("s4")  # nothing was written: nothing to undo
-        # s4 is still the one pending session: next-pending from it wraps to no other, from s1 finds it
-        assert app.snapshot is not None
-        assert app.snapshot.next_pending("s1", app.writes.expected, app.writes.touched()) == "s4"
-        await pilot.press("8", "c")  # a first grade again: written without asking to replace 0.7
-        await settle(pilot)
-        assert not isinstance(app.screen, ConfirmCommit)
-        assert grades(ws_root) == [("s4", 0.8)]
-        assert detail.base is not None and detail.base.session.base_reward == 0.8
-
-
-async def test_writes_queued_behind_a_failed_one_keep_their_expectation(app: LessonCreditApp, ws_root: Path) -> None:
+async def test_quitting_while_a_write_waits_asks_before_discarding_it(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_detail(pilot, "s4")
-        fail_first_append(app.source)
-        await pilot.press("7", "c", "9", "c")  # 0.7 fails; 0.9 (asked over the expected 0.7, confirmed) writes
-        if isinstance(app.screen, ConfirmCommit):
-            await pilot.press("c")
+        outage = Outage(app.source)
+        outage.down.set()
+        await pilot.press("7", "c")
+        await wait_until(pilot, lambda: waiting(app, 1))
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert app.screen.question == "Discard 1 write(s) not saved yet and quit?"  # type: ignore[attr-defined]
+        await pilot.press("escape")  # no: the app stays, the write keeps waiting
+        assert app.is_running and app.writes.pending == 1
+        outage.down.clear()
         await settle(pilot)
-        assert grades(ws_root) == [("s4", 0.9)]
-        assert app.writes.expected("s4", 0.9) == 0.9
-        await pilot.press("u")  # undoes the 0.9, which replaced what the log had: pending
-        await settle(pilot)
-        assert grades(ws_root) == [("s4", 0.9), ("s4", None)]
+        assert grades(ws_root) == [("s4", 0.7)]
+
+
+async def test_a_grade_waits_for_a_lock_another_process_holds(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer holds the log's lock past the lock timeout (0.05 s here, 30 s by default):
+    the grade waits, saying so, and is written once the lock is released."""
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "0.05")
+    lock = ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock"
+    holder = subprocess.Popen(  # another writer, holding the lock until its stdin closes
+        [sys.executable, "-c", "import filelock, sys; lock = filelock.FileLock(sys.argv[1]); lock.acquire();"
+         " print('held', flush=True); sys.stdin.read()", str(lock)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await open_detail(pilot, "s4")
+            await pilot.press("7", "c")
+            await wait_until(pilot, lambda: waiting(app, 1) and toasts(app, "warning"))
+            shown = toasts(app, "warning")
+            assert str(lock) in shown[0] and "another writer held the lock" in shown[0], shown
+            assert grades(ws_root) == []
+            assert holder.stdin is not None
+            holder.stdin.close()  # released
+            await wait_until(pilot, lambda: grades(ws_root) == [("s4", 0.7)] and app.saving == "")
+            await settle(pilot)
+            assert grades(ws_root) == [("s4", 0.7)] and errors(app) == []
+    finally:
+        if holder.stdin is not None and not holder.stdin.closed:
+            holder.stdin.close()
+        holder.wait(timeout=60)
 
 
 def warnings_shown(app: LessonCreditApp) -> list[str]:
-    seen = app.__dict__.get("toasts_seen", [])
-    return [f"{title}: {message}" for title, message, severity in seen if severity == "warning"]
+    return toasts(app, "warning")
 
 
 def block_state_file(root: Path) -> Path:

@@ -43,21 +43,22 @@ class TitleBar(Widget, can_focus=False):
         for node in (self.app, self.screen):
             self.watch(node, "title", self._retitle, init=False)
             self.watch(node, "sub_title", self._retitle, init=False)
-        if hasattr(self.app, "reading"):  # the dashboard's: how far a long read has come
-            self.watch(self.app, "reading", self._retitle, init=False)
+        for name in ("reading", "saving"):  # the dashboard's: how far a long read has come, writes waiting
+            if hasattr(self.app, name):
+                self.watch(self.app, name, self._retitle, init=False)
 
     def _retitle(self) -> None:
         self.refresh()
 
     def heading(self) -> Content:
         """The screen's title (the app's when the screen has none) and sub-title, as Textual's header shows them,
-        and the app's `reading` (a long read's progress) after them."""
+        and the app's `saving` (writes waiting to be retried) and `reading` (a long read's progress) after them."""
         screen, app = self.screen, self.app
         title = screen.title if screen.title is not None else app.title
         sub_title = screen.sub_title if screen.sub_title is not None else app.sub_title
-        reading = getattr(app, "reading", "")
-        if reading:  # on every screen, whatever its own sub-title
-            sub_title = f"{sub_title} · {reading}" if sub_title else reading
+        for extra in (getattr(app, "saving", ""), getattr(app, "reading", "")):
+            if extra:  # on every screen, whatever its own sub-title
+                sub_title = f"{sub_title} · {extra}" if sub_title else extra
         return app.format_title(title, sub_title)
 
     def render(self) -> Content:
