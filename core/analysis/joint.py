@@ -2,7 +2,7 @@
 
 Model, over graded sessions i (each counted once) and lessons j::
 
-    reward_i = gamma[category_i] + delta[agent_i] + eta[block_i] + sum_j beta_j * x_ij + noise_i,   noise_i ~ N(0, sigma^2)
+    reward_i = gamma[category_i] + delta[agent_i] + eta[block_i] + sum_j beta_j * x_ij + noise_i,  noise_i ~ N(0, s^2)
     x_ij     = floor + (1 - floor) * salience_ij   when lesson j was injected in session i, else 0
     beta_j   ~ N(0, tau^2)   (a Gaussian prior, i.e. a ridge penalty lambda = sigma^2 / tau^2)
 
