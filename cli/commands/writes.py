@@ -56,6 +56,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         category=args.category,
         grader=grader or "heuristic",
         outcome=word,
+        during=args.during,
     )
     print_warnings(ws)
     if args.json:
@@ -151,6 +152,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "--reward", default=None, metavar="R",
         help="base reward in [0, 1], or a gptme outcome word (productive, noop, failed, violated_policy, the "
         "[outcomes] of config.toml; unknown: pending), logged as gptme does; omit to leave the session pending",
+    )  # fmt: skip
+    p.add_argument(
+        "--during", nargs="*", default=[], metavar="ID",
+        help="more lessons of the session, included during it (gptme pulled them in when their keywords came "
+        "up), not chosen before it: logged, never estimated as effects",
     )  # fmt: skip
     p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
     p.add_argument(

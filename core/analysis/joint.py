@@ -18,7 +18,8 @@ baselines are today's): the world may move (the grader, the model, the work chan
 lesson injected more often later must not be credited with the trend it rose with. A lesson's
 effect is then read within blocks; a trend inside one block is not absorbed (with B blocks a linear
 trend leaves 1/B of its rise in each, and the bias it can lend a lesson falls as 1/B^2).
-A lesson listed twice in one session counts once (its first listing).
+A lesson listed twice in one session counts once (its first listing). A lesson included during the
+session (pulled in mid-conversation) is not in the design: only what was chosen before it is.
 
 **Penalty by empirical Bayes.** Integrating out gamma (flat prior) and beta leaves the
 restricted likelihood of the rewards after removing the category means, a function of
@@ -153,7 +154,7 @@ def build_design(
         if int(agent_dense.max()) >= 1:
             agent_codes, n_agents = agent_dense.astype(np.int64), int(agent_dense.max()) + 1
     entry_session = np.asarray(data.entry_session, dtype=np.int64)
-    keep = graded[entry_session]
+    keep = graded[entry_session] & chosen_before(data)
     g = position[entry_session[keep]]
     arm = np.asarray(data.entry_arm, dtype=np.int64)[keep]
     sal = np.asarray(data.entry_salience, dtype=np.float64)[keep]
@@ -174,6 +175,16 @@ def build_design(
         category_names=tuple(names[int(code)] for code in present),
         n_blocks=time_blocks(len(rows)),
     )
+
+
+def chosen_before(data: FoldData) -> npt.NDArray[np.bool_]:
+    """Per entry: False for a lesson included during its session (`"included": "during"`): the
+    treatment is what was decided before the session; a lesson pulled in when trouble came up
+    is no evidence of its effect (docs/estimates.md, "Chosen before, included during")."""
+    keep = np.ones(len(data.entry_session), dtype=bool)
+    during = data.during[data.during < len(keep)]
+    keep[during] = False
+    return keep
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, S
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-CACHE_VERSION = 8  # 8: each session's and grade's reward source (core.model.sources)
+CACHE_VERSION = 9  # 9: the lessons each session included during it ("included": "during")
 CACHE_MAGIC = b"lesson-credit log-index 8\n"
 SUMS_MAGIC = b"lesson-credit log-sums 8\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

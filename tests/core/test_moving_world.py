@@ -4,12 +4,19 @@ mid-session. A lesson is *claimed* as `loo` claims it: its headline's BH-adjuste
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
+from engine_helpers import LOG_REL, fixed_clock, make_workspace
 
 from lesson_credit.core.analysis.claims import lesson_claims
+from lesson_credit.core.analysis.effects import LooResult
 from lesson_credit.core.analysis.estimates import SIGNIFICANCE, Effect, joint_effects
 from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.workspace import Workspace
 
 
 def design_of(x: np.ndarray, reward: np.ndarray, *, time: bool = True) -> Design:
@@ -91,3 +98,79 @@ def test_no_effect_lessons_in_trend_worlds_are_claimed_at_the_nominal_rate() -> 
     # false one, and BH at 0.05 allows a few
     false = sum(claimed(e) for seed in range(20) for e in effects_of(design_of(*trend_world(100 + seed))))
     assert false <= 8  # 5% of 160
+
+
+def auto_include_events(seed: int, n: int = 400, p: int = 10, *, marked: bool = True) -> list[dict[str, object]]:
+    """No lesson has any effect. Each is chosen before a session with probability 0.3; a third of the
+    sessions run into trouble (reward -0.25), and trouble's words pull in each lesson not chosen
+    before with probability 0.5 (gptme includes a lesson mid-conversation when its keywords come up)."""
+    rng = np.random.default_rng([33, 3, seed])
+    events: list[dict[str, object]] = []
+    for s in range(n):
+        chosen = rng.random(p) < 0.3
+        trouble = rng.random() < 1 / 3
+        pulled = ~chosen & trouble & (rng.random(p) < 0.5)
+        lessons = [{"path": f"l{j}.md", "salience": 1.0, "included": "before"} for j in np.flatnonzero(chosen)]
+        lessons += [{"path": f"l{j}.md", "salience": 1.0, "included": "during"} for j in np.flatnonzero(pulled)]
+        if not marked:  # the log as it was: no telling chosen from pulled in
+            lessons = [{"path": str(e["path"]), "salience": 1.0} for e in lessons]
+        reward = float(np.clip(0.6 - 0.25 * trouble + rng.normal(0.0, 0.1), 0.0, 1.0))
+        events.append(
+            {"type": "session", "session_id": f"s{s:03d}", "base_reward": round(reward, 2), "lessons": lessons}
+        )
+    return events
+
+
+def loo_of(tmp_path: Path, events: list[dict[str, object]]) -> list[LooResult]:
+    lessons = {f"l{j}.md": ([f"k{j}"], "active") for j in range(10)}
+    return Workspace(make_workspace(tmp_path, lessons, events), clock=fixed_clock).loo(write=False)
+
+
+def test_lessons_pulled_in_by_trouble_are_not_claimed(tmp_path: Path) -> None:
+    marked = [r for seed in range(3) for r in loo_of(tmp_path / f"m{seed}", auto_include_events(seed))]
+    assert len(marked) == 30
+    assert sum(claimed(r.effect) for r in marked) <= 3  # at most 10% of the no-effect lessons
+    # what a lesson pulled in looked like, reported beside its estimate: n and mean reward of those sessions,
+    # by hand from the events
+    events = auto_include_events(0)
+    first = loo_of(tmp_path / "again", events)
+    for result in first:
+        rewards = [
+            float(e["base_reward"])  # type: ignore[arg-type]
+            for e in events
+            if any(entry == {"path": result.path, "salience": 1.0, "included": "during"} for entry in e["lessons"])  # type: ignore[attr-defined]
+        ]
+        assert result.n_during == len(rewards) > 0
+        assert result.mean_during == pytest.approx(np.mean(rewards))
+        assert result.as_json()["during"] == {"n": result.n_during, "mean_reward": result.mean_during}
+    # unmarked, the same world claims the pulled-in lessons as harmful: trouble rode in with them (8 of 10)
+    unmarked = loo_of(tmp_path / "unmarked", auto_include_events(0, marked=False))
+    assert sum(claimed(r.effect) and r.effect is not None and r.effect.estimate < 0 for r in unmarked) >= 5
+
+
+def log_text(root: Path) -> str:
+    return (root / LOG_REL).read_text(encoding="utf-8")
+
+
+def test_record_marks_lessons_chosen_before_and_included_during(tmp_path: Path) -> None:
+    lessons = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active"), "c.md": (["gamma"], "active")}
+    root = make_workspace(tmp_path, lessons, [], journals={"j.md": "alpha beta gamma"})
+    ws = Workspace(root, clock=fixed_clock)
+    chosen = ws.select("alpha gamma", k=1, session_id="s1").selected
+    assert len(chosen) == 1
+    other = ({"a.md", "c.md"} - set(chosen)).pop()
+    ws.record("s1", "j.md", [chosen[0], other], reward=0.5, during=["b.md"])
+    ws.record("s2", "j.md", ["a.md"], reward=0.7)  # no selection logged: nothing is known, nothing marked
+    lines = [json.loads(line) for line in log_text(root).splitlines()]
+    s1, s2 = (next(e for e in lines if e.get("session_id") == sid and e["type"] == "session") for sid in ("s1", "s2"))
+    assert {e["path"]: e.get("included") for e in s1["lessons"]} == {chosen[0]: "before", other: None, "b.md": "during"}
+    assert all("included" not in e for e in s2["lessons"])
+    ws = Workspace(root, clock=fixed_clock)
+    by_path = {r.path: r for r in ws.loo(write=False)}
+    assert (by_path["b.md"].n_during, by_path["b.md"].n_with) == (1, 0)  # not a treatment
+    assert (by_path["a.md"].n_during, by_path["a.md"].n_with) == (0, 2)  # chosen, or unmarked: a treatment
+    assert ws.select("alpha", k=1, session_id="s3").selected == ("a.md",)
+    before = log_text(root)
+    with pytest.raises(WorkspaceError, match="chosen before the session by its select event"):
+        ws.record("s3", "j.md", [], reward=0.5, during=["a.md"])
+    assert log_text(root) == before  # nothing written
