@@ -132,7 +132,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
         "injected still counts for the baseline). Without --reward the session stays pending.",
         "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
-        "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt",
+        "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt\n"
+        "  lesson-credit record --session-id S3 --journal j.md --lessons-file selected.txt --during tools/debug.md",
     )  # fmt: skip
     p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
     p.add_argument(
@@ -156,7 +157,7 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p.add_argument(
         "--during", nargs="*", default=[], metavar="ID",
         help="more lessons of the session, included during it (gptme pulled them in when their keywords came "
-        "up), not chosen before it: logged, never estimated as effects",
+        "up), not chosen before it: logged, never estimated as effects (default: none)",
     )  # fmt: skip
     p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
     p.add_argument(
