@@ -16,6 +16,9 @@ from lesson_credit.core.analysis.effects import LooResult
 from lesson_credit.core.analysis.estimates import SIGNIFICANCE, Effect, joint_effects
 from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.sim.loop import run_policy
+from lesson_credit.core.sim.scenario import scenario
+from lesson_credit.core.sim.world import make_world
 from lesson_credit.core.workspace import Workspace
 
 
@@ -174,3 +177,24 @@ def test_record_marks_lessons_chosen_before_and_included_during(tmp_path: Path) 
     with pytest.raises(WorkspaceError, match="chosen before the session by its select event"):
         ws.record("s3", "j.md", [], reward=0.5, during=["a.md"])
     assert log_text(root) == before  # nothing written
+
+
+def test_the_simulators_moving_worlds() -> None:
+    trend = make_world(scenario("trend", n_lessons=20, n_sessions=101), 0)
+    assert trend.shift is not None and trend.pulled is None
+    assert trend.shift[[0, 50, 100]] == pytest.approx([-0.15, 0.0, 0.15])  # 0.3 over the log, centred
+    sc = scenario("auto-include", n_lessons=20, n_sessions=300)
+    world = make_world(sc, 0)
+    assert world.shift is not None and world.pulled is not None
+    troubled = world.shift < 0
+    assert 0.25 < troubled.mean() < 0.42 and not world.pulled[~troubled].any()  # a third in trouble, only they pull
+    run = run_policy(world, sc, "seed", 0)
+    during = run.entry_during
+    assert during.any() and not during.all()
+    data = run.fold_data()
+    assert data.during.tolist() == np.flatnonzero(during).tolist()  # the log marks them, as record --during does
+    # the injections the estimates count are the chosen ones; the seed posterior credits both (alpha grows by
+    # base * w for every entry: sum over entries = total alpha - the Beta(1, 1) prior)
+    assert run.injections.sum() == (~during).sum()
+    w = 0.3 + 0.7 * run.entry_salience
+    assert run.alpha.sum() - len(run.alpha) == pytest.approx(float((run.reward[run.entry_session] * w).sum()))
