@@ -198,3 +198,23 @@ def test_the_simulators_moving_worlds() -> None:
     assert run.injections.sum() == (~during).sum()
     w = 0.3 + 0.7 * run.entry_salience
     assert run.alpha.sum() - len(run.alpha) == pytest.approx(float((run.reward[run.entry_session] * w).sum()))
+
+
+def test_the_joint_policys_cache_knows_a_lesson_included_during_a_session(tmp_path: Path) -> None:
+    # two logs that differ only in one lesson's mark: the fits differ (the marked one is no treatment),
+    # so the cached fit of one must not serve the other
+    from lesson_credit.core.analysis import joint_posterior as jp
+
+    def log(mark: str) -> list[dict[str, object]]:
+        return [
+            {"type": "session", "session_id": f"s{i}", "base_reward": 0.2 + 0.1 * (i % 5),
+             "lessons": [{"path": "a.md", "salience": 1.0, "included": mark if i == 3 else "before"}]}
+            for i in range(8)
+        ]  # fmt: skip
+
+    keys = []
+    for mark in ("before", "during"):
+        ws = Workspace(make_workspace(tmp_path / mark, {"a.md": (["alpha"], "active")}, log(mark)), clock=fixed_clock)
+        keys.append(jp.fingerprint(ws.data(), ws.session_categories(), ws.session_agents(), 0.3, jp.POLICY_TAU_MIN))
+        assert ws.joint_posterior().n.tolist() == ([8] if mark == "before" else [7])
+    assert keys[0] != keys[1]
