@@ -17,6 +17,8 @@ Per lesson:
   sessions where the lesson was a candidate with a logged propensity (one selection per session:
   the last before its record; a propensity stored in the session record wins for its lessons),
   with a linearised 95% interval, shown only with `MIN_IPW` sessions on each side;
+- during: the graded sessions that included the lesson during the session (`"included": "during"`,
+  not chosen before it) and their mean reward; those sessions count as without it everywhere above;
 - confound flags: the naive and the joint intervals do not overlap (confounded by category or
   co-injected lessons); never injected without some other lesson (not separable); injected in
   every graded session (no control); plus too-broad keywords and lessons whose file is gone.
