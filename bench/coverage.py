@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from lesson_credit.core.analysis.claims import Claims, lesson_claims  # noqa: E402
-from lesson_credit.core.analysis.joint import Design, fit_joint  # noqa: E402
+from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks  # noqa: E402
 
 FloatArray = npt.NDArray[np.float64]
 LEVEL = 0.90
@@ -71,6 +71,8 @@ class World:
     halfway: bool = False
     pairs: int = 0  # lesson pairs always injected together
     fixed_k: bool = False  # every session injects exactly k lessons (select --k with enough matches)
+    trend: bool = False  # the baseline rises 0.3 over the log while lessons' popularity drifts with time
+    time: bool = True  # the fit's time blocks (--no-time: the fit without them, as before issue 33)
 
 
 WORLDS = [
@@ -86,6 +88,7 @@ WORLDS = [
     World("fixed", "every session injects exactly 5 lessons (the base world otherwise)", fixed_k=True),
     World("small", "15 lessons x 120 sessions, 4 per session", n=120, p=15, k=4),
     World("wide-binary", "the wide world with binary rewards", n=300, p=400, k=8, rewards="binary"),
+    World("trend", "baseline +0.3 over the log; each lesson's popularity drifts with time (a bandit)", trend=True),
 ]
 
 
@@ -103,6 +106,9 @@ def draw(world: World, seed: int) -> Drawn:  # one long recipe, step by step; sp
     popularity = (1.0 / np.arange(1, p + 1) ** (0.8 if world.p > 100 else 0.3))[rng.permutation(p)]
     by_cat = popularity[None, :] * np.exp(0.5 * rng.normal(size=(c, p)))
     keys = np.log(by_cat[category]) + rng.gumbel(size=(n, p))
+    t = np.arange(n) / max(n - 1, 1)
+    if world.trend:
+        keys += rng.normal(0.0, 1.5, p)[None, :] * (t[:, None] - 0.5)
     ranked = np.argsort(-keys, axis=1)
     per_session = np.full(n, k) if world.fixed_k else rng.integers(max(k - 3, 1), k + 4, n)  # matched lessons vary
     x = np.zeros((n, p), dtype=bool)
@@ -137,7 +143,7 @@ def draw(world: World, seed: int) -> Drawn:  # one long recipe, step by step; sp
         effect[n // 2 :] = later
         current, varies = later, later != beta
     contribution = effect * scale * x
-    mean = baseline[category] + contribution.sum(axis=1)
+    mean = baseline[category] + contribution.sum(axis=1) + (0.3 * t - 0.15 if world.trend else 0.0)
     if world.rewards == "binary":
         reward = (rng.random(n) < np.clip(mean, 0.02, 0.98)).astype(np.float64)
     elif world.rewards == "hetero":
@@ -168,6 +174,7 @@ def draw(world: World, seed: int) -> Drawn:  # one long recipe, step by step; sp
         entry_weight=weight[rows, arms],
         n_arms=p,
         category_names=tuple(f"c{i}" for i in range(c)),
+        n_blocks=time_blocks(n) if world.time else 1,  # as build_design makes it from a log
     )
     return Drawn(design, truth, current, groups, varies)
 
@@ -292,8 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=40)
     parser.add_argument("--only", action="append")
     parser.add_argument("--solver", default="auto", choices=["auto", "dense", "iterative"])
+    parser.add_argument("--no-time", action="store_true", help="fit without time blocks (the model before issue 33)")
     args = parser.parse_args(argv)
-    worlds = [w for w in WORLDS if not args.only or w.name in args.only]
+    worlds = [replace(w, time=not args.no_time) for w in WORLDS if not args.only or w.name in args.only]
     scores = run(worlds, args.reps, args.solver)
     print(table(scores))
     for name, s in scores.items():

@@ -49,10 +49,20 @@ class Recording:
     category: str | None
     grader: str
     outcome: str | None = None  # a gptme outcome word given for the reward (`reward` is what it maps to)
+    during: frozenset[str] = frozenset()  # lessons included during the session, not chosen before it
 
-    def event(self, settings: CreditSettings, propensity: dict[str, float], timestamp: str) -> dict[str, Any]:
+    def event(
+        self, settings: CreditSettings, propensity: dict[str, float], timestamp: str, selected: Sequence[str] = ()
+    ) -> dict[str, Any]:
         """The session event: each lesson's salience and, when graded, its credited reward under
-        `settings`, with the propensity a logged selection gave it."""
+        `settings`, with the propensity a logged selection gave it; `"included"`: "during" for the
+        lessons included during the session, "before" for those its logged selection (`selected`) chose."""
+        before = set(selected) - self.during
+        twice = sorted(self.during.intersection(selected))
+        if twice:
+            raise WorkspaceError(
+                f"chosen before the session by its select event, so not included during it: {twice[0]}"
+            )
         reward = self.reward
         entries = []
         for b in self.breakdowns:
@@ -66,6 +76,8 @@ class Recording:
             }
             if b.lesson_id in propensity:
                 entry["propensity"] = propensity[b.lesson_id]
+            if b.lesson_id in self.during or b.lesson_id in before:
+                entry["included"] = "during" if b.lesson_id in self.during else "before"
             entries.append(entry)
         event = {
             "type": SESSION,
@@ -99,10 +111,14 @@ def recording(
     grader: str,
     allow_outside: bool = False,
     outcome: str | None = None,
+    during: Sequence[str] = (),
 ) -> Recording:
     """A session to record: the id, reward and lessons checked (every lesson in the library, none
     twice; `library` is asked for once the journal is read), the journal read and each lesson's
-    salience in it. No lessons is fine: a session with nothing injected still counts for the baseline."""
+    salience in it. No lessons is fine: a session with nothing injected still counts for the baseline.
+    `during`: more lessons of the session, included during it (gptme pulls a lesson in when its
+    keywords come up), not chosen before it."""
+    lessons = [*lessons, *during]
     check_session_id(session_id)
     if category is not None and (len(category) > MAX_SESSION_ID or not category.isprintable()):
         raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
@@ -118,7 +134,8 @@ def recording(
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
-    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome)
+    included = frozenset(ids[len(ids) - len(during) :])
+    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome, included)
 
 
 def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> str:

@@ -346,11 +346,6 @@ class LogReader:
         """(line, selection) of every selection event, in log order."""
         return list(self.index.selections)
 
-    def selection_propensity(self, session_id: str) -> dict[str, float]:
-        """The propensities of the latest selection logged for a session id ({} if none)."""
-        selection = self.index.latest_selection(session_id)
-        return {} if selection is None else dict(selection.propensity)
-
     def session_columns(self, n: int) -> SessionFields:
         index = self.index
         return SessionFields(

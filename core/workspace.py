@@ -682,10 +682,13 @@ class Workspace:
         grader: str = "heuristic",
         timestamp: str | None = None,
         outcome: str | None = None,
+        during: Sequence[str] = (),
     ) -> Explanation:
         """Log a session: salience from the journal, credit under the current settings. With `outcome`,
         a gptme outcome word (see `outcome_reward`), the event logs the word as gptme does and its
-        reward follows the [outcomes] mapping."""
+        reward follows the [outcomes] mapping. `during`: lessons included during the session (not
+        chosen before it), logged with `"included": "during"`; the lessons the session's logged
+        selection chose get `"included": "before"`."""
         if outcome is not None:
             reward = self.outcome_reward(outcome, pending_ok=True)
         grading.check_grader(grader)
@@ -700,12 +703,14 @@ class Workspace:
             grader=grader,
             allow_outside=self.allow_outside_journals,
             outcome=outcome,
+            during=during,
         )
         settings = self.settings
         with self.log.locked():
             self._check_new(session_id)
-            propensity = self._reader.selection_propensity(session_id)
-            self._append(new.event(settings, propensity, timestamp or iso(self.clock())))
+            selection = self._reader.index.latest_selection(session_id)
+            propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
+            self._append(new.event(settings, propensity, timestamp or iso(self.clock()), selected))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
             self.warnings.append(f"journal {journal} is empty: every lesson's salience is 0 (its weight the floor)")
         return self.explain(session_id)

@@ -56,6 +56,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         category=args.category,
         grader=grader or "heuristic",
         outcome=word,
+        during=args.during,
     )
     print_warnings(ws)
     if args.json:
@@ -132,7 +133,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "injected still counts for the baseline). Without --reward the session stays pending. An empty\n"
         "journal is logged with a warning (every salience 0: most likely the wrong file).",
         "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
-        "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt",
+        "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt\n"
+        "  lesson-credit record --session-id S3 --journal j.md --lessons-file selected.txt --during tools/debug.md",
     )  # fmt: skip
     p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
     p.add_argument(
@@ -152,6 +154,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "--reward", default=None, metavar="R",
         help="base reward in [0, 1], or a gptme outcome word (productive, noop, failed, violated_policy, the "
         "[outcomes] of config.toml; unknown: pending), logged as gptme does; omit to leave the session pending",
+    )  # fmt: skip
+    p.add_argument(
+        "--during", nargs="*", default=[], metavar="ID",
+        help="more lessons of the session, included during it (gptme pulled them in when their keywords came "
+        "up), not chosen before it: logged, never estimated as effects (default: none)",
     )  # fmt: skip
     p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
     p.add_argument(

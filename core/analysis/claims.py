@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, solve_operator
-from lesson_credit.core.analysis.joint_ops import Centred, centred, indicators, neighbourhoods
+from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoods
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 
@@ -168,7 +168,7 @@ def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[in
         share[list(members)] = 1.0 / len(members)
     x = sparse.csr_matrix((share[arms], (rows, column_of[arms])), shape=(design.n, len(columns)))
     x.sum_duplicates()
-    z, group = indicators(design.n, design.category, design.n_categories, design.agent, design.n_agents)
+    z, group = design.indicators()
     op = centred(x, z, group)
     active = np.flatnonzero(n_with > 0)
     gram = None  # with no group, the columns are the active arms, in order: X'X is the co-occurrence

@@ -17,6 +17,8 @@ Per lesson:
   sessions where the lesson was a candidate with a logged propensity (one selection per session:
   the last before its record; a propensity stored in the session record wins for its lessons),
   with a linearised 95% interval, shown only with `MIN_IPW` sessions on each side;
+- during: the graded sessions that included the lesson during the session (`"included": "during"`,
+  not chosen before it) and their mean reward; those sessions count as without it everywhere above;
 - confound flags: the naive and the joint intervals do not overlap (confounded by category or
   co-injected lessons); never injected without some other lesson (not separable); injected in
   every graded session (no control); plus too-broad keywords and lessons whose file is gone.
@@ -85,6 +87,8 @@ class LooResult:
     n_ipw_missing: int = 0  # graded sessions with the lesson injected but no logged propensity for it
     related: tuple[str, ...] = field(default=(), compare=False)  # lessons it never appears without
     joint: Effect | None = None  # the joint effect, whichever is the headline
+    n_during: int = 0  # graded sessions that included it during the session (not chosen before): no effect claimed
+    mean_during: float | None = None  # their mean reward
 
     @property
     def category_controlled(self) -> bool:
@@ -127,6 +131,7 @@ class LooResult:
         }
         if self.randomized is not None:
             out["randomized"] = self.randomized.as_json()
+        out["during"] = {"n": self.n_during, "mean_reward": self.mean_during}
         return out
 
 
@@ -235,6 +240,7 @@ def leave_one_out(
     rnd_of = randomized or {}
     heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])
     partners = _inseparable(design, n1)
+    n_during, mean_during = _included_during(data)
 
     def value(x: float, keep: bool = True) -> float | None:
         return float(x) if keep and math.isfinite(x) else None
@@ -299,10 +305,28 @@ def leave_one_out(
                 n_ipw_missing=int(ipw.missing[j]),
                 related=tuple(data.arm_ids[k] for k in partners.get(j, ())),
                 joint=effect,
+                n_during=int(n_during[j]),
+                mean_during=value(mean_during[j]),
             )
         )
     adjusted = benjamini_hochberg(raw_p)
     return [_with_adjusted(r, a) for r, a in zip(results, adjusted, strict=True)]
+
+
+def _included_during(data: FoldData) -> tuple[FloatArray, FloatArray]:
+    """Per arm: graded sessions that included it during the session (not chosen before), and their
+    mean reward (NaN without one). Reported beside the estimates, never as an effect."""
+    during = data.during[data.during < len(data.entry_session)]
+    sessions = np.asarray(data.entry_session, dtype=np.int64)[during]
+    arms = np.asarray(data.entry_arm, dtype=np.int64)[during]
+    reward = data.base[sessions]
+    graded = ~np.isnan(reward)
+    pairs = np.unique(sessions[graded] * max(data.n_arms, 1) + arms[graded])  # a lesson listed twice: once
+    arm, row = pairs % max(data.n_arms, 1), pairs // max(data.n_arms, 1)
+    n = np.bincount(arm, minlength=data.n_arms).astype(np.float64)
+    total = np.bincount(arm, weights=data.base[row], minlength=data.n_arms)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return n, np.where(n > 0, total / n, np.nan)
 
 
 def _with_adjusted(result: LooResult, adjusted: float | None) -> LooResult:

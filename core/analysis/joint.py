@@ -2,7 +2,7 @@
 
 Model, over graded sessions i (each counted once) and lessons j::
 
-    reward_i = gamma[category_i] + delta[agent_i] + sum_j beta_j * x_ij + noise_i,   noise_i ~ N(0, sigma^2)
+    reward_i = gamma[category_i] + delta[agent_i] + eta[block_i] + sum_j beta_j * x_ij + noise_i,  noise_i ~ N(0, s^2)
     x_ij     = floor + (1 - floor) * salience_ij   when lesson j was injected in session i, else 0
     beta_j   ~ N(0, tau^2)   (a Gaussian prior, i.e. a ridge penalty lambda = sigma^2 / tau^2)
 
@@ -12,13 +12,20 @@ so a lesson injected mostly into easy sessions gets no credit for that. The agen
 than one agent (a database store shared by a fleet); flat prior too, so a lesson one agent with
 easy work injects more often gets no credit for the agent's base rate. Every lesson is in the
 same fit, so a lesson that rides along with a helpful one does not borrow its effect.
-A lesson listed twice in one session counts once (its first listing).
+**Time.** The graded sessions, in log order, are cut into `time_blocks(n)` blocks of (nearly) equal
+size, each with its own baseline eta (flat prior; the last block is the reference, so the category
+baselines are today's): the world may move (the grader, the model, the work change over a log) and a
+lesson injected more often later must not be credited with the trend it rose with. A lesson's
+effect is then read within blocks; a trend inside one block is not absorbed (with B blocks a linear
+trend leaves 1/B of its rise in each, and the bias it can lend a lesson falls as 1/B^2).
+A lesson listed twice in one session counts once (its first listing). A lesson included during the
+session (pulled in mid-conversation) is not in the design: only what was chosen before it is.
 
 **Penalty by empirical Bayes.** Integrating out gamma (flat prior) and beta leaves the
 restricted likelihood of the rewards after removing the category means, a function of
 lambda and sigma^2 only. With X~ the within-category-centred design, X~'X~ = V diag(d) V',
 u = V' X~'y~ and n' = graded sessions minus categories (with agent effects: X~ and y~ are the
-residuals of the projection on the category and agent indicators Z, and n' = n - rank(Z))::
+residuals of the projection on the category, time-block and agent indicators Z, and n' = n - rank(Z))::
 
     Q(lambda)       = y~'y~ - sum_k u_k^2 / (d_k + lambda)
     -2 log L(lambda) = n' log(Q / n') + sum_k log(1 + d_k / lambda)   (sigma^2 profiled: Q / n')
@@ -47,6 +54,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -73,6 +81,22 @@ Z95 = 1.959963984540054
 LAMBDA_TOL = 1e-7  # the iterative search stops when lambda moves by less than this (relative)
 DENSE_MAX = 600  # lessons up to which the fit is exact (one eigen-decomposition); beyond, iterative
 Z90 = 1.6448536269514722
+TIME_MIN = 50  # graded sessions below which the fit has no time blocks (one baseline per category)
+TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks, so a block never has fewer sessions
+
+
+def time_blocks(n: int) -> int:
+    """Blocks of log order the fit gives a baseline each: 1 (no time) below `TIME_MIN` graded sessions,
+    then floor(2 log2(n / 25)): 2 at 50, 4 at 100, 10 at 800, 17 at 10,000, 23 at 100,000 (slow growth:
+    each block costs the lessons the part of their injections that only varies between blocks)."""
+    if n < TIME_MIN:
+        return 1
+    return max(1, int(math.floor(2.0 * math.log2(n / TIME_SESSIONS) + 1e-9)))
+
+
+def block_codes(n: int, n_blocks: int) -> IntArray:
+    """Each of n sessions' (in log order) time block: `n_blocks` runs of nearly equal size."""
+    return (np.arange(n, dtype=np.int64) * max(n_blocks, 1)) // max(n, 1)
 
 
 @dataclass(frozen=True)
@@ -90,10 +114,16 @@ class Design:
     agent: IntArray | None = None  # (n,) agent code per graded session; None: one agent (no agent effect)
     n_agents: int = 0  # agents among the graded sessions when there is more than one, else 0
     category_names: tuple[str, ...] = ()  # name of each category code ("" for none), when known
+    n_blocks: int = 1  # time blocks of log order with a baseline each (`time_blocks`); 1: no time in the fit
 
     @property
     def n(self) -> int:
         return len(self.rows)
+
+    def indicators(self) -> tuple[Any, IntArray]:
+        """Z (categories, time blocks, agents) and each session's baseline group (`joint_ops.indicators`)."""
+        block = block_codes(self.n, self.n_blocks) if self.n_blocks > 1 else None
+        return indicators(self.n, self.category, self.n_categories, self.agent, self.n_agents, block, self.n_blocks)
 
 
 def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArray:
@@ -107,9 +137,9 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
 def build_design(
     data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
 ) -> Design:
-    """The regression design of a log: graded sessions, categories, weights, duplicates dropped.
-    `agents`: who wrote each session (one per session, else ignored); an agent effect is fitted
-    only when the graded sessions come from more than one agent."""
+    """The regression design of a log: graded sessions, categories, time blocks, weights, duplicates
+    dropped. `agents`: who wrote each session (one per session, else ignored); an agent effect is
+    fitted only when the graded sessions come from more than one agent."""
     graded = ~np.isnan(data.base)
     rows = np.flatnonzero(graded).astype(np.int64)
     position = np.full(data.n_sessions, -1, dtype=np.int64)
@@ -125,7 +155,7 @@ def build_design(
         if int(agent_dense.max()) >= 1:
             agent_codes, n_agents = agent_dense.astype(np.int64), int(agent_dense.max()) + 1
     entry_session = np.asarray(data.entry_session, dtype=np.int64)
-    keep = graded[entry_session]
+    keep = graded[entry_session] & chosen_before(data)
     g = position[entry_session[keep]]
     arm = np.asarray(data.entry_arm, dtype=np.int64)[keep]
     sal = np.asarray(data.entry_salience, dtype=np.float64)[keep]
@@ -144,7 +174,18 @@ def build_design(
         agent=agent_codes,
         n_agents=n_agents,
         category_names=tuple(names[int(code)] for code in present),
+        n_blocks=time_blocks(len(rows)),
     )
+
+
+def chosen_before(data: FoldData) -> npt.NDArray[np.bool_]:
+    """Per entry: False for a lesson included during its session (`"included": "during"`): the
+    treatment is what was decided before the session; a lesson pulled in when trouble came up
+    is no evidence of its effect (docs/estimates.md, "Chosen before, included during")."""
+    keep = np.ones(len(data.entry_session), dtype=bool)
+    during = data.during[data.during < len(keep)]
+    keep[during] = False
+    return keep
 
 
 @dataclass(frozen=True)
@@ -163,8 +204,9 @@ class JointFit:
     penalty_rule: str  # how lambda was chosen
     n_agents: int = 0  # agent effects fitted (0: one agent, none)
     solver: str = "dense"  # "dense" (eigen-decomposition, exact) or "iterative" (no lessons-cubed step)
-    baseline: FloatArray | None = None  # (n_categories,) each category's baseline reward (first agent's)
+    baseline: FloatArray | None = None  # (n_categories,) each category's baseline reward (first agent's, last block's)
     category_names: tuple[str, ...] = ()  # names of the category codes, when the design knows them
+    n_blocks: int = 1  # time blocks with a baseline each (1: none)
 
     @property
     def estimate(self) -> FloatArray:
@@ -191,8 +233,9 @@ class JointFit:
 
     def method(self) -> str:
         agents = f" + {self.n_agents} agent effects" if self.n_agents else ""
+        time = f" + {self.n_blocks} time blocks" if self.n_blocks > 1 else ""
         return (
-            f"joint: reward ~ {self.n_categories} category baselines{agents} + every lesson's salience weight, "
+            f"joint: reward ~ {self.n_categories} category baselines{agents}{time} + every lesson's salience weight, "
             f"Gaussian prior on lesson effects ({self.penalty_rule}: prior sd {self.prior_sd:.3g}, "
             f"noise sd {self.noise_sd:.3g}); effect = coefficient x mean weight when injected"
         )
@@ -237,8 +280,11 @@ def fit_joint(
     active = np.flatnonzero(n_per_arm > 0)
     n, c = design.n, design.n_categories
     n_agents = design.n_agents if design.agent is not None else 0
-    no_fit = JointFit(nan, nan.copy(), nan.copy(), n_per_arm, math.nan, math.nan, math.nan, n, c, "no data", n_agents)
-    if not len(active) or n - c - max(n_agents - 1, 0) < 1:
+    no_fit = JointFit(
+        nan, nan.copy(), nan.copy(), n_per_arm, math.nan, math.nan, math.nan, n, c, "no data", n_agents,
+        n_blocks=design.n_blocks,
+    )  # fmt: skip
+    if not len(active) or n - c - max(n_agents - 1, 0) - (design.n_blocks - 1) < 1:
         return no_fit
     op, y_centred = design_operator(design, active)
     dof = n - op.rank
@@ -258,12 +304,12 @@ def fit_joint(
     mean_weight[active] = total_w[active] / n_per_arm[active]
     sigma = math.sqrt(sigma2)
     tau = sigma / math.sqrt(lam) if lam > 0 else math.inf
-    # baselines: (Z'Z)^+ Z'(y - X beta); the first c are the categories' (for the first agent)
+    # baselines: (Z'Z)^+ Z'(y - X beta); the first c are the categories' (first agent, last time block)
     baseline = op.ginv @ (np.asarray(op.z.T @ design.reward) - op.zx @ coef_active)
     return JointFit(
         coef, coef_sd, mean_weight, n_per_arm, lam, sigma, tau, n, c, rule, n_agents,
         solver="dense" if dense else "iterative", baseline=np.asarray(baseline[:c], dtype=np.float64),
-        category_names=design.category_names,
+        category_names=design.category_names, n_blocks=design.n_blocks,
     )  # fmt: skip
 
 
@@ -278,7 +324,7 @@ def design_operator(design: Design, columns: IntArray) -> tuple[Centred, FloatAr
     x = sparse.csr_matrix(
         (design.entry_weight[keep], (design.entry_row[keep], col[keep])), shape=(design.n, len(columns))
     )
-    z, group = indicators(design.n, design.category, design.n_categories, design.agent, design.n_agents)
+    z, group = design.indicators()
     op = centred(x, z, group)
     return op, op.center(design.reward)
 

@@ -1,7 +1,7 @@
 """The linear algebra of the joint fit without a lessons-cubed step: the centred design as an operator,
 preconditioned conjugate gradients, and posterior variances from each lesson's neighbourhood.
 
-**Centring.** The category (and agent) baselines have a flat prior, so the fit works on the design
+**Centring.** The category (time-block, agent) baselines have a flat prior, so the fit works on the design
 and the rewards after projecting out the baseline indicators Z (n x k, k small)::
 
     X~ = X - Z P,   P = (Z'Z)^+ Z'X   (k x p: each column's baseline means)
@@ -151,24 +151,37 @@ def centred(x: Any, z: Any, group: IntArray) -> Centred:
 
 
 def indicators(
-    n: int, category: IntArray, n_categories: int, agent: IntArray | None, n_agents: int
+    n: int,
+    category: IntArray,
+    n_categories: int,
+    agent: IntArray | None,
+    n_agents: int,
+    block: IntArray | None = None,
+    n_blocks: int = 1,
 ) -> tuple[Any, IntArray]:
-    """Z (one column per category and, when agents are given, one per agent but the first) and each
-    session's baseline group (its category, or its category and agent)."""
+    """Z (one column per category; when time blocks are given, one per block but the last; when agents
+    are given, one per agent but the first) and each session's baseline group (the sessions sharing its
+    category, time block and agent: equal rows of Z)."""
     from scipy import sparse
 
     rows = [np.arange(n)]
     cols = [category]
     k = n_categories
+    key = category.astype(np.int64)
+    if block is not None and n_blocks > 1:
+        keep = np.flatnonzero(block < n_blocks - 1)
+        rows.append(keep)
+        cols.append(k + block[keep])
+        k += n_blocks - 1
+        key = key * n_blocks + block
     if agent is not None and n_agents > 1:
         keep = np.flatnonzero(agent > 0)
         rows.append(keep)
-        cols.append(n_categories + agent[keep] - 1)
+        cols.append(k + agent[keep] - 1)
         k += n_agents - 1
+        key = key * n_agents + agent
     r, c = np.concatenate(rows), np.concatenate(cols)
-    group = (
-        category if agent is None or n_agents <= 1 else np.unique(category * n_agents + agent, return_inverse=True)[1]
-    )
+    group = key if k == n_categories else np.unique(key, return_inverse=True)[1]
     return sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, k)), np.asarray(group, dtype=np.int64)
 
 

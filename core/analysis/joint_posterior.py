@@ -20,10 +20,11 @@ so the posterior reads as "baseline + effect".
 **Cache** (`state/lesson-thompson/.cache/joint-posterior.msgpack`): the fit is reused while its
 inputs are the same. The file is sealed (a checksum of its payload) and carries a fingerprint
 (xxh3-128) of everything the fit reads: each session's reward in force, every injection (session,
-lesson, salience), the categories, the agents, the floor and the prior floor. It is used only when
-the seal holds and the fingerprint equals the current log's; otherwise the fit runs again and the
-file is rewritten. Appending a selection event (every `select` does) leaves the fingerprint as it
-was, so the next `select` reuses the fit; a new record or grade changes it.
+lesson, salience, whether it was included during the session), the categories, the agents, the
+floor and the prior floor. It is used only when the seal holds and the fingerprint equals the
+current log's; otherwise the fit runs again and the file is rewritten. Appending a selection event
+(every `select` does) leaves the fingerprint as it was, so the next `select` reuses the fit; a new
+record or grade changes it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: the fit has time blocks and leaves out lessons included during a session
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -134,7 +135,7 @@ def fingerprint(
     h = xxhash.xxh3_128()
     h.update(f"{CACHE_VERSION}|{floor!r}|{tau_min!r}|{data.n_sessions}|".encode())
     h.update("\x00".join(data.arm_ids).encode("utf-8", "surrogatepass"))
-    for array in (data.base, data.entry_session, data.entry_arm, data.entry_salience):
+    for array in (data.base, data.entry_session, data.entry_arm, data.entry_salience, data.during):
         h.update(b"|")
         h.update(np.ascontiguousarray(array).tobytes())
     for names in (categories, agents):

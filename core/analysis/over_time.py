@@ -9,7 +9,8 @@ Two series per lesson, over the same windows of the log:
   controls there). The estimate is the one-step estimate of the injection design's robust fit: the
   lesson's coefficient plus the slope of the fit's residuals on its centred injection within the
   window (for a lesson alone in its sessions, exactly the within-window difference of means, with
-  the category baselines); its interval is Student's t from the same HC2 sandwich restricted to
+  the category baselines, and the time blocks' in a log long enough to have them: `joint.time_blocks`);
+  its interval is Student's t from the same HC2 sandwich restricted to
   the window. Only a lesson the whole log identifies gets them (a group: the group's column); a
   window with fewer than `claims.MIN_CELL` sessions with or without the lesson shows none.
 - **The credit posterior after each window**: the Beta posterior folded (`bandit.fold`, the credit

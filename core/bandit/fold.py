@@ -5,6 +5,10 @@ snapshots (`lesson_credit.core.log.snapshot`). `fold()` is a pure function of a 
 so a what-if, a regrade or a preview is just another call with other arguments. Per-arm sums
 are kept per block of sessions (`lesson_credit.core.log.snapshot.BlockCache`), so a new grade or session only
 recomputes one block.
+
+A lesson included during a session (`"included": "during"`, gptme pulling it in mid-conversation) is
+credited exactly as one chosen before it, under the same strategy's formula: a posterior records the
+sessions a lesson was in. Only the effect estimates (`core.analysis.joint.build_design`) tell the two apart.
 """
 
 from __future__ import annotations

@@ -42,10 +42,11 @@ from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, S
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
-# 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment events
-CACHE_VERSION = 9
-CACHE_MAGIC = b"lesson-credit log-index 9\n"
-SUMS_MAGIC = b"lesson-credit log-sums 9\n"
+# 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
+# events; 10: the lessons each session included during it ("included": "during")
+CACHE_VERSION = 10
+CACHE_MAGIC = b"lesson-credit log-index 10\n"
+SUMS_MAGIC = b"lesson-credit log-sums 10\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 HEAD_MAX_BYTES = 1 << 30
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log

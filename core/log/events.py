@@ -31,6 +31,7 @@ class LessonEntry(msgspec.Struct, omit_defaults=True, gc=False):
     arm_id: str | None = None
     salience: float | None = None
     propensity: float | None = None
+    included: str | None = None  # "before" (chosen before the session), "during" (pulled in mid-session)
 
 
 class ArmPrior(msgspec.Struct, gc=False):
@@ -84,6 +85,7 @@ class SessionEvent:
     strategy: str | None = None
     floor: float | None = None
     published_shape: bool = False  # no "type": written by another tool in the published shape
+    during: tuple[int, ...] = ()  # positions of lessons included during the session ("included": "during")
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,20 @@ class SessionColumns:
     saliences: list[float]
     missing_salience: tuple[int, ...]
     propensities: tuple[float | None, ...] | None
+    during: tuple[int, ...] = ()  # positions of lessons included during the session
+
+
+INCLUDED = ("before", "during")  # a lesson entry's "included": chosen before the session, or pulled in during it
+
+
+def during_positions(included: list[str | None]) -> tuple[int, ...]:
+    """The positions whose "included" is "during"; InvalidEvent for a value other than the two (or none)."""
+    if included.count(None) == len(included):
+        return ()
+    bad = [value for value in included if value is not None and value not in INCLUDED]
+    if bad:
+        raise InvalidEvent(f"lesson 'included' must be 'before' or 'during', not {bad[0]!r}")
+    return tuple(i for i, value in enumerate(included) if value == "during")
 
 
 def _base_of(raw: RawEvent) -> float | None:
@@ -208,11 +224,13 @@ def session_columns(raw: RawEvent) -> SessionColumns:
             raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
         props = [entry.propensity for entry in lessons]  # type: ignore[union-attr]
         has_props = any(p is not None for p in props)
-        return SessionColumns(session_id, base, ids, saliences, (), tuple(props) if has_props else None)
+        during = during_positions([entry.included for entry in lessons])  # type: ignore[union-attr]
+        return SessionColumns(session_id, base, ids, saliences, (), tuple(props) if has_props else None, during)
     ids = []
     values: list[float] = []
     missing: list[int] = []
     propensities: list[float | None] = []
+    included: list[str | None] = []
     for index, entry in enumerate(lessons):
         if isinstance(entry, str):
             entry = LessonEntry(path=entry)
@@ -229,10 +247,12 @@ def session_columns(raw: RawEvent) -> SessionColumns:
         else:
             raise InvalidEvent(f"salience {sal!r} of {name!r} is outside [0, 1]")
         propensities.append(entry.propensity)
+        included.append(entry.included)
     if "" in ids:
         raise InvalidEvent("a lesson path is empty once 'lessons/' is stripped")
     has_props = any(p is not None for p in propensities)
-    return SessionColumns(session_id, base, ids, values, tuple(missing), tuple(propensities) if has_props else None)
+    as_tuple = tuple(propensities) if has_props else None
+    return SessionColumns(session_id, base, ids, values, tuple(missing), as_tuple, during_positions(included))
 
 
 def normalize_ids(paths: list[str]) -> list[str]:
@@ -259,6 +279,7 @@ def _session(raw: RawEvent) -> SessionEvent:
         saliences=tuple(columns.saliences),
         missing_salience=columns.missing_salience,
         propensities=columns.propensities,
+        during=columns.during,
         journal_path=raw.journal_path,
         category=raw.category,
         grader=raw.grader,

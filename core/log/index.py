@@ -17,11 +17,13 @@ from typing import Any, cast
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
     GRADE,
+    INCLUDED,
     PRIOR,
     SESSION,
     Event,
@@ -85,6 +87,7 @@ class LogIndex:
         self.session_floors: Objects[float | None] = Objects(shared=True)
         self.missing_salience: RowMap[tuple[int, ...]] = RowMap()  # row -> lesson positions
         self.propensities: RowMap[tuple[float | None, ...]] = RowMap()  # row -> per lesson
+        self.during: RowMap[tuple[int, ...]] = RowMap()  # row -> positions of lessons included during the session
         self.outcome_labels: RowMap[str] = RowMap()  # row -> string outcome of a record without base_reward
         self.grades: Objects[tuple[int, GradeEvent]] = Objects()
         self.selections: Objects[tuple[int, SelectionEvent]] = Objects()
@@ -197,6 +200,8 @@ class LogIndex:
             self.missing_salience[row] = columns.missing_salience
         if columns.propensities is not None:
             self.propensities[row] = columns.propensities
+        if columns.during:
+            self.during[row] = columns.during
         arms = [self.arm(lesson_id) for lesson_id in columns.lesson_ids]
         self.entry_arm.extend(arms)
         self.entry_salience.extend(columns.saliences)
@@ -290,7 +295,18 @@ class LogIndex:
                 self._raw_arm[cast(str, path)] = self.arm(lesson_id)
         arms = array("i", map(self._raw_arm.__getitem__, cast(list[str], paths)))
         propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
+        included = [entry.included for group in lessons for entry in group]  # type: ignore[union-attr]
+        marked = included.count(None) != len(included)
+        if marked and not set(included) <= {None, *INCLUDED}:
+            return False  # the per-line path reports it
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
+        if marked and "during" in included:
+            offset = 0
+            for row, count in enumerate(counts, start=first_row):
+                during = tuple(i for i, value in enumerate(included[offset : offset + count]) if value == "during")
+                offset += count
+                if during:
+                    self.during[row] = during
         if propensities.count(None) != len(propensities):
             offset = 0
             for row, count in enumerate(counts, start=first_row):
@@ -348,6 +364,7 @@ class LogIndex:
                 list(event.saliences),
                 event.missing_salience,
                 event.propensities,
+                event.during,
             )
             self._add_session(line, raw, columns)
         elif isinstance(event, GradeEvent):
@@ -385,6 +402,7 @@ class LogIndex:
             saliences=tuple(self.entry_salience[start:stop].tolist()),
             missing_salience=self.missing_salience.get(row) or (),
             propensities=self.propensities.get(row),
+            during=self.during.get(row) or (),
             journal_path=self.session_journals[row],
             category=self.session_categories[row],
             grader=self.session_graders[row],
@@ -463,4 +481,11 @@ class LogIndex:
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
             sources=scores,
+            during=self.during_entries(),
         )
+
+    def during_entries(self) -> npt.NDArray[np.int64]:
+        """The entries (positions in the entry columns) of lessons included during their session."""
+        starts = self.session_start
+        found = [int(starts[row]) + i for row, positions in self.during.items() for i in positions]
+        return np.array(sorted(found), dtype=np.int64)

@@ -43,7 +43,12 @@ _ROW_OBJECTS = {
     "session_strategies": "strategies",
     "session_floors": "floors",
 }
-_MAPS = {"missing_salience": "missing", "propensities": "propensities", "outcome_labels": "labels"}
+_MAPS = {
+    "missing_salience": "missing",
+    "propensities": "propensities",
+    "outcome_labels": "labels",
+    "during": "during",
+}
 _ITEMS = (*_ROW_OBJECTS.values(), *_MAPS.values(), "grades", "selections")
 PART_SECTIONS = (
     *_ROW_NUMBERS.values(),

@@ -82,6 +82,8 @@ class FoldData:
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
     sources: SourceScores | None = field(default=None, repr=False, compare=False)  # every source's score
+    # entries (positions in the entry columns) of lessons included during their session, not chosen before it
+    during: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
 
     def scores(self) -> SourceScores:
         """Every source's score per session (a snapshot built without them: the base as one source)."""

@@ -5,17 +5,22 @@ updated online with `core.model.credit`), `joint` (Thompson on the joint estimat
 `core.analysis.joint_posterior`, refitted on the run's own log every `Scenario.joint_refit`
 sessions), and two references: `random` (k candidates uniformly) and `oracle` (the k candidates
 of highest expected gain in the session's category, `World.oracle_value`).
+
+In a world where trouble pulls lessons in (`Scenario.auto_include`), a session's log lists them after
+the chosen ones, marked as included during it: the credit strategies' posteriors credit them like the
+chosen (the seed's formula, as the product's fold does), the joint policy's fit and the estimates do not.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.effects import Candidacy
-from lesson_credit.core.analysis.joint import Design, fit_joint
+from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
 from lesson_credit.core.analysis.joint_posterior import posterior_from_fit
 from lesson_credit.core.bandit.policy import normal_draw
 from lesson_credit.core.log.events import SessionEvent
@@ -54,6 +59,7 @@ class Run:
     session_gain: FloatArray = field(default_factory=lambda: np.zeros(0))  # (T,) true gain of each session
     withheld_session: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # dropout
     withheld_arm: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    entry_during: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))  # pulled in
 
     def true_gain_per_injection(self) -> FloatArray:
         """(L,) each lesson's average true gain over the sessions it was injected in (NaN: never)."""
@@ -68,7 +74,8 @@ class Run:
         n = len(self.alpha)
         if not len(self.withheld_arm):
             return np.full(n, np.nan)
-        kept = np.bincount(self.entry_arm, weights=self.reward[self.entry_session], minlength=n)
+        chosen = self.chosen_entries()
+        kept = np.bincount(self.entry_arm[chosen], weights=self.reward[self.entry_session[chosen]], minlength=n)
         held_n = np.bincount(self.withheld_arm, minlength=n)
         held = np.bincount(self.withheld_arm, weights=self.reward[self.withheld_session], minlength=n)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -76,6 +83,12 @@ class Run:
                 (self.injections > 0) & (held_n > 0), kept / self.injections - held / held_n, np.nan
             )
         return result
+
+    def chosen_entries(self) -> npt.NDArray[np.bool_]:
+        """Per entry: chosen before the session (not pulled in during it)."""
+        if len(self.entry_during) != len(self.entry_arm):
+            return np.ones(len(self.entry_arm), dtype=bool)
+        return ~self.entry_during
 
     @property
     def cumulative_regret(self) -> float:
@@ -91,8 +104,10 @@ class Run:
         starts = self.session_start.tolist()
         arms = self.entry_arm.tolist()
         saliences = self.entry_salience.tolist()
+        during = np.flatnonzero(~self.chosen_entries()).tolist()
         for t, r in enumerate(self.reward.tolist()):
             lo, hi = starts[t], starts[t + 1]
+            pulled = tuple(e - lo for e in during[bisect_left(during, lo) : bisect_left(during, hi)])
             index.add(
                 t + 1,
                 SessionEvent(
@@ -102,6 +117,7 @@ class Run:
                     lesson_ids=tuple(ids[a] for a in arms[lo:hi]),
                     saliences=tuple(saliences[lo:hi]),
                     grader="simulated",
+                    during=pulled,
                 ),
             )
         return index.snapshot()
@@ -233,6 +249,7 @@ def joint_design(
         entry_arm=np.concatenate(arms) if arms else np.zeros(0, dtype=np.int64),
         entry_weight=np.concatenate(weights) if weights else np.zeros(0),
         n_arms=world.n_lessons,
+        n_blocks=time_blocks(t),
     )
 
 
@@ -276,7 +293,13 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
         gain = float(entry_gain.sum())
         r = world.reward_of(t, gain, float(baseline[t]))
         salience = world.salience_of(t, chosen, r)
+        during = world.included_during(t, chosen)
         log.session(t, chosen, salience, entry_gain, r, round(float(world.best[t]) - gain, 12))
+        if len(during):  # the posteriors credit them as the chosen (the seed's formula); the joint fit does not
+            during_salience = world.salience_of(t, during, r)
+            log.during(during, during_salience)
+            if isinstance(learner, _Credit):
+                chosen, salience = np.r_[chosen, during], np.r_[salience, during_salience]
         if learner is not None:
             learner.learn(t, chosen, r, salience)
     alpha, beta = (learner.alpha, learner.beta) if isinstance(learner, _Credit) else (None, None)
@@ -294,6 +317,7 @@ class _Log:
         self.regret = np.empty(n_t)  # >= 0; rounding drops float dust
         self.cand: list[tuple[IntArray, IntArray, FloatArray]] = []
         self.held: list[tuple[IntArray, IntArray]] = []
+        self.flags: list[npt.NDArray[np.bool_]] = []  # per session: which of its entries were pulled in during it
 
     def session(
         self, t: int, chosen: IntArray, salience: FloatArray, gain: FloatArray, reward: float, regret: float
@@ -301,7 +325,15 @@ class _Log:
         self.chosen.append(chosen)
         self.salience.append(salience)
         self.gains.append(gain)
+        self.flags.append(np.zeros(len(chosen), dtype=bool))
         self.reward[t], self.regret[t] = reward, regret
+
+    def during(self, lessons: IntArray, salience: FloatArray) -> None:
+        """Lessons pulled in during the last session: its entries after the chosen, adding no gain."""
+        self.chosen[-1] = np.r_[self.chosen[-1], lessons]
+        self.salience[-1] = np.r_[self.salience[-1], salience]
+        self.gains[-1] = np.r_[self.gains[-1], np.zeros(len(lessons))]
+        self.flags[-1] = np.r_[self.flags[-1], np.ones(len(lessons), dtype=bool)]
 
     def candidacy(self, t: int, cand: IntArray, propensity: FloatArray) -> None:
         self.cand.append((np.full(len(cand), t, dtype=np.int64), cand, propensity))
@@ -315,6 +347,7 @@ class _Log:
         entry_arm = np.concatenate(self.chosen).astype(np.int64) if n_t else np.zeros(0, dtype=np.int64)
         gains = np.concatenate(self.gains) if self.gains else np.zeros(0)
         entry_session = np.repeat(np.arange(n_t), sizes)
+        during = np.concatenate(self.flags) if self.flags else np.zeros(0, dtype=bool)
 
         def ints(parts: list[IntArray]) -> IntArray:
             return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
@@ -323,7 +356,7 @@ class _Log:
             policy=policy,
             alpha=np.ones(n_l) if alpha is None else alpha,
             beta=np.ones(n_l) if beta is None else beta,
-            injections=np.bincount(entry_arm, minlength=n_l).astype(np.int64),
+            injections=np.bincount(entry_arm[~during], minlength=n_l).astype(np.int64),
             entry_arm=entry_arm.astype(np.int32),
             entry_salience=np.concatenate(self.salience).astype(np.float64) if n_t else np.zeros(0),
             entry_session=entry_session.astype(np.int32),
@@ -337,4 +370,5 @@ class _Log:
             session_gain=np.bincount(entry_session, weights=gains, minlength=n_t).astype(np.float64),
             withheld_session=ints([h[0] for h in self.held]),
             withheld_arm=ints([h[1] for h in self.held]),
+            entry_during=during,
         )

@@ -55,6 +55,11 @@ class Scenario:
     category_effect: float = 0.0  # outside its home category an effect is scaled by 1 - 2 * category_effect
     outcome_mention: float = 0.0  # extra P(an injected lesson's keyword is mentioned) per unit of reward
     always_acts: bool = False  # an injected lesson's effect acts whether it is relevant (and salient) or not
+    # worlds that move (issue 33)
+    drift: float = 0.0  # the baseline rises by this much over the log (-drift/2 first, +drift/2 last)
+    trouble: float = 0.0  # P(a session runs into trouble): its reward falls by trouble_cost
+    trouble_cost: float = 0.2
+    auto_include: float = 0.0  # P(trouble pulls in a lesson not chosen before), per lesson and troubled session
     # the joint selection policy in the loop
     joint_refit: int = 10  # sessions between two fits of the joint estimate (1: before every session)
     joint_tau_min: float = POLICY_TAU_MIN  # its prior sd floor, as `select --policy joint` uses
@@ -141,6 +146,10 @@ def _check(sc: Scenario) -> None:
         "noise_spread",
         "category_effect",
         "outcome_mention",
+        "drift",
+        "trouble",
+        "trouble_cost",
+        "auto_include",
     ):
         unit(name)
     if sc.helpful_share + sc.harmful_share > 1.0:
@@ -196,6 +205,12 @@ SCENARIOS: dict[str, Scenario] = {
     "outcome-salience": Scenario(name="outcome-salience", outcome_mention=0.6),
     # every injection acts, relevant or not: salience carries no information on the effect
     "salience-blind": Scenario(name="salience-blind", always_acts=True),
+    # --- worlds that move (docs/estimates.md)
+    # the baseline reward rises by 0.3 over the log, whatever the lessons do (graders, models, work change)
+    "trend": Scenario(name="trend", drift=0.3),
+    # a third of the sessions run into trouble (reward -0.2), and trouble's words pull lessons in mid-session
+    # (gptme includes a lesson when its keywords come up): each lesson not chosen before, with probability 0.05
+    "auto-include": Scenario(name="auto-include", trouble=1 / 3, auto_include=0.05),
 }
 
 

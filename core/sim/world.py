@@ -49,6 +49,8 @@ class World:
     outcome_mention: float = 0.0  # extra P(keyword mentioned) per unit of reward
     mention_p: FloatArray | None = None  # (T, L) P(keyword mentioned) before the outcome's share
     mention_u: npt.NDArray[np.float32] | None = None  # (T, L, K) uniforms deciding each keyword's mention
+    shift: FloatArray | None = None  # (T,) what moves each session's reward besides the lessons: drift and trouble
+    pulled: BoolArray | None = None  # (T, L) lessons trouble's words would pull in mid-session (auto-include)
 
     @property
     def n_lessons(self) -> int:
@@ -104,11 +106,20 @@ class World:
 
     def reward_of(self, session: int, gain: float, baseline: float) -> float:
         """The session's reward: baseline + gain + noise clipped to [0, 1], or a 0/1 draw with that chance."""
-        mean = baseline + gain
+        mean = baseline + gain + (0.0 if self.shift is None else float(self.shift[session]))
         if self.binary:
             assert self.reward_u is not None
             return 1.0 if self.reward_u[session] < min(1.0, max(0.0, mean)) else 0.0
         return min(1.0, max(0.0, mean + float(self.noise[session])))
+
+    def included_during(self, session: int, chosen: IntArray) -> IntArray:
+        """The lessons trouble's words pulled in during the session (not those chosen before it):
+        logged with `"included": "during"`, credited by the posteriors, adding nothing to the reward."""
+        if self.pulled is None:
+            return np.zeros(0, dtype=np.int64)
+        pulled = self.pulled[session].copy()
+        pulled[chosen] = False
+        return np.flatnonzero(pulled).astype(np.int64)
 
     def salience_of(self, session: int, lessons: IntArray, reward: float) -> FloatArray:
         """Salience of the injected `lessons` in the session's journal, given its reward."""
@@ -249,6 +260,7 @@ def make_world(sc: Scenario, seed: int) -> World:
     acts = np.ones((n_t, n_l), dtype=bool) if sc.always_acts else None
     acts_cand = np.ones((n_c, n_l)) if sc.always_acts else p_rel_cand_c.T.copy()
 
+    shift, pulled = _moving(sc, seed, n_t, n_l)
     flip_session = n_t if sc.flip_at is None else int(round(sc.flip_at * n_t))
     final_effect = effect if sc.flip_at is None else -effect
     times = np.arange(n_t)[:, None]
@@ -282,4 +294,19 @@ def make_world(sc: Scenario, seed: int) -> World:
         outcome_mention=sc.outcome_mention,
         mention_p=p_mention if mention_u is not None else None,
         mention_u=mention_u,
+        shift=shift,
+        pulled=pulled,
     )
+
+
+def _moving(sc: Scenario, seed: int, n_t: int, n_l: int) -> tuple[FloatArray | None, BoolArray | None]:
+    """A world that moves, from a stream of its own (the other worlds stay as they were): each
+    session's reward shift (the drift, and -trouble_cost in troubled sessions) and the lessons
+    trouble pulls in."""
+    if sc.drift == 0 and sc.trouble == 0:
+        return None, None
+    rng = np.random.default_rng([seed, 0, 2])
+    troubled = rng.random(n_t) < sc.trouble
+    shift = sc.drift * (np.arange(n_t) / max(n_t - 1, 1) - 0.5) - sc.trouble_cost * troubled
+    pulled = troubled[:, None] & (rng.random((n_t, n_l)) < sc.auto_include) if sc.auto_include > 0 else None
+    return shift.astype(np.float64), pulled

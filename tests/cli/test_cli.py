@@ -115,6 +115,29 @@ def test_record_json_shape(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -
     assert logged is not None and json.loads(logged)["category"] == "code"
 
 
+def test_record_during_marks_lessons_and_refuses_a_selected_one(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = str(basic_ws / "j.txt")
+    run_json(capsys, "record", "-w", str(basic_ws), "--session-id", "d1", "--journal", journal, "--lessons", GIT,
+             "--during", QUOTE, "--reward", "0.5")  # fmt: skip
+    logged = log_bytes(basic_ws)
+    assert logged is not None
+    entries = json.loads(logged.splitlines()[-1])["lessons"]
+    assert [(e["path"], e.get("included")) for e in entries] == [(GIT, None), (QUOTE, "during")]  # no selection logged
+    code, out, _ = run(
+        capsys, "select", "-w", str(basic_ws), "--session-id", "d2", "--k", "1", "--seed", "1", "--context", journal
+    )
+    chosen = out.split()
+    assert code == 0 and len(chosen) == 1
+    before = log_bytes(basic_ws)
+    code, out, err = run(capsys, "record", "-w", str(basic_ws), "--session-id", "d2", "--journal", journal,
+                         "--lessons", "--during", chosen[0], "--reward", "0.5")  # fmt: skip
+    assert (code, out) == (1, "") and len(err.strip().splitlines()) == 1
+    assert "chosen before the session by its select event" in err
+    assert log_bytes(basic_ws) == before  # nothing written
+
+
 def test_record_pending_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(
         capsys, "record", "-w", str(basic_ws), "--session-id", "p", "--journal", str(basic_ws / "j.txt"),

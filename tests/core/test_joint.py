@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_helpers import fixed_clock, make_workspace, session
-from oracles import ridge_reference
+from oracles import ridge_reference, time_columns
 
 from lesson_credit.core.analysis.joint import build_design, fit_joint, joint_effects, neg2_loglik
 from lesson_credit.core.workspace import Workspace
@@ -103,7 +103,9 @@ def test_sparse_fit_matches_dense_least_squares(tmp_path: Path) -> None:
     floor, lam = 0.3, 2.5
     fit = fit_joint(build_design(data, ws.session_table().categories, floor), penalty=lam)
     z, x, y = dense_reference(events, data.arm_ids, floor)
-    coef, cov, sigma2 = ridge_reference(z, x, y, lam)
+    # 225 graded sessions (1 in 17 is not): 2 log2(225 / 25) = 6.3 -> 6 time blocks, unpenalised like the categories
+    assert len(y) == 225 and fit.n_blocks == 6
+    coef, cov, sigma2 = ridge_reference(np.hstack([z, time_columns(225, 6)]), x, y, lam)
     assert fit.coef == pytest.approx(coef, abs=1e-10)
     assert fit.coef_sd == pytest.approx(np.sqrt(np.diag(cov)), rel=1e-8)
     assert fit.noise_sd == pytest.approx(math.sqrt(sigma2))

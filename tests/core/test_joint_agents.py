@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from engine_helpers import fixed_clock, make_workspace, session
-from oracles import ridge_reference
+from oracles import ridge_reference, time_columns
 
 from lesson_credit.core.analysis.joint import build_design, fit_joint
 from lesson_credit.core.log.snapshot import FoldData
@@ -72,9 +72,12 @@ def test_agent_effects_match_dense_least_squares(tmp_path: Path) -> None:
     assert design.n_agents == 3
     fit = fit_joint(design, penalty=lam)
     z, x, y = dense(events, data.arm_ids, floor)
-    coef, cov, sigma2 = ridge_reference(z, x, y, lam)  # categories and agents unpenalised
+    # 272 graded sessions (1 in 11 is not): 2 log2(272 / 25) = 6.9 -> 6 time blocks
+    assert len(y) == 272 and fit.n_blocks == 6
+    z = np.hstack([z, time_columns(272, 6)])
+    coef, cov, sigma2 = ridge_reference(z, x, y, lam)  # categories, agents and time blocks unpenalised
     assert fit.coef == pytest.approx(coef, abs=1e-10)
-    assert np.linalg.matrix_rank(z) == z.shape[1]  # full column rank: 3 categories + 2 agent columns
+    assert np.linalg.matrix_rank(z) == z.shape[1]  # full column rank: 3 categories + 2 agents + 5 blocks
     assert fit.coef_sd == pytest.approx(np.sqrt(np.diag(cov)), rel=1e-8)
     assert fit.noise_sd == pytest.approx(math.sqrt(sigma2))
     assert fit.n_agents == 3 and "3 agent effects" in fit.method()
@@ -122,10 +125,12 @@ def test_agent_effect_recovers_the_truth_better_than_without(tmp_path: Path) -> 
     # the same numbers written out: the least-squares fit with an intercept and an agent indicator,
     # at the fit's own penalty
     z, x, y = dense(events, data.arm_ids, 0.3)
-    lam = with_agents.penalty
-    full = np.vstack([np.hstack([z, x]), np.hstack([np.zeros((3, 2)), math.sqrt(lam) * np.eye(3)])])
+    z = np.hstack([z, time_columns(800, 10)])  # 800 sessions: 2 log2(800 / 25) = 10 time blocks
+    assert with_agents.n_blocks == 10
+    lam, k = with_agents.penalty, z.shape[1]
+    full = np.vstack([np.hstack([z, x]), np.hstack([np.zeros((3, k)), math.sqrt(lam) * np.eye(3)])])
     solution, *_ = np.linalg.lstsq(full, np.concatenate([y, np.zeros(3)]), rcond=None)
-    assert with_agents.coef == pytest.approx(solution[2:], abs=1e-9)
+    assert with_agents.coef == pytest.approx(solution[k:], abs=1e-9)
 
 
 def test_one_agent_or_agents_confounded_with_categories_add_nothing(tmp_path: Path) -> None:

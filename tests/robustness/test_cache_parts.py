@@ -417,3 +417,22 @@ def test_a_read_under_way_says_how_far_it_has_come(tmp_path: Path, monkeypatch: 
     assert dones == sorted(set(dones)) and dones[-1] < size  # grows; the last chunk's end is reported after it
     assert seen[-1].stage == "caching"
     assert len({p.since for p in seen}) == 1  # one read: one start
+
+
+def test_lessons_included_during_a_session_are_read_back_from_the_cache(tmp_path: Path) -> None:
+    make_ws(tmp_path, LIBRARY)
+    log = tmp_path / LOG_REL
+    log.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(20):  # every third session pulled b.md in during it; blocks of 8: marks in three parts
+        lessons = [{"path": "a.md", "salience": 0.25, "included": "before"}, {"path": "b.md", "salience": 1.0}]
+        if i % 3 == 0:
+            lessons[1]["included"] = "during"
+        lines.append(_line({"type": "session", "session_id": f"s{i:02d}", "base_reward": 0.5, "lessons": lessons}))
+    log.write_text("".join(lines))
+    Workspace(tmp_path).data()  # parses, writes the cache
+    warm, cold = Workspace(tmp_path), Workspace(tmp_path, use_cache=False)
+    expected = [2 * i + 1 for i in range(0, 20, 3)]  # entry 2i + 1 is session i's b.md
+    assert warm.data().during.tolist() == cold.data().during.tolist() == expected
+    assert warm._reader.index.parts and not cold._reader.index.parts  # one read from the cache, one not
+    assert warm._reader.index.session(3).during == (1,) and warm._reader.index.session(4).during == ()

@@ -99,6 +99,14 @@ def session_event(root: Path, log_rel: Path, session_id: str) -> SessionEvent:
     return index.session(row)
 
 
+def time_columns(n: int, blocks: int) -> npt.NDArray[np.float64]:
+    """The time-block indicators of n sessions in log order written out: session i is in block k when
+    k n <= i blocks < (k + 1) n (`blocks` runs of nearly equal size); one column per block but the last."""
+    return np.array([[float(k * n <= i * blocks < (k + 1) * n) for k in range(blocks - 1)] for i in range(n)]).reshape(
+        n, blocks - 1
+    )
+
+
 def ridge_reference(
     z: npt.NDArray[np.float64], x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], penalty: float
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
