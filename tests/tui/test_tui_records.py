@@ -11,6 +11,7 @@ import pytest
 from records_fixture import build_records_workspace
 from records_helpers import HAND, agreement_workspace
 from textual.widgets import DataTable
+from textual_private import screen_lines
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -60,6 +61,32 @@ async def test_the_detail_shows_the_record_and_every_source(records_root: Path) 
         assert "V shows state/sessions/logs/2026-03-01-s1/conversation.jsonl" in text
         bar = detail.query_one("#grade-bar", GradeBar)
         assert bar.others == (("judge", 0.3), ("heuristic", 0.8), ("outcome", 1.0))
+
+
+def screen_text(app: LessonCreditApp) -> list[str]:
+    return ["".join(segment.text for segment in strip).rstrip() for strip in screen_lines(app)]
+
+
+async def test_at_80x24_the_detail_answers_on_the_first_screen(records_root: Path) -> None:
+    """The judge's score and reason, the record, and why the focused lesson got its credit, all on the
+    24 rows; the session's line whole. On the old code the record showed only the sources (two lines),
+    the session's line stopped at "the selected", and "why this credit" showed its top border only."""
+    app = make_app(records_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_session(pilot, "s1")
+        lines = screen_text(app)
+        assert len(lines) == 24
+        assert lines[1] == " s1 · 2026-03-01 10:00 · code · 3 lessons · credit seed, floor 0.3"
+        assert " judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in lines
+        assert any(line.startswith(" record gptme · anthropic/claude-sonnet-4-6 · 19m 00s") for line in lines)
+        text = "\n".join(lines)
+        # tools/git-worktree (focused, first): 1 of its 2 keywords hit; weight 0.3 + 0.7 x 0.5 = 0.65;
+        # the person's 0.7 in force: reward 0.7 x 0.65 = 0.455
+        assert "why this credit: tools/git-worktree.md" in text
+        assert "salience 1/2 keywords = 0.500 · weight 0.3 + 0.7×0.500 = 0.650" in text
+        assert "reward 0.7×0.65 = 0.455 (seed)" in text
+        assert "hit: git worktree ×2 · missed: stale branch" in text
+        assert " grade 0.7 (manual) · judge 0.3 · heuristic 0.8 · outcome 1.0" in lines
 
 
 async def test_without_records_the_panel_stays_hidden(app: LessonCreditApp) -> None:

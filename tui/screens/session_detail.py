@@ -26,14 +26,14 @@ from lesson_credit.tui.screens.grade_value import GradeValueScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
-from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story
+from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, story_title
 from lesson_credit.tui.widgets.grade_bar import GradeBar
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import NARROW_BELOW
+from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
@@ -47,8 +47,10 @@ CREDIT_COLUMNS = (
     ("hit", "hit"),
     ("missed", "missed"),
 )
-# below 100 columns: the arithmetic (salience to Δβ) fits beside the lesson's file name (the help explains)
+# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name and the keywords
+# hit, whole (the help explains); Δα and Δβ are in "why this credit", and the keywords missed take what is left
 NARROW_LABELS = {"salience": "sal", "weight": "wt"}
+NARROW_HIDDEN = ("d_alpha", "d_beta")
 
 Span = tuple[int, int]
 
@@ -65,11 +67,19 @@ def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
     return [span for keyword in breakdown.keywords for span in keyword.spans()]
 
 
-def session_info(explanation: Explanation) -> Text:
+def session_info(explanation: Explanation, compact: bool = False) -> Text:
+    """The session's line and how credit is computed. `compact` (below 100 columns): one line, whole
+    sentences only (the journal's path is the journal pane's title)."""
     s = explanation.session
     settings = explanation.settings
     out = Text()
     out.append(one_line(s.session_id), style="bold")
+    if compact:
+        out.append(f" · {fmt_time(s.timestamp)} · {one_line(s.category, '—')} · {s.n_lessons} lessons")
+        out.append(f" · credit {settings.strategy}, floor {settings.floor:g}", style="dim")
+        if settings.decay < 1.0:
+            out.append(f", decay {settings.decay:g}", style="dim")
+        return out
     out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  {s.n_lessons} lessons")
     out.append(f"  ·  journal {one_line(s.journal_path, '—')}\n", style="dim")
     out.append(f"credit: strategy {settings.strategy}, floor {settings.floor:g}", style="dim")
@@ -158,11 +168,29 @@ class SessionDetailScreen(DataScreen):
     def on_mount(self) -> None:
         self.title = f"Session {one_line(self.session_id)}"
         self.sub_title = self.source.name
-        self.query_one("#journal", JournalView).border_title = "journal"
+        self._show_size()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show())
         table = self.query_one("#credits", ThemedTable)
         table.focus()
         self.busy(table, delay=0)
+
+    def on_resize(self) -> None:
+        was = (self.has_class("-narrow"), self.has_class("-short"))
+        super().on_resize()
+        if (self.has_class("-narrow"), self.has_class("-short")) != was:
+            self._show_size()
+            self._show()
+
+    def _show_size(self) -> None:
+        """The compact forms of the header, record, story and grade bar, as the terminal's size asks."""
+        narrow, short = self.size.width < NARROW_BELOW, self.size.height < SHORT_BELOW
+        self.query_one("#record-panel", RecordPanel).compact = short
+        self.query_one("#grade-bar", GradeBar).compact = short
+        journal = self.query_one("#journal", JournalView)
+        path = self.base.session.journal_path if self.base is not None and narrow else None
+        journal.border_title = Text(f"journal {one_line(path)}" if path else "journal")
+        if self.base is not None:
+            self.query_one("#session-info", Static).update(session_info(self.base, compact=narrow))
 
     # ---------------------------------------------------------------- workers
 
@@ -202,7 +230,7 @@ class SessionDetailScreen(DataScreen):
         self._notice_grade_from_elsewhere(self.base, event.explanation)
         self.base = event.explanation
         self.done(self.query_one("#credits", ThemedTable))
-        self.query_one("#session-info", Static).update(session_info(event.explanation))
+        self._show_size()
         bar = self.query_one("#grade-bar", GradeBar)
         bar.committed = event.explanation.session.base_reward
         bar.grader = event.explanation.session.grader
@@ -287,12 +315,19 @@ class SessionDetailScreen(DataScreen):
         table.clear(columns=True)
         # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
         # after opening) otherwise kept its header widths and cut every cell to them
-        for index, (key, label) in enumerate(CREDIT_COLUMNS):
-            label = NARROW_LABELS.get(label, label) if narrow else label
-            width = max([len(label), *(row[index].cell_len for _, row in rows)])
-            table.add_column(label, key=key, width=width)
+        shown = [i for i, (key, _) in enumerate(CREDIT_COLUMNS) if not (narrow and key in NARROW_HIDDEN)]
+        widths = {i: max([len(CREDIT_COLUMNS[i][1]), *(row[i].cell_len for _, row in rows)]) for i in shown}
+        if narrow:  # the keywords missed, last, take what is left of the line (cut with an ellipsis)
+            for i in shown[:-1]:
+                label = CREDIT_COLUMNS[i][1]
+                widths[i] = max([len(NARROW_LABELS.get(label, label)), *(row[i].cell_len for _, row in rows)])
+            left = self.size.width - 2 - sum(widths[i] + 2 * table.cell_padding for i in shown)  # 2: a scrollbar
+            widths[shown[-1]] = max(len("missed"), widths[shown[-1]] + min(0, left))
+        for i in shown:
+            key, label = CREDIT_COLUMNS[i]
+            table.add_column(NARROW_LABELS.get(label, label) if narrow else label, key=key, width=widths[i])
         for path, cells in rows:
-            table.add_row(*cells, key=path)
+            table.add_row(*[cells[i] for i in shown], key=path)
         self.rows = [c.path for c in credits]
         if self.focused_lesson in self.rows:
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
@@ -329,7 +364,9 @@ class SessionDetailScreen(DataScreen):
             story.story = None
             plot.curves = ()
             return
-        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward)
+        compact = self.size.width < NARROW_BELOW
+        story.border_title = story_title(credit.path, compact)
+        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward, compact)
         label = short_label(credit.path, 22)
         after = "after (draft)" if self.draft is not None else "after"
         plot.plot_title = f"{label}: before → {after} this session"

@@ -15,12 +15,19 @@ from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
 
 HISTORY_SHOWN = 4
+HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line ends with the grade in force
 
 
 def grade_status(
-    committed: float | None, grader: str | None, draft: float | None, others: tuple[tuple[str, float | None], ...] = ()
+    committed: float | None,
+    grader: str | None,
+    draft: float | None,
+    others: tuple[tuple[str, float | None], ...] = (),
+    compact: bool = False,
 ) -> Text:
-    """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade."""
+    """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade.
+    `compact` (a 24-row terminal, one line): the draft before the other sources, and no list of keys
+    (the footer and `?` have them)."""
     out = Text()
     out.append("grade ", style="bold")
     if committed is None:
@@ -28,6 +35,14 @@ def grade_status(
     else:
         out.append(fmt_grade(committed), style="bold")
         out.append(f" ({one_line(grader, 'unknown')})")
+    if compact:
+        if draft is not None:
+            out.append("  draft ", style="bold")
+            out.append(f" {fmt_grade(draft)} ", style="bold reverse")
+            out.append(" not saved: c commits, esc discards ", style="italic")
+        for source, score in others:
+            out.append(f" · {source} {fmt_grade(score)}", style="dim")
+        return out
     for source, score in others:
         out.append(f" · {source} {fmt_grade(score)}", style="dim")
     if draft is not None:
@@ -39,13 +54,13 @@ def grade_status(
     return out
 
 
-def grade_history(grades: tuple[GradeRecord, ...]) -> Text:
+def grade_history(grades: tuple[GradeRecord, ...], compact: bool = False) -> Text:
     out = Text()
     out.append("history ", style="bold")
     if not grades:
         out.append("never graded", style="dim")
         return out
-    shown = grades[-HISTORY_SHOWN:]
+    shown = grades[-(HISTORY_SHOWN_COMPACT if compact else HISTORY_SHOWN) :]
     if len(grades) > len(shown):
         out.append(f"(+{len(grades) - len(shown)} earlier) ", style="dim")
     for i, record in enumerate(shown):
@@ -72,6 +87,9 @@ class GradeBar(Widget):
     GradeBar.-draft {
         border-top: heavy $warning;
     }
+    GradeBar.-compact #grade-status, GradeBar.-compact #grade-history {
+        height: 1;
+    }
     GradeBar #note-row {
         height: 1;
     }
@@ -92,6 +110,7 @@ class GradeBar(Widget):
     draft: reactive[float | None] = reactive(None)
     grades: reactive[tuple[GradeRecord, ...]] = reactive(())
     others: reactive[tuple[tuple[str, float | None], ...]] = reactive(())  # other reward sources' scores
+    compact: reactive[bool] = reactive(False)  # a 24-row terminal: the status and the history one line each
 
     class NoteChanged(Message):
         def __init__(self, note: str) -> None:
@@ -110,12 +129,17 @@ class GradeBar(Widget):
 
     def on_mount(self) -> None:
         self._update_status()
-        self.query_one("#grade-history", Static).update(grade_history(self.grades))
+        self.watch_grades(self.grades)
 
     def _update_status(self) -> None:
         self.set_class(self.draft is not None, "-draft")
         for status in self.query("#grade-status").results(Static):  # none before compose
-            status.update(grade_status(self.committed, self.grader, self.draft, self.others))
+            status.update(grade_status(self.committed, self.grader, self.draft, self.others, self.compact))
+
+    def watch_compact(self, compact: bool) -> None:
+        self.set_class(compact, "-compact")
+        self._update_status()
+        self.watch_grades(self.grades)
 
     def watch_committed(self) -> None:
         self._update_status()
@@ -131,7 +155,7 @@ class GradeBar(Widget):
 
     def watch_grades(self, grades: tuple[GradeRecord, ...]) -> None:
         for history in self.query("#grade-history").results(Static):
-            history.update(grade_history(grades))
+            history.update(grade_history(grades, self.compact))
 
     def focus_note(self) -> None:
         self.query_one("#note", Input).focus()
