@@ -267,6 +267,32 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         assert row[-1] == "2/1/1/1" and screen.threshold == 0.55
 
 
+async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Path) -> None:
+    """One "why next" column: expected±sd, the sources' spread, the information, on screen whole. On the
+    old code nine columns ran off the right edge, the reason cut at "spre"."""
+    app = make_app(records_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("I")
+        await settle(pilot)
+        await pilot.press("o")  # informative
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
+        info, row = queue.queue.informative, queue.queue.rows[0]
+        assert info is not None and queue.queue.session_ids[0] == "s4"
+        table = queue.query_one("#queue-table", DataTable)
+        assert [c.value for c in table.columns] == ["#", "session", "in force", "why next"]
+        assert table.max_scroll_x == 0
+        why = (
+            f"{info.expected[row]:.2f}±{info.spread[row]:.2f} · spread {info.disagreement[row]:.2f} · "
+            f"info {info.score[row]:.1e}"
+        )
+        line = next(line for line in screen_text(app) if " s4 " in line)
+        assert line.split() == ["1", "s4", "0.70", "record:judge", *why.split()]
+        assert 0 < info.score[row] and 0 <= info.disagreement[row] <= 1
+
+
 async def test_n_follows_the_informative_order(tmp_path: Path) -> None:
     from engine_helpers import grade, make_workspace, session
 
