@@ -268,9 +268,12 @@ class LessonCreditApp(App[None]):
 
     # ---------------------------------------------------------------- the write queue
 
-    def commit_grade(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write:
-        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen."""
-        write = self.writes.commit(session_id, value, note, shown)
+    def commit_grade(
+        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+    ) -> Write:
+        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
+        `outcome`: the gptme grading word it was typed as."""
+        write = self.writes.commit(session_id, value, note, shown, outcome)
         self._kick_writer()
         return write
 

@@ -95,11 +95,31 @@ async def test_without_records_the_panel_stays_hidden(app: LessonCreditApp) -> N
         assert not detail.query_one("#record-panel", RecordPanel).display
 
 
-async def test_J_takes_the_judges_score_as_the_grade_and_u_undoes_it(records_root: Path) -> None:
-    async with make_app(records_root).run_test(size=SIZE) as pilot:
+def question(app: LessonCreditApp) -> str:
+    from lesson_credit.tui.screens.confirm import ConfirmCommit
+
+    assert isinstance(app.screen, ConfirmCommit)
+    return " ".join(str(app.screen.query_one(f"#confirm-{part}").render()) for part in ("question", "detail"))
+
+
+async def test_J_previews_the_judges_score_c_commits_it_and_u_undoes_it(records_root: Path) -> None:
+    """J is a draft like any other (on the old code it wrote at once); c asks, saying what the grade will do
+    under [rewards] priority (human first by default: it goes over the judge's score), y writes it."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
         detail = await open_session(pilot, "s4")  # pending in the log; the record's judge 0.7 is in force
         assert detail.base is not None and detail.base.session.grader == "record:judge"
+        before = grades(records_root)
         await pilot.press("J")
+        await settle(pilot)
+        assert detail.draft == 0.7 and grades(records_root) == before
+        await pilot.press("c")
+        await settle(pilot)
+        asked = question(app)
+        assert "Grade s4 0.7, in force over the judge's 0.7?" in asked
+        assert "The judge's 0.7 (record:judge) is in force" in asked
+        assert "priority (human, judge, heuristic, outcome) a person's grade comes first" in asked
+        await pilot.press("y")
         await settle(pilot)
         assert grades(records_root)[-1] == ("s4", 0.7, "manual")
         assert log_lines(records_root)[-1]["note"] == "the judge's score, taken as the grade"
@@ -114,20 +134,65 @@ async def test_J_takes_the_judges_score_as_the_grade_and_u_undoes_it(records_roo
         )
 
 
-async def test_J_asks_before_replacing_a_persons_grade(records_root: Path) -> None:
-    async with make_app(records_root).run_test(size=SIZE) as pilot:
-        await open_session(pilot, "s1")
+async def test_J_over_a_persons_grade_asks_and_escape_discards_the_draft(records_root: Path) -> None:
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
         before = grades(records_root)
         await pilot.press("J")
         await settle(pilot)
-        await pilot.press("escape")  # no: nothing written
+        await pilot.press("escape")  # the draft discarded: nothing written
         await settle(pilot)
-        assert grades(records_root) == before
-        await pilot.press("J")
+        assert grades(records_root) == before and detail.draft is None
+        await pilot.press("J", "c")
         await settle(pilot)
+        assert "Replace the grade 0.7 of s1 with 0.3?" in question(app)
+        assert "the latest person's grade counts" in question(app)
         await pilot.press("y")
         await settle(pilot)
         assert grades(records_root)[-1] == ("s1", 0.3, "manual")
+
+
+async def test_a_grade_under_a_priority_that_puts_the_judge_first_says_it_will_not_count(
+    records_root: Path,
+) -> None:
+    """On the old code: "Replace grade 0.7 ...? the latest counts", though the judge's score stays in force."""
+    config = Workspace(records_root, clock=fixed_clock).config_path
+    before = config.read_text(encoding="utf-8") if config.exists() else ""
+    config.write_text(before + '\n[rewards]\npriority = ["judge", "human", "heuristic", "outcome"]\n', encoding="utf-8")
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s4")
+        await pilot.press("3", "c")
+        await settle(pilot)
+        asked = question(app)
+        assert "Log 0.3 for s4? The judge's 0.7 stays in force." in asked
+        assert "is logged but does not count" in asked
+
+
+async def test_g_takes_gptme_grading_words(records_root: Path) -> None:
+    """`g productive enter c` grades with the word, as `grade S productive` does: the reward [outcomes]
+    gives it (gptme-sessions' default: productive 1) and the word kept beside it. On the old code the box
+    said "Not a number"."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s2")
+        await pilot.press("g", *"productive", "enter")  # the box opens with the grade selected: typing replaces it
+        await settle(pilot)
+        assert (detail.draft, detail.draft_word) == (1.0, "productive")
+        await pilot.press("c")
+        await settle(pilot)
+        if not isinstance(app.screen, SessionDetailScreen):
+            await pilot.press("y")  # s2 has a score in force: the dialog asks
+            await settle(pilot)
+        await pilot.press("g", *"great", "enter")
+        await settle(pilot)
+        from textual.widgets import Static
+
+        error = str(app.screen.query_one("#grade-error", Static).render())
+        assert "Not a grade: 'great'." in error and "productive" in error and "noop" in error
+    last = log_lines(records_root)[-1]
+    assert (last["session_id"], last["base_reward"], last["outcome"]) == ("s2", 1.0, "productive")
 
 
 async def test_J_without_a_judges_score_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:

@@ -91,8 +91,9 @@ async def test_filter_burst_from_another_screen_waits_for_the_list(app: LessonCr
         await settle(pilot)
         burst(pilot, "s", "slash", *keys("s2"), "enter", "enter", "3", "c")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmCommit)  # s2 has 0.4: replace it?
-        assert "Replace grade 0.4 of s2 with 0.3?" in str(app.screen.query_one("#confirm-question", Static).render())
+        assert isinstance(app.screen, ConfirmCommit)  # s2 has the heuristic's 0.4: a person's grade goes over it
+        question = str(app.screen.query_one("#confirm-question", Static).render())
+        assert "Grade s2 0.3, in force over the heuristic's 0.4?" in question
         burst(pilot, "c")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s2"]

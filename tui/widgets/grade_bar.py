@@ -24,10 +24,12 @@ def grade_status(
     draft: float | None,
     others: tuple[tuple[str, float | None], ...] = (),
     compact: bool = False,
+    draft_word: str | None = None,
 ) -> Text:
     """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade.
     `compact` (a 24-row terminal, one line): the draft before the other sources, and no list of keys
-    (the footer and `?` have them)."""
+    (the footer and `?` have them). `draft_word`: the gptme grading word the draft was typed as."""
+    shown_draft = None if draft is None else fmt_grade(draft) + (f" {one_line(draft_word)}" if draft_word else "")
     out = Text()
     out.append("grade ", style="bold")
     if committed is None:
@@ -38,7 +40,7 @@ def grade_status(
     if compact:
         if draft is not None:
             out.append("  draft ", style="bold")
-            out.append(f" {fmt_grade(draft)} ", style="bold reverse")
+            out.append(f" {shown_draft} ", style="bold reverse")
             out.append(" not saved: c commits, esc discards ", style="italic")
         for source, score in others:
             out.append(f" · {source} {fmt_grade(score)}", style="dim")
@@ -47,7 +49,7 @@ def grade_status(
         out.append(f" · {source} {fmt_grade(score)}", style="dim")
     if draft is not None:
         out.append("   draft ", style="bold")
-        out.append(f" {fmt_grade(draft)} ", style="bold reverse")
+        out.append(f" {shown_draft} ", style="bold reverse")
         out.append("  previewed on screen, not saved: c commits, escape discards", style="italic")
     else:
         out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo · n next pending", style="dim")
@@ -111,6 +113,7 @@ class GradeBar(Widget):
     grades: reactive[tuple[GradeRecord, ...]] = reactive(())
     others: reactive[tuple[tuple[str, float | None], ...]] = reactive(())  # other reward sources' scores
     compact: reactive[bool] = reactive(False)  # a 24-row terminal: the status and the history one line each
+    draft_word: reactive[str | None] = reactive(None)  # the grading word the draft was typed as
 
     class NoteChanged(Message):
         def __init__(self, note: str) -> None:
@@ -134,7 +137,9 @@ class GradeBar(Widget):
     def _update_status(self) -> None:
         self.set_class(self.draft is not None, "-draft")
         for status in self.query("#grade-status").results(Static):  # none before compose
-            status.update(grade_status(self.committed, self.grader, self.draft, self.others, self.compact))
+            status.update(
+                grade_status(self.committed, self.grader, self.draft, self.others, self.compact, self.draft_word)
+            )
 
     def watch_compact(self, compact: bool) -> None:
         self.set_class(compact, "-compact")
@@ -151,6 +156,9 @@ class GradeBar(Widget):
         self._update_status()
 
     def watch_others(self) -> None:
+        self._update_status()
+
+    def watch_draft_word(self) -> None:
         self._update_status()
 
     def watch_grades(self, grades: tuple[GradeRecord, ...]) -> None:
