@@ -328,6 +328,26 @@ async def test_a_pasted_filter_keeps_what_fits(app: LessonCreditApp) -> None:
         assert stack(app) == ["SessionsScreen"]  # the filter finds nothing: nothing opens
 
 
+async def test_a_pasted_note_is_capped_with_a_message_and_goes_with_the_draft(app: LessonCreditApp) -> None:
+    """A 5,000-character paste into a grade's note keeps MAX_NOTE characters and says so (the old code took it
+    all and held the app for seconds); escape discarding the draft clears the note (the old code kept it)."""
+    from textual_private import notification_texts
+
+    from lesson_credit.tui.widgets.filter_box import MAX_NOTE
+
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "3", "e")
+        paste_ahead(app, "n" * 5000)
+        await settle(pilot)
+        note = detail.query_one("#note", Input)
+        assert note.value == "n" * MAX_NOTE and detail.note == "n" * MAX_NOTE
+        assert any(f"A note holds at most {MAX_NOTE} characters" in text for _, text in notification_texts(app))
+        burst(pilot, "escape", "escape")  # out of the note, then the draft discarded
+        await settle(pilot)
+        assert detail.draft is None and note.value == "" and detail.note == ""
+
+
 # ---------------------------------------------------------------------------- one meaning per key
 
 # keys bound to different actions that mean one thing (docs/keys-notes.md)

@@ -507,7 +507,7 @@ class SessionDetailScreen(DataScreen):
         commit on the session (a new grade event, through the write queue)."""
         if self.draft is not None:
             draft = self.draft
-            self._set_draft(None)
+            self._discard_draft()
             self.notify(
                 f"Draft {fmt_grade(draft)} on {one_line(self.session_id)} discarded (nothing written); "
                 "u again undoes the last commit.",
@@ -550,10 +550,16 @@ class SessionDetailScreen(DataScreen):
             self.query_one("#credits", ThemedTable).focus()
             return
         if self.draft is not None:
-            self._set_draft(None)
+            self._discard_draft()
             self.notify("Draft discarded; nothing was written.", markup=False)
             return
         self.dismiss()
+
+    def _discard_draft(self) -> None:
+        """The draft and the note typed for it go (nothing was written)."""
+        self._set_draft(None)
+        self.note = ""
+        self.query_one("#grade-bar", GradeBar).clear_note()
 
     @on(GradeBar.NoteChanged)
     def _note_changed(self, event: GradeBar.NoteChanged) -> None:

@@ -13,6 +13,7 @@ from textual.widgets import Input, Label, Static
 
 from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
+from lesson_credit.tui.widgets.filter_box import MAX_NOTE, CappedInput
 
 HISTORY_SHOWN = 4
 HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line ends with the grade in force
@@ -128,7 +129,7 @@ class GradeBar(Widget):
         yield Static(id="grade-history")
         with Horizontal(id="note-row"):
             yield Label("note (e)")
-            yield Input(placeholder="optional note saved with the next commit", id="note")
+            yield CappedInput("optional note saved with the next commit", "note", MAX_NOTE, "A note")
 
     def on_mount(self) -> None:
         self._update_status()
