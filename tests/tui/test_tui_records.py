@@ -208,13 +208,42 @@ async def open_transcript(pilot: Any, session_id: str) -> TranscriptScreen:
     await pilot.press("V")
     await settle(pilot)
     screen = pilot.app.screen
-    assert isinstance(screen, TranscriptScreen)
-    for _ in range(2000):  # the read starts once the screen is laid out: wait for it, not for a time
-        if screen.data is not None:
-            break
-        await asyncio.sleep(0.01)
-    await settle(pilot)
+    assert isinstance(screen, TranscriptScreen) and screen.data is not None  # settle waits for the read
     return screen
+
+
+async def test_a_search_typed_before_the_transcript_is_read_waits_for_it(
+    records_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`V / pytest enter enter` in one burst while the read is slow (queued behind other work on the source's
+    lock): the keys wait for the text, so the two enters reach the second match. On the old code they
+    searched nothing and the text, when it came, showed the first match (the snapshot test's flake)."""
+    import threading
+
+    from textual_private import type_bytes
+
+    from lesson_credit.tui.screens import transcript as transcript_module
+
+    app = make_app(records_root)
+    read = transcript_module.transcript_data
+    typed = threading.Event()
+
+    def slow_read(*args: Any) -> Any:
+        typed.wait()  # the read lands only once the burst is all taken (or held)
+        return read(*args)
+
+    monkeypatch.setattr(transcript_module, "transcript_data", slow_read)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s1")
+        type_bytes(app, "V/pytest\r\r")
+        # until the router has handed on every key, or holds them for the transcript (not a time)
+        while app.keys.waiting and not getattr(app.screen, "keys_held", False):
+            await pilot.pause()
+        typed.set()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.match_at == 1
+        assert "match 2 of" in str(screen.query_one("#transcript-info").render())
 
 
 async def test_the_transcript_shows_messages_in_order_with_hits_and_search(records_root: Path) -> None:

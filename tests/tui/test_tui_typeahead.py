@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from records_fixture import build_records_workspace
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from records_fixture import build_records_workspace
 from textual_private import paste_ahead, type_bytes
 from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_session, open_sessions, record, settle
 
@@ -173,7 +173,9 @@ async def test_escape_3_typed_in_a_burst_leaves_the_transcript_and_grades(tmp_pa
     )
 
 
-async def test_escape_and_a_letter_typed_at_once_are_escape_then_the_letter(app: LessonCreditApp, ws_root: Path) -> None:
+async def test_escape_and_a_letter_typed_at_once_are_escape_then_the_letter(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
     """`3 escape c`: a draft, dropped, then c has nothing to commit. Read together, escape-c is `alt+c`, which
     nothing binds; on the old code it was lost and the draft stayed."""
     async with app.run_test(size=SIZE) as pilot:
