@@ -85,10 +85,10 @@ class LessonCreditApp(App[None]):
         Binding("a", "show_analysis", "Analysis", group=SCREENS_GROUP),
         Binding("m", "show_simulation", "Simulation", group=SCREENS_GROUP),
         Binding("h", "show_health", "Health", group=SCREENS_GROUP),
+        Binding("A", "show_agreement", "Agreement", key_display="A", group=SCREENS_GROUP),
+        Binding("I", "show_queue", "Grading queue", key_display="I", group=SCREENS_GROUP),
         Binding("colon", "jump", "Go to session…", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("A", "show_agreement", "Agreement", key_display="A", show=False),
-        Binding("I", "show_queue", "Grading queue", key_display="I", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
     ]
