@@ -328,6 +328,31 @@ async def test_a_transcript_outside_the_allowed_folders_is_refused(records_root:
         assert view.message is not None and "outside the workspace" in view.message
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_the_agreement_plot_names_its_pair_and_draws_points_not_lines(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Sessions are points; the diagonal and the threshold dotted (the old code drew them as braille lines,
+    which read as lines joining the points); the pair is named, two people as such (bob vs manual)."""
+    app = make_app(agreement_workspace(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        table = app.screen.query_one("#agreement-table", DataTable)
+        table.move_cursor(row=[key.value for key in table.rows].index("all|bob|manual"))
+        await settle(pilot)
+        plot = app.screen.query_one(AgreementPlot)
+        assert str(plot.border_title) == "bob (x) vs manual (y): two people · 2 sessions"
+        drawn = "\n".join(screen_text(app)[plot.region.y : plot.region.bottom])
+        points = drawn.count("●") - drawn.count("● a session")  # the plot's title (where it fits) shows one
+        assert points == 2 and not any("\u2800" <= ch <= "\u28ff" for ch in drawn)
+        assert "bob (x) vs manual (y): two people" in "\n".join(screen_text(app))
+        table.move_cursor(row=[key.value for key in table.rows].index("all|human|judge"))
+        await settle(pilot)
+        assert str(plot.border_title) == "human (x) vs judge (y): a person against the judge source · 5 sessions"
+
+
 async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Path) -> None:
     app = make_app(agreement_workspace(tmp_path))
     async with app.run_test(size=SIZE) as pilot:

@@ -45,6 +45,8 @@ SHORT = {
     "save": "Save",
     "write": "Write",
     "open_rewards": "Open",
+    "step(0.05)": "Up",
+    "step(-0.05)": "Down",
 }
 
 
