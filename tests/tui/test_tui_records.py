@@ -222,10 +222,11 @@ async def test_a_search_typed_before_the_transcript_is_read_waits_for_it(
 
     from textual_private import type_bytes
 
+    from lesson_credit.tui import records_views
     from lesson_credit.tui.screens import transcript as transcript_module
 
     app = make_app(records_root)
-    read = transcript_module.transcript_data
+    read = records_views.transcript_data
     typed = threading.Event()
 
     def slow_read(*args: Any) -> Any:

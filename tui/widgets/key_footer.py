@@ -9,9 +9,10 @@ used 43-46 s of CPU instead of 53-54 s.
 
 The line reads as Textual's footer does: `key description` per action, a group of keys (the
 screens) as its keys and the group's label, and `^p palette` on the right. Below
-NARROW_BELOW columns it is compact (no padding around a key, a word for each description:
-SHORT) and leaves ctrl+p to the help screen; if the line is still too long, the longest
-descriptions go (the key stays): every key stays in view at 80 columns, none is cut off. A key is pressed by clicking it, and the key under
+NARROW_BELOW columns it is compact (no padding around a key) and leaves ctrl+p to the help
+screen. A line too long for its width gives each description in a word (SHORT), then drops
+the longest descriptions (their keys stay): every key stays in view at 80 columns, none is cut
+off. A key is pressed by clicking it, and the key under
 the mouse is highlighted. Its tooltip is the binding's, or for a key shown in a group (without its
 description) the description.
 """
