@@ -62,7 +62,8 @@ TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as 
 RETRY_SECONDS = 1.0  # a failed write is tried again after this, doubling up to RETRY_DOUBLINGS times
 RETRY_DOUBLINGS = 3
 SCREENS_GROUP = Binding.Group("screens")
-MODE_ACTIONS = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health", "help", "jump")
+MODE_ACTIONS: tuple[str, ...] = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health")
+MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the screens group) too
 
 
 class LessonCreditApp(App[None]):
@@ -88,10 +89,10 @@ class LessonCreditApp(App[None]):
         Binding("a", "show_analysis", "Analysis", group=SCREENS_GROUP),
         Binding("m", "show_simulation", "Simulation", group=SCREENS_GROUP),
         Binding("h", "show_health", "Health", group=SCREENS_GROUP),
+        Binding("A", "show_agreement", "Agreement", key_display="A", group=SCREENS_GROUP),
+        Binding("I", "show_queue", "Grading queue", key_display="I", group=SCREENS_GROUP),
         Binding("colon", "jump", "Go to session…", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("A", "show_agreement", "Agreement", key_display="A", show=False),
-        Binding("I", "show_queue", "Grading queue", key_display="I", show=False),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+d", "discard_writes", "Discard unsaved writes…", show=False),
@@ -282,9 +283,12 @@ class LessonCreditApp(App[None]):
 
     # ---------------------------------------------------------------- the write queue
 
-    def commit_grade(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write:
-        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen."""
-        write = self.writes.commit(session_id, value, note, shown)
+    def commit_grade(
+        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+    ) -> Write:
+        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
+        `outcome`: the gptme grading word it was typed as."""
+        write = self.writes.commit(session_id, value, note, shown, outcome)
         self._kick_writer()
         return write
 

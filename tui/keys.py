@@ -30,6 +30,16 @@ without settling: the box's queue keeps them in order, and a 5,000-character pas
 by key does not take 5,000 settles. Any other key settles first, so `enter` sees every
 character typed before it.
 
+Escape typed at once before a key reaches the app as one key: the terminal sends Escape as the
+byte that also starts Alt+key and the other escape sequences, and Textual's parser reads Escape
+and the byte after it, when they arrive together, as `alt+c` (Escape then c) or as a symbol
+(`£` for Escape then 3: a macOS Option-key table). `V escape 3 c y` typed in a burst on a
+transcript wrote nothing: the transcript saw `£`, which means nothing there, then `c` and `y`.
+So when such a key is about to be handed on and nothing on the screen binds it, it is handed
+on as what was typed: Escape, then the key (which settles like any other). A symbol typed into
+a text box stays the symbol (a `£` in a note is more likely typed than Escape then 3). Escape
+typed at once before most punctuation is lost in the parser itself (`/` arrives alone).
+
 A screen may define `before_key()`: the router calls it just before it hands the screen a key,
 to apply what the screen put off and the key may read (a debounced filter: screens/sortable.py).
 And `keys_held`: while it is true the router holds the keys (a list whose first load has not
@@ -52,7 +62,12 @@ from textual import events
 from textual.app import ScreenStackError
 from textual.widgets import Input
 
-from lesson_credit.tui.textual_private import message_loop_task, pending_message
+from lesson_credit.tui.textual_private import (
+    character_key,
+    escape_prefixed_symbols,
+    message_loop_task,
+    pending_message,
+)
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -62,6 +77,7 @@ if TYPE_CHECKING:
 SETTLE_ROUNDS = 8  # app turns a key may wait for the previous one's effects (each drains the focus chain)
 
 Typed = events.Key | events.Paste
+ESCAPE_SYMBOLS = escape_prefixed_symbols()  # `pound_sign` -> "3": Escape then 3, as Textual reads them together
 
 
 class KeyRouter:
@@ -115,6 +131,11 @@ class KeyRouter:
         screen = self.app.screen
         if getattr(screen, "keys_held", False):
             return  # the screen is loading what the key reads: `wake` goes on once it has
+        split = self._escape_then_key(event)
+        if split is not None:
+            self._typed.popleft()
+            self._typed.extendleft(reversed(split))
+            event = split[0]
         self._typed.popleft()
         self._routing = True
         try:
@@ -127,6 +148,31 @@ class KeyRouter:
             self._routing = False
         if self._typed:
             self._schedule()
+
+    # ---------------------------------------------------------------- Escape typed with a key
+
+    def _escape_then_key(self, event: Typed) -> tuple[events.Key, events.Key] | None:
+        """Escape and the key typed with it, when `event` is both as the terminal's parser read them and
+        nothing on the screen binds it (see the module doc); None when it is a key of its own."""
+        if not isinstance(event, events.Key):
+            return None
+        character = event.character if event.character and len(event.character) == 1 else None
+        if event.key.startswith("alt+"):
+            last = event.key.rsplit("+", 1)[1]
+            typed = character or (last if len(last) == 1 else None)
+            if typed is not None and "shift+" in event.key:
+                typed = typed.upper()
+        elif event.key in ESCAPE_SYMBOLS and not isinstance(self.app.focused, Input):
+            typed = ESCAPE_SYMBOLS[event.key]
+        else:
+            return None
+        if typed is None or any(key in self.app.screen.active_bindings for key in event.aliases):
+            return None
+        escape = events.Key("escape", "\x1b")
+        key = character_key(typed)
+        for split in (escape, key):
+            split.set_sender(self.app)
+        return escape, key
 
     # ---------------------------------------------------------------- settling
 

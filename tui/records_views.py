@@ -41,6 +41,8 @@ class SessionOutside:
     sources: tuple[SourceScore, ...]
     trajectory: str | None  # the trajectory's path, when one may be read
     trajectory_note: str | None  # why there is none
+    priority: tuple[str, ...] = ()  # [rewards] priority: the first source with a score is in force
+    words: tuple[tuple[str, float], ...] = ()  # gptme's grading words and their rewards ([outcomes])
 
     def score(self, source: str) -> float | None:
         return next((s.score for s in self.sources if s.source == source), None)
@@ -75,7 +77,10 @@ def _outside(ws: Workspace, session_id: str) -> SessionOutside:
     named = record.trajectory_path if record is not None else None
     found = locate(ws.root, named, session_id, settings.trajectory_dirs, ws.allow_outside_journals)
     shown = found.shown if found.path is not None else None
-    return SessionOutside(session_id, file.present, lines, note, sources, shown, found.problem)
+    words = tuple(sorted(ws.config.outcomes.items()))
+    return SessionOutside(
+        session_id, file.present, lines, note, sources, shown, found.problem, ws.config.reward_priority, words
+    )
 
 
 @dataclass(frozen=True)

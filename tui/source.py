@@ -258,11 +258,14 @@ class WorkspaceSource:
         grader: str,
         note: str | None = None,
         expect_line: int | None = None,
+        outcome: str | None = None,
     ) -> GradeAppended:
         """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
-        (Workspace.append_grade), as the CLI's."""
+        (Workspace.append_grade), as the CLI's; `outcome`: the gptme word it was typed as, kept beside it."""
         with self._lock:
-            return self.workspace.append_grade(session_id, reward, grader=grader, note=note, expect_line=expect_line)
+            return self.workspace.append_grade(
+                session_id, reward, grader=grader, note=note, expect_line=expect_line, outcome=outcome
+            )
 
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""

@@ -146,13 +146,14 @@ def fmt_interval(low: float, high: float, digits: int = 2) -> str:
     return f"{fmt(low, digits)}–{fmt(high, digits)}"
 
 
-def fmt_time(timestamp: str | None) -> str:
-    """ISO-8601 as `YYYY-MM-DD HH:MM`; anything else is shown as it is (made safe)."""
+def fmt_time(timestamp: str | None, year: bool = True) -> str:
+    """ISO-8601 as `YYYY-MM-DD HH:MM` (`MM-DD HH:MM` without the year); anything else is shown as it is
+    (made safe)."""
     if not timestamp:
         return "—"
-    match = re.match(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})", timestamp)
+    match = re.match(r"^(\d{4}-)(\d{2}-\d{2})[T ](\d{2}:\d{2})", timestamp)
     if match:
-        return f"{match.group(1)} {match.group(2)}"
+        return f"{match.group(1) if year else ''}{match.group(2)} {match.group(3)}"
     return one_line(timestamp)
 
 

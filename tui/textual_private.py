@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -94,3 +95,31 @@ def replace_cells(table: DataTable[Any], cells: list[tuple[RowKey, ColumnKey, Te
     table._update_count += 1
     table._clear_caches()
     table.refresh()
+
+
+def escape_prefixed_symbols() -> dict[str, str]:
+    """Key names Textual gives Escape typed at once before a character, to the character: `pound_sign`
+    for Escape then 3 (a macOS Option-key table: `\\x1b3` reads as `£`).
+
+    Why private: the table is `textual._ansi_sequences.ANSI_SEQUENCES_KEYS` and the names come from
+    `textual.keys._character_to_key`; the key event keeps neither the bytes nor that an Escape came first,
+    and the key router (tui/keys.py) needs both to hand on Escape, then the key."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual.keys import _character_to_key
+
+    return {
+        _character_to_key(symbol): sequence[1]
+        for sequence, symbol in ANSI_SEQUENCES_KEYS.items()
+        if len(sequence) == 2 and sequence[0] == "\x1b" and isinstance(symbol, str) and len(symbol) == 1
+    }
+
+
+def character_key(character: str) -> events.Key:
+    """The key event a terminal's parser makes of one typed character (`-` is `minus`, `3` is `3`).
+
+    Why private: the names come from `textual.keys._character_to_key` and `KEY_NAME_REPLACEMENTS`, as in
+    Textual's parser; the key router (tui/keys.py) makes the key that followed an Escape typed with it."""
+    from textual.keys import KEY_NAME_REPLACEMENTS, _character_to_key
+
+    name = _character_to_key(character)
+    return events.Key(KEY_NAME_REPLACEMENTS.get(name, name), character)

@@ -40,6 +40,7 @@ class Write:
     session_id: str
     value: float | None = None  # grade: the value committed
     note: str | None = None
+    outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written)
@@ -78,9 +79,11 @@ class WriteQueue:
 
     # ---------------------------------------------------------------- UI thread
 
-    def commit(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write:
+    def commit(
+        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+    ) -> Write:
         """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued)."""
-        write = Write("grade", session_id, value=value, note=note or None)
+        write = Write("grade", session_id, value=value, note=note or None, outcome=outcome)
         write.expected_before = self.expected(session_id, shown)
         self._stacks.setdefault(session_id, []).append(write)
         self._expected[session_id] = value
@@ -212,7 +215,9 @@ class WriteQueue:
         sid = one_line(write.session_id)
         if write.kind == "grade":
             assert write.value is not None
-            appended = source.append_grade(write.session_id, write.value, grader=self.operator, note=write.note)
+            appended = source.append_grade(
+                write.session_id, write.value, grader=self.operator, note=write.note, outcome=write.outcome
+            )
             write.line, write.before = appended.record.line, appended.before_value
             write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
@@ -259,7 +264,9 @@ class Grading(Protocol):
     writes: WriteQueue
     snapshot: SourceSnapshot | None
 
-    def commit_grade(self, session_id: str, value: float, note: str | None, shown: float | None) -> Write: ...
+    def commit_grade(
+        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+    ) -> Write: ...
 
     def undo_grade(self, session_id: str) -> Write | None: ...
 

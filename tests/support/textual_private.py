@@ -73,3 +73,21 @@ def count_table_measures(monkeypatch: Any) -> list[int]:
 
     monkeypatch.setattr(_data_table, "measure", counting)
     return calls
+
+
+def type_bytes(app: App[Any], typed: str) -> None:
+    """Queue what a terminal sends for `typed` (`"V\\x1b3cy"`: V, Escape, 3, c, y typed in one burst) as
+    Textual's terminal parser reads it when it all arrives at once, then the keys it made.
+
+    Why private: the parser is `textual._xterm_parser.XTermParser`; Escape and the character after it,
+    read together, become one key (`alt+c`, or `£` for Escape then 3), which no key name given to
+    `type_ahead` says came from two keys."""
+    from textual._xterm_parser import XTermParser
+
+    parser = XTermParser()
+    made = [*parser.feed(typed), *parser.feed("")]
+    driver = app._driver
+    assert driver is not None
+    for event in made:
+        event.set_sender(app)
+        driver.send_message(event)

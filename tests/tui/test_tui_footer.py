@@ -25,7 +25,9 @@ def footer_line(app: LessonCreditApp) -> str:
 
 
 @pytest.mark.parametrize(
-    "keys", [(), ("s",), ("h",), ("a",), ("m",)], ids=["lessons", "sessions", "health", "analysis", "simulation"]
+    "keys",
+    [(), ("s",), ("h",), ("a",), ("m",), ("w",), ("I",)],
+    ids=["lessons", "sessions", "health", "analysis", "simulation", "what-if", "queue"],
 )
 async def test_footer_at_80_columns_shows_every_key_spaced(workspace: Workspace, keys: tuple[str, ...]) -> None:
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
@@ -37,6 +39,31 @@ async def test_footer_at_80_columns_shows_every_key_spaced(workspace: Workspace,
         line = footer_line(app)
         assert "screens ? Help" in line, line
         assert line.rstrip().endswith("q Quit"), line
+
+
+@pytest.mark.parametrize(
+    ("keys", "shown"),
+    [
+        ((), ["⏎", "/", "o", "r", "p", "w", "d", "l s a m h A I screens", "?", "q"]),
+        (("w",), ["t", "T", "b", "[", "]", "^s", "esc", "l s a m h A I screens", "?", "q"]),
+    ],
+    ids=["lessons", "what-if"],
+)
+async def test_footer_at_80_columns_is_complete(workspace: Workspace, keys: tuple[str, ...], shown: list[str]) -> None:
+    """Every key the screen shows, in order, whole (a description dropped before a key is cut). On the old code
+    What-if's line ended at "esc" and Lessons' left out A, I, o, r and d."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        line = footer_line(app)
+        at = 0
+        for key in shown:
+            found = line.find(f"{key} " if key != "q" else "q Quit", at)
+            assert found >= at, (key, line)
+            at = found + len(key)
 
 
 async def test_session_detail_footer_at_80_columns(workspace: Workspace) -> None:
@@ -54,8 +81,8 @@ async def test_clicking_a_key_in_the_footer_presses_it(workspace: Workspace) -> 
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         line = footer_line(app)
-        # the screens group reads " l s a m h screens": `s` is two cells after `l`
-        x = line.index(" l s a m h screens") + 3
+        # the screens group reads " l s a m h A I screens": `s` is two cells after `l`
+        x = line.index(" l s a m h A I screens") + 3
         assert line[x] == "s"
         await pilot.click(KeyFooter, offset=(x, 0))
         await settle(pilot)

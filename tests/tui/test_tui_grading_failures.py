@@ -160,7 +160,7 @@ async def test_discarding_what_waits_leaves_the_prompt_naming_the_logged_grade(
         prompt = app.screen
         assert isinstance(prompt, ConfirmCommit)
         # the log still says 0.8: the discarded 0.5 is not what the new grade replaces
-        assert "Replace grade 0.8 of s1 with 0.6?" in prompt.question, prompt.question
+        assert "Grade s1 0.6, in force over the heuristic's 0.8?" in prompt.question, prompt.question
         await pilot.press("c")
         await settle(pilot)
         assert grades(ws_root) == [("s1", 0.6)]

@@ -11,6 +11,7 @@ import pytest
 from records_fixture import build_records_workspace
 from records_helpers import HAND, agreement_workspace
 from textual.widgets import DataTable
+from textual_private import screen_lines
 from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.bandit.config import load_config
@@ -62,17 +63,63 @@ async def test_the_detail_shows_the_record_and_every_source(records_root: Path) 
         assert bar.others == (("judge", 0.3), ("heuristic", 0.8), ("outcome", 1.0))
 
 
+def screen_text(app: LessonCreditApp) -> list[str]:
+    return ["".join(segment.text for segment in strip).rstrip() for strip in screen_lines(app)]
+
+
+async def test_at_80x24_the_detail_answers_on_the_first_screen(records_root: Path) -> None:
+    """The judge's score and reason, the record, and why the focused lesson got its credit, all on the
+    24 rows; the session's line whole. On the old code the record showed only the sources (two lines),
+    the session's line stopped at "the selected", and "why this credit" showed its top border only."""
+    app = make_app(records_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_session(pilot, "s1")
+        lines = screen_text(app)
+        assert len(lines) == 24
+        assert lines[1] == " s1 · 2026-03-01 10:00 · code · 3 lessons · credit seed, floor 0.3"
+        assert " judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in lines
+        assert any(line.startswith(" record gptme · anthropic/claude-sonnet-4-6 · 19m 00s") for line in lines)
+        text = "\n".join(lines)
+        # tools/git-worktree (focused, first): 1 of its 2 keywords hit; weight 0.3 + 0.7 x 0.5 = 0.65;
+        # the person's 0.7 in force: reward 0.7 x 0.65 = 0.455
+        assert "why this credit: tools/git-worktree.md" in text
+        assert "salience 1/2 keywords = 0.500 · weight 0.3 + 0.7×0.500 = 0.650" in text
+        assert "reward 0.7×0.65 = 0.455 (seed)" in text
+        assert "hit: git worktree ×2 · missed: stale branch" in text
+        assert " grade 0.7 (manual) · judge 0.3 · heuristic 0.8 · outcome 1.0" in lines
+
+
 async def test_without_records_the_panel_stays_hidden(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         detail = await open_session(pilot, "s1")
         assert not detail.query_one("#record-panel", RecordPanel).display
 
 
-async def test_J_takes_the_judges_score_as_the_grade_and_u_undoes_it(records_root: Path) -> None:
-    async with make_app(records_root).run_test(size=SIZE) as pilot:
+def question(app: LessonCreditApp) -> str:
+    from lesson_credit.tui.screens.confirm import ConfirmCommit
+
+    assert isinstance(app.screen, ConfirmCommit)
+    return " ".join(str(app.screen.query_one(f"#confirm-{part}").render()) for part in ("question", "detail"))
+
+
+async def test_J_previews_the_judges_score_c_commits_it_and_u_undoes_it(records_root: Path) -> None:
+    """J is a draft like any other (on the old code it wrote at once); c asks, saying what the grade will do
+    under [rewards] priority (human first by default: it goes over the judge's score), y writes it."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
         detail = await open_session(pilot, "s4")  # pending in the log; the record's judge 0.7 is in force
         assert detail.base is not None and detail.base.session.grader == "record:judge"
+        before = grades(records_root)
         await pilot.press("J")
+        await settle(pilot)
+        assert detail.draft == 0.7 and grades(records_root) == before
+        await pilot.press("c")
+        await settle(pilot)
+        asked = question(app)
+        assert "Grade s4 0.7, in force over the judge's 0.7?" in asked
+        assert "The judge's 0.7 (record:judge) is in force" in asked
+        assert "priority (human, judge, heuristic, outcome) a person's grade comes first" in asked
+        await pilot.press("y")
         await settle(pilot)
         assert grades(records_root)[-1] == ("s4", 0.7, "manual")
         assert log_lines(records_root)[-1]["note"] == "the judge's score, taken as the grade"
@@ -87,20 +134,65 @@ async def test_J_takes_the_judges_score_as_the_grade_and_u_undoes_it(records_roo
         )
 
 
-async def test_J_asks_before_replacing_a_persons_grade(records_root: Path) -> None:
-    async with make_app(records_root).run_test(size=SIZE) as pilot:
-        await open_session(pilot, "s1")
+async def test_J_over_a_persons_grade_asks_and_escape_discards_the_draft(records_root: Path) -> None:
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
         before = grades(records_root)
         await pilot.press("J")
         await settle(pilot)
-        await pilot.press("escape")  # no: nothing written
+        await pilot.press("escape")  # the draft discarded: nothing written
         await settle(pilot)
-        assert grades(records_root) == before
-        await pilot.press("J")
+        assert grades(records_root) == before and detail.draft is None
+        await pilot.press("J", "c")
         await settle(pilot)
+        assert "Replace the grade 0.7 of s1 with 0.3?" in question(app)
+        assert "the latest person's grade counts" in question(app)
         await pilot.press("y")
         await settle(pilot)
         assert grades(records_root)[-1] == ("s1", 0.3, "manual")
+
+
+async def test_a_grade_under_a_priority_that_puts_the_judge_first_says_it_will_not_count(
+    records_root: Path,
+) -> None:
+    """On the old code: "Replace grade 0.7 ...? the latest counts", though the judge's score stays in force."""
+    config = Workspace(records_root, clock=fixed_clock).config_path
+    before = config.read_text(encoding="utf-8") if config.exists() else ""
+    config.write_text(before + '\n[rewards]\npriority = ["judge", "human", "heuristic", "outcome"]\n', encoding="utf-8")
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s4")
+        await pilot.press("3", "c")
+        await settle(pilot)
+        asked = question(app)
+        assert "Log 0.3 for s4? The judge's 0.7 stays in force." in asked
+        assert "is logged but does not count" in asked
+
+
+async def test_g_takes_gptme_grading_words(records_root: Path) -> None:
+    """`g productive enter c` grades with the word, as `grade S productive` does: the reward [outcomes]
+    gives it (gptme-sessions' default: productive 1) and the word kept beside it. On the old code the box
+    said "Not a number"."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s2")
+        await pilot.press("g", *"productive", "enter")  # the box opens with the grade selected: typing replaces it
+        await settle(pilot)
+        assert (detail.draft, detail.draft_word) == (1.0, "productive")
+        await pilot.press("c")
+        await settle(pilot)
+        if not isinstance(app.screen, SessionDetailScreen):
+            await pilot.press("y")  # s2 has a score in force: the dialog asks
+            await settle(pilot)
+        await pilot.press("g", *"great", "enter")
+        await settle(pilot)
+        from textual.widgets import Static
+
+        error = str(app.screen.query_one("#grade-error", Static).render())
+        assert "Not a grade: 'great'." in error and "productive" in error and "noop" in error
+    last = log_lines(records_root)[-1]
+    assert (last["session_id"], last["base_reward"], last["outcome"]) == ("s2", 1.0, "productive")
 
 
 async def test_J_without_a_judges_score_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
@@ -116,13 +208,43 @@ async def open_transcript(pilot: Any, session_id: str) -> TranscriptScreen:
     await pilot.press("V")
     await settle(pilot)
     screen = pilot.app.screen
-    assert isinstance(screen, TranscriptScreen)
-    for _ in range(2000):  # the read starts once the screen is laid out: wait for it, not for a time
-        if screen.data is not None:
-            break
-        await asyncio.sleep(0.01)
-    await settle(pilot)
+    assert isinstance(screen, TranscriptScreen) and screen.data is not None  # settle waits for the read
     return screen
+
+
+async def test_a_search_typed_before_the_transcript_is_read_waits_for_it(
+    records_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`V / pytest enter enter` in one burst while the read is slow (queued behind other work on the source's
+    lock): the keys wait for the text, so the two enters reach the second match. On the old code they
+    searched nothing and the text, when it came, showed the first match (the snapshot test's flake)."""
+    import threading
+
+    from textual_private import type_bytes
+
+    from lesson_credit.tui import records_views
+    from lesson_credit.tui.screens import transcript as transcript_module
+
+    app = make_app(records_root)
+    read = records_views.transcript_data
+    typed = threading.Event()
+
+    def slow_read(*args: Any) -> Any:
+        typed.wait()  # the read lands only once the burst is all taken (or held)
+        return read(*args)
+
+    monkeypatch.setattr(transcript_module, "transcript_data", slow_read)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s1")
+        type_bytes(app, "V/pytest\r\r")
+        # until the router has handed on every key, or holds them for the transcript (not a time)
+        while app.keys.waiting and not getattr(app.screen, "keys_held", False):
+            await pilot.pause()
+        typed.set()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TranscriptScreen) and screen.match_at == 1
+        assert "match 2 of" in str(screen.query_one("#transcript-info").render())
 
 
 async def test_the_transcript_shows_messages_in_order_with_hits_and_search(records_root: Path) -> None:
@@ -207,6 +329,31 @@ async def test_a_transcript_outside_the_allowed_folders_is_refused(records_root:
         assert view.message is not None and "outside the workspace" in view.message
 
 
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_the_agreement_plot_names_its_pair_and_draws_points_not_lines(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Sessions are points; the diagonal and the threshold dotted (the old code drew them as braille lines,
+    which read as lines joining the points); the pair is named, two people as such (bob vs manual)."""
+    app = make_app(agreement_workspace(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        table = app.screen.query_one("#agreement-table", DataTable)
+        table.move_cursor(row=[key.value for key in table.rows].index("all|bob|manual"))
+        await settle(pilot)
+        plot = app.screen.query_one(AgreementPlot)
+        assert str(plot.border_title) == "bob (x) vs manual (y): two people · 2 sessions"
+        drawn = "\n".join(screen_text(app)[plot.region.y : plot.region.bottom])
+        points = drawn.count("●") - drawn.count("● a session")  # the plot's title (where it fits) shows one
+        assert points == 2 and not any("\u2800" <= ch <= "\u28ff" for ch in drawn)
+        assert "bob (x) vs manual (y): two people" in "\n".join(screen_text(app))
+        table.move_cursor(row=[key.value for key in table.rows].index("all|human|judge"))
+        await settle(pilot)
+        assert str(plot.border_title) == "human (x) vs judge (y): a person against the judge source · 5 sessions"
+
+
 async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Path) -> None:
     app = make_app(agreement_workspace(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
@@ -238,6 +385,32 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
         await settle(pilot)
         row = [str(c) for c in table.get_row("all|human|judge")]
         assert row[-1] == "2/1/1/1" and screen.threshold == 0.55
+
+
+async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Path) -> None:
+    """One "why next" column: expected±sd, the sources' spread, the information, on screen whole. On the
+    old code nine columns ran off the right edge, the reason cut at "spre"."""
+    app = make_app(records_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("I")
+        await settle(pilot)
+        await pilot.press("o")  # informative
+        await settle(pilot)
+        queue = app.screen
+        assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
+        info, row = queue.queue.informative, queue.queue.rows[0]
+        assert info is not None and queue.queue.session_ids[0] == "s4"
+        table = queue.query_one("#queue-table", DataTable)
+        assert [c.value for c in table.columns] == ["#", "session", "in force", "why next"]
+        assert table.max_scroll_x == 0
+        why = (
+            f"{info.expected[row]:.2f}±{info.spread[row]:.2f} · spread {info.disagreement[row]:.2f} · "
+            f"info {info.score[row]:.1e}"
+        )
+        line = next(line for line in screen_text(app) if " s4 " in line)
+        assert line.split() == ["1", "s4", "0.70", "record:judge", *why.split()]
+        assert 0 < info.score[row] and 0 <= info.disagreement[row] <= 1
 
 
 async def test_n_follows_the_informative_order(tmp_path: Path) -> None:

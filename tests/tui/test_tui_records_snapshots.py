@@ -34,26 +34,13 @@ def test_snapshot_transcript(size: Size, snap_compare: SnapCompare, rws: Workspa
     assert snap_compare(make_app(rws), terminal_size=size, run_before=steps("V", session="s1"))
 
 
-async def transcript_read(pilot: Pilot[Any]) -> None:
-    """Until the transcript screen holds its text (read in a worker the screen starts once laid out)."""
-    import asyncio
-
-    from lesson_credit.tui.screens.transcript import TranscriptScreen
-
-    for _ in range(2000):
-        screen = pilot.app.screen
-        if isinstance(screen, TranscriptScreen) and screen.data is not None:
-            break
-        await asyncio.sleep(0.01)
-    await settle(pilot)
-
-
 @sizes
 def test_snapshot_transcript_search(size: Size, snap_compare: SnapCompare, rws: Workspace) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await steps("V", session="s1")(pilot)
-        await transcript_read(pilot)  # typed after the text is there: the search then finds in it
-        await steps("slash", *"pytest", "enter", "enter")(pilot)
+        # the transcript holds the keys until its text is read, and settle() waits for that (on the old code a
+        # loop of 2,000 10 ms sleeps did: under load the read, queued behind other work on the source's lock,
+        # took longer, and the search was typed into nothing)
+        await steps("V", "slash", *"pytest", "enter", "enter", session="s1")(pilot)
 
     assert snap_compare(make_app(rws), terminal_size=size, run_before=run_before)
 

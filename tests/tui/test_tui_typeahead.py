@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from records_fixture import build_records_workspace
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from textual_private import paste_ahead
-from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_sessions, record, settle
+from textual_private import paste_ahead, type_bytes
+from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_session, open_sessions, record, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -90,8 +91,9 @@ async def test_filter_burst_from_another_screen_waits_for_the_list(app: LessonCr
         await settle(pilot)
         burst(pilot, "s", "slash", *keys("s2"), "enter", "enter", "3", "c")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmCommit)  # s2 has 0.4: replace it?
-        assert "Replace grade 0.4 of s2 with 0.3?" in str(app.screen.query_one("#confirm-question", Static).render())
+        assert isinstance(app.screen, ConfirmCommit)  # s2 has the heuristic's 0.4: a person's grade goes over it
+        question = str(app.screen.query_one("#confirm-question", Static).render())
+        assert "Grade s2 0.3, in force over the heuristic's 0.4?" in question
         burst(pilot, "c")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s2"]
@@ -150,6 +152,47 @@ async def test_a_misrouted_key_cannot_stack_session_screens(app: LessonCreditApp
         burst(pilot, "escape")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen"]
+
+
+# ---------------------------------------------------------------------------- Escape typed with the next key
+
+
+async def test_escape_3_typed_in_a_burst_leaves_the_transcript_and_grades(tmp_path: Path) -> None:
+    """`V escape 3 c y` as a terminal sends it at once: Textual reads escape-3 as one key (`£`, a macOS
+    Option-key table); it is escape, then 3. On the old code the transcript stayed open, nothing written."""
+    root = build_records_workspace(tmp_path / "ws")
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s1")  # the person's 0.7 in force: c asks, y answers
+        type_bytes(app, "V\x1b3cy")
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen", "detail:s1"]
+    assert [(e["session_id"], e["base_reward"]) for e in log_lines(root) if e.get("type") == "grade"][-1] == (
+        "s1",
+        0.3,
+    )
+
+
+async def test_escape_and_a_letter_typed_at_once_are_escape_then_the_letter(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`3 escape c`: a draft, dropped, then c has nothing to commit. Read together, escape-c is `alt+c`, which
+    nothing binds; on the old code it was lost and the draft stayed."""
+    async with app.run_test(size=SIZE) as pilot:
+        await open_session(pilot, "s4")
+        type_bytes(app, "3\x1bc")
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen", "detail:s4"] and shown_draft(app) is None
+    assert grades(ws_root) == []
+
+
+async def test_a_symbol_typed_into_a_text_box_stays_the_symbol(app: LessonCreditApp) -> None:
+    """In a text box `£` is more likely typed than escape-3: it stays text (the filter keeps it)."""
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_sessions(pilot)
+        type_bytes(app, "/\x1b3")
+        await settle(pilot)
+        assert app.screen is screen and screen.query_one(Input).value == "£"
 
 
 # ---------------------------------------------------------------------------- the jump key
@@ -285,6 +328,26 @@ async def test_a_pasted_filter_keeps_what_fits(app: LessonCreditApp) -> None:
         await settle(pilot)
         assert screen.query_one("#session-filter", Input).value == ("s4" + "y" * 5000)[:MAX_FILTER]
         assert stack(app) == ["SessionsScreen"]  # the filter finds nothing: nothing opens
+
+
+async def test_a_pasted_note_is_capped_with_a_message_and_goes_with_the_draft(app: LessonCreditApp) -> None:
+    """A 5,000-character paste into a grade's note keeps MAX_NOTE characters and says so (the old code took it
+    all and held the app for seconds); escape discarding the draft clears the note (the old code kept it)."""
+    from textual_private import notification_texts
+
+    from lesson_credit.tui.widgets.filter_box import MAX_NOTE
+
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s4")
+        burst(pilot, "3", "e")
+        paste_ahead(app, "n" * 5000)
+        await settle(pilot)
+        note = detail.query_one("#note", Input)
+        assert note.value == "n" * MAX_NOTE and detail.note == "n" * MAX_NOTE
+        assert any(f"A note holds at most {MAX_NOTE} characters" in text for _, text in notification_texts(app))
+        burst(pilot, "escape", "escape")  # out of the note, then the draft discarded
+        await settle(pilot)
+        assert detail.draft is None and note.value == "" and detail.note == ""
 
 
 # ---------------------------------------------------------------------------- one meaning per key

@@ -225,9 +225,12 @@ async def settle(pilot: Any) -> None:
         working = any(not worker.is_finished for worker in pilot.app.workers)
         # keys typed ahead wait in the app's key router (tui/keys.py) until the ones before them have settled
         typing = getattr(getattr(pilot.app, "keys", None), "waiting", 0) > 0
+        # a screen that holds the keys until its first load lands (a list, a transcript) is loading: its read
+        # may wait for the source's lock behind other work, however long that takes on a loaded machine
+        loading = getattr(pilot.app.screen, "keys_held", False)
         # a filter re-runs after a pause in typing (screens/sortable.py)
         filtering = getattr(pilot.app.screen, "filter_pending", False)
-        return working or typing or filtering or any(t.filling for t in tables) or measuring
+        return working or typing or loading or filtering or any(t.filling for t in tables) or measuring
 
     # done when two pauses in a row find nothing busy: a result that starts more work shows as busy
     # at the pause after it lands, however long the chain

@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from lesson_credit.core.api import DEFAULT_THRESHOLD, Agreement, AgreementReport
+from lesson_credit.core.api import DEFAULT_THRESHOLD, HEURISTIC, JUDGE, OUTCOME, Agreement, AgreementReport
 from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
@@ -31,6 +31,15 @@ COLUMNS = ("category", "a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp
 
 def number(value: float | None) -> Text:
     return Text("—" if value is None else f"{value:.3f}", justify="right")
+
+
+def pair_title(category: str, pair: Agreement) -> Text:
+    """The plotted pair, named (plain text: people's names come from the log): a person against a source,
+    or two people ("erik vs manual": a person's grades against another's)."""
+    people = pair.source_b not in (JUDGE, HEURISTIC, OUTCOME)
+    kind = "two people" if people else f"a person against the {pair.source_b} source"
+    where = "" if category == "all" else f" · {category}"
+    return Text(f"{one_line(pair.source_a)} (x) vs {one_line(pair.source_b)} (y): {kind}{where} · {pair.n} sessions")
 
 
 def pair_cells(category: str, pair: Agreement) -> list[Text]:
@@ -136,12 +145,15 @@ class AgreementScreen(DataScreen):
     def _plot(self) -> None:
         plot = self.query_one("#agreement-plot", AgreementPlot)
         plot.threshold = self.threshold
-        chosen = next((pair for key, _, pair in self.rows if key == self.highlighted), None)
-        if chosen is None and self.rows:
-            chosen = self.rows[0][2]
-        if chosen is None:
+        found = next(((category, pair) for key, category, pair in self.rows if key == self.highlighted), None)
+        if found is None and self.rows:
+            found = (self.rows[0][1], self.rows[0][2])
+        if found is None:
+            plot.border_title = None
             plot.pair = None
             return
+        category, chosen = found
+        plot.border_title = pair_title(category, chosen)
         plot.pair = ((chosen.source_a, chosen.source_b), (tuple(chosen.a.tolist()), tuple(chosen.b.tolist())))
 
     @on(DataTable.RowHighlighted, "#agreement-table")

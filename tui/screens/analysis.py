@@ -104,7 +104,8 @@ class AnalysisScreen(SortableScreen):
         "over every lesson with category baselines (ˡ: its later half, the effect drifted). In parentheses: "
         "nothing claimed (too little data, or always injected with other lessons: see the panel). Then the "
         "leave-one-out lifts: mean reward with minus without, within categories, propensity-weighted. Rows "
-        "without an estimate are dimmed and sorted last."
+        "without an estimate are dimmed and sorted last. On a 24-row terminal the panel shows its first two "
+        "lines: x shows all of it."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -112,10 +113,12 @@ class AnalysisScreen(SortableScreen):
         Binding("o", "cycle_sort", "Sort by next column", show=False),
         Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("ctrl+s", "write", "Write loo-results.json"),
+        Binding("x", "toggle_expand", "Show / fold the panel", show=False),
     ]
     SORT_COLUMNS = SORTS
     # a first choice sorts lesson and p (BH) smallest first, the rest largest first
     DESCENDING_FIRST = tuple(key for key in SORTS if key not in ("lesson", "p_bh"))
+    NARROW_HEADERS = {"p_bh": "p BH", "without": "w/o", "category": "cat"}  # 80 columns: one word a header
 
     class Loaded(Message):
         def __init__(self, view: AnalysisView) -> None:
@@ -235,6 +238,10 @@ class AnalysisScreen(SortableScreen):
         if self.view is None or self.highlighted not in self.shown or self.highlighted is None:
             return
         self.app.push_screen(LessonRewardsScreen(self.source, self.highlighted))
+
+    def action_toggle_expand(self) -> None:
+        """x: on a 24-row terminal the panel under the table shows its first two lines; x shows it all."""
+        self.toggle_class("-expanded")
 
     def action_write(self) -> None:
         self.busy(self.query_one("#loo-table", ThemedTable))

@@ -1,8 +1,10 @@
-"""A modal to type an exact grade: returns the value, or None when cancelled."""
+"""A modal to type an exact grade, or one of gptme's grading words (docs/trust.md), as `grade S WORD`
+takes them: returns the value and the word, or None when cancelled."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,6 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from lesson_credit.tui.screens.base import screen_css
+from lesson_credit.tui.text import one_line
+
+TypedGrade = tuple[float, str | None]  # the grade, and the grading word it was typed as (None: a number)
 
 
 def parse_grade(value: str) -> tuple[float | None, str | None]:
@@ -32,25 +37,44 @@ def parse_grade(value: str) -> tuple[float | None, str | None]:
     return number, None
 
 
-class GradeValueScreen(ModalScreen[float | None]):
-    """Enter submits a valid grade; escape cancels."""
+def parse_grade_or_word(value: str, words: Mapping[str, float]) -> tuple[TypedGrade | None, str | None]:
+    """((grade, word), None) for a number in [0, 1] (word None) or one of `words` (gptme's grading words:
+    the reward the workspace's [outcomes] gives it), else (None, the reason, naming the words)."""
+    word = value.strip()
+    if word in words:
+        return (words[word], word), None
+    grade, problem = parse_grade(value)
+    if grade is not None:
+        return (grade, None), None
+    if words and problem is not None and problem.startswith("Not a number"):
+        problem = f"Not a grade: {one_line(word)!r}. Type 0 to 1, or one of {', '.join(sorted(words))}."
+    return None, problem
+
+
+class GradeValueScreen(ModalScreen[TypedGrade | None]):
+    """Enter submits a valid grade or word; escape cancels."""
 
     DEFAULT_CSS = screen_css("grade_value.tcss")
-    HELP = "Type an exact grade between 0 and 1; enter previews it as the draft, escape cancels."
+    HELP = (
+        "Type an exact grade between 0 and 1, or one of gptme's grading words (productive, noop, ...: "
+        "[outcomes] gives their rewards); enter previews it as the draft, escape cancels."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, session_id: str, current: float | None) -> None:
+    def __init__(self, session_id: str, current: float | None, words: Mapping[str, float] | None = None) -> None:
         super().__init__()
         self.session_id = session_id
         self.current = current
+        self.words = dict(words or {})
 
     def compose(self) -> ComposeResult:
         with Vertical(id="grade-dialog"):
-            yield Label("Exact grade for this session (0 to 1)", id="grade-prompt")
+            words = " or a grading word" if self.words else ""
+            yield Label(f"Exact grade for this session (0 to 1){words}", id="grade-prompt")
             yield Input(
                 value="" if self.current is None else f"{self.current:g}",
-                placeholder="e.g. 0.73",
+                placeholder="e.g. 0.73" + (" or productive" if self.words else ""),
                 id="grade-value",
             )
             yield Static("enter previews it as the draft · escape cancels", id="grade-error")
@@ -61,10 +85,10 @@ class GradeValueScreen(ModalScreen[float | None]):
 
     @on(Input.Submitted, "#grade-value")
     def _submitted(self, event: Input.Submitted) -> None:
-        value, problem = parse_grade(event.value)
-        if problem is not None:
+        value, problem = parse_grade_or_word(event.value, self.words)
+        if value is None:
             error = self.query_one("#grade-error", Static)
-            error.update(Text(problem))  # it quotes what was typed: never markup
+            error.update(Text(problem or ""))  # it quotes what was typed: never markup
             error.add_class("-invalid")
             return
         self.dismiss(value)

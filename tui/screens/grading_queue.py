@@ -26,12 +26,16 @@ from lesson_credit.tui.text import fmt, fmt_time, one_line
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW
 
 ROWS_SHOWN = 500
 EXPLAIN = {
     "oldest": "pending sessions (no source scores them), oldest first",
     "informative": "sessions no person graded, first those whose grade would most change their lessons' means",
 }
+COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "information")
+# below 100 columns: why the session is next in one column (expected±sd · spread between sources · information)
+NARROW_COLUMNS = ("#", "session", "in force", "why next")
 
 
 class QueueOwner(Protocol):
@@ -71,6 +75,7 @@ class GradingQueueScreen(DataScreen):
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.queue: GradingQueue | None = None
+        self.sessions: SessionsView | None = None
         self.highlighted: str | None = None
 
     @property
@@ -108,17 +113,36 @@ class GradingQueueScreen(DataScreen):
         self.done(table)
         self._fill(table, event.queue, event.sessions)
 
+    def on_resize(self) -> None:
+        was = self.has_class("-narrow")
+        super().on_resize()
+        if self.has_class("-narrow") != was and self.queue is not None and self.sessions is not None:
+            self._fill(self.query_one("#queue-table", ThemedTable), self.queue, self.sessions)
+
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
+        self.sessions = sessions
         keep = self.highlighted
         table.clear(columns=True)
-        for label in ("#", "session", "time", "category", "in force", "expected", "±", "spread", "information"):
+        narrow = self.size.width < NARROW_BELOW
+        labels = NARROW_COLUMNS if narrow else COLUMNS
+        for label in labels:
             table.add_column(label, key=label)
         info = queue.informative
         for place, (row, session_id) in enumerate(zip(queue.rows[:ROWS_SHOWN], queue.session_ids, strict=False)):
             s = sessions.table.summary(row)
             in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward)} {one_line(s.grader)}"
-            cells = [Text(str(place + 1), justify="right"), Text(one_line(session_id)), Text(fmt_time(s.timestamp))]
-            cells += [Text(one_line(s.category, "—")), Text(in_force)]
+            cells = [Text(str(place + 1), justify="right"), Text(one_line(session_id))]
+            if narrow:  # one column says why the session is where it is
+                if info is not None:
+                    spread = float(info.disagreement[row])
+                    why = f"{fmt(float(info.expected[row]))}±{fmt(float(info.spread[row]))}"
+                    why += f" · spread {'—' if math.isnan(spread) else fmt(spread)}"
+                    why += f" · info {float(info.score[row]):.1e}"
+                else:
+                    why = f"pending since {fmt_time(s.timestamp)}"
+                table.add_row(*cells, Text(in_force), Text(why), key=session_id)
+                continue
+            cells += [Text(fmt_time(s.timestamp)), Text(one_line(s.category, "—")), Text(in_force)]
             if info is not None:
                 spread = float(info.disagreement[row])
                 cells += [

@@ -85,14 +85,14 @@ class LessonsScreen(SortableScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
-        Binding("o", "cycle_sort", "Sort by next column", show=False),
-        Binding("r", "reverse_sort", "Reverse order", show=False),
+        Binding("o", "cycle_sort", "Sort by next column"),
+        Binding("r", "reverse_sort", "Reverse order"),
         Binding("p", "toggle_pin", "Pin"),
         Binding("P", "clear_pins", "Clear pins", show=False),
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_last_session", "Open last session", priority=True),
         Binding("w", "what_if", "What-if"),
-        Binding("d", "over_time", "The highlighted lesson over time", show=False),
+        Binding("d", "over_time", "The highlighted lesson over time"),
         Binding("R", "toggle_retired", "Show or hide retired arms", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
     ]

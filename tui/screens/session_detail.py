@@ -18,22 +18,22 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
+from lesson_credit.core.api import HUMAN, Explanation, LessonCredit, SalienceBreakdown
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit
-from lesson_credit.tui.screens.grade_value import GradeValueScreen
+from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
-from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story
+from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, story_title
 from lesson_credit.tui.widgets.grade_bar import GradeBar
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import NARROW_BELOW
+from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
@@ -47,10 +47,13 @@ CREDIT_COLUMNS = (
     ("hit", "hit"),
     ("missed", "missed"),
 )
-# below 100 columns: the arithmetic (salience to Δβ) fits beside the lesson's file name (the help explains)
+# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name and the keywords
+# hit, whole (the help explains); Δα and Δβ are in "why this credit", and the keywords missed take what is left
 NARROW_LABELS = {"salience": "sal", "weight": "wt"}
+NARROW_HIDDEN = ("d_alpha", "d_beta")
 
 Span = tuple[int, int]
+JUDGE_NOTE = "the judge's score, taken as the grade"
 
 
 def step_grade(current: float | None, step: float) -> float:
@@ -65,11 +68,19 @@ def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
     return [span for keyword in breakdown.keywords for span in keyword.spans()]
 
 
-def session_info(explanation: Explanation) -> Text:
+def session_info(explanation: Explanation, compact: bool = False) -> Text:
+    """The session's line and how credit is computed. `compact` (below 100 columns): one line, whole
+    sentences only (the journal's path is the journal pane's title)."""
     s = explanation.session
     settings = explanation.settings
     out = Text()
     out.append(one_line(s.session_id), style="bold")
+    if compact:
+        out.append(f" · {fmt_time(s.timestamp)} · {one_line(s.category, '—')} · {s.n_lessons} lessons")
+        out.append(f" · credit {settings.strategy}, floor {settings.floor:g}", style="dim")
+        if settings.decay < 1.0:
+            out.append(f", decay {settings.decay:g}", style="dim")
+        return out
     out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  {s.n_lessons} lessons")
     out.append(f"  ·  journal {one_line(s.journal_path, '—')}\n", style="dim")
     out.append(f"credit: strategy {settings.strategy}, floor {settings.floor:g}", style="dim")
@@ -77,6 +88,43 @@ def session_info(explanation: Explanation) -> Text:
         out.append(f", decay {settings.decay:g}", style="dim")
     out.append("  ·  keyword hits highlighted, the selected lesson's strongest", style="dim")
     return out
+
+
+def commit_question(
+    session_id: str,
+    value: float,
+    word: str | None,
+    in_force: float | None,
+    person: float | None,
+    outside: SessionOutside | None,
+) -> tuple[str, str]:
+    """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
+    under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
+
+    `person`: the operator's source's score (as queued); `in_force`: the score in force as typed."""
+    grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
+    sid = one_line(session_id)
+    forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
+    if forcing is None or forcing.source == HUMAN or outside is None:
+        was = fmt_grade(person if person is not None else in_force)
+        return (
+            f"Replace the grade {was} of {sid} with {grade}?",
+            "A person's grade is in force; both stay in the log and the latest person's grade counts. u undoes it.",
+        )
+    order = ", ".join(outside.priority)
+    theirs = f"The {forcing.source}'s {fmt_grade(forcing.score)} ({one_line(forcing.grader)}) is in force"
+    ranked = list(outside.priority)
+    if HUMAN in ranked and forcing.source in ranked and ranked.index(HUMAN) < ranked.index(forcing.source):
+        return (
+            f"Grade {sid} {grade}, in force over the {forcing.source}'s {fmt_grade(forcing.score)}?",
+            f"{theirs}; under [rewards] priority ({order}) a person's grade comes first, so {grade} will count. "
+            f"The {forcing.source}'s score stays in the log. u undoes it.",
+        )
+    return (
+        f"Log {grade} for {sid}? The {forcing.source}'s {fmt_grade(forcing.score)} stays in force.",
+        f"{theirs}; under [rewards] priority ({order}) it comes before a person's grade, so {grade} is logged "
+        "but does not count until the priority changes (w, b). u undoes it.",
+    )
 
 
 class SessionDetailScreen(DataScreen):
@@ -134,6 +182,8 @@ class SessionDetailScreen(DataScreen):
         self.base: Explanation | None = None  # latest grade, with the journal and breakdowns
         self.shown: Explanation | None = None  # what the screen shows: base, or the draft preview
         self.draft: float | None = None
+        self.draft_word: str | None = None  # the gptme grading word the draft was typed as (g productive)
+        self.draft_note: str | None = None  # the note the draft is committed with if none is typed (J's)
         self.note = ""
         self.rows: list[str] = []
         self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
@@ -158,11 +208,29 @@ class SessionDetailScreen(DataScreen):
     def on_mount(self) -> None:
         self.title = f"Session {one_line(self.session_id)}"
         self.sub_title = self.source.name
-        self.query_one("#journal", JournalView).border_title = "journal"
+        self._show_size()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show())
         table = self.query_one("#credits", ThemedTable)
         table.focus()
         self.busy(table, delay=0)
+
+    def on_resize(self) -> None:
+        was = (self.has_class("-narrow"), self.has_class("-short"))
+        super().on_resize()
+        if (self.has_class("-narrow"), self.has_class("-short")) != was:
+            self._show_size()
+            self._show()
+
+    def _show_size(self) -> None:
+        """The compact forms of the header, record, story and grade bar, as the terminal's size asks."""
+        narrow, short = self.size.width < NARROW_BELOW, self.size.height < SHORT_BELOW
+        self.query_one("#record-panel", RecordPanel).compact = short
+        self.query_one("#grade-bar", GradeBar).compact = short
+        journal = self.query_one("#journal", JournalView)
+        path = self.base.session.journal_path if self.base is not None and narrow else None
+        journal.border_title = Text(f"journal {one_line(path)}" if path else "journal")
+        if self.base is not None:
+            self.query_one("#session-info", Static).update(session_info(self.base, compact=narrow))
 
     # ---------------------------------------------------------------- workers
 
@@ -202,7 +270,7 @@ class SessionDetailScreen(DataScreen):
         self._notice_grade_from_elsewhere(self.base, event.explanation)
         self.base = event.explanation
         self.done(self.query_one("#credits", ThemedTable))
-        self.query_one("#session-info", Static).update(session_info(event.explanation))
+        self._show_size()
         bar = self.query_one("#grade-bar", GradeBar)
         bar.committed = event.explanation.session.base_reward
         bar.grader = event.explanation.session.grader
@@ -287,12 +355,19 @@ class SessionDetailScreen(DataScreen):
         table.clear(columns=True)
         # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
         # after opening) otherwise kept its header widths and cut every cell to them
-        for index, (key, label) in enumerate(CREDIT_COLUMNS):
-            label = NARROW_LABELS.get(label, label) if narrow else label
-            width = max([len(label), *(row[index].cell_len for _, row in rows)])
-            table.add_column(label, key=key, width=width)
+        shown = [i for i, (key, _) in enumerate(CREDIT_COLUMNS) if not (narrow and key in NARROW_HIDDEN)]
+        widths = {i: max([len(CREDIT_COLUMNS[i][1]), *(row[i].cell_len for _, row in rows)]) for i in shown}
+        if narrow:  # the keywords missed, last, take what is left of the line (cut with an ellipsis)
+            for i in shown[:-1]:
+                label = CREDIT_COLUMNS[i][1]
+                widths[i] = max([len(NARROW_LABELS.get(label, label)), *(row[i].cell_len for _, row in rows)])
+            left = self.size.width - 2 - sum(widths[i] + 2 * table.cell_padding for i in shown)  # 2: a scrollbar
+            widths[shown[-1]] = max(len("missed"), widths[shown[-1]] + min(0, left))
+        for i in shown:
+            key, label = CREDIT_COLUMNS[i]
+            table.add_column(NARROW_LABELS.get(label, label) if narrow else label, key=key, width=widths[i])
         for path, cells in rows:
-            table.add_row(*cells, key=path)
+            table.add_row(*[cells[i] for i in shown], key=path)
         self.rows = [c.path for c in credits]
         if self.focused_lesson in self.rows:
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
@@ -329,7 +404,9 @@ class SessionDetailScreen(DataScreen):
             story.story = None
             plot.curves = ()
             return
-        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward)
+        compact = self.size.width < NARROW_BELOW
+        story.border_title = story_title(credit.path, compact)
+        story.story = credit_story(credit, self.shown.settings, self.shown.base_reward, compact)
         label = short_label(credit.path, 22)
         after = "after (draft)" if self.draft is not None else "after"
         plot.plot_title = f"{label}: before → {after} this session"
@@ -352,9 +429,13 @@ class SessionDetailScreen(DataScreen):
 
     # ---------------------------------------------------------------- grading
 
-    def _set_draft(self, value: float | None) -> None:
+    def _set_draft(self, value: float | None, word: str | None = None, note: str | None = None) -> None:
         self.draft = value
-        self.query_one("#grade-bar", GradeBar).draft = value
+        self.draft_word = word if value is not None else None
+        self.draft_note = note if value is not None else None
+        bar = self.query_one("#grade-bar", GradeBar)
+        bar.draft_word = self.draft_word
+        bar.draft = value
         if value is None:
             self.shown = self.base
             self._show()
@@ -384,12 +465,13 @@ class SessionDetailScreen(DataScreen):
 
     def action_type_grade(self) -> None:
 
-        def typed(value: float | None) -> None:
+        def typed(value: TypedGrade | None) -> None:
             if value is not None:
-                self._set_draft(value)
+                self._set_draft(*value)
 
         current = self.draft if self.draft is not None else self.in_force()
-        self.app.push_screen(GradeValueScreen(self.session_id, current), typed)
+        words = dict(self.outside.words) if self.outside is not None else None
+        self.app.push_screen(GradeValueScreen(self.session_id, current, words), typed)
 
     async def action_commit(self) -> None:
         if self.draft is None:
@@ -397,27 +479,25 @@ class SessionDetailScreen(DataScreen):
                 "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
             )
             return
-        value, note = self.draft, self.note.strip() or None
+        value, word = self.draft, self.draft_word
+        note = self.note.strip() or self.draft_note
         in_force = self.in_force()
         if in_force is None:
-            self._queue_commit(value, note)
+            self._queue_commit(value, note, word)
             return
 
         def answered(replace_it: bool) -> None:
             if replace_it:
-                self._queue_commit(value, note)
+                self._queue_commit(value, note, word)
 
-        await self.app.push_screen(
-            ConfirmCommit(
-                f"Replace grade {fmt_grade(in_force)} of {one_line(self.session_id)} with {fmt_grade(value)}?",
-                "Both stay in the log; the latest counts. u undoes it.",
-                on_answer=answered,
-            )
-        )
+        person = self.outside.person if self.outside is not None else None
+        queued = self.grading.writes.expected(self.session_id, person)
+        question, detail = commit_question(self.session_id, value, word, in_force, queued, self.outside)
+        await self.app.push_screen(ConfirmCommit(question, detail, on_answer=answered))
 
-    def _queue_commit(self, value: float, note: str | None) -> None:
+    def _queue_commit(self, value: float, note: str | None, word: str | None = None) -> None:
         """Queue the write now (key order is write order) and free the draft for the next key."""
-        self.grading.commit_grade(self.session_id, value, note, self.committed())
+        self.grading.commit_grade(self.session_id, value, note, self.committed(), word)
         self._set_draft(None)
         self.note = ""
         self.query_one("#grade-bar", GradeBar).clear_note()
@@ -427,7 +507,7 @@ class SessionDetailScreen(DataScreen):
         commit on the session (a new grade event, through the write queue)."""
         if self.draft is not None:
             draft = self.draft
-            self._set_draft(None)
+            self._discard_draft()
             self.notify(
                 f"Draft {fmt_grade(draft)} on {one_line(self.session_id)} discarded (nothing written); "
                 "u again undoes the last commit.",
@@ -450,31 +530,14 @@ class SessionDetailScreen(DataScreen):
 
         self.app.push_screen(TranscriptScreen(self.source, self.session_id, self.focused_lesson))
 
-    async def action_take_judge(self) -> None:
-        """The judge's score, committed as the operator's grade through the write queue (u undoes it)."""
+    def action_take_judge(self) -> None:
+        """The judge's score as the draft, previewed like any other; c commits it as the operator's grade
+        (noted as the judge's score unless a note is typed), escape discards it."""
         judge = self.outside.judge if self.outside is not None else None
         if judge is None:
             self.notify(f"No judge's score for {one_line(self.session_id)}.", severity="warning", markup=False)
             return
-        note = self.note.strip() or "the judge's score, taken as the grade"
-        person = self.outside.person if self.outside is not None else None
-        queued = self.grading.writes.expected(self.session_id, person) if person is not None else None
-        if queued is None:
-            self._queue_commit(judge, note)
-            return
-
-        def answered(replace_it: bool) -> None:
-            if replace_it:
-                self._queue_commit(judge, note)
-
-        await self.app.push_screen(
-            ConfirmCommit(
-                f"Replace the grade {fmt_grade(queued)} of {one_line(self.session_id)} "
-                f"with the judge's {fmt_grade(judge)}?",
-                "Both stay in the log; the latest person's grade counts. u undoes it.",
-                on_answer=answered,
-            )
-        )
+        self._set_draft(judge, note=JUDGE_NOTE)
 
     def action_focus_note(self) -> None:
         self.query_one("#grade-bar", GradeBar).focus_note()
@@ -487,10 +550,16 @@ class SessionDetailScreen(DataScreen):
             self.query_one("#credits", ThemedTable).focus()
             return
         if self.draft is not None:
-            self._set_draft(None)
+            self._discard_draft()
             self.notify("Draft discarded; nothing was written.", markup=False)
             return
         self.dismiss()
+
+    def _discard_draft(self) -> None:
+        """The draft and the note typed for it go (nothing was written)."""
+        self._set_draft(None)
+        self.note = ""
+        self.query_one("#grade-bar", GradeBar).clear_note()
 
     @on(GradeBar.NoteChanged)
     def _note_changed(self, event: GradeBar.NoteChanged) -> None:

@@ -25,6 +25,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW
 from lesson_credit.tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
@@ -70,10 +71,11 @@ class SessionsScreen(SortableScreen):
         "n opens the oldest pending one, v lists only the pending ones. o / r / a header click sort every "
         "matching session as `lesson-credit sessions --sort` does (the first 1,000 are listed); home / end go "
         "to the first / last row. The filter matches id, category, grader or date, or `lesson:ID` the sessions "
-        "a lesson was injected in."
+        "a lesson was injected in. On a 24-row terminal the reward plot is folded away: x shows it."
     )
     SORT_COLUMNS = SESSION_SORTS
     DESCENDING_FIRST = ("time", "grade", "lessons", "salience")
+    NARROW_HEADERS = {"salience": "sal"}  # and the time without its year: every column fits 80 columns
     FILTER_BOX = "session-filter"
     HOLDS_KEYS_UNTIL_LOADED = True
 
@@ -86,6 +88,7 @@ class SessionsScreen(SortableScreen):
         Binding("o", "cycle_sort", "Sort by next column", show=False),
         Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("x", "toggle_expand", "Show / fold the plot", show=False),
     ]
 
     class Loaded(Message):
@@ -206,7 +209,7 @@ class SessionsScreen(SortableScreen):
         return [
             # ⚠: a line of the log about this session could not be used (listed below the table)
             table.toned(("⚠ " if troubled else "") + one_line(s.session_id), "warning" if troubled else tone),
-            table.toned(fmt_time(s.timestamp), None),
+            table.toned(fmt_time(s.timestamp, year=self.size.width >= NARROW_BELOW), None),
             table.toned(one_line(s.category, "—"), None),
             Text(grade, style=table.tone("warning") if s.pending else "", justify="right"),
             table.toned("pending" if s.pending else one_line(s.grader, "—"), tone),
@@ -235,6 +238,10 @@ class SessionsScreen(SortableScreen):
     async def action_next_pending(self) -> None:
         """Grade a queue: the oldest pending session (sessions with a grade still being written are skipped)."""
         await cast(Grading, self.app).open_next_pending(None)
+
+    def action_toggle_expand(self) -> None:
+        """x: on a 24-row terminal the reward plot is folded away (the rows are the answer); x shows it."""
+        self.toggle_class("-expanded")
 
     def action_toggle_pending(self) -> None:
         self.pending_only = not self.pending_only

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Input
 
 from lesson_credit.tui.screens.base import DataScreen
 from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.widths import NARROW_BELOW
 
 FILTER_DEBOUNCE = 0.15  # seconds without typing before the filter re-runs
 
@@ -34,6 +35,7 @@ class SortableScreen(DataScreen):
     SORT_COLUMNS: ClassVar[Mapping[str, tuple[str, Callable[[Any], Any]]]] = {}
     # columns that sort largest first when chosen; the rest sort smallest first
     DESCENDING_FIRST: ClassVar[Collection[str]] = ()
+    NARROW_HEADERS: ClassVar[Mapping[str, str]] = {}  # column key -> its header below 100 columns
     # `o` keeps the current direction instead of giving the next column its own first one
     CYCLE_KEEPS_DIRECTION: ClassVar[bool] = False
     # the id of the screen's filter box (an Input), if it has one
@@ -82,9 +84,19 @@ class SortableScreen(DataScreen):
         if not (isinstance(focused, Input) and focused.id == self.FILTER_BOX):
             self.apply_filter()
 
+    def on_resize(self) -> None:
+        was = self.has_class("-narrow")
+        super().on_resize()
+        if self.has_class("-narrow") != was:
+            self._rebuild()  # the narrow headers and cells
+
     def sort_headers(self) -> Iterator[tuple[str, str]]:
-        """Each column's key and header, the sort column's marked ▼ (descending) or ▲."""
+        """Each column's key and header, the sort column's marked ▼ (descending) or ▲; below 100 columns
+        the shorter header of NARROW_HEADERS where one is given."""
+        narrow = self.size.width < NARROW_BELOW
         for key, (header, _) in self.SORT_COLUMNS.items():
+            if narrow:
+                header = self.NARROW_HEADERS.get(key, header)
             if key == self.sort_column:
                 header += " ▼" if self.sort_reverse else " ▲"
             yield key, header

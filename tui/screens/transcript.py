@@ -63,6 +63,9 @@ class TranscriptScreen(DataScreen):
         "long outputs collapsed (x shows them in full), every lesson's keyword hits highlighted. / searches: "
         "enter goes to the next match."
     )
+    # keys typed before the text is read (`V / pytest enter` in one burst) wait for it, as on Sessions: a
+    # search typed into nothing would find nothing; the tests' settle() waits for it the same way
+    HOLDS_KEYS_UNTIL_LOADED = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Search"),
@@ -133,6 +136,7 @@ class TranscriptScreen(DataScreen):
         if self.needle:
             self._search(self.needle, advance=False)
         self._update_info()
+        self.ready_for_keys()
 
     def _update_info(self) -> None:
         found = len(self.matches) if self.needle else None

@@ -102,7 +102,7 @@ class WhatIfScreen(DataScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "cycle_strategy", "Next strategy"),
         Binding("T", "cycle_policy", "Next policy"),  # t is the next strategy; p pins a lesson
-        Binding("b", "cycle_priority", "Rewards by…", show=False),
+        Binding("b", "cycle_priority", "Rewards by…"),
         Binding("left_square_bracket", f"floor_step({-FLOOR_STEP})", "Floor -0.05", key_display="["),
         Binding("right_square_bracket", f"floor_step({FLOOR_STEP})", "Floor +0.05", key_display="]"),
         Binding("ctrl+s", "save", "Save settings…"),

@@ -1,4 +1,7 @@
-"""One pair of reward sources, session by session: the person's score against the other's (docs/records.md)."""
+"""One pair of reward sources, session by session: the person's score against the other's (docs/records.md).
+
+Each session is a point; the diagonal (x = y) and the kappa threshold are dotted, so nothing reads as a
+line joining the points. The pair is named in the title (and by the screen, in the plot's border)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from textual_plotext import Plot
 from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 Points = tuple[tuple[float, ...], tuple[float, ...]]
+DOTS = 20  # the dotted lines' steps
 
 
 class AgreementPlot(ThemedPlot):
@@ -37,11 +41,12 @@ class AgreementPlot(ThemedPlot):
             plt.title("no pair chosen")
         else:
             (a, b), (xs, ys) = self.pair
-            plt.title(f"{a} (x) against {b} (y): {len(xs)} sessions · diagonal x = y · thin: the kappa threshold")
+            plt.title(f"{a} (x) vs {b} (y): {len(xs)} sessions · ● a session · dotted: x = y and the threshold")
             t = self.threshold
-            plt.plot([t, t], [0.0, 1.0], color=self.colour("warning"), marker="braille")
-            plt.plot([0.0, 1.0], [t, t], color=self.colour("warning"), marker="braille")
-            plt.plot([0.0, 1.0], [0.0, 1.0], color=self.colour("primary"), marker="braille")
+            dots = [i / DOTS for i in range(DOTS + 1)]
+            plt.scatter([t] * len(dots), dots, color=self.colour("warning"), marker="·")
+            plt.scatter(dots, [t] * len(dots), color=self.colour("warning"), marker="·")
+            plt.scatter(dots, dots, color=self.colour("primary"), marker="·")
             if xs:
                 plt.scatter(list(xs), list(ys), color=self.colour("secondary"), marker="●")
         plt.xlim(0.0, 1.0)

@@ -10,10 +10,14 @@ from lesson_credit.core.api import CreditSettings, LessonCredit
 from lesson_credit.tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
 
 
-def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None) -> Text:
-    """The arithmetic behind a lesson's credit, with the keywords that made its salience."""
+def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None, compact: bool = False) -> Text:
+    """The arithmetic behind a lesson's credit, with the keywords that made its salience.
+
+    `compact` (an 80x24 terminal): four lines, not seven; the lesson is named in the panel's title
+    (`story_title`), salience and weight share a line, and so do the keywords hit and missed."""
     out = Text()
-    out.append(one_line(credit.path) + "\n", style="bold")
+    if not compact:
+        out.append(one_line(credit.path) + "\n", style="bold")
     breakdown = credit.breakdown
     counted = len(breakdown.keywords) if breakdown else None
     if credit.salience_missing:
@@ -22,6 +26,9 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         out.append(f"salience {breakdown.hits}/{counted} keywords = {fmt(credit.salience, 3)}\n")
     else:
         out.append(f"salience {fmt(credit.salience, 3)}\n")
+    if compact:
+        out.remove_suffix("\n")
+        out.append(" · ", style="dim")
     floor = settings.floor
     out.append(f"weight {floor:g} + {1 - floor:g}×{fmt(credit.salience, 3)} = {fmt(credit.weight, 3)}\n")
     if base is None:
@@ -47,13 +54,20 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
         misses = [one_line(k.keyword) for k in breakdown.keywords if not k.hit]
         out.append("hit: ", style="bold")
         out.append(", ".join(hits) or "none")
-        out.append("\nmissed: ", style="bold")
+        out.append(" · " if compact else "\n", style="dim")
+        out.append("missed: ", style="bold")
         out.append(", ".join(misses) or "none")
         if not breakdown.keywords:
             out.append("\n(no counted keywords: salience is 0.5 by rule)", style="italic")
     if credit.note:
         out.append("\n⚠ " + one_line(credit.note), style="bold")
     return out
+
+
+def story_title(path: str | None, compact: bool) -> Text:
+    """The panel's title (plain text, never markup): the lesson named there when the compact story
+    leaves out its line."""
+    return Text(f"why this credit: {one_line(path)}" if compact and path is not None else "why this credit")
 
 
 class CreditPanel(Static):
@@ -70,6 +84,9 @@ class CreditPanel(Static):
 
     story: reactive[Text | None] = reactive(None, always_update=True)
 
+    def on_mount(self) -> None:
+        if not self.border_title:
+            self.border_title = story_title(None, compact=False)
+
     def watch_story(self, story: Text | None) -> None:
-        self.border_title = "why this credit"
         self.update(story if story is not None else Text("Select a lesson to see its credit.", style="italic"))

@@ -1,4 +1,5 @@
-"""A table filter's text box: at most MAX_FILTER characters, one message when more arrive.
+"""A table filter's text box: at most MAX_FILTER characters, one message when more arrive (and the
+capped text box it is: a grade's note is one too, at most MAX_NOTE).
 
 No session id, category, date or lesson id comes near the cap. Without one, every character
 typed into a 5,000-character box costs Textual's Input time in proportion to the text (its
@@ -12,11 +13,16 @@ from textual import events
 from textual.widgets import Input
 
 MAX_FILTER = 256  # characters
+MAX_NOTE = 500  # characters: a grade's note (a 5,000-character paste held the app 7.9 s)
 
 
-class FilterBox(Input):
-    def __init__(self, placeholder: str, id: str) -> None:  # noqa: A002 (Textual's name for it)
-        super().__init__(placeholder=placeholder, id=id, max_length=MAX_FILTER)
+class CappedInput(Input):
+    """A text box of at most `cap` characters that says so once when more arrive; `what` names it."""
+
+    def __init__(self, placeholder: str, id: str, cap: int, what: str) -> None:  # noqa: A002 (Textual's name)
+        super().__init__(placeholder=placeholder, id=id, max_length=cap)
+        self.cap = cap
+        self.what = what
         self._said = False  # the cap was announced since the box last had room
 
     def restricted(self) -> None:
@@ -24,13 +30,13 @@ class FilterBox(Input):
         if not self._said:
             self._said = True
             self.notify(
-                f"A filter holds at most {MAX_FILTER} characters; the rest was not added.",
+                f"{self.what} holds at most {self.cap} characters; the rest was not added.",
                 severity="warning",
                 markup=False,
             )
 
     def watch_value(self, value: str) -> None:
-        if len(value) < MAX_FILTER:
+        if len(value) < self.cap:
             self._said = False
 
     def _on_paste(self, event: events.Paste) -> None:
@@ -41,8 +47,13 @@ class FilterBox(Input):
             return
         line = event.text.splitlines()[0] if event.text.splitlines() else ""
         start, end = sorted(self.selection)
-        room = MAX_FILTER - (len(self.value) - (end - start))
+        room = self.cap - (len(self.value) - (end - start))
         if len(line) > room:
             line = line[: max(room, 0)]
             self.restricted()
         self.replace(line, start, end)
+
+
+class FilterBox(CappedInput):
+    def __init__(self, placeholder: str, id: str) -> None:  # noqa: A002 (Textual's name for it)
+        super().__init__(placeholder, id, MAX_FILTER, "A filter")

@@ -13,14 +13,24 @@ from textual.widgets import Input, Label, Static
 
 from lesson_credit.core.api import GradeRecord
 from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
+from lesson_credit.tui.widgets.filter_box import MAX_NOTE, CappedInput
 
 HISTORY_SHOWN = 4
+HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line ends with the grade in force
 
 
 def grade_status(
-    committed: float | None, grader: str | None, draft: float | None, others: tuple[tuple[str, float | None], ...] = ()
+    committed: float | None,
+    grader: str | None,
+    draft: float | None,
+    others: tuple[tuple[str, float | None], ...] = (),
+    compact: bool = False,
+    draft_word: str | None = None,
 ) -> Text:
-    """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade."""
+    """`others`: the scores of the reward sources not in force (docs/records.md), shown after the grade.
+    `compact` (a 24-row terminal, one line): the draft before the other sources, and no list of keys
+    (the footer and `?` have them). `draft_word`: the gptme grading word the draft was typed as."""
+    shown_draft = None if draft is None else fmt_grade(draft) + (f" {one_line(draft_word)}" if draft_word else "")
     out = Text()
     out.append("grade ", style="bold")
     if committed is None:
@@ -28,24 +38,32 @@ def grade_status(
     else:
         out.append(fmt_grade(committed), style="bold")
         out.append(f" ({one_line(grader, 'unknown')})")
+    if compact:
+        if draft is not None:
+            out.append("  draft ", style="bold")
+            out.append(f" {shown_draft} ", style="bold reverse")
+            out.append(" not saved: c commits, esc discards ", style="italic")
+        for source, score in others:
+            out.append(f" · {source} {fmt_grade(score)}", style="dim")
+        return out
     for source, score in others:
         out.append(f" · {source} {fmt_grade(score)}", style="dim")
     if draft is not None:
         out.append("   draft ", style="bold")
-        out.append(f" {fmt_grade(draft)} ", style="bold reverse")
+        out.append(f" {shown_draft} ", style="bold reverse")
         out.append("  previewed on screen, not saved: c commits, escape discards", style="italic")
     else:
         out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo · n next pending", style="dim")
     return out
 
 
-def grade_history(grades: tuple[GradeRecord, ...]) -> Text:
+def grade_history(grades: tuple[GradeRecord, ...], compact: bool = False) -> Text:
     out = Text()
     out.append("history ", style="bold")
     if not grades:
         out.append("never graded", style="dim")
         return out
-    shown = grades[-HISTORY_SHOWN:]
+    shown = grades[-(HISTORY_SHOWN_COMPACT if compact else HISTORY_SHOWN) :]
     if len(grades) > len(shown):
         out.append(f"(+{len(grades) - len(shown)} earlier) ", style="dim")
     for i, record in enumerate(shown):
@@ -72,6 +90,9 @@ class GradeBar(Widget):
     GradeBar.-draft {
         border-top: heavy $warning;
     }
+    GradeBar.-compact #grade-status, GradeBar.-compact #grade-history {
+        height: 1;
+    }
     GradeBar #note-row {
         height: 1;
     }
@@ -92,6 +113,8 @@ class GradeBar(Widget):
     draft: reactive[float | None] = reactive(None)
     grades: reactive[tuple[GradeRecord, ...]] = reactive(())
     others: reactive[tuple[tuple[str, float | None], ...]] = reactive(())  # other reward sources' scores
+    compact: reactive[bool] = reactive(False)  # a 24-row terminal: the status and the history one line each
+    draft_word: reactive[str | None] = reactive(None)  # the grading word the draft was typed as
 
     class NoteChanged(Message):
         def __init__(self, note: str) -> None:
@@ -106,16 +129,23 @@ class GradeBar(Widget):
         yield Static(id="grade-history")
         with Horizontal(id="note-row"):
             yield Label("note (e)")
-            yield Input(placeholder="optional note saved with the next commit", id="note")
+            yield CappedInput("optional note saved with the next commit", "note", MAX_NOTE, "A note")
 
     def on_mount(self) -> None:
         self._update_status()
-        self.query_one("#grade-history", Static).update(grade_history(self.grades))
+        self.watch_grades(self.grades)
 
     def _update_status(self) -> None:
         self.set_class(self.draft is not None, "-draft")
         for status in self.query("#grade-status").results(Static):  # none before compose
-            status.update(grade_status(self.committed, self.grader, self.draft, self.others))
+            status.update(
+                grade_status(self.committed, self.grader, self.draft, self.others, self.compact, self.draft_word)
+            )
+
+    def watch_compact(self, compact: bool) -> None:
+        self.set_class(compact, "-compact")
+        self._update_status()
+        self.watch_grades(self.grades)
 
     def watch_committed(self) -> None:
         self._update_status()
@@ -129,9 +159,12 @@ class GradeBar(Widget):
     def watch_others(self) -> None:
         self._update_status()
 
+    def watch_draft_word(self) -> None:
+        self._update_status()
+
     def watch_grades(self, grades: tuple[GradeRecord, ...]) -> None:
         for history in self.query("#grade-history").results(Static):
-            history.update(grade_history(grades))
+            history.update(grade_history(grades, self.compact))
 
     def focus_note(self) -> None:
         self.query_one("#note", Input).focus()

@@ -8,9 +8,11 @@ sooner (median of 20 interleaved runs, 693 against 761 ms), and the flows and gr
 used 43-46 s of CPU instead of 53-54 s.
 
 The line reads as Textual's footer does: `key description` per action, a group of keys (the
-five screens) as its keys and the group's label, and `^p palette` on the right. Below
+screens) as its keys and the group's label, and `^p palette` on the right. Below
 NARROW_BELOW columns it is compact (no padding around a key) and leaves ctrl+p to the help
-screen, so every key stays in view at 80 columns. A key is pressed by clicking it, and the key under
+screen. A line too long for its width gives each description in a word (SHORT), then drops
+the longest descriptions (their keys stay): every key stays in view at 80 columns, none is cut
+off. A key is pressed by clicking it, and the key under
 the mouse is highlighted. Its tooltip is the binding's, or for a key shown in a group (without its
 description) the description.
 """
@@ -28,6 +30,25 @@ from textual.widget import Widget
 from lesson_credit.tui.widths import NARROW_BELOW
 
 KEY_META = "footer_key"  # the key a character of the line presses, in its style's meta
+# action -> its description below NARROW_BELOW columns (help and the palette keep the full one)
+SHORT = {
+    "open_last_session": "Open",
+    "cycle_sort": "Sort",
+    "reverse_sort": "Reverse",
+    "over_time": "Over time",
+    "toggle_pending": "Pending",
+    "next_pending": "Next",
+    "cycle_strategy": "Strategy",
+    "cycle_policy": "Policy",
+    "cycle_priority": "Rewards",
+    "floor_step(-0.05)": "Floor-",
+    "floor_step(0.05)": "Floor+",
+    "save": "Save",
+    "write": "Write",
+    "open_rewards": "Open",
+    "step(0.05)": "Up",
+    "step(-0.05)": "Down",
+}
 
 
 class FooterEntry(NamedTuple):
@@ -38,6 +59,7 @@ class FooterEntry(NamedTuple):
     description: str  # empty for a key shown in a group
     tooltip: str
     enabled: bool
+    short: str = ""  # the description in a word, when the line is too long for it (SHORT)
 
 
 class FooterGroup(NamedTuple):
@@ -98,7 +120,12 @@ class KeyFooter(Widget, can_focus=False):
             if not binding.show or binding.action in by_action:
                 continue
             by_action[binding.action] = FooterEntry(
-                binding.key, app.get_key_display(binding), binding.description, tooltip, enabled
+                binding.key,
+                app.get_key_display(binding),
+                binding.description,
+                tooltip or binding.description,
+                enabled,
+                SHORT.get(binding.action, binding.description),
             )
             group_of[binding.action] = binding.group
         items: list[FooterEntry | FooterGroup] = []
@@ -134,24 +161,48 @@ class KeyFooter(Widget, can_focus=False):
     def render(self) -> Text:
         items, palette = self.items()
         compact = self.size.width < NARROW_BELOW
-        key_style = self.get_component_rich_style("key-footer--key")
+        width = self.size.width
+        right = Text(no_wrap=True, end="")
+        if palette is not None:  # on the right: "▏^p palette "
+            right.append("▏", style=self.get_component_rich_style("key-footer--rule"))
+            for text, text_style in self._key(palette, padded=False):
+                right.append(text, style=text_style)
+            right.append(" ")
+        room = width - right.cell_len
+        line = self._line(items, compact)
+        if line.cell_len > room:  # each description in a word
+            items = [i._replace(description=i.short) if isinstance(i, FooterEntry) else i for i in items]
+            line = self._line(items, compact)
+        while line.cell_len > room:  # then the longest description goes, its key stays
+            entries = [(len(i.description), at) for at, i in enumerate(items) if isinstance(i, FooterEntry)]
+            length, at = max(entries, default=(0, -1))
+            entry = items[at]
+            if not length or not isinstance(entry, FooterEntry):
+                break
+            items[at] = entry._replace(description="")
+            line = self._line(items, compact)
+        if palette is not None:
+            line.truncate(max(0, room))
+            line.pad_right(width - right.cell_len - line.cell_len)
+            line.append_text(right)
+        return line
+
+    def _style(self, entry: FooterEntry, base: Style) -> Style:
+        out = base + Style.from_meta({KEY_META: entry.key})
+        if not entry.enabled:
+            out += Style(dim=True)
+        return out + self.get_component_rich_style("key-footer--hover") if entry.key == self._hover else out
+
+    def _key(self, entry: FooterEntry, padded: bool) -> list[tuple[str, Style]]:
+        pad = " " if padded else ""
+        parts = [(pad + entry.display + pad, self._style(entry, self.get_component_rich_style("key-footer--key")))]
+        if entry.description:
+            text = entry.description + " " if padded else " " + entry.description
+            parts.append((text, self._style(entry, self.get_component_rich_style("key-footer--description"))))
+        return parts
+
+    def _line(self, items: list[FooterEntry | FooterGroup], compact: bool) -> Text:
         description_style = self.get_component_rich_style("key-footer--description")
-        hover = self.get_component_rich_style("key-footer--hover")
-
-        def style(entry: FooterEntry, base: Style) -> Style:
-            out = base + Style.from_meta({KEY_META: entry.key})
-            if not entry.enabled:
-                out += Style(dim=True)
-            return out + hover if entry.key == self._hover else out
-
-        def key(entry: FooterEntry, padded: bool) -> list[tuple[str, Style]]:
-            pad = " " if padded else ""
-            parts = [(pad + entry.display + pad, style(entry, key_style))]
-            if entry.description:
-                text = entry.description + " " if padded else " " + entry.description
-                parts.append((text, style(entry, description_style)))
-            return parts
-
         line = Text(no_wrap=True, end="")
         for item in items:
             if isinstance(item, FooterGroup):  # " l s a m h screens "
@@ -159,25 +210,15 @@ class KeyFooter(Widget, can_focus=False):
                 for i, entry in enumerate(item.entries):
                     if i:
                         line.append(" ")
-                    line.append(*key(entry, padded=False)[0])
+                    line.append(*self._key(entry, padded=False)[0])
                 line.append(" ")
                 line.append(item.label, style=description_style)
                 line.append(" ")
             else:
-                for text, text_style in key(item, padded=not compact):
+                for text, text_style in self._key(item, padded=not compact):
                     line.append(text, style=text_style)
                 if compact:
                     line.append(" ")
-        width = self.size.width
-        if palette is not None:  # on the right: "▏^p palette "
-            right = Text(no_wrap=True, end="")
-            right.append("▏", style=self.get_component_rich_style("key-footer--rule"))
-            for text, text_style in key(palette, padded=False):
-                right.append(text, style=text_style)
-            right.append(" ")
-            line.truncate(max(0, width - right.cell_len))
-            line.pad_right(width - right.cell_len - line.cell_len)
-            line.append_text(right)
         return line
 
     # ---------------------------------------------------------------- mouse

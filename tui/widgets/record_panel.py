@@ -32,9 +32,12 @@ def sources_text(outside: SessionOutside) -> Text:
     return out
 
 
-def outside_text(outside: SessionOutside) -> Text:
-    """Most telling first (a narrow terminal shows the first lines): the sources, the judge, the record."""
-    out = sources_text(outside)
+def outside_text(outside: SessionOutside, compact: bool = False) -> Text:
+    """Most telling first (a narrow terminal shows the first lines): the sources, the judge, the record.
+
+    `compact` (a 24-row terminal): the judge first, then the record; not the sources (the grade bar lists
+    each source's score, and the one in force) nor the transcript line (V opens it)."""
+    out = Text() if compact else sources_text(outside)
     judge = [line for line in outside.record_lines if line.startswith("judge ")]
     rest = [line for line in outside.record_lines if not line.startswith("judge ")]
     for line in judge:
@@ -44,6 +47,8 @@ def outside_text(outside: SessionOutside) -> Text:
         out.append("\n".join(one_line(line) for line in rest))
     else:
         out.append(one_line(outside.record_note or "none"), style="dim")
+    if compact:
+        return out[1:] if out.plain.startswith("\n") else out
     out.append("\ntranscript ", style="bold")
     if outside.trajectory is not None:
         out.append(f"V shows {one_line(outside.trajectory)}")
@@ -53,7 +58,8 @@ def outside_text(outside: SessionOutside) -> Text:
 
 
 class RecordPanel(Static):
-    """Set `outside`; the panel shows it (and hides itself when there is nothing to add)."""
+    """Set `outside`; the panel shows it (and hides itself when there is nothing to add). `compact`: a
+    24-row terminal's form (see `outside_text`)."""
 
     DEFAULT_CSS = """
     RecordPanel {
@@ -65,6 +71,10 @@ class RecordPanel(Static):
     """
 
     outside: reactive[SessionOutside | None] = reactive(None)
+    compact: reactive[bool] = reactive(False)
+
+    def watch_compact(self) -> None:
+        self.watch_outside(self.outside)
 
     def watch_outside(self, outside: SessionOutside | None) -> None:
         shown = outside is not None and (
@@ -72,4 +82,4 @@ class RecordPanel(Static):
         )
         self.display = shown
         if outside is not None and shown:
-            self.update(outside_text(outside))
+            self.update(outside_text(outside, self.compact))

@@ -1,0 +1,61 @@
+"""At 80x24 (the size every screen must work at) the list screens answer with their rows: Sessions and
+Analysis show at least 12 rows, their headers whole and one word a column (issue 35). The plot and the
+panel they folded away come back with x."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual_private import screen_lines
+from tui_fixture import settle
+
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.widgets.reward_plot import RewardPlot
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+
+SIZE = (80, 24)
+
+
+def words(app: Any, row: int) -> str:
+    """The screen's row `row` as text, runs of spaces made one."""
+    return " ".join("".join(segment.text for segment in screen_lines(app)[row]).split())
+
+
+async def test_sessions_show_at_least_12_rows_and_every_header(workspace: Workspace) -> None:
+    """On the old code the reward plot took 12 of the 24 rows (6 left for the table) and the headers ran
+    off the right edge ("mean salienc"). The fixture's 4 sessions fill 4 rows of a table 19 rows high."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        table = app.screen.query_one("#sessions-table", ThemedTable)
+        plot = app.screen.query_one(RewardPlot)
+        assert table.scrollable_content_region.height >= 12 and not plot.display
+        header = next(row for row in range(24) if words(app, row).startswith("session "))
+        assert words(app, header) == "session time ▼ category grade grader lessons sal"
+        assert words(app, header + 1) == "s4 03-04 13:00 code pending pending 2 0.75"  # the fixture's newest
+        assert table.max_scroll_x == 0
+        await pilot.press("x")
+        await settle(pilot)
+        assert plot.display and plot.size.height > 0
+
+
+async def test_analysis_shows_at_least_12_rows_and_a_whole_header(analysis_workspace: Workspace) -> None:
+    """On the old code the panel under the table took 8 rows (10 left for the table)."""
+    app = LessonCreditApp(analysis_workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        table = app.screen.query_one("#loo-table", ThemedTable)
+        assert table.scrollable_content_region.height >= 12
+        header = next(row for row in range(24) if words(app, row).startswith("lesson "))
+        assert words(app, header).startswith("lesson effect ▼ 95% CI p BH with w/o naive Δ cat")
+        lines = [words(app, row) for row in range(24)]
+        assert "tools/retry-budget.md enter: its reward distributions" in lines  # the panel's first line
+        assert not any(line.startswith("ranking") for line in lines)  # folded away
+        await pilot.press("x")
+        await settle(pilot)
+        assert any(words(app, row).startswith("ranking (shrunk joint estimate)") for row in range(24))
