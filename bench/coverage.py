@@ -72,7 +72,7 @@ class World:
     pairs: int = 0  # lesson pairs always injected together
     fixed_k: bool = False  # every session injects exactly k lessons (select --k with enough matches)
     trend: bool = False  # the baseline rises 0.3 over the log while lessons' popularity drifts with time
-    time: bool = True  # the fit's time blocks (--no-time: the fit without them, as before issue 33)
+    time: bool = True  # the fit's time blocks (--no-time: the fit without them, as before they were added)
 
 
 WORLDS = [
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=40)
     parser.add_argument("--only", action="append")
     parser.add_argument("--solver", default="auto", choices=["auto", "dense", "iterative"])
-    parser.add_argument("--no-time", action="store_true", help="fit without time blocks (the model before issue 33)")
+    parser.add_argument("--no-time", action="store_true", help="fit without time blocks (the model before time blocks)")
     args = parser.parse_args(argv)
     worlds = [replace(w, time=not args.no_time) for w in WORLDS if not args.only or w.name in args.only]
     scores = run(worlds, args.reps, args.solver)

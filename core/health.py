@@ -534,38 +534,23 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
 # A derived file left behind by a write that was cut short.
 
 
+STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
+    "missing": ("log-missing", ERROR, "put the log back (version control, a backup): it is the only record of the "
+                "sessions; a `record` would start a new log and rewrite bandit-state.json from it"),
+    "foreign": ("bandit-state-changed-elsewhere", WARNING, "lesson-credit keeps it as it is; to put the log's "
+                "posteriors back, run `lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that "
+                "update is then lost)"),
+    "stale": ("stale-bandit-state", WARNING, "the next record/grade (or `lesson-credit status`) rewrites it from "
+              "the log"),
+}  # fmt: skip
+
+
 def stale_bandit_state(h: HealthData) -> list[Finding]:
     check = h.stale_state
     if check is None:
         return []
-    if check.missing:
-        return [
-            Finding(
-                "log-missing",
-                ERROR,
-                check.why,
-                "put the log back (version control, a backup): it is the only record of the sessions; "
-                "a `record` would start a new log and rewrite bandit-state.json from it",
-            )
-        ]
-    if check.foreign:
-        return [
-            Finding(
-                "bandit-state-changed-elsewhere",
-                WARNING,
-                check.why,
-                "lesson-credit keeps it as it is; to put the log's posteriors back, run "
-                "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)",
-            )
-        ]
-    return [
-        Finding(
-            "stale-bandit-state",
-            WARNING,
-            check.why,
-            "the next record/grade (or `lesson-credit status`) rewrites it from the log",
-        )
-    ]
+    code, severity, advice = STATE_FINDINGS["missing" if check.missing else "foreign" if check.foreign else "stale"]
+    return [Finding(code, severity, check.why, advice)]
 
 
 def grades_retracted(h: HealthData) -> list[Finding]:

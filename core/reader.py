@@ -26,8 +26,9 @@ from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.snapshot import FoldData, lesson_usage
+from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.log.usage import lesson_usage
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
 from lesson_credit.core.views import GradeRecord

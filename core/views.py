@@ -22,7 +22,7 @@ from lesson_credit.core.library.lessons import MISSING, Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
 from lesson_credit.core.log.events import GradeEvent, SessionEvent
 from lesson_credit.core.log.snapshot import FoldData, salience_in
-from lesson_credit.core.log.snapshot import lesson_usage as usage_by_arm
+from lesson_credit.core.log.usage import lesson_usage as usage_by_arm
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings

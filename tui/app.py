@@ -49,6 +49,7 @@ from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import trim_toasts
+from lesson_credit.tui.waiting_writes import WaitingWrites
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
 
 POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
@@ -66,7 +67,7 @@ MODE_ACTIONS: tuple[str, ...] = ("show_lessons", "show_sessions", "show_analysis
 MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the screens group) too
 
 
-class LessonCreditApp(App[None]):
+class LessonCreditApp(WaitingWrites, App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
@@ -363,65 +364,6 @@ class LessonCreditApp(App[None]):
         for warning in outcome.warnings:
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
 
-    @on(WriteWaiting)
-    def _write_waiting(self, event: WriteWaiting) -> None:
-        """The oldest write failed and will be tried again: the title bar says so on every screen
-        until it is written or discarded, and a toast says why (again only when the reason changes)."""
-        self._show_saving()
-        reason = one_line(event.reason)
-        if reason == self._waiting_reason:
-            return
-        self._waiting_reason = reason
-        sid = one_line(event.write.session_id)
-        self.notify(
-            f"{_what(event.write)} for {sid} is not saved yet: {reason}. It is tried again until it is "
-            "saved (writes after it wait behind it); ctrl+d discards what is not saved.",
-            title=f"Waiting to save: {sid}",
-            severity="warning",
-            markup=False,
-        )
-
-    def _show_saving(self) -> None:
-        waiting = self.writes.waiting()
-        self.saving = "" if waiting is None else f"waiting to save {waiting[0]} write(s) (ctrl+d discards)"
-        if waiting is None:
-            self._waiting_reason = None
-
-    @on(WriteDiscarded)
-    def _write_discarded(self, event: WriteDiscarded) -> None:
-        self._forget([event.write])
-
-    def _forget(self, writes: list[Write]) -> None:
-        """Discarded writes reached no log: drop what they promised, so prompts show the log's grade."""
-        for write in writes:
-            self.writes.failed(write)
-        self._show_saving()
-        if writes:
-            listed = ", ".join(f"{_what(w).lower()} for {one_line(w.session_id)}" for w in writes[:PROBLEMS_IN_NOTICE])
-            more = f" and {len(writes) - PROBLEMS_IN_NOTICE} more" if len(writes) > PROBLEMS_IN_NOTICE else ""
-            self.notify(f"Discarded, not saved: {listed}{more}.", title="Not saved", severity="warning", markup=False)
-
-    async def action_discard_writes(self, then: Callable[[], Awaitable[None]] | None = None) -> None:
-        """ctrl+d: after asking, discard every write not saved yet (while the oldest waits to be retried)."""
-        from lesson_credit.tui.screens.confirm import ConfirmScreen
-
-        waiting = self.writes.waiting()
-        if waiting is None:
-            if then is None:
-                self.notify("No write is waiting to be saved.", markup=False)
-            return
-        count, reason = waiting
-
-        async def answered(discard: bool) -> None:
-            if discard:
-                self._forget(self.writes.discard())
-                if then is not None:
-                    await then()
-
-        question = f"Discard {count} write(s) not saved yet{' and quit' if then is not None else ''}?"
-        detail = f"The oldest failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
-        await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
-
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
         if problems.log_missing is not None and self._first_time(f"missing:{problems.log_missing}"):
@@ -611,10 +553,6 @@ class LessonCreditApp(App[None]):
                 keys = binding.key_display or self.get_key_display(Binding(binding.key.split(",")[0], binding.action))
                 yield SystemCommand(binding.description, f"key: {keys}", partial(node.run_action, binding.action))
         yield from super().get_system_commands(screen)
-
-
-def _what(write: Write) -> str:
-    return f"Grade {fmt_grade(write.value)}" if write.kind == "grade" else "Undo"
 
 
 def _listing(problems: Sequence[object]) -> str:

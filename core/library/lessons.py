@@ -381,6 +381,34 @@ def _roots(workspace: Path, allow_outside: bool) -> tuple[list[Path], list[Lesso
         return [workspace.resolve() / "lessons"], [problem]
 
 
+def _fields_of(lesson: Lesson) -> list[Any]:
+    """A lesson as the cache keeps it (`_from_fields` reads it back)."""
+    return [
+        lesson.id,
+        lesson.title,
+        lesson.category,
+        lesson.status,
+        lesson.description,
+        list(lesson.keywords),
+        list(lesson.patterns),
+        lesson.body,
+    ]
+
+
+def _from_fields(fields: list[Any], path: str) -> Lesson:
+    return Lesson(
+        id=fields[0],
+        title=fields[1],
+        category=fields[2],
+        status=fields[3],
+        description=fields[4],
+        keywords=tuple(fields[5]),
+        patterns=tuple(fields[6]),
+        body=fields[7],
+        path=path,
+    )
+
+
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
     """Load every lesson under the workspace's library roots; broken files become problems.
 
@@ -413,19 +441,7 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 fields, reasons = hit[0], hit[1]
                 # a racy entry is checked by content until a cache written well after the change holds it
                 changed = changed or (hit[3] and stamp is not None and time.time_ns() - RACY_NS > stamp[1])
-                lesson = None
-                if fields is not None:
-                    lesson = Lesson(
-                        id=fields[0],
-                        title=fields[1],
-                        category=fields[2],
-                        status=fields[3],
-                        description=fields[4],
-                        keywords=tuple(fields[5]),
-                        patterns=tuple(fields[6]),
-                        body=fields[7],
-                        path=key,
-                    )
+                lesson = None if fields is None else _from_fields(fields, key)
                 lesson = lesson if lesson is None or lesson.id == lesson_id else None
                 if lesson is None and fields is not None:
                     lesson, reasons = _read_lesson_file(Path(key), lesson_id)
@@ -439,19 +455,7 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 lesson, reasons = _read_lesson_file(Path(key), lesson_id, raw)
                 changed = True
             if stamp is not None:
-                fields = None
-                if lesson is not None:
-                    fields = [
-                        lesson.id,
-                        lesson.title,
-                        lesson.category,
-                        lesson.status,
-                        lesson.description,
-                        list(lesson.keywords),
-                        list(lesson.patterns),
-                        lesson.body,
-                    ]
-                fresh[key] = [stamp, fields, reasons, digest]
+                fresh[key] = [stamp, None if lesson is None else _fields_of(lesson), reasons, digest]
             kind = BROKEN if lesson is None else IGNORED
             problems.extend(LessonProblem(key, reason, lesson_id, kind=kind) for reason in reasons)
             if lesson is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 import msgspec
@@ -248,15 +248,10 @@ class LogIndex:
         return problems
 
     def _add_sessions_fast(self, run: list[tuple[int, RawEvent]], offsets: list[int]) -> bool:
-        """Add a run of session records column-wise if every one is ordinary; False to fall back.
-
-        Ordinary: a new, unique string id; base_reward given (a number in [0, 1] or null);
-        every lesson an object with a path and a salience in [0, 1]. That is what this tool
-        writes, so a big log takes this path; everything else keeps its exact per-line checks.
-        Nothing is changed before every check has passed. The checks lean on C-level work:
-        a None among the saliences makes array('d') raise, a None or empty path shows up
-        among the distinct paths.
-        """
+        """Add a run of session records column-wise if every one is ordinary (a new, unique string id;
+        base_reward a number in [0, 1] or null; every lesson an object with a path and a salience in
+        [0, 1]: what this tool writes); False to fall back to the exact per-line checks. Nothing changes
+        before every check has passed; they lean on C-level work (a None salience makes array('d') raise)."""
         raws = [raw for _, raw in run]
         ids = [raw.session_id for raw in raws]
         if not all(type(sid) is str and sid for sid in ids):
@@ -301,17 +296,11 @@ class LogIndex:
             return False  # the per-line path reports it
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
         if marked and "during" in included:
-            offset = 0
-            for row, count in enumerate(counts, start=first_row):
-                during = tuple(i for i, value in enumerate(included[offset : offset + count]) if value == "during")
-                offset += count
-                if during:
-                    self.during[row] = during
+            for row, chunk in _rows_of(included, counts, first_row):
+                if "during" in chunk:
+                    self.during[row] = tuple(i for i, value in enumerate(chunk) if value == "during")
         if propensities.count(None) != len(propensities):
-            offset = 0
-            for row, count in enumerate(counts, start=first_row):
-                chunk = propensities[offset : offset + count]
-                offset += count
+            for row, chunk in _rows_of(propensities, counts, first_row):
                 if any(p is not None for p in chunk):
                     self.propensities[row] = tuple(chunk)
         self.lookup.added_many(new_rows)
@@ -489,3 +478,11 @@ class LogIndex:
         starts = self.session_start
         found = [int(starts[row]) + i for row, positions in self.during.items() for i in positions]
         return np.array(sorted(found), dtype=np.int64)
+
+
+def _rows_of(values: list[Any], counts: list[int], first_row: int) -> Iterator[tuple[int, list[Any]]]:
+    """(row, its slice of `values`) for consecutive groups of `counts[i]` items, rows from `first_row`."""
+    offset = 0
+    for row, count in enumerate(counts, start=first_row):
+        yield row, values[offset : offset + count]
+        offset += count

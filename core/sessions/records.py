@@ -165,6 +165,18 @@ def read_records(path: Path) -> RecordFile:
     return RecordFile(path, tuple(records), tuple(problems), count, digest=digest)
 
 
+def _one_array(data: bytes) -> bool:
+    """Whether the whole file is one JSON array (a records file saved with json.dump): only a file
+    that starts with `[` is parsed whole; a JSON-lines file whose first line is bad is not one."""
+    body = data.removeprefix(b"\xef\xbb\xbf")
+    if not body.lstrip().startswith(b"["):
+        return False
+    try:
+        return isinstance(decode_json(body, "records"), list)
+    except JsonError:
+        return False
+
+
 def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
     """(records, problems kept, problems found) of a file's bytes. An unfinished last line (a
     writer mid-append, or the size cap) is reported and skipped."""
@@ -178,7 +190,7 @@ def parse_records(data: bytes) -> tuple[list[Record], list[RecordProblem], int]:
         if len(problems) < MAX_PROBLEMS:
             problems.append(RecordProblem(line, reason))
 
-    if data.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"["):  # json.dump(list) is one line, or many
+    if _one_array(data):  # json.dump(list): one line, or many
         problem(0, "a JSON array, not JSON Lines (one record object per line): no record read")
         return [], problems, count
     lines = data.split(b"\n")

@@ -55,7 +55,7 @@ class Scenario:
     category_effect: float = 0.0  # outside its home category an effect is scaled by 1 - 2 * category_effect
     outcome_mention: float = 0.0  # extra P(an injected lesson's keyword is mentioned) per unit of reward
     always_acts: bool = False  # an injected lesson's effect acts whether it is relevant (and salient) or not
-    # worlds that move (issue 33)
+    # worlds that move (docs/estimates.md: time blocks, lessons included during a session)
     drift: float = 0.0  # the baseline rises by this much over the log (-drift/2 first, +drift/2 last)
     trouble: float = 0.0  # P(a session runs into trouble): its reward falls by trouble_cost
     trouble_cost: float = 0.2

@@ -1,5 +1,5 @@
 """A deleted log is said, naming its path, and bandit-state.json is not wiped by a fold of nothing
-(issue 38 item 15): `status` warns, `lint` has an error finding; the dashboard: tests/tui/test_tui_trust.py."""
+: `status` warns, `lint` has an error finding; the dashboard: tests/tui/test_tui_trust.py."""
 
 from __future__ import annotations
 

@@ -558,7 +558,7 @@ def test_salience_in_matches_each_sessions_own_entries() -> None:
 
 
 def test_lesson_usage_by_blocks_counts_every_entry(monkeypatch: pytest.MonkeyPatch) -> None:
-    from lesson_credit.core.log.snapshot import lesson_usage
+    from lesson_credit.core.log.usage import lesson_usage
 
     monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 3)
     records = _events(10)  # s0..s9: A salience (i % 5) / 4, B ((i + 2) % 5) / 4, graded or not

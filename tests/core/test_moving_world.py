@@ -1,4 +1,4 @@
-"""Estimates for a world that moves (issue 33 items 1 and 2): worlds written here with numpy (not the
+"""Estimates for a world that moves (time blocks; before vs during): worlds written here with numpy (not the
 simulator) where the baseline rises over the log, a lesson stops helping, or trouble pulls lessons in
 mid-session. A lesson is *claimed* as `loo` claims it: its headline's BH-adjusted p below 0.05."""
 
@@ -97,7 +97,7 @@ def test_a_stale_lesson_keeps_no_claim_of_its_old_effect_unflagged() -> None:
 
 @pytest.mark.long
 def test_no_effect_lessons_in_trend_worlds_are_claimed_at_the_nominal_rate() -> None:
-    # 20 worlds x 8 no-effect lessons: without time 15-21% were claimed (issue 33); a claim here is a
+    # 20 worlds x 8 no-effect lessons: without time 15-21% were claimed by the fit without time; a claim here is a
     # false one, and BH at 0.05 allows a few
     false = sum(claimed(e) for seed in range(20) for e in effects_of(design_of(*trend_world(100 + seed))))
     assert false <= 8  # 5% of 160

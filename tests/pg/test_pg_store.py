@@ -621,7 +621,7 @@ def test_a_workspace_used_with_both_stores_is_not_rewritten_back_and_forth(
     pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """bandit-state.json follows the store of the last write; `status` on the other store leaves it
-    (it used to rewrite it from its own log: file, database, file, ... on every status; issue 38)."""
+    (it used to rewrite it from its own log: file, database, file, ... on every status)."""
     root, url = pg_ws
     state = root / "state" / "lesson-thompson" / "bandit-state.json"
 

@@ -153,7 +153,7 @@ def test_lesson_files_are_read_as_before(tmp_path: Path) -> None:
 
 
 def test_a_lock_held_too_long_by_another_process_exits_75_naming_the_lock(tmp_path: Path) -> None:
-    """SPEC 12: waiting too long for another writer's lock is a temporary failure of the store (75:
+    """docs/format.md: waiting too long for another writer's lock is a temporary failure of the store (75:
     retry later, nothing written), one line naming the lock file; $LESSON_CREDIT_LOCK_TIMEOUT sets
     the wait (0.2 s here, so the test does not wait 30 s)."""
     import subprocess

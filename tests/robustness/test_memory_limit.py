@@ -1,4 +1,4 @@
-"""Out of memory is one line, never a traceback or a hang (issue 38 item 15): `loo` under an
+"""Out of memory is one line, never a traceback or a hang: `loo` under an
 address-space limit (`ulimit -v`)."""
 
 from __future__ import annotations

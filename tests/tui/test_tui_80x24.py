@@ -1,5 +1,5 @@
 """At 80x24 (the size every screen must work at) the list screens answer with their rows: Sessions and
-Analysis show at least 12 rows, their headers whole and one word a column (issue 35). The plot and the
+Analysis show at least 12 rows, their headers whole and one word a column. The plot and the
 panel they folded away come back with x."""
 
 from __future__ import annotations

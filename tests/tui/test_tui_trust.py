@@ -215,7 +215,7 @@ def test_session_detail_and_explain_round_alike(tmp_path: Path) -> None:
 
 
 async def test_a_deleted_log_is_said_not_just_never_used(ws_root: Path) -> None:
-    """Every lesson 'never used' without a word was all a deleted log showed (issue 38 item 15)."""
+    """Every lesson 'never used' without a word was all a deleted log showed."""
     from textual_private import notification_texts
 
     log = ws_root / "state" / "lesson-thompson" / "sessions.jsonl"

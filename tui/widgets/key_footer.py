@@ -171,7 +171,7 @@ class KeyFooter(Widget, can_focus=False):
         room = width - right.cell_len
         line = self._line(items, compact)
         if line.cell_len > room:  # each description in a word
-            items = [i._replace(description=i.short) if isinstance(i, FooterEntry) else i for i in items]
+            items = [_described(i, i.short) if isinstance(i, FooterEntry) else i for i in items]
             line = self._line(items, compact)
         while line.cell_len > room:  # then the longest description goes, its key stays
             entries = [(len(i.description), at) for at, i in enumerate(items) if isinstance(i, FooterEntry)]
@@ -179,7 +179,7 @@ class KeyFooter(Widget, can_focus=False):
             entry = items[at]
             if not length or not isinstance(entry, FooterEntry):
                 break
-            items[at] = entry._replace(description="")
+            items[at] = _described(entry, "")
             line = self._line(items, compact)
         if palette is not None:
             line.truncate(max(0, room))
@@ -248,3 +248,8 @@ class KeyFooter(Widget, can_focus=False):
             self.app.simulate_key(entry.key)
         else:
             self.app.bell()
+
+
+def _described(entry: FooterEntry, description: str) -> FooterEntry:
+    """The entry with another description (the rest as it is)."""
+    return FooterEntry(entry.key, entry.display, description, entry.tooltip, entry.enabled, entry.short)
