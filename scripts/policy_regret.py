@@ -38,7 +38,12 @@ Z90 = 1.6448536269514722
 
 
 def one_world(
-    name: str, seed: int, taus: list[float], refit: int | None, weights: tuple[str, ...] = ()
+    name: str,
+    seed: int,
+    taus: list[float],
+    refit: int | None,
+    weights: tuple[str, ...] = (),
+    variants: tuple[tuple[str, dict[str, Any]], ...] = (),
 ) -> dict[str, float]:
     """Regret against the oracle of every policy in one seed's world of a scenario (`weights`: the
     joint policy again with each of these `Scenario.joint_weights`, as `joint~injection`, ...)."""
@@ -50,6 +55,8 @@ def one_world(
     gains = {policy: run_policy(world, sc, policy, seed).session_gain for policy in BASE_POLICIES}
     for tau in taus:
         gains[f"joint@{tau:g}"] = run_policy(world, sc.with_(joint_tau_min=tau), "joint", seed).session_gain
+    for label, changes in variants:
+        gains[label] = run_policy(world, sc.with_(**changes), "joint", seed).session_gain
     claims: dict[str, float] = {}
     for mode in weights:
         run = run_policy(world, sc.with_(joint_weights=mode), "joint", seed)
@@ -87,6 +94,19 @@ def false_claims(world: Any, sc: Any, run: Any) -> float:
     null = (world.final_effect == 0) & (run.injections >= 5)
     excluded = (mean - Z90 * sd > 0) | (mean + Z90 * sd < 0)
     return float(excluded[null].mean()) if null.any() else math.nan
+
+
+def variant(text: str) -> tuple[str, dict[str, Any]]:
+    """`label:field=value,field=value`: the joint policy with these Scenario fields changed (JSON values)."""
+    label, _, rest = text.partition(":")
+    changes: dict[str, Any] = {}
+    for part in filter(None, rest.split(",")):
+        key, _, value = part.partition("=")
+        try:
+            changes[key] = json.loads(value)
+        except json.JSONDecodeError:
+            changes[key] = value
+    return label, changes
 
 
 def summary(values: list[float], seed_values: list[float]) -> dict[str, Any]:
@@ -133,6 +153,10 @@ def main() -> int:
         "--weights", action="append", default=[], choices=["salience", "injection", "centred"],
         help="also the joint policy reading injections this way (Scenario.joint_weights)",
     )  # fmt: skip
+    parser.add_argument(
+        "--variant", action="append", default=[], type=variant, metavar="LABEL:FIELD=VALUE,...",
+        help="also the joint policy with these Scenario fields changed, e.g. nocat:joint_category=false",
+    )  # fmt: skip
     parser.add_argument("--refit", type=int, default=None, help="sessions between joint refits (default: scenario's)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--table", action="store_true", help="print a markdown table instead of JSON")
@@ -143,7 +167,10 @@ def main() -> int:
     started = time.perf_counter()
     jobs = [(name, seed) for name in names for seed in seeds]
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(one_world, name, seed, taus, args.refit, tuple(args.weights)) for name, seed in jobs]
+        futures = [
+            pool.submit(one_world, name, seed, taus, args.refit, tuple(args.weights), tuple(args.variant))
+            for name, seed in jobs
+        ]
         done = [f.result() for f in futures]
     results: dict[str, dict[str, list[float]]] = {}
     for (name, _), regret in zip(jobs, done, strict=True):

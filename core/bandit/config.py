@@ -53,6 +53,7 @@ class Config:
     select_extra: dict[str, Any] = field(default_factory=dict)  # other keys of [select], kept on write
     reward_priority: tuple[str, ...] = DEFAULT_PRIORITY  # [rewards] priority (core.model.sources)
     records: RecordsSettings = field(default_factory=RecordsSettings)  # the [records] table
+    categories: dict[str, tuple[str, ...]] = field(default_factory=dict)  # [categories] name = [keywords]
 
     @property
     def selection_policy(self) -> str:
@@ -87,6 +88,7 @@ def load_config(path: Path) -> Config:
     priority = _priority(path, data.pop("rewards", {}))
     records = _records(path, data.pop("records", {}))
     policy, select_extra = _select(path, data.pop("select", {}))
+    categories = _categories(path, data.pop("categories", {}))
     try:
         settings = CreditSettings(
             strategy=str(known.get("strategy", "seed")),
@@ -99,7 +101,35 @@ def load_config(path: Path) -> Config:
         raise ConfigError(f"{path}: {exc}") from None
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
-    return Config(settings, k, data, outcomes, policy, select_extra, reward_priority=priority, records=records)
+    return Config(
+        settings, k, data, outcomes, policy, select_extra, reward_priority=priority, records=records,
+        categories=categories,
+    )  # fmt: skip
+
+
+MAX_CATEGORY_NAME = 200  # as `record --category` (core.commands.MAX_SESSION_ID)
+MAX_CATEGORY_KEYWORDS = 10_000  # over every category of [categories]
+
+
+def _categories(path: Path, table: Any) -> dict[str, tuple[str, ...]]:
+    """[categories]: category name = [keywords]; `select` without --category takes the category
+    with the most of its keywords in the context (core.bandit.select.category_of)."""
+    if not isinstance(table, dict):
+        raise ConfigError(f'{path}: [categories] must be a table of name = [keywords], e.g. docs = ["readme"]')
+    out: dict[str, tuple[str, ...]] = {}
+    for name, keywords in table.items():
+        if not name.strip() or len(name) > MAX_CATEGORY_NAME or not name.isprintable():
+            raise ConfigError(f"{path}: [categories] a name must be one printable line (at most 200), got {name!r}")
+        if (
+            not isinstance(keywords, list)
+            or not keywords
+            or not all(isinstance(k, str) and k.strip() for k in keywords)
+        ):
+            raise ConfigError(f"{path}: [categories] {name!r} must be a list of non-empty keywords")
+        out[name] = tuple(keywords)
+    if sum(map(len, out.values())) > MAX_CATEGORY_KEYWORDS:
+        raise ConfigError(f"{path}: [categories] has more than {MAX_CATEGORY_KEYWORDS:,} keywords")
+    return out
 
 
 def _priority(path: Path, table: Any) -> tuple[str, ...]:
@@ -213,6 +243,10 @@ def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> 
     if config.outcome_overrides:
         lines.append("[outcomes]")
         lines += [f"{_toml_value(label)} = {value!r}" for label, value in config.outcome_overrides.items()]
+        lines.append("")
+    if config.categories:
+        lines.append("[categories]")
+        lines += [f"{_toml_key(name)} = {_toml_value(list(words))}" for name, words in config.categories.items()]
         lines.append("")
     select = {**({"policy": config.policy} if config.policy else {}), **config.select_extra}
     if select:

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.effects import Candidacy
 from lesson_credit.core.analysis.joint import Design, fit_joint
-from lesson_credit.core.analysis.joint_posterior import posterior_from_fit
+from lesson_credit.core.analysis.joint_posterior import category_deviations, posterior_from_fit
 from lesson_credit.core.bandit.policy import normal_draw
 from lesson_credit.core.log.events import SessionEvent
 from lesson_credit.core.log.index import LogIndex
@@ -178,12 +178,18 @@ class _Joint:
         self.arms: list[IntArray] = []
         self.weights: list[FloatArray] = []
         self.fitted_at = 0
+        n_c = int(world.session_category.max()) + 1 if world.n_sessions else 1
+        self.dev, self.dev_var = np.zeros((n_c, n_l)), np.zeros((n_c, n_l))  # per world category
         self.salience_sum, self.salience_count = 0.0, 0  # over every injection so far ("centred" weights)
 
     def order(self, t: int, cand: IntArray, depth: int) -> IntArray:
         if t - self.fitted_at >= self.sc.joint_refit and t > 0:
             self.refit(t)
-        draw = normal_draw(self.mean[cand], self.sd[cand], self.rng)
+        mean, sd = self.mean[cand], self.sd[cand]
+        if self.sc.joint_category:  # the session's category is known, as `select --category` passes it
+            c = int(self.world.session_category[t])
+            mean, sd = mean + self.dev[c, cand], np.sqrt(sd**2 + self.dev_var[c, cand])
+        draw = normal_draw(mean, sd * self.sc.joint_temper, self.rng)
         result: IntArray = cand[beta_mod.top_k(draw, depth)]
         return result
 
@@ -191,6 +197,11 @@ class _Joint:
         design = joint_design(self.world, t, self.reward, self.rows, self.arms, self.weights)
         fit = fit_joint(design, tau_min=self.sc.joint_tau_min)
         self.mean, self.sd, _, _ = posterior_from_fit(fit, design, self.sc.joint_tau_min)
+        if self.sc.joint_category:
+            dev, var, _ = category_deviations(fit, design)
+            present = np.unique(self.world.session_category[:t])  # the design's category codes, in order
+            self.dev[:], self.dev_var[:] = 0.0, 0.0
+            self.dev[present], self.dev_var[present] = dev, var
         self.fitted_at = t
 
     def learn(self, t: int, chosen: IntArray, reward: float, salience: FloatArray) -> None:
@@ -253,6 +264,8 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
     paired = bool((world.partner >= 0).any())
     log = _Log(n_t)
     baseline = world.baseline[world.session_category]
+    if world.drift is not None:
+        baseline = baseline + world.drift
     for t in range(n_t):
         cand = world.candidates[t]
         depth = len(cand) if paired else k
@@ -274,9 +287,13 @@ def run_policy(world: World, sc: Scenario, policy: str, seed: int, *, propensiti
                 chosen = chosen[~out]
         entry_gain = world.gain(t)[chosen]
         gain = float(entry_gain.sum())
-        r = world.reward_of(t, gain, float(baseline[t]))
+        regret = round(float(world.best[t]) - gain, 12)
+        if len(world.auto):  # auto-included besides the k: the same gain under every policy
+            chosen = np.concatenate([chosen, world.auto])
+            entry_gain = world.gain(t)[chosen]
+        r = world.reward_of(t, float(entry_gain.sum()), float(baseline[t]))
         salience = world.salience_of(t, chosen, r)
-        log.session(t, chosen, salience, entry_gain, r, round(float(world.best[t]) - gain, 12))
+        log.session(t, chosen, salience, entry_gain, r, regret)
         if learner is not None:
             learner.learn(t, chosen, r, salience)
     alpha, beta = (learner.alpha, learner.beta) if isinstance(learner, _Credit) else (None, None)

@@ -55,6 +55,12 @@ class Scenario:
     category_effect: float = 0.0  # outside its home category an effect is scaled by 1 - 2 * category_effect
     outcome_mention: float = 0.0  # extra P(an injected lesson's keyword is mentioned) per unit of reward
     always_acts: bool = False  # an injected lesson's effect acts whether it is relevant (and salient) or not
+    echo_share: float = 0.0  # > 0: outcome_mention applies only to this share of the no-effect lessons
+    # (a keyword that echoes success, e.g. "tests pass", in a lesson that does nothing); 0: to every lesson
+    # worlds that move (issue 33; simple versions)
+    trend: float = 0.0  # the baseline rises by this much from the first session to the last (centred)
+    late_share: float = 0.0  # share of lessons written during the run: candidates only from a random session on
+    auto_share: float = 0.0  # share of lessons injected in every session besides the k chosen (auto-included)
     # the joint selection policy in the loop
     joint_refit: int = 10  # sessions between two fits of the joint estimate (1: before every session)
     joint_tau_min: float = POLICY_TAU_MIN  # its prior sd floor, as `select --policy joint` uses
@@ -62,6 +68,10 @@ class Scenario:
     # "injection" (1 whatever the journal says) or "centred" (salience less the mean of the session's
     # injected lessons plus the log's mean so far: a journal that mentions everything more counts as usual)
     joint_weights: str = "salience"
+    # the joint policy draws each lesson's effect in the session's category (`select --category`):
+    # its overall effect plus the category's partially pooled deviation (core.analysis.joint_posterior)
+    joint_category: bool = True
+    joint_temper: float = 1.0  # the joint policy draws with its posterior sd times this (1: the posterior's)
 
     def __post_init__(self) -> None:
         _check(self)
@@ -141,6 +151,10 @@ def _check(sc: Scenario) -> None:
         "noise_spread",
         "category_effect",
         "outcome_mention",
+        "echo_share",
+        "trend",
+        "late_share",
+        "auto_share",
     ):
         unit(name)
     if sc.helpful_share + sc.harmful_share > 1.0:
@@ -150,17 +164,21 @@ def _check(sc: Scenario) -> None:
     positive("relevance_a")
     positive("relevance_b")
     positive("joint_tau_min")
+    positive("joint_temper")
     unit("baseline_spread")
     bottom = sc.baseline_mean - sc.baseline_spread / 2
     top = sc.baseline_mean + sc.baseline_spread / 2
-    if bottom < 0 or top > 1:
-        raise ValueError(f"category baselines must lie in [0, 1], got {bottom:g}..{top:g}")
+    if bottom - sc.trend / 2 < 0 or top + sc.trend / 2 > 1:
+        shown = f"{bottom - sc.trend / 2:g}..{top + sc.trend / 2:g}"
+        raise ValueError(f"category baselines (with the trend) must lie in [0, 1], got {shown}")
     if sc.flip_at is not None and not (0.0 < sc.flip_at < 1.0):
         raise ValueError(f"flip_at must be None or in (0, 1), got {sc.flip_at!r}")
     if sc.reward_kind not in REWARD_KINDS:
         raise ValueError(f"reward_kind must be one of {', '.join(REWARD_KINDS)}, got {sc.reward_kind!r}")
     if sc.joint_weights not in JOINT_WEIGHTS:
         raise ValueError(f"joint_weights must be one of {', '.join(JOINT_WEIGHTS)}, got {sc.joint_weights!r}")
+    if not isinstance(sc.joint_category, bool):
+        raise ValueError(f"joint_category must be true or false, got {sc.joint_category!r}")
     if not isinstance(sc.always_acts, bool):
         raise ValueError(f"always_acts must be true or false, got {sc.always_acts!r}")
     CreditSettings(decay=sc.decay)  # validates decay
@@ -196,6 +214,13 @@ SCENARIOS: dict[str, Scenario] = {
     "outcome-salience": Scenario(name="outcome-salience", outcome_mention=0.6),
     # every injection acts, relevant or not: salience carries no information on the effect
     "salience-blind": Scenario(name="salience-blind", always_acts=True),
+    # a third of the no-effect lessons carry a keyword that echoes success (mentioned more the higher the reward)
+    "success-keyword": Scenario(name="success-keyword", outcome_mention=0.6, echo_share=0.3),
+    # --- worlds that move
+    # the baseline rises by 0.3 over the run and half the lessons are written during it (they ride the trend)
+    "trend": Scenario(name="trend", trend=0.3, late_share=0.5, baseline_spread=0.2),
+    # a tenth of the lessons are injected in every session besides the k chosen (gptme's always-included)
+    "auto-include": Scenario(name="auto-include", auto_share=0.1),
 }
 
 

@@ -8,7 +8,7 @@ loop (`World.reward_of`, `World.salience_of`), so every policy meets the same lu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,9 @@ class World:
     outcome_mention: float = 0.0  # extra P(keyword mentioned) per unit of reward
     mention_p: FloatArray | None = None  # (T, L) P(keyword mentioned) before the outcome's share
     mention_u: npt.NDArray[np.float32] | None = None  # (T, L, K) uniforms deciding each keyword's mention
+    echo: BoolArray | None = None  # (L,) lessons whose keywords echo the outcome; None: every lesson's do
+    drift: FloatArray | None = None  # (T,) the baseline's shift in each session (a trend)
+    auto: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # injected in every session
 
     @property
     def n_lessons(self) -> int:
@@ -115,7 +118,10 @@ class World:
         if self.mention_u is None or self.mention_p is None:
             result: FloatArray = self.salience[session, lessons]
             return result
-        p = 1.0 - (1.0 - self.mention_p[session, lessons]) * (1.0 - self.outcome_mention * reward)
+        echo = np.full(len(lessons), self.outcome_mention * reward)
+        if self.echo is not None:
+            echo = np.where(self.echo[lessons], echo, 0.0)
+        p = 1.0 - (1.0 - self.mention_p[session, lessons]) * (1.0 - echo)
         n_kw = self.n_keywords[lessons]
         used = np.arange(self.mention_u.shape[2])[None, :] < n_kw[:, None]
         hits = ((self.mention_u[session, lessons] < p[:, None]) & used).sum(axis=1)
@@ -246,6 +252,22 @@ def make_world(sc: Scenario, seed: int) -> World:
     scale = None
     if sc.category_effect > 0:
         scale = np.where(np.arange(n_c)[:, None] == home[None, :], 1.0, 1.0 - 2.0 * sc.category_effect)
+    # the worlds that move and the lesson-specific echo draw from a third stream (the worlds above unchanged)
+    moving = np.random.default_rng([seed, 0, 2])
+    echo = None
+    if sc.echo_share > 0:
+        nulls = np.flatnonzero(effect == 0)
+        echo = np.zeros(n_l, dtype=bool)
+        echo[moving.permutation(nulls)[: round(sc.echo_share * len(nulls))]] = True
+    auto = np.sort(moving.permutation(n_l)[: round(sc.auto_share * n_l)]).astype(np.int64)
+    if len(auto):
+        matched[:, auto] = False  # not chosen: injected besides the k
+    if sc.late_share > 0:
+        late = moving.permutation(n_l)[: round(sc.late_share * n_l)]
+        written = np.zeros(n_l, dtype=np.int64)
+        written[late] = moving.integers(0, n_t, len(late))
+        matched &= np.arange(n_t)[:, None] >= written[None, :]
+    drift = sc.trend * (np.arange(n_t) / max(n_t - 1, 1) - 0.5) if sc.trend > 0 else None
     acts = np.ones((n_t, n_l), dtype=bool) if sc.always_acts else None
     acts_cand = np.ones((n_c, n_l)) if sc.always_acts else p_rel_cand_c.T.copy()
 
@@ -282,4 +304,7 @@ def make_world(sc: Scenario, seed: int) -> World:
         outcome_mention=sc.outcome_mention,
         mention_p=p_mention if mention_u is not None else None,
         mention_u=mention_u,
+        echo=echo,
+        drift=drift,
+        auto=auto,
     )

@@ -180,11 +180,58 @@ def test_effects_that_act_whatever_the_salience() -> None:
     assert np.allclose(world.value, world.final_effect)  # every candidacy gains the effect
 
 
+def test_a_keyword_that_echoes_success_in_some_lessons_only() -> None:
+    sc = SCENARIOS["success-keyword"].with_(n_lessons=60, n_sessions=1500)
+    world = make_world(sc, 3)
+    assert world.echo is not None
+    nulls = world.effect == 0
+    assert not world.echo[~nulls].any() and world.echo.sum() == round(0.3 * nulls.sum())  # 0.3 of the nulls
+    lessons = np.arange(sc.n_lessons)
+    low = np.array([world.salience_of(t, lessons, 0.0) for t in range(sc.n_sessions)])
+    high = np.array([world.salience_of(t, lessons, 1.0) for t in range(sc.n_sessions)])
+    # an echo lesson's irrelevant keyword: 0.05 at reward 0, 1 - 0.95 x 0.4 = 0.62 at reward 1; others 0.05
+    irrelevant = ~world.relevant
+    echo_cells, other_cells = irrelevant & world.echo[None, :], irrelevant & ~world.echo[None, :]
+    assert high[echo_cells].mean() == pytest.approx(0.62, abs=0.02)
+    assert low[echo_cells].mean() == pytest.approx(0.05, abs=0.01)
+    assert np.array_equal(high[other_cells], low[other_cells])
+
+
+def test_a_trend_and_lessons_written_during_the_run() -> None:
+    sc = SCENARIOS["trend"].with_(n_lessons=40, n_sessions=201)
+    world = make_world(sc, 5)
+    assert world.drift is not None
+    assert world.drift[0] == pytest.approx(-0.15) and world.drift[-1] == pytest.approx(0.15)
+    assert world.drift[100] == pytest.approx(0.0)  # centred: +0.3 over the run
+    # a lesson written late is a candidate only from then on: half the lessons start after session 0
+    first = np.array([min((t for t in range(201) if i in world.candidates[t]), default=201) for i in range(40)])
+    assert (first > 10).sum() >= 10
+    # the loop adds the drift to the baseline: the oracle's rewards rise with it (noise sd 0.15, 100 vs 100)
+    run = run_policy(world, sc, "oracle", 0)
+    assert run.reward[101:].mean() - run.reward[:100].mean() == pytest.approx(0.15, abs=0.08)
+
+
+def test_auto_included_lessons_are_in_every_session_and_not_chosen() -> None:
+    sc = SCENARIOS["auto-include"].with_(n_lessons=40, n_sessions=60)
+    world = make_world(sc, 2)
+    assert len(world.auto) == 4  # a tenth of 40
+    assert not any(set(world.auto.tolist()) & set(c.tolist()) for c in world.candidates)
+    for policy in ("seed", "joint", "oracle"):
+        run = run_policy(world, sc, policy, 0)
+        for t in range(sc.n_sessions):
+            injected = run.entry_arm[run.session_start[t] : run.session_start[t + 1]]
+            assert set(world.auto.tolist()) <= set(injected.tolist())
+            assert len(injected) - len(world.auto) <= sc.k
+    # their gain is every policy's: the regret counts the chosen lessons only (the oracle's is 0)
+    assert run_policy(world, sc, "oracle", 0).cumulative_regret == 0.0
+
+
 def test_the_old_worlds_are_drawn_as_before() -> None:
     # the new worlds draw from a second stream: the default world's value is the closed form it was
     world = make_world(SCENARIOS["default"].with_(n_lessons=30, n_sessions=50), 0)
     assert np.array_equal(world.value, world.final_effect * world.p_relevant_given_candidate)
     assert world.reward_u is None and world.mention_u is None and world.acts is None
+    assert world.echo is None and world.drift is None and not len(world.auto)
 
 
 def test_every_scenario_reports_regret_per_policy() -> None:
