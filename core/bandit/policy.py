@@ -5,6 +5,8 @@
 - `joint`: Thompson top-k on a normal posterior of each lesson's effect per injection, the
   joint estimate's (`core.analysis.joint_posterior` computes it; this module only draws).
   A lesson the estimate has no data for is drawn from the prior: mean 0, the prior's sd.
+  Every draw is tempered: its sd is the posterior's times `POLICY_TEMPER` (0.7; docs/policy.md has
+  the regret measured with and without).
 
 Propensities are each candidate's chance to land in a top-k draw, estimated by Monte Carlo
 like the Beta policies', so inverse-propensity weighting and LOO read them the same way.
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.joint_posterior import POLICY_TEMPER
 from lesson_credit.core.bandit.select import Selection, top_k_selection
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.model.credit import STRATEGIES
@@ -90,6 +93,7 @@ def joint_select(
     """Thompson top-k among the candidates on the joint posterior; propensities from `draws` draws."""
     ids = [c.id for c in candidates]
     mean, sd = posterior.of(ids)
+    sd = sd * POLICY_TEMPER
     sample = normal_draw(mean, sd, rng) if ids else np.zeros(0)
     propensity = p_top_k_normal(mean, sd, k, propensity_rng, draws)
     return top_k_selection(session_id, ids, sample, propensity, k, seed, JOINT)
@@ -108,6 +112,7 @@ def p_top_k_active_later(
     """`p_top_k_active` in two steps: the posterior's values taken now (copies), the draws when called."""
     ids = [lesson.id for lesson in lessons if lesson.status == "active"]
     mean, sd = (np.array(values, dtype=np.float64) for values in posterior.of(ids))
+    sd = sd * POLICY_TEMPER
 
     def draw() -> dict[str, float]:
         probability = p_top_k_normal(mean, sd, k, np.random.default_rng(seed), draws)

@@ -10,7 +10,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN
+from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN, POLICY_TEMPER
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
 
@@ -57,7 +57,7 @@ class Scenario:
     always_acts: bool = False  # an injected lesson's effect acts whether it is relevant (and salient) or not
     echo_share: float = 0.0  # > 0: outcome_mention applies only to this share of the no-effect lessons
     # (a keyword that echoes success, e.g. "tests pass", in a lesson that does nothing); 0: to every lesson
-    # worlds that move (issue 33; simple versions)
+    # worlds that move (simple versions: a trend, lessons written during the run, auto-included lessons)
     trend: float = 0.0  # the baseline rises by this much from the first session to the last (centred)
     late_share: float = 0.0  # share of lessons written during the run: candidates only from a random session on
     auto_share: float = 0.0  # share of lessons injected in every session besides the k chosen (auto-included)
@@ -71,7 +71,7 @@ class Scenario:
     # the joint policy draws each lesson's effect in the session's category (`select --category`):
     # its overall effect plus the category's partially pooled deviation (core.analysis.joint_posterior)
     joint_category: bool = True
-    joint_temper: float = 1.0  # the joint policy draws with its posterior sd times this (1: the posterior's)
+    joint_temper: float = POLICY_TEMPER  # the joint policy draws with its posterior sd times this, as `select`
 
     def __post_init__(self) -> None:
         _check(self)
@@ -98,6 +98,29 @@ def check_seeds(first: int, count: int) -> None:
         raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {count:,}")
     if not 0 <= first <= 2**63 - 1 - count:
         raise ValueError(f"the first seed must be in [0, 2**63 - seeds), got {first:,}")
+
+
+UNIT_FIELDS = (  # parameters in [0, 1]
+    "floor",
+    "keyword_breadth",
+    "helpful_share",
+    "harmful_share",
+    "effect_size",
+    "mention_prob",
+    "context_recall",
+    "category_affinity",
+    "baseline_mean",
+    "paired_share",
+    "injection_mention",
+    "dropout",
+    "noise_spread",
+    "category_effect",
+    "outcome_mention",
+    "echo_share",
+    "trend",
+    "late_share",
+    "auto_share",
+)
 
 
 def _check(sc: Scenario) -> None:
@@ -135,27 +158,7 @@ def _check(sc: Scenario) -> None:
         raise ValueError(f"lessons x sessions must be at most {MAX_CELLS:,}, got {sc.n_lessons:,} x {sc.n_sessions:,}")
     if sc.keywords_max < sc.keywords_min:
         raise ValueError(f"keywords_max ({sc.keywords_max}) must be >= keywords_min ({sc.keywords_min})")
-    for name in (
-        "floor",
-        "keyword_breadth",
-        "helpful_share",
-        "harmful_share",
-        "effect_size",
-        "mention_prob",
-        "context_recall",
-        "category_affinity",
-        "baseline_mean",
-        "paired_share",
-        "injection_mention",
-        "dropout",
-        "noise_spread",
-        "category_effect",
-        "outcome_mention",
-        "echo_share",
-        "trend",
-        "late_share",
-        "auto_share",
-    ):
+    for name in UNIT_FIELDS:
         unit(name)
     if sc.helpful_share + sc.harmful_share > 1.0:
         raise ValueError("helpful_share + harmful_share must be at most 1")

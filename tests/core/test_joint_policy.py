@@ -299,7 +299,7 @@ def test_p_top_k_follows_the_policy_in_force(tmp_path: Path) -> None:
     post = ws.joint_posterior()
     ids = ["a.md", "b.md", "c.md", "d.md"]  # the active lessons, in library order
     mean, sd = NormalPosterior(post.arm_ids, post.mean, post.sd, post.prior_sd).of(ids)
-    expected = p_top_k_normal(mean, sd, 2, np.random.default_rng(3), 500)
+    expected = p_top_k_normal(mean, sd * 0.7, 2, np.random.default_rng(3), 500)  # tempered draws: sd x 0.7
     assert ws.p_top_k(seed=3, draws=500) == dict(zip(ids, expected.tolist(), strict=True))
     settings = ws.settings.with_(strategy="uniform")
     credit = select_mod.p_top_k(ws.posterior(settings), settings, ws.library().lessons, 2, 3, 500)
@@ -317,3 +317,13 @@ def test_joint_select_with_dropout_logs_its_policy_and_scaled_propensities(tmp_p
     # P(injected) = P(chosen) x (1 - epsilon): the same draw's propensities, halved
     assert trial.propensity == pytest.approx({lesson: p * 0.5 for lesson, p in plain.propensity.items()})
     assert set(trial.selected) | set(trial.withheld) == set(plain.selected)
+
+
+def test_joint_draws_are_tempered() -> None:
+    # each draw is mean + 0.7 x sd x z (POLICY_TEMPER), z from the selection's generator
+    lessons = [Lesson(f"l{i}.md", "", "", "active", "", (), ()) for i in range(3)]
+    mean, sd = np.array([0.05, 0.0, -0.02]), np.array([0.02, 0.05, 0.01])
+    post = NormalPosterior(tuple(lesson.id for lesson in lessons), mean, sd, prior_sd=0.04)
+    sel = joint_select("s", lessons, post, 1, 9, np.random.default_rng(9), np.random.default_rng(1), 10)
+    z = np.random.default_rng(9).standard_normal(3)
+    assert [sel.draws[lesson.id] for lesson in lessons] == pytest.approx((mean + 0.7 * sd * z).tolist(), abs=1e-15)
