@@ -130,7 +130,7 @@ def summary(values: list[float], seed_values: list[float]) -> dict[str, Any]:
 
 
 def table(results: dict[str, dict[str, list[float]]]) -> str:
-    policies = list(next(iter(results.values())))
+    policies = list(dict.fromkeys(p for per_policy in results.values() for p in per_policy))
     lines = [
         "| scenario | " + " | ".join(policies) + " |",
         "|---|" + "---|" * len(policies),
@@ -138,6 +138,9 @@ def table(results: dict[str, dict[str, list[float]]]) -> str:
     for name, per_policy in results.items():
         cells = []
         for policy in policies:
+            if policy not in per_policy:
+                cells.append("-")
+                continue
             if policy.startswith("false~"):  # a share of lessons, not a regret
                 cells.append(f"{np.nanmean(per_policy[policy]):.0%}")
                 continue
@@ -190,6 +193,10 @@ def verdict(results: dict[str, dict[str, list[float]]], policy: str = "joint@0.1
     return "\n".join(lines)
 
 
+def tables(results: dict[str, dict[str, list[float]]], regret: bool, versus: bool) -> str:
+    return "\n\n".join(([table(results)] if regret else []) + ([verdict(results)] if versus else []))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=10)
@@ -206,12 +213,17 @@ def main() -> int:
     )  # fmt: skip
     parser.add_argument("--refit", type=int, default=None, help="sessions between joint refits (default: scenario's)")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--load", metavar="FILE", help="print the tables of a saved JSON run instead of running")
     parser.add_argument("--table", action="store_true", help="print a markdown table instead of JSON")
     parser.add_argument(
         "--verdict", action="store_true",
         help="print, per world, joint minus the best credit strategy (paired, 95%% CI), the range and the worst world",
     )  # fmt: skip
     args = parser.parse_args()
+    if args.load:
+        saved = json.loads(Path(args.load).read_text(encoding="utf-8"))["regret"]
+        print(tables(saved, args.table, args.verdict or not args.table))
+        return 0
     names = args.scenario or list(SCENARIOS)
     taus = args.tau or [0.15]
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
@@ -228,7 +240,7 @@ def main() -> int:
         for policy, value in regret.items():
             results.setdefault(name, {}).setdefault(policy, []).append(value)
     if args.table or args.verdict:
-        print("\n\n".join(([table(results)] if args.table else []) + ([verdict(results)] if args.verdict else [])))
+        print(tables(results, args.table, args.verdict))
     else:
         print(json.dumps({"seeds": seeds, "taus": taus, "refit": args.refit, "regret": results}))
     print(f"{len(jobs)} worlds in {time.perf_counter() - started:.0f} s", file=sys.stderr)
