@@ -337,8 +337,12 @@ class Workspace:
 
     @property
     def policy(self) -> str:
-        """The selection policy in force: config.toml's [select] policy, else the credit strategy."""
-        return self.config.selection_policy
+        """The selection policy in force: config.toml's [select] policy, else `joint`; but a log with an
+        imported prior (gptme's bandit-state: the joint estimate does not read priors) keeps the credit
+        strategy's Beta posteriors until [select] says otherwise (docs/policy.md)."""
+        if self.config.policy is not None:
+            return self.config.policy
+        return self.settings.strategy if bool(np.isfinite(self.data().prior_alpha).any()) else "joint"
 
     @rereads
     def joint_posterior(self) -> JointPosterior:

@@ -62,7 +62,6 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
-POLICY_TEMPER = 0.7  # the policy draws with the posterior sd times this (docs/policy.md: regret measured)
 CACHE_NAME = "joint-posterior.msgpack"
 CACHE_VERSION = 2  # 2: per-category deviations
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"

@@ -49,16 +49,11 @@ class Config:
     k: int = DEFAULT_K
     extra: dict[str, Any] = field(default_factory=dict)  # keys we do not know, kept on write
     outcome_overrides: dict[str, float] = field(default_factory=dict)  # the [outcomes] table
-    policy: str | None = None  # [select] policy; None: the credit strategy's posteriors (what select always did)
+    policy: str | None = None  # [select] policy; None: joint (Workspace.policy: the strategy after an imported prior)
     select_extra: dict[str, Any] = field(default_factory=dict)  # other keys of [select], kept on write
     reward_priority: tuple[str, ...] = DEFAULT_PRIORITY  # [rewards] priority (core.model.sources)
     records: RecordsSettings = field(default_factory=RecordsSettings)  # the [records] table
     categories: dict[str, tuple[str, ...]] = field(default_factory=dict)  # [categories] name = [keywords]
-
-    @property
-    def selection_policy(self) -> str:
-        """The policy `select` uses: [select] policy, else the credit strategy (core.bandit.policy)."""
-        return self.policy or self.credit.strategy
 
     @property
     def outcomes(self) -> dict[str, float]:

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.joint_posterior import POLICY_TEMPER
 from lesson_credit.core.bandit.select import Selection, top_k_selection
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.model.credit import STRATEGIES
@@ -29,6 +28,7 @@ from lesson_credit.core.model.credit import STRATEGIES
 FloatArray = npt.NDArray[np.float64]
 
 JOINT = "joint"
+POLICY_TEMPER = 0.7  # the joint policy draws with the posterior sd times this (docs/policy.md: regret measured)
 POLICIES = (*STRATEGIES, JOINT)
 
 

@@ -10,7 +10,8 @@ import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN, POLICY_TEMPER
+from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN
+from lesson_credit.core.bandit.policy import POLICY_TEMPER
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
 

@@ -143,8 +143,8 @@ def test_seeded_joint_select_repeats_and_logs_its_policy(tmp_path: Path) -> None
     event = json.loads((root / LOG_REL).read_text().splitlines()[-1])
     assert event["type"] == "selection" and event["policy"] == "joint"
     assert event["selected"] == list(first.selected) and event["propensity"] == first.propensity
-    credit = ws.select(CONTEXT, k=2, seed=11, session_id="x3", log=False)
-    assert credit.policy == "seed"  # no [select] policy: the credit strategy, as select always did
+    default = ws.select(CONTEXT, k=2, seed=11, session_id="x3", log=False)
+    assert default.policy == "joint"  # no [select] policy: joint
 
 
 def test_credit_policies_fold_under_their_strategy(tmp_path: Path) -> None:
@@ -216,11 +216,11 @@ def test_select_policy_setting_round_trips(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('k = 3\n[select]\npolicy = "joint"\nnote = "kept"\n[store]\nurl = "x"\n')
     config = load_config(path)
-    assert config.policy == "joint" and config.selection_policy == "joint" and config.k == 3
+    assert config.policy == "joint" and config.k == 3
     save_config(path, config)
     assert load_config(path) == config
     path.write_text('strategy = "uniform"\n')
-    assert load_config(path).selection_policy == "uniform"  # no [select] policy: the credit strategy
+    assert load_config(path).policy is None  # no [select] policy: Workspace.policy decides (joint)
 
 
 @pytest.mark.parametrize(
@@ -327,3 +327,15 @@ def test_joint_draws_are_tempered() -> None:
     sel = joint_select("s", lessons, post, 1, 9, np.random.default_rng(9), np.random.default_rng(1), 10)
     z = np.random.default_rng(9).standard_normal(3)
     assert [sel.draws[lesson.id] for lesson in lessons] == pytest.approx((mean + 0.7 * sd * z).tolist(), abs=1e-15)
+
+
+def test_joint_is_the_default_but_an_imported_prior_keeps_the_credit_strategy(tmp_path: Path) -> None:
+    ws = Workspace(tiny_workspace(tmp_path), clock=fixed_clock)
+    assert ws.policy == "joint" and ws.select(CONTEXT, k=1, seed=1, log=False).policy == "joint"
+    ws.add_prior({"a.md": (5.0, 1.0, 4)})  # gptme's bandit-state, which the joint estimate does not read
+    assert ws.policy == "seed" and ws.select(CONTEXT, k=1, seed=1, log=False).policy == "seed"
+    seeded = Workspace(tiny_workspace(tmp_path, config='[select]\npolicy = "seed"\n', name="w2"), clock=fixed_clock)
+    assert seeded.policy == "seed"  # one setting away
+    joint = Workspace(tiny_workspace(tmp_path, config='[select]\npolicy = "joint"\n', name="w3"), clock=fixed_clock)
+    joint.add_prior({"a.md": (5.0, 1.0, 4)})
+    assert joint.policy == "joint"  # said in config.toml: kept

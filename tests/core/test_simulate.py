@@ -158,6 +158,9 @@ def test_named_scenarios_and_overrides() -> None:
         "self-selected",
         "outcome-salience",
         "salience-blind",
+        "success-keyword",
+        "trend",
+        "auto-include",
     }
     assert all(sc.name == name for name, sc in SCENARIOS.items())
     assert scenario("default") == Scenario(name="default")
