@@ -105,7 +105,8 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "--policy", default=None, metavar="{seed,evidence,uniform,joint}",
         help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
         "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "
-        "log version and cached) (default: [select] policy in config.toml, else the credit strategy)",
+        "log version and cached) (default: [select] policy in config.toml, else joint; after an imported "
+        "prior, the credit strategy)",
     )  # fmt: skip
     p.add_argument(
         "--category", default=None, metavar="NAME",
