@@ -339,3 +339,20 @@ def test_joint_is_the_default_but_an_imported_prior_keeps_the_credit_strategy(tm
     joint = Workspace(tiny_workspace(tmp_path, config='[select]\npolicy = "joint"\n', name="w3"), clock=fixed_clock)
     joint.add_prior({"a.md": (5.0, 1.0, 4)})
     assert joint.policy == "joint"  # said in config.toml: kept
+
+
+def test_p_top_k_normal_draws_in_batches_with_memory_linear_in_the_lessons(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lesson_credit.core.model import topk
+
+    rng = np.random.default_rng(5)
+    mean, sd = rng.normal(0, 0.05, 300), rng.uniform(0.01, 0.05, 300)
+    # one shot, by hand: 500 draws of 300 normals from the same stream, the top 4 of each
+    z = np.random.default_rng(8).standard_normal((500, 300))
+    samples = mean + sd * z
+    expected = (samples >= np.sort(samples, axis=1)[:, -4][:, None]).mean(axis=0)
+    monkeypatch.setattr(topk, "BATCH_VALUES", 300 * 70)  # batches of 70 draws: the same numbers
+    assert p_top_k_normal(mean, sd, 4, np.random.default_rng(8), 500) == pytest.approx(expected, abs=1e-12)
+    # past the budget: 450 draws (budget / lessons, at least MIN_DRAWS 400), still k lessons per draw
+    monkeypatch.setattr(topk, "VALUE_BUDGET", 300 * 450)
+    capped = p_top_k_normal(mean, sd, 4, np.random.default_rng(8), 4000)
+    assert capped.sum() == pytest.approx(4.0) and (capped * 450 == np.round(capped * 450)).all()
