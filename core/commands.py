@@ -37,6 +37,12 @@ def check_session_id(session_id: str) -> None:
         raise WorkspaceError(f"session id {shown!r}: at most {MAX_SESSION_ID} printable characters, please")
 
 
+def check_category(category: str | None) -> None:
+    """A session's category (record, select) is one printable line of at most MAX_SESSION_ID characters."""
+    if category is not None and (len(category) > MAX_SESSION_ID or not category.isprintable()):
+        raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
+
+
 @dataclass(frozen=True)
 class Recording:
     """A session to record, checked and measured from its journal before the log is locked."""
@@ -120,8 +126,7 @@ def recording(
     keywords come up), not chosen before it."""
     lessons = [*lessons, *during]
     check_session_id(session_id)
-    if category is not None and (len(category) > MAX_SESSION_ID or not category.isprintable()):
-        raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
+    check_category(category)
     if reward is not None:
         reward = credit_mod.check_unit(reward, "reward")
     raw, text, stored_path = read_for_record(journal, root, allow_outside)

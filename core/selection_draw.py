@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -53,13 +53,17 @@ def draw(
     dropout: float,
     policy: str | None = None,
     joint: Callable[[], JointPosterior] | None = None,
+    category: str | None = None,
+    categories: dict[str, tuple[str, ...]] | None = None,
 ) -> Draw:
     """Thompson top-k among the lessons matching `context` (`lessons` and the posterior are asked for
     only once every input is checked); with `dropout` epsilon each chosen lesson is then withheld
     with that probability. Without a seed, a fresh one; without an id, one from the clock.
 
     `policy` (core.bandit.policy; default: `settings`' strategy): a credit strategy draws from
-    `posterior(settings with that strategy)`, `joint` from `joint()`."""
+    `posterior(settings with that strategy)`, `joint` from `joint()`, each lesson's effect in the
+    session's `category` (without one: the category `categories`, config.toml's keyword map, finds
+    in the context, else none: every lesson's overall effect). The category is logged with the draw."""
     try:
         policy = policy_mod.check_policy(settings.strategy if policy is None else policy)
     except ValueError as exc:
@@ -71,11 +75,15 @@ def draw(
     session_id = commands.selection_id(session_id, clock)
     if problem := dropout_mod.check_trial(dropout, session_id):
         raise WorkspaceError(problem)
+    commands.check_category(category)
+    if category is None and categories:
+        category = select_mod.category_of(context, categories)
     candidates = select_mod.candidates(lessons(), context)
     rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     if policy == policy_mod.JOINT and joint is not None:
         post = joint()
-        normal = policy_mod.NormalPosterior(post.arm_ids, post.mean, post.sd, post.prior_sd)
+        mean, sd = post.in_category(category)
+        normal = policy_mod.NormalPosterior(post.arm_ids, mean, sd, post.prior_sd)
         selection = policy_mod.joint_select(session_id, candidates, normal, k, seed, rng, propensity_rng, draws)
     else:
         credit = settings.with_(strategy=policy)
@@ -84,6 +92,8 @@ def draw(
         )
     if dropout > 0:
         selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
+    if category is not None:
+        selection = replace(selection, category=category)
     return Draw(selection, dropout, {c.id: c.title for c in candidates})
 
 

@@ -360,8 +360,12 @@ class Workspace:
 
     @property
     def policy(self) -> str:
-        """The selection policy in force: config.toml's [select] policy, else the credit strategy."""
-        return self.config.selection_policy
+        """The selection policy in force: config.toml's [select] policy, else `joint`; but a log with an
+        imported prior (gptme's bandit-state: the joint estimate does not read priors) keeps the credit
+        strategy's Beta posteriors until [select] says otherwise (docs/policy.md)."""
+        if self.config.policy is not None:
+            return self.config.policy
+        return self.settings.strategy if bool(np.isfinite(self.data().prior_alpha).any()) else "joint"
 
     @rereads
     def joint_posterior(self) -> JointPosterior:
@@ -618,13 +622,16 @@ class Workspace:
         draws: int = 4000,
         dropout: float = 0.0,
         policy: str | None = None,
+        category: str | None = None,
     ) -> Selection:
         """Thompson top-k among matching lessons; logs a selection event with propensities.
 
         `policy` (default: the one in force, `self.policy`): seed, evidence or uniform draw from the
         Beta posteriors folded under that credit strategy, joint from the joint estimate's posterior.
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
-        is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial)."""
+        is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial).
+        `category`: the session's kind of work (default: the one config.toml's [categories] finds in the
+        context, else none); the joint policy draws each lesson's effect in it; it is logged either way."""
         from lesson_credit.core import selection_draw
 
         if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
@@ -634,6 +641,7 @@ class Workspace:
             context, lambda: self.library().lessons, self.posterior, self.settings,
             k=k, seed=seed, session_id=session_id, clock=self.clock, draws=draws, dropout=dropout,
             policy=self.policy if policy is None else policy, joint=self.joint_posterior,
+            category=category, categories=self.config.categories,
         )  # fmt: skip
         if log:
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)

@@ -147,7 +147,9 @@ def simulate(out: Path) -> list[DemoSession]:
         context = opener + " " + " ".join(f"Expect {h}." for h in hints)
         day = clock_now[0].strftime("%Y-%m-%d")
         session_id = f"{day}-{number:03d}"
-        selection = ws.select(context, k=8, seed=int(rng.integers(2**31)), session_id=session_id)
+        # seed credit selects, as when the tracked demo was made (joint became the default later)
+        draw_seed = int(rng.integers(2**31))
+        selection = ws.select(context, k=8, seed=draw_seed, session_id=session_id, policy="seed")
         injected = list(selection.selected)
         if len(injected) < 4:  # a thin context still gets a few lessons, as an agent's base set
             extra = [lesson.id for lesson in lessons if lesson.status == "active" and lesson.id not in injected]

@@ -264,7 +264,7 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
         choices=[
             "default", "broad-keywords", "always-paired", "sign-flip", "few-sessions", "injection-echo", "dropout",
             "binary-rewards", "unequal-noise", "many-lessons", "category-effect", "self-selected",
-            "outcome-salience", "salience-blind", "trend", "auto-include",
+            "outcome-salience", "salience-blind", "success-keyword", "trend", "auto-include",
         ],
         help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
         "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
@@ -273,8 +273,9 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
         "assumptions: binary-rewards (0/1 outcomes); unequal-noise (noise sd 0.015-0.285 by category); "
         "many-lessons (400 lessons, 300 sessions); category-effect (a lesson helps at home, harms elsewhere); "
         "self-selected (3 slots among ~20 candidates); outcome-salience (good sessions mention more "
-        "keywords); salience-blind (every injection acts, relevant or not); and worlds that move: trend (the "
-        "baseline rises 0.3 over the log); auto-include (trouble pulls lessons in mid-session) (default: default)",
+        "keywords); salience-blind (every injection acts, relevant or not); success-keyword (a third of the "
+        "no-effect lessons carry a keyword that echoes success); and worlds that move: trend (the baseline rises "
+        "0.3 over the log); auto-include (trouble pulls lessons in mid-session) (default: default)",
     )  # fmt: skip
     p.add_argument("--seeds", type=positive_int, default=20, help="worlds to simulate, >= 1 (default 20)")
     p.add_argument("--first-seed", type=int, default=0, help="seed of the first world; the rest follow (default 0)")

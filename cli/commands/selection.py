@@ -41,7 +41,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     try:
         selection = ws.select(
             context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout,
-            policy=args.policy,
+            policy=args.policy, category=args.category,
         )  # fmt: skip
     except StoreError as exc:
         if not args.offline_ok or ws.log.is_local:
@@ -63,6 +63,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             "k": selection.k,
             "seed": selection.seed,
             "policy": selection.policy or None,
+            "category": selection.category,
         }
         if args.dropout > 0:
             payload["withheld"] = list(selection.withheld)
@@ -73,7 +74,8 @@ def cmd_select(args: argparse.Namespace) -> int:
         print(
             f"# session {safe(selection.session_id)}: {len(selection.selected)} of {len(selection.candidates)} "
             f"matching lessons (seed {selection.seed}"
-            + (f", policy {safe(selection.policy)})" if selection.policy else ")"),
+            + (f", policy {safe(selection.policy)}" if selection.policy else "")
+            + (f", category {safe(selection.category)})" if selection.category is not None else ")"),
             file=sys.stderr,
         )
     return 0
@@ -103,7 +105,14 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "--policy", default=None, metavar="{seed,evidence,uniform,joint}",
         help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
         "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "
-        "log version and cached) (default: [select] policy in config.toml, else the credit strategy)",
+        "log version and cached) (default: [select] policy in config.toml, else joint; after an imported "
+        "prior, the credit strategy)",
+    )  # fmt: skip
+    p.add_argument(
+        "--category", default=None, metavar="NAME",
+        help="the session's kind of work (as `record --category`): the joint policy draws each lesson's effect "
+        "in it, and it is logged (default: the category of config.toml's [categories] whose keywords the "
+        "context mentions most, else none: every lesson's overall effect)",
     )  # fmt: skip
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(

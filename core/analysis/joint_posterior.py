@@ -17,6 +17,18 @@ fitted contribution (with agent effects in the fit, averaged over the agents). T
 every candidate of one session, so they never change which lessons a draw picks; they are reported
 so the posterior reads as "baseline + effect".
 
+**Per category** (`select --category`): effect_jc = effect_j + u_jc, u_jc ~ N(0, tau_c^2), one
+tau_c for every (lesson, category) cell. The u_jc are fitted on the fit's residuals, the lessons'
+coefficients held (the joint fit itself unchanged), by backfitting: in category c's sessions with
+lesson j, the salience-weighted mean of the partial residual (reward - category baseline - every
+lesson's fitted effect - the other cells' deviations, + its own) per unit weight, ubar_jc, has
+variance s2_jc = noise^2 / sum(weight^2); tau_c^2 by empirical Bayes, the weighted method of moments
+over every cell (E[ubar^2] = tau_c^2 + s2; 0 when the cells vary no more than their noise, and then
+every category reads the lesson's overall effect); u_jc = ubar_jc shrunk by tau_c^2 / (tau_c^2 + s2);
+the baselines recomputed with them; repeated (damped) to a fixed point. The sd of effect_jc is
+sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little wider, more
+exploration). Agent effects, when fitted, are left in the residuals.
+
 **Cache** (`state/lesson-thompson/.cache/joint-posterior.msgpack`): the fit is reused while its
 inputs are the same. The file is sealed (a checksum of its payload) and carries a fingerprint
 (xxh3-128) of everything the fit reads: each session's reward in force, every injection (session,
@@ -51,7 +63,7 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 2  # 2: the fit has time blocks and leaves out lessons included during a session
+CACHE_VERSION = 3  # 2: time blocks, lessons included during a session left out; 3: per-category deviations
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -69,9 +81,23 @@ class JointPosterior:
     baselines: FloatArray  # (len(categories),) each category's baseline reward
     noise_sd: float
     n_sessions: int  # graded sessions in the fit
+    deviation: FloatArray | None = None  # (len(categories), arms) posterior mean of u_jc per injection
+    deviation_var: FloatArray | None = None  # its posterior variance
+    category_sd: float = 0.0  # tau_c per injection (0: no category differs from the overall effect)
 
     def baseline_of(self) -> dict[str, float]:
         return {name: float(b) for name, b in zip(self.categories, self.baselines.tolist(), strict=True)}
+
+    def in_category(self, category: str | None) -> tuple[FloatArray, FloatArray]:
+        """(mean, sd) per arm of its effect in `category`: the overall effect for None or a category the
+        fit has no session of."""
+        if category is None or category not in self.categories or self.deviation is None:
+            return self.mean, self.sd
+        c = self.categories.index(category)
+        assert self.deviation_var is not None
+        mean: FloatArray = self.mean + self.deviation[c]
+        sd: FloatArray = np.sqrt(self.sd**2 + self.deviation_var[c])
+        return mean, sd
 
 
 def posterior_from_fit(
@@ -99,6 +125,56 @@ def posterior_from_fit(
     return mean, sd, baselines, prior_sd
 
 
+def category_deviations(fit: JointFit, design: Design) -> tuple[FloatArray, FloatArray, float]:
+    """(mean, variance) of u_jc per injection, shape (categories, arms), and tau_c per unit weight
+    (see the module docstring)."""
+    c, n_arms = design.n_categories, design.n_arms
+    dev, var = np.zeros((c, n_arms)), np.zeros((c, n_arms))
+    sigma2 = fit.noise_sd**2 if math.isfinite(fit.noise_sd) else math.nan
+    if c < 2 or not len(design.entry_row) or not sigma2 > 0:
+        return dev, var, 0.0
+    coef = np.where(np.isfinite(fit.coef), fit.coef, 0.0)
+    w, row = design.entry_weight, design.entry_row
+    fitted = np.bincount(row, weights=w * coef[design.entry_arm], minlength=design.n)
+    count = np.bincount(design.category, minlength=c).astype(np.float64)
+    cell = design.category[row] * n_arms + design.entry_arm
+    sw2 = np.bincount(cell, weights=w * w, minlength=c * n_arms)
+    has = sw2 > 0
+    s2 = sigma2 / sw2[has]
+    u = np.zeros(c * n_arms)  # per unit weight
+    tau2 = 0.0
+    for _ in range(BACKFIT_ROUNDS):
+        y = design.reward - fitted - np.bincount(row, weights=w * u[cell], minlength=design.n)
+        base = np.bincount(design.category, weights=y, minlength=c) / np.maximum(count, 1.0)
+        residual = y - base[design.category]
+        partial = np.bincount(cell, weights=w * residual[row], minlength=c * n_arms)[has] / sw2[has] + u[has]
+        tau2 = _moments(partial, s2, tau2)
+        shrink = tau2 / (tau2 + s2)
+        step = shrink * partial - u[has]
+        u[has] += BACKFIT_STEP * step
+        if np.abs(step).max(initial=0.0) < 1e-9:
+            break
+    mw = np.tile(np.where(np.isfinite(fit.mean_weight), fit.mean_weight, 0.0), c)
+    var_flat = np.zeros(c * n_arms)
+    var_flat[has] = tau2 * s2 / (tau2 + s2) * mw[has] ** 2
+    return (u * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), math.sqrt(tau2)
+
+
+BACKFIT_ROUNDS = 50  # of baselines and deviations, the lessons' coefficients held at the fit's
+BACKFIT_STEP = 0.5  # damped: overlapping cells (lessons injected together) would make full steps swing
+
+
+def _moments(ubar: FloatArray, s2: FloatArray, tau2: float) -> float:
+    """tau^2 by weighted moments (E[ubar^2] = tau^2 + s2, weights 1 / (tau^2 + s2)^2), from `tau2`."""
+    for _ in range(20):
+        weight = 1.0 / (tau2 + s2) ** 2
+        new = max(0.0, float((weight * (ubar**2 - s2)).sum() / weight.sum()))
+        if abs(new - tau2) <= 1e-12 + 1e-6 * tau2:
+            return new
+        tau2 = new
+    return tau2
+
+
 def _category_names(categories: Sequence[str | None], data: FoldData) -> tuple[str, ...]:
     """The names behind `build_design`'s category codes (sorted names, those of graded sessions)."""
     if len(categories) != data.n_sessions:
@@ -123,9 +199,14 @@ def joint_posterior(
     if len(names) != len(baselines):  # no graded session: no baselines
         names, baselines = (), np.zeros(0)
     noise = fit.noise_sd if math.isfinite(fit.noise_sd) else math.nan
+    deviation, deviation_var, tau_c = category_deviations(fit, design)
+    if deviation.shape[0] != len(names):
+        deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
+    typical_w = float(design.entry_weight.mean()) if len(design.entry_weight) else 1.0
     return JointPosterior(
-        tuple(data.arm_ids), mean, sd, fit.n.astype(np.int64), prior_sd, names, baselines, noise, fit.n_sessions
-    )
+        tuple(data.arm_ids), mean, sd, fit.n.astype(np.int64), prior_sd, names, baselines, noise, fit.n_sessions,
+        deviation, deviation_var, tau_c * typical_w,
+    )  # fmt: skip
 
 
 def fingerprint(
@@ -157,8 +238,16 @@ def encode(key: str, post: JointPosterior) -> bytes:
         "baselines": post.baselines.astype(np.float64).tobytes(),
         "noise_sd": post.noise_sd,
         "n_sessions": post.n_sessions,
+        "deviation": _matrix(post.deviation, post),
+        "deviation_var": _matrix(post.deviation_var, post),
+        "category_sd": post.category_sd,
     }
     return seal(CACHE_MAGIC, msgspec.msgpack.encode(payload))
+
+
+def _matrix(values: FloatArray | None, post: JointPosterior) -> bytes:
+    shape = (len(post.categories), len(post.arm_ids))
+    return (np.zeros(shape) if values is None else values).astype(np.float64).tobytes()
 
 
 def decode(data: bytes, key: str) -> JointPosterior:
@@ -179,13 +268,22 @@ def decode(data: bytes, key: str) -> JointPosterior:
         baselines = np.frombuffer(p["baselines"], dtype=np.float64)
         categories = tuple(str(c) for c in p["categories"])
         prior_sd, noise_sd, n_sessions = float(p["prior_sd"]), float(p["noise_sd"]), int(p["n_sessions"])
+        shape = (len(categories), len(arm_ids))
+        deviation = np.frombuffer(p["deviation"], dtype=np.float64).reshape(shape)
+        deviation_var = np.frombuffer(p["deviation_var"], dtype=np.float64).reshape(shape)
+        category_sd = float(p["category_sd"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"malformed cache: {exc}") from None
     if not len(mean) == len(sd) == len(n) == len(arm_ids) or len(baselines) != len(categories):
         raise ValueError("inconsistent cache")
     if not (np.isfinite(mean).all() and (np.isfinite(sd) & (sd > 0)).all() and prior_sd > 0):
         raise ValueError("inconsistent cache")
-    return JointPosterior(arm_ids, mean, sd, n, prior_sd, categories, baselines, noise_sd, n_sessions)
+    if not (np.isfinite(deviation).all() and (np.isfinite(deviation_var) & (deviation_var >= 0)).all()):
+        raise ValueError("inconsistent cache")
+    return JointPosterior(
+        arm_ids, mean, sd, n, prior_sd, categories, baselines, noise_sd, n_sessions,
+        deviation, deviation_var, category_sd,
+    )  # fmt: skip
 
 
 def cached_joint_posterior(

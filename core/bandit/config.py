@@ -49,14 +49,10 @@ class Config:
     k: int = DEFAULT_K
     extra: dict[str, Any] = field(default_factory=dict)  # [store] and tables we do not know (kept on write)
     outcome_overrides: dict[str, float] = field(default_factory=dict)  # the [outcomes] table
-    policy: str | None = None  # [select] policy; None: the credit strategy's posteriors (what select always did)
+    policy: str | None = None  # [select] policy; None: joint (Workspace.policy: the strategy after an imported prior)
     reward_priority: tuple[str, ...] = DEFAULT_PRIORITY  # [rewards] priority (core.model.sources)
     records: RecordsSettings = field(default_factory=RecordsSettings)  # the [records] table
-
-    @property
-    def selection_policy(self) -> str:
-        """The policy `select` uses: [select] policy, else the credit strategy (core.bandit.policy)."""
-        return self.policy or self.credit.strategy
+    categories: dict[str, tuple[str, ...]] = field(default_factory=dict)  # [categories] name = [keywords]
 
     @property
     def outcomes(self) -> dict[str, float]:
@@ -65,7 +61,15 @@ class Config:
 
 
 KEYS = ("strategy", "floor", "decay", "k")  # the top-level keys
-TABLES = ("prior", "outcomes", "rewards", "records", "select", "store")  # [store] is read by core.log.stores
+TABLES = (
+    "prior",
+    "outcomes",
+    "rewards",
+    "records",
+    "select",
+    "categories",
+    "store",
+)  # [store] is read by core.log.stores
 
 
 def read_config_text(path: Path) -> str | None:
@@ -125,6 +129,7 @@ def load_config(path: Path) -> Config:
     priority = _priority(path, data.get("rewards", {}))
     records = _records(path, data.get("records", {}))
     policy = _select(path, data.get("select", {}))
+    categories = _categories(path, data.get("categories", {}))
     try:
         settings = CreditSettings(
             strategy=strategy,
@@ -140,13 +145,40 @@ def load_config(path: Path) -> Config:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")
     extra = {name: value for name, value in data.items() if name not in KEYS + TABLES or name == "store"}
-    return Config(settings, k, extra, outcomes, policy, reward_priority=priority, records=records)
+    return Config(
+        settings, k, extra, outcomes, policy, reward_priority=priority, records=records, categories=categories
+    )
 
 
 def _near(name: str, known: tuple[str, ...]) -> bool:
     import difflib
 
     return bool(difflib.get_close_matches(name, known, n=1))
+
+
+MAX_CATEGORY_NAME = 200  # as `record --category` (core.commands.MAX_SESSION_ID)
+MAX_CATEGORY_KEYWORDS = 10_000  # over every category of [categories]
+
+
+def _categories(path: Path, table: Any) -> dict[str, tuple[str, ...]]:
+    """[categories]: category name = [keywords]; `select` without --category takes the category
+    with the most of its keywords in the context (core.bandit.select.category_of)."""
+    if not isinstance(table, dict):
+        raise ConfigError(f'{path}: [categories] must be a table of name = [keywords], e.g. docs = ["readme"]')
+    out: dict[str, tuple[str, ...]] = {}
+    for name, keywords in table.items():
+        if not name.strip() or len(name) > MAX_CATEGORY_NAME or not name.isprintable():
+            raise ConfigError(f"{path}: [categories] a name must be one printable line (at most 200), got {name!r}")
+        if (
+            not isinstance(keywords, list)
+            or not keywords
+            or not all(isinstance(k, str) and k.strip() for k in keywords)
+        ):
+            raise ConfigError(f"{path}: [categories] {name!r} must be a list of non-empty keywords")
+        out[name] = tuple(keywords)
+    if sum(map(len, out.values())) > MAX_CATEGORY_KEYWORDS:
+        raise ConfigError(f"{path}: [categories] has more than {MAX_CATEGORY_KEYWORDS:,} keywords")
+    return out
 
 
 def _priority(path: Path, table: Any) -> tuple[str, ...]:

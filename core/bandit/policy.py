@@ -5,6 +5,8 @@
 - `joint`: Thompson top-k on a normal posterior of each lesson's effect per injection, the
   joint estimate's (`core.analysis.joint_posterior` computes it; this module only draws).
   A lesson the estimate has no data for is drawn from the prior: mean 0, the prior's sd.
+  Every draw is tempered: its sd is the posterior's times `POLICY_TEMPER` (0.7; docs/policy.md has
+  the regret measured with and without).
 
 Propensities are each candidate's chance to land in a top-k draw, estimated by Monte Carlo
 like the Beta policies', so inverse-propensity weighting and LOO read them the same way.
@@ -21,11 +23,13 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.select import Selection, top_k_selection
 from lesson_credit.core.library.lessons import Lesson
+from lesson_credit.core.model import topk
 from lesson_credit.core.model.credit import STRATEGIES
 
 FloatArray = npt.NDArray[np.float64]
 
 JOINT = "joint"
+POLICY_TEMPER = 0.7  # the joint policy draws with the posterior sd times this (docs/policy.md: regret measured)
 POLICIES = (*STRATEGIES, JOINT)
 
 
@@ -65,15 +69,26 @@ def normal_draw(mean: FloatArray, sd: FloatArray, rng: np.random.Generator) -> F
 
 
 def p_top_k_normal(mean: FloatArray, sd: FloatArray, k: int, rng: np.random.Generator, draws: int) -> FloatArray:
-    """Monte Carlo estimate of each lesson's chance to land in a top-k draw of `normal_draw`."""
+    """Monte Carlo estimate of each lesson's chance to land in a top-k draw of `normal_draw`. Drawn in
+    batches of `topk.BATCH_VALUES` values and at most `topk.VALUE_BUDGET` values in all (as the Beta
+    policies' `topk.p_top_k_large`): memory and time linear in the lessons; below the budget the
+    estimate is the one-shot one (the same stream of normals)."""
     n = len(mean)
     if n == 0:
         return np.zeros(0)
     if k >= n:
         return np.ones(n)
-    samples = mean[None, :] + sd[None, :] * rng.standard_normal((draws, n))
-    kth = np.partition(samples, n - k, axis=1)[:, n - k][:, None]
-    result: FloatArray = (samples >= kth).mean(axis=0)
+    draws = max(1, min(draws, max(topk.MIN_DRAWS, topk.VALUE_BUDGET // n)))
+    per_batch = max(1, topk.BATCH_VALUES // n)
+    hits = np.zeros(n)
+    done = 0
+    while done < draws:
+        m = min(per_batch, draws - done)
+        samples = mean[None, :] + sd[None, :] * rng.standard_normal((m, n))
+        kth = np.partition(samples, n - k, axis=1)[:, n - k][:, None]
+        hits += (samples >= kth).sum(axis=0)
+        done += m
+    result: FloatArray = hits / draws
     return result
 
 
@@ -90,6 +105,7 @@ def joint_select(
     """Thompson top-k among the candidates on the joint posterior; propensities from `draws` draws."""
     ids = [c.id for c in candidates]
     mean, sd = posterior.of(ids)
+    sd = sd * POLICY_TEMPER
     sample = normal_draw(mean, sd, rng) if ids else np.zeros(0)
     propensity = p_top_k_normal(mean, sd, k, propensity_rng, draws)
     return top_k_selection(session_id, ids, sample, propensity, k, seed, JOINT)
@@ -108,6 +124,7 @@ def p_top_k_active_later(
     """`p_top_k_active` in two steps: the posterior's values taken now (copies), the draws when called."""
     ids = [lesson.id for lesson in lessons if lesson.status == "active"]
     mean, sd = (np.array(values, dtype=np.float64) for values in posterior.of(ids))
+    sd = sd * POLICY_TEMPER
 
     def draw() -> dict[str, float]:
         probability = p_top_k_normal(mean, sd, k, np.random.default_rng(seed), draws)

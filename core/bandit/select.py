@@ -34,6 +34,7 @@ class Selection:
     seed: int
     withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (lesson_credit.core.analysis.dropout)
     policy: str = ""  # the selection policy drawn from (core.bandit.policy); logged when set
+    category: str | None = None  # the session's kind of work the draw was for; logged when set
 
     def event(self, timestamp: str) -> dict[str, Any]:
         """The selection event to log (docs/format.md §5.4)."""
@@ -47,6 +48,7 @@ class Selection:
             "k": self.k,
             "seed": self.seed,
             **({"policy": self.policy} if self.policy else {}),
+            **({"category": self.category} if self.category is not None else {}),
         }
 
 
@@ -73,6 +75,19 @@ def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
         for lesson, lesson_keys in zip(active, keys, strict=True)
         if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in lesson.patterns)
     ]
+
+
+def category_of(context: str, categories: dict[str, tuple[str, ...]]) -> str | None:
+    """The category whose keywords (config.toml's [categories]) the context mentions most: the most
+    distinct keywords hit, a tie to the first in the table; None when none hits. One scan."""
+    keys = {name: counted_keys(words) for name, words in categories.items()}
+    occurs = KeywordMatcher.of_keys(k for words in keys.values() for k in words).scan(context).occurs
+    best, best_hits = None, 0
+    for name, words in keys.items():
+        hits = sum(map(occurs, words))
+        if hits > best_hits:
+            best, best_hits = name, hits
+    return best
 
 
 def posterior_of(

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.effects import Candidacy
 from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
-from lesson_credit.core.analysis.joint_posterior import posterior_from_fit
+from lesson_credit.core.analysis.joint_posterior import category_deviations, posterior_from_fit
 from lesson_credit.core.bandit.policy import normal_draw
 from lesson_credit.core.log.events import SessionEvent
 from lesson_credit.core.log.index import LogIndex
@@ -194,12 +194,18 @@ class _Joint:
         self.arms: list[IntArray] = []
         self.weights: list[FloatArray] = []
         self.fitted_at = 0
+        n_c = int(world.session_category.max()) + 1 if world.n_sessions else 1
+        self.dev, self.dev_var = np.zeros((n_c, n_l)), np.zeros((n_c, n_l))  # per world category
         self.salience_sum, self.salience_count = 0.0, 0  # over every injection so far ("centred" weights)
 
     def order(self, t: int, cand: IntArray, depth: int) -> IntArray:
         if t - self.fitted_at >= self.sc.joint_refit and t > 0:
             self.refit(t)
-        draw = normal_draw(self.mean[cand], self.sd[cand], self.rng)
+        mean, sd = self.mean[cand], self.sd[cand]
+        if self.sc.joint_category:  # the session's category is known, as `select --category` passes it
+            c = int(self.world.session_category[t])
+            mean, sd = mean + self.dev[c, cand], np.sqrt(sd**2 + self.dev_var[c, cand])
+        draw = normal_draw(mean, sd * self.sc.joint_temper, self.rng)
         result: IntArray = cand[beta_mod.top_k(draw, depth)]
         return result
 
@@ -207,6 +213,11 @@ class _Joint:
         design = joint_design(self.world, t, self.reward, self.rows, self.arms, self.weights)
         fit = fit_joint(design, tau_min=self.sc.joint_tau_min)
         self.mean, self.sd, _, _ = posterior_from_fit(fit, design, self.sc.joint_tau_min)
+        if self.sc.joint_category:
+            dev, var, _ = category_deviations(fit, design)
+            present = np.unique(self.world.session_category[:t])  # the design's category codes, in order
+            self.dev[:], self.dev_var[:] = 0.0, 0.0
+            self.dev[present], self.dev_var[present] = dev, var
         self.fitted_at = t
 
     def learn(self, t: int, chosen: IntArray, reward: float, salience: FloatArray) -> None:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from lesson_credit.core.analysis.joint_posterior import POLICY_TAU_MIN
+from lesson_credit.core.bandit.policy import POLICY_TEMPER
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
 
@@ -55,6 +56,8 @@ class Scenario:
     category_effect: float = 0.0  # outside its home category an effect is scaled by 1 - 2 * category_effect
     outcome_mention: float = 0.0  # extra P(an injected lesson's keyword is mentioned) per unit of reward
     always_acts: bool = False  # an injected lesson's effect acts whether it is relevant (and salient) or not
+    echo_share: float = 0.0  # > 0: outcome_mention applies only to this share of the no-effect lessons
+    # (a keyword that echoes success, e.g. "tests pass", in a lesson that does nothing); 0: to every lesson
     # worlds that move (docs/estimates.md: time blocks, lessons included during a session)
     drift: float = 0.0  # the baseline rises by this much over the log (-drift/2 first, +drift/2 last)
     trouble: float = 0.0  # P(a session runs into trouble): its reward falls by trouble_cost
@@ -67,6 +70,10 @@ class Scenario:
     # "injection" (1 whatever the journal says) or "centred" (salience less the mean of the session's
     # injected lessons plus the log's mean so far: a journal that mentions everything more counts as usual)
     joint_weights: str = "salience"
+    # the joint policy draws each lesson's effect in the session's category (`select --category`):
+    # its overall effect plus the category's partially pooled deviation (core.analysis.joint_posterior)
+    joint_category: bool = True
+    joint_temper: float = POLICY_TEMPER  # the joint policy draws with its posterior sd times this, as `select`
 
     def __post_init__(self) -> None:
         _check(self)
@@ -93,6 +100,30 @@ def check_seeds(first: int, count: int) -> None:
         raise ValueError(f"seeds must be at most {MAX_SEEDS:,}, got {count:,}")
     if not 0 <= first <= 2**63 - 1 - count:
         raise ValueError(f"the first seed must be in [0, 2**63 - seeds), got {first:,}")
+
+
+UNIT_FIELDS = (  # parameters in [0, 1]
+    "floor",
+    "keyword_breadth",
+    "helpful_share",
+    "harmful_share",
+    "effect_size",
+    "mention_prob",
+    "context_recall",
+    "category_affinity",
+    "baseline_mean",
+    "paired_share",
+    "injection_mention",
+    "dropout",
+    "noise_spread",
+    "category_effect",
+    "outcome_mention",
+    "echo_share",
+    "drift",
+    "trouble",
+    "trouble_cost",
+    "auto_include",
+)
 
 
 def _check(sc: Scenario) -> None:
@@ -130,27 +161,7 @@ def _check(sc: Scenario) -> None:
         raise ValueError(f"lessons x sessions must be at most {MAX_CELLS:,}, got {sc.n_lessons:,} x {sc.n_sessions:,}")
     if sc.keywords_max < sc.keywords_min:
         raise ValueError(f"keywords_max ({sc.keywords_max}) must be >= keywords_min ({sc.keywords_min})")
-    for name in (
-        "floor",
-        "keyword_breadth",
-        "helpful_share",
-        "harmful_share",
-        "effect_size",
-        "mention_prob",
-        "context_recall",
-        "category_affinity",
-        "baseline_mean",
-        "paired_share",
-        "injection_mention",
-        "dropout",
-        "noise_spread",
-        "category_effect",
-        "outcome_mention",
-        "drift",
-        "trouble",
-        "trouble_cost",
-        "auto_include",
-    ):
+    for name in UNIT_FIELDS:
         unit(name)
     if sc.helpful_share + sc.harmful_share > 1.0:
         raise ValueError("helpful_share + harmful_share must be at most 1")
@@ -159,6 +170,7 @@ def _check(sc: Scenario) -> None:
     positive("relevance_a")
     positive("relevance_b")
     positive("joint_tau_min")
+    positive("joint_temper")
     unit("baseline_spread")
     bottom = sc.baseline_mean - sc.baseline_spread / 2
     top = sc.baseline_mean + sc.baseline_spread / 2
@@ -170,6 +182,8 @@ def _check(sc: Scenario) -> None:
         raise ValueError(f"reward_kind must be one of {', '.join(REWARD_KINDS)}, got {sc.reward_kind!r}")
     if sc.joint_weights not in JOINT_WEIGHTS:
         raise ValueError(f"joint_weights must be one of {', '.join(JOINT_WEIGHTS)}, got {sc.joint_weights!r}")
+    if not isinstance(sc.joint_category, bool):
+        raise ValueError(f"joint_category must be true or false, got {sc.joint_category!r}")
     if not isinstance(sc.always_acts, bool):
         raise ValueError(f"always_acts must be true or false, got {sc.always_acts!r}")
     CreditSettings(decay=sc.decay)  # validates decay
@@ -205,6 +219,8 @@ SCENARIOS: dict[str, Scenario] = {
     "outcome-salience": Scenario(name="outcome-salience", outcome_mention=0.6),
     # every injection acts, relevant or not: salience carries no information on the effect
     "salience-blind": Scenario(name="salience-blind", always_acts=True),
+    # a third of the no-effect lessons carry a keyword that echoes success (mentioned more the higher the reward)
+    "success-keyword": Scenario(name="success-keyword", outcome_mention=0.6, echo_share=0.3),
     # --- worlds that move (docs/estimates.md)
     # the baseline reward rises by 0.3 over the log, whatever the lessons do (graders, models, work change)
     "trend": Scenario(name="trend", drift=0.3),

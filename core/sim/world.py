@@ -51,6 +51,7 @@ class World:
     mention_u: npt.NDArray[np.float32] | None = None  # (T, L, K) uniforms deciding each keyword's mention
     shift: FloatArray | None = None  # (T,) what moves each session's reward besides the lessons: drift and trouble
     pulled: BoolArray | None = None  # (T, L) lessons trouble's words would pull in mid-session (auto-include)
+    echo: BoolArray | None = None  # (L,) lessons whose keywords echo the outcome; None: every lesson's do
 
     @property
     def n_lessons(self) -> int:
@@ -126,7 +127,10 @@ class World:
         if self.mention_u is None or self.mention_p is None:
             result: FloatArray = self.salience[session, lessons]
             return result
-        p = 1.0 - (1.0 - self.mention_p[session, lessons]) * (1.0 - self.outcome_mention * reward)
+        echo = np.full(len(lessons), self.outcome_mention * reward)
+        if self.echo is not None:
+            echo = np.where(self.echo[lessons], echo, 0.0)
+        p = 1.0 - (1.0 - self.mention_p[session, lessons]) * (1.0 - echo)
         n_kw = self.n_keywords[lessons]
         used = np.arange(self.mention_u.shape[2])[None, :] < n_kw[:, None]
         hits = ((self.mention_u[session, lessons] < p[:, None]) & used).sum(axis=1)
@@ -257,6 +261,12 @@ def make_world(sc: Scenario, seed: int) -> World:
     scale = None
     if sc.category_effect > 0:
         scale = np.where(np.arange(n_c)[:, None] == home[None, :], 1.0, 1.0 - 2.0 * sc.category_effect)
+    # the lesson-specific echo draws from a stream of its own (the worlds above unchanged)
+    echo = None
+    if sc.echo_share > 0:
+        nulls = np.flatnonzero(effect == 0)
+        echo = np.zeros(n_l, dtype=bool)
+        echo[np.random.default_rng([seed, 0, 2]).permutation(nulls)[: round(sc.echo_share * len(nulls))]] = True
     acts = np.ones((n_t, n_l), dtype=bool) if sc.always_acts else None
     acts_cand = np.ones((n_c, n_l)) if sc.always_acts else p_rel_cand_c.T.copy()
 
@@ -296,6 +306,7 @@ def make_world(sc: Scenario, seed: int) -> World:
         mention_u=mention_u,
         shift=shift,
         pulled=pulled,
+        echo=echo,
     )
 
 

@@ -250,7 +250,8 @@ def test_select_prints_ids_and_logs(
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
-    assert set(payload) == {"session_id", "selected", "candidates", "propensity", "k", "seed", "policy", "warnings"}
+    keys = {"session_id", "selected", "candidates", "propensity", "k", "seed", "policy", "category", "warnings"}
+    assert set(payload) == keys
     assert sorted(payload["candidates"]) == [GIT, QUOTE]
     assert log_bytes(basic_ws) is None
 

@@ -143,8 +143,8 @@ def test_seeded_joint_select_repeats_and_logs_its_policy(tmp_path: Path) -> None
     event = json.loads((root / LOG_REL).read_text().splitlines()[-1])
     assert event["type"] == "selection" and event["policy"] == "joint"
     assert event["selected"] == list(first.selected) and event["propensity"] == first.propensity
-    credit = ws.select(CONTEXT, k=2, seed=11, session_id="x3", log=False)
-    assert credit.policy == "seed"  # no [select] policy: the credit strategy, as select always did
+    default = ws.select(CONTEXT, k=2, seed=11, session_id="x3", log=False)
+    assert default.policy == "joint"  # no [select] policy: joint
 
 
 def test_credit_policies_fold_under_their_strategy(tmp_path: Path) -> None:
@@ -216,11 +216,11 @@ def test_select_policy_setting_round_trips(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('k = 3\n[select]\npolicy = "joint"\n[store]\nurl = "x"\n')
     config = load_config(path)
-    assert config.policy == "joint" and config.selection_policy == "joint" and config.k == 3
+    assert config.policy == "joint" and config.k == 3
     save_config(path, config)
     assert load_config(path) == config
     path.write_text('strategy = "uniform"\n')
-    assert load_config(path).selection_policy == "uniform"  # no [select] policy: the credit strategy
+    assert load_config(path).policy is None  # no [select] policy: Workspace.policy decides (joint)
 
 
 @pytest.mark.parametrize(
@@ -299,7 +299,7 @@ def test_p_top_k_follows_the_policy_in_force(tmp_path: Path) -> None:
     post = ws.joint_posterior()
     ids = ["a.md", "b.md", "c.md", "d.md"]  # the active lessons, in library order
     mean, sd = NormalPosterior(post.arm_ids, post.mean, post.sd, post.prior_sd).of(ids)
-    expected = p_top_k_normal(mean, sd, 2, np.random.default_rng(3), 500)
+    expected = p_top_k_normal(mean, sd * 0.7, 2, np.random.default_rng(3), 500)  # tempered draws: sd x 0.7
     assert ws.p_top_k(seed=3, draws=500) == dict(zip(ids, expected.tolist(), strict=True))
     settings = ws.settings.with_(strategy="uniform")
     credit = select_mod.p_top_k(ws.posterior(settings), settings, ws.library().lessons, 2, 3, 500)
@@ -317,3 +317,42 @@ def test_joint_select_with_dropout_logs_its_policy_and_scaled_propensities(tmp_p
     # P(injected) = P(chosen) x (1 - epsilon): the same draw's propensities, halved
     assert trial.propensity == pytest.approx({lesson: p * 0.5 for lesson, p in plain.propensity.items()})
     assert set(trial.selected) | set(trial.withheld) == set(plain.selected)
+
+
+def test_joint_draws_are_tempered() -> None:
+    # each draw is mean + 0.7 x sd x z (POLICY_TEMPER), z from the selection's generator
+    lessons = [Lesson(f"l{i}.md", "", "", "active", "", (), ()) for i in range(3)]
+    mean, sd = np.array([0.05, 0.0, -0.02]), np.array([0.02, 0.05, 0.01])
+    post = NormalPosterior(tuple(lesson.id for lesson in lessons), mean, sd, prior_sd=0.04)
+    sel = joint_select("s", lessons, post, 1, 9, np.random.default_rng(9), np.random.default_rng(1), 10)
+    z = np.random.default_rng(9).standard_normal(3)
+    assert [sel.draws[lesson.id] for lesson in lessons] == pytest.approx((mean + 0.7 * sd * z).tolist(), abs=1e-15)
+
+
+def test_joint_is_the_default_but_an_imported_prior_keeps_the_credit_strategy(tmp_path: Path) -> None:
+    ws = Workspace(tiny_workspace(tmp_path), clock=fixed_clock)
+    assert ws.policy == "joint" and ws.select(CONTEXT, k=1, seed=1, log=False).policy == "joint"
+    ws.add_prior({"a.md": (5.0, 1.0, 4)})  # gptme's bandit-state, which the joint estimate does not read
+    assert ws.policy == "seed" and ws.select(CONTEXT, k=1, seed=1, log=False).policy == "seed"
+    seeded = Workspace(tiny_workspace(tmp_path, config='[select]\npolicy = "seed"\n', name="w2"), clock=fixed_clock)
+    assert seeded.policy == "seed"  # one setting away
+    joint = Workspace(tiny_workspace(tmp_path, config='[select]\npolicy = "joint"\n', name="w3"), clock=fixed_clock)
+    joint.add_prior({"a.md": (5.0, 1.0, 4)})
+    assert joint.policy == "joint"  # said in config.toml: kept
+
+
+def test_p_top_k_normal_draws_in_batches_with_memory_linear_in_the_lessons(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lesson_credit.core.model import topk
+
+    rng = np.random.default_rng(5)
+    mean, sd = rng.normal(0, 0.05, 300), rng.uniform(0.01, 0.05, 300)
+    # one shot, by hand: 500 draws of 300 normals from the same stream, the top 4 of each
+    z = np.random.default_rng(8).standard_normal((500, 300))
+    samples = mean + sd * z
+    expected = (samples >= np.sort(samples, axis=1)[:, -4][:, None]).mean(axis=0)
+    monkeypatch.setattr(topk, "BATCH_VALUES", 300 * 70)  # batches of 70 draws: the same numbers
+    assert p_top_k_normal(mean, sd, 4, np.random.default_rng(8), 500) == pytest.approx(expected, abs=1e-12)
+    # past the budget: 450 draws (budget / lessons, at least MIN_DRAWS 400), still k lessons per draw
+    monkeypatch.setattr(topk, "VALUE_BUDGET", 300 * 450)
+    capped = p_top_k_normal(mean, sd, 4, np.random.default_rng(8), 4000)
+    assert capped.sum() == pytest.approx(4.0) and (capped * 450 == np.round(capped * 450)).all()

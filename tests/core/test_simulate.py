@@ -158,6 +158,7 @@ def test_named_scenarios_and_overrides() -> None:
         "self-selected",
         "outcome-salience",
         "salience-blind",
+        "success-keyword",
         "trend",
         "auto-include",
     }

@@ -419,7 +419,9 @@ def test_select_offline_ok_falls_back_to_the_last_known_posteriors(
                            "--lessons", GIT, QUOTE, "--reward", reward)  # fmt: skip
         assert code == 0, err
     (root / "ctx.txt").write_text("git, a quote and the style guide")
-    select = ["select", "--context", str(root / "ctx.txt"), "--seed", "11", "--k", "2", "--session-id", "x"]
+    # seed credit online: the offline fallback draws from the Beta posteriors bandit-state.json keeps
+    select = ["select", "--context", str(root / "ctx.txt"), "--seed", "11", "--k", "2", "--session-id", "x",
+              "--policy", "seed"]  # fmt: skip
     online = run_json(capsys, *select, *base, "--dry-run")
     down = ["-w", str(root), "--store", f"postgresql://lc:{PASSWORD}@127.0.0.1:{_closed_port()}/lc"]
     code, out, err = run(capsys, *select, *down, "--json")

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tui_fixture import CONFIG_REL as CONFIG
 from tui_fixture import analysis_session, lessons_with_effects, settle, wait_until
 
+from lesson_credit.core.bandit import policy as policy_mod
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import effects_job
@@ -166,14 +168,21 @@ async def test_a_live_update_never_writes_out_the_view_or_its_cells(
         assert written == []
 
 
+@pytest.mark.parametrize("module", [beta_mod, policy_mod], ids=["seed", "joint"])
 def test_the_draws_of_p_top_k_leave_the_source_free(
-    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch, module: Any
 ) -> None:
     """A live update's read takes the source's lock: P(top-k)'s Monte Carlo draws (0.3-0.8 s at 3,000
-    lessons, started after every change) held it, and a commit landing then waited for them."""
+    lessons, started after every change) held it, and a commit landing then waited for them. Under
+    the credit policy (Beta draws) and the joint one (normal draws, the default)."""
+    if module is beta_mod:
+        (analysis_workspace.root / CONFIG).parent.mkdir(parents=True, exist_ok=True)
+        (analysis_workspace.root / CONFIG).write_text('[select]\npolicy = "seed"\n')
+        analysis_workspace = Workspace(analysis_workspace.root)
+    name = "p_top_k" if module is beta_mod else "p_top_k_normal"
     source = WorkspaceSource(analysis_workspace)
     free: list[bool] = []
-    real = beta_mod.p_top_k
+    real = getattr(module, name)
 
     def drawing(*args: Any, **kwargs: Any) -> Any:
         other = threading.Thread(target=source.problems)  # another worker reading through the source
@@ -182,7 +191,7 @@ def test_the_draws_of_p_top_k_leave_the_source_free(
         free.append(not other.is_alive())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(beta_mod, "p_top_k", drawing)
+    monkeypatch.setattr(module, name, drawing)
     version, p = source.p_top_k()
     assert free == [True]
     assert version == analysis_workspace.version and p == Workspace(analysis_workspace.root).p_top_k(seed=0)

@@ -22,16 +22,19 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
     log_before = (ws_root / LOG_REL).read_bytes()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used last"
+        # no [select] policy and no imported prior: joint selects
+        assert (
+            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used last"
+        )
         await pilot.press("w")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, WhatIfScreen) and screen.policy == "seed"
-        await pilot.press("T", "T", "T")  # seed -> evidence -> uniform -> joint
+        assert isinstance(screen, WhatIfScreen) and screen.policy == "joint"
+        await pilot.press("T")  # joint -> seed (the cycle: seed, evidence, uniform, joint)
         await settle(pilot)
-        assert screen.policy == "joint" and str(screen.query_one("#policy").value) == "joint"
+        assert screen.policy == "seed" and str(screen.query_one("#policy").value) == "seed"
         summary = str(screen.query_one("#what-if-summary").render())
-        assert "policy joint (saved seed)" in summary and "nothing is written until ctrl+s" in summary
+        assert "policy seed (saved joint)" in summary and "nothing is written until ctrl+s" in summary
         assert not (ws_root / CONFIG_REL).exists()  # nothing written before ctrl+s
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -43,17 +46,15 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         await pilot.press("y")
         await settle(pilot)
         config = load_config(ws_root / CONFIG_REL)
-        assert config.policy == "joint" and config.credit.strategy == "seed"  # the strategy is left as it was
-        assert screen.view is not None and screen.view.policy == "joint"
+        assert config.policy == "seed" and config.credit.strategy == "seed"  # the strategy is left as it was
+        assert screen.view is not None and screen.view.policy == "seed"
         await pilot.press("escape")
         await settle(pilot)
-        assert (
-            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used last"
-        )
+        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used last"
     assert (ws_root / LOG_REL).read_bytes() == log_before
 
 
-async def test_a_strategy_saved_alone_leaves_the_policy_following_it(app: LessonCreditApp, ws_root: Path) -> None:
+async def test_a_strategy_saved_alone_leaves_the_policy_as_it_was(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("w")
@@ -68,10 +69,10 @@ async def test_a_strategy_saved_alone_leaves_the_policy_following_it(app: Lesson
         assert config.credit.strategy == "evidence" and config.policy is None
         assert "[select]" not in (ws_root / CONFIG_REL).read_text()
         screen = app.screen
-        assert isinstance(screen, WhatIfScreen) and screen.policy == "evidence"  # the credit strategy's
+        assert isinstance(screen, WhatIfScreen) and screen.policy == "joint"  # the default, whatever the strategy
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen.title == "Lessons · policy evidence · 1 never used last"
+        assert app.screen.title == "Lessons · policy joint · 1 never used last"
 
 
 async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp) -> None:

@@ -85,7 +85,7 @@ def test_snapshot_what_if(size: Size, snap_compare: SnapCompare, workspace: Work
 
 @sizes
 def test_snapshot_what_if_policy(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
-    # the selection policy switched to joint (T three times), not saved yet
+    # the selection policy switched from joint (the default) to uniform (T three times), not saved yet
     assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("w", "T", "T", "T"))
 
 

@@ -1,0 +1,142 @@
+"""`select --category`: the joint policy draws each lesson's effect in the session's kind of work
+(its overall effect plus a partially pooled deviation), the category is logged, and without one
+it is read from config.toml's [categories] keyword map."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_run import run as run_cli_main
+from engine_helpers import LOG_REL, fixed_clock, make_workspace, session
+
+from lesson_credit.core.analysis.joint import build_design, fit_joint
+from lesson_credit.core.analysis.joint_posterior import category_deviations
+from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
+from lesson_credit.core.bandit.select import category_of
+from lesson_credit.core.workspace import Workspace
+
+OTHERS = [f"o{i}.md" for i in range(4)]  # no effect anywhere
+LESSONS = {"mig.md": (["schema"], "active"), **{lesson: (["schema"], "active") for lesson in OTHERS}}
+CONTEXT = "change the schema"
+EFFECT = 0.2  # mig.md: +0.2 in migrations, -0.2 in docs
+CONFIG = '[categories]\nmigrations = ["alembic", "migration"]\ndocs = ["readme", "docs/"]\n'
+
+
+def category_log(n: int = 240, seed: int = 7) -> list[dict[str, object]]:
+    """n sessions alternating migrations / docs; each lesson injected with probability 1/2 (salience 1);
+    reward = the category's baseline + mig.md's effect there + noise sd 0.05, clipped to [0, 1]."""
+    rng = np.random.default_rng(seed)
+    events: list[dict[str, object]] = []
+    for i in range(n):
+        category = ("migrations", "docs")[i % 2]
+        injected = [lesson for lesson in ["mig.md", *OTHERS] if rng.random() < 0.5]
+        effect = (EFFECT if category == "migrations" else -EFFECT) if "mig.md" in injected else 0.0
+        reward = float(np.clip(0.5 + effect + rng.normal(0.0, 0.05), 0.0, 1.0))
+        events.append(session(f"s{i}", round(reward, 4), dict.fromkeys(injected, 1.0), category=category))
+    return events
+
+
+def workspace(tmp_path: Path, config: str | None = CONFIG) -> Workspace:
+    return Workspace(make_workspace(tmp_path, LESSONS, category_log(), config=config), clock=fixed_clock)
+
+
+def test_joint_picks_a_lesson_for_the_category_it_helps_and_not_where_it_harms(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    picks = {}
+    for category in ("migrations", "docs", None):
+        selection = ws.select(CONTEXT, k=1, seed=3, log=False, policy="joint", category=category)
+        picks[category] = selection.propensity["mig.md"]
+    # 5 candidates, k = 1: random would give each 0.2. Its effect is +0.2 in migrations (about 60
+    # sessions with it there, noise 0.05: an sd near 0.01) and -0.2 in docs, far beyond the others' 0
+    assert picks["migrations"] > 0.95
+    assert picks["docs"] < 0.01
+    # without a category it reads the overall effect, which the two cancel to about 0: no such certainty
+    assert 0.02 < picks[None] < 0.8
+    # the credit policies do not read the category (recorded all the same)
+    credit = [ws.select(CONTEXT, k=1, seed=3, log=False, policy="seed", category=c) for c in ("migrations", "docs")]
+    assert credit[0].propensity == credit[1].propensity
+    assert [s.category for s in credit] == ["migrations", "docs"]
+
+
+def test_deviations_solve_their_equations_by_hand(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    design = build_design(ws.data(), ws.session_categories(), ws.settings.floor)
+    fit = fit_joint(design, tau_min=0.15)
+    dev, var, tau_c = category_deviations(fit, design)
+    # every weight is 1 (salience 1), so per injection = per unit weight. At the fixed point, per
+    # session: y = reward - sum of the injected lessons' coefficients and deviations in its category,
+    # baseline = mean y of the category, and each cell's deviation = shrink x (mean residual + itself)
+    coef = np.nan_to_num(fit.coef)
+    injected = [design.entry_arm[design.entry_row == i] for i in range(design.n)]
+    y = [design.reward[i] - (coef[a] + dev[design.category[i], a]).sum() for i, a in enumerate(injected)]
+    base = [np.mean([y[i] for i in range(design.n) if design.category[i] == c]) for c in range(2)]
+    cells = []
+    for c in range(2):
+        for arm in range(design.n_arms):
+            residuals = [y[i] - base[c] for i in range(design.n) if design.category[i] == c and arm in injected[i]]
+            s2 = fit.noise_sd**2 / len(residuals)
+            partial = float(np.mean(residuals)) + dev[c, arm]
+            shrink = tau_c**2 / (tau_c**2 + s2)
+            assert dev[c, arm] == pytest.approx(shrink * partial, abs=1e-6)
+            assert var[c, arm] == pytest.approx(shrink * s2, rel=1e-9)
+            cells.append((partial, s2))
+    # tau_c^2: the weighted moments, sum w (partial^2 - s2) / sum w with w = 1 / (tau^2 + s2)^2
+    weights = [1 / (tau_c**2 + s2) ** 2 for _, s2 in cells]
+    moments = sum(w * (p * p - s2) for w, (p, s2) in zip(weights, cells, strict=True)) / sum(weights)
+    assert tau_c**2 == pytest.approx(moments, rel=1e-4)
+    arm = ws.data().arm_ids.index("mig.md")
+    names = sorted({"migrations", "docs"})
+    # its effect is 0 overall, so the deviations carry it: near +0.2 and -0.2 (noise sd 0.05, ~60 sessions each)
+    assert dev[names.index("migrations"), arm] == pytest.approx(EFFECT, abs=0.03)
+    assert dev[names.index("docs"), arm] == pytest.approx(-EFFECT, abs=0.03)
+
+
+def test_the_category_is_logged_and_read_from_the_context(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    given = ws.select(CONTEXT, k=1, seed=5, session_id="x1", policy="joint", category="migrations")
+    found = ws.select(CONTEXT + " with an alembic migration", k=1, seed=5, session_id="x2", policy="joint")
+    assert found.category == "migrations" and found.propensity == given.propensity
+    none = ws.select(CONTEXT, k=1, seed=5, session_id="x3", policy="joint")
+    assert none.category is None
+    events = [json.loads(line) for line in (ws.root / LOG_REL).read_text().splitlines()[-3:]]
+    assert [e.get("category") for e in events] == ["migrations", "migrations", None]
+    assert "category" not in events[2]  # nothing written when there is none
+
+
+def test_category_of_counts_distinct_keywords_and_breaks_ties_in_table_order() -> None:
+    table = {"docs": ("readme", "docs/"), "migrations": ("alembic", "migration"), "ci": ("pipeline",)}
+    assert category_of("README README in docs/ and a migration", table) == "docs"  # 2 keywords against 1
+    assert category_of("a Migration in the pipeline", table) == "migrations"  # tie: first in the table
+    assert category_of("nothing here", table) is None
+    assert category_of("anything", {}) is None
+
+
+def test_categories_round_trip_and_bad_tables_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    config = load_config(path)
+    assert config.categories == {"migrations": ("alembic", "migration"), "docs": ("readme", "docs/")}
+    save_config(path, config)
+    assert load_config(path).categories == config.categories
+    for text in ('categories = "x"\n', "[categories]\ndocs = []\n", '[categories]\ndocs = "readme"\n'):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=r"\[categories\]"):
+            load_config(path)
+
+
+def test_cli_select_category(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_workspace(tmp_path, LESSONS, category_log(), config=CONFIG)
+    context = root / "task.md"
+    context.write_text(CONTEXT)
+    argv = ["select", "-w", str(root), "--context", str(context), "--k", "1", "--seed", "2"]
+    code, out, err = run_cli_main(capsys, *argv, "--policy", "joint", "--category", "docs", "--json", clock=fixed_clock)
+    assert code == 0 and json.loads(out)["category"] == "docs"
+    before = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli_main(capsys, *argv, "--category", "bad\nname", clock=fixed_clock)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "category must be one line" in err
+    assert (root / LOG_REL).read_bytes() == before
+    code, out, err = run_cli_main(capsys, *argv, "--category", "docs", "--dry-run", clock=fixed_clock)
+    assert code == 0 and "category docs" in err
