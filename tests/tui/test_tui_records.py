@@ -352,6 +352,10 @@ async def test_the_agreement_plot_names_its_pair_and_draws_points_not_lines(
         table.move_cursor(row=[key.value for key in table.rows].index("all|human|judge"))
         await settle(pilot)
         assert str(plot.border_title) == "human (x) vs judge (y): a person against the judge source · 5 sessions"
+        # the table says it too: the person-vs-person row's second source is marked (the summary says how)
+        assert "* two people" in "\n".join(screen_text(app))
+        cells = {key.value: [str(c) for c in table.get_row(key)] for key in table.rows}
+        assert cells["all|bob|manual"][2] == "manual*" and cells["all|human|judge"][2] == "judge"
 
 
 async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Path) -> None:
@@ -369,7 +373,7 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
             assert cells == [
                 "all",
                 a,
-                b,
+                b if b in ("judge", "heuristic", "outcome") else f"{b}*",  # two people: marked
                 str(n),
                 f"{mae:.3f}",
                 f"{r:.3f}",

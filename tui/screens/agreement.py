@@ -33,11 +33,15 @@ def number(value: float | None) -> Text:
     return Text("—" if value is None else f"{value:.3f}", justify="right")
 
 
+def two_people(pair: Agreement) -> bool:
+    """Whether the pair is a person's grades against another person's (not a judge, heuristic or word)."""
+    return pair.source_b not in (JUDGE, HEURISTIC, OUTCOME)
+
+
 def pair_title(category: str, pair: Agreement) -> Text:
     """The plotted pair, named (plain text: people's names come from the log): a person against a source,
     or two people ("erik vs manual": a person's grades against another's)."""
-    people = pair.source_b not in (JUDGE, HEURISTIC, OUTCOME)
-    kind = "two people" if people else f"a person against the {pair.source_b} source"
+    kind = "two people" if two_people(pair) else f"a person against the {pair.source_b} source"
     where = "" if category == "all" else f" · {category}"
     return Text(f"{one_line(pair.source_a)} (x) vs {one_line(pair.source_b)} (y): {kind}{where} · {pair.n} sessions")
 
@@ -47,7 +51,7 @@ def pair_cells(category: str, pair: Agreement) -> list[Text]:
     return [
         Text(one_line(category)),
         Text(one_line(pair.source_a)),
-        Text(one_line(pair.source_b)),
+        Text(one_line(pair.source_b)) + (Text("*", style="bold") if two_people(pair) else Text("")),
         Text(str(pair.n), justify="right"),
         number(pair.mae),
         number(pair.pearson),
@@ -138,6 +142,8 @@ class AgreementScreen(DataScreen):
         out = Text()
         out.append(f"kappa threshold {self.threshold:.2f}", style="bold")
         out.append(" (+/-) · a score at or above it is positive; the first source is the reference", style="dim")
+        if self.report is not None and any(two_people(p) for p in self.report.pairs):
+            out.append(" · * two people (a person's grades against another's)", style="dim")
         if self.report is not None and not any(p.n for p in self.report.pairs):
             out.append("\nNo session has both a person's grade and another source's score yet.", style="italic")
         self.query_one("#agreement-summary", Static).update(out)
