@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from cli_run import run_cli, run_process
 from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
+from lock_holder import LockHolder
 
 from lesson_credit.core.base.files import StoreError, atomic_write
 from lesson_credit.core.log.store import EventLog
@@ -156,31 +157,19 @@ def test_a_lock_held_too_long_by_another_process_exits_75_naming_the_lock(tmp_pa
     """docs/format.md: waiting too long for another writer's lock is a temporary failure of the store (75:
     retry later, nothing written), one line naming the lock file; $LESSON_CREDIT_LOCK_TIMEOUT sets
     the wait (0.2 s here, so the test does not wait 30 s)."""
-    import subprocess
-    import sys
 
     ws = make_ws(tmp_path / "ws")
     (ws / "j.md").write_text("alpha")
     assert run_process("record", "--session-id", "s1", "--journal", "j.md", "--lessons", "a.md", cwd=ws).returncode == 0
     before = log_bytes(ws)
     lock = ws / LOG_REL.parent / "sessions.jsonl.lock"
-    holder = subprocess.Popen(  # another writer, holding the lock until its stdin closes
-        [sys.executable, "-c", "import filelock, sys; lock = filelock.FileLock(sys.argv[1]); lock.acquire();"
-         " print('held', flush=True); sys.stdin.read()", str(lock)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    with LockHolder(lock):  # another writer, holding the lock
         env = {"LESSON_CREDIT_LOCK_TIMEOUT": "0.2"}
         done = run_process("grade", "s1", "0.7", cwd=ws, env=env)
         assert done.returncode == 75, done.stderr
         assert done.stderr.count("\n") == 1 and str(lock) in done.stderr and "retry later" in done.stderr
         assert "Traceback" not in done.stderr and done.stdout == ""
         assert log_bytes(ws) == before  # nothing written
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
     retried = run_process("grade", "s1", "0.7", cwd=ws, env=env)
     assert retried.returncode == 0, retried.stderr
     assert log_bytes(ws).startswith(before) and b'"base_reward":0.7' in log_bytes(ws)[len(before) :]

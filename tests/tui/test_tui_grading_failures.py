@@ -8,13 +8,12 @@ keys are typed as an operator would. s1 is logged graded 0.8, s4 pending. The ap
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lock_holder import LockHolder
 from textual.pilot import Pilot
 from tui_fixture import log_lines, settle, wait_until
 
@@ -191,13 +190,7 @@ async def test_a_grade_waits_for_a_lock_another_process_holds(
     the grade waits, saying so, and is written once the lock is released."""
     monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "0.05")
     lock = ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock"
-    holder = subprocess.Popen(  # another writer, holding the lock until its stdin closes
-        [sys.executable, "-c", "import filelock, sys; lock = filelock.FileLock(sys.argv[1]); lock.acquire();"
-         " print('held', flush=True); sys.stdin.read()", str(lock)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    with LockHolder(lock) as holder:  # another writer, holding the lock
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await open_detail(pilot, "s4")
@@ -206,15 +199,10 @@ async def test_a_grade_waits_for_a_lock_another_process_holds(
             shown = toasts(app, "warning")
             assert str(lock) in shown[0] and "another writer held the lock" in shown[0], shown
             assert grades(ws_root) == []
-            assert holder.stdin is not None
-            holder.stdin.close()  # released
+            holder.release()
             await wait_until(pilot, lambda: grades(ws_root) == [("s4", 0.7)] and app.saving == "")
             await settle(pilot)
             assert grades(ws_root) == [("s4", 0.7)] and errors(app) == []
-    finally:
-        if holder.stdin is not None and not holder.stdin.closed:
-            holder.stdin.close()
-        holder.wait(timeout=60)
 
 
 def warnings_shown(app: LessonCreditApp) -> list[str]:
