@@ -1,7 +1,7 @@
 """The installed package's layout for the type checker and the import linter:
 
     python scripts/typecheck_tree.py && mypy
-    cd build/typecheck && PYTHONPATH=../.. lint-imports --config ../../pyproject.toml
+    cd build/typecheck && PYTHONPATH=../.. lint-imports ../../pyproject.toml
 
 `lesson_credit.core`, `.cli` and `.tui` live at the repository's root (core/, cli/, tui/) and are
 mapped by setuptools' package-dir, which an editable install follows through an import hook that
@@ -23,15 +23,17 @@ TREE = ROOT / "build" / "typecheck" / "lesson_credit"
 LINKS = {"__init__.py": "lesson_credit/__init__.py", "core": "core", "cli": "cli", "tui": "tui"}
 
 
-def make_tree() -> Path:
-    if TREE.is_symlink() or TREE.is_file():
-        TREE.unlink()
-    elif TREE.exists():
-        shutil.rmtree(TREE)
-    TREE.mkdir(parents=True)
+def make_tree(folder: Path = TREE.parent) -> Path:
+    """`folder`/lesson_credit, made afresh: links to the package's files and folders in the repository."""
+    tree = folder / "lesson_credit"
+    if tree.is_symlink() or tree.is_file():
+        tree.unlink()
+    elif tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
     for name, target in LINKS.items():
-        os.symlink(os.path.relpath(ROOT / target, TREE), TREE / name)
-    return TREE
+        os.symlink(os.path.relpath(ROOT / target, tree), tree / name)
+    return tree
 
 
 if __name__ == "__main__":

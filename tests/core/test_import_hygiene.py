@@ -117,12 +117,24 @@ with contextlib.redirect_stdout(io.StringIO()):
     )
 
 
-def test_import_layering_contracts_hold() -> None:
+def test_import_layering_contracts_hold(tmp_path: Path) -> None:
     # pyproject.toml's import-linter contracts: bench -> cli -> tui -> core, core's own layers,
-    # no dashboard stack in core, no import cycle among a package's modules (CI runs lint-imports too)
+    # no dashboard stack in core, no import cycle among a package's modules (CI runs lint-imports too).
+    # grimp reads the package as it installs, from links (scripts/typecheck_tree.py), here in tmp_path
     pytest.importorskip("importlinter")
-    code = "import sys\nfrom importlinter.cli import lint_imports\nsys.exit(lint_imports(no_cache=True, no_logo=True))"
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from typecheck_tree import make_tree
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    make_tree(tmp_path)
+    config = str(REPO / "pyproject.toml")
+    code = "import sys\nfrom importlinter.cli import lint_imports\n"
+    code += f"sys.exit(lint_imports(config_filename={config!r}, no_cache=True, no_logo=True))"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}  # after tmp_path (the working folder): bench
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
 
