@@ -940,22 +940,27 @@ class Workspace:
         """When the state file was changed by another tool since we wrote it and disagrees with the log,
         log that tool's increments (`foreign_increments`) and say so in a warning; True when logged.
         StateKept when they cannot be known."""
-        existing = interop.read_state(self.state_path)
-        if not existing or interop.written_by_us(existing):
+        if not self._foreign_disagreement():
             return False
-        why = interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
-        if why is None:
-            return False
-        try:
-            added = self.foreign_increments(existing)
-        except interop.InteropError as exc:
-            raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
-        if added:
-            event = interop.increments_event(added, self.now_iso())
-            with contextlib.nullcontext() if locked else self.log.locked():
-                self.log.append_locked(encode(event))
-            self._reader.trust_once()
-            self.refresh()
+        with contextlib.nullcontext() if locked else self.log.locked():
+            if not locked:  # decided again under the lock: another command may have logged it meanwhile
+                self.refresh()
+            why = self._foreign_disagreement()
+            if why is None:
+                return False
+            existing = interop.read_state(self.state_path)
+            post = self.posterior()
+            arms_only = {**existing, "total_sessions": post.graded_sessions}
+            if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
+                return True  # its numbers are the log's already: another command logged them meanwhile
+            try:
+                added = self.foreign_increments(existing)
+            except interop.InteropError as exc:
+                raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+            if added:
+                self.log.append_locked(encode(interop.increments_event(added, self.now_iso())))
+                self._reader.trust_once()
+                self.refresh()
         if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
             return True
         sessions = max(counts[2] for counts in added.values())
@@ -965,6 +970,14 @@ class Workspace:
             f"increments event from {interop.GPTME_BANDIT}, and the file follows the log again"
         )
         return True
+
+    def _foreign_disagreement(self) -> str | None:
+        """How the state file disagrees with the log when another tool wrote it last (None: ours, or
+        it agrees, or there is none)."""
+        existing = interop.read_state(self.state_path)
+        if not existing or interop.written_by_us(existing):
+            return None
+        return interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         """Each arm's key in the state file: library ids, or the lessons' absolute paths when the file

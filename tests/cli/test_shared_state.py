@@ -226,3 +226,26 @@ def test_a_file_folded_from_the_database_store_is_left_by_a_status_on_the_file(
     assert (code, err) == (0, "")
     after = json.loads(path.read_text())
     assert after["arms"][GIT]["total_selections"] == 1 and SOURCE_KEY not in after  # the file's fold
+
+
+def test_two_commands_at_once_log_gptmes_update_once(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two commands that both read the log before either logged gptme's update (a hook's `record` and
+    someone's `status`): the second to take the lock finds the first's increments event and logs
+    nothing. Here the first stops between its append and its rewrite of the file (as a process the
+    scheduler pauses there), so the file the second reads still holds gptme's update; before, the
+    second, deciding on what it had read before the lock, logged the increments again (git n 3)."""
+    from lesson_credit.core.bandit import interop
+    from lesson_credit.core.workspace import Workspace
+
+    gptme_update(ws)
+    second = Workspace(ws)
+    second.refresh()  # read the log before the first logged anything
+    first = Workspace(ws)
+    monkeypatch.setattr(interop, "rewrite_state", lambda *a, **k: None)  # paused before its rewrite
+    first.write_state()
+    monkeypatch.undo()
+    assert sum(1 for e in events(ws) if e.get("increments")) == 1
+    second.write_state()
+    assert sum(1 for e in events(ws) if e.get("increments")) == 1  # logged once
+    # by hand: Beta(1.9, 1.1) n 1 from s1, plus gptme's +0.8/+0.2 and one selection, once
+    assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
