@@ -861,7 +861,7 @@ class Workspace:
         settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
         with self.log.locked():
             self.config = replace(self.config, credit=settings, policy=policy)
-            save_config(self.config_path, self.config)
+            save_config(self.config_path, self.config, self.guard)
             self._after_write()
 
     # ---------------------------------------------------------------- gptme state (lesson_credit.core.bandit.interop)

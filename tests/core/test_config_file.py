@@ -71,6 +71,22 @@ def test_replay_write_keeps_the_file_as_written(tmp_path: Path) -> None:
     assert code == 0, err
 
 
+def test_saving_a_policy_writes_through_a_link_inside_the_workspace(tmp_path: Path) -> None:
+    """config.toml linked to a file inside the workspace (a shared settings file): saving a policy (the
+    dashboard's what-if) writes the file it points to, as `replay --write` does (docs/trust.md). Before,
+    this path wrote without the workspace's guard and refused any link."""
+    from lesson_credit.core.workspace import Workspace
+
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})])
+    shared = root / "settings.toml"
+    shared.write_text('strategy = "seed"\n')
+    (root / CONFIG_REL).symlink_to(os.path.relpath(shared, (root / CONFIG_REL).parent))
+    ws = Workspace(root)
+    ws.save_settings(CreditSettings(strategy="evidence"), policy="seed")
+    assert (root / CONFIG_REL).is_symlink()
+    assert load_config(shared).policy == "seed" and load_config(shared).credit.strategy == "evidence"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
