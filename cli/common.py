@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from lesson_credit.cli.render import safe
+from lesson_credit.core.base.errors import UserError
 
 EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2  # as argparse exits on a usage error
-EXIT_TEMPFAIL = 75  # EX_TEMPFAIL: the event store failed for now (nothing written); retry later
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug (a builtin exception escaped a command); the traceback is printed
 
 
-class CliError(Exception):
+class CliError(UserError):
     """A one-line reason for refusing; exits 1."""
 
 

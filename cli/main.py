@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,9 +27,8 @@ from lesson_credit.cli.commands import (
 )
 from lesson_credit.cli.common import (
     EXIT_BAD_INPUT,
-    EXIT_TEMPFAIL,
+    EXIT_INTERNAL,
     EXIT_USAGE,
-    CliError,
     subcommands,
     summary_lines,
     workspace_arg,
@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
             "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
             "  75 the event store failed for now (a database down, read-only or not answering in time, or\n"
             "  another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
-            "  stderr, nothing written): retry later. 130 interrupted (Ctrl-C).\n"
+            "  stderr, nothing written): retry later. 70 internal error (a bug: the traceback is printed;\n"
+            "  please report it). 130 interrupted (Ctrl-C).\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -124,18 +125,18 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
                   "(lesson-credit --help lists them)", file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
         args.func = dashboard.cmd_tui
-    from lesson_credit.core.base.errors import WorkspaceError
-    from lesson_credit.core.base.files import StoreError, StoreUnavailable, set_aside_mark
+    from lesson_credit.core.base.errors import LessonCreditError
+    from lesson_credit.core.base.files import set_aside_mark
 
     mark = set_aside_mark()
     try:
         code = int(args.func(args))
         _set_aside_warnings(mark)
         return code
-    except (CliError, WorkspaceError, StoreError, ValueError) as exc:  # one line: the caches set aside go unsaid
+    except LessonCreditError as exc:  # one line: the caches set aside go unsaid
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"lesson-credit: {safe(message)}", file=sys.stderr)
-        return EXIT_TEMPFAIL if isinstance(exc, StoreUnavailable) else EXIT_BAD_INPUT
+        return exc.exit_code
     except MemoryError as exc:  # (an ImportError: a library that could not be mapped, under `ulimit -v`)
         print(f"lesson-credit: not enough memory for {args.command or 'the dashboard'}{_why(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -151,6 +152,14 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         return 130
     except BrokenPipeError:
         return 0
+    except Exception:  # not one of ours: a bug, never "bad input" (core/base/errors.py)
+        traceback.print_exc()
+        print(
+            f"lesson-credit: internal error in {args.command or 'the dashboard'} (a bug: please report it "
+            "with the traceback above)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
 
 
 def _why(exc: MemoryError) -> str:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.analysis.estimates import Effect, kind, notes, nothing_line
     from lesson_credit.core.analysis.over_time import OverTime
     from lesson_credit.core.bandit.policy import POLICIES
-    from lesson_credit.core.base.errors import WorkspaceError
+    from lesson_credit.core.base.errors import LessonCreditError, WorkspaceError
     from lesson_credit.core.base.files import StoreError
     from lesson_credit.core.base.gc_pause import gc_paused
     from lesson_credit.core.base.numbers import fixed, signed
@@ -63,7 +63,7 @@ _HOME: dict[str, str] = {
         "analysis.estimates": ("Effect", "kind", "notes", "nothing_line"),
         "analysis.over_time": ("OverTime",),
         "bandit.policy": ("POLICIES",),
-        "base.errors": ("WorkspaceError",),
+        "base.errors": ("LessonCreditError", "WorkspaceError"),
         "base.files": ("StoreError",),
         "base.numbers": ("fixed", "signed"),
         "grading": ("GradeAppended", "GradeConflict", "grade_text", "undo_note"),

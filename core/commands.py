@@ -23,6 +23,7 @@ from lesson_credit.core.library.salience import SalienceBreakdown, salience_brea
 from lesson_credit.core.log.events import PRIOR, SESSION
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.views import check_reward
 
 MAX_SESSION_ID = 200  # characters; longer ids (or control characters) are refused by the writers
 
@@ -128,7 +129,7 @@ def recording(
     check_session_id(session_id)
     check_category(category)
     if reward is not None:
-        reward = credit_mod.check_unit(reward, "reward")
+        reward = check_reward(reward)
     raw, text, stored_path = read_for_record(journal, root, allow_outside)
     by_id = library()
     ids = [normalize_id(lesson) for lesson in lessons]

@@ -16,9 +16,9 @@ from typing import Any
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import GRADE
-from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.sources import automatic_sources, source_of
 from lesson_credit.core.views import GradeRecord, SourceScore
+from lesson_credit.core.views import check_reward as check_unit_reward
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def check_grader(grader: str) -> None:
 
 def check_reward(reward: float | None) -> float | None:
     """A grade's reward, checked (in [0, 1]); None is a retraction."""
-    return None if reward is None else credit_mod.check_unit(reward, "reward")
+    return None if reward is None else check_unit_reward(reward)
 
 
 def check_expected(session_id: str, history: Sequence[GradeRecord], expect_line: int | None) -> None:

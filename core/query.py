@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.base.errors import UserError
+
 if TYPE_CHECKING:
     from lesson_credit.core.views import SessionTable
 
@@ -32,7 +34,7 @@ MAX_MATCHES_SHOWN = 5
 NO_ROWS: IntArray = np.zeros(0, dtype=np.int64)
 
 
-class QueryError(ValueError):
+class QueryError(UserError):
     """A query that cannot be run: the message is one line for the user."""
 
 

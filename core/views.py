@@ -471,6 +471,14 @@ def lesson_credits(
     return tuple(credits)
 
 
+def check_reward(reward: float) -> float:
+    """A reward a caller gave (in [0, 1]; NaN and infinities refused), else a WorkspaceError."""
+    try:
+        return credit_mod.check_unit(reward, "reward")
+    except ValueError as exc:
+        raise WorkspaceError(str(exc)) from None
+
+
 def explain_inputs(
     session: SessionEvent, lesson: str | None, base_reward: float | None, recorded: float
 ) -> tuple[str | None, float]:
@@ -482,7 +490,7 @@ def explain_inputs(
         if wanted not in session.lesson_ids:
             raise WorkspaceError(f"lesson {lesson!r} was not injected in session {session.session_id!r}")
     if base_reward is not None:
-        base_reward = credit_mod.check_unit(base_reward, "reward")
+        base_reward = check_reward(base_reward)
     return wanted, float(base_reward if base_reward is not None else recorded)
 
 

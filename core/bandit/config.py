@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lesson_credit.core.bandit.policy import check_policy
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.model.settings import CreditSettings
@@ -39,7 +40,7 @@ class RecordsSettings:
         return self == RecordsSettings()
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError):
     pass
 
 
@@ -138,9 +139,7 @@ def load_config(path: Path) -> Config:
             prior_alpha=_number(path, prior, "alpha", 1.0, "[prior] "),
             prior_beta=_number(path, prior, "beta", 1.0, "[prior] "),
         )
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, ConfigError):
-            raise
+    except (TypeError, ValueError) as exc:  # (a ConfigError of _number's is not one: it passes)
         raise ConfigError(f"{path}: {exc}") from None
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"{path}: k must be a positive integer, got {k!r}")

@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from lesson_credit.core.bandit.fold import Posterior
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.base.safe_json import JsonError, decode_json, read_json
@@ -38,7 +39,7 @@ MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and ove
 EXPORT_ARM_KEYS = ("arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated")
 
 
-class InteropError(ValueError):
+class InteropError(UserError):
     pass
 
 

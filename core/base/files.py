@@ -23,20 +23,22 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.safe_read import UnsafeFile, describe_kind, open_regular, read_opened
 
 WRITE_OUTSIDE_ENV = "LESSON_CREDIT_WRITE_OUTSIDE"  # =1: writes may follow symlinks out of the workspace
 
 
-class StoreError(RuntimeError):
+class StoreError(UserError):
     """A problem with files on disk (permissions, a full disk, a held lock); the message says which."""
 
 
-class StoreUnavailable(StoreError):
+class StoreUnavailable(TemporaryFailure, StoreError):
     """A failure of the event store that may pass (a database down, shutting down or read-only, a
     statement timeout, another writer holding the log's lock too long): the CLI exits 75
     (EX_TEMPFAIL), retry later. A write that failed so did not happen, except when the connection
-    was lost mid-commit (the message says so): a retry then finds the event stored."""
+    was lost mid-commit (the message says so): a retry then finds the event stored. Also a StoreError:
+    a caller that copes with any failure of the store (select --offline-ok) catches both."""
 
 
 def describe_os_error(exc: OSError, path: Path, *, reading: bool = False) -> str:

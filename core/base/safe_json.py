@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.safe_read import read_regular
 
 JSON_MAX_DEPTH = 100  # arrays and objects inside each other; real files nest fewer than 10
@@ -30,7 +31,7 @@ _LINE_SEARCH_BYTES = 1 << 20  # where the nesting passes the limit is looked for
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
-class JsonError(ValueError):
+class JsonError(UserError):
     """JSON we do not use: the message is one line naming the file and the line; `reason` is
     the part after them (for a caller that reports lines its own way)."""
 

@@ -11,13 +11,15 @@ import os
 import stat
 from pathlib import Path
 
+from lesson_credit.core.base.errors import UserError
+
 LESSON_MAX_BYTES = 1 << 20  # a lesson file is a page of text; 1 MB is far past any real one
 JOURNAL_MAX_BYTES = 64 * 1024 * 1024  # the journal cap `explain` already used
 SETTINGS_MAX_BYTES = 1 << 20  # gptme.toml, config.toml
 STATE_MAX_BYTES = 256 * 1024 * 1024  # bandit-state.json of a very large library
 
 
-class UnsafeFile(ValueError):
+class UnsafeFile(UserError):
     """Not a regular file, or larger than allowed; the message names the file and says which."""
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.ids import normalize_id as normalize_id
 from lesson_credit.core.base.safe_read import (
     LESSON_MAX_BYTES,
@@ -31,7 +32,7 @@ IGNORED = "ignored"  # a pattern or keyword of a loaded lesson is not used (inva
 CONFIG = "config"  # gptme.toml cannot be read, or names a folder that cannot be read: the library is incomplete
 
 
-class LessonError(ValueError):
+class LessonError(UserError):
     """A lesson file that cannot be used; the message says why."""
 
 

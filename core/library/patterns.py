@@ -14,6 +14,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from lesson_credit.core.base.errors import UserError
+
 PATTERN_TIMEOUT_S = 0.05
 PATTERN_MAX_SIZE = 10_000  # elements once counted repeats are expanded (~0.5 KB each compiled)
 _COUNT = re.compile(r"\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")
@@ -21,7 +23,7 @@ _X_FLAG = re.compile(r"\(\?[a-zA-Z-]*x")  # an inline flag that may turn verbose
 _SCOPED = re.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?:")  # a group's own flags: (?x:...), (?-x:...)
 
 
-class PatternError(ValueError):
+class PatternError(UserError):
     pass
 
 

@@ -13,12 +13,13 @@ from typing import Any, cast
 
 import msgspec
 
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.ids import normalize_id
 
 SESSION, GRADE, SELECTION, PRIOR, RETIRE = "session", "grade", "selection", "prior", "retire"
 
 
-class InvalidEvent(ValueError):
+class InvalidEvent(UserError):
     """A line that is JSON but not a usable event; the message says why."""
 
 

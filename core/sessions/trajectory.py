@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.safe_json import JsonError, decode_json
-from lesson_credit.core.base.safe_read import read_regular
+from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 
 TRAJECTORY_MAX_BYTES = 64 * 1024 * 1024
 GPTME, CLAUDE_CODE, CODEX = "gptme", "claude-code", "codex"
@@ -66,7 +67,7 @@ class Trajectory:
         return {"path": self.path, "format": self.format, "messages": len(self.messages), "tool_calls": self.tool_calls}
 
 
-class TrajectoryError(ValueError):
+class TrajectoryError(UserError):
     """A trajectory that cannot be read at all; the message is one line."""
 
 
@@ -80,7 +81,7 @@ def read_trajectory(path: Path, shown_path: str | None = None) -> Trajectory:
         raise TrajectoryError(f"trajectory {shown_path or path} not found") from None
     except OSError as exc:
         raise TrajectoryError(f"trajectory {shown_path or path}: {exc.strerror or exc}") from None
-    except ValueError as exc:  # UnsafeFile: a FIFO, a device
+    except UnsafeFile as exc:  # a FIFO, a device
         raise TrajectoryError(f"trajectory {exc}") from None
     truncated = len(raw) > TRAJECTORY_MAX_BYTES
     return parse_trajectory(raw[:TRAJECTORY_MAX_BYTES], shown_path or str(path), truncated)

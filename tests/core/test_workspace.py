@@ -125,7 +125,7 @@ def test_record_refuses_and_leaves_the_log_untouched(logged_ws: Path, kwargs: di
     args.update(kwargs)
     if isinstance(args["journal"], str):
         args["journal"] = logged_ws / args["journal"]
-    with pytest.raises(ValueError, match=match):  # WorkspaceError is a ValueError
+    with pytest.raises(WorkspaceError, match=match):
         ws_at(logged_ws).record(args.pop("session_id"), args.pop("journal"), args.pop("lessons"), **args)
     assert log_bytes(logged_ws) == before
     assert state_files(logged_ws) == state_before
@@ -171,7 +171,7 @@ def test_stale_writer_still_refuses_a_duplicate(basic_ws: Path) -> None:
 )
 def test_grade_refuses(logged_ws: Path, session_id: str, reward: float, match: str) -> None:
     before = log_bytes(logged_ws)
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(WorkspaceError, match=match):
         ws_at(logged_ws).grade(session_id, reward)
     assert log_bytes(logged_ws) == before
 

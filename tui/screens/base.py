@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.types import NoActiveAppError
 from textual.widget import Widget
 
-from lesson_credit.core.api import StoreError, WorkspaceError
+from lesson_credit.core.api import LessonCreditError
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, WIDE_FROM
@@ -22,8 +22,8 @@ T = TypeVar("T")
 
 LOADING_DELAY = 0.15  # seconds before a running worker shows a loading indicator
 
-# what a worker may hit and report instead of crashing the app
-EXPECTED_ERRORS = (WorkspaceError, StoreError, OSError, ValueError)
+# what a worker may hit and report instead of crashing the app (a builtin ValueError, KeyError, ... is a bug)
+EXPECTED_ERRORS = (LessonCreditError, OSError)
 
 
 def describe_failure(exc: Exception) -> str:
