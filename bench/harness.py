@@ -59,7 +59,7 @@ QUICK: dict[str, Any] = {
         "transcript": (3, 3),
         "filter_typing": (1, 1),
     },
-    "flat": {"lessons": 300, "small": 1_000, "big": 10_000, "rounds": 3, "commits": 3},
+    "flat": {"lessons": 300, "small": 1_000, "big": 10_000, "rounds": 3, "commits": 2},
     "select": {"lessons": 3000, "runs": 2},
     "import": {"arms": 4000, "runs": 2},
     "gptme": {"lessons": 300, "sessions": 10_000, "rounds": 3},  # flat's big workspace: no data of its own

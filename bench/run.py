@@ -3,7 +3,7 @@
 Run from the repository root::
 
     python -m bench.run            # full sizes (the targets are stated for these)
-    python -m bench.run --quick    # smaller sizes, fewer runs, the cases of QUICK_CASES: about a minute
+    python -m bench.run --quick    # smaller sizes, fewer runs, the cases of QUICK_CASES: ~40 s of CPU
     python -m bench.run --only salience --only warm
     python -m bench.run --scale    # 3,000 lessons, 1,000,000 sessions: see bench/scale.py
     python -m bench.run --smoke    # every case once on tiny data: that they run (tests/benchmarks)
@@ -648,8 +648,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument(
         "--quick",
         action="store_true",
-        help="smaller sizes and fewer runs, the cases of QUICK_CASES (bench/run.py; no database cases): under a "
-        "minute on a quiet 2-core machine, data generation included",
+        help="smaller sizes and fewer runs, the cases of QUICK_CASES (bench/run.py; no database cases): about "
+        "40 s of CPU, data generation included (under a minute on a quiet 2-core machine; several times that "
+        "on a busy one)",
     )
     mode.add_argument(
         "--scale",
