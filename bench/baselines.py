@@ -142,5 +142,133 @@ def salience_loop(text: str, lessons: list[tuple[str, list[str]]]) -> list[float
     return result
 
 
+# ------------------------------------------------------------------ gptme-sessions' bandit commands
+# What `python3 -m gptme_sessions.thompson_sampling update --outcome R --arms A ...` and `... status`
+# (gptme-contrib, packages/gptme-sessions) do to a `bandit-state.json`, written here from a reading of
+# that module, not copied: the state file is read with json.loads into one small object per arm; an
+# update adds the reward to alpha and 1 - reward to beta of each arm named, counts the selection, stamps
+# the arm and the state, and writes the whole file again (json.dumps, indent 2); status ranks the arms by
+# mean and prints one line per arm. The module's imports (json, random, dataclasses, datetime, pathlib
+# and click, its command line) are imported as it imports them; the gptme_sessions package's own
+# __init__ (which `python -m` also runs, importing the package's trajectory readers) is not: the
+# baseline is, if anything, faster than the peer.
+
+
+def _gptme_imports() -> Any:
+    import dataclasses
+    import datetime
+    import pathlib
+    import random
+
+    import click
+
+    return dataclasses, datetime, pathlib, random, click
+
+
+class GptmeArm:
+    """One arm as gptme's bandit keeps it (its fields as in the state file)."""
+
+    __slots__ = ("alpha", "arm_id", "beta", "last_updated", "total_rewards", "total_selections")
+
+    def __init__(
+        self,
+        arm_id: str,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        total_selections: int = 0,
+        total_rewards: int = 0,
+        last_updated: str = "",
+    ) -> None:
+        self.arm_id = arm_id
+        self.alpha = alpha
+        self.beta = beta
+        self.total_selections = total_selections
+        self.total_rewards = total_rewards
+        self.last_updated = last_updated
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "arm_id": self.arm_id,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "total_selections": self.total_selections,
+            "total_rewards": self.total_rewards,
+            "last_updated": self.last_updated,
+        }
+
+
+def gptme_load(path: str) -> tuple[dict[str, Any], dict[str, GptmeArm]]:
+    """The state file: its other keys, and an object per arm (a missing file: no arms)."""
+    import os
+
+    if not os.path.exists(path):
+        return {"total_sessions": 0, "created": "", "last_updated": ""}, {}
+    with open(path, encoding="utf-8") as handle:
+        data = json.loads(handle.read())
+    arms = {}
+    for arm_id, fields in data.get("arms", {}).items():
+        fields = dict(fields)
+        if "lesson_path" in fields and "arm_id" not in fields:
+            fields["arm_id"] = fields.pop("lesson_path")
+        known = {
+            k: fields[k] for k in ("alpha", "beta", "total_selections", "total_rewards", "last_updated") if k in fields
+        }
+        arms[arm_id] = GptmeArm(fields.get("arm_id", arm_id), **known)
+    return data, arms
+
+
+def gptme_update_main(path: str, reward: str, *arm_ids: str) -> None:
+    """gptme-sessions' `update --outcome REWARD --arms ...`: read, update each arm, write the whole file."""
+    _, datetime, _, _, _ = _gptme_imports()
+    value = float(reward)
+    if not 0.0 <= value <= 1.0:
+        raise SystemExit("Error: float outcome must be in [0, 1]")
+    data, arms = gptme_load(path)
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    for arm_id in arm_ids:
+        arm = arms.get(arm_id) or arms.setdefault(arm_id, GptmeArm(arm_id))
+        arm.alpha += value
+        arm.beta += 1.0 - value
+        arm.total_selections += 1
+        arm.total_rewards += value > 0.5
+        arm.last_updated = now
+    out = {
+        "arms": {arm_id: arm.as_dict() for arm_id, arm in arms.items()},
+        "total_sessions": data.get("total_sessions", 0) + 1,
+        "created": data.get("created", ""),
+        "last_updated": now,
+    }
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(out, indent=2) + "\n")
+    lines = [f"  [{'+' if value > 0.5 else '-'}] {arm_id}" for arm_id in arm_ids]
+    sys.stdout.write("\n".join(lines) + f"\n\nUpdated {len(arm_ids)} arms (outcome: {reward})\n")
+
+
+def gptme_status_main(path: str) -> None:
+    """gptme-sessions' `status`: read the state file, rank the arms by mean, print a line per arm."""
+    _gptme_imports()
+    data, arms = gptme_load(path)
+    lines = [
+        "# Bandit Status",
+        f"Total arms: {len(arms)}",
+        f"Total sessions: {data.get('total_sessions', 0)}",
+        f"State file: {path}",
+        f"Created: {data.get('created', '')}",
+        f"Last updated: {data.get('last_updated') or 'never'}",
+        "",
+        "## Arms by Expected Value",
+        f"{'Arm':<40} {'E[p]':>6} {'α':>6} {'β':>6} {'N':>5} {'UCB':>6}",
+        "-" * 72,
+    ]
+    means = sorted(((a.alpha / (a.alpha + a.beta), arm_id) for arm_id, a in arms.items()), key=lambda x: -x[0])
+    for mean, arm_id in means:
+        a = arms[arm_id]
+        ucb = mean + ((a.alpha * a.beta) / ((a.alpha + a.beta) ** 2 * (a.alpha + a.beta + 1))) ** 0.5
+        lines.append(
+            f"{arm_id[:38]:<40} {mean:>5.3f} {a.alpha:>6.1f} {a.beta:>6.1f} {a.total_selections:>5} {ucb:>5.3f}"
+        )
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
     status_main(sys.argv[1])

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("LESSON_CREDIT_BENCH_DATA") or ROOT / "bench" / ".data")
 GEN_VERSION = 3  # bump when a generator changes, so stale data is regenerated
 
-FULL = {
+FULL: dict[str, Any] = {
     "workspace": {"lessons": 1000, "sessions": 100_000, "per_session": 10, "grades": 5000, "pending": 0.10},
     "salience": {"lessons": 3000, "keywords": 5, "journal_bytes": 2_000_000, "wildcard_lessons": 30},
     "transcript": {"bytes": 10 * 1024 * 1024},  # the 10 MB trajectory (bench/transcript.py)
@@ -43,26 +43,30 @@ FULL = {
     "flat": {"lessons": 3000, "small": 10_000, "big": 100_000, "rounds": 5, "commits": 5},  # bench/flat.py
     "select": {"lessons": 30_000, "runs": 3},
     "import": {"arms": 40_000, "runs": 3},
+    "gptme": {"lessons": 1000, "sessions": 1_000_000, "rounds": 7},  # bench/peer.py: bench/scale.py's log size
 }
-QUICK = {
+QUICK: dict[str, Any] = {
     "workspace": {"lessons": 200, "sessions": 10_000, "per_session": 10, "grades": 500, "pending": 0.10},
     "salience": {"lessons": 600, "keywords": 5, "journal_bytes": 400_000, "wildcard_lessons": 6},
     "transcript": {"bytes": 10 * 1024 * 1024},
     "runs": {
-        "cold": (3, 3),
-        "warm": (10, 3),
-        "salience": (3, 3),
-        "status": (3, 3),
+        "cold": (3, 2),
+        "warm": (10, 2),
+        "salience": (3, 2),
+        "status": (2, 2),
         "record": (3, 3),
-        "tui_start": (3, 3),
+        "tui_start": (2, 2),
         "transcript": (3, 3),
         "filter_typing": (1, 1),
     },
-    "flat": {"lessons": 300, "small": 1_000, "big": 10_000, "rounds": 3, "commits": 3},
+    "flat": {"lessons": 300, "small": 1_000, "big": 10_000, "rounds": 3, "commits": 2},
     "select": {"lessons": 3000, "runs": 2},
     "import": {"arms": 4000, "runs": 2},
+    "gptme": {"lessons": 300, "sessions": 10_000, "rounds": 3},  # flat's big workspace: no data of its own
 }
-SMOKE = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
+SMOKE: dict[
+    str, Any
+] = {  # every case once on tiny data: a check that the benchmarks still run (tests/bench), not a measurement
     "workspace": {"lessons": 30, "sessions": 400, "per_session": 5, "grades": 20, "pending": 0.10},
     "salience": {"lessons": 60, "keywords": 3, "journal_bytes": 20_000, "wildcard_lessons": 2},
     "transcript": {"bytes": 200_000},
@@ -80,6 +84,7 @@ SMOKE = {  # every case once on tiny data: a check that the benchmarks still run
     "flat": {"lessons": 20, "small": 100, "big": 400, "rounds": 1, "commits": 1},
     "select": {"lessons": 200, "runs": 1},
     "import": {"arms": 200, "runs": 1},
+    "gptme": {"lessons": 20, "sessions": 400, "rounds": 1},  # the flat smoke case's workspace
 }
 SEED = 20260305
 

@@ -57,14 +57,15 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return StateCheck(str(exc), False)
     if not isinstance(state, dict):
         return StateCheck(f"{path.name} has no 'arms' object", False)
-    if state and written_by_us(state) and state.get(SOURCE_KEY) != ws.state_source():
+    ours = bool(state) and written_by_us(state)
+    if ours and state.get(SOURCE_KEY) != ws.state_source():
         return None  # folded from the workspace's other store by its last write: that one's to repair
-    if state and written_by_us(state):  # as we wrote it: the base of a later update's increments
+    if ours:  # as we wrote it: the base of a later update's increments
         ws.keep_written_copy(state)
     why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
     if why is None:
         return None
-    if not state or written_by_us(state):
+    if not state or ours:
         return StateCheck(why, False)
     try:
         added = ws.foreign_increments(state)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,8 @@ from lesson_credit.core.library.salience import SalienceBreakdown, salience_brea
 from lesson_credit.core.log.events import GradeEvent, SessionEvent
 from lesson_credit.core.log.snapshot import FoldData, salience_in
 from lesson_credit.core.log.usage import lesson_usage as usage_by_arm
-from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model import credit as credit_mod
+from lesson_credit.core.model import intervals as intervals_mod
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import OUTCOME, SOURCES, source_of
 
@@ -269,13 +270,15 @@ def lesson_table(
     *,
     details: bool = True,
     intervals: bool = True,
+    interval_cache: Path | None = None,
 ) -> PosteriorTable:
     """One row per lesson of the library, then per arm only the log knows: the posterior of
     `post`, or the prior for a lesson never credited. `details=False` skips each lesson's reward
     count and last credited session (two more passes over every entry). `session_ids` gives the
     log's session ids, asked for only when some lesson has a last credited session.
     `intervals=False` leaves ci_low and ci_high NaN (no scipy import: a screen's first paint
-    fills them in afterwards with `beta.interval`)."""
+    fills them in afterwards with `beta.interval`). `interval_cache`: the file of intervals kept
+    from the last call (core.model.intervals; None: computed)."""
     lessons = {lesson.id: lesson for lesson in library}
     ids = [lesson.id for lesson in library]
     known = set(ids)
@@ -296,7 +299,7 @@ def lesson_table(
             if details:
                 rewarded[i], last[i] = post.rewarded[j], post.last_session[j]
     if intervals:
-        low, high = beta_mod.interval(alpha, beta)
+        low, high = intervals_mod.interval(alpha, beta, interval_cache)
     else:
         low = high = np.full(len(ids), np.nan)
     mean = alpha / (alpha + beta)

@@ -244,11 +244,14 @@ class Workspace:
         intervals: bool = True,
     ) -> PosteriorTable:
         """The status table: every lesson of the library and every arm of the log (see views.lesson_table)."""
+        own = self._reader.caches and settings is None and base is None  # what-if tables keep no intervals
         settings = settings or self.settings
         post, data, lessons = self.posterior(settings, base), self.data(), self.library().lessons
+        cache = self.state_dir / ".cache" / "intervals" if own else None
         return views.lesson_table(
-            post, data, lessons, self._reader.session_ids, settings, base, details=details, intervals=intervals
-        )
+            post, data, lessons, self._reader.session_ids, settings, base, details=details, intervals=intervals,
+            interval_cache=cache,
+        )  # fmt: skip
 
     @rereads
     def lesson_usage(self) -> dict[str, LessonUsage]:

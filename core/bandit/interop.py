@@ -24,13 +24,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import msgspec
+import numpy as np
 
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
-from lesson_credit.core.base.safe_json import JsonError, decode_json, read_json
-from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped
+from lesson_credit.core.base.safe_json import JsonError, decode_json
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.library.lessons import Library
 
@@ -252,7 +253,12 @@ def state_stamp(state: dict[str, Any]) -> str:
 
 def written_by_us(state: dict[str, Any]) -> bool:
     """Whether a state file is exactly as lesson-credit last wrote it (its stamp still matches)."""
-    return state.get(STAMP_KEY) == state_stamp(state)
+    if state is _LastRead.state and _LastRead.ours is not None:
+        return _LastRead.ours
+    ours = state.get(STAMP_KEY) == state_stamp(state)
+    if state is _LastRead.state:
+        _LastRead.ours = ours
+    return ours
 
 
 def _num(value: Any) -> str:
@@ -282,7 +288,10 @@ def disagreement(
         extra, missing = sorted(set(arms) - logged), sorted(logged - set(arms))
         which = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which the log does not"
         return f"{name} disagrees with the log: it {which}"
-    columns = zip(named, post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), strict=True)
+    if _numbers_agree(arms, named, post):
+        columns: Iterable[tuple[str, float, float, int]] = ()  # nothing to say about any arm
+    else:
+        columns = zip(named, post.alpha.tolist(), post.beta.tolist(), post.n.tolist(), strict=True)
     for arm, alpha, beta, n in columns:
         entry = arms[arm]
         if not isinstance(entry, dict):
@@ -297,6 +306,25 @@ def disagreement(
     return None
 
 
+def _numbers_agree(arms: dict[str, Any], named: Sequence[str], post: Posterior) -> bool:
+    """Whether every arm's alpha, beta and total_selections are numbers (not booleans) as `_same` finds
+    them equal to the log's, all arms at once; False sends `disagreement` arm by arm, to say which."""
+    rows = []
+    for arm in named:
+        entry = arms[arm]
+        if not isinstance(entry, dict):
+            return False
+        row = (entry.get("alpha"), entry.get("beta"), entry.get("total_selections"))
+        if not all(type(value) in (int, float) for value in row):  # (bool is not int here)
+            return False
+        rows.append(row)
+    stored = np.array(rows, dtype=np.float64).reshape(-1, 3)
+    logged = np.column_stack([post.alpha, post.beta, post.n]).astype(np.float64)
+    # math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12): |a - b| <= max(1e-9 * max(|a|, |b|), 1e-12)
+    tolerance = np.maximum(1e-9 * np.maximum(np.abs(stored), np.abs(logged)), 1e-12)
+    return bool(np.all(np.abs(stored - logged) <= tolerance))
+
+
 def kept_message(path: Path, why: str) -> str:
     """The warning when another tool's update of the state file is left as it is."""
     return (
@@ -305,14 +333,32 @@ def kept_message(path: Path, why: str) -> str:
     )
 
 
+class _LastRead:
+    """The last state file `read_state` decoded: its path, bytes and object, and whether its stamp is
+    ours (`written_by_us`, asked once). A write reads the file twice (is it another tool's update? then
+    the rewrite); the second read of the same bytes decodes and hashes nothing."""
+
+    path: Path | None = None
+    raw: bytes = b""
+    state: dict[str, Any] = {}  # noqa: RUF012 (replaced, never changed)
+    ours: bool | None = None
+
+
 def read_state(path: Path) -> dict[str, Any]:
     """A state file as it is: its JSON object, or {} when it is missing, unreadable, not a
-    regular file, too big or not an object."""
+    regular file, too big or not an object. The object may be the one an earlier call returned for
+    the same bytes: callers do not change it."""
     try:
-        loaded = read_json(path, STATE_MAX_BYTES)
+        raw = read_regular(path, STATE_MAX_BYTES)
+        if _LastRead.path == path and _LastRead.raw == raw:
+            return _LastRead.state
+        loaded = decode_json(raw, path)
     except (OSError, UnsafeFile, JsonError):
         return {}
-    return loaded if isinstance(loaded, dict) else {}
+    if not isinstance(loaded, dict):
+        return {}
+    _LastRead.path, _LastRead.raw, _LastRead.state, _LastRead.ours = path, raw, loaded, None
+    return loaded
 
 
 def state_not_written(exc: StoreError | OSError, path: Path) -> str:

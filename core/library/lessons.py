@@ -435,7 +435,8 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 stamp = [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev]
             except OSError:
                 stamp = None
-            hit = None if stamp is None else _cached(cached.get(key), stamp, written_ns, key)
+            entry = cached.get(key)
+            hit = None if stamp is None else _cached(entry, stamp, written_ns, key)
             lesson: Lesson | None
             digest = None if hit is None else hit[2]
             if hit is not None:
@@ -447,6 +448,8 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 if lesson is None and fields is not None:
                     lesson, reasons = _read_lesson_file(Path(key), lesson_id)
                     changed = True
+                else:
+                    fresh[key] = entry  # as it was: the same stat, fields, reasons and digest
             else:
                 try:
                     raw: bytes | None = read_regular(key, LESSON_MAX_BYTES)
@@ -455,10 +458,11 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 digest = None if raw is None else _digest(raw)
                 lesson, reasons = _read_lesson_file(Path(key), lesson_id, raw)
                 changed = True
-            if stamp is not None:
+            if stamp is not None and key not in fresh:
                 fresh[key] = [stamp, None if lesson is None else _fields_of(lesson), reasons, digest]
-            kind = BROKEN if lesson is None else IGNORED
-            problems.extend(LessonProblem(key, reason, lesson_id, kind=kind) for reason in reasons)
+            if reasons:
+                kind = BROKEN if lesson is None else IGNORED
+                problems.extend(LessonProblem(key, reason, lesson_id, kind=kind) for reason in reasons)
             if lesson is None:
                 continue
             if lesson_id in lessons:

@@ -92,3 +92,27 @@ def test_published_shape_lines_fold(tmp_path: Path) -> None:
     exp = ws.explain("x1")
     quote = next(c for c in exp.lessons if c.path == QUOTE)
     assert quote.salience_missing and quote.salience == 0.5
+
+
+def test_disagreement_holds_math_isclose_and_names_the_arm(tmp_path: Path) -> None:
+    # all arms are compared at once (one array), arm by arm only to say which: the same verdicts as
+    # math.isclose(rel_tol=1e-9, abs_tol=1e-12) per number, booleans and strings never numbers
+    from lesson_credit.core.bandit.interop import disagreement
+
+    events = [session(f"s{i}", 0.1 * i, {GIT: 0.5, QUOTE: 1.0}) for i in range(1, 4)]
+    ws = Workspace(make_workspace(tmp_path, BASIC_LESSONS, events=events))
+    post = ws.posterior()
+    state = ws.state_payload()
+    assert disagreement(state, post) is None
+
+    def changed(key: str, value: Any) -> str | None:
+        arms = {arm: dict(entry) for arm, entry in state["arms"].items()}
+        arms[QUOTE][key] = value(arms[QUOTE][key])
+        return disagreement({**state, "arms": arms}, post)
+
+    # s1-s3: rewards 0.1, 0.2, 0.3; quote salience 1 (weight 1): alpha 1 + 0.6 = 1.6
+    assert state["arms"][QUOTE]["alpha"] == pytest.approx(1.6)
+    assert changed("alpha", lambda a: a * (1 + 1e-10)) is None  # within rel_tol 1e-9
+    assert "quote.md alpha 1.6 in the file" in str(changed("alpha", lambda a: a * (1 + 1e-8)))
+    assert "total_selections True in the file" in str(changed("total_selections", lambda n: True))
+    assert "beta '2.4' in the file" in str(changed("beta", lambda b: "2.4"))

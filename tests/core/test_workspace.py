@@ -249,8 +249,8 @@ def test_explain_refuses_unknown_session_and_lesson(logged_ws: Path) -> None:
 
 def test_what_if_changes_nothing_on_disk(logged_ws: Path) -> None:
     ws = ws_at(logged_ws)
+    current = ws.lesson_table()  # a read of the current table may write caches (its intervals: core/model/intervals.py)
     before = state_files(logged_ws)
-    current = ws.lesson_table()
     what_if = ws.lesson_table(CreditSettings(strategy="uniform", floor=0.3))
     replayed = ws.replay("evidence", 0.0)
     # s1: reward 0.5; quote salience 0.5.

@@ -148,6 +148,7 @@ CACHES = [
     "lessons.msgpack",
     "joint-posterior.msgpack",
     "effects.msgpack",
+    "intervals",
 ]
 
 
