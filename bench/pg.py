@@ -54,8 +54,7 @@ def _server() -> Iterator[Callable[[str], str]]:
 
         yield fresh
         return
-    sys.path.insert(0, str(ROOT / "tests" / "pg"))
-    from pg_server import create_database, start_server
+    from tests.pg.pg_server import create_database, start_server
 
     server = start_server()
     try:
