@@ -21,10 +21,10 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.derived_state import StateCheck, check_state
+from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.library.lessons import BROKEN, CONFIG, IGNORED, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
-from lesson_credit.core.session_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:

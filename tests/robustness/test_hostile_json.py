@@ -15,7 +15,7 @@ import pytest
 from lesson_credit.core.analysis.dropout import read_dropout_logs
 from lesson_credit.core.base.safe_json import JSON_MAX_DEPTH, JsonError, decode_json
 from lesson_credit.core.sessions.locate import locate
-from lesson_credit.core.sessions.records import DEFAULT_WEIGHTS, parse_records, read_weights
+from lesson_credit.core.sessions.record_file import DEFAULT_WEIGHTS, parse_records, read_weights
 from lesson_credit.core.sessions.trajectory import parse_trajectory
 from tests.robustness.hostile_helpers import log_bytes
 from tests.support.cli_run import run_process
