@@ -1,4 +1,5 @@
-"""Regret against the oracle of every selection policy in every simulated world (docs/policy-notes.md).
+"""Regret against the oracle of every selection policy in every simulated world (docs/policy.md, "Regret in
+the simulator").
 
     python scripts/policy_regret.py --seeds 10 --jobs 2 > regret.json
     python scripts/policy_regret.py --seeds 10 --scenario binary-rewards --tau 0.05 --tau 0.15 --tau 0.3

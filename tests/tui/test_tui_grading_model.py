@@ -16,7 +16,7 @@ written (docs/trust.md). The model does not change for them: a failure delays wh
 never loses, repeats or reorders it, so the log must still be exactly the model's.
 
 The model is written from what the keys are documented to do (docs/dashboard.md,
-docs/keys-notes.md), not from the screens' code. Filters and jump ids are typed from `s`, `x`
+docs/keys.md), not from the screens' code. Filters and jump ids are typed from `s`, `x`
 and digits: of the fields the Sessions filter reads (id, category, grader, time), those occur
 only in ids and times, which grades do not change, so the rows a filter shows do not depend on
 when the list reloads after a commit.

@@ -1,5 +1,5 @@
 """Opening a big library keeps the event loop free: what the UI thread does per row is done once, and the
-work that is not the UI's runs elsewhere (docs/openstall-notes.md).
+work that is not the UI's runs elsewhere (docs/performance.md, the `tui_open` stall).
 
 Counts and threads, never times: a fill batch repaints no line already painted, the table does not measure
 rows ThemedTable measured, a Resize that keeps the table's size repaints nothing, the intervals replace one

@@ -360,7 +360,7 @@ async def test_a_pasted_note_is_capped_with_a_message_and_goes_with_the_draft(ap
 
 # ---------------------------------------------------------------------------- one meaning per key
 
-# keys bound to different actions that mean one thing (docs/keys-notes.md)
+# keys bound to different actions that mean one thing (docs/keys.md, "One meaning per key")
 SAME_MEANING = {
     "enter": {"open", "open_last_session", "open_rewards", "open_session"},  # open what is highlighted or typed
     "escape": {"back", "cancel", "clear_filter", "answer(False)", "close"},  # back out of one layer
