@@ -535,14 +535,24 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
 
 
 STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
-    "missing": ("log-missing", ERROR, "put the log back (version control, a backup): it is the only record of the "
-                "sessions; a `record` would start a new log and rewrite bandit-state.json from it"),
-    "foreign": ("bandit-state-changed-elsewhere", WARNING, "lesson-credit keeps it as it is; to put the log's "
-                "posteriors back, run `lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that "
-                "update is then lost)"),
-    "stale": ("stale-bandit-state", WARNING, "the next record/grade (or `lesson-credit status`) rewrites it from "
-              "the log"),
-}  # fmt: skip
+    "missing": (
+        "log-missing",
+        ERROR,
+        "put the log back (version control, a backup): it is the only record of the sessions; a `record` would "
+        "start a new log and rewrite bandit-state.json from it",
+    ),
+    "foreign": (
+        "bandit-state-changed-elsewhere",
+        WARNING,
+        "lesson-credit keeps it as it is; to put the log's posteriors back, run "
+        "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)",
+    ),
+    "stale": (
+        "stale-bandit-state",
+        WARNING,
+        "the next record/grade (or `lesson-credit status`) rewrites it from the log",
+    ),
+}
 
 
 def stale_bandit_state(h: HealthData) -> list[Finding]:
