@@ -534,24 +534,19 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
 # A derived file left behind by a write that was cut short.
 
 
+_PUT_THE_LOG_BACK = (
+    "put the log back (version control, a backup): it is the only record of the sessions; a `record` would start a "
+    "new log and rewrite bandit-state.json from it"
+)
+_EXPORT_TO_REPLACE = (
+    "lesson-credit keeps it as it is; to put the log's posteriors back, run "
+    "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)"
+)
+_REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
 STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
-    "missing": (
-        "log-missing",
-        ERROR,
-        "put the log back (version control, a backup): it is the only record of the sessions; a `record` would "
-        "start a new log and rewrite bandit-state.json from it",
-    ),
-    "foreign": (
-        "bandit-state-changed-elsewhere",
-        WARNING,
-        "lesson-credit keeps it as it is; to put the log's posteriors back, run "
-        "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)",
-    ),
-    "stale": (
-        "stale-bandit-state",
-        WARNING,
-        "the next record/grade (or `lesson-credit status`) rewrites it from the log",
-    ),
+    "missing": ("log-missing", ERROR, _PUT_THE_LOG_BACK),
+    "foreign": ("bandit-state-changed-elsewhere", WARNING, _EXPORT_TO_REPLACE),
+    "stale": ("stale-bandit-state", WARNING, _REWRITTEN_NEXT),
 }
 
 
