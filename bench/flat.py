@@ -98,15 +98,16 @@ def _commands(root: Path, round_no: int, lessons: list[str]) -> list[tuple[str, 
     cli, w = lesson_credit_cmd(), ["--workspace", str(root)]
     first, middle, third = _id_near(root, 0.0), _id_near(root, 0.5), _id_near(root, 0.33)
     value = ["0.3", "0.7"][round_no % 2]
+    record = [*cli, "record", *w, "--session-id", f"bench-{uuid.uuid4().hex[:12]}"]
+    record += ["--journal", str(root / "journals" / "bench.md"), "--lessons", *lessons, "--reward", "0.6"]
     return [
-        ("record", [*cli, "record", *w, "--session-id", f"bench-{uuid.uuid4().hex[:12]}",
-                    "--journal", str(root / "journals" / "bench.md"), "--lessons", *lessons, "--reward", "0.6"]),
+        ("record", record),
         ("status_after_append", [*cli, "status", *w]),
         ("grade", [*cli, "grade", *w, first, value]),
         ("grade_prefix", [*cli, "grade", *w, middle.split("-")[0], value]),  # s0500000: names one session
         ("show", [*cli, "show", *w, third]),
         ("replay_after_append", [*cli, "replay", *w, "--floor", "0.5"]),
-    ]  # fmt: skip
+    ]
 
 
 def case_flat(sizes: dict[str, Any]) -> list[Result]:
@@ -202,11 +203,15 @@ def _live_on_database(make_database: Any, root: Path, name: str, commits: int) -
         path.unlink()
     url = make_database(name)
     print(f"  store push of {root.name} into {name} ...", file=sys.stderr, flush=True)
-    push = run_measured([*lesson_credit_cmd(), "store", "push", "--workspace", str(root), "--store", url,
-                         "--agent", "bench-push"])  # fmt: skip
+    push = run_measured(
+        [*lesson_credit_cmd(), "store", "push", "--workspace", str(root), "--store", url, "--agent", "bench-push"]
+    )
     vacuum_s = _vacuum(url)
-    print(f"  pushed in {push.seconds:.0f} s, vacuumed in {vacuum_s:.0f} s; dashboard on the database, first open ...",
-          file=sys.stderr, flush=True)  # fmt: skip
+    print(
+        f"  pushed in {push.seconds:.0f} s, vacuumed in {vacuum_s:.0f} s; dashboard on the database, first open ...",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         first, first_rss = _live_probe(root, 0, url)
         cached = bool(_pg_caches(root))
@@ -215,8 +220,16 @@ def _live_on_database(make_database: Any, root: Path, name: str, commits: int) -
     finally:
         for path in _pg_caches(root):  # this database's, gone with it
             path.unlink()
-    return {"push_s": push.seconds, "push_rss_mb": push.rss_mb, "vacuum_s": vacuum_s, "first": first,
-            "first_rss_mb": first_rss, "cache_written": cached, "live": second, "live_rss_mb": second_rss}  # fmt: skip
+    return {
+        "push_s": push.seconds,
+        "push_rss_mb": push.rss_mb,
+        "vacuum_s": vacuum_s,
+        "first": first,
+        "first_rss_mb": first_rss,
+        "cache_written": cached,
+        "live": second,
+        "live_rss_mb": second_rss,
+    }
 
 
 def _vacuum(url: str) -> float:
@@ -300,8 +313,8 @@ def case_select(sizes: dict[str, Any]) -> list[Result]:
     peak = 0.0
     for i in range(runs):
         for root, into in ((big, ours), (small, base)) if i % 2 == 0 else ((small, base), (big, ours)):
-            cmd = [*lesson_credit_cmd(), "select", "--workspace", str(root), "--context", str(root / "context.txt"),
-                   "--dry-run", "--seed", str(i)]  # fmt: skip
+            cmd = [*lesson_credit_cmd(), "select", "--workspace", str(root), "--context", str(root / "context.txt")]
+            cmd += ["--dry-run", "--seed", str(i)]
             run = run_measured(cmd)
             into.append(run.seconds)
             peak = max(peak, run.rss_mb) if root == big else peak
@@ -333,10 +346,13 @@ def _import_workspace(arms: int) -> tuple[Path, Path]:
             file.write_text(f'---\nmatch:\n  keywords: ["k{i}"]\nstatus: active\n---\n\n# Lesson {i}\n')
         named = {
             (f"lessons/cat{i % 10}/lesson-{i}.md" if i % 2 else f"/old/home/agent/x/cat{i % 10}/lesson-{i}.md"): {
-                "alpha": 1.0 + i % 7, "beta": 2.0, "total_selections": i % 5, "total_rewards": i % 3,
+                "alpha": 1.0 + i % 7,
+                "beta": 2.0,
+                "total_selections": i % 5,
+                "total_rewards": i % 3,
             }
             for i in range(arms)
-        }  # fmt: skip
+        }
         state.write_text(json.dumps({"arms": named}))
         (path / "params.json").write_text(json.dumps(full, sort_keys=True))
         _timed([*lesson_credit_cmd(), "status", "--workspace", str(path)])  # the library's cache

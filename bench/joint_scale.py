@@ -59,9 +59,16 @@ def synthetic_design(p: int, n: int, seed: int = 0) -> Any:
     reward = np.asarray(0.5 + 0.05 * category + np.bincount(rows, weights=beta[arms] * weight, minlength=n), np.float64)
     reward += rng.normal(0.0, 0.2, n)
     return Design(
-        np.arange(n, dtype=np.int64), reward, category.astype(np.int64), 5, rows.astype(np.int64),
-        arms.astype(np.int64), weight, p, category_names=tuple(f"c{i}" for i in range(5)),
-    )  # fmt: skip
+        rows=np.arange(n, dtype=np.int64),
+        reward=reward,
+        category=category.astype(np.int64),
+        n_categories=5,
+        entry_row=rows.astype(np.int64),
+        entry_arm=arms.astype(np.int64),
+        entry_weight=weight,
+        n_arms=p,
+        category_names=tuple(f"c{i}" for i in range(5)),
+    )
 
 
 def _checks(design: Any, ours: Any, dense: Any) -> tuple[list[str], str]:
@@ -116,29 +123,42 @@ def _shape(design: Any, previous: list[float], with_claims: bool, runs: int) -> 
     if p > 3_000:  # no dense baseline: the previous size's fit shows how the time grows
         return [
             Result(
-                f"joint_scale_{p}", ours_times, previous,
-                "ours at 3,000 lessons (the dense fit would need an 800 MB matrix)", Target(float("inf")),
-                f"{shape}; penalty {ours.penalty:.4g}",
+                f"joint_scale_{p}",
+                ours_times,
+                baseline=previous,
+                baseline_name="ours at 3,000 lessons (the dense fit would need an 800 MB matrix)",
+                target=Target(float("inf")),
+                detail=f"{shape}; penalty {ours.penalty:.4g}",
             )
-        ]  # fmt: skip
+        ]
     base_times, dense = best_of(lambda _: fit_joint(design, solver="dense"), 1)
     failed, detail = _checks(design, ours, dense)
     out = [
         Result(
-            f"joint_scale_{p}", ours_times, base_times, "the dense fit it replaces (one eigh of the p x p matrix)",
-            Target(1.5 if p == 3_000 else float("inf")), f"{shape}; {detail}", failed=failed,
+            f"joint_scale_{p}",
+            ours_times,
+            baseline=base_times,
+            baseline_name="the dense fit it replaces (one eigh of the p x p matrix)",
+            target=Target(1.5 if p == 3_000 else float("inf")),
+            detail=f"{shape}; {detail}",
+            failed=failed,
         )
-    ]  # fmt: skip
+    ]
     if with_claims:
         claim_times, claims = best_of(lambda _: lesson_claims(design), 1)
         identified = sum(1 for c in claims.columns if c.identified)
+        detail = f"lesson_claims (groups, identification, unshrunk robust fit, halves, categories): {identified:,} "
+        detail += f"of {len(claims.columns):,} identified, {'dense' if claims.dense else 'iterative'}"
         out.append(
             Result(
-                f"claims_{p}", claim_times, ours_times[:1], "fit_joint on the same design", Target(float("inf")),
-                f"lesson_claims (groups, identification, unshrunk robust fit, halves, categories): {identified:,} "
-                f"of {len(claims.columns):,} identified, {'dense' if claims.dense else 'iterative'}",
+                f"claims_{p}",
+                claim_times,
+                baseline=ours_times[:1],
+                baseline_name="fit_joint on the same design",
+                target=Target(float("inf")),
+                detail=detail,
             )
-        )  # fmt: skip
+        )
     return out
 
 

@@ -54,8 +54,7 @@ def _server() -> Iterator[Callable[[str], str]]:
 
         yield fresh
         return
-    sys.path.insert(0, str(ROOT / "tests" / "pg"))
-    from pg_server import create_database, start_server
+    from tests.pg.pg_server import create_database, start_server
 
     server = start_server()
     try:
@@ -113,9 +112,9 @@ def case_record_pg(sizes: dict[str, Any]) -> list[Any]:
                 url = make_database(f"bench_{n}")
                 where = ["--store", url, "--agent", "bench"]
                 run_cli([*lesson_credit_cmd(), "store", "push", "--workspace", str(target), *where])
-            return [*lesson_credit_cmd(), "record", "--workspace", str(target), *where,
-                    "--session-id", "bench-record-session", "--journal", str(journal),
-                    "--lessons", *lesson_ids, "--reward", "0.8"]  # fmt: skip
+            record = [*lesson_credit_cmd(), "record", "--workspace", str(target), *where]
+            record += ["--session-id", "bench-record-session", "--journal", str(journal)]
+            return [*record, "--lessons", *lesson_ids, "--reward", "0.8"]
 
         try:
             for _ in range(runs):
@@ -288,8 +287,12 @@ def case_follow_pg(sizes: dict[str, Any]) -> list[Any]:
                 thread = threading.Thread(target=watch, args=(reader_store.size(), seen, seen_at))
                 thread.start()
                 time.sleep(0.05)  # the watcher is waiting
-                event = {"type": "session", "session_id": f"n{i}", "base_reward": 0.5,
-                         "lessons": [{"path": lesson, "salience": 0.5}]}  # fmt: skip
+                event = {
+                    "type": "session",
+                    "session_id": f"n{i}",
+                    "base_reward": 0.5,
+                    "lessons": [{"path": lesson, "salience": 0.5}],
+                }
                 start = time.perf_counter()
                 writer.append_event(json.dumps(event).encode() + b"\n")
                 appends.append(time.perf_counter() - start)

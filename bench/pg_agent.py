@@ -36,10 +36,16 @@ LESSONS = [f"tools/lesson-{k}.md" for k in range(10)]
 def event(session_id: str) -> bytes:
     """A session event the size of a real record: 10 lessons with salience and reward."""
     record = {
-        "type": "session", "session_id": session_id, "timestamp": "2026-03-05T16:30:00Z", "base_reward": 0.8,
-        "grader": "heuristic", "strategy": "seed", "floor": 0.3, "journal_path": "journals/bench-session.md",
+        "type": "session",
+        "session_id": session_id,
+        "timestamp": "2026-03-05T16:30:00Z",
+        "base_reward": 0.8,
+        "grader": "heuristic",
+        "strategy": "seed",
+        "floor": 0.3,
+        "journal_path": "journals/bench-session.md",
         "lessons": [{"path": path, "salience": 0.1 * k, "reward": 0.5, "hits": k} for k, path in enumerate(LESSONS)],
-    }  # fmt: skip
+    }
     return json.dumps(record).encode() + b"\n"
 
 

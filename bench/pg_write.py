@@ -56,7 +56,7 @@ def _fleet(mode: str, url: str, agents: int, writes: int, tag: str) -> tuple[lis
             text=True,
             cwd=ROOT,
             env=_env(),
-        )  # fmt: skip
+        )
         for k in range(agents)
     ]
     try:
@@ -123,9 +123,14 @@ MODES = ("plain", "append", "follow")  # bench/pg_agent.py
 
 
 def _write_result(
-    mode: str, agents: int, writes: int, rounds: int, latencies: dict[str, list[float]],
-    rates: dict[str, list[float]], paired: list[float],
-) -> Any:  # fmt: skip
+    mode: str,
+    agents: int,
+    writes: int,
+    rounds: int,
+    latencies: dict[str, list[float]],
+    rates: dict[str, list[float]],
+    paired: list[float],
+) -> Any:
     from bench.harness import Result, Target
 
     ours, plain = latencies[mode], latencies["plain"]
@@ -209,8 +214,12 @@ def _peak_push_mb(root: Path, url: str) -> float:
     )
     proc = subprocess.run(
         [sys.executable, "-c", script, "store", "push", "-w", str(root), "--store", url, "--json"],
-        capture_output=True, text=True, cwd=ROOT, env=_env(), check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=_env(),
+        check=False,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"store push exited {proc.returncode}: {proc.stderr[-2000:]}")
     return float(proc.stdout.strip().splitlines()[-1])
@@ -235,8 +244,9 @@ def case_push_pg(sizes: dict[str, Any]) -> list[Any]:
         if stripped:
             f = row_fields(stripped, decode_raw(stripped))
             copies[f["digest"]] = occurrence = copies.get(f["digest"], -1) + 1
-            rows.append((f["type"], f["session_id"], f["event_time"], f["event"], f["raw"], "bench", f["digest"],
-                         occurrence))  # fmt: skip
+            rows.append(
+                (f["type"], f["session_id"], f["event_time"], f["event"], f["raw"], "bench", f["digest"], occurrence)
+            )
     ours: list[float] = []
     base: list[float] = []
     with _server() as make_database:

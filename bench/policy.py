@@ -25,10 +25,8 @@ CONTEXT = "fix the git worktree after a rebase; pytest was flaky; commit and pus
 
 
 def _select(root: Path, context: Path, policy: str) -> list[str]:
-    return [
-        *lesson_credit_cmd(), "select", "--workspace", str(root), "--context", str(context),
-        "--policy", policy, "--seed", "7", "--dry-run", "--json",
-    ]  # fmt: skip
+    where = [*lesson_credit_cmd(), "select", "--workspace", str(root), "--context", str(context)]
+    return [*where, "--policy", policy, "--seed", "7", "--dry-run", "--json"]
 
 
 def _timed(cmd: list[str]) -> tuple[float, Any]:

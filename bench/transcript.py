@@ -42,8 +42,13 @@ def transcript_workspace(size: int) -> Path:
     )
     log = root / "state" / "lesson-thompson" / "sessions.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
-    event = {"type": "session", "session_id": SESSION, "timestamp": "2026-03-01T10:00:00Z", "base_reward": None,
-             "lessons": [{"path": "tools/git.md", "salience": 0.5}]}  # fmt: skip
+    event = {
+        "type": "session",
+        "session_id": SESSION,
+        "timestamp": "2026-03-01T10:00:00Z",
+        "base_reward": None,
+        "lessons": [{"path": "tools/git.md", "salience": 0.5}],
+    }
     log.write_text(json.dumps(event) + "\n", encoding="utf-8")
     folder = root / "state" / "sessions"
     conversation = folder / "logs" / f"{SESSION}" / "conversation.jsonl"

@@ -128,11 +128,11 @@ async def live(
             before = _row_n(app, lesson) or 0
             size = log.stat().st_size if position is None else position.now()
             session = f"live-{time.time_ns()}-{i}"
+            record = [*command, "record", "--workspace", str(root), *where, "--session-id", session]
+            record += ["--journal", str(journal), "--lessons", lesson, "--reward", "0.6"]
             child = await asyncio.create_subprocess_exec(
-                *command, "record", "--workspace", str(root), *where, "--session-id", session,
-                "--journal", str(journal), "--lessons", lesson, "--reward", "0.6",
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-            )  # fmt: skip
+                *record, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+            )
             if position is None:
                 t_commit = await until(partial(_grew, log, size), "the commit", timeout=60)
             else:

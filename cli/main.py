@@ -35,6 +35,7 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.process import limit_blas_threads
 from lesson_credit.cli.render import safe
+from lesson_credit.cli.version import VersionAction
 
 __all__ = ["build_parser", "main", "subcommands", "summary_lines"]
 
@@ -104,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="who writes, recorded with each event in a database store (default: the hostname)",
     )
+    parser.add_argument("--version", action=VersionAction, help="print lesson-credit's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
         group.register(sub, common, data)

@@ -64,9 +64,11 @@ def save_effects(path: Path, key: str, effects: Mapping[str, float]) -> None:
 
 
 def broad_keywords_of(
-    lessons: Sequence[Lesson], journals: Iterable[str | None], read_text: Callable[[str | None], str | None],
+    lessons: Sequence[Lesson],
+    journals: Iterable[str | None],
+    read_text: Callable[[str | None], str | None],
     share: float,
-) -> dict[str, str]:  # fmt: skip
+) -> dict[str, str]:
     """Lessons with a keyword that hits more than `share` of the journals read (newest first)."""
     read, coverage = keyword_coverage(lessons, journals, read_text)
     return broad_keywords(lessons, read, coverage, share)
@@ -101,10 +103,18 @@ def loo(
     dropout = dropout_log(root, library)
     randomized = randomized_effects(dropout, reader.row_of, data.base) if len(dropout) else None
     results = leave_one_out(
-        data, reader.session_categories(), candidacies.items, min_with=min_with, min_without=min_without,
-        existing={lesson.id for lesson in library.lessons}, broad_keywords=dict(broad), floor=floor,
-        randomized=randomized, agents=reader.session_agents(data.n_sessions), joint=joint,
-    )  # fmt: skip
+        data,
+        reader.session_categories(),
+        candidacies.items,
+        min_with=min_with,
+        min_without=min_without,
+        existing={lesson.id for lesson in library.lessons},
+        broad_keywords=dict(broad),
+        floor=floor,
+        randomized=randomized,
+        agents=reader.session_agents(data.n_sessions),
+        joint=joint,
+    )
     meta: dict[str, Any] = {
         "sessions_without_propensity": candidacies.sessions_without,
         "dropout_sessions": len(dropout),
@@ -114,8 +124,13 @@ def loo(
 
 
 def write_loo(
-    state_dir: Path, results: Sequence[LooResult], now: str, min_with: int, min_without: int, meta: Mapping[str, Any],
+    state_dir: Path,
+    results: Sequence[LooResult],
+    now: str,
+    min_with: int,
+    min_without: int,
+    meta: Mapping[str, Any],
     guard: WriteGuard | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """Write `loo-results.json` (docs/format.md §8) in the workspace's state folder, atomically."""
     write_json(state_dir / "loo-results.json", loo_payload(results, now, min_with, min_without, **meta), guard=guard)

@@ -21,10 +21,10 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.derived_state import StateCheck, check_state
+from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.library.lessons import BROKEN, CONFIG, IGNORED, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
-from lesson_credit.core.session_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -534,15 +534,20 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
 # A derived file left behind by a write that was cut short.
 
 
+_PUT_THE_LOG_BACK = (
+    "put the log back (version control, a backup): it is the only record of the sessions; a `record` would start a "
+    "new log and rewrite bandit-state.json from it"
+)
+_EXPORT_TO_REPLACE = (
+    "lesson-credit keeps it as it is; to put the log's posteriors back, run "
+    "`lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that update is then lost)"
+)
+_REWRITTEN_NEXT = "the next record/grade (or `lesson-credit status`) rewrites it from the log"
 STATE_FINDINGS = {  # how bandit-state.json stands -> (code, severity, advice)
-    "missing": ("log-missing", ERROR, "put the log back (version control, a backup): it is the only record of the "
-                "sessions; a `record` would start a new log and rewrite bandit-state.json from it"),
-    "foreign": ("bandit-state-changed-elsewhere", WARNING, "lesson-credit keeps it as it is; to put the log's "
-                "posteriors back, run `lesson-credit export-gptme state/lesson-thompson/bandit-state.json` (that "
-                "update is then lost)"),
-    "stale": ("stale-bandit-state", WARNING, "the next record/grade (or `lesson-credit status`) rewrites it from "
-              "the log"),
-}  # fmt: skip
+    "missing": ("log-missing", ERROR, _PUT_THE_LOG_BACK),
+    "foreign": ("bandit-state-changed-elsewhere", WARNING, _EXPORT_TO_REPLACE),
+    "stale": ("stale-bandit-state", WARNING, _REWRITTEN_NEXT),
+}
 
 
 def stale_bandit_state(h: HealthData) -> list[Finding]:

@@ -98,9 +98,13 @@ def draw(
 
 
 def log_draw(
-    log: EventStore, drawn: Draw, root: Path, clock: Callable[[], dt.datetime], check_new: Callable[[str], None],
+    log: EventStore,
+    drawn: Draw,
+    root: Path,
+    clock: Callable[[], dt.datetime],
+    check_new: Callable[[str], None],
     guard: WriteGuard | None = None,
-) -> None:  # fmt: skip
+) -> None:
     """Under the log lock: refuse an id already recorded (`check_new`), append the trial's record
     to the dropout log when there is a trial, then the selection event. When the event fails, the
     trial's record is taken back out: a failed `select` leaves no trial line (its retry would add

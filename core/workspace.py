@@ -34,6 +34,7 @@ from lesson_credit.core.base.files import WriteGuard, atomic_write, set_aside_no
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.grading import GradeAppended
+from lesson_credit.core.joined_records import JoinedRecords, SessionRecords, trajectory_for
 from lesson_credit.core.library.journals import outside_library_allowed, read_journal
 from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
 from lesson_credit.core.log.columns import ids_starting
@@ -45,8 +46,7 @@ from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES, RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader, ReadProgress
-from lesson_credit.core.session_records import JoinedRecords, SessionRecords, trajectory_for
-from lesson_credit.core.sessions.records import Record
+from lesson_credit.core.sessions.record_file import Record
 from lesson_credit.core.views import (
     Explanation,
     GradeRecord,

@@ -1,4 +1,5 @@
-"""Regret against the oracle of every selection policy in every simulated world (docs/policy-notes.md).
+"""Regret against the oracle of every selection policy in every simulated world (docs/policy.md, "Regret in
+the simulator").
 
     python scripts/policy_regret.py --seeds 10 --jobs 2 > regret.json
     python scripts/policy_regret.py --seeds 10 --scenario binary-rewards --tau 0.05 --tau 0.15 --tau 0.3
@@ -204,21 +205,29 @@ def main() -> int:
     parser.add_argument("--scenario", action="append", choices=list(SCENARIOS), help="default: every scenario")
     parser.add_argument("--tau", action="append", type=float, help="joint policy prior floors (default: 0.15)")
     parser.add_argument(
-        "--weights", action="append", default=[], choices=["salience", "injection", "centred"],
+        "--weights",
+        action="append",
+        default=[],
+        choices=["salience", "injection", "centred"],
         help="also the joint policy reading injections this way (Scenario.joint_weights)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--variant", action="append", default=[], type=variant, metavar="LABEL:FIELD=VALUE,...",
+        "--variant",
+        action="append",
+        default=[],
+        type=variant,
+        metavar="LABEL:FIELD=VALUE,...",
         help="also the joint policy with these Scenario fields changed, e.g. nocat:joint_category=false",
-    )  # fmt: skip
+    )
     parser.add_argument("--refit", type=int, default=None, help="sessions between joint refits (default: scenario's)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--load", metavar="FILE", help="print the tables of a saved JSON run instead of running")
     parser.add_argument("--table", action="store_true", help="print a markdown table instead of JSON")
     parser.add_argument(
-        "--verdict", action="store_true",
+        "--verdict",
+        action="store_true",
         help="print, per world, joint minus the best credit strategy (paired, 95%% CI), the range and the worst world",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     if args.load:
         saved = json.loads(Path(args.load).read_text(encoding="utf-8"))["regret"]

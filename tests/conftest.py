@@ -18,9 +18,8 @@ os.environ.pop("GPTME_SESSIONS_DIR", None)
 # Python processes they start (they inherit the environment) run BLAS on one thread, as the CLI does
 limit_blas_threads()
 
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace  # noqa: E402
-
 from lesson_credit.tui import gc_settings  # noqa: E402
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace  # noqa: E402
 
 # The suite runs with the dashboard's garbage-collector settings (tui/gc_settings.py): rarer young
 # collections, and the modules every test uses imported once and frozen out of later collections.

@@ -139,6 +139,42 @@ def test_code_cites_only_what_ships() -> None:
     assert found == [], "cite docs/format.md (or say the reason in words), not the spec or an issue number"
 
 
+# Paths named in code, tests and docs point at files that exist: a comment citing a module that has moved
+# sends its reader nowhere. A path is named from the repository's root (`core/log/cache.py`, not
+# `lesson_credit/core/...` or a test folder's `tests/core/...`); `git show <commit>:docs/x.md` names history.
+MENTIONED_PATH = re.compile(r"(?<![\w./:-])(?:(?:core|cli|tui|bench)/[\w/]*\w\.py|docs/[\w/-]*\w\.md)\b")
+# a mention that is not a file of the repository -> what it is
+NOT_FILES = {"docs/readme-first.md": "a lesson id of the dashboard tests' library (tests/tui/tui_fixture.py)"}
+
+
+def mentioned_paths(text: str) -> list[tuple[int, str]]:
+    return [(n, m) for n, line in enumerate(text.splitlines(), 1) for m in MENTIONED_PATH.findall(line)]
+
+
+def test_the_mentioned_path_pattern() -> None:
+    text = "see core/log/cache.py and cli/main.py.\n(docs/format.md#fold) `bench/run.py`\n"
+    text += "lesson_credit/core/x.py tests/core/test_x.py core/log/pg*.py core/ git show 1a2b:docs/old.md\n"
+    assert mentioned_paths(text) == [
+        (1, "core/log/cache.py"),
+        (1, "cli/main.py"),
+        (2, "docs/format.md"),
+        (2, "bench/run.py"),
+    ]
+
+
+def test_mentioned_paths_exist() -> None:
+    sources = [p for folder in CITING for p in sorted((REPO / folder).rglob("*.py"))]
+    sources += sorted((REPO / "docs").rglob("*.md")) + sorted(REPO.glob("*.md")) + [REPO / "pyproject.toml"]
+    missing = [
+        f"{path}  (named at {relative(p)}:{number})"
+        for p in sources
+        if p.resolve() != Path(__file__).resolve()
+        for number, path in mentioned_paths(p.read_text(encoding="utf-8"))
+        if path not in NOT_FILES and not (REPO / path).is_file()
+    ]
+    assert missing == [], "paths named that are not files of the repository:\n" + "\n".join(missing)
+
+
 # The dashboard's private Textual names live in one module, each with its reason.
 TEXTUAL_PRIVATE = REPO / "tui" / "textual_private.py"
 

@@ -18,7 +18,7 @@ from lesson_credit.core.library.salience import salience_breakdowns
 from lesson_credit.core.model.sources import HUMAN, JUDGE
 from lesson_credit.core.reward_report import AgreementReport, GradingQueue, agreement_report, grading_queue
 from lesson_credit.core.sessions.locate import locate
-from lesson_credit.core.sessions.records import record_lines
+from lesson_credit.core.sessions.record_file import record_lines
 from lesson_credit.core.sessions.transcript import transcript
 from lesson_credit.core.views import SourceScore
 from lesson_credit.core.workspace import Workspace

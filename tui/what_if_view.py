@@ -46,9 +46,13 @@ def ranks(rows: tuple[LessonRow, ...]) -> dict[str, int]:
 
 
 def what_if_view(
-    current: PosteriorTable, proposed: PosteriorTable, settings: CreditSettings, hidden: frozenset[str], policy: str,
+    current: PosteriorTable,
+    proposed: PosteriorTable,
+    settings: CreditSettings,
+    hidden: frozenset[str],
+    policy: str,
     priorities: tuple[tuple[str, ...], tuple[str, ...]],
-) -> WhatIfView:  # fmt: skip
+) -> WhatIfView:
     """The view of two tables, without the `hidden` rows (retired arms, as `replay` shows them);
     `priorities`: (saved, proposed) reward priorities."""
     if hidden:

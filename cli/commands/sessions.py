@@ -211,7 +211,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
     """The session as gptme keeps it (docs/records.md): its gptme-sessions record, its trajectory and every
     reward source's score; each missing or unreadable part is None with a one-line note."""
-    from lesson_credit.core.sessions.records import record_lines
+    from lesson_credit.core.sessions.record_file import record_lines
 
     row = ws.session_row(session_id)
     file = ws.session_records.file()

@@ -214,9 +214,13 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     identified = ~few & (np.sqrt(var0) / prior_sd <= SD_RATIO_MAX)
     weak = lam0 / WEAK_PRIOR**2
     fit = fit_robust(
-        op, y, np.where(identified, weak, lam0), dense=dense, hoods=hoods,
+        op,
+        y,
+        np.where(identified, weak, lam0),
+        dense=dense,
+        hoods=hoods,
         common=_common_prior(op, identified, lam0 - weak),
-    )  # fmt: skip
+    )
     # with the robust variance in place of the model's, the data must still cut the prior sd as much
     # (a lesson whose few sessions are far noisier than the rest is not identified by them)
     var = np.maximum(fit.var, fit.model_var)
@@ -248,12 +252,22 @@ def claims_of(design: Design, fitted: Fitted) -> Claims:
             out.append(Column(members, False, unidentified_reason(fitted, c, n_with, n_without)))
             continue
         effect = Interval(float(fit.coef[c]), math.sqrt(float(var[c])), float(fit.df[c]), n_with, n_without)
+        earlier, later = halves[c]
         out.append(
             Column(
-                members, True, None, effect, halves[c][0], halves[c][1], drift_p[c], drifting[c], cats[c], cat_p[c],
-                differs[c],
+                members,
+                identified=True,
+                reason=None,
+                effect=effect,
+                earlier=earlier,
+                later=later,
+                drift_p=drift_p[c],
+                drifting=drifting[c],
+                by_category=cats[c],
+                category_p=cat_p[c],
+                category_differs=differs[c],
             )
-        )  # fmt: skip
+        )
     extra = {"penalty": fitted.penalty}
     return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
 
@@ -358,10 +372,12 @@ def _halves(op: Centred, fit: RobustFit) -> list[tuple[Interval | None, Interval
     """Each column's earlier and later half, split at the median of its own injections."""
     estimate, var, n_with, n_without, _ = windows(op, fit, np.full(op.p, 2, dtype=np.int64))
     return [
-        (interval_of(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
-         interval_of(estimate[c, 1], var[c, 1], n_with[c, 1], n_without[c, 1]))
+        (
+            interval_of(estimate[c, 0], var[c, 0], n_with[c, 0], n_without[c, 0]),
+            interval_of(estimate[c, 1], var[c, 1], n_with[c, 1], n_without[c, 1]),
+        )
         for c in range(op.p)
-    ]  # fmt: skip
+    ]
 
 
 def windows(

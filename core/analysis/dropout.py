@@ -272,9 +272,13 @@ def check_trial(epsilon: float, session_id: str) -> str | None:
 
 
 def log_trial(
-    root: Path, selection: Selection, epsilon: float, titles: Mapping[str, str], ts: float,
+    root: Path,
+    selection: Selection,
+    epsilon: float,
+    titles: Mapping[str, str],
+    ts: float,
     guard: WriteGuard | None = None,
-) -> Callable[[], None]:  # fmt: skip
+) -> Callable[[], None]:
     """Append the trial's record (kept and withheld lessons) to the workspace's dropout log.
     Called under the event log's lock before the selection event: a selection logged without
     its record would look like no trial. Returns what takes the record back out, for when the

@@ -154,10 +154,18 @@ def _joint_effect(column: Column, rank: float, rank_sd: float | None, arm_ids: t
     shown_interval = column.later if column.drifting and column.later is not None else column.effect
     low, high = shown_interval.bounds()
     return Effect(
-        shown_interval.estimate, low, high, LATER if shown_interval is column.later else JOINT,
-        p_value=shown_interval.p_value, drifting=column.drifting, over_time=over_time, by_category=by_category,
-        category_differs=column.category_differs, category_p=column.category_p, **common,
-    )  # fmt: skip
+        shown_interval.estimate,
+        low,
+        high,
+        LATER if shown_interval is column.later else JOINT,
+        p_value=shown_interval.p_value,
+        drifting=column.drifting,
+        over_time=over_time,
+        by_category=by_category,
+        category_differs=column.category_differs,
+        category_p=column.category_p,
+        **common,
+    )
 
 
 def _adjusted(effects: list[Effect | None]) -> list[Effect | None]:
@@ -209,10 +217,17 @@ def headlines(joint: list[Effect | None], randomized: list[Randomized | None]) -
             base = effect if effect is not None else Effect(rnd.estimate, None, None, RANDOMIZED)
             out.append(
                 replace(
-                    base, estimate=rnd.estimate, ci_low=rnd.ci_low, ci_high=rnd.ci_high, method=RANDOMIZED,
-                    p_value=rnd.p_value, p_adjusted=None, identified=True, reason=None,
+                    base,
+                    estimate=rnd.estimate,
+                    ci_low=rnd.ci_low,
+                    ci_high=rnd.ci_high,
+                    method=RANDOMIZED,
+                    p_value=rnd.p_value,
+                    p_adjusted=None,
+                    identified=True,
+                    reason=None,
                 )
-            )  # fmt: skip
+            )
         else:
             out.append(effect)
     return _adjusted(out)

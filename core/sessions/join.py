@@ -15,7 +15,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lesson_credit.core.sessions.records import Record
+from lesson_credit.core.sessions.record_file import Record
 
 MIN_PREFIX = 4  # characters of the shorter id for a prefix to join (a 1-character id would join everything)
 BY_ID, BY_PREFIX, BY_TIME = "id", "prefix", "time"

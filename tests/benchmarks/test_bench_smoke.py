@@ -17,10 +17,10 @@ PG_CASES = ("record_pg", "read_pg", "follow_pg", "write_pg", "push_pg", "scale_r
 
 
 def _postgres_available() -> bool:
-    sys.path.insert(0, str(ROOT / "tests" / "pg"))
     try:
         import psycopg  # noqa: F401
-        from pg_server import NoServer, _bindir
+
+        from tests.pg.pg_server import NoServer, _bindir
 
         _bindir()
     except (ImportError, NoServer):

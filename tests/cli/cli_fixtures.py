@@ -8,8 +8,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import cli_run
-from engine_helpers import CONFIG_REL, LOG_REL, fixed_clock, lesson_text, log_bytes, make_workspace, session
+from tests.support import cli_run
+from tests.support.engine_helpers import (
+    CONFIG_REL,
+    LOG_REL,
+    fixed_clock,
+    lesson_text,
+    log_bytes,
+    make_workspace,
+    session,
+)
 
 __all__ = ["CONFIG_REL", "LOG_REL", "lesson_text", "log_bytes", "make_ws", "run", "run_json", "run_plain", "session"]
 

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_fixtures import CONFIG_REL, LOG_REL, lesson_text, log_bytes, make_ws, run, run_json, session
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.core.log.cache import LogCache
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
+from tests.cli.cli_fixtures import CONFIG_REL, LOG_REL, lesson_text, log_bytes, make_ws, run, run_json, session
 
 GIT, GONE = "tools/git.md", "tools/gone.md"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run, run_json, run_process
-from engine_helpers import CONFIG_REL, LOG_REL, log_bytes
 
 from lesson_credit.cli.main import main
+from tests.support.cli_run import run, run_json, run_process
+from tests.support.engine_helpers import CONFIG_REL, LOG_REL, log_bytes
 
 GIT, QUOTE, PLAIN, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "style.md"
 ROW_KEYS = {"path", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"}

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_run import process_env, run_cli
-from engine_helpers import LOG_REL, fixed_clock, log_bytes, make_workspace, session
 
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import process_env, run_cli
+from tests.support.engine_helpers import LOG_REL, fixed_clock, log_bytes, make_workspace, session
 
 ESC, BEL, CSI8 = "\x1b", "\x07", "\x9b"  # CSI8: the 8-bit (C1) form of ESC [
 RED = "\x1b[31m"

@@ -8,12 +8,12 @@ import math
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
-from dropout_logs import LESSONS, A, B, C, dropout_workspace
-from engine_helpers import fixed_clock, make_workspace, session
 
 from lesson_credit.core import attribution
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run_cli
+from tests.support.dropout_logs import LESSONS, A, B, C, dropout_workspace
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
 
 def test_loo_json_carries_randomized_only_where_dropout_logs_exist(tmp_path: Path) -> None:

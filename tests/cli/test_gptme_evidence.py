@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_cli
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
 
 GIT, QUOTE, PLAIN = "tools/git.md", "tools/quote.md", "workflow/plain.md"
 SIX = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}

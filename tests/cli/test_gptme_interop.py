@@ -9,12 +9,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_cli
-from engine_helpers import BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, log_bytes, make_workspace, row_of, session
-from gptme_files import GIT, OLD, PLAIN, QUOTE, STYLE, gptme_state, write_json
 
 from lesson_credit.core.bandit.interop import EXPORT_ARM_KEYS, InteropError, read_bandit_state
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import (
+    BASIC_LESSONS,
+    LOG_REL,
+    STATE_REL,
+    fixed_clock,
+    log_bytes,
+    make_workspace,
+    row_of,
+    session,
+)
+from tests.support.gptme_files import GIT, OLD, PLAIN, QUOTE, STYLE, gptme_state, write_json
 
 ARM_KEYS = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
 # gptme's four top-level keys, and our stamp: its loader reads the four with .get() and ignores any other

@@ -8,9 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_fixtures import make_ws, run, run_json
-from engine_helpers import grade, session
-from records_helpers import HAND, agreement_workspace
+
+from tests.cli.cli_fixtures import make_ws, run, run_json
+from tests.support.engine_helpers import grade, session
+from tests.support.records_helpers import HAND, agreement_workspace
 
 CLAUDE = [
     {"type": "user", "message": {"content": "Run the tests"}},

@@ -120,7 +120,7 @@ def test_the_completion_examples_work_in_a_fresh_home(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from cli_run import process_env
+    from tests.support.cli_run import process_env
 
     examples = [line.strip() for line in (subcommands(build_parser())["completion"].epilog or "").splitlines()[1:]]
     command = f"{shlex.quote(sys.executable)} -m lesson_credit.cli.main"

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_fixtures import make_ws, run_plain
+
+from tests.cli.cli_fixtures import make_ws, run_plain
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT = "tools/git.md"

@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, make_workspace
+
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, make_workspace
 
 GIT = "tools/git.md"
 

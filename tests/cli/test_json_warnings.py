@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_run import run
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
-from gptme_files import gptme_state, write_json
+
+from tests.support.cli_run import run
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
+from tests.support.gptme_files import gptme_state, write_json
 
 BAD = "line 2: "  # the log's second line is not JSON
 

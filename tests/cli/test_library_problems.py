@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_cli
-from engine_helpers import LOG_REL, lesson_text, make_workspace, session
+
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import LOG_REL, lesson_text, make_workspace, session
 
 ARCHIVED = "---\nmatch:\n  keywords: [deploy]\nstatus: archived\ncreated: {created}\n---\n# Old deploy notes\n"
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_run import run_cli
-from engine_helpers import make_workspace, session
-from health_logs import LESSONS, clean_events
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import make_workspace, session
+from tests.support.health_logs import LESSONS, clean_events
 
 
 def test_cli_lint_exit_codes(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_fixtures import make_ws, run, session
+
+from tests.cli.cli_fixtures import make_ws, run, session
 
 GIT = "tools/git.md"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_run import run_cli
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
 
 
 def _ws_without_its_log(tmp_path: Path) -> tuple[Path, bytes]:

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
-from crafted_loo import A, B, C, D, crafted_workspace
-from engine_helpers import log_bytes
+
+from tests.support.cli_run import run_cli
+from tests.support.crafted_loo import A, B, C, D, crafted_workspace
+from tests.support.engine_helpers import log_bytes
 
 
 @pytest.fixture

@@ -6,8 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_run import run_cli
-from headline_logs import NOTHING, X, documented_order, noise_workspace, parse_table, shown, two_by_two_workspace
+from tests.support.cli_run import run_cli
+from tests.support.headline_logs import (
+    NOTHING,
+    X,
+    documented_order,
+    noise_workspace,
+    parse_table,
+    shown,
+    two_by_two_workspace,
+)
 
 
 def test_table_and_json_show_the_same_headline(tmp_path: Path) -> None:

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_cli
-from crafted_loo import A, B, C, D, crafted_events
-from engine_helpers import make_workspace, session
+
+from tests.support.cli_run import run_cli
+from tests.support.crafted_loo import A, B, C, D, crafted_events
+from tests.support.engine_helpers import make_workspace, session
 
 NESTED, ROOT_LEVEL = "tools/git/worktree.md", "plain.md"
 LESSONS = {

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_fixtures import log_bytes, make_ws, run_plain, session
+
+from tests.cli.cli_fixtures import log_bytes, make_ws, run_plain, session
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 JOURNAL = "Ran git worktree add ../wt and pushed.\n"

@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_run import run
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, CONFIG_REL, LOG_REL, make_workspace, session
+
+from tests.support.cli_run import run
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, CONFIG_REL, LOG_REL, make_workspace, session
 
 GIT = "tools/git.md"
 

@@ -14,12 +14,12 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_fixtures import CONFIG_REL, make_ws, run_plain
 
 from lesson_credit.core.bandit.config import ConfigError, load_config
 from lesson_credit.core.log.cache import LogCache
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
+from tests.cli.cli_fixtures import CONFIG_REL, make_ws, run_plain
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 

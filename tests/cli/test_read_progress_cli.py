@@ -10,13 +10,13 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from engine_helpers import BASIC_LESSONS, make_workspace, session
 
 from lesson_credit.cli import common
 from lesson_credit.cli.common import ProgressLine
 from lesson_credit.cli.main import main
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.reader import ReadProgress
+from tests.support.engine_helpers import BASIC_LESSONS, make_workspace, session
 
 
 class Terminal(io.StringIO):

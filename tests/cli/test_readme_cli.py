@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_run import ROOT, process_env
+
+from tests.support.cli_run import ROOT, process_env
 
 README = ROOT / "README.md"
 LINE_LIMIT_S = 60.0  # "it finished": generous for a loaded machine, never a speed assertion

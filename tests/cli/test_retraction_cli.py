@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_run import run, run_json
-from engine_helpers import grade, make_workspace
-from retraction_log import BASE, LESSONS, retraction
+
+from tests.support.cli_run import run, run_json
+from tests.support.engine_helpers import grade, make_workspace
+from tests.support.retraction_log import BASE, LESSONS, retraction
 
 
 def test_explain_cli_lists_a_retraction_in_the_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,9 +16,9 @@ import random
 from pathlib import Path
 
 import pytest
-from cli_fixtures import log_bytes, make_ws, run, run_json, session
 
 from lesson_credit.core.query import QueryError, epoch_seconds, parse_sort, parse_time
+from tests.cli.cli_fixtures import log_bytes, make_ws, run, run_json, session
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 

@@ -11,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, CONFIG_REL, LOG_REL, STATE_REL, make_workspace, session
+
+from tests.support.cli_run import run
+from tests.support.engine_helpers import (
+    BASIC_JOURNAL,
+    BASIC_LESSONS,
+    CONFIG_REL,
+    LOG_REL,
+    STATE_REL,
+    make_workspace,
+    session,
+)
 
 GIT = "tools/git.md"
 WRITTEN_REL = "state/lesson-thompson/.cache/bandit-state-written"

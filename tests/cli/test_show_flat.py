@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_fixtures import make_ws, run_json
-from engine_helpers import session
-from records_helpers import agreement_workspace
 
 from lesson_credit.core.workspace import Workspace
+from tests.cli.cli_fixtures import make_ws, run_json
+from tests.support.engine_helpers import session
+from tests.support.records_helpers import agreement_workspace
 
 
 def _no_table(self: Workspace) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_run import run_cli
-from engine_helpers import make_workspace, session
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import make_workspace, session
 
 LESSONS = {"good.md": (["a"], "active"), "bad.md": (["b"], "active"), "unused.md": (["c"], "active")}
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import ROOT, run_cli
-from engine_helpers import LOG_REL, make_workspace, session
 
 from lesson_credit.core.base.safe_read import open_regular
+from tests.support.cli_run import ROOT, run_cli
+from tests.support.engine_helpers import LOG_REL, make_workspace, session
 
 
 def test_show_says_a_json_array_records_file_was_not_read(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_run import ROOT, process_env, run_cli
-from engine_helpers import LOG_REL, lesson_text, log_bytes, make_workspace, session
+
+from tests.support.cli_run import ROOT, process_env, run_cli
+from tests.support.engine_helpers import LOG_REL, lesson_text, log_bytes, make_workspace, session
 
 # ---------------------------------------------------------------- item 5
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_helpers import grade, make_workspace, session
-from records_helpers import HAND, agreement_workspace
 
 from lesson_credit.core.analysis.agreement import Confusion, agreement, average_ranks, kappa
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.reward_report import agreement_report, grading_queue
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import grade, make_workspace, session
+from tests.support.records_helpers import HAND, agreement_workspace
 
 LESSONS = {"a.md": (["alpha"], "active")}
 

@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from crafted_loo import LESSONS, WITH_A, WITHOUT_A, A, B, C, D, crafted_workspace
-from engine_helpers import LOG_REL, PROPERTY, fixed_clock, grade, make_workspace, session
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
@@ -30,6 +28,8 @@ from lesson_credit.core.analysis.effects import (
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 from lesson_credit.core.workspace import Workspace
+from tests.support.crafted_loo import LESSONS, WITH_A, WITHOUT_A, A, B, C, D, crafted_workspace
+from tests.support.engine_helpers import LOG_REL, PROPERTY, fixed_clock, grade, make_workspace, session
 
 
 @pytest.fixture

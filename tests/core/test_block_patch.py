@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from engine_helpers import PROPERTY, make_workspace, session
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lesson_credit.core.log import blockpatch
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import PROPERTY, make_workspace, session
 
 LESSONS = {f"l{i}.md": ([f"k{i}"], "active") for i in range(5)}
 REWARDS = [0.1, 1 / 3, 0.7, 2 / 3, 0.9, 0.0, 1.0]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oracles import robust_reference
 from scipy import stats
 
 from lesson_credit.core.analysis.claims import (
@@ -20,6 +19,7 @@ from lesson_credit.core.analysis.claims import (
 from lesson_credit.core.analysis.joint import Design
 from lesson_credit.core.analysis.joint_ops import centred, indicators
 from lesson_credit.core.analysis.robust import fit_robust
+from tests.support.oracles import robust_reference
 
 
 def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray | None = None) -> Design:

@@ -10,12 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
-from engine_helpers import CONFIG_REL, LOG_REL, make_workspace, session
 
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES
 from lesson_credit.core.model.settings import CreditSettings
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import CONFIG_REL, LOG_REL, make_workspace, session
 
 WRITTEN = """\
 # our settings: keep this comment

@@ -8,13 +8,13 @@ import os
 from pathlib import Path
 
 import pytest
-from dropout_logs import A, B, C, dropout_workspace, gptme_line
-from engine_helpers import fixed_clock
 from scipy import stats
 
 from lesson_credit.core.analysis import dropout as dropout_mod
 from lesson_credit.core.analysis.dropout import read_dropout_logs
 from lesson_credit.core.workspace import Workspace
+from tests.support.dropout_logs import A, B, C, dropout_workspace, gptme_line
+from tests.support.engine_helpers import fixed_clock
 
 
 def test_dropout_log_in_gptmes_shape_gives_the_hand_computed_estimate(tmp_path: Path) -> None:

@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from engine_helpers import PROPERTY, grade, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracles import fold_naive
 
 from lesson_credit.core.bandit.fold import CreditSettings, FoldData, Posterior, fold
 from lesson_credit.core.log.events import Event, InvalidEvent, SessionEvent
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.store import LogProblem, parse_chunk
+from tests.support.engine_helpers import PROPERTY, grade, session
+from tests.support.oracles import fold_naive
 
 A, B = "tools/a.md", "tools/b.md"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from dropout_logs import gptme_line, write_logs
-from engine_helpers import fixed_clock, make_workspace, session
-from headline_logs import LESSONS, W, X, Y, Z, two_by_two_workspace
 
 from lesson_credit.core.workspace import Workspace
+from tests.support.dropout_logs import gptme_line, write_logs
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
+from tests.support.headline_logs import LESSONS, W, X, Y, Z, two_by_two_workspace
 
 
 def test_two_kept_against_two_withheld_is_not_the_headline(tmp_path: Path) -> None:

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import fixed_clock, grade, make_workspace, session
-from health_logs import LESSONS, VARIED, clean_events
 
 from lesson_credit.core.health import PROBLEM, WARNING, Finding, lint
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import fixed_clock, grade, make_workspace, session
+from tests.support.health_logs import LESSONS, VARIED, clean_events
 
 
 def findings(root: Path) -> list[Finding]:

@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from engine_helpers import fixed_clock, make_workspace, session
-from oracles import ridge_reference, time_columns
 
 from lesson_credit.core.analysis.joint import build_design, fit_joint
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
+from tests.support.oracles import ridge_reference, time_columns
 
 A, B, C = "tools/a.md", "tools/b.md", "workflow/c.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active")}

@@ -11,8 +11,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cli_run import run as run_cli_main
-from engine_helpers import CONFIG_REL, LOG_REL, fixed_clock, make_workspace, session
 
 from lesson_credit.core.analysis import joint_posterior as jp
 from lesson_credit.core.analysis.joint import JointFit, build_design, fit_joint
@@ -21,6 +19,8 @@ from lesson_credit.core.bandit.policy import NormalPosterior, joint_select, p_to
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run as run_cli_main
+from tests.support.engine_helpers import CONFIG_REL, LOG_REL, fixed_clock, make_workspace, session
 
 LESSONS = {
     "a.md": (["alpha"], "active"),

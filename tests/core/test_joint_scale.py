@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from engine_helpers import fixed_clock, make_workspace, session
-from oracles import ridge_reference
 
 from lesson_credit.core.analysis import joint as joint_mod
 from lesson_credit.core.analysis.joint import Design, build_design, fit_joint
 from lesson_credit.core.analysis.joint_ops import NEIGHBOURS
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
+from tests.support.oracles import ridge_reference
 
 
 def random_design(p: int, n: int, seed: int, *, agents: int = 0, topics: int = 0) -> Design:

@@ -6,7 +6,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from engine_helpers import lesson_text
 
 from lesson_credit.core.library.lessons import (
     OVERRIDDEN,
@@ -17,6 +16,7 @@ from lesson_credit.core.library.lessons import (
     normalize_id,
     parse_lesson,
 )
+from tests.support.engine_helpers import lesson_text
 
 CORPUS = Path(__file__).parents[3] / "shared" / "corpus" / "gptme-contrib-lessons"
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_helpers import LOG_REL, fixed_clock, make_workspace
 
 from lesson_credit.core.analysis.claims import lesson_claims
 from lesson_credit.core.analysis.effects import LooResult
@@ -20,6 +19,7 @@ from lesson_credit.core.sim.loop import run_policy
 from lesson_credit.core.sim.scenario import scenario
 from lesson_credit.core.sim.world import make_world
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import LOG_REL, fixed_clock, make_workspace
 
 
 def design_of(x: np.ndarray, reward: np.ndarray, *, time: bool = True) -> Design:

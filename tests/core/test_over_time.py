@@ -8,13 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from engine_helpers import fixed_clock, make_workspace, session
 from scipy import stats
 
 from lesson_credit.core.analysis.claims import fit_columns, lesson_claims
 from lesson_credit.core.analysis.joint import Design
 from lesson_credit.core.analysis.over_time import LEVEL, MAX_WINDOWS, PER_WINDOW, window_count
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
 A, B, C, RARE = "a.md", "b.md", "c.md", "rare.md"
 CATEGORIES = ("code", "ops")

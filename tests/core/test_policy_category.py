@@ -9,14 +9,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_run import run as run_cli_main
-from engine_helpers import LOG_REL, fixed_clock, make_workspace, session
 
 from lesson_credit.core.analysis.joint import build_design, fit_joint
 from lesson_credit.core.analysis.joint_posterior import category_deviations
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.bandit.select import category_of
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run as run_cli_main
+from tests.support.engine_helpers import LOG_REL, fixed_clock, make_workspace, session
 
 OTHERS = [f"o{i}.md" for i in range(4)]  # no effect anywhere
 LESSONS = {"mig.md": (["schema"], "active"), **{lesson: (["schema"], "active") for lesson in OTHERS}}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from engine_helpers import fixed_clock, make_workspace, session
 
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
 NULLS = [f"n{i}.md" for i in range(4)]
 LESSONS = {"help.md": (["task"], "active"), "rider.md": (["task"], "active")} | {n: (["task"], "active") for n in NULLS}

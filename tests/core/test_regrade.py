@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from engine_helpers import PROPERTY
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lesson_credit.core.bandit.fold import CreditSettings, fold, regrade
 from lesson_credit.core.log.events import SessionEvent
 from lesson_credit.core.log.index import LogIndex
+from tests.support.engine_helpers import PROPERTY
 
 ARMS = ["a.md", "b.md", "c.md", "d.md"]
 

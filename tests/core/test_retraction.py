@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
-from retraction_log import BASE, LESSONS, retraction
 
 from lesson_credit.core.grading import GradeConflict
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import fixed_clock, grade, log_bytes, make_workspace, session
+from tests.support.retraction_log import BASE, LESSONS, retraction
 
 
 def numbers(ws: Workspace) -> dict[str, tuple[float, float, int]]:

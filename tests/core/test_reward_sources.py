@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from engine_helpers import PROPERTY, grade, make_workspace, session
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,6 +26,7 @@ from lesson_credit.core.model.sources import (
     source_of,
 )
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import PROPERTY, grade, make_workspace, session
 
 LESSONS = {"a.md": (["alpha"], "active")}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from engine_helpers import PROPERTY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +17,7 @@ from lesson_credit.core.library.salience import (
     salience_breakdowns,
     snippet,
 )
+from tests.support.engine_helpers import PROPERTY
 
 
 def breakdown(text: str, keywords: list[str]) -> SalienceBreakdown:

@@ -12,7 +12,6 @@ from unittest.mock import patch
 
 import numpy as np
 import pytest
-from engine_helpers import grade, make_workspace, session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +19,7 @@ from lesson_credit.core.log import scoring
 from lesson_credit.core.log.snapshot import SourceInputs, source_scores
 from lesson_credit.core.model.sources import HEURISTIC, HUMAN, JUDGE, SOURCES, RewardInputs
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import grade, make_workspace, session
 
 CODES = len(SOURCES)
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from oracles import best_gain, selection_regret
 
 from lesson_credit.core.bandit.fold import CreditSettings, fold
 from lesson_credit.core.sim.simulate import (
@@ -28,6 +27,7 @@ from lesson_credit.core.sim.simulate import (
     simulate_seed,
     spearman,
 )
+from tests.support.oracles import best_gain, selection_regret
 
 TINY = Scenario(name="tiny", n_lessons=30, n_sessions=80, k=4)
 

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, row_of, session
 
 from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.base.files import atomic_write
 from lesson_credit.core.log.store import EventLog, ReadResult, StoreError, parse_chunk
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import LOG_REL, STATE_REL, fixed_clock, grade, row_of, session
 
 A, B = "tools/a.md", "tools/b.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active")}

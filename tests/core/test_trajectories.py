@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import make_workspace, session
 
 from lesson_credit.core.sessions.locate import locate
 from lesson_credit.core.sessions.trajectory import (
@@ -24,6 +23,7 @@ from lesson_credit.core.sessions.trajectory import (
 )
 from lesson_credit.core.sessions.transcript import collapse, find_all, transcript
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import make_workspace, session
 
 
 def jsonl(rows: list[Any]) -> bytes:

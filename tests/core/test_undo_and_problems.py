@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from engine_helpers import LOG_REL, fixed_clock, grade, log_bytes, make_workspace, session
 
 from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import LOG_REL, fixed_clock, grade, log_bytes, make_workspace, session
 
 LESSONS = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
 

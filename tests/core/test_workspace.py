@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import (
+
+from lesson_credit.core.bandit.fold import CreditSettings
+from lesson_credit.core.bandit.select import candidates
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import (
     BASIC_JOURNAL,
     CONFIG_REL,
     LOG_REL,
@@ -19,12 +24,7 @@ from engine_helpers import (
     row_of,
     session,
 )
-from oracles import session_event
-
-from lesson_credit.core.bandit.fold import CreditSettings
-from lesson_credit.core.bandit.select import candidates
-from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.workspace import Workspace
+from tests.support.oracles import session_event
 
 GIT, QUOTE, PLAIN, OLD, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "workflow/old.md", "style.md"
 

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from pg_helpers import make_workspace  # noqa: E402
-from pg_server import NoServer, Server, create_database, start_server  # noqa: E402
+from tests.pg.pg_helpers import make_workspace  # noqa: E402
+from tests.pg.pg_server import NoServer, Server, create_database, start_server  # noqa: E402
 
 _databases = itertools.count()
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cli_run import run_json
-from pg_helpers import line, make_workspace
 
 from lesson_credit.core.log.pgstore import PgStore
 from lesson_credit.core.workspace import Workspace
+from tests.pg.pg_helpers import line, make_workspace
+from tests.support.cli_run import run_json
 
 GIT, QUOTE = "tools/git.md", "tools/quote.md"
 LOO = ["loo", "--no-write", "--min-with", "1", "--min-without", "1"]

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from cli_run import run
-from pg_helpers import line, log_path, wait_until
-from pg_server import PASSWORD, Server
 
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.pgstore import PgStore
+from tests.pg.pg_helpers import line, log_path, wait_until
+from tests.pg.pg_server import PASSWORD, Server
+from tests.support.cli_run import run
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = line({"type": "session", "session_id": "s1", "base_reward": 0.5,

@@ -13,7 +13,6 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_helpers import insert_raw, line, wait_until, waiting_on_a_lock
 
 from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.log import pgconn
@@ -21,6 +20,7 @@ from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession
 from lesson_credit.core.log.pgstore import PgStore
 from lesson_credit.core.workspace import Workspace
+from tests.pg.pg_helpers import insert_raw, line, wait_until, waiting_on_a_lock
 
 JOIN_S = 120.0  # a generous bound for "it finished"; never a speed assertion
 

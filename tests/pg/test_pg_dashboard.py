@@ -8,13 +8,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pg_helpers import line
 from textual.pilot import Pilot
-from textual_private import notification_texts
 
 from lesson_credit.core.log.pgstore import PgStore
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from tests.pg.pg_helpers import line
+from tests.support.textual_private import notification_texts
 
 SIZE = (100, 30)
 WAIT_S = 20.0  # a generous bound for "it arrived"; the 0.5 s target is the bench's
@@ -127,7 +127,7 @@ def test_a_grade_committed_after_the_dashboards_connections_were_terminated_show
 
 
 async def _grade_after_terminated_connections_shows(tmp_path: Path, ws_root: Path, pg_url: str) -> None:
-    from pg_helpers import make_workspace
+    from tests.pg.pg_helpers import make_workspace
 
     first = PgStore(pg_url, agent="other")
     first.append_event(session("s1"))  # base_reward 0.8

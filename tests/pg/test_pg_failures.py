@@ -12,12 +12,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from cli_run import run
-from pg_helpers import line, log_path, make_workspace, wait_until, waiting_on_a_lock
-from pg_server import NoServer, create_database, start_server, wait_until_accepting
 
 from lesson_credit.core.log.pgconn import parse_url
 from lesson_credit.core.log.pgstore import PgStore
+from tests.pg.pg_helpers import line, log_path, make_workspace, wait_until, waiting_on_a_lock
+from tests.pg.pg_server import NoServer, create_database, start_server, wait_until_accepting
+from tests.support.cli_run import run
 
 REPO = Path(__file__).parents[2]
 PROCESS_TIMEOUT_S = 240

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from cli_run import run, run_json
-from pg_helpers import line, log_path, make_workspace
-from pg_server import NoServer, create_database, start_server, wait_until_accepting
 
 from lesson_credit.core.log.pgstore import PgStore
+from tests.pg.pg_helpers import line, log_path, make_workspace
+from tests.pg.pg_server import NoServer, create_database, start_server, wait_until_accepting
+from tests.support.cli_run import run, run_json
 
 REPO = Path(__file__).parents[2]
 WORKER = Path(__file__).with_name("agent_worker.py")

@@ -12,11 +12,11 @@ from typing import Any
 
 import psycopg
 import pytest
-from cli_run import run_json
-from pg_helpers import insert_raw, line, log_path, wait_until, waiting_on_a_lock
 
 from lesson_credit.core.log import pgpush
 from lesson_credit.core.log.pgstore import PgStore
+from tests.pg.pg_helpers import insert_raw, line, log_path, wait_until, waiting_on_a_lock
+from tests.support.cli_run import run_json
 
 
 def session(sid: str, base: float = 0.5) -> bytes:

@@ -12,15 +12,15 @@ from typing import Any
 
 import psycopg
 import pytest
-from cli_run import run, run_json
-from pg_helpers import line, log_path, make_workspace
-from pg_server import PASSWORD, Server
 
 from lesson_credit.core.log import pgconn, pgschema, pgstore
 from lesson_credit.core.log.events import InvalidEvent, decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession, EventStore, JsonlStore
 from lesson_credit.core.log.pgstore import LATEST, PgStore
 from lesson_credit.core.log.store import ReadResult, StoreError
+from tests.pg.pg_helpers import line, log_path, make_workspace
+from tests.pg.pg_server import PASSWORD, Server
+from tests.support.cli_run import run, run_json
 
 GIT, QUOTE, PLAIN, STYLE = "tools/git.md", "tools/quote.md", "workflow/plain.md", "style.md"
 
@@ -539,9 +539,8 @@ def test_parsed_log_cache_per_store_position(
 
 
 def test_a_database_made_afresh_is_read_from_the_start(pg_server: Server, ws_root: Path) -> None:
-    from pg_server import create_database
-
     from lesson_credit.core.workspace import Workspace
+    from tests.pg.pg_server import create_database
 
     url = create_database(pg_server, "afresh")
     store = PgStore(url, agent="a")

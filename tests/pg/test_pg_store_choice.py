@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_run import run, run_json
-from pg_helpers import line, log_path
 
 from lesson_credit.core.log.events import InvalidEvent
 from lesson_credit.core.log.eventstore import DuplicateSession, JsonlStore
 from lesson_credit.core.log.pgstore import PgStore, display_url
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.log.stores import STORE_ENV, open_store, store_url
+from tests.pg.pg_helpers import line, log_path
+from tests.support.cli_run import run, run_json
 
 CONFIG = Path("state") / "lesson-thompson" / "config.toml"
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_helpers import line
 
 from lesson_credit.core.log import pgstore
 from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.pgstore import PgStore
+from tests.pg.pg_helpers import line
 
 
 def session(sid: str) -> bytes:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_process
-from hostile_helpers import LOG_REL, lesson, make_ws
 
 from lesson_credit.core.query import QueryError
 from lesson_credit.core.workspace import Workspace
+from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
+from tests.support.cli_run import run_process
 
 LIBRARY = {"a.md": lesson(["alpha"]), "b.md": lesson(["beta"])}
 CACHE_REL = LOG_REL.parent / ".cache"

@@ -13,12 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli, run_process
-from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
-from lock_holder import LockHolder
 
 from lesson_credit.core.base.files import StoreError, atomic_write
 from lesson_credit.core.log.store import EventLog
+from tests.robustness.hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
+from tests.support.cli_run import run_cli, run_process
+from tests.support.lock_holder import LockHolder
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 

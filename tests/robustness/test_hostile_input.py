@@ -11,12 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_run import run_process
-from hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lesson_credit.core.library.salience import KeywordMatcher
+from tests.robustness.hostile_helpers import LOG_REL, lesson, log_bytes, make_ws
+from tests.support.cli_run import run_process
 
 PROPERTY = settings(
     max_examples=int(os.environ.get("WILDCARD_EXAMPLES", "400")),

@@ -11,15 +11,15 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from cli_run import run_process
-from engine_helpers import BASIC_LESSONS, STATE_REL, make_workspace, session
-from hostile_helpers import log_bytes
 
 from lesson_credit.core.analysis.dropout import read_dropout_logs
 from lesson_credit.core.base.safe_json import JSON_MAX_DEPTH, JsonError, decode_json
 from lesson_credit.core.sessions.locate import locate
-from lesson_credit.core.sessions.records import DEFAULT_WEIGHTS, parse_records, read_weights
+from lesson_credit.core.sessions.record_file import DEFAULT_WEIGHTS, parse_records, read_weights
 from lesson_credit.core.sessions.trajectory import parse_trajectory
+from tests.robustness.hostile_helpers import log_bytes
+from tests.support.cli_run import run_process
+from tests.support.engine_helpers import BASIC_LESSONS, STATE_REL, make_workspace, session
 
 DEEP_LINE = b"[" * 1000 + b"]" * 1000  # 2 KB: past Python's recursion limit inside msgspec
 HUGE_INT = b"1" + b"0" * 400  # a JSON integer no float holds (1e400)

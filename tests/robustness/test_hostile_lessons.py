@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_process
-from hostile_helpers import make_ws
 
 from lesson_credit.core.library import patterns
 from lesson_credit.core.library.patterns import PATTERN_MAX_SIZE, PatternError, compile_pattern, expanded_size
 from lesson_credit.core.library.salience import KeywordMatcher, salience
 from lesson_credit.core.library.wildcard import WILDCARD_MAX_PARTS, wildcard_problem
+from tests.robustness.hostile_helpers import make_ws
+from tests.support.cli_run import run_process
 
 BOMB = "(?:(?:(?:a{100}){100}){100}){100}"  # the 100-byte attack: 100^4 = 10^8 copies of `a` (21-23 GB)
 STARS = "a*" * 418 + "b"  # the 837-byte wildcard: 419 literal parts

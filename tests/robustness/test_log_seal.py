@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_helpers import LOG_REL, lesson, make_ws
 
 from lesson_credit.core.log import logcheck
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
+from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
 
 LIBRARY = {"a.md": lesson(["alpha"]), "b.md": lesson(["beta"])}
 SEAL_REL = LOG_REL.parent / ".cache" / "log-seal"

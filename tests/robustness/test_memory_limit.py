@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_run import process_env, run_cli
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
 
 from lesson_credit.core.base import memory
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import process_env, run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
 
 LIMIT_BYTES = 200 << 20  # the attack's limit
 FINISHED_S = 120.0  # "it finished" (the run takes about 2 s; a hang never does): never a speed assertion

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from cli_run import process_env, run_process
-from engine_helpers import BASIC_LESSONS, CONFIG_REL, STATE_REL, make_workspace, session
 
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.cache import CACHE_MAGIC, MIN_NEW_BYTES
+from tests.support.cli_run import process_env, run_process
+from tests.support.engine_helpers import BASIC_LESSONS, CONFIG_REL, STATE_REL, make_workspace, session
 
 DEEP = b'{"arms": {"a.md": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_run import run_process
-from hostile_helpers import lesson, log_bytes, make_ws
+from tests.robustness.hostile_helpers import lesson, log_bytes, make_ws
+from tests.support.cli_run import run_process
 
 
 def test_a_device_as_context_is_refused_with_one_line(tmp_path: Path) -> None:

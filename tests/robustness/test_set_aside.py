@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import ROOT, process_env, run_cli
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, make_workspace, session
 
 from lesson_credit.core.log import logcheck
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import ROOT, process_env, run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, make_workspace, session
 
 CACHE_REL = LOG_REL.parent / ".cache"
 DEMO = ROOT  # the repository's root is the demo workspace (lessons/, state/)

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_helpers import LOG_REL, lesson, make_ws
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from lesson_credit.core.workspace import Workspace
+from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
 
 CACHE_REL = LOG_REL.parent / ".cache"
 LIBRARY = {"a.md": lesson(["alpha", "modifying"]), "tools/zeta.md": lesson(["zeta"])}

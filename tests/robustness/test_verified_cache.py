@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_run import run_process
-from hostile_helpers import LOG_REL, lesson, make_ws
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +22,8 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 from lesson_credit.core.log.store import StoreError, parse_chunk
 from lesson_credit.core.workspace import Workspace
+from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
+from tests.support.cli_run import run_process
 
 STATE_REL = LOG_REL.parent / "bandit-state.json"
 CACHE_REL = LOG_REL.parent / ".cache"

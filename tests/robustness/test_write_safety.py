@@ -8,11 +8,19 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
-from engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, fixed_clock, make_workspace, session
 
 from lesson_credit.core.base.files import StoreError, atomic_write
 from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import (
+    BASIC_JOURNAL,
+    BASIC_LESSONS,
+    LOG_REL,
+    STATE_REL,
+    fixed_clock,
+    make_workspace,
+    session,
+)
 
 STATE = Path("state") / "lesson-thompson"
 

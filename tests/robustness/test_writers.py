@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_helpers import row_of
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.store import EventLog, StoreError
 from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import row_of
 
 REPO = Path(__file__).resolve().parents[2]
 

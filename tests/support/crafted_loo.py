@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine_helpers import make_workspace, session
+from tests.support.engine_helpers import make_workspace, session
 
 A, B, C, D = "tools/a.md", "tools/b.md", "workflow/c.md", "workflow/d.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active"), D: (["delta"], "active")}

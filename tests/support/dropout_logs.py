@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from engine_helpers import make_workspace, session
+from tests.support.engine_helpers import make_workspace, session
 
 A, B, C = "tools/a.md", "tools/b.md", "workflow/c.md"
 LESSONS = {A: (["alpha"], "active"), B: (["beta"], "active"), C: (["gamma"], "active")}

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hypothesis import settings
-from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+
+from tests.support.layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import LessonRow

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from dropout_logs import gptme_line, write_logs
-from engine_helpers import make_workspace, session
+
+from tests.support.dropout_logs import gptme_line, write_logs
+from tests.support.engine_helpers import make_workspace, session
 
 X, Y, Z, W = "tools/x.md", "tools/y.md", "tools/z.md", "workflow/w.md"
 NOTHING = "No lesson's effect is distinguishable from zero"  # the line above the list

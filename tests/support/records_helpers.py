@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from engine_helpers import grade, make_workspace, session
+
+from tests.support.engine_helpers import grade, make_workspace, session
 
 AGREEMENT_LESSONS = {"a.md": (["alpha"], "active")}
 HUMAN = [0.9, 0.2, 0.7, 0.4, 1.0]  # s1..s5 by manual; s6 by manual only, s7 by the judge only

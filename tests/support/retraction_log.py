@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_helpers import session
+from tests.support.engine_helpers import session
 
 LESSONS = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
 

@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from tui_fixture import build_analysis_workspace, build_workspace, fixed_clock  # noqa: E402
-
 from lesson_credit.core.workspace import Workspace  # noqa: E402
 from lesson_credit.tui.app import LessonCreditApp  # noqa: E402
+from tests.tui.tui_fixture import build_analysis_workspace, build_workspace, fixed_clock  # noqa: E402
 
 
 @pytest.fixture

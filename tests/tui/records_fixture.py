@@ -12,9 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tui_fixture import build_workspace, fixed_clock
-
 from lesson_credit.core.workspace import Workspace
+from tests.tui.tui_fixture import build_workspace, fixed_clock
 
 PYTEST = "\n".join(f"tests/test_{i}.py::test_case PASSED" for i in range(40))
 T = "2026-03-01T09:"

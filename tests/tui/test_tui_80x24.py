@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual_private import screen_lines
-from tui_fixture import settle
-
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.textual_private import screen_lines
+from tests.tui.tui_fixture import settle
 
 SIZE = (80, 24)
 

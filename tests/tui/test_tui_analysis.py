@@ -7,14 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from engine_helpers import fixed_clock
-from headline_logs import NOTHING, X, documented_order, noise_workspace, shown, two_by_two_workspace
 from rich.text import Text
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import Input, ProgressBar, Select, Static
-from textual_private import notification_texts
-from tui_fixture import FIXED_NOW, analysis_session, lessons_with_effects, open_health, settle, table_keys, wait_until
 
 from lesson_credit.core.analysis.effects import loo_payload
 from lesson_credit.core.sim.simulate import ESTIMATORS
@@ -27,6 +23,18 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.simulation import BEST_MARK, SimulationScreen
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.engine_helpers import fixed_clock
+from tests.support.headline_logs import NOTHING, X, documented_order, noise_workspace, shown, two_by_two_workspace
+from tests.support.textual_private import notification_texts
+from tests.tui.tui_fixture import (
+    FIXED_NOW,
+    analysis_session,
+    lessons_with_effects,
+    open_health,
+    settle,
+    table_keys,
+    wait_until,
+)
 
 SIZE = (120, 40)
 LOO_FILE = Path("state") / "lesson-thompson" / "loo-results.json"

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets.data_table import ColumnKey
-from tui_fixture import fixed_clock, lesson, open_session, record, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.tui.tui_fixture import fixed_clock, lesson, open_session, record, settle
 
 LONG = {
     "testing/run-tests-before-claiming.md": lesson(["pytest"], "Run the tests"),

@@ -18,12 +18,12 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.pilot import Pilot
-from textual_private import type_ahead
-from tui_fixture import settle
 
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.textual_private import type_ahead
+from tests.tui.tui_fixture import settle
 
 EXPECTED = {  # lesson: (salience, weight, reward, d_alpha, d_beta, hit, missed)
     "tools/git-worktree": ("0.50", "0.650", "0.585", "+0.585", "+0.415", "git worktree", "stale branch"),

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_fixture import CONFIG_REL as CONFIG
-from tui_fixture import analysis_session, lessons_with_effects, settle, wait_until
 
 from lesson_credit.core.bandit import policy as policy_mod
 from lesson_credit.core.model import beta as beta_mod
@@ -25,6 +23,8 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.tui.tui_fixture import CONFIG_REL as CONFIG
+from tests.tui.tui_fixture import analysis_session, lessons_with_effects, settle, wait_until
 
 SIZE = (120, 40)
 

@@ -13,7 +13,6 @@ import pytest
 from scipy import stats
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
-from tui_fixture import settle
 
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
@@ -21,6 +20,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
+from tests.tui.tui_fixture import settle
 
 SIZE = (160, 45)
 

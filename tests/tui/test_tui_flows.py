@@ -8,24 +8,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
-from engine_helpers import row_of
 from textual.widgets import DataTable, Input
-from textual_private import notification_texts
-from tui_fixture import (
-    CONFIG_REL,
-    LOG_REL,
-    NEW_SESSION,
-    STATE_REL,
-    fixed_clock,
-    log_lines,
-    open_session,
-    open_sessions,
-    record,
-    settle,
-    table_keys,
-    wait_until,
-    weight,
-)
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -43,6 +26,23 @@ from lesson_credit.tui.source_views import LessonsView
 from lesson_credit.tui.widgets.beta_plot import BetaPlot
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.lesson_panel import LessonPanel
+from tests.support.engine_helpers import row_of
+from tests.support.textual_private import notification_texts
+from tests.tui.tui_fixture import (
+    CONFIG_REL,
+    LOG_REL,
+    NEW_SESSION,
+    STATE_REL,
+    fixed_clock,
+    log_lines,
+    open_session,
+    open_sessions,
+    record,
+    settle,
+    table_keys,
+    wait_until,
+    weight,
+)
 
 SIZE = (120, 40)
 

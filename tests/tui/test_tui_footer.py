@@ -11,13 +11,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.strip import Strip
 from textual.widgets import Static
-from textual_private import screen_lines
-from tui_fixture import open_session, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from tests.support.textual_private import screen_lines
+from tests.tui.tui_fixture import open_session, settle
 
 
 def footer_line(app: LessonCreditApp) -> str:

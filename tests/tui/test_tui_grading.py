@@ -13,7 +13,6 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.views import Explanation
 from lesson_credit.core.workspace import Workspace
@@ -24,6 +23,7 @@ from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import SourceSnapshot
+from tests.tui.tui_fixture import fixed_clock, log_lines, open_session, settle
 
 SIZE = (120, 40)
 
@@ -295,7 +295,7 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
 
 
 async def test_next_pending_grades_a_queue_from_the_keyboard(ws_root: Path) -> None:
-    from tui_fixture import NEW_SESSION, record
+    from tests.tui.tui_fixture import NEW_SESSION, record
 
     workspace = Workspace(ws_root, clock=fixed_clock)
     record(workspace, ws_root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))  # s5, pending

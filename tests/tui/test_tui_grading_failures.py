@@ -13,9 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lock_holder import LockHolder
 from textual.pilot import Pilot
-from tui_fixture import log_lines, settle, wait_until
 
 from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
@@ -23,6 +21,8 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmCommit, ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.source import WorkspaceSource
+from tests.support.lock_holder import LockHolder
+from tests.tui.tui_fixture import log_lines, settle, wait_until
 
 SIZE = (120, 40)
 

@@ -16,7 +16,7 @@ written (docs/trust.md). The model does not change for them: a failure delays wh
 never loses, repeats or reorders it, so the log must still be exactly the model's.
 
 The model is written from what the keys are documented to do (docs/dashboard.md,
-docs/keys-notes.md), not from the screens' code. Filters and jump ids are typed from `s`, `x`
+docs/keys.md), not from the screens' code. Filters and jump ids are typed from `s`, `x`
 and digits: of the fields the Sessions filter reads (id, category, grader, time), those occur
 only in ids and times, which grades do not change, so the rows a filter shows do not depend on
 when the list reloads after a commit.
@@ -38,8 +38,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from textual_private import CHARACTERS
-from tui_fixture import NEW_SESSION, SESSIONS, build_workspace, burst, fixed_clock, log_lines, record, settle
 
 from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
@@ -51,6 +49,8 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.filter_box import FilterBox
+from tests.support.textual_private import CHARACTERS
+from tests.tui.tui_fixture import NEW_SESSION, SESSIONS, build_workspace, burst, fixed_clock, log_lines, record, settle
 
 EXAMPLES = int(os.environ.get("LESSON_CREDIT_MODEL_EXAMPLES", "24"))
 MODEL = settings(

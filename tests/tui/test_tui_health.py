@@ -7,12 +7,11 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from tui_fixture import FIXED_NOW, open_health, settle
-
 from lesson_credit.cli.main import main as cli_main
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard, HealthScreen
+from tests.tui.tui_fixture import FIXED_NOW, open_health, settle
 
 SIZE = (120, 40)
 LATER = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days: a warning

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import row_of
 from hypothesis import given
 from hypothesis import strategies as st
-from tui_fixture import fixed_clock, log_lines
 
 from lesson_credit.core.analysis.effects import LooResult
 from lesson_credit.core.analysis.estimates import Effect
@@ -38,6 +36,8 @@ from lesson_credit.tui.text import (
     wrap_lines,
 )
 from lesson_credit.tui.writes import WriteQueue
+from tests.support.engine_helpers import row_of
+from tests.tui.tui_fixture import fixed_clock, log_lines
 
 
 def test_control_characters_become_visible_and_keep_offsets() -> None:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Static
-from tui_fixture import fixed_clock, open_sessions, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.screens.simulation import SimulationScreen
+from tests.tui.tui_fixture import fixed_clock, open_sessions, settle
 
 SIZE = (120, 40)
 NAVIGATION = ("up", "down", "pageup", "pagedown", "home", "end", "enter")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.widget import Widget
-from textual_private import screen_lines
-from tui_fixture import settle
 
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
+from tests.support.textual_private import screen_lines
+from tests.tui.tui_fixture import settle
 
 
 class PlotApp(App[None]):

@@ -10,7 +10,6 @@ import pytest
 from rich.style import Style
 from rich.text import Span, Text
 from textual.widgets import DataTable
-from tui_fixture import settle
 
 from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.views import LessonRow
@@ -22,6 +21,7 @@ from lesson_credit.tui.screens.lessons import PIN_MARK, SORTS, LessonsScreen
 from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import spaced, spaced_text
 from lesson_credit.tui.widgets.themed_table import TONES, ThemedTable
+from tests.tui.tui_fixture import settle
 
 SIZE = (120, 40)
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from textual.widgets import DataTable
-from tui_fixture import open_health, open_sessions, settle, table_keys
 
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from tests.tui.tui_fixture import open_health, open_sessions, settle, table_keys
 
 SIZE = (120, 40)
 

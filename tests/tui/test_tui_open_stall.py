@@ -1,5 +1,5 @@
 """Opening a big library keeps the event loop free: what the UI thread does per row is done once, and the
-work that is not the UI's runs elsewhere (docs/openstall-notes.md).
+work that is not the UI's runs elsewhere (docs/performance.md, the `tui_open` stall).
 
 Counts and threads, never times: a fill batch repaints no line already painted, the table does not measure
 rows ThemedTable measured, a Resize that keeps the table's size repaints nothing, the intervals replace one
@@ -25,8 +25,6 @@ from textual.app import App, ComposeResult
 from textual.coordinate import Coordinate
 from textual.geometry import Size
 from textual.widgets import DataTable
-from textual_private import count_table_measures, type_ahead
-from tui_fixture import fixed_clock, lesson, settle
 
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
@@ -36,6 +34,8 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
 from lesson_credit.tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
+from tests.support.textual_private import count_table_measures, type_ahead
+from tests.tui.tui_fixture import fixed_clock, lesson, settle
 
 N = FILL_FIRST + 3 * FILL_BATCH  # a first part and three batches
 LESSONS = FILL_FIRST + 2 * FILL_BATCH + 30  # a library the Lessons table fills in three batches after the first rows

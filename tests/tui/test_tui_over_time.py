@@ -8,7 +8,6 @@ from pathlib import Path
 
 from rich.text import Text
 from textual.widgets import Static
-from tui_fixture import burst, settle, table_keys
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -16,6 +15,7 @@ from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.widgets.over_time_plot import OverTimePlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.tui.tui_fixture import burst, settle, table_keys
 
 COMMIT = "workflow/commit-often.md"
 SIZE = (120, 40)

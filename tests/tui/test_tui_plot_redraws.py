@@ -8,11 +8,11 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.geometry import Size
 from textual.strip import Strip
-from textual_private import screen_lines
 
 from lesson_credit.tui.widgets.beta_plot import BetaPlot
 from lesson_credit.tui.widgets.curves import Curve
 from lesson_credit.tui.widgets.density_plot import DensityPlot
+from tests.support.textual_private import screen_lines
 
 ONE = (Curve("a", 3.0, 2.0),)
 TWO = (Curve("a", 3.0, 2.0), Curve("b", 1.0, 4.0, role="pin"))

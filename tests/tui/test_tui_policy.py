@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input, Static
-from textual_private import notification_texts, screen_lines
-from tui_fixture import CONFIG_REL, LOG_REL, settle
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
+from tests.support.textual_private import notification_texts, screen_lines
+from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle
 
 SIZE = (120, 40)
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_fixture import LOG_REL, settle
 
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.reader import ReadProgress, size_text
@@ -17,6 +16,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import app as tui_app
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from tests.tui.tui_fixture import LOG_REL, settle
 
 
 def describe(progress: ReadProgress) -> str:
@@ -86,7 +86,7 @@ async def test_the_progress_shows_on_a_screen_with_a_sub_title_of_its_own(
 ) -> None:
     """Sessions (and Agreement) set a sub-title of their own, which the title bar prefers to the
     app's: a long read started there (a log replaced, a damaged cache block) said nothing."""
-    from tui_fixture import open_sessions
+    from tests.tui.tui_fixture import open_sessions
 
     app = LessonCreditApp(Workspace(ws_root), seed=0, poll_seconds=0)
     async with app.run_test(size=(120, 30)) as pilot:

@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from records_fixture import build_records_workspace
-from records_helpers import HAND, agreement_workspace
 from textual.widgets import DataTable
-from textual_private import screen_lines
-from tui_fixture import fixed_clock, log_lines, open_session, settle
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.core.workspace import Workspace
@@ -26,6 +22,10 @@ from lesson_credit.tui.widgets.agreement_plot import AgreementPlot
 from lesson_credit.tui.widgets.grade_bar import GradeBar
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.transcript_view import TranscriptView
+from tests.support.records_helpers import HAND, agreement_workspace
+from tests.support.textual_private import screen_lines
+from tests.tui.records_fixture import build_records_workspace
+from tests.tui.tui_fixture import fixed_clock, log_lines, open_session, settle
 
 SIZE = (120, 40)
 
@@ -220,10 +220,9 @@ async def test_a_search_typed_before_the_transcript_is_read_waits_for_it(
     searched nothing and the text, when it came, showed the first match (the snapshot test's flake)."""
     import threading
 
-    from textual_private import type_bytes
-
     from lesson_credit.tui import records_views
     from lesson_credit.tui.screens import transcript as transcript_module
+    from tests.support.textual_private import type_bytes
 
     app = make_app(records_root)
     read = records_views.transcript_data
@@ -418,7 +417,7 @@ async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Pa
 
 
 async def test_n_follows_the_informative_order(tmp_path: Path) -> None:
-    from engine_helpers import grade, make_workspace, session
+    from tests.support.engine_helpers import grade, make_workspace, session
 
     events = [
         session("s1", None, {"a.md": 1.0}),

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from records_fixture import build_records_workspace
-from records_helpers import agreement_workspace
-from test_tui_snapshots import SnapCompare, make_app, sizes, steps
 from textual.pilot import Pilot
-from tui_fixture import fixed_clock, settle
 
 from lesson_credit.core.workspace import Workspace
+from tests.support.records_helpers import agreement_workspace
+from tests.tui.records_fixture import build_records_workspace
+from tests.tui.test_tui_snapshots import SnapCompare, make_app, sizes, steps
+from tests.tui.tui_fixture import fixed_clock, settle
 
 Size = tuple[int, int]
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
-from textual_private import notification_texts
-from tui_fixture import fixed_clock, settle
 
 from lesson_credit.cli.main import main as cli_main
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
+from tests.support.textual_private import notification_texts
+from tests.tui.tui_fixture import fixed_clock, settle
 
 SIZE = (120, 40)
 GHOST = "tools/old-lesson.md"

@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tui_fixture import build_many_sessions_workspace, fixed_clock
 
 from lesson_credit.core.views import SessionSummary, SessionTable
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.series import RewardSeries, grouped, reward_series, rolling_mean
 from lesson_credit.tui.session_search import FIELD_SEP, ROW_SEP, SessionSearch
 from lesson_credit.tui.source import WorkspaceSource
+from tests.tui.tui_fixture import build_many_sessions_workspace, fixed_clock
 
 # ---------------------------------------------------------------------------- the reference filter
 

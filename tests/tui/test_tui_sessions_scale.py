@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from tui_fixture import ManySession, build_many_sessions_workspace, fixed_clock, settle, table_keys
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens import sessions as sessions_module
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from tests.tui.tui_fixture import ManySession, build_many_sessions_workspace, fixed_clock, settle, table_keys
 
 SIZE = (120, 40)
 SHOWN = 250  # the screen's MAX_ROWS in these tests: more than a first fill of the table (FILL_FIRST = 100)

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
-from tui_fixture import FIXED_NOW, open_session, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.simulation import SimulationScreen
+from tests.tui.tui_fixture import FIXED_NOW, open_session, settle
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
 sizes = pytest.mark.parametrize("size", SIZES)

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from tui_fixture import LOG_REL, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui import app as tui_app
@@ -16,6 +15,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView, SourceSnapshot
+from tests.tui.tui_fixture import LOG_REL, settle
 
 
 @pytest.fixture

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual_private import notification_texts
-from tui_fixture import LOG_REL, settle
-
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from tests.support.textual_private import notification_texts
+from tests.tui.tui_fixture import LOG_REL, settle
 
 SIZE = (120, 40)
 

@@ -31,7 +31,6 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_fixture import NEW_SESSION, SESSIONS, fixed_clock, record, table_keys
 
 from lesson_credit.core.views import PosteriorTable
 from lesson_credit.core.workspace import Workspace
@@ -40,6 +39,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.source_views import LessonsView, SessionsView, SourceSnapshot
+from tests.tui.tui_fixture import NEW_SESSION, SESSIONS, fixed_clock, record, table_keys
 
 REPO = Path(__file__).resolve().parents[2]
 SIZE = (120, 40)

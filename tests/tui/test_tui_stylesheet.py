@@ -11,9 +11,9 @@ import pytest
 import textual.css.stylesheet as textual_stylesheet
 from textual.css.parse import parse as textual_parse
 from textual.css.stylesheet import Stylesheet
-from tui_fixture import settle
 
 from lesson_credit.tui.app import LessonCreditApp
+from tests.tui.tui_fixture import settle
 
 
 @contextmanager

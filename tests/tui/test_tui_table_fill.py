@@ -6,10 +6,10 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets.data_table import ColumnKey
-from textual_private import count_table_measures
-from tui_fixture import settle
 
 from lesson_credit.tui.widgets.themed_table import FILL_BATCH, FILL_FIRST, ThemedTable
+from tests.support.textual_private import count_table_measures
+from tests.tui.tui_fixture import settle
 
 N = FILL_FIRST + 3 * FILL_BATCH + 7  # a first part, three whole batches and a short one
 

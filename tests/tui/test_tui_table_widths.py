@@ -11,12 +11,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets.data_table import ColumnKey
-from tui_fixture import LESSONS, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.tui.tui_fixture import LESSONS, settle
 
 
 def painted(table: ThemedTable) -> list[str]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
 from textual.widgets import Static
-from textual_private import screen_lines
 
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from tests.support.textual_private import screen_lines
 
 
 class Titled(App[None]):

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets._toast import Toast
-from tui_fixture import settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import TOASTS_SHOWN, LessonCreditApp
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from tests.tui.tui_fixture import settle
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
 COMMITS = ("3", "c", "5", "c", "c", "7", "c", "c")  # s4 is pending: the first does not ask, the others do

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from textual.widgets import DataTable
-from tui_fixture import fixed_clock, open_sessions, settle, table_keys
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
+from tests.tui.tui_fixture import fixed_clock, open_sessions, settle, table_keys
 
 SIZE = (120, 40)
 LESSON = "---\nmatch:\n  keywords: [git]\n---\n# Git\n"
@@ -121,10 +121,9 @@ async def test_the_sort_column_is_visible_at_80_columns(tmp_path: Path) -> None:
 async def test_sessions_sort_every_match_as_the_cli_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sorting by grade listed the lowest grades of the newest 1,000 sessions only; with ties (many
     sessions share a grade) in another order than `sessions --sort`."""
-    from tui_fixture import build_many_sessions_workspace
-
     from lesson_credit.cli.main import main
     from lesson_credit.tui.screens import sessions as sessions_module
+    from tests.tui.tui_fixture import build_many_sessions_workspace
 
     shown = 120
     monkeypatch.setattr(sessions_module, "MAX_ROWS", shown)
@@ -191,9 +190,8 @@ async def test_help_fits_80_columns_and_lists_the_effect_column(tmp_path: Path) 
 
 def test_session_detail_and_explain_round_alike(tmp_path: Path) -> None:
     """0.05 x 0.65 is 0.0325 stored as 0.032499999999999994: explain printed +0.032, the detail +0.033."""
-    from cli_run import run_cli
-
     from lesson_credit.tui.text import fmt_signed
+    from tests.support.cli_run import run_cli
 
     root = tmp_path / "ws"
     (root / "lessons").mkdir(parents=True)
@@ -216,7 +214,7 @@ def test_session_detail_and_explain_round_alike(tmp_path: Path) -> None:
 
 async def test_a_deleted_log_is_said_not_just_never_used(ws_root: Path) -> None:
     """Every lesson 'never used' without a word was all a deleted log showed."""
-    from textual_private import notification_texts
+    from tests.support.textual_private import notification_texts
 
     log = ws_root / "state" / "lesson-thompson" / "sessions.jsonl"
     assert (log.parent / "bandit-state.json").is_file()

@@ -16,12 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from records_fixture import build_records_workspace
 from textual.dom import DOMNode
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from textual_private import paste_ahead, type_bytes
-from tui_fixture import NEW_SESSION, burst, fixed_clock, log_lines, open_session, open_sessions, record, settle
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -34,6 +31,18 @@ from lesson_credit.tui.screens.lazy import help_screens
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.filter_box import MAX_FILTER
+from tests.support.textual_private import paste_ahead, type_bytes
+from tests.tui.records_fixture import build_records_workspace
+from tests.tui.tui_fixture import (
+    NEW_SESSION,
+    burst,
+    fixed_clock,
+    log_lines,
+    open_session,
+    open_sessions,
+    record,
+    settle,
+)
 
 SIZE = (120, 40)
 KEY_NAMES = {".": "full_stop", ":": "colon", "/": "slash", "-": "minus", "+": "plus"}
@@ -333,9 +342,8 @@ async def test_a_pasted_filter_keeps_what_fits(app: LessonCreditApp) -> None:
 async def test_a_pasted_note_is_capped_with_a_message_and_goes_with_the_draft(app: LessonCreditApp) -> None:
     """A 5,000-character paste into a grade's note keeps MAX_NOTE characters and says so (the old code took it
     all and held the app for seconds); escape discarding the draft clears the note (the old code kept it)."""
-    from textual_private import notification_texts
-
     from lesson_credit.tui.widgets.filter_box import MAX_NOTE
+    from tests.support.textual_private import notification_texts
 
     async with app.run_test(size=SIZE) as pilot:
         detail = await open_session(pilot, "s4")
@@ -352,7 +360,7 @@ async def test_a_pasted_note_is_capped_with_a_message_and_goes_with_the_draft(ap
 
 # ---------------------------------------------------------------------------- one meaning per key
 
-# keys bound to different actions that mean one thing (docs/keys-notes.md)
+# keys bound to different actions that mean one thing (docs/keys.md, "One meaning per key")
 SAME_MEANING = {
     "enter": {"open", "open_last_session", "open_rewards", "open_session"},  # open what is highlighted or typed
     "escape": {"back", "cancel", "clear_filter", "answer(False)", "close"},  # back out of one layer

@@ -9,17 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from textual_private import type_ahead
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.screens.health import HealthScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from tests.support.layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
+from tests.support.textual_private import type_ahead
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 

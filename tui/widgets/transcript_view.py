@@ -61,9 +61,14 @@ def prepare(raw: str, hits: Sequence[Span], focus: Sequence[Span], width: int, n
     table = mapping.tolist() if mapping is not None else None
     message = one_line(notice) if notice else None
     return Prepared(
-        display, table, _mapped(hits, len(raw), table), _mapped(focus, len(raw), table),
-        _lines(display, message, width), max(1, width), message,
-    )  # fmt: skip
+        display=display,
+        mapping=table,
+        hits=_mapped(hits, len(raw), table),
+        focus=_mapped(focus, len(raw), table),
+        lines=_lines(display, message, width),
+        width=max(1, width),
+        message=message,
+    )
 
 
 class TranscriptView(JournalView):

@@ -34,9 +34,19 @@ MAX_PROBLEMS = 1000  # problems kept per file (the count goes on)
 
 # the keys we read; the rest of a record is kept as written (`Record.extra`)
 _STRINGS = (
-    "timestamp", "start_time", "end_time", "harness", "model", "category", "outcome",
-    "llm_judge_reason", "llm_judge_model", "trajectory_path", "journal_path", "session_name",
-)  # fmt: skip
+    "timestamp",
+    "start_time",
+    "end_time",
+    "harness",
+    "model",
+    "category",
+    "outcome",
+    "llm_judge_reason",
+    "llm_judge_model",
+    "trajectory_path",
+    "journal_path",
+    "session_name",
+)
 _UNIT_SCORES = ("llm_judge_score", "trajectory_grade")
 _COUNTS = ("exit_code", "token_count", "input_tokens", "output_tokens")
 KNOWN_KEYS = frozenset(

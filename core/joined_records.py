@@ -20,7 +20,7 @@ from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
 from lesson_credit.core.sessions.join import Join, JoinProblem, join_records
 from lesson_credit.core.sessions.locate import locate
-from lesson_credit.core.sessions.records import Record, RecordFile, read_records, read_weights, records_path
+from lesson_credit.core.sessions.record_file import Record, RecordFile, read_records, read_weights, records_path
 from lesson_credit.core.sessions.trajectory import Trajectory, TrajectoryError, read_trajectory
 
 
