@@ -7,8 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_run import run
-from engine_helpers import LOG_REL
 
 from lesson_credit.core import derived_state
 from lesson_credit.core.bandit.config import ConfigError
@@ -19,6 +17,8 @@ from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.log.events import InvalidEvent
 from lesson_credit.core.log.eventstore import DuplicateSession
 from lesson_credit.core.query import QueryError
+from tests.support.cli_run import run
+from tests.support.engine_helpers import LOG_REL
 
 
 def _raising(exc: BaseException) -> object:
