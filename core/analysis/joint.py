@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -64,6 +65,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint_ops import (
     CG_TOL,
+    CROSS_DENSE_MAX,
     Centred,
     Gram,
     Neighbourhoods,
@@ -89,7 +91,6 @@ Z90 = 1.6448536269514722
 TIME_MIN = 50  # graded sessions below which the fit has no time blocks (one baseline per category)
 TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks, so a block never has fewer sessions
 SESSION_BLOCK = 1 << 16  # graded sessions per block of `fit_log`'s sums (~650k injections at ten a session)
-CROSS_DENSE_MAX = 4096  # arms up to which X'X is summed in a dense array (128 MB at most); beyond, sparse
 
 
 def time_blocks(n: int) -> int:
@@ -126,6 +127,21 @@ class Design:
     @property
     def n(self) -> int:
         return len(self.rows)
+
+    @cached_property
+    def injected(self) -> Any:
+        """The injection indicator: n x arms CSR (scipy.sparse), 1 where the lesson was injected."""
+        from scipy import sparse
+
+        ones = np.ones(len(self.entry_arm))
+        x = sparse.csr_matrix((ones, (self.entry_row, self.entry_arm)), shape=(self.n, self.n_arms))
+        x.sum_duplicates()
+        return x
+
+    @cached_property
+    def co_occurrence(self) -> Any:
+        """arms x arms CSR: graded sessions with both lessons (the indicator's X'X), formed once."""
+        return (self.injected.T @ self.injected).tocsr()
 
     def indicators(self) -> tuple[Any, IntArray]:
         """Z (categories, time blocks, agents) and each session's baseline group (`joint_ops.indicators`)."""

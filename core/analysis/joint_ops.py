@@ -39,6 +39,7 @@ IntArray = npt.NDArray[np.int64]
 NEIGHBOURS = 16  # lessons in a neighbourhood besides the lesson itself
 CG_TOL = 1e-10  # relative residual of a conjugate-gradient solve
 CG_MAX = 2000
+CROSS_DENSE_MAX = 4096  # columns up to which X'X is kept as a dense array (128 MB at most); beyond, sparse
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Centred:
     group: IntArray
     group_size: FloatArray
     group_means: FloatArray
+    known_cross: Any = None  # X'X when the caller had it (scipy.sparse), else formed when first needed
 
     @cached_property
     def _entries(self) -> tuple[IntArray, IntArray, FloatArray, FloatArray]:
@@ -102,9 +104,16 @@ class Centred:
         result: FloatArray = self.x @ v - self.z @ (self.means @ v)
         return result
 
+    @cached_property
+    def _cross(self) -> Any:
+        """X'X, formed once (dense up to `CROSS_DENSE_MAX` columns): a product with A then costs its
+        p^2 entries (or nonzeros), not two passes over every injection."""
+        cross = (self.xt @ self.x if self.known_cross is None else self.known_cross).tocsr()
+        return cross.toarray() if self.p <= CROSS_DENSE_MAX else cross
+
     def gram_apply(self, v: FloatArray) -> FloatArray:
-        """A v = X~'X~ v (X~ v is already orthogonal to Z, so X' of it is X~' of it)."""
-        result: FloatArray = self.xt @ self.apply(v)
+        """A v = X'X v - (Z'X)' (P v)."""
+        result: FloatArray = np.asarray(self._cross @ v) - self.zx.T @ (self.means @ v)
         return result
 
     def gram_diag(self) -> FloatArray:
@@ -115,12 +124,13 @@ class Centred:
 
     def gram_dense(self) -> FloatArray:
         """A as a dense p x p array (small libraries only)."""
-        a: FloatArray = (self.xt @ self.x).toarray() - self.zx.T @ self.means
+        cross = self._cross if isinstance(self._cross, np.ndarray) else self._cross.toarray()
+        a: FloatArray = cross - self.zx.T @ self.means
         return (a + a.T) / 2.0
 
     def cross_products(self) -> Any:
-        """X'X (scipy.sparse)."""
-        return self.xt @ self.x
+        """X'X (a dense array up to `CROSS_DENSE_MAX` columns, else scipy.sparse)."""
+        return self._cross
 
     def weighted_gram_dense(self, d: FloatArray) -> FloatArray:
         """X~' diag(d) X~ as a dense p x p array (the sandwich's meat)."""
@@ -177,9 +187,10 @@ def baseline_inverse(ztz: FloatArray) -> tuple[FloatArray, int]:
     return ginv, int(np.linalg.matrix_rank(ztz, hermitian=True))
 
 
-def centred(x: Any, z: Any, group: IntArray) -> Centred:
+def centred(x: Any, z: Any, group: IntArray, cross: Any = None) -> Centred:
     """The operator for design `x` (n x p CSR), baseline indicators `z` (n x k CSR) and each
-    session's baseline group (sessions with equal rows of z share one)."""
+    session's baseline group (sessions with equal rows of z share one); `cross`: X'X when the caller
+    has it (scipy.sparse)."""
     x = x.tocsr()
     ginv, rank = baseline_inverse(np.asarray((z.T @ z).toarray(), dtype=np.float64))
     zx = np.asarray((z.T @ x).toarray(), dtype=np.float64)
@@ -190,7 +201,7 @@ def centred(x: Any, z: Any, group: IntArray) -> Centred:
     first[group[::-1]] = np.arange(len(group))[::-1]  # a session of each group
     z = z.tocsr()
     group_means = np.asarray(z[first] @ means) if n_groups else np.zeros((0, x.shape[1]))
-    return Centred(x, x.T.tocsr(), z, ginv, zx, means, rank, group, size, group_means)
+    return Centred(x, x.T.tocsr(), z, ginv, zx, means, rank, group, size, group_means, cross)
 
 
 def indicators(
@@ -375,8 +386,7 @@ def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512,
     for number, lo in enumerate(range(0, p, chunk)):
         these = order[bounds[number] : bounds[number + 1]]
         if len(these):
-            flat[these] = rows(s, lo, min(lo + chunk, p))[a_idx[these] - lo, b_idx[these]]
-    # the centring, on the entries gathered only: A_ab = X'X_ab - (Z'X)_a' P_b
-    for row_zx, row_means in zip(op.zx, op.means, strict=True):
-        flat[wanted] -= row_zx[a_idx[wanted]] * row_means[b_idx[wanted]]
+            hi = min(lo + chunk, p)
+            block = rows(s, lo, hi) - op.zx[:, lo:hi].T @ op.means  # rows lo..hi-1 of A = X'X - (Z'X)' P
+            flat[these] = block[a_idx[these] - lo, b_idx[these]]
     return Neighbourhoods(index, flat.reshape(p, m, m))

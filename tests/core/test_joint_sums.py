@@ -14,7 +14,9 @@ import pytest
 from engine_helpers import fixed_clock, make_workspace
 from oracles import ridge_reference, time_columns
 
-from lesson_credit.core.analysis.joint import build_design, fit_joint, fit_log
+from lesson_credit.core.analysis.claims import injection_design
+from lesson_credit.core.analysis.joint import Design, build_design, fit_joint, fit_log
+from lesson_credit.core.analysis.joint_ops import neighbourhoods
 from lesson_credit.core.workspace import Workspace
 
 RTOL = 1e-9  # the streamed sums against the dense formula: the same numbers up to the order of additions
@@ -193,3 +195,33 @@ def test_streamed_fit_holds_no_array_per_injection(tmp_path: Path) -> None:
     whole = [peak_bytes(lambda d=d, c=c: fit_joint(build_design(d, c, 0.3))) for d, c in (small, big)]
     assert whole[1] - whole[0] > 24 * added
     assert streamed[1] - streamed[0] < 8 * added  # less than one number per injection
+
+
+def test_injection_operator_and_neighbourhoods_equal_the_centred_matrix_written_out() -> None:
+    # 300 sessions over 10 arms of which arms 3 and 7 are never injected, 3 categories, 4 time blocks:
+    # the injection operator (`claims`, X'X reused from the co-occurrence) applies A = X~'X~ with X~ the
+    # indicator after projecting out Z, and each neighbourhood holds A's principal submatrix
+    rng = np.random.default_rng(4)
+    n, arms = 300, 10
+    live = np.array([0, 1, 2, 4, 5, 6, 8, 9])
+    rows = np.repeat(np.arange(n), 3)
+    picked = np.array([rng.choice(live, 3, replace=False) for _ in range(n)]).ravel()
+    category = rng.integers(0, 3, n)
+    design = Design(np.arange(n), rng.random(n), category, 3, rows, picked, np.full(len(rows), 0.5), arms, n_blocks=4)
+    op, _, columns, _, _ = injection_design(design)
+    assert [c[0] for c in columns] == live.tolist()
+    z = np.hstack([np.eye(3)[category], time_columns(n, 4)])
+    x = np.zeros((n, arms))
+    x[rows, picked] = 1.0
+    x = x[:, live]
+    x_centred = x - z @ np.linalg.lstsq(z, x, rcond=None)[0]
+    a = x_centred.T @ x_centred
+    v = rng.normal(size=len(live))
+    assert op.gram_apply(v) == pytest.approx(a @ v, rel=1e-12, abs=1e-10)
+    assert op.gram_dense() == pytest.approx(a, rel=1e-12, abs=1e-10)
+    hoods = neighbourhoods(op, size=3)
+    for j in range(len(live)):
+        members = hoods.index[j][hoods.index[j] >= 0]
+        assert hoods.block[j][: len(members), : len(members)] == pytest.approx(
+            a[np.ix_(members, members)], rel=1e-12, abs=1e-10
+        )
