@@ -377,9 +377,9 @@ def windows(
     for the last window; windows beyond a column's own count are empty). Two windows: the halves."""
     rows, cols, _, _ = op.entries()
     p, n = op.p, op.n
-    order = np.lexsort((rows, cols))
-    rows_sorted = rows[order]
-    starts = np.searchsorted(cols[order], np.arange(p + 1))
+    xt = op.xt  # X' as CSR: each column's sessions, in log order (no sort of the entries needed)
+    xt.sort_indices()
+    rows_sorted, starts = xt.indices.astype(np.int64), xt.indptr.astype(np.int64)
     counts = np.diff(starts)
     wanted = np.maximum(np.asarray(n_windows, dtype=np.int64), 1)
     w_max = int(wanted.max(initial=1))
