@@ -16,6 +16,9 @@ ones and within 2% of them in median (`joint_ops`' neighbourhood variances). Als
 report-only: `lesson_claims` (identification, groups, the unshrunk robust fit, halves and
 categories) on the 3,000-lesson design.
 
+joint_memory: the joint fit of a generated log (1,000 lessons; 1M sessions, quick 100k, smoke 3,500) in
+a child process, peak RSS against the fit from the design of every injection (`_memory`).
+
 Designs: each session picks a topic (one of p / 20) and draws most of its 4-16 lessons from that
 topic's 20 and the rest from the whole library by a skewed popularity (lessons matched by
 keywords cluster by topic); salience uniform; 10% of lessons have an effect.
@@ -23,13 +26,17 @@ keywords cluster by topic); salience uniform; 10% of lessons have an effect.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench.harness import Result, Target, best_of
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def synthetic_design(p: int, n: int, seed: int = 0) -> Any:
@@ -106,7 +113,52 @@ def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
     for p, n in shapes:
         results += _shape(synthetic_design(p, n), previous, with_claims=(p, n) == shapes[-1] or p == 3_000, runs=runs)
         previous = results[-1].ours if not results[-1].name.startswith("claims") else results[-2].ours
-    return results
+    return [*results, _memory(3_500 if sessions < 1_000 else 100_000 if sessions < 100_000 else 1_000_000)]
+
+
+MEMORY_TARGET_MB = 560.0  # the dashboard peaks at 412-430 MB at 1M sessions: with its fit's child, under 1 GB
+
+
+def _memory(sessions: int) -> Result:
+    """joint_memory: the joint fit of a generated log (bench/scale.py's, 1,000 lessons, ten a session) in a
+    child process, as the dashboard runs it (`Workspace.effects`: `fit_log`, the sums streamed block by
+    block); baseline: the same fit from the design of every injection (`fit_joint(build_design(...))`, what
+    it replaced), in the same run. Peak RSS of each child (GNU time); their effects must agree."""
+    from bench.scale import SCALE, ensure_cache, run_measured, scale_workspace_data
+
+    root = scale_workspace_data({**SCALE["workspace"], "lessons": 1000, "sessions": sessions})
+    ensure_cache(root)  # both children read the log through its parsed-log cache, as the dashboard's does
+    runs = {}
+    for how in ("streamed", "design"):
+        print(f"  joint fit ({how}) of {sessions:,} sessions in a child ...", file=sys.stderr, flush=True)
+        run = run_measured([sys.executable, "-m", "bench.joint_scale", "--fit", str(root), how], cwd=ROOT)
+        if run.returncode != 0:
+            raise RuntimeError(f"joint fit ({how}) failed: {run.stderr.decode(errors='replace')[-500:]}")
+        runs[how] = (run, json.loads(run.stdout))
+    (ours, mine), (base, theirs) = runs["streamed"], runs["design"]
+    a, b = np.array(mine["estimate"]), np.array(theirs["estimate"])
+    gap = float(np.nanmax(np.abs(a - b)) / np.nanmax(np.abs(b)))
+    failed = [] if gap <= 1e-6 and np.array_equal(np.isnan(a), np.isnan(b)) else [f"estimates differ ({gap:.1e})"]
+    return Result(
+        "joint_memory", [ours.seconds], [base.seconds], f"the design of every injection: peak {base.rss_mb:,.0f} MB",
+        Target(float("inf"), max_rss_mb=MEMORY_TARGET_MB),
+        f"the joint fit of {sessions:,} sessions x 1,000 lessons ({mine['injections']:,} injections) in a child, "
+        f"sums streamed per block: peak RSS {ours.rss_mb:,.0f} MB (baseline {base.rss_mb:,.0f} MB); estimates "
+        f"within {gap:.1e} of the baseline's", failed=failed, rss_mb=ours.rss_mb,
+    )  # fmt: skip
+
+
+def _fit_child(root: str, how: str) -> None:
+    """python -m bench.joint_scale --fit ROOT streamed|design: one joint fit of the workspace's log, its
+    estimates as JSON on stdout."""
+    from lesson_credit.core.analysis.joint import build_design, fit_joint, fit_log
+    from lesson_credit.core.workspace import Workspace
+
+    ws = Workspace(root)
+    data, cats, agents, floor = ws.data(), ws.session_categories(), ws.session_agents(), ws.settings.floor
+    streamed = how == "streamed"
+    fit = fit_log(data, cats, floor, agents) if streamed else fit_joint(build_design(data, cats, floor, agents))
+    print(json.dumps({"estimate": fit.estimate.tolist(), "injections": int(fit.n.sum())}))  # NaN: no estimate
 
 
 def _shape(design: Any, previous: list[float], with_claims: bool, runs: int) -> list[Result]:
@@ -165,5 +217,8 @@ def _shape(design: Any, previous: list[float], with_claims: bool, runs: int) -> 
 if __name__ == "__main__":  # python -m bench.joint_scale [--quick]
     from bench.harness import FULL, QUICK, print_table
 
+    if sys.argv[1:2] == ["--fit"]:
+        _fit_child(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     print_table(case_joint_scale(QUICK if "--quick" in sys.argv else FULL))
     sys.exit(0)

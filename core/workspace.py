@@ -336,14 +336,13 @@ class Workspace:
         reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
         of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
         says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
-        from lesson_credit.core.analysis.joint import build_design, fit_joint
+        from lesson_credit.core.analysis.joint import fit_log
 
         data = self.data()
         floor = self.settings.floor if floor is None else floor
         key = (self.version, floor)
         if self._joint_fit is None or self._joint_fit[0] != key:
-            design = build_design(data, self.session_categories(), floor, self.session_agents())
-            self._joint_fit = (key, fit_joint(design))
+            self._joint_fit = (key, fit_log(data, self.session_categories(), floor, self.session_agents()))
         return self._joint_fit[1]
 
     @rereads

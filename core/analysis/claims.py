@@ -156,8 +156,7 @@ def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[in
 
     rows, arms = design.entry_row, design.entry_arm
     n_with = np.bincount(arms, minlength=design.n_arms)
-    indicator = sparse.csr_matrix((np.ones(len(arms)), (rows, arms)), shape=(design.n, design.n_arms))
-    co = (indicator.T @ indicator).tocsr()
+    co = design.co_occurrence
     groups = find_groups(co, n_with)
     grouped = {arm for group in groups for arm in group}
     columns = [(int(a),) for a in np.flatnonzero(n_with > 0) if int(a) not in grouped] + groups
@@ -166,14 +165,17 @@ def injection_design(design: Design) -> tuple[Centred, FloatArray, list[tuple[in
     for number, members in enumerate(columns):
         column_of[list(members)] = number
         share[list(members)] = 1.0 / len(members)
-    x = sparse.csr_matrix((share[arms], (rows, column_of[arms])), shape=(design.n, len(columns)))
-    x.sum_duplicates()
     z, group = design.indicators()
-    op = centred(x, z, group)
     active = np.flatnonzero(n_with > 0)
-    gram = None  # with no group, the columns are the active arms, in order: X'X is the co-occurrence
-    if not groups:
-        gram = co if len(active) == design.n_arms else co[active][:, active]
+    gram = None  # with no group, the columns are the active arms, in order: X is the injection indicator
+    if groups:
+        x = sparse.csr_matrix((share[arms], (rows, column_of[arms])), shape=(design.n, len(columns)))
+        x.sum_duplicates()
+    elif len(active) == design.n_arms:
+        x, gram = design.injected, co
+    else:
+        x, gram = design.injected[:, active], co[active][:, active]
+    op = centred(x, z, group, gram)
     return op, op.center(design.reward), columns, column_of, gram
 
 
@@ -391,9 +393,9 @@ def windows(
     for the last window; windows beyond a column's own count are empty). Two windows: the halves."""
     rows, cols, _, _ = op.entries()
     p, n = op.p, op.n
-    order = np.lexsort((rows, cols))
-    rows_sorted = rows[order]
-    starts = np.searchsorted(cols[order], np.arange(p + 1))
+    xt = op.xt  # X' as CSR: each column's sessions, in log order (no sort of the entries needed)
+    xt.sort_indices()
+    rows_sorted, starts = xt.indices.astype(np.int64), xt.indptr.astype(np.int64)
     counts = np.diff(starts)
     wanted = np.maximum(np.asarray(n_windows, dtype=np.int64), 1)
     w_max = int(wanted.max(initial=1))

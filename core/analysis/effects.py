@@ -335,13 +335,9 @@ def _with_adjusted(result: LooResult, adjusted: float | None) -> LooResult:
 
 def _inseparable(design: Design, n_with: FloatArray) -> dict[int, list[int]]:
     """Per arm injected in at least two graded sessions: the arms present in every one of them."""
-    from scipy import sparse
-
     if not len(design.entry_arm):
         return {}
-    ones = np.ones(len(design.entry_arm))
-    x = sparse.csr_matrix((ones, (design.entry_row, design.entry_arm)), shape=(design.n, design.n_arms))
-    co = (x.T @ x).tocoo()
+    co = design.co_occurrence.tocoo()
     row, col = co.row.astype(np.int64), co.col.astype(np.int64)
     n = n_with[row]
     hit = (co.data == n) & (row != col) & (n >= 2)

@@ -36,7 +36,10 @@ gradients on X~ as an operator give the posterior mean; lambda solves the likeli
 condition lambda = gamma Q / (n' |beta|^2), gamma = p - lambda tr((A + lambda)^-1) (MacKay's fixed
 point, which the grid's optimum satisfies too) by secant steps; the trace and the variances come
 from each lesson's neighbourhood (a lower bound of the exact ones, within 1% in median on the
-bench's libraries). The prior sd tau = sigma / sqrt(lambda) is kept at or above `TAU_MIN` (when
+bench's libraries). Both read the data only through its sufficient statistics X'X, Z'X, X'y~, y~'y~
+(with Z'Z, Z'y and per lesson its injections and their weight: `Sums`); `fit_log` sums them from the
+fold's columns `SESSION_BLOCK` graded sessions at a time, so a log's fit holds O(lessons^2 + block),
+never an array per injection. The prior sd tau = sigma / sqrt(lambda) is kept at or above `TAU_MIN` (when
 the data say "no lesson has any effect" the posterior would otherwise shrink every interval to a
 point).
 
@@ -53,7 +56,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -61,9 +65,11 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint_ops import (
     CG_TOL,
+    CROSS_DENSE_MAX,
     Centred,
+    Gram,
     Neighbourhoods,
-    centred,
+    baseline_inverse,
     conjugate_gradients,
     indicators,
     neighbourhoods,
@@ -73,6 +79,7 @@ from lesson_credit.core.log.snapshot import FoldData
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+Entries = tuple[IntArray, IntArray, FloatArray]  # (session position, arm, weight) per injection
 
 TAU_MIN = 0.05  # smallest prior sd of a lesson's effect per unit weight: effects of +-0.1 stay plausible a priori
 NOISE_MIN = 0.01  # smallest noise sd the intervals use: the grade resolution (rewards given to two decimals)
@@ -83,6 +90,7 @@ DENSE_MAX = 600  # lessons up to which the fit is exact (one eigen-decomposition
 Z90 = 1.6448536269514722
 TIME_MIN = 50  # graded sessions below which the fit has no time blocks (one baseline per category)
 TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks, so a block never has fewer sessions
+SESSION_BLOCK = 1 << 16  # graded sessions per block of `fit_log`'s sums (~650k injections at ten a session)
 
 
 def time_blocks(n: int) -> int:
@@ -120,6 +128,21 @@ class Design:
     def n(self) -> int:
         return len(self.rows)
 
+    @cached_property
+    def injected(self) -> Any:
+        """The injection indicator: n x arms CSR (scipy.sparse), 1 where the lesson was injected."""
+        from scipy import sparse
+
+        ones = np.ones(len(self.entry_arm))
+        x = sparse.csr_matrix((ones, (self.entry_row, self.entry_arm)), shape=(self.n, self.n_arms))
+        x.sum_duplicates()
+        return x
+
+    @cached_property
+    def co_occurrence(self) -> Any:
+        """arms x arms CSR: graded sessions with both lessons (the indicator's X'X), formed once."""
+        return (self.injected.T @ self.injected).tocsr()
+
     def indicators(self) -> tuple[Any, IntArray]:
         """Z (categories, time blocks, agents) and each session's baseline group (`joint_ops.indicators`)."""
         block = block_codes(self.n, self.n_blocks) if self.n_blocks > 1 else None
@@ -134,16 +157,11 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
     return np.array([names[c or ""] for c in categories], dtype=np.int64)
 
 
-def build_design(
-    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
-) -> Design:
-    """The regression design of a log: graded sessions, categories, time blocks, weights, duplicates
-    dropped. `agents`: who wrote each session (one per session, else ignored); an agent effect is
-    fitted only when the graded sessions come from more than one agent."""
+def graded_sessions(data: FoldData, categories: Sequence[str | None], agents: Sequence[str | None] = ()) -> Design:
+    """The per-session part of `build_design` (graded sessions, rewards, categories, agents, time
+    blocks), with no entries."""
     graded = ~np.isnan(data.base)
     rows = np.flatnonzero(graded).astype(np.int64)
-    position = np.full(data.n_sessions, -1, dtype=np.int64)
-    position[rows] = np.arange(len(rows))
     codes = category_codes(categories, data.n_sessions)[rows]
     present, dense = np.unique(codes, return_inverse=True)
     names = sorted({c or "" for c in categories}) if len(categories) == data.n_sessions else [""]
@@ -154,23 +172,16 @@ def build_design(
         _, agent_dense = np.unique(category_codes(agents, data.n_sessions)[rows], return_inverse=True)
         if int(agent_dense.max()) >= 1:
             agent_codes, n_agents = agent_dense.astype(np.int64), int(agent_dense.max()) + 1
-    entry_session = np.asarray(data.entry_session, dtype=np.int64)
-    keep = graded[entry_session] & chosen_before(data)
-    g = position[entry_session[keep]]
-    arm = np.asarray(data.entry_arm, dtype=np.int64)[keep]
-    sal = np.asarray(data.entry_salience, dtype=np.float64)[keep]
-    n_arms = data.n_arms
-    _, first = np.unique(g * max(n_arms, 1) + arm, return_index=True)  # first listing of each pair
-    first.sort()
+    none = np.zeros(0, dtype=np.int64)
     return Design(
         rows=rows,
         reward=np.asarray(data.base[rows], dtype=np.float64),
         category=dense.astype(np.int64),
         n_categories=n_cat,
-        entry_row=g[first],
-        entry_arm=arm[first],
-        entry_weight=floor + (1.0 - floor) * sal[first],
-        n_arms=n_arms,
+        entry_row=none,
+        entry_arm=none,
+        entry_weight=np.zeros(0),
+        n_arms=data.n_arms,
         agent=agent_codes,
         n_agents=n_agents,
         category_names=tuple(names[int(code)] for code in present),
@@ -178,14 +189,44 @@ def build_design(
     )
 
 
-def chosen_before(data: FoldData) -> npt.NDArray[np.bool_]:
-    """Per entry: False for a lesson included during its session (`"included": "during"`): the
-    treatment is what was decided before the session; a lesson pulled in when trouble came up
-    is no evidence of its effect (docs/estimates.md, "Chosen before, included during")."""
-    keep = np.ones(len(data.entry_session), dtype=bool)
-    during = data.during[data.during < len(keep)]
-    keep[during] = False
-    return keep
+def build_design(
+    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
+) -> Design:
+    """The regression design of a log: graded sessions, categories, time blocks, weights, duplicates
+    dropped. `agents`: who wrote each session (one per session, else ignored); an agent effect is
+    fitted only when the graded sessions come from more than one agent. Every injection at once: the
+    fit of a whole log streams them instead (`fit_log`)."""
+    sessions = graded_sessions(data, categories, agents)
+    row, arm, weight = log_entries(data, sessions, floor)(0, sessions.n)
+    return replace(sessions, entry_row=row, entry_arm=arm, entry_weight=weight)
+
+
+def log_entries(data: FoldData, sessions: Design, floor: float) -> Callable[[int, int], Entries]:
+    """The entries of graded sessions lo..hi-1 (positions in `sessions.rows`), read from the fold's
+    columns for those sessions only: (position - lo, arm, weight), a lesson listed twice in a session
+    once (its first listing). A lesson included during its session (`"included": "during"`) is left
+    out: the treatment is what was decided before the session; a lesson pulled in when trouble came
+    up is no evidence of its effect (docs/estimates.md, "Chosen before, included during")."""
+    rows, n_arms = sessions.rows, max(data.n_arms, 1)
+    during = np.sort(np.asarray(data.during, dtype=np.int64))
+
+    def part(lo: int, hi: int) -> Entries:
+        if hi <= lo:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        bounds = data.starts(int(rows[lo]), int(rows[hi - 1]) + 1)
+        start, stop = int(bounds[0]), int(bounds[-1])
+        arm, salience, session = data.entry_slice(start, stop)
+        keep = np.ones(stop - start, dtype=bool)
+        keep[during[np.searchsorted(during, start) : np.searchsorted(during, stop)] - start] = False
+        position = np.searchsorted(rows, session)  # the graded session's position, where it is graded
+        keep &= rows[np.minimum(position, len(rows) - 1)] == session
+        g = position[keep] - lo
+        arm_kept = np.asarray(arm, dtype=np.int64)[keep]
+        _, first = np.unique(g * n_arms + arm_kept, return_index=True)  # first listing of each pair
+        first.sort()
+        return g[first], arm_kept[first], floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep][first]
+
+    return part
 
 
 @dataclass(frozen=True)
@@ -274,59 +315,142 @@ def fit_joint(
     """Fit the model. `penalty` fixes lambda (tests); otherwise empirical Bayes chooses it.
     `solver`: "dense" (one eigen-decomposition, exact), "iterative" (conjugate gradients and
     neighbourhood variances: no lessons-cubed step) or "auto" (dense up to `DENSE_MAX` lessons)."""
-    n_arms = design.n_arms
+
+    def every(lo: int, hi: int) -> Entries:
+        return design.entry_row, design.entry_arm, design.entry_weight
+
+    return fit_sums(sums(design, every, max(design.n, 1)), design, penalty=penalty, tau_min=tau_min, solver=solver)
+
+
+def fit_log(
+    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = (),
+    *, penalty: float | None = None, tau_min: float = TAU_MIN, solver: str = "auto", block: int = SESSION_BLOCK,
+) -> JointFit:  # fmt: skip
+    """`fit_joint(build_design(data, categories, floor, agents))` without the design: the sums the fit
+    needs are read from the fold's columns `block` graded sessions at a time, so its memory is
+    O(lessons^2 + block), not O(injections) (a million sessions of ten lessons: 10 million injections)."""
+    sessions = graded_sessions(data, categories, agents)
+    return fit_sums(
+        sums(sessions, log_entries(data, sessions, floor), block), sessions,
+        penalty=penalty, tau_min=tau_min, solver=solver,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sums:
+    """The sufficient statistics of the model over every arm, y~ the rewards after their baselines
+    (y - Z (Z'Z)^+ Z'y): X'X (`cross`: dense up to `CROSS_DENSE_MAX` arms, else scipy.sparse CSR),
+    Z'X, X'y~, injections and their total weight per arm, (Z'Z)^+ and its rank, Z'y, y~'y~ and y'y."""
+
+    cross: Any
+    zx: FloatArray
+    xy: FloatArray
+    count: IntArray
+    weight: FloatArray
+    ginv: FloatArray
+    rank: int
+    zy: FloatArray
+    yy: float
+    y2: float
+
+
+def sums(sessions: Design, entries: Callable[[int, int], Entries], block: int) -> Sums:
+    """`Sums` of graded sessions (`sessions`: a design's per-session part) whose injections `entries(lo,
+    hi)` gives for positions lo..hi-1 (as position - lo, arm, weight), `block` sessions at a time: a
+    first pass over the sessions for the baselines (Z'Z, Z'y), a second adds each block's products."""
+    from scipy import sparse
+
+    n, n_arms, n_blocks = sessions.n, sessions.n_arms, sessions.n_blocks
+    time = block_codes(n, n_blocks) if n_blocks > 1 else None
+
+    def z_of(lo: int, hi: int) -> Any:
+        agent = None if sessions.agent is None else sessions.agent[lo:hi]
+        cut = None if time is None else time[lo:hi]
+        z, _ = indicators(
+            hi - lo, sessions.category[lo:hi], sessions.n_categories, agent, sessions.n_agents, cut, n_blocks
+        )
+        return z
+
+    spans = [(lo, min(lo + block, n)) for lo in range(0, n, block)]
+    k = z_of(0, 0).shape[1]
+    ztz, zy, y2 = np.zeros((k, k)), np.zeros(k), 0.0
+    for lo, hi in spans:
+        z, y = z_of(lo, hi), sessions.reward[lo:hi]
+        ztz += (z.T @ z).toarray()
+        zy += z.T @ y
+        y2 += float(y @ y)
+    ginv, rank = baseline_inverse(ztz)
+    fitted = ginv @ zy
+    dense = n_arms <= CROSS_DENSE_MAX
+    cross: Any = np.zeros((n_arms, n_arms)) if dense else sparse.csr_matrix((n_arms, n_arms))
+    zx, xy, weight, yy = np.zeros((k, n_arms)), np.zeros(n_arms), np.zeros(n_arms), 0.0
+    count = np.zeros(n_arms, dtype=np.int64)
+    for lo, hi in spans:
+        z = z_of(lo, hi)
+        y = sessions.reward[lo:hi] - z @ fitted
+        yy += float(y @ y)
+        row, arm, w = entries(lo, hi)
+        x = sparse.csr_matrix((w, (row, arm)), shape=(hi - lo, n_arms))
+        product = (x.T @ x).tocsr()
+        if dense:
+            product.sum_duplicates()
+            coo = product.tocoo()
+            cross[coo.row, coo.col] += coo.data
+        else:
+            cross = cross + product
+        zx += (z.T @ x).toarray()
+        xy += x.T @ y
+        count += np.bincount(arm, minlength=n_arms)
+        weight += np.bincount(arm, weights=w, minlength=n_arms)
+    return Sums(cross, zx, xy, count, weight, ginv, rank, zy, yy, y2)
+
+
+def fit_sums(
+    st: Sums, sessions: Design, *, penalty: float | None = None, tau_min: float = TAU_MIN, solver: str = "auto"
+) -> JointFit:
+    """The model fitted on its sufficient statistics (see `fit_joint`); `sessions`: the design's
+    per-session part (sizes, categories, agents, time blocks)."""
+    n_arms = sessions.n_arms
     nan = np.full(n_arms, np.nan)
-    n_per_arm = np.bincount(design.entry_arm, minlength=n_arms).astype(np.int64)
+    n_per_arm = st.count
     active = np.flatnonzero(n_per_arm > 0)
-    n, c = design.n, design.n_categories
-    n_agents = design.n_agents if design.agent is not None else 0
+    n, c = sessions.n, sessions.n_categories
+    n_agents = sessions.n_agents if sessions.agent is not None else 0
     no_fit = JointFit(
         nan, nan.copy(), nan.copy(), n_per_arm, math.nan, math.nan, math.nan, n, c, "no data", n_agents,
-        n_blocks=design.n_blocks,
+        n_blocks=sessions.n_blocks,
     )  # fmt: skip
-    if not len(active) or n - c - max(n_agents - 1, 0) - (design.n_blocks - 1) < 1:
+    if not len(active) or n - c - max(n_agents - 1, 0) - (sessions.n_blocks - 1) < 1:
         return no_fit
-    op, y_centred = design_operator(design, active)
-    dof = n - op.rank
+    dof = n - st.rank
     if dof < 1:
         return no_fit
-    yy = float(y_centred @ y_centred)
-    if yy <= 1e-12 * max(float(design.reward @ design.reward), 1e-300):
-        y_centred = np.zeros_like(y_centred)  # no variation left after the baselines: no signal
+    all_arms = len(active) == n_arms
+    if isinstance(st.cross, np.ndarray):
+        cross = st.cross if all_arms else st.cross[np.ix_(active, active)]
+    else:
+        cross = st.cross if all_arms else st.cross[active][:, active]
+    zx = st.zx[:, active]
+    op = Gram(cross, zx, st.ginv, st.ginv @ zx, st.rank)
+    # no variation left after the baselines: no signal
+    b = st.xy[active] if st.yy > 1e-12 * max(st.y2, 1e-300) else np.zeros(len(active))
     dense = solver == "dense" or (solver == "auto" and len(active) <= DENSE_MAX)
-    coef_active, var_active, lam, sigma2, rule = solve_operator(op, y_centred, yy, dof, penalty, tau_min, dense)
+    coef_active, var_active, lam, sigma2, rule = solve_gram(op, b, st.yy, dof, penalty, tau_min, dense)
     coef = nan.copy()
     coef_sd = nan.copy()
     coef[active] = coef_active
     coef_sd[active] = np.sqrt(var_active)
     mean_weight = nan.copy()
-    total_w = np.bincount(design.entry_arm, weights=design.entry_weight, minlength=n_arms)
-    mean_weight[active] = total_w[active] / n_per_arm[active]
+    mean_weight[active] = st.weight[active] / n_per_arm[active]
     sigma = math.sqrt(sigma2)
     tau = sigma / math.sqrt(lam) if lam > 0 else math.inf
     # baselines: (Z'Z)^+ Z'(y - X beta); the first c are the categories' (first agent, last time block)
-    baseline = op.ginv @ (np.asarray(op.z.T @ design.reward) - op.zx @ coef_active)
+    baseline = st.ginv @ (st.zy - zx @ coef_active)
     return JointFit(
         coef, coef_sd, mean_weight, n_per_arm, lam, sigma, tau, n, c, rule, n_agents,
         solver="dense" if dense else "iterative", baseline=np.asarray(baseline[:c], dtype=np.float64),
-        category_names=design.category_names, n_blocks=design.n_blocks,
+        category_names=sessions.category_names, n_blocks=sessions.n_blocks,
     )  # fmt: skip
-
-
-def design_operator(design: Design, columns: IntArray) -> tuple[Centred, FloatArray]:
-    """The centred operator over the given arms (in that order) and the centred rewards."""
-    from scipy import sparse
-
-    column = np.full(design.n_arms, -1, dtype=np.int64)
-    column[columns] = np.arange(len(columns))
-    col = column[design.entry_arm]
-    keep = col >= 0
-    x = sparse.csr_matrix(
-        (design.entry_weight[keep], (design.entry_row[keep], col[keep])), shape=(design.n, len(columns))
-    )
-    z, group = design.indicators()
-    op = centred(x, z, group)
-    return op, op.center(design.reward)
 
 
 Solved = tuple[FloatArray, FloatArray, float, float, str]  # coef, variance, lambda, sigma^2, rule
@@ -337,7 +461,14 @@ def solve_operator(
     hoods: Neighbourhoods | None = None,
 ) -> Solved:  # fmt: skip
     """The posterior of the columns of a centred design: (mean, variance, lambda, sigma^2, rule)."""
-    b = np.asarray(op.xt @ y_centred, dtype=np.float64)
+    return solve_gram(op, np.asarray(op.xt @ y_centred, dtype=np.float64), yy, dof, penalty, tau_min, dense, hoods)
+
+
+def solve_gram(
+    op: Centred | Gram, b: FloatArray, yy: float, dof: int, penalty: float | None, tau_min: float, dense: bool,
+    hoods: Neighbourhoods | None = None,
+) -> Solved:  # fmt: skip
+    """The posterior given A (`op`) and b = X~'y~: (mean, variance, lambda, sigma^2, rule)."""
     if dense:
         return _solve_dense(op, b, yy, dof, penalty, tau_min)
     return _solve_iterative(op, b, yy, dof, penalty, tau_min, hoods)
@@ -349,7 +480,9 @@ def _noise_var(q: float, dof: int, fixed: bool) -> float:
     return max(q, 0.0) / dof if fixed else max(max(q, 0.0) / dof, NOISE_MIN**2)
 
 
-def _solve_dense(op: Centred, b: FloatArray, yy: float, dof: int, penalty: float | None, tau_min: float) -> Solved:
+def _solve_dense(
+    op: Centred | Gram, b: FloatArray, yy: float, dof: int, penalty: float | None, tau_min: float
+) -> Solved:
     """One eigen-decomposition of A serves every lambda: the exact restricted likelihood on a grid,
     refined by golden section."""
     linalg = scipy_linalg("the joint fit")
@@ -412,7 +545,7 @@ def _fixed_point(update: Callable[[float], float], t: float) -> float:
 
 
 def _solve_iterative(
-    op: Centred, b: FloatArray, yy: float, dof: int, penalty: float | None, tau_min: float,
+    op: Centred | Gram, b: FloatArray, yy: float, dof: int, penalty: float | None, tau_min: float,
     hoods: Neighbourhoods | None = None,
 ) -> Solved:  # fmt: skip
     """Conjugate gradients for the posterior mean; lambda by the fixed point of the restricted
@@ -461,8 +594,8 @@ def _solve_iterative(
 def joint_effects(
     data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
 ) -> JointFit:
-    """Build the design of a log and fit it (empirical Bayes penalty)."""
-    return fit_joint(build_design(data, categories, floor, agents))
+    """Fit the joint model on a log (empirical Bayes penalty), its injections streamed (`fit_log`)."""
+    return fit_log(data, categories, floor, agents)
 
 
 def effects_by_lesson(

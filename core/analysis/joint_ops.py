@@ -8,7 +8,10 @@ and the rewards after projecting out the baseline indicators Z (n x k, k small):
     A  = X~'X~ = X'X - (Z'X)' P,      b = X~'y~,      X~ v = X v - Z (P v)
 
 `Centred` applies A to a vector in O(injections + k p) without forming it (A's dense form is
-p x p: 800 MB at 10,000 lessons).
+p x p: 800 MB at 10,000 lessons). `Gram` is the same operator known only by its sufficient
+statistics X'X and Z'X (what the joint fit of a whole log keeps: `core.analysis.joint.fit_log`
+sums them block by block of sessions): A v = X'X v - (Z'X)' (P v), in O(nonzeros of X'X + k p),
+with no per-injection array.
 
 **Variances.** The posterior variance of lesson j is sigma^2 [(A + L)^-1]_jj (L the diagonal
 penalty). For a large library it is approximated on the lesson's neighbourhood: j and the
@@ -36,6 +39,7 @@ IntArray = npt.NDArray[np.int64]
 NEIGHBOURS = 16  # lessons in a neighbourhood besides the lesson itself
 CG_TOL = 1e-10  # relative residual of a conjugate-gradient solve
 CG_MAX = 2000
+CROSS_DENSE_MAX = 4096  # columns up to which X'X is kept as a dense array (128 MB at most); beyond, sparse
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Centred:
     group: IntArray
     group_size: FloatArray
     group_means: FloatArray
+    known_cross: Any = None  # X'X when the caller had it (scipy.sparse), else formed when first needed
 
     @cached_property
     def _entries(self) -> tuple[IntArray, IntArray, FloatArray, FloatArray]:
@@ -99,9 +104,16 @@ class Centred:
         result: FloatArray = self.x @ v - self.z @ (self.means @ v)
         return result
 
+    @cached_property
+    def _cross(self) -> Any:
+        """X'X, formed once (dense up to `CROSS_DENSE_MAX` columns): a product with A then costs its
+        p^2 entries (or nonzeros), not two passes over every injection."""
+        cross = (self.xt @ self.x if self.known_cross is None else self.known_cross).tocsr()
+        return cross.toarray() if self.p <= CROSS_DENSE_MAX else cross
+
     def gram_apply(self, v: FloatArray) -> FloatArray:
-        """A v = X~'X~ v (X~ v is already orthogonal to Z, so X' of it is X~' of it)."""
-        result: FloatArray = self.xt @ self.apply(v)
+        """A v = X'X v - (Z'X)' (P v)."""
+        result: FloatArray = np.asarray(self._cross @ v) - self.zx.T @ (self.means @ v)
         return result
 
     def gram_diag(self) -> FloatArray:
@@ -112,8 +124,13 @@ class Centred:
 
     def gram_dense(self) -> FloatArray:
         """A as a dense p x p array (small libraries only)."""
-        a: FloatArray = (self.xt @ self.x).toarray() - self.zx.T @ self.means
+        cross = self._cross if isinstance(self._cross, np.ndarray) else self._cross.toarray()
+        a: FloatArray = cross - self.zx.T @ self.means
         return (a + a.T) / 2.0
+
+    def cross_products(self) -> Any:
+        """X'X (a dense array up to `CROSS_DENSE_MAX` columns, else scipy.sparse)."""
+        return self._cross
 
     def weighted_gram_dense(self, d: FloatArray) -> FloatArray:
         """X~' diag(d) X~ as a dense p x p array (the sandwich's meat)."""
@@ -127,18 +144,55 @@ class Centred:
         return (g + g.T) / 2.0
 
 
-def centred(x: Any, z: Any, group: IntArray) -> Centred:
-    """The operator for design `x` (n x p CSR), baseline indicators `z` (n x k CSR) and each
-    session's baseline group (sessions with equal rows of z share one)."""
-    x = x.tocsr()
-    ztz = np.asarray((z.T @ z).toarray(), dtype=np.float64)
+@dataclass(frozen=True)
+class Gram:
+    """The centred design of p columns by its sufficient statistics: `cross` = X'X (a dense p x p
+    array, or scipy.sparse CSR for a big library), `zx` = Z'X (k x p), `ginv` = (Z'Z)^+,
+    `means` = P = ginv @ zx, `rank` = rank(Z'Z). The operations the fit needs, as `Centred`'s."""
+
+    cross: Any
+    zx: FloatArray
+    ginv: FloatArray
+    means: FloatArray
+    rank: int
+
+    @property
+    def p(self) -> int:
+        return int(self.zx.shape[1])
+
+    def gram_apply(self, v: FloatArray) -> FloatArray:
+        """A v = X'X v - (Z'X)' (P v)."""
+        result: FloatArray = np.asarray(self.cross @ v) - self.zx.T @ (self.means @ v)
+        return result
+
+    def gram_diag(self) -> FloatArray:
+        result: FloatArray = np.asarray(self.cross.diagonal()) - (self.zx * self.means).sum(axis=0)
+        return np.maximum(result, 0.0)
+
+    def gram_dense(self) -> FloatArray:
+        cross = self.cross if isinstance(self.cross, np.ndarray) else self.cross.toarray()
+        a: FloatArray = cross - self.zx.T @ self.means
+        return (a + a.T) / 2.0
+
+    def cross_products(self) -> Any:
+        return self.cross
+
+
+def baseline_inverse(ztz: FloatArray) -> tuple[FloatArray, int]:
+    """(Z'Z)^+ and rank(Z'Z) from Z'Z (k x k; diagonal when there are categories only)."""
     if np.count_nonzero(ztz - np.diag(np.diag(ztz))) == 0:  # categories only: diagonal
         diag = np.diag(ztz)
-        ginv = np.diag(np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0))
-        rank = int(np.count_nonzero(diag > 0))
-    else:
-        ginv = np.linalg.pinv(ztz, hermitian=True)
-        rank = int(np.linalg.matrix_rank(ztz, hermitian=True))
+        return np.diag(np.where(diag > 0, 1.0 / np.where(diag > 0, diag, 1.0), 0.0)), int(np.count_nonzero(diag > 0))
+    ginv: FloatArray = np.asarray(np.linalg.pinv(ztz, hermitian=True), dtype=np.float64)
+    return ginv, int(np.linalg.matrix_rank(ztz, hermitian=True))
+
+
+def centred(x: Any, z: Any, group: IntArray, cross: Any = None) -> Centred:
+    """The operator for design `x` (n x p CSR), baseline indicators `z` (n x k CSR) and each
+    session's baseline group (sessions with equal rows of z share one); `cross`: X'X when the caller
+    has it (scipy.sparse)."""
+    x = x.tocsr()
+    ginv, rank = baseline_inverse(np.asarray((z.T @ z).toarray(), dtype=np.float64))
     zx = np.asarray((z.T @ x).toarray(), dtype=np.float64)
     means = ginv @ zx
     n_groups = int(group.max()) + 1 if len(group) else 0
@@ -147,7 +201,7 @@ def centred(x: Any, z: Any, group: IntArray) -> Centred:
     first[group[::-1]] = np.arange(len(group))[::-1]  # a session of each group
     z = z.tocsr()
     group_means = np.asarray(z[first] @ means) if n_groups else np.zeros((0, x.shape[1]))
-    return Centred(x, x.T.tocsr(), z, ginv, zx, means, rank, group, size, group_means)
+    return Centred(x, x.T.tocsr(), z, ginv, zx, means, rank, group, size, group_means, cross)
 
 
 def indicators(
@@ -281,12 +335,24 @@ class Neighbourhoods:
         return apply
 
 
-def neighbourhoods(op: Centred, size: int = NEIGHBOURS, chunk: int = 512, gram: Any = None) -> Neighbourhoods:
+def neighbourhoods(op: Centred | Gram, size: int = NEIGHBOURS, chunk: int = 512, gram: Any = None) -> Neighbourhoods:
     """The `size` columns most correlated with each column (|A_jk| / sqrt(A_jj A_kk)) and the centred
-    Gram matrix on each neighbourhood, from the sparse X'X in dense blocks of `chunk` rows of A
-    (never the whole p x p array): one pass picks the neighbours, a second gathers the blocks.
-    `gram`: X'X when the caller has it (scipy.sparse)."""
-    s = (op.xt @ op.x if gram is None else gram).tocsr()
+    Gram matrix on each neighbourhood, from X'X in dense blocks of `chunk` rows of A (never the whole
+    p x p array when X'X is sparse): one pass picks the neighbours, a second gathers the blocks.
+    `gram`: X'X when the caller has it (scipy.sparse, or a dense array)."""
+    s = op.cross_products() if gram is None else gram
+    if isinstance(s, np.ndarray):
+        s32: Any = s.astype(np.float32)
+
+        def rows(m: Any, lo: int, hi: int) -> Any:
+            return np.array(m[lo:hi])
+    else:
+        s = s.tocsr()
+        s32 = type(s)((s.data.astype(np.float32), s.indices, s.indptr), shape=s.shape)  # astype would sort: 0.3 s
+
+        def rows(m: Any, lo: int, hi: int) -> Any:
+            return m[lo:hi].toarray()
+
     p = op.p
     size = min(size, p - 1)
     m = size + 1
@@ -295,13 +361,12 @@ def neighbourhoods(op: Centred, size: int = NEIGHBOURS, chunk: int = 512, gram: 
     index[:, 0] = np.arange(p)
 
     # the choice in single precision, on correlations: (X'X_jk - (Z'X)_j' P_k) / (root_j root_k)
-    s32 = type(s)((s.data.astype(np.float32), s.indices, s.indptr), shape=s.shape)  # astype would sort: 0.3 s
     inv_root = (1.0 / root).astype(np.float32)
     zx32 = (op.zx / root[None, :]).astype(np.float32)
     means32 = (op.means / root[None, :]).astype(np.float32)
     for lo in range(0, p if size > 0 else 0, chunk):
         hi = min(lo + chunk, p)
-        corr = s32[lo:hi].toarray()
+        corr = rows(s32, lo, hi)
         corr *= inv_root[None, :]
         corr *= inv_root[lo:hi, None]
         corr -= zx32[:, lo:hi].T @ means32
@@ -321,8 +386,7 @@ def neighbourhoods(op: Centred, size: int = NEIGHBOURS, chunk: int = 512, gram: 
     for number, lo in enumerate(range(0, p, chunk)):
         these = order[bounds[number] : bounds[number + 1]]
         if len(these):
-            flat[these] = s[lo : min(lo + chunk, p)].toarray()[a_idx[these] - lo, b_idx[these]]
-    # the centring, on the entries gathered only: A_ab = X'X_ab - (Z'X)_a' P_b
-    for row_zx, row_means in zip(op.zx, op.means, strict=True):
-        flat[wanted] -= row_zx[a_idx[wanted]] * row_means[b_idx[wanted]]
+            hi = min(lo + chunk, p)
+            block = rows(s, lo, hi) - op.zx[:, lo:hi].T @ op.means  # rows lo..hi-1 of A = X'X - (Z'X)' P
+            flat[these] = block[a_idx[these] - lo, b_idx[these]]
     return Neighbourhoods(index, flat.reshape(p, m, m))

@@ -136,13 +136,13 @@ def test_workspace_fits_once_per_log_version(tmp_path: Path, monkeypatch: pytest
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     ws = Workspace(root, clock=fixed_clock)
     calls = []
-    real = joint_mod.fit_joint
+    real = joint_mod.fit_sums  # every fit's last step (`fit_joint` of a design, `fit_log` of a log)
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(joint_mod, "fit_joint", counted)
+    monkeypatch.setattr(joint_mod, "fit_sums", counted)
     first = ws.joint_fit()
     assert ws.joint_fit() is first and ws.effects()[A] == pytest.approx(
         float(first.estimate[ws.data().arm_ids.index(A)])
