@@ -10,7 +10,7 @@ the prior's uncertainty; a lesson with little data has a posterior sd close to t
 **Prior floor**: the policy fits with the prior sd of a coefficient kept at or above
 `POLICY_TAU_MIN` (the analysis keeps 0.05: `joint.TAU_MIN`). With noisy rewards (0/1 outcomes)
 empirical Bayes shrinks every lesson hard towards 0, and a posterior that narrow explores too
-little; docs/policy-notes.md has the regret measured both ways.
+little; docs/policy.md ("The prior floor on binary rewards") has the regret measured both ways.
 
 **Category baselines**: the mean over a category's graded sessions of the reward minus the lessons'
 fitted contribution (with agent effects in the fit, averaged over the agents). They are the same for
