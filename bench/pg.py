@@ -291,7 +291,7 @@ def case_follow_pg(sizes: dict[str, Any]) -> list[Any]:
                 event = {"type": "session", "session_id": f"n{i}", "base_reward": 0.5,
                          "lessons": [{"path": lesson, "salience": 0.5}]}  # fmt: skip
                 start = time.perf_counter()
-                writer.append_event(json.dumps(event).encode() + b"\n")
+                writer.append(json.dumps(event).encode() + b"\n")
                 appends.append(time.perf_counter() - start)
                 thread.join(15)
                 assert seen.is_set() and reader.session(f"n{i}") is not None

@@ -96,7 +96,7 @@ def main() -> None:
                 if follow:
                     read_new()
                     assert f"{tag}-{agent}-{i}" not in seen
-                store.append_locked(text)
+                store.append(text)
             if follow:
                 read_new()
             latencies.append(time.monotonic() - began)
