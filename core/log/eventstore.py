@@ -189,8 +189,8 @@ class JsonlStore(EventLog):
     def name(self) -> str:
         return self.path.name
 
-    def identity(self) -> None:
-        return None
+    def identity(self) -> str | None:
+        return None  # the file's bytes are its identity: the reader hashes them
 
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
