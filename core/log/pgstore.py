@@ -17,14 +17,12 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
   commits of all transactions that notify, under one lock, so a notifying writer could not
   commit beside another. A follower looks at the position instead (`wait`).
 
-Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync).
-The database's constraints decide what must be unique: the unique index refuses a second session
-event for an id however writers race (`DuplicateSession`, the only error that means "already
-recorded"), so recording a session takes no lock. A write checked against the log (a grade
-against the session's latest, a prior imported once) is made under `locked()`, an advisory lock
-that one writer of the database holds at a time. Two clients storing identical bytes at once
-both get their copy (the insert that loses the race for an `occurrence` number counts again).
-Errors are classified by SQLSTATE (core/log/pgconn.py).
+Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync). The
+unique index refuses a second session event for an id however writers race (`DuplicateSession`),
+so recording a session takes no lock; a write checked against the log (a grade against the
+latest) is made under `locked()`, an advisory lock. Clients storing identical bytes at once each
+get their copy (an insert losing the race for an `occurrence` counts again). Errors are
+classified by SQLSTATE (core/log/pgconn.py).
 
 Reading. Positions are drawn when a row is inserted, but transactions commit in any order: a
 reader may see position 11 committed while 10 is still in flight. A reader never moves past a
@@ -178,9 +176,7 @@ class PgStore:
         return f"PgStore({self._name!r}, agent={self.agent!r})"
 
     def identity(self) -> str:
-        return f"database {self.store_id()}"
-
-    # ------------------------------------------------------------ connection
+        return f"database {self.store_id()}"  # see store_id
 
     def _password(self) -> str | None:
         try:
@@ -240,58 +236,41 @@ class PgStore:
 
     # ------------------------------------------------------------ writing
 
-    def prepare(self) -> None:
-        """Connect (and create the schema) ahead of the first read or write. A failure is left
-        for that read or write to report (the dashboard calls this in a worker at start-up)."""
-        with contextlib.suppress(StoreError), self._db("cannot connect"):
-            pass
-
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
-        """The writers' lock, the file lock's meaning on a database: a session-level advisory lock
-        (WRITE_LOCK, one per database) on this client's connection, taken when the block begins and
-        released when it ends (or when the connection does: a killed writer holds it no longer);
-        one thread of the process at a time holds the connection's. Each append inside it still
-        commits on return, so what the block does after its append (bandit-state.json) never
-        describes an uncommitted event. Waiting longer than `timeout` (default: `lock_timeout()`)
-        is a StoreUnavailable, nothing written. Re-entered in the holding thread."""
+        """The writers' lock (the file lock's meaning): a session-level advisory lock (WRITE_LOCK, one
+        per database) on this client's connection, released when the block ends or the connection
+        does, and held by one thread of the process at a time; re-entered by its holder. Appends in
+        it commit on return: what follows them (bandit-state.json) never describes an uncommitted
+        event. Waiting over `timeout` (default `lock_timeout()`) is a StoreUnavailable."""
         depth = getattr(self._writing, "depth", 0)
-        if depth:
+        wait = lock_timeout() if timeout is None else timeout
+        held = f"{self._name}: another writer held the lock for {wait:g} s; nothing written, retry later"
+        if not depth and not self._threads.acquire(timeout=wait):
+            raise StoreUnavailable(held)
+        try:
+            if not depth:
+                self._lock(wait, held)
             self._writing.depth = depth + 1
             try:
                 yield
             finally:
                 self._writing.depth = depth
-            return
-        wait = lock_timeout() if timeout is None else timeout
-        if not self._threads.acquire(timeout=wait):
-            raise StoreUnavailable(
-                f"{self._name}: another writer held the lock for {wait:g} s; nothing written, retry later"
-            )
-        try:
-            self._lock(wait)
-            self._writing.depth = 1
-            try:
-                yield
-            finally:
-                self._writing.depth = 0
-                self._unlock()
+                if not depth:
+                    self._unlock()
         finally:
-            self._threads.release()
+            if not depth:
+                self._threads.release()
 
-    def _lock(self, wait: float) -> None:
-        """Take WRITE_LOCK, waiting at most `wait` seconds: one round trip, whose bounds (SET LOCAL)
-        end with its implicit transaction while the lock, the session's, stays."""
+    def _lock(self, wait: float, held: str) -> None:
+        """WRITE_LOCK in one round trip: its bounds (SET LOCAL) end with the implicit transaction, the lock stays."""
         conn = self.conn
         ms = max(int(wait * 1000), 1)
-        statement = f"SET LOCAL lock_timeout = {ms}; SET LOCAL statement_timeout = {ms + 1000}; {_LOCK}"
         try:
-            conn.execute(statement.encode())
+            conn.execute(f"SET LOCAL lock_timeout = {ms}; SET LOCAL statement_timeout = {ms + 1000}; {_LOCK}".encode())
         except psycopg.Error as exc:
             if exc.sqlstate in (pgconn.LOCK_NOT_AVAILABLE, pgconn.QUERY_CANCELED):
-                raise StoreUnavailable(
-                    f"{self._name}: another writer held the lock for {wait:g} s; nothing written, retry later"
-                ) from None
+                raise StoreUnavailable(held) from None
             if conn.closed or conn.broken:
                 self._conn = None
             raise self._failure(exc, "cannot take the writers' lock") from None
@@ -584,8 +563,6 @@ class PgStore:
         for session_id, agent in json.loads(row[0]) if row and row[0] else ():
             agents.setdefault(str(session_id), str(agent))
         return agents
-
-    # ------------------------------------------------------------ following
 
     def wait(self, after: int, timeout: float) -> int:
         """Follow the store: its settled end as soon as it is past `after`, or when `timeout` seconds

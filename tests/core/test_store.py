@@ -443,7 +443,7 @@ def test_the_store_seam_is_eight_members_and_the_file_store_has_them() -> None:
     from lesson_credit.core.log.eventstore import EventStore, JsonlStore
 
     members = {name for name in vars(EventStore) if not name.startswith("_")}
-    # the seam as docs/design.md §5 lists it (issue 34: at most 8; it had 16 and two sub-protocols)
+    # the seam as docs/design.md §5 lists it (at most eight members; it had sixteen and two sub-protocols)
     assert members == {"name", "locked", "append", "size", "read_since", "wait", "session_record", "identity"}
     store = JsonlStore(Path("unused.jsonl"))
     assert isinstance(store, EventStore) and store.identity() is None
