@@ -294,7 +294,7 @@ def case_follow_pg(sizes: dict[str, Any]) -> list[Any]:
                     "lessons": [{"path": lesson, "salience": 0.5}],
                 }
                 start = time.perf_counter()
-                writer.append_event(json.dumps(event).encode() + b"\n")
+                writer.append(json.dumps(event).encode() + b"\n")
                 appends.append(time.perf_counter() - start)
                 thread.join(15)
                 assert seen.is_set() and reader.session(f"n{i}") is not None

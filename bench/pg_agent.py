@@ -3,7 +3,7 @@
 
     python -m bench.pg_agent plain|append|follow URL AGENT N_WRITES TAG
 
-`append`: the store's write path for one session event (`PgStore.append_locked` inside `locked()`):
+`append`: the store's write path for one session event (`PgStore.append`, no lock: core/log/stores.py `record_lock`):
 the event validated as the reader validates it, its columns and digest, one INSERT that the table's
 constraints check (a second session event for the id is refused there, whoever wrote the first),
 committed on return with its position known. `follow`: the same append between two reads of what is
@@ -98,11 +98,10 @@ def main() -> None:
         follow = mode == "follow"
         for i, text in enumerate(lines):
             began = time.monotonic()
-            with store.locked():
-                if follow:
-                    read_new()
-                    assert f"{tag}-{agent}-{i}" not in seen
-                store.append_locked(text)
+            if follow:
+                read_new()
+                assert f"{tag}-{agent}-{i}" not in seen
+            store.append(text)
             if follow:
                 read_new()
             latencies.append(time.monotonic() - began)

@@ -13,6 +13,14 @@ the same run, on the server bench/pg.py starts (or $LESSON_CREDIT_BENCH_PG):
 - `write_follow_pg_1/4/16` (reported, no target): each write between two reads of what is new, as
   a Workspace that keeps its fold current makes them (`follow`): every agent also reads every other
   agent's events, so the cost per write grows with the fleet.
+- `record_fleet_pg_1`, `_4`, `_16`: 1, 4 and 16 agents at once, each running `lesson-credit record`
+  (a process per session, as a hook runs it) in a workspace of its own (its own caches and
+  bandit-state.json, as on machines of their own) against one database holding the demo log,
+  against as many agents each running a process per plain INSERT (python, `import psycopg`,
+  connect, one INSERT of the same row into a table with only a primary key). Rounds alternate.
+  Per process: the median latency and each round's median over the baseline's (the target: the
+  median of these paired ratios within 2x at every size); records/s of the fleet; and the slowest
+  first record of a fleet (each agent's first, cold caches) against the baseline's slowest first.
 - `push_pg`: `store push` of the bench workspace's log into an empty store, against a COPY of the
   same rows (the columns the store fills, computed before timing) into an empty store's table
   (the target: within 1.5x); and the push's peak memory against a push of the log's first 1,000
@@ -116,7 +124,7 @@ def case_write_pg(sizes: dict[str, Any]) -> list[Any]:
             for mode in MODES[1:]:
                 results.append(_write_result(mode, agents, writes, rounds, latencies, rates[agents], paired[mode]))
     _check_throughput(results, rates, agent_counts)
-    return results
+    return results + case_record_fleet_pg(sizes)
 
 
 MODES = ("plain", "append", "follow")  # bench/pg_agent.py
@@ -223,6 +231,148 @@ def _peak_push_mb(root: Path, url: str) -> float:
     if proc.returncode != 0:
         raise RuntimeError(f"store push exited {proc.returncode}: {proc.stderr[-2000:]}")
     return float(proc.stdout.strip().splitlines()[-1])
+
+
+_PLAIN_PROCESS = (
+    "import sys, psycopg\n"
+    "row = (sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[5], sys.argv[6], bytes.fromhex(sys.argv[7]))\n"
+    "with psycopg.connect(sys.argv[1], autocommit=True) as conn:\n"
+    "    conn.execute(sys.argv[8], row)\n"
+)
+
+
+def _record_fleet(
+    mode: str, url: str, workspaces: list[Path], writes: int, tag: str, lessons: list[str]
+) -> tuple[list[float], float, float]:
+    """(each process's latency, records/s of the fleet, the slowest first process) for one round:
+    one thread per agent, each running its `writes` processes one after another."""
+    import threading
+
+    from bench.harness import lesson_credit_cmd
+    from bench.pg_agent import PLAIN_INSERT, event
+    from lesson_credit.core.log.events import decode_raw
+    from lesson_credit.core.log.pgschema import row_fields
+
+    def command(k: int, i: int) -> list[str]:
+        session_id = f"{tag}-a{k}-{i}"
+        if mode == "record":
+            root = workspaces[k]
+            return [*lesson_credit_cmd(), "record", "--workspace", str(root), "--store", url, "--agent", f"a{k}",
+                    "--session-id", session_id, "--journal", str(root / "journals" / "bench-session.md"),
+                    "--lessons", *lessons, "--reward", "0.8"]  # fmt: skip
+        text = event(session_id).strip()
+        f = row_fields(text, decode_raw(text))
+        return [sys.executable, "-c", _PLAIN_PROCESS, url, f["type"], f["session_id"], f["event_time"], f["raw"],
+                f"a{k}", f["digest"].hex(), PLAIN_INSERT]  # fmt: skip
+
+    commands = [[command(k, i) for i in range(writes)] for k in range(len(workspaces))]
+    latencies: list[list[float]] = [[] for _ in workspaces]
+    failures: list[str] = []
+    start_gate = threading.Barrier(len(workspaces))
+
+    def agent(k: int) -> None:
+        start_gate.wait()
+        for cmd in commands[k]:
+            began = time.monotonic()
+            proc = subprocess.run(cmd, capture_output=True, cwd=ROOT, env=_env(), check=False)
+            latencies[k].append(time.monotonic() - began)
+            if proc.returncode != 0:
+                failures.append(proc.stderr.decode(errors="replace")[-2000:])
+
+    threads = [threading.Thread(target=agent, args=(k,)) for k in range(len(workspaces))]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    span = time.monotonic() - started
+    if failures:
+        raise RuntimeError(f"a {mode} process failed: {failures[0]}")
+    every = [s for agent_latencies in latencies for s in agent_latencies]
+    return every, len(every) / span, max(agent_latencies[0] for agent_latencies in latencies)
+
+
+def case_record_fleet_pg(sizes: dict[str, Any]) -> list[Any]:
+    import shutil
+
+    import psycopg
+
+    from bench.harness import Result, Target, lesson_credit_cmd, run_cli
+    from bench.pg import _journal, _server
+    from bench.pg_agent import PLAIN_TABLE
+    from lesson_credit.core.library.lessons import load_library
+
+    runs = max(sizes["runs"]["record"])  # 1 (--smoke), 3 (--quick), 7 (full)
+    writes, rounds, agent_counts = {1: (2, 1, AGENTS[:2]), 3: (3, 2, AGENTS)}.get(runs, (4, 3, AGENTS))
+    lessons = sorted(lesson.id for lesson in load_library(ROOT).lessons if lesson.status == "active")[:10]
+    work = Path(tempfile.mkdtemp(prefix="lesson-credit-bench-fleet-"))
+    results = []
+    try:
+        with _server() as make_database:
+            url = make_database("bench_fleet")
+            seed = work / "seed"
+            shutil.copytree(ROOT / "lessons", seed / "lessons")
+            if (ROOT / "state").is_dir():
+                shutil.copytree(ROOT / "state", seed / "state")
+            (seed / "journals").mkdir()
+            (seed / "journals" / "bench-session.md").write_text(_journal())
+            run_cli([*lesson_credit_cmd(), "store", "push", "--workspace", str(seed), "--store", url])
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(PLAIN_TABLE)
+            for agents in agent_counts:
+                got: dict[str, list[float]] = {"plain": [], "record": []}
+                rates: dict[str, list[float]] = {"plain": [], "record": []}
+                firsts: dict[str, list[float]] = {"plain": [], "record": []}
+                paired = []
+                for run in range(rounds):
+                    spaces = []
+                    for k in range(agents):  # fresh workspaces each round: every agent's first record is cold
+                        space = work / f"ws-{agents}-{run}-{k}"
+                        shutil.copytree(seed, space, ignore=shutil.ignore_patterns(".cache"))
+                        spaces.append(space)
+                    for mode in ("plain", "record"):
+                        latencies, rate, first = _record_fleet(mode, url, spaces, writes, f"f{agents}-{run}", lessons)
+                        got[mode] += latencies
+                        rates[mode].append(rate)
+                        firsts[mode].append(first)
+                    paired.append(statistics.median(got["record"][-agents * writes :]) / statistics.median(
+                        got["plain"][-agents * writes :]))  # fmt: skip
+                    for space in spaces:
+                        shutil.rmtree(space, ignore_errors=True)
+                ratio = statistics.median(got["record"]) / statistics.median(got["plain"])
+                paired_ratio = statistics.median(paired)
+                rate_ratio = statistics.median(rates["plain"]) / statistics.median(rates["record"])
+                first, plain_first = max(firsts["record"]), max(firsts["plain"])
+                result = Result(
+                    f"record_fleet_pg_{agents}",
+                    got["record"],
+                    got["plain"],
+                    "a process per plain INSERT of the same row (python, import psycopg, connect, INSERT)",
+                    Target(float("inf"), check=f"paired median < {WRITE_RATIO:g}x a plain INSERT process's"),
+                    f"`lesson-credit record` through the database: {agents} agents x {writes} records x {rounds} "
+                    f"rounds, a workspace each, alternated with the baseline's; median per process "
+                    f"{statistics.median(got['record']) * 1e3:.0f} ms against "
+                    f"{statistics.median(got['plain']) * 1e3:.0f} ms ({ratio:.2f}x; paired {paired_ratio:.2f}x); "
+                    f"records/s {statistics.median(rates['record']):.1f} against "
+                    f"{statistics.median(rates['plain']):.1f} ({rate_ratio:.2f}x fewer); slowest first record "
+                    f"{first * 1e3:.0f} ms against {plain_first * 1e3:.0f} ms",
+                    extra={
+                        "agents": agents,
+                        "median_ratio_to_plain": ratio,
+                        "paired_ratio_median": paired_ratio,
+                        "records_per_s": statistics.median(rates["record"]),
+                        "plain_records_per_s": statistics.median(rates["plain"]),
+                        "records_per_s_ratio": rate_ratio,
+                        "first_s": first,
+                        "plain_first_s": plain_first,
+                    },
+                )
+                if paired_ratio >= WRITE_RATIO:
+                    result.failed.append(f"paired median {paired_ratio:.2f}x a plain INSERT process's")
+                results.append(result)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return results
 
 
 def case_push_pg(sizes: dict[str, Any]) -> list[Any]:

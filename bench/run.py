@@ -17,7 +17,8 @@ see bench/analysis.py), select_joint (select --policy joint against the Beta-pos
 select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
 + fold from the database, also with its parsed-log cache) and follow_pg (a commit seen by
 another client); bench/pg_write.py: write_pg (1, 4 and 16 agents writing at once against a plain
-INSERT; write_follow_pg: each write between two reads of what is new) and push_pg (store push
+INSERT; write_follow_pg: each write between two reads of what is new; record_fleet_pg: 1, 4 and 16
+agents running `record`, a process each, against a process per plain INSERT) and push_pg (store push
 against COPY, and its memory).
 bench/flat.py: flat (record, grade, show, status and replay after an append, at two history
 sizes, paired), tui_live (another process's commit until the dashboard shows it), tui_live_pg (the
@@ -518,7 +519,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "record_pg": lambda sizes: _pg_case("case_record_pg", sizes),
     "read_pg": lambda sizes: _pg_case("case_read_pg", sizes),
     "follow_pg": lambda sizes: _pg_case("case_follow_pg", sizes),
-    # write_pg_1, _4, _16 and write_follow_pg_1, _4, _16 (bench/pg_write.py)
+    # write_pg_1, _4, _16, write_follow_pg_1, _4, _16 and record_fleet_pg_1, _4, _16 (bench/pg_write.py)
     "write_pg": lambda sizes: _pg_case("case_write_pg", sizes),
     "push_pg": lambda sizes: _pg_case("case_push_pg", sizes),
 }

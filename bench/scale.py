@@ -624,6 +624,7 @@ def measure_preview(root: Path, runs: int) -> dict[str, Any]:
 
 def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
     """In-process, the log parsed (cache warm): the dashboard's live preview, the fold's regrade, a committed grade."""
+    from lesson_credit.core.log.stores import prepare
     from lesson_credit.core.workspace import Workspace
 
     root = scale_workspace_data(sizes["workspace"])
@@ -652,7 +653,7 @@ def case_scale_regrade(sizes: dict[str, Any]) -> list[Result]:
         ws.lesson_table()
         ws.session_table()
         ws.explain(session_id)
-        ws.log.prepare()  # the dashboard imports the lock's module at start-up, not on the first grade
+        prepare(ws.log)  # the dashboard imports the lock's module at start-up, not on the first grade
         value = round(0.55 + 0.05 * i, 2)
         gc.collect()  # as best_of does before each run: garbage of the steps above is not the grade's
         try:

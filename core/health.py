@@ -25,6 +25,7 @@ from lesson_credit.core.joined_records import RecordFinding, record_findings, re
 from lesson_credit.core.library.lessons import BROKEN, CONFIG, IGNORED, OVERRIDDEN, LessonProblem
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.log.stores import raw_lines
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def prefixed_id_count(log: EventStore) -> int:
     """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read, so only a
     scan of the raw lines sees them)."""
     try:
-        raw = log.raw_bytes()
+        raw = b"".join(raw_lines(log))
     except (OSError, StoreError):
         return 0
     return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))

@@ -28,6 +28,7 @@ from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents
 from lesson_credit.core.log.usage import lesson_usage
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
@@ -99,11 +100,11 @@ class LogReader:
         self.index = LogIndex()
         # the hash of what was read, checked before reading on (a database store: its identity
         # and the position, its table being append-only)
-        self._prefix: PrefixChecker = log.prefix_check()
+        self._prefix: PrefixChecker = prefix_check(log)
         self._tail_problem: LogProblem | None = None
         self._partial = False  # the last line read had no newline yet
         self._use_cache = use_cache
-        self._log_cache = log.log_cache(cache_dir) if use_cache else None
+        self._log_cache = log_cache(log, cache_dir) if use_cache else None
         # a read that parses at least this much rewrites the parsed-log cache (and a log this big
         # starts from it): bytes of the file, events of a database store
         default_threshold = MIN_NEW_BYTES if self._log_cache is None else self._log_cache.min_new
@@ -193,7 +194,7 @@ class LogReader:
 
     def _report(self, stage: str, done: int, total: int) -> None:
         since = time.monotonic() if self.progress is None else self.progress.since
-        self.progress = ReadProgress(stage, done, max(done, total), self.log.is_local, since)
+        self.progress = ReadProgress(stage, done, max(done, total), is_local(self.log), since)
         if self.progress_hook is not None:
             self.progress_hook(self.progress)
 
@@ -367,7 +368,7 @@ class LogReader:
         if self._agents_of is not index or index.end < self._agents_end:
             self._agents, self._agents_end, self._agents_of = {}, 0, index
         if index.end > self._agents_end:
-            self._agents.update(self.log.session_agents(self._agents_end, index.end))
+            self._agents.update(session_agents(self.log, self._agents_end, index.end))
             self._agents_end = index.end
         if not self._agents:
             return []

@@ -35,7 +35,7 @@ def retire_missing(ws: Workspace, *, dry_run: bool = False) -> list[str]:
         ws.refresh()
         arms = missing_arms(ws)
         if arms:
-            ws.log.append_locked(encode({"type": RETIRE, "timestamp": ws.now_iso(), "retired": arms}))
+            ws.log.append(encode({"type": RETIRE, "timestamp": ws.now_iso(), "retired": arms}))
             ws.refresh()
     return arms
 

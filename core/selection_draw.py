@@ -124,7 +124,7 @@ def log_draw(
             except OSError as exc:
                 raise WorkspaceError(f"cannot write the dropout log: {exc}") from None
         try:
-            log.append_locked(encode(selection.event(iso(clock()))))
+            log.append(encode(selection.event(iso(clock()))))
         except BaseException as failure:
             if take_back is not None:
                 _take_back_trial(take_back, selection.session_id, failure)

@@ -43,6 +43,7 @@ from lesson_credit.core.log.eventstore import EventStore, JsonlStore
 from lesson_credit.core.log.sections import CacheDamaged
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.log.stores import record_lock
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES, RewardInputs, check_priority
 from lesson_credit.core.reader import LogReader, ReadProgress
@@ -657,24 +658,24 @@ class Workspace:
         if self._reader.row_of(session_id) is not None:
             raise WorkspaceError(f"session {session_id!r} is already recorded")
 
-    def _append(self, event: dict[str, Any], adopted: bool = False) -> None:
-        """Append an event (under the lock), read it back, and rewrite the state file."""
-        self.log.append_locked(encode(event))
+    def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> None:
+        """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the state file."""
+        self.log.append(encode(event))
         self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
-        self._after_write(adopted)
+        self._after_write(adopted, locked)
 
-    def _after_write(self, adopted: bool = False) -> None:
+    def _after_write(self, adopted: bool = False, locked: bool = True) -> None:
         """The event is in the log (or the settings in config.toml): the command has succeeded, and
         a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop).
         The caller holds the log's lock. `adopted`: the file's evidence is in the log now (see write_state)."""
         try:
             try:
                 self.refresh()
-                self.write_state(locked=True, adopted=adopted)
+                self.write_state(locked=locked, adopted=adopted)
             except CacheDamaged as exc:
                 self._reader.drop(str(exc))
                 self.refresh()
-                self.write_state(locked=True, adopted=adopted)
+                self.write_state(locked=locked, adopted=adopted)
         except interop.StateKept as exc:
             self.warnings.append(str(exc))
         except (StoreError, OSError) as exc:
@@ -716,11 +717,11 @@ class Workspace:
             during=during,
         )
         settings = self.settings
-        with self.log.locked():
+        with record_lock(self.log) as held:  # none on a database: its unique index refuses a second record
             self._check_new(session_id)
             selection = self._reader.index.latest_selection(session_id)
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
-            self._append(new.event(settings, propensity, timestamp or iso(self.clock()), selected))
+            self._append(new.event(settings, propensity, timestamp or iso(self.clock()), selected), locked=held)
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
             self.warnings.append(f"journal {journal} is empty: every lesson's salience is 0 (its weight the floor)")
         return self.explain(session_id)
@@ -960,7 +961,7 @@ class Workspace:
             except interop.InteropError as exc:
                 raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
             if added:
-                self.log.append_locked(encode(interop.increments_event(added, self.now_iso())))
+                self.log.append(encode(interop.increments_event(added, self.now_iso())))
                 self._reader.trust_once()
                 self.refresh()
         if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
@@ -1007,8 +1008,7 @@ class Workspace:
     def state_source(self) -> str | None:
         """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
         workspace's file, `database <store id>` for a database."""
-        store_id = getattr(self.log, "store_id", None)  # a database store's identity
-        return None if store_id is None else f"database {store_id()}"
+        return self.log.identity()
 
     @rereads
     def export_gptme(self, path: Path | str) -> Path:

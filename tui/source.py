@@ -16,6 +16,7 @@ import numpy as np
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library import lessons as lessons_mod
 from lesson_credit.core.library.lessons import LessonProblem
+from lesson_credit.core.log.stores import is_local, prepare
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.reader import ReadProgress
@@ -304,11 +305,11 @@ class WorkspaceSource:
     def follows(self) -> bool:
         """The store's `wait` follows other writers' commits (a database: it looks at the position
         every 0.1 s on a connection of its own); else the app polls the log."""
-        return self.workspace.log.follows
+        return not is_local(self.workspace.log)
 
     def prepare_writes(self) -> None:
         """Import what an append needs now, so the first grade commits without that wait."""
-        self.workspace.log.prepare()
+        prepare(self.workspace.log)
 
     def wait_for_commit(self, seen: int, timeout: float) -> int:
         """The store's end once it is past `seen`, or after `timeout` seconds (takes no lock: it waits)."""

@@ -13,7 +13,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     gc_settings.start()  # before the engine and the dashboard are imported
     ws = open_workspace(args, progress=False, writes=True)  # the title bar says how far a read has come
-    if not ws.log.is_local:
+    from lesson_credit.core.log.stores import is_local
+
+    if not is_local(ws.log):
         ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
     from lesson_credit.tui.app import run
 

@@ -16,6 +16,7 @@ from lesson_credit.cli.common import (
     unit_float,
 )
 from lesson_credit.cli.render import safe
+from lesson_credit.core.log.stores import is_local
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -44,7 +45,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             policy=args.policy, category=args.category,
         )  # fmt: skip
     except StoreError as exc:
-        if not args.offline_ok or ws.log.is_local:
+        if not args.offline_ok or is_local(ws.log):
             raise
         from lesson_credit.core.offline import select_offline
 

@@ -59,7 +59,7 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     if not isinstance(ws.log, PgStore):
         raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
-    count = export_log(ws.log, Path(args.file))
+    count = export_log(ws.log.raw_lines(), Path(args.file))
     if args.json:
         print_json({"store": ws.log.name, "file": str(args.file), "events": count}, ws)
     else:

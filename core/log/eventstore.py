@@ -4,39 +4,45 @@ A store keeps events in one total order, the order they fold in, and speaks even
 are opaque to its users (the file's are byte offsets, a database's a sequence), and how events
 are framed on disk (lines, a last line still without its newline) stays inside the store.
 
-- append: `append_event(line)` validates one event and stores it (refused when it is not a
-  valid event, or is a second session event for an id: `DuplicateSession`). The Workspace's
-  writes use `locked()` + `append_locked(line)`: inside `locked()` it reads what is new and
-  validates its event against the log as it is. The file's `locked()` is a file lock; a
-  database takes none (its constraints refuse what must be unique, whoever commits first), and
-  validates against the client's last read, the append bringing back what came since.
+- append: `append(line)` validates one event and stores it (refused when it is not a valid
+  event, or is a second session event for an id: `DuplicateSession`).
+- lock: `locked()` is the writers' lock, with one meaning on both stores: one holder at a time,
+  across processes. A check against the log and the append that depends on it (a grade against
+  the session's latest, a prior imported once) are made inside it, after reading what is new.
+  The file's is a file lock; a database's a PostgreSQL advisory lock (core/log/pgstore.py). A
+  session's record needs none on a database: its unique index refuses a second one for an id,
+  whoever commits first (core/log/stores.py `record_lock`).
 - read since a position: `read_since(after, first)` yields `ReadResult`s of the events after
   position `after` (0: the start), numbered from `first`; a result's `end` is the position to
   read after next time and `lines` how many event numbers it used. `size()` is where the log
-  ends now; whether what was read is still there is the reader's check (`prefix_check()`: a
-  hash of the file's bytes, core/log/logcheck.py; a database's identity, its table being
-  append-only, core/log/pgcache.py `PositionCheck`).
+  ends now; whether what was read is still there is the reader's check (core/log/stores.py
+  `prefix_check(store)`: a hash of the file's bytes, core/log/logcheck.py; a database's
+  identity, its table being append-only, core/log/pgcache.py `PositionCheck`).
 - find a session: `session_record(id)`, the session event that counts, as written.
 - follow: `wait(after, timeout)` blocks until there are events after position `after` (or
   the timeout passes) and returns the end position, so the caller knows what to wait after next.
+- identity: `identity()`, what the events are of (None: a file; a database's id).
 
 A failure that may pass (a database down, read-only, or timing out) is a `StoreUnavailable`:
 the CLI exits 75 (EX_TEMPFAIL), and a hook may retry.
 
 The JSONL store is `EventLog` (core/log/store.py) with the seam's methods added; the
-PostgreSQL store is core/log/pgstore.py; core/log/stores.py chooses between them.
+PostgreSQL store is core/log/pgstore.py; core/log/stores.py chooses between them and holds what
+else the engine asks of a store (the reader's check and cache, who wrote each session, exporting).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
+from lesson_credit.core.base.files import WriteGuard
 from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
 from lesson_credit.core.log.store import EventLog, ReadResult, StoreError
 
@@ -91,44 +97,56 @@ class ParsedLogCache(Protocol):
     def note(self, why: str) -> None: ...
 
 
+class Hasher(Protocol):
+    """What a read feeds the bytes it consumes (the reader's prefix check's digest)."""
+
+    def update(self, data: memoryview, /) -> None: ...
+
+
 @runtime_checkable
 class EventStore(Protocol):
-    """What the Workspace and the CLI use of an event log (see the module docstring)."""
+    """What a store is (see the module docstring); what else the engine asks of one (the reader's
+    checks and cache, who wrote each session, exporting) are functions in core/log/stores.py."""
 
     @property
     def name(self) -> str:
         """How messages name the store: the log file's name, or the URL without its password."""
         ...
 
-    def prepare(self) -> None: ...
+    def locked(self, timeout: float | None = None) -> contextlib.AbstractContextManager[None]:
+        """The writers' lock (one holder at a time, across processes and threads; re-entered in the
+        holding thread): a read of what is new, a check against it, and an append made inside it
+        are not interleaved with another writer's. Waiting longer than `timeout` (default:
+        `lock_timeout()`) is a StoreUnavailable, nothing written."""
+        ...
 
-    def locked(self, timeout: float | None = None) -> contextlib.AbstractContextManager[None]: ...
+    def append(self, line: bytes) -> None:
+        """Store one encoded event (exactly one line), validated as the reader validates it
+        (InvalidEvent, a ValueError, when it is not a valid event); committed on return. A second
+        session event for an id is refused (DuplicateSession): by a database's unique index
+        always; by the file when called outside `locked()` (it then searches the log), while
+        inside it the caller has checked against the log it read under the lock."""
+        ...
 
-    def append_locked(self, line: bytes) -> None: ...
-
-    def append_event(self, line: bytes) -> None: ...
-
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """Where the log ends now (a position)."""
+        ...
 
     def read_since(
         self,
         after: int,
         first: int,
-        decode: Callable[[bytes], Any] = ...,
-        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
-        hasher: Any = None,
+        decode: Callable[[bytes], object] = ...,
+        decode_lines: Callable[[memoryview], Sequence[object] | None] | None = None,
+        hasher: Hasher | None = None,
     ) -> Iterator[ReadResult]:
         """The events after position `after`, numbered from `first` (see the module docstring).
         `decode` decodes one event's text, `decode_lines` many at once (None when one fails);
-        `hasher` is the reader's prefix check's, fed what the read consumes."""
+        `hasher` is fed exactly the bytes the read consumes (a database's: nothing)."""
         ...
 
     def wait(self, after: int, timeout: float) -> int:
         """The store's end position once it is past `after`, or when `timeout` seconds passed."""
-        ...
-
-    def raw_lines(self) -> Iterator[bytes]:
-        """Every event's text as stored, in order, each ending in a newline."""
         ...
 
     def session_record(self, session_id: str, *, unique: bool = False) -> dict[str, Any] | None:
@@ -136,33 +154,10 @@ class EventStore(Protocol):
         `unique`: the caller knows the id was stored once, so a search may start from the end."""
         ...
 
-    @property
-    def is_local(self) -> bool:
-        """A file on this machine: no server that can be down (`select --offline-ok` has nothing to
-        fall back from, the dashboard has no connection to check before it opens)."""
-        ...
-
-    @property
-    def follows(self) -> bool:
-        """Whether `wait()` follows commits itself (the dashboard then waits in it instead of polling)."""
-        ...
-
-    def prefix_check(self) -> PrefixChecker:
-        """How a reader checks that what it read up to a position is still there."""
-        ...
-
-    def log_cache(self, cache_dir: Path) -> ParsedLogCache | None:
-        """The parsed-log cache for this store, kept in `cache_dir` (the workspace's `.cache` folder);
-        None: none is kept."""
-        ...
-
-    def raw_bytes(self) -> bytes:
-        """Every event's text as stored, in order, as one byte string."""
-        ...
-
-    def session_agents(self, after: int, upto: int) -> dict[str, str]:
-        """Session id -> the agent that wrote its record, for the session events at positions in
-        (after, upto]; {} when the store does not record who writes (the file)."""
+    def identity(self) -> str | None:
+        """What the events are of, for what is derived from them: None for a file (its bytes are
+        its identity: the reader hashes them), `database <uuid>` for a database (one dropped and
+        created again has another)."""
         ...
 
 
@@ -186,30 +181,35 @@ def checked_raw(line: bytes) -> RawEvent:
 class JsonlStore(EventLog):
     """`state/lesson-thompson/sessions.jsonl`: the EventLog itself, plus the seam's extras."""
 
+    def __init__(self, path: Path, guard: WriteGuard | None = None) -> None:
+        super().__init__(path, guard)
+        self._holding = threading.local()  # depth: inside `locked()` in this thread
+
     @property
     def name(self) -> str:
         return self.path.name
 
-    is_local = True
-    follows = False  # appends are found by polling its size
+    def identity(self) -> str | None:
+        return None  # the file's bytes are its identity: the reader hashes them
 
-    def prefix_check(self) -> PrefixChecker:
-        from lesson_credit.core.log.logcheck import PrefixCheck
-
-        return PrefixCheck(self)
-
-    def log_cache(self, cache_dir: Path) -> ParsedLogCache:
-        from lesson_credit.core.log.cache import LogCache
-
-        return LogCache(self, cache_dir)
+    @contextlib.contextmanager
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        """The file lock (EventLog.locked), re-entered in the thread that holds it."""
+        depth = getattr(self._holding, "depth", 0)
+        with contextlib.nullcontext() if depth else super().locked(timeout):
+            self._holding.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._holding.depth = depth
 
     def read_since(
         self,
         after: int,
         first: int,
-        decode: Callable[[bytes], Any] = decode_event,
-        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
-        hasher: Any = None,
+        decode: Callable[[bytes], object] = decode_event,
+        decode_lines: Callable[[memoryview], Sequence[object] | None] | None = None,
+        hasher: Hasher | None = None,
     ) -> Iterator[ReadResult]:
         """The lines after byte `after`. When the last line read had no newline yet (the byte
         before `after`), the newline the next writer puts first does not count as a line."""
@@ -227,22 +227,14 @@ class JsonlStore(EventLog):
         except OSError:
             return False
 
-    def session_agents(self, after: int, upto: int) -> dict[str, str]:
-        return {}  # the file's bytes are the events as written: no record of who wrote them
-
-    def raw_bytes(self) -> bytes:
-        try:
-            return self.path.read_bytes()
-        except FileNotFoundError:
-            return b""
-        except OSError as exc:
-            raise StoreError(f"{self.path}: {exc.strerror or exc}") from None
-
-    def append_event(self, line: bytes) -> None:
-        """Append one event after validating it; a second session event for an id is refused.
-        Checking uniqueness reads the whole log: this is for tools, not for the Workspace,
-        which validates against the log it has already read, under `locked()`."""
+    def append(self, line: bytes) -> None:
+        """Append one event after validating it. Outside `locked()` a second session event for an id
+        is refused, which reads the whole log (for tools); inside it the caller has checked against
+        the log it read under the lock (the Workspace's index)."""
         session_id = check_event(line)
+        if getattr(self._holding, "depth", 0):
+            self.append_locked(line)
+            return
         with self.locked():
             if session_id is not None and session_id in self._session_ids():
                 raise DuplicateSession(session_id)
@@ -282,9 +274,9 @@ class JsonlStore(EventLog):
             time.sleep(min(WAIT_POLL_S, left))
 
 
-def export_log(store: EventStore, path: Path) -> int:
-    """Write the store's events, in its order, as a JSONL log at `path` (which must not exist):
-    all at once, never half a file. Returns the number of events written."""
+def export_log(lines: Iterator[bytes], path: Path) -> int:
+    """Write a store's event lines (core/log/stores.py `raw_lines`), in order, as a JSONL log at
+    `path` (which must not exist): all at once, never half a file. Returns the number written."""
     import tempfile
 
     path = Path(path)
@@ -299,7 +291,7 @@ def export_log(store: EventStore, path: Path) -> int:
     count = 0
     try:
         with os.fdopen(fd, "wb") as handle:
-            for line in store.raw_lines():
+            for line in lines:
                 handle.write(line)
                 count += 1
             handle.flush()

@@ -42,9 +42,10 @@ UNIQUE_VIOLATION = "23505"
 INSUFFICIENT_PRIVILEGE = "42501"
 READ_ONLY_TRANSACTION = "25006"
 QUERY_CANCELED = "57014"  # a statement timeout (or a cancel request)
+LOCK_NOT_AVAILABLE = "55P03"  # lock_timeout
 # SQLSTATEs (and classes) of failures that may pass: retrying later is the remedy
 TEMPORARY_CLASSES = ("08", "40", "53", "57", "58")  # connection, rollback, resources, operator, system
-TEMPORARY_STATES = (READ_ONLY_TRANSACTION, "55P03", "55006")  # read-only, lock not available, object in use
+TEMPORARY_STATES = (READ_ONLY_TRANSACTION, LOCK_NOT_AVAILABLE, "55006")  # read-only, lock not available, object in use
 # a connection the server refused for these reasons will not succeed by retrying (exit 1)
 _REFUSED_FOR_GOOD = (
     "authentication failed",

@@ -1,4 +1,4 @@
-"""The event log in PostgreSQL: one append-only table shared by many agents, written without a lock.
+"""The event log in PostgreSQL: one append-only table shared by many agents.
 
 Schema (created on first use, versioned in `lesson_credit.migrations`):
 
@@ -17,12 +17,12 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
   commits of all transactions that notify, under one lock, so a notifying writer could not
   commit beside another. A follower looks at the position instead (`wait`).
 
-Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync):
-no lock is taken. The database's constraints decide: the unique index refuses a second session
-event for an id however writers race (`DuplicateSession`, the only error that means "already
-recorded"); two clients storing identical bytes at once both get their copy (the insert that
-loses the race for an `occurrence` number counts again). Errors are classified by SQLSTATE
-(core/log/pgconn.py).
+Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync). The
+unique index refuses a second session event for an id however writers race (`DuplicateSession`),
+so recording a session takes no lock; a write checked against the log (a grade against the
+latest) is made under `locked()`, an advisory lock. Clients storing identical bytes at once each
+get their copy (an insert losing the race for an `occurrence` counts again). Errors are
+classified by SQLSTATE (core/log/pgconn.py).
 
 Reading. Positions are drawn when a row is inserted, but transactions commit in any order: a
 reader may see position 11 committed while 10 is still in flight. A reader never moves past a
@@ -43,9 +43,8 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -53,17 +52,11 @@ from psycopg import errors as pg_errors
 
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_event, is_session
-from lesson_credit.core.log.eventstore import (
-    DuplicateSession,
-    ParsedLogCache,
-    StoreUnavailable,
-    checked_raw,
-)
+from lesson_credit.core.log.eventstore import DuplicateSession, Hasher, StoreUnavailable, checked_raw
 from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
-from lesson_credit.core.log.store import ReadResult, StoreError, parse_chunk
+from lesson_credit.core.log.store import ReadResult, StoreError, lock_timeout, parse_chunk
 
 if TYPE_CHECKING:
-    from lesson_credit.core.log.pgcache import PositionCheck
     from lesson_credit.core.log.pgpush import Lines, PushReport
 
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
@@ -73,10 +66,12 @@ GAP_POLL_S = 0.05  # longest pause between looks at in-flight inserts, when wait
 FOLLOW_POLL_S = 0.1  # pause between looks at the position when following (`wait`)
 COPY_RACE_RETRIES = 50  # an identical event stored meanwhile by another client: count its copies again
 MAX_POSITION = 2**63 - 1
+WRITE_LOCK = 0x4C43_0003  # pg_advisory_lock key of the writers' lock, one per database ("LC", 3)
 
 __all__ = ["LATEST", "PgStore", "display_url"]
 display_url = pgconn.display_url
 
+_LOCK = f"SELECT pg_advisory_lock({WRITE_LOCK})"  # the writers' lock (see `PgStore.locked`)
 # count, last position and texts of up to %s events after position %s (part of the two statements below)
 _AHEAD = """SELECT count(*), max(position), string_agg(raw, E'\\n' ORDER BY position) FROM (
     SELECT position, raw FROM lesson_credit.events WHERE position > %s ORDER BY position LIMIT %s
@@ -169,7 +164,8 @@ class PgStore:
         self._own_end = 0  # position of this client's last append: a read waits until it is settled
         self._read_end: int | None = None  # where this client's last read ended (None: none yet)
         self._ahead: _Ahead | None = None
-        self._writing = threading.local()  # depth: inside `locked()` in this thread
+        self._writing = threading.local()  # depth: inside `locked()` in this thread; its write cursor
+        self._threads = threading.Lock()  # the threads of this process, one at a time in `locked()`
         self.written_by: str | None = None  # when set, reads see only what this agent wrote (and its grades)
 
     @property
@@ -179,24 +175,8 @@ class PgStore:
     def __repr__(self) -> str:
         return f"PgStore({self._name!r}, agent={self.agent!r})"
 
-    is_local = False
-    follows = True  # `wait()` looks at the position itself, on a connection of its own
-
-    def prefix_check(self) -> PositionCheck:
-        from lesson_credit.core.log.pgcache import PositionCheck
-
-        return PositionCheck(self)
-
-    def log_cache(self, cache_dir: Path) -> ParsedLogCache:
-        """The per-position cache, in the workspace's cache folder."""
-        from lesson_credit.core.log.pgcache import PgLogCache
-
-        return PgLogCache(self, cache_dir)
-
-    def raw_bytes(self) -> bytes:
-        return b"".join(self.raw_lines())
-
-    # ------------------------------------------------------------ connection
+    def identity(self) -> str:
+        return f"database {self.store_id()}"  # see store_id
 
     def _password(self) -> str | None:
         try:
@@ -256,25 +236,57 @@ class PgStore:
 
     # ------------------------------------------------------------ writing
 
-    def prepare(self) -> None:
-        """Connect (and create the schema) ahead of the first read or write. A failure is left
-        for that read or write to report (the dashboard calls this in a worker at start-up)."""
-        with contextlib.suppress(StoreError), self._db("cannot connect"):
-            pass
-
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
-        """No lock on a database: the caller validates against its last read (in this thread, `size()`
-        answers from it until our append), and the table's constraints refuse what must be unique.
-        The append brings back what was committed since that read: a write is one round trip."""
+        """The writers' lock (the file lock's meaning): a session-level advisory lock (WRITE_LOCK, one
+        per database) on this client's connection, released when the block ends or the connection
+        does, and held by one thread of the process at a time; re-entered by its holder. Appends in
+        it commit on return: what follows them (bandit-state.json) never describes an uncommitted
+        event. Waiting over `timeout` (default `lock_timeout()`) is a StoreUnavailable."""
         depth = getattr(self._writing, "depth", 0)
-        self._writing.depth = depth + 1
+        wait = lock_timeout() if timeout is None else timeout
+        held = f"{self._name}: another writer held the lock for {wait:g} s; nothing written, retry later"
+        if not depth and not self._threads.acquire(timeout=wait):
+            raise StoreUnavailable(held)
         try:
-            yield
+            if not depth:
+                self._lock(wait, held)
+            self._writing.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._writing.depth = depth
+                if not depth:
+                    self._unlock()
         finally:
-            self._writing.depth = depth
+            if not depth:
+                self._threads.release()
 
-    def append_locked(self, line: bytes) -> None:
+    def _lock(self, wait: float, held: str) -> None:
+        """WRITE_LOCK in one round trip: its bounds (SET LOCAL) end with the implicit transaction, the lock stays."""
+        conn = self.conn
+        ms = max(int(wait * 1000), 1)
+        try:
+            conn.execute(f"SET LOCAL lock_timeout = {ms}; SET LOCAL statement_timeout = {ms + 1000}; {_LOCK}".encode())
+        except psycopg.Error as exc:
+            if exc.sqlstate in (pgconn.LOCK_NOT_AVAILABLE, pgconn.QUERY_CANCELED):
+                raise StoreUnavailable(held) from None
+            if conn.closed or conn.broken:
+                self._conn = None
+            raise self._failure(exc, "cannot take the writers' lock") from None
+
+    def _unlock(self) -> None:
+        conn = self._conn
+        if conn is None or conn.closed:
+            return  # the server released it with the connection
+        try:
+            conn.execute(f"SELECT pg_advisory_unlock({WRITE_LOCK})")
+        except psycopg.Error:
+            with contextlib.suppress(Exception):
+                conn.close()  # the lock goes with the connection
+            self._conn = None
+
+    def append(self, line: bytes) -> None:
         """Insert one event (validated; committed on return). DuplicateSession for a second session
         event for an id; StoreUnavailable when the database cannot take it now."""
         raw = checked_raw(line)
@@ -319,9 +331,6 @@ class PgStore:
             kept = self._writing.cursor = conn.cursor()
         return kept
 
-    def append_event(self, line: bytes) -> None:
-        self.append_locked(line)
-
     def push(self, lines: Lines) -> PushReport:
         """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py).
         `lines`: the log's lines, or a function that reads them from the start (a push into an
@@ -340,10 +349,6 @@ class PgStore:
         ahead = self._ahead
         if ahead is not None and ahead.appended:
             return ahead.size  # as our append found it: no newer than a read, no older than our event
-        read_end = self._read_end
-        writing = getattr(self._writing, "depth", 0) and not self.written_by
-        if writing and read_end is not None and self._own_end <= read_end:
-            return read_end  # in the writers' section, before our append: the last read (see `locked`)
         with self._db("cannot read") as conn:
             if self._store_id is not None and (self._read_end is None or self.written_by is not None):
                 row = conn.execute("SELECT coalesce(max(position), 0) FROM lesson_credit.events").fetchone()
@@ -480,9 +485,9 @@ class PgStore:
         self,
         after: int,
         first: int,
-        decode: Callable[[bytes], Any] = decode_event,
-        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
-        hasher: Any = None,
+        decode: Callable[[bytes], object] = decode_event,
+        decode_lines: Callable[[memoryview], Sequence[object] | None] | None = None,
+        hasher: Hasher | None = None,
     ) -> Iterator[ReadResult]:
         """The settled events after position `after`, numbered from `first` in position order, in
         results of up to READ_ROWS events, decoded by the same code as the file's lines (the raw
@@ -502,7 +507,11 @@ class PgStore:
         yield ReadResult(end=end)
 
     def _read_written_by(
-        self, after: int, first: int, decode: Callable[[bytes], Any], decode_lines: Any
+        self,
+        after: int,
+        first: int,
+        decode: Callable[[bytes], object],
+        decode_lines: Callable[[memoryview], Sequence[object] | None] | None,
     ) -> Iterator[ReadResult]:
         with self._db("cannot read") as conn:
             bound = max(self._settled_end(conn, after)[0], after)
@@ -554,8 +563,6 @@ class PgStore:
         for session_id, agent in json.loads(row[0]) if row and row[0] else ():
             agents.setdefault(str(session_id), str(agent))
         return agents
-
-    # ------------------------------------------------------------ following
 
     def wait(self, after: int, timeout: float) -> int:
         """Follow the store: its settled end as soon as it is past `after`, or when `timeout` seconds

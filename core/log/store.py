@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -67,7 +67,7 @@ def parse_chunk(
     at_eof: bool,
     decode: Callable[[bytes], Any] = decode_event,
     continues_line: bool = False,
-    decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
+    decode_lines: Callable[[memoryview], Sequence[Any] | None] | None = None,
 ) -> ReadResult:
     """Decode complete lines of `data` (which begins at byte `start`, line `first_line`).
 
@@ -294,7 +294,7 @@ class EventLog:
         first_line: int,
         decode: Callable[[bytes], Any] = decode_event,
         continues_line: bool = False,
-        decode_lines: Callable[[memoryview], list[Any] | None] | None = None,
+        decode_lines: Callable[[memoryview], Sequence[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         hasher: Any = None,
     ) -> Iterator[ReadResult]:

@@ -1,16 +1,27 @@
 """Choosing the event store: `--store URL`, else $LESSON_CREDIT_STORE, else `[store] url`
-in config.toml, else the workspace's JSONL file; and who writes (`--agent`, default the hostname)."""
+in config.toml, else the workspace's JSONL file; and who writes (`--agent`, default the hostname).
+
+Below, what the engine asks of a store beyond the seam (core/log/eventstore.py `EventStore`),
+each a function of the store: the reader's check of what it read (`prefix_check`) and its
+parsed-log cache (`log_cache`), who wrote each session (`session_agents`), whether it is a file on
+this machine (`is_local`), the lock a session's record needs (`record_lock`), warming it up
+(`prepare`) and its events' text (`raw_lines`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lesson_credit.core.log.eventstore import EventStore, JsonlStore
-from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.log.eventstore import EventStore, JsonlStore, ParsedLogCache, PrefixChecker
+from lesson_credit.core.log.store import EventLog, StoreError
+
+if TYPE_CHECKING:
+    from lesson_credit.core.log.pgstore import PgStore
 
 STORE_ENV = "LESSON_CREDIT_STORE"
 MAX_AGENT_CHARS = 200
@@ -64,3 +75,79 @@ def open_store(url: str | None, log_path: Path, agent: str | None = None) -> Eve
             raise StoreError(f"--agent must be a printable single line of 1-{MAX_AGENT_CHARS} characters")
         return PgStore(url, agent=agent or default_agent())
     raise StoreError("unsupported store URL (expected postgresql://..., postgres://... or a libpq keyword string)")
+
+
+def _database(store: EventStore) -> PgStore:
+    """The database store `store` is (anything that is not the file is one)."""
+    from lesson_credit.core.log.pgstore import PgStore
+
+    if not isinstance(store, PgStore):
+        raise TypeError(f"not an event store of lesson-credit's: {store!r}")
+    return store
+
+
+def is_local(store: EventStore) -> bool:
+    """A file on this machine: no server that can be down (`select --offline-ok` has nothing to
+    fall back from, the dashboard has no connection to check before it opens); its appends are
+    found by polling its size, while a database's `wait` follows commits itself."""
+    return isinstance(store, EventLog)
+
+
+def prefix_check(store: EventStore) -> PrefixChecker:
+    """How a reader checks that what it read of `store` up to a position is still there: the
+    file's bytes hashed (core/log/logcheck.py), a database's identity and last event
+    (core/log/pgcache.py). The reader makes one per store it reads."""
+    if isinstance(store, EventLog):
+        from lesson_credit.core.log.logcheck import PrefixCheck
+
+        return PrefixCheck(store)
+    from lesson_credit.core.log.pgcache import PositionCheck
+
+    return PositionCheck(_database(store))
+
+
+def log_cache(store: EventStore, cache_dir: Path) -> ParsedLogCache:
+    """The parsed-log cache of `store`, kept in `cache_dir` (the workspace's `.cache` folder)."""
+    if isinstance(store, EventLog):
+        from lesson_credit.core.log.cache import LogCache
+
+        return LogCache(store, cache_dir)
+    from lesson_credit.core.log.pgcache import PgLogCache
+
+    return PgLogCache(_database(store), cache_dir)
+
+
+def session_agents(store: EventStore, after: int, upto: int) -> dict[str, str]:
+    """Session id -> the agent that wrote its record, for the session events at positions in
+    (after, upto]; {} for the file, which does not record who writes."""
+    return {} if isinstance(store, EventLog) else _database(store).session_agents(after, upto)
+
+
+@contextlib.contextmanager
+def record_lock(store: EventStore) -> Iterator[bool]:
+    """What recording a session holds (True: the writers' lock): the file's lock, its id being
+    checked new against the log read under it; nothing on a database, whose unique index refuses
+    a second session event for an id whoever commits first (`append` raises DuplicateSession), so
+    that a fleet's records do not wait for one another."""
+    if not isinstance(store, EventLog):
+        yield False
+        return
+    with store.locked():
+        yield True
+
+
+def prepare(store: EventStore) -> None:
+    """Ahead of the first write (the dashboard calls this in a worker at start-up): import the file
+    lock's module, or connect to the database (and check its schema). A failure is left for that
+    write to report."""
+    if isinstance(store, EventLog):
+        import filelock  # noqa: F401
+
+        return
+    with contextlib.suppress(StoreError):
+        store.size()
+
+
+def raw_lines(store: EventStore) -> Iterator[bytes]:
+    """Every event's text as stored, in order, each ending in a newline."""
+    return store.raw_lines() if isinstance(store, JsonlStore) else _database(store).raw_lines()

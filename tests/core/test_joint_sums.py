@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from oracles import ridge_reference, time_columns
 
 from lesson_credit.core.analysis.claims import injection_design
 from lesson_credit.core.analysis.joint import Design, build_design, fit_joint, fit_log
 from lesson_credit.core.analysis.joint_ops import neighbourhoods
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace
+from tests.support.oracles import ridge_reference, time_columns
 
 RTOL = 1e-9  # the streamed sums against the dense formula: the same numbers up to the order of additions
 # the empirical-Bayes penalty is a likelihood's optimum, located only to about the square root of the

@@ -437,3 +437,26 @@ def test_reading_in_chunks_equals_one_read(tmp_path: Path, chunk_bytes: int) -> 
 def test_reading_a_missing_log_in_chunks(tmp_path: Path) -> None:
     parts = list(EventLog(tmp_path / "absent.jsonl").read_chunks(0, 1))
     assert [(p.end, p.lines, p.events) for p in parts] == [(0, 0, [])]
+
+
+def test_the_store_seam_is_eight_members_and_the_file_store_has_them() -> None:
+    from lesson_credit.core.log.eventstore import EventStore, JsonlStore
+
+    members = {name for name in vars(EventStore) if not name.startswith("_")}
+    # the seam as docs/design.md §5 lists it (at most eight members; it had sixteen and two sub-protocols)
+    assert members == {"name", "locked", "append", "size", "read_since", "wait", "session_record", "identity"}
+    store = JsonlStore(Path("unused.jsonl"))
+    assert isinstance(store, EventStore) and store.identity() is None
+
+
+def test_the_file_stores_lock_is_reentered_by_its_holder(tmp_path: Path) -> None:
+    from lesson_credit.core.log.eventstore import DuplicateSession, JsonlStore
+
+    store = JsonlStore(tmp_path / "sessions.jsonl")
+    first = json.dumps({"type": "session", "session_id": "s1", "lessons": []}).encode() + b"\n"
+    with store.locked(), store.locked(timeout=0.1):  # the second is the holder's again: no wait, no timeout
+        store.append(first)
+        store.append(first)  # inside the lock the caller has checked: the file does not search
+    with pytest.raises(DuplicateSession):
+        store.append(first)  # outside it, the file searches the log
+    assert store.path.read_bytes() == first * 2

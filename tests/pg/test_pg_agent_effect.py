@@ -37,7 +37,7 @@ def test_loo_takes_the_writing_agent_as_a_fixed_effect(
         has_quote = rng.random() < 0.5
         reward = round((0.7 if agent == "easy" else 0.3) + 0.2 * has_quote + float(rng.normal(0, 0.03)), 3)
         lessons = [GIT] * has_git + [QUOTE] * has_quote
-        stores[agent].append_event(session(f"s{i}", reward, lessons))
+        stores[agent].append(session(f"s{i}", reward, lessons))
         written.append(agent)
     ws = Workspace(ws_root, store=PgStore(pg_url, agent="reader"))
     assert list(ws.session_agents()) == written

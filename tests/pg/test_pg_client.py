@@ -28,7 +28,7 @@ SESSION = line({"type": "session", "session_id": "s1", "base_reward": 0.5,
 
 def with_schema(url: str) -> None:
     store = PgStore(url, agent="owner")
-    store.append_event(SESSION)
+    store.append(SESSION)
     store.close()
 
 

@@ -1,7 +1,7 @@
-"""Writers without a lock: agents insert independently, the unique index decides
+"""Sessions recorded without a lock: agents insert independently, the unique index decides
 who records a contested session, identical events racing are both kept, and a reader never moves
 past a position that a transaction still in flight may commit (positions are drawn at insert and
-transactions commit in any order)."""
+transactions commit in any order); and the writers' lock for writes checked against the log."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from lesson_credit.core.base.files import StoreUnavailable
+from lesson_credit.core.grading import GradeConflict
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession
@@ -89,11 +90,11 @@ def positions(url: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("outcome", ["commit", "rollback"])
 def test_a_reader_never_skips_an_event_committed_out_of_order(pg_url: str, outcome: str) -> None:
     writer, reader = PgStore(pg_url, agent="w"), PgStore(pg_url, agent="r")
-    writer.append_event(session("s1"))  # position 1
+    writer.append(session("s1"))  # position 1
     holder = psycopg.connect(pg_url)  # a transaction left open: it holds position 2
     try:
         assert insert_raw(holder, session("s2")) == 2
-        writer.append_event(session("s3"))  # position 3, committed before 2
+        writer.append(session("s3"))  # position 3, committed before 2
         # 3 is there, but 2 may still come: the reader stops before it (the old store read s3 and
         # went on from 3, so s2 was never read)
         assert read(reader, 0) == (["s1"], 1)
@@ -114,7 +115,7 @@ def test_following_is_told_when_an_insert_in_flight_rolls_back(pg_url: str) -> N
     holder = psycopg.connect(pg_url)
     try:
         insert_raw(holder, session("s1"))  # position 1, in flight
-        writer.append_event(session("s2"))  # position 2
+        writer.append(session("s2"))  # position 2
         assert follower.wait(0, 0.0) == 0
         waiting = Background(lambda: follower.wait(0, JOIN_S))
         holder.rollback()
@@ -158,7 +159,7 @@ def test_reading_back_past_an_insert_that_does_not_end_says_the_event_is_stored(
     store = PgStore(pg_url, agent="w")
     try:
         insert_raw(holder, session("other"))  # position 1, left open
-        store.append_event(session("mine"))  # position 2: committed
+        store.append(session("mine"))  # position 2: committed
         with pytest.raises(StoreUnavailable, match="the event was stored, but cannot be read back in order yet"):
             list(store.read_since(0, 1))
         assert positions(pg_url) == [("session", "mine")]
@@ -174,12 +175,12 @@ def test_a_read_ahead_older_than_ones_append_does_not_hide_it(pg_url: str) -> No
     # The dashboard reads and writes through one store from two threads: a size() that began before
     # an append may leave its read-ahead (older than the append) for the read that follows it.
     store = PgStore(pg_url, agent="w")
-    store.append_event(session("s1"))
+    store.append(session("s1"))
     assert read(store, 0) == (["s1"], 1)
     assert store.size() == store.size() == 1  # the second reads ahead after position 1: nothing yet
     stale = store._ahead
     assert stale is not None and (stale.after, stale.count) == (1, 0)
-    store.append_event(session("s2"))
+    store.append(session("s2"))
     store._ahead = stale  # as that size() would, finishing after the append
     assert read(store, 1, 2) == (["s2"], 2)
     store.close()
@@ -197,7 +198,7 @@ def test_agents_insert_independently(pg_url: str, ws_root: Path) -> None:
     holder = psycopg.connect(pg_url)
     try:
         insert_raw(holder, session("contested"))
-        stuck = Background(lambda: first.append_event(session("contested")))
+        stuck = Background(lambda: first.append(session("contested")))
         wait_until(lambda: waiting_on_a_lock(pg_url), "the first agent's insert waits for the contested id")
         ws = Workspace(ws_root, store=second)
         recording = Background(lambda: ws.record("free", ws_root / "j.txt", ["tools/git.md"], reward=1.0))
@@ -219,7 +220,7 @@ def test_no_advisory_lock_is_taken(pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as other:
         other.execute("SELECT pg_advisory_lock(%s)", (0x4C43_0001,))
         store = PgStore(pg_url, agent="a")
-        Background(lambda: store.append_event(session("s1"))).result()
+        Background(lambda: store.append(session("s1"))).result()
         with psycopg.connect(pg_url) as conn:
             row = conn.execute(
                 "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)"
@@ -236,7 +237,7 @@ def test_a_session_two_clients_race_for_is_stored_once(pg_url: str, outcome: str
     store = PgStore(pg_url, agent="b")
     try:
         insert_raw(holder, session("s1", 0.1), agent="a")
-        racing = Background(lambda: store.append_event(session("s1", 0.9)))
+        racing = Background(lambda: store.append(session("s1", 0.9)))
         wait_until(lambda: waiting_on_a_lock(pg_url), "the second insert waits on the unique index")
         getattr(holder, outcome)()
         if outcome == "commit":
@@ -257,11 +258,11 @@ def test_identical_events_racing_are_both_stored(pg_url: str) -> None:
     # of the file are). The second insert numbered its copy 0 too and waited on the first; when the
     # first commits it counts again (the old store reported "a copy of this event is already stored").
     store = PgStore(pg_url, agent="b")
-    store.append_event(session("s1"))
+    store.append(session("s1"))
     holder = psycopg.connect(pg_url)
     try:
         insert_raw(holder, grade("s1", 0.7), agent="a", occurrence=0)
-        racing = Background(lambda: store.append_event(grade("s1", 0.7)))
+        racing = Background(lambda: store.append(grade("s1", 0.7)))
         wait_until(lambda: waiting_on_a_lock(pg_url), "the second insert waits for the first copy")
         holder.commit()
         racing.result()
@@ -286,10 +287,10 @@ def test_concurrent_writers_and_a_follower_agree_on_the_order(pg_url: str) -> No
 
     def write(k: int) -> None:
         for i in range(per_writer):
-            stores[k].append_event(session(f"w{k}-{i}"))
+            stores[k].append(session(f"w{k}-{i}"))
             if i % 10 == 0:
                 with pytest.raises(DuplicateSession):
-                    stores[k].append_event(session(f"w{k}-{i}"))
+                    stores[k].append(session(f"w{k}-{i}"))
 
     def follow() -> list[str]:
         seen: list[str] = []
@@ -314,3 +315,49 @@ def test_concurrent_writers_and_a_follower_agree_on_the_order(pg_url: str) -> No
     assert seen == table
     for store in stores:
         store.close()
+
+
+# ---------------------------------------------------------------- the writers' lock
+
+
+def test_two_grades_checked_against_the_same_latest_grade_are_not_both_written(pg_url: str, ws_root: Path) -> None:
+    # Two clients grade a session, each expecting the grade it was shown (line 2) to be the latest:
+    # the one grade write path's check-then-act. The first checks and pauses before appending; the
+    # second then runs. The old store's locked() did nothing on a database: the second checked,
+    # appended, and the first appended too, superseding a grade it never saw. With the writers'
+    # advisory lock the second waits, then finds the first's grade and writes nothing.
+    setup = PgStore(pg_url, agent="setup")
+    Workspace(ws_root, store=setup).record("s1", ws_root / "j.txt", ["tools/git.md"], reward=0.5)
+    shown = Workspace(ws_root, store=setup).grade("s1", 0.6).line  # the grade both clients were shown
+    first, second = (
+        Workspace(ws_root, store=PgStore(pg_url, agent="a")),
+        Workspace(ws_root, store=PgStore(pg_url, agent="b")),
+    )
+    checked, go = threading.Event(), threading.Event()
+    history = first.grade_history
+
+    def paused_history(session_id: str) -> Any:
+        found = history(session_id)
+        if not checked.is_set():  # the check's history, taken under the lock: hold the first there
+            checked.set()
+            go.wait(JOIN_S)
+        return found
+
+    first.grade_history = paused_history  # type: ignore[method-assign]
+    grading_first = Background(lambda: first.append_grade("s1", 0.1, expect_line=shown))
+    wait_until(checked.is_set, "the first client checked the latest grade")
+    grading_second = Background(lambda: second.append_grade("s1", 0.9, expect_line=shown))
+    wait_until(
+        lambda: grading_second.done or waiting_on_a_lock(pg_url, "pg_advisory_lock"),
+        "the second client is done or waits for the writers' lock",
+    )
+    go.set()
+    outcomes = []
+    for grading in (grading_first, grading_second):
+        try:
+            outcomes.append(grading.result().record.base_reward)
+        except GradeConflict:
+            outcomes.append("conflict")
+    assert outcomes == [0.1, "conflict"]
+    grades = [row for row in positions(pg_url) if row[0] == "grade"]
+    assert grades == [("grade", "s1"), ("grade", "s1")]  # the shown grade and the first client's

@@ -30,7 +30,7 @@ def test_another_agents_commit_shows_without_polling(ws_root: Path, pg_url: str)
 
 
 async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
-    PgStore(pg_url, agent="other").append_event(session("s1"))
+    PgStore(pg_url, agent="other").append(session("s1"))
     store = PgStore(pg_url, agent="operator")
     ws = Workspace(ws_root, store=store)  # the dashboard's workspace: its log is `store`
     # an hour between the app's polls: only the store's `wait` can bring the change in time
@@ -43,7 +43,7 @@ async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
             await asyncio.sleep(0.05)
         before = app.data_version
         other = PgStore(pg_url, agent="other")
-        other.append_event(session("s2"))
+        other.append(session("s2"))
         started = time.monotonic()
         while app.data_version == before and time.monotonic() - started < WAIT_S:
             await asyncio.sleep(0.02)
@@ -65,7 +65,7 @@ async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
     import psycopg
 
     store = PgStore(pg_url, agent="operator")
-    store.append_event(session("s1"))
+    store.append(session("s1"))
     with psycopg.connect(pg_url, autocommit=True) as conn:  # a row no writer of ours would store
         conn.execute(
             "INSERT INTO lesson_credit.events (type, raw, agent, digest, occurrence) VALUES (%s, %s, %s, %s, 0)",
@@ -130,7 +130,7 @@ async def _grade_after_terminated_connections_shows(tmp_path: Path, ws_root: Pat
     from tests.pg.pg_helpers import make_workspace
 
     first = PgStore(pg_url, agent="other")
-    first.append_event(session("s1"))  # base_reward 0.8
+    first.append(session("s1"))  # base_reward 0.8
     first.close()
     store = PgStore(pg_url, agent="operator")
     app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)  # only `wait` brings changes
@@ -162,7 +162,7 @@ async def _grade_typed_after_terminated_connections(ws_root: Path, pg_url: str) 
     from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
     first = PgStore(pg_url, agent="other")
-    first.append_event(session("s1"))  # base_reward 0.8
+    first.append(session("s1"))  # base_reward 0.8
     first.close()
     store = PgStore(pg_url, agent="operator")
     app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=3600)

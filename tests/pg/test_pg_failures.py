@@ -37,7 +37,7 @@ def count(url: str) -> int:
 def with_schema(url: str, *sessions: str) -> None:
     store = PgStore(url, agent="owner")
     for sid in sessions:
-        store.append_event(session(sid))
+        store.append(session(sid))
     store.close()
 
 

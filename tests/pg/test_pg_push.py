@@ -35,7 +35,7 @@ def stored(url: str) -> list[tuple[str, str, int]]:
 
 def test_each_event_once_and_copies_numbered_after_those_stored(pg_url: str) -> None:
     store = PgStore(pg_url, agent="a")
-    store.append_event(GRADE)  # the database holds one copy of the grade already
+    store.append(GRADE)  # the database holds one copy of the grade already
     log = [session("s1"), GRADE, GRADE, b"not json\n", session("s2"), session("s1", 0.9), b"\n", GRADE]
     report = store.push(log)
     # by hand: 6 valid lines. The grade's copies in the log are its 1st, 2nd and 3rd: the 1st is the

@@ -18,6 +18,7 @@ from lesson_credit.core.log.events import InvalidEvent, decode_raw
 from lesson_credit.core.log.eventstore import DuplicateSession, EventStore, JsonlStore
 from lesson_credit.core.log.pgstore import LATEST, PgStore
 from lesson_credit.core.log.store import ReadResult, StoreError
+from lesson_credit.core.log.stores import raw_lines
 from tests.pg.pg_helpers import line, log_path, make_workspace
 from tests.pg.pg_server import PASSWORD, Server
 from tests.support.cli_run import run, run_json
@@ -101,7 +102,7 @@ def test_an_older_schema_is_migrated(pg_url: str, monkeypatch: pytest.MonkeyPatc
         patch.setattr(pgschema, "MIGRATIONS", pgschema.MIGRATIONS[:1])
         patch.setattr(pgschema, "LATEST", 1)
         old = PgStore(pg_url, agent="old")
-        old.append_event(line(session("s1", 0.5, {GIT: 0.5})))
+        old.append(line(session("s1", 0.5, {GIT: 0.5})))
         old.close()
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("UPDATE lesson_credit.events SET agent = 'renamed'")  # version 1 allowed it
@@ -121,8 +122,8 @@ def test_an_older_schema_is_migrated(pg_url: str, monkeypatch: pytest.MonkeyPatc
 
 def test_events_are_append_only(pg_url: str) -> None:
     store = PgStore(pg_url, agent="a1")
-    store.append_event(line(session("s1", 0.5, {GIT: 0.5})))
-    store.append_event(line(grade("s1", 0.9)))
+    store.append(line(session("s1", 0.5, {GIT: 0.5})))
+    store.append(line(grade("s1", 0.9)))
     with psycopg.connect(pg_url, autocommit=True) as conn:
         for statement in (
             "UPDATE lesson_credit.events SET raw = '{}' WHERE type = 'grade'",
@@ -139,8 +140,8 @@ def test_events_are_append_only(pg_url: str) -> None:
 def test_the_database_itself_refuses_a_second_session_event(pg_url: str) -> None:
     # not only our code: a raw INSERT of a second session event for one id fails on the index
     store = PgStore(pg_url, agent="a1")
-    store.append_event(line(session("s1", 0.5, {GIT: 0.5})))
-    store.append_event(line(grade("s1", 0.9)))
+    store.append(line(session("s1", 0.5, {GIT: 0.5})))
+    store.append(line(grade("s1", 0.9)))
     with psycopg.connect(pg_url) as conn, pytest.raises(psycopg.errors.UniqueViolation):
         conn.execute(
             "INSERT INTO lesson_credit.events (type, session_id, raw, agent, digest, occurrence)"
@@ -177,18 +178,18 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(pgstore, "READ_ROWS", 2)  # several round trips for the database
     first = [line(session(f"s{i}", 0.5, {GIT: 0.5})) for i in range(3)]
     for event in first:
-        store.append_event(event)
+        store.append(event)
     with pytest.raises(DuplicateSession):
-        store.append_event(line(session("s1", 0.7, {QUOTE: 0.5})))
+        store.append(line(session("s1", 0.7, {QUOTE: 0.5})))
     with pytest.raises(InvalidEvent):
-        store.append_event(line(session("s9", 0.5, {GIT: 2.0})))
+        store.append(line(session("s9", 0.5, {GIT: 2.0})))
     with pytest.raises(InvalidEvent):
-        store.append_event(b'{"type": "grade", "session_id": "s1"}\n')
+        store.append(b'{"type": "grade", "session_id": "s1"}\n')
     # a note with U+0000 (JSONB cannot hold it; the raw text keeps it, and the fold reads that)
-    store.append_event(line({**grade("s2", 0.4), "note": "a\x00b"}))
+    store.append(line({**grade("s2", 0.4), "note": "a\x00b"}))
     middle = store.size()
-    store.append_event(line(grade("s1", 0.9)))
-    store.append_event(line(session("s3", None, {QUOTE: 0.25})))
+    store.append(line(grade("s1", 0.9)))
+    store.append(line(session("s3", None, {QUOTE: 0.25})))
 
     def read(start: int, first_line: int) -> tuple[list[tuple[int, str | int | None]], int]:
         results = list(store.read_since(start, first_line, decode=decode_raw))
@@ -202,7 +203,7 @@ def test_seam_contract(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> No
     tail, tail_end = read(middle, 5)  # after a position: only what came later, numbered on
     assert tail == [(5, "s1"), (6, "s3")] and tail_end == end
     assert read(end, 7) == ([], end)
-    assert b"".join(store.raw_lines()) == b"".join(
+    assert b"".join(raw_lines(store)) == b"".join(
         [
             *first,
             line({**grade("s2", 0.4), "note": "a\x00b"}),
@@ -221,8 +222,8 @@ def test_an_append_notifies_nobody(pg_url: str) -> None:
     store.size()  # the schema
     with psycopg.connect(pg_url, autocommit=True) as listener:
         listener.execute("LISTEN lesson_credit_events")
-        store.append_event(line(session("s1", 0.5, {GIT: 0.5})))
-        store.append_event(line(grade("s1", 0.9)))
+        store.append(line(session("s1", 0.5, {GIT: 0.5})))
+        store.append(line(grade("s1", 0.9)))
         with psycopg.connect(pg_url, autocommit=True) as other:
             other.execute("NOTIFY lesson_credit_events, 'marker'")  # sent after the appends' commits
         payloads = [n.payload for n in listener.notifies(timeout=10.0, stop_after=1)]
@@ -233,7 +234,7 @@ def test_an_append_notifies_nobody(pg_url: str) -> None:
 def test_wait_finds_another_clients_commit(pg_url: str) -> None:
     reader, writer = PgStore(pg_url, agent="r"), PgStore(pg_url, agent="w")
     assert reader.wait(0, 0.05) == 0  # nothing there: times out
-    timer = threading.Timer(0.2, writer.append_event, args=(line(session("s1", 0.5, {GIT: 0.5})),))
+    timer = threading.Timer(0.2, writer.append, args=(line(session("s1", 0.5, {GIT: 0.5})),))
     timer.start()
     try:
         started = time.monotonic()
@@ -441,12 +442,12 @@ def test_status_written_by_one_agent(
     alice, bob = PgStore(url, agent="alice"), PgStore(url, agent="bob")
     a1, a2 = line(session("a1", 0.2, {GIT: 1.0})), line(session("a2", None, {QUOTE: 0.5, GIT: 0.0}))
     b1 = line(session("b1", 0.9, {GIT: 0.5, STYLE: 1.0}))
-    alice.append_event(a1)
-    bob.append_event(b1)
-    alice.append_event(a2)
-    bob.append_event(line(grade("a2", 0.6)))  # bob grades alice's session: it counts for alice
-    alice.append_event(line(grade("b1", 0.1)))  # alice grades bob's: it does not
-    bob.append_event(line(grade("a1", 1.0)))
+    alice.append(a1)
+    bob.append(b1)
+    alice.append(a2)
+    bob.append(line(grade("a2", 0.6)))  # bob grades alice's session: it counts for alice
+    alice.append(line(grade("b1", 0.1)))  # alice grades bob's: it does not
+    bob.append(line(grade("a1", 1.0)))
     # by hand, alice's part of the log is a1, a2 and the grades of a1 and a2, in commit order
     only_alice = make_workspace(root.parent / "only-alice")
     log_path(only_alice).write_bytes(b"".join([a1, a2, line(grade("a2", 0.6)), line(grade("a1", 1.0))]))
@@ -502,8 +503,8 @@ def test_parsed_log_cache_per_store_position(
     monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 5)  # a cache from 5 new events on
     writer = PgStore(url, agent="w")
     for i in range(12):
-        writer.append_event(line(session(f"s{i}", (i % 5) / 4, {GIT: (i % 3) / 2, QUOTE: 0.5})))
-    writer.append_event(line(grade("s3", 1.0)))
+        writer.append(line(session(f"s{i}", (i % 5) / 4, {GIT: (i % 3) / 2, QUOTE: 0.5})))
+    writer.append(line(grade("s3", 1.0)))
     uncached = run_json(capsys, "status", "-w", str(root), "--store", url)  # reads all 13, writes the cache
     cache_dir = root / "state" / "lesson-thompson" / ".cache"
     cached_files = sorted(p.name for p in cache_dir.glob("log-index-pg-*.msgpack"))
@@ -520,7 +521,7 @@ def test_parsed_log_cache_per_store_position(
     assert run_json(capsys, "status", "-w", str(root), "--store", url) == uncached
     assert starts == [writer.size()]  # the cache covered every event: reading began at the end
     starts.clear()
-    writer.append_event(line(grade("s4", 0.0)))  # one more: only it is read
+    writer.append(line(grade("s4", 0.0)))  # one more: only it is read
     store = PgStore(url, agent="r")
     ws = Workspace(root, store=store)  # the workspace gives the store its cache folder
     graded = ws.lesson_table(details=False)
@@ -546,14 +547,14 @@ def test_a_database_made_afresh_is_read_from_the_start(pg_server: Server, ws_roo
     store = PgStore(url, agent="a")
     ws = Workspace(ws_root, store=store)  # long-lived, like a dashboard
     for sid in ("old1", "old2", "old3"):
-        store.append_event(line(session(sid, 0.5, {GIT: 0.5})))
+        store.append(line(session(sid, 0.5, {GIT: 0.5})))
     assert [s.session_id for s in ws.sessions()] == ["old1", "old2", "old3"]
     with psycopg.connect(pg_server.url(), autocommit=True) as conn:
         conn.execute('DROP DATABASE "afresh" WITH (FORCE)')
         conn.execute('CREATE DATABASE "afresh"')
     other = PgStore(url, agent="b")
     for sid in ("new1", "new2", "new3", "new4"):  # positions 1-4: past where the old read ended
-        other.append_event(line(session(sid, 1.0, {QUOTE: 1.0})))
+        other.append(line(session(sid, 1.0, {QUOTE: 1.0})))
     with pytest.raises(StoreError):  # its connection was cut when the database was dropped
         ws.refresh()
     ws.refresh()  # a new connection, another database: read again from the start
@@ -593,11 +594,11 @@ def test_a_database_restored_to_an_earlier_point_is_read_again(
     monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 1)
     writer = PgStore(url := pg_url, agent="w")
     for i in range(6):
-        writer.append_event(line(session(f"kept{i}", 0.5, {GIT: 0.5})))
+        writer.append(line(session(f"kept{i}", 0.5, {GIT: 0.5})))
     dump = tmp_path / "backup.dump"
     _dump(url, dump)
     for i in range(6):
-        writer.append_event(line(session(f"lost{i}", 1.0, {GIT: 1.0})))
+        writer.append(line(session(f"lost{i}", 1.0, {GIT: 1.0})))
     long_lived = Workspace(ws_root, store=PgStore(url, agent="dashboard"))
     assert len(long_lived.sessions()) == 12  # and the cache now covers 12 events
     assert Workspace(ws_root, store=PgStore(url, agent="r")).lesson_table(details=False)  # read through it
@@ -605,7 +606,7 @@ def test_a_database_restored_to_an_earlier_point_is_read_again(
     _restore(url, dump)
     other = PgStore(url, agent="b")
     for i in range(8):
-        other.append_event(line(session(f"new{i}", 0.0, {QUOTE: 1.0})))
+        other.append(line(session(f"new{i}", 0.0, {QUOTE: 1.0})))
     assert other.size() >= 12
     expected = [f"kept{i}" for i in range(6)] + [f"new{i}" for i in range(8)]
     fresh = Workspace(ws_root, store=PgStore(url, agent="r"), use_cache=False)

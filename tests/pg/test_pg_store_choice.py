@@ -99,14 +99,14 @@ def test_display_url_never_shows_the_password(url: str, shown: str) -> None:
 
 def test_jsonl_append_event_validates_and_refuses_a_second_session(tmp_path: Path) -> None:
     store = JsonlStore(tmp_path / "sessions.jsonl")
-    store.append_event(line(session("s1")))
+    store.append(line(session("s1")))
     with pytest.raises(DuplicateSession, match="'s1' is already recorded"):
-        store.append_event(line(session("s1", 0.9)))
+        store.append(line(session("s1", 0.9)))
     with pytest.raises(InvalidEvent, match="outside"):
-        store.append_event(line(session("s2", 1.5)))
+        store.append(line(session("s2", 1.5)))
     with pytest.raises(ValueError, match="exactly one line"):
-        store.append_event(b'{"type": "grade",\n"session_id": "s1", "base_reward": 0.5}\n')
-    store.append_event(line({"type": "grade", "session_id": "s1", "base_reward": 0.9, "grader": "manual"}))
+        store.append(b'{"type": "grade",\n"session_id": "s1", "base_reward": 0.5}\n')
+    store.append(line({"type": "grade", "session_id": "s1", "base_reward": 0.9, "grader": "manual"}))
     assert store.path.read_bytes() == line(session("s1")) + line(
         {"type": "grade", "session_id": "s1", "base_reward": 0.9, "grader": "manual"}
     )
@@ -116,7 +116,7 @@ def test_jsonl_append_event_validates_and_refuses_a_second_session(tmp_path: Pat
 def test_jsonl_wait_is_told_of_an_append_and_times_out(tmp_path: Path) -> None:
     store = JsonlStore(tmp_path / "sessions.jsonl")
     assert store.wait(0, 0.05) == 0
-    timer = threading.Timer(0.1, store.append_event, args=(line(session("s1")),))
+    timer = threading.Timer(0.1, store.append, args=(line(session("s1")),))
     timer.start()
     try:
         started = time.monotonic()

@@ -1,6 +1,6 @@
 """The write path's round trips: a write after a read is one statement (the INSERT brings back
-what was committed since the read), the writers' section asks the server when this client has
-not read yet or has appended since, and identical events are numbered copy by copy."""
+what was committed since the read), the writers' section (an advisory lock) reads what others
+committed and holds off other clients and threads, and identical events are numbered copy by copy."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from lesson_credit.core.log import pgstore
 from lesson_credit.core.log.events import decode_raw
+from lesson_credit.core.log.eventstore import StoreUnavailable
 from lesson_credit.core.log.pgstore import PgStore
 from tests.pg.pg_helpers import line
 
@@ -65,72 +66,94 @@ def stores(pg_url: str) -> Iterator[tuple[PgStore, PgStore]]:
 def test_a_write_after_a_read_is_one_round_trip(
     stores: tuple[PgStore, PgStore], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # a session's record takes no lock (the unique index refuses a second one): its append is the
+    # write's one statement, and brings back what was committed since the read
     ours, other = stores
-    other.append_event(session("a"))
+    other.append(session("a"))
     assert read_new(ours, 0, 1) == (["a"], 1, 2)
-    other.append_event(session("b"))  # committed after our read: the write brings it back
+    other.append(session("b"))  # committed after our read: the write brings it back
     sent = Statements(ours, monkeypatch).sent
-    with ours.locked():
-        assert read_new(ours, 1, 2) == ([], 1, 2)  # validated against the last read: no round trip
-        ours.append_locked(session("c"))
+    ours.append(session("c"))
     assert read_new(ours, 1, 2) == (["b", "c"], 3, 4)  # what came before ours, then ours, in order
     assert len(sent) == 1 and sent[0].startswith("WITH new AS ( INSERT"), sent
-    assert read_new(ours, 3, 4)[0] == []  # outside the writers' section a size() asks the server
+    assert read_new(ours, 3, 4)[0] == []  # a size() asks the server
     assert len(sent) == 2
 
 
-def test_the_writers_section_asks_the_server_before_the_first_read_and_after_an_append(
-    stores: tuple[PgStore, PgStore],
-) -> None:
+def test_the_writers_section_reads_what_others_committed(stores: tuple[PgStore, PgStore]) -> None:
+    # inside locked() every read asks the server (the old section answered from the last read, so a
+    # check made in it could miss what another writer had committed since)
     ours, other = stores
-    other.append_event(session("a"))
+    other.append(session("a"))
+    assert read_new(ours, 0, 1) == (["a"], 1, 2)
+    other.append(session("b"))
     with ours.locked():
-        assert ours.size() == 1  # nothing read yet on this connection: the server answers
-        assert read_new(ours, 0, 1) == (["a"], 1, 2)
-        other.append_event(session("b"))
-        ours.append_locked(session("c"))
-        # a second read in the same section, after our append, sees everything up to our event
-        assert read_new(ours, 1, 2) == (["b", "c"], 3, 4)
-        other.append_event(session("d"))
-        assert read_new(ours, 3, 4) == ([], 3, 4)  # our append read back: the last read again
+        assert ours.size() == 2
+        assert read_new(ours, 1, 2) == (["b"], 2, 3)
+        ours.append(session("c"))
+        other.append(session("d"))  # a session's record takes no lock: the other writer goes on
+        assert read_new(ours, 2, 3) == (["c"], 3, 4)  # read back as the append found the log
     assert read_new(ours, 3, 4) == (["d"], 4, 5)
+
+
+def test_the_writers_lock_holds_off_other_clients_and_threads(pg_url: str, stores: tuple[PgStore, PgStore]) -> None:
+    ours, other = stores
+    entered: list[str] = []
+
+    def enter(store: PgStore, who: str) -> None:
+        with store.locked():
+            entered.append(who)
+
+    with ours.locked():
+        with ours.locked():  # re-entered in the holding thread
+            pass
+        threads = [
+            threading.Thread(target=enter, args=(other, "other")),
+            threading.Thread(target=enter, args=(ours, "thread")),
+        ]
+        for thread in threads:
+            thread.start()
+        with psycopg.connect(pg_url, autocommit=True) as conn:  # the other client waits for the advisory lock
+            for _ in range(600):
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+                ).fetchone()
+                if row and row[0] == 1:
+                    break
+                threading.Event().wait(0.05)
+        assert entered == []  # neither the other client nor another thread of ours got in
+        entered.append("ours")
+    for thread in threads:
+        thread.join(60)
+    assert entered[0] == "ours" and sorted(entered[1:]) == ["other", "thread"]
+    with pytest.raises(StoreUnavailable, match="another writer held the lock for 0.2 s"), ours.locked():
+        with other.locked(timeout=0.2):
+            pass
+    with other.locked(timeout=5):  # released after a failure inside the block too
+        pass
 
 
 def test_appends_without_reads_do_not_bring_back_what_is_new_each_time(stores: tuple[PgStore, PgStore]) -> None:
     # A client that appends and does not read: each INSERT brought back up to 1,000 events after its
     # last read (the same ones again at every append), for a read that never came.
     ours, other = stores
-    other.append_event(session("a"))
+    other.append(session("a"))
     assert read_new(ours, 0, 1) == (["a"], 1, 2)
-    other.append_event(session("b"))
-    ours.append_event(session("c"))  # the first append after a read brings back what is new for it
+    other.append(session("b"))
+    ours.append(session("c"))  # the first append after a read brings back what is new for it
     assert ours._ahead is not None and ours._ahead.count == 2
-    ours.append_event(session("d"))
+    ours.append(session("d"))
     assert ours._ahead is None  # a second append without a read: nothing brought back
     assert read_new(ours, 1, 2) == (["b", "c", "d"], 4, 5)  # the read asks the server
-    ours.append_event(session("e"))  # read since: the next append brings back again
+    ours.append(session("e"))  # read since: the next append brings back again
     assert ours._ahead is not None and ours._ahead.count == 1
-
-
-def test_another_thread_reads_fresh_while_one_is_in_the_writers_section(stores: tuple[PgStore, PgStore]) -> None:
-    ours, other = stores
-    other.append_event(session("a"))
-    assert read_new(ours, 0, 1) == (["a"], 1, 2)
-    other.append_event(session("b"))
-    seen: list[int] = []
-    with ours.locked():
-        assert ours.size() == 1  # this thread: its last read
-        reader = threading.Thread(target=lambda: seen.append(ours.size()))
-        reader.start()
-        reader.join(60)
-    assert seen == [2]  # the dashboard's follower thread is not held to the writer's view
 
 
 def test_identical_events_are_numbered_copy_by_copy(pg_url: str, stores: tuple[PgStore, PgStore]) -> None:
     ours, other = stores
-    ours.append_event(session("s1"))
+    ours.append(session("s1"))
     for store in (ours, other, ours):
-        store.append_event(grade("s1"))  # the same bytes three times: three events, copies 0, 1, 2
+        store.append(grade("s1"))  # the same bytes three times: three events, copies 0, 1, 2
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute(
             "SELECT agent, occurrence FROM lesson_credit.events WHERE type = 'grade' ORDER BY position"
@@ -154,7 +177,7 @@ def test_a_look_at_the_position_starts_no_parallel_workers(pg_url: str) -> None:
     two worker processes started at every look (10 ms each), beside the dashboard on two cores."""
     store = PgStore(pg_url, agent="a")
     for i in range(20):
-        store.append_event(session(f"s{i}"))
+        store.append(session(f"s{i}"))
     conn = store.conn
     for setting in ("parallel_setup_cost", "parallel_tuple_cost", "min_parallel_index_scan_size",
                     "min_parallel_table_scan_size"):  # fmt: skip
