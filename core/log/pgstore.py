@@ -63,7 +63,7 @@ from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
 from lesson_credit.core.log.store import ReadResult, StoreError, parse_chunk
 
 if TYPE_CHECKING:
-    from lesson_credit.core.log.pgcache import PositionCheck
+    from lesson_credit.core.log.logcheck import PositionCheck
     from lesson_credit.core.log.pgpush import Lines, PushReport
 
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
@@ -183,13 +183,13 @@ class PgStore:
     follows = True  # `wait()` looks at the position itself, on a connection of its own
 
     def prefix_check(self) -> PositionCheck:
-        from lesson_credit.core.log.pgcache import PositionCheck
+        from lesson_credit.core.log.logcheck import PositionCheck
 
         return PositionCheck(self)
 
     def log_cache(self, cache_dir: Path) -> ParsedLogCache:
         """The per-position cache, in the workspace's cache folder."""
-        from lesson_credit.core.log.pgcache import PgLogCache
+        from lesson_credit.core.log.cache import PgLogCache
 
         return PgLogCache(self, cache_dir)
 
