@@ -453,3 +453,39 @@ def test_lessons_included_during_a_session_are_read_back_from_the_cache(tmp_path
     assert warm.data().during.tolist() == cold.data().during.tolist() == expected
     assert warm._reader.index.parts and not cold._reader.index.parts  # one read from the cache, one not
     assert warm._reader.index.session(3).during == (1,) and warm._reader.index.session(4).during == ()
+
+
+def test_blocks_damaged_after_the_load_never_reach_the_readers_lookups(tmp_path: Path) -> None:
+    """A section found damaged when first read (after the head was loaded and checked) raised
+    CacheDamaged out of the reader's lookups, and 40 workspace methods ran again from a fresh read
+    (`rereads`). Now the log layer derives the block again from the log: every lookup answers as a
+    read without the cache does, and no exception reaches the caller."""
+    root = _workspace(tmp_path)
+    with (root / LOG_REL).open("a") as handle:
+        handle.write(_line({"type": "grade", "session_id": "run-017-x", "base_reward": 0.2, "grader": "manual"}))
+    Workspace(root).data()  # the cache covers the grade too
+    warm, cold = Workspace(root), Workspace(root, use_cache=False)
+    warm.refresh()
+    cold.refresh()
+    ours, theirs = warm._reader, cold._reader
+    assert ours.index.parts and not theirs.index.parts  # one read from the cache, one not
+    db = root / CACHE_REL / DB_NAME
+    for name, blob in derived_cache.parts(db).items():  # every byte of every block changed, once loaded
+        derived_cache.put_part(db, name, bytes(b ^ 0xFF for b in blob))
+    assert [ours.row_of(sid) for sid in IDS] == [theirs.row_of(sid) for sid in IDS] == list(range(len(IDS)))
+    assert ours.row_of("nobody") is None
+    rows = range(len(IDS))
+    assert [ours.session(row) for row in rows] == [theirs.session(row) for row in rows]
+    assert [ours.grade_history(row) for row in rows] == [theirs.grade_history(row) for row in rows]
+    assert ours.selections() == theirs.selections()
+    a, b = ours.session_columns(len(IDS)), theirs.session_columns(len(IDS))
+    assert (a.session_ids, a.timestamps, a.categories, a.lines.tolist()) == (
+        b.session_ids,
+        b.timestamps,
+        b.categories,
+        b.lines.tolist(),
+    )
+    assert ours.data().base.tobytes() == theirs.data().base.tobytes()
+    mine, fresh = ours.posterior(warm.settings), theirs.posterior(cold.settings)
+    assert mine.alpha.tolist() == fresh.alpha.tolist() and mine.beta.tolist() == fresh.beta.tolist()
+    assert mine.alpha.tolist() != [1.0, 1.0]  # (graded sessions count: the fold did read the blocks)
