@@ -191,8 +191,8 @@ def case_tui_live(sizes: dict[str, Any]) -> list[Result]:
 
 
 def _pg_caches(root: Path) -> list[Path]:
-    """The parsed-log caches of database stores in the workspace (head, sums, parts: core/log/pgcache.py)."""
-    return sorted((log_path(root).parent / ".cache").glob("log-*-pg-*"))
+    """The parsed-log caches of database stores in the workspace (one SQLite database each: core/log/cache.py)."""
+    return sorted((log_path(root).parent / ".cache").glob("derived-pg-*"))
 
 
 def _live_on_database(make_database: Any, root: Path, name: str, commits: int) -> dict[str, Any]:

@@ -248,7 +248,7 @@ def check_log_unchanged(root: Path) -> None:
 
 
 def cache_file(root: Path) -> Path:
-    return root / "state" / "lesson-thompson" / ".cache" / "log-index.msgpack"
+    return root / "state" / "lesson-thompson" / ".cache" / "derived-log.sqlite"
 
 
 def cache_valid(root: Path) -> bool:

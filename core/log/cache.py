@@ -1,29 +1,32 @@
 """A derived cache of the parsed log, so a big log is parsed once and only its tail afterwards.
 
-The cache is a head file (`log-index.msgpack`: how many bytes of the log it covers, their digest,
-the per-arm sums, the per-block directory) and one part file per block of sessions
-(`log-index-part-*.bin`: the block's columns, each a section with a checksum of its own). Loading
-reads the head; a part's sections are read when something first uses them, so a command on a
-million sessions reads what it touches (core/log/columns.py). A full block's part never changes,
-so a later save writes only the last block's part and the head: what was read since the last save.
-A database store's cache has the same layout under names of its own (core/log/pgcache.py).
+The cache is one SQLite database per store in the workspace's `.cache` folder (`derived-log.sqlite`
+for the log file, `derived-pg-<store id>.sqlite` for a database): a `meta` table holds the head (how
+much of the store it covers and what vouches for it, the per-arm priors, the per-block directory)
+and the per-block sums, each sealed with a checksum of its own (lesson_credit.core.base.sealed); a
+`parts` table holds one blob per block of sessions, its columns as sections with checksums of their
+own (core/log/parts.py). Loading reads the head; a section is read when something first uses it,
+so a command on a million sessions reads what it touches (core/log/columns.py). A full block never
+changes, so a later save writes only the last block, the sums and the head, in one transaction.
 
-The head carries a checksum of its own payload (lesson_credit.core.base.sealed), each section its
-own. It is used only when the log still starts with exactly the bytes it covers
-(core/log/logcheck.py `resume`: vouched for by the log's seal, else hashed again); otherwise it is
-ignored (with a one-line notice) and rebuilt. It holds nothing the log does not: deleting it never
-changes a number, only how long the next read takes.
+The head is used only when the store still holds what it covers (the file: its first bytes, vouched
+for by the log's seal or hashed again, core/log/logcheck.py `resume`; a database: the same store
+and the same event at that position); otherwise it is ignored (with a one-line notice) and rebuilt.
+A section that turns out damaged once loaded (a flipped byte, a block removed) is derived again from
+the log (`Healer`): nothing damaged reaches a caller. The cache holds nothing the store does not:
+deleting it never changes a number, only how long the next read takes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import struct
 import sys
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +34,34 @@ import msgspec
 import numpy as np
 import xxhash
 
-from lesson_credit.core.base.files import open_cache, read_cache, write_cache
-from lesson_credit.core.base.safe_read import UnsafeFile
+from lesson_credit.core.base.files import open_cache, set_aside
+from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.sealed import seal, unseal
-from lesson_credit.core.log import logcheck
+from lesson_credit.core.log import logcheck, snapshot
 from lesson_credit.core.log.columns import Column
+from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 from lesson_credit.core.log.index import LogIndex
-from lesson_credit.core.log.parts import Part, attach_part, encode_part, part_extents
-from lesson_credit.core.log.sections import CacheDamaged, FileSource, Section, SectionSource
+from lesson_credit.core.log.parts import Extent, Part, attach_part, encode_part, part_extents
+from lesson_credit.core.log.sections import CacheDamaged, Section, SectionSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
-# events; 10: the lessons each session included during it ("included": "during")
-CACHE_VERSION = 10
-CACHE_MAGIC = b"lesson-credit log-index 10\n"
-SUMS_MAGIC = b"lesson-credit log-sums 10\n"
+# events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database
+CACHE_VERSION = 11
+CACHE_MAGIC = b"lesson-credit log-index 11\n"
+SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
-HEAD_MAX_BYTES = 1 << 30
+MIN_NEW_EVENTS = 5_000  # the same for a database store: events (~4 MB of log, as the file)
+BUSY_TIMEOUT_S = 5.0  # a save waits this long for another process's; then it is skipped
+UNUSED_PART_AGE_S = 60.0  # a block no head names is deleted once this old (a reader of an older head reads it)
+SCHEMA = f"""
+DROP TABLE IF EXISTS meta;
+DROP TABLE IF EXISTS parts;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE parts(name TEXT PRIMARY KEY, data BLOB NOT NULL, written REAL NOT NULL);
+PRAGMA user_version = {CACHE_VERSION}
+"""
 CACHE_BASE_BYTES = 64 * 1024 * 1024  # a cache may be this much larger than CACHE_PER_LOG_BYTE times its log
 CACHE_PER_LOG_BYTE = 4  # measured: the demo's cache is 0.48 of its log; the per-arm sums add ~1x at worst
 
@@ -59,8 +72,6 @@ def cache_limit(covered: int) -> int:
     return CACHE_BASE_BYTES + CACHE_PER_LOG_BYTE * max(covered, 0)
 
 
-PART_PREFIX = "log-index-part-"
-UNUSED_PART_AGE_S = 60.0  # a part no head names is deleted once this old (a reader that read an older head has it open)
 _FLOATS = ("n", "sum_base", "sum_base_salience", "sum_salience")
 
 
@@ -186,154 +197,289 @@ def _claim_of(index: LogIndex, p: dict[str, Any]) -> Claim:
     return claim
 
 
-# ---------------------------------------------------------------- the file store's cache
+# ---------------------------------------------------------------- the container
 
 
-class SetAside(Exception):
-    """A part file is set aside (core.base.files.set_aside said so): the cache is not used."""
+def _gone(exc: sqlite3.Error) -> bool:
+    """A busy database (another process writing it): skipped this time, not set aside."""
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
-class PartedCache:
-    """A parsed-log cache of head, sums and part files in one folder (see the module docstring):
-    what the file store's and a database store's caches share. A subclass says which files
-    (`_place`) and whether the head still describes its store (`load`), and gives the reads the
-    largest size a file of its may have (`cache_limit` of what its store holds)."""
+class BlobSource:
+    """A part's blob in the database, its sections read when first used (incremental blob I/O: one
+    section, not the whole blob). What cannot be read back as written is derived again from the log
+    (`Healer`), so a damaged block never reaches a caller."""
+
+    def __init__(self, cache: DerivedCache, name: str, rowid: int, size: int, healer: Healer) -> None:
+        self.cache, self.name, self.rowid, self.size, self.healer = cache, name, rowid, size, healer
+
+    def read(self, offset: int, length: int) -> bytes:
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise CacheDamaged(f"{self.name}: a section lies outside its block")
+        try:
+            conn = self.cache.reading()
+            with conn.blobopen("parts", "data", self.rowid, readonly=True) as blob:
+                blob.seek(offset)
+                data = blob.read(length)
+        except (sqlite3.Error, OSError) as exc:
+            raise CacheDamaged(f"{self.name}: {exc}") from None
+        if len(data) != length:
+            raise CacheDamaged(f"{self.name}: shorter than its directory says")
+        return data
+
+    def heal(self, offset: int, length: int, why: str) -> bytes:
+        return self.healer.section(self.name, offset, length, why)
+
+
+class Healer:
+    """The blocks of a loaded index derived again from the log, for a section that turned out damaged
+    after the load (a flipped byte, a block another process's save removed): the log's first `end`
+    bytes (positions of a database), read from scratch once, encoded as the block was. The cache's
+    head is then forgotten, so the next command writes it afresh."""
+
+    def __init__(self, cache: DerivedCache, parts: list[Part], end: int) -> None:
+        self.cache, self.parts, self.end = cache, parts, end
+        self._blobs: dict[str, bytes] = {}
+        self._index: LogIndex | None = None
+
+    def section(self, name: str, offset: int, length: int, why: str) -> bytes:
+        if name not in self._blobs:
+            if self._index is None:
+                self.cache.note(f"has a damaged block ({why})")
+                self.cache.forget()
+                self._index = _read_from_scratch(self.cache.store, self.end)
+            starts = [0, 0, 0, 0]
+            for part in self.parts:
+                r0, e0, g0, s0 = starts
+                starts = [r0 + part.rows, e0 + part.entries, g0 + part.grades, s0 + part.selections]
+                if part.file == name:
+                    x = Extent(r0 // snapshot.BLOCK_ROWS, r0, starts[0], e0, starts[1], g0, starts[2], s0, starts[3])
+                    self._blobs[name] = encode_part(self._index, x, name)[1]
+        return self._blobs[name][offset : offset + length]
+
+
+def _read_from_scratch(store: Any, end: int) -> LogIndex:
+    """The store's events from its start to at least `end`, read into a new index."""
+    index = LogIndex()
+    with gc_paused():
+        for result in store.read_since(0, 1, decode=decode_raw, decode_lines=decode_raw_lines):
+            index.add_many(result.events, result.offsets)
+            index.end = result.end
+            if index.end >= end:
+                break
+    return index
+
+
+class DerivedCache:
+    """One SQLite database per store in the workspace's `.cache` folder (see the module docstring):
+    tables `meta` (the sealed head and sums) and `parts` (one blob per block of sessions). A subclass
+    says which store (`store`, `_name`) and whether the head still describes it (`load`)."""
 
     dir: Path
-    path: Path  # the head
-    sums_path: Path
-    part_prefix: str
+    path: Path
+    store: Any
     notice: bool
     min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
+    _conn: sqlite3.Connection | None = None
 
     def _place(self) -> bool:
-        """Set the paths (False: no cache for this store)."""
+        """Set `path` (False: no cache for this store)."""
         return True
 
     def note(self, why: str) -> None:
         """Say (once, on stderr) that the cache cannot be used, and why."""
-        self._say(why)
-
-    def _say(self, why: str) -> None:
         if self.notice:
             print(f"lesson-credit: note: {self.path.name} {why}; rebuilding it from the log", file=sys.stderr)
 
-    def _open_parts(self, p: Any, limit: int) -> list[SectionSource]:
-        sources: list[SectionSource] = []
-        for meta in p.get("parts", []) if isinstance(p, dict) else []:
-            name = meta.get("file") if isinstance(meta, dict) else None
-            if not isinstance(name, str) or not name.startswith(self.part_prefix) or "/" in name:
-                raise ValueError("a part without a file")
-            fd = open_cache(self.dir / name)
-            if fd is None:
-                if os.path.lexists(self.dir / name):
-                    raise SetAside(name)  # (it said so)
-                raise ValueError(f"part {name} is missing")
-            source = FileSource(fd, name)  # closes fd when dropped
-            if source.size > limit:
-                raise ValueError(f"part {name} is larger than a cache of this log can be")
-            sources.append(source)
-        return sources
+    def reading(self) -> sqlite3.Connection:
+        """The connection sections are read through (opened read-only by `_read`)."""
+        if self._conn is None:
+            raise CacheDamaged(f"{self.path.name}: closed")
+        return self._conn
+
+    def _connect(self, limit: int | None) -> sqlite3.Connection | None:
+        """A connection to the database: None when there is none (to read), it is too big to be ours, or
+        it is set aside (a directory, FIFO or symlink in its place; core.base.files.open_cache says so).
+        `limit`: the largest file read (None: to write; made when there is none, of this version)."""
+        write = limit is None
+        fd = open_cache(self.path)
+        if fd is None and (not write or os.path.lexists(self.path)):
+            return None
+        if fd is not None:
+            size = os.fstat(fd).st_size
+            os.close(fd)
+            if limit is not None and size > limit:
+                self.note("is larger than a cache of this log can be")
+                return None
+        if write:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        uri = f"{self.path.absolute().as_uri()}?mode={'rwc' if write else 'ro'}"
+        conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        if write and conn.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
+            conn.execute("BEGIN IMMEDIATE")  # (two processes may find an older version at once)
+            if conn.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
+                for statement in SCHEMA.strip().split(";\n"):
+                    conn.execute(statement)
+            conn.execute("COMMIT")
+        return conn
 
     def _read(self, limit: int) -> tuple[LogIndex, str, bool] | None:
         try:
-            magic = read_cache(self.path, len(CACHE_MAGIC), longer=True)
-            if magic is None:  # none, or set aside (a directory in its place, ...)
+            conn = self._connect(limit)
+            if conn is None:
                 return None
-            if not magic.startswith(CACHE_MAGIC):
-                # not read whole: an older version's database cache was the whole index in one file
-                self._say("is from another version")
+            if conn.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
+                self.note("is from another version")
                 return None
-            data = read_cache(self.path, min(HEAD_MAX_BYTES, limit))
-        except (OSError, UnsafeFile) as exc:
-            self._say(f"cannot be read ({exc})")
-            return None
-        if data is None:
-            return None
-        try:
-            p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, data))
-            return _index_of(p, self._open_parts(p, limit))
-        except SetAside:  # a part was (it says so)
-            return None
-        except (ValueError, msgspec.DecodeError) as exc:
-            self._say(f"is damaged or from another version ({exc})")
+            rows = dict(conn.execute("SELECT key, value FROM meta"))
+            if "head" not in rows:
+                return None
+            p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, rows["head"]))
+            files = {str(part.get("file")) for part in p.get("parts", [])} if isinstance(p, dict) else set()
+            found = {
+                name: (rowid, size)
+                for name, rowid, size in conn.execute("SELECT name, rowid, length(data) FROM parts").fetchall()
+                if name in files
+            }
+            if len(found) != len(files):
+                raise ValueError("a block is missing")
+            parts = [Part.of(x) for x in p["parts"]] if isinstance(p, dict) else []
+            healer = Healer(self, parts, int(p["end"]))
+            sources: list[SectionSource] = [
+                BlobSource(self, str(part.file), *found[str(part.file)], healer) for part in parts
+            ]
+            self._conn = conn
+            loaded = _index_of(p, sources)
+            if "sums" in rows:
+                self._claim_sums(loaded[0], rows["sums"])
+            return loaded
+        except (sqlite3.Error, OSError, ValueError, TypeError, KeyError, msgspec.DecodeError) as exc:
+            if isinstance(exc, sqlite3.Error) and _gone(exc):
+                return None
+            self.note(f"is damaged or from another version ({exc})")
             return None
 
-    def _read_sums(self, index: LogIndex, limit: int) -> None:
-        """The block sums saved beside the head (none, or damaged: they are computed again), held as a
-        claim: the reader uses them once the log vouches for the bytes they came from (core/reader.py)."""
-        try:
-            data = read_cache(self.sums_path, min(HEAD_MAX_BYTES, limit))
-            p = None if data is None else msgspec.msgpack.decode(unseal(SUMS_MAGIC, data))
+    def _claim_sums(self, index: LogIndex, data: bytes) -> None:
+        """The block sums saved with the head (damaged: computed again), held as a claim: the reader
+        uses them once the log vouches for the bytes they came from (core/reader.py)."""
+        with contextlib.suppress(ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
+            p = msgspec.msgpack.decode(unseal(SUMS_MAGIC, data))
             if isinstance(p, dict) and p.get("version") == CACHE_VERSION:
                 index.blocks.claimed(_claim_of(index, p))
-        except (OSError, UnsafeFile, ValueError, msgspec.DecodeError, KeyError, TypeError, struct.error):
-            pass
+
+    def forget(self) -> None:
+        """Drop the head (best effort): the next command reads the log and writes the cache afresh."""
+        with contextlib.suppress(StoreError), self._transaction() as conn:
+            if conn is not None:
+                conn.execute("DELETE FROM meta WHERE key = 'head'")
 
     def save_sums(self, index: LogIndex, vouch: str | None) -> None:
-        """Save the block sums when some were computed since they were read or saved (best effort,
-        no fsync: lost ones are computed again); only for an index the cache holds (a log too small
-        for the cache is read whole, sums and all, by every process). `vouch`: what identifies the
-        content the index was read from (None: nothing does, and nothing is saved)."""
-        with contextlib.suppress(StoreError):  # (a database store names its files by asking it)
+        """Save the block sums when some were computed since they were read or saved (best effort:
+        lost ones are computed again); only for an index the cache holds. `vouch`: what identifies
+        the content the index was read from (None: nothing does, and nothing is saved)."""
+        with contextlib.suppress(StoreError):  # (a database store names its cache by asking it)
             if vouch is not None and index.blocks.changed and index.parts and self._place():
-                self._write_sums(index, vouch)
+                sums = seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index, vouch)))
+                with self._transaction() as conn:
+                    if conn is not None:
+                        conn.execute("INSERT OR REPLACE INTO meta VALUES ('sums', ?)", (sums,))
+                        index.blocks.changed = False
 
-    def _write_sums(self, index: LogIndex, vouch: str) -> None:
-        if write_cache(self.sums_path, seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index, vouch)))):
-            index.blocks.changed = False
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection | None]:
+        """A write transaction (committed when the block ends without an exception), or None: what
+        cannot be written is skipped (`_failed`)."""
+        try:
+            conn = self._connect(None)
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+            conn = None
+        if conn is None:
+            yield None
+            return
+        try:
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+        except (sqlite3.Error, OSError) as exc:
+            self._failed(exc)
+        finally:
+            conn.close()
+
+    def _failed(self, exc: sqlite3.Error | OSError) -> None:
+        """A database busy with another process's save is skipped; a file that is not a database is
+        removed (the next save starts a new one); one that cannot be written is set aside."""
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        elif not (isinstance(exc, sqlite3.Error) and _gone(exc)):
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            set_aside(self.path, f"{self.path}: cannot be written ({why})")
 
     def _save(self, index: LogIndex, digest: str, partial: bool) -> None:
-        """Write the parts that changed since the index's own (the last one, new ones), then the
-        sums and the head: what was read since the last save, not the whole log again."""
-        keep = [part for part in index.parts[:-1] if part.file and (self.dir / part.file).exists()]
-        if len(keep) != max(len(index.parts) - 1, 0):
-            keep = []
-        starts = (sum(p.rows for p in keep), sum(p.entries for p in keep))
-        events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
-        parts = list(keep)
-        for extent in part_extents(index, starts[0], starts[1], *events):
-            part, blob = encode_part(index, extent, None)
-            name = f"{self.part_prefix}{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}.bin"
-            if not write_cache(self.dir / name, blob, sync=True):  # (a file of that name may be one found damaged)
+        """Write the blocks that changed since the index's own (the last one, new ones; one at a time),
+        the sums and the head, in one transaction: what was read since the last save, not the whole
+        log again. Blocks no head names are deleted once no reader of an earlier head reads them."""
+        with self._transaction() as conn:
+            if conn is None:
                 return
-            part.file = name
-            parts.append(part)
-        self._write_sums(index, digest)  # (the head's digest identifies the content up to index.end)
-        head = _head(index, digest, partial, parts)
-        if not write_cache(self.path, seal(CACHE_MAGIC, msgspec.msgpack.encode(head)), sync=True):
-            return
-        index.parts = parts
-        self._remove_unused({part.file for part in parts if part.file})
+            now = time.time()
+            stored = {name for (name,) in conn.execute("SELECT name FROM parts")}
+            keep = [part for part in index.parts[:-1] if part.file in stored]
+            if len(keep) != max(len(index.parts) - 1, 0):
+                keep = []
+            starts = (sum(p.rows for p in keep), sum(p.entries for p in keep))
+            events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
+            parts = list(keep)
+            for extent in part_extents(index, starts[0], starts[1], *events):
+                part, blob = encode_part(index, extent, None)
+                part.file = f"{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}"
+                conn.execute("INSERT OR IGNORE INTO parts VALUES (?, ?, ?)", (part.file, blob, now))
+                parts.append(part)
+            head = seal(CACHE_MAGIC, msgspec.msgpack.encode(_head(index, digest, partial, parts)))
+            sums = seal(SUMS_MAGIC, msgspec.msgpack.encode(_sums(index, digest)))
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("head", head), ("sums", sums)])
+            used = {part.file for part in parts}
+            old = [n for (n,) in conn.execute("SELECT name FROM parts WHERE written < ?", (now - UNUSED_PART_AGE_S,))]
+            conn.executemany("DELETE FROM parts WHERE name = ?", [(n,) for n in old if n not in used])
+            index.parts = parts
+            index.blocks.changed = False
+        _remove_old_files(self.dir)
 
-    def _remove_unused(self, used: set[str]) -> None:
-        now = time.time()
-        with contextlib.suppress(OSError):
-            for entry in os.scandir(self.dir):
-                if entry.name.startswith(self.part_prefix) and entry.name not in used:
-                    with contextlib.suppress(OSError):
-                        if now - entry.stat(follow_symlinks=False).st_mtime > UNUSED_PART_AGE_S:
-                            os.unlink(entry.path)
+    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
+        with contextlib.suppress(StoreError, OSError, CacheDamaged):
+            if self._place():
+                self._save(index, self._digest(index, digest), partial)
+
+    def _digest(self, index: LogIndex, digest: str) -> str:
+        return digest
 
 
-class LogCache(PartedCache):
-    """`state/lesson-thompson/.cache/log-index.msgpack` and its part files, for one log."""
+def _remove_old_files(folder: Path) -> None:
+    """The files an earlier version kept the cache in (a head, sums and part files per store)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.name.startswith(("log-index", "log-sums")) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+class LogCache(DerivedCache):
+    """`state/lesson-thompson/.cache/derived-log.sqlite`, for the log file."""
 
     def __init__(self, log: EventLog, cache_dir: Path | None = None, notice: bool = True) -> None:
         """`cache_dir`: the workspace's `.cache` folder (default: the one beside the log, which it is)."""
-        self.log = log
+        self.store = self.log = log
         self.dir = log.path.parent / ".cache" if cache_dir is None else Path(cache_dir)
-        self.path = self.dir / "log-index.msgpack"
-        self.sums_path = self.dir / "log-sums.msgpack"
-        self.part_prefix = PART_PREFIX
+        self.path = self.dir / "derived-log.sqlite"
         self.notice = notice  # say on stderr when a cache is there but cannot be used
         self.min_new = MIN_NEW_BYTES
 
     def load(self) -> tuple[LogIndex, logcheck.PrefixDigest, bool] | None:
         """(index, digest of the covered bytes, partial) if the cache is intact and still
         describes a prefix of the log, byte for byte; else None."""
-        limit = cache_limit(self.log.size())
-        loaded = self._read(limit)
+        loaded = self._read(cache_limit(self.log.size()))
         if loaded is None:
             return None
         index, digest, partial = loaded
@@ -342,14 +488,46 @@ class LogCache(PartedCache):
         except ValueError:
             hasher = None
         if hasher is None or hasher.end != index.end:
-            self._say("no longer matches the log (it was edited, replaced or cut)")
+            self.note("no longer matches the log (it was edited, replaced or cut)")
             return None
         if partial and self.log.continued(index.end):  # its last line, read without a newline, went on
             return None
-        self._read_sums(index, limit)
         return index, hasher, partial
 
-    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
-        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
-        with contextlib.suppress(StoreError, OSError, CacheDamaged):
-            self._save(index, digest, partial)
+
+class PgLogCache(DerivedCache):
+    """`<cache_dir>/derived-pg-<store id>.sqlite`, for one database store (not while the store reads
+    only one agent's events: that is another index). It records the position it covers and the
+    store's fingerprint there; the events table is append-only, so the events up to that position are
+    the ones the cache was made from."""
+
+    def __init__(self, store: Any, cache_dir: Path) -> None:
+        self.store = store
+        self.dir = Path(cache_dir)
+        self.notice = False  # a database's cache is rebuilt without a word (its store id names it)
+        self.min_new = MIN_NEW_EVENTS
+
+    def _place(self) -> bool:
+        if self.store.written_by is not None:
+            return False
+        self.path = self.dir / f"derived-pg-{self.store.store_id()}.sqlite"
+        return True
+
+    def load(self) -> tuple[LogIndex, xxhash.xxh3_64, bool] | None:
+        """(index, a hasher for the reader's interface, partial) if the cache describes a prefix of
+        this database's events, else None."""
+        with contextlib.suppress(StoreError):
+            if not self._place():
+                return None
+            size = self.store.size()  # asked once (a round trip)
+            loaded = self._read(cache_limit(size * 1024))  # ~1 KB per event is far past what a cache holds
+            if loaded is None:
+                return None
+            index, fingerprint, partial = loaded
+            if partial or size < index.end or self.store.fingerprint(index.end) != fingerprint:
+                return None
+            return index, xxhash.xxh3_64(), partial
+        return None
+
+    def _digest(self, index: LogIndex, digest: str) -> str:
+        return str(self.store.fingerprint(index.end))  # (the reader's digest is of no bytes)

@@ -17,7 +17,7 @@ are framed on disk (lines, a last line still without its newline) stays inside t
   read after next time and `lines` how many event numbers it used. `size()` is where the log
   ends now; whether what was read is still there is the reader's check (core/log/stores.py
   `prefix_check(store)`: a hash of the file's bytes, core/log/logcheck.py; a database's
-  identity, its table being append-only, core/log/pgcache.py `PositionCheck`).
+  identity, its table being append-only, core/log/logcheck.py `PositionCheck`).
 - find a session: `session_record(id)`, the session event that counts, as written.
 - follow: `wait(after, timeout)` blocks until there are events after position `after` (or
   the timeout passes) and returns the end position, so the caller knows what to wait after next.
@@ -62,7 +62,7 @@ class DuplicateSession(StoreError):
 
 class PrefixChecker(Protocol):
     """How a reader checks that what it read up to a position is still there (the file's:
-    core/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/pgcache.py `PositionCheck`)."""
+    core/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`)."""
 
     hasher: Any  # fed the bytes read (xxh3), for the parsed-log cache's digest
 
@@ -84,7 +84,7 @@ class PrefixChecker(Protocol):
 
 
 class ParsedLogCache(Protocol):
-    """The parsed-log cache of a store (core/cache.py `LogCache`, core/pgcache.py `PgLogCache`)."""
+    """The parsed-log cache of a store (core/log/cache.py `LogCache`, `PgLogCache`)."""
 
     def load(self) -> tuple[LogIndex, Any, bool] | None: ...
 

@@ -27,6 +27,7 @@ import struct
 import time
 from array import array
 from pathlib import Path
+from typing import Any, Protocol
 
 import xxhash
 
@@ -327,3 +328,63 @@ class PrefixCheck:
             self._sealed = signature
         elif write_seal(self.log, signature, self.hasher):
             self._sealed = signature
+
+
+# ---------------------------------------------------------------- a database store
+
+
+class PositionedStore(Protocol):
+    """What the cache and the check need of a database store (core/log/pgstore.py `PgStore`)."""
+
+    written_by: str | None
+
+    def size(self) -> int: ...
+
+    def store_id(self) -> str: ...
+
+    def fingerprint(self, end: int) -> str: ...
+
+
+class PositionCheck:
+    """For a reader of a database store, what `lesson_credit.core.log.logcheck.PrefixCheck` is for
+    the file's: whether what was read up to a position is still there. The table is append-only
+    (migration 2), so it is while the database is the same one (its store id); one created afresh
+    starts the read over. The reader's hasher is kept for its interface; nothing feeds it."""
+
+    def __init__(self, store: PositionedStore) -> None:
+        self.store = store
+        self.reset()
+
+    def signature(self) -> None:
+        return None
+
+    def reset(self) -> None:
+        self.hasher = xxhash.xxh3_64()
+        self._store_id: str | None = None  # of the database the events read so far came from
+        self._seen: tuple[int, str] | None = None  # a position read to, and its fingerprint then
+
+    def adopt(self, hasher: Any) -> None:
+        self.hasher = hasher
+
+    def trust_once(self) -> None:
+        """Nothing to skip: the check reads no events."""
+
+    def intact(self, end: int, signature: object) -> bool:
+        """The same database, and (when known) the same last event up to `end`: a database restored
+        to an earlier point that has since taken new events reaches `end` again with other events."""
+        if end <= 0 or self._store_id is None:
+            return True
+        if self.store.store_id() != self._store_id:
+            return False
+        return self._seen is None or self._seen[0] != end or self.store.fingerprint(end) == self._seen[1]
+
+    def checked(self, signature: object, end: int) -> None:
+        self._store_id = self.store.store_id()
+        if end > 0 and (self._seen is None or self._seen[0] != end):
+            self._seen = (end, self.store.fingerprint(end))
+
+    def vouch(self, end: int) -> str | None:
+        return self.store.fingerprint(end)
+
+    def vouches(self, end: int, vouch: str) -> bool:
+        return self.store.fingerprint(end) == vouch

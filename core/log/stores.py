@@ -96,12 +96,12 @@ def is_local(store: EventStore) -> bool:
 def prefix_check(store: EventStore) -> PrefixChecker:
     """How a reader checks that what it read of `store` up to a position is still there: the
     file's bytes hashed (core/log/logcheck.py), a database's identity and last event
-    (core/log/pgcache.py). The reader makes one per store it reads."""
+    (core/log/logcheck.py `PositionCheck`). The reader makes one per store it reads."""
     if isinstance(store, EventLog):
         from lesson_credit.core.log.logcheck import PrefixCheck
 
         return PrefixCheck(store)
-    from lesson_credit.core.log.pgcache import PositionCheck
+    from lesson_credit.core.log.logcheck import PositionCheck
 
     return PositionCheck(_database(store))
 
@@ -112,7 +112,7 @@ def log_cache(store: EventStore, cache_dir: Path) -> ParsedLogCache:
         from lesson_credit.core.log.cache import LogCache
 
         return LogCache(store, cache_dir)
-    from lesson_credit.core.log.pgcache import PgLogCache
+    from lesson_credit.core.log.cache import PgLogCache
 
     return PgLogCache(_database(store), cache_dir)
 

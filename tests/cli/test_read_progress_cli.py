@@ -9,6 +9,7 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import derived_cache
 import pytest
 
 from lesson_credit.cli import common
@@ -16,6 +17,7 @@ from lesson_credit.cli.common import ProgressLine
 from lesson_credit.cli.main import main
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.reader import ReadProgress
+from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import BASIC_LESSONS, make_workspace, session
 
 
@@ -131,10 +133,10 @@ def test_with_stderr_closed_no_message_lands_in_the_json(tmp_path: Path, monkeyp
     monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)  # the parsed-log cache on a small log
     root = _workspace(tmp_path)
     assert main(["status", "--workspace", str(root)]) == 0  # writes the cache
-    head = root / "state" / "lesson-thompson" / ".cache" / "log-index.msgpack"
-    data = bytearray(head.read_bytes())
+    db = root / "state" / "lesson-thompson" / ".cache" / DB_NAME
+    data = bytearray(derived_cache.meta(db)["head"])
     data[-1] ^= 0xFF  # damaged: a note on stderr, and the log read again
-    head.write_bytes(bytes(data))
+    derived_cache.put_meta(db, "head", bytes(data))
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(None):
         assert main(["status", "--json", "--workspace", str(root)]) == 0

@@ -109,12 +109,7 @@ with contextlib.redirect_stdout(io.StringIO()):
     assert "scipy.stats" not in modules
     # nor the database driver (~90 ms): only a command on a database store imports psycopg
     assert sorted(m for m in modules if m.split(".")[0] in ("psycopg", "psycopg_binary")) == []
-    assert (
-        sorted(
-            m for m in modules if m.startswith("lesson_credit.core.log.pg") and m != "lesson_credit.core.log.pgcache"
-        )
-        == []
-    )
+    assert sorted(m for m in modules if m.startswith("lesson_credit.core.log.pg")) == []
 
 
 def test_import_layering_contracts_hold(tmp_path: Path) -> None:

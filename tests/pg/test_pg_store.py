@@ -496,19 +496,19 @@ def test_a_server_that_never_answers_fails_instead_of_hanging(
 def test_parsed_log_cache_per_store_position(
     pg_ws: tuple[Path, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lesson_credit.core.log import pgcache
+    from lesson_credit.core.log import cache as derived
     from lesson_credit.core.workspace import Workspace
 
     root, url = pg_ws
-    monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 5)  # a cache from 5 new events on
+    monkeypatch.setattr(derived, "MIN_NEW_EVENTS", 5)  # a cache from 5 new events on
     writer = PgStore(url, agent="w")
     for i in range(12):
         writer.append(line(session(f"s{i}", (i % 5) / 4, {GIT: (i % 3) / 2, QUOTE: 0.5})))
     writer.append(line(grade("s3", 1.0)))
     uncached = run_json(capsys, "status", "-w", str(root), "--store", url)  # reads all 13, writes the cache
     cache_dir = root / "state" / "lesson-thompson" / ".cache"
-    cached_files = sorted(p.name for p in cache_dir.glob("log-index-pg-*.msgpack"))
-    assert cached_files == [f"log-index-pg-{writer.store_id()}.msgpack"]
+    cached_files = sorted(p.name for p in cache_dir.glob("derived-pg-*.sqlite"))
+    assert cached_files == [f"derived-pg-{writer.store_id()}.sqlite"]
 
     starts: list[int] = []
     read_since = PgStore.read_since
@@ -531,8 +531,8 @@ def test_parsed_log_cache_per_store_position(
     assert starts[-1] == 0
     # a cache of another database (the same name, made afresh) is not used
     starts.clear()
-    for path in cache_dir.glob("log-index-pg-*.msgpack"):
-        path.rename(path.with_name("log-index-pg-00000000-0000-0000-0000-000000000000.msgpack"))
+    for path in cache_dir.glob("derived-pg-*.sqlite"):
+        path.rename(path.with_name("derived-pg-00000000-0000-0000-0000-000000000000.sqlite"))
     assert run_json(capsys, "status", "-w", str(root), "--store", url)["sessions"] == 12
     assert starts[0] == 0
     store.close()
@@ -588,10 +588,10 @@ def test_a_database_restored_to_an_earlier_point_is_read_again(
     reader has read 12), the backup restored, then 8 other events: positions 7..14 again, past 12,
     with other contents. Before: the cache (and the long-lived reader) trusted positions 1..12 by
     their number and kept the lost events (12 + 2 sessions against the database's 6 + 8)."""
-    from lesson_credit.core.log import pgcache
+    from lesson_credit.core.log import cache as derived
     from lesson_credit.core.workspace import Workspace
 
-    monkeypatch.setattr(pgcache, "MIN_NEW_EVENTS", 1)
+    monkeypatch.setattr(derived, "MIN_NEW_EVENTS", 1)
     writer = PgStore(url := pg_url, agent="w")
     for i in range(6):
         writer.append(line(session(f"kept{i}", 0.5, {GIT: 0.5})))

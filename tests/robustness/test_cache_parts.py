@@ -8,15 +8,18 @@ of a few dozen sessions has several blocks and every read goes through the cache
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+import derived_cache
 import pytest
 
 from lesson_credit.core.query import QueryError
 from lesson_credit.core.workspace import Workspace
 from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
 from tests.support.cli_run import run_process
+from tests.support.derived_cache import DB_NAME
 
 LIBRARY = {"a.md": lesson(["alpha"]), "b.md": lesson(["beta"])}
 CACHE_REL = LOG_REL.parent / ".cache"
@@ -54,8 +57,10 @@ def _workspace(root: Path) -> Path:
     return root
 
 
-def _parts(root: Path) -> dict[str, int]:
-    return {p.name: p.stat().st_mtime_ns for p in (root / CACHE_REL).glob("log-index-part-*.bin")}
+def _parts(root: Path) -> dict[str, float]:
+    """Block name -> when it was written, in the cache's database."""
+    with sqlite3.connect(root / CACHE_REL / DB_NAME) as conn:
+        return {str(name): float(written) for name, written in conn.execute("SELECT name, written FROM parts")}
 
 
 def test_an_id_or_a_prefix_is_resolved_as_scanning_every_id_would(tmp_path: Path) -> None:
@@ -135,16 +140,16 @@ def test_a_damaged_block_gives_the_same_numbers(tmp_path: Path, section: str) ->
     head = _head(root)
     part = head["parts"][0]
     offset, length, _ = part["sections"][section if section in ("base", "arm", "id_hashes") else f"{section}.blob"]
-    path = root / CACHE_REL / part["file"]
-    data = bytearray(path.read_bytes())
+    path = root / CACHE_REL / DB_NAME
+    data = bytearray(derived_cache.parts(path)[part["file"]])
     data[offset + length // 2] ^= 0x01
-    path.write_bytes(bytes(data))
+    derived_cache.put_part(path, part["file"], bytes(data))
     ws = Workspace(root)
     assert ws.lesson_table().as_json() == table
     assert ws.grade_history("run-002-x") == history
     assert ws.sessions() == expected.sessions()
-    assert (root / CACHE_REL / part["file"]).exists()
-    path.write_bytes(bytes(data))  # damaged again (the read above made a new cache)
+    if part["file"] in derived_cache.parts(path):
+        derived_cache.put_part(path, part["file"], bytes(data))  # damaged again (if the read above kept it)
     done = run_process("status", "--json", cwd=root)
     assert done.returncode == 0 and done.stdout == printed
     # a section status reads is checked then (one line to say so); one it does not read is never checked
@@ -157,7 +162,7 @@ def _head(root: Path) -> dict[str, Any]:
     from lesson_credit.core.base.sealed import unseal
     from lesson_credit.core.log.cache import CACHE_MAGIC
 
-    return dict(msgspec.msgpack.decode(unseal(CACHE_MAGIC, (root / CACHE_REL / "log-index.msgpack").read_bytes())))
+    return dict(msgspec.msgpack.decode(unseal(CACHE_MAGIC, derived_cache.meta(root / CACHE_REL / DB_NAME)["head"])))
 
 
 def test_grade_events_read_after_the_cache_find_their_sessions_in_one_batch(
@@ -190,6 +195,9 @@ def test_grade_events_read_after_the_cache_find_their_sessions_in_one_batch(
     assert [p.reason for p in warm.log_problems()] == [p.reason for p in cold.log_problems()]
 
 
+STORE_ID = "00000000-0000-0000-0000-000000000001"
+
+
 class _Store:
     """What the database store's cache needs of its store, over an index read from a file: the
     position it reaches is the index's end (all of it)."""
@@ -203,18 +211,25 @@ class _Store:
         return int(self.ws._reader.index.end)
 
     def store_id(self) -> str:
-        return "00000000-0000-0000-0000-000000000001"
+        return STORE_ID
 
     def fingerprint(self, end: int) -> str:
         return f"pg:{self.store_id()}:{end}"
 
+    def read_since(self, after: int, first: int, **kwargs: Any) -> Any:
+        return self.ws.log.read_since(after, first, **kwargs)
+
+
+def _db(folder: Path) -> Path:
+    return folder / f"derived-pg-{STORE_ID}.sqlite"
+
 
 def test_a_database_stores_cache_reads_back_what_was_written(tmp_path: Path) -> None:
-    """The database store's cache (head, sums and one file per block, as the file's) gives back the
-    index it was written from, and a changed byte in a part is refused when that part is read."""
+    """The database store's cache (head, sums and one blob per block, as the file's) gives back the
+    index it was written from, and a changed byte in a block is never used: the block is derived
+    again from the store when it is read (no CacheDamaged reaches the caller)."""
     from lesson_credit.core.bandit.fold import fold
-    from lesson_credit.core.log.pgcache import PgLogCache
-    from lesson_credit.core.log.sections import CacheDamaged
+    from lesson_credit.core.log.cache import PgLogCache
 
     root = _workspace(tmp_path)
     ws = Workspace(root)
@@ -223,7 +238,7 @@ def test_a_database_stores_cache_reads_back_what_was_written(tmp_path: Path) -> 
     assert index.n_sessions == len(IDS)
     cache = PgLogCache(_Store(ws), tmp_path / "cache")  # a folder not made yet
     cache.save(index, "", False)
-    parts = sorted((tmp_path / "cache").glob("log-index-pg-*-part-*.bin"))
+    parts = derived_cache.parts(_db(tmp_path / "cache"))
     assert len(parts) == 5  # 33 sessions in blocks of 8
     loaded = cache.load()
     assert loaded is not None
@@ -235,20 +250,20 @@ def test_a_database_stores_cache_reads_back_what_was_written(tmp_path: Path) -> 
     ours, theirs = fold(back.snapshot(), ws.settings), fold(index.snapshot(), ws.settings)
     assert ours.arm_ids == theirs.arm_ids and ours.n.tolist() == theirs.n.tolist() == [24, 24]
     assert ours.alpha.tolist() == theirs.alpha.tolist() and ours.beta.tolist() == theirs.beta.tolist()
-    damaged = bytearray(parts[2].read_bytes())
+    name = sorted(parts)[2]
+    damaged = bytearray(parts[name])
     damaged[len(damaged) // 2] ^= 0xFF
-    parts[2].write_bytes(bytes(damaged))
+    derived_cache.put_part(_db(tmp_path / "cache"), name, bytes(damaged))
     again = cache.load()
-    assert again is not None  # the head is intact; the part is checked when read
-    with pytest.raises(CacheDamaged):
-        [again[0].session(row) for row in range(again[0].n_sessions)]
+    assert again is not None  # the head is intact; the part is checked when read, and derived again
+    assert [again[0].session(row) for row in range(again[0].n_sessions)] == [index.session(r) for r in range(len(IDS))]
 
 
 def test_a_database_stores_cache_writes_what_was_read_since_its_last_save(tmp_path: Path) -> None:
     """The database store's cache was one file, written whole whenever a read took 5,000 new
     events (342 MB and ~4.5 s at a million sessions, for 5,000 events). Now a save writes the last
-    block's part and the parts after it, and the head: the full blocks' files are not touched."""
-    from lesson_credit.core.log.pgcache import PgLogCache
+    block's part and the parts after it, and the head: the full blocks' rows are not touched."""
+    from lesson_credit.core.log.cache import PgLogCache
 
     root = _workspace(tmp_path)
     ws = Workspace(root, use_cache=False)
@@ -257,8 +272,9 @@ def test_a_database_stores_cache_writes_what_was_read_since_its_last_save(tmp_pa
     cache.save(ws._reader.index, "", False)
     folder = tmp_path / "cache"
 
-    def parts() -> dict[str, tuple[int, int]]:
-        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("log-index-pg-*-part-*.bin")}
+    def parts() -> dict[str, float]:
+        with sqlite3.connect(_db(folder)) as conn:
+            return {str(name): float(written) for name, written in conn.execute("SELECT name, written FROM parts")}
 
     before = parts()
     assert len(before) == 5  # 33 sessions: blocks 0-3 full, block 4 holds 1
@@ -290,7 +306,7 @@ def test_the_database_stores_cache_is_saved_without_holding_the_cache_in_memory(
     tracemalloc, not timed: the save's peak stays far below what it writes."""
     import tracemalloc
 
-    from lesson_credit.core.log.pgcache import PgLogCache
+    from lesson_credit.core.log.cache import PgLogCache
 
     monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 1024)  # 12 parts: each part holds many sessions
     make_ws(tmp_path, LIBRARY)
@@ -306,7 +322,7 @@ def test_the_database_stores_cache_is_saved_without_holding_the_cache_in_memory(
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    written = sum(p.stat().st_size for p in (tmp_path / "cache").iterdir())
+    written = _db(tmp_path / "cache").stat().st_size
     assert written > 1_500_000  # 12,000 sessions in 12 parts (blocks of 1,024)
     assert peak < written / 2, (peak, written)  # one part at a time, not the whole cache
     assert cache.load() is not None  # and it is a cache the next command reads
@@ -328,12 +344,12 @@ def test_a_category_every_session_repeats_is_held_once_read_from_the_log_or_the_
 
 
 def test_an_older_versions_database_cache_is_not_read_whole(tmp_path: Path) -> None:
-    """Before c1d3c88 a database's cache was one file holding the whole index, under the name the
-    head has now (342 MB at 1M). Its first bytes say it is not a head: it is passed over without
-    being read into memory (tracemalloc), and the next save replaces it."""
+    """Before c1d3c88 a database's cache was one file holding the whole index (342 MB at 1M), then a
+    head and part files under that name. Such a file is never read (tracemalloc), and the next save
+    removes it."""
     import tracemalloc
 
-    from lesson_credit.core.log.pgcache import PgLogCache
+    from lesson_credit.core.log.cache import PgLogCache
 
     root = _workspace(tmp_path)
     ws = Workspace(root, use_cache=False)
@@ -353,13 +369,14 @@ def test_an_older_versions_database_cache_is_not_read_whole(tmp_path: Path) -> N
     cache.save(ws._reader.index, "", False)
     loaded = cache.load()
     assert loaded is not None and loaded[0].n_sessions == len(IDS)
+    assert not head.exists()
 
 
 def test_keeping_a_database_caches_sums_never_fails_a_command(tmp_path: Path) -> None:
     """After a write, the block sums a fold computed are kept (`save_sums`). A database store names
     its cache files by asking the database; a database gone at that moment costs the sums, never
     the command whose event was written."""
-    from lesson_credit.core.log.pgcache import PgLogCache
+    from lesson_credit.core.log.cache import PgLogCache
     from lesson_credit.core.log.store import StoreError
 
     root = _workspace(tmp_path)
@@ -436,3 +453,39 @@ def test_lessons_included_during_a_session_are_read_back_from_the_cache(tmp_path
     assert warm.data().during.tolist() == cold.data().during.tolist() == expected
     assert warm._reader.index.parts and not cold._reader.index.parts  # one read from the cache, one not
     assert warm._reader.index.session(3).during == (1,) and warm._reader.index.session(4).during == ()
+
+
+def test_blocks_damaged_after_the_load_never_reach_the_readers_lookups(tmp_path: Path) -> None:
+    """A section found damaged when first read (after the head was loaded and checked) raised
+    CacheDamaged out of the reader's lookups, and 40 workspace methods ran again from a fresh read
+    (`rereads`). Now the log layer derives the block again from the log: every lookup answers as a
+    read without the cache does, and no exception reaches the caller."""
+    root = _workspace(tmp_path)
+    with (root / LOG_REL).open("a") as handle:
+        handle.write(_line({"type": "grade", "session_id": "run-017-x", "base_reward": 0.2, "grader": "manual"}))
+    Workspace(root).data()  # the cache covers the grade too
+    warm, cold = Workspace(root), Workspace(root, use_cache=False)
+    warm.refresh()
+    cold.refresh()
+    ours, theirs = warm._reader, cold._reader
+    assert ours.index.parts and not theirs.index.parts  # one read from the cache, one not
+    db = root / CACHE_REL / DB_NAME
+    for name, blob in derived_cache.parts(db).items():  # every byte of every block changed, once loaded
+        derived_cache.put_part(db, name, bytes(b ^ 0xFF for b in blob))
+    assert [ours.row_of(sid) for sid in IDS] == [theirs.row_of(sid) for sid in IDS] == list(range(len(IDS)))
+    assert ours.row_of("nobody") is None
+    rows = range(len(IDS))
+    assert [ours.session(row) for row in rows] == [theirs.session(row) for row in rows]
+    assert [ours.grade_history(row) for row in rows] == [theirs.grade_history(row) for row in rows]
+    assert ours.selections() == theirs.selections()
+    a, b = ours.session_columns(len(IDS)), theirs.session_columns(len(IDS))
+    assert (a.session_ids, a.timestamps, a.categories, a.lines.tolist()) == (
+        b.session_ids,
+        b.timestamps,
+        b.categories,
+        b.lines.tolist(),
+    )
+    assert ours.data().base.tobytes() == theirs.data().base.tobytes()
+    mine, fresh = ours.posterior(warm.settings), theirs.posterior(cold.settings)
+    assert mine.alpha.tolist() == fresh.alpha.tolist() and mine.beta.tolist() == fresh.beta.tolist()
+    assert mine.alpha.tolist() != [1.0, 1.0]  # (graded sessions count: the fold did read the blocks)

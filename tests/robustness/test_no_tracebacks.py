@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import derived_cache
 import msgspec
 import pytest
 
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.cache import CACHE_MAGIC, MIN_NEW_BYTES
 from tests.support.cli_run import process_env, run_process
+from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import BASIC_LESSONS, CONFIG_REL, STATE_REL, make_workspace, session
 
 DEEP = b'{"arms": {"a.md": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
@@ -72,7 +74,7 @@ def test_extreme_priors_in_config_are_refused_with_one_line(ws: Path, prior: str
         assert "config.toml" in line and "prior" in line
 
 
-@pytest.mark.parametrize("name", ["log-index.msgpack", "lessons.msgpack"])
+@pytest.mark.parametrize("name", [DB_NAME, "lessons.msgpack"])
 def test_an_oversized_cache_is_refused_by_its_size(tmp_path: Path, name: str) -> None:
     """A sparse 8 GB cache beside a 5 MB log (big enough for the parsed-log cache to be used): read
     whole, it would exceed the subprocess's 3 GB address space (a MemoryError); refused by its size,
@@ -83,14 +85,12 @@ def test_an_oversized_cache_is_refused_by_its_size(tmp_path: Path, name: str) ->
     cache = root / "state" / "lesson-thompson" / ".cache"
     cache.mkdir(parents=True)
     with open(cache / name, "wb") as handle:
-        if name == "log-index.msgpack":  # a head's first bytes: a file that does not start so is passed over unread
-            handle.write(CACHE_MAGIC)
         handle.truncate(8 << 30)
     done = run_process("status", "--json", cwd=root)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr
-    if name == "log-index.msgpack":  # the parsed-log cache says why it is rebuilt
-        assert "log-index.msgpack" in done.stderr and "larger than" in done.stderr, done.stderr
+    if name == DB_NAME:  # the parsed-log cache says why it is rebuilt
+        assert DB_NAME in done.stderr and "larger than" in done.stderr, done.stderr
 
 
 def _cached_workspace(tmp_path: Path) -> Path:
@@ -117,31 +117,25 @@ def _peak_rss_mb(root: Path, *argv: str) -> float:
 
 
 def test_oversized_block_sums_are_refused_by_their_size(tmp_path: Path) -> None:
-    """A sparse 900 MB block-sums file beside a 5 MB log: under the 1 GB cap a head may have, but far
-    past what a cache of this log can be (64 MB + 4 x 5 MB); read whole, it took 900 MB of memory."""
+    """The parsed-log cache (block sums and all) grown to a sparse 900 MB beside a 5 MB log: far past
+    what a cache of this log can be (64 MB + 4 x 5 MB); a sums file that size once took 900 MB of memory."""
     root = _cached_workspace(tmp_path)
-    sums = root / STATE_REL.parent / ".cache" / "log-sums.msgpack"
-    with open(sums, "wb") as handle:
+    with open(root / STATE_REL.parent / ".cache" / DB_NAME, "r+b") as handle:
         handle.truncate(900 << 20)
     assert _peak_rss_mb(root, "status", "--json") < 400
 
 
 def test_a_part_whose_head_claims_a_huge_section_is_refused(tmp_path: Path) -> None:
     """The head is sealed by a checksum, not a signature: a head rewritten to give every section of a
-    part 8 GB (the part file made that long, sparse) must not make a read allocate 8 GB; the cache is
-    refused and the numbers come from the log."""
+    block 8 GB must not make a read allocate 8 GB; the block is derived again from the log."""
     root = _cached_workspace(tmp_path)
     want = run_process("show", "s39999", "--json", cwd=root).stdout
-    cache = root / STATE_REL.parent / ".cache"
-    head = cache / "log-index.msgpack"
-    magic = head.read_bytes()[: len(CACHE_MAGIC)]
-    p = msgspec.msgpack.decode(unseal(magic, head.read_bytes()))
+    db = root / STATE_REL.parent / ".cache" / DB_NAME
+    p = msgspec.msgpack.decode(unseal(CACHE_MAGIC, derived_cache.meta(db)["head"]))
     part = p["parts"][0]
     for section in part["sections"].values():
         section[1] = 8 << 30
-    head.write_bytes(seal(magic, msgspec.msgpack.encode(p)))
-    with open(cache / part["file"], "r+b") as handle:
-        handle.truncate(9 << 30)
+    derived_cache.put_meta(db, "head", seal(CACHE_MAGIC, msgspec.msgpack.encode(p)))
     done = run_process("show", "s39999", "--json", cwd=root)
     assert done.returncode == 0 and "MemoryError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert done.stdout == want

@@ -11,11 +11,12 @@ with a read that uses no cache at all.
 from __future__ import annotations
 
 import json
-import shutil
+import sqlite3
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import derived_cache
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from lesson_credit.core.workspace import Workspace
 from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
+from tests.support.derived_cache import DB_NAME
 
 CACHE_REL = LOG_REL.parent / ".cache"
 LIBRARY = {"a.md": lesson(["alpha", "modifying"]), "tools/zeta.md": lesson(["zeta"])}
@@ -66,7 +68,7 @@ def _workspace(root: Path, n: int = 50, salience: float = 0.25) -> Path:
     log.parent.mkdir(parents=True)
     log.write_text("".join(json.dumps(_session(i, 0.1, salience)) + "\n" for i in range(n)))
     _numbers(Workspace(root))  # a read past HEAD_EVERY: the head, a part and the sums are written
-    assert (root / CACHE_REL / "log-index.msgpack").exists()
+    assert (root / CACHE_REL / DB_NAME).exists()
     return root
 
 
@@ -108,7 +110,8 @@ def test_a_sums_file_from_another_workspace_is_not_used(tmp_path: Path) -> None:
     other = _workspace(tmp_path / "other", salience=0.75)
     for root in (mine, other):
         _append(root, _session(50, 0.5, 0.25))  # sums of 51 rows saved in each
-    shutil.copy(other / CACHE_REL / "log-sums.msgpack", mine / CACHE_REL / "log-sums.msgpack")
+    theirs = derived_cache.meta(other / CACHE_REL / DB_NAME)["sums"]
+    derived_cache.put_meta(mine / CACHE_REL / DB_NAME, "sums", theirs)
     # by hand: a.md in mine, 51 sessions at salience 0.25 (w 0.475): alpha = 1 + 50 * 0.0475 + 0.2375
     fresh = _fresh(mine)
     assert fresh[0]["lessons"][0]["alpha"] == pytest.approx(3.6125)
@@ -151,6 +154,7 @@ class TailEdits(RuleBasedStateMachine):
         self.root = _workspace(Path(self.tmp.name) / "ws", n=30)
         self.next_id = 30
         self.saved: dict[str, bytes] = {}
+        self.rows: dict[str, bytes] = {}
 
     def teardown(self) -> None:
         self.tmp.cleanup()
@@ -183,11 +187,26 @@ class TailEdits(RuleBasedStateMachine):
     @rule()
     def keep_the_cache_files(self) -> None:
         self.saved = {path.name: path.read_bytes() for path in self._cache_files()}
+        db = self.root / CACHE_REL / DB_NAME
+        self.rows = {} if not db.is_file() else {**derived_cache.meta(db), **derived_cache.parts(db)}
+
+    @rule(pick=st.integers(0, 50))
+    def put_back_an_old_row(self, pick: int) -> None:
+        """One row of the cache's database as it was at an earlier step (the head, the sums, a block),
+        the others as they are."""
+        db = self.root / CACHE_REL / DB_NAME
+        if self.rows and db.is_file():
+            name = sorted(self.rows)[pick % len(self.rows)]
+            with sqlite3.connect(db) as conn:
+                if name in ("head", "sums"):
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, self.rows[name]))
+                else:
+                    conn.execute("INSERT OR REPLACE INTO parts VALUES (?, ?, 0)", (name, self.rows[name]))
 
     @rule(pick=st.integers(0, 50))
     def put_back_an_old_cache_file(self, pick: int) -> None:
-        """One file of the cache as it was at an earlier step (the head, the sums, a part, the seal,
-        the lesson cache: whichever), the others as they are."""
+        """One file of the cache as it was at an earlier step (the parsed-log cache's database, the
+        seal, the lesson cache: whichever), the others as they are."""
         if self.saved:
             name = sorted(self.saved)[pick % len(self.saved)]
             (self.root / CACHE_REL / name).write_bytes(self.saved[name])

@@ -72,7 +72,7 @@ def test_a_same_length_rewrite_deep_in_the_log_is_noticed(tmp_path: Path) -> Non
     log = _big_log(tmp_path)
     long_lived = Workspace(tmp_path)
     before = _numbers(long_lived)  # and the cache is written
-    assert (tmp_path / CACHE_REL / "log-index.msgpack").exists()
+    assert (tmp_path / CACHE_REL / "derived-log.sqlite").exists()
     with open(log, "r+b") as handle:  # the first session's reward, 0.1 -> 0.9, in place
         data = handle.read(400)
         handle.seek(data.index(b'"base_reward": 0.1'))
@@ -95,7 +95,7 @@ def test_tampered_cache_contents_are_never_used(tmp_path: Path, capfd: pytest.Ca
     expected = _numbers(Workspace(tmp_path))
     capfd.readouterr()
     for name, old, new in (
-        ("log-index.msgpack", b"tools/zeta.md", b"tools/zetb.md"),
+        ("derived-log.sqlite", b"tools/zeta.md", b"tools/zetb.md"),
         ("lessons.msgpack", b"modifying", b"modibying"),
     ):
         path = tmp_path / CACHE_REL / name
@@ -107,7 +107,7 @@ def test_tampered_cache_contents_are_never_used(tmp_path: Path, capfd: pytest.Ca
     lesson_a = ws.library().get("a.md")
     assert lesson_a is not None and lesson_a.keywords == ("alpha", "modifying")
     notice = capfd.readouterr().err
-    assert "log-index.msgpack" in notice and "rebuilding" in notice and notice.count("\n") == 1
+    assert "derived-log.sqlite" in notice and "rebuilding" in notice and notice.count("\n") == 1
 
 
 GLUED = [
@@ -219,7 +219,7 @@ def _edit(root: Path, kind: str, position: int, bit: int, extra: dict[str, Any])
     elif kind == "flip-log":
         _flip(log, position, bit)
     elif kind in ("flip-index", "flip-lessons"):
-        name = "log-index.msgpack" if kind == "flip-index" else "lessons.msgpack"
+        name = "derived-log.sqlite" if kind == "flip-index" else "lessons.msgpack"
         cache = root / CACHE_REL / name
         if cache.exists():
             _flip(cache, position, bit)

@@ -131,12 +131,12 @@ def test_cache_file_symlinked_out_is_not_replaced(tmp_path: Path) -> None:
     cache.mkdir()
     outside = tmp_path / "index-elsewhere"
     outside.write_bytes(b"mine")
-    (cache / "log-index.msgpack").symlink_to(outside)
+    (cache / "derived-log.sqlite").symlink_to(outside)
     (cache / "lessons.msgpack").symlink_to(outside)
     ws = Workspace(root, cache_threshold=0, clock=fixed_clock)
     ws.record("s2", root / "j.txt", ["tools/git.md"], reward=0.5)
     assert outside.read_bytes() == b"mine"
-    assert (cache / "log-index.msgpack").is_symlink() and (cache / "lessons.msgpack").is_symlink()
+    assert (cache / "derived-log.sqlite").is_symlink() and (cache / "lessons.msgpack").is_symlink()
 
 
 @pytest.mark.parametrize("name", ["bandit-state.json", "loo-results.json", "config.toml"])
