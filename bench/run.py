@@ -525,7 +525,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
 }
 
 
-# `--quick`: the in-process cases and one case per row of the constant-factor issue's table (issue 36:
+# `--quick`: the in-process cases and one case per row of docs/performance.md's constant-factor table (
 # record and status against gptme-sessions, a first read, the dashboard's memory and first paint, loo),
 # at QUICK sizes with few runs. The other cases (sessions_cli, record_cli, transcript, filter_typing,
 # joint_scale, select_joint, flat, tui_live_pg, select_30k, import_gptme, and the database cases, each of

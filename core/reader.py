@@ -3,7 +3,7 @@
 `LogReader` owns the index of the log read so far, the parsed-log cache and the current
 snapshot, and answers the lookups by session the read models need (row, event, line, grades),
 so nothing above it reaches into the index. Appends go through the store it reads
-(`reader.log`: the JSONL `EventLog` or another `EventStore`, core/eventstore.py); a later read
+(`reader.log`: the JSONL `EventLog` or another `EventStore`, core/log/eventstore.py); a later read
 picks them up like any other writer's.
 """
 

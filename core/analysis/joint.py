@@ -6,50 +6,44 @@ Model, over graded sessions i (each counted once) and lessons j::
     x_ij     = floor + (1 - floor) * salience_ij   when lesson j was injected in session i, else 0
     beta_j   ~ N(0, tau^2)   (a Gaussian prior, i.e. a ridge penalty lambda = sigma^2 / tau^2)
 
-The category effects gamma have a flat prior (no penalty): each category keeps its own baseline,
-so a lesson injected mostly into easy sessions gets no credit for that. The agent effects delta
-(who wrote the session's record) are there only when the graded sessions come from more
-than one agent (a database store shared by a fleet); flat prior too, so a lesson one agent with
-easy work injects more often gets no credit for the agent's base rate. Every lesson is in the
+The category effects gamma have a flat prior (no penalty): each category keeps its own baseline, so a lesson injected
+mostly into easy sessions gets no credit for that. The agent effects delta (who wrote the session's record) are there
+only when the graded sessions come from more than one agent (a database store shared by a fleet); flat prior too, so a
+lesson one agent with easy work injects more often gets no credit for the agent's base rate. Every lesson is in the
 same fit, so a lesson that rides along with a helpful one does not borrow its effect.
-**Time.** The graded sessions, in log order, are cut into `time_blocks(n)` blocks of (nearly) equal
-size, each with its own baseline eta (flat prior; the last block is the reference, so the category
-baselines are today's): the world may move (the grader, the model, the work change over a log) and a
-lesson injected more often later must not be credited with the trend it rose with. A lesson's
-effect is then read within blocks; a trend inside one block is not absorbed (with B blocks a linear
-trend leaves 1/B of its rise in each, and the bias it can lend a lesson falls as 1/B^2).
-A lesson listed twice in one session counts once (its first listing). A lesson included during the
-session (pulled in mid-conversation) is not in the design: only what was chosen before it is.
+**Time.** The graded sessions, in log order, are cut into `time_blocks(n)` blocks of (nearly) equal size, each with
+its own baseline eta (flat prior; the last block is the reference, so the category baselines are today's): the world
+may move (the grader, the model, the work change over a log) and a lesson injected more often later must not be
+credited with the trend it rose with. A lesson's effect is then read within blocks; a trend inside one block is not
+absorbed (with B blocks a linear trend leaves 1/B of its rise in each, and the bias lent to a lesson falls as 1/B^2).
+A lesson listed twice in one session counts once (its first listing). A lesson included during the session (pulled in
+mid-conversation) is not in the design: only what was chosen before it is.
 
-**Penalty by empirical Bayes.** Integrating out gamma (flat prior) and beta leaves the
-restricted likelihood of the rewards after removing the category means, a function of
-lambda and sigma^2 only. With X~ the within-category-centred design, X~'X~ = V diag(d) V',
-u = V' X~'y~ and n' = graded sessions minus categories (with agent effects: X~ and y~ are the
-residuals of the projection on the category, time-block and agent indicators Z, and n' = n - rank(Z))::
+**Penalty by empirical Bayes.** Integrating out gamma (flat prior) and beta leaves the restricted likelihood of the
+rewards after removing the category means, a function of lambda and sigma^2 only. With X~ the within-category-centred
+design, X~'X~ = V diag(d) V', u = V' X~'y~ and n' = graded sessions minus categories (with agent effects: X~ and y~
+are the residuals of the projection on the category, time-block and agent indicators Z, and n' = n - rank(Z))::
 
     Q(lambda)       = y~'y~ - sum_k u_k^2 / (d_k + lambda)
     -2 log L(lambda) = n' log(Q / n') + sum_k log(1 + d_k / lambda)   (sigma^2 profiled: Q / n')
 
-Up to `DENSE_MAX` lessons one eigen-decomposition serves every lambda: a 1-D search on a log grid,
-refined by golden section (exact). Beyond, nothing costs lessons cubed (`joint_ops`): conjugate
-gradients on X~ as an operator give the posterior mean; lambda solves the likelihood's stationarity
-condition lambda = gamma Q / (n' |beta|^2), gamma = p - lambda tr((A + lambda)^-1) (MacKay's fixed
-point, which the grid's optimum satisfies too) by secant steps; the trace and the variances come
-from each lesson's neighbourhood (a lower bound of the exact ones, within 1% in median on the
-bench's libraries). Both read the data only through its sufficient statistics X'X, Z'X, X'y~, y~'y~
-(with Z'Z, Z'y and per lesson its injections and their weight: `Sums`); `fit_log` sums them from the
-fold's columns `SESSION_BLOCK` graded sessions at a time, so a log's fit holds O(lessons^2 + block),
-never an array per injection. The prior sd tau = sigma / sqrt(lambda) is kept at or above `TAU_MIN` (when
-the data say "no lesson has any effect" the posterior would otherwise shrink every interval to a
-point).
+Up to `DENSE_MAX` lessons one eigen-decomposition serves every lambda: a 1-D search on a log grid, refined by golden
+section (exact). Beyond, nothing costs lessons cubed (`joint_ops`): conjugate gradients on X~ as an operator give the
+posterior mean; lambda solves the likelihood's stationarity condition lambda = gamma Q / (n' |beta|^2), gamma = p -
+lambda tr((A + lambda)^-1) (MacKay's fixed point, which the grid's optimum satisfies too) by secant steps; the trace
+and the variances come from each lesson's neighbourhood (a lower bound of the exact ones, within 1% in median on the
+bench's libraries). Both read the data only through its sufficient statistics X'X, Z'X, X'y~, y~'y~ (with Z'Z, Z'y and
+per lesson its injections and their weight: `Sums`); `fit_log` sums them from the fold's columns `SESSION_BLOCK`
+graded sessions at a time, so a log's fit holds O(lessons^2 + block), never an array per injection. The prior sd tau =
+sigma / sqrt(lambda) is kept at or above `TAU_MIN` (when the data say "no lesson has any effect" the posterior would
+otherwise shrink every interval to a point).
 
-**Reported per lesson**: the posterior mean and sd of beta_j (reward per unit weight), and
-*estimate* = beta_j times the lesson's mean weight over the graded sessions it was injected in:
-the model's average change in reward per injection, in the same units as a with-minus-without
-difference, shrunk: `loo` ranks lessons by it (`ranking`), the joint selection policy samples from it
-(`core.analysis.joint_posterior`); the intervals `loo` claims come from `core.analysis.claims`. Posterior
-intervals here are normal; the uncertainty of lambda itself is not propagated (the usual
-empirical-Bayes caveat). The category baselines (`baseline`) are (Z'Z)^+ Z'(y - X beta).
+**Reported per lesson**: the posterior mean and sd of beta_j (reward per unit weight), and *estimate* = beta_j times
+the lesson's mean weight over the graded sessions it was injected in: the model's average change in reward per
+injection, in the same units as a with-minus-without difference, shrunk: `loo` ranks lessons by it (`ranking`), the
+joint selection policy samples from it (`core.analysis.joint_posterior`); the intervals `loo` claims come from
+`core.analysis.claims`. Posterior intervals here are normal; the uncertainty of lambda itself is not propagated (the
+usual empirical-Bayes caveat). The category baselines (`baseline`) are (Z'Z)^+ Z'(y - X beta).
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class DuplicateSession(StoreError):
 
 class PrefixChecker(Protocol):
     """How a reader checks that what it read up to a position is still there (the file's:
-    core/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`)."""
+    core/log/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`)."""
 
     hasher: Any  # fed the bytes read (xxh3), for the parsed-log cache's digest
 

@@ -1,4 +1,4 @@
-"""`python -m bench.run --quick` runs a case for each row of the constant-factor issue's table (issue 36)
+"""`python -m bench.run --quick` runs a case for each row of docs/performance.md's constant-factor table
 and stays small enough for about a minute; nothing is timed here."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from bench.harness import FULL, QUICK
 
-# each row of issue 36's table: the case that measures it
-ISSUE_36_ROWS = {
+# each row of the constant-factor table: the case that measures it
+CONSTANT_FACTOR_ROWS = {
     "record at 1M against gptme-sessions' update": "record_vs_gptme",
     "warm status at 1M against gptme-sessions' status": "status_vs_gptme",
     "status with the caches deleted (at 1M: --scale's scale_status_cold)": "status_cli",
@@ -26,9 +26,9 @@ DATABASE_CASES = {"write_pg"}  # each starts a PostgreSQL server of its own: ful
 def test_quick_runs_a_case_for_each_row_of_the_issue_but_the_database_one() -> None:
     from bench.run import CASES, quick_cases
 
-    assert set(ISSUE_36_ROWS.values()) <= set(CASES)
+    assert set(CONSTANT_FACTOR_ROWS.values()) <= set(CASES)
     quick = quick_cases()
-    missing = [row for row, case in ISSUE_36_ROWS.items() if case not in quick and case not in DATABASE_CASES]
+    missing = [row for row, case in CONSTANT_FACTOR_ROWS.items() if case not in quick and case not in DATABASE_CASES]
     assert not missing, missing
     assert not DATABASE_CASES & set(quick)
     assert set(quick_cases(["flat"])) == set(CASES)  # --quick --only NAME: any case

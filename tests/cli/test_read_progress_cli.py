@@ -9,7 +9,6 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-import derived_cache
 import pytest
 
 from lesson_credit.cli import common
@@ -17,6 +16,7 @@ from lesson_credit.cli.common import ProgressLine
 from lesson_credit.cli.main import main
 from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.reader import ReadProgress
+from tests.support import derived_cache
 from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import BASIC_LESSONS, make_workspace, session
 

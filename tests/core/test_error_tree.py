@@ -12,7 +12,6 @@ from lesson_credit.core.base.errors import LessonCreditError, TemporaryFailure, 
 
 # Signals caught where they are raised, never shown to anyone: escaping, each would be a bug
 SIGNALS = {
-    "lesson_credit.core.log.cache.SetAside",  # a part file set aside: the cache is not used
     "lesson_credit.core.log.pgpush._Refused",  # stops a COPY at a duplicate session
     "lesson_credit.tui.screens.simulation.SimulationCancelled",  # stops a simulation the operator cancelled
 }

@@ -1,5 +1,5 @@
 """The credible intervals kept from one `status` to the next (core/model/intervals.py): a warm `status`
-does not import scipy (issue 36: its import was most of a warm status's own work), and a row is only
+does not import scipy (its import was most of a warm status's own work), and a row is only
 used for exactly its (alpha, beta)."""
 
 from __future__ import annotations

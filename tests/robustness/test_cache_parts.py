@@ -12,12 +12,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import derived_cache
 import pytest
 
 from lesson_credit.core.query import QueryError
 from lesson_credit.core.workspace import Workspace
 from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
+from tests.support import derived_cache
 from tests.support.cli_run import run_process
 from tests.support.derived_cache import DB_NAME
 

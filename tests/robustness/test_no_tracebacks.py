@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import derived_cache
 import msgspec
 import pytest
 
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.cache import CACHE_MAGIC, MIN_NEW_BYTES
+from tests.support import derived_cache
 from tests.support.cli_run import process_env, run_process
 from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import BASIC_LESSONS, CONFIG_REL, STATE_REL, make_workspace, session

@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import derived_cache
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -24,6 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from lesson_credit.core.workspace import Workspace
 from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
+from tests.support import derived_cache
 from tests.support.derived_cache import DB_NAME
 
 CACHE_REL = LOG_REL.parent / ".cache"
