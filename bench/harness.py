@@ -36,7 +36,7 @@ FULL: dict[str, Any] = {
         "salience": (9, 3),
         "status": (5, 3),
         "record": (7, 7),
-        "tui_start": (9, 9),
+        "tui_start": (10, 10),  # the first paint: a median of at least 10 paired ratios
         "transcript": (5, 5),
         "filter_typing": (3, 3),
     },

@@ -26,10 +26,7 @@ from lesson_credit.core.views import (
     LessonRow,
 )
 from lesson_credit.core.workspace import Workspace as Workspace  # the type `tui.app.run` opens
-from lesson_credit.tui import effects_job
-from lesson_credit.tui.series import reward_histogram, reward_series
 from lesson_credit.tui.session_ids import GrowingIds
-from lesson_credit.tui.session_search import SessionSearch
 from lesson_credit.tui.source_views import (
     BROKEN,
     AnalysisView,
@@ -40,14 +37,13 @@ from lesson_credit.tui.source_views import (
     SessionsView,
     SourceSnapshot,
 )
-from lesson_credit.tui.what_if_view import WhatIfRow as WhatIfRow  # the What-if model, imported from here too
-from lesson_credit.tui.what_if_view import WhatIfView as WhatIfView
-from lesson_credit.tui.what_if_view import ranks as ranks
-from lesson_credit.tui.what_if_view import what_if_view
 
-if TYPE_CHECKING:  # imported where used: the health and simulation modules load when their screen opens
+if TYPE_CHECKING:  # imported where used: what a screen or the joint fit needs loads when first asked for,
+    # not on the way to the first frame (tests/tui/test_tui_first_frame.py)
     from lesson_credit.core.health import Finding
     from lesson_credit.core.sim.simulate import SimulationReport
+    from lesson_credit.tui.effects_job import EffectsJob
+    from lesson_credit.tui.what_if_view import WhatIfView
 
 T = TypeVar("T")
 
@@ -64,7 +60,7 @@ class WorkspaceSource:
         self.version = 0  # bumped once per write or poll that changed something (see `check`)
         self._effects: tuple[int, Mapping[str, float]] | None = None  # the last joint effects, by log version
         self._ids = GrowingIds()  # the session ids as of the last snapshot (extended, not rebuilt)
-        self._job = effects_job.EffectsJob()  # the joint fit of a big log, in a child process
+        self._job: EffectsJob | None = None  # the joint fit of a big log, in a child process (made at the first fit)
         self._fitting = threading.Lock()
 
     @property
@@ -210,10 +206,15 @@ class WorkspaceSource:
         with self._fitting:  # one fit at a time: callers that waited for it mostly find their answer known
             if (known := self.known_effects()) is not None:
                 return known
+            from lesson_credit.tui import effects_job
+
             with self._lock:
                 ws = self._refreshed()
                 version, (fit, here) = ws.version, effects_job.fit_later(ws)
-            effects = fit(self._job)
+                if self._job is None:
+                    self._job = effects_job.EffectsJob()
+                job = self._job
+            effects = fit(job)
             with self._lock:
                 if here and self.workspace.version == version:
                     self.workspace.remember_effects(effects)  # (a child process saves its own)
@@ -222,11 +223,17 @@ class WorkspaceSource:
 
     def close(self) -> None:
         """The dashboard is closing: end a fit running in a child process."""
-        self._job.stop()
+        with self._lock:
+            job = self._job
+        if job is not None:
+            job.stop()
 
     def sessions_view(self) -> SessionsView:
         """The session table as columns; the search text and reward series are derived outside the lock
         (the table is a snapshot: later appends do not change it)."""
+        from lesson_credit.tui.series import reward_series
+        from lesson_credit.tui.session_search import SessionSearch
+
         with self._lock:
             ws = self._refreshed()
             table = ws.session_table()
@@ -270,6 +277,8 @@ class WorkspaceSource:
 
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
+        from lesson_credit.tui.what_if_view import what_if_view
+
         with self._lock:
             ws = self._refreshed()
             saved = ws.config.reward_priority
@@ -340,6 +349,8 @@ class WorkspaceSource:
 
     def lesson_rewards(self, lesson_id: str) -> LessonRewards:
         """A lesson's LOO numbers with the reward distributions they compare, from one version of the log."""
+        from lesson_credit.tui.series import reward_histogram
+
         with self._lock:
             view = self.analysis()
             from lesson_credit.core.analysis.effects import reward_split

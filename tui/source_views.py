@@ -21,11 +21,12 @@ from lesson_credit.core.api import (
     SessionSummary,
     SessionTable,
 )
-from lesson_credit.tui.series import RewardHistogram, RewardSeries
-from lesson_credit.tui.session_search import Found, SessionSearch
 
-if TYPE_CHECKING:  # imported where used: the health and analysis modules load when their screen opens
+if TYPE_CHECKING:  # imported where used: the health and analysis modules load when their screen opens, the
+    # Sessions screen's search and series when it first reads (tests/tui/test_tui_first_frame.py)
     from lesson_credit.core.api import Finding, LooResult
+    from lesson_credit.tui.series import RewardHistogram, RewardSeries
+    from lesson_credit.tui.session_search import Found, SessionSearch
 
 BROKEN = "broken"  # status shown for lesson files the library could not load
 MAX_PINS = 3
@@ -105,6 +106,8 @@ class SessionsView:
 
     def with_lesson(self, needle: str, pending_only: bool, limit: int) -> Found:
         """Sessions (newest first, up to `limit`) that had a lesson whose id contains `needle`."""
+        from lesson_credit.tui.session_search import Found
+
         if self.lesson_entries is None or not needle:
             return self.search.find("", pending_only, limit)
         arm_ids, entry_arm, entry_session = self.lesson_entries

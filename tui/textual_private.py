@@ -9,6 +9,7 @@ tests/support/textual_private.py.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -95,6 +96,28 @@ def replace_cells(table: DataTable[Any], cells: list[tuple[RowKey, ColumnKey, Te
     table._update_count += 1
     table._clear_caches()
     table.refresh()
+
+
+BATCH_WAIT_S = 0.01  # how often `after_shown` looks again while the app holds its repaints
+
+
+def after_shown(node: MessagePump, callback: Callable[[], object]) -> None:
+    """`callback()` after the next refresh that the screen can show: Textual's `call_after_refresh`,
+    waiting first while the app holds its repaints.
+
+    Why private: while `App._batch_count` is set (Textual's start-up holds it until its mount and
+    ready callbacks have run) a refresh draws nothing, yet runs the callbacks `call_after_refresh`
+    queued. A first Lessons view read before that ended had the work that follows the first frame
+    (the intervals' scipy import, the top-k estimate, the joint fit, the plot's import) start before
+    any frame was shown: four threads holding the GIL while the UI thread painted the rows."""
+
+    def check() -> None:
+        if node.app._batch_count:
+            node.set_timer(BATCH_WAIT_S, lambda: node.call_after_refresh(check))
+        else:
+            callback()
+
+    node.call_after_refresh(check)
 
 
 def escape_prefixed_symbols() -> dict[str, str]:

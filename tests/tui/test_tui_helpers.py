@@ -24,7 +24,7 @@ from lesson_credit.tui.screens.lessons import lesson_name, matches
 from lesson_credit.tui.screens.session_detail import step_grade
 from lesson_credit.tui.screens.simulation import best_estimators, metric_cell
 from lesson_credit.tui.series import grouped, integer_ticks, reward_histogram, reward_series, rolling_mean
-from lesson_credit.tui.source import WorkspaceSource, ranks
+from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import (
     expand_tabs,
     fmt,
@@ -35,6 +35,7 @@ from lesson_credit.tui.text import (
     visible_text,
     wrap_lines,
 )
+from lesson_credit.tui.what_if_view import ranks
 from lesson_credit.tui.writes import WriteQueue
 from tests.support.engine_helpers import row_of
 from tests.tui.tui_fixture import fixed_clock, log_lines

@@ -194,8 +194,9 @@ async def test_the_first_snapshot_is_taken_when_the_lessons_screen_never_fills(
 
 
 def test_the_dashboard_command_sets_the_collector_before_importing_the_engine() -> None:
-    """`lesson-credit` (the dashboard) raises the young threshold before core is imported and freezes
-    what the imports made before the app starts (tui/gc_settings.py)."""
+    """`lesson-credit` (the dashboard) raises the young threshold and turns the collector off before
+    core is imported, and freezes what the imports made and turns it on again before the app starts
+    (tui/gc_settings.py)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -207,12 +208,12 @@ seen = {}
 class Watch:
     def find_spec(self, name, path=None, target=None):
         if name == "lesson_credit.core.workspace" and "core" not in seen:
-            seen["core"] = gc.get_threshold()
+            seen["core"] = (gc.get_threshold(), gc.isenabled())
         return None
 sys.meta_path.insert(0, Watch())
 import textual.app  # not the engine
 def fake_run(self):
-    seen["run"] = (gc.get_threshold(), gc.get_freeze_count() > 0)
+    seen["run"] = (gc.get_threshold(), gc.get_freeze_count() > 0, gc.isenabled())
 textual.app.App.run = fake_run
 from lesson_credit.cli.main import main
 main(["tui", "--workspace", sys.argv[1]])
@@ -223,4 +224,4 @@ print(seen["core"], seen["run"])
     )
     assert out.returncode == 0, out.stderr
     # CPython's default is (700, 10, 10); the dashboard's young threshold is 10,000
-    assert out.stdout.split() == ["(10000,", "10,", "10)", "((10000,", "10,", "10),", "True)"]
+    assert out.stdout.split() == ["((10000,", "10,", "10),", "False)", "((10000,", "10,", "10),", "True,", "True)"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any, ClassVar, cast
 
 from rich.style import Style
@@ -17,6 +19,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
 from lesson_credit.core.api import LessonRow
+from lesson_credit.tui.background import at_ui_priority
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
@@ -26,6 +29,7 @@ from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import MAX_PINS, LessonsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT
+from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
@@ -153,8 +157,8 @@ class LessonsScreen(SortableScreen):
 
     # Each worker that takes a view or cells has a description: Textual's default is the repr of its
     # arguments, built on the UI thread (a 3,000-lesson view's is 2.8 MB: 30-60 ms of event loop).
-    @work(thread=True, exclusive=True, group="lessons", description="the Lessons view")
-    def _load(
+    @work(exclusive=True, group="lessons", description="the Lessons view")
+    async def _load(
         self,
         tones: Mapping[str, Style],
         shown: tuple[int | None, Mapping[str, float]] | None = None,
@@ -168,7 +172,13 @@ class LessonsScreen(SortableScreen):
                 view = replace(view, effects=shown[1], effects_of=shown[0])
             return view, LessonCells.build(view.rows, tones, view.effects, cells)
 
-        self.post_result(compute, lambda loaded: self.Loaded(*loaded))
+        def load() -> None:
+            self.post_result(compute, lambda loaded: self.Loaded(*loaded))
+
+        if self.view is None:  # the first paint waits for it: not niced like the background work
+            await at_ui_priority(load)
+        else:
+            await asyncio.get_running_loop().run_in_executor(None, load)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -186,9 +196,9 @@ class LessonsScreen(SortableScreen):
         self.ready_for_keys()
         # what the table can show without: computed once the frame with the rows is drawn, so
         # that their threads (and the imports they start) do not hold up the first paint
-        self.call_after_refresh(self._complete, event.view)
+        after_shown(self, partial(self._complete, event.view))
         if previous is None:  # once that frame is drawn: what the app then starts must not delay it
-            self.call_after_refresh(self.post_message, LessonsShown())
+            after_shown(self, partial(self.post_message, LessonsShown()))
 
     def _complete(self, view: LessonsView) -> None:
         if self.view is None or self.view.version != view.version:

@@ -30,8 +30,9 @@ from lesson_credit.core.api import (
 from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
-from lesson_credit.tui.source import WhatIfView, WorkspaceSource
+from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt, fmt_signed, one_line, rank_arrow
+from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar

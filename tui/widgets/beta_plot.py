@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from lesson_credit.tui.text import one_line
+from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.curves import Curve, curve_variable
 
 __all__ = ["BetaPlot", "Curve", "short_label"]  # Curve is the screens' name for a plotted curve
@@ -98,7 +99,7 @@ class BetaPlot(Widget):
             self._plot.curves = curves  # type: ignore[attr-defined]
         elif curves and not self._mounting:
             self._mounting = True
-            self.call_after_refresh(self._import_plot)  # after the frame that shows the data
+            after_shown(self, self._import_plot)  # after the frame that shows the data
         self._show_legend()
 
     class PlotImported(Message):

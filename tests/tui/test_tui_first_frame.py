@@ -1,0 +1,179 @@
+"""What the first frame waits for, and what waits for it (tui/background.py, `after_shown` in
+tui/textual_private.py, the import diet). No timing: which thread, which order, which modules."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_fixture import settle
+
+from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.background import NICENESS
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView
+
+SIZE = (120, 40)
+REPO = Path(__file__).parents[2]
+# the groups of the workers the Lessons screen and its plot start once the rows are on screen
+AFTER_FIRST_FRAME = ("lessons-intervals", "lessons-p-top-k", "lessons-effects", "plot-import")
+
+
+def niceness() -> int:
+    """The calling thread's niceness (on Linux, niceness belongs to the thread)."""
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+async def test_the_first_lessons_view_is_read_at_the_ui_threads_priority(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view the first paint waits for is not niced like the background work; a later reload is."""
+    seen: list[int] = []
+    real = WorkspaceSource.lessons_view
+
+    def recording(self: WorkspaceSource) -> LessonsView:
+        seen.append(niceness())
+        return real(self)
+
+    monkeypatch.setattr(WorkspaceSource, "lessons_view", recording)
+    ui = niceness()
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen) and screen.view is not None
+        screen.reload()  # as after a change of the log
+        await settle(pilot)
+    assert seen == [ui, min(ui + NICENESS, 19)]  # 19: the most a thread can be niced
+
+
+async def test_the_work_after_the_first_frame_waits_until_a_frame_can_be_shown(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows that land while the app holds its repaints (Textual's start-up does, until its mount has run)
+    start nothing: no frame showed them. Once repaints go on, the intervals and the rest start."""
+    monkeypatch.setattr(beta_mod, "loaded", lambda: False)  # the first view comes without its intervals
+    gate = threading.Event()
+    real = WorkspaceSource.lessons_view
+
+    def gated(self: WorkspaceSource) -> LessonsView:
+        gate.wait(60)
+        return real(self)
+
+    monkeypatch.setattr(WorkspaceSource, "lessons_view", gated)
+    started: list[str] = []  # what the work after the first frame asked the source for
+    real_intervals, real_p_top_k, real_effects = (
+        WorkspaceSource.with_intervals,
+        WorkspaceSource.p_top_k,
+        WorkspaceSource.effects,
+    )
+
+    def with_intervals(view: LessonsView) -> LessonsView:
+        started.append("intervals")
+        return real_intervals(view)
+
+    def p_top_k(self: WorkspaceSource) -> Any:
+        started.append("p_top_k")
+        return real_p_top_k(self)
+
+    def effects(self: WorkspaceSource) -> Any:
+        started.append("effects")
+        return real_effects(self)
+
+    monkeypatch.setattr(WorkspaceSource, "with_intervals", staticmethod(with_intervals))
+    monkeypatch.setattr(WorkspaceSource, "p_top_k", p_top_k)
+    monkeypatch.setattr(WorkspaceSource, "effects", effects)
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        with app.batch_update():
+            gate.set()
+            for _ in range(3000):  # a minute: only catches a view that never comes
+                if screen.view is not None:
+                    break
+                await asyncio.sleep(0.02)
+            assert screen.view is not None and screen.view.intervals_missing
+            for _ in range(10):  # refreshes that draw nothing run meanwhile
+                await asyncio.sleep(0.02)
+            assert started == [] and [w.group for w in app.workers if w.group in AFTER_FIRST_FRAME] == []
+        await settle(pilot)
+        assert sorted(started) == ["effects", "intervals", "p_top_k"]
+        assert screen.view is not None and not screen.view.intervals_missing and screen.view.p_top_k is not None
+
+
+FIRST_FRAME = """
+import asyncio, json, sys
+from pathlib import Path
+from typing import Any
+from lesson_credit.tui import gc_settings
+gc_settings.start()
+from textual.app import App
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+gc_settings.freeze()
+shown = {}
+display = App._display
+def recording(app, screen, renderable):
+    display(app, screen, renderable)
+    view = getattr(screen, "view", None)
+    if renderable is not None and not app._batch_count and view is not None and "modules" not in shown:
+        shown["modules"] = sorted(sys.modules)
+App._display = recording
+async def main():
+    app = LessonCreditApp(Workspace(Path(sys.argv[1])), poll_seconds=0)
+    async with app.run_test(size=(120, 40)):
+        for _ in range(3000):
+            if "modules" in shown:
+                break
+            await asyncio.sleep(0.02)
+asyncio.run(main())
+print(json.dumps(shown["modules"]))
+"""
+# what the first frame does not show: the other screens, the analysis, the joint fit, the plots
+NOT_BY_THE_FIRST_FRAME = (
+    "scipy",
+    "plotext",
+    "textual_plotext",
+    "lesson_credit.core.analysis.effects",
+    "lesson_credit.core.analysis.joint",
+    "lesson_credit.core.analysis.claims",
+    "lesson_credit.core.health",
+    "lesson_credit.tui.widgets.density_plot",
+    "lesson_credit.tui.what_if_view",
+    "lesson_credit.tui.session_search",
+    "lesson_credit.tui.series",
+    "lesson_credit.tui.effects_job",
+    "lesson_credit.tui.screens.sessions",
+    "lesson_credit.tui.screens.analysis",
+    "lesson_credit.tui.screens.health",
+    "lesson_credit.tui.screens.what_if",
+)
+
+
+def test_the_first_frame_with_the_lessons_rows_imports_nothing_it_does_not_show(workspace: Workspace) -> None:
+    """In a process of its own (other tests' imports would be there): the modules loaded when the first
+    frame with the Lessons rows is handed to the driver."""
+    proc = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME, str(workspace.root)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert "lesson_credit.tui.screens.lessons" in modules and "numpy" in modules  # what it does need
+    loaded = sorted(m for m in modules if m in NOT_BY_THE_FIRST_FRAME or m.split(".")[0] in NOT_BY_THE_FIRST_FRAME)
+    assert loaded == []
