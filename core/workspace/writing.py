@@ -14,6 +14,7 @@ from lesson_credit.core.bandit.config import save_config
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import set_aside_notices
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import check_priority
@@ -216,7 +217,8 @@ class Writing(StateFile):
             said = self._append(grading.grade_event(session_id, reward, logged_as, self.now_iso(), note, outcome))
             after = self.grade_history(session_id)[-1]
         before, own = grading.grade_in_force(sources), grading.own_source_score(sources, logged_as)
-        return GradeAppended(before, after, said, own)
+        set_aside = set_aside_notices(self.state_dir)  # caches set aside meanwhile (as `warnings` takes them)
+        return GradeAppended(before, after, (*said, *set_aside), own)
 
     @rereads
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
