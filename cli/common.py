@@ -8,10 +8,19 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
 from lesson_credit.cli.render import safe
 from lesson_credit.core.base.errors import UserError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from lesson_credit.core.reader import ReadProgress
+    from lesson_credit.core.workspace import Workspace
+
+# what `register(sub, ...)` gets: the subcommands of the top-level parser
+SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 EXIT_BAD_INPUT = 1
 EXIT_USAGE = 2  # as argparse exits on a usage error
@@ -59,9 +68,9 @@ def one_line(value: str | None, what: str) -> str | None:
     return value
 
 
-def resolve_session(ws: Any, text: str) -> str:
+def resolve_session(ws: Workspace, text: str) -> str:
     """The logged session an id or a unique id prefix names (ambiguous prefixes are refused)."""
-    return str(ws.session_id_of(text))
+    return ws.session_id_of(text)
 
 
 def unit_float(text: str) -> float:
@@ -114,13 +123,13 @@ def seed_arg(text: str) -> int:
     return value
 
 
-def print_warnings(ws: Any) -> None:
+def print_warnings(ws: Workspace) -> None:
     """What a command that succeeded could not do (a derived file), one line each on stderr."""
     for warning in ws.warnings:
         print(f"warning: {safe(warning)}", file=sys.stderr)
 
 
-def problem_lines(ws: Any) -> list[str]:
+def problem_lines(ws: Workspace) -> list[str]:
     """The log's and the library's problems as the table forms warn of them ("sessions.jsonl line
     N: ..."), the first five of each and then a count."""
     from lesson_credit.core.base.files import StoreError
@@ -143,13 +152,13 @@ def problem_lines(ws: Any) -> list[str]:
     return lines
 
 
-def warning_lines(ws: Any) -> list[str]:
+def warning_lines(ws: Workspace) -> list[str]:
     """Every warning a command has for its reader: the log's and library's problems, then what a
     command that succeeded could not do (`ws.warnings`)."""
     return [*problem_lines(ws), *ws.warnings]
 
 
-def print_json(payload: Any, ws: Any = None) -> None:
+def print_json(payload: Any, ws: Workspace | None = None) -> None:
     """`payload` as JSON on stdout. With the workspace `ws`, a top-level "warnings" list carries
     every warning the table form prints on stderr (bad log lines, skipped lessons, derived files),
     so that a hook reading JSON learns of them too (`lint` keeps its own "warnings" count: its
@@ -187,23 +196,29 @@ def not_a_workspace(root: Path) -> str:
     )
 
 
-def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: bool = False) -> Any:
-    """The workspace a command works on. `progress`: a long read says how far it has come on stderr,
-    when that is a terminal (not for the dashboard, which draws the terminal itself). In a folder that
-    is not a workspace (`is_workspace`; the file store), a command that `writes` is refused, and any
-    other command warns."""
+def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: bool = False) -> Workspace:
+    """The workspace a command works on, its store chosen by `Workspace` (--store, else
+    $LESSON_CREDIT_STORE, else config.toml's [store] url, else the JSONL file). `progress`: a long
+    read says how far it has come on stderr, when that is a terminal (not for the dashboard, which
+    draws the terminal itself). In a folder that is not a workspace (`is_workspace`; the file
+    store), a command that `writes` is refused, and any other command warns."""
+    from lesson_credit.core.log.eventstore import JsonlStore
     from lesson_credit.core.workspace import Workspace
 
     root = Path(args.workspace)
     if not root.is_dir():
         raise CliError(f"workspace not found: {root}")
-    clock = getattr(args, "clock", None)
-    extra = {"clock": clock} if clock is not None else {}
-    store = _store(args, root)
-    elsewhere = store is None and not is_workspace(root)
+    ws = Workspace(
+        root,
+        allow_outside_journals=getattr(args, "allow_outside", False),
+        store=getattr(args, "store", None),
+        agent=getattr(args, "agent", None),
+        written_by=getattr(args, "written_by", None),
+        **({"clock": args.clock} if getattr(args, "clock", None) is not None else {}),
+    )
+    elsewhere = isinstance(ws.log, JsonlStore) and not is_workspace(root)
     if elsewhere and writes:
         raise CliError(not_a_workspace(root))
-    ws = Workspace(root, allow_outside_journals=getattr(args, "allow_outside", False), store=store, **extra)
     if elsewhere:
         ws.warnings.append(not_a_workspace(root))
     if progress and sys.stderr.isatty():  # (with stderr closed, `main` made it /dev/null)
@@ -221,7 +236,9 @@ class ProgressLine:
     command prints anything. Called by the reader (`Workspace.on_read_progress`) in its own thread:
     it never raises (a terminal that fails ends the line, not the read)."""
 
-    def __init__(self, stream: Any, clock: Any = None, width: Any = None) -> None:
+    def __init__(
+        self, stream: TextIO, clock: Callable[[], float] | None = None, width: Callable[[], int] | None = None
+    ) -> None:
         import time
 
         self.stream = stream
@@ -238,7 +255,7 @@ class ProgressLine:
         except (OSError, ValueError, AttributeError):
             return 80
 
-    def __call__(self, progress: Any) -> None:
+    def __call__(self, progress: ReadProgress | None) -> None:
         if self.broken:
             return
         if progress is None:
@@ -265,34 +282,7 @@ class ProgressLine:
             self.broken = True
 
 
-def _store(args: argparse.Namespace, root: Path) -> Any:
-    """The event store: --store, $LESSON_CREDIT_STORE, [store] url in config.toml; None = the JSONL file."""
-    from lesson_credit.core.bandit.config import ConfigError, load_config
-    from lesson_credit.core.log.stores import open_store, store_url
-    from lesson_credit.core.workspace import STATE_DIR
-
-    config_path = root.resolve() / STATE_DIR / "config.toml"
-    try:
-        extra = load_config(config_path).extra
-    except ConfigError as exc:
-        raise CliError(str(exc)) from None
-    url = store_url(getattr(args, "store", None), extra, config_path)
-    written_by = getattr(args, "written_by", None)
-    if url is None:
-        if written_by is not None:
-            raise CliError("--written-by needs a database store: the file does not record who wrote each event")
-        return None
-    store = open_store(url, config_path.parent / "sessions.jsonl", getattr(args, "agent", None))
-    from lesson_credit.core.log.pgstore import PgStore
-
-    if isinstance(store, PgStore):
-        store.written_by = written_by
-    elif written_by is not None:
-        raise CliError("--written-by needs a database store: the file does not record who wrote each event")
-    return store
-
-
-def warn_problems(ws: Any, quiet: bool = False) -> None:
+def warn_problems(ws: Workspace, quiet: bool = False) -> None:
     """Warnings on stderr, one line each: the log's and library's problems (never blocking a read;
     left out when `quiet`, as with --json, whose "warnings" list carries them), then `ws.warnings`."""
     for line in ws.warnings if quiet else warning_lines(ws):
@@ -310,10 +300,10 @@ SORT_LESSONS = ["mean", "n", "path", "ci_low"]
 
 
 def command(
-    sub: Any, name: str, parents: list[argparse.ArgumentParser], summary: str, description: str, examples: str
+    sub: SubParsers, name: str, parents: list[argparse.ArgumentParser], summary: str, description: str, examples: str
 ) -> argparse.ArgumentParser:
     """A subcommand with a one-line summary (in the command list), a description and examples."""
-    return sub.add_parser(  # type: ignore[no-any-return]
+    return sub.add_parser(
         name,
         parents=parents,
         help=summary,

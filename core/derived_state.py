@@ -93,15 +93,12 @@ def repair_state(ws: Workspace) -> str | None:
         return None
     if check.foreign or check.missing:
         return check.why
-    known = len(ws.warnings)
     try:
-        ws.write_state()
+        logged = ws.write_state()
     except StateKept as exc:  # changed by another tool between the check and the rewrite, or no log
         return str(exc)
     except (StoreError, OSError) as exc:
         return f"{check.why}; could not rewrite it: {exc}"
-    logged = ws.warnings[known:]
     if logged:  # another tool's increments were logged: that line says so
-        del ws.warnings[known:]
         return " ".join(logged)
     return f"{check.why}; rewritten from the log"

@@ -1,15 +1,17 @@
 """The grade events (a grade, an undo, a retraction) and what appending one reports.
 
 `Workspace.append_grade` is the one writer of a grade: the CLI's `grade`, `Workspace.undo_grade`
-and the dashboard's grades and undos all go through it. Appending needs two facts read atomically
-with the append: the grade in force just before it (what an undo restores) and the line the new
-event got (what a later undo names and checks is still in force). A retraction (`base_reward`
-None, docs/format.md §5.3) returns the session to pending. An event that reached the log is a success even
-when `bandit-state.json` (derived) could not be rewritten: that is a warning, not a failure.
+and the dashboard's grades and undos all go through it; `undo_of` is the one meaning of an undo (the
+log's undo stack, `undoable`). Appending needs two facts read atomically with the append: the
+grade in force just before it and the line the new event got (what a later undo names). A
+retraction (`base_reward` None, docs/format.md §5.3) returns the session to pending. An event that
+reached the log is a success even when `bandit-state.json` (derived) could not be rewritten: that is
+a warning, not a failure.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -112,6 +114,27 @@ def undo_note(line: int, undone: float | None, restored: float | None, by: str |
     return f"undo of line {line}{who}: {grade_text(undone)} back to {grade_text(restored)}"
 
 
+UNDO_NOTE = re.compile(r"undo of line (\d+)(?: by |: )")  # undo_note's start: the line an undo reverts
+
+
+def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
+    """The session's grade events an undo may revert, oldest first, each with its source's score just
+    before it: the undo stack the log holds. An undo (its note starts as `undo_note` writes it) takes
+    the event it reverts off the stack and is not on it; the record's own grade (line `record_line`)
+    and an event that left its source's score as it was (nothing to undo) are not on it either."""
+    stack: list[tuple[GradeRecord, float | None]] = []
+    last: dict[str | None, float | None] = {}  # each source's latest score so far
+    for grade in history:
+        previous = last.get(grade.source)
+        last[grade.source] = grade.base_reward
+        reverts = UNDO_NOTE.match(grade.note or "")
+        if reverts is not None:
+            stack = [entry for entry in stack if entry[0].line != int(reverts.group(1))]
+        elif grade.line != record_line and grade.base_reward != previous:
+            stack.append((grade, previous))
+    return stack
+
+
 def undo_of(
     session_id: str,
     history: Sequence[GradeRecord],
@@ -120,18 +143,25 @@ def undo_of(
     note: str | None,
     sources: Sequence[SourceScore] = (),
     priority: Sequence[str] = (),
+    line: int | None = None,
 ) -> tuple[float | None, str, str]:
-    """(reward, note, grader) of the grade event that reverts the session's latest grade event within
-    its reward source (docs/records.md): that source's score before it (a retraction of the source when it
-    had none), logged under the reverted event's grader, so the score in force is again what it was.
-    The note (`undo_note`, as the dashboard writes it) says what is in force afterwards, given the
-    session's `sources` now and the `priority`, and names `undoer` when someone else undid it."""
-    if not history or history[-1].line == record_line:  # only the record's own grade (line record_line)
-        state = "pending" if not history else "graded only by its record"
+    """(reward, note, grader) of the grade event that undoes the latest grade event not undone yet
+    (`undoable`: the CLI's undo and the dashboard's `u` alike, so undoing every grade walks back to
+    the start): its source's score before it (a retraction of the source when it had none), logged
+    under the reverted event's grader, so the score in force is again what it was. `line`: refuse
+    (GradeConflict) unless that is the event at `line`. The note (`undo_note`) says what is in force
+    afterwards, given the session's `sources` now and the `priority`, and names `undoer` when
+    someone else undid it."""
+    stack = undoable(history, record_line)
+    if not stack:
+        if not history or all(g.line == record_line for g in history):
+            state = "pending" if not history else "graded only by its record"
+        else:
+            state = "graded only by grades undone already or that changed nothing"
         raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}")
-    latest = history[-1]
-    earlier = [g for g in history[:-1] if g.source == latest.source]
-    previous = earlier[-1].base_reward if earlier else None
+    latest, previous = stack[-1]
+    if line is not None and latest.line != line:
+        raise GradeConflict(f"session {session_id!r} was graded elsewhere since line {line}; nothing was written")
     scores = {s.source: s.score for s in sources}
     scores[latest.source or source_of(latest.grader)] = previous
     after = next((scores[s] for s in priority if scores.get(s) is not None), previous if not priority else None)

@@ -110,7 +110,6 @@ class LogReader:
         default_threshold = MIN_NEW_BYTES if self._log_cache is None else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
-        self._dropped = False  # see drop()
         self.generation = 0  # +1 whenever the index is replaced (a read from the start): rows may differ
         self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
         # who wrote each session (a database store's record), fetched up to _agents_end for _agents_of
@@ -134,7 +133,7 @@ class LogReader:
         signature = self._prefix.signature()
         size = self.log.size()
         index = self.index
-        reset, dropped, self._dropped = self._dropped, self._dropped, False
+        reset = False
         intact = size >= index.end and self._prefix.intact(index.end, signature)
         if index.end and not intact:
             # The log was edited, replaced or cut, or a last line read without its newline was
@@ -144,7 +143,7 @@ class LogReader:
             self._partial = False
             self._prefix.reset()
             reset = True
-        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold and not dropped:
+        if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
             loaded = self._log_cache.load()
             if loaded is not None:
                 self.index, hasher, self._partial = loaded
@@ -228,19 +227,6 @@ class LogReader:
         write: the next command then folds without recomputing the blocks the write changed)."""
         if self._log_cache is not None:
             self._log_cache.save_sums(self.index, self._prefix.vouch(self.index.end))
-
-    def drop(self, why: str = "") -> None:
-        """Forget what was read (a section of the parsed-log cache turned out damaged when read, `why`):
-        the next refresh parses the whole log, without the cache, and saves a new one."""
-        if why and self._log_cache is not None:
-            self._log_cache.note(f"has a damaged block ({why})")
-        self.index = LogIndex()
-        self.generation += 1
-        self._partial = False
-        self._prefix.reset()
-        self._tail_problem = None
-        self.snapshot, self._folds = None, {}
-        self._dropped = True
 
     def trust_once(self) -> None:
         """The next refresh skips hashing what was read: the caller appended under the writers'

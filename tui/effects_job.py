@@ -18,7 +18,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from lesson_credit.core.workspace import Workspace
@@ -103,13 +102,10 @@ def main() -> int:
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     request = json.loads(sys.stdin.read())
-    store = None
-    if request.get("store"):
-        from lesson_credit.core.log.stores import open_store
-
-        store = open_store(request["store"], Path(request["root"]), request.get("agent"))
-        store.written_by = request.get("written_by")  # type: ignore[attr-defined]
-    effects = Workspace(request["root"], store=store).effects()
+    # the dashboard's store: its database's URL, or "" for the workspace's file (None would choose
+    # from $LESSON_CREDIT_STORE and config.toml, which `--store ""` overrides)
+    store, agent, written_by = request.get("store") or "", request.get("agent"), request.get("written_by")
+    effects = Workspace(request["root"], store=store, agent=agent, written_by=written_by).effects()
     sys.stdout.write(json.dumps({"effects": effects}))
     return 0
 

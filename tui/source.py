@@ -275,6 +275,12 @@ class WorkspaceSource:
                 session_id, reward, grader=grader, note=note, expect_line=expect_line, outcome=outcome
             )
 
+    def append_undo(self, session_id: str, *, grader: str, expect_line: int | None, line: int) -> GradeAppended:
+        """Undo the grade event at `line` under the log lock (Workspace.append_undo, the CLI's undo):
+        GradeConflict unless it is the latest not undone yet and `expect_line` the latest grade event."""
+        with self._lock:
+            return self.workspace.append_undo(session_id, grader=grader, expect_line=expect_line, line=line)
+
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
         from lesson_credit.tui.what_if_view import what_if_view

@@ -7,11 +7,13 @@ the oldest: the writer waits and tries it again (`retry_after_failure`), the wri
 wait behind it, and the app says that it waits and why. A write leaves the queue only once
 written, or when the operator discards what is not written yet (`discard`). Undo is a
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
-`5 c u` undoes the 0.5 whatever the timing. An undo appends a grade event, logged by the operator,
-that puts back the operator's reward source (people, docs/records.md) as it was before the commit it
-reverts, with a note naming the line it reverts: the person's earlier grade, or a retraction
-(`base_reward` null) when there was none, so the score in force is again the one before the commit
-(a judge's or a heuristic's, or pending), and no grade the operator never gave is logged.
+`5 c u` undoes the 0.5 whatever the timing. An undo is the CLI's (`Workspace.append_undo`,
+grading.undo_of), checked to revert the commit popped: a grade event, logged by the operator, that
+puts back the operator's reward source (people, docs/records.md) as it was before the commit, with a
+note naming the line it reverts: the person's earlier grade, or a retraction (`base_reward` null)
+when there was none, so the score in force is again the one before the commit (a judge's or a
+heuristic's, or pending), and no grade the operator never gave is logged. A commit that changed
+nothing (the operator's own grade again) has nothing to undo, here as in the log's undo stack.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.core.api import GradeConflict, undo_note
+from lesson_credit.core.api import GradeConflict
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
@@ -240,16 +242,13 @@ class WriteQueue:
         if commit.before_own == commit.value:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
         last = self._last_line.get(write.session_id)
-        note = undo_note(commit.line, commit.value, commit.before)
-        try:
-            appended = source.append_grade(
-                write.session_id, commit.before_own, grader=self.operator, note=note, expect_line=last
-            )
+        try:  # the CLI's undo: it reverts the latest grade not undone yet, which must be `commit`
+            appended = source.append_undo(write.session_id, grader=self.operator, expect_line=last, line=commit.line)
         except GradeConflict:
             return WriteOutcome(
                 write, False, f"Not undone: {sid} was graded elsewhere since; its grade in force is kept."
             )
-        write.line, write.value, write.before = appended.record.line, commit.before_own, appended.before_value
+        write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
         self._last_line[write.session_id] = write.line
         if commit.before is None:
             message = f"Undo on {sid}: pending again (retracts line {commit.line})."

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from lesson_credit.cli.common import command, open_workspace, print_json, unit_float, warn_problems
+from lesson_credit.cli.common import SubParsers, command, open_workspace, print_json, unit_float, warn_problems
+
+if TYPE_CHECKING:
+    from lesson_credit.core.analysis.agreement import Agreement
+
 from lesson_credit.cli.render import safe, table
 
 
@@ -13,14 +18,20 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _rows(pairs: Any) -> list[tuple[object, ...]]:
+def _rows(pairs: Sequence[Agreement]) -> list[tuple[object, ...]]:
     return [
         (
-            p.source_a, p.source_b, p.n, _num(p.mae), _num(p.pearson), _num(p.spearman), _num(p.kappa),
+            p.source_a,
+            p.source_b,
+            p.n,
+            _num(p.mae),
+            _num(p.pearson),
+            _num(p.spearman),
+            _num(p.kappa),
             f"{p.confusion.tp}/{p.confusion.fp}/{p.confusion.fn}/{p.confusion.tn}",
         )
         for p in pairs
-    ]  # fmt: skip
+    ]
 
 
 HEADERS = ["a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
@@ -46,10 +57,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "agreement", [common, data], "how far the judge, heuristics and outcomes agree with people",
+        sub,
+        "agreement",
+        [common, data],
+        "how far the judge, heuristics and outcomes agree with people",
         "For the sessions a person graded and another source scored: n, mean absolute difference,\n"
         "Pearson and Spearman correlation, and Cohen's kappa with the confusion counts after both\n"
         "scores are cut at --threshold (a score >= it is positive; the person is the reference);\n"
@@ -59,10 +73,13 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "confusion: {tp, fp, fn, tn}}], by_category: [{category, pairs}]}; a statistic the data\n"
         "cannot give (too few sessions, no spread) is null.",
         "  lesson-credit agreement\n  lesson-credit agreement --source judge --threshold 0.6 --json",
-    )  # fmt: skip
+    )
     p.add_argument("--source", default=None, metavar="NAME", help="only the pairs naming this source or grader")
     p.add_argument(
-        "--threshold", type=unit_float, default=0.5, metavar="T",
+        "--threshold",
+        type=unit_float,
+        default=0.5,
+        metavar="T",
         help="cut for kappa, in [0, 1]: a score >= T is positive (default: 0.5)",
-    )  # fmt: skip
+    )
     p.set_defaults(func=cmd_agreement)

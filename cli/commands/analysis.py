@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lesson_credit.cli.common import (
     CliError,
+    SubParsers,
     command,
     floor_arg,
     open_workspace,
@@ -30,14 +31,14 @@ def cmd_loo(args: argparse.Namespace) -> int:
     if args.written_by is not None:
         args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
     ws = open_workspace(args, writes=not args.no_write)
-    results = ws.loo(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
+    results, meta = ws.loo_run(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
     warn_problems(ws, args.json)
     if args.json:
         path = ws.state_dir / "loo-results.json"
         if args.no_write:
             from lesson_credit.core.analysis.effects import loo_payload
 
-            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **ws.loo_meta), ws)
+            print_json(loo_payload(results, ws.now_iso(), args.min_with, args.min_without, **meta), ws)
         else:
             print_json(read_json(path, STATE_MAX_BYTES), ws)  # what was written, as written
         return 0
@@ -61,7 +62,6 @@ def cmd_loo(args: argparse.Namespace) -> int:
         header += ["randomized", "95% CI", "kept/withheld"]
     header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
     print(table(header, [_loo_row(r, randomized) for r in ordered], right=tuple(range(1, len(header) - 1))))
-    meta = ws.loo_meta
     if meta.get("sessions_without_propensity"):
         print(f"\n{meta['sessions_without_propensity']} graded session(s) have no logged selection propensities (IPW)")
     if not args.no_write:
@@ -104,9 +104,15 @@ def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:
             "-" if rnd is None else f"{rnd.n_kept}/{rnd.n_withheld}",
         ]
     cells += [
-        r.n_with, r.n_without, _num(r.delta), _span(r.ci_low, r.ci_high), _num(r.p_adjusted, False),
-        _num(r.delta_category), _num(r.delta_ipw), "; ".join(flags),
-    ]  # fmt: skip
+        r.n_with,
+        r.n_without,
+        _num(r.delta),
+        _span(r.ci_low, r.ci_high),
+        _num(r.p_adjusted, False),
+        _num(r.delta_category),
+        _num(r.delta_ipw),
+        "; ".join(flags),
+    ]
     return tuple(cells)
 
 
@@ -189,6 +195,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+# simulate --scenario's worlds, as core.sim.scenario names them (not imported: the parser is built for every command)
+SCENARIOS = (
+    "default broad-keywords always-paired sign-flip few-sessions injection-echo dropout binary-rewards unequal-noise "
+    "many-lessons category-effect self-selected outcome-salience salience-blind success-keyword trend auto-include"
+).split()
+
 LOO_HELP = (
     "Each lesson's effect per injection (the headline, one rule for this table, --json and\n"
     "the dashboard): the randomized dropout estimate when it has at least 20 kept and 20\n"
@@ -205,16 +217,18 @@ LOO_HELP = (
 )
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "loo", [common, data], "each lesson's effect on reward, and leave-one-out lift", LOO_HELP,
+        sub,
+        "loo",
+        [common, data],
+        "each lesson's effect on reward, and leave-one-out lift",
+        LOO_HELP,
         "  lesson-credit loo\n  lesson-credit loo --min-with 10 --no-write --json",
-    )  # fmt: skip
+    )
     p.add_argument("--min-with", type=positive_int, default=5, help="sessions with the lesson needed, >= 1 (default 5)")
-    p.add_argument(
-        "--min-without", type=positive_int, default=20, help="sessions without it needed, >= 1 (default 20)"
-    )  # fmt: skip
+    p.add_argument("--min-without", type=positive_int, default=20, help="sessions without it needed, >= 1 (default 20)")
     p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
     p.add_argument(
         "--written-by",
@@ -225,7 +239,10 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     p.set_defaults(func=cmd_loo)
 
     p = command(
-        sub, "lint", [common, data], "health checks (errors and warnings)",
+        sub,
+        "lint",
+        [common, data],
+        "health checks (errors and warnings)",
         "Checks that find what silently breaks a lesson bandit. Errors: no lessons at all,\n"
         "unreadable log lines, the log file gone while bandit-state.json remains, duplicate session ids,\n"
         "broken lesson files, constant rewards, posteriors collapsed to one mean. Warnings: pending\n"
@@ -238,19 +255,24 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "warnings, fail_on, failed}.",
         "  lesson-credit lint                       # for CI: fails on errors only\n"
         "  lesson-credit lint --fail-on warning --json",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--fail-on", choices=["error", "warning"], default="error",
+        "--fail-on",
+        choices=["error", "warning"],
+        default="error",
         help="exit 1 on errors only, or on warnings too (default: error)",
-    )  # fmt: skip
+    )
     p.set_defaults(func=cmd_lint)
     register_simulate(sub, common, data)
 
 
-def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register_simulate(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add `simulate` to `sub`: its options are the scenario's knobs."""
     p = command(
-        sub, "simulate", [common, data], "compare credit strategies and selection policies in a world with known truth",
+        sub,
+        "simulate",
+        [common, data],
+        "compare credit strategies and selection policies in a world with known truth",
         "Simulate worlds with known lesson effects and run each selection policy's loop on them\n"
         "(the credit strategies, joint, random, the oracle); report how well each estimator ranks the\n"
         "truly helpful and harmful lessons, and each policy's cumulative regret against the oracle\n"
@@ -258,14 +280,11 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
         "scenario's values.",
         "  lesson-credit simulate --seeds 2 --sessions 300\n"
         "  lesson-credit simulate --scenario broad-keywords --seeds 2 --sessions 300 --json",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--scenario", default="default",
-        choices=[
-            "default", "broad-keywords", "always-paired", "sign-flip", "few-sessions", "injection-echo", "dropout",
-            "binary-rewards", "unequal-noise", "many-lessons", "category-effect", "self-selected",
-            "outcome-salience", "salience-blind", "success-keyword", "trend", "auto-include",
-        ],
+        "--scenario",
+        default="default",
+        choices=SCENARIOS,
         help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
         "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
         "injection-echo (an injected lesson's keywords show in the journal because it was injected, 50%%); "
@@ -276,7 +295,7 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
         "keywords); salience-blind (every injection acts, relevant or not); success-keyword (a third of the "
         "no-effect lessons carry a keyword that echoes success); and worlds that move: trend (the baseline rises "
         "0.3 over the log); auto-include (trouble pulls lessons in mid-session) (default: default)",
-    )  # fmt: skip
+    )
     p.add_argument("--seeds", type=positive_int, default=20, help="worlds to simulate, >= 1 (default 20)")
     p.add_argument("--first-seed", type=int, default=0, help="seed of the first world; the rest follow (default 0)")
     p.add_argument("--lessons", type=positive_int, default=None, help="lessons in the world, >= 2 (default 120)")
@@ -285,9 +304,11 @@ def register_simulate(sub: Any, common: argparse.ArgumentParser, data: argparse.
     p.add_argument("--floor", type=floor_arg, default=None, help="credit floor in [0, 1] (default 0.3)")
     p.add_argument("--noise", type=float, default=None, help="standard deviation of reward noise, >= 0 (default 0.15)")
     p.add_argument(
-        "--keyword-breadth", type=float, default=None,
+        "--keyword-breadth",
+        type=float,
+        default=None,
         help="P(a keyword hits by accident), in [0, 1] (default 0.05)",
-    )  # fmt: skip
+    )
     p.add_argument("--relevance-a", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: a")
     p.add_argument("--relevance-b", type=float, default=None, help="relevance frequency ~ Beta(a, b) per lesson: b")
     p.add_argument("--helpful-share", type=float, default=None, help="share of lessons that help (0-1)")

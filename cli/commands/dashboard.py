@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from lesson_credit.cli.common import command, open_workspace
+from lesson_credit.cli.common import SubParsers, command, open_workspace
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -23,11 +22,14 @@ def cmd_tui(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add `tui` to `sub`."""
     p = command(
-        sub, "tui", [common], "open the dashboard",
+        sub,
+        "tui",
+        [common],
+        "open the dashboard",
         "Open the Textual dashboard on the workspace (the same as giving no command on a terminal).",
         "  lesson-credit tui --workspace ~/agent",
-    )  # fmt: skip
+    )
     p.set_defaults(func=cmd_tui)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from lesson_credit.cli.common import (
+    SubParsers,
     command,
     open_workspace,
     print_json,
@@ -56,22 +56,28 @@ def cmd_export_gptme(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "import-gptme", [common, data], "log a gptme bandit-state.json as a prior",
+        sub,
+        "import-gptme",
+        [common, data],
+        "log a gptme bandit-state.json as a prior",
         "Log an existing gptme-sessions bandit-state.json as a prior event, its arms mapped to\n"
         "library ids. A file whose evidence is in the log already (the workspace's own, a file of\n"
         "ours that agrees with the log, priors imported before) is skipped with one line.",
         "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
-    )  # fmt: skip
+    )
     p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")
     p.set_defaults(func=cmd_import_gptme)
 
     p = command(
-        sub, "export-gptme", [common], "write posteriors as a gptme bandit-state.json",
+        sub,
+        "export-gptme",
+        [common],
+        "write posteriors as a gptme bandit-state.json",
         "Write the current posteriors in the shape gptme-sessions loads (six keys per arm).",
         "  lesson-credit export-gptme ~/agent/state/lesson-thompson/",
-    )  # fmt: skip
+    )
     p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
     p.set_defaults(func=cmd_export_gptme)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from lesson_credit.cli.common import (
     CliError,
+    SubParsers,
     command,
     subcommands,
 )
@@ -32,22 +32,28 @@ def cmd_help(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "completion", [], "print a shell completion script",
+        sub,
+        "completion",
+        [],
+        "print a shell completion script",
         "Print a completion script for bash or zsh (see the README for where to put it).",
         "  mkdir -p ~/.local/share/bash-completion/completions && "
         "lesson-credit completion bash > ~/.local/share/bash-completion/completions/lesson-credit\n"
         "  mkdir -p ~/.zfunc && lesson-credit completion zsh > ~/.zfunc/_lesson-credit  # with fpath+=(~/.zfunc)",
-    )  # fmt: skip
+    )
     p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete for")
     p.set_defaults(func=cmd_completion)
 
     p = command(
-        sub, "help", [], "describe a command",
+        sub,
+        "help",
+        [],
+        "describe a command",
         "Print the reference of one command (its --help), or the list of commands.",
         "  lesson-credit help sessions",
-    )  # fmt: skip
+    )
     p.add_argument("topic", nargs="?", default=None, metavar="COMMAND", help="the command to describe (default: all)")
     p.set_defaults(func=cmd_help)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
     SORT_LESSONS,
     STRATEGY_HELP,
     CliError,
+    SubParsers,
     command,
     decay_arg,
     floor_arg,
@@ -22,8 +23,12 @@ from lesson_credit.cli.common import (
 from lesson_credit.cli.render import fmt, safe, table
 from lesson_credit.core.base.numbers import signed
 
+if TYPE_CHECKING:
+    from lesson_credit.core.views import LessonRow, PosteriorTable
+    from lesson_credit.core.workspace import Workspace
 
-def _status_table(table_obj: Any) -> str:
+
+def _status_table(table_obj: PosteriorTable) -> str:
     rows = [
         (r.path, r.category, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), fmt(r.ci_low), fmt(r.ci_high))
         for r in table_obj.rows
@@ -44,10 +49,10 @@ def _status_table(table_obj: Any) -> str:
     )
 
 
-def _sort_rows(table_obj: Any, key: str) -> Any:
+def _sort_rows(table_obj: PosteriorTable, key: str) -> PosteriorTable:
     from dataclasses import replace
 
-    keys: dict[str, Callable[[Any], Any]] = {
+    keys: dict[str, Callable[[LessonRow], Any]] = {
         "mean": lambda r: (r.n <= 0, -r.mean, r.path),  # never used (n 0, the prior's mean): after the rest
         "n": lambda r: (-r.n, r.path),
         "path": lambda r: r.path,
@@ -56,7 +61,7 @@ def _sort_rows(table_obj: Any, key: str) -> Any:
     return replace(table_obj, rows=tuple(sorted(table_obj.rows, key=keys[key])))
 
 
-def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
+def _without_retired(ws: Workspace, table_obj: PosteriorTable, show_all: bool) -> PosteriorTable:
     """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
     from dataclasses import replace
 
@@ -68,7 +73,7 @@ def _without_retired(ws: Any, table_obj: Any, show_all: bool) -> Any:
     return replace(table_obj, rows=tuple(r for r in table_obj.rows if r.path not in hidden))
 
 
-def _empty_library_note(ws: Any) -> str | None:
+def _empty_library_note(ws: Workspace) -> str | None:
     if ws.library().lessons or ws.library().problems or not is_workspace(ws.root):  # (that is warned of)
         return None
     return (
@@ -150,28 +155,38 @@ def _priority(text: str | None) -> tuple[str, ...] | None:
         raise CliError(f"--priority: {exc}") from None
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "status", [common, data], "posterior per lesson",
+        sub,
+        "status",
+        [common, data],
+        "posterior per lesson",
         "One row per lesson of the library and per arm of the log: its Beta(alpha, beta)\n"
         "posterior, n (graded sessions it was injected in), mean and 95% interval.",
         "  lesson-credit status\n  lesson-credit status --sort n --json",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--sort", choices=SORT_LESSONS, default="mean",
+        "--sort",
+        choices=SORT_LESSONS,
+        default="mean",
         help="order of the rows: mean, n or ci_low (highest first), or path (default: mean); by mean, lessons "
         "never used (n 0) come last",
-    )  # fmt: skip
+    )
     p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
     p.add_argument(
-        "--written-by", default=None, metavar="AGENT",
+        "--written-by",
+        default=None,
+        metavar="AGENT",
         help="database store: only the sessions this agent recorded (with their grades, by anyone)",
-    )  # fmt: skip
+    )
     p.set_defaults(func=cmd_status)
 
     p = command(
-        sub, "replay", [common, data], "re-fold the log under another strategy/floor/decay/reward priority",
+        sub,
+        "replay",
+        [common, data],
+        "re-fold the log under another strategy/floor/decay/reward priority",
         "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
         "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
         f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.\n"
@@ -181,27 +196,37 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "event counts; the priority's first source with a score is the reward the posteriors use.",
         "  lesson-credit replay --strategy evidence --floor 0.5\n  lesson-credit replay --decay 0.99 --write\n"
         "  lesson-credit replay --priority judge,human,outcome",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--strategy", choices=["seed", "evidence", "uniform"], default=None,
+        "--strategy",
+        choices=["seed", "evidence", "uniform"],
+        default=None,
         help="credit strategy (default: the configured one, seed)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--floor", type=floor_arg, default=None, metavar="F",
+        "--floor",
+        type=floor_arg,
+        default=None,
+        metavar="F",
         help="weight of an unmentioned lesson, in [0, 1] (default: the configured one, 0.3)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--decay", type=decay_arg, default=None, metavar="G",
+        "--decay",
+        type=decay_arg,
+        default=None,
+        metavar="G",
         help="per-session decay toward the prior, in (0, 1]; 1 = none (default: the configured one, 1)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--priority", default=None, metavar="SOURCES",
+        "--priority",
+        default=None,
+        metavar="SOURCES",
         help="reward sources in order, comma-separated, from human, judge, heuristic, outcome "
         "(default: the configured [rewards] priority, human,judge,heuristic,outcome)",
-    )  # fmt: skip
+    )
     p.add_argument("--write", action="store_true", help="store the settings and rewrite bandit-state.json")
     p.add_argument(
         "--sort", choices=SORT_LESSONS, default="mean", help="order of the rows, as in status (default: mean)"
-    )  # fmt: skip
+    )
     p.add_argument("--all", action="store_true", help="also show arms retired by `prune`")
     p.set_defaults(func=cmd_replay)

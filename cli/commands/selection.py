@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from lesson_credit.cli.common import (
     CliError,
+    SubParsers,
     command,
     open_workspace,
     positive_int,
@@ -41,9 +41,15 @@ def cmd_select(args: argparse.Namespace) -> int:
     context = raw.decode("utf-8", errors="replace")
     try:
         selection = ws.select(
-            context, k=args.k, seed=args.seed, session_id=args.session_id, log=not args.dry_run, dropout=args.dropout,
-            policy=args.policy, category=args.category,
-        )  # fmt: skip
+            context,
+            k=args.k,
+            seed=args.seed,
+            session_id=args.session_id,
+            log=not args.dry_run,
+            dropout=args.dropout,
+            policy=args.policy,
+            category=args.category,
+        )
     except StoreError as exc:
         if not args.offline_ok or is_local(ws.log):
             raise
@@ -82,39 +88,50 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "select", [common, data], "Thompson-sample lessons for a context",
+        sub,
+        "select",
+        [common, data],
+        "Thompson-sample lessons for a context",
         "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
         "context; print the chosen ids one per line (a summary goes to stderr) and log a\n"
         "selection event with each candidate's selection probability (unless --dry-run).",
         "  lesson-credit select --context task.md --session-id S1 > selected.txt\n"
         "  echo 'fix the git worktree' | lesson-credit select --context - --k 3 --dry-run",
-    )  # fmt: skip
+    )
     p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
     p.add_argument("--k", type=positive_int, default=None, help="how many lessons, >= 1 (default: config k, 10)")
     p.add_argument(
-        "--seed", type=seed_arg, default=None,
+        "--seed",
+        type=seed_arg,
+        default=None,
         help="random seed of the draw, in [0, 2**63) (default: a fresh random one)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--session-id", default=None, metavar="ID",
+        "--session-id",
+        default=None,
+        metavar="ID",
         help="id to log the selection under; use the same id for `record` (default: time + random suffix)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--policy", default=None, metavar="{seed,evidence,uniform,joint}",
+        "--policy",
+        default=None,
+        metavar="{seed,evidence,uniform,joint}",
         help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
         "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "
         "log version and cached) (default: [select] policy in config.toml, else joint; after an imported "
         "prior, the credit strategy)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--category", default=None, metavar="NAME",
+        "--category",
+        default=None,
+        metavar="NAME",
         help="the session's kind of work (as `record --category`): the joint policy draws each lesson's effect "
         "in it, and it is logged (default: the category of config.toml's [categories] whose keywords the "
         "context mentions most, else none: every lesson's overall effect)",
-    )  # fmt: skip
+    )
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(
         "--dropout",

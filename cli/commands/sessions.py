@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
     CliError,
+    SubParsers,
     command,
     open_workspace,
     parse_reward,
@@ -18,8 +20,18 @@ from lesson_credit.cli.common import (
 from lesson_credit.cli.render import fmt, safe, table
 from lesson_credit.core.base.numbers import signed
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-def explanation_text(exp: Any) -> str:
+    from lesson_credit.core.views import Explanation, GradeRecord, SessionTable
+    from lesson_credit.core.workspace import Workspace
+
+    IntArray = npt.NDArray[np.int64]
+    FloatArray = npt.NDArray[np.float64]
+
+
+def explanation_text(exp: Explanation) -> str:
     s = exp.session
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
     out = [
@@ -40,7 +52,7 @@ def explanation_text(exp: Any) -> str:
         for c in exp.lessons
     ]
     out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
-    text = exp.journal_text
+    text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
     for c in exp.lessons:
         out.append("")
         out.append(f"{safe(c.path)}: salience {fmt(c.salience)} -> weight {fmt(c.weight)}")
@@ -68,7 +80,7 @@ def explanation_text(exp: Any) -> str:
     return "\n".join(out)
 
 
-def _history_lines(grades: Any) -> list[str]:
+def _history_lines(grades: Sequence[GradeRecord]) -> list[str]:
     """One line per grade event, oldest first; a retraction (base_reward null) says so."""
     lines = []
     for g in grades:
@@ -78,13 +90,12 @@ def _history_lines(grades: Any) -> list[str]:
     return lines
 
 
-def _record_of(ws: Any, session_id: str) -> dict[str, Any]:
+def _record_of(ws: Workspace, session_id: str) -> dict[str, Any]:
     """The session's record as logged ({} if it cannot be read back)."""
-    record: dict[str, Any] = ws.session_record(session_id)
-    return record
+    return ws.session_record(session_id)
 
 
-def explanation_json(ws: Any, exp: Any) -> dict[str, Any]:
+def explanation_json(ws: Workspace, exp: Explanation) -> dict[str, Any]:
     """explain's JSON: a pending session's per-lesson reward is null (it credited nothing yet),
     and `journal_changed` says whether the journal's sha256 still matches the recorded one."""
     from lesson_credit.core.log.records import journal_changed
@@ -119,7 +130,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session_json(table_obj: Any, row: int, words: dict[int, str]) -> dict[str, Any]:
+def _session_json(table_obj: SessionTable, row: int, words: dict[int, str]) -> dict[str, Any]:
     summary = table_obj.summary(row)
     return {
         "session_id": summary.session_id,
@@ -208,7 +219,7 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gptme_sessions(ws: Any, session_id: str) -> dict[str, Any]:
+def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
     """The session as gptme keeps it (docs/records.md): its gptme-sessions record, its trajectory and every
     reward source's score; each missing or unreadable part is None with a one-line note."""
     from lesson_credit.core.sessions.record_file import record_lines
@@ -245,7 +256,7 @@ def _source_text(sources: list[dict[str, Any]]) -> str:
     return "; ".join(parts) or "none (pending)"
 
 
-def _informative(ws: Any, rows: Any) -> tuple[Any, Any]:
+def _informative(ws: Workspace, rows: IntArray) -> tuple[IntArray, FloatArray]:
     """The selected rows in the informative grading order (core.analysis.informative): sessions no
     person graded, most informative first, then the rest in log order; and each row's score."""
     import numpy as np
@@ -355,17 +366,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "sessions", [common, data], "list and filter sessions",
+        sub,
+        "sessions",
+        [common, data],
+        "list and filter sessions",
         "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
         "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).\n"
         "--json: {sessions: [{session_id, timestamp, category, base_reward (null while pending),\n"
         "grader, lessons, mean_salience, line}], matched: count before --limit}.",
         "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
         "  lesson-credit sessions --sort reward:desc --limit 10 --json",
-    )  # fmt: skip
+    )
     p.add_argument("--pending", action="store_true", help="only sessions waiting for a grade")
     p.add_argument("--graded", action="store_true", help="only graded sessions")
     p.add_argument("--category", default=None, metavar="C", help="only sessions of this category (exact)")
@@ -383,24 +397,35 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
     )
     p.add_argument("--until", default=None, metavar="TIME", help="only sessions before TIME (same forms as --since)")
     p.add_argument(
-        "--sort", default="line", metavar="COLUMN[:desc]",
+        "--sort",
+        default="line",
+        metavar="COLUMN[:desc]",
         help="order by line (log order), id, time, category, reward, grader, lessons or salience, "
         "ascending unless :desc; missing values last (default: line)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--order", choices=["sort", "informative"], default="sort",
+        "--order",
+        choices=["sort", "informative"],
+        default="sort",
         help="sort: as --sort says; informative: first the sessions no person graded whose grade would most "
         "change the lessons' estimates (expected squared change of their posterior means; see "
         "docs/records.md), then the rest in log order; --json adds each session's information "
         "(default: sort)",
-    )  # fmt: skip
+    )
     p.add_argument(
         "--limit", type=positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"
     )
     p.set_defaults(func=cmd_sessions)
+    _register_show(sub, common, data)
 
+
+def _register_show(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add `show` and `explain` to `sub`."""
     p = command(
-        sub, "show", [common, data], "one session: record, grades, credit",
+        sub,
+        "show",
+        [common, data],
+        "one session: record, grades, credit",
         "One session's record (time, category, journal and whether it changed since), its grade\n"
         "history and each lesson's credit. A unique prefix of the id is enough. As gptme keeps it\n"
         "(docs/records.md): every reward source's score (the one in force marked), the gptme-sessions record\n"
@@ -409,22 +434,26 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "too, with joined_by), trajectory {path, format, messages, tool_calls} (counts), and\n"
         "record_note / trajectory_note: why one is null.",
         "  lesson-credit show 20260305T1630\n  lesson-credit show S1 --json",
-    )  # fmt: skip
+    )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
     p.add_argument(
-        "--allow-outside", action="store_true",
+        "--allow-outside",
+        action="store_true",
         help="read journals and trajectories outside the workspace (and the [records] trajectory_dirs)",
-    )  # fmt: skip
+    )
     p.set_defaults(func=cmd_show)
 
     p = command(
-        sub, "explain", [common, data], "why each lesson got its credit in a session",
+        sub,
+        "explain",
+        [common, data],
+        "why each lesson got its credit in a session",
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
         "weight, credited reward and the alpha/beta change, under the current settings.\n"
         "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
         "sources (every reward source's score, the one in force marked) with the priority (docs/records.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
-    )  # fmt: skip
+    )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
     p.add_argument(
         "--lesson",

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from lesson_credit.cli.commands.sessions import explanation_json, explanation_text
 from lesson_credit.cli.common import (
     CliError,
+    SubParsers,
     command,
     one_line,
     open_workspace,
@@ -77,6 +77,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     session_id = resolve_session(ws, args.session_id)
     appended = ws.append_grade(session_id, reward, grader=grader, note=args.note, outcome=word)
     record = appended.record  # and the score in force just before it, read under the lock with the append
+    ws.warnings.extend(appended.warnings)
     print_warnings(ws)
     exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
@@ -124,10 +125,13 @@ def cmd_prune(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "record", [common, data], "log a session with its journal and lessons",
+        sub,
+        "record",
+        [common, data],
+        "log a session with its journal and lessons",
         "Log a finished session: each injected lesson's salience is computed from the journal\n"
         "and its credit under the current settings. Zero lessons is fine (a session with nothing\n"
         "injected still counts for the baseline). Without --reward the session stays pending. An empty\n"
@@ -135,60 +139,80 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         "  lesson-credit record --session-id S1 --journal journal.md --lessons tools/git.md --reward 0.8\n"
         "  lesson-credit record --session-id S2 --journal j.md --lessons-file selected.txt\n"
         "  lesson-credit record --session-id S3 --journal j.md --lessons-file selected.txt --during tools/debug.md",
-    )  # fmt: skip
+    )
     p.add_argument("--session-id", required=True, metavar="ID", help="a new, unique session id (one line)")
     p.add_argument(
-        "--journal", required=True, metavar="FILE",
+        "--journal",
+        required=True,
+        metavar="FILE",
         help="the session's journal (what happened), read as UTF-8; a relative path is looked for in the "
         "workspace first, then in the current folder",
-    )  # fmt: skip
+    )
     lessons = p.add_mutually_exclusive_group(required=True)
     lessons.add_argument(
         "--lessons", nargs="*", default=None, metavar="ID", help="ids of the injected lessons (none is allowed)"
-    )  # fmt: skip
+    )
     lessons.add_argument(
-        "--lessons-file", default=None, metavar="FILE|-",
+        "--lessons-file",
+        default=None,
+        metavar="FILE|-",
         help="read the ids from a file (e.g. select's output; may be empty; # starts a comment)",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--reward", default=None, metavar="R",
+        "--reward",
+        default=None,
+        metavar="R",
         help="base reward in [0, 1], or a gptme outcome word (productive, noop, failed, violated_policy, the "
         "[outcomes] of config.toml; unknown: pending), logged as gptme does; omit to leave the session pending",
-    )  # fmt: skip
+    )
     p.add_argument(
-        "--during", nargs="*", default=[], metavar="ID",
+        "--during",
+        nargs="*",
+        default=[],
+        metavar="ID",
         help="more lessons of the session, included during it (gptme pulled them in when their keywords came "
         "up), not chosen before it: logged, never estimated as effects (default: none)",
-    )  # fmt: skip
+    )
     p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
     p.add_argument(
         "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"
-    )  # fmt: skip
+    )
     p.add_argument("--allow-outside", action="store_true", help="read journals outside the workspace")
     p.set_defaults(func=cmd_record)
+    _register_grade_prune(sub, common, data)
 
+
+def _register_grade_prune(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
+    """Add `grade` and `prune` to `sub`."""
     p = command(
-        sub, "grade", [common, data], "grade (or regrade) a session",
+        sub,
+        "grade",
+        [common, data],
+        "grade (or regrade) a session",
         "Append a grade for a logged session; the latest grade counts and every grade stays in\n"
         "the log as its history. A unique prefix of the id is enough.",
         "  lesson-credit grade S1 0.7 --note 'PR needed rework'\n  lesson-credit grade S1 1 --grader judge --json",
-    )  # fmt: skip
+    )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
     p.add_argument(
-        "reward", metavar="REWARD",
+        "reward",
+        metavar="REWARD",
         help="base reward in [0, 1], or a gptme outcome word (productive 1, noop / failed / violated_policy 0, "
         "or config.toml's [outcomes]); the word is kept in the event",
-    )  # fmt: skip
+    )
     p.add_argument("--note", default=None, metavar="TEXT", help="why this grade (kept in the grade history)")
     p.add_argument("--grader", default="manual", metavar="G", help="who grades, non-empty (default: manual)")
     p.set_defaults(func=cmd_grade)
 
     p = command(
-        sub, "prune", [common, data], "retire arms whose lesson file is gone",
+        sub,
+        "prune",
+        [common, data],
+        "retire arms whose lesson file is gone",
         "Log a retire event for the arms in the log whose lesson file no longer exists. Nothing\n"
         "is deleted: their history stays in the log and in every fold; status and replay hide\n"
         "them unless --all, and restoring the file brings the lesson back.",
         "  lesson-credit prune --dry-run\n  lesson-credit prune",
-    )  # fmt: skip
+    )
     p.add_argument("--dry-run", action="store_true", help="list what would be retired; log nothing")
     p.set_defaults(func=cmd_prune)

@@ -324,7 +324,7 @@ def test_ipw_hand_example(tmp_path: Path) -> None:
     # naive: with 5 x (0.8, 0.6) and s5 = (7 + 0.1) / 11; without 5 x (0.4, 0.2) = 0.3
     assert a.delta == pytest.approx(7.1 / 11 - 0.3)
     assert a.ipw_gap == pytest.approx(0.4 - (7.1 / 11 - 0.3))
-    assert ws.loo_meta["sessions_without_propensity"] == 1  # s5 (s6 is pending)
+    assert ws.loo_run(write=False)[1]["sessions_without_propensity"] == 1  # s5 (s6 is pending)
 
 
 def test_ipw_needs_a_minimum_on_each_side(tmp_path: Path) -> None:

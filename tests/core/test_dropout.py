@@ -41,7 +41,7 @@ def test_dropout_log_in_gptmes_shape_gives_the_hand_computed_estimate(tmp_path: 
     a_effect = rows[A].effect
     assert joint is not None and a_effect is not None and a_effect.method == "joint"
     assert rows[A].headline == joint.estimate
-    assert ws.loo_meta["dropout_sessions"] == 7
+    assert ws.loo_run(write=False)[1]["dropout_sessions"] == 7
 
 
 def test_reading_is_bounded_and_reports_bad_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -57,7 +57,7 @@ def test_core_modules_found() -> None:
         "lesson_credit.core.library.salience",
         "lesson_credit.core.bandit.fold",
         "lesson_credit.core.log.store",
-        "lesson_credit.core.workspace",
+        "lesson_credit.core.workspace.base",
     } <= set(CORE_MODULES)
 
 

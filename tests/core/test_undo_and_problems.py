@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,7 +124,7 @@ def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: P
 
     class Source:  # what WriteQueue.apply asks of the dashboard's source: the workspace's one writer
         def __init__(self, ws: Workspace) -> None:
-            self.append_grade = ws.append_grade
+            self.append_grade, self.append_undo = ws.append_grade, ws.append_undo
 
     queue = WriteQueue()
     ws = Workspace(tui_root, clock=fixed_clock)
@@ -150,3 +151,55 @@ def test_a_grade_whose_state_file_fails_is_committed_with_a_warning(tmp_path: Pa
     assert len(appended.warnings) == 1 and "bandit-state.json" in appended.warnings[0]
     retracted = ws.append_grade("s1", None, grader="manual", expect_line=2)
     assert retracted.record.base_reward is None and retracted.before_value == 0.6
+
+
+# each case: the grades given, then the log's values after them as every undo appends them, worked by
+# hand (an undo puts back the person's score before the grade it reverts, latest grade first; a grade
+# equal to the person's score before it changed nothing and has nothing to undo)
+UNDONE = [
+    ((0.5, 0.3), [0.5, 0.3, 0.5, None]),
+    ((0.5, 0.5), [0.5, 0.5, None]),
+    ((0.2, 0.7, 0.4), [0.2, 0.7, 0.4, 0.7, 0.2, None]),
+]
+
+
+@pytest.mark.parametrize(("typed", "expected"), UNDONE)
+def test_the_cli_and_the_dashboard_undo_the_same_grades_alike(
+    tmp_path: Path, typed: tuple[float, ...], expected: list[float | None]
+) -> None:
+    """The same grades, then undo until there is nothing to undo, through `Workspace.undo_grade` (the
+    CLI's) and through the dashboard's write queue, give the same log: each undo reverts the latest
+    grade not undone yet, so undoing every grade walks back to pending. Before, a second CLI undo
+    reverted the first undo (0.5, 0.3, undo, undo ended at 0.3, the dashboard at pending)."""
+    from lesson_credit.tui.writes import WriteQueue
+
+    events = [session("s1", None, {"a.md": 1.0})]
+    cli_root = make_workspace(tmp_path, LESSONS, events, name="cli")
+    tui_root = make_workspace(tmp_path, LESSONS, events, name="tui")
+    cli = Workspace(cli_root, clock=fixed_clock)
+    for value in typed:
+        cli.append_grade("s1", value)
+    for _ in range(len(typed) + 1):  # one more undo than grades: it finds nothing to undo
+        try:
+            cli.undo_grade("s1")
+        except WorkspaceError as exc:
+            assert "nothing to undo" in str(exc)
+            break
+
+    queue, ws = WriteQueue(), Workspace(tui_root, clock=fixed_clock)
+    shown: float | None = None
+    for value in typed:
+        queue.commit("s1", value, None, shown)
+        shown = value
+    while queue.undo("s1") is not None:  # `u` until the dashboard has nothing left to undo
+        pass
+    while (write := queue.take()) is not None:
+        queue.apply(ws, write)  # type: ignore[arg-type]  # the workspace has what apply asks of the source
+
+    def logged(root: Path) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()[1:]]
+
+    cli_log, tui_log = logged(cli_root), logged(tui_root)
+    assert [event["base_reward"] for event in cli_log] == expected
+    assert cli_log == tui_log  # values, graders, notes, timestamps
+    assert Workspace(cli_root).session("s1").pending and Workspace(tui_root).session("s1").pending

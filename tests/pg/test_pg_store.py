@@ -377,6 +377,22 @@ def test_store_chosen_by_environment_and_config(
     assert not log_path(root).exists()  # nothing went to the file
 
 
+def test_a_workspace_a_script_builds_uses_the_store_config_toml_names(
+    pg_ws: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Workspace(root)` in a script (no CLI) chooses the store as the CLI does: with `[store] url` in
+    config.toml, the session goes to the database, not to a JSONL file nobody else reads."""
+    from lesson_credit.core.workspace import Workspace
+
+    root, url = pg_ws
+    monkeypatch.delenv("LESSON_CREDIT_STORE", raising=False)
+    (root / "state" / "lesson-thompson" / "config.toml").write_text(f'[store]\nurl = "{url}"\n')
+    Workspace(root).record("scripted", root / "j.txt", [GIT], reward=0.5)
+    assert [row[1] for row in events(url)] == ["scripted"]
+    assert not log_path(root).exists()
+    assert Workspace(root, store="").session_ids_between(0, 5) == ()  # store "": the file, explicitly
+
+
 # ---------------------------------------------------------------- failure
 
 

@@ -135,3 +135,20 @@ def test_file_store_status_is_unchanged_by_the_seam(ws_root: Path, capsys: pytes
     payload = run_json(capsys, "status", "-w", str(ws_root))
     git = next(row for row in payload["lessons"] if row["path"] == "tools/git.md")
     assert (git["n"], git["alpha"], git["beta"]) == (1, pytest.approx(1.65), pytest.approx(1.35))
+
+
+def test_a_script_built_workspace_chooses_its_store_from_config_and_environment(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Workspace(root)`, as a script builds it, picks the store as the CLI does (opening connects to
+    nothing): it used to take the JSONL file whatever config.toml said."""
+    from lesson_credit.core.workspace import Workspace
+
+    monkeypatch.delenv(STORE_ENV, raising=False)
+    (ws_root / CONFIG).write_text('[store]\nurl = "postgresql://db.example/lc"\n')
+    ws = Workspace(ws_root)
+    assert isinstance(ws.log, PgStore) and ws.log.agent
+    assert isinstance(Workspace(ws_root, store="").log, JsonlStore)  # "": the file, explicitly
+    monkeypatch.setenv(STORE_ENV, "mysql://h/db")
+    with pytest.raises(StoreError, match="unsupported store URL"):  # refused, not silently the file
+        Workspace(ws_root)

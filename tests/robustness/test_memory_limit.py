@@ -67,6 +67,6 @@ def test_a_memory_error_anywhere_is_one_line(tmp_path: Path, monkeypatch: pytest
     def exhausted(*args: object, **kwargs: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(Workspace, "loo", exhausted)
+    monkeypatch.setattr(Workspace, "loo_run", exhausted)
     code, out, err = run_cli("loo", "--workspace", str(root))
     assert (code, out, err) == (1, "", "lesson-credit: not enough memory for loo\n")

@@ -357,17 +357,21 @@ def failing_writes(app: LessonCreditApp, fails: list[int]) -> list[int]:
     """The app's n-th write fails `fails[n]` times (a temporary failure) before its append goes
     through (writes past the list never fail); returns how often each write failed, filled in as
     the attempts happen."""
-    real, failed = app.source.append_grade, [0]
+    failed = [0]
 
-    def append_grade(*args: Any, **kwargs: Any) -> Any:
-        write = len(failed) - 1
-        if write < len(fails) and failed[write] < fails[write]:
-            failed[write] += 1
-            raise StoreUnavailable("sessions.jsonl.lock: another writer held the lock for 0 s; nothing written")
-        failed.append(0)  # this write goes through (or is refused for good): the next one is next
-        return real(*args, **kwargs)
+    def failing(real: Callable[..., Any]) -> Callable[..., Any]:
+        def append(*args: Any, **kwargs: Any) -> Any:
+            write = len(failed) - 1
+            if write < len(fails) and failed[write] < fails[write]:
+                failed[write] += 1
+                raise StoreUnavailable("sessions.jsonl.lock: another writer held the lock for 0 s; nothing written")
+            failed.append(0)  # this write goes through (or is refused for good): the next one is next
+            return real(*args, **kwargs)
 
-    app.source.append_grade = append_grade  # type: ignore[method-assign]
+        return append
+
+    app.source.append_grade = failing(app.source.append_grade)  # type: ignore[method-assign]
+    app.source.append_undo = failing(app.source.append_undo)  # type: ignore[method-assign]  # undos fail alike
     return failed
 
 

@@ -1,0 +1,220 @@
+"""Analysis and selection policy: the joint fit, its effects, leave-one-out, P(top-k).
+
+The fits of one read of the log live in a `Fits` (one per log version: a new read starts an empty
+one), never in attributes that outlive the read they were made from.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
+from lesson_credit.core.bandit import select as select_mod
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.workspace.reading import Reading
+
+if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from lesson_credit.core.analysis.claims import Fitted
+    from lesson_credit.core.analysis.effects import Candidacy, LooResult
+    from lesson_credit.core.analysis.joint import Design, JointFit
+    from lesson_credit.core.analysis.joint_posterior import JointPosterior
+    from lesson_credit.core.analysis.over_time import OverTime
+
+
+@dataclass
+class Fits:
+    """The fits made from one read of the log (`version`): the analysis' joint fit and the policy's
+    joint posterior (each for the last salience floor asked), the injection design's fit."""
+
+    version: int
+    joint_fit: tuple[float, JointFit] | None = None
+    joint_posterior: tuple[float, JointPosterior] | None = None
+    columns: tuple[Design, Fitted] | None = None
+
+
+class Analysis(Reading):
+    """Which lessons help (core.analysis, core.attribution) and what a selection policy would draw."""
+
+    _fits: Fits | None = None  # the fits of the log as last read (`_fits_now`)
+
+    @property
+    def policy(self) -> str:
+        """The selection policy in force: config.toml's [select] policy, else `joint`; but a log with an
+        imported prior (gptme's bandit-state: the joint estimate does not read priors) keeps the credit
+        strategy's Beta posteriors until [select] says otherwise (docs/policy.md)."""
+        if self.config.policy is not None:
+            return self.config.policy
+        return self.settings.strategy if bool(np.isfinite(self.data().prior_alpha).any()) else "joint"
+
+    def p_top_k(
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
+    ) -> dict[str, float]:
+        """P(each active lesson lands in a top-k Thompson draw among all active lessons) under `policy`
+        (default: `settings`' strategy when given, else the policy in force)."""
+        return self.p_top_k_later(settings, k, seed, draws, policy)()
+
+    def p_top_k_later(
+        self,
+        settings: CreditSettings | None = None,
+        k: int | None = None,
+        seed: int = 0,
+        draws: int = 2000,
+        policy: str | None = None,
+    ) -> Callable[[], dict[str, float]]:
+        """`p_top_k()` in two steps, for a caller that holds a lock while it reads: the posterior is
+        taken now (a snapshot), the Monte Carlo draws (most of the time) run when the result is called."""
+        from lesson_credit.core.bandit import policy as policy_mod
+
+        policy = policy or (settings.strategy if settings is not None else self.policy)
+        k, lessons = k or self.config.k, self.library().lessons
+        if policy == policy_mod.JOINT:
+            joint = self.joint_posterior()
+            normal = policy_mod.NormalPosterior(joint.arm_ids, joint.mean, joint.sd, joint.prior_sd)
+            return policy_mod.p_top_k_active_later(normal, lessons, k, seed, draws)
+        credit = (settings or self.settings).with_(strategy=policy)
+        return select_mod.p_top_k_later(self.posterior(credit), credit, lessons, k, seed, draws)
+
+    def effects(self) -> dict[str, float]:
+        """Each lesson's joint (ranking) effect estimate (core.analysis.joint), without LOO or flags.
+        Kept in .cache per log version (`saved_effects`)."""
+        fit = self.joint_fit()
+        effects = {arm: float(e) for arm, e in zip(self.data().arm_ids, fit.estimate.tolist(), strict=True) if e == e}
+        self.remember_effects(effects)
+        return effects
+
+    def effects_later(self) -> Callable[[], dict[str, float]]:
+        """`effects()` in two steps, for a caller that holds a lock while it reads: the log's inputs are
+        taken now (a snapshot: later appends do not change them), the fit runs when the result is called."""
+        from lesson_credit.core.analysis.joint import effects_by_lesson
+
+        inputs = self.data(), self.session_categories(), self.settings.floor, self.session_agents()
+        return lambda: effects_by_lesson(*inputs)
+
+    def remember_effects(self, effects: dict[str, float]) -> None:
+        """Save joint effects fitted on the log as read now (`saved_effects` gives them back)."""
+        from lesson_credit.core import attribution
+
+        key = self._effects_key()
+        if key is not None:
+            attribution.save_effects(self.state_dir / ".cache" / "effects.msgpack", key, effects)
+
+    def saved_effects(self) -> dict[str, float] | None:
+        """The joint effects `effects()` saved for the log as it is now read (None: none yet)."""
+        from lesson_credit.core import attribution
+
+        key = self._effects_key()
+        return None if key is None else attribution.saved_effects(self.state_dir / ".cache" / "effects.msgpack", key)
+
+    def _effects_key(self) -> str | None:
+        self.data()
+        content = self._reader.content_key()
+        return None if content is None else f"{content}:{self.settings.floor!r}:{_fit_version()}"
+
+    def joint_fit(self, floor: float | None = None) -> JointFit:
+        """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),
+        reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
+        of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
+        says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
+        from lesson_credit.core.analysis.joint import fit_log
+
+        data = self.data()
+        floor = self.settings.floor if floor is None else floor
+        fits = self._fits_now()
+        if fits.joint_fit is None or fits.joint_fit[0] != floor:
+            fits.joint_fit = (floor, fit_log(data, self.session_categories(), floor, self.session_agents()))
+        return fits.joint_fit[1]
+
+    def joint_posterior(self) -> JointPosterior:
+        """The joint estimate as a posterior per lesson (core.analysis.joint_posterior): kept per log
+        version in memory, and on disk in the verified cache `.cache/joint-posterior.msgpack`."""
+        from lesson_credit.core.analysis.joint_posterior import cached_joint_posterior
+
+        data = self.data()
+        fits, floor = self._fits_now(), self.settings.floor
+        if fits.joint_posterior is None or fits.joint_posterior[0] != floor:
+            cache_dir = self.state_dir / ".cache" if self._reader.caches else None
+            post = cached_joint_posterior(
+                data, self.session_categories(), floor, self.session_agents(), cache_dir=cache_dir
+            )
+            fits.joint_posterior = (floor, post)
+        return fits.joint_posterior[1]
+
+    def lesson_over_time(self, lesson_id: str) -> OverTime:
+        """A lesson's joint effect by window of the log and its credit posterior after each
+        (core.analysis.over_time); the injection design's fit is reused until the log changes."""
+        from lesson_credit.core.analysis.claims import fit_columns
+        from lesson_credit.core.analysis.joint import build_design
+        from lesson_credit.core.analysis.over_time import lesson_over_time
+
+        data = self.data()
+        fits = self._fits_now()
+        if fits.columns is None:
+            design = build_design(data, self.session_categories(), 1.0, self.session_agents())
+            fits.columns = (design, fit_columns(design))
+        design, fitted = fits.columns
+        return lesson_over_time(data, self._reader.session_ids(), design, fitted, self.settings, lesson_id)
+
+    def broad_keywords(self, share: float = BROAD_KEYWORD_SHARE) -> dict[str, str]:
+        """Lessons with a keyword that hits more than `share` of the latest 2,000 journals, with the reason."""
+        from lesson_credit.core import attribution
+
+        self.data()
+        journals = reversed(self._reader.session_journals())
+        return attribution.broad_keywords_of(self.library().lessons, journals, lambda p: self._journal(p)[0], share)
+
+    def candidacies(self) -> list[Candidacy]:
+        """(session, lesson, propensity): one selection per session (the last before its record)."""
+        from lesson_credit.core import attribution
+
+        return list(attribution.candidacies_of(self._reader.index, self.data()).items)
+
+    def loo(self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True) -> list[LooResult]:
+        """Joint effect and leave-one-out lift per lesson; written to loo-results.json (docs/format.md §8)
+        unless write=False."""
+        return self.loo_run(min_with=min_with, min_without=min_without, write=write)[0]
+
+    def loo_run(
+        self, *, min_with: int = MIN_WITH, min_without: int = MIN_WITHOUT, write: bool = True
+    ) -> tuple[list[LooResult], dict[str, Any]]:
+        """`loo`'s results and the counts behind them (sessions without propensities, dropout
+        sessions, the effect method: attribution.loo)."""
+        from lesson_credit.core import attribution
+
+        broad, joint = self.broad_keywords(), self.joint_fit()
+        library, floor = self.library(), self.settings.floor
+        results, meta = attribution.loo(
+            self.data(), self._reader, library, self.root, broad, floor, min_with, min_without, joint
+        )
+        if write:
+            attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, meta, self.guard)
+        return results, meta
+
+    def _fits_now(self) -> Fits:
+        """The fits of the log as read now: a new, empty one once the log changed."""
+        if self._fits is None or self._fits.version != self.version:
+            self._fits = Fits(self.version)
+        return self._fits
+
+
+@functools.cache
+def _fit_version() -> str:
+    """A digest of the analysis code: effects saved by another version of the fit are not reused."""
+    import xxhash
+
+    from lesson_credit.core import analysis
+
+    digest = xxhash.xxh3_64()
+    for path in sorted(Path(analysis.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,232 @@
+"""The workspace's ground floor: its folder, settings, event store, and the log as read so far.
+
+`WorkspaceBase` opens a workspace (choosing its event store as the CLI does: `choose_store`) and
+reads what was appended to the log since the last read (`lesson_credit.core.reader`); the rooms
+above it (reading, analysis, the state file, writing) ask it for the snapshot (`data`), a
+session's row, the library and the settings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lesson_credit.core.bandit.config import PENDING_OUTCOME, Config, ConfigError, load_config
+from lesson_credit.core.base.clock import iso, utc_now
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import WriteGuard, set_aside_notices
+from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.joined_records import JoinedRecords, SessionRecords
+from lesson_credit.core.library.journals import outside_library_allowed, read_journal
+from lesson_credit.core.library.lessons import LessonProblem, Library, load_library
+from lesson_credit.core.log.eventstore import EventStore, JsonlStore
+from lesson_credit.core.log.snapshot import FoldData
+from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import RewardInputs
+from lesson_credit.core.reader import LogReader, ReadProgress
+
+if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    pass
+
+STATE_DIR = Path("state") / "lesson-thompson"
+
+
+class WorkspaceBase:
+    """A workspace folder: lessons, the event log, settings. See docs/format.md §1."""
+
+    def __init__(
+        self,
+        root: Path | str = ".",
+        *,
+        clock: Callable[[], dt.datetime] = utc_now,
+        use_cache: bool = True,
+        allow_outside_journals: bool = False,
+        allow_outside_library: bool | None = None,
+        cache_threshold: int | None = None,
+        store: EventStore | str | None = None,
+        agent: str | None = None,
+        written_by: str | None = None,
+        allow_outside_writes: bool | None = None,
+    ) -> None:
+        """`store`: the event store, or a URL naming one ("": the workspace's JSONL file); None chooses
+        as the CLI does (`choose_store`: $LESSON_CREDIT_STORE, then config.toml's `[store] url`, else
+        the file). `agent` and `written_by`: a database store's writer and reader (docs/postgres.md).
+        `allow_outside_writes`: let writes follow symlinks out of the workspace (default: only with
+        LESSON_CREDIT_WRITE_OUTSIDE=1; see core.base.files)."""
+        self.root = Path(root).resolve()
+        self.state_dir = self.root / STATE_DIR
+        self.guard = WriteGuard.of(self.root, allow_outside_writes)
+        self.state_path = self.state_dir / "bandit-state.json"
+        self.config_path = self.state_dir / "config.toml"
+        try:
+            self.config: Config = load_config(self.config_path)
+        except ConfigError as exc:
+            raise WorkspaceError(str(exc)) from None
+        if not isinstance(store, str) and store is not None:
+            self.log: EventStore = store
+        else:
+            self.log = choose_store(store, self.config, self.config_path, self.guard, agent, written_by)
+        self.clock = clock
+        self.allow_outside_journals = allow_outside_journals
+        self.allow_outside_library = outside_library_allowed(allow_outside_library, allow_outside_journals)
+        self._warnings: list[str] = []  # see `warnings`
+        self._library: Library | None = None
+        self._reader = LogReader(
+            self.log,
+            cache_dir=self.state_dir / ".cache",
+            use_cache=use_cache and self._cache_folder_inside(),
+            cache_threshold=cache_threshold,
+            outcomes=self.config.outcomes,
+            rewards=RewardInputs(self.config.reward_priority),
+        )
+        self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (docs/records.md)
+        self.version = 0  # bumped whenever the log read so far changes
+
+    @property
+    def warnings(self) -> list[str]:
+        """What a command that succeeded could not do (a derived file), one line each: appended to
+        by the commands, and each cache file set aside under the state folder (core.base.files). A
+        grade's write returns its own (`GradeAppended.warnings`) instead: the dashboard writes
+        grades for hours, so they are not kept here."""
+        self._warnings.extend(set_aside_notices(self.state_dir))
+        return self._warnings
+
+    def _cache_folder_inside(self) -> bool:
+        """Whether the caches' folder may be written (it does not link out of the workspace); when
+        not, no cache is kept, and a warning says why."""
+        folder = self.state_dir / ".cache"
+        try:
+            self.guard.folder(folder)
+        except StoreError as exc:
+            self.warnings.append(f"{exc}; no caches are kept")
+            return False
+        return True
+
+    @property
+    def settings(self) -> CreditSettings:
+        return self.config.credit
+
+    def library(self, reload: bool = False) -> Library:
+        if self._library is None or reload:
+            cache = self.state_dir / ".cache" / "lessons.msgpack" if self._reader.caches else None
+            with gc_paused():  # thousands of lessons, each a few small containers (see gc_paused)
+                self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
+        return self._library
+
+    def refresh(self) -> bool:
+        """Read what was appended to the log since the last read (and the records file, when it
+        changed: its scores count for their sources). True when anything changed."""
+        changed = self._reader.refresh(self.settings)
+        changed = self._sync_rewards() or changed
+        self.version += changed
+        return changed
+
+    def _sync_rewards(self) -> bool:
+        """Hand the reader the reward priority and the records' scores; True when they changed."""
+        priority = self.config.reward_priority
+        if not self.session_records.file().records:
+            return self._reader.set_rewards(RewardInputs(priority))
+        joined = self.records()
+        return self._reader.set_rewards(RewardInputs(priority, joined.scores, joined.token))
+
+    def records(self) -> JoinedRecords:
+        """The gptme-sessions records joined to the sessions read so far (see core.joined_records)."""
+        n = self._reader.index.n_sessions
+
+        def columns() -> tuple[Sequence[str], Sequence[str | None]]:
+            c = self._reader.session_columns(n)
+            return c.session_ids, c.timestamps
+
+        return self.session_records.joined(n, columns, self.config.outcomes)
+
+    def data(self) -> FoldData:
+        """The fold snapshot of the log (read first if the last change has not been read)."""
+        if self._reader.snapshot is None:
+            self.refresh()
+        return self._reader.data()
+
+    def log_problems(self) -> list[LogProblem]:
+        return self._reader.problems(self.data())
+
+    def log_missing(self) -> str | None:
+        """Why every lesson shows as never used, when the workspace's log file is gone (deleted, moved)
+        while `bandit-state.json`, written after every append, is still there: one line naming the
+        log; None otherwise (a fresh workspace has neither). The state file is then left as it is."""
+        if not isinstance(self.log, JsonlStore) or os.path.lexists(self.log.path):
+            return None
+        if not os.path.lexists(self.state_path):
+            return None
+        return (
+            f"{self.log.path}: the event log is missing (deleted or moved?); every lesson shows as never "
+            f"used, and {self.state_path.name} is left as it is"
+        )
+
+    def lesson_problems(self) -> tuple[LessonProblem, ...]:
+        return self.library().problems
+
+    def _row(self, session_id: str) -> int:
+        row = self._reader.row_of(session_id)
+        if row is None:
+            raise WorkspaceError(f"unknown session {session_id!r}")
+        return row
+
+    def _journal(self, journal_path: str | None) -> tuple[str | None, str | None]:
+        return read_journal(self.root, journal_path, self.allow_outside_journals)
+
+    @property
+    def read_progress(self) -> ReadProgress | None:
+        """How far the read under way has come (None: none is), safe to ask from another thread."""
+        return self._reader.progress
+
+    def on_read_progress(self, hook: Callable[[ReadProgress | None], None] | None) -> None:
+        """Call `hook` in the reading thread with each step of a read, and None when it ends."""
+        self._reader.progress_hook = hook
+
+    @property
+    def read_generation(self) -> int:
+        """Changes when the log is read again from its start (rows read before may be other sessions)."""
+        return self._reader.generation
+
+    def outcome_reward(self, word: str, *, pending_ok: bool = False) -> float | None:
+        """The reward a gptme outcome word stands for in this workspace ([outcomes] over gptme-sessions'
+        defaults); with `pending_ok`, `unknown` is None (pending, as gptme records it). WorkspaceError
+        naming the accepted words for any other."""
+        outcomes = self.config.outcomes
+        if word in outcomes:
+            return outcomes[word]
+        if pending_ok and word == PENDING_OUTCOME:
+            return None
+        accepted = sorted(outcomes) + ([PENDING_OUTCOME] if pending_ok else [])
+        raise WorkspaceError(f"reward must be a number in [0, 1] or one of {', '.join(accepted)}, got {word!r}")
+
+    def now_iso(self) -> str:
+        return iso(self.clock())
+
+
+def choose_store(
+    given: str | None,
+    config: Config,
+    config_path: Path,
+    guard: WriteGuard,
+    agent: str | None = None,
+    written_by: str | None = None,
+) -> EventStore:
+    """The event store `given` names (a URL; "": the JSONL file), else $LESSON_CREDIT_STORE, else
+    config.toml's `[store] url`, else the workspace's JSONL file (core.log.stores). `written_by`:
+    reads see only what that agent wrote, which only a database store records."""
+    from lesson_credit.core.log.stores import open_store, store_url
+
+    url = store_url(given, config.extra, config_path)
+    log_path = config_path.parent / "sessions.jsonl"
+    store = JsonlStore(log_path, guard) if url is None else open_store(url, log_path, agent)
+    if written_by is not None:
+        from lesson_credit.core.log.pgstore import PgStore
+
+        if not isinstance(store, PgStore):
+            raise WorkspaceError("--written-by needs a database store: the file does not record who wrote each event")
+        store.written_by = written_by
+    return store

@@ -1,0 +1,252 @@
+"""Reading a workspace: the posteriors, the sessions, a session's grades, sources and explanation.
+
+Every method answers from the snapshot of the log as read (`WorkspaceBase.data`) and the library;
+nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lesson_credit.core import views
+from lesson_credit.core.bandit.fold import Posterior, fold
+from lesson_credit.core.joined_records import trajectory_for
+from lesson_credit.core.log.columns import ids_starting
+from lesson_credit.core.log.events import SelectionEvent
+from lesson_credit.core.log.eventstore import JsonlStore
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES
+from lesson_credit.core.sessions.record_file import Record
+from lesson_credit.core.views import (
+    Explanation,
+    GradeRecord,
+    LessonUsage,
+    PosteriorTable,
+    SessionSummary,
+    SessionTable,
+    SourceScore,
+)
+from lesson_credit.core.workspace.base import WorkspaceBase
+
+if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from lesson_credit.core.sessions.trajectory import Trajectory
+
+
+MATCHES_SHOWN = 5  # ids an ambiguous prefix's message names
+
+
+class Reading(WorkspaceBase):
+    """What the log and the library say: posteriors, sessions, grades, explanations."""
+
+    def posterior(self, settings: CreditSettings | None = None, base: np.ndarray | None = None) -> Posterior:
+        """The fold's per-arm arrays (see `lesson_table` for the table by lesson)."""
+        settings, data = settings or self.settings, self.data()
+        return self._reader.posterior(settings) if base is None else fold(data, settings, base)
+
+    def lesson_table(
+        self,
+        settings: CreditSettings | None = None,
+        base: np.ndarray | None = None,
+        *,
+        details: bool = True,
+        intervals: bool = True,
+    ) -> PosteriorTable:
+        """The status table: every lesson of the library and every arm of the log (see views.lesson_table)."""
+        own = self._reader.caches and settings is None and base is None  # what-if tables keep no intervals
+        settings = settings or self.settings
+        post, data, lessons = self.posterior(settings, base), self.data(), self.library().lessons
+        cache = self.state_dir / ".cache" / "intervals" if own else None
+        return views.lesson_table(
+            post,
+            data,
+            lessons,
+            self._reader.session_ids,
+            settings,
+            base,
+            details=details,
+            intervals=intervals,
+            interval_cache=cache,
+        )
+
+    def lesson_usage(self) -> dict[str, LessonUsage]:
+        """Per arm: sessions injected in, how many of those it was salient in, mean salience."""
+        return views.lesson_usage(self.data())
+
+    def session_categories(self) -> Sequence[str | None]:
+        """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
+        return tuple(self._reader.session_categories()[: self.data().n_sessions])
+
+    def session_agents(self) -> Sequence[str | None]:
+        """Who wrote each session of the current snapshot (a database store; () for the file)."""
+        return tuple(self._reader.session_agents(self.data().n_sessions))
+
+    def sessions(self) -> list[SessionSummary]:
+        table = self.session_table()
+        return [table.summary(row) for row in range(len(table))]
+
+    def session_table(self) -> SessionTable:
+        """Every session as columns (see SessionTable); what a view of a big log should use."""
+        data = self.data()
+        c = self._reader.session_columns(data.n_sessions)
+        return views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
+
+    def session_row(self, session_id: str) -> int:
+        """The session's row: its place in log order (found by id, not by listing every session)."""
+        self.data()
+        return self._row(session_id)
+
+    def session(self, session_id: str) -> SessionSummary:
+        data, row = self.data(), self._row(session_id)
+        return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
+
+    def grade_history(self, session_id: str) -> list[GradeRecord]:
+        """Every grade event the session has had (its record's own first), oldest first. Which one
+        is in force is the reward priority's choice (`reward_sources`)."""
+        self.data()
+        return self._reader.grade_history(self._row(session_id))
+
+    def reward_sources(self, session_id: str, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
+        """Every reward source's score of the session, the one in force (under `priority`, default
+        the configured one) marked (docs/records.md)."""
+        data, row = self.data(), self._row(session_id)
+        label = self._reader.outcome_label(row)
+        outcome = self.config.outcomes.get(label) if label is not None else None
+        record, outside = self.record_at(row), {}
+        if record is not None:
+            scores = self.records().scores
+            outside = {s: float(v[row]) for s, v in scores.items() if row < len(v) and not np.isnan(v[row])}
+        return views.source_breakdown(
+            self._reader.session(row),
+            self._reader.session_line(row),
+            self._reader.grades_of(row),
+            outcome,
+            outside,
+            priority or data.scores().priority,
+            None if record is None else record.timestamp,
+        )
+
+    def person_scores(self) -> dict[str, np.ndarray]:
+        """Per person (a grader of the people's source): their latest score of each session, NaN where none."""
+        return self._reader.grader_scores(self.data().n_sessions, SOURCES.index(HUMAN))
+
+    def record_at(self, row: int) -> Record | None:
+        """The gptme-sessions record joined to the session at `row` (None: none joined)."""
+        return self.records().record_at(row) if self.session_records.file().records else None
+
+    def record_of(self, session_id: str) -> Record | None:
+        self.data()
+        return self.record_at(self._row(session_id))
+
+    def trajectory_of(self, session_id: str) -> tuple[Trajectory | None, str | None]:
+        """(the session's trajectory, why there is none): see core.joined_records.trajectory_for."""
+        record, settings = self.record_of(session_id), self.config.records
+        return trajectory_for(self.root, record, session_id, settings, self.allow_outside_journals)
+
+    def priority_base(self, priority: Sequence[str]) -> np.ndarray:
+        """Each session's score in force under another reward priority (a what-if; NaN: pending)."""
+        return self.data().scores().in_force(tuple(priority))
+
+    def outcome_labels(self) -> dict[int, str]:
+        """Row -> string outcome of each record logged without base_reward (see lesson_credit.core.bandit.config)."""
+        self.data()
+        return self._reader.outcome_labels()
+
+    def outcome_label(self, session_id: str) -> str | None:
+        """The string outcome of the session's record when it was logged without base_reward."""
+        self.data()
+        return self._reader.outcome_label(self._row(session_id))
+
+    def outcome_words(self) -> dict[int, str]:
+        """Row -> the gptme outcome word a session's reward in force comes from: sessions logged with a
+        word and no base_reward (imported from gptme, or `record --reward WORD`) whose score in force is
+        the outcome source's (no source before it in the priority scores them) and still the word's
+        (no `outcome` grade since, no record's outcome in its place)."""
+        labels = self._reader.outcome_labels()
+        if not labels:
+            return {}
+        scores = self.data().scores()
+        outcome = SOURCES.index(OUTCOME)
+        index = self._reader.index
+        regraded = {row for row, code in zip(index.grade_rows, index.grade_source, strict=True) if code == outcome}
+        outside = set(scores.external_rows.tolist())
+        n = len(scores.chosen)
+        return {
+            row: word
+            for row, word in labels.items()
+            if row < n and scores.chosen[row] == outcome and row not in regraded and row not in outside
+        }
+
+    def session_ids_between(self, start: int, stop: int) -> tuple[str, ...]:
+        """The ids of the sessions at rows [start, stop), as read."""
+        self.data()
+        return tuple(self._reader.session_ids().between(start, stop))
+
+    def session_id_of(self, text: str) -> str:
+        """The one session id `text` names: itself when logged, else the only id it starts. An
+        unknown or ambiguous prefix raises QueryError naming the matches (one line). Neither reads
+        every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes."""
+        from lesson_credit.core.query import QueryError, ambiguous
+
+        if not text:
+            raise QueryError("session id must not be empty")
+        self.data()
+        if self._reader.row_of(text) is not None:
+            return text
+        ids = self._reader.session_ids()
+        rows = ids_starting(ids, text, self.data().n_sessions)
+        if not rows:
+            raise QueryError(f"unknown session {text!r}")
+        if len(rows) > 1:
+            raise QueryError(ambiguous(text, [ids[row] for row in rows[:MATCHES_SHOWN]], len(rows)))
+        return ids[rows[0]]
+
+    def session_record(self, session_id: str) -> dict[str, Any]:
+        """The session's record as logged ({} if it cannot be read back): read where the index says
+        it starts in the file, else searched for in the store."""
+        from lesson_credit.core.log.records import record_at
+
+        self.data()
+        row = self._row(session_id)
+        offset = self._reader.session_offset(row)
+        if offset is not None and isinstance(self.log, JsonlStore):
+            found = record_at(self.log.path, offset, session_id)
+            if found is not None:
+                return found
+        duplicated = any(p.session_id == session_id and p.reason.startswith("duplicate") for p in self.log_problems())
+        return self.log.session_record(session_id, unique=not duplicated) or {}
+
+    def retired_arms(self) -> dict[str, int]:
+        """Arm -> line of the retire event (`prune`) that retired it."""
+        self.data()
+        return self._reader.retired()
+
+    def selections(self) -> list[tuple[int, SelectionEvent]]:
+        self.data()
+        return self._reader.selections()
+
+    def explain(
+        self,
+        session_id: str,
+        *,
+        lesson: str | None = None,
+        base_reward: float | None = None,
+        settings: CreditSettings | None = None,
+        with_journal: bool = True,
+    ) -> Explanation:
+        """Why each lesson of a session got its credit; `base_reward` previews another grade."""
+        settings = settings or self.settings
+        data = self.data()
+        row = self._row(session_id)
+        session = self._reader.session(row)
+        wanted, used = views.explain_inputs(session, lesson, base_reward, float(data.base[row]))
+        current = self.posterior(settings)
+        journal = self._journal(session.journal_path) if with_journal else (None, None)
+        lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
+        return views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
+
+    def missing_salience_count(self) -> int:
+        self.data()
+        return self._reader.missing_salience_count()

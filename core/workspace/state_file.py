@@ -1,0 +1,260 @@
+"""gptme's `bandit-state.json`: rewritten from the log after each write, exported, imported.
+
+The state file is derived: a write whose event reached the log has succeeded, and a state file
+that could not be rewritten is a warning (`_after_write` returns them). When another tool
+(gptme's bandit) updated the file since we wrote it, its increments are logged first
+(lesson_credit.core.bandit.interop).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lesson_credit.core import commands
+from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit.interop import ImportReport
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.log.events import encode
+from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.workspace.analysis import Analysis
+
+if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    pass
+
+
+class StateFile(Analysis):
+    """The state file gptme reads, kept following the log."""
+
+    def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
+        """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the
+        state file; the warnings of the rewrite (`_after_write`)."""
+        self.log.append(encode(event))
+        self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
+        return self._after_write(adopted, locked)
+
+    def _after_write(self, adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
+        """The event is in the log (or the settings in config.toml): the command has succeeded, and
+        a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop),
+        returned with the others of the rewrite (`write_state`), one line each. The caller holds the
+        log's lock. `adopted`: the file's evidence is in the log now (see write_state)."""
+        try:
+            self.refresh()
+            return self.write_state(locked=locked, adopted=adopted)
+        except interop.StateKept as exc:
+            return (str(exc),)
+        except (StoreError, OSError) as exc:
+            return (interop.state_not_written(exc, self.state_path),)
+
+    def write_state(self, *, locked: bool = False, adopted: bool = False) -> tuple[str, ...]:
+        """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds and
+        its key style (`state_keys`). When another tool (gptme's bandit) updated it since we wrote it,
+        its increments over what we wrote (`.cache/bandit-state-written`) are logged first, as an
+        increments event (under the log's lock: `locked` says the caller holds it), and the file
+        follows the log again; interop.StateKept (nothing written) when they cannot be known (no
+        copy of what we wrote, a number that went down) or when the log is missing (a derived
+        file is never rewritten from a log that is not there). `adopted`: rewrite whatever the file
+        holds (its evidence was just logged). Then saves the block sums the folds computed, this
+        one's included (the blocks the write changed), for the next command. Returns what it says
+        (another tool's increments logged), one line each."""
+        said: tuple[str, ...] = ()
+        try:
+            self._refuse_missing_log()
+            if not adopted:
+                adopted, said = self._log_foreign_update(locked)
+            check = None if adopted else self.posterior
+            interop.rewrite_state(
+                self.state_path, self._own_state, self.guard, check, self.state_keys, self._keep_written
+            )
+        except interop.StateKept as exc:
+            self._reader.keep_sums()
+            if said:  # the increments were logged all the same: both are said
+                raise interop.StateKept(" ".join((*said, str(exc)))) from None
+            raise
+        self._reader.keep_sums()
+        return said
+
+    def _refuse_missing_log(self) -> None:
+        """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json is there
+        (`log_missing`): rewriting it from the empty fold would throw its evidence away."""
+        missing = self.log_missing()
+        if missing is not None:
+            raise interop.StateKept(missing)
+
+    def _written_path(self) -> Path:
+        return self.state_dir / ".cache" / "bandit-state-written"
+
+    def _keep_written(self, payload: dict[str, Any]) -> None:
+        """Keep a copy of the numbers of the state file about to be written (before it, so that a crash
+        between the two never makes the copy older than the file), best effort: without it, another
+        tool's update of the file is kept as it is, not logged."""
+        if not self._reader.caches:
+            return
+        try:
+            atomic_write(self._written_path(), interop.written_copy(payload), self.guard)
+        except (StoreError, OSError):
+            with contextlib.suppress(OSError):
+                self._written_path().unlink()
+
+    def keep_written_copy(self, state: dict[str, Any]) -> None:
+        """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
+        says otherwise (a workspace written before copies were kept), best effort."""
+        if self._reader.caches and self._written() != interop.read_written_copy(interop.written_copy(state)):
+            self._keep_written(state)
+
+    def _written(self) -> dict[str, interop.Counts] | None:
+        """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
+        if not self._reader.caches:
+            return None
+        try:
+            return interop.read_written_copy(read_regular(self._written_path(), STATE_MAX_BYTES))
+        except (OSError, UnsafeFile, ValueError):
+            return None
+
+    def foreign_increments(self, state: dict[str, Any]) -> dict[str, interop.Counts]:
+        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it;
+        InteropError (why) when that cannot be known."""
+        written = self._written()
+        if written is None:
+            raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
+        added = interop.increments(state, written)
+        mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
+        return {mapper.map(key)[0]: counts for key, counts in added.items()}
+
+    def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
+        """When the state file was changed by another tool since we wrote it and disagrees with the log,
+        log that tool's increments (`foreign_increments`): (True when its evidence is in the log now,
+        the warning that says they were logged). StateKept when they cannot be known."""
+        if not self._foreign_disagreement():
+            return False, ()
+        with contextlib.nullcontext() if locked else self.log.locked():
+            if not locked:  # decided again under the lock: another command may have logged it meanwhile
+                self.refresh()
+            why = self._foreign_disagreement()
+            if why is None:
+                return False, ()
+            existing = interop.read_state(self.state_path)
+            post = self.posterior()
+            arms_only = {**existing, "total_sessions": post.graded_sessions}
+            if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
+                return True, ()  # its numbers are the log's already: another command logged them meanwhile
+            try:
+                added = self.foreign_increments(existing)
+            except interop.InteropError as exc:
+                raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+            if added:
+                self.log.append(encode(interop.increments_event(added, self.now_iso())))
+                self._reader.trust_once()
+                self.refresh()
+        if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
+            return True, ()
+        sessions = max(counts[2] for counts in added.values())
+        return True, (
+            f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
+            f"its increments to {len(added)} arm(s) (up to {sessions} selection(s) each) are logged as an "
+            f"increments event from {interop.GPTME_BANDIT}, and the file follows the log again",
+        )
+
+    def _foreign_disagreement(self) -> str | None:
+        """How the state file disagrees with the log when another tool wrote it last (None: ours, or
+        it agrees, or there is none)."""
+        existing = interop.read_state(self.state_path)
+        if not existing or interop.written_by_us(existing):
+            return None
+        return interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
+
+    def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
+        """Each arm's key in the state file: library ids, or the lessons' absolute paths when the file
+        as it is names arms so (gptme's Claude Code hook looks them up by path)."""
+        arm_ids = self.posterior().arm_ids
+        if not interop.absolute_keys(existing):
+            return tuple(arm_ids)
+        paths = {lesson.id: lesson.path for lesson in self.library().lessons}
+        return interop.state_keys(arm_ids, paths, True)
+
+    def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
+        keys = self.state_keys(existing or {})
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing, keys)
+
+    def _own_state(self, existing: dict[str, Any]) -> dict[str, Any]:
+        """The workspace's own `bandit-state.json`: `state_payload`, naming a database store it is
+        folded from (interop.SOURCE_KEY; none: the workspace's file)."""
+        payload = self.state_payload(existing)
+        payload.pop(interop.SOURCE_KEY, None)
+        if (source := self.state_source()) is not None:
+            payload[interop.SOURCE_KEY] = source
+        return payload
+
+    def state_source(self) -> str | None:
+        """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
+        workspace's file, `database <store id>` for a database."""
+        return self.log.identity()
+
+    def export_gptme(self, path: Path | str) -> Path:
+        """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder); onto the
+        workspace's own file, that file is ours again (its copy kept)."""
+        target = interop.export_target(path)
+        own = target.resolve() == self.state_path
+        style = interop.read_state(target) if own else {}  # onto our own file: its key style is kept
+
+        def fresh() -> dict[str, Any]:
+            keys = self.state_keys(style)
+            return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
+
+        return interop.export_state(target, fresh, self._keep_written if own else None)
+
+    def import_gptme(self, path: Path) -> ImportReport:
+        """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
+        already (docs/format.md §7): this workspace's own file as we wrote it or agreeing with the log,
+        a file of ours that agrees with it, or the content of the priors already imported (the report's
+        `skipped` says why, nothing logged). This workspace's own file changed by gptme's bandit: its
+        increments are logged (as every write does). WorkspaceError when its evidence cannot be told
+        apart from the log's."""
+        with self.log.locked():
+            self.refresh()
+            own = Path(path).resolve() == self.state_path
+            existing = interop.read_state(Path(path))
+            keys = self.state_keys(existing)
+            agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
+            if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
+                if self._written() is None:
+                    raise WorkspaceError(
+                        f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
+                        "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "
+                        "nothing logged"
+                    )
+                said = self._after_write()
+                self.warnings.extend(said)
+                return ImportReport(str(path), (), skipped=" ".join(said) or None)
+            if own and (agrees or interop.written_by_us(existing)):
+                why = f"{path} is written from this workspace's log: nothing to import"
+                return ImportReport(str(path), (), skipped=why)
+            report = interop.read_import(Path(path), self.library())
+            if agrees and interop.STAMP_KEY in existing:
+                return replace(
+                    report,
+                    skipped=f"{path} was written by lesson-credit and agrees with the log: its "
+                    "evidence is in it already; nothing imported",
+                )
+            if self._reader.index.priors and self._imported_already(report):
+                return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
+            self.warnings.extend(self._append(commands.prior_event(*report.prior(), self.now_iso()), adopted=own))
+            return report
+
+    def _has_evidence(self) -> bool:
+        data = self.data()
+        return data.n_sessions > 0 or bool(self._reader.index.priors) or bool(self._reader.index.increments)
+
+    def _imported_already(self, report: ImportReport) -> bool:
+        """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""
+        index = self._reader.index
+        arms, rewards = report.prior()
+        return all(
+            index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
+            for arm, prior in arms.items()
+        )

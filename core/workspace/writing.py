@@ -1,0 +1,259 @@
+"""Writing: the events a command appends under the log's lock (core.commands, core.grading),
+checked against the log as it is then, and the settings in config.toml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lesson_credit.core import commands, grading
+from lesson_credit.core.bandit.config import save_config
+from lesson_credit.core.bandit.select import Selection
+from lesson_credit.core.base.clock import iso
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import set_aside_notices
+from lesson_credit.core.grading import GradeAppended
+from lesson_credit.core.log.stores import record_lock
+from lesson_credit.core.model.settings import CreditSettings
+from lesson_credit.core.model.sources import check_priority
+from lesson_credit.core.views import (
+    Explanation,
+    GradeRecord,
+    PosteriorTable,
+)
+from lesson_credit.core.workspace.state_file import StateFile
+
+if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    pass
+
+
+class Writing(StateFile):
+    """Every write: a selection, a session, a grade or an undo, a prior, the settings."""
+
+    def select(
+        self,
+        context: str,
+        *,
+        k: int | None = None,
+        seed: int | None = None,
+        session_id: str | None = None,
+        log: bool = True,
+        draws: int = 4000,
+        dropout: float = 0.0,
+        policy: str | None = None,
+        category: str | None = None,
+    ) -> Selection:
+        """Thompson top-k among matching lessons; logs a selection event with propensities.
+
+        `policy` (default: the one in force, `self.policy`): seed, evidence or uniform draw from the
+        Beta posteriors folded under that credit strategy, joint from the joint estimate's posterior.
+        `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
+        is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial).
+        `category`: the session's kind of work (default: the one config.toml's [categories] finds in the
+        context, else none); the joint policy draws each lesson's effect in it; it is logged either way."""
+        from lesson_credit.core import selection_draw
+
+        if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
+            raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
+        k = self.config.k if k is None else k
+        drawn = selection_draw.draw(
+            context,
+            lambda: self.library().lessons,
+            self.posterior,
+            self.settings,
+            k=k,
+            seed=seed,
+            session_id=session_id,
+            clock=self.clock,
+            draws=draws,
+            dropout=dropout,
+            policy=self.policy if policy is None else policy,
+            joint=self.joint_posterior,
+            category=category,
+            categories=self.config.categories,
+        )
+        if log:
+            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
+            self.refresh()
+        return drawn.selection
+
+    def _check_new(self, session_id: str) -> None:
+        self.refresh()
+        if self._reader.row_of(session_id) is not None:
+            raise WorkspaceError(f"session {session_id!r} is already recorded")
+
+    def record(
+        self,
+        session_id: str,
+        journal: Path | str,
+        lessons: Sequence[str],
+        *,
+        reward: float | None = None,
+        category: str | None = None,
+        grader: str = "heuristic",
+        timestamp: str | None = None,
+        outcome: str | None = None,
+        during: Sequence[str] = (),
+    ) -> Explanation:
+        """Log a session: salience from the journal, credit under the current settings. With `outcome`,
+        a gptme outcome word (see `outcome_reward`), the event logs the word as gptme does and its
+        reward follows the [outcomes] mapping. `during`: lessons included during the session (not
+        chosen before it), logged with `"included": "during"`; the lessons the session's logged
+        selection chose get `"included": "before"`."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome, pending_ok=True)
+        grading.check_grader(grader)
+        new = commands.recording(
+            session_id,
+            Path(journal),
+            lessons,
+            lambda: self.library().by_id(),
+            self.root,
+            reward=reward,
+            category=category,
+            grader=grader,
+            allow_outside=self.allow_outside_journals,
+            outcome=outcome,
+            during=during,
+        )
+        settings = self.settings
+        with record_lock(self.log) as held:  # none on a database: its unique index refuses a second record
+            self._check_new(session_id)
+            selection = self._reader.index.latest_selection(session_id)
+            propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
+            event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
+            self.warnings.extend(self._append(event, locked=held))
+        if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
+            self.warnings.append(f"journal {journal} is empty: every lesson's salience is 0 (its weight the floor)")
+        return self.explain(session_id)
+
+    def append_grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str = "manual",
+        note: str | None = None,
+        expect_line: int | None = None,
+        outcome: str | None = None,
+    ) -> GradeAppended:
+        """The one writer of a grade event (`reward` None: a retraction), for the CLI and the dashboard.
+
+        With `expect_line`, refuse (GradeConflict, nothing written) unless the session's latest
+        grade event is the one at that line. The event is logged once this returns; what could not
+        be done besides (rewriting bandit-state.json) is in the result's `warnings`. With `outcome`, a
+        gptme outcome word, the reward is what [outcomes] maps it to, and the event keeps the word."""
+        if outcome is not None:
+            reward = self.outcome_reward(outcome)
+        reward = grading.check_reward(reward)
+        grading.check_grader(grader)
+        decide = lambda history, line: (reward, note, grader)  # noqa: E731
+        return self._append_grade(session_id, decide, grader, expect_line, outcome)
+
+    def grade(
+        self,
+        session_id: str,
+        reward: float | None,
+        *,
+        grader: str = "manual",
+        note: str | None = None,
+        outcome: str | None = None,
+    ) -> GradeRecord:
+        """Append a grade (a number, or a gptme `outcome` word); the latest grade of a session counts."""
+        return self.append_grade(session_id, reward, grader=grader, note=note, outcome=outcome).record
+
+    def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
+        """Undo the session's latest grade not undone yet (`append_undo`); the event appended."""
+        return self.append_undo(session_id, grader=grader, note=note).record
+
+    def append_undo(
+        self,
+        session_id: str,
+        *,
+        grader: str = "manual",
+        note: str | None = None,
+        expect_line: int | None = None,
+        line: int | None = None,
+    ) -> GradeAppended:
+        """The one undo, for the CLI and the dashboard (grading.undo_of): revert the session's latest
+        grade event not undone yet within its reward source, so the score in force is again what it
+        was before it. `grader` is who undoes it (named in the note); checked under the log lock, so
+        a grade appended meanwhile is what gets undone, unless `expect_line` (the latest grade event's
+        line) or `line` (the event to undo) says otherwise: then GradeConflict, nothing written."""
+        grading.check_grader(grader)
+        priority = self.config.reward_priority
+
+        def decide(history: list[GradeRecord], record_line: int) -> tuple[float | None, str | None, str]:
+            sources = self.reward_sources(session_id)
+            return grading.undo_of(session_id, history, record_line, grader, note, sources, priority, line)
+
+        return self._append_grade(session_id, decide, grader, expect_line)
+
+    def _append_grade(
+        self,
+        session_id: str,
+        decide: Callable[[list[GradeRecord], int], tuple[float | None, str | None, str]],
+        grader: str,
+        expect_line: int | None,
+        outcome: str | None = None,
+    ) -> GradeAppended:
+        """Under the lock: the session's grade history as it is now, `decide`'s (reward, note, grader)
+        from it and the session's record line, the event appended and read back."""
+        with self.log.locked():
+            self.refresh()
+            row = self._row(session_id)
+            history = self.grade_history(session_id)
+            sources = self.reward_sources(session_id)
+            grading.check_expected(session_id, history, expect_line)
+            reward, note, logged_as = decide(history, self._reader.session_line(row))
+            said = self._append(grading.grade_event(session_id, reward, logged_as, self.now_iso(), note, outcome))
+            after = self.grade_history(session_id)[-1]
+        before, own = grading.grade_in_force(sources), grading.own_source_score(sources, logged_as)
+        set_aside = set_aside_notices(self.state_dir)  # caches set aside meanwhile (as `warnings` takes them)
+        return GradeAppended(before, after, (*said, *set_aside), own)
+
+    def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
+        """Log starting alpha/beta/n (and gptme's reward counts) for arms, e.g. imported evidence."""
+        with self.log.locked():
+            self.warnings.extend(self._append(commands.prior_event(arms, rewards, iso(self.clock()))))
+
+    def replay(
+        self,
+        strategy: str | None = None,
+        floor: float | None = None,
+        *,
+        decay: float | None = None,
+        priority: Sequence[str] | None = None,
+        write: bool = False,
+    ) -> PosteriorTable:
+        """Re-fold under other settings or another reward priority (docs/records.md); with `write` they
+        become the workspace's settings."""
+        settings = commands.settings_with(self.settings, strategy, floor, decay)
+        chosen = self.config.reward_priority if priority is None else check_priority(priority)
+        if write:
+            with self.log.locked():
+                self.config = replace(self.config, credit=settings, reward_priority=chosen)
+                save_config(self.config_path, self.config, self.guard)
+                self.warnings.extend(self._after_write())
+        base = None if chosen == self.data().scores().priority else self.priority_base(chosen)
+        return self.lesson_table(settings, base, details=False)
+
+    def save_settings(self, settings: CreditSettings, policy: str | None = None) -> None:
+        """Make `settings` (and `policy`, the [select] policy, when given) the workspace's."""
+        if policy is None or policy == self.config.policy:
+            self.replay(settings.strategy, settings.floor, decay=settings.decay, write=True)
+            return
+        from lesson_credit.core.bandit.policy import check_policy
+
+        try:
+            policy = check_policy(policy)
+        except ValueError as exc:
+            raise WorkspaceError(str(exc)) from None
+        settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
+        with self.log.locked():
+            self.config = replace(self.config, credit=settings, policy=policy)
+            save_config(self.config_path, self.config, self.guard)
+            self.warnings.extend(self._after_write())
