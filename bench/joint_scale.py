@@ -140,12 +140,17 @@ def _memory(sessions: int) -> Result:
     gap = float(np.nanmax(np.abs(a - b)) / np.nanmax(np.abs(b)))
     failed = [] if gap <= 1e-6 and np.array_equal(np.isnan(a), np.isnan(b)) else [f"estimates differ ({gap:.1e})"]
     return Result(
-        "joint_memory", [ours.seconds], [base.seconds], f"the design of every injection: peak {base.rss_mb:,.0f} MB",
+        "joint_memory",
+        [ours.seconds],
+        [base.seconds],
+        f"the design of every injection: peak {base.rss_mb:,.0f} MB",
         Target(float("inf"), max_rss_mb=MEMORY_TARGET_MB),
         f"the joint fit of {sessions:,} sessions x 1,000 lessons ({mine['injections']:,} injections) in a child, "
         f"sums streamed per block: peak RSS {ours.rss_mb:,.0f} MB (baseline {base.rss_mb:,.0f} MB); estimates "
-        f"within {gap:.1e} of the baseline's", failed=failed, rss_mb=ours.rss_mb,
-    )  # fmt: skip
+        f"within {gap:.1e} of the baseline's",
+        failed=failed,
+        rss_mb=ours.rss_mb,
+    )
 
 
 def _fit_child(root: str, how: str) -> None:

@@ -257,13 +257,39 @@ def _record_fleet(
         session_id = f"{tag}-a{k}-{i}"
         if mode == "record":
             root = workspaces[k]
-            return [*lesson_credit_cmd(), "record", "--workspace", str(root), "--store", url, "--agent", f"a{k}",
-                    "--session-id", session_id, "--journal", str(root / "journals" / "bench-session.md"),
-                    "--lessons", *lessons, "--reward", "0.8"]  # fmt: skip
+            return [
+                *lesson_credit_cmd(),
+                "record",
+                "--workspace",
+                str(root),
+                "--store",
+                url,
+                "--agent",
+                f"a{k}",
+                "--session-id",
+                session_id,
+                "--journal",
+                str(root / "journals" / "bench-session.md"),
+                "--lessons",
+                *lessons,
+                "--reward",
+                "0.8",
+            ]
         text = event(session_id).strip()
         f = row_fields(text, decode_raw(text))
-        return [sys.executable, "-c", _PLAIN_PROCESS, url, f["type"], f["session_id"], f["event_time"], f["raw"],
-                f"a{k}", f["digest"].hex(), PLAIN_INSERT]  # fmt: skip
+        return [
+            sys.executable,
+            "-c",
+            _PLAIN_PROCESS,
+            url,
+            f["type"],
+            f["session_id"],
+            f["event_time"],
+            f["raw"],
+            f"a{k}",
+            f["digest"].hex(),
+            PLAIN_INSERT,
+        ]
 
     commands = [[command(k, i) for i in range(writes)] for k in range(len(workspaces))]
     latencies: list[list[float]] = [[] for _ in workspaces]
@@ -335,8 +361,10 @@ def case_record_fleet_pg(sizes: dict[str, Any]) -> list[Any]:
                         got[mode] += latencies
                         rates[mode].append(rate)
                         firsts[mode].append(first)
-                    paired.append(statistics.median(got["record"][-agents * writes :]) / statistics.median(
-                        got["plain"][-agents * writes :]))  # fmt: skip
+                    paired.append(
+                        statistics.median(got["record"][-agents * writes :])
+                        / statistics.median(got["plain"][-agents * writes :])
+                    )
                     for space in spaces:
                         shutil.rmtree(space, ignore_errors=True)
                 ratio = statistics.median(got["record"]) / statistics.median(got["plain"])

@@ -123,8 +123,11 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     args.parser = parser  # `help` and `completion` describe this parser
     if args.command is None:
         if not (_isatty(sys.stdin) and _isatty(sys.stdout)):  # a cron job or a pipe that forgot the command
-            print("lesson-credit: no command, and no terminal for the dashboard: give a command "
-                  "(lesson-credit --help lists them)", file=sys.stderr)  # fmt: skip
+            print(
+                "lesson-credit: no command, and no terminal for the dashboard: give a command "
+                "(lesson-credit --help lists them)",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         args.func = dashboard.cmd_tui
     from lesson_credit.core.base.errors import LessonCreditError

@@ -70,30 +70,41 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
 def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
-        sub, "store", [], "move the event log between the workspace file and a database store",
+        sub,
+        "store",
+        [],
+        "move the event log between the workspace file and a database store",
         "Copy events between the workspace's sessions.jsonl and a PostgreSQL store (--store URL,\n"
         "$LESSON_CREDIT_STORE or [store] url in config.toml).",
         "  lesson-credit store push --store postgresql://host/db\n  lesson-credit store pull copy.jsonl --store postgresql://host/db",
-    )  # fmt: skip
+    )
     store_sub = p.add_subparsers(
-        dest="store_command", metavar="ACTION", required=True,
+        dest="store_command",
+        metavar="ACTION",
+        required=True,
         help="push: copy the workspace's sessions.jsonl into the database; pull: write the database's events "
         "to a new JSONL file (`lesson-credit store ACTION --help` describes each)",
-    )  # fmt: skip
+    )
     q = command(
-        store_sub, "push", [common, data], "copy the workspace's sessions.jsonl into the database (idempotent)",
+        store_sub,
+        "push",
+        [common, data],
+        "copy the workspace's sessions.jsonl into the database (idempotent)",
         "Copy every event of the workspace's sessions.jsonl into the database store, in one\n"
         "transaction (all or nothing), streamed: memory does not grow with the log. Re-running adds\n"
         "nothing: events already there (and a second session event for an id) are skipped. Exit 75\n"
         "when the database fails for now (down, read-only, a lock held too long): nothing was added.",
         "  lesson-credit store push --store postgresql://host/db",
-    )  # fmt: skip
+    )
     q.set_defaults(func=cmd_store_push)
     q = command(
-        store_sub, "pull", [common, data], "write the database's events as a JSONL log",
+        store_sub,
+        "pull",
+        [common, data],
+        "write the database's events as a JSONL log",
         "Write the database's events, in the order they fold in (every event committed when the pull\n"
         "began), as a JSONL log that the file store folds to the same numbers.",
         "  lesson-credit store pull backup.jsonl --store postgresql://host/db",
-    )  # fmt: skip
+    )
     q.add_argument("file", metavar="FILE", help="the JSONL file to write (must not exist)")
     q.set_defaults(func=cmd_store_pull)

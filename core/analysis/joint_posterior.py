@@ -204,9 +204,19 @@ def joint_posterior(
         deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
     typical_w = float(design.entry_weight.mean()) if len(design.entry_weight) else 1.0
     return JointPosterior(
-        tuple(data.arm_ids), mean, sd, fit.n.astype(np.int64), prior_sd, names, baselines, noise, fit.n_sessions,
-        deviation, deviation_var, tau_c * typical_w,
-    )  # fmt: skip
+        tuple(data.arm_ids),
+        mean,
+        sd,
+        fit.n.astype(np.int64),
+        prior_sd,
+        names,
+        baselines,
+        noise,
+        fit.n_sessions,
+        deviation,
+        deviation_var,
+        tau_c * typical_w,
+    )
 
 
 def fingerprint(
@@ -281,9 +291,19 @@ def decode(data: bytes, key: str) -> JointPosterior:
     if not (np.isfinite(deviation).all() and (np.isfinite(deviation_var) & (deviation_var >= 0)).all()):
         raise ValueError("inconsistent cache")
     return JointPosterior(
-        arm_ids, mean, sd, n, prior_sd, categories, baselines, noise_sd, n_sessions,
-        deviation, deviation_var, category_sd,
-    )  # fmt: skip
+        arm_ids,
+        mean,
+        sd,
+        n,
+        prior_sd,
+        categories,
+        baselines,
+        noise_sd,
+        n_sessions,
+        deviation,
+        deviation_var,
+        category_sd,
+    )
 
 
 def cached_joint_posterior(

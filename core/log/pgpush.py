@@ -141,8 +141,18 @@ def _copy_direct(conn: pgconn.Connection, rows: Iterable[dict[str, Any]], agent:
             digest, session = fields["digest"], fields["session_id"] if fields["type"] == "session" else None
             if session is not None and seen[session]:
                 raise _Refused
-            copy.write_row((fields["type"], fields["session_id"], fields["event_time"], fields["event"],
-                            fields["raw"], agent, digest, seen[digest]))  # fmt: skip
+            copy.write_row(
+                (
+                    fields["type"],
+                    fields["session_id"],
+                    fields["event_time"],
+                    fields["event"],
+                    fields["raw"],
+                    agent,
+                    digest,
+                    seen[digest],
+                )
+            )
             recent.append((digest, session))
             seen[digest] += 1
             if session is not None:
@@ -166,8 +176,17 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> Push
         conn.execute(_STAGE)
         with conn.cursor() as cursor, cursor.copy(_COPY) as copy:
             for fields in _rows(lines, report):
-                copy.write_row((copied, fields["type"], fields["session_id"], fields["event_time"],
-                                fields["event"] is not None, fields["raw"], fields["digest"]))  # fmt: skip
+                copy.write_row(
+                    (
+                        copied,
+                        fields["type"],
+                        fields["session_id"],
+                        fields["event_time"],
+                        fields["event"] is not None,
+                        fields["raw"],
+                        fields["digest"],
+                    )
+                )
                 copied += 1
         conn.execute("ANALYZE incoming")  # so the plan reads it by its index, in order
         conn.execute(_COPIES)

@@ -292,8 +292,8 @@ class PgStore:
         raw = checked_raw(line)
         session_id = str(raw.session_id) if is_session(raw) else None
         fields = row_fields(line.strip(), raw)
-        values: tuple[Any, ...] = (fields["type"], fields["session_id"], fields["event_time"], fields["event"],
-                                   fields["raw"], self.agent, fields["digest"])  # fmt: skip
+        head = tuple(fields[key] for key in ("type", "session_id", "event_time", "event", "raw"))
+        values: tuple[Any, ...] = (*head, self.agent, fields["digest"])
         copy = False
         for _ in range(COPY_RACE_RETRIES):
             read_end, self._ahead = self._read_end, None
