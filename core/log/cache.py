@@ -168,7 +168,7 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
 def _sections_of(part: Part, source: SectionSource) -> Callable[[str], Section]:
     def section(name: str) -> Section:
         offset, length, digest = part.sections[name]
-        return Section(source, offset, length, digest)
+        return Section(source, name, offset, length, digest)
 
     return section
 
@@ -227,8 +227,8 @@ class BlobSource:
             raise CacheDamaged(f"{self.name}: shorter than its directory says")
         return data
 
-    def heal(self, offset: int, length: int, why: str) -> bytes:
-        return self.healer.section(self.name, offset, length, why)
+    def heal(self, section: str, why: str) -> bytes:
+        return self.healer.section(self.name, section, why)
 
 
 class Healer:
@@ -239,10 +239,12 @@ class Healer:
 
     def __init__(self, cache: DerivedCache, parts: list[Part], end: int) -> None:
         self.cache, self.parts, self.end = cache, parts, end
-        self._blobs: dict[str, bytes] = {}
+        self._blobs: dict[str, tuple[Part, bytes]] = {}
         self._index: LogIndex | None = None
 
-    def section(self, name: str, offset: int, length: int, why: str) -> bytes:
+    def section(self, name: str, section: str, why: str) -> bytes:
+        """Section `section` of block `name` as the log gives it (by name: the damaged head's offsets
+        and lengths are not used)."""
         if name not in self._blobs:
             if self._index is None:
                 self.cache.note(f"has a damaged block ({why})")
@@ -254,8 +256,10 @@ class Healer:
                 starts = [r0 + part.rows, e0 + part.entries, g0 + part.grades, s0 + part.selections]
                 if part.file == name:
                     x = Extent(r0 // snapshot.BLOCK_ROWS, r0, starts[0], e0, starts[1], g0, starts[2], s0, starts[3])
-                    self._blobs[name] = encode_part(self._index, x, name)[1]
-        return self._blobs[name][offset : offset + length]
+                    self._blobs[name] = encode_part(self._index, x, name)
+        part, blob = self._blobs[name]
+        offset, length, _ = part.sections[section]
+        return blob[offset : offset + length]
 
 
 def _read_from_scratch(store: Any, end: int) -> LogIndex:

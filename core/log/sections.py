@@ -32,12 +32,15 @@ class SectionSource(Protocol):
 
 
 class Section:
-    """`length` bytes at `offset` of a source, whose xxh3-64 is `digest`; read once, when first used."""
+    """`length` bytes at `offset` of a source, whose xxh3-64 is `digest`; read once, when first used.
+    `name` is the section's in its block: what a block derived again is asked for (its offset and length
+    are the head's, which may be the damaged part)."""
 
-    __slots__ = ("source", "offset", "length", "digest", "_data")
+    __slots__ = ("source", "name", "offset", "length", "digest", "_data")
 
-    def __init__(self, source: SectionSource, offset: int, length: int, digest: int) -> None:
+    def __init__(self, source: SectionSource, name: str, offset: int, length: int, digest: int) -> None:
         self.source = source
+        self.name = name
         self.offset = offset
         self.length = length
         self.digest = digest
@@ -53,7 +56,7 @@ class Section:
                 heal = getattr(self.source, "heal", None)
                 if heal is None:
                     raise
-                data = heal(self.offset, self.length, str(exc))
+                data = heal(self.name, str(exc))
             self._data = data
         return self._data
 

@@ -47,7 +47,7 @@ def _sections(pieces: list[bytes]) -> tuple[CountingSource, list[Section]]:
     source = CountingSource(data)
     sections, at = [], 0
     for piece in pieces:
-        sections.append(Section(source, at, len(piece), xxhash.xxh3_64_intdigest(piece)))
+        sections.append(Section(source, f"s{at}", at, len(piece), xxhash.xxh3_64_intdigest(piece)))
         at += len(piece)
     return source, sections
 
@@ -107,11 +107,11 @@ def test_a_changed_section_is_never_used() -> None:
     good = np.arange(5, dtype=np.int64).tobytes()
     source = BlobSource(good[:8] + b"\x07" + good[9:], "test")  # one byte changed after the digest
     column = Column(np.int64)
-    column.add_chunk(5, Section(source, 0, len(good), xxhash.xxh3_64_intdigest(good)))
+    column.add_chunk(5, Section(source, "good", 0, len(good), xxhash.xxh3_64_intdigest(good)))
     with pytest.raises(CacheDamaged):
         column.span(0, 2)
     short = Column(np.int64)
-    short.add_chunk(6, Section(BlobSource(good, "test"), 0, len(good), xxhash.xxh3_64_intdigest(good)))
+    short.add_chunk(6, Section(BlobSource(good, "test"), "good", 0, len(good), xxhash.xxh3_64_intdigest(good)))
     with pytest.raises(CacheDamaged):  # the directory says 6 items, the section holds 5
         short.view()
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_fixture import settle
 
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
@@ -22,6 +21,7 @@ from lesson_credit.tui.background import NICENESS
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
+from tests.tui.tui_fixture import settle
 
 SIZE = (120, 40)
 REPO = Path(__file__).parents[2]
