@@ -10,11 +10,12 @@ process (`tui/effects_job.py`) as it does from 100,000 sessions or 500 lessons; 
 that threshold to 0 (in this process only), so a small workspace measures the same path.
 
 Prints one line `TUI-MEMORY {json}`: `dashboard_mb`, this process's peak RSS (VmHWM) once the
-effects are shown; `child_mb`, the child's peak RSS, from GNU time (`-f %M`) put in front of the
-child's command (the probe wraps `subprocess.Popen` in the effects_job module: nothing in tui/
-changes), or without /usr/bin/time from this process's rusage of its children (an upper bound:
-Linux carries the spawning process's high-water mark into a vfork'ed child's); `sum_mb`; the
-times (`open_s` until the table has rows, `effects_s` until it shows the effects) and the load.
+effects are shown (`open_mb` once the table has rows); `children_mb`, each child's peak RSS, from GNU
+time (`-f %M`) put in front of the child's command (the probe wraps `subprocess.Popen` in the
+effects_job module: nothing in tui/ changes), and `child_mb` the largest (they run one at a time);
+without /usr/bin/time, this process's rusage of its children (an upper bound: Linux carries the
+spawning process's high-water mark into a vfork'ed child's); `sum_mb`; the times (`open_s` until the
+table has rows, `effects_s` until it shows the effects and P(top-k)) and the load.
 """
 
 from __future__ import annotations
@@ -47,14 +48,27 @@ TARGET_MB = 1024.0  # the dashboard and its fit's child together under 1 GB
 TIMEOUT_S = 600.0  # the fit of a million sessions takes ~30 s on a quiet machine; only catches a hang
 
 
-def _timed_popen(rss_file: str) -> Any:
-    """A stand-in for the `subprocess` module in tui/effects_job.py whose Popen runs the child under
-    GNU time (its peak RSS into `rss_file`)."""
+def _timed_popen(folder: str) -> Any:
+    """A stand-in for the `subprocess` module in tui/effects_job.py whose Popen runs each child under
+    GNU time (its peak RSS into a file of its own in `folder`)."""
+    started = []
 
     def popen(cmd: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([str(TIME), "-f", "%M", "-o", rss_file, *cmd], **kwargs)
+        started.append(cmd)
+        rss = os.path.join(folder, f"child-{len(started)}")
+        return subprocess.Popen([str(TIME), "-f", "%M", "-o", rss, *cmd], **kwargs)
 
     return types.SimpleNamespace(Popen=popen, PIPE=subprocess.PIPE)
+
+
+def _children_mb(folder: str) -> list[float]:
+    """The peak RSS of each child GNU time measured, in the order they started."""
+    out = []
+    for path in sorted(Path(folder).iterdir(), key=lambda p: int(p.name.split("-")[1])):
+        text = path.read_text().split()
+        if text and text[-1].isdigit():
+            out.append(int(text[-1]) / 1024)
+    return out
 
 
 def _fitted(app: Any) -> bool:
@@ -74,9 +88,9 @@ async def measure(root: Path) -> dict[str, Any]:
     gc_settings.freeze()  # as `lesson_credit.tui.app.run` does (`start` ran first, as in the CLI: see main)
     effects_job.ELSEWHERE_FROM = 0  # the fit in a child whatever the log's size (this process only)
     out: dict[str, Any] = {"workspace": str(root), "load_before": [round(x, 2) for x in os.getloadavg()]}
-    with tempfile.NamedTemporaryFile(prefix="child-rss-") as rss:
+    with tempfile.TemporaryDirectory(prefix="child-rss-") as folder:
         if TIME.exists():
-            effects_job.subprocess = _timed_popen(rss.name)  # type: ignore[attr-defined]  # probe, this process only
+            effects_job.subprocess = _timed_popen(folder)  # type: ignore[attr-defined]  # probe, this process only
         t0 = time.perf_counter()
         ws = Workspace(root)
         app = LessonCreditApp(ws, poll_seconds=0)
@@ -86,9 +100,9 @@ async def measure(root: Path) -> dict[str, Any]:
             out["effects_s"] = await until(lambda: _fitted(app), "effects", timeout=TIMEOUT_S) - t0
             out["dashboard_mb"] = peak_rss_mb()
             out["sessions"], out["lessons"] = ws.data().n_sessions, ws.data().n_arms
-        text = Path(rss.name).read_text().split() if TIME.exists() else []
-    if text and text[-1].isdigit():
-        out["child_mb"], out["child_rss_from"] = int(text[-1]) / 1024, "GNU time"
+        children = _children_mb(folder) if TIME.exists() else []
+    if children:  # one child at a time (tui/effects_job.py): the peak of the children is the largest
+        out["children_mb"], out["child_mb"], out["child_rss_from"] = children, max(children), "GNU time"
     else:
         out["child_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         out["child_rss_from"] = "rusage of the children (an upper bound)"
