@@ -139,7 +139,8 @@ def case_dashboard_memory(sizes: dict[str, Any]) -> list[Result]:
             Target(math.inf, max_rss_mb=TARGET_MB),
             f"the dashboard on {m['sessions']:,} sessions x {m['lessons']:,} lessons until its joint effects and "
             f"P(top-k) are shown, fits refitted: peak RSS of the dashboard {m['dashboard_mb']:,.0f} MB (at the "
-            f"first rows {m['open_mb']:,.0f} MB) + its fit's child {m['child_mb']:,.0f} MB ({m['child_rss_from']}) "
+            f"first rows {m['open_mb']:,.0f} MB) + its fits' largest child {m['child_mb']:,.0f} MB (each: "
+            f"{', '.join(f'{x:,.0f}' for x in m.get('children_mb', [m['child_mb']]))} MB, {m['child_rss_from']}) "
             f"= {m['sum_mb']:,.0f} MB{over}; load {m['load_before'][0]:.1f} -> {m['load_after'][0]:.1f}",
             extra=m,
             rss_mb=m["sum_mb"],
