@@ -44,6 +44,7 @@ FULL: dict[str, Any] = {
     "select": {"lessons": 30_000, "runs": 3},
     "import": {"arms": 40_000, "runs": 3},
     "gptme": {"lessons": 1000, "sessions": 1_000_000, "rounds": 7},  # bench/peer.py: bench/scale.py's log size
+    "dashboard_memory": {"lessons": 1000, "sessions": 1_000_000},  # bench/tui_memory.py: bench/scale.py's log
 }
 QUICK: dict[str, Any] = {
     "workspace": {"lessons": 200, "sessions": 10_000, "per_session": 10, "grades": 500, "pending": 0.10},
@@ -63,6 +64,7 @@ QUICK: dict[str, Any] = {
     "select": {"lessons": 3000, "runs": 2},
     "import": {"arms": 4000, "runs": 2},
     "gptme": {"lessons": 300, "sessions": 10_000, "rounds": 3},  # flat's big workspace: no data of its own
+    "dashboard_memory": {"lessons": 300, "sessions": 10_000, "grades": 500},
 }
 SMOKE: dict[
     str, Any
@@ -85,6 +87,7 @@ SMOKE: dict[
     "select": {"lessons": 200, "runs": 1},
     "import": {"arms": 200, "runs": 1},
     "gptme": {"lessons": 20, "sessions": 400, "rounds": 1},  # the flat smoke case's workspace
+    "dashboard_memory": {"lessons": 40, "sessions": 3500, "grades": 100},  # bench/scale.py's smoke log
 }
 SEED = 20260305
 

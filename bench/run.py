@@ -11,7 +11,8 @@ Run from the repository root::
 Cases (`--only` takes a case name or a prefix): cold_load (parse + fold of a 100k-session
 log; with the engine's on-disk index cache also cold_load_first, which writes the cache, and
 cold_load_cached, which reads it), warm (warm_whatif, warm_regrade), salience, status_cli
-(and status_cli_first without the index cache), record_cli, tui_start, filter_typing (a
+(and status_cli_first without the index cache), record_cli, tui_start, dashboard_memory (the
+dashboard's peak RSS with its joint fit's child: bench/tui_memory.py), filter_typing (a
 5,000-character filter typed key by key: bench/filter_typing.py), analysis (joint_fit and loo_cli:
 see bench/analysis.py), select_joint (select --policy joint against the Beta-posterior select, and
 select_joint_refit: see bench/policy.py), and on a local PostgreSQL store (bench/pg.py) record_pg, read_pg (parse
@@ -491,6 +492,12 @@ def case_policy(sizes: dict[str, Any]) -> list[Result]:
     return run_case(sizes)
 
 
+def case_dashboard_memory(sizes: dict[str, Any]) -> list[Result]:
+    from bench.tui_memory import case_dashboard_memory as case  # the dashboard with its fit's child
+
+    return case(sizes)
+
+
 def case_analysis(sizes: dict[str, Any]) -> list[Result]:
     from bench.analysis import case_analysis as cases  # joint_fit and loo_cli (bench/analysis.py)
 
@@ -505,6 +512,7 @@ CASES: dict[str, Callable[[dict[str, Any]], list[Result]]] = {
     "sessions_cli": case_sessions,
     "record_cli": case_record,
     "tui_start": case_tui_start,
+    "dashboard_memory": case_dashboard_memory,  # peak RSS of the dashboard + its fit's child (bench/tui_memory.py)
     "transcript": case_transcript,
     "filter_typing": case_filter_typing,
     "analysis": case_analysis,  # joint_fit, loo_cli
@@ -541,6 +549,7 @@ QUICK_CASES = [
     "status_vs_gptme",
     "tui_start",
     "tui_live",
+    "dashboard_memory",
     "analysis",
 ]
 

@@ -1,4 +1,4 @@
-"""The joint fit of a big log, in a process of its own, so the dashboard never holds it.
+"""The joint fits of a big log, in a process of its own, so the dashboard never holds them.
 
 On a million sessions the joint fit (core.analysis.joint) takes seconds and more memory than the
 dashboard itself; in a thread it would share the dashboard's interpreter lock and its memory. The
@@ -7,6 +7,11 @@ are on its stdin (the store's URL goes through the pipe, not the command line), 
 effects back as JSON. The child reads the log through the parsed-log cache like any command, at a
 lower priority, and saves what it fitted with the log version it read (`Workspace.effects`), so a
 later start on the same log shows them at once.
+
+The same child draws P(top-k) under the joint selection policy (the request's `p_top_k`: the seed):
+its posterior is fitted from the design of every injection (core.analysis.joint_posterior; ~1 GB
+at a million sessions, 0.6 GB more than the dashboard holds) and kept in its verified cache. One
+child at a time: the two fits never hold their memory at once.
 """
 
 from __future__ import annotations
@@ -44,6 +49,19 @@ def fit_later(ws: Workspace) -> tuple[Callable[[EffectsJob], dict[str, float]], 
     return (lambda job: fit()), True
 
 
+def p_top_k_later(ws: Workspace, seed: int) -> Callable[[EffectsJob], dict[str, float]]:
+    """Called under the dashboard's lock: how to draw P(top-k) of the log as read now, outside the lock.
+    Under the joint policy a big log's posterior is fitted (or read from its cache) in a child; else
+    the posterior is taken here now and the draws run when called."""
+    from lesson_credit.core.bandit.policy import JOINT
+
+    request = request_of(ws) if too_big_here(ws) and ws.policy == JOINT else None
+    if request is not None:
+        return lambda job: job.run({**request, "p_top_k": seed})
+    draw = ws.p_top_k_later(seed=seed)
+    return lambda job: draw()
+
+
 def request_of(ws: Workspace) -> dict[str, Any] | None:
     """What the child needs to open the same workspace and store; None when it cannot (a store the
     child would not know how to open: the fit then runs in the dashboard, as for a small log)."""
@@ -61,15 +79,22 @@ def request_of(ws: Workspace) -> dict[str, Any] | None:
 
 
 class EffectsJob:
-    """At most one child at a time; `stop()` ends it (the dashboard quits, or the source is closed)."""
+    """At most one child at a time (a second `run` waits); `stop()` ends it (the dashboard quits, or
+    the source is closed)."""
 
     def __init__(self) -> None:
         self._child: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
+        self._one = threading.Lock()  # held while a child runs
         self._stopped = False
 
     def run(self, request: dict[str, Any]) -> dict[str, float]:
-        """The effects the child fitted; RuntimeError when it failed (its last line of stderr says why)."""
+        """What the child computed (the effects, or P(top-k) when the request has `p_top_k`);
+        RuntimeError when it failed (its last line of stderr says why)."""
+        with self._one:
+            return self._run(request)
+
+    def _run(self, request: dict[str, Any]) -> dict[str, float]:
         with self._lock:
             if self._stopped:
                 raise RuntimeError("the dashboard is closing")
@@ -87,8 +112,8 @@ class EffectsJob:
         if child.returncode != 0:
             lines = err.decode(errors="replace").strip().splitlines()
             raise RuntimeError(f"joint fit failed: {lines[-1] if lines else f'exit {child.returncode}'}")
-        effects = json.loads(out)["effects"]
-        return {str(k): float(v) for k, v in effects.items()}
+        values = json.loads(out)["p_top_k" if "p_top_k" in request else "effects"]
+        return {str(k): float(v) for k, v in values.items()}
 
     def stop(self) -> None:
         with self._lock:
@@ -105,8 +130,11 @@ def main() -> int:
     # the dashboard's store: its database's URL, or "" for the workspace's file (None would choose
     # from $LESSON_CREDIT_STORE and config.toml, which `--store ""` overrides)
     store, agent, written_by = request.get("store") or "", request.get("agent"), request.get("written_by")
-    effects = Workspace(request["root"], store=store, agent=agent, written_by=written_by).effects()
-    sys.stdout.write(json.dumps({"effects": effects}))
+    ws = Workspace(request["root"], store=store, agent=agent, written_by=written_by)
+    if "p_top_k" in request:
+        sys.stdout.write(json.dumps({"p_top_k": ws.p_top_k(seed=int(request["p_top_k"]))}))
+    else:
+        sys.stdout.write(json.dumps({"effects": ws.effects()}))
     return 0
 
 

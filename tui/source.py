@@ -183,11 +183,15 @@ class WorkspaceSource:
     def p_top_k(self) -> tuple[int, Mapping[str, float]]:
         """(log version, each active lesson's probability of a top-k Thompson draw). A Monte Carlo
         estimate (0.3-0.8 s at 3,000 lessons), asked for after the Lessons table is shown; its draws
-        run outside the lock: a live update's read (`check`) does not wait for them."""
+        run outside the lock: a live update's read (`check`) does not wait for them. Under the joint
+        policy a big log's posterior is fitted in the joint fit's child (`effects_job.p_top_k_later`)."""
+        from lesson_credit.tui import effects_job
+
         with self._lock:
             ws = self._refreshed()
-            version, draw = ws.version, ws.p_top_k_later(seed=self.seed)
-        return version, draw()
+            version, draw = ws.version, effects_job.p_top_k_later(ws, self.seed)
+            job = self._effects_job()
+        return version, draw(job)
 
     def known_effects(self) -> tuple[int, Mapping[str, float]] | None:
         """(log version, the joint effects) when they are at hand for the log as read: fitted by
@@ -211,15 +215,21 @@ class WorkspaceSource:
             with self._lock:
                 ws = self._refreshed()
                 version, (fit, here) = ws.version, effects_job.fit_later(ws)
-                if self._job is None:
-                    self._job = effects_job.EffectsJob()
-                job = self._job
+                job = self._effects_job()
             effects = fit(job)
             with self._lock:
                 if here and self.workspace.version == version:
                     self.workspace.remember_effects(effects)  # (a child process saves its own)
                 self._effects = (version, effects)
             return version, effects
+
+    def _effects_job(self) -> EffectsJob:
+        """The joint fits' child process runner (under the lock; made at the first fit)."""
+        from lesson_credit.tui import effects_job
+
+        if self._job is None:
+            self._job = effects_job.EffectsJob()
+        return self._job
 
     def close(self) -> None:
         """The dashboard is closing: end a fit running in a child process."""

@@ -15,7 +15,7 @@ CONSTANT_FACTOR_ROWS = {
     "record at 1M against gptme-sessions' update": "record_vs_gptme",
     "warm status at 1M against gptme-sessions' status": "status_vs_gptme",
     "status with the caches deleted (at 1M: --scale's scale_status_cold)": "status_cli",
-    "the dashboard's peak memory with its fit": "tui_live",
+    "the dashboard's peak memory with its fit": "dashboard_memory",
     "first paint against a bare Textual app": "tui_start",
     "loo --json": "analysis",
     "record through PostgreSQL against a plain INSERT": "write_pg",

@@ -63,6 +63,69 @@ def test_the_fit_of_a_big_log_runs_in_a_child_and_is_kept_per_log_version(
     assert len(started) == 2
 
 
+def test_p_top_k_of_a_big_log_under_the_joint_policy_is_drawn_in_the_child(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The joint policy's posterior is fitted from the design of every injection: at a million sessions
+    it took the dashboard's peak RSS from ~370 MB to ~1 GB (bench dashboard_memory), under the source's
+    lock. A big log's P(top-k) is drawn in the joint fit's child; the dashboard's process fits nothing."""
+    monkeypatch.setattr(effects_job, "ELSEWHERE_FROM", 0)  # every log counts as big here
+    root = analysis_workspace.root
+    expected = Workspace(root).p_top_k(seed=0)  # in this process, before the counting below
+    fitted_here: list[int] = []
+    real_posterior = Workspace.joint_posterior
+
+    def counted(ws: Workspace) -> Any:  # in this process only: the child's Workspace is not patched
+        fitted_here.append(1)
+        return real_posterior(ws)
+
+    monkeypatch.setattr(Workspace, "joint_posterior", counted)
+    started: list[dict[str, Any]] = []
+    real_run = effects_job.EffectsJob.run
+
+    def counting(job: effects_job.EffectsJob, request: dict[str, Any]) -> dict[str, float]:
+        started.append(request)
+        return real_run(job, request)
+
+    monkeypatch.setattr(effects_job.EffectsJob, "run", counting)
+    version, p = WorkspaceSource(analysis_workspace).p_top_k()
+    assert version == analysis_workspace.version and p == expected
+    assert started == [{"root": str(root), "store": None, "p_top_k": 0}] and fitted_here == []
+
+
+def test_the_joint_fits_run_one_child_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The effects and P(top-k) workers ask for their fits at once: two children would hold both fits'
+    memory together (~430 MB + ~950 MB at a million sessions). A second `run` waits for the first."""
+    entered, release = threading.Event(), threading.Event()
+    children: list[int] = []
+
+    class Child:  # stands for the child process: answers once released
+        returncode = 0
+
+        def __init__(self, cmd: list[str], **kwargs: Any) -> None:
+            children.append(len(children))
+            entered.set()
+
+        def communicate(self, given: bytes) -> tuple[bytes, bytes]:
+            release.wait(30)
+            return b'{"effects": {"a": 1.0}, "p_top_k": {"a": 0.5}}', b""
+
+    monkeypatch.setattr("subprocess.Popen", Child)  # (effects_job calls subprocess.Popen)
+    job = effects_job.EffectsJob()
+    answers: list[dict[str, float]] = []
+    first = threading.Thread(target=lambda: answers.append(job.run({"root": "r", "store": None})))
+    second = threading.Thread(target=lambda: answers.append(job.run({"root": "r", "store": None, "p_top_k": 0})))
+    first.start()
+    assert entered.wait(30)
+    second.start()
+    second.join(1.0)  # on the old code the second child started at once
+    assert children == [0] and second.is_alive()
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert children == [0, 1] and sorted(answers, key=str) == [{"a": 0.5}, {"a": 1.0}]
+
+
 async def test_effects_fitted_before_stay_on_screen_while_a_newer_log_is_fitted(
     analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
