@@ -116,7 +116,7 @@ def case_joint_scale(sizes: dict[str, Any]) -> list[Result]:
     return [*results, _memory(3_500 if sessions < 1_000 else 100_000 if sessions < 100_000 else 1_000_000)]
 
 
-MEMORY_TARGET_MB = 560.0  # the dashboard peaks at 412-430 MB at 1M sessions: with its fit's child, under 1 GB
+MEMORY_TARGET_MB = 560.0  # with the dashboard (368 MB at 1M sessions: bench/tui_memory.py) under 1 GB
 
 
 def _memory(sessions: int) -> Result:
