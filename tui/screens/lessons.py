@@ -257,13 +257,14 @@ class LessonsScreen(SortableScreen):
 
     @work(thread=True, group="lessons-effects", description="the lessons' joint effects")
     def _estimate_effects(self, tones: Mapping[str, Style]) -> None:
-        view = self.view
-
         def compute() -> tuple[int, Mapping[str, float], LessonCells]:
             try:
                 version, effects = self.source.effects()
             finally:
                 self._fitting = False  # before the message: its handler may start the next fit
+            # the rows shown once the fit is done (the intervals may have been filled meanwhile): the
+            # cells are then the ones the table shows, not built again on the UI thread
+            view = self.view
             rows = view.rows if view is not None else ()
             return version, effects, LessonCells.build(rows, tones, effects)
 
