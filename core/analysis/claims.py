@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, solve_operator
+from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design
 from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoods
+from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 
