@@ -72,7 +72,9 @@ def size_text(size: int) -> str:
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
 _HEAP_KEPT = (1 << 30, 256 << 20)  # during a big read: free memory kept up to 1 GB; blocks up to 256 MB from it
-_HEAP_DEFAULT = (128 << 10, 128 << 10)  # glibc's defaults, restored after it (then trimmed)
+# after it: where glibc's own rule puts them after a big read (mmap: the largest mapped block freed, up to
+# 32 MB on 64 bits; trim: twice that; a big read frees growing columns of every size up to that); then trimmed
+_HEAP_AFTER = (64 << 20, 32 << 20)
 _heap_lock = threading.Lock()
 _heap_depth = 0
 
@@ -82,7 +84,8 @@ def heap_kept() -> Iterator[None]:
     """A big read keeps the memory it frees for its next allocations (glibc's malloc; elsewhere nothing
     changes). Without it each 32 MB buffer of the log and each grown column is a fresh mapping of the
     kernel's, every page of it faulted in and zeroed: measured at a million sessions, 6.7 s of system
-    time of a 26 s read, 1.9 s with it. Afterwards the defaults are back and what is free is returned."""
+    time of a 26 s read, 1.9 s with it. Afterwards the thresholds are where glibc's own rule would have
+    put them (setting them ends that rule) and what is free is returned."""
     global _heap_depth
     libc = _libc()
     with _heap_lock:
@@ -96,8 +99,8 @@ def heap_kept() -> Iterator[None]:
         with _heap_lock:
             _heap_depth -= 1
             if libc is not None and _heap_depth == 0:
-                libc.mallopt(_M_TRIM_THRESHOLD, _HEAP_DEFAULT[0])
-                libc.mallopt(_M_MMAP_THRESHOLD, _HEAP_DEFAULT[1])
+                libc.mallopt(_M_TRIM_THRESHOLD, _HEAP_AFTER[0])
+                libc.mallopt(_M_MMAP_THRESHOLD, _HEAP_AFTER[1])
                 libc.malloc_trim(0)
 
 

@@ -1,5 +1,6 @@
-"""heap_kept: during a big read glibc keeps what it frees (no fresh mapping per buffer), and its
-defaults are back after the outermost block, with what is free returned, even after an error."""
+"""heap_kept: during a big read glibc keeps what it frees (no fresh mapping per buffer), and after the
+outermost block its thresholds are where its own rule puts them after a big read (mmap 32 MB, trim
+twice that), with what is free returned, even after an error."""
 
 from __future__ import annotations
 
@@ -26,16 +27,16 @@ class FakeLibc:
 def test_kept_inside_the_outermost_block_and_defaults_back_after(monkeypatch: pytest.MonkeyPatch) -> None:
     libc = FakeLibc()
     monkeypatch.setattr(reader, "_libc", lambda: libc)
-    # glibc's parameters: M_TRIM_THRESHOLD is -1, M_MMAP_THRESHOLD -3 (malloc.h); its defaults 128 KB each
+    # glibc's parameters (malloc.h): M_TRIM_THRESHOLD is -1, M_MMAP_THRESHOLD -3
     with reader.heap_kept():
         assert libc.calls == [("mallopt", -1, 1 << 30), ("mallopt", -3, 256 << 20)]
         with reader.heap_kept():  # a nested block (another read at once) changes nothing
             pass
         assert len(libc.calls) == 2
-    assert libc.calls[2:] == [("mallopt", -1, 128 * 1024), ("mallopt", -3, 128 * 1024), ("malloc_trim", 0)]
+    assert libc.calls[2:] == [("mallopt", -1, 64 * 2**20), ("mallopt", -3, 32 * 2**20), ("malloc_trim", 0)]
     with pytest.raises(RuntimeError), reader.heap_kept():
         raise RuntimeError("an error inside the block")
-    assert libc.calls[-3:] == [("mallopt", -1, 128 * 1024), ("mallopt", -3, 128 * 1024), ("malloc_trim", 0)]
+    assert libc.calls[-3:] == [("mallopt", -1, 64 * 2**20), ("mallopt", -3, 32 * 2**20), ("malloc_trim", 0)]
     assert len(libc.calls) == 10
 
 
