@@ -254,7 +254,7 @@ class LogIndex:
         before every check has passed; they lean on C-level work (a None salience makes array('d') raise)."""
         raws = [raw for _, raw in run]
         ids = [raw.session_id for raw in raws]
-        if not all(type(sid) is str and sid for sid in ids):
+        if set(map(type, ids)) != {str} or "" in ids:
             return False
         first_row = self.n_sessions
         new_rows = dict(zip(cast(list[str], ids), range(first_row, first_row + len(ids)), strict=True))
@@ -278,32 +278,37 @@ class LogIndex:
         values = np.frombuffer(salience, dtype=np.float64)
         if len(values) and not (values.min() >= 0.0 and values.max() <= 1.0):  # NaN fails too
             return False
-        distinct = set(paths)
-        if None in distinct or "" in distinct:
-            return False
-        unseen = _in_order_of_appearance(distinct.difference(self._raw_arm), paths)
-        if unseen:  # paths not seen before get arms in order of first appearance
+        raw_arm = self._raw_arm  # (only valid paths: when every path is in it, none is None or "")
+        found = list(map(raw_arm.get, cast(list[str], paths)))
+        if None in found:  # paths not seen before get arms in order of first appearance
+            distinct = set(paths)
+            if None in distinct or "" in distinct:
+                return False
+            unseen = _in_order_of_appearance(distinct.difference(raw_arm), paths)
             lesson_ids = normalize_ids(cast(list[str], unseen))
             if "" in lesson_ids:
                 return False
             for path, lesson_id in zip(unseen, lesson_ids, strict=True):
-                self._raw_arm[cast(str, path)] = self.arm(lesson_id)
-        arms = array("i", map(self._raw_arm.__getitem__, cast(list[str], paths)))
-        propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
-        included = [entry.included for group in lessons for entry in group]  # type: ignore[union-attr]
-        marked = included.count(None) != len(included)
-        if marked and not set(included) <= {None, *INCLUDED}:
-            return False  # the per-line path reports it
+                raw_arm[cast(str, path)] = self.arm(lesson_id)
+            found = list(map(raw_arm.__getitem__, cast(list[str], paths)))
+        arms = np.array(found, dtype=np.int32)
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
-        if marked and "during" in included:
-            for row, chunk in _rows_of(included, counts, first_row):
-                if "during" in chunk:
-                    self.during[row] = tuple(i for i, value in enumerate(chunk) if value == "during")
-        if propensities.count(None) != len(propensities):
-            for row, chunk in _rows_of(propensities, counts, first_row):
-                if any(p is not None for p in chunk):
-                    self.propensities[row] = tuple(chunk)
+        # one pass finds the entries that mark a propensity or an inclusion (most records mark none)
+        if [1 for group in lessons for e in group if e.propensity is not None or e.included is not None]:  # type: ignore[union-attr]
+            propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
+            included = [entry.included for group in lessons for entry in group]  # type: ignore[union-attr]
+            if not set(included) <= {None, *INCLUDED}:
+                return False  # the per-line path reports it
+            if "during" in included:
+                for row, chunk in _rows_of(included, counts, first_row):
+                    if "during" in chunk:
+                        self.during[row] = tuple(i for i, value in enumerate(chunk) if value == "during")
+            if propensities.count(None) != len(propensities):
+                for row, chunk in _rows_of(propensities, counts, first_row):
+                    if any(p is not None for p in chunk):
+                        self.propensities[row] = tuple(chunk)
         self.lookup.added_many(new_rows)
+        graders_of = [raw.grader for raw in raws]
         all_ids, times, categories, journals, graders, strategies, floors = self._strings()
         all_ids.extend(cast(list[str], ids))
         self.session_lines.extend([line for line, _ in run])
@@ -312,11 +317,12 @@ class LogIndex:
         self.session_base.extend([math.nan if b is None else b for b in bases])
         categories.extend([raw.category for raw in raws])
         journals.extend([raw.journal_path for raw in raws])
-        graders.extend([raw.grader for raw in raws])
+        graders.extend(graders_of)
         strategies.extend([raw.strategy for raw in raws])
         floors.extend([raw.floor for raw in raws])
         self.session_published.extend([raw.type is None for raw in raws])
-        self.session_source.extend([code_of(raw.grader) for raw in raws])
+        codes = {grader: code_of(grader) for grader in set(graders_of)}
+        self.session_source.extend(list(map(codes.__getitem__, graders_of)))
         self.entry_arm.extend(arms)
         self.entry_salience.extend(salience)
         sizes = np.array(counts, dtype=np.int64)

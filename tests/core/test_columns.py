@@ -180,6 +180,21 @@ def test_encode_items_decodes_whole_and_item_by_item() -> None:
     assert encode_items([])[0] == msgspec.msgpack.encode([])
 
 
+@pytest.mark.parametrize(
+    "items",
+    [
+        ["s1", "x" * 31, "y" * 32, "z" * 255, "w" * 256, "é" * 40],  # only strings (their sizes from lengths)
+        [0.3, None, 1.0, -0.0, None, 1e300],  # floats and None (9 bytes and 1 each)
+        [0.5, None, 2, True],  # an int and a bool among them: encoded item by item
+    ],
+)
+def test_encode_items_offsets_of_strings_and_of_floats(items: list[object]) -> None:
+    blob, offsets = encode_items(items)
+    assert len(offsets) == len(items) + 1 and offsets[-1] == len(blob)
+    decoded = [msgspec.msgpack.decode(blob[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+    assert decoded == items and [type(v) for v in decoded] == [type(v) for v in items]
+
+
 def test_row_map_reads_the_chunk_of_the_row_asked_for() -> None:
     low, low_source = _stored([[2, [0, 1]], [5, [3]]], lambda pair: (pair[0], tuple(pair[1])))
     high, high_source = _stored([[12, [4]]], lambda pair: (pair[0], tuple(pair[1])))
