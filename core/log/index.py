@@ -293,20 +293,8 @@ class LogIndex:
             found = list(map(raw_arm.__getitem__, cast(list[str], paths)))
         arms = np.array(found, dtype=np.int32)
         counts = [len(group) for group in lessons]  # type: ignore[arg-type]
-        # one pass finds the entries that mark a propensity or an inclusion (most records mark none)
-        if [1 for group in lessons for e in group if e.propensity is not None or e.included is not None]:  # type: ignore[union-attr]
-            propensities = [entry.propensity for group in lessons for entry in group]  # type: ignore[union-attr]
-            included = [entry.included for group in lessons for entry in group]  # type: ignore[union-attr]
-            if not set(included) <= {None, *INCLUDED}:
-                return False  # the per-line path reports it
-            if "during" in included:
-                for row, chunk in _rows_of(included, counts, first_row):
-                    if "during" in chunk:
-                        self.during[row] = tuple(i for i, value in enumerate(chunk) if value == "during")
-            if propensities.count(None) != len(propensities):
-                for row, chunk in _rows_of(propensities, counts, first_row):
-                    if any(p is not None for p in chunk):
-                        self.propensities[row] = tuple(chunk)
+        if not self._add_marks(lessons, counts, first_row):
+            return False
         self.lookup.added_many(new_rows)
         graders_of = [raw.grader for raw in raws]
         all_ids, times, categories, journals, graders, strategies, floors = self._strings()
@@ -328,6 +316,26 @@ class LogIndex:
         sizes = np.array(counts, dtype=np.int64)
         self.entry_session.extend(np.repeat(np.arange(first_row, first_row + len(ids), dtype=np.int32), sizes))
         self.session_start.extend(self.session_start[-1] + np.cumsum(sizes))
+        return True
+
+    def _add_marks(self, lessons: list[Any], counts: list[int], first_row: int) -> bool:
+        """The lessons' propensities and "during" inclusions of a run of records from `first_row`;
+        False (nothing kept) when an inclusion is not a known word: the per-line path reports it."""
+        # one pass finds the entries that mark a propensity or an inclusion (most records mark none)
+        if not [1 for group in lessons for e in group if e.propensity is not None or e.included is not None]:
+            return True
+        propensities = [entry.propensity for group in lessons for entry in group]
+        included = [entry.included for group in lessons for entry in group]
+        if not set(included) <= {None, *INCLUDED}:
+            return False
+        if "during" in included:
+            for row, chunk in _rows_of(included, counts, first_row):
+                if "during" in chunk:
+                    self.during[row] = tuple(i for i, value in enumerate(chunk) if value == "during")
+        if propensities.count(None) != len(propensities):
+            for row, chunk in _rows_of(propensities, counts, first_row):
+                if any(p is not None for p in chunk):
+                    self.propensities[row] = tuple(chunk)
         return True
 
     def add_raw(self, line: int, raw: RawEvent, offset: int = NO_OFFSET) -> None:
