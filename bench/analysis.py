@@ -24,13 +24,29 @@ import numpy as np
 from bench.harness import Result, Target, best_of, lesson_credit_cmd, run_cli, time_cli, workspace_data
 
 
+def _baseline_columns(design: Any) -> np.ndarray:
+    """Each graded session's unpenalised columns, one-hot: its category, its time block but the last
+    (the reference), its agent but the first. The partition into blocks is the design's (`block_codes`)."""
+    from lesson_credit.core.analysis.joint import block_codes
+
+    n = design.n
+    parts = [np.eye(design.n_categories)[design.category]]
+    if design.n_blocks > 1:
+        parts.append(np.eye(design.n_blocks)[block_codes(n, design.n_blocks)][:, :-1])
+    if design.agent is not None and design.n_agents > 1:
+        parts.append(np.eye(design.n_agents)[design.agent][:, 1:])
+    return np.hstack(parts)
+
+
 def _dense_baseline(design: Any, penalty: float) -> tuple[np.ndarray, np.ndarray]:
-    """Ridge with unpenalised category means, the straightforward way: (coef, sd) per active lesson."""
+    """Ridge with unpenalised baselines (categories, time blocks, agents), the straightforward way:
+    (coef, sd) per active lesson."""
     n_arms = design.n_arms
     active = np.flatnonzero(np.bincount(design.entry_arm, minlength=n_arms) > 0)
     col = np.full(n_arms, -1)
     col[active] = np.arange(len(active))
-    p, c = len(active), design.n_categories
+    z = _baseline_columns(design)
+    p, c = len(active), z.shape[1]
     size = c + p
     xtx = np.zeros((size, size))
     xty = np.zeros(size)
@@ -39,8 +55,9 @@ def _dense_baseline(design: Any, penalty: float) -> tuple[np.ndarray, np.ndarray
     starts = np.searchsorted(rows, np.arange(design.n + 1))
     for i in range(design.n):
         lo, hi = starts[i], starts[i + 1]
-        idx = np.concatenate(([design.category[i]], c + col[arms[lo:hi]]))
-        val = np.concatenate(([1.0], weights[lo:hi]))
+        zi = np.flatnonzero(z[i])
+        idx = np.concatenate((zi, c + col[arms[lo:hi]]))
+        val = np.concatenate((z[i, zi], weights[lo:hi]))
         xtx[np.ix_(idx, idx)] += np.outer(val, val)
         xty[idx] += val * design.reward[i]
     xtx[c:, c:] += penalty * np.eye(p)
