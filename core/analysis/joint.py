@@ -278,10 +278,24 @@ def fit_joint(
     `solver`: "dense" (one eigen-decomposition, exact), "iterative" (conjugate gradients and
     neighbourhood variances: no lessons-cubed step) or "auto" (dense up to `DENSE_MAX` lessons)."""
 
-    def every(lo: int, hi: int) -> Entries:
-        return design.entry_row, design.entry_arm, design.entry_weight
+    entries = design_entries(design)
+    return fit_sums(sums(design, entries, SESSION_BLOCK), design, penalty=penalty, tau_min=tau_min, solver=solver)
 
-    return fit_sums(sums(design, every, max(design.n, 1)), design, penalty=penalty, tau_min=tau_min, solver=solver)
+
+def design_entries(design: Design) -> Callable[[int, int], Entries]:
+    """The entries of a design that holds them, for graded sessions lo..hi-1 as `log_entries` gives
+    them (position - lo, arm, weight): `build_design`'s, block by block, are the very arrays `fit_log`
+    reads, so the two fits are the same numbers."""
+    row, arm, weight = design.entry_row, design.entry_arm, design.entry_weight
+    if len(row) and not bool((row[1:] >= row[:-1]).all()):  # a design made by hand: its entries by session
+        order = np.argsort(row, kind="stable")
+        row, arm, weight = row[order], arm[order], weight[order]
+
+    def part(lo: int, hi: int) -> Entries:
+        a, b = np.searchsorted(row, (lo, hi))
+        return row[a:b] - lo, arm[a:b], weight[a:b]
+
+    return part
 
 
 def fit_log(
@@ -293,14 +307,15 @@ def fit_log(
     penalty: float | None = None,
     tau_min: float = TAU_MIN,
     solver: str = "auto",
-    block: int = SESSION_BLOCK,
+    block: int | None = None,
 ) -> JointFit:
     """`fit_joint(build_design(data, categories, floor, agents))` without the design: the sums the fit
-    needs are read from the fold's columns `block` graded sessions at a time, so its memory is
-    O(lessons^2 + block), not O(injections) (a million sessions of ten lessons: 10 million injections)."""
+    needs are read from the fold's columns `block` (default `SESSION_BLOCK`) graded sessions at a time,
+    so its memory is O(lessons^2 + block), not O(injections) (a million sessions of ten lessons: 10
+    million injections). The same numbers as `fit_joint`'s, which sums its design in the same blocks."""
     sessions = graded_sessions(data, categories, agents)
     return fit_sums(
-        sums(sessions, log_entries(data, sessions, floor), block),
+        sums(sessions, log_entries(data, sessions, floor), SESSION_BLOCK if block is None else block),
         sessions,
         penalty=penalty,
         tau_min=tau_min,

@@ -63,6 +63,7 @@ from lesson_credit.core.analysis.joint import (
     Design,
     Entries,
     JointFit,
+    design_entries,
     fit_sums,
     graded_sessions,
     log_entries,
@@ -134,8 +135,8 @@ class Stream:
 
     @classmethod
     def held(cls, design: Design) -> Stream:
-        """A design that holds its entries: one block of every session."""
-        return cls(design, lambda lo, hi: (design.entry_row, design.entry_arm, design.entry_weight), max(design.n, 1))
+        """A design that holds its entries, read in the same blocks as a log."""
+        return cls(design, design_entries(design), SESSION_BLOCK)
 
     def spans(self) -> list[tuple[int, int]]:
         n = self.sessions.n
