@@ -207,13 +207,20 @@ def log_entries(data: FoldData, sessions: Design, floor: float) -> Callable[[int
         arm, salience, session = data.entry_slice(start, stop)
         keep = np.ones(stop - start, dtype=bool)
         keep[during[np.searchsorted(during, start) : np.searchsorted(during, stop)] - start] = False
-        position = np.searchsorted(rows, session)  # the graded session's position, where it is graded
-        keep &= rows[np.minimum(position, len(rows) - 1)] == session
-        g = position[keep] - lo
-        arm_kept = np.asarray(arm, dtype=np.int64)[keep]
-        _, first = np.unique(g * n_arms + arm_kept, return_index=True)  # first listing of each pair
-        first.sort()
-        return g[first], arm_kept[first], floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep][first]
+        block = rows[lo:hi]  # (searched alone: a block's rows stay in cache, all of them would not)
+        g = np.searchsorted(block, session)  # the graded session's position - lo, where it is graded
+        keep &= block[np.minimum(g, hi - lo - 1)] == session
+        g, arm_kept = g[keep], np.asarray(arm, dtype=np.int64)[keep]
+        weight = floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep]
+        key = g * n_arms + arm_kept
+        order = np.argsort(key, kind="stable")  # a pair's listings in log order: the first is kept
+        ordered = key[order]
+        later = order[1:][ordered[1:] == ordered[:-1]]
+        if len(later):
+            first = np.ones(len(key), dtype=bool)
+            first[later] = False
+            g, arm_kept, weight = g[first], arm_kept[first], weight[first]
+        return g, arm_kept, weight
 
     return part
 
