@@ -207,18 +207,19 @@ def log_entries(data: FoldData, sessions: Design, floor: float) -> Callable[[int
         arm, salience, session = data.entry_slice(start, stop)
         keep = np.ones(stop - start, dtype=bool)
         keep[during[np.searchsorted(during, start) : np.searchsorted(during, stop)] - start] = False
-        block = rows[lo:hi]  # (searched alone: a block's rows stay in cache, all of them would not)
-        g = np.searchsorted(block, session)  # the graded session's position - lo, where it is graded
-        keep &= block[np.minimum(g, hi - lo - 1)] == session
+        first_row = int(rows[lo])
+        position = np.full(int(rows[hi - 1]) - first_row + 1, -1, dtype=np.int64)
+        position[rows[lo:hi] - first_row] = np.arange(hi - lo)
+        g = position[np.asarray(session, dtype=np.int64) - first_row]  # position - lo; -1: not graded
+        keep &= g >= 0
         g, arm_kept = g[keep], np.asarray(arm, dtype=np.int64)[keep]
         weight = floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep]
         key = g * n_arms + arm_kept
-        order = np.argsort(key, kind="stable")  # a pair's listings in log order: the first is kept
-        ordered = key[order]
-        later = order[1:][ordered[1:] == ordered[:-1]]
-        if len(later):
+        ordered = np.sort(key)
+        if (ordered[1:] == ordered[:-1]).any():  # a lesson listed twice in a session: its first listing
+            order = np.argsort(key, kind="stable")  # a pair's listings in log order
             first = np.ones(len(key), dtype=bool)
-            first[later] = False
+            first[order[1:][key[order[1:]] == key[order[:-1]]]] = False
             g, arm_kept, weight = g[first], arm_kept[first], weight[first]
         return g, arm_kept, weight
 
