@@ -20,7 +20,7 @@ from lesson_credit.core.log.snapshot import FoldData
 
 if TYPE_CHECKING:
     from lesson_credit.core.analysis.dropout import DropoutLog
-    from lesson_credit.core.analysis.joint import JointFit
+    from lesson_credit.core.analysis.joint import Design, JointFit
     from lesson_credit.core.reader import LogReader
 
 __all__ = ["broad_keywords_of", "candidacies_of", "dropout_log", "loo", "saved_effects", "save_effects", "write_loo"]
@@ -93,10 +93,11 @@ def loo(
     min_with: int,
     min_without: int,
     joint: JointFit | None = None,
+    design: Design | None = None,
 ) -> tuple[list[LooResult], dict[str, Any]]:
     """Joint effect and leave-one-out lift per lesson, and the counts behind them (sessions
     without logged propensities, sessions with a dropout record). `joint`: the log's joint fit when
-    the caller has it (`Workspace.joint_fit`)."""
+    the caller has it (`Workspace.joint_fit`); `design`: the log's design (`build_design` at `floor`)."""
     from lesson_credit.core.analysis.dropout import randomized_effects
 
     candidacies = candidacies_of(reader.index, data)
@@ -114,6 +115,7 @@ def loo(
         randomized=randomized,
         agents=reader.session_agents(data.n_sessions),
         joint=joint,
+        design=design,
     )
     meta: dict[str, Any] = {
         "sessions_without_propensity": candidacies.sessions_without,

@@ -9,9 +9,9 @@ lower priority, and saves what it fitted with the log version it read (`Workspac
 later start on the same log shows them at once.
 
 The same child draws P(top-k) under the joint selection policy (the request's `p_top_k`: the seed):
-its posterior is fitted from the design of every injection (core.analysis.joint_posterior; ~1 GB
-at a million sessions, 0.6 GB more than the dashboard holds) and kept in its verified cache. One
-child at a time: the two fits never hold their memory at once.
+its posterior is fitted block by block of sessions as the effects are (core.analysis.joint_posterior;
+~0.55 GB at a million sessions, the log's columns included) and kept in its verified cache. One child
+at a time: the two fits never hold their memory at once.
 """
 
 from __future__ import annotations

@@ -210,11 +210,13 @@ def leave_one_out(
     joint: JointFit | None = None,
     agents: Sequence[str | None] = (),
     claims: Claims | None = None,
+    design: Design | None = None,
 ) -> list[LooResult]:
     """Effect and LOO lift for every arm of the log. `existing`: ids in the library (others are flagged);
     `floor`: the credit floor the joint estimate weighs salience with; `randomized`: dropout estimates;
-    `agents`: who wrote each session (an agent effect in the joint estimate when there are several)."""
-    design = build_design(data, categories, floor, agents)
+    `agents`: who wrote each session (an agent effect in the joint estimate when there are several);
+    `design`: `build_design` of these very inputs when the caller has it (the log is then not read again)."""
+    design = design if design is not None else build_design(data, categories, floor, agents)
     n_arms = data.n_arms
     n_graded = design.n
     arms = design.entry_arm

@@ -207,13 +207,21 @@ def log_entries(data: FoldData, sessions: Design, floor: float) -> Callable[[int
         arm, salience, session = data.entry_slice(start, stop)
         keep = np.ones(stop - start, dtype=bool)
         keep[during[np.searchsorted(during, start) : np.searchsorted(during, stop)] - start] = False
-        position = np.searchsorted(rows, session)  # the graded session's position, where it is graded
-        keep &= rows[np.minimum(position, len(rows) - 1)] == session
-        g = position[keep] - lo
-        arm_kept = np.asarray(arm, dtype=np.int64)[keep]
-        _, first = np.unique(g * n_arms + arm_kept, return_index=True)  # first listing of each pair
-        first.sort()
-        return g[first], arm_kept[first], floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep][first]
+        first_row = int(rows[lo])
+        position = np.full(int(rows[hi - 1]) - first_row + 1, -1, dtype=np.int64)
+        position[rows[lo:hi] - first_row] = np.arange(hi - lo)
+        g = position[np.asarray(session, dtype=np.int64) - first_row]  # position - lo; -1: not graded
+        keep &= g >= 0
+        g, arm_kept = g[keep], np.asarray(arm, dtype=np.int64)[keep]
+        weight = floor + (1.0 - floor) * np.asarray(salience, dtype=np.float64)[keep]
+        key = g * n_arms + arm_kept
+        ordered = np.sort(key)
+        if (ordered[1:] == ordered[:-1]).any():  # a lesson listed twice in a session: its first listing
+            order = np.argsort(key, kind="stable")  # a pair's listings in log order
+            first = np.ones(len(key), dtype=bool)
+            first[order[1:][key[order[1:]] == key[order[:-1]]]] = False
+            g, arm_kept, weight = g[first], arm_kept[first], weight[first]
+        return g, arm_kept, weight
 
     return part
 
@@ -278,10 +286,24 @@ def fit_joint(
     `solver`: "dense" (one eigen-decomposition, exact), "iterative" (conjugate gradients and
     neighbourhood variances: no lessons-cubed step) or "auto" (dense up to `DENSE_MAX` lessons)."""
 
-    def every(lo: int, hi: int) -> Entries:
-        return design.entry_row, design.entry_arm, design.entry_weight
+    entries = design_entries(design)
+    return fit_sums(sums(design, entries, SESSION_BLOCK), design, penalty=penalty, tau_min=tau_min, solver=solver)
 
-    return fit_sums(sums(design, every, max(design.n, 1)), design, penalty=penalty, tau_min=tau_min, solver=solver)
+
+def design_entries(design: Design) -> Callable[[int, int], Entries]:
+    """The entries of a design that holds them, for graded sessions lo..hi-1 as `log_entries` gives
+    them (position - lo, arm, weight): `build_design`'s, block by block, are the very arrays `fit_log`
+    reads, so the two fits are the same numbers."""
+    row, arm, weight = design.entry_row, design.entry_arm, design.entry_weight
+    if len(row) and not bool((row[1:] >= row[:-1]).all()):  # a design made by hand: its entries by session
+        order = np.argsort(row, kind="stable")
+        row, arm, weight = row[order], arm[order], weight[order]
+
+    def part(lo: int, hi: int) -> Entries:
+        a, b = np.searchsorted(row, (lo, hi))
+        return row[a:b] - lo, arm[a:b], weight[a:b]
+
+    return part
 
 
 def fit_log(
@@ -293,14 +315,15 @@ def fit_log(
     penalty: float | None = None,
     tau_min: float = TAU_MIN,
     solver: str = "auto",
-    block: int = SESSION_BLOCK,
+    block: int | None = None,
 ) -> JointFit:
     """`fit_joint(build_design(data, categories, floor, agents))` without the design: the sums the fit
-    needs are read from the fold's columns `block` graded sessions at a time, so its memory is
-    O(lessons^2 + block), not O(injections) (a million sessions of ten lessons: 10 million injections)."""
+    needs are read from the fold's columns `block` (default `SESSION_BLOCK`) graded sessions at a time,
+    so its memory is O(lessons^2 + block), not O(injections) (a million sessions of ten lessons: 10
+    million injections). The same numbers as `fit_joint`'s, which sums its design in the same blocks."""
     sessions = graded_sessions(data, categories, agents)
     return fit_sums(
-        sums(sessions, log_entries(data, sessions, floor), block),
+        sums(sessions, log_entries(data, sessions, floor), SESSION_BLOCK if block is None else block),
         sessions,
         penalty=penalty,
         tau_min=tau_min,

@@ -29,6 +29,11 @@ the baselines recomputed with them; repeated (damped) to a fixed point. The sd o
 sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little wider, more
 exploration). Agent effects, when fitted, are left in the residuals.
 
+**Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at
+a time (`Stream`): the fit from its sufficient statistics, then one pass for each (category, lesson)
+cell's weights, then one pass per round of the backfit (its residuals per cell). What is held follows
+the lessons and categories, never an array per injection (a million sessions of ten lessons: 10 million).
+
 **Cache** (`state/lesson-thompson/.cache/joint-posterior.msgpack`): the fit is reused while its
 inputs are the same. The file is sealed (a checksum of its payload) and carries a fingerprint
 (xxh3-128) of everything the fit reads: each session's reward in force, every injection (session,
@@ -43,8 +48,9 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import msgspec
@@ -52,7 +58,17 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
-from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint
+from lesson_credit.core.analysis.joint import (
+    SESSION_BLOCK,
+    Design,
+    Entries,
+    JointFit,
+    design_entries,
+    fit_sums,
+    graded_sessions,
+    log_entries,
+    sums,
+)
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
@@ -100,54 +116,107 @@ class JointPosterior:
         return mean, sd
 
 
+@dataclass(frozen=True)
+class Stream:
+    """The graded sessions of a fit (`sessions`: a design's per-session part) and their injections,
+    `entries(lo, hi)` giving those of positions lo..hi-1 (as `core.analysis.joint.sums` reads them),
+    `block` sessions at a time: what the posterior reads, pass after pass, without an array per injection."""
+
+    sessions: Design
+    entries: Callable[[int, int], Entries]
+    block: int
+
+    @classmethod
+    def of_log(
+        cls, data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None]
+    ) -> Stream:
+        sessions = graded_sessions(data, categories, agents)
+        return cls(sessions, log_entries(data, sessions, floor), SESSION_BLOCK)
+
+    @classmethod
+    def held(cls, design: Design) -> Stream:
+        """A design that holds its entries, read in the same blocks as a log."""
+        return cls(design, design_entries(design), SESSION_BLOCK)
+
+    def spans(self) -> list[tuple[int, int]]:
+        n = self.sessions.n
+        return [(lo, min(lo + self.block, n)) for lo in range(0, n, self.block)]
+
+    @cached_property
+    def cells(self) -> Cells:
+        """One pass over the injections: each (category, lesson) cell's weights."""
+        s, n_arms = self.sessions, self.sessions.n_arms
+        size = s.n_categories * n_arms
+        weight, square, entries = np.zeros(size), np.zeros(size), 0
+        for lo, hi in self.spans():
+            row, arm, w = self.entries(lo, hi)
+            cell = s.category[lo:hi][row] * n_arms + arm
+            weight += np.bincount(cell, weights=w, minlength=size)
+            square += np.bincount(cell, weights=w * w, minlength=size)
+            entries += len(arm)
+        count = np.bincount(s.category, minlength=s.n_categories).astype(np.float64)
+        reward = np.bincount(s.category, weights=s.reward, minlength=s.n_categories).astype(np.float64)
+        return Cells(weight.reshape(s.n_categories, n_arms), square, count, reward, entries)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Per (category, lesson) cell the sum of the injections' weights (`weight`, categories x arms) and
+    of their squares (`square`, flat: category * arms + arm); per category its graded sessions and the
+    sum of their rewards; the injections in all."""
+
+    weight: FloatArray
+    square: FloatArray
+    count: FloatArray
+    reward: FloatArray
+    entries: int
+
+    @property
+    def typical_weight(self) -> float:
+        """The mean weight of an injection (1 without any)."""
+        return float(self.weight.sum()) / self.entries if self.entries else 1.0
+
+
 def posterior_from_fit(
-    fit: JointFit, design: Design, tau_min: float = POLICY_TAU_MIN
+    fit: JointFit, source: Design | Stream, tau_min: float = POLICY_TAU_MIN
 ) -> tuple[FloatArray, FloatArray, FloatArray, float]:
-    """(mean, sd) per arm of `design`, each category's baseline and the prior sd, from its fit
+    """(mean, sd) per arm of `source`, each category's baseline and the prior sd, from its fit
     (`tau_min`: the prior sd of a coefficient when the fit had no data to set one)."""
-    n_arms = design.n_arms
+    stream = source if isinstance(source, Stream) else Stream.held(source)
+    cells = stream.cells
     has = np.isfinite(fit.coef) & np.isfinite(fit.mean_weight)
-    all_w = design.entry_weight
-    typical_w = float(all_w.mean()) if len(all_w) else 1.0
     tau = fit.prior_sd if math.isfinite(fit.prior_sd) else tau_min
-    prior_sd = tau * typical_w
-    mean = np.zeros(n_arms)
-    sd = np.full(n_arms, prior_sd)
+    prior_sd = tau * cells.typical_weight
+    mean = np.zeros(stream.sessions.n_arms)
+    sd = np.full(stream.sessions.n_arms, prior_sd)
     mean[has] = fit.estimate[has]
     sd[has] = fit.sd[has]
-    c = design.n_categories
     coef = np.where(np.isfinite(fit.coef), fit.coef, 0.0)
-    fitted = np.bincount(design.entry_row, weights=all_w * coef[design.entry_arm], minlength=design.n)
-    count = np.bincount(design.category, minlength=c).astype(np.float64)
-    total = np.bincount(design.category, weights=design.reward - fitted, minlength=c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        baselines = np.where(count > 0, total / count, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the mean reward minus the lessons' fitted part
+        baselines = np.where(cells.count > 0, (cells.reward - cells.weight @ coef) / cells.count, np.nan)
     return mean, sd, baselines, prior_sd
 
 
-def category_deviations(fit: JointFit, design: Design) -> tuple[FloatArray, FloatArray, float]:
+def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatArray, FloatArray, float]:
     """(mean, variance) of u_jc per injection, shape (categories, arms), and tau_c per unit weight
-    (see the module docstring)."""
-    c, n_arms = design.n_categories, design.n_arms
+    (see the module docstring): each round of the backfit one pass over the injections."""
+    stream = source if isinstance(source, Stream) else Stream.held(source)
+    c, n_arms = stream.sessions.n_categories, stream.sessions.n_arms
     dev, var = np.zeros((c, n_arms)), np.zeros((c, n_arms))
     sigma2 = fit.noise_sd**2 if math.isfinite(fit.noise_sd) else math.nan
-    if c < 2 or not len(design.entry_row) or not sigma2 > 0:
+    cells = stream.cells
+    if c < 2 or not cells.entries or not sigma2 > 0:
         return dev, var, 0.0
     coef = np.where(np.isfinite(fit.coef), fit.coef, 0.0)
-    w, row = design.entry_weight, design.entry_row
-    fitted = np.bincount(row, weights=w * coef[design.entry_arm], minlength=design.n)
-    count = np.bincount(design.category, minlength=c).astype(np.float64)
-    cell = design.category[row] * n_arms + design.entry_arm
-    sw2 = np.bincount(cell, weights=w * w, minlength=c * n_arms)
+    sw, sw2 = cells.weight.ravel(), cells.square
     has = sw2 > 0
     s2 = sigma2 / sw2[has]
+    fitted = cells.weight @ coef  # per category, the lessons' fitted part of its rewards
     u = np.zeros(c * n_arms)  # per unit weight
     tau2 = 0.0
     for _ in range(BACKFIT_ROUNDS):
-        y = design.reward - fitted - np.bincount(row, weights=w * u[cell], minlength=design.n)
-        base = np.bincount(design.category, weights=y, minlength=c) / np.maximum(count, 1.0)
-        residual = y - base[design.category]
-        partial = np.bincount(cell, weights=w * residual[row], minlength=c * n_arms)[has] / sw2[has] + u[has]
+        base = (cells.reward - fitted - (sw * u).reshape(c, n_arms).sum(axis=1)) / np.maximum(cells.count, 1.0)
+        partial = _residual_products(stream, coef, u, base)[has] / sw2[has] + u[has]
         tau2 = _moments(partial, s2, tau2)
         shrink = tau2 / (tau2 + s2)
         step = shrink * partial - u[has]
@@ -158,6 +227,20 @@ def category_deviations(fit: JointFit, design: Design) -> tuple[FloatArray, Floa
     var_flat = np.zeros(c * n_arms)
     var_flat[has] = tau2 * s2 / (tau2 + s2) * mw[has] ** 2
     return (u * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), math.sqrt(tau2)
+
+
+def _residual_products(stream: Stream, coef: FloatArray, u: FloatArray, base: FloatArray) -> FloatArray:
+    """Per cell, the weighted sum of its sessions' residuals: reward - the category's baseline - the
+    injected lessons' coefficients and their cells' deviations (u per unit weight), block by block."""
+    s, n_arms = stream.sessions, stream.sessions.n_arms
+    out = np.zeros(len(u))
+    for lo, hi in stream.spans():
+        row, arm, w = stream.entries(lo, hi)
+        category = s.category[lo:hi]
+        cell = category[row] * n_arms + arm
+        y = s.reward[lo:hi] - base[category] - np.bincount(row, weights=w * (coef[arm] + u[cell]), minlength=hi - lo)
+        out += np.bincount(cell, weights=w * y[row], minlength=len(u))
+    return out
 
 
 BACKFIT_ROUNDS = 50  # of baselines and deviations, the lessons' coefficients held at the fit's
@@ -192,17 +275,16 @@ def joint_posterior(
     tau_min: float = POLICY_TAU_MIN,
 ) -> JointPosterior:
     """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson."""
-    design = build_design(data, categories, floor, agents)
-    fit = fit_joint(design, tau_min=tau_min)
-    mean, sd, baselines, prior_sd = posterior_from_fit(fit, design, tau_min)
+    stream = Stream.of_log(data, categories, floor, agents)
+    fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions, tau_min=tau_min)
+    mean, sd, baselines, prior_sd = posterior_from_fit(fit, stream, tau_min)
     names = _category_names(categories, data)
     if len(names) != len(baselines):  # no graded session: no baselines
         names, baselines = (), np.zeros(0)
     noise = fit.noise_sd if math.isfinite(fit.noise_sd) else math.nan
-    deviation, deviation_var, tau_c = category_deviations(fit, design)
+    deviation, deviation_var, tau_c = category_deviations(fit, stream)
     if deviation.shape[0] != len(names):
         deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
-    typical_w = float(design.entry_weight.mean()) if len(design.entry_weight) else 1.0
     return JointPosterior(
         tuple(data.arm_ids),
         mean,
@@ -215,7 +297,7 @@ def joint_posterior(
         fit.n_sessions,
         deviation,
         deviation_var,
-        tau_c * typical_w,
+        tau_c * stream.cells.typical_weight,
     )
 
 

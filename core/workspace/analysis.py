@@ -121,18 +121,25 @@ class Analysis(Reading):
         content = self._reader.content_key()
         return None if content is None else f"{content}:{self.settings.floor!r}:{_fit_version()}"
 
-    def joint_fit(self, floor: float | None = None) -> JointFit:
+    def joint_fit(self, floor: float | None = None, design: Design | None = None) -> JointFit:
         """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),
         reused by `effects` and `loo` until the log or the floor changes. `floor`: the salience floor
         of the weights (default: the configured one; 1.0 weighs every injection 1, whatever its journal
-        says). The selection policy's posterior is `joint_posterior` (its own prior floor)."""
-        from lesson_credit.core.analysis.joint import fit_log
+        says); `design`: the log's `build_design` at that floor when the caller has it (fitted from it,
+        the same numbers, without reading the log again). The selection policy's posterior is
+        `joint_posterior` (its own prior floor)."""
+        from lesson_credit.core.analysis.joint import fit_joint, fit_log
 
         data = self.data()
         floor = self.settings.floor if floor is None else floor
         fits = self._fits_now()
         if fits.joint_fit is None or fits.joint_fit[0] != floor:
-            fits.joint_fit = (floor, fit_log(data, self.session_categories(), floor, self.session_agents()))
+            fit = (
+                fit_joint(design)
+                if design is not None
+                else fit_log(data, self.session_categories(), floor, self.session_agents())
+            )
+            fits.joint_fit = (floor, fit)
         return fits.joint_fit[1]
 
     def joint_posterior(self) -> JointPosterior:
@@ -190,11 +197,13 @@ class Analysis(Reading):
         """`loo`'s results and the counts behind them (sessions without propensities, dropout
         sessions, the effect method: attribution.loo)."""
         from lesson_credit.core import attribution
+        from lesson_credit.core.analysis.joint import build_design
 
-        broad, joint = self.broad_keywords(), self.joint_fit()
         library, floor = self.library(), self.settings.floor
+        design = build_design(self.data(), self.session_categories(), floor, self.session_agents())  # read once
+        broad, joint = self.broad_keywords(), self.joint_fit(design=design)
         results, meta = attribution.loo(
-            self.data(), self._reader, library, self.root, broad, floor, min_with, min_without, joint
+            self.data(), self._reader, library, self.root, broad, floor, min_with, min_without, joint, design
         )
         if write:
             attribution.write_loo(self.state_dir, results, self.now_iso(), min_with, min_without, meta, self.guard)

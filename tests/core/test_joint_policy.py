@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from lesson_credit.core.analysis import joint_posterior as jp
-from lesson_credit.core.analysis.joint import JointFit, build_design, fit_joint
+from lesson_credit.core.analysis.joint import JointFit, build_design, fit_joint, fit_sums
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.bandit.policy import NormalPosterior, joint_select, p_top_k_normal
 from lesson_credit.core.base.errors import WorkspaceError
@@ -168,13 +168,13 @@ def test_the_fit_is_cached_per_log_version(tmp_path: Path, monkeypatch: pytest.M
     cache = root / "state" / "lesson-thompson" / ".cache" / jp.CACHE_NAME
     assert cache.is_file()
     fits: list[int] = []
-    real = fit_joint  # the function joint_posterior imported
+    real = fit_sums  # the function joint_posterior fits with
 
     def counting(*args: Any, **kwargs: Any) -> JointFit:
         fits.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(jp, "fit_joint", counting)
+    monkeypatch.setattr(jp, "fit_sums", counting)
     # a new process (a new Workspace) reads the cache: no fit
     again = Workspace(root, clock=fixed_clock).joint_posterior()
     assert fits == [] and np.array_equal(again.mean, first.mean) and np.array_equal(again.sd, first.sd)

@@ -225,3 +225,40 @@ def test_injection_operator_and_neighbourhoods_equal_the_centred_matrix_written_
         assert hoods.block[j][: len(members), : len(members)] == pytest.approx(
             a[np.ix_(members, members)], rel=1e-12, abs=1e-10
         )
+
+
+def test_loo_reads_the_injections_once_and_fits_them_as_the_log_fit_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `loo` needs the whole design; its joint fit is fitted from that design in the blocks the log's fit
+    # reads (`design_entries`), so the injections are read from the log once and the fit is the same
+    # numbers as `effects`' (`fit_log`), not merely close: 260 sessions in blocks of 37
+    from lesson_credit.core.analysis import joint
+
+    monkeypatch.setattr(joint, "SESSION_BLOCK", 37)
+    events = world(np.random.default_rng(5), 260, 9, categories=True, during=True)
+    root = make_workspace(tmp_path, lessons={}, events=events)
+    reads: list[tuple[int, int]] = []
+    real = joint.log_entries
+
+    def counted(*args: Any) -> Any:
+        part = real(*args)
+
+        def counting(lo: int, hi: int) -> Any:
+            reads.append((lo, hi))
+            return part(lo, hi)
+
+        return counting
+
+    monkeypatch.setattr(joint, "log_entries", counted)
+    ws = Workspace(root, clock=fixed_clock)
+    ws.loo(write=False)
+    graded = sum(1 for e in events if e["base_reward"] is not None)
+    assert reads == [(0, graded)]  # the design's one read; the old code read every block again for the fit
+    fresh = Workspace(root, clock=fixed_clock)
+    streamed = fit_log(fresh.data(), fresh.session_categories(), fresh.settings.floor)
+    assert len(reads) == 1 + math.ceil(graded / 37)  # fit_log: block by block
+    fitted = ws.joint_fit()
+    assert np.array_equal(fitted.coef, streamed.coef, equal_nan=True)
+    assert np.array_equal(fitted.coef_sd, streamed.coef_sd, equal_nan=True)
+    assert (fitted.penalty, fitted.noise_sd) == (streamed.penalty, streamed.noise_sd)
