@@ -297,11 +297,12 @@ class EventLog:
         decode_lines: Callable[[memoryview], Sequence[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         hasher: Any = None,
+        stop: int | None = None,
     ) -> Iterator[ReadResult]:
-        """Decode the log from byte `start` (a line boundary) to its end, whole lines at a time in
-        chunks of about `chunk_bytes`, so a big log is never held decoded all at once. Each
-        result continues where the previous one ended; only the last may hold a partial line.
-        `hasher` is fed exactly the bytes the results consume."""
+        """Decode the log from byte `start` (a line boundary) to its end (or to byte `stop`, just
+        after a newline), whole lines at a time in chunks of about `chunk_bytes`, so a big log is
+        never held decoded all at once. Each result continues where the previous one ended; only
+        the last may hold a partial line. `hasher` is fed exactly the bytes the results consume."""
         try:
             handle = os.fdopen(open_regular(self.path), "rb")  # closed below; a generator holds it across yields
         except FileNotFoundError:
@@ -315,12 +316,16 @@ class EventLog:
             handle.seek(start)
             carry = b""
             position, line, continues = start, first_line, continues_line
+            left = None if stop is None else stop - start
             while True:
+                want = chunk_bytes if left is None else min(chunk_bytes, left)
                 try:
-                    block = handle.read(chunk_bytes)
+                    block = handle.read(want)
                 except OSError as exc:
                     raise StoreError(_describe_os_error(exc, self.path, reading=True)) from None
-                at_eof = len(block) < chunk_bytes  # a regular file reads short only at its end
+                if left is not None:
+                    left -= len(block)
+                at_eof = len(block) < want or left == 0  # a regular file reads short only at its end
                 data = carry + block if carry else block
                 carry = b""
                 if not at_eof:
