@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,7 @@ def read(path: Path, tmp_path: Path, *, parallel: bool, monkeypatch: pytest.Monk
     monkeypatch.setattr(halves, "start", start)
     monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0 if parallel else 1 << 62)
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # (a test runner's threads do not read the log)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)  # however busy the machine running the tests
     reader = LogReader(open_store(None, path), cache_dir=tmp_path / "cache", use_cache=False)
     reader.refresh(CreditSettings())
     return reader, len(started)
@@ -155,3 +157,20 @@ def test_a_small_log_or_a_later_start_is_read_in_one_process(tmp_path: Path) -> 
     assert halves.start(store, 0, size) is None  # below PARALLEL_MIN_BYTES
     assert halves.start(store, 100, halves.PARALLEL_MIN_BYTES) is None  # not from the start
     assert halves.start(object(), 0, halves.PARALLEL_MIN_BYTES) is None  # not the log file
+
+
+@pytest.mark.parametrize(
+    ("cores", "loadavg", "idle"),
+    [
+        ({0, 1}, "0.30 0.20 0.10 1/180 4242", True),  # this process alone running: the second core is free
+        ({0, 1}, "1.90 1.20 0.80 2/180 4242", False),  # another running too
+        ({0, 1, 2, 3}, "2.10 2.00 1.90 3/180 4242", True),
+        ({0}, "0.00 0.00 0.00 1/180 4242", False),  # one core
+    ],
+)
+def test_a_second_process_only_with_an_idle_core(
+    cores: set[int], loadavg: str, idle: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
+    (tmp_path / "loadavg").write_text(loadavg + "\n")
+    assert halves.idle_core(str(tmp_path / "loadavg")) is idle
