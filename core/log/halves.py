@@ -49,15 +49,18 @@ class Half:
     def take(self, index: LogIndex, hasher: PrefixDigest) -> PrefixDigest | None:
         """Append the child's index to `index` (read up to `split`); the digest of the log through
         `stop` (`hasher` fed the second half) when done, None (the index unchanged) otherwise."""
+        if index.end != self.split or hasher.end != self.split:
+            return None
+        fed = hasher.copy()
+        digest = self._digest(fed)  # while the child may still be reading: the same bytes either way
         data = self._collect()
-        if data is None or len(data) < _DIGEST.size or index.end != self.split or hasher.end != self.split:
+        if data is None or len(data) < _DIGEST.size or _DIGEST.unpack_from(data)[0] != digest:
             return None
         try:
             part = pickle.loads(memoryview(data)[_DIGEST.size :])
         except Exception:  # a child cut off mid-write
             return None
-        fed = hasher.copy()
-        if part is None or part["end"] != self.stop or self._digest(fed) != _DIGEST.unpack_from(data)[0]:
+        if part is None or part["end"] != self.stop:
             return None
         return fed if index.add_part(part) else None
 

@@ -94,7 +94,7 @@ def parse_chunk(
     n_lines = 0
     starts: list[int] = []
     if decode_lines is not None and body_end > offset:
-        n_lines, one_per_line, starts = _line_layout(data, offset, body_end)
+        n_lines, one_per_line, starts = _line_layout(data, offset, body_end, start + offset)
         if one_per_line:
             decoded = decode_lines(memoryview(data)[offset:body_end])
         if decoded is not None and len(decoded) != n_lines:
@@ -103,7 +103,7 @@ def parse_chunk(
         n_lines = data.count(b"\n", offset, body_end)
     if decoded is not None:
         events.extend(zip(range(first_line, first_line + n_lines), decoded, strict=True))
-        offsets.extend(start + offset + at for at in starts)
+        offsets.extend(starts)
     else:
         pieces = data[offset:body_end].split(b"\n")
         pieces.pop()  # after the last newline: b""
@@ -135,9 +135,10 @@ def parse_chunk(
     return result
 
 
-def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool, list[int]]:
+def _line_layout(data: bytes, start: int, end: int, at: int) -> tuple[int, bool, list[int]]:
     """How many lines data[start:end] holds (it ends with a newline), whether each one
-    begins with `{` and ends with `}` right before its newline, and where each starts (from start).
+    begins with `{` and ends with `}` right before its newline, and where each starts (data[start]
+    being byte `at` of the log).
 
     Then values decoded from the whole stretch are one per line exactly when there are as many
     values as lines: no value can span a newline (after a `}` that does not end the value, JSON
@@ -151,7 +152,7 @@ def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool, list[int
     newlines = np.flatnonzero(raw == ord("\n"))
     line_starts = np.r_[0, newlines[:-1] + 1]
     framed = bool((raw[line_starts] == ord("{")).all()) and bool((raw[newlines - 1] == ord("}")).all())
-    return len(newlines), framed, line_starts.tolist()
+    return len(newlines), framed, (line_starts + at).tolist()
 
 
 class EventLog:
