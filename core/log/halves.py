@@ -35,7 +35,12 @@ class Half:
     def __init__(self, log: EventLog, split: int, stop: int) -> None:
         self.log, self.split, self.stop = log, split, stop
         readable, writable = os.pipe()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:  # no memory or processes left for a child: `start` reads in one process
+            os.close(readable)
+            os.close(writable)
+            raise
         if self.pid == 0:  # the child: its result down the pipe, then out without running any cleanup
             os.close(readable)
             code = 1
@@ -111,7 +116,10 @@ def start(log: object, start_at: int, size: int) -> Half | None:
     if not hasattr(os, "fork") or threading.active_count() != 1 or not idle_core():
         return None
     points = _split_points(log, size)
-    return None if points is None else Half(log, *points)
+    try:
+        return None if points is None else Half(log, *points)
+    except OSError:
+        return None
 
 
 def idle_core(loadavg: str = "/proc/loadavg") -> bool:

@@ -117,6 +117,20 @@ def test_two_halves_read_as_one_process_reads_in_order(tmp_path: Path, monkeypat
     assert len(late_entries) == 10  # sessions 30..39, whichever spelling
 
 
+def test_no_child_to_be_had_reads_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "sessions.jsonl"
+    varied_log(log)
+    serial, _ = read(log, tmp_path, parallel=False, monkeypatch=monkeypatch)
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    both, children = read(log, tmp_path, parallel=True, monkeypatch=monkeypatch)
+    assert children == 0
+    assert state(both) == state(serial)
+
+
 @pytest.mark.parametrize(
     "kind",
     ["child fails", "digests differ", "a session id of the first half again", "a prior event"],
