@@ -13,10 +13,10 @@ import contextlib
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -24,13 +24,14 @@ import numpy.typing as npt
 from lesson_credit.core import views
 from lesson_credit.core.bandit.fold import Posterior, fold
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.log import halves
 from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
 from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.snapshot import FoldData
-from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.log.store import EventLog, LogProblem, ReadResult
 from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents
 from lesson_credit.core.log.usage import lesson_usage
 from lesson_credit.core.model.settings import CreditSettings
@@ -203,30 +204,14 @@ class LogReader:
             self._prefix.checked(signature, index.end)
             return False
         started_at = index.end
-        changed = reset
-        tail_problem = None
         big = size - started_at >= self.cache_threshold
         try:
             self._report("reading", 0, size - started_at)
             # millions of small containers: the cyclic GC would rescan them many times; 32 MB buffers
             # and growing columns: the allocator would map them afresh each time
             with gc_paused(), heap_kept() if big else contextlib.nullcontext():
-                for result in self.log.read_since(
-                    index.end,
-                    index.lines + 1,
-                    decode=decode_raw,
-                    decode_lines=decode_raw_lines,
-                    hasher=self._prefix.hasher,
-                ):
-                    added = index.add_many(result.events, result.offsets)
-                    index.problems.extend(sorted(result.problems + added, key=lambda p: p.line))
-                    changed = changed or bool(result.events or result.problems)
-                    tail_problem = result.tail_problem
-                    if result.end != index.end:
-                        index.end = result.end
-                        index.lines += result.lines
-                        self._partial = result.partial
-                    self._report("reading", result.end - started_at, size - started_at)
+                read, tail_problem = self._read(index, size)
+            changed = reset or read
             self._prefix.checked(signature, index.end)  # after reading: it may seal the log (core/log/logcheck.py)
             claim = index.blocks.claim  # sums loaded with the cache: used if the log holds what they came from
             if claim is not None:
@@ -241,6 +226,49 @@ class LogReader:
         if changed:
             self.snapshot, self._folds = prepared, {}
         return changed
+
+    def _read(self, index: LogIndex, size: int) -> tuple[bool, LogProblem | None]:
+        """Read the log from `index.end` to its end: (whether anything was read, the problem of an
+        unfinished last line). A big log read from its start is read on two cores (core/log/halves.py):
+        this process reads the first half while a child reads the second, appended when it agrees."""
+        started_at, changed, tail_problem = index.end, False, None
+        half = halves.start(self.log, started_at, size)
+        try:
+            if half is not None:  # progress: the child reads its half as fast as this process its own
+                scale = (half.stop - started_at) / (half.split - started_at)
+                first = cast(EventLog, self.log).read_chunks(
+                    0, 1, decode=decode_raw, decode_lines=decode_raw_lines, hasher=self._prefix.hasher, stop=half.split
+                )
+                changed, _ = self._consume(index, first, lambda end: min(int(end * scale), size - 1), size)
+                hasher = half.take(index, self._prefix.hasher)
+                if hasher is not None:
+                    self._prefix.adopt(hasher)
+                    changed = True
+        finally:
+            if half is not None:
+                half.close()
+        rest = self.log.read_since(
+            index.end, index.lines + 1, decode=decode_raw, decode_lines=decode_raw_lines, hasher=self._prefix.hasher
+        )
+        read_on, tail_problem = self._consume(index, rest, lambda end: end - started_at, size - started_at)
+        return changed or read_on, tail_problem
+
+    def _consume(
+        self, index: LogIndex, results: Iterable[ReadResult], done: Callable[[int], int], total: int
+    ) -> tuple[bool, LogProblem | None]:
+        """Add what `results` decoded to `index`, reporting progress (`done` of a result's end)."""
+        changed, tail_problem = False, None
+        for result in results:
+            added = index.add_many(result.events, result.offsets)
+            index.problems.extend(sorted(result.problems + added, key=lambda p: p.line))
+            changed = changed or bool(result.events or result.problems)
+            tail_problem = result.tail_problem
+            if result.end != index.end:
+                index.end = result.end
+                index.lines += result.lines
+                self._partial = result.partial
+            self._report("reading", done(result.end), total)
+        return changed, tail_problem
 
     def _report(self, stage: str, done: int, total: int) -> None:
         since = time.monotonic() if self.progress is None else self.progress.since

@@ -134,6 +134,22 @@ class LogIndex:
             self.session_floors,
         )
 
+    def _numbers(self) -> tuple[Column, ...]:
+        return (
+            self.session_lines,
+            self.session_offsets,
+            self.session_base,
+            self.session_published,
+            self.session_source,
+            self.session_start,
+            self.entry_arm,
+            self.entry_salience,
+            self.entry_session,
+        )
+
+    def _marks(self) -> tuple[RowMap[Any], ...]:
+        return (self.missing_salience, self.propensities, self.during, self.outcome_labels)
+
     def settle(self) -> None:
         """After reading a big stretch of log: what was added to the per-session columns becomes
         tuples (see above)."""
@@ -336,6 +352,64 @@ class LogIndex:
             for row, chunk in _rows_of(propensities, counts, first_row):
                 if any(p is not None for p in chunk):
                     self.propensities[row] = tuple(chunk)
+        return True
+
+    def part(self) -> dict[str, Any] | None:
+        """What this index read of a later stretch of the log, as plain values for `add_part` (a
+        child process's read, core/log/halves.py); None when the stretch held more than sessions,
+        grades and selections or had a problem (the stretch is then read again in order)."""
+        if self.problems or self.priors or self.increments or self.retired:
+            return None
+        return {
+            "arm_ids": self.arm_ids,
+            "raw_arm": self._raw_arm,
+            "strings": [column.between(0, len(column)) for column in self._strings()],
+            "numbers": [column.view() for column in self._numbers()],
+            "marks": [dict(mark.items()) for mark in self._marks()],
+            "grades": (list(self.grades), self.grade_rows, self.grade_base, self.grade_source),
+            "selections": list(self.selections),
+            "end": self.end,
+            "lines": self.lines,
+        }
+
+    def add_part(self, part: dict[str, Any]) -> bool:
+        """Append the `part()` of an index that read the log from where this one ends (its lines
+        numbered from 1): the same columns, arms and rows as reading on would give (arms new to
+        this index in the order the stretch first names them). False, nothing changed, when the
+        stretch repeats a session id read here: reading it on reports the duplicates."""
+        ids = part["strings"][0]
+        first_row, shift = self.n_sessions, self.lines
+        if first_row and ids and self.lookup.any_known(list(ids)):
+            return False
+        arms = np.array([self.arm(lesson_id) for lesson_id in part["arm_ids"]], dtype=np.int32)
+        for path, arm in part["raw_arm"].items():
+            self._raw_arm.setdefault(path, int(arms[arm]))
+        self.lookup.added_many(dict(zip(ids, range(first_row, first_row + len(ids)), strict=True)))
+        for column, values in zip(self._strings(), part["strings"], strict=True):
+            column.extend(values)
+        lines, offsets, base, published, source, start, entry_arm, salience, entry_session = part["numbers"]
+        self.session_lines.extend(lines + shift)
+        self.session_offsets.extend(offsets)
+        self.session_base.extend(base)
+        self.session_published.extend(published)
+        self.session_source.extend(source)
+        self.session_start.extend(start[1:] + self.session_start[-1])
+        self.entry_arm.extend(arms[entry_arm])
+        self.entry_salience.extend(salience)
+        self.entry_session.extend(entry_session + first_row)
+        for mark, values in zip(self._marks(), part["marks"], strict=True):
+            for row, value in values.items():
+                mark[row + first_row] = value
+        grades, rows, grade_base, grade_source = part["grades"]
+        for (line, grade), row in zip(grades, rows, strict=True):
+            self.grades.append((line + shift, grade))
+            found = row + first_row if row >= 0 else self.row_of(grade.session_id)
+            self.grade_rows.append(-1 if found is None else found)
+        self.grade_base.extend(grade_base)
+        self.grade_source.extend(grade_source)
+        self.selections.extend([(line + shift, selection) for line, selection in part["selections"]])
+        self.end = part["end"]
+        self.lines += part["lines"]
         return True
 
     def add_raw(self, line: int, raw: RawEvent, offset: int = NO_OFFSET) -> None:

@@ -94,7 +94,7 @@ def parse_chunk(
     n_lines = 0
     starts: list[int] = []
     if decode_lines is not None and body_end > offset:
-        n_lines, one_per_line, starts = _line_layout(data, offset, body_end)
+        n_lines, one_per_line, starts = _line_layout(data, offset, body_end, start + offset)
         if one_per_line:
             decoded = decode_lines(memoryview(data)[offset:body_end])
         if decoded is not None and len(decoded) != n_lines:
@@ -103,7 +103,7 @@ def parse_chunk(
         n_lines = data.count(b"\n", offset, body_end)
     if decoded is not None:
         events.extend(zip(range(first_line, first_line + n_lines), decoded, strict=True))
-        offsets.extend(start + offset + at for at in starts)
+        offsets.extend(starts)
     else:
         pieces = data[offset:body_end].split(b"\n")
         pieces.pop()  # after the last newline: b""
@@ -135,9 +135,10 @@ def parse_chunk(
     return result
 
 
-def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool, list[int]]:
+def _line_layout(data: bytes, start: int, end: int, at: int) -> tuple[int, bool, list[int]]:
     """How many lines data[start:end] holds (it ends with a newline), whether each one
-    begins with `{` and ends with `}` right before its newline, and where each starts (from start).
+    begins with `{` and ends with `}` right before its newline, and where each starts (data[start]
+    being byte `at` of the log).
 
     Then values decoded from the whole stretch are one per line exactly when there are as many
     values as lines: no value can span a newline (after a `}` that does not end the value, JSON
@@ -151,7 +152,7 @@ def _line_layout(data: bytes, start: int, end: int) -> tuple[int, bool, list[int
     newlines = np.flatnonzero(raw == ord("\n"))
     line_starts = np.r_[0, newlines[:-1] + 1]
     framed = bool((raw[line_starts] == ord("{")).all()) and bool((raw[newlines - 1] == ord("}")).all())
-    return len(newlines), framed, line_starts.tolist()
+    return len(newlines), framed, (line_starts + at).tolist()
 
 
 class EventLog:
@@ -297,11 +298,12 @@ class EventLog:
         decode_lines: Callable[[memoryview], Sequence[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         hasher: Any = None,
+        stop: int | None = None,
     ) -> Iterator[ReadResult]:
-        """Decode the log from byte `start` (a line boundary) to its end, whole lines at a time in
-        chunks of about `chunk_bytes`, so a big log is never held decoded all at once. Each
-        result continues where the previous one ended; only the last may hold a partial line.
-        `hasher` is fed exactly the bytes the results consume."""
+        """Decode the log from byte `start` (a line boundary) to its end (or to byte `stop`, just
+        after a newline), whole lines at a time in chunks of about `chunk_bytes`, so a big log is
+        never held decoded all at once. Each result continues where the previous one ended; only
+        the last may hold a partial line. `hasher` is fed exactly the bytes the results consume."""
         try:
             handle = os.fdopen(open_regular(self.path), "rb")  # closed below; a generator holds it across yields
         except FileNotFoundError:
@@ -315,12 +317,16 @@ class EventLog:
             handle.seek(start)
             carry = b""
             position, line, continues = start, first_line, continues_line
+            left = None if stop is None else stop - start
             while True:
+                want = chunk_bytes if left is None else min(chunk_bytes, left)
                 try:
-                    block = handle.read(chunk_bytes)
+                    block = handle.read(want)
                 except OSError as exc:
                     raise StoreError(_describe_os_error(exc, self.path, reading=True)) from None
-                at_eof = len(block) < chunk_bytes  # a regular file reads short only at its end
+                if left is not None:
+                    left -= len(block)
+                at_eof = len(block) < want or left == 0  # a regular file reads short only at its end
                 data = carry + block if carry else block
                 carry = b""
                 if not at_eof:
