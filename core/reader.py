@@ -30,6 +30,7 @@ from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
+from lesson_credit.core.log.logcheck import PrefixDigest
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import EventLog, LogProblem, ReadResult
 from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents
@@ -240,7 +241,8 @@ class LogReader:
                     0, 1, decode=decode_raw, decode_lines=decode_raw_lines, hasher=self._prefix.hasher, stop=half.split
                 )
                 changed, _ = self._consume(index, first, lambda end: min(int(end * scale), size - 1), size)
-                hasher = half.take(index, self._prefix.hasher)
+                prefix = self._prefix.hasher  # a file's: its block digests (core/log/logcheck.py)
+                hasher = half.take(index, prefix) if isinstance(prefix, PrefixDigest) else None
                 if hasher is not None:
                     self._prefix.adopt(hasher)
                     changed = True

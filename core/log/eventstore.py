@@ -45,9 +45,11 @@ from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
 from lesson_credit.core.base.files import WriteGuard
 from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
 from lesson_credit.core.log.store import EventLog, ReadResult, StoreError
+from lesson_credit.core.log.store import Hasher as Hasher
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.index import LogIndex
+    from lesson_credit.core.log.logcheck import Signature
 
 WAIT_POLL_S = 0.05  # how often the file store looks for an append while waiting
 
@@ -62,21 +64,24 @@ class DuplicateSession(StoreError):
 
 class PrefixChecker(Protocol):
     """How a reader checks that what it read up to a position is still there (the file's:
-    core/log/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`)."""
+    core/log/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`).
+    A signature is the file's stat when the read began (None: a database's, or no file)."""
 
-    hasher: Any  # fed the bytes read (xxh3), for the parsed-log cache's digest
+    @property
+    def hasher(self) -> Hasher:  # fed the bytes read (xxh3), for the parsed-log cache's digest
+        ...
 
-    def signature(self) -> Any: ...
+    def signature(self) -> Signature | None: ...
 
     def reset(self) -> None: ...
 
-    def adopt(self, hasher: Any) -> None: ...
+    def adopt(self, hasher: Hasher) -> None: ...
 
     def trust_once(self) -> None: ...
 
-    def intact(self, end: int, signature: Any) -> bool: ...
+    def intact(self, end: int, signature: Signature | None) -> bool: ...
 
-    def checked(self, signature: Any, end: int) -> None: ...
+    def checked(self, signature: Signature | None, end: int) -> None: ...
 
     def vouch(self, end: int) -> str | None: ...
 
@@ -84,9 +89,10 @@ class PrefixChecker(Protocol):
 
 
 class ParsedLogCache(Protocol):
-    """The parsed-log cache of a store (core/log/cache.py `LogCache`, `PgLogCache`)."""
+    """The parsed-log cache of a store (core/log/cache.py `LogCache`, `PgLogCache`): `load` gives the
+    index, the digest its checker continues from (`PrefixChecker.adopt`) and whether it is partial."""
 
-    def load(self) -> tuple[LogIndex, Any, bool] | None: ...
+    def load(self) -> tuple[LogIndex, Hasher, bool] | None: ...
 
     min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
 
@@ -95,12 +101,6 @@ class ParsedLogCache(Protocol):
     def save_sums(self, index: LogIndex, vouch: str | None) -> None: ...
 
     def note(self, why: str) -> None: ...
-
-
-class Hasher(Protocol):
-    """What a read feeds the bytes it consumes (the reader's prefix check's digest)."""
-
-    def update(self, data: memoryview, /) -> None: ...
 
 
 @runtime_checkable

@@ -27,14 +27,14 @@ import struct
 import time
 from array import array
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import xxhash
 
 from lesson_credit.core.base.files import open_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.base.sealed import seal, unseal
-from lesson_credit.core.log.store import EventLog
+from lesson_credit.core.log.store import EventLog, Hasher
 
 ALWAYS_VERIFY_BYTES = 16 * 1024 * 1024
 BLOCK_BYTES = 1 << 20  # the log is digested per block of this many bytes
@@ -265,8 +265,11 @@ class PrefixCheck:
         self._seen = None
         self._trusted = False
 
-    def adopt(self, hasher: PrefixDigest) -> None:
-        """Continue from a digest already verified against the log (a loaded cache's)."""
+    def adopt(self, hasher: Hasher) -> None:
+        """Continue from a digest already verified against the log (a loaded cache's: the file's is a
+        `PrefixDigest`)."""
+        if not isinstance(hasher, PrefixDigest):
+            raise TypeError("a log file's check continues from a PrefixDigest only")
         self.hasher = hasher
 
     def trust_once(self) -> None:
@@ -359,11 +362,11 @@ class PositionCheck:
         return None
 
     def reset(self) -> None:
-        self.hasher = xxhash.xxh3_64()
+        self.hasher: Hasher = xxhash.xxh3_64()
         self._store_id: str | None = None  # of the database the events read so far came from
         self._seen: tuple[int, str] | None = None  # a position read to, and its fingerprint then
 
-    def adopt(self, hasher: Any) -> None:
+    def adopt(self, hasher: Hasher) -> None:
         self.hasher = hasher
 
     def trust_once(self) -> None:

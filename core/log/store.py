@@ -8,7 +8,7 @@ import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from lesson_credit.core.base.files import StoreError as StoreError
 from lesson_credit.core.base.files import StoreUnavailable, WriteGuard, open_append
@@ -155,6 +155,14 @@ def _line_layout(data: bytes, start: int, end: int, at: int) -> tuple[int, bool,
     return len(newlines), framed, (line_starts + at).tolist()
 
 
+class Hasher(Protocol):
+    """What a read feeds the bytes it consumes (the reader's prefix check's digest)."""
+
+    def update(self, data: memoryview, /) -> None: ...
+
+    def hexdigest(self) -> str: ...
+
+
 class EventLog:
     """`sessions.jsonl`: append-only, one locked write + fsync per event."""
 
@@ -297,7 +305,7 @@ class EventLog:
         continues_line: bool = False,
         decode_lines: Callable[[memoryview], Sequence[Any] | None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
-        hasher: Any = None,
+        hasher: Hasher | None = None,
         stop: int | None = None,
     ) -> Iterator[ReadResult]:
         """Decode the log from byte `start` (a line boundary) to its end (or to byte `stop`, just

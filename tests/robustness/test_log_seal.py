@@ -168,3 +168,16 @@ def test_a_damaged_seal_is_no_seal(tmp_path: Path, full_hashes: list[int]) -> No
     full_hashes.clear()
     assert _numbers(Workspace(tmp_path)) == _fresh(tmp_path)
     assert full_hashes and full_hashes[0] > 0
+
+
+def test_a_log_files_check_continues_only_from_a_digest_of_a_log_file(tmp_path: Path) -> None:
+    """The store seam types the checker's digest as any hasher; the file's check refuses one that is
+    not a digest of the file's bytes (a database cache's xxh3 handed to it would vouch for nothing)."""
+    import xxhash
+
+    check = logcheck.PrefixCheck(EventLog(tmp_path / "log.jsonl"))
+    with pytest.raises(TypeError):
+        check.adopt(xxhash.xxh3_64())
+    digest = logcheck.PrefixDigest()
+    check.adopt(digest)
+    assert check.hasher is digest
