@@ -4,9 +4,10 @@
 
 Prints one line `TUI-PROBE {json}` with, in seconds:
 
-* open_from_launch / open_from_app: until the Lessons table has its (first) rows (`#lessons-table`
-  filled by `LessonsScreen._loaded`), from the parent's `--t0` (time.perf_counter is
-  CLOCK_MONOTONIC, shared by processes: this includes interpreter start and imports) and from
+* open_from_launch / open_from_app: until the Lessons table has its (first) rows with their
+  numbers (`#lessons-table` filled by `LessonsScreen._loaded`, not the names shown before the log
+  is read), from the parent's `--t0` (time.perf_counter is CLOCK_MONOTONIC, shared by processes:
+  this includes interpreter start and imports) and from
   just before `Workspace(root)`; open_idle_from_app: until the process next goes idle
   (Textual's `wait_for_idle`: the startup workers, e.g. the problems check, have finished).
 * sessions_open: `s` pressed until `#sessions-table` has rows.
@@ -90,8 +91,8 @@ def rows_ready(app: Any, screen_type: type[Screen[Any]], table_id: str) -> bool:
     from textual.widgets import DataTable  # imported by the app already: no cost in the timing
 
     screen = app.screen
-    if not isinstance(screen, screen_type):
-        return False
+    if not isinstance(screen, screen_type) or getattr(screen, "view", True) is None:
+        return False  # (a screen's view not read yet: the Lessons table lists the names before it)
     table = screen.query_one(table_id, DataTable)
     return bool(table.row_count > 0 and not table.loading)
 

@@ -56,6 +56,11 @@ def lesson_cells(
     ]
 
 
+def name_only_cells(lesson_id: str, columns: int) -> list[Text]:
+    """A lesson's row before the log is read: its id (without `.md`), then "…" in the other columns."""
+    return [spaced_text(one_line(lesson_id.removesuffix(".md")))] + [spaced_text("…") for _ in range(columns - 1)]
+
+
 def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
     """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson."""
     name = Text(" ", end="")

@@ -132,6 +132,14 @@ class WorkspaceSource:
         with self._lock:
             return _problems(self.workspace)
 
+    def lesson_names(self) -> tuple[str, ...]:
+        """The library's lesson ids (a file that could not be loaded too), without reading the log:
+        what the first frame shows while the first read (seconds at a million sessions) gives the numbers."""
+        with self._lock:
+            library = self.workspace.library()
+        broken = (lesson_id for lesson_id in _problems_by_lesson(library.problems) if lesson_id.endswith(".md"))
+        return tuple(sorted({*library.by_id(), *broken}))
+
     def lessons_view(self) -> LessonsView:
         """Until scipy is loaded (the first paint), the rows come without their 95% intervals
         (NaN, `LessonsView.intervals_missing`): importing it costs ~150 ms that the first rows need

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import DataTable
 
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
@@ -21,7 +22,7 @@ from lesson_credit.tui.background import NICENESS
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
-from tests.tui.tui_fixture import settle
+from tests.tui.tui_fixture import burst, settle
 
 SIZE = (120, 40)
 REPO = Path(__file__).parents[2]
@@ -110,6 +111,61 @@ async def test_the_work_after_the_first_frame_waits_until_a_frame_can_be_shown(
         await settle(pilot)
         assert sorted(started) == ["effects", "intervals", "p_top_k"]
         assert screen.view is not None and not screen.view.intervals_missing and screen.view.p_top_k is not None
+
+
+def cells(table: Any) -> list[list[str]]:
+    return [[str(cell).strip() for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def pins_after(workspace: Workspace, held: bool) -> tuple[str | None, list[str], list[list[str]]]:
+    """Type `down down p` (pin the third lesson), while the log's first read is held (`held`: the
+    keys go in while only the names are shown) or once the view is shown; then what it came to:
+    (the highlighted lesson, the pins, what the table showed while the read was held)."""
+    gate = threading.Event()
+    if not held:
+        gate.set()
+
+    class Held(WorkspaceSource):
+        def lessons_view(self) -> LessonsView:
+            assert gate.wait(60)
+            return super().lessons_view()
+
+    app = LessonCreditApp(Held(workspace), seed=0, poll_seconds=0)
+    before: list[list[str]] = []
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen)
+        table = screen.query_one("#lessons-table", DataTable)
+        if held:
+            for _ in range(3000):  # a minute: only catches names that never come
+                if table.row_count > 0:
+                    break
+                await asyncio.sleep(0.02)
+            before = cells(table)
+            burst(pilot, "down", "down", "p")
+            await asyncio.sleep(0.1)
+            assert screen.view is None and screen.pins == []  # the keys wait for the numbers
+            gate.set()
+        else:
+            await settle(pilot)
+            burst(pilot, "down", "down", "p")
+        await settle(pilot)
+        return screen.highlighted, screen.pins, before
+
+
+async def test_the_first_frame_shows_the_names_before_the_log_is_read_and_keys_typed_then_act_on_the_view(
+    workspace: Workspace,
+) -> None:
+    """While the log's first read is under way (seconds at a million sessions) the table lists the
+    library's lessons by name, "…" for every number; keys typed meanwhile act on the view once it is
+    shown, as the same keys typed after it (not on the names' alphabetical order)."""
+    highlighted, pins, names_frame = await pins_after(workspace, held=True)
+    lessons = workspace.root / "lessons"
+    names = sorted(path.relative_to(lessons).as_posix().removesuffix(".md") for path in lessons.rglob("*.md"))
+    assert [row[0] for row in names_frame] == names
+    assert {cell for row in names_frame for cell in row[1:]} == {"…"}
+    expected = await pins_after(workspace, held=False)
+    assert (highlighted, pins) == expected[:2] and pins == [highlighted] and highlighted != names[2] + ".md"
 
 
 FIRST_FRAME = """

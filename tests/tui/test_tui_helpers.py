@@ -16,11 +16,12 @@ from lesson_credit.core.analysis.estimates import Effect
 from lesson_credit.core.health import Finding
 from lesson_credit.core.sim.simulate import run_simulation, scenario
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.lesson_sorts import matches
 from lesson_credit.tui.loo_text import describe, short_flags
 from lesson_credit.tui.screens.analysis import sorted_results
 from lesson_credit.tui.screens.grade_value import parse_grade
 from lesson_credit.tui.screens.health import finding_text
-from lesson_credit.tui.screens.lessons import lesson_name, matches
+from lesson_credit.tui.screens.lessons import lesson_name
 from lesson_credit.tui.screens.session_detail import step_grade
 from lesson_credit.tui.screens.simulation import best_estimators, metric_cell
 from lesson_credit.tui.series import grouped, integer_ticks, reward_histogram, reward_series, rolling_mean

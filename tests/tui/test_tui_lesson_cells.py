@@ -16,8 +16,9 @@ from lesson_credit.core.views import LessonRow
 from lesson_credit.tui import lesson_cells as cells_module
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.lesson_cells import lesson_cells
+from lesson_credit.tui.lesson_sorts import SORTS
 from lesson_credit.tui.screens import lessons as lessons_module
-from lesson_credit.tui.screens.lessons import PIN_MARK, SORTS, LessonsScreen
+from lesson_credit.tui.screens.lessons import PIN_MARK, LessonsScreen
 from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import spaced, spaced_text
 from lesson_credit.tui.widgets.themed_table import TONES, ThemedTable

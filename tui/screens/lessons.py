@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -21,8 +21,9 @@ from textual.widgets.data_table import ColumnKey
 from lesson_credit.core.api import LessonRow
 from lesson_credit.tui.background import at_ui_priority
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
-from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell
+from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell, name_only_cells
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
+from lesson_credit.tui.lesson_sorts import SORTS, matches, sorted_rows
 from lesson_credit.tui.messages import LessonsShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
@@ -38,46 +39,6 @@ from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import MIN_NAME_CELLS, sort_column_second, widest
 from lesson_credit.tui.writes import Grading
-
-
-def _last_credit(row: LessonRow) -> float:
-    return -1.0 if row.last_credit is None else row.last_credit
-
-
-# column key -> (header, sort key)
-# (in display order: what matters most first, so a narrow terminal loses the rest at the right)
-SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
-    "lesson": ("lesson", lambda r: r.path),
-    "n": ("n", lambda r: (r.n, r.path)),
-    "mean": ("mean", lambda r: (r.mean, r.path)),
-    "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
-    "effect": ("effect", lambda r: (0.0, r.path)),  # by the view's effects: see sorted_rows
-    "last": ("last", lambda r: (_last_credit(r), r.path)),
-    "category": ("category", lambda r: (r.category, r.path)),
-    "status": ("status", lambda r: (r.status, r.path)),
-}
-
-
-def matches(row: LessonRow, needle: str) -> bool:
-    """Case-insensitive substring match on id, title, category and status."""
-    if not needle:
-        return True
-    needle = needle.lower()
-    return any(needle in field.lower() for field in (row.path, row.title, row.category, row.status))
-
-
-def sorted_rows(
-    rows: tuple[LessonRow, ...], column: str, reverse: bool, effects: Mapping[str, float] | None = None
-) -> list[LessonRow]:
-    if column == "effect":  # lessons without an estimate last, in either direction
-        known = effects or {}
-        have = sorted((r for r in rows if r.path in known), key=lambda r: (known[r.path], r.path), reverse=reverse)
-        return have + sorted((r for r in rows if r.path not in known), key=lambda r: r.path)
-    key = SORTS[column][1]
-    if column == "mean":  # never used (n 0): the prior's mean says nothing, so after every lesson with evidence
-        used = sorted((r for r in rows if r.n > 0), key=key, reverse=reverse)
-        return used + sorted((r for r in rows if r.n <= 0), key=lambda r: r.path)
-    return sorted(rows, key=key, reverse=reverse)
 
 
 class LessonsScreen(SortableScreen):
@@ -105,6 +66,11 @@ class LessonsScreen(SortableScreen):
     HOLDS_KEYS_UNTIL_LOADED = True
     DESCENDING_FIRST = ("n", "mean", "interval", "effect", "last")
     CYCLE_KEEPS_DIRECTION = True
+
+    class Named(Message):
+        def __init__(self, names: tuple[str, ...]) -> None:
+            super().__init__()
+            self.names = names
 
     class Loaded(Message):
         def __init__(self, view: LessonsView, cells: LessonCells | None = None) -> None:
@@ -172,13 +138,28 @@ class LessonsScreen(SortableScreen):
                 view = replace(view, effects=shown[1], effects_of=shown[0])
             return view, LessonCells.build(view.rows, tones, view.effects, cells)
 
-        def load() -> None:
+        def load(first: bool = False) -> None:
+            if first:  # the names first: the numbers wait for the log's first read (seconds at 1M sessions)
+                self.post_result(self.source.lesson_names, self.Named)
             self.post_result(compute, lambda loaded: self.Loaded(*loaded))
 
         if self.view is None:  # the first paint waits for it: not niced like the background work
-            await at_ui_priority(load)
+            await at_ui_priority(partial(load, True))
         else:
             await asyncio.get_running_loop().run_in_executor(None, load)
+
+    @on(Named)
+    def _named(self, event: Named) -> None:
+        """The first frame, before the first read: each lesson's name, "…" for its numbers. Keys wait
+        for the view (`ready_for_keys`), which replaces these rows in its own order."""
+        if self.view is not None or not event.names:
+            return
+        table = self.query_one("#lessons-table", ThemedTable)
+        self.done(table)
+        headers = dict(self.sort_headers())
+        for key in sort_column_second(list(SORTS), self.sort_column):
+            table.add_column(Text(" " + headers[key]), key=key)
+        table.fill([(name, name_only_cells(name, len(SORTS))) for name in event.names])
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -468,15 +449,15 @@ class LessonsScreen(SortableScreen):
 
     @on(DataTable.RowHighlighted, "#lessons-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key is None or event.row_key.value is None:
-            return  # an empty table (filtered to nothing, or nothing yet)
+        if event.row_key is None or event.row_key.value is None or self.view is None:
+            return  # an empty table (filtered to nothing, or nothing yet), or the names before the view
         self.highlighted = event.row_key.value
         self._show_highlighted()
 
     @on(DataTable.RowSelected, "#lessons-table")
     async def _row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key is None or event.row_key.value is None:
-            return  # an empty table (filtered to nothing, or nothing yet)
+        if event.row_key is None or event.row_key.value is None or self.view is None:
+            return  # an empty table (filtered to nothing, or nothing yet), or the names before the view
         self.highlighted = event.row_key.value
         await self.action_open_last_session()
 

@@ -1,0 +1,48 @@
+"""The Lessons table's columns, sort keys and filter (no widget: the screen and its tests use them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from lesson_credit.core.api import LessonRow
+
+
+def _last_credit(row: LessonRow) -> float:
+    return -1.0 if row.last_credit is None else row.last_credit
+
+
+# column key -> (header, sort key)
+# (in display order: what matters most first, so a narrow terminal loses the rest at the right)
+SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
+    "lesson": ("lesson", lambda r: r.path),
+    "n": ("n", lambda r: (r.n, r.path)),
+    "mean": ("mean", lambda r: (r.mean, r.path)),
+    "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
+    "effect": ("effect", lambda r: (0.0, r.path)),  # by the view's effects: see sorted_rows
+    "last": ("last", lambda r: (_last_credit(r), r.path)),
+    "category": ("category", lambda r: (r.category, r.path)),
+    "status": ("status", lambda r: (r.status, r.path)),
+}
+
+
+def matches(row: LessonRow, needle: str) -> bool:
+    """Case-insensitive substring match on id, title, category and status."""
+    if not needle:
+        return True
+    needle = needle.lower()
+    return any(needle in field.lower() for field in (row.path, row.title, row.category, row.status))
+
+
+def sorted_rows(
+    rows: tuple[LessonRow, ...], column: str, reverse: bool, effects: Mapping[str, float] | None = None
+) -> list[LessonRow]:
+    if column == "effect":  # lessons without an estimate last, in either direction
+        known = effects or {}
+        have = sorted((r for r in rows if r.path in known), key=lambda r: (known[r.path], r.path), reverse=reverse)
+        return have + sorted((r for r in rows if r.path not in known), key=lambda r: r.path)
+    key = SORTS[column][1]
+    if column == "mean":  # never used (n 0): the prior's mean says nothing, so after every lesson with evidence
+        used = sorted((r for r in rows if r.n > 0), key=key, reverse=reverse)
+        return used + sorted((r for r in rows if r.n <= 0), key=lambda r: r.path)
+    return sorted(rows, key=key, reverse=reverse)
