@@ -173,7 +173,12 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         help="more lessons of the session, included during it (gptme pulled them in when their keywords came "
         "up), not chosen before it: logged, never estimated as effects (default: none)",
     )
-    p.add_argument("--category", default=None, metavar="C", help="the session's category, one line (default: none)")
+    p.add_argument(
+        "--category",
+        default=None,
+        metavar="C",
+        help="the session's category, one line (default: its logged selection's, else none)",
+    )
     p.add_argument(
         "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"
     )

@@ -48,7 +48,7 @@ from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
 # events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database
-CACHE_VERSION = 11
+CACHE_VERSION = 12
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

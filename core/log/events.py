@@ -107,6 +107,7 @@ class SelectionEvent:
     propensity: dict[str, float]
     k: int | None
     seed: int | None
+    category: str | None = None  # the session's kind of work the draw was made for (a record without one takes it)
 
 
 @dataclass(frozen=True)
@@ -339,6 +340,7 @@ def to_event(raw: RawEvent) -> Event:
             propensity={normalize_id(k): v for k, v in (raw.propensity or {}).items()},
             k=raw.k,
             seed=raw.seed,
+            category=raw.category,
         )
     if kind == PRIOR:
         if not raw.arms:

@@ -163,12 +163,12 @@ def _grade(g: list[Any]) -> tuple[int, GradeEvent]:
 
 
 def _selection(s: list[Any]) -> tuple[int, SelectionEvent]:
-    return s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), _unbig(s[6]), _unbig(s[7]))
+    return s[0], SelectionEvent(s[1], s[2], tuple(s[3]), tuple(s[4]), dict(s[5]), _unbig(s[6]), _unbig(s[7]), s[8])
 
 
 def _selection_row(line: int, s: SelectionEvent) -> list[Any]:
     k, seed = _big(s.k), _big(s.seed)
-    return [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, k, seed]
+    return [line, s.session_id, s.timestamp, list(s.candidates), list(s.selected), s.propensity, k, seed, s.category]
 
 
 def _pair(pair: list[Any]) -> tuple[int, Any]:

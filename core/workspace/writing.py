@@ -124,6 +124,8 @@ class Writing(StateFile):
             self._check_new(session_id)
             selection = self._reader.index.latest_selection(session_id)
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
+            if new.category is None and selection is not None and selection.category is not None:
+                new = replace(new, category=selection.category)  # the kind of work it was selected for
             event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
             self.warnings.extend(self._append(event, locked=held))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written

@@ -140,3 +140,31 @@ def test_cli_select_category(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert (root / LOG_REL).read_bytes() == before
     code, out, err = run_cli_main(capsys, *argv, "--category", "docs", "--dry-run", clock=fixed_clock)
     assert code == 0 and "category docs" in err
+
+
+def test_a_record_without_a_category_takes_the_one_its_session_was_selected_for(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    journal = ws.root / "j.md"
+    journal.write_text("the schema changed\n")
+    ws.select(CONTEXT + " with an alembic migration", k=1, seed=5, session_id="x1", policy="joint")  # found: migrations
+    ws.select(CONTEXT, k=1, seed=5, session_id="x2", policy="joint", category="docs")
+    ws.select(CONTEXT, k=1, seed=5, session_id="x3", policy="joint", category="docs")
+    ws.select(CONTEXT, k=1, seed=5, session_id="x4", policy="joint")  # none
+    ws.record("x1", journal, ["mig.md"], reward=0.5)
+    ws.record("x2", journal, ["mig.md"], reward=0.5)
+    ws.record("x3", journal, ["mig.md"], reward=0.5, category="migrations")  # given: it wins
+    ws.record("x4", journal, ["mig.md"], reward=0.5)
+    records = [json.loads(line) for line in (ws.root / LOG_REL).read_text().splitlines()[-4:]]
+    assert [(r["session_id"], r["category"]) for r in records] == [
+        ("x1", "migrations"),
+        ("x2", "docs"),
+        ("x3", "migrations"),
+        ("x4", None),
+    ]
+    # read back by a new workspace, as the effect analysis reads them
+    assert [s.category for s in Workspace(ws.root, clock=fixed_clock).sessions()[-4:]] == [
+        "migrations",
+        "docs",
+        "migrations",
+        None,
+    ]
