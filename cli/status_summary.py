@@ -148,6 +148,8 @@ class Recorder:
 
         if not self.names or self.file is None or self.log is None or signature_of(self.file) != self.log:
             return
+        if not _log_vouched(self.file.path, list(self.log)):
+            return  # no seal (a read-only disk, a log another program appended to): no later run could use it
         if [_stamp(name) for name in self.names] != self.stamps:
             return  # changed while the run read it
         racy = self.started_ns - RACY_NS

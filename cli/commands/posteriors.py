@@ -91,7 +91,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if cached is not None:
         sys.stdout.write(cached)
         return 0
-    from lesson_credit.core.base.files import set_aside_mark, set_aside_notices
+    from lesson_credit.core.base.files import set_aside_mark
     from lesson_credit.core.derived_state import repair_state
 
     mark = set_aside_mark()
@@ -107,7 +107,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"warning: {safe(note)}", file=sys.stderr)
     output = _status_output(result, args, ws)
     sys.stdout.write(output)
-    if not (warning_lines(ws) or note or set_aside_notices(since=mark)):
+    if not (warning_lines(ws) or note or set_aside_mark() != mark):  # (main says what was set aside)
         recorder.save(output)
     return 0
 
