@@ -1,5 +1,5 @@
 """A warm `status` from a verified summary: what the last full `status` printed, shown again only while
-nothing it was derived from has changed (docs/cli.md, `status`).
+nothing it was derived from has changed (docs/format.md §10).
 
 A full `status` on the workspace's log file that printed no warning writes `.cache/status-summary` beside
 the log: its output and what vouches for it. The log is vouched for as its seal does (core/log/logcheck.py:
@@ -8,8 +8,8 @@ seal). Every other input is vouched for by its stat (mtime, ctime, size, inode, 
 gptme.toml, the gptme-sessions records file, bandit-state.json, and every file and folder under the library
 folders (a folder's stat moves when an entry is added, removed or renamed in it); one changed within RACY_NS
 of the run (a coarse clock may not have ticked since) by its content digest too. A later `status` with the
-same options, environment and version prints the summary when all of that holds, else runs in full. The
-summary is derived: deleting it changes no output, only the time.
+same options and environment, run by the same code (the stat of every module), prints the summary when all
+of that holds, else runs in full. The summary is derived: deleting it changes no output, only the time.
 """
 
 from __future__ import annotations
@@ -55,11 +55,26 @@ def _digest(path: str) -> str:
     return xxhash.xxh3_64_hexdigest(read_regular(path, SUMMARY_MAX_BYTES))
 
 
-def _key(args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    from lesson_credit.cli.version import version
+def _code() -> str:
+    """A digest of the stat of every module of the engine and the CLI: a summary printed by other code
+    (an upgrade, another checkout, an edit) is not reused. Stats, not bytes: ~200 files in about a ms."""
+    import xxhash
 
+    from lesson_credit import cli, core
+
+    digest = xxhash.xxh3_64()
+    for package in (Path(cli.__file__).resolve().parent, Path(core.__file__).resolve().parent):
+        for folder, dirs, files in os.walk(package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(f for f in files if f.endswith(".py")):
+                st = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode(errors="surrogateescape"))
+    return digest.hexdigest()
+
+
+def _key(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     return {
-        "version": version(),
+        "code": _code(),
         "root": str(root),
         "options": [bool(args.json), args.sort, bool(args.all)],
         "environment": [os.environ.get(name) for name in ENVIRONMENT],

@@ -4,6 +4,7 @@ folders, config.toml, gptme.toml or bandit-state.json it prints what a run witho
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -11,11 +12,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from lesson_credit.cli import status_summary
 from lesson_credit.cli.commands import posteriors
-from lesson_credit.core.workspace import STATE_DIR
+from lesson_credit.cli.common import open_workspace
+from lesson_credit.core.workspace import STATE_DIR, Workspace
 from tests.support.cli_run import process_env, run_cli
 from tests.support.engine_helpers import make_workspace
 
@@ -161,3 +165,19 @@ def test_a_damaged_summary_is_run_in_full(root: Path) -> None:
     data[-5] ^= 0xFF
     summary(root).write_bytes(bytes(data))
     assert status(root) == first
+
+
+def test_a_summary_printed_by_other_code_is_not_used(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upgrade or an edit of the code (another stat of any module) runs status in full."""
+    first = status(root)
+    opened: list[Path] = []
+    real = open_workspace
+
+    def spy(args: argparse.Namespace, **kwargs: Any) -> Workspace:
+        opened.append(Path(args.workspace))
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(posteriors, "open_workspace", spy)
+    assert status(root) == first and opened == []  # the same code: the summary
+    monkeypatch.setattr(status_summary, "_code", lambda: "another version")
+    assert status(root) == first and opened == [root]
