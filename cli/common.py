@@ -163,10 +163,15 @@ def print_json(payload: Any, ws: Workspace | None = None) -> None:
     every warning the table form prints on stderr (bad log lines, skipped lessons, derived files),
     so that a hook reading JSON learns of them too (`lint` keeps its own "warnings" count: its
     findings list the same problems)."""
+    sys.stdout.write(json_text(payload, ws))
+
+
+def json_text(payload: Any, ws: Workspace | None = None) -> str:
+    """What `print_json` prints."""
     if ws is not None and isinstance(payload, dict) and "warnings" not in payload:
         payload = {**payload, "warnings": warning_lines(ws)}
     # ensure_ascii: no control character (not even U+009B, an 8-bit CSI) reaches the terminal raw
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n")
+    return json.dumps(payload, indent=2, ensure_ascii=True, allow_nan=False) + "\n"
 
 
 def workspace_arg(text: str) -> str:

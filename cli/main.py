@@ -10,21 +10,10 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from importlib import import_module
 from typing import Any
 
-from lesson_credit.cli.commands import (
-    agreement,
-    analysis,
-    dashboard,
-    gptme,
-    meta,
-    posteriors,
-    selection,
-    sessions,
-    store,
-    writes,
-)
 from lesson_credit.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -39,11 +28,38 @@ from lesson_credit.cli.version import VersionAction
 
 __all__ = ["build_parser", "main", "subcommands", "summary_lines"]
 
-# The order of the command list in --help.
-GROUPS = [dashboard, posteriors, sessions, selection, writes, analysis, agreement, gptme, store, meta]
+# The command list in --help, in its order: each command's group (its module in cli/commands, which
+# registers the group's commands beside their handlers) and its one-line summary. A command's run builds
+# the parser of its own group only: the other commands are listed by these lines, their modules (and
+# what those import) never loaded (tests/cli/test_lazy_commands.py checks the lines against the modules').
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tui": ("dashboard", "open the dashboard"),
+    "status": ("posteriors", "posterior per lesson"),
+    "replay": ("posteriors", "re-fold the log under another strategy/floor/decay/reward priority"),
+    "sessions": ("sessions", "list and filter sessions"),
+    "show": ("sessions", "one session: record, grades, credit"),
+    "explain": ("sessions", "why each lesson got its credit in a session"),
+    "select": ("selection", "Thompson-sample lessons for a context"),
+    "record": ("writes", "log a session with its journal and lessons"),
+    "grade": ("writes", "grade (or regrade) a session"),
+    "prune": ("writes", "retire arms whose lesson file is gone"),
+    "loo": ("analysis", "each lesson's effect on reward, and leave-one-out lift"),
+    "lint": ("analysis", "health checks (errors and warnings)"),
+    "simulate": ("analysis", "compare credit strategies and selection policies in a world with known truth"),
+    "agreement": ("agreement", "how far the judge, heuristics and outcomes agree with people"),
+    "import-gptme": ("gptme", "log a gptme bandit-state.json as a prior"),
+    "export-gptme": ("gptme", "write posteriors as a gptme bandit-state.json"),
+    "store": ("store", "move the event log between the workspace file and a database store"),
+    "completion": ("meta", "print a shell completion script"),
+    "help": ("meta", "describe a command"),
+}
+# `help` and `completion` describe every command: their run builds the whole parser
+WHOLE_PARSER = "meta"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: the commands of `groups` (default: all) in full, the others by name and
+    summary only (enough for the command list, not to run them)."""
     # --workspace may come before or after the command; SUPPRESS keeps a subcommand's
     # absent option from overwriting the value given before it.
     common = argparse.ArgumentParser(add_help=False)
@@ -107,9 +123,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction, help="print lesson-credit's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in GROUPS:
-        group.register(sub, common, data)
+    registered: set[str] = set()
+    for name, (group, summary) in COMMANDS.items():
+        if groups is not None and group not in groups:
+            sub.add_parser(name, help=summary, add_help=False)
+        elif group not in registered:
+            registered.add(group)
+            import_module(f"lesson_credit.cli.commands.{group}").register(sub, common, data)
     return parser
+
+
+def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """The arguments, parsed by a parser with the command's own group in full: a first pass with no
+    group finds the command (top-level --help, --version and usage errors end there, as the whole
+    parser would end them)."""
+    command = build_parser(()).parse_known_args(argv)[0].command
+    group = COMMANDS[command][0] if command is not None else None
+    parser = build_parser(None if group == WHOLE_PARSER else () if group is None else (group,))
+    return parser, parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None = None) -> int:
@@ -117,8 +148,7 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     limit_blas_threads()  # before any command imports the engine
     if sys.stderr is None:  # started with stderr closed (2>&-): print(file=None) would write to stdout
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the process's stderr, open until it ends)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser, args = _parse(argv)
     args.clock = clock
     args.parser = parser  # `help` and `completion` describe this parser
     if args.command is None:
@@ -129,7 +159,9 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
                 file=sys.stderr,
             )
             return EXIT_USAGE
-        args.func = dashboard.cmd_tui
+        from lesson_credit.cli.commands.dashboard import cmd_tui
+
+        args.func = cmd_tui
     from lesson_credit.core.base.errors import LessonCreditError
     from lesson_credit.core.base.files import set_aside_mark
 

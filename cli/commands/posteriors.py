@@ -16,9 +16,11 @@ from lesson_credit.cli.common import (
     decay_arg,
     floor_arg,
     is_workspace,
+    json_text,
     open_workspace,
     print_json,
     warn_problems,
+    warning_lines,
 )
 from lesson_credit.cli.render import fmt, safe, table
 from lesson_credit.core.base.numbers import signed
@@ -83,25 +85,42 @@ def _empty_library_note(ws: Workspace) -> str | None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from lesson_credit.cli.status_summary import Recorder, cached_output
+
+    cached = cached_output(args)  # a warm status: the last one's output, while all it came from is unchanged
+    if cached is not None:
+        sys.stdout.write(cached)
+        return 0
+    from lesson_credit.core.base.files import set_aside_mark
     from lesson_credit.core.derived_state import repair_state
 
+    mark = set_aside_mark()
     ws = open_workspace(args)
+    recorder = Recorder(args, ws)
     result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
     repaired = repair_state(ws)
     if repaired is not None:
         ws.warnings.append(repaired)
     warn_problems(ws, args.json)
     note = _empty_library_note(ws)
-    if args.json:
-        print_json(result.as_json(), ws)
-    else:
-        if note:
-            print(f"warning: {safe(note)}", file=sys.stderr)
-        print(_status_table(result))
-        unused = sum(1 for r in result.rows if r.n <= 0)
-        if args.sort == "mean" and unused and unused < len(result.rows):
-            print(f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last")
+    if note and not args.json:
+        print(f"warning: {safe(note)}", file=sys.stderr)
+    output = _status_output(result, args, ws)
+    sys.stdout.write(output)
+    if not (warning_lines(ws) or note or set_aside_mark() != mark):  # (main says what was set aside)
+        recorder.save(output)
     return 0
+
+
+def _status_output(result: PosteriorTable, args: argparse.Namespace, ws: Workspace) -> str:
+    """What `status` prints on stdout."""
+    if args.json:
+        return json_text(result.as_json(), ws)
+    out = _status_table(result) + "\n"
+    unused = sum(1 for r in result.rows if r.n <= 0)
+    if args.sort == "mean" and unused and unused < len(result.rows):
+        out += f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last\n"
+    return out
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

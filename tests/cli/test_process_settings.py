@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# records OPENBLAS_NUM_THREADS as it is when numpy is first imported, then runs `status` on the demo
+# records OPENBLAS_NUM_THREADS as it is when numpy is first imported, then runs `sessions` on the demo
 PROBE = """
 import os, sys
 seen = []
@@ -21,7 +21,7 @@ class Watch:
         return None
 sys.meta_path.insert(0, Watch())
 from lesson_credit.cli.main import main
-code = main(["status", "--workspace", sys.argv[1], "--json"])
+code = main(["sessions", "--workspace", sys.argv[1], "--limit", "1", "--json"])  # (a warm status imports no numpy)
 print("BLAS", seen, code, file=sys.stderr)
 """
 

@@ -1,0 +1,96 @@
+"""A command imports its own group of cli/commands only: `status` and `record` never load the modules of
+the other commands (nor what those import), and every command's help reads as the whole parser's.
+
+A fresh interpreter runs the command as `lesson-credit` does and the loaded modules are listed (no timing:
+the machine may be busy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.cli.main import COMMANDS, build_parser, main, subcommands, summary_lines
+from tests.support.cli_run import process_env
+
+ALL_GROUPS = ["dashboard", "posteriors", "sessions", "selection", "writes", "analysis", "agreement", "gptme"]
+ALL_GROUPS += ["store", "meta"]
+
+
+def loaded_by(*argv: str) -> set[str]:
+    """The modules a fresh `lesson-credit ARGV` process has loaded when the command returns (it must succeed)."""
+    script = (
+        "import json, sys\nfrom lesson_credit.cli.main import main\ncode = main(sys.argv[1:])\n"
+        "print(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *argv], env=process_env(), capture_output=True, text=True, timeout=120
+    )
+    code, modules = json.loads(proc.stdout.splitlines()[-1])
+    assert code == 0, proc.stderr
+    return set(modules)
+
+
+def command_modules(modules: set[str]) -> list[str]:
+    return sorted(m.rsplit(".", 1)[1] for m in modules if m.startswith("lesson_credit.cli.commands."))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "lessons" / "tools").mkdir(parents=True)
+    (tmp_path / "lessons" / "tools" / "git.md").write_text("---\nmatch:\n  keywords: [git]\n---\n# Git\n")
+    (tmp_path / "journal.md").write_text("used git to commit\n")
+    return tmp_path
+
+
+def test_status_and_record_load_only_their_own_command_modules(workspace: Path) -> None:
+    record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
+    modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
+    assert command_modules(modules) == ["sessions", "writes"]  # record prints what `explain` does
+    assert not any(m.split(".")[0] in ("textual", "shtab", "psycopg") for m in modules)
+    modules = loaded_by("status", "-w", str(workspace))
+    assert command_modules(modules) == ["posteriors"]
+    # what only other commands use: the health checks (lint), the simulator, the offline selection
+    for name in ("lesson_credit.core.health", "lesson_credit.core.sim.simulate", "lesson_credit.core.offline"):
+        assert name not in modules
+
+
+def test_the_command_list_is_each_group_s_own() -> None:
+    """COMMANDS (what a run lists without importing the other groups) says what each module registers,
+    in the order of the whole parser's list."""
+    listed: dict[str, tuple[str, str]] = {}
+    for group in ALL_GROUPS:
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        shared = argparse.ArgumentParser(add_help=False)
+        import_module(f"lesson_credit.cli.commands.{group}").register(sub, shared, shared)
+        listed |= {name: (group, summary) for name, summary in summary_lines(parser).items()}
+    assert list(listed.items()) == list(COMMANDS.items())
+    assert list(subcommands(build_parser())) == list(COMMANDS)
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_command_s_help_is_the_whole_parser_s(name: str) -> None:
+    """`COMMAND --help` run through main (which builds that group alone) prints what the whole parser says."""
+    whole = subcommands(build_parser())[name].format_help()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as stop:
+        main([name, "--help"])
+    assert stop.value.code == 0
+    assert out.getvalue() == whole
+
+
+def test_the_top_level_help_lists_every_command() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(["--help"])
+    assert out.getvalue() == build_parser().format_help()
+    assert all(f"    {name}" in out.getvalue() for name in COMMANDS)

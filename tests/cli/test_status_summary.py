@@ -1,0 +1,183 @@
+"""A warm `status` prints the last full run's output from `.cache/status-summary` (cli/status_summary.py)
+only while everything it was derived from is unchanged: after a change to the log, a lesson, the library's
+folders, config.toml, gptme.toml or bandit-state.json it prints what a run without the summary prints."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lesson_credit.cli import status_summary
+from lesson_credit.cli.commands import posteriors
+from lesson_credit.cli.common import open_workspace
+from lesson_credit.core.workspace import STATE_DIR, Workspace
+from tests.support.cli_run import process_env, run_cli
+from tests.support.engine_helpers import make_workspace
+
+LESSONS = {"tools/git.md": (["git"], "active"), "tools/shell.md": (["shell"], "active")}
+
+
+def record(root: Path, session_id: str, reward: str, *lessons: str) -> None:
+    args = ["record", "-w", str(root), "--session-id", session_id, "--journal", "journal.md"]
+    code, _, err = run_cli(*args, "--lessons", *lessons, "--reward", reward)
+    assert code == 0, err
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = make_workspace(tmp_path, LESSONS, journals={"journal.md": "git commit, then a shell loop\n"})
+    record(root, "s1", "0.9", "tools/git.md")
+    record(root, "s2", "0.2", "tools/git.md", "tools/shell.md")
+    return root
+
+
+def summary(root: Path) -> Path:
+    return root / STATE_DIR / ".cache" / "status-summary"
+
+
+def status(root: Path, *options: str) -> tuple[str, str]:
+    code, out, err = run_cli("status", "-w", str(root), *options)
+    assert code == 0, err
+    return out, err
+
+
+def without_summary(root: Path, *options: str) -> tuple[str, str]:
+    """`status` on a copy of the workspace without its summary (the other caches kept: one of them,
+    bandit-state-written, decides how another tool's edit of bandit-state.json is taken)."""
+    copy = root.parent / "fresh"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(root, copy, symlinks=True)
+    summary(copy).unlink(missing_ok=True)
+    out, err = status(copy, *options)
+    return out.replace(str(copy), str(root)), err.replace(str(copy), str(root))
+
+
+def test_a_warm_status_opens_no_workspace(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = status(root)
+    assert summary(root).is_file()
+    assert first == without_summary(root)
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("the workspace was opened")
+
+    monkeypatch.setattr(posteriors, "open_workspace", refuse)
+    assert status(root) == first
+
+
+def test_a_warm_status_loads_neither_numpy_nor_the_workspace(root: Path) -> None:
+    status(root)
+    script = (
+        "import json, sys\nfrom lesson_credit.cli.main import main\ncode = main(sys.argv[1:])\n"
+        "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy') "
+        "or m.startswith('lesson_credit.core.workspace'))]), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, "status", "-w", str(root)], env=process_env(), capture_output=True, text=True
+    )
+    assert json.loads(proc.stderr.splitlines()[-1]) == [0, []]
+    assert proc.stdout == status(root)[0]
+
+
+def append_session(root: Path) -> None:
+    record(root, "s3", "1", "tools/shell.md")
+
+
+def rewrite_the_log_tail(root: Path) -> None:
+    """The last reward 1 -> 0, same length, the mtime put back (only the ctime tells)."""
+    log = root / STATE_DIR / "sessions.jsonl"
+    before = log.stat()
+    data = log.read_bytes()
+    at = data.rindex(b'"base_reward":0.2')
+    log.write_bytes(data[:at] + data[at:].replace(b"0.2", b"0.7", 1))
+    os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def deprecate_a_lesson(root: Path) -> None:
+    path = root / "lessons" / "tools" / "shell.md"
+    path.write_text(path.read_text().replace("status: active", "status: deprecated"))
+
+
+def add_a_lesson(root: Path) -> None:
+    (root / "lessons" / "tools" / "new.md").write_text("---\nmatch:\n  keywords: [new]\n---\n# New\n")
+
+
+def add_a_folder(root: Path) -> None:
+    (root / "lessons" / "more").mkdir()
+    (root / "lessons" / "more" / "extra.md").write_text("---\nmatch:\n  keywords: [extra]\n---\n# Extra\n")
+
+
+def change_the_strategy(root: Path) -> None:
+    (root / STATE_DIR / "config.toml").write_text('strategy = "uniform"\n')
+
+
+def add_a_library_folder(root: Path) -> None:
+    (root / "skills" / "x").mkdir(parents=True)
+    (root / "skills" / "x" / "skill.md").write_text("---\nmatch:\n  keywords: [skill]\n---\n# Skill\n")
+    (root / "gptme.toml").write_text('[lessons]\ndirs = ["skills"]\n')
+
+
+def edit_the_state_file(root: Path) -> None:
+    """Another tool's update of bandit-state.json: status warns that it disagrees with the log."""
+    state = root / STATE_DIR / "bandit-state.json"
+    payload = json.loads(state.read_text())
+    payload["arms"]["tools/git.md"]["alpha"] += 1
+    state.write_text(json.dumps(payload))
+
+
+CHANGES: list[Callable[[Path], None]] = [
+    append_session,
+    rewrite_the_log_tail,
+    deprecate_a_lesson,
+    add_a_lesson,
+    add_a_folder,
+    change_the_strategy,
+    add_a_library_folder,
+    edit_the_state_file,
+]
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=[c.__name__ for c in CHANGES])
+@pytest.mark.parametrize("options", [[], ["--json"], ["--sort", "n", "--all"]], ids=["table", "json", "sorted"])
+def test_after_a_change_status_says_what_a_run_without_the_summary_says(
+    root: Path, change: Callable[[Path], None], options: list[str]
+) -> None:
+    before = status(root, *options)
+    assert summary(root).is_file()
+    change(root)
+    expected = without_summary(root, *options)
+    assert status(root, *options) == expected
+    assert expected != before  # the change shows (else this test could not fail)
+    assert status(root, *options) == without_summary(root, *options)  # and the summary written since agrees
+
+
+def test_a_damaged_summary_is_run_in_full(root: Path) -> None:
+    first = status(root)
+    data = bytearray(summary(root).read_bytes())
+    data[-5] ^= 0xFF
+    summary(root).write_bytes(bytes(data))
+    assert status(root) == first
+
+
+def test_a_summary_printed_by_other_code_is_not_used(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upgrade or an edit of the code (another stat of any module) runs status in full."""
+    first = status(root)
+    opened: list[Path] = []
+    real = open_workspace
+
+    def spy(args: argparse.Namespace, **kwargs: Any) -> Workspace:
+        opened.append(Path(args.workspace))
+        return real(args, **kwargs)
+
+    monkeypatch.setattr(posteriors, "open_workspace", spy)
+    assert status(root) == first and opened == []  # the same code: the summary
+    monkeypatch.setattr(status_summary, "_code", lambda: "another version")
+    assert status(root) == first and opened == [root]
