@@ -9,20 +9,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Callable, Collection, Sequence
 from importlib import import_module
 from typing import Any
 
 from lesson_credit.cli.common import (
-    EXIT_BAD_INPUT,
-    EXIT_INTERNAL,
     EXIT_USAGE,
     subcommands,
     summary_lines,
     workspace_arg,
 )
-from lesson_credit.cli.process import limit_blas_threads
+from lesson_credit.cli.process import guarded, limit_blas_threads
 from lesson_credit.cli.render import safe
 from lesson_credit.cli.version import VersionAction
 
@@ -162,6 +159,13 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         from lesson_credit.cli.commands.dashboard import cmd_tui
 
         args.func = cmd_tui
+    return guarded(lambda: _dispatch(args), args.command or "the dashboard")
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    """The command's exit status. The dispatcher maps only the project's errors (core/base/errors.py): one
+    line, and the exit status the error carries. Whatever else a command raises is not input to be
+    corrected: the process boundary (cli/process.py `guarded`) says what it is."""
     from lesson_credit.core.base.errors import LessonCreditError
     from lesson_credit.core.base.files import set_aside_mark
 
@@ -174,34 +178,6 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"lesson-credit: {safe(message)}", file=sys.stderr)
         return exc.exit_code
-    except MemoryError as exc:  # (an ImportError: a library that could not be mapped, under `ulimit -v`)
-        print(f"lesson-credit: not enough memory for {args.command or 'the dashboard'}{_why(exc)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ImportError as exc:
-        if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
-            raise
-        print(
-            f"lesson-credit: not enough memory for {args.command or 'the dashboard'} (a library could not be loaded)",
-            file=sys.stderr,
-        )
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception:  # not one of ours: a bug, never "bad input" (core/base/errors.py)
-        traceback.print_exc()
-        print(
-            f"lesson-credit: internal error in {args.command or 'the dashboard'} (a bug: please report it "
-            "with the traceback above)",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
-
-
-def _why(exc: MemoryError) -> str:
-    """`: reason` for a MemoryError that gives one (ours say what needs more), else nothing."""
-    return f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""
 
 
 def _set_aside_warnings(mark: int) -> None:

@@ -1,8 +1,16 @@
-"""What a lesson-credit process sets before it imports the engine (and numpy with it)."""
+"""The lesson-credit process: what it sets before it imports the engine (and numpy with it), and what
+its exit status is when a command ends in something other than its own result or the project's errors."""
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
+
+from lesson_credit.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL
+from lesson_credit.cli.render import safe
+
+EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT (128 + 2)
 
 # numpy's OpenBLAS starts one thread per CPU when numpy is imported, and those threads spin before they
 # sleep: on the 2-CPU machine `lesson-credit status` on the demo took 0.47 s of CPU, 0.27 s with one
@@ -14,3 +22,37 @@ import os
 def limit_blas_threads() -> None:
     """One BLAS thread unless the environment says otherwise; only takes effect before numpy is imported."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def guarded(run: Callable[[], int], name: str) -> int:
+    """`run()`'s exit status (`name`: the command, for messages), at the process's boundary: Ctrl-C ends
+    it with 130, a reader that went away (`| head`) with 0, no memory for it (a MemoryError; a library
+    that could not be mapped under `ulimit -v`) with one line and 1, and anything else, which no command
+    raises on purpose, with its traceback and EXIT_INTERNAL: a bug, never "bad input"."""
+    try:
+        return run()
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+    except MemoryError as exc:
+        why = f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""  # ours say what needs more
+        print(f"lesson-credit: not enough memory for {name}{why}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ImportError as exc:
+        if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
+            return _internal(name)
+        print(f"lesson-credit: not enough memory for {name} (a library could not be loaded)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception:  # not one of ours (core/base/errors.py)
+        return _internal(name)
+
+
+def _internal(name: str) -> int:
+    import traceback
+
+    traceback.print_exc()
+    print(
+        f"lesson-credit: internal error in {name} (a bug: please report it with the traceback above)", file=sys.stderr
+    )
+    return EXIT_INTERNAL

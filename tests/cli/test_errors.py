@@ -73,3 +73,39 @@ def test_each_branch_carries_its_exit_code() -> None:
     assert (UserError.exit_code, TemporaryFailure.exit_code, StoreUnavailable.exit_code) == (1, 75, 75)
     assert issubclass(StoreUnavailable, StoreError) and issubclass(StoreError, UserError)
     assert not issubclass(UserError, TemporaryFailure) and issubclass(TemporaryFailure, LessonCreditError)
+
+
+def test_a_missing_module_inside_a_command_is_an_internal_error(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ImportError that is not a library failing to map under a memory limit escaped `main` (a bare
+    traceback and exit 1, the bad-input status); it is an installation or code fault: exit 70."""
+    monkeypatch.setattr(derived_state, "repair_state", _raising(ImportError("No module named 'xxhash'")))
+    code, _, err = run(capsys, "status", "-w", str(basic_ws))
+    assert code == 70 and "No module named 'xxhash'" in err
+    assert err.rstrip("\n").splitlines()[-1].startswith("lesson-credit: internal error in status")
+
+
+@pytest.mark.parametrize(("exc", "code"), [(KeyboardInterrupt(), 130), (BrokenPipeError(), 0)])
+def test_the_process_boundary_ends_an_interrupted_or_unread_command_quietly(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, exc: BaseException, code: int
+) -> None:
+    monkeypatch.setattr(derived_state, "repair_state", _raising(exc))
+    assert run(capsys, "status", "-w", str(basic_ws)) == (code, "", "")
+
+
+def test_the_dispatcher_catches_only_the_projects_errors() -> None:
+    """`_dispatch` maps LessonCreditError and nothing else; the builtins (Ctrl-C, a closed pipe, no memory, a
+    bug) are the process boundary's (cli/process.py), so no builtin error can come out as "bad input"."""
+    import ast
+    import inspect
+
+    from lesson_credit.cli import main
+
+    caught = [
+        ast.unparse(handler.type) if handler.type is not None else "bare"
+        for function in (main.main, main._dispatch)
+        for handler in ast.walk(ast.parse(inspect.getsource(function)))
+        if isinstance(handler, ast.ExceptHandler)
+    ]
+    assert caught == ["LessonCreditError"]
