@@ -129,12 +129,18 @@ async def ours(root: Path, t0: float, health: bool, idle: bool = False) -> dict[
     from textual import events
 
     frames = Frames()
-    from lesson_credit.core.workspace import Workspace
     from lesson_credit.tui import gc_settings
     from lesson_credit.tui.app import LessonCreditApp
+    from lesson_credit.tui.source import Opening
+
+    def open_workspace() -> Any:
+        from lesson_credit.core.workspace import Workspace
+
+        return Workspace(root)
 
     gc_settings.freeze()  # as `lesson_credit.tui.app.run` does (and `start` ran first, as in the CLI: see main)
-    app = LessonCreditApp(Workspace(root), poll_seconds=0)
+    # as `lesson-credit` on a terminal: the workspace is opened by the dashboard, after its first frame
+    app = LessonCreditApp(Opening(root, open_workspace), poll_seconds=0)
     async with app.run_test(size=SIZE):
         await _until(lambda: frames.rows_at is not None)
         assert frames.rows_at is not None

@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on, work
 from textual.app import App, SystemCommand
@@ -44,13 +44,16 @@ from lesson_credit.tui.screens.lazy import (
     simulation_screen,
 )
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import Workspace, WorkspaceSource
+from lesson_credit.tui.source import Opening, WorkspaceSource
 from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.waiting_writes import WaitingWrites
 from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
+
+if TYPE_CHECKING:
+    from lesson_credit.tui.source import Workspace
 
 POLL_SECONDS = 0.2  # a commit by another process is on screen within half a second (bench/tui_live.py)
 PROGRESS_EVERY_S = 0.5  # how often the title bar looks at a read under way
@@ -106,16 +109,16 @@ class LessonCreditApp(WaitingWrites, App[None]):
 
     def __init__(
         self,
-        source: WorkspaceSource | Workspace,
+        source: WorkspaceSource | Workspace | Opening,
         *,
         seed: int = 0,
         poll_seconds: float = POLL_SECONDS,
         operator: str = OPERATOR,
         retry_seconds: float = RETRY_SECONDS,
     ) -> None:
-        """`source`: what the app reads and writes through (a Workspace is wrapped in a WorkspaceSource;
-        tests pass a source of their own). `retry_seconds`: the first wait before a failed write is
-        tried again."""
+        """`source`: what the app reads and writes through (a Workspace, or an Opening that the first
+        worker to need it opens, is wrapped in a WorkspaceSource; tests pass a source of their own).
+        `retry_seconds`: the first wait before a failed write is tried again."""
         super().__init__()
         self.stylesheet = ThemeStylesheet(variables=self.get_css_variables())  # no sources yet: none to copy
         self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
@@ -153,12 +156,8 @@ class LessonCreditApp(WaitingWrites, App[None]):
         # the first snapshot (the session ids for next-pending, the problems notice) waits for the
         # Lessons rows to be drawn: taken now it would hold the source's lock the first rows need.
         # The timer is for a start whose Lessons screen never shows rows (its read failed).
+        # Watching the log starts with it too (`_watch`): asking the store's kind opens an Opening.
         self._snapshot_timer = self.set_timer(FIRST_SNAPSHOT_LATEST_S, self._start_first_snapshot)
-        if self.poll_seconds > 0:
-            if self.source.follows:  # a database store: its `wait` follows commits
-                self._watch_log()
-            else:
-                self.set_interval(self.poll_seconds, self._poll)
 
     def show_progress(self) -> None:
         """The title bar says how far a long read has come (a first read of a big log: 15-25 s with
@@ -192,11 +191,21 @@ class LessonCreditApp(WaitingWrites, App[None]):
     @work(thread=True, group="snapshot")
     def _first_snapshot(self) -> None:
         try:
+            self.call_from_thread(self._watch, self.source.follows)
             snapshot = self.source.snapshot()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
             return
         self.call_from_thread(self._took_snapshot, snapshot)
+
+    def _watch(self, follows: bool) -> None:
+        """Follow other writers: a database store's `wait` follows commits; the app polls a file."""
+        if self.poll_seconds <= 0:
+            return
+        if follows:
+            self._watch_log()
+        else:
+            self.set_interval(self.poll_seconds, self._poll)
 
     def _took_snapshot(self, snapshot: SourceSnapshot) -> None:
         if self.snapshot is None or snapshot.version >= self.snapshot.version:
@@ -395,6 +404,9 @@ class LessonCreditApp(WaitingWrites, App[None]):
 
     @on(WorkFailed)
     def _work_failed(self, event: WorkFailed) -> None:
+        if self.source.open_error is not None:
+            self.exit()  # the workspace could not be opened: `run` raises why, as the CLI did before
+            return
         self.notify(one_line(event.reason), title="Could not finish", severity="error", markup=False)
 
     # ---------------------------------------------------------------- navigation
@@ -562,7 +574,11 @@ def _listing(problems: Sequence[object]) -> str:
     return shown
 
 
-def run(workspace: Workspace) -> None:
-    """Open the dashboard (the CLI has called `gc_settings.start` before importing it)."""
+def run(workspace: Workspace | Opening) -> None:
+    """Open the dashboard (the CLI has called `gc_settings.start` before importing it). An Opening
+    that fails ends it and is raised here: the CLI's one line and exit code."""
     gc_settings.freeze()
-    LessonCreditApp(WorkspaceSource(workspace)).run()
+    app = LessonCreditApp(WorkspaceSource(workspace))
+    app.run()
+    if app.source.open_error is not None:
+        raise app.source.open_error

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
 
-from lesson_credit.core.api import MISSING, LessonRow
+from lesson_credit.core.api import MISSING
 from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, fmt_signed, one_line, spaced_text
+
+if TYPE_CHECKING:
+    from lesson_credit.core.api import LessonRow
 
 PIN_MARK = "◆"
 

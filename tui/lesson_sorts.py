@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lesson_credit.core.api import LessonRow
+if TYPE_CHECKING:
+    from lesson_credit.core.api import LessonRow
 
 
 def _last_credit(row: LessonRow) -> float:

@@ -8,24 +8,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-import numpy as np
-
-from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.library import lessons as lessons_mod
 from lesson_credit.core.library.lessons import LessonProblem
-from lesson_credit.core.log.stores import is_local, prepare
-from lesson_credit.core.model import beta as beta_mod
-from lesson_credit.core.model.settings import CreditSettings
-from lesson_credit.core.reader import ReadProgress
-from lesson_credit.core.retire import hidden_rows
-from lesson_credit.core.views import (
-    Explanation,
-    LessonRow,
-)
-from lesson_credit.core.workspace import Workspace as Workspace  # the type `tui.app.run` opens
 from lesson_credit.tui.session_ids import GrowingIds
 from lesson_credit.tui.source_views import (
     BROKEN,
@@ -39,20 +27,38 @@ from lesson_credit.tui.source_views import (
 )
 
 if TYPE_CHECKING:  # imported where used: what a screen or the joint fit needs loads when first asked for,
-    # not on the way to the first frame (tests/tui/test_tui_first_frame.py)
+    # the engine (numpy, the reader) once the first frame has listed the lessons (tests/tui/test_tui_first_frame.py)
+    from lesson_credit.core.grading import GradeAppended
     from lesson_credit.core.health import Finding
+    from lesson_credit.core.model.settings import CreditSettings
+    from lesson_credit.core.reader import ReadProgress
     from lesson_credit.core.sim.simulate import SimulationReport
+    from lesson_credit.core.views import Explanation, LessonRow
+    from lesson_credit.core.workspace import Workspace as Workspace  # the type `tui.app.run` opens
     from lesson_credit.tui.effects_job import EffectsJob
     from lesson_credit.tui.what_if_view import WhatIfView
 
 T = TypeVar("T")
 
 
+@dataclass(frozen=True)
+class Opening:
+    """A workspace the dashboard opens itself, once its first frame lists the lessons: `root`'s
+    lesson files are named without importing the engine; `open` is the CLI's (its errors end the
+    dashboard with the CLI's line and exit code: `tui.app.run`)."""
+
+    root: Path
+    open: Callable[[], Workspace]
+    allow_outside_library: bool = False
+
+
 class WorkspaceSource:
     """Serialises access to one Workspace and turns its answers into views for the screens."""
 
-    def __init__(self, workspace: Workspace, *, seed: int = 0) -> None:
-        self.workspace = workspace
+    def __init__(self, workspace: Workspace | Opening, *, seed: int = 0) -> None:
+        self._workspace = None if isinstance(workspace, Opening) else workspace
+        self._opening = workspace if isinstance(workspace, Opening) else None
+        self.open_error: Exception | None = None  # why the Opening failed: the app ends with it
         self.seed = seed  # P(top-k) is a Monte Carlo estimate: a fixed seed keeps it steady
         self._lock = threading.RLock()
         self._analysis: AnalysisView | None = None  # the last LOO computed, reused until the log changes
@@ -64,13 +70,30 @@ class WorkspaceSource:
         self._fitting = threading.Lock()
 
     @property
+    def workspace(self) -> Workspace:
+        """The workspace, opened at the first call when given as an Opening (from a worker: the
+        engine's import and the open take 0.2-0.4 s; a failed open is kept in `open_error`)."""
+        if self._workspace is None:
+            with self._lock:
+                if self._workspace is None:
+                    assert self._opening is not None
+                    if self.open_error is not None:
+                        raise self.open_error
+                    try:
+                        self._workspace = self._opening.open()
+                    except Exception as exc:
+                        self.open_error = exc
+                        raise
+        return self._workspace
+
+    @property
     def name(self) -> str:
-        return self.workspace.root.name
+        return (self.workspace.root if self._opening is None else self._opening.root).name
 
     def read_progress(self) -> ReadProgress | None:
         """How far the read under way has come (None: none is). Not under the lock, which that read
         holds: a first read of a million sessions takes 15-25 s, and the title bar says how far."""
-        return self.workspace.read_progress
+        return None if self._workspace is None else self._workspace.read_progress
 
     def check(self, *, wrote: bool = False) -> SourceSnapshot | None:
         """Read the log to its end; when it changed since the last check (or `wrote`: this dashboard
@@ -134,7 +157,10 @@ class WorkspaceSource:
 
     def lesson_names(self) -> tuple[str, ...]:
         """The library's lesson ids (a file that could not be loaded too), without reading the log:
-        what the first frame shows while the first read (seconds at a million sessions) gives the numbers."""
+        what the first frame shows while the first read (seconds at a million sessions) gives the numbers.
+        Before an Opening is opened: the ids of its lesson files, none read."""
+        if self._opening is not None and self._workspace is None:
+            return tuple(lessons_mod.lesson_file_ids(self._opening.root, self._opening.allow_outside_library))
         with self._lock:
             library = self.workspace.library()
         broken = (lesson_id for lesson_id in _problems_by_lesson(library.problems) if lesson_id.endswith(".md"))
@@ -144,6 +170,9 @@ class WorkspaceSource:
         """Until scipy is loaded (the first paint), the rows come without their 95% intervals
         (NaN, `LessonsView.intervals_missing`): importing it costs ~150 ms that the first rows need
         not wait for; the screen adds them with `with_intervals` once the rows are shown."""
+        from lesson_credit.core.model import beta as beta_mod
+        from lesson_credit.core.retire import hidden_rows
+
         intervals = beta_mod.loaded()
         with self._lock:
             ws = self._refreshed()
@@ -178,6 +207,10 @@ class WorkspaceSource:
         call it from a worker; the import does not hold the event loop, measured: < 10 ms stalls)."""
         if not view.intervals_missing:
             return view
+        import numpy as np
+
+        from lesson_credit.core.model import beta as beta_mod
+
         alpha = np.array([row.alpha for row in view.rows], dtype=np.float64)
         beta = np.array([row.beta for row in view.rows], dtype=np.float64)
         low, high = beta_mod.interval(alpha, beta)
@@ -301,6 +334,7 @@ class WorkspaceSource:
 
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
+        from lesson_credit.core.retire import hidden_rows
         from lesson_credit.tui.what_if_view import what_if_view
 
         with self._lock:
@@ -338,10 +372,14 @@ class WorkspaceSource:
     def follows(self) -> bool:
         """The store's `wait` follows other writers' commits (a database: it looks at the position
         every 0.1 s on a connection of its own); else the app polls the log."""
+        from lesson_credit.core.log.stores import is_local
+
         return not is_local(self.workspace.log)
 
     def prepare_writes(self) -> None:
         """Import what an append needs now, so the first grade commits without that wait."""
+        from lesson_credit.core.log.stores import prepare
+
         prepare(self.workspace.log)
 
     def wait_for_commit(self, seen: int, timeout: float) -> int:
@@ -360,6 +398,8 @@ class WorkspaceSource:
             cached = self._analysis
             if not write and cached is not None and cached.version == ws.version:
                 return replace(cached, written=None)
+            import numpy as np
+
             from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 
             results = tuple(ws.loo(min_with=MIN_WITH, min_without=MIN_WITHOUT, write=write))
@@ -442,6 +482,11 @@ def _relative_finding(finding: Finding, prefix: str) -> Finding:
 
 def _placeholder_row(lesson_id: str, settings: CreditSettings, intervals: bool = True) -> LessonRow:
     """A row for a lesson file that failed to load and has no evidence: the prior, status broken."""
+    import numpy as np
+
+    from lesson_credit.core.model import beta as beta_mod
+    from lesson_credit.core.views import LessonRow
+
     a, b = settings.prior_alpha, settings.prior_beta
     if intervals:
         low, high = beta_mod.interval(np.array([a]), np.array([b]))

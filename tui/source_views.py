@@ -8,23 +8,24 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, overload
 
-import numpy as np
-import numpy.typing as npt
-
-from lesson_credit.core.api import (
-    Lesson,
-    LessonProblem,
-    LessonRow,
-    LessonUsage,
-    LogProblem,
-    PosteriorTable,
-    SessionSummary,
-    SessionTable,
-)
-
 if TYPE_CHECKING:  # imported where used: the health and analysis modules load when their screen opens, the
-    # Sessions screen's search and series when it first reads (tests/tui/test_tui_first_frame.py)
-    from lesson_credit.core.api import Finding, LooResult
+    # Sessions screen's search and series when it first reads, numpy and the engine's types after the
+    # first frame (tests/tui/test_tui_first_frame.py)
+    import numpy as np
+    import numpy.typing as npt
+
+    from lesson_credit.core.api import (
+        Finding,
+        Lesson,
+        LessonProblem,
+        LessonRow,
+        LessonUsage,
+        LogProblem,
+        LooResult,
+        PosteriorTable,
+        SessionSummary,
+        SessionTable,
+    )
     from lesson_credit.tui.series import RewardHistogram, RewardSeries
     from lesson_credit.tui.session_search import Found, SessionSearch
 
@@ -61,7 +62,7 @@ class LessonsView:
         return None
 
 
-class SessionRows(Sequence[SessionSummary]):
+class SessionRows(Sequence["SessionSummary"]):
     """A table's sessions as SessionSummary objects, each built when read (a big log has a million)."""
 
     def __init__(self, table: SessionTable) -> None:
@@ -106,6 +107,8 @@ class SessionsView:
 
     def with_lesson(self, needle: str, pending_only: bool, limit: int) -> Found:
         """Sessions (newest first, up to `limit`) that had a lesson whose id contains `needle`."""
+        import numpy as np
+
         from lesson_credit.tui.session_search import Found
 
         if self.lesson_entries is None or not needle:
@@ -199,6 +202,8 @@ class SourceSnapshot:
 
         `expected(session_id, grade here)` is the grade a session will have once queued writes are
         applied; `touched` names the sessions it may differ for (the rest are pending as here)."""
+        import numpy as np
+
         rows = set(np.flatnonzero(np.isnan(self.base)).tolist())
         ids = self.session_ids
         position = {sid: row for row, sid in enumerate(ids)} if touched else {}

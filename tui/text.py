@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 from rich.console import JustifyMethod
 from rich.style import StyleType
 from rich.text import Span, Text
 
-from lesson_credit.core.api import fixed, grade_text, signed
+from lesson_credit.core.api import fixed, signed
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 TAB_SIZE = 4
 JOURNAL_DISPLAY_LIMIT = 2_000_000  # characters of a journal the viewer lays out
@@ -88,6 +91,8 @@ def expand_tabs(text: str, size: int = TAB_SIZE) -> tuple[str, npt.NDArray[np.in
     """
     if "\t" not in text:
         return text, None
+    import numpy as np  # not before the first frame
+
     extra = np.zeros(len(text) + 1, dtype=np.int64)
     pieces: list[str] = []
     line_start = 0
@@ -124,6 +129,8 @@ def fmt_grade(value: float | None, empty: str = "pending") -> str:
     """A grade as it was typed: 0.725 stays 0.725, 0.7 is 0.7 (at least one decimal, at most six)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return empty
+    from lesson_credit.core.api import grade_text  # the engine's grading module: not before the first frame
+
     return grade_text(value)  # the engine's format: undo notes in the log read the same
 
 

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.core.api import GradeConflict
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
@@ -241,6 +240,8 @@ class WriteQueue:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
         if commit.before_own == commit.value:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
+        from lesson_credit.core.api import GradeConflict  # the engine's grading module: not before the first frame
+
         last = self._last_line.get(write.session_id)
         try:  # the CLI's undo: it reverts the latest grade not undone yet, which must be `commit`
             appended = source.append_undo(write.session_id, grader=self.operator, expect_line=last, line=commit.line)

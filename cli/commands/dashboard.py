@@ -3,23 +3,41 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lesson_credit.cli.common import SubParsers, command, open_workspace
+
+if TYPE_CHECKING:
+    from lesson_credit.core.workspace import Workspace
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
     from lesson_credit.tui import gc_settings
 
     gc_settings.start()  # before the engine and the dashboard are imported
+    from lesson_credit.core.library.journals import outside_library_allowed
+    from lesson_credit.tui.app import run
+    from lesson_credit.tui.source import Opening
+
+    outside = outside_library_allowed(None, getattr(args, "allow_outside", False))
+    opening = Opening(Path(args.workspace).resolve(), partial(_open, args), outside)
+    # on a terminal the first frame lists the lessons while the dashboard imports the engine and opens
+    # the workspace (an error then ends it with the same line and exit code); without one (a pipe, a
+    # test) the workspace is opened first, and bad input ends before anything is written
+    run(opening if sys.stdout.isatty() else opening.open())
+    return 0
+
+
+def _open(args: argparse.Namespace) -> Workspace:
     ws = open_workspace(args, progress=False, writes=True)  # the title bar says how far a read has come
     from lesson_credit.core.log.stores import is_local
 
     if not is_local(ws.log):
-        ws.log.size()  # a database that cannot be reached: one line and exit 1, before the screen opens
-    from lesson_credit.tui.app import run
-
-    run(ws)
-    return 0
+        ws.log.size()  # a database that cannot be reached: one line and exit 1
+    return ws
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:

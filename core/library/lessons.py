@@ -20,7 +20,6 @@ from lesson_credit.core.base.safe_read import (
     resolve_path,
 )
 from lesson_credit.core.library.patterns import PatternError, compile_pattern
-from lesson_credit.core.library.wildcard import wildcard_problem
 
 STATUSES = ("active", "automated", "deprecated", "archived")
 MISSING = "missing"  # status shown for arms in the log that the library does not have
@@ -285,6 +284,13 @@ def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
                 yield os.path.join(dirpath, name), prefix + name
 
 
+def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
+    """The ids of the library's lesson files, none read (what a screen lists before `load_library`
+    has run); a file that will not load is listed too, as its id."""
+    roots, _ = _roots(workspace, allow_outside)
+    return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
+
+
 LESSON_CACHE_VERSION = 4  # 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards
 # of too many parts are problems; 2: partial frontmatter failures and CR-only files are problems
 LESSON_CACHE_MAGIC = b"lesson-credit lessons 4\n"
@@ -307,6 +313,8 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         return None, [str(exc).removeprefix(f"{file}: ")]
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
+    from lesson_credit.core.library.wildcard import wildcard_problem  # numpy: not before the first frame
+
     reasons = [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
     for pattern in lesson.patterns:
         try:

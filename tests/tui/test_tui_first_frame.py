@@ -17,11 +17,13 @@ from textual.widgets import DataTable
 
 from lesson_credit.core.model import beta as beta_mod
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui import app as tui_app
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.background import NICENESS
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source import Opening, WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
+from tests.support.cli_run import run
 from tests.tui.tui_fixture import burst, settle
 
 SIZE = (120, 40)
@@ -168,33 +170,44 @@ async def test_the_first_frame_shows_the_names_before_the_log_is_read_and_keys_t
     assert (highlighted, pins) == expected[:2] and pins == [highlighted] and highlighted != names[2] + ".md"
 
 
-FIRST_FRAME = """
+FIRST_FRAMES = """
 import asyncio, json, sys
 from pathlib import Path
-from typing import Any
 from lesson_credit.tui import gc_settings
 gc_settings.start()
 from textual.app import App
-from lesson_credit.core.workspace import Workspace
+from textual.widgets import DataTable
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.source import Opening
 gc_settings.freeze()
 shown = {}
-display = App._display
+display, render_lines = App._display, DataTable.render_lines
+def rows_drawn(table, crop):
+    lines = render_lines(table, crop)
+    if table.row_count > 0:
+        shown.setdefault("rows", True)
+    return lines
 def recording(app, screen, renderable):
     display(app, screen, renderable)
-    view = getattr(screen, "view", None)
-    if renderable is not None and not app._batch_count and view is not None and "modules" not in shown:
-        shown["modules"] = sorted(sys.modules)
-App._display = recording
+    if renderable is None or app._batch_count:
+        return
+    if "rows" in shown and "names" not in shown:
+        shown["names"] = sorted(sys.modules)
+    if getattr(screen, "view", None) is not None and "view" not in shown:
+        shown["view"] = sorted(sys.modules)
+DataTable.render_lines, App._display = rows_drawn, recording
+def open_workspace():
+    from lesson_credit.core.workspace import Workspace
+    return Workspace(Path(sys.argv[1]))
 async def main():
-    app = LessonCreditApp(Workspace(Path(sys.argv[1])), poll_seconds=0)
+    app = LessonCreditApp(Opening(Path(sys.argv[1]), open_workspace), poll_seconds=0)
     async with app.run_test(size=(120, 40)):
         for _ in range(3000):
-            if "modules" in shown:
+            if "view" in shown:
                 break
             await asyncio.sleep(0.02)
 asyncio.run(main())
-print(json.dumps(shown["modules"]))
+print(json.dumps(shown))
 """
 # what the first frame does not show: the other screens, the analysis, the joint fit, the plots
 NOT_BY_THE_FIRST_FRAME = (
@@ -217,11 +230,25 @@ NOT_BY_THE_FIRST_FRAME = (
 )
 
 
+# what the first frame with the names does not show either: the engine that reads the log, and the lesson
+# files' YAML parser (the names are the files' ids; the view loads the library)
+NOT_BY_THE_NAMES = (
+    "numpy",
+    "yaml",
+    "frontmatter",
+    "lesson_credit.core.workspace",
+    "lesson_credit.core.reader",
+    "lesson_credit.core.views",
+    "lesson_credit.core.model.beta",
+)
+
+
 def test_the_first_frame_with_the_lessons_rows_imports_nothing_it_does_not_show(workspace: Workspace) -> None:
-    """In a process of its own (other tests' imports would be there): the modules loaded when the first
-    frame with the Lessons rows is handed to the driver."""
+    """In a process of its own (other tests' imports would be there), the dashboard opening its workspace
+    as on a terminal (an Opening): the modules loaded when the first frame with the lessons' names, then
+    the first with the Lessons view, is handed to the driver."""
     proc = subprocess.run(
-        [sys.executable, "-c", FIRST_FRAME, str(workspace.root)],
+        [sys.executable, "-c", FIRST_FRAMES, str(workspace.root)],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
@@ -229,7 +256,51 @@ def test_the_first_frame_with_the_lessons_rows_imports_nothing_it_does_not_show(
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    modules = set(json.loads(proc.stdout.splitlines()[-1]))
-    assert "lesson_credit.tui.screens.lessons" in modules and "numpy" in modules  # what it does need
-    loaded = sorted(m for m in modules if m in NOT_BY_THE_FIRST_FRAME or m.split(".")[0] in NOT_BY_THE_FIRST_FRAME)
+    frames = json.loads(proc.stdout.splitlines()[-1])
+    names, view = set(frames["names"]), set(frames["view"])
+    assert "lesson_credit.tui.screens.lessons" in names and {"numpy", "lesson_credit.core.workspace"} <= view
+    not_shown = (*NOT_BY_THE_FIRST_FRAME, *NOT_BY_THE_NAMES)
+    assert sorted(m for m in names if m in not_shown or m.split(".")[0] in not_shown) == []
+    loaded = sorted(m for m in view if m in NOT_BY_THE_FIRST_FRAME or m.split(".")[0] in NOT_BY_THE_FIRST_FRAME)
     assert loaded == []
+
+
+def headless_run(self: LessonCreditApp) -> None:
+    """`App.run` without a terminal: what the dashboard does on one, drawn nowhere."""
+    asyncio.run(self.run_async(headless=True, size=SIZE))
+
+
+def test_a_workspace_the_dashboard_cannot_open_ends_it_with_that_error(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open fails after the first frame (an Opening): the app exits, and `run` raises the error
+    the CLI turns into its one line and exit code, as when it opened the workspace itself."""
+    from lesson_credit.core.api import WorkspaceError
+
+    error = WorkspaceError("config.toml: cannot be read")
+    opened: list[str] = []
+
+    def fail() -> Workspace:
+        opened.append("tried")
+        raise error
+
+    monkeypatch.setattr(LessonCreditApp, "run", headless_run)
+    with pytest.raises(WorkspaceError) as raised:
+        tui_app.run(Opening(ws_root, fail))
+    assert raised.value is error and opened == ["tried"]  # once: later callers get the same error
+
+
+def test_the_cli_on_a_terminal_fails_on_a_bad_workspace_as_without_one(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`lesson-credit tui` on a terminal opens the workspace in the dashboard (after its first frame);
+    without one, before it starts. A config.toml that cannot be read ends both with the same one line
+    and exit code 1."""
+    (ws_root / "state" / "lesson-thompson" / "config.toml").write_text("[credit\n")
+    monkeypatch.setattr(LessonCreditApp, "run", headless_run)
+    off_terminal = run(capsys, "tui", "-w", str(ws_root))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # capsys's stdout: the CLI asks it
+    on_terminal = run(capsys, "tui", "-w", str(ws_root))
+    code, out, err = on_terminal
+    assert on_terminal == off_terminal and code == 1 and out == ""
+    assert err.startswith("lesson-credit: ") and err.count("\n") == 1 and "config.toml" in err, err

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
-from typing import ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.style import Style
 from rich.text import Text
@@ -18,7 +19,6 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey
 
-from lesson_credit.core.api import LessonRow
 from lesson_credit.tui.background import at_ui_priority
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell, name_only_cells
@@ -39,6 +39,11 @@ from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import MIN_NAME_CELLS, sort_column_second, widest
 from lesson_credit.tui.writes import Grading
+
+if TYPE_CHECKING:
+    from lesson_credit.core.api import LessonRow
+
+NAMES_FRAME_LATEST_S = 1.0  # the first read waits this long at most for the names' frame (held repaints)
 
 
 class LessonsScreen(SortableScreen):
@@ -88,6 +93,7 @@ class LessonsScreen(SortableScreen):
         self.shown: list[str] = []  # lesson ids in table order
         self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
         self._widths = (0, 0)  # (widest lesson name, the sort column's width) as of the last fill
+        self._names_shown = threading.Event()  # the first frame (the names) is drawn: the first read may start
         self._fitting = False  # a worker waits for the joint fit (`_fit_effects`): the next starts after it
 
     def compose(self) -> ComposeResult:
@@ -141,6 +147,9 @@ class LessonsScreen(SortableScreen):
         def load(first: bool = False) -> None:
             if first:  # the names first: the numbers wait for the log's first read (seconds at 1M sessions)
                 self.post_result(self.source.lesson_names, self.Named)
+                # and that read (with the engine's import, the workspace's open) for their frame, which it
+                # would otherwise hold up: it holds the GIL the UI thread paints with
+                self._names_shown.wait(NAMES_FRAME_LATEST_S)
             self.post_result(compute, lambda loaded: self.Loaded(*loaded))
 
         if self.view is None:  # the first paint waits for it: not niced like the background work
@@ -153,6 +162,7 @@ class LessonsScreen(SortableScreen):
         """The first frame, before the first read: each lesson's name, "…" for its numbers. Keys wait
         for the view (`ready_for_keys`), which replaces these rows in its own order."""
         if self.view is not None or not event.names:
+            self._names_shown.set()
             return
         table = self.query_one("#lessons-table", ThemedTable)
         self.done(table)
@@ -160,6 +170,7 @@ class LessonsScreen(SortableScreen):
         for key in sort_column_second(list(SORTS), self.sort_column):
             table.add_column(Text(" " + headers[key]), key=key)
         table.fill([(name, name_only_cells(name, len(SORTS))) for name in event.names])
+        after_shown(self, self._names_shown.set)
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:

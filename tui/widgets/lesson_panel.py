@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from lesson_credit.core.api import MISSING, Lesson, LessonRow, LessonUsage
+from lesson_credit.core.api import MISSING
 from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, one_line
+
+if TYPE_CHECKING:
+    from lesson_credit.core.api import Lesson, LessonRow, LessonUsage
 
 
 @dataclass(frozen=True)
