@@ -131,6 +131,7 @@ class KeyRouter:
         screen = self.app.screen
         if getattr(screen, "keys_held", False):
             return  # the screen is loading what the key reads: `wake` goes on once it has
+        event = self._typed[0] = self._newline_as_enter(event)
         split = self._escape_then_key(event)
         if split is not None:
             self._typed.popleft()
@@ -148,6 +149,18 @@ class KeyRouter:
             self._routing = False
         if self._typed:
             self._schedule()
+
+    def _newline_as_enter(self, event: Typed) -> Typed:
+        """Enter typed while the dashboard starts, before it sets the terminal raw, reaches it as a newline
+        (the terminal's line discipline turns a carriage return into one), which Textual reads as ctrl+j:
+        when nothing on the screen binds ctrl+j, it is the Enter it was typed as."""
+        if not isinstance(event, events.Key) or event.key != "ctrl+j":
+            return event
+        if any(key in self.app.screen.active_bindings for key in event.aliases):
+            return event
+        enter = events.Key("enter", "\r")
+        enter.set_sender(self.app)
+        return enter
 
     # ---------------------------------------------------------------- Escape typed with a key
 

@@ -420,3 +420,14 @@ async def test_bursts_beside_cpu_burners(two_pending: LessonCreditApp, ws_root: 
             thread.join()
     # s5: 1.0, undone (back to pending), then the second u has nothing left to undo
     assert grades(ws_root) == [("s4", 0.37), ("s5", 1.0), ("s5", None)]
+
+
+async def test_enter_typed_while_the_dashboard_starts_is_enter(app: LessonCreditApp, ws_root: Path) -> None:
+    """Keys typed before the app sets the terminal raw pass the line discipline, which turns Enter's carriage
+    return into a newline, read by Textual as ctrl+j. `s enter g 0.4 enter c` typed at launch (tmux, the
+    demo) left the Sessions list open and logged nothing; ctrl+j, bound nowhere, is the Enter it was."""
+    async with app.run_test(size=SIZE) as pilot:
+        type_bytes(app, "s\ng0.4\nc")  # s4 is the newest pending session
+        await settle(pilot)
+        assert stack(app)[:2] == ["SessionsScreen", "detail:s4"]
+    assert grades(ws_root) == [("s4", 0.4)]
