@@ -20,9 +20,8 @@ then reads the log again).
 from __future__ import annotations
 
 import bisect
-import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import chain, compress, repeat
+from itertools import chain
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
 
 import msgspec
@@ -202,22 +201,16 @@ def _text_sizes(items: Sequence[Any]) -> npt.NDArray[np.int64] | None:
     """The msgpack size of each item, when all are str or None, worked out from their lengths (in
     characters: right for ASCII; the caller checks the total against the encoding, which a single
     longer UTF-8 string would exceed, and then encodes item by item); or all float or None (a float
-    is written as a float64: 9 bytes). Each pass over the items is a C-level `map` (a million ids
-    are scattered in memory: every pass costs a cache miss per item, a Python-level one far more)."""
-    n = len(items)
-    try:  # (ids, timestamps: all str, their lengths in one pass; `str.__len__` refuses anything else)
-        chars = np.fromiter(map(str.__len__, items), dtype=np.int64, count=n)
-    except TypeError:
-        kinds = set(map(type, items))
-        if not (kinds <= {float, type(None)} or kinds <= {str, type(None)}):
-            return None
-        none = np.fromiter(map(operator.is_, items, repeat(None)), dtype=np.bool_, count=n)
-        if float in kinds:
-            return np.where(none, 1, 9).astype(np.int64)
-        chars = np.full(n, -1, dtype=np.int64)
-        chars[~none] = np.fromiter(
-            map(str.__len__, compress(items, map(operator.is_not, items, repeat(None)))), np.int64
-        )
+    is written as a float64: 9 bytes)."""
+    kinds = set(map(type, items))
+    if kinds <= {float, type(None)}:
+        return np.where(np.array([item is None for item in items], dtype=np.bool_), 1, 9).astype(np.int64)
+    if not kinds <= {str, type(None)}:
+        return None
+    if type(None) in kinds:
+        chars = np.fromiter((-1 if item is None else len(item) for item in items), dtype=np.int64, count=len(items))
+    else:  # (ids, timestamps: no None, lengths at C speed)
+        chars = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
     header = np.select([chars < 0, chars < 32, chars < 256, chars < 65536], [1, 1, 2, 3], 5)
     sizes: npt.NDArray[np.int64] = np.where(chars < 0, 1, header + chars)
     return sizes
