@@ -186,6 +186,11 @@ def test_encode_items_decodes_whole_and_item_by_item() -> None:
         ["s1", "x" * 31, "y" * 32, "z" * 255, "w" * 256, "é" * 40],  # only strings (their sizes from lengths)
         [0.3, None, 1.0, -0.0, None, 1e300],  # floats and None (9 bytes and 1 each)
         [0.5, None, 2, True],  # an int and a bool among them: encoded item by item
+        ["a", None, "", "x" * 300, None, "y" * 70000],  # strings and None (None: 1 byte; 5-byte header past 65535)
+        [None, None],  # only None
+        ["a", None, "é" * 40],  # a non-ASCII string among them: more bytes than characters, item by item
+        ["a", 1.5, None],  # a string and a float: item by item
+        ["a", b"ab"],  # bytes among strings (as long as a string of that length): item by item
     ],
 )
 def test_encode_items_offsets_of_strings_and_of_floats(items: list[object]) -> None:

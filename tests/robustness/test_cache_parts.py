@@ -119,6 +119,14 @@ def test_a_save_writes_only_the_last_block_and_the_head(tmp_path: Path) -> None:
     assert warm.grade_history("run-004-x") == cold.grade_history("run-004-x")
 
 
+def test_a_new_cache_is_written_in_64_kb_pages(tmp_path: Path) -> None:
+    # a block's blob over 64 KB pages: a sixteenth of the pages (and page headers) of SQLite's default 4 KB
+    root = _workspace(tmp_path)
+    with sqlite3.connect(root / CACHE_REL / DB_NAME) as conn:
+        assert conn.execute("PRAGMA page_size").fetchone() == (65536,)
+    assert Workspace(root).data().n_sessions == len(IDS)  # and it reads back
+
+
 def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     ws = Workspace(root)
