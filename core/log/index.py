@@ -517,6 +517,8 @@ class LogIndex:
         )
         # as source_scores, densely only where sessions have evidence besides their own score, and after our
         # own append only for the sessions it named (core/log/scoring.py)
+        if self._scored is not None:  # a block whose rewards changed in a few rows is patched (core/log/blockpatch.py)
+            self.blocks.earlier = self._scored.result[0]
         self._scored = scoring.rescored(self._scored, log, rewards)
         base, scores, applied, applied_rows = self._scored.result
         n_arms = len(self.arm_ids)

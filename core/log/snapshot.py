@@ -178,6 +178,8 @@ class BlockCache:
         self.sums: dict[tuple[int, int], BlockSums] = {}  # (block, sessions in it) -> sums
         self.usage: dict[tuple[int, int], BlockUsage] = {}  # (block, sessions in it) -> usage counts
         self.changed = False  # sums or counts computed since the parsed-log cache last saved them
+        self.bases: dict[tuple[int, int], FloatArray] = {}  # the rewards sums were last found valid for
+        self.earlier: FloatArray | None = None  # the (read-only) rewards of the index's previous snapshot
         # sums read from the parsed-log cache's sums file, not used until the log is known to hold the
         # bytes they were computed from (`claimed`, `settle_claim`)
         self.claim: Claim | None = None
@@ -195,11 +197,16 @@ class BlockCache:
             for key, usage in claim.usage.items():
                 self.usage.setdefault(key, usage)
 
-    def keep(self, key: tuple[int, int], sums: BlockSums) -> None:
-        """Keep a block's sums (dropping those of the block at another length: it only grows)."""
+    def keep(self, key: tuple[int, int], sums: BlockSums, rewards: FloatArray | None = None) -> None:
+        """Keep a block's sums (dropping those of the block at another length: it only grows), and the
+        (read-only) rewards they are of, for `core.log.blockpatch`."""
         for old in [k for k in self.sums if k[0] == key[0] and k != key]:
             del self.sums[old]
+            self.bases.pop(old, None)
         self.sums[key] = sums
+        self.bases.pop(key, None)
+        if rewards is not None:
+            self.bases[key] = rewards
         self.changed = True
 
     def keep_usage(self, key: tuple[int, int], usage: BlockUsage) -> None:
@@ -292,11 +299,35 @@ def _blocks(data: FoldData, base: FloatArray, keep: bool) -> list[_Block]:
         sums = data.blocks.sums.get(key)
         rewards = base[lo:hi]
         if sums is None or sums.base_key != rewards_key(rewards):
-            sums = _extended(data, base, index, lo, hi) or _block_sums(data, base, lo, hi)
+            sums = (
+                _extended(data, base, index, lo, hi)
+                or _patched(data, rewards, key, lo)
+                or _block_sums(data, base, lo, hi)
+            )
             if keep:
-                data.blocks.keep(key, sums)
+                data.blocks.keep(key, sums, rewards if not rewards.flags.writeable else None)
+        elif keep and not rewards.flags.writeable:
+            data.blocks.bases[key] = rewards
         out.append(_Block(index, lo, hi, sums, rewards))
     return out
+
+
+def _patched(data: FoldData, rewards: FloatArray, key: tuple[int, int], lo: int) -> BlockSums | None:
+    """The block's sums from those kept for rewards that differ in a few sessions (a regrade), when
+    those rewards are known and still the ones the kept sums are of (core/log/blockpatch.py)."""
+    from lesson_credit.core.log import blockpatch
+
+    sums, lo_hi = data.blocks.sums.get(key), slice(lo, lo + len(rewards))
+    earlier = data.blocks.earlier  # the rewards of the snapshot taken before this one, if any
+    tried = (data.blocks.bases.get(key), None if earlier is None or len(earlier) < lo_hi.stop else earlier[lo_hi])
+    old = next((b for b in tried if b is not None and sums is not None and sums.base_key == rewards_key(b)), None)
+    if sums is None or old is None or len(old) != len(rewards):
+        return None
+    rows = blockpatch.changed_rows(old, rewards)
+    if not len(rows) or len(rows) > blockpatch.PATCH_ROWS:
+        return None
+    fields = blockpatch.patched(data, rewards, lo, lo + len(rewards), sums, rows)
+    return BlockSums(base_key=rewards_key(rewards), **fields)
 
 
 def _extended(data: FoldData, base: FloatArray, index: int, lo: int, hi: int) -> BlockSums | None:

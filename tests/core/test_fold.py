@@ -486,6 +486,7 @@ def test_block_sums_fold_like_the_naive_loop(monkeypatch: pytest.MonkeyPatch, st
 
 def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypatch: pytest.MonkeyPatch) -> None:
     import lesson_credit.core.log.snapshot as fold_mod
+    from lesson_credit.core.log import blockpatch
 
     monkeypatch.setattr(fold_mod, "BLOCK_ROWS", 4)
     computed: list[int] = []
@@ -496,6 +497,14 @@ def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypat
         return real(data, base, lo, hi)
 
     monkeypatch.setattr(fold_mod, "_block_sums", counting)
+    patched: list[int] = []
+    real_patch = blockpatch.patched
+
+    def patching(data: FoldData, base: Any, lo: int, hi: int, old: Any, rows: Any) -> Any:
+        patched.append(lo)
+        return real_patch(data, base, lo, hi, old, rows)
+
+    monkeypatch.setattr(blockpatch, "patched", patching)
     records = _events(18)  # blocks start at rows 0, 4, 8, 12, 16
     index = _loaded(records)
     cfg = CreditSettings()
@@ -504,7 +513,7 @@ def test_a_new_grade_recomputes_only_its_block_and_equals_a_fresh_fold(monkeypat
     computed.clear()
     index.add_raw(len(records) + 1, _raw(grade("s9", 0.95)))  # row 9: the block at 8
     after = fold(index.snapshot(), cfg)
-    assert computed == [8]  # only its block summed again
+    assert computed == [] and patched == [8]  # its block patched for the arms of s9 (core/log/blockpatch.py)
     fresh = fold(_loaded([*records, grade("s9", 0.95)]).snapshot(), cfg)
     # the same block sums added in the same order: exactly equal, not just close
     assert after.alpha.tolist() == fresh.alpha.tolist() and after.beta.tolist() == fresh.beta.tolist()
