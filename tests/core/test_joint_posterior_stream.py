@@ -15,7 +15,7 @@ import pytest
 from lesson_credit.core.analysis import joint_posterior as jp
 from lesson_credit.core.analysis.joint import SESSION_BLOCK
 from lesson_credit.core.workspace import Workspace
-from tests.support.engine_helpers import fixed_clock, make_workspace
+from tests.support.engine_helpers import crowded_events, fixed_clock, make_workspace
 from tests.support.oracles import ridge_reference, time_columns
 
 # the streamed sums against the dense products: the same terms added in another order (rounding near
@@ -137,18 +137,7 @@ def test_streamed_posterior_equals_the_dense_model(tmp_path: Path, block: int, m
 
 def crowded_log(tmp_path: Path, n: int) -> Workspace:
     """n graded sessions of 40 lessons each from a library of 60 in two categories."""
-    rng = np.random.default_rng(n)
-    paths = [f"l{i}.md" for i in range(60)]
-    events = [
-        {
-            "type": "session",
-            "session_id": f"s{s}",
-            "base_reward": float(rng.random()),
-            "lessons": [{"path": paths[j], "salience": 0.5} for j in rng.choice(60, 40, replace=False)],
-            "category": ["x", "y"][s % 2],
-        }
-        for s in range(n)
-    ]
+    events = crowded_events(n)
     return Workspace(make_workspace(tmp_path / str(n), lessons={}, events=events), clock=fixed_clock)
 
 

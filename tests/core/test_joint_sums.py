@@ -16,7 +16,7 @@ from lesson_credit.core.analysis.claims import injection_design
 from lesson_credit.core.analysis.joint import Design, build_design, fit_joint, fit_log
 from lesson_credit.core.analysis.joint_ops import neighbourhoods
 from lesson_credit.core.workspace import Workspace
-from tests.support.engine_helpers import fixed_clock, make_workspace
+from tests.support.engine_helpers import crowded_events, fixed_clock, make_workspace
 from tests.support.oracles import ridge_reference, time_columns
 
 RTOL = 1e-9  # the streamed sums against the dense formula: the same numbers up to the order of additions
@@ -167,18 +167,7 @@ def peak_bytes(fn: Any) -> int:
 
 def crowded_log(tmp_path: Path, n: int) -> tuple[Any, Any]:
     """n graded sessions of 40 lessons each from a library of 60, two categories: (data, categories)."""
-    rng = np.random.default_rng(n)
-    paths = [f"l{i}.md" for i in range(60)]
-    events = [
-        {
-            "type": "session",
-            "session_id": f"s{s}",
-            "base_reward": float(rng.random()),
-            "lessons": [{"path": paths[j], "salience": 0.5} for j in rng.choice(60, 40, replace=False)],
-            "category": ["x", "y"][s % 2],
-        }
-        for s in range(n)
-    ]
+    events = crowded_events(n)
     ws = Workspace(make_workspace(tmp_path / str(n), lessons={}, events=events), clock=fixed_clock)
     return ws.data(), ws.session_table().categories
 

@@ -70,6 +70,25 @@ def grade(session_id: str, base: float | None, grader: str = "manual") -> dict[s
 LessonSpec = tuple[Any, ...]  # (keywords, status) or (keywords, status, patterns)
 
 
+def crowded_events(n: int) -> list[dict[str, Any]]:
+    """n graded session events of 40 lessons each (salience 0.5) from a library of 60 (l0.md ... l59.md),
+    in two categories (x, y) alternately; rewards and lessons drawn with seed n."""
+    import numpy as np
+
+    rng = np.random.default_rng(n)
+    paths = [f"l{i}.md" for i in range(60)]
+    return [
+        {
+            "type": "session",
+            "session_id": f"s{s}",
+            "base_reward": float(rng.random()),
+            "lessons": [{"path": paths[j], "salience": 0.5} for j in rng.choice(60, 40, replace=False)],
+            "category": ["x", "y"][s % 2],
+        }
+        for s in range(n)
+    ]
+
+
 def make_workspace(
     tmp_path: Path,
     lessons: Mapping[str, LessonSpec] | None = None,
