@@ -50,6 +50,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("meta", "print a shell completion script"),
     "help": ("meta", "describe a command"),
 }
+STORE_HELP = (
+    "event store: a postgresql:// URL or libpq keyword string (default: $LESSON_CREDIT_STORE, [store] url in "
+    'config.toml, else the workspace\'s sessions.jsonl; --store "" forces the file)'
+)
+AGENT_HELP = "who writes, recorded with each event in a database store (default: the hostname)"
 # `help` and `completion` describe every command: their run builds the whole parser
 WHOLE_PARSER = "meta"
 
@@ -72,15 +77,13 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
         "--store",
         default=argparse.SUPPRESS,
         metavar="URL",
-        help="event store: a postgresql:// URL or libpq keyword string "
-        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl; "
-        '--store "" forces the file)',
+        help=STORE_HELP,
     )
     common.add_argument(
         "--agent",
         default=argparse.SUPPRESS,
         metavar="NAME",
-        help="who writes, recorded with each event in a database store (default: the hostname)",
+        help=AGENT_HELP,
     )
     data = argparse.ArgumentParser(add_help=False)
     data.add_argument("--json", action="store_true", help="machine-readable output on stdout (default: a table)")
@@ -108,15 +111,13 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
         "--store",
         default=None,
         metavar="URL",
-        help="event store: a postgresql:// URL or libpq keyword string "
-        "(default: $LESSON_CREDIT_STORE, [store] url in config.toml, else the workspace's sessions.jsonl; "
-        '--store "" forces the file)',
+        help=STORE_HELP,
     )
     parser.add_argument(
         "--agent",
         default=None,
         metavar="NAME",
-        help="who writes, recorded with each event in a database store (default: the hostname)",
+        help=AGENT_HELP,
     )
     parser.add_argument("--version", action=VersionAction, help="print lesson-credit's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
