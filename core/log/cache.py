@@ -55,6 +55,9 @@ MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least
 MIN_NEW_EVENTS = 5_000  # the same for a database store: events (~4 MB of log, as the file)
 BUSY_TIMEOUT_S = 5.0  # a save waits this long for another process's; then it is skipped
 UNUSED_PART_AGE_S = 60.0  # a block no head names is deleted once this old (a reader of an older head reads it)
+# Pointer-map pages: a section far into a block's blob is found from them, not by reading each overflow page
+# before it (a 64 KB section at the end of a 22 MB block: 1.8 -> 0.03 ms; the 16 id filters a 1M `record` reads)
+AUTO_VACUUM = 2  # incremental: the pointer map is kept, nothing is vacuumed unless asked (never)
 PAGE_BYTES = 65536  # a block spans fewer pages: a cold million-session save writes in half the CPU (0.58 -> 0.27 s)
 SCHEMA = f"""
 DROP TABLE IF EXISTS meta;
@@ -322,11 +325,14 @@ class DerivedCache:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         if write and conn.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
             conn.execute(f"PRAGMA page_size = {PAGE_BYTES}")  # (a new database's: outside a transaction)
+            conn.execute(f"PRAGMA auto_vacuum = {AUTO_VACUUM}")  # (the same)
             conn.execute("BEGIN IMMEDIATE")  # (two processes may find an older version at once)
             if conn.execute("PRAGMA user_version").fetchone()[0] != CACHE_VERSION:
                 for statement in SCHEMA.strip().split(";\n"):
                     conn.execute(statement)
             conn.execute("COMMIT")
+            if conn.execute("PRAGMA auto_vacuum").fetchone()[0] != AUTO_VACUUM:  # an older file, emptied just now
+                conn.execute("VACUUM")  # its pages and pointer map as a new database's
         return conn
 
     def _read(self, limit: int) -> tuple[LogIndex, str, bool] | None:

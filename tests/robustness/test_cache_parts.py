@@ -127,6 +127,27 @@ def test_a_new_cache_is_written_in_64_kb_pages(tmp_path: Path) -> None:
     assert Workspace(root).data().n_sessions == len(IDS)  # and it reads back
 
 
+def test_a_new_cache_keeps_a_pointer_map_and_an_older_file_is_given_one(tmp_path: Path) -> None:
+    # auto_vacuum 2 (incremental) keeps pointer-map pages: SQLite finds a section far into a block's blob from
+    # them instead of reading every overflow page before it. SQLite's own default is 0 (none), which the old
+    # code left, and a file of an older version kept its layout (4 KB pages) when its tables were made again.
+    root = _workspace(tmp_path)
+    db = root / CACHE_REL / DB_NAME
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA auto_vacuum").fetchone() == (2,)
+    db.unlink()
+    with sqlite3.connect(db) as conn:  # as an older version left it: SQLite's defaults, another user_version
+        conn.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        conn.execute("PRAGMA user_version = 3")
+        assert conn.execute("PRAGMA auto_vacuum").fetchone() == (0,)
+        assert conn.execute("PRAGMA page_size").fetchone() == (4096,)
+    assert Workspace(root).data().n_sessions == len(IDS)  # not read (another version); parsed and saved again
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA auto_vacuum").fetchone() == (2,)
+        assert conn.execute("PRAGMA page_size").fetchone() == (65536,)
+    assert _parts(root) and Workspace(root).data().n_sessions == len(IDS)
+
+
 def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     ws = Workspace(root)
