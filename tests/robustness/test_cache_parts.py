@@ -127,6 +127,20 @@ def test_a_new_cache_is_written_in_64_kb_pages(tmp_path: Path) -> None:
     assert Workspace(root).data().n_sessions == len(IDS)  # and it reads back
 
 
+def test_the_sections_read_from_every_block_lie_at_the_start_of_its_blob(tmp_path: Path) -> None:
+    # SQLite reads a blob at an offset by following its chain of pages from the blob's start: a section
+    # read from every block (the id filters a lookup tries, the columns a snapshot gathers) must not
+    # lie behind the block's bulk, or each command walks every block's pages; the entries go last
+    every_block = {"id_bloom", "sel_bloom", "base", "source", "published"}
+    entries = {"arm", "salience", "session"}
+    for part in _head(root := _workspace(tmp_path))["parts"]:
+        spans = {name: (offset, offset + length) for name, (offset, length, _) in part["sections"].items()}
+        others = [start for name, (start, _) in spans.items() if name not in every_block]
+        assert max(spans[name][1] for name in every_block) <= min(others)
+        assert min(spans[name][0] for name in entries) >= max(end for n, (_, end) in spans.items() if n not in entries)
+    assert Workspace(root).data().n_sessions == len(IDS)
+
+
 def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     ws = Workspace(root)
