@@ -141,6 +141,34 @@ def test_the_sections_read_from_every_block_lie_at_the_start_of_its_blob(tmp_pat
     assert Workspace(root).data().n_sessions == len(IDS)
 
 
+def test_explaining_and_regrading_a_session_read_no_blocks_entry_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a session's credit and a block's patched sums need its entries' arms and saliences, not the
+    # row of each of the block's entries (a quarter of a block's bytes at a million sessions)
+    from lesson_credit.core.log.sections import Section
+
+    root = _workspace(tmp_path)
+    Workspace(root).grade("run-004-x", 0.2)  # the block sums are saved with the cache
+    expected = Workspace(root, use_cache=False).explain("run-010-x")  # read from the log alone
+    monkeypatch.setattr("lesson_credit.core.log.cache.LogCache.save", lambda *args: None)  # no block encoded below
+    read: list[str] = []
+    bytes_of = Section.bytes
+
+    def reading(self: Section) -> bytes | memoryview:
+        read.append(self.name)
+        return bytes_of(self)
+
+    monkeypatch.setattr(Section, "bytes", reading)
+    ws = Workspace(root)
+    shown = ws.explain("run-010-x")
+    ws.grade("run-011-x", 0.8)
+    assert "arm" in read and "session" not in read
+    monkeypatch.setattr(Section, "bytes", bytes_of)
+    assert shown == expected
+    assert Workspace(root).lesson_table().as_json() == Workspace(root, use_cache=False).lesson_table().as_json()
+
+
 def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     ws = Workspace(root)
