@@ -153,7 +153,7 @@ def regrade(post: Posterior, row: int, reward: float | None) -> Posterior:
     if settings.decay < 1.0:
         return fold(data, settings, rewards.array())
     ends = data.starts(row, row + 1)
-    arms, salience, _ = data.entry_slice(int(ends[0]), int(ends[1]))
+    arms, salience = data.entry_arms(int(ends[0]), int(ends[1]))
     w = credit_mod.weight(salience, settings.floor)
     alpha, beta, n = post.alpha.copy(), post.beta.copy(), post.n.copy()
     for value, sign in ((old, -1.0), (new, 1.0)):

@@ -39,7 +39,7 @@ def patched(data: Any, block_base: FloatArray, lo: int, hi: int, old: Any, rows:
     n_arms = data.n_arms
     ends = data.starts(lo, hi)
     first = int(ends[0])
-    arms_all, salience_all, _ = data.entry_slice(first, int(ends[-1]))
+    arms_all, salience_all = data.entry_arms(first, int(ends[-1]))
     affected = np.zeros(n_arms, dtype=np.bool_)
     for row in rows.tolist():
         affected[arms_all[int(ends[row]) - first : int(ends[row + 1]) - first]] = True

@@ -50,16 +50,26 @@ _MAPS = {
     "during": "during",
 }
 _ITEMS = (*_ROW_OBJECTS.values(), *_MAPS.values(), "grades", "selections")
+# A part's sections, in the order they are written. SQLite keeps a blob in a chain of pages and reads a
+# section by following the chain from the blob's start, so a section's cost grows with its offset: the
+# small sections read from every block (the id filters, the row numbers a snapshot gathers) come
+# first, the entries (most of a block's bytes, read for one block at a time) last. A reader finds
+# each section by the offset its part's directory gives: a part written in another order reads the same.
 PART_SECTIONS = (
-    *_ROW_NUMBERS.values(),
-    *_ENTRY_NUMBERS.values(),
-    *(f"{name}.{kind}" for name in _ITEMS for kind in ("blob", "offsets")),
+    "id_bloom",
+    "sel_bloom",
+    "base",  # a snapshot gathers these three from every block
+    "source",
+    "published",
+    "starts",
+    "lines",
+    "offsets",
     "id_hashes",
     "id_rows",
-    "id_bloom",
     "sel_hashes",
     "sel_positions",
-    "sel_bloom",
+    *(f"{name}.{kind}" for name in _ITEMS for kind in ("offsets", "blob")),
+    *_ENTRY_NUMBERS.values(),
 )
 
 
@@ -178,13 +188,10 @@ def _pair(pair: list[Any]) -> tuple[int, Any]:
 
 def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, bytes]:
     """The part file for extent `x` of the index: (its directory, its bytes)."""
-    out = bytearray()
-    sections: dict[str, list[int]] = {}
+    pieces: dict[str, bytes] = {}
 
     def put(name: str, data: bytes) -> None:
-        out.extend(b"\0" * (-len(out) % 8))
-        sections[name] = [len(out), len(data), xxhash.xxh3_64_intdigest(data)]
-        out.extend(data)
+        pieces[name] = data
 
     def put_items(name: str, items: list[Any]) -> None:
         blob, offsets = encode_items(items)
@@ -220,6 +227,13 @@ def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, byt
     put("sel_positions", np.array([named[i][0] for i in order.tolist()], dtype=np.int32).tobytes())
     put("sel_bloom", bloom_filter(sel_hashes).tobytes())
     maps["sel_ids"] = len(named)
+    out = bytearray()
+    sections: dict[str, list[int]] = {}
+    for name in PART_SECTIONS:
+        data = pieces.pop(name)
+        out.extend(b"\0" * (-len(out) % 8))
+        sections[name] = [len(out), len(data), xxhash.xxh3_64_intdigest(data)]
+        out.extend(data)
     part = Part(file, x.r1 - x.r0, x.e1 - x.e0, x.g1 - x.g0, x.s1 - x.s0, maps, sections)
     part.id_range = [min(ids), max(ids)] if ids else None
     return part, bytes(out)

@@ -124,10 +124,14 @@ class FoldData:
             return self.session_start[lo : hi + 1]
         return self.entries.start.span(lo, hi + 1)
 
+    def entry_arms(self, start: int, stop: int) -> tuple[npt.NDArray[np.int32], FloatArray]:
+        """(arm, salience) of entries [start, stop): a cached block's session rows are not read."""
+        e = self.entries
+        return e.arm.span(start, stop), e.salience.span(start, stop)
+
     def entry_slice(self, start: int, stop: int) -> tuple[npt.NDArray[np.int32], FloatArray, npt.NDArray[np.int32]]:
         """(arm, salience, session row) of entries [start, stop)."""
-        e = self.entries
-        return e.arm.span(start, stop), e.salience.span(start, stop), e.session.span(start, stop)
+        return *self.entry_arms(start, stop), self.entries.session.span(start, stop)
 
     @cached_property
     def graders(self) -> tuple[str | None, ...]:
@@ -274,7 +278,7 @@ class _Block:
 
 def _rewarded(data: FoldData, base: FloatArray, ends: IntArray, strategy: str, floor: float) -> IntArray:
     """Graded sessions whose credited reward exceeded 0.5, per arm, over the sessions `ends` bound."""
-    arms_all, salience, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
+    arms_all, salience = data.entry_arms(int(ends[0]), int(ends[-1]))
     graded = ~np.isnan(base)
     sizes = np.diff(ends)
     rows = np.repeat(graded, sizes)

@@ -33,7 +33,7 @@ def _usage(data: FoldData, index: int, lo: int, hi: int) -> BlockUsage:
     shorter = data.blocks.shorter(data.blocks.usage, index, hi - lo)
     start = lo if shorter is None else lo + shorter[0]
     ends = data.starts(start, hi)
-    arms, values, _ = data.entry_slice(int(ends[0]), int(ends[-1]))
+    arms, values = data.entry_arms(int(ends[0]), int(ends[-1]))
     n_arms = data.n_arms
     if shorter is None:
         return BlockUsage(

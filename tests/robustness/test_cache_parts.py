@@ -179,6 +179,49 @@ def test_a_section_at_the_end_of_a_big_block_is_read_without_the_pages_before_it
     cache._conn.close()
 
 
+def test_the_sections_read_from_every_block_lie_at_the_start_of_its_blob(tmp_path: Path) -> None:
+    # the sections read from every block (the id filters a lookup tries, the columns a snapshot gathers)
+    # lie together at the start of a block's blob, so a command reads a few adjacent pages of each block
+    # rather than pages scattered through its bulk (and, without a pointer map, every page before them);
+    # the entries go last
+    every_block = {"id_bloom", "sel_bloom", "base", "source", "published"}
+    entries = {"arm", "salience", "session"}
+    for part in _head(root := _workspace(tmp_path))["parts"]:
+        spans = {name: (offset, offset + length) for name, (offset, length, _) in part["sections"].items()}
+        others = [start for name, (start, _) in spans.items() if name not in every_block]
+        assert max(spans[name][1] for name in every_block) <= min(others)
+        assert min(spans[name][0] for name in entries) >= max(end for n, (_, end) in spans.items() if n not in entries)
+    assert Workspace(root).data().n_sessions == len(IDS)
+
+
+def test_explaining_and_regrading_a_session_read_no_blocks_entry_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a session's credit and a block's patched sums need its entries' arms and saliences, not the
+    # row of each of the block's entries (a quarter of a block's bytes at a million sessions)
+    from lesson_credit.core.log.sections import Section
+
+    root = _workspace(tmp_path)
+    Workspace(root).grade("run-004-x", 0.2)  # the block sums are saved with the cache
+    expected = Workspace(root, use_cache=False).explain("run-010-x")  # read from the log alone
+    monkeypatch.setattr("lesson_credit.core.log.cache.LogCache.save", lambda *args: None)  # no block encoded below
+    read: list[str] = []
+    bytes_of = Section.bytes
+
+    def reading(self: Section) -> bytes | memoryview:
+        read.append(self.name)
+        return bytes_of(self)
+
+    monkeypatch.setattr(Section, "bytes", reading)
+    ws = Workspace(root)
+    shown = ws.explain("run-010-x")
+    ws.grade("run-011-x", 0.8)
+    assert "arm" in read and "session" not in read
+    monkeypatch.setattr(Section, "bytes", bytes_of)
+    assert shown == expected
+    assert Workspace(root).lesson_table().as_json() == Workspace(root, use_cache=False).lesson_table().as_json()
+
+
 def test_the_latest_selection_is_found_in_a_cached_block(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     ws = Workspace(root)
