@@ -15,7 +15,8 @@ import pickle
 import signal
 import struct
 import threading
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import xxhash
 
@@ -27,6 +28,8 @@ from lesson_credit.core.log.store import CHUNK_BYTES, EventLog
 
 PARALLEL_MIN_BYTES = 96 << 20  # a smaller log is read in one process (forking costs more than it saves)
 _DIGEST = struct.Struct("<Q")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class Half:
@@ -111,15 +114,88 @@ def start(log: object, start_at: int, size: int) -> Half | None:
     """A child reading the second half of a big log read from its start; None for another store,
     a small log, a read from a later position, a process with threads (fork copies only the
     calling thread: a lock another holds would stay locked in the child) or no idle core."""
-    if not isinstance(log, EventLog) or start_at or size < PARALLEL_MIN_BYTES:
-        return None
-    if not hasattr(os, "fork") or threading.active_count() != 1 or not idle_core():
+    if not isinstance(log, EventLog) or start_at or size < PARALLEL_MIN_BYTES or not can_fork():
         return None
     points = _split_points(log, size)
     try:
         return None if points is None else Half(log, *points)
     except OSError:
         return None
+
+
+def can_fork() -> bool:
+    """Whether a child may help now: a process without threads (fork copies only the calling thread:
+    a lock another holds would stay locked in the child) and an idle core."""
+    return hasattr(os, "fork") and threading.active_count() == 1 and idle_core()
+
+
+def map_halves(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """`fn` of each item, in order: of the second half of `items` in a forked child (`can_fork`) while
+    this process computes the first half's, each result coming back pickled through a pipe as the
+    child has it. Whatever the child did not deliver (it failed, died or cannot be had) is computed
+    here: the results are the same either way."""
+    cut = len(items) // 2
+    child = _Mapper(fn, items[cut:]) if cut and can_fork() else None
+    try:
+        for item in items[: cut if child is not None else 0]:
+            yield fn(item)
+        done = 0 if child is None else cut
+        for result in () if child is None else child.results():
+            yield result
+            done += 1
+        for item in items[done:]:
+            yield fn(item)
+    finally:
+        if child is not None:
+            child.close()
+
+
+class _Mapper:
+    """A forked child writing `fn` of each item down a pipe, one pickle each."""
+
+    def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> None:
+        readable, writable = os.pipe()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(readable)
+            os.close(writable)
+            self.pid = -1
+            return
+        if self.pid == 0:  # the child: its results down the pipe, then out without running any cleanup
+            os.close(readable)
+            code = 1
+            try:
+                with os.fdopen(writable, "wb") as out:
+                    for item in items:
+                        pickle.dump(fn(item), out, protocol=pickle.HIGHEST_PROTOCOL)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writable)
+        self._pipe = os.fdopen(readable, "rb")
+
+    def results(self) -> Iterator[Any]:
+        """The child's results as it writes them, up to the first that does not come whole."""
+        if self.pid < 0:
+            return
+        while True:
+            try:
+                yield pickle.load(self._pipe)
+            except Exception:  # the end, or a child cut off mid-write
+                return
+
+    def close(self) -> None:
+        """Stop the child if it is still running and reap it."""
+        if self.pid < 0:
+            return
+        self._pipe.close()
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
+        self.pid = -1
 
 
 def idle_core(loadavg: str = "/proc/loadavg") -> bool:

@@ -18,6 +18,8 @@ from lesson_credit.core.log import halves
 from lesson_credit.core.log.stores import open_store
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.reader import LogReader
+from tests.support import derived_cache
+from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import grade, session
 
 
@@ -188,3 +190,54 @@ def test_a_second_process_only_with_an_idle_core(
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
     (tmp_path / "loadavg").write_text(loadavg + "\n")
     assert halves.idle_core(str(tmp_path / "loadavg")) is idle
+
+
+def test_a_child_helping_gives_what_this_process_alone_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)
+    parent = os.getpid()
+    items = list(range(7))  # the child computes the last 4 (7 // 2 = 3 here)
+    squares = [0, 1, 4, 9, 16, 25, 36]
+    where: list[int] = []
+
+    def square(x: int) -> int:
+        where.append(x)  # (only this process's calls are seen here)
+        return x * x
+
+    assert list(halves.map_halves(square, items)) == squares
+    assert where == [0, 1, 2]  # the other four came from the child
+
+    def failing(x: int) -> int:  # the child dies after its first result: the rest is computed here
+        if os.getpid() != parent and x > 3:
+            os._exit(3)
+        return x * x
+
+    assert list(halves.map_halves(failing, items)) == squares
+    monkeypatch.setattr(halves, "idle_core", lambda: False)
+    where.clear()
+    assert list(halves.map_halves(square, items)) == squares and where == items
+
+
+def test_the_cache_written_on_two_cores_is_the_one_written_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 8)  # 40 sessions: 5 blocks
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    log = tmp_path / "sessions.jsonl"
+    varied_log(log)
+    children: list[int] = []
+    mapper = halves._Mapper.__init__
+
+    def counted(self: Any, *args: Any) -> None:
+        mapper(self, *args)
+        children.append(self.pid)
+
+    monkeypatch.setattr(halves._Mapper, "__init__", counted)
+    written = []
+    for idle in (False, True):
+        monkeypatch.setattr(halves, "idle_core", lambda idle=idle: idle)
+        cache = tmp_path / f"cache-{idle}"
+        LogReader(open_store(None, log), cache_dir=cache, cache_threshold=0).refresh(CreditSettings())
+        written.append((derived_cache.parts(cache / DB_NAME), derived_cache.meta(cache / DB_NAME)))
+    assert len(children) == 1 and children[0] > 0  # one child, for the second save
+    assert len(written[0][0]) == 5 and written[1] == written[0]
