@@ -1,7 +1,7 @@
 """Reading a big log from its start on two cores.
 
 A child process (forked: it shares the code and the modules loaded) decodes and indexes the second
-half of the log while this process reads the first; its index comes back through a pipe with a
+half of the log while this process reads the first; its index comes back through a temporary file with a
 digest of the bytes it read and is appended (`LogIndex.add_part`) once this process has hashed the
 same bytes and found the digest equal. Whatever goes wrong (the child fails, dies or disagrees; the
 half held a problem, a prior or a retire event, or a session id of the first half) leaves the index
@@ -14,9 +14,10 @@ import os
 import pickle
 import signal
 import struct
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import xxhash
 
@@ -33,26 +34,24 @@ R = TypeVar("R")
 
 
 class Half:
-    """The child process reading [split, stop) of the log."""
+    """The child process reading [split, stop) of the log. It writes its result to a temporary file
+    (not a pipe: a pipe would hold the child until this process reads, after its own half), so that
+    its result is written while this process still reads."""
 
     def __init__(self, log: EventLog, split: int, stop: int) -> None:
         self.log, self.split, self.stop = log, split, stop
-        readable, writable = os.pipe()
+        self._out: BinaryIO | None = tempfile.TemporaryFile()
         try:
             self.pid = os.fork()
         except OSError:  # no memory or processes left for a child: `start` reads in one process
-            os.close(readable)
-            os.close(writable)
+            self._out.close()
             raise
-        if self.pid == 0:  # the child: its result down the pipe, then out without running any cleanup
-            os.close(readable)
+        if self.pid == 0:  # the child: its result to the file, then out without running any cleanup
             code = 1
             try:
-                code = _child(log, split, stop, writable)
+                code = _child(log, split, stop, self._out.fileno())
             finally:
                 os._exit(code)
-        os.close(writable)
-        self._pipe: int | None = readable
 
     def take(self, index: LogIndex, hasher: PrefixDigest) -> PrefixDigest | None:
         """Append the child's index to `index` (read up to `split`); the digest of the log through
@@ -89,20 +88,20 @@ class Half:
 
     def _collect(self) -> bytes | None:
         """What the child wrote, once it has exited well; None otherwise."""
-        if self._pipe is None:
+        if self._out is None:
             return None
-        with os.fdopen(self._pipe, "rb") as pipe:
-            self._pipe = None
-            data = pipe.read()
         _, status = os.waitpid(self.pid, 0)
-        return data if os.waitstatus_to_exitcode(status) == 0 else None
+        with self._out as out:
+            self._out = None
+            out.seek(0)
+            return out.read() if os.waitstatus_to_exitcode(status) == 0 else None
 
     def close(self) -> None:
         """Stop the child if it is still running (a read that failed or was interrupted) and reap it."""
-        if self._pipe is None:
+        if self._out is None:
             return
-        os.close(self._pipe)
-        self._pipe = None
+        self._out.close()
+        self._out = None
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -238,8 +237,8 @@ def _split_points(log: EventLog, size: int) -> tuple[int, int] | None:
     return (split, stop) if split < stop else None
 
 
-def _child(log: EventLog, split: int, stop: int, pipe: int) -> int:
-    """Read [split, stop) into an index of its own and write its digest and `part()` to `pipe`."""
+def _child(log: EventLog, split: int, stop: int, out: int) -> int:
+    """Read [split, stop) into an index of its own and write its digest and `part()` to the file `out`."""
     index = LogIndex()
     plain = xxhash.xxh3_64()
     for result in log.read_chunks(
@@ -248,7 +247,7 @@ def _child(log: EventLog, split: int, stop: int, pipe: int) -> int:
         index.problems.extend(result.problems + index.add_many(result.events, result.offsets))
         index.end, index.lines = result.end, index.lines + result.lines
     part: Any = index.part() if index.end == stop else None
-    with os.fdopen(pipe, "wb") as out:
-        out.write(_DIGEST.pack(plain.intdigest()))
-        pickle.dump(part, out, protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(out, "wb") as file:
+        file.write(_DIGEST.pack(plain.intdigest()))
+        pickle.dump(part, file, protocol=pickle.HIGHEST_PROTOCOL)
     return 0

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -241,3 +242,30 @@ def test_the_cache_written_on_two_cores_is_the_one_written_by_one(
         written.append((derived_cache.parts(cache / DB_NAME), derived_cache.meta(cache / DB_NAME)))
     assert len(children) == 1 and children[0] > 0  # one child, for the second save
     assert len(written[0][0]) == 5 and written[1] == written[0]
+
+
+def test_the_child_finishes_its_half_without_waiting_for_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its result (far more than a pipe holds: 64 KB) is written while this process still reads its own
+    half; it is then taken as it would have been."""
+    log = tmp_path / "sessions.jsonl"
+    events = [session(f"long-session-id-{i:05d}", 0.5, {f"t/l{i % 50}.md": 0.5}) for i in range(4000)]
+    log.write_bytes(b"".join((json.dumps(event) + "\n").encode() for event in events))
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)
+    store = open_store(None, log)
+    half = halves.start(store, 0, log.stat().st_size)
+    assert half is not None
+    try:
+        for _ in range(6000):  # up to a minute: the child's work is a few milliseconds
+            if os.waitid(os.P_PID, half.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                break
+            time.sleep(0.01)
+        else:
+            pytest.fail("the child is still waiting for this process to read its result")
+        data = half._collect()
+        assert data is not None and len(data) > 1 << 16
+    finally:
+        half.close()
