@@ -422,10 +422,11 @@ class DerivedCache:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             set_aside(self.path, f"{self.path}: cannot be written ({why})")
 
-    def _save(self, index: LogIndex, digest: str, partial: bool) -> None:
+    def _save(self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None) -> None:
         """Write the blocks that changed since the index's own (the last one, new ones; one at a time),
         the sums and the head, in one transaction: what was read since the last save, not the whole
-        log again. Blocks no head names are deleted once no reader of an earlier head reads them."""
+        log again. Blocks no head names are deleted once no reader of an earlier head reads them.
+        `meanwhile` runs while a child encodes blocks (`halves.map_halves`), before the sums are written."""
         with self._transaction() as conn:
             if conn is None:
                 return
@@ -438,7 +439,9 @@ class DerivedCache:
             events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
             parts = list(keep)
             extents = part_extents(index, starts[0], starts[1], *events)
-            for extent, (part, blob) in zip(extents, halves.map_halves(_encoded(index), extents), strict=True):
+            for extent, (part, blob) in zip(
+                extents, halves.map_halves(_encoded(index), extents, meanwhile), strict=True
+            ):
                 part.file = f"{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}"
                 conn.execute("INSERT OR IGNORE INTO parts VALUES (?, ?, ?)", (part.file, blob, now))
                 parts.append(part)
@@ -452,11 +455,13 @@ class DerivedCache:
             index.blocks.changed = False
         _remove_old_files(self.dir)
 
-    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
-        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
+    def save(self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
+        `meanwhile`: work of the caller's that may run while the blocks are encoded, before the block
+        sums are written (it may not run: when nothing is written)."""
         with contextlib.suppress(StoreError, OSError, CacheDamaged):
             if self._place():
-                self._save(index, self._digest(index, digest), partial)
+                self._save(index, self._digest(index, digest), partial, meanwhile)
 
     def _digest(self, index: LogIndex, digest: str) -> str:
         return digest

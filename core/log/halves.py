@@ -128,16 +128,19 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1 and idle_core()
 
 
-def map_halves(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-    """`fn` of each item, in order: of the second half of `items` in a forked child (`can_fork`) while
-    this process computes the first half's, each result coming back pickled through a pipe as the
-    child has it. Whatever the child did not deliver (it failed, died or cannot be had) is computed
-    here: the results are the same either way."""
-    cut = len(items) // 2
+def map_halves(fn: Callable[[T], R], items: Sequence[T], meanwhile: Callable[[], None] | None = None) -> Iterator[R]:
+    """`fn` of each item, in order: of the larger half of `items` (the later ones) in a forked child
+    (`can_fork`) while this process computes the first ones' and then runs `meanwhile` (if given;
+    with no child, it runs first). The child writes its results to a temporary file as it has them
+    (a pipe would hold it at its first result until this process came to read it); whatever it did
+    not deliver (it failed, died or cannot be had) is computed here: the results are the same either way."""
+    cut = (len(items) - 1) // 2
     child = _Mapper(fn, items[cut:]) if cut and can_fork() else None
     try:
         for item in items[: cut if child is not None else 0]:
             yield fn(item)
+        if meanwhile is not None:
+            meanwhile()
         done = 0 if child is None else cut
         for result in () if child is None else child.results():
             yield result
@@ -150,51 +153,56 @@ def map_halves(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
 
 
 class _Mapper:
-    """A forked child writing `fn` of each item down a pipe, one pickle each."""
+    """A forked child writing `fn` of each item to a temporary file, one pickle each."""
 
     def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> None:
-        readable, writable = os.pipe()
+        self._out: BinaryIO | None = None
+        try:
+            out = tempfile.TemporaryFile()
+        except OSError:
+            return
         try:
             self.pid = os.fork()
         except OSError:
-            os.close(readable)
-            os.close(writable)
-            self.pid = -1
+            out.close()
             return
-        if self.pid == 0:  # the child: its results down the pipe, then out without running any cleanup
-            os.close(readable)
+        if self.pid == 0:  # the child: its results to the file, then out without running any cleanup
             code = 1
             try:
-                with os.fdopen(writable, "wb") as out:
+                with os.fdopen(os.dup(out.fileno()), "wb") as file:
                     for item in items:
-                        pickle.dump(fn(item), out, protocol=pickle.HIGHEST_PROTOCOL)
+                        pickle.dump(fn(item), file, protocol=pickle.HIGHEST_PROTOCOL)
                 code = 0
             finally:
                 os._exit(code)
-        os.close(writable)
-        self._pipe = os.fdopen(readable, "rb")
+        self._out = out
 
     def results(self) -> Iterator[Any]:
-        """The child's results as it writes them, up to the first that does not come whole."""
-        if self.pid < 0:
+        """The child's results once it has exited, up to the first that is not whole."""
+        if self._out is None:
             return
-        while True:
-            try:
-                yield pickle.load(self._pipe)
-            except Exception:  # the end, or a child cut off mid-write
-                return
+        os.waitpid(self.pid, 0)
+        out, self._out = self._out, None
+        with out:
+            out.seek(0)
+            while True:
+                try:
+                    result = pickle.load(out)
+                except Exception:  # the end, or a child cut off mid-write
+                    return
+                yield result
 
     def close(self) -> None:
         """Stop the child if it is still running and reap it."""
-        if self.pid < 0:
+        if self._out is None:
             return
-        self._pipe.close()
+        self._out.close()
+        self._out = None
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         os.waitpid(self.pid, 0)
-        self.pid = -1
 
 
 def idle_core(loadavg: str = "/proc/loadavg") -> bool:

@@ -219,6 +219,38 @@ def test_a_child_helping_gives_what_this_process_alone_gives(monkeypatch: pytest
     assert list(halves.map_halves(square, items)) == squares and where == items
 
 
+def test_the_helping_child_writes_its_results_while_this_process_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results far bigger than a pipe holds (64 KB): the child has written them all and exited while
+    this process computes its own share and runs `meanwhile`."""
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)
+    children: list[int] = []
+    mapper = halves._Mapper.__init__
+
+    def counted(self: Any, *args: Any) -> None:
+        mapper(self, *args)
+        children.append(self.pid)
+
+    monkeypatch.setattr(halves._Mapper, "__init__", counted)
+    seen: list[str] = []
+
+    def meanwhile() -> None:
+        seen.append("meanwhile")
+        for _ in range(6000):  # up to a minute: the child's work is a few milliseconds
+            if os.waitid(os.P_PID, children[0], os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                seen.append("the child is done")
+                return
+
+            time.sleep(0.01)
+
+    def blob(x: int) -> bytes:
+        return bytes([x]) * (1 << 20)
+
+    results = list(halves.map_halves(blob, range(5), meanwhile))
+    assert [len(r) for r in results] == [1 << 20] * 5 and [r[-1] for r in results] == [0, 1, 2, 3, 4]
+    assert seen == ["meanwhile", "the child is done"] and len(children) == 1
+
+
 def test_the_cache_written_on_two_cores_is_the_one_written_by_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
