@@ -288,10 +288,20 @@ class LogReader:
         if self._log_cache is None:
             return None
         self._report("caching", 0, 0)
+        prepared: list[FoldData] = []
+        failed: list[Exception] = []
+
+        def with_sums() -> None:  # while a child encodes blocks: the sums it computes are then saved too
+            try:
+                prepared.append(_with_block_sums(index, settings, self.outcomes, self.rewards))
+            except Exception as exc:  # raised below, not taken for the cache's own failure
+                failed.append(exc)
+
         with gc_paused(), heap_kept():  # as above: encoding a million sessions makes millions of objects
-            prepared = _with_block_sums(index, settings, self.outcomes, self.rewards)
-            self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial)
-        return prepared
+            self._log_cache.save(index, self._prefix.hasher.hexdigest(), self._partial, with_sums)
+            if failed:
+                raise failed[0]
+            return prepared[0] if prepared else _with_block_sums(index, settings, self.outcomes, self.rewards)
 
     def content_key(self) -> str | None:
         """What identifies the log as read (its length and the digest of its bytes), for caches of

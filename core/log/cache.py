@@ -37,7 +37,7 @@ import xxhash
 from lesson_credit.core.base.files import open_cache, set_aside
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.sealed import seal, unseal
-from lesson_credit.core.log import logcheck, snapshot
+from lesson_credit.core.log import halves, logcheck, snapshot
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import decode_raw, decode_raw_lines
 from lesson_credit.core.log.index import LogIndex
@@ -428,10 +428,11 @@ class DerivedCache:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             set_aside(self.path, f"{self.path}: cannot be written ({why})")
 
-    def _save(self, index: LogIndex, digest: str, partial: bool) -> None:
+    def _save(self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None) -> None:
         """Write the blocks that changed since the index's own (the last one, new ones; one at a time),
         the sums and the head, in one transaction: what was read since the last save, not the whole
-        log again. Blocks no head names are deleted once no reader of an earlier head reads them."""
+        log again. Blocks no head names are deleted once no reader of an earlier head reads them.
+        `meanwhile` runs while a child encodes blocks (`halves.map_halves`), before the sums are written."""
         with self._transaction() as conn:
             if conn is None:
                 return
@@ -443,8 +444,10 @@ class DerivedCache:
             starts = (sum(p.rows for p in keep), sum(p.entries for p in keep))
             events = (sum(p.grades for p in keep), sum(p.selections for p in keep))
             parts = list(keep)
-            for extent in part_extents(index, starts[0], starts[1], *events):
-                part, blob = encode_part(index, extent, None)
+            extents = part_extents(index, starts[0], starts[1], *events)
+            for extent, (part, blob) in zip(
+                extents, halves.map_halves(_encoded(index), extents, meanwhile), strict=True
+            ):
                 part.file = f"{extent.block:05d}-{xxhash.xxh3_64_hexdigest(blob)}"
                 conn.execute("INSERT OR IGNORE INTO parts VALUES (?, ?, ?)", (part.file, blob, now))
                 parts.append(part)
@@ -458,14 +461,21 @@ class DerivedCache:
             index.blocks.changed = False
         _remove_old_files(self.dir)
 
-    def save(self, index: LogIndex, digest: str, partial: bool) -> None:
-        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped."""
+    def save(self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None) -> None:
+        """Best effort: a cache that cannot be written (read-only workspace) is simply skipped.
+        `meanwhile`: work of the caller's that may run while the blocks are encoded, before the block
+        sums are written (it may not run: when nothing is written)."""
         with contextlib.suppress(StoreError, OSError, CacheDamaged):
             if self._place():
-                self._save(index, self._digest(index, digest), partial)
+                self._save(index, self._digest(index, digest), partial, meanwhile)
 
     def _digest(self, index: LogIndex, digest: str) -> str:
         return digest
+
+
+def _encoded(index: LogIndex) -> Callable[[Extent], tuple[Part, bytes]]:
+    """A block's part encoded (on two cores when one is idle: `halves.map_halves`)."""
+    return lambda extent: encode_part(index, extent, None)
 
 
 def _remove_old_files(folder: Path) -> None:

@@ -96,7 +96,9 @@ class ParsedLogCache(Protocol):
 
     min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
 
-    def save(self, index: LogIndex, digest: str, partial: bool) -> None: ...
+    def save(
+        self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None
+    ) -> None: ...
 
     def save_sums(self, index: LogIndex, vouch: str | None) -> None: ...
 

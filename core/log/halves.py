@@ -1,7 +1,7 @@
 """Reading a big log from its start on two cores.
 
 A child process (forked: it shares the code and the modules loaded) decodes and indexes the second
-half of the log while this process reads the first; its index comes back through a pipe with a
+half of the log while this process reads the first; its index comes back through a temporary file with a
 digest of the bytes it read and is appended (`LogIndex.add_part`) once this process has hashed the
 same bytes and found the digest equal. Whatever goes wrong (the child fails, dies or disagrees; the
 half held a problem, a prior or a retire event, or a session id of the first half) leaves the index
@@ -14,8 +14,10 @@ import os
 import pickle
 import signal
 import struct
+import tempfile
 import threading
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, BinaryIO, TypeVar
 
 import xxhash
 
@@ -27,29 +29,29 @@ from lesson_credit.core.log.store import CHUNK_BYTES, EventLog
 
 PARALLEL_MIN_BYTES = 96 << 20  # a smaller log is read in one process (forking costs more than it saves)
 _DIGEST = struct.Struct("<Q")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class Half:
-    """The child process reading [split, stop) of the log."""
+    """The child process reading [split, stop) of the log. It writes its result to a temporary file
+    (not a pipe: a pipe would hold the child until this process reads, after its own half), so that
+    its result is written while this process still reads."""
 
     def __init__(self, log: EventLog, split: int, stop: int) -> None:
         self.log, self.split, self.stop = log, split, stop
-        readable, writable = os.pipe()
+        self._out: BinaryIO | None = tempfile.TemporaryFile()
         try:
             self.pid = os.fork()
         except OSError:  # no memory or processes left for a child: `start` reads in one process
-            os.close(readable)
-            os.close(writable)
+            self._out.close()
             raise
-        if self.pid == 0:  # the child: its result down the pipe, then out without running any cleanup
-            os.close(readable)
+        if self.pid == 0:  # the child: its result to the file, then out without running any cleanup
             code = 1
             try:
-                code = _child(log, split, stop, writable)
+                code = _child(log, split, stop, self._out.fileno())
             finally:
                 os._exit(code)
-        os.close(writable)
-        self._pipe: int | None = readable
 
     def take(self, index: LogIndex, hasher: PrefixDigest) -> PrefixDigest | None:
         """Append the child's index to `index` (read up to `split`); the digest of the log through
@@ -86,20 +88,20 @@ class Half:
 
     def _collect(self) -> bytes | None:
         """What the child wrote, once it has exited well; None otherwise."""
-        if self._pipe is None:
+        if self._out is None:
             return None
-        with os.fdopen(self._pipe, "rb") as pipe:
-            self._pipe = None
-            data = pipe.read()
         _, status = os.waitpid(self.pid, 0)
-        return data if os.waitstatus_to_exitcode(status) == 0 else None
+        with self._out as out:
+            self._out = None
+            out.seek(0)
+            return out.read() if os.waitstatus_to_exitcode(status) == 0 else None
 
     def close(self) -> None:
         """Stop the child if it is still running (a read that failed or was interrupted) and reap it."""
-        if self._pipe is None:
+        if self._out is None:
             return
-        os.close(self._pipe)
-        self._pipe = None
+        self._out.close()
+        self._out = None
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -111,15 +113,96 @@ def start(log: object, start_at: int, size: int) -> Half | None:
     """A child reading the second half of a big log read from its start; None for another store,
     a small log, a read from a later position, a process with threads (fork copies only the
     calling thread: a lock another holds would stay locked in the child) or no idle core."""
-    if not isinstance(log, EventLog) or start_at or size < PARALLEL_MIN_BYTES:
-        return None
-    if not hasattr(os, "fork") or threading.active_count() != 1 or not idle_core():
+    if not isinstance(log, EventLog) or start_at or size < PARALLEL_MIN_BYTES or not can_fork():
         return None
     points = _split_points(log, size)
     try:
         return None if points is None else Half(log, *points)
     except OSError:
         return None
+
+
+def can_fork() -> bool:
+    """Whether a child may help now: a process without threads (fork copies only the calling thread:
+    a lock another holds would stay locked in the child) and an idle core."""
+    return hasattr(os, "fork") and threading.active_count() == 1 and idle_core()
+
+
+def map_halves(fn: Callable[[T], R], items: Sequence[T], meanwhile: Callable[[], None] | None = None) -> Iterator[R]:
+    """`fn` of each item, in order: of the larger half of `items` (the later ones) in a forked child
+    (`can_fork`) while this process computes the first ones' and then runs `meanwhile` (if given;
+    with no child, it runs first). The child writes its results to a temporary file as it has them
+    (a pipe would hold it at its first result until this process came to read it); whatever it did
+    not deliver (it failed, died or cannot be had) is computed here: the results are the same either way."""
+    cut = (len(items) - 1) // 2
+    child = _Mapper(fn, items[cut:]) if cut and can_fork() else None
+    try:
+        for item in items[: cut if child is not None else 0]:
+            yield fn(item)
+        if meanwhile is not None:
+            meanwhile()
+        done = 0 if child is None else cut
+        for result in () if child is None else child.results():
+            yield result
+            done += 1
+        for item in items[done:]:
+            yield fn(item)
+    finally:
+        if child is not None:
+            child.close()
+
+
+class _Mapper:
+    """A forked child writing `fn` of each item to a temporary file, one pickle each."""
+
+    def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> None:
+        self._out: BinaryIO | None = None
+        try:
+            out = tempfile.TemporaryFile()
+        except OSError:
+            return
+        try:
+            self.pid = os.fork()
+        except OSError:
+            out.close()
+            return
+        if self.pid == 0:  # the child: its results to the file, then out without running any cleanup
+            code = 1
+            try:
+                with os.fdopen(os.dup(out.fileno()), "wb") as file:
+                    for item in items:
+                        pickle.dump(fn(item), file, protocol=pickle.HIGHEST_PROTOCOL)
+                code = 0
+            finally:
+                os._exit(code)
+        self._out = out
+
+    def results(self) -> Iterator[Any]:
+        """The child's results once it has exited, up to the first that is not whole."""
+        if self._out is None:
+            return
+        os.waitpid(self.pid, 0)
+        out, self._out = self._out, None
+        with out:
+            out.seek(0)
+            while True:
+                try:
+                    result = pickle.load(out)
+                except Exception:  # the end, or a child cut off mid-write
+                    return
+                yield result
+
+    def close(self) -> None:
+        """Stop the child if it is still running and reap it."""
+        if self._out is None:
+            return
+        self._out.close()
+        self._out = None
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
 
 
 def idle_core(loadavg: str = "/proc/loadavg") -> bool:
@@ -162,8 +245,8 @@ def _split_points(log: EventLog, size: int) -> tuple[int, int] | None:
     return (split, stop) if split < stop else None
 
 
-def _child(log: EventLog, split: int, stop: int, pipe: int) -> int:
-    """Read [split, stop) into an index of its own and write its digest and `part()` to `pipe`."""
+def _child(log: EventLog, split: int, stop: int, out: int) -> int:
+    """Read [split, stop) into an index of its own and write its digest and `part()` to the file `out`."""
     index = LogIndex()
     plain = xxhash.xxh3_64()
     for result in log.read_chunks(
@@ -172,7 +255,7 @@ def _child(log: EventLog, split: int, stop: int, pipe: int) -> int:
         index.problems.extend(result.problems + index.add_many(result.events, result.offsets))
         index.end, index.lines = result.end, index.lines + result.lines
     part: Any = index.part() if index.end == stop else None
-    with os.fdopen(pipe, "wb") as out:
-        out.write(_DIGEST.pack(plain.intdigest()))
-        pickle.dump(part, out, protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(out, "wb") as file:
+        file.write(_DIGEST.pack(plain.intdigest()))
+        pickle.dump(part, file, protocol=pickle.HIGHEST_PROTOCOL)
     return 0

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from lesson_credit.core.log import halves
 from lesson_credit.core.log.stores import open_store
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.reader import LogReader
+from tests.support import derived_cache
+from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import grade, session
 
 
@@ -188,3 +191,113 @@ def test_a_second_process_only_with_an_idle_core(
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
     (tmp_path / "loadavg").write_text(loadavg + "\n")
     assert halves.idle_core(str(tmp_path / "loadavg")) is idle
+
+
+def test_a_child_helping_gives_what_this_process_alone_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)
+    parent = os.getpid()
+    items = list(range(7))  # the child computes the last 4 (7 // 2 = 3 here)
+    squares = [0, 1, 4, 9, 16, 25, 36]
+    where: list[int] = []
+
+    def square(x: int) -> int:
+        where.append(x)  # (only this process's calls are seen here)
+        return x * x
+
+    assert list(halves.map_halves(square, items)) == squares
+    assert where == [0, 1, 2]  # the other four came from the child
+
+    def failing(x: int) -> int:  # the child dies after its first result: the rest is computed here
+        if os.getpid() != parent and x > 3:
+            os._exit(3)
+        return x * x
+
+    assert list(halves.map_halves(failing, items)) == squares
+    monkeypatch.setattr(halves, "idle_core", lambda: False)
+    where.clear()
+    assert list(halves.map_halves(square, items)) == squares and where == items
+
+
+def test_the_helping_child_writes_its_results_while_this_process_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results far bigger than a pipe holds (64 KB): the child has written them all and exited while
+    this process computes its own share and runs `meanwhile`."""
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)
+    children: list[int] = []
+    mapper = halves._Mapper.__init__
+
+    def counted(self: Any, *args: Any) -> None:
+        mapper(self, *args)
+        children.append(self.pid)
+
+    monkeypatch.setattr(halves._Mapper, "__init__", counted)
+    seen: list[str] = []
+
+    def meanwhile() -> None:
+        seen.append("meanwhile")
+        for _ in range(6000):  # up to a minute: the child's work is a few milliseconds
+            if os.waitid(os.P_PID, children[0], os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                seen.append("the child is done")
+                return
+
+            time.sleep(0.01)
+
+    def blob(x: int) -> bytes:
+        return bytes([x]) * (1 << 20)
+
+    results = list(halves.map_halves(blob, range(5), meanwhile))
+    assert [len(r) for r in results] == [1 << 20] * 5 and [r[-1] for r in results] == [0, 1, 2, 3, 4]
+    assert seen == ["meanwhile", "the child is done"] and len(children) == 1
+
+
+def test_the_cache_written_on_two_cores_is_the_one_written_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("lesson_credit.core.log.snapshot.BLOCK_ROWS", 8)  # 40 sessions: 5 blocks
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    log = tmp_path / "sessions.jsonl"
+    varied_log(log)
+    children: list[int] = []
+    mapper = halves._Mapper.__init__
+
+    def counted(self: Any, *args: Any) -> None:
+        mapper(self, *args)
+        children.append(self.pid)
+
+    monkeypatch.setattr(halves._Mapper, "__init__", counted)
+    written = []
+    for idle in (False, True):
+        monkeypatch.setattr(halves, "idle_core", lambda idle=idle: idle)
+        cache = tmp_path / f"cache-{idle}"
+        LogReader(open_store(None, log), cache_dir=cache, cache_threshold=0).refresh(CreditSettings())
+        written.append((derived_cache.parts(cache / DB_NAME), derived_cache.meta(cache / DB_NAME)))
+    assert len(children) == 1 and children[0] > 0  # one child, for the second save
+    assert len(written[0][0]) == 5 and written[1] == written[0]
+
+
+def test_the_child_finishes_its_half_without_waiting_for_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its result (far more than a pipe holds: 64 KB) is written while this process still reads its own
+    half; it is then taken as it would have been."""
+    log = tmp_path / "sessions.jsonl"
+    events = [session(f"long-session-id-{i:05d}", 0.5, {f"t/l{i % 50}.md": 0.5}) for i in range(4000)]
+    log.write_bytes(b"".join((json.dumps(event) + "\n").encode() for event in events))
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(halves, "idle_core", lambda: True)
+    store = open_store(None, log)
+    half = halves.start(store, 0, log.stat().st_size)
+    assert half is not None
+    try:
+        for _ in range(6000):  # up to a minute: the child's work is a few milliseconds
+            if os.waitid(os.P_PID, half.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                break
+            time.sleep(0.01)
+        else:
+            pytest.fail("the child is still waiting for this process to read its result")
+        data = half._collect()
+        assert data is not None and len(data) > 1 << 16
+    finally:
+        half.close()
