@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import threading
 from contextlib import redirect_stdout
 from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
 
 from lesson_credit.cli.main import main as cli_main
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard, HealthScreen
-from tests.tui.tui_fixture import FIXED_NOW, open_health, settle
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView
+from tests.tui.tui_fixture import FIXED_NOW, burst, open_health, settle, wait_until
 
 SIZE = (120, 40)
 LATER = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days: a warning
@@ -72,3 +79,66 @@ async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_r
     finally:
         gate.set()  # a failed assertion must not leave the worker waiting
         WorkspaceSource.health = real  # type: ignore[method-assign]  # restores the method
+
+
+class GatedLessons:
+    """Every Lessons view waits at a gate the test opens (as the first read of a big log keeps the start-up work
+    from starting): `entered` once a view was asked for, `built` how many were computed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.gate, self.entered, self.built = threading.Event(), threading.Event(), 0
+        real = WorkspaceSource.lessons_view
+
+        def gated(source: WorkspaceSource) -> LessonsView:
+            self.entered.set()
+            self.gate.wait(60)
+            self.built += 1
+            return real(source)
+
+        monkeypatch.setattr(WorkspaceSource, "lessons_view", gated)
+
+
+async def test_health_typed_before_the_lessons_view_shows_its_findings_without_waiting_for_it(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lessons = GatedLessons(monkeypatch)
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            burst(pilot, "h")  # at the first frame: the Lessons view (and what follows it) not computed yet
+            await wait_until(pilot, lambda: isinstance(app.screen, HealthScreen) and app.screen.view is not None)
+            screen = app.screen
+            assert isinstance(screen, HealthScreen) and screen.title == "Health · 0 errors, 2 warnings"
+            assert len(screen.query(FindingCard)) == 2
+            assert lessons.built == 0  # shown while the Lessons view still waits: nothing of it was on the way
+            lessons.gate.set()
+            burst(pilot, "l")  # back: the Lessons screen loads now, once
+            await settle(pilot)
+            back = app.screen
+            assert isinstance(back, LessonsScreen) and back.view is not None and lessons.built == 1
+            # the fixture's six lessons (build_workspace): five files, and tools/old-lesson.md deleted after s2 used it
+            assert back.query_one("#lessons-table", DataTable).row_count == len(back.view.rows) == 6
+    finally:
+        lessons.gate.set()  # a failed assertion must not leave the worker waiting
+
+
+async def test_a_key_for_the_lessons_screen_typed_before_health_still_waits_for_its_view(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lessons = GatedLessons(monkeypatch)
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            first = app.screen
+            assert isinstance(first, LessonsScreen) and first.sort_column == "mean"
+            burst(pilot, "o", "h")  # `o` sorts the Lessons table: it waits for the view, and `h` behind it
+            await wait_until(pilot, lessons.entered.is_set)
+            for _ in range(5):
+                await pilot.pause()
+            assert app.screen is first and app.keys.waiting == 2
+            lessons.gate.set()
+            await settle(pilot)
+            assert isinstance(app.screen, HealthScreen)
+            assert first.sort_column != "mean"  # `o` reached the Lessons screen first, as it would have later
+    finally:
+        lessons.gate.set()
