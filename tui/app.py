@@ -26,7 +26,7 @@ from lesson_credit.tui import gc_settings
 from lesson_credit.tui.background import use_background_threads
 from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
-    LessonsShown,
+    FirstViewShown,
     SourceChanged,
     WorkFailed,
     WorkspaceWritten,
@@ -131,7 +131,7 @@ class LessonCreditApp(WaitingWrites, App[None]):
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
         self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
         self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
-        self.keys = KeyRouter(self, super().on_event)
+        self.keys = KeyRouter(self, super().on_event, frozenset(MODE_ACTIONS))
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))
@@ -170,14 +170,14 @@ class LessonCreditApp(WaitingWrites, App[None]):
         self.writes.stop()  # a writer waiting to retry ends: nothing would write what it holds
         self.source.close()  # a joint fit running in a child process ends with the dashboard
 
-    @on(LessonsShown)
-    def _lessons_shown(self) -> None:
+    @on(FirstViewShown)
+    def _first_view_shown(self) -> None:
         self._start_first_snapshot()
         if not any(worker.group == "prepare" for worker in self.workers):
             self._prepare_writes()
 
     def _start_first_snapshot(self) -> None:
-        """Once: on the first LessonsShown, or when the timer fires first."""
+        """Once: on the first FirstViewShown, or when the timer fires first."""
         if self._snapshot_timer is not None:
             self._snapshot_timer.stop()
             self._snapshot_timer = None

@@ -6,8 +6,9 @@ joint effects, the imports for the first grade); on a 2-core machine shared with
 them took CPU the UI thread needed to paint and answer keys. Here they run niced, as the joint fit's
 child process is (tui/effects_job.py): the UI thread comes first, the results come as soon as it idles.
 
-What the first paint waits for (the first Lessons view) is not background work: `at_ui_priority` runs it
-in a thread of the UI thread's priority. Niced, it was starved by the machine's other work (load 7 on 2
+What the first paint waits for (the first Lessons view), and the Health findings (a key typed at the
+first frame waits for them), is not background work: `at_ui_priority` runs it in a thread of the UI
+thread's priority. Niced, it was starved by the machine's other work (load 7 on 2
 cores: its read and cells took 3-4x as long) while the screen showed nothing but the loading state.
 """
 

@@ -44,7 +44,9 @@ A screen may define `before_key()`: the router calls it just before it hands the
 to apply what the screen put off and the key may read (a debounced filter: screens/sortable.py).
 And `keys_held`: while it is true the router holds the keys (a list whose first load has not
 landed: `enter` would open nothing, a filter would filter nothing); the screen calls `wake()`
-when it is ready (screens/base.py), as does every change of screen.
+when it is ready (screens/base.py), as does every change of screen. A key that only leaves the
+screen (an app binding to another screen, `leaving`: `h` for Health) is not held: it reads nothing
+the screen loads, and the keys after it go to the screen it opens (held there if that one loads).
 
 Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
 a node closed with a drain callback in its queue does not stall the keys; and the message the app's
@@ -83,10 +85,14 @@ ESCAPE_SYMBOLS = escape_prefixed_symbols()  # `pound_sign` -> "3": Escape then 3
 class KeyRouter:
     """The app's typed-ahead keys (and pastes), handed on one at a time once the previous one has settled."""
 
-    def __init__(self, app: App[Any], deliver: Callable[[events.Event], Awaitable[None]]) -> None:
-        """`deliver(event)`: Textual's own handling of a key from the terminal (App.on_event)."""
+    def __init__(
+        self, app: App[Any], deliver: Callable[[events.Event], Awaitable[None]], leaving: frozenset[str] = frozenset()
+    ) -> None:
+        """`deliver(event)`: Textual's own handling of a key from the terminal (App.on_event); `leaving`:
+        the app's actions that open another screen, which a screen holding its keys does not hold."""
         self.app = app
         self._deliver = deliver
+        self._leaving = leaving
         self._typed: deque[Typed] = deque()
         self._scheduled = False
         self._routing = False
@@ -129,7 +135,7 @@ class KeyRouter:
                 return
         self._rounds = 0
         screen = self.app.screen
-        if getattr(screen, "keys_held", False):
+        if getattr(screen, "keys_held", False) and not self._leaves(event):
             return  # the screen is loading what the key reads: `wake` goes on once it has
         event = self._typed[0] = self._newline_as_enter(event)
         split = self._escape_then_key(event)
@@ -161,6 +167,17 @@ class KeyRouter:
         enter = events.Key("enter", "\r")
         enter.set_sender(self.app)
         return enter
+
+    def _leaves(self, event: Typed) -> bool:
+        """`event` would run one of the app's `leaving` actions, as it would once the screen has loaded: no
+        text box has the focus and nothing on the screen binds the key before the app."""
+        if not isinstance(event, events.Key) or isinstance(self.app.focused, Input):
+            return False
+        bindings = self.app.screen.active_bindings
+        active = next((bindings[key] for key in event.aliases if key in bindings), None)
+        return (
+            active is not None and active.node is self.app and active.enabled and active.binding.action in self._leaving
+        )
 
     # ---------------------------------------------------------------- Escape typed with a key
 

@@ -56,5 +56,6 @@ class WriteDiscarded(Message):
         self.write = write
 
 
-class LessonsShown(Message):
-    """The Lessons screen drew its first rows: the app starts what can wait until then."""
+class FirstViewShown(Message):
+    """The Lessons screen drew its first rows, or the screen a key typed before them opened (Health) its
+    first view: the app starts what can wait until then."""

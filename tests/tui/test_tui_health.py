@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import threading
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable
 
 from lesson_credit.cli.main import main as cli_main
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui import app as tui_app
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard, HealthScreen
-from tests.tui.tui_fixture import FIXED_NOW, open_health, settle
+from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source_views import LessonsView
+from tests.tui.tui_fixture import FIXED_NOW, burst, open_health, settle, wait_until
 
 SIZE = (120, 40)
 LATER = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days: a warning
@@ -72,3 +81,82 @@ async def test_health_says_nothing_about_problems_until_the_checks_have_run(ws_r
     finally:
         gate.set()  # a failed assertion must not leave the worker waiting
         WorkspaceSource.health = real  # type: ignore[method-assign]  # restores the method
+
+
+class GatedLessons:
+    """Every Lessons view waits at a gate the test opens (as the first read of a big log keeps the start-up work
+    from starting): `entered` once a view was asked for, `built` how many were computed. `reading`, open unless the
+    test closes it, gates the reads a screen asks for through `WorkspaceSource.call` (the Lessons screen's first)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.gate, self.entered, self.built, self.reading = threading.Event(), threading.Event(), 0, threading.Event()
+        self.reading.set()
+        real, real_call = WorkspaceSource.lessons_view, WorkspaceSource.call
+
+        def gated_call(source: WorkspaceSource, read: Any) -> Any:
+            self.reading.wait(60)
+            return real_call(source, read)
+
+        def gated(source: WorkspaceSource) -> LessonsView:
+            self.entered.set()
+            self.gate.wait(60)
+            self.built += 1
+            return real(source)
+
+        monkeypatch.setattr(WorkspaceSource, "lessons_view", gated)
+        monkeypatch.setattr(WorkspaceSource, "call", gated_call)
+
+
+async def test_health_typed_before_the_lessons_view_shows_its_findings_without_waiting_for_it(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lessons = GatedLessons(monkeypatch)
+    monkeypatch.setattr(tui_app, "FIRST_SNAPSHOT_LATEST_S", 3600.0)  # only a first view starts the first snapshot
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            lessons.reading.clear()  # the log's first read ends once Health is on screen (as on a big log)
+            burst(pilot, "h")  # at the first frame: the Lessons view (and what follows it) not computed yet
+            await wait_until(pilot, lambda: isinstance(app.screen, HealthScreen))
+            lessons.reading.set()
+            await wait_until(pilot, lambda: isinstance(app.screen, HealthScreen) and app.screen.view is not None)
+            screen = app.screen
+            assert isinstance(screen, HealthScreen) and screen.title == "Health · 0 errors, 2 warnings"
+            assert len(screen.query(FindingCard)) == 2
+            # shown while the Lessons view still waits, and not even asked for: its screen is not shown
+            assert lessons.built == 0 and not lessons.entered.is_set()
+            # Health's findings start what the app starts after the first view: the session ids a finding opens
+            await wait_until(pilot, lambda: app.snapshot is not None)
+            assert app.snapshot is not None and "s4" in app.snapshot.session_ids
+            lessons.gate.set()
+            burst(pilot, "l")  # back: the Lessons screen loads now, once
+            await settle(pilot)
+            back = app.screen
+            assert isinstance(back, LessonsScreen) and back.view is not None and lessons.built == 1
+            # the fixture's six lessons (build_workspace): five files, and tools/old-lesson.md deleted after s2 used it
+            assert back.query_one("#lessons-table", DataTable).row_count == len(back.view.rows) == 6
+    finally:
+        lessons.gate.set()  # a failed assertion must not leave the worker waiting
+        lessons.reading.set()
+
+
+async def test_a_key_for_the_lessons_screen_typed_before_health_still_waits_for_its_view(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lessons = GatedLessons(monkeypatch)
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            first = app.screen
+            assert isinstance(first, LessonsScreen) and first.sort_column == "mean"
+            burst(pilot, "o", "h")  # `o` sorts the Lessons table: it waits for the view, and `h` behind it
+            await wait_until(pilot, lessons.entered.is_set)
+            for _ in range(5):
+                await pilot.pause()
+            assert app.screen is first and app.keys.waiting == 2
+            lessons.gate.set()
+            await settle(pilot)
+            assert isinstance(app.screen, HealthScreen)
+            assert first.sort_column != "mean"  # `o` reached the Lessons screen first, as it would have later
+    finally:
+        lessons.gate.set()

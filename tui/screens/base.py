@@ -80,6 +80,16 @@ class DataScreen(Screen[None]):
     def reload(self) -> None:
         """Start the worker that loads this screen's view."""
 
+    class Deferred(Message):
+        """A load left its view uncomputed: the screen was no longer shown (it loads when shown again)."""
+
+    @on(Deferred)
+    def _deferred(self) -> None:
+        if self.is_current:
+            self.reload()
+        else:
+            self._stale = True
+
     @property
     def keys_held(self) -> bool:
         """True while the key router must hold the keys typed for this screen (tui/keys.py)."""

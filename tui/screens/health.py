@@ -4,6 +4,7 @@ The words are the CLI's (`lesson-credit lint`): each finding is an error or a wa
 
 from __future__ import annotations
 
+from functools import partial
 from typing import ClassVar, cast
 
 from rich.text import Text
@@ -15,11 +16,13 @@ from textual.message import Message
 from textual.widgets import Static
 
 from lesson_credit.core.api import ERROR, Finding
-from lesson_credit.tui.messages import WorkspaceWritten
+from lesson_credit.tui.background import at_ui_priority
+from lesson_credit.tui.messages import FirstViewShown, WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import HealthView
 from lesson_credit.tui.text import one_line
+from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.writes import Grading
@@ -124,12 +127,17 @@ class HealthScreen(DataScreen):
     def reload(self) -> None:
         self._check(reload_library=False)
 
-    @work(thread=True, exclusive=True, group="health")
-    def _check(self, reload_library: bool) -> None:
-        self.post_result(lambda: self.source.health(reload_library=reload_library), self.Loaded)
+    @work(exclusive=True, group="health", description="the Health findings")
+    async def _check(self, reload_library: bool) -> None:
+        # what the screen shows: at the UI thread's priority, not niced like the start-up work (tui/background.py)
+        await at_ui_priority(
+            lambda: self.post_result(lambda: self.source.health(reload_library=reload_library), self.Loaded)
+        )
 
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
+        if self.view is None:  # opened by a key typed before the Lessons rows: what the app starts after them
+            after_shown(self, partial(self.post_message, FirstViewShown()))
         self.view = event.view
         findings = event.view.findings
         self.title = f"Health · {counts(findings)}"

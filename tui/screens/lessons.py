@@ -24,7 +24,7 @@ from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell, name_only_cells
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
 from lesson_credit.tui.lesson_sorts import SORTS, matches, sorted_rows
-from lesson_credit.tui.messages import LessonsShown
+from lesson_credit.tui.messages import FirstViewShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
@@ -138,7 +138,10 @@ class LessonsScreen(SortableScreen):
     ) -> None:
         # the first view may come without intervals ("…" until `_fill_intervals` adds them); without
         # its own joint effects it shows those shown until now (an older log's) while they are fitted
-        def compute() -> tuple[LessonsView, LessonCells]:
+        def compute() -> tuple[LessonsView, LessonCells] | None:
+            self.source.call(lambda _ws: None)  # the log's first read, which another screen may need too
+            if not self.is_current:
+                return None  # a key typed meanwhile opened another screen: its view first (`Deferred`)
             view = self.source.lessons_view()
             if view.effects is None and shown is not None:
                 view = replace(view, effects=shown[1], effects_of=shown[0])
@@ -150,7 +153,7 @@ class LessonsScreen(SortableScreen):
                 # and that read (with the engine's import, the workspace's open) for their frame, which it
                 # would otherwise hold up: it holds the GIL the UI thread paints with
                 self._names_shown.wait(NAMES_FRAME_LATEST_S)
-            self.post_result(compute, lambda loaded: self.Loaded(*loaded))
+            self.post_result(compute, lambda loaded: self.Deferred() if loaded is None else self.Loaded(*loaded))
 
         if self.view is None:  # the first paint waits for it: not niced like the background work
             await at_ui_priority(partial(load, True))
@@ -161,10 +164,10 @@ class LessonsScreen(SortableScreen):
     def _named(self, event: Named) -> None:
         """The first frame, before the first read: each lesson's name, "…" for its numbers. Keys wait
         for the view (`ready_for_keys`), which replaces these rows in its own order."""
-        if self.view is not None or not event.names:
+        table = self.query_one("#lessons-table", ThemedTable)
+        if self.view is not None or not event.names or table.columns:  # (a deferred first load names again)
             self._names_shown.set()
             return
-        table = self.query_one("#lessons-table", ThemedTable)
         self.done(table)
         headers = dict(self.sort_headers())
         for key in sort_column_second(list(SORTS), self.sort_column):
@@ -190,7 +193,7 @@ class LessonsScreen(SortableScreen):
         # that their threads (and the imports they start) do not hold up the first paint
         after_shown(self, partial(self._complete, event.view))
         if previous is None:  # once that frame is drawn: what the app then starts must not delay it
-            after_shown(self, partial(self.post_message, LessonsShown()))
+            after_shown(self, partial(self.post_message, FirstViewShown()))
 
     def _complete(self, view: LessonsView) -> None:
         if self.view is None or self.view.version != view.version:
