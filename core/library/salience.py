@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.wildcard import Wildcard, wildcard_problem
 
 NO_KEYWORD_SALIENCE = 0.5
@@ -274,14 +275,20 @@ class KeywordMatcher:
         self._of_parts = np.zeros(len(self._keys), dtype=bool)  # slot -> whether it is a wildcard's part
         self._of_parts[[slots[part] for wildcard in wildcards for part in wildcard.parts]] = True
         self._automaton = _automaton(enumerate(self._keys))
+        self._left_out: list[int] = []  # slots a scan took out of the automaton (the next puts them back)
 
     def scan(self, text: str) -> Scan:
         import numpy as np
 
         if not self._keys:
             return Scan()
-        lowered, back = _lower_same_length(text)
         automaton, found = self._automaton, np.zeros(0, dtype=np.int64)
+        if self._left_out:  # the last scan took keywords out: back in
+            for slot in self._left_out:
+                automaton.add_word(self._keys[slot], slot)
+            automaton.make_automaton()
+            self._left_out = []
+        lowered, back = _lower_same_length(text)
         cut = len(lowered) // _SAMPLE_SHARE
         if cut >= _MIN_SAMPLE:
             # Frequent keywords make most matches, and each match costs more than a character of
@@ -290,9 +297,11 @@ class KeywordMatcher:
             found = np.unique(sampled)
             found = found[(found < self._n_plain) & ~self._of_parts[found]]  # a part's every match is needed
             if len(sampled) * (_SAMPLE_SHARE - 1) > _REBUILD_COST * len(self._keys):
-                rest = np.ones(len(self._keys), dtype=bool)
-                rest[found] = False
-                automaton = _automaton((slot, self._keys[slot]) for slot in np.flatnonzero(rest).tolist())
+                self._left_out = found.tolist()
+                for slot in self._left_out:
+                    automaton.remove_word(self._keys[slot])
+                if len(automaton):
+                    automaton.make_automaton()
         ends, slots = _matches(automaton, lowered, len(lowered))
         plain_slots = np.union1d(found, slots[slots < self._n_plain])
         wild: dict[str, list[tuple[int, int]]] = {}
@@ -319,7 +328,7 @@ class KeywordMatcher:
 
 _SAMPLE_SHARE = 16  # a long text's first 1/16 is scanned first, with every keyword
 _MIN_SAMPLE = 1 << 12  # characters: below 64 KB of text one scan is cheaper
-_REBUILD_COST = 8  # an automaton entry costs about as much to build as 8 matches do to report
+_REBUILD_COST = 8  # an automaton entry costs about as much to rebuild as 8 matches do to report
 
 
 def _automaton(entries: Iterable[tuple[int, str]]) -> Any:
@@ -378,10 +387,11 @@ def _breakdown(
 
 def salience_breakdowns(text: str, lessons: Sequence[tuple[str, Sequence[str]]]) -> list[SalienceBreakdown]:
     """Salience with explanation for each (lesson_id, keywords) over one journal, one scan."""
-    counted = [_counted(keywords) for _, keywords in lessons]
-    found = KeywordMatcher.of_keys(key for keys in counted for key in keys).scan(text)
-    shared: dict[str, KeywordHit] = {}
-    return [_breakdown(lesson_id, keys, found, shared) for (lesson_id, _), keys in zip(lessons, counted, strict=True)]
+    with gc_paused():  # a library's keywords become tens of thousands of small objects
+        counted = [_counted(keywords) for _, keywords in lessons]
+        found = KeywordMatcher.of_keys(key for keys in counted for key in keys).scan(text)
+        shared: dict[str, KeywordHit] = {}
+        return [_breakdown(lid, keys, found, shared) for (lid, _), keys in zip(lessons, counted, strict=True)]
 
 
 def salience(text: str, keywords: Sequence[str]) -> float:

@@ -305,8 +305,11 @@ def test_sampled_scan_agrees_with_naive_reference(text: str, keywords: list[str]
         if sampled:
             patch.setattr(module, "_MIN_SAMPLE", 1)
             patch.setattr(module, "_REBUILD_COST", 0)
-        found = KeywordMatcher(keywords).scan(text)
+        matcher = KeywordMatcher(keywords)
+        first = matcher.scan(text)
+        found = matcher.scan(text)  # a matcher scans again as it did the first time
         b = breakdown(text, keywords)
+    assert dict(first) == dict(found)
     counted = reference_counted(keywords)
     for kw in counted:
         assert found.get(kw.lower(), []) == reference_spans(text, kw), kw
