@@ -9,6 +9,11 @@ every keyword in a single scan (a regex alternation cannot: its matches never ov
 so ``git`` inside ``git worktree`` would be lost). A wildcard keyword's first literal part
 goes into the same automaton as its anchor, and `lesson_credit.core.library.wildcard` finds its matches from there
 in linear time (a regex per wildcard backtracks catastrophically).
+
+Reporting a match costs more than reading a character, and a few frequent keywords make most
+matches: a long journal's first sixteenth is scanned first, and when the keywords found there
+made enough matches, the whole journal is scanned by an automaton without them. Where a plain
+keyword occurs is looked up (`str.find`) only when asked.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.wildcard import Wildcard, wildcard_problem
 
 NO_KEYWORD_SALIENCE = 0.5
@@ -63,10 +69,20 @@ def casekey(keyword: str) -> str:
     return _lower_same_length(keyword)[0]
 
 
+# Every Latin-1 character lowers to one Latin-1 character, and none by context: a byte table.
+_LATIN1_LOWER = bytes(ord(chr(code).lower()) for code in range(256))
+
+
 def _lower_same_length(text: str) -> tuple[str, list[int] | None]:
     """Lower-case text character by character; when that changes lengths (rare scripts) also
     map offsets back. `str.lower()` alone is context-dependent (a final sigma lowers to 'ς'
     at the end of a word), so it is only the fast path when it cannot differ."""
+    if text.isascii():  # known without reading the text
+        return text.lower(), None
+    try:
+        return text.encode("latin-1").translate(_LATIN1_LOWER).decode("latin-1"), None
+    except UnicodeEncodeError:  # a character beyond Latin-1
+        pass
     lowered = text.lower()
     if len(lowered) == len(text) and "Σ" not in text:
         return lowered, None
@@ -160,22 +176,18 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
     """Where each keyword occurs: case-folded keyword -> non-overlapping (start, end) spans in
     the original text.
 
-    The automaton's raw matches stay in numpy arrays; they are grouped by keyword and turned
-    into spans only when someone first asks where a keyword occurs. Deciding salience only
-    needs to know whether it occurs at all, which is a set lookup."""
+    Which keywords occur is known at once; a plain keyword's spans are found in the lowered text
+    (a `str.find` from the end of each match, like `str.count`) only when someone first asks,
+    since deciding salience never needs them and an explanation only needs a few."""
 
     def __init__(
         self,
-        matcher: KeywordMatcher | None = None,
-        ends: Any = None,
-        slots: Any = None,
+        plain: Sequence[str] = (),
+        lowered: str = "",
         back: list[int] | None = None,
         wild: dict[str, list[tuple[int, int]]] | None = None,
     ) -> None:
-        self._matcher = matcher
-        self._ends = ends  # end offset (exclusive) of every raw match in the lowered text
-        self._slots = slots  # and the automaton entry it belongs to
-        self._grouped: tuple[Any, list[int]] | None = None
+        self._lowered = lowered
         self._back = back
         self._found: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         for key, spans in sorted((wild or {}).items()):
@@ -184,32 +196,12 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
                 self._found[key] = (tuple(starts), tuple(b - a for a, b in spans))
             else:
                 self._found[key] = _original(starts, [b for _, b in spans], back)
-        keys = list(self._found)
-        if matcher is not None and slots is not None and len(slots):
-            import numpy as np
-
-            entries, plain = matcher._keys, matcher._plain
-            occurring = np.flatnonzero(np.bincount(slots, minlength=len(entries))).tolist()
-            keys += [entries[slot] for slot in occurring if plain[slot]]
-        self._keys = keys
-        self._present = frozenset(keys)
+        self._keys = [*self._found, *plain]
+        self._present = frozenset(self._keys)
 
     def occurs(self, key: str) -> bool:
         """Whether the keyword occurs at least once (cheaper than its offsets)."""
         return key in self._present
-
-    def _raw_ends(self, slot: int) -> Any:
-        """End offsets of one entry's raw matches, increasing (grouped on first use)."""
-        if self._grouped is None:
-            import numpy as np
-
-            assert self._matcher is not None
-            order = np.argsort(self._slots, kind="stable")  # within an entry, ends stay increasing
-            first = np.zeros(len(self._matcher._keys) + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self._slots, minlength=len(self._matcher._keys)), out=first[1:])
-            self._grouped = (self._ends[order], first.tolist())
-        grouped_ends, bounds = self._grouped
-        return grouped_ends[bounds[slot] : bounds[slot + 1]]
 
     def offsets(self, key: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Start offsets and lengths of the keyword's non-overlapping occurrences."""
@@ -218,16 +210,11 @@ class Scan(Mapping[str, list[tuple[int, int]]]):
             return got
         if key not in self._present:
             return ((), ())
-        assert self._matcher is not None
-        length = len(key)
-        offsets = (self._raw_ends(self._matcher._plain_slot[key]) - length).tolist()
-        if len(offsets) > 1 and _self_overlapping(key):
-            kept, last_end = [], -1
-            for start in offsets:  # greedy left to right, like str.count
-                if start >= last_end:
-                    kept.append(start)
-                    last_end = start + length
-            offsets = kept
+        find, length = self._lowered.find, len(key)
+        offsets, at = [], find(key)
+        while at != -1:  # linear: each find starts where the last match ended
+            offsets.append(at)
+            at = find(key, at + length)
         if self._back is None:
             got = (tuple(offsets), (length,) * len(offsets))
         else:
@@ -256,12 +243,6 @@ def _key_of(raw: str) -> str | None:
     return None if keyword is None else casekey(keyword)
 
 
-def _self_overlapping(key: str) -> bool:
-    """Whether two occurrences of the key can overlap ('aa' in 'aaa'): it has a border, a
-    proper prefix that is also a suffix. Only then can raw matches differ from str.count."""
-    return key[0] in key[1:] and any(key[:k] == key[-k:] for k in range(1, len(key)))
-
-
 class KeywordMatcher:
     """Finds every occurrence of a fixed set of keywords in a text, in one pass."""
 
@@ -276,57 +257,63 @@ class KeywordMatcher:
         return matcher
 
     def _build(self, keys: dict[str, None]) -> None:
-        import ahocorasick
+        import numpy as np
 
-        self._keys: list[str] = []  # automaton entries: a plain keyword, a wildcard's anchor, or both
-        self._plain: list[bool] = []
-        self._plain_slot: dict[str, int] = {}
+        # Automaton entries: the plain keywords first, then wildcards' parts no plain keyword spells.
+        plain = [key for key in keys if "*" not in key]
+        wildcards = [Wildcard(key) for key in keys if "*" in key]
+        self._keys: list[str] = plain
+        self._n_plain = len(plain)
+        slots = self._slot_of = dict(zip(plain, range(len(plain)), strict=True))  # automaton entry -> slot
         self._anchored: dict[int, list[Wildcard]] = {}  # automaton entry -> wildcards it anchors
-        slots: dict[str, int] = {}
-
-        def slot_of(entry: str) -> int:
-            slot = slots.get(entry)
-            if slot is None:
-                slot = slots[entry] = len(self._keys)
-                self._keys.append(entry)
-                self._plain.append(False)
-            return slot
-
-        for key in keys:
-            if "*" in key:
-                wildcard = Wildcard(key)
-                self._anchored.setdefault(slot_of(wildcard.anchor), []).append(wildcard)
-                for part in wildcard.parts[1:]:  # found in the same pass
-                    slot_of(part)
-            else:
-                slot = slot_of(key)
-                self._plain[slot] = True
-                self._plain_slot[key] = slot
-        self._slot_of = slots  # automaton entry -> its slot
-        self._automaton = ahocorasick.Automaton()
-        for slot, entry in enumerate(self._keys):
-            self._automaton.add_word(entry, slot)
-        if self._keys:
-            self._automaton.make_automaton()
+        for wildcard in wildcards:
+            for part in wildcard.parts:  # all found in the same pass
+                if part not in slots:
+                    slots[part] = len(self._keys)
+                    self._keys.append(part)
+            self._anchored.setdefault(slots[wildcard.anchor], []).append(wildcard)
+        self._of_parts = np.zeros(len(self._keys), dtype=bool)  # slot -> whether it is a wildcard's part
+        self._of_parts[[slots[part] for wildcard in wildcards for part in wildcard.parts]] = True
+        self._automaton = _automaton(enumerate(self._keys))
+        self._left_out: list[int] = []  # slots a scan took out of the automaton (the next puts them back)
 
     def scan(self, text: str) -> Scan:
         import numpy as np
 
         if not self._keys:
             return Scan()
+        automaton, found = self._automaton, np.zeros(0, dtype=np.int64)
+        if self._left_out:  # the last scan took keywords out: back in
+            for slot in self._left_out:
+                automaton.add_word(self._keys[slot], slot)
+            automaton.make_automaton()
+            self._left_out = []
         lowered, back = _lower_same_length(text)
-        # All (end, slot) matches in one C-level pass, then grouped per entry with numpy:
-        # a Python loop over every match costs more than the automaton itself.
-        flat = np.fromiter(itertools.chain.from_iterable(self._automaton.iter(lowered)), dtype=np.int64)
-        ends, slots = flat[0::2] + 1, flat[1::2]
+        cut = len(lowered) // _SAMPLE_SHARE
+        if cut >= _MIN_SAMPLE:
+            # Frequent keywords make most matches, and each match costs more than a character of
+            # text: the sample settles them, and the whole text is then scanned without them.
+            sampled = _matches(automaton, lowered, cut)[1]
+            found = np.unique(sampled)
+            found = found[(found < self._n_plain) & ~self._of_parts[found]]  # a part's every match is needed
+            if len(sampled) * (_SAMPLE_SHARE - 1) > _REBUILD_COST * len(self._keys):
+                self._left_out = found.tolist()
+                for slot in self._left_out:
+                    automaton.remove_word(self._keys[slot])
+                if len(automaton):
+                    automaton.make_automaton()
+        ends, slots = _matches(automaton, lowered, len(lowered))
+        plain_slots = np.union1d(found, slots[slots < self._n_plain])
         wild: dict[str, list[tuple[int, int]]] = {}
         if self._anchored:  # from where each part occurs (lesson_credit.core.library.wildcard)
-            found: dict[str, Any] = {}
+            of_parts = self._of_parts[slots]  # usually a small share of all matches
+            part_ends, part_slots = ends[of_parts], slots[of_parts]
+            where: dict[str, Any] = {}
 
             def occurrences(entry: str) -> Any:
-                if entry not in found:
-                    found[entry] = ends[slots == self._slot_of[entry]] - len(entry)
-                return found[entry]
+                if entry not in where:
+                    where[entry] = part_ends[part_slots == self._slot_of[entry]] - len(entry)
+                return where[entry]
 
             non_word: list[Any] = []  # the text's non-word positions, found once for every wildcard
             for slot, wildcards in self._anchored.items():
@@ -336,7 +323,35 @@ class KeywordMatcher:
                     spans = wildcard.spans(lowered, [occurrences(part) for part in wildcard.parts], non_word)
                     if spans:
                         wild[wildcard.key] = spans
-        return Scan(self, ends, slots, back, wild)
+        return Scan([self._keys[slot] for slot in plain_slots.tolist()], lowered, back, wild)
+
+
+_SAMPLE_SHARE = 16  # a long text's first 1/16 is scanned first, with every keyword
+_MIN_SAMPLE = 1 << 12  # characters: below 64 KB of text one scan is cheaper
+_REBUILD_COST = 8  # an automaton entry costs about as much to rebuild as 8 matches do to report
+
+
+def _automaton(entries: Iterable[tuple[int, str]]) -> Any:
+    """An Aho-Corasick automaton that reports each entry's slot."""
+    import ahocorasick
+
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    for slot, entry in entries:
+        automaton.add_word(entry, slot)
+    if len(automaton):
+        automaton.make_automaton()
+    return automaton
+
+
+def _matches(automaton: Any, lowered: str, stop: int) -> tuple[Any, Any]:
+    """End offsets (exclusive) and slots of every match ending before `stop`, in one C-level pass
+    (a Python step per match costs more than the automaton itself)."""
+    import numpy as np
+
+    if not len(automaton):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    flat = np.fromiter(itertools.chain.from_iterable(automaton.iter(lowered, 0, stop)), dtype=np.int64)
+    return flat[0::2] + 1, flat[1::2]
 
 
 def _original(starts: list[int], ends: list[int], back: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -372,10 +387,11 @@ def _breakdown(
 
 def salience_breakdowns(text: str, lessons: Sequence[tuple[str, Sequence[str]]]) -> list[SalienceBreakdown]:
     """Salience with explanation for each (lesson_id, keywords) over one journal, one scan."""
-    counted = [_counted(keywords) for _, keywords in lessons]
-    found = KeywordMatcher.of_keys(key for keys in counted for key in keys).scan(text)
-    shared: dict[str, KeywordHit] = {}
-    return [_breakdown(lesson_id, keys, found, shared) for (lesson_id, _), keys in zip(lessons, counted, strict=True)]
+    with gc_paused():  # a library's keywords become tens of thousands of small objects
+        counted = [_counted(keywords) for _, keywords in lessons]
+        found = KeywordMatcher.of_keys(key for keys in counted for key in keys).scan(text)
+        shared: dict[str, KeywordHit] = {}
+        return [_breakdown(lid, keys, found, shared) for (lid, _), keys in zip(lessons, counted, strict=True)]
 
 
 def salience(text: str, keywords: Sequence[str]) -> float:

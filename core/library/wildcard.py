@@ -32,7 +32,8 @@ import numpy.typing as npt
 _STARS = re.compile(r"\*+")
 WILDCARD_MAX_PARTS = 4  # literal parts between stars: matching costs a pass over the journal per part
 _CHUNK = 1 << 20  # characters classified at a time (4 bytes each as UTF-32)
-_ASCII_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(128)])
+_LATIN1_WORD = np.array([chr(c).isalnum() or c == ord("_") for c in range(256)])
+_ASCII_WORD = _LATIN1_WORD[:128]
 
 Positions = npt.NDArray[np.int64]
 
@@ -61,6 +62,11 @@ def wildcard_problem(keyword: str) -> str | None:
 
 def non_word_positions(text: str) -> Positions:
     """Sorted offsets of the characters `\\w` does not match (str.isalnum() or `_`, as `re` decides)."""
+    try:  # one byte a character
+        codes = np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+        return np.flatnonzero(~_LATIN1_WORD[codes]).astype(np.int64)
+    except UnicodeEncodeError:  # a character beyond Latin-1
+        pass
     found = [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(text), _CHUNK):
         codes = np.frombuffer(text[start : start + _CHUNK].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)

@@ -288,3 +288,41 @@ def test_offsets_round_trip_with_length_changing_lowercase(prefix: str, middle: 
         assert text[start:end].lower() == "quote"
     assert hit.offsets[0] == len(prefix)
     assert hit.offsets[1] == len(prefix) + 5 + len(middle)
+
+
+latin1_texts = st.text(alphabet="abAéÉ *", max_size=200)
+latin1_keywords = st.lists(st.text(alphabet="abAéÉ*", min_size=1, max_size=4), max_size=8)
+
+
+@settings(PROPERTY, max_examples=300)
+@given(text=latin1_texts, keywords=latin1_keywords, sampled=st.booleans())
+def test_sampled_scan_agrees_with_naive_reference(text: str, keywords: list[str], sampled: bool) -> None:
+    # A long journal's first 1/16 is scanned first and the keywords found there are left out of
+    # the scan of the whole; forced here on short texts (every sample counts, every rebuild pays).
+    import lesson_credit.core.library.salience as module
+
+    with pytest.MonkeyPatch.context() as patch:
+        if sampled:
+            patch.setattr(module, "_MIN_SAMPLE", 1)
+            patch.setattr(module, "_REBUILD_COST", 0)
+        matcher = KeywordMatcher(keywords)
+        first = matcher.scan(text)
+        found = matcher.scan(text)  # a matcher scans again as it did the first time
+        b = breakdown(text, keywords)
+    assert dict(first) == dict(found)
+    counted = reference_counted(keywords)
+    for kw in counted:
+        assert found.get(kw.lower(), []) == reference_spans(text, kw), kw
+    assert set(found) == {kw.lower() for kw in counted if reference_spans(text, kw)}
+    assert b.salience == pytest.approx(reference_salience(text, keywords))
+    assert [k.count for k in b.keywords] == [len(reference_spans(text, kw)) for kw in counted]
+
+
+def test_a_keyword_found_in_the_sample_keeps_every_offset() -> None:
+    # 70,021 characters: the first 4,376 are the sample. "git" occurs twice in it (enough to scan
+    # the whole without it) and once at the end, "tree" only after it; offsets counted by hand.
+    text = "Git git " + "y" * 70_000 + " GIT tree git"
+    found = KeywordMatcher(["git", "tree", "zzz"]).scan(text)
+    assert found["git"] == [(0, 3), (4, 7), (70_009, 70_012), (70_018, 70_021)]
+    assert found["tree"] == [(70_013, 70_017)]
+    assert "zzz" not in found
