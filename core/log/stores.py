@@ -137,12 +137,10 @@ def record_lock(store: EventStore) -> Iterator[bool]:
 
 
 def prepare(store: EventStore) -> None:
-    """Ahead of the first write (the dashboard calls this in a worker at start-up): import the file
-    lock's module, or connect to the database (and check its schema). A failure is left for that
-    write to report."""
+    """Ahead of the first write (the dashboard calls this in a worker at start-up): connect to the
+    database (and check its schema); the file's lock needs nothing ahead. A failure is left for
+    that write to report."""
     if isinstance(store, EventLog):
-        import filelock  # noqa: F401
-
         return
     with contextlib.suppress(StoreError):
         store.size()

@@ -63,6 +63,15 @@ def test_status_and_record_load_only_their_own_command_modules(workspace: Path) 
         assert name not in modules
 
 
+def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
+    """The writers' lock is a flock (the filelock package, ~50 ms of imports, only where there is none)."""
+    record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
+    modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
+    assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
+    for name in ("filelock", "asyncio"):
+        assert name not in modules
+
+
 def test_the_command_list_is_each_group_s_own() -> None:
     """COMMANDS (what a run lists without importing the other groups) says what each module registers,
     in the order of the whole parser's list."""
