@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,8 @@ MAX_AGENT_CHARS = 200
 
 def default_agent() -> str:
     """Who writes, when `--agent` is not given: the host's name."""
+    import socket  # here: only a database store records who writes
+
     return socket.gethostname() or "unknown"
 
 
