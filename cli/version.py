@@ -4,7 +4,6 @@ distributions (about 80 ms), which every command would pay if the parser asked f
 from __future__ import annotations
 
 import argparse
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -17,6 +16,8 @@ def version(checkout: Path = CHECKOUT) -> str:
     """The version of the code that runs. From a checkout (an editable install, or the folder on the
     path), its pyproject.toml's: an editable install's metadata is a copy taken when it was installed,
     and another copy's when the folder is only on the path. Installed, the distribution's metadata."""
+    import tomllib  # here: only --version reads pyproject.toml
+
     try:
         project = tomllib.loads((checkout / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         if project["name"] == DISTRIBUTION:

@@ -13,15 +13,17 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
-from lesson_credit.core.sessions.join import Join, JoinProblem, join_records
-from lesson_credit.core.sessions.locate import locate
 from lesson_credit.core.sessions.record_file import Record, RecordFile, read_records, read_weights, records_path
-from lesson_credit.core.sessions.trajectory import Trajectory, TrajectoryError, read_trajectory
+
+if TYPE_CHECKING:  # imported where used: a workspace without records (every write) needs neither
+    from lesson_credit.core.sessions.join import Join, JoinProblem
+    from lesson_credit.core.sessions.trajectory import Trajectory
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ class SessionRecords:
         if cached is not None and cached.token == token:
             return cached
         session_ids, timestamps = columns()
+        from lesson_credit.core.sessions.join import join_records
+
         join = join_records(file.records, session_ids[:n_sessions], timestamps[:n_sessions], self.settings.window)
         scores = _scores(file.records, join, n_sessions, weights, outcomes)
         self._joined = JoinedRecords(file, join, n_sessions, weights, weights_problem, scores, token)
@@ -137,6 +141,9 @@ def trajectory_for(
 ) -> tuple[Trajectory | None, str | None]:
     """(a session's trajectory, why there is none): from its record's trajectory_path, else found by
     id in [records] trajectory_dirs; read only where allowed (core.sessions.locate)."""
+    from lesson_credit.core.sessions.locate import locate
+    from lesson_credit.core.sessions.trajectory import TrajectoryError, read_trajectory
+
     named = record.trajectory_path if record is not None else None
     found = locate(root, named, session_id, settings.trajectory_dirs, allow_outside)
     if found.path is None:

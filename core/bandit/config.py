@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,6 +109,8 @@ def load_config(path: Path) -> Config:
     text = read_config_text(path)
     if text is None:
         return Config()
+    import tomllib  # here: most workspaces have no config.toml
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

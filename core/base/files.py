@@ -16,7 +16,7 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -255,3 +255,92 @@ def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:
         raise StoreError(str(exc)) from None
     except OSError as exc:
         raise StoreError(describe_os_error(exc, path)) from None
+
+
+LOCK_POLL_S = 0.05  # how often a waiting writer tries the lock again (filelock's default)
+
+
+class LockTimeout(Exception):
+    """Another holder kept the lock past the timeout."""
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if absent, kept after), tried every LOCK_POLL_S until
+    `timeout` seconds have passed (then LockTimeout; 0: one try); OSError when it cannot be opened.
+    On POSIX a flock, the one filelock's FileLock takes (the two exclude each other); where there is
+    no flock (no fcntl, as on Windows, or a file system that answers ENOSYS) filelock's own lock,
+    whose import (~50 ms) a write pays only there."""
+    fd = _flock(path, timeout)
+    if fd is None:
+        with _filelock(path, timeout):
+            yield
+        return
+    try:
+        yield
+    finally:
+        import fcntl
+
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _flock(path: Path, timeout: float) -> int | None:
+    """A descriptor of `path` holding its flock, or None when there is no flock here."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    fd, created = _open_lock_file(path)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except OSError as exc:
+                if exc.errno == errno.ENOSYS:  # filelock's lock there is the file's existence: ours goes
+                    if created:
+                        with contextlib.suppress(OSError):
+                            os.unlink(path)
+                    os.close(fd)
+                    return None
+                if exc.errno not in (errno.EACCES, errno.EAGAIN, errno.EWOULDBLOCK):
+                    raise
+            if time.monotonic() >= deadline:
+                raise LockTimeout(str(path))
+            time.sleep(min(LOCK_POLL_S, max(0.0, deadline - time.monotonic())))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+
+
+def _open_lock_file(path: Path) -> tuple[int, bool]:
+    """(a descriptor of the lock file, whether this call created it)."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(3):  # a file removed between the two opens is tried again
+        try:
+            return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666), True
+        except FileExistsError:
+            pass
+        with contextlib.suppress(FileNotFoundError):
+            return os.open(path, flags), False
+    return os.open(path, flags | os.O_CREAT, 0o666), False
+
+
+@contextlib.contextmanager
+def _filelock(path: Path, timeout: float) -> Iterator[None]:
+    import filelock
+
+    lock = filelock.FileLock(str(path), timeout=timeout)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise LockTimeout(str(path)) from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock.release()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -220,6 +219,8 @@ def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple
     config = workspace / "gptme.toml"
     if not config.exists():
         return roots, []
+    import tomllib  # here: most workspaces have no gptme.toml
+
     try:
         data = tomllib.loads(read_regular(config, SETTINGS_MAX_BYTES).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from lesson_credit.core.base.files import LockTimeout, StoreUnavailable, WriteGuard, exclusive_lock, open_append
 from lesson_credit.core.base.files import StoreError as StoreError
-from lesson_credit.core.base.files import StoreUnavailable, WriteGuard, open_append
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.log.events import InvalidEvent, decode_event
@@ -173,36 +173,26 @@ class EventLog:
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.guard = guard if guard is not None else WriteGuard.of(self.path.parent)
 
-    def prepare(self) -> None:
-        """Import what appending needs (the lock's module, ~50 ms) ahead of the first write: a
-        long-running dashboard calls it at start-up so that its first grade does not pay for it."""
-        import filelock  # noqa: F401
-
     @contextlib.contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the writers' lock: read-validate-append sequences happen inside it. Waiting longer
         than `timeout` (default: `lock_timeout()`) for another writer is a temporary failure
         (StoreUnavailable, exit 75): nothing was written, a retry may succeed."""
-        import filelock
-
         timeout = lock_timeout() if timeout is None else timeout
         # Only taking the lock is the lock's failure: an error inside the block is the block's own.
         lock_path = self.guard.target(self.lock_path)  # StoreError: a link out of the workspace
+        held = contextlib.ExitStack()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock = filelock.FileLock(str(lock_path), timeout=timeout)
-            lock.acquire()
-        except filelock.Timeout:
+            held.enter_context(exclusive_lock(lock_path, timeout))
+        except LockTimeout:
             raise StoreUnavailable(
                 f"{self.lock_path}: another writer held the lock for {timeout:g} s; nothing written, retry later"
             ) from None
         except OSError as exc:
             raise StoreError(_describe_os_error(exc, self.lock_path)) from None
-        try:
+        with held:  # leaving it releases the lock
             yield
-        finally:
-            with contextlib.suppress(OSError):
-                lock.release()
 
     def _repair_tail(self, fd: int, size: int) -> tuple[int, bytes]:
         """(size, prefix) before an append, for a log that does not end in a newline.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,8 @@ MAX_AGENT_CHARS = 200
 
 def default_agent() -> str:
     """Who writes, when `--agent` is not given: the host's name."""
+    import socket  # here: only a database store records who writes
+
     return socket.gethostname() or "unknown"
 
 
@@ -137,12 +138,10 @@ def record_lock(store: EventStore) -> Iterator[bool]:
 
 
 def prepare(store: EventStore) -> None:
-    """Ahead of the first write (the dashboard calls this in a worker at start-up): import the file
-    lock's module, or connect to the database (and check its schema). A failure is left for that
-    write to report."""
+    """Ahead of the first write (the dashboard calls this in a worker at start-up): connect to the
+    database (and check its schema); the file's lock needs nothing ahead. A failure is left for
+    that write to report."""
     if isinstance(store, EventLog):
-        import filelock  # noqa: F401
-
         return
     with contextlib.suppress(StoreError):
         store.size()

@@ -188,13 +188,14 @@ class Reading(WorkspaceBase):
         """The one session id `text` names: itself when logged, else the only id it starts. An
         unknown or ambiguous prefix raises QueryError naming the matches (one line). Neither reads
         every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes."""
-        from lesson_credit.core.query import QueryError, ambiguous
+        if text:
+            self.data()
+            if self._reader.row_of(text) is not None:
+                return text
+        from lesson_credit.core.query import QueryError, ambiguous  # a logged id (grade, show) needs neither
 
         if not text:
             raise QueryError("session id must not be empty")
-        self.data()
-        if self._reader.row_of(text) is not None:
-            return text
         ids = self._reader.session_ids()
         rows = ids_starting(ids, text, self.data().n_sessions)
         if not rows:

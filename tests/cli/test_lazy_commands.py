@@ -63,6 +63,27 @@ def test_status_and_record_load_only_their_own_command_modules(workspace: Path) 
         assert name not in modules
 
 
+def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
+    """The writers' lock is a flock (the filelock package, ~50 ms of imports, only where there is none);
+    the gptme-sessions records' join and trajectories are read only where there are records; the
+    host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml."""
+    record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
+    modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
+    assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
+    sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory")]
+    for name in ("filelock", "asyncio", "socket", "tomllib", *sessions):
+        assert name not in modules
+
+
+def test_a_grade_and_a_show_by_a_logged_id_do_not_load_the_query_module(workspace: Path) -> None:
+    """The session query's module (sessions' filters and sorts) is for a prefix or an unknown id."""
+    record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
+    assert "lesson_credit.core.query" not in loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
+    assert "lesson_credit.core.query" not in loaded_by("grade", "-w", str(workspace), "s1", "0.4")
+    assert "lesson_credit.core.query" not in loaded_by("show", "-w", str(workspace), "s1")
+    assert "lesson_credit.core.query" in loaded_by("show", "-w", str(workspace), "s")  # a prefix: looked up there
+
+
 def test_the_command_list_is_each_group_s_own() -> None:
     """COMMANDS (what a run lists without importing the other groups) says what each module registers,
     in the order of the whole parser's list."""

@@ -460,3 +460,38 @@ def test_the_file_stores_lock_is_reentered_by_its_holder(tmp_path: Path) -> None
     with pytest.raises(DuplicateSession):
         store.append(first)  # outside it, the file searches the log
     assert store.path.read_bytes() == first * 2
+
+
+def test_the_writers_lock_excludes_filelock_s_and_falls_back_to_it_without_flock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock is a flock, the one filelock takes: a FileLock holder (another process's, in the
+    field) keeps a writer out until the timeout; on a file system without flock (ENOSYS) the
+    writer takes filelock's lock instead, which falls back in its own way."""
+    import fcntl
+
+    import filelock
+
+    from lesson_credit.core.log.eventstore import StoreUnavailable
+
+    log = EventLog(tmp_path / "sessions.jsonl")
+    other = filelock.FileLock(str(log.lock_path), timeout=0)
+    other.acquire()
+    with pytest.raises(StoreUnavailable, match="another writer held the lock for 0.1 s"), log.locked(timeout=0.1):
+        pass
+    other.release()
+    with log.locked(timeout=0), pytest.raises(filelock.Timeout):
+        filelock.FileLock(str(log.lock_path), timeout=0).acquire()
+
+    calls: list[int] = []
+
+    def no_flock(fd: int, op: int) -> None:
+        calls.append(op)
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    log = EventLog(tmp_path / "flockless" / "sessions.jsonl")  # filelock's lock there: the file's existence
+    with pytest.warns(UserWarning, match="flock not supported"), log.locked(timeout=0):
+        log.append_locked(b'{"type":"session","session_id":"s1","lessons":[]}\n')
+    assert calls and log.path.read_bytes().count(b"\n") == 1
+    assert not log.lock_path.exists()  # released: filelock removed its marker, the writer its own file
