@@ -260,8 +260,8 @@ def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:
 LOCK_POLL_S = 0.05  # how often a waiting writer tries the lock again (filelock's default)
 
 
-class LockTimeout(Exception):
-    """Another holder kept the lock past the timeout."""
+class LockTimeout(TemporaryFailure):
+    """Another holder kept the lock past the timeout (a retry may succeed)."""
 
 
 @contextlib.contextmanager
