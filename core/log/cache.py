@@ -47,8 +47,9 @@ from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
-# events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database
-CACHE_VERSION = 12
+# events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database;
+# 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first
+CACHE_VERSION = 13
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
