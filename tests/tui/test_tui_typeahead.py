@@ -109,6 +109,40 @@ async def test_filter_burst_from_another_screen_waits_for_the_list(app: LessonCr
     assert grades(ws_root) == [("s2", 0.3)]
 
 
+async def test_commit_typed_before_the_sources_load_asks_the_right_question(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`c` typed right after a session opens waits for its reward sources: before, a slow read of them
+    left the confirmation without them, and it asked "Replace the grade 0.4 of s2 with 0.3?" as if a
+    person's grade were in force, when the heuristic's 0.4 is the one a person's grade goes over."""
+    from lesson_credit.tui import records_views
+    from lesson_credit.tui.screens import session_detail
+
+    read = records_views.outside_view
+
+    def slow(source: Any, session_id: str) -> Any:
+        import time
+
+        time.sleep(0.4)  # a thread worker: the app's loop runs on; any key not held reaches the screen
+        return read(source, session_id)
+
+    monkeypatch.setattr(session_detail, "outside_view", slow)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        burst(pilot, "slash", *keys("s2"), "enter", "enter", "3", "c")
+        await settle(pilot)
+        for _ in range(100):  # the sources land within a second: the held keys then run
+            if isinstance(app.screen, ConfirmCommit):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, ConfirmCommit)
+        question = str(app.screen.query_one("#confirm-question", Static).render())
+        assert "Grade s2 0.3, in force over the heuristic's 0.4?" in question
+        burst(pilot, "c")
+        await settle(pilot)
+    assert grades(ws_root) == [("s2", 0.3)]
+
+
 async def test_seven_enter_opens_the_session_without_a_draft(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

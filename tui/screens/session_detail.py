@@ -132,6 +132,9 @@ class SessionDetailScreen(DataScreen):
 
     AUTO_FOCUS = "#credits"
     DEFAULT_CSS = screen_css("session_detail.tcss")
+    # the keys typed for it wait for its credits and its reward sources: `c` asks a question that
+    # names the source in force, and the credits table's keys move a cursor over rows (tui/keys.py)
+    HOLDS_KEYS_UNTIL_LOADED = True
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
         "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
@@ -246,6 +249,8 @@ class SessionDetailScreen(DataScreen):
     @on(OutsideLoaded)
     def _outside_loaded(self, event: OutsideLoaded) -> None:
         self.outside = event.outside
+        if self.base is not None:
+            self.ready_for_keys()
         self.query_one("#record-panel", RecordPanel).outside = event.outside
         self.query_one("#grade-bar", GradeBar).others = tuple(
             (s.source, s.score) for s in event.outside.sources if not s.in_force and s.score is not None
@@ -283,6 +288,8 @@ class SessionDetailScreen(DataScreen):
             self._show()
         else:
             self._preview(self.draft)
+        if self.outside is not None:
+            self.ready_for_keys()
 
     @on(Previewed)
     def _previewed(self, event: Previewed) -> None:
