@@ -72,6 +72,9 @@ def rows_of(report: AgreementReport) -> list[tuple[str, str, Agreement]]:
 class AgreementScreen(DataScreen):
     """People against the other reward sources; the highlighted pair plotted."""
 
+    # keys typed before its first load (enter, a cursor move) wait for it (tui/keys.py)
+    HOLDS_KEYS_UNTIL_LOADED = True
+
     AUTO_FOCUS = "#agreement-table"
     DEFAULT_CSS = screen_css("agreement.tcss")
     HELP = (
@@ -137,6 +140,7 @@ class AgreementScreen(DataScreen):
             table.move_cursor(row=keys.index(keep), animate=False)
         self._summary()
         self._plot()
+        self.ready_for_keys()
 
     def _summary(self) -> None:
         out = Text()

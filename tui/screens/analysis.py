@@ -96,6 +96,9 @@ def summary(view: AnalysisView) -> Text:
 class AnalysisScreen(SortableScreen):
     """The LOO table; enter opens a lesson's reward distributions with and without it."""
 
+    # keys typed before its first load (enter, a cursor move) wait for it (tui/keys.py)
+    HOLDS_KEYS_UNTIL_LOADED = True
+
     AUTO_FOCUS = "#loo-table"
     DEFAULT_CSS = screen_css("analysis.tcss")
     HELP = (
@@ -165,6 +168,7 @@ class AnalysisScreen(SortableScreen):
         if event.view.written is not None:
             self.notify(f"Wrote {one_line(event.view.written)}.", markup=False)
         self.refresh_bindings()
+        self.ready_for_keys()
 
     # ---------------------------------------------------------------- table
 

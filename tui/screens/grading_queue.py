@@ -51,6 +51,9 @@ class QueueOwner(Protocol):
 class GradingQueueScreen(DataScreen):
     """Sessions to grade, in the order in force; enter opens one, n the first."""
 
+    # keys typed before its first load (enter, a cursor move) wait for it (tui/keys.py)
+    HOLDS_KEYS_UNTIL_LOADED = True
+
     AUTO_FOCUS = "#queue-table"
     DEFAULT_CSS = screen_css("grading_queue.tcss")
     HELP = (
@@ -112,6 +115,7 @@ class GradingQueueScreen(DataScreen):
         table = self.query_one("#queue-table", ThemedTable)
         self.done(table)
         self._fill(table, event.queue, event.sessions)
+        self.ready_for_keys()
 
     def on_resize(self) -> None:
         was = self.has_class("-narrow")

@@ -86,6 +86,9 @@ class FindingCard(Static, can_focus=True):
 class HealthScreen(DataScreen):
     """Every lint finding for the workspace, grouped by severity; it re-checks when the log changes."""
 
+    # keys typed before its first load (enter, a cursor move) wait for it (tui/keys.py)
+    HOLDS_KEYS_UNTIL_LOADED = True
+
     AUTO_FOCUS = "#findings"
     # default CSS, not CSS_PATH: Textual re-parses every stylesheet and restyles every widget of
     # every screen when a screen brings a CSS file (measured: most of Health's first open);
@@ -156,6 +159,7 @@ class HealthScreen(DataScreen):
         cards = self.query(FindingCard)
         if cards and not isinstance(self.focused, FindingCard):
             cards.first().focus()
+        self.ready_for_keys()
         if event.view.library_changed:
             self.post_message(WorkspaceWritten())  # the other screens show the lessons read before
 
