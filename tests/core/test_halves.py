@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import threading
 import time
 from pathlib import Path
@@ -120,6 +121,28 @@ def test_two_halves_read_as_one_process_reads_in_order(tmp_path: Path, monkeypat
     assert len(late_entries) == 10  # sessions 30..39, whichever spelling
 
 
+def test_the_read_goes_on_after_the_two_halves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child's half kept as it came (a chunk of its own): sessions read on after it, their grades and
+    a duplicate of a second-half id, are what one process reading in order gives."""
+    log = tmp_path / "sessions.jsonl"
+    varied_log(log)
+    readers = {}
+    for parallel in (False, True):
+        reader, children = read(log, tmp_path / str(parallel), parallel=parallel, monkeypatch=monkeypatch)
+        assert children == int(parallel)
+        readers[parallel] = reader
+    more = [session("s40", 0.5, {"t/l0.md": 0.5}, category="c1"), grade("s35", 0.3), session("s33", 0.5, {})]
+    with log.open("a") as handle:
+        handle.write("".join(json.dumps(event) + "\n" for event in more))
+    for reader in readers.values():
+        reader.refresh(CreditSettings())
+    serial, both = state(readers[False]), state(readers[True])
+    assert both == serial
+    assert len(both["sessions"]) == 41 and both["sessions"][40].category == "c1"  # s40 after the 40 read before
+    # s33: 33 sessions and 5 x 2 grades (after s05, s11, ..., s29) before it: line 44; 53 lines, then 3 more
+    assert [str(p) for p in both["problems"]] == ["line 56: duplicate session 's33' (first on line 44; ignored)"]
+
+
 def test_no_child_to_be_had_reads_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "sessions.jsonl"
     varied_log(log)
@@ -136,7 +159,7 @@ def test_no_child_to_be_had_reads_in_one_process(tmp_path: Path, monkeypatch: py
 
 @pytest.mark.parametrize(
     "kind",
-    ["child fails", "digests differ", "a session id of the first half again", "a prior event"],
+    ["child fails", "result cut off", "digests differ", "a session id of the first half again", "a prior event"],
 )
 def test_whatever_goes_wrong_the_second_half_is_read_in_order(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -146,6 +169,10 @@ def test_whatever_goes_wrong_the_second_half_is_read_in_order(
     serial, _ = read(log, tmp_path, parallel=False, monkeypatch=monkeypatch)
     if kind == "child fails":  # (forked: the child runs the patched function)
         monkeypatch.setattr(halves, "_child", lambda *args: 1 // 0)
+    if kind == "result cut off":  # the child's index written only in part (its digest whole)
+        dump = pickle.dump
+        monkeypatch.setattr(pickle, "dump", lambda obj, file, **kw: file.write(pickle.dumps(obj, **kw)[:-9]))
+        assert dump is not pickle.dump
     if kind == "digests differ":  # as if the log had been replaced between the two reads
         monkeypatch.setattr(halves.Half, "_digest", lambda self, fed: 12345)
     taken: list[bool] = []
