@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from lesson_credit.core.log import halves
+from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.log.stores import open_store
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.reader import LogReader
@@ -201,6 +202,16 @@ def test_a_small_log_or_a_later_start_is_read_in_one_process(tmp_path: Path) -> 
     assert halves.start(store, 0, size) is None  # below PARALLEL_MIN_BYTES
     assert halves.start(store, 100, halves.PARALLEL_MIN_BYTES) is None  # not from the start
     assert halves.start(object(), 0, halves.PARALLEL_MIN_BYTES) is None  # not the log file
+
+
+def test_the_child_reads_the_smaller_share_from_a_line_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process reads up to the first line start from 52/100 of the log (the child's half also ends
+    with writing its index), the child from there to the end of the last whole line."""
+    log = tmp_path / "sessions.jsonl"
+    log.write_bytes(b"123456789\n" * 100 + b"unfinished")  # 1,010 bytes: 100 lines of 10, then 10 more
+    monkeypatch.setattr(halves, "FIRST_SHARE", 52)
+    # 1010 * 52 // 100 = 525, inside the line at 520..529: the next starts at 530; the last whole line ends at 1000
+    assert halves._split_points(EventLog(log), 1010) == (530, 1000)
 
 
 @pytest.mark.parametrize(
