@@ -302,6 +302,7 @@ SHARED_MAX = 4096  # distinct values a column shares; past that, new ones are ke
 
 
 _SHARED_KINDS = frozenset((str, float, type(None)))
+_TEXT_KINDS = frozenset((str, type(None)))
 
 
 class Shared:
@@ -329,7 +330,9 @@ class Shared:
             ):
                 seen[value] = value
         get = seen.get
-        if not _SHARED_KINDS.issuperset(map(type, values)):  # 1 and True equal 1.0 (one in a set): keep their type
+        # 1 and True equal 1.0 (one in a set): with a number among the distinct values, every value's type is
+        # checked (and kept); with only strings and None, no value can stand for one of another type
+        if not _TEXT_KINDS.issuperset(map(type, distinct)) and not _SHARED_KINDS.issuperset(map(type, values)):
             return [hit if type(hit := get(value, value)) is type(value) else value for value in values]
         return list(map(get, values, values))
 

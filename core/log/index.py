@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.log import scoring
-from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk
+from lesson_credit.core.log.columns import Column, HeldChunk, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
     GRADE,
     INCLUDED,
@@ -386,7 +386,8 @@ class LogIndex:
             self._raw_arm.setdefault(path, int(arms[arm]))
         self.lookup.added_many(dict(zip(ids, range(first_row, first_row + len(ids)), strict=True)))
         for column, values in zip(self._strings(), part["strings"], strict=True):
-            column.extend(values)
+            column.settle()  # the stretch's values as they came (shared there): a chunk of their own, not copied
+            column.add_chunk(HeldChunk(values))
         lines, offsets, base, published, source, start, entry_arm, salience, entry_session = part["numbers"]
         self.session_lines.extend(lines + shift)
         self.session_offsets.extend(offsets)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import threading
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from lesson_credit.core.log import halves
+from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.log.stores import open_store
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.reader import LogReader
@@ -120,6 +122,28 @@ def test_two_halves_read_as_one_process_reads_in_order(tmp_path: Path, monkeypat
     assert len(late_entries) == 10  # sessions 30..39, whichever spelling
 
 
+def test_the_read_goes_on_after_the_two_halves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child's half kept as it came (a chunk of its own): sessions read on after it, their grades and
+    a duplicate of a second-half id, are what one process reading in order gives."""
+    log = tmp_path / "sessions.jsonl"
+    varied_log(log)
+    readers = {}
+    for parallel in (False, True):
+        reader, children = read(log, tmp_path / str(parallel), parallel=parallel, monkeypatch=monkeypatch)
+        assert children == int(parallel)
+        readers[parallel] = reader
+    more = [session("s40", 0.5, {"t/l0.md": 0.5}, category="c1"), grade("s35", 0.3), session("s33", 0.5, {})]
+    with log.open("a") as handle:
+        handle.write("".join(json.dumps(event) + "\n" for event in more))
+    for reader in readers.values():
+        reader.refresh(CreditSettings())
+    serial, both = state(readers[False]), state(readers[True])
+    assert both == serial
+    assert len(both["sessions"]) == 41 and both["sessions"][40].category == "c1"  # s40 after the 40 read before
+    # s33: 33 sessions and 5 x 2 grades (after s05, s11, ..., s29) before it: line 44; 53 lines, then 3 more
+    assert [str(p) for p in both["problems"]] == ["line 56: duplicate session 's33' (first on line 44; ignored)"]
+
+
 def test_no_child_to_be_had_reads_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "sessions.jsonl"
     varied_log(log)
@@ -136,7 +160,7 @@ def test_no_child_to_be_had_reads_in_one_process(tmp_path: Path, monkeypatch: py
 
 @pytest.mark.parametrize(
     "kind",
-    ["child fails", "digests differ", "a session id of the first half again", "a prior event"],
+    ["child fails", "result cut off", "digests differ", "a session id of the first half again", "a prior event"],
 )
 def test_whatever_goes_wrong_the_second_half_is_read_in_order(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -146,6 +170,10 @@ def test_whatever_goes_wrong_the_second_half_is_read_in_order(
     serial, _ = read(log, tmp_path, parallel=False, monkeypatch=monkeypatch)
     if kind == "child fails":  # (forked: the child runs the patched function)
         monkeypatch.setattr(halves, "_child", lambda *args: 1 // 0)
+    if kind == "result cut off":  # the child's index written only in part (its digest whole)
+        dump = pickle.dump
+        monkeypatch.setattr(pickle, "dump", lambda obj, file, **kw: file.write(pickle.dumps(obj, **kw)[:-9]))
+        assert dump is not pickle.dump
     if kind == "digests differ":  # as if the log had been replaced between the two reads
         monkeypatch.setattr(halves.Half, "_digest", lambda self, fed: 12345)
     taken: list[bool] = []
@@ -174,6 +202,16 @@ def test_a_small_log_or_a_later_start_is_read_in_one_process(tmp_path: Path) -> 
     assert halves.start(store, 0, size) is None  # below PARALLEL_MIN_BYTES
     assert halves.start(store, 100, halves.PARALLEL_MIN_BYTES) is None  # not from the start
     assert halves.start(object(), 0, halves.PARALLEL_MIN_BYTES) is None  # not the log file
+
+
+def test_the_child_reads_the_smaller_share_from_a_line_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process reads up to the first line start from 52/100 of the log (the child's half also ends
+    with writing its index), the child from there to the end of the last whole line."""
+    log = tmp_path / "sessions.jsonl"
+    log.write_bytes(b"123456789\n" * 100 + b"unfinished")  # 1,010 bytes: 100 lines of 10, then 10 more
+    monkeypatch.setattr(halves, "FIRST_SHARE", 52)
+    # 1010 * 52 // 100 = 525, inside the line at 520..529: the next starts at 530; the last whole line ends at 1000
+    assert halves._split_points(EventLog(log), 1010) == (530, 1000)
 
 
 @pytest.mark.parametrize(
