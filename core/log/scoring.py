@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.base.arrays import distinct
 from lesson_credit.core.log.snapshot import SourceInputs, SourceScores, source_scores
 from lesson_credit.core.model.sources import NO_SOURCE, SOURCES, CodeArray, RewardInputs
 
@@ -101,7 +102,7 @@ def _named(previous: Scored, log: SourceInputs, rewards: RewardInputs, max_share
     if not same:
         return None
     graded = log.grade_rows[g0:]
-    rows = _distinct(np.concatenate([graded[graded >= 0], np.arange(n0, n, dtype=np.int64)]))
+    rows = distinct(np.concatenate([graded[graded >= 0], np.arange(n0, n, dtype=np.int64)]))
     return None if len(rows) * max_share > n else rows
 
 
@@ -135,19 +136,13 @@ def _extended(values: npt.NDArray[T], n: int, fill: float) -> npt.NDArray[T]:
     return out
 
 
-def _distinct(rows: IntArray) -> IntArray:
-    """Sorted, each once (np.unique's first call in a process costs 7 ms)."""
-    rows = np.sort(rows)
-    return rows[np.concatenate([[True], rows[1:] != rows[:-1]])] if len(rows) else rows
-
-
 def _with_evidence(log: SourceInputs, rewards: RewardInputs) -> IntArray:
     """The rows (sorted, distinct) that a grade event, an outcome word or a score from outside names."""
     n = len(log.own)
     parts = [log.grade_rows[log.grade_rows >= 0], log.outcome_rows]
     for outside in rewards.external.values():
         parts.append(np.flatnonzero(~np.isnan(outside[: min(n, len(outside))])))
-    return _distinct(np.concatenate(parts).astype(np.int64))
+    return distinct(np.concatenate(parts).astype(np.int64))
 
 
 def _of_rows(
