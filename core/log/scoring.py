@@ -43,11 +43,13 @@ def scores(log: SourceInputs, rewards: RewardInputs, dense_share: int | None = N
     sub_base, sub, sub_applied, sub_applied_rows, positions = _of_rows(log, rewards, rows)
     allowed = np.zeros(len(SOURCES), dtype=np.bool_)
     allowed[[SOURCES.index(source) for source in rewards.priority]] = True
-    own_counts = allowed[log.own_source] & ~np.isnan(log.own)
+    own_counts = ~np.isnan(log.own)
+    if not allowed.all():  # a source left out of the priority: its records' own scores do not count
+        own_counts &= allowed.take(log.own_source)
     base = np.where(own_counts, log.own, np.nan)
     base[rows] = sub_base
     base.flags.writeable = False
-    chosen: CodeArray = np.where(own_counts, log.own_source, NO_SOURCE).astype(np.int8)
+    chosen: CodeArray = np.where(own_counts, log.own_source, NO_SOURCE).astype(np.int8, copy=False)
     chosen[rows] = sub.chosen
     # rows is sorted, so the grade events in force keep source_scores' order: by source, then row
     applied, applied_rows = positions[sub_applied], rows[sub_applied_rows]
