@@ -7,12 +7,15 @@ of a `record`'s CPU.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
+
+T = TypeVar("T", bound=np.generic)
 
 
-def distinct(values: Any) -> Any:
+def distinct(values: npt.NDArray[T]) -> npt.NDArray[T]:
     """The items of the 1-d array `values`, sorted, each once (what np.unique(values) returns)."""
-    values = np.sort(values)
-    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
+    ordered = np.sort(values)
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if len(ordered) else ordered

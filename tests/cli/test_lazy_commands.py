@@ -65,14 +65,14 @@ def test_status_and_record_load_only_their_own_command_modules(workspace: Path) 
 
 def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     """The writers' lock is a flock (the filelock package, ~50 ms of imports, only where there is none);
-    the gptme-sessions records' join and trajectories are read only where there are records; the
+    the gptme-sessions records' reader, join and trajectories are loaded only where there are records; the
     host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml;
     numpy's masked arrays (numpy.ma, which np.unique's first call imports) nowhere; the selection
     policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy."""
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
     modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
     assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
-    sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory")]
+    sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory", "record_file")]
     drawing = ["lesson_credit.core.bandit.policy", "lesson_credit.core.bandit.select", "secrets"]
     for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", *sessions, *drawing):
         assert name not in modules
