@@ -118,3 +118,20 @@ def test_the_top_level_help_lists_every_command() -> None:
         main(["--help"])
     assert out.getvalue() == build_parser().format_help()
     assert all(f"    {name}" in out.getvalue() for name in COMMANDS)
+
+
+def test_the_engine_s_modules_are_left_out_of_the_collector_s_walks(workspace: Path) -> None:
+    """After the engine's import (once per process) its objects are frozen (gc.freeze): the collections
+    of a command's own work no longer walk them. The modules alone are thousands of objects."""
+    script = (
+        "import gc, sys\nfrom lesson_credit.cli.main import main\nbefore = gc.get_freeze_count()\n"
+        "code = main(sys.argv[1:])\nprint(code, before, gc.get_freeze_count())\n"
+    )
+    record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
+    argv = [*record, "--lessons", "tools/git.md", "--reward", "0.8"]
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *argv], env=process_env(), capture_output=True, text=True, timeout=120
+    )
+    code, before, after = (int(word) for word in proc.stdout.splitlines()[-1].split())
+    assert code == 0, proc.stderr
+    assert before == 0 and after > 10_000
