@@ -134,8 +134,13 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
 def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """The arguments, parsed by a parser with the command's own group in full: a first pass with no
     group finds the command (top-level --help, --version and usage errors end there, as the whole
-    parser would end them)."""
-    command = build_parser(()).parse_known_args(argv)[0].command
+    parser would end them). A command line that starts with a command's name (a hook's) needs no first
+    pass: the first word that is not an option is the command."""
+    words = sys.argv[1:] if argv is None else argv
+    if words and words[0] in COMMANDS:
+        command = words[0]
+    else:
+        command = build_parser(()).parse_known_args(argv)[0].command
     group = COMMANDS[command][0] if command is not None else None
     parser = build_parser(None if group == WHOLE_PARSER else () if group is None else (group,))
     return parser, parser.parse_args(argv)

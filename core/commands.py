@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import secrets
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -150,6 +149,8 @@ def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> st
     if session_id is not None:
         check_session_id(session_id)
         return session_id
+    import secrets  # only a selection without a session id draws one
+
     return f"{clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
 
 

@@ -19,10 +19,11 @@ import numpy as np
 
 from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
-from lesson_credit.core.sessions.record_file import Record, RecordFile, read_records, read_weights, records_path
+from lesson_credit.core.sessions.records_path import records_path
 
-if TYPE_CHECKING:  # imported where used: a workspace without records (every write) needs neither
+if TYPE_CHECKING:  # imported where used: a workspace without records (every write) needs none of them
     from lesson_credit.core.sessions.join import Join, JoinProblem
+    from lesson_credit.core.sessions.record_file import Record, RecordFile
     from lesson_credit.core.sessions.trajectory import Trajectory
 
 
@@ -51,7 +52,7 @@ class SessionRecords:
         self.settings = settings
         self.path = records_path(root, settings.path, environ)
         self._signature: tuple[int, ...] | None = None
-        self._file = RecordFile(self.path, note=f"no session records at {self.path}")
+        self._file: RecordFile | None = None
         self._joined: JoinedRecords | None = None
 
     def _stat(self) -> tuple[int, ...] | None:
@@ -64,10 +65,16 @@ class SessionRecords:
     def file(self) -> RecordFile:
         """The records as the file holds them now (read again only when its stat changed)."""
         signature = self._stat()
-        if signature is None or signature != self._signature:
+        if self._file is None or signature is None or signature != self._signature:
+            from lesson_credit.core.sessions.record_file import read_records
+
             self._file = read_records(self.path)
             self._signature = signature
         return self._file
+
+    def has_records(self) -> bool:
+        """Whether the file holds a record (`file().records`); without a file, known without reading."""
+        return self._stat() is not None and bool(self.file().records)
 
     def joined(
         self,
@@ -78,6 +85,8 @@ class SessionRecords:
         """The records joined to the first `n_sessions` sessions, with each source's scores; kept while
         the records, the weights, the outcome mapping and the number of sessions stay the same.
         `columns()` gives the sessions' ids and timestamps, asked for only when a join is made."""
+        from lesson_credit.core.sessions.record_file import read_weights
+
         file = self.file()
         weights, weights_problem = read_weights(self.root)
         token = (file.digest, n_sessions, tuple(sorted(weights.items())), tuple(sorted(outcomes.items())))

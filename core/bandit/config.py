@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lesson_credit.core.bandit.policy import check_policy
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, read_regular
@@ -219,6 +218,8 @@ def _select(path: Path, table: Any) -> str | None:
         raise unknown_key(path, unknown[0], ("policy",), "[select] ")
     if "policy" not in table:
         return None
+    from lesson_credit.core.bandit.policy import check_policy  # the policies' module draws: not every command's
+
     try:
         return check_policy(table["policy"])
     except ValueError as exc:

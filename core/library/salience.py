@@ -280,6 +280,8 @@ class KeywordMatcher:
     def scan(self, text: str) -> Scan:
         import numpy as np
 
+        from lesson_credit.core.base.arrays import distinct
+
         if not self._keys:
             return Scan()
         automaton, found = self._automaton, np.zeros(0, dtype=np.int64)
@@ -294,7 +296,7 @@ class KeywordMatcher:
             # Frequent keywords make most matches, and each match costs more than a character of
             # text: the sample settles them, and the whole text is then scanned without them.
             sampled = _matches(automaton, lowered, cut)[1]
-            found = np.unique(sampled)
+            found = distinct(sampled)
             found = found[(found < self._n_plain) & ~self._of_parts[found]]  # a part's every match is needed
             if len(sampled) * (_SAMPLE_SHARE - 1) > _REBUILD_COST * len(self._keys):
                 self._left_out = found.tolist()
@@ -303,7 +305,7 @@ class KeywordMatcher:
                 if len(automaton):
                     automaton.make_automaton()
         ends, slots = _matches(automaton, lowered, len(lowered))
-        plain_slots = np.union1d(found, slots[slots < self._n_plain])
+        plain_slots = distinct(np.concatenate([found, slots[slots < self._n_plain]]))  # np.union1d
         wild: dict[str, list[tuple[int, int]]] = {}
         if self._anchored:  # from where each part occurs (lesson_credit.core.library.wildcard)
             of_parts = self._of_parts[slots]  # usually a small share of all matches

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.base.arrays import distinct
 from lesson_credit.core.log.snapshot import SourceInputs, SourceScores, source_scores
 from lesson_credit.core.model.sources import NO_SOURCE, SOURCES, CodeArray, RewardInputs
 
@@ -42,11 +43,13 @@ def scores(log: SourceInputs, rewards: RewardInputs, dense_share: int | None = N
     sub_base, sub, sub_applied, sub_applied_rows, positions = _of_rows(log, rewards, rows)
     allowed = np.zeros(len(SOURCES), dtype=np.bool_)
     allowed[[SOURCES.index(source) for source in rewards.priority]] = True
-    own_counts = allowed[log.own_source] & ~np.isnan(log.own)
+    own_counts = ~np.isnan(log.own)
+    if not allowed.all():  # a source left out of the priority: its records' own scores do not count
+        own_counts &= allowed.take(log.own_source)
     base = np.where(own_counts, log.own, np.nan)
     base[rows] = sub_base
     base.flags.writeable = False
-    chosen: CodeArray = np.where(own_counts, log.own_source, NO_SOURCE).astype(np.int8)
+    chosen: CodeArray = np.where(own_counts, log.own_source, NO_SOURCE).astype(np.int8, copy=False)
     chosen[rows] = sub.chosen
     # rows is sorted, so the grade events in force keep source_scores' order: by source, then row
     applied, applied_rows = positions[sub_applied], rows[sub_applied_rows]
@@ -101,7 +104,7 @@ def _named(previous: Scored, log: SourceInputs, rewards: RewardInputs, max_share
     if not same:
         return None
     graded = log.grade_rows[g0:]
-    rows = _distinct(np.concatenate([graded[graded >= 0], np.arange(n0, n, dtype=np.int64)]))
+    rows = distinct(np.concatenate([graded[graded >= 0], np.arange(n0, n, dtype=np.int64)]))
     return None if len(rows) * max_share > n else rows
 
 
@@ -135,19 +138,13 @@ def _extended(values: npt.NDArray[T], n: int, fill: float) -> npt.NDArray[T]:
     return out
 
 
-def _distinct(rows: IntArray) -> IntArray:
-    """Sorted, each once (np.unique's first call in a process costs 7 ms)."""
-    rows = np.sort(rows)
-    return rows[np.concatenate([[True], rows[1:] != rows[:-1]])] if len(rows) else rows
-
-
 def _with_evidence(log: SourceInputs, rewards: RewardInputs) -> IntArray:
     """The rows (sorted, distinct) that a grade event, an outcome word or a score from outside names."""
     n = len(log.own)
     parts = [log.grade_rows[log.grade_rows >= 0], log.outcome_rows]
     for outside in rewards.external.values():
         parts.append(np.flatnonzero(~np.isnan(outside[: min(n, len(outside))])))
-    return _distinct(np.concatenate(parts).astype(np.int64))
+    return distinct(np.concatenate(parts).astype(np.int64))
 
 
 def _of_rows(

@@ -12,7 +12,6 @@ in [0, 1].
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +21,8 @@ import xxhash
 
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.sessions.records_path import RECORDS_FILE
 
-RECORDS_FILE = "session-records.jsonl"
-WORKSPACE_RECORDS = Path("state") / "sessions" / RECORDS_FILE
 WEIGHTS_FILE = Path("state") / "grading-weights.json"
 RECORDS_MAX_BYTES = 64 * 1024 * 1024  # a file this big holds ~100k records; only its start is read
 LINE_MAX_BYTES = 1024 * 1024  # one record; a longer line is reported, not parsed
@@ -141,19 +139,6 @@ class RecordFile:
     def present(self) -> bool:
         """Whether there is a file to speak of: read, or there but unusable (a FIFO, too big)."""
         return bool(self.digest or self.problems)
-
-
-def records_path(root: Path, configured: str | None, environ: Mapping[str, str] | None = None) -> Path:
-    """The records file: config.toml's `[records] path` (relative to the workspace), else
-    $GPTME_SESSIONS_DIR/session-records.jsonl, else the workspace's state/sessions/ one."""
-    env = os.environ if environ is None else environ
-    if configured:
-        path = Path(configured).expanduser()
-        return path if path.is_absolute() else root / path
-    sessions_dir = env.get("GPTME_SESSIONS_DIR")
-    if sessions_dir:
-        return Path(sessions_dir).expanduser() / RECORDS_FILE
-    return root / WORKSPACE_RECORDS
 
 
 def read_records(path: Path) -> RecordFile:

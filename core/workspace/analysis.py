@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
-from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.workspace.reading import Reading
 
@@ -75,6 +74,7 @@ class Analysis(Reading):
         """`p_top_k()` in two steps, for a caller that holds a lock while it reads: the posterior is
         taken now (a snapshot), the Monte Carlo draws (most of the time) run when the result is called."""
         from lesson_credit.core.bandit import policy as policy_mod
+        from lesson_credit.core.bandit import select as select_mod
 
         policy = policy or (settings.strategy if settings is not None else self.policy)
         k, lessons = k or self.config.k, self.library().lessons

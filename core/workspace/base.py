@@ -128,7 +128,7 @@ class WorkspaceBase:
     def _sync_rewards(self) -> bool:
         """Hand the reader the reward priority and the records' scores; True when they changed."""
         priority = self.config.reward_priority
-        if not self.session_records.file().records:
+        if not self.session_records.has_records():
             return self._reader.set_rewards(RewardInputs(priority))
         joined = self.records()
         return self._reader.set_rewards(RewardInputs(priority, joined.scores, joined.token))

@@ -19,7 +19,6 @@ from lesson_credit.core.log.events import SelectionEvent
 from lesson_credit.core.log.eventstore import JsonlStore
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES
-from lesson_credit.core.sessions.record_file import Record
 from lesson_credit.core.views import (
     Explanation,
     GradeRecord,
@@ -32,6 +31,7 @@ from lesson_credit.core.views import (
 from lesson_credit.core.workspace.base import WorkspaceBase
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from lesson_credit.core.sessions.record_file import Record
     from lesson_credit.core.sessions.trajectory import Trajectory
 
 
@@ -134,7 +134,7 @@ class Reading(WorkspaceBase):
 
     def record_at(self, row: int) -> Record | None:
         """The gptme-sessions record joined to the session at `row` (None: none joined)."""
-        return self.records().record_at(row) if self.session_records.file().records else None
+        return self.records().record_at(row) if self.session_records.has_records() else None
 
     def record_of(self, session_id: str) -> Record | None:
         self.data()

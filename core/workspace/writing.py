@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from lesson_credit.core import commands, grading
 from lesson_credit.core.bandit.config import save_config
-from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import set_aside_notices
@@ -27,7 +26,7 @@ from lesson_credit.core.views import (
 from lesson_credit.core.workspace.state_file import StateFile
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
-    pass
+    from lesson_credit.core.bandit.select import Selection
 
 
 class Writing(StateFile):

@@ -65,13 +65,16 @@ def test_status_and_record_load_only_their_own_command_modules(workspace: Path) 
 
 def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     """The writers' lock is a flock (the filelock package, ~50 ms of imports, only where there is none);
-    the gptme-sessions records' join and trajectories are read only where there are records; the
-    host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml."""
+    the gptme-sessions records' reader, join and trajectories are loaded only where there are records; the
+    host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml;
+    numpy's masked arrays (numpy.ma, which np.unique's first call imports) nowhere; the selection
+    policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy."""
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
     modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
     assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
-    sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory")]
-    for name in ("filelock", "asyncio", "socket", "tomllib", *sessions):
+    sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory", "record_file")]
+    drawing = ["lesson_credit.core.bandit.policy", "lesson_credit.core.bandit.select", "secrets"]
+    for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", *sessions, *drawing):
         assert name not in modules
 
 
@@ -115,3 +118,20 @@ def test_the_top_level_help_lists_every_command() -> None:
         main(["--help"])
     assert out.getvalue() == build_parser().format_help()
     assert all(f"    {name}" in out.getvalue() for name in COMMANDS)
+
+
+def test_the_engine_s_modules_are_left_out_of_the_collector_s_walks(workspace: Path) -> None:
+    """After the engine's import (once per process) its objects are frozen (gc.freeze): the collections
+    of a command's own work no longer walk them. The modules alone are thousands of objects."""
+    script = (
+        "import gc, sys\nfrom lesson_credit.cli.main import main\nbefore = gc.get_freeze_count()\n"
+        "code = main(sys.argv[1:])\nprint(code, before, gc.get_freeze_count())\n"
+    )
+    record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
+    argv = [*record, "--lessons", "tools/git.md", "--reward", "0.8"]
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *argv], env=process_env(), capture_output=True, text=True, timeout=120
+    )
+    code, before, after = (int(word) for word in proc.stdout.splitlines()[-1].split())
+    assert code == 0, proc.stderr
+    assert before == 0 and after > 10_000

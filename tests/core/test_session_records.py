@@ -11,7 +11,8 @@ import pytest
 
 from lesson_credit.core.model.sources import HEURISTIC, HUMAN, JUDGE, OUTCOME
 from lesson_credit.core.sessions.join import BY_ID, BY_PREFIX, BY_TIME, join_records
-from lesson_credit.core.sessions.record_file import Record, parse_records, read_records, read_weights, records_path
+from lesson_credit.core.sessions.record_file import Record, parse_records, read_records, read_weights
+from lesson_credit.core.sessions.records_path import records_path
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import grade, make_workspace, session
 
