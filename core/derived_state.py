@@ -22,6 +22,7 @@ from lesson_credit.core.bandit.interop import (
     kept_message,
     written_by_us,
 )
+from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
@@ -87,18 +88,26 @@ def state_disagreement(ws: Workspace) -> str | None:
 def repair_state(ws: Workspace) -> str | None:
     """Rewrite a stale `bandit-state.json` (best effort) unless another tool's update is in it; a
     one-line account of it, or None when it agreed with the log. A missing log is said, and the file
-    left as it is (see `check_state`)."""
+    left as it is (see `check_state`). The rewrite holds the writers' lock from a second check to the
+    file's replacement, so it never replaces a file a write made meanwhile from a later log; when a
+    writer holds the lock, that write rewrites the file itself (each does, from the log under it)."""
     check = check_state(ws)
-    if check is None:
-        return None
-    if check.foreign or check.missing:
-        return check.why
+    if check is None or check.foreign or check.missing:
+        return None if check is None else check.why
+    why = check.why
     try:
-        logged = ws.write_state()
+        with ws.log.locked(timeout=0):
+            ws.refresh()
+            check = check_state(ws)  # again, under the lock: a write may have rewritten the file meanwhile
+            if check is None or check.foreign or check.missing:
+                return None if check is None else check.why
+            logged = ws.write_state(locked=True)
+    except StoreUnavailable:  # the lock is held: its holder's write rewrites the file, from a later log
+        return f"{why}; another writer holds the log's lock, and its write rewrites the file"
     except StateKept as exc:  # changed by another tool between the check and the rewrite, or no log
         return str(exc)
     except (StoreError, OSError) as exc:
-        return f"{check.why}; could not rewrite it: {exc}"
+        return f"{why}; could not rewrite it: {exc}"
     if logged:  # another tool's increments were logged: that line says so
         return " ".join(logged)
     return f"{check.why}; rewritten from the log"

@@ -17,7 +17,7 @@ from lesson_credit.core import commands
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import atomic_write
+from lesson_credit.core.base.files import StoreUnavailable, atomic_write
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.events import encode
 from lesson_credit.core.log.store import StoreError
@@ -32,10 +32,22 @@ class StateFile(Analysis):
 
     def _append(self, event: dict[str, Any], adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
         """Append an event (under the lock, or a record's: `record_lock`), read it back, and rewrite the
-        state file; the warnings of the rewrite (`_after_write`)."""
+        state file; the warnings of the rewrite (`_after_write`). A record on a database appends
+        without the writers' lock (its unique index orders records), so the rewrite takes it: from the
+        log as it is under the lock, a record's file never replaces one a later write made meanwhile."""
         self.log.append(encode(event))
         self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
-        return self._after_write(adopted, locked)
+        if locked:
+            return self._after_write(adopted, locked)
+        try:
+            with self.log.locked():
+                return self._after_write(adopted, locked=True)
+        except StoreUnavailable:  # the lock not had in time (its message says "nothing written": not so)
+            name = self.state_path.name
+            why = f"{name} not rewritten: another writer held the log's lock too long"
+            return (f"{why}; the event is logged, and the next write or `status` rewrites {name}",)
+        except StoreError as exc:
+            return (interop.state_not_written(exc, self.state_path),)
 
     def _after_write(self, adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
         """The event is in the log (or the settings in config.toml): the command has succeeded, and
@@ -197,16 +209,20 @@ class StateFile(Analysis):
 
     def export_gptme(self, path: Path | str) -> Path:
         """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder); onto the
-        workspace's own file, that file is ours again (its copy kept)."""
+        workspace's own file, that file is ours again (its copy kept), written as every rewrite of it
+        is: under the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
-        own = target.resolve() == self.state_path
-        style = interop.read_state(target) if own else {}  # onto our own file: its key style is kept
+        if target.resolve() != self.state_path:
+            return interop.export_state(target, lambda: self._fresh_state({}))
+        with self.log.locked():
+            self.refresh()
+            style = interop.read_state(target)  # onto our own file: its key style is kept
+            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
 
-        def fresh() -> dict[str, Any]:
-            keys = self.state_keys(style)
-            return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
-
-        return interop.export_state(target, fresh, self._keep_written if own else None)
+    def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
+        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`)."""
+        keys = self.state_keys(style)
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log

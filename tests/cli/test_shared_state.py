@@ -258,3 +258,94 @@ def test_two_commands_at_once_log_gptmes_update_once(ws: Path, monkeypatch: pyte
     assert sum(1 for e in events(ws) if e.get("increments")) == 1  # logged once
     # by hand: Beta(1.9, 1.1) n 1 from s1, plus gptme's +0.8/+0.2 and one selection, once
     assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
+
+
+def test_a_status_repair_never_replaces_a_later_write_s_file(ws: Path) -> None:
+    """`status` found the file behind (a grade appended by hand) and folded the log to rewrite it; a
+    hook's `record` meanwhile appended s2 and rewrote the file under the writers' lock. Before, the
+    repair then replaced that file with its own older fold: gptme read one selection of git where the
+    log held two. The repair now holds the lock from its check to its rewrite (the record waits)."""
+    import threading
+
+    from lesson_credit.core.derived_state import repair_state
+    from lesson_credit.core.workspace import Workspace
+
+    with open(ws / LOG_REL, "ab") as handle:
+        handle.write(b'{"type":"grade","session_id":"s1","base_reward":0.0,"grader":"manual"}\n')
+    repairer, recorder = Workspace(ws), Workspace(ws)
+    folded, go = threading.Event(), threading.Event()
+    own_state = repairer._own_state
+
+    def paused_state(existing: dict[str, Any]) -> dict[str, Any]:
+        payload = own_state(existing)
+        folded.set()
+        go.wait(60)
+        return payload
+
+    repairer._own_state = paused_state  # type: ignore[method-assign]
+    said: list[str | None] = []
+    repairing = threading.Thread(target=lambda: said.append(repair_state(repairer)))
+    repairing.start()
+    assert folded.wait(60)
+    recording = threading.Thread(target=lambda: recorder.record("s2", ws / "j.txt", [GIT], reward=1.0))
+    recording.start()
+    recording.join(2.0)  # the old code's record is done by now; this one waits for the repair's lock
+    go.set()
+    repairing.join(60)
+    recording.join(60)
+    assert said and said[0] is not None and said[0].endswith("rewritten from the log")
+    assert [e["session_id"] for e in events(ws) if e.get("type") == "session"] == ["s1", "s2"]
+    assert file_git(ws)[2] == 2  # s1 and s2 each injected git
+
+
+def test_a_status_repair_leaves_the_file_to_the_writer_holding_the_lock(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A writer holds the log's lock (its rewrite of the file comes after its append): `status` does not
+    wait for it, says so, and leaves the file as it is."""
+    from lesson_credit.core.workspace import Workspace
+
+    with open(ws / LOG_REL, "ab") as handle:
+        handle.write(b'{"type":"grade","session_id":"s1","base_reward":0.0,"grader":"manual"}\n')
+    before = (ws / STATE_REL).read_bytes()
+    with Workspace(ws).log.locked():
+        code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0, err
+    assert "another writer holds the log's lock, and its write rewrites the file" in err
+    assert (ws / STATE_REL).read_bytes() == before
+    code, _, err = run(capsys, "status", "--workspace", str(ws))  # the lock released: repaired
+    assert code == 0 and "rewritten from the log" in err
+    assert file_git(ws) == (1.0, 2.0, 1)  # as test_our_own_stale_file_is_still_rewritten
+
+
+def test_an_export_onto_our_own_file_never_replaces_a_later_write_s_file(ws: Path) -> None:
+    """`export-gptme` onto the workspace's own file (taking it back) had folded the log when a hook's
+    `record` appended s2 and rewrote the file. Before, the export then replaced that file with its
+    older fold. It now folds and writes under the writers' lock, from the log as it is under it."""
+    import threading
+
+    from lesson_credit.core.workspace import Workspace
+
+    exporter, recorder = Workspace(ws), Workspace(ws)
+    folded, go = threading.Event(), threading.Event()
+    posterior = exporter.posterior
+
+    def paused_posterior(*args: Any, **kwargs: Any) -> Any:
+        found = posterior(*args, **kwargs)
+        if not folded.is_set():
+            folded.set()
+            go.wait(60)
+        return found
+
+    exporter.posterior = paused_posterior  # type: ignore[method-assign]
+    exporting = threading.Thread(target=lambda: exporter.export_gptme(ws / STATE_REL))
+    exporting.start()
+    assert folded.wait(60)
+    recording = threading.Thread(target=lambda: recorder.record("s2", ws / "j.txt", [GIT], reward=1.0))
+    recording.start()
+    recording.join(2.0)  # the old code's record is done by now; this one waits for the export's lock
+    go.set()
+    exporting.join(60)
+    recording.join(60)
+    assert [e["session_id"] for e in events(ws) if e.get("type") == "session"] == ["s1", "s2"]
+    assert file_git(ws)[2] == 2  # s1 and s2 each injected git

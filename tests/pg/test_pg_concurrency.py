@@ -6,6 +6,7 @@ transactions commit in any order); and the writers' lock for writes checked agai
 from __future__ import annotations
 
 import functools
+import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -361,3 +362,60 @@ def test_two_grades_checked_against_the_same_latest_grade_are_not_both_written(p
     assert outcomes == [0.1, "conflict"]
     grades = [row for row in positions(pg_url) if row[0] == "grade"]
     assert grades == [("grade", "s1"), ("grade", "s1")]  # the shown grade and the first client's
+
+
+def test_a_record_s_state_file_never_replaces_a_later_one(pg_url: str, ws_root: Path) -> None:
+    # Two agents in one workspace record at once on a database, where records take no lock to append.
+    # The first has appended and folded, and is about to replace bandit-state.json; the second records
+    # in full meanwhile. Before, the second's file (both sessions) was then replaced by the first's
+    # (its own session only): gptme read one selection of tools/git.md where the log held two. The
+    # state file is now rewritten under the writers' lock, from the log as it is under it.
+    first, second = (
+        Workspace(ws_root, store=PgStore(pg_url, agent="a")),
+        Workspace(ws_root, store=PgStore(pg_url, agent="b")),
+    )
+    folded, go = threading.Event(), threading.Event()
+    own_state = first._own_state
+
+    def paused_state(existing: dict[str, Any]) -> dict[str, Any]:
+        payload = own_state(existing)
+        if not folded.is_set():
+            folded.set()
+            go.wait(JOIN_S)
+        return payload
+
+    first._own_state = paused_state  # type: ignore[method-assign]
+    recording_first = Background(lambda: first.record("s1", ws_root / "j.txt", ["tools/git.md"], reward=1.0))
+    wait_until(folded.is_set, "the first agent folded the log for its state file")
+    recording_second = Background(lambda: second.record("s2", ws_root / "j.txt", ["tools/git.md"], reward=0.0))
+    wait_until(
+        lambda: recording_second.done or waiting_on_a_lock(pg_url, "pg_advisory_lock"),
+        "the second agent is done or waits for the writers' lock",
+    )
+    go.set()
+    assert recording_first.result().session.session_id == "s1"
+    assert recording_second.result().session.session_id == "s2"
+    state = json.loads((ws_root / "state" / "lesson-thompson" / "bandit-state.json").read_text())
+    (git,) = [arm for key, arm in state["arms"].items() if "git" in key]
+    assert git["total_selections"] == 2  # s1 and s2 each injected tools/git.md
+    assert [row for row in positions(pg_url) if row[0] == "session"] == [("session", "s1"), ("session", "s2")]
+
+
+def test_a_record_is_logged_when_the_state_file_s_lock_is_held_too_long(
+    pg_url: str, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writers' lock, which a record on a database takes only to rewrite bandit-state.json, held by
+    # another client past the wait: the session is logged (the command succeeded) and the warning says
+    # the file was not rewritten, not "nothing written" (the lock's own message).
+    holder = PgStore(pg_url, agent="holder")
+    ws = Workspace(ws_root, store=PgStore(pg_url, agent="a"))
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "0.2")
+    with holder.locked():
+        explanation = ws.record("s1", ws_root / "j.txt", ["tools/git.md"], reward=1.0)
+    assert explanation.session.session_id == "s1"
+    assert positions(pg_url) == [("session", "s1")]
+    assert ws.warnings == [
+        "bandit-state.json not rewritten: another writer held the log's lock too long; the event is logged,"
+        " and the next write or `status` rewrites bandit-state.json"
+    ]
+    assert not (ws_root / "state" / "lesson-thompson" / "bandit-state.json").exists()
