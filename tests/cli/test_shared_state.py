@@ -7,6 +7,8 @@ one warning. A missing log never empties the file. Numbers in warnings print wit
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -260,41 +262,55 @@ def test_two_commands_at_once_log_gptmes_update_once(ws: Path, monkeypatch: pyte
     assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
 
 
+def _paused(call: Callable[..., Any], folded: threading.Event, go: threading.Event) -> Callable[..., Any]:
+    """`call`, which the first time tells `folded` it is done and waits for `go` before returning."""
+
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        found = call(*args, **kwargs)
+        if not folded.is_set():
+            folded.set()
+            go.wait(60)
+        return found
+
+    return paused
+
+
+def _record_while_paused(ws: Path, rewrite: Callable[[], Any], folded: threading.Event, go: threading.Event) -> Any:
+    """Run `rewrite` (paused once it has folded) and, meanwhile, a `record` of s2 by another client
+    given 2 s (its whole run in the old code; now it waits for the lock the rewrite holds); then let
+    the rewrite go on. What `rewrite` returned."""
+    from lesson_credit.core.workspace import Workspace
+
+    recorder = Workspace(ws)
+    said: list[Any] = []
+    rewriting = threading.Thread(target=lambda: said.append(rewrite()))
+    rewriting.start()
+    assert folded.wait(60)
+    recording = threading.Thread(target=lambda: recorder.record("s2", ws / "j.txt", [GIT], reward=1.0))
+    recording.start()
+    recording.join(2.0)
+    go.set()
+    rewriting.join(60)
+    recording.join(60)
+    assert [e["session_id"] for e in events(ws) if e.get("type") == "session"] == ["s1", "s2"]
+    return said[0] if said else None
+
+
 def test_a_status_repair_never_replaces_a_later_write_s_file(ws: Path) -> None:
     """`status` found the file behind (a grade appended by hand) and folded the log to rewrite it; a
     hook's `record` meanwhile appended s2 and rewrote the file under the writers' lock. Before, the
     repair then replaced that file with its own older fold: gptme read one selection of git where the
     log held two. The repair now holds the lock from its check to its rewrite (the record waits)."""
-    import threading
-
     from lesson_credit.core.derived_state import repair_state
     from lesson_credit.core.workspace import Workspace
 
     with open(ws / LOG_REL, "ab") as handle:
         handle.write(b'{"type":"grade","session_id":"s1","base_reward":0.0,"grader":"manual"}\n')
-    repairer, recorder = Workspace(ws), Workspace(ws)
+    repairer = Workspace(ws)
     folded, go = threading.Event(), threading.Event()
-    own_state = repairer._own_state
-
-    def paused_state(existing: dict[str, Any]) -> dict[str, Any]:
-        payload = own_state(existing)
-        folded.set()
-        go.wait(60)
-        return payload
-
-    repairer._own_state = paused_state  # type: ignore[method-assign]
-    said: list[str | None] = []
-    repairing = threading.Thread(target=lambda: said.append(repair_state(repairer)))
-    repairing.start()
-    assert folded.wait(60)
-    recording = threading.Thread(target=lambda: recorder.record("s2", ws / "j.txt", [GIT], reward=1.0))
-    recording.start()
-    recording.join(2.0)  # the old code's record is done by now; this one waits for the repair's lock
-    go.set()
-    repairing.join(60)
-    recording.join(60)
-    assert said and said[0] is not None and said[0].endswith("rewritten from the log")
-    assert [e["session_id"] for e in events(ws) if e.get("type") == "session"] == ["s1", "s2"]
+    repairer._own_state = _paused(repairer._own_state, folded, go)  # type: ignore[method-assign]
+    said = _record_while_paused(ws, lambda: repair_state(repairer), folded, go)
+    assert said is not None and said.endswith("rewritten from the log")
     assert file_git(ws)[2] == 2  # s1 and s2 each injected git
 
 
@@ -322,30 +338,10 @@ def test_an_export_onto_our_own_file_never_replaces_a_later_write_s_file(ws: Pat
     """`export-gptme` onto the workspace's own file (taking it back) had folded the log when a hook's
     `record` appended s2 and rewrote the file. Before, the export then replaced that file with its
     older fold. It now folds and writes under the writers' lock, from the log as it is under it."""
-    import threading
-
     from lesson_credit.core.workspace import Workspace
 
-    exporter, recorder = Workspace(ws), Workspace(ws)
+    exporter = Workspace(ws)
     folded, go = threading.Event(), threading.Event()
-    posterior = exporter.posterior
-
-    def paused_posterior(*args: Any, **kwargs: Any) -> Any:
-        found = posterior(*args, **kwargs)
-        if not folded.is_set():
-            folded.set()
-            go.wait(60)
-        return found
-
-    exporter.posterior = paused_posterior  # type: ignore[method-assign]
-    exporting = threading.Thread(target=lambda: exporter.export_gptme(ws / STATE_REL))
-    exporting.start()
-    assert folded.wait(60)
-    recording = threading.Thread(target=lambda: recorder.record("s2", ws / "j.txt", [GIT], reward=1.0))
-    recording.start()
-    recording.join(2.0)  # the old code's record is done by now; this one waits for the export's lock
-    go.set()
-    exporting.join(60)
-    recording.join(60)
-    assert [e["session_id"] for e in events(ws) if e.get("type") == "session"] == ["s1", "s2"]
+    exporter.posterior = _paused(exporter.posterior, folded, go)  # type: ignore[method-assign]
+    _record_while_paused(ws, lambda: exporter.export_gptme(ws / STATE_REL), folded, go)
     assert file_git(ws)[2] == 2  # s1 and s2 each injected git
