@@ -114,9 +114,19 @@ class StateFile(Analysis):
 
     def keep_written_copy(self, state: dict[str, Any]) -> None:
         """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
-        says otherwise (a workspace written before copies were kept), best effort."""
-        if self._reader.caches and self._written() != interop.read_written_copy(interop.written_copy(state)):
-            self._keep_written(state)
+        says otherwise (a workspace written before copies were kept), best effort: under the writers'
+        lock (not waited for) and only while the file still holds `state`. A copy older than the file
+        (a write's copy and file came between the read of `state` and this) would count that write's
+        evidence as another tool's increments at gptme's next update."""
+        copy = interop.read_written_copy(interop.written_copy(state))
+        if not self._reader.caches or self._written() == copy:
+            return
+        try:
+            with self.log.locked(timeout=0):
+                if interop.read_state(self.state_path) == state:
+                    self._keep_written(state)
+        except StoreError:  # a writer holds the lock: its rewrite keeps the copy of its own file
+            pass
 
     def _written(self) -> dict[str, interop.Counts] | None:
         """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""

@@ -345,3 +345,29 @@ def test_an_export_onto_our_own_file_never_replaces_a_later_write_s_file(ws: Pat
     exporter.posterior = _paused(exporter.posterior, folded, go)  # type: ignore[method-assign]
     _record_while_paused(ws, lambda: exporter.export_gptme(ws / STATE_REL), folded, go)
     assert file_git(ws)[2] == 2  # s1 and s2 each injected git
+
+
+def test_a_copy_kept_by_status_is_never_older_than_the_file(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`status` read our file (no copy of it: one written before copies were kept) and was about to keep
+    its copy when a hook's `record` of s2 wrote its own copy and file. Before, status's copy of the file
+    it had read replaced the record's: gptme's next update then counted s2's selection of git as its
+    own (git n 4 instead of 3). The copy is kept under the writers' lock, only of the file as it is."""
+    from lesson_credit.core.derived_state import check_state
+    from lesson_credit.core.workspace import Workspace
+
+    (ws / WRITTEN_REL).unlink()
+    reader, recorder = Workspace(ws), Workspace(ws)
+    written = reader._written
+
+    def record_meanwhile() -> Any:
+        found = written()
+        recorder.record("s2", ws / "j.txt", [GIT], reward=1.0)  # between status's read of the file and its copy
+        return found
+
+    reader._written = record_meanwhile  # type: ignore[method-assign]
+    check_state(reader)
+    gptme_update(ws)
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0 and "increments" in err, err
+    assert file_git(ws)[2] == 3  # s1, s2 and gptme's one session
+    assert status_git(capsys, ws)[2] == 3
