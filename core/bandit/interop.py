@@ -244,6 +244,11 @@ class StateKept(StoreError):
     """bandit-state.json was changed by another tool since we wrote it, and was left as it is."""
 
 
+class StateChanged(StateKept):
+    """bandit-state.json changed between our read of it and our replacement of it (gptme's bandit
+    saves it without a lock of ours): nothing was written, and the rewrite may start over."""
+
+
 def state_stamp(state: dict[str, Any]) -> str:
     """The hash of a state file's content besides its stamp (key order and spacing do not count)."""
     body = {key: value for key, value in state.items() if key != STAMP_KEY}
@@ -420,6 +425,7 @@ def rewrite_state(
     With `posterior`: StateKept, and the file left as it is, when another tool changed it since we
     wrote it (no matching stamp) and it disagrees with those posteriors (its arms named by `keys_of`).
     `before_write` is given the payload before the file is replaced (to keep a copy of it)."""
+    before = _file_bytes(path)
     existing = read_state(path)
     if existing and posterior is not None and not written_by_us(existing):
         why = disagreement(existing, posterior(), path.name, None if keys_of is None else keys_of(existing))
@@ -427,9 +433,19 @@ def rewrite_state(
             raise StateKept(kept_message(path, why))
     payload = payload_of(existing)
     payload[STAMP_KEY] = state_stamp(payload)
+    if _file_bytes(path) != before:  # saved by another tool meanwhile: replacing it would drop its update
+        raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
     if before_write is not None:
         before_write(payload)
     write_json(path, payload, guard=guard)
+
+
+def _file_bytes(path: Path) -> bytes | None:
+    """The state file's bytes as they are (None: missing or unreadable), to see whether it changed."""
+    try:
+        return read_regular(path, STATE_MAX_BYTES)
+    except (OSError, UnsafeFile):
+        return None
 
 
 # ---------------------------------------------------------------- another tool's increments

@@ -27,6 +27,9 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 
+STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
+
+
 class StateFile(Analysis):
     """The state file gptme reads, kept following the log."""
 
@@ -76,12 +79,20 @@ class StateFile(Analysis):
         said: tuple[str, ...] = ()
         try:
             self._refuse_missing_log()
-            if not adopted:
-                adopted, said = self._log_foreign_update(locked)
-            check = None if adopted else self.posterior
-            interop.rewrite_state(
-                self.state_path, self._own_state, self.guard, check, self.state_keys, self._keep_written
-            )
+            for attempt in range(STATE_ATTEMPTS):  # again from the file as it is, when it was saved meanwhile
+                if not adopted:
+                    adopted, logged = self._log_foreign_update(locked)
+                    said += logged
+                check = None if adopted else self.posterior
+                try:
+                    interop.rewrite_state(
+                        self.state_path, self._own_state, self.guard, check, self.state_keys, self._keep_written
+                    )
+                    break
+                except interop.StateChanged:
+                    if attempt == STATE_ATTEMPTS - 1:
+                        raise
+                    adopted = False
         except interop.StateKept as exc:
             self._reader.keep_sums()
             if said:  # the increments were logged all the same: both are said
@@ -172,6 +183,7 @@ class StateFile(Analysis):
                 self.log.append(encode(interop.increments_event(added, self.now_iso())))
                 self._reader.trust_once()
                 self.refresh()
+                self._keep_written(existing)  # the base of the next increments: this file's are logged now
         if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
             return True, ()
         sessions = max(counts[2] for counts in added.values())

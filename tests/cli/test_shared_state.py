@@ -371,3 +371,54 @@ def test_a_copy_kept_by_status_is_never_older_than_the_file(ws: Path, capsys: py
     assert code == 0 and "increments" in err, err
     assert file_git(ws)[2] == 3  # s1, s2 and gptme's one session
     assert status_git(capsys, ws)[2] == 3
+
+
+def test_gptme_s_update_during_our_rewrite_is_logged_not_overwritten(ws: Path) -> None:
+    """gptme's bandit saved its update of the file while a `grade` folded the log for its rewrite (gptme
+    takes no lock of ours). Before, the rewrite replaced the file gptme had just saved: gptme's session
+    was in neither the file nor the log. The rewrite now finds the file changed since it read it and
+    starts over, so the update is logged as increments and the file follows the log."""
+    from lesson_credit.core.workspace import Workspace
+
+    writer = Workspace(ws)
+    own_state = writer._own_state
+    updated: list[bytes] = []
+
+    def gptme_saves_meanwhile(existing: dict[str, Any]) -> dict[str, Any]:
+        payload = own_state(existing)
+        if not updated:
+            updated.append(gptme_update(ws))  # after our read of the file, before our replacement of it
+        return payload
+
+    writer._own_state = gptme_saves_meanwhile  # type: ignore[method-assign]
+    writer.grade("s1", 0.9)
+    assert sum(1 for e in events(ws) if e.get("increments")) == 1
+    # by hand: Beta(1.9, 1.1) n 1 from s1 (graded 0.9 again: the same), plus gptme's +0.8/+0.2 and one selection
+    assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
+
+
+def test_gptme_saving_during_every_attempt_is_logged_once_per_save(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gptme saves an update during each of a write's three attempts at the file: the write gives up
+    with one warning and leaves gptme's file; each save is logged once (the first two by the write, the
+    third by the next `status`), never counted again from an older copy."""
+    from lesson_credit.core.workspace import Workspace
+
+    writer = Workspace(ws)
+    own_state = writer._own_state
+
+    def gptme_saves_meanwhile(existing: dict[str, Any]) -> dict[str, Any]:
+        payload = own_state(existing)
+        gptme_update(ws)
+        return payload
+
+    writer._own_state = gptme_saves_meanwhile  # type: ignore[method-assign]
+    appended = writer.append_grade("s1", 0.9)
+    assert any("saved again while lesson-credit rewrote it" in line for line in appended.warnings)
+    assert sum(1 for e in events(ws) if e.get("increments")) == 2
+    code, _, err = run(capsys, "status", "--workspace", str(ws))
+    assert code == 0 and "increments" in err, err
+    assert sum(1 for e in events(ws) if e.get("increments")) == 3
+    # by hand: Beta(1.9, 1.1) n 1 from s1, plus three of gptme's +0.8/+0.2 and one selection each
+    assert file_git(ws) == pytest.approx((4.3, 1.7, 4)) == status_git(capsys, ws)
