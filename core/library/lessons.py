@@ -188,6 +188,8 @@ def _refuse_aliases(raw_meta: str) -> None:
     """YAML aliases expand: nine nested ones make a billion nodes ("billion laughs") and hang
     every command, since every command loads the library. Frontmatter needs none: refuse them
     while only parsing events, before anything is built."""
+    if "*" not in raw_meta:  # an alias is written `*name`: without a star there is none to look for
+        return
     import yaml
     from frontmatter.default_handlers import SafeLoader
 
