@@ -212,8 +212,9 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: b
     with gc_paused():  # the engine's modules (see `_frozen`)
         from lesson_credit.core.log.eventstore import JsonlStore
         from lesson_credit.core.workspace import Workspace
-    if first:
-        _frozen()
+
+        if first:  # before the collector runs again: its next collection would walk all the imports made
+            _frozen()
 
     root = Path(args.workspace)
     if not root.is_dir():

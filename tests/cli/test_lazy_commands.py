@@ -122,16 +122,22 @@ def test_the_top_level_help_lists_every_command() -> None:
 
 def test_the_engine_s_modules_are_left_out_of_the_collector_s_walks(workspace: Path) -> None:
     """After the engine's import (once per process) its objects are frozen (gc.freeze): the collections
-    of a command's own work no longer walk them. The modules alone are thousands of objects."""
+    of a command's own work no longer walk them. The modules alone are thousands of objects. They are
+    frozen before the collector runs again: the collection that re-enabling it triggered walked them all."""
     script = (
-        "import gc, sys\nfrom lesson_credit.cli.main import main\nbefore = gc.get_freeze_count()\n"
-        "code = main(sys.argv[1:])\nprint(code, before, gc.get_freeze_count())\n"
+        "import gc, sys\nfrom lesson_credit.cli.main import main\nbefore = gc.get_freeze_count()\nwalked = []\n"
+        "def walks(phase, info):\n"
+        "    if phase == 'start' and 'lesson_credit.core.workspace' in sys.modules:\n"
+        "        walked.append(gc.get_freeze_count())\n"
+        "gc.callbacks.append(walks)\n"
+        "code = main(sys.argv[1:])\nprint(code, before, gc.get_freeze_count(), min(walked, default=-1))\n"
     )
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
     argv = [*record, "--lessons", "tools/git.md", "--reward", "0.8"]
     proc = subprocess.run(
         [sys.executable, "-c", script, *argv], env=process_env(), capture_output=True, text=True, timeout=120
     )
-    code, before, after = (int(word) for word in proc.stdout.splitlines()[-1].split())
+    code, before, after, first_walk = (int(word) for word in proc.stdout.splitlines()[-1].split())
     assert code == 0, proc.stderr
     assert before == 0 and after > 10_000
+    assert first_walk > 10_000  # no collection walked the engine's imports before they were frozen
