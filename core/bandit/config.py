@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lesson_credit.core.base.errors import UserError
+from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.model.settings import CreditSettings
@@ -105,7 +105,16 @@ def _number(path: Path, table: dict[str, Any], key: str, default: float, where: 
 
 
 def load_config(path: Path) -> Config:
+    return read_config(path)[0]
+
+
+def read_config(path: Path) -> tuple[Config, str | None]:
+    """config.toml's settings and the text they were read from (None: no file, the defaults)."""
     text = read_config_text(path)
+    return _parsed(path, text), text
+
+
+def _parsed(path: Path, text: str | None) -> Config:
     if text is None:
         return Config()
     import tomllib  # here: most workspaces have no config.toml
@@ -242,13 +251,20 @@ def _outcomes(path: Path, table: Any) -> dict[str, float]:
 HEADER = "lesson-credit settings (docs/format.md §9); `replay --write` and ctrl+s keep what else is here"
 
 
-def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> None:
-    """Write `config`'s settings into config.toml as it is now, changing only the values that
-    differ: comments, order, quoting and tables we do not know (such as [store]) stay as written."""
+class ConfigChanged(TemporaryFailure, ConfigError):
+    """config.toml is not the text a save started from (an editor saved it meanwhile): nothing
+    written; a retry may succeed (exit 75)."""
+
+
+def save_config(path: Path, config: Config, guard: WriteGuard | None = None, *, base: str | None = "") -> None:
+    """Write `config`'s settings into config.toml, changing only the values that differ: comments,
+    order, quoting and tables we do not know (such as [store]) stay as written. Into the file as it
+    is now, or, given `base` (the text `config` was read from, None for no file: `read_config`),
+    into that text, and only while the file still holds it (ConfigChanged, nothing written, else)."""
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    text = read_config_text(path)
+    text = read_config_text(path) if base == "" else base
     try:
         doc = tomlkit.parse(text) if text is not None else tomlkit.document()
     except TOMLKitError as exc:
@@ -272,7 +288,10 @@ def save_config(path: Path, config: Config, guard: WriteGuard | None = None) -> 
     )
     _put_table(doc, "outcomes", {label: (value, None) for label, value in config.outcome_overrides.items()})
     _put_table(doc, "select", {"policy": (config.policy, None)})
-    atomic_write(path, tomlkit.dumps(doc).encode("utf-8"), guard)
+    data = tomlkit.dumps(doc).encode("utf-8")
+    if base != "" and read_config_text(path) != base:
+        raise ConfigChanged(f"{path}: changed while it was being saved; nothing written, retry later")
+    atomic_write(path, data, guard)
 
 
 _ALWAYS = object()  # a default no value equals: the key is written even when absent

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lesson_credit.core import commands, grading
-from lesson_credit.core.bandit.config import save_config
+from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config, save_config
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import set_aside_notices
@@ -24,6 +24,8 @@ from lesson_credit.core.views import (
     PosteriorTable,
 )
 from lesson_credit.core.workspace.state_file import StateFile
+
+CONFIG_ATTEMPTS = 3  # saves of config.toml tried while an editor keeps saving it meanwhile
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.bandit.select import Selection
@@ -236,8 +238,13 @@ class Writing(StateFile):
         chosen = self.config.reward_priority if priority is None else check_priority(priority)
         if write:
             with self.log.locked():
+
+                def change(c: Config) -> Config:  # what was given, in the file as it is (its priority unless one is)
+                    credit = commands.settings_with(c.credit, strategy, floor, decay)
+                    return replace(c, credit=credit, reward_priority=c.reward_priority if priority is None else chosen)
+
+                self._save_config(change)
                 self.config = replace(self.config, credit=settings, reward_priority=chosen)
-                save_config(self.config_path, self.config, self.guard)
                 self.warnings.extend(self._after_write())
         base = None if chosen == self.data().scores().priority else self.priority_base(chosen)
         return self.lesson_table(settings, base, details=False)
@@ -254,7 +261,26 @@ class Writing(StateFile):
         except ValueError as exc:
             raise WorkspaceError(str(exc)) from None
         settings = commands.settings_with(self.settings, settings.strategy, settings.floor, settings.decay)
+
+        def change(c: Config) -> Config:  # the rule and the policy, in the file as it is
+            credit = commands.settings_with(c.credit, settings.strategy, settings.floor, settings.decay)
+            return replace(c, credit=credit, policy=policy)
+
         with self.log.locked():
+            self._save_config(change)
             self.config = replace(self.config, credit=settings, policy=policy)
-            save_config(self.config_path, self.config, self.guard)
             self.warnings.extend(self._after_write())
+
+    def _save_config(self, change: Callable[[Config], Config]) -> None:
+        """Write `change` of config.toml as it is now (under the writers' lock): what an operator set
+        there since this workspace read it is kept, not written back to what the workspace holds. An
+        edit saved while this writes makes it start over from that edit (a few times, then a one-line
+        ConfigError, nothing written)."""
+        for attempt in range(CONFIG_ATTEMPTS):
+            config, text = read_config(self.config_path)
+            try:
+                save_config(self.config_path, change(config), self.guard, base=text)
+                return
+            except ConfigChanged:
+                if attempt == CONFIG_ATTEMPTS - 1:
+                    raise

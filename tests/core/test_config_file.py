@@ -199,3 +199,76 @@ def test_a_gptme_toml_that_cannot_be_read_is_named_once_with_why(tmp_path: Path,
     assert err.count("gptme.toml") == 2, err  # the file, then "fix gptme.toml"
     assert {"directory": "a directory", "fifo": "a FIFO", "too-big": "larger than 1 MB"}[kind] in err
     assert not (root / LOG_REL).exists()
+
+
+def test_a_save_keeps_an_operator_s_edit_made_since_the_workspace_read_the_file(tmp_path: Path) -> None:
+    """The dashboard read config.toml when it opened; the operator then set k and [prior] alpha by hand.
+    Saving a floor (what-if ctrl+s, `replay --write`) wrote every setting the workspace held: k back to
+    3 and alpha back to 2.0, the hand edit lost. A save now changes only what it was asked to change,
+    in the file as it is."""
+    from lesson_credit.core.workspace import Workspace
+
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})], config=WRITTEN)
+    ws = Workspace(root)
+    edited = WRITTEN.replace('"k" = 3', '"k" = 7   # set by hand').replace("alpha = 2.0", "alpha = 4.0")
+    (root / CONFIG_REL).write_text(edited)
+    ws.replay(floor=0.1, write=True)
+    # by hand: as test_a_save_changes_only_the_values_that_changed, floor and decay (absent) added after
+    # the last top-level key; the hand-set k and alpha, and their comment, as the operator wrote them
+    assert (root / CONFIG_REL).read_text() == edited.replace(
+        '"k" = 7   # set by hand\n', '"k" = 7   # set by hand\nfloor = 0.1\ndecay = 1.0\n'
+    )
+    saved = load_config(root / CONFIG_REL)
+    assert (saved.k, saved.credit.prior_alpha, saved.credit.floor) == (7, 4.0, 0.1)
+
+
+def test_a_save_starts_over_from_an_edit_saved_while_it_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor saved config.toml between the save's read of it and its replacement: the save starts
+    over from the edited file instead of replacing it."""
+    import tomlkit
+
+    from lesson_credit.core.workspace import Workspace
+
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})], config=WRITTEN)
+    ws = Workspace(root)
+    dumps = tomlkit.dumps
+    edited = WRITTEN.replace('"k" = 3', '"k" = 5')
+
+    def editor_saves_meanwhile(doc: object) -> str:
+        if 'k" = 5' not in (root / CONFIG_REL).read_text():
+            (root / CONFIG_REL).write_text(edited)
+        return dumps(doc)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tomlkit, "dumps", editor_saves_meanwhile)
+    ws.replay(strategy="uniform", write=True)
+    text = (root / CONFIG_REL).read_text()
+    # the edited k kept; strategy changed in place, floor and decay (absent) added after the last top-level key
+    assert text == edited.replace('strategy = "seed"', 'strategy = "uniform"').replace(
+        '"k" = 5\n', '"k" = 5\nfloor = 0.3\ndecay = 1.0\n'
+    )
+
+
+def test_a_save_an_editor_keeps_changing_is_refused_for_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editor saving config.toml during each of the save's attempts: nothing written by us (the last
+    edit stays), a temporary failure (exit 75) that says why."""
+    import tomlkit
+
+    from lesson_credit.core.bandit.config import ConfigChanged
+    from lesson_credit.core.base.errors import TemporaryFailure
+    from lesson_credit.core.workspace import Workspace
+
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})], config=WRITTEN)
+    ws = Workspace(root)
+    dumps = tomlkit.dumps
+    edits = iter(range(4, 100))
+
+    def editor_saves_every_time(doc: object) -> str:
+        (root / CONFIG_REL).write_text(WRITTEN.replace('"k" = 3', f'"k" = {next(edits)}'))
+        return dumps(doc)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tomlkit, "dumps", editor_saves_every_time)
+    with pytest.raises(ConfigChanged, match="changed while it was being saved; nothing written") as raised:
+        ws.replay(strategy="uniform", write=True)
+    assert isinstance(raised.value, TemporaryFailure)
+    assert (root / CONFIG_REL).read_text() == WRITTEN.replace('"k" = 3', '"k" = 6')  # the third edit, as saved
+    assert ws.config.credit.strategy == "seed"
