@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Input, Static
 
 from lesson_credit.core.bandit.config import load_config
+from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
@@ -139,3 +140,71 @@ async def test_an_invalid_floor_is_said_in_view_at_80_columns(app: LessonCreditA
         floor.value = "0.5"
         await settle(pilot)
         assert "0 to 1" not in "\n".join(strip.text for strip in screen_lines(app))
+
+
+async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: LessonCreditApp, ws_root: Path) -> None:
+    """ctrl+s y, another strategy, ctrl+s y, the second confirmed while the first save waits to begin
+    (1 s here, as a busy machine's thread may): the file ends with the second. Each save ran in its
+    own worker thread, and the second was written first, then replaced by the first."""
+    import threading
+    import time
+
+    source = app.source
+    save_settings = source.save_settings
+    written: list[str] = []
+    first = threading.Event()
+
+    def slow_first(
+        settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
+    ) -> None:
+        if not first.is_set():
+            first.set()
+            time.sleep(1.0)
+        save_settings(settings, policy, priority)
+        written.append(settings.strategy)
+
+    source.save_settings = slow_first  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.press("t", "t")  # uniform
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.press("t", "t")  # uniform -> seed -> evidence, folded while the first save waits
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        for _ in range(200):  # (a bound, not a speed assertion)
+            if screen.settings is not None and screen.settings.strategy == "evidence":
+                break
+            await pilot.pause(0.02)
+        assert not written  # the first save still waits
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        for _ in range(300):
+            if len(written) == 2:
+                break
+            await pilot.pause(0.05)
+        await settle(pilot)
+    assert written == ["uniform", "evidence"]
+    assert load_config(ws_root / CONFIG_REL).credit.strategy == "evidence"
+
+
+async def test_a_save_confirmed_as_the_screen_closes_is_written(app: LessonCreditApp, ws_root: Path) -> None:
+    """`ctrl+s y escape` in one burst: the save confirmed is written though What-if closed before its
+    worker began (a screen's workers end with it), and the toast says so on the screen beneath."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        await pilot.press("t", "t")  # uniform
+        await settle(pilot)
+        await pilot.press("ctrl+s", "y", "escape")
+        await settle(pilot)
+        assert isinstance(app.screen, LessonsScreen)
+        assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"
+        assert any("Saved strategy uniform" in text for _, text in notification_texts(app))

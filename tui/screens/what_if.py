@@ -160,12 +160,14 @@ class WhatIfScreen(DataScreen):
     def _fold(self, settings: CreditSettings | None, priority: tuple[str, ...] | None = None) -> None:
         self.post_result(lambda: self.source.what_if(settings or self.source.settings(), priority), self.Folded)
 
-    @work(thread=True, exclusive=True, group="what-if-save")
-    def _save(self, settings: CreditSettings, policy: str | None, priority: tuple[str, ...] | None) -> None:
-        self.post_result(
-            lambda: self.source.save_settings(settings, policy, priority),
-            lambda _saved: self.Saved(settings, policy, priority),
-        )
+    @work(thread=True, group="what-if-save")  # not exclusive: no confirmed save is dropped
+    def _save(self) -> None:
+        """Write the confirmed saves in the order they were confirmed (`WorkspaceSource.write_saves`)."""
+        for save, failure in self.source.write_saves():
+            if failure is None:
+                self.post_message(self.Saved(save.settings, save.policy, save.priority))
+            else:
+                self.fail(failure)
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:
@@ -342,7 +344,8 @@ class WhatIfScreen(DataScreen):
 
         def answered(yes: bool | None) -> None:
             if yes:  # the policy is written only when it was changed here (else it keeps following the strategy)
-                self._save(settings, policy if policy != view.policy else None, priority)
+                self.source.queue_save(settings, policy if policy != view.policy else None, priority)
+                self._save()
 
         self.app.push_screen(
             ConfirmScreen(
