@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from lesson_credit.core.bandit.config import load_config
@@ -142,6 +143,15 @@ async def test_an_invalid_floor_is_said_in_view_at_80_columns(app: LessonCreditA
         assert "0 to 1" not in "\n".join(strip.text for strip in screen_lines(app))
 
 
+async def _what_if_at_uniform(pilot: Pilot[None]) -> None:
+    """From the first screen: What-if, its strategy moved to uniform (seed -> evidence -> uniform)."""
+    await settle(pilot)
+    await pilot.press("w")
+    await settle(pilot)
+    await pilot.press("t", "t")
+    await settle(pilot)
+
+
 async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: LessonCreditApp, ws_root: Path) -> None:
     """ctrl+s y, another strategy, ctrl+s y, the second confirmed while the first save waits to begin
     (1 s here, as a busy machine's thread may): the file ends with the second. Each save ran in its
@@ -165,11 +175,7 @@ async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: Lesso
 
     source.save_settings = slow_first  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
-        await pilot.press("t", "t")  # uniform
-        await settle(pilot)
+        await _what_if_at_uniform(pilot)
         await pilot.press("ctrl+s")
         await pilot.pause()
         await pilot.press("y")
@@ -195,14 +201,10 @@ async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: Lesso
 
 
 async def test_a_save_confirmed_as_the_screen_closes_is_written(app: LessonCreditApp, ws_root: Path) -> None:
-    """`ctrl+s y escape` in one burst: the save confirmed is written though What-if closed before its
-    worker began (a screen's workers end with it), and the toast says so on the screen beneath."""
+    """`ctrl+s y escape` in one burst: the save confirmed is written though What-if closes at once, and
+    its toast shows on the screen beneath (the queued save must not depend on the screen staying)."""
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
-        await pilot.press("t", "t")  # uniform
-        await settle(pilot)
+        await _what_if_at_uniform(pilot)
         await pilot.press("ctrl+s", "y", "escape")
         await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
