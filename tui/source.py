@@ -368,6 +368,10 @@ class WorkspaceSource:
         confirmed before it."""
         self._saves.append(SettingsSave(settings, policy, priority))
 
+    def saves_pending(self) -> bool:
+        """Whether a confirmed save is not written yet (what the file will hold is not what it holds)."""
+        return bool(self._saves) or self._saving.locked()
+
     def write_saves(self) -> list[tuple[SettingsSave, Exception | None]]:
         """From a worker: write every queued save, oldest first (whichever worker runs first writes
         the others' too, so a later save is never written before an earlier one); each with its

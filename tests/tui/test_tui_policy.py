@@ -3,6 +3,7 @@ and ctrl+s saves it with the other settings."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -143,19 +144,9 @@ async def test_an_invalid_floor_is_said_in_view_at_80_columns(app: LessonCreditA
         assert "0 to 1" not in "\n".join(strip.text for strip in screen_lines(app))
 
 
-async def _what_if_at_uniform(pilot: Pilot[None]) -> None:
-    """From the first screen: What-if, its strategy moved to uniform (seed -> evidence -> uniform)."""
-    await settle(pilot)
-    await pilot.press("w")
-    await settle(pilot)
-    await pilot.press("t", "t")
-    await settle(pilot)
-
-
-async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: LessonCreditApp, ws_root: Path) -> None:
-    """ctrl+s y, another strategy, ctrl+s y, the second confirmed while the first save waits to begin
-    (1 s here, as a busy machine's thread may): the file ends with the second. Each save ran in its
-    own worker thread, and the second was written first, then replaced by the first."""
+def _first_save_held(app: LessonCreditApp) -> list[str]:
+    """Hold the first settings save 1 s before it begins (as a busy machine's thread may); the list of
+    the strategies saved, in the order written."""
     import threading
     import time
 
@@ -174,27 +165,51 @@ async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: Lesso
         written.append(settings.strategy)
 
     source.save_settings = slow_first  # type: ignore[method-assign]
+    return written
+
+
+async def _until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
+    """Wait for `condition` (a generous bound, never a speed assertion)."""
+    for _ in range(600):
+        if condition():
+            return
+        await pilot.pause(0.02)
+
+
+async def _save_confirmed(pilot: Pilot[None]) -> None:
+    """ctrl+s, then y to its question."""
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    await pilot.press("y")
+    await pilot.pause()
+
+
+async def _what_if_at_uniform(pilot: Pilot[None]) -> None:
+    """From the first screen: What-if, its strategy moved to uniform (seed -> evidence -> uniform)."""
+    await settle(pilot)
+    await pilot.press("w")
+    await settle(pilot)
+    await pilot.press("t", "t")
+    await settle(pilot)
+
+
+async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: LessonCreditApp, ws_root: Path) -> None:
+    """ctrl+s y, another strategy, ctrl+s y, the second confirmed while the first save waits to begin
+    (1 s here, as a busy machine's thread may): the file ends with the second. Each save ran in its
+    own worker thread, and the second was written first, then replaced by the first."""
+    written = _first_save_held(app)
     async with app.run_test(size=SIZE) as pilot:
         await _what_if_at_uniform(pilot)
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
+        await _save_confirmed(pilot)
         await pilot.press("t", "t")  # uniform -> seed -> evidence, folded while the first save waits
         screen = app.screen
         assert isinstance(screen, WhatIfScreen)
-        for _ in range(200):  # (a bound, not a speed assertion)
-            if screen.settings is not None and screen.settings.strategy == "evidence":
-                break
-            await pilot.pause(0.02)
+        await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == "evidence")
         assert not written  # the first save still waits
         await pilot.press("ctrl+s")
         await pilot.pause()
         await pilot.press("y")
-        for _ in range(300):
-            if len(written) == 2:
-                break
-            await pilot.pause(0.05)
+        await _until(pilot, lambda: len(written) == 2)
         await settle(pilot)
     assert written == ["uniform", "evidence"]
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "evidence"
@@ -210,3 +225,28 @@ async def test_a_save_confirmed_as_the_screen_closes_is_written(app: LessonCredi
         assert isinstance(app.screen, LessonsScreen)
         assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"
         assert any("Saved strategy uniform" in text for _, text in notification_texts(app))
+
+
+async def test_the_saved_settings_saved_again_while_a_save_is_pending_are_written(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """ctrl+s y for uniform, then back to seed (the settings saved when What-if opened) and ctrl+s while
+    the uniform save has not been written: it said "These are already the saved settings." and wrote
+    nothing, and the file then held uniform. The second save is asked for and written after the first."""
+    written = _first_save_held(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await _what_if_at_uniform(pilot)
+        await _save_confirmed(pilot)
+        await pilot.press("t")  # uniform -> seed, the saved strategy as the screen opened
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == "seed")
+        assert not written  # the first save still waits
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await _until(pilot, lambda: len(written) == 2)
+        await settle(pilot)
+    assert written == ["uniform", "seed"]
+    assert load_config(ws_root / CONFIG_REL).credit.strategy == "seed"

@@ -338,7 +338,8 @@ class WhatIfScreen(DataScreen):
             )
             return
         priority = view.proposed_priority if view.proposed_priority != view.current_priority else None
-        if settings == view.current and policy == view.policy and priority is None:
+        pending = self.source.saves_pending()  # then the view's saved settings are about to change
+        if not pending and settings == view.current and policy == view.policy and priority is None:
             self.notify("These are already the saved settings.", markup=False)
             return
 
