@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import EllipsisType
 from typing import Any
 
 from lesson_credit.core.base.errors import TemporaryFailure, UserError
@@ -256,15 +257,18 @@ class ConfigChanged(TemporaryFailure, ConfigError):
     written; a retry may succeed (exit 75)."""
 
 
-def save_config(path: Path, config: Config, guard: WriteGuard | None = None, *, base: str | None = "") -> None:
+def save_config(
+    path: Path, config: Config, guard: WriteGuard | None = None, *, base: str | None | EllipsisType = ...
+) -> None:
     """Write `config`'s settings into config.toml, changing only the values that differ: comments,
     order, quoting and tables we do not know (such as [store]) stay as written. Into the file as it
     is now, or, given `base` (the text `config` was read from, None for no file: `read_config`),
-    into that text, and only while the file still holds it (ConfigChanged, nothing written, else)."""
+    into that text, and only while the file still holds it (ConfigChanged, nothing written, else;
+    an empty file's text is "", so `...` marks no base given)."""
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
-    text = read_config_text(path) if base == "" else base
+    text = read_config_text(path) if isinstance(base, EllipsisType) else base
     try:
         doc = tomlkit.parse(text) if text is not None else tomlkit.document()
     except TOMLKitError as exc:
@@ -289,7 +293,7 @@ def save_config(path: Path, config: Config, guard: WriteGuard | None = None, *, 
     _put_table(doc, "outcomes", {label: (value, None) for label, value in config.outcome_overrides.items()})
     _put_table(doc, "select", {"policy": (config.policy, None)})
     data = tomlkit.dumps(doc).encode("utf-8")
-    if base != "" and read_config_text(path) != base:
+    if not isinstance(base, EllipsisType) and read_config_text(path) != base:
         raise ConfigChanged(f"{path}: changed while it was being saved; nothing written, retry later")
     atomic_write(path, data, guard)
 

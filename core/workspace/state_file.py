@@ -129,8 +129,7 @@ class StateFile(Analysis):
         lock (not waited for) and only while the file still holds `state`. A copy older than the file
         (a write's copy and file came between the read of `state` and this) would count that write's
         evidence as another tool's increments at gptme's next update."""
-        copy = interop.read_written_copy(interop.written_copy(state))
-        if not self._reader.caches or self._written() == copy:
+        if not self._reader.caches or self._written() == interop.read_written_copy(interop.written_copy(state)):
             return
         try:
             with self.log.locked(timeout=0):

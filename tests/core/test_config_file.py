@@ -272,3 +272,18 @@ def test_a_save_an_editor_keeps_changing_is_refused_for_now(tmp_path: Path, monk
     assert isinstance(raised.value, TemporaryFailure)
     assert (root / CONFIG_REL).read_text() == WRITTEN.replace('"k" = 3', '"k" = 6')  # the third edit, as saved
     assert ws.config.credit.strategy == "seed"
+
+
+def test_an_empty_config_edited_while_it_is_saved_is_not_replaced(tmp_path: Path) -> None:
+    """config.toml empty when read (its text is ""): an edit saved before the replacement is seen, as for
+    any other text. The save took "" for "no text given" and wrote over the edit."""
+    from lesson_credit.core.bandit.config import ConfigChanged, read_config
+
+    path = tmp_path / "config.toml"
+    path.write_text("")
+    config, text = read_config(path)
+    assert text == ""
+    path.write_text("k = 9   # set by hand\n")  # an editor's save after our read
+    with pytest.raises(ConfigChanged):
+        save_config(path, replace(config, credit=replace(config.credit, strategy="uniform")), base=text)
+    assert path.read_text() == "k = 9   # set by hand\n"
