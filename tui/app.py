@@ -129,6 +129,7 @@ class LessonCreditApp(WaitingWrites, App[None]):
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
+        self._after_snapshot: list[Callable[[], Awaitable[None]]] = []  # what waits for the first snapshot
         self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
         self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
         self.keys = KeyRouter(self, super().on_event, frozenset(MODE_ACTIONS))
@@ -195,6 +196,7 @@ class LessonCreditApp(WaitingWrites, App[None]):
             snapshot = self.source.snapshot()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
+            self.call_from_thread(self.keys.release)  # what waited for it is not done: its keys go on
             return
         self.call_from_thread(self._took_snapshot, snapshot)
 
@@ -211,6 +213,14 @@ class LessonCreditApp(WaitingWrites, App[None]):
         if self.snapshot is None or snapshot.version >= self.snapshot.version:
             self.snapshot = snapshot
         self._report_problems(snapshot.problems)
+        self.call_later(self._snapshot_landed)
+
+    async def _snapshot_landed(self) -> None:
+        """Run what waited for the first snapshot (`n`), then hand on the keys typed after it."""
+        waiting, self._after_snapshot = self._after_snapshot, []
+        for call in waiting:
+            await call()
+        self.keys.release()
 
     # ---------------------------------------------------------------- live updates
 
@@ -481,8 +491,10 @@ class LessonCreditApp(WaitingWrites, App[None]):
         Pending as the operator will find it: a session with a grade still queued is not, one whose
         queued undo retracts its grade is."""
         snapshot = self.snapshot
-        if snapshot is None:
-            self.notify("Still reading the log; try again in a moment.", markup=False)
+        if snapshot is None:  # the first snapshot has not landed: `n` waits for it, and the keys after it too
+            self._after_snapshot.append(partial(self.open_next_pending, after))
+            self.keys.held = True
+            self._start_first_snapshot()
             return
         if self.grading_order == "informative" and self.queue_ids is not None:
             from lesson_credit.tui.records_views import next_in_order

@@ -47,6 +47,8 @@ landed: `enter` would open nothing, a filter would filter nothing); the screen c
 when it is ready (screens/base.py), as does every change of screen. A key that only leaves the
 screen (an app binding to another screen, `leaving`: `h` for Health) is not held: it reads nothing
 the screen loads, and the keys after it go to the screen it opens (held there if that one loads).
+The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`
+typed before the first snapshot (the session ids it follows) waits for it.
 
 Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
 a node closed with a drain callback in its queue does not stall the keys; and the message the app's
@@ -98,6 +100,7 @@ class KeyRouter:
         self._routing = False
         self._rounds = 0
         self._typing_into: Widget | None = None  # the box the last key was typed into (see the module doc)
+        self.held = False  # the app holds the keys (a key's action waits for data): `release` goes on
 
     @property
     def waiting(self) -> int:
@@ -108,6 +111,11 @@ class KeyRouter:
         """A key or paste from the terminal: queued behind the ones typed before it."""
         self._typed.append(event)
         self._schedule()
+
+    def release(self) -> None:
+        """The app no longer holds the keys (`held`)."""
+        self.held = False
+        self.wake()
 
     def wake(self) -> None:
         """A screen that held the keys is ready for them (or the screen changed): go on."""
@@ -135,7 +143,7 @@ class KeyRouter:
                 return
         self._rounds = 0
         screen = self.app.screen
-        if getattr(screen, "keys_held", False) and not self._leaves(event):
+        if self.held or getattr(screen, "keys_held", False) and not self._leaves(event):
             return  # the screen is loading what the key reads: `wake` goes on once it has
         event = self._typed[0] = self._newline_as_enter(event)
         split = self._escape_then_key(event)

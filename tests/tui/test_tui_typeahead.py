@@ -166,6 +166,38 @@ async def test_exact_grade_typed_ahead_grades_and_moves_on(two_pending: LessonCr
     assert grades(ws_root) == [("s4", 0.37)]
 
 
+async def test_next_pending_typed_before_the_first_snapshot_waits_for_it(
+    two_pending: LessonCreditApp, ws_root: Path
+) -> None:
+    """`s n 5 c n 3 c` typed as the dashboard opens, its first snapshot (the session ids `n` follows)
+    1 s late: `n` said "Still reading the log" and was dropped, so the keys after it landed on the
+    session already open (3 drafted over s4's 0.5, a replacement asked for). `n` now waits for the
+    snapshot, and the keys after it wait with it."""
+    import threading
+    import time
+
+    app = two_pending
+    snapshot = app.source.snapshot
+    first = threading.Event()
+
+    def late_first(*args: Any, **kwargs: Any) -> Any:
+        if not first.is_set():
+            first.set()
+            time.sleep(1.0)
+        return snapshot(*args, **kwargs)
+
+    app.source.snapshot = late_first  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        burst(pilot, "s", "n", "5", "c", "n", "3", "c")
+        for _ in range(300):  # (a bound, not a speed assertion)
+            if len(grades(ws_root)) == 2:
+                break
+            await pilot.pause(0.05)
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen", "detail:s5"]
+    assert grades(ws_root) == [("s4", 0.5), ("s5", 0.3)]
+
+
 async def test_exact_grades_typed_ahead_over_a_graded_session(app: LessonCreditApp, ws_root: Path) -> None:
     """The box opens with the grade in force selected, so what is typed replaces it; `c c` replaces
     the grade (the second c answers the dialog); the second `g` starts from the grade just queued."""
