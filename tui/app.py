@@ -485,16 +485,20 @@ class LessonCreditApp(WaitingWrites, App[None]):
             return
         await go()
 
+    def after_first_snapshot(self, call: Callable[[], Awaitable[None]]) -> None:
+        """`call` once the first snapshot (its session ids) has landed; the keys typed after it wait too."""
+        self._after_snapshot.append(call)
+        self.keys.held = True
+        self._start_first_snapshot()
+
     async def open_next_pending(self, after: str | None) -> None:
         """Open the next pending session after `after` (log order), from Sessions or a Session detail.
 
         Pending as the operator will find it: a session with a grade still queued is not, one whose
         queued undo retracts its grade is."""
         snapshot = self.snapshot
-        if snapshot is None:  # the first snapshot has not landed: `n` waits for it, and the keys after it too
-            self._after_snapshot.append(partial(self.open_next_pending, after))
-            self.keys.held = True
-            self._start_first_snapshot()
+        if snapshot is None:
+            self.after_first_snapshot(partial(self.open_next_pending, after))
             return
         if self.grading_order == "informative" and self.queue_ids is not None:
             from lesson_credit.tui.records_views import next_in_order
@@ -529,7 +533,7 @@ class LessonCreditApp(WaitingWrites, App[None]):
         def ids() -> Sequence[str] | None:
             return None if self.snapshot is None else self.snapshot.session_ids
 
-        await self.push_screen(JumpScreen(ids, self.open_session))
+        await self.push_screen(JumpScreen(ids, self.open_session, self.after_first_snapshot))
 
     async def action_quit(self) -> None:
         """Quit once every queued write is in the log (after asking, with a draft open; while a write

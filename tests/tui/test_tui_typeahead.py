@@ -173,10 +173,31 @@ async def test_next_pending_typed_before_the_first_snapshot_waits_for_it(
     1 s late: `n` said "Still reading the log" and was dropped, so the keys after it landed on the
     session already open (3 drafted over s4's 0.5, a replacement asked for). `n` now waits for the
     snapshot, and the keys after it wait with it."""
+    app = first_snapshot_late(two_pending)
+    async with app.run_test(size=SIZE) as pilot:
+        burst(pilot, "s", "n", "5", "c", "n", "3", "c")
+        await until_graded(pilot, ws_root, 2)
+        assert stack(app) == ["SessionsScreen", "detail:s5"]
+    assert grades(ws_root) == [("s4", 0.5), ("s5", 0.3)]
+
+
+async def test_a_jump_typed_before_the_first_snapshot_waits_for_it(app: LessonCreditApp, ws_root: Path) -> None:
+    """`: s4 enter 5 c` typed as the dashboard opens, its first snapshot 1 s late: enter said "Still
+    reading the log" and the jump stayed open, so `5 c` were typed into its box and nothing was graded.
+    Enter now waits for the snapshot, and the keys after it wait with it."""
+    app = first_snapshot_late(app)
+    async with app.run_test(size=SIZE) as pilot:
+        burst(pilot, "colon", *keys("s4"), "enter", "5", "c")
+        await until_graded(pilot, ws_root, 1)
+        assert stack(app) == ["LessonsScreen", "detail:s4"]
+    assert grades(ws_root) == [("s4", 0.5)]
+
+
+def first_snapshot_late(app: LessonCreditApp) -> LessonCreditApp:
+    """`app` with its first snapshot (the session ids `n` and `:` look in) taken 1 s late."""
     import threading
     import time
 
-    app = two_pending
     snapshot = app.source.snapshot
     first = threading.Event()
 
@@ -187,15 +208,16 @@ async def test_next_pending_typed_before_the_first_snapshot_waits_for_it(
         return snapshot(*args, **kwargs)
 
     app.source.snapshot = late_first  # type: ignore[method-assign]
-    async with app.run_test(size=SIZE) as pilot:
-        burst(pilot, "s", "n", "5", "c", "n", "3", "c")
-        for _ in range(300):  # (a bound, not a speed assertion)
-            if len(grades(ws_root)) == 2:
-                break
-            await pilot.pause(0.05)
-        await settle(pilot)
-        assert stack(app) == ["SessionsScreen", "detail:s5"]
-    assert grades(ws_root) == [("s4", 0.5), ("s5", 0.3)]
+    return app
+
+
+async def until_graded(pilot: Any, root: Path, count: int) -> None:
+    """Wait until the log holds `count` grade events (a bound, not a speed assertion), then settle."""
+    for _ in range(300):
+        if len(grades(root)) >= count:
+            break
+        await pilot.pause(0.05)
+    await settle(pilot)
 
 
 async def test_exact_grades_typed_ahead_over_a_graded_session(app: LessonCreditApp, ws_root: Path) -> None:

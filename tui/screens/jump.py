@@ -60,11 +60,15 @@ class JumpScreen(ModalScreen[None]):
     ]
 
     def __init__(
-        self, ids: Callable[[], Sequence[str] | None], on_choose: Callable[[str], Awaitable[None] | None]
+        self,
+        ids: Callable[[], Sequence[str] | None],
+        on_choose: Callable[[str], Awaitable[None] | None],
+        when_read: Callable[[Callable[[], Awaitable[None]]], None],
     ) -> None:
-        """`ids()`: the session ids in log order (None while the log is still being read)."""
+        """`ids()`: the session ids in log order (None while the log is still being read); `when_read(call)`
+        runs `call` once they are there, holding the keys typed meanwhile."""
         super().__init__()
-        self.ids = ids
+        self.ids, self.when_read = ids, when_read
         self.on_choose: Callable[[str], Awaitable[None] | None] | None = on_choose
 
     def compose(self) -> ComposeResult:
@@ -84,9 +88,12 @@ class JumpScreen(ModalScreen[None]):
 
     async def action_open(self) -> None:
         """Enter: a binding, so it runs in the key's turn and the session is open before the next key."""
+        if self.on_choose is None or not self.is_attached:  # cancelled, or waited for the log and gone since
+            return
         ids = self.ids()
-        if ids is None:
-            self.say("Still reading the log; try again in a moment.")
+        if ids is None:  # the log's first read: enter waits for it, and the keys typed after it too
+            self.say("Reading the log; the session opens once it is read.")
+            self.when_read(self.action_open)
             return
         session_id, problem = resolve_session(self.query_one("#jump-id", Input).value, ids)
         if session_id is None:
