@@ -79,12 +79,6 @@ def check_state(ws: Workspace) -> StateCheck | None:
     )
 
 
-def state_disagreement(ws: Workspace) -> str | None:
-    """`check_state`'s reason, or None."""
-    check = check_state(ws)
-    return None if check is None else check.why
-
-
 def repair_state(ws: Workspace) -> str | None:
     """Rewrite a stale `bandit-state.json` (best effort) unless another tool's update is in it; a
     one-line account of it, or None when it agreed with the log. A missing log is said, and the file

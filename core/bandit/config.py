@@ -34,10 +34,6 @@ class RecordsSettings:
     window: float = DEFAULT_JOIN_WINDOW
     trajectory_dirs: tuple[str, ...] = ()
 
-    @property
-    def is_default(self) -> bool:
-        return self == RecordsSettings()
-
 
 class ConfigError(UserError):
     pass

@@ -111,17 +111,11 @@ def joint_select(
     return top_k_selection(session_id, ids, sample, propensity, k, seed, JOINT)
 
 
-def p_top_k_active(
-    posterior: NormalPosterior, lessons: Sequence[Lesson], k: int, seed: int, draws: int
-) -> dict[str, float]:
-    """P(each active lesson lands in a top-k draw of the joint policy among the active `lessons`)."""
-    return p_top_k_active_later(posterior, lessons, k, seed, draws)()
-
-
 def p_top_k_active_later(
     posterior: NormalPosterior, lessons: Sequence[Lesson], k: int, seed: int, draws: int
 ) -> Callable[[], dict[str, float]]:
-    """`p_top_k_active` in two steps: the posterior's values taken now (copies), the draws when called."""
+    """P(each active lesson lands in a top-k draw of the joint policy among the active `lessons`), in two
+    steps: the posterior's values taken now (copies), the draws when the returned function is called."""
     ids = [lesson.id for lesson in lessons if lesson.status == "active"]
     mean, sd = (np.array(values, dtype=np.float64) for values in posterior.of(ids))
     sd = sd * POLICY_TEMPER

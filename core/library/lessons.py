@@ -201,14 +201,6 @@ def _refuse_aliases(raw_meta: str) -> None:
 OUTSIDE_HINT = "set LESSON_CREDIT_ALLOW_OUTSIDE=1 (or pass --allow-outside) to read it"
 
 
-def library_roots(workspace: Path, allow_outside: bool = False) -> list[Path]:
-    """The library folders in gptme's order (see `library_roots_checked`)."""
-    roots, problems = library_roots_checked(workspace, allow_outside)
-    if problems and not roots:
-        raise LessonError(problems[0].reason)
-    return roots
-
-
 def library_roots_checked(workspace: Path, allow_outside: bool = False) -> tuple[list[Path], list[LessonProblem]]:
     """(library folders, problems), searched as gptme's lesson index does: the workspace's
     `lessons/` always, then gptme.toml's `[lessons] dirs` in order (relative to the workspace); a

@@ -38,7 +38,6 @@ CONNECT_TIMEOUT_S = 5
 STATEMENT_TIMEOUT_S = 15.0  # every statement (reads included), unless the URL's options set one
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
 
-UNIQUE_VIOLATION = "23505"
 INSUFFICIENT_PRIVILEGE = "42501"
 READ_ONLY_TRANSACTION = "25006"
 QUERY_CANCELED = "57014"  # a statement timeout (or a cancel request)

@@ -43,22 +43,6 @@ class Entries:
     n_sessions: int
     n_entries: int
 
-    @classmethod
-    def of_arrays(
-        cls,
-        arm: npt.ArrayLike,
-        salience: npt.ArrayLike,
-        session: npt.ArrayLike,
-        start: npt.ArrayLike,
-    ) -> Entries:
-        columns = (
-            Column(np.int32, np.asarray(arm)),
-            Column(np.float64, np.asarray(salience)),
-            Column(np.int32, np.asarray(session)),
-            Column(np.int64, np.asarray(start)),
-        )
-        return cls(*columns, n_sessions=len(columns[3]) - 1, n_entries=len(columns[0]))
-
 
 @dataclass(frozen=True)
 class FoldData:
