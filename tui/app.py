@@ -78,13 +78,7 @@ class LessonCreditApp(WaitingWrites, App[None]):
     DEFAULT_MODE = "lessons"
     NOTIFICATION_TIMEOUT = TOAST_SECONDS
     # compact toasts (one line for a confirmation) in the bottom right, above the footer
-    CSS = """
-    Toast {
-        padding: 0 1;
-        margin-top: 0;
-        max-width: 50%;
-    }
-    """
+    CSS = "Toast { padding: 0 1; margin-top: 0; max-width: 50%; }"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # one footer entry for the five screens (each key keeps its own description for help and the palette)
@@ -129,7 +123,8 @@ class LessonCreditApp(WaitingWrites, App[None]):
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
-        self._after_snapshot: list[Callable[[], Awaitable[None]]] = []  # what waits for the first snapshot
+        # what waits for the first snapshot (None: it failed, and nothing waits for it)
+        self._after_snapshot: list[Callable[[], Awaitable[None]]] | None = []
         self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
         self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
         self.keys = KeyRouter(self, super().on_event, frozenset(MODE_ACTIONS))
@@ -196,7 +191,7 @@ class LessonCreditApp(WaitingWrites, App[None]):
             snapshot = self.source.snapshot()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
-            self.call_from_thread(self.keys.release)  # what waited for it is not done: its keys go on
+            self.call_from_thread(self.call_later, self._snapshot_landed, True)  # what waited says so
             return
         self.call_from_thread(self._took_snapshot, snapshot)
 
@@ -215,9 +210,9 @@ class LessonCreditApp(WaitingWrites, App[None]):
         self._report_problems(snapshot.problems)
         self.call_later(self._snapshot_landed)
 
-    async def _snapshot_landed(self) -> None:
-        """Run what waited for the first snapshot (`n`), then hand on the keys typed after it."""
-        waiting, self._after_snapshot = self._after_snapshot, []
+    async def _snapshot_landed(self, failed: bool = False) -> None:
+        """Run what waited for the first snapshot (`n`, `:`), then hand on the keys typed after it."""
+        waiting, self._after_snapshot = self._after_snapshot or [], None if failed else []
         for call in waiting:
             await call()
         self.keys.release()
@@ -485,11 +480,15 @@ class LessonCreditApp(WaitingWrites, App[None]):
             return
         await go()
 
-    def after_first_snapshot(self, call: Callable[[], Awaitable[None]]) -> None:
-        """`call` once the first snapshot (its session ids) has landed; the keys typed after it wait too."""
+    def after_first_snapshot(self, call: Callable[[], Awaitable[None]]) -> bool:
+        """`call` once the first snapshot (its session ids) has landed, the keys typed after it waiting
+        too; False, nothing waiting, when it failed (its failure was reported)."""
+        if self._after_snapshot is None:
+            return False
         self._after_snapshot.append(call)
         self.keys.held = True
         self._start_first_snapshot()
+        return True
 
     async def open_next_pending(self, after: str | None) -> None:
         """Open the next pending session after `after` (log order), from Sessions or a Session detail.
@@ -498,7 +497,8 @@ class LessonCreditApp(WaitingWrites, App[None]):
         queued undo retracts its grade is."""
         snapshot = self.snapshot
         if snapshot is None:
-            self.after_first_snapshot(partial(self.open_next_pending, after))
+            if not self.after_first_snapshot(partial(self.open_next_pending, after)):
+                self.notify("The session list could not be read (see the error).", severity="error", markup=False)
             return
         if self.grading_order == "informative" and self.queue_ids is not None:
             from lesson_credit.tui.records_views import next_in_order

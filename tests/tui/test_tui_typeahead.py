@@ -193,6 +193,42 @@ async def test_a_jump_typed_before_the_first_snapshot_waits_for_it(app: LessonCr
     assert grades(ws_root) == [("s4", 0.5)]
 
 
+async def test_a_jump_or_n_waiting_for_a_first_snapshot_that_fails_says_so(app: LessonCreditApp, ws_root: Path) -> None:
+    """The first read fails: enter in the jump dialog said "Reading the log; the session opens once it
+    is read." for ever, and `n` waited for nothing. Now both say the read failed; the keys typed after
+    them go on (into the dialog's box: nothing is graded)."""
+    import time
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)
+        raise OSError("the log is unreadable")
+
+    app.source.snapshot = failing  # type: ignore[method-assign]
+    said: list[str] = []
+    notify = app.notify
+
+    def noting(message: str, *args: Any, **kwargs: Any) -> None:
+        said.append(message)
+        notify(message, *args, **kwargs)
+
+    app.notify = noting  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        burst(pilot, "colon", *keys("s4"), "enter", "5")
+        for _ in range(100):  # (a bound, not a speed assertion)
+            await pilot.pause(0.05)
+            if "could not be read" in str(app.screen.query_one("#jump-problem", Static).render()):
+                break
+        await settle(pilot)
+        assert stack(app) == ["LessonsScreen", "JumpScreen"]
+        assert "The log could not be read" in str(app.screen.query_one("#jump-problem", Static).render())
+        assert app.screen.query_one("#jump-id", Input).value == "s45"
+        burst(pilot, "escape", "s", "n")
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen"]
+        assert any("session list could not be read" in message for message in said)
+    assert grades(ws_root) == []
+
+
 def first_snapshot_late(app: LessonCreditApp) -> LessonCreditApp:
     """`app` with its first snapshot (the session ids `n` and `:` look in) taken 1 s late."""
     import threading

@@ -63,10 +63,10 @@ class JumpScreen(ModalScreen[None]):
         self,
         ids: Callable[[], Sequence[str] | None],
         on_choose: Callable[[str], Awaitable[None] | None],
-        when_read: Callable[[Callable[[], Awaitable[None]]], None],
+        when_read: Callable[[Callable[[], Awaitable[None]]], bool],
     ) -> None:
         """`ids()`: the session ids in log order (None while the log is still being read); `when_read(call)`
-        runs `call` once they are there, holding the keys typed meanwhile."""
+        runs `call` once they are there, holding the keys typed meanwhile (False: the read failed)."""
         super().__init__()
         self.ids, self.when_read = ids, when_read
         self.on_choose: Callable[[str], Awaitable[None] | None] | None = on_choose
@@ -92,8 +92,10 @@ class JumpScreen(ModalScreen[None]):
             return
         ids = self.ids()
         if ids is None:  # the log's first read: enter waits for it, and the keys typed after it too
-            self.say("Reading the log; the session opens once it is read.")
-            self.when_read(self.action_open)
+            if self.when_read(self.action_open):
+                self.say("Reading the log; the session opens once it is read.")
+            else:
+                self.say("The log could not be read (see the error); escape closes.")
             return
         session_id, problem = resolve_session(self.query_one("#jump-id", Input).value, ids)
         if session_id is None:
