@@ -47,8 +47,9 @@ landed: `enter` would open nothing, a filter would filter nothing); the screen c
 when it is ready (screens/base.py), as does every change of screen. A key that only leaves the
 screen (an app binding to another screen, `leaving`: `h` for Health) is not held: it reads nothing
 the screen loads, and the keys after it go to the screen it opens (held there if that one loads).
-The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`
-typed before the first snapshot (the session ids it follows) waits for it.
+The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`,
+or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
+(`LessonCreditApp.after_first_snapshot`).
 
 Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
 a node closed with a drain callback in its queue does not stall the keys; and the message the app's

@@ -144,28 +144,27 @@ async def test_an_invalid_floor_is_said_in_view_at_80_columns(app: LessonCreditA
         assert "0 to 1" not in "\n".join(strip.text for strip in screen_lines(app))
 
 
-def _first_save_held(app: LessonCreditApp) -> list[str]:
-    """Hold the first settings save 1 s before it begins (as a busy machine's thread may); the list of
-    the strategies saved, in the order written."""
-    import threading
-    import time
+class HeldSaves:
+    """The app's settings saves, the first held before it begins (as a busy machine's thread may hold
+    it) until `released` is set; `written`: the strategies saved, in the order written."""
 
-    source = app.source
-    save_settings = source.save_settings
-    written: list[str] = []
-    first = threading.Event()
+    def __init__(self, app: LessonCreditApp) -> None:
+        import threading
 
-    def slow_first(
-        settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
+        self.written: list[str] = []
+        self.released = threading.Event()
+        self._first = threading.Event()
+        self._save_settings = app.source.save_settings
+        app.source.save_settings = self._save  # type: ignore[method-assign]
+
+    def _save(
+        self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
     ) -> None:
-        if not first.is_set():
-            first.set()
-            time.sleep(1.0)
-        save_settings(settings, policy, priority)
-        written.append(settings.strategy)
-
-    source.save_settings = slow_first  # type: ignore[method-assign]
-    return written
+        if not self._first.is_set():
+            self._first.set()
+            self.released.wait(timeout=60)  # (a bound: a test that never releases fails, not hangs)
+        self._save_settings(settings, policy, priority)
+        self.written.append(settings.strategy)
 
 
 async def _until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
@@ -193,25 +192,36 @@ async def _what_if_at_uniform(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def _second_save(
+    pilot: Pilot[None], app: LessonCreditApp, saves: HeldSaves, keys: tuple[str, ...], strategy: str
+) -> None:
+    """While the first save is held: `keys` move What-if to `strategy` (folded meanwhile), and ctrl+s y
+    confirms a second save; then the first is released, and until both saves are written."""
+    await pilot.press(*keys)
+    screen = app.screen
+    assert isinstance(screen, WhatIfScreen)
+    await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == strategy)
+    assert not saves.written  # the first save is held
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+    assert isinstance(app.screen, ConfirmScreen)
+    await pilot.press("y")
+    await pilot.pause(0.2)  # (the old code's second worker wrote now, before the first)
+    saves.released.set()
+    await _until(pilot, lambda: len(saves.written) == 2)
+    await settle(pilot)
+
+
 async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: LessonCreditApp, ws_root: Path) -> None:
     """ctrl+s y, another strategy, ctrl+s y, the second confirmed while the first save waits to begin
-    (1 s here, as a busy machine's thread may): the file ends with the second. Each save ran in its
-    own worker thread, and the second was written first, then replaced by the first."""
-    written = _first_save_held(app)
+    (held here until then, as a busy machine's thread may hold it): the file ends with the second. Each
+    save ran in its own worker thread, and the second was written first, then replaced by the first."""
+    saves = HeldSaves(app)
     async with app.run_test(size=SIZE) as pilot:
         await _what_if_at_uniform(pilot)
         await _save_confirmed(pilot)
-        await pilot.press("t", "t")  # uniform -> seed -> evidence, folded while the first save waits
-        screen = app.screen
-        assert isinstance(screen, WhatIfScreen)
-        await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == "evidence")
-        assert not written  # the first save still waits
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        await pilot.press("y")
-        await _until(pilot, lambda: len(written) == 2)
-        await settle(pilot)
-    assert written == ["uniform", "evidence"]
+        await _second_save(pilot, app, saves, ("t", "t"), "evidence")  # uniform -> seed -> evidence
+    assert saves.written == ["uniform", "evidence"]
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "evidence"
 
 
@@ -233,20 +243,10 @@ async def test_the_saved_settings_saved_again_while_a_save_is_pending_are_writte
     """ctrl+s y for uniform, then back to seed (the settings saved when What-if opened) and ctrl+s while
     the uniform save has not been written: it said "These are already the saved settings." and wrote
     nothing, and the file then held uniform. The second save is asked for and written after the first."""
-    written = _first_save_held(app)
+    saves = HeldSaves(app)
     async with app.run_test(size=SIZE) as pilot:
         await _what_if_at_uniform(pilot)
         await _save_confirmed(pilot)
-        await pilot.press("t")  # uniform -> seed, the saved strategy as the screen opened
-        screen = app.screen
-        assert isinstance(screen, WhatIfScreen)
-        await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == "seed")
-        assert not written  # the first save still waits
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmScreen)
-        await pilot.press("y")
-        await _until(pilot, lambda: len(written) == 2)
-        await settle(pilot)
-    assert written == ["uniform", "seed"]
+        await _second_save(pilot, app, saves, ("t",), "seed")  # uniform -> seed, saved as the screen opened
+    assert saves.written == ["uniform", "seed"]
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "seed"
