@@ -23,6 +23,7 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from lesson_credit.tui import gc_settings
+from lesson_credit.tui.app_writes import RETRY_SECONDS, AppWrites
 from lesson_credit.tui.background import use_background_threads
 from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
@@ -30,9 +31,6 @@ from lesson_credit.tui.messages import (
     SourceChanged,
     WorkFailed,
     WorkspaceWritten,
-    WriteApplied,
-    WriteDiscarded,
-    WriteWaiting,
 )
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.screens.lazy import (
@@ -49,8 +47,7 @@ from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import trim_toasts
-from lesson_credit.tui.waiting_writes import WaitingWrites
-from lesson_credit.tui.writes import OPERATOR, Write, WriteQueue
+from lesson_credit.tui.writes import OPERATOR, WriteQueue
 
 if TYPE_CHECKING:
     from lesson_credit.tui.source import Workspace
@@ -63,14 +60,12 @@ WATCH_SECONDS = 1.0  # longest wait in a database store's `wait` before the watc
 PROBLEMS_IN_NOTICE = 3
 TOASTS_SHOWN = 2  # at most this many toasts at once: more would cover the numbers being graded (80x24)
 TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as long
-RETRY_SECONDS = 1.0  # a failed write is tried again after this, doubling up to RETRY_DOUBLINGS times
-RETRY_DOUBLINGS = 3
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS: tuple[str, ...] = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health")
 MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the screens group) too
 
 
-class LessonCreditApp(WaitingWrites, App[None]):
+class LessonCreditApp(AppWrites, App[None]):
     """Lessons and Sessions are modes (each keeps its own stack); detail screens push on top."""
 
     TITLE = "lesson-credit"
@@ -296,57 +291,6 @@ class LessonCreditApp(WaitingWrites, App[None]):
     def _workspace_written(self) -> None:
         self._check_source(wrote=True)
 
-    # ---------------------------------------------------------------- the write queue
-
-    def commit_grade(
-        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
-    ) -> Write:
-        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
-        `outcome`: the gptme grading word it was typed as."""
-        write = self.writes.commit(session_id, value, note, shown, outcome)
-        self._kick_writer()
-        return write
-
-    def undo_grade(self, session_id: str) -> Write | None:
-        """Queue an undo of this dashboard's latest commit on the session; None when there is none."""
-        write = self.writes.undo(session_id)
-        if write is not None:
-            self._kick_writer()
-        return write
-
-    def _kick_writer(self) -> None:
-        if self.writes.start_draining():
-            self._drain_writes()
-
-    @work(thread=True, group="writes")
-    def _drain_writes(self) -> None:
-        """The one writer: applies queued writes oldest first until the queue is empty. A write that
-        fails is tried again (after retry_seconds, doubling) until it is written or discarded; the
-        writes behind it wait, so the log gets them in the order typed."""
-        while (write := self.writes.take()) is not None:
-            delay, outcome = self.retry_seconds, None
-            while outcome is None:
-                try:
-                    outcome = self.writes.apply(self.source, write)
-                except Exception as exc:  # reported, not raised: the write waits and is tried again
-                    reason = describe_failure(exc)
-                    announce = partial(self.post_message, WriteWaiting(write, reason))
-                    if not self.writes.retry_after_failure(write, reason, delay, announce):
-                        self.post_message(WriteDiscarded(write))
-                        break
-                    delay = min(2 * delay, self.retry_seconds * 2**RETRY_DOUBLINGS)
-            if outcome is None:
-                continue
-            if outcome.written:
-                try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
-                    snapshot = self.source.check()
-                except Exception as exc:  # the event is in the log; the views catch up at the next poll
-                    self.post_message(WorkFailed(describe_failure(exc)))
-                    snapshot = None
-                if snapshot is not None:
-                    self.post_message(SourceChanged(snapshot))
-            self.post_message(WriteApplied(outcome))
-
     def notify(
         self,
         message: str,
@@ -367,16 +311,6 @@ class LessonCreditApp(WaitingWrites, App[None]):
         oldest beyond TOASTS_SHOWN, confirmations before errors and warnings: three quick commits
         leave two one-line toasts, not a stack over the credit table."""
         self.call_next(trim_toasts, self, TOASTS_SHOWN)
-
-    @on(WriteApplied)
-    def _write_applied(self, event: WriteApplied) -> None:
-        """A written event is confirmed as saved; what it could not do besides (a derived file) is a
-        warning of its own, never a "not saved"."""
-        outcome = event.outcome
-        self._show_saving()
-        self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
-        for warning in outcome.warnings:
-            self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
 
     def _report_problems(self, problems: Problems) -> None:
         """Notify each problem once; the affected lesson or session says what is wrong itself."""

@@ -7,7 +7,6 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 from __future__ import annotations
 
 import threading
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,6 +60,12 @@ class SettingsSave:
     policy: str | None
     priority: tuple[str, ...] | None
 
+    def describe(self) -> str:
+        """What is saved, for a toast: "strategy evidence, floor 0.1, policy seed, rewards by judge>human"."""
+        text = f"strategy {self.settings.strategy}, floor {self.settings.floor:g}"
+        text += f", policy {self.policy}" if self.policy else ""
+        return text + (f", rewards by {'>'.join(self.priority)}" if self.priority else "")
+
 
 class WorkspaceSource:
     """Serialises access to one Workspace and turns its answers into views for the screens."""
@@ -78,8 +83,6 @@ class WorkspaceSource:
         self._ids = GrowingIds()  # the session ids as of the last snapshot (extended, not rebuilt)
         self._job: EffectsJob | None = None  # the joint fit of a big log, in a child process (made at the first fit)
         self._fitting = threading.Lock()
-        self._saves: deque[SettingsSave] = deque()  # confirmed on the UI thread, in order, not yet written
-        self._saving = threading.Lock()  # one thread writes the queued saves at a time
 
     @property
     def workspace(self) -> Workspace:
@@ -362,31 +365,6 @@ class WorkspaceSource:
         """The selection policy in force."""
         with self._lock:
             return self.workspace.policy
-
-    def queue_save(self, settings: CreditSettings, policy: str | None, priority: tuple[str, ...] | None) -> None:
-        """A confirmed save of the settings (on the UI thread): `write_saves` writes it after those
-        confirmed before it."""
-        self._saves.append(SettingsSave(settings, policy, priority))
-
-    def saves_pending(self) -> bool:
-        """Whether a confirmed save is not written yet (what the file will hold is not what it holds)."""
-        return bool(self._saves) or self._saving.locked()
-
-    def write_saves(self) -> list[tuple[SettingsSave, Exception | None]]:
-        """From a worker: write every queued save, oldest first (whichever worker runs first writes
-        the others' too, so a later save is never written before an earlier one); each with its
-        failure (None: written). A save that fails is reported, and the next ones are still tried."""
-        done: list[tuple[SettingsSave, Exception | None]] = []
-        with self._saving:
-            while self._saves:
-                save = self._saves.popleft()
-                try:
-                    self.save_settings(save.settings, save.policy, save.priority)
-                except Exception as exc:  # reported by the caller, as a worker's failure
-                    done.append((save, exc))
-                else:
-                    done.append((save, None))
-        return done
 
     def save_settings(
         self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None

@@ -1,11 +1,14 @@
-"""The dashboard's writes: one FIFO queue of grades and undos, applied in key order, never cancelled.
+"""The dashboard's writes: one FIFO queue of grades, undos and settings saves, applied in key order,
+never cancelled.
 
 Keys enqueue at once (on the UI thread, in the order they were pressed); one writer at a time
 takes the oldest write and appends it under the log lock (`WriteQueue.take`, `apply`). A write
 that fails (another writer holds the lock too long, the database is down, the disk refuses) stays
 the oldest: the writer waits and tries it again (`retry_after_failure`), the writes behind it
 wait behind it, and the app says that it waits and why. A write leaves the queue only once
-written, or when the operator discards what is not written yet (`discard`). Undo is a
+written, or when the operator discards what is not written yet (`discard`). A settings save (What-if's
+ctrl+s, confirmed) is a write like the others: it writes config.toml and bandit-state.json, not the
+log, and waits, is retried and is discarded the same way. Undo is a
 stack per session for the dashboard's lifetime: the stack is popped when `u` is pressed, so
 `5 c u` undoes the 0.5 whatever the timing. An undo is the CLI's (`Workspace.append_undo`,
 grading.undo_of), checked to revert the commit popped: a grade event, logged by the operator, that
@@ -24,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
 if TYPE_CHECKING:
@@ -37,8 +40,8 @@ OPERATOR = "manual"  # the grader name of everything this dashboard writes
 class Write:
     """One queued write. `line` and `before` are filled in by the writer when it is applied."""
 
-    kind: Literal["grade", "undo"]
-    session_id: str
+    kind: Literal["grade", "undo", "settings"]
+    session_id: str  # (a settings save: "")
     value: float | None = None  # grade: the value committed
     note: str | None = None
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
@@ -47,6 +50,8 @@ class Write:
     line: int | None = None  # the log line the event got (None: not written)
     before: float | None = None  # grade: the grade in force just before it (None: pending)
     before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
+    save: SettingsSave | None = None  # settings: what is saved
+    then: Callable[[], None] | None = None  # settings: called on the UI thread once it is written
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,17 @@ class WriteQueue:
         self._enqueue(write)
         return write
 
+    def save_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write:
+        """Queue a settings save; `then` runs on the UI thread once it is written."""
+        write = Write("settings", "", save=save, then=then)
+        self._enqueue(write)
+        return write
+
+    def saving_settings(self) -> bool:
+        """Whether a settings save is queued or being applied (the saved settings are about to change)."""
+        with self._lock:
+            return any(w.kind == "settings" for w in (*self._waiting, self._applying) if w is not None)
+
     def expected(self, session_id: str, shown: float | None) -> float | None:
         """The grade the session will have once the queue is applied (`shown` when nothing is queued)."""
         return self._expected.get(session_id, shown)
@@ -149,7 +165,10 @@ class WriteQueue:
         A failed commit leaves the undo stack (there is nothing to undo); a failed undo puts its
         commit back (`u` may try again). When no other write for the session is queued or being
         applied, the session's expectation is dropped, so prompts and next-pending go by the log
-        again; otherwise the later writes' expectation stands (it is what they will write)."""
+        again; otherwise the later writes' expectation stands (it is what they will write). A settings
+        save promised nothing of the kind."""
+        if write.kind == "settings":
+            return
         sid = write.session_id
         stack = self._stacks.setdefault(sid, [])
         if write.kind == "grade":
@@ -204,7 +223,7 @@ class WriteQueue:
     def _written(self) -> None:
         """(writer) the write taken was written (or refused for good): nothing waits any more."""
         with self._lock:
-            self._discard, self._trouble = False, None
+            self._discard, self._trouble, self._applying = False, None, None
 
     @property
     def pending(self) -> int:
@@ -214,6 +233,11 @@ class WriteQueue:
     def apply(self, source: WorkspaceSource, write: Write) -> WriteOutcome:
         """Append one write (on the writer's thread). Errors other than a refusal propagate."""
         sid = one_line(write.session_id)
+        if write.save is not None:
+            save = write.save
+            source.save_settings(save.settings, save.policy, save.priority)
+            self._written()
+            return WriteOutcome(write, True, f"Saved {save.describe()} to config.toml; bandit-state.json rewritten.")
         if write.kind == "grade":
             assert write.value is not None
             appended = source.append_grade(
@@ -269,6 +293,8 @@ class Grading(Protocol):
     ) -> Write: ...
 
     def undo_grade(self, session_id: str) -> Write | None: ...
+
+    def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write: ...
 
     async def open_next_pending(self, after: str | None) -> None: ...
 

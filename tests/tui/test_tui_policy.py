@@ -250,3 +250,89 @@ async def test_the_saved_settings_saved_again_while_a_save_is_pending_are_writte
         await _second_save(pilot, app, saves, ("t",), "seed")  # uniform -> seed, saved as the screen opened
     assert saves.written == ["uniform", "seed"]
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "seed"
+
+
+class FailingSaves:
+    """The app's settings saves raise while `down` is set (a full disk, a config.toml another program
+    holds open for writing); `failed` counts the attempts that raised, `written` the strategies saved."""
+
+    def __init__(self, app: LessonCreditApp) -> None:
+        import threading
+
+        self.down = threading.Event()
+        self.failed = 0
+        self.written: list[str] = []
+        real = app.source.save_settings
+
+        def save(settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None) -> None:
+            if self.down.is_set():
+                self.failed += 1
+                raise OSError(28, "No space left on device")
+            real(settings, policy, priority)
+            self.written.append(settings.strategy)
+
+        app.source.save_settings = save  # type: ignore[method-assign]
+
+
+async def test_a_settings_save_that_fails_waits_and_is_written_by_a_retry(app: LessonCreditApp, ws_root: Path) -> None:
+    """A confirmed save that failed was reported ("Could not finish") and dropped: the operator had to
+    notice and save again, and a save confirmed after it was written alone. It now waits in the write
+    queue like a grade: the title bar says so, later saves wait behind it, and both are written in order."""
+    app.retry_seconds = 0.01
+    saves = FailingSaves(app)
+    saves.down.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await _what_if_at_uniform(pilot)
+        await _save_confirmed(pilot)
+        await _until(pilot, lambda: saves.failed >= 2 and "save 1 write" in app.saving)
+        await pilot.press("t", "t")  # uniform -> seed -> evidence
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == "evidence")
+        await _save_confirmed(pilot)
+        await _until(pilot, lambda: "save 2 write" in app.saving)
+        assert saves.written == [] and not (ws_root / CONFIG_REL).exists()
+        saves.down.clear()
+        await _until(pilot, lambda: len(saves.written) == 2)
+        await settle(pilot)
+        assert app.saving == "" and app.writes.pending == 0
+        titles = [title for title, _ in notification_texts(app)]
+        texts = [text for _, text in notification_texts(app)]
+        assert "Could not finish" not in titles and "Waiting to save: config.toml" in titles, titles
+    assert saves.written == ["uniform", "evidence"]
+    assert load_config(ws_root / CONFIG_REL).credit.strategy == "evidence"
+    assert any("No space left on device" in text for text in texts), texts
+
+
+async def test_quitting_while_a_settings_save_waits_asks_before_discarding_it(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """q while a failed save waits: the app asks, as for a grade; y discards it (nothing is written)."""
+    app.retry_seconds = 0.01
+    saves = FailingSaves(app)
+    saves.down.set()
+    async with app.run_test(size=SIZE) as pilot:
+        await _what_if_at_uniform(pilot)
+        await _save_confirmed(pilot)
+        await _until(pilot, lambda: "save 1 write" in app.saving)
+        await pilot.press("escape", "q")
+        await _until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        assert app.screen.question == "Discard 1 write(s) not saved yet and quit?"  # type: ignore[attr-defined]
+        await pilot.press("y")
+        await _until(pilot, lambda: not app.is_running)
+    assert saves.written == [] and not (ws_root / CONFIG_REL).exists()
+
+
+async def test_a_save_confirmed_just_before_quitting_is_written_first(app: LessonCreditApp, ws_root: Path) -> None:
+    """`ctrl+s y escape q` in one burst while the save is slow to begin (held 0.3 s): the app closed at
+    once and the save was written after it, if at all (its thread outlived the app). q now waits for it."""
+    import threading
+
+    saves = HeldSaves(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await _what_if_at_uniform(pilot)
+        threading.Timer(0.3, saves.released.set).start()
+        await pilot.press("ctrl+s", "y", "escape", "q")
+        await _until(pilot, lambda: not app.is_running)
+        assert saves.written == ["uniform"]  # as the app closes
+    assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"

@@ -6,7 +6,7 @@ Nothing is written unless the operator saves the settings and confirms.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -27,15 +27,15 @@ from lesson_credit.core.api import (
     STRATEGIES,
     CreditSettings,
 )
-from lesson_credit.tui.messages import WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
-from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import fmt, fmt_signed, one_line, rank_arrow
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.writes import Grading
 
 FLOOR_STEP = 0.05
 
@@ -115,13 +115,6 @@ class WhatIfScreen(DataScreen):
             super().__init__()
             self.view = view
 
-    class Saved(Message):
-        def __init__(self, settings: CreditSettings, policy: str | None, priority: tuple[str, ...] | None) -> None:
-            super().__init__()
-            self.settings = settings
-            self.policy = policy
-            self.priority = priority
-
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
@@ -160,15 +153,6 @@ class WhatIfScreen(DataScreen):
     def _fold(self, settings: CreditSettings | None, priority: tuple[str, ...] | None = None) -> None:
         self.post_result(lambda: self.source.what_if(settings or self.source.settings(), priority), self.Folded)
 
-    @work(thread=True, group="what-if-save")  # not exclusive: no confirmed save is dropped
-    def _save(self) -> None:
-        """Write the confirmed saves in the order they were confirmed (`WorkspaceSource.write_saves`)."""
-        for save, failure in self.source.write_saves():
-            if failure is None:
-                self.post_message(self.Saved(save.settings, save.policy, save.priority))
-            else:
-                self.fail(failure)
-
     @on(Folded)
     def _folded(self, event: Folded) -> None:
         if self.settings is not None and event.view.proposed != self.settings:
@@ -192,15 +176,10 @@ class WhatIfScreen(DataScreen):
                     self.query_one("#policy", Select).value = self.policy
         self._show()
 
-    @on(Saved)
-    def _saved(self, event: Saved) -> None:
-        policy = f", policy {event.policy}" if event.policy else ""
-        policy += f", rewards by {'>'.join(event.priority)}" if event.priority else ""
-        self.notify(
-            f"Saved {describe(event.settings)}{policy} to config.toml; bandit-state.json rewritten.", markup=False
-        )
-        self._adopt_policy = True  # the reload the write starts shows the policy now in force
-        self.post_message(WorkspaceWritten())
+    def _saved(self) -> None:
+        """A save of this screen's was written (the app said so): the reload it starts shows the policy
+        now in force."""
+        self._adopt_policy = True
 
     # ---------------------------------------------------------------- display
 
@@ -338,15 +317,15 @@ class WhatIfScreen(DataScreen):
             )
             return
         priority = view.proposed_priority if view.proposed_priority != view.current_priority else None
-        pending = self.source.saves_pending()  # then the view's saved settings are about to change
+        pending = cast(Grading, self.app).writes.saving_settings()  # then the saved settings are about to change
         if not pending and settings == view.current and policy == view.policy and priority is None:
             self.notify("These are already the saved settings.", markup=False)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:  # the policy is written only when it was changed here (else it keeps following the strategy)
-                self.source.queue_save(settings, policy if policy != view.policy else None, priority)
-                self._save()
+                save = SettingsSave(settings, policy if policy != view.policy else None, priority)
+                cast(Grading, self.app).commit_settings(save, then=self._saved)
 
         self.app.push_screen(
             ConfirmScreen(

@@ -1,0 +1,185 @@
+"""The app's side of the write queue (tui/writes.py holds the queue): screens commit grades, undos
+and settings saves through it, one writer applies them in order, and a write that failed is tried
+again until written or discarded; the title bar says so on every screen and ctrl+d discards it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from lesson_credit.tui.messages import SourceChanged, WorkFailed, WriteApplied, WriteDiscarded, WriteWaiting
+from lesson_credit.tui.screens.base import describe_failure
+from lesson_credit.tui.source import SettingsSave
+from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.writes import Write
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.reactive import reactive
+
+    from lesson_credit.tui.source import WorkspaceSource
+    from lesson_credit.tui.writes import WriteQueue
+
+    _Base = App[None]
+else:
+    _Base = object
+
+PROBLEMS_IN_NOTICE = 3
+RETRY_SECONDS = 1.0  # a failed write is tried again after this, doubling up to RETRY_DOUBLINGS times
+RETRY_DOUBLINGS = 3
+
+
+class AppWrites(_Base):
+    """The app's write queue side (a mixin of LessonCreditApp, which has these attributes)."""
+
+    if TYPE_CHECKING:
+        source: WorkspaceSource
+        writes: WriteQueue
+        retry_seconds: float
+        saving: reactive[str]
+        _waiting_reason: str | None
+        _check_source: Callable[..., object]  # (a worker of the app's: reads the source, posts what changed)
+
+    def commit_grade(
+        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+    ) -> Write:
+        """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
+        `outcome`: the gptme grading word it was typed as."""
+        write = self.writes.commit(session_id, value, note, shown, outcome)
+        self._kick_writer()
+        return write
+
+    def undo_grade(self, session_id: str) -> Write | None:
+        """Queue an undo of this dashboard's latest commit on the session; None when there is none."""
+        write = self.writes.undo(session_id)
+        if write is not None:
+            self._kick_writer()
+        return write
+
+    def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write:
+        """Queue a settings save (after every write queued before it); `then` runs once it is written."""
+        write = self.writes.save_settings(save, then)
+        self._kick_writer()
+        return write
+
+    def _kick_writer(self) -> None:
+        if self.writes.start_draining():
+            self._drain_writes()
+
+    @work(thread=True, group="writes")
+    def _drain_writes(self) -> None:
+        """The one writer: applies queued writes oldest first until the queue is empty. A write that
+        fails is tried again (after retry_seconds, doubling) until it is written or discarded; the
+        writes behind it wait, so the log gets them in the order typed."""
+        while (write := self.writes.take()) is not None:
+            delay, outcome = self.retry_seconds, None
+            while outcome is None:
+                try:
+                    outcome = self.writes.apply(self.source, write)
+                except Exception as exc:  # reported, not raised: the write waits and is tried again
+                    reason = describe_failure(exc)
+                    announce = partial(self.post_message, WriteWaiting(write, reason))
+                    if not self.writes.retry_after_failure(write, reason, delay, announce):
+                        self.post_message(WriteDiscarded(write))
+                        break
+                    delay = min(2 * delay, self.retry_seconds * 2**RETRY_DOUBLINGS)
+            if outcome is None:
+                continue
+            if outcome.written and write.kind != "settings":
+                try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
+                    snapshot = self.source.check()
+                except Exception as exc:  # the event is in the log; the views catch up at the next poll
+                    self.post_message(WorkFailed(describe_failure(exc)))
+                    snapshot = None
+                if snapshot is not None:
+                    self.post_message(SourceChanged(snapshot))
+            self.post_message(WriteApplied(outcome))
+
+    def on_write_applied(self, event: WriteApplied) -> None:
+        """A written event is confirmed as saved; what it could not do besides (a derived file) is a
+        warning of its own, never a "not saved". A settings save written: what waited for it runs,
+        then the screens reload (the log did not change, the settings did)."""
+        outcome = event.outcome
+        self._show_saving()
+        self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
+        for warning in outcome.warnings:
+            self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
+        if outcome.written and outcome.write.kind == "settings":
+            if outcome.write.then is not None:
+                outcome.write.then()
+            self._check_source(wrote=True)
+
+    def on_write_waiting(self, event: WriteWaiting) -> None:
+        """The oldest write failed and will be tried again: the title bar says so on every screen
+        until it is written or discarded, and a toast says why (again only when the reason changes)."""
+        self._show_saving()
+        reason = one_line(event.reason)
+        if reason == self._waiting_reason:
+            return
+        self._waiting_reason = reason
+        subject = _subject(event.write)
+        self.notify(
+            f"{_what(event.write)} {subject} is not saved yet: {reason}. It is tried again until it is "
+            "saved (writes after it wait behind it); ctrl+d discards what is not saved.",
+            title=f"Waiting to save: {_name(event.write)}",
+            severity="warning",
+            markup=False,
+        )
+
+    def _show_saving(self) -> None:
+        waiting = self.writes.waiting()
+        self.saving = "" if waiting is None else f"waiting to save {waiting[0]} write(s) (ctrl+d discards)"
+        if waiting is None:
+            self._waiting_reason = None
+
+    def on_write_discarded(self, event: WriteDiscarded) -> None:
+        self._forget([event.write])
+
+    def _forget(self, writes: list[Write]) -> None:
+        """Discarded writes reached no log: drop what they promised, so prompts show the log's grade."""
+        for write in writes:
+            self.writes.failed(write)
+        self._show_saving()
+        if writes:
+            listed = ", ".join(f"{_what(w).lower()} {_subject(w)}" for w in writes[:PROBLEMS_IN_NOTICE])
+            more = f" and {len(writes) - PROBLEMS_IN_NOTICE} more" if len(writes) > PROBLEMS_IN_NOTICE else ""
+            self.notify(f"Discarded, not saved: {listed}{more}.", title="Not saved", severity="warning", markup=False)
+
+    async def action_discard_writes(self, then: Callable[[], Awaitable[None]] | None = None) -> None:
+        """ctrl+d: after asking, discard every write not saved yet (while the oldest waits to be retried)."""
+        from lesson_credit.tui.screens.confirm import ConfirmScreen
+
+        waiting = self.writes.waiting()
+        if waiting is None:
+            if then is None:
+                self.notify("No write is waiting to be saved.", markup=False)
+            return
+        count, reason = waiting
+
+        async def answered(discard: bool) -> None:
+            if discard:
+                self._forget(self.writes.discard())
+                if then is not None:
+                    await then()
+
+        question = f"Discard {count} write(s) not saved yet{' and quit' if then is not None else ''}?"
+        detail = f"The oldest failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
+        await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
+
+
+def _what(write: Write) -> str:
+    if write.save is not None:
+        return f"Settings ({write.save.describe()})"
+    return f"Grade {fmt_grade(write.value)}" if write.kind == "grade" else "Undo"
+
+
+def _name(write: Write) -> str:
+    """What the write is about: its session, or config.toml for a settings save."""
+    return "config.toml" if write.kind == "settings" else one_line(write.session_id)
+
+
+def _subject(write: Write) -> str:
+    return f"{'to' if write.kind == 'settings' else 'for'} {_name(write)}"
