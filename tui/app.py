@@ -120,6 +120,8 @@ class LessonCreditApp(AppWrites, App[None]):
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
         # what waits for the first snapshot (None: it failed, and nothing waits for it)
         self._after_snapshot: list[Callable[[], Awaitable[None]]] | None = []
+        self._first_failed = False  # the first snapshot failed, and the next to wait for it reads again
+        self._watching = False  # the poll or the database watcher has started (once)
         self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
         self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
         self.keys = KeyRouter(self, super().on_event, frozenset(MODE_ACTIONS))
@@ -182,7 +184,8 @@ class LessonCreditApp(AppWrites, App[None]):
     @work(thread=True, group="snapshot")
     def _first_snapshot(self) -> None:
         try:
-            self.call_from_thread(self._watch, self.source.follows)
+            if not self._watching:
+                self.call_from_thread(self._watch, self.source.follows)
             snapshot = self.source.snapshot()
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
@@ -192,6 +195,7 @@ class LessonCreditApp(AppWrites, App[None]):
 
     def _watch(self, follows: bool) -> None:
         """Follow other writers: a database store's `wait` follows commits; the app polls a file."""
+        self._watching = True
         if self.poll_seconds <= 0:
             return
         if follows:
@@ -206,10 +210,12 @@ class LessonCreditApp(AppWrites, App[None]):
         self.call_later(self._snapshot_landed)
 
     async def _snapshot_landed(self, failed: bool = False) -> None:
-        """Run what waited for the first snapshot (`n`, `:`), then hand on the keys typed after it."""
+        """Run what waited for the first snapshot (`n`, `:`), then hand on the keys typed after it.
+        After a failure, what waited finds no snapshot and says so; what asks later reads again."""
         waiting, self._after_snapshot = self._after_snapshot or [], None if failed else []
         for call in waiting:
             await call()
+        self._first_failed = failed
         self.keys.release()
 
     # ---------------------------------------------------------------- live updates
@@ -416,9 +422,13 @@ class LessonCreditApp(AppWrites, App[None]):
 
     def after_first_snapshot(self, call: Callable[[], Awaitable[None]]) -> bool:
         """`call` once the first snapshot (its session ids) has landed, the keys typed after it waiting
-        too; False, nothing waiting, when it failed (its failure was reported)."""
+        too. When it failed, a later call reads again; False for what waited for the failed read (its
+        failure was reported), nothing waiting."""
         if self._after_snapshot is None:
-            return False
+            if not self._first_failed:
+                return False
+            self._after_snapshot, self._first_failed = [], False
+            self._first_snapshot()
         self._after_snapshot.append(call)
         self.keys.held = True
         self._start_first_snapshot()

@@ -229,6 +229,31 @@ async def test_a_jump_or_n_waiting_for_a_first_snapshot_that_fails_says_so(app: 
     assert grades(ws_root) == []
 
 
+async def test_n_after_a_first_snapshot_that_failed_reads_the_log_again(app: LessonCreditApp) -> None:
+    """The first read fails once (a transient error): `n` said "could not be read" until the log
+    changed, however often it was pressed. Now `n` starts the read again, and opens s4 once it is read."""
+    snapshot = app.source.snapshot
+    calls: list[int] = []
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("the log is being rotated")
+        return snapshot(*args, **kwargs)
+
+    app.source.snapshot = failing_once  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(100):  # (a bound, not a speed assertion)
+            await pilot.pause(0.05)
+            if calls:
+                break
+        await settle(pilot)
+        burst(pilot, "s", "n", "5")
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen", "detail:s4"] and len(calls) == 2
+        assert shown_draft(app) == 0.5  # the key typed after `n` waited for the read with it
+
+
 def first_snapshot_late(app: LessonCreditApp) -> LessonCreditApp:
     """`app` with its first snapshot (the session ids `n` and `:` look in) taken 1 s late."""
     import threading
