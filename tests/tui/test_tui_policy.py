@@ -253,13 +253,15 @@ async def test_the_saved_settings_saved_again_while_a_save_is_pending_are_writte
 
 
 class FailingSaves:
-    """The app's settings saves raise while `down` is set (a full disk, a config.toml another program
-    holds open for writing); `failed` counts the attempts that raised, `written` the strategies saved."""
+    """The app's settings saves raise while `down` is set (a full disk), from the start; `failed`
+    counts the attempts that raised, `written` the strategies saved. The app retries after 0.01 s."""
 
     def __init__(self, app: LessonCreditApp) -> None:
         import threading
 
+        app.retry_seconds = 0.01
         self.down = threading.Event()
+        self.down.set()
         self.failed = 0
         self.written: list[str] = []
         real = app.source.save_settings
@@ -273,18 +275,21 @@ class FailingSaves:
 
         app.source.save_settings = save  # type: ignore[method-assign]
 
+    async def first_waiting(self, pilot: Pilot[None], app: LessonCreditApp) -> None:
+        """From the first screen: What-if moved to uniform, saved and confirmed, until that save has
+        failed twice and the title bar says it waits."""
+        await _what_if_at_uniform(pilot)
+        await _save_confirmed(pilot)
+        await _until(pilot, lambda: self.failed >= 2 and "save 1 write" in app.saving)
+
 
 async def test_a_settings_save_that_fails_waits_and_is_written_by_a_retry(app: LessonCreditApp, ws_root: Path) -> None:
     """A confirmed save that failed was reported ("Could not finish") and dropped: the operator had to
     notice and save again, and a save confirmed after it was written alone. It now waits in the write
     queue like a grade: the title bar says so, later saves wait behind it, and both are written in order."""
-    app.retry_seconds = 0.01
     saves = FailingSaves(app)
-    saves.down.set()
     async with app.run_test(size=SIZE) as pilot:
-        await _what_if_at_uniform(pilot)
-        await _save_confirmed(pilot)
-        await _until(pilot, lambda: saves.failed >= 2 and "save 1 write" in app.saving)
+        await saves.first_waiting(pilot, app)
         await pilot.press("t", "t")  # uniform -> seed -> evidence
         screen = app.screen
         assert isinstance(screen, WhatIfScreen)
@@ -308,13 +313,9 @@ async def test_quitting_while_a_settings_save_waits_asks_before_discarding_it(
     app: LessonCreditApp, ws_root: Path
 ) -> None:
     """q while a failed save waits: the app asks, as for a grade; y discards it (nothing is written)."""
-    app.retry_seconds = 0.01
     saves = FailingSaves(app)
-    saves.down.set()
     async with app.run_test(size=SIZE) as pilot:
-        await _what_if_at_uniform(pilot)
-        await _save_confirmed(pilot)
-        await _until(pilot, lambda: "save 1 write" in app.saving)
+        await saves.first_waiting(pilot, app)
         await pilot.press("escape", "q")
         await _until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         assert app.screen.question == "Discard 1 write(s) not saved yet and quit?"  # type: ignore[attr-defined]
