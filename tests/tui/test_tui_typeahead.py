@@ -214,9 +214,10 @@ async def test_a_jump_or_n_waiting_for_a_first_snapshot_that_fails_says_so(app: 
     app.notify = noting  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         burst(pilot, "colon", *keys("s4"), "enter", "5")
-        for _ in range(100):  # (a bound, not a speed assertion)
+        for _ in range(600):  # (a bound, not a speed assertion; the dialog may not be open yet)
             await pilot.pause(0.05)
-            if "could not be read" in str(app.screen.query_one("#jump-problem", Static).render()):
+            problem = app.screen.query("#jump-problem").first(Static) if isinstance(app.screen, JumpScreen) else None
+            if problem is not None and "could not be read" in str(problem.render()):
                 break
         await settle(pilot)
         assert stack(app) == ["LessonsScreen", "JumpScreen"]
