@@ -322,7 +322,10 @@ class LessonCreditApp(AppWrites, App[None]):
         """Notify each problem once; the affected lesson or session says what is wrong itself."""
         if problems.log_missing is not None and self._first_time(f"missing:{problems.log_missing}"):
             self.notify(
-                one_line(problems.log_missing), title="The event log is missing", severity="warning", markup=False
+                one_line(problems.log_missing),
+                title="The event log is missing or empty",
+                severity="warning",
+                markup=False,
             )
         log = [p for p in problems.log if self._first_time(f"log:{p}")]
         lessons = [p for p in problems.lessons if self._first_time(f"lesson:{p}")]

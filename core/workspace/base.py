@@ -154,15 +154,21 @@ class WorkspaceBase:
 
     def log_missing(self) -> str | None:
         """Why every lesson shows as never used, when the workspace's log file is gone (deleted, moved)
-        while `bandit-state.json`, written after every append, is still there: one line naming the
-        log; None otherwise (a fresh workspace has neither). The state file is then left as it is."""
-        if not isinstance(self.log, JsonlStore) or os.path.lexists(self.log.path):
+        or holds no session (emptied, or no line of it readable; nor a prior) while
+        `bandit-state.json`, written after every append, is still there: one line naming the log; None
+        otherwise (a fresh workspace has neither). The state file is then left as it is: a fold of
+        nothing would throw its evidence away."""
+        if not isinstance(self.log, JsonlStore) or not os.path.lexists(self.state_path):
             return None
-        if not os.path.lexists(self.state_path):
+        if not os.path.lexists(self.log.path):
+            why = "is missing (deleted or moved?)"
+        elif not self.data().arm_ids:
+            why = "holds no session (emptied?)"
+        else:
             return None
         return (
-            f"{self.log.path}: the event log is missing (deleted or moved?); every lesson shows as never "
-            f"used, and {self.state_path.name} is left as it is"
+            f"{self.log.path}: the event log {why}; every lesson shows as never used, and "
+            f"{self.state_path.name} is left as it is"
         )
 
     def lesson_problems(self) -> tuple[LessonProblem, ...]:

@@ -1,10 +1,13 @@
 """A deleted log is said, naming its path, and bandit-state.json is not wiped by a fold of nothing
-: `status` warns, `lint` has an error finding; the dashboard: tests/tui/test_tui_trust.py."""
+: `status` warns, `lint` has an error finding; the dashboard: tests/tui/test_tui_trust.py. A log
+emptied (truncated to nothing, or holding no readable event) is the same fold of nothing."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
@@ -57,3 +60,23 @@ def test_recording_again_starts_a_new_log(tmp_path: Path) -> None:
                            "--lessons", "tools/git.md", "--reward", "0.5")  # fmt: skip
     assert (code, err) == (0, "")
     assert json.loads((root / STATE_REL).read_bytes())["arms"]["tools/git.md"]["total_selections"] == 1
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"not json\n"], ids=["empty", "blank-lines", "unreadable"])
+def test_an_emptied_log_keeps_the_state_file(tmp_path: Path, content: bytes) -> None:
+    """`status` on a log truncated to nothing rewrote bandit-state.json with `"arms": {}` (exit 0):
+    a read command threw away the only other copy of the posteriors."""
+    root, state = _ws_without_its_log(tmp_path)
+    (root / LOG_REL).write_bytes(content)
+    code, out, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "tools/git.md" in out
+    assert (
+        f"{root / LOG_REL}: the event log holds no session (emptied?)" in err
+        and "bandit-state.json is left as it is" in err
+    )
+    assert (root / STATE_REL).read_bytes() == state
+    code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
+    findings = {f["code"]: f for f in json.loads(out)["findings"]}
+    assert code == 1 and findings["log-missing"]["severity"] == "error"
+    assert "stale-bandit-state" not in findings
+    assert (root / STATE_REL).read_bytes() == state

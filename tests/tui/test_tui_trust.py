@@ -222,5 +222,7 @@ async def test_a_deleted_log_is_said_not_just_never_used(ws_root: Path) -> None:
     app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        shown = [(title, text) for title, text in notification_texts(app) if title == "The event log is missing"]
+        shown = [
+            (title, text) for title, text in notification_texts(app) if title == "The event log is missing or empty"
+        ]
         assert len(shown) == 1 and str(log) in shown[0][1]
