@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 from lesson_credit.cli.render import safe
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
+from lesson_credit.core.base.numbers import decimal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,11 +38,10 @@ def parse_reward(text: str | None) -> float | None:
     bad reward (non-numeric, NaN, out of range) exits 1 with one line, never a usage dump."""
     if text is None:
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise CliError(f"reward must be a number in [0, 1], got {text!r}") from None
-    if not 0.0 <= value <= 1.0:  # NaN fails too
+    value = decimal(text)
+    if value is None:
+        raise CliError(f"reward must be a number in [0, 1], got {text!r}")
+    if not 0.0 <= value <= 1.0:
         raise CliError(f"reward must be in [0, 1], got {text!r}")
     return value
 
@@ -51,9 +51,7 @@ def reward_or_word(text: str | None) -> tuple[float | None, str | None]:
     checked against the workspace's gptme outcome words (Workspace.outcome_reward); (None, None) for None."""
     if text is None:
         return None, None
-    try:
-        float(text)
-    except ValueError:
+    if decimal(text) is None:
         return None, text
     return parse_reward(text), None
 
@@ -75,30 +73,25 @@ def resolve_session(ws: Workspace, text: str) -> str:
 
 
 def unit_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
+    value = decimal(text)
+    if value is None or not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
     return value
 
 
 def floor_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"floor must be a number in [0, 1], got {text!r}") from None
+    value = decimal(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"floor must be a number in [0, 1], got {text!r}")
     if not (0.0 <= value <= 1.0):
         raise argparse.ArgumentTypeError(f"floor must be in [0, 1], got {text!r}")
     return value
 
 
 def decay_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"decay must be a number in (0, 1], got {text!r}") from None
+    value = decimal(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"decay must be a number in (0, 1], got {text!r}")
     if not (0.0 < value <= 1.0):
         raise argparse.ArgumentTypeError(f"decay must be in (0, 1], got {text!r}")
     return value

@@ -1,10 +1,17 @@
-"""Numbers as text, one rounding for every screen: the CLI's tables and the dashboard's agree.
+"""Numbers as text, one rounding for every screen: the CLI's tables and the dashboard's agree; and
+numbers typed, read one way by the command line and the dashboard (`decimal`).
 
 A value is first rounded to 9 decimals, so that 0.48849999999999993 and 0.48850000000000005 (the
 same 0.4885 reached by two orders of arithmetic) print alike, then formatted to `digits` places.
 """
 
 from __future__ import annotations
+
+import re
+
+# what a person types as a number: ASCII digits, an optional sign, point and exponent. Python's float()
+# also takes "0_5" (5.0: an underscore is a digit separator), "infinity", "nan" and non-ASCII digits.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def fixed(value: float, digits: int = 3) -> str:
@@ -18,3 +25,12 @@ def signed(value: float, digits: int = 3) -> str:
     if abs(value) < 0.5 * 10**-digits:
         value = 0.0
     return f"{value:+.{digits}f}"
+
+
+def decimal(text: str) -> float | None:
+    """The number `text` spells as a plain decimal ("0.5", ".5", "5e-1", "-0" as 0.0; spaces around
+    it allowed); None for anything else, "0_5", "nan" and "inf" included."""
+    text = text.strip()
+    if not _DECIMAL.fullmatch(text):
+        return None
+    return float(text) + 0.0  # (+ 0.0: -0 is 0)

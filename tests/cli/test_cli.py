@@ -164,6 +164,14 @@ def test_grade_json_shape(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (row["alpha"], row["beta"], row["n"]) == pytest.approx((1.3, 1.7, 1))
 
 
+def test_a_grade_typed_as_minus_zero_is_logged_as_zero(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`grade s1 -0` logged "base_reward": -0.0, and `show` printed -0."""
+    code, _, err = run(capsys, "grade", "--workspace", str(ws), "s1", "-0")
+    assert code == 0, err
+    last = (ws / LOG_REL).read_text().splitlines()[-1]
+    assert '"base_reward":0.0' in last.replace(" ", ""), last
+
+
 @pytest.mark.smoke
 def test_explain_json_shape(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "explain", "--workspace", str(ws), "s1")
@@ -298,6 +306,7 @@ def refusal_cases(root: Path) -> dict[str, list[str]]:
         "grade reward too big": ["grade", *w, "s1", "1.5"],
         "grade reward nan": ["grade", *w, "s1", "nan"],
         "grade reward negative json": ["grade", *w, "s1", "-0.5", "--json"],
+        "grade reward with an underscore": ["grade", *w, "s1", "0_1"],  # float() reads 1.0
         "explain unknown session": ["explain", *w, "ghost"],
         "explain lesson not injected": ["explain", *w, "s1", "--lesson", PLAIN],
         "select missing context": ["select", *w, "--context", str(root / "nope.txt")],
@@ -342,6 +351,7 @@ def test_bad_config_exits_1(basic_ws: Path, capsys: pytest.CaptureFixture[str]) 
         ["grade", "s1"],
         ["replay", "--floor", "2"],
         ["replay", "--floor", "x"],
+        ["replay", "--floor", "0_1"],  # float() reads 1.0
         ["replay", "--strategy", "greedy"],
         ["select", "--context", "-", "--k", "0"],
         ["status", "--sort", "nonsense"],

@@ -108,12 +108,16 @@ def test_formats() -> None:
         ("inf", None),
         ("", None),
         ("x", None),
+        ("0_1", None),  # float() reads 1.0: an underscore is a digit separator to Python, a typo here
+        ("\u0660.\u0665", None),  # Arabic-Indic digits: float() reads 0.5
+        ("-0", 0.0),
     ],
 )
 def test_parse_grade(typed: str, value: float | None) -> None:
     parsed, problem = parse_grade(typed)
     assert parsed == value
     assert (problem is None) == (value is not None)
+    assert parsed is None or math.copysign(1.0, parsed) == 1.0  # never a -0.0 logged as the grade
 
 
 def test_step_grade_clamps_and_does_not_drift() -> None:
@@ -333,3 +337,10 @@ def test_help_status_column_names_every_lesson_status() -> None:
 
     described = dict(dict(COLUMNS)["Lessons columns"])["status"].split(";")[0]
     assert [status for status in STATUSES if status not in described] == []
+
+
+def test_the_what_if_floor_box_reads_plain_decimals_only() -> None:
+    """The box's Number validator took float()'s syntax: "0_1" was a valid floor of 1."""
+    from lesson_credit.tui.screens.what_if import floor_of
+
+    assert [floor_of(text) for text in ("0.25", " .5 ", "1", "0_1", "1.5", "nan", "")] == [0.25, 0.5, 1.0] + [None] * 4

@@ -3,7 +3,6 @@ takes them: returns the value and the word, or None when cancelled."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -15,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from lesson_credit.core.api import decimal
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.text import one_line
 
@@ -26,13 +26,10 @@ def parse_grade(value: str) -> tuple[float | None, str | None]:
     text = value.strip().replace(",", ".")
     if not text:
         return None, "Type a grade between 0 and 1."
-    try:
-        number = float(text)
-    except ValueError:
+    number = decimal(text)
+    if number is None:
         return None, f"Not a number: {text!r}. Type a grade between 0 and 1."
-    if math.isnan(number) or math.isinf(number):
-        return None, "A grade must be a finite number between 0 and 1."
-    if not 0.0 <= number <= 1.0:
+    if not 0.0 <= number <= 1.0:  # (1e999 is inf)
         return None, f"{number:g} is outside [0, 1]."
     return number, None
 

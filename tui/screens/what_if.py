@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.validation import Number
+from textual.validation import Function
 from textual.widgets import Input, Label, Select, Static
 
 from lesson_credit.core.api import (
@@ -26,6 +26,7 @@ from lesson_credit.core.api import (
     POLICIES,
     STRATEGIES,
     CreditSettings,
+    decimal,
 )
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
@@ -38,6 +39,12 @@ from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.writes import Grading
 
 FLOOR_STEP = 0.05
+
+
+def floor_of(text: str) -> float | None:
+    """The floor typed in the box: a plain decimal number from 0 to 1 (not "0_5": core.api.decimal)."""
+    value = decimal(text)
+    return value if value is not None and 0.0 <= value <= 1.0 else None
 
 
 def describe(settings: CreditSettings) -> str:
@@ -129,7 +136,9 @@ class WhatIfScreen(DataScreen):
             yield Label("strategy")
             yield Select([(s, s) for s in STRATEGIES], allow_blank=False, id="strategy")
             yield Label("floor")
-            yield Input(id="floor", validators=[Number(minimum=0.0, maximum=1.0)], placeholder="0 to 1")
+            yield Input(
+                id="floor", validators=[Function(lambda text: floor_of(text) is not None)], placeholder="0 to 1"
+            )
             yield Label("policy")
             yield Select([(p, p) for p in POLICIES], allow_blank=False, id="policy")
             yield Static(id="floor-error")
@@ -255,11 +264,9 @@ class WhatIfScreen(DataScreen):
             return
         error.update("")
         event.input.border_subtitle = ""
-        try:
-            floor = float(event.value)
-        except ValueError:
-            return
-        self._propose(floor=floor)
+        floor = floor_of(event.value)
+        if floor is not None:
+            self._propose(floor=floor)
 
     @on(Input.Submitted, "#floor")
     def _floor_submitted(self) -> None:
