@@ -158,6 +158,7 @@ class LessonCreditApp(AppWrites, App[None]):
         progress = self.source.read_progress()
         long = progress is not None and time.monotonic() - progress.since >= PROGRESS_AFTER_S
         self.reading = progress.describe() if progress is not None and long else ""
+        self._show_saving()  # a write that takes a while (tui/app_writes.py)
 
     def on_unmount(self) -> None:
         self.writes.stop()  # a writer waiting to retry ends: nothing would write what it holds

@@ -30,6 +30,7 @@ else:
 PROBLEMS_IN_NOTICE = 3
 RETRY_SECONDS = 1.0  # a failed write is tried again after this, doubling up to RETRY_DOUBLINGS times
 RETRY_DOUBLINGS = 3
+SLOW_WRITE_S = 0.5  # a write the writer has been at this long is said in the title bar ("saving 1 write(s)…")
 
 
 class AppWrites(_Base):
@@ -130,10 +131,15 @@ class AppWrites(_Base):
         )
 
     def _show_saving(self) -> None:
+        """The title bar: the writes that wait to be retried, or those behind a write that takes a while
+        (another writer holds the log's lock: the write waits up to $LESSON_CREDIT_LOCK_TIMEOUT)."""
         waiting = self.writes.waiting()
-        self.saving = "" if waiting is None else f"waiting to save {waiting[0]} write(s) (ctrl+d discards)"
-        if waiting is None:
-            self._waiting_reason = None
+        if waiting is not None:
+            self.saving = f"waiting to save {waiting[0]} write(s) (ctrl+d discards)"
+            return
+        self._waiting_reason = None
+        applying = self.writes.applying()
+        self.saving = f"saving {applying[0]} write(s)…" if applying and applying[1] >= SLOW_WRITE_S else ""
 
     def on_write_discarded(self, event: WriteDiscarded) -> None:
         self._forget([event.write])

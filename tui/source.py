@@ -6,8 +6,9 @@ through one lock. The UI thread never calls the Workspace: it only reads the vie
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -336,16 +337,25 @@ class WorkspaceSource:
     ) -> GradeAppended:
         """Append a grade (None: a retraction) under the log lock: the workspace's one writer of grades
         (Workspace.append_grade), as the CLI's; `outcome`: the gptme word it was typed as, kept beside it."""
-        with self._lock:
-            return self.workspace.append_grade(
+        with self._writing() as ws:
+            return ws.append_grade(
                 session_id, reward, grader=grader, note=note, expect_line=expect_line, outcome=outcome
             )
 
     def append_undo(self, session_id: str, *, grader: str, expect_line: int | None, line: int) -> GradeAppended:
         """Undo the grade event at `line` under the log lock (Workspace.append_undo, the CLI's undo):
         GradeConflict unless it is the latest not undone yet and `expect_line` the latest grade event."""
-        with self._lock:
-            return self.workspace.append_undo(session_id, grader=grader, expect_line=expect_line, line=line)
+        with self._writing() as ws:
+            return ws.append_undo(session_id, grader=grader, expect_line=expect_line, line=line)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[Workspace]:
+        """The log's writers' lock, then this source's: a write that waits for another process's lock
+        (up to $LESSON_CREDIT_LOCK_TIMEOUT) holds no view back meanwhile (the lock is re-entered by the
+        workspace's write, in this thread)."""
+        ws = self.workspace
+        with ws.log.locked(), self._lock:
+            yield ws
 
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
@@ -370,8 +380,7 @@ class WorkspaceSource:
         self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
     ) -> None:
         """The settings, the selection policy and the reward priority as the workspace's."""
-        with self._lock:
-            ws = self.workspace
+        with self._writing() as ws:
             ws.save_settings(settings, policy)
             if priority is not None and priority != ws.config.reward_priority:
                 ws.replay(settings.strategy, settings.floor, decay=settings.decay, priority=priority, write=True)

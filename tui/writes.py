@@ -22,6 +22,7 @@ nothing (the operator's own grade again) has nothing to undo, here as in the log
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ class WriteQueue:
         self._expected: dict[str, float | None] = {}  # after every queued write, as typed
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._applying: Write | None = None  # the write the writer has taken and not finished
+        self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
         self._trouble: str | None = None  # why `_applying` failed last (None: it has not failed)
         self._discard = False  # the operator discarded `_applying`: the writer drops it unless it is written
         self._wake = threading.Event()  # ends the writer's wait before a retry early
@@ -144,6 +146,13 @@ class WriteQueue:
                 return None
             return len(self._waiting) + 1, self._trouble
 
+    def applying(self) -> tuple[int, float] | None:
+        """(writes not yet written, seconds the writer has been at the oldest) while it is at one."""
+        with self._lock:
+            if self._applying is None:
+                return None
+            return len(self._waiting) + 1, time.monotonic() - self._taken_at
+
     def discard(self) -> list[Write]:
         """The operator gives up on every write not yet written: the queued ones are returned (oldest
         first) and leave the queue now; the one the writer retries is dropped at its next failure
@@ -201,6 +210,7 @@ class WriteQueue:
                 self._applying = None
                 return None
             self._applying = self._waiting.popleft()
+            self._taken_at = time.monotonic()
             self._discard, self._trouble = False, None  # a discard before it was queued is not about it
             return self._applying
 

@@ -205,6 +205,31 @@ async def test_a_grade_waits_for_a_lock_another_process_holds(
             assert grades(ws_root) == [("s4", 0.7)] and errors(app) == []
 
 
+async def test_a_grade_waiting_for_the_lock_holds_no_view_back(
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a commit waited for another writer's lock (up to the lock timeout, 30 s by default), the
+    writer held the source: the next session opened blank until the lock was released. The writer now
+    waits for the log's lock before it takes the source, and the title bar says it is saving."""
+    monkeypatch.setenv("LESSON_CREDIT_LOCK_TIMEOUT", "120")  # the writer waits; it does not fail
+    lock = ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock"
+    with LockHolder(lock) as holder:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await open_detail(pilot, "s4")
+            await pilot.press("7", "c")
+            await wait_until(pilot, lambda: app.writes.pending == 1)
+            detail = SessionDetailScreen(app.source, "s1")
+            await app.push_screen(detail)
+            await wait_until(pilot, lambda: detail.base is not None)  # loaded while the lock is held
+            await wait_until(pilot, lambda: "saving 1 write" in app.saving)
+            assert grades(ws_root) == [] and app.writes.pending == 1
+            holder.release()
+            await wait_until(pilot, lambda: grades(ws_root) == [("s4", 0.7)] and app.saving == "")
+            await settle(pilot)
+    assert grades(ws_root) == [("s4", 0.7)] and errors(app) == []
+
+
 def warnings_shown(app: LessonCreditApp) -> list[str]:
     return toasts(app, "warning")
 
