@@ -95,6 +95,20 @@ async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp
         assert screen.query_one("#what-if-table").size.height >= 8  # the table keeps room for its rows
 
 
+async def test_what_if_shows_what_it_changes_at_80_columns(app: LessonCreditApp) -> None:
+    """At 80x24 the table showed rank, move, lesson, status, n and mean now: its own columns (the mean
+    under the what-if, its change) were past the edge. The summary's counts are of rank moves, and say so."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("w", "t")
+        await settle(pilot)
+        header = next(strip.text for strip in screen_lines(app) if strip.text.split()[:2] == ["rank", "move"])
+        assert "mean what-if" in header and "Δ mean" in header, header
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        assert " lessons up in rank, " in str(screen.query_one("#what-if-summary", Static).render())
+
+
 async def test_ctrl_s_with_an_invalid_floor_typed_saves_nothing(app: LessonCreditApp, ws_root: Path) -> None:
     """Typing 1.5 re-folds at each valid prefix (1, then 1.) and stops at the invalid 1.5: the table shows
     floor 1 while the box says 1.5. ctrl+s then offered to save floor 1; it refuses until the box is fixed."""

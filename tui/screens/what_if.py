@@ -83,7 +83,7 @@ def summary(view: WhatIfView, policy: str = "") -> Text:
     out.append(f"rewards by {'>'.join(view.proposed_priority)} (b)", style="bold")
     if view.proposed_priority != view.current_priority:
         out.append(f", saved {'>'.join(view.current_priority)}")
-    out.append(f" · {up} lessons up, {down} down", style="dim")
+    out.append(f" · {up} lessons up in rank, {down} down", style="dim")
     biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
     if biggest is not None and abs(biggest.delta) >= 5e-4:
         out.append(f" · largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim")
@@ -199,16 +199,16 @@ class WhatIfScreen(DataScreen):
         self.query_one("#what-if-summary", Static).update(summary(view, self.policy))
         table = self.query_one("#what-if-table", ThemedTable)
         table.clear(columns=True)
-        for key, label in (
+        for key, label in (  # what the what-if changes first: at 80 columns the last ones are off screen
             ("rank", "rank"),
             ("move", "move"),
             ("lesson", "lesson"),
-            ("status", "status"),
-            ("n", "n"),
-            ("now", "mean now"),
             ("then", "mean what-if"),
             ("delta", "Δ mean"),
+            ("now", "mean now"),
             ("was", "rank now"),
+            ("n", "n"),
+            ("status", "status"),
         ):
             table.add_column(label, key=key)
         for row in view.rows:
@@ -219,12 +219,12 @@ class WhatIfScreen(DataScreen):
                 Text(str(row.rank_then), justify="right"),
                 table.toned(rank_arrow(change), tone),
                 table.toned(one_line(row.path), None),
-                table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
-                Text(str(row.n), justify="right"),
-                Text(fmt(row.mean_now, 3), justify="right"),
                 Text(fmt(row.mean_then, 3), justify="right"),
                 Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
+                Text(fmt(row.mean_now, 3), justify="right"),
                 Text(str(row.rank_now), justify="right"),
+                Text(str(row.n), justify="right"),
+                table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
                 key=row.path,
             )
 
