@@ -590,7 +590,7 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
             "p Pin",
             "c Commit",
             "u Undo",
-            "n Next pending",
+            "n Next to grade",
             "0-9",
             "^s Save settings…",
             "? Help",
@@ -624,7 +624,7 @@ async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) ->
             assert name in names
         detail = await open_session(pilot, "s1")
         names = [command.title for command in app.get_system_commands(detail)]
-        assert "Commit" in names and "Next pending" in names and "Draft 0.3" in names
+        assert "Commit" in names and "Next to grade" in names and "Draft 0.3" in names
         # running one from the palette's callback works like the key
         command = next(c for c in app.get_system_commands(detail) if c.title == "Draft 0.3")
         await command.callback()

@@ -409,7 +409,7 @@ async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Pa
         assert table.max_scroll_x == 0
         why = (
             f"{info.expected[row]:.2f}±{info.spread[row]:.2f} · spread {info.disagreement[row]:.2f} · "
-            f"info {info.score[row]:.1e}"
+            f"info {info.score[row]:.1e}".replace("e-0", "e-").replace("e+0", "e")
         )
         line = next(line for line in screen_text(app) if " s4 " in line)
         assert line.split() == ["1", "s4", "0.70", "record:judge", *why.split()]

@@ -64,7 +64,7 @@ class GradingQueueScreen(DataScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_session", "Open", priority=True),
-        Binding("n", "next_pending", "Next pending"),
+        Binding("n", "next_pending", "Next to grade"),
         Binding("o", "cycle_sort", "Order"),
         Binding("escape", "back", "Back"),
     ]
@@ -141,7 +141,7 @@ class GradingQueueScreen(DataScreen):
                     spread = float(info.disagreement[row])
                     why = f"{fmt(float(info.expected[row]))}±{fmt(float(info.spread[row]))}"
                     why += f" · spread {'—' if math.isnan(spread) else fmt(spread)}"
-                    why += f" · info {float(info.score[row]):.1e}"
+                    why += f" · info {_short_e(float(info.score[row]))}"
                 else:
                     why = f"pending since {fmt_time(s.timestamp)}"
                 table.add_row(*cells, Text(in_force), Text(why), key=session_id)
@@ -194,3 +194,10 @@ class GradingQueueScreen(DataScreen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+def _short_e(value: float) -> str:
+    """Scientific notation without the exponent's padding: 1.0e-2, not 1.0e-02 (an 80-column "why next"
+    has no room for the zero)."""
+    mantissa, _, exponent = f"{value:.1e}".partition("e")
+    return f"{mantissa}e{int(exponent)}"

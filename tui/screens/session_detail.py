@@ -154,7 +154,7 @@ class SessionDetailScreen(DataScreen):
         Binding("g", "type_grade", "Exact grade…", show=False),
         Binding("c", "commit", "Commit"),
         Binding("u", "undo", "Undo"),
-        Binding("n", "next_pending", "Next pending"),
+        Binding("n", "next_pending", "Next to grade"),
         Binding("e", "focus_note", "Note", show=False),
         Binding("j", "focus_journal", "Journal", show=False),
         Binding("escape", "back", "Back / discard draft", show=False),

@@ -83,7 +83,7 @@ class SessionsScreen(SortableScreen):
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
         Binding("enter", "open_session", "Open", priority=True),
         Binding("v", "toggle_pending", "Pending only"),
-        Binding("n", "next_pending", "Next pending"),
+        Binding("n", "next_pending", "Next to grade"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("o", "cycle_sort", "Sort by next column", show=False),
         Binding("r", "reverse_sort", "Reverse order", show=False),
