@@ -344,3 +344,22 @@ def test_the_what_if_floor_box_reads_plain_decimals_only() -> None:
     from lesson_credit.tui.screens.what_if import floor_of
 
     assert [floor_of(text) for text in ("0.25", " .5 ", "1", "0_1", "1.5", "nan", "")] == [0.25, 0.5, 1.0] + [None] * 4
+
+
+def test_the_compact_history_starts_with_the_grade_in_force() -> None:
+    """At 80 columns the history is one line, cut at the edge: oldest first, a judge's long note pushed
+    the grade in force (the person's 0.4, the latest) past the edge."""
+    from lesson_credit.core.api import GradeRecord
+    from lesson_credit.tui.widgets.grade_bar import grade_history
+
+    note = "LLM judge re-scored the session after the revert was reviewed by a person"
+    grades = (
+        GradeRecord(0.62, "heuristic", "2026-10-23T05:04:00Z", None, 3),
+        GradeRecord(0.58, "judge", "2026-10-23T23:45:00Z", note, 9),
+        GradeRecord(0.4, "manual", "2026-10-24T08:00:00Z", None, 12),
+    )
+    compact = grade_history(grades, compact=True).plain
+    assert compact.startswith("history 0.4 manual 2026-10-24 "), compact
+    assert compact.index("0.58 judge") < compact.index(note) and compact.endswith("” (+1 earlier)")
+    wide = grade_history(grades).plain  # two lines of room: oldest first, the arrow to the latest
+    assert wide.index("0.62 heuristic") < wide.index("0.58 judge") < wide.index("0.4 manual")

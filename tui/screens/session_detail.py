@@ -70,23 +70,23 @@ def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
 
 def session_info(explanation: Explanation, compact: bool = False) -> Text:
     """The session's line and how credit is computed. `compact` (below 100 columns): one line, whole
-    sentences only (the journal's path is the journal pane's title)."""
+    sentences only (the journal's path is the journal pane's title; the strategy and the floor are in
+    the credit panel's lines, "weight 0.3 + 0.7×…" and "(seed)": at 80 columns the floor was cut off)."""
     s = explanation.session
     settings = explanation.settings
     out = Text()
     out.append(one_line(s.session_id), style="bold")
     if compact:
         out.append(f" · {fmt_time(s.timestamp)} · {one_line(s.category, '—')} · {s.n_lessons} lessons")
-        out.append(f" · credit {settings.strategy}, floor {settings.floor:g}", style="dim")
         if settings.decay < 1.0:
-            out.append(f", decay {settings.decay:g}", style="dim")
+            out.append(f" · decay {settings.decay:g}", style="dim")
         return out
     out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  {s.n_lessons} lessons")
     out.append(f"  ·  journal {one_line(s.journal_path, '—')}\n", style="dim")
     out.append(f"credit: strategy {settings.strategy}, floor {settings.floor:g}", style="dim")
     if settings.decay < 1.0:
         out.append(f", decay {settings.decay:g}", style="dim")
-    out.append("  ·  keyword hits highlighted, the selected lesson's strongest", style="dim")
+    out.append("  ·  keyword hits highlighted, strongest for the selected lesson", style="dim")
     return out
 
 

@@ -16,7 +16,7 @@ from lesson_credit.tui.text import fmt_grade, fmt_time, one_line
 from lesson_credit.tui.widgets.filter_box import MAX_NOTE, CappedInput
 
 HISTORY_SHOWN = 4
-HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line ends with the grade in force
+HISTORY_SHOWN_COMPACT = 2  # a 24-row terminal: the history's one line starts with the grade in force
 
 
 def grade_status(
@@ -64,17 +64,21 @@ def grade_history(grades: tuple[GradeRecord, ...], compact: bool = False) -> Tex
         out.append("never graded", style="dim")
         return out
     shown = grades[-(HISTORY_SHOWN_COMPACT if compact else HISTORY_SHOWN) :]
-    if len(grades) > len(shown):
-        out.append(f"(+{len(grades) - len(shown)} earlier) ", style="dim")
-    for i, record in enumerate(shown):
+    earlier = len(grades) - len(shown)
+    if earlier and not compact:
+        out.append(f"(+{earlier} earlier) ", style="dim")
+    # compact (one line, cut at the edge): the latest first, so a long note cuts an older entry, never it
+    for i, record in enumerate(reversed(shown) if compact else shown):
         if i:
-            out.append(" → ", style="dim")
-        in_force = i == len(shown) - 1
+            out.append(" ← " if compact else " → ", style="dim")
+        in_force = i == 0 if compact else i == len(shown) - 1
         value = "retracted (pending)" if record.base_reward is None else fmt_grade(record.base_reward)
         out.append(value, style="bold" if in_force else "")
         out.append(f" {one_line(record.grader)} {fmt_time(record.timestamp)}", style="" if in_force else "dim")
         if record.note:
             out.append(f" “{one_line(record.note)}”", style="italic")
+    if earlier and compact:
+        out.append(f" (+{earlier} earlier)", style="dim")
     return out
 
 
