@@ -363,3 +363,22 @@ def test_the_compact_history_starts_with_the_grade_in_force() -> None:
     assert compact.index("0.58 judge") < compact.index(note) and compact.endswith("” (+1 earlier)")
     wide = grade_history(grades).plain  # two lines of room: oldest first, the arrow to the latest
     assert wide.index("0.62 heuristic") < wide.index("0.58 judge") < wide.index("0.4 manual")
+
+
+def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
+    """The session screen showed the record's "judge 0.32 (...)" while the judge's 0.58, logged since,
+    was the judge's score (the one `J` drafts): now the record's line says it is superseded."""
+    from lesson_credit.core.api import SourceScore
+    from lesson_credit.tui.records_views import SessionOutside
+    from lesson_credit.tui.widgets.record_panel import outside_text
+
+    lines = ("gptme · claude · 16m 16s · productive (exit 0)", "deliverables: none", "judge 0.32 (haiku): reverted")
+    record_judge = SourceScore("judge", 0.32, "record:judge", None, None, True)
+    logged_judge = SourceScore("judge", 0.58, "judge", 9, "2026-10-23T23:45:00Z", True)
+    cases = [
+        (record_judge, "judge 0.32 (haiku): reverted"),
+        (logged_judge, "superseded by the judge's 0.58 · judge 0.32 (haiku): reverted"),
+    ]
+    for judge, first in cases:
+        outside = SessionOutside("s1", True, lines, None, (judge,), None, None)
+        assert outside_text(outside, compact=True).plain.splitlines()[0] == first
