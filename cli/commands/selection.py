@@ -12,6 +12,7 @@ from lesson_credit.cli.common import (
     open_workspace,
     positive_int,
     print_json,
+    print_warnings,
     seed_arg,
     unit_float,
 )
@@ -85,6 +86,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             + (f", category {safe(selection.category)})" if selection.category is not None else ")"),
             file=sys.stderr,
         )
+        print_warnings(ws)
     return 0
 
 

@@ -77,8 +77,15 @@ class Writing(StateFile):
             categories=self.config.categories,
         )
         if log:
+            earlier = self._reader.index.latest_selection(drawn.selection.session_id)
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
             self.refresh()
+            if earlier is not None:  # (a hook run twice): the record takes the latest selection's lessons
+                what = f"category {earlier.category}" if earlier.category is not None else "no category"
+                self.warnings.append(
+                    f"session {drawn.selection.session_id!r} already had a selection ({what}); this one replaces "
+                    "it for the session's record (its lessons, propensities and category)"
+                )
         return drawn.selection
 
     def _check_new(self, session_id: str) -> None:

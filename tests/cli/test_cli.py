@@ -255,6 +255,25 @@ def test_select_prints_ids_and_logs(
     assert (event["type"], event["session_id"], event["selected"]) == ("selection", "sel-1", [chosen])
 
 
+def test_a_second_select_for_a_session_says_it_replaces_the_first(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second `select --session-id X` (a hook run twice) was logged without a word, and the record
+    then took its lessons, propensities and category (the latest selection counts): it now says so."""
+    argv = ["select", "-w", str(basic_ws), "--context", "-", "--k", "1", "--session-id", "sel-1"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("git and a quote"))
+    code, _, err = run(capsys, *argv, "--category", "bugfix")
+    assert code == 0 and "warning" not in err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("nothing that matches"))
+    code, _, err = run(capsys, *argv)
+    assert code == 0
+    assert "warning: session 'sel-1' already had a selection (category bugfix); this one replaces it" in err, err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("git"))
+    payload = run_json(capsys, *argv)
+    assert any("already had a selection" in w for w in payload["warnings"]), payload
+    assert [json.loads(line)["type"] for line in (basic_ws / LOG_REL).read_text().splitlines()] == ["selection"] * 3
+
+
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
