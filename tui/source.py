@@ -53,6 +53,9 @@ class Opening:
     allow_outside_library: bool = False
 
 
+SOURCE_WAIT_S = 0.05  # how long a write holding the log's lock waits for the source before letting the lock go
+
+
 @dataclass(frozen=True)
 class SettingsSave:
     """A save of What-if's settings the operator confirmed (the policy and the priority when changed)."""
@@ -350,12 +353,21 @@ class WorkspaceSource:
 
     @contextlib.contextmanager
     def _writing(self) -> Iterator[Workspace]:
-        """The log's writers' lock, then this source's: a write that waits for another process's lock
-        (up to $LESSON_CREDIT_LOCK_TIMEOUT) holds no view back meanwhile (the lock is re-entered by the
-        workspace's write, in this thread)."""
+        """The log's writers' lock and this source's, never one held while waiting long for the other: a
+        write that waits for another process's lock (up to $LESSON_CREDIT_LOCK_TIMEOUT) holds no view
+        back, and a long read of this dashboard's (a first read of a big log, LOO) holds no other
+        writer back (the log's lock is re-entered by the workspace's write, in this thread)."""
         ws = self.workspace
-        with ws.log.locked(), self._lock:
-            yield ws
+        while True:
+            with ws.log.locked():
+                if self._lock.acquire(timeout=SOURCE_WAIT_S):  # a poll's check holds it for a moment
+                    try:
+                        yield ws
+                        return
+                    finally:
+                        self._lock.release()
+            with self._lock:  # a long read: wait for it with the log's lock let go, then again
+                pass
 
     def what_if(self, settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
         """Every lesson now and under `settings` and the reward `priority` (None: the saved one)."""
@@ -378,12 +390,15 @@ class WorkspaceSource:
 
     def save_settings(
         self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
-    ) -> None:
-        """The settings, the selection policy and the reward priority as the workspace's."""
+    ) -> tuple[str, ...]:
+        """The settings, the selection policy and the reward priority as the workspace's; what could not
+        be done besides (bandit-state.json kept or not written: a warning each)."""
         with self._writing() as ws:
+            said = len(ws.warnings)
             ws.save_settings(settings, policy)
             if priority is not None and priority != ws.config.reward_priority:
                 ws.replay(settings.strategy, settings.floor, decay=settings.decay, priority=priority, write=True)
+            return tuple(ws.warnings[said:])
 
     # ---------------------------------------------------------------- the event store
 

@@ -230,6 +230,48 @@ async def test_a_grade_waiting_for_the_lock_holds_no_view_back(
     assert grades(ws_root) == [("s4", 0.7)] and errors(app) == []
 
 
+def test_a_long_read_of_the_dashboards_holds_no_other_writer_back(workspace: Workspace, ws_root: Path) -> None:
+    """The writer took the log's lock, then waited for the source while a long read of the dashboard's
+    held it (a first read of a big log, LOO): another writer (gptme's record hook) waited on the log's
+    lock meanwhile and failed once its lock timeout passed (exit 75). The writer now lets the log's lock
+    go while it waits for the source."""
+    import time
+
+    from lesson_credit.core.base.files import exclusive_lock
+
+    source = WorkspaceSource(workspace)
+    reading, done = threading.Event(), threading.Event()
+
+    def long_read() -> None:
+        with source._lock:
+            reading.set()
+            done.wait(timeout=60)
+
+    entered = threading.Event()
+    locked = workspace.log.locked
+
+    def entering(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        return locked(*args, **kwargs)
+
+    workspace.log.locked = entering  # type: ignore[method-assign]
+    reader = threading.Thread(target=long_read)
+    reader.start()
+    assert reading.wait(timeout=60)
+    writer = threading.Thread(target=lambda: source.append_grade("s4", 0.7, grader="manual"))
+    writer.start()
+    try:
+        assert entered.wait(timeout=60)
+        time.sleep(0.2)  # (the writer has the log's lock by now, and waits for the source)
+        with exclusive_lock(ws_root / "state" / "lesson-thompson" / "sessions.jsonl.lock", timeout=10):
+            assert grades(ws_root) == []  # another writer has the lock while the grade waits
+    finally:
+        done.set()
+        reader.join(timeout=60)
+        writer.join(timeout=60)
+    assert grades(ws_root) == [("s4", 0.7)]
+
+
 def warnings_shown(app: LessonCreditApp) -> list[str]:
     return toasts(app, "warning")
 
