@@ -154,7 +154,7 @@ class WorkspaceBase:
 
     def log_missing(self) -> str | None:
         """Why every lesson shows as never used, when the workspace's log file is gone (deleted, moved)
-        or holds no session (emptied, or no line of it readable; nor a prior) while
+        or holds no session (emptied, or no line of it readable; nor a prior or increments) while
         `bandit-state.json`, written after every append, is still there: one line naming the log; None
         otherwise (a fresh workspace has neither). The state file is then left as it is: a fold of
         nothing would throw its evidence away."""
@@ -162,7 +162,7 @@ class WorkspaceBase:
             return None
         if not os.path.lexists(self.log.path):
             why = "is missing (deleted or moved?)"
-        elif not self.data().arm_ids:
+        elif self.data().n_sessions == 0 and not self._reader.index.priors and not self._reader.index.increments:
             why = "holds no session (emptied?)"
         else:
             return None

@@ -80,3 +80,18 @@ def test_an_emptied_log_keeps_the_state_file(tmp_path: Path, content: bytes) -> 
     assert code == 1 and findings["log-missing"]["severity"] == "error"
     assert "stale-bandit-state" not in findings
     assert (root / STATE_REL).read_bytes() == state
+
+
+def test_sessions_without_lessons_are_not_an_emptied_log(tmp_path: Path) -> None:
+    """Sessions recorded with no lesson (a baseline period) make no arm: the log was taken for emptied
+    ('holds no session'), lint had a log-missing error, and bandit-state.json was never rewritten."""
+    root = make_workspace(tmp_path, BASIC_LESSONS, journals={"j.txt": BASIC_JOURNAL})
+    for sid in ("s1", "s2"):
+        argv = ["record", "-w", str(root), "--session-id", sid, "--journal", str(root / "j.txt"), "--reward", "0.6"]
+        code, _, err = run_cli(*argv, "--lessons")
+        assert (code, err) == (0, ""), err
+    assert json.loads((root / STATE_REL).read_bytes())["total_sessions"] == 2
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert (code, err) == (0, "")
+    code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
+    assert "log-missing" not in {f["code"] for f in json.loads(out)["findings"]}
