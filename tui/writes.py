@@ -245,9 +245,10 @@ class WriteQueue:
         sid = one_line(write.session_id)
         if write.save is not None:
             save = write.save
-            source.save_settings(save.settings, save.policy, save.priority)
+            warnings = source.save_settings(save.settings, save.policy, save.priority)
             self._written()
-            return WriteOutcome(write, True, f"Saved {save.describe()} to config.toml; bandit-state.json rewritten.")
+            rewritten = "" if warnings else "; bandit-state.json rewritten"  # (else the warnings say what it is)
+            return WriteOutcome(write, True, f"Saved {save.describe()} to config.toml{rewritten}.", warnings)
         if write.kind == "grade":
             assert write.value is not None
             appended = source.append_grade(

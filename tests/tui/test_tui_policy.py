@@ -173,12 +173,13 @@ class HeldSaves:
 
     def _save(
         self, settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
-    ) -> None:
+    ) -> tuple[str, ...]:
         if not self._first.is_set():
             self._first.set()
             self.released.wait(timeout=60)  # (a bound: a test that never releases fails, not hangs)
-        self._save_settings(settings, policy, priority)
+        warnings = self._save_settings(settings, policy, priority)
         self.written.append(settings.strategy)
+        return warnings
 
 
 async def _until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
@@ -266,6 +267,22 @@ async def test_the_saved_settings_saved_again_while_a_save_is_pending_are_writte
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "seed"
 
 
+async def test_a_settings_save_whose_state_file_is_not_written_says_so(app: LessonCreditApp, ws_root: Path) -> None:
+    """The save's toast said "bandit-state.json rewritten." whatever became of that file; a folder in
+    its place (it cannot be replaced) is now said in a warning of its own, and the toast does not claim it."""
+    state = ws_root / "state" / "lesson-thompson" / "bandit-state.json"
+    state.unlink(missing_ok=True)
+    (state / "held").mkdir(parents=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await _what_if_at_uniform(pilot)
+        await _save_confirmed(pilot)
+        await _until(pilot, lambda: any("to config.toml" in text for _, text in notification_texts(app)))
+        shown = notification_texts(app)
+    assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"
+    assert ("", "Saved strategy uniform, floor 0.3 to config.toml.") in shown, shown
+    assert any(title == "Saved, with a warning" and "bandit-state.json" in text for title, text in shown), shown
+
+
 class FailingSaves:
     """The app's settings saves raise while `down` is set (a full disk), from the start; `failed`
     counts the attempts that raised, `written` the strategies saved. The app retries after 0.01 s."""
@@ -280,12 +297,15 @@ class FailingSaves:
         self.written: list[str] = []
         real = app.source.save_settings
 
-        def save(settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None) -> None:
+        def save(
+            settings: CreditSettings, policy: str | None = None, priority: tuple[str, ...] | None = None
+        ) -> tuple[str, ...]:
             if self.down.is_set():
                 self.failed += 1
                 raise OSError(28, "No space left on device")
-            real(settings, policy, priority)
+            warnings = real(settings, policy, priority)
             self.written.append(settings.strategy)
+            return warnings
 
         app.source.save_settings = save  # type: ignore[method-assign]
 
