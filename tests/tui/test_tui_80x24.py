@@ -58,3 +58,19 @@ async def test_analysis_shows_at_least_12_rows_and_a_whole_header(analysis_works
         await pilot.press("x")
         await settle(pilot)
         assert any(words(app, row).startswith("ranking (shrunk joint estimate)") for row in range(24))
+
+
+async def test_a_column_the_lessons_table_cuts_stays_apart_from_the_plot(workspace: Workspace) -> None:
+    """At 80x24 a filter shortens the lesson names, and the next column shows in part at the table's
+    edge: its "+0." ran into the plot's axis labels ("+0.4.27┤", read as one number). A column of
+    space now stands between the table and the side pane."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"t", "enter")
+        await settle(pilot)
+        table = app.screen.query_one("#lessons-table", ThemedTable)
+        side = app.screen.query_one("#lessons-side")
+        assert side.region.x >= table.region.right + 1
+        for row in range(table.region.y, table.region.bottom):
+            assert "".join(segment.text for segment in screen_lines(app)[row])[table.region.right] == " "
