@@ -43,6 +43,11 @@ def _stamp(path: str) -> Stamp:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError:  # a symlink loop (ELOOP), a file it may not stat: the link's own stat vouches for it
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
     return [st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_dev]
 
 

@@ -63,6 +63,19 @@ def test_cr_only_line_endings_are_an_error_with_their_reason(tmp_path: Path) -> 
     assert item["item"].endswith("mac.md") and "CR" in item["reason"] and "line endings" in item["reason"]
 
 
+def test_a_symlink_loop_in_the_library_is_a_broken_lesson_not_a_crash(tmp_path: Path) -> None:
+    """`status` stamped its inputs with os.stat, which a loop of two symlinks fails (ELOOP): exit 70 and
+    a traceback. The loop is a broken lesson there as in lint and the dashboard."""
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    (root / "lessons" / "loop2.md").symlink_to("loop1.md")
+    (root / "lessons" / "loop1.md").symlink_to("loop2.md")
+    code, out, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "ok.md" in out and "Traceback" not in err, err
+    assert "loop1.md" in err and "loop2.md" in err
+    code, findings = _lint(root)
+    assert {item["item"].rsplit("/", 1)[-1] for item in findings["broken-lessons"]["items"]} == {"loop1.md", "loop2.md"}
+
+
 def test_crlf_files_still_load(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, {})
     (root / "lessons" / "win.md").write_bytes(lesson_text(["git"], "archived").replace("\n", "\r\n").encode())
