@@ -97,10 +97,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     mark = set_aside_mark()
     ws = open_workspace(args)
     recorder = Recorder(args, ws)
-    result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
-    repaired = repair_state(ws)
+    repaired = repair_state(ws)  # first: another tool's update it logs is in the table printed
     if repaired is not None:
         ws.warnings.append(repaired)
+    result = _sort_rows(_without_retired(ws, ws.lesson_table(details=False), args.all), args.sort)
     warn_problems(ws, args.json)
     note = _empty_library_note(ws)
     if note and not args.json:
