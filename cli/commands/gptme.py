@@ -53,6 +53,7 @@ def cmd_export_gptme(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
     print(f"wrote {safe(target)}")
+    print_warnings(ws)
     return 0
 
 

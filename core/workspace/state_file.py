@@ -237,6 +237,13 @@ class StateFile(Analysis):
             return interop.export_state(target, lambda: self._fresh_state({}))
         with self.log.locked():
             self.refresh()
+            try:  # another tool's update of it is logged first, as every write's rewrite does
+                self.warnings.extend(self._log_foreign_update(locked=True)[1])
+            except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)
+                self.warnings.append(
+                    f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
+                    "the log's posteriors, as asked (that update is lost)"
+                )
             style = interop.read_state(target)  # onto our own file: its key style is kept
             return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
 

@@ -104,6 +104,25 @@ def test_status_logs_gptmes_update_once_and_the_file_follows_the_log(
     assert status_git(capsys, ws) == pytest.approx((2.3, 1.7, 2)) == file_git(ws)
 
 
+def test_the_status_that_logs_gptmes_update_prints_the_numbers_with_it(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run that logged the update printed the posteriors from before it (n 1); the next run, n 2."""
+    gptme_update(ws)
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2))  # Beta(1.9, 1.1) + (0.8, 0.2), one selection
+
+
+def test_export_onto_the_own_file_logs_gptmes_update_first(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`export-gptme state/lesson-thompson/bandit-state.json` over gptme's update wrote the log's numbers
+    onto it without a word: gptme's session was lost. It is logged first, as every write does."""
+    gptme_update(ws)
+    code, out, err = run(capsys, "export-gptme", str(ws / STATE_REL), "--workspace", str(ws))
+    assert code == 0 and out.startswith("wrote ")
+    assert "increments" in err and "gptme" in err, err
+    assert events(ws)[-1]["increments"] is True
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)
+
+
 def test_a_write_logs_it_too_and_its_event_is_committed(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gptme_update(ws)
     code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
