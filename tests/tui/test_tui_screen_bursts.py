@@ -67,6 +67,20 @@ async def test_enter_typed_with_i_opens_the_first_pending_session(app: LessonCre
         assert detail.session_id == "s4"  # the fixture's one pending session
 
 
+async def test_enter_typed_after_i_o_opens_the_first_session_of_the_new_order(app: LessonCreditApp) -> None:
+    """`I o enter` in one burst: o switched the order and enter opened nothing (it landed while the
+    queue was being refilled in the new order)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "I", "o", "enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen), app.screen_stack
+        queue = app.screen_stack[-2]
+        assert isinstance(queue, GradingQueueScreen) and queue.queue is not None
+        assert app.grading_order == "informative" and detail.session_id == queue.queue.session_ids[0]
+
+
 async def test_keys_typed_with_h_move_through_the_findings(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

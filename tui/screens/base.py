@@ -95,6 +95,11 @@ class DataScreen(Screen[None]):
         """True while the key router must hold the keys typed for this screen (tui/keys.py)."""
         return not self._ready_for_keys
 
+    def hold_keys(self) -> None:
+        """A key started a load that the keys typed after it read (a new order): hold them until
+        `ready_for_keys`, as for the first load."""
+        self._ready_for_keys = False
+
     def ready_for_keys(self) -> None:
         """The first load has landed (or failed): hand this screen the keys typed for it."""
         if not self._ready_for_keys:

@@ -190,6 +190,7 @@ class GradingQueueScreen(DataScreen):
         self.owner.set_grading_order(order, None)
         self.highlighted = None  # the new order's first session
         self.busy(self.query_one("#queue-table", ThemedTable))
+        self.hold_keys()  # enter typed after o opens the new order's first session, once it is there
         self._load(order)
 
     def action_back(self) -> None:
