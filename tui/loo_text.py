@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from lesson_credit.core.api import Effect, LooResult, kind, notes
+from lesson_credit.core.api import span as interval_text
 from lesson_credit.tui.text import fmt, fmt_signed, one_line
 
 INSUFFICIENT = "insufficient data"
@@ -23,7 +24,7 @@ def p_text(value: float | None) -> str:
 def span(low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return "—"
-    return f"[{fmt_signed(low, 2)}, {fmt_signed(high, 2)}]"
+    return interval_text(low, high)  # the CLI's: a bound below zero that rounds to it reads -0.00
 
 
 def interval(result: LooResult) -> str:

@@ -19,7 +19,7 @@ from lesson_credit.cli.common import (
     warn_problems,
 )
 from lesson_credit.cli.render import safe, table
-from lesson_credit.core.base.numbers import fixed, signed
+from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
 
@@ -74,7 +74,7 @@ def _num(value: float | None, sign: bool = True) -> str:
 
 
 def _span(low: float | None, high: float | None) -> str:
-    return "-" if low is None or high is None else f"[{low:+.2f}, {high:+.2f}]"
+    return "-" if low is None or high is None else span(low, high)
 
 
 def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:

@@ -27,6 +27,12 @@ def signed(value: float, digits: int = 3) -> str:
     return f"{value:+.{digits}f}"
 
 
+def span(low: float, high: float, digits: int = 2) -> str:
+    """An interval, `[low, high]` with signs. A bound that rounds to zero keeps its sign (-0.00 is
+    below zero), so an interval that crosses zero says so, as `signed` never does for a lone value."""
+    return "[" + ", ".join(f"{round(v, 9) + 0.0:+.{digits}f}" for v in (low, high)) + "]"
+
+
 def decimal(text: str) -> float | None:
     """The number `text` spells as a plain decimal ("0.5", ".5", "5e-1", "-0" as 0.0; spaces around
     it allowed); None for anything else, "0_5", "nan" and "inf" included."""

@@ -382,3 +382,14 @@ def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
     for judge, first in cases:
         outside = SessionOutside("s1", True, lines, None, (judge,), None, None)
         assert outside_text(outside, compact=True).plain.splitlines()[0] == first
+
+
+def test_an_interval_that_crosses_zero_says_so_on_both_faces() -> None:
+    """Analysis showed prefer-existing-utilities' interval as [+0.00, +0.22] where `loo` printed
+    [-0.00, +0.22] (its low end is -0.00255): the dashboard hid that the interval crosses zero."""
+    from lesson_credit.cli.commands.analysis import _span as cli_span
+    from lesson_credit.tui.loo_text import span
+
+    assert span(-0.00255, 0.22) == "[-0.00, +0.22]"
+    for low, high in ((-0.00255, 0.22), (0.0, 0.004), (-0.5, -0.1), (0.12345, 0.6789)):
+        assert span(low, high) == cli_span(low, high)
