@@ -162,7 +162,7 @@ class WorkspaceBase:
             return None
         if not os.path.lexists(self.log.path):
             why = "is missing (deleted or moved?)"
-        elif self.data().n_sessions == 0 and not self._reader.index.priors and not self._reader.index.increments:
+        elif not self._has_evidence():
             why = "holds no session (emptied?)"
         else:
             return None
@@ -170,6 +170,11 @@ class WorkspaceBase:
             f"{self.log.path}: the event log {why}; every lesson shows as never used, and "
             f"{self.state_path.name} is left as it is"
         )
+
+    def _has_evidence(self) -> bool:
+        """Whether the log holds a session, a prior or increments (anything a fold takes)."""
+        data = self.data()
+        return data.n_sessions > 0 or bool(self._reader.index.priors) or bool(self._reader.index.increments)
 
     def lesson_problems(self) -> tuple[LessonProblem, ...]:
         return self.library().problems

@@ -272,8 +272,7 @@ class StateFile(Analysis):
                         "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "
                         "nothing logged"
                     )
-                said = self._after_write()
-                self.warnings.extend(said)
+                said = self._after_write()  # (said once, as what the import did: not a warning too)
                 return ImportReport(str(path), (), skipped=" ".join(said) or None)
             if own and (agrees or interop.written_by_us(existing)):
                 why = f"{path} is written from this workspace's log: nothing to import"
@@ -289,10 +288,6 @@ class StateFile(Analysis):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             self.warnings.extend(self._append(commands.prior_event(*report.prior(), self.now_iso()), adopted=own))
             return report
-
-    def _has_evidence(self) -> bool:
-        data = self.data()
-        return data.n_sessions > 0 or bool(self._reader.index.priors) or bool(self._reader.index.increments)
 
     def _imported_already(self, report: ImportReport) -> bool:
         """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""
