@@ -24,7 +24,7 @@ class WorkspaceWritten(Message):
 
 
 class WriteApplied(Message):
-    """The writer applied (or refused) one queued grade or undo."""
+    """The writer applied (or refused) one queued grade, undo or settings save."""
 
     def __init__(self, outcome: WriteOutcome) -> None:
         super().__init__()
@@ -40,7 +40,8 @@ class WorkFailed(Message):
 
 
 class WriteWaiting(Message):
-    """The oldest queued grade or undo failed and will be tried again; `reason` is one line for the operator."""
+    """The oldest queued write (a grade, an undo, a settings save) failed and will be tried again; `reason`
+    is one line for the operator."""
 
     def __init__(self, write: Write, reason: str) -> None:
         super().__init__()
