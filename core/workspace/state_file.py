@@ -237,6 +237,8 @@ class StateFile(Analysis):
             return interop.export_state(target, lambda: self._fresh_state({}))
         with self.log.locked():
             self.refresh()
+            if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
+                raise WorkspaceError(f"{missing}; nothing exported")
             try:  # another tool's update of it is logged first, as every write's rewrite does
                 self.warnings.extend(self._log_foreign_update(locked=True)[1])
             except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)

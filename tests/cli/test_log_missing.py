@@ -95,3 +95,12 @@ def test_sessions_without_lessons_are_not_an_emptied_log(tmp_path: Path) -> None
     assert (code, err) == (0, "")
     code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
     assert "log-missing" not in {f["code"] for f in json.loads(out)["findings"]}
+
+
+def test_export_onto_the_state_file_with_the_log_gone_refuses(tmp_path: Path) -> None:
+    """`export-gptme state/lesson-thompson/bandit-state.json` (the advice to put the log's numbers back)
+    with the log deleted wrote the empty fold over the file: every arm gone."""
+    root, state = _ws_without_its_log(tmp_path)
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(root / STATE_REL))
+    assert code == 1 and out == "" and len(err.splitlines()) == 1 and "the event log is missing" in err, err
+    assert (root / STATE_REL).read_bytes() == state
