@@ -48,7 +48,7 @@ def floor_of(text: str) -> float | None:
 
 
 def describe(settings: CreditSettings) -> str:
-    return f"strategy {settings.strategy}, floor {settings.floor:g}"
+    return SettingsSave(settings, None, None).describe()  # (one wording, the write queue's toasts too)
 
 
 # the reward priorities `b` goes through: the default, then each automatic source first, people only
