@@ -216,7 +216,8 @@ async def test_a_jump_or_n_waiting_for_a_first_snapshot_that_fails_says_so(app: 
         burst(pilot, "colon", *keys("s4"), "enter", "5")
         for _ in range(600):  # (a bound, not a speed assertion; the dialog may not be open yet)
             await pilot.pause(0.05)
-            problem = app.screen.query("#jump-problem").first(Static) if isinstance(app.screen, JumpScreen) else None
+            shown = app.screen.query("#jump-problem").results(Static) if isinstance(app.screen, JumpScreen) else ()
+            problem = next(iter(shown), None)  # (the dialog may be pushed and not composed yet)
             if problem is not None and "could not be read" in str(problem.render()):
                 break
         await settle(pilot)
