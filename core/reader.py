@@ -324,6 +324,15 @@ class LogReader:
         lock, so the bytes before its event are those it read."""
         self._prefix.trust_once()
 
+    def set_outcomes(self, outcomes: dict[str, float]) -> bool:
+        """Map outcome words to other rewards ([outcomes] changed); True when that changes the map (the
+        next snapshot is then taken again, as after a change of the log)."""
+        if outcomes == self.outcomes:
+            return False
+        self.outcomes = outcomes
+        self.snapshot, self._folds = None, {}
+        return True
+
     def set_rewards(self, rewards: RewardInputs) -> bool:
         """Use another priority or other scores from outside the log; True when that changes them
         (the next snapshot is then taken again, as after a change of the log)."""

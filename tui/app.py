@@ -328,6 +328,10 @@ class LessonCreditApp(AppWrites, App[None]):
                 severity="warning",
                 markup=False,
             )
+        if problems.config is not None and self._first_time(f"config:{problems.config}"):
+            self.notify(
+                one_line(problems.config), title="config.toml could not be read", severity="warning", markup=False
+            )
         log = [p for p in problems.log if self._first_time(f"log:{p}")]
         lessons = [p for p in problems.lessons if self._first_time(f"lesson:{p}")]
         if log:

@@ -497,7 +497,7 @@ class WorkspaceSource:
 
 
 def _problems(ws: Workspace) -> Problems:
-    return Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems()), ws.log_missing())
+    return Problems(tuple(ws.log_problems()), tuple(ws.lesson_problems()), ws.log_missing(), ws.config_problem)
 
 
 def _problems_by_lesson(problems: tuple[LessonProblem, ...]) -> dict[str, str]:

@@ -168,6 +168,7 @@ class Problems:
     log: tuple[LogProblem, ...]
     lessons: tuple[LessonProblem, ...]
     log_missing: str | None = None  # the log file is gone (Workspace.log_missing): why every lesson is unused
+    config: str | None = None  # why config.toml cannot be read now (Workspace.config_problem)
 
 
 @dataclass(frozen=True, eq=False)

@@ -108,10 +108,11 @@ def load_config(path: Path) -> Config:
 def read_config(path: Path) -> tuple[Config, str | None]:
     """config.toml's settings and the text they were read from (None: no file, the defaults)."""
     text = read_config_text(path)
-    return _parsed(path, text), text
+    return parse_config(path, text), text
 
 
-def _parsed(path: Path, text: str | None) -> Config:
+def parse_config(path: Path, text: str | None) -> Config:
+    """The settings in config.toml's `text` (None: no file, the defaults); `path` names it in errors."""
     if text is None:
         return Config()
     import tomllib  # here: most workspaces have no config.toml

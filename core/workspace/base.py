@@ -14,7 +14,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lesson_credit.core.bandit.config import PENDING_OUTCOME, Config, ConfigError, load_config
+from lesson_credit.core.bandit.config import (
+    PENDING_OUTCOME,
+    Config,
+    ConfigError,
+    parse_config,
+    read_config,
+    read_config_text,
+)
 from lesson_credit.core.base.clock import iso, utc_now
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import WriteGuard, set_aside_notices
@@ -63,9 +70,10 @@ class WorkspaceBase:
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
         try:
-            self.config: Config = load_config(self.config_path)
+            self.config, self._config_text = read_config(self.config_path)
         except ConfigError as exc:
             raise WorkspaceError(str(exc)) from None
+        self.config_problem: str | None = None  # why config.toml as it is now is not the one in force
         if not isinstance(store, str) and store is not None:
             self.log: EventStore = store
         else:
@@ -120,10 +128,33 @@ class WorkspaceBase:
     def refresh(self) -> bool:
         """Read what was appended to the log since the last read (and the records file, when it
         changed: its scores count for their sources). True when anything changed."""
-        changed = self._reader.refresh(self.settings)
+        changed = self._reread_config()
+        changed = self._reader.refresh(self.settings) or changed
         changed = self._sync_rewards() or changed
         self.version += changed
         return changed
+
+    def _reread_config(self) -> bool:
+        """Read config.toml again when its text changed since it was read: a workspace kept open (the
+        dashboard) then folds, and rewrites bandit-state.json, with what `replay --write`, an editor or
+        another dashboard set there. True when the settings changed, or whether they can be read. One
+        that cannot be read now (a half-saved edit) keeps the settings read before, and `config_problem`
+        says why, until it can. A changed `[store] url` takes effect when the workspace is opened again."""
+        said = self.config_problem
+        try:
+            text = read_config_text(self.config_path)
+            config = self.config if text == self._config_text else parse_config(self.config_path, text)
+        except ConfigError as exc:
+            self.config_problem = f"{exc}; the settings read before stay in force"
+            return self.config_problem != said
+        self.config_problem, self._config_text = None, text
+        if config == self.config:
+            return said is not None
+        if config.records != self.config.records:
+            self.session_records = SessionRecords(self.root, config.records)
+        self.config = config
+        self._reader.set_outcomes(config.outcomes)
+        return True
 
     def _sync_rewards(self) -> bool:
         """Hand the reader the reward priority and the records' scores; True when they changed."""

@@ -1,0 +1,87 @@
+"""A workspace that stays open (the dashboard) follows config.toml: what `replay --write`, an editor or
+another dashboard set there since it opened is what its numbers, and the bandit-state.json its next
+write rewrites, are of. A config.toml that cannot be read any more keeps the settings read before and
+says why, until it can."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import CONFIG_REL, make_workspace, session
+
+STATE_REL = Path("state/lesson-thompson/bandit-state.json")
+LESSONS = {"a.md": (["git"], "active"), "b.md": (["pytest"], "active")}
+EVENTS = [
+    session("s1", 1.0, {"a.md": 0.0, "b.md": 1.0}),
+    session("s2", 0.0, {"a.md": 0.0}),
+    session("s3", None, {"a.md": 1.0, "b.md": 1.0}),
+]
+
+
+def _arms(root: Path) -> dict[str, tuple[float, float]]:
+    arms = json.loads((root / STATE_REL).read_text())["arms"]
+    return {arm: (round(v["alpha"], 9), round(v["beta"], 9)) for arm, v in arms.items()}
+
+
+def _table(ws: Workspace) -> dict[str, tuple[float, float]]:
+    return {row.path: (round(row.alpha, 9), round(row.beta, 9)) for row in ws.lesson_table().rows}
+
+
+def test_a_floor_set_in_config_toml_while_open_is_the_one_the_numbers_and_the_state_file_use(tmp_path: Path) -> None:
+    """The dashboard opened at floor 0.3; `replay --floor 0.6 --write` then set 0.6. Its next grade
+    rewrote bandit-state.json at 0.3 (gptme's selection read those numbers until the next `status`),
+    and its views kept showing 0.3's numbers."""
+    root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.3\n")
+    open_ws = Workspace(root)
+    open_ws.refresh()
+    (root / CONFIG_REL).write_text("floor = 0.6\n")
+    open_ws.refresh()
+    assert open_ws.settings.floor == 0.6
+    open_ws.grade("s3", 1.0)
+    # by hand, the seed rule (r = base * w, alpha += r, beta += 1 - r), w = max(salience, floor 0.6),
+    # Beta(1, 1): a.md: s1 w 0.6 r 0.6 -> +0.6/+0.4; s2 w 0.6 r 0 -> +0/+1; s3 w 1 r 1 -> +1/+0:
+    # alpha 2.6, beta 2.4 (at floor 0.3: alpha 2.3, beta 2.7); b.md: s1 and s3 +1/+0: alpha 3, beta 1
+    assert _arms(root) == {"a.md": (2.6, 2.4), "b.md": (3.0, 1.0)}
+    # the same numbers a workspace opened now folds (the second way)
+    assert _table(Workspace(root)) == _arms(root) == _table(open_ws)
+
+
+def test_an_outcome_mapping_set_while_open_scores_the_sessions_it_maps(tmp_path: Path) -> None:
+    """`[outcomes]` maps gptme's outcome words to rewards; a mapping changed while the workspace is open
+    is the one its numbers use (they kept the old one)."""
+    record = {key: value for key, value in session("s1", None, {"a.md": 1.0}).items() if key != "base_reward"}
+    events = [{**record, "outcome": "noop"}]  # the outcome counts where base_reward is absent
+    root = make_workspace(tmp_path, LESSONS, events, config="[outcomes]\nnoop = 0.0\n")
+    open_ws = Workspace(root)
+    assert _table(open_ws)["a.md"] == (1.0, 2.0)  # by hand: noop is 0, salience 1: +0/+1 on Beta(1, 1)
+    (root / CONFIG_REL).write_text("[outcomes]\nnoop = 0.5\n")
+    open_ws.refresh()
+    assert _table(open_ws)["a.md"] == (1.5, 1.5)  # by hand: reward 0.5: +0.5/+0.5
+
+
+def test_a_config_toml_broken_while_open_keeps_the_settings_read_before_and_says_why(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.6\n")
+    open_ws = Workspace(root)
+    open_ws.refresh()
+    (root / CONFIG_REL).write_text("floor = [\n")  # an editor's half-saved file
+    assert open_ws.refresh()  # something to say
+    assert not open_ws.refresh()  # said
+    assert open_ws.settings.floor == 0.6
+    problem = open_ws.config_problem
+    assert problem is not None and "config.toml" in problem and "\n" not in problem
+    assert problem.endswith("the settings read before stay in force")
+    (root / CONFIG_REL).write_text("floor = 0.2\n")
+    assert open_ws.refresh()
+    assert open_ws.settings.floor == 0.2 and open_ws.config_problem is None
+
+
+def test_an_unchanged_config_toml_changes_nothing(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.6\n")
+    open_ws = Workspace(root)
+    open_ws.refresh()
+    version = open_ws.version
+    (root / CONFIG_REL).write_text("floor = 0.6\n")  # rewritten with the same text
+    assert not open_ws.refresh()
+    assert open_ws.version == version
