@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 STATE_DIR = Path("state") / "lesson-thompson"
+LIBRARY_RECHECK_S = 5.0  # a library read longer ago than this is read again by the next refresh (stat-checked)
 
 
 class WorkspaceBase:
@@ -83,6 +85,7 @@ class WorkspaceBase:
         self.allow_outside_library = outside_library_allowed(allow_outside_library, allow_outside_journals)
         self._warnings: list[str] = []  # see `warnings`
         self._library: Library | None = None
+        self._library_read = 0.0  # time.monotonic() when it was read
         self._reader = LogReader(
             self.log,
             cache_dir=self.state_dir / ".cache",
@@ -123,12 +126,25 @@ class WorkspaceBase:
             cache = self.state_dir / ".cache" / "lessons.msgpack" if self._reader.caches else None
             with gc_paused():  # thousands of lessons, each a few small containers (see gc_paused)
                 self._library = load_library(self.root, cache, allow_outside=self.allow_outside_library)
+            self._library_read = time.monotonic()
         return self._library
+
+    def _reread_library(self) -> bool:
+        """Read the library again when it was read more than LIBRARY_RECHECK_S ago (its cache makes that
+        a stat per unchanged file): a workspace kept open (the dashboard) then shows a lesson written,
+        archived or broken since. A command's library, read moments ago, is not read twice. True when
+        it changed."""
+        if self._library is None or time.monotonic() - self._library_read < LIBRARY_RECHECK_S:
+            return False
+        before = self._library
+        return self.library(reload=True) != before
 
     def refresh(self) -> bool:
         """Read what was appended to the log since the last read (and the records file, when it
-        changed: its scores count for their sources). True when anything changed."""
+        changed: its scores count for their sources; config.toml when it changed, and the library now
+        and then: `_reread_config`, `_reread_library`). True when anything changed."""
         changed = self._reread_config()
+        changed = self._reread_library() or changed
         changed = self._reader.refresh(self.settings) or changed
         changed = self._sync_rewards() or changed
         self.version += changed

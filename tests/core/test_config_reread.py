@@ -1,15 +1,17 @@
 """A workspace that stays open (the dashboard) follows config.toml: what `replay --write`, an editor or
 another dashboard set there since it opened is what its numbers, and the bandit-state.json its next
 write rewrites, are of. A config.toml that cannot be read any more keeps the settings read before and
-says why, until it can."""
+says why, until it can. Its library is read again every few seconds."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+
 from lesson_credit.core.workspace import Workspace
-from tests.support.engine_helpers import CONFIG_REL, make_workspace, session
+from tests.support.engine_helpers import CONFIG_REL, lesson_text, make_workspace, session
 
 STATE_REL = Path("state/lesson-thompson/bandit-state.json")
 LESSONS = {"a.md": (["git"], "active"), "b.md": (["pytest"], "active")}
@@ -85,3 +87,19 @@ def test_an_unchanged_config_toml_changes_nothing(tmp_path: Path) -> None:
     (root / CONFIG_REL).write_text("floor = 0.6\n")  # rewritten with the same text
     assert not open_ws.refresh()
     assert open_ws.version == version
+
+
+def test_a_library_kept_open_is_read_again_every_few_seconds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lesson written while the dashboard was open never showed (nor one archived, nor a file broken)
+    until it was opened again: the workspace kept the library it read first."""
+    from lesson_credit.core.workspace import base
+
+    root = make_workspace(tmp_path, LESSONS, EVENTS)
+    open_ws = Workspace(root)
+    assert [row.path for row in open_ws.lesson_table().rows if row.n == 0] == []
+    (root / "lessons" / "c.md").write_text(lesson_text(["docker"], "active", title="Lesson c.md"))
+    assert not open_ws.refresh()  # read a moment ago: not again yet
+    monkeypatch.setattr(base, "LIBRARY_RECHECK_S", 0.0, raising=False)
+    assert open_ws.refresh()
+    assert [row.path for row in open_ws.lesson_table().rows if row.n == 0] == ["c.md"]
+    assert not open_ws.refresh()  # read again, the same: nothing changed

@@ -1,15 +1,18 @@
 """The dashboard follows config.toml: a floor set by `replay --write` (or an editor) while it is open is the
 one its Lessons view folds with, after the next poll; a config.toml that cannot be read keeps the settings
-read before, said once."""
+read before, said once; a lesson written while it is open is shown (the library is read again every few
+seconds)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from tests.support.engine_helpers import CONFIG_REL
+from tests.support.engine_helpers import CONFIG_REL, lesson_text
 from tests.support.textual_private import notification_texts
 from tests.tui.tui_fixture import fixed_clock, settle
 
@@ -50,3 +53,21 @@ async def test_a_config_toml_broken_while_open_is_said_once_and_the_numbers_stay
         said = [text for title, text in notification_texts(app) if title == "config.toml could not be read"]
         assert len(said) == 1 and "the settings read before stay in force" in said[0]
         assert _means(screen.view.table.rows) == before
+
+
+async def test_a_lesson_written_while_the_dashboard_is_open_is_shown(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lesson_credit.core.workspace import base
+
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen) and screen.view is not None
+        assert "tools/new-one.md" not in _means(screen.view.rows)
+        (ws_root / "lessons" / "tools" / "new-one.md").write_text(lesson_text(["docker"], "active", title="New"))
+        monkeypatch.setattr(base, "LIBRARY_RECHECK_S", 0.0, raising=False)
+        app._check_source()  # the poll (off in this test)
+        await settle(pilot)
+        assert "tools/new-one.md" in _means(screen.view.rows)
