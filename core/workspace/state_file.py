@@ -3,7 +3,7 @@
 The state file is derived: a write whose event reached the log has succeeded, and a state file
 that could not be rewritten is a warning (`_after_write` returns them). When another tool
 (gptme's bandit) updated the file since we wrote it, its increments are logged first
-(lesson_credit.core.bandit.interop).
+(lesson_credit.core.bandit.increments).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core import commands
+from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
@@ -118,7 +119,7 @@ class StateFile(Analysis):
         if not self._reader.caches:
             return
         try:
-            atomic_write(self._written_path(), interop.written_copy(payload), self.guard)
+            atomic_write(self._written_path(), foreign.written_copy(payload), self.guard)
         except (StoreError, OSError):
             with contextlib.suppress(OSError):
                 self._written_path().unlink()
@@ -129,7 +130,7 @@ class StateFile(Analysis):
         lock (not waited for) and only while the file still holds `state`. A copy older than the file
         (a write's copy and file came between the read of `state` and this) would count that write's
         evidence as another tool's increments at gptme's next update."""
-        if not self._reader.caches or self._written() == interop.read_written_copy(interop.written_copy(state)):
+        if not self._reader.caches or self._written() == foreign.read_written_copy(foreign.written_copy(state)):
             return
         try:
             with self.log.locked(timeout=0):
@@ -138,24 +139,24 @@ class StateFile(Analysis):
         except StoreError:  # a writer holds the lock: its rewrite keeps the copy of its own file
             pass
 
-    def _written(self) -> dict[str, interop.Counts] | None:
+    def _written(self) -> foreign.Written | None:
         """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
         if not self._reader.caches:
             return None
         try:
-            return interop.read_written_copy(read_regular(self._written_path(), STATE_MAX_BYTES))
+            return foreign.read_written_copy(read_regular(self._written_path(), STATE_MAX_BYTES))
         except (OSError, UnsafeFile, ValueError):
             return None
 
-    def foreign_increments(self, state: dict[str, Any]) -> dict[str, interop.Counts]:
-        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it;
-        InteropError (why) when that cannot be known."""
+    def foreign_increments(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int]:
+        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it, and
+        the sessions it counted meanwhile; InteropError (why) when that cannot be known."""
         written = self._written()
         if written is None:
             raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
-        added = interop.increments(state, written)
+        added = foreign.increments(state, written.arms)
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
-        return {mapper.map(key)[0]: counts for key, counts in added.items()}
+        return {mapper.map(key)[0]: counts for key, counts in added.items()}, foreign.sessions_added(state, written)
 
     def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it and disagrees with the log,
@@ -171,15 +172,15 @@ class StateFile(Analysis):
                 return False, ()
             existing = interop.read_state(self.state_path)
             post = self.posterior()
-            arms_only = {**existing, "total_sessions": post.graded_sessions}
+            arms_only = {**existing, "total_sessions": post.total_sessions}
             if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
                 return True, ()  # its numbers are the log's already: another command logged them meanwhile
             try:
-                added = self.foreign_increments(existing)
+                added, sessions = self.foreign_increments(existing)
             except interop.InteropError as exc:
                 raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
-            if added:
-                self.log.append(encode(interop.increments_event(added, self.now_iso())))
+            if added:  # (sessions it counted moving no arm are not logged alone: our rewrite keeps its count)
+                self.log.append(encode(foreign.increments_event(added, self.now_iso(), sessions)))
                 self._reader.trust_once()
                 self.refresh()
                 self._keep_written(existing)  # the base of the next increments: this file's are logged now
@@ -189,7 +190,7 @@ class StateFile(Analysis):
         return True, (
             f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
             f"its increments to {len(added)} arm(s) (up to {sessions} selection(s) each) are logged as an "
-            f"increments event from {interop.GPTME_BANDIT}, and the file follows the log again",
+            f"increments event from {foreign.GPTME_BANDIT}, and the file follows the log again",
         )
 
     def _foreign_disagreement(self) -> str | None:
@@ -250,9 +251,12 @@ class StateFile(Analysis):
             return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
 
     def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
-        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`)."""
+        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`),
+        its total_sessions never less than `style`'s (gptme's bandit counts on from the file's)."""
         keys = self.state_keys(style)
-        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
+        payload = interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
+        payload["total_sessions"] = max(payload["total_sessions"], interop.file_sessions(style))
+        return payload
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
@@ -288,14 +292,15 @@ class StateFile(Analysis):
                 )
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
-            self.warnings.extend(self._append(commands.prior_event(*report.prior(), self.now_iso()), adopted=own))
+            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
+            self.warnings.extend(self._append(event, adopted=own))
             return report
 
     def _imported_already(self, report: ImportReport) -> bool:
         """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""
         index = self._reader.index
         arms, rewards = report.prior()
-        return all(
+        return report.sessions <= index.prior_sessions and all(
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )

@@ -1,0 +1,149 @@
+"""gptme's counters in the shared bandit-state.json. gptme-sessions' bandit (read from its source, not
+imported) loads `total_sessions`, adds 1 per session it updates arms for, and saves it back with its
+arms, `created`, `last_updated` and `contextual_arms` (its per-context arms, when it has any). Our
+rewrites of the file count its sessions as the log does, plus the sessions gptme counted (the file
+imported, then each update of gptme's logged as increments), so gptme never sees its counter go
+back, and the number is the same when the file is deleted and written again from the log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lesson_credit.core.base.sealed import seal
+from lesson_credit.core.log.events import InvalidEvent, decode_event
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace
+
+GIT, QUOTE = "tools/git.md", "tools/quote.md"
+
+
+def gptme_file(total_sessions: int = 9) -> dict[str, Any]:
+    """A bandit-state.json gptme's bandit wrote before lesson-credit came: two arms, 9 sessions counted."""
+    arms = {GIT: (3.0, 2.0, 3, 2), QUOTE: (1.5, 2.5, 2, 0)}
+    return {
+        "arms": {
+            key: {"arm_id": key, "alpha": a, "beta": b, "total_selections": n, "total_rewards": r,
+                  "last_updated": "2026-09-01T00:00:00+00:00"}
+            for key, (a, b, n, r) in arms.items()
+        },
+        "total_sessions": total_sessions,
+        "created": "2026-08-01T00:00:00+00:00",
+        "last_updated": "2026-09-01T00:00:00+00:00",
+    }  # fmt: skip
+
+
+def gptme_session(root: Path, arms: tuple[str, ...] = (GIT,), reward: float = 1.0) -> None:
+    """gptme's bandit updating one session: each active arm += reward, total_sessions += 1, saved with
+    its own keys only (and contextual_arms when the file had them)."""
+    path = root / STATE_REL
+    state = json.loads(path.read_text())
+    for key in arms:
+        arm = state["arms"][key]
+        arm.update(alpha=arm["alpha"] + reward, beta=arm["beta"] + 1.0 - reward)
+        arm["total_selections"] += 1
+        arm["total_rewards"] += int(reward > 0.5)
+    saved = {k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}
+    saved["total_sessions"] += 1
+    if "contextual_arms" in state:
+        saved["contextual_arms"] = state["contextual_arms"]
+    path.write_text(json.dumps(saved, indent=2) + "\n")
+
+
+def on_disk(root: Path) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads((root / STATE_REL).read_text())
+    return state
+
+
+def ok(*argv: str) -> str:
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    return err
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Path:
+    """A gptme workspace whose own bandit-state.json gptme wrote (9 sessions), no log yet."""
+    root = make_workspace(tmp_path, BASIC_LESSONS, journals={"j.txt": BASIC_JOURNAL}, name="agent")
+    (root / STATE_REL).parent.mkdir(parents=True)
+    (root / STATE_REL).write_text(json.dumps(gptme_file()))
+    return root
+
+
+def record(root: Path, session_id: str, *lessons: str, reward: str = "0.8") -> None:
+    argv = ["record", "--workspace", str(root), "--session-id", session_id, "--journal", str(root / "j.txt"),
+            "--lessons", *lessons, "--reward", reward]  # fmt: skip
+    ok(*argv)
+
+
+def test_importing_gptmes_own_file_keeps_its_session_count_and_counts_on_from_it(agent: Path) -> None:
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    assert on_disk(agent)["total_sessions"] == 9  # the 9 sessions gptme counted (it was 0)
+    gptme_session(agent)  # gptme: 10
+    ok("status", "--workspace", str(agent))  # its update logged as increments
+    assert on_disk(agent)["total_sessions"] == 10
+    record(agent, "s1", GIT)  # one graded session of ours: 11
+    assert on_disk(agent)["total_sessions"] == 11
+    gptme_session(agent, (GIT, QUOTE))  # 12, then one more of ours: 13
+    record(agent, "s2", QUOTE)
+    assert on_disk(agent)["total_sessions"] == 13
+    (agent / STATE_REL).unlink()  # derived: written again from the log by the next write, the same count
+    ok("grade", "s2", "0.5", "--workspace", str(agent))  # (a session graded again is still one session)
+    assert on_disk(agent)["total_sessions"] == 13
+
+
+def test_importing_another_gptme_file_counts_its_sessions_once(agent: Path, tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere.json"
+    other.write_text(json.dumps(gptme_file(total_sessions=40)))
+    (agent / STATE_REL).unlink()
+    record(agent, "s1", GIT)
+    for _ in range(2):  # the second import of the same file logs nothing
+        ok("import-gptme", "--workspace", str(agent), str(other))
+    assert on_disk(agent)["total_sessions"] == 41  # its 40, and s1
+    assert sum(1 for line in (agent / LOG_REL).read_text().splitlines() if '"prior"' in line) == 1
+
+
+def test_a_session_gptme_counts_without_moving_an_arm_is_never_taken_back(agent: Path) -> None:
+    """gptme's bandit counts a session whose active arms were none (total_sessions += 1, no arm moved):
+    nothing to log as increments, and our next rewrite keeps its count, never lowers it."""
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    gptme_session(agent, arms=())  # 10, no arm changed
+    record(agent, "s1", GIT)
+    # gptme's 10 kept: the log counts 9 imported and s1 (the session gptme counted alone is not in it)
+    assert on_disk(agent)["total_sessions"] == 10
+    ok("status", "--workspace", str(agent))
+    assert on_disk(agent)["total_sessions"] == 10
+
+
+@pytest.mark.parametrize("sessions", [-1, 1.5, True, "9", 2**53])
+def test_a_prior_event_naming_sessions_that_are_not_a_count_is_a_bad_line(sessions: Any) -> None:
+    line = json.dumps({"type": "prior", "arms": {GIT: {"alpha": 2, "beta": 1}}, "sessions": sessions})
+    with pytest.raises(InvalidEvent, match="sessions"):
+        decode_event(line)
+
+
+@pytest.mark.parametrize("total", [-1, 2.5, "9", None])
+def test_importing_a_file_whose_total_sessions_is_not_a_count_is_refused(agent: Path, total: Any) -> None:
+    (agent / STATE_REL).write_text(json.dumps({**gptme_file(), "total_sessions": total}))
+    code, out, err = run_cli("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "total_sessions" in err, err
+    assert not (agent / LOG_REL).exists()
+
+
+def test_a_copy_kept_before_copies_held_the_count_still_logs_gptmes_update(agent: Path) -> None:
+    """A workspace whose copy of what we wrote holds arms only (kept by an earlier lesson-credit): gptme's
+    update is still logged, and its count kept, though the sessions it added cannot be told."""
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    arms = on_disk(agent)["arms"]
+    numbers = {key: [a["alpha"], a["beta"], a["total_selections"], a["total_rewards"]] for key, a in arms.items()}
+    copy = (agent / STATE_REL).parent / ".cache" / "bandit-state-written"
+    copy.write_bytes(seal(b"lesson-credit state-written 1\n", json.dumps(numbers).encode()))
+    gptme_session(agent)  # git +1/+0, one selection, one reward; 10 sessions
+    ok("status", "--workspace", str(agent))
+    added = json.loads((agent / LOG_REL).read_text().splitlines()[-1])
+    assert (added["increments"], added["arms"][GIT]["n"], "sessions" in added) == (True, 1, False)
+    assert on_disk(agent)["total_sessions"] == 10
+    assert on_disk(agent)["arms"][GIT]["alpha"] == 4.0  # imported 3.0, plus gptme's 1
