@@ -154,9 +154,12 @@ class StateFile(Analysis):
         written = self._written()
         if written is None:
             raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
-        added = foreign.increments(state, written.arms)
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
-        return {mapper.map(key)[0]: counts for key, counts in added.items()}, foreign.sessions_added(state, written)
+        by_id: dict[str, foreign.Counts] = {}
+        for key, (a, b, n, r) in foreign.increments(state, written.arms).items():  # two keys of one lesson: both
+            was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
+            by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
+        return by_id, foreign.sessions_added(state, written)
 
     def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it and disagrees with the log,
@@ -202,13 +205,29 @@ class StateFile(Analysis):
         return interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
-        """Each arm's key in the state file: library ids, or the lessons' absolute paths when the file
-        as it is names arms so (gptme's Claude Code hook looks them up by path)."""
+        """Each arm's key in the state file: the key the file as it is names it by, when one key does
+        (gptme's bandit looks an arm up by the key it wrote: `lessons/tools/x.md`, an absolute path);
+        else its library id, or its lesson's absolute path when the file names arms so (gptme's Claude
+        Code hook looks them up by path)."""
         arm_ids = self.posterior().arm_ids
-        if not interop.absolute_keys(existing):
-            return tuple(arm_ids)
-        paths = {lesson.id: lesson.path for lesson in self.library().lessons}
-        return interop.state_keys(arm_ids, paths, True)
+        if interop.absolute_keys(existing):
+            paths = {lesson.id: lesson.path for lesson in self.library().lessons}
+            keys = interop.state_keys(arm_ids, paths, True)
+        else:
+            keys = tuple(arm_ids)
+        arms = existing.get("arms")
+        ours = set(keys)
+        if not isinstance(arms, dict) or all(key in ours for key in arms):
+            return keys
+        mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
+        named: dict[str, list[str]] = {}
+        for key in arms:
+            if isinstance(key, str) and key not in ours:  # (never another arm's key)
+                named.setdefault(mapper.map(key)[0], []).append(key)
+        return tuple(
+            found[0] if len(found := named.get(arm, [])) == 1 and key not in arms else key
+            for arm, key in zip(arm_ids, keys, strict=True)
+        )
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
@@ -251,12 +270,12 @@ class StateFile(Analysis):
             return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
 
     def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
-        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`),
-        its total_sessions never less than `style`'s (gptme's bandit counts on from the file's)."""
+        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`):
+        arms of exactly gptme-sessions' keys; what `style` holds beside its arms (gptme's per-context
+        arms, its `created`) kept, and its total_sessions never less than `style`'s (gptme counts on)."""
         keys = self.state_keys(style)
-        payload = interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
-        payload["total_sessions"] = max(payload["total_sessions"], interop.file_sessions(style))
-        return payload
+        beside = {key: value for key, value in style.items() if key not in ("arms", interop.SOURCE_KEY)}
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log

@@ -1,9 +1,10 @@
-"""gptme's counters in the shared bandit-state.json. gptme-sessions' bandit (read from its source, not
+"""gptme's counters, keys and fields in the shared bandit-state.json. gptme-sessions' bandit (read from its source, not
 imported) loads `total_sessions`, adds 1 per session it updates arms for, and saves it back with its
 arms, `created`, `last_updated` and `contextual_arms` (its per-context arms, when it has any). Our
 rewrites of the file count its sessions as the log does, plus the sessions gptme counted (the file
 imported, then each update of gptme's logged as increments), so gptme never sees its counter go
-back, and the number is the same when the file is deleted and written again from the log."""
+back, and the number is the same when the file is deleted and written again from the log. gptme finds
+its arms under the keys it wrote them by, and its own fields (`contextual_arms`) stay."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def gptme_session(root: Path, arms: tuple[str, ...] = (GIT,), reward: float = 1.
     its own keys only (and contextual_arms when the file had them)."""
     path = root / STATE_REL
     state = json.loads(path.read_text())
-    for key in arms:
-        arm = state["arms"][key]
+    for key in arms:  # an arm it lacks starts at Beta(1, 1), as gptme's get_or_create_arm makes it
+        arm = state["arms"].setdefault(key, {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0,
+                                             "total_rewards": 0, "last_updated": ""})  # fmt: skip
         arm.update(alpha=arm["alpha"] + reward, beta=arm["beta"] + 1.0 - reward)
         arm["total_selections"] += 1
         arm["total_rewards"] += int(reward > 0.5)
@@ -147,3 +149,55 @@ def test_a_copy_kept_before_copies_held_the_count_still_logs_gptmes_update(agent
     assert (added["increments"], added["arms"][GIT]["n"], "sessions" in added) == (True, 1, False)
     assert on_disk(agent)["total_sessions"] == 10
     assert on_disk(agent)["arms"][GIT]["alpha"] == 4.0  # imported 3.0, plus gptme's 1
+
+
+def test_gptme_finds_its_arms_under_the_keys_it_wrote_after_our_rewrites(agent: Path) -> None:
+    """gptme's bandit keys arms by the paths it is given (`lessons/tools/git.md`) and looks them up so:
+    renamed to our ids, gptme would start the arm over at Beta(1, 1) at every session."""
+    state = gptme_file()
+    state["arms"] = {"lessons/" + key: {**arm, "arm_id": "lessons/" + key} for key, arm in state["arms"].items()}
+    (agent / STATE_REL).write_text(json.dumps(state))
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    assert set(on_disk(agent)["arms"]) == {"lessons/" + GIT, "lessons/" + QUOTE}
+    gptme_session(agent, ("lessons/" + GIT,))  # finds its arm: imported Beta(3, 2) n 3, +1/+0
+    ok("status", "--workspace", str(agent))
+    arm = on_disk(agent)["arms"]["lessons/" + GIT]
+    assert (arm["arm_id"], arm["alpha"], arm["beta"], arm["total_selections"]) == ("lessons/" + GIT, 4.0, 2.0, 4)
+    assert arm["last_updated"] == "2026-09-01T00:00:00+00:00"  # no session of ours credited it: the file's
+    code, out, err = run_cli("status", "--workspace", str(agent), "--json")
+    assert code == 0, err
+    assert {(r["path"], r["alpha"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]} == {
+        (GIT, 4.0, 4),
+        (QUOTE, 1.5, 2),
+    }
+
+
+def test_gptme_updating_one_lesson_under_two_keys_in_one_save_counts_both(agent: Path) -> None:
+    """One save of gptme's moved the arm we wrote (tools/git.md) and created another key for the same
+    lesson (lessons/tools/git.md, from Beta(1, 1)): both updates are logged, neither replaces the other."""
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))  # our file: tools/git.md Beta(3, 2)
+    gptme_session(agent, (GIT, "lessons/" + GIT))  # +1/+0 to each
+    ok("status", "--workspace", str(agent))
+    added = json.loads((agent / LOG_REL).read_text().splitlines()[-1])
+    assert added["arms"] == {GIT: {"alpha": 2.0, "beta": 0.0, "n": 2, "rewards": 2}}
+    assert added["sessions"] == 1
+    arm = on_disk(agent)["arms"][GIT]
+    assert (arm["alpha"], arm["beta"], arm["total_selections"]) == (5.0, 2.0, 5)
+
+
+def test_export_onto_the_own_file_keeps_what_gptme_keeps_beside_the_arms(agent: Path) -> None:
+    """export-gptme replaces the arms with the log's, each with exactly gptme-sessions' six keys; gptme's
+    per-context arms and its session count stay (gptme's loader reads them, its save writes them)."""
+    state = gptme_file()
+    context = {"arm_id": GIT, "alpha": 2.0, "beta": 1.0, "total_selections": 1, "total_rewards": 1, "last_updated": ""}
+    state["contextual_arms"] = {GIT: {'["code"]': context}}
+    (agent / STATE_REL).write_text(json.dumps(state))
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    gptme_session(agent, arms=())  # 10 sessions, no arm moved
+    ok("export-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    exported = on_disk(agent)
+    assert exported["contextual_arms"] == {GIT: {'["code"]': context}}
+    assert exported["total_sessions"] == 10
+    assert exported["created"] == "2026-08-01T00:00:00+00:00"
+    six = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
+    assert all(set(arm) == six for arm in exported["arms"].values())
