@@ -9,6 +9,8 @@ that could not be rewritten is a warning (`_after_write` returns them). When ano
 from __future__ import annotations
 
 import contextlib
+import hashlib
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,13 +118,21 @@ class StateFile(Analysis):
         """Keep a copy of the numbers of the state file about to be written (before it, so that a crash
         between the two never makes the copy older than the file), best effort: without it, another
         tool's update of the file is kept as it is, not logged."""
-        if not self._reader.caches:
-            return
-        try:
-            atomic_write(self._written_path(), foreign.written_copy(payload), self.guard)
-        except (StoreError, OSError):
-            with contextlib.suppress(OSError):
-                self._written_path().unlink()
+        self._keeper(self._written_path())(payload)
+
+    def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
+        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort)."""
+
+        def keep(payload: dict[str, Any]) -> None:
+            if not self._reader.caches:
+                return
+            try:
+                atomic_write(where, foreign.written_copy(payload), self.guard)
+            except (StoreError, OSError):
+                with contextlib.suppress(OSError):
+                    where.unlink()
+
+        return keep
 
     def keep_written_copy(self, state: dict[str, Any]) -> None:
         """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
@@ -141,17 +151,24 @@ class StateFile(Analysis):
 
     def _written(self) -> foreign.Written | None:
         """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
+        return self._copy(self._written_path())
+
+    def _copy(self, where: Path) -> foreign.Written | None:
+        """The numbers a copy at `where` holds (None: no copy, or a damaged one, or caches off)."""
         if not self._reader.caches:
             return None
         try:
-            return foreign.read_written_copy(read_regular(self._written_path(), STATE_MAX_BYTES))
+            return foreign.read_written_copy(read_regular(where, STATE_MAX_BYTES))
         except (OSError, UnsafeFile, ValueError):
             return None
 
-    def foreign_increments(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int]:
-        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it, and
-        the sessions it counted meanwhile; InteropError (why) when that cannot be known."""
-        written = self._written()
+    def foreign_increments(
+        self, state: dict[str, Any], written: foreign.Written | None = None
+    ) -> tuple[dict[str, foreign.Counts], int]:
+        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it
+        (`written`; default: the copy of the workspace's own file), and the sessions it counted
+        meanwhile; InteropError (why) when that cannot be known."""
+        written = written or self._written()
         if written is None:
             raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
@@ -253,8 +270,8 @@ class StateFile(Analysis):
         workspace's own file, that file is ours again (its copy kept), written as every rewrite of it
         is: under the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
-        if target.resolve() != self.state_path:
-            return interop.export_state(target, lambda: self._fresh_state({}))
+        if target.resolve() != self.state_path:  # its copy kept: importing it back logs only what came since
+            return interop.export_state(target, lambda: self._fresh_state({}), self._keeper(self._exported(target)))
         with self.log.locked():
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
@@ -309,11 +326,35 @@ class StateFile(Analysis):
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
+            if not own and (exported := self._copy(self._exported(Path(path)))) is not None:
+                return self._import_exported(Path(path), existing, exported)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
             self.warnings.extend(self._append(event, adopted=own))
             return report
+
+    def _exported(self, target: Path) -> Path:
+        """Where the copy of what `export-gptme` wrote at `target` (another file than the own) is kept."""
+        digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self.state_dir / ".cache" / f"exported-{digest}"
+
+    def _import_exported(self, path: Path, existing: dict[str, Any], exported: foreign.Written) -> ImportReport:
+        """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only
+        what gptme's bandit added to it since is logged (an increments event), then its copy follows it."""
+        try:
+            added, sessions = self.foreign_increments(existing, exported)
+        except interop.InteropError as exc:
+            raise WorkspaceError(
+                f"{path} was exported from this workspace's log and changed since otherwise than by another "
+                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged"
+            ) from None
+        if not added:
+            return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
+        self.warnings.extend(self._append(foreign.increments_event(added, self.now_iso(), sessions)))
+        self._keeper(self._exported(path))(existing)
+        why = f"{path} was exported from this log: its updates since, to {len(added)} arm(s), logged as increments"
+        return ImportReport(str(path), (), skipped=why)
 
     def _imported_already(self, report: ImportReport) -> bool:
         """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""

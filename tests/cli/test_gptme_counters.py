@@ -201,3 +201,44 @@ def test_export_onto_the_own_file_keeps_what_gptme_keeps_beside_the_arms(agent: 
     assert exported["created"] == "2026-08-01T00:00:00+00:00"
     six = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
     assert all(set(arm) == six for arm in exported["arms"].values())
+
+
+def test_a_file_exported_from_this_log_and_updated_by_gptme_imports_only_gptmes_update(tmp_path: Path) -> None:
+    """export-gptme to gptme's own bandit (another folder), gptme's sessions there, then import-gptme of
+    that file: its arms hold the log's evidence already, so only what gptme added since is logged."""
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    elsewhere = tmp_path / "gptme-state"
+    elsewhere.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(elsewhere))
+    record(root, "s2", QUOTE)  # the log moves on meanwhile
+    exported = elsewhere / "bandit-state.json"
+    state = json.loads(exported.read_text())
+    arm = state["arms"][GIT]  # gptme's session on it: +1/+0, saved with its own keys
+    arm.update(alpha=arm["alpha"] + 1.0, total_selections=arm["total_selections"] + 1)
+    saved = {
+        **{k: state[k] for k in ("arms", "created", "last_updated")},
+        "total_sessions": state["total_sessions"] + 1,
+    }
+    exported.write_text(json.dumps(saved))
+    for _ in range(2):  # the second import finds nothing new
+        ok("import-gptme", "--workspace", str(root), str(exported))
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    rows = {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
+    # git: s1 0.8 at salience 1 -> Beta(1.8, 1.2) n 1, plus gptme's +1/+0: not s1 twice (3.6, 1.4, 3)
+    assert rows[GIT] == pytest.approx((2.8, 1.2, 2))
+    assert rows[QUOTE][2] == 1  # s2, once
+    assert on_disk(root)["total_sessions"] == 3  # s1, s2 and gptme's one
+
+
+def test_a_file_exported_from_this_log_imported_unchanged_adds_nothing(tmp_path: Path) -> None:
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    exported = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(exported))
+    record(root, "s2", GIT)  # the log moves on: the exported file no longer agrees with it
+    log_before = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("import-gptme", "--workspace", str(root), str(exported))
+    assert code == 0 and "nothing" in out, (out, err)
+    assert (root / LOG_REL).read_bytes() == log_before
