@@ -165,9 +165,13 @@ def settings_with(
 
 
 def prior_event(
-    arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None, timestamp: str
+    arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None, timestamp: str, sessions: int = 0
 ) -> dict[str, Any]:
-    """A prior event: starting alpha/beta/n (and gptme's reward counts) for arms."""
+    """A prior event: starting alpha/beta/n (and gptme's reward counts) for arms; `sessions`, the
+    sessions the file it came from counted (its total_sessions; written when not 0)."""
     rewards = rewards or {}
     payload = {arm: {"alpha": a, "beta": b, "n": n, "rewards": rewards.get(arm, 0)} for arm, (a, b, n) in arms.items()}
-    return {"type": PRIOR, "timestamp": timestamp, "arms": payload}
+    event: dict[str, Any] = {"type": PRIOR, "timestamp": timestamp, "arms": payload}
+    if sessions:
+        event["sessions"] = sessions
+    return event

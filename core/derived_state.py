@@ -69,7 +69,7 @@ def check_state(ws: Workspace) -> StateCheck | None:
     if not state or ours:
         return StateCheck(why, False)
     try:
-        added = ws.foreign_increments(state)
+        added, _ = ws.foreign_increments(state)
     except InteropError as exc:
         return StateCheck(kept_message(path, f"{why}; {exc}"), True)
     return StateCheck(

@@ -63,6 +63,12 @@ class Posterior:
         return rewards.array() if isinstance(rewards, Regraded) else rewards
 
     @property
+    def total_sessions(self) -> int:
+        """gptme's `total_sessions`: the graded sessions, and those other tools counted (imported files',
+        their logged updates')."""
+        return self.graded_sessions + self.data.counted_sessions
+
+    @property
     def mean(self) -> FloatArray:
         result: FloatArray = self.alpha / (self.alpha + self.beta)
         return result

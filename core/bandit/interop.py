@@ -32,7 +32,6 @@ from lesson_credit.core.base.files import StoreError, WriteGuard, write_json
 from lesson_credit.core.base.ids import normalize_id
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_capped, read_regular
-from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.library.lessons import Library
 
 MAX_COUNT = 2**53  # counts beyond this are not whole numbers as floats, and overflow the fold's int64
@@ -60,6 +59,7 @@ class ImportReport:
     path: str
     arms: tuple[ImportedArm, ...]
     skipped: str | None = None  # why nothing was imported (its evidence is in the log already)
+    sessions: int = 0  # the file's total_sessions: the sessions its bandit counted
 
     @property
     def unmatched(self) -> list[ImportedArm]:
@@ -174,7 +174,30 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
     clashes = sorted(i for i, n in Counter(arm.lesson_id for arm in arms).items() if n > 1)
     if clashes:
         raise InteropError(f"{path}: several arms map to the same lesson: {', '.join(clashes)}")
-    return ImportReport(str(path), tuple(arms))
+    return ImportReport(str(path), tuple(arms), sessions=_session_count(data, path))
+
+
+def _whole_count(value: Any) -> int | None:
+    """A count as a state file holds it: a whole number in [0, 2**53), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < MAX_COUNT:
+        return None
+    return int(value) if value == int(value) else None
+
+
+def _session_count(data: dict[str, Any], path: Path) -> int:
+    """A state file's `total_sessions` (0 when absent); InteropError when it is not a count."""
+    count = _whole_count(data.get("total_sessions", 0))
+    if count is None:
+        raise InteropError(
+            f"{path}: total_sessions must be a whole number in [0, 2**53), got {data['total_sessions']!r}"
+        )
+    return count
+
+
+def file_sessions(state: dict[str, Any]) -> int:
+    """The `total_sessions` a state file says (0: none, or not a count): gptme's bandit counts on from
+    it, so a rewrite never writes less."""
+    return _whole_count(state.get("total_sessions")) or 0
 
 
 def read_import(path: Path, library: Library) -> ImportReport:
@@ -218,7 +241,7 @@ def state_payload(
     state = dict(existing)
     state.update(
         arms=arms,
-        total_sessions=post.graded_sessions,
+        total_sessions=max(post.total_sessions, file_sessions(existing)),
         created=existing.get("created") or now,
         last_updated=now,
     )
@@ -333,9 +356,10 @@ def disagreement(
             if not _same(entry.get(key), value):
                 shown = f"{_num(entry.get(key))} in the file, {_num(value)} from the log"
                 return f"{name} disagrees with the log: {arm} {key} {shown}"
-    stored = state.get("total_sessions")
-    if not _same(stored, post.graded_sessions):
-        return f"{name} disagrees with the log: total_sessions {_num(stored)}, {post.graded_sessions} graded in the log"
+    stored = state.get("total_sessions")  # more is gptme's count, kept by our rewrites: less is stale
+    if isinstance(stored, bool) or not isinstance(stored, int | float) or stored < post.total_sessions:
+        shown = f"total_sessions {_num(stored)}, {post.total_sessions} counted in the log"
+        return f"{name} disagrees with the log: {shown}"
     return None
 
 
@@ -474,74 +498,6 @@ def _file_bytes(path: Path) -> bytes | None:
         return read_regular(path, STATE_MAX_BYTES)
     except (OSError, UnsafeFile):
         return None
-
-
-# ---------------------------------------------------------------- another tool's increments
-
-WRITTEN_MAGIC = b"lesson-credit state-written 1\n"  # .cache/bandit-state-written: what we last wrote
-GPTME_BANDIT = "gptme-bandit"  # the source of the increments logged from gptme's update of the file
-Counts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards
-
-
-def written_copy(payload: dict[str, Any]) -> bytes:
-    """The sealed copy of the numbers of a state file we write, per key (the base of increments)."""
-    arms = payload.get("arms") or {}
-    numbers = {
-        key: [arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]] for key, arm in arms.items()
-    }
-    return seal(WRITTEN_MAGIC, msgspec.json.encode(numbers))
-
-
-def read_written_copy(data: bytes) -> dict[str, Counts]:
-    """The numbers `written_copy` sealed; ValueError when it is damaged or not one."""
-    try:
-        numbers = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
-        return {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
-    except (msgspec.DecodeError, TypeError, ValueError, AttributeError) as exc:
-        raise ValueError(f"not a copy of a state file ({exc})") from None
-
-
-GPTME_NEW_ARM: Counts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
-
-
-def increments(state: dict[str, Any], written: dict[str, Counts]) -> dict[str, Counts]:
-    """Per key, what another tool added to the state file since we wrote `written` (arms it did not
-    change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
-    file is not `written` plus increments: an arm gone, a number that went down, a count not whole."""
-    arms = state.get("arms")
-    if not isinstance(arms, dict):
-        raise InteropError("it has no 'arms' object")
-    gone = sorted(set(written) - set(arms))
-    if gone:
-        raise InteropError(f"it lacks {gone[0]}, which lesson-credit wrote")
-    added: dict[str, Counts] = {}
-    for key, entry in arms.items():
-        if not isinstance(entry, dict):
-            raise InteropError(f"arm {key} is not an object")
-        was = written.get(key, GPTME_NEW_ARM)
-        now = [entry.get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
-        delta: list[float] = []
-        for name, before, value in zip(_COUNT_KEYS, was, now, strict=True):
-            number = _number(value, name, key)
-            step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
-            if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
-                raise InteropError(
-                    f"{key} {name} went from {_num(before)} to {_num(number)}: not an update on top of what "
-                    "lesson-credit wrote"
-                )
-            delta.append(step)
-        if any(delta):
-            added[key] = (delta[0], delta[1], int(delta[2]), int(delta[3]))
-    return added
-
-
-_COUNT_KEYS = ("alpha", "beta", "total_selections", "total_rewards")
-
-
-def increments_event(arms: dict[str, Counts], timestamp: str, source: str = GPTME_BANDIT) -> dict[str, Any]:
-    """The log's record of another tool's increments (docs/format.md §5.5): a prior event that adds."""
-    payload = {arm: {"alpha": a, "beta": b, "n": n, "rewards": r} for arm, (a, b, n, r) in arms.items()}
-    return {"type": "prior", "increments": True, "source": source, "timestamp": timestamp, "arms": payload}
 
 
 def export_state(

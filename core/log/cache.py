@@ -48,8 +48,9 @@ from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
 # events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database;
-# 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first
-CACHE_VERSION = 13
+# 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first;
+# 14: the sessions prior and increment events name
+CACHE_VERSION = 14
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
@@ -114,6 +115,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "increments": {arm: list(added) for arm, added in index.increments.items()},
+        "sessions": [index.prior_sessions, index.added_sessions],
         "retired": index.retired,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
         "grade_rows": index.grade_rows.tobytes(),
@@ -140,6 +142,7 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         index.increments = {
             str(arm): (float(v[0]), float(v[1]), int(v[2]), int(v[3])) for arm, v in p["increments"].items()
         }
+        index.prior_sessions, index.added_sessions = (int(count) for count in p["sessions"])
         index.retired = {str(arm): int(v) for arm, v in p["retired"].items()}
         index.problems = [LogProblem(int(line), str(reason), sid) for line, reason, sid in p["problems"]]
         index.grade_rows = array("q")

@@ -64,6 +64,7 @@ class RawEvent(msgspec.Struct, gc=False):
     retired: list[str] | None = None
     increments: Any = None  # a prior event of increments (docs/format.md §5.5); Any: another tool's key is not refused
     source: Any = None
+    sessions: Any = None  # a prior event's: the sessions the other tool counted (its total_sessions)
 
 
 _decoder = msgspec.json.Decoder(RawEvent)
@@ -117,6 +118,7 @@ class PriorEvent:
     rewards: dict[str, int] = field(default_factory=dict)  # gptme's total_rewards carried over
     increments: bool = False  # another tool's update of bandit-state.json: added after the fold, never replaced
     source: str | None = None  # who made the increments (`gptme-bandit`)
+    sessions: int = 0  # the sessions the other tool counted: a file's total_sessions, or what an update added
 
 
 @dataclass(frozen=True)
@@ -360,7 +362,10 @@ def to_event(raw: RawEvent) -> Event:
             arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
             if prior.rewards:
                 rewards[normalize_id(arm)] = int(prior.rewards)
-        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source)
+        sessions = raw.sessions if raw.sessions is not None else 0
+        if isinstance(sessions, bool) or not isinstance(sessions, int) or not 0 <= sessions < 2**53:
+            raise InvalidEvent("prior event with 'sessions' not a whole number in [0, 2**53)")
+        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source, sessions)
     if kind == RETIRE:
         if not raw.retired or not all(isinstance(arm, str) and normalize_id(arm) for arm in raw.retired):
             raise InvalidEvent("retire event without 'retired' lesson ids")

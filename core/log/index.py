@@ -109,6 +109,10 @@ class LogIndex:
         self.prior_rewards: dict[str, int] = {}
         # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
         self.increments: dict[str, tuple[float, float, int, int]] = {}
+        # sessions other tools counted: the most a prior event names (a file imported again names its
+        # earlier sessions too), and the sum of increment events' (each names only the sessions it added)
+        self.prior_sessions = 0
+        self.added_sessions = 0
         self.problems: list[LogProblem] = []
         self.end = 0  # bytes of the log consumed
         self.lines = 0  # lines of the log consumed
@@ -461,11 +465,13 @@ class LogIndex:
                 self.arm(lesson_id)
                 sum_a, sum_b, sum_n, sum_r = self.increments.get(lesson_id, (0.0, 0.0, 0, 0))
                 self.increments[lesson_id] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
+            self.added_sessions += event.sessions
         elif isinstance(event, PriorEvent):
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
                 self.priors[lesson_id] = prior
                 self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
+            self.prior_sessions = max(self.prior_sessions, event.sessions)
 
     def session(self, row: int) -> SessionEvent:
         """The session event at a row, rebuilt from the columns."""
@@ -556,6 +562,7 @@ class LogIndex:
             prior_rewards=prior_rewards,
             added_alpha=added_alpha,
             added_beta=added_beta,
+            counted_sessions=self.prior_sessions + self.added_sessions,
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,
             sources=scores,

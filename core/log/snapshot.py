@@ -63,6 +63,7 @@ class FoldData:
     prior_rewards: IntArray
     added_alpha: FloatArray  # increment events' alpha and beta: added after the fold, never decayed
     added_beta: FloatArray
+    counted_sessions: int = 0  # sessions other tools counted (imported files', their logged updates')
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
     sources: SourceScores | None = field(default=None, repr=False, compare=False)  # every source's score

@@ -3,17 +3,20 @@
 The state file is derived: a write whose event reached the log has succeeded, and a state file
 that could not be rewritten is a warning (`_after_write` returns them). When another tool
 (gptme's bandit) updated the file since we wrote it, its increments are logged first
-(lesson_credit.core.bandit.interop).
+(lesson_credit.core.bandit.increments).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core import commands
+from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
@@ -115,13 +118,21 @@ class StateFile(Analysis):
         """Keep a copy of the numbers of the state file about to be written (before it, so that a crash
         between the two never makes the copy older than the file), best effort: without it, another
         tool's update of the file is kept as it is, not logged."""
-        if not self._reader.caches:
-            return
-        try:
-            atomic_write(self._written_path(), interop.written_copy(payload), self.guard)
-        except (StoreError, OSError):
-            with contextlib.suppress(OSError):
-                self._written_path().unlink()
+        self._keeper(self._written_path())(payload)
+
+    def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
+        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort)."""
+
+        def keep(payload: dict[str, Any]) -> None:
+            if not self._reader.caches:
+                return
+            try:
+                atomic_write(where, foreign.written_copy(payload), self.guard)
+            except (StoreError, OSError):
+                with contextlib.suppress(OSError):
+                    where.unlink()
+
+        return keep
 
     def keep_written_copy(self, state: dict[str, Any]) -> None:
         """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
@@ -129,7 +140,7 @@ class StateFile(Analysis):
         lock (not waited for) and only while the file still holds `state`. A copy older than the file
         (a write's copy and file came between the read of `state` and this) would count that write's
         evidence as another tool's increments at gptme's next update."""
-        if not self._reader.caches or self._written() == interop.read_written_copy(interop.written_copy(state)):
+        if not self._reader.caches or self._written() == foreign.read_written_copy(foreign.written_copy(state)):
             return
         try:
             with self.log.locked(timeout=0):
@@ -138,24 +149,34 @@ class StateFile(Analysis):
         except StoreError:  # a writer holds the lock: its rewrite keeps the copy of its own file
             pass
 
-    def _written(self) -> dict[str, interop.Counts] | None:
+    def _written(self) -> foreign.Written | None:
         """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
+        return self._copy(self._written_path())
+
+    def _copy(self, where: Path) -> foreign.Written | None:
+        """The numbers a copy at `where` holds (None: no copy, or a damaged one, or caches off)."""
         if not self._reader.caches:
             return None
         try:
-            return interop.read_written_copy(read_regular(self._written_path(), STATE_MAX_BYTES))
+            return foreign.read_written_copy(read_regular(where, STATE_MAX_BYTES))
         except (OSError, UnsafeFile, ValueError):
             return None
 
-    def foreign_increments(self, state: dict[str, Any]) -> dict[str, interop.Counts]:
-        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it;
-        InteropError (why) when that cannot be known."""
-        written = self._written()
+    def foreign_increments(
+        self, state: dict[str, Any], written: foreign.Written | None = None
+    ) -> tuple[dict[str, foreign.Counts], int]:
+        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it
+        (`written`; default: the copy of the workspace's own file), and the sessions it counted
+        meanwhile; InteropError (why) when that cannot be known."""
+        written = written or self._written()
         if written is None:
             raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
-        added = interop.increments(state, written)
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
-        return {mapper.map(key)[0]: counts for key, counts in added.items()}
+        by_id: dict[str, foreign.Counts] = {}
+        for key, (a, b, n, r) in foreign.increments(state, written.arms).items():  # two keys of one lesson: both
+            was = by_id.get(lesson_id := mapper.map(key)[0], (0.0, 0.0, 0, 0))
+            by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
+        return by_id, foreign.sessions_added(state, written)
 
     def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
         """When the state file was changed by another tool since we wrote it and disagrees with the log,
@@ -171,15 +192,15 @@ class StateFile(Analysis):
                 return False, ()
             existing = interop.read_state(self.state_path)
             post = self.posterior()
-            arms_only = {**existing, "total_sessions": post.graded_sessions}
+            arms_only = {**existing, "total_sessions": post.total_sessions}
             if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
                 return True, ()  # its numbers are the log's already: another command logged them meanwhile
             try:
-                added = self.foreign_increments(existing)
+                added, sessions = self.foreign_increments(existing)
             except interop.InteropError as exc:
                 raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
-            if added:
-                self.log.append(encode(interop.increments_event(added, self.now_iso())))
+            if added:  # (sessions it counted moving no arm are not logged alone: our rewrite keeps its count)
+                self.log.append(encode(foreign.increments_event(added, self.now_iso(), sessions)))
                 self._reader.trust_once()
                 self.refresh()
                 self._keep_written(existing)  # the base of the next increments: this file's are logged now
@@ -189,7 +210,7 @@ class StateFile(Analysis):
         return True, (
             f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
             f"its increments to {len(added)} arm(s) (up to {sessions} selection(s) each) are logged as an "
-            f"increments event from {interop.GPTME_BANDIT}, and the file follows the log again",
+            f"increments event from {foreign.GPTME_BANDIT}, and the file follows the log again",
         )
 
     def _foreign_disagreement(self) -> str | None:
@@ -201,13 +222,29 @@ class StateFile(Analysis):
         return interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
-        """Each arm's key in the state file: library ids, or the lessons' absolute paths when the file
-        as it is names arms so (gptme's Claude Code hook looks them up by path)."""
+        """Each arm's key in the state file: the key the file as it is names it by, when one key does
+        (gptme's bandit looks an arm up by the key it wrote: `lessons/tools/x.md`, an absolute path);
+        else its library id, or its lesson's absolute path when the file names arms so (gptme's Claude
+        Code hook looks them up by path)."""
         arm_ids = self.posterior().arm_ids
-        if not interop.absolute_keys(existing):
-            return tuple(arm_ids)
-        paths = {lesson.id: lesson.path for lesson in self.library().lessons}
-        return interop.state_keys(arm_ids, paths, True)
+        if interop.absolute_keys(existing):
+            paths = {lesson.id: lesson.path for lesson in self.library().lessons}
+            keys = interop.state_keys(arm_ids, paths, True)
+        else:
+            keys = tuple(arm_ids)
+        arms = existing.get("arms")
+        ours = set(keys)
+        if not isinstance(arms, dict) or all(key in ours for key in arms):
+            return keys
+        mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
+        named: dict[str, list[str]] = {}
+        for key in arms:
+            if isinstance(key, str) and key not in ours:  # (never another arm's key)
+                named.setdefault(mapper.map(key)[0], []).append(key)
+        return tuple(
+            found[0] if len(found := named.get(arm, [])) == 1 and key not in arms else key
+            for arm, key in zip(arm_ids, keys, strict=True)
+        )
 
     def state_payload(self, existing: dict[str, Any] | None = None) -> dict[str, Any]:
         """The posteriors as gptme's `bandit-state.json` (fresh: what `export-gptme` writes)."""
@@ -233,8 +270,8 @@ class StateFile(Analysis):
         workspace's own file, that file is ours again (its copy kept), written as every rewrite of it
         is: under the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
-        if target.resolve() != self.state_path:
-            return interop.export_state(target, lambda: self._fresh_state({}))
+        if target.resolve() != self.state_path:  # its copy kept: importing it back logs only what came since
+            return interop.export_state(target, lambda: self._fresh_state({}), self._keeper(self._exported(target)))
         with self.log.locked():
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
@@ -250,9 +287,12 @@ class StateFile(Analysis):
             return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
 
     def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
-        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`)."""
+        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`):
+        arms of exactly gptme-sessions' keys; what `style` holds beside its arms (gptme's per-context
+        arms, its `created`) kept, and its total_sessions never less than `style`'s (gptme counts on)."""
         keys = self.state_keys(style)
-        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), None, keys)
+        beside = {key: value for key, value in style.items() if key not in ("arms", interop.SOURCE_KEY)}
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
@@ -286,16 +326,41 @@ class StateFile(Analysis):
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
+            if not own and (exported := self._copy(self._exported(Path(path)))) is not None:
+                return self._import_exported(Path(path), existing, exported)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
-            self.warnings.extend(self._append(commands.prior_event(*report.prior(), self.now_iso()), adopted=own))
+            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
+            self.warnings.extend(self._append(event, adopted=own))
             return report
+
+    def _exported(self, target: Path) -> Path:
+        """Where the copy of what `export-gptme` wrote at `target` (another file than the own) is kept."""
+        digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self.state_dir / ".cache" / f"exported-{digest}"
+
+    def _import_exported(self, path: Path, existing: dict[str, Any], exported: foreign.Written) -> ImportReport:
+        """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only
+        what gptme's bandit added to it since is logged (an increments event), then its copy follows it."""
+        try:
+            added, sessions = self.foreign_increments(existing, exported)
+        except interop.InteropError as exc:
+            raise WorkspaceError(
+                f"{path} was exported from this workspace's log and changed since otherwise than by another "
+                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged"
+            ) from None
+        if not added:
+            return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
+        self.warnings.extend(self._append(foreign.increments_event(added, self.now_iso(), sessions)))
+        self._keeper(self._exported(path))(existing)
+        why = f"{path} was exported from this log: its updates since, to {len(added)} arm(s), logged as increments"
+        return ImportReport(str(path), (), skipped=why)
 
     def _imported_already(self, report: ImportReport) -> bool:
         """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""
         index = self._reader.index
         arms, rewards = report.prior()
-        return all(
+        return report.sessions <= index.prior_sessions and all(
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )

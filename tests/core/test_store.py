@@ -299,7 +299,7 @@ def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_worksp
     assert state["created"] == "2020-01-01T00:00:00Z"
     assert state["arms"][A]["custom"] == "kept"
     assert (state["arms"][A]["alpha"], state["arms"][A]["beta"]) == (2.0, 1.0)
-    assert state["total_sessions"] == 1
+    assert state["total_sessions"] == 50  # gptme counts on from it: the log's 1 never lowers it
 
 
 @pytest.mark.smoke

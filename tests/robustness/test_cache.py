@@ -289,3 +289,21 @@ def test_a_snapshot_reads_one_row_of_the_cached_columns_without_decoding_them(tm
     assert graders[7] == "manual" and graders[1] == "heuristic" and graders[0] is None
     assert snapshot.grader_source._recorded is index.session_graders  # the index's own column, not a copy
     assert index.grades[0][1].grader == "manual"
+
+
+def test_the_sessions_other_tools_counted_come_back_from_the_cache(tmp_path: Path) -> None:
+    """gptme's total_sessions as the log says it: graded sessions, the most a prior event names, and every
+    increments event's, the same read from the cache as parsed."""
+    arms = {"c.md": {"alpha": 2, "beta": 3, "n": 4, "rewards": 1}}
+    lines = _history(20) + [
+        json.dumps({"type": "prior", "arms": arms, "sessions": 40}),
+        json.dumps({"type": "prior", "arms": arms, "sessions": 25}),
+        json.dumps({"type": "prior", "increments": True, "source": "gptme-bandit", "arms": arms, "sessions": 3}),
+        json.dumps({"type": "prior", "increments": True, "source": "gptme-bandit", "arms": arms, "sessions": 2}),
+    ]
+    ws = _make(tmp_path, lines)
+    # s0..s19 pending where i % 7 == 0 (s0, s7, s14), s7 graded later: 18 graded; + max(40, 25) + 3 + 2
+    assert ws.posterior().total_sessions == 63
+    assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
+    assert LogCache(ws.log).path.exists()
+    assert Workspace(tmp_path).posterior().total_sessions == 63

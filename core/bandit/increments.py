@@ -1,0 +1,109 @@
+"""Another tool's update of the workspace's `bandit-state.json` (gptme's bandit loads the file, adds a
+session's update, saves it): what it added over the numbers we last wrote, sealed in a copy
+(`.cache/bandit-state-written`), logged as an increments event (docs/format.md §5.5)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, _num, _number, file_sessions
+from lesson_credit.core.base.sealed import seal, unseal
+
+WRITTEN_MAGIC = b"lesson-credit state-written 2\n"  # .cache/bandit-state-written: what we last wrote
+OLD_WRITTEN_MAGIC = b"lesson-credit state-written 1\n"  # its arms only (no total_sessions)
+GPTME_BANDIT = "gptme-bandit"  # the source of the increments logged from gptme's update of the file
+Counts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards
+
+
+@dataclass(frozen=True)
+class Written:
+    """The numbers of a state file as we wrote it: per key, and its total_sessions (None: a copy kept
+    before copies held it)."""
+
+    arms: dict[str, Counts]
+    sessions: int | None
+
+
+def written_copy(payload: dict[str, Any]) -> bytes:
+    """The sealed copy of the numbers of a state file we write (the base of increments)."""
+    arms = payload.get("arms") or {}
+    numbers = {
+        key: [arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]] for key, arm in arms.items()
+    }
+    return seal(WRITTEN_MAGIC, msgspec.json.encode({"arms": numbers, "total_sessions": file_sessions(payload)}))
+
+
+def read_written_copy(data: bytes) -> Written:
+    """The numbers `written_copy` sealed (or an older copy's, of arms only); ValueError when it is
+    damaged or not one."""
+    try:
+        if data.startswith(OLD_WRITTEN_MAGIC):
+            numbers, sessions = msgspec.json.decode(unseal(OLD_WRITTEN_MAGIC, data)), None
+        else:
+            copy = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
+            numbers, sessions = copy["arms"], int(copy["total_sessions"])
+        arms = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
+        return Written(arms, sessions)
+    except (msgspec.DecodeError, TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise ValueError(f"not a copy of a state file ({exc})") from None
+
+
+def sessions_added(state: dict[str, Any], written: Written) -> int:
+    """The sessions another tool counted in the state file since we wrote `written` (0 when the copy
+    does not say, or the count did not go up)."""
+    if written.sessions is None:
+        return 0
+    return max(0, file_sessions(state) - written.sessions)
+
+
+GPTME_NEW_ARM: Counts = (1.0, 1.0, 0, 0)  # an arm gptme's bandit creates starts at Beta(1, 1)
+
+
+def increments(state: dict[str, Any], written: dict[str, Counts]) -> dict[str, Counts]:
+    """Per key, what another tool added to the state file since we wrote `written` (arms it did not
+    change left out; an arm it created counts from Beta(1, 1)). InteropError (why, one line) when the
+    file is not `written` plus increments: an arm gone, a number that went down, a count not whole."""
+    arms = state.get("arms")
+    if not isinstance(arms, dict):
+        raise InteropError("it has no 'arms' object")
+    gone = sorted(set(written) - set(arms))
+    if gone:
+        raise InteropError(f"it lacks {gone[0]}, which lesson-credit wrote")
+    added: dict[str, Counts] = {}
+    for key, entry in arms.items():
+        if not isinstance(entry, dict):
+            raise InteropError(f"arm {key} is not an object")
+        was = written.get(key, GPTME_NEW_ARM)
+        now = [entry.get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
+        delta: list[float] = []
+        for name, before, value in zip(_COUNT_KEYS, was, now, strict=True):
+            number = _number(value, name, key)
+            step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
+            if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
+                raise InteropError(
+                    f"{key} {name} went from {_num(before)} to {_num(number)}: not an update on top of what "
+                    "lesson-credit wrote"
+                )
+            delta.append(step)
+        if any(delta):
+            added[key] = (delta[0], delta[1], int(delta[2]), int(delta[3]))
+    return added
+
+
+_COUNT_KEYS = ("alpha", "beta", "total_selections", "total_rewards")
+
+
+def increments_event(
+    arms: dict[str, Counts], timestamp: str, sessions: int = 0, source: str = GPTME_BANDIT
+) -> dict[str, Any]:
+    """The log's record of another tool's increments (docs/format.md §5.5): a prior event that adds;
+    `sessions`, the sessions it counted meanwhile (written when not 0)."""
+    payload = {arm: {"alpha": a, "beta": b, "n": n, "rewards": r} for arm, (a, b, n, r) in arms.items()}
+    event = {"type": "prior", "increments": True, "source": source, "timestamp": timestamp, "arms": payload}
+    if sessions:
+        event["sessions"] = sessions
+    return event
