@@ -60,6 +60,11 @@ class LessonProblem:
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
 
+    @property
+    def broken(self) -> bool:
+        """Whether this is a lesson file that could not be loaded (the other kinds are not)."""
+        return self.kind == BROKEN
+
 
 @dataclass(frozen=True)
 class Library:
