@@ -136,10 +136,10 @@ def problem_lines(ws: Workspace) -> list[str]:
     lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
     if len(problems) > 5:
         lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")
-    from lesson_credit.core.library.lessons import BROKEN, OVERRIDDEN
+    from lesson_credit.core.library.problem_kinds import KINDS
 
     lesson_problems = ws.lesson_problems()
-    prefix = {BROKEN: "skipped lesson ", OVERRIDDEN: "overridden lesson "}
+    prefix = {kind.kind: kind.label for kind in KINDS}
     lines += [f"{prefix.get(problem.kind, '')}{problem}" for problem in lesson_problems[:5]]
     if len(lesson_problems) > 5:
         lines.append(f"{len(lesson_problems) - 5} more lesson problems")

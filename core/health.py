@@ -22,7 +22,8 @@ import numpy.typing as npt
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.derived_state import StateCheck, check_state
 from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
-from lesson_credit.core.library.lessons import BROKEN, CONFIG, IGNORED, OVERRIDDEN, LessonProblem
+from lesson_credit.core.library.lessons import CONFIG, LessonProblem
+from lesson_credit.core.library.problem_kinds import KINDS
 from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.log.stores import raw_lines
@@ -238,38 +239,13 @@ def duplicate_session_ids(h: HealthData) -> list[Finding]:
     ]
 
 
-LESSON_PROBLEMS = (  # (kind, code, what they are, advice): a finding per kind; an override alone is deliberate
-    (
-        BROKEN,
-        "broken-lessons",
-        "lesson file(s) could not be loaded",
-        "Fix what each reason names (their frontmatter, line endings, encoding); until then they are never "
-        "selected, and none of their settings (status, keywords) is used.",
-    ),
-    (
-        IGNORED,
-        "lesson-parts-ignored",
-        "pattern(s) or keyword(s) of loaded lessons are not used",
-        "Fix or simplify what each reason names (an invalid regex, counted repeats that expand too far, a "
-        "wildcard of too many parts); the rest of each lesson is used meanwhile.",
-    ),
-    (
-        OVERRIDDEN,
-        "lesson-overridden",
-        "lesson file(s) share an id with one in an earlier [lessons] dir, which wins (gptme's rule)",
-        "Nothing to do for a deliberate override; rename one of the files if both should load.",
-    ),
-)
-
-
 def lesson_problems(h: HealthData) -> list[Finding]:
     findings = []
-    for kind, code, what, advice in LESSON_PROBLEMS:
-        if found := [p for p in h.lesson_problems if p.kind == kind]:
-            severity = WARNING if kind == OVERRIDDEN else ERROR
-            message = f"{len(found)} {what}: " + _names([str(p) for p in found], 3)
+    for kind in KINDS:
+        if found := [p for p in h.lesson_problems if p.kind == kind.kind]:
+            message = f"{len(found)} {kind.what}: " + _names([str(p) for p in found], 3)
             items, reasons = tuple(p.path for p in found), tuple(p.reason for p in found)
-            findings.append(Finding(code, severity, message, advice, items, reasons))
+            findings.append(Finding(kind.code, kind.severity, message, kind.advice, items, reasons))
     return findings
 
 

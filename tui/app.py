@@ -344,7 +344,9 @@ class LessonCreditApp(AppWrites, App[None]):
         if lessons:
             self.notify(
                 _listing(lessons),
-                title=f"{len(lessons)} lesson file(s) could not be loaded",
+                title=f"{len(lessons)} lesson file(s) could not be loaded"
+                if all(p.broken for p in lessons)
+                else f"{len(lessons)} problem(s) in the lesson library",
                 severity="warning",
                 markup=False,
             )

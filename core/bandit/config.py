@@ -10,10 +10,12 @@ from typing import Any
 from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.model.credit import DEFAULT_FLOOR, DEFAULT_STRATEGY
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_PRIORITY, check_priority
 
 DEFAULT_K = 10
+DEFAULT_DECAY = 1.0  # what no `decay` means: no decay
 # gptme-sessions' string outcomes as rewards, as its own bandit counts them (thompson_sampling.py):
 # productive 1, noop / failed / violated_policy 0. `unknown` maps to nothing: the session stays pending.
 DEFAULT_OUTCOMES: dict[str, float] = {"productive": 1.0, "noop": 0.0, "failed": 0.0, "violated_policy": 0.0}
@@ -129,7 +131,7 @@ def parse_config(path: Path, text: str | None) -> Config:
         raise ConfigError(f"{path}: [prior] must be a table with alpha and beta")
     if unknown := sorted(set(prior) - {"alpha", "beta"}):
         raise unknown_key(path, unknown[0], ("alpha", "beta"), "[prior] ")
-    strategy = data.get("strategy", "seed")
+    strategy = data.get("strategy", DEFAULT_STRATEGY)
     if not isinstance(strategy, str):
         raise ConfigError(f"{path}: strategy must be a string, got {strategy!r}")
     k = data.get("k", DEFAULT_K)
@@ -141,8 +143,8 @@ def parse_config(path: Path, text: str | None) -> Config:
     try:
         settings = CreditSettings(
             strategy=strategy,
-            floor=_number(path, data, "floor", 0.3),
-            decay=_number(path, data, "decay", 1.0),
+            floor=_number(path, data, "floor", DEFAULT_FLOOR),
+            decay=_number(path, data, "decay", DEFAULT_DECAY),
             prior_alpha=_number(path, prior, "alpha", 1.0, "[prior] "),
             prior_beta=_number(path, prior, "beta", 1.0, "[prior] "),
         )
@@ -273,9 +275,13 @@ def save_config(
     if text is None:
         doc.add(tomlkit.comment(HEADER))
     settings, records = config.credit, config.records
-    for key, value in (("strategy", settings.strategy), ("floor", settings.floor), ("decay", settings.decay)):
-        _put(doc, key, value, _ALWAYS)
-    _put(doc, "k", config.k, DEFAULT_K)
+    top = (
+        ("strategy", settings.strategy, DEFAULT_STRATEGY),
+        ("floor", settings.floor, DEFAULT_FLOOR),
+        ("decay", settings.decay, DEFAULT_DECAY),
+        ("k", config.k, DEFAULT_K),
+    )
+    _put_top_level(doc, top)
     _put_table(doc, "prior", {"alpha": (settings.prior_alpha, 1.0), "beta": (settings.prior_beta, 1.0)})
     _put_table(doc, "rewards", {"priority": (list(config.reward_priority), list(DEFAULT_PRIORITY))})
     _put_table(
@@ -295,19 +301,52 @@ def save_config(
     atomic_write(path, data, guard)
 
 
-_ALWAYS = object()  # a default no value equals: the key is written even when absent
-
-
-def _put(table: Any, key: str, value: Any, default: Any) -> None:
+def _put(table: Any, key: str, value: Any, default: Any, at: int | None = None) -> None:
     """Set `key` to `value` when it differs from what the table has; an absent key only when the
-    value is not the default (None: the key is removed)."""
+    value is not the default, what its absence reads as (None: the key is removed). `at`: where in
+    the table's items a new key goes (default: where tomlkit puts it)."""
     if key in table:
         if value is None:
             del table[key]
         elif table[key] != value:
             table[key] = value
     elif value is not None and value != default:
-        table[key] = value
+        if at is None:
+            table[key] = value
+        else:
+            table._insert_at(at, key, value)  # (tomlkit's own insert, since 0.5: no public one places a key)
+
+
+def _put_top_level(doc: Any, values: tuple[tuple[str, Any, Any], ...]) -> None:
+    """`_put` each (key, value, default) of the top level, a new key after the last one above the first
+    table (`_top_level_slot`), with a blank line between the keys and a table (or its comment) below."""
+    from tomlkit.items import Whitespace
+
+    before = len(doc.body)
+    for key, value, default in values:
+        _put(doc, key, value, default, _top_level_slot(doc))
+    slot = _top_level_slot(doc)
+    if len(doc.body) > before and slot and doc.body[slot - 1][0] is not None:
+        if not isinstance(doc.body[slot][1], Whitespace):  # a key right above a table or its comment
+            trivia = doc.body[slot - 1][1].trivia
+            trivia.trail = trivia.trail.rstrip("\n") + "\n\n"
+
+
+def _top_level_slot(doc: Any) -> int | None:
+    """Where a new top-level key goes so that no comment leaves what it is about: before the first
+    table's own comment lines (those right above its header) and the blank lines above them. tomlkit
+    puts it just above the header, under the table's comment. None: no table, the key goes last."""
+    from tomlkit.items import AoT, Comment, Table, Whitespace
+
+    body = doc.body
+    first = next((i for i, (_, item) in enumerate(body) if isinstance(item, Table | AoT)), None)
+    if first is None:
+        return None
+    while first > 0 and isinstance(body[first - 1][1], Comment):
+        first -= 1
+    while first > 0 and isinstance(body[first - 1][1], Whitespace):
+        first -= 1
+    return first
 
 
 def _put_table(doc: Any, name: str, values: dict[str, tuple[Any, Any]]) -> None:

@@ -28,6 +28,9 @@ BROKEN = "broken"  # a lesson file that cannot be loaded (skipped)
 OVERRIDDEN = "overridden"  # a second file for an id: the first library folder wins, as in gptme (skipped)
 IGNORED = "ignored"  # a pattern or keyword of a loaded lesson is not used (invalid, too costly); the rest is used
 CONFIG = "config"  # gptme.toml cannot be read, or names a folder that cannot be read: the library is incomplete
+SKIPPED = "skipped"  # a path that looks like a lesson or a folder of them and is not read: a folder named *.md,
+# a symbolic link to a folder (not followed, as in gptme)
+ALIASED = "aliased"  # a lesson file already loaded under another id (a link, a hard link): loaded again, a second arm
 
 
 class LessonError(UserError):
@@ -56,6 +59,11 @@ class LessonProblem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+    @property
+    def broken(self) -> bool:
+        """Whether this is a lesson file that could not be loaded (the other kinds are not)."""
+        return self.kind == BROKEN
 
 
 @dataclass(frozen=True)
@@ -266,17 +274,41 @@ def is_lesson_file(name: str) -> bool:
     return not (stem.startswith("_") or stem.endswith("-template"))
 
 
-def _lesson_files(root: Path) -> Iterable[tuple[str, str]]:
+def _lesson_files(root: Path, skipped: list[LessonProblem] | None = None) -> Iterable[tuple[str, str]]:
     """(path, lesson id) of each lesson file under `root`, in order. Strings, not Path objects: a
-    library of 30,000 lessons spent most of its cached reload making and relating Paths."""
+    library of 30,000 lessons spent most of its cached reload making and relating Paths. Folders
+    that are not read or look like lesson files go into `skipped`, when given."""
     top = os.fspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if skipped is not None:
+            skipped.extend(_skipped_folders(dirpath, dirnames))
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         prefix = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
             if is_lesson_file(name):
                 yield os.path.join(dirpath, name), prefix + name
+
+
+LINKED_FOLDER = (
+    "a symbolic link to a folder ({target}); linked folders are not read (nor by gptme): "
+    "name the folder in gptme.toml [lessons] dirs to read it"
+)
+
+
+def _skipped_folders(dirpath: str, dirnames: list[str]) -> Iterable[LessonProblem]:
+    """What a walk of one folder passes over without a word: a link to a folder (os.walk lists it and
+    does not enter it; one lstat per folder, none per file) and a folder named like a lesson file."""
+    for name in dirnames:
+        path = os.path.join(dirpath, name)
+        if os.path.islink(path):
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            yield LessonProblem(path, LINKED_FOLDER.format(target=target), kind=SKIPPED)
+        elif is_lesson_file(name):
+            yield LessonProblem(path, "a folder, not a lesson file (the lessons inside it are read)", kind=SKIPPED)
 
 
 def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
@@ -306,6 +338,8 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         return None, [str(exc)]
     except UnsafeFile as exc:
         return None, [str(exc).removeprefix(f"{file}: ")]
+    except FileNotFoundError:
+        return None, [_dangling(file)]
     except OSError as exc:
         return None, [f"cannot read: {exc.strerror}"]
     from lesson_credit.core.library.wildcard import wildcard_problem  # numpy: not before the first frame
@@ -317,6 +351,14 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         except PatternError as exc:
             reasons.append(f"{exc}; pattern ignored")
     return lesson, reasons
+
+
+def _dangling(file: Path) -> str:
+    """Why a file the folder lists cannot be opened: a link to nothing (a `ls` shows it), or gone meanwhile."""
+    try:
+        return f"a symbolic link to {os.readlink(file)}, which does not exist; not read"
+    except OSError:
+        return "cannot read: No such file or directory"
 
 
 def _load_cache(path: Path | None) -> tuple[dict[str, Any], int]:
@@ -413,6 +455,18 @@ def _from_fields(fields: list[Any], path: str) -> Lesson:
     )
 
 
+def _second_path(
+    loaded: dict[tuple[int, int], tuple[str, str]], file: tuple[int, int], key: str, lesson_id: str
+) -> LessonProblem | None:
+    """The problem of a lesson file loaded already under another id (a symbolic or hard link): it is
+    still loaded, a second arm, since a log may hold both ids (gptme reads such a file once)."""
+    first, first_id = loaded.setdefault(file, (key, lesson_id))
+    if first_id == lesson_id:
+        return None
+    reason = f"the same file as {first} (id {first_id!r}): one lesson counted as two arms"
+    return LessonProblem(key, reason, lesson_id, kind=ALIASED)
+
+
 def load_library(workspace: Path | str, cache_path: Path | None = None, allow_outside: bool = False) -> Library:
     """Load every lesson under the workspace's library roots; broken files become problems.
 
@@ -426,10 +480,11 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
     changed = False
     lessons: dict[str, Lesson] = {}
     seen: set[str] = set()
+    loaded: dict[tuple[int, int], tuple[str, str]] = {}  # (device, inode) -> (path, id) of a lesson loaded
     for root in roots:
         if not root.is_dir():
             continue
-        for key, lesson_id in _lesson_files(root):
+        for key, lesson_id in _lesson_files(root, problems):
             if key in seen:  # a [lessons] dir inside another: the same file, found once
                 continue
             seen.add(key)
@@ -473,6 +528,8 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
                 reason = f"id {lesson_id!r} is also {winner}, which wins (lessons/, then [lessons] dirs in order)"
                 problems.append(LessonProblem(key, reason, lesson_id, kind=OVERRIDDEN))
                 continue
+            if stamp is not None and (twin := _second_path(loaded, (stamp[4], stamp[3]), key, lesson_id)):
+                problems.append(twin)
             lessons[lesson_id] = lesson
     if cache_path is not None and (changed or set(fresh) != set(cached)):
         _save_cache(cache_path, fresh)

@@ -6,6 +6,7 @@ folder that does not exist, or one that cannot be read (`select` refuses, lint s
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +151,92 @@ def test_lint_reports_gptme_toml_with_advice_about_gptme_toml(tmp_path: Path, ca
     assert code == 0
     assert "skipped lesson" not in err and "name their folders in gptme.toml" not in err
     assert named in err
+
+
+# ---------------------------------------------------------------- paths in the library that are not lesson files
+
+
+def test_a_dangling_lesson_link_is_a_broken_lesson_that_names_where_it_points(tmp_path: Path) -> None:
+    """`ln -s missing.md lessons/gone.md`: the file `ls` shows was reported as "cannot read: No such file or
+    directory"; the reason now says it is a link and names what it points to."""
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    (root / "lessons" / "gone.md").symlink_to("missing.md")
+    code, findings = _lint(root)
+    assert code == 1
+    (item,) = findings["broken-lessons"]["items"]
+    assert item["item"].endswith("lessons/gone.md"), item
+    assert "symbolic link" in item["reason"] and "missing.md" in item["reason"], item
+    code, out, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "ok.md" in out
+    (line,) = [line for line in err.splitlines() if "gone.md" in line]
+    assert line.startswith("warning: skipped lesson ") and "symbolic link" in line and "missing.md" in line
+
+
+def test_a_folder_named_like_a_lesson_is_a_warning_and_its_lessons_are_read(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active"), "x.md/inner.md": (["deploy"], "active")})
+    code, findings = _lint(root)
+    assert code == 0  # a warning: nothing is lost, the folder's lessons load
+    finding = findings["lesson-paths-skipped"]
+    assert finding["severity"] == "warning"
+    (item,) = finding["items"]
+    assert item["item"].endswith("lessons/x.md") and "a folder" in item["reason"], item
+    assert set(_status_paths(root)) == {"ok.md", "x.md/inner.md"}
+    code, _, err = run_cli("status", "--workspace", str(root))
+    (line,) = [line for line in err.splitlines() if "x.md" in line]
+    assert line.startswith("warning: skipped ") and "a folder" in line
+
+
+def test_a_linked_folder_outside_the_workspace_is_a_warning_and_is_not_read(tmp_path: Path) -> None:
+    """Lesson files linked from elsewhere are read (shared libraries are linked in); a linked folder is not
+    followed, as gptme's index does not follow one either. That stays so; lint now says it."""
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    shared = tmp_path / "elsewhere" / "shared"
+    shared.mkdir(parents=True)
+    (shared / "s.md").write_text(lesson_text(["deploy"]))
+    (root / "lessons" / "shared").symlink_to(shared, target_is_directory=True)
+    (root / "lessons" / "linked.md").symlink_to(shared / "s.md")  # a linked file: read, and not a finding
+    code, findings = _lint(root)
+    assert code == 0
+    (item,) = findings["lesson-paths-skipped"]["items"]
+    assert item["item"].endswith("lessons/shared"), item
+    assert "symbolic link to a folder" in item["reason"] and str(shared) in item["reason"]
+    assert "[lessons] dirs" in item["reason"]
+    assert set(_status_paths(root)) == {"ok.md", "linked.md"}  # the folder's s.md is not read, as before
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "symbolic link to a folder" in err
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+def test_one_file_under_two_ids_is_a_warning_and_stays_two_arms(tmp_path: Path, how: str) -> None:
+    """gptme reads such a file once; here each path was its own arm without a word. A log may already hold
+    both ids (this one does), so both stay arms (nothing moves) and lint names the second path."""
+    events = [session("s1", 1.0, {"a.md": 1.0}), session("s2", 0.0, {"b.md": 1.0}), session("s3", 1.0, {"b.md": 1.0})]
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, events=events)
+    link = root / "lessons" / "b.md"
+    if how == "symlink":
+        link.symlink_to("a.md")
+    else:
+        os.link(root / "lessons" / "a.md", link)
+    code, findings = _lint(root)
+    assert code == 0
+    finding = findings["lesson-aliased"]
+    assert finding["severity"] == "warning"
+    (item,) = finding["items"]
+    assert item["item"].endswith("lessons/b.md") and "a.md" in item["reason"] and "two arms" in item["reason"], item
+    rows = _status_paths(root)
+    # by hand: a.md is in s1 only, b.md in s2 and s3; the numbers are those of two arms, as before
+    assert (rows["a.md"]["n"], rows["b.md"]["n"]) == (1, 2)
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "b.md" in err and "two arms" in err
+
+
+def test_a_linked_file_that_overrides_is_reported_once(tmp_path: Path) -> None:
+    """lessons/x.md linking to a [lessons] dir's x.md: one id, so the override rule already drops the
+    second; it is not also a lesson counted twice."""
+    root = make_workspace(tmp_path, {})
+    (root / "shared").mkdir()
+    (root / "shared" / "x.md").write_text(lesson_text(["git"]))
+    (root / "lessons" / "x.md").symlink_to(root / "shared" / "x.md")
+    (root / "gptme.toml").write_text('[lessons]\ndirs = ["shared"]\n')
+    code, findings = _lint(root)
+    assert code == 0 and "lesson-overridden" in findings and "lesson-aliased" not in findings

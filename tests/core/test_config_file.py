@@ -39,11 +39,12 @@ def test_a_save_changes_only_the_values_that_changed(tmp_path: Path) -> None:
     path.write_text(WRITTEN)
     config = load_config(path)
     save_config(path, replace(config, credit=replace(config.credit, strategy="evidence", floor=0.1)))
-    # by hand: strategy's value replaced in place, floor and decay (absent) added after the last
-    # top-level key; nothing else moves. The old writer dropped every comment, the [store] table
-    # (so the workspace fell back to the file store) and [tools."my tool"].
+    # by hand: strategy's value replaced in place, floor (absent, 0.1 is not what absence means) added
+    # after the last top-level key, decay (absent, 1.0 is what absence means) not written; nothing else
+    # moves. The old writer dropped every comment, the [store] table (so the workspace fell back to the
+    # file store) and [tools."my tool"].
     expected = WRITTEN.replace('strategy = "seed"', 'strategy = "evidence"').replace(
-        '"k" = 3\n', '"k" = 3\nfloor = 0.1\ndecay = 1.0\n'
+        '"k" = 3\n', '"k" = 3\nfloor = 0.1\n'
     )
     assert path.read_text() == expected
     again = load_config(path)
@@ -69,6 +70,80 @@ def test_replay_write_keeps_the_file_as_written(tmp_path: Path) -> None:
     assert 'strategy = "uniform"   # the update rule' in text
     code, _out, err = run_cli("status", "--workspace", str(root))  # the file still reads (quoting kept)
     assert code == 0, err
+
+
+COMMENTED = """\
+# settings of the team's workspace
+strategy = "seed"   # the update rule
+
+# two pseudo-successes: new lessons start hopeful
+[prior]
+alpha = 2.0
+"""
+
+
+def test_replay_write_keeps_each_comment_next_to_what_it_is_about(tmp_path: Path) -> None:
+    """tomlkit puts a new top-level key just before the first table, below the comment about that table;
+    and decay = 1.0 was written though nobody set it (1.0 is what its absence means)."""
+    root = make_workspace(
+        tmp_path, {"a.md": (["git"], "active")}, [session("s1", 1.0, {"a.md": 1.0})], config=COMMENTED
+    )
+    code, _out, err = run_cli("replay", "--workspace", str(root), "--strategy", "uniform", "--floor", "0.1", "--write")
+    assert code == 0, err
+    # by hand: strategy changed in place, floor added after it (the last top-level key), the table's comment
+    # still right above [prior], and no decay
+    expected = """\
+# settings of the team's workspace
+strategy = "uniform"   # the update rule
+floor = 0.1
+
+# two pseudo-successes: new lessons start hopeful
+[prior]
+alpha = 2.0
+"""
+    assert (root / CONFIG_REL).read_text() == expected
+    assert load_config(root / CONFIG_REL).credit == CreditSettings("uniform", 0.1, 1.0, 2.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (  # a header, a blank line, then the table's own comment: the key goes under the header
+            "# our settings\n\n# the prior\n[prior]\nalpha = 2.0\n",
+            '# our settings\nstrategy = "uniform"\n\n# the prior\n[prior]\nalpha = 2.0\n',
+        ),
+        (  # only the table's comment: the key goes above it, a blank line between
+            "# the prior\n[prior]\nalpha = 2.0\n",
+            'strategy = "uniform"\n\n# the prior\n[prior]\nalpha = 2.0\n',
+        ),
+        (  # a comment under the last key, a blank line, then a table: the key goes below that comment
+            "k = 3\n# three a session\n\n[prior]\nalpha = 2.0\n",
+            'k = 3\n# three a session\nstrategy = "uniform"\n\n[prior]\nalpha = 2.0\n',
+        ),
+    ],
+    ids=["header-then-table-comment", "table-comment-only", "comment-under-a-key"],
+)
+def test_a_new_key_never_lands_between_a_table_and_its_comment(tmp_path: Path, before: str, after: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(before)
+    config = load_config(path)
+    save_config(path, replace(config, credit=replace(config.credit, strategy="uniform")))
+    assert path.read_text() == after
+    assert load_config(path).credit.strategy == "uniform"
+
+
+def test_a_save_of_the_values_absence_means_adds_no_key(tmp_path: Path) -> None:
+    """seed, 0.3 and 1.0 are what no strategy, floor and decay mean: a save of them into a file without
+    those keys leaves it as it was; a key the file has keeps being written, default or not."""
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED)
+    config = load_config(path)
+    save_config(path, replace(config, credit=replace(config.credit, strategy="seed", floor=0.3, decay=1.0)))
+    assert path.read_text() == COMMENTED
+    path.write_text('strategy = "uniform"\nfloor = 0.1\n')
+    config = load_config(path)
+    save_config(path, replace(config, credit=CreditSettings("seed", 0.3, 1.0)))
+    assert path.read_text() == 'strategy = "seed"\nfloor = 0.3\n'
 
 
 def test_saving_a_policy_writes_through_a_link_inside_the_workspace(tmp_path: Path) -> None:
@@ -213,10 +288,11 @@ def test_a_save_keeps_an_operator_s_edit_made_since_the_workspace_read_the_file(
     edited = WRITTEN.replace('"k" = 3', '"k" = 7   # set by hand').replace("alpha = 2.0", "alpha = 4.0")
     (root / CONFIG_REL).write_text(edited)
     ws.replay(floor=0.1, write=True)
-    # by hand: as test_a_save_changes_only_the_values_that_changed, floor and decay (absent) added after
-    # the last top-level key; the hand-set k and alpha, and their comment, as the operator wrote them
+    # by hand: as test_a_save_changes_only_the_values_that_changed, floor (absent, not its default) added
+    # after the last top-level key, decay (its default) not; the hand-set k and alpha, and their comment,
+    # as the operator wrote them
     assert (root / CONFIG_REL).read_text() == edited.replace(
-        '"k" = 7   # set by hand\n', '"k" = 7   # set by hand\nfloor = 0.1\ndecay = 1.0\n'
+        '"k" = 7   # set by hand\n', '"k" = 7   # set by hand\nfloor = 0.1\n'
     )
     saved = load_config(root / CONFIG_REL)
     assert (saved.k, saved.credit.prior_alpha, saved.credit.floor) == (7, 4.0, 0.1)
@@ -242,10 +318,8 @@ def test_a_save_starts_over_from_an_edit_saved_while_it_wrote(tmp_path: Path, mo
     monkeypatch.setattr(tomlkit, "dumps", editor_saves_meanwhile)
     ws.replay(strategy="uniform", write=True)
     text = (root / CONFIG_REL).read_text()
-    # the edited k kept; strategy changed in place, floor and decay (absent) added after the last top-level key
-    assert text == edited.replace('strategy = "seed"', 'strategy = "uniform"').replace(
-        '"k" = 5\n', '"k" = 5\nfloor = 0.3\ndecay = 1.0\n'
-    )
+    # the edited k kept; strategy changed in place; floor and decay (absent, at their defaults) not written
+    assert text == edited.replace('strategy = "seed"', 'strategy = "uniform"')
 
 
 def test_a_save_an_editor_keeps_changing_is_refused_for_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

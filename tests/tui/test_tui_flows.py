@@ -632,6 +632,19 @@ async def test_command_palette_lists_the_screen_actions(app: LessonCreditApp) ->
         assert detail.draft == 0.3
 
 
+async def test_library_problems_other_than_broken_files_are_not_called_unloadable(
+    workspace: Workspace, ws_root: Path
+) -> None:
+    """A folder named like a lesson file is a problem of the library, not a file that could not be loaded."""
+    (ws_root / "lessons" / "notes.md").mkdir()
+    app = LessonCreditApp(workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = [title for title, _ in notification_texts(app)]
+        assert "1 problem(s) in the lesson library" in titles, titles
+        assert not any("could not be loaded" in t for t in titles)
+
+
 async def test_problems_are_notified_and_the_broken_lesson_says_why(workspace: Workspace, ws_root: Path) -> None:
     (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
     first_session = (ws_root / LOG_REL).read_text(encoding="utf-8").splitlines()[0]

@@ -1,0 +1,66 @@
+"""What `lint` and the warnings of `status` call each kind of problem found loading the library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lesson_credit.core.library.lessons import ALIASED, BROKEN, IGNORED, OVERRIDDEN, SKIPPED
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    kind: str  # LessonProblem.kind
+    code: str  # lint's finding
+    severity: str  # lint's: "error" or "warning" (core.health's ERROR, WARNING)
+    what: str  # lint's message: "N {what}: the first few"
+    advice: str
+    label: str  # what a table form's warning line says before the path: "warning: {label}{path}: {reason}"
+
+
+KINDS = (  # a finding per kind; gptme.toml's own problems (CONFIG) are core.health.library_config's
+    ProblemKind(
+        BROKEN,
+        "broken-lessons",
+        "error",
+        "lesson file(s) could not be loaded",
+        "Fix what each reason names (their frontmatter, line endings, encoding, a link to nothing); until then "
+        "they are never selected, and none of their settings (status, keywords) is used.",
+        "skipped lesson ",
+    ),
+    ProblemKind(
+        IGNORED,
+        "lesson-parts-ignored",
+        "error",
+        "pattern(s) or keyword(s) of loaded lessons are not used",
+        "Fix or simplify what each reason names (an invalid regex, counted repeats that expand too far, a "
+        "wildcard of too many parts); the rest of each lesson is used meanwhile.",
+        "",
+    ),
+    ProblemKind(
+        OVERRIDDEN,
+        "lesson-overridden",
+        "warning",
+        "lesson file(s) share an id with one in an earlier [lessons] dir, which wins (gptme's rule)",
+        "Nothing to do for a deliberate override; rename one of the files if both should load.",
+        "overridden lesson ",
+    ),
+    ProblemKind(
+        SKIPPED,
+        "lesson-paths-skipped",
+        "warning",
+        "path(s) in the library are not read as lessons",
+        "A folder named like a lesson file: rename it (its lessons are read meanwhile). A linked folder: name "
+        "it in gptme.toml [lessons] dirs (one outside the workspace also needs LESSON_CREDIT_ALLOW_OUTSIDE=1); "
+        "linked lesson files are read.",
+        "skipped ",
+    ),
+    ProblemKind(
+        ALIASED,
+        "lesson-aliased",
+        "warning",
+        "lesson file(s) reached by a second path, each path its own arm (one lesson counted twice)",
+        "Remove the extra path (a link, most often) unless both ids are meant; gptme reads such a file once. "
+        "Evidence logged under the removed id stays in the log: retire it with `lesson-credit prune`.",
+        "aliased lesson ",
+    ),
+)
