@@ -43,6 +43,7 @@ from lesson_credit.tui.writes import Grading
 if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow
 
+PLOT_ROWS = 7  # the densities' rows at least: the title, the box, two rows of curves, the axis and its labels
 NAMES_FRAME_LATEST_S = 1.0  # the first read waits this long at most for the names' frame (held repaints)
 
 
@@ -103,7 +104,7 @@ class LessonsScreen(SortableScreen):
         with Horizontal(id="lessons-body"):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
             with Vertical(id="lessons-side"):
-                yield BetaPlot(id="lesson-plot")
+                yield BetaPlot(plot_rows=PLOT_ROWS, id="lesson-plot")
                 yield LessonPanel(id="lesson-panel")
         yield KeyFooter()
 
