@@ -28,7 +28,7 @@ from lesson_credit.tui.messages import FirstViewShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.source_views import MAX_PINS, LessonsView
+from lesson_credit.tui.source_views import BROKEN, MAX_PINS, LessonsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
@@ -438,7 +438,8 @@ class LessonsScreen(SortableScreen):
             title = f"{policy} · {retired} retired shown (R hides)"
         else:
             title = f"{policy} · {retired} retired hidden (R shows)"
-        unused = sum(1 for row in self._listed() if row.n <= 0) if self.sort_column == "mean" else 0
+        # a broken file (its row says why) is not a lesson, so not one never used
+        unused = sum(1 for r in self._listed() if r.n <= 0 and r.status != BROKEN) if self.sort_column == "mean" else 0
         if unused:  # sorted by mean, lessons never used come last: say so
             title += f" · {unused} never used last"
         self.title = title
