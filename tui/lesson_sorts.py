@@ -20,7 +20,9 @@ SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
     "n": ("n", lambda r: (r.n, r.path)),
     "mean": ("mean", lambda r: (r.mean, r.path)),
     "interval": ("95% CI", lambda r: (r.ci_low, r.ci_high, r.path)),
-    "effect": ("effect", lambda r: (0.0, r.path)),  # by the view's effects: see sorted_rows
+    # the shrunk joint estimate, loo-results.json's `ranking`: not Analysis's `effect` (the headline `loo`
+    # prints, unshrunk), whose sign can differ. By the view's effects: see sorted_rows
+    "effect": ("ranking", lambda r: (0.0, r.path)),
     "last": ("last", lambda r: (_last_credit(r), r.path)),
     "category": ("category", lambda r: (r.category, r.path)),
     "status": ("status", lambda r: (r.status, r.path)),

@@ -8,10 +8,12 @@ from typing import Any
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import settle
+from tests.tui.tui_fixture import burst, settle
 
 SIZE = (80, 24)
 
@@ -74,3 +76,32 @@ async def test_a_column_the_lessons_table_cuts_stays_apart_from_the_plot(workspa
         assert side.region.x >= table.region.right + 1
         for row in range(table.region.y, table.region.bottom):
             assert "".join(segment.text for segment in screen_lines(app)[row])[table.region.right] == " "
+
+
+async def test_rewards_scroll_down_to_the_without_histogram(analysis_workspace: Workspace) -> None:
+    """On the old code the lesson's panel and the "with" histogram filled the 22 rows between the title and
+    the footer and the "without it" histogram was cut off below them, with no key to reach it. Typed in
+    one burst: `a`, `enter` (the first lesson, retry-budget: 8 sessions with it, 32 without), `end`."""
+    app = LessonCreditApp(analysis_workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "a", "enter", "end")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonRewardsScreen)
+        plot = screen.query_one("#without-plot", RewardHistogramPlot)
+        shown = screen.find_widget(plot)
+        # all of it in view, between the title bar (row 0) and the footer (row 23), and tall enough to read
+        assert shown.visible_region == shown.region and 1 <= shown.region.y and shown.region.bottom <= 23
+        assert shown.region.height >= 8
+        lines = [words(app, row) for row in range(shown.region.y, shown.region.bottom)]
+        assert lines[0].startswith("without it: n=32, mean")
+        assert lines[-1] == "session reward"
+        await pilot.press("home")  # and back to the lesson's name at the top
+        await settle(pilot)
+        assert words(app, 1) == "tools/retry-budget.md"
+        # a burst ends where its keys say: two lines down, whatever the machine's speed
+        burst(pilot, "end", "home", "pagedown", "pageup", "down", "down")
+        await settle(pilot)
+        assert screen.query_one("#rewards-body").scroll_y == 2
+        assert words(app, 1) == "ranking (shrunk joint estimate) +0.209"  # the panel's third line

@@ -23,9 +23,10 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.simulation import BEST_MARK, SimulationScreen
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import fixed_clock
 from tests.support.headline_logs import NOTHING, X, documented_order, noise_workspace, shown, two_by_two_workspace
-from tests.support.textual_private import notification_texts
+from tests.support.textual_private import notification_texts, screen_lines
 from tests.tui.tui_fixture import (
     FIXED_NOW,
     analysis_session,
@@ -337,13 +338,51 @@ async def test_analysis_shows_the_loo_headline(tmp_path: Path) -> None:
         assert screen.view is not None
         x = screen.view.result(X)
         assert x is not None and x.effect is not None and x.effect.method == "joint"
-        summary = str(screen.query_one("#analysis-summary", Static).render())
-        assert NOTHING not in summary
+        assert NOTHING not in painted(app)  # retry-budget's effect is: `loo` prints no such line either
+        _, out, _ = run_cli("loo", "--workspace", str(root), "--no-write", clock=fixed_clock)
+        assert NOTHING not in out
 
 
-async def test_analysis_says_when_nothing_is_distinguishable(tmp_path: Path) -> None:
-    app = LessonCreditApp(Workspace(noise_workspace(tmp_path), clock=fixed_clock), poll_seconds=0)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await analysis_screen(pilot, app)
-        summary = str(screen.query_one("#analysis-summary", Static).render())
-        assert sum(NOTHING in line for line in summary.splitlines()) == 1
+def painted(app: LessonCreditApp) -> str:
+    """The screen as drawn, its rows joined, runs of spaces made one (a line wrapped reads whole)."""
+    return " ".join(" ".join(strip.text.split()) for strip in screen_lines(app))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_analysis_says_when_nothing_is_distinguishable(tmp_path: Path, size: tuple[int, int]) -> None:
+    """`loo` prints a line above its table when no lesson's effect is distinguishable from zero. Analysis
+    had it as the third line of a summary two rows high: never on screen. It shows whole, in loo's words."""
+    root = noise_workspace(tmp_path)
+    code, out, _ = run_cli("loo", "--workspace", str(root), "--no-write", clock=fixed_clock)
+    caveat = [line for line in out.splitlines() if line.startswith(NOTHING)]
+    assert code == 0 and len(caveat) == 1
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=size) as pilot:
+        await analysis_screen(pilot, app)
+        assert painted(app).count(caveat[0]) == 1
+
+
+async def test_lessons_ranking_and_analysis_effect_are_named_for_what_they_are(
+    analysis_workspace: Workspace, analysis_root: Path
+) -> None:
+    """Lessons showed the shrunk joint estimate (`loo --json`'s `ranking`) and Analysis the headline (its
+    `effect`, the number `loo` prints), both headed "effect", though their signs can differ (three lessons
+    of the demo). The Lessons column is `ranking`; Analysis keeps `effect`, as `loo` names it. The numbers
+    come from `loo --json`."""
+    _, out, _ = run_cli("loo", "--workspace", str(analysis_root), "--no-write", "--json", clock=fixed_clock)
+    retry = next(r for r in json.loads(out)["results"] if r["lesson"] == "tools/retry-budget.md")
+    ranking, effect = f"{retry['joint']['ranking']:+.3f}", f"{retry['effect']['estimate']:+.3f}"
+    assert ranking != effect  # +0.209 and +0.218: the test tells the two apart
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await lessons_with_effects(pilot)
+        table = screen.query_one("#lessons-table", ThemedTable)
+        headers = [str(column.label).strip() for column in table.columns.values()]
+        assert "ranking" in headers and "effect" not in headers
+        assert str(table.get_row("tools/retry-budget.md")[headers.index("ranking")]).strip() == ranking
+        await pilot.press("a")
+        await settle(pilot)
+        loo = app.screen.query_one("#loo-table", ThemedTable)
+        headers = [str(column.label).strip() for column in loo.columns.values()]
+        assert headers[1] == "effect ▼"  # sorted by it
+        assert str(loo.get_row("tools/retry-budget.md")[1]).strip() == effect

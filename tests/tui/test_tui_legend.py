@@ -1,13 +1,17 @@
-"""The Beta plot's legend: one line per entry, never an id broken across lines; a long id shortened."""
+"""The Beta plot's legend: one line per entry, never an id broken across lines; a long id shortened; on the
+Lessons screen every curve drawn named."""
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import settle
+from tests.tui.tui_fixture import burst, settle
 
 
 class PlotApp(App[None]):
@@ -50,3 +54,30 @@ async def test_short_entries_share_a_line() -> None:
         plot.curves = (Curve("before", 1, 1, "before"), Curve("after", 2, 1, "after"))
         await settle(pilot)
         assert shown(app, plot.query_one("#legend")) == ["━━ before  ━━ after"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_lessons_legend_names_every_pin_and_the_highlighted_lesson(
+    size: tuple[int, int], workspace: Workspace
+) -> None:
+    """Three pins and a fourth lesson highlighted draw five curves. The old legend stopped at three lines:
+    the prior and the first two pins; the third pin and the highlighted lesson were drawn but not named.
+    The fixture's lessons by mean: run-tests, git-worktree, small-commits, shell-quoting, ..."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        burst(pilot, "p", "down", "p", "down", "p", "down")
+        await settle(pilot)
+        plot = app.screen.query_one("#lesson-plot", BetaPlot)
+        assert len(plot.curves) == 5
+        legend = plot.query_one("#legend")
+        # one entry a line: no two fit in the side pane's 28 (80 columns) or 38 columns
+        assert shown(app, legend) == [
+            "━━ prior Beta(1,1)",
+            "━━ testing/run-tests",
+            "━━ tools/git-worktree",
+            "━━ workflow/small-commits",
+            "━━ tools/shell-quoting",
+        ]
+        # the densities keep the 7 rows they had over a 3-line legend (title, box, 2 rows of curves, axis)
+        assert plot.content_region.height - legend.outer_size.height >= 7

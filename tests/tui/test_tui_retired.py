@@ -1,4 +1,5 @@
-"""Pilot tests: arms retired by `lesson-credit prune` are hidden from the Lessons table, as `status` hides them.
+"""Pilot tests: arms retired by `lesson-credit prune` are hidden from the Lessons table, as `status` hides them;
+what the Lessons title counts (retired arms, lessons never used; a broken lesson file is neither).
 
 The fixture logs tools/old-lesson.md and then deletes its file (a ghost arm); `prune` retires it.
 """
@@ -89,3 +90,21 @@ async def test_R_with_no_retired_arms_says_so(ws_root: Path) -> None:
         await settle(pilot)
         assert table_keys(table) == before
         assert any("No retired arms" in message for _, message in notification_texts(app))
+
+
+async def test_a_broken_lesson_file_is_not_counted_as_never_used(ws_root: Path) -> None:
+    """A symlink loop in lessons/ (`ln -s loop.md lessons/loop.md`) is a broken file, not a lesson: it is
+    listed as a row that says why, and the title counted it among the lessons never used ("2 never used
+    last"). The fixture's one lesson never used is communication/ask-first.md (n 0)."""
+    (ws_root / "lessons" / "loop.md").symlink_to("loop.md")
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonsScreen) and screen.view is not None
+        assert str(screen.title).endswith(" · 1 never used last")
+        # the problem is still told: its row, and the notification naming the file
+        row = screen.view.row("loop.md")
+        assert row is not None and row.status == "broken"
+        assert "loop.md" in table_keys(screen.query_one("#lessons-table", DataTable))
+        assert any("could not be loaded" in title for title, _ in notification_texts(app))

@@ -174,7 +174,7 @@ async def test_an_empty_match_says_so_and_home_end_move(tmp_path: Path) -> None:
         assert "No sessions match" in str(empty.render()) and "zzq" in str(empty.render())
 
 
-async def test_help_fits_80_columns_and_lists_the_effect_column(tmp_path: Path) -> None:
+async def test_help_fits_80_columns_and_lists_the_ranking_column(tmp_path: Path) -> None:
     from textual.widgets import Static
 
     app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
@@ -185,7 +185,8 @@ async def test_help_fits_80_columns_and_lists_the_effect_column(tmp_path: Path) 
         body = app.screen.query_one("#help-body")
         assert body.region.right <= 80
         text = str(app.screen.query_one("#help-text", Static).render())
-        assert "effect" in text.split("Lessons columns", 1)[1].split("Sessions columns", 1)[0]
+        lessons = text.split("Lessons columns", 1)[1].split("Sessions columns", 1)[0]
+        assert "ranking  the shrunk joint estimate" in lessons
 
 
 def test_session_detail_and_explain_round_alike(tmp_path: Path) -> None:

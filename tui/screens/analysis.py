@@ -87,9 +87,6 @@ def summary(view: AnalysisView) -> Text:
         " (…) claims nothing · naive Δ: with − without · by cat · IPW · ctrl+s writes loo-results.json",
         style="dim",
     )
-    nothing = nothing_line([r.effect for r in view.results])
-    if nothing:
-        out.append("\n" + nothing, style="bold")
     return out
 
 
@@ -102,13 +99,15 @@ class AnalysisScreen(SortableScreen):
     AUTO_FOCUS = "#loo-table"
     DEFAULT_CSS = screen_css("analysis.tcss")
     HELP = (
-        "Effect: each lesson's change in reward per injection: randomized kept-minus-withheld (ʳ) when the "
-        "dropout logs have 20 kept and 20 withheld sessions and it is at least as precise, else one regression "
-        "over every lesson with category baselines (ˡ: its later half, the effect drifted). In parentheses: "
-        "nothing claimed (too little data, or always injected with other lessons: see the panel). Then the "
-        "leave-one-out lifts: mean reward with minus without, within categories, propensity-weighted. Rows "
-        "without an estimate are dimmed and sorted last. On a 24-row terminal the panel shows its first two "
-        "lines: x shows all of it."
+        "Effect: each lesson's change in reward per injection, the headline `loo` prints (not the Lessons "
+        "screen's ranking, a shrunk estimate to rank by, whose sign can differ): randomized kept-minus-"
+        "withheld (ʳ) when the dropout logs have 20 kept and 20 withheld sessions and it is at least as "
+        "precise, else one regression over every lesson with category baselines (ˡ: its later half, the "
+        "effect drifted). In parentheses: nothing claimed (too little data, or always injected with other "
+        "lessons: see the panel). Then the leave-one-out lifts: mean reward with minus without, within "
+        "categories, propensity-weighted. Rows without an estimate are dimmed and sorted last; when no "
+        "lesson's effect is distinguishable from zero, a line under the summary says so, as `loo` does. On a "
+        "24-row terminal the panel shows its first two lines: x shows all of it."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -137,6 +136,8 @@ class AnalysisScreen(SortableScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(id="analysis-summary")
+        # `loo`'s line above its table when no lesson's effect is distinguishable from zero; hidden otherwise
+        yield Static(id="analysis-caveat")
         yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
         yield Static(id="loo-detail")
         yield KeyFooter()
@@ -164,6 +165,10 @@ class AnalysisScreen(SortableScreen):
         self.view = event.view
         self.done(self.query_one("#loo-table", ThemedTable))
         self.query_one("#analysis-summary", Static).update(summary(event.view))
+        nothing = nothing_line([r.effect for r in event.view.results])
+        caveat = self.query_one("#analysis-caveat", Static)
+        caveat.update(Text(nothing or ""))
+        caveat.display = nothing is not None
         self._rebuild()
         if event.view.written is not None:
             self.notify(f"Wrote {one_line(event.view.written)}.", markup=False)

@@ -36,9 +36,10 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ),
             ("95% CI", "central 95% interval of the Beta posterior"),
             (
-                "effect",
-                "effect on reward: the shrunk joint estimate `loo` ranks by (its `ranking`); "
-                "the headline, with its interval, is on Analysis; — when none",
+                "ranking",
+                "the shrunk joint estimate of the effect on reward (`loo --json`'s `ranking`), to rank by; "
+                "not Analysis's `effect` (the headline `loo` prints, unshrunk, with its interval), whose sign "
+                "can differ; — when none",
             ),
             ("last", "credited reward in the latest graded session with the lesson"),
             ("category", "the lesson's folder under lessons/"),

@@ -8,7 +8,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
@@ -17,7 +16,9 @@ from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import LessonRewards
 from lesson_credit.tui.text import one_line
+from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.key_scroll import KeyScroll
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
@@ -35,9 +36,14 @@ class LessonRewardsScreen(DataScreen):
     """Histograms of session rewards with and without a lesson, as shares of each group."""
 
     DEFAULT_CSS = screen_css("lesson_rewards.tcss")
+    # keys typed before its load (end, pgdn) wait for it (tui/keys.py): until then there is nothing to scroll
+    HOLDS_KEYS_UNTIL_LOADED = True
+
+    AUTO_FOCUS = "#rewards-body"
     HELP = (
         "The reward distributions behind a lesson's leave-one-out lift: graded sessions it was injected in, "
-        "and all the others. Bars are shares of each group; the line is the group's mean."
+        "and all the others. Bars are shares of each group; the line is the group's mean. When the panel and "
+        "both plots do not fit (a 24-row terminal), down / up, pgdn / pgup and home / end scroll."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -56,8 +62,9 @@ class LessonRewardsScreen(DataScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        yield Static(id="rewards-info")
-        with Vertical(id="rewards-plots"):
+        # one scrolling body: at 24 rows the panel and two readable plots do not fit (each keeps its min-height)
+        with KeyScroll(id="rewards-body"):
+            yield Static(id="rewards-info")
             yield RewardHistogramPlot("with the lesson", "with", id="with-plot")
             yield RewardHistogramPlot("without it", "without", id="without-plot")
         yield KeyFooter()
@@ -66,7 +73,7 @@ class LessonRewardsScreen(DataScreen):
         self.title = f"Rewards · {one_line(self.lesson_id)}"
         self.sub_title = self.source.name
         self.query_one("#rewards-info", Static).update(Text(one_line(self.lesson_id), style="bold"))
-        self.busy(self.query_one("#rewards-plots", Vertical), delay=0)
+        self.busy(self.query_one("#rewards-body", KeyScroll), delay=0)
 
     def reload(self) -> None:
         self._load()
@@ -78,7 +85,7 @@ class LessonRewardsScreen(DataScreen):
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         rewards = self.rewards = event.rewards
-        self.done(self.query_one("#rewards-plots", Vertical))
+        self.done(self.query_one("#rewards-body", KeyScroll))
         info = self.query_one("#rewards-info", Static)
         if rewards.result is None:
             info.update(Text(f"{one_line(self.lesson_id)} is not in the log: no sessions to compare.", style="bold"))
@@ -89,6 +96,8 @@ class LessonRewardsScreen(DataScreen):
             plot = self.query_one(selector, RewardHistogramPlot)
             plot.y_max = top
             plot.histogram = histogram
+        # after the layout for the panel's new lines: a scroll key handed on sooner sees nothing to scroll
+        after_shown(self, self.ready_for_keys)
 
     def action_back(self) -> None:
         self.dismiss()

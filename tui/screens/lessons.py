@@ -28,7 +28,7 @@ from lesson_credit.tui.messages import FirstViewShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.source_views import MAX_PINS, LessonsView
+from lesson_credit.tui.source_views import BROKEN, MAX_PINS, LessonsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
@@ -43,6 +43,7 @@ from lesson_credit.tui.writes import Grading
 if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow
 
+PLOT_ROWS = 7  # the densities' rows at least: the title, the box, two rows of curves, the axis and its labels
 NAMES_FRAME_LATEST_S = 1.0  # the first read waits this long at most for the names' frame (held repaints)
 
 
@@ -103,7 +104,7 @@ class LessonsScreen(SortableScreen):
         with Horizontal(id="lessons-body"):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
             with Vertical(id="lessons-side"):
-                yield BetaPlot(id="lesson-plot")
+                yield BetaPlot(plot_rows=PLOT_ROWS, id="lesson-plot")
                 yield LessonPanel(id="lesson-panel")
         yield KeyFooter()
 
@@ -437,7 +438,8 @@ class LessonsScreen(SortableScreen):
             title = f"{policy} · {retired} retired shown (R hides)"
         else:
             title = f"{policy} · {retired} retired hidden (R shows)"
-        unused = sum(1 for row in self._listed() if row.n <= 0) if self.sort_column == "mean" else 0
+        # a broken file (its row says why) is not a lesson, so not one never used
+        unused = sum(1 for r in self._listed() if r.n <= 0 and r.status != BROKEN) if self.sort_column == "mean" else 0
         if unused:  # sorted by mean, lessons never used come last: say so
             title += f" · {unused} never used last"
         self.title = title

@@ -74,7 +74,6 @@ class BetaPlot(Widget):
     }
     BetaPlot #legend {
         height: auto;
-        max-height: 3;
         padding: 0 1;
     }
     """
@@ -82,8 +81,12 @@ class BetaPlot(Widget):
     curves: reactive[tuple[Curve, ...]] = reactive((), always_update=True)
     plot_title: reactive[str] = reactive("")
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
+    def __init__(self, *, plot_rows: int | None = None, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
+        # with plot_rows the min-height is that many rows of densities plus the legend's lines: a legend of
+        # every curve (the prior, three pins and the highlighted lesson: five lines at 80 columns) takes its
+        # rows from what is below the plot, not from the densities
+        self.plot_rows = plot_rows
         self._plot: Widget | None = None  # the DensityPlot, once mounted
         self._mounting = False
 
@@ -149,3 +152,14 @@ class BetaPlot(Widget):
     def _show_legend(self) -> None:
         for legend in self.query("#legend").results(Legend):
             legend.entries = self.legend()
+        self._fit_legend()
+
+    def on_resize(self) -> None:
+        self._fit_legend()  # a new width can wrap the legend into more lines, or fewer
+
+    def _fit_legend(self) -> None:
+        if self.plot_rows is None or not self.size.width:
+            return
+        for legend in self.query("#legend").results(Legend):
+            lines = len(legend.lines(self.size.width - legend.styles.gutter.width))
+            self.styles.min_height = self.plot_rows + lines + self.styles.gutter.height

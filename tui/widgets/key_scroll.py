@@ -1,0 +1,39 @@
+"""A vertical scroll whose keys move it at once, in the order typed.
+
+Textual's scrolling keys glide (an animation) and some apply only after the next repaint
+(`scroll_end` reads the height then), so a burst such as `end home down down` ended wherever the
+glides and repaints left it: on the Rewards screen at 80x24, ten lines down instead of two. Here
+each key sets the offset before the next key is handed on (tui/keys.py), with no animation.
+"""
+
+from __future__ import annotations
+
+from textual.actions import SkipAction
+from textual.containers import VerticalScroll
+
+
+class KeyScroll(VerticalScroll):
+    """up / down a line, pgup / pgdn a page, home / end the top / bottom (VerticalScroll's bindings)."""
+
+    def _jump(self, y: float) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()  # nothing to scroll: the key goes on to the screen
+        self.scroll_to(y=y, animate=False, immediate=True)
+
+    def action_scroll_up(self) -> None:
+        self._jump(self.scroll_y - 1)
+
+    def action_scroll_down(self) -> None:
+        self._jump(self.scroll_y + 1)
+
+    def action_page_up(self) -> None:
+        self._jump(self.scroll_y - self.scrollable_content_region.height)
+
+    def action_page_down(self) -> None:
+        self._jump(self.scroll_y + self.scrollable_content_region.height)
+
+    def action_scroll_home(self) -> None:
+        self._jump(0)
+
+    def action_scroll_end(self) -> None:
+        self._jump(self.max_scroll_y)
