@@ -9,11 +9,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from lesson_credit.tui.screens.base import screen_css
+from lesson_credit.tui.widgets.key_scroll import KeyScroll
 
 
 @dataclass(frozen=True)
@@ -128,11 +128,11 @@ class HelpScreen(ModalScreen[None]):
         self.current = current
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-body"):
+        with KeyScroll(id="help-body"):  # a burst of keys ends where they say
             yield Static(help_text(self.sections, self.current), id="help-text")
 
     def on_mount(self) -> None:
-        body = self.query_one("#help-body", VerticalScroll)
+        body = self.query_one("#help-body", KeyScroll)
         body.border_title = "keys  (escape closes · ctrl+p lists every action)"
         body.focus()
 
