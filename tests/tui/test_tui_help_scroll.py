@@ -1,7 +1,10 @@
-"""Help (`?`) at 80x24 is longer than the screen: a burst of scroll keys ends where its keys say. With
-Textual's gliding scroll `end home pagedown pageup down down` ended one line down, not two."""
+"""Help (`?`) at 80x24 and a long journal are longer than the screen: a burst of scroll keys ends where
+its keys say. With Textual's gliding scroll `end home pagedown pageup down down` ended one line down
+in Help, and at a fractional line (9.8, 16.3) in the journal, not two lines down."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.help import HelpScreen
@@ -17,3 +20,20 @@ async def test_a_burst_in_help_ends_where_its_keys_say(app: LessonCreditApp) -> 
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         assert app.screen.query_one("#help-body").scroll_y == 2
+
+
+async def test_a_burst_in_a_long_journal_ends_where_its_keys_say(tmp_path: Path) -> None:
+    from lesson_credit.core.workspace import Workspace
+    from tests.support.engine_helpers import make_workspace, session
+    from tests.tui.tui_fixture import fixed_clock, open_session
+
+    journal = "".join(f"line {i}: ran the tests again\n" for i in range(300))
+    event = {**session("s1", None, {"a.md": 0.5}), "journal_path": "j.md"}
+    root = make_workspace(tmp_path, {"a.md": (["tests"], "active")}, [event], journals={"j.md": journal})
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s1")
+        burst(pilot, "j", "end", "home", "pagedown", "pageup", "down", "down")
+        await settle(pilot)
+        assert app.screen.query_one("#journal").scroll_y == 2

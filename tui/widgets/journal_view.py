@@ -17,11 +17,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from lesson_credit.tui.text import JOURNAL_DISPLAY_LIMIT, expand_tabs, one_line, visible_text, wrap_lines
+from lesson_credit.tui.widgets.key_scroll import ScrollKeysAtOnce
 
 Span = tuple[int, int]
 
 
-class JournalView(ScrollView, can_focus=True):
+class JournalView(ScrollKeysAtOnce, ScrollView, can_focus=True):
     """Call `show_journal()` with the raw text and spans into it; `focus_spans` are emphasised."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -1,19 +1,28 @@
-"""A vertical scroll whose keys move it at once, in the order typed.
+"""Scrolling whose keys move it at once, in the order typed.
 
 Textual's scrolling keys glide (an animation) and some apply only after the next repaint
 (`scroll_end` reads the height then), so a burst such as `end home down down` ended wherever the
-glides and repaints left it: on the Rewards screen at 80x24, ten lines down instead of two. Here
-each key sets the offset before the next key is handed on (tui/keys.py), with no animation.
+glides and repaints left it: on the Rewards screen at 80x24, ten lines down instead of two; in a long
+journal, at a fractional line. Here each key sets the offset before the next key is handed on
+(tui/keys.py), with no animation.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.actions import SkipAction
-from textual.containers import VerticalScroll
+from textual.containers import ScrollableContainer, VerticalScroll
+
+if TYPE_CHECKING:
+    _Scrolling = ScrollableContainer
+else:  # a plain mixin at run time: a Widget base would give the class Widget's own defaults (can_focus False)
+    _Scrolling = object
 
 
-class KeyScroll(VerticalScroll):
-    """up / down a line, pgup / pgdn a page, home / end the top / bottom (VerticalScroll's bindings)."""
+class ScrollKeysAtOnce(_Scrolling):
+    """up / down a line, pgup / pgdn a page, home / end the top / bottom, each at once (a mixin before
+    the scrolling widget's class: VerticalScroll's and ScrollView's bindings name these actions)."""
 
     def _jump(self, y: float) -> None:
         if not self.allow_vertical_scroll:
@@ -37,3 +46,7 @@ class KeyScroll(VerticalScroll):
 
     def action_scroll_end(self) -> None:
         self._jump(self.max_scroll_y)
+
+
+class KeyScroll(ScrollKeysAtOnce, VerticalScroll):
+    """A VerticalScroll whose keys move it at once."""
