@@ -386,3 +386,17 @@ async def test_lessons_ranking_and_analysis_effect_are_named_for_what_they_are(
         headers = [str(column.label).strip() for column in loo.columns.values()]
         assert headers[1] == "effect ▼"  # sorted by it
         assert str(loo.get_row("tools/retry-budget.md")[1]).strip() == effect
+
+
+async def test_the_analysis_legend_is_whole_at_160_columns(analysis_workspace: Workspace) -> None:
+    """The summary is two rows: its first line, then the legend of the marks. At 160 columns the legend ran
+    to a third row, cut after "ctrl+s writes" (the footer names ctrl+s already)."""
+    app = LessonCreditApp(analysis_workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        rows = ["".join(segment.text for segment in strip).strip() for strip in screen_lines(app)]
+        (legend,) = [row for row in rows if row.startswith("effect: joint estimate")]
+        assert legend.endswith("· by cat · IPW")
+        assert not any("ctrl+s writes" in row for row in rows)

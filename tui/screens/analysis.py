@@ -84,7 +84,7 @@ def summary(view: AnalysisView) -> Text:
     out.append(f" · {flagged} flagged", style="bold" if flagged else "")
     out.append(
         f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
-        " (…) claims nothing · naive Δ: with − without · by cat · IPW · ctrl+s writes loo-results.json",
+        " (…) claims nothing · naive Δ: with − without · by cat · IPW",  # (ctrl+s: in the footer)
         style="dim",
     )
     return out
