@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -274,15 +274,18 @@ def is_lesson_file(name: str) -> bool:
     return not (stem.startswith("_") or stem.endswith("-template"))
 
 
-def _lesson_files(root: Path, skipped: list[LessonProblem] | None = None) -> Iterable[tuple[str, str]]:
+def _lesson_files(
+    root: Path, skipped: list[LessonProblem] | None = None, roots: Sequence[Path] = ()
+) -> Iterable[tuple[str, str]]:
     """(path, lesson id) of each lesson file under `root`, in order. Strings, not Path objects: a
     library of 30,000 lessons spent most of its cached reload making and relating Paths. Folders
-    that are not read or look like lesson files go into `skipped`, when given."""
+    that are not read or look like lesson files go into `skipped`, when given (a link to a folder
+    in one of `roots`, the library's folders, is not: its lessons are read there)."""
     top = os.fspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         if skipped is not None:
-            skipped.extend(_skipped_folders(dirpath, dirnames))
+            skipped.extend(_skipped_folders(dirpath, dirnames, roots))
         folder = os.path.relpath(dirpath, top).replace(os.sep, "/")
         prefix = "" if folder == "." else folder + "/"
         for name in sorted(filenames):
@@ -296,12 +299,15 @@ LINKED_FOLDER = (
 )
 
 
-def _skipped_folders(dirpath: str, dirnames: list[str]) -> Iterable[LessonProblem]:
+def _skipped_folders(dirpath: str, dirnames: list[str], roots: Sequence[Path] = ()) -> Iterable[LessonProblem]:
     """What a walk of one folder passes over without a word: a link to a folder (os.walk lists it and
-    does not enter it; one lstat per folder, none per file) and a folder named like a lesson file."""
+    does not enter it; one lstat per folder, none per file) unless it leads into one of `roots`, whose
+    lessons are read, and a folder named like a lesson file."""
     for name in dirnames:
         path = os.path.join(dirpath, name)
         if os.path.islink(path):
+            if roots and any(Path(os.path.realpath(path)).is_relative_to(root) for root in roots):
+                continue  # (gptme.toml names the folder, or it is in the library already)
             try:
                 target = os.readlink(path)
             except OSError:
@@ -481,10 +487,11 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
     lessons: dict[str, Lesson] = {}
     seen: set[str] = set()
     loaded: dict[tuple[int, int], tuple[str, str]] = {}  # (device, inode) -> (path, id) of a lesson loaded
+    real_roots = [Path(os.path.realpath(root)) for root in roots]  # (where a linked folder leads is real)
     for root in roots:
         if not root.is_dir():
             continue
-        for key, lesson_id in _lesson_files(root, problems):
+        for key, lesson_id in _lesson_files(root, problems, real_roots):
             if key in seen:  # a [lessons] dir inside another: the same file, found once
                 continue
             seen.add(key)

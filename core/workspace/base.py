@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
 
 STATE_DIR = Path("state") / "lesson-thompson"
 LIBRARY_RECHECK_S = 5.0  # a library read longer ago than this is read again by the next refresh (stat-checked)
+LIBRARY_RECHECK_SHARE = 0.02  # and no sooner than its last reread took / this: 30,000 lessons take 0.5 s
 
 
 class WorkspaceBase:
@@ -86,6 +87,7 @@ class WorkspaceBase:
         self._warnings: list[str] = []  # see `warnings`
         self._library: Library | None = None
         self._library_read = 0.0  # time.monotonic() when it was read
+        self._library_reread_s = 0.0  # how long its last reread by `_reread_library` took
         self._reader = LogReader(
             self.log,
             cache_dir=self.state_dir / ".cache",
@@ -132,12 +134,16 @@ class WorkspaceBase:
     def _reread_library(self) -> bool:
         """Read the library again when it was read more than LIBRARY_RECHECK_S ago (its cache makes that
         a stat per unchanged file): a workspace kept open (the dashboard) then shows a lesson written,
-        archived or broken since. A command's library, read moments ago, is not read twice. True when
-        it changed."""
-        if self._library is None or time.monotonic() - self._library_read < LIBRARY_RECHECK_S:
+        archived or broken since. A command's library, read moments ago, is not read twice; a library
+        slow to read again is read again less often (LIBRARY_RECHECK_SHARE of the time at most). True
+        when it changed."""
+        wait = max(LIBRARY_RECHECK_S, self._library_reread_s / LIBRARY_RECHECK_SHARE)
+        if self._library is None or time.monotonic() - self._library_read < wait:
             return False
-        before = self._library
-        return self.library(reload=True) != before
+        before, started = self._library, time.monotonic()
+        changed = self.library(reload=True) != before
+        self._library_reread_s = time.monotonic() - started
+        return changed
 
     def refresh(self) -> bool:
         """Read what was appended to the log since the last read (and the records file, when it

@@ -240,3 +240,28 @@ def test_a_linked_file_that_overrides_is_reported_once(tmp_path: Path) -> None:
     (root / "gptme.toml").write_text('[lessons]\ndirs = ["shared"]\n')
     code, findings = _lint(root)
     assert code == 0 and "lesson-overridden" in findings and "lesson-aliased" not in findings
+
+
+@pytest.mark.parametrize("named", ["shared", "lessons/shared"])
+def test_a_linked_folder_named_in_gptme_toml_is_read_and_not_a_finding(tmp_path: Path, named: str) -> None:
+    """The finding's advice followed (the folder named in gptme.toml, by its own path or the link's):
+    its lessons are read, so the link is no longer a path not read; lint said it still was."""
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    (root / "shared").mkdir()
+    (root / "shared" / "s.md").write_text(lesson_text(["deploy"]))
+    (root / "lessons" / "shared").symlink_to(root / "shared", target_is_directory=True)
+    (root / "gptme.toml").write_text(f'[lessons]\ndirs = ["{named}"]\n')
+    _, findings = _lint(root)
+    assert "lesson-paths-skipped" not in findings
+    assert set(_status_paths(root)) == {"ok.md", "s.md"}  # s.md: its id in the [lessons] dir it is read from
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "symbolic link to a folder" not in err
+
+
+def test_a_linked_folder_into_the_library_itself_is_not_a_finding(tmp_path: Path) -> None:
+    """lessons/alias -> lessons/tools: every lesson behind the link is read, under tools/."""
+    root = make_workspace(tmp_path, {"tools/git.md": (["git"], "active")})
+    (root / "lessons" / "alias").symlink_to(root / "lessons" / "tools", target_is_directory=True)
+    _, findings = _lint(root)
+    assert "lesson-paths-skipped" not in findings
+    assert set(_status_paths(root)) == {"tools/git.md"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,35 @@ def test_a_library_kept_open_is_read_again_every_few_seconds(tmp_path: Path, mon
     assert open_ws.refresh()
     assert [row.path for row in open_ws.lesson_table().rows if row.n == 0] == ["c.md"]
     assert not open_ws.refresh()  # read again, the same: nothing changed
+
+
+def test_a_library_slow_to_read_again_is_read_again_less_often(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read again every 5 s, a library of 30,000 lessons (0.5-0.7 s a reread, its cache a stat per file)
+    kept the dashboard's workspace busy a tenth of the time, and a view asked for meanwhile waited for
+    it. A reread that took d seconds is the last for at least 50 d."""
+    import time
+
+    from lesson_credit.core.library.lessons import Library, load_library
+    from lesson_credit.core.workspace import base
+
+    reads: list[float] = []
+
+    def slow_load(*args: Any, **kwargs: Any) -> Library:
+        reads.append(time.monotonic())
+        time.sleep(0.2)  # a reread of 0.2 s: the next one no sooner than 10 s later
+        return load_library(*args, **kwargs)
+
+    root = make_workspace(tmp_path, LESSONS, EVENTS)
+    open_ws = Workspace(root)
+    open_ws.lesson_table()
+    monkeypatch.setattr(base, "LIBRARY_RECHECK_S", 0.1, raising=False)
+    monkeypatch.setattr(base, "load_library", slow_load)
+    time.sleep(0.15)
+    open_ws.refresh()  # 0.15 s after the first read: read again (it took 0.2 s)
+    assert len(reads) == 1
+    time.sleep(0.15)
+    open_ws.refresh()  # 0.15 s later: more than LIBRARY_RECHECK_S, less than 50 x 0.2 s
+    assert len(reads) == 1
+    (root / "lessons" / "c.md").write_text(lesson_text(["docker"], "active", title="Lesson c.md"))
+    open_ws.library(reload=True)  # a read asked for is made whatever the last one cost
+    assert len(reads) == 2
