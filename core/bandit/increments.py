@@ -26,6 +26,7 @@ class Written:
 
     arms: dict[str, Counts]
     sessions: int | None
+    created: str | None = None  # the file's `created` (gptme keeps it): another file in its place has its own
 
 
 def written_copy(payload: dict[str, Any]) -> bytes:
@@ -34,20 +35,25 @@ def written_copy(payload: dict[str, Any]) -> bytes:
     numbers = {
         key: [arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]] for key, arm in arms.items()
     }
-    return seal(WRITTEN_MAGIC, msgspec.json.encode({"arms": numbers, "total_sessions": file_sessions(payload)}))
+    created = payload.get("created")
+    copy = {"arms": numbers, "total_sessions": file_sessions(payload), "created": created}
+    if not isinstance(created, str):
+        copy["created"] = None
+    return seal(WRITTEN_MAGIC, msgspec.json.encode(copy))
 
 
 def read_written_copy(data: bytes) -> Written:
     """The numbers `written_copy` sealed (or an older copy's, of arms only); ValueError when it is
     damaged or not one."""
     try:
+        created = None
         if data.startswith(OLD_WRITTEN_MAGIC):
             numbers, sessions = msgspec.json.decode(unseal(OLD_WRITTEN_MAGIC, data)), None
         else:
             copy = msgspec.json.decode(unseal(WRITTEN_MAGIC, data))
-            numbers, sessions = copy["arms"], int(copy["total_sessions"])
+            numbers, sessions, created = copy["arms"], int(copy["total_sessions"]), copy.get("created")
         arms = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in numbers.items()}
-        return Written(arms, sessions)
+        return Written(arms, sessions, created if isinstance(created, str) else None)
     except (msgspec.DecodeError, TypeError, ValueError, AttributeError, KeyError) as exc:
         raise ValueError(f"not a copy of a state file ({exc})") from None
 

@@ -271,6 +271,7 @@ class StateFile(Analysis):
         is: under the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
         if target.resolve() != self.state_path:  # its copy kept: importing it back logs only what came since
+            self._refuse_over_updates(target)
             return interop.export_state(target, lambda: self._fresh_state({}), self._keeper(self._exported(target)))
         with self.log.locked():
             self.refresh()
@@ -326,7 +327,7 @@ class StateFile(Analysis):
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
-            if not own and (exported := self._copy(self._exported(Path(path)))) is not None:
+            if not own and (exported := self._export_copy(Path(path), existing)) is not None:
                 return self._import_exported(Path(path), existing, exported)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
@@ -338,6 +339,35 @@ class StateFile(Analysis):
         """Where the copy of what `export-gptme` wrote at `target` (another file than the own) is kept."""
         digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return self.state_dir / ".cache" / f"exported-{digest}"
+
+    def _export_copy(self, path: Path, existing: dict[str, Any]) -> foreign.Written | None:
+        """The copy of what `export-gptme` wrote at `path` while the file there (`existing`) is still that
+        export: gptme keeps its `created`, and another bandit's file put in its place has its own (the
+        stale copy is then dropped). None: no copy, or not that file any more."""
+        where = self._exported(path)
+        copy = self._copy(where)
+        if copy is not None and copy.created is not None and existing.get("created") != copy.created:
+            with contextlib.suppress(OSError):
+                where.unlink()
+            return None
+        return copy
+
+    def _refuse_over_updates(self, target: Path) -> None:
+        """`export-gptme` onto a file it wrote before is refused (one line, nothing written) while gptme's
+        bandit has updated arms there since: those sessions would be lost; `import-gptme` logs them. A
+        file changed otherwise, or another one, is replaced as asked."""
+        existing = interop.read_state(target)
+        if not existing or (copy := self._export_copy(target, existing)) is None:
+            return
+        try:
+            added = self.foreign_increments(existing, copy)[0]
+        except interop.InteropError:
+            return
+        if added:
+            raise WorkspaceError(
+                f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
+                f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
+            )
 
     def _import_exported(self, path: Path, existing: dict[str, Any], exported: foreign.Written) -> ImportReport:
         """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only

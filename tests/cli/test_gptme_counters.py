@@ -242,3 +242,44 @@ def test_a_file_exported_from_this_log_imported_unchanged_adds_nothing(tmp_path:
     code, out, err = run_cli("import-gptme", "--workspace", str(root), str(exported))
     assert code == 0 and "nothing" in out, (out, err)
     assert (root / LOG_REL).read_bytes() == log_before
+
+
+def test_another_bandits_file_where_an_export_was_is_imported_as_any_file(tmp_path: Path) -> None:
+    """export-gptme wrote out.json; another gptme bandit's file (its own `created`) later took its place.
+    Its import was refused for ever ("would count the log's evidence twice"): the copy kept of the export
+    compared it with numbers it had nothing to do with. It is imported as any gptme file is."""
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    other = gptme_file()
+    del other["arms"][GIT]  # an arm the export wrote is not in it (the export's check would refuse it)
+    out_file.write_text(json.dumps(other))
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    rows = {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
+    # by hand: quote's prior from the file, Beta(1.5, 2.5) n 2; git as the log says, s1 0.8: Beta(1.8, 1.2) n 1
+    assert rows == {GIT: pytest.approx((1.8, 1.2, 1)), QUOTE: pytest.approx((1.5, 2.5, 2))}
+
+
+def test_exporting_again_over_gptmes_updates_refuses_until_they_are_imported(tmp_path: Path) -> None:
+    """export-gptme onto a file it wrote before and gptme's bandit updated since overwrote gptme's
+    sessions there without a word. It refuses (one line, nothing written) until they are imported."""
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    ok("export-gptme", "--workspace", str(root), str(out_file))  # unchanged since: written again
+    state = json.loads(out_file.read_text())
+    state["arms"][GIT].update(alpha=state["arms"][GIT]["alpha"] + 1.0)  # gptme's session there
+    state["total_sessions"] += 1
+    out_file.write_text(json.dumps(state))
+    before = out_file.read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(out_file))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "import-gptme" in err, (out, err)
+    assert out_file.read_bytes() == before
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    # by hand: s1 0.8 -> Beta(1.8, 1.2), plus gptme's +1/+0 logged as increments: alpha 2.8
+    assert json.loads(out_file.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.8)
