@@ -50,14 +50,6 @@ class Column:
         self._chunks: list[list[Any]] = []  # [length, Section or the array read from it]
         self._ends: list[int] = []  # cumulative lengths of the chunks
 
-    @classmethod
-    def from_bytes(cls, dtype: npt.DTypeLike, data: bytes | memoryview) -> Column:
-        """A column over `data` without copying it (copied on the first append)."""
-        column = cls(dtype)
-        column._data = np.frombuffer(data, dtype=column.dtype)
-        column._n = len(column._data)
-        return column
-
     def add_chunk(self, length: int, section: Section) -> None:
         """Put a stored chunk after the others (only while nothing has been appended after them)."""
         if self._n:

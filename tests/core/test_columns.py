@@ -75,16 +75,6 @@ def test_views_are_read_only() -> None:
         column.view()[0] = 5.0
 
 
-def test_from_bytes_shares_then_copies_on_append() -> None:
-    data = np.arange(4, dtype=np.int32).tobytes()
-    column = Column.from_bytes(np.int32, data)
-    before = column.view()
-    column.append(9)  # the bytes object is immutable: the first append copies
-    assert before.tolist() == [0, 1, 2, 3]
-    assert column.tolist() == [0, 1, 2, 3, 9]
-    assert column.tobytes() == np.array([0, 1, 2, 3, 9], dtype=np.int32).tobytes()
-
-
 def test_a_span_reads_only_the_chunks_it_covers() -> None:
     chunks = [np.arange(i * 10, i * 10 + 10, dtype=np.int64) for i in range(4)]  # 0..39 in four chunks
     source, sections = _sections([c.tobytes() for c in chunks])
