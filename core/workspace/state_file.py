@@ -321,14 +321,14 @@ class StateFile(Analysis):
                 why = f"{path} is written from this workspace's log: nothing to import"
                 return ImportReport(str(path), (), skipped=why)
             report = interop.read_import(Path(path), self.library())
+            if not own and (exported := self._export_copy(Path(path), existing)) is not None:
+                return self._import_exported(Path(path), existing, exported)  # (the sessions it counted too)
             if agrees and interop.STAMP_KEY in existing:
                 return replace(
                     report,
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
-            if not own and (exported := self._export_copy(Path(path), existing)) is not None:
-                return self._import_exported(Path(path), existing, exported)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
@@ -360,10 +360,10 @@ class StateFile(Analysis):
         if not existing or (copy := self._export_copy(target, existing)) is None:
             return
         try:
-            added = self.foreign_increments(existing, copy)[0]
+            added, sessions = self.foreign_increments(existing, copy)
         except interop.InteropError:
             return
-        if added:
+        if added or sessions:  # (a session counted that moved no arm: the count would go back)
             raise WorkspaceError(
                 f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
@@ -379,11 +379,12 @@ class StateFile(Analysis):
                 f"{path} was exported from this workspace's log and changed since otherwise than by another "
                 f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged"
             ) from None
-        if not added:
+        if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
         self.warnings.extend(self._append(foreign.increments_event(added, self.now_iso(), sessions)))
         self._keeper(self._exported(path))(existing)
-        why = f"{path} was exported from this log: its updates since, to {len(added)} arm(s), logged as increments"
+        what = f"to {len(added)} arm(s)" if added else f"{sessions} session(s) counted, no arm moved"
+        why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
 
     def _imported_already(self, report: ImportReport) -> bool:
