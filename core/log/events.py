@@ -353,7 +353,7 @@ def to_event(raw: RawEvent) -> Event:
             raise InvalidEvent("prior event without 'arms'")
         arms = {}
         rewards = {}
-        for arm, prior in raw.arms.items():
+        for arm, prior in (raw.arms or {}).items():
             if added and not (prior.alpha >= 0 and prior.beta >= 0 and math.isfinite(prior.alpha + prior.beta)):
                 raise InvalidEvent(f"increments for {arm!r} need finite alpha and beta >= 0")
             if not added and not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):

@@ -194,18 +194,27 @@ class StateFile(Analysis):
             post = self.posterior()
             arms_only = {**existing, "total_sessions": post.total_sessions}
             if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
-                return True, ()  # its numbers are the log's already: another command logged them meanwhile
-            try:
-                added, sessions = self.foreign_increments(existing)
-            except interop.InteropError as exc:
-                raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
-            if added:  # (sessions it counted moving no arm are not logged alone: our rewrite keeps its count)
+                # its arms are the log's already (another command logged them meanwhile, or it moved none)
+                added: dict[str, foreign.Counts] = {}
+                sessions = self.sessions_counted_alone(existing)
+            else:
+                try:
+                    added, sessions = self.foreign_increments(existing)
+                except interop.InteropError as exc:
+                    raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+            if added or sessions:  # (sessions alone too: a file written again from the log counts them)
                 self.log.append(encode(foreign.increments_event(added, self.now_iso(), sessions)))
                 self._reader.trust_once()
                 self.refresh()
                 self._keep_written(existing)  # the base of the next increments: this file's are logged now
-        if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
+        if not added and not sessions:  # only its stamp changed: the numbers are ours
             return True, ()
+        if not added:
+            return True, (
+                f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
+                f"{sessions} session(s) it counted, moving no arm, are logged as an increments event from "
+                f"{foreign.GPTME_BANDIT}",
+            )
         sessions = max(counts[2] for counts in added.values())
         return True, (
             f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
@@ -215,11 +224,21 @@ class StateFile(Analysis):
 
     def _foreign_disagreement(self) -> str | None:
         """How the state file disagrees with the log when another tool wrote it last (None: ours, or
-        it agrees, or there is none)."""
+        it agrees, or there is none), sessions it counted that moved no arm included."""
         existing = interop.read_state(self.state_path)
         if not existing or interop.written_by_us(existing):
             return None
-        return interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
+        why = interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
+        if why is None and (alone := self.sessions_counted_alone(existing)):
+            return f"{self.state_path.name}: {alone} session(s) counted by another tool since lesson-credit wrote it"
+        return why
+
+    def sessions_counted_alone(self, state: dict[str, Any]) -> int:
+        """The sessions another tool counted in the workspace's state file `state` since we wrote it
+        (its total_sessions less the one we wrote; 0 without a copy of what we wrote, or one that does
+        not say)."""
+        written = self._written()
+        return 0 if written is None else foreign.sessions_added(state, written)
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         """Each arm's key in the state file: the key the file as it is names it by, when one key does

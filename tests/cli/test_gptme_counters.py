@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.base.sealed import seal
-from lesson_credit.core.log.events import InvalidEvent, decode_event
+from lesson_credit.core.log.events import InvalidEvent, PriorEvent, decode_event
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace
 
@@ -110,14 +110,30 @@ def test_importing_another_gptme_file_counts_its_sessions_once(agent: Path, tmp_
 
 def test_a_session_gptme_counts_without_moving_an_arm_is_never_taken_back(agent: Path) -> None:
     """gptme's bandit counts a session whose active arms were none (total_sessions += 1, no arm moved):
-    nothing to log as increments, and our next rewrite keeps its count, never lowers it."""
+    our next write logs that count (an increments event naming no arm), so it counts on from it. It
+    was not logged: our rewrite kept the file's 10 and a session of ours made it 10 again, not 11."""
     ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
     gptme_session(agent, arms=())  # 10, no arm changed
     record(agent, "s1", GIT)
-    # gptme's 10 kept: the log counts 9 imported and s1 (the session gptme counted alone is not in it)
-    assert on_disk(agent)["total_sessions"] == 10
+    assert on_disk(agent)["total_sessions"] == 11  # 9 imported, gptme's 1, and s1
     ok("status", "--workspace", str(agent))
-    assert on_disk(agent)["total_sessions"] == 10
+    assert on_disk(agent)["total_sessions"] == 11
+    (agent / STATE_REL).unlink()  # derived: written again from the log, the same count
+    ok("grade", "s1", "0.5", "--workspace", str(agent))
+    assert on_disk(agent)["total_sessions"] == 11
+
+
+def test_status_logs_a_session_gptme_counted_alone_so_the_file_can_be_written_again(agent: Path) -> None:
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    gptme_session(agent, arms=())  # 10, no arm changed
+    ok("status", "--workspace", str(agent))
+    added = json.loads((agent / LOG_REL).read_text().splitlines()[-1])
+    assert (added["increments"], added["arms"], added["sessions"]) == (True, {}, 1)
+    (agent / STATE_REL).unlink()
+    code, _, err = run_cli("record", "--workspace", str(agent), "--session-id", "s1", "--journal",
+                           str(agent / "j.txt"), "--lessons", GIT)  # fmt: skip
+    assert code == 0, err
+    assert on_disk(agent)["total_sessions"] == 10  # 9 imported and gptme's 1 (s1 is pending)
 
 
 @pytest.mark.parametrize("sessions", [-1, 1.5, True, "9", 2**53])
@@ -327,7 +343,7 @@ def test_exporting_again_over_a_session_gptme_counted_alone_refuses_until_it_is_
 
 def test_increments_of_sessions_alone_name_no_arm_and_other_priors_still_need_arms() -> None:
     counted = decode_event(json.dumps({"type": "prior", "increments": True, "arms": {}, "sessions": 2}))
-    assert (counted.arms, counted.sessions) == ({}, 2)
+    assert isinstance(counted, PriorEvent) and (counted.arms, counted.sessions) == ({}, 2)
     for bad in ({"increments": True, "arms": {}}, {"arms": {}, "sessions": 2}, {"increments": True, "sessions": 0}):
         with pytest.raises(InvalidEvent, match="arms"):
             decode_event(json.dumps({"type": "prior", **bad}))
