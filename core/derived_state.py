@@ -64,6 +64,12 @@ def check_state(ws: Workspace) -> StateCheck | None:
     if ours:  # as we wrote it: the base of a later update's increments
         ws.keep_written_copy(state)
     why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
+    if why is None and state and not ours and (alone := ws.sessions_counted_alone(state)):
+        return StateCheck(
+            f"{path.name} was updated by another tool since lesson-credit wrote it ({alone} session(s) "
+            "counted, moving no arm): the next write or `status` logs them as an increments event",
+            False,
+        )
     if why is None:
         return None
     if not state or ours:

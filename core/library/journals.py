@@ -77,9 +77,8 @@ def read_for_record(journal: Path, root: Path, allow_outside: bool = False) -> t
     except UnsafeFile as exc:
         raise WorkspaceError(f"journal {exc}") from None
     if not allow_outside and not resolved.is_relative_to(root):
-        raise WorkspaceError(
-            f"journal {journal} ({resolved}) is outside the workspace {root}; pass --allow-outside to read it"
-        )
+        shown = f"{journal}" if str(resolved) == str(journal) else f"{journal} ({resolved})"  # where it leads
+        raise WorkspaceError(f"journal {shown} is outside the workspace {root}; pass --allow-outside to read it")
     try:
         raw, text = read_text(journal_file, JOURNAL_READ_LIMIT)
     except FileNotFoundError:

@@ -345,14 +345,15 @@ def to_event(raw: RawEvent) -> Event:
             category=raw.category,
         )
     if kind == PRIOR:
-        if not raw.arms:
-            raise InvalidEvent("prior event without 'arms'")
         if raw.increments not in (None, True, False) or not isinstance(raw.source, str | None):
             raise InvalidEvent("prior event with a non-boolean 'increments' or a non-string 'source'")
         added = raw.increments is True
+        sessions_alone = added and raw.arms == {} and isinstance(raw.sessions, int) and raw.sessions != 0
+        if not raw.arms and not sessions_alone:  # (another tool's sessions that moved no arm name none)
+            raise InvalidEvent("prior event without 'arms'")
         arms = {}
         rewards = {}
-        for arm, prior in raw.arms.items():
+        for arm, prior in (raw.arms or {}).items():
             if added and not (prior.alpha >= 0 and prior.beta >= 0 and math.isfinite(prior.alpha + prior.beta)):
                 raise InvalidEvent(f"increments for {arm!r} need finite alpha and beta >= 0")
             if not added and not (prior.alpha > 0 and prior.beta > 0 and math.isfinite(prior.alpha + prior.beta)):

@@ -194,18 +194,27 @@ class StateFile(Analysis):
             post = self.posterior()
             arms_only = {**existing, "total_sessions": post.total_sessions}
             if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
-                return True, ()  # its numbers are the log's already: another command logged them meanwhile
-            try:
-                added, sessions = self.foreign_increments(existing)
-            except interop.InteropError as exc:
-                raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
-            if added:  # (sessions it counted moving no arm are not logged alone: our rewrite keeps its count)
+                # its arms are the log's already (another command logged them meanwhile, or it moved none)
+                added: dict[str, foreign.Counts] = {}
+                sessions = self.sessions_counted_alone(existing)
+            else:
+                try:
+                    added, sessions = self.foreign_increments(existing)
+                except interop.InteropError as exc:
+                    raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+            if added or sessions:  # (sessions alone too: a file written again from the log counts them)
                 self.log.append(encode(foreign.increments_event(added, self.now_iso(), sessions)))
                 self._reader.trust_once()
                 self.refresh()
                 self._keep_written(existing)  # the base of the next increments: this file's are logged now
-        if not added:  # only its stamp (or its total_sessions) changed: the numbers are ours
+        if not added and not sessions:  # only its stamp changed: the numbers are ours
             return True, ()
+        if not added:
+            return True, (
+                f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
+                f"{sessions} session(s) it counted, moving no arm, are logged as an increments event from "
+                f"{foreign.GPTME_BANDIT}",
+            )
         sessions = max(counts[2] for counts in added.values())
         return True, (
             f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
@@ -215,11 +224,21 @@ class StateFile(Analysis):
 
     def _foreign_disagreement(self) -> str | None:
         """How the state file disagrees with the log when another tool wrote it last (None: ours, or
-        it agrees, or there is none)."""
+        it agrees, or there is none), sessions it counted that moved no arm included."""
         existing = interop.read_state(self.state_path)
         if not existing or interop.written_by_us(existing):
             return None
-        return interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
+        why = interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
+        if why is None and (alone := self.sessions_counted_alone(existing)):
+            return f"{self.state_path.name}: {alone} session(s) counted by another tool since lesson-credit wrote it"
+        return why
+
+    def sessions_counted_alone(self, state: dict[str, Any]) -> int:
+        """The sessions another tool counted in the workspace's state file `state` since we wrote it
+        (its total_sessions less the one we wrote; 0 without a copy of what we wrote, or one that does
+        not say)."""
+        written = self._written()
+        return 0 if written is None else foreign.sessions_added(state, written)
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         """Each arm's key in the state file: the key the file as it is names it by, when one key does
@@ -321,14 +340,14 @@ class StateFile(Analysis):
                 why = f"{path} is written from this workspace's log: nothing to import"
                 return ImportReport(str(path), (), skipped=why)
             report = interop.read_import(Path(path), self.library())
+            if not own and (exported := self._export_copy(Path(path), existing)) is not None:
+                return self._import_exported(Path(path), existing, exported)  # (the sessions it counted too)
             if agrees and interop.STAMP_KEY in existing:
                 return replace(
                     report,
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
-            if not own and (exported := self._export_copy(Path(path), existing)) is not None:
-                return self._import_exported(Path(path), existing, exported)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
@@ -360,10 +379,10 @@ class StateFile(Analysis):
         if not existing or (copy := self._export_copy(target, existing)) is None:
             return
         try:
-            added = self.foreign_increments(existing, copy)[0]
+            added, sessions = self.foreign_increments(existing, copy)
         except interop.InteropError:
             return
-        if added:
+        if added or sessions:  # (a session counted that moved no arm: the count would go back)
             raise WorkspaceError(
                 f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
@@ -379,11 +398,12 @@ class StateFile(Analysis):
                 f"{path} was exported from this workspace's log and changed since otherwise than by another "
                 f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged"
             ) from None
-        if not added:
+        if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
         self.warnings.extend(self._append(foreign.increments_event(added, self.now_iso(), sessions)))
         self._keeper(self._exported(path))(existing)
-        why = f"{path} was exported from this log: its updates since, to {len(added)} arm(s), logged as increments"
+        what = f"to {len(added)} arm(s)" if added else f"{sessions} session(s) counted, no arm moved"
+        why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
 
     def _imported_already(self, report: ImportReport) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.base.sealed import seal
-from lesson_credit.core.log.events import InvalidEvent, decode_event
+from lesson_credit.core.log.events import InvalidEvent, PriorEvent, decode_event
 from tests.support.cli_run import run_cli
 from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace
 
@@ -110,14 +110,30 @@ def test_importing_another_gptme_file_counts_its_sessions_once(agent: Path, tmp_
 
 def test_a_session_gptme_counts_without_moving_an_arm_is_never_taken_back(agent: Path) -> None:
     """gptme's bandit counts a session whose active arms were none (total_sessions += 1, no arm moved):
-    nothing to log as increments, and our next rewrite keeps its count, never lowers it."""
+    our next write logs that count (an increments event naming no arm), so it counts on from it. It
+    was not logged: our rewrite kept the file's 10 and a session of ours made it 10 again, not 11."""
     ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
     gptme_session(agent, arms=())  # 10, no arm changed
     record(agent, "s1", GIT)
-    # gptme's 10 kept: the log counts 9 imported and s1 (the session gptme counted alone is not in it)
-    assert on_disk(agent)["total_sessions"] == 10
+    assert on_disk(agent)["total_sessions"] == 11  # 9 imported, gptme's 1, and s1
     ok("status", "--workspace", str(agent))
-    assert on_disk(agent)["total_sessions"] == 10
+    assert on_disk(agent)["total_sessions"] == 11
+    (agent / STATE_REL).unlink()  # derived: written again from the log, the same count
+    ok("grade", "s1", "0.5", "--workspace", str(agent))
+    assert on_disk(agent)["total_sessions"] == 11
+
+
+def test_status_logs_a_session_gptme_counted_alone_so_the_file_can_be_written_again(agent: Path) -> None:
+    ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
+    gptme_session(agent, arms=())  # 10, no arm changed
+    ok("status", "--workspace", str(agent))
+    added = json.loads((agent / LOG_REL).read_text().splitlines()[-1])
+    assert (added["increments"], added["arms"], added["sessions"]) == (True, {}, 1)
+    (agent / STATE_REL).unlink()
+    code, _, err = run_cli("record", "--workspace", str(agent), "--session-id", "s1", "--journal",
+                           str(agent / "j.txt"), "--lessons", GIT)  # fmt: skip
+    assert code == 0, err
+    assert on_disk(agent)["total_sessions"] == 10  # 9 imported and gptme's 1 (s1 is pending)
 
 
 @pytest.mark.parametrize("sessions", [-1, 1.5, True, "9", 2**53])
@@ -283,3 +299,51 @@ def test_exporting_again_over_gptmes_updates_refuses_until_they_are_imported(tmp
     ok("export-gptme", "--workspace", str(root), str(out_file))
     # by hand: s1 0.8 -> Beta(1.8, 1.2), plus gptme's +1/+0 logged as increments: alpha 2.8
     assert json.loads(out_file.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.8)
+
+
+@pytest.mark.parametrize("own_keys_only", [True, False])
+def test_a_session_gptme_counts_on_an_export_without_moving_an_arm_is_never_taken_back(
+    tmp_path: Path, own_keys_only: bool
+) -> None:
+    """gptme's bandit, on a file export-gptme wrote in another folder, counts a session whose active arms
+    were none (total_sessions += 1, no arm moved), saved with its own keys (our stamp gone) or all of
+    them. import-gptme logged nothing ("holds nothing new", or "agrees with the log"), and the next
+    export wrote the count back down."""
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    state = json.loads(out_file.read_text())
+    assert state["total_sessions"] == 1  # s1
+    state["total_sessions"] += 1  # gptme's session that moved no arm: 2
+    if own_keys_only:
+        state = {k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}
+    out_file.write_text(json.dumps(state))
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    ok("import-gptme", "--workspace", str(root), str(out_file))  # imported again: counted once
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    assert json.loads(out_file.read_text())["total_sessions"] == 2
+    record(root, "s2", QUOTE)  # one more graded session of ours: 3
+    assert on_disk(root)["total_sessions"] == 3
+
+
+def test_exporting_again_over_a_session_gptme_counted_alone_refuses_until_it_is_imported(tmp_path: Path) -> None:
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    state = json.loads(out_file.read_text())
+    state["total_sessions"] += 1  # gptme's session there, no arm moved
+    out_file.write_text(json.dumps(state))
+    before = out_file.read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(out_file))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "import-gptme" in err, (out, err)
+    assert out_file.read_bytes() == before
+
+
+def test_increments_of_sessions_alone_name_no_arm_and_other_priors_still_need_arms() -> None:
+    counted = decode_event(json.dumps({"type": "prior", "increments": True, "arms": {}, "sessions": 2}))
+    assert isinstance(counted, PriorEvent) and (counted.arms, counted.sessions) == ({}, 2)
+    for bad in ({"increments": True, "arms": {}}, {"arms": {}, "sessions": 2}, {"increments": True, "sessions": 0}):
+        with pytest.raises(InvalidEvent, match="arms"):
+            decode_event(json.dumps({"type": "prior", **bad}))

@@ -71,3 +71,18 @@ def test_not_found_names_every_path_tried(ws: Path, elsewhere: Path) -> None:
         assert str(ws / "journals" / "missing.md") in line and str(elsewhere / "journals" / "missing.md") in line
         assert "--allow-outside" not in line  # the flag would not help
     assert not (ws / LOG_REL).exists()
+
+
+def test_a_journal_outside_is_named_once_unless_it_leads_elsewhere(ws: Path, elsewhere: Path) -> None:
+    """The refusal said `journal /x/notes.md (/x/notes.md) is outside ...`: the path twice over."""
+    (elsewhere / "notes.md").write_text(BASIC_JOURNAL)
+    code, _, err = record(ws, str(elsewhere / "notes.md"))
+    assert (code, err) == (
+        1,
+        f"lesson-credit: journal {elsewhere / 'notes.md'} is outside the workspace {ws}; "
+        "pass --allow-outside to read it\n",
+    )
+    (ws / "journals" / "link.md").symlink_to(elsewhere / "notes.md")  # a path inside leading out: both said
+    code, _, err = record(ws, "journals/link.md")
+    assert code == 1 and f"journal journals/link.md ({elsewhere / 'notes.md'}) is outside" in err, err
+    assert not (ws / LOG_REL).exists()
