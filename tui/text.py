@@ -219,3 +219,13 @@ EMPTY_WORKSPACE_HINT = (
     "log a session with `lesson-credit record --session-id ID --journal JOURNAL.md --lessons LESSON_ID ...` "
     "(or gptme's bandit-state.json as a prior: `lesson-credit import-gptme`). The dashboard updates on its own."
 )
+
+
+def no_lesson_listed(any_lesson: bool, filter_text: str) -> str:
+    """Why the Lessons table is empty: nothing logged (the hint), nothing matching the filter (what clears
+    it), or every lesson retired (what shows them)."""
+    if not any_lesson:
+        return EMPTY_WORKSPACE_HINT
+    if filter_text:
+        return f"No lessons match the filter {filter_text!r} (escape clears the filter)."
+    return "Every lesson is retired (R shows them)."

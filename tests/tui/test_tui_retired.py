@@ -108,3 +108,24 @@ async def test_a_broken_lesson_file_is_not_counted_as_never_used(ws_root: Path) 
         assert row is not None and row.status == "broken"
         assert "loop.md" in table_keys(screen.query_one("#lessons-table", DataTable))
         assert any("could not be loaded" in title for title, _ in notification_texts(app))
+
+
+async def test_a_library_of_retired_arms_only_says_so(ws_root: Path) -> None:
+    """Every lesson file deleted and `prune` run: the table is empty, and the line above it says why and
+    which key shows the retired arms (not the fresh workspace's hint, nor a bare header)."""
+    import shutil
+
+    from textual.widgets import Static
+
+    shutil.rmtree(ws_root / "lessons")
+    (ws_root / "lessons").mkdir()
+    cli("prune", "--workspace", str(ws_root))
+    assert status_paths(ws_root) == set() != status_paths(ws_root, "--all")
+    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        empty = app.screen.query_one("#lessons-empty", Static)
+        assert empty.display and str(empty.render()) == "Every lesson is retired (R shows them)."
+        await pilot.press("R")
+        await settle(pilot)
+        assert not empty.display

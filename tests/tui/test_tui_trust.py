@@ -13,7 +13,7 @@ from textual.widgets import DataTable
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
-from tests.tui.tui_fixture import fixed_clock, open_sessions, settle, table_keys
+from tests.tui.tui_fixture import burst, fixed_clock, open_sessions, settle, table_keys
 
 SIZE = (120, 40)
 LESSON = "---\nmatch:\n  keywords: [git]\n---\n# Git\n"
@@ -227,3 +227,18 @@ async def test_a_deleted_log_is_said_not_just_never_used(ws_root: Path) -> None:
             (title, text) for title, text in notification_texts(app) if title == "The event log is missing or empty"
         ]
         assert len(shown) == 1 and str(log) in shown[0][1]
+
+
+async def test_a_lessons_filter_that_matches_nothing_says_so(app: LessonCreditApp) -> None:
+    """Sessions said "No sessions match the filter ..." under an empty table; Lessons showed a bare header."""
+    from textual.widgets import Static
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "slash", *"zzqx")
+        await settle(pilot)
+        empty = app.screen.query_one("#lessons-empty", Static)
+        assert empty.display and str(empty.render()) == "No lessons match the filter 'zzqx' (escape clears the filter)."
+        burst(pilot, "escape")
+        await settle(pilot)
+        assert not empty.display

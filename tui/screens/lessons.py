@@ -29,7 +29,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import BROKEN, MAX_PINS, LessonsView
-from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, no_lesson_listed
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.filter_box import FilterBox
@@ -188,7 +188,6 @@ class LessonsScreen(SortableScreen):
             self._rebuild()
         self._title()  # the policy in force may have changed (What-if saves it)
         self.refresh_bindings()  # the footer's keys depend on the table having rows
-        self.query_one("#lessons-empty", Static).display = not event.view.rows
         self.ready_for_keys()
         # what the table can show without: computed once the frame with the rows is drawn, so
         # that their threads (and the imports they start) do not hold up the first paint
@@ -362,6 +361,9 @@ class LessonsScreen(SortableScreen):
         self._title()
         self.shown_filter = self.filter_text
         rows = [r for r in self._listed() if matches(r, self.filter_text)]
+        empty = self.query_one("#lessons-empty", Static)  # above an empty table: why it is empty
+        empty.display = not rows
+        empty.update(Text(no_lesson_listed(bool(self.view.rows), self.filter_text)))
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
         keep = self.highlighted
         table.clear(columns=True)
