@@ -6,12 +6,14 @@ seconds)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.source_views import LessonsView
 from tests.support.engine_helpers import CONFIG_REL, lesson_text
 from tests.support.textual_private import notification_texts
 from tests.tui.tui_fixture import fixed_clock, settle
@@ -23,51 +25,57 @@ def _means(rows: object) -> dict[str, float]:
     return {row.path: round(row.mean, 9) for row in rows}  # type: ignore[attr-defined]
 
 
-async def test_a_floor_set_while_the_dashboard_is_open_is_the_one_it_shows(ws_root: Path) -> None:
-    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
+async def _lessons(pilot: Any) -> LessonsScreen:
+    """The Lessons screen once its first view has landed."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, LessonsScreen) and screen.view is not None
+    return screen
+
+
+def _view(screen: LessonsScreen) -> LessonsView:
+    assert screen.view is not None
+    return screen.view
+
+
+async def test_a_floor_set_while_the_dashboard_is_open_is_the_one_it_shows(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen) and screen.view is not None
-        before = _means(screen.view.table.rows)
+        screen = await _lessons(pilot)
+        before = _means(_view(screen).table.rows)
         (ws_root / CONFIG_REL).write_text("floor = 0.9\n")
         app._check_source()  # the poll (off in this test)
         await settle(pilot)
-        assert screen.view.table.settings.floor == 0.9
+        assert _view(screen).table.settings.floor == 0.9
         # the second way: a workspace opened on the file as it is now
         expected = _means(Workspace(ws_root, clock=fixed_clock).lesson_table().rows)
-        assert _means(screen.view.table.rows) == expected != before
+        assert _means(_view(screen).table.rows) == expected != before
 
 
-async def test_a_config_toml_broken_while_open_is_said_once_and_the_numbers_stay(ws_root: Path) -> None:
-    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
+async def test_a_config_toml_broken_while_open_is_said_once_and_the_numbers_stay(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen) and screen.view is not None
-        before = _means(screen.view.table.rows)
+        screen = await _lessons(pilot)
+        before = _means(_view(screen).table.rows)
         (ws_root / CONFIG_REL).write_text("floor = [\n")  # an editor's half-saved file
         for _ in range(2):
             app._check_source()
             await settle(pilot)
         said = [text for title, text in notification_texts(app) if title == "config.toml could not be read"]
         assert len(said) == 1 and "the settings read before stay in force" in said[0]
-        assert _means(screen.view.table.rows) == before
+        assert _means(_view(screen).table.rows) == before
 
 
 async def test_a_lesson_written_while_the_dashboard_is_open_is_shown(
-    ws_root: Path, monkeypatch: pytest.MonkeyPatch
+    app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from lesson_credit.core.workspace import base
 
-    app = LessonCreditApp(Workspace(ws_root, clock=fixed_clock), seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, LessonsScreen) and screen.view is not None
-        assert "tools/new-one.md" not in _means(screen.view.rows)
+        screen = await _lessons(pilot)
+        assert "tools/new-one.md" not in _means(_view(screen).rows)
         (ws_root / "lessons" / "tools" / "new-one.md").write_text(lesson_text(["docker"], "active", title="New"))
         monkeypatch.setattr(base, "LIBRARY_RECHECK_S", 0.0, raising=False)
         app._check_source()  # the poll (off in this test)
         await settle(pilot)
-        assert "tools/new-one.md" in _means(screen.view.rows)
+        assert "tools/new-one.md" in _means(_view(screen).rows)
