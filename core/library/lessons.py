@@ -291,6 +291,20 @@ def _lesson_files(
         for name in sorted(filenames):
             if is_lesson_file(name):
                 yield os.path.join(dirpath, name), prefix + name
+            elif skipped is not None and (gone := _dangling_folder(os.path.join(dirpath, name))) is not None:
+                skipped.append(gone)
+
+
+def _dangling_folder(path: str) -> LessonProblem | None:
+    """A link to nothing among a folder's files that is no lesson's name: a linked folder not there (a
+    shared library's submodule not checked out), whose lessons are missing without a word."""
+    if not os.path.islink(path) or os.path.exists(path):
+        return None
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return LessonProblem(path, f"a symbolic link to {target}, which does not exist; not read", kind=SKIPPED)
 
 
 LINKED_FOLDER = (

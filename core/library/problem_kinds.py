@@ -51,7 +51,7 @@ KINDS = (  # a finding per kind; gptme.toml's own problems (CONFIG) are core.hea
         "path(s) in the library are not read as lessons",
         "A folder named like a lesson file: rename it (its lessons are read meanwhile). A linked folder: name "
         "it in gptme.toml [lessons] dirs (one outside the workspace also needs LESSON_CREDIT_ALLOW_OUTSIDE=1); "
-        "linked lesson files are read.",
+        "linked lesson files are read. A link to nothing: fetch what it points to (a submodule not checked out?).",
         "skipped ",
     ),
     ProblemKind(

@@ -206,6 +206,21 @@ def test_a_linked_folder_outside_the_workspace_is_a_warning_and_is_not_read(tmp_
     assert code == 0 and "symbolic link to a folder" in err
 
 
+def test_a_link_to_a_missing_folder_is_a_warning(tmp_path: Path) -> None:
+    """A shared library linked in as a folder that is not there (a submodule not checked out): os.walk lists
+    the dangling link among the files, not a lesson's name, so it went without a word."""
+    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
+    (root / "lessons" / "contrib").symlink_to(tmp_path / "gptme-contrib" / "lessons", target_is_directory=True)
+    (root / "lessons" / "notes.txt").write_text("not a lesson")  # a plain file that is no lesson: no finding
+    code, findings = _lint(root)
+    assert code == 0
+    (item,) = findings["lesson-paths-skipped"]["items"]
+    assert item["item"].endswith("lessons/contrib"), item
+    assert "does not exist" in item["reason"] and "gptme-contrib" in item["reason"], item
+    code, _, err = run_cli("status", "--workspace", str(root))
+    assert code == 0 and "lessons/contrib" in err and "does not exist" in err
+
+
 @pytest.mark.parametrize("how", ["symlink", "hardlink"])
 def test_one_file_under_two_ids_is_a_warning_and_stays_two_arms(tmp_path: Path, how: str) -> None:
     """gptme reads such a file once; here each path was its own arm without a word. A log may already hold
