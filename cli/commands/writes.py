@@ -1,10 +1,11 @@
-"""Writing sessions: `record`, `grade` and `prune`."""
+"""Writing sessions: `record`, `grade`, `undo` and `prune`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lesson_credit.cli.commands.sessions import explanation_json, explanation_text
 from lesson_credit.cli.common import (
@@ -20,6 +21,9 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import fmt, safe, table
 from lesson_credit.core.base.numbers import signed
+
+if TYPE_CHECKING:
+    from lesson_credit.core.views import Explanation
 
 LESSONS_FILE_LIMIT = 1024 * 1024
 
@@ -83,15 +87,42 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.json:
         payload = explanation_json(ws, exp)
         payload["grader"] = record.grader
-        payload["history"] = [
-            {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note}
-            for g in exp.grades
-        ]
+        payload["history"] = _history(exp)
         print_json(payload, ws)
         return 0
     previous = "pending" if appended.before_value is None else f"{appended.before_value:g}"
     given = f"{reward:g}" if word is None else f"{safe(word)} = {reward:g}"
-    print(f"graded {safe(session_id)}: {previous} -> {given} ({safe(record.grader)})\n")
+    return _print_credit(f"graded {safe(session_id)}: {previous} -> {given} ({safe(record.grader)})", exp)
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    grader = one_line(args.grader, "grader")
+    assert grader is not None
+    ws = open_workspace(args, writes=True)
+    session_id = resolve_session(ws, args.session_id)
+    appended = ws.append_undo(session_id, grader=grader, note=None)  # (the note says what it undid)
+    ws.warnings.extend(appended.warnings)
+    print_warnings(ws)
+    exp = ws.explain(session_id, with_journal=args.json)
+    if args.json:
+        payload = explanation_json(ws, exp)
+        payload["undo"] = {"line": appended.record.line, "note": appended.record.note}
+        payload["history"] = _history(exp)
+        print_json(payload, ws)
+        return 0
+    return _print_credit(f"{safe(session_id)}: {safe(appended.record.note or '')}", exp)
+
+
+def _history(exp: Explanation) -> list[dict[str, object]]:
+    """The session's grade events, oldest first, as --json lists them."""
+    return [
+        {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note} for g in exp.grades
+    ]
+
+
+def _print_credit(headline: str, exp: Explanation) -> int:
+    """What a grade or an undo did, then each lesson's credit under the grade in force now."""
+    print(headline + "\n")
     rows = [
         (
             c.path,
@@ -188,7 +219,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
 
 
 def _register_grade_prune(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
-    """Add `grade` and `prune` to `sub`."""
+    """Add `grade`, `undo` and `prune` to `sub`."""
     p = command(
         sub,
         "grade",
@@ -208,6 +239,20 @@ def _register_grade_prune(sub: SubParsers, common: argparse.ArgumentParser, data
     p.add_argument("--note", default=None, metavar="TEXT", help="why this grade (kept in the grade history)")
     p.add_argument("--grader", default="manual", metavar="G", help="who grades, non-empty (default: manual)")
     p.set_defaults(func=cmd_grade)
+
+    p = command(
+        sub,
+        "undo",
+        [common, data],
+        "undo a session's latest grade",
+        "Append a grade event that undoes the session's latest grade not undone yet, as the\n"
+        "dashboard's u does: the score in force is again what it was before it (its source's score\n"
+        "before, or none). Undoing again walks further back; nothing is removed from the log.",
+        "  lesson-credit undo S1\n  lesson-credit undo S1 --grader erik --json",
+    )
+    p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
+    p.add_argument("--grader", default="manual", metavar="G", help="who undoes it, non-empty (default: manual)")
+    p.set_defaults(func=cmd_undo)
 
     p = command(
         sub,

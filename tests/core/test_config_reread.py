@@ -43,7 +43,7 @@ def test_a_floor_set_in_config_toml_while_open_is_the_one_the_numbers_and_the_st
     open_ws.refresh()
     assert open_ws.settings.floor == 0.6
     open_ws.grade("s3", 1.0)
-    # by hand, the seed rule (r = base * w, alpha += r, beta += 1 - r), w = max(salience, floor 0.6),
+    # by hand, the seed rule (r = base * w, alpha += r, beta += 1 - r), w = 0.6 + 0.4 x salience (floor 0.6),
     # Beta(1, 1): a.md: s1 w 0.6 r 0.6 -> +0.6/+0.4; s2 w 0.6 r 0 -> +0/+1; s3 w 1 r 1 -> +1/+0:
     # alpha 2.6, beta 2.4 (at floor 0.3: alpha 2.3, beta 2.7); b.md: s1 and s3 +1/+0: alpha 3, beta 1
     assert _arms(root) == {"a.md": (2.6, 2.4), "b.md": (3.0, 1.0)}

@@ -1,0 +1,50 @@
+"""`lesson-credit undo`: the dashboard's `u` from the command line. A grade typed by mistake (by hand or by a
+hook) could only be overwritten by another grade; a session could not go back to pending, nor to the
+judge's score its record gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import LOG_REL, make_workspace, session
+
+LESSONS = {"a.md": (["git"], "active"), "b.md": (["pytest"], "active")}
+
+
+def _status(root: Path) -> dict[str, tuple[float, float, int]]:
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    return {r["path"]: (round(r["alpha"], 9), round(r["beta"], 9), r["n"]) for r in json.loads(out)["lessons"]}
+
+
+def test_undo_walks_grades_back_to_pending_and_says_so(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0, "b.md": 0.5})])
+    pending = _status(root)
+    assert run_cli("grade", "s1", "0.8", "--workspace", str(root))[0] == 0
+    assert run_cli("grade", "s1", "0.2", "--workspace", str(root))[0] == 0
+    code, out, err = run_cli("undo", "s1", "--workspace", str(root))
+    assert code == 0, err
+    assert out.startswith("s1: undo of line 3: 0.2 back to 0.8\n"), out  # lines: s1, 0.8, 0.2
+    # by hand, seed, floor 0.3: a.md w 1, r 0.8 -> Beta(1.8, 1.2); b.md w 0.3 + 0.7 x 0.5 = 0.65,
+    # r 0.52 -> Beta(1.52, 1.48)
+    assert _status(root) == {"a.md": (1.8, 1.2, 1), "b.md": (1.52, 1.48, 1)}
+    code, out, err = run_cli("undo", "s1", "--workspace", str(root), "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["undo"]["note"] == "undo of line 2: 0.8 back to pending"
+    assert [g["base_reward"] for g in payload["history"]] == [0.8, 0.2, 0.8, None]
+    assert _status(root) == pending  # the second way: the numbers before any grade
+    log = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("undo", "s1", "--workspace", str(root))
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "nothing to undo" in err
+    assert (root / LOG_REL).read_bytes() == log  # refused: nothing written
+
+
+def test_undo_names_who_undid_someone_elses_grade(tmp_path: Path) -> None:
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    assert run_cli("grade", "s1", "0.9", "--grader", "judge", "--workspace", str(root))[0] == 0
+    code, out, err = run_cli("undo", "s1", "--grader", "erik", "--workspace", str(root))
+    assert code == 0, err
+    assert out.startswith("s1: undo of line 2 by erik: 0.9 back to pending\n"), out
