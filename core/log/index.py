@@ -361,8 +361,9 @@ class LogIndex:
     def part(self) -> dict[str, Any] | None:
         """What this index read of a later stretch of the log, as plain values for `add_part` (a
         child process's read, core/log/halves.py); None when the stretch held more than sessions,
-        grades and selections or had a problem (the stretch is then read again in order)."""
-        if self.problems or self.priors or self.increments or self.retired:
+        grades and selections (an increments event naming no arm too) or had a problem (the stretch is
+        then read again in order)."""
+        if self.problems or self.priors or self.increments or self.added_sessions or self.retired:
             return None
         return {
             "arm_ids": self.arm_ids,

@@ -339,3 +339,21 @@ def test_the_child_finishes_its_half_without_waiting_for_this_process(
         assert data is not None and len(data) > 1 << 16
     finally:
         half.close()
+
+
+def test_sessions_another_tool_counted_in_the_second_half_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An increments event naming no arm (gptme's bandit counted sessions that moved no arm) in the child's
+    half: its sessions count as when one process reads in order. The child's part left them out."""
+    log = tmp_path / "sessions.jsonl"
+    varied_log(log)
+    counted = {"type": "prior", "increments": True, "source": "gptme-bandit", "arms": {}, "sessions": 2}
+    with log.open("a") as handle:
+        handle.write(json.dumps(counted) + "\n")
+    totals = []
+    for parallel in (False, True):
+        reader, children = read(log, tmp_path / str(parallel), parallel=parallel, monkeypatch=monkeypatch)
+        assert children == int(parallel)
+        totals.append(reader.data().counted_sessions)
+    assert totals == [2, 2]  # the event's 2, on either path
