@@ -156,20 +156,32 @@ def test_lint_reports_gptme_toml_with_advice_about_gptme_toml(tmp_path: Path, ca
 # ---------------------------------------------------------------- paths in the library that are not lesson files
 
 
-def test_a_dangling_lesson_link_is_a_broken_lesson_that_names_where_it_points(tmp_path: Path) -> None:
-    """`ln -s missing.md lessons/gone.md`: the file `ls` shows was reported as "cannot read: No such file or
-    directory"; the reason now says it is a link and names what it points to."""
+@pytest.mark.parametrize(
+    ("name", "target", "finding", "exit_code"),
+    [
+        ("gone.md", "missing.md", "broken-lessons", 1),
+        ("contrib", "../gptme-contrib/lessons", "lesson-paths-skipped", 0),
+    ],
+    ids=["lesson-file", "folder"],
+)
+def test_a_link_to_nothing_is_a_finding_that_names_where_it_points(
+    tmp_path: Path, name: str, target: str, finding: str, exit_code: int
+) -> None:
+    """`ln -s missing.md lessons/gone.md` was reported as "cannot read: No such file or directory" for a file
+    `ls` shows; a linked folder that is not there (a shared library's submodule not checked out) went without
+    a word (os.walk lists it among the files, and it is no lesson's name). Both now say where they point."""
     root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
-    (root / "lessons" / "gone.md").symlink_to("missing.md")
+    (root / "lessons" / name).symlink_to(target)
+    (root / "lessons" / "notes.txt").write_text("not a lesson")  # a plain file that is no lesson: no finding
     code, findings = _lint(root)
-    assert code == 1
-    (item,) = findings["broken-lessons"]["items"]
-    assert item["item"].endswith("lessons/gone.md"), item
-    assert "symbolic link" in item["reason"] and "missing.md" in item["reason"], item
+    assert code == exit_code
+    (item,) = findings[finding]["items"]
+    assert item["item"].endswith(f"lessons/{name}"), item
+    assert f"a symbolic link to {target}, which does not exist" in item["reason"], item
     code, out, err = run_cli("status", "--workspace", str(root))
     assert code == 0 and "ok.md" in out
-    (line,) = [line for line in err.splitlines() if "gone.md" in line]
-    assert line.startswith("warning: skipped lesson ") and "symbolic link" in line and "missing.md" in line
+    (line,) = [line for line in err.splitlines() if f"lessons/{name}" in line]
+    assert line.startswith("warning: skipped ") and target in line
 
 
 def test_a_folder_named_like_a_lesson_is_a_warning_and_its_lessons_are_read(tmp_path: Path) -> None:
@@ -204,21 +216,6 @@ def test_a_linked_folder_outside_the_workspace_is_a_warning_and_is_not_read(tmp_
     assert set(_status_paths(root)) == {"ok.md", "linked.md"}  # the folder's s.md is not read, as before
     code, _, err = run_cli("status", "--workspace", str(root))
     assert code == 0 and "symbolic link to a folder" in err
-
-
-def test_a_link_to_a_missing_folder_is_a_warning(tmp_path: Path) -> None:
-    """A shared library linked in as a folder that is not there (a submodule not checked out): os.walk lists
-    the dangling link among the files, not a lesson's name, so it went without a word."""
-    root = make_workspace(tmp_path, {"ok.md": (["git"], "active")})
-    (root / "lessons" / "contrib").symlink_to(tmp_path / "gptme-contrib" / "lessons", target_is_directory=True)
-    (root / "lessons" / "notes.txt").write_text("not a lesson")  # a plain file that is no lesson: no finding
-    code, findings = _lint(root)
-    assert code == 0
-    (item,) = findings["lesson-paths-skipped"]["items"]
-    assert item["item"].endswith("lessons/contrib"), item
-    assert "does not exist" in item["reason"] and "gptme-contrib" in item["reason"], item
-    code, _, err = run_cli("status", "--workspace", str(root))
-    assert code == 0 and "lessons/contrib" in err and "does not exist" in err
 
 
 @pytest.mark.parametrize("how", ["symlink", "hardlink"])
