@@ -120,11 +120,12 @@ class StateFile(Analysis):
         tool's update of the file is kept as it is, not logged."""
         self._keeper(self._written_path())(payload)
 
-    def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
-        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort)."""
+    def _keeper(self, where: Path, cached: bool = True) -> Callable[[dict[str, Any]], None]:
+        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort); `cached`:
+        a cache's (none kept with the caches off), else a record's (an export's, `_exported`)."""
 
         def keep(payload: dict[str, Any]) -> None:
-            if not self._reader.caches:
+            if cached and not self._reader.caches:
                 return
             try:
                 atomic_write(where, foreign.written_copy(payload), self.guard)
@@ -153,9 +154,10 @@ class StateFile(Analysis):
         """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
         return self._copy(self._written_path())
 
-    def _copy(self, where: Path) -> foreign.Written | None:
-        """The numbers a copy at `where` holds (None: no copy, or a damaged one, or caches off)."""
-        if not self._reader.caches:
+    def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
+        """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the
+        caches off)."""
+        if cached and not self._reader.caches:
             return None
         try:
             return foreign.read_written_copy(read_regular(where, STATE_MAX_BYTES))
@@ -291,7 +293,8 @@ class StateFile(Analysis):
         target = interop.export_target(path)
         if target.resolve() != self.state_path:  # its copy kept: importing it back logs only what came since
             self._refuse_over_updates(target)
-            return interop.export_state(target, lambda: self._fresh_state({}), self._keeper(self._exported(target)))
+            keep = self._keeper(self._exported(target), cached=False)
+            return interop.export_state(target, lambda: self._fresh_state({}), keep)
         with self.log.locked():
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
@@ -355,16 +358,18 @@ class StateFile(Analysis):
             return report
 
     def _exported(self, target: Path) -> Path:
-        """Where the copy of what `export-gptme` wrote at `target` (another file than the own) is kept."""
+        """Where the copy of what `export-gptme` wrote at `target` (another file than the own) is kept: in
+        `exports/`, not `.cache/`: no log event holds what an export wrote, so the copy is a record, not
+        derived (deleted, an import of that file after gptme's updates counts the log's evidence twice)."""
         digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        return self.state_dir / ".cache" / f"exported-{digest}"
+        return self.state_dir / "exports" / digest
 
     def _export_copy(self, path: Path, existing: dict[str, Any]) -> foreign.Written | None:
         """The copy of what `export-gptme` wrote at `path` while the file there (`existing`) is still that
         export: gptme keeps its `created`, and another bandit's file put in its place has its own (the
         stale copy is then dropped). None: no copy, or not that file any more."""
         where = self._exported(path)
-        copy = self._copy(where)
+        copy = self._copy(where, cached=False)
         if copy is not None and copy.created is not None and existing.get("created") != copy.created:
             with contextlib.suppress(OSError):
                 where.unlink()
@@ -401,7 +406,7 @@ class StateFile(Analysis):
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
         self.warnings.extend(self._append(foreign.increments_event(added, self.now_iso(), sessions)))
-        self._keeper(self._exported(path))(existing)
+        self._keeper(self._exported(path), cached=False)(existing)
         what = f"to {len(added)} arm(s)" if added else f"{sessions} session(s) counted, no arm moved"
         why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
         return ImportReport(str(path), (), skipped=why)

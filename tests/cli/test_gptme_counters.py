@@ -347,3 +347,26 @@ def test_increments_of_sessions_alone_name_no_arm_and_other_priors_still_need_ar
     for bad in ({"increments": True, "arms": {}}, {"arms": {}, "sessions": 2}, {"increments": True, "sessions": 0}):
         with pytest.raises(InvalidEvent, match="arms"):
             decode_event(json.dumps({"type": "prior", **bad}))
+
+
+def test_an_export_imported_back_after_the_caches_were_deleted_counts_once(tmp_path: Path) -> None:
+    """The copy of what export-gptme wrote was kept under .cache/, which the format says may be deleted at
+    any time: deleted between the export and the import of gptme's update of that file, the import took the
+    file for another bandit's and counted the log's evidence in it twice (git Beta(3.6, 1.4) n 3)."""
+    import shutil
+
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    shutil.rmtree(root / STATE_REL.parent / ".cache", ignore_errors=True)
+    state = json.loads(out_file.read_text())
+    state["arms"][GIT].update(alpha=state["arms"][GIT]["alpha"] + 1.0, total_selections=2)  # gptme's session
+    state["total_sessions"] += 1
+    out_file.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    code, out, err = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0, err
+    rows = {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
+    # by hand: s1 0.8 at salience 1 -> Beta(1.8, 1.2) n 1, plus gptme's +1/+0 and one selection
+    assert rows == {GIT: pytest.approx((2.8, 1.2, 2))}
