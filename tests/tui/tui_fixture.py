@@ -220,6 +220,9 @@ async def settle(pilot: Any) -> None:
         # come after the pause: a test reading sizes waits for it (textual 8.2.8 names). (ThemedTable sizes its
         # columns as rows are added, so no frame shows them at label widths: test_tui_table_widths.py)
         measuring = any(t._require_update_dimensions or t._updated_cells for t in pilot.app.screen.query("DataTable"))
+        # a screen just pushed (or resized) is laid out when it is next idle: until then its widgets have no
+        # size, and a test reading one read 0 on a loaded machine (Textual's flag, 8.2.8 names)
+        measuring = measuring or pilot.app.screen._layout_required
         # a worker is pending from the key that starts it until its task first runs, which on a loaded machine can
         # come after a pause: pending counts as busy
         working = any(not worker.is_finished for worker in pilot.app.workers)
