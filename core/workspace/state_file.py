@@ -401,7 +401,8 @@ class StateFile(Analysis):
         except interop.InteropError as exc:
             raise WorkspaceError(
                 f"{path} was exported from this workspace's log and changed since otherwise than by another "
-                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged"
+                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
+                f"(if it is another bandit's file now, delete {self._exported(path)} and import it again)"
             ) from None
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")

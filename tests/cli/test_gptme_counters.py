@@ -370,3 +370,25 @@ def test_an_export_imported_back_after_the_caches_were_deleted_counts_once(tmp_p
     rows = {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
     # by hand: s1 0.8 at salience 1 -> Beta(1.8, 1.2) n 1, plus gptme's +1/+0 and one selection
     assert rows == {GIT: pytest.approx((2.8, 1.2, 2))}
+
+
+def test_an_export_changed_otherwise_is_refused_and_the_message_names_the_way_out(tmp_path: Path) -> None:
+    """A file export-gptme wrote, changed since in a way gptme's bandit does not (a number gone down, its
+    `created` kept): importing it is refused in one line, nothing logged. The refusal did not say how to
+    import it anyway (as another bandit's file): it now names the copy to delete."""
+    events = [{"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    state = json.loads(out_file.read_text())
+    state["arms"][GIT]["alpha"] = 1.0  # down from 1.8: not an update on top of the export
+    out_file.write_text(json.dumps(state))
+    log = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("import-gptme", "--workspace", str(root), str(out_file))
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
+    copies = list((root / STATE_REL.parent / "exports").iterdir())
+    assert len(copies) == 1 and str(copies[0]) in err and "delete" in err
+    assert (root / LOG_REL).read_bytes() == log
+    copies[0].unlink()  # as the message says: the file is then imported as another bandit's
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    assert (root / LOG_REL).read_bytes() != log
