@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 STATE_DIR = Path("state") / "lesson-thompson"
+CONFIG_SETTLE_S = 0.02  # a changed config.toml is read twice this far apart: a text read mid-save is not taken
 LIBRARY_RECHECK_S = 5.0  # a library read longer ago than this is read again by the next refresh (stat-checked)
 LIBRARY_RECHECK_SHARE = 0.02  # and no sooner than its last reread took / this: 30,000 lessons take 0.5 s
 
@@ -159,12 +160,18 @@ class WorkspaceBase:
     def _reread_config(self) -> bool:
         """Read config.toml again when its text changed since it was read: a workspace kept open (the
         dashboard) then folds, and rewrites bandit-state.json, with what `replay --write`, an editor or
-        another dashboard set there. True when the settings changed, or whether they can be read. One
-        that cannot be read now (a half-saved edit) keeps the settings read before, and `config_problem`
-        says why, until it can. A changed `[store] url` takes effect when the workspace is opened again."""
+        another dashboard set there. True when the settings changed, or whether they can be read. A changed
+        text is taken once two reads CONFIG_SETTLE_S apart agree (an editor saving in place truncates the
+        file first: an empty config.toml is a valid one, of the defaults). One that cannot be read now (a
+        half-saved edit) keeps the settings read before, and `config_problem` says why, until it can. A
+        changed `[store] url` takes effect when the workspace is opened again."""
         said = self.config_problem
         try:
             text = read_config_text(self.config_path)
+            if text != self._config_text:
+                time.sleep(CONFIG_SETTLE_S)
+                if read_config_text(self.config_path) != text:  # being saved (an editor truncates, then writes)
+                    return False  # read at the next refresh, once it holds still
             config = self.config if text == self._config_text else parse_config(self.config_path, text)
         except ConfigError as exc:
             self.config_problem = f"{exc}; the settings read before stay in force"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lesson_credit.core.workspace import Workspace
+from lesson_credit.core.workspace import Workspace, base
 from tests.support.engine_helpers import CONFIG_REL, lesson_text, make_workspace, session
 
 STATE_REL = Path("state/lesson-thompson/bandit-state.json")
@@ -78,6 +78,30 @@ def test_a_config_toml_broken_while_open_keeps_the_settings_read_before_and_says
     (root / CONFIG_REL).write_text("floor = 0.2\n")
     assert open_ws.refresh()
     assert open_ws.settings.floor == 0.2 and open_ws.config_problem is None
+
+
+def test_a_config_toml_read_mid_save_is_not_taken_for_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that saves in place truncates the file, then writes it: a read between the two sees an
+    empty config.toml, a valid one (the defaults). The open workspace folded at floor 0.3 for a poll
+    (and a grade then would have rewritten bandit-state.json at it)."""
+    root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.6\n")
+    open_ws = Workspace(root)
+    open_ws.refresh()
+    saved = "floor = 0.6\n# the floor we chose\n"
+    (root / CONFIG_REL).write_text(saved)
+    reads = iter(["", saved])  # the first read lands between the truncation and the write
+
+    def read_mid_save(path: Path) -> str | None:
+        return next(reads, saved)
+
+    monkeypatch.setattr(base, "read_config_text", read_mid_save)
+    open_ws.refresh()
+    assert open_ws.settings.floor == 0.6
+    assert open_ws.config_problem is None
+    # by hand at floor 0.6 (as in the first test, before the grade of s3): a.md alpha 1.6, beta 2.4
+    assert _table(open_ws)["a.md"] == (1.6, 2.4)
 
 
 def test_an_unchanged_config_toml_changes_nothing(tmp_path: Path) -> None:
