@@ -214,12 +214,21 @@ class WorkspaceBase:
 
     def log_missing(self) -> str | None:
         """Why every lesson shows as never used, when the workspace's log file is gone (deleted, moved)
-        or holds no session (emptied, or no line of it readable; nor a prior or increments) while
+        or holds no session (emptied, or no line of it readable; nor a prior or increments), or a
+        database store holds none (new, `store push` not run yet, or emptied), while
         `bandit-state.json`, written after every append, is still there: one line naming the log; None
         otherwise (a fresh workspace has neither). The state file is then left as it is: a fold of
         nothing would throw its evidence away."""
-        if not isinstance(self.log, JsonlStore) or not os.path.lexists(self.state_path):
+        if not os.path.lexists(self.state_path):
             return None
+        if not isinstance(self.log, JsonlStore):  # a database: a new one, or one emptied
+            if self._has_evidence():
+                return None
+            return (
+                f"{self.log.name}: the event store holds no event (a new database? `lesson-credit store push` "
+                f"copies the log file into it); every lesson shows as never used, and {self.state_path.name} "
+                "is left as it is"
+            )
         if not os.path.lexists(self.log.path):
             why = "is missing (deleted or moved?)"
         elif not self._has_evidence():
