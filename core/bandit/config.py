@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import EllipsisType
@@ -13,6 +14,8 @@ from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, re
 from lesson_credit.core.model.credit import DEFAULT_FLOOR, DEFAULT_STRATEGY
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_PRIORITY, check_priority
+
+SETTLE_S = 0.02  # a config.toml that may be mid-save (empty, or changed while open) is read again this much later
 
 DEFAULT_K = 10
 DEFAULT_DECAY = 1.0  # what no `decay` means: no decay
@@ -108,8 +111,13 @@ def load_config(path: Path) -> Config:
 
 
 def read_config(path: Path) -> tuple[Config, str | None]:
-    """config.toml's settings and the text they were read from (None: no file, the defaults)."""
+    """config.toml's settings and the text they were read from (None: no file, the defaults). An empty
+    file is read once more SETTLE_S later: an editor saving in place empties it first, and the empty
+    file is a valid one (the defaults), which a grade would then fold and write bandit-state.json from."""
     text = read_config_text(path)
+    if text == "":
+        time.sleep(SETTLE_S)
+        text = read_config_text(path)
     return parse_config(path, text), text
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from lesson_credit.core.bandit.config import (
     PENDING_OUTCOME,
+    SETTLE_S,
     Config,
     ConfigError,
     parse_config,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 STATE_DIR = Path("state") / "lesson-thompson"
-CONFIG_SETTLE_S = 0.02  # a changed config.toml is read twice this far apart: a text read mid-save is not taken
 LIBRARY_RECHECK_S = 5.0  # a library read longer ago than this is read again by the next refresh (stat-checked)
 LIBRARY_RECHECK_SHARE = 0.02  # and no sooner than its last reread took / this: 30,000 lessons take 0.5 s
 
@@ -161,7 +161,7 @@ class WorkspaceBase:
         """Read config.toml again when its text changed since it was read: a workspace kept open (the
         dashboard) then folds, and rewrites bandit-state.json, with what `replay --write`, an editor or
         another dashboard set there. True when the settings changed, or whether they can be read. A changed
-        text is taken once two reads CONFIG_SETTLE_S apart agree (an editor saving in place truncates the
+        text is taken once two reads SETTLE_S apart agree (an editor saving in place truncates the
         file first: an empty config.toml is a valid one, of the defaults). One that cannot be read now (a
         half-saved edit) keeps the settings read before, and `config_problem` says why, until it can. A
         changed `[store] url` takes effect when the workspace is opened again."""
@@ -169,7 +169,7 @@ class WorkspaceBase:
         try:
             text = read_config_text(self.config_path)
             if text != self._config_text:
-                time.sleep(CONFIG_SETTLE_S)
+                time.sleep(SETTLE_S)
                 if read_config_text(self.config_path) != text:  # being saved (an editor truncates, then writes)
                     return False  # read at the next refresh, once it holds still
             config = self.config if text == self._config_text else parse_config(self.config_path, text)

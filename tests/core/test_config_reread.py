@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from lesson_credit.core.bandit import config as config_module
 from lesson_credit.core.workspace import Workspace, base
 from tests.support.engine_helpers import CONFIG_REL, lesson_text, make_workspace, session
 
@@ -102,6 +103,17 @@ def test_a_config_toml_read_mid_save_is_not_taken_for_the_defaults(
     assert open_ws.config_problem is None
     # by hand at floor 0.6 (as in the first test, before the grade of s3): a.md alpha 1.6, beta 2.4
     assert _table(open_ws)["a.md"] == (1.6, 2.4)
+
+
+def test_a_config_toml_read_empty_at_opening_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command (a hook's grade) that opens the workspace between an editor's truncation and its write
+    read the empty file, the defaults, and folded (and rewrote bandit-state.json) at floor 0.3."""
+    root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.6\n")
+    reads = iter(["", "floor = 0.6\n"])
+    monkeypatch.setattr(config_module, "read_config_text", lambda path: next(reads))
+    ws = Workspace(root)
+    assert ws.settings.floor == 0.6
+    assert _table(ws)["a.md"] == (1.6, 2.4)  # by hand, as in the test above
 
 
 def test_an_unchanged_config_toml_changes_nothing(tmp_path: Path) -> None:
