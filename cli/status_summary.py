@@ -5,11 +5,12 @@ A full `status` on the workspace's log file that printed no warning writes `.cac
 the log: its output and what vouches for it. The log is vouched for as its seal does (core/log/logcheck.py:
 the stat the run read it at, the seal's own stat of it, the log's last change in an earlier tick than the
 seal). Every other input is vouched for by its stat (mtime, ctime, size, inode, device): config.toml,
-gptme.toml, the gptme-sessions records file, bandit-state.json, and every file and folder under the library
-folders (a folder's stat moves when an entry is added, removed or renamed in it); one changed within RACY_NS
-of the run (a coarse clock may not have ticked since) by its content digest too. A later `status` with the
-same options and environment, run by the same code (the stat of every module), prints the summary when all
-of that holds, else runs in full. The summary is derived: deleting it changes no output, only the time.
+gptme.toml, the gptme-sessions records file, the grading weights (which score its records' grades),
+bandit-state.json, and every file and folder under the library folders (a folder's stat moves when an
+entry is added, removed or renamed in it); one changed within RACY_NS of the run (a coarse clock may not
+have ticked since) by its content digest too. A later `status` with the same options and environment, run
+by the same code (the stat of every module), prints the summary when all of that holds, else runs in full.
+The summary is derived: deleting it changes no output, only the time.
 """
 
 from __future__ import annotations
@@ -132,8 +133,10 @@ def inputs(ws: Workspace) -> list[str]:
     """Every file and folder other than the log that `status` derives its output from ([] when gptme.toml
     cannot be read: that run warns, and is not kept)."""
     from lesson_credit.core.library.lessons import LessonError, library_roots_checked
+    from lesson_credit.core.sessions.record_file import WEIGHTS_FILE
 
-    names = [str(ws.config_path), str(ws.root / "gptme.toml"), str(ws.session_records.path), str(ws.state_path)]
+    records, weights = ws.session_records.path, ws.root / WEIGHTS_FILE  # the weights score records' grades
+    names = [str(ws.config_path), str(ws.root / "gptme.toml"), str(records), str(weights), str(ws.state_path)]
     try:
         roots, _ = library_roots_checked(ws.root, ws.allow_outside_library)
     except LessonError:

@@ -117,9 +117,16 @@ class Analysis(Reading):
         return None if key is None else attribution.saved_effects(self.state_dir / ".cache" / "effects.msgpack", key)
 
     def _effects_key(self) -> str | None:
-        self.data()
+        """The log as read, the floor, the rewards in force (config.toml's priority and outcomes, the
+        records and their weights move them, not a byte of the log) and the analysis code."""
+        import xxhash
+
+        data = self.data()
         content = self._reader.content_key()
-        return None if content is None else f"{content}:{self.settings.floor!r}:{_fit_version()}"
+        if content is None:
+            return None
+        rewards = xxhash.xxh3_64_hexdigest(np.ascontiguousarray(data.base, dtype=np.float64).tobytes())
+        return f"{content}:{self.settings.floor!r}:{rewards}:{_fit_version()}"
 
     def joint_fit(self, floor: float | None = None, design: Design | None = None) -> JointFit:
         """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),

@@ -181,3 +181,23 @@ def test_a_summary_printed_by_other_code_is_not_used(root: Path, monkeypatch: py
     assert status(root) == first and opened == []  # the same code: the summary
     monkeypatch.setattr(status_summary, "_code", lambda: "another version")
     assert status(root) == first and opened == [root]
+
+
+def test_a_change_of_the_grading_weights_is_not_hidden_by_the_summary(root: Path) -> None:
+    """A record's per-dimension grades score a pending session through state/grading-weights.json: new
+    weights move the posteriors, so a warm status must not print the old ones."""
+    code, _, err = run_cli(
+        "record", "-w", str(root), "--session-id", "s3", "--journal", "journal.md", "--lessons", "tools/git.md"
+    )
+    assert code == 0, err
+    records = root / "state" / "sessions" / "session-records.jsonl"
+    records.parent.mkdir(parents=True, exist_ok=True)
+    records.write_text(json.dumps({"session_id": "s3", "grades": {"productivity": 0.9, "alignment": 0.1}}) + "\n")
+    status(root, "--json")  # warns that bandit-state.json follows the record's score now: not kept
+    before = status(root, "--json")
+    assert summary(root).is_file()
+    # default weights 0.40 / 0.35: (0.9 * 0.40 + 0.1 * 0.35) / 0.75 = 0.5267; productivity alone: 0.9
+    (root / "state" / "grading-weights.json").write_text('{"productivity": 1.0}\n')
+    expected = without_summary(root, "--json")
+    assert status(root, "--json") == expected
+    assert expected != before
