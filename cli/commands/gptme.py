@@ -50,10 +50,13 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
 
 
 def cmd_export_gptme(args: argparse.Namespace) -> int:
-    ws = open_workspace(args)
+    ws = open_workspace(args, writes=True)  # (an export to another file is logged)
     target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
-    print(f"wrote {safe(target)}")
     print_warnings(ws)
+    if args.json:
+        print_json({"wrote": str(target), "logged": target.resolve() != ws.state_path}, ws)
+        return 0
+    print(f"wrote {safe(target)}")
     return 0
 
 
@@ -75,9 +78,11 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     p = command(
         sub,
         "export-gptme",
-        [common],
+        [common, data],
         "write posteriors as a gptme bandit-state.json",
-        "Write the current posteriors in the shape gptme-sessions loads (six keys per arm).",
+        "Write the current posteriors in the shape gptme-sessions loads (six keys per arm). An export\n"
+        "to a file other than the workspace's own is logged (the numbers it wrote), so that\n"
+        "import-gptme of that file later logs only what gptme's bandit added to it.",
         "  lesson-credit export-gptme ~/agent/state/lesson-thompson/",
     )
     p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")

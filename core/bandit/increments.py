@@ -1,10 +1,12 @@
 """Another tool's update of the workspace's `bandit-state.json` (gptme's bandit loads the file, adds a
 session's update, saves it): what it added over the numbers we last wrote, sealed in a copy
-(`.cache/bandit-state-written`), logged as an increments event (docs/format.md §5.5)."""
+(`.cache/bandit-state-written`), logged as an increments event (docs/format.md §5.5). A file
+`export-gptme` wrote elsewhere: its numbers logged (an export event, §5.8), the base of its import."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +14,7 @@ import msgspec
 
 from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, _num, _number, file_sessions
 from lesson_credit.core.base.sealed import seal, unseal
+from lesson_credit.core.log.events import EXPORT, FileNumbers
 
 WRITTEN_MAGIC = b"lesson-credit state-written 2\n"  # .cache/bandit-state-written: what we last wrote
 OLD_WRITTEN_MAGIC = b"lesson-credit state-written 1\n"  # its arms only (no total_sessions)
@@ -103,13 +106,59 @@ def increments(state: dict[str, Any], written: dict[str, Counts]) -> dict[str, C
 _COUNT_KEYS = ("alpha", "beta", "total_selections", "total_rewards")
 
 
+def _counts(arms: dict[str, Counts]) -> dict[str, dict[str, float | int]]:
+    return {arm: {"alpha": a, "beta": b, "n": n, "rewards": r} for arm, (a, b, n, r) in arms.items()}
+
+
 def increments_event(
-    arms: dict[str, Counts], timestamp: str, sessions: int = 0, source: str = GPTME_BANDIT
+    arms: dict[str, Counts],
+    timestamp: str,
+    sessions: int = 0,
+    source: str = GPTME_BANDIT,
+    seen: FileNumbers | None = None,
 ) -> dict[str, Any]:
     """The log's record of another tool's increments (docs/format.md §5.5): a prior event that adds;
-    `sessions`, the sessions it counted meanwhile (written when not 0)."""
-    payload = {arm: {"alpha": a, "beta": b, "n": n, "rewards": r} for arm, (a, b, n, r) in arms.items()}
-    event = {"type": "prior", "increments": True, "source": source, "timestamp": timestamp, "arms": payload}
+    `sessions`, the sessions it counted meanwhile (written when not 0); `seen`, from a file `export-gptme`
+    wrote: the numbers of its keys that changed, as the file has them now (the base of its next import)."""
+    event = {"type": "prior", "increments": True, "source": source, "timestamp": timestamp, "arms": _counts(arms)}
     if sessions:
         event["sessions"] = sessions
+    if seen is not None:
+        event["seen"] = _plain(seen)
     return event
+
+
+def exported_numbers(payload: dict[str, Any], path: str) -> FileNumbers:
+    """The numbers of the state file `payload` that `export-gptme` writes at `path`, per key as written,
+    its `created` (gptme keeps it: how the file is known again) and total_sessions."""
+    arms = payload.get("arms") or {}
+    numbers = {
+        key: (arm["alpha"], arm["beta"], arm["total_selections"], arm["total_rewards"]) for key, arm in arms.items()
+    }
+    return FileNumbers(path, payload["created"], numbers, file_sessions(payload))
+
+
+def export_event(numbers: FileNumbers, timestamp: str) -> dict[str, Any]:
+    """The log's record of what `export-gptme` wrote to a file other than the workspace's own
+    (docs/format.md §5.8): no evidence, the base of a later import of that file."""
+    return {"type": EXPORT, "timestamp": timestamp, **_plain(numbers)}
+
+
+def _plain(n: FileNumbers) -> dict[str, Any]:
+    return {"path": n.path, "created": n.created, "arms": _counts(n.arms), "sessions": n.sessions}
+
+
+def file_counts(state: dict[str, Any], keys: Iterable[str]) -> dict[str, Counts]:
+    """The numbers of `keys` in the state file `state`, as `increments` read them (a field it lacks at
+    gptme's default for a new arm)."""
+    arms = state["arms"]
+    found: dict[str, Counts] = {}
+    for key in keys:
+        a, b, n, r = (arms[key].get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True))
+        found[key] = (float(a), float(b), int(n), int(r))
+    return found
+
+
+def written_of(numbers: FileNumbers) -> Written:
+    """What an exported file holds as far as the log knows, as the base of its increments."""
+    return Written(numbers.arms, numbers.sessions, numbers.created)

@@ -40,6 +40,7 @@ from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log import halves, logcheck, snapshot
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.parts import Extent, Part, attach_part, encode_part, part_extents
 from lesson_credit.core.log.sections import CacheDamaged, Section, SectionSource
@@ -49,8 +50,8 @@ from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
 # events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database;
 # 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first;
-# 14: the sessions prior and increment events name
-CACHE_VERSION = 14
+# 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote
+CACHE_VERSION = 15
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
@@ -115,7 +116,8 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "increments": {arm: list(added) for arm, added in index.increments.items()},
-        "sessions": [index.prior_sessions, index.added_sessions],
+        "sessions": [list(index.prior_from.items()), list(index.prior_counts.items()), index.added_sessions],
+        "exports": index.exports.plain(),
         "retired": index.retired,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
         "grade_rows": index.grade_rows.tobytes(),
@@ -142,7 +144,11 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         index.increments = {
             str(arm): (float(v[0]), float(v[1]), int(v[2]), int(v[3])) for arm, v in p["increments"].items()
         }
-        index.prior_sessions, index.added_sessions = (int(count) for count in p["sessions"])
+        prior_from, prior_counts, added = p["sessions"]
+        index.prior_from = {str(arm): int(line) for arm, line in prior_from}
+        index.prior_counts = {int(line): int(count) for line, count in prior_counts}
+        index.added_sessions = int(added)
+        index.exports = Exports.of(p["exports"])
         index.retired = {str(arm): int(v) for arm, v in p["retired"].items()}
         index.problems = [LogProblem(int(line), str(reason), sid) for line, reason, sid in p["problems"]]
         index.grade_rows = array("q")

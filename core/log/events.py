@@ -17,6 +17,7 @@ from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.ids import normalize_id
 
 SESSION, GRADE, SELECTION, PRIOR, RETIRE = "session", "grade", "selection", "prior", "retire"
+EXPORT = "export"  # what `export-gptme` wrote to another file: no evidence (docs/format.md §5.8)
 
 
 class InvalidEvent(UserError):
@@ -65,6 +66,9 @@ class RawEvent(msgspec.Struct, gc=False):
     increments: Any = None  # a prior event of increments (docs/format.md §5.5); Any: another tool's key is not refused
     source: Any = None
     sessions: Any = None  # a prior event's: the sessions the other tool counted (its total_sessions)
+    path: Any = None  # an export event's: the file it wrote
+    created: Any = None  # an export event's: the `created` of the file it wrote (gptme keeps it)
+    seen: Any = None  # an increments event's from an exported file: that file's numbers as the import read them
 
 
 _decoder = msgspec.json.Decoder(RawEvent)
@@ -111,6 +115,29 @@ class SelectionEvent:
     category: str | None = None  # the session's kind of work the draw was made for (a record without one takes it)
 
 
+FileCounts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards of one key of a file
+
+
+@dataclass(frozen=True)
+class FileNumbers:
+    """The numbers of a gptme state file `export-gptme` wrote (an export event), or of the keys an
+    import of it found changed (an increments event's `seen`), per key as the file names it."""
+
+    path: str
+    created: str
+    arms: dict[str, FileCounts]
+    sessions: int  # its total_sessions
+
+
+@dataclass(frozen=True)
+class ExportEvent:
+    """What `export-gptme` wrote to a file other than the workspace's own: no evidence (the fold
+    skips it), the base an import of that file takes gptme's increments from."""
+
+    timestamp: str | None
+    numbers: FileNumbers
+
+
 @dataclass(frozen=True)
 class PriorEvent:
     timestamp: str | None
@@ -119,6 +146,7 @@ class PriorEvent:
     increments: bool = False  # another tool's update of bandit-state.json: added after the fold, never replaced
     source: str | None = None  # who made the increments (`gptme-bandit`)
     sessions: int = 0  # the sessions the other tool counted: a file's total_sessions, or what an update added
+    seen: FileNumbers | None = None  # increments from an exported file: its numbers that changed, as read
 
 
 @dataclass(frozen=True)
@@ -130,7 +158,7 @@ class RetireEvent:
     arms: tuple[str, ...]
 
 
-Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent | RetireEvent
+Event = SessionEvent | GradeEvent | SelectionEvent | PriorEvent | RetireEvent | ExportEvent
 
 
 def _unit(value: float | None, what: str) -> float | None:
@@ -363,15 +391,57 @@ def to_event(raw: RawEvent) -> Event:
             arms[normalize_id(arm)] = (float(prior.alpha), float(prior.beta), int(prior.n))
             if prior.rewards:
                 rewards[normalize_id(arm)] = int(prior.rewards)
-        sessions = raw.sessions if raw.sessions is not None else 0
-        if isinstance(sessions, bool) or not isinstance(sessions, int) or not 0 <= sessions < 2**53:
-            raise InvalidEvent("prior event with 'sessions' not a whole number in [0, 2**53)")
-        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source, sessions)
+        sessions = _count(raw.sessions if raw.sessions is not None else 0, "prior event with 'sessions'")
+        seen = None
+        if raw.seen is not None:
+            if not added or not isinstance(raw.seen, dict):
+                raise InvalidEvent("'seen' is an increments event's object")
+            seen = _file_numbers(raw.seen, "'seen'")
+        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source, sessions, seen)
     if kind == RETIRE:
         if not raw.retired or not all(isinstance(arm, str) and normalize_id(arm) for arm in raw.retired):
             raise InvalidEvent("retire event without 'retired' lesson ids")
         return RetireEvent(raw.timestamp, tuple(normalize_id(arm) for arm in raw.retired))
+    if kind == EXPORT:
+        fields = {"path": raw.path, "created": raw.created, "sessions": 0 if raw.sessions is None else raw.sessions}
+        arms_of = {
+            key: {"alpha": a.alpha, "beta": a.beta, "n": a.n, "rewards": a.rewards}
+            for key, a in (raw.arms or {}).items()
+        }
+        return ExportEvent(raw.timestamp, _file_numbers({**fields, "arms": arms_of}, "export event"))
     raise InvalidEvent(f"unknown event type {kind!r}")
+
+
+def _count(value: Any, what: str) -> int:
+    """A whole number in [0, 2**53) (InvalidEvent naming `what` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**53:
+        raise InvalidEvent(f"{what} not a whole number in [0, 2**53)")
+    return value
+
+
+def _file_numbers(data: dict[str, Any], what: str) -> FileNumbers:
+    """An export event's numbers, or an increments event's `seen`: `path` and `created` strings, `arms`
+    an object of {alpha, beta (finite, >= 0), n, rewards (counts)} per key, `sessions` a count."""
+    path, created, arms = data.get("path"), data.get("created"), data.get("arms")
+    if not isinstance(path, str) or not path or not isinstance(created, str) or not isinstance(arms, dict):
+        raise InvalidEvent(f"{what} needs 'path' and 'created' strings and an 'arms' object")
+    counts: dict[str, FileCounts] = {}
+    for key, arm in arms.items():
+        numbers: list[Any] = [
+            arm.get(name) if isinstance(arm, dict) else None for name in ("alpha", "beta", "n", "rewards")
+        ]
+        if not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in numbers):
+            raise InvalidEvent(f"{what}: {key!r} needs numbers alpha, beta, n and rewards")
+        a, b, n, r = numbers
+        if not (a >= 0 and b >= 0 and math.isfinite(a + b)) or n != int(n) or r != int(r):
+            raise InvalidEvent(f"{what}: {key!r} needs finite alpha and beta >= 0 and whole counts")
+        counts[key] = (
+            float(a),
+            float(b),
+            _count(int(n), f"{what}: {key!r} n"),
+            _count(int(r), f"{what}: {key!r} rewards"),
+        )
+    return FileNumbers(path, created, counts, _count(data.get("sessions", 0), f"{what}: 'sessions'"))
 
 
 def encode(record: dict[str, Any]) -> bytes:

@@ -27,6 +27,7 @@ from lesson_credit.core.log.events import (
     PRIOR,
     SESSION,
     Event,
+    ExportEvent,
     GradeEvent,
     InvalidEvent,
     PriorEvent,
@@ -41,6 +42,7 @@ from lesson_credit.core.log.events import (
     session_columns,
     to_event,
 )
+from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
 from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs
 from lesson_credit.core.log.store import LogProblem
@@ -109,10 +111,10 @@ class LogIndex:
         self.prior_rewards: dict[str, int] = {}
         # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
         self.increments: dict[str, tuple[float, float, int, int]] = {}
-        # sessions other tools counted: the most a prior event names (a file imported again names its
-        # earlier sessions too), and the sum of increment events' (each names only the sessions it added)
-        self.prior_sessions = 0
-        self.added_sessions = 0
+        self.prior_from: dict[str, int] = {}  # arm -> the line of the prior event its prior comes from
+        self.prior_counts: dict[int, int] = {}  # line of a prior event in force -> sessions its file counted
+        self.added_sessions = 0  # sessions other tools counted, as increments events say
+        self.exports = Exports()  # what export-gptme wrote to other files, as far as the log knows
         self.problems: list[LogProblem] = []
         self.end = 0  # bytes of the log consumed
         self.lines = 0  # lines of the log consumed
@@ -126,6 +128,11 @@ class LogIndex:
     @property
     def n_sessions(self) -> int:
         return len(self.session_base)
+
+    @property
+    def prior_sessions(self) -> int:
+        """The sessions counted by the files of the prior events in force, added up (docs/format.md §5.5)."""
+        return sum(self.prior_counts.values())
 
     def _strings(self) -> tuple[Objects[Any], ...]:
         return (
@@ -361,9 +368,9 @@ class LogIndex:
     def part(self) -> dict[str, Any] | None:
         """What this index read of a later stretch of the log, as plain values for `add_part` (a
         child process's read, core/log/halves.py); None when the stretch held more than sessions,
-        grades and selections (an increments event naming no arm too) or had a problem (the stretch is
-        then read again in order)."""
-        if self.problems or self.priors or self.increments or self.added_sessions or self.retired:
+        grades and selections (an increments event naming no arm, an export too) or had a problem (the
+        stretch is then read again in order)."""
+        if self.problems or self.priors or self.increments or self.added_sessions or self.retired or self.exports:
             return None
         return {
             "arm_ids": self.arm_ids,
@@ -467,12 +474,20 @@ class LogIndex:
                 sum_a, sum_b, sum_n, sum_r = self.increments.get(lesson_id, (0.0, 0.0, 0, 0))
                 self.increments[lesson_id] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
             self.added_sessions += event.sessions
+            if event.seen is not None:
+                self.exports.seen(line, event.seen)
         elif isinstance(event, PriorEvent):
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
                 self.priors[lesson_id] = prior
                 self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
-            self.prior_sessions = max(self.prior_sessions, event.sessions)
+                self.prior_from[lesson_id] = line
+            in_force, counts = set(self.prior_from.values()), self.prior_counts
+            gone = [count for at, count in counts.items() if at not in in_force]  # wholly replaced: the file again
+            self.prior_counts = {at: n for at, n in counts.items() if at in in_force}
+            self.prior_counts[line] = max([event.sessions, *gone])
+        elif isinstance(event, ExportEvent):  # no evidence: the base of a later import of that file
+            self.exports.exported(line, event.numbers)
 
     def session(self, row: int) -> SessionEvent:
         """The session event at a row, rebuilt from the columns."""

@@ -7,7 +7,8 @@ file). Its methods come in rooms, each a module that delegates to the code that 
 - `base`: the folder, settings, event store and the log as read so far (`lesson_credit.core.reader`);
 - `reading`: tables, sessions, grades, explanations (`core.views`);
 - `analysis`: the joint fit, effects, leave-one-out, P(top-k) (`core.analysis`, `core.attribution`);
-- `state_file`: gptme's `bandit-state.json` after each write, its export and import (`core.bandit.interop`);
+- `state_file`: gptme's `bandit-state.json` after each write (`core.bandit.interop`);
+- `gptme_files`: `export-gptme` (an export to another file logged) and `import-gptme`;
 - `writing`: selections (`core.selection_draw`), sessions (`core.commands`), grades and undo
   (`core.grading`), priors and settings, each appended under the log's lock.
 """

@@ -1,4 +1,4 @@
-"""gptme's `bandit-state.json`: rewritten from the log after each write, exported, imported.
+"""gptme's `bandit-state.json`: rewritten from the log after each write (export and import: gptme_files).
 
 The state file is derived: a write whose event reached the log has succeeded, and a state file
 that could not be rewritten is a warning (`_after_write` returns them). When another tool
@@ -9,17 +9,12 @@ that could not be rewritten is a warning (`_after_write` returns them). When ano
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lesson_credit.core import commands
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
-from lesson_credit.core.bandit.interop import ImportReport
-from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import StoreUnavailable, atomic_write
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.events import encode
@@ -120,12 +115,12 @@ class StateFile(Analysis):
         tool's update of the file is kept as it is, not logged."""
         self._keeper(self._written_path())(payload)
 
-    def _keeper(self, where: Path, cached: bool = True) -> Callable[[dict[str, Any]], None]:
-        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort); `cached`:
-        a cache's (none kept with the caches off), else a record's (an export's, `_exported`)."""
+    def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
+        """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort; none
+        with the caches off)."""
 
         def keep(payload: dict[str, Any]) -> None:
-            if cached and not self._reader.caches:
+            if not self._reader.caches:
                 return
             try:
                 atomic_write(where, foreign.written_copy(payload), self.guard)
@@ -156,7 +151,7 @@ class StateFile(Analysis):
 
     def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
         """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the
-        caches off)."""
+        caches off; `cached` False: a copy an earlier version kept of an export, in `exports/`)."""
         if cached and not self._reader.caches:
             return None
         try:
@@ -285,138 +280,3 @@ class StateFile(Analysis):
         """The event store as `bandit-state.json` names it (interop.SOURCE_KEY): None for the
         workspace's file, `database <store id>` for a database."""
         return self.log.identity()
-
-    def export_gptme(self, path: Path | str) -> Path:
-        """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder); onto the
-        workspace's own file, that file is ours again (its copy kept), written as every rewrite of it
-        is: under the writers' lock, from the log as it is under it (never over a later write's file)."""
-        target = interop.export_target(path)
-        if target.resolve() != self.state_path:  # its copy kept: importing it back logs only what came since
-            self._refuse_over_updates(target)
-            keep = self._keeper(self._exported(target), cached=False)
-            return interop.export_state(target, lambda: self._fresh_state({}), keep)
-        with self.log.locked():
-            self.refresh()
-            if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
-                raise WorkspaceError(f"{missing}; nothing exported")
-            try:  # another tool's update of it is logged first, as every write's rewrite does
-                self.warnings.extend(self._log_foreign_update(locked=True)[1])
-            except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)
-                self.warnings.append(
-                    f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
-                    "the log's posteriors, as asked (that update is lost)"
-                )
-            style = interop.read_state(target)  # onto our own file: its key style is kept
-            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
-
-    def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
-        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`):
-        arms of exactly gptme-sessions' keys; what `style` holds beside its arms (gptme's per-context
-        arms, its `created`) kept, and its total_sessions never less than `style`'s (gptme counts on)."""
-        keys = self.state_keys(style)
-        beside = {key: value for key, value in style.items() if key not in ("arms", interop.SOURCE_KEY)}
-        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
-
-    def import_gptme(self, path: Path) -> ImportReport:
-        """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
-        already (docs/format.md §7): this workspace's own file as we wrote it or agreeing with the log,
-        a file of ours that agrees with it, or the content of the priors already imported (the report's
-        `skipped` says why, nothing logged). This workspace's own file changed by gptme's bandit: its
-        increments are logged (as every write does). WorkspaceError when its evidence cannot be told
-        apart from the log's."""
-        with self.log.locked():
-            self.refresh()
-            own = Path(path).resolve() == self.state_path
-            existing = interop.read_state(Path(path))
-            keys = self.state_keys(existing)
-            agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
-            if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
-                if self._written() is None:
-                    raise WorkspaceError(
-                        f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
-                        "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "
-                        "nothing logged"
-                    )
-                said = self._after_write()  # (said once, as what the import did: not a warning too)
-                return ImportReport(str(path), (), skipped=" ".join(said) or None)
-            if own and (agrees or interop.written_by_us(existing)):
-                why = f"{path} is written from this workspace's log: nothing to import"
-                return ImportReport(str(path), (), skipped=why)
-            report = interop.read_import(Path(path), self.library())
-            if not own and (exported := self._export_copy(Path(path), existing)) is not None:
-                return self._import_exported(Path(path), existing, exported)  # (the sessions it counted too)
-            if agrees and interop.STAMP_KEY in existing:
-                return replace(
-                    report,
-                    skipped=f"{path} was written by lesson-credit and agrees with the log: its "
-                    "evidence is in it already; nothing imported",
-                )
-            if self._reader.index.priors and self._imported_already(report):
-                return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
-            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
-            self.warnings.extend(self._append(event, adopted=own))
-            return report
-
-    def _exported(self, target: Path) -> Path:
-        """Where the copy of what `export-gptme` wrote at `target` (another file than the own) is kept: in
-        `exports/`, not `.cache/`: no log event holds what an export wrote, so the copy is a record, not
-        derived (deleted, an import of that file after gptme's updates counts the log's evidence twice)."""
-        digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        return self.state_dir / "exports" / digest
-
-    def _export_copy(self, path: Path, existing: dict[str, Any]) -> foreign.Written | None:
-        """The copy of what `export-gptme` wrote at `path` while the file there (`existing`) is still that
-        export: gptme keeps its `created`, and another bandit's file put in its place has its own (the
-        stale copy is then dropped). None: no copy, or not that file any more."""
-        where = self._exported(path)
-        copy = self._copy(where, cached=False)
-        if copy is not None and copy.created is not None and existing.get("created") != copy.created:
-            with contextlib.suppress(OSError):
-                where.unlink()
-            return None
-        return copy
-
-    def _refuse_over_updates(self, target: Path) -> None:
-        """`export-gptme` onto a file it wrote before is refused (one line, nothing written) while gptme's
-        bandit has updated arms there since: those sessions would be lost; `import-gptme` logs them. A
-        file changed otherwise, or another one, is replaced as asked."""
-        existing = interop.read_state(target)
-        if not existing or (copy := self._export_copy(target, existing)) is None:
-            return
-        try:
-            added, sessions = self.foreign_increments(existing, copy)
-        except interop.InteropError:
-            return
-        if added or sessions:  # (a session counted that moved no arm: the count would go back)
-            raise WorkspaceError(
-                f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
-                f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
-            )
-
-    def _import_exported(self, path: Path, existing: dict[str, Any], exported: foreign.Written) -> ImportReport:
-        """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only
-        what gptme's bandit added to it since is logged (an increments event), then its copy follows it."""
-        try:
-            added, sessions = self.foreign_increments(existing, exported)
-        except interop.InteropError as exc:
-            raise WorkspaceError(
-                f"{path} was exported from this workspace's log and changed since otherwise than by another "
-                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
-                f"(if it is another bandit's file now, delete {self._exported(path)} and import it again)"
-            ) from None
-        if not added and not sessions:
-            return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
-        self.warnings.extend(self._append(foreign.increments_event(added, self.now_iso(), sessions)))
-        self._keeper(self._exported(path), cached=False)(existing)
-        what = f"to {len(added)} arm(s)" if added else f"{sessions} session(s) counted, no arm moved"
-        why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
-        return ImportReport(str(path), (), skipped=why)
-
-    def _imported_already(self, report: ImportReport) -> bool:
-        """Whether every arm of `report` is the prior in force for its lesson (an import of the same content)."""
-        index = self._reader.index
-        arms, rewards = report.prior()
-        return report.sessions <= index.prior_sessions and all(
-            index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
-            for arm, prior in arms.items()
-        )

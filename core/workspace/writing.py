@@ -23,7 +23,7 @@ from lesson_credit.core.views import (
     GradeRecord,
     PosteriorTable,
 )
-from lesson_credit.core.workspace.state_file import StateFile
+from lesson_credit.core.workspace.gptme_files import GptmeFiles
 
 CONFIG_ATTEMPTS = 3  # saves of config.toml tried while an editor keeps saving it meanwhile
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     from lesson_credit.core.bandit.select import Selection
 
 
-class Writing(StateFile):
+class Writing(GptmeFiles):
     """Every write: a selection, a session, a grade or an undo, a prior, the settings."""
 
     def select(

@@ -307,3 +307,28 @@ def test_the_sessions_other_tools_counted_come_back_from_the_cache(tmp_path: Pat
     assert isinstance(ws.log, EventLog)  # the workspace's JSONL file
     assert LogCache(ws.log).path.exists()
     assert Workspace(tmp_path).posterior().total_sessions == 63
+
+
+def test_what_exports_wrote_comes_back_from_the_cache(tmp_path: Path) -> None:
+    """An export event's numbers, and those a later import of that file saw changed (its increments
+    event's `seen`), read from the cache as parsed: the base of the next import of that file."""
+    exported = {"a.md": {"alpha": 1.5, "beta": 2.0, "n": 1, "rewards": 0}, "b.md": {"alpha": 1, "beta": 1, "n": 0}}
+    seen = {"path": "/x.json", "created": "c", "arms": {"b.md": {"alpha": 2, "beta": 1, "n": 1, "rewards": 1}}}
+    added = {"b.md": {"alpha": 1, "beta": 0, "n": 1, "rewards": 1}}
+    lines = _history(20) + [
+        json.dumps({"type": "export", "path": "/x.json", "created": "c", "arms": exported, "sessions": 18}),
+        json.dumps(
+            {"type": "prior", "increments": True, "arms": added, "sessions": 1, "seen": {**seen, "sessions": 19}}
+        ),
+    ]
+    ws = _make(tmp_path, lines)
+    numbers = _numbers(ws)
+    # a.md as exported; b.md from Beta(1, 1) n 0 to the Beta(2, 1) n 1 the import saw; 18 + 1 sessions
+    expected = ({"a.md": (1.5, 2.0, 1, 0), "b.md": (2.0, 1.0, 1, 1)}, 19)
+    parsed = ws._reader.index.exports.base("c", "/elsewhere.json")  # (found by `created`)
+    assert parsed is not None and (parsed.arms, parsed.sessions) == expected
+    assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
+    again = Workspace(tmp_path)
+    assert _numbers(again) == numbers
+    cached = again._reader.index.exports.base("c", "/x.json")
+    assert cached is not None and (cached.arms, cached.sessions) == expected

@@ -1,0 +1,204 @@
+"""gptme's `bandit-state.json` files: `export-gptme` writes the posteriors as one, `import-gptme` logs one.
+
+An export to a file other than the workspace's own is logged (an export event, docs/format.md §5.8,
+holding the numbers it wrote), so that the log alone tells an import of that file, once gptme's
+bandit has updated it, what is new: only that is logged (increments). The log's evidence in the
+exported numbers is never counted twice, whatever local files are gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from lesson_credit.core import commands
+from lesson_credit.core.bandit import increments as foreign
+from lesson_credit.core.bandit import interop
+from lesson_credit.core.bandit.interop import ImportReport
+from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.workspace.state_file import StateFile
+
+
+class GptmeFiles(StateFile):
+    """`export-gptme` and `import-gptme`."""
+
+    def export_gptme(self, path: Path | str) -> Path:
+        """Write the posteriors as a gptme `bandit-state.json` at `path` (or in it, a folder); onto
+        another file than the workspace's own, its numbers are logged first (`_export_elsewhere`);
+        onto the own, that file is ours again (its copy kept), written as every rewrite of it is: under
+        the writers' lock, from the log as it is under it (never over a later write's file)."""
+        target = interop.export_target(path)
+        with self.log.locked():
+            self.refresh()
+            if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
+                raise WorkspaceError(f"{missing}; nothing exported")
+            if target.resolve() != self.state_path:
+                return self._export_elsewhere(target)
+            try:  # another tool's update of it is logged first, as every write's rewrite does
+                self.warnings.extend(self._log_foreign_update(locked=True)[1])
+            except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)
+                self.warnings.append(
+                    f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
+                    "the log's posteriors, as asked (that update is lost)"
+                )
+            style = interop.read_state(target)  # onto our own file: its key style is kept
+            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
+
+    def _export_elsewhere(self, target: Path) -> Path:
+        """Under the writers' lock: refused while gptme's bandit has updated the file there since an
+        export wrote it (`_refuse_over_updates`); else an export event holding the numbers about to be
+        written is appended, then the file is written (a file not written after its event is logged
+        holds nothing an import could take for it: its `created` is new)."""
+        self._refuse_over_updates(target)
+
+        def log_export(payload: dict[str, Any]) -> None:
+            self._log_export(foreign.exported_numbers(payload, str(target.resolve())))
+
+        written = interop.export_state(target, lambda: self._fresh_state({}), log_export)
+        with contextlib.suppress(OSError):  # an earlier version's copy of an export there: the log says it now
+            self._legacy_copy(target).unlink()
+        return written
+
+    def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
+        """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`):
+        arms of exactly gptme-sessions' keys; what `style` holds beside its arms (gptme's per-context
+        arms, its `created`) kept, and its total_sessions never less than `style`'s (gptme counts on)."""
+        keys = self.state_keys(style)
+        beside = {key: value for key, value in style.items() if key not in ("arms", interop.SOURCE_KEY)}
+        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
+
+    def import_gptme(self, path: Path) -> ImportReport:
+        """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
+        already (docs/format.md §7): this workspace's own file as we wrote it or agreeing with the log,
+        a file of ours that agrees with it, or the content of the priors already imported (the report's
+        `skipped` says why, nothing logged). This workspace's own file changed by gptme's bandit: its
+        increments are logged (as every write does); a file an export wrote (the log says so): only what
+        was added to it since. WorkspaceError when its evidence cannot be told apart from the log's."""
+        with self.log.locked():
+            self.refresh()
+            own = Path(path).resolve() == self.state_path
+            existing = interop.read_state(Path(path))
+            keys = self.state_keys(existing)
+            agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
+            if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
+                if self._written() is None:
+                    raise WorkspaceError(
+                        f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
+                        "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "
+                        "nothing logged"
+                    )
+                said = self._after_write()  # (said once, as what the import did: not a warning too)
+                return ImportReport(str(path), (), skipped=" ".join(said) or None)
+            if own and (agrees or interop.written_by_us(existing)):
+                why = f"{path} is written from this workspace's log: nothing to import"
+                return ImportReport(str(path), (), skipped=why)
+            report = interop.read_import(Path(path), self.library())
+            if not own and (exported := self._export_base(Path(path), existing)) is not None:
+                return self._import_exported(Path(path), existing, exported)  # (the sessions it counted too)
+            if agrees and interop.STAMP_KEY in existing:
+                return replace(
+                    report,
+                    skipped=f"{path} was written by lesson-credit and agrees with the log: its "
+                    "evidence is in it already; nothing imported",
+                )
+            if self._reader.index.priors and self._imported_already(report):
+                return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
+            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
+            self.warnings.extend(self._append(event, adopted=own))
+            return report
+
+    def _export_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
+        """What the file at `path` (parsed: `existing`) holds of the log's, when `export-gptme` wrote it:
+        the numbers the log tells for the file of its `created` (gptme keeps it; another bandit's file
+        has its own): the export's, or those an import of it saw last. None: no export wrote it. The
+        caller holds the writers' lock: a copy an earlier version kept of the export is logged first."""
+        created = existing.get("created")
+        if not isinstance(created, str):
+            return None
+        return self._reader.index.exports.base(created, str(path.resolve())) or self._adopt_legacy(path, existing)
+
+    def _legacy_copy(self, target: Path) -> Path:
+        """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""
+        digest = hashlib.sha256(str(target.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self.state_dir / "exports" / digest
+
+    def _adopt_legacy(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
+        """The numbers of an export an earlier version kept a copy of (in `exports/`, no event logged),
+        when the file at `path` is still that export (the copy's `created`, if it kept one, is the
+        file's): logged as an export event (under the caller's lock), the copy then deleted. None: no
+        such copy (another bandit's file in its place: its stale copy is deleted)."""
+        where = self._legacy_copy(path)
+        copy = self._copy(where, cached=False)
+        created = existing.get("created")
+        if copy is None or not isinstance(created, str) or copy.created not in (None, created):
+            with contextlib.suppress(OSError):
+                where.unlink()
+            return None
+        sessions = interop.file_sessions(existing) if copy.sessions is None else copy.sessions
+        numbers = FileNumbers(str(path.resolve()), created, copy.arms, sessions)
+        self._log_export(numbers)
+        with contextlib.suppress(OSError):
+            where.unlink()
+        return numbers
+
+    def _log_export(self, numbers: FileNumbers) -> None:
+        """Append an export event (the caller holds the writers' lock), and read it."""
+        self.log.append(encode(foreign.export_event(numbers, self.now_iso())))
+        self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
+        self.refresh()
+
+    def _refuse_over_updates(self, target: Path) -> None:
+        """`export-gptme` onto a file it wrote before is refused (one line, nothing written) while gptme's
+        bandit has updated arms there since: those sessions would be lost; `import-gptme` logs them. A
+        file changed otherwise, or another one, is replaced as asked. The caller holds the lock."""
+        existing = interop.read_state(target)
+        if not existing or (exported := self._export_base(target, existing)) is None:
+            return
+        try:
+            added, sessions = self.foreign_increments(existing, foreign.written_of(exported))
+        except interop.InteropError:
+            return
+        if added or sessions:  # (a session counted that moved no arm: the count would go back)
+            raise WorkspaceError(
+                f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
+                f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
+            )
+
+    def _import_exported(self, path: Path, existing: dict[str, Any], exported: FileNumbers) -> ImportReport:
+        """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only
+        what gptme's bandit added to it since is logged (an increments event), with the numbers of the
+        keys it changed as the file has them now (`seen`: the base of the next import of it)."""
+        written = foreign.written_of(exported)
+        try:
+            changed = foreign.increments(existing, written.arms)
+            added, sessions = self.foreign_increments(existing, written)
+        except interop.InteropError as exc:
+            raise WorkspaceError(
+                f"{path} was exported from this workspace's log and changed since otherwise than by another "
+                f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
+                f'(if it is another bandit\'s file now, remove its "created" and import it again)'
+            ) from None
+        if not added and not sessions:
+            return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
+        count = max(interop.file_sessions(existing), exported.sessions)
+        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, changed), count)
+        event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
+        self.warnings.extend(self._append(event))
+        what = f"to {len(added)} arm(s)" if added else f"{sessions} session(s) counted, no arm moved"
+        why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
+        return ImportReport(str(path), (), skipped=why)
+
+    def _imported_already(self, report: ImportReport) -> bool:
+        """Whether every arm of `report` is the prior in force for its lesson, from an import that counted
+        as many sessions or more (an import of the same content)."""
+        index = self._reader.index
+        arms, rewards = report.prior()
+        counted = max((index.prior_counts.get(index.prior_from.get(arm, -1), 0) for arm in arms), default=0)
+        return report.sessions <= counted and all(
+            index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
+            for arm, prior in arms.items()
+        )

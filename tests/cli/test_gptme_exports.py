@@ -1,0 +1,219 @@
+"""export-gptme to another file (gptme's own bandit in another folder), gptme's sessions there, import-gptme of
+that file: the log alone says what the export wrote (an export event), so only what gptme added since is
+logged, whatever local files are gone (`state/lesson-thompson/exports/` is gitignored: a fresh clone, `git
+clean -fdx` or a teammate's machine has none). The numbers of each test are worked out by hand in its comments."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lesson_credit.core.bandit.increments import written_copy
+from lesson_credit.core.log.events import ExportEvent, InvalidEvent, decode_event
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace
+
+GIT, QUOTE, PLAIN = "tools/git.md", "tools/quote.md", "workflow/plain.md"
+S1 = {"type": "session", "session_id": "s1", "base_reward": 0.8, "lessons": [{"path": GIT, "salience": 1.0}]}
+
+
+def ok(*argv: str) -> str:
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    return out
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A workspace whose log holds s1: git rewarded 0.8 at salience 1, so git is Beta(1.8, 1.2), n 1."""
+    return make_workspace(tmp_path, BASIC_LESSONS, events=[S1], journals={"j.txt": BASIC_JOURNAL}, name="ws")
+
+
+def gptme_update(path: Path, arms: dict[str, tuple[float, float, int, int]], sessions: int = 1) -> None:
+    """gptme's bandit saving its sessions on a file: each arm's alpha, beta, total_selections and total_rewards
+    go up by the numbers given (an arm it lacks starts at Beta(1, 1)), total_sessions by `sessions`, and it
+    saves only its own keys (our stamp is gone)."""
+    state = json.loads(path.read_text())
+    for key, (a, b, n, r) in arms.items():
+        arm = state["arms"].setdefault(key, {"arm_id": key, "alpha": 1.0, "beta": 1.0, "total_selections": 0,
+                                             "total_rewards": 0, "last_updated": ""})  # fmt: skip
+        arm.update(alpha=arm["alpha"] + a, beta=arm["beta"] + b)
+        arm["total_selections"] += n
+        arm["total_rewards"] += r
+    state["total_sessions"] += sessions
+    path.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+
+
+def forget_local_copies(root: Path) -> None:
+    """What a fresh clone lacks: the gitignored `exports/` and `.cache/` beside the log."""
+    for name in ("exports", ".cache"):
+        shutil.rmtree(root / STATE_REL.parent / name, ignore_errors=True)
+
+
+def posteriors(root: Path) -> dict[str, tuple[float, float, int]]:
+    out = ok("status", "--workspace", str(root), "--json")
+    return {r["path"]: (r["alpha"], r["beta"], r["n"]) for r in json.loads(out)["lessons"] if r["n"]}
+
+
+def events(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()]
+
+
+def test_an_export_imported_back_without_its_copy_counts_the_logs_evidence_once(root: Path, tmp_path: Path) -> None:
+    """With `exports/` gone the import took the exported file for another bandit's and logged all of it as a
+    prior: s1's evidence, already in it, counted twice (git Beta(3.6, 1.4) n 3)."""
+    out_file = tmp_path / "gptme" / "bandit-state.json"
+    out_file.parent.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(out_file.parent))
+    gptme_update(out_file, {GIT: (1.0, 0.0, 1, 1)})  # one session of gptme's there, git rewarded
+    forget_local_copies(root)
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    # s1: Beta(1.8, 1.2) n 1; gptme's +1/+0 and one selection: Beta(2.8, 1.2) n 2
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2))}
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 2  # s1 and gptme's one
+
+
+def test_a_fresh_clone_of_the_workspace_imports_only_gptmes_update(root: Path, tmp_path: Path) -> None:
+    """A teammate's clone (no `exports/`, no `.cache/`), the gptme file copied to another path there: the
+    export event in the log, found by the file's `created` (gptme keeps it), is the base."""
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    gptme_update(out_file, {GIT: (0.0, 1.0, 1, 0), QUOTE: (1.0, 0.0, 1, 1)})  # QUOTE: a new arm, from Beta(1, 1)
+    clone = tmp_path / "clone"
+    shutil.copytree(root, clone, ignore=shutil.ignore_patterns("exports", ".cache"))
+    elsewhere = tmp_path / "teammate.json"
+    shutil.copy(out_file, elsewhere)
+    ok("import-gptme", "--workspace", str(clone), str(elsewhere))
+    # git: Beta(1.8, 1.2) n 1 + (0, 1, 1) = Beta(1.8, 2.2) n 2; quote: Beta(1, 1) + (1, 0, 1) = Beta(2, 1) n 1
+    assert posteriors(clone) == {GIT: pytest.approx((1.8, 2.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+def test_two_imports_after_two_updates_log_each_increment_once(root: Path, tmp_path: Path) -> None:
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    forget_local_copies(root)
+    gptme_update(out_file, {GIT: (0.1, 0.0, 1, 0)})
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    forget_local_copies(root)
+    gptme_update(out_file, {GIT: (0.2, 0.7, 1, 0), PLAIN: (1.0, 0.0, 1, 1)}, sessions=2)
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    log_before = (root / LOG_REL).read_bytes()
+    out = ok("import-gptme", "--workspace", str(root), str(out_file))  # nothing new: nothing logged
+    assert "nothing new" in out and (root / LOG_REL).read_bytes() == log_before
+    added = [(e["arms"], e.get("sessions")) for e in events(root) if e.get("increments")]
+    assert added == [
+        ({GIT: {"alpha": pytest.approx(0.1), "beta": 0.0, "n": 1, "rewards": 0}}, 1),
+        (
+            {
+                GIT: {"alpha": pytest.approx(0.2), "beta": pytest.approx(0.7), "n": 1, "rewards": 0},
+                PLAIN: {"alpha": 1.0, "beta": 0.0, "n": 1, "rewards": 1},
+            },
+            2,
+        ),
+    ]
+    # git: Beta(1.8, 1.2) n 1 + (0.1, 0, 1) + (0.2, 0.7, 1) = Beta(2.1, 1.9) n 3; plain: Beta(2, 1) n 1
+    assert posteriors(root) == {GIT: pytest.approx((2.1, 1.9, 3)), PLAIN: pytest.approx((2.0, 1.0, 1))}
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 4  # s1, gptme's 1 and 2
+
+
+def test_an_export_over_gptmes_unimported_updates_is_refused_without_the_copy(root: Path, tmp_path: Path) -> None:
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    gptme_update(out_file, {GIT: (1.0, 0.0, 1, 1)})
+    forget_local_copies(root)
+    before = out_file.read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(out_file))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "import-gptme" in err, (out, err)
+    assert out_file.read_bytes() == before
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    ok("export-gptme", "--workspace", str(root), str(out_file))  # imported: written again, from the log
+    assert json.loads(out_file.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.8)  # 1.8 + gptme's 1
+
+
+def test_the_commands_say_what_they_did_in_json(root: Path, tmp_path: Path) -> None:
+    out_file = tmp_path / "out.json"
+    out = ok("export-gptme", "--workspace", str(root), str(out_file), "--json")
+    assert json.loads(out) == {"wrote": str(out_file), "logged": True, "warnings": []}
+    exported = events(root)[-1]
+    assert (exported["type"], exported["path"], exported["sessions"]) == ("export", str(out_file.resolve()), 1)
+    assert exported["arms"][GIT] == {"alpha": pytest.approx(1.8), "beta": pytest.approx(1.2), "n": 1, "rewards": 1}
+    assert exported["created"] == json.loads(out_file.read_text())["created"]
+    gptme_update(out_file, {GIT: (1.0, 0.0, 1, 1)})
+    report = json.loads(ok("import-gptme", "--workspace", str(root), str(out_file), "--json"))
+    assert report["imported"] == 0 and report["arms"] == [] and report["warnings"] == []
+    assert (
+        report["skipped"]
+        == f"{out_file} was exported from this log: its updates since, to 1 arm(s), logged as increments"
+    )
+    assert events(root)[-1]["seen"]["arms"] == {
+        GIT: {"alpha": pytest.approx(2.8), "beta": pytest.approx(1.2), "n": 2, "rewards": 2}
+    }
+    own = json.loads(ok("export-gptme", "--workspace", str(root), str(root / STATE_REL), "--json"))
+    assert own == {"wrote": str(root / STATE_REL), "logged": False, "warnings": []}
+
+
+def test_an_export_event_moves_no_number(root: Path, tmp_path: Path) -> None:
+    before = posteriors(root)
+    ok("export-gptme", "--workspace", str(root), str(tmp_path / "out.json"))
+    assert events(root)[-1]["type"] == "export"
+    assert posteriors(root) == before == {GIT: pytest.approx((1.8, 1.2, 1))}
+
+
+def test_a_copy_an_earlier_version_kept_in_exports_is_logged_and_used(root: Path, tmp_path: Path) -> None:
+    """A workspace from before export events: its log holds no export, `exports/` its copy. The import
+    takes the copy as the base, logs it as an export event, and deletes it."""
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    lines = (root / LOG_REL).read_text().splitlines(keepends=True)
+    (root / LOG_REL).write_text("".join(lines[:-1]))  # the export event, as an earlier version wrote none
+    forget_local_copies(root)
+    digest = hashlib.sha256(str(out_file.resolve()).encode()).hexdigest()[:32]
+    legacy = root / STATE_REL.parent / "exports" / digest
+    legacy.parent.mkdir()
+    legacy.write_bytes(written_copy(json.loads(out_file.read_text())))
+    gptme_update(out_file, {GIT: (1.0, 0.0, 1, 1)})
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    assert not legacy.exists()
+    assert [e["type"] for e in events(root)][-2:] == ["export", "prior"]
+    forget_local_copies(root)
+    gptme_update(out_file, {GIT: (0.0, 1.0, 1, 0)})
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    # git: Beta(1.8, 1.2) n 1 + (1, 0, 1) + (0, 1, 1) = Beta(2.8, 2.2) n 3
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 2.2, 3))}
+
+
+def test_two_bandits_files_add_their_sessions_and_one_imported_again_does_not(root: Path, tmp_path: Path) -> None:
+    """The sessions imported files counted were the most any prior event named: a second bandit's file (other
+    arms) added none of its own. Each file's counts now, a file imported again counting once."""
+
+    def bandit(name: str, arm: str, total: int) -> Path:
+        path = tmp_path / name
+        entry = {"arm_id": arm, "alpha": 2.0, "beta": 1.0, "total_selections": 1, "total_rewards": 1}
+        path.write_text(json.dumps({"arms": {arm: entry}, "total_sessions": total, "created": name}))
+        return path
+
+    first, second = bandit("a.json", QUOTE, 40), bandit("b.json", PLAIN, 7)
+    ok("import-gptme", "--workspace", str(root), str(first))
+    ok("import-gptme", "--workspace", str(root), str(second))
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 48  # s1, 40 and 7
+    again = bandit("a.json", QUOTE, 42)  # the first bandit counted 2 more sessions, no arm moved
+    ok("import-gptme", "--workspace", str(root), str(again))
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 50  # s1, 42 and 7
+
+
+def test_an_export_event_that_is_not_one_is_a_bad_line() -> None:
+    good = {"type": "export", "path": "/x.json", "created": "c", "sessions": 2,
+            "arms": {GIT: {"alpha": 1.8, "beta": 1.2, "n": 1, "rewards": 1}}}  # fmt: skip
+    event = decode_event(json.dumps(good))
+    assert isinstance(event, ExportEvent) and event.numbers.arms == {GIT: (1.8, 1.2, 1, 1)}
+    for bad in ({"path": None}, {"created": 3}, {"sessions": -1}, {"arms": {GIT: {"alpha": -1, "beta": 1}}}):
+        with pytest.raises(InvalidEvent):
+            decode_event(json.dumps({**good, **bad}))
+    seen = {"path": "/x.json", "created": "c", "arms": {}, "sessions": 1.5}
+    with pytest.raises(InvalidEvent):
+        decode_event(json.dumps({"type": "prior", "increments": True, "arms": {}, "sessions": 1, "seen": seen}))
