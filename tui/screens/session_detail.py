@@ -203,7 +203,7 @@ class SessionDetailScreen(DataScreen):
             yield JournalView(id="journal")
             with Vertical(id="detail-side"):
                 yield ThemedTable(id="credits", cursor_type="row")
-                yield CreditPanel(id="credit-story")
+                yield CreditPanel("credit-story", id="credit-box")
                 yield BetaPlot(id="credit-plot")
         yield GradeBar(id="grade-bar")
         yield KeyFooter()
@@ -405,7 +405,7 @@ class SessionDetailScreen(DataScreen):
         if self.shown is None:
             return
         credit = next((c for c in self.credits() if c.path == self.focused_lesson), None)
-        story = self.query_one("#credit-story", CreditPanel)
+        story = self.query_one("#credit-box", CreditPanel)
         plot = self.query_one("#credit-plot", BetaPlot)
         if credit is None:
             story.story = None
