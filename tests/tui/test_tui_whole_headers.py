@@ -115,3 +115,84 @@ def test_the_name_column_takes_what_whole_columns_leave() -> None:
     # category's 9 (12+29+9 = 50 > 49) starts at the edge: 49-29 = 20
     assert name_column_width(7, [7, 2, 7, 8, 5, 9, 7], visible=49, keep=4) == 20
     assert name_column_width(7, [7, 2], visible=49, keep=2) is None  # every column fits
+
+
+def table_header(app: Any, table_id: str) -> list[str]:
+    """The words of a table's header row, as drawn (the table's region only)."""
+    table = app.screen.query_one(f"#{table_id}", ThemedTable)
+    return row_text(app, table.region.y)[table.region.x : table.region.right].split()
+
+
+ANALYSIS_HEADERS = {"lesson", "effect", "95%", "CI", "p", "BH", "with", "w/o", "naive", "Δ", "cat", "IPW", "flags"}
+
+
+async def test_every_analysis_header_is_whole_at_80_columns_in_every_sort_order(tmp_path: Path) -> None:
+    """The demo's ids are up to 35 cells (communication/escalate-when-blocked): on the old code `naive Δ`
+    showed in part at the table's edge, its header cut to "n". Sorted by a column further right, the ids
+    are cut (with an ellipsis) for the columns to w/o and the sort column."""
+    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "a")
+        await settle(pilot)
+        assert table_header(app, "loo-table") == ["lesson", "effect", "▼", "95%", "CI", "p", "BH", "with", "w/o"]
+        for presses in range(1, 11):  # every column as the sort column
+            burst(pilot, "o")
+            await settle(pilot)
+            header = table_header(app, "loo-table")
+            assert set(header) <= ANALYSIS_HEADERS | {"▼", "▲"}, header
+            if presses == 6:  # by cat: the ids cut to show it
+                assert header[-2:] == ["cat", "▼"], header
+                table = app.screen.query_one("#loo-table", ThemedTable)
+                first = row_text(app, table.region.y + 1)[table.region.x : table.region.right].split()[0]
+                assert first.endswith("…") and "workflow/resolve-merge-conflicts".startswith(first[:-1]), first
+
+
+async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
+    """On the old code Agreement's last column showed in part: "tp/fp" over "19" (19/13/0/0 cut), and the
+    kappa whole only by luck of the widths; Simulation's empty table showed "cumulative" of
+    `cumulative regret`."""
+    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "A")
+        await settle(pilot)
+        header = table_header(app, "agreement-table")
+        assert header == ["category", "a", "b", "n", "MAE", "Pearson", "Spearman", "kappa"], header
+        burst(pilot, "I", "m")
+        await settle(pilot)
+        header = table_header(app, "sim-table")
+        assert header == ["estimator", "spearman", "ρ", "precision@10", "harmful", "in", "bottom", "10%"], header
+
+
+async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tmp_path: Path) -> None:
+    """The demo's 2026-10-23-158 at 200x50: the credits table is 134 cells (the journal takes 66), 132 for
+    its columns (2 kept for a scrollbar); lesson 35, salience 10, weight, reward, Δα and Δβ 8 each and
+    hit 32 (their widest cells and padding) leave 23 to `missed`: 21 cells of "git add -a, unrelated
+    changes" and its padding. On the old code the column was as wide as its widest cell and the table's
+    edge cut it mid-word ("git add -a, unrelated ch")."""
+    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-23-158")
+        table = detail.query_one("#credits", ThemedTable)
+        first = row_text(app, table.region.y + 1)[table.region.x : table.region.right]
+        assert first.rstrip().endswith(" git add -a, unrelate…"), first
+        assert table.max_scroll_x == 0
+
+
+async def test_a_draft_grade_s_line_at_80x24_ends_in_an_ellipsis_where_it_is_cut(tmp_path: Path) -> None:
+    """The demo's 2026-10-23-158 drafted 0.5: "grade 0.6 (record:judge)  draft  0.5  not saved: c commits,
+    esc discards  · heuristic 0.47 · outcome 1.0" is 104 cells, the line 78 (80 less the bar's padding).
+    On the old code it wrapped at a space and showed its first line: it ended in "·", as if nothing came
+    after; now the line's last cell is an ellipsis."""
+    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-23-158")
+        burst(pilot, "5")
+        await settle(pilot)
+        status = detail.query_one("#grade-status")
+        line = row_text(app, status.region.y)[status.region.x : status.region.right]
+        # its first 77 cells, then the ellipsis
+        assert line == "grade 0.6 (record:judge)  draft  0.5  not saved: c commits, esc discards  · h…", line

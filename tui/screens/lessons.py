@@ -17,7 +17,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import ColumnKey
 
 from lesson_credit.tui.background import at_ui_priority
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
@@ -37,7 +36,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import name_column_width, sort_column_second
+from lesson_credit.tui.widths import sort_column_second
 from lesson_credit.tui.writes import Grading
 
 if TYPE_CHECKING:
@@ -387,19 +386,6 @@ class LessonsScreen(SortableScreen):
         self._fit_lesson_column()  # the fill measured every row's cells
         self._show_highlighted()
 
-    def _lesson_width(self, table: ThemedTable) -> int | None:
-        """The lesson column's width for the table's size: the columns after it whole or out of sight, and
-        the sort column, n, mean, interval and ranking in sight, the names cut if need be (the panel shows
-        the full id). None: as wide as the names (every column fits, or the table is not laid out yet)."""
-        order = [column.key.value for column in table.ordered_columns]
-        rest = [column.get_render_width(table) for column in table.ordered_columns[1:]]
-        names = table.ordered_columns[0].content_width + 2 * table.cell_padding  # its widest name (or header)
-        keep = max(order.index("effect"), order.index(self.sort_column)) if "effect" in order else 0
-        fits = names + sum(rest) <= table.size.width  # else a scrollbar below, a row fewer for the rows
-        scrolls = len(self.shown) + 1 + (0 if fits else 1) > table.size.height  # a scrollbar at the right
-        visible = table.size.width - (table.styles.scrollbar_size_vertical if scrolls else 0)
-        return name_column_width(names, rest, visible, keep)
-
     def on_resize(self) -> None:
         super().on_resize()
         self.call_after_refresh(self._fit_lesson_column)
@@ -410,18 +396,15 @@ class LessonsScreen(SortableScreen):
             self._fit_lesson_column()
 
     def _fit_lesson_column(self) -> None:
-        """The lesson column's width for the table's size (`_lesson_width`)."""
+        """The lesson column's width for the table's size: the columns after it whole or out of sight, and
+        the sort column, n, mean, interval and ranking in sight, the names cut if need be (the panel shows
+        the full id)."""
         if not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
-        column = table.columns.get(ColumnKey("lesson"))
-        if column is None or table.size.width <= 0:  # not laid out (yet): its Resized message fits it
-            return
-        width = self._lesson_width(table)
-        column.auto_width = width is None
-        column.width = column.width if width is None else width
-        table.refresh_column(0)
-        table._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
+        order = [column.key.value for column in table.ordered_columns]
+        if "effect" in order:
+            table.fit_first_column(max(order.index("effect"), order.index(self.sort_column)))
 
     def _listed(self) -> list[LessonRow]:
         """The view's rows the table lists: retired arms only after R (`status --all`)."""

@@ -17,6 +17,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from lesson_credit.tui.textual_private import keep_painted_lines, paint_count, replace_cells, skip_idle_measure
+from lesson_credit.tui.widths import name_column_width
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
 FILL_FIRST = 100  # rows a fill adds at once: more than a screenful
@@ -88,6 +89,8 @@ class ThemedTable(DataTable[Text]):
             # handler would bump its update count, and with it repaint every line on screen
             event.prevent_default()
         self._sized = event.size
+        if self._fit_keep is not None:
+            self.fit_first_column(self._fit_keep)
         self.post_message(self.Resized(self))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -96,6 +99,7 @@ class ThemedTable(DataTable[Text]):
         self._pending: dict[str, list[Text]] = {}  # rows of the last fill not added yet, in order, by key
         self._widened = False  # a row added since this was last reset widened a column
         self._sized = None  # the size the last Resize gave
+        self._fit_keep: int | None = None  # the last fit_first_column's `keep`: a resize fits again
 
     @property
     def filling(self) -> bool:
@@ -205,6 +209,28 @@ class ThemedTable(DataTable[Text]):
             widest[column_key] = max(widest.get(column_key, 0), cell.cell_len)
         for column_key, width in widest.items():
             self._widen_to(column_key, width)
+
+    def fit_first_column(self, keep: int) -> None:
+        """The first column (the names) as wide as `name_column_width` says for the table's size: no column
+        cut in part at the right edge, the first `keep` columns after the names in sight (the names cut,
+        with an ellipsis where their cells' overflow says so); again at each resize. Called after the rows
+        are added (their widths are the columns')."""
+        self._fit_keep = keep
+        columns = self.ordered_columns
+        if not columns or self.size.width <= 0:
+            return
+        names = columns[0].content_width + 2 * self.cell_padding
+        rest = [column.get_render_width(self) for column in columns[1:]]
+        fits = names + sum(rest) <= self.size.width  # else a scrollbar below, a row fewer for the rows
+        lines = self.row_count + len(self._pending) + (self.header_height if self.show_header else 0)
+        scrolls = lines + (0 if fits else 1) > self.size.height  # a scrollbar at the right
+        width = name_column_width(
+            names, rest, self.size.width - (self.styles.scrollbar_size_vertical if scrolls else 0), keep
+        )
+        columns[0].auto_width = width is None
+        columns[0].width = columns[0].width if width is None else width - 2 * self.cell_padding  # padding apart
+        self.refresh_column(0)
+        self._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
 
     def action_first_row(self) -> None:
         if self.row_count:
