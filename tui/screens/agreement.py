@@ -135,7 +135,7 @@ class AgreementScreen(DataScreen):
             table.add_column(label, key=label)
         for key, category, pair in self.rows:
             table.add_row(*pair_cells(category, pair), key=key)
-        table.fit_first_column(COLUMNS.index("kappa"))  # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
+        table.fit_name_column(COLUMNS.index("kappa"))  # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
         keys = [key for key, _, _ in self.rows]
         if keep in keys:
             table.move_cursor(row=keys.index(keep), animate=False)

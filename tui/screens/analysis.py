@@ -202,7 +202,7 @@ class AnalysisScreen(SortableScreen):
         """No column cut in part at the table's right edge ("n" for naive Δ at 80 columns), and the
         columns to w/o (and the sort column) in sight, the names cut if need be (the panel shows the id)."""
         order = list(SORTS)
-        self.query_one("#loo-table", ThemedTable).fit_first_column(
+        self.query_one("#loo-table", ThemedTable).fit_name_column(
             max(order.index("without"), order.index(self.sort_column))
         )
 

@@ -404,7 +404,7 @@ class LessonsScreen(SortableScreen):
         table = self.query_one("#lessons-table", ThemedTable)
         order = [column.key.value for column in table.ordered_columns]
         if "effect" in order:
-            table.fit_first_column(max(order.index("effect"), order.index(self.sort_column)))
+            table.fit_name_column(max(order.index("effect"), order.index(self.sort_column)))
 
     def _listed(self) -> list[LessonRow]:
         """The view's rows the table lists: retired arms only after R (`status --all`)."""

@@ -47,8 +47,8 @@ CREDIT_COLUMNS = (
     ("hit", "hit"),
     ("missed", "missed"),
 )
-# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name and the keywords
-# hit, whole (the help explains); Δα and Δβ are in "why this credit", and the keywords missed take what is left
+# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name (the help explains);
+# Δα and Δβ are in "why this credit"; the keywords missed, then hit, take what is left (all in "why this credit")
 NARROW_LABELS = {"salience": "sal", "weight": "wt"}
 NARROW_HIDDEN = ("d_alpha", "d_beta")
 
@@ -377,8 +377,12 @@ class SessionDetailScreen(DataScreen):
         # the keywords missed, last, take what is left of the table's line, then the keywords hit (each cut
         # with an ellipsis, not below its header): at 200 columns "git add -a, unrelated ch" was cut mid-word
         self._built_for = table.size.width  # not laid out yet (0): its first Resized builds it again
-        over = sum(widths[i] + 2 * table.cell_padding for i in shown) - ((table.size.width or self.size.width) - 2)
-        for i in reversed(shown[-2:]):  # 2 above: a scrollbar
+        limit = table.styles.max_height  # in cells: the table's scrollbar is there when its rows are more
+        scrollbar = 2 if limit is not None and len(rows) + 1 > limit.value else 0
+        over = (
+            sum(widths[i] + 2 * table.cell_padding for i in shown) - (table.size.width or self.size.width) + scrollbar
+        )
+        for i in reversed(shown[-2:]):
             cut = max(0, min(over, widths[i] - len(labels[i])))
             widths[i] -= cut
             over -= cut
