@@ -1,6 +1,7 @@
-"""At 80x24 every answer the dashboard gives is whole: a table's header names its column (no column shown in
-part at the table's right edge, "ra" for ranking), Help's wrapped descriptions hang under their description,
-and a session's "why this credit" box is closed."""
+"""At 80x24 (and 200x50) every answer the dashboard gives is whole or says it is cut: a table's header names
+its column (no column shown in part at the table's right edge, "ra" for ranking), a cut name or keyword list
+ends in an ellipsis, Help's wrapped descriptions hang under their description, a session's "why this credit"
+box is closed and its record scrolls."""
 
 from __future__ import annotations
 
