@@ -66,8 +66,9 @@ def name_only_cells(lesson_id: str, columns: int) -> list[Text]:
 
 
 def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
-    """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson."""
-    name = Text(" ", end="")
+    """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson; cut with an
+    ellipsis when the column is narrower (a narrow terminal: the panel shows the full id)."""
+    name = Text(" ", end="", overflow="ellipsis")
     if pinned:
         name_tone: str | None = "pinned"
     else:

@@ -29,6 +29,17 @@ SORTS: dict[str, tuple[str, Callable[[LessonRow], Any]]] = {
 }
 
 
+def lessons_title(policy: str | None, retired: int, show_retired: bool, unused: int) -> str:
+    """The Lessons screen's title: the policy in force, the retired arms hidden or shown, and (sorted by
+    mean) how many lessons never used come last."""
+    title = f"Lessons · policy {policy}" if policy else "Lessons"
+    if retired:
+        title += f" · {retired} retired shown (R hides)" if show_retired else f" · {retired} retired hidden (R shows)"
+    if unused:
+        title += f" · {unused} never used last"
+    return title
+
+
 def matches(row: LessonRow, needle: str) -> bool:
     """Case-insensitive substring match on id, title, category and status."""
     if not needle:

@@ -54,9 +54,11 @@ def one_line(value: str | None, empty: str = "") -> str:
 
 
 def spaced(cell: Text) -> Text:
-    """A table cell with one space before it, for a table without cell padding (its columns fit closer)."""
+    """A table cell with one space before it, for a table without cell padding (its columns fit closer);
+    cut as the cell says (an ellipsis)."""
     out = Text(" ", end="", justify=cell.justify) + cell
     out.justify = cell.justify
+    out.overflow = cell.overflow
     return out
 
 

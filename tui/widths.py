@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 
 NARROW_BELOW = 100  # columns: below this (an 80-column terminal) screens stack and the footer is compact
 WIDE_FROM = 150  # columns: from this, screens show their widest tables
 SHORT_BELOW = 32  # rows: below this (a 24-row terminal) screens give their secondary panels fewer lines
-MIN_NAME_CELLS = 12  # a table's name column is never cut narrower than this to show its sort column
+MIN_NAME_CELLS = 12  # a table's name column is never cut narrower than this to show the columns it keeps
 
 
 def sort_column_second(keys: list[str], sort_column: str) -> list[str]:
@@ -19,6 +19,25 @@ def sort_column_second(keys: list[str], sort_column: str) -> list[str]:
         keys = [key for key in keys if key != sort_column]
         keys.insert(1, sort_column)
     return keys
+
+
+def name_column_width(names: int, rest: Sequence[int], visible: int, keep: int) -> int | None:
+    """The width of a table's first column (its names, `names` cells wide) for `visible` cells, the widths
+    of the columns after it being `rest`, left to right: no column is then cut at the right edge (its header
+    cut to "ra"): the first column takes the cells the whole columns leave, and the next column starts at
+    the edge, where the table scrolls to it. The names are cut (not below MIN_NAME_CELLS) to keep the
+    first `keep` of the other columns in sight. None: every column fits (or the table is not laid out)."""
+    if visible <= 0 or names + sum(rest) <= visible:
+        return None
+    shown = taken = 0
+    names = max(names, MIN_NAME_CELLS)  # (the column is never narrower: the columns beside it fit that)
+    while shown < len(rest) and names + taken + rest[shown] <= visible:  # whole beside the whole names
+        taken += rest[shown]
+        shown += 1
+    while shown < min(keep, len(rest)) and MIN_NAME_CELLS + taken + rest[shown] <= visible:
+        taken += rest[shown]
+        shown += 1
+    return max(visible - taken, MIN_NAME_CELLS)
 
 
 def widest(cells: Iterable[Text]) -> int:

@@ -59,10 +59,11 @@ ROW = LessonRow(
 Cell = tuple[str, list[tuple[int, int, str]], str | None]  # (text, [(start, end, tone)], justify)
 
 
-def cell_state(cell: Cell) -> tuple[Any, ...]:
-    """The `state` of a cell written by hand: its text, tone spans and justification; nothing else set."""
+def cell_state(cell: Cell, overflow: str | None = None) -> tuple[Any, ...]:
+    """The `state` of a cell written by hand: its text, tone spans and justification, and the overflow
+    given (the name's: cut with an ellipsis); nothing else set."""
     plain, spans, justify = cell
-    return (plain, [Span(a, b, tone(name)) for a, b, name in spans], "", justify, "", None, None, None)
+    return (plain, [Span(a, b, tone(name)) for a, b, name in spans], "", justify, "", None, overflow, None)
 
 
 def numbers(n: str, mean: str, interval: str, last: str) -> list[Cell]:
@@ -167,7 +168,8 @@ def test_cells_by_hand(row: LessonRow, pinned: bool, cells: list[Cell]) -> None:
     # HAND lists name, category, status, then the numbers; the table shows the numbers right after
     # the name (what an 80-column terminal must keep), category and status last
     shown = [cells[0], *cells[3:], cells[1], cells[2]]
-    assert [state(c) for c in lesson_cells(row, tone, pinned)] == [cell_state(c) for c in shown]
+    expected = [cell_state(shown[0], "ellipsis"), *(cell_state(c) for c in shown[1:])]
+    assert [state(c) for c in lesson_cells(row, tone, pinned)] == expected
 
 
 def test_spaced_text_is_spaced_text_of_one_style() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from lesson_credit.core.bandit.config import load_config
 from lesson_credit.core.workspace import Workspace
@@ -44,7 +44,7 @@ def grades(root: Path) -> list[tuple[str, float | None, str]]:
 
 
 def panel_text(detail: SessionDetailScreen) -> str:
-    return str(detail.query_one("#record-panel", RecordPanel).render())
+    return str(detail.query_one("#record-text", Static).render())
 
 
 async def test_the_detail_shows_the_record_and_every_source(records_root: Path) -> None:

@@ -49,7 +49,7 @@ def pair_title(category: str, pair: Agreement) -> Text:
 def pair_cells(category: str, pair: Agreement) -> list[Text]:
     c = pair.confusion
     return [
-        Text(one_line(category)),
+        Text(one_line(category), overflow="ellipsis"),
         Text(one_line(pair.source_a)),
         Text(one_line(pair.source_b)) + (Text("*", style="bold") if two_people(pair) else Text("")),
         Text(str(pair.n), justify="right"),
@@ -135,6 +135,7 @@ class AgreementScreen(DataScreen):
             table.add_column(label, key=label)
         for key, category, pair in self.rows:
             table.add_row(*pair_cells(category, pair), key=key)
+        table.fit_name_column(COLUMNS.index("kappa"))  # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
         keys = [key for key, _, _ in self.rows]
         if keep in keys:
             table.move_cursor(row=keys.index(keep), animate=False)

@@ -195,7 +195,20 @@ class AnalysisScreen(SortableScreen):
         elif self.shown:
             table.move_cursor(row=0, animate=False)
             self.highlighted = self.shown[0]
+        self._fit_lesson_column()
         self._show_highlighted()
+
+    def _fit_lesson_column(self) -> None:
+        """No column cut in part at the table's right edge ("n" for naive Δ at 80 columns), and the
+        columns to w/o (and the sort column) in sight, the names cut if need be (the panel shows the id)."""
+        order = list(SORTS)
+        self.query_one("#loo-table", ThemedTable).fit_name_column(
+            max(order.index("without"), order.index(self.sort_column))
+        )
+
+    def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
+        if message.table.id == "loo-table":
+            self._fit_lesson_column()
 
     def _cells(self, table: ThemedTable, result: LooResult) -> list[Text]:
         dim = table.tone("muted") if not has_estimate(result) else ""
@@ -209,7 +222,7 @@ class AnalysisScreen(SortableScreen):
         else:
             flags_cell = Text(flags, style=dim, end="")
         return [
-            Text(one_line(result.path.removesuffix(".md")), style=dim, end=""),
+            Text(one_line(result.path.removesuffix(".md")), style=dim, end="", overflow="ellipsis"),
             number(headline_text(result)),
             number(span(*headline_interval(result))),
             number(p_text(None if result.effect is None else result.effect.p_adjusted)),

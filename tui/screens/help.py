@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
@@ -96,7 +98,9 @@ def help_keys(bindings: Iterable[BindingType], show: Callable[[Binding], str]) -
     return tuple(out)
 
 
-def help_text(sections: Sequence[HelpSection], current: str) -> Text:
+def help_text(sections: Sequence[HelpSection], current: str, width: int | None = None) -> Text:
+    """The sections' text; a key's description longer than `width` cells wraps under its description
+    (the keys stay a column), not at the left edge. None: not wrapped here."""
     out = Text()
     for index, section in enumerate(sections):
         if index:
@@ -105,11 +109,30 @@ def help_text(sections: Sequence[HelpSection], current: str) -> Text:
         out.append(title + "\n", style="bold underline")
         if section.about:
             out.append(section.about + "\n", style="italic")
-        width = max((len(k) for k, _ in section.keys), default=0)
+        keys_width = max((len(k) for k, _ in section.keys), default=0)
+        indent = keys_width + 4
         for keys, description in section.keys:
-            out.append(f"  {keys:>{width}}  ", style="bold")
-            out.append(description + "\n")
+            out.append(f"  {keys:>{keys_width}}  ", style="bold")
+            lines = [description] if width is None else hanging(description, max(width - indent, 20))
+            out.append(("\n" + " " * indent).join(lines) + "\n")
     return out
+
+
+def hanging(description: str, width: int) -> list[str]:
+    """`description` in lines of at most `width` cells, broken at spaces (a longer word is split)."""
+    return textwrap.wrap(description, width, break_on_hyphens=False) or [""]
+
+
+class HelpText(Static):
+    """The help's text, wrapped for the width it is given (a resize wraps it again)."""
+
+    def __init__(self, sections: Sequence[HelpSection], current: str, **kwargs: Any) -> None:
+        super().__init__(help_text(sections, current), **kwargs)
+        self.sections = sections
+        self.current = current
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.update(help_text(self.sections, self.current, event.size.width))
 
 
 class HelpScreen(ModalScreen[None]):
@@ -129,7 +152,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with KeyScroll(id="help-body"):  # a burst of keys ends where they say
-            yield Static(help_text(self.sections, self.current), id="help-text")
+            yield HelpText(self.sections, self.current, id="help-text")
 
     def on_mount(self) -> None:
         body = self.query_one("#help-body", KeyScroll)

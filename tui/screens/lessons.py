@@ -17,13 +17,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import ColumnKey
 
 from lesson_credit.tui.background import at_ui_priority
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell, name_only_cells
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
-from lesson_credit.tui.lesson_sorts import SORTS, matches, sorted_rows
+from lesson_credit.tui.lesson_sorts import SORTS, lessons_title, matches, sorted_rows
 from lesson_credit.tui.messages import FirstViewShown
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
@@ -37,7 +36,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import MIN_NAME_CELLS, sort_column_second, widest
+from lesson_credit.tui.widths import sort_column_second
 from lesson_credit.tui.writes import Grading
 
 if TYPE_CHECKING:
@@ -93,7 +92,6 @@ class LessonsScreen(SortableScreen):
         self.highlighted: str | None = None
         self.shown: list[str] = []  # lesson ids in table order
         self.show_retired = False  # arms `prune` retired are hidden, as `lesson-credit status` hides them
-        self._widths = (0, 0)  # (widest lesson name, the sort column's width) as of the last fill
         self._names_shown = threading.Event()  # the first frame (the names) is drawn: the first read may start
         self._fitting = False  # a worker waits for the joint fit (`_fit_effects`): the next starts after it
 
@@ -287,6 +285,7 @@ class LessonsScreen(SortableScreen):
         table.set_cells(
             (row.path, "effect", self._cells(table, row)[position]) for row in self.view.rows if row.path in shown
         )
+        self._fit_lesson_column()
 
     class Estimated(Message):
         def __init__(self, version: int, p_top_k: Mapping[str, float]) -> None:
@@ -347,6 +346,7 @@ class LessonsScreen(SortableScreen):
             self.shown = order
             if self.highlighted in order:
                 table.move_cursor(row=order.index(self.highlighted), animate=False)  # the lesson, not the line
+        self._fit_lesson_column()  # a cell may have widened its column
         self._show_highlighted()
         return True
 
@@ -371,12 +371,8 @@ class LessonsScreen(SortableScreen):
         order = sort_column_second(list(SORTS), self.sort_column)
         places = [list(SORTS).index(key) for key in order]  # cells come in SORTS order
         built = [self._cells(table, row) for row in rows]
-        sort_place = list(SORTS).index(self.sort_column)
-        sort_width = max(widest(cells[sort_place] for cells in built), len(headers[self.sort_column]) + 1)
-        self._widths = (widest(cells[0] for cells in built), sort_width)
         for key in order:
-            width = self._lesson_width(table) if key == "lesson" else None
-            table.add_column(Text(" " + headers[key]), key=key, width=width)
+            table.add_column(Text(" " + headers[key]), key=key)
         self.shown = [row.path for row in rows]
         at = self.shown.index(keep) if keep in self.shown else 0
         table.fill(
@@ -387,18 +383,8 @@ class LessonsScreen(SortableScreen):
             table.move_cursor(row=self.shown.index(keep), animate=False)
         elif self.shown:
             table.move_cursor(row=0, animate=False)
+        self._fit_lesson_column()  # the fill measured every row's cells
         self._show_highlighted()
-
-    def _lesson_width(self, table: ThemedTable) -> int | None:
-        """The lesson column's width when its names would push the sort column out of sight (a narrow
-        terminal loses columns at the right): the names are cut instead; the panel shows the full id.
-        None: as wide as the names (they fit, or the table is not laid out yet)."""
-        names, sort_width = self._widths
-        visible = table.size.width - table.styles.scrollbar_size_vertical  # less its scrollbar, shown or soon
-        room = visible - (0 if self.sort_column == "lesson" else sort_width)
-        if visible <= 0 or names <= room:
-            return None
-        return max(room, MIN_NAME_CELLS)
 
     def on_resize(self) -> None:
         super().on_resize()
@@ -410,18 +396,15 @@ class LessonsScreen(SortableScreen):
             self._fit_lesson_column()
 
     def _fit_lesson_column(self) -> None:
-        """The lesson column's width for the table's size (`_lesson_width`)."""
+        """The lesson column's width for the table's size: the columns after it whole or out of sight, and
+        the sort column, n, mean, interval and ranking in sight, the names cut if need be (the panel shows
+        the full id)."""
         if not self.is_mounted:
             return
         table = self.query_one("#lessons-table", ThemedTable)
-        column = table.columns.get(ColumnKey("lesson"))
-        if column is None or table.size.width <= 0:  # not laid out (yet): its Resized message fits it
-            return
-        width = self._lesson_width(table)
-        column.auto_width = width is None
-        column.width = column.width if width is None else width
-        table.refresh_column(0)
-        table._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
+        order = [column.key.value for column in table.ordered_columns]
+        if "effect" in order:
+            table.fit_name_column(max(order.index("effect"), order.index(self.sort_column)))
 
     def _listed(self) -> list[LessonRow]:
         """The view's rows the table lists: retired arms only after R (`status --all`)."""
@@ -432,19 +415,13 @@ class LessonsScreen(SortableScreen):
         return [row for row in self.view.rows if row.path not in self.view.retired]
 
     def _title(self) -> None:
-        retired = len(self.view.retired) if self.view is not None else 0
-        policy = f"Lessons · policy {self.view.policy}" if self.view is not None and self.view.policy else "Lessons"
-        if not retired:
-            title = policy
-        elif self.show_retired:
-            title = f"{policy} · {retired} retired shown (R hides)"
-        else:
-            title = f"{policy} · {retired} retired hidden (R shows)"
-        # a broken file (its row says why) is not a lesson, so not one never used
-        unused = sum(1 for r in self._listed() if r.n <= 0 and r.status != BROKEN) if self.sort_column == "mean" else 0
-        if unused:  # sorted by mean, lessons never used come last: say so
-            title += f" · {unused} never used last"
-        self.title = title
+        view = self.view
+        retired = len(view.retired) if view is not None else 0
+        self.title = lessons_title(view.policy if view else None, retired, self.show_retired, self._unused())
+
+    def _unused(self) -> int:
+        """Lessons never used, when sorted by mean (they come last); a broken file is not a lesson."""
+        return sum(1 for r in self._listed() if r.n <= 0 and r.status != BROKEN) if self.sort_column == "mean" else 0
 
     def action_toggle_retired(self) -> None:
         if self.view is not None and not self.view.retired:
@@ -567,6 +544,7 @@ class LessonsScreen(SortableScreen):
         if row is not None:
             table = self.query_one("#lessons-table", ThemedTable)
             table.set_cell(path, "lesson", name_cell(row, table.tone, path in self.pins))
+            self._fit_lesson_column()  # the pin's mark may widen the names
         self._show_highlighted()
 
     def action_clear_pins(self) -> None:

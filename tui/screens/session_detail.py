@@ -47,13 +47,19 @@ CREDIT_COLUMNS = (
     ("hit", "hit"),
     ("missed", "missed"),
 )
-# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name and the keywords
-# hit, whole (the help explains); Δα and Δβ are in "why this credit", and the keywords missed take what is left
+# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name (the help explains);
+# Δα and Δβ are in "why this credit"; the keywords missed, then hit, take what is left (all in "why this credit")
 NARROW_LABELS = {"salience": "sal", "weight": "wt"}
 NARROW_HIDDEN = ("d_alpha", "d_beta")
 
 Span = tuple[int, int]
 JUDGE_NOTE = "the judge's score, taken as the grade"
+
+
+def ellipsis(cell: Text) -> Text:
+    """The cell, cut with an ellipsis when its column is narrower."""
+    cell.overflow = "ellipsis"
+    return cell
 
 
 def step_grade(current: float | None, step: float) -> float:
@@ -190,6 +196,7 @@ class SessionDetailScreen(DataScreen):
         self.note = ""
         self.rows: list[str] = []
         self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
+        self._built_for = 0  # the credits table's width when its columns were last fitted
 
     @property
     def grading(self) -> Grading:
@@ -203,7 +210,7 @@ class SessionDetailScreen(DataScreen):
             yield JournalView(id="journal")
             with Vertical(id="detail-side"):
                 yield ThemedTable(id="credits", cursor_type="row")
-                yield CreditPanel(id="credit-story")
+                yield CreditPanel("credit-story", id="credit-box")
                 yield BetaPlot(id="credit-plot")
         yield GradeBar(id="grade-bar")
         yield KeyFooter()
@@ -355,30 +362,44 @@ class SessionDetailScreen(DataScreen):
                 table.toned("—" if pending else fmt(credit.reward, 3), tone),
                 table.toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
                 table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
-                table.toned(hit or "none", None),
-                table.toned(missed or "none", "muted"),
+                ellipsis(table.toned(hit or "none", None)),
+                ellipsis(table.toned(missed or "none", "muted")),
             ]
             rows.append((credit.path, cells))
         table.clear(columns=True)
         # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
         # after opening) otherwise kept its header widths and cut every cell to them
         shown = [i for i, (key, _) in enumerate(CREDIT_COLUMNS) if not (narrow and key in NARROW_HIDDEN)]
-        widths = {i: max([len(CREDIT_COLUMNS[i][1]), *(row[i].cell_len for _, row in rows)]) for i in shown}
-        if narrow:  # the keywords missed, last, take what is left of the line (cut with an ellipsis)
-            for i in shown[:-1]:
-                label = CREDIT_COLUMNS[i][1]
-                widths[i] = max([len(NARROW_LABELS.get(label, label)), *(row[i].cell_len for _, row in rows)])
-            left = self.size.width - 2 - sum(widths[i] + 2 * table.cell_padding for i in shown)  # 2: a scrollbar
-            widths[shown[-1]] = max(len("missed"), widths[shown[-1]] + min(0, left))
+        labels = {
+            i: NARROW_LABELS.get(label, label) if narrow else label for i, (_, label) in enumerate(CREDIT_COLUMNS)
+        }
+        widths = {i: max([len(labels[i]), *(row[i].cell_len for _, row in rows)]) for i in shown}
+        # the keywords missed, last, take what is left of the table's line, then the keywords hit (each cut
+        # with an ellipsis, not below its header): at 200 columns "git add -a, unrelated ch" was cut mid-word
+        self._built_for = table.size.width  # not laid out yet (0): its first Resized builds it again
+        limit = table.styles.max_height  # in cells: the table's scrollbar is there when its rows are more
+        scrollbar = 2 if limit is not None and len(rows) + 1 > limit.value else 0
+        over = (
+            sum(widths[i] + 2 * table.cell_padding for i in shown) - (table.size.width or self.size.width) + scrollbar
+        )
+        for i in reversed(shown[-2:]):
+            cut = max(0, min(over, widths[i] - len(labels[i])))
+            widths[i] -= cut
+            over -= cut
         for i in shown:
             key, label = CREDIT_COLUMNS[i]
-            table.add_column(NARROW_LABELS.get(label, label) if narrow else label, key=key, width=widths[i])
+            table.add_column(labels[i], key=key, width=widths[i])
         for path, cells in rows:
             table.add_row(*[cells[i] for i in shown], key=path)
         self.rows = [c.path for c in credits]
         if self.focused_lesson in self.rows:
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
         self._show_focused()
+
+    def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
+        """The credits' widths are the table's (`_show`): on its first layout or a resize, built again."""
+        if message.table.id == "credits" and message.table.size.width != self._built_for:
+            self._show()
 
     def _show_journal(self, scroll: bool) -> None:
         base = self.base
@@ -405,7 +426,7 @@ class SessionDetailScreen(DataScreen):
         if self.shown is None:
             return
         credit = next((c for c in self.credits() if c.path == self.focused_lesson), None)
-        story = self.query_one("#credit-story", CreditPanel)
+        story = self.query_one("#credit-box", CreditPanel)
         plot = self.query_one("#credit-plot", BetaPlot)
         if credit is None:
             story.story = None

@@ -202,6 +202,7 @@ class SimulationScreen(Screen[None]):
         for metric, (header, _, _) in METRIC_COLUMNS.items():
             table.add_column(Text(header + " " * len(BEST_MARK), justify="right"), key=metric)
         if report is None:
+            table.fit_name_column(len(METRIC_COLUMNS))  # the headers whole or at the edge
             title.update(self._no_report_title())
             self._show_estimator()
             return
@@ -209,6 +210,7 @@ class SimulationScreen(Screen[None]):
         best = best_estimators(report)
         for summary in report.estimators:
             table.add_row(*self._cells(table, summary, best), key=summary.name)
+        table.fit_name_column(len(METRIC_COLUMNS))  # no metric cut in part at the edge
         names = [s.name for s in report.estimators]
         if self.highlighted in names:
             table.move_cursor(row=names.index(self.highlighted), animate=False)

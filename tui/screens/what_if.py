@@ -218,7 +218,7 @@ class WhatIfScreen(DataScreen):
             table.add_row(
                 Text(str(row.rank_then), justify="right"),
                 table.toned(rank_arrow(change), tone),
-                table.toned(one_line(row.path), None),
+                table.toned(one_line(row.path), None, overflow="ellipsis"),
                 Text(fmt(row.mean_then, 3), justify="right"),
                 Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
                 Text(fmt(row.mean_now, 3), justify="right"),
@@ -227,6 +227,7 @@ class WhatIfScreen(DataScreen):
                 table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
                 key=row.path,
             )
+        table.fit_name_column(keep=3, at=2)  # to `mean now`: no column cut in part at the edge ("me")
 
     # ---------------------------------------------------------------- changing the settings
 

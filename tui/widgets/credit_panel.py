@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from lesson_credit.core.api import CreditSettings, LessonCredit
 from lesson_credit.tui.text import fmt, fmt_exact, fmt_grade, fmt_signed, one_line
+from lesson_credit.tui.widgets.key_scroll import KeyScroll
 
 
 def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | None, compact: bool = False) -> Text:
@@ -70,8 +74,10 @@ def story_title(path: str | None, compact: bool) -> Text:
     return Text(f"why this credit: {one_line(path)}" if compact and path is not None else "why this credit")
 
 
-class CreditPanel(Static):
-    """Set `story` (built with `credit_story`) to show one lesson's credit."""
+class CreditPanel(KeyScroll):
+    """Set `story` (built with `credit_story`) to show one lesson's credit: in a box that scrolls when the
+    story is taller than the box may be (its border closed: at 80x24 the compact story's keywords can
+    take a fifth line). The story's text is the Static `text_id`."""
 
     DEFAULT_CSS = """
     CreditPanel {
@@ -80,13 +86,24 @@ class CreditPanel(Static):
         padding: 0 1;
         border: round $primary 50%;
     }
+    CreditPanel > Static {
+        height: auto;
+    }
     """
 
     story: reactive[Text | None] = reactive(None, always_update=True)
+
+    def __init__(self, text_id: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text_id = text_id
+
+    def compose(self) -> ComposeResult:
+        yield Static(id=self.text_id)
 
     def on_mount(self) -> None:
         if not self.border_title:
             self.border_title = story_title(None, compact=False)
 
     def watch_story(self, story: Text | None) -> None:
-        self.update(story if story is not None else Text("Select a lesson to see its credit.", style="italic"))
+        text = self.query_one(f"#{self.text_id}", Static)
+        text.update(story if story is not None else Text("Select a lesson to see its credit.", style="italic"))

@@ -94,8 +94,12 @@ class GradeBar(Widget):
     GradeBar.-draft {
         border-top: heavy $warning;
     }
+    /* one line each, cut at the edge with an ellipsis: with a draft, "· heuristic 0.47" was cut to "·",
+       as if nothing came after */
     GradeBar.-compact #grade-status, GradeBar.-compact #grade-history {
         height: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     GradeBar #note-row {
         height: 1;

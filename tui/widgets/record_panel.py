@@ -9,12 +9,14 @@ never markup. Hidden while the workspace has no records file and the session has
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from lesson_credit.core.api import JUDGE
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.widgets.key_scroll import KeyScroll
 
 
 def sources_text(outside: SessionOutside) -> Text:
@@ -63,18 +65,29 @@ def outside_text(outside: SessionOutside, compact: bool = False) -> Text:
     return out
 
 
-class RecordPanel(Static):
-    """Set `outside`; the panel shows it (and hides itself when there is nothing to add). `compact`: a
-    24-row terminal's form (see `outside_text`)."""
+class RecordPanel(KeyScroll):
+    """Set `outside`; the panel shows it (and hides itself when there is nothing to add), scrolling when it
+    is taller than the panel may be (at 80x24 three lines: the record's deliverables and grades below
+    them could not be reached). `compact`: a 24-row terminal's form (see `outside_text`). Its text is
+    the Static `#record-text`."""
 
     DEFAULT_CSS = """
     RecordPanel {
         height: auto;
         max-height: 8;
-        padding: 0 1;
-        overflow-y: auto;
+        padding: 0 0 0 1;
+        scrollbar-size-vertical: 1;  /* in the right padding's cell: the lines as wide as without it */
+    }
+    RecordPanel > #record-text {
+        height: auto;
     }
     """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="record-text")
+
+    def on_mount(self) -> None:
+        self.watch_outside(self.outside)
 
     outside: reactive[SessionOutside | None] = reactive(None)
     compact: reactive[bool] = reactive(False)
@@ -88,4 +101,5 @@ class RecordPanel(Static):
         )
         self.display = shown
         if outside is not None and shown:
-            self.update(outside_text(outside, self.compact))
+            for text in self.query("#record-text").results(Static):  # none before compose
+                text.update(outside_text(outside, self.compact))

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any, ClassVar
 
+from rich.console import OverflowMethod
 from rich.style import Style
 from rich.text import Text, TextType
 from textual import events
@@ -17,6 +18,7 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
 from lesson_credit.tui.textual_private import keep_painted_lines, paint_count, replace_cells, skip_idle_measure
+from lesson_credit.tui.widths import name_column_width
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
 FILL_FIRST = 100  # rows a fill adds at once: more than a screenful
@@ -88,6 +90,8 @@ class ThemedTable(DataTable[Text]):
             # handler would bump its update count, and with it repaint every line on screen
             event.prevent_default()
         self._sized = event.size
+        if self._fit is not None:
+            self.fit_name_column(*self._fit)
         self.post_message(self.Resized(self))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -96,6 +100,7 @@ class ThemedTable(DataTable[Text]):
         self._pending: dict[str, list[Text]] = {}  # rows of the last fill not added yet, in order, by key
         self._widened = False  # a row added since this was last reset widened a column
         self._sized = None  # the size the last Resize gave
+        self._fit: tuple[int, int] | None = None  # the last fit_name_column's arguments: a resize fits again
 
     @property
     def filling(self) -> bool:
@@ -206,6 +211,28 @@ class ThemedTable(DataTable[Text]):
         for column_key, width in widest.items():
             self._widen_to(column_key, width)
 
+    def fit_name_column(self, keep: int, at: int = 0) -> None:
+        """The names' column (the column `at`) as wide as `name_column_width` says for the table's size:
+        no column cut in part at the right edge, the first `keep` columns after the names in sight (the
+        names cut, with an ellipsis where their cells' overflow says so); again at each resize. Called
+        after the rows are added (their widths are the columns')."""
+        self._fit = (keep, at)
+        columns = self.ordered_columns
+        if len(columns) <= at or self.size.width <= 0:
+            return
+        names = columns[at].content_width + 2 * self.cell_padding
+        before = sum(column.get_render_width(self) for column in columns[:at])
+        rest = [column.get_render_width(self) for column in columns[at + 1 :]]
+        fits = before + names + sum(rest) <= self.size.width  # else a scrollbar below, a row fewer for the rows
+        lines = self.row_count + len(self._pending) + (self.header_height if self.show_header else 0)
+        scrolls = lines + (0 if fits else 1) > self.size.height  # a scrollbar at the right
+        visible = self.size.width - before - (self.styles.scrollbar_size_vertical if scrolls else 0)
+        width = name_column_width(names, rest, visible, keep)
+        columns[at].auto_width = width is None
+        columns[at].width = columns[at].width if width is None else width - 2 * self.cell_padding  # padding apart
+        self.refresh_column(at)
+        self._require_update_dimensions = True  # Textual's flag (8.2.8): re-size the table when next idle
+
     def action_first_row(self) -> None:
         if self.row_count:
             self.move_cursor(row=0)
@@ -234,6 +261,6 @@ class ThemedTable(DataTable[Text]):
         """Every tone's style as the theme has it now: what a worker needs to build cells."""
         return {name: self.tone(name) for name in TONES}
 
-    def toned(self, value: str, name: str | None) -> Text:
-        """`value` as literal Text in the given tone (or plain)."""
-        return Text(value, style=self.tone(name) if name else "", end="")
+    def toned(self, value: str, name: str | None, overflow: OverflowMethod | None = None) -> Text:
+        """`value` as literal Text in the given tone (or plain); `overflow` "ellipsis": cut with one."""
+        return Text(value, style=self.tone(name) if name else "", end="", overflow=overflow)
