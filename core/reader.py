@@ -27,7 +27,7 @@ from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.log import halves
 from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
 from lesson_credit.core.log.columns import Objects
-from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw, decode_raw_lines
+from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.logcheck import PrefixDigest
@@ -35,6 +35,7 @@ from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import EventLog, LogProblem, ReadResult
 from lesson_credit.core.log.stores import is_local, log_cache, prefix_check, session_agents
 from lesson_credit.core.log.usage import lesson_usage
+from lesson_credit.core.log.vocab import decode_lines
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
 from lesson_credit.core.views import GradeRecord
@@ -238,7 +239,7 @@ class LogReader:
             if half is not None:  # progress: the child reads its half as fast as this process its own
                 scale = (half.stop - started_at) / (half.split - started_at)
                 first = cast(EventLog, self.log).read_chunks(
-                    0, 1, decode=decode_raw, decode_lines=decode_raw_lines, hasher=self._prefix.hasher, stop=half.split
+                    0, 1, decode=decode_raw, decode_lines=decode_lines, hasher=self._prefix.hasher, stop=half.split
                 )
                 changed, _ = self._consume(index, first, lambda end: min(int(end * scale), size - 1), size)
                 prefix = self._prefix.hasher  # a file's: its block digests (core/log/logcheck.py)
@@ -250,7 +251,7 @@ class LogReader:
             if half is not None:
                 half.close()
         rest = self.log.read_since(
-            index.end, index.lines + 1, decode=decode_raw, decode_lines=decode_raw_lines, hasher=self._prefix.hasher
+            index.end, index.lines + 1, decode=decode_raw, decode_lines=decode_lines, hasher=self._prefix.hasher
         )
         read_on, tail_problem = self._consume(index, rest, lambda end: end - started_at, size - started_at)
         return changed or read_on, tail_problem

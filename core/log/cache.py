@@ -39,13 +39,14 @@ from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log import halves, logcheck, snapshot
 from lesson_credit.core.log.columns import Column
-from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.parts import Extent, Part, attach_part, encode_part, part_extents
 from lesson_credit.core.log.sections import CacheDamaged, Section, SectionSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
+from lesson_credit.core.log.vocab import decode_lines
 
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
 # events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database;
@@ -280,7 +281,7 @@ def _read_from_scratch(store: Any, end: int) -> LogIndex:
     """The store's events from its start to at least `end`, read into a new index."""
     index = LogIndex()
     with gc_paused():
-        for result in store.read_since(0, 1, decode=decode_raw, decode_lines=decode_raw_lines):
+        for result in store.read_since(0, 1, decode=decode_raw, decode_lines=decode_lines):
             index.add_many(result.events, result.offsets)
             index.end = result.end
             if index.end >= end:

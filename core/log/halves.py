@@ -22,10 +22,11 @@ from typing import Any, BinaryIO, TypeVar
 import xxhash
 
 from lesson_credit.core.base.safe_read import open_regular
-from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.logcheck import PrefixDigest
 from lesson_credit.core.log.store import CHUNK_BYTES, EventLog
+from lesson_credit.core.log.vocab import decode_lines
 
 # A smaller log is read in one process. Parse + fold of a log's first bytes from scratch, one process
 # against two (medians of 5, alternated): 4 MB 51 against 53 ms, 8 MB 112 against 97 ms, 16 MB 235 against
@@ -258,7 +259,7 @@ def _child(log: EventLog, split: int, stop: int, out: int) -> int:
     index = LogIndex()
     plain = xxhash.xxh3_64()
     for result in log.read_chunks(
-        split, 1, decode=decode_raw, decode_lines=decode_raw_lines, hasher=plain, stop=stop, continues_line=False
+        split, 1, decode=decode_raw, decode_lines=decode_lines, hasher=plain, stop=stop, continues_line=False
     ):
         index.problems.extend(result.problems + index.add_many(result.events, result.offsets))
         index.end, index.lines = result.end, index.lines + result.lines

@@ -68,8 +68,10 @@ def parse_chunk(
     decode: Callable[[bytes], Any] = decode_event,
     continues_line: bool = False,
     decode_lines: Callable[[memoryview], Sequence[Any] | None] | None = None,
+    size: int | None = None,
 ) -> ReadResult:
-    """Decode complete lines of `data` (which begins at byte `start`, line `first_line`).
+    """Decode complete lines of `data[:size]` (which begins at byte `start`, line `first_line`; `size`
+    None: all of `data`). What follows `size` is not looked at (a reader's next chunk begins there).
 
     An unterminated last line is consumed when it parses (a writer that forgot the final
     newline; `partial` is then set, and the next read passes `continues_line` so that the
@@ -83,12 +85,13 @@ def parse_chunk(
     """
     result = ReadResult(end=start, lines=0, offsets=[])
     offsets = cast(list[int], result.offsets)
+    size = len(data) if size is None else size
     offset = 0
     if continues_line and data.startswith(b"\n"):
         offset = 1
         result.end = start + 1
-    body_end = max(data.rfind(b"\n") + 1, offset)
-    tail = data[body_end:]
+    body_end = max(data.rfind(b"\n", 0, size) + 1, offset)
+    tail = data[body_end:size]
     events = result.events
     decoded = None
     n_lines = 0
@@ -129,7 +132,7 @@ def parse_chunk(
             if at_eof:
                 result.tail_problem = LogProblem(line_no, f"truncated last line (crash mid-append?): {exc}")
             return result
-        result.end = start + len(data)
+        result.end = start + size
         result.lines += 1
         result.partial = True
     return result
@@ -327,12 +330,16 @@ class EventLog:
                 at_eof = len(block) < want or left == 0  # a regular file reads short only at its end
                 data = carry + block if carry else block
                 carry = b""
+                size = len(data)
                 if not at_eof:
                     cut = data.rfind(b"\n") + 1
                     if cut == 0:  # a line longer than a chunk: read on
                         carry = data
                         continue
-                    data, carry = data[:cut], data[cut:]
+                    if cut < size:  # the unfinished line after the cut: read again with the next chunk, not copied
+                        handle.seek(cut - size, os.SEEK_CUR)
+                        left = None if left is None else left + size - cut
+                    size = cut
                 result = parse_chunk(
                     data,
                     position,
@@ -341,6 +348,7 @@ class EventLog:
                     decode=decode,
                     continues_line=continues,
                     decode_lines=decode_lines,
+                    size=size,
                 )
                 if hasher is not None:
                     hasher.update(memoryview(data)[: result.end - position])

@@ -434,6 +434,50 @@ def test_reading_in_chunks_equals_one_read(tmp_path: Path, chunk_bytes: int) -> 
         assert not part.partial and part.tail_problem is None
 
 
+@pytest.mark.parametrize("chunk_bytes", [5, 64, 150])
+def test_a_read_up_to_a_stop_in_chunks_places_and_hashes_its_lines(tmp_path: Path, chunk_bytes: int) -> None:
+    import hashlib
+
+    from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+
+    lines = [json.dumps(session(f"s{i}", 0.5, {A: 0.25})) + "\n" for i in range(6)]
+    log = EventLog(tmp_path / "log.jsonl")
+    log.path.write_text("".join(lines))
+    # lines 2-4 (s1, s2, s3): from the end of line 1 to the end of line 4
+    start = len(lines[0])
+    stop = start + len(lines[1]) + len(lines[2]) + len(lines[3])
+    hasher = hashlib.sha256()
+    parts = list(
+        log.read_chunks(
+            start,
+            2,
+            decode=decode_raw,
+            decode_lines=decode_raw_lines,
+            chunk_bytes=chunk_bytes,
+            hasher=hasher,
+            stop=stop,
+        )
+    )
+    assert [(line, e.session_id) for part in parts for line, e in part.events] == [(2, "s1"), (3, "s2"), (4, "s3")]
+    assert [at for part in parts for at in part.offsets or []] == [start, start + len(lines[1]), stop - len(lines[3])]
+    assert parts[-1].end == stop and sum(part.lines for part in parts) == 3
+    assert hasher.hexdigest() == hashlib.sha256("".join(lines[1:4]).encode()).hexdigest()
+
+
+def test_a_chunk_ends_at_its_size() -> None:
+    from lesson_credit.core.log.events import decode_raw, decode_raw_lines
+
+    # what follows the size (the start of a line a reader reads again with its next chunk) is not looked at
+    data = f'{S1}\n{S2}\n{{"type": "grade", "sess'.encode()
+    size = len(S1) + len(S2) + 2
+    result = parse_chunk(data, 10, 1, at_eof=False, decode=decode_raw, decode_lines=decode_raw_lines, size=size)
+    assert [(line, e.session_id) for line, e in result.events] == [(1, "s1"), (2, "s2")]
+    assert (result.end, result.lines, result.partial, result.tail_problem) == (10 + size, 2, False, None)
+    # a size inside the second line: that line is an unfinished one, left for the next read
+    inside = parse_chunk(data, 10, 1, at_eof=False, decode=decode_raw, decode_lines=decode_raw_lines, size=size - 5)
+    assert [e.session_id for _, e in inside.events] == ["s1"] and inside.end == 10 + len(S1) + 1
+
+
 def test_reading_a_missing_log_in_chunks(tmp_path: Path) -> None:
     parts = list(EventLog(tmp_path / "absent.jsonl").read_chunks(0, 1))
     assert [(p.end, p.lines, p.events) for p in parts] == [(0, 0, [])]
