@@ -127,7 +127,7 @@ def _print_credit(headline: str, exp: Explanation) -> int:
         (
             c.path,
             fmt(c.salience),
-            fmt(c.reward),
+            "-" if exp.base_reward is None else fmt(c.reward),  # pending (an undo): nothing credited, as `show` says
             signed(c.alpha_delta),
             signed(c.beta_delta),
             fmt(c.alpha_after / (c.alpha_after + c.beta_after)),

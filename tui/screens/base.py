@@ -51,6 +51,7 @@ class DataScreen(Screen[None]):
         self._stale = False
         self._ready_for_keys = not self.HOLDS_KEYS_UNTIL_LOADED
         self._loading_timers: dict[int, Timer] = {}
+        self._focus_when_loaded: Widget | None = None  # see focus_from_box
         # the width classes from the terminal's size before the widgets are first styled: set at the first
         # resize instead, they restyled every widget of the screen once more (an 80-column terminal)
         try:
@@ -133,6 +134,19 @@ class DataScreen(Screen[None]):
         if timer is not None:
             timer.stop()
         widget.loading = False
+        if self._focus_when_loaded is widget:
+            self._focus_when_loaded = None
+            if self.focused is None:  # nothing took the focus meanwhile (such as `e`, the note box)
+                self.set_focus(widget)
+
+    def focus_from_box(self, widget: Widget) -> None:
+        """Leave a text box (enter, escape) for `widget`, at once. Textual gives no focus to a widget that
+        shows a loading indicator: then nothing has the focus (the keys typed next act on the screen, none
+        goes into the box) until `done` hands it to `widget`."""
+        self.set_focus(widget)
+        if self.focused is not widget:
+            self.set_focus(None)
+            self._focus_when_loaded = widget
 
     def fail(self, exc: Exception) -> None:
         """Report a worker's failure from its thread (the app shows it as a notification)."""
@@ -153,6 +167,6 @@ class DataScreen(Screen[None]):
             self._loading_timers.pop(key).stop()
         for widget in self.query("*"):
             if widget.loading:
-                widget.loading = False
+                self.done(widget)
         self.ready_for_keys()  # nothing more will load: the keys typed for it go on
         # let it bubble on to the app, which notifies

@@ -575,7 +575,7 @@ class SessionDetailScreen(DataScreen):
 
     def action_back(self) -> None:
         if isinstance(self.focused, Input):
-            self.query_one("#credits", ThemedTable).focus()
+            self.focus_from_box(self.query_one("#credits", ThemedTable))
             return
         if self.draft is not None:
             self._discard_draft()
@@ -595,4 +595,4 @@ class SessionDetailScreen(DataScreen):
 
     @on(GradeBar.NoteSubmitted)
     def _note_submitted(self) -> None:
-        self.query_one("#credits", ThemedTable).focus()
+        self.focus_from_box(self.query_one("#credits", ThemedTable))
