@@ -60,7 +60,7 @@ class LessonsScreen(SortableScreen):
         Binding("p", "toggle_pin", "Pin"),
         Binding("P", "clear_pins", "Clear pins", show=False),
         # priority: shown in the footer over the table's own (hidden) enter; off while typing a filter
-        Binding("enter", "open_last_session", "Open last session", priority=True),
+        Binding("enter", "open_last_session", "Open last graded session", priority=True),
         Binding("w", "what_if", "What-if"),
         Binding("d", "over_time", "The highlighted lesson over time"),
         Binding("R", "toggle_retired", "Show or hide retired arms", show=False),
