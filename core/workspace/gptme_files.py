@@ -19,6 +19,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import refuse_unreplaceable
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.workspace.state_file import StateFile
 
@@ -52,7 +53,9 @@ class GptmeFiles(StateFile):
         """Under the writers' lock: refused while gptme's bandit has updated the file there since an
         export wrote it (`_refuse_over_updates`); else an export event holding the numbers about to be
         written is appended, then the file is written (a file not written after its event is logged
-        holds nothing an import could take for it: its `created` is new)."""
+        holds nothing an import could take for it: its `created` is new). What a write must not
+        replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged."""
+        refuse_unreplaceable(target)  # (StoreError: one line)
         self._refuse_over_updates(target)
 
         def log_export(payload: dict[str, Any]) -> None:

@@ -217,3 +217,16 @@ def test_an_export_event_that_is_not_one_is_a_bad_line() -> None:
     seen = {"path": "/x.json", "created": "c", "arms": {}, "sessions": 1.5}
     with pytest.raises(InvalidEvent):
         decode_event(json.dumps({"type": "prior", "increments": True, "arms": {}, "sessions": 1, "seen": seen}))
+
+
+def test_an_export_refused_at_its_target_logs_nothing(root: Path, tmp_path: Path) -> None:
+    """A symbolic link at the path is refused (one line, nothing written); the export event was logged
+    before the refusal, so the log said an export was written that never was."""
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    log_before = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(link))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "symbolic link" in err, (out, err)
+    assert (root / LOG_REL).read_bytes() == log_before and real.read_text() == "{}"
