@@ -110,7 +110,9 @@ class GptmeFiles(StateFile):
                 )
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
-            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
+            created = existing.get("created")  # (gptme keeps it: how the file is known again)
+            named = created if isinstance(created, str) and created else None
+            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
             self.warnings.extend(self._append(event, adopted=own))
             return report
 
@@ -200,7 +202,7 @@ class GptmeFiles(StateFile):
         as many sessions or more (an import of the same content)."""
         index = self._reader.index
         arms, rewards = report.prior()
-        counted = max((index.prior_counts.get(index.prior_from.get(arm, -1), 0) for arm in arms), default=0)
+        counted = max((index.prior_counts.of(index.prior_from.get(arm, -1)) for arm in arms), default=0)
         return report.sessions <= counted and all(
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
