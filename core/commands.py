@@ -165,13 +165,20 @@ def settings_with(
 
 
 def prior_event(
-    arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None, timestamp: str, sessions: int = 0
+    arms: dict[str, tuple[float, float, int]],
+    rewards: dict[str, int] | None,
+    timestamp: str,
+    sessions: int = 0,
+    created: str | None = None,
 ) -> dict[str, Any]:
     """A prior event: starting alpha/beta/n (and gptme's reward counts) for arms; `sessions`, the
-    sessions the file it came from counted (its total_sessions; written when not 0)."""
+    sessions the file it came from counted (its total_sessions; written when not 0); `created`, that
+    file's (written when it has one: another import of that file is known by it)."""
     rewards = rewards or {}
     payload = {arm: {"alpha": a, "beta": b, "n": n, "rewards": rewards.get(arm, 0)} for arm, (a, b, n) in arms.items()}
     event: dict[str, Any] = {"type": PRIOR, "timestamp": timestamp, "arms": payload}
     if sessions:
         event["sessions"] = sessions
+    if created is not None:
+        event["created"] = created
     return event

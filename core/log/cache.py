@@ -43,6 +43,7 @@ from lesson_credit.core.log.events import decode_raw
 from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.parts import Extent, Part, attach_part, encode_part, part_extents
+from lesson_credit.core.log.prior_counts import PriorCounts
 from lesson_credit.core.log.sections import CacheDamaged, Section, SectionSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
@@ -51,8 +52,9 @@ from lesson_credit.core.log.vocab import decode_lines
 # 8: each session's and grade's reward source (core.model.sources); 9: judge-like names (`llm judge`), increment
 # events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database;
 # 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first;
-# 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote
-CACHE_VERSION = 15
+# 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote;
+# 16: the `created` of each imported file that counts sessions
+CACHE_VERSION = 16
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
@@ -117,7 +119,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "increments": {arm: list(added) for arm, added in index.increments.items()},
-        "sessions": [list(index.prior_from.items()), list(index.prior_counts.items()), index.added_sessions],
+        "sessions": [list(index.prior_from.items()), index.prior_counts.plain(), index.added_sessions],
         "exports": index.exports.plain(),
         "retired": index.retired,
         "problems": [[p.line, p.reason, p.session_id] for p in index.problems],
@@ -147,7 +149,7 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         }
         prior_from, prior_counts, added = p["sessions"]
         index.prior_from = {str(arm): int(line) for arm, line in prior_from}
-        index.prior_counts = {int(line): int(count) for line, count in prior_counts}
+        index.prior_counts = PriorCounts.of_plain(prior_counts)
         index.added_sessions = int(added)
         index.exports = Exports.of(p["exports"])
         index.retired = {str(arm): int(v) for arm, v in p["retired"].items()}

@@ -67,7 +67,7 @@ class RawEvent(msgspec.Struct, gc=False):
     source: Any = None
     sessions: Any = None  # a prior event's: the sessions the other tool counted (its total_sessions)
     path: Any = None  # an export event's: the file it wrote
-    created: Any = None  # an export event's: the `created` of the file it wrote (gptme keeps it)
+    created: Any = None  # an export event's, a prior event's: the `created` of the file written, imported
     seen: Any = None  # an increments event's from an exported file: that file's numbers as the import read them
 
 
@@ -147,6 +147,7 @@ class PriorEvent:
     source: str | None = None  # who made the increments (`gptme-bandit`)
     sessions: int = 0  # the sessions the other tool counted: a file's total_sessions, or what an update added
     seen: FileNumbers | None = None  # increments from an exported file: its numbers that changed, as read
+    created: str | None = None  # an imported file's `created`: another import of that file is known by it
 
 
 @dataclass(frozen=True)
@@ -397,7 +398,9 @@ def to_event(raw: RawEvent) -> Event:
             if not added or not isinstance(raw.seen, dict):
                 raise InvalidEvent("'seen' is an increments event's object")
             seen = _file_numbers(raw.seen, "'seen'")
-        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source, sessions, seen)
+        if raw.created is not None and (added or not isinstance(raw.created, str) or not raw.created):
+            raise InvalidEvent("'created' of a prior event is a non-empty string (not of increments)")
+        return PriorEvent(raw.timestamp, arms, rewards, added, raw.source, sessions, seen, raw.created)
     if kind == RETIRE:
         if not raw.retired or not all(isinstance(arm, str) and normalize_id(arm) for arm in raw.retired):
             raise InvalidEvent("retire event without 'retired' lesson ids")

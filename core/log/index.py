@@ -44,6 +44,7 @@ from lesson_credit.core.log.events import (
 )
 from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
+from lesson_credit.core.log.prior_counts import PriorCounts
 from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs, code_of
@@ -112,7 +113,7 @@ class LogIndex:
         # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
         self.increments: dict[str, tuple[float, float, int, int]] = {}
         self.prior_from: dict[str, int] = {}  # arm -> the line of the prior event its prior comes from
-        self.prior_counts: dict[int, int] = {}  # line of a prior event in force -> sessions its file counted
+        self.prior_counts = PriorCounts()  # the sessions each imported file counted
         self.added_sessions = 0  # sessions other tools counted, as increments events say
         self.exports = Exports()  # what export-gptme wrote to other files, as far as the log knows
         self.problems: list[LogProblem] = []
@@ -132,7 +133,7 @@ class LogIndex:
     @property
     def prior_sessions(self) -> int:
         """The sessions counted by the files of the prior events in force, added up (docs/format.md §5.5)."""
-        return sum(self.prior_counts.values())
+        return self.prior_counts.total()
 
     def _strings(self) -> tuple[Objects[Any], ...]:
         return (
@@ -477,15 +478,13 @@ class LogIndex:
             if event.seen is not None:
                 self.exports.seen(line, event.seen)
         elif isinstance(event, PriorEvent):
+            before = set(self.prior_from.values())
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
                 self.priors[lesson_id] = prior
                 self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
                 self.prior_from[lesson_id] = line
-            in_force, counts = set(self.prior_from.values()), self.prior_counts
-            gone = [count for at, count in counts.items() if at not in in_force]  # wholly replaced: the file again
-            self.prior_counts = {at: n for at, n in counts.items() if at in in_force}
-            self.prior_counts[line] = max([event.sessions, *gone])
+            self.prior_counts.imported(line, event.sessions, event.created, before, set(self.prior_from.values()))
         elif isinstance(event, ExportEvent):  # no evidence: the base of a later import of that file
             self.exports.exported(line, event.numbers)
 

@@ -19,6 +19,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.files import refuse_unreplaceable
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.workspace.state_file import StateFile
 
@@ -52,7 +53,9 @@ class GptmeFiles(StateFile):
         """Under the writers' lock: refused while gptme's bandit has updated the file there since an
         export wrote it (`_refuse_over_updates`); else an export event holding the numbers about to be
         written is appended, then the file is written (a file not written after its event is logged
-        holds nothing an import could take for it: its `created` is new)."""
+        holds nothing an import could take for it: its `created` is new). What a write must not
+        replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged."""
+        refuse_unreplaceable(target)  # (StoreError: one line)
         self._refuse_over_updates(target)
 
         def log_export(payload: dict[str, Any]) -> None:
@@ -107,7 +110,9 @@ class GptmeFiles(StateFile):
                 )
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
-            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions)
+            created = existing.get("created")  # (gptme keeps it: how the file is known again)
+            named = created if isinstance(created, str) and created else None
+            event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
             self.warnings.extend(self._append(event, adopted=own))
             return report
 
@@ -197,7 +202,7 @@ class GptmeFiles(StateFile):
         as many sessions or more (an import of the same content)."""
         index = self._reader.index
         arms, rewards = report.prior()
-        counted = max((index.prior_counts.get(index.prior_from.get(arm, -1), 0) for arm in arms), default=0)
+        counted = max((index.prior_counts.of(index.prior_from.get(arm, -1)) for arm in arms), default=0)
         return report.sessions <= counted and all(
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()

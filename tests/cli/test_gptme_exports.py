@@ -214,6 +214,45 @@ def test_an_export_event_that_is_not_one_is_a_bad_line() -> None:
     for bad in ({"path": None}, {"created": 3}, {"sessions": -1}, {"arms": {GIT: {"alpha": -1, "beta": 1}}}):
         with pytest.raises(InvalidEvent):
             decode_event(json.dumps({**good, **bad}))
+    prior = {"type": "prior", "arms": {GIT: {"alpha": 2, "beta": 1}}}
+    assert decode_event(json.dumps({**prior, "created": "c"})).created == "c"  # type: ignore[union-attr]
+    for created in (3, ""):
+        with pytest.raises(InvalidEvent):
+            decode_event(json.dumps({**prior, "created": created}))
+    with pytest.raises(InvalidEvent):  # an increments event names no file
+        decode_event(json.dumps({**prior, "increments": True, "created": "c"}))
     seen = {"path": "/x.json", "created": "c", "arms": {}, "sessions": 1.5}
     with pytest.raises(InvalidEvent):
         decode_event(json.dumps({"type": "prior", "increments": True, "arms": {}, "sessions": 1, "seen": seen}))
+
+
+def test_an_export_refused_at_its_target_logs_nothing(root: Path, tmp_path: Path) -> None:
+    """A symbolic link at the path is refused (one line, nothing written); the export event was logged
+    before the refusal, so the log said an export was written that never was."""
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    log_before = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(link))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "symbolic link" in err, (out, err)
+    assert (root / LOG_REL).read_bytes() == log_before and real.read_text() == "{}"
+
+
+def test_two_agents_files_of_one_library_add_their_sessions(root: Path, tmp_path: Path) -> None:
+    """Two gptme agents with the same lesson library: their files name the same arms, so the second import
+    replaced every prior of the first and was taken for the first file imported again (the larger count
+    kept, 40). Their `created` (gptme keeps it) tells them apart: each agent's sessions count, and an agent's
+    file imported again, having counted on, replaces its own count only."""
+
+    def agent(name: str, total: int, alpha: float = 2.0) -> Path:
+        path = tmp_path / f"{name}.json"
+        entry = {"arm_id": QUOTE, "alpha": alpha, "beta": 1.0, "total_selections": 1, "total_rewards": 1}
+        path.write_text(json.dumps({"arms": {QUOTE: entry}, "total_sessions": total, "created": f"{name} created"}))
+        return path
+
+    ok("import-gptme", "--workspace", str(root), str(agent("a", 40)))
+    ok("import-gptme", "--workspace", str(root), str(agent("b", 7, alpha=3.0)))
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 48  # s1, a's 40 and b's 7
+    ok("import-gptme", "--workspace", str(root), str(agent("a", 45)))  # a counted 5 more, no arm moved
+    assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 53  # s1, a's 45 and b's 7

@@ -332,3 +332,19 @@ def test_what_exports_wrote_comes_back_from_the_cache(tmp_path: Path) -> None:
     assert _numbers(again) == numbers
     cached = again._reader.index.exports.base("c", "/x.json")
     assert cached is not None and (cached.arms, cached.sessions) == expected
+
+
+def test_the_sessions_of_files_told_apart_by_created_come_back_from_the_cache(tmp_path: Path) -> None:
+    """Two gptme agents' files naming the same arms, told apart by their `created`, then the first imported
+    again: the same count read from the cache as parsed."""
+    arms = {"c.md": {"alpha": 2, "beta": 3, "n": 4, "rewards": 1}}
+    lines = _history(20) + [
+        json.dumps({"type": "prior", "arms": arms, "sessions": 40, "created": "agent a"}),
+        json.dumps({"type": "prior", "arms": arms, "sessions": 7, "created": "agent b"}),
+        json.dumps({"type": "prior", "arms": arms, "sessions": 41, "created": "agent a"}),
+    ]
+    ws = _make(tmp_path, lines)
+    # 18 graded (as above); agent a's latest 41 and agent b's 7
+    assert ws.posterior().total_sessions == 66
+    assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
+    assert Workspace(tmp_path).posterior().total_sessions == 66
