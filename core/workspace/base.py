@@ -78,6 +78,7 @@ class WorkspaceBase:
         except ConfigError as exc:
             raise WorkspaceError(str(exc)) from None
         self.config_problem: str | None = None  # why config.toml as it is now is not the one in force
+        self._config_seen = self._config_text  # the text of the last look at it that held still
         if not isinstance(store, str) and store is not None:
             self.log: EventStore = store
         else:
@@ -168,10 +169,13 @@ class WorkspaceBase:
         said = self.config_problem
         try:
             text = read_config_text(self.config_path)
+            if text == self._config_seen:  # as at the last look (in force, or said not to be readable)
+                return False
             if text != self._config_text:
                 time.sleep(SETTLE_S)
                 if read_config_text(self.config_path) != text:  # being saved (an editor truncates, then writes)
                     return False  # read at the next refresh, once it holds still
+            self._config_seen = text
             config = self.config if text == self._config_text else parse_config(self.config_path, text)
         except ConfigError as exc:
             self.config_problem = f"{exc}; the settings read before stay in force"
@@ -225,7 +229,7 @@ class WorkspaceBase:
             if self._has_evidence():
                 return None
             return (
-                f"{self.log.name}: the event store holds no event (a new database? `lesson-credit store push` "
+                f"{self.log.name}: the event store holds no session (a new database? `lesson-credit store push` "
                 f"copies the log file into it); every lesson shows as never used, and {self.state_path.name} "
                 "is left as it is"
             )

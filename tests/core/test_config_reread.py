@@ -116,6 +116,28 @@ def test_a_config_toml_read_empty_at_opening_is_read_again(tmp_path: Path, monke
     assert _table(ws)["a.md"] == (1.6, 2.4)  # by hand, as in the test above
 
 
+def test_a_config_toml_that_stays_broken_is_not_read_twice_at_every_poll(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two reads 20 ms apart are for a changed text: a broken file left as it is cost every
+    dashboard poll a 20 ms pause (and a parse) for as long as it stayed broken."""
+    root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.6\n")
+    open_ws = Workspace(root)
+    (root / CONFIG_REL).write_text("floor = [\n")
+    pauses: list[float] = []
+    monkeypatch.setattr(base.time, "sleep", pauses.append)
+    assert open_ws.refresh()  # something to say
+    assert pauses == [base.SETTLE_S]
+    for _ in range(3):
+        assert not open_ws.refresh()
+    assert pauses == [base.SETTLE_S]  # not once per poll
+    assert open_ws.settings.floor == 0.6 and open_ws.config_problem is not None
+    (root / CONFIG_REL).write_text("floor = 0.2\n")
+    assert open_ws.refresh()
+    assert open_ws.settings.floor == 0.2 and open_ws.config_problem is None
+    assert pauses == [base.SETTLE_S] * 2
+
+
 def test_an_unchanged_config_toml_changes_nothing(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, EVENTS, config="floor = 0.6\n")
     open_ws = Workspace(root)

@@ -40,14 +40,14 @@ def test_status_on_an_empty_database_keeps_the_state_file_and_says_why(
     code, out, err = run(capsys, "status", "--workspace", str(ws_root), "--store", pg_url)
     assert code == 0 and "tools/git.md" in out
     assert (ws_root / STATE).read_bytes() == state  # not rewritten from a fold of nothing
-    assert err.count("\n") == 1 and "the event store holds no event" in err
+    assert err.count("\n") == 1 and "the event store holds no session" in err
     assert "bandit-state.json is left as it is" in err
     assert "store push" in err  # the way out
     report = run_json(capsys, "status", "--workspace", str(ws_root), "--store", pg_url)
-    assert any("holds no event" in w for w in report["warnings"])
+    assert any("holds no session" in w for w in report["warnings"])
     code, out, _ = run(capsys, "lint", "--workspace", str(ws_root), "--store", pg_url, "--json")
     findings = {f["code"]: f for f in json.loads(out)["findings"]}
-    assert code == 1 and "the event store holds no event" in findings["log-missing"]["message"]
+    assert code == 1 and "the event store holds no session" in findings["log-missing"]["message"]
     assert (ws_root / STATE).read_bytes() == state
 
 
@@ -72,4 +72,4 @@ def test_status_on_a_database_emptied_keeps_the_state_file_written_from_it(
         conn.execute("DROP SCHEMA lesson_credit CASCADE")  # created again by the next client
     code, _, err = run(capsys, "status", "--workspace", str(ws_root), "--store", pg_url)
     assert (ws_root / STATE).read_bytes() == state
-    assert code == 0 and "the event store holds no event" in err
+    assert code == 0 and "the event store holds no session" in err

@@ -150,8 +150,10 @@ async def test_discarding_what_waits_leaves_the_prompt_naming_the_logged_grade(
         await pilot.press("escape")  # kept: still waiting
         assert app.writes.waiting() is not None and app.writes.pending == 1
         await pilot.press("ctrl+d", "y")
-        await settle(pilot)  # the writer drops it and ends
-        assert grades(ws_root) == [] and app.writes.pending == 0 and app.saving == ""
+        # the writer drops it and ends once its pause between tries is over (a thread: settle does not wait for it)
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.saving == "")
+        await settle(pilot)
+        assert grades(ws_root) == []
         assert any("Discarded, not saved: grade 0.5 for s1" in t for t in toasts(app, "warning"))
         assert app.writes.expected("s1", 0.8) == 0.8 and not app.writes.can_undo("s1")
         outage.down.clear()
