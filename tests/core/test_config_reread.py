@@ -6,12 +6,14 @@ says why, until it can. Its library is read again every few seconds."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lesson_credit.core.bandit import config as config_module
+from lesson_credit.core.bandit.config import SETTLE_S
 from lesson_credit.core.workspace import Workspace, base
 from tests.support.engine_helpers import CONFIG_REL, lesson_text, make_workspace, session
 
@@ -125,17 +127,17 @@ def test_a_config_toml_that_stays_broken_is_not_read_twice_at_every_poll(
     open_ws = Workspace(root)
     (root / CONFIG_REL).write_text("floor = [\n")
     pauses: list[float] = []
-    monkeypatch.setattr(base.time, "sleep", pauses.append)
+    monkeypatch.setattr(time, "sleep", pauses.append)
     assert open_ws.refresh()  # something to say
-    assert pauses == [base.SETTLE_S]
+    assert pauses == [SETTLE_S]
     for _ in range(3):
         assert not open_ws.refresh()
-    assert pauses == [base.SETTLE_S]  # not once per poll
+    assert pauses == [SETTLE_S]  # not once per poll
     assert open_ws.settings.floor == 0.6 and open_ws.config_problem is not None
     (root / CONFIG_REL).write_text("floor = 0.2\n")
     assert open_ws.refresh()
     assert open_ws.settings.floor == 0.2 and open_ws.config_problem is None
-    assert pauses == [base.SETTLE_S] * 2
+    assert pauses == [SETTLE_S] * 2
 
 
 def test_an_unchanged_config_toml_changes_nothing(tmp_path: Path) -> None:
