@@ -22,6 +22,11 @@ SIZE = (80, 24)
 LESSON_HEADERS = {"lesson", "n", "mean", "95%", "CI", "ranking", "last", "category", "status", "▼", "▲"}
 
 
+def demo_app(tmp_path: Path) -> LessonCreditApp:
+    """The dashboard on a copy of the demo workspace, at the fixed clock and seed."""
+    return LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+
+
 def row_text(app: Any, row: int) -> str:
     return "".join(segment.text for segment in screen_lines(app)[row])
 
@@ -36,7 +41,7 @@ async def test_every_lessons_header_is_whole_at_80_columns_in_every_sort_order(t
     """The demo's names are 26 cells: on the old code the columns after `95% CI` were cut at the table's
     edge, their headers with them ("ra", "95%" over "0.2", "me" over "0."). The ranking (what the demo's
     joint policy ranks by) shows whole, sorted by mean, beside the lesson, n, mean and interval."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
@@ -53,7 +58,7 @@ async def test_a_lesson_name_cut_for_the_columns_ends_in_an_ellipsis(tmp_path: P
     """The demo's escalate-when-blocked (21 cells) in a name column of 19 cells (80 columns: the table is
     49 cells, less 2 for its scrollbar, less 28 for mean 7, n 3, 95% CI 10 and ranking 8): a leading space,
     17 cells of the name, the ellipsis. Cut without it, it read as if "escalate-when-blo" were its name."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table = app.screen.query_one("#lessons-table", ThemedTable)
@@ -90,7 +95,7 @@ async def test_why_this_credit_is_a_closed_box_at_80x24(tmp_path: Path) -> None:
     missed git add -a and unrelated changes) take two lines of the compact story, five in all. On the old
     code the box was 7 rows under the credits table's 4, in a side pane of 10: its bottom border showed
     only when the pane was scrolled. The box now shows four lines, closed, and scrolls to the fifth."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "2026-10-23-158")
@@ -131,7 +136,7 @@ async def test_every_analysis_header_is_whole_at_80_columns_in_every_sort_order(
     """The demo's ids are up to 35 cells (communication/escalate-when-blocked): on the old code `naive Δ`
     showed in part at the table's edge, its header cut to "n". Sorted by a column further right, the ids
     are cut (with an ellipsis) for the columns to w/o and the sort column."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "a")
@@ -153,7 +158,7 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
     """On the old code Agreement's last column showed in part: "tp/fp" over "19" (19/13/0/0 cut), and the
     kappa whole only by luck of the widths; Simulation's empty table showed "cumulative" of
     `cumulative regret`."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "A")
@@ -172,7 +177,7 @@ async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tm
     widest cells and padding) leave 25 to `missed`: 22 cells of "git add -a, unrelated changes", the
     ellipsis and the padding. On the old code the column was as wide as its widest cell and the table's
     edge cut it mid-word ("git add -a, unrelated ch")."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "2026-10-23-158")
@@ -187,7 +192,7 @@ async def test_a_draft_grade_s_line_at_80x24_ends_in_an_ellipsis_where_it_is_cut
     esc discards  · heuristic 0.47 · outcome 1.0" is 104 cells, the line 78 (80 less the bar's padding).
     On the old code it wrapped at a space and showed its first line: it ended in "·", as if nothing came
     after; now the line's last cell is an ellipsis."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "2026-10-23-158")
@@ -204,7 +209,7 @@ async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
     scrollbar, rank and move 6 each (their headers and padding), mean what-if 14, Δ mean 8 and mean now
     10: 34 for the ids, 32 cells of them with the padding, communication/escalate-when-blocked.md cut to
     31 and the ellipsis."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "w")
@@ -222,7 +227,7 @@ async def test_the_record_scrolls_to_its_last_line_at_80x24(tmp_path: Path) -> N
     """The demo's 2026-10-23-158 at 80x24: the record's panel has three lines (the judge's line, the record's
     first wrapped in two); its deliverables, grades and trajectory grade are below them. On the old code the
     panel could not scroll: they could not be reached at this size."""
-    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "2026-10-23-158")
