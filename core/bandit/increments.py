@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, _num, _number, file_sessions
+from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, arm_number, file_sessions, shown_number
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.events import EXPORT, FileNumbers
 
@@ -90,12 +90,12 @@ def increments(state: dict[str, Any], written: dict[str, Counts]) -> dict[str, C
         now = [entry.get(name, default) for name, default in zip(_COUNT_KEYS, GPTME_NEW_ARM, strict=True)]
         delta: list[float] = []
         for name, before, value in zip(_COUNT_KEYS, was, now, strict=True):
-            number = _number(value, name, key)
+            number = arm_number(value, name, key)
             step = 0.0 if math.isclose(number, before, rel_tol=1e-12, abs_tol=1e-12) else number - before
             if step < 0 or (name.startswith("total_") and (step != int(step) or step >= MAX_COUNT)):
                 raise InteropError(
-                    f"{key} {name} went from {_num(before)} to {_num(number)}: not an update on top of what "
-                    "lesson-credit wrote"
+                    f"{key} {name} went from {shown_number(before)} to {shown_number(number)}: not an update on top "
+                    "of what lesson-credit wrote"
                 )
             delta.append(step)
         if any(delta):

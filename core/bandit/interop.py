@@ -120,7 +120,8 @@ def map_arm_id(
     return ArmMapper(library_ids, roots).map(raw, taken)
 
 
-def _number(value: Any, what: str, arm: str) -> float:
+def arm_number(value: Any, what: str, arm: str) -> float:
+    """An arm's number as a float; InteropError (one line naming the arm) when it is not a finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise InteropError(f"arm {arm!r}: {what} must be a finite number, got {value!r}")
     return float(value)
@@ -150,12 +151,12 @@ def read_bandit_state(path: Path, library_ids: set[str], roots: tuple[str, ...])
         source = entry.get("arm_id") or entry.get("lesson_path") or key
         if not isinstance(source, str):
             raise InteropError(f"{path}: arm {key!r} has a non-string id")
-        alpha = _number(entry.get("alpha", 1.0), "alpha", source)
-        beta = _number(entry.get("beta", 1.0), "beta", source)
+        alpha = arm_number(entry.get("alpha", 1.0), "alpha", source)
+        beta = arm_number(entry.get("beta", 1.0), "beta", source)
         if not (alpha > 0 and beta > 0 and math.isfinite(alpha + beta)):
             raise InteropError(f"{path}: arm {source!r}: alpha and beta must be positive, with a finite sum")
-        n = _number(entry.get("total_selections", 0), "total_selections", source)
-        rewards = _number(entry.get("total_rewards", 0), "total_rewards", source)
+        n = arm_number(entry.get("total_selections", 0), "total_selections", source)
+        rewards = arm_number(entry.get("total_rewards", 0), "total_rewards", source)
         if not (0 <= n < MAX_COUNT and 0 <= rewards < MAX_COUNT):
             raise InteropError(f"{path}: arm {source!r}: counts must be in [0, 2**53)")
         lesson_id, matched = mapper.map(source, mapper.ids)  # exact only
@@ -317,7 +318,7 @@ def written_by_us(state: dict[str, Any]) -> bool:
     return ours
 
 
-def _num(value: Any) -> str:
+def shown_number(value: Any) -> str:
     """A number for a message: 6 significant digits (3.5199999999999996 is 3.52), anything else as repr."""
     if isinstance(value, float):
         return f"{value:.6g}"
@@ -354,11 +355,11 @@ def disagreement(
             return f"{name} disagrees with the log: arm {arm} is not an object"
         for key, value in (("alpha", alpha), ("beta", beta), ("total_selections", n)):
             if not _same(entry.get(key), value):
-                shown = f"{_num(entry.get(key))} in the file, {_num(value)} from the log"
+                shown = f"{shown_number(entry.get(key))} in the file, {shown_number(value)} from the log"
                 return f"{name} disagrees with the log: {arm} {key} {shown}"
     stored = state.get("total_sessions")  # more is gptme's count, kept by our rewrites: less is stale
     if isinstance(stored, bool) or not isinstance(stored, int | float) or stored < post.total_sessions:
-        shown = f"total_sessions {_num(stored)}, {post.total_sessions} counted in the log"
+        shown = f"total_sessions {shown_number(stored)}, {post.total_sessions} counted in the log"
         return f"{name} disagrees with the log: {shown}"
     return None
 
