@@ -12,14 +12,12 @@ says how to take the file back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core.bandit.interop import (
     SOURCE_KEY,
-    InteropError,
     StateKept,
     disagreement,
-    kept_message,
     written_by_us,
 )
 from lesson_credit.core.base.files import StoreUnavailable
@@ -63,25 +61,25 @@ def check_state(ws: Workspace) -> StateCheck | None:
         return None  # folded from the workspace's other store by its last write: that one's to repair
     if ours:  # as we wrote it: the base of a later update's increments
         ws.keep_written_copy(state)
+    if not ours:
+        try:
+            update = ws.foreign_update(state)
+        except StateKept as exc:
+            return StateCheck(str(exc), True)
+        if update is not None and update != ({}, 0):
+            return StateCheck(_foreign_said(ws, state, *update), False)
     why = disagreement(state, ws.posterior(), path.name, ws.state_keys(state))
-    if why is None and state and not ours and (alone := ws.sessions_counted_alone(state)):
-        return StateCheck(
-            f"{path.name} was updated by another tool since lesson-credit wrote it ({alone} session(s) "
-            "counted, moving no arm): the next write or `status` logs them as an increments event",
-            False,
-        )
-    if why is None:
-        return None
-    if not state or ours:
-        return StateCheck(why, False)
-    try:
-        added, _ = ws.foreign_increments(state)
-    except InteropError as exc:
-        return StateCheck(kept_message(path, f"{why}; {exc}"), True)
-    return StateCheck(
-        f"{path.name} was updated by another tool since lesson-credit wrote it ({why}): the next write or "
-        f"`status` logs its increments to {len(added)} arm(s) as an increments event",
-        False,
+    return None if why is None else StateCheck(why, False)
+
+
+def _foreign_said(ws: Workspace, state: dict[str, Any], added: dict[str, Any], sessions: int) -> str:
+    """What `check_state` says of another tool's update of the file that the next write logs."""
+    why = disagreement(state, ws.posterior(), ws.state_path.name, ws.state_keys(state))
+    what = f"its increments to {len(added)} arm(s)" if added else f"the {sessions} session(s) it counted"
+    return (
+        f"{ws.state_path.name} was updated by another tool since lesson-credit wrote it"
+        f"{'' if why is None else f' ({why})'}: the next write or `status` logs {what}"
+        f"{'' if added else ', moving no arm,'} as an increments event"
     )
 
 

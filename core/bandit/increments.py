@@ -1,7 +1,8 @@
 """Another tool's update of the workspace's `bandit-state.json` (gptme's bandit loads the file, adds a
-session's update, saves it): what it added over the numbers we last wrote, sealed in a copy
-(`.cache/bandit-state-written`), logged as an increments event (docs/format.md §5.5). A file
-`export-gptme` wrote elsewhere: its numbers logged (an export event, §5.8), the base of its import."""
+session's update, saves it): what it added over the numbers of the file of ours it grew from, sealed
+in a copy under the file's `created` (`.cache/bandit-state-copies/`), logged as an increments event
+(docs/format.md §5.5). A file `export-gptme` wrote elsewhere: its numbers logged (an export event,
+§5.8), the base of its import."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, arm_numbe
 from lesson_credit.core.base.sealed import seal, unseal
 from lesson_credit.core.log.events import EXPORT, FileNumbers
 
-WRITTEN_MAGIC = b"lesson-credit state-written 2\n"  # .cache/bandit-state-written: what we last wrote
+WRITTEN_MAGIC = b"lesson-credit state-written 2\n"  # a copy of the numbers of a file we wrote
 OLD_WRITTEN_MAGIC = b"lesson-credit state-written 1\n"  # its arms only (no total_sessions)
 GPTME_BANDIT = "gptme-bandit"  # the source of the increments logged from gptme's update of the file
 Counts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards

@@ -11,3 +11,8 @@ def utc_now() -> dt.datetime:
 
 def iso(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso_micro(moment: dt.datetime) -> str:
+    """`iso` to the microsecond (a state file's `created`: one per file we write)."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

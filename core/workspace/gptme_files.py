@@ -69,10 +69,13 @@ class GptmeFiles(StateFile):
     def _fresh_state(self, style: dict[str, Any]) -> dict[str, Any]:
         """A new state file of the posteriors, keyed in the style of the file `style` (see `state_keys`):
         arms of exactly gptme-sessions' keys; what `style` holds beside its arms (gptme's per-context
-        arms, its `created`) kept, and its total_sessions never less than `style`'s (gptme counts on)."""
+        arms) kept, and its total_sessions never less than `style`'s (gptme counts on); a `created` of
+        its own (`new_created`: gptme keeps it, so a later import or write knows the file again)."""
         keys = self.state_keys(style)
         beside = {key: value for key, value in style.items() if key not in ("arms", interop.SOURCE_KEY)}
-        return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
+        payload = interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), beside, keys)
+        payload["created"] = self.new_created(style)
+        return payload
 
     def import_gptme(self, path: Path) -> ImportReport:
         """Log a gptme `bandit-state.json`'s arms as a prior event, unless its evidence is in the log
@@ -88,7 +91,7 @@ class GptmeFiles(StateFile):
             keys = self.state_keys(existing)
             agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
             if own and existing and not interop.written_by_us(existing) and not agrees and self._has_evidence():
-                if self._written() is None:
+                if self._written(existing) is None:
                     raise WorkspaceError(
                         f"{path} is this workspace's own bandit-state.json, changed by another tool, and there is "
                         "no copy of what lesson-credit wrote: importing it would count the log's evidence twice; "

@@ -9,12 +9,16 @@ that could not be rewritten is a warning (`_after_write` returns them). When ano
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
+import hashlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
+from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import StoreUnavailable, atomic_write
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.events import encode
@@ -26,6 +30,8 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
 
 
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
+COPIES_KEPT = 32  # copies of the files we wrote, the newest (gptme may save a file it loaded rewrites ago)
+MICROSECOND = dt.timedelta(microseconds=1)
 
 
 class StateFile(Analysis):
@@ -66,10 +72,10 @@ class StateFile(Analysis):
     def write_state(self, *, locked: bool = False, adopted: bool = False) -> tuple[str, ...]:
         """Rewrite `bandit-state.json` from the fold, atomically, keeping what else the file holds and
         its key style (`state_keys`). When another tool (gptme's bandit) updated it since we wrote it,
-        its increments over what we wrote (`.cache/bandit-state-written`) are logged first, as an
+        its increments over the file of ours it grew from (`_written`) are logged first, as an
         increments event (under the log's lock: `locked` says the caller holds it), and the file
         follows the log again; interop.StateKept (nothing written) when they cannot be known (no
-        copy of what we wrote, a number that went down) or when the log is missing (a derived
+        copy of the file it grew from, a number that went down) or when the log is missing (a derived
         file is never rewritten from a log that is not there). `adopted`: rewrite whatever the file
         holds (its evidence was just logged). Then saves the block sums the folds computed, this
         one's included (the blocks the write changed), for the next command. Returns what it says
@@ -106,14 +112,54 @@ class StateFile(Analysis):
         if missing is not None:
             raise interop.StateKept(missing)
 
-    def _written_path(self) -> Path:
+    def _copies(self) -> Path:
+        """Where the copies of the files we wrote are kept, one per `created` (`_copy_path`)."""
+        return self.state_dir / ".cache" / "bandit-state-copies"
+
+    def _copy_path(self, created: str) -> Path:
+        digest = hashlib.sha256(created.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self._copies() / digest
+
+    def _legacy_written_path(self) -> Path:
+        """Where versions before the copies by `created` kept the one copy of what they last wrote."""
         return self.state_dir / ".cache" / "bandit-state-written"
 
     def _keep_written(self, payload: dict[str, Any]) -> None:
-        """Keep a copy of the numbers of the state file about to be written (before it, so that a crash
-        between the two never makes the copy older than the file), best effort: without it, another
-        tool's update of the file is kept as it is, not logged."""
-        self._keeper(self._written_path())(payload)
+        """Keep a copy of the numbers of the state file about to be written, under its `created` (before
+        the file, so that a crash between the two never leaves the file without its copy), best effort:
+        without it, another tool's update of the file is kept as it is, not logged. The newest
+        COPIES_KEPT are kept: gptme's save of a file it loaded that many of our rewrites ago is known."""
+        created = payload.get("created")
+        if not isinstance(created, str):  # (not a file of ours: nothing will be looked up under it)
+            return
+        self._keeper(self._copy_path(created))(payload)
+        with contextlib.suppress(OSError):
+            self._legacy_written_path().unlink()
+        with contextlib.suppress(OSError):
+            self._prune_copies()
+
+    def _prune_copies(self) -> None:
+        copies = []
+        with os.scandir(self._copies()) as entries:
+            for entry in entries:
+                if len(entry.name) == 32 and entry.is_file(follow_symlinks=False):
+                    copies.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
+        for _, name in sorted(copies)[:-COPIES_KEPT]:
+            (self._copies() / name).unlink()
+
+    def new_created(self, existing: dict[str, Any]) -> str:
+        """The `created` of a file we are about to write in place of `existing`: the clock's time to the
+        microsecond, later than the file's own and than every kept copy's at that time (gptme's bandit
+        keeps it when it saves: it names which of our files its update grew from)."""
+        moment = self.clock().astimezone(dt.UTC)
+        was = existing.get("created")
+        with contextlib.suppress(TypeError, ValueError, OverflowError):  # (naive, not a time, year 9999)
+            moment = max(moment, dt.datetime.fromisoformat(was) + MICROSECOND) if isinstance(was, str) else moment
+        for _ in range(COPIES_KEPT + 1):
+            if not self._copy_path(created := iso_micro(moment)).exists():
+                break
+            moment += MICROSECOND
+        return created
 
     def _keeper(self, where: Path) -> Callable[[dict[str, Any]], None]:
         """What keeps a copy of a state file's numbers at `where` (`_keep_written`, best effort; none
@@ -127,16 +173,16 @@ class StateFile(Analysis):
             except (StoreError, OSError):
                 with contextlib.suppress(OSError):
                     where.unlink()
+                with contextlib.suppress(OSError):  # (a folder made for it, left empty: a disk refusing writes)
+                    where.parent.rmdir()
 
         return keep
 
     def keep_written_copy(self, state: dict[str, Any]) -> None:
         """Keep the copy of a state file verified as ours (its stamp matches) when the copy is missing or
         says otherwise (a workspace written before copies were kept), best effort: under the writers'
-        lock (not waited for) and only while the file still holds `state`. A copy older than the file
-        (a write's copy and file came between the read of `state` and this) would count that write's
-        evidence as another tool's increments at gptme's next update."""
-        if not self._reader.caches or self._written() == foreign.read_written_copy(foreign.written_copy(state)):
+        lock (not waited for) and only while the file still holds `state`."""
+        if not self._reader.caches or self._written(state) == foreign.read_written_copy(foreign.written_copy(state)):
             return
         try:
             with self.log.locked(timeout=0):
@@ -145,9 +191,15 @@ class StateFile(Analysis):
         except StoreError:  # a writer holds the lock: its rewrite keeps the copy of its own file
             pass
 
-    def _written(self) -> foreign.Written | None:
-        """The numbers of the state file as we last wrote it (None: no copy, or a damaged one)."""
-        return self._copy(self._written_path())
+    def _written(self, state: dict[str, Any]) -> foreign.Written | None:
+        """The numbers of the file we wrote that the state file `state` grew from: the copy kept under its
+        `created` (or the one copy a version before kept, when it names no other `created`). None: no
+        such copy (caches off or deleted, a copy of another file: never taken for it)."""
+        created = state.get("created")
+        if isinstance(created, str) and (copy := self._copy(self._copy_path(created))) and copy.created == created:
+            return copy
+        legacy = self._copy(self._legacy_written_path())
+        return legacy if legacy is not None and legacy.created in (None, created) else None
 
     def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
         """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the
@@ -162,12 +214,14 @@ class StateFile(Analysis):
     def foreign_increments(
         self, state: dict[str, Any], written: foreign.Written | None = None
     ) -> tuple[dict[str, foreign.Counts], int]:
-        """Per lesson id, what another tool added to the parsed state file `state` since we wrote it
-        (`written`; default: the copy of the workspace's own file), and the sessions it counted
-        meanwhile; InteropError (why) when that cannot be known."""
-        written = written or self._written()
+        """Per lesson id, what another tool added to the parsed state file `state` since we wrote the file
+        it grew from (`written`; default: its copy, `_written`), and the sessions it counted meanwhile;
+        InteropError (why) when that cannot be known."""
+        written = written or self._written(state)
         if written is None:
-            raise interop.InteropError(f"no copy of what lesson-credit last wrote in {self._written_path().parent}")
+            created = state.get("created")
+            named = f" (its created, {created})" if isinstance(created, str) else ""
+            raise interop.InteropError(f"no copy of the file lesson-credit wrote that it grew from{named}")
         mapper = interop.ArmMapper((lesson.id for lesson in self.library().lessons), self.library().roots)
         by_id: dict[str, foreign.Counts] = {}
         for key, (a, b, n, r) in foreign.increments(state, written.arms).items():  # two keys of one lesson: both
@@ -175,67 +229,55 @@ class StateFile(Analysis):
             by_id[lesson_id] = (was[0] + a, was[1] + b, was[2] + n, was[3] + r)
         return by_id, foreign.sessions_added(state, written)
 
-    def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
-        """When the state file was changed by another tool since we wrote it and disagrees with the log,
-        log that tool's increments (`foreign_increments`): (True when its evidence is in the log now,
-        the warning that says they were logged). StateKept when they cannot be known."""
-        if not self._foreign_disagreement():
-            return False, ()
-        with contextlib.nullcontext() if locked else self.log.locked():
-            if not locked:  # decided again under the lock: another command may have logged it meanwhile
-                self.refresh()
-            why = self._foreign_disagreement()
+    def foreign_update(self, state: dict[str, Any]) -> tuple[dict[str, foreign.Counts], int] | None:
+        """What another tool (gptme's bandit) added to the state file `state` over the file of ours it
+        grew from (`foreign_increments`), or None: the file is ours as we wrote it, empty, or agrees with
+        the log with nothing to tell its update by. interop.StateKept (why) when the file disagrees with
+        the log and its update cannot be known (no copy of the file it grew from, a number down)."""
+        if not state or interop.written_by_us(state):
+            return None
+        try:
+            return self.foreign_increments(state)
+        except interop.InteropError as exc:
+            why = interop.disagreement(state, self.posterior(), self.state_path.name, self.state_keys(state))
             if why is None:
-                return False, ()
-            existing = interop.read_state(self.state_path)
-            post = self.posterior()
-            arms_only = {**existing, "total_sessions": post.total_sessions}
-            if interop.disagreement(arms_only, post, keys=self.state_keys(existing)) is None:
-                # its arms are the log's already (another command logged them meanwhile, or it moved none)
-                added: dict[str, foreign.Counts] = {}
-                sessions = self.sessions_counted_alone(existing)
-            else:
-                try:
-                    added, sessions = self.foreign_increments(existing)
-                except interop.InteropError as exc:
-                    raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
-            if added or sessions:  # (sessions alone too: a file written again from the log counts them)
-                self.log.append(encode(foreign.increments_event(added, self.now_iso(), sessions)))
-                self._reader.trust_once()
-                self.refresh()
-                self._keep_written(existing)  # the base of the next increments: this file's are logged now
-        if not added and not sessions:  # only its stamp changed: the numbers are ours
+                return None
+            raise interop.StateKept(interop.kept_message(self.state_path, f"{why}; {exc}")) from None
+
+    def _log_foreign_update(self, locked: bool) -> tuple[bool, tuple[str, ...]]:
+        """When the state file was changed by another tool since we wrote it, log that tool's increments
+        (`foreign_update`): (True when the file's evidence is in the log now, the warning that says they
+        were logged). StateKept when they cannot be known."""
+        update = self.foreign_update(interop.read_state(self.state_path))
+        if update is None:
+            return False, ()
+        if update != ({}, 0):
+            with contextlib.nullcontext() if locked else self.log.locked():
+                if not locked:  # decided again under the lock: another command may have logged it meanwhile
+                    self.refresh()
+                existing = interop.read_state(self.state_path)
+                update = self.foreign_update(existing)
+                if update is None:
+                    return False, ()
+                if update != ({}, 0):
+                    self.log.append(encode(foreign.increments_event(update[0], self.now_iso(), update[1])))
+                    self._reader.trust_once()
+                    self.refresh()
+                    self._keep_written(existing)  # the base of the next increments: this file's are logged now
+        added, sessions = update
+        if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
             return True, ()
+        name = f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it"
         if not added:
             return True, (
-                f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
-                f"{sessions} session(s) it counted, moving no arm, are logged as an increments event from "
+                f"{name}: {sessions} session(s) it counted, moving no arm, are logged as an increments event from "
                 f"{foreign.GPTME_BANDIT}",
             )
-        sessions = max(counts[2] for counts in added.values())
+        most = max(counts[2] for counts in added.values())
         return True, (
-            f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
-            f"its increments to {len(added)} arm(s) (up to {sessions} selection(s) each) are logged as an "
+            f"{name}: its increments to {len(added)} arm(s) (up to {most} selection(s) each) are logged as an "
             f"increments event from {foreign.GPTME_BANDIT}, and the file follows the log again",
         )
-
-    def _foreign_disagreement(self) -> str | None:
-        """How the state file disagrees with the log when another tool wrote it last (None: ours, or
-        it agrees, or there is none), sessions it counted that moved no arm included."""
-        existing = interop.read_state(self.state_path)
-        if not existing or interop.written_by_us(existing):
-            return None
-        why = interop.disagreement(existing, self.posterior(), self.state_path.name, self.state_keys(existing))
-        if why is None and (alone := self.sessions_counted_alone(existing)):
-            return f"{self.state_path.name}: {alone} session(s) counted by another tool since lesson-credit wrote it"
-        return why
-
-    def sessions_counted_alone(self, state: dict[str, Any]) -> int:
-        """The sessions another tool counted in the workspace's state file `state` since we wrote it
-        (its total_sessions less the one we wrote; 0 without a copy of what we wrote, or one that does
-        not say)."""
-        written = self._written()
-        return 0 if written is None else foreign.sessions_added(state, written)
 
     def state_keys(self, existing: dict[str, Any]) -> tuple[str, ...]:
         """Each arm's key in the state file: the key the file as it is names it by, when one key does
@@ -268,9 +310,11 @@ class StateFile(Analysis):
         return interop.gptme_state(self.posterior(), self._reader.session_times, self.now_iso(), existing, keys)
 
     def _own_state(self, existing: dict[str, Any]) -> dict[str, Any]:
-        """The workspace's own `bandit-state.json`: `state_payload`, naming a database store it is
-        folded from (interop.SOURCE_KEY; none: the workspace's file)."""
+        """The workspace's own `bandit-state.json`: `state_payload`, with a `created` of its own
+        (`new_created`), naming a database store it is folded from (interop.SOURCE_KEY; none: the
+        workspace's file)."""
         payload = self.state_payload(existing)
+        payload["created"] = self.new_created(existing)
         payload.pop(interop.SOURCE_KEY, None)
         if (source := self.state_source()) is not None:
             payload[interop.SOURCE_KEY] = source

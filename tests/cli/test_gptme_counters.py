@@ -9,6 +9,7 @@ its arms under the keys it wrote them by, and its own fields (`contextual_arms`)
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +158,8 @@ def test_a_copy_kept_before_copies_held_the_count_still_logs_gptmes_update(agent
     ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
     arms = on_disk(agent)["arms"]
     numbers = {key: [a["alpha"], a["beta"], a["total_selections"], a["total_rewards"]] for key, a in arms.items()}
-    copy = (agent / STATE_REL).parent / ".cache" / "bandit-state-written"
+    copy = (agent / STATE_REL).parent / ".cache" / "bandit-state-written"  # where an earlier one kept it
+    shutil.rmtree(copy.parent / "bandit-state-copies")  # (an earlier lesson-credit kept no copies by `created`)
     copy.write_bytes(seal(b"lesson-credit state-written 1\n", json.dumps(numbers).encode()))
     gptme_session(agent)  # git +1/+0, one selection, one reward; 10 sessions
     ok("status", "--workspace", str(agent))
@@ -210,11 +212,12 @@ def test_export_onto_the_own_file_keeps_what_gptme_keeps_beside_the_arms(agent: 
     (agent / STATE_REL).write_text(json.dumps(state))
     ok("import-gptme", "--workspace", str(agent), str(agent / STATE_REL))
     gptme_session(agent, arms=())  # 10 sessions, no arm moved
+    on_disk_before = on_disk(agent)
     ok("export-gptme", "--workspace", str(agent), str(agent / STATE_REL))
     exported = on_disk(agent)
     assert exported["contextual_arms"] == {GIT: {'["code"]': context}}
     assert exported["total_sessions"] == 10
-    assert exported["created"] == "2026-08-01T00:00:00+00:00"
+    assert exported["created"] > on_disk_before["created"]  # a file of its own: gptme's next save names it
     six = {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
     assert all(set(arm) == six for arm in exported["arms"].values())
 

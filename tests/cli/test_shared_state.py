@@ -7,6 +7,7 @@ one warning. A missing log never empties the file. Numbers in warnings print wit
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from tests.support.engine_helpers import (
 )
 
 GIT = "tools/git.md"
-WRITTEN_REL = "state/lesson-thompson/.cache/bandit-state-written"
+COPIES_REL = "state/lesson-thompson/.cache/bandit-state-copies"  # what we wrote, per file
 
 
 @pytest.fixture
@@ -167,7 +168,7 @@ def test_status_keeps_an_update_that_is_not_increments_and_says_so_once(
 
 
 def test_without_a_copy_of_what_we_wrote_the_update_is_kept(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (ws / WRITTEN_REL).unlink()
+    shutil.rmtree(ws / COPIES_REL)
     theirs = gptme_update(ws)
     code, _, err = run(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
     assert code == 0
@@ -228,7 +229,7 @@ def test_a_file_of_ours_written_before_copies_were_kept_gets_one_at_the_next_sta
 ) -> None:
     """A workspace from before the copy (the demo's): `status` finds the file ours (its stamp matches) and
     keeps its copy, so gptme's next update is logged, not kept."""
-    (ws / WRITTEN_REL).unlink()
+    shutil.rmtree(ws / COPIES_REL)
     assert run(capsys, "status", "--workspace", str(ws))[0] == 0
     gptme_update(ws)
     code, _, err = run(capsys, "status", "--workspace", str(ws))
@@ -374,12 +375,12 @@ def test_a_copy_kept_by_status_is_never_older_than_the_file(ws: Path, capsys: py
     from lesson_credit.core.derived_state import check_state
     from lesson_credit.core.workspace import Workspace
 
-    (ws / WRITTEN_REL).unlink()
+    shutil.rmtree(ws / COPIES_REL)
     reader, recorder = Workspace(ws), Workspace(ws)
     written = reader._written
 
-    def record_meanwhile() -> Any:
-        found = written()
+    def record_meanwhile(state: dict[str, Any]) -> Any:
+        found = written(state)
         recorder.record("s2", ws / "j.txt", [GIT], reward=1.0)  # between status's read of the file and its copy
         return found
 

@@ -264,7 +264,8 @@ def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_works
     state = json.loads((root / STATE_REL).read_text())
     assert set(state) >= {"arms", "total_sessions", "created", "last_updated"}
     assert state["total_sessions"] == 2  # graded sessions
-    assert state["created"] == state["last_updated"] == "2026-03-05T16:30:00Z"
+    assert state["last_updated"] == "2026-03-05T16:30:00Z"
+    assert state["created"] == "2026-03-05T16:30:00.000000Z"  # the clock's, to the microsecond: one per file
     assert set(state["arms"]) == {A, B}
     for arm_id, entry in state["arms"].items():
         assert set(entry) == {"arm_id", "alpha", "beta", "total_selections", "total_rewards", "last_updated"}
@@ -281,7 +282,9 @@ def test_bandit_state_shape_and_values_equal_the_fold(tmp_path: Path, make_works
         assert state["arms"][arm_id]["beta"] == post.beta[j]
 
 
-def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_workspace: Callable[..., Path]) -> None:
+def test_bandit_state_keeps_unknown_keys_and_gets_a_later_created(
+    tmp_path: Path, make_workspace: Callable[..., Path]
+) -> None:
     from lesson_credit.core.bandit.interop import STAMP_KEY, state_stamp
 
     root = make_workspace(tmp_path, lessons=LESSONS, events=[session("s1", 1.0, {A: 1.0})])
@@ -296,7 +299,7 @@ def test_bandit_state_keeps_unknown_keys_and_created(tmp_path: Path, make_worksp
     ws_at(root).grade("s1", 1.0)
     state = json.loads((root / STATE_REL).read_text())
     assert state["extra_top"] == [1, 2]
-    assert state["created"] == "2020-01-01T00:00:00Z"
+    assert state["created"] == "2026-03-05T16:30:00.000000Z"  # the clock's: a file of its own (see test above)
     assert state["arms"][A]["custom"] == "kept"
     assert (state["arms"][A]["alpha"], state["arms"][A]["beta"]) == (2.0, 1.0)
     assert state["total_sessions"] == 50  # gptme counts on from it: the log's 1 never lowers it
@@ -330,8 +333,10 @@ def test_bandit_state_written_atomically(
     leftovers = sorted(p.name for p in state_path.parent.iterdir() if p.name != "sessions.jsonl.lock")
     assert leftovers == [".cache", "bandit-state.json", "sessions.jsonl"]
     cached = sorted(p.name for p in (state_path.parent / ".cache").iterdir())
-    # no temp files; bandit-state-written: the copy of what we wrote (another tool's increments are over it)
-    assert cached == ["bandit-state-written", "lessons.msgpack", "log-seal"]
+    # no temp files; bandit-state-copies: copies of the files we wrote (another tool's increments are over them)
+    assert cached == ["bandit-state-copies", "lessons.msgpack", "log-seal"]
+    copies = [p.name for p in (state_path.parent / ".cache" / "bandit-state-copies").iterdir()]
+    assert len(copies) == 3 and not any(name.endswith(".tmp") for name in copies)  # one per file written
 
 
 def test_atomic_write_failure_leaves_old_file_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
