@@ -116,7 +116,7 @@ def settle_heap() -> None:
     and without it every column of a million sessions it loads and every temporary array of its
     snapshot (8 MB each: glibc maps blocks of 128 KB and more afresh until one is freed) is a fresh
     mapping, each page faulted in and zeroed: measured on a `record` at a million sessions, 18,000 page
-    faults, 15,000 with it, and 3-4% less CPU. Inside `heap_kept` (or after it) nothing changes."""
+    faults, 14,800 with it, and 3% less CPU. Inside `heap_kept` (or after it) nothing changes."""
     global _heap_settled
     with _heap_lock:
         if _heap_settled or _heap_depth:
