@@ -80,6 +80,7 @@ _HEAP_KEPT = (1 << 30, 256 << 20)  # during a big read: free memory kept up to 1
 _HEAP_AFTER = (64 << 20, 32 << 20)
 _heap_lock = threading.Lock()
 _heap_depth = 0
+_heap_settled = False  # `settle_heap` has run in this process
 
 
 @contextlib.contextmanager
@@ -89,7 +90,7 @@ def heap_kept() -> Iterator[None]:
     kernel's, every page of it faulted in and zeroed: measured at a million sessions, 6.7 s of system
     time of a 26 s read, 1.9 s with it. Afterwards the thresholds are where glibc's own rule would have
     put them (setting them ends that rule) and what is free is returned."""
-    global _heap_depth
+    global _heap_depth, _heap_settled
     libc = _libc()
     with _heap_lock:
         _heap_depth += 1
@@ -101,10 +102,30 @@ def heap_kept() -> Iterator[None]:
     finally:
         with _heap_lock:
             _heap_depth -= 1
-            if libc is not None and _heap_depth == 0:
-                libc.mallopt(_M_TRIM_THRESHOLD, _HEAP_AFTER[0])
-                libc.mallopt(_M_MMAP_THRESHOLD, _HEAP_AFTER[1])
-                libc.malloc_trim(0)
+            if _heap_depth == 0:
+                _heap_settled = True  # where settle_heap would put them
+                if libc is not None:
+                    libc.mallopt(_M_TRIM_THRESHOLD, _HEAP_AFTER[0])
+                    libc.mallopt(_M_MMAP_THRESHOLD, _HEAP_AFTER[1])
+                    libc.malloc_trim(0)
+
+
+def settle_heap() -> None:
+    """Put glibc's thresholds where its own rule puts them after a big read (`_HEAP_AFTER`) before the
+    first one, once per process: a command that starts from the parsed-log cache reads no big buffer,
+    and without it every column of a million sessions it loads and every temporary array of its
+    snapshot (8 MB each: glibc maps blocks of 128 KB and more afresh until one is freed) is a fresh
+    mapping, each page faulted in and zeroed: measured on a `record` at a million sessions, 18,000 page
+    faults, 14,800 with it, and 3% less CPU. Inside `heap_kept` (or after it) nothing changes."""
+    global _heap_settled
+    with _heap_lock:
+        if _heap_settled or _heap_depth:
+            return
+        _heap_settled = True
+        libc = _libc()
+        if libc is not None:
+            libc.mallopt(_M_TRIM_THRESHOLD, _HEAP_AFTER[0])
+            libc.mallopt(_M_MMAP_THRESHOLD, _HEAP_AFTER[1])
 
 
 def _libc() -> Any:
@@ -195,6 +216,7 @@ class LogReader:
             self._prefix.reset()
             reset = True
         if index.end == 0 and self._log_cache is not None and size >= self.cache_threshold:
+            settle_heap()  # the cache's columns and the snapshot's arrays: a million items each
             loaded = self._log_cache.load()
             if loaded is not None:
                 self.index, hasher, self._partial = loaded
