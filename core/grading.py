@@ -119,20 +119,30 @@ UNDO_NOTE = re.compile(r"undo of line (\d+)(?: by |: )")  # undo_note's start: t
 
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
     """The session's grade events an undo may revert, oldest first, each with its source's score just
-    before it: the undo stack the log holds. An undo (its note starts as `undo_note` writes it) takes
-    the event it reverts off the stack and is not on it; the record's own grade (line `record_line`)
-    and an event that left its source's score as it was (nothing to undo) are not on it either."""
+    before it: the undo stack the log holds. An undo takes the event it reverts off the stack and is
+    not on it; the record's own grade (line `record_line`) and an event that left its source's score
+    as it was (nothing to undo) are not on it either.
+
+    An undo reverts the top of the stack (`undo_of`, under the log's lock): an event is one when its
+    note starts as `undo_note` writes it and it puts back, under the top's grader, the score the top
+    replaced. The line the note names is not used: it is where the reverted event was as the log was
+    numbered then (a log pushed into a database holding other events, pulled from one, or merged
+    after another holds it at another line), and a person's note may begin with the same words."""
     stack: list[tuple[GradeRecord, float | None]] = []
     last: dict[str | None, float | None] = {}  # each source's latest score so far
     for grade in history:
         previous = last.get(grade.source)
         last[grade.source] = grade.base_reward
-        reverts = UNDO_NOTE.match(grade.note or "")
-        if reverts is not None:
-            stack = [entry for entry in stack if entry[0].line != int(reverts.group(1))]
+        if stack and _reverts(grade, *stack[-1]):
+            stack.pop()
         elif grade.line != record_line and grade.base_reward != previous:
             stack.append((grade, previous))
     return stack
+
+
+def _reverts(grade: GradeRecord, top: GradeRecord, before: float | None) -> bool:
+    """Whether `grade` is the undo of `top`, the latest grade not undone yet, whose source's score was `before`."""
+    return UNDO_NOTE.match(grade.note or "") is not None and grade.grader == top.grader and grade.base_reward == before
 
 
 def undo_of(

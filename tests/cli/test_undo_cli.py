@@ -64,3 +64,27 @@ def test_undo_back_to_pending_shows_no_reward_as_show_does(tmp_path: Path) -> No
     assert code == 0, err
     shown = next(line.split() for line in out.splitlines() if line.startswith("a.md"))
     assert shown[3] == "-"  # lesson, salience, weight, reward: the same word for the same state
+
+
+def test_a_grade_another_source_outranks_says_what_stays_in_force(tmp_path: Path) -> None:
+    """`grade --grader judge` on a session a person graded logs the judge's score, but the person's stays in
+    force (human comes first in the priority): the headline said "0.4 -> 0.9" over a table credited with 0.4."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    assert run_cli("grade", "s1", "0.4", "--workspace", str(root))[0] == 0
+    code, out, err = run_cli("grade", "s1", "0.9", "--grader", "judge", "--workspace", str(root))
+    assert code == 0, err
+    assert out.startswith(
+        "graded s1: judge 0.9 logged; 0.4 (manual) stays in force [priority: human, judge, heuristic, outcome]\n"
+    ), out
+    # the table is the grade in force's: a.md w 1, r 0.4 -> Beta(1.4, 1.6), mean 0.467
+    row = next(line.split() for line in out.splitlines() if line.startswith("a.md"))
+    assert row == ["a.md", "1.000", "0.400", "+0.400", "+0.600", "0.467"]
+    # a source the priority leaves out scores nothing: the session stays pending
+    (root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["judge"]\n')
+    code, out, err = run_cli("grade", "s1", "0.2", "--workspace", str(root))
+    assert code == 0, err
+    assert out.startswith("graded s1: manual 0.2 logged; 0.9 (judge) stays in force [priority: judge]\n"), out
+    (root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["heuristic"]\n')
+    code, out, err = run_cli("grade", "s1", "0.3", "--workspace", str(root))
+    assert code == 0, err
+    assert out.startswith("graded s1: manual 0.3 logged; the session stays pending [priority: heuristic]\n"), out

@@ -203,3 +203,43 @@ def test_the_cli_and_the_dashboard_undo_the_same_grades_alike(
     assert [event["base_reward"] for event in cli_log] == expected
     assert cli_log == tui_log  # values, graders, notes, timestamps
     assert Workspace(cli_root).session("s1").pending and Workspace(tui_root).session("s1").pending
+
+
+def test_an_undo_logged_before_the_log_was_numbered_anew_still_counts(tmp_path: Path) -> None:
+    """An undo's note names the line of the grade it reverted as the log was numbered when it was written.
+    Pushed into a database that holds other events (or merged after another log, or without its bad lines),
+    the same events sit at other lines: the note's line then names another event. The undo still took the
+    latest grade not undone yet off the stack, so undoing again walks on back to pending, as on the log
+    it was written in. Before, the stale line left the undone grade on the stack: the next undo reverted
+    it a second time, logging its score before again (0.9) instead of going back to pending."""
+    own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name="own")
+    ws = Workspace(own, clock=fixed_clock)
+    ws.append_grade("s1", 0.9)  # line 2
+    ws.append_grade("s1", 0.5)  # line 3
+    assert ws.undo_grade("s1").note == "undo of line 3: 0.5 back to 0.9"  # line 4
+    # another agent's three events first: s1's lines are 4 to 7, and the undo at 7 names line 3 (s0's grade)
+    others = [session("s0", 0.2, {"b.md": 1.0}), grade("s0", 0.3), grade("s0", 0.4)]
+    merged = make_workspace(tmp_path, LESSONS, [*others, *(log_bytes(own) or b"").splitlines(keepends=True)])
+    for root, reverted in ((own, 2), (merged, 5)):  # the 0.9, at line 2 of its own log, line 5 after s0's
+        record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+        assert (record.base_reward, record.note) == (None, f"undo of line {reverted}: 0.9 back to pending")
+        after = Workspace(root)
+        assert after.session("s1").pending
+        row = after.lesson_table().row("a.md")  # no graded session of a.md left: the prior Beta(1, 1), n 0
+        assert row is not None and (row.alpha, row.beta, row.n) == (1.0, 1.0, 0)
+        with pytest.raises(WorkspaceError, match="nothing to undo"):
+            Workspace(root).undo_grade("s1")
+
+
+def test_a_grade_whose_note_begins_like_an_undo_note_is_a_grade(tmp_path: Path) -> None:
+    """A person may type a note that begins as an undo's does. The grade is still a grade: undoing next
+    reverts it. Before, it was read as an undo of the line its note named: that grade (the 0.4) left the
+    stack, the 0.7 never joined it, and undo said there was nothing to undo with the 0.7 in force."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    ws = Workspace(root, clock=fixed_clock)
+    ws.append_grade("s1", 0.4)  # line 2
+    ws.append_grade("s1", 0.7, note="undo of line 2: I typed 0.4 for 0.7")  # line 3
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.note) == (0.4, "undo of line 3: 0.7 back to 0.4")
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.note) == (None, "undo of line 2: 0.4 back to pending")

@@ -16,7 +16,7 @@ import pytest
 from lesson_credit.core.log import pgpush
 from lesson_credit.core.log.pgstore import PgStore
 from tests.pg.pg_helpers import insert_raw, line, log_path, wait_until, waiting_on_a_lock
-from tests.support.cli_run import run_json
+from tests.support.cli_run import run_cli, run_json
 
 
 def session(sid: str, base: float = 0.5) -> bytes:
@@ -166,3 +166,29 @@ def test_a_second_session_event_stops_the_direct_copy_where_it_is(pg_url: str) -
         first = conn.execute("SELECT raw FROM lesson_credit.events WHERE session_id = 's1'").fetchall()
     assert [json.loads(raw)["base_reward"] for (raw,) in first] == [0.1]
     store.close()
+
+
+def test_undo_walks_on_back_after_a_push_into_a_store_holding_other_events(pg_url: str, ws_root: Path) -> None:
+    # the workspace's log, written by the CLI: s1 pending, graded 0.9 (line 2) and 0.5 (line 3), the 0.5
+    # undone (line 4, "undo of line 3"). The database holds another agent's two events first, so s1's
+    # grades are at lines 4 and 5 there, and the undo's note names line 3: s1's session event there.
+    store = PgStore(pg_url, agent="other")
+    store.append(session("s0", 0.2))
+    store.append(grade("s0", 0.3))
+    store.close()
+    log_path(ws_root).write_bytes(line({"type": "session", "session_id": "s1", "base_reward": None,
+                                        "lessons": [{"path": "tools/git.md", "salience": 1.0}]}))  # fmt: skip
+    for argv in (("grade", "s1", "0.9"), ("grade", "s1", "0.5"), ("undo", "s1"), ("store", "push", "--store", pg_url)):
+        code, _, err = run_cli(*argv, "-w", str(ws_root))
+        assert code == 0, err
+    code, out, err = run_cli("undo", "s1", "-w", str(ws_root), "--store", pg_url)
+    assert code == 0, err
+    # the second undo reverts the 0.9 (position 4): pending again, as the same undo on the file gives;
+    # before, it reverted the 0.5 a second time and logged 0.9 again
+    assert out.startswith("s1: undo of line 4: 0.9 back to pending\n"), out
+    code, out, err = run_cli("status", "-w", str(ws_root), "--store", pg_url, "--json")
+    assert code == 0, err
+    git = next(r for r in json.loads(out)["lessons"] if r["path"] == "tools/git.md")
+    # git's one graded session is the other agent's s0, graded 0.3 at salience 0.5: w = 0.3 + 0.7 x 0.5 = 0.65,
+    # r = 0.195 (seed); s1 counts for nothing (before, its 0.9 did: 1 + 0.195 + 0.9)
+    assert (round(git["alpha"], 9), round(git["beta"], 9), git["n"]) == (1.195, 1.805, 1)
