@@ -29,10 +29,17 @@ class GradeAppended:
     record: GradeRecord  # the event appended, with its line
     warnings: tuple[str, ...] = ()  # what the write could not do besides (a derived file): it is logged
     before_own: float | None = None  # the score of the grader's own reward source just before (None: none)
+    in_force: GradeRecord | None = None  # the grade in force just after it (None: pending), read with it
 
     @property
     def before_value(self) -> float | None:
         return None if self.before is None else self.before.base_reward
+
+    @property
+    def outranked(self) -> bool:
+        """Whether the score logged is not the one in force: the `[rewards]` priority puts another
+        source's score first (a record's judge, say), or leaves the grader's source out."""
+        return self.in_force is None or self.in_force.source != source_of(self.record.grader)
 
 
 class GradeConflict(WorkspaceError):

@@ -258,12 +258,15 @@ class WriteQueue:
             write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
             self._written()
-            return WriteOutcome(
-                write,
-                True,
-                f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)}).",
-                appended.warnings,
-            )
+            said = f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
+            if appended.outranked:  # (the CLI's `grade` says the same)
+                said = f"Saved grade {_grade(write.value)} for {sid}, but " + (
+                    "the session stays pending: the [rewards] priority leaves its source out."
+                    if (in_force := appended.in_force) is None
+                    else f"{_grade(in_force.base_reward)} ({one_line(in_force.grader)}) stays in force: the [rewards] "
+                    "priority puts it first."
+                )
+            return WriteOutcome(write, True, said, appended.warnings)
         commit = write.reverts
         assert commit is not None
         outcome = self._apply_undo(source, write, commit, sid)

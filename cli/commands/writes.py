@@ -21,7 +21,6 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import fmt, safe, table
 from lesson_credit.core.base.numbers import signed
-from lesson_credit.core.model.sources import source_of
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import Explanation
@@ -93,13 +92,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 0
     previous = "pending" if appended.before_value is None else f"{appended.before_value:g}"
     given = f"{reward:g}" if word is None else f"{safe(word)} = {reward:g}"
-    # the score in force after the grade: another source's when the priority puts it first (a record's judge too)
-    in_force = next((s for s in ws.reward_sources(session_id) if s.in_force and s.score is not None), None)
-    if in_force is None or in_force.source != source_of(record.grader):
+    if appended.outranked:  # another source's score is in force (the priority puts it first), or none
+        in_force = appended.in_force
         stays = (
             "the session stays pending"
-            if in_force is None or in_force.score is None
-            else f"{in_force.score:g} ({safe(in_force.grader)}) stays in force"
+            if in_force is None
+            else f"{in_force.base_reward:g} ({safe(in_force.grader)}) stays in force"
         )
         priority = ", ".join(ws.config.reward_priority)
         return _print_credit(

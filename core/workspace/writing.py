@@ -221,9 +221,10 @@ class Writing(GptmeFiles):
             reward, note, logged_as = decide(history, self._reader.session_line(row))
             said = self._append(grading.grade_event(session_id, reward, logged_as, self.now_iso(), note, outcome))
             after = self.grade_history(session_id)[-1]
+            in_force = grading.grade_in_force(self.reward_sources(session_id))
         before, own = grading.grade_in_force(sources), grading.own_source_score(sources, logged_as)
         set_aside = set_aside_notices(self.state_dir)  # caches set aside meanwhile (as `warnings` takes them)
-        return GradeAppended(before, after, (*said, *set_aside), own)
+        return GradeAppended(before, after, (*said, *set_aside), own, in_force)
 
     def add_prior(self, arms: dict[str, tuple[float, float, int]], rewards: dict[str, int] | None = None) -> None:
         """Log starting alpha/beta/n (and gptme's reward counts) for arms, e.g. imported evidence."""

@@ -185,6 +185,33 @@ def test_what_if_ranks_never_used_lessons_last(workspace: Workspace) -> None:
     ]
 
 
+def test_a_grade_the_priority_outranks_says_what_stays_in_force(workspace: Workspace, ws_root: Path) -> None:
+    """A grade typed in the dashboard on a session whose judge's score the `[rewards]` priority puts first:
+    the message said "Saved grade 0.6 for s4 (was 0.9)", as if the 0.6 counted; the CLI's `grade` says
+    the judge's score stays in force. Left out of the priority, the session stays pending."""
+    source = WorkspaceSource(workspace)
+    queue = WriteQueue()
+    Workspace(ws_root, clock=fixed_clock).grade("s4", 0.9, grader="judge")
+    (ws_root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["judge", "human"]\n')
+
+    def typed(value: float) -> str:
+        queue.commit("s4", value, None, shown=None)
+        assert queue.start_draining()
+        write = queue.take()
+        assert write is not None
+        message = queue.apply(source, write).message
+        assert queue.take() is None
+        return message
+
+    assert typed(0.6) == "Saved grade 0.6 for s4, but 0.9 (judge) stays in force: the [rewards] priority puts it first."
+    (ws_root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["heuristic"]\n')
+    assert typed(0.7) == (
+        "Saved grade 0.7 for s4, but the session stays pending: the [rewards] priority leaves its source out."
+    )
+    (ws_root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["human", "judge"]\n')
+    assert typed(0.8) == "Saved grade 0.8 for s4 (was 0.7)."  # human first: the 0.7 typed was in force before it
+
+
 def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, ws_root: Path) -> None:
     source = WorkspaceSource(workspace)
     queue = WriteQueue()
