@@ -139,6 +139,7 @@ class StateFile(Analysis):
             self._prune_copies()
 
     def _prune_copies(self) -> None:
+        """Delete all but the newest COPIES_KEPT copies (by the time each was written)."""
         copies = []
         with os.scandir(self._copies()) as entries:
             for entry in entries:
@@ -149,7 +150,7 @@ class StateFile(Analysis):
 
     def new_created(self, existing: dict[str, Any]) -> str:
         """The `created` of a file we are about to write in place of `existing`: the clock's time to the
-        microsecond, later than the file's own and than every kept copy's at that time (gptme's bandit
+        microsecond, later than the file's own when that is a time, and no kept copy's (gptme's bandit
         keeps it when it saves: it names which of our files its update grew from)."""
         moment = self.clock().astimezone(dt.UTC)
         was = existing.get("created")
