@@ -21,7 +21,7 @@ from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import StoreUnavailable, atomic_write
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
-from lesson_credit.core.log.events import encode
+from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
 
@@ -149,14 +149,17 @@ class StateFile(Analysis):
 
     def new_created(self, existing: dict[str, Any]) -> str:
         """The `created` of a file we are about to write in place of `existing`: the clock's time to the
-        microsecond, later than the file's own and than every kept copy's at that time (gptme's bandit
-        keeps it when it saves: it names which of our files its update grew from)."""
+        microsecond, later than the file's own, and named by no kept copy nor by the log's record of a
+        save of the file (gptme's bandit keeps it when it saves: it names which of our files its update
+        grew from; a clock set back never names an earlier one)."""
         moment = self.clock().astimezone(dt.UTC)
         was = existing.get("created")
         with contextlib.suppress(TypeError, ValueError, OverflowError):  # (naive, not a time, year 9999)
             moment = max(moment, dt.datetime.fromisoformat(was) + MICROSECOND) if isinstance(was, str) else moment
-        for _ in range(COPIES_KEPT + 1):
-            if not self._copy_path(created := iso_micro(moment)).exists():
+        saves = self._reader.index.exports.saves
+        for _ in range(COPIES_KEPT + len(saves) + 1):
+            created = iso_micro(moment)
+            if not self._copy_path(created).exists() and (created, str(self.state_path)) not in saves:
                 break
             moment += MICROSECOND
         return created
@@ -192,14 +195,36 @@ class StateFile(Analysis):
             pass
 
     def _written(self, state: dict[str, Any]) -> foreign.Written | None:
-        """The numbers of the file we wrote that the state file `state` grew from: the copy kept under its
-        `created` (or the one copy a version before kept, when it names no other `created`). None: no
-        such copy (caches off or deleted, a copy of another file: never taken for it)."""
+        """The numbers the state file `state` had as far as the log knows, the base of what another tool
+        added since: those of the file we wrote that it grew from, the copy kept under its `created` (or
+        the one copy a version before kept, when it names no other `created`), with those the increments
+        events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from what
+        it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
         created = state.get("created")
         if isinstance(created, str) and (copy := self._copy(self._copy_path(created))) and copy.created == created:
-            return copy
+            return self._saved(copy, created)
         legacy = self._copy(self._legacy_written_path())
-        return legacy if legacy is not None and legacy.created in (None, created) else None
+        if legacy is None or legacy.created not in (None, created):
+            return None
+        return self._saved(legacy, created) if isinstance(created, str) else legacy
+
+    def _saved(self, copy: foreign.Written, created: str) -> foreign.Written:
+        """The copy of the file of `created` we wrote, with what the log holds of gptme's saves of it
+        since (the numbers an increments event logged from it saw, absolute: a `.cache` restored from
+        before that event, or a copy not kept after it, never counts its increments twice)."""
+        saved = self._reader.index.exports.saved(created, str(self.state_path))
+        return copy if saved is None else foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created)
+
+    def _seen(self, state: dict[str, Any]) -> FileNumbers | None:
+        """What an increments event logged from the state file `state` says it saw there (`_saved` reads
+        it back): the numbers of the keys another tool changed, its `created` and total_sessions. None:
+        a file without a `created` (nothing to know it again by)."""
+        created, written = state.get("created"), self._written(state)
+        if not isinstance(created, str) or written is None:
+            return None
+        changed = foreign.increments(state, written.arms)
+        counts = foreign.file_counts(state, changed)
+        return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state))
 
     def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
         """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the
@@ -260,10 +285,11 @@ class StateFile(Analysis):
                 if update is None:
                     return False, ()
                 if update != ({}, 0):
-                    self.log.append(encode(foreign.increments_event(update[0], self.now_iso(), update[1])))
+                    event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
+                    self.log.append(encode(event))
                     self._reader.trust_once()
                     self.refresh()
-                    self._keep_written(existing)  # the base of the next increments: this file's are logged now
+                    self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)
         added, sessions = update
         if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
             return True, ()
