@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,8 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
 COPIES_KEPT = 32  # copies of the files we wrote, the newest (gptme may save a file it loaded rewrites ago)
 MICROSECOND = dt.timedelta(microseconds=1)
+COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy named by the `created` we wrote
+COPY_TIME = "%Y-%m-%dT%H-%M-%S.%fZ"  # that name as a time
 
 
 class StateFile(Analysis):
@@ -117,6 +120,14 @@ class StateFile(Analysis):
         return self.state_dir / ".cache" / "bandit-state-copies"
 
     def _copy_path(self, created: str) -> Path:
+        """The copy of the file of `created`: named by it, a `created` we write (`new_created`) with its
+        colons as dashes, so that the names sort as the files were written; another (no file of ours,
+        looked up in vain), by its hash, as the copies of the version before were."""
+        if COPY_NAME.fullmatch(name := created.replace(":", "-")):
+            return self._copies() / name
+        return self._hashed_copy_path(created)
+
+    def _hashed_copy_path(self, created: str) -> Path:
         digest = hashlib.sha256(created.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return self._copies() / digest
 
@@ -138,28 +149,41 @@ class StateFile(Analysis):
         with contextlib.suppress(OSError):
             self._prune_copies()
 
-    def _prune_copies(self) -> None:
+    def _copy_names(self) -> list[tuple[int, int, str]]:
+        """The copies kept, oldest first: those the version before named by a hash (by their time of
+        writing), then those named by their `created` (in its order: a clock set back leaves it)."""
         copies = []
         with os.scandir(self._copies()) as entries:
             for entry in entries:
-                if len(entry.name) == 32 and entry.is_file(follow_symlinks=False):
-                    copies.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
-        for _, name in sorted(copies)[:-COPIES_KEPT]:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                if COPY_NAME.fullmatch(entry.name):
+                    copies.append((1, 0, entry.name))
+                elif len(entry.name) == 32:
+                    copies.append((0, entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
+        return sorted(copies)
+
+    def _prune_copies(self) -> None:
+        for _, _, name in self._copy_names()[:-COPIES_KEPT]:
             (self._copies() / name).unlink()
 
     def new_created(self, existing: dict[str, Any]) -> str:
         """The `created` of a file we are about to write in place of `existing`: the clock's time to the
-        microsecond, later than the file's own, and named by no kept copy nor by the log's record of a
-        save of the file (gptme's bandit keeps it when it saves: it names which of our files its update
-        grew from; a clock set back never names an earlier one)."""
+        microsecond, later than the file's own and than every kept copy's (so the copies' names sort as
+        the files were written, the clock set back or not), and named by no log's record of a save of
+        the file (gptme's bandit keeps it when it saves: it names which of our files its update grew
+        from)."""
         moment = self.clock().astimezone(dt.UTC)
+        with contextlib.suppress(OSError, ValueError, OverflowError):  # (no copies; the last microsecond there is)
+            if self._reader.caches and (named := [name for kind, _, name in self._copy_names() if kind == 1]):
+                moment = max(moment, dt.datetime.strptime(named[-1], COPY_TIME).replace(tzinfo=dt.UTC) + MICROSECOND)
         was = existing.get("created")
         with contextlib.suppress(TypeError, ValueError, OverflowError):  # (naive, not a time, year 9999)
             moment = max(moment, dt.datetime.fromisoformat(was) + MICROSECOND) if isinstance(was, str) else moment
         saves = self._reader.index.exports.saves
-        for _ in range(COPIES_KEPT + len(saves) + 1):
+        for _ in range(len(saves) + 1):
             created = iso_micro(moment)
-            if not self._copy_path(created).exists() and (created, str(self.state_path)) not in saves:
+            if (created, str(self.state_path)) not in saves:
                 break
             moment += MICROSECOND
         return created
@@ -201,8 +225,10 @@ class StateFile(Analysis):
         events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from what
         it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
         created = state.get("created")
-        if isinstance(created, str) and (copy := self._copy(self._copy_path(created))) and copy.created == created:
-            return self._saved(copy, created)
+        if isinstance(created, str):
+            copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
+            if copy is not None and copy.created == created:
+                return self._saved(copy, created)
         legacy = self._copy(self._legacy_written_path())
         if legacy is None or legacy.created not in (None, created):
             return None

@@ -8,8 +8,11 @@ added is logged once, and our own sessions are never counted a second time."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -265,3 +268,34 @@ def test_gptmes_save_logged_by_a_command_interrupted_before_its_copy_is_logged_o
     ok(capsys, "status", "--workspace", str(ws))
     # (old: +1.4/+0.6 n 2 over the file it loaded, the +0.8 twice: alpha 4.1, n 4)
     assert status_git(capsys, ws) == pytest.approx((3.3, 1.7, 3, 3)) == file_git(ws)
+
+
+def test_copies_written_after_the_clock_was_set_back_are_kept(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The copies were written while the system clock was an hour ahead; it is set back. The copy of
+    each later file is the oldest by its time of writing: it was the one pruned, so gptme's next update
+    could not be logged (the file kept with a warning). s1 + 33 writes of +1/+0 = (34.9, 1.1) n 34, plus
+    gptme's +1/+0: (35.9, 1.1) n 35, 35 sessions."""
+    for number in range(32):
+        our_next_write(capsys, ws, f"p{number}", 1.0)
+    ahead = time.time_ns() + 3600 * 10**9
+    for copy in (ws / CACHE_REL / "bandit-state-copies").iterdir():
+        os.utime(copy, ns=(ahead, ahead))
+    our_next_write(capsys, ws, "p32", 1.0)
+    gptme_saves(ws, on_disk(ws), 1.0)
+    err = ok(capsys, "status", "--workspace", str(ws))
+    assert len(increments(ws)) == 1, err
+    assert status_git(capsys, ws) == pytest.approx((35.9, 1.1, 35, 35)) == file_git(ws)
+
+
+def test_a_copy_named_by_the_hash_of_its_created_is_still_read(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The version before named each copy by the first 32 hex digits of the SHA-256 of its `created`: the
+    copy of the file written then is found, and gptme's update of that file logged. (1.9, 1.1) n 1 plus
+    +0.8/+0.2: (2.7, 1.3) n 2, 2 sessions."""
+    created = on_disk(ws)["created"]
+    copies = ws / CACHE_REL / "bandit-state-copies"
+    (copy,) = copies.iterdir()
+    copy.rename(copies / hashlib.sha256(created.encode()).hexdigest()[:32])
+    gptme_saves(ws, on_disk(ws), 0.8)
+    ok(capsys, "status", "--workspace", str(ws))
+    assert len(increments(ws)) == 1
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2, 2)) == file_git(ws)
