@@ -21,7 +21,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import StoreUnavailable, atomic_write
-from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
@@ -258,7 +258,11 @@ class StateFile(Analysis):
         if cached and not self._reader.caches:
             return None
         try:
-            return foreign.read_written_copy(read_regular(where, STATE_MAX_BYTES))
+            if cached:  # a cache is never read through a symbolic link (we make none)
+                data = read_opened(open_regular(where, os.O_RDONLY | os.O_NOFOLLOW), where, STATE_MAX_BYTES)
+            else:
+                data = read_regular(where, STATE_MAX_BYTES)
+            return foreign.read_written_copy(data)
         except (OSError, UnsafeFile, ValueError):
             return None
 

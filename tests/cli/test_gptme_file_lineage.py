@@ -299,3 +299,21 @@ def test_a_copy_named_by_the_hash_of_its_created_is_still_read(ws: Path, capsys:
     ok(capsys, "status", "--workspace", str(ws))
     assert len(increments(ws)) == 1
     assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2, 2)) == file_git(ws)
+
+
+def test_a_copy_replaced_by_a_symbolic_link_is_not_read_through_it(
+    ws: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A cache file is never read through a symbolic link (docs/trust.md): a link in a copy's place, even
+    to the very bytes of that copy, is no copy. gptme's update is kept with one warning, nothing logged;
+    the log's git stays (1.9, 1.1) n 1 and the link is left as it is."""
+    (copy,) = (ws / CACHE_REL / "bandit-state-copies").iterdir()
+    (tmp_path / "elsewhere").write_bytes(copy.read_bytes())
+    copy.unlink()
+    copy.symlink_to(tmp_path / "elsewhere")
+    theirs = gptme_saves(ws, on_disk(ws), 0.8)
+    err = ok(capsys, "status", "--workspace", str(ws))
+    assert "no copy of the file lesson-credit wrote" in err, err
+    assert increments(ws) == []
+    assert status_git(capsys, ws)[:3] == pytest.approx((1.9, 1.1, 1))
+    assert (ws / STATE_REL).read_bytes() == theirs and copy.is_symlink()
