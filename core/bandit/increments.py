@@ -1,8 +1,8 @@
 """Another tool's update of the workspace's `bandit-state.json` (gptme's bandit loads the file, adds a
 session's update, saves it): what it added over the numbers of the file of ours it grew from, sealed
-in a copy under the file's `created` (`.cache/bandit-state-copies/`), logged as an increments event
-(docs/format.md §5.5). A file `export-gptme` wrote elsewhere: its numbers logged (an export event,
-§5.8), the base of its import."""
+in a copy under the file's `created` (`.cache/bandit-state-copies/`), and over those the log's earlier
+increments events saw there (`seen`), logged as an increments event (docs/format.md §5.5). A file
+`export-gptme` wrote elsewhere: its numbers logged (an export event, §5.8), the base of its import."""
 
 from __future__ import annotations
 

@@ -53,8 +53,8 @@ from lesson_credit.core.log.vocab import decode_lines
 # events; 10: the lessons each session included during it ("included": "during"); 11: one SQLite database;
 # 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first;
 # 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote;
-# 16: the `created` of each imported file that counts sessions
-CACHE_VERSION = 16
+# 16: the `created` of each imported file that counts sessions; 17: what increments events saw of the own file
+CACHE_VERSION = 17
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

@@ -1,6 +1,7 @@
 """What `export-gptme` wrote to files other than the workspace's own, as the log tells it (export
 events, docs/format.md §5.8): per file, the numbers it holds as far as the log knows, the base an
-import of that file takes gptme's increments from."""
+import of that file takes gptme's increments from. And what the log knows of the workspace's own
+`bandit-state.json` as gptme's bandit saved it (an increments event's `seen`, §5.5)."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from lesson_credit.core.log.events import FileNumbers
 
 class Exports:
     """Per exported file, by (its `created`, its path): the line of the latest event telling its numbers,
-    and those numbers (the export's, with those a later import of it saw changed)."""
+    and those numbers (the export's, with those a later import of it saw changed). `saves`: per file
+    no export wrote (the workspace's own), by the same key, the numbers of the keys the increments
+    events logged from it saw changed, the latest of each, and its total_sessions then."""
 
     def __init__(self) -> None:
         self.files: dict[tuple[str, str], tuple[int, FileNumbers]] = {}
+        self.saves: dict[tuple[str, str], tuple[int, FileNumbers]] = {}
 
     def __bool__(self) -> bool:
-        return bool(self.files)
+        return bool(self.files or self.saves)
 
     def exported(self, line: int, numbers: FileNumbers) -> None:
         """An export event: the file holds its numbers (another export to that file replaces them)."""
@@ -27,9 +31,17 @@ class Exports:
         """An import of an exported file logged its increments: the numbers of the keys it saw changed
         (and the file's total_sessions) are that file's from now on (absolute, never summed again)."""
         key = (seen.created, seen.path)
-        if key in self.files:
-            was = self.files[key][1]
-            self.files[key] = (line, FileNumbers(was.path, was.created, {**was.arms, **seen.arms}, seen.sessions))
+        known = self.files if key in self.files else self.saves
+        if key in known:
+            seen = FileNumbers(seen.path, seen.created, {**known[key][1].arms, **seen.arms}, seen.sessions)
+        known[key] = (line, seen)
+
+    def saved(self, created: str, path: str) -> FileNumbers | None:
+        """What the increments events logged from the file at `path` (no export's) whose `created` is
+        `created` saw there: the latest numbers of each key they saw changed, and its total_sessions
+        (the numbers of other keys are those of the file of ours it grew from). None: none logged."""
+        found = self.saves.get((created, path))
+        return None if found is None else found[1]
 
     def base(self, created: str, path: str) -> FileNumbers | None:
         """The numbers of the exported file whose `created` (gptme keeps it) is `created`: of the one at
@@ -41,17 +53,19 @@ class Exports:
         return max(found, key=lambda item: item[0])[1] if found else None
 
     def plain(self) -> list[Any]:
-        """As plain values (the parsed-log cache's head)."""
+        """As plain values (the parsed-log cache's head): a row per file, exported or not."""
         return [
-            [line, n.path, n.created, {key: list(counts) for key, counts in n.arms.items()}, n.sessions]
-            for line, n in self.files.values()
+            [line, n.path, n.created, {key: list(counts) for key, counts in n.arms.items()}, n.sessions, exported]
+            for exported, files in ((True, self.files), (False, self.saves))
+            for line, n in files.values()
         ]
 
     @classmethod
     def of(cls, plain: list[Any]) -> Exports:
         """The `plain()` values back (TypeError, ValueError... when they are not)."""
         exports = cls()
-        for line, path, created, arms, sessions in plain:
+        for line, path, created, arms, sessions, exported in plain:
             counts = {str(key): (float(a), float(b), int(n), int(r)) for key, (a, b, n, r) in arms.items()}
-            exports.exported(int(line), FileNumbers(str(path), str(created), counts, int(sessions)))
+            numbers = FileNumbers(str(path), str(created), counts, int(sessions))
+            (exports.files if exported is True else exports.saves)[numbers.created, numbers.path] = (int(line), numbers)
         return exports

@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,8 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import StoreUnavailable, atomic_write
-from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
-from lesson_credit.core.log.events import encode
+from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
+from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.workspace.analysis import Analysis
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
 STATE_ATTEMPTS = 3  # rewrites of bandit-state.json tried while another tool keeps saving it meanwhile
 COPIES_KEPT = 32  # copies of the files we wrote, the newest (gptme may save a file it loaded rewrites ago)
 MICROSECOND = dt.timedelta(microseconds=1)
+COPY_NAME = re.compile(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{6}Z")  # a copy named by the `created` we wrote
+COPY_TIME = "%Y-%m-%dT%H-%M-%S.%fZ"  # that name as a time
 
 
 class StateFile(Analysis):
@@ -117,6 +120,14 @@ class StateFile(Analysis):
         return self.state_dir / ".cache" / "bandit-state-copies"
 
     def _copy_path(self, created: str) -> Path:
+        """The copy of the file of `created`: named by it, a `created` we write (`new_created`) with its
+        colons as dashes, so that the names sort as the files were written; another (no file of ours,
+        looked up in vain), by its hash, as the copies of the version before were."""
+        if COPY_NAME.fullmatch(name := created.replace(":", "-")):
+            return self._copies() / name
+        return self._hashed_copy_path(created)
+
+    def _hashed_copy_path(self, created: str) -> Path:
         digest = hashlib.sha256(created.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return self._copies() / digest
 
@@ -138,26 +149,42 @@ class StateFile(Analysis):
         with contextlib.suppress(OSError):
             self._prune_copies()
 
-    def _prune_copies(self) -> None:
-        """Delete all but the newest COPIES_KEPT copies (by the time each was written)."""
+    def _copy_names(self) -> list[tuple[int, int, str]]:
+        """The copies kept, oldest first: those the version before named by a hash (by their time of
+        writing), then those named by their `created` (in its order: a clock set back leaves it)."""
         copies = []
         with os.scandir(self._copies()) as entries:
             for entry in entries:
-                if len(entry.name) == 32 and entry.is_file(follow_symlinks=False):
-                    copies.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
-        for _, name in sorted(copies)[:-COPIES_KEPT]:
+                if not entry.is_file(follow_symlinks=False):
+                    continue
+                if COPY_NAME.fullmatch(entry.name):
+                    copies.append((1, 0, entry.name))
+                elif len(entry.name) == 32:
+                    copies.append((0, entry.stat(follow_symlinks=False).st_mtime_ns, entry.name))
+        return sorted(copies)
+
+    def _prune_copies(self) -> None:
+        """Delete all but the newest COPIES_KEPT copies (`_copy_names`)."""
+        for _, _, name in self._copy_names()[:-COPIES_KEPT]:
             (self._copies() / name).unlink()
 
     def new_created(self, existing: dict[str, Any]) -> str:
         """The `created` of a file we are about to write in place of `existing`: the clock's time to the
-        microsecond, later than the file's own when that is a time, and no kept copy's (gptme's bandit
-        keeps it when it saves: it names which of our files its update grew from)."""
+        microsecond, later than the file's own and than every kept copy's (so the copies' names sort as
+        the files were written, the clock set back or not), and named by no log's record of a save of
+        the file (gptme's bandit keeps it when it saves: it names which of our files its update grew
+        from)."""
         moment = self.clock().astimezone(dt.UTC)
+        with contextlib.suppress(OSError, ValueError, OverflowError):  # (no copies; the last microsecond there is)
+            if self._reader.caches and (named := [name for kind, _, name in self._copy_names() if kind == 1]):
+                moment = max(moment, dt.datetime.strptime(named[-1], COPY_TIME).replace(tzinfo=dt.UTC) + MICROSECOND)
         was = existing.get("created")
         with contextlib.suppress(TypeError, ValueError, OverflowError):  # (naive, not a time, year 9999)
             moment = max(moment, dt.datetime.fromisoformat(was) + MICROSECOND) if isinstance(was, str) else moment
-        for _ in range(COPIES_KEPT + 1):
-            if not self._copy_path(created := iso_micro(moment)).exists():
+        saves = self._reader.index.exports.saves
+        for _ in range(len(saves) + 1):
+            created = iso_micro(moment)
+            if (created, str(self.state_path)) not in saves:
                 break
             moment += MICROSECOND
         return created
@@ -193,14 +220,38 @@ class StateFile(Analysis):
             pass
 
     def _written(self, state: dict[str, Any]) -> foreign.Written | None:
-        """The numbers of the file we wrote that the state file `state` grew from: the copy kept under its
-        `created` (or the one copy a version before kept, when it names no other `created`). None: no
-        such copy (caches off or deleted, a copy of another file: never taken for it)."""
+        """The numbers the state file `state` had as far as the log knows, the base of what another tool
+        added since: those of the file we wrote that it grew from, the copy kept under its `created` (or
+        the one copy a version before kept, when it names no other `created`), with those the increments
+        events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from what
+        it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
         created = state.get("created")
-        if isinstance(created, str) and (copy := self._copy(self._copy_path(created))) and copy.created == created:
-            return copy
+        if isinstance(created, str):
+            copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
+            if copy is not None and copy.created == created:
+                return self._saved(copy, created)
         legacy = self._copy(self._legacy_written_path())
-        return legacy if legacy is not None and legacy.created in (None, created) else None
+        if legacy is None or legacy.created not in (None, created):
+            return None
+        return self._saved(legacy, created) if isinstance(created, str) else legacy
+
+    def _saved(self, copy: foreign.Written, created: str) -> foreign.Written:
+        """The copy of the file of `created` we wrote, with what the log holds of gptme's saves of it
+        since (the numbers an increments event logged from it saw, absolute: a `.cache` restored from
+        before that event, or a copy not kept after it, never counts its increments twice)."""
+        saved = self._reader.index.exports.saved(created, str(self.state_path))
+        return copy if saved is None else foreign.Written({**copy.arms, **saved.arms}, saved.sessions, created)
+
+    def _seen(self, state: dict[str, Any]) -> FileNumbers | None:
+        """What an increments event logged from the state file `state` says it saw there (`_saved` reads
+        it back): the numbers of the keys another tool changed, its `created` and total_sessions. None:
+        a file without a `created` (nothing to know it again by)."""
+        created, written = state.get("created"), self._written(state)
+        if not isinstance(created, str) or written is None:
+            return None
+        changed = foreign.increments(state, written.arms)
+        counts = foreign.file_counts(state, changed)
+        return FileNumbers(str(self.state_path), created, counts, interop.file_sessions(state))
 
     def _copy(self, where: Path, cached: bool = True) -> foreign.Written | None:
         """The numbers a copy at `where` holds (None: no copy, or a damaged one, or a cache's with the
@@ -208,7 +259,11 @@ class StateFile(Analysis):
         if cached and not self._reader.caches:
             return None
         try:
-            return foreign.read_written_copy(read_regular(where, STATE_MAX_BYTES))
+            if cached:  # a cache is never read through a symbolic link (we make none)
+                data = read_opened(open_regular(where, os.O_RDONLY | os.O_NOFOLLOW), where, STATE_MAX_BYTES)
+            else:
+                data = read_regular(where, STATE_MAX_BYTES)
+            return foreign.read_written_copy(data)
         except (OSError, UnsafeFile, ValueError):
             return None
 
@@ -261,10 +316,11 @@ class StateFile(Analysis):
                 if update is None:
                     return False, ()
                 if update != ({}, 0):
-                    self.log.append(encode(foreign.increments_event(update[0], self.now_iso(), update[1])))
+                    event = foreign.increments_event(update[0], self.now_iso(), update[1], seen=self._seen(existing))
+                    self.log.append(encode(event))
                     self._reader.trust_once()
                     self.refresh()
-                    self._keep_written(existing)  # the base of the next increments: this file's are logged now
+                    self._keep_written(existing)  # (the event's `seen` says so too: the copy for a workspace moved)
         added, sessions = update
         if not added and not sessions:  # only its stamp changed (or a file of ours saved as it was)
             return True, ()

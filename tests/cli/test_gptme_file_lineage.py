@@ -8,8 +8,11 @@ added is logged once, and our own sessions are never counted a second time."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,15 @@ import pytest
 
 from lesson_credit.core.bandit.interop import STAMP_KEY, state_stamp
 from tests.support.cli_run import run
-from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, STATE_REL, make_workspace, session
+from tests.support.engine_helpers import (
+    BASIC_JOURNAL,
+    BASIC_LESSONS,
+    LOG_REL,
+    STATE_REL,
+    fixed_clock,
+    make_workspace,
+    session,
+)
 
 GIT = "tools/git.md"
 CACHE_REL = "state/lesson-thompson/.cache"
@@ -186,3 +197,123 @@ def test_a_file_of_ours_whose_created_is_odd_is_written_with_one_of_ours(
     ok(capsys, "grade", "s1", "0.5", "--workspace", str(ws))
     assert dt.datetime.fromisoformat(on_disk(ws)["created"]).year < 9999
     assert file_git(ws)[:3] == pytest.approx((1.5, 1.5, 1))
+
+
+def test_gptmes_second_save_after_a_cache_restore_counts_its_first_session_once(
+    ws: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """gptme's bandit saves after each session from what it holds (one load, two saves, one `created`).
+    Its first save was logged; a `.cache` restored from before that held the copy of the file it loaded,
+    and its second save was taken over it: the first session was logged twice. Log: s1 (1.9, 1.1) n 1,
+    gptme's +0.8/+0.2 then +0.6/+0.4: (3.3, 1.7) n 3; 3 sessions (s1, gptme's two)."""
+    shutil.copytree(ws / CACHE_REL, tmp_path / "backup")
+    loaded = on_disk(ws)
+    first = gptme_saves(ws, loaded, 0.8)  # file (2.7, 1.3) n 2, 2 sessions
+    ok(capsys, "status", "--workspace", str(ws))  # logged: +0.8/+0.2 n 1
+    gptme_saves(ws, json.loads(first), 0.6)  # file (3.3, 1.7) n 3, 3 sessions, `created` the loaded one's
+    shutil.rmtree(ws / CACHE_REL)
+    shutil.copytree(tmp_path / "backup", ws / CACHE_REL)
+    ok(capsys, "status", "--workspace", str(ws))
+    # (old: +1.4/+0.6 n 2 logged over the file it loaded, the +0.8 twice: alpha 4.1, n 4, 4 sessions)
+    assert status_git(capsys, ws) == pytest.approx((3.3, 1.7, 3, 3)) == file_git(ws)
+
+
+def test_a_file_written_at_a_created_the_log_knows_a_save_of_gets_another(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The clock stands still (or is set back to the same microsecond): a file written after the
+    copies and the file were deleted would take a `created` whose save by gptme the log holds, and
+    gptme's next save of it would be taken over those older numbers. Log: s1 (1.9, 1.1) n 1, gptme's
+    +0.8/+0.2 (2.7, 1.3) n 2, s2 +1/+0 (3.7, 1.3) n 3, gptme's +0.6/+0.4: (4.3, 1.7) n 4, 4 sessions."""
+
+    def at(*args: str) -> None:
+        code, _, err = run(capsys, *args, "--workspace", str(ws), clock=fixed_clock)
+        assert code == 0, err
+
+    (ws / STATE_REL).unlink()
+    at("grade", "s1", "0.9")  # written at the clock's microsecond: (1.9, 1.1) n 1
+    gptme_saves(ws, on_disk(ws), 0.8)
+    at("status")  # its +0.8/+0.2 logged, with what it saw under that `created`
+    with open(ws / LOG_REL, "a") as handle:
+        handle.write(json.dumps(session("s2", 1.0, {GIT: 1.0})) + "\n")
+    (ws / STATE_REL).unlink()
+    shutil.rmtree(ws / CACHE_REL)
+    at("grade", "s2", "1.0")  # (3.7, 1.3) n 3, 3 sessions: a `created` of its own, not the first file's
+    gptme_saves(ws, on_disk(ws), 0.6)
+    at("status")
+    assert status_git(capsys, ws) == pytest.approx((4.3, 1.7, 4, 4)) == file_git(ws)
+
+
+def test_gptmes_save_logged_by_a_command_interrupted_before_its_copy_is_logged_once(
+    ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command interrupted (Ctrl-C) after it logged gptme's update but before it kept the copy of that
+    file (the base of gptme's next save from what it holds): the next command logged it a second time.
+    Log: s1 (1.9, 1.1) n 1, gptme's +0.8/+0.2 then +0.6/+0.4: (3.3, 1.7) n 3, 3 sessions."""
+    from lesson_credit.core.workspace.state_file import StateFile
+
+    first = gptme_saves(ws, on_disk(ws), 0.8)
+    keep = StateFile._keep_written
+
+    def killed(self: StateFile, payload: dict[str, Any]) -> None:
+        if STAMP_KEY not in payload:  # (gptme's file, after its increments are logged)
+            raise KeyboardInterrupt
+        keep(self, payload)
+
+    monkeypatch.setattr(StateFile, "_keep_written", killed)
+    assert run(capsys, "status", "--workspace", str(ws))[0] == 130  # interrupted
+    monkeypatch.setattr(StateFile, "_keep_written", keep)
+    assert len(increments(ws)) == 1
+    gptme_saves(ws, json.loads(first), 0.6)
+    ok(capsys, "status", "--workspace", str(ws))
+    # (old: +1.4/+0.6 n 2 over the file it loaded, the +0.8 twice: alpha 4.1, n 4)
+    assert status_git(capsys, ws) == pytest.approx((3.3, 1.7, 3, 3)) == file_git(ws)
+
+
+def test_copies_written_after_the_clock_was_set_back_are_kept(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The copies were written while the system clock was an hour ahead; it is set back. The copy of
+    each later file is the oldest by its time of writing: it was the one pruned, so gptme's next update
+    could not be logged (the file kept with a warning). s1 + 33 writes of +1/+0 = (34.9, 1.1) n 34, plus
+    gptme's +1/+0: (35.9, 1.1) n 35, 35 sessions."""
+    for number in range(32):
+        our_next_write(capsys, ws, f"p{number}", 1.0)
+    ahead = time.time_ns() + 3600 * 10**9
+    for copy in (ws / CACHE_REL / "bandit-state-copies").iterdir():
+        os.utime(copy, ns=(ahead, ahead))
+    our_next_write(capsys, ws, "p32", 1.0)
+    gptme_saves(ws, on_disk(ws), 1.0)
+    err = ok(capsys, "status", "--workspace", str(ws))
+    assert len(increments(ws)) == 1, err
+    assert status_git(capsys, ws) == pytest.approx((35.9, 1.1, 35, 35)) == file_git(ws)
+
+
+def test_a_copy_named_by_the_hash_of_its_created_is_still_read(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The version before named each copy by the first 32 hex digits of the SHA-256 of its `created`: the
+    copy of the file written then is found, and gptme's update of that file logged. (1.9, 1.1) n 1 plus
+    +0.8/+0.2: (2.7, 1.3) n 2, 2 sessions."""
+    created = on_disk(ws)["created"]
+    copies = ws / CACHE_REL / "bandit-state-copies"
+    (copy,) = copies.iterdir()
+    copy.rename(copies / hashlib.sha256(created.encode()).hexdigest()[:32])
+    gptme_saves(ws, on_disk(ws), 0.8)
+    ok(capsys, "status", "--workspace", str(ws))
+    assert len(increments(ws)) == 1
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2, 2)) == file_git(ws)
+
+
+def test_a_copy_replaced_by_a_symbolic_link_is_not_read_through_it(
+    ws: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A cache file is never read through a symbolic link (docs/trust.md): a link in a copy's place, even
+    to the very bytes of that copy, is no copy. gptme's update is kept with one warning, nothing logged;
+    the log's git stays (1.9, 1.1) n 1 and the link is left as it is."""
+    (copy,) = (ws / CACHE_REL / "bandit-state-copies").iterdir()
+    (tmp_path / "elsewhere").write_bytes(copy.read_bytes())
+    copy.unlink()
+    copy.symlink_to(tmp_path / "elsewhere")
+    theirs = gptme_saves(ws, on_disk(ws), 0.8)
+    err = ok(capsys, "status", "--workspace", str(ws))
+    assert "no copy of the file lesson-credit wrote" in err, err
+    assert increments(ws) == []
+    assert status_git(capsys, ws)[:3] == pytest.approx((1.9, 1.1, 1))
+    assert (ws / STATE_REL).read_bytes() == theirs and copy.is_symlink()

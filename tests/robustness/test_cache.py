@@ -334,6 +334,36 @@ def test_what_exports_wrote_comes_back_from_the_cache(tmp_path: Path) -> None:
     assert cached is not None and (cached.arms, cached.sessions) == expected
 
 
+def test_what_increments_saw_of_a_file_no_export_wrote_comes_back_from_the_cache(tmp_path: Path) -> None:
+    """Two increments events logged from the workspace's own file (gptme's bandit saving twice under one
+    `created`): the numbers each saw, the later's for a key both changed, read from the cache as parsed."""
+    own = "/ws/state/lesson-thompson/bandit-state.json"
+    first = {
+        "a.md": {"alpha": 2, "beta": 1, "n": 1, "rewards": 1},
+        "b.md": {"alpha": 1.5, "beta": 1.5, "n": 1, "rewards": 0},
+    }
+    second = {"a.md": {"alpha": 2.5, "beta": 1.5, "n": 2, "rewards": 1}}
+    added = {"a.md": {"alpha": 1, "beta": 0, "n": 1, "rewards": 1}}
+    lines = _history(20) + [
+        json.dumps({"type": "prior", "increments": True, "arms": added, "sessions": 1,
+                    "seen": {"path": own, "created": "c", "arms": first, "sessions": 5}}),
+        json.dumps({"type": "prior", "increments": True, "arms": added, "sessions": 1,
+                    "seen": {"path": own, "created": "c", "arms": second, "sessions": 6}}),
+    ]  # fmt: skip
+    ws = _make(tmp_path, lines)
+    ws.posterior()  # (the log read)
+    # a.md the second's, b.md the first's; the second's count
+    expected = ({"a.md": (2.5, 1.5, 2, 1), "b.md": (1.5, 1.5, 1, 0)}, 6)
+    parsed = ws._reader.index.exports.saved("c", own)
+    assert parsed is not None and (parsed.arms, parsed.sessions) == expected
+    assert ws._reader.index.exports.saved("c", "/elsewhere.json") is None  # (by path: no export's)
+    assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
+    again = Workspace(tmp_path)
+    again.posterior()
+    cached = again._reader.index.exports.saved("c", own)
+    assert cached is not None and (cached.arms, cached.sessions) == expected
+
+
 def test_the_sessions_of_files_told_apart_by_created_come_back_from_the_cache(tmp_path: Path) -> None:
     """Two gptme agents' files naming the same arms, told apart by their `created`, then the first imported
     again: the same count read from the cache as parsed."""
