@@ -119,6 +119,11 @@ class StateFile(Analysis):
         """Where the copies of the files we wrote are kept, one per `created` (`_copy_path`)."""
         return self.state_dir / ".cache" / "bandit-state-copies"
 
+    def _copies_linked(self) -> bool:
+        """Whether the copies' folder is a symbolic link: nothing is read, written or deleted through it
+        (it may lead out of the workspace), as through no cache's."""
+        return self._copies().is_symlink()
+
     def _copy_path(self, created: str) -> Path:
         """The copy of the file of `created`: named by it, a `created` we write (`new_created`) with its
         colons as dashes, so that the names sort as the files were written; another (no file of ours,
@@ -141,7 +146,7 @@ class StateFile(Analysis):
         without it, another tool's update of the file is kept as it is, not logged. The newest
         COPIES_KEPT are kept: gptme's save of a file it loaded that many of our rewrites ago is known."""
         created = payload.get("created")
-        if not isinstance(created, str):  # (not a file of ours: nothing will be looked up under it)
+        if not isinstance(created, str) or self._copies_linked():  # (not a file of ours: nothing looks it up)
             return
         self._keeper(self._copy_path(created))(payload)
         with contextlib.suppress(OSError):
@@ -152,7 +157,9 @@ class StateFile(Analysis):
     def _copy_names(self) -> list[tuple[int, int, str]]:
         """The copies kept, oldest first: those the version before named by a hash (by their time of
         writing), then those named by their `created` (in its order: a clock set back leaves it)."""
-        copies = []
+        copies: list[tuple[int, int, str]] = []
+        if self._copies_linked():
+            return copies
         with os.scandir(self._copies()) as entries:
             for entry in entries:
                 if not entry.is_file(follow_symlinks=False):
@@ -226,7 +233,7 @@ class StateFile(Analysis):
         events logged from a file of that `created` saw (`_saved`: gptme's bandit saves again from what
         it holds). None: no such copy (caches off or deleted, a copy of another file: never taken for it)."""
         created = state.get("created")
-        if isinstance(created, str):
+        if isinstance(created, str) and not self._copies_linked():
             copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
             if copy is not None and copy.created == created:
                 return self._saved(copy, created)

@@ -317,3 +317,25 @@ def test_a_copy_replaced_by_a_symbolic_link_is_not_read_through_it(
     assert increments(ws) == []
     assert status_git(capsys, ws)[:3] == pytest.approx((1.9, 1.1, 1))
     assert (ws / STATE_REL).read_bytes() == theirs and copy.is_symlink()
+
+
+def test_a_copies_folder_linking_out_of_the_workspace_is_neither_pruned_nor_read(
+    ws: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`.cache/bandit-state-copies` replaced by a symbolic link to a folder elsewhere holding 40 files named
+    as copies are: pruning them deleted 8 files outside the workspace (writing follows no link out of it),
+    and a file there named as the copy of the file gptme saved was taken as its base."""
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(ws / CACHE_REL / "bandit-state-copies", elsewhere)
+    (copy,) = elsewhere.iterdir()
+    for second in range(40):
+        (elsewhere / f"2020-01-01T00-00-{second:02d}.000000Z").write_bytes(b"not ours")
+    before = sorted(p.name for p in elsewhere.iterdir())
+    shutil.rmtree(ws / CACHE_REL / "bandit-state-copies")
+    (ws / CACHE_REL / "bandit-state-copies").symlink_to(elsewhere, target_is_directory=True)
+    theirs = gptme_saves(ws, on_disk(ws), 0.8)  # over the file whose copy is `copy`, outside
+    err = ok(capsys, "status", "--workspace", str(ws))
+    assert (ws / STATE_REL).read_bytes() == theirs and "another tool" in err  # no copy: kept, with its warning
+    assert increments(ws) == []
+    our_next_write(capsys, ws, "s2", 1.0)
+    assert sorted(p.name for p in elsewhere.iterdir()) == before and copy.exists()
