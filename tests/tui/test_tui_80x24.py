@@ -46,8 +46,8 @@ async def test_sessions_show_at_least_12_rows_and_every_header(workspace: Worksp
         assert plot.display and plot.size.height > 0
 
 
-async def open_sessions_with_a_long_category(workspace: Workspace, ws_root: Path, pilot: Pilot[Any]) -> list[str]:
-    """Sessions at 80x24 with s5 of a 29-character category; the rows' words from the header on."""
+async def open_sessions_rows(pilot: Pilot[Any]) -> list[str]:
+    """Sessions at 80x24: the words of its rows from the header on (the header and five sessions)."""
     await settle(pilot)
     await pilot.press("s")
     await settle(pilot)
@@ -55,7 +55,7 @@ async def open_sessions_with_a_long_category(workspace: Workspace, ws_root: Path
     return [words(pilot.app, row) for row in range(header, header + 6)]
 
 
-LONG_CATEGORY = "infrastructure-upkeep-and-ops"  # 29 characters: the columns need 88 of the 78 beside the scrollbar
+LONG_CATEGORY = "infrastructure-upkeep-and-ops"  # 29 characters: the columns then need 88 cells of 80
 
 
 def with_long_category(workspace: Workspace, ws_root: Path) -> None:
@@ -70,7 +70,7 @@ async def test_sessions_cut_a_long_category_so_every_header_is_whole(workspace: 
     with_long_category(workspace, ws_root)
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        lines = await open_sessions_with_a_long_category(workspace, ws_root, pilot)
+        lines = await open_sessions_rows(pilot)
         assert lines[0] == "session time ▼ category grade grader lessons sal"
         s5 = lines[1].split()
         assert s5[3].endswith("…") and LONG_CATEGORY.startswith(s5[3][:-1])
@@ -85,7 +85,7 @@ async def test_sessions_sorted_by_the_last_column_name_it_at_80_columns(workspac
     with_long_category(workspace, ws_root)
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await open_sessions_with_a_long_category(workspace, ws_root, pilot)
+        await open_sessions_rows(pilot)
         await pilot.press(*"ooooo")
         await settle(pilot)
         header = next(row for row in range(24) if words(app, row).startswith("session "))
