@@ -72,8 +72,10 @@ class LessonCreditApp(AppWrites, App[None]):
     # start in the Lessons mode: no default screen is made, styled and then switched away from
     DEFAULT_MODE = "lessons"
     NOTIFICATION_TIMEOUT = TOAST_SECONDS
-    # compact toasts (one line for a confirmation) in the bottom right, above the footer
-    CSS = "Toast { padding: 0 1; margin-top: 0; max-width: 50%; }"
+    # compact toasts (one line for a confirmation) in the bottom right, above the footer. The rack keeps no
+    # scrollbar gutter: with one, a toast was drawn 2 cells narrower than its height was measured for, and
+    # the last line of a wrapped message ("written." of "Draft discarded; nothing was written.") was cut off
+    CSS = "Toast { padding: 0 1; margin: 0 1 0 0; max-width: 50%; } ToastRack { scrollbar-size-vertical: 0; }"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # one footer entry for the five screens (each key keeps its own description for help and the palette)

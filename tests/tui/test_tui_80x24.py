@@ -4,7 +4,10 @@ panel they folded away come back with x."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+from textual.pilot import Pilot
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
@@ -13,7 +16,7 @@ from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import burst, settle
+from tests.tui.tui_fixture import NEW_SESSION, burst, record, settle
 
 SIZE = (80, 24)
 
@@ -41,6 +44,56 @@ async def test_sessions_show_at_least_12_rows_and_every_header(workspace: Worksp
         await pilot.press("x")
         await settle(pilot)
         assert plot.display and plot.size.height > 0
+
+
+async def open_sessions_rows(pilot: Pilot[Any]) -> list[str]:
+    """Sessions at 80x24: the words of its rows from the header on (the header and five sessions)."""
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    header = next(row for row in range(24) if words(pilot.app, row).startswith("session "))
+    return [words(pilot.app, row) for row in range(header, header + 6)]
+
+
+LONG_CATEGORY = "infrastructure-upkeep-and-ops"  # 29 characters: the columns then need 88 cells of 80
+
+
+def with_long_category(workspace: Workspace, ws_root: Path) -> None:
+    session_id, journal, lessons, reward, _, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, reward, LONG_CATEGORY, stamp))
+
+
+async def test_sessions_cut_a_long_category_so_every_header_is_whole(workspace: Workspace, ws_root: Path) -> None:
+    """A category as long as the demo's "autonomous-run" beside its "record:judge" grader pushed the last
+    columns past 80: "lessons" was cut to "lesson" at the edge and "sal" was out of sight. The category is
+    now cut with an ellipsis instead."""
+    with_long_category(workspace, ws_root)
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        lines = await open_sessions_rows(pilot)
+        assert lines[0] == "session time ▼ category grade grader lessons sal"
+        s5 = lines[1].split()
+        assert s5[3].endswith("…") and LONG_CATEGORY.startswith(s5[3][:-1])
+        # the mean salience: git worktree 1 of 2 keywords, shell quoting 1 of 3: (0.5 + 0.333) / 2 = 0.42
+        assert s5[:3] + s5[4:] == ["s5", "03-05", "14:00", "0.90", "heuristic", "2", "0.42"]
+
+
+async def test_sessions_sorted_by_the_last_column_name_it_at_80_columns(workspace: Workspace, ws_root: Path) -> None:
+    """Sorted by mean salience (o five times from time: category, grade, grader, lessons, salience), the
+    marker was on "sal", the column past the edge: no header said what the rows were ordered by. The
+    sort column now comes second, as on Lessons."""
+    with_long_category(workspace, ws_root)
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_sessions_rows(pilot)
+        await pilot.press(*"ooooo")
+        await settle(pilot)
+        header = next(row for row in range(24) if words(app, row).startswith("session "))
+        assert words(app, header) == "session sal ▼ time category grade grader lessons"
+        rows = [words(app, row).split() for row in range(header + 1, header + 6)]  # the five sessions
+        assert sorted(row[0] for row in rows) == ["s1", "s2", "s3", "s4", "s5"]
+        saliences = [float(row[1]) for row in rows]
+        assert saliences == sorted(saliences, reverse=True)  # the order the header names
 
 
 async def test_analysis_shows_at_least_12_rows_and_a_whole_header(analysis_workspace: Workspace) -> None:

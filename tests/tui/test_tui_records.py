@@ -135,6 +135,24 @@ async def test_J_previews_the_judges_score_c_commits_it_and_u_undoes_it(records_
         )
 
 
+async def test_help_and_the_palette_say_J_drafts_the_judges_score(records_root: Path) -> None:
+    """J became a draft that c commits (above), but Help still said it "takes the judge's score as your
+    grade" and its key "Judge's score as grade": a person pressing J and leaving thought it was saved."""
+    from lesson_credit.tui.screens.help import HelpScreen
+
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s4")
+        (j,) = [b for b in detail.BINDINGS if getattr(b, "key", None) == "J"]
+        assert getattr(j, "description", "") == "Judge's score as draft"
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = " ".join(str(app.screen.query_one("#help-text", Static).render()).split())
+        assert "J drafts the judge's score as your grade (c commits it" in text
+        assert "J takes the judge's score" not in text
+
+
 async def test_J_over_a_persons_grade_asks_and_escape_discards_the_draft(records_root: Path) -> None:
     app = make_app(records_root)
     async with app.run_test(size=SIZE) as pilot:

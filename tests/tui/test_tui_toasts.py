@@ -72,3 +72,45 @@ async def test_toasts_leave_the_grade_bar_readable_at_80_columns(workspace: Work
         bar = app.screen.query_one("#grade-bar")
         for toast in toasts:
             assert not toast.region.overlaps(bar.region), (toast.region, bar.region)
+
+
+def toast_rows_shown(app: LessonCreditApp, toast: Toast) -> list[int]:
+    """The rows of the toast's region where the screen shows the toast (not what lies under it)."""
+    region = toast.region
+    return [y for y in range(region.y, region.bottom) if app.screen.get_widget_at(region.x + 2, y)[0] is toast]
+
+
+async def test_a_wrapped_toast_shows_its_last_line_at_80_columns(workspace: Workspace) -> None:
+    # escape over a draft says "Draft discarded; nothing was written." (37 characters). At 80 columns a toast
+    # is at most 40 cells wide; the left border and the padding take 3 of them. The toast measured its height
+    # at 37 cells of text (one line) and drew at 36 (two lines): "written." was cut off with no ellipsis
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await app.push_screen(SessionDetailScreen(app.source, "s4"))
+        await settle(pilot)
+        await pilot.press("4", "escape")
+        await settle(pilot)
+        await pilot.pause(0.1)
+        toasts = list(app.screen.query(Toast))
+        assert [str(t.render()) for t in toasts] == ["Draft discarded; nothing was written."]
+        toast = toasts[0]
+        assert toast_rows_shown(app, toast) == list(range(toast.region.y, toast.region.bottom))
+        text_cells = toast.region.width - 3  # the border and the padding apart
+        lines = 1 if text_cells >= 37 else 2  # "Draft discarded; nothing was" / "written." below 37
+        assert toast.region.height == lines
+
+
+async def test_a_long_toast_above_the_footer_shows_every_line(workspace: Workspace) -> None:
+    # the Lessons screen's toasts sit above the footer: a 74-character message is two lines of 37 or three of
+    # 36; the toast must show as many as its text takes
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("a" * 74, markup=False)
+        await settle(pilot)
+        await pilot.pause(0.1)
+        (toast,) = app.screen.query(Toast)
+        text_cells = toast.region.width - 3
+        assert toast.region.height == -(-74 // text_cells)  # ceil(74 / text_cells)
+        assert toast_rows_shown(app, toast) == list(range(toast.region.y, toast.region.bottom))

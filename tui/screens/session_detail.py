@@ -146,8 +146,8 @@ class SessionDetailScreen(DataScreen):
         "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
         "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
         "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
-        "source's score show under the session's line; V opens the transcript, J takes the judge's score as "
-        "your grade (a grade like any other: u undoes it)."
+        "source's score show under the session's line; V opens the transcript, J drafts the judge's score as "
+        "your grade (c commits it, a grade like any other: u undoes it)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -165,7 +165,7 @@ class SessionDetailScreen(DataScreen):
         Binding("j", "focus_journal", "Journal", show=False),
         Binding("escape", "back", "Back / discard draft", show=False),
         Binding("V", "transcript", "Transcript", key_display="V", show=False),
-        Binding("J", "take_judge", "Judge's score as grade", key_display="J", show=False),
+        Binding("J", "take_judge", "Judge's score as draft", key_display="J", show=False),
     ]
 
     class OutsideLoaded(Message):

@@ -25,7 +25,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import NARROW_BELOW
+from lesson_credit.tui.widths import NARROW_BELOW, sort_column_second
 from lesson_credit.tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
@@ -75,7 +75,10 @@ class SessionsScreen(SortableScreen):
     )
     SORT_COLUMNS = SESSION_SORTS
     DESCENDING_FIRST = ("time", "grade", "lessons", "salience")
-    NARROW_HEADERS = {"salience": "sal"}  # and the time without its year: every column fits 80 columns
+    # below 100 columns "sal" and the time without its year; the sort column comes second (as on Lessons) and the
+    # category is cut to keep the columns after it in sight: "autonomous-run" and "record:judge" (the demo's)
+    # pushed "sal" past 80 columns, so sorted by it no header said what the rows were ordered by
+    NARROW_HEADERS = {"salience": "sal"}
     FILTER_BOX = "session-filter"
     HOLDS_KEYS_UNTIL_LOADED = True
 
@@ -164,11 +167,16 @@ class SessionsScreen(SortableScreen):
             rows = ordered[:MAX_ROWS]
         sessions = [self.view.table.summary(row) for row in rows.tolist()]
         table.clear(columns=True)
-        for key, label in self.sort_headers():
-            table.add_column(label, key=key)
+        headers = dict(self.sort_headers())
+        order = sort_column_second(list(SESSION_SORTS), self.sort_column)
+        places = [list(SESSION_SORTS).index(key) for key in order]  # cells come in SESSION_SORTS order
+        for key in order:
+            table.add_column(headers[key], key=key)
         ids = [s.session_id for s in sessions]
         at = ids.index(keep) if keep in ids else 0
-        table.fill([(s.session_id, self._cells(table, s)) for s in sessions], first=max(FILL_FIRST, at + FILL_FIRST))
+        cells = [(s.session_id, self._cells(table, s)) for s in sessions]
+        table.fill([(key, [row[i] for i in places]) for key, row in cells], first=max(FILL_FIRST, at + FILL_FIRST))
+        self._fit_category_column()
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
         else:
@@ -188,6 +196,19 @@ class SessionsScreen(SortableScreen):
                 summary.append(" (pending only: v shows all)", style="italic")
         self.query_one("#sessions-summary", Static).update(summary)
         self._no_matches(total, found.count)
+
+    def _fit_category_column(self) -> None:
+        """The category column as wide as the table leaves it: the columns after it whole or out of sight
+        (none cut in part at the edge), in sight if the categories cut to an ellipsis make room."""
+        table = self.query_one("#sessions-table", ThemedTable)
+        order = [column.key.value for column in table.ordered_columns]
+        if "category" in order:
+            at = order.index("category")
+            table.fit_name_column(len(order) - at - 1, at=at)
+
+    def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
+        if message.table.id == "sessions-table":
+            self._fit_category_column()
 
     def _no_matches(self, total: int, matched: int) -> None:
         """Below an empty table: nothing logged yet (the hint), or nothing matching (say what to clear)."""
@@ -210,7 +231,7 @@ class SessionsScreen(SortableScreen):
             # ⚠: a line of the log about this session could not be used (listed below the table)
             table.toned(("⚠ " if troubled else "") + one_line(s.session_id), "warning" if troubled else tone),
             table.toned(fmt_time(s.timestamp, year=self.size.width >= NARROW_BELOW), None),
-            table.toned(one_line(s.category, "—"), None),
+            table.toned(one_line(s.category, "—"), None, overflow="ellipsis"),
             Text(grade, style=table.tone("warning") if s.pending else "", justify="right"),
             table.toned("pending" if s.pending else one_line(s.grader, "—"), tone),
             Text(str(s.n_lessons), justify="right"),
