@@ -396,9 +396,17 @@ class LessonCreditApp(AppWrites, App[None]):
         await self.push_screen(AgreementScreen(self.source))
 
     async def action_show_queue(self) -> None:
+        """`I`: the grading queue, in place of a session screen on top (after asking, when leaving a
+        draft): a session opened from it is then never stacked on another."""
         from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+        from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 
-        await self.push_screen(GradingQueueScreen(self.source))
+        async def go() -> None:
+            while isinstance(self.screen, SessionDetailScreen):
+                await self.pop_screen()
+            await self.push_screen(GradingQueueScreen(self.source))
+
+        await self.leave_detail(go)
 
     async def _show_mode(self, mode: str) -> None:
         """The mode's list (its root screen), not a detail screen left open in it earlier."""

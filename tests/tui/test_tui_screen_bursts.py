@@ -104,3 +104,29 @@ async def test_a_cursor_key_typed_with_capital_a_moves_the_agreement_cursor(tmp_
         assert isinstance(screen, AgreementScreen)
         assert len(screen.rows) >= 2
         assert screen.highlighted == screen.rows[1][0]  # the second row: down moved from the first
+
+
+async def test_a_session_opened_from_the_queue_over_a_session_is_not_stacked_on_it(app: LessonCreditApp) -> None:
+    """`s n I enter`: the queue opened over a session, and enter there opened the next session over both; escape
+    then went back to the queue and on to the first session. Opening the queue leaves the session (as
+    opening any session does), so escape goes back to the queue, then to the list."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "s", "n", "I", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen)
+        assert sum(isinstance(screen, SessionDetailScreen) for screen in app.screen_stack) == 1, app.screen_stack
+        assert isinstance(app.screen_stack[-2], GradingQueueScreen)
+        burst(pilot, "escape", "escape")
+        await settle(pilot)
+        assert len(app.screen_stack) == 1, app.screen_stack
+
+
+async def test_the_queue_opened_over_a_draft_asks_first(app: LessonCreditApp) -> None:
+    """`s n 7 I`: a draft is never left without asking, as when opening another session."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "s", "n", "7", "I")
+        await settle(pilot)
+        assert not isinstance(app.screen, GradingQueueScreen)
+        assert any(isinstance(screen, SessionDetailScreen) and screen.draft is not None for screen in app.screen_stack)
