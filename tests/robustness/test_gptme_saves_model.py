@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from lesson_credit.core.derived_state import repair_state
 from lesson_credit.core.workspace import Workspace
-from tests.support.engine_helpers import STATE_REL, make_workspace, session
+from tests.support.engine_helpers import STATE_REL, machine_settings, make_workspace, session
 
 GIT = "tools/git.md"
 REWARDS = st.sampled_from([0.0, 0.5, 0.8, 1.0])  # 0.8 and 1.0 both: a save of gptme's can equal ours
@@ -97,12 +96,5 @@ class GptmeSaves(RuleBasedStateMachine):
         assert on_file == pytest.approx(self.truth)
 
 
-GptmeSaves.TestCase.settings = settings(
-    max_examples=40,
-    stateful_step_count=14,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+GptmeSaves.TestCase.settings = machine_settings(40, 14)
 test_gptme_saves_between_our_commands_count_each_session_once = pytest.mark.long(GptmeSaves.TestCase)

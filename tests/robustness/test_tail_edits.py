@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -25,6 +24,7 @@ from lesson_credit.core.workspace import Workspace
 from tests.robustness.hostile_helpers import LOG_REL, lesson, make_ws
 from tests.support import derived_cache
 from tests.support.derived_cache import DB_NAME
+from tests.support.engine_helpers import machine_settings
 
 CACHE_REL = LOG_REL.parent / ".cache"
 LIBRARY = {"a.md": lesson(["alpha", "modifying"]), "tools/zeta.md": lesson(["zeta"])}
@@ -226,12 +226,5 @@ class TailEdits(RuleBasedStateMachine):
             assert _numbers(Workspace(self.root)) == _fresh(self.root)
 
 
-TailEdits.TestCase.settings = settings(
-    max_examples=40,
-    stateful_step_count=12,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+TailEdits.TestCase.settings = machine_settings(40, 12)
 test_tail_edits_and_cache_files_between_commands = pytest.mark.long(TailEdits.TestCase)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from tests.support.layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
 
@@ -19,6 +19,17 @@ __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # 
 # Property tests run the same examples every time (no random seed, no example database),
 # so a failure reproduces and a pass means the same thing on every machine.
 PROPERTY = settings(deadline=None, derandomize=True, database=None)
+
+
+def machine_settings(max_examples: int, steps: int) -> settings:
+    """A state machine's settings: as PROPERTY (the same runs everywhere), `steps` rules a run, and steps
+    that touch the disk allowed to be slow."""
+    return settings(
+        PROPERTY,
+        max_examples=max_examples,
+        stateful_step_count=steps,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 def lesson_text(
