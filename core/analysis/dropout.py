@@ -4,12 +4,15 @@ gptme's lesson auto-include withholds each matched lesson with probability epsil
 `state/lesson-dropout/<session_id>.jsonl`, one JSON object per auto-include call:
 `{"ts", "session_id", "epsilon", "withheld": [{"path", "title", ...}], "matched": [...]}`, where
 `matched` lists the lessons that were *kept* (docs/format.md §6). Paths are as gptme saw them (usually
-absolute); the caller maps them to library ids. Over a session's lines, a lesson kept in any
-line is kept; one withheld in some line and kept in none is withheld.
+absolute); the caller maps them to library ids. Over a session's lines, a lesson counts as the
+first line naming it decided (kept or withheld; a line naming it on both sides: kept).
 
 Whether a matched lesson was kept is decided by a coin, so among graded sessions where a lesson
 matched, mean reward when kept minus mean reward when withheld estimates its effect without
-confounding. The interval is a Welch t interval on moderated variances (as `lesson_credit.core.analysis.effects`).
+confounding. Only the first coin: gptme offers a withheld lesson again when its keywords come up
+again, and a session going badly brings them up more, so "kept in any call" would gather the bad
+sessions on the kept side. The interval is a Welch t interval on moderated variances (as
+`lesson_credit.core.analysis.effects`).
 
 Reading is bounded: regular files only (no symlinks, FIFOs or devices), at most
 `MAX_FILE_BYTES` per file and `MAX_FILES` files; anything else is reported and skipped.
@@ -49,7 +52,7 @@ MIN_SIDE = 2  # sessions kept and withheld before an estimate is shown (the head
 class DropoutSession:
     session_id: str
     kept: frozenset[str]
-    withheld: frozenset[str]  # withheld in some line and kept in none
+    withheld: frozenset[str]  # withheld by the first line naming it
     epsilon: float | None
 
 
@@ -100,8 +103,7 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
         return DropoutLog({})
     if not stat.S_ISDIR(info.st_mode):
         return DropoutLog({}, (f"{directory}: not a directory; dropout logs ignored",))
-    kept: dict[str, set[str]] = {}
-    withheld: dict[str, set[str]] = {}
+    decided: dict[str, dict[str, bool]] = {}  # per session, each lesson's first coin: kept or not
     epsilon: dict[str, float | None] = {}
     problems: list[str] = []
     with os.scandir(directory) as entries:
@@ -129,16 +131,24 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
                 continue
             sid = record.get("session_id")
             session_id = sid if isinstance(sid, str) and sid else name[: -len(".jsonl")]
-            kept.setdefault(session_id, set()).update(map_id(p) for p in _paths(record.get("matched")))
-            withheld.setdefault(session_id, set()).update(map_id(p) for p in _paths(record.get("withheld")))
+            coins = decided.setdefault(session_id, {})
+            line_coins = {map_id(p): False for p in _paths(record.get("withheld"))}
+            line_coins.update((map_id(p), True) for p in _paths(record.get("matched")))
+            for lesson, kept in line_coins.items():
+                coins.setdefault(lesson, kept)
             eps = record.get("epsilon")
             if isinstance(eps, int | float) and not isinstance(eps, bool) and math.isfinite(eps):
                 epsilon[session_id] = float(eps)
             else:
                 epsilon.setdefault(session_id, None)
     sessions = {
-        sid: DropoutSession(sid, frozenset(kept[sid]), frozenset(withheld[sid] - kept[sid]), epsilon.get(sid))
-        for sid in kept
+        sid: DropoutSession(
+            sid,
+            frozenset(lesson for lesson, kept in coins.items() if kept),
+            frozenset(lesson for lesson, kept in coins.items() if not kept),
+            epsilon.get(sid),
+        )
+        for sid, coins in decided.items()
     }
     return DropoutLog(sessions, tuple(problems))
 

@@ -350,13 +350,16 @@ def _inseparable(design: Design, n_with: FloatArray) -> dict[int, list[int]]:
 
 
 def reward_split(data: FoldData, lesson_id: str) -> tuple[FloatArray, FloatArray]:
-    """Rewards of graded sessions with the lesson and without it (for distribution plots)."""
+    """Rewards of graded sessions with the lesson and without it (for distribution plots), split as
+    `leave_one_out` splits them: a session that included the lesson during it is one without it."""
     graded = ~np.isnan(data.base)
     if lesson_id not in data.arm_ids:
         return np.zeros(0), data.base[graded]
     arm = data.arm_ids.index(lesson_id)
+    chosen = np.asarray(data.entry_arm) == arm
+    chosen[data.during[data.during < len(chosen)]] = False
     member = np.zeros(data.n_sessions, dtype=bool)
-    member[data.entry_session[data.entry_arm == arm]] = True
+    member[np.asarray(data.entry_session)[chosen]] = True
     return data.base[graded & member], data.base[graded & ~member]
 
 

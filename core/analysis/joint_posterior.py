@@ -20,14 +20,16 @@ so the posterior reads as "baseline + effect".
 **Per category** (`select --category`): effect_jc = effect_j + u_jc, u_jc ~ N(0, tau_c^2), one
 tau_c for every (lesson, category) cell. The u_jc are fitted on the fit's residuals, the lessons'
 coefficients held (the joint fit itself unchanged), by backfitting: in category c's sessions with
-lesson j, the salience-weighted mean of the partial residual (reward - category baseline - every
-lesson's fitted effect - the other cells' deviations, + its own) per unit weight, ubar_jc, has
+lesson j, the salience-weighted mean of the partial residual (reward - the fit's time-block and agent
+baselines - category baseline - every lesson's fitted effect - the other cells' deviations, + its own)
+per unit weight, ubar_jc, has
 variance s2_jc = noise^2 / sum(weight^2); tau_c^2 by empirical Bayes, the weighted method of moments
 over every cell (E[ubar^2] = tau_c^2 + s2; 0 when the cells vary no more than their noise, and then
 every category reads the lesson's overall effect); u_jc = ubar_jc shrunk by tau_c^2 / (tau_c^2 + s2);
 the baselines recomputed with them; repeated (damped) to a fixed point. The sd of effect_jc is
 sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little wider, more
-exploration). Agent effects, when fitted, are left in the residuals.
+exploration). The time blocks and agents are held at the fit's baselines: a trend the fit reads off
+the blocks is no cell's deviation.
 
 **Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at
 a time (`Stream`): the fit from its sufficient statistics, then one pass for each (category, lesson)
@@ -63,6 +65,7 @@ from lesson_credit.core.analysis.joint import (
     Design,
     Entries,
     JointFit,
+    block_codes,
     design_entries,
     fit_sums,
     graded_sessions,
@@ -79,7 +82,8 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 3  # 2: time blocks, lessons included during a session left out; 3: per-category deviations
+CACHE_VERSION = 4  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+# 4: the deviations read within time blocks and agents
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -211,12 +215,14 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     sw, sw2 = cells.weight.ravel(), cells.square
     has = sw2 > 0
     s2 = sigma2 / sw2[has]
+    reward = stream.sessions.reward - _offsets(fit, stream.sessions)  # the time blocks and agents held at the fit's
+    reward_sum = np.bincount(stream.sessions.category, weights=reward, minlength=c)
     fitted = cells.weight @ coef  # per category, the lessons' fitted part of its rewards
     u = np.zeros(c * n_arms)  # per unit weight
     tau2 = 0.0
     for _ in range(BACKFIT_ROUNDS):
-        base = (cells.reward - fitted - (sw * u).reshape(c, n_arms).sum(axis=1)) / np.maximum(cells.count, 1.0)
-        partial = _residual_products(stream, coef, u, base)[has] / sw2[has] + u[has]
+        base = (reward_sum - fitted - (sw * u).reshape(c, n_arms).sum(axis=1)) / np.maximum(cells.count, 1.0)
+        partial = _residual_products(stream, reward, coef, u, base)[has] / sw2[has] + u[has]
         tau2 = _moments(partial, s2, tau2)
         shrink = tau2 / (tau2 + s2)
         step = shrink * partial - u[has]
@@ -229,16 +235,36 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     return (u * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), math.sqrt(tau2)
 
 
-def _residual_products(stream: Stream, coef: FloatArray, u: FloatArray, base: FloatArray) -> FloatArray:
-    """Per cell, the weighted sum of its sessions' residuals: reward - the category's baseline - the
-    injected lessons' coefficients and their cells' deviations (u per unit weight), block by block."""
+def _offsets(fit: JointFit, sessions: Design) -> FloatArray:
+    """Per graded session, the part of its baseline the fit gives its time block and its agent (0 in the
+    last block, for the first agent): a reward trend the fit read off the blocks is no lesson's deviation."""
+    out = np.zeros(sessions.n)
+    rest = fit.offsets
+    if rest is None or not len(rest):
+        return out
+    k = 0
+    if sessions.n_blocks > 1:
+        eta = np.append(rest[: sessions.n_blocks - 1], 0.0)
+        out += eta[block_codes(sessions.n, sessions.n_blocks)]
+        k = sessions.n_blocks - 1
+    if sessions.agent is not None and sessions.n_agents > 1:
+        out += np.concatenate([[0.0], rest[k : k + sessions.n_agents - 1]])[sessions.agent]
+    return out
+
+
+def _residual_products(
+    stream: Stream, reward: FloatArray, coef: FloatArray, u: FloatArray, base: FloatArray
+) -> FloatArray:
+    """Per cell, the weighted sum of its sessions' residuals: `reward` (each session's, its time block's
+    and agent's baselines taken off) - the category's baseline - the injected lessons' coefficients and
+    their cells' deviations (u per unit weight), block by block."""
     s, n_arms = stream.sessions, stream.sessions.n_arms
     out = np.zeros(len(u))
     for lo, hi in stream.spans():
         row, arm, w = stream.entries(lo, hi)
         category = s.category[lo:hi]
         cell = category[row] * n_arms + arm
-        y = s.reward[lo:hi] - base[category] - np.bincount(row, weights=w * (coef[arm] + u[cell]), minlength=hi - lo)
+        y = reward[lo:hi] - base[category] - np.bincount(row, weights=w * (coef[arm] + u[cell]), minlength=hi - lo)
         out += np.bincount(cell, weights=w * y[row], minlength=len(u))
     return out
 

@@ -207,6 +207,30 @@ def test_reward_split_separates_graded_rewards(crafted: Path) -> None:
     assert len(none) == 0 and len(everything) == 31
 
 
+def test_reward_split_counts_a_lesson_included_during_a_session_as_without_it(tmp_path: Path) -> None:
+    # The dashboard plots these two lists beside loo's numbers, which count a session that pulled the
+    # lesson in mid-conversation as one without it. Two sessions chose A before (0.8, 0.9), two pulled
+    # it in when trouble came up (0.1, 0.2), two never had it (0.6, 0.7).
+    events = [
+        session("b1", 0.8, {A: 0.5}),
+        session("b2", 0.9, {A: 0.5}),
+        session("d1", 0.1, {A: 0.5}),
+        session("d2", 0.2, {A: 0.5}),
+        session("n1", 0.6, {B: 0.5}),
+        session("n2", 0.7, {B: 0.5}),
+    ]
+    for event in events[:2]:
+        event["lessons"][0]["included"] = "before"
+    for event in events[2:4]:
+        event["lessons"][0]["included"] = "during"
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events), clock=fixed_clock)
+    with_a, without_a = reward_split(ws.data(), A)
+    assert sorted(with_a.tolist()) == pytest.approx([0.8, 0.9])
+    assert sorted(without_a.tolist()) == pytest.approx([0.1, 0.2, 0.6, 0.7])
+    row = by_path(ws.loo(write=False, min_with=1, min_without=1))[A]
+    assert (row.n_with, row.n_without) == (len(with_a), len(without_a))  # the plots show what loo compares
+
+
 # ---------------------------------------------------------------- Benjamini-Hochberg
 
 

@@ -13,8 +13,8 @@ from scipy import stats
 from lesson_credit.core.analysis import dropout as dropout_mod
 from lesson_credit.core.analysis.dropout import read_dropout_logs
 from lesson_credit.core.workspace import Workspace
-from tests.support.dropout_logs import A, B, C, dropout_workspace, gptme_line
-from tests.support.engine_helpers import fixed_clock
+from tests.support.dropout_logs import LESSONS, A, B, C, dropout_workspace, gptme_line, write_logs
+from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
 
 def test_dropout_log_in_gptmes_shape_gives_the_hand_computed_estimate(tmp_path: Path) -> None:
@@ -23,25 +23,55 @@ def test_dropout_log_in_gptmes_shape_gives_the_hand_computed_estimate(tmp_path: 
     rows = {r.path: r for r in ws.loo(write=False)}
     a = rows[A].randomized
     assert a is not None
-    assert (a.n_kept, a.n_withheld) == (3, 2)
-    # kept 0.8 0.6 0.7 (mean 0.7, variance 0.01); withheld 0.4 0.5 (mean 0.45, variance 0.005) -> +0.25
-    assert a.estimate == pytest.approx(0.25)
+    assert (a.n_kept, a.n_withheld) == (2, 3)
+    # kept 0.8 0.6 (mean 0.7, variance 0.02); withheld 0.7 0.4 0.5 (s3's first call withheld A; mean
+    # 0.53333, variance 0.023333) -> +0.16667
+    assert a.estimate == pytest.approx(0.7 - 1.6 / 3)
     # moderated variances: pooled over the five graded dropout sessions (mean 0.6) = 0.1 / 4 = 0.025
-    # kept (2 * 0.01 + 4 * 0.025) / 6 = 0.02, /3 = 0.0066667; withheld (0.005 + 0.1) / 5 = 0.021, /2 = 0.0105
-    # se = sqrt(0.0171667) = 0.131022; df = 0.0171667^2 / (0.0066667^2 / 6 + 0.0105^2 / 5) = 10.004
-    half = stats.t.ppf(0.975, 10.004) * 0.131022
-    assert a.ci_low == pytest.approx(0.25 - half, rel=1e-4)
-    assert a.ci_high == pytest.approx(0.25 + half, rel=1e-4)
+    # kept (0.02 + 4 * 0.025) / 5 = 0.024, /2 = 0.012; withheld (2 * 0.023333 + 0.1) / 6 = 0.024444, /3 = 0.0081481
+    # se = sqrt(0.0201481) = 0.141944; df = 0.0201481^2 / (0.012^2 / 5 + 0.0081481^2 / 6) = 10.183
+    half = stats.t.ppf(0.975, 10.183) * 0.141944
+    assert a.ci_low == pytest.approx(0.7 - 1.6 / 3 - half, rel=1e-4)
+    assert a.ci_high == pytest.approx(0.7 - 1.6 / 3 + half, rel=1e-4)
     b = rows.get(B)
     assert b is None or b.randomized is None or (b.randomized.estimate is None and b.randomized.n_withheld == 1)
     c_trial = rows[C].randomized
     assert c_trial is not None and c_trial.n_withheld == 0
-    # 3 kept against 2 withheld: too few for the trial to be the headline (MIN_RANDOMIZED each); it stays beside it
+    # 2 kept against 3 withheld: too few for the trial to be the headline (MIN_RANDOMIZED each); it stays beside it
     joint = rows[A].joint
     a_effect = rows[A].effect
     assert joint is not None and a_effect is not None and a_effect.method == "joint"
     assert rows[A].headline == joint.estimate
     assert ws.loo_run(write=False)[1]["dropout_sessions"] == 7
+
+
+def test_a_lesson_withheld_at_first_and_kept_when_trouble_came_is_a_withheld_session(tmp_path: Path) -> None:
+    # gptme logs a line per auto-include call and offers a withheld lesson again when its keywords come
+    # up again: in a session going badly, A gets more coins, and one of them keeps it. No effect here:
+    # four good sessions (0.8), one call each, A kept in two and withheld in two; four in trouble (0.2),
+    # A's first coin kept it in two and withheld it in two, and a later call in trouble kept it in those
+    # two. The first coins: kept 0.8 0.8 0.2 0.2 against withheld 0.8 0.8 0.2 0.2, a difference of 0.
+    # Counting a lesson kept in any call kept: 0.8 0.8 0.2 0.2 0.2 0.2 (mean 0.4) against 0.8 0.8: -0.4.
+    good, bad = ["g1", "g2", "g3", "g4"], ["t1", "t2", "t3", "t4"]
+    injected = {"g1", "g2", *bad}  # the sessions A was in, by some call
+    events = [session(sid, 0.8 if sid in good else 0.2, {A if sid in injected else C: 0.5}) for sid in good + bad]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    write_logs(
+        root,
+        {
+            "g1": [gptme_line("g1", [A], [])],
+            "g2": [gptme_line("g2", [A], [])],
+            "g3": [gptme_line("g3", [], [A])],
+            "g4": [gptme_line("g4", [], [A])],
+            "t1": [gptme_line("t1", [A], [])],
+            "t2": [gptme_line("t2", [A], [])],
+            "t3": [gptme_line("t3", [], [A]), gptme_line("t3", [], [A]), gptme_line("t3", [A], [])],
+            "t4": [gptme_line("t4", [], [A]), gptme_line("t4", [A], [])],
+        },
+    )
+    a = {r.path: r for r in Workspace(root, clock=fixed_clock).loo(write=False)}[A].randomized
+    assert a is not None and (a.n_kept, a.n_withheld) == (4, 4)
+    assert a.estimate == pytest.approx(0.0, abs=1e-12)
 
 
 def test_reading_is_bounded_and_reports_bad_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

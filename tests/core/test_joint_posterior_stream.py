@@ -76,7 +76,8 @@ def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple
 
 def dense_deviations(x: Any, y: Any, code: Any, coef: Any, sigma2: float) -> tuple[Any, Any, float]:
     """The backfit of the module docstring as matrix products over the whole design: per round, the
-    residual of every session after its category's mean, its lessons' coefficients and its cells'
+    residual of every session (`y`: its time block's baseline already taken off) after its category's
+    mean, its lessons' coefficients and its cells'
     deviations U (categories x lessons, per unit weight); each cell's weighted mean of it plus its own
     deviation; tau^2 by the weighted moments; U moved half way to its shrunk value; until a step < 1e-9."""
     c = int(code.max()) + 1
@@ -128,7 +129,11 @@ def test_streamed_posterior_equals_the_dense_model(tmp_path: Path, block: int, m
     fitted = y - x @ coef
     assert post.baselines == pytest.approx([fitted[code == c].mean() for c in range(4)], rel=RTOL)
 
-    u, var, tau2 = dense_deviations(x, y, code, coef, sigma2)
+    # the deviations are read within time blocks: the blocks' baselines, least squares of the reward
+    # minus the lessons' part on the category and block indicators, are taken off first
+    baselines = np.linalg.lstsq(z, y - x @ coef, rcond=None)[0]
+    blocks = z[:, len(post.categories) :] @ baselines[len(post.categories) :]
+    u, var, tau2 = dense_deviations(x, y - blocks, code, coef, sigma2)
     assert tau2 > 0.01  # the categories differ (effects of sd 0.2 in each): the backfit has work to do
     assert post.category_sd == pytest.approx(math.sqrt(tau2) * x[x > 0].mean(), rel=RTOL)
     assert post.deviation == pytest.approx(u * mean_weight, rel=RTOL, abs=1e-12)

@@ -67,11 +67,19 @@ def test_deviations_solve_their_equations_by_hand(tmp_path: Path) -> None:
     fit = fit_joint(design, tau_min=0.15)
     dev, var, tau_c = category_deviations(fit, design)
     # every weight is 1 (salience 1), so per injection = per unit weight. At the fixed point, per
-    # session: y = reward - sum of the injected lessons' coefficients and deviations in its category,
-    # baseline = mean y of the category, and each cell's deviation = shrink x (mean residual + itself)
+    # session: y = reward - its time block's baseline - sum of the injected lessons' coefficients and
+    # deviations in its category, baseline = mean y of the category, and each cell's deviation =
+    # shrink x (mean residual + itself). The block baselines: least squares of reward - the lessons'
+    # part on category and block indicators (240 sessions: 6 blocks of 40 in log order, the last the reference)
+    assert design.n_blocks == 6
     coef = np.nan_to_num(fit.coef)
     injected = [design.entry_arm[design.entry_row == i] for i in range(design.n)]
-    y = [design.reward[i] - (coef[a] + dev[design.category[i], a]).sum() for i, a in enumerate(injected)]
+    block = np.arange(design.n) // 40
+    z = np.column_stack([design.category == 0, design.category == 1, *[block == b for b in range(5)]]).astype(float)
+    lessons = np.array([coef[a].sum() for a in injected])
+    eta = np.append(np.linalg.lstsq(z, design.reward - lessons, rcond=None)[0][2:], 0.0)
+    reward = design.reward - eta[block]
+    y = [reward[i] - (coef[a] + dev[design.category[i], a]).sum() for i, a in enumerate(injected)]
     base = [np.mean([y[i] for i in range(design.n) if design.category[i] == c]) for c in range(2)]
     cells = []
     for c in range(2):
@@ -92,6 +100,62 @@ def test_deviations_solve_their_equations_by_hand(tmp_path: Path) -> None:
     # its effect is 0 overall, so the deviations carry it: near +0.2 and -0.2 (noise sd 0.05, ~60 sessions each)
     assert dev[names.index("migrations"), arm] == pytest.approx(EFFECT, abs=0.03)
     assert dev[names.index("docs"), arm] == pytest.approx(-EFFECT, abs=0.03)
+
+
+def moving_log(n: int = 400, seed: int = 11) -> list[dict[str, object]]:
+    """A world that moves and no lesson with any effect: the reward rises from 0.4 to 0.7 over the log
+    (noise sd 0.05); in migrations mig.md is injected in 10% of the first sessions and 70% of the last,
+    in docs in 40% throughout; the others in half the sessions."""
+    rng = np.random.default_rng(seed)
+    events: list[dict[str, object]] = []
+    for i in range(n):
+        t, category = i / (n - 1), ("migrations", "docs")[i % 2]
+        share = 0.1 + 0.6 * t if category == "migrations" else 0.4
+        injected = [lesson for lesson in OTHERS if rng.random() < 0.5]
+        if rng.random() < share:
+            injected.append("mig.md")
+        reward = float(np.clip(0.4 + 0.3 * t + rng.normal(0.0, 0.05), 0.0, 1.0))
+        events.append(session(f"s{i}", round(reward, 4), dict.fromkeys(injected, 1.0), category=category))
+    return events
+
+
+def test_a_reward_trend_is_no_lesson_s_effect_in_a_category(tmp_path: Path) -> None:
+    ws = Workspace(make_workspace(tmp_path, LESSONS, moving_log(), config=CONFIG), clock=fixed_clock)
+    post = ws.joint_posterior()
+    arm = post.arm_ids.index("mig.md")
+    # In migrations, the sessions with mig.md come later: mean time 0.625 of the log against 0.417
+    # without it, so read without the time blocks they are 0.3 x 0.208 = +0.06 better. Nothing
+    # has an effect; every (lesson, category) cell's effect must stay near 0 (cells of ~100
+    # sessions, noise 0.05: an sd near 0.005), as the overall effect does.
+    assert abs(post.mean[arm]) < 0.02
+    for category in ("migrations", "docs"):
+        mean, _ = post.in_category(category)
+        assert np.abs(mean).max() < 0.02, (category, mean)
+
+
+def test_an_agent_with_easier_work_is_no_lesson_s_effect_in_a_category(tmp_path: Path) -> None:
+    # Two agents share a store; agent b's sessions are 0.2 better whatever the lessons, and in
+    # migrations b injects mig.md in 80% of its sessions against 20% for agent a (docs: 40% each).
+    # No lesson has an effect: read without the agents' baselines, mig.md's sessions in migrations
+    # are about 0.2 x (0.8 - 0.2) / 1 = +0.12 better.
+    rng = np.random.default_rng(5)
+    events, agents = [], []
+    for i in range(400):
+        category, agent = ("migrations", "docs")[i % 2], ("a", "b")[(i // 2) % 2]
+        share = (0.2 if agent == "a" else 0.8) if category == "migrations" else 0.4
+        injected = [lesson for lesson in OTHERS if rng.random() < 0.5]
+        if rng.random() < share:
+            injected.append("mig.md")
+        reward = float(np.clip(0.5 + (0.2 if agent == "b" else 0.0) + rng.normal(0.0, 0.05), 0.0, 1.0))
+        events.append(session(f"s{i}", round(reward, 4), dict.fromkeys(injected, 1.0), category=category))
+        agents.append(agent)
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events), clock=fixed_clock)
+    design = build_design(ws.data(), ws.session_categories(), ws.settings.floor, agents)
+    assert design.n_agents == 2
+    fit = fit_joint(design, tau_min=0.15)
+    dev, _, _ = category_deviations(fit, design)
+    assert np.abs(np.nan_to_num(fit.estimate)).max() < 0.02
+    assert np.abs(dev).max() < 0.02, dev
 
 
 def test_the_category_is_logged_and_read_from_the_context(tmp_path: Path) -> None:

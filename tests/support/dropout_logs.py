@@ -36,8 +36,8 @@ def write_logs(root: Path, records: dict[str, list[dict[str, Any]]]) -> Path:
 
 
 def dropout_workspace(tmp_path: Path) -> Path:
-    # A kept in s1 s2 s3 (0.8 0.6 0.7), withheld in s4 s5 (0.4 0.5); s3 logs two calls: A withheld in the
-    # first and kept in the second -> kept. B withheld in s1 only: too few for an estimate.
+    # A kept in s1 s2 (0.8 0.6), withheld in s3 s4 s5 (0.7 0.4 0.5); s3 logs two calls: A withheld in the
+    # first and kept in the second -> withheld (the first coin). B withheld in s1 only: too few for an estimate.
     # s6 is pending and s7 is not in the log: neither counts.
     rewards = {"s1": 0.8, "s2": 0.6, "s3": 0.7, "s4": 0.4, "s5": 0.5, "s6": None}
     events = [session(sid, r, {A: 0.5} if sid in ("s1", "s2", "s3", "s6") else {C: 0.5}) for sid, r in rewards.items()]
