@@ -245,8 +245,6 @@ class JointFit:
     baseline: FloatArray | None = None  # (n_categories,) each category's baseline reward (first agent's, last block's)
     category_names: tuple[str, ...] = ()  # names of the category codes, when the design knows them
     n_blocks: int = 1  # time blocks with a baseline each (1: none)
-    # the other baselines, after the categories': each time block's but the last, then each agent's but the first
-    offsets: FloatArray | None = None
 
     @property
     def estimate(self) -> FloatArray:
@@ -469,7 +467,6 @@ def fit_sums(
         baseline=np.asarray(baseline[:c], dtype=np.float64),
         category_names=sessions.category_names,
         n_blocks=sessions.n_blocks,
-        offsets=np.asarray(baseline[c:], dtype=np.float64),
     )
 
 

@@ -20,21 +20,25 @@ so the posterior reads as "baseline + effect".
 **Per category** (`select --category`): effect_jc = effect_j + u_jc, u_jc ~ N(0, tau_c^2), one
 tau_c for every (lesson, category) cell. The u_jc are fitted on the fit's residuals, the lessons'
 coefficients held (the joint fit itself unchanged), by backfitting: in category c's sessions with
-lesson j, the salience-weighted mean of the partial residual (reward - the fit's time-block and agent
-baselines - category baseline - every lesson's fitted effect - the other cells' deviations, + its own)
-per unit weight, ubar_jc, has
+lesson j, the salience-weighted mean of the partial residual (reward - the session's baselines -
+every lesson's fitted effect - the other cells' deviations, + its own) per unit weight, ubar_jc, has
 variance s2_jc = noise^2 / sum(weight^2); tau_c^2 by empirical Bayes, the weighted method of moments
 over every cell (E[ubar^2] = tau_c^2 + s2; 0 when the cells vary no more than their noise, and then
 every category reads the lesson's overall effect); u_jc = ubar_jc shrunk by tau_c^2 / (tau_c^2 + s2);
-the baselines recomputed with them; repeated (damped) to a fixed point. The sd of effect_jc is
-sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little wider, more
-exploration). The time blocks and agents are held at the fit's baselines: a trend the fit reads off
-the blocks is no cell's deviation.
+every baseline (category, time block, agent: the fit's indicators) refitted with them, least squares
+of the reward minus the lessons' coefficients and deviations; repeated (damped) to a fixed point. The
+sd of effect_jc is sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little
+wider, more exploration). A reward trend the blocks read is no cell's deviation; and the blocks are
+refitted, not held at the fit's (which has no deviations): a policy that learns where a lesson helps
+injects it more where it helps as the log goes on, the rewards rise with that, and blocks held at the
+fit's would take that rise out of the very deviations that made it.
 
 **Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at
 a time (`Stream`): the fit from its sufficient statistics, then one pass for each (category, lesson)
-cell's weights, then one pass per round of the backfit (its residuals per cell). What is held follows
-the lessons and categories, never an array per injection (a million sessions of ten lessons: 10 million).
+cell's weights, one for their sums per baseline indicator (Z'X per cell), then one pass per round of
+the backfit (its residuals per cell). What is held follows the lessons, categories and baselines, and
+an array per graded session (its reward, its baseline), never an array per injection (a million
+sessions of ten lessons: 10 million).
 
 **Cache** (`state/lesson-thompson/.cache/joint-posterior.msgpack`): the fit is reused while its
 inputs are the same. The file is sealed (a checksum of its payload) and carries a fingerprint
@@ -54,6 +58,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -65,13 +70,13 @@ from lesson_credit.core.analysis.joint import (
     Design,
     Entries,
     JointFit,
-    block_codes,
     design_entries,
     fit_sums,
     graded_sessions,
     log_entries,
     sums,
 )
+from lesson_credit.core.analysis.joint_ops import baseline_inverse
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
@@ -82,8 +87,8 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 4  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
-# 4: the deviations read within time blocks and agents
+CACHE_VERSION = 5  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+# 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -212,17 +217,18 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     if c < 2 or not cells.entries or not sigma2 > 0:
         return dev, var, 0.0
     coef = np.where(np.isfinite(fit.coef), fit.coef, 0.0)
-    sw, sw2 = cells.weight.ravel(), cells.square
+    sw2 = cells.square
     has = sw2 > 0
     s2 = sigma2 / sw2[has]
-    reward = stream.sessions.reward - _offsets(fit, stream.sessions)  # the time blocks and agents held at the fit's
-    reward_sum = np.bincount(stream.sessions.category, weights=reward, minlength=c)
-    fitted = cells.weight @ coef  # per category, the lessons' fitted part of its rewards
+    z, ginv, zy, zcell = _baselines_of(stream)
+    lessons = np.tile(coef, c)  # each cell's lesson's coefficient
     u = np.zeros(c * n_arms)  # per unit weight
     tau2 = 0.0
     for _ in range(BACKFIT_ROUNDS):
-        base = (reward_sum - fitted - (sw * u).reshape(c, n_arms).sum(axis=1)) / np.maximum(cells.count, 1.0)
-        partial = _residual_products(stream, reward, coef, u, base)[has] / sw2[has] + u[has]
+        # every baseline (category, time block, agent) refitted with the deviations: least squares of
+        # reward - the lessons' part on the indicators; round 0 gives the fit's own
+        baseline = z @ (ginv @ (zy - zcell @ (lessons + u)))
+        partial = _residual_products(stream, baseline, coef, u)[has] / sw2[has] + u[has]
         tau2 = _moments(partial, s2, tau2)
         shrink = tau2 / (tau2 + s2)
         step = shrink * partial - u[has]
@@ -235,36 +241,35 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     return (u * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), math.sqrt(tau2)
 
 
-def _offsets(fit: JointFit, sessions: Design) -> FloatArray:
-    """Per graded session, the part of its baseline the fit gives its time block and its agent (0 in the
-    last block, for the first agent): a reward trend the fit read off the blocks is no lesson's deviation."""
-    out = np.zeros(sessions.n)
-    rest = fit.offsets
-    if rest is None or not len(rest):
-        return out
-    k = 0
-    if sessions.n_blocks > 1:
-        eta = np.append(rest[: sessions.n_blocks - 1], 0.0)
-        out += eta[block_codes(sessions.n, sessions.n_blocks)]
-        k = sessions.n_blocks - 1
-    if sessions.agent is not None and sessions.n_agents > 1:
-        out += np.concatenate([[0.0], rest[k : k + sessions.n_agents - 1]])[sessions.agent]
-    return out
+def _baselines_of(stream: Stream) -> tuple[Any, FloatArray, FloatArray, Any]:
+    """The baseline indicators Z (sessions x (categories, time blocks but the last, agents but the
+    first), as the fit lays them out), (Z'Z)^+, Z'reward and Z' times the cell weights (Z'X per
+    (category, lesson) cell): one pass over the injections."""
+    from scipy import sparse
+
+    s, n_arms = stream.sessions, stream.sessions.n_arms
+    z, _ = s.indicators()
+    z = z.tocsr()
+    ginv, _ = baseline_inverse(np.asarray((z.T @ z).toarray(), dtype=np.float64))
+    zcell = sparse.csr_matrix((z.shape[1], s.n_categories * n_arms))
+    for lo, hi in stream.spans():
+        row, arm, w = stream.entries(lo, hi)
+        x = sparse.csr_matrix((w, (row, s.category[lo:hi][row] * n_arms + arm)), shape=(hi - lo, zcell.shape[1]))
+        zcell = zcell + (z[lo:hi].T @ x).tocsr()
+    return z, ginv, np.asarray(z.T @ s.reward, dtype=np.float64), zcell
 
 
-def _residual_products(
-    stream: Stream, reward: FloatArray, coef: FloatArray, u: FloatArray, base: FloatArray
-) -> FloatArray:
-    """Per cell, the weighted sum of its sessions' residuals: `reward` (each session's, its time block's
-    and agent's baselines taken off) - the category's baseline - the injected lessons' coefficients and
-    their cells' deviations (u per unit weight), block by block."""
+def _residual_products(stream: Stream, baseline: FloatArray, coef: FloatArray, u: FloatArray) -> FloatArray:
+    """Per cell, the weighted sum of its sessions' residuals: reward - the session's `baseline` (its
+    category's, time block's and agent's) - the injected lessons' coefficients and their cells'
+    deviations (u per unit weight), block by block."""
     s, n_arms = stream.sessions, stream.sessions.n_arms
     out = np.zeros(len(u))
     for lo, hi in stream.spans():
         row, arm, w = stream.entries(lo, hi)
         category = s.category[lo:hi]
         cell = category[row] * n_arms + arm
-        y = reward[lo:hi] - base[category] - np.bincount(row, weights=w * (coef[arm] + u[cell]), minlength=hi - lo)
+        y = s.reward[lo:hi] - baseline[lo:hi] - np.bincount(row, weights=w * (coef[arm] + u[cell]), minlength=hi - lo)
         out += np.bincount(cell, weights=w * y[row], minlength=len(u))
     return out
 

@@ -74,12 +74,12 @@ def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple
     return z, x, np.array([e["base_reward"] for e in graded]), code
 
 
-def dense_deviations(x: Any, y: Any, code: Any, coef: Any, sigma2: float) -> tuple[Any, Any, float]:
+def dense_deviations(x: Any, y: Any, z: Any, code: Any, coef: Any, sigma2: float) -> tuple[Any, Any, float]:
     """The backfit of the module docstring as matrix products over the whole design: per round, the
-    residual of every session (`y`: its time block's baseline already taken off) after its category's
-    mean, its lessons' coefficients and its cells'
-    deviations U (categories x lessons, per unit weight); each cell's weighted mean of it plus its own
-    deviation; tau^2 by the weighted moments; U moved half way to its shrunk value; until a step < 1e-9."""
+    residual of every session after its lessons' coefficients and its cells' deviations U (categories x
+    lessons, per unit weight) and then its baselines (least squares on `z`, the category and time-block
+    indicators); each cell's weighted mean of it plus its own deviation; tau^2 by the weighted moments;
+    U moved half way to its shrunk value; until a step < 1e-9."""
     c = int(code.max()) + 1
     member = np.eye(c)[code].T  # categories x sessions
     sw2 = member @ (x * x)
@@ -88,7 +88,7 @@ def dense_deviations(x: Any, y: Any, code: Any, coef: Any, sigma2: float) -> tup
     u, tau2 = np.zeros_like(sw2), 0.0
     for _ in range(jp.BACKFIT_ROUNDS):
         r = y - x @ coef - (x * u[code]).sum(axis=1)
-        r = r - (member @ r / member.sum(axis=1))[code]
+        r = r - z @ np.linalg.lstsq(z, r, rcond=None)[0]
         partial = (member @ (x * r[:, None]))[has] / sw2[has] + u[has]
         for _ in range(20):  # E[partial^2] = tau^2 + s2, weights 1 / (tau^2 + s2)^2
             weight = 1.0 / (tau2 + s2) ** 2
@@ -129,11 +129,8 @@ def test_streamed_posterior_equals_the_dense_model(tmp_path: Path, block: int, m
     fitted = y - x @ coef
     assert post.baselines == pytest.approx([fitted[code == c].mean() for c in range(4)], rel=RTOL)
 
-    # the deviations are read within time blocks: the blocks' baselines, least squares of the reward
-    # minus the lessons' part on the category and block indicators, are taken off first
-    baselines = np.linalg.lstsq(z, y - x @ coef, rcond=None)[0]
-    blocks = z[:, len(post.categories) :] @ baselines[len(post.categories) :]
-    u, var, tau2 = dense_deviations(x, y - blocks, code, coef, sigma2)
+    # the deviations are read within time blocks, every baseline refitted with them each round
+    u, var, tau2 = dense_deviations(x, y, z, code, coef, sigma2)
     assert tau2 > 0.01  # the categories differ (effects of sd 0.2 in each): the backfit has work to do
     assert post.category_sd == pytest.approx(math.sqrt(tau2) * x[x > 0].mean(), rel=RTOL)
     assert post.deviation == pytest.approx(u * mean_weight, rel=RTOL, abs=1e-12)
