@@ -16,12 +16,14 @@ EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT (128 + 2)
 # sleep: on the 2-CPU machine `lesson-credit status` on the demo took 0.47 s of CPU, 0.27 s with one
 # thread, and an agent's hook pays that on every command. The engine's linear algebra is small (the
 # joint fit's 1,000-lesson eigen-decomposition: 458 ms with the threads, 428 ms without, `python -m
-# bench.run --only analysis`). A value the user set wins.
+# bench.run --only analysis`). A value the user set wins; an empty one is OpenBLAS's "unset" (a count
+# of 0: one thread per CPU), so it gets the one thread too.
 
 
 def limit_blas_threads() -> None:
     """One BLAS thread unless the environment says otherwise; only takes effect before numpy is imported."""
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if not os.environ.get("OPENBLAS_NUM_THREADS", "").strip():
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def guarded(run: Callable[[], int], name: str) -> int:

@@ -43,6 +43,9 @@ def probe(env: dict[str, str]) -> str:
     [
         ({}, "BLAS ['1'] 0"),  # one BLAS thread: OpenBLAS's spinning threads cost 0.2 s of CPU per command
         ({"OPENBLAS_NUM_THREADS": "4"}, "BLAS ['4'] 0"),  # what the user set wins
+        # set but empty: OpenBLAS reads it as a count of 0, i.e. unset (one thread per CPU), so one is set
+        ({"OPENBLAS_NUM_THREADS": ""}, "BLAS ['1'] 0"),
+        ({"OPENBLAS_NUM_THREADS": " "}, "BLAS ['1'] 0"),
     ],
 )
 def test_blas_threads_are_set_before_numpy_is_imported(env: dict[str, str], expected: str) -> None:
