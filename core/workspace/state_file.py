@@ -202,11 +202,12 @@ class StateFile(Analysis):
         def keep(payload: dict[str, Any]) -> None:
             if not self._reader.caches:
                 return
-            try:
-                atomic_write(where, foreign.written_copy(payload), self.guard)
+            try:  # (no guard: a symbolic link in its place is refused, never written through, as no cache is)
+                atomic_write(where, foreign.written_copy(payload))
             except (StoreError, OSError):
                 with contextlib.suppress(OSError):
-                    where.unlink()
+                    if not where.is_symlink():  # (a stale copy goes; a link is left as it is)
+                        where.unlink()
                 with contextlib.suppress(OSError):  # (a folder made for it, left empty: a disk refusing writes)
                     where.parent.rmdir()
 

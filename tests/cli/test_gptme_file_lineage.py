@@ -339,3 +339,19 @@ def test_a_copies_folder_linking_out_of_the_workspace_is_neither_pruned_nor_read
     assert increments(ws) == []
     our_next_write(capsys, ws, "s2", 1.0)
     assert sorted(p.name for p in elsewhere.iterdir()) == before and copy.exists()
+
+
+def test_a_copy_replaced_by_a_symbolic_link_is_not_written_through_it(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The file is ours (its stamp proves it) and a symbolic link to the log stands in its copy's place:
+    `status` keeps the copy again, and wrote it through the link, so the log became the copy's sealed
+    bytes (every session gone). A cache never replaces a symbolic link (docs/trust.md): the log and
+    the link stay as they are."""
+    (copy,) = (ws / CACHE_REL / "bandit-state-copies").iterdir()
+    log = (ws / LOG_REL).read_bytes()
+    copy.unlink()
+    copy.symlink_to(ws / LOG_REL)
+    ok(capsys, "status", "--workspace", str(ws))
+    assert (ws / LOG_REL).read_bytes() == log and copy.is_symlink()
+    assert status_git(capsys, ws)[:3] == pytest.approx((1.9, 1.1, 1))
