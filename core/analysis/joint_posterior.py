@@ -26,7 +26,9 @@ variance s2_jc = noise^2 / sum(weight^2); tau_c^2 by empirical Bayes, the weight
 over every cell (E[ubar^2] = tau_c^2 + s2; 0 when the cells vary no more than their noise, and then
 every category reads the lesson's overall effect); u_jc = ubar_jc shrunk by tau_c^2 / (tau_c^2 + s2);
 every baseline (category, time block, agent: the fit's indicators) refitted with them, least squares
-of the reward minus the lessons' coefficients and deviations; repeated (damped) to a fixed point. The
+of the reward minus the lessons' coefficients and deviations; to the fixed point (at a given tau_c the
+u_jc are the ridge regression of the residuals on the cells, baselines projected out, at penalty
+noise^2 / tau_c^2: solved as such by conjugate gradients, then tau_c read again, until it settles). The
 sd of effect_jc is sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little
 wider, more exploration). A reward trend the blocks read is no cell's deviation; and the blocks are
 refitted, not held at the fit's (which has no deviations): a policy that learns where a lesson helps
@@ -35,10 +37,11 @@ fit's would take that rise out of the very deviations that made it.
 
 **Memory**: the log is read as `core.analysis.joint.fit_log` reads it, `SESSION_BLOCK` graded sessions at
 a time (`Stream`): the fit from its sufficient statistics, then one pass for each (category, lesson)
-cell's weights, one for their sums per baseline indicator (Z'X per cell), then one pass per round of
-the backfit (its residuals per cell). What is held follows the lessons, categories and baselines, and
-an array per graded session (its reward, its baseline), never an array per injection (a million
-sessions of ten lessons: 10 million).
+cell's weights, one for their sums per baseline indicator (Z'X per cell), one for the residuals per
+cell, then one pass per iteration of the conjugate gradients (X'X v: X'X itself is not held, it grows
+toward cells^2; at most `PASS_ENTRIES` injections read in all past the first 50 passes). What is
+held follows the lessons, categories and baselines, and an array per graded session (its reward, its
+baseline), never an array per injection (a million sessions of ten lessons: 10 million).
 
 **Cache** (`state/lesson-thompson/.cache/joint-posterior.msgpack`): the fit is reused while its
 inputs are the same. The file is sealed (a checksum of its payload) and carries a fingerprint
@@ -87,8 +90,9 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 5  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
-# 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations
+CACHE_VERSION = 6  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+# 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
+# 6: the deviations solved to their fixed point
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -208,7 +212,10 @@ def posterior_from_fit(
 
 def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatArray, FloatArray, float]:
     """(mean, variance) of u_jc per injection, shape (categories, arms), and tau_c per unit weight
-    (see the module docstring): each round of the backfit one pass over the injections."""
+    (see the module docstring). At the backfit's fixed point, u is the ridge regression of the
+    residuals (every baseline refitted) on the cells at penalty noise^2 / tau_c^2; so each round reads
+    tau_c^2 from the cells' partial residuals and solves that system (`_ridge`, one pass over the
+    injections a product), until tau_c^2 settles."""
     stream = source if isinstance(source, Stream) else Stream.held(source)
     c, n_arms = stream.sessions.n_categories, stream.sessions.n_arms
     dev, var = np.zeros((c, n_arms)), np.zeros((c, n_arms))
@@ -220,20 +227,21 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     sw2 = cells.square
     has = sw2 > 0
     s2 = sigma2 / sw2[has]
-    z, ginv, zy, zcell = _baselines_of(stream)
-    lessons = np.tile(coef, c)  # each cell's lesson's coefficient
+    system = _CellSystem.of(stream, coef)
+    budget = max(MIN_PASSES, min(MAX_PASSES, PASS_ENTRIES // max(cells.entries, 1)))
     u = np.zeros(c * n_arms)  # per unit weight
+    residual = system.rhs[has].copy()  # rhs - A u over the cells with weights (u = 0)
     tau2 = 0.0
     for _ in range(BACKFIT_ROUNDS):
-        # every baseline (category, time block, agent) refitted with the deviations: least squares of
-        # reward - the lessons' part on the indicators; round 0 gives the fit's own
-        baseline = z @ (ginv @ (zy - zcell @ (lessons + u)))
-        partial = _residual_products(stream, baseline, coef, u)[has] / sw2[has] + u[has]
-        tau2 = _moments(partial, s2, tau2)
-        shrink = tau2 / (tau2 + s2)
-        step = shrink * partial - u[has]
-        u[has] += BACKFIT_STEP * step
-        if np.abs(step).max(initial=0.0) < 1e-9:
+        partial = residual / sw2[has] + u[has]  # each cell's weighted mean residual, plus its own deviation
+        new = _moments(partial, s2, tau2)
+        settled = abs(new - tau2) <= 1e-12 + 1e-9 * tau2
+        tau2 = new
+        if tau2 > 0:
+            u[has], residual, budget = _ridge(system, has, sw2[has], sigma2 / tau2, (u[has], residual), budget)
+        else:
+            u[:], residual = 0.0, system.rhs[has].copy()
+        if settled or budget <= 0:
             break
     mw = np.tile(np.where(np.isfinite(fit.mean_weight), fit.mean_weight, 0.0), c)
     var_flat = np.zeros(c * n_arms)
@@ -241,41 +249,103 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     return (u * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), math.sqrt(tau2)
 
 
-def _baselines_of(stream: Stream) -> tuple[Any, FloatArray, FloatArray, Any]:
-    """The baseline indicators Z (sessions x (categories, time blocks but the last, agents but the
-    first), as the fit lays them out), (Z'Z)^+, Z'reward and Z' times the cell weights (Z'X per
-    (category, lesson) cell): one pass over the injections."""
-    from scipy import sparse
+@dataclass(frozen=True)
+class _CellSystem:
+    """The deviations' normal equations with every baseline refitted: A = X'(I - P_Z)X over the
+    (category, lesson) cells (X the cells' weights, Z the baseline indicators as the fit lays them
+    out: categories, time blocks but the last, agents but the first; P_Z the projection on them) and
+    rhs = X'(I - P_Z)(reward - the lessons' part). Held: Z'X and (Z'Z)^+ (baselines x cells); X'X v
+    is read from the injections each time (X'X itself grows toward cells^2: 0.6 GB at 1M x 3,000)."""
 
+    stream: Stream
+    zx: Any  # Z'X (scipy.sparse, baselines x cells)
+    ginv: FloatArray  # (Z'Z)^+
+    rhs: FloatArray
+
+    @classmethod
+    def of(cls, stream: Stream, coef: FloatArray) -> _CellSystem:
+        """Z'X in one pass over the injections, rhs in another (`coef`: the lessons' coefficients)."""
+        from scipy import sparse
+
+        s = stream.sessions
+        size = s.n_categories * s.n_arms
+        z, _ = s.indicators()
+        z = z.tocsr()
+        ginv, _ = baseline_inverse(np.asarray((z.T @ z).toarray(), dtype=np.float64))
+        zx = sparse.csr_matrix((z.shape[1], size))
+        for lo, hi in stream.spans():
+            row, arm, w = stream.entries(lo, hi)
+            x = sparse.csr_matrix((w, (row, s.category[lo:hi][row] * s.n_arms + arm)), shape=(hi - lo, size))
+            zx = zx + (z[lo:hi].T @ x).tocsr()
+        lessons = np.tile(coef, s.n_categories)  # each cell's lesson's coefficient
+        baseline = z @ (ginv @ (np.asarray(z.T @ s.reward, dtype=np.float64) - zx @ lessons))
+        return cls(stream, zx, ginv, _cell_products(stream, s.reward - baseline, coef))
+
+    def apply(self, v: FloatArray) -> FloatArray:
+        """A v: X'X v from the injections (one pass), less X'Z (Z'Z)^+ Z'X v."""
+        projected = self.zx.T @ (self.ginv @ (self.zx @ v))
+        return _cell_products(self.stream, None, v, cells=True) - np.asarray(projected, dtype=np.float64)
+
+
+def _cell_products(stream: Stream, target: FloatArray | None, v: FloatArray, cells: bool = False) -> FloatArray:
+    """Per (category, lesson) cell, the weighted sum over its sessions of `target` less X v: X'(target -
+    X v), with v per lesson (`cells` False: each cell's lesson's) or per cell; `target` None: X'X v.
+    One pass over the injections, block by block."""
     s, n_arms = stream.sessions, stream.sessions.n_arms
-    z, _ = s.indicators()
-    z = z.tocsr()
-    ginv, _ = baseline_inverse(np.asarray((z.T @ z).toarray(), dtype=np.float64))
-    zcell = sparse.csr_matrix((z.shape[1], s.n_categories * n_arms))
+    out = np.zeros(s.n_categories * n_arms)
     for lo, hi in stream.spans():
         row, arm, w = stream.entries(lo, hi)
-        x = sparse.csr_matrix((w, (row, s.category[lo:hi][row] * n_arms + arm)), shape=(hi - lo, zcell.shape[1]))
-        zcell = zcell + (z[lo:hi].T @ x).tocsr()
-    return z, ginv, np.asarray(z.T @ s.reward, dtype=np.float64), zcell
-
-
-def _residual_products(stream: Stream, baseline: FloatArray, coef: FloatArray, u: FloatArray) -> FloatArray:
-    """Per cell, the weighted sum of its sessions' residuals: reward - the session's `baseline` (its
-    category's, time block's and agent's) - the injected lessons' coefficients and their cells'
-    deviations (u per unit weight), block by block."""
-    s, n_arms = stream.sessions, stream.sessions.n_arms
-    out = np.zeros(len(u))
-    for lo, hi in stream.spans():
-        row, arm, w = stream.entries(lo, hi)
-        category = s.category[lo:hi]
-        cell = category[row] * n_arms + arm
-        y = s.reward[lo:hi] - baseline[lo:hi] - np.bincount(row, weights=w * (coef[arm] + u[cell]), minlength=hi - lo)
-        out += np.bincount(cell, weights=w * y[row], minlength=len(u))
+        cell = s.category[lo:hi][row] * n_arms + arm
+        fitted = np.bincount(row, weights=w * v[cell if cells else arm], minlength=hi - lo)
+        y = fitted if target is None else target[lo:hi] - fitted
+        out += np.bincount(cell, weights=w * y[row], minlength=len(out))
     return out
 
 
-BACKFIT_ROUNDS = 50  # of baselines and deviations, the lessons' coefficients held at the fit's
-BACKFIT_STEP = 0.5  # damped: overlapping cells (lessons injected together) would make full steps swing
+def _ridge(
+    system: _CellSystem,
+    has: npt.NDArray[np.bool_],
+    diagonal: FloatArray,
+    penalty: float,
+    start: tuple[FloatArray, FloatArray],
+    budget: int,
+) -> tuple[FloatArray, FloatArray, int]:
+    """(A + penalty I) u = rhs over the cells `has` (the others 0; `diagonal`: X'X's there, the
+    preconditioner) by conjugate gradients from `start` (u, and rhs - A u there), one pass over the
+    injections an iteration, at most `budget` of them: (u, rhs - A u over `has`, the passes left). A is
+    positive semi-definite, so this converges however often lessons were chosen together (a damped
+    step per round swung and grew when several always were)."""
+    full = np.zeros(len(system.rhs))
+
+    def times(v: FloatArray) -> FloatArray:
+        full[has] = v
+        return np.asarray(system.apply(full)[has], dtype=np.float64) + penalty * v
+
+    b = system.rhs[has]
+    inverse = 1.0 / (diagonal + penalty)
+    u = start[0].copy()
+    r = start[1] - penalty * u
+    p = inverse * r
+    rz = float(r @ p)
+    tolerance = CG_TOLERANCE * (1.0 + math.sqrt(float(b @ b)))
+    while budget > 0 and math.sqrt(float(r @ r)) > tolerance:
+        q = times(p)
+        budget -= 1
+        step = rz / float(p @ q)
+        u += step * p
+        r -= step * q
+        z = inverse * r
+        rz, was = float(r @ z), rz
+        p = z + (rz / was) * p
+    return u, r + penalty * u, budget
+
+
+BACKFIT_ROUNDS = 200  # of tau_c^2 and the deviations at it, the lessons' coefficients held at the fit's
+CG_TOLERANCE = 1e-11  # the solve's residual, relative to the right-hand side's size
+# passes over the injections the solves may take in all: every one a small log needs, and at a million
+# sessions of ten lessons (1e7 injections) 50, as many as the damped backfit's rounds were (0.38 s each
+# at 1M x 3,000 lessons): past them the deviations are the conjugate gradients' last iterate
+PASS_ENTRIES, MIN_PASSES, MAX_PASSES = 500_000_000, 50, 2000
 
 
 def _moments(ubar: FloatArray, s2: FloatArray, tau2: float) -> float:

@@ -19,7 +19,7 @@ from tests.support.engine_helpers import crowded_events, fixed_clock, make_works
 from tests.support.oracles import ridge_reference, time_columns
 
 # the streamed sums against the dense products: the same terms added in another order (rounding near
-# 1e-16 of each sum), through the backfit's few dozen damped rounds; 1e-9 leaves that a wide margin
+# 1e-16 of each sum), through the backfit's rounds (a solve each); 1e-9 leaves that a wide margin
 RTOL = 1e-9
 FLOOR = 0.3
 CATEGORIES = ("build", "docs", "ops")
@@ -75,21 +75,31 @@ def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple
 
 
 def dense_deviations(x: Any, y: Any, z: Any, code: Any, coef: Any, sigma2: float) -> tuple[Any, Any, float]:
-    """The backfit of the module docstring as matrix products over the whole design: per round, the
-    residual of every session after its lessons' coefficients and its cells' deviations U (categories x
+    """The deviations of the module docstring from matrix products over the whole design: per round,
+    every session's residual after its lessons' coefficients and its cells' deviations U (categories x
     lessons, per unit weight) and then its baselines (least squares on `z`, the category and time-block
     indicators); each cell's weighted mean of it plus its own deviation; tau^2 by the weighted moments;
-    U moved half way to its shrunk value; until a step < 1e-9."""
-    c = int(code.max()) + 1
+    then U at that tau^2, the fixed point of "each cell's deviation = its shrunk partial mean": the
+    ridge regression, at penalty sigma^2 / tau^2, of the reward less the lessons' coefficients on the
+    cells' weights, both with the baselines projected out; until tau^2 settles."""
+    c, n_arms = int(code.max()) + 1, x.shape[1]
     member = np.eye(c)[code].T  # categories x sessions
     sw2 = member @ (x * x)
     has = sw2 > 0
     s2 = sigma2 / sw2[has]
+    cells = np.zeros((len(y), c * n_arms))  # each session's weights in its category's cells
+    for row in range(len(y)):
+        cells[row, code[row] * n_arms : (code[row] + 1) * n_arms] = x[row]
+    projected = cells - z @ np.linalg.lstsq(z, cells, rcond=None)[0]
+    target = y - x @ coef
+    target = target - z @ np.linalg.lstsq(z, target, rcond=None)[0]
+    keep = has.ravel()
     u, tau2 = np.zeros_like(sw2), 0.0
-    for _ in range(jp.BACKFIT_ROUNDS):
+    for _ in range(200):
         r = y - x @ coef - (x * u[code]).sum(axis=1)
         r = r - z @ np.linalg.lstsq(z, r, rcond=None)[0]
         partial = (member @ (x * r[:, None]))[has] / sw2[has] + u[has]
+        was = tau2
         for _ in range(20):  # E[partial^2] = tau^2 + s2, weights 1 / (tau^2 + s2)^2
             weight = 1.0 / (tau2 + s2) ** 2
             new = max(0.0, float((weight * (partial**2 - s2)).sum() / weight.sum()))
@@ -97,9 +107,12 @@ def dense_deviations(x: Any, y: Any, z: Any, code: Any, coef: Any, sigma2: float
             tau2 = new
             if done:
                 break
-        step = tau2 / (tau2 + s2) * partial - u[has]
-        u[has] += jp.BACKFIT_STEP * step
-        if np.abs(step).max() < 1e-9:
+        m = projected[:, keep]
+        flat = np.zeros(c * n_arms)
+        if tau2 > 0:
+            flat[keep] = np.linalg.solve(m.T @ m + sigma2 / tau2 * np.eye(m.shape[1]), m.T @ target)
+        u = flat.reshape(c, n_arms)
+        if abs(tau2 - was) <= 1e-12 + 1e-9 * was:
             break
     var = np.zeros_like(u)
     var[has] = tau2 * s2 / (tau2 + s2)
