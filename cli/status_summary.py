@@ -8,7 +8,8 @@ seal). Every other input is vouched for by its stat (mtime, ctime, size, inode, 
 gptme.toml, the gptme-sessions records file, the grading weights (which score its records' grades),
 bandit-state.json, and every file and folder under the library folders (a folder's stat moves when an
 entry is added, removed or renamed in it); one changed within RACY_NS of the run (a coarse clock may not
-have ticked since) by its content digest too. A later `status` with the same options and environment, run
+have ticked since) by its content digest too. The records file is the one config.toml names now: a `~` in
+its `[records] path` follows $HOME, which no stat shows. A later `status` with the same options and environment, run
 by the same code (the stat of every module), prints the summary when all of that holds, else runs in full.
 The summary is derived: deleting it changes no output, only the time.
 """
@@ -103,6 +104,15 @@ def _log_vouched(log_path: Path, signature: list[int]) -> bool:
     return seal is not None and now is not None and list(now) == signature and seal.vouches(now)
 
 
+def _same_records_file(root: Path, records: list[str | None]) -> bool:
+    """Whether config.toml's `[records] path` as the run read it (config.toml's stat vouches that it still
+    says so) names the records file that run read: "~" follows $HOME, which no stat shows."""
+    from lesson_credit.core.sessions.records_path import records_path
+
+    configured, read = records
+    return str(records_path(root, configured)) == read
+
+
 def cached_output(args: argparse.Namespace) -> str | None:
     """What the last full `status` printed, when everything it was derived from is as it was; else None."""
     if not _usable(args):
@@ -120,6 +130,8 @@ def cached_output(args: argparse.Namespace) -> str | None:
         if summary["key"] != _key(args, root):
             return None
         if not _log_vouched(root / STATE_DIR / "sessions.jsonl", summary["log"]):
+            return None
+        if not _same_records_file(root, summary["records"]):
             return None
         for name, stamp, digest in summary["inputs"]:
             if _stamp(name) != stamp or (digest is not None and _digest(name) != digest):
@@ -184,6 +196,13 @@ class Recorder:
         except (OSError, UnsafeFile):
             return
         root = Path(self.args.workspace).resolve()
-        payload = {"key": _key(self.args, root), "log": list(self.log), "inputs": rows, "output": output}
+        records = [self.ws.config.records.path, str(self.ws.session_records.path)]
+        payload = {
+            "key": _key(self.args, root),
+            "log": list(self.log),
+            "records": records,
+            "inputs": rows,
+            "output": output,
+        }
         data = json.dumps(payload, ensure_ascii=True).encode()
         write_cache(self.ws.state_dir / ".cache" / SUMMARY_NAME, seal(SUMMARY_MAGIC, data))

@@ -201,3 +201,32 @@ def test_a_change_of_the_grading_weights_is_not_hidden_by_the_summary(root: Path
     expected = without_summary(root, "--json")
     assert status(root, "--json") == expected
     assert expected != before
+
+
+def test_a_records_file_named_through_home_is_the_one_read_now(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`[records] path = "~/..."` follows $HOME: with another HOME (sudo, a cron job) the same config.toml
+    names another records file. A warm status printed the numbers of the file the last run read."""
+    code, _, err = run_cli(
+        "record", "-w", str(root), "--session-id", "s3", "--journal", "journal.md", "--lessons", "tools/git.md"
+    )
+    assert code == 0, err
+    homes = {}
+    for name, score in (("one", 0.8), ("two", 0.2)):
+        homes[name] = tmp_path / name
+        (homes[name] / "sessions").mkdir(parents=True)
+        records = json.dumps({"session_id": "s3", "llm_judge_score": score}) + "\n"
+        (homes[name] / "sessions" / "session-records.jsonl").write_text(records)
+    (root / STATE_DIR / "config.toml").write_text('[records]\npath = "~/sessions/session-records.jsonl"\n')
+    monkeypatch.setenv("HOME", str(homes["one"]))
+    status(root, "--json")  # the judge's score moves the posteriors: bandit-state.json rewritten, a warning
+    status(root, "--json")
+    assert summary(root).is_file()
+    monkeypatch.setenv("HOME", str(homes["two"]))
+    expected = without_summary(root, "--json")
+    # tools/git.md by hand (salience 1, weight 1): s1 0.9, s2 0.2, s3 the judge's 0.2 of the second file:
+    # alpha 1 + 0.9 + 0.2 + 0.2 = 2.3, beta 1 + 0.1 + 0.8 + 0.8 = 2.7 (the first file's 0.8: 2.9, 2.1)
+    git = next(row for row in json.loads(expected[0])["lessons"] if row["path"] == "tools/git.md")
+    assert (git["alpha"], git["beta"]) == pytest.approx((2.3, 2.7))
+    assert status(root, "--json")[0] == expected[0]
