@@ -137,6 +137,30 @@ def escape_prefixed_symbols() -> dict[str, str]:
     }
 
 
+def keep_escape_before_any_key() -> None:
+    """Escape typed at once before a key Textual's parser has no Alt form for (enter, space, `/`, `:`) is read
+    as `alt+` that key, as Escape then a letter is (`alt+c`), so the key router can hand on Escape, then it.
+
+    Why private: the parser is `textual._xterm_parser.XTermParser`; when Escape and the next character arrive
+    together and make no known sequence, it reads the character again with `alt=True` in
+    `_sequence_to_key_events`, which marks only a letter or a digit: `\x1b\r` (Escape, enter) came out as
+    `enter` and `\x1b/` as `slash`, the Escape lost. Once per process; the parser's own keys are unchanged."""
+    from textual._xterm_parser import XTermParser
+
+    original = XTermParser._sequence_to_key_events
+    if getattr(original, "keeps_escape", False):
+        return
+
+    def sequence_to_key_events(self: XTermParser, sequence: str, alt: bool = False) -> Any:
+        for key in original(self, sequence, alt):
+            if alt and len(sequence) == 1 and not key.key.startswith("alt+") and key.key != "escape":
+                key = events.Key(f"alt+{key.key}", key.character)
+            yield key
+
+    sequence_to_key_events.keeps_escape = True  # type: ignore[attr-defined]
+    XTermParser._sequence_to_key_events = sequence_to_key_events  # type: ignore[method-assign]
+
+
 def character_key(character: str) -> events.Key:
     """The key event a terminal's parser makes of one typed character (`-` is `minus`, `3` is `3`).
 
