@@ -39,8 +39,9 @@ So when such a key is about to be handed on and nothing on the screen binds it, 
 on as what was typed: Escape, then the key (which settles like any other). A symbol typed into
 a text box stays the symbol (a `£` in a note is more likely typed than Escape then 3). Escape
 typed at once before enter, space or punctuation was lost in the parser itself (`\x1b\r` arrived
-as `enter`): the parser is made to read them as `alt+enter`, `alt+slash`, ... like a letter
-(`keep_escape_before_any_key` in tui/textual_private.py), and they are split the same way.
+as `enter`, or `^` then `enter` when another Escape followed): the parser is made to read them as
+`alt+enter`, `alt+slash`, ... at once, like a letter (`keep_escape_before_any_key` in
+tui/textual_private.py), and they are split the same way.
 
 A screen may define `before_key()`: the router calls it just before it hands the screen a key,
 to apply what the screen put off and the key may read (a debounced filter: screens/sortable.py).

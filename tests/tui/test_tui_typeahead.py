@@ -346,27 +346,6 @@ async def test_escape_and_a_letter_typed_at_once_are_escape_then_the_letter(
     assert grades(ws_root) == []
 
 
-@pytest.mark.parametrize("typed", ["\x1b\r", "\x1b/", "\x1b "], ids=["enter", "slash", "space"])
-async def test_escape_typed_at_once_before_enter_or_a_symbol_is_not_lost(app: LessonCreditApp, typed: str) -> None:
-    """Textual's parser read Escape and the Enter, space or symbol right after it (`\x1b\r` when both arrive
-    together: typed fast, over ssh, from tmux) as that key alone: the Escape was lost. On the grading queue,
-    `escape enter` after a grade (back to the queue, open the next) was an enter on the session screen; here,
-    on the help screen over Lessons, escape then enter stayed on help. Now the Escape closes help and the
-    key after it acts on Lessons: enter opens the highlighted lesson's last session, / its filter box."""
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)
-        type_bytes(app, typed)
-        await settle(pilot)
-        assert not isinstance(app.screen, HelpScreen)
-        if typed.endswith("\r"):
-            assert isinstance(app.screen, SessionDetailScreen)
-        elif typed.endswith("/"):
-            assert isinstance(app.focused, Input)
-
-
 async def test_a_symbol_typed_into_a_text_box_stays_the_symbol(app: LessonCreditApp) -> None:
     """In a text box `£` is more likely typed than escape-3: it stays text (the filter keeps it)."""
     async with app.run_test(size=SIZE) as pilot:
