@@ -38,7 +38,10 @@ transcript wrote nothing: the transcript saw `£`, which means nothing there, th
 So when such a key is about to be handed on and nothing on the screen binds it, it is handed
 on as what was typed: Escape, then the key (which settles like any other). A symbol typed into
 a text box stays the symbol (a `£` in a note is more likely typed than Escape then 3). Escape
-typed at once before most punctuation is lost in the parser itself (`/` arrives alone).
+typed at once before enter, space or punctuation was lost in the parser itself (`\x1b\r` arrived
+as `enter`, or `^` then `enter` when another Escape followed): the parser is made to read them as
+`alt+enter`, `alt+slash`, ... at once, like a letter (`keep_escape_before_any_key` in
+tui/textual_private.py), and they are split the same way.
 
 A screen may define `before_key()`: the router calls it just before it hands the screen a key,
 to apply what the screen put off and the key may read (a debounced filter: screens/sortable.py).
@@ -70,6 +73,7 @@ from textual.widgets import Input
 from lesson_credit.tui.textual_private import (
     character_key,
     escape_prefixed_symbols,
+    keep_escape_before_any_key,
     message_loop_task,
     pending_message,
 )
@@ -102,6 +106,7 @@ class KeyRouter:
         self._rounds = 0
         self._typing_into: Widget | None = None  # the box the last key was typed into (see the module doc)
         self.held = False  # the app holds the keys (a key's action waits for data): `release` goes on
+        keep_escape_before_any_key()  # escape-enter read together is `alt+enter`, not `enter` (see the module doc)
 
     @property
     def waiting(self) -> int:
@@ -196,19 +201,21 @@ class KeyRouter:
         if not isinstance(event, events.Key):
             return None
         character = event.character if event.character and len(event.character) == 1 else None
+        key: events.Key | None = None
         if event.key.startswith("alt+"):
             last = event.key.rsplit("+", 1)[1]
-            typed = character or (last if len(last) == 1 else None)
-            if typed is not None and "shift+" in event.key:
-                typed = typed.upper()
+            if len(last) > 1 and character is not None and event.key.count("+") == 1:
+                key = events.Key(last, character)  # a named key typed after Escape: enter, space, slash, ...
+            else:
+                typed = character or (last if len(last) == 1 else None)
+                if typed is not None and "shift+" in event.key:
+                    typed = typed.upper()
+                key = character_key(typed) if typed is not None else None
         elif event.key in ESCAPE_SYMBOLS and not isinstance(self.app.focused, Input):
-            typed = ESCAPE_SYMBOLS[event.key]
-        else:
-            return None
-        if typed is None or any(key in self.app.screen.active_bindings for key in event.aliases):
+            key = character_key(ESCAPE_SYMBOLS[event.key])
+        if key is None or any(alias in self.app.screen.active_bindings for alias in event.aliases):
             return None
         escape = events.Key("escape", "\x1b")
-        key = character_key(typed)
         for split in (escape, key):
             split.set_sender(self.app)
         return escape, key

@@ -67,15 +67,15 @@ def name_only_cells(lesson_id: str, columns: int) -> list[Text]:
 
 def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
     """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson; cut with an
-    ellipsis when the column is narrower (a narrow terminal: the panel shows the full id)."""
+    ellipsis when the column is narrower (a narrow terminal: the panel shows the full id). The mark comes
+    first: after the name, a cut took it with the name's end."""
     name = Text(" ", end="", overflow="ellipsis")
     if pinned:
         name_tone: str | None = "pinned"
+        name.append(PIN_MARK + " ", style=tone("pinned"))
     else:
         name_tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
     name.append(one_line(lesson_name(row)), style=tone(name_tone) if name_tone else "")
-    if pinned:
-        name.append(" " + PIN_MARK, style=tone("pinned"))
     return name
 
 

@@ -137,6 +137,42 @@ def escape_prefixed_symbols() -> dict[str, str]:
     }
 
 
+ESCAPE = "\x1b"
+SEQUENCE_STARTS = "[O]P" + ESCAPE  # after Escape, these begin a longer sequence (CSI, SS3, OSC, DCS) or a new one
+
+
+def keep_escape_before_any_key() -> None:
+    """Escape typed at once before another key reaches the key router as `alt+` that key (`alt+enter`,
+    `alt+slash`, as `alt+c` for a letter), read as soon as the two arrive, so the router can hand on
+    Escape, then the key.
+
+    Why private: the parser is `textual._xterm_parser.XTermParser`. After Escape it reads on until what it
+    has makes a key (`_sequence_to_key_events` yields one), a pause of ESCDELAY, or another Escape. Escape
+    and a character that make no known sequence made no key: it read on, through keys typed after them,
+    and at a pause read the character again with `alt=True`, which marks only a letter or a digit
+    (`\\x1b\\r` came out as `enter`, the Escape lost); at another Escape it made the first one a `^`
+    (`\\x1b\\r6c\\x1b`: `^`, enter, 6, c). Escape and a character that cannot begin a longer sequence
+    (not `[`, `O`, `]`, `P`) are now that character with Alt, at once. Once per process."""
+    from textual._xterm_parser import XTermParser
+
+    original = XTermParser._sequence_to_key_events
+    if getattr(original, "keeps_escape", False):
+        return
+
+    def sequence_to_key_events(self: XTermParser, sequence: str, alt: bool = False) -> Any:
+        made = False
+        for key in original(self, sequence, alt):
+            made = True
+            if alt and len(sequence) == 1 and not key.key.startswith("alt+") and key.key != "escape":
+                key = events.Key(f"alt+{key.key}", key.character)
+            yield key
+        if not made and len(sequence) == 2 and sequence[0] == ESCAPE and sequence[1] not in SEQUENCE_STARTS:
+            yield from sequence_to_key_events(self, sequence[1], alt=True)
+
+    sequence_to_key_events.keeps_escape = True  # type: ignore[attr-defined]
+    XTermParser._sequence_to_key_events = sequence_to_key_events  # type: ignore[method-assign]
+
+
 def character_key(character: str) -> events.Key:
     """The key event a terminal's parser makes of one typed character (`-` is `minus`, `3` is `3`).
 

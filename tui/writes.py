@@ -128,6 +128,11 @@ class WriteQueue:
         """Sessions this dashboard has queued writes for (their expected grade may differ from the log's)."""
         return frozenset(self._expected)
 
+    def graded_here(self, session_id: str) -> bool:
+        """This dashboard has queued a grade for the session (written or not) that its undos have not
+        taken back: a person graded it, as the operator will find it once the queue is applied."""
+        return self._expected.get(session_id) is not None
+
     def can_undo(self, session_id: str) -> bool:
         return bool(self._stacks.get(session_id))
 

@@ -85,7 +85,7 @@ def _history_lines(grades: Sequence[GradeRecord]) -> list[str]:
     lines = []
     for g in grades:
         note = "  " + safe(g.note).replace("\n", "\\n") if g.note else ""  # one line: a newline shows as \n
-        value = "retracted (pending)" if g.base_reward is None else f"{g.base_reward:g}"
+        value = "retracted" if g.base_reward is None else f"{g.base_reward:g}"
         lines.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
     return lines
 

@@ -16,7 +16,7 @@ from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import NEW_SESSION, burst, record, settle
+from tests.tui.tui_fixture import NEW_SESSION, burst, lesson, record, settle, table_keys
 
 SIZE = (80, 24)
 
@@ -158,3 +158,33 @@ async def test_rewards_scroll_down_to_the_without_histogram(analysis_workspace: 
         await settle(pilot)
         assert screen.query_one("#rewards-body").scroll_y == 2
         assert words(app, 1) == "ranking (shrunk joint estimate) +0.209"  # the panel's third line
+
+
+LONG_NAME = "tools/keep-every-worktree-tidy-after-a-rebase.md"  # 38 characters without the folder and .md
+
+
+async def test_a_pinned_lesson_is_marked_even_when_its_name_is_cut(workspace: Workspace, ws_root: Path) -> None:
+    """At 80 columns a long lesson name is cut with an ellipsis (the demo's "rate-limit-backoff ◆" showed as
+    "rate-limit-backof…"), and the pin mark after the name was cut off with it: nothing in the table
+    said the lesson was pinned. Each lesson is pinned in turn (one at a time) and its row must show
+    the mark, the long one cut."""
+    path = ws_root / "lessons" / LONG_NAME
+    path.write_text(lesson(["git worktree"], "Keep every worktree tidy"), encoding="utf-8")
+    session_id, journal, _, reward, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, [LONG_NAME], reward, category, stamp))
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#lessons-table", ThemedTable)
+        keys = table_keys(table)
+        assert LONG_NAME in keys
+        for row, key in enumerate(keys):
+            table.move_cursor(row=row)
+            await pilot.press("p")
+            await settle(pilot)
+            line = words(app, table.region.y + 1 + row)  # under the header row
+            assert "◆" in line, line
+            if key == LONG_NAME:
+                assert "…" in line and "keep-every-worktree-tidy-after-a-rebase" not in line
+            await pilot.press("p")  # unpin
+            await settle(pilot)

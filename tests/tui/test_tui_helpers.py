@@ -392,6 +392,23 @@ def test_the_compact_history_starts_with_the_grade_in_force() -> None:
     assert wide.index("0.62 heuristic") < wide.index("0.58 judge") < wide.index("0.4 manual")
 
 
+def test_a_retraction_in_the_history_does_not_call_the_session_pending() -> None:
+    """A person's grade retracted while the judge's 0.58 stays in force (the grade bar's first line says
+    "grade 0.58 (judge)"): the history read "retracted (pending) manual ...", as if the session were
+    pending again. Only the person's score was withdrawn."""
+    from lesson_credit.core.api import GradeRecord
+    from lesson_credit.tui.widgets.grade_bar import grade_history
+
+    grades = (
+        GradeRecord(0.58, "judge", "2026-10-23T23:45:00Z", None, 9),
+        GradeRecord(0.3, "manual", "2026-10-24T08:00:00Z", None, 12),
+        GradeRecord(None, "manual", "2026-10-24T08:01:00Z", "undo of line 12: 0.3 back to 0.58", 13),
+    )
+    for compact in (True, False):
+        text = grade_history(grades, compact=compact).plain
+        assert "retracted manual 2026-10-24 08:01" in text and "pending" not in text, text
+
+
 def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
     """The session screen showed the record's "judge 0.32 (...)" while the judge's 0.58, logged since,
     was the judge's score (the one `J` drafts): now the record's line says it is superseded."""

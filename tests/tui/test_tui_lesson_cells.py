@@ -79,7 +79,7 @@ def numbers(n: str, mean: str, interval: str, last: str) -> list[Cell]:
 
 
 # The cells by hand, from the rules: the name is the id less its category folder and `.md`, muted for a
-# retired lesson and in the `pinned` tone with " ◆" when pinned; the status is toned warning (missing),
+# retired lesson and in the `pinned` tone after "◆ " when pinned; the status is toned warning (missing),
 # error (broken) or muted (not active); control characters show as their pictures (\x07 -> ␇,
 # \x1b -> ␛) and a tab as a space; an empty category shows as —; every cell starts with one space.
 # ROW: n 3, mean 0.625 -> "0.625", interval 0.2..0.9 -> "0.20–0.90", last credit 0.52 -> "0.52".
@@ -87,12 +87,12 @@ ROW_NUMBERS = numbers("3", "0.625", "0.20–0.90", "0.52")
 HAND: list[tuple[LessonRow, bool, list[Cell]]] = [
     # " git-worktree" is 13 characters: the name's tone covers 1..13
     (ROW, False, [(" git-worktree", [], None), (" tools", [], None), (" active", [], None), *ROW_NUMBERS]),
-    # pinned: the name in the pinned tone (1..13), then " ◆" (13..15) in it too
+    # pinned: "◆ " (1..3) in the pinned tone, then the name (3..15) in it too
     (
         ROW,
         True,
         [
-            (" git-worktree ◆", [(1, 13, "pinned"), (13, 15, "pinned")], None),
+            (" ◆ git-worktree", [(1, 3, "pinned"), (3, 15, "pinned")], None),
             (" tools", [], None),
             (" active", [], None),
             *ROW_NUMBERS,
@@ -114,7 +114,7 @@ HAND: list[tuple[LessonRow, bool, list[Cell]]] = [
         replace(ROW, status="deprecated", last_credit=None),
         True,
         [
-            (" git-worktree ◆", [(1, 13, "pinned"), (13, 15, "pinned")], None),
+            (" ◆ git-worktree", [(1, 3, "pinned"), (3, 15, "pinned")], None),
             (" tools", [], None),
             (" deprecated", [(1, 11, "muted")], None),
             *numbers("3", "0.625", "0.20–0.90", "—"),
@@ -149,12 +149,12 @@ HAND: list[tuple[LessonRow, bool, list[Cell]]] = [
             *numbers("3", "0.577", "0.20–0.90", "0.52"),
         ],
     ),
-    # a name that is only a control character (BEL -> ␇), pinned: tone over 1..2, " ◆" over 2..4
+    # a name that is only a control character (BEL -> ␇), pinned: "◆ " over 1..3, the name over 3..4
     (
         replace(ROW, path="tools/\x07.md"),
         True,
         [
-            (" ␇ ◆", [(1, 2, "pinned"), (2, 4, "pinned")], None),
+            (" ◆ ␇", [(1, 3, "pinned"), (3, 4, "pinned")], None),
             (" tools", [], None),
             (" active", [], None),
             *ROW_NUMBERS,
@@ -224,7 +224,7 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
         # pin the highlighted lesson: its name cell gets the mark, the others keep theirs
         await pilot.press("p")
         await settle(pilot)
-        assert screen.pins and str(table.get_row(screen.pins[0])[0]).endswith(PIN_MARK)
+        assert screen.pins and str(table.get_row(screen.pins[0])[0]).startswith(" " + PIN_MARK)
         shown_cells_are_fresh()
 
 

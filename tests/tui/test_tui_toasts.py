@@ -114,3 +114,26 @@ async def test_a_long_toast_above_the_footer_shows_every_line(workspace: Workspa
         text_cells = toast.region.width - 3
         assert toast.region.height == -(-74 // text_cells)  # ceil(74 / text_cells)
         assert toast_rows_shown(app, toast) == list(range(toast.region.y, toast.region.bottom))
+
+
+async def test_a_dialog_over_a_session_keeps_its_toasts_off_the_grade_bar(workspace: Workspace) -> None:
+    """At 80 columns a session's toasts show at the top right. A dialog opened while one showed (escape over a
+    draft, then `g`; or the question `c` asks over a grade, right after a commit) has toasts of its own, which
+    Textual put at the bottom right: the same message showed twice, the second over the grade bar's
+    history and note (the rows under the dialog)."""
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await app.push_screen(SessionDetailScreen(app.source, "s4"))
+        await settle(pilot)
+        bar = app.screen.query_one("#grade-bar").region
+        for keys in (("4", "escape", "g"), ("escape", "3", "c", "5", "c")):  # the exact-grade box, the question
+            await pilot.press(*keys)
+            await settle(pilot)
+            await pilot.pause(0.1)
+            dialog = app.screen
+            assert not isinstance(dialog, SessionDetailScreen)
+            toasts = list(dialog.query(Toast))
+            assert toasts
+            for toast in toasts:
+                assert not toast.region.overlaps(bar), (str(toast.render()), toast.region, bar)

@@ -27,6 +27,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW
+from lesson_credit.tui.writes import WriteQueue
 
 ROWS_SHOWN = 500
 EXPLAIN = {
@@ -42,6 +43,7 @@ class QueueOwner(Protocol):
     """What the screen asks of the app: the order in force, and opening the next session in it."""
 
     grading_order: str
+    writes: WriteQueue
 
     def set_grading_order(self, order: str, session_ids: tuple[str, ...] | None) -> None: ...
 
@@ -132,7 +134,13 @@ class GradingQueueScreen(DataScreen):
         for label in labels:
             table.add_column(label, key=label)
         info = queue.informative
-        for place, (row, session_id) in enumerate(zip(queue.rows[:ROWS_SHOWN], queue.session_ids, strict=False)):
+        # a session graded here leaves the queue at once, not when the log has been read again (on_screen_resume);
+        # enough of the queue's head is looked at to fill the table with the others
+        head = ROWS_SHOWN + len(self.owner.writes.touched())
+        pairs = zip(queue.rows[:head], queue.session_ids[:head], strict=False)
+        listed = [(row, session_id) for row, session_id in pairs if not self._graded(session_id)]
+        hidden = min(head, len(queue.session_ids)) - len(listed)
+        for place, (row, session_id) in enumerate(listed[:ROWS_SHOWN]):
             s = sessions.table.summary(row)
             in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward)} {one_line(s.grader)}"
             cells = [Text(str(place + 1), justify="right"), Text(one_line(session_id))]
@@ -158,17 +166,29 @@ class GradingQueueScreen(DataScreen):
             else:
                 cells += [Text("—", justify="right") for _ in range(4)]
             table.add_row(*cells, key=session_id)
-        ids = list(queue.session_ids[:ROWS_SHOWN])
+        ids = [session_id for _, session_id in listed[:ROWS_SHOWN]]
         if keep in ids:
             table.move_cursor(row=ids.index(keep), animate=False)
         else:
             self.highlighted = ids[0] if ids else None
         summary = Text()
         summary.append(f"order: {queue.order}", style="bold")
-        count = len(queue.session_ids)
+        count = len(queue.session_ids) - hidden
         summary.append(f" (o switches; n follows it) · {count} session{'s' if count != 1 else ''}\n")
         summary.append(EXPLAIN[queue.order], style="dim")
         self.query_one("#queue-summary", Static).update(summary)
+
+    def _graded(self, session_id: str) -> bool:
+        return self.owner.writes.graded_here(session_id)
+
+    def on_screen_resume(self) -> None:
+        """Back from a session graded here: it leaves the queue now, so `escape enter` typed ahead opens the
+        next one (the base class reloads the queue too, in a worker, when the log has changed)."""
+        if self.queue is None or self.sessions is None:
+            return
+        table = self.query_one("#queue-table", ThemedTable)
+        if any(self._graded(sid) for sid in self.owner.writes.touched() if sid in table.rows):
+            self._fill(table, self.queue, self.sessions)
 
     @on(DataTable.RowHighlighted, "#queue-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -166,6 +166,9 @@ class SessionsScreen(SortableScreen):
             ordered = SESSION_SORTS[self.sort_column][1](self.view.table, np.sort(rows), descending=self.sort_reverse)
             rows = ordered[:MAX_ROWS]
         sessions = [self.view.table.summary(row) for row in rows.tolist()]
+        if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
+            writes = cast(Grading, self.app).writes
+            sessions = [s for s in sessions if not writes.graded_here(s.session_id)]
         table.clear(columns=True)
         headers = dict(self.sort_headers())
         order = sort_column_second(list(SESSION_SORTS), self.sort_column)
@@ -237,6 +240,16 @@ class SessionsScreen(SortableScreen):
             Text(str(s.n_lessons), justify="right"),
             Text(fmt(s.mean_salience), justify="right"),
         ]
+
+    def on_screen_resume(self) -> None:
+        """Back from a session graded here: the pending list drops it at once, not when the log has been read
+        again (the base class's reload, a worker), so `escape enter` typed ahead opens the next pending one."""
+        if not self.pending_only or self.view is None:
+            return
+        writes = cast(Grading, self.app).writes
+        table = self.query_one("#sessions-table", ThemedTable)
+        if any(writes.graded_here(sid) for sid in writes.touched() if sid in table.rows):
+            self._rebuild()
 
     @on(DataTable.RowHighlighted, "#sessions-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

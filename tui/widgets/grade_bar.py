@@ -72,7 +72,7 @@ def grade_history(grades: tuple[GradeRecord, ...], compact: bool = False) -> Tex
         if i:
             out.append(" ← " if compact else " → ", style="dim")
         in_force = i == 0 if compact else i == len(shown) - 1
-        value = "retracted (pending)" if record.base_reward is None else fmt_grade(record.base_reward)
+        value = "retracted" if record.base_reward is None else fmt_grade(record.base_reward)
         out.append(value, style="bold" if in_force else "")
         out.append(f" {one_line(record.grader)} {fmt_time(record.timestamp)}", style="" if in_force else "dim")
         if record.note:

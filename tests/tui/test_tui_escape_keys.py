@@ -1,0 +1,64 @@
+"""Escape typed at once before another key, as a terminal delivers them when both arrive together (typed
+fast, over ssh, through tmux): each burst goes through Textual's terminal parser, as the terminal's bytes.
+
+Textual's parser read Escape and the Enter, space or symbol right after it (`\\x1b\\r`) as that key alone,
+the Escape lost; and it kept reading after Escape until a pause or the next Escape, when it made the first
+Escape a `^` (`\\x1b\\r6c\\x1b`: `^`, enter, 6, c).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+from lesson_credit.tui.screens.help import HelpScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from tests.support.textual_private import type_bytes
+from tests.tui.tui_fixture import NEW_SESSION, log_lines, record, settle, wait_until
+
+SIZE = (100, 30)
+
+
+@pytest.mark.parametrize("typed", ["\x1b\r", "\x1b/", "\x1b "], ids=["enter", "slash", "space"])
+async def test_escape_typed_at_once_before_enter_or_a_symbol_is_not_lost(app: LessonCreditApp, typed: str) -> None:
+    """On the help screen over Lessons, escape then enter stayed on help (the parser made one `enter`).
+    Now the Escape closes help and the key after it acts on Lessons: enter opens the highlighted lesson's
+    last session, / its filter box."""
+    from textual.widgets import Input
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        type_bytes(app, typed)
+        await settle(pilot)
+        assert not isinstance(app.screen, HelpScreen)
+        if typed.endswith("\r"):
+            assert isinstance(app.screen, SessionDetailScreen)
+        elif typed.endswith("/"):
+            assert isinstance(app.focused, Input)
+
+
+async def test_grading_the_queue_in_one_burst_with_escape_enter(workspace: Workspace, ws_root: Path) -> None:
+    """`enter 5 c escape enter 6 c escape` on the grading queue (s4, then s5: both pending), as one burst of
+    bytes: the parser read on after the first Escape and, meeting the second, made the first a `^`: the
+    second enter landed on s4's screen and `6 c` asked to replace the 0.5 just given; s5 stayed pending."""
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("I")
+        await settle(pilot)
+        type_bytes(app, "\r5c\x1b\r6c\x1b")
+        await settle(pilot)
+        await wait_until(pilot, lambda: app.writes.pending == 0)
+        await settle(pilot)
+        assert isinstance(app.screen, GradingQueueScreen)
+    grades = [(e["session_id"], e["base_reward"]) for e in log_lines(ws_root) if e.get("type") == "grade"]
+    assert grades == [("s4", 0.5), ("s5", 0.6)]

@@ -1,0 +1,76 @@
+"""Sessions listing the pending ones only (`v`), and the grading queue (`I`): a session graded from the
+list leaves it when the operator comes back, even while its grade is still being written.
+
+A burst `enter 5 c escape enter 6 c` on the list (s5 then s4, newest first) is meant to grade the two
+sessions in turn, as the list would read once the first grade is in. While the first grade was being
+written (the writer is held here, as a busy disk or a database holds it), the list still showed s5
+first: the second `enter` opened s5 again and `6 c` asked to replace its 0.5, s4 left pending. The
+grading queue (oldest first: s4 then s5) did the same.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmScreen
+from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.sessions import SessionsScreen
+from tests.tui.tui_fixture import NEW_SESSION, burst, log_lines, record, settle, wait_until
+
+SIZE = (100, 30)
+
+
+def grades(root: Path) -> list[tuple[str, float | None]]:
+    return [(e["session_id"], e["base_reward"]) for e in log_lines(root) if e.get("type") == "grade"]
+
+
+def hold_writes(app: LessonCreditApp) -> threading.Event:
+    """The source's grade appends wait until the returned event is set."""
+    gate = threading.Event()
+    real = app.source.append_grade
+
+    def append_grade(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(60)
+        return real(*args, **kwargs)
+
+    app.source.append_grade = append_grade  # type: ignore[method-assign]
+    return gate
+
+
+@pytest.mark.parametrize(
+    ("keys", "first", "second", "back_to"),
+    [(("s", "v"), "s5", "s4", SessionsScreen), (("I",), "s4", "s5", GradingQueueScreen)],
+    ids=["pending-sessions", "grading-queue"],
+)
+async def test_a_session_graded_from_the_list_leaves_it_before_its_grade_is_written(
+    workspace: Workspace, ws_root: Path, keys: tuple[str, ...], first: str, second: str, back_to: type
+) -> None:
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))  # s5, pending as s4 is
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        gate = hold_writes(app)
+        burst(pilot, "enter", "5", "c", "escape", "enter", "6", "c")
+        await wait_until(pilot, lambda: app.writes.pending >= 1 and app.keys.waiting == 0)
+        await pilot.pause()
+        screen = app.screen
+        assert not isinstance(screen, ConfirmScreen), "the second grade asked to replace the first"
+        assert isinstance(screen, SessionDetailScreen) and screen.session_id == second
+        gate.set()
+        await wait_until(pilot, lambda: app.writes.pending == 0)
+        await settle(pilot)
+        assert grades(ws_root) == [(first, 0.5), (second, 0.6)]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, back_to)
