@@ -188,3 +188,22 @@ async def test_a_pinned_lesson_is_marked_even_when_its_name_is_cut(workspace: Wo
                 assert "…" in line and "keep-every-worktree-tidy-after-a-rebase" not in line
             await pilot.press("p")  # unpin
             await settle(pilot)
+
+
+async def test_the_lesson_panel_shows_its_numbers_at_80x24(workspace: Workspace) -> None:
+    """At 80x24 the side column (30 cells wide, 20 rows) holds the density plot (10 rows at least) and the
+    lesson panel under it, cut at the screen's bottom: on the old code the panel led with the lesson's
+    path, category and description, and its numbers (mean, interval, P(top-k), usage) were all cut. The
+    highlighted lesson's numbers as the engine computes them are now on the screen."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel_rows = [words(app, row) for row in range(24)]
+        screen = "\n".join(panel_rows)
+        first = app.screen.query_one("#lessons-table", ThemedTable)
+        lesson_id = table_keys(first)[first.cursor_row]
+        row = next(r for r in workspace.lesson_table().rows if r.path == lesson_id)
+        assert "P(in a top-10 draw) " in screen  # (the old code's panel ended at "avg salience when injected")
+        assert "injected in " in screen or "never injected" in screen
+        assert f"mean {row.mean:.3f} · n {row.n}" in screen
+        assert f"95% interval {row.ci_low:.3f}–{row.ci_high:.3f}" in screen

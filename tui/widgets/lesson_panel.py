@@ -72,6 +72,9 @@ class LessonPanel(Static):
 
     @staticmethod
     def describe(detail: LessonDetail | None) -> Text:
+        """The lesson's title, then its numbers, then what it is (path, category, description): on a
+        short terminal the panel is cut at its bottom, and what is cut is the lesson's own text, never a
+        number. The numbers' lines fit the narrow panel (26 columns of text at 80 columns)."""
         if detail is None:
             return Text("No lesson highlighted.", style="italic")
         row = detail.row
@@ -81,30 +84,31 @@ class LessonPanel(Static):
         if detail.pinned:
             out.append("  ◆ pinned", style="bold")
         out.append("\n")
-        out.append(one_line(row.path) + "\n")
-        out.append(f"{one_line(row.category, '(no category)')} · {one_line(row.status)}\n", style="dim")
-        if detail.lesson and detail.lesson.description:
-            out.append(one_line(detail.lesson.description) + "\n", style="italic")
         problem = explain_status(detail)
         if problem:
             out.append("⚠ " + one_line(problem) + "\n", style="bold")
-        out.append(f"α {fmt(row.alpha)}  β {fmt(row.beta)}  n {row.n}  mean {fmt(row.mean, 3)}\n")
+        out.append(f"mean {fmt(row.mean, 3)} · n {row.n}\n")
+        out.append(f"α {fmt(row.alpha)} · β {fmt(row.beta)}\n")
         out.append(f"95% interval {fmt_interval(row.ci_low, row.ci_high, 3)}\n")
-        usage = detail.usage
-        if usage and usage.injected:
-            out.append(f"avg salience when injected {fmt(usage.mean_salience)}\n")
-            out.append(f"injected in {usage.injected} session{'' if usage.injected == 1 else 's'}\n")
-            out.append(f"salient (a keyword hit) in {usage.salient}\n")
-        else:
-            out.append("never injected\n", style="dim")
         if detail.estimating:
             out.append(f"P(in a top-{detail.k} draw) estimating…\n", style="dim")
         elif detail.p_top_k is None:
             out.append(f"P(in a top-{detail.k} draw) — not selectable\n", style="dim")
         else:
             out.append(f"P(in a top-{detail.k} draw) {fmt(detail.p_top_k)}\n")
-        if row.last_session is not None:
-            out.append(f"last credit {fmt(row.last_credit)}\n  in session {one_line(row.last_session)}")
+        usage = detail.usage
+        if usage and usage.injected:
+            out.append(f"injected in {usage.injected} session{'' if usage.injected == 1 else 's'}\n")
+            out.append(f"  a keyword hit in {usage.salient}\n")
+            out.append(f"  avg salience {fmt(usage.mean_salience)}\n")
         else:
-            out.append("no graded session yet", style="dim")
+            out.append("never injected\n", style="dim")
+        if row.last_session is not None:
+            out.append(f"last credit {fmt(row.last_credit)}\n  in session {one_line(row.last_session)}\n")
+        else:
+            out.append("no graded session yet\n", style="dim")
+        out.append(one_line(row.path) + "\n", style="dim")
+        out.append(f"{one_line(row.category, '(no category)')} · {one_line(row.status)}", style="dim")
+        if detail.lesson and detail.lesson.description:
+            out.append("\n" + one_line(detail.lesson.description), style="italic")
         return out
