@@ -63,7 +63,9 @@ class Agreement:
 
 
 def pearson(a: FloatArray, b: FloatArray) -> float | None:
-    if len(a) < 2:
+    """Pearson's r; None for fewer than three sessions (two points lie on a line: r is +-1 whatever
+    they are) or no spread."""
+    if len(a) < 3:
         return None
     da, db = a - a.mean(), b - b.mean()
     denominator = math.sqrt(float(np.dot(da, da)) * float(np.dot(db, db)))

@@ -65,6 +65,13 @@ def test_the_statistics_on_their_edges() -> None:
     assert kappa(Confusion(1, 1, 0, 0)) == 0.0  # two sessions: observed 1/2, chance (2*1 + 0*0)/4 = 1/2
     same = agreement("a", "b", np.array([0.5, 0.5]), np.array([0.2, 0.9]))
     assert same.pearson is None and same.spearman is None and same.mae == pytest.approx(0.35)
+    # two sessions with spread: any two points lie on a line, so r is +-1 whatever the scores (it said
+    # 1.000 for a person's 0.2, 0.3 against a judge's 0.1, 0.9): nothing measured, null
+    two = agreement("a", "b", np.array([0.2, 0.3]), np.array([0.1, 0.9]))
+    assert two.pearson is None and two.spearman is None and two.mae == pytest.approx(0.35)
+    three = agreement("a", "b", np.array([0.2, 0.3, 0.4]), np.array([0.1, 0.9, 0.5]))
+    # r = sum(da db) / sqrt(sum da^2 sum db^2): da -0.1 0 0.1, db -0.4 0.4 0 -> 0.04 / sqrt(0.02 * 0.32) = 0.5
+    assert three.pearson == pytest.approx(0.5) and three.spearman == pytest.approx(0.5)
 
 
 def test_the_informative_order_by_hand(tmp_path: Path) -> None:

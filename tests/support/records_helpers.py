@@ -40,10 +40,11 @@ def agreement_workspace(tmp_path: Path) -> Path:
 #   at 0.5: a positive s1 s3 s5, b positive s1 s2 s5 -> tp 2 (s1 s5), fp 1 (s2), fn 1 (s3), tn 1 (s4)
 #   kappa: observed (2 + 1) / 5 = 0.6; chance ((2+1)(2+1) + (1+1)(1+1)) / 25 = 13/25 = 0.52;
 #     (0.6 - 0.52) / (1 - 0.52) = 0.08 / 0.48 = 1/6
-# bob (a) against manual (b) over s1 s2: a = 0.8 0.3, b = 0.9 0.2: MAE 0.1, Pearson 1, Spearman 1,
+# bob (a) against manual (b) over s1 s2: a = 0.8 0.3, b = 0.9 0.2: MAE 0.1, Pearson and Spearman none
+#   (two sessions: two points lie on a line, r is +-1 whatever the scores),
 #   tp 1 (s1), tn 1 (s2): observed 1, chance (1*1 + 1*1) / 4 = 0.5, kappa (1 - 0.5) / 0.5 = 1
 # tools only (s1 s2 s3): a = 0.9 0.2 0.7, b = 0.8 0.6 0.4: MAE (0.1 + 0.4 + 0.3) / 3 = 0.8/3
 HAND = {
     ("human", "judge"): (5, 0.2, 0.22 / np.sqrt(0.452 * 0.26), 0.7, 1 / 6, (2, 1, 1, 1)),
-    ("bob", "manual"): (2, 0.1, 1.0, 1.0, 1.0, (1, 0, 0, 1)),
+    ("bob", "manual"): (2, 0.1, None, None, 1.0, (1, 0, 0, 1)),
 }

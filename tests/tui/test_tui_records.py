@@ -394,8 +394,8 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
                 b if b in ("judge", "heuristic", "outcome") else f"{b}*",  # two people: marked
                 str(n),
                 f"{mae:.3f}",
-                f"{r:.3f}",
-                f"{rho:.3f}",
+                "—" if r is None else f"{r:.3f}",
+                "—" if rho is None else f"{rho:.3f}",
                 f"{k:.3f}",
                 f"{tp}/{fp}/{fn}/{tn}",
             ]
