@@ -78,8 +78,33 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         DROP INDEX lesson_credit.events_by_session;
         """,
     ),
+    (
+        4,
+        "a count of the changes made to events past the append-only triggers (UPDATE, DELETE, TRUNCATE "
+        "with the triggers skipped): caches and long-lived readers vouch for what they read with it",
+        """
+        ALTER TABLE lesson_credit.store ADD COLUMN changes bigint NOT NULL DEFAULT 0;
+        CREATE FUNCTION lesson_credit.count_change() RETURNS trigger LANGUAGE plpgsql
+            SECURITY DEFINER SET search_path = pg_catalog AS $$
+        BEGIN
+            UPDATE lesson_credit.store SET changes = changes + 1;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER events_changed AFTER UPDATE OR DELETE OR TRUNCATE ON lesson_credit.events
+            FOR EACH STATEMENT EXECUTE FUNCTION lesson_credit.count_change();
+        ALTER TABLE lesson_credit.events ENABLE ALWAYS TRIGGER events_changed;
+        """,
+    ),
 )
 LATEST = MIGRATIONS[-1][0]
+
+# What vouches for the events up to a position (core/log/pgstore.py `PgStore.fingerprint`): the changes
+# counted by migration 4, and the last event: its position, the digest of its text as it is now (a hand
+# UPDATE leaves the digest column as it was), its copy
+LAST_UP_TO = """SELECT (SELECT changes FROM lesson_credit.store LIMIT 1), last.position,
+    sha256(convert_to(last.raw, 'UTF8')), last.occurrence FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+        SELECT position, raw, occurrence FROM lesson_credit.events WHERE position <= %s ORDER BY position DESC LIMIT 1
+    ) AS last ON true"""
 
 _VERSION = "SELECT coalesce(max(version), 0) FROM lesson_credit.migrations"
 

@@ -13,9 +13,9 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
   primary key serves reading after a position. Nothing else is indexed: each index is paid for
   by every append (migration 3 dropped the one by session of every event).
 - Triggers refuse UPDATE, DELETE and TRUNCATE (migration 2): what was read up to a position
-  stays what it was. No trigger NOTIFYs (migration 3 dropped it): PostgreSQL serializes the
-  commits of all transactions that notify, under one lock, so a notifying writer could not
-  commit beside another. A follower looks at the position instead (`wait`).
+  stays what it was; one run past them is counted (migration 4). No trigger NOTIFYs (migration
+  3 dropped it): PostgreSQL serializes the commits of all transactions that notify, under one
+  lock, so a notifying writer could not commit beside another. A follower polls the position.
 
 Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync). The
 unique index refuses a second session event for an id however writers race (`DuplicateSession`),
@@ -53,7 +53,7 @@ from psycopg import errors as pg_errors
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_event, is_session
 from lesson_credit.core.log.eventstore import DuplicateSession, Hasher, StoreUnavailable, checked_raw
-from lesson_credit.core.log.pgschema import LATEST, migrate, row_fields
+from lesson_credit.core.log.pgschema import LAST_UP_TO, LATEST, migrate, row_fields
 from lesson_credit.core.log.store import ReadResult, StoreError, lock_timeout, parse_chunk
 
 if TYPE_CHECKING:
@@ -84,8 +84,6 @@ _INSERT = """WITH new AS (
     VALUES (%s, %s, %s, %s::jsonb, %s, %s, %s, {occurrence}) RETURNING position
 ) SELECT (SELECT position FROM new), ahead.* FROM ({ahead}) AS ahead
 """
-_LAST_UP_TO = """SELECT position, digest, occurrence FROM lesson_credit.events WHERE position <= %s
-    ORDER BY position DESC LIMIT 1"""
 _COPIES = "(SELECT count(*) FROM lesson_credit.events WHERE digest = %s)"
 _INSERT_FIRST = _INSERT.format(occurrence="0", ahead=_AHEAD)
 _INSERT_COPY = _INSERT.format(occurrence=_COPIES, ahead=_AHEAD)
@@ -377,17 +375,19 @@ class PgStore:
         return self._store_id
 
     def fingerprint(self, end: int) -> str:
-        """What identifies the events up to position `end`: the database's identity, the position, and
-        which event is the last at or below it (its position, digest and copy). The table is append-only
-        (migration 2), so the events below a position of one database never change, unless the database
-        is restored to an earlier point (a backup, a failover that lost commits): then the positions
-        past that point hold other events, or none, and the last event up to `end` is not the same."""
+        """What identifies the events up to position `end`: the database's identity, the position, the
+        count of changes made past the append-only triggers (migration 4: every UPDATE, DELETE and
+        TRUNCATE, even with the triggers skipped), and the last event at or below it (position, digest
+        of its text as it is now, copy). A database restored to an earlier point (a backup, a failover
+        that lost commits) has other events, or none, at the positions past that point. Unseen: a row
+        edited with every trigger of the table disabled (only reading every event would see it)."""
         if end <= 0:
             return "0:"
         with self._db("cannot read") as conn:
-            row = conn.execute(_LAST_UP_TO, (end,)).fetchone()
-        last = f"{row[0]}:{bytes(row[1]).hex()}:{row[2]}" if row else "none"
-        return f"pg:{self.store_id()}:{end}:{last}"
+            row = conn.execute(LAST_UP_TO, (end,)).fetchone()
+        changes = row[0] if row else None
+        last = f"{row[1]}:{bytes(row[2]).hex()}:{row[3]}" if row and row[1] is not None else "none"
+        return f"pg:{self.store_id()}:{end}:{changes}:{last}"
 
     @staticmethod
     def _inserters(conn: pgconn.Connection) -> list[str]:
