@@ -406,7 +406,7 @@ class LessonCreditApp(AppWrites, App[None]):
                 await self.pop_screen()
             await self.push_screen(GradingQueueScreen(self.source))
 
-        await self.leave_detail(go)
+        await self.leave_detail(go, "open the grading queue")
 
     async def _show_mode(self, mode: str) -> None:
         """The mode's list (its root screen), not a detail screen left open in it earlier."""
@@ -417,10 +417,11 @@ class LessonCreditApp(AppWrites, App[None]):
             while len(self.screen_stack) > 1 and not self.screen.is_modal:
                 await self.pop_screen()
 
-        await self.leave_detail(go)
+        await self.leave_detail(go, f"open {mode.capitalize()}")
 
-    async def leave_detail(self, go: Callable[[], Awaitable[None]]) -> None:
-        """Run `go`, after asking first when it would leave a session with an uncommitted draft."""
+    async def leave_detail(self, go: Callable[[], Awaitable[None]], then: str) -> None:
+        """Run `go`, after asking first when it would leave a session with an uncommitted draft (`then`:
+        what going does, in the question: "quit", "open Lessons")."""
         screen = self.screen
         draft = getattr(screen, "draft", None)
         if is_session_detail(screen) and draft is not None:
@@ -432,7 +433,8 @@ class LessonCreditApp(AppWrites, App[None]):
 
             await self.push_screen(
                 ConfirmScreen(
-                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))}?",
+                    f"Discard the draft grade {fmt_grade(draft)} of {one_line(getattr(screen, 'session_id', ''))} "
+                    f"and {then}?",
                     "Nothing is written. escape goes back to the draft (c commits it).",
                     on_answer=answered,
                 )
@@ -488,7 +490,7 @@ class LessonCreditApp(AppWrites, App[None]):
                 await self.pop_screen()
             await self.push_screen(SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson))
 
-        await self.leave_detail(go)
+        await self.leave_detail(go, f"open {one_line(session_id)}")
 
     async def action_jump(self) -> None:
         """`:`: a session by its id or the start of one, from any screen."""
@@ -513,7 +515,7 @@ class LessonCreditApp(AppWrites, App[None]):
                 await asyncio.sleep(0.02)
             self.exit()
 
-        await self.leave_detail(finish)
+        await self.leave_detail(finish, "quit")
 
     def action_help(self) -> None:
         from lesson_credit.tui.screens.help import HelpScreen, HelpSection, column_sections, help_keys

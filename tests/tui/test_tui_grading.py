@@ -360,12 +360,30 @@ async def test_quit_asks_about_a_draft_and_keeps_every_queued_write(app: LessonC
         burst(pilot, "7", "c", "5", "q")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmScreen)  # the draft 0.5 is not committed: quit asks
+        assert app.screen.question == "Discard the draft grade 0.5 of s4 and quit?"  # (it did not say "quit")
         await pilot.press("y")
         for _ in range(100):
             if not app.is_running:
                 break
             await pilot.pause(0.02)
     assert grades(ws_root) == [("s4", 0.7, "manual")]
+
+
+async def test_leaving_a_draft_for_another_screen_says_where_to(app: LessonCreditApp, ws_root: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        burst(pilot, "5", "l")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == "Discard the draft grade 0.5 of s4 and open Lessons?"
+        await pilot.press("escape")  # back to the draft: nothing written
+        await settle(pilot)
+        burst(pilot, "I")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.screen.question == "Discard the draft grade 0.5 of s4 and open the grading queue?"
+    assert grades(ws_root) == []
 
 
 async def test_a_draft_typed_right_after_opening_keeps_the_credit_columns_whole(app: LessonCreditApp) -> None:
