@@ -204,8 +204,9 @@ class KeyRouter:
         key: events.Key | None = None
         if event.key.startswith("alt+"):
             last = event.key.rsplit("+", 1)[1]
-            if len(last) > 1 and character is not None and event.key.count("+") == 1:
-                key = events.Key(last, character)  # a named key typed after Escape: enter, space, slash, ...
+            typed_key = event.key.removeprefix("alt+")
+            if len(typed_key) > 1 and character is not None and not typed_key.startswith("shift+"):
+                key = events.Key(typed_key, character)  # a named key typed after Escape: enter, slash, ctrl+q, ...
             else:
                 typed = character or (last if len(last) == 1 else None)
                 if typed is not None and "shift+" in event.key:

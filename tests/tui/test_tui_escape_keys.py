@@ -62,3 +62,24 @@ async def test_grading_the_queue_in_one_burst_with_escape_enter(workspace: Works
         assert isinstance(app.screen, GradingQueueScreen)
     grades = [(e["session_id"], e["base_reward"]) for e in log_lines(ws_root) if e.get("type") == "grade"]
     assert grades == [("s4", 0.5), ("s5", 0.6)]
+
+
+async def test_escape_typed_at_once_before_a_control_key_keeps_the_key(app: LessonCreditApp) -> None:
+    """Escape then Enter typed while the dashboard starts reach it as `\\x1b\\n` (the terminal turns the
+    carriage return into a newline until it is set raw), Escape then ctrl+q as `\\x1b\\x11`: the parser
+    read them as alt+ctrl+j and alt+ctrl+q, and the key after the Escape was handed on as a key named by
+    its control character, which nothing binds: the Enter and the quit were lost. Now on help over
+    Lessons the Escape closes help, then Enter opens the highlighted lesson's last session (as a lone
+    newline does), then ctrl+q quits."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        type_bytes(app, "\x1b\n")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen)
+        assert app.return_code is None
+        type_bytes(app, "\x1b\x11")
+        await settle(pilot)
+        assert app.return_code == 0

@@ -74,3 +74,35 @@ async def test_a_session_graded_from_the_list_leaves_it_before_its_grade_is_writ
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, back_to)
+
+
+@pytest.mark.parametrize(
+    ("keys", "order"),
+    [(("s", "v"), ["s6", "s5", "s4"]), (("I",), ["s4", "s5", "s6"])],
+    ids=["pending-sessions", "grading-queue"],
+)
+async def test_a_session_graded_from_the_middle_of_the_list_leaves_the_next_one_highlighted(
+    workspace: Workspace, ws_root: Path, keys: tuple[str, ...], order: list[str]
+) -> None:
+    """Three pending sessions (s4, s5, s6; the list newest first, the queue oldest first): the second row
+    graded, `escape enter 6 c` grades the row that followed it, the third, as a list closing over a row
+    does (and as `n` goes on from it); the highlight jumped to the first row instead, and `6 c` went to a
+    session other than the one after it."""
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))  # s5, pending as s4 is
+    record(workspace, ws_root, ("s6", journal, lessons, None, category, "2026-03-06T14:00:00Z"))
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        screen = app.screen
+        assert getattr(screen, "highlighted", None) == order[0]
+        await pilot.press("down")
+        await settle(pilot)
+        assert getattr(screen, "highlighted", None) == order[1]
+        burst(pilot, "enter", "5", "c", "escape", "enter", "6", "c")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.keys.waiting == 0)
+        await settle(pilot)
+        assert grades(ws_root) == [(order[1], 0.5), (order[2], 0.6)]

@@ -128,17 +128,19 @@ class GradingQueueScreen(DataScreen):
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
         self.sessions = sessions
         keep = self.highlighted
-        table.clear(columns=True)
-        narrow = self.size.width < NARROW_BELOW
-        labels = NARROW_COLUMNS if narrow else COLUMNS
-        for label in labels:
-            table.add_column(label, key=label)
         info = queue.informative
         # a session graded here leaves the queue at once, not when the log has been read again (on_screen_resume);
         # enough of the queue's head is looked at to fill the table with the others
         head = ROWS_SHOWN + len(self.owner.writes.touched())
         pairs = zip(queue.rows[:head], queue.session_ids[:head], strict=False)
         listed = [(row, session_id) for row, session_id in pairs if not self._graded(session_id)]
+        if keep is not None and self._graded(keep):  # the row after it takes its place
+            keep = table.next_kept(keep, {session_id for _, session_id in listed}) or keep
+        table.clear(columns=True)
+        narrow = self.size.width < NARROW_BELOW
+        labels = NARROW_COLUMNS if narrow else COLUMNS
+        for label in labels:
+            table.add_column(label, key=label)
         hidden = min(head, len(queue.session_ids)) - len(listed)
         for place, (row, session_id) in enumerate(listed[:ROWS_SHOWN]):
             s = sessions.table.summary(row)

@@ -169,6 +169,8 @@ class SessionsScreen(SortableScreen):
         if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
             writes = cast(Grading, self.app).writes
             sessions = [s for s in sessions if not writes.graded_here(s.session_id)]
+            if keep is not None and writes.graded_here(keep):  # the row after it takes its place
+                keep = table.next_kept(keep, {s.session_id for s in sessions}) or keep
         table.clear(columns=True)
         headers = dict(self.sort_headers())
         order = sort_column_second(list(SESSION_SORTS), self.sort_column)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import islice
 from typing import Any, ClassVar
 
@@ -247,6 +247,15 @@ class ThemedTable(DataTable[Text]):
                 self.add_row(*cells, key=key)
         if self.row_count:
             self.move_cursor(row=self.row_count - 1)
+
+    def next_kept(self, key: str, kept: Collection[str]) -> str | None:
+        """The first row after `key`, in the table's order (rows a fill has still to add included), that is
+        in `kept`: the row that takes the place of `key` once the table is refilled without it. None when
+        `key` is not a row or no row after it is kept."""
+        keys = [str(row.key.value) for row in self.ordered_rows] + list(self._pending)
+        if key not in keys:
+            return None
+        return next((k for k in keys[keys.index(key) + 1 :] if k in kept), None)
 
     def clear(self, columns: bool = False) -> ThemedTable:
         self._fill += 1
