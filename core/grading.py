@@ -114,11 +114,15 @@ def grade_text(value: float | None) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def undo_note(line: int, undone: float | None, restored: float | None, by: str | None = None) -> str:
+def undo_note(
+    line: int, undone: float | None, restored: float | None, by: str | None = None, source: str | None = None
+) -> str:
     """The note of an undo, whoever writes it: which line it reverts, from what to what (the score in
-    force afterwards), and who undid it when that is not who gave the grade it reverts."""
+    force afterwards, with the `source` it comes from when that is another than the reverted grade's:
+    "0.6 back to 0.6 (judge)"), and who undid it when that is not who gave the grade it reverts."""
     who = f" by {by}" if by else ""
-    return f"undo of line {line}{who}: {grade_text(undone)} back to {grade_text(restored)}"
+    whence = f" ({source})" if source is not None and restored is not None else ""
+    return f"undo of line {line}{who}: {grade_text(undone)} back to {grade_text(restored)}{whence}"
 
 
 UNDO_NOTE = re.compile(r"undo of line (\d+)(?: by |: )")  # undo_note's start: the line an undo reverts
@@ -180,7 +184,10 @@ def undo_of(
     if line is not None and latest.line != line:
         raise GradeConflict(f"session {session_id!r} was graded elsewhere since line {line}; nothing was written")
     scores = {s.source: s.score for s in sources}
-    scores[latest.source or source_of(latest.grader)] = previous
-    after = next((scores[s] for s in priority if scores.get(s) is not None), previous if not priority else None)
-    reverts = undo_note(latest.line, latest.base_reward, after, None if undoer == latest.grader else undoer)
+    reverted = latest.source or source_of(latest.grader)
+    scores[reverted] = previous
+    whence = next((s for s in priority if scores.get(s) is not None), None)
+    after = scores[whence] if whence is not None else (previous if not priority else None)
+    by = None if undoer == latest.grader else undoer
+    reverts = undo_note(latest.line, latest.base_reward, after, by, None if whence == reverted else whence)
     return previous, f"{reverts}; {note}" if note else reverts, latest.grader

@@ -38,8 +38,30 @@ def test_undo_names_who_undid_it_and_keeps_the_callers_note(tmp_path: Path) -> N
     # the judge had no score before line 2: its source is withdrawn, and the record's own 0.4 (the
     # heuristic's) is in force again, as before the judge graded
     assert (record.base_reward, record.grader, record.line) == (None, "judge", 3)
-    assert record.note == "undo of line 2 by alice: 0.9 back to 0.4; misclick"
+    assert record.note == "undo of line 2 by alice: 0.9 back to 0.4 (heuristic); misclick"
     assert Workspace(root).session("s1").base_reward == 0.4
+
+
+def test_an_undo_note_names_the_source_in_force_after_when_it_is_another(tmp_path: Path) -> None:
+    # the judge scored 0.6 (line 2), a person graded 0.6 too (line 3): undoing the person's grade puts
+    # the judge's 0.6 back in force (human before judge in the default priority); "0.6 back to 0.6"
+    # read as if nothing had changed
+    events = [session("s1", 0.4, {"a.md": 1.0}), grade("s1", 0.6, "judge"), grade("s1", 0.6)]
+    root = make_workspace(tmp_path, LESSONS, events)
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.grader, record.note) == (
+        None,
+        "manual",
+        "undo of line 3: 0.6 back to 0.6 (judge)",
+    )
+    # undoing the judge's next: the record's own 0.4 (the heuristic's) is in force
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="judge")
+    assert record.note == "undo of line 2: 0.6 back to 0.4 (heuristic)"
+    # the person's grade over the person's: no source named (the same one)
+    root = make_workspace(
+        tmp_path / "b", LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.3), grade("s1", 0.7)]
+    )
+    assert Workspace(root, clock=fixed_clock).undo_grade("s1").note == "undo of line 3: 0.7 back to 0.3"
     with pytest.raises(WorkspaceError, match="grader"):
         Workspace(root).undo_grade("s1", grader="")
 
