@@ -79,6 +79,7 @@ class WriteQueue:
         self._stacks: dict[str, list[Write]] = {}
         self._expected: dict[str, float | None] = {}  # after every queued write, as typed
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
+        self._written_in: dict[str, int] = {}  # the workspace's version that holds this dashboard's latest write
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
         self._trouble: str | None = None  # why `_applying` failed last (None: it has not failed)
@@ -132,6 +133,18 @@ class WriteQueue:
         """This dashboard has queued a grade for the session (written or not) that its undos have not
         taken back: a person graded it, as the operator will find it once the queue is applied."""
         return self._expected.get(session_id) is not None
+
+    def settle(self, log_version: int) -> None:
+        """A snapshot of the log as of `log_version` landed (on the UI thread): a session whose writes from
+        here are all written, and read in it, goes by the log again, so a grade another process undid or
+        retracted since makes it pending here too (the pending list, the queue, `n` and the prompts)."""
+        with self._lock:
+            busy = {w.session_id for w in (*self._waiting, self._applying) if w is not None}
+            read = [sid for sid, version in self._written_in.items() if sid not in busy and version <= log_version]
+            for sid in read:
+                del self._written_in[sid]
+        for sid in read:
+            self._expected.pop(sid, None)
 
     def can_undo(self, session_id: str) -> bool:
         return bool(self._stacks.get(session_id))
@@ -235,6 +248,11 @@ class WriteQueue:
             self._discard, self._trouble = False, None
             return False
 
+    def _read_in(self, session_id: str, source: WorkspaceSource) -> None:
+        """(writer) the session's write is in the log: the workspace's version now holds it (`settle`)."""
+        with self._lock:
+            self._written_in[session_id] = source.workspace.version
+
     def _written(self) -> None:
         """(writer) the write taken was written (or refused for good): nothing waits any more."""
         with self._lock:
@@ -262,6 +280,7 @@ class WriteQueue:
             write.line, write.before = appended.record.line, appended.before_value
             write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
+            self._read_in(write.session_id, source)
             self._written()
             said = f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
             if appended.outranked:  # (the CLI's `grade` says the same)
@@ -294,6 +313,7 @@ class WriteQueue:
             )
         write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
         self._last_line[write.session_id] = write.line
+        self._read_in(write.session_id, source)
         if commit.before is None:
             message = f"Undo on {sid}: pending again (retracts line {commit.line})."
         else:

@@ -22,6 +22,7 @@ from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.tui.tui_fixture import NEW_SESSION, burst, log_lines, record, settle, wait_until
 
 SIZE = (100, 30)
@@ -106,3 +107,36 @@ async def test_a_session_graded_from_the_middle_of_the_list_leaves_the_next_one_
         await wait_until(pilot, lambda: app.writes.pending == 0 and app.keys.waiting == 0)
         await settle(pilot)
         assert grades(ws_root) == [(order[1], 0.5), (order[2], 0.6)]
+
+
+@pytest.mark.parametrize(
+    ("keys", "screen_type"),
+    [(("s", "v"), SessionsScreen), (("I",), GradingQueueScreen)],
+    ids=["pending-sessions", "grading-queue"],
+)
+async def test_a_session_graded_here_and_undone_elsewhere_is_pending_here_again(
+    workspace: Workspace, ws_root: Path, keys: tuple[str, ...], screen_type: type
+) -> None:
+    # s4 graded 0.5 from the list, written and read; another process (the CLI's undo) then retracts it:
+    # the log says pending again, and so do the list and `n`. Before, the dashboard remembered its own
+    # grade for the rest of the run and kept s4 out of the list and the queue.
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        burst(pilot, "enter", "5", "c", "escape")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and isinstance(app.screen, screen_type))
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.5)]
+        assert "s4" not in app.screen.query_one(ThemedTable).rows  # graded: not pending
+        Workspace(ws_root).undo_grade("s4")  # another process: the score in force is pending again
+        app._check_source()
+        await wait_until(pilot, lambda: app.snapshot is not None and app.snapshot.grade_of("s4") is None)
+        await settle(pilot)
+        assert "s4" in app.screen.query_one(ThemedTable).rows
+        assert (
+            app.snapshot is not None
+            and app.snapshot.next_pending(None, app.writes.expected, app.writes.touched()) == "s4"
+        )
