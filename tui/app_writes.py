@@ -92,9 +92,11 @@ class AppWrites(_Base):
             if outcome.written and write.kind != "settings":
                 try:  # the log changed: whichever check sees it first (this or a poll) announces it, once
                     snapshot = self.source.check()
+                    read_from = self.source.version  # (this check's snapshot, or a poll's after the write)
                 except Exception as exc:  # the event is in the log; the views catch up at the next poll
                     self.post_message(WorkFailed(describe_failure(exc)))
-                    snapshot = None
+                    snapshot, read_from = None, self.source.version + 1
+                self.writes.read_in(write.session_id, read_from)
                 if snapshot is not None:
                     self.post_message(SourceChanged(snapshot))
             self.post_message(WriteApplied(outcome))

@@ -79,7 +79,8 @@ class WriteQueue:
         self._stacks: dict[str, list[Write]] = {}
         self._expected: dict[str, float | None] = {}  # after every queued write, as typed
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
-        self._written_in: dict[str, int] = {}  # the workspace's version that holds this dashboard's latest write
+        self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
+        self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
         self._trouble: str | None = None  # why `_applying` failed last (None: it has not failed)
@@ -96,6 +97,7 @@ class WriteQueue:
         write.expected_before = self.expected(session_id, shown)
         self._stacks.setdefault(session_id, []).append(write)
         self._expected[session_id] = value
+        self._settled.discard(session_id)
         self._enqueue(write)
         return write
 
@@ -107,6 +109,7 @@ class WriteQueue:
         commit = stack.pop()
         write = Write("undo", session_id, reverts=commit)
         self._expected[session_id] = commit.expected_before
+        self._settled.discard(session_id)
         self._enqueue(write)
         return write
 
@@ -126,25 +129,28 @@ class WriteQueue:
         return self._expected.get(session_id, shown)
 
     def touched(self) -> frozenset[str]:
-        """Sessions this dashboard has queued writes for (their expected grade may differ from the log's)."""
-        return frozenset(self._expected)
+        """Sessions this dashboard has queued writes for that the log as read may not show yet (their
+        expected grade may differ from the log's): not those `settle` found read."""
+        return frozenset(sid for sid in self._expected if sid not in self._settled)
 
     def graded_here(self, session_id: str) -> bool:
-        """This dashboard has queued a grade for the session (written or not) that its undos have not
-        taken back: a person graded it, as the operator will find it once the queue is applied."""
-        return self._expected.get(session_id) is not None
+        """This dashboard has queued a grade for the session that its undos have not taken back and that
+        the log as read may not show yet: a person graded it, as the operator will find it once the
+        queue is applied (after `settle`, the log says)."""
+        return self._expected.get(session_id) is not None and session_id not in self._settled
 
-    def settle(self, log_version: int) -> None:
-        """A snapshot of the log as of `log_version` landed (on the UI thread): a session whose writes from
-        here are all written, and read in it, goes by the log again, so a grade another process undid or
-        retracted since makes it pending here too (the pending list, the queue, `n` and the prompts)."""
+    def settle(self, version: int) -> None:
+        """The source's snapshot `version` landed (on the UI thread): a session whose writes from here
+        are all written, and read in it (`read_in`), is pending or not as the log says again for the
+        pending list, the grading queue and `n` (`graded_here`, `touched`), so a grade another process
+        undid or retracted since makes it pending here too. (`expected` keeps what this dashboard
+        wrote: a screen's grade on show may be older than the snapshot.)"""
         with self._lock:
             busy = {w.session_id for w in (*self._waiting, self._applying) if w is not None}
-            read = [sid for sid, version in self._written_in.items() if sid not in busy and version <= log_version]
+            read = [sid for sid, since in self._written_in.items() if sid not in busy and since <= version]
             for sid in read:
                 del self._written_in[sid]
-        for sid in read:
-            self._expected.pop(sid, None)
+        self._settled.update(sid for sid in read if sid in self._expected)
 
     def can_undo(self, session_id: str) -> bool:
         return bool(self._stacks.get(session_id))
@@ -248,10 +254,11 @@ class WriteQueue:
             self._discard, self._trouble = False, None
             return False
 
-    def _read_in(self, session_id: str, source: WorkspaceSource) -> None:
-        """(writer) the session's write is in the log: the workspace's version now holds it (`settle`)."""
+    def read_in(self, session_id: str, version: int) -> None:
+        """(writer) the session's latest write is in the log, and the source's snapshots from `version`
+        on have read it (`settle`)."""
         with self._lock:
-            self._written_in[session_id] = source.workspace.version
+            self._written_in[session_id] = version
 
     def _written(self) -> None:
         """(writer) the write taken was written (or refused for good): nothing waits any more."""
@@ -280,7 +287,6 @@ class WriteQueue:
             write.line, write.before = appended.record.line, appended.before_value
             write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
-            self._read_in(write.session_id, source)
             self._written()
             said = f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
             if appended.outranked:  # (the CLI's `grade` says the same)
@@ -313,7 +319,6 @@ class WriteQueue:
             )
         write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
         self._last_line[write.session_id] = write.line
-        self._read_in(write.session_id, source)
         if commit.before is None:
             message = f"Undo on {sid}: pending again (retracts line {commit.line})."
         else:

@@ -134,8 +134,9 @@ class GradingQueueScreen(DataScreen):
         head = ROWS_SHOWN + len(self.owner.writes.touched())
         pairs = zip(queue.rows[:head], queue.session_ids[:head], strict=False)
         listed = [(row, session_id) for row, session_id in pairs if not self._graded(session_id)]
-        if keep is not None and self._graded(keep):  # the row after it takes its place
-            keep = table.next_kept(keep, {session_id for _, session_id in listed}) or keep
+        kept = {session_id for _, session_id in listed}
+        if keep is not None and keep not in kept:  # graded (here or not): the row after it takes its place
+            keep = table.next_kept(keep, kept) or keep
         table.clear(columns=True)
         narrow = self.size.width < NARROW_BELOW
         labels = NARROW_COLUMNS if narrow else COLUMNS

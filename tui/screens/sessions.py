@@ -153,6 +153,7 @@ class SessionsScreen(SortableScreen):
             return
         table = self.query_one("#sessions-table", ThemedTable)
         keep = self.highlighted
+        refiltered = self.shown_filter != self.filter_text
         self.shown_filter = self.filter_text
         newest_first = self.sort_column == "time" and self.sort_reverse
         limit = MAX_ROWS if newest_first else len(self.view.table)  # another order needs every match
@@ -169,8 +170,9 @@ class SessionsScreen(SortableScreen):
         if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
             writes = cast(Grading, self.app).writes
             sessions = [s for s in sessions if not writes.graded_here(s.session_id)]
-            if keep is not None and writes.graded_here(keep):  # the row after it takes its place
-                keep = table.next_kept(keep, {s.session_id for s in sessions}) or keep
+            listed = {s.session_id for s in sessions}
+            if keep is not None and keep not in listed and not refiltered:  # graded (here or not): the row after it
+                keep = table.next_kept(keep, listed) or keep
         table.clear(columns=True)
         headers = dict(self.sort_headers())
         order = sort_column_second(list(SESSION_SORTS), self.sort_column)
