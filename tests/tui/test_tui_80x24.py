@@ -16,7 +16,7 @@ from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import NEW_SESSION, burst, lesson, record, settle, table_keys
+from tests.tui.tui_fixture import NEW_SESSION, burst, fixed_clock, lesson, open_session, record, settle, table_keys
 
 SIZE = (80, 24)
 
@@ -207,3 +207,30 @@ async def test_the_lesson_panel_shows_its_numbers_at_80x24(workspace: Workspace)
         assert "injected in " in screen or "never injected" in screen
         assert f"mean {row.mean:.3f} · n {row.n}" in screen
         assert f"95% interval {row.ci_low:.3f}–{row.ci_high:.3f}" in screen
+
+
+async def test_the_highlighted_lessons_first_hit_is_in_the_journals_two_lines(tmp_path: Path) -> None:
+    """At 80x24 the journal shows two lines. Highlighting a lesson scrolled its first hit to the journal's
+    third line (two lines of context above it), out of view: "why this credit" named hits the journal
+    never showed. Here a.md's first hit is on line 10 of the journal and b.md's on line 20."""
+    from tests.support.engine_helpers import make_workspace, session
+
+    lines = [f"line {i}: nothing of note" for i in range(40)]
+    lines[10] = "line 10: set up a git worktree"
+    lines[20] = "line 20: ran pytest once"
+    event = {**session("s1", None, {"a.md": 1.0, "b.md": 1.0}), "journal_path": "j.md"}
+    lessons = {"a.md": (["git worktree"], "active"), "b.md": (["pytest"], "active")}
+    root = make_workspace(tmp_path, lessons, [event], journals={"j.md": "\n".join(lines) + "\n"})
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        journal = detail.query_one("#journal")
+
+        def shown() -> list[str]:
+            return [" ".join(journal.render_line(y).text.split()) for y in range(journal.size.height)]
+
+        assert journal.size.height == 2 and "line 10: set up a git worktree" in shown(), shown()
+        await pilot.press("down")  # b.md
+        await settle(pilot)
+        assert detail.focused_lesson == "b.md" and "line 20: ran pytest once" in shown(), shown()

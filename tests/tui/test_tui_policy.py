@@ -15,6 +15,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
+from lesson_credit.tui.what_if_view import WhatIfView
 from tests.support.textual_private import notification_texts, screen_lines
 from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle
 
@@ -371,3 +372,34 @@ async def test_a_save_confirmed_just_before_quitting_is_written_first(app: Lesso
         await _until(pilot, lambda: not app.is_running)
         assert saves.written == ["uniform"]  # as the app closes
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"
+
+
+async def test_a_reward_priority_saved_before_its_fold_lands_is_the_one_saved(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`b ctrl+s y` in one burst while the fold of the new priority is still running (held here, as a
+    busy machine holds it): the priority `b` chose (the judge first, PRIORITIES' second) is asked for and
+    saved. The save took the priority of the last fold shown: here the saved one, so ctrl+s said "These are
+    already the saved settings." and nothing was written (after a second b it saved the first b's)."""
+    import threading
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        released = threading.Event()
+        fold = app.source.what_if
+
+        def held(settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
+            released.wait(timeout=60)  # (a bound: a test that never releases fails, not hangs)
+            return fold(settings, priority)
+
+        app.source.what_if = held  # type: ignore[method-assign]
+        await pilot.press("b", "ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen), notification_texts(app)
+        assert "rewards by judge>human>heuristic>outcome" in app.screen.question
+        await pilot.press("y")
+        released.set()
+        await settle(pilot)
+    assert load_config(ws_root / CONFIG_REL).reward_priority == ("judge", "human", "heuristic", "outcome")

@@ -171,6 +171,23 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
         assert header == ["estimator", "spearman", "ρ", "precision@10", "harmful", "in", "bottom", "10%"], header
 
 
+async def test_simulation_scrolled_right_at_80_columns_still_names_each_row(tmp_path: Path) -> None:
+    """At 80 columns Simulation's last metric (cumulative regret) is past the edge: scrolled to it, the
+    estimator column scrolled away with the others, and no row said which estimator its numbers were.
+    The estimator column now stays at the left."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "m")
+        await settle(pilot)
+        table = app.screen.query_one("#sim-table", ThemedTable)
+        assert table.max_scroll_x > 0
+        table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
+        await settle(pilot)
+        header = table_header(app, "sim-table")
+        assert header[0] == "estimator" and header[-2:] == ["cumulative", "regret"], header
+
+
 async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tmp_path: Path) -> None:
     """The demo's 2026-10-23-158 at 200x50: the credits table is 134 cells (the journal takes 66; its four
     rows need no scrollbar); lesson 35, salience 10, weight, reward, Δα and Δβ 8 each and hit 32 (their

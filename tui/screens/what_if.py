@@ -312,8 +312,8 @@ class WhatIfScreen(DataScreen):
         self._fold(self.settings, self.priority)
 
     def action_save(self) -> None:
-        settings, policy, view = self.settings, self.policy, self.view
-        if settings is None or view is None:
+        settings, policy, view, proposed = self.settings, self.policy, self.view, self.priority
+        if settings is None or view is None or proposed is None:
             return
         floor = self.query_one("#floor", Input)
         if not floor.is_valid:  # the table shows the last valid floor typed, not what the box says
@@ -324,7 +324,8 @@ class WhatIfScreen(DataScreen):
                 markup=False,
             )
             return
-        priority = view.proposed_priority if view.proposed_priority != view.current_priority else None
+        # the priority proposed, not the last fold's (`b ctrl+s` in a burst saves before b's fold lands)
+        priority = proposed if proposed != view.current_priority else None
         pending = cast(Grading, self.app).writes.saving_settings()  # then the saved settings are about to change
         if not pending and settings == view.current and policy == view.policy and priority is None:
             self.notify("These are already the saved settings.", markup=False)

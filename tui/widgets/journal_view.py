@@ -153,10 +153,14 @@ class JournalView(ScrollKeysAtOnce, ScrollView, can_focus=True):
             self._relayout()
 
     def scroll_to_offset(self, offset: int) -> None:
-        """Scroll so the screen line holding display offset `offset` is near the top."""
+        """Scroll so the screen line holding display offset `offset` is near the top: up to two lines
+        above it, fewer in a short view (at 80x24 it shows two lines, and the hit goes on the first)."""
         first = sum(1 for s in self._line_starts if s < 0)
         index = max(first, bisect_right(self._line_starts, offset, lo=first) - 1)
-        self.scroll_to(y=max(0, index - 2), animate=False)
+        above = min(2, max(0, (self.scrollable_content_region.height - 1) // 2))
+        # force: just after show_journal the scrollbars are not yet shown for the new text, and a plain
+        # scroll_to was dropped then (a session opened with its journal at the top, whatever the hits)
+        self.scroll_to(y=max(0, index - above), animate=False, force=True)
 
     # ------------------------------------------------------------------ rendering
 
