@@ -45,6 +45,20 @@ def hold_writes(app: LessonCreditApp) -> threading.Event:
     return gate
 
 
+def add_pending_s5(workspace: Workspace, ws_root: Path) -> None:
+    """The fixture's new session, s5, recorded pending (as s4 is)."""
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))
+
+
+async def open_list(pilot: Any, keys: tuple[str, ...]) -> None:
+    """Open the list the keys lead to, once the first read has landed."""
+    await settle(pilot)
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
 @pytest.mark.parametrize(
     ("keys", "first", "second", "back_to"),
     [(("s", "v"), "s5", "s4", SessionsScreen), (("I",), "s4", "s5", GradingQueueScreen)],
@@ -53,14 +67,10 @@ def hold_writes(app: LessonCreditApp) -> threading.Event:
 async def test_a_session_graded_from_the_list_leaves_it_before_its_grade_is_written(
     workspace: Workspace, ws_root: Path, keys: tuple[str, ...], first: str, second: str, back_to: type
 ) -> None:
-    session_id, journal, lessons, _, category, stamp = NEW_SESSION
-    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))  # s5, pending as s4 is
+    add_pending_s5(workspace, ws_root)
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+        await open_list(pilot, keys)
         gate = hold_writes(app)
         burst(pilot, "enter", "5", "c", "escape", "enter", "6", "c")
         await wait_until(pilot, lambda: app.writes.pending >= 1 and app.keys.waiting == 0)
@@ -89,15 +99,12 @@ async def test_a_session_graded_from_the_middle_of_the_list_leaves_the_next_one_
     graded, `escape enter 6 c` grades the row that followed it, the third, as a list closing over a row
     does (and as `n` goes on from it); the highlight jumped to the first row instead, and `6 c` went to a
     session other than the one after it."""
-    session_id, journal, lessons, _, category, stamp = NEW_SESSION
-    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))  # s5, pending as s4 is
+    add_pending_s5(workspace, ws_root)
+    _, journal, lessons, _, category, _ = NEW_SESSION
     record(workspace, ws_root, ("s6", journal, lessons, None, category, "2026-03-06T14:00:00Z"))
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+        await open_list(pilot, keys)
         screen = app.screen
         assert getattr(screen, "highlighted", None) == order[0]
         await pilot.press("down")
@@ -122,10 +129,7 @@ async def test_a_session_graded_here_and_undone_elsewhere_is_pending_here_again(
     # grade for the rest of the run and kept s4 out of the list and the queue.
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+        await open_list(pilot, keys)
         burst(pilot, "enter", "5", "c", "escape")
         await wait_until(pilot, lambda: app.writes.pending == 0 and isinstance(app.screen, screen_type))
         await settle(pilot)
