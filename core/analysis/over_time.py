@@ -161,6 +161,9 @@ def _credit_after(
         base = np.where(rows <= row, data.base, np.nan)
         post = fold(data, settings, base)
         a, b = float(post.alpha[arm]), float(post.beta[arm])
+        for after, step_arm, step_a, step_b in data.added_after:  # gptme's updates logged after the window: not yet
+            if step_arm == arm and after > row + 1:
+                a, b = a - step_a, b - step_b
         tail = (1.0 - LEVEL) / 2.0
         low, high = (float(betaincinv(a, b, q)) for q in (tail, 1.0 - tail))
         out.append((a / (a + b), low, high) if a > 0 and b > 0 else (math.nan, math.nan, math.nan))

@@ -1,11 +1,10 @@
 """The log index: every event read so far, as columns (docs/format.md §5).
 
-`LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out
-`FoldData` snapshots for the fold. Sessions are stored as columns, not objects: numbers in
-append-only numpy columns, per-session values in `Objects` sequences (core/log/columns.py). An
-index loaded from the parsed-log cache starts with chunks, one per block of sessions, read only
-when something needs them (core/log/cache.py); what is read from the log afterwards is appended
-in memory.
+`LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out `FoldData`
+snapshots for the fold. Sessions are stored as columns, not objects: numbers in append-only numpy
+columns, per-session values in `Objects` sequences (core/log/columns.py). An index loaded from the
+parsed-log cache starts with chunks, one per block of sessions, read only when something needs them
+(core/log/cache.py); what is read from the log afterwards is appended in memory.
 """
 
 from __future__ import annotations
@@ -112,6 +111,7 @@ class LogIndex:
         self.prior_rewards: dict[str, int] = {}
         # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
         self.increments: dict[str, tuple[float, float, int, int]] = {}
+        self.increment_steps: list[tuple[int, str, float, float]] = []  # each event's (sessions before, arm, a, b)
         self.prior_from: dict[str, int] = {}  # arm -> the line of the prior event its prior comes from
         self.prior_counts = PriorCounts()  # the sessions each imported file counted
         self.added_sessions = 0  # sessions other tools counted, as increments events say
@@ -163,8 +163,7 @@ class LogIndex:
         return (self.missing_salience, self.propensities, self.during, self.outcome_labels)
 
     def settle(self) -> None:
-        """After reading a big stretch of log: what was added to the per-session columns becomes
-        tuples (see above)."""
+        """After reading a big stretch of log: what was added to the per-session columns becomes tuples."""
         for column in self._strings():
             column.settle()
 
@@ -474,6 +473,7 @@ class LogIndex:
                 self.arm(lesson_id)
                 sum_a, sum_b, sum_n, sum_r = self.increments.get(lesson_id, (0.0, 0.0, 0, 0))
                 self.increments[lesson_id] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
+                self.increment_steps.append((self.n_sessions, lesson_id, a, b))
             self.added_sessions += event.sessions
             if event.seen is not None:
                 self.exports.seen(line, event.seen)
@@ -577,6 +577,7 @@ class LogIndex:
             prior_rewards=prior_rewards,
             added_alpha=added_alpha,
             added_beta=added_beta,
+            added_after=tuple((k, self.arm_index[arm], a, b) for k, arm, a, b in self.increment_steps),
             counted_sessions=self.prior_sessions + self.added_sessions,
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,

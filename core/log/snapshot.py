@@ -63,6 +63,8 @@ class FoldData:
     prior_rewards: IntArray
     added_alpha: FloatArray  # increment events' alpha and beta: added after the fold, never decayed
     added_beta: FloatArray
+    # per increments event and arm: (sessions logged before it, arm, alpha, beta), in log order
+    added_after: tuple[tuple[int, int, float, float], ...] = ()
     counted_sessions: int = 0  # sessions other tools counted (imported files', their logged updates')
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)

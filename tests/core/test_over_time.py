@@ -167,3 +167,28 @@ def test_what_cannot_be_known_shows_no_effect(tmp_path: Path) -> None:
     missing = ws.lesson_over_time("never.md")
     assert missing.windows == () and missing.reason == "not injected in any graded session"
     assert missing.as_json()["windows"] == []
+
+
+def test_an_update_logged_mid_log_counts_from_the_window_it_was_logged_in(tmp_path: Path) -> None:
+    # gptme's update of bandit-state.json, logged after session 101 as an increments event (+5 alpha, +1
+    # beta for A): the credit after a window that ended before it is the dashboard's mean then, without
+    # it; from the window it was logged in on, with it. Before, every window had it.
+    events, x, salience, reward = events_world()
+    update = {"type": "prior", "increments": True, "source": "gptme-bandit", "sessions": 1}
+    update["arms"] = {A: {"alpha": 5.0, "beta": 1.0, "n": 1, "rewards": 1}}
+    lessons = {lid: ([lid.removesuffix(".md")], "active") for lid in (A, B, C, RARE)}
+    root = make_workspace(tmp_path, lessons, [*events[:101], update, *events[101:]])
+    ws = Workspace(root, clock=fixed_clock)
+    over = ws.lesson_over_time(A)
+    floor = ws.settings.floor
+    assert over.windows[0].last < 101 <= over.windows[-1].last
+    for window in over.windows:
+        upto = np.arange(len(reward)) < window.last
+        w = floor + (1 - floor) * salience[upto & x[:, 0], 0]
+        r = reward[upto & x[:, 0]]
+        alpha, beta = 1.0 + float((w * r).sum()), 1.0 + float((1 - w * r).sum())
+        if window.last >= 101:  # the update was logged after the window's 101st session or earlier
+            alpha, beta = alpha + 5.0, beta + 1.0
+        assert window.credit_mean == pytest.approx(alpha / (alpha + beta), abs=1e-9), window.last
+    post = ws.posterior()
+    assert over.windows[-1].credit_mean == pytest.approx(float(post.mean[post.arm_ids.index(A)]), abs=1e-12)
