@@ -15,10 +15,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from lesson_credit.tui.screens.base import screen_css
-from lesson_credit.tui.screens.dialog_toasts import place_toasts_as_below
+from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
     DEFAULT_CSS = screen_css("confirm.tcss")
     HELP = "y confirms; escape cancels (the focused button answers enter)."
 
@@ -44,12 +44,6 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button("Yes (y)", variant="warning", id="confirm-yes")
                 yield Button("No (esc)", variant="primary", id="confirm-no")
-
-    def on_screen_resume(self) -> None:
-        place_toasts_as_below(self)  # over a narrow session: at the top (tui/screens/dialog_toasts.py)
-
-    def on_resize(self) -> None:
-        place_toasts_as_below(self)
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()

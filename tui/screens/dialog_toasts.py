@@ -3,8 +3,9 @@
 Every Textual screen has a rack of its own for the toasts, and a dialog's is at the bottom right.
 On a session screen narrower than 100 columns the toasts are at the top right, clear of the grade
 bar (tui/screens/session_detail.tcss): a dialog opened there while a toast showed drew it twice,
-the second copy over the grade bar's history and note, which stay in sight under the dialog. A dialog calls
-`place_toasts_as_below` when it comes up (and on a resize), so its toasts cover the screen's own.
+the second copy over the grade bar's history and note, which stay in sight under the dialog. A dialog
+takes `ToastsAsBelow` among its bases: when it comes up (and on a resize) its toasts go where the
+screen's own are.
 """
 
 from __future__ import annotations
@@ -37,3 +38,14 @@ def place_toasts_as_below(dialog: Screen[Any]) -> None:
     mine.styles.align_horizontal = below.styles.align_horizontal
     mine.styles.align_vertical = below.styles.align_vertical
     mine.styles.margin = below.styles.margin
+
+
+class ToastsAsBelow:
+    """For a dialog (a ModalScreen), listed before it among its bases: its toasts where the screen
+    under it shows its own, when it comes up and on a resize."""
+
+    def on_screen_resume(self) -> None:
+        place_toasts_as_below(self)  # type: ignore[arg-type]
+
+    def on_resize(self) -> None:
+        place_toasts_as_below(self)  # type: ignore[arg-type]

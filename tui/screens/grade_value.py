@@ -16,7 +16,7 @@ from textual.widgets import Input, Label, Static
 
 from lesson_credit.core.api import decimal
 from lesson_credit.tui.screens.base import screen_css
-from lesson_credit.tui.screens.dialog_toasts import place_toasts_as_below
+from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import one_line
 
 TypedGrade = tuple[float, str | None]  # the grade, and the grading word it was typed as (None: a number)
@@ -49,7 +49,7 @@ def parse_grade_or_word(value: str, words: Mapping[str, float]) -> tuple[TypedGr
     return None, problem
 
 
-class GradeValueScreen(ModalScreen[TypedGrade | None]):
+class GradeValueScreen(ToastsAsBelow, ModalScreen[TypedGrade | None]):
     """Enter submits a valid grade or word; escape cancels."""
 
     DEFAULT_CSS = screen_css("grade_value.tcss")
@@ -76,12 +76,6 @@ class GradeValueScreen(ModalScreen[TypedGrade | None]):
                 id="grade-value",
             )
             yield Static("enter previews it as the draft · escape cancels", id="grade-error")
-
-    def on_screen_resume(self) -> None:
-        place_toasts_as_below(self)  # over a narrow session: at the top (tui/screens/dialog_toasts.py)
-
-    def on_resize(self) -> None:
-        place_toasts_as_below(self)
 
     def on_mount(self) -> None:
         self.query_one("#grade-dialog").border_title = "grade"

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from lesson_credit.tui.screens.base import screen_css
-from lesson_credit.tui.screens.dialog_toasts import place_toasts_as_below
+from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.widgets.key_scroll import KeyScroll
 
 
@@ -136,7 +136,7 @@ class HelpText(Static):
         self.update(help_text(self.sections, self.current, event.size.width))
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ToastsAsBelow, ModalScreen[None]):
     """Keys per screen, the current screen first."""
 
     DEFAULT_CSS = screen_css("help.tcss")
@@ -154,12 +154,6 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with KeyScroll(id="help-body"):  # a burst of keys ends where they say
             yield HelpText(self.sections, self.current, id="help-text")
-
-    def on_screen_resume(self) -> None:
-        place_toasts_as_below(self)  # over a narrow session: at the top (tui/screens/dialog_toasts.py)
-
-    def on_resize(self) -> None:
-        place_toasts_as_below(self)
 
     def on_mount(self) -> None:
         body = self.query_one("#help-body", KeyScroll)

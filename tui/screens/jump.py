@@ -18,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from lesson_credit.tui.screens.base import screen_css
-from lesson_credit.tui.screens.dialog_toasts import place_toasts_as_below
+from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import one_line
 
 MATCHES_SHOWN = 5
@@ -48,7 +48,7 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
     return None, f"{len(matches)} sessions start with {one_line(text)!r}: {shown}{more}. Type more of the id."
 
 
-class JumpScreen(ModalScreen[None]):
+class JumpScreen(ToastsAsBelow, ModalScreen[None]):
     """Enter opens the session the text names (`on_choose`, awaited before the next key); escape cancels."""
 
     DEFAULT_CSS = screen_css("jump.tcss")
@@ -77,12 +77,6 @@ class JumpScreen(ModalScreen[None]):
             yield Label("Open a session: its id, or the start of one", id="jump-prompt")
             yield Input(placeholder="session id", id="jump-id", max_length=MAX_TYPED)
             yield Static("enter opens it · escape cancels", id="jump-problem")
-
-    def on_screen_resume(self) -> None:
-        place_toasts_as_below(self)  # over a narrow session: at the top (tui/screens/dialog_toasts.py)
-
-    def on_resize(self) -> None:
-        place_toasts_as_below(self)
 
     def on_mount(self) -> None:
         self.query_one("#jump-dialog").border_title = "go to session"
