@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from lesson_credit.core.base.errors import WorkspaceError
+
+_ABSOLUTE = re.compile(r"(?:[A-Za-z]:)?/")  # `/home/...`, or a Windows drive's `C:/...` once `\\` became `/`
 
 
 def normalize_id(raw: str) -> str:
     """Map an arm id written by any tool to a library id.
 
-    Old gptme logs prefix ids with ``lessons/``; both spellings name the same arm.
+    Old gptme logs prefix ids with ``lessons/``; both spellings name the same arm. gptme names a lesson
+    by its file's absolute path (``/home/agent/lessons/tools/x.md``): an absolute path is the part after
+    its last ``lessons`` folder (no library id is absolute; one without such a folder stays as it is).
+    Depends on the text alone, so the fold stays a function of the log.
     """
     lesson_id = raw.replace("\\", "/").strip()
+    if _ABSOLUTE.match(lesson_id):
+        parts = lesson_id.split("/")
+        if "lessons" in parts[:-1]:
+            last = len(parts) - 1 - parts[::-1].index("lessons")
+            return "/".join(part for part in parts[last + 1 :] if part not in ("", "."))
+        return lesson_id
     while lesson_id.startswith("./"):
         lesson_id = lesson_id[2:]
     if lesson_id.startswith("lessons/"):

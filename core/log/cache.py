@@ -54,8 +54,8 @@ from lesson_credit.core.log.vocab import decode_lines
 # 12: a selection's category; 13: a pointer map, and each block's sections read by every command laid out first;
 # 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote;
 # 16: the `created` of each imported file that counts sessions; 17: what increments events saw of the own file;
-# 18: after how many sessions each increments event was logged
-CACHE_VERSION = 18
+# 18: after how many sessions each increments event was logged; 19: absolute lesson paths name library ids
+CACHE_VERSION = 19
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

@@ -118,7 +118,8 @@ class Analysis(Reading):
 
     def _effects_key(self) -> str | None:
         """The log as read, the floor, the rewards in force (config.toml's priority and outcomes, the
-        records and their weights move them, not a byte of the log) and the analysis code."""
+        records and their weights move them, not a byte of the log), the arms' ids (how a version reads the
+        log's lesson paths) and the analysis code."""
         import xxhash
 
         data = self.data()
@@ -126,7 +127,8 @@ class Analysis(Reading):
         if content is None:
             return None
         rewards = xxhash.xxh3_64_hexdigest(np.ascontiguousarray(data.base, dtype=np.float64).tobytes())
-        return f"{content}:{self.settings.floor!r}:{rewards}:{_fit_version()}"
+        arms = xxhash.xxh3_64_hexdigest("\x00".join(data.arm_ids).encode("utf-8", "surrogatepass"))
+        return f"{content}:{self.settings.floor!r}:{rewards}:{arms}:{_fit_version()}"
 
     def joint_fit(self, floor: float | None = None, design: Design | None = None) -> JointFit:
         """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),

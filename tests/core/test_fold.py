@@ -254,6 +254,24 @@ def test_published_shape_without_type_uses_outcome() -> None:
     assert_matches_naive(data, events, CreditSettings())
 
 
+def test_published_record_with_absolute_lesson_paths_credits_the_library_lesson() -> None:
+    # gptme names a lesson by its file's absolute path (its lesson index joins the folder to the file), so a
+    # record another tool wrote from it lists /home/agent/lessons/tools/a.md: the same arm as tools/a.md,
+    # whatever machine wrote it (a Windows one too). Three sessions, base 1.0, salience 1.0 -> w 1, r 1:
+    # A (1 + 3, 1 + 0) = (4, 1), n 3; before, two of the three went to arms named by the absolute paths.
+    windows_a = "C:\\agent\\lessons\\tools\\a.md"
+    records = [
+        {"session_id": "s1", "outcome": 1.0, "lessons": [{"path": A, "salience": 1.0}]},
+        {"session_id": "s2", "outcome": 1.0, "lessons": [{"path": "/home/agent/lessons/" + A, "salience": 1.0}]},
+        {"session_id": "s3", "outcome": 1.0, "lessons": [{"arm_id": windows_a, "salience": 1.0}]},
+    ]
+    data, events = load(records)
+    assert data.problems == ()
+    post = fold(data, CreditSettings())
+    assert post.arm_ids == (A,)
+    assert arm(post, A) == pytest.approx((4.0, 1.0, 3), abs=1e-12)
+
+
 def test_published_record_with_salience_and_both_fields() -> None:
     # the docs/format.md §5.2 example: base_reward 0.82, salience 0.67 -> w = 0.3 + 0.7*0.67 = 0.769,
     # r = 0.82 * 0.769 = 0.63058 -> (1.63058, 1.36942); the stored reward 0.63 is only a record

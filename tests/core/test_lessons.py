@@ -158,6 +158,16 @@ def test_nul_bytes_refused() -> None:
         ("./lessons/tools/git.md", "tools/git.md"),
         ("tools\\git.md", "tools/git.md"),
         ("lessons/x.md", "x.md"),
+        # absolute paths, as gptme names lesson files: the part after the last `lessons` folder
+        ("/home/agent/lessons/tools/git.md", "tools/git.md"),
+        ("/home/agent/.gptme/lessons/x.md", "x.md"),
+        ("/srv/lessons/old/lessons/tools/git.md", "tools/git.md"),
+        ("C:\\Users\\me\\lessons\\tools\\git.md", "tools/git.md"),
+        ("c:/agent/lessons/x.md", "x.md"),
+        # a relative path keeps its folders (a library may hold a folder named lessons), an absolute path
+        # without a lessons folder stays as it is (nothing says where its library starts)
+        ("tools/lessons/git.md", "tools/lessons/git.md"),
+        ("/home/agent/skills/x.md", "/home/agent/skills/x.md"),
     ],
 )
 def test_normalize_id(raw: str, expected: str) -> None:
