@@ -89,19 +89,32 @@ def category_of(lesson_id: str) -> str:
     return parts[0] if len(parts) > 1 else ""
 
 
-def _as_str_list(value: Any, what: str) -> tuple[str, ...]:
+def _as_str_list(value: Any, what: str, ignored: list[str]) -> tuple[str, ...]:
+    """The text entries of a keyword or pattern list, as gptme's parser keeps them: an entry that is not
+    text (a number, null, true, a list) is dropped, and said in `ignored` (gptme never matches it)."""
     if value is None:
         return ()
     if isinstance(value, str):
         return (value,)
     if isinstance(value, list):
-        out = []
-        for item in value:
-            if isinstance(item, bool) or not isinstance(item, str | int | float):
-                raise LessonError(f"{what} must be strings, got {type(item).__name__}")
-            out.append(str(item))
-        return tuple(out)
+        others = [item for item in value if not isinstance(item, str)]
+        if others:
+            shown = ", ".join(_shown(item) for item in others[:3]) + (
+                f" and {len(others) - 3} more" if len(others) > 3 else ""
+            )
+            why = f"{what[:-1]} entries that are not text are ignored, as gptme ignores them"
+            ignored.append(f"{why}: {shown} (quote one to match it)")
+        return tuple(item for item in value if isinstance(item, str))
     raise LessonError(f"{what} must be a list of strings, got {type(value).__name__}")
+
+
+def _shown(item: Any) -> str:
+    """A non-text YAML entry, as its YAML reads."""
+    if item is None or isinstance(item, bool):
+        return {None: "null", True: "true", False: "false"}[item]
+    if isinstance(item, list | dict):
+        return "a list" if isinstance(item, list) else "a mapping"
+    return str(item)[:40]
 
 
 def _title(body: str, fallback: str) -> str:
@@ -117,6 +130,11 @@ def _title(body: str, fallback: str) -> str:
 
 def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     """Parse one lesson's text. Pure: raises LessonError with the reason when it cannot."""
+    return parse_lesson_checked(text, lesson_id, path)[0]
+
+
+def parse_lesson_checked(text: str, lesson_id: str, path: str = "") -> tuple[Lesson, list[str]]:
+    """`parse_lesson`, with what of the frontmatter is ignored (keyword entries that are not text), one line each."""
     import frontmatter  # python-frontmatter; imported here to keep CLI start-up light
     import yaml
     from frontmatter.default_handlers import YAMLHandler
@@ -160,8 +178,9 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
     raw_keywords = match.get("keywords")
     if raw_keywords is None:
         raw_keywords = meta.get("keywords")
-    keywords = _as_str_list(raw_keywords, "keywords")
-    patterns = _as_str_list(match.get("patterns"), "patterns")
+    ignored: list[str] = []
+    keywords = _as_str_list(raw_keywords, "keywords", ignored)
+    patterns = _as_str_list(match.get("patterns"), "patterns", ignored)
     status = meta.get("status", "active")
     if status is None:
         status = "active"
@@ -172,7 +191,7 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
         description = str(description)
     body = body.strip()
     fallback = PurePosixPath(lesson_id).stem.replace("-", " ")
-    return Lesson(
+    lesson = Lesson(
         id=lesson_id,
         title=_title(body, fallback),
         category=category_of(lesson_id),
@@ -183,6 +202,7 @@ def parse_lesson(text: str, lesson_id: str, path: str = "") -> Lesson:
         body=body,
         path=path,
     )
+    return lesson, ignored
 
 
 def _refuse_cr_only(text: str) -> None:
@@ -338,9 +358,10 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 4  # 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards
-# of too many parts are problems; 2: partial frontmatter failures and CR-only files are problems
-LESSON_CACHE_MAGIC = b"lesson-credit lessons 4\n"
+LESSON_CACHE_VERSION = 5  # 5: keyword entries that are not text are dropped (reported), not an error or text;
+# 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards of too many parts are
+# problems; 2: partial frontmatter failures and CR-only files are problems
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 5\n"
 RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
@@ -353,7 +374,7 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
-        lesson = parse_lesson(text, lesson_id, str(file))
+        lesson, reasons = parse_lesson_checked(text, lesson_id, str(file))
     except LessonError as exc:
         return None, [str(exc)]
     except UnsafeFile as exc:
@@ -364,7 +385,7 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         return None, [f"cannot read: {exc.strerror}"]
     from lesson_credit.core.library.wildcard import wildcard_problem  # numpy: not before the first frame
 
-    reasons = [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
+    reasons += [why for keyword in lesson.keywords if (why := wildcard_problem(keyword.strip()))]
     for pattern in lesson.patterns:
         try:
             compile_pattern(pattern)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from lesson_credit.core.library.lessons import (
+    IGNORED,
     OVERRIDDEN,
     Lesson,
     LessonError,
@@ -106,13 +107,8 @@ def test_invalid_yaml() -> None:
 @pytest.mark.parametrize(
     "frontmatter",
     [
-        "keywords: [[a, b]]",
-        "match:\n  keywords: [[a], b]",
-        "match:\n  keywords: [{a: 1}]",
         "match:\n  keywords: {a: 1}",
         "match:\n  keywords: 5",
-        "match:\n  keywords: [true]",
-        "match:\n  patterns: [[x]]",
         "match: [a, b]",
         "match: 3",
     ],
@@ -124,8 +120,42 @@ def test_bad_keyword_shapes_raise_with_reason(frontmatter: str) -> None:
     assert any(word in str(info.value) for word in ("keywords", "patterns", "match"))
 
 
-def test_numbers_in_keyword_list_become_strings() -> None:
-    assert lesson("---\nmatch:\n  keywords: [404, 1.5]\n---\n").keywords == ("404", "1.5")
+@pytest.mark.parametrize(
+    ("frontmatter", "keywords", "patterns"),
+    [
+        # gptme keeps a list's text entries and drops the rest (its parser keeps `isinstance(k, str)`), so it
+        # never matches 404 or 1.5: neither is counted (salience counts what gptme would match)
+        ("match:\n  keywords: [404, 1.5, timeout]", ("timeout",), ()),
+        # an empty `-` item (null), a yes (true), a nested list or mapping: dropped, the lesson kept
+        ("match:\n  keywords:\n    - git worktree\n    -\n    - yes", ("git worktree",), ()),
+        ("match:\n  keywords: [[a, b], c, {d: 1}]", ("c",), ()),
+        ("keywords: [[a], b]", ("b",), ()),
+        ("match:\n  keywords: [k]\n  patterns: [[x], 'y+', 7]", ("k",), ("y+",)),
+    ],
+)
+def test_keyword_entries_that_are_not_text_are_ignored_as_gptme_ignores_them(
+    frontmatter: str, keywords: tuple[str, ...], patterns: tuple[str, ...]
+) -> None:
+    got = lesson(f"---\n{frontmatter}\n---\n# T\n")
+    assert (got.keywords, got.patterns) == (keywords, patterns)
+
+
+def test_ignored_keyword_entries_are_reported_and_the_lesson_loads(tmp_path: Path) -> None:
+    write(
+        tmp_path / "lessons" / "t" / "a.md",
+        "---\nmatch:\n  keywords:\n    - git worktree\n    -\n    - 404\n---\n# A\n",
+    )
+    cache = tmp_path / "lessons.cache"
+    library = load_library(tmp_path, cache)
+    assert [x.id for x in library.lessons] == ["t/a.md"]
+    assert library.lessons[0].keywords == ("git worktree",)
+    (problem,) = library.problems
+    assert problem.kind == IGNORED and problem.lesson_id == "t/a.md"
+    assert "null" in problem.reason and "404" in problem.reason and "keyword" in problem.reason
+    # the lesson cache gives the same library and the same problem
+    again = load_library(tmp_path, cache)
+    assert cache.exists()
+    assert again.lessons == library.lessons and again.problems == library.problems
 
 
 def test_title_is_first_h1() -> None:

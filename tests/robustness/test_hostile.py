@@ -61,7 +61,7 @@ def test_library_reports_every_kind_of_broken_file_and_loads_the_rest(tmp_path: 
         "list.md": b"---\n- a\n- b\n---\n# List\n",
         "number.md": b"---\n42\n---\n# Number\n",
         "nested.md": b"---\nmatch:\n  keywords: [[a, b], c]\n---\n# Nested\n",
-        "numbers.md": b"---\nmatch:\n  keywords: [1, 2.5]\n---\n# Numbers are fine as text\n",
+        "numbers.md": b"---\nmatch:\n  keywords: [1, 2.5]\n---\n# Numbers are not text: gptme ignores them\n",
         "nul.md": b"---\nmatch:\n  keywords: [a]\n---\n# N\x00UL\n",
         "latin1.md": b"---\nmatch:\n  keywords: [caf\xe9]\n---\n# Latin-1\n",
         "badpattern.md": b'---\nmatch:\n  keywords: ["k"]\n  patterns: ["(unclosed"]\n---\n# Pattern\n',
@@ -70,9 +70,14 @@ def test_library_reports_every_kind_of_broken_file_and_loads_the_rest(tmp_path: 
         (lib / name).write_bytes(data)
     library = load_library(tmp_path)
     loaded = {lesson.id for lesson in library.lessons}
-    assert loaded == {"good.md", "crlf.md", "numbers.md", "badpattern.md"}
+    # entries of a keyword list that are not text are dropped (as gptme drops them) and reported; the lesson loads
+    assert loaded == {"good.md", "crlf.md", "numbers.md", "nested.md", "badpattern.md"}
     reasons = {Path(p.path).name: p.reason for p in library.problems}
-    assert set(reasons) == {"yaml.md", "list.md", "number.md", "nested.md", "nul.md", "latin1.md", "badpattern.md"}
+    broken = {"yaml.md", "list.md", "number.md", "nul.md", "latin1.md"}
+    assert set(reasons) == broken | {"nested.md", "numbers.md", "badpattern.md"}
+    assert {Path(p.path).name for p in library.problems if p.broken} == broken
+    nested, numbers = library.get("nested.md"), library.get("numbers.md")
+    assert nested is not None and nested.keywords == ("c",) and numbers is not None and numbers.keywords == ()
     assert "UTF-8" in reasons["latin1.md"] and "NUL" in reasons["nul.md"] and "mapping" in reasons["list.md"]
     crlf = library.get("crlf.md")
     assert crlf is not None and crlf.keywords == ("crlf",) and crlf.title == "Windows"
