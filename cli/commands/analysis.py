@@ -25,6 +25,7 @@ from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
 
 if TYPE_CHECKING:
     from lesson_credit.core.analysis.effects import LooResult
+    from lesson_credit.core.sim.report import SimulationReport
 
 
 def cmd_loo(args: argparse.Namespace) -> int:
@@ -216,8 +217,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_json())
     else:
-        print(format_report(report))
+        print(_simulation_text(report, format_report(report)))
     return 0
+
+
+def _simulation_text(report: SimulationReport, full: str) -> str:
+    """simulate's report: as core.sim.report formats it when it fits (or nothing is fitted: a pipe), else
+    fitted to the terminal by the tables' helper (the columns after spearman left out as needed)."""
+    from lesson_credit.core.sim.report import REPORT_HEADER, report_heading, report_notes, report_rows
+
+    width = output_width()
+    if width is None or max(len(line) for line in full.split("\n")) <= width:
+        return full
+    fitted = table(REPORT_HEADER, report_rows(report), width=width, shorten_columns={0: "end"}, drop=(3, 2, 4))
+    return "\n".join([wrap(report_heading(report), width), fitted, wrap("\n".join(report_notes(report)), width)])
 
 
 # simulate --scenario's worlds, as core.sim.scenario names them (not imported: the parser is built for every command)

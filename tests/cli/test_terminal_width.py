@@ -253,3 +253,26 @@ def _read_all(fd: int) -> Iterator[bytes]:
         if not chunk:
             return
         yield chunk
+
+
+def test_simulate_fits_80_columns_and_is_unchanged_where_it_fits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """simulate's report (formatted in core.sim.report, with no rule under its header) goes through the
+    tables' helper only when it does not fit: at 200 columns it is the pipe's, byte for byte."""
+    argv = ["simulate", "--seeds", "1", "--sessions", "60", "--lessons", "12", "--k", "3"]
+    full = output(monkeypatch, tmp_path, argv, None)
+    assert widest(full) > 80 and output(monkeypatch, tmp_path, argv, 200) == full
+    fitted = output(monkeypatch, tmp_path, argv, 80)
+    assert widest(fitted) <= 80, fitted
+    (narrow,), prose, notes = tables(fitted)
+    lines = full.split("\n")
+    header = re.split(r" {2,}", lines[1])
+    assert header == ["estimator", "spearman", "precision@10", "harmful in bottom 10%", "cumulative regret"]
+    rows = [re.split(r" {2,}", line) for line in lines[2 : 2 + len(narrow[0][1])]]
+    for name, cells in narrow:  # each column shown, cell for cell as in the full report
+        assert cells == [row[header.index(name)] for row in rows], name
+    hidden = [name for name in header if name not in [n for n, _ in narrow]]
+    assert hidden and any(", ".join(hidden) in note for note in notes), notes
+    # the heading and the lines under the table, wrapped, word for word
+    assert prose == [word for line in lines[:1] + lines[2 + len(rows) :] for word in line.split()]
