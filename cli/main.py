@@ -92,7 +92,7 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
     parser = argparse.ArgumentParser(
         prog="lesson-credit",
         description=(
-            "Salience-weighted credit for agent lessons. With no command, opens the dashboard "
+            "Salience-weighted credit for agent lessons. With no command, opens the dashboard\n"
             "(on a terminal: without one, exits 2)."
         ),
         epilog=(

@@ -215,7 +215,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "re-fold the log under another strategy/floor/decay/reward priority",
         "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
         "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
-        f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.\n"
+        f"bandit-state.json is rewritten. Strategies, with w = floor + (1 - floor) * salience:{STRATEGY_HELP}.\n"
         "Reward sources (docs/records.md): human (manual and every other named grader), judge (grader judge,\n"
         "or a gptme-sessions record's llm_judge_score), heuristic (grader heuristic/trajectory, a record's\n"
         "trajectory grade) and outcome (an outcome word mapped by [outcomes]). Per source the latest\n"
