@@ -159,8 +159,8 @@ def table(
 
 
 def _hidden_note(hidden: Sequence[str], width: int) -> str:
-    """The line under a table that says which columns were left out and how to see them: the longest
-    wording that fits in one line, else the shortest wrapped."""
+    """The note under a table that says which columns were left out and how to see them: one line when a
+    wording fits, else the names (wrapped between words if need be) over the hint, which is never split."""
     names = ", ".join(hidden)
     for note in (
         f"hidden to fit {width} columns: {names} (`| less -S` or --json shows every column)",
@@ -169,7 +169,8 @@ def _hidden_note(hidden: Sequence[str], width: int) -> str:
     ):
         if len(note) <= width:
             return note
-    return wrap(f"hidden: {names} (all: `| less -S`, --json)", width)
+    first = f"hidden to fit {width} columns: {names}"
+    return wrap(first if len(first) <= width else f"hidden: {names}", width) + "\n  (`| less -S` or --json shows all)"
 
 
 def _fitted(

@@ -35,7 +35,7 @@ def test_a_column_is_dropped_when_the_shortened_ones_at_their_least_do_not_fit()
     assert lines[0].split() == ["lesson", "n", "mean"]
     assert lines[2] == "…/issue-triage-befor….md  33  0.455"
     assert lines[3] == "tools/git.md".ljust(24) + "   4  0.500"
-    assert lines[4:] == ["hidden: category (all: `| less -S`,", "  --json)"]  # the shortest note, wrapped
+    assert lines[4:] == ["hidden to fit 35 columns: category", "  (`| less -S` or --json shows all)"]  # 2 lines
 
 
 def test_numbers_are_never_cut() -> None:
