@@ -111,7 +111,7 @@ def wrap(text: str, width: int | None, hang: int = 2) -> str:
             word = pieces[1].lstrip()
             if " " not in word and len(label.group()) + len(word) <= len(pieces[1]):
                 pieces[:2] = [label.group() + word]
-        out += pieces
+        out += pieces or [line]  # (a line of spaces alone: kept as it was)
     return "\n".join(out)
 
 
