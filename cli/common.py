@@ -304,10 +304,10 @@ def warn_problems(ws: Workspace, quiet: bool = False) -> None:
         print(f"warning: {safe(line)}", file=sys.stderr)
 
 
-STRATEGY_HELP = (
-    "seed: alpha += base*w, beta += 1 - base*w (gptme's update with a salience weight); "
-    "evidence: alpha += w*base, beta += w*(1 - base) (a weakly mentioned lesson learns less); "
-    "uniform: alpha += base, beta += 1 - base (salience ignored, the classic bandit)"
+STRATEGY_HELP = (  # one per line: replay's description is laid out as written (RawDescriptionHelpFormatter)
+    "\n  seed: alpha += base*w, beta += 1 - base*w (gptme's update with a salience weight);"
+    "\n  evidence: alpha += w*base, beta += w*(1 - base) (a weakly mentioned lesson learns less);"
+    "\n  uniform: alpha += base, beta += 1 - base (salience ignored, the classic bandit)"
 )
 
 

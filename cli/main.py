@@ -92,7 +92,7 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
     parser = argparse.ArgumentParser(
         prog="lesson-credit",
         description=(
-            "Salience-weighted credit for agent lessons. With no command, opens the dashboard "
+            "Salience-weighted credit for agent lessons. With no command, opens the dashboard\n"
             "(on a terminal: without one, exits 2)."
         ),
         epilog=(
@@ -101,6 +101,8 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
             "  another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
             "  stderr, nothing written): retry later. 70 internal error (a bug: the traceback is printed;\n"
             "  please report it). 130 interrupted (Ctrl-C).\n"
+            "Tables fit a terminal's width (or $COLUMNS, when set): long paths and ids shortened with an\n"
+            "  ellipsis, minor columns hidden with a note; a pipe or a file gets them in full.\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

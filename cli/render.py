@@ -1,13 +1,32 @@
-"""Plain-text rendering for people: aligned tables and terminal-safe strings."""
+"""Plain-text rendering for people: aligned tables and terminal-safe strings, fitted to a terminal's width.
+
+Fitting applies only where a person reads: `output_width()` is None for a pipe or a file (unless $COLUMNS
+is set), and then every table and line prints exactly as wide as it comes, so a script reads what it
+always read. --json output never goes through here.
+"""
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+import shutil
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from lesson_credit.core.base.numbers import fixed
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+ELLIPSIS = "…"
+GAP = "  "  # between two columns
+# a shortened column keeps at least this many characters (or its header's): enough to tell most rows apart
+MIN_SHORTENED = 16
+MIN_FOLDER = 3  # a shortened path keeps its folders' start only when this many characters of it fit
+MIN_CUT = 4  # the last resort, when every column that may go is gone, the table still too wide and this fits
+# how a column's long text is shortened: "path" keeps the file name (the folders give way first), "middle"
+# keeps both ends (an id's date and its counter), "end" keeps the start (a list of flags reads from the left)
+Shorten = Literal["path", "middle", "end"]
 
 
 def safe(text: object) -> str:
@@ -25,20 +44,169 @@ def fmt(value: float | None, digits: int = 3) -> str:
     return fixed(value, digits)
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: Sequence[int] = ()) -> str:
-    """An aligned text table; columns listed in `right` are right-aligned (numbers)."""
+def output_width() -> int | None:
+    """The width to fit stdout to: $COLUMNS when set (a positive number), else a terminal's width; None for a
+    pipe or a file without $COLUMNS, which gets the full width as before."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        terminal = sys.stdout is not None and sys.stdout.isatty()
+    except (OSError, ValueError):  # closed
+        terminal = False
+    return shutil.get_terminal_size().columns if terminal else None
+
+
+def shorten(text: str, width: int, how: Shorten = "end") -> str:
+    """`text` in at most `width` characters, a visible ellipsis where some were left out."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    if how == "path":
+        return _short_path(text, width)
+    if how == "middle":
+        head = width // 2
+        return text[:head] + ELLIPSIS + text[len(text) - (width - 1 - head) :]
+    return text[: width - 1] + ELLIPSIS
+
+
+def _short_path(path: str, width: int) -> str:
+    """The folders give way first ("work…/issue-triage.md", "…/issue-triage.md"), then the file name's
+    middle: its start and its extension stay ("…/issue-tri….md")."""
+    folder, slash, name = path.rpartition("/")
+    room = width - len(name) - 2  # for the folders' start, beside the ellipsis and the slash
+    if slash and room >= 0:
+        return (folder[:room] if room >= MIN_FOLDER else "") + ELLIPSIS + "/" + name
+    stem, dot, extension = name.rpartition(".")
+    for prefix in (ELLIPSIS + "/" if slash else "", ""):
+        keep = width - len(prefix) - len(extension) - 2  # of the stem, beside the ellipsis and the dot
+        if dot and stem and len(extension) <= 5 and keep >= MIN_CUT:
+            return prefix + stem[:keep] + ELLIPSIS + "." + extension
+    return name if len(name) <= width else name[: width - 1] + ELLIPSIS
+
+
+def wrap(text: str, width: int | None, hang: int = 2) -> str:
+    """Each line of `text` longer than `width` broken at spaces (never inside a word or a number), its
+    continuation lines indented `hang` spaces past the line's own indent; unchanged when `width` is None."""
+    if width is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        pieces = textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=indent + " " * hang,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        # a label alone on its line ("session", then an id too long for the rest of the line) stays beside it
+        # when that makes the line no wider than the id's own line
+        label = re.match(r" *\S+ +", line)
+        if label and len(pieces) > 1 and pieces[0] == label.group().rstrip():
+            word = pieces[1].lstrip()
+            if " " not in word and len(label.group()) + len(word) <= len(pieces[1]):
+                pieces[:2] = [label.group() + word]
+        out += pieces or [line]  # (a line of spaces alone: kept as it was)
+    return "\n".join(out)
+
+
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    right: Sequence[int] = (),
+    *,
+    width: int | None = None,
+    shorten_columns: Mapping[int, Shorten] | None = None,
+    drop: Sequence[int] = (),
+) -> str:
+    """An aligned text table; columns listed in `right` are right-aligned (numbers).
+
+    With a `width` (`output_width()`), a table wider than it is fitted: the `shorten_columns` (index: how)
+    give way first, down to MIN_SHORTENED characters each, then the `drop` columns are left out in that
+    order, with a line under the table naming them. Numbers and the other columns are never cut: a table
+    that cannot fit after all that prints wider than `width`.
+    """
     cells = [[safe(c).replace("\n", " ") for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in cells:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], len(cell))
+    how = dict(shorten_columns or {})
+    shown = list(range(len(headers)))
+    if width is not None:
+        shown, widths = _fitted(headers, widths, how, drop, width)
 
     def line(values: Sequence[str]) -> str:
         parts = []
-        for i, value in enumerate(values):
+        for i in shown:
+            value = values[i]
+            if i in how:
+                value = shorten(value, widths[i], how[i])
             parts.append(value.rjust(widths[i]) if i in right else value.ljust(widths[i]))
-        return "  ".join(parts).rstrip()
+        return GAP.join(parts).rstrip()
 
     out = [line(headers), line(["-" * w for w in widths])]
     out += [line(row) for row in cells]
+    hidden = [headers[i] for i in range(len(headers)) if i not in shown]
+    if hidden and width is not None:
+        out.append(_hidden_note(hidden, width))
     return "\n".join(out)
+
+
+def _hidden_note(hidden: Sequence[str], width: int) -> str:
+    """The note under a table that says which columns were left out and how to see them: one line when a
+    wording fits, else the names (wrapped between words if need be) over the hint, which is never split."""
+    names = ", ".join(hidden)
+    for note in (
+        f"hidden to fit {width} columns: {names} (`| less -S` or --json shows every column)",
+        f"hidden to fit {width} columns: {names} (`| less -S` or --json shows all)",
+        f"hidden: {names} (`| less -S` or --json shows all)",
+    ):
+        if len(note) <= width:
+            return note
+    first = f"hidden to fit {width} columns: {names}"
+    return wrap(first if len(first) <= width else f"hidden: {names}", width) + "\n  (`| less -S` or --json shows all)"
+
+
+def _fitted(
+    headers: Sequence[str], natural: Sequence[int], how: Mapping[int, Shorten], drop: Sequence[int], width: int
+) -> tuple[list[int], list[int]]:
+    """The columns shown and every column's width, for a table whose columns are `natural` wide to fit
+    `width`: the fewest `drop` columns left out for the rest to fit with the shortened ones at their
+    least, then the shortened ones cut only as far as needed: those that may go first, then the widest."""
+
+    def least(i: int, floor: int) -> int:
+        return min(natural[i], max(len(headers[i]), floor)) if i in how else natural[i]
+
+    def total(columns: Sequence[int], widths: Sequence[int]) -> int:
+        return sum(widths[i] for i in columns) + len(GAP) * (len(columns) - 1)
+
+    shown = list(range(len(headers)))
+    floors = [least(i, MIN_SHORTENED) for i in range(len(headers))]
+    for column in drop:
+        if total(shown, floors) <= width:
+            break
+        shown.remove(column)
+    last_resort = [least(i, MIN_CUT) for i in range(len(headers))]
+    if total(shown, floors) > width and total(shown, last_resort) <= width:  # further, if that makes it fit
+        floors = last_resort
+    widths = list(natural)
+    excess = total(shown, widths) - width
+    for column in drop:  # a column that may go gives way before those that stay
+        if column in shown and column in how and excess > 0:
+            given = min(excess, widths[column] - floors[column])
+            widths[column] -= given
+            excess -= given
+    while excess > 0:
+        cut = [i for i in shown if i in how and widths[i] > floors[i]]
+        if not cut:
+            break
+        widest = max(cut, key=lambda i: widths[i])
+        widths[widest] -= 1
+        excess -= 1
+    return shown, widths

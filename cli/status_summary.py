@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lesson_credit.cli.render import output_width
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 
@@ -84,6 +85,7 @@ def _key(args: argparse.Namespace, root: Path) -> dict[str, Any]:
         "code": _code(),
         "root": str(root),
         "options": [bool(args.json), args.sort, bool(args.all)],
+        "width": None if args.json else output_width(),  # a table fitted to a terminal is kept for that width
         "environment": [os.environ.get(name) for name in ENVIRONMENT],
     }
 

@@ -13,6 +13,8 @@ from lesson_credit.cli.process import limit_blas_threads
 # gptme-sessions' records folder (docs/records.md) is read when set: the tests (and the processes
 # they start) never read the developer's own
 os.environ.pop("GPTME_SESSIONS_DIR", None)
+# a COLUMNS exported in the developer's shell fits every table to it (cli/render.py): the tests set it themselves
+os.environ.pop("COLUMNS", None)
 
 # before numpy is first imported (engine_helpers imports the engine): the test processes and the CLI and
 # Python processes they start (they inherit the environment) run BLAS on one thread, as the CLI does

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 from lesson_credit.cli.common import SubParsers, command, open_workspace, print_json, unit_float, warn_problems
 
 if TYPE_CHECKING:
+    from lesson_credit.cli.render import Shorten
     from lesson_credit.core.analysis.agreement import Agreement
 
-from lesson_credit.cli.render import safe, table
+from lesson_credit.cli.render import output_width, safe, table, wrap
 
 
 def _num(value: float | None) -> str:
@@ -35,6 +36,7 @@ def _rows(pairs: Sequence[Agreement]) -> list[tuple[object, ...]]:
 
 
 HEADERS = ["a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
+SOURCES: dict[int, Shorten] = {0: "end", 1: "end"}  # a grader's name may be long; the numbers are never cut
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
@@ -46,14 +48,16 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_json())
         return 0
-    print(
+    width = output_width()
+    head = (
         f"agreement over the sessions both sources scored; kappa and the confusion counts at threshold "
-        f"{report.threshold:g} (a score >= it is positive; a is the reference)\n"
+        f"{report.threshold:g} (a score >= it is positive; a is the reference)"
     )
-    print(table(HEADERS, _rows(report.pairs), right=(2, 3, 4, 5, 6)))
+    print(wrap(head, width) + "\n")
+    print(table(HEADERS, _rows(report.pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
     for category, pairs in report.by_category:
-        print(f"\ncategory {safe(category or '(none)')}:")
-        print(table(HEADERS, _rows(pairs), right=(2, 3, 4, 5, 6)))
+        print(wrap(f"\ncategory {safe(category or '(none)')}:", width))
+        print(table(HEADERS, _rows(pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
     return 0
 
 

@@ -18,13 +18,14 @@ from lesson_credit.cli.common import (
     print_warnings,
     warn_problems,
 )
-from lesson_credit.cli.render import safe, table
+from lesson_credit.cli.render import output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
 
 if TYPE_CHECKING:
     from lesson_credit.core.analysis.effects import LooResult
+    from lesson_credit.core.sim.report import SimulationReport
 
 
 def cmd_loo(args: argparse.Namespace) -> int:
@@ -46,27 +47,51 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
     graded = sum(1 for s in ws.sessions() if not s.pending)
     baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
-    print(
+    width = output_width()
+    head = (
         f"effect per lesson over {graded} graded sessions: the randomized (dropout) estimate with at least "
         f"{MIN_RANDOMIZED} kept and {MIN_RANDOMIZED} withheld sessions when at least as precise, else the joint "
         f"estimate ({baselines} + every lesson); leave-one-out as a second opinion (min {args.min_with} with, "
-        f"{args.min_without} without)\n"
+        f"{args.min_without} without)"
     )
+    print(wrap(head, width) + "\n")
     nothing = nothing_line([r.effect for r in results])
     if nothing:
-        print(nothing)
+        print(wrap(nothing, width))
     ordered = sorted(results, key=lambda r: (order_key(r.effect, r.sufficient), r.path))
     randomized = any(r.randomized is not None for r in results)
     header = ["lesson", "effect", "95% CI", "p (BH)", "from"]
     if randomized:
         header += ["randomized", "95% CI", "kept/withheld"]
     header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
-    print(table(header, [_loo_row(r, randomized) for r in ordered], right=tuple(range(1, len(header) - 1))))
+    print(
+        table(
+            header,
+            [_loo_row(r, randomized) for r in ordered],
+            right=tuple(range(1, len(header) - 1)),
+            width=width,
+            shorten_columns={0: "path", len(header) - 1: "end"},
+            drop=_loo_drop_order(header),
+        )
+    )
     if meta.get("sessions_without_propensity"):
-        print(f"\n{meta['sessions_without_propensity']} graded session(s) have no logged selection propensities (IPW)")
+        lacking = meta["sessions_without_propensity"]
+        print(wrap(f"\n{lacking} graded session(s) have no logged selection propensities (IPW)", width))
     if not args.no_write:
-        print(f"\nwritten to {ws.state_dir / 'loo-results.json'}")
+        print(wrap(f"\nwritten to {ws.state_dir / 'loo-results.json'}", width))
     return 0
+
+
+def _loo_drop_order(header: list[str]) -> list[int]:
+    """The `loo` columns a narrow terminal leaves out, first to last: the second opinion's refinements, its
+    difference, the randomized estimate's detail, the flags; the lesson and its headline estimate stay."""
+    last = len(header) - 1  # flags
+    naive = header.index("with")  # with, without, naive Δ, 95% CI, p (BH), by category, IPW
+    order = [naive + 6, naive + 5, naive + 4, naive + 3, naive + 2, naive + 1]
+    if "randomized" in header:
+        first = header.index("randomized")  # randomized, 95% CI, kept/withheld
+        order += [first + 2, first + 1, first]
+    return [*order, last, naive]
 
 
 def _num(value: float | None, sign: bool = True) -> str:
@@ -138,9 +163,10 @@ def cmd_lint(args: argparse.Namespace) -> int:
     elif not findings:
         print("no problems found")
     else:
+        width = output_width()
         for f in findings:
-            print(f"{f.severity}: [{f.code}] {safe(f.message)}")
-            print(f"  -> {safe(f.advice)}")
+            print(wrap(f"{f.severity}: [{f.code}] {safe(f.message)}", width))
+            print(wrap(f"  -> {safe(f.advice)}", width, hang=3))
         print(f"\n{len(errors)} error(s), {len(warnings)} warning(s); failing on {args.fail_on}s")
     return 1 if failing else 0
 
@@ -191,8 +217,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report.as_json())
     else:
-        print(format_report(report))
+        print(_simulation_text(report, format_report(report)))
     return 0
+
+
+def _simulation_text(report: SimulationReport, full: str) -> str:
+    """simulate's report: as core.sim.report formats it when it fits (or nothing is fitted: a pipe), else
+    fitted to the terminal by the tables' helper (the columns after spearman left out as needed)."""
+    from lesson_credit.core.sim.report import REPORT_HEADER, report_heading, report_notes, report_rows
+
+    width = output_width()
+    if width is None or max(len(line) for line in full.split("\n")) <= width:
+        return full
+    fitted = table(REPORT_HEADER, report_rows(report), width=width, shorten_columns={0: "end"}, drop=(3, 2, 4))
+    return "\n".join([wrap(report_heading(report), width), fitted, wrap("\n".join(report_notes(report)), width)])
 
 
 # simulate --scenario's worlds, as core.sim.scenario names them (not imported: the parser is built for every command)

@@ -22,7 +22,7 @@ from lesson_credit.cli.common import (
     warn_problems,
     warning_lines,
 )
-from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from lesson_credit.core.workspace import Workspace
 
 
-def _status_table(table_obj: PosteriorTable) -> str:
+def _status_table(table_obj: PosteriorTable, width: int | None) -> str:
     rows = [
         (r.path, r.category, r.status, r.n, fmt(r.alpha, 2), fmt(r.beta, 2), fmt(r.mean), fmt(r.ci_low), fmt(r.ci_high))
         for r in table_obj.rows
@@ -41,12 +41,15 @@ def _status_table(table_obj: PosteriorTable) -> str:
         f"strategy {settings.strategy}, floor {settings.floor:g}"
     )
     return (
-        head
+        wrap(head, width)
         + "\n\n"
         + table(
             ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"],
             rows,
             right=(3, 4, 5, 6, 7, 8),
+            width=width,
+            shorten_columns={0: "path", 1: "end"},
+            drop=(1,),  # the category: most often the lesson's folder, which the path shows
         )
     )
 
@@ -116,10 +119,11 @@ def _status_output(result: PosteriorTable, args: argparse.Namespace, ws: Workspa
     """What `status` prints on stdout."""
     if args.json:
         return json_text(result.as_json(), ws)
-    out = _status_table(result) + "\n"
+    width = output_width()
+    out = _status_table(result, width) + "\n"
     unused = sum(1 for r in result.rows if r.n <= 0)
     if args.sort == "mean" and unused and unused < len(result.rows):
-        out += f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last\n"
+        out += wrap(f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last", width) + "\n"
     return out
 
 
@@ -153,13 +157,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for r in result.rows
     ]
     verb = "written" if args.write else "what-if, nothing written"
-    print(
+    width = output_width()
+    head = (
         f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
         f"floor {result.settings.floor:g}, decay {result.settings.decay:g} ({verb}); rewards by "
         f"{', '.join(priority or ws.config.reward_priority)}; change is against "
-        f"{before.settings.strategy}/{before.settings.floor:g}/{before.settings.decay:g}\n"
+        f"{before.settings.strategy}/{before.settings.floor:g}/{before.settings.decay:g}"
     )
-    print(table(["lesson", "status", "n", "alpha", "beta", "mean", "change"], rows, right=(2, 3, 4, 5, 6)))
+    print(wrap(head, width) + "\n")
+    headers = ["lesson", "status", "n", "alpha", "beta", "mean", "change"]
+    print(table(headers, rows, right=(2, 3, 4, 5, 6), width=width, shorten_columns={0: "path"}))
     return 0
 
 
@@ -208,7 +215,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "re-fold the log under another strategy/floor/decay/reward priority",
         "Fold the whole log again under other settings and show each lesson's mean and its change.\n"
         "Without --write nothing changes on disk; with it the settings go to config.toml and\n"
-        f"bandit-state.json is rewritten. Strategies: {STRATEGY_HELP}; w = floor + (1 - floor) * salience.\n"
+        f"bandit-state.json is rewritten. Strategies, with w = floor + (1 - floor) * salience:{STRATEGY_HELP}.\n"
         "Reward sources (docs/records.md): human (manual and every other named grader), judge (grader judge,\n"
         "or a gptme-sessions record's llm_judge_score), heuristic (grader heuristic/trajectory, a record's\n"
         "trajectory grade) and outcome (an outcome word mapped by [outcomes]). Per source the latest\n"

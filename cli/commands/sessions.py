@@ -17,13 +17,14 @@ from lesson_credit.cli.common import (
     resolve_session,
     warn_problems,
 )
-from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from lesson_credit.cli.render import Shorten
     from lesson_credit.core.views import Explanation, GradeRecord, SessionTable
     from lesson_credit.core.workspace import Workspace
 
@@ -31,7 +32,11 @@ if TYPE_CHECKING:
     FloatArray = npt.NDArray[np.float64]
 
 
-def explanation_text(exp: Explanation) -> str:
+CREDIT_HEADERS = ["lesson", "salience", "weight", "reward", "alpha", "beta"]
+
+
+def explanation_text(exp: Explanation, width: int | None = None) -> str:
+    """explain's text; fitted to `width` when one is given (cli/render.py)."""
     s = exp.session
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
     out = [
@@ -51,7 +56,8 @@ def explanation_text(exp: Explanation) -> str:
         )
         for c in exp.lessons
     ]
-    out += ["", table(["lesson", "salience", "weight", "reward", "alpha", "beta"], rows, right=(1, 2, 3, 4, 5))]
+    credit = table(CREDIT_HEADERS, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"})
+    head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
     for c in exp.lessons:
         out.append("")
@@ -77,7 +83,7 @@ def explanation_text(exp: Explanation) -> str:
         out.append("")
         out.append("grade history:")
         out += _history_lines(exp.grades)
-    return "\n".join(out)
+    return "\n".join([head, "", credit, *([wrap("\n".join(out), width, hang=4)] if out else [])])
 
 
 def _history_lines(grades: Sequence[GradeRecord]) -> list[str]:
@@ -121,12 +127,13 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.json:
         print_json(explanation_json(ws, exp), ws)
     else:
-        print(explanation_text(exp))
+        width = output_width()
+        print(explanation_text(exp, width))
         from lesson_credit.core.log.records import journal_changed
 
         changed, why = journal_changed(ws.root, _record_of(ws, exp.session.session_id), ws.allow_outside_journals)
         if changed:
-            print(f"\nwarning: {safe(why)}")
+            print(wrap(f"\nwarning: {safe(why)}", width))
     return 0
 
 
@@ -213,7 +220,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if information is not None:
         headers.append("information")
         cells = [(*c, f"{information[row]:.2e}") for c, row in zip(cells, shown.tolist(), strict=True)]
-    print(table(headers, cells, right=(5, 6, 7)))
+    shortened: dict[int, Shorten] = {0: "middle", 2: "end", 4: "end"}  # an id's date and counter stay
+    print(table(headers, cells, right=(5, 6, 7), width=output_width(), shorten_columns=shortened, drop=(4, 2)))
     more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
     print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
     return 0
@@ -333,6 +341,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
         return 0
     grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
+    width = output_width()
+    history_text = ["grade history:" if exp.grades else "grade history: none (pending)", *_history_lines(exp.grades)]
     out = [
         f"session   {safe(s.session_id)}",
         f"time      {safe(s.timestamp or '-')}",
@@ -341,10 +351,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
         f"log line  {s.line}",
         *_outside_lines(outside),
-        "",
+    ]
+    credit = [
         f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
         table(
-            ["lesson", "salience", "weight", "reward", "alpha", "beta"],
+            CREDIT_HEADERS,
             [
                 (
                     c.path,
@@ -357,12 +368,13 @@ def cmd_show(args: argparse.Namespace) -> int:
                 for c in exp.lessons
             ],
             right=(1, 2, 3, 4, 5),
+            width=width,
+            shorten_columns={0: "path"},
         ),
         "",
-        "grade history:" if exp.grades else "grade history: none (pending)",
-        *_history_lines(exp.grades),
+        *(wrap(line, width, hang=4) for line in history_text),
     ]
-    print("\n".join(out))
+    print(wrap("\n".join(out), width, hang=10) + "\n\n" + "\n".join(credit))  # continued under the value
     return 0
 
 

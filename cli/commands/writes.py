@@ -19,7 +19,7 @@ from lesson_credit.cli.common import (
     resolve_session,
     reward_or_word,
 )
-from lesson_credit.cli.render import fmt, safe, table
+from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     if args.json:
         print_json(explanation_json(ws, exp), ws)
     else:
-        print(explanation_text(exp))
+        print(explanation_text(exp, output_width()))
     return 0
 
 
@@ -133,7 +133,8 @@ def _history(exp: Explanation) -> list[dict[str, object]]:
 
 def _print_credit(headline: str, exp: Explanation) -> int:
     """What a grade or an undo did, then each lesson's credit under the grade in force now."""
-    print(headline + "\n")
+    width = output_width()
+    print(wrap(headline, width) + "\n")
     rows = [
         (
             c.path,
@@ -145,7 +146,8 @@ def _print_credit(headline: str, exp: Explanation) -> int:
         )
         for c in exp.lessons
     ]
-    print(table(["lesson", "salience", "reward", "alpha", "beta", "mean now"], rows, right=(1, 2, 3, 4, 5)))
+    headers = ["lesson", "salience", "reward", "alpha", "beta", "mean now"]
+    print(table(headers, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"}))
     return 0
 
 
@@ -158,10 +160,13 @@ def cmd_prune(args: argparse.Namespace) -> int:
         print_json({"retired": arms, "written": bool(arms) and not args.dry_run}, ws)
         return 0
     if not arms:
-        print("nothing to prune: every arm in the log has its lesson file (or is retired already)")
+        nothing = "nothing to prune: every arm in the log has its lesson file (or is retired already)"
+        print(wrap(nothing, output_width()))
         return 0
     verb = "would retire" if args.dry_run else "retired"
-    print(f"{verb} {len(arms)} arm(s) whose lesson file is gone (their history stays in the log):")
+    print(
+        wrap(f"{verb} {len(arms)} arm(s) whose lesson file is gone (their history stays in the log):", output_width())
+    )
     for arm in arms:
         print(f"  {safe(arm)}")
     return 0

@@ -321,8 +321,11 @@ def summarise(sc: Scenario, results: Sequence[SeedResult]) -> SimulationReport:
     )
 
 
-def format_report(report: SimulationReport) -> str:
-    """A plain-text table: one row per estimator, mean +- sd [p10, p90] per metric."""
+REPORT_HEADER = ("estimator", "spearman", "precision@10", "harmful in bottom 10%", "cumulative regret")
+
+
+def report_rows(report: SimulationReport) -> list[tuple[str, ...]]:
+    """The report's table (under REPORT_HEADER): one row per estimator, mean +- sd [p10, p90] per metric."""
 
     def cell(summary: MetricSummary | None, digits: int) -> str:
         if summary is None or not summary.n:
@@ -330,8 +333,7 @@ def format_report(report: SimulationReport) -> str:
         spread = f"[{summary.p10:.{digits}f}, {summary.p90:.{digits}f}]"
         return f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f} {spread}"
 
-    header = ("estimator", "spearman", "precision@10", "harmful in bottom 10%", "cumulative regret")
-    rows = [
+    return [
         (
             s.name,
             cell(s.spearman, 3),
@@ -341,24 +343,40 @@ def format_report(report: SimulationReport) -> str:
         )
         for s in report.estimators
     ]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+
+def report_heading(report: SimulationReport) -> str:
+    """The line above the report's table: the scenario."""
     sc = report.scenario
-    lines = [
+    return (
         f"scenario {sc.name}: {sc.n_lessons} lessons, {sc.n_sessions} sessions, k={sc.k}, floor={sc.floor}, "
         f"noise={sc.noise}, keyword_breadth={sc.keyword_breadth}; {len(report.seeds)} seeds; "
-        "log-based estimators averaged over every credit strategy's own log",
+        "log-based estimators averaged over every credit strategy's own log"
+    )
+
+
+def report_notes(report: SimulationReport) -> list[str]:
+    """The lines under the report's table: the ceiling, the joint estimate's coverage and the regret."""
+    versus = report.versus_posterior("joint")
+    return [
+        f"ceiling (best achievable spearman): {report.ceiling_mean:.3f}",
+        f"joint 90% interval coverage: {report.coverage_mean:.1%} (target 85-95%)",
+        "joint on each strategy's log minus its posterior (spearman, wins): "
+        + "; ".join(f"{k} {v.mean_diff:+.3f} ({v.wins:.0%})" for k, v in versus.items() if v.n),
+        *regret_lines(report),
+    ]
+
+
+def format_report(report: SimulationReport) -> str:
+    """A plain-text table: one row per estimator, mean +- sd [p10, p90] per metric."""
+    header, rows = REPORT_HEADER, report_rows(report)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = [
+        report_heading(report),
         "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip(),
     ]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    lines.append(f"ceiling (best achievable spearman): {report.ceiling_mean:.3f}")
-    lines.append(f"joint 90% interval coverage: {report.coverage_mean:.1%} (target 85-95%)")
-    versus = report.versus_posterior("joint")
-    lines.append(
-        "joint on each strategy's log minus its posterior (spearman, wins): "
-        + "; ".join(f"{k} {v.mean_diff:+.3f} ({v.wins:.0%})" for k, v in versus.items() if v.n)
-    )
-    lines += regret_lines(report)
-    return "\n".join(lines)
+    return "\n".join(lines + report_notes(report))
 
 
 def regret_lines(report: SimulationReport) -> list[str]:

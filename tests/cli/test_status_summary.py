@@ -230,3 +230,15 @@ def test_a_records_file_named_through_home_is_the_one_read_now(
     git = next(row for row in json.loads(expected[0])["lessons"] if row["path"] == "tools/git.md")
     assert (git["alpha"], git["beta"]) == pytest.approx((2.3, 2.7))
     assert status(root, "--json")[0] == expected[0]
+
+
+def test_a_summary_is_printed_only_at_the_width_it_was_fitted_to(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A status fitted to a terminal (cli/render.py) is no output for a pipe, nor for another width."""
+    monkeypatch.setenv("COLUMNS", "60")
+    narrow, _ = status(root)
+    assert summary(root).exists() and max(len(line) for line in narrow.splitlines()) <= 60
+    monkeypatch.delenv("COLUMNS")
+    full, _ = status(root)
+    assert full != narrow and full == without_summary(root)[0]
+    monkeypatch.setenv("COLUMNS", "60")
+    assert status(root)[0] == narrow

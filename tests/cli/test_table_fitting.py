@@ -1,0 +1,76 @@
+"""The one fitting helper every table goes through (cli/render.py), on small tables worked out by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson_credit.cli.render import output_width, shorten, table, wrap
+
+HEADERS = ["lesson", "category", "n", "mean"]
+ROWS = [("workflow/issue-triage-before-coding.md", "workflow", 33, "0.455"), ("tools/git.md", "tools", 4, "0.500")]
+# natural widths: lesson 38, category 8, n 2, mean 5; three gaps of 2: 59 columns
+
+
+def test_without_a_width_the_table_is_as_wide_as_it_comes() -> None:
+    text = table(HEADERS, ROWS, right=(2, 3))
+    assert text.split("\n")[2] == "workflow/issue-triage-before-coding.md  workflow  33  0.455"
+    assert table(HEADERS, ROWS, right=(2, 3), width=59) == text  # it fits: nothing changes
+
+
+def test_a_path_gives_way_before_anything_is_dropped() -> None:
+    # 50 columns: 9 too many; the lesson column goes from 38 to 29, more than the 16 a shortened one keeps.
+    # The name, issue-triage-before-coding.md (29), does not fit beside "…/": its stem's first
+    # 29 - 2 ("…/") - 2 ("….") - 2 ("md") = 23 characters and its extension stay
+    lines = table(HEADERS, ROWS, right=(2, 3), width=50, shorten_columns={0: "path"}, drop=(1,)).split("\n")
+    assert lines[0] == "lesson".ljust(29) + "  category   n   mean"
+    assert lines[2] == "…/issue-triage-before-cod….md  workflow  33  0.455"
+    assert lines[3] == "tools/git.md".ljust(29) + "  tools      4  0.500"
+    assert max(len(line) for line in lines) == 50
+
+
+def test_a_column_is_dropped_when_the_shortened_ones_at_their_least_do_not_fit() -> None:
+    # 35 columns: lesson at its least (16) + category 8 + n 2 + mean 5 + 6 = 37 > 35: the category goes;
+    # then 16 + 2 + 5 + 4 = 27 fits, and the lesson gets 35 - 2 - 5 - 4 = 24: a stem of 24 - 6 = 18
+    lines = table(HEADERS, ROWS, right=(2, 3), width=35, shorten_columns={0: "path"}, drop=(1,)).split("\n")
+    assert lines[0].split() == ["lesson", "n", "mean"]
+    assert lines[2] == "…/issue-triage-befor….md  33  0.455"
+    assert lines[3] == "tools/git.md".ljust(24) + "   4  0.500"
+    assert lines[4:] == ["hidden to fit 35 columns: category", "  (`| less -S` or --json shows all)"]  # 2 lines
+
+
+def test_numbers_are_never_cut() -> None:
+    # 20 columns cannot hold n and mean beside the lesson at its last resort (4): the table stays wider
+    lines = table(HEADERS, ROWS, right=(2, 3), width=20, shorten_columns={0: "path"}, drop=(1,)).split("\n")
+    assert [line.split()[-2:] for line in lines[2:4]] == [["33", "0.455"], ["4", "0.500"]]
+
+
+@pytest.mark.parametrize(
+    ("how", "width", "expected"),
+    [
+        # workflow/issue-triage-before.md is 31: at 30 the folder keeps 30 - 22 (the name) - 2 ("…/") = 6
+        ("path", 30, "workfl…/issue-triage-before.md"),
+        # at 23 not even "…/" and the name fit: a stem of 23 - 2 - 2 - 2 = 17 and ".md"
+        ("path", 23, "…/issue-triage-befo….md"),
+        ("middle", 9, "2026…-000"),  # 4 from the start, 4 from the end
+        ("end", 8, "insuffi…"),
+    ],
+)
+def test_shorten(how: str, width: int, expected: str) -> None:
+    text = {"path": "workflow/issue-triage-before.md", "middle": "2026-09-01-000", "end": "insufficient data"}[how]
+    assert shorten(text, width, how) == expected  # type: ignore[arg-type]
+    assert len(expected) <= width
+
+
+def test_wrap_breaks_between_words_only() -> None:
+    line = "effect per lesson over 153 graded sessions: min 5 with, 20 without"
+    assert wrap(line, 30) == "effect per lesson over 153\n  graded sessions: min 5 with,\n  20 without"
+    assert wrap(line, None) == line
+
+
+def test_the_width_is_columns_or_a_terminals_never_a_pipes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert output_width() is None  # pytest's captured stdout is no terminal
+    monkeypatch.setenv("COLUMNS", "72")
+    assert output_width() == 72
+    monkeypatch.setenv("COLUMNS", "wide")
+    assert output_width() is None
