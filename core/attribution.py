@@ -120,6 +120,7 @@ def loo(
     meta: dict[str, Any] = {
         "sessions_without_propensity": candidacies.sessions_without,
         "dropout_sessions": len(dropout),
+        "dropout_problems": dropout.problems,
         "effect_method": None if joint is None else joint.method(),
     }
     return results, meta

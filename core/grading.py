@@ -135,25 +135,36 @@ def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[Gra
     as it was (nothing to undo) are not on it either.
 
     An undo reverts the top of the stack (`undo_of`, under the log's lock): an event is one when its
-    note starts as `undo_note` writes it and it puts back, under the top's grader, the score the top
-    replaced. The line the note names is not used: it is where the reverted event was as the log was
-    numbered then (a log pushed into a database holding other events, pulled from one, or merged
-    after another holds it at another line), and a person's note may begin with the same words."""
+    note starts as `undo_note` writes it and it puts back, under its grader, the score that grader's
+    latest event on the stack replaced (the top when it was written: logs merged since may have put
+    another grader's event above it, `_undone`). The line the note names is not used: it is where the
+    reverted event was as the log was numbered then (a log pushed into a database holding other
+    events, pulled from one, or merged after another holds it at another line), and a person's note
+    may begin with the same words."""
     stack: list[tuple[GradeRecord, float | None]] = []
     last: dict[str | None, float | None] = {}  # each source's latest score so far
     for grade in history:
         previous = last.get(grade.source)
         last[grade.source] = grade.base_reward
-        if stack and _reverts(grade, *stack[-1]):
-            stack.pop()
+        undone = _undone(grade, stack)
+        if undone is not None:
+            del stack[undone]
         elif grade.line != record_line and grade.base_reward != previous:
             stack.append((grade, previous))
     return stack
 
 
-def _reverts(grade: GradeRecord, top: GradeRecord, before: float | None) -> bool:
-    """Whether `grade` is the undo of `top`, the latest grade not undone yet, whose source's score was `before`."""
-    return UNDO_NOTE.match(grade.note or "") is not None and grade.grader == top.grader and grade.base_reward == before
+def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]]) -> int | None:
+    """Where on the stack the grade `grade` undoes is, or None when it is no undo: an undo reverts the
+    latest grade of its grader not undone yet (the top of the stack when it was written; logs merged
+    since may have put another grader's grade above it), putting back that source's score before it."""
+    if UNDO_NOTE.match(grade.note or "") is None:
+        return None
+    for at in range(len(stack) - 1, -1, -1):
+        top, before = stack[at]
+        if top.grader == grade.grader:
+            return at if grade.base_reward == before else None
+    return None
 
 
 def undo_of(

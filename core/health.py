@@ -102,9 +102,12 @@ class HealthData:
     listed_twice: tuple[int, tuple[str, ...]] = (0, ())  # (lessons listed again, ids of their sessions)
     retracted: tuple[tuple[str, str], ...] = ()  # (session id, what was retracted) where the latest grade is one
     records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
+    dropout_problems: tuple[str, ...] = ()  # lines and files of the dropout logs not used, a line each
 
 
 def gather(ws: Workspace) -> HealthData:
+    from lesson_credit.core.attribution import dropout_log
+
     data = ws.data()
     sessions = ws.sessions()
     library = ws.library()
@@ -134,6 +137,7 @@ def gather(ws: Workspace) -> HealthData:
         listed_twice=_listed_twice(data.entry_session, data.entry_arm, data.n_arms, sessions),
         retracted=_retracted(ws, sessions),
         records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
+        dropout_problems=dropout_log(ws.root, library).problems,
     )
 
 
@@ -274,6 +278,20 @@ def _stale(h: HealthData) -> list[SessionSummary]:
         s
         for s in h.sessions
         if s.pending and (t := _parse_time(s.timestamp)) and (h.now - t).days >= PENDING_STALE_DAYS
+    ]
+
+
+def dropout_lines_skipped(h: HealthData) -> list[Finding]:
+    if not h.dropout_problems:
+        return []
+    return [
+        Finding(
+            "dropout-lines-skipped",
+            WARNING,
+            f"{len(h.dropout_problems)} part(s) of the dropout logs (state/lesson-dropout) not used",
+            "The randomized estimates leave them out; fix or remove what each line names.",
+            h.dropout_problems,
+        )
     ]
 
 
@@ -560,6 +578,7 @@ CHECKS: tuple[Callable[[HealthData], list[Finding]], ...] = (
     lesson_listed_twice,
     library_config,
     lesson_problems,
+    dropout_lines_skipped,
     sessions_never_graded,
     sessions_pending,
     grades_retracted,

@@ -33,6 +33,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
         args.no_write = True  # one agent's view is not written over the workspace's loo-results.json
     ws = open_workspace(args, writes=not args.no_write)
     results, meta = ws.loo_run(min_with=args.min_with, min_without=args.min_without, write=not args.no_write)
+    ws.warnings.extend(meta["dropout_problems"])  # what of the dropout logs was not used, a line each
     warn_problems(ws, args.json)
     if args.json:
         path = ws.state_dir / "loo-results.json"

@@ -243,7 +243,7 @@ def claims_of(design: Design, fitted: Fitted) -> Claims:
     if fit is None:
         nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
         return Claims(column_of, nothing, math.nan, math.nan, True)
-    counts, var = fitted.counts, fitted.var
+    counts = fitted.counts
     halves, cats = _halves(op, fit), _by_category(op, fit, design)
     drift_p = [_drift_p(*halves[c]) if identified[c] else None for c in range(len(columns))]
     cat_p = [_heterogeneity_p(cats[c]) if identified[c] else None for c in range(len(columns))]
@@ -254,7 +254,7 @@ def claims_of(design: Design, fitted: Fitted) -> Claims:
         if not identified[c]:
             out.append(Column(members, False, unidentified_reason(fitted, c, n_with, n_without)))
             continue
-        effect = Interval(float(fit.coef[c]), math.sqrt(float(var[c])), float(fit.df[c]), n_with, n_without)
+        effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves[c]
         out.append(
             Column(
@@ -273,6 +273,14 @@ def claims_of(design: Design, fitted: Fitted) -> Claims:
         )
     extra = {"penalty": fitted.penalty}
     return Claims(column_of, tuple(out), fitted.prior_sd, math.sqrt(fitted.sigma2), fitted.dense, extra)
+
+
+def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Interval:
+    """Column c's joint effect: the fit's coefficient, the larger of the robust and the model variance."""
+    assert fitted.fit is not None
+    return Interval(
+        float(fitted.fit.coef[c]), math.sqrt(float(fitted.var[c])), float(fitted.fit.df[c]), n_with, n_without
+    )
 
 
 def unidentified_reason(fitted: Fitted, c: int, n_with: int, n_without: int) -> str:

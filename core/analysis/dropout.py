@@ -14,6 +14,9 @@ again, and a session going badly brings them up more, so "kept in any call" woul
 sessions on the kept side. The interval is a Welch t interval on moderated variances (as
 `lesson_credit.core.analysis.effects`).
 
+A session with a line without `matched` (gptme-contrib's Claude Code hook logs only what it withheld) is
+no trial: which lessons its calls kept is not known (docs/format.md §6).
+
 Reading is bounded: regular files only (no symlinks, FIFOs or devices), at most
 `MAX_FILE_BYTES` per file and `MAX_FILES` files; anything else is reported and skipped.
 """
@@ -106,6 +109,7 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
     decided: dict[str, dict[str, bool]] = {}  # per session, each lesson's first coin: kept or not
     epsilon: dict[str, float | None] = {}
     problems: list[str] = []
+    unknown_kept: list[str] = []  # sessions with a line that names no kept lessons (no `matched`)
     with os.scandir(directory) as entries:
         names = sorted(e.name for e in entries if e.name.endswith(".jsonl"))
     if len(names) > MAX_FILES:
@@ -132,6 +136,8 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
             sid = record.get("session_id")
             session_id = sid if isinstance(sid, str) and sid else name[: -len(".jsonl")]
             coins = decided.setdefault(session_id, {})
+            if "matched" not in record and session_id not in unknown_kept:
+                unknown_kept.append(session_id)
             line_coins = {map_id(p): False for p in _paths(record.get("withheld"))}
             line_coins.update((map_id(p), True) for p in _paths(record.get("matched")))
             for lesson, kept in line_coins.items():
@@ -149,8 +155,22 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
             epsilon.get(sid),
         )
         for sid, coins in decided.items()
+        if sid not in unknown_kept
     }
+    if unknown_kept:
+        problems.append(_unknown_kept_problem(directory, unknown_kept))
     return DropoutLog(sessions, tuple(problems))
+
+
+def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
+    """Why sessions with a line that names no kept lessons are no trials: gptme-contrib's Claude Code hook
+    logs only what it withheld, and flips a coin again for a lesson injected at an earlier call, so a
+    lesson's first coin cannot be read (kept then is not named); nor has such a session a kept side."""
+    shown = ", ".join(sessions[:3]) + (f" and {len(sessions) - 3} more" if len(sessions) > 3 else "")
+    return (
+        f"{directory}: {len(sessions)} session(s) have lines that do not list their kept lessons (no `matched`, as "
+        f"the Claude Code hook writes them), so no lesson's first coin is known: not used ({shown})"
+    )
 
 
 def randomized_effects(

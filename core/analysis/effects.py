@@ -479,6 +479,7 @@ def loo_payload(
     *,
     sessions_without_propensity: int | None = None,
     dropout_sessions: int = 0,
+    dropout_problems: Sequence[str] = (),
     effect_method: str | None = None,
 ) -> dict[str, Any]:
     """`loo-results.json` (docs/format.md §8), with the extra per-lesson fields this tool computes, in the shape
@@ -486,7 +487,8 @@ def loo_payload(
     folder and stem (`tools/x`, `x` at the library's root; see `gptme_key`) with its `delta`, so each
     result's lesson id is in `lesson`; gptme-dashboard reads every top-level number as `{lesson: delta}`
     (it skips `meta` and `results`), so each lesson with a delta is also a top-level key.
-    `effect_method`: the joint fit's description (`JointFit.method`)."""
+    `effect_method`: the joint fit's description (`JointFit.method`); `dropout_problems`: what of the
+    dropout logs was not used (a line each)."""
     from lesson_credit.core.analysis import claims as claims_mod
     from lesson_credit.core.analysis import estimates
 
@@ -521,6 +523,7 @@ def loo_payload(
             "min_ipw": MIN_IPW,
             "sessions_without_propensity": sessions_without_propensity,
             "dropout_sessions": dropout_sessions,
+            "dropout_problems": list(dropout_problems),
         },
         "results": [{"path": gptme_key(r.path), "lesson": r.path, **r.as_json(with_path=False)} for r in results],
         **flat,

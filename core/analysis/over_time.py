@@ -11,7 +11,8 @@ Two series per lesson, over the same windows of the log:
   window (for a lesson alone in its sessions, exactly the within-window difference of means, with
   the category baselines, and the time blocks' in a log long enough to have them: `joint.time_blocks`);
   its interval is Student's t from the same HC2 sandwich restricted to
-  the window. Only a lesson the whole log identifies gets them (a group: the group's column); a
+  the window. One window (the whole log) shows the joint effect itself, the one `loo` reports as
+  `joint` (`claims.joint_interval`). Only a lesson the whole log identifies gets them (a group: the group's column); a
   window with fewer than `claims.MIN_CELL` sessions with or without the lesson shows none.
 - **The credit posterior after each window**: the Beta posterior folded (`bandit.fold`, the credit
   settings in force) over the graded sessions up to the window's last one: what the dashboard's
@@ -31,7 +32,14 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.claims import Fitted, Interval, interval_of, unidentified_reason, windows
+from lesson_credit.core.analysis.claims import (
+    Fitted,
+    Interval,
+    interval_of,
+    joint_interval,
+    unidentified_reason,
+    windows,
+)
 from lesson_credit.core.analysis.joint import Design
 from lesson_credit.core.bandit.fold import fold
 from lesson_credit.core.log.snapshot import FoldData
@@ -140,7 +148,9 @@ def lesson_over_time(
     for w in range(count):
         last = int(ends[column, w])
         effect = None
-        if identified:
+        if identified and count == 1:  # the whole log: the joint effect itself (the headline's)
+            effect = joint_interval(fitted, column, injected, graded - injected)
+        elif identified:
             effect = interval_of(estimate[column, w], var[column, w], n_with[column, w], n_without[column, w])
         mean, low, high = credit[w]
         session = session_ids[int(design.rows[last])]

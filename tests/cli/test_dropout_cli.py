@@ -108,3 +108,20 @@ def test_a_failed_select_leaves_no_trial_line_and_its_retry_leaves_one(tmp_path:
     lines = trial.read_text().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["session_id"] == "t1"
     assert log.read_text().count('"t1"') == 1
+
+
+def test_loo_and_lint_say_which_dropout_lines_were_not_used(tmp_path: Path) -> None:
+    root = dropout_workspace(tmp_path)
+    folder = root / "state" / "lesson-dropout"
+    with (folder / "s2.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write")
+    assert code == 0
+    assert "s2.jsonl:2" in err and err.count("\n") == len(err.splitlines())  # one line each, on stderr
+    code, out, _ = run_cli("loo", "--workspace", str(root), "--json", "--no-write")
+    assert code == 0 and any("s2.jsonl:2" in w for w in json.loads(out)["warnings"])
+    code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
+    findings = {f["code"]: f for f in json.loads(out)["findings"]}
+    assert "s2.jsonl:2" in json.dumps(findings["dropout-lines-skipped"])
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # read, never changed

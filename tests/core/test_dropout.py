@@ -92,3 +92,15 @@ def test_reading_is_bounded_and_reports_bad_files(tmp_path: Path, monkeypatch: p
     for name in ("big.jsonl", "link.jsonl", "fifo.jsonl", "ok.jsonl:2", "ok.jsonl:3"):
         assert name in text
     assert read_dropout_logs(tmp_path / "missing", str).sessions == {}
+
+
+def test_a_session_whose_lines_name_no_kept_lessons_is_not_a_trial(tmp_path: Path) -> None:
+    # gptme-contrib's Claude Code hook logs only what it withheld (no `matched`), and flips a coin again for a
+    # lesson it injected at an earlier call: a lesson kept then withheld later reads as withheld first. Its
+    # sessions have no kept side either, so in a log beside gptme's they would fill only the withheld side.
+    hook = {k: v for k, v in gptme_line("h1", [], [A]).items() if k != "matched"}
+    folder = write_logs(tmp_path, {"g1": [gptme_line("g1", [A], [B])], "h1": [hook, hook]})
+    log = read_dropout_logs(folder, lambda raw: raw.rsplit("lessons/", 1)[-1])
+    assert set(log.sessions) == {"g1"}
+    (problem,) = log.problems
+    assert "1 session" in problem and "matched" in problem and "h1" in problem

@@ -265,3 +265,25 @@ def test_a_grade_whose_note_begins_like_an_undo_note_is_a_grade(tmp_path: Path) 
     assert (record.base_reward, record.note) == (0.4, "undo of line 3: 0.7 back to 0.4")
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.note) == (None, "undo of line 2: 0.4 back to pending")
+
+
+def test_an_undo_merged_after_another_sources_grade_still_takes_its_own_grade_off(tmp_path: Path) -> None:
+    """A person grades s1 and undoes it on one machine; the judge grades s1 on another; the logs are merged
+    with the judge's grade between the person's and the undo. The undo reverted the person's grade (its
+    grader's latest not undone), so the stack holds the judge's 0.8 alone: undoing next withdraws the judge's
+    score and the session is pending. Before, the undo was taken for a grade (the top of the stack was the
+    judge's), and the next undo reverted the undo: the person's 0.6 was back in force."""
+    own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name="own")
+    ws = Workspace(own, clock=fixed_clock)
+    ws.append_grade("s1", 0.6)  # line 2
+    assert ws.undo_grade("s1").note == "undo of line 2: 0.6 back to pending"  # line 3
+    lines = (log_bytes(own) or b"").splitlines(keepends=True)
+    judge = json.dumps(grade("s1", 0.8, grader="judge")).encode() + b"\n"
+    merged = make_workspace(tmp_path, LESSONS, [lines[0], lines[1], judge, lines[2]])
+    assert Workspace(merged).session("s1").base_reward == 0.8  # the judge's, the person's withdrawn
+    record = Workspace(merged, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.grader) == (None, "judge")
+    assert record.note == "undo of line 3 by manual: 0.8 back to pending"
+    assert Workspace(merged).session("s1").pending
+    with pytest.raises(WorkspaceError, match="nothing to undo"):
+        Workspace(merged).undo_grade("s1")
