@@ -146,7 +146,18 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argpars
         command = build_parser(()).parse_known_args(argv)[0].command
     group = COMMANDS[command][0] if command is not None else None
     parser = build_parser(None if group == WHOLE_PARSER else () if group is None else (group,))
-    return parser, parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser (its usage, its name), not the top level's
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
+    return parser, args
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `args` ran: `store push`'s for `lesson-credit store push ...`."""
+    for name, command_parser in subcommands(parser).items():
+        if name in (getattr(args, "command", None), getattr(args, "store_command", None)):
+            return _innermost(command_parser, args)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None = None) -> int:

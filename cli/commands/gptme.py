@@ -85,5 +85,10 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "import-gptme of that file later logs only what gptme's bandit added to it.",
         "  lesson-credit export-gptme ~/agent/state/lesson-thompson/",
     )
-    p.add_argument("path", metavar="PATH", help="a file, or a folder to write bandit-state.json in")
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        help="a new file, a gptme bandit-state.json to replace (no other file is replaced), or a folder to "
+        "write bandit-state.json in",
+    )
     p.set_defaults(func=cmd_export_gptme)

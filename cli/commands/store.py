@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
     CliError,
@@ -15,15 +15,16 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import safe
 
+if TYPE_CHECKING:
+    from lesson_credit.core.log.eventstore import EventStore
+    from lesson_credit.core.log.pgstore import PgStore
+
 
 def cmd_store_push(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.eventstore import JsonlStore
-    from lesson_credit.core.log.pgstore import PgStore
 
     ws = open_workspace(args)
-    store = ws.log
-    if not isinstance(store, PgStore):
-        raise CliError("store push needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    store = _database(ws.log, "push")
     source = JsonlStore(ws.state_dir / "sessions.jsonl")
     report = store.push(source.raw_lines)  # how to read it from the start: see core/log/pgpush.py
     if args.json:
@@ -54,17 +55,29 @@ def cmd_store_push(args: argparse.Namespace) -> int:
 
 def cmd_store_pull(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.eventstore import export_log
-    from lesson_credit.core.log.pgstore import PgStore
 
     ws = open_workspace(args)
-    if not isinstance(ws.log, PgStore):
-        raise CliError("store pull needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
-    count = export_log(ws.log.raw_lines(), Path(args.file))
+    store = _database(ws.log, "pull")
+    count = export_log(store.raw_lines(), Path(args.file))
     if args.json:
-        print_json({"store": ws.log.name, "file": str(args.file), "events": count}, ws)
+        print_json({"store": store.name, "file": str(args.file), "events": count}, ws)
     else:
-        print(f"wrote {count} events from {safe(ws.log.name)} to {safe(args.file)}")
+        print(f"wrote {count} events from {safe(store.name)} to {safe(args.file)}")
     return 0
+
+
+def _database(store: EventStore, action: str) -> PgStore:
+    """The database store `store` is, else CliError: the file needs no push or pull. psycopg is
+    imported only then (a database store imported it already), so the command says so in one line
+    where the `pg` extra is not installed."""
+    from lesson_credit.core.log.stores import is_local
+
+    if is_local(store):
+        raise CliError(f"store {action} needs a database store (--store URL, $LESSON_CREDIT_STORE or [store] url)")
+    from lesson_credit.core.log.pgstore import PgStore
+
+    assert isinstance(store, PgStore)
+    return store
 
 
 def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:

@@ -440,6 +440,35 @@ def export_target(path: Path | str) -> Path:
     return target
 
 
+def refuse_non_state(target: Path, log_path: Path) -> None:
+    """InteropError when something is at `target` that `export-gptme` must not replace: the event log,
+    or any file but an empty one or a gptme state file (a JSON object with an `arms` object, or `{}`),
+    so that a slip in PATH (a lesson, a journal, config.toml) never destroys a file. Symbolic links,
+    FIFOs and devices are `refuse_unreplaceable`'s."""
+    if target.resolve() == log_path.resolve():
+        why = "the workspace's event log"
+    else:
+        try:
+            raw = read_regular(target, STATE_MAX_BYTES)
+        except FileNotFoundError:
+            return
+        except (OSError, UnsafeFile) as exc:
+            raise InteropError(f"{exc}; not replaced by export-gptme") from None
+        if not raw.strip():
+            return
+        try:
+            loaded = decode_json(raw, target)
+        except JsonError:
+            why = "not JSON"
+        else:
+            if isinstance(loaded, dict) and (not loaded or isinstance(loaded.get("arms"), dict)):
+                return
+            why = "a JSON object without an 'arms' object" if isinstance(loaded, dict) else "not a JSON object"
+    raise InteropError(
+        f"{target} is not a gptme bandit-state.json ({why}); not replaced by export-gptme: name a new file or a folder"
+    )
+
+
 def gptme_state(
     post: Posterior,
     session_times: Callable[[], Sequence[str | None]],

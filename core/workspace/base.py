@@ -308,9 +308,12 @@ def choose_store(
     log_path = config_path.parent / "sessions.jsonl"
     store = JsonlStore(log_path, guard) if url is None else open_store(url, log_path, agent)
     if written_by is not None:
+        from lesson_credit.core.log.stores import is_local
+
+        if is_local(store):  # (before importing the database store: psycopg may not be installed)
+            raise WorkspaceError("--written-by needs a database store: the file does not record who wrote each event")
         from lesson_credit.core.log.pgstore import PgStore
 
-        if not isinstance(store, PgStore):
-            raise WorkspaceError("--written-by needs a database store: the file does not record who wrote each event")
+        assert isinstance(store, PgStore)
         store.written_by = written_by
     return store

@@ -33,6 +33,8 @@ class GptmeFiles(StateFile):
         onto the own, that file is ours again (its copy kept), written as every rewrite of it is: under
         the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
+        if target.resolve() != self.state_path:  # (a slip in PATH: refused before anything, the lock file too)
+            interop.refuse_non_state(target, self.state_dir / "sessions.jsonl")
         with self.log.locked():
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
@@ -54,7 +56,8 @@ class GptmeFiles(StateFile):
         export wrote it (`_refuse_over_updates`); else an export event holding the numbers about to be
         written is appended, then the file is written (a file not written after its event is logged
         holds nothing an import could take for it: its `created` is new). What a write must not
-        replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged."""
+        replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged
+        (`export_gptme` refused the event log and any file that is not a gptme state file before)."""
         refuse_unreplaceable(target)  # (StoreError: one line)
         self._refuse_over_updates(target)
 

@@ -256,3 +256,37 @@ def test_two_agents_files_of_one_library_add_their_sessions(root: Path, tmp_path
     assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 48  # s1, a's 40 and b's 7
     ok("import-gptme", "--workspace", str(root), str(agent("a", 45)))  # a counted 5 more, no arm moved
     assert json.loads((root / STATE_REL).read_text())["total_sessions"] == 53  # s1, a's 45 and b's 7
+
+
+@pytest.mark.parametrize(
+    ("target", "says"),
+    [
+        (LOG_REL, "the workspace's event log"),
+        ("lessons/tools/git.md", "not JSON"),
+        ("j.txt", "not JSON"),
+        ("state/lesson-thompson/config.toml", "not JSON"),
+        ("other.json", "a JSON object without an 'arms' object"),
+    ],
+)
+def test_an_export_never_replaces_a_file_that_is_not_a_bandit_state(root: Path, target: str, says: str) -> None:
+    """`export-gptme` onto the event log replaced it with bandit-state JSON (exit 0: every session
+    lost), and onto a lesson, a journal or config.toml replaced those: a typo in PATH destroyed a file.
+    Now a file there that is not a gptme bandit-state.json is refused: one line, nothing written."""
+    (root / "state/lesson-thompson/config.toml").write_text("floor = 0.3\n")
+    (root / "other.json").write_text('{"type": "session", "session_id": "x"}\n')
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(root / target))
+    assert (code, out) == (1, "")
+    assert len(err.strip().splitlines()) == 1 and says in err and "not replaced" in err, err
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts} == before
+
+
+@pytest.mark.parametrize("content", [None, "", "{}", '{"arms": {}}'])
+def test_an_export_writes_a_new_empty_or_bandit_state_file(root: Path, tmp_path: Path, content: str | None) -> None:
+    """What an export may write over: nothing yet, an empty file (mktemp's) or a gptme state file."""
+    target = tmp_path / "gptme.json"
+    if content is not None:
+        target.write_text(content)
+    ok("export-gptme", "--workspace", str(root), str(target))
+    # s1: reward 0.8 at salience 1 (weight 1) from Beta(1, 1): alpha 1 + 0.8
+    assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.8)

@@ -148,3 +148,26 @@ def test_the_simulate_examples_are_small() -> None:
         args = build_parser().parse_args(line.split()[1:])
         sessions = args.sessions or scenario(args.scenario).n_sessions
         assert args.seeds * sessions <= 1000, line
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog", "extra"),
+    [
+        (["loo", "--no-write", "--min-sessions", "3"], "lesson-credit loo", "--min-sessions 3"),
+        (["status", "--jsn"], "lesson-credit status", "--jsn"),
+        (["help", "status", "--json"], "lesson-credit help", "--json"),
+        (["store", "push", "--bogus"], "lesson-credit store push", "--bogus"),
+    ],
+)
+def test_an_unknown_option_is_reported_by_its_command(
+    argv: list[str], prog: str, extra: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`lesson-credit loo --min-sessions 3` printed the top-level usage (`lesson-credit [-h] ... COMMAND
+    ...`) and `lesson-credit: error: unrecognized arguments`: nothing said which command's options to
+    look up. Now the command's own usage and name, as for its other usage errors."""
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: {prog} "), err
+    assert err.rstrip("\n").splitlines()[-1] == f"{prog}: error: unrecognized arguments: {extra}"

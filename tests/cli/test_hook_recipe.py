@@ -27,21 +27,48 @@ def recipe() -> str:
     return "".join(blocks)
 
 
-def run_recipe(tmp_path: Path, ws: Path, session_id: str, task: str) -> subprocess.CompletedProcess[str]:
-    bin_dir = tmp_path / "bin"
+def guide_blocks(section: str) -> str:
+    """The bash blocks of one `## ` section of docs/guide.md, in order."""
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    text = guide.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return "".join(re.findall(r"```bash\n(.*?)```", text, flags=re.S))
+
+
+def shim(bin_dir: Path) -> dict[str, str]:
+    """An environment whose `lesson-credit` is the tree under test."""
     bin_dir.mkdir(exist_ok=True)
-    shim = bin_dir / "lesson-credit"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m lesson_credit.cli.main "$@"\n', encoding="utf-8")
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    path = bin_dir / "lesson-credit"
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m lesson_credit.cli.main "$@"\n', encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
+
+
+def test_the_empty_folder_walkthrough_runs_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/guide.md's first section takes a new user from an empty folder to a graded session."""
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    script = guide_blocks("Starting from an empty folder")
+    env = shim(tmp_path / "bin")
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    code, out, err = run_plain(capsys, "status", "-w", str(folder), "--json")
+    assert code == 0, err
+    (lesson,) = json.loads(out)["lessons"]
+    # both keywords in the journal: salience 1, weight 1; seed strategy: alpha 1 + 0.8, beta 1 + (1 - 0.8)
+    assert (lesson["path"], lesson["n"]) == ("tools/git-rebase.md", 1)
+    assert (lesson["alpha"], lesson["beta"]) == (pytest.approx(1.8), pytest.approx(1.2))
+
+
+def run_recipe(tmp_path: Path, ws: Path, session_id: str, task: str) -> subprocess.CompletedProcess[str]:
     work = tmp_path / session_id
     work.mkdir()
     (work / "task.md").write_text(task, encoding="utf-8")
     (ws / "journal").mkdir(exist_ok=True)
     (ws / "journal" / f"{session_id}.md").write_text("Used git to rebase.\n", encoding="utf-8")
     env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PYTHONPATH": str(ROOT),
+        **shim(tmp_path / "bin"),
         "WS": str(ws),
         "SESSION": session_id,
         "HEURISTIC_REWARD": "0.7",
