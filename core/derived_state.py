@@ -45,6 +45,10 @@ def check_state(ws: Workspace) -> StateCheck | None:
     if missing is not None:
         return StateCheck(missing, False, missing=True)
     try:
+        ws.guard.replaceable(path)  # a link to the log or config.toml: neither read as one nor replaced
+    except StoreError as exc:
+        return StateCheck(str(exc), True)
+    try:
         raw = read_regular(path, STATE_MAX_BYTES)
     except FileNotFoundError:
         return None

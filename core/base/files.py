@@ -17,7 +17,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -92,10 +92,25 @@ def write_outside_allowed(asked: bool | None = None) -> bool:
 @dataclass(frozen=True)
 class WriteGuard:
     """Where one workspace's files may be written: anywhere under `root` (a resolved path),
-    through symlinks that stay under it; elsewhere only with `allow_outside`."""
+    through symlinks that stay under it; elsewhere only with `allow_outside`. The `kept` files (the
+    event log, config.toml: `keeping`) are never replaced from another file's name, through a link."""
 
     root: Path
     allow_outside: bool = False
+    kept: tuple[tuple[Path, Path], ...] = ()  # (a kept file's own path, where it really is)
+
+    def keeping(self, *paths: Path) -> WriteGuard:
+        """This guard, keeping `paths` (`replaceable`)."""
+        kept = tuple((Path(os.path.abspath(path)), Path(os.path.realpath(path))) for path in paths)
+        return replace(self, kept=self.kept + kept)
+
+    def replaceable(self, path: Path, real: Path | None = None) -> None:
+        """StoreError, naming `path`, when a rewrite of it would land on a kept file (`real`: where it
+        leads, default found): a loo-results.json linked to the event log would replace every session."""
+        real = Path(os.path.realpath(path)) if real is None else real
+        for own, kept in self.kept:
+            if real == kept and Path(os.path.abspath(path)) != own:
+                raise StoreError(f"{path}: a link to {own.name}; not written through (that would replace {own.name})")
 
     @classmethod
     def of(cls, root: Path | str, allow_outside: bool | None = None) -> WriteGuard:
@@ -152,7 +167,9 @@ def atomic_write_with(
     """`atomic_write` of what `write` writes into the new file's handle (it may seek back): for a
     file too big to hold in memory twice."""
     shown = path
-    path = guard.target(path) if guard is not None else path
+    if guard is not None:
+        path = guard.target(path)
+        guard.replaceable(shown, path)
     refuse_unreplaceable(path, shown=shown)
     tmp = None
     try:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     pass
 
 STATE_DIR = Path("state") / "lesson-thompson"
+LOG_FILE = "sessions.jsonl"  # the event log, in STATE_DIR (when the store is the file)
 LIBRARY_RECHECK_S = 5.0  # a library read longer ago than this is read again by the next refresh (stat-checked)
 LIBRARY_RECHECK_SHARE = 0.02  # and no sooner than its last reread took / this: 30,000 lessons take 0.5 s
 
@@ -70,9 +71,11 @@ class WorkspaceBase:
         LESSON_CREDIT_WRITE_OUTSIDE=1; see core.base.files)."""
         self.root = Path(root).resolve()
         self.state_dir = self.root / STATE_DIR
-        self.guard = WriteGuard.of(self.root, allow_outside_writes)
         self.state_path = self.state_dir / "bandit-state.json"
         self.config_path = self.state_dir / "config.toml"
+        log_file = self.state_dir / LOG_FILE
+        kept = (log_file, log_file.with_name(LOG_FILE + ".torn"), self.config_path)  # never from a derived file's name
+        self.guard = WriteGuard.of(self.root, allow_outside_writes).keeping(*kept)
         try:
             self.config, self._config_text = read_config(self.config_path)
         except ConfigError as exc:
@@ -305,7 +308,7 @@ def choose_store(
     from lesson_credit.core.log.stores import open_store, store_url
 
     url = store_url(given, config.extra, config_path)
-    log_path = config_path.parent / "sessions.jsonl"
+    log_path = config_path.parent / LOG_FILE
     store = JsonlStore(log_path, guard) if url is None else open_store(url, log_path, agent)
     if written_by is not None:
         from lesson_credit.core.log.stores import is_local

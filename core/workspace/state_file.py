@@ -109,10 +109,15 @@ class StateFile(Analysis):
 
     def _refuse_missing_log(self) -> None:
         """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json is there
-        (`log_missing`): rewriting it from the empty fold would throw its evidence away."""
+        (`log_missing`): rewriting it from the empty fold would throw its evidence away; or when
+        bandit-state.json is a link to the log or config.toml (read as a state file, then replaced)."""
         missing = self.log_missing()
         if missing is not None:
             raise interop.StateKept(missing)
+        try:
+            self.guard.replaceable(self.state_path)
+        except StoreError as exc:
+            raise interop.StateKept(str(exc)) from None
 
     def _copies(self) -> Path:
         """Where the copies of the files we wrote are kept, one per `created` (`_copy_path`)."""

@@ -282,3 +282,38 @@ def test_atomic_write_refuses_to_replace_anything_but_a_regular_file(tmp_path: P
     regular.write_bytes(b"old")
     atomic_write(regular, b"new")
     assert regular.read_bytes() == b"new"
+
+
+@pytest.mark.parametrize(
+    ("derived", "target"),
+    [
+        ("loo-results.json", "sessions.jsonl"),  # `loo` wrote its results over every session (exit 0)
+        ("bandit-state.json", "sessions.jsonl"),
+        ("loo-results.json", "config.toml"),
+        ("bandit-state.json", "sessions.jsonl.torn"),
+    ],
+)
+def test_a_derived_file_linked_to_the_log_or_the_settings_is_not_written_through(
+    tmp_path: Path, derived: str, target: str
+) -> None:
+    """A link inside the workspace is followed (a shared file), but never onto the event log, what a
+    crash cut off it, or config.toml from another file's name: a rewrite of loo-results.json or
+    bandit-state.json there would replace the source of truth with derived numbers."""
+    root = _ws(tmp_path)
+    state = root / STATE
+    (state / "config.toml").write_text('strategy = "seed"\n')
+    (state / "sessions.jsonl.torn").write_text('{"type": "sess')
+    link = state / derived
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    kept = {name: (state / name).read_bytes() for name in ("sessions.jsonl", "config.toml", "sessions.jsonl.torn")}
+    command = (
+        ("loo", "--workspace", str(root)) if derived == "loo-results.json" else ("status", "--workspace", str(root))
+    )
+    code, _, err = run_cli(*command)
+    assert code == (1 if derived == "loo-results.json" else 0)  # loo's file is its output; the state file a warning
+    assert derived in _one_line(err) and target in err, err
+    assert {name: (state / name).read_bytes() for name in kept} == kept
+    assert link.is_symlink()
+    code, out, _ = run_cli("status", "--workspace", str(root), "--json")
+    assert code == 0 and json.loads(out)["lessons"][0]["n"] == 1
