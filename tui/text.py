@@ -219,7 +219,7 @@ def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
 def phrase_lines(paragraphs: list[list[Text]], width: int, separator: str = " · ") -> Text:
     """Each paragraph's phrases joined by `separator`, a new line where the next phrase would pass `width`
     cells (0: never): a line breaks between phrases, so a count stays with its words. A phrase wider
-    than the line is left to the widget's own wrapping."""
+    than the line is left to the widget's own wrapping. A separator has the style of the phrase after it."""
     out = Text()
     for number, phrases in enumerate(paragraphs):
         if number:
@@ -230,7 +230,7 @@ def phrase_lines(paragraphs: list[list[Text]], width: int, separator: str = " ·
                 out.append("\n")
                 used = 0
             elif index:
-                out.append(separator)
+                out.append(separator, style=phrase.style)  # (dim before a dim phrase)
                 used += len(separator)
             out.append_text(phrase)
             used += phrase.cell_len

@@ -15,7 +15,7 @@ from lesson_credit.tui.screens.simulation import SimulationScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen, summary
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.tui.test_tui_whole_headers import demo_app, row_text, table_header
-from tests.tui.tui_fixture import burst, settle
+from tests.tui.tui_fixture import burst, open_session, settle
 
 SIZE = (80, 24)
 BIG = (160, 48)
@@ -134,3 +134,17 @@ async def test_simulation_scrolled_right_at_100_columns_still_names_each_row(tmp
         await settle(pilot)
         header = table_header(app, "sim-table")
         assert header[0] == "estimator" and header[-2:] == ["cumulative", "regret"], header
+
+
+async def test_transcript_heading_breaks_between_its_phrases_at_80x24(tmp_path: Path) -> None:
+    """The demo's 2026-09-03-005 at 80 columns: on the old code its heading wrapped as "... · claude-code ·
+    40" and "messages · 13 tool calls"."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "2026-09-03-005")
+        await pilot.press("V")
+        await settle(pilot)
+        lines = shown(app, "transcript-info")
+        for phrase in ("40 messages", "13 tool calls", "keyword hits highlighted", "/ search"):
+            assert any(phrase in line for line in lines), (phrase, lines)
