@@ -271,7 +271,7 @@ class LessonCreditApp(AppWrites, App[None]):
             return  # a later change's message arrived first (the writer and the poll are two threads)
         self.snapshot = snapshot
         self.data_version = snapshot.version
-        self.writes.settle(snapshot.version)
+        self.writes.settle(snapshot.version, snapshot.grade_of)
         self._report_problems(snapshot.problems)
         if self.grading_order == "informative":
             self._refresh_queue()

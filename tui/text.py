@@ -216,6 +216,27 @@ def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
     return out
 
 
+def phrase_lines(paragraphs: list[list[Text]], width: int, separator: str = " · ") -> Text:
+    """Each paragraph's phrases joined by `separator`, a new line where the next phrase would pass `width`
+    cells (0: never): a line breaks between phrases, so a count stays with its words. A phrase wider
+    than the line is left to the widget's own wrapping. A separator has the style of the phrase after it."""
+    out = Text()
+    for number, phrases in enumerate(paragraphs):
+        if number:
+            out.append("\n")
+        used = 0
+        for index, phrase in enumerate(phrases):
+            if index and width > 0 and used + len(separator) + phrase.cell_len > width:
+                out.append("\n")
+                used = 0
+            elif index:
+                out.append(separator, style=phrase.style)  # (dim before a dim phrase)
+                used += len(separator)
+            out.append_text(phrase)
+            used += phrase.cell_len
+    return out
+
+
 EMPTY_WORKSPACE_HINT = (
     "Nothing logged yet. Lessons are Markdown files under lessons/ (frontmatter `match: keywords: [...]`); "
     "log a session with `lesson-credit record --session-id ID --journal JOURNAL.md --lessons LESSON_ID ...` "

@@ -81,6 +81,7 @@ class WriteQueue:
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
+        self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
         self._trouble: str | None = None  # why `_applying` failed last (None: it has not failed)
@@ -125,7 +126,14 @@ class WriteQueue:
             return any(w.kind == "settings" for w in (*self._waiting, self._applying) if w is not None)
 
     def expected(self, session_id: str, shown: float | None) -> float | None:
-        """The grade the session will have once the queue is applied (`shown` when nothing is queued)."""
+        """The grade the session will have once the queue is applied (`shown` when nothing is queued).
+
+        Once `settle` found the session's writes from here read, the log says: the grade in force in the
+        latest snapshot (it holds those writes, so it is never older than them, and it holds what another
+        process logged since, such as an undo), not what this dashboard wrote nor a screen's `shown`, which
+        may predate the snapshot."""
+        if session_id in self._settled and self._log_grade is not None:
+            return self._log_grade(session_id)
         return self._expected.get(session_id, shown)
 
     def touched(self) -> frozenset[str]:
@@ -139,12 +147,14 @@ class WriteQueue:
         queue is applied (after `settle`, the log says)."""
         return self._expected.get(session_id) is not None and session_id not in self._settled
 
-    def settle(self, version: int) -> None:
-        """The source's snapshot `version` landed (on the UI thread): a session whose writes from here
-        are all written, and read in it (`read_in`), is pending or not as the log says again for the
-        pending list, the grading queue and `n` (`graded_here`, `touched`), so a grade another process
-        undid or retracted since makes it pending here too. (`expected` keeps what this dashboard
-        wrote: a screen's grade on show may be older than the snapshot.)"""
+    def settle(self, version: int, grade_of: Callable[[str], float | None] | None = None) -> None:
+        """The source's snapshot `version` landed (on the UI thread), `grade_of` its grade in force per
+        session: a session whose writes from here are all written, and read in it (`read_in`), is pending
+        or not as the log says again for the pending list, the grading queue and `n` (`graded_here`,
+        `touched`) and for the replace prompt (`expected`), so a grade another process undid or
+        retracted since makes it pending here too."""
+        if grade_of is not None:
+            self._log_grade = grade_of
         with self._lock:
             busy = {w.session_id for w in (*self._waiting, self._applying) if w is not None}
             read = [sid for sid, since in self._written_in.items() if sid not in busy and since <= version]

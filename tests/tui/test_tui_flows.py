@@ -495,8 +495,8 @@ async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_
         assert {r.path: r.mean_then for r in screen.view.rows} == pytest.approx(expected)
         table = screen.query_one("#what-if-table", DataTable)
         for row in screen.view.rows:
-            cells = [str(c) for c in table.get_row(row.path)]
-            assert cells[1] in ("·", f"▲{row.rank_change}", f"▼{-row.rank_change}")
+            cells = [str(c) for c in table.get_row(row.path)]  # rank, rank now, move, ...
+            assert cells[2] in ("·", f"▲{row.rank_change}", f"▼{-row.rank_change}")
         assert any(row.rank_change != 0 for row in screen.view.rows)
         # a typed floor outside [0, 1] is refused and does not re-fold
         floor = screen.query_one("#floor", Input)

@@ -66,6 +66,18 @@ async def test_footer_at_80_columns_is_complete(workspace: Workspace, keys: tupl
             at = found + len(key)
 
 
+async def test_agreement_footer_at_80_columns_says_what_plus_and_minus_do(workspace: Workspace) -> None:
+    """The line is too long for "Threshold +0.05" at 80 columns, so each description goes in a word: the
+    kappa threshold's keys said "+ Up - Down", which does not say what goes up."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        line = footer_line(app)
+        assert line.startswith("+ Threshold+ - Threshold- esc Back "), line
+
+
 async def test_session_detail_footer_at_80_columns(workspace: Workspace) -> None:
     app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from rich.text import Text
+from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.over_time_view import Series
 from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.widgets.over_time_plot import OverTimePlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.textual_private import screen_lines
 from tests.tui.tui_fixture import burst, settle, table_keys
 
 COMMIT = "workflow/commit-often.md"
@@ -75,3 +79,30 @@ async def test_lesson_text_is_plain_and_a_lesson_never_injected_says_so(analysis
         assert plain == f"{name}\nNothing to show over time: not injected in any graded session."
         assert cells(screen) == []
         assert screen.query_one("#over-time-plots").display is False  # 80 columns: the table alone
+
+
+class EffectPlotApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield OverTimePlot("effect", zero=True)
+
+
+@pytest.mark.parametrize(("low", "high"), [(-0.05, 0.2), (-0.1, 0.5), (-0.05, 0.15), (-0.2, 0.07)])
+async def test_the_effect_plots_zero_line_is_labelled_zero(low: float, high: float) -> None:
+    """The effect's y ticks were plotext's, evenly spread between the interval's ends: the tick that fell on
+    the row of the zero line read "-0.008" for [-0.05, 0.2] (and "-0.00", "0.017", "-0.020" for the others),
+    a zero line labelled as if it were not zero. Every tick is now a round step apart, zero one of them."""
+    app = EffectPlotApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        middle = (low + high) / 2
+        app.query_one(OverTimePlot).series = Series((10.0, 30.0), (middle, middle), (low, low), (high, high), 40)
+        await pilot.pause()
+        rows = [strip.text for strip in screen_lines(app)]
+        axis = [row.index("┤" if "┤" in row else "├") for row in rows if "┤" in row[:9] or "├" in row[:9]]
+        labels = {row[: axis[0]].strip(): "├" in row[:9] for row in rows if row[axis[0] : axis[0] + 1] in "┤├"}
+        ticks = {float(label): on_zero_line for label, on_zero_line in labels.items() if label}
+        assert ticks.get(0.0) is True, labels  # the zero line is a tick, labelled 0
+        assert not any(label.startswith("-0") and float(label) == 0 for label in labels), labels  # not "-0.00"
+        values = sorted(ticks)
+        steps = {round(b - a, 9) for a, b in zip(values, values[1:], strict=False)}
+        assert len(steps) == 1, values  # evenly spaced round ticks
+        assert values[0] <= low and values[-1] >= high, values  # the intervals are inside the ticks

@@ -144,3 +144,38 @@ async def test_a_session_graded_here_and_undone_elsewhere_is_pending_here_again(
             app.snapshot is not None
             and app.snapshot.next_pending(None, app.writes.expected, app.writes.touched()) == "s4"
         )
+
+
+async def test_the_replace_prompt_goes_by_the_log_once_the_grade_here_is_read(
+    workspace: Workspace, ws_root: Path
+) -> None:
+    # s4 graded 0.5 here, written and read; another process then grades it 0.3, then retracts every grade:
+    # the prompt before `6 c` asks to replace the 0.3 (not this dashboard's 0.5), and once s4 is pending
+    # there is nothing to replace. Before, the prompt kept asking "replace the grade 0.5".
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_list(pilot, ("s", "v"))
+        burst(pilot, "enter", "5", "c")
+        await wait_until(pilot, lambda: app.writes.pending == 0)
+        await settle(pilot)
+        other = Workspace(ws_root)
+        other.append_grade("s4", 0.3, grader="erik")
+        app._check_source()
+        await wait_until(pilot, lambda: app.snapshot is not None and app.snapshot.grade_of("s4") == 0.3)
+        await settle(pilot)
+        burst(pilot, "6", "c")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Replace the grade 0.3 of s4 with 0.6?"
+        await pilot.press("escape", "escape")  # keeps the draft, then discards it
+        await settle(pilot)
+        other.undo_grade("s4")
+        other.undo_grade("s4")
+        app._check_source()
+        await wait_until(pilot, lambda: app.snapshot is not None and app.snapshot.grade_of("s4") is None)
+        await settle(pilot)
+        burst(pilot, "7", "c")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and app.keys.waiting == 0)
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert grades(ws_root)[-1] == ("s4", 0.7)

@@ -168,24 +168,7 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
         burst(pilot, "I", "m")
         await settle(pilot)
         header = table_header(app, "sim-table")
-        assert header == ["estimator", "spearman", "ρ", "precision@10", "harmful", "in", "bottom", "10%"], header
-
-
-async def test_simulation_scrolled_right_at_80_columns_still_names_each_row(tmp_path: Path) -> None:
-    """At 80 columns Simulation's last metric (cumulative regret) is past the edge: scrolled to it, the
-    estimator column scrolled away with the others, and no row said which estimator its numbers were.
-    The estimator column now stays at the left."""
-    app = demo_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        burst(pilot, "m")
-        await settle(pilot)
-        table = app.screen.query_one("#sim-table", ThemedTable)
-        assert table.max_scroll_x > 0
-        table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
-        await settle(pilot)
-        header = table_header(app, "sim-table")
-        assert header[0] == "estimator" and header[-2:] == ["cumulative", "regret"], header
+        assert header == ["estimator", "spearman", "ρ", "prec@10", "harmful", "regret"], header
 
 
 async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tmp_path: Path) -> None:
@@ -223,21 +206,21 @@ async def test_a_draft_grade_s_line_at_80x24_ends_in_an_ellipsis_where_it_is_cut
 
 async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
     """On the old code `mean now` showed in part at the table's edge ("me"). The 80 cells: 2 for the
-    scrollbar, rank and move 6 each (their headers and padding), mean what-if 14, Δ mean 8 and mean now
-    10: 34 for the ids, 32 cells of them with the padding, communication/escalate-when-blocked.md cut to
-    31 and the ellipsis."""
+    scrollbar, rank, from and move 6 each (their headers and padding), what-if 9, now 7, Δ 8, n 4 and
+    status 12 (`deprecated` and padding): 20 for the file names, 18 cells of them without the padding,
+    escalate-when-blocked cut to 17 and the ellipsis."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "w")
         await settle(pilot)
         header = table_header(app, "what-if-table")
-        assert header == ["rank", "move", "lesson", "mean", "what-if", "Δ", "mean", "mean", "now"], header
+        assert header == ["rank", "from", "move", "what-if", "now", "Δ", "n", "status", "lesson"], header
         table = app.screen.query_one("#what-if-table", ThemedTable)
         rows = [
             row_text(app, y)[table.region.x : table.region.right] for y in range(table.region.y, table.region.bottom)
         ]
-        assert any(" communication/escalate-when-blo… " in row for row in rows), rows
+        assert any(" escalate-when-blo… " in row for row in rows), rows
 
 
 async def test_the_record_scrolls_to_its_last_line_at_80x24(tmp_path: Path) -> None:

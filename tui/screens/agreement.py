@@ -85,8 +85,8 @@ class AgreementScreen(DataScreen):
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", f"step({STEP})", "Threshold +0.05", key_display="+"),
-        Binding("minus", f"step({-STEP})", "Threshold -0.05", key_display="-"),
+        Binding("plus,equals_sign", f"threshold_step({STEP})", "Threshold +0.05", key_display="+"),
+        Binding("minus", f"threshold_step({-STEP})", "Threshold -0.05", key_display="-"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -174,7 +174,7 @@ class AgreementScreen(DataScreen):
         self.highlighted = event.row_key.value
         self._plot()
 
-    def action_step(self, step: float) -> None:
+    def action_threshold_step(self, step: float) -> None:
         """`+`/`-`, a number up or down by a step, as the draft grade is on the Session detail: here the threshold."""
         self.threshold = min(1.0, max(0.0, round(self.threshold + float(step), 4)))
         self._summary()

@@ -63,6 +63,18 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "What-if columns",
+        (
+            ("rank", "the lesson's rank by mean under the what-if settings (1 = best)"),
+            ("rank now (from)", "its rank under the saved settings"),
+            ("move", "places moved: ▲ up, ▼ down, · unchanged"),
+            ("mean what-if (what-if)", "the posterior mean under the what-if settings"),
+            ("mean now (now)", "the posterior mean under the saved settings"),
+            ("Δ mean (Δ)", "what-if minus now"),
+            ("lesson", "the lesson id; below 100 columns its file name"),
+        ),
+    ),
+    (
         "Session detail columns",
         (
             ("lesson", "the lesson id; below 100 columns its file name (the full id is in the panel)"),

@@ -25,9 +25,11 @@ from lesson_credit.core.api import METRICS, SCENARIOS, EstimatorSummary, MetricS
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.screens.base import describe_failure, screen_css
 from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.text import phrase_lines
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW
 
 DEFAULT_SEEDS = 5
 MAX_SEEDS = 500
@@ -40,9 +42,18 @@ METRIC_COLUMNS: dict[str, tuple[str, int, bool]] = {
     "harmful_detection": ("harmful in bottom 10%", 2, False),
     "regret": ("cumulative regret", 0, True),
 }
+# below 100 columns every metric is in view: the headers short, a cell its mean and sd only
+NARROW_HEADERS = {"precision_at_10": "prec@10", "harmful_detection": "harmful", "regret": "regret"}
 LEGEND = (
     "mean ±sd [p10, p90] across seeds · ★ best per metric among the credit strategies and LOO lifts "
     "(random and oracle are references) · regret: lower is better"
+)
+NARROW_LEGEND = (
+    "mean ±sd across seeds",
+    "★ best among estimators",
+    "random, oracle: references",
+    "harmful: in the bottom 10%",
+    "regret: cumulative, lower is better",
 )
 
 
@@ -50,11 +61,12 @@ class SimulationCancelled(Exception):
     """Raised from the progress callback to stop a run the operator cancelled."""
 
 
-def metric_cell(summary: MetricSummary | None, digits: int) -> str:
+def metric_cell(summary: MetricSummary | None, digits: int, spread: bool = True) -> str:
+    """mean ±sd [p10, p90]; without `spread`, mean ±sd."""
     if summary is None or not summary.n or not math.isfinite(summary.mean):
         return "—"
-    spread = f"[{summary.p10:.{min(digits, 2)}f}, {summary.p90:.{min(digits, 2)}f}]"
-    return f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f} {spread}"
+    cell = f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f}"
+    return f"{cell} [{summary.p10:.{min(digits, 2)}f}, {summary.p90:.{min(digits, 2)}f}]" if spread else cell
 
 
 def best_estimators(report: SimulationReport) -> dict[str, set[str]]:
@@ -75,21 +87,28 @@ def best_estimators(report: SimulationReport) -> dict[str, set[str]]:
     return best
 
 
-def scenario_text(sc: Scenario) -> Text:
-    """The scenario's size and what it changes from the default world."""
+def scenario_text(sc: Scenario, width: int = 0) -> Text:
+    """The scenario's size and what it changes from the default world, in lines of `width` cells (0: as
+    long as they come) broken between phrases."""
     default = Scenario()
     changed = [
-        f"{f.name} {getattr(sc, f.name)!r}"
+        f"{f.name} {value:g}" if isinstance(value := getattr(sc, f.name), float) else f"{f.name} {value!r}"
         for f in fields(Scenario)
         if f.name != "name" and getattr(sc, f.name) != getattr(default, f.name)
     ]
-    out = Text()
-    out.append(
-        f"{sc.n_lessons} lessons · {sc.n_sessions} sessions · k {sc.k} · floor {sc.floor:g} · noise {sc.noise:g}"
-        f" · keyword breadth {sc.keyword_breadth:g} · log-based estimates on every strategy's log"
-    )
-    out.append("\n" + ("changes from default: " + ", ".join(changed) if changed else "the default world"), style="dim")
-    return out
+    world = [
+        f"{sc.n_lessons} lessons",
+        f"{sc.n_sessions} sessions",
+        f"k {sc.k}",
+        f"floor {sc.floor:g}",
+        f"noise {sc.noise:g}",
+        f"{'keyword breadth' if width <= 0 or width >= NARROW_BELOW - 2 else 'breadth'} {sc.keyword_breadth:g}",
+    ]
+    how = [
+        Text("changes from default: " + ", ".join(changed) if changed else "the default world", style="dim"),
+        Text("log-based estimates on every strategy's log", style="dim"),
+    ]
+    return phrase_lines([[Text(p) for p in world], how], width)
 
 
 def report_title(report: SimulationReport) -> str:
@@ -164,7 +183,7 @@ class SimulationScreen(Screen[None]):
         yield Static(id="report-title")
         # the estimator stays at the left when the metrics scroll (at 80 columns the last is past the edge)
         yield ThemedTable(id="sim-table", cursor_type="row", zebra_stripes=True, fixed_columns=1)
-        yield Static(Text(LEGEND), id="sim-legend")
+        yield Static(id="sim-legend")
         yield Static(id="estimator-info")
         yield KeyFooter()
 
@@ -172,7 +191,6 @@ class SimulationScreen(Screen[None]):
         self.title = "Simulation"
         self.sub_title = self.source.name
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._show_report())
-        self.query_one("#sim-progress", ProgressBar).display = False
         self._show_scenario()
         self._set_status(Text("ctrl+r runs the scenario · escape cancels a run", style="dim"))
         self._show_report()
@@ -183,8 +201,24 @@ class SimulationScreen(Screen[None]):
         value = self.query_one("#scenario", Select).value
         return value if isinstance(value, str) else "default"
 
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < NARROW_BELOW
+
+    def on_resize(self) -> None:
+        """Below 100 columns the short headers and legend (every metric in view), below 32 rows no progress
+        bar (the status says how far a run is) and no blank lines: the estimators, the legend and the
+        highlighted one's detail all in view at 80x24."""
+        narrow = self.has_class("-narrow")
+        self.set_class(self.narrow, "-narrow")
+        self.set_class(self.size.height < SHORT_BELOW, "-short")
+        self._show_scenario()
+        if self.has_class("-narrow") != narrow:
+            self._show_report()
+
     def _show_scenario(self) -> None:
-        self.query_one("#scenario-info", Static).update(scenario_text(SCENARIOS[self.scenario_name()]))
+        width = self.size.width - 2  # (the padding)
+        self.query_one("#scenario-info", Static).update(scenario_text(SCENARIOS[self.scenario_name()], width))
 
     def _set_status(self, text: Text | str) -> None:
         self.query_one("#sim-status", Static).update(text)
@@ -198,9 +232,13 @@ class SimulationScreen(Screen[None]):
         table = self.query_one("#sim-table", ThemedTable)
         title = self.query_one("#report-title", Static)
         report = self.report
+        narrow = self.narrow
+        legend = phrase_lines([[Text(p) for p in NARROW_LEGEND]], self.size.width - 2) if narrow else Text(LEGEND)
+        self.query_one("#sim-legend", Static).update(legend)
         table.clear(columns=True)
         table.add_column("estimator", key="estimator")
         for metric, (header, _, _) in METRIC_COLUMNS.items():
+            header = NARROW_HEADERS.get(metric, header) if narrow else header
             table.add_column(Text(header + " " * len(BEST_MARK), justify="right"), key=metric)
         if report is None:
             table.fit_name_column(len(METRIC_COLUMNS))  # the headers whole or at the edge
@@ -221,7 +259,7 @@ class SimulationScreen(Screen[None]):
         reference = summary.kind == "reference"
         cells = [table.toned(summary.name, "muted" if reference else None)]
         for metric, (_, digits, _) in METRIC_COLUMNS.items():
-            value = metric_cell(summary.metric(metric), digits)
+            value = metric_cell(summary.metric(metric), digits, spread=not self.narrow)
             if summary.name in best[metric]:
                 cells.append(Text(value + BEST_MARK, style=table.tone("accent"), justify="right"))
             else:  # padded as wide as the mark so the numbers stay aligned
@@ -244,11 +282,11 @@ class SimulationScreen(Screen[None]):
         out = Text()
         out.append(summary.name, style="bold")
         out.append(f" ({summary.kind}): {summary.description}")
-        partial = [
-            f"{METRIC_COLUMNS[m][0]} defined in {s.n} of {len(report.seeds)} seeds"
-            for m in METRICS
-            if (s := summary.metric(m)) is not None and s.n < len(report.seeds)
-        ]
+        by_count: dict[int, list[str]] = {}  # metrics defined in fewer seeds than ran, by in how many
+        for m in METRICS:
+            if (s := summary.metric(m)) is not None and s.n < len(report.seeds):
+                by_count.setdefault(s.n, []).append(METRIC_COLUMNS[m][0])
+        partial = [f"{', '.join(names)} defined in {n} of {len(report.seeds)} seeds" for n, names in by_count.items()]
         if partial:
             out.append("\n" + "; ".join(partial), style="dim")
         info.update(out)
@@ -298,8 +336,8 @@ class SimulationScreen(Screen[None]):
         self.running = self.runs
         self.running_name = name
         self.cancelling = False
+        self.add_class("-ran")  # the progress bar shows from the first run on
         bar = self.query_one("#sim-progress", ProgressBar)
-        bar.display = True
         bar.update(total=seeds, progress=0)
         self._set_status(Text(f"running {name}: 0 of {seeds} seeds · escape cancels", style="bold"))
         if self.report is None:

@@ -21,7 +21,7 @@ from lesson_credit.core.api import find_all, gc_paused
 from lesson_credit.tui.records_views import TranscriptData, transcript_data
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import one_line
+from lesson_credit.tui.text import one_line, phrase_lines
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widgets.transcript_view import Prepared, TranscriptView, prepare
@@ -30,27 +30,26 @@ Span = tuple[int, int]
 WIDTH_GUESS = 100  # cells laid out for before the view has a size (it wraps again if it differs)
 
 
-def info_text(data: TranscriptData | None, found: int | None, at: int, needle: str) -> Text:
-    out = Text()
+def info_text(data: TranscriptData | None, found: int | None, at: int, needle: str, width: int = 0) -> Text:
+    """The heading and what the view shows, in lines of `width` cells (0: as long as they come) broken
+    between phrases ("40 messages" is not cut after its count)."""
     if data is None:
-        out.append("Reading the trajectory…", style="italic")
-        return out
+        return Text("Reading the trajectory…", style="italic")
     if data.text is None:
-        out.append(one_line(data.note or "no trajectory"), style="bold")
-        return out
-    out.append(one_line(data.heading))
+        return Text(one_line(data.note or "no trajectory"), style="bold")
+    heading = [Text(phrase) for phrase in one_line(data.heading).split(" · ")]
     many = "s" if data.collapsed != 1 else ""
     shown = "expanded (x collapses)" if data.expanded else f"{data.collapsed} long message{many} collapsed (x expands)"
-    out.append(f"\n{shown} · keyword hits highlighted · / search", style="dim")
+    how = [Text(phrase, style="dim") for phrase in (shown, "keyword hits highlighted", "/ search")]
     if found is not None:
-        out.append(" · ")
         if found:
-            out.append(f"match {at + 1} of {found} for “{one_line(needle)}”", style="bold")
+            how.append(Text(f"match {at + 1} of {found} for “{one_line(needle)}”", style="bold"))
         else:
-            out.append(f"no match for “{one_line(needle)}”", style="bold")
+            missed = Text(f"no match for “{one_line(needle)}”", style="bold")
             if data.collapsed and not data.expanded:  # the search covers the text shown, not what is collapsed
-                out.append(" in the text shown: collapsed output is not searched (x expands it)")
-    return out
+                missed.append(" in the text shown: collapsed output is not searched (x expands it)", style="not bold")
+            how.append(missed)
+    return phrase_lines([heading, how], width)
 
 
 class TranscriptScreen(DataScreen):
@@ -138,9 +137,16 @@ class TranscriptScreen(DataScreen):
         self._update_info()
         self.ready_for_keys()
 
+    def on_resize(self) -> None:
+        if self.data is not None:
+            self._update_info()  # its lines break between phrases at the width
+
     def _update_info(self) -> None:
         found = len(self.matches) if self.needle else None
-        self.query_one("#transcript-info", Static).update(info_text(self.data, found, self.match_at, self.needle))
+        width = self.size.width - 2  # (the padding)
+        self.query_one("#transcript-info", Static).update(
+            info_text(self.data, found, self.match_at, self.needle, width)
+        )
 
     # ---------------------------------------------------------------- search
 

@@ -31,14 +31,29 @@ from lesson_credit.core.api import (
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
-from lesson_credit.tui.text import fmt, fmt_signed, one_line, rank_arrow
+from lesson_credit.tui.text import fmt, fmt_signed, one_line, phrase_lines, rank_arrow
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
+from lesson_credit.tui.widths import NARROW_BELOW
 from lesson_credit.tui.writes import Grading
 
 FLOOR_STEP = 0.05
+
+# (key, label, label below 100 columns): the numbers first, the lesson last (cut to what they leave), so
+# that every column is in view at 80 columns; the `?` screen explains the short labels
+COLUMNS = (
+    ("rank", "rank", "rank"),
+    ("was", "rank now", "from"),
+    ("move", "move", "move"),
+    ("then", "mean what-if", "what-if"),
+    ("now", "mean now", "now"),
+    ("delta", "Δ mean", "Δ"),
+    ("n", "n", "n"),
+    ("status", "status", "status"),
+    ("lesson", "lesson", "lesson"),
+)
 
 
 def floor_of(text: str) -> float | None:
@@ -66,33 +81,30 @@ def next_priority(priority: tuple[str, ...]) -> tuple[str, ...]:
     return choices[(choices.index(priority) + 1) % len(choices)]
 
 
-def summary(view: WhatIfView, policy: str = "") -> Text:
-    """What the what-if settings change; `policy`: the selection policy proposed ("": the saved one)."""
+def summary(view: WhatIfView, policy: str = "", width: int = 0) -> Text:
+    """What the what-if settings change, in lines of `width` cells (0: as long as they come) that break
+    between phrases, never inside one ("0 lessons up" is not cut after its count); `policy`: the selection
+    policy proposed ("": the saved one)."""
     policy = policy or view.policy
     up = sum(1 for r in view.rows if r.rank_change > 0)
     down = sum(1 for r in view.rows if r.rank_change < 0)
-    out = Text()
-    out.append("what-if ", style="bold")
-    out.append(describe(view.proposed), style="bold")
-    out.append(f"   vs saved {describe(view.current)}")
-    out.append("\n")
+    rest = [Text(f"what-if {describe(view.proposed)}", style="bold"), Text(f"vs saved {describe(view.current)}")]
     if policy:
-        out.append(f"policy {policy}", style="bold")
-        out.append(" (saved)" if policy == view.policy else f" (saved {view.policy})")
-        out.append(" · ")
-    out.append(f"rewards by {'>'.join(view.proposed_priority)} (b)", style="bold")
+        saved = " (saved)" if policy == view.policy else f" (saved {view.policy})"
+        rest.append(Text.assemble((f"policy {policy}", "bold"), saved))
+    rest.append(Text(f"rewards by {'>'.join(view.proposed_priority)} (b)", style="bold"))
     if view.proposed_priority != view.current_priority:
-        out.append(f", saved {'>'.join(view.current_priority)}")
-    out.append(f" · {up} lessons up in rank, {down} down", style="dim")
+        rest.append(Text(f"saved rewards by {'>'.join(view.current_priority)}"))
+    rest.append(Text(f"{up} lessons up in rank, {down} down", style="dim"))
     biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
     if biggest is not None and abs(biggest.delta) >= 5e-4:
-        out.append(f" · largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim")
+        rest.append(Text(f"largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim"))
     same = view.proposed == view.current and view.proposed_priority == view.current_priority
     if same and policy == view.policy:
-        out.append(" · same as the saved settings", style="dim")
+        rest.append(Text("same as the saved settings", style="dim"))
     else:
-        out.append(" · nothing is written until ctrl+s", style="italic")
-    return out
+        rest.append(Text("nothing is written until ctrl+s", style="italic"))
+    return phrase_lines([rest], width)
 
 
 class WhatIfScreen(DataScreen):
@@ -192,42 +204,44 @@ class WhatIfScreen(DataScreen):
 
     # ---------------------------------------------------------------- display
 
-    def _show(self) -> None:
+    def on_resize(self) -> None:
+        narrow = self.has_class("-narrow")
+        super().on_resize()
+        self._show(table=self.has_class("-narrow") != narrow)  # the summary's lines; the labels at 100 columns
+
+    def _show(self, table: bool = True) -> None:
         view = self.view
         if view is None:
             return
-        self.query_one("#what-if-summary", Static).update(summary(view, self.policy))
+        box = self.query_one("#what-if-summary", Static)
+        box.update(summary(view, self.policy, box.content_region.width or self.size.width - 2))
+        if table:
+            self._show_table(view)
+
+    def _show_table(self, view: WhatIfView) -> None:
         table = self.query_one("#what-if-table", ThemedTable)
+        narrow = self.size.width < NARROW_BELOW
         table.clear(columns=True)
-        for key, label in (  # what the what-if changes first: at 80 columns the last ones are off screen
-            ("rank", "rank"),
-            ("move", "move"),
-            ("lesson", "lesson"),
-            ("then", "mean what-if"),
-            ("delta", "Δ mean"),
-            ("now", "mean now"),
-            ("was", "rank now"),
-            ("n", "n"),
-            ("status", "status"),
-        ):
-            table.add_column(label, key=key)
+        for key, label, short in COLUMNS:
+            table.add_column(short if narrow else label, key=key)
         for row in view.rows:
             change = row.rank_change
             tone = "up" if change > 0 else "down" if change < 0 else "muted"
             delta_tone = "up" if row.delta > 5e-4 else "down" if row.delta < -5e-4 else "muted"
+            name = row.path.removesuffix(".md").rsplit("/", 1)[-1] if narrow else row.path
             table.add_row(
                 Text(str(row.rank_then), justify="right"),
-                table.toned(rank_arrow(change), tone),
-                table.toned(one_line(row.path), None, overflow="ellipsis"),
-                Text(fmt(row.mean_then, 3), justify="right"),
-                Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
-                Text(fmt(row.mean_now, 3), justify="right"),
                 Text(str(row.rank_now), justify="right"),
+                table.toned(rank_arrow(change), tone),
+                Text(fmt(row.mean_then, 3), justify="right"),
+                Text(fmt(row.mean_now, 3), justify="right"),
+                Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
                 Text(str(row.n), justify="right"),
                 table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
+                table.toned(one_line(name), None, overflow="ellipsis"),
                 key=row.path,
             )
-        table.fit_name_column(keep=3, at=2)  # to `mean now`: no column cut in part at the edge ("me")
+        table.fit_name_column(keep=0, at=len(COLUMNS) - 1)  # the ids, last, take what the numbers leave
 
     # ---------------------------------------------------------------- changing the settings
 

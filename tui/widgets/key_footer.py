@@ -46,8 +46,8 @@ SHORT = {
     "save": "Save",
     "write": "Write",
     "open_rewards": "Open",
-    "step(0.05)": "Up",
-    "step(-0.05)": "Down",
+    "threshold_step(0.05)": "Threshold+",  # (Agreement's kappa threshold)
+    "threshold_step(-0.05)": "Threshold-",
 }
 
 

@@ -1,0 +1,150 @@
+"""At 80x24 What-if and Simulation show what they are for without scrolling: every column of their
+tables, every estimator, the legend and the highlighted row's detail; What-if's summary wraps between
+its phrases, never a count away from its words. At 160x48 the long labels come back."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.widgets import Input, Select, Static
+
+from lesson_credit.tui.screens.simulation import SimulationScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen, summary
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.tui.test_tui_whole_headers import demo_app, row_text, table_header
+from tests.tui.tui_fixture import burst, open_session, settle
+
+SIZE = (80, 24)
+BIG = (160, 48)
+
+
+def shown(app: Any, widget_id: str) -> list[str]:
+    """The rows of the screen a widget covers, as drawn, stripped."""
+    region = app.screen.query_one(f"#{widget_id}").region
+    return [row_text(app, y)[region.x : region.right].strip() for y in range(region.y, region.bottom)]
+
+
+async def test_what_if_shows_every_column_at_80x24(tmp_path: Path) -> None:
+    """On the old code `rank now`, `n` and `status` were past the table's right edge."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        await settle(pilot)
+        assert isinstance(app.screen, WhatIfScreen)
+        table = app.screen.query_one("#what-if-table", ThemedTable)
+        assert table.max_scroll_x == 0, table_header(app, "what-if-table")
+        header = table_header(app, "what-if-table")
+        assert header == ["rank", "from", "move", "what-if", "now", "Δ", "n", "status", "lesson"], header
+        first = row_text(app, table.region.y + 1)[table.region.x : table.region.right].split()
+        # the demo's best lesson: rank 1 from 1, unmoved, 0.486 either way, 17 sessions, its file name
+        assert first == ["1", "1", "·", "0.486", "0.486", "+0.000", "17", "active", "read-before-edit"], first
+
+
+@pytest.mark.parametrize("keys", [(), ("t", "right_square_bracket", "T", "b")], ids=["saved", "all-changed"])
+async def test_what_if_summary_breaks_between_its_phrases_at_80x24(tmp_path: Path, keys: tuple[str, ...]) -> None:
+    """On the old code the summary wrapped as "· 0" at a line's end and "lessons up in rank, 0 down" on the
+    next. Every phrase is now whole on a line (each is shorter than the line)."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen) and screen.view is not None
+        lines = shown(app, "what-if-summary")
+        phrases = summary(screen.view, screen.policy).plain.replace("\n", " · ").split(" · ")
+        assert len(phrases) >= 5, phrases
+        for phrase in phrases:
+            assert any(phrase in line for line in lines), (phrase, lines)
+
+
+async def test_what_if_at_160x48_names_its_columns_in_full(tmp_path: Path) -> None:
+    app = demo_app(tmp_path)
+    async with app.run_test(size=BIG) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        await settle(pilot)
+        header = " ".join(table_header(app, "what-if-table"))
+        assert header == "rank rank now move mean what-if mean now Δ mean n status lesson", header
+        table = app.screen.query_one("#what-if-table", ThemedTable)
+        first = row_text(app, table.region.y + 1)
+        assert " patterns/read-before-edit.md " in first, first  # the whole id
+        await pilot.resize_terminal(*SIZE)
+        await settle(pilot)
+        header = " ".join(table_header(app, "what-if-table"))
+        assert header == "rank from move what-if now Δ n status lesson", header
+
+
+async def run_simulation(pilot: Any) -> SimulationScreen:
+    await settle(pilot)
+    burst(pilot, "m")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SimulationScreen)
+    screen.query_one("#scenario", Select).value = "few-sessions"
+    screen.query_one("#seeds", Input).value = "2"
+    await pilot.press("ctrl+r")
+    for _ in range(600):
+        if screen.report is not None:
+            break
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+    await settle(pilot)
+    assert screen.report is not None
+    return screen
+
+
+async def test_simulation_shows_every_metric_estimator_legend_and_detail_at_80x24(tmp_path: Path) -> None:
+    """On the old code the table showed two of the four metrics (the others past its right edge), and the
+    legend's last line and the highlighted estimator's detail were below the screen."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_simulation(pilot)
+        table = screen.query_one("#sim-table", ThemedTable)
+        assert table.max_scroll_x == 0 and table.max_scroll_y == 0, (table.max_scroll_x, table.max_scroll_y)
+        header = table_header(app, "sim-table")
+        assert header[:2] == ["estimator", "spearman"] and header[-1] == "regret", header
+        footer = app.screen.query_one("KeyFooter").region.y
+        for widget_id in ("sim-legend", "estimator-info"):
+            region = screen.query_one(f"#{widget_id}", Static).region
+            assert region.height and region.bottom <= footer, (widget_id, region, footer)
+        detail = " ".join(shown(app, "estimator-info"))
+        assert detail.startswith("seed (posterior):"), detail  # the highlighted row's, in view
+        legend = " ".join(shown(app, "sim-legend"))
+        assert legend.endswith("regret: cumulative, lower is better"), legend
+
+
+async def test_simulation_scrolled_right_at_100_columns_still_names_each_row(tmp_path: Path) -> None:
+    """From 100 columns the cells have their [p10, p90] and the last metric (cumulative regret) is past the
+    edge: scrolled to it, the estimator column scrolled away with the others, and no row said which
+    estimator its numbers were. The estimator column stays at the left."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await run_simulation(pilot)
+        table = screen.query_one("#sim-table", ThemedTable)
+        assert table.max_scroll_x > 0
+        table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
+        await settle(pilot)
+        header = table_header(app, "sim-table")
+        assert header[0] == "estimator" and header[-2:] == ["cumulative", "regret"], header
+
+
+async def test_transcript_heading_breaks_between_its_phrases_at_80x24(tmp_path: Path) -> None:
+    """The demo's 2026-09-03-005 at 80 columns: on the old code its heading wrapped as "... · claude-code ·
+    40" and "messages · 13 tool calls"."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "2026-09-03-005")
+        await pilot.press("V")
+        await settle(pilot)
+        lines = shown(app, "transcript-info")
+        for phrase in ("40 messages", "13 tool calls", "keyword hits highlighted", "/ search"):
+            assert any(phrase in line for line in lines), (phrase, lines)
