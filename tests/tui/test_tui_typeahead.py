@@ -519,6 +519,9 @@ SAME_MEANING = {
     "ctrl+r": {"run", "recheck"},  # run the screen's computation again
     "c": {"commit", "answer(True)"},  # commit (over the old grade, in the replace dialog)
     "question_mark": {"help", "close"},  # help: shows it, or closes it when shown
+    "plus": {"step(0.05)", "threshold_step(0.05)"},  # the screen's number up (a draft grade, the kappa threshold)
+    "equals_sign": {"step(0.05)", "threshold_step(0.05)"},  # (+ unshifted)
+    "minus": {"step(-0.05)", "threshold_step(-0.05)"},  # and down
 }
 
 
