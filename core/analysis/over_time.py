@@ -157,12 +157,14 @@ def _credit_after(
 
     out = []
     rows = np.arange(data.n_sessions)
+    graded = np.flatnonzero(~np.isnan(data.base))
+    final = int(graded[-1]) if len(graded) else -1  # the last graded session: its window's posterior is today's
     for row in last_rows.tolist():
         base = np.where(rows <= row, data.base, np.nan)
         post = fold(data, settings, base)
         a, b = float(post.alpha[arm]), float(post.beta[arm])
         for after, step_arm, step_a, step_b in data.added_after:  # gptme's updates logged after the window: not yet
-            if step_arm == arm and after > row + 1:
+            if step_arm == arm and after > row + 1 and row < final:
                 a, b = a - step_a, b - step_b
         tail = (1.0 - LEVEL) / 2.0
         low, high = (float(betaincinv(a, b, q)) for q in (tail, 1.0 - tail))

@@ -192,3 +192,33 @@ def test_an_update_logged_mid_log_counts_from_the_window_it_was_logged_in(tmp_pa
         assert window.credit_mean == pytest.approx(alpha / (alpha + beta), abs=1e-9), window.last
     post = ws.posterior()
     assert over.windows[-1].credit_mean == pytest.approx(float(post.mean[post.arm_ids.index(A)]), abs=1e-12)
+
+
+def test_an_update_logged_after_a_pending_session_at_the_end_is_in_todays_window(tmp_path: Path) -> None:
+    # the log ends on a session not graded yet, then gptme's update (+5 alpha, +1 beta for A) logged after
+    # it: the last window ends at the last graded session, and its posterior is today's, update included.
+    # Before, the update was left out of every window (it was logged after 241 sessions, the last window
+    # ends at the 240th): the last window's mean was below the Lessons table's.
+    events, x, salience, reward = events_world()
+    update = {"type": "prior", "increments": True, "source": "gptme-bandit", "sessions": 1}
+    update["arms"] = {A: {"alpha": 5.0, "beta": 1.0, "n": 1, "rewards": 1}}
+    lessons = {lid: ([lid.removesuffix(".md")], "active") for lid in (A, B, C, RARE)}
+    pending = session("later", None, {A: 0.5})
+    root = make_workspace(tmp_path, lessons, [*events, pending, update])
+    ws = Workspace(root, clock=fixed_clock)
+    over = ws.lesson_over_time(A)
+    last = over.windows[-1]
+    assert last.last == len(reward) and last.last_session == f"s{len(reward) - 1:03d}"
+    w = ws.settings.floor + (1 - ws.settings.floor) * salience[x[:, 0], 0]
+    r = reward[x[:, 0]]
+    alpha, beta = 1.0 + float((w * r).sum()) + 5.0, 1.0 + float((1 - w * r).sum()) + 1.0
+    assert last.credit_mean == pytest.approx(alpha / (alpha + beta), abs=1e-9)
+    post = ws.posterior()
+    assert last.credit_mean == pytest.approx(float(post.mean[post.arm_ids.index(A)]), abs=1e-12)
+    # an earlier window, ended long before the update, still leaves it out
+    first = over.windows[0]
+    upto = np.arange(len(reward)) < first.last
+    w0 = ws.settings.floor + (1 - ws.settings.floor) * salience[upto & x[:, 0], 0]
+    r0 = reward[upto & x[:, 0]]
+    a0, b0 = 1.0 + float((w0 * r0).sum()), 1.0 + float((1 - w0 * r0).sum())
+    assert first.credit_mean == pytest.approx(a0 / (a0 + b0), abs=1e-9)
