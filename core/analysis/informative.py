@@ -20,7 +20,9 @@ What a person would say, h: mu is the mean of the automatic scores the session h
 of all human grades, else 0.5); s2 is the variance of the human grades (1/12, a uniform grade,
 until two exist) plus the variance among the session's automatic scores, so sources that disagree
 make a session more worth grading. Decay is left out (each session counted at full weight).
-Sessions a person graded score 0 and come last; ties keep log order (oldest first).
+Sessions a person graded score 0 and come last; ties keep log order (oldest first). So do those a
+person's grade would not be in force for, moving nothing: `[rewards] priority` puts the source in
+force before people, or names no person.
 """
 
 from __future__ import annotations
@@ -69,9 +71,19 @@ def informative_order(data: FoldData, post: Posterior) -> InformativeOrder:
     disagreement = np.where(count > 1, high - low, np.nan)
     score = _entry_scores(data, post, mu, s2)
     score[~np.isnan(human)] = 0.0
+    score[_unused(scores.priority, scores.chosen[:n])] = 0.0
     candidates = np.flatnonzero(np.isnan(human))
     order = candidates[np.lexsort((candidates, -score[candidates]))]
     return InformativeOrder(order.astype(np.int64), score, disagreement, mu, np.sqrt(s2))
+
+
+def _unused(priority: tuple[str, ...], chosen: npt.NDArray[np.int8]) -> npt.NDArray[np.bool_]:
+    """Per session: whether a person's grade would not be in force (so moves nothing): the priority names no
+    person, or the source in force (`chosen`, its code; NO_SOURCE: pending) comes before people in it."""
+    if HUMAN not in priority:
+        return np.ones(len(chosen), dtype=np.bool_)
+    ahead = np.array([s in priority[: priority.index(HUMAN)] for s in SOURCES], dtype=np.bool_)
+    return np.where(chosen >= 0, ahead[np.maximum(chosen, 0)], False)
 
 
 def _entry_scores(data: FoldData, post: Posterior, mu: FloatArray, s2: FloatArray) -> FloatArray:

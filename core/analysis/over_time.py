@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -167,14 +167,31 @@ def _credit_after(
 
     out = []
     rows = np.arange(data.n_sessions)
+    graded = np.flatnonzero(~np.isnan(data.base))
+    final = int(graded[-1]) if len(graded) else -1  # the last graded session: its window's posterior is today's
     for row in last_rows.tolist():
         base = np.where(rows <= row, data.base, np.nan)
-        post = fold(data, settings, base)
+        post = fold(_priors_then(data, arm, row) if row < final else data, settings, base)
         a, b = float(post.alpha[arm]), float(post.beta[arm])
         for after, step_arm, step_a, step_b in data.added_after:  # gptme's updates logged after the window: not yet
-            if step_arm == arm and after > row + 1:
+            if step_arm == arm and after > row + 1 and row < final:
                 a, b = a - step_a, b - step_b
         tail = (1.0 - LEVEL) / 2.0
         low, high = (float(betaincinv(a, b, q)) for q in (tail, 1.0 - tail))
         out.append((a / (a + b), low, high) if a > 0 and b > 0 else (math.nan, math.nan, math.nan))
     return out
+
+
+def _priors_then(data: FoldData, arm: int, row: int) -> FoldData:
+    """`data` with the arm's starting point as the prior events logged by the end of session `row` set
+    it (none yet: the configured prior): an import logged later was not in force then."""
+    start = (math.nan, math.nan)
+    for after, step_arm, alpha, beta in data.prior_after:
+        if step_arm == arm and after <= row + 1:
+            start = (alpha, beta)
+    now = (float(data.prior_alpha[arm]), float(data.prior_beta[arm]))
+    if start == now or (math.isnan(start[0]) and math.isnan(now[0])):
+        return data
+    prior_alpha, prior_beta = data.prior_alpha.copy(), data.prior_beta.copy()
+    prior_alpha[arm], prior_beta[arm] = start
+    return replace(data, prior_alpha=prior_alpha, prior_beta=prior_beta)

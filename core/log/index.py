@@ -1,11 +1,10 @@
 """The log index: every event read so far, as columns (docs/format.md §5).
 
-`LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out `FoldData`
-snapshots for the fold. Sessions are stored as columns, not objects: numbers in append-only numpy
-columns, per-session values in `Objects` sequences (core/log/columns.py). An index loaded from the
-parsed-log cache starts with chunks, one per block of sessions, read only when something needs them
-(core/log/cache.py); what is read from the log afterwards is appended in memory.
-"""
+`LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out `FoldData` snapshots
+for the fold. Sessions are stored as columns, not objects: numbers in append-only numpy columns, per-session
+values in `Objects` sequences (core/log/columns.py). An index loaded from the parsed-log cache starts with
+chunks, one per block of sessions, read only when something needs them (core/log/cache.py); what is read from
+the log afterwards is appended in memory."""
 
 from __future__ import annotations
 
@@ -112,6 +111,7 @@ class LogIndex:
         # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
         self.increments: dict[str, tuple[float, float, int, int]] = {}
         self.increment_steps: list[tuple[int, str, float, float]] = []  # each event's (sessions before, arm, a, b)
+        self.prior_steps: list[tuple[int, str, float, float]] = []  # each prior event's likewise (its start)
         self.prior_from: dict[str, int] = {}  # arm -> the line of the prior event its prior comes from
         self.prior_counts = PriorCounts()  # the sessions each imported file counted
         self.added_sessions = 0  # sessions other tools counted, as increments events say
@@ -366,10 +366,9 @@ class LogIndex:
         return True
 
     def part(self) -> dict[str, Any] | None:
-        """What this index read of a later stretch of the log, as plain values for `add_part` (a
-        child process's read, core/log/halves.py); None when the stretch held more than sessions,
-        grades and selections (an increments event naming no arm, an export too) or had a problem (the
-        stretch is then read again in order)."""
+        """What this index read of a later stretch of the log, as plain values for `add_part` (a child process's
+        read, core/log/halves.py); None when the stretch held more than sessions, grades and selections (an
+        increments event naming no arm, an export too) or had a problem (then read again in order)."""
         if self.problems or self.priors or self.increments or self.added_sessions or self.retired or self.exports:
             return None
         return {
@@ -426,8 +425,7 @@ class LogIndex:
         return True
 
     def add_raw(self, line: int, raw: RawEvent, offset: int = NO_OFFSET) -> None:
-        """Add a decoded line (which starts at byte `offset` of the log); raises InvalidEvent when
-        it is not a valid event."""
+        """Add a decoded line (which starts at byte `offset` of the log); InvalidEvent when it is not a valid event."""
         if is_session(raw):
             self._add_session(line, raw, session_columns(raw), offset)
         else:
@@ -482,6 +480,7 @@ class LogIndex:
             for lesson_id, prior in event.arms.items():
                 self.arm(lesson_id)
                 self.priors[lesson_id] = prior
+                self.prior_steps.append((self.n_sessions, lesson_id, prior[0], prior[1]))
                 self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
                 self.prior_from[lesson_id] = line
             self.prior_counts.imported(line, event.sessions, event.created, before, set(self.prior_from.values()))
@@ -578,6 +577,7 @@ class LogIndex:
             added_alpha=added_alpha,
             added_beta=added_beta,
             added_after=tuple((k, self.arm_index[arm], a, b) for k, arm, a, b in self.increment_steps),
+            prior_after=tuple((k, self.arm_index[arm], a, b) for k, arm, a, b in self.prior_steps),
             counted_sessions=self.prior_sessions + self.added_sessions,
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,

@@ -65,6 +65,8 @@ class FoldData:
     added_beta: FloatArray
     # per increments event and arm: (sessions logged before it, arm, alpha, beta), in log order
     added_after: tuple[tuple[int, int, float, float], ...] = ()
+    # per prior event and arm: (sessions logged before it, arm, its starting alpha, beta), in log order
+    prior_after: tuple[tuple[int, int, float, float], ...] = ()
     counted_sessions: int = 0  # sessions other tools counted (imported files', their logged updates')
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)

@@ -95,3 +95,37 @@ def test_the_informative_order_by_hand(tmp_path: Path) -> None:
     assert score[2] == pytest.approx(0.09 * (1 / 12) / 16)
     assert score[0] == 0.0
     assert grading_queue(ws, "oldest").session_ids == ("s2",)  # pending only, log order
+
+
+def test_the_informative_order_gives_nothing_for_a_grade_the_priority_would_not_use(tmp_path: Path) -> None:
+    # [rewards] priority puts the judge above people: a person's grade on a session the judge scored
+    # changes no reward in force (it moves no mean), so it scores 0; one the heuristic scored is replaced
+    # (people outrank the heuristic), and a pending one takes the grade. Before, s3 scored as in the test
+    # above, as if the grade replaced the judge's 0.2.
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 1.0),
+        session("s2", None, {"a.md": 1.0}),
+        session("s3", None, {"a.md": 0.0}),
+        grade("s3", 0.2, "judge"),
+        session("s4", None, {"a.md": 0.5}),
+        grade("s4", 0.6, "heuristic"),
+    ]
+    config = '[rewards]\npriority = ["judge", "human", "heuristic", "outcome"]\n'
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events, config=config))
+    queue = grading_queue(ws, "informative")
+    # seed, floor 0.3: a = Beta(1 + 1 + 0.06 + 0.6 * 0.65, 1 + 0 + 0.94 + 0.61) = Beta(2.45, 2.55): nu 5, m 0.49
+    # s2 pending, w 1, mu 1.0 (no automatic score: the people's mean), s2 1/12: (1/12 + 0.51^2) / 6^2
+    # s4 heuristic 0.6 in force, w 0.65, mu 0.6, s2 1/12: 0.65^2 * (1/12 + 0) / 5^2
+    assert queue.informative is not None
+    score = queue.informative.score
+    assert score[1] == pytest.approx((1 / 12 + 0.51**2) / 36)
+    assert score[2] == 0.0
+    assert score[3] == pytest.approx(0.65**2 / 12 / 25)
+    assert queue.session_ids == ("s2", "s4", "s3")
+    # a priority without people: no person's grade is ever in force, so no session is worth grading for it
+    (ws.root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["judge", "heuristic"]\n')
+    unused = grading_queue(Workspace(ws.root), "informative")
+    assert unused.informative is not None
+    assert unused.informative.score.tolist() == [0.0, 0.0, 0.0, 0.0]
+    assert unused.session_ids == ("s2", "s3", "s4")  # ties keep log order

@@ -13,6 +13,8 @@ from scipy import stats
 from lesson_credit.core.analysis.claims import fit_columns, lesson_claims
 from lesson_credit.core.analysis.joint import Design
 from lesson_credit.core.analysis.over_time import LEVEL, MAX_WINDOWS, PER_WINDOW, window_count
+from lesson_credit.core.log.cache import LogCache
+from lesson_credit.core.log.store import EventLog
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
@@ -220,3 +222,66 @@ def test_one_window_is_the_whole_logs_headline(tmp_path: Path) -> None:
     assert effect.estimate == pytest.approx(joint.estimate, abs=1e-12)
     assert effect.bounds(0.95) == pytest.approx((joint.ci_low, joint.ci_high), abs=1e-12)
     assert (effect.n_with, effect.n_without) == (over.injected, n - over.injected)
+
+
+def test_an_update_logged_after_a_pending_session_at_the_end_is_in_todays_window(tmp_path: Path) -> None:
+    # the log ends on a session not graded yet, then gptme's update (+5 alpha, +1 beta for A) logged after
+    # it: the last window ends at the last graded session, and its posterior is today's, update included.
+    # Before, the update was left out of every window (it was logged after 241 sessions, the last window
+    # ends at the 240th): the last window's mean was below the Lessons table's.
+    events, x, salience, reward = events_world()
+    update = {"type": "prior", "increments": True, "source": "gptme-bandit", "sessions": 1}
+    update["arms"] = {A: {"alpha": 5.0, "beta": 1.0, "n": 1, "rewards": 1}}
+    lessons = {lid: ([lid.removesuffix(".md")], "active") for lid in (A, B, C, RARE)}
+    pending = session("later", None, {A: 0.5})
+    root = make_workspace(tmp_path, lessons, [*events, pending, update])
+    ws = Workspace(root, clock=fixed_clock)
+    over = ws.lesson_over_time(A)
+    last = over.windows[-1]
+    assert last.last == len(reward) and last.last_session == f"s{len(reward) - 1:03d}"
+    w = ws.settings.floor + (1 - ws.settings.floor) * salience[x[:, 0], 0]
+    r = reward[x[:, 0]]
+    alpha, beta = 1.0 + float((w * r).sum()) + 5.0, 1.0 + float((1 - w * r).sum()) + 1.0
+    assert last.credit_mean == pytest.approx(alpha / (alpha + beta), abs=1e-9)
+    post = ws.posterior()
+    assert last.credit_mean == pytest.approx(float(post.mean[post.arm_ids.index(A)]), abs=1e-12)
+    # an earlier window, ended long before the update, still leaves it out
+    first = over.windows[0]
+    upto = np.arange(len(reward)) < first.last
+    w0 = ws.settings.floor + (1 - ws.settings.floor) * salience[upto & x[:, 0], 0]
+    r0 = reward[upto & x[:, 0]]
+    a0, b0 = 1.0 + float((w0 * r0).sum()), 1.0 + float((1 - w0 * r0).sum())
+    assert first.credit_mean == pytest.approx(a0 / (a0 + b0), abs=1e-9)
+
+
+def test_a_prior_imported_mid_log_starts_the_windows_from_the_one_in_force_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # import-gptme logged after session 50 (A starts at Beta(20, 2)), and again after session 150 with
+    # another file (Beta(3, 9) replaces it): the credit after a window that ended before the first import
+    # starts from Beta(1, 1), as the dashboard's mean did then; between them from Beta(20, 2); from the
+    # window the second was logged in on, from Beta(3, 9). Before, every window started from Beta(3, 9).
+    events, x, salience, reward = events_world()
+    first = {"type": "prior", "arms": {A: {"alpha": 20.0, "beta": 2.0, "n": 10, "rewards": 9}}}
+    second = {"type": "prior", "created": "2026-12-01T00:00:00Z", "arms": {A: {"alpha": 3.0, "beta": 9.0}}}
+    lessons = {lid: ([lid.removesuffix(".md")], "active") for lid in (A, B, C, RARE)}
+    root = make_workspace(tmp_path, lessons, [*events[:50], first, *events[50:150], second, *events[150:]])
+    monkeypatch.setattr("lesson_credit.core.log.cache.MIN_NEW_BYTES", 0)  # this read writes the parsed-log cache
+    cold = Workspace(root, clock=fixed_clock)
+    parsed = cold.lesson_over_time(A)
+    assert isinstance(cold.log, EventLog) and LogCache(cold.log).path.exists()
+    ws = Workspace(root, clock=fixed_clock)  # reads the log from the cache: the imports' places come back from it
+    over = ws.lesson_over_time(A)
+    assert over == parsed
+    floor = ws.settings.floor
+    lasts = [window.last for window in over.windows]
+    assert lasts[0] < 50 and any(50 <= last < 150 for last in lasts) and lasts[-1] >= 150
+    for window in over.windows:
+        upto = np.arange(len(reward)) < window.last
+        w = floor + (1 - floor) * salience[upto & x[:, 0], 0]
+        r = reward[upto & x[:, 0]]
+        start = (1.0, 1.0) if window.last < 50 else (20.0, 2.0) if window.last < 150 else (3.0, 9.0)
+        alpha, beta = start[0] + float((w * r).sum()), start[1] + float((1 - w * r).sum())
+        assert window.credit_mean == pytest.approx(alpha / (alpha + beta), abs=1e-9), window.last
+    post = ws.posterior()
+    assert over.windows[-1].credit_mean == pytest.approx(float(post.mean[post.arm_ids.index(A)]), abs=1e-12)
