@@ -18,7 +18,7 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -440,14 +440,13 @@ def export_target(path: Path | str) -> Path:
     return target
 
 
-def refuse_non_state(target: Path, log_path: Path) -> None:
-    """InteropError when something is at `target` that `export-gptme` must not replace: the event log,
-    or any file but an empty one or a gptme state file (a JSON object with an `arms` object, or `{}`),
-    so that a slip in PATH (a lesson, a journal, config.toml) never destroys a file. Symbolic links,
-    FIFOs and devices are `refuse_unreplaceable`'s."""
-    if target.resolve() == log_path.resolve():
-        why = "the workspace's event log"
-    else:
+def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> None:
+    """InteropError when `target` is what `export-gptme` must not replace: one of `ours` (the event log,
+    its lock file: what each is), there yet or not, or any file but an empty one or a gptme state file
+    (a JSON object with an `arms` object, or `{}`), so that a slip in PATH (a lesson, a journal,
+    config.toml) never destroys a file. Symbolic links, FIFOs and devices are `refuse_unreplaceable`'s."""
+    why = next((what for path, what in ours.items() if target.resolve() == path.resolve()), None)
+    if why is None:
         try:
             raw = read_regular(target, STATE_MAX_BYTES)
         except FileNotFoundError:
