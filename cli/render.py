@@ -12,6 +12,7 @@ import re
 import shutil
 import sys
 import textwrap
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -57,33 +58,61 @@ def output_width() -> int | None:
     return shutil.get_terminal_size().columns if terminal else None
 
 
+def cells(text: str) -> int:
+    """The terminal columns `text` fills: two for a wide (CJK) character, none for a combining mark."""
+    if text.isascii():
+        return len(text)
+    return sum(_cells(char) for char in text)
+
+
+def _cells(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+def _head(text: str, width: int) -> str:
+    """The longest start of `text` that fills at most `width` columns."""
+    used = 0
+    for index, char in enumerate(text):
+        used += _cells(char)
+        if used > width:
+            return text[:index]
+    return text
+
+
+def _tail(text: str, width: int) -> str:
+    """The longest end of `text` that fills at most `width` columns."""
+    return _head(text[::-1], width)[::-1]
+
+
 def shorten(text: str, width: int, how: Shorten = "end") -> str:
-    """`text` in at most `width` characters, a visible ellipsis where some were left out."""
-    if len(text) <= width:
+    """`text` in at most `width` columns, a visible ellipsis where some were left out."""
+    if cells(text) <= width:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
     if how == "path":
         return _short_path(text, width)
     if how == "middle":
-        head = width // 2
-        return text[:head] + ELLIPSIS + text[len(text) - (width - 1 - head) :]
-    return text[: width - 1] + ELLIPSIS
+        head = _head(text, width // 2)
+        return head + ELLIPSIS + _tail(text, width - 1 - cells(head))
+    return _head(text, width - 1) + ELLIPSIS
 
 
 def _short_path(path: str, width: int) -> str:
     """The folders give way first ("work…/issue-triage.md", "…/issue-triage.md"), then the file name's
     middle: its start and its extension stay ("…/issue-tri….md")."""
     folder, slash, name = path.rpartition("/")
-    room = width - len(name) - 2  # for the folders' start, beside the ellipsis and the slash
+    room = width - cells(name) - 2  # for the folders' start, beside the ellipsis and the slash
     if slash and room >= 0:
-        return (folder[:room] if room >= MIN_FOLDER else "") + ELLIPSIS + "/" + name
+        return (_head(folder, room) if room >= MIN_FOLDER else "") + ELLIPSIS + "/" + name
     stem, dot, extension = name.rpartition(".")
     for prefix in (ELLIPSIS + "/" if slash else "", ""):
-        keep = width - len(prefix) - len(extension) - 2  # of the stem, beside the ellipsis and the dot
+        keep = width - len(prefix) - cells(extension) - 2  # of the stem, beside the ellipsis and the dot
         if dot and stem and len(extension) <= 5 and keep >= MIN_CUT:
-            return prefix + stem[:keep] + ELLIPSIS + "." + extension
-    return name if len(name) <= width else name[: width - 1] + ELLIPSIS
+            return prefix + _head(stem, keep) + ELLIPSIS + "." + extension
+    return name if cells(name) <= width else _head(name, width - 1) + ELLIPSIS
 
 
 def wrap(text: str, width: int | None, hang: int = 2) -> str:
@@ -131,11 +160,11 @@ def table(
     order, with a line under the table naming them. Numbers and the other columns are never cut: a table
     that cannot fit after all that prints wider than `width`.
     """
-    cells = [[safe(c).replace("\n", " ") for c in row] for row in rows]
-    widths = [len(h) for h in headers]
-    for row in cells:
+    rows_text = [[safe(c).replace("\n", " ") for c in row] for row in rows]
+    widths = [cells(h) for h in headers]
+    for row in rows_text:
         for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
+            widths[i] = max(widths[i], cells(cell))
     how = dict(shorten_columns or {})
     shown = list(range(len(headers)))
     if width is not None:
@@ -147,11 +176,12 @@ def table(
             value = values[i]
             if i in how:
                 value = shorten(value, widths[i], how[i])
-            parts.append(value.rjust(widths[i]) if i in right else value.ljust(widths[i]))
+            pad = " " * (widths[i] - cells(value))
+            parts.append(pad + value if i in right else value + pad)
         return GAP.join(parts).rstrip()
 
     out = [line(headers), line(["-" * w for w in widths])]
-    out += [line(row) for row in cells]
+    out += [line(row) for row in rows_text]
     hidden = [headers[i] for i in range(len(headers)) if i not in shown]
     if hidden and width is not None:
         out.append(_hidden_note(hidden, width))

@@ -109,7 +109,7 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
     decided: dict[str, dict[str, bool]] = {}  # per session, each lesson's first coin: kept or not
     epsilon: dict[str, float | None] = {}
     problems: list[str] = []
-    unknown_kept: list[str] = []  # sessions with a line that names no kept lessons (no `matched`)
+    unknown_kept: dict[str, None] = {}  # sessions with a line that names no kept lessons (no `matched`), in order
     with os.scandir(directory) as entries:
         names = sorted(e.name for e in entries if e.name.endswith(".jsonl"))
     if len(names) > MAX_FILES:
@@ -136,8 +136,8 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
             sid = record.get("session_id")
             session_id = sid if isinstance(sid, str) and sid else name[: -len(".jsonl")]
             coins = decided.setdefault(session_id, {})
-            if "matched" not in record and session_id not in unknown_kept:
-                unknown_kept.append(session_id)
+            if "matched" not in record:
+                unknown_kept[session_id] = None
             line_coins = {map_id(p): False for p in _paths(record.get("withheld"))}
             line_coins.update((map_id(p), True) for p in _paths(record.get("matched")))
             for lesson, kept in line_coins.items():
@@ -158,7 +158,7 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
         if sid not in unknown_kept
     }
     if unknown_kept:
-        problems.append(_unknown_kept_problem(directory, unknown_kept))
+        problems.append(_unknown_kept_problem(directory, list(unknown_kept)))
     return DropoutLog(sessions, tuple(problems))
 
 

@@ -18,9 +18,9 @@ import json
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -86,7 +86,7 @@ class ArmMapper:
                 self._ending.setdefault("/".join(parts[j:]), []).append(known)
 
     def map(self, raw: str, taken: set[str] | frozenset[str] = frozenset()) -> tuple[str, bool]:
-        """A gptme arm id to a library id: strip `lessons/`, make absolute paths relative to a root,
+        """A gptme arm id to a library id: an absolute path relative to a root, else `normalize_id`'s,
         and as a last resort match by path suffix, unless another arm names that lesson exactly
         (`taken`): a moved lesson keeps its old evidence under its old id. Returns (id, matched)."""
         text = raw.replace("\\", "/")
@@ -96,11 +96,7 @@ class ArmMapper:
                 if text.startswith(prefix):
                     candidate = text[len(prefix) :]
                     return candidate, candidate in self.ids
-            parts = PurePosixPath(text).parts
-            if "lessons" in parts:
-                last = len(parts) - 1 - parts[::-1].index("lessons")
-                text = "/".join(parts[last + 1 :])
-        lesson_id = normalize_id(text)
+        lesson_id = normalize_id(text)  # (an absolute path: the part after its last `lessons` folder)
         if lesson_id in self.ids:
             return lesson_id, True
         # known ids that end in "/" + lesson_id, and lesson_id's own suffixes that are known ids
@@ -440,14 +436,13 @@ def export_target(path: Path | str) -> Path:
     return target
 
 
-def refuse_non_state(target: Path, log_path: Path) -> None:
-    """InteropError when something is at `target` that `export-gptme` must not replace: the event log,
-    or any file but an empty one or a gptme state file (a JSON object with an `arms` object, or `{}`),
-    so that a slip in PATH (a lesson, a journal, config.toml) never destroys a file. Symbolic links,
-    FIFOs and devices are `refuse_unreplaceable`'s."""
-    if target.resolve() == log_path.resolve():
-        why = "the workspace's event log"
-    else:
+def refuse_non_state(target: Path, ours: Mapping[Path, str]) -> None:
+    """InteropError when `target` is what `export-gptme` must not replace: one of `ours` (the event log,
+    its lock file: what each is), there yet or not, or any file but an empty one or a gptme state file
+    (a JSON object with an `arms` object, or `{}`), so that a slip in PATH (a lesson, a journal,
+    config.toml) never destroys a file. Symbolic links, FIFOs and devices are `refuse_unreplaceable`'s."""
+    why = next((what for path, what in ours.items() if target.resolve() == path.resolve()), None)
+    if why is None:
         try:
             raw = read_regular(target, STATE_MAX_BYTES)
         except FileNotFoundError:

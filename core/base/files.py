@@ -105,12 +105,15 @@ class WriteGuard:
         return replace(self, kept=self.kept + kept)
 
     def replaceable(self, path: Path, real: Path | None = None) -> None:
-        """StoreError, naming `path`, when a rewrite of it would land on a kept file (`real`: where it
-        leads, default found): a loo-results.json linked to the event log would replace every session."""
+        """StoreError, naming `path`, when a rewrite of or an append to it would land on a kept file
+        (`real`: where it leads, default found): a loo-results.json linked to the event log would
+        replace every session."""
         real = Path(os.path.realpath(path)) if real is None else real
         for own, kept in self.kept:
             if real == kept and Path(os.path.abspath(path)) != own:
-                raise StoreError(f"{path}: a link to {own.name}; not written through (that would replace {own.name})")
+                raise StoreError(
+                    f"{path}: a link to {own.name}; not written through (that would write over {own.name})"
+                )
 
     @classmethod
     def of(cls, root: Path | str, allow_outside: bool | None = None) -> WriteGuard:
@@ -264,8 +267,11 @@ def write_json(path: Path, payload: Any, indent: int = 2, guard: WriteGuard | No
 
 def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:
     """A descriptor appending to `path` (created if absent) where `guard` lets it be written: the
-    real file, opened without following a symlink swapped in meanwhile, checked regular once open."""
+    real file, opened without following a symlink swapped in meanwhile, checked regular once open;
+    never a kept file reached from another name (`WriteGuard.replaceable`: a dropout log linked to the
+    event log)."""
     real = guard.target(path)
+    guard.replaceable(path, real)
     try:
         return open_regular(real, flags | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666)
     except UnsafeFile as exc:

@@ -166,6 +166,11 @@ class Hasher(Protocol):
     def hexdigest(self) -> str: ...
 
 
+def lock_file(log_path: Path) -> Path:
+    """The writers' lock file of the log at `log_path` (beside it, `.lock` added)."""
+    return log_path.with_name(log_path.name + ".lock")
+
+
 class EventLog:
     """`sessions.jsonl`: append-only, one locked write + fsync per event."""
 
@@ -173,7 +178,7 @@ class EventLog:
         """`guard`: where the log, its lock and `.torn` may be written (the workspace's; by
         default the log's own folder): never through a symlink leading out of it."""
         self.path = Path(path)
-        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.lock_path = lock_file(self.path)
         self.guard = guard if guard is not None else WriteGuard.of(self.path.parent)
 
     @contextlib.contextmanager

@@ -21,6 +21,8 @@ from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import refuse_unreplaceable
 from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.log.store import lock_file
+from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.state_file import StateFile
 
 
@@ -34,7 +36,9 @@ class GptmeFiles(StateFile):
         the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
         if target.resolve() != self.state_path:  # (a slip in PATH: refused before anything, the lock file too)
-            interop.refuse_non_state(target, self.state_dir / "sessions.jsonl")
+            log_file = self.state_dir / LOG_FILE
+            ours = {log_file: "the workspace's event log", lock_file(log_file): "the event log's lock file"}
+            interop.refuse_non_state(target, ours)
         with self.log.locked():
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it

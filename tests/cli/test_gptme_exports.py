@@ -290,3 +290,18 @@ def test_an_export_writes_a_new_empty_or_bandit_state_file(root: Path, tmp_path:
     ok("export-gptme", "--workspace", str(root), str(target))
     # s1: reward 0.8 at salience 1 (weight 1) from Beta(1, 1): alpha 1 + 0.8
     assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.8)
+
+
+@pytest.mark.parametrize("there", [True, False])
+def test_an_export_never_replaces_the_event_logs_lock_file(root: Path, there: bool) -> None:
+    """The writers' lock file is empty, so it passed for a file an export may replace: the export renamed
+    its JSON over the lock it held itself, and a writer waiting on the old file and one opening the new
+    could then both hold "the" lock. Refused whether it is there yet or not: one line, nothing written."""
+    lock = root / (str(LOG_REL) + ".lock")
+    if there:
+        lock.write_bytes(b"")
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts}
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(lock))
+    assert (code, out) == (1, "")
+    assert len(err.strip().splitlines()) == 1 and "lock" in err and "not replaced" in err, err
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts} == before

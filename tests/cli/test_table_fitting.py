@@ -74,3 +74,16 @@ def test_the_width_is_columns_or_a_terminals_never_a_pipes(monkeypatch: pytest.M
     assert output_width() == 72
     monkeypatch.setenv("COLUMNS", "wide")
     assert output_width() is None
+
+
+def test_wide_characters_take_two_columns() -> None:
+    # A CJK character fills two terminal columns. Lesson "工具/课程文件名称很长.md": 2 + 1 + 8 CJK + 3 = 14
+    # characters, 2*2 + 1 + 8*2 + 3 = 24 columns; beside n (1) and a gap (2) the table is 27 wide.
+    rows = [("工具/课程文件名称很长.md", 1)]
+    lines = table(["lesson", "n"], rows, right=(1,), width=20, shorten_columns={0: "path"}).split("\n")
+    # 20 - 2 - 1 = 17 columns for the lesson: "…/" (2) and the name's stem in 17 - 2 - 2 ("….") - 2 ("md")
+    # = 11 columns: 5 CJK characters (10; a sixth would make 12), padded by one space to the 17
+    assert lines[2] == "…/课程文件名….md" + " " + "  1"
+    assert lines[0] == "lesson" + " " * 11 + "  n"
+    assert shorten("课程文件名称", 7, "end") == "课程文…"  # 3 characters (6 columns) and the ellipsis
+    assert shorten("工具课程文件名称", 9, "middle") == "工具…名称"  # 4 columns from each end

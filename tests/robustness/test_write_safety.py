@@ -317,3 +317,27 @@ def test_a_derived_file_linked_to_the_log_or_the_settings_is_not_written_through
     assert link.is_symlink()
     code, out, _ = run_cli("status", "--workspace", str(root), "--json")
     assert code == 0 and json.loads(out)["lessons"][0]["n"] == 1
+
+
+@pytest.mark.parametrize("target", ["sessions.jsonl", "config.toml"])
+def test_a_dropout_log_linked_to_the_event_log_is_not_appended_through(tmp_path: Path, target: str) -> None:
+    """`select --dropout` appends its trial to state/lesson-dropout/<id>.jsonl; one linked to the event log
+    put the trial's line into the log (a line no reader can use, exit 0), one linked to config.toml made
+    the settings unreadable. Refused in one line, nothing written, the selection not logged either."""
+    root = _ws(tmp_path)
+    state = root / STATE
+    (state / "config.toml").write_text('strategy = "seed"\n')
+    folder = root / "state" / "lesson-dropout"
+    folder.mkdir()
+    link = folder / "d1.jsonl"
+    link.symlink_to(Path("..") / "lesson-thompson" / target)
+    kept = {name: (state / name).read_bytes() for name in ("sessions.jsonl", "config.toml")}
+    context = tmp_path / "ctx.txt"
+    context.write_text("git worktree")
+    code, _, err = run_cli(
+        "select", "--workspace", str(root), "--context", str(context), "--session-id", "d1", "--dropout", "0.5"
+    )
+    assert code == 1
+    assert "d1.jsonl" in _one_line(err) and target in err, err
+    assert {name: (state / name).read_bytes() for name in kept} == kept
+    assert link.is_symlink()
