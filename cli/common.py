@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import counted, safe
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.numbers import decimal
@@ -135,14 +135,14 @@ def problem_lines(ws: Workspace) -> list[str]:
         problems = []
     lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
     if len(problems) > 5:
-        lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")
+        lines.append(f"{counted(len(problems) - 5, 'more problem')} in {ws.log.name}")
     from lesson_credit.core.library.problem_kinds import KINDS
 
     lesson_problems = ws.lesson_problems()
     prefix = {kind.kind: kind.label for kind in KINDS}
     lines += [f"{prefix.get(problem.kind, '')}{problem}" for problem in lesson_problems[:5]]
     if len(lesson_problems) > 5:
-        lines.append(f"{len(lesson_problems) - 5} more lesson problems")
+        lines.append(counted(len(lesson_problems) - 5, "more lesson problem"))
     return lines
 
 

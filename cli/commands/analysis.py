@@ -18,7 +18,7 @@ from lesson_credit.cli.common import (
     print_warnings,
     warn_problems,
 )
-from lesson_credit.cli.render import output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
@@ -50,7 +50,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
     baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
     width = output_width()
     head = (
-        f"effect per lesson over {graded} graded sessions: the randomized (dropout) estimate with at least "
+        f"effect per lesson over {counted(graded, 'graded session')}: the randomized (dropout) estimate with at least "
         f"{MIN_RANDOMIZED} kept and {MIN_RANDOMIZED} withheld sessions when at least as precise, else the joint "
         f"estimate ({baselines} + every lesson); leave-one-out as a second opinion (min {args.min_with} with, "
         f"{args.min_without} without)"
@@ -77,7 +77,8 @@ def cmd_loo(args: argparse.Namespace) -> int:
     )
     if meta.get("sessions_without_propensity"):
         lacking = meta["sessions_without_propensity"]
-        print(wrap(f"\n{lacking} graded session(s) have no logged selection propensities (IPW)", width))
+        have = "has" if lacking == 1 else "have"
+        print(wrap(f"\n{counted(lacking, 'graded session')} {have} no logged selection propensities (IPW)", width))
     if not args.no_write:
         print(wrap(f"\nwritten to {ws.state_dir / 'loo-results.json'}", width))
     return 0
@@ -168,7 +169,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for f in findings:
             print(wrap(f"{f.severity}: [{f.code}] {safe(f.message)}", width))
             print(wrap(f"  -> {safe(f.advice)}", width, hang=3))
-        print(f"\n{len(errors)} error(s), {len(warnings)} warning(s); failing on {args.fail_on}s")
+        print(f"\n{counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}; failing on {args.fail_on}s")
     return 1 if failing else 0
 
 

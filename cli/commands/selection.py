@@ -16,7 +16,7 @@ from lesson_credit.cli.common import (
     seed_arg,
     unit_float,
 )
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import counted, safe
 from lesson_credit.core.log.stores import is_local
 
 
@@ -80,8 +80,8 @@ def cmd_select(args: argparse.Namespace) -> int:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
         print(
-            f"# session {safe(selection.session_id)}: {len(selection.selected)} of {len(selection.candidates)} "
-            f"matching lessons (seed {selection.seed}"
+            f"# session {safe(selection.session_id)}: {len(selection.selected)} of "
+            f"{counted(len(selection.candidates), 'matching lesson')} (seed {selection.seed}"
             + (f", policy {safe(selection.policy)}" if selection.policy else "")
             + (f", category {safe(selection.category)})" if selection.category is not None else ")"),
             file=sys.stderr,

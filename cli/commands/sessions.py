@@ -17,7 +17,7 @@ from lesson_credit.cli.common import (
     resolve_session,
     warn_problems,
 )
-from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -223,7 +223,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     shortened: dict[int, Shorten] = {0: "middle", 2: "end", 4: "end"}  # an id's date and counter stay
     print(table(headers, cells, right=(5, 6, 7), width=output_width(), shorten_columns=shortened, drop=(4, 2)))
     more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
-    print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
+    verb = "matches" if len(rows) == 1 else "match"
+    print(f"\n{len(rows)} of {counted(len(table_obj), 'session')} {verb}{more}")
     return 0
 
 
@@ -240,7 +241,9 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
         record, how, weights = joined.record_at(row), joined.join.how.get(row), joined.weights
         none = file.note or f"no gptme-sessions record in {file.path} joins this session"
         if file.problem_count and not file.note:  # a file that could not be read said so only in lint
-            none += f"; it has {file.problem_count} problem(s) (lint lists them), the first: {file.problems[0]}"
+            none += (
+                f"; it has {counted(file.problem_count, 'problem')} (lint lists them), the first: {file.problems[0]}"
+            )
         note = None if record is not None else none
     trajectory, trajectory_note = ws.trajectory_of(session_id)
     return {
@@ -287,8 +290,8 @@ def _outside_lines(outside: dict[str, Any]) -> list[str]:
     trajectory = outside["trajectory_obj"]
     record_text = outside["record_lines"] or [outside["record_note"] or "none"]
     trajectory_text = (
-        f"{trajectory.path} ({trajectory.format}, {len(trajectory.messages)} messages, "
-        f"{trajectory.tool_calls} tool calls)"
+        f"{trajectory.path} ({trajectory.format}, {counted(len(trajectory.messages), 'message')}, "
+        f"{counted(trajectory.tool_calls, 'tool call')})"
         if trajectory is not None
         else outside["trajectory_note"] or "none"
     )

@@ -19,7 +19,7 @@ from lesson_credit.cli.common import (
     resolve_session,
     reward_or_word,
 )
-from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -165,7 +165,10 @@ def cmd_prune(args: argparse.Namespace) -> int:
         return 0
     verb = "would retire" if args.dry_run else "retired"
     print(
-        wrap(f"{verb} {len(arms)} arm(s) whose lesson file is gone (their history stays in the log):", output_width())
+        wrap(
+            f"{verb} {counted(len(arms), 'arm')} whose lesson file is gone (their history stays in the log):",
+            output_width(),
+        )
     )
     for arm in arms:
         print(f"  {safe(arm)}")
