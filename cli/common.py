@@ -211,7 +211,7 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: b
 
     root = Path(args.workspace)
     if not root.is_dir():
-        raise CliError(f"workspace not found: {root}")
+        raise CliError(f"workspace {root} is a file, not a folder" if root.exists() else f"workspace not found: {root}")
     ws = Workspace(
         root,
         allow_outside_journals=getattr(args, "allow_outside", False),

@@ -35,6 +35,13 @@ if TYPE_CHECKING:
 CREDIT_HEADERS = ["lesson", "salience", "weight", "reward", "alpha", "beta"]
 
 
+def no_lessons_line(pending: bool) -> str:
+    """What stands for the credit table of a session without lessons (it would be empty): such a session
+    moves no posterior; graded, it is a session without any lesson for the effect estimates."""
+    when = "once graded, it counts" if pending else "it counts"
+    return f"no lessons: no posterior moves; {when} for the baseline only"
+
+
 def explanation_text(exp: Explanation, width: int | None = None) -> str:
     """explain's text; fitted to `width` when one is given (cli/render.py)."""
     s = exp.session
@@ -56,7 +63,11 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
         )
         for c in exp.lessons
     ]
-    credit = table(CREDIT_HEADERS, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"})
+    credit = (
+        table(CREDIT_HEADERS, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"})
+        if rows
+        else wrap(no_lessons_line(exp.base_reward is None), width)
+    )
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
     for c in exp.lessons:
@@ -355,9 +366,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"log line  {s.line}",
         *_outside_lines(outside),
     ]
+    heading = f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
     credit = [
-        f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
-        table(
+        *([heading] if exp.lessons else []),
+        wrap(no_lessons_line(exp.base_reward is None), width)
+        if not exp.lessons
+        else table(
             CREDIT_HEADERS,
             [
                 (

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.commands.sessions import explanation_json, explanation_text
+from lesson_credit.cli.commands.sessions import explanation_json, explanation_text, no_lessons_line
 from lesson_credit.cli.common import (
     CliError,
     SubParsers,
@@ -26,20 +26,27 @@ if TYPE_CHECKING:
     from lesson_credit.core.views import Explanation
 
 LESSONS_FILE_LIMIT = 1024 * 1024
+NO_LESSONS_HINT = "for no lessons pass --lessons with no ids; for a pipe, --lessons-file - reads stdin"
 
 
 def _lessons_from_file(name: str) -> list[str]:
     """Lesson ids from a file (what `select` printed): whitespace-separated, `#` starts a
-    comment; an empty file is an empty selection. `-` reads stdin."""
+    comment; an empty file is an empty selection. `-` reads stdin. Any other name must be a
+    regular file (opened without blocking, checked once open): a device or a FIFO is refused
+    with what to pass instead, as `/dev/null` for "no lessons" would be."""
+    from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
+
     try:
         if name == "-":
             text = sys.stdin.read(LESSONS_FILE_LIMIT + 1)
         else:
-            path = Path(name)
-            if not path.is_file():
-                raise CliError(f"lessons file not found (or not a regular file): {name}")
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(LESSONS_FILE_LIMIT + 1)
+            text = read_opened(open_regular(name), name, LESSONS_FILE_LIMIT, longer=True).decode(errors="replace")
+    except FileNotFoundError:
+        raise CliError(f"lessons file not found: {name}") from None
+    except UnsafeFile as exc:  # (the message names the file and what it is)
+        if Path(name).is_dir():
+            raise CliError(f"lessons file {name} is a folder, not a file") from None
+        raise CliError(f"lessons file {str(exc).removesuffix('; not read')}; {NO_LESSONS_HINT}") from None
     except OSError as exc:
         raise CliError(f"cannot read lessons file {name}: {exc.strerror}") from None
     if len(text) > LESSONS_FILE_LIMIT:
@@ -135,6 +142,9 @@ def _print_credit(headline: str, exp: Explanation) -> int:
     """What a grade or an undo did, then each lesson's credit under the grade in force now."""
     width = output_width()
     print(wrap(headline, width) + "\n")
+    if not exp.lessons:  # (an empty table)
+        print(wrap(no_lessons_line(exp.base_reward is None), width))
+        return 0
     rows = [
         (
             c.path,
