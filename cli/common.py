@@ -304,7 +304,46 @@ def warn_problems(ws: Workspace, quiet: bool = False) -> None:
         print(f"warning: {safe(line)}", file=sys.stderr)
 
 
-STRATEGY_HELP = (  # one per line: replay's description is laid out as written (RawDescriptionHelpFormatter)
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """`--help` fitted to the terminal: a description's prose is re-filled to its width (it is written
+    wrapped at about 90 columns, which an 80-column terminal broke mid-word); an indented line (a list
+    item such as a credit strategy) stays a line of its own, wrapped under its indent; the examples are
+    printed as written (a command is copied whole). No line breaks at a hyphen (`<session-` / `id>`)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return super()._fill_text(text, width, indent)
+        out: list[str] = []
+        prose: list[str] = []
+        for line in [*text.splitlines(), ""]:
+            if line and not line[0].isspace():
+                prose.append(line)
+                continue
+            if prose:
+                out += self._wrapped(" ".join(prose), width, indent, indent)
+                prose = []
+            if line.strip():
+                lead = indent + line[: len(line) - len(line.lstrip())]
+                out += self._wrapped(line.strip(), width, lead, lead + "  ")
+            elif out:
+                out.append("")
+        return "\n".join(out).rstrip("\n")
+
+    @staticmethod
+    def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(
+            text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False, break_long_words=False
+        )
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+STRATEGY_HELP = (  # one per line: replay's description keeps its indented lines (HelpFormatter)
     "\n  seed: alpha += base*w, beta += 1 - base*w (gptme's update with a salience weight);"
     "\n  evidence: alpha += w*base, beta += w*(1 - base) (a weakly mentioned lesson learns less);"
     "\n  uniform: alpha += base, beta += 1 - base (salience ignored, the classic bandit)"
@@ -324,7 +363,7 @@ def command(
         help=summary,
         description=description,
         epilog="examples:\n" + examples.strip("\n"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
 
 

@@ -267,8 +267,20 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         LOO_HELP,
         "  lesson-credit loo\n  lesson-credit loo --min-with 10 --no-write --json",
     )
-    p.add_argument("--min-with", type=positive_int, default=5, help="sessions with the lesson needed, >= 1 (default 5)")
-    p.add_argument("--min-without", type=positive_int, default=20, help="sessions without it needed, >= 1 (default 20)")
+    p.add_argument(
+        "--min-with",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="sessions with the lesson needed, >= 1 (default 5)",
+    )
+    p.add_argument(
+        "--min-without",
+        type=positive_int,
+        default=20,
+        metavar="N",
+        help="sessions without it needed, >= 1 (default 20)",
+    )
     p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
     p.add_argument(
         "--written-by",
@@ -327,6 +339,7 @@ def register_simulate(sub: SubParsers, common: argparse.ArgumentParser, data: ar
         "--scenario",
         default="default",
         choices=SCENARIOS,
+        metavar="NAME",  # (the help names each one; the choices in full were a 266-column usage line)
         help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
         "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
         "injection-echo (an injected lesson's keywords show in the journal because it was injected, 50%%); "

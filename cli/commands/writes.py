@@ -254,8 +254,9 @@ def _register_grade_prune(sub: SubParsers, common: argparse.ArgumentParser, data
         "grade",
         [common, data],
         "grade (or regrade) a session",
-        "Append a grade for a logged session; the latest grade counts and every grade stays in\n"
-        "the log as its history. A unique prefix of the id is enough.",
+        "Append a grade for a logged session. Each reward source's latest grade counts, and the\n"
+        "first source of [rewards] priority with one is the reward in force (a person's grade first,\n"
+        "by default); every grade stays in the log as its history. A unique prefix of the id is enough.",
         "  lesson-credit grade S1 0.7 --note 'PR needed rework'\n  lesson-credit grade S1 1 --grader judge --json",
     )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
