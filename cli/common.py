@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import counted, safe
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.numbers import decimal
@@ -135,14 +135,14 @@ def problem_lines(ws: Workspace) -> list[str]:
         problems = []
     lines += [f"{ws.log.name} {problem}" for problem in problems[:5]]
     if len(problems) > 5:
-        lines.append(f"{len(problems) - 5} more problems in {ws.log.name}")
+        lines.append(f"{counted(len(problems) - 5, 'more problem')} in {ws.log.name}")
     from lesson_credit.core.library.problem_kinds import KINDS
 
     lesson_problems = ws.lesson_problems()
     prefix = {kind.kind: kind.label for kind in KINDS}
     lines += [f"{prefix.get(problem.kind, '')}{problem}" for problem in lesson_problems[:5]]
     if len(lesson_problems) > 5:
-        lines.append(f"{len(lesson_problems) - 5} more lesson problems")
+        lines.append(counted(len(lesson_problems) - 5, "more lesson problem"))
     return lines
 
 
@@ -211,7 +211,7 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: b
 
     root = Path(args.workspace)
     if not root.is_dir():
-        raise CliError(f"workspace not found: {root}")
+        raise CliError(f"workspace {root} is a file, not a folder" if root.exists() else f"workspace not found: {root}")
     ws = Workspace(
         root,
         allow_outside_journals=getattr(args, "allow_outside", False),
@@ -304,7 +304,46 @@ def warn_problems(ws: Workspace, quiet: bool = False) -> None:
         print(f"warning: {safe(line)}", file=sys.stderr)
 
 
-STRATEGY_HELP = (  # one per line: replay's description is laid out as written (RawDescriptionHelpFormatter)
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """`--help` fitted to the terminal: a description's prose is re-filled to its width (it is written
+    wrapped at about 90 columns, which an 80-column terminal broke mid-word); an indented line (a list
+    item such as a credit strategy) stays a line of its own, wrapped under its indent; the examples are
+    printed as written (a command is copied whole). No line breaks at a hyphen (`<session-` / `id>`)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return super()._fill_text(text, width, indent)
+        out: list[str] = []
+        prose: list[str] = []
+        for line in [*text.splitlines(), ""]:
+            if line and not line[0].isspace():
+                prose.append(line)
+                continue
+            if prose:
+                out += self._wrapped(" ".join(prose), width, indent, indent)
+                prose = []
+            if line.strip():
+                lead = indent + line[: len(line) - len(line.lstrip())]
+                out += self._wrapped(line.strip(), width, lead, lead + "  ")
+            elif out:
+                out.append("")
+        return "\n".join(out).rstrip("\n")
+
+    @staticmethod
+    def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(
+            text, width, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False, break_long_words=False
+        )
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+STRATEGY_HELP = (  # one per line: replay's description keeps its indented lines (HelpFormatter)
     "\n  seed: alpha += base*w, beta += 1 - base*w (gptme's update with a salience weight);"
     "\n  evidence: alpha += w*base, beta += w*(1 - base) (a weakly mentioned lesson learns less);"
     "\n  uniform: alpha += base, beta += 1 - base (salience ignored, the classic bandit)"
@@ -324,7 +363,7 @@ def command(
         help=summary,
         description=description,
         epilog="examples:\n" + examples.strip("\n"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
 
 

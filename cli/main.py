@@ -15,6 +15,7 @@ from typing import Any
 
 from lesson_credit.cli.common import (
     EXIT_USAGE,
+    HelpFormatter,
     subcommands,
     summary_lines,
     workspace_arg,
@@ -87,25 +88,25 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
         help=AGENT_HELP,
     )
     data = argparse.ArgumentParser(add_help=False)
-    data.add_argument("--json", action="store_true", help="machine-readable output on stdout (default: a table)")
+    data.add_argument("--json", action="store_true", help="print JSON on stdout instead of text")
 
     parser = argparse.ArgumentParser(
         prog="lesson-credit",
         description=(
             "Salience-weighted credit for agent lessons. With no command, opens the dashboard\n"
-            "(on a terminal: without one, exits 2)."
+            "on a terminal (anywhere else, exits 2)."
         ),
         epilog=(
             "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
-            "  75 the event store failed for now (a database down, read-only or not answering in time, or\n"
-            "  another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
-            "  stderr, nothing written): retry later. 70 internal error (a bug: the traceback is printed;\n"
-            "  please report it). 130 interrupted (Ctrl-C).\n"
+            "75 the event store failed for now (a database down, read-only or not answering in time, or\n"
+            "another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
+            "stderr, nothing written): retry later. 70 internal error (a bug: the traceback is printed;\n"
+            "please report it). 130 interrupted (Ctrl-C).\n\n"
             "Tables fit a terminal's width (or $COLUMNS, when set): long paths and ids shortened with an\n"
-            "  ellipsis, minor columns hidden with a note; a pipe or a file gets them in full.\n"
+            "ellipsis, minor columns hidden with a note; a pipe or a file gets them in full.\n\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument(
         "--workspace", "-w", default=".", type=workspace_arg, metavar="DIR", help="workspace folder (default: .)"

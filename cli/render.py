@@ -38,6 +38,12 @@ def safe(text: object) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 session`, `2 sessions`: a count in prose with its noun in agreement (`plural` when it is
+    not the noun + s)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
     """A number to `digits` places, rounded as the dashboard rounds it (core.base.numbers)."""
     if value is None:

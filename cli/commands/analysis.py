@@ -18,7 +18,7 @@ from lesson_credit.cli.common import (
     print_warnings,
     warn_problems,
 )
-from lesson_credit.cli.render import output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
@@ -50,7 +50,7 @@ def cmd_loo(args: argparse.Namespace) -> int:
     baselines = "category and agent baselines" if len(set(ws.session_agents())) > 1 else "category baselines"
     width = output_width()
     head = (
-        f"effect per lesson over {graded} graded sessions: the randomized (dropout) estimate with at least "
+        f"effect per lesson over {counted(graded, 'graded session')}: the randomized (dropout) estimate with at least "
         f"{MIN_RANDOMIZED} kept and {MIN_RANDOMIZED} withheld sessions when at least as precise, else the joint "
         f"estimate ({baselines} + every lesson); leave-one-out as a second opinion (min {args.min_with} with, "
         f"{args.min_without} without)"
@@ -77,7 +77,8 @@ def cmd_loo(args: argparse.Namespace) -> int:
     )
     if meta.get("sessions_without_propensity"):
         lacking = meta["sessions_without_propensity"]
-        print(wrap(f"\n{lacking} graded session(s) have no logged selection propensities (IPW)", width))
+        have = "has" if lacking == 1 else "have"
+        print(wrap(f"\n{counted(lacking, 'graded session')} {have} no logged selection propensities (IPW)", width))
     if not args.no_write:
         print(wrap(f"\nwritten to {ws.state_dir / 'loo-results.json'}", width))
     return 0
@@ -168,7 +169,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for f in findings:
             print(wrap(f"{f.severity}: [{f.code}] {safe(f.message)}", width))
             print(wrap(f"  -> {safe(f.advice)}", width, hang=3))
-        print(f"\n{len(errors)} error(s), {len(warnings)} warning(s); failing on {args.fail_on}s")
+        print(f"\n{counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}; failing on {args.fail_on}s")
     return 1 if failing else 0
 
 
@@ -266,8 +267,20 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         LOO_HELP,
         "  lesson-credit loo\n  lesson-credit loo --min-with 10 --no-write --json",
     )
-    p.add_argument("--min-with", type=positive_int, default=5, help="sessions with the lesson needed, >= 1 (default 5)")
-    p.add_argument("--min-without", type=positive_int, default=20, help="sessions without it needed, >= 1 (default 20)")
+    p.add_argument(
+        "--min-with",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="sessions with the lesson needed, >= 1 (default 5)",
+    )
+    p.add_argument(
+        "--min-without",
+        type=positive_int,
+        default=20,
+        metavar="N",
+        help="sessions without it needed, >= 1 (default 20)",
+    )
     p.add_argument("--no-write", action="store_true", help="do not write loo-results.json")
     p.add_argument(
         "--written-by",
@@ -326,6 +339,7 @@ def register_simulate(sub: SubParsers, common: argparse.ArgumentParser, data: ar
         "--scenario",
         default="default",
         choices=SCENARIOS,
+        metavar="NAME",  # (the help names each one; the choices in full were a 266-column usage line)
         help="the world: default; broad-keywords (accidental keyword hits 25%%); always-paired (half the "
         "lessons injected in couples); sign-flip (effects change sign halfway); few-sessions (150); "
         "injection-echo (an injected lesson's keywords show in the journal because it was injected, 50%%); "

@@ -12,7 +12,7 @@ from lesson_credit.cli.common import (
     print_json,
     print_warnings,
 )
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import counted, safe
 
 
 def cmd_import_gptme(args: argparse.Namespace) -> int:
@@ -43,7 +43,7 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
     if report.skipped is not None:
         print(safe(report.skipped))
         return 0
-    print(f"imported {len(report.arms)} arms from {safe(report.path)} as a prior event")
+    print(f"imported {counted(len(report.arms), 'arm')} from {safe(report.path)} as a prior event")
     for arm in report.unmatched:
         print(f"  no lesson in the library for {safe(arm.source_id)!r} (kept as {safe(arm.lesson_id)!r})")
     return 0

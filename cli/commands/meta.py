@@ -55,5 +55,11 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "Print the reference of one command (its --help), or the list of commands.",
         "  lesson-credit help sessions",
     )
-    p.add_argument("topic", nargs="?", default=None, metavar="COMMAND", help="the command to describe (default: all)")
+    p.add_argument(
+        "topic",
+        nargs="?",
+        default=None,
+        metavar="COMMAND",
+        help="the command to describe (default: none, the list of commands)",
+    )
     p.set_defaults(func=cmd_help)

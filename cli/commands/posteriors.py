@@ -22,7 +22,7 @@ from lesson_credit.cli.common import (
     warn_problems,
     warning_lines,
 )
-from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def _status_table(table_obj: PosteriorTable, width: int | None) -> str:
     ]
     settings = table_obj.settings
     head = (
-        f"{table_obj.sessions} sessions ({table_obj.graded} graded); "
+        f"{counted(table_obj.sessions, 'session')} ({table_obj.graded} graded); "
         f"strategy {settings.strategy}, floor {settings.floor:g}"
     )
     return (
@@ -123,7 +123,8 @@ def _status_output(result: PosteriorTable, args: argparse.Namespace, ws: Workspa
     out = _status_table(result, width) + "\n"
     unused = sum(1 for r in result.rows if r.n <= 0)
     if args.sort == "mean" and unused and unused < len(result.rows):
-        out += wrap(f"\n{unused} lesson(s) never used (n 0, the prior's mean) are listed last", width) + "\n"
+        are = "is" if unused == 1 else "are"
+        out += wrap(f"\n{counted(unused, 'lesson')} never used (n 0, the prior's mean) {are} listed last", width) + "\n"
     return out
 
 
@@ -159,7 +160,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     verb = "written" if args.write else "what-if, nothing written"
     width = output_width()
     head = (
-        f"replayed {result.sessions} sessions under strategy {result.settings.strategy}, "
+        f"replayed {counted(result.sessions, 'session')} under strategy {result.settings.strategy}, "
         f"floor {result.settings.floor:g}, decay {result.settings.decay:g} ({verb}); rewards by "
         f"{', '.join(priority or ws.config.reward_priority)}; change is against "
         f"{before.settings.strategy}/{before.settings.floor:g}/{before.settings.decay:g}"

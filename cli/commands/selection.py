@@ -16,7 +16,7 @@ from lesson_credit.cli.common import (
     seed_arg,
     unit_float,
 )
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import counted, safe
 from lesson_credit.core.log.stores import is_local
 
 
@@ -40,6 +40,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
     context = raw.decode("utf-8", errors="replace")
+    logged = not args.dry_run
     try:
         selection = ws.select(
             context,
@@ -57,6 +58,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         from lesson_credit.core.offline import select_offline
 
         selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
+        logged = False
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
@@ -80,12 +82,18 @@ def cmd_select(args: argparse.Namespace) -> int:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
         print(
-            f"# session {safe(selection.session_id)}: {len(selection.selected)} of {len(selection.candidates)} "
-            f"matching lessons (seed {selection.seed}"
+            f"# session {safe(selection.session_id)}: {len(selection.selected)} of "
+            f"{counted(len(selection.candidates), 'matching lesson')} (seed {selection.seed}"
             + (f", policy {safe(selection.policy)}" if selection.policy else "")
             + (f", category {safe(selection.category)})" if selection.category is not None else ")"),
             file=sys.stderr,
         )
+        if logged and args.session_id is None:  # a record links to the selection by this id alone
+            generated = safe(selection.session_id)
+            print(
+                f"# no --session-id given: pass --session-id {generated} to record to link it to this selection",
+                file=sys.stderr,
+            )
         print_warnings(ws)
     return 0
 
@@ -99,7 +107,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "Thompson-sample lessons for a context",
         "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
         "context; print the chosen ids one per line (a summary goes to stderr) and log a\n"
-        "selection event with each candidate's selection probability (unless --dry-run).",
+        "selection event with each candidate's selection probability (unless --dry-run). A\n"
+        "record links to it by its session id: without --session-id the generated one is on\n"
+        "stderr (in --json: session_id); pass it to record --session-id.",
         "  lesson-credit select --context task.md --session-id S1 > selected.txt\n"
         "  echo 'fix the git worktree' | lesson-credit select --context - --k 3 --dry-run",
     )
@@ -115,7 +125,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--session-id",
         default=None,
         metavar="ID",
-        help="id to log the selection under; use the same id for `record` (default: time + random suffix)",
+        help="id to log the selection under; use the same id for `record` (default: time + random suffix, "
+        "printed on stderr)",
     )
     p.add_argument(
         "--policy",

@@ -17,7 +17,7 @@ from lesson_credit.cli.common import (
     resolve_session,
     warn_problems,
 )
-from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -33,6 +33,13 @@ if TYPE_CHECKING:
 
 
 CREDIT_HEADERS = ["lesson", "salience", "weight", "reward", "alpha", "beta"]
+
+
+def no_lessons_line(pending: bool) -> str:
+    """What stands for the credit table of a session without lessons (it would be empty): such a session
+    moves no posterior; graded, it is a session without any lesson for the effect estimates."""
+    when = "once graded, it counts" if pending else "it counts"
+    return f"no lessons: no posterior moves; {when} for the baseline only"
 
 
 def explanation_text(exp: Explanation, width: int | None = None) -> str:
@@ -56,7 +63,11 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
         )
         for c in exp.lessons
     ]
-    credit = table(CREDIT_HEADERS, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"})
+    credit = (
+        table(CREDIT_HEADERS, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"})
+        if rows
+        else wrap(no_lessons_line(exp.base_reward is None), width)
+    )
     head, out = wrap("\n".join(out), width), []  # the table's lines are fitted, never wrapped
     text = exp.journal_text or ""  # (a breakdown with hits comes from a journal that was read)
     for c in exp.lessons:
@@ -223,7 +234,8 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     shortened: dict[int, Shorten] = {0: "middle", 2: "end", 4: "end"}  # an id's date and counter stay
     print(table(headers, cells, right=(5, 6, 7), width=output_width(), shorten_columns=shortened, drop=(4, 2)))
     more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
-    print(f"\n{len(rows)} of {len(table_obj)} sessions match{more}")
+    verb = "matches" if len(rows) == 1 else "match"
+    print(f"\n{len(rows)} of {counted(len(table_obj), 'session')} {verb}{more}")
     return 0
 
 
@@ -240,7 +252,9 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
         record, how, weights = joined.record_at(row), joined.join.how.get(row), joined.weights
         none = file.note or f"no gptme-sessions record in {file.path} joins this session"
         if file.problem_count and not file.note:  # a file that could not be read said so only in lint
-            none += f"; it has {file.problem_count} problem(s) (lint lists them), the first: {file.problems[0]}"
+            none += (
+                f"; it has {counted(file.problem_count, 'problem')} (lint lists them), the first: {file.problems[0]}"
+            )
         note = None if record is not None else none
     trajectory, trajectory_note = ws.trajectory_of(session_id)
     return {
@@ -287,8 +301,8 @@ def _outside_lines(outside: dict[str, Any]) -> list[str]:
     trajectory = outside["trajectory_obj"]
     record_text = outside["record_lines"] or [outside["record_note"] or "none"]
     trajectory_text = (
-        f"{trajectory.path} ({trajectory.format}, {len(trajectory.messages)} messages, "
-        f"{trajectory.tool_calls} tool calls)"
+        f"{trajectory.path} ({trajectory.format}, {counted(len(trajectory.messages), 'message')}, "
+        f"{counted(trajectory.tool_calls, 'tool call')})"
         if trajectory is not None
         else outside["trajectory_note"] or "none"
     )
@@ -352,9 +366,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         f"log line  {s.line}",
         *_outside_lines(outside),
     ]
+    heading = f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:"
     credit = [
-        f"credit under strategy {exp.settings.strategy}, floor {exp.settings.floor:g}:",
-        table(
+        *([heading] if exp.lessons else []),
+        wrap(no_lessons_line(exp.base_reward is None), width)
+        if not exp.lessons
+        else table(
             CREDIT_HEADERS,
             [
                 (

@@ -13,7 +13,7 @@ from lesson_credit.cli.common import (
     open_workspace,
     print_json,
 )
-from lesson_credit.cli.render import safe
+from lesson_credit.cli.render import counted, safe
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.eventstore import EventStore
@@ -45,10 +45,10 @@ def cmd_store_push(args: argparse.Namespace) -> int:
     for problem in report.problems[:5]:
         print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
     if report.invalid > 5:
-        print(f"warning: {report.invalid - 5} more invalid lines (not pushed)", file=sys.stderr)
+        print(f"warning: {counted(report.invalid - 5, 'more invalid line')} (not pushed)", file=sys.stderr)
     print(
-        f"pushed {source.name} to {safe(store.name)}: {report.added} events added, {report.present} already there "
-        f"(or a second session event for an id), {report.invalid} invalid lines skipped"
+        f"pushed {source.name} to {safe(store.name)}: {counted(report.added, 'event')} added, {report.present} already "
+        f"there (or a second session event for an id), {counted(report.invalid, 'invalid line')} skipped"
     )
     return 0
 
@@ -62,7 +62,7 @@ def cmd_store_pull(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"store": store.name, "file": str(args.file), "events": count}, ws)
     else:
-        print(f"wrote {count} events from {safe(store.name)} to {safe(args.file)}")
+        print(f"wrote {counted(count, 'event')} from {safe(store.name)} to {safe(args.file)}")
     return 0
 
 

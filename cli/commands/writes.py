@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.commands.sessions import explanation_json, explanation_text
+from lesson_credit.cli.commands.sessions import explanation_json, explanation_text, no_lessons_line
 from lesson_credit.cli.common import (
     CliError,
     SubParsers,
@@ -19,27 +19,34 @@ from lesson_credit.cli.common import (
     resolve_session,
     reward_or_word,
 )
-from lesson_credit.cli.render import fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import Explanation
 
 LESSONS_FILE_LIMIT = 1024 * 1024
+NO_LESSONS_HINT = "for no lessons pass --lessons with no ids; for a pipe, --lessons-file - reads stdin"
 
 
 def _lessons_from_file(name: str) -> list[str]:
     """Lesson ids from a file (what `select` printed): whitespace-separated, `#` starts a
-    comment; an empty file is an empty selection. `-` reads stdin."""
+    comment; an empty file is an empty selection. `-` reads stdin. Any other name must be a
+    regular file (opened without blocking, checked once open): a device or a FIFO is refused
+    with what to pass instead, as `/dev/null` for "no lessons" would be."""
+    from lesson_credit.core.base.safe_read import UnsafeFile, open_regular, read_opened
+
     try:
         if name == "-":
             text = sys.stdin.read(LESSONS_FILE_LIMIT + 1)
         else:
-            path = Path(name)
-            if not path.is_file():
-                raise CliError(f"lessons file not found (or not a regular file): {name}")
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(LESSONS_FILE_LIMIT + 1)
+            text = read_opened(open_regular(name), name, LESSONS_FILE_LIMIT, longer=True).decode(errors="replace")
+    except FileNotFoundError:
+        raise CliError(f"lessons file not found: {name}") from None
+    except UnsafeFile as exc:  # (the message names the file and what it is)
+        if Path(name).is_dir():
+            raise CliError(f"lessons file {name} is a folder, not a file") from None
+        raise CliError(f"lessons file {str(exc).removesuffix('; not read')}; {NO_LESSONS_HINT}") from None
     except OSError as exc:
         raise CliError(f"cannot read lessons file {name}: {exc.strerror}") from None
     if len(text) > LESSONS_FILE_LIMIT:
@@ -135,6 +142,9 @@ def _print_credit(headline: str, exp: Explanation) -> int:
     """What a grade or an undo did, then each lesson's credit under the grade in force now."""
     width = output_width()
     print(wrap(headline, width) + "\n")
+    if not exp.lessons:  # (an empty table)
+        print(wrap(no_lessons_line(exp.base_reward is None), width))
+        return 0
     rows = [
         (
             c.path,
@@ -165,7 +175,10 @@ def cmd_prune(args: argparse.Namespace) -> int:
         return 0
     verb = "would retire" if args.dry_run else "retired"
     print(
-        wrap(f"{verb} {len(arms)} arm(s) whose lesson file is gone (their history stays in the log):", output_width())
+        wrap(
+            f"{verb} {counted(len(arms), 'arm')} whose lesson file is gone (their history stays in the log):",
+            output_width(),
+        )
     )
     for arm in arms:
         print(f"  {safe(arm)}")
@@ -241,8 +254,9 @@ def _register_grade_prune(sub: SubParsers, common: argparse.ArgumentParser, data
         "grade",
         [common, data],
         "grade (or regrade) a session",
-        "Append a grade for a logged session; the latest grade counts and every grade stays in\n"
-        "the log as its history. A unique prefix of the id is enough.",
+        "Append a grade for a logged session. Each reward source's latest grade counts, and the\n"
+        "first source of [rewards] priority with one is the reward in force (a person's grade first,\n"
+        "by default); every grade stays in the log as its history. A unique prefix of the id is enough.",
         "  lesson-credit grade S1 0.7 --note 'PR needed rework'\n  lesson-credit grade S1 1 --grader judge --json",
     )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")

@@ -77,7 +77,7 @@ def test_show_json_has_the_record_the_trajectory_and_every_source(
     code, text, _ = run(capsys, "show", "abcd", "-w", str(root))
     assert code == 0 and "claude-code · claude-sonnet-4-6 · 14m 05s · productive (exit 0)" in text
     assert "judge 0.40 (claude-haiku-4-5): Ran tests but did not fix the failure." in text
-    assert "(claude-code, 3 messages, 1 tool calls)" in text
+    assert "(claude-code, 3 messages, 1 tool call)" in text
 
 
 @pytest.mark.parametrize(

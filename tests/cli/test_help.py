@@ -9,6 +9,7 @@ from types import ModuleType
 
 import pytest
 
+from lesson_credit.cli.common import HelpFormatter
 from lesson_credit.cli.main import build_parser, main, subcommands
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ def test_every_default_is_stated() -> None:
 def test_every_command_has_a_description_and_examples() -> None:
     for name, sub in subcommands(build_parser()).items():
         assert sub.description and len(sub.description) > 20, name
-        assert sub.formatter_class is argparse.RawDescriptionHelpFormatter, name
+        assert sub.formatter_class is HelpFormatter, name  # a description's indented lines stay lines
         epilog = sub.epilog or ""
         assert epilog.startswith("examples:\n"), name
         examples = [line for line in epilog.splitlines()[1:] if line.strip()]
@@ -171,3 +172,36 @@ def test_an_unknown_option_is_reported_by_its_command(
     err = capsys.readouterr().err
     assert err.startswith(f"usage: {prog} "), err
     assert err.rstrip("\n").splitlines()[-1] == f"{prog}: error: unrecognized arguments: {extra}"
+
+
+def help_text(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_every_help_fits_80_columns(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The descriptions were written wrapped at 90-100 columns and printed as written: an 80-column
+    terminal broke them mid-word, as it did `simulate`'s usage line (every scenario's name, 266
+    columns). Only the examples, commands to copy whole, may be wider."""
+    monkeypatch.setenv("COLUMNS", "80")
+    names = [[], *([name] for name in subcommands(build_parser())), ["store", "push"], ["store", "pull"]]
+    wide = []
+    for argv in names:
+        text = help_text(argv, capsys)
+        body = text.split("\nexamples:\n", 1)[0]
+        wide += [f"{' '.join(argv) or 'lesson-credit'}: {line}" for line in body.splitlines() if len(line) > 80]
+    assert wide == []
+
+
+def test_a_fitted_description_keeps_its_list_and_breaks_no_word(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    text = help_text(["replay"], capsys)
+    starts = [line.split(":")[0] for line in text.splitlines() if line.startswith("  ") and ": alpha +=" in line]
+    assert starts == ["  seed", "  evidence", "  uniform"]  # one strategy a line, as written
+    text = help_text(["select"], capsys)
+    assert "state/lesson-dropout/<session-id>.jsonl" in text  # not broken at its hyphen
+    assert "--json" in text and "(default: a table)" not in text  # select prints ids, not a table

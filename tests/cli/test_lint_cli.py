@@ -23,14 +23,14 @@ def test_cli_lint_exit_codes(tmp_path: Path) -> None:
     code, out, _ = run_cli("lint", "--workspace", str(warned))
     assert code == 0
     assert "warning: [ghost-arms]" in out
-    assert "0 error(s), 1 warning(s)" in out
+    assert "0 errors, 1 warning" in out
 
     broken = make_workspace(tmp_path, lessons=LESSONS, events=[*clean_events(), "{not json\n"], name="broken")
     code, out, _ = run_cli("lint", "--workspace", str(broken))
     assert code == 1
     assert "error: [log-unreadable-lines]" in out
     assert "  -> " in out
-    assert "1 error(s), 0 warning(s)" in out
+    assert "1 error, 0 warnings" in out
 
 
 def test_cli_lint_json_shape(tmp_path: Path) -> None:

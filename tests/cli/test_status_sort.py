@@ -21,6 +21,6 @@ def test_never_used_lessons_come_after_the_evidence(tmp_path: Path) -> None:
     assert code == 0, err
     assert [row["path"] for row in json.loads(out)["lessons"]] == ["good.md", "bad.md", "unused.md"]
     code, out, _ = run_cli("status", "--workspace", str(root))
-    assert "1 lesson(s) never used (n 0, the prior's mean) are listed last" in out
+    assert "1 lesson never used (n 0, the prior's mean) is listed last" in out
     code, out, _ = run_cli("status", "--workspace", str(root), "--sort", "n")
     assert "never used" not in out

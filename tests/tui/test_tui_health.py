@@ -27,7 +27,7 @@ LATER = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days: a 
 
 
 def lint_summary(root: Path) -> str:
-    """The last line `lesson-credit lint` prints: `N error(s), M warning(s); failing on errors`."""
+    """The last line `lesson-credit lint` prints: `1 error, 2 warnings; failing on errors`."""
     out = io.StringIO()
     with redirect_stdout(out):
         cli_main(["lint", "--workspace", str(root)], clock=lambda: LATER)
@@ -36,9 +36,9 @@ def lint_summary(root: Path) -> str:
 
 async def test_health_title_counts_errors_and_warnings_in_the_clis_words(ws_root: Path) -> None:
     # the fixture: a ghost arm (tools/old-lesson.md) and a session never graded, both warnings
-    assert lint_summary(ws_root).startswith("0 error(s), 2 warning(s)")
+    assert lint_summary(ws_root).startswith("0 errors, 2 warnings")
     (ws_root / "lessons" / "tools" / "broken.md").write_text("---\nmatch: [unclosed\n---\n# Broken\n")
-    assert lint_summary(ws_root).startswith("1 error(s), 2 warning(s)")
+    assert lint_summary(ws_root).startswith("1 error, 2 warnings")
     app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_health(pilot)
