@@ -115,6 +115,19 @@ class WriteGuard:
                     f"{path}: a link to {own.name}; not written through (that would write over {own.name})"
                 )
 
+    def separate(self, path: Path, opened: os.stat_result) -> None:
+        """StoreError, naming `path`, when the file opened for it (`opened`, its fstat) is a kept file
+        under another name: a hard link, which `replaceable`'s comparison of paths cannot see."""
+        for own, kept in self.kept:
+            if Path(os.path.abspath(path)) == own:
+                continue
+            try:
+                st = os.stat(kept)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) == (opened.st_dev, opened.st_ino):
+                raise StoreError(f"{path}: the same file as {own.name} (a hard link); not written")
+
     @classmethod
     def of(cls, root: Path | str, allow_outside: bool | None = None) -> WriteGuard:
         return cls(Path(os.path.realpath(root)), write_outside_allowed(allow_outside))
@@ -273,11 +286,17 @@ def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:
     real = guard.target(path)
     guard.replaceable(path, real)
     try:
-        return open_regular(real, flags | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666)
+        fd = open_regular(real, flags | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o666)
     except UnsafeFile as exc:
         raise StoreError(str(exc)) from None
     except OSError as exc:
         raise StoreError(describe_os_error(exc, path)) from None
+    try:
+        guard.separate(path, os.fstat(fd))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 LOCK_POLL_S = 0.05  # how often a waiting writer tries the lock again (filelock's default)
