@@ -24,7 +24,7 @@ def test_show_says_a_json_array_records_file_was_not_read(tmp_path: Path) -> Non
     code, out, err = run_cli("show", "s1", "-w", str(root))
     assert code == 0, err
     (line,) = [line for line in out.splitlines() if line.startswith("record")]
-    assert "1 problem(s)" in line and "a JSON array, not JSON Lines" in line, line
+    assert "has 1 problem (" in line and "a JSON array, not JSON Lines" in line, line
     code, out, err = run_cli("show", "s1", "-w", str(root), "--json")
     assert "JSON array" in out
 
