@@ -13,7 +13,7 @@ from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.tui.test_tui_80x24_in_view import BIG, SIZE, run_simulation, shown
 from tests.tui.test_tui_whole_headers import demo_app
-from tests.tui.tui_fixture import burst, settle
+from tests.tui.tui_fixture import burst, open_session, settle
 
 WHOLE = (  # each whole on one line at 80 columns
     "later +0.149 [-0.01, +0.31] (n 15)",
@@ -84,3 +84,22 @@ def test_phrases_break_at_the_width_with_their_own_separators_and_a_hanging_inde
     assert phrase_lines([paragraph], 13, hang=2).plain == "a [1, 2]  p 3\n  bb (n 4)"
     # at 12: 8 + 2 + 3 = 13 and 1 + 3 + 3 + 8 = 15 pass it; a new paragraph starts at the margin
     assert phrase_lines([paragraph, [Text("c")]], 12, hang=1).plain == "a [1, 2]\n p 3\n bb (n 4)\nc"
+
+
+async def test_session_detail_shows_every_credit_row_of_a_six_lesson_session_at_80x24(tmp_path: Path) -> None:
+    """The demo's 2026-09-02-002 has 4 lessons, 2026-09-03-004 has 6: on the old code the credits table
+    showed 3 rows and scrolled. A shorter journal excerpt and record give it the rows (header + 6 = 7)."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for session, lessons in (("2026-09-02-002", 4), ("2026-09-03-004", 6)):
+            detail = await open_session(pilot, session)
+            table = detail.query_one("#credits", ThemedTable)
+            assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
+            assert table.region.height == lessons + 1, table.region
+            footer = detail.query_one("KeyFooter").region.y
+            assert detail.query_one("#grade-bar").region.bottom <= footer
+            journal = detail.query_one("#journal").region
+            assert journal.height >= 3, journal  # a line of it between its borders
+            await pilot.press("escape")
+            await settle(pilot)
