@@ -6,7 +6,7 @@ from rich.text import Text
 
 from lesson_credit.core.api import Effect, LooResult, kind, notes
 from lesson_credit.core.api import span as interval_text
-from lesson_credit.tui.text import fmt, fmt_signed, one_line
+from lesson_credit.tui.text import Phrase, fmt, fmt_signed, one_line, phrase_lines
 
 INSUFFICIENT = "insufficient data"
 
@@ -60,11 +60,17 @@ def short_flags(result: LooResult) -> list[str]:
     return flags
 
 
-def _effect_line(label: str, eff: Effect) -> str:
+def _effect_phrases(label: str, eff: Effect, style: str = "") -> list[Phrase]:
+    """The estimate with its interval (one phrase: the label, the number and the interval stay together),
+    then its p-values."""
     if not eff.claims:
-        return f"{label} {lift(eff.estimate)} (ranking only: nothing claimed)"
-    interval = span(eff.ci_low, eff.ci_high)
-    return f"{label} {lift(eff.estimate)} 95% CI {interval}  p {p_text(eff.p_value)}  BH {p_text(eff.p_adjusted)}"
+        nothing = Text("(ranking only: nothing claimed)", style=style)
+        return [Text(f"{label} {lift(eff.estimate)}", style=style), (" ", nothing)]
+    return [
+        Text(f"{label} {lift(eff.estimate)} 95% CI {span(eff.ci_low, eff.ci_high)}", style=style),
+        ("  ", Text(f"p {p_text(eff.p_value)}", style=style)),
+        ("  ", Text(f"BH {p_text(eff.p_adjusted)}", style=style)),
+    ]
 
 
 def _cell_text(cell: dict[str, object] | None) -> str:
@@ -76,73 +82,90 @@ def _cell_text(cell: dict[str, object] | None) -> str:
     return f"{lift(est)} {span(low, high)} (n {cell.get('n_with')})"
 
 
-def describe_effect(out: Text, result: LooResult) -> None:
-    """The headline and the joint effect's parts: identification, group, over time, by category."""
+def effect_paragraphs(result: LooResult) -> list[list[Phrase]]:
+    """The headline and the joint effect's parts: identification, group, over time, by category; a
+    paragraph a line at any width, its phrases kept whole."""
+    out: list[list[Phrase]] = []
     eff, joint = result.effect, result.joint
     if eff is not None:
-        out.append("\n" + _effect_line(f"effect ({kind(eff)})", eff), style="bold")
+        out.append(_effect_phrases(f"effect ({kind(eff)})", eff, "bold"))
     if joint is not None and eff is not None and eff.method != joint.method:
-        out.append("\n" + _effect_line("joint", joint))
+        out.append(_effect_phrases("joint", joint))
     if joint is None:
-        return
+        return out
     if joint.ranking is not None:
-        out.append(f"\nranking (shrunk joint estimate) {lift(joint.ranking)}", style="dim")
+        out.append([Text(f"ranking (shrunk joint estimate) {lift(joint.ranking)}", style="dim")])
     for note in notes(joint):
-        out.append("\n" + one_line(note), style="bold" if note.startswith(("drifting", "differs")) else "")
+        out.append([Text(one_line(note), style="bold" if note.startswith(("drifting", "differs")) else "")])
     if joint.over_time:
         out.append(
-            f"\nover time: earlier {_cell_text(joint.over_time.get('earlier'))} · "
-            f"later {_cell_text(joint.over_time.get('later'))}"
+            [
+                Text(f"over time: earlier {_cell_text(joint.over_time.get('earlier'))}"),
+                Text(f"later {_cell_text(joint.over_time.get('later'))}"),
+            ]
         )
     if joint.by_category:
-        cells = " · ".join(
-            f"{one_line(name) or '(none)'} {_cell_text(cell)}" for name, cell in joint.by_category.items()
-        )
-        out.append(f"\nby category: {cells}")
+        cells = [Text(f"{one_line(name) or '(none)'} {_cell_text(cell)}") for name, cell in joint.by_category.items()]
+        cells[0] = Text("by category: ") + cells[0]
+        out.append(list(cells))
+    return out
 
 
-def describe(result: LooResult | None, hint: str = "") -> Text:
-    """Everything about one lesson's effect and lift, reasons in full: the headline, the joint effect's
-    parts, randomized, then LOO."""
-    if result is None:
-        return Text("No lesson highlighted.", style="italic")
-    out = Text()
-    out.append(one_line(result.path), style="bold")
-    if hint:
-        out.append("   " + hint, style="dim")
-    describe_effect(out, result)
+def _lift_paragraphs(result: LooResult) -> list[list[Phrase]]:
+    """The randomized estimate, then the leave-one-out lifts: naive, within categories, propensity-weighted."""
+    out: list[list[Phrase]] = []
     if result.randomized is not None:
         rnd = result.randomized
         out.append(
-            f"\nrandomized (dropout): {lift(rnd.estimate)} 95% CI {span(rnd.ci_low, rnd.ci_high)}"
-            f" · kept {rnd.n_kept}, withheld {rnd.n_withheld}"
+            [
+                Text(f"randomized (dropout): {lift(rnd.estimate)} 95% CI {span(rnd.ci_low, rnd.ci_high)}"),
+                Text(f"kept {rnd.n_kept}, withheld {rnd.n_withheld}"),
+            ]
         )
     out.append(
-        f"\nmean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"
-        f" · without {fmt(result.mean_without, 3)} (n {result.n_without})"
-        f" · Δ {lift(result.delta)}  95% CI {interval(result)}"
-        f"  p {p_text(result.p_value)}  BH {p_text(result.p_adjusted)}"
+        [
+            Text(f"mean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"),
+            Text(f"without {fmt(result.mean_without, 3)} (n {result.n_without})"),
+            Text(f"Δ {lift(result.delta)}  95% CI {interval(result)}"),
+            ("  ", Text(f"p {p_text(result.p_value)}")),
+            ("  ", Text(f"BH {p_text(result.p_adjusted)}")),
+        ]
     )
-    out.append(f"\nwithin categories {lift(result.delta_category)}")
+    within = f"within categories {lift(result.delta_category)}"
     if result.p_category is not None:
-        out.append(f" (p {p_text(result.p_category)})")
+        within += f" (p {p_text(result.p_category)})"
+    lifts: list[Phrase] = [Text(within)]
     if result.delta_ipw is None:
-        out.append(
-            f" · propensity-weighted: too few candidate sessions ({result.n_ipw_treated} treated, "
-            f"{result.n_ipw_untreated} untreated)",
-            style="",
+        lifts.append(
+            Text(
+                f"propensity-weighted: too few candidate sessions ({result.n_ipw_treated} treated, "
+                f"{result.n_ipw_untreated} untreated)"
+            )
         )
     else:
-        out.append(
-            f" · propensity-weighted {lift(result.delta_ipw)} {span(result.ipw_ci_low, result.ipw_ci_high)}"
-            f" over {result.n_ipw_treated} treated and {result.n_ipw_untreated} untreated candidate sessions"
-        )
+        ipw = f"{lift(result.delta_ipw)} {span(result.ipw_ci_low, result.ipw_ci_high)}"
+        treated = f"{result.n_ipw_treated} treated and {result.n_ipw_untreated} untreated"
+        lifts.append(Text(f"propensity-weighted {ipw}"))
+        lifts.append((" ", Text(f"over {treated} candidate sessions")))
         if result.ipw_gap is not None:
-            out.append(f" (gap to naive {lift(result.ipw_gap)})")
+            lifts.append((" ", Text(f"(gap to naive {lift(result.ipw_gap)})")))
     if result.n_ipw_missing:
-        out.append(f" · {result.n_ipw_missing} sessions with it have no logged propensity")
-    if not result.sufficient:
-        out.append(f"\n{INSUFFICIENT}: {one_line(result.insufficient_reason)}", style="dim")
-    for reason in result.confound_reasons:
-        out.append("\n⚠ " + one_line(reason), style="bold")
+        lifts.append(Text(f"{result.n_ipw_missing} sessions with it have no logged propensity"))
+    out.append(lifts)
     return out
+
+
+def describe(result: LooResult | None, hint: str = "", width: int = 0) -> Text:
+    """Everything about one lesson's effect and lift, reasons in full: the headline, the joint effect's
+    parts, randomized, then LOO; in lines of `width` cells (0: a line each) that break between phrases,
+    never inside an interval nor between a label and its number."""
+    if result is None:
+        return Text("No lesson highlighted.", style="italic")
+    head: list[Phrase] = [Text(one_line(result.path), style="bold")]
+    if hint:
+        head.append(("   ", Text(hint, style="dim")))
+    paragraphs = [head, *effect_paragraphs(result), *_lift_paragraphs(result)]
+    if not result.sufficient:
+        paragraphs.append([Text(f"{INSUFFICIENT}: {one_line(result.insufficient_reason)}", style="dim")])
+    paragraphs += [[Text("⚠ " + one_line(reason), style="bold")] for reason in result.confound_reasons]
+    return phrase_lines(paragraphs, width, hang=2)  # a paragraph's next lines indented under its first

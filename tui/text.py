@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import JustifyMethod
@@ -216,22 +217,27 @@ def wrap_lines(text: str, width: int) -> list[tuple[int, int]]:
     return out
 
 
-def phrase_lines(paragraphs: list[list[Text]], width: int, separator: str = " · ") -> Text:
-    """Each paragraph's phrases joined by `separator`, a new line where the next phrase would pass `width`
-    cells (0: never): a line breaks between phrases, so a count stays with its words. A phrase wider
-    than the line is left to the widget's own wrapping. A separator has the style of the phrase after it."""
+Phrase = Text | tuple[str, Text]  # a phrase, or (the separator before it on a line, the phrase)
+
+
+def phrase_lines(paragraphs: Sequence[Sequence[Phrase]], width: int, separator: str = " · ", hang: int = 0) -> Text:
+    """Each paragraph's phrases joined by `separator` (or the phrase's own), a new line where the next phrase
+    would pass `width` cells (0: never), indented `hang` cells: a line breaks between phrases, so a count
+    stays with its words. A phrase wider than the line is left to the widget's own wrapping. A separator has
+    the style of the phrase after it."""
     out = Text()
     for number, phrases in enumerate(paragraphs):
         if number:
             out.append("\n")
         used = 0
-        for index, phrase in enumerate(phrases):
-            if index and width > 0 and used + len(separator) + phrase.cell_len > width:
-                out.append("\n")
-                used = 0
+        for index, item in enumerate(phrases):
+            between, phrase = item if isinstance(item, tuple) else (separator, item)
+            if index and width > 0 and used + len(between) + phrase.cell_len > width:
+                out.append("\n" + " " * hang)
+                used = hang
             elif index:
-                out.append(separator, style=phrase.style)  # (dim before a dim phrase)
-                used += len(separator)
+                out.append(between, style=phrase.style)  # (dim before a dim phrase)
+                used += len(between)
             out.append_text(phrase)
             used += phrase.cell_len
     return out

@@ -43,3 +43,12 @@ def name_column_width(names: int, rest: Sequence[int], visible: int, keep: int) 
 def widest(cells: Iterable[Text]) -> int:
     """The width of the widest of `cells` (0 for none)."""
     return max((cell.cell_len for cell in cells), default=0)
+
+
+def short_detail_heights(lessons: int) -> tuple[int, int, int]:
+    """Session detail at 80x24 (narrow and short) for a session of `lessons` lessons: (the journal's height
+    with its borders, the record's most lines, the credits table's most rows with its header). The table
+    takes the rows it needs from the journal (down to one line of it), then from the record (down to its
+    first line, the judge's score; the rest scrolls), so up to six lessons show without scrolling."""
+    extra = min(max(0, lessons - 3), 3)
+    return 4 - min(extra, 1), 3 - max(0, extra - 1), 4 + extra

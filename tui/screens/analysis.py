@@ -35,6 +35,7 @@ from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import AnalysisView
 from lesson_credit.tui.text import one_line, spaced
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
@@ -139,7 +140,7 @@ class AnalysisScreen(SortableScreen):
         # `loo`'s line above its table when no lesson's effect is distinguishable from zero; hidden otherwise
         yield Static(id="analysis-caveat")
         yield ThemedTable(id="loo-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
-        yield Static(id="loo-detail")
+        yield PhraseText(id="loo-detail")  # laid out at its width: an interval is never cut across lines
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -236,7 +237,8 @@ class AnalysisScreen(SortableScreen):
 
     def _show_highlighted(self) -> None:
         result = self.view.result(self.highlighted) if self.view and self.highlighted else None
-        self.query_one("#loo-detail", Static).update(describe(result, "enter: its reward distributions"))
+        hint = "enter: its reward distributions"
+        self.query_one("#loo-detail", PhraseText).show(lambda width: describe(result, hint, width))
 
     @on(DataTable.RowHighlighted, "#loo-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Static
 
 from lesson_credit.tui.loo_text import describe
 from lesson_credit.tui.screens.base import DataScreen, screen_css
@@ -19,6 +18,7 @@ from lesson_credit.tui.text import one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.key_scroll import KeyScroll
+from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
@@ -64,7 +64,7 @@ class LessonRewardsScreen(DataScreen):
         yield TitleBar()
         # one scrolling body: at 24 rows the panel and two readable plots do not fit (each keeps its min-height)
         with KeyScroll(id="rewards-body"):
-            yield Static(id="rewards-info")
+            yield PhraseText(id="rewards-info")  # laid out at its width: an interval is never cut across lines
             yield RewardHistogramPlot("with the lesson", "with", id="with-plot")
             yield RewardHistogramPlot("without it", "without", id="without-plot")
         yield KeyFooter()
@@ -72,7 +72,8 @@ class LessonRewardsScreen(DataScreen):
     def on_mount(self) -> None:
         self.title = f"Rewards · {one_line(self.lesson_id)}"
         self.sub_title = self.source.name
-        self.query_one("#rewards-info", Static).update(Text(one_line(self.lesson_id), style="bold"))
+        name = Text(one_line(self.lesson_id), style="bold")
+        self.query_one("#rewards-info", PhraseText).show(lambda _width: name)
         self.busy(self.query_one("#rewards-body", KeyScroll), delay=0)
 
     def reload(self) -> None:
@@ -86,11 +87,13 @@ class LessonRewardsScreen(DataScreen):
     def _loaded(self, event: Loaded) -> None:
         rewards = self.rewards = event.rewards
         self.done(self.query_one("#rewards-body", KeyScroll))
-        info = self.query_one("#rewards-info", Static)
-        if rewards.result is None:
-            info.update(Text(f"{one_line(self.lesson_id)} is not in the log: no sessions to compare.", style="bold"))
+        info = self.query_one("#rewards-info", PhraseText)
+        result = rewards.result
+        if result is None:
+            absent = Text(f"{one_line(self.lesson_id)} is not in the log: no sessions to compare.", style="bold")
+            info.show(lambda _width: absent)
         else:
-            info.update(describe(rewards.result))
+            info.show(lambda width: describe(result, width=width))
         top = shared_top(rewards)
         for selector, histogram in (("#with-plot", rewards.with_lesson), ("#without-plot", rewards.without_lesson)):
             plot = self.query_one(selector, RewardHistogramPlot)

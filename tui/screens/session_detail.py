@@ -33,7 +33,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW
+from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, short_detail_heights
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
@@ -343,6 +343,12 @@ class SessionDetailScreen(DataScreen):
             return
         table = self.query_one("#credits", ThemedTable)
         credits = self.credits()
+        # 80x24: the table's rows in view, taken from the journal and the record; else as the stylesheet says
+        fit = self.has_class("-short") and self.has_class("-narrow")
+        journal, record, most = short_detail_heights(len(credits)) if fit else (None, None, None)
+        self.query_one("#journal").styles.height = journal
+        self.query_one("#record-panel").styles.max_height = record
+        table.styles.max_height = most
         draft = self.draft is not None
         pending = self.shown.base_reward is None
         tone = "warning" if draft else None
@@ -417,10 +423,8 @@ class SessionDetailScreen(DataScreen):
     def _focus_spans(self) -> list[Span]:
         if self.base is None or self.focused_lesson is None:
             return []
-        for credit in self.base.lessons:
-            if credit.path == self.focused_lesson:
-                return keyword_spans(credit.breakdown)
-        return []
+        credit = next((c for c in self.base.lessons if c.path == self.focused_lesson), None)
+        return keyword_spans(credit.breakdown) if credit is not None else []
 
     def _show_focused(self) -> None:
         if self.shown is None:
@@ -447,13 +451,11 @@ class SessionDetailScreen(DataScreen):
     def _credit_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.row_key is None or event.row_key.value is None:
             return  # an empty table (filtered to nothing, or nothing yet)
-        path = event.row_key.value
-        if path == self.focused_lesson:
-            self._show_focused()
-            return
-        self.focused_lesson = path
+        changed = event.row_key.value != self.focused_lesson
+        self.focused_lesson = event.row_key.value
         self._show_focused()
-        self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
+        if changed:
+            self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
 
     # ---------------------------------------------------------------- grading
 

@@ -281,7 +281,8 @@ class SimulationScreen(Screen[None]):
             return
         out = Text()
         out.append(summary.name, style="bold")
-        out.append(f" ({summary.kind}): {summary.description}")
+        # (the kind once: dropout's description starts with it, "randomized: kept minus withheld ...")
+        out.append(f" ({summary.kind}): {summary.description.removeprefix(summary.kind + ': ')}")
         by_count: dict[int, list[str]] = {}  # metrics defined in fewer seeds than ran, by in how many
         for m in METRICS:
             if (s := summary.metric(m)) is not None and s.n < len(report.seeds):

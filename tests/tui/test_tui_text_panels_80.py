@@ -1,0 +1,105 @@
+"""At 80 columns the text panels break between their phrases: an interval is never cut across two lines
+nor a label parted from its number, as the panel is laid out again at its width after a resize. The
+numbers are the demo's workflow/resolve-merge-conflicts (Analysis' first row), as `lesson-credit loo
+--json` gives them: later half 0.14898 [-0.0076, 0.3056] in 15 sessions with it, naive Δ 0.1432 [0.0488,
+0.2377], by category ci-repair 0.1208 [-0.0438, 0.2855] in 8, feature 0.0939 [-0.0806, 0.2685] in 10."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lesson_credit.tui.screens.analysis import AnalysisScreen
+from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.tui.test_tui_80x24_in_view import BIG, SIZE, run_simulation, shown
+from tests.tui.test_tui_whole_headers import demo_app
+from tests.tui.tui_fixture import burst, open_session, settle
+
+WHOLE = (  # each whole on one line at 80 columns
+    "later +0.149 [-0.01, +0.31] (n 15)",
+    "ci-repair +0.121 [-0.04, +0.29] (n 8)",
+    "feature +0.094 [-0.08, +0.27] (n 10)",
+    "Δ +0.143  95% CI [+0.05, +0.24]",
+)
+
+
+def assert_whole(lines: list[str], phrases: tuple[str, ...]) -> None:
+    for phrase in phrases:
+        assert any(phrase in line for line in lines), (phrase, lines)
+    for line in lines:  # no interval nor count cut at a line's end
+        assert line.count("[") == line.count("]") and line.count("(") == line.count(")"), lines
+
+
+async def test_the_rewards_panel_breaks_between_phrases_at_80x24_after_a_resize(tmp_path: Path) -> None:
+    """On the old code the panel read "later +0.149 [-0.01," then "+0.31] (n 15)", and "Δ +0.143  95% CI"
+    then "[+0.05, +0.24]". At 160 columns each part is one line, as before."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=BIG) as pilot:
+        await settle(pilot)
+        burst(pilot, "a", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LessonRewardsScreen)
+        wide = shown(app, "rewards-info")
+        assert "over time: earlier +0.148 [+0.05, +0.25] (n 16) · later +0.149 [-0.01, +0.31] (n 15)" in wide
+        assert any(line.startswith("mean reward with 0.724 (n 31) · without 0.580 (n 122) · Δ +0.143") for line in wide)
+        await pilot.resize_terminal(*SIZE)
+        await settle(pilot)
+        assert_whole(shown(app, "rewards-info"), WHOLE)
+
+
+async def test_the_analysis_panel_breaks_between_phrases_at_80x24(tmp_path: Path) -> None:
+    """The panel opened with x: on the old code "later +0.149 [-0.01, +0.31]" then "(n 15)"."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "a", "x")
+        await settle(pilot)
+        assert isinstance(app.screen, AnalysisScreen)
+        lines = shown(app, "loo-detail")
+        assert lines[1] == "workflow/resolve-merge-conflicts.md   enter: its reward distributions", lines
+        assert_whole(lines, WHOLE)
+
+
+async def test_simulation_names_the_dropout_estimators_kind_once(tmp_path: Path) -> None:
+    """On the old code: "dropout (randomized): randomized: kept minus withheld ..."."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_simulation(pilot)
+        table = screen.query_one("#sim-table", ThemedTable)
+        names = [str(key.value) for key in table.rows]
+        table.move_cursor(row=names.index("dropout"), animate=False)
+        await settle(pilot)
+        detail = " ".join(shown(app, "estimator-info"))
+        assert detail.startswith("dropout (randomized): kept minus withheld mean reward"), detail
+
+
+def test_phrases_break_at_the_width_with_their_own_separators_and_a_hanging_indent() -> None:
+    """Widths counted by hand: "a [1, 2]" 8 cells, "  " 2, "p 3" 3 (13 in all), " · " 3, "bb (n 4)" 8."""
+    from rich.text import Text
+
+    from lesson_credit.tui.text import Phrase, phrase_lines
+
+    paragraph: list[Phrase] = [Text("a [1, 2]"), ("  ", Text("p 3")), Text("bb (n 4)")]
+    assert phrase_lines([paragraph], 0).plain == "a [1, 2]  p 3 · bb (n 4)"
+    assert phrase_lines([paragraph], 13, hang=2).plain == "a [1, 2]  p 3\n  bb (n 4)"
+    # at 12: 8 + 2 + 3 = 13 and 1 + 3 + 3 + 8 = 15 pass it; a new paragraph starts at the margin
+    assert phrase_lines([paragraph, [Text("c")]], 12, hang=1).plain == "a [1, 2]\n p 3\n bb (n 4)\nc"
+
+
+async def test_session_detail_shows_every_credit_row_of_a_six_lesson_session_at_80x24(tmp_path: Path) -> None:
+    """The demo's 2026-09-02-002 has 4 lessons, 2026-09-03-004 has 6: on the old code the credits table
+    showed 3 rows and scrolled. A shorter journal excerpt and record give it the rows (header + 6 = 7)."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for session, lessons in (("2026-09-02-002", 4), ("2026-09-03-004", 6)):
+            detail = await open_session(pilot, session)
+            table = detail.query_one("#credits", ThemedTable)
+            assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
+            assert table.region.height == lessons + 1, table.region
+            footer = detail.query_one("KeyFooter").region.y
+            assert detail.query_one("#grade-bar").region.bottom <= footer
+            journal = detail.query_one("#journal").region
+            assert journal.height >= 3, journal  # a line of it between its borders
+            await pilot.press("escape")
+            await settle(pilot)
