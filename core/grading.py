@@ -148,10 +148,23 @@ def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[Gra
         last[grade.source] = grade.base_reward
         undone = _undone(grade, stack)
         if undone is not None:
-            del stack[undone]
+            _take_off(stack, undone)
         elif grade.line != record_line and grade.base_reward != previous:
             stack.append((grade, previous))
     return stack
+
+
+def _take_off(stack: list[tuple[GradeRecord, float | None]], at: int) -> None:
+    """Take the undone event at `at` off the stack. A later event of its source (another person's grade
+    merged between it and its undo) replaced its score, so that event's score before is now the one the
+    undone event replaced: undoing it never puts the undone score back."""
+    undone, before = stack.pop(at)
+    for above in range(at, len(stack)):
+        grade, replaced = stack[above]
+        if grade.source == undone.source:  # (as `undoable` keys each source's latest score)
+            if replaced == undone.base_reward:
+                stack[above] = (grade, before)
+            return
 
 
 def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]]) -> int | None:

@@ -287,3 +287,25 @@ def test_an_undo_merged_after_another_sources_grade_still_takes_its_own_grade_of
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
         Workspace(merged).undo_grade("s1")
+
+
+def test_an_undo_merged_after_another_persons_grade_is_never_put_back_by_the_next_undo(tmp_path: Path) -> None:
+    """Alice grades s1 0.6 and undoes it on one machine; Bob grades it 0.8 on another; the logs are merged
+    with Bob's grade between Alice's and her undo. Both are people (one source), so the undo, the source's
+    latest event, leaves s1 pending. Bob's 0.8 replaced Alice's 0.6, which is undone: undoing Bob's grade
+    next puts back what Alice's grade replaced (nothing: pending), never her undone 0.6. Before, the next
+    undo wrote 0.6 under Bob ("0.8 back to 0.6") and the undone grade was in force again."""
+    own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name="own")
+    ws = Workspace(own, clock=fixed_clock)
+    ws.append_grade("s1", 0.6, grader="alice")  # line 2
+    assert ws.undo_grade("s1", grader="alice").note == "undo of line 2: 0.6 back to pending"  # line 3
+    lines = (log_bytes(own) or b"").splitlines(keepends=True)
+    bob = json.dumps(grade("s1", 0.8, grader="bob")).encode() + b"\n"
+    merged = make_workspace(tmp_path, LESSONS, [lines[0], lines[1], bob, lines[2]])
+    assert Workspace(merged).session("s1").pending  # people's latest event: Alice's undo
+    record = Workspace(merged, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.grader) == (None, "bob")
+    assert record.note == "undo of line 3 by manual: 0.8 back to pending"
+    assert Workspace(merged).session("s1").pending
+    with pytest.raises(WorkspaceError, match="nothing to undo"):
+        Workspace(merged).undo_grade("s1")
