@@ -126,6 +126,7 @@ def undo_note(
 
 
 UNDO_NOTE = re.compile(r"undo of line (\d+)(?: by |: )")  # undo_note's start: the line an undo reverts
+UNDONE_SCORE = re.compile(r"undo of line \d+(?: by .*?)?: (pending|\d+\.\d+) back to ")  # the score it undid
 
 
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
@@ -135,9 +136,9 @@ def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[Gra
     as it was (nothing to undo) are not on it either.
 
     An undo reverts the top of the stack (`undo_of`, under the log's lock): an event is one when its
-    note starts as `undo_note` writes it and it puts back, under its grader, the score that grader's
-    latest event on the stack replaced (the top when it was written: logs merged since may have put
-    another grader's event above it, `_undone`). The line the note names is not used: it is where the
+    note starts as `undo_note` writes it and its grader has an event on the stack with the score the
+    note says it undid (the top when it was written: logs merged since may have put other events above
+    it, `_undone`). The line the note names is not used: it is where the
     reverted event was as the log was numbered then (a log pushed into a database holding other
     events, pulled from one, or merged after another holds it at another line), and a person's note
     may begin with the same words."""
@@ -169,14 +170,22 @@ def _take_off(stack: list[tuple[GradeRecord, float | None]], at: int) -> None:
 
 def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]]) -> int | None:
     """Where on the stack the grade `grade` undoes is, or None when it is no undo: an undo reverts the
-    latest grade of its grader not undone yet (the top of the stack when it was written; logs merged
-    since may have put another grader's grade above it), putting back that source's score before it."""
+    latest grade of its grader not undone yet (the top of the stack when it was written). Logs merged
+    since may have put another event above it: another grader's, or the same grader's from another
+    machine (both named `manual`), which replaced another score there. So the grader's latest event
+    with the score the note says it undid is the one; a note that does not say (a person's) is an
+    undo only of the grader's latest event, and only when it puts back the score that event replaced."""
     if UNDO_NOTE.match(grade.note or "") is None:
         return None
+    said = UNDONE_SCORE.match(grade.note or "")
     for at in range(len(stack) - 1, -1, -1):
         top, before = stack[at]
-        if top.grader == grade.grader:
+        if top.grader != grade.grader:
+            continue
+        if said is None:
             return at if grade.base_reward == before else None
+        if grade_text(top.base_reward) == said.group(1):
+            return at
     return None
 
 

@@ -309,3 +309,25 @@ def test_an_undo_merged_after_another_persons_grade_is_never_put_back_by_the_nex
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
         Workspace(merged).undo_grade("s1")
+
+
+@pytest.mark.parametrize("order", ["a then b", "b's undo first"])
+def test_two_machines_grading_and_undoing_as_manual_leave_nothing_to_undo(tmp_path: Path, order: str) -> None:
+    """Two people grade s1 as `manual` (the default grader) on two machines, 0.6 on one and 0.7 on the
+    other, and each undoes their grade there. Merged, both grades are undone: s1 is pending and there is
+    nothing to undo. Before, the first undo met the other machine's 0.7 on top of the stack, whose score
+    before (0.6, merged below it) was not the pending it put back, so it was taken for a grade; the next
+    undo reverted it and put the undone 0.7 back in force ("pending back to 0.7")."""
+    logs = []
+    for name, value in (("a", 0.6), ("b", 0.7)):
+        own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name=name)
+        ws = Workspace(own, clock=fixed_clock)
+        ws.append_grade("s1", value)  # line 2
+        assert ws.undo_grade("s1").note == f"undo of line 2: {value} back to pending"  # line 3
+        logs.append((log_bytes(own) or b"").splitlines(keepends=True))
+    a, b = logs
+    undos = [a[2], b[2]] if order == "a then b" else [b[2], a[2]]
+    merged = make_workspace(tmp_path, LESSONS, [a[0], a[1], b[1], *undos])
+    assert Workspace(merged).session("s1").pending
+    with pytest.raises(WorkspaceError, match="nothing to undo"):
+        Workspace(merged, clock=fixed_clock).undo_grade("s1")
