@@ -320,17 +320,22 @@ def test_a_derived_file_linked_to_the_log_or_the_settings_is_not_written_through
 
 
 @pytest.mark.parametrize("target", ["sessions.jsonl", "config.toml"])
-def test_a_dropout_log_linked_to_the_event_log_is_not_appended_through(tmp_path: Path, target: str) -> None:
+@pytest.mark.parametrize("hard", [False, True])
+def test_a_dropout_log_linked_to_the_event_log_is_not_appended_through(tmp_path: Path, target: str, hard: bool) -> None:
     """`select --dropout` appends its trial to state/lesson-dropout/<id>.jsonl; one linked to the event log
     put the trial's line into the log (a line no reader can use, exit 0), one linked to config.toml made
-    the settings unreadable. Refused in one line, nothing written, the selection not logged either."""
+    the settings unreadable. Refused in one line, nothing written, the selection not logged either. A hard
+    link too: both names are one file, which no comparison of paths sees (the opened file is compared)."""
     root = _ws(tmp_path)
     state = root / STATE
     (state / "config.toml").write_text('strategy = "seed"\n')
     folder = root / "state" / "lesson-dropout"
     folder.mkdir()
     link = folder / "d1.jsonl"
-    link.symlink_to(Path("..") / "lesson-thompson" / target)
+    if hard:
+        os.link(state / target, link)
+    else:
+        link.symlink_to(Path("..") / "lesson-thompson" / target)
     kept = {name: (state / name).read_bytes() for name in ("sessions.jsonl", "config.toml")}
     context = tmp_path / "ctx.txt"
     context.write_text("git worktree")
@@ -340,25 +345,4 @@ def test_a_dropout_log_linked_to_the_event_log_is_not_appended_through(tmp_path:
     assert code == 1
     assert "d1.jsonl" in _one_line(err) and target in err, err
     assert {name: (state / name).read_bytes() for name in kept} == kept
-    assert link.is_symlink()
-
-
-@pytest.mark.parametrize("target", ["sessions.jsonl", "config.toml"])
-def test_a_dropout_log_hard_linked_to_the_event_log_is_not_appended_to(tmp_path: Path, target: str) -> None:
-    """The same with a hard link: both names are one file, which no path comparison sees. The trial's
-    line went into the log (1 line became 3). The open file is compared with the kept ones."""
-    root = _ws(tmp_path)
-    state = root / STATE
-    (state / "config.toml").write_text('strategy = "seed"\n')
-    folder = root / "state" / "lesson-dropout"
-    folder.mkdir()
-    os.link(state / target, folder / "d1.jsonl")
-    kept = {name: (state / name).read_bytes() for name in ("sessions.jsonl", "config.toml")}
-    context = tmp_path / "ctx.txt"
-    context.write_text("git worktree")
-    code, _, err = run_cli(
-        "select", "--workspace", str(root), "--context", str(context), "--session-id", "d1", "--dropout", "0.5"
-    )
-    assert code == 1
-    assert "d1.jsonl" in _one_line(err) and target in err, err
-    assert {name: (state / name).read_bytes() for name in kept} == kept
+    assert link.is_symlink() != hard
