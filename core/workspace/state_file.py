@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
-from lesson_credit.core.base.files import StoreUnavailable, atomic_write
+from lesson_credit.core.base.files import StoreUnavailable, atomic_write, set_aside
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
@@ -209,7 +209,9 @@ class StateFile(Analysis):
                 return
             try:  # (no guard: a symbolic link in its place is refused, never written through, as no cache is)
                 atomic_write(where, foreign.written_copy(payload))
-            except (StoreError, OSError):
+            except (StoreError, OSError) as exc:
+                why = "an update another tool makes to bandit-state.json before the next write is kept, not logged"
+                set_aside(where, f"{exc}; the copy of the numbers written is not kept ({why})")
                 with contextlib.suppress(OSError):
                     if not where.is_symlink():  # (a stale copy goes; a link is left as it is)
                         where.unlink()

@@ -355,3 +355,18 @@ def test_a_copy_replaced_by_a_symbolic_link_is_not_written_through_it(
     ok(capsys, "status", "--workspace", str(ws))
     assert (ws / LOG_REL).read_bytes() == log and copy.is_symlink()
     assert status_git(capsys, ws)[:3] == pytest.approx((1.9, 1.1, 1))
+
+
+def test_a_copy_that_cannot_be_kept_is_said(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The copy of the numbers we wrote is what another tool's later update of bandit-state.json is read
+    against; one that cannot be written (here its folder is a file: a full or read-only disk alike) was
+    dropped without a word, and gptme's next update was then kept as it is, not logged. Now the write
+    says so, once; the grade itself is logged (exit 0)."""
+    copies = ws / CACHE_REL / "bandit-state-copies"
+    shutil.rmtree(copies)
+    copies.write_text("not a folder")
+    code, _, err = run(capsys, "grade", "s1", "0.7", "--workspace", str(ws))
+    assert code == 0
+    lines = [line for line in err.splitlines() if "bandit-state-copies" in line]
+    assert len(lines) == 1 and "not logged" in lines[0], err
+    assert copies.read_text() == "not a folder"

@@ -119,7 +119,7 @@ def test_the_demo_reads_on_a_disk_that_refuses_writes(
     cache = root / CACHE_REL
     assert str(cache / "log-seal") in said and str(cache / "lessons.msgpack") in said
     assert set(said.values()) == {1}, said
-    assert all(Path(path).parent == cache for path in said)
+    assert all(cache in Path(path).parents for path in said)  # (copies: .cache/bandit-state-copies)
     assert {p: (root / p).read_bytes() for p in before} == before
     if code == errno.EROFS:
         assert not cache.exists()
