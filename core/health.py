@@ -142,13 +142,14 @@ def gather(ws: Workspace) -> HealthData:
 
 
 def prefixed_id_count(log: EventStore) -> int:
-    """Lesson entries in the raw log written with a 'lessons/' prefix (merged on read, so only a
-    scan of the raw lines sees them)."""
+    """Lesson entries in the raw log written with a 'lessons/' prefix or as an absolute path (`/...`,
+    `C:\\...`: gptme's names), both read as the library's id (merged on read, so only a scan of the raw
+    lines sees them)."""
     try:
         raw = b"".join(raw_lines(log))
     except (OSError, StoreError):
         return 0
-    return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:\./)?lessons/', raw))
+    return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:(?:\./)?lessons/|/|[A-Za-z]:(?:\\\\|/))', raw))
 
 
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:
@@ -411,8 +412,9 @@ def prefixed_ids(h: HealthData) -> list[Finding]:
         Finding(
             "prefixed-ids",
             WARNING,
-            f"{h.prefixed_ids} lesson entries in the log use a 'lessons/' prefix",
-            "They are read as the same arm as the unprefixed id; new records should omit the prefix.",
+            f"{h.prefixed_ids} lesson entries in the log use a 'lessons/' prefix or an absolute path",
+            "They are read as the library's id (the part after the last lessons folder); new records should "
+            "name lessons by their id.",
         )
     ]
 

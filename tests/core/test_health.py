@@ -327,3 +327,18 @@ def test_checks_run_on_gathered_data_without_a_workspace() -> None:
     )
     assert [(f.code, f.severity) for f in run_checks(data)] == [("rewards-constant", PROBLEM)]
     assert constant_rewards(data)[0].message == "all 6 graded rewards are 1"
+
+
+def test_lesson_entries_named_by_absolute_paths_are_reported_with_the_prefixed(tmp_path: Path) -> None:
+    # gptme names a lesson by its file's absolute path; such entries name the library's arm (the part
+    # after the last `lessons` folder) as prefixed ones do, and lint says so the same way: 2 + 1 entries
+    events = [
+        *clean_events(),
+        session("p1", 0.5, {"/home/agent/lessons/a.md": 1.0, "C:\\agent\\lessons\\b.md": 1.0}),
+        session("p2", 0.6, {"lessons/tools/c.md": 1.0}),
+    ]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    found = by_code(root)
+    f = found["prefixed-ids"]
+    assert f.message.startswith("3 lesson entries") and "absolute path" in f.message
+    assert "ghost-arms" not in found
