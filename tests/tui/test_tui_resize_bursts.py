@@ -1,0 +1,76 @@
+"""A terminal resized while keys are typed ahead: every cursor move lands, on the row it moved to.
+
+The resize that crosses 100 columns rebuilds a list (its narrow headers and cells) keeping the highlighted
+row. The highlighted row was the one the screen had last been told of, and the Resize can reach the screen
+between a key's cursor move and the message that reports it (Textual hands a resize on from a timer, which
+fires whenever the app next gets to it): the rebuild put the cursor back one row. In tmux, 12 downs, a
+resize to 160x48 and `down up up` ended one row short in 2 runs of 10 on a loaded machine, and `enter`
+opened the lesson above the one the keys led to.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.analysis import AnalysisScreen
+from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.textual_private import resize_now
+from tests.tui.tui_fixture import burst, settle, table_keys
+
+TABLES = {"a": "#loo-table", "l": "#lessons-table", "s": "#sessions-table"}
+
+
+@pytest.fixture
+def resize_at_second_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal is resized to 160x48 just as the second cursor move has moved the cursor, before the
+    message that reports it has reached the screen (where a busy app's resize timer can fire)."""
+    original = ThemedTable.action_cursor_down
+    moves = 0
+
+    def down(self: ThemedTable) -> None:
+        nonlocal moves
+        original(self)
+        moves += 1
+        if moves == 2:
+            resize_now(self.app, 160, 48)
+
+    monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
+
+
+@pytest.mark.parametrize("screen_key", ["a", "l", "s"])
+async def test_a_resize_between_cursor_moves_loses_none(
+    analysis_workspace: Workspace, resize_at_second_move: None, screen_key: str
+) -> None:
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, screen_key)
+        await settle(pilot)
+        table = app.screen.query_one(TABLES[screen_key], ThemedTable)
+        assert table.cursor_row == 0
+        burst(pilot, "down", "down", "down")
+        await settle(pilot)
+        assert app.size.width == 160  # the resize happened, in the middle of the burst
+        assert table.cursor_row == 3  # three downs from the first row
+        assert getattr(app.screen, "highlighted", None) == table_keys(table)[3]
+
+
+async def test_enter_after_a_resize_opens_the_lesson_the_keys_led_to(
+    analysis_workspace: Workspace, resize_at_second_move: None
+) -> None:
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "a")
+        await settle(pilot)
+        analysis = app.screen
+        assert isinstance(analysis, AnalysisScreen)
+        lessons = list(analysis.shown)
+        burst(pilot, "down", "down", "down", "enter")
+        await settle(pilot)
+        rewards = app.screen
+        assert isinstance(rewards, LessonRewardsScreen)
+        assert rewards.lesson_id == lessons[3]  # the fourth row: three downs from the first
