@@ -1,4 +1,5 @@
-"""A terminal resized while keys are typed ahead: every cursor move lands, on the row it moved to.
+"""A terminal resized (or a list reloaded) while keys are typed ahead: every cursor move lands, on the row
+it moved to.
 
 The resize that crosses 100 columns rebuilds a list (its narrow headers and cells) keeping the highlighted
 row. The highlighted row was the one the screen had last been told of, and the Resize can reach the screen
@@ -10,15 +11,20 @@ opened the lesson above the one the keys led to.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.records_views import agreement_view
+from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import resize_now
-from tests.tui.tui_fixture import burst, settle, table_keys
+from tests.tui.records_fixture import build_records_workspace
+from tests.tui.tui_fixture import burst, fixed_clock, settle, table_keys
 
 TABLES = {"a": "#loo-table", "l": "#lessons-table", "s": "#sessions-table"}
 
@@ -74,3 +80,37 @@ async def test_enter_after_a_resize_opens_the_lesson_the_keys_led_to(
         rewards = app.screen
         assert isinstance(rewards, LessonRewardsScreen)
         assert rewards.lesson_id == lessons[3]  # the fourth row: three downs from the first
+
+
+async def test_agreement_reloaded_between_cursor_moves_loses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`+` and `-` reload Agreement's table without holding the keys after them: the answer for the threshold
+    in force can land just as a key has moved the cursor (a reload after a write elsewhere too), and it put the
+    cursor back on the row before the move."""
+    root = build_records_workspace(tmp_path / "ws")
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
+    original = ThemedTable.action_cursor_down
+    moves = 0
+
+    def down(self: ThemedTable) -> None:
+        nonlocal moves
+        original(self)
+        moves += 1
+        screen = self.screen
+        if moves == 2 and isinstance(screen, AgreementScreen):  # the answer to `+ -` lands now
+            screen.post_message(AgreementScreen.Loaded(agreement_view(screen.source, screen.threshold)))
+
+    monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "A")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AgreementScreen) and len(screen.rows) >= 4
+        burst(pilot, "plus", "minus", "down", "down", "down")
+        await settle(pilot)
+        table = screen.query_one("#agreement-table", ThemedTable)
+        assert screen.threshold == 0.5  # the default, a step up and a step down
+        assert table.cursor_row == 3  # three downs from the first row
+        assert screen.highlighted == screen.rows[3][0]
