@@ -21,6 +21,7 @@ from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import resize_now
 from tests.tui.records_fixture import build_records_workspace
@@ -114,3 +115,26 @@ async def test_agreement_reloaded_between_cursor_moves_loses_none(
         assert screen.threshold == 0.5  # the default, a step up and a step down
         assert table.cursor_row == 3  # three downs from the first row
         assert screen.highlighted == screen.rows[3][0]
+
+
+async def test_what_if_keeps_its_row_across_a_resize(analysis_workspace: Workspace) -> None:
+    """What-if lays its table out again when the terminal crosses 100 columns (short labels below): the
+    cursor went back to the first row, and the rows typed down to with it."""
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        table = screen.query_one("#what-if-table", ThemedTable)
+        burst(pilot, "down", "down", "down")
+        await settle(pilot)
+        lesson = table_keys(table)[3]  # three downs from the first row
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        assert table_keys(table)[table.cursor_row] == lesson
+        burst(pilot, "down")
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert table.cursor_row == 4
