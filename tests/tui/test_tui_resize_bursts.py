@@ -20,12 +20,13 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
+from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import resize_now
 from tests.tui.records_fixture import build_records_workspace
-from tests.tui.tui_fixture import burst, fixed_clock, settle, table_keys
+from tests.tui.tui_fixture import build_many_sessions_workspace, burst, fixed_clock, settle, table_keys
 
 TABLES = {"a": "#loo-table", "l": "#lessons-table", "s": "#sessions-table"}
 
@@ -138,3 +139,23 @@ async def test_what_if_keeps_its_row_across_a_resize(analysis_workspace: Workspa
         await pilot.resize_terminal(80, 24)
         await settle(pilot)
         assert table.cursor_row == 4
+
+
+async def test_the_grading_queue_resized_between_cursor_moves_loses_none(
+    tmp_path: Path, resize_at_second_move: None
+) -> None:
+    build_many_sessions_workspace(tmp_path / "ws", n=20)  # 8 recorded pending, 7 still pending (i % 50 == 1 graded)
+    app = LessonCreditApp(Workspace(tmp_path / "ws"), poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "I")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GradingQueueScreen)
+        table = screen.query_one("#queue-table", ThemedTable)
+        assert len(table_keys(table)) == 7 and table.cursor_row == 0
+        burst(pilot, "down", "down", "down")
+        await settle(pilot)
+        assert app.size.width == 160  # the resize happened, in the middle of the burst
+        assert table.cursor_row == 3  # three downs from the first row
+        assert screen.highlighted == table_keys(table)[3]
