@@ -10,6 +10,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App
+from textual.geometry import Size
 from textual.strip import Strip
 
 
@@ -91,3 +92,21 @@ def type_bytes(app: App[Any], typed: str) -> None:
     for event in made:
         event.set_sender(app)
         driver.send_message(event)
+
+
+def resize_now(app: App[Any], width: int, height: int) -> None:
+    """The terminal resized to `width` x `height`, its Resize put in the current screen's queue now, where
+    Textual's resize timer puts it when it fires (a key's messages may still be on their way then).
+
+    Why private: `Pilot.resize_terminal` posts the Resize to the app, which hands it on from a timer 1/120 s
+    later, after the keys queued with it have settled; a terminal resized while the app is busy has its timer
+    fire between a key's cursor move and the message that reports it. The app's and the driver's size
+    (`App._size`, the headless driver's `_size`) are what the timer's Resize would have set."""
+    size = Size(width, height)
+    driver = app._driver
+    assert driver is not None
+    driver._size = size
+    app._size = size
+    event = events.Resize(size, size)
+    event.set_sender(app)
+    app.screen.post_message(event)

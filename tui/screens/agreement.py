@@ -129,7 +129,7 @@ class AgreementScreen(DataScreen):
         table = self.query_one("#agreement-table", ThemedTable)
         self.done(table)
         self.rows = rows_of(event.report)
-        keep = self.highlighted
+        keep = table.row_to_keep(self.highlighted)
         table.clear(columns=True)
         for label in COLUMNS:
             table.add_column(label, key=label)

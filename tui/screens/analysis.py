@@ -183,7 +183,7 @@ class AnalysisScreen(SortableScreen):
             return
         table = self.query_one("#loo-table", ThemedTable)
         rows = sorted_results(self.view.results, self.sort_column, self.sort_reverse)
-        keep = self.highlighted
+        keep = table.row_to_keep(self.highlighted)
         table.clear(columns=True)
         for key, label in self.sort_headers():
             # one space before each cell instead of padding on both sides: ten columns fit in 120 cells

@@ -123,7 +123,9 @@ class GradingQueueScreen(DataScreen):
         was = self.has_class("-narrow")
         super().on_resize()
         if self.has_class("-narrow") != was and self.queue is not None and self.sessions is not None:
-            self._fill(self.query_one("#queue-table", ThemedTable), self.queue, self.sessions)
+            table = self.query_one("#queue-table", ThemedTable)
+            self.highlighted = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet
+            self._fill(table, self.queue, self.sessions)
 
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
         self.sessions = sessions

@@ -365,7 +365,7 @@ class LessonsScreen(SortableScreen):
         empty.display = not rows
         empty.update(Text(no_lesson_listed(bool(self.view.rows), self.filter_text)))
         rows = sorted_rows(tuple(rows), self.sort_column, self.sort_reverse, self.view.effects)
-        keep = self.highlighted
+        keep = table.row_to_keep(self.highlighted)
         table.clear(columns=True)
         headers = dict(self.sort_headers())
         order = sort_column_second(list(SORTS), self.sort_column)

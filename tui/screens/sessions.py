@@ -152,7 +152,7 @@ class SessionsScreen(SortableScreen):
         if self.view is None or not self.is_mounted:
             return
         table = self.query_one("#sessions-table", ThemedTable)
-        keep = self.highlighted
+        keep = table.row_to_keep(self.highlighted)
         refiltered = self.shown_filter != self.filter_text
         self.shown_filter = self.filter_text
         newest_first = self.sort_column == "time" and self.sort_reverse

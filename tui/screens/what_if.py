@@ -207,20 +207,24 @@ class WhatIfScreen(DataScreen):
     def on_resize(self) -> None:
         narrow = self.has_class("-narrow")
         super().on_resize()
-        self._show(table=self.has_class("-narrow") != narrow)  # the summary's lines; the labels at 100 columns
+        # the summary's lines; the labels at 100 columns, the cursor kept on its lesson
+        self._show(table=self.has_class("-narrow") != narrow, keep_row=True)
 
-    def _show(self, table: bool = True) -> None:
+    def _show(self, table: bool = True, keep_row: bool = False) -> None:
         view = self.view
         if view is None:
             return
         box = self.query_one("#what-if-summary", Static)
         box.update(summary(view, self.policy, box.content_region.width or self.size.width - 2))
         if table:
-            self._show_table(view)
+            self._show_table(view, keep_row)
 
-    def _show_table(self, view: WhatIfView) -> None:
+    def _show_table(self, view: WhatIfView, keep_row: bool = False) -> None:
+        """The table of `view`, the cursor on the first row, or with `keep_row` on the lesson it is on."""
         table = self.query_one("#what-if-table", ThemedTable)
         narrow = self.size.width < NARROW_BELOW
+        rows = table.ordered_rows
+        keep = rows[table.cursor_row].key.value if keep_row and 0 <= table.cursor_row < len(rows) else None
         table.clear(columns=True)
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)
@@ -242,6 +246,9 @@ class WhatIfScreen(DataScreen):
                 key=row.path,
             )
         table.fit_name_column(keep=0, at=len(COLUMNS) - 1)  # the ids, last, take what the numbers leave
+        paths = [row.path for row in view.rows]
+        if keep in paths:
+            table.move_cursor(row=paths.index(keep), animate=False)
 
     # ---------------------------------------------------------------- changing the settings
 

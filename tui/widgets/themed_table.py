@@ -107,6 +107,16 @@ class ThemedTable(DataTable[Text]):
         """Rows of the last fill are still being added."""
         return bool(self._pending)
 
+    def row_to_keep(self, told: str | None) -> str | None:
+        """The row a rebuild keeps, given `told`, the row the screen was last told of (RowHighlighted): the
+        row under the cursor now, which the message reports a turn later. A rebuild started in between (a
+        resize, a load landing) that kept `told` put the cursor back on the row before a key's move. None
+        (nothing told yet: a first frame's rows, or the screen chose the first row) stays None."""
+        rows = self.ordered_rows
+        if told is None or not 0 <= self.cursor_row < len(rows) or rows[self.cursor_row].key.value is None:
+            return told
+        return str(rows[self.cursor_row].key.value)
+
     def fill(self, rows: Sequence[Row], first: int = FILL_FIRST) -> None:
         """Add rows: `first` of them now, the rest a batch after each refresh.
 
