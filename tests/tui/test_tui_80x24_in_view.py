@@ -148,3 +148,17 @@ async def test_transcript_heading_breaks_between_its_phrases_at_80x24(tmp_path: 
         lines = shown(app, "transcript-info")
         for phrase in ("40 messages", "13 tool calls", "keyword hits highlighted", "/ search"):
             assert any(phrase in line for line in lines), (phrase, lines)
+
+
+async def test_simulation_detail_breaks_between_words_never_inside_a_formula_at_80x24(tmp_path: Path) -> None:
+    """The seed estimator's detail at 80 columns ended a line with "beta += 1 -" and began the next with
+    "base*w)": a formula cut at a space. It breaks before a formula or after it, never inside one."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_simulation(pilot)
+        lines = [line for line in shown(app, "estimator-info") if line]
+        assert " ".join(lines).startswith("seed (posterior): posterior mean, seed credit"), lines
+        assert "(alpha += base*w, beta += 1 - base*w)" in " ".join(lines), lines
+        for line in lines:
+            assert not line.endswith(("+=", " -", " +")), lines
+            assert not line.startswith(("+=", "- ", "base*w")), lines

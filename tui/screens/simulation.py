@@ -6,6 +6,7 @@ in a thread worker; its progress callback posts messages and is where a cancel t
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import fields
 from typing import ClassVar
@@ -25,8 +26,9 @@ from lesson_credit.core.api import METRICS, SCENARIOS, EstimatorSummary, MetricS
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.screens.base import describe_failure, screen_css
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import phrase_lines
+from lesson_credit.tui.text import Phrase, phrase_lines
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW
@@ -67,6 +69,21 @@ def metric_cell(summary: MetricSummary | None, digits: int, spread: bool = True)
         return "—"
     cell = f"{summary.mean:.{digits}f} ±{summary.std:.{digits}f}"
     return f"{cell} [{summary.p10:.{min(digits, 2)}f}, {summary.p90:.{min(digits, 2)}f}]" if spread else cell
+
+
+OPERATORS = frozenset({"+=", "-=", "=", "+", "-", "*", "/"})
+
+
+def formula_phrases(text: str) -> list[str]:
+    """`text`'s words as phrases to lay out, a formula's kept together: an operator standing alone
+    ("alpha += base*w", "1 - base*w") binds the words on both sides of it."""
+    phrases: list[str] = []
+    for word in text.split(" "):
+        if phrases and (word in OPERATORS or phrases[-1].rsplit(" ", 1)[-1] in OPERATORS):
+            phrases[-1] += " " + word
+        else:
+            phrases.append(word)
+    return phrases
 
 
 def best_estimators(report: SimulationReport) -> dict[str, set[str]]:
@@ -184,7 +201,7 @@ class SimulationScreen(Screen[None]):
         # the estimator stays at the left when the metrics scroll (at 80 columns the last is past the edge)
         yield ThemedTable(id="sim-table", cursor_type="row", zebra_stripes=True, fixed_columns=1)
         yield Static(id="sim-legend")
-        yield Static(id="estimator-info")
+        yield PhraseText(id="estimator-info")  # laid out at its width: a formula is never cut across lines
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -269,28 +286,26 @@ class SimulationScreen(Screen[None]):
         return cells
 
     def _show_estimator(self) -> None:
-        info = self.query_one("#estimator-info", Static)
+        info = self.query_one("#estimator-info", PhraseText)
         report = self.report
-        if report is None or self.highlighted is None:
-            info.update("")
+        summary = None
+        if report is not None and self.highlighted is not None:
+            with contextlib.suppress(KeyError):
+                summary = report.estimator(self.highlighted)
+        if report is None or summary is None:
+            info.show(lambda _width: Text(""))
             return
-        try:
-            summary = report.estimator(self.highlighted)
-        except KeyError:
-            info.update("")
-            return
-        out = Text()
-        out.append(summary.name, style="bold")
         # (the kind once: dropout's description starts with it, "randomized: kept minus withheld ...")
-        out.append(f" ({summary.kind}): {summary.description.removeprefix(summary.kind + ': ')}")
+        words = formula_phrases(f"({summary.kind}): {summary.description.removeprefix(summary.kind + ': ')}")
+        paragraphs: list[list[Phrase]] = [[Text(summary.name, style="bold"), *((" ", Text(w)) for w in words)]]
         by_count: dict[int, list[str]] = {}  # metrics defined in fewer seeds than ran, by in how many
         for m in METRICS:
             if (s := summary.metric(m)) is not None and s.n < len(report.seeds):
                 by_count.setdefault(s.n, []).append(METRIC_COLUMNS[m][0])
         partial = [f"{', '.join(names)} defined in {n} of {len(report.seeds)} seeds" for n, names in by_count.items()]
         if partial:
-            out.append("\n" + "; ".join(partial), style="dim")
-        info.update(out)
+            paragraphs.append([("; ", Text(p, style="dim")) for p in partial])
+        info.show(lambda width: phrase_lines(paragraphs, width))
 
     @on(DataTable.RowHighlighted, "#sim-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
