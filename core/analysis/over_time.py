@@ -173,9 +173,9 @@ def _credit_after(
         base = np.where(rows <= row, data.base, np.nan)
         post = fold(_priors_then(data, arm, row) if row < final else data, settings, base)
         a, b = float(post.alpha[arm]), float(post.beta[arm])
-        for after, step_arm, step_a, step_b in data.added_after:  # gptme's updates logged after the window: not yet
-            if step_arm == arm and after > row + 1 and row < final:
-                a, b = a - step_a, b - step_b
+        steps = data.added_after  # gptme's updates logged after the window: not yet (in log order, one at a time)
+        for at in np.flatnonzero((steps.arm == arm) & (steps.after > row + 1)).tolist() if row < final else ():
+            a, b = a - float(steps.alpha[at]), b - float(steps.beta[at])
         tail = (1.0 - LEVEL) / 2.0
         low, high = (float(betaincinv(a, b, q)) for q in (tail, 1.0 - tail))
         out.append((a / (a + b), low, high) if a > 0 and b > 0 else (math.nan, math.nan, math.nan))
@@ -185,10 +185,9 @@ def _credit_after(
 def _priors_then(data: FoldData, arm: int, row: int) -> FoldData:
     """`data` with the arm's starting point as the prior events logged by the end of session `row` set
     it (none yet: the configured prior): an import logged later was not in force then."""
-    start = (math.nan, math.nan)
-    for after, step_arm, alpha, beta in data.prior_after:
-        if step_arm == arm and after <= row + 1:
-            start = (alpha, beta)
+    steps = data.prior_after
+    logged = np.flatnonzero((steps.arm == arm) & (steps.after <= row + 1))
+    start = (float(steps.alpha[logged[-1]]), float(steps.beta[logged[-1]])) if len(logged) else (math.nan, math.nan)
     now = (float(data.prior_alpha[arm]), float(data.prior_beta[arm]))
     if start == now or (math.isnan(start[0]) and math.isnan(now[0])):
         return data

@@ -46,6 +46,7 @@ from lesson_credit.core.log.parts import Extent, Part, attach_part, encode_part,
 from lesson_credit.core.log.prior_counts import PriorCounts
 from lesson_credit.core.log.sections import CacheDamaged, Section, SectionSource
 from lesson_credit.core.log.snapshot import BlockSums, BlockUsage, Claim
+from lesson_credit.core.log.steps import Steps
 from lesson_credit.core.log.store import EventLog, LogProblem, StoreError
 from lesson_credit.core.log.vocab import decode_lines
 
@@ -55,8 +56,8 @@ from lesson_credit.core.log.vocab import decode_lines
 # 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote;
 # 16: the `created` of each imported file that counts sessions; 17: what increments events saw of the own file;
 # 18: after how many sessions each increments event was logged; 19: absolute lesson paths name library ids;
-# 20: after how many sessions each prior event was logged
-CACHE_VERSION = 20
+# 20: after how many sessions each prior event was logged; 21: those steps as typed arrays (core/log/steps.py)
+CACHE_VERSION = 21
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
@@ -121,8 +122,8 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "priors": {arm: list(prior) for arm, prior in index.priors.items()},
         "prior_rewards": index.prior_rewards,
         "increments": {arm: list(added) for arm, added in index.increments.items()},
-        "increment_steps": [list(step) for step in index.increment_steps],
-        "prior_steps": [list(step) for step in index.prior_steps],
+        "increment_steps": index.increment_steps.plain(),
+        "prior_steps": index.prior_steps.plain(),
         "sessions": [list(index.prior_from.items()), index.prior_counts.plain(), index.added_sessions],
         "exports": index.exports.plain(),
         "retired": index.retired,
@@ -151,8 +152,8 @@ def _index_of(p: dict[str, Any], sources: list[SectionSource]) -> tuple[LogIndex
         index.increments = {
             str(arm): (float(v[0]), float(v[1]), int(v[2]), int(v[3])) for arm, v in p["increments"].items()
         }
-        index.increment_steps = [(int(k), str(arm), float(a), float(b)) for k, arm, a, b in p["increment_steps"]]
-        index.prior_steps = [(int(k), str(arm), float(a), float(b)) for k, arm, a, b in p["prior_steps"]]
+        index.increment_steps = Steps.of_plain(p["increment_steps"])
+        index.prior_steps = Steps.of_plain(p["prior_steps"])
         prior_from, prior_counts, added = p["sessions"]
         index.prior_from = {str(arm): int(line) for arm, line in prior_from}
         index.prior_counts = PriorCounts.of_plain(prior_counts)

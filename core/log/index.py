@@ -44,6 +44,7 @@ from lesson_credit.core.log.exports import Exports
 from lesson_credit.core.log.lookup import IdChunk, SessionLookup, id_hash
 from lesson_credit.core.log.prior_counts import PriorCounts
 from lesson_credit.core.log.snapshot import BlockCache, Entries, FoldData, Graders, SourceInputs
+from lesson_credit.core.log.steps import Steps
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs, code_of
 
@@ -110,8 +111,8 @@ class LogIndex:
         self.prior_rewards: dict[str, int] = {}
         # per arm, the sum of increment events (alpha, beta, n, rewards) in file order (docs/format.md §5.5)
         self.increments: dict[str, tuple[float, float, int, int]] = {}
-        self.increment_steps: list[tuple[int, str, float, float]] = []  # each event's (sessions before, arm, a, b)
-        self.prior_steps: list[tuple[int, str, float, float]] = []  # each prior event's likewise (its start)
+        self.increment_steps = Steps()  # each event's (sessions before, arm, a, b), per arm it names
+        self.prior_steps = Steps()  # each prior event's likewise (its start)
         self.prior_from: dict[str, int] = {}  # arm -> the line of the prior event its prior comes from
         self.prior_counts = PriorCounts()  # the sessions each imported file counted
         self.added_sessions = 0  # sessions other tools counted, as increments events say
@@ -468,19 +469,17 @@ class LogIndex:
                 self.retired.setdefault(arm, line)
         elif isinstance(event, PriorEvent) and event.increments:
             for lesson_id, (a, b, n) in event.arms.items():
-                self.arm(lesson_id)
                 sum_a, sum_b, sum_n, sum_r = self.increments.get(lesson_id, (0.0, 0.0, 0, 0))
                 self.increments[lesson_id] = (sum_a + a, sum_b + b, sum_n + n, sum_r + event.rewards.get(lesson_id, 0))
-                self.increment_steps.append((self.n_sessions, lesson_id, a, b))
+                self.increment_steps.add(self.n_sessions, self.arm(lesson_id), a, b)
             self.added_sessions += event.sessions
             if event.seen is not None:
                 self.exports.seen(line, event.seen)
         elif isinstance(event, PriorEvent):
             before = set(self.prior_from.values())
             for lesson_id, prior in event.arms.items():
-                self.arm(lesson_id)
                 self.priors[lesson_id] = prior
-                self.prior_steps.append((self.n_sessions, lesson_id, prior[0], prior[1]))
+                self.prior_steps.add(self.n_sessions, self.arm(lesson_id), prior[0], prior[1])
                 self.prior_rewards[lesson_id] = event.rewards.get(lesson_id, 0)
                 self.prior_from[lesson_id] = line
             self.prior_counts.imported(line, event.sessions, event.created, before, set(self.prior_from.values()))
@@ -576,8 +575,8 @@ class LogIndex:
             prior_rewards=prior_rewards,
             added_alpha=added_alpha,
             added_beta=added_beta,
-            added_after=tuple((k, self.arm_index[arm], a, b) for k, arm, a, b in self.increment_steps),
-            prior_after=tuple((k, self.arm_index[arm], a, b) for k, arm, a, b in self.prior_steps),
+            added_after=self.increment_steps.arrays(),
+            prior_after=self.prior_steps.arrays(),
             counted_sessions=self.prior_sessions + self.added_sessions,
             problems=tuple(self.problems) + tuple(orphan),
             blocks=self.blocks,

@@ -21,6 +21,7 @@ import xxhash
 
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import GradeEvent
+from lesson_credit.core.log.steps import StepArrays
 from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings
@@ -64,9 +65,9 @@ class FoldData:
     added_alpha: FloatArray  # increment events' alpha and beta: added after the fold, never decayed
     added_beta: FloatArray
     # per increments event and arm: (sessions logged before it, arm, alpha, beta), in log order
-    added_after: tuple[tuple[int, int, float, float], ...] = ()
+    added_after: StepArrays = field(default_factory=StepArrays.empty, repr=False, compare=False)
     # per prior event and arm: (sessions logged before it, arm, its starting alpha, beta), in log order
-    prior_after: tuple[tuple[int, int, float, float], ...] = ()
+    prior_after: StepArrays = field(default_factory=StepArrays.empty, repr=False, compare=False)
     counted_sessions: int = 0  # sessions other tools counted (imported files', their logged updates')
     problems: tuple[LogProblem, ...] = ()
     blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
