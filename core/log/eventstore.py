@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from lesson_credit.core.base.files import StoreUnavailable as StoreUnavailable
 from lesson_credit.core.base.files import WriteGuard
 from lesson_credit.core.log.events import SESSION, RawEvent, decode_event, decode_raw, is_session, validate
-from lesson_credit.core.log.store import EventLog, ReadResult, StoreError
+from lesson_credit.core.log.store import BOM, EventLog, ReadResult, StoreError
 from lesson_credit.core.log.store import Hasher as Hasher
 
 if TYPE_CHECKING:
@@ -254,7 +254,8 @@ class JsonlStore(EventLog):
         return session_record(self.path, session_id, unique=unique)
 
     def raw_lines(self) -> Iterator[bytes]:
-        """The log's lines as they are on disk (a last line without its newline gets one)."""
+        """The log's lines as they are on disk (a last line without its newline gets one; a UTF-8 byte
+        order mark before the first, no data, is left out as every read leaves it out)."""
         try:
             handle = open(self.path, "rb")  # noqa: SIM115 (closed below; a generator holds it across yields)
         except FileNotFoundError:
@@ -262,7 +263,8 @@ class JsonlStore(EventLog):
         except OSError as exc:
             raise StoreError(f"{self.path}: {exc.strerror or exc}") from None
         with handle:
-            for line in handle:
+            for number, line in enumerate(handle):
+                line = line.removeprefix(BOM) if number == 0 else line
                 yield line if line.endswith(b"\n") else line + b"\n"
 
     def wait(self, after: int, timeout: float) -> int:

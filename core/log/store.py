@@ -35,6 +35,7 @@ def lock_timeout() -> float:
 
 
 CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark (an editor on Windows saves one): no data at the log's start
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ def parse_chunk(
     numbered line by line only when every line is known to hold exactly one value: no line
     is blank or starts with whitespace, and there are as many values as lines. Otherwise (or
     when it fails) each line is decoded on its own, so a bad line is reported by number.
+
+    A UTF-8 byte order mark at the log's byte 0 is no data: the first line starts after it.
     """
     result = ReadResult(end=start, lines=0, offsets=[])
     offsets = cast(list[int], result.offsets)
@@ -90,6 +93,9 @@ def parse_chunk(
     if continues_line and data.startswith(b"\n"):
         offset = 1
         result.end = start + 1
+    elif start == 0 and data.startswith(BOM):
+        offset = len(BOM)
+        result.end = len(BOM)
     body_end = max(data.rfind(b"\n", 0, size) + 1, offset)
     tail = data[body_end:size]
     events = result.events
@@ -221,7 +227,7 @@ class EventLog:
             start -= chunk
         tail = os.pread(fd, size - start, start)
         try:
-            decode_event(tail.strip())
+            decode_event((tail.removeprefix(BOM) if start == 0 else tail).strip())
             return size, b"\n"
         except InvalidEvent:
             torn = self.path.with_name(self.path.name + ".torn")

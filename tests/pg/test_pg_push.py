@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 from lesson_credit.core.log import pgpush
+from lesson_credit.core.log.eventstore import JsonlStore
 from lesson_credit.core.log.pgstore import PgStore
 from tests.pg.pg_helpers import insert_raw, line, log_path, wait_until, waiting_on_a_lock
 from tests.support.cli_run import run_cli, run_json
@@ -192,3 +193,12 @@ def test_undo_walks_on_back_after_a_push_into_a_store_holding_other_events(pg_ur
     # git's one graded session is the other agent's s0, graded 0.3 at salience 0.5: w = 0.3 + 0.7 x 0.5 = 0.65,
     # r = 0.195 (seed); s1 counts for nothing (before, its 0.9 did: 1 + 0.195 + 0.9)
     assert (round(git["alpha"], 9), round(git["beta"], 9), git["n"]) == (1.195, 1.805, 1)
+
+
+def test_store_push_reads_the_first_line_after_a_bom(tmp_path: Path) -> None:
+    log = JsonlStore(tmp_path / "sessions.jsonl")
+    log.path.write_bytes("\ufeff".encode() + session("s1") + session("s2"))
+    report = pgpush.PushReport()
+    rows = list(pgpush._rows(log.raw_lines(), report))  # what `store push` copies into the database
+    assert [row["session_id"] for row in rows] == ["s1", "s2"]
+    assert (report.lines, report.invalid) == (2, 0)
