@@ -82,9 +82,8 @@ def parse_chunk(
     `decode_lines`, when given, decodes all complete lines in one call. Its values are
     numbered line by line only when every line is known to hold exactly one value: no line
     is blank or starts with whitespace, and there are as many values as lines. Otherwise (or
-    when it fails) each line is decoded on its own, so a bad line is reported by number.
-
-    A UTF-8 byte order mark at the log's byte 0 is no data: the first line starts after it.
+    when it fails) each line is decoded on its own, so a bad line is reported by number. A UTF-8
+    byte order mark at the log's byte 0 is no data: the first line starts after it.
     """
     result = ReadResult(end=start, lines=0, offsets=[])
     offsets = cast(list[int], result.offsets)
