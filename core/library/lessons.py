@@ -18,6 +18,7 @@ from lesson_credit.core.base.safe_read import (
     read_regular,
     resolve_path,
 )
+from lesson_credit.core.library.gptme_reading import NOTE, ShapeError, frontmatter_note, meta_notes, str_list
 from lesson_credit.core.library.patterns import PatternError, compile_pattern
 
 STATUSES = ("active", "automated", "deprecated", "archived")
@@ -30,6 +31,7 @@ IGNORED = "ignored"  # a pattern or keyword of a loaded lesson is not used (inva
 CONFIG = "config"  # gptme.toml cannot be read, or names a folder that cannot be read: the library is incomplete
 SKIPPED = "skipped"  # a path that looks like a lesson or a folder of them and is not read: a folder named *.md,
 # a symbolic link to a folder (not followed, as in gptme)
+GPTME = "gptme"  # a loaded lesson that gptme reads otherwise (no frontmatter, a file it cannot load): all of it used
 ALIASED = "aliased"  # a lesson file already loaded under another id (a link, a hard link): loaded again, a second arm
 
 
@@ -89,34 +91,6 @@ def category_of(lesson_id: str) -> str:
     return parts[0] if len(parts) > 1 else ""
 
 
-def _as_str_list(value: Any, what: str, ignored: list[str]) -> tuple[str, ...]:
-    """The text entries of a keyword or pattern list, as gptme's parser keeps them: an entry that is not
-    text (a number, null, true, a list) is dropped, and said in `ignored` (gptme never matches it)."""
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list):
-        others = [item for item in value if not isinstance(item, str)]
-        if others:
-            shown = ", ".join(_shown(item) for item in others[:3]) + (
-                f" and {len(others) - 3} more" if len(others) > 3 else ""
-            )
-            why = f"{what[:-1]} entries that are not text are ignored, as gptme ignores them"
-            ignored.append(f"{why}: {shown} (quote one to match it)")
-        return tuple(item for item in value if isinstance(item, str))
-    raise LessonError(f"{what} must be a list of strings, got {type(value).__name__}")
-
-
-def _shown(item: Any) -> str:
-    """A non-text YAML entry, as its YAML reads."""
-    if item is None or isinstance(item, bool):
-        return {None: "null", True: "true", False: "false"}[item]
-    if isinstance(item, list | dict):
-        return "a list" if isinstance(item, list) else "a mapping"
-    return str(item)[:40]
-
-
 def _title(body: str, fallback: str) -> str:
     in_fence = False
     for line in body.splitlines():
@@ -141,11 +115,12 @@ def parse_lesson_checked(text: str, lesson_id: str, path: str = "") -> tuple[Les
 
     if "\x00" in text:
         raise LessonError("file contains NUL bytes")
-    text = text.lstrip("\ufeff")
+    original, text = text, text.lstrip("\ufeff")
     _refuse_cr_only(text)
     handler = frontmatter.detect_format(text.strip(), frontmatter.handlers)
     meta: Any = {}
     body = text
+    raw_meta = None
     if handler is not None:
         try:
             raw_meta, body = handler.split(text.strip())
@@ -176,11 +151,17 @@ def parse_lesson_checked(text: str, lesson_id: str, path: str = "") -> tuple[Les
     if not isinstance(match, dict):
         raise LessonError(f"'match' must be a mapping, got {type(match).__name__}")
     raw_keywords = match.get("keywords")
-    if raw_keywords is None:
+    top_level = raw_keywords is None
+    if top_level:
         raw_keywords = meta.get("keywords")
     ignored: list[str] = []
-    keywords = _as_str_list(raw_keywords, "keywords", ignored)
-    patterns = _as_str_list(match.get("patterns"), "patterns", ignored)
+    try:
+        keywords = str_list(raw_keywords, "keywords", ignored, top_level)
+        patterns = str_list(match.get("patterns"), "patterns", ignored)
+    except ShapeError as exc:
+        raise LessonError(str(exc)) from None
+    note = frontmatter_note(original, raw_meta, isinstance(handler, YAMLHandler))
+    ignored += ([note] if note else []) + meta_notes(meta, meta.get("match"))
     status = meta.get("status", "active")
     if status is None:
         status = "active"
@@ -358,10 +339,11 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 5  # 5: keyword entries that are not text are dropped (reported), not an error or text;
+LESSON_CACHE_VERSION = 6  # 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
+# 5: keyword entries that are not text are dropped (reported), not an error or text;
 # 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards of too many parts are
 # problems; 2: partial frontmatter failures and CR-only files are problems
-LESSON_CACHE_MAGIC = b"lesson-credit lessons 5\n"
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 6\n"
 RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
@@ -371,7 +353,7 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
     try:
         raw = read_regular(file, LESSON_MAX_BYTES) if raw is None else raw
         try:
-            text = raw.decode("utf-8-sig")
+            text = raw.decode("utf-8")  # a byte order mark kept: gptme reads no frontmatter after one
         except UnicodeDecodeError as exc:
             raise LessonError(f"not valid UTF-8 (byte {exc.start})") from None
         lesson, reasons = parse_lesson_checked(text, lesson_id, str(file))
@@ -392,6 +374,12 @@ def _read_lesson_file(file: Path, lesson_id: str, raw: bytes | None = None) -> t
         except PatternError as exc:
             reasons.append(f"{exc}; pattern ignored")
     return lesson, reasons
+
+
+def _kind(broken: bool, reason: str) -> str:
+    """The kind of problem a reason `_read_lesson_file` gave is: the file's (not loaded), a note on how
+    gptme reads it otherwise, or a part of it not used."""
+    return BROKEN if broken else GPTME if reason.startswith(NOTE) else IGNORED
 
 
 def _dangling(file: Path) -> str:
@@ -561,8 +549,9 @@ def load_library(workspace: Path | str, cache_path: Path | None = None, allow_ou
             if stamp is not None and key not in fresh:
                 fresh[key] = [stamp, None if lesson is None else _fields_of(lesson), reasons, digest]
             if reasons:
-                kind = BROKEN if lesson is None else IGNORED
-                problems.extend(LessonProblem(key, reason, lesson_id, kind=kind) for reason in reasons)
+                problems.extend(
+                    LessonProblem(key, reason, lesson_id, kind=_kind(lesson is None, reason)) for reason in reasons
+                )
             if lesson is None:
                 continue
             if lesson_id in lessons:

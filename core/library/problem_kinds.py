@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lesson_credit.core.library.lessons import ALIASED, BROKEN, IGNORED, OVERRIDDEN, SKIPPED
+from lesson_credit.core.library.lessons import ALIASED, BROKEN, GPTME, IGNORED, OVERRIDDEN, SKIPPED
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,15 @@ KINDS = (  # a finding per kind; gptme.toml's own problems (CONFIG) are core.hea
         "Fix or simplify what each reason names (an invalid regex, counted repeats that expand too far, a "
         "wildcard of too many parts, a list entry that is not text: quote it); the rest of each lesson is used "
         "meanwhile.",
+        "",
+    ),
+    ProblemKind(
+        GPTME,
+        "lesson-gptme-differs",
+        "warning",
+        "lesson file(s) that gptme reads otherwise (its keyword matching disagrees with these numbers)",
+        "Fix what each reason names (what comes before the opening `---`, an empty setting, a `---` inside the "
+        "frontmatter) so that gptme reads the file as lesson-credit does; lesson-credit uses all of it meanwhile.",
         "",
     ),
     ProblemKind(

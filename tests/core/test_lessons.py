@@ -107,7 +107,6 @@ def test_invalid_yaml() -> None:
 @pytest.mark.parametrize(
     "frontmatter",
     [
-        "match:\n  keywords: {a: 1}",
         "match:\n  keywords: 5",
         "match: [a, b]",
         "match: 3",

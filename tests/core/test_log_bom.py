@@ -63,4 +63,3 @@ def test_a_lone_unterminated_first_line_after_a_bom_is_no_torn_line(
     fresh = Workspace(root, clock=fixed_clock)
     assert fresh.log_problems() == []
     assert [(g.line, g.base_reward) for g in fresh.grade_history("s1")] == [(1, 1.0), (2, 0.0)]
-
