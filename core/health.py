@@ -10,7 +10,6 @@ waiting for a grade are warnings: a fresh session is pending by design.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -25,6 +24,7 @@ from lesson_credit.core.joined_records import RecordFinding, record_findings, re
 from lesson_credit.core.library.lessons import CONFIG, LessonProblem
 from lesson_credit.core.library.problem_kinds import KINDS
 from lesson_credit.core.log.eventstore import EventStore
+from lesson_credit.core.log.spellings import Spellings, entry_spellings
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.log.stores import raw_lines
 from lesson_credit.core.views import LessonUsage, SessionSummary
@@ -91,7 +91,7 @@ class HealthData:
     known: frozenset[str]  # lesson ids of the library
     active: frozenset[str]  # of those, the active ones
     usage: dict[str, LessonUsage]
-    prefixed_ids: int  # log entries with a 'lessons/' prefix
+    prefixed_ids: Spellings  # how log entries spell lesson ids other than as the library does
     missing_salience: int  # log entries without a salience
     broad_keywords: dict[str, str]  # lesson id -> why its keyword is too broad
     root: str  # the workspace folder
@@ -141,15 +141,12 @@ def gather(ws: Workspace) -> HealthData:
     )
 
 
-def prefixed_id_count(log: EventStore) -> int:
-    """Lesson entries in the raw log written with a 'lessons/' prefix or as an absolute path (`/...`,
-    `C:\\...`: gptme's names), both read as the library's id (merged on read, so only a scan of the raw
-    lines sees them)."""
+def prefixed_id_count(log: EventStore) -> Spellings:
+    """How the raw log's lesson entries spell their ids (core/log/spellings.py)."""
     try:
-        raw = b"".join(raw_lines(log))
+        return entry_spellings(raw_lines(log))
     except (OSError, StoreError):
-        return 0
-    return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:(?:\./)?lessons/|/|[A-Za-z]:(?:\\\\|/))', raw))
+        return Spellings()
 
 
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:
@@ -406,15 +403,17 @@ def ghost_arms(h: HealthData) -> list[Finding]:
 
 
 def prefixed_ids(h: HealthData) -> list[Finding]:
-    if not h.prefixed_ids:
+    said = h.prefixed_ids.said()
+    if not said:
         return []
     return [
         Finding(
             "prefixed-ids",
             WARNING,
-            f"{h.prefixed_ids} lesson entries in the log use a 'lessons/' prefix or an absolute path",
-            "They are read as the library's id (the part after the last lessons folder); new records should "
-            "name lessons by their id.",
+            said,
+            "A prefix, an absolute path, backslashes or spaces around an id are read as the library's id (the part "
+            "after the last lessons folder); a path with no lessons folder is not: `lesson-credit import-gptme` maps "
+            "such paths by the library's folders. New records should name lessons by their id.",
         )
     ]
 

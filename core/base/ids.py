@@ -32,6 +32,12 @@ def normalize_id(raw: str) -> str:
     return lesson_id
 
 
+def absolute_unmapped(raw: str) -> bool:
+    """Whether `raw` is an absolute path with no `lessons` folder: `normalize_id` leaves it an arm of its own."""
+    lesson_id = raw.replace("\\", "/").strip()
+    return bool(_ABSOLUTE.match(lesson_id)) and normalize_id(raw) == lesson_id
+
+
 def lesson_named(text: str, known: Iterable[str], shown: int = 5) -> str:
     """The id a lesson argument names among `known` ids: itself once normalised, else the one known
     id that ends in `/` + it (a basename, `test-doubles.md`, or a path's tail); `.md` may be left

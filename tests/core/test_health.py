@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.health import PROBLEM, WARNING, Finding, lint
+from lesson_credit.core.log.spellings import Spellings
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, grade, make_workspace, session
 from tests.support.health_logs import LESSONS, VARIED, clean_events
@@ -317,7 +318,7 @@ def test_checks_run_on_gathered_data_without_a_workspace() -> None:
         known=frozenset({"a.md"}),  # a library (without one, no-lessons is an error too)
         active=frozenset(),
         usage={},
-        prefixed_ids=0,
+        prefixed_ids=Spellings(),
         missing_salience=0,
         broad_keywords={},
         root="ws",

@@ -13,6 +13,7 @@ import pytest
 
 from lesson_credit.core.bandit.interop import map_arm_id
 from lesson_credit.core.health import prefixed_id_count
+from lesson_credit.core.log.spellings import Spellings
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import BASIC_LESSONS, LOG_REL, fixed_clock, make_workspace, session
 from tests.support.gptme_files import GIT, PLAIN, QUOTE, STYLE, gptme_state, write_json
@@ -88,7 +89,7 @@ def test_published_shape_lines_fold(tmp_path: Path) -> None:
     assert sessions["x3"].pending and sessions["x1"].base_reward == 0.8 and sessions["x2"].base_reward == 0.9
     assert ws.grade_history("x1")[0].grader == "imported"
     assert ws.missing_salience_count() == 1
-    assert prefixed_id_count(ws.log) == 2
+    assert prefixed_id_count(ws.log) == Spellings(other=2)
     exp = ws.explain("x1")
     quote = next(c for c in exp.lessons if c.path == QUOTE)
     assert quote.salience_missing and quote.salience == 0.5

@@ -1,0 +1,78 @@
+"""How the log's lesson entries spell their ids: those spelled otherwise than the library id they are
+read as (a `lessons/` prefix, gptme's absolute paths in any of their spellings, backslashes, surrounding
+spaces), and absolute paths that name no `lessons` folder, each read as an arm of its own
+(core/base/ids.py). The reader merges spellings as it reads, so only a scan of the raw lines sees them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lesson_credit.core.base.ids import absolute_unmapped, normalize_id
+
+# a line that may hold such an entry: a `lessons` path segment, a backslash, or an entry (an object's
+# path or arm_id, a list's bare string) starting with a space, `.`, `/` or a drive; others are not parsed.
+# Searched one by one: one alternation of them all has no literal to skip ahead by (three times slower)
+_CANDIDATES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        rb"lessons(?:/|\\\\)",
+        rb"\\\\",
+        rb'"(?:path|arm_id)"\s*:\s*"(?:\s|\.|/|[A-Za-z]:)',
+        rb'"lessons"\s*:\s*\[[^\]]*?"(?:\s|\.|/|[A-Za-z]:)',
+    )
+)
+
+
+@dataclass(frozen=True)
+class Spellings:
+    other: int = 0  # entries spelled otherwise than the library id they are read as
+    unmapped: int = 0  # absolute paths with no `lessons` folder: arms of their own
+
+    def said(self) -> str:
+        """What lint says of them ("" when there are none)."""
+        said = []
+        if self.other:
+            entries = (
+                f"{self.other} lesson entries in the log use" if self.other > 1 else "1 lesson entry in the log uses"
+            )
+            said.append(f"{entries} a 'lessons/' prefix, an absolute path or another spelling of a library id")
+        if self.unmapped:
+            more = " more" if self.other else " lesson entries" if self.unmapped > 1 else " lesson entry"
+            names = "names a lesson by an absolute path" if self.unmapped == 1 else "name lessons by absolute paths"
+            said.append(f"{self.unmapped}{more} {names} with no `lessons` folder, read as arms of their own")
+        return "; ".join(said)
+
+
+def entry_spellings(raw_lines: Iterable[bytes]) -> Spellings:
+    """Count the lesson entries of `raw_lines` (the log's lines as on disk) by how they are spelled."""
+    data = b"".join(raw_lines)
+    starts = {data.rfind(b"\n", 0, found.start()) + 1 for pattern in _CANDIDATES for found in pattern.finditer(data)}
+    other = unmapped = 0
+    for start in starts:
+        end = data.find(b"\n", start)
+        for raw in _entry_ids(data[start : len(data) if end < 0 else end]):
+            if absolute_unmapped(raw):
+                unmapped += 1
+            elif normalize_id(raw) != raw:
+                other += 1
+    return Spellings(other, unmapped)
+
+
+def _entry_ids(line: bytes) -> list[str]:
+    try:
+        event = json.loads(line)
+    except (ValueError, RecursionError):
+        return []  # a bad line: reported as such
+    lessons = event.get("lessons") if isinstance(event, dict) else None
+    if not isinstance(lessons, list):
+        return []
+    ids = []
+    for entry in lessons:
+        if isinstance(entry, dict):
+            entry = entry.get("path") if entry.get("path") is not None else entry.get("arm_id")
+        if isinstance(entry, str):
+            ids.append(entry)
+    return ids
