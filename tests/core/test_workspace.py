@@ -228,6 +228,26 @@ def test_explain_under_other_settings_and_preview_grade(logged_ws: Path) -> None
     assert ws.session("s1").base_reward == 0.5  # a preview, not a grade
 
 
+def test_explain_under_decay_gives_what_the_grade_moves_today(basic_ws: Path) -> None:
+    """Under decay a delta is the grade's whole effect on today's posterior: its increment worth
+    gamma^(T - t), and the decay step the grade adds (pending sessions decay nothing)."""
+    (basic_ws / CONFIG_REL).parent.mkdir(parents=True, exist_ok=True)
+    (basic_ws / CONFIG_REL).write_text('strategy = "uniform"\ndecay = 0.5\n')
+    ws = ws_at(basic_ws)
+    ws.record("s1", basic_ws / "j.txt", [GIT], reward=0.5)
+    ws.record("s2", basic_ws / "j.txt", [GIT], reward=1.0)
+    # uniform, prior Beta(1, 1), gamma 0.5. Both graded: s1 decays (1, 1) to (1, 1), adds (0.5, 0.5): (1.5, 1.5);
+    # s2 decays to (1 + 0.5 * 0.5, same) = (1.25, 1.25), adds (1, 0): (2.25, 1.25).
+    # s1 pending: s2 alone: (1, 1) + (1, 0) = (2, 1); s1's deltas (0.25, 0.25), its increment worth 0.5 now.
+    # s2 pending: s1 alone: (1.5, 1.5); s2's deltas (0.75, -0.25): beta falls on a reward of 1.
+    (first,) = ws.explain("s1").lessons
+    (second,) = ws.explain("s2").lessons
+    assert (first.alpha_delta, first.beta_delta) == pytest.approx((0.25, 0.25))
+    assert (second.alpha_before, second.beta_before) == pytest.approx((1.5, 1.5))
+    assert (second.alpha_after, second.beta_after) == pytest.approx((2.25, 1.25))
+    assert (second.alpha_delta, second.beta_delta) == pytest.approx((0.75, -0.25))
+
+
 def test_explain_pending_session_has_zero_deltas(basic_ws: Path) -> None:
     ws = ws_at(basic_ws)
     ws.record("p", basic_ws / "j.txt", [GIT])
