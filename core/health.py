@@ -20,11 +20,11 @@ import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
 from lesson_credit.core.derived_state import StateCheck, check_state
+from lesson_credit.core.id_spellings import Spellings, entry_spellings
 from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.library.lessons import CONFIG, LessonProblem
 from lesson_credit.core.library.problem_kinds import KINDS
 from lesson_credit.core.log.eventstore import EventStore
-from lesson_credit.core.log.spellings import Spellings, entry_spellings
 from lesson_credit.core.log.store import LogProblem, StoreError
 from lesson_credit.core.log.stores import raw_lines
 from lesson_credit.core.views import LessonUsage, SessionSummary
@@ -142,7 +142,7 @@ def gather(ws: Workspace) -> HealthData:
 
 
 def prefixed_id_count(log: EventStore) -> Spellings:
-    """How the raw log's lesson entries spell their ids (core/log/spellings.py)."""
+    """How the raw log's lesson entries spell their ids (core/id_spellings.py)."""
     try:
         return entry_spellings(raw_lines(log))
     except (OSError, StoreError):

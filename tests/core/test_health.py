@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.health import PROBLEM, WARNING, Finding, lint
-from lesson_credit.core.log.spellings import Spellings
+from lesson_credit.core.id_spellings import Spellings
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, grade, make_workspace, session
 from tests.support.health_logs import LESSONS, VARIED, clean_events
