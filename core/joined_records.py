@@ -2,7 +2,8 @@
 the scores they give each reward source (docs/records.md).
 
 The records are an input from outside the log, like journals: read again only when the file
-changed (its size, time or inode), and then known by the hash of its bytes, so equal contents
+changed (its size, modification or change time, or inode: a copy that keeps the modification time
+still moves the change time), and then known by the hash of its bytes, so equal contents
 are the same input whatever the file's time says. The join and the scores are kept until the
 records or the number of logged sessions change, or the log is read again from its start (a grade
 changes none of them).
@@ -61,7 +62,7 @@ class SessionRecords:
             st = os.stat(self.path)
         except OSError:
             return None
-        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_mode)
+        return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode)
 
     def file(self) -> RecordFile:
         """The records as the file holds them now (read again only when its stat changed)."""

@@ -173,6 +173,23 @@ def test_a_changed_records_file_refolds_and_a_retraction_lets_the_record_count_a
     assert ws.refresh() and ws.session("s1").pending
 
 
+def test_a_records_file_rewritten_with_its_size_and_time_is_read_again(tmp_path: Path) -> None:
+    """A copy that keeps the time (`cp -p`, a sync tool) over a records file of the same size: only the
+    change time tells, and a workspace kept open reads the new scores."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    path = write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
+    ws = Workspace(root)
+    assert ws.session("s1").base_reward == 0.3
+    before = os.stat(path)
+    with open(path, "r+b") as handle:  # in place: the same inode, the same size
+        handle.write(path.read_bytes().replace(b"0.3", b"0.8"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert ws.refresh()
+    assert ws.session("s1").base_reward == 0.8
+
+
 def test_a_log_read_again_from_its_start_joins_the_records_again(tmp_path: Path) -> None:
     """A workspace kept open (the dashboard) whose log is replaced by one with as many sessions in
     another order: the record's score follows its session, not the row it joined before."""
