@@ -86,16 +86,17 @@ class SessionRecords:
         generation: int = 0,
     ) -> JoinedRecords:
         """The records joined to the first `n_sessions` sessions, with each source's scores; kept while
-        the records, the weights, the outcome mapping, the number of sessions and the log's read
-        `generation` stay the same (a log read again from its start, edited or replaced, may hold other
-        sessions in those rows). `columns()` gives the sessions' ids and timestamps, asked for only when
-        a join is made."""
+        the records, the join window, the weights, the outcome mapping, the number of sessions and the
+        log's read `generation` stay the same (a log read again from its start, edited or replaced, may
+        hold other sessions in those rows). `columns()` gives the sessions' ids and timestamps, asked for
+        only when a join is made."""
         from lesson_credit.core.sessions.record_file import read_weights
 
         file = self.file()
         weights, weights_problem = read_weights(self.root)
         token = (
             file.digest,
+            self.settings.window,  # another window joins other sessions (config.toml changed while open)
             n_sessions,
             generation,
             tuple(sorted(weights.items())),

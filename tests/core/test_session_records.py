@@ -190,6 +190,20 @@ def test_a_records_file_rewritten_with_its_size_and_time_is_read_again(tmp_path:
     assert ws.session("s1").base_reward == 0.8
 
 
+def test_a_changed_join_window_moves_the_scores_of_a_workspace_kept_open(tmp_path: Path) -> None:
+    """The record ends 100 s after the session was logged: joined by time within the default 300 s,
+    not within 10 s. Changing [records] window in config.toml while the dashboard is open re-joins."""
+    events = [session("s1", None, {"a.md": 1.0}, timestamp="2026-03-01T10:00:00Z")]
+    root = make_workspace(tmp_path, LESSONS, events)
+    write_records(root, [{"session_id": "other-id", "end_time": "2026-03-01T10:01:40Z", "llm_judge_score": 0.7}])
+    ws = Workspace(root)
+    assert ws.session("s1").base_reward == 0.7
+    (root / "state/lesson-thompson/config.toml").write_text("[records]\nwindow = 10\n")
+    assert ws.refresh()
+    assert ws.session("s1").pending
+    assert ws.session("s1").base_reward == Workspace(root).session("s1").base_reward  # as a fresh read
+
+
 def test_a_log_read_again_from_its_start_joins_the_records_again(tmp_path: Path) -> None:
     """A workspace kept open (the dashboard) whose log is replaced by one with as many sessions in
     another order: the record's score follows its session, not the row it joined before."""
