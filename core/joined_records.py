@@ -2,9 +2,11 @@
 the scores they give each reward source (docs/records.md).
 
 The records are an input from outside the log, like journals: read again only when the file
-changed (its size, time or inode), and then known by the hash of its bytes, so equal contents
+changed (its size, modification or change time, or inode: a copy that keeps the modification time
+still moves the change time), and then known by the hash of its bytes, so equal contents
 are the same input whatever the file's time says. The join and the scores are kept until the
-records or the number of logged sessions change (a grade changes neither).
+records or the number of logged sessions change, or the log is read again from its start (a grade
+changes none of them).
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class SessionRecords:
             st = os.stat(self.path)
         except OSError:
             return None
-        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_mode)
+        return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode)
 
     def file(self) -> RecordFile:
         """The records as the file holds them now (read again only when its stat changed)."""
@@ -81,15 +83,25 @@ class SessionRecords:
         n_sessions: int,
         columns: Callable[[], tuple[Sequence[str], Sequence[str | None]]],
         outcomes: Mapping[str, float],
+        generation: int = 0,
     ) -> JoinedRecords:
         """The records joined to the first `n_sessions` sessions, with each source's scores; kept while
-        the records, the weights, the outcome mapping and the number of sessions stay the same.
-        `columns()` gives the sessions' ids and timestamps, asked for only when a join is made."""
+        the records, the join window, the weights, the outcome mapping, the number of sessions and the
+        log's read `generation` stay the same (a log read again from its start, edited or replaced, may
+        hold other sessions in those rows). `columns()` gives the sessions' ids and timestamps, asked for
+        only when a join is made."""
         from lesson_credit.core.sessions.record_file import read_weights
 
         file = self.file()
         weights, weights_problem = read_weights(self.root)
-        token = (file.digest, n_sessions, tuple(sorted(weights.items())), tuple(sorted(outcomes.items())))
+        token = (
+            file.digest,
+            self.settings.window,  # another window joins other sessions (config.toml changed while open)
+            n_sessions,
+            generation,
+            tuple(sorted(weights.items())),
+            tuple(sorted(outcomes.items())),
+        )
         cached = self._joined
         if cached is not None and cached.token == token:
             return cached

@@ -208,7 +208,7 @@ class WorkspaceBase:
             c = self._reader.session_columns(n)
             return c.session_ids, c.timestamps
 
-        return self.session_records.joined(n, columns, self.config.outcomes)
+        return self.session_records.joined(n, columns, self.config.outcomes, self._reader.generation)
 
     def data(self) -> FoldData:
         """The fold snapshot of the log (read first if the last change has not been read)."""

@@ -173,6 +173,55 @@ def test_a_changed_records_file_refolds_and_a_retraction_lets_the_record_count_a
     assert ws.refresh() and ws.session("s1").pending
 
 
+def test_a_records_file_rewritten_with_its_size_and_time_is_read_again(tmp_path: Path) -> None:
+    """A copy that keeps the time (`cp -p`, a sync tool) over a records file of the same size: only the
+    change time tells, and a workspace kept open reads the new scores."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    path = write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
+    ws = Workspace(root)
+    assert ws.session("s1").base_reward == 0.3
+    before = os.stat(path)
+    with open(path, "r+b") as handle:  # in place: the same inode, the same size
+        handle.write(path.read_bytes().replace(b"0.3", b"0.8"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert ws.refresh()
+    assert ws.session("s1").base_reward == 0.8
+
+
+def test_a_changed_join_window_moves_the_scores_of_a_workspace_kept_open(tmp_path: Path) -> None:
+    """The record ends 100 s after the session was logged: joined by time within the default 300 s,
+    not within 10 s. Changing [records] window in config.toml while the dashboard is open re-joins."""
+    events = [session("s1", None, {"a.md": 1.0}, timestamp="2026-03-01T10:00:00Z")]
+    root = make_workspace(tmp_path, LESSONS, events)
+    write_records(root, [{"session_id": "other-id", "end_time": "2026-03-01T10:01:40Z", "llm_judge_score": 0.7}])
+    ws = Workspace(root)
+    assert ws.session("s1").base_reward == 0.7
+    (root / "state/lesson-thompson/config.toml").write_text("[records]\nwindow = 10\n")
+    assert ws.refresh()
+    assert ws.session("s1").pending
+    assert ws.session("s1").base_reward == Workspace(root).session("s1").base_reward  # as a fresh read
+
+
+def test_a_log_read_again_from_its_start_joins_the_records_again(tmp_path: Path) -> None:
+    """A workspace kept open (the dashboard) whose log is replaced by one with as many sessions in
+    another order: the record's score follows its session, not the row it joined before."""
+    lessons = {"a.md": (["alpha"], "active"), "b.md": (["beta"], "active")}
+    root = make_workspace(tmp_path, lessons, [session("s1", None, {"a.md": 1.0}), session("s2", None, {"b.md": 1.0})])
+    write_records(root, [{"session_id": "s1", "llm_judge_score": 0.9}])
+    ws = Workspace(root)
+    assert [(s.session_id, s.base_reward) for s in ws.sessions()] == [("s1", 0.9), ("s2", None)]
+    log = root / "state/lesson-thompson/sessions.jsonl"
+    log.write_bytes(b"".join(reversed(log.read_bytes().splitlines(keepends=True))))
+    assert ws.refresh()
+    assert [(s.session_id, s.base_reward) for s in ws.sessions()] == [("s2", None), ("s1", 0.9)]
+    # seed, salience 1 (w = 1): a.md alpha 1 + 0.9 = 1.9, beta 1 + 0.1 = 1.1, n 1; b.md pending: Beta(1, 1), n 0
+    a, b = ws.lesson_table().row("a.md"), ws.lesson_table().row("b.md")
+    assert a is not None and (round(a.alpha, 12), round(a.beta, 12), a.n) == (1.9, 1.1, 1)
+    assert b is not None and (b.alpha, b.beta, b.n) == (1.0, 1.0, 0)
+
+
 def test_a_human_grade_over_a_judge_score_from_a_record(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
     write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
