@@ -116,7 +116,7 @@ async def test_simulation_shows_every_metric_estimator_legend_and_detail_at_80x2
             region = screen.query_one(f"#{widget_id}", Static).region
             assert region.height and region.bottom <= footer, (widget_id, region, footer)
         detail = " ".join(shown(app, "estimator-info"))
-        assert detail.startswith("seed (posterior):"), detail  # the highlighted row's, in view
+        assert detail.startswith("seed (posterior mean):"), detail  # the highlighted row's, in view
         legend = " ".join(shown(app, "sim-legend"))
         assert legend.endswith("regret: cumulative, lower is better"), legend
 
@@ -152,13 +152,19 @@ async def test_transcript_heading_breaks_between_its_phrases_at_80x24(tmp_path: 
 
 async def test_simulation_detail_breaks_between_words_never_inside_a_formula_at_80x24(tmp_path: Path) -> None:
     """The seed estimator's detail at 80 columns ended a line with "beta += 1 -" and began the next with
-    "base*w)": a formula cut at a space. It breaks before a formula or after it, never inside one."""
+    "base*w)": a formula cut at a space. It breaks before a formula or after it, never inside one. (Seed's
+    detail now fits a line; evidence's, 82 cells, wraps between its two formulas.)"""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await run_simulation(pilot)
+        screen = await run_simulation(pilot)
         lines = [line for line in shown(app, "estimator-info") if line]
-        assert " ".join(lines).startswith("seed (posterior): posterior mean, seed credit"), lines
+        assert " ".join(lines).startswith("seed (posterior mean): seed credit"), lines
         assert "(alpha += base*w, beta += 1 - base*w)" in " ".join(lines), lines
+        table = screen.query_one("#sim-table", ThemedTable)
+        table.move_cursor(row=[str(key.value) for key in table.rows].index("evidence"), animate=False)
+        await settle(pilot)
+        lines = [line for line in shown(app, "estimator-info") if line]
+        assert lines == ["evidence (posterior mean): evidence credit (alpha += w*base,", "beta += w*(1 - base))"]
         for line in lines:
             assert not line.endswith(("+=", " -", " +")), lines
             assert not line.startswith(("+=", "- ", "base*w")), lines

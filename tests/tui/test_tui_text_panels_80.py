@@ -60,6 +60,33 @@ async def test_the_analysis_panel_breaks_between_phrases_at_80x24(tmp_path: Path
         assert_whole(lines, WHOLE)
 
 
+async def test_the_analysis_panel_opened_with_x_shows_every_line_at_80x24(tmp_path: Path) -> None:
+    """x shows the panel whole: on the old code it was capped at 12 rows (11 lines under its rule), so
+    resolve-merge-conflicts' last two lines (the propensity-weighted lift's reason, the sessions without a
+    logged propensity) and reading-large-files' last three (with the warning that its keyword 'file'
+    matches 75% of journals) were cut. The table keeps its header and the highlighted row in view."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "a", "x")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AnalysisScreen)
+        footer = screen.query_one("KeyFooter").region.y
+        for lesson, last in (
+            ("workflow/resolve-merge-conflicts.md", "2 sessions with it have no logged propensity"),
+            ("tools/reading-large-files.md", "⚠ keyword 'file' matches 75% of journals: too broad"),
+        ):
+            table = screen.query_one("#loo-table", ThemedTable)
+            table.move_cursor(row=screen.shown.index(lesson), animate=False)
+            await settle(pilot)
+            lines = shown(app, "loo-detail")
+            assert lines[1].startswith(lesson) and lines[-1] == last, lines
+            assert screen.query_one("#loo-detail").region.bottom <= footer
+            cursor_y = table.region.y + 1 + table.cursor_row - int(table.scroll_y)
+            assert table.region.y < cursor_y < table.region.bottom, (cursor_y, table.region)
+
+
 async def test_simulation_names_the_dropout_estimators_kind_once(tmp_path: Path) -> None:
     """On the old code: "dropout (randomized): randomized: kept minus withheld ..."."""
     app = demo_app(tmp_path)
@@ -71,6 +98,27 @@ async def test_simulation_names_the_dropout_estimators_kind_once(tmp_path: Path)
         await settle(pilot)
         detail = " ".join(shown(app, "estimator-info"))
         assert detail.startswith("dropout (randomized): kept minus withheld mean reward"), detail
+
+
+async def test_simulation_says_what_a_reference_estimator_is_once(tmp_path: Path) -> None:
+    """On the old code: "random (reference): reference selection: k candidates uniformly at random", and
+    "joint (joint): joint estimate: ...". The kind is named once, with the description's own words."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_simulation(pilot)
+        table = screen.query_one("#sim-table", ThemedTable)
+        names = [str(key.value) for key in table.rows]
+        expected = {
+            "random": "random (reference selection): k candidates uniformly at random",
+            "oracle": "oracle (reference selection): k candidates of highest true value",
+            "joint": "joint (joint estimate): category baselines + every lesson's salience weight",
+            "seed": "seed (posterior mean): seed credit (alpha += base*w, beta += 1 - base*w)",
+        }
+        for name, start in expected.items():
+            table.move_cursor(row=names.index(name), animate=False)
+            await settle(pilot)
+            detail = " ".join(shown(app, "estimator-info"))
+            assert detail.startswith(start), detail
 
 
 def test_phrases_break_at_the_width_with_their_own_separators_and_a_hanging_indent() -> None:
