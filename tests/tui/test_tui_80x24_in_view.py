@@ -65,6 +65,32 @@ async def test_what_if_summary_breaks_between_its_phrases_at_80x24(tmp_path: Pat
             assert any(phrase in line for line in lines), (phrase, lines)
 
 
+async def test_what_if_summary_takes_four_lines_when_every_setting_changes_at_80x24(tmp_path: Path) -> None:
+    """Strategy, floor, policy and reward priority all changed: on the old code the summary took six of the
+    24 rows (the proposed settings, then "vs saved ..." and "saved rewards by ..." apart from them). Each
+    setting now says its saved value and the proposed one together. The demo saves seed, 0.3, joint and
+    human>judge>heuristic>outcome; t, ], T and b propose evidence, 0.35, seed and judge first."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        await settle(pilot)
+        for key in ("t", "right_square_bracket", "T", "b"):
+            await pilot.press(key)
+            await settle(pilot)
+        lines = shown(app, "what-if-summary")
+        assert len(lines) <= 4, lines
+        text = " ".join(lines)
+        for change in (
+            "strategy seed → evidence",
+            "floor 0.3 → 0.35",
+            "policy joint → seed",
+            "rewards by human>judge>heuristic>outcome → judge>human>heuristic>outcome (b)",
+            "nothing is written until ctrl+s",
+        ):
+            assert change in text, (change, lines)
+
+
 async def test_what_if_at_160x48_names_its_columns_in_full(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=BIG) as pilot:
