@@ -151,3 +151,28 @@ async def test_session_detail_shows_every_credit_row_of_a_six_lesson_session_at_
             assert journal.height >= 3, journal  # a line of it between its borders
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_session_detail_shows_every_credit_row_of_seven_and_eight_lesson_sessions_at_80x24(
+    tmp_path: Path,
+) -> None:
+    """The demo's 2026-09-07-016 has 7 lessons, 2026-09-08-021 7 (pending), 2026-09-01-000 8: on the old code
+    the table showed six rows and scrolled. The credit box leaves out its bottom border (the grade bar's rule
+    closes it), and for eight the journal's too: every row is in view, the journal keeps a line, the record
+    its first and "why this credit" its four lines."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for session, lessons in (("2026-09-07-016", 7), ("2026-09-08-021", 7), ("2026-09-01-000", 8)):
+            detail = await open_session(pilot, session)
+            table = detail.query_one("#credits", ThemedTable)
+            assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
+            assert table.region.height == lessons + 1, table.region
+            footer = detail.query_one("KeyFooter").region.y
+            assert detail.query_one("#grade-bar").region.bottom <= footer
+            assert detail.query_one("#journal").scrollable_content_region.height >= 1
+            assert detail.query_one("#record-panel").region.height >= 1
+            box = detail.query_one("#credit-box")  # four lines: a fifth (long keywords) scrolls, as before
+            assert box.scrollable_content_region.height == 4 and box.region.bottom <= footer, box.region
+            await pilot.press("escape")
+            await settle(pilot)
