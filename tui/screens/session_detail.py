@@ -540,7 +540,7 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#journal", JournalView).focus()
 
     def action_back(self) -> None:
-        if isinstance(self.focused, Input):
+        if isinstance(self.focused, Input | JournalView):  # the note box or the journal (j): to the credits
             self.focus_from_box(self.query_one("#credits", ThemedTable))
             return
         if self.draft is not None:
