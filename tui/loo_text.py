@@ -150,7 +150,9 @@ def _lift_paragraphs(result: LooResult) -> list[list[Phrase]]:
         if result.ipw_gap is not None:
             lifts.append((" ", Text(f"(gap to naive {lift(result.ipw_gap)})")))
     if result.n_ipw_missing:
-        lifts.append(Text(f"{result.n_ipw_missing} sessions with it have no logged propensity"))
+        one = result.n_ipw_missing == 1
+        sessions = "1 session with it has" if one else f"{result.n_ipw_missing} sessions with it have"
+        lifts.append(Text(f"{sessions} no logged propensity"))
     out.append(lifts)
     return out
 

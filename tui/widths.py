@@ -45,10 +45,13 @@ def widest(cells: Iterable[Text]) -> int:
     return max((cell.cell_len for cell in cells), default=0)
 
 
-def short_detail_heights(lessons: int) -> tuple[int, int, int]:
+def short_detail_heights(lessons: int) -> tuple[int, int, int, int]:
     """Session detail at 80x24 (narrow and short) for a session of `lessons` lessons: (the journal's height
-    with its borders, the record's most lines, the credits table's most rows with its header). The table
-    takes the rows it needs from the journal (down to one line of it), then from the record (down to its
-    first line, the judge's score; the rest scrolls), so up to six lessons show without scrolling."""
-    extra = min(max(0, lessons - 3), 3)
-    return 4 - min(extra, 1), 3 - max(0, extra - 1), 4 + extra
+    with its borders, the record's most lines, the credits table's most rows with its header, the bottom
+    borders left out: 1 the credit box's, 2 the journal's too). The table takes the rows it needs from the
+    journal (down to one line of it), then from the record (down to its first line, the judge's score; the
+    rest scrolls), then from the boxes' bottom borders (the grade bar's rule closes the credit box, the
+    table's header the journal), so up to eight lessons show without scrolling."""
+    extra = min(max(0, lessons - 3), 5)
+    dropped = max(0, extra - 3)
+    return 4 - min(extra, 1) - max(0, dropped - 1), 3 - min(max(0, extra - 1), 2), 4 + extra, dropped

@@ -234,3 +234,31 @@ async def test_the_highlighted_lessons_first_hit_is_in_the_journals_two_lines(tm
         await pilot.press("down")  # b.md
         await settle(pilot)
         assert detail.focused_lesson == "b.md" and "line 20: ran pytest once" in shown(), shown()
+
+
+async def test_the_journal_keeps_the_highlighted_lessons_hit_in_view_across_resizes(tmp_path: Path) -> None:
+    """After a resize the journal excerpt showed the journal's first lines, not the lesson's keyword hit:
+    the journal was laid out again at its new width from the top. Here a.md's first hit is on line 10 of
+    the journal; it stays in view at 80x24 after a resize to 160x48 and back, and at 100x30 (wide, short)."""
+    from tests.support.engine_helpers import make_workspace, session
+
+    lines = [f"line {i}: nothing of note" for i in range(40)]
+    lines[10] = "line 10: set up a git worktree"
+    event = {**session("s1", None, {"a.md": 1.0}), "journal_path": "j.md"}
+    root = make_workspace(
+        tmp_path, {"a.md": (["git worktree"], "active")}, [event], journals={"j.md": "\n".join(lines)}
+    )
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s1")
+        journal = detail.query_one("#journal")
+
+        def shown() -> list[str]:
+            return [" ".join(journal.render_line(y).text.split()) for y in range(journal.size.height)]
+
+        assert "line 10: set up a git worktree" in shown(), shown()
+        for size in ((160, 48), SIZE, (100, 30), SIZE, (81, 24)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            assert "line 10: set up a git worktree" in shown(), (size, shown())

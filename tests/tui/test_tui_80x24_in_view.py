@@ -65,6 +65,32 @@ async def test_what_if_summary_breaks_between_its_phrases_at_80x24(tmp_path: Pat
             assert any(phrase in line for line in lines), (phrase, lines)
 
 
+async def test_what_if_summary_takes_four_lines_when_every_setting_changes_at_80x24(tmp_path: Path) -> None:
+    """Strategy, floor, policy and reward priority all changed: on the old code the summary took six of the
+    24 rows (the proposed settings, then "vs saved ..." and "saved rewards by ..." apart from them). Each
+    setting now says its saved value and the proposed one together. The demo saves seed, 0.3, joint and
+    human>judge>heuristic>outcome; t, ], T and b propose evidence, 0.35, seed and judge first."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        await settle(pilot)
+        for key in ("t", "right_square_bracket", "T", "b"):
+            await pilot.press(key)
+            await settle(pilot)
+        lines = shown(app, "what-if-summary")
+        assert len(lines) <= 4, lines
+        text = " ".join(lines)
+        for change in (
+            "strategy seed → evidence",
+            "floor 0.3 → 0.35",
+            "policy joint → seed",
+            "rewards by human>judge>heuristic>outcome → judge>human>heuristic>outcome (b)",
+            "nothing is written until ctrl+s",
+        ):
+            assert change in text, (change, lines)
+
+
 async def test_what_if_at_160x48_names_its_columns_in_full(tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=BIG) as pilot:
@@ -116,7 +142,7 @@ async def test_simulation_shows_every_metric_estimator_legend_and_detail_at_80x2
             region = screen.query_one(f"#{widget_id}", Static).region
             assert region.height and region.bottom <= footer, (widget_id, region, footer)
         detail = " ".join(shown(app, "estimator-info"))
-        assert detail.startswith("seed (posterior):"), detail  # the highlighted row's, in view
+        assert detail.startswith("seed (posterior mean):"), detail  # the highlighted row's, in view
         legend = " ".join(shown(app, "sim-legend"))
         assert legend.endswith("regret: cumulative, lower is better"), legend
 
@@ -152,13 +178,19 @@ async def test_transcript_heading_breaks_between_its_phrases_at_80x24(tmp_path: 
 
 async def test_simulation_detail_breaks_between_words_never_inside_a_formula_at_80x24(tmp_path: Path) -> None:
     """The seed estimator's detail at 80 columns ended a line with "beta += 1 -" and began the next with
-    "base*w)": a formula cut at a space. It breaks before a formula or after it, never inside one."""
+    "base*w)": a formula cut at a space. It breaks before a formula or after it, never inside one. (Seed's
+    detail now fits a line; evidence's, 82 cells, wraps between its two formulas.)"""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await run_simulation(pilot)
+        screen = await run_simulation(pilot)
         lines = [line for line in shown(app, "estimator-info") if line]
-        assert " ".join(lines).startswith("seed (posterior): posterior mean, seed credit"), lines
+        assert " ".join(lines).startswith("seed (posterior mean): seed credit"), lines
         assert "(alpha += base*w, beta += 1 - base*w)" in " ".join(lines), lines
+        table = screen.query_one("#sim-table", ThemedTable)
+        table.move_cursor(row=[str(key.value) for key in table.rows].index("evidence"), animate=False)
+        await settle(pilot)
+        lines = [line for line in shown(app, "estimator-info") if line]
+        assert lines == ["evidence (posterior mean): evidence credit (alpha += w*base,", "beta += w*(1 - base))"]
         for line in lines:
             assert not line.endswith(("+=", " -", " +")), lines
             assert not line.startswith(("+=", "- ", "base*w")), lines

@@ -18,7 +18,7 @@ from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.help import HelpScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from tests.support.textual_private import type_bytes
-from tests.tui.tui_fixture import NEW_SESSION, log_lines, record, settle, wait_until
+from tests.tui.tui_fixture import NEW_SESSION, log_lines, open_session, record, settle, wait_until
 
 SIZE = (100, 30)
 
@@ -83,3 +83,20 @@ async def test_escape_typed_at_once_before_a_control_key_keeps_the_key(app: Less
         type_bytes(app, "\x1b\x11")
         await settle(pilot)
         assert app.return_code == 0
+
+
+async def test_escape_in_the_journal_goes_back_to_the_credits_keeping_the_draft(app: LessonCreditApp) -> None:
+    """`j` puts the focus in the journal (to scroll it); escape there left the session, or discarded the draft
+    typed before: escape in the note box goes back to the credits table, and so does it in the journal."""
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
+        await pilot.press("7", "j")
+        await settle(pilot)
+        assert detail.focused is detail.query_one("#journal")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is detail and detail.draft == 0.7
+        assert detail.focused is detail.query_one("#credits")
+        await pilot.press("escape")  # then, as before: the draft goes, and the next escape leaves
+        await settle(pilot)
+        assert app.screen is detail and detail.draft is None

@@ -437,3 +437,9 @@ def test_an_interval_that_crosses_zero_says_so_on_both_faces() -> None:
     assert span(-0.00255, 0.22) == "[-0.00, +0.22]"
     for low, high in ((-0.00255, 0.22), (0.0, 0.004), (-0.5, -0.1), (0.12345, 0.6789)):
         assert span(low, high) == cli_span(low, high)
+
+
+def test_the_sessions_without_a_logged_propensity_are_counted_in_words_that_agree() -> None:
+    """The demo's git-worktree-hygiene: "1 sessions with it have no logged propensity" on the old code."""
+    assert "1 session with it has no logged propensity" in describe(loo("a.md", 0.1, 0.2, n_ipw_missing=1)).plain
+    assert "2 sessions with it have no logged propensity" in describe(loo("a.md", 0.1, 0.2, n_ipw_missing=2)).plain

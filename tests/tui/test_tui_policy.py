@@ -38,7 +38,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         await settle(pilot)
         assert screen.policy == "seed" and str(screen.query_one("#policy").value) == "seed"
         summary = str(screen.query_one("#what-if-summary").render())
-        assert "policy seed (saved joint)" in summary and "nothing is written until ctrl+s" in summary
+        assert "policy joint → seed" in summary and "nothing is written until ctrl+s" in summary
         assert not (ws_root / CONFIG_REL).exists()  # nothing written before ctrl+s
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -80,7 +80,7 @@ async def test_a_strategy_saved_alone_leaves_the_policy_as_it_was(app: LessonCre
 
 
 async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp) -> None:
-    """The summary ends with what ctrl+s would do; at 80 columns it wraps to more than two lines, and
+    """The summary says what ctrl+s would do; at 80 columns it wraps to more than two lines, and
     every line of it is on screen (it was clipped to two: 'nothing is written until ctrl+s' was cut)."""
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -89,7 +89,7 @@ async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp
         screen = app.screen
         assert isinstance(screen, WhatIfScreen)
         widget = screen.query_one("#what-if-summary", Static)
-        assert str(widget.render()).endswith("nothing is written until ctrl+s")
+        assert "nothing is written until ctrl+s" in str(widget.render())
         needed = widget.get_content_height(screen.size, app.size, widget.content_size.width)  # wrapped lines
         assert needed > 2
         assert widget.content_size.height >= needed

@@ -60,6 +60,33 @@ async def test_the_analysis_panel_breaks_between_phrases_at_80x24(tmp_path: Path
         assert_whole(lines, WHOLE)
 
 
+async def test_the_analysis_panel_opened_with_x_shows_every_line_at_80x24(tmp_path: Path) -> None:
+    """x shows the panel whole: on the old code it was capped at 12 rows (11 lines under its rule), so
+    resolve-merge-conflicts' last two lines (the propensity-weighted lift's reason, the sessions without a
+    logged propensity) and reading-large-files' last three (with the warning that its keyword 'file'
+    matches 75% of journals) were cut. The table keeps its header and the highlighted row in view."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "a", "x")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AnalysisScreen)
+        footer = screen.query_one("KeyFooter").region.y
+        for lesson, last in (
+            ("workflow/resolve-merge-conflicts.md", "2 sessions with it have no logged propensity"),
+            ("tools/reading-large-files.md", "⚠ keyword 'file' matches 75% of journals: too broad"),
+        ):
+            table = screen.query_one("#loo-table", ThemedTable)
+            table.move_cursor(row=screen.shown.index(lesson), animate=False)
+            await settle(pilot)
+            lines = shown(app, "loo-detail")
+            assert lines[1].startswith(lesson) and lines[-1] == last, lines
+            assert screen.query_one("#loo-detail").region.bottom <= footer
+            cursor_y = table.region.y + 1 + table.cursor_row - int(table.scroll_y)
+            assert table.region.y < cursor_y < table.region.bottom, (cursor_y, table.region)
+
+
 async def test_simulation_names_the_dropout_estimators_kind_once(tmp_path: Path) -> None:
     """On the old code: "dropout (randomized): randomized: kept minus withheld ..."."""
     app = demo_app(tmp_path)
@@ -71,6 +98,27 @@ async def test_simulation_names_the_dropout_estimators_kind_once(tmp_path: Path)
         await settle(pilot)
         detail = " ".join(shown(app, "estimator-info"))
         assert detail.startswith("dropout (randomized): kept minus withheld mean reward"), detail
+
+
+async def test_simulation_says_what_a_reference_estimator_is_once(tmp_path: Path) -> None:
+    """On the old code: "random (reference): reference selection: k candidates uniformly at random", and
+    "joint (joint): joint estimate: ...". The kind is named once, with the description's own words."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_simulation(pilot)
+        table = screen.query_one("#sim-table", ThemedTable)
+        names = [str(key.value) for key in table.rows]
+        expected = {
+            "random": "random (reference selection): k candidates uniformly at random",
+            "oracle": "oracle (reference selection): k candidates of highest true value",
+            "joint": "joint (joint estimate): category baselines + every lesson's salience weight",
+            "seed": "seed (posterior mean): seed credit (alpha += base*w, beta += 1 - base*w)",
+        }
+        for name, start in expected.items():
+            table.move_cursor(row=names.index(name), animate=False)
+            await settle(pilot)
+            detail = " ".join(shown(app, "estimator-info"))
+            assert detail.startswith(start), detail
 
 
 def test_phrases_break_at_the_width_with_their_own_separators_and_a_hanging_indent() -> None:
@@ -101,5 +149,30 @@ async def test_session_detail_shows_every_credit_row_of_a_six_lesson_session_at_
             assert detail.query_one("#grade-bar").region.bottom <= footer
             journal = detail.query_one("#journal").region
             assert journal.height >= 3, journal  # a line of it between its borders
+            await pilot.press("escape")
+            await settle(pilot)
+
+
+async def test_session_detail_shows_every_credit_row_of_seven_and_eight_lesson_sessions_at_80x24(
+    tmp_path: Path,
+) -> None:
+    """The demo's 2026-09-07-016 has 7 lessons, 2026-09-08-021 7 (pending), 2026-09-01-000 8: on the old code
+    the table showed six rows and scrolled. The credit box leaves out its bottom border (the grade bar's rule
+    closes it), and for eight the journal's too: every row is in view, the journal keeps a line, the record
+    its first and "why this credit" its four lines."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for session, lessons in (("2026-09-07-016", 7), ("2026-09-08-021", 7), ("2026-09-01-000", 8)):
+            detail = await open_session(pilot, session)
+            table = detail.query_one("#credits", ThemedTable)
+            assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
+            assert table.region.height == lessons + 1, table.region
+            footer = detail.query_one("KeyFooter").region.y
+            assert detail.query_one("#grade-bar").region.bottom <= footer
+            assert detail.query_one("#journal").scrollable_content_region.height >= 1
+            assert detail.query_one("#record-panel").region.height >= 1
+            box = detail.query_one("#credit-box")  # four lines: a fifth (long keywords) scrolls, as before
+            assert box.scrollable_content_region.height == 4 and box.region.bottom <= footer, box.region
             await pilot.press("escape")
             await settle(pilot)

@@ -91,6 +91,9 @@ def summary(view: AnalysisView) -> Text:
     return out
 
 
+TABLE_KEEPS = 2  # rows: the table's header and the highlighted row, under the panel shown all
+
+
 class AnalysisScreen(SortableScreen):
     """The LOO table; enter opens a lesson's reward distributions with and without it."""
 
@@ -171,6 +174,7 @@ class AnalysisScreen(SortableScreen):
         caveat.update(Text(nothing or ""))
         caveat.display = nothing is not None
         self._rebuild()
+        self.call_after_refresh(self._fit_panel)
         if event.view.written is not None:
             self.notify(f"Wrote {one_line(event.view.written)}.", markup=False)
         self.refresh_bindings()
@@ -266,6 +270,25 @@ class AnalysisScreen(SortableScreen):
     def action_toggle_expand(self) -> None:
         """x: on a 24-row terminal the panel under the table shows its first two lines; x shows it all."""
         self.toggle_class("-expanded")
+        self.call_after_refresh(self._fit_panel)
+
+    def on_resize(self) -> None:
+        super().on_resize()
+        self.call_after_refresh(self._fit_panel)
+
+    def _fit_panel(self) -> None:
+        """The panel shown all (x, on a short terminal): every line of it, up to what leaves the table its
+        header and a row, the highlighted one (past that the panel scrolls). It was capped at 12 rows, and a
+        lesson's last lines (its warnings) were cut."""
+        panel = self.query_one("#loo-detail", PhraseText)
+        if not (self.has_class("-short") and self.has_class("-expanded")):
+            panel.styles.max_height = None
+            return
+        others = (TitleBar, "#analysis-summary", "#analysis-caveat", KeyFooter)
+        taken = sum(w.outer_size.height for w in (self.query_one(o) for o in others) if w.display)
+        panel.styles.max_height = max(3, self.size.height - taken - TABLE_KEEPS)
+        table = self.query_one("#loo-table", ThemedTable)
+        self.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row, animate=False))
 
     def action_write(self) -> None:
         self.busy(self.query_one("#loo-table", ThemedTable))

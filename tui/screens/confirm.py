@@ -14,8 +14,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from lesson_credit.core.api import HUMAN
+from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
+from lesson_credit.tui.text import fmt_grade, one_line
 
 
 class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
@@ -71,3 +74,40 @@ class ConfirmCommit(ConfirmScreen):
     HELP = "c or y replaces the grade; escape keeps the draft and writes nothing."
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "answer(True)", "Replace", show=False)]
+
+
+def commit_question(
+    session_id: str,
+    value: float,
+    word: str | None,
+    in_force: float | None,
+    person: float | None,
+    outside: SessionOutside | None,
+) -> tuple[str, str]:
+    """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
+    under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
+
+    `person`: the operator's source's score (as queued); `in_force`: the score in force as typed."""
+    grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
+    sid = one_line(session_id)
+    forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
+    if forcing is None or forcing.source == HUMAN or outside is None:
+        was = fmt_grade(person if person is not None else in_force)
+        return (
+            f"Replace the grade {was} of {sid} with {grade}?",
+            "A person's grade is in force; both stay in the log and the latest person's grade counts. u undoes it.",
+        )
+    order = ", ".join(outside.priority)
+    theirs = f"The {forcing.source}'s {fmt_grade(forcing.score)} ({one_line(forcing.grader)}) is in force"
+    ranked = list(outside.priority)
+    if HUMAN in ranked and forcing.source in ranked and ranked.index(HUMAN) < ranked.index(forcing.source):
+        return (
+            f"Grade {sid} {grade}, in force over the {forcing.source}'s {fmt_grade(forcing.score)}?",
+            f"{theirs}; under [rewards] priority ({order}) a person's grade comes first, so {grade} will count. "
+            f"The {forcing.source}'s score stays in the log. u undoes it.",
+        )
+    return (
+        f"Log {grade} for {sid}? The {forcing.source}'s {fmt_grade(forcing.score)} stays in force.",
+        f"{theirs}; under [rewards] priority ({order}) it comes before a person's grade, so {grade} is logged "
+        "but does not count until the priority changes (w, b). u undoes it.",
+    )

@@ -18,10 +18,10 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.api import HUMAN, Explanation, LessonCredit, SalienceBreakdown
+from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
-from lesson_credit.tui.screens.confirm import ConfirmCommit
+from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
@@ -94,43 +94,6 @@ def session_info(explanation: Explanation, compact: bool = False) -> Text:
         out.append(f", decay {settings.decay:g}", style="dim")
     out.append("  ·  keyword hits highlighted, strongest for the selected lesson", style="dim")
     return out
-
-
-def commit_question(
-    session_id: str,
-    value: float,
-    word: str | None,
-    in_force: float | None,
-    person: float | None,
-    outside: SessionOutside | None,
-) -> tuple[str, str]:
-    """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
-    under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
-
-    `person`: the operator's source's score (as queued); `in_force`: the score in force as typed."""
-    grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
-    sid = one_line(session_id)
-    forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
-    if forcing is None or forcing.source == HUMAN or outside is None:
-        was = fmt_grade(person if person is not None else in_force)
-        return (
-            f"Replace the grade {was} of {sid} with {grade}?",
-            "A person's grade is in force; both stay in the log and the latest person's grade counts. u undoes it.",
-        )
-    order = ", ".join(outside.priority)
-    theirs = f"The {forcing.source}'s {fmt_grade(forcing.score)} ({one_line(forcing.grader)}) is in force"
-    ranked = list(outside.priority)
-    if HUMAN in ranked and forcing.source in ranked and ranked.index(HUMAN) < ranked.index(forcing.source):
-        return (
-            f"Grade {sid} {grade}, in force over the {forcing.source}'s {fmt_grade(forcing.score)}?",
-            f"{theirs}; under [rewards] priority ({order}) a person's grade comes first, so {grade} will count. "
-            f"The {forcing.source}'s score stays in the log. u undoes it.",
-        )
-    return (
-        f"Log {grade} for {sid}? The {forcing.source}'s {fmt_grade(forcing.score)} stays in force.",
-        f"{theirs}; under [rewards] priority ({order}) it comes before a person's grade, so {grade} is logged "
-        "but does not count until the priority changes (w, b). u undoes it.",
-    )
 
 
 class SessionDetailScreen(DataScreen):
@@ -345,10 +308,11 @@ class SessionDetailScreen(DataScreen):
         credits = self.credits()
         # 80x24: the table's rows in view, taken from the journal and the record; else as the stylesheet says
         fit = self.has_class("-short") and self.has_class("-narrow")
-        journal, record, most = short_detail_heights(len(credits)) if fit else (None, None, None)
+        journal, record, most, dropped = short_detail_heights(len(credits)) if fit else (None, None, None, 0)
         self.query_one("#journal").styles.height = journal
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
+        self.set_class(dropped >= 1, "-open-credit-box").set_class(dropped >= 2, "-open-journal")
         draft = self.draft is not None
         pending = self.shown.base_reward is None
         tone = "warning" if draft else None
@@ -576,7 +540,7 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#journal", JournalView).focus()
 
     def action_back(self) -> None:
-        if isinstance(self.focused, Input):
+        if isinstance(self.focused, Input | JournalView):  # the note box or the journal (j): to the credits
             self.focus_from_box(self.query_one("#credits", ThemedTable))
             return
         if self.draft is not None:

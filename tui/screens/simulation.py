@@ -63,6 +63,17 @@ class SimulationCancelled(Exception):
     """Raised from the progress callback to stop a run the operator cancelled."""
 
 
+def kind_and_description(kind: str, description: str) -> str:
+    """The estimator's kind in parentheses, then its description, the kind said once: a description whose
+    first words (to its first ": " or ", ") start with the kind gives them as the kind ("(reference
+    selection): k candidates ...", not "(reference): reference selection: k candidates ...")."""
+    cuts = [i for i in (description.find(": "), description.find(", ")) if i >= 0]
+    head = description[: min(cuts)] if cuts else ""
+    if head == kind or head.startswith(kind + " "):
+        return f"({head}): {description[len(head) + 2 :]}"
+    return f"({kind}): {description}"
+
+
 def metric_cell(summary: MetricSummary | None, digits: int, spread: bool = True) -> str:
     """mean ±sd [p10, p90]; without `spread`, mean ±sd."""
     if summary is None or not summary.n or not math.isfinite(summary.mean):
@@ -295,8 +306,7 @@ class SimulationScreen(Screen[None]):
         if report is None or summary is None:
             info.show(lambda _width: Text(""))
             return
-        # (the kind once: dropout's description starts with it, "randomized: kept minus withheld ...")
-        words = formula_phrases(f"({summary.kind}): {summary.description.removeprefix(summary.kind + ': ')}")
+        words = formula_phrases(kind_and_description(summary.kind, summary.description))
         paragraphs: list[list[Phrase]] = [[Text(summary.name, style="bold"), *((" ", Text(w)) for w in words)]]
         by_count: dict[int, list[str]] = {}  # metrics defined in fewer seeds than ran, by in how many
         for m in METRICS:

@@ -81,30 +81,41 @@ def next_priority(priority: tuple[str, ...]) -> tuple[str, ...]:
     return choices[(choices.index(priority) + 1) % len(choices)]
 
 
+def setting(name: str, saved: str, proposed: str) -> Text:
+    """One setting: "floor 0.3" as saved, "floor 0.3 → 0.35" when the what-if proposes another value."""
+    if saved == proposed:
+        return Text(f"{name} {proposed}", style="bold")
+    return Text.assemble((f"{name} ", "bold"), f"{saved} → ", (proposed, "bold"))
+
+
 def summary(view: WhatIfView, policy: str = "", width: int = 0) -> Text:
     """What the what-if settings change, in lines of `width` cells (0: as long as they come) that break
     between phrases, never inside one ("0 lessons up" is not cut after its count); `policy`: the selection
-    policy proposed ("": the saved one)."""
+    policy proposed ("": the saved one). Each setting gives its saved value and the proposed one together
+    ("strategy seed → evidence"): at 80 columns four lines when every setting changes, not six."""
     policy = policy or view.policy
+    saved, proposed = view.current, view.proposed
+    settings = [
+        Text.assemble(("what-if ", "bold"), setting("strategy", saved.strategy, proposed.strategy)),
+        setting("floor", f"{saved.floor:g}", f"{proposed.floor:g}"),
+    ]
+    if policy:
+        settings.append(setting("policy", view.policy, policy))
+    priority = setting("rewards by", ">".join(view.current_priority), ">".join(view.proposed_priority))
+    settings.append(priority.append(" (b)", style="dim"))
     up = sum(1 for r in view.rows if r.rank_change > 0)
     down = sum(1 for r in view.rows if r.rank_change < 0)
-    rest = [Text(f"what-if {describe(view.proposed)}", style="bold"), Text(f"vs saved {describe(view.current)}")]
-    if policy:
-        saved = " (saved)" if policy == view.policy else f" (saved {view.policy})"
-        rest.append(Text.assemble((f"policy {policy}", "bold"), saved))
-    rest.append(Text(f"rewards by {'>'.join(view.proposed_priority)} (b)", style="bold"))
-    if view.proposed_priority != view.current_priority:
-        rest.append(Text(f"saved rewards by {'>'.join(view.current_priority)}"))
-    rest.append(Text(f"{up} lessons up in rank, {down} down", style="dim"))
+    same = saved == proposed and view.proposed_priority == view.current_priority and policy == view.policy
+    moves = [
+        Text("same as the saved settings", style="dim")
+        if same
+        else Text("nothing is written until ctrl+s", style="italic"),
+        Text(f"{up} lessons up in rank, {down} down", style="dim"),
+    ]
     biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
     if biggest is not None and abs(biggest.delta) >= 5e-4:
-        rest.append(Text(f"largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim"))
-    same = view.proposed == view.current and view.proposed_priority == view.current_priority
-    if same and policy == view.policy:
-        rest.append(Text("same as the saved settings", style="dim"))
-    else:
-        rest.append(Text("nothing is written until ctrl+s", style="italic"))
-    return phrase_lines([rest], width)
+        moves.append(Text(f"largest mean change {fmt_signed(biggest.delta)} ({one_line(biggest.path)})", style="dim"))
+    return phrase_lines([settings, moves], width)
 
 
 class WhatIfScreen(DataScreen):

@@ -64,6 +64,8 @@ class JournalView(ScrollKeysAtOnce, ScrollView, can_focus=True):
         self._lines: list[Span] = []
         self._line_starts: list[int] = []
         self._laid_out_width = -1
+        self._shown_height = 0  # the view's height when last laid out or resized
+        self._anchor: int | None = None  # the display offset a lesson's hit put in view (scroll_to_offset)
 
     # ------------------------------------------------------------------ content
 
@@ -98,6 +100,7 @@ class JournalView(ScrollKeysAtOnce, ScrollView, can_focus=True):
         self._display = display
         self._map = mapping.tolist() if mapping is not None else None
         self._set_spans(spans, focus_spans, len(raw))
+        self._anchor = None
         self._relayout()
 
     def set_focus_spans(self, focus_spans: Sequence[Span]) -> None:
@@ -106,8 +109,9 @@ class JournalView(ScrollKeysAtOnce, ScrollView, can_focus=True):
         self._focus_starts = [s for s, _ in self._focus]
         self._max_span = max([e - s for s, e in self._hits + self._focus] or [0])
         self.refresh()
-        if self._focus:
-            self.scroll_to_offset(self._focus[0][0])
+        self._anchor = self._focus[0][0] if self._focus else None
+        if self._anchor is not None:
+            self.scroll_to_offset(self._anchor)
 
     def _limit(self) -> int:
         return min(JOURNAL_DISPLAY_LIMIT, len(self._display) if self._map is None else len(self._map) - 1)
@@ -149,15 +153,36 @@ class JournalView(ScrollKeysAtOnce, ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
+        """Laid out again at a new width; either way what was in view stays in view: the hit a lesson put
+        there if it still was (the view scrolled to the journal's top, or kept the old line number),
+        else the text at the top line."""
+        kept = self._kept_offset()
+        self._shown_height = self.scrollable_content_region.height
         if self._text_width() != self._laid_out_width:
             self._relayout()
+        if kept is not None:
+            self.scroll_to_offset(*kept)
 
-    def scroll_to_offset(self, offset: int) -> None:
-        """Scroll so the screen line holding display offset `offset` is near the top: up to two lines
-        above it, fewer in a short view (at 80x24 it shows two lines, and the hit goes on the first)."""
+    def _kept_offset(self) -> tuple[int, int | None] | None:
+        """(display offset, lines above it) to keep in view, from the layout before a resize."""
+        top = int(self.scroll_y)
+        if top >= len(self._lines):
+            return None
+        if self._anchor is not None:
+            first = sum(1 for s in self._line_starts if s < 0)  # the notice's lines (negative offsets)
+            line = bisect_right(self._line_starts, self._anchor, lo=first) - 1
+            if top <= line < top + max(1, self._shown_height):
+                return self._anchor, None
+        return (self._lines[top][0], 0) if self._lines[top][0] >= 0 else None
+
+    def scroll_to_offset(self, offset: int, above: int | None = None) -> None:
+        """Scroll so the screen line holding display offset `offset` is near the top: `above` lines above
+        it, by default up to two, fewer in a short view (at 80x24 it shows two lines, and the hit goes on
+        the first)."""
         first = sum(1 for s in self._line_starts if s < 0)
         index = max(first, bisect_right(self._line_starts, offset, lo=first) - 1)
-        above = min(2, max(0, (self.scrollable_content_region.height - 1) // 2))
+        if above is None:
+            above = min(2, max(0, (self.scrollable_content_region.height - 1) // 2))
         # force: just after show_journal the scrollbars are not yet shown for the new text, and a plain
         # scroll_to was dropped then (a session opened with its journal at the top, whatever the hits)
         self.scroll_to(y=max(0, index - above), animate=False, force=True)
