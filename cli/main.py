@@ -16,6 +16,7 @@ from typing import Any
 from lesson_credit.cli.common import (
     EXIT_USAGE,
     HelpFormatter,
+    on_a_terminal,
     subcommands,
     summary_lines,
     workspace_arg,
@@ -170,7 +171,7 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     args.clock = clock
     args.parser = parser  # `help` and `completion` describe this parser
     if args.command is None:
-        if not (_isatty(sys.stdin) and _isatty(sys.stdout)):  # a cron job or a pipe that forgot the command
+        if not on_a_terminal():  # a cron job or a pipe that forgot the command
             print(
                 "lesson-credit: no command, and no terminal for the dashboard: give a command "
                 "(lesson-credit --help lists them)",
@@ -208,13 +209,6 @@ def _set_aside_warnings(mark: int) -> None:
 
     for notice in set_aside_notices(since=mark):
         print(f"warning: {safe(notice)}", file=sys.stderr)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return stream is not None and bool(stream.isatty())
-    except (OSError, ValueError):  # closed
-        return False
 
 
 if __name__ == "__main__":
