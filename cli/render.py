@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from lesson_credit.core.base.numbers import counted as counted  # the commands' (the engine's words)
 from lesson_credit.core.base.numbers import fixed
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -36,12 +37,6 @@ def safe(text: object) -> str:
     An escape sequence in a journal must never reach the terminal as a control code.
     """
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """`1 session`, `2 sessions`: a count in prose with its noun in agreement (`plural` when it is
-    not the noun + s)."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def fmt(value: float | None, digits: int = 3) -> str:

@@ -10,7 +10,6 @@ waiting for a grade are warnings: a fresh session is pending by design.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -20,13 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.derived_state import StateCheck, check_state
 from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.library.lessons import CONFIG, LessonProblem
 from lesson_credit.core.library.problem_kinds import KINDS
-from lesson_credit.core.log.eventstore import EventStore
-from lesson_credit.core.log.store import LogProblem, StoreError
-from lesson_credit.core.log.stores import raw_lines
+from lesson_credit.core.log.store import LogProblem
+from lesson_credit.core.log.stores import prefixed_id_count
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -68,6 +67,11 @@ def _parse_time(stamp: str | None) -> dt.datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _agree(n: int, one: str, many: str) -> str:
+    """The verb that agrees with a count: `_agree(1, "is", "are")`."""
+    return one if n == 1 else many
 
 
 def _names(items: list[str], limit: int = 8) -> str:
@@ -141,17 +145,6 @@ def gather(ws: Workspace) -> HealthData:
     )
 
 
-def prefixed_id_count(log: EventStore) -> int:
-    """Lesson entries in the raw log written with a 'lessons/' prefix or as an absolute path (`/...`,
-    `C:\\...`: gptme's names), both read as the library's id (merged on read, so only a scan of the raw
-    lines sees them)."""
-    try:
-        raw = b"".join(raw_lines(log))
-    except (OSError, StoreError):
-        return 0
-    return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:(?:\./)?lessons/|/|[A-Za-z]:(?:\\\\|/))', raw))
-
-
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:
     """Pending sessions whose latest grade event is a retraction (`base_reward: null`, an undo of a
     first grade), with the line of the retraction and the grade it withdrew."""
@@ -220,7 +213,7 @@ def unreadable_lines(h: HealthData) -> list[Finding]:
         Finding(
             "log-unreadable-lines",
             ERROR,
-            f"{len(broken)} line(s) of the log could not be used: {_names([str(p) for p in broken], 3)}",
+            f"{counted(len(broken), 'line')} of the log could not be used: {_names([str(p) for p in broken], 3)}",
             "Fix or remove those lines by hand; everything else still folds.",
             tuple(f"line {p.line}" for p in broken),
             tuple(p.reason for p in broken),
@@ -236,7 +229,7 @@ def duplicate_session_ids(h: HealthData) -> list[Finding]:
         Finding(
             "duplicate-session-ids",
             ERROR,
-            f"{len(duplicates)} session id(s) logged more than once; only the first counts",
+            f"{counted(len(duplicates), 'session id')} logged more than once; only the first counts",
             "Make the session-end hook use a unique id per session (e.g. date + random suffix).",
             tuple(f"line {p.line}" for p in duplicates),
             tuple(p.reason for p in duplicates),
@@ -248,7 +241,7 @@ def lesson_problems(h: HealthData) -> list[Finding]:
     findings = []
     for kind in KINDS:
         if found := [p for p in h.lesson_problems if p.kind == kind.kind]:
-            message = f"{len(found)} {kind.what}: " + _names([str(p) for p in found], 3)
+            message = f"{kind.counted(len(found))}: " + _names([str(p) for p in found], 3)
             items, reasons = tuple(p.path for p in found), tuple(p.reason for p in found)
             findings.append(Finding(kind.code, kind.severity, message, kind.advice, items, reasons))
     return findings
@@ -289,7 +282,7 @@ def dropout_lines_skipped(h: HealthData) -> list[Finding]:
         Finding(
             "dropout-lines-skipped",
             WARNING,
-            f"{len(h.dropout_problems)} part(s) of the dropout logs (state/lesson-dropout) not used",
+            f"{counted(len(h.dropout_problems), 'part')} of the dropout logs (state/lesson-dropout) not used",
             "The randomized estimates leave them out; fix or remove what each line names.",
             h.dropout_problems,
         )
@@ -304,7 +297,8 @@ def sessions_never_graded(h: HealthData) -> list[Finding]:
         Finding(
             "sessions-never-graded",
             WARNING,
-            f"{len(stale)} session(s) pending for {PENDING_STALE_DAYS}+ days: " + _names([s.session_id for s in stale]),
+            f"{counted(len(stale), 'session')} pending for {PENDING_STALE_DAYS}+ days: "
+            + _names([s.session_id for s in stale]),
             "Grade them (`lesson-credit grade ID REWARD`, or in the dashboard); pending sessions move nothing.",
             tuple(s.session_id for s in stale),
             tuple(f"pending since {s.timestamp}" for s in stale),
@@ -321,7 +315,7 @@ def sessions_pending(h: HealthData) -> list[Finding]:
         Finding(
             "sessions-pending",
             WARNING,
-            f"{len(recent)} session(s) waiting for a grade: " + _names([s.session_id for s in recent]),
+            f"{counted(len(recent), 'session')} waiting for a grade: " + _names([s.session_id for s in recent]),
             "Grade them when their outcome is known.",
             tuple(s.session_id for s in recent),
             tuple(f"pending since {s.timestamp or 'an unknown time'}" for s in recent),
@@ -396,7 +390,8 @@ def ghost_arms(h: HealthData) -> list[Finding]:
         Finding(
             "ghost-arms",
             WARNING,
-            f"{len(ghosts)} lesson(s) in the log are not in the library: {_names(hints)}",
+            f"{counted(len(ghosts), 'lesson')} in the log {_agree(len(ghosts), 'is', 'are')} not in the library: "
+            + _names(hints),
             "Renamed or deleted lessons keep their old evidence under the old id; "
             "restore the file, or retire the arm with `lesson-credit prune` (history is kept).",
             tuple(ghosts),
@@ -412,7 +407,8 @@ def prefixed_ids(h: HealthData) -> list[Finding]:
         Finding(
             "prefixed-ids",
             WARNING,
-            f"{h.prefixed_ids} lesson entries in the log use a 'lessons/' prefix or an absolute path",
+            f"{counted(h.prefixed_ids, 'lesson entry', 'lesson entries')} in the log "
+            f"{_agree(h.prefixed_ids, 'uses', 'use')} a 'lessons/' prefix or an absolute path",
             "They are read as the library's id (the part after the last lessons folder); new records should "
             "name lessons by their id.",
         )
@@ -432,7 +428,8 @@ def never_injected(h: HealthData) -> list[Finding]:
         Finding(
             "never-injected",
             WARNING,
-            f"{len(never)} active lesson(s) never injected in {h.n_sessions} sessions: {_names(never)}",
+            f"{counted(len(never), 'active lesson')} never injected in {counted(h.n_sessions, 'session')}: "
+            + _names(never),
             "Their keywords may never match a session context; widen them or archive the lesson.",
             tuple(never),
         )
@@ -447,7 +444,7 @@ def never_salient(h: HealthData) -> list[Finding]:
         Finding(
             "never-salient",
             WARNING,
-            f"{len(never)} lesson(s) injected 5+ times but never mentioned in a journal: " + _names(never),
+            f"{counted(len(never), 'lesson')} injected 5+ times but never mentioned in a journal: " + _names(never),
             "Their keywords do not describe what happens when they apply; they only ever get floor credit.",
             tuple(never),
         )
@@ -461,7 +458,8 @@ def missing_salience(h: HealthData) -> list[Finding]:
         Finding(
             "missing-salience",
             WARNING,
-            f"{h.missing_salience} lesson entries in the log have no salience and count as 0.5",
+            f"{counted(h.missing_salience, 'lesson entry', 'lesson entries')} in the log "
+            + _agree(h.missing_salience, "has no salience and counts as 0.5", "have no salience and count as 0.5"),
             "Record sessions with `lesson-credit record`, which stores salience for every lesson.",
         )
     ]
@@ -478,8 +476,8 @@ def broad_keywords(h: HealthData) -> list[Finding]:
         Finding(
             "broad-keywords",
             WARNING,
-            f"{len(broad)} lesson(s) have a keyword that matches most journals: "
-            + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
+            f"{counted(len(broad), 'lesson')} {_agree(len(broad), 'has', 'have')} a keyword that matches most "
+            "journals: " + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
             "A keyword that is everywhere gives full salience for free; use a more specific phrase.",
             tuple(sorted(broad)),
             tuple(reason for _, reason in sorted(broad.items())),
@@ -502,12 +500,12 @@ def unmapped_outcomes(h: HealthData) -> list[Finding]:
         Finding(
             "unmapped-outcomes",
             WARNING,
-            f"{sum(unmapped.values())} session(s) have a string outcome with no reward mapped: "
-            + _names([repr(label) for label in labels]),
+            f"{counted(sum(unmapped.values()), 'session')} {_agree(sum(unmapped.values()), 'has', 'have')} a string "
+            "outcome with no reward mapped: " + _names([repr(label) for label in labels]),
             "Map them in config.toml's [outcomes] table (outcome = reward in [0, 1]); until then "
             "those sessions stay pending.",
             tuple(labels),
-            tuple(f"{unmapped[label]} session(s)" for label in labels),
+            tuple(counted(unmapped[label], "session") for label in labels),
         )
     ]
 
@@ -520,7 +518,7 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
         Finding(
             "lesson-listed-twice",
             WARNING,
-            f"{pairs} lesson(s) listed more than once in a session record, in {len(ids)} session(s): "
+            f"{counted(pairs, 'lesson')} listed more than once in a session record, in {counted(len(ids), 'session')}: "
             + _names(list(ids)),
             "The effect estimates count such a lesson once per session; fix the hook that writes the records.",
             ids,
@@ -562,8 +560,8 @@ def grades_retracted(h: HealthData) -> list[Finding]:
         Finding(
             "grades-retracted",
             WARNING,
-            f"{len(h.retracted)} session(s) pending again, their latest grade retracted (an undo): "
-            + _names([session_id for session_id, _ in h.retracted]),
+            f"{counted(len(h.retracted), 'session')} pending again, {_agree(len(h.retracted), 'its', 'their')} latest "
+            "grade retracted (an undo): " + _names([session_id for session_id, _ in h.retracted]),
             "Grade them again when their outcome is known; the retracted grade stays in the log's history "
             "(`lesson-credit show ID`).",
             tuple(session_id for session_id, _ in h.retracted),

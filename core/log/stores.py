@@ -5,13 +5,15 @@ Below, what the engine asks of a store beyond the seam (core/log/eventstore.py `
 each a function of the store: the reader's check of what it read (`prefix_check`) and its
 parsed-log cache (`log_cache`), who wrote each session (`session_agents`), whether it is a file on
 this machine (`is_local`), the lock a session's record needs (`record_lock`), warming it up
-(`prepare`) and its events' text (`raw_lines`).
+(`prepare`), its events' text (`raw_lines`) and the lesson entries that text names by a
+prefixed or absolute path (`prefixed_id_count`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,3 +152,14 @@ def prepare(store: EventStore) -> None:
 def raw_lines(store: EventStore) -> Iterator[bytes]:
     """Every event's text as stored, in order, each ending in a newline."""
     return store.raw_lines() if isinstance(store, JsonlStore) else _database(store).raw_lines()
+
+
+def prefixed_id_count(log: EventStore) -> int:
+    """Lesson entries in the raw log written with a 'lessons/' prefix or as an absolute path (`/...`,
+    `C:\\...`: gptme's names), both read as the library's id (merged on read, so only a scan of the raw
+    lines sees them)."""
+    try:
+        raw = b"".join(raw_lines(log))
+    except (OSError, StoreError):
+        return 0
+    return len(re.findall(rb'"(?:path|arm_id)"\s*:\s*"(?:(?:\./)?lessons/|/|[A-Za-z]:(?:\\\\|/))', raw))

@@ -78,7 +78,7 @@ def test_recent_pending_sessions_are_a_warning(tmp_path: Path) -> None:
     f = found["sessions-pending"]
     assert f.severity == WARNING
     assert f.items == ("recent", "undated")
-    assert "2 session(s)" in f.message
+    assert "2 sessions waiting" in f.message
 
 
 # ---------------------------------------------------------------- rewards
@@ -156,7 +156,7 @@ def test_ghost_arms_with_moved_hint(tmp_path: Path) -> None:
     assert "tools/renamed.md (moved to workflow/renamed.md?)" in f.message
     assert "vanished.md (moved" not in f.message
     assert "z/dup.md (moved" not in f.message  # two candidates with that name: no guess
-    assert "3 lesson(s)" in f.message
+    assert f.message.startswith("3 lessons in the log are not in the library: ")
 
 
 def test_prefixed_ids(tmp_path: Path) -> None:
@@ -247,7 +247,7 @@ def test_log_unreadable_lines(tmp_path: Path) -> None:
     f = by_code(make_workspace(tmp_path, lessons=LESSONS, events=events))["log-unreadable-lines"]
     assert f.severity == PROBLEM
     assert f.items == ("line 2", "line 4", "line 6")
-    assert f.message.startswith("3 line(s)")
+    assert f.message.startswith("3 lines of the log could not be used: ")
     assert "line 2" in f.message
 
 
@@ -269,7 +269,7 @@ def test_broken_lessons(tmp_path: Path) -> None:
     f = by_code(root)["broken-lessons"]
     assert f.severity == PROBLEM
     assert set(f.items) == {str(bad_yaml), str(bad_status)}
-    assert f.message.startswith("2 lesson file(s)")
+    assert f.message.startswith("2 lesson files could not be loaded: ")
 
 
 def test_findings_are_sorted_problems_first(tmp_path: Path) -> None:
@@ -285,6 +285,23 @@ def test_findings_are_sorted_problems_first(tmp_path: Path) -> None:
     assert [f.code for f in found] == ["duplicate-session-ids", "log-unreadable-lines", "ghost-arms"]
 
 
+def test_counts_of_one_agree_with_their_noun(tmp_path: Path) -> None:
+    """lint (and the dashboard's Health screen: the same messages) said `1 line(s) of the log`, `1 session
+    id(s)`, `1 lesson(s) in the log are not in the library`. One of each here: garbage on line 7, s0
+    logged again (clean_events' first session), gone.md in no lesson file."""
+    events: list[Any] = [
+        *clean_events(),
+        "garbage\n",
+        session("ghost", 0.5, {"gone.md": 0.5}),
+        session("s0", 0.5, {"a.md": 0.5}),
+    ]
+    found = by_code(make_workspace(tmp_path, lessons=LESSONS, events=events))
+    assert found["log-unreadable-lines"].message.startswith("1 line of the log could not be used: line 7")
+    assert found["duplicate-session-ids"].message == "1 session id logged more than once; only the first counts"
+    assert found["ghost-arms"].message == "1 lesson in the log is not in the library: gone.md"
+    assert all("(s)" not in f.message for f in found.values())
+
+
 def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:
     events = clean_events(4)
     events[1]["lessons"].append({"path": "a.md", "salience": 0.2})  # s1 lists a.md twice
@@ -293,7 +310,7 @@ def test_a_lesson_listed_twice_in_a_session_is_reported(tmp_path: Path) -> None:
     finding = found["lesson-listed-twice"]
     assert finding.severity == WARNING
     assert finding.items == ("s1", "s3")
-    assert "2 lesson(s)" in finding.message and "2 session(s)" in finding.message
+    assert finding.message.startswith("2 lessons listed more than once in a session record, in 2 sessions: ")
     clean = make_workspace(tmp_path, lessons=LESSONS, events=clean_events(4), name="ok")
     assert "lesson-listed-twice" not in by_code(clean)
 
