@@ -267,12 +267,17 @@ def library_config(h: HealthData) -> list[Finding]:
 # Sessions that never get a grade.
 
 
-def _stale(h: HealthData) -> list[SessionSummary]:
-    return [
-        s
-        for s in h.sessions
-        if s.pending and (t := _parse_time(s.timestamp)) and (h.now - t).days >= PENDING_STALE_DAYS
-    ]
+def _never_graded(h: HealthData) -> tuple[list[SessionSummary], list[SessionSummary]]:
+    """The pending sessions never graded, logged 7+ days ago and since (or at no known time): a session
+    whose grade was undone is pending again, and listed as that (`grades_retracted`)."""
+    undone = {session_id for session_id, _ in h.retracted}
+    stale: list[SessionSummary] = []
+    recent: list[SessionSummary] = []
+    for s in h.sessions:
+        if s.pending and s.session_id not in undone:
+            t = _parse_time(s.timestamp)
+            (stale if t is not None and (h.now - t).days >= PENDING_STALE_DAYS else recent).append(s)
+    return stale, recent
 
 
 def dropout_lines_skipped(h: HealthData) -> list[Finding]:
@@ -290,14 +295,14 @@ def dropout_lines_skipped(h: HealthData) -> list[Finding]:
 
 
 def sessions_never_graded(h: HealthData) -> list[Finding]:
-    stale = _stale(h)
+    stale = _never_graded(h)[0]
     if not stale:
         return []
     return [
         Finding(
             "sessions-never-graded",
             WARNING,
-            f"{counted(len(stale), 'session')} pending for {PENDING_STALE_DAYS}+ days: "
+            f"{counted(len(stale), 'session')} never graded, pending for {PENDING_STALE_DAYS}+ days: "
             + _names([s.session_id for s in stale]),
             "Grade them (`lesson-credit grade ID REWARD`, or in the dashboard); pending sessions move nothing.",
             tuple(s.session_id for s in stale),
@@ -307,8 +312,7 @@ def sessions_never_graded(h: HealthData) -> list[Finding]:
 
 
 def sessions_pending(h: HealthData) -> list[Finding]:
-    stale = _stale(h)
-    recent = [s for s in h.sessions if s.pending and s not in stale]
+    recent = _never_graded(h)[1]
     if not recent:
         return []
     return [

@@ -81,6 +81,28 @@ def test_recent_pending_sessions_are_a_warning(tmp_path: Path) -> None:
     assert "2 sessions waiting" in f.message
 
 
+def test_a_session_whose_grade_was_undone_is_pending_again_not_never_graded(tmp_path: Path) -> None:
+    """An undo of a session's only grade makes it pending again: lint listed it under "sessions pending
+    for 7+ days" (`sessions-never-graded`) or "waiting for a grade" as well as under `grades-retracted`.
+    It was graded: it is listed once, as pending again. Fixed clock 2026-03-05T16:30Z: "old" and
+    "undone-old" 13 days before it, "undone-new" 1 day before."""
+    events = [
+        *clean_events(),
+        session("old", None, {"a.md": 1.0}, timestamp="2026-02-20T10:00:00Z"),
+        session("undone-old", None, {"a.md": 1.0}, timestamp="2026-02-20T10:00:00Z"),
+        session("undone-new", None, {"a.md": 1.0}, timestamp="2026-03-04T16:30:00Z"),
+        grade("undone-old", 0.6),
+        grade("undone-new", 0.3),
+        grade("undone-old", None),  # what `lesson-credit undo` appends for a first grade
+        grade("undone-new", None),
+    ]
+    found = by_code(make_workspace(tmp_path, lessons=LESSONS, events=events))
+    assert found["sessions-never-graded"].items == ("old",)
+    assert found["sessions-never-graded"].message == "1 session never graded, pending for 7+ days: old"
+    assert "sessions-pending" not in found
+    assert found["grades-retracted"].items == ("undone-old", "undone-new")
+
+
 # ---------------------------------------------------------------- rewards
 
 
