@@ -69,7 +69,7 @@ class StateFile(Analysis):
             return self.write_state(locked=locked, adopted=adopted)
         except interop.StateKept as exc:
             return (str(exc),)
-        except (StoreError, OSError) as exc:
+        except (StoreError, OSError, MemoryError) as exc:
             return (interop.state_not_written(exc, self.state_path),)
 
     def write_state(self, *, locked: bool = False, adopted: bool = False) -> tuple[str, ...]:
