@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     FloatArray = npt.NDArray[np.float64]
 
 
-CREDIT_HEADERS = ["lesson", "salience", "weight", "reward", "alpha", "beta"]
+CREDIT_HEADERS = ["lesson", "salience", "weight", "credited", "alpha", "beta"]  # credited: the lesson's share
 
 
 def no_lessons_line(pending: bool) -> str:
@@ -478,7 +478,8 @@ def _register_show(sub: SubParsers, common: argparse.ArgumentParser, data: argpa
         [common, data],
         "why each lesson got its credit in a session",
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
-        "weight, credited reward and the alpha/beta change, under the current settings.\n"
+        "weight, credited reward (the lesson's share of the session's: `credited`, `reward` in --json)\n"
+        "and the alpha/beta change, under the current settings.\n"
         "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
         "sources (every reward source's score, the one in force marked) with the priority (docs/records.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",
