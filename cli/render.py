@@ -123,9 +123,10 @@ def wrap(text: str, width: int | None, hang: int = 2) -> str:
         return text
     out = []
     for line in text.split("\n"):
-        if len(line) <= width:
+        if cells(line) <= width:
             out.append(line)
             continue
+        line = _padded(line)  # textwrap counts characters: a wide one counts as the two columns it fills
         indent = line[: len(line) - len(line.lstrip(" "))]
         pieces = textwrap.wrap(
             line,
@@ -141,8 +142,19 @@ def wrap(text: str, width: int | None, hang: int = 2) -> str:
             word = pieces[1].lstrip()
             if " " not in word and len(label.group()) + len(word) <= len(pieces[1]):
                 pieces[:2] = [label.group() + word]
-        out += pieces or [line]  # (a line of spaces alone: kept as it was)
+        out += [piece.replace(_WIDE_PAD, "") for piece in pieces or [line]]  # (a line of spaces alone: as it was)
     return "\n".join(out)
+
+
+# follows each wide character while a line is wrapped, so that its length is the columns it fills; never
+# whitespace, so textwrap (which breaks only at whitespace here) keeps it with its character. A NUL of the
+# text's own goes with the pads (text from a file reaches here through `safe`, which shows it as \x00). A
+# combining mark (no column) still counts as one: a line may wrap a little early, never past the width.
+_WIDE_PAD = "\x00"
+
+
+def _padded(line: str) -> str:
+    return line if line.isascii() else "".join(c + _WIDE_PAD if _cells(c) == 2 else c for c in line)
 
 
 def table(
