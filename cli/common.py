@@ -33,6 +33,19 @@ class CliError(UserError):
     """A one-line reason for refusing; exits 1."""
 
 
+def on_a_terminal() -> bool:
+    """Whether the dashboard has a terminal: it reads keys on stdin and draws on stderr (Textual's driver),
+    and stdout redirected to a file is a script's, not a person's, run."""
+    return all(_isatty(stream) for stream in (sys.stdin, sys.stdout, sys.stderr))
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (OSError, ValueError):  # closed
+        return False
+
+
 def parse_reward(text: str | None) -> float | None:
     """A reward from the command line. Parsed in the command, not by argparse, so that every
     bad reward (non-numeric, NaN, out of range) exits 1 with one line, never a usage dump."""

@@ -16,6 +16,7 @@ from typing import Any
 from lesson_credit.cli.common import (
     EXIT_USAGE,
     HelpFormatter,
+    on_a_terminal,
     subcommands,
     summary_lines,
     workspace_arg,
@@ -100,8 +101,8 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
             "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
             "75 the event store failed for now (a database down, read-only or not answering in time, or\n"
             "another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
-            "stderr, nothing written): retry later. 70 internal error (a bug: the traceback is printed;\n"
-            "please report it). 130 interrupted (Ctrl-C).\n\n"
+            "stderr, nothing written), or not enough memory for the command: retry later. 70 internal\n"
+            "error (a bug: the traceback is printed; please report it). 130 interrupted (Ctrl-C).\n\n"
             "Tables fit a terminal's width (or $COLUMNS, when set): long paths and ids shortened with an\n"
             "ellipsis, minor columns hidden with a note; a pipe or a file gets them in full.\n\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
@@ -170,7 +171,7 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     args.clock = clock
     args.parser = parser  # `help` and `completion` describe this parser
     if args.command is None:
-        if not (_isatty(sys.stdin) and _isatty(sys.stdout)):  # a cron job or a pipe that forgot the command
+        if not on_a_terminal():  # a cron job or a pipe that forgot the command
             print(
                 "lesson-credit: no command, and no terminal for the dashboard: give a command "
                 "(lesson-credit --help lists them)",
@@ -208,13 +209,6 @@ def _set_aside_warnings(mark: int) -> None:
 
     for notice in set_aside_notices(since=mark):
         print(f"warning: {safe(notice)}", file=sys.stderr)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return stream is not None and bool(stream.isatty())
-    except (OSError, ValueError):  # closed
-        return False
 
 
 if __name__ == "__main__":

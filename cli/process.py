@@ -7,8 +7,9 @@ import os
 import sys
 from collections.abc import Callable
 
-from lesson_credit.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL
+from lesson_credit.cli.common import EXIT_INTERNAL
 from lesson_credit.cli.render import safe
+from lesson_credit.core.base.errors import TemporaryFailure
 
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT (128 + 2)
 
@@ -29,8 +30,10 @@ def limit_blas_threads() -> None:
 def guarded(run: Callable[[], int], name: str) -> int:
     """`run()`'s exit status (`name`: the command, for messages), at the process's boundary: Ctrl-C ends
     it with 130, a reader that went away (`| head`) with 0, no memory for it (a MemoryError; a library
-    that could not be mapped under `ulimit -v`) with one line and 1, and anything else, which no command
-    raises on purpose, with its traceback and EXIT_INTERNAL: a bug, never "bad input"."""
+    that could not be mapped under `ulimit -v`) with one line and the error root's temporary failure
+    (75: a resource that may be there later, not bad input; a write that committed already said so with a
+    warning), and anything else, which no command raises on purpose, with its traceback and
+    EXIT_INTERNAL: a bug, never "bad input"."""
     try:
         return run()
     except KeyboardInterrupt:
@@ -40,12 +43,12 @@ def guarded(run: Callable[[], int], name: str) -> int:
     except MemoryError as exc:
         why = f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""  # ours say what needs more
         print(f"lesson-credit: not enough memory for {name}{why}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return TemporaryFailure.exit_code
     except ImportError as exc:
         if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
             return _internal(name)
         print(f"lesson-credit: not enough memory for {name} (a library could not be loaded)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return TemporaryFailure.exit_code
     except Exception:  # not one of ours (core/base/errors.py)
         return _internal(name)
 

@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+from lesson_credit.core.base.numbers import counted as counted  # the commands' (the engine's words)
 from lesson_credit.core.base.numbers import fixed
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -36,12 +37,6 @@ def safe(text: object) -> str:
     An escape sequence in a journal must never reach the terminal as a control code.
     """
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
-
-
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """`1 session`, `2 sessions`: a count in prose with its noun in agreement (`plural` when it is
-    not the noun + s)."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -128,9 +123,10 @@ def wrap(text: str, width: int | None, hang: int = 2) -> str:
         return text
     out = []
     for line in text.split("\n"):
-        if len(line) <= width:
+        if cells(line) <= width:
             out.append(line)
             continue
+        line = _padded(line)  # textwrap counts characters: a wide one counts as the two columns it fills
         indent = line[: len(line) - len(line.lstrip(" "))]
         pieces = textwrap.wrap(
             line,
@@ -146,8 +142,19 @@ def wrap(text: str, width: int | None, hang: int = 2) -> str:
             word = pieces[1].lstrip()
             if " " not in word and len(label.group()) + len(word) <= len(pieces[1]):
                 pieces[:2] = [label.group() + word]
-        out += pieces or [line]  # (a line of spaces alone: kept as it was)
+        out += [piece.replace(_WIDE_PAD, "") for piece in pieces or [line]]  # (a line of spaces alone: as it was)
     return "\n".join(out)
+
+
+# follows each wide character while a line is wrapped, so that its length is the columns it fills; never
+# whitespace, so textwrap (which breaks only at whitespace here) keeps it with its character. A NUL of the
+# text's own goes with the pads (text from a file reaches here through `safe`, which shows it as \x00). A
+# combining mark (no column) still counts as one: a line may wrap a little early, never past the width.
+_WIDE_PAD = "\x00"
+
+
+def _padded(line: str) -> str:
+    return line if line.isascii() else "".join(c + _WIDE_PAD if _cells(c) == 2 else c for c in line)
 
 
 def table(

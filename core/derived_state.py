@@ -21,6 +21,7 @@ from lesson_credit.core.bandit.interop import (
     written_by_us,
 )
 from lesson_credit.core.base.files import StoreUnavailable
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, read_regular
 from lesson_credit.core.log.store import StoreError
@@ -79,7 +80,8 @@ def check_state(ws: Workspace) -> StateCheck | None:
 def _foreign_said(ws: Workspace, state: dict[str, Any], added: dict[str, Any], sessions: int) -> str:
     """What `check_state` says of another tool's update of the file that the next write logs."""
     why = disagreement(state, ws.posterior(), ws.state_path.name, ws.state_keys(state))
-    what = f"its increments to {len(added)} arm(s)" if added else f"the {sessions} session(s) it counted"
+    counted_sessions = counted(sessions, "session")
+    what = f"its increments to {counted(len(added), 'arm')}" if added else f"the {counted_sessions} it counted"
     return (
         f"{ws.state_path.name} was updated by another tool since lesson-credit wrote it"
         f"{'' if why is None else f' ({why})'}: the next write or `status` logs {what}"

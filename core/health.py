@@ -19,14 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.derived_state import StateCheck, check_state
-from lesson_credit.core.id_spellings import Spellings, entry_spellings
+from lesson_credit.core.id_spellings import Spellings, prefixed_id_count
 from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
 from lesson_credit.core.library.lessons import CONFIG, LessonProblem
 from lesson_credit.core.library.problem_kinds import KINDS
-from lesson_credit.core.log.eventstore import EventStore
-from lesson_credit.core.log.store import LogProblem, StoreError
-from lesson_credit.core.log.stores import raw_lines
+from lesson_credit.core.log.store import LogProblem
 from lesson_credit.core.views import LessonUsage, SessionSummary
 
 if TYPE_CHECKING:
@@ -68,6 +67,11 @@ def _parse_time(stamp: str | None) -> dt.datetime | None:
     except ValueError:
         return None
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def _agree(n: int, one: str, many: str) -> str:
+    """The verb that agrees with a count: `_agree(1, "is", "are")`."""
+    return one if n == 1 else many
 
 
 def _names(items: list[str], limit: int = 8) -> str:
@@ -141,14 +145,6 @@ def gather(ws: Workspace) -> HealthData:
     )
 
 
-def prefixed_id_count(log: EventStore) -> Spellings:
-    """How the raw log's lesson entries spell their ids (core/id_spellings.py)."""
-    try:
-        return entry_spellings(raw_lines(log))
-    except (OSError, StoreError):
-        return Spellings()
-
-
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:
     """Pending sessions whose latest grade event is a retraction (`base_reward: null`, an undo of a
     first grade), with the line of the retraction and the grade it withdrew."""
@@ -217,7 +213,7 @@ def unreadable_lines(h: HealthData) -> list[Finding]:
         Finding(
             "log-unreadable-lines",
             ERROR,
-            f"{len(broken)} line(s) of the log could not be used: {_names([str(p) for p in broken], 3)}",
+            f"{counted(len(broken), 'line')} of the log could not be used: {_names([str(p) for p in broken], 3)}",
             "Fix or remove those lines by hand; everything else still folds.",
             tuple(f"line {p.line}" for p in broken),
             tuple(p.reason for p in broken),
@@ -233,7 +229,7 @@ def duplicate_session_ids(h: HealthData) -> list[Finding]:
         Finding(
             "duplicate-session-ids",
             ERROR,
-            f"{len(duplicates)} session id(s) logged more than once; only the first counts",
+            f"{counted(len(duplicates), 'session id')} logged more than once; only the first counts",
             "Make the session-end hook use a unique id per session (e.g. date + random suffix).",
             tuple(f"line {p.line}" for p in duplicates),
             tuple(p.reason for p in duplicates),
@@ -245,7 +241,7 @@ def lesson_problems(h: HealthData) -> list[Finding]:
     findings = []
     for kind in KINDS:
         if found := [p for p in h.lesson_problems if p.kind == kind.kind]:
-            message = f"{len(found)} {kind.what}: " + _names([str(p) for p in found], 3)
+            message = f"{kind.counted(len(found))}: " + _names([str(p) for p in found], 3)
             items, reasons = tuple(p.path for p in found), tuple(p.reason for p in found)
             findings.append(Finding(kind.code, kind.severity, message, kind.advice, items, reasons))
     return findings
@@ -271,12 +267,17 @@ def library_config(h: HealthData) -> list[Finding]:
 # Sessions that never get a grade.
 
 
-def _stale(h: HealthData) -> list[SessionSummary]:
-    return [
-        s
-        for s in h.sessions
-        if s.pending and (t := _parse_time(s.timestamp)) and (h.now - t).days >= PENDING_STALE_DAYS
-    ]
+def _never_graded(h: HealthData) -> tuple[list[SessionSummary], list[SessionSummary]]:
+    """The pending sessions never graded, logged 7+ days ago and since (or at no known time): a session
+    whose grade was undone is pending again, and listed as that (`grades_retracted`)."""
+    undone = {session_id for session_id, _ in h.retracted}
+    stale: list[SessionSummary] = []
+    recent: list[SessionSummary] = []
+    for s in h.sessions:
+        if s.pending and s.session_id not in undone:
+            t = _parse_time(s.timestamp)
+            (stale if t is not None and (h.now - t).days >= PENDING_STALE_DAYS else recent).append(s)
+    return stale, recent
 
 
 def dropout_lines_skipped(h: HealthData) -> list[Finding]:
@@ -286,7 +287,7 @@ def dropout_lines_skipped(h: HealthData) -> list[Finding]:
         Finding(
             "dropout-lines-skipped",
             WARNING,
-            f"{len(h.dropout_problems)} part(s) of the dropout logs (state/lesson-dropout) not used",
+            f"{counted(len(h.dropout_problems), 'part')} of the dropout logs (state/lesson-dropout) not used",
             "The randomized estimates leave them out; fix or remove what each line names.",
             h.dropout_problems,
         )
@@ -294,14 +295,15 @@ def dropout_lines_skipped(h: HealthData) -> list[Finding]:
 
 
 def sessions_never_graded(h: HealthData) -> list[Finding]:
-    stale = _stale(h)
+    stale = _never_graded(h)[0]
     if not stale:
         return []
     return [
         Finding(
             "sessions-never-graded",
             WARNING,
-            f"{len(stale)} session(s) pending for {PENDING_STALE_DAYS}+ days: " + _names([s.session_id for s in stale]),
+            f"{counted(len(stale), 'session')} never graded, pending for {PENDING_STALE_DAYS}+ days: "
+            + _names([s.session_id for s in stale]),
             "Grade them (`lesson-credit grade ID REWARD`, or in the dashboard); pending sessions move nothing.",
             tuple(s.session_id for s in stale),
             tuple(f"pending since {s.timestamp}" for s in stale),
@@ -310,15 +312,14 @@ def sessions_never_graded(h: HealthData) -> list[Finding]:
 
 
 def sessions_pending(h: HealthData) -> list[Finding]:
-    stale = _stale(h)
-    recent = [s for s in h.sessions if s.pending and s not in stale]
+    recent = _never_graded(h)[1]
     if not recent:
         return []
     return [
         Finding(
             "sessions-pending",
             WARNING,
-            f"{len(recent)} session(s) waiting for a grade: " + _names([s.session_id for s in recent]),
+            f"{counted(len(recent), 'session')} waiting for a grade: " + _names([s.session_id for s in recent]),
             "Grade them when their outcome is known.",
             tuple(s.session_id for s in recent),
             tuple(f"pending since {s.timestamp or 'an unknown time'}" for s in recent),
@@ -393,7 +394,8 @@ def ghost_arms(h: HealthData) -> list[Finding]:
         Finding(
             "ghost-arms",
             WARNING,
-            f"{len(ghosts)} lesson(s) in the log are not in the library: {_names(hints)}",
+            f"{counted(len(ghosts), 'lesson')} in the log {_agree(len(ghosts), 'is', 'are')} not in the library: "
+            + _names(hints),
             "Renamed or deleted lessons keep their old evidence under the old id; "
             "restore the file, or retire the arm with `lesson-credit prune` (history is kept).",
             tuple(ghosts),
@@ -431,7 +433,8 @@ def never_injected(h: HealthData) -> list[Finding]:
         Finding(
             "never-injected",
             WARNING,
-            f"{len(never)} active lesson(s) never injected in {h.n_sessions} sessions: {_names(never)}",
+            f"{counted(len(never), 'active lesson')} never injected in {counted(h.n_sessions, 'session')}: "
+            + _names(never),
             "Their keywords may never match a session context; widen them or archive the lesson.",
             tuple(never),
         )
@@ -446,7 +449,7 @@ def never_salient(h: HealthData) -> list[Finding]:
         Finding(
             "never-salient",
             WARNING,
-            f"{len(never)} lesson(s) injected 5+ times but never mentioned in a journal: " + _names(never),
+            f"{counted(len(never), 'lesson')} injected 5+ times but never mentioned in a journal: " + _names(never),
             "Their keywords do not describe what happens when they apply; they only ever get floor credit.",
             tuple(never),
         )
@@ -460,7 +463,8 @@ def missing_salience(h: HealthData) -> list[Finding]:
         Finding(
             "missing-salience",
             WARNING,
-            f"{h.missing_salience} lesson entries in the log have no salience and count as 0.5",
+            f"{counted(h.missing_salience, 'lesson entry', 'lesson entries')} in the log "
+            + _agree(h.missing_salience, "has no salience and counts as 0.5", "have no salience and count as 0.5"),
             "Record sessions with `lesson-credit record`, which stores salience for every lesson.",
         )
     ]
@@ -477,8 +481,8 @@ def broad_keywords(h: HealthData) -> list[Finding]:
         Finding(
             "broad-keywords",
             WARNING,
-            f"{len(broad)} lesson(s) have a keyword that matches most journals: "
-            + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
+            f"{counted(len(broad), 'lesson')} {_agree(len(broad), 'has', 'have')} a keyword that matches most "
+            "journals: " + _names([f"{lid} ({reason.split(':')[0]})" for lid, reason in sorted(broad.items())], 5),
             "A keyword that is everywhere gives full salience for free; use a more specific phrase.",
             tuple(sorted(broad)),
             tuple(reason for _, reason in sorted(broad.items())),
@@ -501,12 +505,12 @@ def unmapped_outcomes(h: HealthData) -> list[Finding]:
         Finding(
             "unmapped-outcomes",
             WARNING,
-            f"{sum(unmapped.values())} session(s) have a string outcome with no reward mapped: "
-            + _names([repr(label) for label in labels]),
+            f"{counted(sum(unmapped.values()), 'session')} {_agree(sum(unmapped.values()), 'has', 'have')} a string "
+            "outcome with no reward mapped: " + _names([repr(label) for label in labels]),
             "Map them in config.toml's [outcomes] table (outcome = reward in [0, 1]); until then "
             "those sessions stay pending.",
             tuple(labels),
-            tuple(f"{unmapped[label]} session(s)" for label in labels),
+            tuple(counted(unmapped[label], "session") for label in labels),
         )
     ]
 
@@ -519,7 +523,7 @@ def lesson_listed_twice(h: HealthData) -> list[Finding]:
         Finding(
             "lesson-listed-twice",
             WARNING,
-            f"{pairs} lesson(s) listed more than once in a session record, in {len(ids)} session(s): "
+            f"{counted(pairs, 'lesson')} listed more than once in a session record, in {counted(len(ids), 'session')}: "
             + _names(list(ids)),
             "The effect estimates count such a lesson once per session; fix the hook that writes the records.",
             ids,
@@ -561,8 +565,8 @@ def grades_retracted(h: HealthData) -> list[Finding]:
         Finding(
             "grades-retracted",
             WARNING,
-            f"{len(h.retracted)} session(s) pending again, their latest grade retracted (an undo): "
-            + _names([session_id for session_id, _ in h.retracted]),
+            f"{counted(len(h.retracted), 'session')} pending again, {_agree(len(h.retracted), 'its', 'their')} latest "
+            "grade retracted (an undo): " + _names([session_id for session_id, _ in h.retracted]),
             "Grade them again when their outcome is known; the retracted grade stays in the log's history "
             "(`lesson-credit show ID`).",
             tuple(session_id for session_id, _ in h.retracted),

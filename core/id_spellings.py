@@ -11,6 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lesson_credit.core.base.ids import absolute_unmapped, normalize_id
+from lesson_credit.core.log.eventstore import EventStore
+from lesson_credit.core.log.store import StoreError
+from lesson_credit.core.log.stores import raw_lines
 
 # a line that may hold such an entry: a `lessons` path segment, a backslash, or an entry (an object's
 # path or arm_id, a list's bare string) starting with a space, `.`, `/` or a drive; others are not parsed.
@@ -44,6 +47,14 @@ class Spellings:
             names = "names a lesson by an absolute path" if self.unmapped == 1 else "name lessons by absolute paths"
             said.append(f"{self.unmapped}{more} {names} with no `lessons` folder, read as arms of their own")
         return "; ".join(said)
+
+
+def prefixed_id_count(log: EventStore) -> Spellings:
+    """How the raw log's lesson entries spell their ids (none counted when the log cannot be read)."""
+    try:
+        return entry_spellings(raw_lines(log))
+    except (OSError, StoreError):
+        return Spellings()
 
 
 def entry_spellings(raw_lines: Iterable[bytes]) -> Spellings:

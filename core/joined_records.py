@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lesson_credit.core.bandit.config import RecordsSettings
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
 from lesson_credit.core.sessions.records_path import records_path
 
@@ -191,14 +192,14 @@ def record_findings(r: RecordsHealth) -> list[RecordFinding]:
     if problems:
         hidden = r.file_problem_count - len(r.file_problems)
         more = f" (and {hidden} more)" if hidden > 0 else ""
-        message = f"{len(problems)} problem(s) reading gptme-sessions records {r.path}{more}: "
+        message = f"{counted(len(problems), 'problem')} reading gptme-sessions records {r.path}{more}: "
         advice = "The rest of the file is used; fix or remove those lines (gptme-sessions rewrites the file)."
         out.append(("records-unreadable", message + _names(list(problems), 3), advice, problems, problems))
     if r.join_problems:
         items = tuple(f"{p.record_id} (line {p.line})" for p in r.join_problems)
         kinds = " or ".join(sorted({p.kind for p in r.join_problems}))
         joined = f"({r.joined} of {r.records} joined)"
-        message = f"{len(items)} gptme-sessions record(s) {kinds}, not joined to a session {joined}: "
+        message = f"{counted(len(items), 'gptme-sessions record')} {kinds}, not joined to a session {joined}: "
         advice = (
             "A record joins the session with its id (or a unique prefix either way), else the one session logged "
             "within [records] window seconds; an ambiguous join is never guessed. Log sessions with gptme's ids."

@@ -46,7 +46,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     report = agreement_report(ws, args.source, args.threshold)
     warn_problems(ws, args.json)
     if args.json:
-        print_json(report.as_json())
+        print_json(report.as_json(), ws)
         return 0
     width = output_width()
     head = (

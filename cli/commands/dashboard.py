@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.common import SubParsers, command, open_workspace
+from lesson_credit.cli.common import CliError, SubParsers, command, on_a_terminal, open_workspace
 
 if TYPE_CHECKING:
     from lesson_credit.core.workspace import Workspace
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    if not on_a_terminal():  # Textual would draw on a file or a pipe and wait for keys forever
+        raise CliError(
+            "the dashboard needs a terminal (stdin, stdout and stderr): run it in one, or give a command "
+            "(lesson-credit --help lists them)"
+        )
     from lesson_credit.tui import gc_settings
 
     gc_settings.start()  # before the engine and the dashboard are imported
@@ -24,10 +28,9 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
     outside = outside_library_allowed(None, getattr(args, "allow_outside", False))
     opening = Opening(Path(args.workspace).resolve(), partial(_open, args), outside)
-    # on a terminal the first frame lists the lessons while the dashboard imports the engine and opens
-    # the workspace (an error then ends it with the same line and exit code); without one (a pipe, a
-    # test) the workspace is opened first, and bad input ends before anything is written
-    run(opening if sys.stdout.isatty() else opening.open())
+    # the first frame lists the lessons while the dashboard imports the engine and opens the workspace
+    # (an error then ends it with one line and its exit code, before anything is written)
+    run(opening)
     return 0
 
 
@@ -47,7 +50,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "tui",
         [common],
         "open the dashboard",
-        "Open the Textual dashboard on the workspace (the same as giving no command on a terminal).",
+        "Open the Textual dashboard on the workspace (the same as giving no command on a terminal). It needs\n"
+        "a terminal: with stdin, stdout or stderr redirected it says so and exits 1.",
         "  lesson-credit tui --workspace ~/agent",
     )
     p.set_defaults(func=cmd_tui)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     FloatArray = npt.NDArray[np.float64]
 
 
-CREDIT_HEADERS = ["lesson", "salience", "weight", "reward", "alpha", "beta"]
+CREDIT_HEADERS = ["lesson", "salience", "weight", "credited", "alpha", "beta"]  # credited: the lesson's share
 
 
 def no_lessons_line(pending: bool) -> str:
@@ -478,10 +478,11 @@ def _register_show(sub: SubParsers, common: argparse.ArgumentParser, data: argpa
         [common, data],
         "why each lesson got its credit in a session",
         "Per lesson of a session: salience (keywords hit and missed, where in the journal),\n"
-        "weight, credited reward and the alpha/beta change, under the current settings. Under decay\n"
-        "(config.toml decay < 1) the change is what the grade moves in today's posterior: its increment\n"
-        "worth gamma^(T - t), and the decay step the grade adds to what came before it (a pending\n"
-        "session decays nothing), so beta can fall on a reward of 1.\n"
+        "weight, credited reward (the lesson's share of the session's: `credited`, `reward` in --json)\n"
+        "and the alpha/beta change, under the current settings. Under decay (config.toml decay < 1) the\n"
+        "change is what the grade moves in today's posterior: its increment worth gamma^(T - t), and the\n"
+        "decay step the grade adds to what came before it (a pending session decays nothing), so beta can\n"
+        "fall on a reward of 1.\n"
         "--json adds journal_changed: true when the journal no longer has the recorded sha256, and\n"
         "sources (every reward source's score, the one in force marked) with the priority (docs/records.md).",
         "  lesson-credit explain S1\n  lesson-credit explain S1 --lesson tools/git.md --json",

@@ -156,7 +156,7 @@ def _print_credit(headline: str, exp: Explanation) -> int:
         )
         for c in exp.lessons
     ]
-    headers = ["lesson", "salience", "reward", "alpha", "beta", "mean now"]
+    headers = ["lesson", "salience", "credited", "alpha", "beta", "mean now"]
     print(table(headers, rows, right=(1, 2, 3, 4, 5), width=width, shorten_columns={0: "path"}))
     return 0
 

@@ -38,6 +38,7 @@ import numpy.typing as npt
 from lesson_credit.core.analysis.effects import moderated_welch
 from lesson_credit.core.analysis.estimates import Randomized
 from lesson_credit.core.base.files import WriteGuard, open_append
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
     lesson's first coin cannot be read (kept then is not named); nor has such a session a kept side."""
     shown = ", ".join(sessions[:3]) + (f" and {len(sessions) - 3} more" if len(sessions) > 3 else "")
     return (
-        f"{directory}: {len(sessions)} session(s) have lines that do not list their kept lessons (no `matched`, as "
+        f"{directory}: {counted(len(sessions), 'session')} {'has' if len(sessions) == 1 else 'have'} lines that do "
+        "not list their kept lessons (no `matched`, as "
         f"the Claude Code hook writes them), so no lesson's first coin is known: not used ({shown})"
     )
 

@@ -14,6 +14,12 @@ import re
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 session`, `2 sessions`: a count in prose with its noun in agreement (`plural` when it is
+    not the noun + s). The engine's messages and the command line's say counts alike."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def fixed(value: float, digits: int = 3) -> str:
     """`value` to `digits` decimals: fixed(0.4885, 3) is the same whichever way 0.4885 was computed."""
     return f"{round(value, 9):.{digits}f}"

@@ -20,6 +20,7 @@ from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import refuse_unreplaceable
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
@@ -203,7 +204,7 @@ class GptmeFiles(StateFile):
         seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, changed), count)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
-        what = f"to {len(added)} arm(s)" if added else f"{sessions} session(s) counted, no arm moved"
+        what = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"
         why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
 

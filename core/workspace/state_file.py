@@ -21,6 +21,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
 from lesson_credit.core.base.files import StoreUnavailable, atomic_write, set_aside
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import StoreError
@@ -68,7 +69,7 @@ class StateFile(Analysis):
             return self.write_state(locked=locked, adopted=adopted)
         except interop.StateKept as exc:
             return (str(exc),)
-        except (StoreError, OSError) as exc:
+        except (StoreError, OSError, MemoryError) as exc:
             return (interop.state_not_written(exc, self.state_path),)
 
     def write_state(self, *, locked: bool = False, adopted: bool = False) -> tuple[str, ...]:
@@ -341,12 +342,14 @@ class StateFile(Analysis):
         name = f"{self.state_path} was updated by another tool (gptme's bandit) since lesson-credit wrote it"
         if not added:
             return True, (
-                f"{name}: {sessions} session(s) it counted, moving no arm, are logged as an increments event from "
+                f"{name}: {counted(sessions, 'session')} it counted, moving no arm, "
+                f"{'is' if sessions == 1 else 'are'} logged as an increments event from "
                 f"{foreign.GPTME_BANDIT}",
             )
         most = max(counts[2] for counts in added.values())
         return True, (
-            f"{name}: its increments to {len(added)} arm(s) (up to {most} selection(s) each) are logged as an "
+            f"{name}: its increments to {counted(len(added), 'arm')} (up to {counted(most, 'selection')} each) are "
+            "logged as an "
             f"increments event from {foreign.GPTME_BANDIT}, and the file follows the log again",
         )
 

@@ -147,8 +147,7 @@ def test_the_commands_say_what_they_did_in_json(root: Path, tmp_path: Path) -> N
     report = json.loads(ok("import-gptme", "--workspace", str(root), str(out_file), "--json"))
     assert report["imported"] == 0 and report["arms"] == [] and report["warnings"] == []
     assert (
-        report["skipped"]
-        == f"{out_file} was exported from this log: its updates since, to 1 arm(s), logged as increments"
+        report["skipped"] == f"{out_file} was exported from this log: its updates since, to 1 arm, logged as increments"
     )
     assert events(root)[-1]["seen"]["arms"] == {
         GIT: {"alpha": pytest.approx(2.8), "beta": pytest.approx(1.2), "n": 2, "rewards": 2}

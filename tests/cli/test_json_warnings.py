@@ -47,6 +47,7 @@ def _commands(ws: Path, tmp_path: Path) -> list[tuple[list[str], set[str]]]:
         (["loo", *w, "--no-write"], {"meta", "results"}),
         (["loo", *w], {"meta", "results"}),
         (["import-gptme", str(state), *w], {"imported", "arms"}),
+        (["agreement", *w], {"pairs", "by_category"}),  # said nothing of the bad line, nor on stderr
     ]
 
 

@@ -84,7 +84,7 @@ def test_unknown_stays_pending_and_unmapped_strings_are_linted(ws: Path, capsys:
     code, out, _ = run_plain(capsys, "lint", "-w", str(ws), "--json")
     found = {f["code"]: f for f in json.loads(out)["findings"]}
     assert found["unmapped-outcomes"]["severity"] == "warning"
-    assert found["unmapped-outcomes"]["items"] == [{"item": "weird", "reason": "1 session(s)"}]
+    assert found["unmapped-outcomes"]["items"] == [{"item": "weird", "reason": "1 session"}]
     shown = json.loads(run_plain(capsys, "show", "-w", str(ws), "p1", "--json")[1])
     assert (shown["outcome"], shown["base_reward"], shown["grader"]) == ("productive", 1.0, "imported")
     assert [(g["base_reward"], g["grader"]) for g in shown["grades"]] == [(1.0, "imported")]  # the outcome is its grade

@@ -67,6 +67,17 @@ def test_wrap_breaks_between_words_only() -> None:
     assert wrap(line, None) == line
 
 
+def test_wrap_counts_wide_characters_as_two_columns() -> None:
+    # A judge's reason in Korean (Hangul is wide, and Korean puts spaces between words): "judge 0.32:"
+    # (11 columns), then 6 words of 3 characters (6 columns each). At 30 columns: "judge 0.32:" + 2 words
+    # = 11 + 1 + 6 + 1 + 6 = 25 (a third word would make 32); then "  " + the 4 others = 2 + 4 x 6 + 3 =
+    # 29. Counted as characters, the first line took 4 words (11 + 4 x 4 = 27 characters, 35 columns).
+    line = "judge 0.32: 변경이 되돌려 졌습니 다시는 안되요 좋아요"
+    assert wrap(line, 30) == "judge 0.32: 변경이 되돌려\n  졌습니 다시는 안되요 좋아요"
+    assert wrap("변경이 되돌려", 12) == "변경이\n  되돌려"  # 13 columns in 7 characters: wrapped
+    assert wrap("changed; 변경이", 15) == "changed; 변경이"  # 15 columns: as it was
+
+
 def test_the_width_is_columns_or_a_terminals_never_a_pipes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
     assert output_width() is None  # pytest's captured stdout is no terminal

@@ -62,3 +62,22 @@ def test_the_readme_says_where_the_command_is() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     cli = text.split("## The CLI", 1)[1].split("```", 1)[0]
     assert ".venv/bin/lesson-credit" in cli and "activate" in cli
+
+
+def _header(out: str, first: str) -> list[str]:
+    """The words of the table header that starts with `first`."""
+    (line,) = [line for line in out.splitlines() if line.split()[:1] == [first]]
+    return line.split()
+
+
+def test_a_lessons_credited_share_is_not_called_the_sessions_reward(tmp_path: Path) -> None:
+    """`sessions`' reward column is the session's reward; `show`, `explain` and `grade` called the
+    lesson's share of it (base x weight under seed: 0.5 x (0.3 + 0.7 x 0.5) = 0.325) "reward" too."""
+    root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 0.5, {"a.md": 0.5})])
+    code, out, err = run_cli("sessions", "-w", str(root))
+    assert code == 0 and _header(out, "session")[3] == "reward" and "0.5" in out.splitlines()[2].split(), err
+    for command in (["show", "s1"], ["explain", "s1"], ["grade", "s1", "0.5"]):
+        code, out, err = run_cli(*command, "-w", str(root))
+        header = _header(out, "lesson")
+        row = [line for line in out.splitlines() if line.startswith("a.md")][0].split()
+        assert code == 0 and "reward" not in header and row[header.index("credited")] == "0.325", (command, out)

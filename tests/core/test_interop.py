@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from lesson_credit.core.bandit.interop import map_arm_id
-from lesson_credit.core.health import prefixed_id_count
-from lesson_credit.core.id_spellings import Spellings
+from lesson_credit.core.id_spellings import Spellings, prefixed_id_count
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import BASIC_LESSONS, LOG_REL, fixed_clock, make_workspace, session
 from tests.support.gptme_files import GIT, PLAIN, QUOTE, STYLE, gptme_state, write_json

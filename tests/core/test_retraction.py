@@ -99,4 +99,4 @@ def test_lint_reports_sessions_whose_latest_grade_is_a_retraction(tmp_path: Path
     assert f.severity == WARNING
     assert f.items == ("s1",)
     assert "was 0.4" in f.reasons[0]
-    assert "1 session(s)" in f.message
+    assert f.message == "1 session pending again, its latest grade retracted (an undo): s1"

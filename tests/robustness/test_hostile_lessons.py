@@ -114,7 +114,7 @@ def test_lint_and_select_with_the_hostile_lesson(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr[-2000:]
     findings = [line for line in done.stdout.splitlines() if "[lesson-parts-ignored]" in line]
     assert len(findings) == 1, done.stdout
-    assert "2 pattern(s) or keyword(s) of loaded lessons are not used" in findings[0]
+    assert "2 patterns or keywords of loaded lessons are not used" in findings[0]
     assert "is too big to compile" in findings[0] and "419 literal parts" in findings[0]
     (ws / "ctx.txt").write_text("git push please")
     done = run_process("select", "--context", "ctx.txt", cwd=ws)

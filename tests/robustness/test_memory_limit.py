@@ -3,6 +3,7 @@ address-space limit (`ulimit -v`)."""
 
 from __future__ import annotations
 
+import json
 import resource
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 from lesson_credit.core.base import memory
 from lesson_credit.core.workspace import Workspace
 from tests.support.cli_run import process_env, run_cli
-from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, make_workspace, session
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, make_workspace, session
 
 LIMIT_BYTES = 200 << 20  # the attack's limit
 FINISHED_S = 120.0  # "it finished" (the run takes about 2 s; a hang never does): never a speed assertion
@@ -39,7 +40,7 @@ def test_loo_under_200_mb_is_one_line(tmp_path: Path) -> None:
     )  # fmt: skip
     if done.returncode == 0:
         return  # this machine's libraries fit (a hang or a traceback would not get here)
-    assert done.returncode == 1 and done.stdout == "", done.stderr[-2000:]
+    assert done.returncode == 75 and done.stdout == "", done.stderr[-2000:]
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("lesson-credit: not enough memory for loo"), (
         done.stderr
     )
@@ -52,7 +53,7 @@ def test_no_room_for_scipy_linalg_is_a_memory_error_before_the_import(
     monkeypatch.setattr(memory, "address_space_left", lambda: memory.LINALG_ROOM_BYTES - 1)
     monkeypatch.delitem(sys.modules, "scipy.linalg", raising=False)  # as in a fresh process
     code, out, err = run_cli("loo", "--no-write", "--workspace", str(root))
-    assert (code, out) == (1, "")
+    assert (code, out) == (75, "")
     assert err == (
         "lesson-credit: not enough memory for loo: the joint fit needs 128 MB of address space left under the "
         "limit (`ulimit -v`)\n"
@@ -62,6 +63,8 @@ def test_no_room_for_scipy_linalg_is_a_memory_error_before_the_import(
 
 
 def test_a_memory_error_anywhere_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Out of memory is a resource failure, not bad input: exit 75 (the error root's temporary branch, a
+    hook retries later), where it was 1 (a hook read "your input is wrong" and dropped the session)."""
     root = _ws(tmp_path)
 
     def exhausted(*args: object, **kwargs: object) -> None:
@@ -69,4 +72,34 @@ def test_a_memory_error_anywhere_is_one_line(tmp_path: Path, monkeypatch: pytest
 
     monkeypatch.setattr(Workspace, "loo_run", exhausted)
     code, out, err = run_cli("loo", "--workspace", str(root))
-    assert (code, out, err) == (1, "", "lesson-credit: not enough memory for loo\n")
+    assert (code, out, err) == (75, "", "lesson-credit: not enough memory for loo\n")
+
+
+def test_a_library_that_cannot_be_mapped_is_a_resource_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _ws(tmp_path)
+
+    def unmapped(*args: object, **kwargs: object) -> None:
+        raise ImportError("libscipy_openblas.so: failed to map segment from shared object")
+
+    monkeypatch.setattr(Workspace, "loo_run", unmapped)
+    code, out, err = run_cli("loo", "--workspace", str(root))
+    assert (code, out, err) == (75, "", "lesson-credit: not enough memory for loo (a library could not be loaded)\n")
+
+
+def test_no_memory_for_bandit_state_after_a_grade_is_logged_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grade is in the log: the command succeeded (exit 0), and bandit-state.json, a derived file the
+    next write rewrites, not rewritten is a warning. It exited 1 (bad input, nothing written), and a hook
+    that tried again was refused the duplicate."""
+    root = _ws(tmp_path)
+    before = (root / LOG_REL).read_bytes()
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(Workspace, "write_state", exhausted)
+    code, out, err = run_cli("grade", "s3", "0.9", "--workspace", str(root))
+    added = [json.loads(line) for line in (root / LOG_REL).read_bytes()[len(before) :].splitlines()]
+    assert code == 0 and [(e["type"], e["session_id"], e["base_reward"]) for e in added] == [("grade", "s3", 0.9)], err
+    assert err.count("\n") == 1 and "not enough memory" in err and "the event is logged" in err, err

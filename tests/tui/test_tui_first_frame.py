@@ -24,7 +24,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Opening, WorkspaceSource
 from lesson_credit.tui.source_views import LessonsView
 from tests.support.cli_run import run
-from tests.tui.tui_fixture import burst, settle
+from tests.tui.tui_fixture import as_on_a_terminal, burst, headless_run, settle
 
 SIZE = (120, 40)
 REPO = Path(__file__).parents[2]
@@ -265,11 +265,6 @@ def test_the_first_frame_with_the_lessons_rows_imports_nothing_it_does_not_show(
     assert loaded == []
 
 
-def headless_run(self: LessonCreditApp) -> None:
-    """`App.run` without a terminal: what the dashboard does on one, drawn nowhere."""
-    asyncio.run(self.run_async(headless=True, size=SIZE))
-
-
 def test_a_workspace_the_dashboard_cannot_open_ends_it_with_that_error(
     ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,17 +285,28 @@ def test_a_workspace_the_dashboard_cannot_open_ends_it_with_that_error(
     assert raised.value is error and opened == ["tried"]  # once: later callers get the same error
 
 
-def test_the_cli_on_a_terminal_fails_on_a_bad_workspace_as_without_one(
+def test_the_cli_on_a_terminal_fails_on_a_bad_workspace_with_one_line(
     ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`lesson-credit tui` on a terminal opens the workspace in the dashboard (after its first frame);
-    without one, before it starts. A config.toml that cannot be read ends both with the same one line
-    and exit code 1."""
+    """`lesson-credit tui` opens the workspace in the dashboard (after its first frame): a config.toml
+    that cannot be read ends it with one line and exit code 1."""
     (ws_root / "state" / "lesson-thompson" / "config.toml").write_text("[credit\n")
     monkeypatch.setattr(LessonCreditApp, "run", headless_run)
-    off_terminal = run(capsys, "tui", "-w", str(ws_root))
-    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # capsys's stdout: the CLI asks it
-    on_terminal = run(capsys, "tui", "-w", str(ws_root))
-    code, out, err = on_terminal
-    assert on_terminal == off_terminal and code == 1 and out == ""
+    as_on_a_terminal(monkeypatch)
+    code, out, err = run(capsys, "tui", "-w", str(ws_root))
+    assert code == 1 and out == ""
     assert err.startswith("lesson-credit: ") and err.count("\n") == 1 and "config.toml" in err, err
+
+
+@pytest.mark.parametrize("redirected", ["stdin", "stdout", "stderr"])
+def test_the_dashboard_is_not_started_without_a_terminal(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], redirected: str
+) -> None:
+    """It reads keys on stdin and draws on stderr; with any of the three redirected it ran on (drawing
+    into a file, or where nobody looks, waiting for keys). Now one line and exit 1, the app never run."""
+    started: list[LessonCreditApp] = []
+    monkeypatch.setattr(LessonCreditApp, "run", started.append)
+    as_on_a_terminal(monkeypatch, redirected)
+    code, out, err = run(capsys, "tui", "-w", str(ws_root))
+    assert (code, out, started) == (1, "", [])
+    assert err.startswith("lesson-credit: the dashboard needs a terminal") and err.count("\n") == 1, err

@@ -195,8 +195,8 @@ async def test_the_first_snapshot_is_taken_when_the_lessons_screen_never_fills(
 
 def test_the_dashboard_command_sets_the_collector_before_importing_the_engine() -> None:
     """`lesson-credit` (the dashboard) raises the young threshold and turns the collector off before
-    core is imported, and freezes what the imports made and turns it on again before the app starts
-    (tui/gc_settings.py)."""
+    the command imports the engine (core/library/journals.py first; the app opens the workspace), and
+    freezes what the imports made and turns it on again before the app starts (tui/gc_settings.py)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -207,7 +207,7 @@ import gc, sys
 seen = {}
 class Watch:
     def find_spec(self, name, path=None, target=None):
-        if name == "lesson_credit.core.workspace" and "core" not in seen:
+        if name == "lesson_credit.core.library.journals" and "core" not in seen:
             seen["core"] = (gc.get_threshold(), gc.isenabled())
         return None
 sys.meta_path.insert(0, Watch())
@@ -215,6 +215,8 @@ import textual.app  # not the engine
 def fake_run(self):
     seen["run"] = (gc.get_threshold(), gc.get_freeze_count() > 0, gc.isenabled())
 textual.app.App.run = fake_run
+import lesson_credit.cli.common
+lesson_credit.cli.common.on_a_terminal = lambda: True  # as the dashboard is opened in one
 from lesson_credit.cli.main import main
 main(["tui", "--workspace", sys.argv[1]])
 print(seen["core"], seen["run"])

@@ -3,17 +3,21 @@ and the Pilot steps many tests share (settle, open a session)."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import HealthScreen
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
@@ -385,3 +389,15 @@ async def lessons_with_effects(pilot: Any) -> LessonsScreen:
     assert isinstance(screen, LessonsScreen)
     await wait_until(pilot, lambda: screen.view is not None and screen.view.effects is not None)
     return screen
+
+
+def headless_run(self: LessonCreditApp) -> None:
+    """`App.run` without a terminal (120x40): what the dashboard does on one, drawn nowhere."""
+    asyncio.run(self.run_async(headless=True, size=(120, 40)))
+
+
+def as_on_a_terminal(monkeypatch: pytest.MonkeyPatch, *redirected: str) -> None:
+    """The CLI asks capsys's stdin, stdout and stderr whether they are a terminal: all are, except those
+    named (`"stdout"`...)."""
+    for name in ("stdin", "stdout", "stderr"):
+        monkeypatch.setattr(getattr(sys, name), "isatty", lambda tty=name not in redirected: tty)
