@@ -60,16 +60,21 @@ def select_offline(
     seed: int | None = None,
     session_id: str | None = None,
     draws: int = 4000,
+    category: str | None = None,
 ) -> Selection:
-    """Thompson top-k among the lessons matching `context`, from the last known posteriors."""
+    """Thompson top-k among the lessons matching `context` that are for the session's kind of work
+    (`category`, else the one config.toml's [categories] finds in the context), from the last known
+    posteriors."""
     k = select_mod.check_k(ws.config.k if k is None else k)
+    if category is None and ws.config.categories:
+        category = select_mod.category_of(context, ws.config.categories)
     if seed is None:
         seed = secrets.randbelow(2**31)
     if session_id is None:
         session_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     known = last_known_posteriors(ws)
     a0, b0 = ws.settings.prior_alpha, ws.settings.prior_beta
-    candidates = select_mod.candidates(ws.library().lessons, context)
+    candidates = select_mod.candidates(ws.library().lessons, context, category)
     alpha = np.array([known.get(c.id, (a0, b0))[0] for c in candidates])
     beta = np.array([known.get(c.id, (a0, b0))[1] for c in candidates])
     rng = np.random.default_rng(seed)
@@ -85,4 +90,5 @@ def select_offline(
         k=k,
         seed=seed,
         policy=ws.settings.strategy,  # the state file's Beta posteriors, whatever the policy in force
+        category=category,
     )

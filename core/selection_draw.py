@@ -56,7 +56,8 @@ def draw(
     category: str | None = None,
     categories: dict[str, tuple[str, ...]] | None = None,
 ) -> Draw:
-    """Thompson top-k among the lessons matching `context` (`lessons` and the posterior are asked for
+    """Thompson top-k among the lessons matching `context` that are for the session's `category` (a
+    lesson's match.session_categories: select.for_category) (`lessons` and the posterior are asked for
     only once every input is checked); with `dropout` epsilon each chosen lesson is then withheld
     with that probability. Without a seed, a fresh one; without an id, one from the clock.
 
@@ -78,7 +79,7 @@ def draw(
     commands.check_category(category)
     if category is None and categories:
         category = select_mod.category_of(context, categories)
-    candidates = select_mod.candidates(lessons(), context)
+    candidates = select_mod.candidates(lessons(), context, category)
     rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     if policy == policy_mod.JOINT and joint is not None:
         post = joint()

@@ -57,7 +57,9 @@ def cmd_select(args: argparse.Namespace) -> int:
             raise
         from lesson_credit.core.offline import select_offline
 
-        selection = select_offline(ws, context, k=args.k, seed=args.seed, session_id=args.session_id)
+        selection = select_offline(
+            ws, context, k=args.k, seed=args.seed, session_id=args.session_id, category=args.category
+        )
         logged = False
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(
@@ -141,9 +143,10 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--category",
         default=None,
         metavar="NAME",
-        help="the session's kind of work (as `record --category`): the joint policy draws each lesson's effect "
-        "in it, and it is logged (default: the category of config.toml's [categories] whose keywords the "
-        "context mentions most, else none: every lesson's overall effect)",
+        help="the session's kind of work (as `record --category`): a lesson whose match.session_categories "
+        "name others is left out, the joint policy draws each lesson's effect in it, and it is logged (default: "
+        "the category of config.toml's [categories] whose keywords the context mentions most, else none: every "
+        "lesson, each with its overall effect)",
     )
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(

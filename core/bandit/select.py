@@ -64,10 +64,22 @@ def check_seed(seed: int) -> int:
     return seed
 
 
-def candidates(lessons: Sequence[Lesson], context: str) -> list[Lesson]:
-    """Active lessons whose keywords or patterns match the context text: one scan for every keyword,
-    then per lesson a set lookup per keyword (no salience breakdown: only whether any hit)."""
-    active = [lesson for lesson in lessons if lesson.status == "active"]
+def for_category(lesson: Lesson, category: str | None) -> bool:
+    """Whether `lesson` may be drawn for a session of the kind of work `category`: one whose
+    match.session_categories name kinds of work is for those alone (compared case-insensitively, as
+    gptme-contrib's lesson hook compares them); when the kind is not known, any lesson may be (as
+    gptme's own auto-include, which never reads them)."""
+    if category is None or not lesson.session_categories:
+        return True
+    wanted = category.casefold()
+    return any(kind.casefold() == wanted for kind in lesson.session_categories)
+
+
+def candidates(lessons: Sequence[Lesson], context: str, category: str | None = None) -> list[Lesson]:
+    """Active lessons for a session of `category` (`for_category`) whose keywords or patterns match the
+    context text: one scan for every keyword, then per lesson a set lookup per keyword (no salience
+    breakdown: only whether any hit)."""
+    active = [lesson for lesson in lessons if lesson.status == "active" and for_category(lesson, category)]
     keys = [counted_keys(lesson.keywords) for lesson in active]
     occurs = KeywordMatcher.of_keys(key for lesson_keys in keys for key in lesson_keys).scan(context).occurs
     return [

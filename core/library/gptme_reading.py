@@ -56,6 +56,24 @@ def str_list(value: Any, what: str, ignored: list[str], top_level: bool = False)
     )
 
 
+def category_list(value: Any, ignored: list[str]) -> tuple[str, ...]:
+    """`match.session_categories` (gptme-contrib's lesson hook reads it; gptme's parser does not): the
+    kinds of work a lesson is for, a list or one string, each kept as written, stripped; what else it
+    holds is ignored and said, the lesson kept (for any kind of work when nothing is left)."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if items is None:
+        ignored.append(f"match.session_categories must be a list of kinds of work, got {_shown(value)}: ignored")
+        return ()
+    others = [item for item in items if not isinstance(item, str) or not item.strip()]
+    if others:
+        shown = ", ".join(repr(item) if isinstance(item, str) else _shown(item) for item in others[:3])
+        ignored.append(f"match.session_categories entries that are not kinds of work are ignored: {shown}")
+    kept = dict.fromkeys(item.strip() for item in items if isinstance(item, str) and item.strip())
+    return tuple(kept)
+
+
 def _shown(item: Any) -> str:
     """A non-text YAML value, as its YAML reads."""
     if item is None or isinstance(item, bool):

@@ -18,7 +18,14 @@ from lesson_credit.core.base.safe_read import (
     read_regular,
     resolve_path,
 )
-from lesson_credit.core.library.gptme_reading import NOTE, ShapeError, frontmatter_note, meta_notes, str_list
+from lesson_credit.core.library.gptme_reading import (
+    NOTE,
+    ShapeError,
+    category_list,
+    frontmatter_note,
+    meta_notes,
+    str_list,
+)
 from lesson_credit.core.library.patterns import PatternError, compile_pattern
 
 STATUSES = ("active", "automated", "deprecated", "archived")
@@ -50,6 +57,8 @@ class Lesson:
     patterns: tuple[str, ...]
     body: str = field(repr=False, default="")
     path: str = ""  # absolute file path, "" for lessons built in memory
+    # match.session_categories: the kinds of work it is for ("" none: any); `select` leaves it out of others
+    session_categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,7 @@ def parse_lesson_checked(text: str, lesson_id: str, path: str = "") -> tuple[Les
     try:
         keywords = str_list(raw_keywords, "keywords", ignored, top_level)
         patterns = str_list(match.get("patterns"), "patterns", ignored)
+        session_categories = category_list(match.get("session_categories"), ignored)
     except ShapeError as exc:
         raise LessonError(str(exc)) from None
     note = frontmatter_note(original, raw_meta, isinstance(handler, YAMLHandler))
@@ -182,6 +192,7 @@ def parse_lesson_checked(text: str, lesson_id: str, path: str = "") -> tuple[Les
         patterns=patterns,
         body=body,
         path=path,
+        session_categories=session_categories,
     )
     return lesson, ignored
 
@@ -339,11 +350,12 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 6  # 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
+LESSON_CACHE_VERSION = 7  # 7: match.session_categories;
+# 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
 # 5: keyword entries that are not text are dropped (reported), not an error or text;
 # 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards of too many parts are
 # problems; 2: partial frontmatter failures and CR-only files are problems
-LESSON_CACHE_MAGIC = b"lesson-credit lessons 6\n"
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 7\n"
 RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 
@@ -467,6 +479,7 @@ def _fields_of(lesson: Lesson) -> list[Any]:
         list(lesson.keywords),
         list(lesson.patterns),
         lesson.body,
+        list(lesson.session_categories),
     ]
 
 
@@ -481,6 +494,7 @@ def _from_fields(fields: list[Any], path: str) -> Lesson:
         patterns=tuple(fields[6]),
         body=fields[7],
         path=path,
+        session_categories=tuple(fields[8]),
     )
 
 

@@ -1,0 +1,93 @@
+"""A lesson's `match.session_categories` (gptme-contrib's lesson hook reads them): the kinds of work it
+is for. `select` for a session of another kind leaves it out; when the kind is not known, every lesson
+may be drawn (gptme's own auto-include never reads them)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.core.library.lessons import IGNORED, load_library, parse_lesson
+from lesson_credit.core.offline import select_offline
+from lesson_credit.core.workspace import Workspace
+from tests.support.engine_helpers import LOG_REL, fixed_clock
+
+CONTEXT = "fix the flaky deploy"
+LESSONS = {
+    "any.md": "---\nmatch:\n  keywords: [deploy]\n---\n# Any\n",
+    "code.md": "---\nmatch:\n  keywords: [deploy]\n  session_categories: [Code, infrastructure]\n---\n# Code\n",
+    "research.md": "---\nmatch:\n  keywords: [flaky]\n  session_categories: research\n---\n# Research\n",
+}
+
+
+def workspace(tmp_path: Path) -> Path:
+    for name, text in LESSONS.items():
+        path = tmp_path / "lessons" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def test_session_categories_are_read_from_a_list_or_one_string() -> None:
+    assert parse_lesson(LESSONS["code.md"], "code.md").session_categories == ("Code", "infrastructure")
+    assert parse_lesson(LESSONS["research.md"], "research.md").session_categories == ("research",)
+    assert parse_lesson(LESSONS["any.md"], "any.md").session_categories == ()
+
+
+@pytest.mark.parametrize(
+    ("value", "kept", "said"),
+    [
+        ("404", (), "got 404: ignored"),
+        ("{code: 1}", (), "got a mapping: ignored"),
+        ("[code, 3, ' ', code, ' cleanup ']", ("code", "cleanup"), "not kinds of work are ignored: 3, ' '"),
+    ],
+)
+def test_other_values_are_ignored_and_said_and_the_lesson_loads(
+    tmp_path: Path, value: str, kept: tuple[str, ...], said: str
+) -> None:
+    path = tmp_path / "lessons" / "odd.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords: [deploy]\n  session_categories: {value}\n---\n# Odd\n")
+    library = load_library(tmp_path)
+    assert [(x.id, x.session_categories) for x in library.lessons] == [("odd.md", kept)]
+    assert [(p.kind, said in p.reason) for p in library.problems] == [(IGNORED, True)], library.problems
+    again = load_library(tmp_path)  # from the lesson cache: the same
+    assert [(x.id, x.session_categories) for x in again.lessons] == [("odd.md", kept)]
+
+
+@pytest.mark.parametrize(
+    ("category", "candidates"),
+    [
+        (None, ["any.md", "code.md", "research.md"]),  # the kind of work not known: every match
+        ("code", ["any.md", "code.md"]),  # "Code" in the file: compared case-insensitively
+        ("INFRASTRUCTURE", ["any.md", "code.md"]),
+        ("research", ["any.md", "research.md"]),
+        ("triage", ["any.md"]),
+    ],
+)
+def test_select_leaves_out_lessons_for_other_kinds_of_work(
+    tmp_path: Path, category: str | None, candidates: list[str]
+) -> None:
+    ws = Workspace(workspace(tmp_path), clock=fixed_clock)
+    selection = ws.select(CONTEXT, k=5, seed=1, session_id="s1", category=category)
+    assert sorted(selection.candidates) == candidates
+    assert sorted(selection.selected) == candidates  # k 5: every candidate is chosen
+    assert sorted(selection.propensity) == candidates
+    logged = [json.loads(line) for line in (tmp_path / LOG_REL).read_text().splitlines()]
+    assert [sorted(e["candidates"]) for e in logged] == [candidates]
+
+
+def test_the_category_config_finds_in_the_context_leaves_them_out_too(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    config = root / "state" / "lesson-thompson" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[categories]\nresearch = ["flaky"]\n')
+    ws = Workspace(root, clock=fixed_clock)
+    selection = ws.select(CONTEXT, k=5, seed=1, session_id="s1")
+    assert (selection.category, sorted(selection.candidates)) == ("research", ["any.md", "research.md"])
+    # the offline draw (the store unreachable) takes the same candidates
+    offline = select_offline(ws, CONTEXT, k=5, seed=1, session_id="s2")
+    assert (offline.category, sorted(offline.candidates)) == ("research", ["any.md", "research.md"])
+    assert sorted(select_offline(ws, CONTEXT, k=5, seed=1, category="code").candidates) == ["any.md", "code.md"]
