@@ -81,8 +81,8 @@ class Writing(GptmeFiles):
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
             try:
                 self.refresh()
-            except StoreError as exc:
-                raise StoredUnread.after(exc) from None
+            except StoreError as exc:  # logged: the selection is what was drawn, whatever the read back
+                self.warnings.append(f"the selection is logged, but the log cannot be read back now: {exc}")
             if earlier is not None:  # (a hook run twice): the record takes the latest selection's lessons
                 what = f"category {earlier.category}" if earlier.category is not None else "no category"
                 self.warnings.append(

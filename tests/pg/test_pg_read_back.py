@@ -179,3 +179,24 @@ def test_a_writer_connected_afresh_still_waits_for_an_insert_in_flight_below_its
     assert waited
     assert [str(raw.session_id) for r in results for _, raw in r.events] == ["other", "mine"]
     assert results[-1].end == 2
+
+
+def test_a_selection_logged_then_not_read_back_is_the_one_printed(
+    pg_url: str, ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut_after_commit(pg_url, monkeypatch)
+    (ws_root / "ctx.txt").write_text("git commit, a quote, the style guide")
+    argv = ["--context", str(ws_root / "ctx.txt"), "--seed", "7", "--session-id", "picked", "--offline-ok"]
+    code, out, err = run(capsys, "select", *argv, "-w", str(ws_root), "--store", pg_url, "--json")
+    allow_connections(pg_url, True)
+    with psycopg.connect(pg_url) as conn:
+        found = conn.execute("SELECT raw FROM lesson_credit.events WHERE type = 'selection'").fetchall()
+    logged = [json.loads(raw) for (raw,) in found]
+    assert [event["session_id"] for event in logged] == ["picked"]  # the selection committed
+    # Before: --offline-ok took the failed read back for an unreachable store and printed a draw
+    # from bandit-state.json, "not logged", beside the one logged (which a record then links to)
+    assert code == 0, err
+    assert "not logged" not in err, err
+    printed = json.loads(out)
+    assert (printed["selected"], printed["propensity"]) == (logged[0]["selected"], logged[0]["propensity"])
+    assert any("the selection is logged, but the log cannot be read back now" in w for w in printed["warnings"]), out
