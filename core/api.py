@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.analysis.over_time import OverTime
     from lesson_credit.core.bandit.policy import POLICIES
     from lesson_credit.core.base.errors import LessonCreditError, WorkspaceError
-    from lesson_credit.core.base.files import StoreError
+    from lesson_credit.core.base.files import StoredUnread, StoreError
     from lesson_credit.core.base.gc_pause import gc_paused
     from lesson_credit.core.base.numbers import decimal, fixed, signed, span
     from lesson_credit.core.grading import GradeAppended, GradeConflict, grade_text, undo_note
@@ -64,7 +64,7 @@ _HOME: dict[str, str] = {
         "analysis.over_time": ("OverTime",),
         "bandit.policy": ("POLICIES",),
         "base.errors": ("LessonCreditError", "WorkspaceError"),
-        "base.files": ("StoreError",),
+        "base.files": ("StoreError", "StoredUnread"),
         "base.numbers": ("decimal", "fixed", "signed", "span"),
         "grading": ("GradeAppended", "GradeConflict", "grade_text", "undo_note"),
         "health": ("ERROR", "Finding"),

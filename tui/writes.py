@@ -48,7 +48,8 @@ class Write:
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
-    line: int | None = None  # the log line the event got (None: not written)
+    line: int | None = None  # the log line the event got (None: not written, or `unread`)
+    unread: bool = False  # stored, but the log could not be read back then: its line is not known
     before: float | None = None  # grade: the grade in force just before it (None: pending)
     before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
     save: SettingsSave | None = None  # settings: what is saved
@@ -289,6 +290,17 @@ class WriteQueue:
             self._written()
             rewritten = "" if warnings else "; bandit-state.json rewritten"  # (else the warnings say what it is)
             return WriteOutcome(write, True, f"Saved {save.describe()} to config.toml{rewritten}.", warnings)
+        from lesson_credit.core.api import StoredUnread  # the engine's error: not before the first frame
+
+        try:
+            return self._apply_event(source, write, sid)
+        except StoredUnread as exc:  # stored: written, never again (a retry would log it twice)
+            write.unread = True
+            self._written()
+            what = f"grade {_grade(write.value)}" if write.kind == "grade" else "undo"
+            return WriteOutcome(write, True, f"Saved {what} for {sid}; not read back yet: {one_line(str(exc))}")
+
+    def _apply_event(self, source: WorkspaceSource, write: Write, sid: str) -> WriteOutcome:
         if write.kind == "grade":
             assert write.value is not None
             appended = source.append_grade(
@@ -314,6 +326,8 @@ class WriteQueue:
         return outcome
 
     def _apply_undo(self, source: WorkspaceSource, write: Write, commit: Write, sid: str) -> WriteOutcome:
+        if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
+            return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
         if commit.line is None:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
         if commit.before_own == commit.value:

@@ -41,6 +41,20 @@ class StoreUnavailable(TemporaryFailure, StoreError):
     a caller that copes with any failure of the store (select --offline-ok) catches both."""
 
 
+class LockHeld(StoreUnavailable):
+    """Another writer held the log's lock longer than the wait: nothing was written by the block."""
+
+
+class StoredUnread(StoreUnavailable):
+    """The event was stored (committed), but reading the log back then failed (a database gone
+    right after the commit): the command cannot show what it did. Exit 75 like any failure of the
+    store that may pass; the message says the event was stored (a retried record finds it)."""
+
+    @classmethod
+    def after(cls, failure: BaseException) -> StoredUnread:
+        return cls(f"the event was stored, but cannot be read back now: {failure}")
+
+
 def describe_os_error(exc: OSError, path: Path, *, reading: bool = False) -> str:
     """One line for a failed write (or a failed read, with `reading`) of `path`."""
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):

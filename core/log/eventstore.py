@@ -119,7 +119,7 @@ class EventStore(Protocol):
         """The writers' lock (one holder at a time, across processes and threads; re-entered in the
         holding thread): a read of what is new, a check against it, and an append made inside it
         are not interleaved with another writer's. Waiting longer than `timeout` (default:
-        `lock_timeout()`) is a StoreUnavailable, nothing written."""
+        `lock_timeout()`) is a LockHeld (a StoreUnavailable), nothing written."""
         ...
 
     def append(self, line: bytes) -> None:

@@ -20,6 +20,7 @@ shows the password.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import psycopg
@@ -55,6 +56,9 @@ _REFUSED_FOR_GOOD = (
     "not permitted to log in",
     "invalid",
 )
+# the client's SSL settings that the server cannot meet (sslmode=require against a server without
+# SSL, a certificate that does not verify): retrying cannot help either (exit 1)
+_SSL_REFUSED = ("but SSL was required", "certificate")
 
 
 def parse_url(url: str) -> dict[str, Any]:
@@ -116,19 +120,28 @@ def connect(url: str, name: str) -> Connection:
 
 
 def one_line(exc: BaseException, password: str | None = None) -> str:
-    """The error's message on one line (the server's primary message: no CONTEXT or DETAIL)."""
+    """The error's message on one line (the server's primary message: no CONTEXT or DETAIL), the
+    password hidden wherever it stands alone (not inside a word: a short one would garble it)."""
     primary = exc.diag.message_primary if isinstance(exc, psycopg.Error) else None
     text = " ".join((primary or str(exc)).split()) or type(exc).__name__
-    return text.replace(password, "***") if password else text
+    return _hidden(text, password)
+
+
+def _hidden(text: str, password: str | None) -> str:
+    if not password:
+        return text
+    return re.sub(rf"(?<![^\W_]){re.escape(password)}(?![^\W_])", "***", text)
 
 
 def connect_failure(exc: psycopg.Error, name: str, password: str | None) -> StoreError:
     """A failed connection: temporary (exit 75) unless the server refused us for good (a wrong
-    password, an unknown database or role: exit 1). libpq gives no SQLSTATE for these."""
-    text = one_line(exc, password)
-    if "FATAL" in text and any(marker in text for marker in _REFUSED_FOR_GOOD):
-        return StoreError(f"{name}: cannot connect: {text}")
-    return StoreUnavailable(f"{name}: cannot connect: {text}")
+    password, an unknown database or role: exit 1) or the client's SSL settings cannot be met. libpq
+    gives no SQLSTATE for these: its message tells, read before the password is hidden in it."""
+    text = one_line(exc)
+    refused = "FATAL" in text and any(marker in text for marker in _REFUSED_FOR_GOOD)
+    if refused or any(marker in text for marker in _SSL_REFUSED):
+        return StoreError(f"{name}: cannot connect: {_hidden(text, password)}")
+    return StoreUnavailable(f"{name}: cannot connect: {_hidden(text, password)}")
 
 
 def is_temporary(exc: psycopg.Error) -> bool:

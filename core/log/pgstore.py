@@ -12,10 +12,9 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
   id cannot be stored, whoever writes it (and a session's event is found through it). The
   primary key serves reading after a position. Nothing else is indexed: each index is paid for
   by every append (migration 3 dropped the one by session of every event).
-- Triggers refuse UPDATE, DELETE and TRUNCATE (migration 2): what was read up to a position
-  stays what it was; one run past them is counted (migration 4). No trigger NOTIFYs (migration
-  3 dropped it): PostgreSQL serializes the commits of all transactions that notify, under one
-  lock, so a notifying writer could not commit beside another. A follower polls the position.
+- Triggers refuse UPDATE, DELETE and TRUNCATE (migration 2); one run past them is counted
+  (migration 4). No trigger NOTIFYs (migration 3 dropped it): PostgreSQL serializes the commits
+  of all transactions that notify, under one lock. A follower polls the position.
 
 Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync). The
 unique index refuses a second session event for an id however writers race (`DuplicateSession`),
@@ -50,9 +49,10 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg import errors as pg_errors
 
+from lesson_credit.core.base.files import LockHeld, StoredUnread, StoreUnavailable
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_event, is_session
-from lesson_credit.core.log.eventstore import DuplicateSession, Hasher, StoreUnavailable, checked_raw
+from lesson_credit.core.log.eventstore import DuplicateSession, Hasher, checked_raw
 from lesson_credit.core.log.pgschema import LAST_UP_TO, LATEST, migrate, row_fields
 from lesson_credit.core.log.store import ReadResult, StoreError, lock_timeout, parse_chunk
 
@@ -206,7 +206,7 @@ class PgStore:
         with self._connecting:
             if self._conn is None or self._conn.closed:
                 self._store_id = None  # a new connection may find a database created afresh
-                self._own_end, self._read_end, self._ahead = 0, None, None
+                self._read_end, self._ahead = None, None  # (`_own_end` stays: a read still waits for it)
                 self._conn = self._open()
             return self._conn
 
@@ -240,12 +240,12 @@ class PgStore:
         per database) on this client's connection, released when the block ends or the connection
         does, and held by one thread of the process at a time; re-entered by its holder. Appends in
         it commit on return: what follows them (bandit-state.json) never describes an uncommitted
-        event. Waiting over `timeout` (default `lock_timeout()`) is a StoreUnavailable."""
+        event. Waiting over `timeout` (default `lock_timeout()`) is a LockHeld (StoreUnavailable)."""
         depth = getattr(self._writing, "depth", 0)
         wait = lock_timeout() if timeout is None else timeout
         held = f"{self._name}: another writer held the lock for {wait:g} s; nothing written, retry later"
         if not depth and not self._threads.acquire(timeout=wait):
-            raise StoreUnavailable(held)
+            raise LockHeld(held)
         try:
             if not depth:
                 self._lock(wait, held)
@@ -268,7 +268,7 @@ class PgStore:
             conn.execute(f"SET LOCAL lock_timeout = {ms}; SET LOCAL statement_timeout = {ms + 1000}; {_LOCK}".encode())
         except psycopg.Error as exc:
             if exc.sqlstate in (pgconn.LOCK_NOT_AVAILABLE, pgconn.QUERY_CANCELED):
-                raise StoreUnavailable(held) from None
+                raise LockHeld(held) from None
             if conn.closed or conn.broken:
                 self._conn = None
             raise self._failure(exc, "cannot take the writers' lock") from None
@@ -420,7 +420,7 @@ class PgStore:
             if time.monotonic() > deadline:
                 late = f"a write another client began earlier is not committed after {pgconn.STATEMENT_TIMEOUT_S:.0f} s"
                 if own:
-                    raise StoreUnavailable(
+                    raise StoredUnread(
                         f"{self._name}: the event was stored, but cannot be read back in order yet: {late} "
                         "(a retry finds it stored)"
                     )

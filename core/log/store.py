@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from lesson_credit.core.base.files import LockTimeout, StoreUnavailable, WriteGuard, exclusive_lock, open_append
+from lesson_credit.core.base.files import LockHeld, LockTimeout, WriteGuard, exclusive_lock, open_append
 from lesson_credit.core.base.files import StoreError as StoreError
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
@@ -190,7 +190,7 @@ class EventLog:
     def locked(self, timeout: float | None = None) -> Iterator[None]:
         """Hold the writers' lock: read-validate-append sequences happen inside it. Waiting longer
         than `timeout` (default: `lock_timeout()`) for another writer is a temporary failure
-        (StoreUnavailable, exit 75): nothing was written, a retry may succeed."""
+        (LockHeld, a StoreUnavailable: exit 75): nothing was written, a retry may succeed."""
         timeout = lock_timeout() if timeout is None else timeout
         # Only taking the lock is the lock's failure: an error inside the block is the block's own.
         lock_path = self.guard.target(self.lock_path)  # StoreError: a link out of the workspace
@@ -199,7 +199,7 @@ class EventLog:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             held.enter_context(exclusive_lock(lock_path, timeout))
         except LockTimeout:
-            raise StoreUnavailable(
+            raise LockHeld(
                 f"{self.lock_path}: another writer held the lock for {timeout:g} s; nothing written, retry later"
             ) from None
         except OSError as exc:

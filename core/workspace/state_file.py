@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
-from lesson_credit.core.base.files import StoreUnavailable, atomic_write, set_aside
+from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, set_aside
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import FileNumbers, encode
@@ -48,24 +48,43 @@ class StateFile(Analysis):
         self.log.append(encode(event))
         self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
         if locked:
-            return self._after_write(adopted, locked)
+            return self._after_write(adopted, locked, appended=True)
         try:
             with self.log.locked():
-                return self._after_write(adopted, locked=True)
-        except StoreUnavailable:  # the lock not had in time (its message says "nothing written": not so)
+                return self._after_write(adopted, locked=True, appended=True)
+        except LockHeld:  # the lock not had in time (its message says "nothing written": not so)
             name = self.state_path.name
             why = f"{name} not rewritten: another writer held the log's lock too long"
             return (f"{why}; the event is logged, and the next write or `status` rewrites {name}",)
-        except StoreError as exc:
+        except StoredUnread:
+            raise
+        except StoreError as exc:  # (the lock not taken: a lost connection, say)
             return (interop.state_not_written(exc, self.state_path),)
 
-    def _after_write(self, adopted: bool = False, locked: bool = True) -> tuple[str, ...]:
+    def _after_write(self, adopted: bool = False, locked: bool = True, appended: bool = False) -> tuple[str, ...]:
         """The event is in the log (or the settings in config.toml): the command has succeeded, and
         a failure to rewrite `bandit-state.json` (a derived file) is only a warning (see interop),
         returned with the others of the rewrite (`write_state`), one line each. The caller holds the
-        log's lock. `adopted`: the file's evidence is in the log now (see write_state)."""
+        log's lock. `adopted`: the file's evidence is in the log now (see write_state). `appended`:
+        the caller appended an event, which it shows from the fold: a connection lost right after the
+        commit, the log is read again on a new one (the writers' lock went with the old: the state
+        file is left to the next write); when it cannot be read back, StoredUnread, never a fold
+        without the event."""
         try:
             self.refresh()
+        except StoredUnread:  # (waited for an insert in flight below the event: not again)
+            raise
+        except StoreError as exc:
+            if not appended:
+                return (interop.state_not_written(exc, self.state_path),)
+            try:
+                self.refresh()  # (a store whose connection broke connects afresh)
+            except StoreError as again:
+                raise StoredUnread.after(again) from None
+            return (interop.state_not_written(exc, self.state_path),)
+        except OSError as exc:
+            return (interop.state_not_written(exc, self.state_path),)
+        try:
             return self.write_state(locked=locked, adopted=adopted)
         except interop.StateKept as exc:
             return (str(exc),)

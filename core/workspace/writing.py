@@ -13,7 +13,7 @@ from lesson_credit.core import commands, grading
 from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config, save_config
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import set_aside_notices
+from lesson_credit.core.base.files import StoredUnread, StoreError, set_aside_notices
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.log.stores import record_lock
 from lesson_credit.core.model.settings import CreditSettings
@@ -79,7 +79,10 @@ class Writing(GptmeFiles):
         if log:
             earlier = self._reader.index.latest_selection(drawn.selection.session_id)
             selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
-            self.refresh()
+            try:
+                self.refresh()
+            except StoreError as exc:  # logged: the selection is what was drawn, whatever the read back
+                self.warnings.append(f"the selection is logged, but the log cannot be read back now: {exc}")
             if earlier is not None:  # (a hook run twice): the record takes the latest selection's lessons
                 what = f"category {earlier.category}" if earlier.category is not None else "no category"
                 self.warnings.append(
@@ -138,7 +141,12 @@ class Writing(GptmeFiles):
             self.warnings.extend(self._append(event, locked=held))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
             self.warnings.append(f"journal {journal} is empty: every lesson's salience is 0 (its weight the floor)")
-        return self.explain(session_id)
+        try:
+            return self.explain(session_id)
+        except StoredUnread:
+            raise
+        except StoreError as exc:  # (the log not read back under the lock: it could not be taken)
+            raise StoredUnread.after(exc) from None
 
     def append_grade(
         self,

@@ -108,6 +108,8 @@ def test_a_held_table_lock_makes_status_fail_with_one_line(
         ("postgresql://lc:{pw}@127.0.0.1:{port}/no_such_database", 1, 'database "no_such_database" does not exist'),
         ("postgresql://nobody:{pw}@127.0.0.1:{port}/postgres", 1, "authentication failed"),
         ("host=127.0.0.1 port={port} password='{pw}", 1, "invalid PostgreSQL connection string"),
+        # the test server has no SSL: a retry cannot succeed (it exited 75, "retry later")
+        ("postgresql://lc:{pw}@127.0.0.1:{port}/postgres?sslmode=require", 1, "SSL was required"),
     ],
 )
 def test_connection_errors_are_one_line_without_the_password(
@@ -116,6 +118,29 @@ def test_connection_errors_are_one_line_without_the_password(
     got, out, err = run(capsys, "status", "-w", str(ws_root), "--store", url.format(pw=PASSWORD, port=pg_server.port))
     assert (got, out) == (code, "")
     assert err.count("\n") == 1 and says in err and PASSWORD not in err, err
+
+
+@pytest.mark.parametrize("password", ["s", "ion"])
+def test_a_short_password_is_hidden_without_garbling_the_message(
+    pg_server: Server, ws_root: Path, capsys: pytest.CaptureFixture[str], password: str
+) -> None:
+    # A password is hidden where it stands alone (an echoed connection string), not inside the
+    # words of the message: with "s" it read "pa***word authentication failed for u***er", and
+    # with "ion" "authenticat*** failed", which then exited 75 ("retry later"): the wrong password
+    # was told from a failure that may pass by the words it had hidden
+    code, out, err = run(capsys, "status", "-w", str(ws_root), "--store", pg_server.url(password=password))
+    assert (code, out) == (1, "")
+    assert 'connection failed: connection to server at "127.0.0.1"' in err, err
+    assert 'password authentication failed for user "lc"' in err, err
+
+
+def test_a_wrong_password_that_is_a_word_of_the_message_exits_1(
+    pg_server: Server, ws_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # hidden ("authentication *** for user"), and still a refusal for good: before, exit 75
+    code, out, err = run(capsys, "status", "-w", str(ws_root), "--store", pg_server.url(password="failed"))
+    assert (code, out) == (1, ""), err
+    assert "password authentication *** for user" in err, err
 
 
 def test_without_psycopg_a_command_says_so_in_one_line(

@@ -254,6 +254,29 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
     assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"][-1] == 0.5
 
 
+def test_a_grade_stored_but_not_read_back_is_written_once(workspace: Workspace, ws_root: Path) -> None:
+    from lesson_credit.core.base.files import StoredUnread
+
+    class GoneAfterCommit(WorkspaceSource):  # the database gone right after the grade's commit
+        def append_grade(self, *args: Any, **kwargs: Any) -> Any:
+            super().append_grade(*args, **kwargs)
+            raise StoredUnread("the event was stored, but cannot be read back now: db: connection lost")
+
+    queue = WriteQueue()
+    commit = queue.commit("s4", 0.6, None, shown=None)
+    assert queue.start_draining() and queue.take() is commit
+    # Before, apply raised: the app tried the write again (a second 0.6 grade once the database answered)
+    outcome = queue.apply(GoneAfterCommit(workspace), commit)
+    assert outcome.written and outcome.message.startswith("Saved grade 0.6 for s4; not read back yet"), outcome
+    assert queue.take() is None
+    assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"] == [0.6]
+    undo = queue.undo("s4")  # its line is not known: refused, nothing written
+    assert undo is not None and queue.start_draining() and queue.take() is undo
+    refused = queue.apply(WorkspaceSource(workspace), undo)
+    assert not refused.written and refused.message == "Not undone: the grade on s4 was saved but not read back."
+    assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"] == [0.6]
+
+
 def test_write_queue_refuses_a_no_op_undo(workspace: Workspace, ws_root: Path) -> None:
     source = WorkspaceSource(workspace)
     queue = WriteQueue()
