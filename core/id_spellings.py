@@ -15,9 +15,12 @@ from lesson_credit.core.log.eventstore import EventStore
 from lesson_credit.core.log.store import StoreError
 from lesson_credit.core.log.stores import raw_lines
 
-# a line that may hold such an entry: a `lessons` path segment, a backslash, or an entry (an object's
-# path or arm_id, a list's bare string) starting with a space, `.`, `/` or a drive; others are not parsed.
-# Searched one by one: one alternation of them all has no literal to skip ahead by (three times slower)
+# a line that may hold such an entry: a `lessons` path segment, a backslash, an entry (an object's path or
+# arm_id, a list's bare string) starting with a space, `.`, `/` or a drive, or whitespace that str.strip()
+# (normalize_id) removes around an id: a space before a closing quote, an escape (`\t`, `\u00a0`) after an
+# opening or before a closing one, a non-ASCII space written raw anywhere. Others are not parsed. Searched
+# one by one, each led by a literal to skip ahead by: one alternation of them all is three times slower
+_STRIPPED = rb"(?:[tnrf]|u(?:000[9a-dA-D]|001[c-fC-F]|0085|00[aA]0|1680|200[0-9aA]|202[89fF]|205[fF]|3000))"
 _CANDIDATES = tuple(
     re.compile(pattern)
     for pattern in (
@@ -25,6 +28,13 @@ _CANDIDATES = tuple(
         rb"\\\\",
         rb'"(?:path|arm_id)"\s*:\s*"(?:\s|\.|/|[A-Za-z]:)',
         rb'"lessons"\s*:\s*\[[^\]]*?"(?:\s|\.|/|[A-Za-z]:)',
+        rb' "\s*[,\]}]',  # (a key's closing quote is followed by `:`, an opening one by its text)
+        rb'"\\' + _STRIPPED,
+        rb"\\" + _STRIPPED + rb'"',
+        rb"\xc2[\x85\xa0]",  # U+0085, U+00A0 as UTF-8
+        rb"\xe1\x9a\x80",  # U+1680
+        rb"\xe2(?:\x80[\x80-\x8a\xa8\xa9\xaf]|\x81\x9f)",  # U+2000-U+200A, U+2028, U+2029, U+202F, U+205F
+        rb"\xe3\x80\x80",  # U+3000
     )
 )
 
@@ -44,8 +54,10 @@ class Spellings:
             said.append(f"{entries} a 'lessons/' prefix, an absolute path or another spelling of a library id")
         if self.unmapped:
             more = " more" if self.other else " lesson entries" if self.unmapped > 1 else " lesson entry"
-            names = "names a lesson by an absolute path" if self.unmapped == 1 else "name lessons by absolute paths"
-            said.append(f"{self.unmapped}{more} {names} with no `lessons` folder, read as arms of their own")
+            one = self.unmapped == 1
+            names = "names a lesson by an absolute path" if one else "name lessons by absolute paths"
+            arms = "an arm of its own" if one else "arms of their own"
+            said.append(f"{self.unmapped}{more} {names} with no `lessons` folder, read as {arms}")
         return "; ".join(said)
 
 

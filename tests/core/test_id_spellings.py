@@ -5,10 +5,15 @@ id string), and an absolute path that names no `lessons` folder is told apart: i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import pytest
+
 from lesson_credit.core.health import Finding, lint
+from lesson_credit.core.id_spellings import Spellings, entry_spellings
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 from tests.support.health_logs import LESSONS, clean_events
@@ -49,3 +54,36 @@ def test_an_absolute_path_outside_a_lessons_folder_is_said_to_be_an_arm_of_its_o
     assert got.message.startswith("1 lesson entry ")
     assert "; 1 more names a lesson by an absolute path with no `lessons` folder" in got.message
     assert "import-gptme" in got.advice
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "tools/c.md ",  # a trailing space
+        "a.md\t",  # an escaped tab after the id (json writes it \t)
+        "\ta.md",  # ... and before it
+        "a.md\u00a0",  # a no-break space: str.strip() removes it too (json writes \u00a0, msgspec the raw bytes)
+        "\u3000tools/c.md",  # an ideographic space before it
+    ],
+)
+@pytest.mark.parametrize("encode", [lambda e: json.dumps(e).encode(), msgspec.json.encode])
+def test_whitespace_around_an_id_is_counted_on_either_side(entry: str, encode: Callable[[Any], bytes]) -> None:
+    # the reader strips the id (normalize_id): each of these is a library id spelled otherwise, one entry;
+    # as an object's path and as a bare string, whichever way the line was encoded
+    assert entry.strip() != entry and entry.strip() in ("a.md", "tools/c.md")
+    lines = [
+        encode({"type": "session", "session_id": "p1", "lessons": [{"path": entry, "salience": 1.0}]}) + b"\n",
+        encode({"type": "session", "session_id": "p2", "lessons": ["b.md", entry]}) + b"\n",
+        encode({"type": "session", "session_id": "p3", "lessons": [{"path": "a.md", "note": "x "}]}) + b"\n",
+    ]
+    assert entry_spellings(lines) == Spellings(other=2)
+
+
+def test_what_lint_says_agrees_with_its_counts() -> None:
+    assert Spellings(other=2, unmapped=1).said() == (
+        "2 lesson entries in the log use a 'lessons/' prefix, an absolute path or another spelling of a library id; "
+        "1 more names a lesson by an absolute path with no `lessons` folder, read as an arm of its own"
+    )
+    assert Spellings(unmapped=2).said() == (
+        "2 lesson entries name lessons by absolute paths with no `lessons` folder, read as arms of their own"
+    )
