@@ -93,8 +93,7 @@ def frontmatter_note(text: str, raw_meta: str | None, yaml: bool) -> str | None:
         if text.startswith("\ufeff"):
             why = "the file starts with a UTF-8 byte order mark"
         elif yaml:
-            blank = len(text[: text.index("---")].splitlines()) if "---" in text else 0
-            why = f"{blank} blank line{'s' if blank != 1 else ''} come before the opening `---`"
+            why = _before_dashes(text[: text.find("---")]) + " before the opening `---`"
         else:
             why = "its frontmatter is not YAML between `---` lines"
         return (
@@ -110,6 +109,16 @@ def frontmatter_note(text: str, raw_meta: str | None, yaml: bool) -> str | None:
         "closing `---` line: gptme reads other settings or cannot load the file; write no `---` inside the "
         "frontmatter"
     )
+
+
+def _before_dashes(before: str) -> str:
+    """What `before` (blank lines, then what stands before `---` on its line) is, with its verb."""
+    blank, indent = before.count("\n"), before[before.rfind("\n") + 1 :]
+    lines = f"{blank} blank line{'s' if blank != 1 else ''}" if blank else ""
+    rest = "spaces" if indent.strip(" ") == "" else "whitespace"
+    if not indent:
+        return f"{lines} {'comes' if blank == 1 else 'come'}"
+    return f"{lines} and {rest} come" if lines else f"{rest} {'come' if rest == 'spaces' else 'comes'}"
 
 
 def meta_notes(meta: dict[str, Any], match: Any) -> list[str]:

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from lesson_credit.core.health import WARNING, lint
-from lesson_credit.core.library.lessons import GPTME, IGNORED, LessonError, load_library, parse_lesson
+from lesson_credit.core.library.lessons import (
+    GPTME,
+    IGNORED,
+    LessonError,
+    load_library,
+    parse_lesson,
+    parse_lesson_checked,
+)
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock
 
@@ -128,3 +135,18 @@ def test_a_clean_lesson_has_no_note(tmp_path: Path) -> None:
     assert [p.kind for p in library.problems] == [GPTME]  # the keyword itself holds `---`
     write(tmp_path, "c.md", "---\nmatch:\n  keywords: [ab]\n---\n# C\n\nText --- more.\n")
     assert load_library(tmp_path).problems == ()
+
+
+@pytest.mark.parametrize(
+    ("before", "said"),
+    [
+        ("\n", "(1 blank line comes before the opening `---`)"),
+        ("\n \n", "(2 blank lines come before the opening `---`)"),
+        ("  ", "(spaces come before the opening `---`)"),  # on its own line: no blank line at all
+        ("\n ", "(1 blank line and spaces come before the opening `---`)"),
+        ("\t", "(whitespace comes before the opening `---`)"),
+    ],
+)
+def test_what_comes_before_the_opening_dashes_is_said_as_it_is(before: str, said: str) -> None:
+    (note,) = parse_lesson_checked(before + FRONT, "b.md")[1]
+    assert said in note
