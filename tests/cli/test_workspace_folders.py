@@ -120,9 +120,15 @@ def test_no_command_without_a_terminal_exits_2_at_once(tmp_path: Path) -> None:
     with out.open("w") as stdout:
         done = subprocess.run(
             [sys.executable, "-m", "lesson_credit.cli.main", "-w", str(root)],
-            cwd=ROOT, env=process_env(), stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE,
-            text=True, timeout=60, check=False,
-        )  # fmt: skip
+            cwd=ROOT,
+            env=process_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "no command" in done.stderr and "--help" in done.stderr
     assert out.read_text() == ""
@@ -137,9 +143,15 @@ def test_the_dashboard_without_a_terminal_says_so_and_exits_1(tmp_path: Path) ->
     with out.open("w") as stdout:
         done = subprocess.run(
             [sys.executable, "-m", "lesson_credit.cli.main", "tui", "-w", str(root)],
-            cwd=ROOT, env=process_env(), stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE,
-            text=True, timeout=60, check=False,
-        )  # fmt: skip
+            cwd=ROOT,
+            env=process_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     assert done.returncode == 1 and out.read_text() == ""
     assert done.stderr.count("\n") == 1 and "\x1b" not in done.stderr, done.stderr[:300]
     assert done.stderr.startswith("lesson-credit: the dashboard needs a terminal"), done.stderr

@@ -22,8 +22,16 @@ GIT = "tools/git.md"
 
 def session(sid: str) -> bytes:
     # heuristic 0.5, salience 1.0: weight 1, so (seed) alpha 1 + 0.5, beta 1 + 0.5
-    return line({"type": "session", "session_id": sid, "timestamp": "2026-03-05T16:30:00Z", "base_reward": 0.5,
-                 "grader": "heuristic", "lessons": [{"path": GIT, "salience": 1.0}]})  # fmt: skip
+    return line(
+        {
+            "type": "session",
+            "session_id": sid,
+            "timestamp": "2026-03-05T16:30:00Z",
+            "base_reward": 0.5,
+            "grader": "heuristic",
+            "lessons": [{"path": GIT, "salience": 1.0}],
+        }
+    )
 
 
 def admin_url(url: str) -> str:
