@@ -222,6 +222,7 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: b
         if first:  # before the collector runs again: its next collection would walk all the imports made
             _frozen()
 
+    args.writes = writes  # a write whose event is stored succeeds whatever fails after it (cli/main.py)
     root = Path(args.workspace)
     if not root.is_dir():
         raise CliError(f"workspace {root} is a file, not a folder" if root.exists() else f"workspace not found: {root}")

@@ -21,7 +21,7 @@ from lesson_credit.cli.common import (
     summary_lines,
     workspace_arg,
 )
-from lesson_credit.cli.process import guarded, limit_blas_threads
+from lesson_credit.cli.process import guarded, limit_blas_threads, stored, succeeded
 from lesson_credit.cli.render import safe
 from lesson_credit.cli.version import VersionAction
 
@@ -181,24 +181,26 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         from lesson_credit.cli.commands.dashboard import cmd_tui
 
         args.func = cmd_tui
-    return guarded(lambda: _dispatch(args), args.command or "the dashboard")
+    return guarded(lambda: _dispatch(args), args.command or "the dashboard", lambda logged: stored(args, logged))
 
 
 def _dispatch(args: argparse.Namespace) -> int:
     """The command's exit status. The dispatcher maps only the project's errors (core/base/errors.py): one
     line, and the exit status the error carries. Whatever else a command raises is not input to be
     corrected: the process boundary (cli/process.py `guarded`) says what it is."""
-    from lesson_credit.core.base.errors import LessonCreditError
-    from lesson_credit.core.base.files import set_aside_mark
+    from lesson_credit.core.base.errors import LessonCreditError, TemporaryFailure
+    from lesson_credit.core.base.files import logged_count, set_aside_mark
 
-    mark = set_aside_mark()
+    mark, logged = set_aside_mark(), logged_count()
     try:
         code = int(args.func(args))
         _set_aside_warnings(mark)
         return code
     except LessonCreditError as exc:  # one line: the caches set aside go unsaid
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"lesson-credit: {safe(message)}", file=sys.stderr)
+        message = safe(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        if isinstance(exc, TemporaryFailure) and stored(args, logged):  # (the database gone after the commit)
+            return succeeded(message)
+        print(f"lesson-credit: {message}", file=sys.stderr)
         return exc.exit_code
 
 

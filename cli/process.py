@@ -3,6 +3,7 @@ its exit status is when a command ends in something other than its own result or
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from lesson_credit.cli.common import EXIT_INTERNAL
 from lesson_credit.cli.render import safe
 from lesson_credit.core.base.errors import TemporaryFailure
+from lesson_credit.core.base.files import logged_count
 
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT (128 + 2)
 
@@ -27,13 +29,14 @@ def limit_blas_threads() -> None:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
-def guarded(run: Callable[[], int], name: str) -> int:
+def guarded(run: Callable[[], int], name: str, has_stored: Callable[[int], bool] | None = None) -> int:
     """`run()`'s exit status (`name`: the command, for messages), at the process's boundary: Ctrl-C ends
     it with 130, a reader that went away (`| head`) with 0, no memory for it (a MemoryError; a library
     that could not be mapped under `ulimit -v`) with one line and the error root's temporary failure
-    (75: a resource that may be there later, not bad input; a write that committed already said so with a
-    warning), and anything else, which no command raises on purpose, with its traceback and
-    EXIT_INTERNAL: a bug, never "bad input"."""
+    (75: a resource that may be there later, not bad input; once a write command has stored its event,
+    `has_stored(the events logged before it)`, a warning and 0: `succeeded`), and anything else, which
+    no command raises on purpose, with its traceback and EXIT_INTERNAL: a bug, never "bad input"."""
+    logged = logged_count()
     try:
         return run()
     except KeyboardInterrupt:
@@ -42,6 +45,8 @@ def guarded(run: Callable[[], int], name: str) -> int:
         return 0
     except MemoryError as exc:
         why = f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""  # ours say what needs more
+        if has_stored is not None and has_stored(logged):
+            return succeeded(f"not enough memory to finish {name}{why}")
         print(f"lesson-credit: not enough memory for {name}{why}", file=sys.stderr)
         return TemporaryFailure.exit_code
     except ImportError as exc:
@@ -61,3 +66,17 @@ def _internal(name: str) -> int:
         f"lesson-credit: internal error in {name} (a bug: please report it with the traceback above)", file=sys.stderr
     )
     return EXIT_INTERNAL
+
+
+def stored(args: argparse.Namespace, logged: int) -> bool:
+    """Whether a write command (`open_workspace(writes=True)`) has stored its event: more events logged
+    (core/base/files.py `logged_count`) than `logged`, the count when it started."""
+    return bool(getattr(args, "writes", False)) and logged_count() > logged
+
+
+def succeeded(why: str) -> int:
+    """A write command whose event is stored has succeeded: what failed after it (reading the log back,
+    memory for what it prints) is a warning, and the exit status 0; a failure (75, retry later) would
+    have a hook retry a record the log already has, and be refused the duplicate."""
+    print(f"warning: {why} (the command succeeded: its event is logged)", file=sys.stderr)
+    return 0

@@ -16,12 +16,11 @@ Schema (created on first use, versioned in `lesson_credit.migrations`):
   (migration 4). No trigger NOTIFYs (migration 3 dropped it): PostgreSQL serializes the commits
   of all transactions that notify, under one lock. A follower polls the position.
 
-Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync). The
-unique index refuses a second session event for an id however writers race (`DuplicateSession`),
-so recording a session takes no lock; a write checked against the log (a grade against the
-latest) is made under `locked()`, an advisory lock. Clients storing identical bytes at once each
-get their copy (an insert losing the race for an `occurrence` counts again). Errors are
-classified by SQLSTATE (core/log/pgconn.py).
+Writing. Each event is one autocommit INSERT (committed on return, the file store's fsync). The unique index
+refuses a second session event for an id however writers race (`DuplicateSession`), so recording a session
+takes no lock; a write checked against the log (a grade against the latest) is made under `locked()`, an
+advisory lock. Clients storing identical bytes at once each get their copy (an insert losing the race for an
+`occurrence` counts again). Errors are classified by SQLSTATE (core/log/pgconn.py).
 
 Reading. Positions are drawn when a row is inserted, but transactions commit in any order: a
 reader may see position 11 committed while 10 is still in flight. A reader never moves past a
@@ -49,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg import errors as pg_errors
 
-from lesson_credit.core.base.files import LockHeld, StoredUnread, StoreUnavailable
+from lesson_credit.core.base.files import LockHeld, StoredUnread, StoreUnavailable, note_logged
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_event, is_session
 from lesson_credit.core.log.eventstore import DuplicateSession, Hasher, checked_raw
@@ -315,6 +314,7 @@ class PgStore:
                     raise DuplicateSession(session_id) from None
                 raise self._failure(exc, "cannot append") from None
             assert row is not None
+            note_logged()
             self._own_end = max(self._own_end, int(row[0]))
             if read_end is not None:
                 self._ahead = _after_append(read_end, row, line.strip())

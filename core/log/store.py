@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from lesson_credit.core.base.files import LockHeld, LockTimeout, WriteGuard, exclusive_lock, open_append
+from lesson_credit.core.base.files import LockHeld, LockTimeout, WriteGuard, exclusive_lock, note_logged, open_append
 from lesson_credit.core.base.files import StoreError as StoreError
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
@@ -252,6 +252,7 @@ class EventLog:
                 os.ftruncate(fd, size)
                 raise StoreError(f"{self.path}: short write (disk full?); nothing appended")
             os.fsync(fd)
+            note_logged()
         except OSError as exc:
             with contextlib.suppress(OSError):
                 if os.fstat(fd).st_size > size:

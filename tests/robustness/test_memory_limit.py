@@ -103,3 +103,44 @@ def test_no_memory_for_bandit_state_after_a_grade_is_logged_is_a_warning(
     added = [json.loads(line) for line in (root / LOG_REL).read_bytes()[len(before) :].splitlines()]
     assert code == 0 and [(e["type"], e["session_id"], e["base_reward"]) for e in added] == [("grade", "s3", 0.9)], err
     assert err.count("\n") == 1 and "not enough memory" in err and "the event is logged" in err, err
+
+
+def test_no_memory_to_show_a_record_once_it_is_logged_is_a_success(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session is in the log: the record succeeded (exit 0, a warning), whatever runs out of memory
+    after it (here the explanation it prints). It exited 75, and the hook that retried was refused: the
+    session was already recorded."""
+    root = _ws(tmp_path)
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(Workspace, "explain", exhausted)
+    journal = str(root / "j.txt")
+    code, out, err = run_cli(
+        "record", "--session-id", "new", "--journal", journal, "--lessons", "tools/git.md", "-w", str(root)
+    )
+    logged = [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()]
+    assert [e["session_id"] for e in logged if e.get("type", "session") == "session"][-1] == "new"
+    assert (code, out) == (0, ""), err
+    assert err == "warning: not enough memory to finish record (the command succeeded: its event is logged)\n"
+
+
+def test_no_memory_before_the_event_is_logged_is_still_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # nothing stored: retry later (75), and a read command the same whatever it logged on the way
+    root = _ws(tmp_path)
+    before = (root / LOG_REL).read_bytes()
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(Workspace, "record", exhausted)
+    journal = str(root / "j.txt")
+    code, out, err = run_cli(
+        "record", "--session-id", "new", "--journal", journal, "--lessons", "tools/git.md", "-w", str(root)
+    )
+    assert (code, out, err) == (75, "", "lesson-credit: not enough memory for record\n")
+    assert (root / LOG_REL).read_bytes() == before
