@@ -39,7 +39,7 @@ def str_list(value: Any, what: str, ignored: list[str], top_level: bool = False)
         keys = [key for key in value if isinstance(key, str)]
         ignored.append(
             f"{what} is a mapping: its text keys are read as the {what}, as gptme reads them, its values ignored "
-            f"({', '.join(repr(key) for key in keys[:3]) or 'none'}); write a list"
+            f"({', '.join(shown_value(key) for key in keys[:3]) or 'none'}); write a list"
         )
         return tuple(keys)
     if isinstance(value, list):
@@ -68,18 +68,25 @@ def category_list(value: Any, ignored: list[str]) -> tuple[str, ...]:
         return ()
     others = [item for item in items if not isinstance(item, str) or not item.strip()]
     if others:
-        shown = ", ".join(repr(item) if isinstance(item, str) else _shown(item) for item in others[:3])
+        shown = ", ".join(shown_value(item) for item in others[:3])
         ignored.append(f"match.session_categories entries that are not kinds of work are ignored: {shown}")
     kept = dict.fromkeys(item.strip() for item in items if isinstance(item, str) and item.strip())
     return tuple(kept)
 
 
+def shown_value(item: Any) -> str:
+    """A frontmatter value for a one-line message: text quoted, cut after 40 characters; others by `_shown`."""
+    if isinstance(item, str):
+        return repr(item) if len(item) <= 40 else repr(item[:37]) + "..."
+    return _shown(item)
+
+
 def _shown(item: Any) -> str:
-    """A non-text YAML value, as its YAML reads."""
+    """A non-text YAML value, as its YAML reads (a collection by its kind: a set's items come in no set order)."""
     if item is None or isinstance(item, bool):
         return {None: "null", True: "true", False: "false"}[item]
-    if isinstance(item, list | dict):
-        return "a list" if isinstance(item, list) else "a mapping"
+    if isinstance(item, list | tuple | dict | set | frozenset):
+        return "a mapping" if isinstance(item, dict) else "a set" if isinstance(item, set | frozenset) else "a list"
     return str(item)[:40]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_credit.core.library.lessons import IGNORED, load_library, parse_lesson
+from lesson_credit.core.library.lessons import IGNORED, LessonError, load_library, parse_lesson
 from lesson_credit.core.offline import select_offline
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import LOG_REL, fixed_clock
@@ -91,3 +91,41 @@ def test_the_category_config_finds_in_the_context_leaves_them_out_too(tmp_path: 
     offline = select_offline(ws, CONTEXT, k=5, seed=1, session_id="s2")
     assert (offline.category, sorted(offline.candidates)) == ("research", ["any.md", "research.md"])
     assert sorted(select_offline(ws, CONTEXT, k=5, seed=1, category="code").candidates) == ["any.md", "code.md"]
+
+
+@pytest.mark.parametrize(
+    ("value", "start"),
+    [
+        # 5,000 spaces, then a kind: the blank entry is shown cut, as a pattern is
+        (f"['{' ' * 5000}', code]", "match.session_categories entries that are not kinds of work are ignored: '     "),
+        # a YAML set: said as what it is (its text depended on the process's hash seed, cut mid-item)
+        ("!!set {a, b, c, d, e, f, g, h}", "match.session_categories must be a list of kinds of work, got a set"),
+    ],
+    ids=["long-blank-entry", "set"],
+)
+def test_a_hostile_session_categories_value_is_said_in_one_short_line(tmp_path: Path, value: str, start: str) -> None:
+    path = tmp_path / "lessons" / "odd.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords: [deploy]\n  session_categories: {value}\n---\n# Odd\n")
+    library = load_library(tmp_path)
+    assert [x.id for x in library.lessons] == ["odd.md"]
+    [problem] = library.problems
+    assert problem.reason.startswith(start) and len(problem.reason) < 200, problem.reason[:300]
+
+
+def test_a_keywords_mapping_with_a_huge_key_is_said_in_one_short_line(tmp_path: Path) -> None:
+    # an explicit key (`? ...`) may be longer than YAML's 1024-character simple keys
+    path = tmp_path / "lessons" / "odd.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords:\n    ? '{'k' * 5000}'\n    : 1\n---\n# Odd\n")
+    library = load_library(tmp_path)
+    assert [(x.id, len(x.keywords[0])) for x in library.lessons] == [("odd.md", 5000)]  # read, as gptme reads it
+    [problem] = library.problems
+    assert problem.reason.startswith("keywords is a mapping: ") and "'kkkk" in problem.reason
+    assert len(problem.reason) < 300, problem.reason[:400]
+
+
+def test_a_huge_unknown_status_is_said_in_one_short_line() -> None:
+    with pytest.raises(LessonError) as caught:
+        parse_lesson(f"---\nstatus: {'z' * 5000}\n---\n# T\n", "t.md")
+    assert str(caught.value).startswith("unknown status 'zzzz") and len(str(caught.value)) < 200
