@@ -129,3 +129,25 @@ def test_a_huge_unknown_status_is_said_in_one_short_line() -> None:
     with pytest.raises(LessonError) as caught:
         parse_lesson(f"---\nstatus: {'z' * 5000}\n---\n# T\n", "t.md")
     assert str(caught.value).startswith("unknown status 'zzzz") and len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("category", "lesson_kind", "drawn"),
+    [
+        # gptme-contrib's hook: the session's kind is os.environ[...].strip().lower(), a lesson's each
+        # entry .strip() then .lower(), compared with ==
+        (" code ", "Code", True),  # " code ".strip().lower() == "Code".lower() == "code"
+        ("STRASSE", "Straße", False),  # "strasse" != "straße" (lower() keeps ß; casefold() made it ss)
+        ("ΟΔΟΣ", "οδοσ", False),  # "ΟΔΟΣ".lower() is "οδος", its last letter a final sigma (casefold: "οδοσ")
+    ],
+    ids=["spaces", "sharp-s", "final-sigma"],
+)
+def test_the_sessions_kind_is_compared_as_gptme_contribs_hook_compares_it(
+    tmp_path: Path, category: str, lesson_kind: str, drawn: bool
+) -> None:
+    path = tmp_path / "lessons" / "k.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords: [deploy]\n  session_categories: ['{lesson_kind}']\n---\n# K\n")
+    ws = Workspace(tmp_path, clock=fixed_clock)
+    selection = ws.select(CONTEXT, k=5, seed=1, session_id="s1", category=category, log=False)
+    assert sorted(selection.candidates) == (["k.md"] if drawn else [])
