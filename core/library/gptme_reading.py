@@ -58,11 +58,21 @@ def str_list(value: Any, what: str, ignored: list[str], top_level: bool = False)
 
 def category_list(value: Any, ignored: list[str]) -> tuple[str, ...]:
     """`match.session_categories` (gptme-contrib's lesson hook reads it; gptme's parser does not): the
-    kinds of work a lesson is for, a list or one string, each kept as written, stripped; what else it
-    holds is ignored and said, the lesson kept (for any kind of work when nothing is left)."""
+    kinds of work a lesson is for, a list or one string, each kept as written, stripped. The hook iterates
+    the value: a mapping gives its keys (`{code, research}` is one), a set its items (sorted: a set has no
+    order), which are read and said. What else it holds is ignored and said, the lesson kept (for any
+    kind of work when nothing is left)."""
     if value is None:
         return ()
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if isinstance(value, dict | set | frozenset):
+        kind, what = ("a mapping", "keys") if isinstance(value, dict) else ("a set", "items")
+        texts = sorted(item for item in value if isinstance(item, str))
+        items = list(value) if isinstance(value, dict) else texts + [i for i in value if not isinstance(i, str)]
+        ignored.append(
+            f"match.session_categories is {kind}: its text {what} are read as the kinds of work, as "
+            "gptme-contrib's hook reads them; write a list"
+        )
     if items is None:
         ignored.append(f"match.session_categories must be a list of kinds of work, got {_shown(value)}: ignored")
         return ()

@@ -351,7 +351,8 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 8  # 8: frontmatter text in reasons cut to 40 characters, a YAML set named;
+LESSON_CACHE_VERSION = 8  # 8: frontmatter text in reasons cut to 40 characters; session_categories
+# as a mapping or set: its keys or items;
 # 7: match.session_categories;
 # 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
 # 5: keyword entries that are not text are dropped (reported), not an error or text;

@@ -40,7 +40,10 @@ def test_session_categories_are_read_from_a_list_or_one_string() -> None:
     ("value", "kept", "said"),
     [
         ("404", (), "got 404: ignored"),
-        ("{code: 1}", (), "got a mapping: ignored"),
+        # gptme-contrib's hook iterates the value: a mapping gives its text keys (`{code, research}`, a
+        # list written in braces, is one), a set its items (in no order: sorted here)
+        ("{code: 1, research: }", ("code", "research"), "is a mapping: its text keys are read"),
+        ("!!set {b, a}", ("a", "b"), "is a set: its text items are read"),
         ("[code, 3, ' ', code, ' cleanup ']", ("code", "cleanup"), "not kinds of work are ignored: 3, ' '"),
     ],
 )
@@ -98,10 +101,10 @@ def test_the_category_config_finds_in_the_context_leaves_them_out_too(tmp_path: 
     [
         # 5,000 spaces, then a kind: the blank entry is shown cut, as a pattern is
         (f"['{' ' * 5000}', code]", "match.session_categories entries that are not kinds of work are ignored: '     "),
-        # a YAML set: said as what it is (its text depended on the process's hash seed, cut mid-item)
-        ("!!set {a, b, c, d, e, f, g, h}", "match.session_categories must be a list of kinds of work, got a set"),
+        # a YAML timestamp: said cut, as it reads
+        ("2026-12-05 10:00:00", "match.session_categories must be a list of kinds of work, got 2026-12-05 10:00:00"),
     ],
-    ids=["long-blank-entry", "set"],
+    ids=["long-blank-entry", "timestamp"],
 )
 def test_a_hostile_session_categories_value_is_said_in_one_short_line(tmp_path: Path, value: str, start: str) -> None:
     path = tmp_path / "lessons" / "odd.md"
@@ -151,3 +154,14 @@ def test_the_sessions_kind_is_compared_as_gptme_contribs_hook_compares_it(
     ws = Workspace(tmp_path, clock=fixed_clock)
     selection = ws.select(CONTEXT, k=5, seed=1, session_id="s1", category=category, log=False)
     assert sorted(selection.candidates) == (["k.md"] if drawn else [])
+
+
+def test_a_list_written_in_braces_restricts_the_lesson_as_the_hook_reads_it(tmp_path: Path) -> None:
+    # `session_categories: {research, triage}` is a YAML mapping (keys, null values); the hook's
+    # _dedupe_strings iterates it: the lesson is for research and triage alone
+    path = tmp_path / "lessons" / "r.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nmatch:\n  keywords: [deploy]\n  session_categories: {research, triage}\n---\n# R\n")
+    ws = Workspace(tmp_path, clock=fixed_clock)
+    assert ws.select(CONTEXT, k=5, seed=1, session_id="s1", category="code", log=False).candidates == ()
+    assert list(ws.select(CONTEXT, k=5, seed=1, session_id="s2", category="Triage", log=False).candidates) == ["r.md"]
