@@ -52,7 +52,19 @@ class StoredUnread(StoreUnavailable):
 
     @classmethod
     def after(cls, failure: BaseException) -> StoredUnread:
+        if isinstance(failure, MemoryError):
+            return cls("the event was stored, but there is not enough memory to read it back now")
         return cls(f"the event was stored, but cannot be read back now: {failure}")
+
+
+@contextlib.contextmanager
+def reading_back() -> Iterator[None]:
+    """Around what follows an event stored (reading the log back, showing it): no memory for it is
+    StoredUnread, as a store that cannot be read back, never a failure that says nothing of the event."""
+    try:
+        yield
+    except MemoryError as exc:
+        raise StoredUnread.after(exc) from None
 
 
 def describe_os_error(exc: OSError, path: Path, *, reading: bool = False) -> str:

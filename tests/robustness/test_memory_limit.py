@@ -103,3 +103,72 @@ def test_no_memory_for_bandit_state_after_a_grade_is_logged_is_a_warning(
     added = [json.loads(line) for line in (root / LOG_REL).read_bytes()[len(before) :].splitlines()]
     assert code == 0 and [(e["type"], e["session_id"], e["base_reward"]) for e in added] == [("grade", "s3", 0.9)], err
     assert err.count("\n") == 1 and "not enough memory" in err and "the event is logged" in err, err
+
+
+GRADE = ("grade", "s3", "0.9")
+RECORD = ("record", "--session-id", "n1", "--journal", "j.txt", "--lessons", "tools/git.md", "--reward", "0.5")
+
+
+@pytest.mark.parametrize(
+    ("argv", "step"),
+    [
+        (GRADE, "refresh"),  # the log read back
+        (GRADE, "explain"),  # the session's credit shown
+        (("undo", "s3"), "explain"),
+        (RECORD, "refresh"),
+        (RECORD, "explain"),
+        (RECORD + ("--json",), "explain"),
+        (("import-gptme", "{state}"), "refresh"),
+    ],
+    ids=["grade", "grade-shown", "undo-shown", "record", "record-shown", "record-json", "import-gptme"],
+)
+def test_no_memory_to_read_the_log_back_after_its_event_is_logged_says_it_is_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], step: str
+) -> None:
+    """The event is in the log, the fold that shows it had no memory: exit 75 as a store that cannot be read
+    back, saying the event was stored. It said only 'not enough memory for grade', as if nothing were written
+    (the help's 75), and a retry logged the grade twice or was refused as a duplicate record."""
+    root = _ws(tmp_path)
+    state = tmp_path / "gptme-state.json"
+    state.write_text(json.dumps({"arms": {"tools/git.md": {"alpha": 2.0, "beta": 1.0}}}))
+    if argv[0] == "undo":
+        assert run_cli(*GRADE, "--workspace", str(root))[0] == 0  # a grade to undo
+    log = root / LOG_REL
+    before = log.read_bytes()
+    original = getattr(Workspace, step)
+
+    def exhausted_once_logged(self: Workspace, *args: object, **kwargs: object) -> object:
+        if log.read_bytes() != before:
+            raise MemoryError
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, step, exhausted_once_logged)
+    code, out, err = run_cli(*(a.format(state=state) for a in argv), "--workspace", str(root))
+    assert log.read_bytes()[len(before) :].count(b"\n") == 1  # the event is logged, once
+    assert (code, out) == (75, ""), err
+    assert err.count("\n") == 1 and "stored" in err and "not enough memory" in err, err
+
+
+def test_no_memory_to_read_the_log_back_after_a_selection_is_logged_prints_the_logged_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when the store cannot be read back: the selection logged is the one printed, with a warning (exit 0);
+    it exited 75 'not enough memory', and the hook's retry drew and logged a second selection."""
+    root = _ws(tmp_path)
+    (root / "ctx.txt").write_text("git quote")
+    log = root / LOG_REL
+    before = log.read_bytes()
+    refresh = Workspace.refresh
+
+    def exhausted_once_logged(self: Workspace, *args: object, **kwargs: object) -> object:
+        if log.read_bytes() != before:
+            raise MemoryError
+        return refresh(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "refresh", exhausted_once_logged)
+    code, out, err = run_cli("select", "--context", str(root / "ctx.txt"), "--json", "--workspace", str(root))
+    [logged] = [json.loads(line) for line in log.read_bytes()[len(before) :].splitlines()]
+    assert code == 0, err
+    shown = json.loads(out)
+    assert (shown["session_id"], shown["selected"]) == (logged["session_id"], logged["selected"])
+    assert [w for w in shown["warnings"] if "the selection is logged" in w and "not enough memory" in w], shown
