@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from lesson_credit.core.base.files import reading_back
 from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.log.events import RETIRE, encode
 
@@ -36,7 +37,8 @@ def retire_missing(ws: Workspace, *, dry_run: bool = False) -> list[str]:
         arms = missing_arms(ws)
         if arms:
             ws.log.append(encode({"type": RETIRE, "timestamp": ws.now_iso(), "retired": arms}))
-            ws.refresh()
+            with reading_back():
+                ws.refresh()
     return arms
 
 

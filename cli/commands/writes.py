@@ -20,6 +20,7 @@ from lesson_credit.cli.common import (
     reward_or_word,
 )
 from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
+from lesson_credit.core.base.files import reading_back
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
@@ -70,10 +71,13 @@ def cmd_record(args: argparse.Namespace) -> int:
         during=args.during,
     )
     print_warnings(ws)
-    if args.json:
-        print_json(explanation_json(ws, exp), ws)
+    with reading_back():  # the session is logged: no memory to show it says so
+        text = None if args.json else explanation_text(exp, output_width())
+        payload = explanation_json(ws, exp) if args.json else None
+    if payload is not None:
+        print_json(payload, ws)
     else:
-        print(explanation_text(exp, output_width()))
+        print(text)
     return 0
 
 
@@ -90,7 +94,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     record = appended.record  # and the score in force just before it, read under the lock with the append
     ws.warnings.extend(appended.warnings)
     print_warnings(ws)
-    exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
+    with reading_back():  # the grade is logged: no memory to show it says so
+        exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
         payload = explanation_json(ws, exp)
         payload["grader"] = record.grader
@@ -121,7 +126,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
     appended = ws.append_undo(session_id, grader=grader, note=None)  # (the note says what it undid)
     ws.warnings.extend(appended.warnings)
     print_warnings(ws)
-    exp = ws.explain(session_id, with_journal=args.json)
+    with reading_back():  # the undo is logged: no memory to show it says so
+        exp = ws.explain(session_id, with_journal=args.json)
     if args.json:
         payload = explanation_json(ws, exp)
         payload["undo"] = {"line": appended.record.line, "note": appended.record.note}

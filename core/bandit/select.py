@@ -66,13 +66,14 @@ def check_seed(seed: int) -> int:
 
 def for_category(lesson: Lesson, category: str | None) -> bool:
     """Whether `lesson` may be drawn for a session of the kind of work `category`: one whose
-    match.session_categories name kinds of work is for those alone (compared case-insensitively, as
-    gptme-contrib's lesson hook compares them); when the kind is not known, any lesson may be (as
-    gptme's own auto-include, which never reads them)."""
+    match.session_categories name kinds of work is for those alone (compared as gptme-contrib's lesson
+    hook compares them: spaces around trimmed, lower-cased with str.lower, which keeps ß and a final
+    sigma); when the kind is not known, any lesson may be (as gptme's own auto-include, which never
+    reads them)."""
     if category is None or not lesson.session_categories:
         return True
-    wanted = category.casefold()
-    return any(kind.casefold() == wanted for kind in lesson.session_categories)
+    wanted = category.strip().lower()
+    return any(kind.lower() == wanted for kind in lesson.session_categories)
 
 
 def candidates(lessons: Sequence[Lesson], context: str, category: str | None = None) -> list[Lesson]:

@@ -52,6 +52,8 @@ class StoredUnread(StoreUnavailable):
 
     @classmethod
     def after(cls, failure: BaseException) -> StoredUnread:
+        if isinstance(failure, MemoryError):
+            return cls("the event was stored, but there is not enough memory to read it back now")
         return cls(f"the event was stored, but cannot be read back now: {failure}")
 
 
@@ -67,6 +69,16 @@ def logged_count() -> int:
     """How many events this process has stored so far: a command that stored its event has succeeded,
     whatever fails after it (cli/process.py says so, exit 0, instead of a failure)."""
     return _LOGGED[0]
+
+
+@contextlib.contextmanager
+def reading_back() -> Iterator[None]:
+    """Around what follows an event stored (reading the log back, showing it): no memory for it is
+    StoredUnread, as a store that cannot be read back, never a failure that says nothing of the event."""
+    try:
+        yield
+    except MemoryError as exc:
+        raise StoredUnread.after(exc) from None
 
 
 def describe_os_error(exc: OSError, path: Path, *, reading: bool = False) -> str:

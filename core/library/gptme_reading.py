@@ -39,7 +39,7 @@ def str_list(value: Any, what: str, ignored: list[str], top_level: bool = False)
         keys = [key for key in value if isinstance(key, str)]
         ignored.append(
             f"{what} is a mapping: its text keys are read as the {what}, as gptme reads them, its values ignored "
-            f"({', '.join(repr(key) for key in keys[:3]) or 'none'}); write a list"
+            f"({', '.join(shown_value(key) for key in keys[:3]) or 'none'}); write a list"
         )
         return tuple(keys)
     if isinstance(value, list):
@@ -58,28 +58,45 @@ def str_list(value: Any, what: str, ignored: list[str], top_level: bool = False)
 
 def category_list(value: Any, ignored: list[str]) -> tuple[str, ...]:
     """`match.session_categories` (gptme-contrib's lesson hook reads it; gptme's parser does not): the
-    kinds of work a lesson is for, a list or one string, each kept as written, stripped; what else it
-    holds is ignored and said, the lesson kept (for any kind of work when nothing is left)."""
+    kinds of work a lesson is for, a list or one string, each kept as written, stripped. The hook iterates
+    the value: a mapping gives its keys (`{code, research}` is one), a set its items (sorted: a set has no
+    order), which are read and said. What else it holds is ignored and said, the lesson kept (for any
+    kind of work when nothing is left)."""
     if value is None:
         return ()
     items = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if isinstance(value, dict | set | frozenset):
+        kind, what = ("a mapping", "keys") if isinstance(value, dict) else ("a set", "items")
+        texts = sorted(item for item in value if isinstance(item, str))
+        items = list(value) if isinstance(value, dict) else texts + [i for i in value if not isinstance(i, str)]
+        ignored.append(
+            f"match.session_categories is {kind}: its text {what} are read as the kinds of work, as "
+            "gptme-contrib's hook reads them; write a list"
+        )
     if items is None:
         ignored.append(f"match.session_categories must be a list of kinds of work, got {_shown(value)}: ignored")
         return ()
     others = [item for item in items if not isinstance(item, str) or not item.strip()]
     if others:
-        shown = ", ".join(repr(item) if isinstance(item, str) else _shown(item) for item in others[:3])
+        shown = ", ".join(shown_value(item) for item in others[:3])
         ignored.append(f"match.session_categories entries that are not kinds of work are ignored: {shown}")
     kept = dict.fromkeys(item.strip() for item in items if isinstance(item, str) and item.strip())
     return tuple(kept)
 
 
+def shown_value(item: Any) -> str:
+    """A frontmatter value for a one-line message: text quoted, cut after 40 characters; others by `_shown`."""
+    if isinstance(item, str):
+        return repr(item) if len(item) <= 40 else repr(item[:37]) + "..."
+    return _shown(item)
+
+
 def _shown(item: Any) -> str:
-    """A non-text YAML value, as its YAML reads."""
+    """A non-text YAML value, as its YAML reads (a collection by its kind: a set's items come in no set order)."""
     if item is None or isinstance(item, bool):
         return {None: "null", True: "true", False: "false"}[item]
-    if isinstance(item, list | dict):
-        return "a list" if isinstance(item, list) else "a mapping"
+    if isinstance(item, list | tuple | dict | set | frozenset):
+        return "a mapping" if isinstance(item, dict) else "a set" if isinstance(item, set | frozenset) else "a list"
     return str(item)[:40]
 
 

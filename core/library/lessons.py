@@ -24,6 +24,7 @@ from lesson_credit.core.library.gptme_reading import (
     category_list,
     frontmatter_note,
     meta_notes,
+    shown_value,
     str_list,
 )
 from lesson_credit.core.library.patterns import PatternError, compile_pattern
@@ -176,7 +177,7 @@ def parse_lesson_checked(text: str, lesson_id: str, path: str = "") -> tuple[Les
     if status is None:
         status = "active"
     if not isinstance(status, str) or status not in STATUSES:
-        raise LessonError(f"unknown status {status!r} (expected one of {', '.join(STATUSES)})")
+        raise LessonError(f"unknown status {shown_value(status)} (expected one of {', '.join(STATUSES)})")
     description = meta.get("description") or ""
     if not isinstance(description, str):
         description = str(description)
@@ -350,12 +351,14 @@ def lesson_file_ids(workspace: Path, allow_outside: bool = False) -> list[str]:
     return sorted({lesson_id for root in roots if root.is_dir() for _, lesson_id in _lesson_files(root)})
 
 
-LESSON_CACHE_VERSION = 7  # 7: match.session_categories;
+LESSON_CACHE_VERSION = 8  # 8: frontmatter text in reasons cut to 40 characters; session_categories
+# as a mapping or set: its keys or items;
+# 7: match.session_categories;
 # 6: what gptme reads otherwise (a byte order mark, a keywords mapping) is said;
 # 5: keyword entries that are not text are dropped (reported), not an error or text;
 # 4: a file's ctime and content digest; 3: patterns too big to compile and wildcards of too many parts are
 # problems; 2: partial frontmatter failures and CR-only files are problems
-LESSON_CACHE_MAGIC = b"lesson-credit lessons 7\n"
+LESSON_CACHE_MAGIC = b"lesson-credit lessons 8\n"
 RACY_NS = 2_000_000_000  # a file changed this close to the cache's write is checked by content (coarse clocks)
 LESSON_CACHE_MAX_BYTES = 256 * 1024 * 1024  # a bigger lesson cache is refused by its size, never read
 

@@ -214,6 +214,8 @@ class EventLog:
         complete event some tool wrote without its newline (kept: the append starts with one)
         or what a writer killed mid-write left behind. That torn event was never acknowledged;
         it is cut off, so the log holds only whole events, and kept in `<log>.torn` for a look.
+        A byte order mark at byte 0 is no data and stays: readers have read past it (a log of a
+        BOM alone, an editor's empty file, takes its first event right after it).
         """
         start = size
         while start > 0:
@@ -225,8 +227,12 @@ class EventLog:
                 break
             start -= chunk
         tail = os.pread(fd, size - start, start)
+        if start == 0 and tail.startswith(BOM):
+            start, tail = len(BOM), tail[len(BOM) :]
+            if not tail:
+                return size, b""
         try:
-            decode_event((tail.removeprefix(BOM) if start == 0 else tail).strip())
+            decode_event(tail.strip())
             return size, b"\n"
         except InvalidEvent:
             torn = self.path.with_name(self.path.name + ".torn")

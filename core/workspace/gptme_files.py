@@ -19,7 +19,7 @@ from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.bandit.interop import ImportReport
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import refuse_unreplaceable
+from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
 from lesson_credit.core.log.store import lock_file
@@ -165,7 +165,8 @@ class GptmeFiles(StateFile):
         """Append an export event (the caller holds the writers' lock), and read it."""
         self.log.append(encode(foreign.export_event(numbers, self.now_iso())))
         self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
-        self.refresh()
+        with reading_back():
+            self.refresh()
 
     def _refuse_over_updates(self, target: Path) -> None:
         """`export-gptme` onto a file it wrote before is refused (one line, nothing written) while gptme's

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from lesson_credit.core.bandit import increments as foreign
 from lesson_credit.core.bandit import interop
 from lesson_credit.core.base.clock import iso_micro
-from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, set_aside
+from lesson_credit.core.base.files import LockHeld, StoredUnread, atomic_write, reading_back, set_aside
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES, UnsafeFile, open_regular, read_opened, read_regular
 from lesson_credit.core.log.events import FileNumbers, encode
@@ -48,9 +48,10 @@ class StateFile(Analysis):
         self.log.append(encode(event))
         self._reader.trust_once()  # we hold the lock and only appended: the prefix read is intact
         if locked:
-            return self._after_write(adopted, locked, appended=True)
+            with reading_back():
+                return self._after_write(adopted, locked, appended=True)
         try:
-            with self.log.locked():
+            with self.log.locked(), reading_back():
                 return self._after_write(adopted, locked=True, appended=True)
         except LockHeld:  # the lock not had in time (its message says "nothing written": not so)
             name = self.state_path.name

@@ -13,7 +13,7 @@ from lesson_credit.core import commands, grading
 from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config, save_config
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.files import StoredUnread, StoreError, set_aside_notices
+from lesson_credit.core.base.files import StoredUnread, StoreError, reading_back, set_aside_notices
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.log.stores import record_lock
 from lesson_credit.core.model.settings import CreditSettings
@@ -83,6 +83,8 @@ class Writing(GptmeFiles):
                 self.refresh()
             except StoreError as exc:  # logged: the selection is what was drawn, whatever the read back
                 self.warnings.append(f"the selection is logged, but the log cannot be read back now: {exc}")
+            except MemoryError:
+                self.warnings.append("the selection is logged, but there is not enough memory to read the log back now")
             if earlier is not None:  # (a hook run twice): the record takes the latest selection's lessons
                 what = f"category {earlier.category}" if earlier.category is not None else "no category"
                 self.warnings.append(
@@ -142,7 +144,8 @@ class Writing(GptmeFiles):
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written
             self.warnings.append(f"journal {journal} is empty: every lesson's salience is 0 (its weight the floor)")
         try:
-            return self.explain(session_id)
+            with reading_back():
+                return self.explain(session_id)
         except StoredUnread:
             raise
         except StoreError as exc:  # (the log not read back under the lock: it could not be taken)
@@ -228,8 +231,9 @@ class Writing(GptmeFiles):
             grading.check_expected(session_id, history, expect_line)
             reward, note, logged_as = decide(history, self._reader.session_line(row))
             said = self._append(grading.grade_event(session_id, reward, logged_as, self.now_iso(), note, outcome))
-            after = self.grade_history(session_id)[-1]
-            in_force = grading.grade_in_force(self.reward_sources(session_id))
+            with reading_back():
+                after = self.grade_history(session_id)[-1]
+                in_force = grading.grade_in_force(self.reward_sources(session_id))
         before, own = grading.grade_in_force(sources), grading.own_source_score(sources, logged_as)
         set_aside = set_aside_notices(self.state_dir)  # caches set aside meanwhile (as `warnings` takes them)
         return GradeAppended(before, after, (*said, *set_aside), own, in_force)

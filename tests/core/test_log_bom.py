@@ -63,3 +63,25 @@ def test_a_lone_unterminated_first_line_after_a_bom_is_no_torn_line(
     fresh = Workspace(root, clock=fixed_clock)
     assert fresh.log_problems() == []
     assert [(g.line, g.base_reward) for g in fresh.grade_history("s1")] == [(1, 1.0), (2, 0.0)]
+
+
+@pytest.mark.parametrize("after", [b"", b"   ", b'{"type": "se'], ids=["bom-only", "spaces", "torn"])
+def test_an_append_to_a_log_of_a_bom_and_no_line_keeps_the_bom_and_reads_its_event(
+    tmp_path: Path, make_workspace: Callable[..., Path], after: bytes
+) -> None:
+    # An editor's empty UTF-8 file is a BOM alone. The reader has read it (no data, up to byte 3): the
+    # writer moves only what follows the BOM to .torn, so the reader's bytes stay and the event is line 1.
+    root = make_workspace(tmp_path, lessons=LESSONS, journals={"j.txt": "alpha beta"}, events=[BOM + after])
+    ws = Workspace(root, clock=fixed_clock)
+    assert ws.sessions() == []
+    ws.record("n1", "j.txt", [A], reward=0.7)
+    assert [(s.session_id, s.line) for s in ws.sessions()] == [("n1", 1)]
+    # seed, floor 0.3, salience 1 (alpha hits): w 1, r 0.7 -> Beta(1.7, 1.3)
+    row = row_of(ws.lesson_table(), A)
+    assert (row.alpha, row.beta, row.n) == pytest.approx((1.7, 1.3, 1))
+    log = (root / LOG_REL).read_bytes()
+    assert log.startswith(BOM + b'{"type":"session","session_id":"n1"') and log.count(b"\n") == 1
+    torn = (root / LOG_REL).with_name("sessions.jsonl.torn")
+    assert (torn.read_bytes() if torn.exists() else b"") == (after + b"\n" if after else b"")
+    fresh = Workspace(root, clock=fixed_clock)
+    assert fresh.log_problems() == [] and [(s.session_id, s.line) for s in fresh.sessions()] == [("n1", 1)]

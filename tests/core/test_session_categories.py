@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lesson_credit.core.library.lessons import IGNORED, load_library, parse_lesson
+from lesson_credit.core.library.lessons import IGNORED, LessonError, load_library, parse_lesson
 from lesson_credit.core.offline import select_offline
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import LOG_REL, fixed_clock
@@ -40,7 +40,10 @@ def test_session_categories_are_read_from_a_list_or_one_string() -> None:
     ("value", "kept", "said"),
     [
         ("404", (), "got 404: ignored"),
-        ("{code: 1}", (), "got a mapping: ignored"),
+        # gptme-contrib's hook iterates the value: a mapping gives its text keys (`{code, research}`, a
+        # list written in braces, is one), a set its items (in no order: sorted here)
+        ("{code: 1, research: }", ("code", "research"), "is a mapping: its text keys are read"),
+        ("!!set {b, a}", ("a", "b"), "is a set: its text items are read"),
         ("[code, 3, ' ', code, ' cleanup ']", ("code", "cleanup"), "not kinds of work are ignored: 3, ' '"),
     ],
 )
@@ -91,3 +94,74 @@ def test_the_category_config_finds_in_the_context_leaves_them_out_too(tmp_path: 
     offline = select_offline(ws, CONTEXT, k=5, seed=1, session_id="s2")
     assert (offline.category, sorted(offline.candidates)) == ("research", ["any.md", "research.md"])
     assert sorted(select_offline(ws, CONTEXT, k=5, seed=1, category="code").candidates) == ["any.md", "code.md"]
+
+
+@pytest.mark.parametrize(
+    ("value", "start"),
+    [
+        # 5,000 spaces, then a kind: the blank entry is shown cut, as a pattern is
+        (f"['{' ' * 5000}', code]", "match.session_categories entries that are not kinds of work are ignored: '     "),
+        # a YAML timestamp: said cut, as it reads
+        ("2026-12-05 10:00:00", "match.session_categories must be a list of kinds of work, got 2026-12-05 10:00:00"),
+    ],
+    ids=["long-blank-entry", "timestamp"],
+)
+def test_a_hostile_session_categories_value_is_said_in_one_short_line(tmp_path: Path, value: str, start: str) -> None:
+    path = tmp_path / "lessons" / "odd.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords: [deploy]\n  session_categories: {value}\n---\n# Odd\n")
+    library = load_library(tmp_path)
+    assert [x.id for x in library.lessons] == ["odd.md"]
+    [problem] = library.problems
+    assert problem.reason.startswith(start) and len(problem.reason) < 200, problem.reason[:300]
+
+
+def test_a_keywords_mapping_with_a_huge_key_is_said_in_one_short_line(tmp_path: Path) -> None:
+    # an explicit key (`? ...`) may be longer than YAML's 1024-character simple keys
+    path = tmp_path / "lessons" / "odd.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords:\n    ? '{'k' * 5000}'\n    : 1\n---\n# Odd\n")
+    library = load_library(tmp_path)
+    assert [(x.id, len(x.keywords[0])) for x in library.lessons] == [("odd.md", 5000)]  # read, as gptme reads it
+    [problem] = library.problems
+    assert problem.reason.startswith("keywords is a mapping: ") and "'kkkk" in problem.reason
+    assert len(problem.reason) < 300, problem.reason[:400]
+
+
+def test_a_huge_unknown_status_is_said_in_one_short_line() -> None:
+    with pytest.raises(LessonError) as caught:
+        parse_lesson(f"---\nstatus: {'z' * 5000}\n---\n# T\n", "t.md")
+    assert str(caught.value).startswith("unknown status 'zzzz") and len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("category", "lesson_kind", "drawn"),
+    [
+        # gptme-contrib's hook: the session's kind is os.environ[...].strip().lower(), a lesson's each
+        # entry .strip() then .lower(), compared with ==
+        (" code ", "Code", True),  # " code ".strip().lower() == "Code".lower() == "code"
+        ("STRASSE", "Straße", False),  # "strasse" != "straße" (lower() keeps ß; casefold() made it ss)
+        ("ΟΔΟΣ", "οδοσ", False),  # "ΟΔΟΣ".lower() is "οδος", its last letter a final sigma (casefold: "οδοσ")
+    ],
+    ids=["spaces", "sharp-s", "final-sigma"],
+)
+def test_the_sessions_kind_is_compared_as_gptme_contribs_hook_compares_it(
+    tmp_path: Path, category: str, lesson_kind: str, drawn: bool
+) -> None:
+    path = tmp_path / "lessons" / "k.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\nmatch:\n  keywords: [deploy]\n  session_categories: ['{lesson_kind}']\n---\n# K\n")
+    ws = Workspace(tmp_path, clock=fixed_clock)
+    selection = ws.select(CONTEXT, k=5, seed=1, session_id="s1", category=category, log=False)
+    assert sorted(selection.candidates) == (["k.md"] if drawn else [])
+
+
+def test_a_list_written_in_braces_restricts_the_lesson_as_the_hook_reads_it(tmp_path: Path) -> None:
+    # `session_categories: {research, triage}` is a YAML mapping (keys, null values); the hook's
+    # _dedupe_strings iterates it: the lesson is for research and triage alone
+    path = tmp_path / "lessons" / "r.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("---\nmatch:\n  keywords: [deploy]\n  session_categories: {research, triage}\n---\n# R\n")
+    ws = Workspace(tmp_path, clock=fixed_clock)
+    assert ws.select(CONTEXT, k=5, seed=1, session_id="s1", category="code", log=False).candidates == ()
+    assert list(ws.select(CONTEXT, k=5, seed=1, session_id="s2", category="Triage", log=False).candidates) == ["r.md"]
