@@ -1,0 +1,65 @@
+"""`select --category` in a hook: the lessons its kind of work leaves out are counted where the hook's
+author reads (stderr, --json), and an empty --category (a hook's unset variable) is no kind at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.cli_fixtures import LOG_REL, run
+
+CONTEXT = "fix the flaky deploy\n"
+LESSONS = {
+    "any.md": "---\nmatch:\n  keywords: [deploy]\n---\n# Any\n",
+    "code.md": "---\nmatch:\n  keywords: [deploy]\n  session_categories: [code]\n---\n# Code\n",
+    "research.md": "---\nmatch:\n  keywords: [flaky]\n  session_categories: [research]\n---\n# Research\n",
+}
+
+
+def workspace(tmp_path: Path) -> Path:
+    for name, text in LESSONS.items():
+        path = tmp_path / "lessons" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / "task.md").write_text(CONTEXT)
+    return tmp_path
+
+
+def select(capsys: pytest.CaptureFixture[str], ws: Path, *extra: str) -> tuple[int, str, str]:
+    return run(capsys, "select", "-w", str(ws), "--context", str(ws / "task.md"), "--seed", "1", *extra)
+
+
+def test_the_summary_counts_the_matching_lessons_left_out_by_their_kinds_of_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = workspace(tmp_path)
+    code, out, err = select(capsys, ws, "--session-id", "s1", "--category", "triage")
+    assert code == 0, err
+    assert out.splitlines() == ["any.md"]  # code.md and research.md match the task but are for other kinds
+    assert "1 of 1 matching lesson" in err
+    assert "2 more left out: their match.session_categories do not name triage (code.md, research.md)" in err
+    code, out, err = select(capsys, ws, "--session-id", "s2", "--category", "research", "--json")
+    assert code == 0, err
+    assert (json.loads(out)["left_out"], sorted(json.loads(out)["candidates"])) == (
+        ["code.md"],
+        ["any.md", "research.md"],
+    )
+
+
+def test_nothing_left_out_says_nothing_more(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = select(capsys, workspace(tmp_path), "--session-id", "s1")
+    assert code == 0, err
+    assert "3 of 3 matching lessons" in err
+    assert "left out" not in err
+
+
+def test_an_empty_category_is_no_kind_of_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = workspace(tmp_path)
+    code, out, err = select(capsys, ws, "--session-id", "s1", "--category", "")
+    assert code == 0, err
+    # as without --category: every matching lesson may be drawn (k 10 > 3 candidates: all chosen)
+    assert sorted(out.splitlines()) == ["any.md", "code.md", "research.md"]
+    (event,) = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
+    assert "category" not in event
