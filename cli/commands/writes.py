@@ -237,7 +237,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--category",
         default=None,
         metavar="C",
-        help="the session's category, one line (default: its logged selection's, else none)",
+        help="the session's category, one line (default: its logged selection's, else none; one that differs "
+        "from the selection's is logged with a warning)",
     )
     p.add_argument(
         "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"

@@ -63,3 +63,26 @@ def test_an_empty_category_is_no_kind_of_work(tmp_path: Path, capsys: pytest.Cap
     assert sorted(out.splitlines()) == ["any.md", "code.md", "research.md"]
     (event,) = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
     assert "category" not in event
+
+
+def test_a_record_of_another_kind_than_its_selection_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = workspace(tmp_path)
+    (ws / "j.md").write_text("deployed\n")
+    code, out, err = select(capsys, ws, "--session-id", "s1", "--category", "code")
+    assert (code, sorted(out.splitlines())) == (0, ["any.md", "code.md"]), err
+    record = ["record", "-w", str(ws), "--session-id", "s1", "--journal", str(ws / "j.md"), "--lessons", "code.md"]
+    code, _, err = run(capsys, *record, "--category", "research")
+    assert code == 0, err
+    assert (
+        "warning: session 's1' was selected for category 'code' and is recorded as 'research' (--category): "
+        "its lessons were chosen for code" in err
+    ), err
+    events = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
+    assert [e.get("category") for e in events] == ["code", "research"]  # the record's own word is logged
+    # the same category, or none given (the selection's is taken): nothing to say
+    for sid, extra in (("s2", ["--category", "code"]), ("s3", [])):
+        assert select(capsys, ws, "--session-id", sid, "--category", "code")[0] == 0
+        code, _, err = run(capsys, *record[:4], sid, *record[5:], *extra)
+        assert (code, "warning" in err) == (0, False), err
