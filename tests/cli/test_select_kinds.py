@@ -86,3 +86,21 @@ def test_a_record_of_another_kind_than_its_selection_says_so(
         assert select(capsys, ws, "--session-id", sid, "--category", "code")[0] == 0
         code, _, err = run(capsys, *record[:4], sid, *record[5:], *extra)
         assert (code, "warning" in err) == (0, False), err
+
+
+def test_a_session_selected_but_never_recorded_says_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A session-end hook that never ran: `show` and `grade` said only "unknown session"."""
+    ws = workspace(tmp_path)
+    assert select(capsys, ws, "--session-id", "s1", "--category", "code")[0] == 0
+    for argv in (["show", "s1"], ["grade", "s1", "0.5"]):
+        code, out, err = run(capsys, *argv, "-w", str(ws))
+        assert (code, out) == (1, ""), err
+        assert err == (
+            "lesson-credit: session 's1' has a selection but no record: `lesson-credit record --session-id s1 "
+            "--journal FILE --lessons-file FILE` logs it (the session-end hook)\n"
+        )
+    code, _, err = run(capsys, "show", "s9", "-w", str(ws))  # neither: as before
+    assert (code, err) == (1, "lesson-credit: unknown session 's9'\n")
+    assert len((ws / LOG_REL).read_text().splitlines()) == 1  # nothing written
