@@ -257,6 +257,11 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
     if distinguishable(effects):
         return None
     claimed = sum(1 for e in effects if e is not None and (e.claims or e.group_effect is not None))
+    if not claimed:  # ("none of 0" said nothing)
+        return (
+            "No lesson's effect is distinguishable from zero: none is identified yet, so none has an interval "
+            "(each lesson's flags say why); the list is not a ranking of proven effects."
+        )
     return (
         f"No lesson's effect is distinguishable from zero (BH-adjusted p < {SIGNIFICANCE:g} for none of "
         f"{claimed} with an interval): the list is not a ranking of proven effects."
