@@ -298,7 +298,10 @@ def notes(effect: Effect | None) -> list[str]:
     if effect.group and effect.method != RANDOMIZED:
         g = effect.group_effect
         numbers = "" if g is None else f": {g['estimate']:+.3f} [{g['ci_low']:+.2f}, {g['ci_high']:+.2f}]"
-        out.append(f"group with {', '.join(effect.group)}{numbers}" + ("" if g else " (not identified)"))
+        out.append(
+            f"one group of lessons always injected together: {', '.join(effect.group)}{numbers}"
+            + ("" if g else " (not identified)")
+        )
     elif not effect.identified and effect.reason:
         out.append(f"unidentified: {effect.reason}")
     if effect.drifting and effect.over_time:
