@@ -10,6 +10,7 @@ from lesson_credit.cli.common import (
     SubParsers,
     command,
     open_workspace,
+    optional_category,
     positive_int,
     print_json,
     print_warnings,
@@ -114,11 +115,6 @@ def _left_out(left_out: tuple[str, ...], category: str | None) -> str:
     return f"; {len(left_out)} more left out: their match.session_categories do not name {safe(category)} ({shown})"
 
 
-def kind_of_work(value: str) -> str | None:
-    """--category: an empty value (a hook's unset variable) is no kind of work, as if none were given."""
-    return value or None
-
-
 def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
@@ -161,7 +157,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     )
     p.add_argument(
         "--category",
-        type=kind_of_work,
+        type=optional_category,
         default=None,
         metavar="NAME",
         help="the session's kind of work (`record` then takes it from the selection): a lesson whose "

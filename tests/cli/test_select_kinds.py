@@ -104,3 +104,16 @@ def test_a_session_selected_but_never_recorded_says_what_is_missing(
     code, _, err = run(capsys, "show", "s9", "-w", str(ws))  # neither: as before
     assert (code, err) == (1, "lesson-credit: unknown session 's9'\n")
     assert len((ws / LOG_REL).read_text().splitlines()) == 1  # nothing written
+
+
+def test_an_empty_record_category_takes_the_selections(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hook passing `--category "$CATEGORY"` to both calls with the variable unset: the record logged the
+    category "" over the selection's (and, with the warning, said it differed)."""
+    ws = workspace(tmp_path)
+    (ws / "j.md").write_text("deployed\n")
+    assert select(capsys, ws, "--session-id", "s1", "--category", "code")[0] == 0
+    record = ["record", "-w", str(ws), "--session-id", "s1", "--journal", str(ws / "j.md"), "--lessons", "code.md"]
+    code, _, err = run(capsys, *record, "--category", "")
+    assert (code, "warning" in err) == (0, False), err
+    events = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
+    assert events[1]["category"] == "code"
