@@ -120,6 +120,11 @@ def positive_int(text: str) -> int:
     return value
 
 
+def optional_category(text: str) -> str | None:
+    """--category of select and record: an empty value (a hook's unset variable) is none, as if not given."""
+    return text or None
+
+
 def seed_arg(text: str) -> int:
     try:
         value = int(text)

@@ -74,7 +74,7 @@ def select_offline(
         session_id = f"{ws.clock().strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     known = last_known_posteriors(ws)
     a0, b0 = ws.settings.prior_alpha, ws.settings.prior_beta
-    candidates = select_mod.candidates(ws.library().lessons, context, category)
+    candidates, left_out = select_mod.split_candidates(ws.library().lessons, context, category)
     alpha = np.array([known.get(c.id, (a0, b0))[0] for c in candidates])
     beta = np.array([known.get(c.id, (a0, b0))[1] for c in candidates])
     rng = np.random.default_rng(seed)
@@ -91,4 +91,5 @@ def select_offline(
         seed=seed,
         policy=ws.settings.strategy,  # the state file's Beta posteriors, whatever the policy in force
         category=category,
+        left_out=tuple(lesson.id for lesson in left_out),
     )

@@ -79,7 +79,7 @@ def draw(
     commands.check_category(category)
     if category is None and categories:
         category = select_mod.category_of(context, categories)
-    candidates = select_mod.candidates(lessons(), context, category)
+    candidates, left_out = select_mod.split_candidates(lessons(), context, category)
     rng, propensity_rng = np.random.default_rng(seed), np.random.default_rng([seed, 1])
     if policy == policy_mod.JOINT and joint is not None:
         post = joint()
@@ -94,7 +94,7 @@ def draw(
     if dropout > 0:
         selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
     if category is not None:
-        selection = replace(selection, category=category)
+        selection = replace(selection, category=category, left_out=tuple(lesson.id for lesson in left_out))
     return Draw(selection, dropout, {c.id: c.title for c in candidates})
 
 

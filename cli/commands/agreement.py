@@ -39,6 +39,12 @@ HEADERS = ["a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
 SOURCES: dict[int, Shorten] = {0: "end", 1: "end"}  # a grader's name may be long; the numbers are never cut
 
 
+NOTHING_TO_COMPARE = (
+    "No session has both a person's grade and another source's score yet: grade sessions by hand "
+    "(`lesson-credit grade ID R`, or 0-9 in a session of the dashboard) to compare."
+)
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from lesson_credit.core.reward_report import agreement_report
 
@@ -58,6 +64,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     for category, pairs in report.by_category:
         print(wrap(f"\ncategory {safe(category or '(none)')}:", width))
         print(table(HEADERS, _rows(pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
+    if not any(pair.n for pair in report.pairs):
+        print("\n" + wrap(NOTHING_TO_COMPARE, width))
     return 0
 
 

@@ -10,6 +10,7 @@ from lesson_credit.cli.common import (
     SubParsers,
     command,
     open_workspace,
+    optional_category,
     positive_int,
     print_json,
     print_warnings,
@@ -18,6 +19,8 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import counted, safe
 from lesson_credit.core.log.stores import is_local
+
+SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -76,6 +79,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             "seed": selection.seed,
             "policy": selection.policy or None,
             "category": selection.category,
+            "left_out": list(selection.left_out),
         }
         if args.dropout > 0:
             payload["withheld"] = list(selection.withheld)
@@ -87,7 +91,8 @@ def cmd_select(args: argparse.Namespace) -> int:
             f"# session {safe(selection.session_id)}: {len(selection.selected)} of "
             f"{counted(len(selection.candidates), 'matching lesson')} (seed {selection.seed}"
             + (f", policy {safe(selection.policy)}" if selection.policy else "")
-            + (f", category {safe(selection.category)})" if selection.category is not None else ")"),
+            + (f", category {safe(selection.category)})" if selection.category is not None else ")")
+            + _left_out(selection.left_out, selection.category),
             file=sys.stderr,
         )
         if logged and args.session_id is None:  # a record links to the selection by this id alone
@@ -100,6 +105,16 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def _left_out(left_out: tuple[str, ...], category: str | None) -> str:
+    """The summary's note on the matching lessons the session's kind of work left out, if any."""
+    if not left_out or category is None:
+        return ""
+    shown = ", ".join(safe(lesson_id) for lesson_id in left_out[:SHOWN_LEFT_OUT])
+    if len(left_out) > SHOWN_LEFT_OUT:
+        shown += f" and {len(left_out) - SHOWN_LEFT_OUT} more"
+    return f"; {len(left_out)} more left out: their match.session_categories do not name {safe(category)} ({shown})"
+
+
 def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
     """Add this group's subcommands to `sub`."""
     p = command(
@@ -108,11 +123,12 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         [common, data],
         "Thompson-sample lessons for a context",
         "Thompson-sample the top k among the active lessons whose keywords or patterns match the\n"
-        "context; print the chosen ids one per line (a summary goes to stderr) and log a\n"
+        "context and whose match.session_categories, if any, name the session's kind of work\n"
+        "(--category); print the chosen ids one per line (a summary goes to stderr) and log a\n"
         "selection event with each candidate's selection probability (unless --dry-run). A\n"
         "record links to it by its session id: without --session-id the generated one is on\n"
         "stderr (in --json: session_id); pass it to record --session-id.",
-        "  lesson-credit select --context task.md --session-id S1 > selected.txt\n"
+        "  lesson-credit select --context task.md --session-id S1 --category code > selected.txt\n"
         "  echo 'fix the git worktree' | lesson-credit select --context - --k 3 --dry-run",
     )
     p.add_argument("--context", required=True, metavar="FILE|-", help="text to match lessons against; - for stdin")
@@ -141,12 +157,14 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     )
     p.add_argument(
         "--category",
+        type=optional_category,
         default=None,
         metavar="NAME",
-        help="the session's kind of work (as `record --category`): a lesson whose match.session_categories "
-        "name others is left out, the joint policy draws each lesson's effect in it, and it is logged (default: "
-        "the category of config.toml's [categories] whose keywords the context mentions most, else none: every "
-        "lesson, each with its overall effect)",
+        help="the session's kind of work (`record` then takes it from the selection): a lesson whose "
+        "match.session_categories name only other kinds is left out (compared case-insensitively; the summary "
+        "on stderr and --json's left_out name them), the joint policy draws each lesson's effect in it, and it "
+        "is logged (default, or empty: the category of config.toml's [categories] whose keywords the context "
+        "mentions most, else none: every matching lesson, each with its overall effect)",
     )
     p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
     p.add_argument(

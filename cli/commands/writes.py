@@ -14,6 +14,7 @@ from lesson_credit.cli.common import (
     command,
     one_line,
     open_workspace,
+    optional_category,
     print_json,
     print_warnings,
     resolve_session,
@@ -241,9 +242,11 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     )
     p.add_argument(
         "--category",
+        type=optional_category,
         default=None,
         metavar="C",
-        help="the session's category, one line (default: its logged selection's, else none)",
+        help="the session's category, one line (default, or empty: its logged selection's, else none; one that "
+        "differs from the selection's is logged with a warning)",
     )
     p.add_argument(
         "--grader", default="heuristic", metavar="G", help="who produced --reward, non-empty (default: heuristic)"

@@ -257,6 +257,11 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
     if distinguishable(effects):
         return None
     claimed = sum(1 for e in effects if e is not None and (e.claims or e.group_effect is not None))
+    if not claimed:  # ("none of 0" said nothing)
+        return (
+            "No lesson's effect is distinguishable from zero: none is identified yet, so none has an interval "
+            "(each lesson's flags say why); the list is not a ranking of proven effects."
+        )
     return (
         f"No lesson's effect is distinguishable from zero (BH-adjusted p < {SIGNIFICANCE:g} for none of "
         f"{claimed} with an interval): the list is not a ranking of proven effects."
@@ -293,7 +298,10 @@ def notes(effect: Effect | None) -> list[str]:
     if effect.group and effect.method != RANDOMIZED:
         g = effect.group_effect
         numbers = "" if g is None else f": {g['estimate']:+.3f} [{g['ci_low']:+.2f}, {g['ci_high']:+.2f}]"
-        out.append(f"group with {', '.join(effect.group)}{numbers}" + ("" if g else " (not identified)"))
+        out.append(
+            f"one group of lessons always injected together: {', '.join(effect.group)}{numbers}"
+            + ("" if g else " (not identified)")
+        )
     elif not effect.identified and effect.reason:
         out.append(f"unidentified: {effect.reason}")
     if effect.drifting and effect.over_time:

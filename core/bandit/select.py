@@ -35,6 +35,7 @@ class Selection:
     withheld: tuple[str, ...] = ()  # chosen, then withheld by randomized dropout (lesson_credit.core.analysis.dropout)
     policy: str = ""  # the selection policy drawn from (core.bandit.policy); logged when set
     category: str | None = None  # the session's kind of work the draw was for; logged when set
+    left_out: tuple[str, ...] = ()  # lessons matching the context that `category` left out (not logged)
 
     def event(self, timestamp: str) -> dict[str, Any]:
         """The selection event to log (docs/format.md §5.4)."""
@@ -78,16 +79,25 @@ def for_category(lesson: Lesson, category: str | None) -> bool:
 
 def candidates(lessons: Sequence[Lesson], context: str, category: str | None = None) -> list[Lesson]:
     """Active lessons for a session of `category` (`for_category`) whose keywords or patterns match the
-    context text: one scan for every keyword, then per lesson a set lookup per keyword (no salience
-    breakdown: only whether any hit)."""
-    active = [lesson for lesson in lessons if lesson.status == "active" and for_category(lesson, category)]
+    context text (`split_candidates`' first part)."""
+    return split_candidates(lessons, context, category)[0]
+
+
+def split_candidates(
+    lessons: Sequence[Lesson], context: str, category: str | None
+) -> tuple[list[Lesson], list[Lesson]]:
+    """The active lessons whose keywords or patterns match the context text, split into those for a
+    session of `category` (`for_category`) and those its kind of work leaves out: one scan for every
+    keyword, then per lesson a set lookup per keyword (no salience breakdown: only whether any hit)."""
+    active = [lesson for lesson in lessons if lesson.status == "active"]
     keys = [counted_keys(lesson.keywords) for lesson in active]
     occurs = KeywordMatcher.of_keys(key for lesson_keys in keys for key in lesson_keys).scan(context).occurs
-    return [
-        lesson
-        for lesson, lesson_keys in zip(active, keys, strict=True)
-        if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in lesson.patterns)
-    ]
+    kept: list[Lesson] = []
+    left_out: list[Lesson] = []
+    for lesson, lesson_keys in zip(active, keys, strict=True):
+        if any(map(occurs, lesson_keys)) or any(pattern_matches(pattern, context) for pattern in lesson.patterns):
+            (kept if for_category(lesson, category) else left_out).append(lesson)
+    return kept, left_out
 
 
 def category_of(context: str, categories: dict[str, tuple[str, ...]]) -> str | None:

@@ -199,6 +199,11 @@ class Reading(WorkspaceBase):
         ids = self._reader.session_ids()
         rows = ids_starting(ids, text, self.data().n_sessions)
         if not rows:
+            if self._reader.index.latest_selection(text) is not None:  # (the session-end hook never ran)
+                raise QueryError(
+                    f"session {text!r} has a selection but no record: `lesson-credit record --session-id {text} "
+                    "--journal FILE --lessons-file FILE` logs it (the session-end hook)"
+                )
             raise QueryError(f"unknown session {text!r}")
         if len(rows) > 1:
             raise QueryError(ambiguous(text, [ids[row] for row in rows[:MATCHES_SHOWN]], len(rows)))

@@ -139,6 +139,11 @@ class Writing(GptmeFiles):
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
             if new.category is None and selection is not None and selection.category is not None:
                 new = replace(new, category=selection.category)  # the kind of work it was selected for
+            elif selection is not None and selection.category not in (None, new.category):
+                self.warnings.append(
+                    f"session {session_id!r} was selected for category {selection.category!r} and is recorded as "
+                    f"{new.category!r} (--category): its lessons were chosen for {selection.category}"
+                )
             event = new.event(settings, propensity, timestamp or iso(self.clock()), selected)
             self.warnings.extend(self._append(event, locked=held))
         if not new.journal.strip():  # logged as given; most likely the wrong file, or one not yet written

@@ -277,7 +277,18 @@ def test_a_second_select_for_a_session_says_it_replaces_the_first(
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
-    keys = {"session_id", "selected", "candidates", "propensity", "k", "seed", "policy", "category", "warnings"}
+    keys = {
+        "session_id",
+        "selected",
+        "candidates",
+        "propensity",
+        "k",
+        "seed",
+        "policy",
+        "category",
+        "left_out",
+        "warnings",
+    }
     assert set(payload) == keys
     assert sorted(payload["candidates"]) == [GIT, QUOTE]
     assert log_bytes(basic_ws) is None

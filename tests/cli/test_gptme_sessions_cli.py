@@ -126,6 +126,22 @@ def test_agreement_json_equals_the_hand_computation(tmp_path: Path, capsys: pyte
     assert code == 0 and "human  judge" in text and "0.200" in text and "0.167" in text and "2/1/1/1" in text
 
 
+def test_agreement_with_nothing_to_compare_says_what_would_give_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A heuristic's rewards and a judge's grade, no person's: every n is 0, and the table alone said nothing."""
+    events = [session("s1", 0.6, {"a.md": 1.0}), session("s2", None, {"a.md": 1.0}), grade("s2", 0.9, "judge")]
+    root = make_ws(tmp_path, lessons={"a.md": ["a"]}, events=events)
+    code, text, _ = run(capsys, "agreement", "-w", str(root))
+    assert code == 0
+    assert text.rstrip().endswith(
+        "No session has both a person's grade and another source's score yet: grade sessions by hand "
+        "(`lesson-credit grade ID R`, or 0-9 in a session of the dashboard) to compare."
+    ), text
+    code, text, _ = run(capsys, "agreement", "-w", str(agreement_workspace(tmp_path / "b")))
+    assert code == 0 and "No session has both" not in text
+
+
 def test_agreement_refuses_a_bad_threshold_or_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = agreement_workspace(tmp_path)
     with pytest.raises(SystemExit) as usage:  # a usage error: exit 2

@@ -16,6 +16,7 @@ from tests.cli.cli_fixtures import make_ws, run_plain
 
 ROOT = Path(__file__).resolve().parents[2]
 GIT = "tools/git.md"
+CODE_ONLY = "tools/git-for-code.md"
 
 
 def recipe() -> str:
@@ -72,6 +73,7 @@ def run_recipe(tmp_path: Path, ws: Path, session_id: str, task: str) -> subproce
         "WS": str(ws),
         "SESSION": session_id,
         "HEURISTIC_REWARD": "0.7",
+        "CATEGORY": "feature",
     }
     return subprocess.run(
         ["bash", "-euo", "pipefail", "-c", recipe()], cwd=work, env=env, capture_output=True, text=True, timeout=120
@@ -82,10 +84,13 @@ def test_recipe_logs_sessions_with_and_without_selected_lessons(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ws = make_ws(tmp_path, lessons={GIT: ["git"]})
+    # gptme-contrib's convention: a lesson for other kinds of work than the session's (feature) is left out
+    (ws / "lessons" / CODE_ONLY).write_text("---\nmatch:\n  keywords: [git]\n  session_categories: [code]\n---\n")
     empty = run_recipe(tmp_path, ws, "s-empty", "Write the changelog.\n")  # no lesson matches
     assert empty.returncode == 0, empty.stderr
     chosen = run_recipe(tmp_path, ws, "s-git", "Fix the git history.\n")  # git matches
     assert chosen.returncode == 0, chosen.stderr
+    assert f"1 more left out: their match.session_categories do not name feature ({CODE_ONLY})" in chosen.stderr
     code, out, err = run_plain(capsys, "sessions", "-w", str(ws), "--json")
     assert code == 0, err
     rows = {s["session_id"]: s for s in json.loads(out)["sessions"]}
@@ -95,7 +100,8 @@ def test_recipe_logs_sessions_with_and_without_selected_lessons(
         0.7,
         "feature",
     )
-    assert (rows["s-git"]["lessons"], rows["s-git"]["base_reward"]) == (1, 0.7)
+    # git-for-code.md matches the task too, but is for code sessions alone; the category came from the selection
+    assert (rows["s-git"]["lessons"], rows["s-git"]["base_reward"], rows["s-git"]["category"]) == (1, 0.7, "feature")
     # the selection's propensity reached the record: git was the only candidate, so P = 1
     shown = run_plain(capsys, "show", "-w", str(ws), "s-git", "--json")
     assert json.loads(shown[1])["lessons"][0]["path"] == GIT

@@ -12,6 +12,7 @@ from lesson_credit.core.analysis.estimates import (
     Randomized,
     distinguishable,
     headlines,
+    notes,
     nothing_line,
     randomized_wins,
 )
@@ -46,3 +47,18 @@ def test_headlines_keep_both_and_adjust_over_the_headlines() -> None:
     assert distinguishable(quiet) == 0
     line = nothing_line(quiet)
     assert line is not None and "distinguishable from zero" in line and "1 with an interval" in line
+
+
+def test_with_no_interval_at_all_the_line_says_so_not_none_of_0() -> None:
+    # two lessons, neither identified (no interval): there is nothing to be distinguishable
+    line = nothing_line(headlines([joint(0.01, None), joint(0.0, None)], [None, None]))
+    assert line == (
+        "No lesson's effect is distinguishable from zero: none is identified yet, so none has an interval (each "
+        "lesson's flags say why); the list is not a ranking of proven effects."
+    )
+
+
+def test_a_groups_note_names_its_members_without_saying_with_itself() -> None:
+    # the lesson's own row listed itself after "group with"
+    member = Effect(0.0, None, None, "joint", identified=False, group=("a.md", "b.md"))
+    assert notes(member) == ["one group of lessons always injected together: a.md, b.md (not identified)"]

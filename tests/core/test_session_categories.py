@@ -165,3 +165,24 @@ def test_a_list_written_in_braces_restricts_the_lesson_as_the_hook_reads_it(tmp_
     ws = Workspace(tmp_path, clock=fixed_clock)
     assert ws.select(CONTEXT, k=5, seed=1, session_id="s1", category="code", log=False).candidates == ()
     assert list(ws.select(CONTEXT, k=5, seed=1, session_id="s2", category="Triage", log=False).candidates) == ["r.md"]
+
+
+@pytest.mark.parametrize(
+    ("category", "left_out"),
+    [
+        (None, []),  # the kind not known: nothing is left out
+        ("code", ["research.md"]),  # research.md matches "flaky" but is for research alone
+        ("research", ["code.md"]),
+        ("triage", ["code.md", "research.md"]),  # any.md names no kind: drawn for every kind
+    ],
+)
+def test_the_selection_names_the_matching_lessons_its_kind_of_work_left_out(
+    tmp_path: Path, category: str | None, left_out: list[str]
+) -> None:
+    ws = Workspace(workspace(tmp_path), clock=fixed_clock)
+    selection = ws.select(CONTEXT, k=5, seed=1, session_id="s1", category=category)
+    assert sorted(selection.left_out) == left_out
+    assert sorted(select_offline(ws, CONTEXT, k=5, seed=1, category=category).left_out) == left_out
+    # not logged: the event keeps its documented fields
+    logged = [json.loads(line) for line in (tmp_path / LOG_REL).read_text().splitlines()]
+    assert ["left_out" in e for e in logged] == [False]

@@ -236,3 +236,17 @@ def test_the_lesson_panel_counts_sessions_in_words(injected: int, said: str) -> 
     row = LessonRow("tools/a.md", "A", "tools", "active", 1, 1.5, 1.5, 0.5, 0.1, 0.9, 1, "s1", 0.5)
     detail = LessonDetail(row, LessonUsage(injected, 1, 0.5), None, 10, None, None)
     assert said in LessonPanel.describe(detail).plain
+
+
+def test_the_lesson_panel_says_which_kinds_of_work_a_lesson_is_for() -> None:
+    """gptme-contrib's match.session_categories decide which sessions `select` draws a lesson for; the panel
+    never said, so nothing in the dashboard told why a lesson was never drawn for a research session."""
+    from lesson_credit.core.library.lessons import parse_lesson
+    from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
+
+    row = LessonRow("tools/a.md", "A", "tools", "active", 1, 1.5, 1.5, 0.5, 0.1, 0.9, 1, "s1", 0.5)
+    text = "---\nmatch:\n  keywords: [a]\n  session_categories: [code, infrastructure]\n---\n# A\n"
+    detail = LessonDetail(row, None, 0.5, 10, parse_lesson(text, "tools/a.md"), None)
+    assert "\nfor code, infrastructure sessions only" in LessonPanel.describe(detail).plain
+    anyone = LessonDetail(row, None, 0.5, 10, parse_lesson("---\nmatch:\n  keywords: [a]\n---\n# A\n", "a.md"), None)
+    assert "sessions only" not in LessonPanel.describe(anyone).plain

@@ -8,11 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widths import name_column_width
+from tests.support.engine_helpers import make_workspace, session
+from tests.support.records_helpers import agreement_workspace
 from tests.support.textual_private import screen_lines
 from tests.tui.test_tui_trust import demo_copy
 from tests.tui.tui_fixture import burst, fixed_clock, open_session, settle
@@ -237,3 +241,28 @@ async def test_the_record_scrolls_to_its_last_line_at_80x24(tmp_path: Path) -> N
         await settle(pilot)
         shown = [row_text(app, y) for y in range(panel.region.y, panel.region.bottom)]
         assert any(row.startswith(" trajectory grade: 0.62") for row in shown), shown
+
+
+@pytest.mark.parametrize("people", [False, True])
+async def test_the_agreement_summary_is_whole_at_80x24(tmp_path: Path, people: bool) -> None:
+    """Its first line wraps to two at 80 columns; the summary was two rows high, so the line after it (that
+    no session has a person's grade to compare) was never seen. The note on the * of two people shares the
+    first line's paragraph: whole either way."""
+    if people:  # bob's and manual's grades: two people, with a * in the table
+        root = agreement_workspace(tmp_path)
+        said = "* two people (a person's grades against another's)"
+    else:  # a heuristic's rewards alone: nothing to compare
+        events = [session(f"s{i}", 0.6, {"a.md": 1.0}) for i in range(3)]
+        root = make_workspace(tmp_path, {"a.md": (["a"], "active")}, events)
+        said = "No session has both a person's grade and another source's score yet: grade sessions by hand"
+    app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "A")
+        await settle(pilot)
+        summary = app.screen.query_one("#agreement-summary")
+        shown = " ".join(
+            row_text(app, y)[summary.region.x : summary.region.right].strip()
+            for y in range(summary.region.y, summary.region.bottom)
+        )
+        assert said in " ".join(shown.split()), shown

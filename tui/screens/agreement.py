@@ -150,7 +150,11 @@ class AgreementScreen(DataScreen):
         if self.report is not None and any(two_people(p) for p in self.report.pairs):
             out.append(" · * two people (a person's grades against another's)", style="dim")
         if self.report is not None and not any(p.n for p in self.report.pairs):
-            out.append("\nNo session has both a person's grade and another source's score yet.", style="italic")
+            out.append(
+                "\nNo session has both a person's grade and another source's score yet: grade sessions by hand "
+                "(0-9 in a session) to compare.",
+                style="italic",
+            )
         self.query_one("#agreement-summary", Static).update(out)
 
     def _plot(self) -> None:

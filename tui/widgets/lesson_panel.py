@@ -109,6 +109,8 @@ class LessonPanel(Static):
             out.append("no graded session yet\n", style="dim")
         out.append(one_line(row.path) + "\n", style="dim")
         out.append(f"{one_line(row.category, '(no category)')} · {one_line(row.status)}", style="dim")
+        if detail.lesson and detail.lesson.session_categories:  # select draws it for these kinds of work alone
+            out.append("\nfor " + one_line(", ".join(detail.lesson.session_categories)) + " sessions only", style="dim")
         if detail.lesson and detail.lesson.description:
             out.append("\n" + one_line(detail.lesson.description), style="italic")
         return out
