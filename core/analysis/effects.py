@@ -336,13 +336,15 @@ def _with_adjusted(result: LooResult, adjusted: float | None) -> LooResult:
 
 
 def _inseparable(design: Design, n_with: FloatArray) -> dict[int, list[int]]:
-    """Per arm injected in at least two graded sessions: the arms present in every one of them."""
+    """Per arm injected in at least two graded sessions: the arms present in every one of them, but
+    not an arm present in every graded session (it is as much in the sessions without the arm, so it
+    cannot confound the comparison; it is flagged itself: no control)."""
     if not len(design.entry_arm):
         return {}
     co = design.co_occurrence.tocoo()
     row, col = co.row.astype(np.int64), co.col.astype(np.int64)
     n = n_with[row]
-    hit = (co.data == n) & (row != col) & (n >= 2)
+    hit = (co.data == n) & (row != col) & (n >= 2) & (n_with[col] < design.n)
     out: dict[int, list[int]] = {}
     for j, k in sorted(zip(row[hit].tolist(), col[hit].tolist(), strict=True)):
         out.setdefault(j, []).append(k)

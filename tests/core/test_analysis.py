@@ -550,6 +550,26 @@ def test_confound_reasons_are_joined_in_json(tmp_path: Path) -> None:
     assert row.as_json()["confound_reason"] == "; ".join(row.confound_reasons)
 
 
+def test_a_lesson_in_every_session_makes_no_other_lesson_inseparable(tmp_path: Path) -> None:
+    # C rides in all 40 graded sessions (a core lesson always included); A is in the even ones, B in
+    # every third. A's sessions all have C, but so do the sessions without A: the with/without
+    # comparison holds C fixed, so C cannot confound it (C itself is flagged: no control).
+    events = [
+        session(
+            f"s{i}",
+            0.3 + 0.1 * (i % 5),
+            {C: 0.5, **({A: 0.5} if i % 2 == 0 else {}), **({B: 0.5} if i % 3 == 0 else {})},
+        )
+        for i in range(40)
+    ]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    rows = by_path(Workspace(root, clock=fixed_clock).loo(write=False))
+    assert rows[C].confound_reasons == ("no control: injected in every graded session",)
+    for lesson in (A, B):
+        assert not rows[lesson].confounded, rows[lesson].confound_reasons
+        assert rows[lesson].related == ()
+
+
 def test_a_randomised_half_and_half_lesson_is_not_flagged(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     events = [
