@@ -82,10 +82,10 @@ async def test_at_80x24_the_detail_answers_on_the_first_screen(records_root: Pat
         assert any(line.startswith(" record gptme · anthropic/claude-sonnet-4-6 · 19m 00s") for line in lines)
         text = "\n".join(lines)
         # tools/git-worktree (focused, first): 1 of its 2 keywords hit; weight 0.3 + 0.7 x 0.5 = 0.65;
-        # the person's 0.7 in force: reward 0.7 x 0.65 = 0.455
+        # the person's 0.7 in force: credited 0.7 x 0.65 = 0.455
         assert "why this credit: tools/git-worktree.md" in text
         assert "salience 1/2 keywords = 0.500 · weight 0.3 + 0.7×0.500 = 0.650" in text
-        assert "reward 0.7×0.65 = 0.455 (seed)" in text
+        assert "credited 0.7×0.65 = 0.455 (seed)" in text
         assert "hit: git worktree ×2 · missed: stale branch" in text
         assert " grade 0.7 (manual) · judge 0.3 · heuristic 0.8 · outcome 1.0" in lines
 
