@@ -153,6 +153,9 @@ class HealthScreen(DataScreen):
                 widgets += [FindingCard(f) for f in group]
         await body.mount_all(widgets)
         cards = self.query(FindingCard)
+        # the cards take the focus in turn (down / up, tab): the list around them is no stop of its own, where
+        # down after the last card focused nothing in view (the next down then went to the first card)
+        body.can_focus = not cards
         if cards and not isinstance(self.focused, FindingCard):
             cards.first().focus()
         self.ready_for_keys()
