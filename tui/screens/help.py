@@ -79,13 +79,12 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             (
                 "lesson",
-                "the lesson id; where the table is narrow (the short headers: below 150 columns) its file name, "
-                "the full id in the panel",
+                "the lesson id; its file name with the short headers, below 150 columns (the id is in the panel)",
             ),
             ("salience (sal)", "share of the lesson's keywords found in the journal (stored in the log)"),
             ("weight (wt)", "floor + (1 - floor) x salience"),
             ("credited", "the lesson's share of the session's reward: grade x weight (seed strategy)"),
-            ("Δα Δβ", "what this session adds to the lesson's alpha and beta (in the panel where the table is narrow)"),
+            ("Δα Δβ", "what this session adds to the lesson's alpha and beta (with the short headers: in the panel)"),
             (
                 "hit / missed",
                 "the lesson's keywords found / not found in the journal (missed in the panel only where the "
