@@ -45,7 +45,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Opening, WorkspaceSource
 from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
-from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.text import counted, fmt_grade, one_line
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, WriteQueue
 
@@ -340,16 +340,16 @@ class LessonCreditApp(AppWrites, App[None]):
         if log:
             self.notify(
                 _listing(log),
-                title=f"{len(log)} unreadable line(s) in {self.source.store_name}",
+                title=f"{counted(len(log), 'unreadable line')} in {self.source.store_name}",
                 severity="warning",
                 markup=False,
             )
         if lessons:
             self.notify(
                 _listing(lessons),
-                title=f"{len(lessons)} lesson file(s) could not be loaded"
+                title=f"{counted(len(lessons), 'lesson file')} could not be loaded"
                 if all(p.broken for p in lessons)
-                else f"{len(lessons)} problem(s) in the lesson library",
+                else f"{counted(len(lessons), 'problem')} in the lesson library",
                 severity="warning",
                 markup=False,
             )
@@ -506,7 +506,7 @@ class LessonCreditApp(AppWrites, App[None]):
         """Quit once every queued write is in the log (after asking, with a draft open; while a write
         waits to be retried, after asking whether to discard what is not saved)."""
         if self.writes.pending:
-            self.notify(f"Saving {self.writes.pending} queued write(s) first…", markup=False)
+            self.notify(f"Saving {counted(self.writes.pending, 'queued write')} first…", markup=False)
 
         async def finish() -> None:
             while self.writes.pending:

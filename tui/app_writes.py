@@ -13,7 +13,7 @@ from textual import work
 from lesson_credit.tui.messages import SourceChanged, WorkFailed, WriteApplied, WriteDiscarded, WriteWaiting
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.source import SettingsSave
-from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.text import counted, fmt_grade, one_line
 from lesson_credit.tui.writes import Write
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ else:
 PROBLEMS_IN_NOTICE = 3
 RETRY_SECONDS = 1.0  # a failed write is tried again after this, doubling up to RETRY_DOUBLINGS times
 RETRY_DOUBLINGS = 3
-SLOW_WRITE_S = 0.5  # a write the writer has been at this long is said in the title bar ("saving 1 write(s)…")
+SLOW_WRITE_S = 0.5  # a write the writer has been at this long is said in the title bar ("saving 1 write…")
 
 
 class AppWrites(_Base):
@@ -137,11 +137,11 @@ class AppWrites(_Base):
         (another writer holds the log's lock: the write waits up to $LESSON_CREDIT_LOCK_TIMEOUT)."""
         waiting = self.writes.waiting()
         if waiting is not None:
-            self.saving = f"waiting to save {waiting[0]} write(s) (ctrl+d discards)"
+            self.saving = f"waiting to save {counted(waiting[0], 'write')} (ctrl+d discards)"
             return
         self._waiting_reason = None
         applying = self.writes.applying()
-        self.saving = f"saving {applying[0]} write(s)…" if applying and applying[1] >= SLOW_WRITE_S else ""
+        self.saving = f"saving {counted(applying[0], 'write')}…" if applying and applying[1] >= SLOW_WRITE_S else ""
 
     def on_write_discarded(self, event: WriteDiscarded) -> None:
         self._forget([event.write])
@@ -173,7 +173,7 @@ class AppWrites(_Base):
                 if then is not None:
                     await then()
 
-        question = f"Discard {count} write(s) not saved yet{' and quit' if then is not None else ''}?"
+        question = f"Discard {counted(count, 'write')} not saved yet{' and quit' if then is not None else ''}?"
         detail = f"The oldest failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
         await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from lesson_credit.core.api import OverTime
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import one_line
+from lesson_credit.tui.text import counted, one_line
 
 __all__ = ["LEVEL", "OverTime", "OverTimeView", "Series", "over_time_view"]
 
@@ -43,7 +43,7 @@ class OverTimeView:
             f"{count} windows of the {over.graded} graded sessions, about {over.injected // count} of its "
             f"{over.injected} each"
             if count > 1
-            else f"one window: its {over.injected} graded sessions are too few to cut"
+            else f"one window: {counted(over.injected, 'graded session')} with it, too few to cut"
         )
         joint = "joint effect per window" if over.identified else f"no joint effect: {over.reason}"
         if over.group:

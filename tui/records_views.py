@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.library.salience import salience_breakdowns
 from lesson_credit.core.model.sources import HUMAN, JUDGE
 from lesson_credit.core.reward_report import AgreementReport, GradingQueue, agreement_report, grading_queue
@@ -113,9 +114,10 @@ def _transcript(ws: Workspace, session_id: str, expand: bool) -> TranscriptData:
     breakdowns = salience_breakdowns(shown.text, present)
     by_lesson = {b.lesson_id: tuple(span for k in b.keywords for span in k.spans()) for b in breakdowns}
     hits = tuple(sorted(span for spans in by_lesson.values() for span in spans))
-    heading = f"{found.path} · {found.format} · {len(found.messages)} messages · {found.tool_calls} tool calls"
+    counts = f"{counted(len(found.messages), 'message')} · {counted(found.tool_calls, 'tool call')}"
+    heading = f"{found.path} · {found.format} · {counts}"
     if found.skipped_lines:
-        heading += f" · {found.skipped_lines} lines skipped"
+        heading += f" · {counted(found.skipped_lines, 'line')} skipped"
     if found.truncated:
         heading += " · only the start of the file was read"
     return TranscriptData(session_id, shown.text, None, heading, hits, by_lesson, shown.collapsed, expand)

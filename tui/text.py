@@ -16,6 +16,7 @@ from rich.console import JustifyMethod
 from rich.style import StyleType
 from rich.text import Span, Text
 
+from lesson_credit.core.api import counted as counted  # counts in prose that agree with their noun
 from lesson_credit.core.api import fixed, signed
 
 if TYPE_CHECKING:

@@ -25,15 +25,15 @@ from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import type_ahead
 from tests.tui.tui_fixture import settle
 
-EXPECTED = {  # lesson: (salience, weight, reward, d_alpha, d_beta, hit, missed)
+EXPECTED = {  # lesson: (salience, weight, credited, d_alpha, d_beta, hit, missed)
     "tools/git-worktree": ("0.50", "0.650", "0.585", "+0.585", "+0.415", "git worktree", "stale branch"),
     "testing/run-tests": ("0.50", "0.650", "0.585", "+0.585", "+0.415", "pytest", "tests pass"),
     "tools/shell-quoting": ("0.00", "0.300", "0.270", "+0.270", "+0.730", "none", "quote, shell, xargs"),
 }
-HEADERS = ["lesson", "salience", "weight", "reward", "Δα", "Δβ", "hit", "missed"]
+HEADERS = ["lesson", "salience", "weight", "credited", "Δα", "Δβ", "hit", "missed"]
 # below 100 columns: salience and weight headed sal and wt, lessons by file name (the help says so), and Δα, Δβ
 # in "why this credit" (the keywords hit then fit whole)
-NARROW_HEADERS = ["lesson", "sal", "wt", "reward", "hit", "missed"]
+NARROW_HEADERS = ["lesson", "sal", "wt", "credited", "hit", "missed"]
 NARROW_EXPECTED = {lesson.rsplit("/", 1)[-1]: cells[:3] + cells[5:] for lesson, cells in EXPECTED.items()}
 
 

@@ -262,9 +262,12 @@ async def test_detail_shows_breakdown_and_before_after(app: LessonCreditApp) -> 
         detail = await open_session(pilot, "s1")
         credits = detail.query_one("#credits", DataTable)
         assert table_keys(credits) == ["tools/git-worktree.md", "testing/run-tests.md", "tools/shell-quoting.md"]
-        row = credits.get_row("tools/git-worktree.md")
-        assert [str(c) for c in row[1:6]] == ["0.50", "0.650", "0.520", "+0.520", "+0.480"]
-        assert str(row[6]) == "git worktree" and str(row[7]) == "stale branch"
+        # at 120 columns the table beside the journal has the compact columns (sal, wt; Δα and Δβ in the panel)
+        cells = [str(credits.get_cell("tools/git-worktree.md", key)) for key in ("salience", "weight", "credited")]
+        assert cells == ["0.50", "0.650", "0.520"]  # 0.3 + 0.7 x 0.5 = 0.65; 0.8 x 0.65 = 0.52
+        assert "α +0.520   β +0.480" in str(detail.query_one("#credit-story").render())
+        hits = [str(credits.get_cell("tools/git-worktree.md", key)) for key in ("hit", "missed")]
+        assert hits == ["git worktree", "stale branch"]
         # the journal highlights every hit; the focused lesson's hits are the emphasised ones
         journal = detail.query_one("#journal", JournalView)
         text = journal.display_text
@@ -338,7 +341,7 @@ async def test_draft_grade_previews_credit_before_anything_is_written(app: Lesso
                 assert credit.beta_delta == pytest.approx(1 - draft * w)
                 assert credit.reward == pytest.approx(draft * w)
         credits = detail.query_one("#credits", DataTable)
-        assert str(credits.get_row("tools/shell-quoting.md")[4]) == f"+{0.9 * weight(0.0):.3f}"
+        assert str(credits.get_cell("tools/shell-quoting.md", "credited")) == f"{0.9 * weight(0.0):.3f}"
         # +/- step by 0.05 from the draft, clamped to [0, 1]
         await pilot.press("plus")
         await settle(pilot)
@@ -606,7 +609,9 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
         ):
             assert needle in text, needle
         titles = [s.title for s in help_screen.sections]
-        assert "reward credited reward: base grade x weight (seed strategy)" in text  # columns explained
+        assert (
+            "credited the lesson's share of the session's reward: grade x weight (seed strategy)" in text
+        )  # columns explained
         assert "n graded sessions the lesson was injected in" in text
         for title in ("Analysis", "Lesson rewards", "Simulation", "Health", "Lessons columns"):
             assert title in titles
@@ -641,7 +646,7 @@ async def test_library_problems_other_than_broken_files_are_not_called_unloadabl
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         titles = [title for title, _ in notification_texts(app)]
-        assert "1 problem(s) in the lesson library" in titles, titles
+        assert "1 problem in the lesson library" in titles, titles
         assert not any("could not be loaded" in t for t in titles)
 
 

@@ -4,6 +4,7 @@ the screen disables is shown dim and only rings the bell."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +15,12 @@ from textual.widgets import Static
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import open_session, settle
+from tests.tui.test_tui_whole_headers import demo_app
+from tests.tui.tui_fixture import burst, open_session, settle
 
 
 def footer_line(app: LessonCreditApp) -> str:
@@ -171,3 +174,25 @@ def contrast(style: Any) -> int:
 def cells(strip: Strip) -> list[tuple[str, object]]:
     """(character, background) per cell of a rendered line."""
     return [(char, segment.style.bgcolor if segment.style else None) for segment in strip for char in segment.text]
+
+
+async def test_the_rewards_footer_lists_its_scroll_keys_while_there_is_more_to_see(tmp_path: Path) -> None:
+    """At 80x24 the panel and both plots do not fit and the body scrolls; on the old code the footer said so
+    nowhere ("esc Back  l s a m h A I screens ? Help q Quit", with 34 cells to spare). At 160x48 everything
+    is in view: no scroll keys listed, and down goes on to the screen as before."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "a", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LessonRewardsScreen)
+        line = footer_line(app)
+        assert line.startswith(" ↑ ↓ home end pgup pgdn scroll esc Back"), line
+        assert line.rstrip().endswith("q Quit"), line
+        body = app.screen.query_one("#rewards-body")
+        await pilot.press("end")
+        assert body.scroll_y == body.max_scroll_y > 0
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot)
+        assert body.max_scroll_y == 0
+        assert footer_line(app).startswith(" esc Back  l s a m h A I screens  ? Help  q Quit"), footer_line(app)

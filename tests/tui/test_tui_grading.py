@@ -264,7 +264,7 @@ async def test_fast_steps_are_never_dropped(app: LessonCreditApp, ws_root: Path)
         credits = detail.query_one("#credits", DataTable)
         for credit in detail.credits():  # every row shows the draft's credit, none collapsed to +0
             w = 0.3 + 0.7 * credit.salience
-            assert str(credits.get_row(credit.path)[4]) == f"+{0.6 * w:.3f}"
+            assert str(credits.get_cell(credit.path, "credited")) == f"{0.6 * w:.3f}"
         await pilot.press("escape", "l")
         await settle(pilot)
         await pilot.press("w")
@@ -343,9 +343,9 @@ async def test_a_grade_is_shown_as_typed_and_the_arithmetic_checks(app: LessonCr
         assert detail.draft == 0.725
         assert " 0.725 " in str(detail.query_one("#grade-status").render())
         story = str(detail.query_one("#credit-story").render())
-        line = next(part for part in story.splitlines() if part.startswith("reward "))
-        # "reward 0.725×W = R (seed)": the product of the numbers shown is the number shown
-        product, shown = line.removeprefix("reward ").split(" (")[0].split(" = ")
+        line = next(part for part in story.splitlines() if part.startswith("credited "))
+        # "credited 0.725×W = R (seed)": the product of the numbers shown is the number shown
+        product, shown = line.removeprefix("credited ").split(" (")[0].split(" = ")
         base, weight = product.split("×")
         assert base == "0.725" and abs(float(base) * float(weight) - float(shown)) < 1e-9
         await pilot.press("c")

@@ -91,7 +91,9 @@ async def open_detail(pilot: Pilot[None], session_id: str) -> SessionDetailScree
 
 def waiting(app: LessonCreditApp, count: int) -> bool:
     """The writer waits to retry with `count` writes not saved, and the title bar says so."""
-    return app.writes.waiting() is not None and app.writes.waiting()[0] == count and f"save {count} write" in app.saving  # type: ignore[index]
+    words = "1 write" if count == 1 else f"{count} writes"  # the noun agrees with the count
+    said = app.saving == f"waiting to save {words} (ctrl+d discards)"
+    return app.writes.waiting() is not None and app.writes.waiting()[0] == count and said  # type: ignore[index]
 
 
 async def test_a_failing_grade_waits_says_why_and_is_saved_by_a_retry(app: LessonCreditApp, ws_root: Path) -> None:
@@ -145,7 +147,7 @@ async def test_discarding_what_waits_leaves_the_prompt_naming_the_logged_grade(
         await wait_until(pilot, lambda: waiting(app, 1))
         await pilot.press("ctrl+d")
         prompt = app.screen
-        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 1 write(s) not saved yet?"
+        assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 1 write not saved yet?"
         assert "connection refused" in prompt.detail
         await pilot.press("escape")  # kept: still waiting
         assert app.writes.waiting() is not None and app.writes.pending == 1
@@ -177,7 +179,7 @@ async def test_quitting_while_a_write_waits_asks_before_discarding_it(app: Lesso
         await wait_until(pilot, lambda: waiting(app, 1))
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert app.screen.question == "Discard 1 write(s) not saved yet and quit?"  # type: ignore[attr-defined]
+        assert app.screen.question == "Discard 1 write not saved yet and quit?"  # type: ignore[attr-defined]
         await pilot.press("escape")  # no: the app stays, the write keeps waiting
         assert app.is_running and app.writes.pending == 1
         outage.down.clear()
@@ -224,7 +226,7 @@ async def test_a_grade_waiting_for_the_lock_holds_no_view_back(
             detail = SessionDetailScreen(app.source, "s1")
             await app.push_screen(detail)
             await wait_until(pilot, lambda: detail.base is not None)  # loaded while the lock is held
-            await wait_until(pilot, lambda: "saving 1 write" in app.saving)
+            await wait_until(pilot, lambda: app.saving == "saving 1 write…")
             assert grades(ws_root) == [] and app.writes.pending == 1
             holder.release()
             await wait_until(pilot, lambda: grades(ws_root) == [("s4", 0.7)] and app.saving == "")

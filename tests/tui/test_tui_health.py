@@ -160,3 +160,25 @@ async def test_a_key_for_the_lessons_screen_typed_before_health_still_waits_for_
             assert first.sort_column != "mean"  # `o` reached the Lessons screen first, as it would have later
     finally:
         lessons.gate.set()
+
+
+async def test_down_goes_from_card_to_card_with_no_stop_between(tmp_path: Path) -> None:
+    """The demo's Health at 80x24 lists three warnings. On the old code down from the last card focused the
+    list around the cards (nothing in view changed: a key lost), and only the next down the first card."""
+    from tests.tui.test_tui_whole_headers import demo_app
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await open_health(pilot)
+        cards = list(screen.query(FindingCard))
+        assert len(cards) == 3 and screen.focused is cards[0]
+        visited = []
+        for _ in range(len(cards)):
+            await pilot.press("down")
+            await pilot.pause()
+            visited.append(screen.focused)
+        assert visited == [*cards[1:], cards[0]]  # every down lands on a card, the last wrapping to the first
+        await pilot.press("up")
+        await pilot.pause()
+        assert screen.focused is cards[-1]

@@ -353,7 +353,7 @@ async def test_quitting_while_a_settings_save_waits_asks_before_discarding_it(
         await saves.first_waiting(pilot, app)
         await pilot.press("escape", "q")
         await _until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-        assert app.screen.question == "Discard 1 write(s) not saved yet and quit?"  # type: ignore[attr-defined]
+        assert app.screen.question == "Discard 1 write not saved yet and quit?"  # type: ignore[attr-defined]
         await pilot.press("y")
         await _until(pilot, lambda: not app.is_running)
     assert saves.written == [] and not (ws_root / CONFIG_REL).exists()

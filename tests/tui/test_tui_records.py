@@ -82,10 +82,10 @@ async def test_at_80x24_the_detail_answers_on_the_first_screen(records_root: Pat
         assert any(line.startswith(" record gptme · anthropic/claude-sonnet-4-6 · 19m 00s") for line in lines)
         text = "\n".join(lines)
         # tools/git-worktree (focused, first): 1 of its 2 keywords hit; weight 0.3 + 0.7 x 0.5 = 0.65;
-        # the person's 0.7 in force: reward 0.7 x 0.65 = 0.455
+        # the person's 0.7 in force: credited 0.7 x 0.65 = 0.455
         assert "why this credit: tools/git-worktree.md" in text
         assert "salience 1/2 keywords = 0.500 · weight 0.3 + 0.7×0.500 = 0.650" in text
-        assert "reward 0.7×0.65 = 0.455 (seed)" in text
+        assert "credited 0.7×0.65 = 0.455 (seed)" in text
         assert "hit: git worktree ×2 · missed: stale branch" in text
         assert " grade 0.7 (manual) · judge 0.3 · heuristic 0.8 · outcome 1.0" in lines
 
@@ -362,18 +362,37 @@ async def test_the_agreement_plot_names_its_pair_and_draws_points_not_lines(
         table.move_cursor(row=[key.value for key in table.rows].index("all|bob|manual"))
         await settle(pilot)
         plot = app.screen.query_one(AgreementPlot)
-        assert str(plot.border_title) == "bob (x) vs manual (y): two people · 2 sessions"
+        assert str(plot.border_title) == "bob (x) vs manual (y) · 2 sessions: two people"
         drawn = "\n".join(screen_text(app)[plot.region.y : plot.region.bottom])
         points = drawn.count("●") - drawn.count("● a session")  # the plot's title (where it fits) shows one
         assert points == 2 and not any("\u2800" <= ch <= "\u28ff" for ch in drawn)
-        assert "bob (x) vs manual (y): two people" in "\n".join(screen_text(app))
+        assert "bob (x) vs manual (y) · 2 sessions: two people" in "\n".join(screen_text(app))
         table.move_cursor(row=[key.value for key in table.rows].index("all|human|judge"))
         await settle(pilot)
-        assert str(plot.border_title) == "human (x) vs judge (y): a person against the judge source · 5 sessions"
+        assert str(plot.border_title) == "human (x) vs judge (y) · 5 sessions: a person against the judge source"
         # the table says it too: the person-vs-person row's second source is marked (the summary says how)
         assert "* two people" in "\n".join(screen_text(app))
         cells = {key.value: [str(c) for c in table.get_row(key)] for key in table.rows}
         assert cells["all|bob|manual"][2] == "manual*" and cells["all|human|judge"][2] == "judge"
+
+
+async def test_the_agreement_plot_s_title_keeps_the_count_at_80_columns(tmp_path: Path) -> None:
+    """The demo's human against heuristic: on the old code the title read "human (x) vs heuristic (y): a
+    person against the heuristic source · 32 sessio…", the count cut; the kind now comes last and is cut."""
+    from tests.tui.test_tui_whole_headers import demo_app
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        table = app.screen.query_one("#agreement-table", DataTable)
+        table.move_cursor(row=[key.value for key in table.rows].index("all|human|heuristic"))
+        await settle(pilot)
+        n = str(table.get_row("all|human|heuristic")[3]).strip()  # the table's n column
+        plot = app.screen.query_one(AgreementPlot)
+        drawn = screen_text(app)[plot.region.y]
+        assert f"human (x) vs heuristic (y) · {n} sessions: a person against" in drawn, drawn
 
 
 async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Path) -> None:

@@ -177,8 +177,8 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
 
 async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tmp_path: Path) -> None:
     """The demo's 2026-10-23-158 at 200x50: the credits table is 134 cells (the journal takes 66; its four
-    rows need no scrollbar); lesson 35, salience 10, weight, reward, Δα and Δβ 8 each and hit 32 (their
-    widest cells and padding) leave 25 to `missed`: 22 cells of "git add -a, unrelated changes", the
+    rows need no scrollbar); lesson 35, salience 10, credited 10, weight, Δα and Δβ 8 each and hit 32 (their
+    widest cells and padding) leave 23 to `missed`: 20 cells of "git add -a, unrelated changes", the
     ellipsis and the padding. On the old code the column was as wide as its widest cell and the table's
     edge cut it mid-word ("git add -a, unrelated ch")."""
     app = demo_app(tmp_path)
@@ -187,7 +187,7 @@ async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tm
         detail = await open_session(pilot, "2026-10-23-158")
         table = detail.query_one("#credits", ThemedTable)
         first = row_text(app, table.region.y + 1)[table.region.x : table.region.right]
-        assert first.endswith(" git add -a, unrelated … "), first
+        assert first.endswith(" git add -a, unrelate… "), first
         assert table.max_scroll_x == 0
 
 

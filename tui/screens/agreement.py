@@ -19,7 +19,7 @@ from lesson_credit.core.api import DEFAULT_THRESHOLD, HEURISTIC, JUDGE, OUTCOME,
 from lesson_credit.tui.records_views import agreement_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import one_line
+from lesson_credit.tui.text import counted, one_line
 from lesson_credit.tui.widgets.agreement_plot import AgreementPlot
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -39,11 +39,13 @@ def two_people(pair: Agreement) -> bool:
 
 
 def pair_title(category: str, pair: Agreement) -> Text:
-    """The plotted pair, named (plain text: people's names come from the log): a person against a source,
-    or two people ("erik vs manual": a person's grades against another's)."""
+    """The plotted pair, named (plain text: people's names come from the log), its category and count, then
+    what kind of pair it is: a person against a source, or two people ("erik vs manual": a person's grades
+    against another's). The kind last: where the title is cut (80 columns), it is what is cut."""
     kind = "two people" if two_people(pair) else f"a person against the {pair.source_b} source"
     where = "" if category == "all" else f" · {category}"
-    return Text(f"{one_line(pair.source_a)} (x) vs {one_line(pair.source_b)} (y): {kind}{where} · {pair.n} sessions")
+    names = f"{one_line(pair.source_a)} (x) vs {one_line(pair.source_b)} (y)"
+    return Text(f"{names}{where} · {counted(pair.n, 'session')}: {kind}")
 
 
 def pair_cells(category: str, pair: Agreement) -> list[Text]:

@@ -33,7 +33,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import AnalysisView
-from lesson_credit.tui.text import one_line, spaced
+from lesson_credit.tui.text import counted, one_line, spaced
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -79,9 +79,9 @@ def summary(view: AnalysisView) -> Text:
     enough = sum(1 for r in view.results if r.sufficient)
     flagged = sum(1 for r in view.results if r.confounded)
     out = Text()
-    out.append(f"Effect per lesson over {view.graded} graded sessions", style="bold")
-    out.append(f" · {enough} of {len(view.results)} lessons with enough data for LOO")
-    out.append(f" ({view.min_with} sessions with, {view.min_without} without)")
+    out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
+    out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
+    out.append(f" ({counted(view.min_with, 'session')} with, {view.min_without} without)")
     out.append(f" · {flagged} flagged", style="bold" if flagged else "")
     out.append(
         f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"

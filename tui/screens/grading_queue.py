@@ -22,7 +22,7 @@ from lesson_credit.tui.records_views import queue_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import SessionsView
-from lesson_credit.tui.text import fmt, fmt_time, one_line
+from lesson_credit.tui.text import counted, fmt, fmt_time, one_line
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
@@ -179,7 +179,7 @@ class GradingQueueScreen(DataScreen):
         summary = Text()
         summary.append(f"order: {queue.order}", style="bold")
         count = len(queue.session_ids) - hidden
-        summary.append(f" (o switches; n follows it) · {count} session{'s' if count != 1 else ''}\n")
+        summary.append(f" (o switches; n follows it) · {counted(count, 'session')}\n")
         summary.append(EXPLAIN[queue.order], style="dim")
         self.query_one("#queue-summary", Static).update(summary)
 

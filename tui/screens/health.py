@@ -21,7 +21,7 @@ from lesson_credit.tui.messages import FirstViewShown, WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import HealthView
-from lesson_credit.tui.text import one_line
+from lesson_credit.tui.text import counted, one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
@@ -30,14 +30,10 @@ from lesson_credit.tui.writes import Grading
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def counts(findings: tuple[Finding, ...]) -> str:
     """`2 errors, 1 warning`: lint's own summary words."""
     errors = sum(1 for f in findings if f.severity == ERROR)
-    return f"{plural(errors, 'error')}, {plural(len(findings) - errors, 'warning')}"
+    return f"{counted(errors, 'error')}, {counted(len(findings) - errors, 'warning')}"
 
 
 def finding_text(finding: Finding) -> Text:
@@ -157,6 +153,9 @@ class HealthScreen(DataScreen):
                 widgets += [FindingCard(f) for f in group]
         await body.mount_all(widgets)
         cards = self.query(FindingCard)
+        # the cards take the focus in turn (down / up, tab): the list around them is no stop of its own, where
+        # down after the last card focused nothing in view (the next down then went to the first card)
+        body.can_focus = not cards
         if cards and not isinstance(self.focused, FindingCard):
             cards.first().focus()
         self.ready_for_keys()

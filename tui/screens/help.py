@@ -44,7 +44,7 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
                 "not Analysis's `effect` (the headline `loo` prints, unshrunk, with its interval), whose sign "
                 "can differ; — when none",
             ),
-            ("last", "credited reward in the latest graded session with the lesson"),
+            ("last", "what the lesson was credited (its share of the reward) in its latest graded session"),
             ("category", "the lesson's folder under lessons/"),
             (
                 "status",
@@ -77,12 +77,19 @@ COLUMNS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "Session detail columns",
         (
-            ("lesson", "the lesson id; below 100 columns its file name (the full id is in the panel)"),
+            (
+                "lesson",
+                "the lesson id; its file name with the short headers, below 150 columns (the id is in the panel)",
+            ),
             ("salience (sal)", "share of the lesson's keywords found in the journal (stored in the log)"),
             ("weight (wt)", "floor + (1 - floor) x salience"),
-            ("reward", "credited reward: base grade x weight (seed strategy)"),
-            ("Δα Δβ", "what this session adds to the lesson's alpha and beta"),
-            ("hit / missed", "the lesson's keywords found / not found in the journal"),
+            ("credited", "the lesson's share of the session's reward: grade x weight (seed strategy)"),
+            ("Δα Δβ", "what this session adds to the lesson's alpha and beta (with the short headers: in the panel)"),
+            (
+                "hit / missed",
+                "the lesson's keywords found / not found in the journal (missed in the panel only where the "
+                "lessons' names need the room)",
+            ),
         ),
     ),
 )

@@ -23,6 +23,32 @@ from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
 Y_STEP = 0.1  # the shared y axis tops out at the next multiple of this above the tallest bar
+SCROLL = Binding.Group("scroll")
+
+
+class RewardsBody(KeyScroll):
+    """The screen's one scrolling body, its scroll keys in the footer while it has more than it shows (the
+    panel and both plots at 24 rows: at 80 columns the keys fit the footer beside the screen's own)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "scroll_down", "Line down", group=SCROLL),
+        Binding("up", "scroll_up", "Line up", group=SCROLL),
+        Binding("pagedown", "page_down", "Page down", group=SCROLL),
+        Binding("pageup", "page_up", "Page up", group=SCROLL),
+        Binding("home", "scroll_home", "Top", group=SCROLL),
+        Binding("end", "scroll_end", "Bottom", group=SCROLL),
+    ]
+    SCROLLING = frozenset(binding.action for binding in BINDINGS if isinstance(binding, Binding))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # nothing to scroll: hidden from the footer, and the key goes on to the screen (as _jump's SkipAction)
+        return self.allow_vertical_scroll if action in self.SCROLLING else True
+
+    def watch_virtual_size(self) -> None:
+        self.refresh_bindings()  # what it holds grew or shrank: the scroll keys shown or hidden
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
 
 
 def shared_top(rewards: LessonRewards) -> float:
@@ -63,7 +89,7 @@ class LessonRewardsScreen(DataScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         # one scrolling body: at 24 rows the panel and two readable plots do not fit (each keeps its min-height)
-        with KeyScroll(id="rewards-body"):
+        with RewardsBody(id="rewards-body"):
             yield PhraseText(id="rewards-info")  # laid out at its width: an interval is never cut across lines
             yield RewardHistogramPlot("with the lesson", "with", id="with-plot")
             yield RewardHistogramPlot("without it", "without", id="without-plot")

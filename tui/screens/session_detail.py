@@ -23,8 +23,10 @@ from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
+from lesson_credit.tui.screens.session_line import session_info
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, fmt_time, one_line
+from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, one_line
+from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, story_title
 from lesson_credit.tui.widgets.grade_bar import GradeBar
@@ -33,7 +35,7 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, short_detail_heights
+from lesson_credit.tui.widths import MIN_NAME_CELLS, NARROW_BELOW, SHORT_BELOW, short_detail_heights
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
@@ -41,16 +43,17 @@ CREDIT_COLUMNS = (
     ("lesson", "lesson"),
     ("salience", "salience"),
     ("weight", "weight"),
-    ("reward", "reward"),
+    ("credited", "credited"),  # the lesson's share of the session's reward (the CLI's word too)
     ("d_alpha", "Δα"),
     ("d_beta", "Δβ"),
     ("hit", "hit"),
     ("missed", "missed"),
 )
-# below 100 columns: the arithmetic (salience to reward) fits beside the lesson's file name (the help explains);
+# below 100 columns: the arithmetic (salience to credited) fits beside the lesson's file name (the help explains);
 # Δα and Δβ are in "why this credit"; the keywords missed, then hit, take what is left (all in "why this credit")
 NARROW_LABELS = {"salience": "sal", "weight": "wt"}
 NARROW_HIDDEN = ("d_alpha", "d_beta")
+HIT, MISSED = (next(i for i, (key, _) in enumerate(CREDIT_COLUMNS) if key == name) for name in ("hit", "missed"))
 
 Span = tuple[int, int]
 JUDGE_NOTE = "the judge's score, taken as the grade"
@@ -72,28 +75,6 @@ def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
     if breakdown is None:
         return []
     return [span for keyword in breakdown.keywords for span in keyword.spans()]
-
-
-def session_info(explanation: Explanation, compact: bool = False) -> Text:
-    """The session's line and how credit is computed. `compact` (below 100 columns): one line, whole
-    sentences only (the journal's path is the journal pane's title; the strategy and the floor are in
-    the credit panel's lines, "weight 0.3 + 0.7×…" and "(seed)": at 80 columns the floor was cut off)."""
-    s = explanation.session
-    settings = explanation.settings
-    out = Text()
-    out.append(one_line(s.session_id), style="bold")
-    if compact:
-        out.append(f" · {fmt_time(s.timestamp)} · {one_line(s.category, '—')} · {s.n_lessons} lessons")
-        if settings.decay < 1.0:
-            out.append(f" · decay {settings.decay:g}", style="dim")
-        return out
-    out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  {s.n_lessons} lessons")
-    out.append(f"  ·  journal {one_line(s.journal_path, '—')}\n", style="dim")
-    out.append(f"credit: strategy {settings.strategy}, floor {settings.floor:g}", style="dim")
-    if settings.decay < 1.0:
-        out.append(f", decay {settings.decay:g}", style="dim")
-    out.append("  ·  keyword hits highlighted, strongest for the selected lesson", style="dim")
-    return out
 
 
 class SessionDetailScreen(DataScreen):
@@ -160,6 +141,7 @@ class SessionDetailScreen(DataScreen):
         self.rows: list[str] = []
         self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
         self._built_for = 0  # the credits table's width when its columns were last fitted
+        self.rows_in_view: int | None = None  # the credit rows in view when fewer than the table's rows
 
     @property
     def grading(self) -> Grading:
@@ -193,6 +175,8 @@ class SessionDetailScreen(DataScreen):
         if (self.has_class("-narrow"), self.has_class("-short")) != was:
             self._show_size()
             self._show()
+        else:
+            self._show_info()  # its words fitted to the new width
 
     def _show_size(self) -> None:
         """The compact forms of the header, record, story and grade bar, as the terminal's size asks."""
@@ -202,8 +186,23 @@ class SessionDetailScreen(DataScreen):
         journal = self.query_one("#journal", JournalView)
         path = self.base.session.journal_path if self.base is not None and narrow else None
         journal.border_title = Text(f"journal {one_line(path)}" if path else "journal")
+        self._show_info()
+
+    def _show_info(self) -> None:
         if self.base is not None:
-            self.query_one("#session-info", Static).update(session_info(self.base, compact=narrow))
+            compact, width = self.size.width < NARROW_BELOW, self.size.width - 2  # (its padding)
+            info = session_info(self.base, compact, self.rows_in_view, width)
+            self.query_one("#session-info", Static).update(info)
+
+    def _count_rows_in_view(self) -> None:
+        """The credit rows in view when the table has more (it scrolls): said on the session's line, where
+        the lessons are counted, so a session of 11 lessons with 8 rows in view does not look like 8."""
+        table = self.query_one("#credits", ThemedTable)
+        in_view = table.scrollable_content_region.height - (table.header_height if table.show_header else 0)
+        shown = in_view if table.size.height and 0 <= in_view < table.row_count else None
+        if shown != self.rows_in_view:
+            self.rows_in_view = shown
+            self._show_info()
 
     # ---------------------------------------------------------------- workers
 
@@ -313,47 +312,26 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
         self.set_class(dropped >= 1, "-open-credit-box").set_class(dropped >= 2, "-open-journal")
-        draft = self.draft is not None
-        pending = self.shown.base_reward is None
-        tone = "warning" if draft else None
-        rows: list[tuple[str, list[Text]]] = []
-        narrow = self.size.width < NARROW_BELOW
-        for credit in credits:
-            breakdown = credit.breakdown
-            hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
-            missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
-            name = credit.path.removesuffix(".md")
-            if narrow:  # the file name; the full id is in the "why this credit" panel below
-                name = name.rsplit("/", 1)[-1]
-            cells = [
-                table.toned(one_line(name), "warning" if credit.note else None),
-                Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
-                Text(fmt(credit.weight, 3), justify="right"),
-                table.toned("—" if pending else fmt(credit.reward, 3), tone),
-                table.toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
-                table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
-                ellipsis(table.toned(hit or "none", None)),
-                ellipsis(table.toned(missed or "none", "muted")),
-            ]
-            rows.append((credit.path, cells))
         table.clear(columns=True)
-        # explicit widths from the cells: a table refilled by previews arriving fast (keys typed right
-        # after opening) otherwise kept its header widths and cut every cell to them
-        shown = [i for i, (key, _) in enumerate(CREDIT_COLUMNS) if not (narrow and key in NARROW_HIDDEN)]
-        labels = {
-            i: NARROW_LABELS.get(label, label) if narrow else label for i, (_, label) in enumerate(CREDIT_COLUMNS)
-        }
-        widths = {i: max([len(labels[i]), *(row[i].cell_len for _, row in rows)]) for i in shown}
-        # the keywords missed, last, take what is left of the table's line, then the keywords hit (each cut
-        # with an ellipsis, not below its header): at 200 columns "git add -a, unrelated ch" was cut mid-word
-        self._built_for = table.size.width  # not laid out yet (0): its first Resized builds it again
-        limit = table.styles.max_height  # in cells: the table's scrollbar is there when its rows are more
-        scrollbar = 2 if limit is not None and len(rows) + 1 > limit.value else 0
-        over = (
-            sum(widths[i] + 2 * table.cell_padding for i in shown) - (table.size.width or self.size.width) + scrollbar
-        )
-        for i in reversed(shown[-2:]):
-            cut = max(0, min(over, widths[i] - len(labels[i])))
+        # the full columns where they fit the table (at 150 columns), else the compact ones, as below 100:
+        # lessons by file name, salience and weight headed sal and wt, Δα and Δβ left to "why this credit" (at
+        # 100-149 columns the full ones ran past the table's edge: "credi" cut, a sideways scrollbar on a row)
+        compact = self.size.width < NARROW_BELOW
+        rows = self._credit_rows(credits, compact)
+        shown, labels, widths, over = self._credit_widths(rows, compact)
+        slack = sum(widths[i] - len(labels[i]) for i in (HIT, MISSED))  # what the keywords' columns can give
+        if over > slack and not compact:
+            compact = True
+            rows = self._credit_rows(credits, compact)
+            shown, labels, widths, over = self._credit_widths(rows, compact)
+        # the keywords missed, last, take what is left of the table's line, then the keywords hit (each cut with
+        # an ellipsis, not below its header: at 200 columns "git add -a, unrelated ch" was cut mid-word); where the
+        # lessons' names would be cut, the keywords missed are left to "why this credit", then names are cut
+        if compact and over > widths[MISSED] - len(labels[MISSED]):
+            shown.remove(MISSED)
+            over -= widths[MISSED] + 2 * table.cell_padding
+        for i, least in ((MISSED, len(labels[MISSED])), (0, MIN_NAME_CELLS), (HIT, len(labels[HIT]))):
+            cut = max(0, min(over, widths[i] - least)) if i in shown else 0
             widths[i] -= cut
             over -= cut
         for i in shown:
@@ -365,11 +343,60 @@ class SessionDetailScreen(DataScreen):
         if self.focused_lesson in self.rows:
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
         self._show_focused()
+        after_shown(self, self._count_rows_in_view)  # its rows laid out
+
+    def _credit_rows(self, credits: list[LessonCredit], compact: bool) -> list[tuple[str, list[Text]]]:
+        """Every column's cell per lesson (the compact columns name it by its file name)."""
+        assert self.shown is not None
+        table = self.query_one("#credits", ThemedTable)
+        pending = self.shown.base_reward is None
+        tone = "warning" if self.draft is not None else None
+        rows: list[tuple[str, list[Text]]] = []
+        for credit in credits:
+            breakdown = credit.breakdown
+            hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
+            missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
+            name = credit.path.removesuffix(".md")
+            if compact:  # the file name; the full id is in the "why this credit" panel below
+                name = name.rsplit("/", 1)[-1]
+            cells = [
+                ellipsis(table.toned(one_line(name), "warning" if credit.note else None)),
+                Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
+                Text(fmt(credit.weight, 3), justify="right"),
+                table.toned("—" if pending else fmt(credit.reward, 3), tone),
+                table.toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
+                table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
+                ellipsis(table.toned(hit or "none", None)),
+                ellipsis(table.toned(missed or "none", "muted")),
+            ]
+            rows.append((credit.path, cells))
+        return rows
+
+    def _credit_widths(
+        self, rows: list[tuple[str, list[Text]]], compact: bool
+    ) -> tuple[list[int], dict[int, str], dict[int, int], int]:
+        """The columns shown, their labels and widths (explicit, from the cells: a table refilled by previews
+        arriving fast, keys typed right after opening, otherwise kept its header widths and cut every cell to
+        them), and by how many cells they are wider than the table."""
+        table = self.query_one("#credits", ThemedTable)
+        shown = [i for i, (key, _) in enumerate(CREDIT_COLUMNS) if not (compact and key in NARROW_HIDDEN)]
+        labels = {
+            i: NARROW_LABELS.get(label, label) if compact else label for i, (_, label) in enumerate(CREDIT_COLUMNS)
+        }
+        widths = {i: max([len(labels[i]), *(row[i].cell_len for _, row in rows)]) for i in shown}
+        self._built_for = table.size.width  # not laid out yet (0): its first Resized builds it again
+        limit = table.styles.max_height  # in cells: the table's scrollbar is there when its rows are more
+        scrollbar = 2 if limit is not None and len(rows) + 1 > limit.value else 0
+        used = sum(widths[i] + 2 * table.cell_padding for i in shown)
+        return shown, labels, widths, used - (table.size.width or self.size.width) + scrollbar
 
     def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
         """The credits' widths are the table's (`_show`): on its first layout or a resize, built again."""
-        if message.table.id == "credits" and message.table.size.width != self._built_for:
+        if message.table.id != "credits":
+            return
+        if message.table.size.width != self._built_for:
             self._show()
+        self._count_rows_in_view()
 
     def _show_journal(self, scroll: bool) -> None:
         base = self.base

@@ -19,7 +19,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import SessionsView
-from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, fmt, fmt_time, one_line
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, counted, fmt, fmt_time, one_line
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
@@ -36,7 +36,7 @@ def problems_text(view: SessionsView, store: str) -> Text:
     """The log's problems, naming the store they are in (its file's name, or the database's URL)."""
     problems = view.log_problems
     out = Text()
-    out.append(f"⚠ {len(problems)} problem{'s' if len(problems) != 1 else ''} in {store}: ", style="bold")
+    out.append(f"⚠ {counted(len(problems), 'problem')} in {store}: ", style="bold")
     out.append("; ".join(one_line(str(p)) for p in problems[:PROBLEMS_SHOWN]))
     if len(problems) > PROBLEMS_SHOWN:
         out.append(f"; … and {len(problems) - PROBLEMS_SHOWN} more")
@@ -190,7 +190,7 @@ class SessionsScreen(SortableScreen):
             self.highlighted = ids[0] if ids else None  # enter must not open a session no longer listed
         total = len(self.view.table)
         summary = Text()
-        summary.append(f"{total} sessions · {self.view.pending} pending")
+        summary.append(f"{counted(total, 'session')} · {self.view.pending} pending")
         if self.pending_only or self.filter_text or found.count > len(sessions):
             summary.append(f" · showing {len(sessions)}", style="bold")
             if found.count > len(sessions):

@@ -26,7 +26,7 @@ from lesson_credit.core.api import METRICS, SCENARIOS, EstimatorSummary, MetricS
 from lesson_credit.tui.messages import WorkFailed
 from lesson_credit.tui.screens.base import describe_failure, screen_css
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import Phrase, phrase_lines
+from lesson_credit.tui.text import Phrase, counted, phrase_lines
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -125,8 +125,8 @@ def scenario_text(sc: Scenario, width: int = 0) -> Text:
         if f.name != "name" and getattr(sc, f.name) != getattr(default, f.name)
     ]
     world = [
-        f"{sc.n_lessons} lessons",
-        f"{sc.n_sessions} sessions",
+        counted(sc.n_lessons, "lesson"),
+        counted(sc.n_sessions, "session"),
         f"k {sc.k}",
         f"floor {sc.floor:g}",
         f"noise {sc.noise:g}",
@@ -312,7 +312,10 @@ class SimulationScreen(Screen[None]):
         for m in METRICS:
             if (s := summary.metric(m)) is not None and s.n < len(report.seeds):
                 by_count.setdefault(s.n, []).append(METRIC_COLUMNS[m][0])
-        partial = [f"{', '.join(names)} defined in {n} of {len(report.seeds)} seeds" for n, names in by_count.items()]
+        partial = [
+            f"{', '.join(names)} defined in {n} of {counted(len(report.seeds), 'seed')}"
+            for n, names in by_count.items()
+        ]
         if partial:
             paragraphs.append([("; ", Text(p, style="dim")) for p in partial])
         info.show(lambda width: phrase_lines(paragraphs, width))
@@ -365,7 +368,7 @@ class SimulationScreen(Screen[None]):
         self.add_class("-ran")  # the progress bar shows from the first run on
         bar = self.query_one("#sim-progress", ProgressBar)
         bar.update(total=seeds, progress=0)
-        self._set_status(Text(f"running {name}: 0 of {seeds} seeds · escape cancels", style="bold"))
+        self._set_status(Text(f"running {name}: 0 of {counted(seeds, 'seed')} · escape cancels", style="bold"))
         if self.report is None:
             self.query_one("#report-title", Static).update(self._no_report_title())
         self.query_one("#sim-table", ThemedTable).focus()
@@ -409,7 +412,10 @@ class SimulationScreen(Screen[None]):
         self.query_one("#sim-progress", ProgressBar).update(total=event.total, progress=event.done)
         if not self.cancelling:
             self._set_status(
-                Text(f"running {self.running_name}: {event.done} of {event.total} seeds · escape cancels", "bold")
+                Text(
+                    f"running {self.running_name}: {event.done} of {counted(event.total, 'seed')} · escape cancels",
+                    "bold",
+                )
             )
 
     @on(Finished)
@@ -420,7 +426,7 @@ class SimulationScreen(Screen[None]):
         self.cancelling = False
         self.report = event.report
         self.query_one("#sim-progress", ProgressBar).update(progress=len(event.report.seeds))
-        self._set_status(Text(f"done: {len(event.report.seeds)} seeds", style="dim"))
+        self._set_status(Text(f"done: {counted(len(event.report.seeds), 'seed')}", style="dim"))
         self.refresh_bindings()
         self._show_report()
 
@@ -434,7 +440,9 @@ class SimulationScreen(Screen[None]):
         if self.report is None:
             self.query_one("#report-title", Static).update(self._no_report_title())
         if event.reason is None:
-            self._set_status(Text(f"cancelled after {event.done} of {event.total} seeds: no report", style="bold"))
+            self._set_status(
+                Text(f"cancelled after {event.done} of {counted(event.total, 'seed')}: no report", style="bold")
+            )
         else:
             self._set_status(Text("failed", style="bold"))
             self.post_message(WorkFailed(event.reason))

@@ -31,7 +31,7 @@ from lesson_credit.core.api import (
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
-from lesson_credit.tui.text import fmt, fmt_signed, one_line, phrase_lines, rank_arrow
+from lesson_credit.tui.text import counted, fmt, fmt_signed, one_line, phrase_lines, rank_arrow
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -110,7 +110,7 @@ def summary(view: WhatIfView, policy: str = "", width: int = 0) -> Text:
         Text("same as the saved settings", style="dim")
         if same
         else Text("nothing is written until ctrl+s", style="italic"),
-        Text(f"{up} lessons up in rank, {down} down", style="dim"),
+        Text(f"{counted(up, 'lesson')} up in rank, {down} down", style="dim"),
     ]
     biggest = max(view.rows, key=lambda r: (abs(r.delta), r.path), default=None)
     if biggest is not None and abs(biggest.delta) >= 5e-4:

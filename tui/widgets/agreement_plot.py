@@ -8,6 +8,7 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual_plotext import Plot
 
+from lesson_credit.tui.text import counted
 from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 Points = tuple[tuple[float, ...], tuple[float, ...]]
@@ -41,7 +42,9 @@ class AgreementPlot(ThemedPlot):
             plt.title("no pair chosen")
         else:
             (a, b), (xs, ys) = self.pair
-            plt.title(f"{a} (x) vs {b} (y): {len(xs)} sessions · ● a session · dotted: x = y and the threshold")
+            plt.title(
+                f"{a} (x) vs {b} (y): {counted(len(xs), 'session')} · ● a session · dotted: x = y and the threshold"
+            )
             t = self.threshold
             dots = [i / DOTS for i in range(DOTS + 1)]
             plt.scatter([t] * len(dots), dots, color=self.colour("warning"), marker="·")

@@ -1,4 +1,5 @@
-"""Why one lesson got its credit in one session: salience -> weight -> reward -> alpha/beta."""
+"""Why one lesson got its credit in one session: salience -> weight -> credited (its share of the
+session's reward) -> alpha/beta."""
 
 from __future__ import annotations
 
@@ -43,9 +44,9 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
             weight, exact_weight = fmt_exact(credit.weight, 4)
             reward, exact_reward = fmt_exact(credit.reward, 6)
             equals = "=" if exact_weight and exact_reward else "≈"
-            out.append(f"reward {fmt_grade(base)}×{weight} {equals} {reward} ({settings.strategy})")
+            out.append(f"credited {fmt_grade(base)}×{weight} {equals} {reward} ({settings.strategy})")
         else:
-            out.append(f"reward {fmt(credit.reward, 3)} ({settings.strategy})")
+            out.append(f"credited {fmt(credit.reward, 3)} ({settings.strategy})")
         out.append(f"   α {fmt_signed(credit.alpha_delta)}   β {fmt_signed(credit.beta_delta)}\n")
     mean_before = credit.alpha_before / (credit.alpha_before + credit.beta_before)
     mean_after = credit.alpha_after / (credit.alpha_after + credit.beta_after)
