@@ -84,7 +84,7 @@ async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
                 break
             await asyncio.sleep(0.05)
         titles = [title for title, _ in notification_texts(app)]
-        assert f"1 unreadable line(s) in {named}" in titles
+        assert f"1 unreadable line in {named}" in titles
         await pilot.press("s")
         for _ in range(200):
             await pilot.pause()

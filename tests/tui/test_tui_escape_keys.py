@@ -17,8 +17,18 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.help import HelpScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import type_bytes
-from tests.tui.tui_fixture import NEW_SESSION, log_lines, open_session, record, settle, wait_until
+from tests.tui.tui_fixture import (
+    NEW_SESSION,
+    log_lines,
+    open_session,
+    open_sessions,
+    record,
+    settle,
+    table_keys,
+    wait_until,
+)
 
 SIZE = (100, 30)
 
@@ -62,6 +72,49 @@ async def test_grading_the_queue_in_one_burst_with_escape_enter(workspace: Works
         assert isinstance(app.screen, GradingQueueScreen)
     grades = [(e["session_id"], e["base_reward"]) for e in log_lines(ws_root) if e.get("type") == "grade"]
     assert grades == [("s4", 0.5), ("s5", 0.6)]
+
+
+async def test_the_queue_refilled_after_a_grade_says_its_new_row_before_the_cursor_message(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back on the queue after grading s4 here, the refill (on_screen_resume) moves the cursor to s5; `enter`
+    typed ahead reads the row the screen was told of, which the cursor's message reports a turn later. Under
+    load `enter` came first and opened s4 again (the burst test above then ended on s4's screen)."""
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("I")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GradingQueueScreen) and screen.queue is not None and screen.sessions is not None
+        table = screen.query_one("#queue-table", ThemedTable)
+        assert (screen.highlighted, table.cursor_row) == ("s4", 0)
+        monkeypatch.setattr(screen, "_graded", lambda sid: sid == "s4")  # graded here, its write not read yet
+        screen._fill(table, screen.queue, screen.sessions)
+        assert screen.highlighted == "s5"  # at once, with no message in between
+
+
+async def test_the_pending_sessions_rebuilt_after_a_grade_say_their_new_row_at_once(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sessions, pending only (`v`): the highlighted session graded here leaves the list, the cursor goes to
+    the next; the screen says so at once, not a message later, so `enter` typed ahead opens that one."""
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_sessions(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        table = screen.query_one("#sessions-table", ThemedTable)
+        first, second = table_keys(table)[:2]
+        assert screen.highlighted == first
+        monkeypatch.setattr(app.writes, "graded_here", lambda sid: sid == first)  # its write not read yet
+        screen._rebuild()
+        assert screen.highlighted == second
 
 
 async def test_escape_typed_at_once_before_a_control_key_keeps_the_key(app: LessonCreditApp) -> None:

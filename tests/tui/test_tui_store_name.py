@@ -19,7 +19,7 @@ async def test_log_problems_name_the_file(workspace: Workspace, ws_root: Path) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         titles = [title for title, _ in notification_texts(app)]
-        assert "1 unreadable line(s) in sessions.jsonl" in titles
+        assert "1 unreadable line in sessions.jsonl" in titles
         await pilot.press("s")
         await settle(pilot)
         problems = str(app.screen.query_one("#log-problems").render())

@@ -139,8 +139,9 @@ class AgreementScreen(DataScreen):
             table.add_row(*pair_cells(category, pair), key=key)
         table.fit_name_column(COLUMNS.index("kappa"))  # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
         keys = [key for key, _, _ in self.rows]
-        if keep in keys:
+        if keep in keys:  # told now: `enter` typed ahead reads it before the cursor's message lands
             table.move_cursor(row=keys.index(keep), animate=False)
+            self.highlighted = keep
         self._summary()
         self._plot()
         self.ready_for_keys()

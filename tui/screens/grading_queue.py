@@ -172,8 +172,9 @@ class GradingQueueScreen(DataScreen):
                 cells += [Text("—", justify="right") for _ in range(4)]
             table.add_row(*cells, key=session_id)
         ids = [session_id for _, session_id in listed[:ROWS_SHOWN]]
-        if keep in ids:
+        if keep in ids:  # told now: `enter` typed ahead reads it before the cursor's message lands
             table.move_cursor(row=ids.index(keep), animate=False)
+            self.highlighted = keep
         else:
             self.highlighted = ids[0] if ids else None
         summary = Text()

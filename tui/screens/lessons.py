@@ -379,8 +379,9 @@ class LessonsScreen(SortableScreen):
             [(row.path, [cells[i] for i in places]) for row, cells in zip(rows, built, strict=True)],
             first=max(FILL_FIRST, at + FILL_FIRST),
         )
-        if keep in self.shown:
+        if keep in self.shown:  # told now: `enter` typed ahead reads it before the cursor's message lands
             table.move_cursor(row=self.shown.index(keep), animate=False)
+            self.highlighted = keep
         elif self.shown:
             table.move_cursor(row=0, animate=False)
         self._fit_lesson_column()  # the fill measured every row's cells

@@ -184,8 +184,9 @@ class SessionsScreen(SortableScreen):
         cells = [(s.session_id, self._cells(table, s)) for s in sessions]
         table.fill([(key, [row[i] for i in places]) for key, row in cells], first=max(FILL_FIRST, at + FILL_FIRST))
         self._fit_category_column()
-        if keep in ids:
+        if keep in ids:  # told now: `enter` typed ahead reads it before the cursor's message lands
             table.move_cursor(row=ids.index(keep), animate=False)
+            self.highlighted = keep
         else:
             self.highlighted = ids[0] if ids else None  # enter must not open a session no longer listed
         total = len(self.view.table)
