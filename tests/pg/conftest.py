@@ -52,3 +52,9 @@ def pg_url(pg_server: Server) -> str:
 @pytest.fixture
 def ws_root(tmp_path: Path) -> Path:
     return make_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def pg_ws(ws_root: Path, pg_url: str) -> Iterator[tuple[Path, str]]:
+    """A workspace and a database of its own."""
+    yield ws_root, pg_url

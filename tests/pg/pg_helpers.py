@@ -75,3 +75,25 @@ def waiting_on_a_lock(url: str, statement: str = "INSERT INTO lesson_credit.even
             (statement,),
         ).fetchone()
     return bool(row and row[0])
+
+
+def session(sid: str, base: float | None, lessons: dict[str, float], **extra: object) -> dict[str, object]:
+    entries = [{"path": path, "salience": sal} for path, sal in lessons.items()]
+    return {
+        "type": "session",
+        "session_id": sid,
+        "timestamp": "2026-03-05T16:30:00Z",
+        "base_reward": base,
+        "lessons": entries,
+        **extra,
+    }
+
+
+def grade(sid: str, base: float, grader: str = "manual") -> dict[str, object]:
+    return {
+        "type": "grade",
+        "session_id": sid,
+        "base_reward": base,
+        "grader": grader,
+        "timestamp": "2026-03-06T10:00:00Z",
+    }
