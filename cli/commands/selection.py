@@ -112,7 +112,8 @@ def _left_out(left_out: tuple[str, ...], category: str | None) -> str:
     shown = ", ".join(safe(lesson_id) for lesson_id in left_out[:SHOWN_LEFT_OUT])
     if len(left_out) > SHOWN_LEFT_OUT:
         shown += f" and {len(left_out) - SHOWN_LEFT_OUT} more"
-    return f"; {len(left_out)} more left out: their match.session_categories do not name {safe(category)} ({shown})"
+    whose = "its" if len(left_out) == 1 else "their"
+    return f"; {len(left_out)} more left out: {whose} match.session_categories do not name {safe(category)} ({shown})"
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:

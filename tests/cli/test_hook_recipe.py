@@ -90,7 +90,7 @@ def test_recipe_logs_sessions_with_and_without_selected_lessons(
     assert empty.returncode == 0, empty.stderr
     chosen = run_recipe(tmp_path, ws, "s-git", "Fix the git history.\n")  # git matches
     assert chosen.returncode == 0, chosen.stderr
-    assert f"1 more left out: their match.session_categories do not name feature ({CODE_ONLY})" in chosen.stderr
+    assert f"1 more left out: its match.session_categories do not name feature ({CODE_ONLY})" in chosen.stderr
     code, out, err = run_plain(capsys, "sessions", "-w", str(ws), "--json")
     assert code == 0, err
     rows = {s["session_id"]: s for s in json.loads(out)["sessions"]}
