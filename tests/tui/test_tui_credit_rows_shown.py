@@ -84,6 +84,24 @@ async def test_the_credit_table_fits_and_shows_every_row_at_120x30(tmp_path: Pat
         assert "·  11 lessons  ·" in shown(app, "session-info")[0]
 
 
+async def test_at_80x24_the_keywords_hit_give_way_before_a_lessons_name(tmp_path: Path) -> None:
+    """The demo's 2026-10-26-167 hits many keywords (mock, unittest.mock, mock.patch, ...): the compact table
+    leaves the keywords missed to "why this credit", cuts the keywords hit to 16 cells, and only then the
+    names. On the old code the name column was 12 cells ("run-tests-b…") beside 39 cells of keywords hit.
+    run-tests-before-claiming is 25 cells; 25 + sal 4 + wt 5 + credited 8 + hit 16 + 2 x 5 padding = 68,
+    within the table's 78 (the hit column takes what is left: 26)."""
+    app = LessonCreditApp(Workspace(demo_copy(tmp_path / "demo"), clock=fixed_clock), seed=0, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        await settle(pilot)
+        table = detail.query_one("#credits", ThemedTable)
+        names = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert "run-tests-before-claiming" in names
+        cells = {str(c.label): c.get_render_width(table) - 2 * table.cell_padding for c in table.columns.values()}
+        assert "missed" not in cells and cells["lesson"] >= 25 and cells["hit"] >= 16, cells
+
+
 def test_the_count_of_lessons_takes_the_words_that_fit() -> None:
     assert lessons_shown(1, None) == "1 lesson" and lessons_shown(2, None, 3) == "2 lessons"
     assert lessons_shown(11, 8) == "8 of 11 lessons shown, scroll for more"  # 38 cells

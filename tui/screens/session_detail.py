@@ -53,6 +53,7 @@ CREDIT_COLUMNS = (
 # Δα and Δβ are in "why this credit"; the keywords missed, then hit, take what is left (all in "why this credit")
 NARROW_LABELS = {"salience": "sal", "weight": "wt"}
 NARROW_HIDDEN = ("d_alpha", "d_beta")
+HIT_KEPT = 16  # the keywords hit keep this many cells before a lesson's name is cut
 HIT, MISSED = (next(i for i, (key, _) in enumerate(CREDIT_COLUMNS) if key == name) for name in ("hit", "missed"))
 
 Span = tuple[int, int]
@@ -168,6 +169,8 @@ class SessionDetailScreen(DataScreen):
         table = self.query_one("#credits", ThemedTable)
         table.focus()
         self.busy(table, delay=0)
+        # a sideways scrollbar takes a row without resizing the table (a layout between two sessions' widths)
+        self.watch(table, "show_horizontal_scrollbar", lambda _: self._count_rows_in_view(), init=False)
 
     def on_resize(self) -> None:
         was = (self.has_class("-narrow"), self.has_class("-short"))
@@ -326,11 +329,13 @@ class SessionDetailScreen(DataScreen):
             shown, labels, widths, over = self._credit_widths(rows, compact)
         # the keywords missed, last, take what is left of the table's line, then the keywords hit (each cut with
         # an ellipsis, not below its header: at 200 columns "git add -a, unrelated ch" was cut mid-word); where the
-        # lessons' names would be cut, the keywords missed are left to "why this credit", then names are cut
+        # lessons' names would be cut, the keywords missed are left to "why this credit", the keywords hit are cut
+        # to HIT_KEPT cells, then names (at 80 columns the demo's names were cut to 12 beside 40 cells of hits)
         if compact and over > widths[MISSED] - len(labels[MISSED]):
             shown.remove(MISSED)
             over -= widths[MISSED] + 2 * table.cell_padding
-        for i, least in ((MISSED, len(labels[MISSED])), (0, MIN_NAME_CELLS), (HIT, len(labels[HIT]))):
+        hit_kept = max(len(labels[HIT]), HIT_KEPT)
+        for i, least in ((MISSED, len(labels[MISSED])), (HIT, hit_kept), (0, MIN_NAME_CELLS), (HIT, len(labels[HIT]))):
             cut = max(0, min(over, widths[i] - least)) if i in shown else 0
             widths[i] -= cut
             over -= cut
