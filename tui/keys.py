@@ -54,6 +54,15 @@ The app holds them too (`held`, `release`) while a key's action waits for data o
 or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
 (`LessonCreditApp.after_first_snapshot`).
 
+A yes/no question (a screen with `asked_at`: tui/screens/confirm.py) is answered only by keys typed
+after it appeared: Textual stamps every key with the time it arrived (`event.time`), and the question
+with the time it was first drawn. The keys typed before it (`c n 3 c` typed in one burst: the first
+`c` asks to replace a grade) wait at the front of the queue, shown in the dialog, while the keys
+typed after it are handed on past them; once it is answered they go on to the screen under it. A
+`c` typed ahead answered "replace the grade?" before the operator had read it, and `n 3` were
+swallowed by the dialog (`n 8 c n 3 c n 9 c`: 0.3 lost, 0.9 written to the wrong session). An answer
+no drops them (`drop_typed_before`; the dialog says which): they were typed for what a yes does.
+
 Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
 a node closed with a drain callback in its queue does not stall the keys; and the message the app's
 loop has taken out of its queue ahead of time, which the queue's size does not count.
@@ -110,8 +119,18 @@ class KeyRouter:
 
     @property
     def waiting(self) -> int:
-        """Keys taken from the terminal and not yet handed on (the one being handed on counts)."""
-        return len(self._typed) + int(self._routing or self._scheduled)
+        """Keys taken from the terminal and not yet handed on (the one being handed on counts), but
+        for those typed before the question on screen, which wait for the operator's answer."""
+        held = self._typed_before_question() if self._has_screen() else None
+        return len(self._typed) - (held or 0) + int(self._routing or self._scheduled)
+
+    def drop_typed_before(self, asked_at: float | None) -> list[Typed]:
+        """Take out the keys typed before a question answered no (they were typed for what a yes
+        does): the ones the dialog showed as waiting. Returns them, for the dialog to name."""
+        dropped = []
+        while self._typed and (asked_at is None or self._typed[0].time < asked_at):
+            dropped.append(self._typed.popleft())
+        return dropped
 
     def take(self, event: Typed) -> None:
         """A key or paste from the terminal: queued behind the ones typed before it."""
@@ -151,13 +170,15 @@ class KeyRouter:
         screen = self.app.screen
         if self.held or getattr(screen, "keys_held", False) and not self._leaves(event):
             return  # the screen is loading what the key reads: `wake` goes on once it has
-        event = self._typed[0] = self._newline_as_enter(event)
+        index = self._answerable()
+        if index is None:
+            return  # every key waiting was typed before the question on screen: the next typed may answer it
+        event = self._typed[index] = self._newline_as_enter(self._typed[index])
         split = self._escape_then_key(event)
         if split is not None:
-            self._typed.popleft()
-            self._typed.extendleft(reversed(split))
-            event = split[0]
-        self._typed.popleft()
+            self._typed[index], event = split[1], split[0]  # Escape now; the key typed with it waits in its place
+        else:
+            del self._typed[index]
         self._routing = True
         try:
             before_key = getattr(screen, "before_key", None)
@@ -170,6 +191,30 @@ class KeyRouter:
         if self._typed:
             self._schedule()
 
+    # ---------------------------------------------------------------- a question on screen
+
+    def _typed_before_question(self) -> int | None:
+        """How many of the keys waiting (at the front) were typed before the question on screen appeared:
+        all of them until it has been drawn; None when no question is on screen."""
+        screen = self.app.screen
+        if not hasattr(screen, "asked_at"):
+            return None
+        asked_at: float | None = screen.asked_at
+        if asked_at is None:
+            return len(self._typed)
+        return next((i for i, event in enumerate(self._typed) if event.time >= asked_at), len(self._typed))
+
+    def _answerable(self) -> int | None:
+        """Where the next key to hand on is in the queue: the first, or on a question the first typed
+        after it appeared (the dialog is told which keys wait for it); None: none may go yet."""
+        before = self._typed_before_question()
+        if before is None:
+            return 0
+        show = getattr(self.app.screen, "show_typed_ahead", None)
+        if callable(show):
+            show([self._typed[i] for i in range(before)])
+        return before if before < len(self._typed) else None
+
     def _newline_as_enter(self, event: Typed) -> Typed:
         """Enter typed while the dashboard starts, before it sets the terminal raw, reaches it as a newline
         (the terminal's line discipline turns a carriage return into one), which Textual reads as ctrl+j:
@@ -180,6 +225,7 @@ class KeyRouter:
             return event
         enter = events.Key("enter", "\r")
         enter.set_sender(self.app)
+        enter.time = event.time  # typed when the newline was (a question compares the times)
         return enter
 
     def _leaves(self, event: Typed) -> bool:
@@ -219,6 +265,7 @@ class KeyRouter:
         escape = events.Key("escape", "\x1b")
         for split in (escape, key):
             split.set_sender(self.app)
+            split.time = event.time  # typed when the two arrived (a question compares the times)
         return escape, key
 
     # ---------------------------------------------------------------- settling

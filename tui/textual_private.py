@@ -182,3 +182,14 @@ def character_key(character: str) -> events.Key:
 
     name = _character_to_key(character)
     return events.Key(KEY_NAME_REPLACEMENTS.get(name, name), character)
+
+
+def event_clock() -> float:
+    """Now, on the clock Textual stamps its events with (`event.time`): a question compares the time its
+    keys were typed with the time it appeared (tui/keys.py).
+
+    Why private: the clock is `textual._time.get_time` (monotonic, or perf_counter on Windows); nothing
+    public reads it but a new message's `time`."""
+    from textual._time import get_time
+
+    return get_time()

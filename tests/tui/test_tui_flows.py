@@ -431,7 +431,7 @@ async def test_undo_appends_the_previous_grade_back(app: LessonCreditApp, ws_roo
         await pilot.press("u")  # only the grade it was logged with: nothing to undo
         await settle(pilot)
         assert grade_events(ws_root) == []
-        await pilot.press("3", "c", "c")  # over a grade: c asks, c again replaces
+        await pilot.press("3", "c")  # over the record's 0.8 (the heuristic): no question, it stays in the log
         await settle(pilot)
         await pilot.press("u")
         await settle(pilot)
@@ -448,8 +448,12 @@ async def test_regrading_never_counts_a_session_twice(app: LessonCreditApp, ws_r
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "s1")
-        for key in ("5", "9", "2"):
-            await pilot.press(key, "c", "y")
+        await pilot.press("5", "c")  # over the heuristic's 0.8: no question
+        await settle(pilot)
+        for key in ("9", "2"):  # over the operator's own grade: asked, y (typed once it shows) answers
+            await pilot.press(key, "c")
+            await settle(pilot)
+            await pilot.press("y")
             await settle(pilot)
         assert [g["base_reward"] for g in grade_events(ws_root)] == [0.5, 0.9, 0.2]
         await pilot.press("l")
@@ -534,7 +538,7 @@ async def test_what_if_saves_only_after_confirmation(app: LessonCreditApp, ws_ro
         await pilot.press("t", "t")  # uniform
         await settle(pilot)
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)  # the question shows: only keys typed then answer it
         await pilot.press("y")
         await settle(pilot)
         assert 'strategy = "uniform"' in (ws_root / CONFIG_REL).read_text()
@@ -703,7 +707,7 @@ async def test_engine_failure_is_reported_not_fatal(app: LessonCreditApp) -> Non
             raise OSError("disk on fire")
 
         detail.source.append_grade = broken  # type: ignore[method-assign]  # this source's writes fail
-        await pilot.press("5", "c", "c")
+        await pilot.press("5", "c")  # over the heuristic's 0.8: no question
         # the write waits to be retried (so the app is never idle): wait for the warning, not for quiet
         await wait_until(pilot, lambda: any("disk on fire" in message for _, message in notification_texts(app)))
         assert app.is_running

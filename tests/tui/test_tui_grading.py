@@ -68,7 +68,7 @@ async def test_commit_then_undo_typed_fast_writes_both_in_order(app: LessonCredi
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "s1")  # graded 0.8
-        burst(pilot, "5", "c", "c", "u")  # c over a grade asks; c again confirms
+        burst(pilot, "5", "c", "u")  # over the heuristic's 0.8: no question (it stays in the log)
         await settle(pilot)
         # the undo withdraws the operator's grade (no person had graded s1): the heuristic's 0.8 is in force
         assert grades(ws_root) == [("s1", 0.5, "manual"), ("s1", None, "manual")]
@@ -84,7 +84,10 @@ async def test_two_commits_typed_fast_both_reach_the_log(app: LessonCreditApp, w
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_session(pilot, "s4")  # pending: the first commit does not ask
-        burst(pilot, "7", "c", "8", "c", "c")
+        burst(pilot, "7", "c", "8", "c")  # the second asks (over the operator's 0.7, not written yet)
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        burst(pilot, "c")  # typed once the question shows
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", 0.8, "manual")]
         messages = toasts(app)
@@ -108,7 +111,12 @@ async def test_undo_is_a_stack_logged_by_the_operator(app: LessonCreditApp, ws_r
         await settle(pilot)
         await open_session(pilot, "s1")
         await pilot.press("u")  # nothing this dashboard wrote: refused, nothing written
-        burst(pilot, "3", "c", "c", "5", "c", "c", "u", "u", "u")
+        burst(pilot, "3", "c", "5", "c")  # 0.3 over the heuristic's 0.8; 0.5 over the operator's 0.3 asks
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        burst(pilot, "c")
+        await settle(pilot)
+        burst(pilot, "u", "u", "u")
         await settle(pilot)
         # the operator's own grades are put back (0.3), then withdrawn: the heuristic's 0.8 is in force again,
         # and no grade the operator never gave is logged
@@ -169,7 +177,9 @@ async def test_a_no_op_undo_is_refused(app: LessonCreditApp, ws_root: Path) -> N
         await settle(pilot)
         await open_session(pilot, "s4")
         # 0.8, then 0.8 again over the operator's own 0.8: undoing the second would log 0.8 again
-        burst(pilot, "8", "c", "8", "c", "c", "u")
+        burst(pilot, "8", "c", "8", "c")
+        await settle(pilot)
+        burst(pilot, "c", "u")  # typed once the question shows
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.8, "manual"), ("s4", 0.8, "manual")]
         assert any("already 0.8" in m for m in toasts(app))
@@ -181,7 +191,7 @@ async def test_undoing_a_grade_equal_to_the_heuristics_withdraws_it(app: LessonC
         await open_session(pilot, "s1")
         # 0.8 over the heuristic's 0.8: the value stays, the source in force becomes the operator's;
         # the undo withdraws it (the heuristic's 0.8 in force again), it is not a no-op
-        burst(pilot, "8", "c", "c", "u")
+        burst(pilot, "8", "c", "u")
         await settle(pilot)
         assert grades(ws_root) == [("s1", 0.8, "manual"), ("s1", None, "manual")]
         assert Workspace(ws_root).session("s1").grader == "heuristic"
@@ -191,7 +201,7 @@ async def test_the_undo_stack_outlives_the_screen(app: LessonCreditApp, ws_root:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_session(pilot, "s1")
-        burst(pilot, "3", "c", "c", "escape")
+        burst(pilot, "3", "c", "escape")
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
         await open_session(pilot, "s1")
@@ -200,18 +210,19 @@ async def test_the_undo_stack_outlives_the_screen(app: LessonCreditApp, ws_root:
         assert grades(ws_root) == [("s1", 0.3, "manual"), ("s1", None, "manual")]
 
 
-async def test_commit_over_a_grade_asks_and_escape_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
+async def test_commit_over_a_persons_grade_asks_and_escape_writes_nothing(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "s1")
-        burst(pilot, "4", "c")
+        burst(pilot, "4", "c", "6", "c")  # 0.4 over the heuristic's 0.8 (no question), then 0.6 over it
         await settle(pilot)
         confirm = app.screen
         assert isinstance(confirm, ConfirmScreen)
+        assert confirm.question == "Replace the grade 0.4 of s1 with 0.6?"
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is detail and detail.draft == 0.4
-        assert grades(ws_root) == []
+        assert app.screen is detail and detail.draft == 0.6
+        assert grades(ws_root) == [("s1", 0.4, "manual")]
 
 
 class CountingSource(WorkspaceSource):
@@ -288,7 +299,9 @@ async def test_leaving_with_a_draft_asks_first(app: LessonCreditApp, ws_root: Pa
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is detail and detail.draft == 0.5
-        burst(pilot, "s", "y")
+        burst(pilot, "s")
+        await settle(pilot)
+        burst(pilot, "y")  # typed once the question shows
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)  # the list, draft discarded
     assert grades(ws_root) == []

@@ -6,9 +6,11 @@ state the model is in after the ones before (a filter typed on Sessions, an exac
 into its box, the jump key with an id, grading keys, commit, undo, next pending, dialog answers,
 escape, screen switches); the model also gets keys that mean nothing where they land (a digit
 on Sessions, `n` in a dialog). Then every key of the burst is queued at the terminal driver at
-once, the test waits for the app, and checks that the log's grade events are exactly the
-model's, in order and by the operator, and that the app shows the screen, session, draft, dialog
-and text box the model says.
+once, the test waits for the app, answers the questions left open with keys typed after they
+appeared (drawn too: a question is never answered by a key typed before it; those wait for the
+answer, and a no drops them), and checks that the log's grade events are exactly the model's, in
+order and by the operator, and that the app shows the screen, session, draft, dialog and text box
+the model says.
 
 Appends also fail for a while (a held lock, a stopped database: a temporary failure): Hypothesis
 draws how often each write fails, and the app must try each failed write again, in order, until it is
@@ -30,7 +32,7 @@ import asyncio
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +114,7 @@ class Model:
     session: str | None = None  # the session screen open over it
     draft: float | None = None
     dialog: tuple[str, object] | None = None  # ("commit", value) or ("leave", what yes does)
+    held: list[Key] = field(default_factory=list)  # typed while the question was open: they wait for its answer
     box: Box | None = None
     # the Sessions list (kept from one visit to the next): its filter as shown and the highlighted row
     shown_filter: str = ""
@@ -140,8 +143,9 @@ class Model:
     # ---------------------------------------------------------------- keys
 
     def press(self, key: Key) -> None:
+        """A key typed ahead, in a burst: one typed while a question is open waits for its answer."""
         if self.dialog is not None:
-            self._answer(key)
+            self.held.append(key)
         elif self.box is not None:
             self._type(key)
         elif self.session is not None:
@@ -153,13 +157,16 @@ class Model:
         elif key == GO_TO:
             self.box = Box("jump")
 
-    def _answer(self, key: Key) -> None:
+    def answer(self, key: Key) -> None:
+        """A key typed once the question showed: a yes does what it asks, then the keys typed before it go
+        on; a no drops them (they were typed for what a yes does)."""
         assert self.dialog is not None
         kind, payload = self.dialog
         yes = key == "y" or (kind == "commit" and key == "c")
         if not yes and key != "escape":
             return  # a dialog ignores every other key (n included: it means next pending, not "no")
         self.dialog = None
+        held, self.held = self.held, []
         if not yes:
             return
         if kind == "commit":
@@ -168,6 +175,8 @@ class Model:
         else:
             assert callable(payload)
             payload()
+        for typed_ahead in held:
+            self.press(typed_ahead)
 
     def _type(self, key: Key) -> None:
         box = self.box
@@ -232,9 +241,9 @@ class Model:
         elif key == "c":
             if self.draft is None:
                 return
-            if self.grades[sid] is None:
+            if self.human[sid] is None:  # pending, or the heuristic's score: a person's grade goes over it
                 self._commit(self.draft)
-            else:
+            else:  # the operator's own grade (as typed) would be replaced: asked first
                 self.dialog = ("commit", self.draft)
         elif key == "u":
             self.draft = None
@@ -376,7 +385,7 @@ def failing_writes(app: LessonCreditApp, fails: list[int]) -> list[int]:
 
 
 async def drive(
-    root: Path, keys: list[Key], fails: list[int] | None = None
+    root: Path, keys: list[Key], fails: list[int] | None = None, answers: Sequence[Key] = ()
 ) -> tuple[list[tuple[str, float | None, str]], tuple[object, ...], int]:
     app = LessonCreditApp(Workspace(root, clock=fixed_clock), poll_seconds=0)
     app.retry_seconds = 0.001  # a failed write is tried again at once (1 s by default)
@@ -387,6 +396,11 @@ async def drive(
         await settle(pilot)
         await asyncio.sleep(0.05)
         await settle(pilot)
+        for answer in answers:  # each typed once the question shows
+            if not isinstance(app.screen, ConfirmScreen):
+                break
+            burst(pilot, answer)
+            await settle(pilot)
         assert app.return_code is None and app.is_running, "an exception reached the app"
         shown = shown_state(app)
         details = sum(isinstance(s, SessionDetailScreen) for s in app.screen_stack)
@@ -397,32 +411,43 @@ async def drive(
 
 @pytest.mark.long
 @MODEL
-@given(bursts(), st.lists(st.integers(min_value=0, max_value=3), min_size=8, max_size=8))
-def test_random_bursts_log_exactly_what_was_typed(keys: list[Key], fails: list[int]) -> None:
+@given(
+    bursts(),
+    st.lists(st.integers(min_value=0, max_value=3), min_size=8, max_size=8),
+    st.lists(st.sampled_from(["y", "c", "escape", "n"]), max_size=4),
+)
+def test_random_bursts_log_exactly_what_was_typed(keys: list[Key], fails: list[int], answers: list[Key]) -> None:
     model = Model()
     for key in keys:
         model.press(key)
+    for answer in answers:
+        if model.dialog is None:
+            break
+        model.answer(answer)
     with tempfile.TemporaryDirectory() as tmp:
         root = build_workspace(Path(tmp) / "ws")
         record(Workspace(root, clock=fixed_clock), root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))
-        logged, shown, details = asyncio.run(drive(root, keys, fails))
+        logged, shown, details = asyncio.run(drive(root, keys, fails, answers))
     # every committed grade and undo, once each, in the order typed, whichever attempts failed
-    assert logged == [(sid, value, "manual") for sid, value in model.log], (keys, fails)
-    assert shown == expected_state(model), keys
+    assert logged == [(sid, value, "manual") for sid, value in model.log], (keys, fails, answers)
+    assert shown == expected_state(model), (keys, answers)
     assert details <= 1, keys  # session screens never stack
 
 
 def test_writes_failing_for_a_while_are_logged_once_each_in_order() -> None:
     """A worked example of the failures the burst test draws: s4's 0.7 fails twice, 0.8 (asked over
-    the expected 0.7, confirmed) not at all, and the undo once; each is tried again until written,
-    the ones behind waiting behind it."""
-    keys = ["s", "n", "7", "c", "8", "c", "c", "u"]
+    the expected 0.7, confirmed by a y typed once the question shows) not at all, and the undo (typed
+    ahead, waiting for the answer) once; each is tried again until written, the ones behind waiting
+    behind it."""
+    keys = ["s", "n", "7", "c", "8", "c", "u"]
     model = typed(Model(), *keys)
+    assert model.dialog == ("commit", 0.8) and model.held == ["u"]
+    model.answer("y")
     assert model.log == [("s4", 0.7), ("s4", 0.8), ("s4", 0.7)]  # by hand: the undo puts back the 0.7
     with tempfile.TemporaryDirectory() as tmp:
         root = build_workspace(Path(tmp) / "ws")
         record(Workspace(root, clock=fixed_clock), root, (*NEW_SESSION[:3], None, *NEW_SESSION[4:]))
-        logged, _, _ = asyncio.run(drive(root, keys, [2, 0, 1]))
+        logged, _, _ = asyncio.run(drive(root, keys, [2, 0, 1], ["y"]))
     assert logged == [("s4", 0.7, "manual"), ("s4", 0.8, "manual"), ("s4", 0.7, "manual")]
 
 
@@ -435,10 +460,17 @@ def typed(model: Model, *keys: Key) -> Model:
 def test_the_model_agrees_with_worked_examples() -> None:
     """The model itself, on bursts whose outcome is worked out by hand (fast commits, undos,
     drafts and typed-ahead keys that once went wrong)."""
-    # s4 then s5 are pending; commit, replace (c c), undo three times
+    # s4 then s5 are pending; commit, replace (asked: the c, u, u, u typed ahead wait), answered y: the
+    # c has nothing left to commit, the undos take back 0.8, then 0.7, then nothing is left
     model = typed(Model(), "s", "n", "7", "c", "8", "c", "c", "u", "u", "u")
+    assert model.log == [("s4", 0.7)] and model.dialog == ("commit", 0.8) and model.held == ["c", "u", "u", "u"]
+    model.answer("y")
     assert model.log == [("s4", 0.7), ("s4", 0.8), ("s4", 0.7), ("s4", None)]
     assert model.session == "s4" and model.grades["s4"] is None
+    # the same answered no: nothing replaced, the keys typed for after it dropped, the draft kept
+    model = typed(Model(), "s", "n", "7", "c", "8", "c", "c", "u")
+    model.answer("escape")
+    assert model.log == [("s4", 0.7)] and model.draft == 0.8 and model.held == [] and model.dialog is None
     # `/ s4 enter enter 3 c` grades s4; `7 enter` opens the top row (s5) without a draft
     model = typed(Model(), "s", "slash", "s", "4", "enter", "enter", "3", "c")
     assert model.log == [("s4", 0.3)] and model.session == "s4"
@@ -447,15 +479,23 @@ def test_the_model_agrees_with_worked_examples() -> None:
     # `g 0.37 enter c n`: s4 graded 0.37, then s5 (the next pending) opens
     model = typed(Model(), "s", "n", "g", "0", "full_stop", "3", "7", "enter", "c", "n")
     assert model.log == [("s4", 0.37)] and model.session == "s5"
-    # over a graded session the box opens with 0.8 selected: typing replaces it; c asks, c replaces
+    # over the heuristic's 0.8 the box opens with it selected: typing replaces it; c commits (a person's
+    # grade goes over the heuristic's: no question), the second c has no draft left
     model = typed(Model(), GO_TO, "s", "1", "enter", "g", "0", "full_stop", "3", "enter", "plus", "c", "c")
-    assert model.log == [("s1", 0.35)]
+    assert model.log == [("s1", 0.35)] and model.dialog is None
     # "3" is outside [0, 1]: the box stays open and what follows is typed into it
     model = typed(Model(), GO_TO, "s", "1", "enter", "g", "3", "enter", "c")
     assert model.box == Box("grade", "3c") and model.log == []
-    # an ambiguous id keeps the box open and typing goes on into it; n in a dialog is ignored
+    # an ambiguous id keeps the box open and typing goes on into it; s3's heuristic 0.6 asks nothing
     model = typed(Model(), GO_TO, "s", "enter", "3", "enter", "5", "c", "n")
-    assert model.session == "s3" and model.dialog == ("commit", 0.5) and model.log == []
+    assert model.session == "s4" and model.dialog is None and model.log == [("s3", 0.5)]
+    # over the operator's own grade c asks; n typed once the question shows is ignored, y answers
+    model = typed(Model(), GO_TO, "s", "3", "enter", "5", "c", "6", "c")
+    assert model.dialog == ("commit", 0.6) and model.held == []
+    model.answer("n")
+    assert model.dialog == ("commit", 0.6)
+    model.answer("y")
+    assert model.log == [("s3", 0.5), ("s3", 0.6)] and model.dialog is None
     # the filter shows s2 only; down stays on it; escape clears it, s2 still highlighted, down goes to s1
     model = typed(Model(), "s", "slash", "s", "2", "enter", "down")
     assert model.highlighted == "s2" and model.rows() == ["s2"]

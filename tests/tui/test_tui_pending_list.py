@@ -23,7 +23,7 @@ from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
-from tests.tui.tui_fixture import NEW_SESSION, burst, log_lines, record, settle, wait_until
+from tests.tui.tui_fixture import NEW_SESSION, burst, log_lines, record, settle, until_asked, wait_until
 
 SIZE = (100, 30)
 
@@ -164,7 +164,7 @@ async def test_the_replace_prompt_goes_by_the_log_once_the_grade_here_is_read(
         await wait_until(pilot, lambda: app.snapshot is not None and app.snapshot.grade_of("s4") == 0.3)
         await settle(pilot)
         burst(pilot, "6", "c")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until_asked(pilot)
         prompt = app.screen
         assert isinstance(prompt, ConfirmScreen) and prompt.question == "Replace the grade 0.3 of s4 with 0.6?"
         await pilot.press("escape", "escape")  # keeps the draft, then discards it

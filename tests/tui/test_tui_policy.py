@@ -17,7 +17,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.what_if_view import WhatIfView
 from tests.support.textual_private import notification_texts, screen_lines
-from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle
+from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle, until_asked
 
 SIZE = (120, 40)
 
@@ -41,12 +41,12 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         assert "policy joint → seed" in summary and "nothing is written until ctrl+s" in summary
         assert not (ws_root / CONFIG_REL).exists()  # nothing written before ctrl+s
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until_asked(pilot)
         await pilot.press("escape")  # declined: still nothing
         await settle(pilot)
         assert not (ws_root / CONFIG_REL).exists()
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until_asked(pilot)
         await pilot.press("y")
         await settle(pilot)
         config = load_config(ws_root / CONFIG_REL)
@@ -66,7 +66,7 @@ async def test_a_strategy_saved_alone_leaves_the_policy_as_it_was(app: LessonCre
         await pilot.press("t")  # evidence; the policy is not touched
         await settle(pilot)
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until_asked(pilot)
         await pilot.press("y")
         await settle(pilot)
         config = load_config(ws_root / CONFIG_REL)
@@ -194,7 +194,7 @@ async def _until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
 async def _save_confirmed(pilot: Pilot[None]) -> None:
     """ctrl+s, then y to its question."""
     await pilot.press("ctrl+s")
-    await pilot.pause()
+    await until_asked(pilot)
     await pilot.press("y")
     await pilot.pause()
 
@@ -219,7 +219,7 @@ async def _second_save(
     await _until(pilot, lambda: screen.settings is not None and screen.settings.strategy == strategy)
     assert not saves.written  # the first save is held
     await pilot.press("ctrl+s")
-    await pilot.pause()
+    await until_asked(pilot)
     assert isinstance(app.screen, ConfirmScreen)
     await pilot.press("y")
     await pilot.pause(0.2)  # (the old code's second worker wrote now, before the first)
@@ -242,11 +242,14 @@ async def test_two_saves_confirmed_in_a_row_are_written_in_that_order(app: Lesso
 
 
 async def test_a_save_confirmed_as_the_screen_closes_is_written(app: LessonCreditApp, ws_root: Path) -> None:
-    """`ctrl+s y escape` in one burst: the save confirmed is written though What-if closes at once, and
-    its toast shows on the screen beneath (the queued save must not depend on the screen staying)."""
+    """`y escape` in one burst once the save's question shows: the save confirmed is written though What-if
+    closes at once, and its toast shows on the screen beneath (the queued save must not depend on the screen
+    staying)."""
     async with app.run_test(size=SIZE) as pilot:
         await _what_if_at_uniform(pilot)
-        await pilot.press("ctrl+s", "y", "escape")
+        await pilot.press("ctrl+s")
+        await settle(pilot)  # the question shows: only keys typed then answer it
+        await pilot.press("y", "escape")
         await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
         assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"
@@ -352,7 +355,7 @@ async def test_quitting_while_a_settings_save_waits_asks_before_discarding_it(
     async with app.run_test(size=SIZE) as pilot:
         await saves.first_waiting(pilot, app)
         await pilot.press("escape", "q")
-        await _until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until_asked(pilot)
         assert app.screen.question == "Discard 1 write not saved yet and quit?"  # type: ignore[attr-defined]
         await pilot.press("y")
         await _until(pilot, lambda: not app.is_running)
@@ -360,15 +363,18 @@ async def test_quitting_while_a_settings_save_waits_asks_before_discarding_it(
 
 
 async def test_a_save_confirmed_just_before_quitting_is_written_first(app: LessonCreditApp, ws_root: Path) -> None:
-    """`ctrl+s y escape q` in one burst while the save is slow to begin (held 0.3 s): the app closed at
-    once and the save was written after it, if at all (its thread outlived the app). q now waits for it."""
+    """`y escape q` in one burst once the save's question shows, while the save is slow to begin (held
+    0.3 s): the app closed at once and the save was written after it, if at all (its thread outlived the
+    app). q now waits for it."""
     import threading
 
     saves = HeldSaves(app)
     async with app.run_test(size=SIZE) as pilot:
         await _what_if_at_uniform(pilot)
         threading.Timer(0.3, saves.released.set).start()
-        await pilot.press("ctrl+s", "y", "escape", "q")
+        await pilot.press("ctrl+s")
+        await settle(pilot)  # the question shows: only keys typed then answer it
+        await pilot.press("y", "escape", "q")
         await _until(pilot, lambda: not app.is_running)
         assert saves.written == ["uniform"]  # as the app closes
     assert load_config(ws_root / CONFIG_REL).credit.strategy == "uniform"

@@ -104,8 +104,8 @@ def question(app: LessonCreditApp) -> str:
 
 
 async def test_J_previews_the_judges_score_c_commits_it_and_u_undoes_it(records_root: Path) -> None:
-    """J is a draft like any other (on the old code it wrote at once); c asks, saying what the grade will do
-    under [rewards] priority (human first by default: it goes over the judge's score), y writes it."""
+    """J is a draft like any other (on the old code it wrote at once); c writes it without a question: under
+    [rewards] priority (human first by default) it goes over the judge's score, which stays in the log."""
     app = make_app(records_root)
     async with app.run_test(size=SIZE) as pilot:
         detail = await open_session(pilot, "s4")  # pending in the log; the record's judge 0.7 is in force
@@ -116,12 +116,7 @@ async def test_J_previews_the_judges_score_c_commits_it_and_u_undoes_it(records_
         assert detail.draft == 0.7 and grades(records_root) == before
         await pilot.press("c")
         await settle(pilot)
-        asked = question(app)
-        assert "Grade s4 0.7, in force over the judge's 0.7?" in asked
-        assert "The judge's 0.7 (record:judge) is in force" in asked
-        assert "priority (human, judge, heuristic, outcome) a person's grade comes first" in asked
-        await pilot.press("y")
-        await settle(pilot)
+        assert app.screen is detail  # no question
         assert grades(records_root)[-1] == ("s4", 0.7, "manual")
         assert log_lines(records_root)[-1]["note"] == "the judge's score, taken as the grade"
         assert detail.base is not None and detail.base.session.grader == "manual"

@@ -19,7 +19,7 @@ from textual.widgets import Input, Select
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.simulation import SimulationScreen
-from tests.tui.tui_fixture import FIXED_NOW, open_session, settle
+from tests.tui.tui_fixture import FIXED_NOW, burst, open_session, settle
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
 sizes = pytest.mark.parametrize("size", SIZES)
@@ -141,7 +141,17 @@ def test_snapshot_health(size: Size, snap_compare: SnapCompare, ws_root: Path) -
 
 @sizes
 def test_snapshot_confirm_replacing_a_grade(size: Size, snap_compare: SnapCompare, workspace: Workspace) -> None:
-    assert snap_compare(make_app(workspace), terminal_size=size, run_before=steps("5", "c", session="s1"))
+    """The operator's 0.5 on s4 (pending: no question), then `3 c n` in one burst: the question to replace
+    the 0.5, naming the `n` typed before it, which waits for the answer. (Over the heuristic's score in
+    force on s1-s3 `c` asks nothing.)"""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await steps("5", "c", session="s4")(pilot)
+        pilot.app.clear_notifications()  # the first commit's toast: gone before the question, whatever the timing
+        burst(pilot, "3", "c", "n")
+        await settle(pilot)
+
+    assert snap_compare(make_app(workspace), terminal_size=size, run_before=run_before)
 
 
 @sizes

@@ -31,7 +31,7 @@ from lesson_credit.tui.screens.lazy import help_screens
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.widgets.filter_box import MAX_FILTER
-from tests.support.textual_private import paste_ahead, type_bytes
+from tests.support.textual_private import notification_texts, paste_ahead, type_bytes
 from tests.tui.records_fixture import build_records_workspace
 from tests.tui.tui_fixture import (
     NEW_SESSION,
@@ -95,26 +95,22 @@ async def test_filter_enter_enter_grades_the_session_found(app: LessonCreditApp,
 
 async def test_filter_burst_from_another_screen_waits_for_the_list(app: LessonCreditApp, ws_root: Path) -> None:
     """`s` and the rest in one burst: the keys for Sessions wait until its list has loaded (before,
-    enter would open nothing and the 3 would be lost), and a graded session asks before replacing."""
+    enter would open nothing and the 3 would be lost). s2 has the heuristic's 0.4, which a person's
+    grade goes over (both stay in the log): committed without a question."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, "s", "slash", *keys("s2"), "enter", "enter", "3", "c")
-        await settle(pilot)
-        assert isinstance(app.screen, ConfirmCommit)  # s2 has the heuristic's 0.4: a person's grade goes over it
-        question = str(app.screen.query_one("#confirm-question", Static).render())
-        assert "Grade s2 0.3, in force over the heuristic's 0.4?" in question
-        burst(pilot, "c")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s2"]
     assert grades(ws_root) == [("s2", 0.3)]
 
 
-async def test_commit_typed_before_the_sources_load_asks_the_right_question(
+async def test_commit_typed_before_the_sources_load_knows_the_source_in_force(
     app: LessonCreditApp, ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`c` typed right after a session opens waits for its reward sources: before, a slow read of them
-    left the confirmation without them, and it asked "Replace the grade 0.4 of s2 with 0.3?" as if a
-    person's grade were in force, when the heuristic's 0.4 is the one a person's grade goes over."""
+    left the commit without them, and it asked "Replace the grade 0.4 of s2 with 0.3?" as if a person's
+    grade were in force, when the heuristic's 0.4 is the one a person's grade goes over (no question)."""
     from lesson_credit.tui import records_views
     from lesson_credit.tui.screens import session_detail
 
@@ -131,15 +127,8 @@ async def test_commit_typed_before_the_sources_load_asks_the_right_question(
         await open_sessions(pilot)
         burst(pilot, "slash", *keys("s2"), "enter", "enter", "3", "c")
         await settle(pilot)
-        for _ in range(100):  # the sources land within a second: the held keys then run
-            if isinstance(app.screen, ConfirmCommit):
-                break
-            await pilot.pause(0.05)
-        assert isinstance(app.screen, ConfirmCommit)
-        question = str(app.screen.query_one("#confirm-question", Static).render())
-        assert "Grade s2 0.3, in force over the heuristic's 0.4?" in question
-        burst(pilot, "c")
-        await settle(pilot)
+        await until_graded(pilot, ws_root, 1)  # the sources land within a second: the held keys then run
+        assert stack(app) == ["SessionsScreen", "detail:s2"]
     assert grades(ws_root) == [("s2", 0.3)]
 
 
@@ -284,15 +273,22 @@ async def until_graded(pilot: Any, root: Path, count: int) -> None:
 
 
 async def test_exact_grades_typed_ahead_over_a_graded_session(app: LessonCreditApp, ws_root: Path) -> None:
-    """The box opens with the grade in force selected, so what is typed replaces it; `c c` replaces
-    the grade (the second c answers the dialog); the second `g` starts from the grade just queued."""
+    """The box opens with the grade in force selected, so what is typed replaces it; the second `g` starts
+    from the grade just queued. Over the heuristic's 0.8 the grade goes in without a question; over the
+    operator's own 0.37 it asks, and the `c` typed ahead does not answer: it waits for the answer (once
+    the grade is queued it has no draft to commit, and says so)."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        burst(pilot, "colon", *keys("s1"), "enter", "g", *keys("0.37"), "enter", "c", "c")
+        burst(pilot, "colon", *keys("s1"), "enter", "g", *keys("0.37"), "enter", "c")
         burst(pilot, "g", "enter", "plus", "c", "c")  # 0.37 as typed, + 0.05
+        await settle(pilot)
+        assert stack(app) == ["LessonsScreen", "detail:s1", "ConfirmCommit"]
+        assert grades(ws_root) == [("s1", 0.37)]
+        burst(pilot, "y")
         await settle(pilot)
         assert stack(app) == ["LessonsScreen", "detail:s1"]
         assert not any(isinstance(s, GradeValueScreen | ConfirmCommit) for s in app.screen_stack)
+        assert any(message.startswith("No draft grade to commit") for _, message in notification_texts(app))
     assert grades(ws_root) == [("s1", 0.37), ("s1", 0.42)]
 
 
@@ -318,13 +314,16 @@ async def test_a_misrouted_key_cannot_stack_session_screens(app: LessonCreditApp
 
 
 async def test_escape_3_typed_in_a_burst_leaves_the_transcript_and_grades(tmp_path: Path) -> None:
-    """`V escape 3 c y` as a terminal sends it at once: Textual reads escape-3 as one key (`£`, a macOS
+    """`V escape 3 c` as a terminal sends it at once: Textual reads escape-3 as one key (`£`, a macOS
     Option-key table); it is escape, then 3. On the old code the transcript stayed open, nothing written."""
     root = build_records_workspace(tmp_path / "ws")
     app = LessonCreditApp(Workspace(root, clock=fixed_clock), seed=0, poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        await open_session(pilot, "s1")  # the person's 0.7 in force: c asks, y answers
-        type_bytes(app, "V\x1b3cy")
+        await open_session(pilot, "s1")  # the person's 0.7 in force: c asks, y (typed once it shows) answers
+        type_bytes(app, "V\x1b3c")
+        await settle(pilot)
+        assert stack(app) == ["SessionsScreen", "detail:s1", "ConfirmCommit"]
+        burst(pilot, "y")
         await settle(pilot)
         assert stack(app) == ["SessionsScreen", "detail:s1"]
     assert [(e["session_id"], e["base_reward"]) for e in log_lines(root) if e.get("type") == "grade"][-1] == (
@@ -384,10 +383,10 @@ async def test_jump_key_opens_a_session_from_any_screen(app: LessonCreditApp, ws
         assert isinstance(app.screen, JumpScreen)
         problem = str(app.screen.query_one("#jump-problem", Static).render())
         assert problem == "4 sessions start with 's': s1, s2, s3, s4. Type more of the id."
-        burst(pilot, "3", "enter", "9", "c")  # s3 has 0.6: c asks first
+        burst(pilot, "3", "enter", "9")
         await settle(pilot)
-        assert stack(app) == ["LessonsScreen", "detail:s3", "ConfirmCommit"]
-        burst(pilot, "escape", "escape", "colon", *keys("nope"), "enter")  # no, then the draft 0.9 goes
+        assert stack(app) == ["LessonsScreen", "detail:s3"] and shown_draft(app) == 0.9
+        burst(pilot, "escape", "colon", *keys("nope"), "enter")  # the draft 0.9 goes
         await settle(pilot)
         assert stack(app) == ["LessonsScreen", "detail:s3", "JumpScreen"]
         assert isinstance(app.screen, JumpScreen)

@@ -237,7 +237,9 @@ async def settle(pilot: Any) -> None:
         loading = getattr(pilot.app.screen, "keys_held", False)
         # a filter re-runs after a pause in typing (screens/sortable.py)
         filtering = getattr(pilot.app.screen, "filter_pending", False)
-        return working or typing or loading or filtering or any(t.filling for t in tables) or measuring
+        # a question not drawn yet: only keys typed once it shows answer it (screens/confirm.py)
+        asking = hasattr(pilot.app.screen, "asked_at") and pilot.app.screen.asked_at is None
+        return working or typing or loading or filtering or asking or any(t.filling for t in tables) or measuring
 
     # done when two pauses in a row find nothing busy: a result that starts more work shows as busy
     # at the pause after it lands, however long the chain
@@ -401,3 +403,10 @@ def as_on_a_terminal(monkeypatch: pytest.MonkeyPatch, *redirected: str) -> None:
     named (`"stdout"`...)."""
     for name in ("stdin", "stdout", "stderr"):
         monkeypatch.setattr(getattr(sys, name), "isatty", lambda tty=name not in redirected: tty)
+
+
+async def until_asked(pilot: Any, timeout: float = 60.0) -> None:
+    """Until a yes/no question is on screen, drawn: only keys typed from then on answer it (keys typed
+    before it wait for the answer: screens/confirm.py). Polls, without waiting for other work (a held save,
+    a write being retried); `timeout` is a generous bound, never a speed assertion."""
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "asked_at", None) is not None, timeout)

@@ -1,4 +1,9 @@
-"""A yes/no modal: returns True only when the operator confirms."""
+"""A yes/no modal: returns True only when the operator confirms.
+
+It is answered only by keys typed after it appeared (`asked_at`, stamped when it is first drawn): the
+keys typed before it wait, named in the dialog, and go on to the screen under it after a yes; a no
+drops them, saying which (tui/keys.py).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -15,20 +20,29 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from lesson_credit.core.api import HUMAN
+from lesson_credit.tui.keys import KeyRouter, Typed
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.textual_private import event_clock
+
+SHOWN_KEYS = 24  # the keys typed ahead a dialog names; more are counted
+BUTTON_KEYS = frozenset({"enter", "space", "tab", "shift+tab"})  # press the focused button, move the focus
 
 
 class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
     DEFAULT_CSS = screen_css("confirm.tcss")
-    HELP = "y confirms; escape cancels (the focused button answers enter)."
+    HELP = (
+        "y confirms; escape cancels (the focused button answers enter). Only keys typed once it shows answer it: "
+        "those typed before wait, named in it, and go on after a yes (a no drops them)."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
         Binding("escape", "answer(False)", "No"),
     ]
+    ANSWERS = "y answers yes, escape no"  # what a key the question does not take is told
 
     def __init__(
         self, question: str, detail: str = "", on_answer: Callable[[bool], Awaitable[None] | None] | None = None
@@ -38,18 +52,41 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         self.detail = detail
         # called (and awaited) in the answering key's action, so what it does comes before the next key's
         self.on_answer = on_answer
+        self.asked_at: float | None = None  # when it was first drawn: only keys typed after it answer it
+        self._typed_ahead: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog"):
             yield Static(Text(self.question, style="bold"), id="confirm-question")
             if self.detail:
                 yield Static(Text(self.detail), id="confirm-detail")
+            yield Static(id="confirm-typed-ahead")
             with Horizontal(id="confirm-buttons"):
                 yield Button("Yes (y)", variant="warning", id="confirm-yes")
                 yield Button("No (esc)", variant="primary", id="confirm-no")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
+        self.query_one("#confirm-typed-ahead", Static).display = False
+        self.call_after_refresh(self._asked)
+
+    def _asked(self) -> None:
+        """Drawn: the keys typed from now on may answer it (the router is woken for them)."""
+        self.asked_at = event_clock()
+        router = _router(self)
+        if router is not None:
+            router.wake()
+
+    def show_typed_ahead(self, typed: list[Typed]) -> None:
+        """The keys typed before the question, waiting for its answer (the key router says which)."""
+        names = tuple(key_name(event) for event in typed)
+        if names == self._typed_ahead:
+            return
+        self._typed_ahead = names
+        line = self.query_one("#confirm-typed-ahead", Static)
+        line.display = bool(names)
+        shown = " ".join(names[:SHOWN_KEYS]) + (f" … ({len(names)} keys)" if len(names) > SHOWN_KEYS else "")
+        line.update(Text(f"Typed before this question, waiting for your answer: {shown}", style="italic"))
 
     @on(Button.Pressed, "#confirm-yes")
     async def _yes(self) -> None:
@@ -59,8 +96,27 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
     async def _no(self) -> None:
         await self.action_answer(False)
 
+    def on_key(self, event: events.Key) -> None:
+        """A key the question does not take (typed once it showed: the ones before wait) is refused aloud:
+        `7 c 6 c` typed as the question came up lost the 6 without a word, and the c wrote the 0.7."""
+        if event.key in BUTTON_KEYS or any(key in self.active_bindings for key in event.aliases):
+            return
+        self.notify(
+            f"{key_name(event)} means nothing in this question: {self.ANSWERS}.", severity="warning", markup=False
+        )
+
     async def action_answer(self, answer: bool) -> None:
         on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed
+        router = _router(self)
+        if not answer and router is not None and self.is_current:
+            dropped = [key_name(event) for event in router.drop_typed_before(self.asked_at)]
+            if dropped:
+                self.notify(
+                    f"Not applied, typed before the question you answered no: {' '.join(dropped[:SHOWN_KEYS])}"
+                    + (f" … ({len(dropped)} keys)" if len(dropped) > SHOWN_KEYS else ""),
+                    severity="warning",
+                    markup=False,
+                )
         self.dismiss(answer)  # off the stack at once; what the answer does happens on the screen below
         if on_answer is not None:
             result = on_answer(answer)
@@ -68,12 +124,31 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
                 await result
 
 
+def _router(screen: ConfirmScreen) -> KeyRouter | None:
+    router = getattr(screen.app, "keys", None)
+    return router if isinstance(router, KeyRouter) else None
+
+
+def key_name(event: Typed) -> str:
+    """A key as the operator typed it: its character, else its name (`enter`, `escape`); a paste says so."""
+    if not isinstance(event, events.Key):
+        return "(paste)"
+    character = event.character
+    return (
+        character if character and len(character) == 1 and character.isprintable() and character != " " else event.key
+    )
+
+
 class ConfirmCommit(ConfirmScreen):
     """Replace a session's grade: c (the commit key again) or y writes it; escape keeps the draft."""
 
-    HELP = "c or y replaces the grade; escape keeps the draft and writes nothing."
+    HELP = (
+        "c or y, typed once it shows, replaces the grade; escape keeps the draft and writes nothing. "
+        "Keys typed before it wait for the answer."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "answer(True)", "Replace", show=False)]
+    ANSWERS = "c or y replaces the grade, escape keeps the draft"
 
 
 def commit_question(
@@ -83,31 +158,32 @@ def commit_question(
     in_force: float | None,
     person: float | None,
     outside: SessionOutside | None,
-) -> tuple[str, str]:
+) -> tuple[str, str] | None:
     """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
     under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
+    None when there is nothing to confirm: no person's grade is replaced and the source in force ranks
+    below a person's (the judge's, the heuristic's), so the grade goes into force and that score stays in
+    the log, as it would on a pending session.
 
     `person`: the operator's source's score (as queued); `in_force`: the score in force as typed."""
     grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
     sid = one_line(session_id)
     forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
-    if forcing is None or forcing.source == HUMAN or outside is None:
-        was = fmt_grade(person if person is not None else in_force)
-        return (
-            f"Replace the grade {was} of {sid} with {grade}?",
-            "A person's grade is in force; both stay in the log and the latest person's grade counts. u undoes it.",
-        )
-    order = ", ".join(outside.priority)
-    theirs = f"The {forcing.source}'s {fmt_grade(forcing.score)} ({one_line(forcing.grader)}) is in force"
-    ranked = list(outside.priority)
-    if HUMAN in ranked and forcing.source in ranked and ranked.index(HUMAN) < ranked.index(forcing.source):
-        return (
-            f"Grade {sid} {grade}, in force over the {forcing.source}'s {fmt_grade(forcing.score)}?",
-            f"{theirs}; under [rewards] priority ({order}) a person's grade comes first, so {grade} will count. "
-            f"The {forcing.source}'s score stays in the log. u undoes it.",
-        )
+    if forcing is not None and forcing.source != HUMAN and outside is not None:
+        order = ", ".join(outside.priority)
+        ranked = list(outside.priority)
+        if HUMAN in ranked and forcing.source in ranked and ranked.index(HUMAN) < ranked.index(forcing.source):
+            if person is None:
+                return None  # nothing replaced: the other score stays in the log, below the grade
+        else:
+            theirs = f"The {forcing.source}'s {fmt_grade(forcing.score)} ({one_line(forcing.grader)}) is in force"
+            return (
+                f"Log {grade} for {sid}? The {forcing.source}'s {fmt_grade(forcing.score)} stays in force.",
+                f"{theirs}; under [rewards] priority ({order}) it comes before a person's grade, so {grade} is "
+                "logged but does not count until the priority changes (w, b). u undoes it.",
+            )
+    was = fmt_grade(person if person is not None else in_force)
     return (
-        f"Log {grade} for {sid}? The {forcing.source}'s {fmt_grade(forcing.score)} stays in force.",
-        f"{theirs}; under [rewards] priority ({order}) it comes before a person's grade, so {grade} is logged "
-        "but does not count until the priority changes (w, b). u undoes it.",
+        f"Replace the grade {was} of {sid} with {grade}?",
+        "A person's grade is in force; both stay in the log and the latest person's grade counts. u undoes it.",
     )

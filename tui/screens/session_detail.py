@@ -88,7 +88,7 @@ class SessionDetailScreen(DataScreen):
     HOLDS_KEYS_UNTIL_LOADED = True
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
-        "c commits it to the log (a new grade event; over a grade it asks first), u undoes this dashboard's "
+        "c commits it to the log (a new grade event; over a person's grade it asks first), u undoes this dashboard's "
         "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
         "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
         "source's score show under the session's line; V opens the transcript, J drafts the judge's score as "
@@ -508,7 +508,12 @@ class SessionDetailScreen(DataScreen):
         value, word = self.draft, self.draft_word
         note = self.note.strip() or self.draft_note
         in_force = self.in_force()
-        if in_force is None:
+        person = self.outside.person if self.outside is not None else None
+        queued = self.grading.writes.expected(self.session_id, person)
+        asked = (
+            None if in_force is None else commit_question(self.session_id, value, word, in_force, queued, self.outside)
+        )
+        if asked is None:  # pending, or over a source ranked below a person's: nothing is replaced
             self._queue_commit(value, note, word)
             return
 
@@ -516,10 +521,7 @@ class SessionDetailScreen(DataScreen):
             if replace_it:
                 self._queue_commit(value, note, word)
 
-        person = self.outside.person if self.outside is not None else None
-        queued = self.grading.writes.expected(self.session_id, person)
-        question, detail = commit_question(self.session_id, value, word, in_force, queued, self.outside)
-        await self.app.push_screen(ConfirmCommit(question, detail, on_answer=answered))
+        await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
 
     def _queue_commit(self, value: float, note: str | None, word: str | None = None) -> None:
         """Queue the write now (key order is write order) and free the draft for the next key."""
