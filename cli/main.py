@@ -189,7 +189,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     line, and the exit status the error carries. Whatever else a command raises is not input to be
     corrected: the process boundary (cli/process.py `guarded`) says what it is."""
     from lesson_credit.core.base.errors import LessonCreditError, TemporaryFailure
-    from lesson_credit.core.base.files import logged_count, set_aside_mark
+    from lesson_credit.core.base.files import set_aside_mark
+    from lesson_credit.core.base.logged import logged_count
 
     mark, logged = set_aside_mark(), logged_count()
     try:

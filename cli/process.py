@@ -11,7 +11,7 @@ from collections.abc import Callable
 from lesson_credit.cli.common import EXIT_INTERNAL
 from lesson_credit.cli.render import safe
 from lesson_credit.core.base.errors import TemporaryFailure
-from lesson_credit.core.base.files import logged_count
+from lesson_credit.core.base.logged import logged_count
 
 EXIT_INTERRUPTED = 130  # as a shell reports a process ended by SIGINT (128 + 2)
 
@@ -70,7 +70,7 @@ def _internal(name: str) -> int:
 
 def stored(args: argparse.Namespace, logged: int) -> bool:
     """Whether a write command (`open_workspace(writes=True)`) has stored its event: more events logged
-    (core/base/files.py `logged_count`) than `logged`, the count when it started."""
+    (core/base/logged.py `logged_count`) than `logged`, the count when it started."""
     return bool(getattr(args, "writes", False)) and logged_count() > logged
 
 

@@ -57,20 +57,6 @@ class StoredUnread(StoreUnavailable):
         return cls(f"the event was stored, but cannot be read back now: {failure}")
 
 
-_LOGGED = [0]  # events this process appended to an event store (`note_logged`)
-
-
-def note_logged() -> None:
-    """An event is in the store, appended and committed (fsynced, or the INSERT's commit confirmed)."""
-    _LOGGED[0] += 1
-
-
-def logged_count() -> int:
-    """How many events this process has stored so far: a command that stored its event has succeeded,
-    whatever fails after it (cli/process.py says so, exit 0, instead of a failure)."""
-    return _LOGGED[0]
-
-
 @contextlib.contextmanager
 def reading_back() -> Iterator[None]:
     """Around what follows an event stored (reading the log back, showing it): no memory for it is

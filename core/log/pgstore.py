@@ -22,17 +22,16 @@ takes no lock; a write checked against the log (a grade against the latest) is m
 advisory lock. Clients storing identical bytes at once each get their copy (an insert losing the race for an
 `occurrence` counts again). Errors are classified by SQLSTATE (core/log/pgconn.py).
 
-Reading. Positions are drawn when a row is inserted, but transactions commit in any order: a
-reader may see position 11 committed while 10 is still in flight. A reader never moves past a
-position that may still appear. It takes the events up to the first gap in the positions, and
-past a gap only once no transaction that was inserting when the gap was seen is still running;
-then the gap is final (a rolled-back insert) and it reads that stretch again. Why this is
-sound: a gap g below a committed position h was drawn before h (the sequence hands out values
-in time order, CACHE 1), so before the reader's snapshot; its inserter holds ROW EXCLUSIVE on
-the table from before it draws until it ends (pg_locks shows it), so it is either one of the
-inserters the reader lists after its snapshot, or has ended; once those have ended, a fresh
-snapshot shows g, or g will never be. A reader that appended waits for the gaps below its own
-event (bounded by the statement timeout), so a command sees what it wrote.
+Reading. Positions are drawn when a row is inserted, but transactions commit in any order: a reader may see
+position 11 committed while 10 is still in flight. A reader never moves past a position that may still appear.
+It takes the events up to the first gap in the positions, and past a gap only once no transaction that was
+inserting when the gap was seen is still running; then the gap is final (a rolled-back insert) and it reads
+that stretch again. Why this is sound: a gap g below a committed position h was drawn before h (the sequence
+hands out values in time order, CACHE 1), so before the reader's snapshot; its inserter holds ROW EXCLUSIVE on
+the table from before it draws until it ends (pg_locks shows it), so it is either one of the inserters the
+reader lists after its snapshot, or has ended; once those have ended, a fresh snapshot shows g, or g will
+never be. A reader that appended waits for the gaps below its own event (bounded by the statement timeout), so
+a command sees what it wrote.
 """
 
 from __future__ import annotations
@@ -48,7 +47,8 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg import errors as pg_errors
 
-from lesson_credit.core.base.files import LockHeld, StoredUnread, StoreUnavailable, note_logged
+from lesson_credit.core.base.files import LockHeld, StoredUnread, StoreUnavailable
+from lesson_credit.core.base.logged import note_logged
 from lesson_credit.core.log import pgconn
 from lesson_credit.core.log.events import decode_event, is_session
 from lesson_credit.core.log.eventstore import DuplicateSession, Hasher, checked_raw

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from lesson_credit.core.base.files import LockHeld, LockTimeout, WriteGuard, exclusive_lock, note_logged, open_append
+from lesson_credit.core.base.files import LockHeld, LockTimeout, WriteGuard, exclusive_lock, open_append
 from lesson_credit.core.base.files import StoreError as StoreError
 from lesson_credit.core.base.files import describe_os_error as _describe_os_error
+from lesson_credit.core.base.logged import note_logged
 from lesson_credit.core.base.safe_read import UnsafeFile, open_regular
 from lesson_credit.core.log.events import InvalidEvent, decode_event
 
