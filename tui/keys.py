@@ -62,6 +62,8 @@ typed after it are handed on past them; once it is answered they go on to the sc
 `c` typed ahead answered "replace the grade?" before the operator had read it, and `n 3` were
 swallowed by the dialog (`n 8 c n 3 c n 9 c`: 0.3 lost, 0.9 written to the wrong session). An answer
 no drops them (`drop_typed_before`; the dialog says which): they were typed for what a yes does.
+They wait under a screen opened over the question too (ctrl+p's command palette: a priority binding):
+handed to its search box, they were lost when it closed.
 
 Two Textual internals are used, through tui/textual_private.py: a node's message-loop task, so that
 a node closed with a drain callback in its queue does not stall the keys; and the message the app's
@@ -90,6 +92,7 @@ from lesson_credit.tui.textual_private import (
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
+    from textual.screen import Screen
     from textual.widget import Widget
 
 SETTLE_ROUNDS = 8  # app turns a key may wait for the previous one's effects (each drains the focus chain)
@@ -193,13 +196,18 @@ class KeyRouter:
 
     # ---------------------------------------------------------------- a question on screen
 
+    def _question(self) -> Screen[Any] | None:
+        """The topmost question on the stack: on screen, or under a screen opened over it (the command
+        palette, which a priority binding opens anywhere): the keys typed before it wait for its answer."""
+        return next((s for s in reversed(self.app.screen_stack) if hasattr(s, "asked_at")), None)
+
     def _typed_before_question(self) -> int | None:
-        """How many of the keys waiting (at the front) were typed before the question on screen appeared:
-        all of them until it has been drawn; None when no question is on screen."""
-        screen = self.app.screen
-        if not hasattr(screen, "asked_at"):
+        """How many of the keys waiting (at the front) were typed before the question on the stack appeared:
+        all of them until it has been drawn; None when no question is on the stack."""
+        screen = self._question()
+        if screen is None:
             return None
-        asked_at: float | None = screen.asked_at
+        asked_at: float | None = getattr(screen, "asked_at", None)  # None: not drawn yet
         if asked_at is None:
             return len(self._typed)
         return next((i for i, event in enumerate(self._typed) if event.time >= asked_at), len(self._typed))
@@ -210,7 +218,7 @@ class KeyRouter:
         before = self._typed_before_question()
         if before is None:
             return 0
-        show = getattr(self.app.screen, "show_typed_ahead", None)
+        show = getattr(self._question(), "show_typed_ahead", None)
         if callable(show):
             show([self._typed[i] for i in range(before)])
         return before if before < len(self._typed) else None

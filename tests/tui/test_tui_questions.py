@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -143,3 +144,29 @@ async def test_a_key_the_question_does_not_take_is_refused_aloud(two_pending: Le
         said = [message for _, message in notification_texts(app)]
         assert "6 means nothing in this question: c or y replaces the grade, escape keeps the draft." in said, said
     assert grades(ws_root) == [("s4", 0.5)]
+
+
+async def test_keys_waiting_for_a_question_wait_through_the_command_palette(
+    two_pending: LessonCreditApp, ws_root: Path
+) -> None:
+    """`8 c n 3 c` over the operator's 0.5, then ctrl+p (the command palette opens over any screen, a
+    question too): the `n 3 c` waiting for the answer were handed to the palette's search box and lost when
+    it closed. They keep waiting under it, and go on to s5 once the question is answered yes."""
+    app = two_pending
+    async with app.run_test(size=SIZE) as pilot:
+        await graded_s4_by_hand(pilot, ws_root)
+        burst(pilot, "8", "c", "n", "3", "c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmCommit)
+        burst(pilot, "ctrl+p")
+        await settle(pilot)
+        assert isinstance(app.screen, CommandPalette)
+        burst(pilot, "escape")  # closes the palette: the question is back, the keys still waiting in it
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmCommit)
+        assert "waiting for your answer: n 3 c" in typed_ahead_line(app)
+        burst(pilot, "y")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s5"
+    # s4 replaced by 0.8, then s5 graded the 0.3 typed for it
+    assert grades(ws_root) == [("s4", 0.5), ("s4", 0.8), ("s5", 0.3)]
