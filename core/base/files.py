@@ -47,8 +47,9 @@ class LockHeld(StoreUnavailable):
 
 class StoredUnread(StoreUnavailable):
     """The event was stored (committed), but reading the log back then failed (a database gone
-    right after the commit): the command cannot show what it did. Exit 75 like any failure of the
-    store that may pass; the message says the event was stored (a retried record finds it)."""
+    right after the commit): the command cannot show what it did. A write command that raises it
+    has succeeded all the same: the command line says so in a warning, exit 0 (cli/main.py), and the
+    dashboard saves the write once (tui/writes.py); never retried, which would store it twice."""
 
     @classmethod
     def after(cls, failure: BaseException) -> StoredUnread:

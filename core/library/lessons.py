@@ -58,7 +58,7 @@ class Lesson:
     patterns: tuple[str, ...]
     body: str = field(repr=False, default="")
     path: str = ""  # absolute file path, "" for lessons built in memory
-    # match.session_categories: the kinds of work it is for ("" none: any); `select` leaves it out of others
+    # match.session_categories: the kinds of work it is for (none: any); `select` leaves it out of the others
     session_categories: tuple[str, ...] = ()
 
 
