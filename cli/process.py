@@ -52,6 +52,8 @@ def guarded(run: Callable[[], int], name: str, has_stored: Callable[[int], bool]
     except ImportError as exc:
         if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
             return _internal(name)
+        if has_stored is not None and has_stored(logged):
+            return succeeded(f"not enough memory to finish {name} (a library could not be loaded)")
         print(f"lesson-credit: not enough memory for {name} (a library could not be loaded)", file=sys.stderr)
         return TemporaryFailure.exit_code
     except Exception:  # not one of ours (core/base/errors.py)

@@ -128,6 +128,29 @@ def test_no_memory_to_show_a_record_once_it_is_logged_is_a_success(
     assert err.endswith("(the command succeeded: its event is logged)\n"), err
 
 
+def test_a_library_that_cannot_be_mapped_once_a_record_is_logged_is_a_success(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A library that cannot be mapped (`ulimit -v`) is no memory as a MemoryError is: once the session is
+    in the log, the record succeeded (exit 0, a warning). It exited 75, and a hook that retried was refused
+    the duplicate."""
+    root = _ws(tmp_path)
+
+    def unmapped(*args: object, **kwargs: object) -> None:
+        raise ImportError("libscipy_openblas.so: failed to map segment from shared object")
+
+    monkeypatch.setattr(Workspace, "explain", unmapped)
+    journal = str(root / "j.txt")
+    code, out, err = run_cli(
+        "record", "--session-id", "new", "--journal", journal, "--lessons", "tools/git.md", "-w", str(root)
+    )
+    logged = [json.loads(line) for line in (root / LOG_REL).read_text().splitlines()]
+    assert [e["session_id"] for e in logged if e.get("type", "session") == "session"][-1] == "new"
+    assert (code, out) == (0, ""), err
+    assert err.count("\n") == 1 and err.startswith("warning: ") and "not enough memory" in err, err
+    assert err.endswith("(the command succeeded: its event is logged)\n"), err
+
+
 def test_no_memory_before_the_event_is_logged_is_still_a_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
