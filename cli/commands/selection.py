@@ -17,7 +17,7 @@ from lesson_credit.cli.common import (
     seed_arg,
     unit_float,
 )
-from lesson_credit.cli.render import counted, safe
+from lesson_credit.cli.render import counted, output_width, safe, wrap
 from lesson_credit.core.log.stores import is_local
 
 SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
@@ -87,20 +87,20 @@ def cmd_select(args: argparse.Namespace) -> int:
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
-        print(
+        width = output_width()  # (stderr's lines fitted as stdout's: $COLUMNS, or a terminal)
+        summary = (
             f"# session {safe(selection.session_id)}: {len(selection.selected)} of "
             f"{counted(len(selection.candidates), 'matching lesson')} (seed {selection.seed}"
             + (f", policy {safe(selection.policy)}" if selection.policy else "")
             + (f", category {safe(selection.category)})" if selection.category is not None else ")")
-            + _left_out(selection.left_out, selection.category),
-            file=sys.stderr,
+            + _left_out(selection.left_out, selection.category)
+            + ("; --dry-run: nothing logged" if args.dry_run else "")
         )
+        print(wrap(summary, width), file=sys.stderr)
         if logged and args.session_id is None:  # a record links to the selection by this id alone
             generated = safe(selection.session_id)
-            print(
-                f"# no --session-id given: pass --session-id {generated} to record to link it to this selection",
-                file=sys.stderr,
-            )
+            hint = f"# no --session-id given: pass --session-id {generated} to record to link it to this selection"
+            print(wrap(hint, width), file=sys.stderr)
         print_warnings(ws)
     return 0
 

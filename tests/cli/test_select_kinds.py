@@ -117,3 +117,17 @@ def test_an_empty_record_category_takes_the_selections(tmp_path: Path, capsys: p
     assert (code, "warning" in err) == (0, False), err
     events = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
     assert events[1]["category"] == "code"
+
+
+def test_the_summary_fits_80_columns_and_says_a_dry_run_logged_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # on the old code one line of 106 columns (a session id, the counts, seed, policy, category and the
+    # lessons left out), and a dry run's summary looked like a logged session's
+    ws = workspace(tmp_path)
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = select(capsys, ws, "--category", "triage", "--dry-run")
+    assert code == 0 and out.splitlines() == ["any.md"], err
+    assert max(len(line) for line in err.splitlines()) <= 80, err
+    assert " ".join(err.split()).endswith("(code.md, research.md); --dry-run: nothing logged"), err
+    assert not (ws / LOG_REL).exists()
