@@ -47,6 +47,7 @@ class Write:
     note: str | None = None
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
+    kept: tuple[bool, float | None, bool] | None = None  # undo: (expected, its grade, settled) as it was before
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
@@ -109,7 +110,8 @@ class WriteQueue:
         if not stack:
             return None
         commit = stack.pop()
-        write = Write("undo", session_id, reverts=commit)
+        kept = (session_id in self._expected, self._expected.get(session_id), session_id in self._settled)
+        write = Write("undo", session_id, reverts=commit, kept=kept)
         self._expected[session_id] = commit.expected_before
         self._settled.discard(session_id)
         self._enqueue(write)
@@ -226,6 +228,24 @@ class WriteQueue:
             )
         if not others:
             self._expected.pop(sid, None)
+
+    def refused(self, write: Write) -> None:
+        """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
+        it was before it, so unless a later write for the session is queued, the queue expects what it did
+        then (settled: the log's grade), not what the undo would have left."""
+        if write.kind != "undo" or write.kept is None:
+            return
+        sid = write.session_id
+        with self._lock:
+            if any(w.session_id == sid for w in self._waiting):
+                return  # (the later writes' expectation stands: what they will write)
+        had, grade, settled = write.kept
+        if had:
+            self._expected[sid] = grade
+        else:
+            self._expected.pop(sid, None)
+        if settled:
+            self._settled.add(sid)
 
     # ---------------------------------------------------------------- the writer
 
