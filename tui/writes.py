@@ -83,6 +83,7 @@ class WriteQueue:
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
+        self._latest: dict[str, Write] = {}  # the latest write queued per session (UI thread)
         self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
@@ -173,6 +174,7 @@ class WriteQueue:
         return self._last_line.get(session_id) == line
 
     def _enqueue(self, write: Write) -> None:
+        self._latest[write.session_id] = write
         with self._lock:
             self._waiting.append(write)
 
@@ -236,9 +238,8 @@ class WriteQueue:
         if write.kind != "undo" or write.kept is None:
             return
         sid = write.session_id
-        with self._lock:
-            if any(w.session_id == sid for w in self._waiting):
-                return  # (the later writes' expectation stands: what they will write)
+        if self._latest.get(sid) is not write:
+            return  # a write queued after it: its expectation stands (what it writes, or wrote already)
         had, grade, settled = write.kept
         if had:
             self._expected[sid] = grade
