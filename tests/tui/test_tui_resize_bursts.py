@@ -17,7 +17,7 @@ import pytest
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
-from lesson_credit.tui.records_views import agreement_view
+from lesson_credit.tui.records_views import agreement_view, queue_view
 from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
@@ -157,5 +157,39 @@ async def test_the_grading_queue_resized_between_cursor_moves_loses_none(
         burst(pilot, "down", "down", "down")
         await settle(pilot)
         assert app.size.width == 160  # the resize happened, in the middle of the burst
+        assert table.cursor_row == 3  # three downs from the first row
+        assert screen.highlighted == table_keys(table)[3]
+
+
+async def test_the_grading_queue_reloaded_between_cursor_moves_loses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reload of the queue (the log changed: a poll, a write) landing just as a key moved the cursor put
+    the cursor back on the row before the move, as a resize did."""
+    build_many_sessions_workspace(tmp_path / "ws", n=20)  # 7 sessions pending in the queue
+    app = LessonCreditApp(Workspace(tmp_path / "ws"), poll_seconds=0)
+    original = ThemedTable.action_cursor_down
+    moves = 0
+
+    def down(self: ThemedTable) -> None:
+        nonlocal moves
+        original(self)
+        moves += 1
+        screen = self.screen
+        if moves == 2 and isinstance(screen, GradingQueueScreen):  # the reload lands now
+            queue = queue_view(screen.source, screen.owner.grading_order)
+            screen.post_message(GradingQueueScreen.Loaded(queue, screen.source.sessions_view()))
+
+    monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "I")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GradingQueueScreen)
+        table = screen.query_one("#queue-table", ThemedTable)
+        assert len(table_keys(table)) == 7 and table.cursor_row == 0
+        burst(pilot, "down", "down", "down")
+        await settle(pilot)
         assert table.cursor_row == 3  # three downs from the first row
         assert screen.highlighted == table_keys(table)[3]
