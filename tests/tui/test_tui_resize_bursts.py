@@ -22,6 +22,7 @@ from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import resize_now
@@ -193,3 +194,25 @@ async def test_the_grading_queue_reloaded_between_cursor_moves_loses_none(
         await settle(pilot)
         assert table.cursor_row == 3  # three downs from the first row
         assert screen.highlighted == table_keys(table)[3]
+
+
+async def test_the_credits_table_resized_between_cursor_moves_loses_none(
+    analysis_workspace: Workspace, resize_at_second_move: None
+) -> None:
+    """The session detail rebuilds its credits table on a resize across 100 columns (and on every preview):
+    it put the cursor back on the lesson last reported by RowHighlighted, a message behind a key's move."""
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        session_id = max(analysis_workspace.sessions(), key=lambda s: s.n_lessons).session_id  # 3 lessons
+        await app.open_session(session_id)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionDetailScreen)
+        table = screen.query_one("#credits", ThemedTable)
+        assert len(screen.rows) == 3 and table.cursor_row == 0
+        burst(pilot, "down", "down")
+        await settle(pilot)
+        assert app.size.width == 160  # the resize happened, in the middle of the burst
+        assert table.cursor_row == 2  # two downs from the first row
+        assert screen.focused_lesson == screen.rows[2]
