@@ -110,6 +110,8 @@ class AppWrites(_Base):
         self.notify(outcome.message, severity="information" if outcome.written else "warning", markup=False)
         for warning in outcome.warnings:
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
+        if not outcome.written:
+            self.writes.refused(outcome.write)  # an undo refused: the grade it would have undone stands
         if outcome.written and outcome.write.kind == "settings":
             if outcome.write.then is not None:
                 outcome.write.then()

@@ -47,6 +47,7 @@ class Write:
     note: str | None = None
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
+    kept: tuple[bool, float | None, bool] | None = None  # undo: (expected, its grade, settled) as it was before
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
@@ -82,6 +83,7 @@ class WriteQueue:
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
+        self._latest: dict[str, Write] = {}  # the latest write queued per session (UI thread)
         self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
@@ -109,7 +111,8 @@ class WriteQueue:
         if not stack:
             return None
         commit = stack.pop()
-        write = Write("undo", session_id, reverts=commit)
+        kept = (session_id in self._expected, self._expected.get(session_id), session_id in self._settled)
+        write = Write("undo", session_id, reverts=commit, kept=kept)
         self._expected[session_id] = commit.expected_before
         self._settled.discard(session_id)
         self._enqueue(write)
@@ -171,6 +174,7 @@ class WriteQueue:
         return self._last_line.get(session_id) == line
 
     def _enqueue(self, write: Write) -> None:
+        self._latest[write.session_id] = write
         with self._lock:
             self._waiting.append(write)
 
@@ -226,6 +230,23 @@ class WriteQueue:
             )
         if not others:
             self._expected.pop(sid, None)
+
+    def refused(self, write: Write) -> None:
+        """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
+        it was before it, so unless a later write for the session is queued, the queue expects what it did
+        then (settled: the log's grade), not what the undo would have left."""
+        if write.kind != "undo" or write.kept is None:
+            return
+        sid = write.session_id
+        if self._latest.get(sid) is not write:
+            return  # a write queued after it: its expectation stands (what it writes, or wrote already)
+        had, grade, settled = write.kept
+        if had:
+            self._expected[sid] = grade
+        else:
+            self._expected.pop(sid, None)
+        if settled:
+            self._settled.add(sid)
 
     # ---------------------------------------------------------------- the writer
 

@@ -310,3 +310,27 @@ async def test_a_grade_logged_while_the_state_file_fails_is_saved_and_undoable(
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.7), ("s4", None)]
         assert errors(app) == []
+
+
+async def test_a_refused_undo_leaves_the_grade_in_force_as_the_log_says(app: LessonCreditApp, ws_root: Path) -> None:
+    """A refused undo promised nothing: the next commit over the grade in force asks first, as before it."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_detail(pilot, "s4")  # pending
+        await pilot.press("7", "c")
+        await settle(pilot)
+        Workspace(ws_root).grade("s4", 0.4, grader="alice")  # another person, from another process
+        app._check_source()  # the poll (off in this test) reads it: 0.4 in force
+        await settle(pilot)
+        await pilot.press("u")  # refused: s4 was graded elsewhere since, the 0.4 stays in force
+        await settle(pilot)
+        assert grades(ws_root) == [("s4", 0.7), ("s4", 0.4)]
+        assert any("graded elsewhere since" in t for t in toasts(app, "warning"))
+        # Before, the queue kept what the undo would have left (pending): s4 counted as pending here and
+        # the 0.9 below replaced alice's 0.4 without the question
+        assert "s4" not in app.writes.touched()
+        await pilot.press("9", "c")
+        await until_asked(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, ConfirmCommit), prompt
+        assert prompt.question == "Replace the grade 0.4 of s4 with 0.9?", prompt.question

@@ -277,6 +277,28 @@ def test_a_grade_stored_but_not_read_back_is_written_once(workspace: Workspace, 
     assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"] == [0.6]
 
 
+def test_a_refused_undo_keeps_the_expectation_of_a_write_queued_after_it(workspace: Workspace) -> None:
+    from lesson_credit.core.base.files import StoredUnread
+
+    class GoneAfterCommit(WorkspaceSource):  # the first grade is stored but not read back
+        def append_grade(self, *args: Any, **kwargs: Any) -> Any:
+            appended = super().append_grade(*args, **kwargs)
+            if kwargs.get("note") is None:
+                raise StoredUnread("the event was stored, but cannot be read back now: db: connection lost")
+            return appended
+
+    source = GoneAfterCommit(workspace)
+    queue = WriteQueue()
+    queue.commit("s4", 0.6, None, shown=None)
+    undo = queue.undo("s4")  # refused below: the 0.6's line is not known
+    queue.commit("s4", 0.9, "again", shown=None)  # queued after the undo
+    assert undo is not None and queue.start_draining()
+    outcomes = [queue.apply(source, write) for write in iter(queue.take, None)]
+    assert [o.written for o in outcomes] == [True, False, True]
+    queue.refused(undo)  # its message reaches the UI thread after the 0.9 was written
+    assert queue.expected("s4", None) == 0.9  # the later grade's, not the 0.6 the undo found
+
+
 def test_write_queue_refuses_a_no_op_undo(workspace: Workspace, ws_root: Path) -> None:
     source = WorkspaceSource(workspace)
     queue = WriteQueue()

@@ -17,11 +17,12 @@ import pytest
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
-from lesson_credit.tui.records_views import agreement_view
+from lesson_credit.tui.records_views import agreement_view, queue_view
 from lesson_credit.tui.screens.agreement import AgreementScreen
 from lesson_credit.tui.screens.analysis import AnalysisScreen
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import resize_now
@@ -159,3 +160,59 @@ async def test_the_grading_queue_resized_between_cursor_moves_loses_none(
         assert app.size.width == 160  # the resize happened, in the middle of the burst
         assert table.cursor_row == 3  # three downs from the first row
         assert screen.highlighted == table_keys(table)[3]
+
+
+async def test_the_grading_queue_reloaded_between_cursor_moves_loses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reload of the queue (the log changed: a poll, a write) landing just as a key moved the cursor put
+    the cursor back on the row before the move, as a resize did."""
+    build_many_sessions_workspace(tmp_path / "ws", n=20)  # 7 sessions pending in the queue
+    app = LessonCreditApp(Workspace(tmp_path / "ws"), poll_seconds=0)
+    original = ThemedTable.action_cursor_down
+    moves = 0
+
+    def down(self: ThemedTable) -> None:
+        nonlocal moves
+        original(self)
+        moves += 1
+        screen = self.screen
+        if moves == 2 and isinstance(screen, GradingQueueScreen):  # the reload lands now
+            queue = queue_view(screen.source, screen.owner.grading_order)
+            screen.post_message(GradingQueueScreen.Loaded(queue, screen.source.sessions_view()))
+
+    monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "I")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GradingQueueScreen)
+        table = screen.query_one("#queue-table", ThemedTable)
+        assert len(table_keys(table)) == 7 and table.cursor_row == 0
+        burst(pilot, "down", "down", "down")
+        await settle(pilot)
+        assert table.cursor_row == 3  # three downs from the first row
+        assert screen.highlighted == table_keys(table)[3]
+
+
+async def test_the_credits_table_resized_between_cursor_moves_loses_none(
+    analysis_workspace: Workspace, resize_at_second_move: None
+) -> None:
+    """The session detail rebuilds its credits table on a resize across 100 columns (and on every preview):
+    it put the cursor back on the lesson last reported by RowHighlighted, a message behind a key's move."""
+    app = LessonCreditApp(analysis_workspace, poll_seconds=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        session_id = max(analysis_workspace.sessions(), key=lambda s: s.n_lessons).session_id  # 3 lessons
+        await app.open_session(session_id)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionDetailScreen)
+        table = screen.query_one("#credits", ThemedTable)
+        assert len(screen.rows) == 3 and table.cursor_row == 0
+        burst(pilot, "down", "down")
+        await settle(pilot)
+        assert app.size.width == 160  # the resize happened, in the middle of the burst
+        assert table.cursor_row == 2  # two downs from the first row
+        assert screen.focused_lesson == screen.rows[2]

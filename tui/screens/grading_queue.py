@@ -123,13 +123,11 @@ class GradingQueueScreen(DataScreen):
         was = self.has_class("-narrow")
         super().on_resize()
         if self.has_class("-narrow") != was and self.queue is not None and self.sessions is not None:
-            table = self.query_one("#queue-table", ThemedTable)
-            self.highlighted = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet
-            self._fill(table, self.queue, self.sessions)
+            self._fill(self.query_one("#queue-table", ThemedTable), self.queue, self.sessions)
 
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
         self.sessions = sessions
-        keep = self.highlighted
+        keep = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet (a resize, a load)
         info = queue.informative
         # a session graded here leaves the queue at once, not when the log has been read again (on_screen_resume);
         # enough of the queue's head is looked at to fill the table with the others

@@ -315,6 +315,9 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
         self.set_class(dropped >= 1, "-open-credit-box").set_class(dropped >= 2, "-open-journal")
+        if (kept := table.row_to_keep(self.focused_lesson)) != self.focused_lesson:  # a key's move, not told yet
+            self.focused_lesson = kept  # (its RowHighlighted, once rebuilt, finds it focused already)
+            self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
         table.clear(columns=True)
         # the full columns where they fit the table (at 150 columns), else the compact ones, as below 100:
         # lessons by file name, salience and weight headed sal and wt, Δα and Δβ left to "why this credit" (at
@@ -417,9 +420,8 @@ class SessionDetailScreen(DataScreen):
             journal.set_focus_spans(self._focus_spans())
 
     def _focus_spans(self) -> list[Span]:
-        if self.base is None or self.focused_lesson is None:
-            return []
-        credit = next((c for c in self.base.lessons if c.path == self.focused_lesson), None)
+        lessons = self.base.lessons if self.base is not None else []
+        credit = next((c for c in lessons if c.path == self.focused_lesson), None)  # (None focused: none)
         return keyword_spans(credit.breakdown) if credit is not None else []
 
     def _show_focused(self) -> None:
