@@ -287,7 +287,7 @@ class LessonCreditApp(AppWrites, App[None]):
         from lesson_credit.tui.records_views import queue_view
 
         try:
-            queue = queue_view(self.source, "informative")
+            _, queue = queue_view(self.source, "informative")
         except Exception as exc:  # reported, not raised: a worker must not take the app down
             self.post_message(WorkFailed(describe_failure(exc)))
             return

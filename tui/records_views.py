@@ -127,8 +127,9 @@ def agreement_view(source: WorkspaceSource, threshold: float) -> AgreementReport
     return source.call(lambda ws: agreement_report(ws, None, threshold))
 
 
-def queue_view(source: WorkspaceSource, order: str) -> GradingQueue:
-    return source.call(lambda ws: grading_queue(ws, order))
+def queue_view(source: WorkspaceSource, order: str) -> tuple[int, GradingQueue]:
+    """(the source's version it was read at, the queue): WriteQueue.graded_unread."""
+    return source.call(lambda ws: (source.version, grading_queue(ws, order)))
 
 
 def next_in_order(

@@ -308,13 +308,14 @@ class WorkspaceSource:
             ws = self._refreshed()
             table = ws.session_table()
             problems = tuple(ws.log_problems())
-            version = ws.version
+            version, read_at = ws.version, self.version
             data = ws.data()
             entries = (data.arm_ids, data.entry_arm, data.entry_session)
             words = {table.session_ids[row]: word for row, word in ws.outcome_words().items()}
         troubled = frozenset(p.session_id for p in problems if p.session_id is not None)
         return SessionsView(
             version=version,
+            read_at=read_at,
             table=table,
             log_problems=problems,
             rewards=reward_series(table.base),

@@ -90,6 +90,7 @@ class SessionsView:
     """Every session as columns (not an object each), with what the Sessions screen derives from them."""
 
     version: int
+    read_at: int  # the source's version it was read at (WriteQueue.graded_unread: a later write is not in it)
     table: SessionTable  # log order
     log_problems: tuple[LogProblem, ...]
     rewards: RewardSeries

@@ -47,7 +47,7 @@ class Write:
     note: str | None = None
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
-    kept: tuple[bool, float | None, bool] | None = None  # undo: (expected, its grade, settled) as it was before
+    kept: tuple[bool, float | None, bool, int | None] | None = None  # undo: (expected, grade, settled, read_from)
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
@@ -83,6 +83,7 @@ class WriteQueue:
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
+        self._read_from: dict[str, int] = {}  # the first source version holding the latest write (kept after settle)
         self._latest: dict[str, Write] = {}  # the latest write queued per session (UI thread)
         self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
         self._applying: Write | None = None  # the write the writer has taken and not finished
@@ -102,6 +103,7 @@ class WriteQueue:
         self._stacks.setdefault(session_id, []).append(write)
         self._expected[session_id] = value
         self._settled.discard(session_id)
+        self._read_from.pop(session_id, None)
         self._enqueue(write)
         return write
 
@@ -111,7 +113,12 @@ class WriteQueue:
         if not stack:
             return None
         commit = stack.pop()
-        kept = (session_id in self._expected, self._expected.get(session_id), session_id in self._settled)
+        kept = (
+            session_id in self._expected,
+            self._expected.get(session_id),
+            session_id in self._settled,
+            self._read_from.pop(session_id, None),
+        )
         write = Write("undo", session_id, reverts=commit, kept=kept)
         self._expected[session_id] = commit.expected_before
         self._settled.discard(session_id)
@@ -145,18 +152,31 @@ class WriteQueue:
         expected grade may differ from the log's): not those `settle` found read."""
         return frozenset(sid for sid in self._expected if sid not in self._settled)
 
-    def graded_here(self, session_id: str) -> bool:
-        """This dashboard has queued a grade for the session that its undos have not taken back and that
-        the log as read may not show yet: a person graded it, as the operator will find it once the
-        queue is applied (after `settle`, the log says)."""
-        return self._expected.get(session_id) is not None and session_id not in self._settled
+    def written_here(self) -> int:
+        """How many sessions this dashboard has queued writes for (a list filtered by `graded_unread`
+        may leave out that many of its rows)."""
+        return len(self._expected)
+
+    def graded_unread(self, session_id: str, read_at: int) -> bool:
+        """This dashboard has queued a grade for the session that its undos have not taken back, and a
+        view read at source version `read_at` does not hold it (not written yet, or read in a later
+        snapshot): a person graded it, as the operator will find it once the view is loaded again. A view
+        that holds the write says for itself (a grade undone elsewhere since is pending in it).
+
+        By version, not by `settle`: a write read in a snapshot that landed while a list was under
+        another screen is in the log as read, not in that list (`escape enter` typed ahead opened the
+        session just graded again)."""
+        if self._expected.get(session_id) is None:
+            return False
+        since = self._read_from.get(session_id)
+        return since is None or since > read_at
 
     def settle(self, version: int, grade_of: Callable[[str], float | None] | None = None) -> None:
         """The source's snapshot `version` landed (on the UI thread), `grade_of` its grade in force per
         session: a session whose writes from here are all written, and read in it (`read_in`), is pending
-        or not as the log says again for the pending list, the grading queue and `n` (`graded_here`,
-        `touched`) and for the replace prompt (`expected`), so a grade another process undid or
-        retracted since makes it pending here too."""
+        or not as the log says again for `n` (`touched`) and for the replace prompt (`expected`), so a
+        grade another process undid or retracted since makes it pending here too. (The pending list and
+        the grading queue go by the version their own view was read at: `graded_unread`.)"""
         if grade_of is not None:
             self._log_grade = grade_of
         with self._lock:
@@ -240,13 +260,15 @@ class WriteQueue:
         sid = write.session_id
         if self._latest.get(sid) is not write:
             return  # a write queued after it: its expectation stands (what it writes, or wrote already)
-        had, grade, settled = write.kept
+        had, grade, settled, read_from = write.kept
         if had:
             self._expected[sid] = grade
         else:
             self._expected.pop(sid, None)
         if settled:
             self._settled.add(sid)
+        if read_from is not None:
+            self._read_from[sid] = read_from
 
     # ---------------------------------------------------------------- the writer
 
@@ -291,6 +313,7 @@ class WriteQueue:
         on have read it (`settle`)."""
         with self._lock:
             self._written_in[session_id] = version
+            self._read_from[session_id] = version
 
     def _written(self) -> None:
         """(writer) the write taken was written (or refused for good): nothing waits any more."""

@@ -178,8 +178,8 @@ async def test_the_grading_queue_reloaded_between_cursor_moves_loses_none(
         moves += 1
         screen = self.screen
         if moves == 2 and isinstance(screen, GradingQueueScreen):  # the reload lands now
-            queue = queue_view(screen.source, screen.owner.grading_order)
-            screen.post_message(GradingQueueScreen.Loaded(queue, screen.source.sessions_view()))
+            read_at, queue = queue_view(screen.source, screen.owner.grading_order)
+            screen.post_message(GradingQueueScreen.Loaded(read_at, queue, screen.source.sessions_view()))
 
     monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -72,14 +72,16 @@ class GradingQueueScreen(DataScreen):
     ]
 
     class Loaded(Message):
-        def __init__(self, queue: GradingQueue, sessions: SessionsView) -> None:
+        def __init__(self, read_at: int, queue: GradingQueue, sessions: SessionsView) -> None:
             super().__init__()
+            self.read_at = read_at  # the source's version the queue was read at
             self.queue = queue
             self.sessions = sessions
 
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__(source)
         self.queue: GradingQueue | None = None
+        self.read_at = 0  # the source's version `queue` was read at
         self.sessions: SessionsView | None = None
         self.highlighted: str | None = None
 
@@ -104,7 +106,7 @@ class GradingQueueScreen(DataScreen):
     @work(thread=True, exclusive=True, group="queue")
     def _load(self, order: str) -> None:
         self.post_result(
-            lambda: (queue_view(self.source, order), self.source.sessions_view()),
+            lambda: (*queue_view(self.source, order), self.source.sessions_view()),
             lambda found: self.Loaded(*found),
         )
 
@@ -112,7 +114,7 @@ class GradingQueueScreen(DataScreen):
     def _loaded(self, event: Loaded) -> None:
         if event.queue.order != self.owner.grading_order:
             return  # the order changed while this was computed
-        self.queue = event.queue
+        self.queue, self.read_at = event.queue, event.read_at
         self.owner.set_grading_order(event.queue.order, event.queue.session_ids)
         table = self.query_one("#queue-table", ThemedTable)
         self.done(table)
@@ -129,9 +131,9 @@ class GradingQueueScreen(DataScreen):
         self.sessions = sessions
         keep = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet (a resize, a load)
         info = queue.informative
-        # a session graded here leaves the queue at once, not when the log has been read again (on_screen_resume);
+        # a session graded here leaves the queue at once, not when the queue has been read again (on_screen_resume);
         # enough of the queue's head is looked at to fill the table with the others
-        head = ROWS_SHOWN + len(self.owner.writes.touched())
+        head = ROWS_SHOWN + self.owner.writes.written_here()
         pairs = zip(queue.rows[:head], queue.session_ids[:head], strict=False)
         listed = [(row, session_id) for row, session_id in pairs if not self._graded(session_id)]
         kept = {session_id for _, session_id in listed}
@@ -183,15 +185,16 @@ class GradingQueueScreen(DataScreen):
         self.query_one("#queue-summary", Static).update(summary)
 
     def _graded(self, session_id: str) -> bool:
-        return self.owner.writes.graded_here(session_id)
+        return self.owner.writes.graded_unread(session_id, self.read_at)
 
     def on_screen_resume(self) -> None:
         """Back from a session graded here: it leaves the queue now, so `escape enter` typed ahead opens the
-        next one (the base class reloads the queue too, in a worker, when the log has changed)."""
+        next one (the base class reloads the queue too, in a worker, when the log has changed). Its write may
+        have been read in a snapshot while this screen was under the session's: the queue still lists it."""
         if self.queue is None or self.sessions is None:
             return
         table = self.query_one("#queue-table", ThemedTable)
-        if any(self._graded(sid) for sid in self.owner.writes.touched() if sid in table.rows):
+        if any(self._graded(key.value) for key in table.rows if key.value is not None):
             self._fill(table, self.queue, self.sessions)
 
     @on(DataTable.RowHighlighted, "#queue-table")

@@ -169,7 +169,7 @@ class SessionsScreen(SortableScreen):
         sessions = [self.view.table.summary(row) for row in rows.tolist()]
         if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
             writes = cast(Grading, self.app).writes
-            sessions = [s for s in sessions if not writes.graded_here(s.session_id)]
+            sessions = [s for s in sessions if not writes.graded_unread(s.session_id, self.view.read_at)]
             listed = {s.session_id for s in sessions}
             if keep is not None and keep not in listed and not refiltered:  # graded (here or not): the row after it
                 keep = table.next_kept(keep, listed) or keep
@@ -248,12 +248,13 @@ class SessionsScreen(SortableScreen):
 
     def on_screen_resume(self) -> None:
         """Back from a session graded here: the pending list drops it at once, not when the log has been read
-        again (the base class's reload, a worker), so `escape enter` typed ahead opens the next pending one."""
+        again (the base class's reload, a worker), so `escape enter` typed ahead opens the next pending one. Its
+        write may have been read in a snapshot while this screen was under the session's: the list still has it."""
         if not self.pending_only or self.view is None:
             return
-        writes = cast(Grading, self.app).writes
+        writes, read_at = cast(Grading, self.app).writes, self.view.read_at
         table = self.query_one("#sessions-table", ThemedTable)
-        if any(writes.graded_here(sid) for sid in writes.touched() if sid in table.rows):
+        if any(writes.graded_unread(key.value, read_at) for key in table.rows if key.value is not None):
             self._rebuild()
 
     @on(DataTable.RowHighlighted, "#sessions-table")
