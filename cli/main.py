@@ -102,7 +102,10 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
             "75 the event store failed for now (a database down, read-only or not answering in time, or\n"
             "another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
             "stderr, nothing written), or not enough memory for the command: retry later. 70 internal\n"
-            "error (a bug: the traceback is printed; please report it). 130 interrupted (Ctrl-C).\n\n"
+            "error (a bug: the traceback is printed; please report it). 130 interrupted (Ctrl-C).\n"
+            "A write whose event is stored but cannot be shown (the store gone or no memory after it) exits 0\n"
+            "with a warning; with --json, stdout is then {command, session_id, logged: true, read_back: false,\n"
+            "warnings}: the event is logged, its credit and the posteriors after it are not known.\n\n"
             "Tables fit a terminal's width (or $COLUMNS, when set): long paths and ids shortened with an\n"
             "ellipsis, minor columns hidden with a note; a pipe or a file gets them in full.\n\n"
             "`lesson-credit help COMMAND` (or `COMMAND --help`) describes one command."
@@ -181,7 +184,8 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
         from lesson_credit.cli.commands.dashboard import cmd_tui
 
         args.func = cmd_tui
-    return guarded(lambda: _dispatch(args), args.command or "the dashboard", lambda logged: stored(args, logged))
+    name = args.command or "the dashboard"
+    return guarded(lambda: _dispatch(args), name, lambda logged: stored(args, logged), args)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
@@ -200,7 +204,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     except LessonCreditError as exc:  # one line: the caches set aside go unsaid
         message = safe(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         if isinstance(exc, TemporaryFailure) and stored(args, logged):  # (the database gone after the commit)
-            return succeeded(message)
+            return succeeded(message, args)
         print(f"lesson-credit: {message}", file=sys.stderr)
         return exc.exit_code
 

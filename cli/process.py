@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from lesson_credit.cli.common import EXIT_INTERNAL
+from lesson_credit.cli.common import EXIT_INTERNAL, json_text
 from lesson_credit.cli.render import safe
 from lesson_credit.core.base.errors import TemporaryFailure
 from lesson_credit.core.base.logged import logged_count
@@ -29,13 +29,19 @@ def limit_blas_threads() -> None:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
-def guarded(run: Callable[[], int], name: str, has_stored: Callable[[int], bool] | None = None) -> int:
+def guarded(
+    run: Callable[[], int],
+    name: str,
+    has_stored: Callable[[int], bool] | None = None,
+    args: argparse.Namespace | None = None,
+) -> int:
     """`run()`'s exit status (`name`: the command, for messages), at the process's boundary: Ctrl-C ends
     it with 130, a reader that went away (`| head`) with 0, no memory for it (a MemoryError; a library
     that could not be mapped under `ulimit -v`) with one line and the error root's temporary failure
     (75: a resource that may be there later, not bad input; once a write command has stored its event,
-    `has_stored(the events logged before it)`, a warning and 0: `succeeded`), and anything else, which
-    no command raises on purpose, with its traceback and EXIT_INTERNAL: a bug, never "bad input"."""
+    `has_stored(the events logged before it)`, a warning and 0: `succeeded`, with `args` the command's), and
+    anything else, which no command raises on purpose, with its traceback and EXIT_INTERNAL: a bug, never
+    "bad input"."""
     logged = logged_count()
     try:
         return run()
@@ -46,14 +52,14 @@ def guarded(run: Callable[[], int], name: str, has_stored: Callable[[int], bool]
     except MemoryError as exc:
         why = f": {safe(str(exc).splitlines()[0])}" if str(exc).strip() else ""  # ours say what needs more
         if has_stored is not None and has_stored(logged):
-            return succeeded(f"not enough memory to finish {name}{why}")
+            return succeeded(f"not enough memory to finish {name}{why}", args)
         print(f"lesson-credit: not enough memory for {name}{why}", file=sys.stderr)
         return TemporaryFailure.exit_code
     except ImportError as exc:
         if "failed to map segment" not in str(exc) and "cannot allocate memory" not in str(exc).lower():
             return _internal(name)
         if has_stored is not None and has_stored(logged):
-            return succeeded(f"not enough memory to finish {name} (a library could not be loaded)")
+            return succeeded(f"not enough memory to finish {name} (a library could not be loaded)", args)
         print(f"lesson-credit: not enough memory for {name} (a library could not be loaded)", file=sys.stderr)
         return TemporaryFailure.exit_code
     except Exception:  # not one of ours (core/base/errors.py)
@@ -76,9 +82,28 @@ def stored(args: argparse.Namespace, logged: int) -> bool:
     return bool(getattr(args, "writes", False)) and logged_count() > logged
 
 
-def succeeded(why: str) -> int:
+def succeeded(why: str, args: argparse.Namespace | None = None) -> int:
     """A write command whose event is stored has succeeded: what failed after it (reading the log back,
     memory for what it prints) is a warning, and the exit status 0; a failure (75, retry later) would
-    have a hook retry a record the log already has, and be refused the duplicate."""
-    print(f"warning: {why} (the command succeeded: its event is logged)", file=sys.stderr)
+    have a hook retry a record the log already has, and be refused the duplicate. With --json, stdout
+    still gets an object (a script parsing it would get nothing): the event is logged, what it did to
+    the credit is not known (`read_back` false), and the warning."""
+    warning = f"{why} (the command succeeded: its event is logged)"
+    print(f"warning: {warning}", file=sys.stderr)
+    if args is not None and getattr(args, "json", False):
+        sys.stdout.write(json_text(logged_unread(args, warning)))
     return 0
+
+
+def logged_unread(args: argparse.Namespace, warning: str) -> dict[str, object]:
+    """What --json says of an event stored but not read back: the command, the session it names (the
+    whole id once the command resolved it; None where none was given, as `select` without --session-id),
+    that it is logged, and that the credit, the posteriors and the session as logged now are unknown."""
+    session_id = getattr(args, "session_id", None)
+    return {
+        "command": args.command,
+        "session_id": session_id if isinstance(session_id, str) else None,
+        "logged": True,
+        "read_back": False,
+        "warnings": [warning],
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from lesson_credit.cli.common import (
     CliError,
@@ -19,6 +20,9 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import counted, output_width, safe, wrap
 from lesson_credit.core.log.stores import is_local
+
+if TYPE_CHECKING:
+    from lesson_credit.core.bandit.select import Selection
 
 SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
 
@@ -69,21 +73,10 @@ def cmd_select(args: argparse.Namespace) -> int:
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
             file=sys.stderr,
         )
+    if logged:
+        args.session_id = selection.session_id  # (generated: what a failure after the log says)
     if args.json:
-        payload: dict[str, object] = {
-            "session_id": selection.session_id,
-            "selected": list(selection.selected),
-            "candidates": list(selection.candidates),
-            "propensity": selection.propensity,
-            "k": selection.k,
-            "seed": selection.seed,
-            "policy": selection.policy or None,
-            "category": selection.category,
-            "left_out": list(selection.left_out),
-        }
-        if args.dropout > 0:
-            payload["withheld"] = list(selection.withheld)
-        print_json(payload, ws)
+        print_json(_selection_json(selection, args.dropout > 0), ws)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
@@ -103,6 +96,24 @@ def cmd_select(args: argparse.Namespace) -> int:
             print(wrap(hint, width), file=sys.stderr)
         print_warnings(ws)
     return 0
+
+
+def _selection_json(selection: Selection, dropout: bool) -> dict[str, object]:
+    """What `select --json` prints (`dropout`: with the lessons withheld)."""
+    payload: dict[str, object] = {
+        "session_id": selection.session_id,
+        "selected": list(selection.selected),
+        "candidates": list(selection.candidates),
+        "propensity": selection.propensity,
+        "k": selection.k,
+        "seed": selection.seed,
+        "policy": selection.policy or None,
+        "category": selection.category,
+        "left_out": list(selection.left_out),
+    }
+    if dropout:
+        payload["withheld"] = list(selection.withheld)
+    return payload
 
 
 def _left_out(left_out: tuple[str, ...], category: str | None) -> str:

@@ -90,7 +90,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if word is not None:
         reward = ws.outcome_reward(word)
     assert reward is not None
-    session_id = resolve_session(ws, args.session_id)
+    session_id = args.session_id = resolve_session(ws, args.session_id)  # (whole: what a failure after says)
     appended = ws.append_grade(session_id, reward, grader=grader, note=args.note, outcome=word)
     record = appended.record  # and the score in force just before it, read under the lock with the append
     ws.warnings.extend(appended.warnings)
@@ -123,7 +123,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
     grader = one_line(args.grader, "grader")
     assert grader is not None
     ws = open_workspace(args, writes=True)
-    session_id = resolve_session(ws, args.session_id)
+    session_id = args.session_id = resolve_session(ws, args.session_id)  # (whole: what a failure after says)
     appended = ws.append_undo(session_id, grader=grader, note=None)  # (the note says what it undid)
     ws.warnings.extend(appended.warnings)
     print_warnings(ws)

@@ -1,0 +1,107 @@
+"""A --json write command whose event is stored but cannot be shown (the log not read back, no memory for
+what it prints) still prints a JSON object on stdout: the event is logged, its effect is not known."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.core.workspace import Workspace
+from tests.support.cli_run import run_cli
+from tests.support.engine_helpers import BASIC_JOURNAL, BASIC_LESSONS, LOG_REL, make_workspace, session
+
+GRADE = ("grade", "s", "0.9")  # "s": a unique prefix of s1
+RECORD = ("record", "--session-id", "n1", "--journal", "j.txt", "--lessons", "tools/git.md", "--reward", "0.5")
+UNMAPPED = "libscipy_openblas.so: failed to map segment from shared object"
+
+
+def _ws(tmp_path: Path) -> Path:
+    events = [session("s1", 0.5, {"tools/git.md": 0.5})]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL})
+    (root / "ctx.txt").write_text("git quote")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("argv", "step", "failure", "session_id"),
+    [
+        (GRADE, "explain", MemoryError(), "s1"),  # as the store gone: a warning (StoredUnread)
+        (GRADE, "explain", ImportError(UNMAPPED), "s1"),  # escapes the command: the process boundary's
+        (("undo", "s1"), "explain", MemoryError(), "s1"),
+        (RECORD, "explain", MemoryError(), "n1"),
+        (RECORD, "explain", ImportError(UNMAPPED), "n1"),
+        (("import-gptme", "{state}"), "refresh", MemoryError(), None),
+    ],
+    ids=["grade", "grade-unmapped", "undo", "record", "record-unmapped", "import-gptme"],
+)
+def test_a_logged_event_not_read_back_still_prints_json(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    argv: tuple[str, ...],
+    step: str,
+    failure: BaseException,
+    session_id: str | None,
+) -> None:
+    """It exited 0 with nothing on stdout (the warning on stderr only): a script parsing stdout got no JSON."""
+    root = _ws(tmp_path)
+    state = tmp_path / "gptme-state.json"
+    state.write_text(json.dumps({"arms": {"tools/git.md": {"alpha": 2.0, "beta": 1.0}}}))
+    if argv[0] == "undo":
+        assert run_cli(*GRADE, "--workspace", str(root))[0] == 0  # a grade to undo
+    log = root / LOG_REL
+    before = log.read_bytes()
+    original = getattr(Workspace, step)
+
+    def fails_once_logged(self: Workspace, *args: object, **kwargs: object) -> object:
+        if log.read_bytes() != before:
+            raise failure
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, step, fails_once_logged)
+    argv = tuple(a.format(state=state) for a in argv)
+    code, out, err = run_cli(*argv, "--json", "--workspace", str(root))
+    assert log.read_bytes()[len(before) :].count(b"\n") == 1  # the event is logged, once
+    assert code == 0 and err.count("\n") == 1, err
+    [warning] = [line.removeprefix("warning: ") for line in err.splitlines()]
+    assert json.loads(out) == {
+        "command": argv[0],
+        "session_id": session_id,
+        "logged": True,
+        "read_back": False,
+        "warnings": [warning],
+    }
+
+
+def test_a_selection_logged_then_not_printed_names_its_generated_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No --session-id: the id select generated and logged is the one a record must use, so it is in the
+    object printed when what select prints ran out of memory."""
+    root = _ws(tmp_path)
+    log = root / LOG_REL
+    before = log.read_bytes()
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr("lesson_credit.cli.commands.selection.print_json", exhausted)
+    code, out, err = run_cli("select", "--context", str(root / "ctx.txt"), "--json", "--workspace", str(root))
+    [logged] = [json.loads(line) for line in log.read_bytes()[len(before) :].splitlines()]
+    assert code == 0, err
+    shown = json.loads(out)
+    assert (shown["command"], shown["session_id"], shown["logged"]) == ("select", logged["session_id"], True)
+
+
+def test_without_json_stdout_stays_empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the table form says nothing on stdout of what it could not read back: the warning is on stderr
+    root = _ws(tmp_path)
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(Workspace, "explain", exhausted)
+    code, out, err = run_cli(*GRADE, "--workspace", str(root))
+    assert (code, out) == (0, ""), err
+    assert err.endswith("(the command succeeded: its event is logged)\n"), err
