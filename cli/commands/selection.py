@@ -76,13 +76,15 @@ def cmd_select(args: argparse.Namespace) -> int:
     if logged:
         args.session_id = selection.session_id  # (generated: what a failure after the log says)
     if args.json:
-        print_json(_selection_json(selection, args.dropout > 0), ws)
+        print_json(_selection_json(selection, args.dropout > 0, logged), ws)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
         width = output_width()  # (stderr's lines fitted as stdout's: $COLUMNS, or a terminal)
+        # a dry run's generated id names no session: nothing logged it, a record cannot link to it
+        named = f"session {safe(selection.session_id)}: " if logged or args.session_id is not None else ""
         summary = (
-            f"# session {safe(selection.session_id)}: {len(selection.selected)} of "
+            f"# {named}{len(selection.selected)} of "
             f"{counted(len(selection.candidates), 'matching lesson')} (seed {selection.seed}"
             + (f", policy {safe(selection.policy)}" if selection.policy else "")
             + (f", category {safe(selection.category)})" if selection.category is not None else ")")
@@ -98,10 +100,12 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
-def _selection_json(selection: Selection, dropout: bool) -> dict[str, object]:
-    """What `select --json` prints (`dropout`: with the lessons withheld)."""
+def _selection_json(selection: Selection, dropout: bool, logged: bool) -> dict[str, object]:
+    """What `select --json` prints (`dropout`: with the lessons withheld; `logged`: whether a selection
+    event under `session_id` is in the log, for a record to link to: not after --dry-run or offline)."""
     payload: dict[str, object] = {
         "session_id": selection.session_id,
+        "logged": logged,
         "selected": list(selection.selected),
         "candidates": list(selection.candidates),
         "propensity": selection.propensity,
@@ -178,7 +182,12 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "is logged (default, or empty: the category of config.toml's [categories] whose keywords the context "
         "mentions most, else none: every matching lesson, each with its overall effect)",
     )
-    p.add_argument("--dry-run", action="store_true", help="do not log a selection event")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="draw and print as without it, but log no selection event: the summary on stderr names no session "
+        '(unless --session-id) and --json says "logged": false (its session_id is no selection a record links to)',
+    )
     p.add_argument(
         "--dropout",
         type=unit_float,

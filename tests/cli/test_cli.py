@@ -279,6 +279,7 @@ def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None
                        "--seed", "1", "--dry-run")  # fmt: skip
     keys = {
         "session_id",
+        "logged",
         "selected",
         "candidates",
         "propensity",
@@ -289,7 +290,7 @@ def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None
         "left_out",
         "warnings",
     }
-    assert set(payload) == keys
+    assert set(payload) == keys and payload["logged"] is False  # --dry-run
     assert sorted(payload["candidates"]) == [GIT, QUOTE]
     assert log_bytes(basic_ws) is None
 

@@ -131,3 +131,25 @@ def test_the_summary_fits_80_columns_and_says_a_dry_run_logged_nothing(
     assert max(len(line) for line in err.splitlines()) <= 80, err
     assert " ".join(err.split()).endswith("(code.md, research.md); --dry-run: nothing logged"), err
     assert not (ws / LOG_REL).exists()
+
+
+def test_a_dry_run_names_no_session_nothing_logged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a dry run's summary named a generated id ("# session 2026...: 1 of 3 ...") that nothing logged, and
+    # --json gave it as session_id with nothing saying no selection is under it for a record to link to
+    ws = workspace(tmp_path)
+    code, out, err = select(capsys, ws, "--dry-run")
+    assert code == 0, err
+    assert err.startswith("# 3 of 3 matching lessons (seed 1"), err  # no category: all 3 match
+    code, out, err = select(capsys, ws, "--dry-run", "--json")
+    assert code == 0 and json.loads(out)["logged"] is False, err
+    code, out, err = select(capsys, ws, "--dry-run", "--session-id", "mine")  # the id given stays named
+    assert code == 0 and err.startswith("# session mine: 3 of 3 matching lessons"), err
+    assert not (ws / LOG_REL).exists()
+
+
+def test_a_logged_selection_says_so_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = workspace(tmp_path)
+    code, out, err = select(capsys, ws, "--json")
+    shown = json.loads(out)
+    [logged] = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
+    assert code == 0 and (shown["logged"], shown["session_id"]) == (True, logged["session_id"]), err
