@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from lesson_credit.cli.render import Shorten
-    from lesson_credit.core.views import Explanation, GradeRecord, SessionTable
+    from lesson_credit.core.views import Explanation, GradeRecord, LessonCredit, SessionTable
     from lesson_credit.core.workspace import Workspace
 
     IntArray = npt.NDArray[np.int64]
@@ -40,6 +40,14 @@ def no_lessons_line(pending: bool) -> str:
     moves no posterior; graded, it is a session without any lesson for the effect estimates."""
     when = "once graded, it counts" if pending else "it counts"
     return f"no lessons: no posterior moves; {when} for the baseline only"
+
+
+def credit_cells(c: LessonCredit, pending: bool) -> tuple[str, str, str]:
+    """A lesson's credited reward and its alpha and beta changes as the credit tables show them: for a
+    pending session (no reward) nothing is credited and nothing moves, so each is "-", not +0.000."""
+    if pending:
+        return "-", "-", "-"
+    return fmt(c.reward), signed(c.alpha_delta), signed(c.beta_delta)
 
 
 def explanation_text(exp: Explanation, width: int | None = None) -> str:
@@ -57,9 +65,7 @@ def explanation_text(exp: Explanation, width: int | None = None) -> str:
             c.path,
             fmt(c.salience),
             fmt(c.weight),
-            "-" if exp.base_reward is None else fmt(c.reward),  # pending: nothing credited, as `show` says
-            signed(c.alpha_delta),
-            signed(c.beta_delta),
+            *credit_cells(c, exp.base_reward is None),
         )
         for c in exp.lessons
     ]
@@ -378,9 +384,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                     c.path,
                     fmt(c.salience),
                     fmt(c.weight),
-                    "-" if exp.base_reward is None else fmt(c.reward),
-                    signed(c.alpha_delta),
-                    signed(c.beta_delta),
+                    *credit_cells(c, exp.base_reward is None),
                 )
                 for c in exp.lessons
             ],

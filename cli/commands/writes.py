@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.commands.sessions import explanation_json, explanation_text, no_lessons_line
+from lesson_credit.cli.commands.sessions import credit_cells, explanation_json, explanation_text, no_lessons_line
 from lesson_credit.cli.common import (
     CliError,
     SubParsers,
@@ -22,7 +22,6 @@ from lesson_credit.cli.common import (
 )
 from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.files import reading_back
-from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import Explanation
@@ -156,9 +155,7 @@ def _print_credit(headline: str, exp: Explanation) -> int:
         (
             c.path,
             fmt(c.salience),
-            "-" if exp.base_reward is None else fmt(c.reward),  # pending (an undo): nothing credited, as `show` says
-            signed(c.alpha_delta),
-            signed(c.beta_delta),
+            *credit_cells(c, exp.base_reward is None),  # pending (an undo): nothing credited, as `show` says
             fmt(c.alpha_after / (c.alpha_after + c.beta_after)),
         )
         for c in exp.lessons

@@ -200,18 +200,22 @@ def test_explain_text_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_explain_text_shows_no_reward_for_a_pending_session(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A pending session credits nothing: its reward cell is '-' as in `show` (and null in --json), not 0.000."""
-    code, _, err = run(
+    """A pending session credits nothing: its reward cell is '-' as in `show` (and null in --json), not 0.000,
+    and its alpha and beta changes '-' too: they were +0.000 beside the '-' (what the record printed)."""
+    code, recorded, err = run(
         capsys, "record", "-w", str(basic_ws), "--session-id", "p", "--journal", str(basic_ws / "j.txt"),
         "--lessons", GIT,
     )  # fmt: skip
     assert code == 0, err
-    for command in ("explain", "show"):
-        code, out, _ = run(capsys, command, "-w", str(basic_ws), "p")
-        assert code == 0
+    for command in ("record", "explain", "show"):
+        if command == "record":
+            out = recorded
+        else:
+            code, out, _ = run(capsys, command, "-w", str(basic_ws), "p")
+            assert code == 0
         row = next(line for line in out.splitlines() if line.startswith(GIT))
         # lesson, salience, weight, reward, alpha, beta: git's keyword is in j.txt, so salience 1, weight 1
-        assert row.split()[1:] == ["1.000", "1.000", "-", "+0.000", "+0.000"], command
+        assert row.split()[1:] == ["1.000", "1.000", "-", "-", "-"], command
 
 
 def test_a_note_with_a_newline_stays_on_its_grade_history_line(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:

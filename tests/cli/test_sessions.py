@@ -246,7 +246,7 @@ def test_show_pending_text(ws: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert "grade history: none (pending)" in out
     row = next(line for line in out.splitlines() if line.startswith(QUOTE))
     # salience 0.5 -> w = 0.3 + 0.7 * 0.5 = 0.65; pending: no reward, no change
-    assert row.split() == [QUOTE, "0.500", "0.650", "-", "+0.000", "+0.000"]
+    assert row.split() == [QUOTE, "0.500", "0.650", "-", "-", "-"]
 
 
 # ---------------------------------------------------------------- a lesson argument by its name

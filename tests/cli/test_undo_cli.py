@@ -52,18 +52,18 @@ def test_undo_names_who_undid_someone_elses_grade(tmp_path: Path) -> None:
 
 def test_undo_back_to_pending_shows_no_reward_as_show_does(tmp_path: Path) -> None:
     """Back to pending nothing is credited: the reward column says "-", as `show` says it, not 0.000 (a grade
-    of 0 would credit 0.000 too, with beta +1)."""
+    of 0 would credit 0.000 too, with beta +1), and so do alpha and beta (they said +0.000)."""
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
     assert run_cli("grade", "s1", "0.8", "--workspace", str(root))[0] == 0
     code, out, err = run_cli("undo", "s1", "--workspace", str(root))
     assert code == 0, err
     row = next(line.split() for line in out.splitlines() if line.startswith("a.md"))
     # lesson, salience, reward, alpha, beta, mean now: pending, the prior Beta(1, 1)'s mean
-    assert row == ["a.md", "1.000", "-", "+0.000", "+0.000", "0.500"]
+    assert row == ["a.md", "1.000", "-", "-", "-", "0.500"]
     code, out, err = run_cli("show", "s1", "--workspace", str(root))
     assert code == 0, err
     shown = next(line.split() for line in out.splitlines() if line.startswith("a.md"))
-    assert shown[3] == "-"  # lesson, salience, weight, reward: the same word for the same state
+    assert shown[3:] == ["-", "-", "-"]  # lesson, salience, weight, reward, alpha, beta: the same words
 
 
 def test_a_grade_another_source_outranks_says_what_stays_in_force(tmp_path: Path) -> None:
