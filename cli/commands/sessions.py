@@ -238,7 +238,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         headers.append("information")
         cells = [(*c, f"{information[row]:.2e}") for c, row in zip(cells, shown.tolist(), strict=True)]
     shortened: dict[int, Shorten] = {0: "middle", 2: "end", 4: "end"}  # an id's date and counter stay
-    print(table(headers, cells, right=(5, 6, 7), width=output_width(), shorten_columns=shortened, drop=(4, 2)))
+    # who scored the reward goes last: without it a judge's score reads as a person's grade (at 80 columns
+    # the grader stays, informative order included; the category, then the salience, give way first)
+    drop = (2, 6, 4)
+    print(table(headers, cells, right=(5, 6, 7), width=output_width(), shorten_columns=shortened, drop=drop))
     more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
     verb = "matches" if len(rows) == 1 else "match"
     print(f"\n{len(rows)} of {counted(len(table_obj), 'session')} {verb}{more}")
@@ -441,9 +444,10 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         choices=["sort", "informative"],
         default="sort",
         help="sort: as --sort says; informative: first the sessions no person graded whose grade would most "
-        "change the lessons' estimates (expected squared change of their posterior means; see "
-        "docs/records.md), then the rest in log order; --json adds each session's information "
-        "(default: sort)",
+        "change the lessons' estimates, then the rest in log order, with a column `information`: the sum over "
+        "the session's lessons of the expected squared change of the lesson's posterior mean if a person "
+        "graded it (0 for a session a person graded; see docs/records.md), also in --json; the grader column "
+        "says who scored each reward (default: sort)",
     )
     p.add_argument(
         "--limit", type=positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"

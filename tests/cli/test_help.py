@@ -87,6 +87,13 @@ def test_lint_help_lists_its_checks(capsys: pytest.CaptureFixture[str]) -> None:
         assert check in " ".join(out.split()), check
 
 
+def test_sessions_help_says_what_the_information_column_is(capsys: pytest.CaptureFixture[str]) -> None:
+    # --order informative prints a column `information` the help never named nor said the meaning of
+    assert main(["help", "sessions"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "a column `information`: the sum over the session's lessons of the expected squared change" in out, out
+
+
 def test_docs_reference_matches_the_parser() -> None:
     script = reference_script()
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")

@@ -169,6 +169,26 @@ def test_status_at_80_columns_shortens_paths_and_leaves_out_the_category(
     assert "hidden to fit 80 columns: category (`| less -S` or --json shows every column)" in fitted
 
 
+@pytest.mark.parametrize("order", ["sort", "informative"])
+def test_sessions_at_80_columns_keep_who_scored_each_reward(
+    monkeypatch: pytest.MonkeyPatch, demo: Path, order: str
+) -> None:
+    """The grader column said whose score the reward is (a judge's or a person's); at 80 columns it was the
+    first column hidden, so a judge's score read as a person's grade. The category and the salience go first."""
+    fitted = output(monkeypatch, demo, ["sessions", "--order", order, "--limit", "5"], 80).split("\n")
+    # widths: session 14, time 20, category 14, reward 6, grader 12 (record:judge), lessons 7, salience 8,
+    # information 11, with gaps of 2. sort: 81 + 6 gaps = 93 > 80; without the category 67 + 5 gaps = 77.
+    # informative: 92 + 7 = 106; without the category 78 + 6 = 90; without the salience too 70 + 5 = 80
+    headers = {
+        "sort": ["session", "time", "reward", "grader", "lessons", "salience"],
+        "informative": ["session", "time", "reward", "grader", "lessons", "information"],
+    }
+    assert fitted[0].split() == headers[order], fitted
+    assert max(len(line) for line in fitted) <= 80, fitted
+    hidden = {"sort": "category", "informative": "category, salience"}
+    assert fitted[7].startswith(f"hidden to fit 80 columns: {hidden[order]} ("), fitted
+
+
 def test_grade_fits_like_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A command that writes: the same grade in two copies, one at a pipe and one at 80 columns."""
     full = output(monkeypatch, copy_demo(tmp_path / "a"), ["grade", SESSION, "0.7"], None)
