@@ -10,7 +10,18 @@ from lesson_credit.cli.common import (
     SubParsers,
     command,
     subcommands,
+    workspace_arg,
 )
+
+# as every command takes it (the README says so: a wrapper may append it to any command line); these two
+# describe the command line and read no workspace
+IGNORED_WORKSPACE_HELP = "accepted as every command accepts it; ignored: this command reads no workspace"
+
+
+def _workspace_accepted(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workspace", "-w", default=argparse.SUPPRESS, type=workspace_arg, metavar="DIR", help=IGNORED_WORKSPACE_HELP
+    )
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -45,6 +56,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "  mkdir -p ~/.zfunc && lesson-credit completion zsh > ~/.zfunc/_lesson-credit  # with fpath+=(~/.zfunc)",
     )
     p.add_argument("shell", choices=["bash", "zsh"], help="the shell to complete for")
+    _workspace_accepted(p)
     p.set_defaults(func=cmd_completion)
 
     p = command(
@@ -62,4 +74,5 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         metavar="COMMAND",
         help="the command to describe (default: none, the list of commands)",
     )
+    _workspace_accepted(p)
     p.set_defaults(func=cmd_help)

@@ -94,6 +94,26 @@ def test_sessions_help_says_what_the_information_column_is(capsys: pytest.Captur
     assert "a column `information`: the sum over the session's lessons of the expected squared change" in out, out
 
 
+def _leaves(parser: argparse.ArgumentParser, name: str = "") -> dict[str, argparse.ArgumentParser]:
+    """Every command's parser by its name (`store push` for a command of a command)."""
+    nested = subcommands(parser)
+    if not nested:
+        return {name: parser}
+    return {k: v for sub_name, sub in nested.items() for k, v in _leaves(sub, f"{name} {sub_name}".strip()).items()}
+
+
+def test_every_command_takes_workspace_as_the_readme_says(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the README: "Every command takes `--workspace DIR`"; `help` and `completion` refused it (exit 2)
+    leaves = _leaves(build_parser())
+    assert "store push" in leaves and "help" in leaves  # (the walk reaches every command)
+    without = [name for name, p in leaves.items() if not any("--workspace" in a.option_strings for a in p._actions)]
+    assert without == []
+    assert main(["help", "status", "--workspace", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("usage: lesson-credit status")
+    assert main(["completion", "bash", "-w", str(tmp_path)]) == 0
+    assert "lesson-credit" in capsys.readouterr().out
+
+
 def test_docs_reference_matches_the_parser() -> None:
     script = reference_script()
     page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
