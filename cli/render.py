@@ -18,6 +18,7 @@ from typing import Literal
 
 from lesson_credit.core.base.numbers import counted as counted  # the commands' (the engine's words)
 from lesson_credit.core.base.numbers import fixed
+from lesson_credit.core.base.numbers import listed as listed
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ELLIPSIS = "…"

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
-from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.base.numbers import counted, listed
 from lesson_credit.core.derived_state import StateCheck, check_state
 from lesson_credit.core.id_spellings import Spellings, prefixed_id_count
 from lesson_credit.core.joined_records import RecordFinding, record_findings, records_health
@@ -75,8 +75,7 @@ def _agree(n: int, one: str, many: str) -> str:
 
 
 def _names(items: list[str], limit: int = 8) -> str:
-    shown = ", ".join(items[:limit])
-    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+    return listed(items, limit)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lesson_credit.core.bandit.config import RecordsSettings
-from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.base.numbers import and_more, counted, listed
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
 from lesson_credit.core.sessions.records_path import records_path
 
@@ -177,8 +177,7 @@ def trajectory_for(
 
 
 def _names(items: list[str], limit: int = 8) -> str:
-    shown = ", ".join(items[:limit])
-    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+    return listed(items, limit)
 
 
 RecordFinding = tuple[str, str, str, tuple[str, ...], tuple[str, ...]]  # (code, message, advice, items, reasons)
@@ -191,7 +190,7 @@ def record_findings(r: RecordsHealth) -> list[RecordFinding]:
     problems = r.file_problems + ((r.weights_problem,) if r.weights_problem else ())
     if problems:
         hidden = r.file_problem_count - len(r.file_problems)
-        more = f" (and {hidden} more)" if hidden > 0 else ""
+        more = f" ({and_more(hidden)})" if hidden > 0 else ""
         message = f"{counted(len(problems), 'problem')} reading gptme-sessions records {r.path}{more}: "
         advice = "The rest of the file is used; fix or remove those lines (gptme-sessions rewrites the file)."
         out.append(("records-unreadable", message + _names(list(problems), 3), advice, problems, problems))

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.base.errors import UserError
+from lesson_credit.core.base.numbers import listed
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import SessionTable
@@ -234,5 +235,4 @@ def _ordered(table: SessionTable, rows: IntArray, query: SessionQuery, times: Fl
 
 def ambiguous(text: str, shown: Sequence[str], count: int) -> str:
     """The message for a prefix `count` sessions start with (`shown`: the first few of them)."""
-    more = f" and {count - len(shown)} more" if count > len(shown) else ""
-    return f"session id prefix {text!r} is ambiguous: {count} sessions match ({', '.join(shown)}{more})"
+    return f"session id prefix {text!r} is ambiguous: {count} sessions match ({listed(shown, len(shown), total=count)})"

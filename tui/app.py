@@ -45,7 +45,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.source import Opening, WorkspaceSource
 from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
-from lesson_credit.tui.text import counted, fmt_grade, one_line
+from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
 from lesson_credit.tui.textual_private import trim_toasts
 from lesson_credit.tui.writes import OPERATOR, WriteQueue
 
@@ -551,10 +551,8 @@ class LessonCreditApp(AppWrites, App[None]):
 
 
 def _listing(problems: Sequence[object]) -> str:
-    shown = "\n".join(one_line(str(p)) for p in problems[:PROBLEMS_IN_NOTICE])
-    if len(problems) > PROBLEMS_IN_NOTICE:
-        shown += f"\n… and {len(problems) - PROBLEMS_IN_NOTICE} more"
-    return shown
+    shown = [one_line(str(p)) for p in problems[:PROBLEMS_IN_NOTICE]]
+    return listed(shown, PROBLEMS_IN_NOTICE, "\n", total=len(problems), ellipsis=True)
 
 
 def run(workspace: Workspace | Opening) -> None:

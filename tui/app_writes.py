@@ -13,7 +13,7 @@ from textual import work
 from lesson_credit.tui.messages import SourceChanged, WorkFailed, WriteApplied, WriteDiscarded, WriteWaiting
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.source import SettingsSave
-from lesson_credit.tui.text import counted, fmt_grade, one_line
+from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
 from lesson_credit.tui.writes import Write
 
 if TYPE_CHECKING:
@@ -154,9 +154,9 @@ class AppWrites(_Base):
             self.writes.failed(write)
         self._show_saving()
         if writes:
-            listed = ", ".join(f"{_what(w).lower()} {_subject(w)}" for w in writes[:PROBLEMS_IN_NOTICE])
-            more = f" and {len(writes) - PROBLEMS_IN_NOTICE} more" if len(writes) > PROBLEMS_IN_NOTICE else ""
-            self.notify(f"Discarded, not saved: {listed}{more}.", title="Not saved", severity="warning", markup=False)
+            named = [f"{_what(w).lower()} {_subject(w)}" for w in writes[:PROBLEMS_IN_NOTICE]]
+            shown = listed(named, PROBLEMS_IN_NOTICE, total=len(writes))
+            self.notify(f"Discarded, not saved: {shown}.", title="Not saved", severity="warning", markup=False)
 
     async def action_discard_writes(self, then: Callable[[], Awaitable[None]] | None = None) -> None:
         """ctrl+d: after asking, discard every write not saved yet (while the oldest waits to be retried)."""

@@ -18,6 +18,7 @@ from rich.text import Span, Text
 
 from lesson_credit.core.api import counted as counted  # counts in prose that agree with their noun
 from lesson_credit.core.api import fixed, signed
+from lesson_credit.core.api import listed as listed  # the first few of a list, then "… and N more"
 
 if TYPE_CHECKING:
     import numpy as np

@@ -18,7 +18,7 @@ from lesson_credit.cli.common import (
     seed_arg,
     unit_float,
 )
-from lesson_credit.cli.render import counted, output_width, safe, wrap
+from lesson_credit.cli.render import counted, listed, output_width, safe, wrap
 from lesson_credit.core.log.stores import is_local
 
 if TYPE_CHECKING:
@@ -124,9 +124,7 @@ def _left_out(left_out: tuple[str, ...], category: str | None) -> str:
     """The summary's note on the matching lessons the session's kind of work left out, if any."""
     if not left_out or category is None:
         return ""
-    shown = ", ".join(safe(lesson_id) for lesson_id in left_out[:SHOWN_LEFT_OUT])
-    if len(left_out) > SHOWN_LEFT_OUT:
-        shown += f" and {len(left_out) - SHOWN_LEFT_OUT} more"
+    shown = listed([safe(lesson_id) for lesson_id in left_out[:SHOWN_LEFT_OUT]], SHOWN_LEFT_OUT, total=len(left_out))
     whose = "its" if len(left_out) == 1 else "their"
     return f"; {len(left_out)} more left out: {whose} match.session_categories do not name {safe(category)} ({shown})"
 

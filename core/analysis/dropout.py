@@ -38,7 +38,7 @@ import numpy.typing as npt
 from lesson_credit.core.analysis.effects import moderated_welch
 from lesson_credit.core.analysis.estimates import Randomized
 from lesson_credit.core.base.files import WriteGuard, open_append
-from lesson_credit.core.base.numbers import counted
+from lesson_credit.core.base.numbers import counted, listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def _unknown_kept_problem(directory: Path, sessions: Sequence[str]) -> str:
     """Why sessions with a line that names no kept lessons are no trials: gptme-contrib's Claude Code hook
     logs only what it withheld, and flips a coin again for a lesson injected at an earlier call, so a
     lesson's first coin cannot be read (kept then is not named); nor has such a session a kept side."""
-    shown = ", ".join(sessions[:3]) + (f" and {len(sessions) - 3} more" if len(sessions) > 3 else "")
+    shown = listed(sessions, 3)
     return (
         f"{directory}: {counted(len(sessions), 'session')} {'has' if len(sessions) == 1 else 'have'} lines that do "
         "not list their kept lessons (no `matched`, as "

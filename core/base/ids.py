@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.numbers import listed
 
 _ABSOLUTE = re.compile(r"(?:[A-Za-z]:)?/")  # `/home/...`, or a Windows drive's `C:/...` once `\\` became `/`
 
@@ -51,8 +52,5 @@ def lesson_named(text: str, known: Iterable[str], shown: int = 5) -> str:
     tails = ("/" + wanted, "/" + wanted + ".md")
     matches = sorted(known_id for known_id in ids if wanted and known_id.endswith(tails))
     if len(matches) > 1:
-        more = f" and {len(matches) - shown} more" if len(matches) > shown else ""
-        raise WorkspaceError(
-            f"lesson {text!r} is ambiguous: {len(matches)} lessons match ({', '.join(matches[:shown])}{more})"
-        )
+        raise WorkspaceError(f"lesson {text!r} is ambiguous: {len(matches)} lessons match ({listed(matches, shown)})")
     return matches[0] if matches else wanted

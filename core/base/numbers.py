@@ -8,6 +8,7 @@ same 0.4885 reached by two orders of arithmetic) print alike, then formatted to 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # what a person types as a number: ASCII digits, an optional sign, point and exponent. Python's float()
 # also takes "0_5" (5.0: an underscore is a digit separator), "infinity", "nan" and non-ASCII digits.
@@ -18,6 +19,26 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     """`1 session`, `2 sessions`: a count in prose with its noun in agreement (`plural` when it is
     not the noun + s). The engine's messages and the command line's say counts alike."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def and_more(n: int) -> str:
+    """`and 3 more`: the items a list left out, counted (`listed` puts it after the ones it shows)."""
+    return f"and {n} more"
+
+
+def listed(
+    items: Sequence[str], limit: int, sep: str = ", ", *, total: int | None = None, ellipsis: bool = False
+) -> str:
+    """The first `limit` of `items` joined by `sep`, then `and N more` for the rest (`total`: how many
+    there are, when `items` holds only the first few): `a, b and 3 more`. With `ellipsis`, a cut marked
+    as the dashboard marks it, after a separator: `a, b, … and 3 more` (`a\nb\n… and 3 more`)."""
+    shown = list(items[:limit])
+    rest = (len(items) if total is None else total) - len(shown)
+    if rest <= 0:
+        return sep.join(shown)
+    if not shown:
+        return f"{rest} more"
+    return sep.join(shown) + (f"{sep}… " if ellipsis else " ") + and_more(rest)
 
 
 def fixed(value: float, digits: int = 3) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from lesson_credit.core.base.errors import UserError
+from lesson_credit.core.base.numbers import listed
 
 NOTE = "gptme "  # every note starts so: how the library tells a note (a warning) from a part not used
 
@@ -45,9 +46,7 @@ def str_list(value: Any, what: str, ignored: list[str], top_level: bool = False)
     if isinstance(value, list):
         others = [item for item in value if not isinstance(item, str)]
         if others:
-            shown = ", ".join(_shown(item) for item in others[:3]) + (
-                f" and {len(others) - 3} more" if len(others) > 3 else ""
-            )
+            shown = listed([_shown(item) for item in others[:3]], 3, total=len(others))
             why = f"{what[:-1]} entries that are not text are ignored, as gptme ignores them"
             ignored.append(f"{why}: {shown} (quote one to match it)")
         return tuple(item for item in value if isinstance(item, str))

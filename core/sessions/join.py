@@ -15,6 +15,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.sessions.record_file import Record
 
 MIN_PREFIX = 4  # characters of the shorter id for a prefix to join (a 1-character id would join everything)
@@ -51,8 +52,7 @@ def epoch(stamp: str | None) -> float | None:
 
 
 def _names(ids: list[str]) -> str:
-    shown = ", ".join(repr(i) for i in ids[:NAMES_SHOWN])
-    return shown + (f" and {len(ids) - NAMES_SHOWN} more" if len(ids) > NAMES_SHOWN else "")
+    return listed([repr(i) for i in ids[:NAMES_SHOWN]], NAMES_SHOWN, total=len(ids))
 
 
 class _Sessions:

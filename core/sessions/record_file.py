@@ -19,6 +19,7 @@ from typing import Any
 
 import xxhash
 
+from lesson_credit.core.base.numbers import listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.sessions.records_path import RECORDS_FILE
@@ -342,10 +343,7 @@ def record_lines(record: Record, weights: Mapping[str, float], joined_by: str | 
         head.append(f"joined by {joined_by} to record {record.session_id}")
     lines = [" · ".join(head)]
     if record.deliverables:
-        shown = ", ".join(record.deliverables[:6]) + (
-            f" and {len(record.deliverables) - 6} more" if len(record.deliverables) > 6 else ""
-        )
-        lines.append(f"deliverables: {shown}")
+        lines.append(f"deliverables: {listed(record.deliverables, 6)}")
     else:
         lines.append("deliverables: none")
     if record.grades:

@@ -381,6 +381,14 @@ def test_analysis_and_health_text_is_literal() -> None:
     assert "[red]boom[/]" in shown and "→ fix [b]it[/b]" in shown and "items (1): [i]item[/i]" in shown
 
 
+def test_health_items_past_the_limit_are_counted_as_the_other_lists_count_them() -> None:
+    # 42 items, 40 shown: the 40th, then ", … and 2 more" as the Sessions screen and the jump dialog say it;
+    # it read "i39 … and 2 more", without the list's separator
+    items = tuple(f"i{n}" for n in range(42))
+    shown = finding_text(Finding("code", "warning", "message", "advice", items)).plain
+    assert shown.endswith("items (42): i0, i1, " + ", ".join(f"i{n}" for n in range(2, 40)) + ", … and 2 more")
+
+
 def test_reward_histogram_shares_and_shared_axis() -> None:
     hist = reward_histogram([0.0, 0.05, 0.5, 1.0, 1.0])
     assert hist.n == 5 and hist.counts[0] == 2 and hist.counts[5] == 1 and hist.counts[9] == 2  # 1.0: last bin

@@ -21,7 +21,7 @@ from lesson_credit.tui.messages import FirstViewShown, WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import HealthView
-from lesson_credit.tui.text import counted, one_line
+from lesson_credit.tui.text import counted, listed, one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
@@ -41,9 +41,8 @@ def finding_text(finding: Finding) -> Text:
     out.append(one_line(finding.message), style="bold")
     out.append("\n→ " + one_line(finding.advice))
     if finding.items:
-        shown = ", ".join(one_line(item) for item in finding.items[:ITEMS_SHOWN])
-        if len(finding.items) > ITEMS_SHOWN:
-            shown += f" … and {len(finding.items) - ITEMS_SHOWN} more"
+        items = [one_line(item) for item in finding.items[:ITEMS_SHOWN]]
+        shown = listed(items, ITEMS_SHOWN, total=len(finding.items), ellipsis=True)
         out.append(f"\nitems ({len(finding.items)}): ", style="dim")
         out.append(shown, style="dim")
     return out

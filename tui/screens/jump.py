@@ -19,7 +19,7 @@ from textual.widgets import Input, Label, Static
 
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
-from lesson_credit.tui.text import one_line
+from lesson_credit.tui.text import listed, one_line
 
 MATCHES_SHOWN = 5
 MAX_TYPED = 256  # characters: no session id comes near it
@@ -43,9 +43,8 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
         return matches[0], ""
     if not matches:
         return None, f"No session id starts with {one_line(text)!r}."
-    shown = ", ".join(one_line(sid) for sid in matches[:MATCHES_SHOWN])
-    more = f", … and {len(matches) - MATCHES_SHOWN} more" if len(matches) > MATCHES_SHOWN else ""
-    return None, f"{len(matches)} sessions start with {one_line(text)!r}: {shown}{more}. Type more of the id."
+    shown = listed([one_line(sid) for sid in matches[:MATCHES_SHOWN]], MATCHES_SHOWN, total=len(matches), ellipsis=True)
+    return None, f"{len(matches)} sessions start with {one_line(text)!r}: {shown}. Type more of the id."
 
 
 class JumpScreen(ToastsAsBelow, ModalScreen[None]):

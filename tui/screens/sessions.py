@@ -19,7 +19,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import SessionsView
-from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, counted, fmt, fmt_time, one_line
+from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, counted, fmt, fmt_time, listed, one_line
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
@@ -37,9 +37,8 @@ def problems_text(view: SessionsView, store: str) -> Text:
     problems = view.log_problems
     out = Text()
     out.append(f"⚠ {counted(len(problems), 'problem')} in {store}: ", style="bold")
-    out.append("; ".join(one_line(str(p)) for p in problems[:PROBLEMS_SHOWN]))
-    if len(problems) > PROBLEMS_SHOWN:
-        out.append(f"; … and {len(problems) - PROBLEMS_SHOWN} more")
+    shown = [one_line(str(p)) for p in problems[:PROBLEMS_SHOWN]]
+    out.append(listed(shown, PROBLEMS_SHOWN, "; ", total=len(problems), ellipsis=True))
     return out
 
 
