@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
-from lesson_credit.cli.render import counted, safe
+from lesson_credit.cli.render import counted, safe, terminal_columns
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.numbers import decimal
@@ -327,7 +327,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """`--help` fitted to the terminal: a description's prose is re-filled to its width (it is written
     wrapped at about 90 columns, which an 80-column terminal broke mid-word); an indented line (a list
     item such as a credit strategy) stays a line of its own, wrapped under its indent; the examples are
-    printed as written (a command is copied whole). No line breaks at a hyphen (`<session-` / `id>`)."""
+    printed as written (a command is copied whole). No line breaks at a hyphen (`<session-` / `id>`).
+    Its width is `terminal_columns()`'s, as argparse's would be shutil's (not imported: every parser of
+    the command line is built with this formatter, so `--version` and a command's start never load it)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, terminal_columns() - 2 if width is None else width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         if text.startswith("examples:"):

@@ -67,7 +67,7 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
     summary only (enough for the command list, not to run them)."""
     # --workspace may come before or after the command; SUPPRESS keeps a subcommand's
     # absent option from overwriting the value given before it.
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, formatter_class=HelpFormatter)
     common.add_argument(
         "--workspace",
         "-w",
@@ -88,7 +88,7 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
         metavar="NAME",
         help=AGENT_HELP,
     )
-    data = argparse.ArgumentParser(add_help=False)
+    data = argparse.ArgumentParser(add_help=False, formatter_class=HelpFormatter)
     data.add_argument("--json", action="store_true", help="print JSON on stdout instead of text")
 
     parser = argparse.ArgumentParser(
@@ -132,7 +132,7 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
     registered: set[str] = set()
     for name, (group, summary) in COMMANDS.items():
         if groups is not None and group not in groups:
-            sub.add_parser(name, help=summary, add_help=False)
+            sub.add_parser(name, help=summary, add_help=False, formatter_class=HelpFormatter)
         elif group not in registered:
             registered.add(group)
             import_module(f"lesson_credit.cli.commands.{group}").register(sub, common, data)

@@ -21,7 +21,6 @@ from lesson_credit.cli.common import (
     reward_or_word,
 )
 from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
-from lesson_credit.core.base.files import reading_back
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import Explanation
@@ -71,6 +70,8 @@ def cmd_record(args: argparse.Namespace) -> int:
         during=args.during,
     )
     print_warnings(ws)
+    from lesson_credit.core.base.files import reading_back  # (the engine's files: not for --help)
+
     with reading_back():  # the session is logged: no memory to show it says so
         text = None if args.json else explanation_text(exp, output_width())
         payload = explanation_json(ws, exp) if args.json else None
@@ -94,6 +95,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     record = appended.record  # and the score in force just before it, read under the lock with the append
     ws.warnings.extend(appended.warnings)
     print_warnings(ws)
+    from lesson_credit.core.base.files import reading_back  # (the engine's files: not for --help)
+
     with reading_back():  # the grade is logged: no memory to show it says so
         exp = ws.explain(session_id, with_journal=args.json)  # --json lists each lesson's keywords
     if args.json:
@@ -126,6 +129,8 @@ def cmd_undo(args: argparse.Namespace) -> int:
     appended = ws.append_undo(session_id, grader=grader, note=None)  # (the note says what it undid)
     ws.warnings.extend(appended.warnings)
     print_warnings(ws)
+    from lesson_credit.core.base.files import reading_back  # (the engine's files: not for --help)
+
     with reading_back():  # the undo is logged: no memory to show it says so
         exp = ws.explain(session_id, with_journal=args.json)
     if args.json:

@@ -87,6 +87,23 @@ def test_a_grade_and_a_show_by_a_logged_id_do_not_load_the_query_module(workspac
     assert "lesson_credit.core.query" in loaded_by("show", "-w", str(workspace), "s")  # a prefix: looked up there
 
 
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["record", "--help"], ["status", "--help"]])
+def test_the_version_and_a_command_s_help_do_not_load_shutil(argv: list[str]) -> None:
+    """shutil (with bz2 and lzma: about 2 ms) was loaded by cli/render.py, and by argparse for each parser it
+    built, only to read the terminal's width: cli/render.py `terminal_columns` reads it as shutil does."""
+    script = (
+        "import json, sys\nfrom lesson_credit.cli.main import main\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *argv], env=process_env(), capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    modules = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert "lesson_credit.cli.common" in modules and "shutil" not in modules
+
+
 def test_the_command_list_is_each_group_s_own() -> None:
     """COMMANDS (what a run lists without importing the other groups) says what each module registers,
     in the order of the whole parser's list."""
