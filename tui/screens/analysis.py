@@ -273,8 +273,8 @@ class AnalysisScreen(SortableScreen):
         self.toggle_class("-expanded")
         self.call_after_refresh(self._fit_panel)
 
-    def on_resize(self) -> None:
-        super().on_resize()
+    def resized(self, rebuild: bool) -> None:
+        super().resized(rebuild)
         self.call_after_refresh(self._fit_panel)
 
     def _fit_panel(self) -> None:

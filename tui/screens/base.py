@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from textual import on
 from textual.message import Message
@@ -44,6 +44,8 @@ class DataScreen(Screen[None]):
     # a list whose keys (enter, the filter, a cursor move) read what it loads: keys typed before its
     # first load has landed wait for it in the key router (tui/keys.py), rather than open nothing
     HOLDS_KEYS_UNTIL_LOADED: bool = False
+    # the size classes whose change asks `resized` to rebuild the view
+    REBUILD_ON: ClassVar[tuple[str, ...]] = ("-narrow",)
 
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__()
@@ -115,8 +117,15 @@ class DataScreen(Screen[None]):
         self.set_class(height < SHORT_BELOW, "-short", update=update)
 
     def on_resize(self) -> None:
-        """`-narrow` (an 80-column terminal), `-wide` and `-short` (24 rows) classes for the screen's stylesheet."""
+        """`-narrow` (an 80-column terminal), `-wide` and `-short` (24 rows) classes for the screen's stylesheet,
+        then `resized`. (Textual calls each class's `on_resize`: a subclass overrides `resized` instead.)"""
+        was = [self.has_class(name) for name in self.REBUILD_ON]
         self._size_classes(self.size.width, self.size.height)
+        self.resized(rebuild=[self.has_class(name) for name in self.REBUILD_ON] != was)
+
+    def resized(self, rebuild: bool) -> None:
+        """After a resize, the size classes set: `rebuild` when one of REBUILD_ON came or went (the screen
+        shows its other layout: short headers, compact panels)."""
 
     # ---------------------------------------------------------------- loading indicator
 

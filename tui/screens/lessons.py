@@ -387,8 +387,8 @@ class LessonsScreen(SortableScreen):
         self._fit_lesson_column()  # the fill measured every row's cells
         self._show_highlighted()
 
-    def on_resize(self) -> None:
-        super().on_resize()
+    def resized(self, rebuild: bool) -> None:
+        super().resized(rebuild)
         self.call_after_refresh(self._fit_lesson_column)
 
     def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:

@@ -215,11 +215,9 @@ class WhatIfScreen(DataScreen):
 
     # ---------------------------------------------------------------- display
 
-    def on_resize(self) -> None:
-        narrow = self.has_class("-narrow")
-        super().on_resize()
+    def resized(self, rebuild: bool) -> None:
         # the summary's lines; the labels at 100 columns, the cursor kept on its lesson
-        self._show(table=self.has_class("-narrow") != narrow, keep_row=True)
+        self._show(table=rebuild, keep_row=True)
 
     def _show(self, table: bool = True, keep_row: bool = False) -> None:
         view = self.view
