@@ -20,6 +20,7 @@ from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, WIDE_FROM
 
 T = TypeVar("T")
 
+SIZE_CLASSES = ("-narrow", "-wide", "-short")  # set from the terminal's size (DataScreen.on_resize)
 LOADING_DELAY = 0.15  # seconds before a running worker shows a loading indicator
 
 # what a worker may hit and report instead of crashing the app (a builtin ValueError, KeyError, ... is a bug)
@@ -119,9 +120,12 @@ class DataScreen(Screen[None]):
     def on_resize(self) -> None:
         """`-narrow` (an 80-column terminal), `-wide` and `-short` (24 rows) classes for the screen's stylesheet,
         then `resized`. (Textual calls each class's `on_resize`: a subclass overrides `resized` instead.)"""
-        was = [self.has_class(name) for name in self.REBUILD_ON]
+        was = {name for name in SIZE_CLASSES if self.has_class(name)}
         self._size_classes(self.size.width, self.size.height)
-        self.resized(rebuild=[self.has_class(name) for name in self.REBUILD_ON] != was)
+        changed = was ^ {name for name in SIZE_CLASSES if self.has_class(name)}
+        if changed:
+            self.refresh_bindings()  # a key may be offered at one size only (check_action: Sessions' x)
+        self.resized(rebuild=not changed.isdisjoint(self.REBUILD_ON))
 
     def resized(self, rebuild: bool) -> None:
         """After a resize, the size classes set: `rebuild` when one of REBUILD_ON came or went (the screen
