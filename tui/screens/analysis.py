@@ -99,6 +99,7 @@ class AnalysisScreen(SortableScreen):
 
     # keys typed before its first load (enter, a cursor move) wait for it (tui/keys.py)
     HOLDS_KEYS_UNTIL_LOADED = True
+    LESSON_IN_VIEW = "highlighted"
 
     AUTO_FOCUS = "#loo-table"
     DEFAULT_CSS = screen_css("analysis.tcss")

@@ -45,6 +45,8 @@ class DataScreen(Screen[None]):
     # a list whose keys (enter, the filter, a cursor move) read what it loads: keys typed before its
     # first load has landed wait for it in the key router (tui/keys.py), rather than open nothing
     HOLDS_KEYS_UNTIL_LOADED: bool = False
+    # the attribute holding the lesson highlighted (or shown) on the screen: `w` opens What-if on it
+    LESSON_IN_VIEW: ClassVar[str | None] = None
     # the size classes whose change asks `resized` to rebuild the view
     REBUILD_ON: ClassVar[tuple[str, ...]] = ("-narrow",)
 
@@ -61,6 +63,12 @@ class DataScreen(Screen[None]):
             self._size_classes(self.app.size.width, self.app.size.height, update=False)
         except NoActiveAppError:  # made outside a running app: the first resize sets them
             pass
+
+    @property
+    def lesson_in_view(self) -> str | None:
+        """The lesson (its path) highlighted or shown on this screen: None for none."""
+        lesson = getattr(self, self.LESSON_IN_VIEW) if self.LESSON_IN_VIEW else None
+        return lesson if isinstance(lesson, str) else None
 
     def on_mount(self) -> None:
         # Textual calls every class's on_mount (subclass first): subclasses must not call this one

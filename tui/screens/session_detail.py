@@ -83,6 +83,7 @@ class SessionDetailScreen(DataScreen):
 
     AUTO_FOCUS = "#credits"
     REBUILD_ON = ("-narrow", "-short")
+    LESSON_IN_VIEW = "focused_lesson"
     DEFAULT_CSS = screen_css("session_detail.tcss")
     # the keys typed for it wait for its credits and its reward sources: `c` asks a question that
     # names the source in force, and the credits table's keys move a cursor over rows (tui/keys.py)
