@@ -77,7 +77,7 @@ async def test_at_80x24_the_detail_answers_on_the_first_screen(records_root: Pat
         lines = screen_text(app)
         assert len(lines) == 24
         # (the strategy and the floor are the credit panel's, below: with a 14-character id the floor was cut off)
-        assert lines[1] == " s1 · 2026-03-01 10:00 · code · 3 lessons"
+        assert lines[1] == " s1 · 3 lessons · 2026-03-01 10:00 · code"
         assert " judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in lines
         assert any(line.startswith(" record gptme · anthropic/claude-sonnet-4-6 · 19m 00s") for line in lines)
         text = "\n".join(lines)
