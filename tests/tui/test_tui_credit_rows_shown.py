@@ -14,8 +14,8 @@ from lesson_credit.tui.screens.session_line import lessons_shown
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import notification_texts
 from tests.tui.test_tui_80x24_in_view import shown
-from tests.tui.test_tui_whole_headers import row_text
 from tests.tui.test_tui_trust import demo_copy
+from tests.tui.test_tui_whole_headers import row_text
 from tests.tui.tui_fixture import LOG_REL, burst, fixed_clock, open_session, record, settle
 
 ELEVEN = (  # demo lessons
