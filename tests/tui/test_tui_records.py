@@ -505,3 +505,17 @@ async def test_the_what_if_of_another_reward_priority_and_saving_it(records_root
     config = load_config(records_root / "state/lesson-thompson/config.toml")
     assert config.reward_priority[0] == "judge"
     assert Workspace(records_root).session("s1").base_reward == 0.3  # the judge's, in force now
+
+
+def test_a_missing_records_file_is_named_relative_to_the_workspace(tmp_path: Path) -> None:
+    """The demo without its records file: the record panel (shown for a session with a trajectory or more
+    than one reward source) said "no session records at /tmp/…/state/sessions/session-records.jsonl",
+    three lines at 80 columns."""
+    from lesson_credit.tui.records_views import outside_view
+    from lesson_credit.tui.source import WorkspaceSource
+    from tests.tui.test_tui_trust import demo_copy
+
+    root = demo_copy(tmp_path / "demo")
+    (root / "state" / "sessions" / "session-records.jsonl").unlink()
+    outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "2026-09-01-000")
+    assert outside.record_note == "no session records at state/sessions/session-records.jsonl"
