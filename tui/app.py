@@ -87,6 +87,7 @@ class LessonCreditApp(AppWrites, App[None]):
         Binding("A", "show_agreement", "Agreement", key_display="A", group=SCREENS_GROUP),
         Binding("I", "show_queue", "Grading queue", key_display="I", group=SCREENS_GROUP),
         Binding("colon", "jump", "Go to session…", show=False),
+        Binding("w", "what_if", "What-if (on the lesson highlighted)", show=False),  # Lessons' footer shows it
         Binding("question_mark", "help", "Help"),
         Binding("escape", "back", "Back", show=False),
         Binding("q", "quit", "Quit"),
@@ -492,6 +493,18 @@ class LessonCreditApp(AppWrites, App[None]):
             await self.push_screen(SessionDetailScreen(self.source, session_id, focus_lesson=focus_lesson))
 
         await self.leave_detail(go, f"open {one_line(session_id)}")
+
+    async def action_what_if(self) -> None:
+        """`w`: What-if over the screen in view, its cursor on the lesson highlighted there (if any)."""
+        from lesson_credit.tui.screens.base import DataScreen
+        from lesson_credit.tui.screens.what_if import WhatIfScreen
+
+        screen = self.screen
+        if isinstance(screen, WhatIfScreen) or screen.is_modal:
+            return
+        await self.push_screen(
+            WhatIfScreen(self.source, screen.lesson_in_view if isinstance(screen, DataScreen) else None)
+        )
 
     async def action_jump(self) -> None:
         """`:`: a session by its id or the start of one, from any screen."""

@@ -66,6 +66,8 @@ def _outside(ws: Workspace, session_id: str) -> SessionOutside:
     file = ws.session_records.file()
     lines: tuple[str, ...] = ()
     note = file.note
+    if note is not None and file.path is not None and file.path.is_relative_to(ws.root):  # the panel is 80 cells
+        note = note.replace(str(file.path), str(file.path.relative_to(ws.root)))
     record = None
     if file.present:
         joined = ws.records()
@@ -73,7 +75,7 @@ def _outside(ws: Workspace, session_id: str) -> SessionOutside:
         record = joined.record_at(row)
         if record is not None:
             lines = tuple(record_lines(record, joined.weights, joined.join.how.get(row)))
-        note = None if record is not None else (file.note or "no gptme-sessions record joins this session")
+        note = None if record is not None else (note or "no gptme-sessions record joins this session")
     settings = ws.config.records
     named = record.trajectory_path if record is not None else None
     found = locate(ws.root, named, session_id, settings.trajectory_dirs, ws.allow_outside_journals)

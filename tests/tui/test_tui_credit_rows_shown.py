@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets._toast import Toast
+
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.session_line import lessons_shown
@@ -13,7 +15,8 @@ from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import notification_texts
 from tests.tui.test_tui_80x24_in_view import shown
 from tests.tui.test_tui_trust import demo_copy
-from tests.tui.tui_fixture import LOG_REL, fixed_clock, open_session, record, settle
+from tests.tui.test_tui_whole_headers import row_text
+from tests.tui.tui_fixture import LOG_REL, burst, fixed_clock, open_session, record, settle
 
 ELEVEN = (  # demo lessons
     "autonomous/rate-limit-backoff.md",
@@ -51,7 +54,7 @@ async def test_a_session_of_eleven_lessons_says_how_many_rows_are_in_view_at_80x
         await settle(pilot)
         assert table.row_count == 11 and table.max_scroll_y == 3, (table.row_count, table.max_scroll_y)
         assert table.scrollable_content_region.height == 1 + 8
-        line = "s11 · 2026-12-05 09:00 · code · 8 of 11 lessons shown, scroll for more"
+        line = "s11 · 8 of 11 lessons shown, scroll for more · 2026-12-05 09:00 · code"
         assert shown(app, "session-info") == [line]
         await pilot.press("end")  # at the last row: still 8 of the 11 in view
         await settle(pilot)
@@ -60,7 +63,7 @@ async def test_a_session_of_eleven_lessons_says_how_many_rows_are_in_view_at_80x
         await settle(pilot)
         # eight lessons, all in view: the line as it was
         await open_session(pilot, "2026-09-01-000")
-        assert shown(app, "session-info") == ["2026-09-01-000 · 2026-09-01 17:03 · autonomous-run · 8 lessons"]
+        assert shown(app, "session-info") == ["2026-09-01-000 · 8 lessons · 2026-09-01 17:03 · autonomous-run"]
 
 
 async def test_the_credit_table_fits_and_shows_every_row_at_120x30(tmp_path: Path) -> None:
@@ -122,4 +125,23 @@ async def test_counts_on_screen_agree_with_their_nouns(workspace: Workspace, ws_
         titles = [title for title, _ in notification_texts(app)]
         assert f"1 unreadable line in {app.source.store_name}" in titles, titles
         await open_session(pilot, "s6")
-        assert shown(app, "session-info") == ["s6 · 2026-03-06 10:00 · code · 1 lesson"]
+        assert shown(app, "session-info") == ["s6 · 1 lesson · 2026-03-06 10:00 · code"]
+
+
+async def test_a_toast_leaves_the_count_of_lessons_in_view_at_80x24(tmp_path: Path) -> None:
+    """At 80 columns a session's toasts show at the top right, over the session's line (clear of the grade
+    bar and the credits): on the old code the count came last on that line and "Graded s11 …" covered it
+    for 4 s ("s11 · 2026-12-05 09:00 · code · 8 of 1" and the toast). The count now comes after the id:
+    "s11 · 8 of 11 lessons shown" is 27 cells, left of the toast (at most half the width, 40 cells)."""
+    app = demo_with_eleven(tmp_path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s11")
+        await settle(pilot)
+        y = detail.query_one("#session-info").region.y
+        burst(pilot, "7", "c")
+        await settle(pilot)
+        await pilot.pause(0.1)
+        (toast,) = detail.query(Toast)
+        assert str(toast.render()) == "Saved grade 0.7 for s11 (was pending)." and toast.region.y == y
+        assert row_text(app, y).startswith(" s11 · 8 of 11 lessons shown"), row_text(app, y)

@@ -7,7 +7,8 @@ from textual.widgets import DataTable
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-from tests.tui.tui_fixture import open_health, open_sessions, settle, table_keys
+from lesson_credit.tui.screens.what_if import WhatIfScreen
+from tests.tui.tui_fixture import burst, open_health, open_session, open_sessions, settle, table_keys
 
 SIZE = (120, 40)
 
@@ -56,3 +57,35 @@ async def test_a_session_opens_from_a_health_finding(app: LessonCreditApp) -> No
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s4"
+
+
+async def test_w_opens_what_if_from_any_screen_on_the_lesson_highlighted(app: LessonCreditApp) -> None:
+    """`w` opened What-if from Lessons only: typed on Analysis or in a session it did nothing, without a
+    word. It opens from any screen, its cursor on the lesson highlighted there (the third row after two
+    downs typed in a burst); where no lesson is highlighted (Sessions), on the first row."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for screen_keys, table_id in ((("a",), "#loo-table"), (("l",), "#lessons-table")):
+            burst(pilot, *screen_keys, "down", "down", "w")
+            await settle(pilot)
+            what_if = app.screen
+            assert isinstance(what_if, WhatIfScreen), screen_keys
+            on_lesson = table_keys(what_if.query_one("#what-if-table", DataTable))[cursor(what_if)]
+            burst(pilot, "escape")
+            await settle(pilot)
+            assert on_lesson == table_keys(app.screen.query_one(table_id, DataTable))[2], screen_keys
+        detail = await open_session(pilot, "s1")
+        credits = table_keys(detail.query_one("#credits", DataTable))
+        assert len(credits) >= 2
+        burst(pilot, "down", "w")
+        await settle(pilot)
+        what_if = app.screen
+        assert isinstance(what_if, WhatIfScreen)
+        assert table_keys(what_if.query_one("#what-if-table", DataTable))[cursor(what_if)] == credits[1]
+        burst(pilot, "escape", "escape", "w")  # back to the session, back to Sessions: no lesson there
+        await settle(pilot)
+        assert isinstance(app.screen, WhatIfScreen) and cursor(app.screen) == 0
+
+
+def cursor(screen: WhatIfScreen) -> int:
+    return screen.query_one("#what-if-table", DataTable).cursor_row

@@ -77,7 +77,7 @@ async def test_at_80x24_the_detail_answers_on_the_first_screen(records_root: Pat
         lines = screen_text(app)
         assert len(lines) == 24
         # (the strategy and the floor are the credit panel's, below: with a 14-character id the floor was cut off)
-        assert lines[1] == " s1 · 2026-03-01 10:00 · code · 3 lessons"
+        assert lines[1] == " s1 · 3 lessons · 2026-03-01 10:00 · code"
         assert " judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in lines
         assert any(line.startswith(" record gptme · anthropic/claude-sonnet-4-6 · 19m 00s") for line in lines)
         text = "\n".join(lines)
@@ -505,3 +505,17 @@ async def test_the_what_if_of_another_reward_priority_and_saving_it(records_root
     config = load_config(records_root / "state/lesson-thompson/config.toml")
     assert config.reward_priority[0] == "judge"
     assert Workspace(records_root).session("s1").base_reward == 0.3  # the judge's, in force now
+
+
+def test_a_missing_records_file_is_named_relative_to_the_workspace(tmp_path: Path) -> None:
+    """The demo without its records file: the record panel (shown for a session with a trajectory or more
+    than one reward source) said "no session records at /tmp/…/state/sessions/session-records.jsonl",
+    three lines at 80 columns."""
+    from lesson_credit.tui.records_views import outside_view
+    from lesson_credit.tui.source import WorkspaceSource
+    from tests.tui.test_tui_trust import demo_copy
+
+    root = demo_copy(tmp_path / "demo")
+    (root / "state" / "sessions" / "session-records.jsonl").unlink()
+    outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "2026-09-01-000")
+    assert outside.record_note == "no session records at state/sessions/session-records.jsonl"

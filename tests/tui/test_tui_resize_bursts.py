@@ -216,3 +216,20 @@ async def test_the_credits_table_resized_between_cursor_moves_loses_none(
         assert app.size.width == 160  # the resize happened, in the middle of the burst
         assert table.cursor_row == 2  # two downs from the first row
         assert screen.focused_lesson == screen.rows[2]
+
+
+def test_screens_rebuild_through_the_base_hook() -> None:
+    """The size classes are set, and their change detected, in one place (DataScreen.on_resize): a data
+    screen says what a resize changes in `resized`, not in an `on_resize` of its own (Textual calls every
+    class's, so an override that also called the base's set the classes twice per resize)."""
+    from lesson_credit.tui.screens.base import DataScreen
+    from lesson_credit.tui.screens.lazy import help_screens
+
+    screens = {screen for _, screen in help_screens()}
+    data_screens = [screen for screen in screens if issubclass(screen, DataScreen)]
+    assert len(data_screens) >= 6, data_screens
+    for screen in data_screens:
+        for cls in screen.__mro__:
+            if cls is DataScreen:
+                break
+            assert "on_resize" not in vars(cls), cls

@@ -99,6 +99,7 @@ class AnalysisScreen(SortableScreen):
 
     # keys typed before its first load (enter, a cursor move) wait for it (tui/keys.py)
     HOLDS_KEYS_UNTIL_LOADED = True
+    LESSON_IN_VIEW = "highlighted"
 
     AUTO_FOCUS = "#loo-table"
     DEFAULT_CSS = screen_css("analysis.tcss")
@@ -119,7 +120,7 @@ class AnalysisScreen(SortableScreen):
         Binding("o", "cycle_sort", "Sort by next column", show=False),
         Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("ctrl+s", "write", "Write loo-results.json"),
-        Binding("x", "toggle_expand", "Show / fold the panel", show=False),
+        Binding("x", "toggle_expand", "Show / fold the panel"),  # in the footer where it folds (check_action)
     ]
     SORT_COLUMNS = SORTS
     # a first choice sorts lesson and p (BH) smallest first, the rest largest first
@@ -273,9 +274,12 @@ class AnalysisScreen(SortableScreen):
         self.toggle_class("-expanded")
         self.call_after_refresh(self._fit_panel)
 
-    def on_resize(self) -> None:
-        super().on_resize()
+    def resized(self, rebuild: bool) -> None:
+        super().resized(rebuild)
         self.call_after_refresh(self._fit_panel)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "toggle_expand" or self.has_class("-short")  # the panel folds on a short terminal only
 
     def _fit_panel(self) -> None:
         """The panel shown all (x, on a short terminal): every line of it, up to what leaves the table its

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 from textual import on
 from textual.message import Message
@@ -20,6 +20,7 @@ from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW, WIDE_FROM
 
 T = TypeVar("T")
 
+SIZE_CLASSES = ("-narrow", "-wide", "-short")  # set from the terminal's size (DataScreen.on_resize)
 LOADING_DELAY = 0.15  # seconds before a running worker shows a loading indicator
 
 # what a worker may hit and report instead of crashing the app (a builtin ValueError, KeyError, ... is a bug)
@@ -44,6 +45,10 @@ class DataScreen(Screen[None]):
     # a list whose keys (enter, the filter, a cursor move) read what it loads: keys typed before its
     # first load has landed wait for it in the key router (tui/keys.py), rather than open nothing
     HOLDS_KEYS_UNTIL_LOADED: bool = False
+    # the attribute holding the lesson highlighted (or shown) on the screen: `w` opens What-if on it
+    LESSON_IN_VIEW: ClassVar[str | None] = None
+    # the size classes whose change asks `resized` to rebuild the view
+    REBUILD_ON: ClassVar[tuple[str, ...]] = ("-narrow",)
 
     def __init__(self, source: WorkspaceSource) -> None:
         super().__init__()
@@ -58,6 +63,12 @@ class DataScreen(Screen[None]):
             self._size_classes(self.app.size.width, self.app.size.height, update=False)
         except NoActiveAppError:  # made outside a running app: the first resize sets them
             pass
+
+    @property
+    def lesson_in_view(self) -> str | None:
+        """The lesson (its path) highlighted or shown on this screen: None for none."""
+        lesson = getattr(self, self.LESSON_IN_VIEW) if self.LESSON_IN_VIEW else None
+        return lesson if isinstance(lesson, str) else None
 
     def on_mount(self) -> None:
         # Textual calls every class's on_mount (subclass first): subclasses must not call this one
@@ -115,8 +126,18 @@ class DataScreen(Screen[None]):
         self.set_class(height < SHORT_BELOW, "-short", update=update)
 
     def on_resize(self) -> None:
-        """`-narrow` (an 80-column terminal), `-wide` and `-short` (24 rows) classes for the screen's stylesheet."""
+        """`-narrow` (an 80-column terminal), `-wide` and `-short` (24 rows) classes for the screen's stylesheet,
+        then `resized`. (Textual calls each class's `on_resize`: a subclass overrides `resized` instead.)"""
+        was = {name for name in SIZE_CLASSES if self.has_class(name)}
         self._size_classes(self.size.width, self.size.height)
+        changed = was ^ {name for name in SIZE_CLASSES if self.has_class(name)}
+        if changed:
+            self.refresh_bindings()  # a key may be offered at one size only (check_action: Sessions' x)
+        self.resized(rebuild=not changed.isdisjoint(self.REBUILD_ON))
+
+    def resized(self, rebuild: bool) -> None:
+        """After a resize, the size classes set: `rebuild` when one of REBUILD_ON came or went (the screen
+        shows its other layout: short headers, compact panels)."""
 
     # ---------------------------------------------------------------- loading indicator
 

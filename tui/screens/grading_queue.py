@@ -121,10 +121,8 @@ class GradingQueueScreen(DataScreen):
         self._fill(table, event.queue, event.sessions)
         self.ready_for_keys()
 
-    def on_resize(self) -> None:
-        was = self.has_class("-narrow")
-        super().on_resize()
-        if self.has_class("-narrow") != was and self.queue is not None and self.sessions is not None:
+    def resized(self, rebuild: bool) -> None:
+        if rebuild and self.queue is not None and self.sessions is not None:
             self._fill(self.query_one("#queue-table", ThemedTable), self.queue, self.sessions)
 
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:

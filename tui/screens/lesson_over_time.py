@@ -30,6 +30,7 @@ class LessonOverTimeScreen(DataScreen):
 
     DEFAULT_CSS = screen_css("lesson_over_time.tcss")
     AUTO_FOCUS = "#over-time-table"
+    LESSON_IN_VIEW = "lesson_id"
     HELP = (
         "One lesson over time: the log cut into windows of about as many of its sessions each; per window, its "
         "joint effect per injection with a 90% interval (identified lessons only), and the credit posterior's mean "

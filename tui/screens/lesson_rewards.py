@@ -64,6 +64,7 @@ class LessonRewardsScreen(DataScreen):
     DEFAULT_CSS = screen_css("lesson_rewards.tcss")
     # keys typed before its load (end, pgdn) wait for it (tui/keys.py): until then there is nothing to scroll
     HOLDS_KEYS_UNTIL_LOADED = True
+    LESSON_IN_VIEW = "lesson_id"
 
     AUTO_FOCUS = "#rewards-body"
     HELP = (

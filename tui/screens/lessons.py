@@ -69,6 +69,7 @@ class LessonsScreen(SortableScreen):
     SORT_COLUMNS = SORTS
     FILTER_BOX = "filter"
     HOLDS_KEYS_UNTIL_LOADED = True
+    LESSON_IN_VIEW = "highlighted"
     DESCENDING_FIRST = ("n", "mean", "interval", "effect", "last")
     CYCLE_KEEPS_DIRECTION = True
 
@@ -387,8 +388,8 @@ class LessonsScreen(SortableScreen):
         self._fit_lesson_column()  # the fill measured every row's cells
         self._show_highlighted()
 
-    def on_resize(self) -> None:
-        super().on_resize()
+    def resized(self, rebuild: bool) -> None:
+        super().resized(rebuild)
         self.call_after_refresh(self._fit_lesson_column)
 
     def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
@@ -566,10 +567,8 @@ class LessonsScreen(SortableScreen):
             return
         await cast(Grading, self.app).open_session(detail.row.last_session, focus_lesson=detail.row.path)
 
-    def action_what_if(self) -> None:
-        from lesson_credit.tui.screens.what_if import WhatIfScreen
-
-        self.app.push_screen(WhatIfScreen(self.source))
+    async def action_what_if(self) -> None:
+        await self.app.run_action("what_if")  # (the app's: from any screen, on the lesson highlighted)
 
     def action_over_time(self) -> None:
         from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen

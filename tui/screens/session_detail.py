@@ -82,6 +82,8 @@ class SessionDetailScreen(DataScreen):
     """One session: journal with hits, per-lesson credit, before/after densities, grading."""
 
     AUTO_FOCUS = "#credits"
+    REBUILD_ON = ("-narrow", "-short")
+    LESSON_IN_VIEW = "focused_lesson"
     DEFAULT_CSS = screen_css("session_detail.tcss")
     # the keys typed for it wait for its credits and its reward sources: `c` asks a question that
     # names the source in force, and the credits table's keys move a cursor over rows (tui/keys.py)
@@ -172,10 +174,8 @@ class SessionDetailScreen(DataScreen):
         # a sideways scrollbar takes a row without resizing the table (a layout between two sessions' widths)
         self.watch(table, "show_horizontal_scrollbar", lambda _: self._count_rows_in_view(), init=False)
 
-    def on_resize(self) -> None:
-        was = (self.has_class("-narrow"), self.has_class("-short"))
-        super().on_resize()
-        if (self.has_class("-narrow"), self.has_class("-short")) != was:
+    def resized(self, rebuild: bool) -> None:
+        if rebuild:
             self._show_size()
             self._show()
         else:

@@ -22,18 +22,21 @@ def lessons_shown(lessons: int, shown: int | None, room: int | None = None) -> s
 
 
 def session_info(explanation: Explanation, compact: bool = False, shown: int | None = None, width: int = 0) -> Text:
-    """The session's line and how credit is computed. `compact` (below 100 columns): one line, whole
-    sentences only (the journal's path is the journal pane's title; the strategy and the floor are in
-    the credit panel's lines, "weight 0.3 + 0.7×…" and "(seed)": at 80 columns the floor was cut off).
-    `shown`: the credit rows in view when the table scrolls, said in words that fit in `width` cells."""
+    """The session's line and how credit is computed. `compact` (below 100 columns): one line, the lessons
+    counted after the id (a toast at 80 columns covers the line's right half), whole sentences only (the
+    journal's path is the journal pane's title; the strategy and the floor are in the credit panel's
+    lines, "weight 0.3 + 0.7×…" and "(seed)": at 80 columns the floor was cut off). `shown`: the credit
+    rows in view when the table scrolls, said in words that fit in `width` cells."""
     s = explanation.session
     settings = explanation.settings
     out = Text()
     out.append(one_line(s.session_id), style="bold")
-    if compact:
-        out.append(f" · {fmt_time(s.timestamp)} · {one_line(s.category, '—')} · ")
+    if compact:  # the count right after the id: a toast (at most half the width) covers the line's right end
+        after = f" · {fmt_time(s.timestamp)} · {one_line(s.category, '—')}"
         decay = f" · decay {settings.decay:g}" if settings.decay < 1.0 else ""
-        out.append(lessons_shown(s.n_lessons, shown, width - out.cell_len - len(decay) if width else None))
+        room = width - out.cell_len - 3 - len(after) - len(decay) if width else None
+        out.append(" · " + lessons_shown(s.n_lessons, shown, room))
+        out.append(after)
         out.append(decay, style="dim")
         return out
     out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  ")

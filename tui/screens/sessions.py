@@ -90,7 +90,7 @@ class SessionsScreen(SortableScreen):
         Binding("o", "cycle_sort", "Sort by next column", show=False),
         Binding("r", "reverse_sort", "Reverse order", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
-        Binding("x", "toggle_expand", "Show / fold the plot", show=False),
+        Binding("x", "toggle_expand", "Show / fold the plot"),  # in the footer where it folds (check_action)
     ]
 
     class Loaded(Message):
@@ -125,7 +125,7 @@ class SessionsScreen(SortableScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_session" and isinstance(self.focused, Input):
             return False  # enter submits the filter instead
-        return True
+        return action != "toggle_expand" or self.has_class("-short")  # the plot folds on a short terminal only
 
     def reload(self) -> None:
         self._load()

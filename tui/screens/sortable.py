@@ -84,10 +84,8 @@ class SortableScreen(DataScreen):
         if not (isinstance(focused, Input) and focused.id == self.FILTER_BOX):
             self.apply_filter()
 
-    def on_resize(self) -> None:
-        was = self.has_class("-narrow")
-        super().on_resize()
-        if self.has_class("-narrow") != was:
+    def resized(self, rebuild: bool) -> None:
+        if rebuild:
             self._rebuild()  # the narrow headers and cells
 
     def sort_headers(self) -> Iterator[tuple[str, str]]:

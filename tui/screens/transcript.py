@@ -137,7 +137,7 @@ class TranscriptScreen(DataScreen):
         self._update_info()
         self.ready_for_keys()
 
-    def on_resize(self) -> None:
+    def resized(self, rebuild: bool) -> None:
         if self.data is not None:
             self._update_info()  # its lines break between phrases at the width
 

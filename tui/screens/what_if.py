@@ -145,8 +145,10 @@ class WhatIfScreen(DataScreen):
             super().__init__()
             self.view = view
 
-    def __init__(self, source: WorkspaceSource) -> None:
+    def __init__(self, source: WorkspaceSource, lesson: str | None = None) -> None:
+        """`lesson`: the lesson the cursor starts on (the one highlighted where `w` was typed)."""
         super().__init__(source)
+        self._start_on = lesson
         self.settings: CreditSettings | None = None  # the what-if settings; None until the saved ones load
         self.view: WhatIfView | None = None
         self.policy = ""  # the selection policy proposed; "" until the saved one loads
@@ -215,11 +217,9 @@ class WhatIfScreen(DataScreen):
 
     # ---------------------------------------------------------------- display
 
-    def on_resize(self) -> None:
-        narrow = self.has_class("-narrow")
-        super().on_resize()
+    def resized(self, rebuild: bool) -> None:
         # the summary's lines; the labels at 100 columns, the cursor kept on its lesson
-        self._show(table=self.has_class("-narrow") != narrow, keep_row=True)
+        self._show(table=rebuild, keep_row=True)
 
     def _show(self, table: bool = True, keep_row: bool = False) -> None:
         view = self.view
@@ -236,6 +236,7 @@ class WhatIfScreen(DataScreen):
         narrow = self.size.width < NARROW_BELOW
         rows = table.ordered_rows
         keep = rows[table.cursor_row].key.value if keep_row and 0 <= table.cursor_row < len(rows) else None
+        keep, self._start_on = keep or self._start_on, None
         table.clear(columns=True)
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)

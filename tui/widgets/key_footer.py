@@ -10,9 +10,12 @@ used 43-46 s of CPU instead of 53-54 s.
 The line reads as Textual's footer does: `key description` per action, a group of keys (the
 screens) as its keys and the group's label, and `^p palette` on the right. Below
 NARROW_BELOW columns it is compact (no padding around a key) and leaves ctrl+p to the help
-screen. A line too long for its width gives each description in a word (SHORT), then drops
-the longest descriptions (their keys stay): every key stays in view at 80 columns, none is cut
-off. A key is pressed by clicking it, and the key under
+screen. A line too long for its width gives descriptions in a word (SHORT: the one that saves
+the most first, until the line fits), then leaves
+keys to `?` help (which lists every key of every screen), in the order of LEFT_TO_HELP: a key
+shown without its description (a bare `w` at 80 columns) told a new operator nothing. Only if
+the line is still too long does it drop the longest descriptions (their keys stay): nothing is
+cut off. A key is pressed by clicking it, and the key under
 the mouse is highlighted. Its tooltip is the binding's, or for a key shown in a group (without its
 description) the description.
 """
@@ -30,7 +33,7 @@ from textual.widget import Widget
 from lesson_credit.tui.widths import NARROW_BELOW
 
 KEY_META = "footer_key"  # the key a character of the line presses, in its style's meta
-# action -> its description below NARROW_BELOW columns (help and the palette keep the full one)
+# action (or description) -> its description below NARROW_BELOW columns (help and the palette keep the full one)
 SHORT = {
     "open_last_session": "Open",
     "cycle_sort": "Sort",
@@ -48,7 +51,13 @@ SHORT = {
     "open_rewards": "Open",
     "threshold_step(0.05)": "Threshold+",  # (Agreement's kappa threshold)
     "threshold_step(-0.05)": "Threshold-",
+    "Show / fold the plot": "Plot",  # (an action two screens share: by the description)
+    "Show / fold the panel": "Panel",
 }
+# what a line too long for its width leaves to `?` help first, in this order (actions, and the label of a
+# group): the sort keys (Sessions and Analysis show them only in help), then the screens (each screen's
+# footer but a screen's own keys' names come first: What-if's knobs at 80 columns)
+LEFT_TO_HELP = ("reverse_sort", "cycle_sort", "screens")
 
 
 class FooterEntry(NamedTuple):
@@ -60,6 +69,7 @@ class FooterEntry(NamedTuple):
     tooltip: str
     enabled: bool
     short: str = ""  # the description in a word, when the line is too long for it (SHORT)
+    action: str = ""
 
 
 class FooterGroup(NamedTuple):
@@ -125,7 +135,8 @@ class KeyFooter(Widget, can_focus=False):
                 binding.description,
                 tooltip or binding.description,
                 enabled,
-                SHORT.get(binding.action, binding.description),
+                SHORT.get(binding.action, SHORT.get(binding.description, binding.description)),
+                binding.action,
             )
             group_of[binding.action] = binding.group
         items: list[FooterEntry | FooterGroup] = []
@@ -170,8 +181,16 @@ class KeyFooter(Widget, can_focus=False):
             right.append(" ")
         room = width - right.cell_len
         line = self._line(items, compact)
-        if line.cell_len > room:  # each description in a word
-            items = [_described(i, i.short) if isinstance(i, FooterEntry) else i for i in items]
+        while line.cell_len > room:  # descriptions in a word, those that save the most first (a pair alike)
+            most = max(map(_saving, items), default=0)
+            if most <= 0:
+                break
+            items = [_shortened(i) if _saving(i) == most else i for i in items]
+            line = self._line(items, compact)
+        for left in LEFT_TO_HELP:  # then keys left to `?` help
+            if line.cell_len <= room:
+                break
+            items = [i for i in items if (i.label if isinstance(i, FooterGroup) else i.action) != left]
             line = self._line(items, compact)
         while line.cell_len > room:  # then the longest description goes, its key stays
             entries = [(len(i.description), at) for at, i in enumerate(items) if isinstance(i, FooterEntry)]
@@ -219,6 +238,8 @@ class KeyFooter(Widget, can_focus=False):
                     line.append(text, style=text_style)
                 if compact:
                     line.append(" ")
+        if compact:
+            line.rstrip()  # (the space after the last key would cost a key's room at 80 columns)
         return line
 
     # ---------------------------------------------------------------- mouse
@@ -252,4 +273,13 @@ class KeyFooter(Widget, can_focus=False):
 
 def _described(entry: FooterEntry, description: str) -> FooterEntry:
     """The entry with another description (the rest as it is)."""
-    return FooterEntry(entry.key, entry.display, description, entry.tooltip, entry.enabled, entry.short)
+    return entry._replace(description=description)
+
+
+def _saving(item: FooterEntry | FooterGroup) -> int:
+    """The cells an entry's description in a word saves (0 for a group)."""
+    return len(item.description) - len(item.short) if isinstance(item, FooterEntry) else 0
+
+
+def _shortened(item: FooterEntry | FooterGroup) -> FooterEntry | FooterGroup:
+    return _described(item, item.short) if isinstance(item, FooterEntry) else item
