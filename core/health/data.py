@@ -96,6 +96,7 @@ class HealthData:
     retracted: tuple[tuple[str, str], ...] = ()  # (session id, what was retracted) where the latest grade is one
     records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
     dropout_problems: tuple[str, ...] = ()  # lines and files of the dropout logs not used, a line each
+    never_recorded: tuple[tuple[str, int], ...] = ()  # (session id, line of its selection): selected, no record
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -131,6 +132,7 @@ def gather(ws: Workspace) -> HealthData:
         retracted=_retracted(ws, sessions),
         records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
         dropout_problems=dropout_log(ws.root, library).problems,
+        never_recorded=tuple(ws.selected_never_recorded()),
     )
 
 

@@ -117,6 +117,25 @@ def sessions_pending(h: HealthData) -> list[Finding]:
     ]
 
 
+def selected_never_recorded(h: HealthData) -> list[Finding]:
+    found = h.never_recorded
+    if not found:
+        return []
+    return [
+        Finding(
+            "selected-never-recorded",
+            WARNING,
+            f"{counted(len(found), 'session')} selected but never recorded, though a session was recorded after "
+            f"{agree(len(found), 'its', 'their')} selection: " + names([session_id for session_id, _ in found]),
+            "The session-end hook did not run or failed: record each with `lesson-credit record --session-id ID "
+            "--journal FILE --lessons-file FILE` (it takes the selection's probabilities), and check the hook. A "
+            "session with no record after its selection (still running) is not listed.",
+            tuple(session_id for session_id, _ in found),
+            tuple(f"selected at line {line}; no record" for _, line in found),
+        )
+    ]
+
+
 # Rewards that carry no information.
 
 
