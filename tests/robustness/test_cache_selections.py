@@ -56,14 +56,14 @@ def _workspace(root: Path) -> Path:
 
 def test_the_cached_blocks_give_what_the_log_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _workspace(tmp_path)
-    with (root / LOG_REL).open("a") as log:  # lines 63-65
-        log.write(_selection("lost-c") + _session("r30") + _selection("running"))
-    expected = [("lost-a", 7), ("lost-b", 44), ("lost-c", 63)]  # "running": no record after it
+    with (root / LOG_REL).open("a") as log:  # lines 63-66: lost-b recorded at last (its selection is cached)
+        log.write(_session("lost-b") + _selection("lost-c") + _session("r30") + _selection("running"))
+    expected = [("lost-a", 7), ("lost-c", 64)]  # "running": no record after it
     assert Workspace(root, use_cache=False).selected_never_recorded() == expected
     ws = Workspace(root)
     ws.data()
     index = ws._reader.index
-    # the four cached blocks hold rows 0-29 and the selections up to line 62; those of lines 63 and 65 are in memory
+    # the four cached blocks hold rows 0-29 and the selections up to line 62; those of lines 64 and 66 are in memory
     assert (len(index.selection_chunks), index.lookup.stored, len(index.selections.tail())) == (4, 30, 2)
     assert ws.selected_never_recorded() == expected
 
