@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,6 +97,8 @@ class HealthData:
     records: tuple[RecordFinding, ...] = ()  # what the gptme-sessions records' reading and joins found (lint)
     dropout_problems: tuple[str, ...] = ()  # lines and files of the dropout logs not used, a line each
     never_recorded: tuple[tuple[str, int], ...] = ()  # (session id, line of its selection): selected, no record
+    lesson_kinds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # active lesson -> its kinds of work, if any
+    session_kinds: frozenset[str] = frozenset()  # the sessions' kinds of work (categories), as logged
 
 
 def gather(ws: Workspace) -> HealthData:
@@ -107,6 +109,10 @@ def gather(ws: Workspace) -> HealthData:
     library = ws.library()
     post = ws.posterior()
     usage = ws.lesson_usage()
+    kinds = {lesson.id: lesson.session_categories for lesson in library.lessons if lesson.status == "active"}
+    kinds = {lesson_id: named for lesson_id, named in kinds.items() if named}  # match.session_categories
+    wanted = kinds and data.n_sessions >= MIN_SESSIONS_FOR_NEVER_INJECTED  # (the sessions' kinds: for never-injected)
+    session_kinds = _session_kinds(ws) if wanted else frozenset()
     return HealthData(
         log_problems=ws.log_problems(),
         lesson_problems=library.problems,
@@ -133,7 +139,14 @@ def gather(ws: Workspace) -> HealthData:
         records=tuple(record_findings(records_health(ws.records()))) if ws.session_records.file().present else (),
         dropout_problems=dropout_log(ws.root, library).problems,
         never_recorded=tuple(ws.selected_never_recorded()),
+        lesson_kinds=kinds,
+        session_kinds=session_kinds,
     )
+
+
+def _session_kinds(ws: Workspace) -> frozenset[str]:
+    """The kinds of work (categories) the sessions were logged with, blank ones left out."""
+    return frozenset(kind for kind in set(ws.session_categories()) if kind is not None and kind.strip())
 
 
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:

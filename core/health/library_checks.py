@@ -4,6 +4,7 @@ whole, lessons never injected or never salient, keywords too broad, string outco
 from __future__ import annotations
 
 from lesson_credit.core.bandit.config import PENDING_OUTCOME
+from lesson_credit.core.bandit.select import names_kind
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.health.data import (
     ERROR,
@@ -71,16 +72,33 @@ def never_injected(h: HealthData) -> list[Finding]:
     never = sorted(lid for lid in h.active if lid not in h.usage or h.usage[lid].injected == 0)
     if not never:
         return []
-    return [
-        Finding(
-            "never-injected",
-            WARNING,
-            f"{counted(len(never), 'active lesson')} never injected in {counted(h.n_sessions, 'session')}: "
-            + names(never),
-            "Their keywords may never match a session context; widen them or archive the lesson.",
-            tuple(never),
+    kinds = sorted({kind.strip() for kind in h.session_kinds})
+    other_kinds = [lid for lid in never if _for_other_kinds(h.lesson_kinds.get(lid, ()), kinds)]
+    message = f"{counted(len(never), 'active lesson')} never injected in {counted(h.n_sessions, 'session')}: "
+    message += names(never)
+    advice = "Their keywords may never match a session context; widen them or archive the lesson."
+    reasons = [message] * len(never)
+    if other_kinds:
+        message += (
+            f"; {len(other_kinds)} of them for kinds of work no session had (match.session_categories): "
+            + names(other_kinds)
         )
-    ]
+        advice += (
+            " A lesson whose match.session_categories name none of the sessions' kinds of work (their categories) "
+            "is left out by `select --category`: name the kinds it is for, or remove the field (then it is for any)."
+        )
+        for i, lid in enumerate(never):
+            if lid in other_kinds:
+                own = names(list(h.lesson_kinds[lid]), 5)
+                reasons[i] = f"its match.session_categories ({own}) name none of the sessions' kinds of work "
+                reasons[i] += f"({names(kinds, 5)}): `select --category` leaves it out"
+    return [Finding("never-injected", WARNING, message, advice, tuple(never), tuple(reasons))]
+
+
+def _for_other_kinds(lesson_kinds: tuple[str, ...], session_kinds: list[str]) -> bool:
+    """Whether a lesson names kinds of work and the sessions had kinds, none of them one of its own
+    (compared as `select --category` compares them)."""
+    return bool(lesson_kinds and session_kinds) and not any(names_kind(lesson_kinds, k) for k in session_kinds)
 
 
 def never_salient(h: HealthData) -> list[Finding]:
