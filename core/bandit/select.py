@@ -73,8 +73,14 @@ def for_category(lesson: Lesson, category: str | None) -> bool:
     reads them)."""
     if category is None or not lesson.session_categories:
         return True
+    return names_kind(lesson.session_categories, category)
+
+
+def names_kind(kinds: Sequence[str], category: str) -> bool:
+    """Whether a lesson's kinds of work (match.session_categories) name `category`, compared as
+    `for_category` compares them."""
     wanted = category.strip().lower()
-    return any(kind.lower() == wanted for kind in lesson.session_categories)
+    return any(kind.lower() == wanted for kind in kinds)
 
 
 def candidates(lessons: Sequence[Lesson], context: str, category: str | None = None) -> list[Lesson]:

@@ -104,6 +104,10 @@ class IdChunk:
             self._rows = rows
         return hashes, self._rows
 
+    def table(self) -> tuple[U64, npt.NDArray[np.int32]]:
+        """The block's whole table: every id's hash, sorted, and the row (counted from `lo`) each came from."""
+        return self._table()
+
     def candidates(self, digest: int) -> list[int]:
         """Rows (of the whole index) whose id has this hash."""
         key = np.uint64(digest)

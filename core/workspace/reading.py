@@ -233,6 +233,12 @@ class Reading(WorkspaceBase):
         self.data()
         return self._reader.selections()
 
+    def selected_never_recorded(self) -> list[tuple[str, int]]:
+        """(session id, line of its latest selection) of the sessions a selection names and no record
+        has, though a session was recorded after it (the session-end hook did not run), in line order."""
+        self.data()
+        return self._reader.selected_never_recorded()
+
     def explain(
         self,
         session_id: str,

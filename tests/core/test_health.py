@@ -207,6 +207,49 @@ def test_never_injected_needs_thirty_sessions(tmp_path: Path) -> None:
     assert "never-injected" not in by_code(fewer)
 
 
+def _lesson_for(kinds: list[str], keyword: str) -> str:
+    return (
+        f"---\nmatch:\n  keywords: [{keyword}]\n  session_categories: {kinds}\nstatus: active\n---\n# For some kinds\n"
+    )
+
+
+def test_never_injected_says_when_a_lesson_is_for_kinds_of_work_no_session_had(tmp_path: Path) -> None:
+    # 30 sessions injecting a.md only, logged with kinds " Code " (15) and "research" (15); b.md and tools/c.md
+    # (no kinds) are never injected as before; infra.md names only infra and ops: no session had either;
+    # mixed.md names ops and CODE: "CODE".lower() == " Code ".strip().lower(), so its kinds are not the reason
+    kinds = [" Code ", "research"]
+    events = [session(f"s{i}", VARIED[i % 7], {"a.md": 1.0}, category=kinds[i % 2]) for i in range(30)]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    (root / "lessons" / "infra.md").write_text(_lesson_for(["infra", "ops"], "deploy"), encoding="utf-8")
+    (root / "lessons" / "mixed.md").write_text(_lesson_for(["ops", "CODE"], "merge"), encoding="utf-8")
+    f = by_code(root)["never-injected"]
+    assert f.items == ("b.md", "infra.md", "mixed.md", "tools/c.md")
+    assert f.message == (
+        "4 active lessons never injected in 30 sessions: b.md, infra.md, mixed.md, tools/c.md; "
+        "1 of them for kinds of work no session had (match.session_categories): infra.md"
+    )
+    plain = "4 active lessons never injected in 30 sessions: b.md, infra.md, mixed.md, tools/c.md"
+    assert f.reasons == (
+        plain,
+        "its match.session_categories (infra, ops) name none of the sessions' kinds of work (Code, research): "
+        "`select --category` leaves it out",
+        plain,
+        plain,
+    )
+    assert "`select --category`" in f.advice
+
+
+def test_never_injected_without_kinds_of_work_on_record_keeps_its_words(tmp_path: Path) -> None:
+    # the same library, 30 sessions logged without a kind of work: select drew from every lesson
+    events = [session(f"s{i}", VARIED[i % 7], {"a.md": 1.0}) for i in range(30)]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    (root / "lessons" / "infra.md").write_text(_lesson_for(["infra", "ops"], "deploy"), encoding="utf-8")
+    f = by_code(root)["never-injected"]
+    assert f.message == "3 active lessons never injected in 30 sessions: b.md, infra.md, tools/c.md"
+    assert [item["reason"] for item in f.as_json()["items"]] == [f.message] * 3
+    assert f.advice == "Their keywords may never match a session context; widen them or archive the lesson."
+
+
 def test_never_salient(tmp_path: Path) -> None:
     # a: 5 sessions at salience 0 -> flagged; b: 4 sessions at 0 -> too few; c: 5 sessions, salient once
     events = []
