@@ -273,7 +273,8 @@ class KeyFooter(Widget, can_focus=False):
 
 def _described(entry: FooterEntry, description: str) -> FooterEntry:
     """The entry with another description (the rest as it is)."""
-    return entry._replace(description=description)
+    key, display, _, tooltip, enabled, short, action = entry
+    return FooterEntry(key, display, description, tooltip, enabled, short, action)
 
 
 def _saving(item: FooterEntry | FooterGroup) -> int:
