@@ -73,6 +73,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
             file=sys.stderr,
         )
+    given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
     if logged:
         args.session_id = selection.session_id  # (generated: what a failure after the log says)
     if args.json:
@@ -82,7 +83,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             print(safe(lesson_id))
         width = output_width()  # (stderr's lines fitted as stdout's: $COLUMNS, or a terminal)
         # a dry run's generated id names no session: nothing logged it, a record cannot link to it
-        named = f"session {safe(selection.session_id)}: " if logged or args.session_id is not None else ""
+        named = f"session {safe(selection.session_id)}: " if logged or given else ""
         summary = (
             f"# {named}{len(selection.selected)} of "
             f"{counted(len(selection.candidates), 'matching lesson')} (seed {selection.seed}"
@@ -92,7 +93,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             + ("; --dry-run: nothing logged" if args.dry_run else "")
         )
         print(wrap(summary, width), file=sys.stderr)
-        if logged and args.session_id is None:  # a record links to the selection by this id alone
+        if logged and not given:  # a record links to the selection by this id alone
             generated = safe(selection.session_id)
             hint = f"# no --session-id given: pass --session-id {generated} to record to link it to this selection"
             print(wrap(hint, width), file=sys.stderr)
