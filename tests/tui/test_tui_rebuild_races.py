@@ -20,12 +20,13 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard
 from lesson_credit.tui.screens.lessons import LessonsScreen
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.simulation import SimulationScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.themed_table import ThemedTable
-from tests.support.textual_private import resize_now
-from tests.tui.tui_fixture import NEW_SESSION, burst, open_health, record, settle, table_keys
+from tests.support.textual_private import notification_texts, resize_now
+from tests.tui.tui_fixture import NEW_SESSION, burst, open_health, record, settle, table_keys, wait_until
 
 # ---------------------------------------------------------------------------- Simulation
 
@@ -255,3 +256,36 @@ async def test_health_rechecked_keeps_the_focus_on_the_finding_it_was_on(tmp_pat
         focused = screen.focused
         assert isinstance(focused, FindingCard) and focused not in cards  # laid out anew
         assert focused.finding == finding
+
+
+async def test_a_grade_read_while_health_was_under_its_session_leaves_its_finding_on_return(
+    workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Health's "waiting for a grade" finding names s4 and s5; enter opens s4, `5 c` grades it, and the grade is
+    written and read in a snapshot before `escape` is handled, Health's reload for it not landed (held here).
+    `escape enter` typed ahead opened s4 again, from the finding as Health had read it; it opens s5."""
+    session_id, journal, lessons, _, category, stamp = NEW_SESSION
+    record(workspace, ws_root, (session_id, journal, lessons, None, category, stamp))  # s5, pending too
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_health(pilot)
+        card = next(c for c in screen.query(FindingCard) if c.finding.items[:2] == ("s4", "s5"))
+        card.focus()
+        await settle(pilot)
+        monkeypatch.setattr(screen, "reload", lambda: None)  # its reload has not landed yet
+        await pilot.press("enter", "5", "c")
+        await wait_until(pilot, lambda: app.writes.pending == 0 and "s4" not in app.writes.touched())
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s4"
+        assert card.finding.items[:2] == ("s4", "s5")  # Health as it was read
+        await pilot.press("escape", "enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, SessionDetailScreen) and detail.session_id == "s5"
+        await pilot.press("5", "c")  # s5 graded too: the finding, as read, names no session pending now
+        await wait_until(pilot, lambda: app.writes.pending == 0 and "s5" not in app.writes.touched())
+        await pilot.press("escape", "enter")
+        await settle(pilot)
+        assert app.screen is screen
+        said = [text for _, text in notification_texts(app)]
+        assert "Every session this finding names has been graded here since." in said

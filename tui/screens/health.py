@@ -28,6 +28,8 @@ from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.writes import Grading
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
+# the findings that list pending sessions (lesson_credit.core.health): one graded here has left them
+PENDING_FINDINGS = frozenset({"sessions-never-graded", "sessions-pending", "grades-retracted"})
 
 
 def counts(findings: tuple[Finding, ...]) -> str:
@@ -185,4 +187,12 @@ class HealthScreen(DataScreen):
         if not sessions:
             self.notify("This finding names no session.", markup=False)
             return
+        if card.finding.code in PENDING_FINDINGS and self.view is not None:
+            # graded here since the findings were read (their reload on its way: `escape enter` typed ahead after
+            # a grade), a session is no longer pending, as the operator will find the finding once it has landed
+            writes, read_at = cast(Grading, self.app).writes, self.view.read_at
+            sessions = [sid for sid in sessions if not writes.graded_unread(sid, read_at)]
+            if not sessions:
+                self.notify("Every session this finding names has been graded here since.", markup=False)
+                return
         await cast(Grading, self.app).open_session(sessions[0])
