@@ -286,6 +286,6 @@ async def test_a_grade_read_while_health_was_under_its_session_leaves_its_findin
         await wait_until(pilot, lambda: app.writes.pending == 0 and "s5" not in app.writes.touched())
         await pilot.press("escape", "enter")
         await settle(pilot)
-        assert app.screen is screen
+        assert app.screen_stack[-1] is screen  # back on Health, nothing opened
         said = [text for _, text in notification_texts(app)]
         assert "Every session this finding names has been graded here since." in said
