@@ -289,3 +289,58 @@ async def test_a_grade_read_while_health_was_under_its_session_leaves_its_findin
         assert app.screen_stack[-1] is screen  # back on Health, nothing opened
         said = [text for _, text in notification_texts(app)]
         assert "Every session this finding names has been graded here since." in said
+
+
+# ---------------------------------------------------------------------------- Lesson over time
+
+
+async def test_a_key_typed_with_d_waits_for_the_lessons_windows(
+    analysis_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`d end` in one burst: `end` reached the over-time table before its rows (a worker's) and did nothing.
+    The load is held here until `end` has been handed on, or is being held for it."""
+    import time
+
+    from lesson_credit.tui.over_time_view import OverTimeView, over_time_view
+    from lesson_credit.tui.screens import lesson_over_time
+    from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+    from lesson_credit.tui.source import WorkspaceSource
+
+    app = LessonCreditApp(analysis_workspace, seed=0, poll_seconds=0)
+
+    def gated(source: WorkspaceSource, lesson_id: str) -> OverTimeView:
+        deadline = time.monotonic() + 60  # (a bound: a test whose key never comes fails, not hangs)
+        while time.monotonic() < deadline:
+            screen = app.screen_stack[-1]
+            if isinstance(screen, LessonOverTimeScreen) and (screen.keys_held or app.keys.waiting == 0):
+                break
+            time.sleep(0.01)
+        return over_time_view(source, lesson_id)
+
+    monkeypatch.setattr(lesson_over_time, "over_time_view", gated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        burst(pilot, "slash", *"commit", "enter", "d", "end")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonOverTimeScreen) and screen.lesson_id == "workflow/commit-often.md"
+        table = screen.query_one("#over-time-table", ThemedTable)
+        assert table.row_count == 2 and table.cursor_row == 1  # two windows (test_tui_over_time.py): the last
+
+
+async def test_the_lessons_windows_read_again_keep_the_row_the_cursor_is_on(analysis_workspace: Workspace) -> None:
+    """A log change reads the windows again: the table was refilled with the cursor on its first row."""
+    from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+
+    app = LessonCreditApp(analysis_workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        burst(pilot, "slash", *"commit", "enter", "d")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LessonOverTimeScreen)
+        table = screen.query_one("#over-time-table", ThemedTable)
+        burst(pilot, "down")
+        await settle(pilot)
+        assert table.row_count == 2 and table.cursor_row == 1
+        screen.reload()  # what a new snapshot starts
+        await settle(pilot)
+        assert table.row_count == 2 and table.cursor_row == 1
