@@ -178,6 +178,34 @@ async def test_the_next_selection_policy_leaves_the_cursor_where_it_is(app: Less
         assert table.cursor_row == 2
 
 
+async def test_a_setting_typed_with_w_waits_for_the_first_fold(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`w ]` in one burst: `]` reached What-if before its first fold (the saved settings it steps from) and
+    did nothing. The fold is held here until `]` has been handed on, or is being held for it."""
+    import time
+
+    fold = app.source.what_if
+
+    def gated(settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
+        deadline = time.monotonic() + 60  # (a bound: a test whose key never comes fails, not hangs)
+        while time.monotonic() < deadline:
+            screen = app.screen_stack[-1]
+            if isinstance(screen, WhatIfScreen) and (screen.keys_held or app.keys.waiting == 0):
+                break
+            time.sleep(0.01)
+        return fold(settings, priority)
+
+    monkeypatch.setattr(app.source, "what_if", gated)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot, "w", "right_square_bracket")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen) and screen.view is not None
+        assert screen.view.proposed.floor == pytest.approx(0.35)  # the default 0.3, a step up
+
+
 # ---------------------------------------------------------------------------- Lessons
 
 

@@ -123,6 +123,8 @@ class WhatIfScreen(DataScreen):
 
     AUTO_FOCUS = "#what-if-table"
     DEFAULT_CSS = screen_css("what_if.tcss")
+    # keys typed before the first fold (`]`, `t`, `b` step from the saved settings it reads) wait for it
+    HOLDS_KEYS_UNTIL_LOADED = True
     HELP = (
         "Re-fold the log under another strategy or floor, and pick the selection policy `select` uses "
         "(seed, evidence, uniform: the Beta posteriors under that strategy; joint: the joint estimate). "
@@ -213,6 +215,7 @@ class WhatIfScreen(DataScreen):
             event.view.proposed_priority,
         )
         self._show(keep_row=same, keep_place=not same)
+        self.ready_for_keys()
 
     def _saved(self) -> None:
         """A save of this screen's was written (the app said so): the reload it starts shows the policy
