@@ -484,9 +484,9 @@ class WorkspaceSource:
             from lesson_credit.core.health import lint
 
             findings = lint(ws)
-            version = ws.version
+            version, read_at = ws.version, self.version
         prefix = str(ws.root) + "/"
-        return HealthView(version, tuple(_relative_finding(f, prefix) for f in findings), changed)
+        return HealthView(version, tuple(_relative_finding(f, prefix) for f in findings), changed, read_at)
 
     def simulate(
         self, scenario_name: str, seeds: int, progress: Callable[[int, int], None] | None = None

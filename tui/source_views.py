@@ -162,6 +162,7 @@ class HealthView:
     version: int
     findings: tuple[Finding, ...]  # problems first, as lesson_credit.core.health.lint orders them
     library_changed: bool = False  # a re-check re-read the lesson files and found them changed
+    read_at: int = 0  # the source's version it was read at (WriteQueue.graded_unread: a later write is not in it)
 
 
 @dataclass(frozen=True)

@@ -36,11 +36,7 @@ async def _another_agents_commit_shows(ws_root: Path, pg_url: str) -> None:
     # an hour between the app's polls: only the store's `wait` can bring the change in time
     app = LessonCreditApp(ws, poll_seconds=3600)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        for _ in range(200):  # the first read (and the watcher's first look) done
-            if ws.version > 0 and store._follower is not None:
-                break
-            await asyncio.sleep(0.05)
+        await until(pilot, lambda: ws.version > 0 and store._follower is not None, "the first read and look")
         before = app.data_version
         other = PgStore(pg_url, agent="other")
         other.append(session("s2"))
@@ -78,20 +74,16 @@ async def _log_problems_name_the_database(ws_root: Path, pg_url: str) -> None:
     assert store.name == named and "pg-test-secret" not in named
     app = LessonCreditApp(Workspace(ws_root, store=store), poll_seconds=0)
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(200):
-            await pilot.pause()
-            if any("unreadable" in title for title, _ in notification_texts(app)):
-                break
-            await asyncio.sleep(0.05)
+        await until(pilot, lambda: any("unreadable" in title for title, _ in notification_texts(app)), "the notice")
         titles = [title for title, _ in notification_texts(app)]
         assert f"1 unreadable line in {named}" in titles
         await pilot.press("s")
-        for _ in range(200):
-            await pilot.pause()
+
+        def shown() -> bool:
             problems = app.screen.query("#log-problems")
-            if problems and problems.first().display:
-                break
-            await asyncio.sleep(0.05)
+            return bool(problems) and problems.first().display
+
+        await until(pilot, shown, "the Sessions screen's log problems")
         text = str(app.screen.query_one("#log-problems").render())
         assert text.startswith(f"⚠ 1 problem in {named}: line 2")
         assert "sessions.jsonl" not in text

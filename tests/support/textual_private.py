@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.geometry import Size
 from textual.strip import Strip
 
@@ -110,3 +110,17 @@ def resize_now(app: App[Any], width: int, height: int) -> None:
     event = events.Resize(size, size)
     event.set_sender(app)
     app.screen.post_message(event)
+
+
+def messages_waiting(app: App[Any]) -> int:
+    """Messages queued at the app and at every node of its current screen and not handled yet.
+
+    Why private: `message_queue_size` does not count the message a node's loop has taken out of its queue
+    ahead of the one it runs (`_pending_message`). A key handed on by the dashboard's key router goes from
+    the focused widget to its screen to the app (where its binding runs) one queue at a time: what a test
+    waits for is every queue empty, not the CPU seeming idle (`Pilot.pause`), which a loaded machine fakes."""
+    try:
+        nodes = [app, *app.screen.walk_children(with_self=True)]
+    except ScreenStackError:  # the app is closing: no screen, nothing more will be handled
+        return 0
+    return sum(node.message_queue_size + (node._pending_message is not None) for node in nodes)

@@ -98,7 +98,7 @@ async def test_analysis_table_sorts_dims_and_opens_distributions(
         assert (screen.sort_column, screen.sort_reverse) == ("ci", True)
         x = sum(col.get_render_width(table) for key, col in table.columns.items() if key.value in SORT_BEFORE_P)
         await pilot.click("#loo-table", offset=(x + 2, 0))
-        await pilot.pause()
+        await settle(pilot)
         assert (screen.sort_column, screen.sort_reverse) == ("p_bh", False)  # smallest p first
         assert set(table_keys(table)[:2]) == {"tools/retry-budget.md", "tools/force-push.md"}
         assert not (analysis_root / LOO_FILE).exists()  # computing for display writes nothing

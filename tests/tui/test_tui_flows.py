@@ -97,16 +97,16 @@ async def test_filter_narrows_the_table_and_slash_focuses_it(app: LessonCreditAp
         assert table_keys(screen.query_one("#lessons-table", DataTable)) == ["tools/shell-quoting.md"]
         # l and s type into the filter instead of switching screens
         await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "s", "l")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
         assert screen.query_one("#filter", Input).value == "sl"
         # filter by status
         await pilot.press("backspace", "backspace", *"missing", "enter")
-        await pilot.pause()
+        await settle(pilot)
         assert table_keys(screen.query_one("#lessons-table", DataTable)) == ["tools/old-lesson.md"]
         assert app.focused is screen.query_one("#lessons-table")
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert len(table_keys(screen.query_one("#lessons-table", DataTable))) == 6
 
 
@@ -117,28 +117,28 @@ async def test_sort_keys_and_header_click(app: LessonCreditApp) -> None:
         table = screen.query_one("#lessons-table", DataTable)
         assert (screen.sort_column, screen.sort_reverse) == ("mean", True)
         await pilot.press("r")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.view is not None
         rows = [row_of(screen.view, k) for k in table_keys(table)]
         used = [row.mean for row in rows if row.n > 0]
         assert used == sorted(used)  # lowest first; never-used lessons still last
         assert [row.n > 0 for row in rows] == sorted((row.n > 0 for row in rows), reverse=True)
         await pilot.press("o")  # mean -> interval
-        await pilot.pause()
+        await settle(pilot)
         assert screen.sort_column == "interval"
         await pilot.press("o", "o", "o", "o", "o")  # interval -> effect -> last -> category -> status -> lesson (wraps)
-        await pilot.pause()
+        await settle(pilot)
         assert screen.sort_column == "lesson"
         assert table_keys(table) == sorted(table_keys(table), reverse=screen.sort_reverse)
         # clicking the "n" header sorts by n, most evidence first; clicking again reverses
         x = sum(col.get_render_width(table) for key, col in table.columns.items() if key.value == "lesson")
         await pilot.click("#lessons-table", offset=(x + 1, 0))
-        await pilot.pause()
+        await settle(pilot)
         assert (screen.sort_column, screen.sort_reverse) == ("n", True)
         ns = [row_of(screen.view, k).n for k in table_keys(table)]
         assert ns == sorted(ns, reverse=True)
         await pilot.click("#lessons-table", offset=(x + 1, 0))
-        await pilot.pause()
+        await settle(pilot)
         assert (screen.sort_column, screen.sort_reverse) == ("n", False)
 
 
@@ -181,7 +181,7 @@ async def test_pin_up_to_three_for_comparison(app: LessonCreditApp) -> None:
         plot = screen.query_one("#lesson-plot", BetaPlot)
         keys = table_keys(table)
         await pilot.press("p", "down", "p", "down", "p", "down")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.pins == keys[:3]
         pin_curves = [c for c in plot.curves if c.role == "pin"]
         assert len(pin_curves) == 3
@@ -191,11 +191,11 @@ async def test_pin_up_to_three_for_comparison(app: LessonCreditApp) -> None:
         assert "◆" not in str(table.get_row(keys[3])[0])
         # a fourth pin is refused
         await pilot.press("p")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.pins == keys[:3]
         # unpin
         await pilot.press("up", "p")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.pins == keys[:2]
 
 
@@ -212,7 +212,7 @@ async def test_enter_on_a_lesson_opens_its_last_session_focused_on_it(app: Lesso
         assert isinstance(detail, SessionDetailScreen)
         assert detail.session_id == "s2" and detail.focused_lesson == "tools/shell-quoting.md"
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
 
 
@@ -230,10 +230,10 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         assert str(table.get_row("s4")[4]) == "pending"
         assert str(table.get_row("s1")[3]) == "0.80" and str(table.get_row("s1")[4]) == "heuristic"
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert table_keys(table) == ["s4"]
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert len(table_keys(table)) == 4
         # reward over time: one point per session, None while pending
         from lesson_credit.tui.widgets.reward_plot import RewardPlot
@@ -245,10 +245,10 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         assert isinstance(app.screen, SessionDetailScreen) and app.screen.session_id == "s4"
         # l from anywhere goes to Lessons, s goes to the Sessions list
         await pilot.press("l")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
         await pilot.press("s")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)  # the list, not the detail left open in it
 
 
@@ -274,7 +274,7 @@ async def test_detail_shows_breakdown_and_before_after(app: LessonCreditApp) -> 
         assert [text[s:e] for s, e in journal._focus] == ["git worktree", "git worktree"]
         assert sorted(text[s:e] for s, e in journal._hits) == ["git worktree", "git worktree", "pytest"]
         await pilot.press("down")
-        await pilot.pause()
+        await settle(pilot)
         assert detail.focused_lesson == "testing/run-tests.md"
         assert [text[s:e] for s, e in journal._focus] == ["pytest"]
         plot = detail.query_one("#credit-plot", BetaPlot)
@@ -399,7 +399,7 @@ async def test_type_an_exact_grade_in_the_modal(app: LessonCreditApp) -> None:
         await settle(pilot)
         detail = await open_session(pilot, "s2")
         await pilot.press("g")
-        await pilot.pause()
+        await settle(pilot)
         modal = app.screen
         assert isinstance(modal, GradeValueScreen)
         box = modal.query_one("#grade-value", Input)
@@ -407,7 +407,7 @@ async def test_type_an_exact_grade_in_the_modal(app: LessonCreditApp) -> None:
         for bad in ("1.5", "nan", "-0.1", "abc", "inf", "[red]x[/]", "[/]"):
             box.value = bad
             await pilot.press("enter")
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen is modal, bad
             assert "-invalid" in modal.query_one("#grade-error").classes
         assert "'[/]'" in str(modal.query_one("#grade-error").render())
@@ -418,9 +418,9 @@ async def test_type_an_exact_grade_in_the_modal(app: LessonCreditApp) -> None:
         assert detail.shown is not None and detail.shown.base_reward == pytest.approx(0.73)
         # escape cancels without touching the draft
         await pilot.press("g")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen is detail and detail.draft == pytest.approx(0.73)
 
 
@@ -515,7 +515,7 @@ async def test_what_if_refolds_live_and_writes_nothing(app: LessonCreditApp, ws_
         # ctrl+s asks first; escape writes nothing
         screen.query_one("#what-if-table").focus()
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         confirm = app.screen
         assert isinstance(confirm, ConfirmScreen)
         await pilot.press("escape")
@@ -587,7 +587,7 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
-        await pilot.pause()
+        await settle(pilot)
         help_screen = app.screen
         assert isinstance(help_screen, HelpScreen)
         assert help_screen.sections[0].title == "Lessons"
@@ -620,7 +620,7 @@ async def test_help_lists_keys_per_screen(app: LessonCreditApp) -> None:
         for title in ("Analysis", "Lesson rewards", "Simulation", "Health", "Lessons columns"):
             assert title in titles
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
 
 
@@ -770,7 +770,7 @@ async def test_a_log_change_redraws_changed_rows_in_place(workspace: Workspace, 
         await settle(pilot)
         screen = lessons_screen(app)
         await pilot.press(*"oooooo")  # mean -> interval -> effect -> last -> category -> status -> lesson
-        await pilot.pause()
+        await settle(pilot)
         assert screen.sort_column == "lesson"
         rebuilds: list[int] = []
         original = screen._rebuild

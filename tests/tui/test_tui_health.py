@@ -176,9 +176,9 @@ async def test_down_goes_from_card_to_card_with_no_stop_between(tmp_path: Path) 
         visited = []
         for _ in range(len(cards)):
             await pilot.press("down")
-            await pilot.pause()
+            await settle(pilot)
             visited.append(screen.focused)
         assert visited == [*cards[1:], cards[0]]  # every down lands on a card, the last wrapping to the first
         await pilot.press("up")
-        await pilot.pause()
+        await settle(pilot)
         assert screen.focused is cards[-1]

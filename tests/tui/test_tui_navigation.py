@@ -24,13 +24,13 @@ async def test_sessions_sort_by_any_column(app: LessonCreditApp) -> None:
         await pilot.pause()
         assert table_keys(table) == ["s1", "s3", "s2", "s4"]
         await pilot.press("r")
-        await pilot.pause()
+        await settle(pilot)
         assert table_keys(table) == ["s2", "s3", "s1", "s4"]
         screen.sort_by("lessons")  # 3, 3, 2, 2 lessons; ties in log order
         await pilot.pause()
         assert table_keys(table) == ["s1", "s2", "s3", "s4"]
         await pilot.press("o")  # lessons -> mean salience
-        await pilot.pause()
+        await settle(pilot)
         assert screen.sort_column == "salience"
 
 
@@ -39,11 +39,11 @@ async def test_sessions_filter_by_lesson_id(app: LessonCreditApp) -> None:
         await settle(pilot)
         screen = await open_sessions(pilot)
         await pilot.press("slash", *"lesson:small-commits", "enter")
-        await pilot.pause()
+        await settle(pilot)
         table = screen.query_one("#sessions-table", DataTable)
         assert table_keys(table) == ["s4", "s3", "s2"]  # the fixture's sessions with workflow/small-commits
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert table_keys(table) == ["s4"]
 
 

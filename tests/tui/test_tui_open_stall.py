@@ -84,7 +84,7 @@ async def test_fill_batches_below_the_painted_rows_repaint_none_of_them() -> Non
         assert renders.count < visible, renders.count  # not one repaint of the screen, let alone one per batch
         assert [str(table.get_cell_at(Coordinate(i, 0))) for i in range(N)] == [f"{i:06d}" for i in range(N)]
         await pilot.press("end")  # the rows added in the batches paint when shown
-        await pilot.pause()
+        await settle(pilot)
         assert renders.count >= visible
 
 

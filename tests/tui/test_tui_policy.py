@@ -17,7 +17,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.what_if_view import WhatIfView
 from tests.support.textual_private import notification_texts, screen_lines
-from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle, until_asked
+from tests.tui.tui_fixture import CONFIG_REL, LOG_REL, settle, until_asked, wait_until
 
 SIZE = (120, 40)
 
@@ -184,11 +184,9 @@ class HeldSaves:
 
 
 async def _until(pilot: Pilot[None], condition: Callable[[], bool]) -> None:
-    """Wait for `condition` (a generous bound, never a speed assertion)."""
-    for _ in range(600):
-        if condition():
-            return
-        await pilot.pause(0.02)
+    """Wait for `condition` (a generous bound, never a speed assertion; past it the test fails here, not at
+    an assertion after it that reads what has not happened yet)."""
+    await wait_until(pilot, condition)
 
 
 async def _save_confirmed(pilot: Pilot[None]) -> None:
@@ -402,7 +400,7 @@ async def test_a_reward_priority_saved_before_its_fold_lands_is_the_one_saved(
 
         app.source.what_if = held  # type: ignore[method-assign]
         await pilot.press("b", "ctrl+s")
-        await pilot.pause()
+        await until_asked(pilot)  # (not settle: the fold it would wait for is held)
         assert isinstance(app.screen, ConfirmScreen), notification_texts(app)
         assert "rewards by judge>human>heuristic>outcome" in app.screen.question
         await pilot.press("y")

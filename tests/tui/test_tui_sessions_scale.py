@@ -91,14 +91,14 @@ async def test_newest_rows_pending_toggle_and_counts(many: tuple[Workspace, list
                 assert cells[3] == f"{s.base:.2f}" and cells[4] == s.grader
 
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert table_keys(table) == [s.session_id for s in reversed(pending)][:SHOWN]
         assert summary_text(screen) == (
             f"{SESSIONS} sessions · {len(pending)} pending · showing {SHOWN} newest of {len(pending)} "
             "(filter with / to find older ones) (pending only: v shows all)"
         )
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         assert table_keys(table) == newest
 
 
@@ -119,7 +119,7 @@ async def test_text_filter_reaches_sessions_older_than_the_rows_shown(
 
         # enter submits the filter, enter again opens the session found
         await pilot.press("enter")
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
         detail = app.screen
@@ -130,7 +130,7 @@ async def test_text_filter_reaches_sessions_older_than_the_rows_shown(
 
         # a filter over the grader column: the sessions graded by hand after they were logged
         await pilot.press("escape")  # clear the filter
-        await pilot.pause()
+        await settle(pilot)
         assert screen.query_one("#session-filter", Input).value == ""
         assert len(table_keys(table)) == SHOWN
         await type_filter(pilot, "MANUAL")
@@ -159,16 +159,16 @@ async def test_text_filter_with_more_matches_than_shown_and_pending_only(
         )
         # a needle matching about one session in eight (the id's letter), then pending only as well
         await pilot.press("escape")
-        await pilot.pause()
+        await settle(pilot)
         await type_filter(pilot, "-e")
         found = matching(sessions, "-e")
         assert 0 < len(found) < SHOWN
         assert table_keys(table) == [s.session_id for s in found]
         assert summary_text(screen) == f"{SESSIONS} sessions · {pending} pending · showing {len(found)}"
         await pilot.press("enter")  # to the table: v toggles there, it is not typed
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("v")
-        await pilot.pause()
+        await settle(pilot)
         found = matching(sessions, "-e", pending_only=True)
         assert 0 < len(found) and all(s.base is None for s in found)
         assert table_keys(table) == [s.session_id for s in found]
@@ -177,7 +177,7 @@ async def test_text_filter_with_more_matches_than_shown_and_pending_only(
         )
         # another needle, still pending only: a category logged as "Docs"
         await pilot.press("escape")  # clears the filter, keeps pending only
-        await pilot.pause()
+        await settle(pilot)
         assert len(table_keys(table)) == SHOWN
         await type_filter(pilot, "docs")
         found = matching(sessions, "docs", pending_only=True)

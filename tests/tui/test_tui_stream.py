@@ -278,7 +278,7 @@ async def type_while_another_process_appends_thousands(workspace: Workspace, ws_
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: current_view(app) is not None, "the first Lessons view")
         await pilot.press(*"oooooo")  # mean -> ... -> status -> lesson: rows keep their places
-        await pilot.pause()
+        await wait_until(pilot, lambda: getattr(app.screen, "sort_column", None) == "lesson", "the sort by lesson")
         lessons = app.screen
         assert isinstance(lessons, LessonsScreen) and lessons.sort_column == "lesson"
         latencies: list[tuple[float, str]] = []

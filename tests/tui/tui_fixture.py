@@ -23,7 +23,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from tests.support.layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
-from tests.support.textual_private import type_ahead
+from tests.support.textual_private import messages_waiting, type_ahead
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 
@@ -230,8 +230,10 @@ async def settle(pilot: Any) -> None:
         # a worker is pending from the key that starts it until its task first runs, which on a loaded machine can
         # come after a pause: pending counts as busy
         working = any(not worker.is_finished for worker in pilot.app.workers)
-        # keys typed ahead wait in the app's key router (tui/keys.py) until the ones before them have settled
-        typing = getattr(getattr(pilot.app, "keys", None), "waiting", 0) > 0
+        # keys typed ahead wait in the app's key router (tui/keys.py) until the ones before them have settled;
+        # the last one handed on goes from queue to queue (widget, screen, app: its binding) after that, and a
+        # pause's "the CPU seems idle" is no sign it got there on a loaded machine: every queue empty is
+        typing = getattr(getattr(pilot.app, "keys", None), "waiting", 0) > 0 or messages_waiting(pilot.app) > 0
         # a screen that holds the keys until its first load lands (a list, a transcript) is loading: its read
         # may wait for the source's lock behind other work, however long that takes on a loaded machine
         loading = getattr(pilot.app.screen, "keys_held", False)

@@ -28,6 +28,8 @@ from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.writes import Grading
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
+# the findings that list pending sessions (lesson_credit.core.health): one graded here has left them
+PENDING_FINDINGS = frozenset({"sessions-never-graded", "sessions-pending", "grades-retracted"})
 
 
 def counts(findings: tuple[Finding, ...]) -> str:
@@ -141,6 +143,8 @@ class HealthScreen(DataScreen):
         self.title = f"Health · {counts(findings)}"
         body = self.query_one("#findings", VerticalScroll)
         self.done(body)
+        was = self.focused if isinstance(self.focused, FindingCard) else None
+        place = list(self.query(FindingCard)).index(was) if was is not None else 0
         await body.remove_children()
         widgets: list[Static] = []
         if not findings:
@@ -155,11 +159,18 @@ class HealthScreen(DataScreen):
         # the cards take the focus in turn (down / up, tab): the list around them is no stop of its own, where
         # down after the last card focused nothing in view (the next down then went to the first card)
         body.can_focus = not cards
-        if cards and not isinstance(self.focused, FindingCard):
-            cards.first().focus()
+        if cards and (was is not None or not isinstance(self.focused, FindingCard)):
+            self._focus_again(list(cards), was.finding if was is not None else None, place)
         self.ready_for_keys()
         if event.view.library_changed:
             self.post_message(WorkspaceWritten())  # the other screens show the lessons read before
+
+    def _focus_again(self, cards: list[FindingCard], finding: Finding | None, place: int) -> None:
+        """Checked again: the focus goes back to the finding it was on (its items may have changed: the same
+        check), else to the card now in its place, so `enter` typed after a down opens what the down led to."""
+        same = next((c for c in cards if c.finding == finding), None)
+        same = same or next((c for c in cards if finding is not None and c.finding.code == finding.code), None)
+        (same or cards[min(place, len(cards) - 1)]).focus()
 
     def action_recheck(self) -> None:
         self.busy(self.query_one("#findings", VerticalScroll), delay=0)
@@ -175,4 +186,12 @@ class HealthScreen(DataScreen):
         if not sessions:
             self.notify("This finding names no session.", markup=False)
             return
+        if card.finding.code in PENDING_FINDINGS and self.view is not None:
+            # graded here since the findings were read (their reload on its way: `escape enter` typed ahead after
+            # a grade), a session is no longer pending, as the operator will find the finding once it has landed
+            writes, read_at = cast(Grading, self.app).writes, self.view.read_at
+            sessions = [sid for sid in sessions if not writes.graded_unread(sid, read_at)]
+            if not sessions:
+                self.notify("Every session this finding names has been graded here since.", markup=False)
+                return
         await cast(Grading, self.app).open_session(sessions[0])

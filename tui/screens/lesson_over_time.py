@@ -29,6 +29,8 @@ class LessonOverTimeScreen(DataScreen):
     """A lesson's joint effect per window of the log and its credit posterior after each window."""
 
     DEFAULT_CSS = screen_css("lesson_over_time.tcss")
+    # keys typed before its load (down, end) wait for it (tui/keys.py): until then the table has no rows
+    HOLDS_KEYS_UNTIL_LOADED = True
     AUTO_FOCUS = "#over-time-table"
     LESSON_IN_VIEW = "lesson_id"
     HELP = (
@@ -87,10 +89,14 @@ class LessonOverTimeScreen(DataScreen):
         self.query_one("#effect-plot", OverTimePlot).series = view.effect
         self.query_one("#credit-plot", OverTimePlot).series = view.credit
         table = self.query_one("#over-time-table", ThemedTable)
+        keep = table.cursor_row  # read again (the log changed): the cursor stays on its row
         table.clear()
         for number, cells in enumerate(view.rows()):
             texts = [Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(cells)]
             table.add_row(*texts, key=str(number))
+        if 0 < keep < table.row_count:
+            table.move_cursor(row=keep, animate=False)
+        self.ready_for_keys()
 
     def action_back(self) -> None:
         self.dismiss()

@@ -341,12 +341,14 @@ class LessonsScreen(SortableScreen):
                     changes += [(row.path, key, c) for key, c, w in zip(SORTS, cells, was, strict=True) if c is not w]
         table.set_cells(changes)
         if order != self.shown:
+            keep = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet
             first = next(iter(SORTS))
             place = {id(table.get_cell(path, first)): at for at, path in enumerate(order)}
             table.sort(first, key=lambda cell: place[id(cell)])
             self.shown = order
-            if self.highlighted in order:
-                table.move_cursor(row=order.index(self.highlighted), animate=False)  # the lesson, not the line
+            if keep in order:  # the lesson, not the line; told now, as `_rebuild` does
+                table.move_cursor(row=order.index(keep), animate=False)
+                self.highlighted = keep
         self._fit_lesson_column()  # a cell may have widened its column
         self._show_highlighted()
         return True
@@ -385,6 +387,7 @@ class LessonsScreen(SortableScreen):
             self.highlighted = keep
         elif self.shown:
             table.move_cursor(row=0, animate=False)
+            self.highlighted = self.shown[0]  # not the lesson left out: `d`, `p` typed ahead read this one
         self._fit_lesson_column()  # the fill measured every row's cells
         self._show_highlighted()
 

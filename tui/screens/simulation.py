@@ -263,6 +263,7 @@ class SimulationScreen(Screen[None]):
         narrow = self.narrow
         legend = phrase_lines([[Text(p) for p in NARROW_LEGEND]], self.size.width - 2) if narrow else Text(LEGEND)
         self.query_one("#sim-legend", Static).update(legend)
+        keep = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet
         table.clear(columns=True)
         table.add_column("estimator", key="estimator")
         for metric, (header, _, _) in METRIC_COLUMNS.items():
@@ -279,8 +280,12 @@ class SimulationScreen(Screen[None]):
             table.add_row(*self._cells(table, summary, best), key=summary.name)
         table.fit_name_column(len(METRIC_COLUMNS))  # no metric cut in part at the edge
         names = [s.name for s in report.estimators]
-        if self.highlighted in names:
-            table.move_cursor(row=names.index(self.highlighted), animate=False)
+        if keep in names:  # told now: the detail below is the row's, not the one before a key's move
+            table.move_cursor(row=names.index(keep), animate=False)
+            self.highlighted = keep
+        elif names:
+            table.move_cursor(row=0, animate=False)
+            self.highlighted = names[0]
         self._show_estimator()
 
     def _cells(self, table: ThemedTable, summary: EstimatorSummary, best: dict[str, set[str]]) -> list[Text]:

@@ -123,6 +123,8 @@ class WhatIfScreen(DataScreen):
 
     AUTO_FOCUS = "#what-if-table"
     DEFAULT_CSS = screen_css("what_if.tcss")
+    # keys typed before the first fold (`]`, `t`, `b` step from the saved settings it reads) wait for it
+    HOLDS_KEYS_UNTIL_LOADED = True
     HELP = (
         "Re-fold the log under another strategy or floor, and pick the selection policy `select` uses "
         "(seed, evidence, uniform: the Beta posteriors under that strategy; joint: the joint estimate). "
@@ -194,7 +196,7 @@ class WhatIfScreen(DataScreen):
         if self.priority is not None and event.view.proposed_priority != self.priority:
             return
         first = self.settings is None
-        self.view = event.view
+        previous, self.view = self.view, event.view
         self.settings = event.view.proposed
         self.priority = event.view.proposed_priority
         self.done(self.query_one("#what-if-table", ThemedTable))
@@ -208,7 +210,14 @@ class WhatIfScreen(DataScreen):
             if self.policy in POLICIES:
                 with self.prevent(Select.Changed):
                     self.query_one("#policy", Select).value = self.policy
-        self._show()
+        # the log read again under the same settings: the cursor stays on its lesson; new settings: on the row
+        # it is on, the first unless keys typed since the change (`_refold`) moved it
+        same = previous is not None and (previous.proposed, previous.proposed_priority) == (
+            event.view.proposed,
+            event.view.proposed_priority,
+        )
+        self._show(keep_row=same, keep_place=not same)
+        self.ready_for_keys()
 
     def _saved(self) -> None:
         """A save of this screen's was written (the app said so): the reload it starts shows the policy
@@ -221,22 +230,24 @@ class WhatIfScreen(DataScreen):
         # the summary's lines; the labels at 100 columns, the cursor kept on its lesson
         self._show(table=rebuild, keep_row=True)
 
-    def _show(self, table: bool = True, keep_row: bool = False) -> None:
+    def _show(self, table: bool = True, keep_row: bool = False, keep_place: bool = False) -> None:
         view = self.view
         if view is None:
             return
         box = self.query_one("#what-if-summary", Static)
         box.update(summary(view, self.policy, box.content_region.width or self.size.width - 2))
         if table:
-            self._show_table(view, keep_row)
+            self._show_table(view, keep_row, keep_place)
 
-    def _show_table(self, view: WhatIfView, keep_row: bool = False) -> None:
-        """The table of `view`, the cursor on the first row, or with `keep_row` on the lesson it is on."""
+    def _show_table(self, view: WhatIfView, keep_row: bool = False, keep_place: bool = False) -> None:
+        """The table of `view`, the cursor on the first row, with `keep_row` on the lesson it is on, with
+        `keep_place` on the row it is on (the n-th)."""
         table = self.query_one("#what-if-table", ThemedTable)
         narrow = self.size.width < NARROW_BELOW
         rows = table.ordered_rows
         keep = rows[table.cursor_row].key.value if keep_row and 0 <= table.cursor_row < len(rows) else None
         keep, self._start_on = keep or self._start_on, None
+        place = table.cursor_row if keep_place else 0
         table.clear(columns=True)
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)
@@ -261,6 +272,8 @@ class WhatIfScreen(DataScreen):
         paths = [row.path for row in view.rows]
         if keep in paths:
             table.move_cursor(row=paths.index(keep), animate=False)
+        elif 0 < place < len(paths):
+            table.move_cursor(row=place, animate=False)
 
     # ---------------------------------------------------------------- changing the settings
 
@@ -275,8 +288,16 @@ class WhatIfScreen(DataScreen):
         if settings == self.settings:
             return
         self.settings = settings
-        self.busy(self.query_one("#what-if-table", ThemedTable))
-        self._fold(settings, self.priority)
+        self._refold()
+
+    def _refold(self) -> None:
+        """Fold the log under the settings proposed. The new table's cursor starts on its first row: it goes
+        there now, so that keys typed before the fold lands move from where they will be on it (the fold
+        keeps the row they moved to) rather than be undone by it."""
+        table = self.query_one("#what-if-table", ThemedTable)
+        table.move_cursor(row=0, animate=False)
+        self.busy(table)
+        self._fold(self.settings, self.priority)
 
     @on(Select.Changed, "#strategy")
     def _strategy_changed(self, event: Select.Changed) -> None:
@@ -287,7 +308,7 @@ class WhatIfScreen(DataScreen):
     def _policy_changed(self, event: Select.Changed) -> None:
         if isinstance(event.value, str) and self.view is not None and event.value != self.policy:
             self.policy = event.value
-            self._show()
+            self._show(table=False)  # the summary says it; the table's rows do not depend on it
 
     @on(Input.Changed, "#floor")
     def _floor_changed(self, event: Input.Changed) -> None:
@@ -325,7 +346,7 @@ class WhatIfScreen(DataScreen):
         self.policy = POLICIES[(index + 1) % len(POLICIES)]
         with self.prevent(Select.Changed):
             self.query_one("#policy", Select).value = self.policy
-        self._show()
+        self._show(table=False)  # the summary says it; the table's rows do not depend on it
 
     def action_floor_step(self, step: float) -> None:
         if self.settings is None:
@@ -341,8 +362,7 @@ class WhatIfScreen(DataScreen):
         if self.settings is None or self.priority is None:
             return
         self.priority = next_priority(self.priority)
-        self.busy(self.query_one("#what-if-table", ThemedTable))
-        self._fold(self.settings, self.priority)
+        self._refold()
 
     def action_save(self) -> None:
         settings, policy, view, proposed = self.settings, self.policy, self.view, self.priority
