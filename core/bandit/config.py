@@ -8,6 +8,8 @@ from pathlib import Path
 from types import EllipsisType
 from typing import Any
 
+from msgspec import Struct
+
 from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES, UnsafeFile, read_regular
@@ -26,8 +28,7 @@ PENDING_OUTCOME = "unknown"
 DEFAULT_JOIN_WINDOW = 300.0  # seconds: a record joins a session logged this close to it (when no id matches)
 
 
-@dataclass(frozen=True)
-class RecordsSettings:
+class RecordsSettings(Struct, frozen=True):
     """The `[records]` table: where gptme-sessions records and trajectories are read from (docs/records.md).
 
     `path`: the records file (else $GPTME_SESSIONS_DIR/session-records.jsonl, else the workspace's

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from msgspec import Struct
 
 from lesson_credit.core.log.snapshot import FloatArray, IntArray, arm_stats, blocks_of, sum_by_arm
 from lesson_credit.core.log.snapshot import FoldData as FoldData
@@ -24,8 +25,7 @@ from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings as CreditSettings
 
 
-@dataclass(frozen=True)
-class Regraded:
+class Regraded(Struct, frozen=True):
     """Per-session rewards `of` with one row's changed: a regrade (a preview, a session's detail)
     reads only alpha, beta and n, so the million-row copy is made only if something asks for it."""
 

@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace as struct_replace
+
 from lesson_credit.core import commands, grading
 from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config, save_config
 from lesson_credit.core.base.clock import iso
@@ -138,7 +140,7 @@ class Writing(GptmeFiles):
             selection = self._reader.index.latest_selection(session_id)
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
             if new.category is None and selection is not None and selection.category is not None:
-                new = replace(new, category=selection.category)  # the kind of work it was selected for
+                new = struct_replace(new, category=selection.category)  # the kind of work it was selected for
             elif selection is not None and selection.category not in (None, new.category):
                 self.warnings.append(
                     f"session {session_id!r} was selected for category {selection.category!r} and is recorded as "
