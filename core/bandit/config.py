@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import EllipsisType
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
@@ -45,8 +44,7 @@ class ConfigError(UserError):
     pass
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Struct, frozen=True):
     credit: CreditSettings = field(default_factory=CreditSettings)
     k: int = DEFAULT_K
     extra: dict[str, Any] = field(default_factory=dict)  # [store] and tables we do not know (kept on write)

@@ -13,7 +13,6 @@ sessions a lesson was in. Only the effect estimates (`core.analysis.joint.build_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -39,8 +38,7 @@ class Regraded(Struct, frozen=True):
         return base
 
 
-@dataclass(frozen=True)
-class Posterior:
+class Posterior(Struct, frozen=True, dict=True, eq=False):
     """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`.
 
     `rewarded` and `last_session` are only needed for the state file and the status table,
@@ -53,8 +51,8 @@ class Posterior:
     n: IntArray
     settings: CreditSettings
     graded_sessions: int
-    data: FoldData = field(repr=False, compare=False)
-    rewards: FloatArray | Regraded = field(repr=False, compare=False)  # the per-session rewards folded
+    data: FoldData
+    rewards: FloatArray | Regraded  # the per-session rewards folded
 
     @cached_property
     def base(self) -> FloatArray:

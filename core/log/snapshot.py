@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -46,8 +45,7 @@ class Entries(Struct, frozen=True, eq=False):
     n_entries: int
 
 
-@dataclass(frozen=True)
-class FoldData:
+class FoldData(Struct, frozen=True, dict=True, eq=False):
     """What the fold needs, as arrays. Shared read-only with the UI.
 
     The per-entry columns (`entry_arm`, `entry_salience`, `entry_session`, `session_start`) are
@@ -56,9 +54,9 @@ class FoldData:
     from the cache costs what the blocks that changed cost."""
 
     arm_ids: tuple[str, ...]
-    entries: Entries = field(repr=False, compare=False)
+    entries: Entries
     base: FloatArray  # effective base reward per session (the priority's first source with a score); NaN = pending
-    grader_source: Graders = field(repr=False, compare=False)
+    grader_source: Graders
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
     prior_n: IntArray  # a prior's n plus increment events' (docs/format.md §5.5)
@@ -66,15 +64,15 @@ class FoldData:
     added_alpha: FloatArray  # increment events' alpha and beta: added after the fold, never decayed
     added_beta: FloatArray
     # per increments event and arm: (sessions logged before it, arm, alpha, beta), in log order
-    added_after: StepArrays = field(default_factory=StepArrays.empty, repr=False, compare=False)
+    added_after: StepArrays = struct_field(default_factory=StepArrays.empty)
     # per prior event and arm: (sessions logged before it, arm, its starting alpha, beta), in log order
-    prior_after: StepArrays = field(default_factory=StepArrays.empty, repr=False, compare=False)
+    prior_after: StepArrays = struct_field(default_factory=StepArrays.empty)
     counted_sessions: int = 0  # sessions other tools counted (imported files', their logged updates')
     problems: tuple[LogProblem, ...] = ()
-    blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
-    sources: SourceScores | None = field(default=None, repr=False, compare=False)  # every source's score
+    blocks: BlockCache = struct_field(default_factory=lambda: BlockCache())
+    sources: SourceScores | None = None  # every source's score
     # entries (positions in the entry columns) of lessons included during their session, not chosen before it
-    during: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
+    during: IntArray = struct_field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def scores(self) -> SourceScores:
         """Every source's score per session (a snapshot built without them: the base as one source)."""

@@ -5,11 +5,10 @@ checked against the log as it is then, and the settings in config.toml.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from msgspec.structs import replace as struct_replace
+from msgspec.structs import replace
 
 from lesson_credit.core import commands, grading
 from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config, save_config
@@ -140,7 +139,7 @@ class Writing(GptmeFiles):
             selection = self._reader.index.latest_selection(session_id)
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
             if new.category is None and selection is not None and selection.category is not None:
-                new = struct_replace(new, category=selection.category)  # the kind of work it was selected for
+                new = replace(new, category=selection.category)  # the kind of work it was selected for
             elif selection is not None and selection.category not in (None, new.category):
                 self.warnings.append(
                     f"session {session_id!r} was selected for category {selection.category!r} and is recorded as "
