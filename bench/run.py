@@ -164,7 +164,7 @@ def case_warm(sizes: dict[str, Any]) -> list[Result]:
     # full fold from the arrays, nothing cached: what the first fold of a snapshot costs (the
     # per-arm sums the what-if above reuses are computed here)
     def from_arrays(_: Any) -> Any:
-        from dataclasses import replace
+        from msgspec.structs import replace
 
         from lesson_credit.core.log.snapshot import BlockCache
 

@@ -10,9 +10,10 @@ import datetime as dt
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.ids import normalize_id
@@ -43,8 +44,7 @@ def check_category(category: str | None) -> None:
         raise WorkspaceError(f"category must be one line of at most {MAX_SESSION_ID} printable characters")
 
 
-@dataclass(frozen=True)
-class Recording:
+class Recording(Struct, frozen=True):
     """A session to record, checked and measured from its journal before the log is locked."""
 
     session_id: str

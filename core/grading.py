@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.log.events import GRADE
@@ -23,8 +24,7 @@ from lesson_credit.core.views import GradeRecord, SourceScore
 from lesson_credit.core.views import check_reward as check_unit_reward
 
 
-@dataclass(frozen=True)
-class GradeAppended:
+class GradeAppended(Struct, frozen=True):
     before: GradeRecord | None  # the grade in force just before the append (None: the session was pending)
     record: GradeRecord  # the event appended, with its line
     warnings: tuple[str, ...] = ()  # what the write could not do besides (a derived file): it is logged

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from msgspec import Struct, field
 
 from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.base.numbers import and_more, counted, listed
@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # imported where used: a workspace without records (every wri
     from lesson_credit.core.sessions.trajectory import Trajectory
 
 
-@dataclass(frozen=True)
-class JoinedRecords:
+class JoinedRecords(Struct, frozen=True):
     """The records as joined to the first `n_sessions` sessions of the log."""
 
     file: RecordFile
@@ -132,8 +131,7 @@ def _scores(
     return {JUDGE: judge, HEURISTIC: heuristic, OUTCOME: outcome}
 
 
-@dataclass(frozen=True)
-class RecordsHealth:
+class RecordsHealth(Struct, frozen=True):
     """What `lint` reports about the records: lines that could not be used, joins not made."""
 
     path: str

@@ -14,12 +14,12 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
+from msgspec import Struct
 
 from lesson_credit.core import views
 from lesson_credit.core.bandit.fold import Posterior, fold
@@ -42,8 +42,7 @@ from lesson_credit.core.model.sources import DEFAULT_INPUTS, RewardInputs
 from lesson_credit.core.views import GradeRecord
 
 
-@dataclass(frozen=True)
-class ReadProgress:
+class ReadProgress(Struct, frozen=True):
     """How far a read under way has come (`LogReader.progress`): what a dashboard shows while a big
     log is read (25 s for a million sessions the first time)."""
 
@@ -140,8 +139,7 @@ def _libc() -> Any:
         return None
 
 
-@dataclass(frozen=True)
-class SessionFields:
+class SessionFields(Struct, frozen=True):
     """Per-session strings and lines of the first `n` sessions, in log order."""
 
     session_ids: Sequence[str]

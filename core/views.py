@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from msgspec import Struct
+from msgspec.structs import replace
 
 from lesson_credit.core.bandit.fold import Posterior, regrade
 from lesson_credit.core.base.errors import WorkspaceError
@@ -30,8 +31,7 @@ from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import OUTCOME, SOURCES, source_of
 
 
-@dataclass(frozen=True)
-class LessonRow:
+class LessonRow(Struct, frozen=True):
     """One lesson's posterior summary, as the status table and the dashboard show it."""
 
     path: str
@@ -62,8 +62,7 @@ class LessonRow:
         }
 
 
-@dataclass(frozen=True)
-class PosteriorTable:
+class PosteriorTable(Struct, frozen=True):
     rows: tuple[LessonRow, ...]
     settings: CreditSettings
     sessions: int  # session events in the log
@@ -84,8 +83,7 @@ class PosteriorTable:
         }
 
 
-@dataclass(frozen=True)
-class SessionSummary:
+class SessionSummary(Struct, frozen=True):
     session_id: str
     timestamp: str | None
     category: str | None
@@ -101,8 +99,7 @@ class SessionSummary:
         return self.base_reward is None
 
 
-@dataclass(frozen=True, eq=False)
-class SessionTable:
+class SessionTable(Struct, frozen=True, eq=False):
     """Every session as columns, in log order (row i is the i-th session read). A million
     sessions cost a few arrays here, not a million objects; `summary(row)` builds one."""
 
@@ -134,15 +131,13 @@ class SessionTable:
         )
 
 
-@dataclass(frozen=True)
-class LessonUsage:
+class LessonUsage(Struct, frozen=True):
     injected: int  # sessions it was injected in (graded or not)
     salient: int  # of those, sessions where at least one keyword hit (salience > 0)
     mean_salience: float
 
 
-@dataclass(frozen=True)
-class GradeRecord:
+class GradeRecord(Struct, frozen=True):
     base_reward: float | None  # None: a retraction (its source's score withdrawn)
     grader: str
     timestamp: str | None
@@ -151,8 +146,7 @@ class GradeRecord:
     source: str | None = None  # the reward source it belongs to (core.model.sources)
 
 
-@dataclass(frozen=True)
-class SourceScore:
+class SourceScore(Struct, frozen=True):
     """One reward source's score of a session (docs/records.md): its latest event in the log, else the
     score a gptme-sessions record gives it. `score` None: withdrawn (a retraction)."""
 
@@ -204,8 +198,7 @@ def source_breakdown(
     return tuple(replace(latest[s], in_force=True) if s == winner else latest[s] for s in SOURCES if s in latest)
 
 
-@dataclass(frozen=True)
-class LessonCredit:
+class LessonCredit(Struct, frozen=True):
     """Why one lesson got the credit it got in one session."""
 
     path: str
@@ -240,8 +233,7 @@ class LessonCredit:
         }
 
 
-@dataclass(frozen=True)
-class Explanation:
+class Explanation(Struct, frozen=True):
     session: SessionSummary
     base_reward: float | None  # the grade used (latest, or the what-if one)
     settings: CreditSettings

@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from msgspec.structs import replace as struct_replace
+
 from lesson_credit.core.library import lessons as lessons_mod
 from lesson_credit.core.library.lessons import LessonProblem
 from lesson_credit.tui.session_ids import GrowingIds
@@ -234,10 +236,10 @@ class WorkspaceSource:
         beta = np.array([row.beta for row in view.rows], dtype=np.float64)
         low, high = beta_mod.interval(alpha, beta)
         by_path = {
-            row.path: replace(row, ci_low=lo, ci_high=hi)
+            row.path: struct_replace(row, ci_low=lo, ci_high=hi)
             for row, lo, hi in zip(view.rows, low.tolist(), high.tolist(), strict=True)
         }
-        table = replace(view.table, rows=tuple(by_path.get(row.path, row) for row in view.table.rows))
+        table = struct_replace(view.table, rows=tuple(by_path.get(row.path, row) for row in view.table.rows))
         return replace(view, table=table, rows=tuple(by_path[row.path] for row in view.rows))
 
     def p_top_k(self) -> tuple[int, Mapping[str, float]]:

@@ -55,7 +55,7 @@ def _status_table(table_obj: PosteriorTable, width: int | None) -> str:
 
 
 def _sort_rows(table_obj: PosteriorTable, key: str) -> PosteriorTable:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     keys: dict[str, Callable[[LessonRow], Any]] = {
         "mean": lambda r: (r.n <= 0, -r.mean, r.path),  # never used (n 0, the prior's mean): after the rest
@@ -68,7 +68,7 @@ def _sort_rows(table_obj: PosteriorTable, key: str) -> PosteriorTable:
 
 def _without_retired(ws: Workspace, table_obj: PosteriorTable, show_all: bool) -> PosteriorTable:
     """Hide arms retired by `prune` (while their lesson file stays gone) unless --all."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from lesson_credit.core.retire import hidden_rows
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from msgspec.structs import replace as struct_replace
 
 from lesson_credit.core.analysis.claims import (
     Fitted,
@@ -193,4 +194,4 @@ def _priors_then(data: FoldData, arm: int, row: int) -> FoldData:
         return data
     prior_alpha, prior_beta = data.prior_alpha.copy(), data.prior_beta.copy()
     prior_alpha[arm], prior_beta[arm] = start
-    return replace(data, prior_alpha=prior_alpha, prior_beta=prior_beta)
+    return struct_replace(data, prior_alpha=prior_alpha, prior_beta=prior_beta)

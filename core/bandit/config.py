@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import EllipsisType
 from typing import Any
+
+from msgspec import Struct, field
 
 from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.files import WriteGuard, atomic_write
@@ -26,8 +27,7 @@ PENDING_OUTCOME = "unknown"
 DEFAULT_JOIN_WINDOW = 300.0  # seconds: a record joins a session logged this close to it (when no id matches)
 
 
-@dataclass(frozen=True)
-class RecordsSettings:
+class RecordsSettings(Struct, frozen=True):
     """The `[records]` table: where gptme-sessions records and trajectories are read from (docs/records.md).
 
     `path`: the records file (else $GPTME_SESSIONS_DIR/session-records.jsonl, else the workspace's
@@ -44,8 +44,7 @@ class ConfigError(UserError):
     pass
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Struct, frozen=True):
     credit: CreditSettings = field(default_factory=CreditSettings)
     k: int = DEFAULT_K
     extra: dict[str, Any] = field(default_factory=dict)  # [store] and tables we do not know (kept on write)

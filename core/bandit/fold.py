@@ -13,10 +13,10 @@ sessions a lesson was in. Only the effect estimates (`core.analysis.joint.build_
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from msgspec import Struct
 
 from lesson_credit.core.log.snapshot import FloatArray, IntArray, arm_stats, blocks_of, sum_by_arm
 from lesson_credit.core.log.snapshot import FoldData as FoldData
@@ -24,8 +24,7 @@ from lesson_credit.core.model import credit as credit_mod
 from lesson_credit.core.model.settings import CreditSettings as CreditSettings
 
 
-@dataclass(frozen=True)
-class Regraded:
+class Regraded(Struct, frozen=True):
     """Per-session rewards `of` with one row's changed: a regrade (a preview, a session's detail)
     reads only alpha, beta and n, so the million-row copy is made only if something asks for it."""
 
@@ -39,8 +38,7 @@ class Regraded:
         return base
 
 
-@dataclass(frozen=True)
-class Posterior:
+class Posterior(Struct, frozen=True, dict=True, eq=False):
     """Per-arm Beta posterior after a fold. Arrays are indexed like `arm_ids`.
 
     `rewarded` and `last_session` are only needed for the state file and the status table,
@@ -53,8 +51,8 @@ class Posterior:
     n: IntArray
     settings: CreditSettings
     graded_sessions: int
-    data: FoldData = field(repr=False, compare=False)
-    rewards: FloatArray | Regraded = field(repr=False, compare=False)  # the per-session rewards folded
+    data: FoldData
+    rewards: FloatArray | Regraded  # the per-session rewards folded
 
     @cached_property
     def base(self) -> FloatArray:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from lesson_credit.core.bandit.interop import MAX_COUNT, InteropError, arm_number, file_sessions, shown_number
 from lesson_credit.core.base.sealed import seal, unseal
@@ -23,8 +23,7 @@ GPTME_BANDIT = "gptme-bandit"  # the source of the increments logged from gptme'
 Counts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards
 
 
-@dataclass(frozen=True)
-class Written:
+class Written(Struct, frozen=True):
     """The numbers of a state file as we wrote it: per key, and its total_sessions (None: a copy kept
     before copies held it)."""
 

@@ -19,12 +19,13 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import numpy as np
+from msgspec import Struct
+from msgspec.structs import replace
 
 from lesson_credit.core.bandit.fold import Posterior
 from lesson_credit.core.base.errors import UserError
@@ -43,8 +44,7 @@ class InteropError(UserError):
     pass
 
 
-@dataclass(frozen=True)
-class ImportedArm:
+class ImportedArm(Struct, frozen=True):
     source_id: str  # as written in the file
     lesson_id: str  # as logged
     alpha: float
@@ -54,8 +54,7 @@ class ImportedArm:
     matched: bool  # the id names a lesson of the library
 
 
-@dataclass(frozen=True)
-class ImportReport:
+class ImportReport(Struct, frozen=True):
     path: str
     arms: tuple[ImportedArm, ...]
     skipped: str | None = None  # why nothing was imported (its evidence is in the log already)

@@ -17,11 +17,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import msgspec
+from msgspec import Struct
+from msgspec.structs import replace
 
 from lesson_credit.core.base.errors import TemporaryFailure, UserError
 from lesson_credit.core.base.safe_read import UnsafeFile, describe_kind, open_regular, read_opened
@@ -116,8 +117,7 @@ def write_outside_allowed(asked: bool | None = None) -> bool:
     return asked if asked is not None else os.environ.get(WRITE_OUTSIDE_ENV) == "1"
 
 
-@dataclass(frozen=True)
-class WriteGuard:
+class WriteGuard(Struct, frozen=True):
     """Where one workspace's files may be written: anywhere under `root` (a resolved path),
     through symlinks that stay under it; elsewhere only with `allow_outside`. The `kept` files (the
     event log, config.toml: `keeping`) are never replaced from another file's name, through a link."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from msgspec import Struct
 
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.ids import normalize_id as normalize_id
@@ -47,8 +48,7 @@ class LessonError(UserError):
     """A lesson file that cannot be used; the message says why."""
 
 
-@dataclass(frozen=True)
-class Lesson:
+class Lesson(Struct, frozen=True):
     id: str
     title: str
     category: str
@@ -56,14 +56,13 @@ class Lesson:
     description: str
     keywords: tuple[str, ...]
     patterns: tuple[str, ...]
-    body: str = field(repr=False, default="")
+    body: str = ""
     path: str = ""  # absolute file path, "" for lessons built in memory
     # match.session_categories: the kinds of work it is for (none: any); `select` leaves it out of the others
     session_categories: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class LessonProblem:
+class LessonProblem(Struct, frozen=True):
     path: str
     reason: str
     lesson_id: str | None = None  # the id the file would have (None for gptme.toml itself)
@@ -78,8 +77,7 @@ class LessonProblem:
         return self.kind == BROKEN
 
 
-@dataclass(frozen=True)
-class Library:
+class Library(Struct, frozen=True):
     lessons: tuple[Lesson, ...]
     problems: tuple[LessonProblem, ...] = ()
     roots: tuple[str, ...] = ()

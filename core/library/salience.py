@@ -21,9 +21,10 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
 
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.library.wildcard import Wildcard, non_word_positions, wildcard_problem
@@ -169,8 +170,7 @@ class KeywordHit:
         return f"KeywordHit({self.keyword!r}, hit={self.hit}, count={self.count}, offsets={self.offsets})"
 
 
-@dataclass(frozen=True)
-class SalienceBreakdown:
+class SalienceBreakdown(Struct, frozen=True):
     lesson_id: str
     salience: float
     keywords: tuple[KeywordHit, ...]

@@ -8,10 +8,10 @@ the published session-record shape are session events.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import msgspec
+from msgspec import Struct, field
 
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.ids import normalize_id
@@ -74,8 +74,7 @@ class RawEvent(msgspec.Struct, gc=False):
 _decoder = msgspec.json.Decoder(RawEvent)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionEvent:
+class SessionEvent(Struct, frozen=True):
     """One session. Lessons are parallel tuples (a per-lesson object costs too much on big logs)."""
 
     session_id: str
@@ -94,8 +93,7 @@ class SessionEvent:
     during: tuple[int, ...] = ()  # positions of lessons included during the session ("included": "during")
 
 
-@dataclass(frozen=True)
-class GradeEvent:
+class GradeEvent(Struct, frozen=True):
     session_id: str
     base_reward: float | None  # None: a retraction, the session is pending again (docs/format.md §5.3)
     grader: str
@@ -103,8 +101,7 @@ class GradeEvent:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class SelectionEvent:
+class SelectionEvent(Struct, frozen=True):
     session_id: str | None
     timestamp: str | None
     candidates: tuple[str, ...]
@@ -118,8 +115,7 @@ class SelectionEvent:
 FileCounts = tuple[float, float, int, int]  # alpha, beta, total_selections, total_rewards of one key of a file
 
 
-@dataclass(frozen=True)
-class FileNumbers:
+class FileNumbers(Struct, frozen=True):
     """The numbers of a gptme state file `export-gptme` wrote (an export event), or of the keys an
     import of it found changed (an increments event's `seen`), per key as the file names it."""
 
@@ -129,8 +125,7 @@ class FileNumbers:
     sessions: int  # its total_sessions
 
 
-@dataclass(frozen=True)
-class ExportEvent:
+class ExportEvent(Struct, frozen=True):
     """What `export-gptme` wrote to a file other than the workspace's own: no evidence (the fold
     skips it), the base an import of that file takes gptme's increments from."""
 
@@ -138,8 +133,7 @@ class ExportEvent:
     numbers: FileNumbers
 
 
-@dataclass(frozen=True)
-class PriorEvent:
+class PriorEvent(Struct, frozen=True):
     timestamp: str | None
     arms: dict[str, tuple[float, float, int]]  # (alpha, beta, n) to start from; with `increments`, to add
     rewards: dict[str, int] = field(default_factory=dict)  # gptme's total_rewards carried over
@@ -150,8 +144,7 @@ class PriorEvent:
     created: str | None = None  # an imported file's `created`: another import of that file is known by it
 
 
-@dataclass(frozen=True)
-class RetireEvent:
+class RetireEvent(Struct, frozen=True):
     """Arms whose lesson files are gone, retired by `prune`: hidden from status while their
     file stays gone. Their evidence stays in the log."""
 
@@ -188,8 +181,7 @@ def _lesson_id(raw: str) -> str:
     return cached
 
 
-@dataclass(frozen=True, slots=True)
-class SessionColumns:
+class SessionColumns(Struct, frozen=True):
     """A validated session record, in the shape the log index stores it."""
 
     session_id: str

@@ -12,11 +12,11 @@ be read when first used.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import xxhash
+from msgspec import Struct, field
 
 from lesson_credit.core.log import snapshot
 from lesson_credit.core.log.columns import Column, Objects, RowMap, StoredChunk, encode_items
@@ -73,8 +73,7 @@ PART_SECTIONS = (
 )
 
 
-@dataclass
-class Part:
+class Part(Struct):
     """One block of the cache: where its sections are, and how much of each kind of item it holds."""
 
     file: str | None  # the part file's name (None: not written yet)
@@ -116,8 +115,7 @@ class Part:
         return part
 
 
-@dataclass(frozen=True)
-class Extent:
+class Extent(Struct, frozen=True):
     """What one part covers: rows [r0, r1), entries [e0, e1), grades [g0, g1), selections [s0, s1)."""
 
     block: int

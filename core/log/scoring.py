@@ -15,11 +15,11 @@ those of the dense scoring (tests/core/test_scoring.py compares the two, array f
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from msgspec import Struct
 
 from lesson_credit.core.base.arrays import distinct
 from lesson_credit.core.log.snapshot import SourceInputs, SourceScores, source_scores
@@ -62,8 +62,7 @@ MAX_LAYERS = 8  # score afresh after this many rescorings in a row
 MAX_SHARE = 8  # score afresh when the new events name more than 1/MAX_SHARE of the sessions
 
 
-@dataclass(frozen=True, eq=False)
-class Scored:
+class Scored(Struct, frozen=True, eq=False):
     """A scoring of the log (what `scores` returns) and the evidence it came from."""
 
     log: SourceInputs

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import xxhash
+from msgspec import Struct
+from msgspec import field as struct_field
 
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import GradeEvent
@@ -31,8 +32,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-@dataclass(frozen=True, eq=False)
-class Entries:
+class Entries(Struct, frozen=True, eq=False):
     """The entry columns a snapshot reads: the index's own (append-only), of which the snapshot sees
     the first `n_entries` entries and the starts of its first `n_sessions` sessions. A slice reads only
     the chunks it lies in; a whole column is gathered (once) when something asks for it whole."""
@@ -45,8 +45,7 @@ class Entries:
     n_entries: int
 
 
-@dataclass(frozen=True)
-class FoldData:
+class FoldData(Struct, frozen=True, dict=True, eq=False):
     """What the fold needs, as arrays. Shared read-only with the UI.
 
     The per-entry columns (`entry_arm`, `entry_salience`, `entry_session`, `session_start`) are
@@ -55,9 +54,9 @@ class FoldData:
     from the cache costs what the blocks that changed cost."""
 
     arm_ids: tuple[str, ...]
-    entries: Entries = field(repr=False, compare=False)
+    entries: Entries
     base: FloatArray  # effective base reward per session (the priority's first source with a score); NaN = pending
-    grader_source: Graders = field(repr=False, compare=False)
+    grader_source: Graders
     prior_alpha: FloatArray  # NaN where no prior event set the arm's start
     prior_beta: FloatArray
     prior_n: IntArray  # a prior's n plus increment events' (docs/format.md §5.5)
@@ -65,15 +64,15 @@ class FoldData:
     added_alpha: FloatArray  # increment events' alpha and beta: added after the fold, never decayed
     added_beta: FloatArray
     # per increments event and arm: (sessions logged before it, arm, alpha, beta), in log order
-    added_after: StepArrays = field(default_factory=StepArrays.empty, repr=False, compare=False)
+    added_after: StepArrays = struct_field(default_factory=StepArrays.empty)
     # per prior event and arm: (sessions logged before it, arm, its starting alpha, beta), in log order
-    prior_after: StepArrays = field(default_factory=StepArrays.empty, repr=False, compare=False)
+    prior_after: StepArrays = struct_field(default_factory=StepArrays.empty)
     counted_sessions: int = 0  # sessions other tools counted (imported files', their logged updates')
     problems: tuple[LogProblem, ...] = ()
-    blocks: BlockCache = field(default_factory=lambda: BlockCache(), repr=False, compare=False)
-    sources: SourceScores | None = field(default=None, repr=False, compare=False)  # every source's score
+    blocks: BlockCache = struct_field(default_factory=lambda: BlockCache())
+    sources: SourceScores | None = None  # every source's score
     # entries (positions in the entry columns) of lessons included during their session, not chosen before it
-    during: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False, compare=False)
+    during: IntArray = struct_field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def scores(self) -> SourceScores:
         """Every source's score per session (a snapshot built without them: the base as one source)."""
@@ -148,8 +147,7 @@ class FoldData:
 BLOCK_ROWS = 1 << 16  # sessions per block of the per-arm sums
 
 
-@dataclass(frozen=True, eq=False)
-class BlockSums:
+class BlockSums(Struct, frozen=True, eq=False):
     """Per-arm sums over one block of sessions, under the rewards they were computed from."""
 
     base_key: bytes  # rewards_key of the block's session rewards (NaN = pending)
@@ -158,7 +156,7 @@ class BlockSums:
     sum_base_salience: FloatArray
     sum_salience: FloatArray
     last: IntArray  # row of the arm's latest graded session in the block, -1 if none
-    rewarded: dict[tuple[str, float], IntArray] = field(default_factory=dict)  # by (strategy, floor)
+    rewarded: dict[tuple[str, float], IntArray] = struct_field(default_factory=dict)  # by (strategy, floor)
 
 
 class BlockCache:
@@ -221,8 +219,7 @@ def _grown(values: npt.NDArray[Any], n_arms: int, fill: float = 0) -> npt.NDArra
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class Claim:
+class Claim(Struct, frozen=True, eq=False):
     """Block sums and usage counts as saved by some process, computed from the store's content up to
     `end`, which `vouch` identifies (a prefix digest of the file, a database position's identity)."""
 
@@ -232,8 +229,7 @@ class Claim:
     usage: dict[tuple[int, int], BlockUsage]
 
 
-@dataclass(frozen=True, eq=False)
-class BlockUsage:
+class BlockUsage(Struct, frozen=True, eq=False):
     """Per arm, over one block of sessions, graded or not: what does not depend on rewards."""
 
     injected: IntArray  # entries of the arm (sessions it was injected in)
@@ -247,8 +243,7 @@ def rewards_key(base: FloatArray) -> bytes:
     return xxhash.xxh3_128_digest(np.ascontiguousarray(base, dtype=np.float64).tobytes())
 
 
-@dataclass(frozen=True)
-class _Block:
+class _Block(Struct, frozen=True):
     index: int
     lo: int  # rows [lo, hi)
     hi: int
@@ -386,8 +381,7 @@ def sum_by_arm(arms: npt.NDArray[np.int32], weights: npt.NDArray[Any], n_arms: i
     return np.bincount(arms, weights=weights, minlength=n_arms).astype(np.float64, copy=False)
 
 
-@dataclass(frozen=True)
-class ArmStats:
+class ArmStats(Struct, frozen=True):
     """Per-arm sums over graded sessions. Without decay every strategy's posterior is a linear
     function of these, so a what-if over strategy or floor costs O(arms), not O(entries)."""
 
@@ -496,8 +490,7 @@ class Graders:
         return tuple(out)
 
 
-@dataclass(frozen=True, eq=False)
-class SourceScores:
+class SourceScores(Struct, frozen=True, eq=False):
     """Every reward source's score of every session (docs/records.md), and which one is in force.
 
     `values[source]` is that source's score per row: its latest event in the log (a retraction
@@ -515,8 +508,7 @@ class SourceScores:
         return base
 
 
-@dataclass(frozen=True)
-class SourceInputs:
+class SourceInputs(Struct, frozen=True):
     """The log's evidence on each session's sources, as columns (see `source_scores`)."""
 
     own: FloatArray  # the record's own score (NaN: pending or a string outcome)

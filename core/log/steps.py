@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from msgspec import Struct
 
 _TYPES = ("q", "q", "d", "d")  # after, arm, alpha, beta
 
 
-@dataclass(frozen=True)
-class StepArrays:
+class StepArrays(Struct, frozen=True):
     """A snapshot's steps, read-only arrays of one length, in log order."""
 
     after: npt.NDArray[np.int64]  # sessions logged before the event

@@ -6,9 +6,10 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
+
+from msgspec import Struct, field
 
 from lesson_credit.core.base.files import LockHeld, LockTimeout, WriteGuard, exclusive_lock, open_append
 from lesson_credit.core.base.files import StoreError as StoreError
@@ -39,8 +40,7 @@ CHUNK_BYTES = 32 * 1024 * 1024  # a big log is decoded this much at a time
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark (an editor on Windows saves one): no data at the log's start
 
 
-@dataclass(frozen=True)
-class LogProblem:
+class LogProblem(Struct, frozen=True):
     line: int
     reason: str
     session_id: str | None = None  # the session the line is about, when known
@@ -49,8 +49,7 @@ class LogProblem:
         return f"line {self.line}: {self.reason}"
 
 
-@dataclass
-class ReadResult:
+class ReadResult(Struct):
     """Events decoded from a stretch of the log, with the line number each came from."""
 
     events: list[tuple[int, Any]] = field(default_factory=list)  # (line number, decoded)

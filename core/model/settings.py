@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from lesson_credit.core.model import credit as credit_mod
 
 MAX_PRIOR = 1e6  # prior pseudo-counts: far past any real prior, and sums stay exact in float64
 
 
-@dataclass(frozen=True)
-class CreditSettings:
+class CreditSettings(Struct, frozen=True):
     """How evidence is counted. Validated on construction, so a bad config fails early."""
 
     strategy: str = credit_mod.DEFAULT_STRATEGY
@@ -32,4 +33,4 @@ class CreditSettings:
                 raise ValueError(f"{shown} must be a positive number of at most {MAX_PRIOR:g}, got {value!r}")
 
     def with_(self, **changes: object) -> CreditSettings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec import Struct
 
 from lesson_credit.core.analysis.limits import BROAD_KEYWORD_SHARE, MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.model.settings import CreditSettings
@@ -26,8 +26,7 @@ if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not
     from lesson_credit.core.analysis.over_time import OverTime
 
 
-@dataclass
-class Fits:
+class Fits(Struct):
     """The fits made from one read of the log (`version`): the analysis' joint fit and the policy's
     joint posterior (each for the last salience floor asked), the injection design's fit."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from msgspec.structs import replace
 
 from lesson_credit.core import commands
 from lesson_credit.core.bandit import increments as foreign

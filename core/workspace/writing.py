@@ -5,9 +5,10 @@ checked against the log as it is then, and the settings in config.toml.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from lesson_credit.core import commands, grading
 from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config, save_config

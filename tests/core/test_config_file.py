@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from lesson_credit.core.bandit.config import ConfigError, load_config, save_config
 from lesson_credit.core.base.safe_read import SETTINGS_MAX_BYTES

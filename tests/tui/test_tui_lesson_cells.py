@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from rich.style import Style
 from rich.text import Span, Text
 from textual.widgets import DataTable

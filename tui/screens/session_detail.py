@@ -7,9 +7,9 @@ shows what committing it would do; nothing is written until the commit key.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar, cast
 
+from msgspec.structs import replace
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
