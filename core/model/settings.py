@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from msgspec import Struct
-from msgspec.structs import replace
+from msgspec.structs import asdict
 
 from lesson_credit.core.model import credit as credit_mod
 
@@ -33,4 +33,7 @@ class CreditSettings(Struct, frozen=True):
                 raise ValueError(f"{shown} must be a positive number of at most {MAX_PRIOR:g}, got {value!r}")
 
     def with_(self, **changes: object) -> CreditSettings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """These settings with `changes` (None: unchanged), validated: built anew, as msgspec's `replace`
+        runs `__post_init__` only from msgspec 0.21 (the declared minimum is older)."""
+        values = asdict(self) | {k: v for k, v in changes.items() if v is not None}
+        return CreditSettings(**values)
