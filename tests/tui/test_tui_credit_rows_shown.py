@@ -66,6 +66,28 @@ async def test_a_session_of_eleven_lessons_says_how_many_rows_are_in_view_at_80x
         assert shown(app, "session-info") == ["2026-09-01-000 · 8 lessons · 2026-09-01 17:03 · autonomous-run"]
 
 
+async def test_at_80x40_the_credit_table_shows_ten_lessons(tmp_path: Path) -> None:
+    """80 columns and 40 rows (not short): the table had header + 5 rows (the stylesheet's 6), so an
+    eight-lesson session showed 5 where 80x24 shows all 8 (the journal gives rows there). It now takes
+    header + 10, the plot below giving way (the side pane scrolls): eleven lessons, 10 in view (11 - 10 = 1
+    row to scroll); the demo's eight-lesson session whole."""
+    app = demo_with_eleven(tmp_path)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s11")
+        table = detail.query_one("#credits", ThemedTable)
+        await settle(pilot)
+        assert (table.scrollable_content_region.height, table.max_scroll_y) == (1 + 10, 1)
+        assert shown(app, "session-info")[0].startswith("s11 · 10 of 11 lessons shown")
+        await pilot.press("escape")
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-09-01-000")
+        table = detail.query_one("#credits", ThemedTable)
+        await settle(pilot)
+        assert (table.row_count, table.max_scroll_y) == (8, 0)
+        assert shown(app, "session-info") == ["2026-09-01-000 · 8 lessons · 2026-09-01 17:03 · autonomous-run"]
+
+
 async def test_the_credit_table_fits_and_shows_every_row_at_120x30(tmp_path: Path) -> None:
     """At 100-149 columns the table beside the journal is 64 cells wide: on the old code its full columns
     ran past the edge ("rewar" cut, the rest sideways) and their scrollbar hid the eleventh row. Now the
