@@ -213,12 +213,17 @@ def not_a_workspace(root: Path) -> str:
     )
 
 
-def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: bool = False) -> Workspace:
+def open_workspace(
+    args: argparse.Namespace, *, progress: bool = True, writes: bool = False, one_event: bool = True
+) -> Workspace:
     """The workspace a command works on, its store chosen by `Workspace` (--store, else
     $LESSON_CREDIT_STORE, else config.toml's [store] url, else the JSONL file). `progress`: a long
     read says how far it has come on stderr, when that is a terminal (not for the dashboard, which
     draws the terminal itself). In a folder that is not a workspace (`is_workspace`; the file
-    store), a command that `writes` is refused, and any other command warns."""
+    store), a command that `writes` is refused, and any other command warns. A write command that logs
+    `one_event` (record, grade, undo) has succeeded once it is stored, whatever fails after it (cli/process.py
+    `stored`); not the dashboard (many writes, each reported by its write queue) nor an export (what it was
+    asked to write is a file, not the foreign update it logs first)."""
     first = "lesson_credit.core.workspace" not in sys.modules
     with gc_paused():  # the engine's modules (see `_frozen`)
         from lesson_credit.core.log.eventstore import JsonlStore
@@ -227,7 +232,7 @@ def open_workspace(args: argparse.Namespace, *, progress: bool = True, writes: b
         if first:  # before the collector runs again: its next collection would walk all the imports made
             _frozen()
 
-    args.writes = writes  # a write whose event is stored succeeds whatever fails after it (cli/main.py)
+    args.writes = writes and one_event  # its event stored, it succeeds whatever fails after it (cli/main.py)
     root = Path(args.workspace)
     if not root.is_dir():
         raise CliError(f"workspace {root} is a file, not a folder" if root.exists() else f"workspace not found: {root}")

@@ -35,7 +35,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
 
 
 def _open(args: argparse.Namespace) -> Workspace:
-    ws = open_workspace(args, progress=False, writes=True)  # the title bar says how far a read has come
+    ws = open_workspace(args, progress=False, writes=True, one_event=False)  # (the title bar says how far a read is)
     from lesson_credit.core.log.stores import is_local
 
     if not is_local(ws.log):

@@ -50,7 +50,7 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
 
 
 def cmd_export_gptme(args: argparse.Namespace) -> int:
-    ws = open_workspace(args, writes=True)  # (an export to another file is logged)
+    ws = open_workspace(args, writes=True, one_event=False)  # (an export to another file is logged)
     target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
     print_warnings(ws)
     if args.json:

@@ -105,3 +105,49 @@ def test_without_json_stdout_stays_empty(tmp_path: Path, monkeypatch: pytest.Mon
     code, out, err = run_cli(*GRADE, "--workspace", str(root))
     assert (code, out) == (0, ""), err
     assert err.endswith("(the command succeeded: its event is logged)\n"), err
+
+
+def test_the_dashboard_failing_after_a_grade_is_a_failure_not_a_logged_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard opens its workspace as a writer; a grade there stored an event, and out of memory later
+    (or the database gone, exit 75) the process said "not enough memory to finish the dashboard (the command
+    succeeded: its event is logged)" and exited 0: the rule for a command that logs one event, not for a
+    session of many writes, each reported by the dashboard's write queue."""
+    from lesson_credit.cli.commands import dashboard
+    from lesson_credit.core.base.logged import note_logged
+    from lesson_credit.tui import app as tui_app
+
+    root = _ws(tmp_path)
+
+    def run(opening: object) -> None:
+        opening.open()  # type: ignore[attr-defined]  # as the dashboard does once its first frame is drawn
+        note_logged()  # a grade saved from the dashboard
+        raise MemoryError
+
+    monkeypatch.setattr(dashboard, "on_a_terminal", lambda: True)
+    monkeypatch.setattr(tui_app, "run", run)
+    code, out, err = run_cli("tui", "--workspace", str(root))
+    assert (code, out) == (75, "")
+    assert err == "lesson-credit: not enough memory for tui\n"
+
+
+def test_an_export_that_fails_after_logging_a_foreign_update_is_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`export-gptme` onto the workspace's own state file first logs what gptme's bandit added to it; the
+    export failing after that (the database gone: exit 75) said "the command succeeded: its event is
+    logged" and exited 0, though the file it was asked to write was not written."""
+    from lesson_credit.core.base.errors import TemporaryFailure
+    from lesson_credit.core.base.logged import note_logged
+
+    root = _ws(tmp_path)
+
+    def logs_then_fails(self: Workspace, *args: object, **kwargs: object) -> object:
+        note_logged()  # the foreign update, logged
+        raise TemporaryFailure("the event store went away")
+
+    monkeypatch.setattr(Workspace, "export_gptme", logs_then_fails)
+    code, out, err = run_cli("export-gptme", str(tmp_path / "out.json"), "--workspace", str(root))
+    assert (code, out) == (75, "")
+    assert err == "lesson-credit: the event store went away\n"
