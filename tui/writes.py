@@ -313,7 +313,8 @@ class WriteQueue:
         on have read it (`settle`)."""
         with self._lock:
             self._written_in[session_id] = version
-            self._read_from[session_id] = version
+            if not any(w.session_id == session_id for w in self._waiting):  # else the latest is still to come
+                self._read_from[session_id] = version
 
     def _written(self) -> None:
         """(writer) the write taken was written (or refused for good): nothing waits any more."""

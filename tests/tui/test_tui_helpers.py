@@ -496,3 +496,30 @@ def test_the_sessions_without_a_logged_propensity_are_counted_in_words_that_agre
     """The demo's git-worktree-hygiene: "1 sessions with it have no logged propensity" on the old code."""
     assert "1 session with it has no logged propensity" in describe(loo("a.md", 0.1, 0.2, n_ipw_missing=1)).plain
     assert "2 sessions with it have no logged propensity" in describe(loo("a.md", 0.1, 0.2, n_ipw_missing=2)).plain
+
+
+def test_a_grade_queued_behind_an_undo_stays_unread_until_its_own_snapshot(workspace: Workspace) -> None:
+    """`u 7 c` typed at once on a session graded here: the undo is written and read in at version 2 while
+    the 0.7 still waits. A list read at version 2 holds the undo (the session pending) and not the 0.7, so
+    the session is graded here and unread for it; the writer's read-in of the undo marked the session read
+    from version 2 on, and the pending list and the grading queue listed it again (`escape enter` typed ahead
+    then opened it). Once the 0.7 is read in at version 3, a list read at 3 says for itself."""
+    source = WorkspaceSource(workspace)
+    queue = WriteQueue()
+
+    def apply_next(read_at: int) -> None:
+        write = queue.take()
+        assert write is not None and queue.apply(source, write).written
+        queue.read_in(write.session_id, read_at)  # as the app's writer does after each write
+
+    queue.commit("s4", 0.5, None, shown=None)
+    assert queue.start_draining()
+    apply_next(1)
+    assert not queue.graded_unread("s4", 1) and queue.graded_unread("s4", 0)
+    queue.undo("s4")
+    queue.commit("s4", 0.7, None, shown=None)
+    apply_next(2)  # the undo; the 0.7 waits
+    assert queue.graded_unread("s4", 2)
+    apply_next(3)
+    assert queue.take() is None
+    assert not queue.graded_unread("s4", 3) and queue.graded_unread("s4", 2)
