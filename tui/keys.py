@@ -48,8 +48,9 @@ to apply what the screen put off and the key may read (a debounced filter: scree
 And `keys_held`: while it is true the router holds the keys (a list whose first load has not
 landed: `enter` would open nothing, a filter would filter nothing); the screen calls `wake()`
 when it is ready (screens/base.py), as does every change of screen. A key that only leaves the
-screen (an app binding to another screen, `leaving`: `h` for Health) is not held: it reads nothing
-the screen loads, and the keys after it go to the screen it opens (held there if that one loads).
+screen (an app binding to another screen, `leaving`: `h` for Health; the screen's own `back`,
+Escape) is not held: it reads nothing the screen loads, and the keys after it go to the screen it
+opens or returns to (held there if that one loads).
 The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`,
 or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
 (`LessonCreditApp.after_first_snapshot`).
@@ -237,15 +238,17 @@ class KeyRouter:
         return enter
 
     def _leaves(self, event: Typed) -> bool:
-        """`event` would run one of the app's `leaving` actions, as it would once the screen has loaded: no
-        text box has the focus and nothing on the screen binds the key before the app."""
+        """`event` would run one of the app's `leaving` actions, as it would once the screen has loaded (no
+        text box has the focus and nothing on the screen binds the key before the app), or the screen's own
+        `back` (Escape: it reads nothing the screen loads; it waited for a What-if fold to land)."""
         if not isinstance(event, events.Key) or isinstance(self.app.focused, Input):
             return False
         bindings = self.app.screen.active_bindings
         active = next((bindings[key] for key in event.aliases if key in bindings), None)
-        return (
-            active is not None and active.node is self.app and active.enabled and active.binding.action in self._leaving
-        )
+        if active is None or not active.enabled:
+            return False
+        action = active.binding.action
+        return action in self._leaving if active.node is self.app else action == "back"
 
     # ---------------------------------------------------------------- Escape typed with a key
 

@@ -206,6 +206,34 @@ async def test_a_setting_typed_with_w_waits_for_the_first_fold(
         assert screen.view.proposed.floor == pytest.approx(0.35)  # the default 0.3, a step up
 
 
+async def test_escape_on_a_what_if_still_folding_goes_back_at_once(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What-if holds the keys typed for it until its first fold lands (`]` steps from the saved settings), and
+    Escape waited with them: `w`, then `escape`, stayed on What-if for the whole fold (seconds at a million
+    sessions).
+    Escape reads nothing the fold brings: it goes back while the fold is held here."""
+    released = threading.Event()
+    fold = app.source.what_if
+
+    def held(settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
+        released.wait(timeout=60)  # (a bound: a test that never releases it fails, not hangs)
+        return fold(settings, priority)
+
+    monkeypatch.setattr(app.source, "what_if", held)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        burst(pilot, "w")
+        try:
+            await wait_until(pilot, lambda: isinstance(app.screen, WhatIfScreen) and app.keys.waiting == 0)
+            burst(pilot, "escape")  # while the fold is held
+            await wait_until(pilot, lambda: isinstance(app.screen, LessonsScreen), timeout=30)
+        finally:
+            released.set()
+        await settle(pilot)
+        assert isinstance(app.screen, LessonsScreen)
+
+
 # ---------------------------------------------------------------------------- Lessons
 
 
