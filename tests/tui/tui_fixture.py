@@ -209,6 +209,9 @@ def burst(pilot: Any, *keys: str) -> None:
     type_ahead(pilot.app, *keys)
 
 
+SETTLE_LIMIT_S = 300.0
+
+
 async def settle(pilot: Any) -> None:
     """Let workers finish and their messages land (a result can start another worker).
 
@@ -245,12 +248,16 @@ async def settle(pilot: Any) -> None:
 
     # done when two pauses in a row find nothing busy: a result that starts more work shows as busy
     # at the pause after it lands, however long the chain
-    quiet = 0
+    # (a bound, never a speed assertion: an app that never settles fails its test, not the whole run's clock)
+    loop = asyncio.get_running_loop()
+    deadline, quiet = loop.time() + SETTLE_LIMIT_S, 0
     while quiet < 2:
         await pilot.pause()
         if busy():
             quiet = 0
             while busy():
+                if loop.time() > deadline:
+                    raise AssertionError(f"the app did not settle within {SETTLE_LIMIT_S:g} s")
                 await asyncio.sleep(0.01)
         else:
             quiet += 1
