@@ -12,7 +12,7 @@ from lesson_credit.cli.common import (
     print_json,
     print_warnings,
 )
-from lesson_credit.cli.render import counted, safe
+from lesson_credit.cli.render import counted, output_width, safe, wrap
 
 
 def cmd_import_gptme(args: argparse.Namespace) -> int:
@@ -41,7 +41,7 @@ def cmd_import_gptme(args: argparse.Namespace) -> int:
         )
         return 0
     if report.skipped is not None:
-        print(safe(report.skipped))
+        print(wrap(safe(report.skipped), output_width()))  # (prose: fitted as the other commands' is)
         return 0
     print(f"imported {counted(len(report.arms), 'arm')} from {safe(report.path)} as a prior event")
     for arm in report.unmatched:

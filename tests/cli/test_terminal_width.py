@@ -296,3 +296,15 @@ def test_simulate_fits_80_columns_and_is_unchanged_where_it_fits(
     assert hidden and any(", ".join(hidden) in note for note in notes), notes
     # the heading and the lines under the table, wrapped, word for word
     assert prose == [word for line in lines[:1] + lines[2 + len(rows) :] for word in line.split()]
+
+
+def test_import_gptme_of_the_workspaces_own_file_says_why_in_80_columns(
+    monkeypatch: pytest.MonkeyPatch, demo: Path
+) -> None:
+    """Importing the demo's own bandit-state.json, which the log wrote, imports nothing and says why: one
+    line of 95 characters at COLUMNS=80, where every other command's prose is fitted."""
+    monkeypatch.chdir(demo)  # the path as a user types it in the workspace (a temporary folder's could pass 80)
+    own = "state/lesson-thompson/bandit-state.json"
+    fitted = output(monkeypatch, demo, ["import-gptme", own], 80)
+    assert widest(fitted) <= 80, fitted
+    assert " ".join(fitted.split()) == f"{own} is written from this workspace's log: nothing to import"
