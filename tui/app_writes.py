@@ -45,11 +45,17 @@ class AppWrites(_Base):
         _check_source: Callable[..., object]  # (a worker of the app's: reads the source, posts what changed)
 
     def commit_grade(
-        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+        self,
+        session_id: str,
+        value: float,
+        note: str | None,
+        shown: float | None,
+        outcome: str | None = None,
+        person_before: float | None = None,
     ) -> Write:
         """Queue a grade (applied after every write queued before it); `shown`: the grade on screen;
-        `outcome`: the gptme grading word it was typed as."""
-        write = self.writes.commit(session_id, value, note, shown, outcome)
+        `outcome`: the gptme grading word it was typed as; `person_before`: the person's score it replaces."""
+        write = self.writes.commit(session_id, value, note, shown, outcome, person_before)
         self._kick_writer()
         return write
 

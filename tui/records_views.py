@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from lesson_credit.core.base.numbers import counted
@@ -44,6 +44,7 @@ class SessionOutside:
     trajectory_note: str | None  # why there is none
     priority: tuple[str, ...] = ()  # [rewards] priority: the first source with a score is in force
     words: tuple[tuple[str, float], ...] = ()  # gptme's grading words and their rewards ([outcomes])
+    read_at: int | None = None  # the source's version it was read at (WriteQueue.expected_person)
 
     def score(self, source: str) -> float | None:
         return next((s.score for s in self.sources if s.source == source), None)
@@ -58,7 +59,7 @@ class SessionOutside:
 
 
 def outside_view(source: WorkspaceSource, session_id: str) -> SessionOutside:
-    return source.call(lambda ws: _outside(ws, session_id))
+    return source.call(lambda ws: replace(_outside(ws, session_id), read_at=source.version))
 
 
 def _outside(ws: Workspace, session_id: str) -> SessionOutside:

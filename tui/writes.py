@@ -53,6 +53,7 @@ class Write:
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
     before: float | None = None  # grade: the grade in force just before it (None: pending)
     before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
+    person_before: float | None = None  # grade: the operator's source's score as typed when it was queued
     save: SettingsSave | None = None  # settings: what is saved
     then: Callable[[], None] | None = None  # settings: called on the UI thread once it is written
 
@@ -95,11 +96,19 @@ class WriteQueue:
     # ---------------------------------------------------------------- UI thread
 
     def commit(
-        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+        self,
+        session_id: str,
+        value: float,
+        note: str | None,
+        shown: float | None,
+        outcome: str | None = None,
+        person_before: float | None = None,
     ) -> Write:
-        """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued)."""
+        """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued),
+        `person_before` the operator's source's score it replaces as typed (`expected_person`)."""
         write = Write("grade", session_id, value=value, note=note or None, outcome=outcome)
         write.expected_before = self.expected(session_id, shown)
+        write.person_before = person_before
         self._stacks.setdefault(session_id, []).append(write)
         self._expected[session_id] = value
         self._settled.discard(session_id)
@@ -146,6 +155,25 @@ class WriteQueue:
         if session_id in self._settled and self._log_grade is not None:
             return self._log_grade(session_id)
         return self._expected.get(session_id, shown)
+
+    def expected_person(self, session_id: str, shown: float | None, read_at: int | None) -> float | None:
+        """The operator's source's (people's) score once the queue is applied, which a commit would replace:
+        `shown`, from a view read at source version `read_at`, when this dashboard wrote nothing for the
+        session or that view holds its latest write; else as typed here: the latest commit not undone, or,
+        every commit undone, the score before the one undone last (the log's, once it was written). Not
+        the grade in force (`expected`): an undo over a judge's score leaves the judge's in force and no
+        person's grade."""
+        latest = self._latest.get(session_id)
+        since = self._read_from.get(session_id)
+        if latest is None or (since is not None and read_at is not None and read_at >= since):
+            return shown
+        stack = self._stacks.get(session_id)
+        if stack:
+            return stack[-1].value
+        commit = latest.reverts if latest.kind == "undo" else None
+        if commit is None:
+            return shown
+        return commit.before_own if commit.line is not None else commit.person_before
 
     def touched(self) -> frozenset[str]:
         """Sessions this dashboard has queued writes for that the log as read may not show yet (their
@@ -402,7 +430,13 @@ class Grading(Protocol):
     snapshot: SourceSnapshot | None
 
     def commit_grade(
-        self, session_id: str, value: float, note: str | None, shown: float | None, outcome: str | None = None
+        self,
+        session_id: str,
+        value: float,
+        note: str | None,
+        shown: float | None,
+        outcome: str | None = None,
+        person_before: float | None = None,
     ) -> Write: ...
 
     def undo_grade(self, session_id: str) -> Write | None: ...

@@ -130,6 +130,55 @@ async def test_J_previews_the_judges_score_c_commits_it_and_u_undoes_it(records_
         )
 
 
+@pytest.mark.parametrize("burst", [False, True])
+async def test_a_grade_after_undoing_ones_own_over_the_judge_asks_nothing(records_root: Path, burst: bool) -> None:
+    """s4: the judge's 0.7 in force, no person's grade. `3 c u` puts it back as it was (the person's grade
+    withdrawn), so `4 c` replaces no person's grade: no question, as the first `c` asked none. On the old
+    code the undo's expected grade (the judge's 0.7, in force) was taken for a person's, and `4 c` asked
+    "Replace the grade 0.7 of s4 with 0.4? A person's grade is in force", whether typed at once or after
+    the undo was read back."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s4")
+        keys = ["3", "c", "u", "4", "c"]
+        if burst:
+            await pilot.press(*keys)
+        else:
+            await pilot.press(*keys[:3])
+            await settle(pilot)
+            assert detail.base is not None and detail.base.session.grader == "record:judge"
+            await pilot.press(*keys[3:])
+        await settle(pilot)
+        assert app.screen is detail  # no question
+        assert [g for g in grades(records_root) if g[0] == "s4"][-3:] == [
+            ("s4", 0.3, "manual"),
+            ("s4", None, "manual"),
+            ("s4", 0.4, "manual"),
+        ]
+
+
+async def test_a_grade_after_undoing_ones_own_over_a_persons_still_asks(records_root: Path) -> None:
+    """s1: a person's 0.7 in force. `3 c` asks (replaced with `c`), `u` puts the 0.7 back, so `4 c` asks
+    again, naming the 0.7 the undo restored (not the 0.3 undone, nor nothing)."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
+        await pilot.press("3", "c")
+        await settle(pilot)
+        assert "Replace the grade 0.7 of s1 with 0.3?" in question(app)
+        await pilot.press("c", "u")
+        await settle(pilot)
+        await pilot.press("4", "c")
+        await settle(pilot)
+        assert "Replace the grade 0.7 of s1 with 0.4?" in question(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is detail and [g for g in grades(records_root) if g[0] == "s1"][-2:] == [
+            ("s1", 0.3, "manual"),
+            ("s1", 0.7, "manual"),
+        ]
+
+
 async def test_help_and_the_palette_say_J_drafts_the_judges_score(records_root: Path) -> None:
     """J became a draft that c commits (above), but Help still said it "takes the judge's score as your
     grade" and its key "Judge's score as grade": a person pressing J and leaving thought it was saved."""

@@ -510,24 +510,24 @@ class SessionDetailScreen(DataScreen):
         value, word = self.draft, self.draft_word
         note = self.note.strip() or self.draft_note
         in_force = self.in_force()
-        person = self.outside.person if self.outside is not None else None
-        queued = self.grading.writes.expected(self.session_id, person)
-        asked = (
-            None if in_force is None else commit_question(self.session_id, value, word, in_force, queued, self.outside)
-        )
+        seen = self.outside
+        person, read_at = (seen.person, seen.read_at) if seen is not None else (None, None)
+        queued = self.grading.writes.expected_person(self.session_id, person, read_at)
+        asked = None if in_force is None else commit_question(self.session_id, value, word, in_force, queued, seen)
         if asked is None:  # pending, or over a source ranked below a person's: nothing is replaced
-            self._queue_commit(value, note, word)
+            self._queue_commit(value, note, word, queued)
             return
 
         def answered(replace_it: bool) -> None:
             if replace_it:
-                self._queue_commit(value, note, word)
+                self._queue_commit(value, note, word, queued)
 
         await self.app.push_screen(ConfirmCommit(*asked, on_answer=answered))
 
-    def _queue_commit(self, value: float, note: str | None, word: str | None = None) -> None:
-        """Queue the write now (key order is write order) and free the draft for the next key."""
-        self.grading.commit_grade(self.session_id, value, note, self.committed(), word)
+    def _queue_commit(self, value: float, note: str | None, word: str | None, person: float | None) -> None:
+        """Queue the write now (key order is write order) and free the draft for the next key; `person`:
+        the person's score it replaces, as typed."""
+        self.grading.commit_grade(self.session_id, value, note, self.committed(), word, person)
         self._set_draft(None)
         self.note = ""
         self.query_one("#grade-bar", GradeBar).clear_note()
