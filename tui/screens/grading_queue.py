@@ -1,4 +1,4 @@
-"""The grading queue: sessions waiting for a person, in the order `n` (next pending) follows.
+"""The grading queue: sessions waiting for a person, in the order `n` (next to grade) follows.
 
 Two orders: oldest first (pending sessions in log order, as `n` has always gone) and informative
 (sessions no person graded, those whose grade would most change their lessons' estimates first;
@@ -59,7 +59,7 @@ class GradingQueueScreen(DataScreen):
     AUTO_FOCUS = "#queue-table"
     DEFAULT_CSS = screen_css("grading_queue.tcss")
     HELP = (
-        "Sessions waiting for a person's grade, in the order n (next pending) follows everywhere. o switches "
+        "Sessions waiting for a person's grade, in the order n (next to grade) follows everywhere. o switches "
         "between oldest first and informative first (the sessions whose grade would most change the lessons' "
         "estimates: a pending session, or one where the judge, the heuristic and the outcome disagree)."
     )

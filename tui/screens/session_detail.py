@@ -91,7 +91,7 @@ class SessionDetailScreen(DataScreen):
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
         "c commits it to the log (a new grade event; over a person's grade it asks first), u undoes this dashboard's "
-        "latest commit on the session (a stack), n opens the next pending session. Writes are queued and "
+        "latest commit on the session (a stack), n opens the next one to grade. Writes are queued and "
         "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
         "source's score show under the session's line; V opens the transcript, J drafts the judge's score as "
         "your grade (c commits it, a grade like any other: u undoes it)."

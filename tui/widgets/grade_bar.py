@@ -53,7 +53,7 @@ def grade_status(
         out.append(f" {shown_draft} ", style="bold reverse")
         out.append("  previewed on screen, not saved: c commits, escape discards", style="italic")
     else:
-        out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo · n next pending", style="dim")
+        out.append("   0-9 tenths · f 1.0 · +/- 0.05 · g exact · c commit · u undo · n next to grade", style="dim")
     return out
 
 
