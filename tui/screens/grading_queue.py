@@ -133,7 +133,7 @@ class GradingQueueScreen(DataScreen):
         # enough of the queue's head is looked at to fill the table with the others
         head = ROWS_SHOWN + self.owner.writes.written_here()
         pairs = zip(queue.rows[:head], queue.session_ids[:head], strict=False)
-        listed = [(row, session_id) for row, session_id in pairs if not self._graded(session_id)]
+        listed = self.owner.writes.still_to_grade(pairs, self.read_at, lambda pair: pair[1])
         kept = {session_id for _, session_id in listed}
         if keep is not None and keep not in kept:  # graded (here or not): the row after it takes its place
             keep = table.next_kept(keep, kept) or keep

@@ -168,7 +168,7 @@ class SessionsScreen(SortableScreen):
         sessions = [self.view.table.summary(row) for row in rows.tolist()]
         if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
             writes = cast(Grading, self.app).writes
-            sessions = [s for s in sessions if not writes.graded_unread(s.session_id, self.view.read_at)]
+            sessions = writes.still_to_grade(sessions, self.view.read_at, lambda s: s.session_id)
             listed = {s.session_id for s in sessions}
             if keep is not None and keep not in listed and not refiltered:  # graded (here or not): the row after it
                 keep = table.next_kept(keep, listed) or keep
