@@ -170,11 +170,7 @@ class GradingQueueScreen(DataScreen):
                 cells += [Text("—", justify="right") for _ in range(4)]
             table.add_row(*cells, key=session_id)
         ids = [session_id for _, session_id in listed[:ROWS_SHOWN]]
-        if keep in ids:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=ids.index(keep), animate=False)
-            self.highlighted = keep
-        else:
-            self.highlighted = ids[0] if ids else None
+        self.highlighted = table.restore_cursor(ids, keep)  # told now: `enter` typed ahead reads it
         summary = Text()
         summary.append(f"order: {queue.order}", style="bold")
         count = len(queue.session_ids) - hidden

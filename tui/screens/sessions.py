@@ -183,11 +183,8 @@ class SessionsScreen(SortableScreen):
         cells = [(s.session_id, self._cells(table, s)) for s in sessions]
         table.fill([(key, [row[i] for i in places]) for key, row in cells], first=max(FILL_FIRST, at + FILL_FIRST))
         self._fit_category_column()
-        if keep in ids:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=ids.index(keep), animate=False)
-            self.highlighted = keep
-        else:
-            self.highlighted = ids[0] if ids else None  # enter must not open a session no longer listed
+        # told now (`enter` typed ahead reads it); None on an empty list: enter must not open a session no longer listed
+        self.highlighted = table.restore_cursor(ids, keep)
         total = len(self.view.table)
         summary = Text()
         summary.append(f"{counted(total, 'session')} · {self.view.pending} pending")
