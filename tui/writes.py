@@ -286,7 +286,9 @@ class WriteQueue:
             return
         sid = write.session_id
         if self._latest.get(sid) is not write:
-            return  # a write queued after it: its expectation stands (what it writes, or wrote already)
+            # a write queued after it (gone once written and read back): its expectation stands (what it
+            # writes, or wrote already)
+            return
         del self._latest[sid]  # its outcome is in: nothing else reads it
         kept = write.kept
         if kept.expected:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, cast
 
+from lesson_credit.core.api import GradeConflict
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.writes import WriteQueue
@@ -25,6 +26,9 @@ class CountingSource:
         return SimpleNamespace(
             record=record, before_value=None, before_own=None, outranked=False, in_force=None, warnings=()
         )
+
+    def append_undo(self, session_id: str, **_: Any) -> SimpleNamespace:
+        raise GradeConflict(f"{session_id} was graded elsewhere since")  # every undo is refused
 
 
 def test_what_the_queue_keeps_for_refused_undos_does_not_grow_with_every_session_written() -> None:
@@ -90,3 +94,23 @@ def test_still_to_grade_leaves_out_the_sessions_graded_here_that_the_view_does_n
     assert queue.still_to_grade(rows, 2, lambda row: row[1]) == [(0, "s1"), (3, "s4")]
     assert queue.still_to_grade(rows, 3, lambda row: row[1]) == [(0, "s1"), (1, "s2"), (3, "s4")]
     assert queue.still_to_grade(["s3", "s1"], 3, lambda sid: sid) == ["s1"]
+
+
+def test_an_undo_refused_after_the_grade_it_undoes_was_read_back_still_puts_back_what_it_found() -> None:
+    """s4's 0.6 is written; its undo is taken and refused by the writer; the snapshot holding the 0.6 lands
+    (settle) before the refusal reaches the UI thread. The undo is the session's latest write and wrote
+    nothing: it is not forgotten at that settle, so the refusal still puts the 0.6 back as expected."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    commit = queue.commit("s4", 0.6, None, shown=None)
+    assert queue.start_draining() and queue.take() is commit and queue.apply(source, commit).written
+    queue.read_in("s4", 1)
+    undo = queue.undo("s4")
+    assert undo is not None and queue.take() is undo
+    assert not queue.apply(source, undo).written
+    assert queue.take() is None
+    queue.settle(1)  # lands before the refusal's message
+    assert queue.expected("s4", None) is None  # what the undo would have left: pending
+    queue.refused(undo)
+    assert queue.expected("s4", None) == 0.6
+    assert queue._latest == {}
