@@ -500,6 +500,7 @@ class LessonCreditApp(AppWrites, App[None]):
         from lesson_credit.tui.screens.what_if import WhatIfScreen
 
         screen = self.screen
+        # a dialog on top: `w` itself stops at it, but the command palette (ctrl+p) lists the app's keys over it
         if isinstance(screen, WhatIfScreen) or screen.is_modal:
             return
         await self.push_screen(

@@ -131,27 +131,23 @@ class WorkspaceSource:
                 return None
             self._seen_log = ws.version
             self.version += 1
-            data = ws.data()
-            return SourceSnapshot(
-                version=self.version,
-                log_version=ws.version,
-                session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
-                base=data.base,
-                problems=_problems(ws),
-            )
+            return self._snapshot_of(ws)
 
     def snapshot(self) -> SourceSnapshot:
         """The state as of now, at the current version (no bump): what the app starts from."""
         with self._lock:
-            ws = self._refreshed()
-            data = ws.data()
-            return SourceSnapshot(
-                version=self.version,
-                log_version=ws.version,
-                session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
-                base=data.base,
-                problems=_problems(ws),
-            )
+            return self._snapshot_of(self._refreshed())
+
+    def _snapshot_of(self, ws: Workspace) -> SourceSnapshot:
+        """`ws` as read, at the current version (hold the lock): the one snapshot `check` and `snapshot` make."""
+        data = ws.data()
+        return SourceSnapshot(
+            version=self.version,
+            log_version=ws.version,
+            session_ids=self._ids.first(data.n_sessions, ws.read_generation, ws.session_ids_between),
+            base=data.base,
+            problems=_problems(ws),
+        )
 
     def _refreshed(self) -> Workspace:
         """The workspace as the last check left it (hold the lock). Only the very first read

@@ -24,9 +24,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
@@ -35,6 +35,18 @@ if TYPE_CHECKING:
     from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the queue held for a session when an undo was queued: put back if the undo is refused."""
+
+    expected: bool  # the queue expected a grade for the session (else the screens go by the log)
+    grade: float | None  # the grade it expected (None: pending)
+    settled: bool  # its writes from here were all read in a snapshot (`settle`)
+    read_from: int | None  # the first source version holding its latest write (`graded_unread`)
 
 
 @dataclass(eq=False)
@@ -47,7 +59,7 @@ class Write:
     note: str | None = None
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
-    kept: tuple[bool, float | None, bool, int | None] | None = None  # undo: (expected, grade, settled, read_from)
+    kept: Kept | None = None  # undo: what the queue held for the session before it
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
@@ -85,7 +97,8 @@ class WriteQueue:
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
         self._read_from: dict[str, int] = {}  # the first source version holding the latest write (kept after settle)
-        self._latest: dict[str, Write] = {}  # the latest write queued per session (UI thread)
+        # the latest grade or undo queued per session until its outcome is in (UI thread): `refused` reads it
+        self._latest: dict[str, Write] = {}
         self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
@@ -122,11 +135,11 @@ class WriteQueue:
         if not stack:
             return None
         commit = stack.pop()
-        kept = (
-            session_id in self._expected,
-            self._expected.get(session_id),
-            session_id in self._settled,
-            self._read_from.pop(session_id, None),
+        kept = Kept(
+            expected=session_id in self._expected,
+            grade=self._expected.get(session_id),
+            settled=session_id in self._settled,
+            read_from=self._read_from.pop(session_id, None),
         )
         write = Write("undo", session_id, reverts=commit, kept=kept)
         self._expected[session_id] = commit.expected_before
@@ -199,6 +212,13 @@ class WriteQueue:
         since = self._read_from.get(session_id)
         return since is None or since > read_at
 
+    def still_to_grade(self, items: Iterable[T], read_at: int, session_of: Callable[[T], str]) -> list[T]:
+        """`items`, each about the session `session_of` names, without those graded here that a view read at
+        source version `read_at` does not hold (`graded_unread`): a list of sessions to grade as the operator
+        will find it once it is loaded again. The pending list, the grading queue and Health's pending findings
+        leave them out at once, so `escape enter` typed ahead after a grade opens the next session, not it."""
+        return [item for item in items if not self.graded_unread(session_of(item), read_at)]
+
     def settle(self, version: int, grade_of: Callable[[str], float | None] | None = None) -> None:
         """The source's snapshot `version` landed (on the UI thread), `grade_of` its grade in force per
         session: a session whose writes from here are all written, and read in it (`read_in`), is pending
@@ -213,6 +233,10 @@ class WriteQueue:
             for sid in read:
                 del self._written_in[sid]
         self._settled.update(sid for sid in read if sid in self._expected)
+        for sid in read:  # read back: written, so never refused (the map would grow with every session graded)
+            latest = self._latest.get(sid)
+            if latest is not None and (latest.line is not None or latest.unread):
+                del self._latest[sid]
 
     def can_undo(self, session_id: str) -> bool:
         return bool(self._stacks.get(session_id))
@@ -222,7 +246,8 @@ class WriteQueue:
         return self._last_line.get(session_id) == line
 
     def _enqueue(self, write: Write) -> None:
-        self._latest[write.session_id] = write
+        if write.kind != "settings":
+            self._latest[write.session_id] = write
         with self._lock:
             self._waiting.append(write)
 
@@ -278,6 +303,8 @@ class WriteQueue:
             )
         if not others:
             self._expected.pop(sid, None)
+        if self._latest.get(sid) is write:  # it reached no log: nothing will refuse it
+            del self._latest[sid]
 
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
@@ -287,16 +314,19 @@ class WriteQueue:
             return
         sid = write.session_id
         if self._latest.get(sid) is not write:
-            return  # a write queued after it: its expectation stands (what it writes, or wrote already)
-        had, grade, settled, read_from = write.kept
-        if had:
-            self._expected[sid] = grade
+            # a write queued after it (gone once written and read back): its expectation stands (what it
+            # writes, or wrote already)
+            return
+        del self._latest[sid]  # its outcome is in: nothing else reads it
+        kept = write.kept
+        if kept.expected:
+            self._expected[sid] = kept.grade
         else:
             self._expected.pop(sid, None)
-        if settled:
+        if kept.settled:
             self._settled.add(sid)
-        if read_from is not None:
-            self._read_from[sid] = read_from
+        if kept.read_from is not None:
+            self._read_from[sid] = kept.read_from
 
     # ---------------------------------------------------------------- the writer
 

@@ -91,7 +91,7 @@ async def test_the_queue_refilled_after_a_grade_says_its_new_row_before_the_curs
         assert isinstance(screen, GradingQueueScreen) and screen.queue is not None and screen.sessions is not None
         table = screen.query_one("#queue-table", ThemedTable)
         assert (screen.highlighted, table.cursor_row) == ("s4", 0)
-        monkeypatch.setattr(screen, "_graded", lambda sid: sid == "s4")  # graded here, its write not read yet
+        monkeypatch.setattr(app.writes, "graded_unread", lambda sid, _: sid == "s4")  # graded here, not read yet
         screen._fill(table, screen.queue, screen.sessions)
         assert screen.highlighted == "s5"  # at once, with no message in between
 

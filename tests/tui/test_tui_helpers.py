@@ -523,3 +523,19 @@ def test_a_grade_queued_behind_an_undo_stays_unread_until_its_own_snapshot(works
     apply_next(3)
     assert queue.take() is None
     assert not queue.graded_unread("s4", 3) and queue.graded_unread("s4", 2)
+
+
+def test_check_after_a_change_and_snapshot_make_the_same_snapshot(workspace: Workspace, ws_root: Path) -> None:
+    """`check` (the log changed: the version moves on) and `snapshot` (no move) build one snapshot of the log
+    as read: another process's judge score of 0.7 for s4, pending before, is in both alike."""
+    source = WorkspaceSource(workspace)
+    first = source.snapshot()
+    assert source.check() is None  # nothing changed since
+    Workspace(ws_root, clock=fixed_clock).grade("s4", 0.7, grader="judge")
+    changed = source.check()
+    assert changed is not None and changed.version == first.version + 1
+    again = source.snapshot()
+    assert (again.version, again.log_version) == (changed.version, changed.log_version)
+    assert list(again.session_ids) == list(changed.session_ids) == ["s1", "s2", "s3", "s4"]
+    assert first.grade_of("s4") is None and changed.grade_of("s4") == again.grade_of("s4") == 0.7
+    assert again.problems == changed.problems

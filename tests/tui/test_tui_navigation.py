@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable
 
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.health import FindingCard
+from lesson_credit.tui.screens.help import HelpScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
-from tests.tui.tui_fixture import burst, open_health, open_session, open_sessions, settle, table_keys
+from tests.tui.tui_fixture import burst, open_health, open_session, open_sessions, settle, table_keys, wait_until
 
 SIZE = (120, 40)
 
@@ -89,3 +91,25 @@ async def test_w_opens_what_if_from_any_screen_on_the_lesson_highlighted(app: Le
 
 def cursor(screen: WhatIfScreen) -> int:
     return screen.query_one("#what-if-table", DataTable).cursor_row
+
+
+async def test_what_if_chosen_in_the_palette_over_a_dialog_leaves_the_dialog_on_top(app: LessonCreditApp) -> None:
+    """`w` on a dialog never reaches the app (a modal screen ends the key's bindings), but ctrl+p opens over
+    the dialog and lists the app's keys: chosen there, What-if would open over the Help dialog but for the
+    app's check for a dialog on top (action_what_if in tui/app.py). The dialog stays, to be closed first."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "question_mark")
+        await settle(pilot)
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        assert any(c.title.startswith("What-if") for c in app.get_system_commands(help_screen))
+        burst(pilot, "ctrl+p")
+        await settle(pilot)
+        assert isinstance(app.screen, CommandPalette)
+        burst(pilot, "W", "h", "a", "t", "minus", "i", "f")
+        await wait_until(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
+        burst(pilot, "enter")
+        await settle(pilot)
+        assert app.screen_stack[-1] is help_screen
+        assert not any(isinstance(screen, WhatIfScreen) for screen in app.screen_stack)

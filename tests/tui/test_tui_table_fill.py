@@ -103,3 +103,25 @@ async def test_setting_every_cell_of_a_column_measures_each_new_cell_once(monkey
         assert calls[0] < 10 * n
         assert table.columns[ColumnKey("square")].content_width == len("a value wider than the placeholder was")
         assert str(table.get_cell("r299", "square")) == str(299 * 299)
+
+
+async def test_restore_cursor_goes_by_the_row_kept_then_the_place_then_the_first_row() -> None:
+    """r5 moved from line 5 to line 4 of a rebuild (the rows reversed): the cursor follows it; a row no
+    longer listed: the line asked for (7), the first line when there are fewer (3 rows), none when empty."""
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(ThemedTable)
+        table.fill(rows(10))
+        await settle(pilot)
+        keys = [f"r{i}" for i in range(10)]
+        assert table.restore_cursor(keys, "r5") == "r5" and table.cursor_row == 5
+        table.clear()
+        table.fill(rows(10)[::-1])
+        assert table.restore_cursor(keys[::-1], "r5") == "r5" and table.cursor_row == 4  # r9 r8 r7 r6 r5
+        assert table.restore_cursor(keys[::-1], "gone", place=7) == "r2" and table.cursor_row == 7
+        assert table.restore_cursor(keys[::-1], None, place=2) == "r7" and table.cursor_row == 2
+        table.clear()
+        table.fill(rows(3))
+        assert table.restore_cursor(keys[:3], "gone", place=7) == "r0" and table.cursor_row == 0
+        table.clear()
+        assert table.restore_cursor([], "r1") is None and table.cursor_row == 0

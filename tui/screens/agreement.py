@@ -139,9 +139,8 @@ class AgreementScreen(DataScreen):
             table.add_row(*pair_cells(category, pair), key=key)
         table.fit_name_column(COLUMNS.index("kappa"))  # tp/fp/fn/tn whole or at the edge, not cut to "tp/fp"
         keys = [key for key, _, _ in self.rows]
-        if keep in keys:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=keys.index(keep), animate=False)
-            self.highlighted = keep
+        # told now: `enter` typed ahead reads it (a pair no longer listed: the first, as the plot shows)
+        self.highlighted = table.restore_cursor(keys, keep) or self.highlighted
         self._summary()
         self._plot()
         self.ready_for_keys()

@@ -196,12 +196,7 @@ class AnalysisScreen(SortableScreen):
         for result in rows:
             table.add_row(*[spaced(cell) for cell in self._cells(table, result)], key=result.path)
         self.shown = [r.path for r in rows]
-        if keep in self.shown:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=self.shown.index(keep), animate=False)
-            self.highlighted = keep
-        elif self.shown:
-            table.move_cursor(row=0, animate=False)
-            self.highlighted = self.shown[0]
+        self.highlighted = table.restore_cursor(self.shown, keep) or self.highlighted  # told now: `enter` reads it
         self._fit_lesson_column()
         self._show_highlighted()
 

@@ -133,7 +133,7 @@ class GradingQueueScreen(DataScreen):
         # enough of the queue's head is looked at to fill the table with the others
         head = ROWS_SHOWN + self.owner.writes.written_here()
         pairs = zip(queue.rows[:head], queue.session_ids[:head], strict=False)
-        listed = [(row, session_id) for row, session_id in pairs if not self._graded(session_id)]
+        listed = self.owner.writes.still_to_grade(pairs, self.read_at, lambda pair: pair[1])
         kept = {session_id for _, session_id in listed}
         if keep is not None and keep not in kept:  # graded (here or not): the row after it takes its place
             keep = table.next_kept(keep, kept) or keep
@@ -170,11 +170,7 @@ class GradingQueueScreen(DataScreen):
                 cells += [Text("—", justify="right") for _ in range(4)]
             table.add_row(*cells, key=session_id)
         ids = [session_id for _, session_id in listed[:ROWS_SHOWN]]
-        if keep in ids:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=ids.index(keep), animate=False)
-            self.highlighted = keep
-        else:
-            self.highlighted = ids[0] if ids else None
+        self.highlighted = table.restore_cursor(ids, keep)  # told now: `enter` typed ahead reads it
         summary = Text()
         summary.append(f"order: {queue.order}", style="bold")
         count = len(queue.session_ids) - hidden

@@ -190,7 +190,7 @@ class HealthScreen(DataScreen):
             # graded here since the findings were read (their reload on its way: `escape enter` typed ahead after
             # a grade), a session is no longer pending, as the operator will find the finding once it has landed
             writes, read_at = cast(Grading, self.app).writes, self.view.read_at
-            sessions = [sid for sid in sessions if not writes.graded_unread(sid, read_at)]
+            sessions = writes.still_to_grade(sessions, read_at, lambda sid: sid)
             if not sessions:
                 self.notify("Every session this finding names has been graded here since.", markup=False)
                 return

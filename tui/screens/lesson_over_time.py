@@ -91,11 +91,12 @@ class LessonOverTimeScreen(DataScreen):
         table = self.query_one("#over-time-table", ThemedTable)
         keep = table.cursor_row  # read again (the log changed): the cursor stays on its row
         table.clear()
+        keys: list[str] = []
         for number, cells in enumerate(view.rows()):
+            keys.append(str(number))
             texts = [Text(cell, justify="left" if i == 0 else "right") for i, cell in enumerate(cells)]
-            table.add_row(*texts, key=str(number))
-        if 0 < keep < table.row_count:
-            table.move_cursor(row=keep, animate=False)
+            table.add_row(*texts, key=keys[-1])
+        table.restore_cursor(keys, None, place=keep)
         self.ready_for_keys()
 
     def action_back(self) -> None:

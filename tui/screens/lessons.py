@@ -346,9 +346,8 @@ class LessonsScreen(SortableScreen):
             place = {id(table.get_cell(path, first)): at for at, path in enumerate(order)}
             table.sort(first, key=lambda cell: place[id(cell)])
             self.shown = order
-            if keep in order:  # the lesson, not the line; told now, as `_rebuild` does
-                table.move_cursor(row=order.index(keep), animate=False)
-                self.highlighted = keep
+            # the lesson, not the line; told now, as `_rebuild` does
+            self.highlighted = table.restore_cursor(order, keep) or self.highlighted
         self._fit_lesson_column()  # a cell may have widened its column
         self._show_highlighted()
         return True
@@ -382,12 +381,9 @@ class LessonsScreen(SortableScreen):
             [(row.path, [cells[i] for i in places]) for row, cells in zip(rows, built, strict=True)],
             first=max(FILL_FIRST, at + FILL_FIRST),
         )
-        if keep in self.shown:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=self.shown.index(keep), animate=False)
-            self.highlighted = keep
-        elif self.shown:
-            table.move_cursor(row=0, animate=False)
-            self.highlighted = self.shown[0]  # not the lesson left out: `d`, `p` typed ahead read this one
+        # told now: `enter` typed ahead reads it; the first row, not the lesson left out, when that is not
+        # listed (`d`, `p` typed ahead read it); an empty list keeps it (a filter cleared finds it again)
+        self.highlighted = table.restore_cursor(self.shown, keep) or self.highlighted
         self._fit_lesson_column()  # the fill measured every row's cells
         self._show_highlighted()
 

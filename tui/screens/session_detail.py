@@ -348,8 +348,7 @@ class SessionDetailScreen(DataScreen):
         for path, cells in rows:
             table.add_row(*[cells[i] for i in shown], key=path)
         self.rows = [c.path for c in credits]
-        if self.focused_lesson in self.rows:
-            table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
+        table.restore_cursor(self.rows, self.focused_lesson)
         self._show_focused()
         after_shown(self, self._count_rows_in_view)  # its rows laid out
 

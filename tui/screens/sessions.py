@@ -168,7 +168,7 @@ class SessionsScreen(SortableScreen):
         sessions = [self.view.table.summary(row) for row in rows.tolist()]
         if self.pending_only:  # not pending as the operator will find it: graded here (`n` goes by the same)
             writes = cast(Grading, self.app).writes
-            sessions = [s for s in sessions if not writes.graded_unread(s.session_id, self.view.read_at)]
+            sessions = writes.still_to_grade(sessions, self.view.read_at, lambda s: s.session_id)
             listed = {s.session_id for s in sessions}
             if keep is not None and keep not in listed and not refiltered:  # graded (here or not): the row after it
                 keep = table.next_kept(keep, listed) or keep
@@ -183,11 +183,8 @@ class SessionsScreen(SortableScreen):
         cells = [(s.session_id, self._cells(table, s)) for s in sessions]
         table.fill([(key, [row[i] for i in places]) for key, row in cells], first=max(FILL_FIRST, at + FILL_FIRST))
         self._fit_category_column()
-        if keep in ids:  # told now: `enter` typed ahead reads it before the cursor's message lands
-            table.move_cursor(row=ids.index(keep), animate=False)
-            self.highlighted = keep
-        else:
-            self.highlighted = ids[0] if ids else None  # enter must not open a session no longer listed
+        # told now (`enter` typed ahead reads it); None on an empty list: enter must not open a session no longer listed
+        self.highlighted = table.restore_cursor(ids, keep)
         total = len(self.view.table)
         summary = Text()
         summary.append(f"{counted(total, 'session')} · {self.view.pending} pending")

@@ -280,12 +280,8 @@ class SimulationScreen(Screen[None]):
             table.add_row(*self._cells(table, summary, best), key=summary.name)
         table.fit_name_column(len(METRIC_COLUMNS))  # no metric cut in part at the edge
         names = [s.name for s in report.estimators]
-        if keep in names:  # told now: the detail below is the row's, not the one before a key's move
-            table.move_cursor(row=names.index(keep), animate=False)
-            self.highlighted = keep
-        elif names:
-            table.move_cursor(row=0, animate=False)
-            self.highlighted = names[0]
+        # told now: the detail below is the row's, not the one before a key's move
+        self.highlighted = table.restore_cursor(names, keep) or self.highlighted
         self._show_estimator()
 
     def _cells(self, table: ThemedTable, summary: EstimatorSummary, best: dict[str, set[str]]) -> list[Text]:

@@ -270,10 +270,7 @@ class WhatIfScreen(DataScreen):
             )
         table.fit_name_column(keep=0, at=len(COLUMNS) - 1)  # the ids, last, take what the numbers leave
         paths = [row.path for row in view.rows]
-        if keep in paths:
-            table.move_cursor(row=paths.index(keep), animate=False)
-        elif 0 < place < len(paths):
-            table.move_cursor(row=place, animate=False)
+        table.restore_cursor(paths, keep, place)
 
     # ---------------------------------------------------------------- changing the settings
 

@@ -117,6 +117,21 @@ class ThemedTable(DataTable[Text]):
             return told
         return str(rows[self.cursor_row].key.value)
 
+    def restore_cursor(self, keys: Sequence[str], keep: str | None, place: int = 0) -> str | None:
+        """After a rebuild that listed `keys` (the rows in order): the cursor back on `keep`'s row, wherever
+        the rebuild put it (the same session or lesson, not the same line), else on row `place` (the first
+        when there are fewer rows). Returns the key of the row it is on, None for an empty table: a screen
+        takes it as told at once (`enter` typed ahead reads it before the cursor's RowHighlighted lands).
+        A fill puts `keep`'s row among the rows it adds first (ThemedTable.fill's `first`)."""
+        if keep is not None and keep in keys:
+            at = keys.index(keep)
+        elif keys:
+            at = place if 0 <= place < len(keys) else 0
+        else:
+            return None
+        self.move_cursor(row=at, animate=False)
+        return keys[at]
+
     def fill(self, rows: Sequence[Row], first: int = FILL_FIRST) -> None:
         """Add rows: `first` of them now, the rest a batch after each refresh.
 

@@ -1,0 +1,116 @@
+"""The write queue's own bookkeeping, without an app: what it remembers per session stays bounded, and
+an undo refused puts back exactly what it found."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any, cast
+
+from lesson_credit.core.api import GradeConflict
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.source import WorkspaceSource
+from lesson_credit.tui.writes import WriteQueue
+
+BURST = 500  # sessions graded one after another in a long-running dashboard
+
+
+class CountingSource:
+    """Appends nothing: each grade gets the next line number (the queue only reads what an append returns)."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+
+    def append_grade(self, session_id: str, reward: float | None, **_: Any) -> SimpleNamespace:
+        self.lines += 1
+        record = SimpleNamespace(line=self.lines, base_reward=reward)
+        return SimpleNamespace(
+            record=record, before_value=None, before_own=None, outranked=False, in_force=None, warnings=()
+        )
+
+    def append_undo(self, session_id: str, **_: Any) -> SimpleNamespace:
+        raise GradeConflict(f"{session_id} was graded elsewhere since")  # every undo is refused
+
+
+def test_what_the_queue_keeps_for_refused_undos_does_not_grow_with_every_session_written() -> None:
+    """Each session graded once, written, read back in the next snapshot: the map of each session's latest
+    write (read only when an undo is refused) held all 500 on the old code; once read back, none is needed."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    for n in range(BURST):
+        sid = f"s{n}"
+        queue.commit(sid, 0.5, None, shown=None)
+        assert queue.start_draining()
+        write = queue.take()
+        assert write is not None and queue.apply(source, write).written
+        queue.read_in(sid, n + 1)  # as the app's writer does: the snapshot at version n + 1 holds it
+        assert queue.take() is None
+        queue.settle(n + 1)
+        assert len(queue._latest) <= 1, n
+    assert queue._latest == {}
+    assert not queue.touched()  # every write read back (the map's pruning changes nothing the screens read)
+    assert all(queue.can_undo(f"s{n}") for n in (0, BURST - 1))  # the undo stacks stay for the dashboard's life
+
+
+def test_a_refused_undo_puts_back_what_it_found_and_is_then_forgotten(workspace: Workspace) -> None:
+    """s4 graded 0.6, written and read back at version 1 (settled); an undo of it refused (the grade is
+    stored elsewhere since): the queue expects the 0.6 again, settled, read from version 1, as before the undo."""
+    source = WorkspaceSource(workspace)
+    queue = WriteQueue()
+    commit = queue.commit("s4", 0.6, None, shown=None)
+    assert queue.start_draining() and queue.take() is commit and queue.apply(source, commit).written
+    queue.read_in("s4", 1)
+    assert queue.take() is None
+    queue.settle(1)
+    assert "s4" not in queue.touched() and not queue.graded_unread("s4", 1)
+    undo = queue.undo("s4")
+    assert undo is not None and undo.kept is not None
+    assert (undo.kept.expected, undo.kept.grade, undo.kept.settled, undo.kept.read_from) == (True, 0.6, True, 1)
+    assert "s4" in queue.touched() and queue.expected("s4", None) is None  # the undo expects pending
+    Workspace(workspace.root).grade("s4", 0.3, grader="judge")  # another grader: the undo is refused
+    assert queue.start_draining() and queue.take() is undo
+    assert not queue.apply(source, undo).written
+    assert queue.take() is None
+    queue.refused(undo)
+    assert "s4" not in queue.touched() and not queue.graded_unread("s4", 1)  # settled at version 1 again
+    assert queue._latest == {}
+
+
+def test_still_to_grade_leaves_out_the_sessions_graded_here_that_the_view_does_not_hold() -> None:
+    """s2 graded here and read in at version 3; s3 graded here, not written yet; s4 graded then undone here
+    (pending again, as every view will say); s1 never graded here. A view read at version 2 holds neither
+    grade: s2 and s3 are left out. One read at 3 holds s2's: only s3 is left out. The order is kept."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    queue.commit("s2", 0.5, None, shown=None)
+    assert queue.start_draining()
+    write = queue.take()
+    assert write is not None and queue.apply(source, write).written
+    queue.read_in("s2", 3)
+    assert queue.take() is None
+    queue.commit("s3", 0.7, None, shown=None)
+    queue.commit("s4", 0.2, None, shown=None)
+    queue.undo("s4")
+    rows = [(0, "s1"), (1, "s2"), (2, "s3"), (3, "s4")]
+    assert queue.still_to_grade(rows, 2, lambda row: row[1]) == [(0, "s1"), (3, "s4")]
+    assert queue.still_to_grade(rows, 3, lambda row: row[1]) == [(0, "s1"), (1, "s2"), (3, "s4")]
+    assert queue.still_to_grade(["s3", "s1"], 3, lambda sid: sid) == ["s1"]
+
+
+def test_an_undo_refused_after_the_grade_it_undoes_was_read_back_still_puts_back_what_it_found() -> None:
+    """s4's 0.6 is written; its undo is taken and refused by the writer; the snapshot holding the 0.6 lands
+    (settle) before the refusal reaches the UI thread. The undo is the session's latest write and wrote
+    nothing: it is not forgotten at that settle, so the refusal still puts the 0.6 back as expected."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    commit = queue.commit("s4", 0.6, None, shown=None)
+    assert queue.start_draining() and queue.take() is commit and queue.apply(source, commit).written
+    queue.read_in("s4", 1)
+    undo = queue.undo("s4")
+    assert undo is not None and queue.take() is undo
+    assert not queue.apply(source, undo).written
+    assert queue.take() is None
+    queue.settle(1)  # lands before the refusal's message
+    assert queue.expected("s4", None) is None  # what the undo would have left: pending
+    queue.refused(undo)
+    assert queue.expected("s4", None) == 0.6
+    assert queue._latest == {}
