@@ -92,6 +92,7 @@ class WriteQueue:
         self._waiting: deque[Write] = deque()
         self._draining = False
         self._stacks: dict[str, list[Write]] = {}
+        self._undone: dict[str, Write] = {}  # the commit undone last per session (`expected_person`)
         self._expected: dict[str, float | None] = {}  # after every queued write, as typed
         self._last_line: dict[str, int] = {}  # the line of this dashboard's latest event per session
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
@@ -135,6 +136,7 @@ class WriteQueue:
         if not stack:
             return None
         commit = stack.pop()
+        self._undone[session_id] = commit
         kept = Kept(
             expected=session_id in self._expected,
             grade=self._expected.get(session_id),
@@ -171,19 +173,17 @@ class WriteQueue:
 
     def expected_person(self, session_id: str, shown: float | None, read_at: int | None) -> float | None:
         """The operator's source's (people's) score once the queue is applied, which a commit would replace:
-        `shown`, from a view read at source version `read_at`, when this dashboard wrote nothing for the
-        session or that view holds its latest write; else as typed here: the latest commit not undone, or,
-        every commit undone, the score before the one undone last (the log's, once it was written). Not
-        the grade in force (`expected`): an undo over a judge's score leaves the judge's in force and no
-        person's grade."""
-        latest = self._latest.get(session_id)
+        `shown`, from a view read at source version `read_at`, when that view holds this dashboard's latest
+        write on the session or there is none; else as typed here: the latest commit not undone, or, every
+        commit undone, the score before the one undone last (the log's, once it was written). Not the grade
+        in force (`expected`): an undo over a judge's score leaves the judge's in force and no person's."""
         since = self._read_from.get(session_id)
-        if latest is None or (since is not None and read_at is not None and read_at >= since):
+        if since is not None and read_at is not None and read_at >= since:
             return shown
         stack = self._stacks.get(session_id)
         if stack:
             return stack[-1].value
-        commit = latest.reverts if latest.kind == "undo" else None
+        commit = self._undone.get(session_id)
         if commit is None:
             return shown
         return commit.before_own if commit.line is not None else commit.person_before

@@ -114,3 +114,30 @@ def test_an_undo_refused_after_the_grade_it_undoes_was_read_back_still_puts_back
     queue.refused(undo)
     assert queue.expected("s4", None) == 0.6
     assert queue._latest == {}
+
+
+def test_the_persons_score_a_commit_replaces_is_as_typed_until_a_view_holds_the_writes() -> None:
+    """What the replace question is asked about: a person's score, not the grade in force. s1: nothing
+    written here, so the view's word counts; 0.3 committed over the judge's 0.6 (no person's grade),
+    written and read back at version 1: a view read at version 0 predates it (the person's score is the
+    typed 0.3; on a view pruned of its write the queue still knows), one read at 1 holds it (its own word,
+    here 0.9: another person's since). Undone: the person's score before the commit as the log had it (the
+    source says none). s2: 0.4 typed over a person's 0.8, undone before it was written: the typed 0.8."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    assert queue.expected_person("s1", 0.7, read_at=0) == 0.7
+    commit = queue.commit("s1", 0.3, None, shown=0.6, person_before=None)
+    assert queue.start_draining() and queue.take() is commit and queue.apply(source, commit).written
+    queue.read_in("s1", 1)
+    assert queue.take() is None
+    queue.settle(1, grade_of=lambda sid: 0.3)
+    assert queue.expected("s1", 0.6) == 0.3  # (the grade in force: the log's, once settled)
+    assert queue.expected_person("s1", None, read_at=0) == 0.3
+    assert queue.expected_person("s1", 0.9, read_at=1) == 0.9
+    assert queue.undo("s1") is not None
+    assert queue.expected("s1", 0.3) == 0.6  # the judge's in force again, as typed
+    assert queue.expected_person("s1", 0.3, read_at=1) is None
+    queue.commit("s2", 0.4, None, shown=0.8, person_before=0.8)
+    assert queue.expected_person("s2", 0.8, read_at=1) == 0.4
+    assert queue.undo("s2") is not None
+    assert queue.expected_person("s2", None, read_at=1) == 0.8

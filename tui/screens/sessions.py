@@ -67,10 +67,11 @@ class SessionsScreen(SortableScreen):
     DEFAULT_CSS = screen_css("sessions.tcss")
     HELP = (
         "The session history, newest first. Pending sessions (not graded yet) are marked; enter opens one, "
-        "n opens the next one to grade (the grading queue's order, I), v lists only the pending ones. o / r / a header click sort every "
-        "matching session as `lesson-credit sessions --sort` does (the first 1,000 are listed); home / end go "
-        "to the first / last row. The filter matches id, category, grader or date, or `lesson:ID` the sessions "
-        "a lesson was injected in. On a 24-row terminal the reward plot is folded away: x shows it."
+        "n opens the next one to grade (the grading queue's order, I), v lists only the pending ones. o / r / "
+        "a header click sort every matching session as `lesson-credit sessions --sort` does (the first 1,000 "
+        "are listed); home / end go to the first / last row. The filter matches id, category, grader or "
+        "date, or `lesson:ID` the sessions a lesson was injected in. On a 24-row terminal the reward plot is "
+        "folded away: x shows it."
     )
     SORT_COLUMNS = SESSION_SORTS
     DESCENDING_FIRST = ("time", "grade", "lessons", "salience")
