@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from lesson_credit.cli.common import (
-    CliError,
     SubParsers,
+    UsageError,
     command,
     floor_arg,
     open_workspace,
@@ -212,8 +212,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
         check_seeds(args.first_seed, args.seeds)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    except ValueError as exc:  # a parameter out of its range: the command line is wrong
+        raise UsageError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     report = run_simulation(sc, seeds, progress=_progress_bar(f"simulating {args.scenario}"))  # stderr, a terminal
     if args.json:

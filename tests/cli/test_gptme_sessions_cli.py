@@ -177,5 +177,6 @@ def test_replay_with_another_priority(tmp_path: Path, capsys: pytest.CaptureFixt
     what_if = run_json(capsys, "replay", "-w", str(root), "--priority", "judge,human")
     assert what_if["priority"] == ["judge", "human"] and what_if["lessons"][0]["alpha"] == pytest.approx(1.2)
     assert run_json(capsys, "status", "-w", str(root))["lessons"][0]["alpha"] == pytest.approx(1.9)
-    code, _, err = run(capsys, "replay", "-w", str(root), "--priority", "judge,robot")
-    assert code == 1 and "unknown reward source 'robot'" in err
+    with pytest.raises(SystemExit) as usage:  # an option's value: a usage error
+        run(capsys, "replay", "-w", str(root), "--priority", "judge,robot")
+    assert usage.value.code == 2 and "unknown reward source 'robot'" in capsys.readouterr().err

@@ -122,15 +122,22 @@ def test_table_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["--sort", "reward:up"], "asc or desc"),
         (["--min-reward", "x"], "reward must be a number"),
         (["--max-reward", "1.5"], "reward must be in [0, 1]"),
-        (["--lesson", "tools/nope.md"], "neither in the library nor in the log"),
     ],
 )
-def test_bad_queries_exit_1_with_one_line(
+def test_a_bad_query_option_is_a_usage_error(
     ws: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
 ) -> None:
-    code, out, err = run(capsys, "sessions", "-w", str(ws), *argv)
+    with pytest.raises(SystemExit) as info:
+        run(capsys, "sessions", "-w", str(ws), *argv)
+    out, err = capsys.readouterr()
+    assert (info.value.code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("lesson-credit sessions: error: argument ") and needle in err
+
+
+def test_a_lesson_in_neither_the_library_nor_the_log_is_bad_input(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "sessions", "-w", str(ws), "--lesson", "tools/nope.md")
     assert (code, out) == (1, "")
-    assert len(err.splitlines()) == 1 and needle in err
+    assert len(err.splitlines()) == 1 and "neither in the library nor in the log" in err
 
 
 def test_parse_time_forms() -> None:
