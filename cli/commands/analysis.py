@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
     SubParsers,
@@ -18,7 +19,7 @@ from lesson_credit.cli.common import (
     print_warnings,
     warn_problems,
 )
-from lesson_credit.cli.render import counted, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, output_width, safe, shown_columns, table, wrap
 from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
@@ -65,16 +66,18 @@ def cmd_loo(args: argparse.Namespace) -> int:
     if randomized:
         header += ["randomized", "95% CI", "kept/withheld"]
     header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
-    print(
-        table(
-            header,
-            [_loo_row(r, randomized) for r in ordered],
-            right=tuple(range(1, len(header) - 1)),
-            width=width,
-            shorten_columns={0: "path", len(header) - 1: "end"},
-            drop=_loo_drop_order(header),
-        )
-    )
+    rows = [_loo_row(r, randomized) for r in ordered]
+    fitting: dict[str, Any] = {
+        "width": width,
+        "shorten_columns": {0: "path", len(header) - 1: "end"},
+        "drop": _loo_drop_order(header),
+    }
+    flagged = [(safe(row[0]), safe(row[-1])) for row in rows if row[-1]]
+    listed = bool(flagged) and len(header) - 1 not in shown_columns(header, rows, **fitting)
+    names = partial(_loo_hidden, header, listed)
+    print(table(header, rows, right=tuple(range(1, len(header) - 1)), hidden_names=names, **fitting))
+    if listed:  # a flag says what to distrust in a row: too long to cut, it gets a line of its own
+        print(wrap("\nflags:\n" + "\n".join(f"  {path}: {flags}" for path, flags in flagged), width, hang=4))
     if meta.get("sessions_without_propensity"):
         lacking = meta["sessions_without_propensity"]
         have = "has" if lacking == 1 else "have"
@@ -86,7 +89,8 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
 def _loo_drop_order(header: list[str]) -> list[int]:
     """The `loo` columns a narrow terminal leaves out, first to last: the second opinion's refinements, its
-    difference, the randomized estimate's detail, the flags; the lesson and its headline estimate stay."""
+    difference, the randomized estimate's detail, the flags (then listed under the table); the lesson and its
+    headline estimate stay."""
     last = len(header) - 1  # flags
     naive = header.index("with")  # with, without, naive Δ, 95% CI, p (BH), by category, IPW
     order = [naive + 6, naive + 5, naive + 4, naive + 3, naive + 2, naive + 1]
@@ -94,6 +98,30 @@ def _loo_drop_order(header: list[str]) -> list[int]:
         first = header.index("randomized")  # randomized, 95% CI, kept/withheld
         order += [first + 2, first + 1, first]
     return [*order, last, naive]
+
+
+def _loo_hidden(header: list[str], listed: bool, hidden: Sequence[int]) -> str:
+    """The `loo` columns a narrow terminal left out, by the estimate each belongs to (three estimates have a
+    95% CI column): "randomized 95% CI, kept/withheld; leave-one-out's without, naive Δ, 95% CI; flags"."""
+    naive, last = header.index("with"), len(header) - 1
+    first = header.index("randomized") if "randomized" in header else naive
+
+    def named(i: int) -> tuple[str, str]:  # (the estimate, the column)
+        if i == last:
+            return "", "flags (listed below)" if listed else "flags"
+        if i >= naive:
+            return "leave-one-out's", header[i]
+        if i >= first:
+            return "randomized", "estimate" if i == first else header[i]
+        return "", header[i]
+
+    parts: list[tuple[str, list[str]]] = []
+    for label, name in map(named, hidden):
+        if parts and label and parts[-1][0] == label:
+            parts[-1][1].append(name)
+        else:
+            parts.append((label, [name]))
+    return "; ".join(f"{label} {', '.join(names)}".strip() for label, names in parts)
 
 
 def _num(value: float | None, sign: bool = True) -> str:
