@@ -337,7 +337,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "bandit-state.json out of step with the log, string outcomes with no reward mapped. Exit 1\n"
         "when a finding at --fail-on level or worse exists.\n"
         "--json: {findings: [{code, severity, message, advice, items: [{item, reason}]}], errors,\n"
-        "warnings, fail_on, failed}.",
+        "warnings, fail_on, failed}: errors and warnings count the findings of each severity, as the\n"
+        "text's last line does (a finding is one check, its items the sessions or lessons it names).",
         "  lesson-credit lint                       # for CI: fails on errors only\n"
         "  lesson-credit lint --fail-on warning --json",
     )

@@ -288,3 +288,21 @@ def test_a_lesson_argument_is_resolved_by_its_unique_basename(
     assert ids(capsys, root, "--lesson", "git") == ["s1"]
     code, _, err = run(capsys, "explain", "-w", str(root), "s2", "--lesson", "git.md")
     assert code == 1 and "was not injected in session 's2'" in err
+
+
+def test_a_sessions_lessons_count_is_the_entries_explain_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`lessons` in sessions --json counts the lesson entries of the session's event, the list explain shows:
+    one included during the session counts, and one listed twice (another tool's line) counts twice, as
+    the fold credits it."""
+    entries = [
+        {"path": GIT, "salience": 1.0},
+        {"path": GIT, "salience": 1.0},
+        {"path": QUOTE, "salience": 0.0, "included": "during"},
+    ]
+    event = {"type": "session", "session_id": "d1", "base_reward": 0.8, "grader": "manual", "lessons": entries}
+    root = make_ws(tmp_path, lessons={GIT: ["git"], QUOTE: ["quote"]}, events=[event])
+    (row,) = run_json(capsys, "sessions", "-w", str(root))["sessions"]
+    listed = run_json(capsys, "explain", "d1", "-w", str(root))["lessons"]
+    assert row["lessons"] == len(listed) == 3
