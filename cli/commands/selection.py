@@ -48,6 +48,11 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
     context = raw.decode("utf-8", errors="replace")
     logged = not args.dry_run
+    given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
+    if logged and not given:  # the id is drawn here, before the write: what a failure after it names
+        from lesson_credit.core.commands import selection_id
+
+        args.session_id = selection_id(None, ws.clock)
     try:
         selection = ws.select(
             context,
@@ -73,9 +78,6 @@ def cmd_select(args: argparse.Namespace) -> int:
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
             file=sys.stderr,
         )
-    given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
-    if logged:
-        args.session_id = selection.session_id  # (generated: what a failure after the log says)
     if args.json:
         print_json(_selection_json(selection, args.dropout > 0, logged), ws)
     else:
