@@ -24,6 +24,8 @@ from lesson_credit.core.log.stores import is_local
 if TYPE_CHECKING:
     from lesson_credit.core.bandit.select import Selection
 
+# core/bandit/policy.py's POLICIES, written out: the parser is built without the engine (a test keeps them equal)
+POLICIES = ("seed", "evidence", "uniform", "joint")
 SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
 
 
@@ -166,6 +168,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     p.add_argument(
         "--policy",
         default=None,
+        choices=POLICIES,
         metavar="{seed,evidence,uniform,joint}",
         help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
         "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "

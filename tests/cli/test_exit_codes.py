@@ -32,6 +32,7 @@ def ws(tmp_path: Path) -> Path:
         (["sessions", "--min-reward", "x"], "lesson-credit sessions", "reward must be a number"),
         (["sessions", "--max-reward", "1.5"], "lesson-credit sessions", "reward must be in [0, 1]"),
         (["replay", "--floor", "2"], "lesson-credit replay", "floor must be in [0, 1]"),
+        (["select", "--context", "-", "--policy", "bogus"], "lesson-credit select", "invalid choice: 'bogus'"),
         (["replay", "--priority", "judge,robot"], "lesson-credit replay", "unknown reward source 'robot'"),
         (["simulate", "--noise", "-1", "--seeds", "1"], "lesson-credit simulate", "noise must be"),
         (["simulate", "--noise", "x"], "lesson-credit simulate", "invalid float value"),
@@ -69,3 +70,10 @@ def test_bad_input_exits_1_with_one_line(
     assert (code, out) == (1, ""), err
     assert len(err.splitlines()) == 1 and err.startswith("lesson-credit: ") and needle in err, err
     assert log_bytes(ws) == before
+
+
+def test_selects_policy_choices_are_the_engines() -> None:
+    from lesson_credit.cli.commands.selection import POLICIES as CHOICES
+    from lesson_credit.core.bandit.policy import POLICIES
+
+    assert CHOICES == POLICIES
