@@ -19,7 +19,7 @@ from lesson_credit.cli.common import (
     print_warnings,
     warn_problems,
 )
-from lesson_credit.cli.render import counted, output_width, safe, shown_columns, table, wrap
+from lesson_credit.cli.render import counted, fitted_columns, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
@@ -73,10 +73,14 @@ def cmd_loo(args: argparse.Namespace) -> int:
         "drop": _loo_drop_order(header),
     }
     flagged = [(safe(row[0]), safe(row[-1])) for row in rows if row[-1]]
-    listed = bool(flagged) and len(header) - 1 not in shown_columns(header, rows, **fitting)
+    # a flag says what to distrust in a row: where it would be left out or cut, it gets a line of its own,
+    # the table otherwise as it would be (the columns the flags made room for not shown in their place)
+    shown, cut = fitted_columns(header, rows, **fitting)
+    listed = bool(flagged) and (len(header) - 1 not in shown or len(header) - 1 in cut)
     names = partial(_loo_hidden, header, listed)
-    print(table(header, rows, right=tuple(range(1, len(header) - 1)), hidden_names=names, **fitting))
-    if listed:  # a flag says what to distrust in a row: too long to cut, it gets a line of its own
+    hide = [i for i in range(len(header)) if i not in shown or i == len(header) - 1] if listed else []
+    print(table(header, rows, right=tuple(range(1, len(header) - 1)), hide=hide, hidden_names=names, **fitting))
+    if listed:
         print(wrap("\nflags:\n" + "\n".join(f"  {path}: {flags}" for path, flags in flagged), width, hang=4))
     if meta.get("sessions_without_propensity"):
         lacking = meta["sessions_without_propensity"]

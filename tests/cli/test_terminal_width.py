@@ -375,3 +375,21 @@ def test_loo_names_the_randomized_estimates_hidden_columns_as_its_own() -> None:
     assert (
         _loo_hidden(header, True, [5, 6, 7, 15]) == "randomized estimate, 95% CI, kept/withheld; flags (listed below)"
     )
+
+
+def test_loo_lists_the_flags_rather_than_cut_them(monkeypatch: pytest.MonkeyPatch, demo: Path) -> None:
+    """At 200 columns every column fits but the flags (the full table is 270 wide: its longest flag, 90
+    characters, is what does not fit); they were cut to their start behind an ellipsis. They are listed in
+    full under the table, which keeps every other column, the lesson paths whole."""
+    argv = ["loo", "--no-write"]
+    (full,), _, _ = tables(output(monkeypatch, demo, argv, None))
+    fitted = output(monkeypatch, demo, argv, 200)
+    assert widest(fitted) <= 200, fitted
+    (narrow,), _, notes = tables(fitted)
+    assert [name for name, _ in narrow] == [name for name, _ in full[:-1]] + [LISTED]
+    assert dict(narrow)["lesson"] == dict(full)["lesson"]  # no path shortened
+    listed = dict(narrow)[LISTED]
+    assert listed == [
+        f"{path}: {flag}" for path, flag in zip(dict(full)["lesson"], dict(full)["flags"], strict=True) if flag
+    ]
+    assert notes == ["hidden to fit 200 columns: flags (listed below) (`| less -S` or --json shows every column)"]
