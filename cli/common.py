@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
 from lesson_credit.cli.render import counted, safe, terminal_columns
-from lesson_credit.core.base.errors import LessonCreditError, UserError
+from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.gc_pause import gc_paused
 from lesson_credit.core.base.numbers import decimal
 
@@ -33,10 +33,11 @@ class CliError(UserError):
     """A one-line reason for refusing; exits 1."""
 
 
-class UsageError(LessonCreditError):
+class UsageError(UserError):
     """The command line itself is wrong, found after argparse parsed it (a topic that names no command, a
-    parameter out of a simulation's range): exits 2 with the command's usage, as argparse's own errors do.
-    What a command is given to act on (a reward to log, a session id, a file) is bad input (CliError, 1)."""
+    parameter out of a simulation's range): a user's error that exits 2 with the command's usage, as
+    argparse's own errors do. What a command is given to act on (a reward to log, a session id, a file)
+    is bad input (CliError, 1)."""
 
     exit_code = EXIT_USAGE
 
