@@ -33,6 +33,15 @@ class CliError(UserError):
     """A one-line reason for refusing; exits 1."""
 
 
+class UsageError(UserError):
+    """The command line itself is wrong, found after argparse parsed it (a topic that names no command, a
+    parameter out of a simulation's range): a user's error that exits 2 with the command's usage, as
+    argparse's own errors do. What a command is given to act on (a reward to log, a session id, a file)
+    is bad input (CliError, 1)."""
+
+    exit_code = EXIT_USAGE
+
+
 def on_a_terminal() -> bool:
     """Whether the dashboard has a terminal: it reads keys on stdin and draws on stderr (Textual's driver),
     and stdout redirected to a file is a script's, not a person's, run."""
@@ -118,6 +127,41 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
     return value
+
+
+def reward_bound(text: str) -> str:
+    """--min-reward / --max-reward of `sessions`: a query's bound, checked as the command line is parsed
+    (a usage error, 2); the reward a command logs is data (`parse_reward`, 1)."""
+    try:
+        parse_reward(text)
+    except CliError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def sort_arg(text: str) -> str:
+    """--sort of `sessions`: `COLUMN`, `COLUMN:asc` or `COLUMN:desc`, checked as the command line is parsed."""
+    from lesson_credit.core.query import QueryError, parse_sort
+
+    try:
+        parse_sort(text)
+    except QueryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def time_arg(text: str) -> str:
+    """--since / --until: a relative time (2h) or an ISO date, checked as the command line is parsed; the
+    command reads it against its own clock (a relative form is valid whatever now is)."""
+    import datetime as dt
+
+    from lesson_credit.core.query import QueryError, parse_time
+
+    try:
+        parse_time(text, dt.datetime.now(dt.UTC))
+    except QueryError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def optional_category(text: str) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 from lesson_credit.cli.common import (
     EXIT_USAGE,
     HelpFormatter,
+    UsageError,
     on_a_terminal,
     subcommands,
     summary_lines,
@@ -98,7 +99,9 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
             "on a terminal (anywhere else, exits 2)."
         ),
         epilog=(
-            "exit status: 0 success, 1 bad input (one line on stderr, nothing written), 2 usage error,\n"
+            "exit status: 0 success, 1 bad input (a reward, session id or file the command cannot use; one\n"
+            "line on stderr, nothing written), 2 usage error (an unknown command, option or choice, or an\n"
+            "option's value out of range: the usage and one line, nothing read),\n"
             "75 the event store failed for now (a database down, read-only or not answering in time, or\n"
             "another writer held the log's lock over $LESSON_CREDIT_LOCK_TIMEOUT s, default 30; one line on\n"
             "stderr, nothing written), or not enough memory for the command: retry later. 70 internal\n"
@@ -203,6 +206,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return code
     except LessonCreditError as exc:  # one line: the caches set aside go unsaid
         message = safe(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        if isinstance(exc, UsageError):  # as argparse says its own: the command's usage, then the line (exit 2)
+            _innermost(args.parser, args).error(message)
         if isinstance(exc, TemporaryFailure) and stored(args, logged):  # (the database gone after the commit)
             return succeeded(message, args)
         print(f"lesson-credit: {message}", file=sys.stderr)

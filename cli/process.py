@@ -97,7 +97,8 @@ def succeeded(why: str, args: argparse.Namespace | None = None) -> int:
 
 def logged_unread(args: argparse.Namespace, warning: str) -> dict[str, object]:
     """What --json says of an event stored but not read back: the command, the session it names (the
-    whole id once the command resolved it; None where none was given, as `select` without --session-id),
+    whole id once the command resolved it, or the one `select` drew before logging without --session-id;
+    None where the command names none, as `import-gptme`),
     that it is logged, and that the credit, the posteriors and the session as logged now are unknown."""
     session_id = getattr(args, "session_id", None)
     return {

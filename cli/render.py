@@ -12,7 +12,7 @@ import re
 import sys
 import textwrap
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from lesson_credit.core.base.numbers import counted as counted  # the commands' (the engine's words)
@@ -178,23 +178,24 @@ def table(
     width: int | None = None,
     shorten_columns: Mapping[int, Shorten] | None = None,
     drop: Sequence[int] = (),
+    hide: Sequence[int] = (),
+    hidden_names: Callable[[Sequence[int]], str] | None = None,
 ) -> str:
     """An aligned text table; columns listed in `right` are right-aligned (numbers).
 
     With a `width` (`output_width()`), a table wider than it is fitted: the `shorten_columns` (index: how)
     give way first, down to MIN_SHORTENED characters each, then the `drop` columns are left out in that
-    order, with a line under the table naming them. Numbers and the other columns are never cut: a table
-    that cannot fit after all that prints wider than `width`.
+    order, with a line under the table naming them (`hidden_names(the columns left out)`, where headers
+    alone would not tell them apart; default: their headers). Numbers and the other columns are never cut:
+    a table that cannot fit after all that prints wider than `width`. The `hide` columns are left out
+    whatever the width (a command shows them another way), named in the note when there is a width.
     """
-    rows_text = [[safe(c).replace("\n", " ") for c in row] for row in rows]
-    widths = [cells(h) for h in headers]
-    for row in rows_text:
-        for i, cell in enumerate(row):
-            widths[i] = max(widths[i], cells(cell))
+    rows_text = _cells_text(rows)
+    widths = _natural(headers, rows_text)
     how = dict(shorten_columns or {})
-    shown = list(range(len(headers)))
+    shown = [i for i in range(len(headers)) if i not in hide]
     if width is not None:
-        shown, widths = _fitted(headers, widths, how, drop, width)
+        shown, widths = _fitted(headers, widths, how, drop, width, hide)
 
     def line(values: Sequence[str]) -> str:
         parts = []
@@ -208,16 +209,46 @@ def table(
 
     out = [line(headers), line(["-" * w for w in widths])]
     out += [line(row) for row in rows_text]
-    hidden = [headers[i] for i in range(len(headers)) if i not in shown]
+    hidden = [i for i in range(len(headers)) if i not in shown]
     if hidden and width is not None:
-        out.append(_hidden_note(hidden, width))
+        names = hidden_names(hidden) if hidden_names is not None else ", ".join(headers[i] for i in hidden)
+        out.append(_hidden_note(names, width))
     return "\n".join(out)
 
 
-def _hidden_note(hidden: Sequence[str], width: int) -> str:
+def fitted_columns(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    width: int | None,
+    shorten_columns: Mapping[int, Shorten] | None = None,
+    drop: Sequence[int] = (),
+) -> tuple[list[int], list[int]]:
+    """The columns `table` shows given the same arguments, and the columns of those it shortens (some cell
+    cut): what a command whose column must be read whole (`loo`'s flags) needs to show it another way."""
+    if width is None:
+        return list(range(len(headers))), []
+    natural = _natural(headers, _cells_text(rows))
+    shown, widths = _fitted(headers, natural, dict(shorten_columns or {}), drop, width)
+    return shown, [i for i in shown if widths[i] < natural[i]]
+
+
+def _cells_text(rows: Sequence[Sequence[object]]) -> list[list[str]]:
+    return [[safe(c).replace("\n", " ") for c in row] for row in rows]
+
+
+def _natural(headers: Sequence[str], rows_text: Sequence[Sequence[str]]) -> list[int]:
+    """Each column's width unfitted: its widest cell or header."""
+    widths = [cells(h) for h in headers]
+    for row in rows_text:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], cells(cell))
+    return widths
+
+
+def _hidden_note(names: str, width: int) -> str:
     """The note under a table that says which columns were left out and how to see them: one line when a
     wording fits, else the names (wrapped between words if need be) over the hint, which is never split."""
-    names = ", ".join(hidden)
     for note in (
         f"hidden to fit {width} columns: {names} (`| less -S` or --json shows every column)",
         f"hidden to fit {width} columns: {names} (`| less -S` or --json shows all)",
@@ -230,11 +261,17 @@ def _hidden_note(hidden: Sequence[str], width: int) -> str:
 
 
 def _fitted(
-    headers: Sequence[str], natural: Sequence[int], how: Mapping[int, Shorten], drop: Sequence[int], width: int
+    headers: Sequence[str],
+    natural: Sequence[int],
+    how: Mapping[int, Shorten],
+    drop: Sequence[int],
+    width: int,
+    hide: Sequence[int] = (),
 ) -> tuple[list[int], list[int]]:
     """The columns shown and every column's width, for a table whose columns are `natural` wide to fit
-    `width`: the fewest `drop` columns left out for the rest to fit with the shortened ones at their
-    least, then the shortened ones cut only as far as needed: those that may go first, then the widest."""
+    `width` without the `hide` columns: the fewest `drop` columns left out for the rest to fit with the
+    shortened ones at their least, then the shortened ones cut only as far as needed: those that may go
+    first, then the widest."""
 
     def least(i: int, floor: int) -> int:
         return min(natural[i], max(len(headers[i]), floor)) if i in how else natural[i]
@@ -242,12 +279,13 @@ def _fitted(
     def total(columns: Sequence[int], widths: Sequence[int]) -> int:
         return sum(widths[i] for i in columns) + len(GAP) * (len(columns) - 1)
 
-    shown = list(range(len(headers)))
+    shown = [i for i in range(len(headers)) if i not in hide]
     floors = [least(i, MIN_SHORTENED) for i in range(len(headers))]
     for column in drop:
         if total(shown, floors) <= width:
             break
-        shown.remove(column)
+        if column in shown:
+            shown.remove(column)
     last_resort = [least(i, MIN_CUT) for i in range(len(headers))]
     if total(shown, floors) > width and total(shown, last_resort) <= width:  # further, if that makes it fit
         floors = last_resort

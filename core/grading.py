@@ -115,18 +115,28 @@ def grade_text(value: float | None) -> str:
 
 
 def undo_note(
-    line: int, undone: float | None, restored: float | None, by: str | None = None, source: str | None = None
+    line: int,
+    undone: float | None,
+    restored: float | None,
+    by: str | None = None,
+    source: str | None = None,
+    whose: str | None = None,
 ) -> str:
-    """The note of an undo, whoever writes it: which line it reverts, from what to what (the score in
-    force afterwards, with the `source` it comes from when that is another than the reverted grade's:
-    "0.6 back to 0.6 (judge)"), and who undid it when that is not who gave the grade it reverts."""
-    who = f" by {by}" if by else ""
+    """The note of an undo, whoever writes it: whose grade it undid (`whose`, the reverted grade's grader) on
+    which line, from what to what (the score in force afterwards, with the `source` it comes from when that
+    is another than the reverted grade's: "0.6 back to 0.6 (judge)"), and who undid it (`by`) when that is
+    not who gave the grade: "erik undid judge's grade on line 2: 0.9 back to pending"."""
+    who = f"{by} " if by else ""
+    grade = f"{whose}'s grade" if whose else "the grade"
     whence = f" ({source})" if source is not None and restored is not None else ""
-    return f"undo of line {line}{who}: {grade_text(undone)} back to {grade_text(restored)}{whence}"
+    return f"{who}undid {grade} on line {line}: {grade_text(undone)} back to {grade_text(restored)}{whence}"
 
 
-UNDO_NOTE = re.compile(r"undo of line (\d+)(?: by |: )")  # undo_note's start: the line an undo reverts
-UNDONE_SCORE = re.compile(r"undo of line \d+(?: by .*?)?: (pending|\d+\.\d+) back to ")  # the score it undid
+# an undo note's start (undo_note's, then the words notes had before they named whose grade was undone,
+# "undo of line 3 by erik: 0.5 back to 0.9", in logs written then: undos as well), and the score it undid
+_UNDID = r"(?:.*? )?undid (?:.*?'s|the) grade on line \d+: "
+UNDO_NOTE = re.compile(rf"{_UNDID}|undo of line \d+(?: by |: )")
+UNDONE_SCORE = re.compile(rf"(?:{_UNDID}|undo of line \d+(?: by .*?)?: )(pending|\d+\.\d+) back to ")
 
 
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
@@ -222,5 +232,7 @@ def undo_of(
     whence = next((s for s in priority if scores.get(s) is not None), None)
     after = scores[whence] if whence is not None else (previous if not priority else None)
     by = None if undoer == latest.grader else undoer
-    reverts = undo_note(latest.line, latest.base_reward, after, by, None if whence == reverted else whence)
+    reverts = undo_note(
+        latest.line, latest.base_reward, after, by, None if whence == reverted else whence, whose=latest.grader
+    )
     return previous, f"{reverts}; {note}" if note else reverts, latest.grader

@@ -35,7 +35,14 @@ def _rows(pairs: Sequence[Agreement]) -> list[tuple[object, ...]]:
     ]
 
 
-HEADERS = ["a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
+HEADERS = ["reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
+# what each source's name stands for in a row (core/model/sources.py); any other name is a person's
+SOURCE_WORDS = {
+    "human": "the latest grade of any person",
+    "judge": "the LLM judge's score",
+    "heuristic": "a heuristic or trajectory grade",
+    "outcome": "the outcome word's reward",
+}
 SOURCES: dict[int, Shorten] = {0: "end", 1: "end"}  # a grader's name may be long; the numbers are never cut
 
 
@@ -43,6 +50,25 @@ NOTHING_TO_COMPARE = (
     "No session has both a person's grade and another source's score yet: grade sessions by hand "
     "(`lesson-credit grade ID R`, or 0-9 in a session of the dashboard) to compare."
 )
+
+
+def _rows_line(pairs: Sequence[Agreement]) -> str:
+    """What a row is, in the words of the rows shown: a source set against a reference, each named; a row of
+    two graders' names is two people who graded the same sessions."""
+    named = [
+        f"{name} ({SOURCE_WORDS[name]})" for name in dict.fromkeys(p.source_b for p in pairs) if name in SOURCE_WORDS
+    ]
+    people = [p for p in pairs if p.source_a not in SOURCE_WORDS]
+    said = []
+    if named:
+        against = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+        said.append(f"human ({SOURCE_WORDS['human']}) against {against}")
+    if people:
+        a, b = safe(people[0].source_a), safe(people[0].source_b)
+        said.append(
+            f"two grader names ({a} against {b}) are two people who graded the same sessions, {a} the reference"
+        )
+    return f"Each row sets a score against a reference: {'; '.join(said)}. " if said else ""
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
@@ -56,8 +82,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         return 0
     width = output_width()
     head = (
-        f"agreement over the sessions both sources scored; kappa and the confusion counts at threshold "
-        f"{report.threshold:g} (a score >= it is positive; a is the reference)"
+        f"Agreement over the sessions both sources scored. {_rows_line(report.pairs)}kappa and tp/fp/fn/tn cut "
+        f"both scores at {report.threshold:g} (a score >= it is positive; the reference's is taken as the truth)."
     )
     print(wrap(head, width) + "\n")
     print(table(HEADERS, _rows(report.pairs), right=(2, 3, 4, 5, 6), width=width, shorten_columns=SOURCES))
@@ -81,6 +107,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "scores are cut at --threshold (a score >= it is positive; the person is the reference);\n"
         "overall and per category. Also each two people who graded the same sessions. Sources:\n"
         "human (the latest grade of any person), judge, heuristic, outcome, or a grader's name.\n"
+        "A row sets the compared source against the reference (human, or the first of two people).\n"
         '--json: {"pairs": [{source_a, source_b, n, mae, pearson, spearman, kappa, threshold,\n'
         "confusion: {tp, fp, fn, tn}}], by_category: [{category, pairs}]}; a statistic the data\n"
         "cannot give (too few sessions, no spread) is null.",

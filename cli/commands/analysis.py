@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
-    CliError,
     SubParsers,
+    UsageError,
     command,
     floor_arg,
     open_workspace,
@@ -18,7 +19,7 @@ from lesson_credit.cli.common import (
     print_warnings,
     warn_problems,
 )
-from lesson_credit.cli.render import counted, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fitted_columns, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import fixed, signed, span
 from lesson_credit.core.base.safe_json import read_json
 from lesson_credit.core.base.safe_read import STATE_MAX_BYTES
@@ -65,16 +66,22 @@ def cmd_loo(args: argparse.Namespace) -> int:
     if randomized:
         header += ["randomized", "95% CI", "kept/withheld"]
     header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
-    print(
-        table(
-            header,
-            [_loo_row(r, randomized) for r in ordered],
-            right=tuple(range(1, len(header) - 1)),
-            width=width,
-            shorten_columns={0: "path", len(header) - 1: "end"},
-            drop=_loo_drop_order(header),
-        )
-    )
+    rows = [_loo_row(r, randomized) for r in ordered]
+    fitting: dict[str, Any] = {
+        "width": width,
+        "shorten_columns": {0: "path", len(header) - 1: "end"},
+        "drop": _loo_drop_order(header),
+    }
+    flagged = [(safe(row[0]), safe(row[-1])) for row in rows if row[-1]]
+    # a flag says what to distrust in a row: where it would be left out or cut, it gets a line of its own,
+    # the table otherwise as it would be (the columns the flags made room for not shown in their place)
+    shown, cut = fitted_columns(header, rows, **fitting)
+    listed = bool(flagged) and (len(header) - 1 not in shown or len(header) - 1 in cut)
+    names = partial(_loo_hidden, header, listed)
+    hide = [i for i in range(len(header)) if i not in shown or i == len(header) - 1] if listed else []
+    print(table(header, rows, right=tuple(range(1, len(header) - 1)), hide=hide, hidden_names=names, **fitting))
+    if listed:
+        print(wrap("\nflags:\n" + "\n".join(f"  {path}: {flags}" for path, flags in flagged), width, hang=4))
     if meta.get("sessions_without_propensity"):
         lacking = meta["sessions_without_propensity"]
         have = "has" if lacking == 1 else "have"
@@ -86,7 +93,8 @@ def cmd_loo(args: argparse.Namespace) -> int:
 
 def _loo_drop_order(header: list[str]) -> list[int]:
     """The `loo` columns a narrow terminal leaves out, first to last: the second opinion's refinements, its
-    difference, the randomized estimate's detail, the flags; the lesson and its headline estimate stay."""
+    difference, the randomized estimate's detail, the flags (then listed under the table); the lesson and its
+    headline estimate stay."""
     last = len(header) - 1  # flags
     naive = header.index("with")  # with, without, naive Δ, 95% CI, p (BH), by category, IPW
     order = [naive + 6, naive + 5, naive + 4, naive + 3, naive + 2, naive + 1]
@@ -94,6 +102,30 @@ def _loo_drop_order(header: list[str]) -> list[int]:
         first = header.index("randomized")  # randomized, 95% CI, kept/withheld
         order += [first + 2, first + 1, first]
     return [*order, last, naive]
+
+
+def _loo_hidden(header: list[str], listed: bool, hidden: Sequence[int]) -> str:
+    """The `loo` columns a narrow terminal left out, by the estimate each belongs to (three estimates have a
+    95% CI column): "randomized 95% CI, kept/withheld; leave-one-out's without, naive Δ, 95% CI; flags"."""
+    naive, last = header.index("with"), len(header) - 1
+    first = header.index("randomized") if "randomized" in header else naive
+
+    def named(i: int) -> tuple[str, str]:  # (the estimate, the column)
+        if i == last:
+            return "", "flags (listed below)" if listed else "flags"
+        if i >= naive:
+            return "leave-one-out's", header[i]
+        if i >= first:
+            return "randomized", "estimate" if i == first else header[i]
+        return "", header[i]
+
+    parts: list[tuple[str, list[str]]] = []
+    for label, name in map(named, hidden):
+        if parts and label and parts[-1][0] == label:
+            parts[-1][1].append(name)
+        else:
+            parts.append((label, [name]))
+    return "; ".join(f"{label} {', '.join(names)}".strip() for label, names in parts)
 
 
 def _num(value: float | None, sign: bool = True) -> str:
@@ -212,8 +244,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         sc = scenario(args.scenario, **{key: value for key, value in changes.items() if value is not None})
         check_seeds(args.first_seed, args.seeds)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    except ValueError as exc:  # a parameter out of its range: the command line is wrong
+        raise UsageError(str(exc)) from None
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     report = run_simulation(sc, seeds, progress=_progress_bar(f"simulating {args.scenario}"))  # stderr, a terminal
     if args.json:
@@ -309,7 +341,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "bandit-state.json out of step with the log, string outcomes with no reward mapped. Exit 1\n"
         "when a finding at --fail-on level or worse exists.\n"
         "--json: {findings: [{code, severity, message, advice, items: [{item, reason}]}], errors,\n"
-        "warnings, fail_on, failed}.",
+        "warnings, fail_on, failed}: errors and warnings count the findings of each severity, as the\n"
+        "text's last line does (a finding is one check, its items the sessions or lessons it names).",
         "  lesson-credit lint                       # for CI: fails on errors only\n"
         "  lesson-credit lint --fail-on warning --json",
     )

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from lesson_credit.cli.common import (
-    CliError,
     SubParsers,
+    UsageError,
     command,
     subcommands,
     workspace_arg,
@@ -38,7 +38,7 @@ def cmd_help(args: argparse.Namespace) -> int:
         return 0
     sub = subcommands(parser)
     if args.topic not in sub:
-        raise CliError(f"no command {args.topic!r}: choose one of {', '.join(sub)}")
+        raise UsageError(f"no command {args.topic!r}: choose one of {', '.join(sub)}")
     sub[args.topic].print_help()
     return 0
 

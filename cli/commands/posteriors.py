@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from lesson_credit.cli.common import (
     SORT_LESSONS,
     STRATEGY_HELP,
-    CliError,
     SubParsers,
     command,
     decay_arg,
@@ -131,7 +130,7 @@ def _status_output(result: PosteriorTable, args: argparse.Namespace, ws: Workspa
 def cmd_replay(args: argparse.Namespace) -> int:
     ws = open_workspace(args, writes=args.write)
     before = ws.lesson_table(details=False)
-    priority = _priority(args.priority)
+    priority = args.priority
     replayed = ws.replay(args.strategy, args.floor, decay=args.decay, priority=priority, write=args.write)
     result = _sort_rows(_without_retired(ws, replayed, args.all), args.sort)
     warn_problems(ws, args.json)
@@ -171,15 +170,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _priority(text: str | None) -> tuple[str, ...] | None:
-    if text is None:
-        return None
+def _priority(text: str) -> tuple[str, ...]:
+    """--priority: the reward sources in order, checked as the command line is parsed (a usage error)."""
     from lesson_credit.core.model.sources import parse_priority
 
     try:
         return parse_priority(text)
     except ValueError as exc:
-        raise CliError(f"--priority: {exc}") from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.ArgumentParser) -> None:
@@ -246,6 +244,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     )
     p.add_argument(
         "--priority",
+        type=_priority,
         default=None,
         metavar="SOURCES",
         help="reward sources in order, comma-separated, from human, judge, heuristic, outcome "

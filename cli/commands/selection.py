@@ -24,6 +24,8 @@ from lesson_credit.core.log.stores import is_local
 if TYPE_CHECKING:
     from lesson_credit.core.bandit.select import Selection
 
+# core/bandit/policy.py's POLICIES, written out: the parser is built without the engine (a test keeps them equal)
+POLICIES = ("seed", "evidence", "uniform", "joint")
 SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
 
 
@@ -48,6 +50,11 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
     context = raw.decode("utf-8", errors="replace")
     logged = not args.dry_run
+    given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
+    if logged and not given:  # the id is drawn here, before the write: what a failure after it names
+        from lesson_credit.core.commands import selection_id
+
+        args.session_id = selection_id(None, ws.clock)
     try:
         selection = ws.select(
             context,
@@ -73,9 +80,6 @@ def cmd_select(args: argparse.Namespace) -> int:
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
             file=sys.stderr,
         )
-    given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
-    if logged:
-        args.session_id = selection.session_id  # (generated: what a failure after the log says)
     if args.json:
         print_json(_selection_json(selection, args.dropout > 0, logged), ws)
     else:
@@ -164,6 +168,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     p.add_argument(
         "--policy",
         default=None,
+        choices=POLICIES,
         metavar="{seed,evidence,uniform,joint}",
         help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
         "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "

@@ -15,6 +15,9 @@ from lesson_credit.cli.common import (
     positive_int,
     print_json,
     resolve_session,
+    reward_bound,
+    sort_arg,
+    time_arg,
     warn_problems,
 )
 from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
@@ -412,7 +415,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
         "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).\n"
         "--json: {sessions: [{session_id, timestamp, category, base_reward (null while pending),\n"
-        "grader, lessons, mean_salience, line}], matched: count before --limit}.",
+        "outcome, grader, lessons, mean_salience, line}], matched: count before --limit}; lessons is\n"
+        "a count: the lesson entries of the session's event, as show and explain list them.",
         "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
         "  lesson-credit sessions --sort reward:desc --limit 10 --json",
     )
@@ -426,14 +430,33 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         metavar="ID",
         help="only sessions this lesson was injected in (an id, or its unique file name)",
     )
-    p.add_argument("--min-reward", default=None, metavar="R", help="only graded sessions with reward >= R, R in [0, 1]")
-    p.add_argument("--max-reward", default=None, metavar="R", help="only graded sessions with reward <= R, R in [0, 1]")
     p.add_argument(
-        "--since", default=None, metavar="TIME", help="only sessions at or after TIME (e.g. 2h, 7d, 2026-03-01)"
+        "--min-reward",
+        type=reward_bound,
+        default=None,
+        metavar="R",
+        help="only graded sessions with reward >= R, R in [0, 1]",
     )
-    p.add_argument("--until", default=None, metavar="TIME", help="only sessions before TIME (same forms as --since)")
+    p.add_argument(
+        "--max-reward",
+        type=reward_bound,
+        default=None,
+        metavar="R",
+        help="only graded sessions with reward <= R, R in [0, 1]",
+    )
+    p.add_argument(
+        "--since",
+        type=time_arg,
+        default=None,
+        metavar="TIME",
+        help="only sessions at or after TIME (e.g. 2h, 7d, 2026-03-01)",
+    )
+    p.add_argument(
+        "--until", type=time_arg, default=None, metavar="TIME", help="only sessions before TIME (same forms as --since)"
+    )
     p.add_argument(
         "--sort",
+        type=sort_arg,
         default="line",
         metavar="COLUMN[:desc]",
         help="order by line (log order), id, time, category, reward, grader, lessons or salience, "

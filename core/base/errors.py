@@ -7,7 +7,9 @@
         a lock held too long): nothing was written, retry later
 
 Every error the project raises for the user derives from one branch; `lesson-credit` catches only
-the root (cli/main.py). Python's MemoryError (no memory for the command: a resource, not bad input)
+the root (cli/main.py). The command line's `UsageError` (cli/common.py) is a UserError that exits 2:
+a command line found wrong after argparse parsed it, said with the command's usage as argparse does.
+Python's MemoryError (no memory for the command: a resource, not bad input)
 is caught at the process's boundary (cli/process.py) and exits with the temporary branch's code.
 A builtin exception (ValueError, KeyError, ...) escaping a command is a bug,
 reported as one with its traceback, never as bad input: code that parses what the user gave turns

@@ -123,8 +123,21 @@ def one_line(exc: BaseException, password: str | None = None) -> str:
     """The error's message on one line (the server's primary message: no CONTEXT or DETAIL), the
     password hidden wherever it stands alone (not inside a word: a short one would garble it)."""
     primary = exc.diag.message_primary if isinstance(exc, psycopg.Error) else None
-    text = " ".join((primary or str(exc)).split()) or type(exc).__name__
+    text = _sentences(primary or str(exc)) or type(exc).__name__
     return _hidden(text, password)
+
+
+def _sentences(text: str) -> str:
+    """libpq's lines joined as the sentences they are: a line that does not end with a mark of its own
+    gets a full stop before a capital ("Connection refused. Is the server running ...?", its hint) and
+    a semicolon before anything else (the next host's attempt), so no sentence runs into the next."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    joined = [
+        line if line[-1] in ".!?:;," else line + ("." if following[0].isupper() else ";")
+        for line, following in zip(lines, lines[1:], strict=False)
+    ]
+    return " ".join([*joined, *lines[-1:]])
 
 
 def _hidden(text: str, password: str | None) -> str:

@@ -123,7 +123,8 @@ def test_agreement_json_equals_the_hand_computation(tmp_path: Path, capsys: pyte
         assert (p["n"], p["threshold"], p["confusion"]) == (n, 0.5, {"tp": tp, "fp": fp, "fn": fn, "tn": tn})
         assert (p["mae"], p["pearson"], p["spearman"], p["kappa"]) == pytest.approx((mae, r, rho, k))
     code, text, _ = run(capsys, "agreement", "-w", str(agreement_workspace(tmp_path / "b")))
-    assert code == 0 and "human  judge" in text and "0.200" in text and "0.167" in text and "2/1/1/1" in text
+    row = next(line.split() for line in text.splitlines() if line.split()[:2] == ["human", "judge"])
+    assert code == 0 and row[3] == "0.200" and row[6] == "0.167" and row[7] == "2/1/1/1", text
 
 
 def test_agreement_with_nothing_to_compare_says_what_would_give_it(
@@ -177,5 +178,29 @@ def test_replay_with_another_priority(tmp_path: Path, capsys: pytest.CaptureFixt
     what_if = run_json(capsys, "replay", "-w", str(root), "--priority", "judge,human")
     assert what_if["priority"] == ["judge", "human"] and what_if["lessons"][0]["alpha"] == pytest.approx(1.2)
     assert run_json(capsys, "status", "-w", str(root))["lessons"][0]["alpha"] == pytest.approx(1.9)
-    code, _, err = run(capsys, "replay", "-w", str(root), "--priority", "judge,robot")
-    assert code == 1 and "unknown reward source 'robot'" in err
+    with pytest.raises(SystemExit) as usage:  # an option's value: a usage error
+        run(capsys, "replay", "-w", str(root), "--priority", "judge,robot")
+    assert usage.value.code == 2 and "unknown reward source 'robot'" in capsys.readouterr().err
+
+
+def test_agreement_says_what_a_row_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows were headed `a` and `b`, and a row `bob  manual` (two people who graded the same sessions)
+    beside `human  judge` said nothing of what it was. The columns are the reference and the compared score,
+    and a line above the table says what each name in a row is, at 80 columns too."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, text, _ = run(capsys, "agreement", "-w", str(agreement_workspace(tmp_path)))
+    assert code == 0
+    lines = text.split("\n")
+    header = next(line for line in lines if line.startswith("reference"))
+    assert header.split() == ["reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn"]
+    assert max(len(line) for line in lines) <= 80, text
+    prose = " ".join(text[: text.index("\nreference")].split())
+    assert "Each row sets a score against a reference: human (the latest grade of any person) against judge" in prose
+    assert (
+        "two grader names (bob against manual) are two people who graded the same sessions, bob the reference" in prose
+    )
+    rows = [line.split()[:3] for line in lines if line.startswith(("human ", "bob "))][:4]
+    # n by hand (records_helpers): the judge 5 sessions with a person's grade (s1-s5), bob and manual s1 s2
+    assert ["bob", "manual", "2"] in rows and ["human", "judge", "5"] in rows, rows

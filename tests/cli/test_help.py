@@ -75,9 +75,11 @@ def test_help_without_a_command_and_with_an_unknown_one(capsys: pytest.CaptureFi
     assert main(["help"]) == 0
     out = capsys.readouterr().out
     assert "sessions" in out and "completion" in out and "exit status" in out
-    assert main(["help", "frobnicate"]) == 1
+    with pytest.raises(SystemExit) as info:  # a usage error, as `lesson-credit frobnicate` is
+        main(["help", "frobnicate"])
     err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and "no command 'frobnicate'" in err
+    assert info.value.code == 2 and err.startswith("usage: lesson-credit help ")
+    assert err.splitlines()[-1].startswith("lesson-credit help: error: no command 'frobnicate'")
 
 
 def test_lint_help_lists_its_checks(capsys: pytest.CaptureFixture[str]) -> None:

@@ -55,3 +55,17 @@ def test_cli_lint_json_shape(tmp_path: Path) -> None:
     code, out, _ = run_cli("lint", "--workspace", str(clean), "--json")
     expected = {"findings": [], "errors": 0, "warnings": 0, "fail_on": "error", "failed": False}
     assert (code, json.loads(out)) == (0, expected)
+
+
+def test_lint_counts_findings_not_their_items(tmp_path: Path) -> None:
+    """`warnings` is how many warning findings there are (checks that found something), as the text's last
+    line says, not how many items they name: one ghost-arms finding naming two arms is 1."""
+    ghosts = [session("g1", 0.5, {"gone.md": 0.5}), session("g2", 0.5, {"lost.md": 0.5})]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[*clean_events(), *ghosts])
+    code, out, _ = run_cli("lint", "--workspace", str(root), "--json")
+    payload = json.loads(out)
+    (finding,) = payload["findings"]
+    assert (code, finding["code"], len(finding["items"])) == (0, "ghost-arms", 2)
+    assert (payload["errors"], payload["warnings"]) == (0, 1)
+    code, out, _ = run_cli("lint", "--workspace", str(root))
+    assert out.rstrip().endswith("0 errors, 1 warning; failing on errors")

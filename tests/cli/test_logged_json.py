@@ -94,6 +94,41 @@ def test_a_selection_logged_then_not_printed_names_its_generated_id(
     assert (shown["command"], shown["session_id"], shown["logged"]) == ("select", logged["session_id"], True)
 
 
+@pytest.mark.parametrize(
+    ("step", "failure"),
+    [("log_draw", MemoryError()), ("refresh", ImportError(UNMAPPED))],
+    ids=["out-of-memory-after-the-write", "unmapped-library-reading-back"],
+)
+def test_a_selection_that_fails_before_select_returns_names_its_generated_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str, failure: BaseException
+) -> None:
+    """No --session-id, and the failure between logging the selection and `select` returning (no memory once
+    the event is appended, a library that cannot be mapped to read the log back): the event is logged under
+    an id generated before the write, and the object printed said `"session_id": null`, so a record could
+    not link to the selection it had just logged."""
+    from lesson_credit.core import selection_draw
+
+    root = _ws(tmp_path)
+    log = root / LOG_REL
+    before = log.read_bytes()
+    owner = selection_draw if step == "log_draw" else Workspace
+    original = getattr(owner, step)
+
+    def fails_once_logged(*args: object, **kwargs: object) -> object:
+        result = original(*args, **kwargs)
+        if log.read_bytes() != before:
+            raise failure
+        return result
+
+    monkeypatch.setattr(owner, step, fails_once_logged)
+    code, out, err = run_cli("select", "--context", str(root / "ctx.txt"), "--json", "--workspace", str(root))
+    [logged] = [json.loads(line) for line in log.read_bytes()[len(before) :].splitlines()]
+    assert code == 0, err
+    shown = json.loads(out)
+    assert (shown["command"], shown["logged"], shown["read_back"]) == ("select", True, False)
+    assert shown["session_id"] == logged["session_id"] and logged["type"] == "selection"
+
+
 def test_without_json_stdout_stays_empty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the table form says nothing on stdout of what it could not read back: the warning is on stderr
     root = _ws(tmp_path)

@@ -122,15 +122,22 @@ def test_table_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
         (["--sort", "reward:up"], "asc or desc"),
         (["--min-reward", "x"], "reward must be a number"),
         (["--max-reward", "1.5"], "reward must be in [0, 1]"),
-        (["--lesson", "tools/nope.md"], "neither in the library nor in the log"),
     ],
 )
-def test_bad_queries_exit_1_with_one_line(
+def test_a_bad_query_option_is_a_usage_error(
     ws: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
 ) -> None:
-    code, out, err = run(capsys, "sessions", "-w", str(ws), *argv)
+    with pytest.raises(SystemExit) as info:
+        run(capsys, "sessions", "-w", str(ws), *argv)
+    out, err = capsys.readouterr()
+    assert (info.value.code, out) == (2, "")
+    assert err.splitlines()[-1].startswith("lesson-credit sessions: error: argument ") and needle in err
+
+
+def test_a_lesson_in_neither_the_library_nor_the_log_is_bad_input(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "sessions", "-w", str(ws), "--lesson", "tools/nope.md")
     assert (code, out) == (1, "")
-    assert len(err.splitlines()) == 1 and needle in err
+    assert len(err.splitlines()) == 1 and "neither in the library nor in the log" in err
 
 
 def test_parse_time_forms() -> None:
@@ -281,3 +288,21 @@ def test_a_lesson_argument_is_resolved_by_its_unique_basename(
     assert ids(capsys, root, "--lesson", "git") == ["s1"]
     code, _, err = run(capsys, "explain", "-w", str(root), "s2", "--lesson", "git.md")
     assert code == 1 and "was not injected in session 's2'" in err
+
+
+def test_a_sessions_lessons_count_is_the_entries_explain_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`lessons` in sessions --json counts the lesson entries of the session's event, the list explain shows:
+    one included during the session counts, and one listed twice (another tool's line) counts twice, as
+    the fold credits it."""
+    entries = [
+        {"path": GIT, "salience": 1.0},
+        {"path": GIT, "salience": 1.0},
+        {"path": QUOTE, "salience": 0.0, "included": "during"},
+    ]
+    event = {"type": "session", "session_id": "d1", "base_reward": 0.8, "grader": "manual", "lessons": entries}
+    root = make_ws(tmp_path, lessons={GIT: ["git"], QUOTE: ["quote"]}, events=[event])
+    (row,) = run_json(capsys, "sessions", "-w", str(root))["sessions"]
+    listed = run_json(capsys, "explain", "d1", "-w", str(root))["lessons"]
+    assert row["lessons"] == len(listed) == 3

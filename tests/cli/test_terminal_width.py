@@ -61,9 +61,14 @@ def output(monkeypatch: pytest.MonkeyPatch, root: Path, argv: list[str], columns
 def tables(text: str) -> tuple[list[list[tuple[str, list[str]]]], list[str], list[str]]:
     """The tables of a command's output (each a list of (header, cells of that column)), the words of the
     rest (prose: wrapping changes only the spaces between them) and the "hidden to fit" notes. A table is
-    a header line over a line of dashes, its rows down to a blank line; the dashes give the columns."""
+    a header line over a line of dashes, its rows down to a blank line; the dashes give the columns. A
+    column left out and listed under its table instead (`loo`'s flags: "flags:", then a line per row that
+    has any, "  lesson: flags", wrapped) is read back into a column of the table, named as its header."""
     lines = text.split("\n")
-    found, words, notes, i = [], [], [], 0
+    found: list[list[tuple[str, list[str]]]] = []
+    words: list[str] = []
+    notes: list[str] = []
+    i = 0
     while i < len(lines):
         if i + 1 < len(lines) and re.fullmatch(r"-+(  -+)*", lines[i + 1]):
             spans = [m.span() for m in re.finditer(r"-+", lines[i + 1])]
@@ -79,10 +84,23 @@ def tables(text: str) -> tuple[list[list[tuple[str, list[str]]]], list[str], lis
                 end += 1
             notes.append(" ".join(line.strip() for line in lines[i:end]))
             i = end
+        elif lines[i] == "flags:" and found:
+            entries: list[str] = []
+            i += 1
+            while i < len(lines) and lines[i].startswith("  "):
+                if lines[i].startswith("    "):  # a wrapped entry's continuation
+                    entries[-1] += " " + lines[i].strip()
+                else:
+                    entries.append(lines[i].strip())
+                i += 1
+            found[-1].append((LISTED, entries))
         else:
             words += lines[i].split()
             i += 1
     return found, words, notes
+
+
+LISTED = "flags (listed below)"  # a column listed under its table, as `tables` reads it back
 
 
 def shortened_from(cell: str, full: str) -> bool:
@@ -111,6 +129,11 @@ def assert_same_content(fitted: str, full: str) -> None:
     assert fitted_words == full_words
     assert len(fitted_tables) == len(full_tables)
     for narrow, wide in zip(fitted_tables, full_tables, strict=True):
+        listed = dict(narrow).get(LISTED)
+        if listed is not None:  # each row's flags, under the row's lesson, word for word
+            paths, flags = wide[0][1], dict(wide)["flags"]
+            assert listed == [f"{path}: {flag}" for path, flag in zip(paths, flags, strict=True) if flag]
+            narrow = [column for column in narrow if column[0] != LISTED]
         at, left_out = 0, []
         for header, cells in narrow:  # the full table's next column of that header (two may share one)
             headers = [name for name, _ in wide[at:]]
@@ -126,8 +149,12 @@ def assert_same_content(fitted: str, full: str) -> None:
                 else:
                     assert shortened_from(cell, whole), f"{header}: {cell!r} is not {whole!r} shortened"
         left_out += [name for name, _ in wide[at:]]
-        if left_out:  # a column left out is named in a note under the table
-            assert any(", ".join(left_out) in note for note in notes), (left_out, notes)
+        if left_out:  # a column left out is named in a note under the table (loo's by the estimate it is of)
+            said = [
+                re.sub(r"leave-one-out's |randomized |; ", lambda m: ", " if m[0] == "; " else "", n) for n in notes
+            ]
+            named = ", ".join(LISTED if name == "flags" and listed is not None else name for name in left_out)
+            assert any(named in note for note in said), (left_out, notes)
 
 
 def widest(text: str) -> int:
@@ -308,3 +335,61 @@ def test_import_gptme_of_the_workspaces_own_file_says_why_in_80_columns(
     fitted = output(monkeypatch, demo, ["import-gptme", own], 80)
     assert widest(fitted) <= 80, fitted
     assert " ".join(fitted.split()) == f"{own} is written from this workspace's log: nothing to import"
+
+
+def test_loo_at_80_columns_lists_the_flags_and_names_hidden_columns_by_estimate(
+    monkeypatch: pytest.MonkeyPatch, demo: Path
+) -> None:
+    """At 80 columns `loo` left out the flags (what to distrust in a row: a keyword too broad, an effect
+    the data cannot identify) with nothing in their place, and named the hidden columns "without, naive Δ,
+    95% CI, p (BH), ..." under a table that shows a 95% CI and a p (BH) of its own: which were hidden? The
+    flags are listed under the table in full, and the hidden columns named as the leave-one-out's."""
+    argv = ["loo", "--no-write"]
+    (full,), _, _ = tables(output(monkeypatch, demo, argv, None))
+    columns = dict(full)
+    expected = [f"{path}: {flag}" for path, flag in zip(columns["lesson"], columns["flags"], strict=True) if flag]
+    assert "tools/reading-large-files.md: keyword 'file' matches 75% of journals: too broad" in expected
+    fitted = output(monkeypatch, demo, argv, 80)
+    assert widest(fitted) <= 80, fitted
+    flowing = " ".join(fitted.split())  # the wrapped lines as one
+    for entry in expected:
+        assert entry in flowing, entry
+    (narrow,), _, notes = tables(fitted)
+    assert [name for name, _ in narrow] == ["lesson", "effect", "95% CI", "p (BH)", "from", "with", LISTED]
+    assert notes == [
+        "hidden: leave-one-out's without, naive Δ, 95% CI, p (BH), by category, IPW; flags (listed below) "
+        "(`| less -S` or --json shows all)"
+    ]
+
+
+def test_loo_names_the_randomized_estimates_hidden_columns_as_its_own() -> None:
+    from lesson_credit.cli.commands.analysis import _loo_hidden
+
+    header = ["lesson", "effect", "95% CI", "p (BH)", "from", "randomized", "95% CI", "kept/withheld"]
+    header += ["with", "without", "naive Δ", "95% CI", "p (BH)", "by category", "IPW", "flags"]
+    # left out: the randomized estimate's detail (6, 7), the leave-one-out's refinements (9-14), the flags (15)
+    hidden = [6, 7, 9, 10, 11, 12, 13, 14, 15]
+    assert _loo_hidden(header, False, hidden) == (
+        "randomized 95% CI, kept/withheld; leave-one-out's without, naive Δ, 95% CI, p (BH), by category, IPW; flags"
+    )
+    assert (
+        _loo_hidden(header, True, [5, 6, 7, 15]) == "randomized estimate, 95% CI, kept/withheld; flags (listed below)"
+    )
+
+
+def test_loo_lists_the_flags_rather_than_cut_them(monkeypatch: pytest.MonkeyPatch, demo: Path) -> None:
+    """At 200 columns every column fits but the flags (the full table is 270 wide: its longest flag, 90
+    characters, is what does not fit); they were cut to their start behind an ellipsis. They are listed in
+    full under the table, which keeps every other column, the lesson paths whole."""
+    argv = ["loo", "--no-write"]
+    (full,), _, _ = tables(output(monkeypatch, demo, argv, None))
+    fitted = output(monkeypatch, demo, argv, 200)
+    assert widest(fitted) <= 200, fitted
+    (narrow,), _, notes = tables(fitted)
+    assert [name for name, _ in narrow] == [name for name, _ in full[:-1]] + [LISTED]
+    assert dict(narrow)["lesson"] == dict(full)["lesson"]  # no path shortened
+    listed = dict(narrow)[LISTED]
+    assert listed == [
+        f"{path}: {flag}" for path, flag in zip(dict(full)["lesson"], dict(full)["flags"], strict=True) if flag
+    ]
+    assert notes == ["hidden to fit 200 columns: flags (listed below) (`| less -S` or --json shows every column)"]

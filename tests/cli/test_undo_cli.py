@@ -26,14 +26,14 @@ def test_undo_walks_grades_back_to_pending_and_says_so(tmp_path: Path) -> None:
     assert run_cli("grade", "s1", "0.2", "--workspace", str(root))[0] == 0
     code, out, err = run_cli("undo", "s1", "--workspace", str(root))
     assert code == 0, err
-    assert out.startswith("s1: undo of line 3: 0.2 back to 0.8\n"), out  # lines: s1, 0.8, 0.2
+    assert out.startswith("s1: undid manual's grade on line 3: 0.2 back to 0.8\n"), out  # lines: s1, 0.8, 0.2
     # by hand, seed, floor 0.3: a.md w 1, r 0.8 -> Beta(1.8, 1.2); b.md w 0.3 + 0.7 x 0.5 = 0.65,
     # r 0.52 -> Beta(1.52, 1.48)
     assert _status(root) == {"a.md": (1.8, 1.2, 1), "b.md": (1.52, 1.48, 1)}
     code, out, err = run_cli("undo", "s1", "--workspace", str(root), "--json")
     assert code == 0, err
     payload = json.loads(out)
-    assert payload["undo"]["note"] == "undo of line 2: 0.8 back to pending"
+    assert payload["undo"]["note"] == "undid manual's grade on line 2: 0.8 back to pending"
     assert [g["base_reward"] for g in payload["history"]] == [0.8, 0.2, 0.8, None]
     assert _status(root) == pending  # the second way: the numbers before any grade
     log = (root / LOG_REL).read_bytes()
@@ -47,7 +47,7 @@ def test_undo_names_who_undid_someone_elses_grade(tmp_path: Path) -> None:
     assert run_cli("grade", "s1", "0.9", "--grader", "judge", "--workspace", str(root))[0] == 0
     code, out, err = run_cli("undo", "s1", "--grader", "erik", "--workspace", str(root))
     assert code == 0, err
-    assert out.startswith("s1: undo of line 2 by erik: 0.9 back to pending\n"), out
+    assert out.startswith("s1: erik undid judge's grade on line 2: 0.9 back to pending\n"), out
 
 
 def test_undo_back_to_pending_shows_no_reward_as_show_does(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
     # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts the judge's 0.9
     # back, logged at line 4 in the judge's source (docs/records.md), the operator named in the note
     assert (record.base_reward, record.grader, record.line) == (0.9, "judge", 4)
-    assert record.note == "undo of line 3 by manual: 0.7 back to 0.9"
+    assert record.note == "manual undid judge's grade on line 3: 0.7 back to 0.9"
     assert Workspace(root).session("s1").base_reward == 0.9
     # a: seed, floor 0.3, salience 1 -> w 1: alpha = 1 + 0.9 = 1.9, beta = 1 + 0.1 = 1.1 (counted once)
     row = Workspace(root).lesson_table().row("a.md")
@@ -38,7 +38,7 @@ def test_undo_names_who_undid_it_and_keeps_the_callers_note(tmp_path: Path) -> N
     # the judge had no score before line 2: its source is withdrawn, and the record's own 0.4 (the
     # heuristic's) is in force again, as before the judge graded
     assert (record.base_reward, record.grader, record.line) == (None, "judge", 3)
-    assert record.note == "undo of line 2 by alice: 0.9 back to 0.4 (heuristic); misclick"
+    assert record.note == "alice undid judge's grade on line 2: 0.9 back to 0.4 (heuristic); misclick"
     assert Workspace(root).session("s1").base_reward == 0.4
 
 
@@ -52,16 +52,16 @@ def test_an_undo_note_names_the_source_in_force_after_when_it_is_another(tmp_pat
     assert (record.base_reward, record.grader, record.note) == (
         None,
         "manual",
-        "undo of line 3: 0.6 back to 0.6 (judge)",
+        "undid manual's grade on line 3: 0.6 back to 0.6 (judge)",
     )
     # undoing the judge's next: the record's own 0.4 (the heuristic's) is in force
     record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="judge")
-    assert record.note == "undo of line 2: 0.6 back to 0.4 (heuristic)"
+    assert record.note == "undid judge's grade on line 2: 0.6 back to 0.4 (heuristic)"
     # the person's grade over the person's: no source named (the same one)
     root = make_workspace(
         tmp_path / "b", LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.3), grade("s1", 0.7)]
     )
-    assert Workspace(root, clock=fixed_clock).undo_grade("s1").note == "undo of line 3: 0.7 back to 0.3"
+    assert Workspace(root, clock=fixed_clock).undo_grade("s1").note == "undid manual's grade on line 3: 0.7 back to 0.3"
     with pytest.raises(WorkspaceError, match="grader"):
         Workspace(root).undo_grade("s1", grader="")
 
@@ -72,7 +72,11 @@ def test_undo_restores_the_score_in_force_whatever_came_between(tmp_path: Path) 
     events = [session("s1", None, {"a.md": 1.0}), grade("s1", 0.5), grade("s1", 0.3, "judge"), grade("s1", 0.8)]
     root = make_workspace(tmp_path, LESSONS, events)
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
-    assert (record.base_reward, record.grader, record.note) == (0.5, "manual", "undo of line 4: 0.8 back to 0.5")
+    assert (record.base_reward, record.grader, record.note) == (
+        0.5,
+        "manual",
+        "undid manual's grade on line 4: 0.8 back to 0.5",
+    )
     assert Workspace(root).session("s1").base_reward == 0.5
 
 
@@ -80,7 +84,11 @@ def test_undo_of_the_first_grade_of_a_pending_session_retracts_it(tmp_path: Path
     # logged pending, then graded 0.6 at line 2: the undo is a retraction (docs/format.md §5.3), pending again
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.6)])
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
-    assert (record.base_reward, record.grader, record.note) == (None, "manual", "undo of line 2: 0.6 back to pending")
+    assert (record.base_reward, record.grader, record.note) == (
+        None,
+        "manual",
+        "undid manual's grade on line 2: 0.6 back to pending",
+    )
     ws = Workspace(root)
     assert ws.session("s1").pending
     row = ws.lesson_table().row("a.md")  # no graded session: the prior Beta(1, 1), n 0
@@ -158,9 +166,9 @@ def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: P
     queue.apply(Source(ws), undo)  # type: ignore[arg-type]  # the same stand-in
     cli_last, tui_last = (json.loads((r / LOG_REL).read_text().splitlines()[-1]) for r in (cli_root, tui_root))
     assert cli_last == tui_last  # the same event: value, grader, timestamp and note
-    assert tui_last["note"] == "undo of line 2: 1.0 back to pending"
-    assert undo_note(7, 0.725, None) == "undo of line 7: 0.725 back to pending"
-    assert undo_note(7, 0.5, 1.0) == "undo of line 7: 0.5 back to 1.0"
+    assert tui_last["note"] == "undid manual's grade on line 2: 1.0 back to pending"
+    assert undo_note(7, 0.725, None, whose="judge") == "undid judge's grade on line 7: 0.725 back to pending"
+    assert undo_note(7, 0.5, 1.0, by="erik", whose="manual") == "erik undid manual's grade on line 7: 0.5 back to 1.0"
 
 
 def test_a_grade_whose_state_file_fails_is_committed_with_a_warning(tmp_path: Path) -> None:
@@ -238,13 +246,16 @@ def test_an_undo_logged_before_the_log_was_numbered_anew_still_counts(tmp_path: 
     ws = Workspace(own, clock=fixed_clock)
     ws.append_grade("s1", 0.9)  # line 2
     ws.append_grade("s1", 0.5)  # line 3
-    assert ws.undo_grade("s1").note == "undo of line 3: 0.5 back to 0.9"  # line 4
+    assert ws.undo_grade("s1").note == "undid manual's grade on line 3: 0.5 back to 0.9"  # line 4
     # another agent's three events first: s1's lines are 4 to 7, and the undo at 7 names line 3 (s0's grade)
     others = [session("s0", 0.2, {"b.md": 1.0}), grade("s0", 0.3), grade("s0", 0.4)]
     merged = make_workspace(tmp_path, LESSONS, [*others, *(log_bytes(own) or b"").splitlines(keepends=True)])
     for root, reverted in ((own, 2), (merged, 5)):  # the 0.9, at line 2 of its own log, line 5 after s0's
         record = Workspace(root, clock=fixed_clock).undo_grade("s1")
-        assert (record.base_reward, record.note) == (None, f"undo of line {reverted}: 0.9 back to pending")
+        assert (record.base_reward, record.note) == (
+            None,
+            f"undid manual's grade on line {reverted}: 0.9 back to pending",
+        )
         after = Workspace(root)
         assert after.session("s1").pending
         row = after.lesson_table().row("a.md")  # no graded session of a.md left: the prior Beta(1, 1), n 0
@@ -262,9 +273,9 @@ def test_a_grade_whose_note_begins_like_an_undo_note_is_a_grade(tmp_path: Path) 
     ws.append_grade("s1", 0.4)  # line 2
     ws.append_grade("s1", 0.7, note="undo of line 2: I typed 0.4 for 0.7")  # line 3
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
-    assert (record.base_reward, record.note) == (0.4, "undo of line 3: 0.7 back to 0.4")
+    assert (record.base_reward, record.note) == (0.4, "undid manual's grade on line 3: 0.7 back to 0.4")
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
-    assert (record.base_reward, record.note) == (None, "undo of line 2: 0.4 back to pending")
+    assert (record.base_reward, record.note) == (None, "undid manual's grade on line 2: 0.4 back to pending")
 
 
 def test_an_undo_merged_after_another_sources_grade_still_takes_its_own_grade_off(tmp_path: Path) -> None:
@@ -276,14 +287,14 @@ def test_an_undo_merged_after_another_sources_grade_still_takes_its_own_grade_of
     own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name="own")
     ws = Workspace(own, clock=fixed_clock)
     ws.append_grade("s1", 0.6)  # line 2
-    assert ws.undo_grade("s1").note == "undo of line 2: 0.6 back to pending"  # line 3
+    assert ws.undo_grade("s1").note == "undid manual's grade on line 2: 0.6 back to pending"  # line 3
     lines = (log_bytes(own) or b"").splitlines(keepends=True)
     judge = json.dumps(grade("s1", 0.8, grader="judge")).encode() + b"\n"
     merged = make_workspace(tmp_path, LESSONS, [lines[0], lines[1], judge, lines[2]])
     assert Workspace(merged).session("s1").base_reward == 0.8  # the judge's, the person's withdrawn
     record = Workspace(merged, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.grader) == (None, "judge")
-    assert record.note == "undo of line 3 by manual: 0.8 back to pending"
+    assert record.note == "manual undid judge's grade on line 3: 0.8 back to pending"
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
         Workspace(merged).undo_grade("s1")
@@ -298,14 +309,14 @@ def test_an_undo_merged_after_another_persons_grade_is_never_put_back_by_the_nex
     own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name="own")
     ws = Workspace(own, clock=fixed_clock)
     ws.append_grade("s1", 0.6, grader="alice")  # line 2
-    assert ws.undo_grade("s1", grader="alice").note == "undo of line 2: 0.6 back to pending"  # line 3
+    assert ws.undo_grade("s1", grader="alice").note == "undid alice's grade on line 2: 0.6 back to pending"  # line 3
     lines = (log_bytes(own) or b"").splitlines(keepends=True)
     bob = json.dumps(grade("s1", 0.8, grader="bob")).encode() + b"\n"
     merged = make_workspace(tmp_path, LESSONS, [lines[0], lines[1], bob, lines[2]])
     assert Workspace(merged).session("s1").pending  # people's latest event: Alice's undo
     record = Workspace(merged, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.grader) == (None, "bob")
-    assert record.note == "undo of line 3 by manual: 0.8 back to pending"
+    assert record.note == "manual undid bob's grade on line 3: 0.8 back to pending"
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
         Workspace(merged).undo_grade("s1")
@@ -323,7 +334,7 @@ def test_two_machines_grading_and_undoing_as_manual_leave_nothing_to_undo(tmp_pa
         own = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})], name=name)
         ws = Workspace(own, clock=fixed_clock)
         ws.append_grade("s1", value)  # line 2
-        assert ws.undo_grade("s1").note == f"undo of line 2: {value} back to pending"  # line 3
+        assert ws.undo_grade("s1").note == f"undid manual's grade on line 2: {value} back to pending"  # line 3
         logs.append((log_bytes(own) or b"").splitlines(keepends=True))
     a, b = logs
     undos = [a[2], b[2]] if order == "a then b" else [b[2], a[2]]
@@ -331,3 +342,43 @@ def test_two_machines_grading_and_undoing_as_manual_leave_nothing_to_undo(tmp_pa
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
         Workspace(merged, clock=fixed_clock).undo_grade("s1")
+
+
+def test_an_undo_note_names_whose_grade_it_undid_and_who_undid_it(tmp_path: Path) -> None:
+    """ "undo of line 2 by erik" read as if erik had given the grade on line 2; it was the judge's, and erik
+    undid it. The note names both: the grade's grader, and the one who undid it when that is another."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.9, "judge")])
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="erik")
+    assert (record.base_reward, record.grader) == (None, "judge")  # logged in the judge's source
+    assert record.note == "erik undid judge's grade on line 2: 0.9 back to pending"
+
+
+@pytest.mark.parametrize(
+    ("undone", "grader"),
+    [("undo of line 3: 0.5 back to 0.9", "manual"), ("undo of line 3 by erik: 0.5 back to 0.9", "judge")],
+)
+def test_an_undo_written_in_the_notes_former_words_still_counts(tmp_path: Path, undone: str, grader: str) -> None:
+    """Logs written before the notes named whose grade was undone: their undos are still undos. 0.9 (line 2),
+    0.5 (line 3), the 0.5 undone back to 0.9 in the former words (line 4): the next undo reverts the 0.9 to
+    pending, never the undone 0.5 again."""
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 0.9, grader),
+        grade("s1", 0.5, grader),
+        {**grade("s1", 0.9, grader), "note": undone},
+    ]
+    root = make_workspace(tmp_path, LESSONS, events)
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader=grader)
+    assert (record.base_reward, record.note) == (None, f"undid {grader}'s grade on line 2: 0.9 back to pending")
+    with pytest.raises(WorkspaceError, match="nothing to undo"):
+        Workspace(root).undo_grade("s1")
+
+
+def test_a_grade_whose_note_begins_like_the_new_undo_note_is_a_grade(tmp_path: Path) -> None:
+    """As with the former words: a person's note that reads like an undo's does not make the grade one."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    ws = Workspace(root, clock=fixed_clock)
+    ws.append_grade("s1", 0.4)  # line 2
+    ws.append_grade("s1", 0.7, note="undid manual's grade on line 2: 0.4 was a typo")  # line 3
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.note) == (0.4, "undid manual's grade on line 3: 0.7 back to 0.4")

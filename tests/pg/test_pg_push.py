@@ -171,7 +171,7 @@ def test_a_second_session_event_stops_the_direct_copy_where_it_is(pg_url: str) -
 
 def test_undo_walks_on_back_after_a_push_into_a_store_holding_other_events(pg_url: str, ws_root: Path) -> None:
     # the workspace's log, written by the CLI: s1 pending, graded 0.9 (line 2) and 0.5 (line 3), the 0.5
-    # undone (line 4, "undo of line 3"). The database holds another agent's two events first, so s1's
+    # undone (line 4, "undid manual's grade on line 3"). The database holds another agent's two events first, so s1's
     # grades are at lines 4 and 5 there, and the undo's note names line 3: s1's session event there.
     store = PgStore(pg_url, agent="other")
     store.append(session("s0", 0.2))
@@ -186,7 +186,7 @@ def test_undo_walks_on_back_after_a_push_into_a_store_holding_other_events(pg_ur
     assert code == 0, err
     # the second undo reverts the 0.9 (position 4): pending again, as the same undo on the file gives;
     # before, it reverted the 0.5 a second time and logged 0.9 again
-    assert out.startswith("s1: undo of line 4: 0.9 back to pending\n"), out
+    assert out.startswith("s1: undid manual's grade on line 4: 0.9 back to pending\n"), out
     code, out, err = run_cli("status", "-w", str(ws_root), "--store", pg_url, "--json")
     assert code == 0, err
     git = next(r for r in json.loads(out)["lessons"] if r["path"] == "tools/git.md")

@@ -60,9 +60,12 @@ def test_a_deeply_nested_state_file_is_a_warning_not_a_traceback(ws: Path) -> No
         (["--k", "99999999999"], "k"),
     ],
 )
-def test_simulate_caps_its_size_with_one_line(tmp_path: Path, argv: list[str], said: str) -> None:
-    line = one_line_refusal(run_process("simulate", *argv, cwd=tmp_path))
-    assert said in line and "at most" in line
+def test_simulate_caps_its_size_with_a_usage_error(tmp_path: Path, argv: list[str], said: str) -> None:
+    done = run_process("simulate", *argv, cwd=tmp_path)  # an option's value out of range: the command line
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (done.returncode, done.stderr[-2000:])
+    assert done.stderr.startswith("usage: lesson-credit simulate ")
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("lesson-credit simulate: error: ") and said in line and "at most" in line
 
 
 @pytest.mark.parametrize("prior", ["alpha = 1e308", "beta = 1e308", "alpha = inf", "alpha = 0", "beta = -1"])

@@ -240,7 +240,7 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
         (None, "manual"),
     ]
     assert grades[1]["note"] == "second look"
-    assert grades[2]["note"] == "undo of line 6: 0.9 back to 0.6"  # the fixture logs five lines first
+    assert grades[2]["note"] == "undid manual's grade on line 6: 0.9 back to 0.6"  # the fixture logs five lines first
     assert Workspace(ws_root, clock=fixed_clock).session("s4").pending
     assert messages[0] == "Saved grade 0.6 for s4 (was pending)."
     assert messages[3] == "Undo on s4: pending again (retracts line 5)."

@@ -1,0 +1,79 @@
+"""Exit codes of a wrong command line against bad input: a usage error (an unknown command, option or
+choice; an option's value out of its form or range) exits 2 with the command's usage, as argparse's own
+errors do, before anything is read; what a command is given to act on (a reward to log, a session id,
+a file) and cannot use exits 1 with one line. Nothing is written either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.cli_fixtures import log_bytes, make_ws, run, session
+
+GIT = "tools/git.md"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    return make_ws(tmp_path, lessons={GIT: ["git"]}, events=[session("s1", None, {GIT: 1.0})])
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog", "needle"),
+    [
+        (["nonsense"], "lesson-credit", "invalid choice: 'nonsense'"),  # argparse's own: the reference
+        (["help", "nonsense"], "lesson-credit help", "no command 'nonsense'"),
+        (["sessions", "--order", "bogus"], "lesson-credit sessions", "invalid choice: 'bogus'"),
+        (["sessions", "--sort", "bogus"], "lesson-credit sessions", "cannot sort by 'bogus'"),
+        (["sessions", "--sort", "reward:up"], "lesson-credit sessions", "asc or desc"),
+        (["sessions", "--since", "yesterday"], "lesson-credit sessions", "not a time: 'yesterday'"),
+        (["sessions", "--until", "soon"], "lesson-credit sessions", "not a time: 'soon'"),
+        (["sessions", "--min-reward", "x"], "lesson-credit sessions", "reward must be a number"),
+        (["sessions", "--max-reward", "1.5"], "lesson-credit sessions", "reward must be in [0, 1]"),
+        (["replay", "--floor", "2"], "lesson-credit replay", "floor must be in [0, 1]"),
+        (["select", "--context", "-", "--policy", "bogus"], "lesson-credit select", "invalid choice: 'bogus'"),
+        (["replay", "--priority", "judge,robot"], "lesson-credit replay", "unknown reward source 'robot'"),
+        (["simulate", "--noise", "-1", "--seeds", "1"], "lesson-credit simulate", "noise must be"),
+        (["simulate", "--noise", "x"], "lesson-credit simulate", "invalid float value"),
+    ],
+)
+def test_a_wrong_command_line_exits_2_with_its_usage(
+    ws: Path, capsys: pytest.CaptureFixture[str], argv: list[str], prog: str, needle: str
+) -> None:
+    before = log_bytes(ws)
+    with pytest.raises(SystemExit) as info:
+        run(capsys, *argv, "-w", str(ws))
+    out, err = capsys.readouterr()
+    assert (info.value.code, out) == (2, ""), err
+    lines = err.splitlines()
+    assert lines[0].startswith(f"usage: {prog} "), err
+    assert lines[-1].startswith(f"{prog}: error: ") and needle in lines[-1], err
+    assert log_bytes(ws) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["grade", "s1", "2"], "reward must be in [0, 1]"),  # the value to log: data, not the command line
+        (["grade", "s1", "abc"], "got 'abc'"),
+        (["grade", "nope", "0.5"], "unknown session 'nope'"),
+        (["sessions", "--lesson", "tools/nope.md"], "neither in the library nor in the log"),
+        (["select", "--context", "missing.txt", "--dry-run"], "context file not found"),
+    ],
+)
+def test_bad_input_exits_1_with_one_line(
+    ws: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    before = log_bytes(ws)
+    code, out, err = run(capsys, *argv, "-w", str(ws))
+    assert (code, out) == (1, ""), err
+    assert len(err.splitlines()) == 1 and err.startswith("lesson-credit: ") and needle in err, err
+    assert log_bytes(ws) == before
+
+
+def test_selects_policy_choices_are_the_engines() -> None:
+    from lesson_credit.cli.commands.selection import POLICIES as CHOICES
+    from lesson_credit.core.bandit.policy import POLICIES
+
+    assert CHOICES == POLICIES
