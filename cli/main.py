@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Collection, Sequence
 from importlib import import_module
-from typing import Any
+from typing import Any, NoReturn
 
 from lesson_credit.cli.common import (
     EXIT_USAGE,
@@ -63,6 +63,24 @@ AGENT_HELP = "who writes, recorded with each event in a database store (default:
 WHOLE_PARSER = "meta"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, except that an unknown command is said in one short line naming the nearest
+    command (argparse lists all twenty in a line of 250 characters)."""
+
+    def error(self, message: str) -> NoReturn:
+        import re
+
+        found = re.match(r"argument COMMAND: invalid choice: '((?:[^'\\]|\\.)*)'", message)
+        if found is not None:
+            import difflib
+
+            word = found.group(1)
+            near = difflib.get_close_matches(word, COMMANDS, n=1)
+            hint = f"; did you mean '{near[0]}'?" if near else ""
+            message = f"unknown command '{word}'{hint} (lesson-credit --help lists the commands)"
+        super().error(message)
+
+
 def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser: the commands of `groups` (default: all) in full, the others by name and
     summary only (enough for the command list, not to run them)."""
@@ -92,7 +110,7 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
     data = argparse.ArgumentParser(add_help=False, formatter_class=HelpFormatter)
     data.add_argument("--json", action="store_true", help="print JSON on stdout instead of text")
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="lesson-credit",
         description=(
             "Salience-weighted credit for agent lessons. With no command, opens the dashboard\n"

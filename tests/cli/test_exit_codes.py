@@ -22,7 +22,7 @@ def ws(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("argv", "prog", "needle"),
     [
-        (["nonsense"], "lesson-credit", "invalid choice: 'nonsense'"),  # argparse's own: the reference
+        (["nonsense"], "lesson-credit", "unknown command 'nonsense' (lesson-credit --help lists the commands)"),
         (["help", "nonsense"], "lesson-credit help", "no command 'nonsense'"),
         (["sessions", "--order", "bogus"], "lesson-credit sessions", "invalid choice: 'bogus'"),
         (["sessions", "--sort", "bogus"], "lesson-credit sessions", "cannot sort by 'bogus'"),
@@ -50,6 +50,26 @@ def test_a_wrong_command_line_exits_2_with_its_usage(
     assert lines[0].startswith(f"usage: {prog} "), err
     assert lines[-1].startswith(f"{prog}: error: ") and needle in lines[-1], err
     assert log_bytes(ws) == before
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["statsu"], "lesson-credit: error: unknown command 'statsu'; did you mean 'status'?"),
+        (["-w", ".", "recrod"], "lesson-credit: error: unknown command 'recrod'; did you mean 'record'?"),
+        (["--agent", "a", "hlep"], "lesson-credit: error: unknown command 'hlep'; did you mean 'help'?"),
+    ],
+)
+def test_a_mistyped_command_names_the_nearest_in_one_short_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], line: str
+) -> None:
+    """argparse's own line listed all twenty commands (250 characters) and named none of them."""
+    with pytest.raises(SystemExit) as info:
+        run(capsys, *argv)
+    err = capsys.readouterr().err.splitlines()
+    assert info.value.code == 2
+    assert err[-1] == line + " (lesson-credit --help lists the commands)"
+    assert len(err[-1]) <= 120 and not any("choose from" in x for x in err)
 
 
 @pytest.mark.parametrize(
