@@ -62,7 +62,8 @@ CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much
 # and when a read of a log that big parsed this much past the cache: every command parses what the cache does not
-# hold (at a million sessions ~30 ms of CPU per MB), and a save writes the last block (~0.1 s for 17,000 sessions)
+# hold (a record at a million sessions: ~11 ms of CPU per MB), and a save writes the last block (0.1-0.16 s of CPU
+# with 17,000 sessions in it)
 MIN_TAIL_BYTES = 512 * 1024
 MIN_NEW_EVENTS = 5_000  # the same for a database store: events (~4 MB of log, as the file)
 BUSY_TIMEOUT_S = 5.0  # a save waits this long for another process's; then it is skipped
