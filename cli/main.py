@@ -81,9 +81,10 @@ class Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(groups: Collection[str] | None = None, *, others: bool = True) -> argparse.ArgumentParser:
     """The command line's parser: the commands of `groups` (default: all) in full, the others by name and
-    summary only (enough for the command list, not to run them)."""
+    summary only (enough for the command list, not to run them), or not at all without `others` (a command's
+    run shows no list: 16 parsers fewer for a hook's `record`)."""
     # --workspace may come before or after the command; SUPPRESS keeps a subcommand's
     # absent option from overwriting the value given before it.
     common = argparse.ArgumentParser(add_help=False, formatter_class=HelpFormatter)
@@ -153,7 +154,8 @@ def build_parser(groups: Collection[str] | None = None) -> argparse.ArgumentPars
     registered: set[str] = set()
     for name, (group, summary) in COMMANDS.items():
         if groups is not None and group not in groups:
-            sub.add_parser(name, help=summary, add_help=False, formatter_class=HelpFormatter)
+            if others:
+                sub.add_parser(name, help=summary, add_help=False, formatter_class=HelpFormatter)
         elif group not in registered:
             registered.add(group)
             import_module(f"lesson_credit.cli.commands.{group}").register(sub, common, data)
@@ -164,14 +166,15 @@ def _parse(argv: Sequence[str] | None) -> tuple[argparse.ArgumentParser, argpars
     """The arguments, parsed by a parser with the command's own group in full: a first pass with no
     group finds the command (top-level --help, --version and usage errors end there, as the whole
     parser would end them). A command line that starts with a command's name (a hook's) needs no first
-    pass: the first word that is not an option is the command."""
+    pass: the first word that is not an option is the command. A command's parser lists no other command
+    (what lists them, the top level's help and usage errors, ends in the first pass)."""
     words = sys.argv[1:] if argv is None else argv
     if words and words[0] in COMMANDS:
         command = words[0]
     else:
         command = build_parser(()).parse_known_args(argv)[0].command
     group = COMMANDS[command][0] if command is not None else None
-    parser = build_parser(None if group == WHOLE_PARSER else () if group is None else (group,))
+    parser = build_parser(None if group == WHOLE_PARSER else () if group is None else (group,), others=command is None)
     args, extra = parser.parse_known_args(argv)
     if extra:  # said by the command's own parser (its usage, its name), not the top level's
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")

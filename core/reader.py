@@ -180,6 +180,10 @@ class LogReader:
         # starts from it): bytes of the file, events of a database store
         default_threshold = MIN_NEW_BYTES if self._log_cache is None else self._log_cache.min_new
         self.cache_threshold = default_threshold if cache_threshold is None else cache_threshold
+        # and in a log that big, a read that parses this much (what the cache does not hold yet, which
+        # every command parses again until the cache is rewritten)
+        tail = self.cache_threshold if self._log_cache is None else self._log_cache.min_tail
+        self.tail_threshold = min(self.cache_threshold, tail)
         self.snapshot: FoldData | None = None  # of the index as it is; None until asked for again
         self.generation = 0  # +1 whenever the index is replaced (a read from the start): rows may differ
         self._folds: dict[CreditSettings, Posterior] = {}  # of the snapshot, by settings
@@ -301,10 +305,12 @@ class LogReader:
             self.progress_hook(self.progress)
 
     def _settle(self, started_at: int, settings: CreditSettings) -> FoldData | None:
-        """After a big read: settle the columns and rewrite the parsed-log cache (with the block
-        sums it carries); the snapshot computed for them, if any."""
+        """After a big read (`cache_threshold`, or `tail_threshold` of a log at least `cache_threshold`
+        big): settle the columns and rewrite the parsed-log cache (with the block sums it carries); the
+        snapshot computed for them, if any."""
         index = self.index
-        if index.end == started_at or index.end - started_at < self.cache_threshold:
+        parsed = index.end - started_at
+        if index.end == started_at or parsed < self.tail_threshold or index.end < self.cache_threshold:
             return None
         index.settle()
         if self._log_cache is None:

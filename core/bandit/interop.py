@@ -249,7 +249,10 @@ def last_credited(post: Posterior, session_times: Callable[[], Sequence[str | No
     `session_times` gives the log's session timestamps, asked for only when some arm has one."""
     rows = post.last_session.tolist()
     times = session_times() if max(rows, default=-1) >= 0 else []
-    return [times[row] if row >= 0 else None for row in rows]
+    # each session looked up once: a session credits all its lessons (10 a record), so arms share their latest
+    # (412 sessions for 1,000 arms at a million sessions; a lookup in the cached columns decodes its item)
+    found = {row: times[row] for row in set(rows) if row >= 0}
+    return [found.get(row) for row in rows]
 
 
 STAMP_KEY = "lesson_credit_written"  # the hash of the rest of a state file as lesson-credit wrote it

@@ -55,8 +55,9 @@ def decode_json(data: bytes, where: str | Path, line: int | None = None) -> Any:
         raise JsonError(where, at, f"not valid JSON ({_BYTE.sub('', reason)})") from None
     except RecursionError:
         raise _too_deep(data, where, line) from None
-    suspect = data.count(b"[") + data.count(b"{") > JSON_MAX_DEPTH or _long_digits(data)
-    if suspect and (problem := _unusable(value)):
+    long_digits = _long_digits(data)
+    suspect = long_digits or data.count(b"[") + data.count(b"{") > JSON_MAX_DEPTH
+    if suspect and (problem := _unusable(value, numbers=long_digits)):
         if problem == "deep":
             raise _too_deep(data, where, line)
         at = line if line is not None else data.count(b"\n", 0, _number_at(data) or 0) + 1
@@ -90,19 +91,21 @@ def _number_at(data: bytes) -> int | None:
     return min(found) if found else None
 
 
-def _unusable(value: Any) -> str | None:
-    """ "deep" past JSON_MAX_DEPTH, "number" for an integer past the float range, else None."""
+def _unusable(value: Any, numbers: bool = True) -> str | None:
+    """ "deep" past JSON_MAX_DEPTH, "number" for an integer past the float range (looked for only with
+    `numbers`: without a run of _MAX_INT_DIGITS digits in the bytes there is none), else None."""
     if not isinstance(value, dict | list):
-        return "number" if isinstance(value, int) and value.bit_length() > 1000 else None
+        return "number" if numbers and isinstance(value, int) and value.bit_length() > 1000 else None
+    containers = (dict, list)  # (a tuple: isinstance with a union is slower, per child of a 1,000-arm state file)
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if depth > JSON_MAX_DEPTH:
             return "deep"
         for child in item.values() if isinstance(item, dict) else item:
-            if isinstance(child, dict | list):
+            if isinstance(child, containers):
                 stack.append((child, depth + 1))
-            elif isinstance(child, int) and child.bit_length() > 1000:
+            elif numbers and isinstance(child, int) and child.bit_length() > 1000:
                 return "number"
     return None
 

@@ -95,6 +95,7 @@ class ParsedLogCache(Protocol):
     def load(self) -> tuple[LogIndex, Hasher, bool] | None: ...
 
     min_new: int  # rewrite the cache when a read took this much (bytes of a file, events of a database)
+    min_tail: int  # and when a read of a store at least min_new big took this much
 
     def save(
         self, index: LogIndex, digest: str, partial: bool, meanwhile: Callable[[], None] | None = None

@@ -30,6 +30,9 @@ ENTRY_FIELDS = ("path",)  # a lesson entry's
 EVENT_FIELDS = ("type", "category", "strategy", "grader")  # an event's
 MAX_VALUES = 4096  # per field; a Literal of n strings takes O(n^2) to build (typing's deduplication): 12 ms at 4,096
 MISSES_ALLOWED = 8  # bodies with a value not seen yet (or not decodable) before plain decoding takes over
+# a body smaller than this teaches nothing: a tail or a line appended is decoded once, plainly (a narrowed
+# decoder costs ~1 ms to build, and pays back only over bodies of many records: a read of a big log's chunks)
+LEARN_MIN_BYTES = 1 << 20
 
 
 def _narrowed(values: dict[str, set[str]], names: tuple[str, ...]) -> list[tuple[str, Any, None]]:
@@ -75,7 +78,7 @@ class Vocabulary:
             except (msgspec.DecodeError, RecursionError):
                 self._missed()
         plain = decode_raw_lines(body)
-        if plain is not None and self.open:
+        if plain is not None and self.open and len(body) >= LEARN_MIN_BYTES:
             self._learn(values_named(plain))
         return plain
 

@@ -68,13 +68,14 @@ def test_a_record_loads_no_module_it_does_not_use(workspace: Path) -> None:
     the gptme-sessions records' reader, join and trajectories are loaded only where there are records; the
     host's name (socket) only for a database store; TOML only where there is a config.toml or gptme.toml;
     numpy's masked arrays (numpy.ma, which np.unique's first call imports) nowhere; the selection
-    policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy."""
+    policies and their draws (and `secrets`, for a selection's id) only for `select` or a [select] policy; `signal`
+    (its enums) only to stop the child of a two-core read (core/log/halves.py)."""
     record = ["record", "-w", str(workspace), "--session-id", "s1", "--journal", "journal.md"]
     modules = loaded_by(*record, "--lessons", "tools/git.md", "--reward", "0.8")
     assert (workspace / "state" / "lesson-thompson" / "sessions.jsonl").read_text().count('"type":"session"') == 1
     sessions = [f"lesson_credit.core.sessions.{name}" for name in ("join", "locate", "trajectory", "record_file")]
     drawing = ["lesson_credit.core.bandit.policy", "lesson_credit.core.bandit.select", "secrets"]
-    for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", *sessions, *drawing):
+    for name in ("filelock", "asyncio", "socket", "tomllib", "numpy.ma", "signal", *sessions, *drawing):
         assert name not in modules
 
 
@@ -158,3 +159,21 @@ def test_the_engine_s_modules_are_left_out_of_the_collector_s_walks(workspace: P
     assert code == 0, proc.stderr
     assert before == 0 and after > 10_000
     assert first_walk > 10_000  # no collection walked the engine's imports before they were frozen
+
+
+@pytest.mark.parametrize("prefix", [[], ["-w", "."]])
+def test_a_command_s_run_builds_no_parser_of_another_command(prefix: list[str]) -> None:
+    """Its parser lists only its own group's commands: the other commands' stubs (16 for `record`, each an
+    ArgumentParser) serve the command list, which the top level's help and usage errors show in the first
+    pass. Its errors and help are its own parser's as before (the help: the test above)."""
+    from lesson_credit.cli.main import _parse
+
+    record = [*prefix, "record", "--journal", "j.md", "--lessons", "a.md", "--reward", "0.5", "--session-id", "s"]
+    parser, args = _parse(record)
+    writes = [name for name, (group, _) in COMMANDS.items() if group == "writes"]
+    assert args.command == "record" and list(subcommands(parser)) == writes == ["record", "grade", "undo", "prune"]
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit) as stop:
+        _parse([*record, "--bogus"])
+    assert stop.value.code == 2
+    assert err.getvalue().splitlines()[-1] == "lesson-credit record: error: unrecognized arguments: --bogus"

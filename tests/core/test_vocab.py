@@ -21,6 +21,12 @@ from tests.support.derived_cache import DB_NAME
 from tests.support.engine_helpers import grade, session
 
 
+@pytest.fixture(autouse=True)
+def learn_from_any_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These bodies are a few lines: each teaches, as a big log's chunks do (tests/core/test_vocab_learning.py)."""
+    monkeypatch.setattr(vocab, "LEARN_MIN_BYTES", 0)
+
+
 def body(*events: dict[str, Any] | str) -> bytes:
     return b"".join((event if isinstance(event, str) else json.dumps(event)).encode() + b"\n" for event in events)
 
