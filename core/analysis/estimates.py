@@ -262,9 +262,16 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
             "No lesson's effect is distinguishable from zero: none is identified yet, so none has an interval "
             "(each lesson's flags say why); the list is not a ranking of proven effects."
         )
+    clear = sum(1 for e in effects if e is not None and e.claims and (e.ci_low or 0) * (e.ci_high or 0) > 0)
+    alone = (
+        ""
+        if not clear
+        else f"; {clear} of their 95% intervals {'excludes' if clear == 1 else 'exclude'} zero taken alone, as "
+        f"some of {claimed} do by chance"
+    )
     return (
         f"No lesson's effect is distinguishable from zero (BH-adjusted p < {SIGNIFICANCE:g} for none of "
-        f"{claimed} with an interval): the list is not a ranking of proven effects."
+        f"{claimed} with an interval{alone}): the list is not a ranking of proven effects."
     )
 
 

@@ -49,6 +49,19 @@ def test_headlines_keep_both_and_adjust_over_the_headlines() -> None:
     assert line is not None and "distinguishable from zero" in line and "1 with an interval" in line
 
 
+def test_the_line_says_why_an_interval_clear_of_zero_is_not_a_finding() -> None:
+    """Three lessons tested: one's 95% interval [0.05, 0.25] excludes zero on its own (raw p 0.02), but over
+    three p-values (0.02, 0.5, 0.9) BH gives 0.02 x 3 / 1 = 0.06, not below 0.05. The line said only "none of
+    3", above a row showing [+0.05, +0.25]: it now says the interval excludes zero taken alone."""
+    quiet = headlines([joint(0.15, 0.1, 0.02), joint(0.0, 0.2, 0.5), joint(-0.02, 0.1, 0.9)], [None, None, None])
+    assert [e.p_adjusted for e in quiet if e is not None] == pytest.approx([0.06, 0.75, 0.9])
+    assert nothing_line(quiet) == (
+        "No lesson's effect is distinguishable from zero (BH-adjusted p < 0.05 for none of 3 with an interval; "
+        "1 of their 95% intervals excludes zero taken alone, as some of 3 do by chance): the list is not a "
+        "ranking of proven effects."
+    )
+
+
 def test_with_no_interval_at_all_the_line_says_so_not_none_of_0() -> None:
     # two lessons, neither identified (no interval): there is nothing to be distinguishable
     line = nothing_line(headlines([joint(0.01, None), joint(0.0, None)], [None, None]))
