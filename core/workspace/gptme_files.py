@@ -27,6 +27,9 @@ from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.state_file import StateFile
 
+EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
+OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
+
 
 class GptmeFiles(StateFile):
     """`export-gptme` and `import-gptme`."""
@@ -120,6 +123,8 @@ class GptmeFiles(StateFile):
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
+            if not own and (copied := self._own_copy_base(Path(path), existing)) is not None:
+                return self._import_exported(Path(path), existing, copied, OWN_COPY)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
@@ -137,6 +142,25 @@ class GptmeFiles(StateFile):
         if not isinstance(created, str):
             return None
         return self._reader.index.exports.base(created, str(path.resolve())) or self._adopt_legacy(path, existing)
+
+    def _own_copy_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
+        """What the file at `path` (parsed: `existing`) holds of the log's when it is a copy of a
+        bandit-state.json this workspace wrote (its `created`, which gptme keeps, names a copy of ours in
+        `.cache/bandit-state-copies/`): a backup, or a file another gptme bandit saves its sessions to.
+        Those numbers, with those earlier imports of the file at `path` saw there (an increments event's
+        `seen`). None: no copy of ours has its `created` (another bandit's file, or caches gone)."""
+        created = existing.get("created")
+        if not isinstance(created, str) or self._copies_linked():
+            return None
+        copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
+        if copy is None or copy.created != created:
+            return None
+        where = str(path.resolve())
+        sessions = interop.file_sessions(existing) if copy.sessions is None else copy.sessions  # (unknown: none new)
+        saved = self._reader.index.exports.saved(created, where)
+        if saved is not None:
+            return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions)
+        return FileNumbers(where, created, copy.arms, sessions)
 
     def _legacy_copy(self, target: Path) -> Path:
         """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""
@@ -186,28 +210,31 @@ class GptmeFiles(StateFile):
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
             )
 
-    def _import_exported(self, path: Path, existing: dict[str, Any], exported: FileNumbers) -> ImportReport:
-        """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only
-        what gptme's bandit added to it since is logged (an increments event), with the numbers of the
-        keys it changed as the file has them now (`seen`: the base of the next import of it)."""
+    def _import_exported(
+        self, path: Path, existing: dict[str, Any], exported: FileNumbers, what: str = EXPORTED
+    ) -> ImportReport:
+        """Import a file `export-gptme` wrote from this log (or, `what` says, a copy of the workspace's own
+        file: `_own_copy_base`): its arms hold the log's evidence, so only what gptme's bandit added to it
+        since is logged (an increments event), with the numbers of the keys it changed as the file has
+        them now (`seen`: the base of the next import of it)."""
         written = foreign.written_of(exported)
         try:
             changed = foreign.increments(existing, written.arms)
             added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
             raise WorkspaceError(
-                f"{path} was exported from this workspace's log and changed since otherwise than by another "
+                f"{path} {what} and changed since otherwise than by another "
                 f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
                 f'(if it is another bandit\'s file now, remove its "created" and import it again)'
             ) from None
         if not added and not sessions:
-            return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
+            return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
         seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, changed), count)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
-        what = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"
-        why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
+        moved = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"
+        why = f"{path} {what}: its updates since, {moved}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
 
     def _imported_already(self, report: ImportReport) -> bool:

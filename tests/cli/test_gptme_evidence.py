@@ -85,7 +85,11 @@ def hook_state(root: Path) -> dict[str, Any]:
 
 def gptme_bandit_update(root: Path, key: str) -> None:
     """gptme's bandit: one session's update (reward 1) to arm `key`, saved with its own keys only."""
-    path = root / STATE_REL
+    gptme_saves(root / STATE_REL, key)
+
+
+def gptme_saves(path: Path, key: str) -> None:
+    """`gptme_bandit_update` of the state file at `path`."""
     state = json.loads(path.read_text())
     arm = state["arms"][key]
     arm.update(alpha=arm["alpha"] + 1.0, total_selections=arm["total_selections"] + 1)
@@ -130,6 +134,51 @@ def test_our_own_file_changed_by_gptme_imports_only_gptmes_increments(recorded: 
     assert "increments" in out and "increments" not in err  # said once (it was on stdout and stderr)
     assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus gptme's +1/+0
     assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+
+
+def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
+    """A backup of bandit-state.json taken before a later grade: every number in it is the log's (up to then).
+    It disagrees with the log now, and was logged whole as a prior: git Beta(1.92, 2.08) n 2 became the
+    starting point of the log's own sessions, Beta(2.84, 3.16) n 4 with s2 regraded (below), without a word."""
+    backup = tmp_path / "backup.json"
+    backup.write_bytes((recorded / STATE_REL).read_bytes())
+    code, _, err = run_cli("grade", "s2", "0.9", "--workspace", str(recorded))
+    assert code == 0, err
+    # git: s1 +0.8/+0.2 (w 1); s2 now 0.9 at w 0.3: +0.27/+0.73 -> Beta(2.07, 1.93) n 2
+    assert rows(recorded)[GIT] == pytest.approx((2.07, 1.93, 2))
+    log_before = (recorded / LOG_REL).read_bytes()
+    code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(backup))
+    assert code == 0, err
+    assert "nothing new" in out and "imported" not in out, out
+    assert (recorded / LOG_REL).read_bytes() == log_before
+    assert rows(recorded)[GIT] == pytest.approx((2.07, 1.93, 2))
+
+
+def test_a_copy_of_our_own_file_that_gptme_updated_imports_only_gptmes_increments(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """Our bandit-state.json copied to where another gptme bandit saves (not `export-gptme`): gptme's sessions
+    there are its increments over the file we wrote (known by its `created`, which gptme keeps), each logged
+    once however often the copy is imported. All of it was logged as a prior: git Beta(2.92, 2.08) n 3 was
+    the starting point of s1 and s2 again (Beta(3.84, 3.16) n 5)."""
+    elsewhere = tmp_path / "other-bandit" / "bandit-state.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes((recorded / STATE_REL).read_bytes())
+    for _ in range(2):
+        code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
+        assert code == 0 and "nothing" in out and "imported 2" not in out, (out, err)
+    assert rows(recorded)[GIT] == pytest.approx((1.92, 2.08, 2))
+    gptme_saves(elsewhere, GIT)
+    for _ in range(2):  # the second finds nothing new
+        code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
+        assert code == 0, err
+    # Beta(1.92, 2.08) n 2, plus gptme's +1/+0 and one selection
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
+    assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+    gptme_saves(elsewhere, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
+    assert code == 0, err
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))  # its second session, once
 
 
 # ---------------------------------------------------------------- the guide's recipe, run twice
