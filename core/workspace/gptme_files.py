@@ -194,11 +194,15 @@ class GptmeFiles(StateFile):
             self.refresh()
 
     def _refuse_over_updates(self, target: Path) -> None:
-        """`export-gptme` onto a file it wrote before is refused (one line, nothing written) while gptme's
-        bandit has updated arms there since: those sessions would be lost; `import-gptme` logs them. A
-        file changed otherwise, or another one, is replaced as asked. The caller holds the lock."""
+        """`export-gptme` onto a file it wrote before (or onto a copy of the workspace's own file:
+        `_own_copy_base`) is refused (one line, nothing written) while gptme's bandit has updated arms
+        there since: those sessions would be lost; `import-gptme` logs them. A file changed otherwise, or
+        another one, is replaced as asked. The caller holds the lock."""
         existing = interop.read_state(target)
-        if not existing or (exported := self._export_base(target, existing)) is None:
+        if not existing:
+            return
+        exported = self._export_base(target, existing) or self._own_copy_base(target, existing)
+        if exported is None:
             return
         try:
             added, sessions = self.foreign_increments(existing, foreign.written_of(exported))
@@ -206,7 +210,7 @@ class GptmeFiles(StateFile):
             return
         if added or sessions:  # (a session counted that moved no arm: the count would go back)
             raise WorkspaceError(
-                f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
+                f"{target} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
             )
 

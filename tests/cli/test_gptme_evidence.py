@@ -181,6 +181,26 @@ def test_a_copy_of_our_own_file_that_gptme_updated_imports_only_gptmes_increment
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))  # its second session, once
 
 
+def test_an_export_over_a_copy_of_our_own_file_with_gptmes_unimported_session_is_refused(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """As over an exported file: the export replaced the copy, and gptme's session there was gone (never
+    logged, no longer in the file) without a word."""
+    elsewhere = tmp_path / "other-bandit.json"
+    elsewhere.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(elsewhere, GIT)
+    before, log_before = elsewhere.read_bytes(), (recorded / LOG_REL).read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(elsewhere))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "import-gptme" in err, (out, err)
+    assert elsewhere.read_bytes() == before and (recorded / LOG_REL).read_bytes() == log_before
+    for argv in (("import-gptme", str(elsewhere)), ("export-gptme", str(elsewhere))):  # logged, then written
+        code, _, err = run_cli(*argv, "--workspace", str(recorded))
+        assert code == 0, err
+    # Beta(1.92, 2.08) n 2 (the log's), plus gptme's +1/+0 and one selection, in the log and in the file
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
+    assert json.loads(elsewhere.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.92)
+
+
 # ---------------------------------------------------------------- the guide's recipe, run twice
 
 
