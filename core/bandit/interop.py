@@ -514,11 +514,15 @@ def rewrite_state(
             raise StateKept(kept_message(path, why))
     payload = payload_of(existing)
     payload[STAMP_KEY] = state_stamp(payload)
-    if _file_bytes(path) != before:  # saved by another tool meanwhile: replacing it would drop its update
-        raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
+
+    def unchanged() -> None:  # saved by another tool meanwhile: replacing it would drop its update
+        if _file_bytes(path) != before:
+            raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
+
+    unchanged()
     if before_write is not None:
         before_write(payload)
-    write_json(path, payload, guard=guard)
+    write_json(path, payload, guard=guard, before_replace=unchanged)  # checked again right before the rename
 
 
 def _file_bytes(path: Path) -> bytes | None:
