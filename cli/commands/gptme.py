@@ -54,7 +54,7 @@ def cmd_export_gptme(args: argparse.Namespace) -> int:
     target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
     print_warnings(ws)
     if args.json:
-        print_json({"wrote": str(target), "logged": target.resolve() != ws.state_path}, ws)
+        print_json({"wrote": str(target), "logged": target.resolve() != ws.state_path.resolve()}, ws)
         return 0
     print(f"wrote {safe(target)}")
     return 0

@@ -40,7 +40,7 @@ class GptmeFiles(StateFile):
         onto the own, that file is ours again (its copy kept), written as every rewrite of it is: under
         the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
-        if target.resolve() != self.state_path:  # (a slip in PATH: refused before anything, the lock file too)
+        if not self._is_own(target):  # (a slip in PATH: refused before anything, the lock file too)
             log_file = self.state_dir / LOG_FILE
             ours = {log_file: "the workspace's event log", lock_file(log_file): "the event log's lock file"}
             interop.refuse_non_state(target, ours)
@@ -48,7 +48,7 @@ class GptmeFiles(StateFile):
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
                 raise WorkspaceError(f"{missing}; nothing exported")
-            if target.resolve() != self.state_path:
+            if not self._is_own(target):
                 return self._export_elsewhere(target)
             try:  # another tool's update of it is logged first, as every write's rewrite does
                 self.warnings.extend(self._log_foreign_update(locked=True)[1])
@@ -59,6 +59,11 @@ class GptmeFiles(StateFile):
                 )
             style = interop.read_state(target)  # onto our own file: its key style is kept
             return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
+
+    def _is_own(self, path: Path) -> bool:
+        """Whether `path` is the workspace's own bandit-state.json, however either is reached (a `state`
+        folder that is a symbolic link resolves elsewhere than the workspace's name for the file)."""
+        return path.resolve() == self.state_path.resolve()
 
     def _export_elsewhere(self, target: Path) -> Path:
         """Under the writers' lock: refused while gptme's bandit has updated the file there since an
@@ -98,7 +103,7 @@ class GptmeFiles(StateFile):
         was added to it since. WorkspaceError when its evidence cannot be told apart from the log's."""
         with self.log.locked():
             self.refresh()
-            own = Path(path).resolve() == self.state_path
+            own = self._is_own(Path(path))
             existing = interop.read_state(Path(path))
             keys = self.state_keys(existing)
             agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None

@@ -136,6 +136,30 @@ def test_our_own_file_changed_by_gptme_imports_only_gptmes_increments(recorded: 
     assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
 
 
+def linked_state(root: Path) -> None:
+    """The workspace's `state` folder moved to `data/state`, with a symbolic link in its place."""
+    (root / "data").mkdir()
+    (root / "state").rename(root / "data" / "state")
+    (root / "state").symlink_to(Path("data") / "state")
+
+
+def test_our_own_file_reached_through_a_linked_state_folder_is_our_own(recorded: Path) -> None:
+    """With `state` a symbolic link, the path of the workspace's own file resolves elsewhere than the
+    workspace's name for it, and `import-gptme` took it for another file: logged whole as a prior, and
+    gptme's update logged again as increments by the rewrite of the own file after it (git Beta(4.84, 3.16)
+    n 6: s1, s2 and gptme's session twice each)."""
+    linked_state(recorded)
+    gptme_bandit_update(recorded, GIT)
+    code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(recorded / STATE_REL))
+    assert code == 0, err
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus gptme's +1/+0
+    assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+    code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(recorded / STATE_REL), "--json")
+    assert code == 0 and json.loads(out)["logged"] is False, (out, err)
+    assert [e.get("type") for e in lines(recorded)] == ["session", "session", "grade", "prior"]  # no export event
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
+
+
 def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
     """A backup of bandit-state.json taken before a later grade: every number in it is the log's (up to then).
     It disagrees with the log now, and was logged whole as a prior: git Beta(1.92, 2.08) n 2 became the
