@@ -57,8 +57,9 @@ class GptmeFiles(StateFile):
                     f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
                     "the log's posteriors, as asked (that update is lost)"
                 )
+            was = interop.state_bytes(target)  # (what gptme's bandit saves after this is not replaced)
             style = interop.read_state(target)  # onto our own file: its key style is kept
-            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
+            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
 
     def _is_own(self, path: Path) -> bool:
         """Whether `path` is the workspace's own bandit-state.json, however either is reached (a `state`
@@ -73,12 +74,13 @@ class GptmeFiles(StateFile):
         replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged
         (`export_gptme` refused the event log and any file that is not a gptme state file before)."""
         refuse_unreplaceable(target)  # (StoreError: one line)
+        was = interop.state_bytes(target)  # (what gptme's bandit saves after this is not replaced)
         self._refuse_over_updates(target)
 
         def log_export(payload: dict[str, Any]) -> None:
             self._log_export(foreign.exported_numbers(payload, str(target.resolve())))
 
-        written = interop.export_state(target, lambda: self._fresh_state({}), log_export)
+        written = interop.export_state(target, lambda: self._fresh_state({}), log_export, was)
         with contextlib.suppress(OSError):  # an earlier version's copy of an export there: the log says it now
             self._legacy_copy(target).unlink()
         return written
