@@ -154,8 +154,9 @@ class GptmeFiles(StateFile):
         """What the file at `path` (parsed: `existing`) holds of the log's when it is a copy of a
         bandit-state.json this workspace wrote (its `created`, which gptme keeps, names a copy of ours in
         `.cache/bandit-state-copies/`): a backup, or a file another gptme bandit saves its sessions to.
-        Those numbers, with those earlier imports of the file at `path` saw there (an increments event's
-        `seen`). None: no copy of ours has its `created` (another bandit's file, or caches gone)."""
+        Those numbers, with those earlier imports of the file saw there (an increments event's `seen`: of
+        the file at `path`, else of the latest one imported with its `created` from a path where it is no
+        longer: moved here). None: no copy of ours has its `created` (another bandit's file, caches gone)."""
         created = existing.get("created")
         if not isinstance(created, str) or self._copies_linked():
             return None
@@ -164,7 +165,10 @@ class GptmeFiles(StateFile):
             return None
         where = str(path.resolve())
         sessions = interop.file_sessions(existing) if copy.sessions is None else copy.sessions  # (unknown: none new)
-        saved = self._reader.index.exports.saved(created, where)
+        own = str(self.state_path)
+        saved = self._reader.index.exports.saved_elsewhere(
+            created, where, lambda was: was != own and not Path(was).exists()
+        )
         if saved is not None:
             return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions)
         return FileNumbers(where, created, copy.arms, sessions)

@@ -205,6 +205,23 @@ def test_a_copy_of_our_own_file_that_gptme_updated_imports_only_gptmes_increment
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))  # its second session, once
 
 
+def test_a_copy_of_our_own_file_moved_after_its_import_logs_only_what_is_new(recorded: Path, tmp_path: Path) -> None:
+    """The other bandit's folder moved after an import: the file is known by its `created` wherever it is, as
+    an exported file is; keyed by its old path alone, its first session was logged again (Beta(4.92, 2.08))."""
+    first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    first.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(first, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
+    assert code == 0, err
+    first.parent.rename(moved.parent)
+    gptme_saves(moved, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(moved))
+    assert code == 0, err
+    # Beta(1.92, 2.08) n 2, plus two sessions of gptme's, +1/+0 each
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
+
+
 def test_an_export_over_a_copy_of_our_own_file_with_gptmes_unimported_session_is_refused(
     recorded: Path, tmp_path: Path
 ) -> None:
