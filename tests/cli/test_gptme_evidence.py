@@ -163,7 +163,7 @@ def test_our_own_file_reached_through_a_linked_state_folder_is_our_own(recorded:
 def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
     """A backup of bandit-state.json taken before a later grade: every number in it is the log's (up to then).
     It disagrees with the log now, and was logged whole as a prior: git Beta(1.92, 2.08) n 2 became the
-    starting point of the log's own sessions, Beta(2.84, 3.16) n 4 with s2 regraded (below), without a word."""
+    starting point of the log's own sessions, Beta(2.99, 3.01) n 4 with s2 regraded (below), without a word."""
     backup = tmp_path / "backup.json"
     backup.write_bytes((recorded / STATE_REL).read_bytes())
     code, _, err = run_cli("grade", "s2", "0.9", "--workspace", str(recorded))
