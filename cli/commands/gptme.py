@@ -69,7 +69,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "log a gptme bandit-state.json as a prior",
         "Log an existing gptme-sessions bandit-state.json as a prior event, its arms mapped to\n"
         "library ids. A file whose evidence is in the log already (the workspace's own, a file of\n"
-        "ours that agrees with the log, priors imported before) is skipped with one line.",
+        "ours that agrees with the log, priors imported before) is skipped with one line; of a file\n"
+        "export-gptme wrote, or a copy of the workspace's own, only what gptme's bandit added since\n"
+        "is logged (as increments).",
         "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
     )
     p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")
