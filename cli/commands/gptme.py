@@ -54,7 +54,7 @@ def cmd_export_gptme(args: argparse.Namespace) -> int:
     target = ws.export_gptme(args.path)  # the text: a trailing "/" means a folder
     print_warnings(ws)
     if args.json:
-        print_json({"wrote": str(target), "logged": target.resolve() != ws.state_path}, ws)
+        print_json({"wrote": str(target), "logged": target.resolve() != ws.state_path.resolve()}, ws)
         return 0
     print(f"wrote {safe(target)}")
     return 0
@@ -69,7 +69,9 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "log a gptme bandit-state.json as a prior",
         "Log an existing gptme-sessions bandit-state.json as a prior event, its arms mapped to\n"
         "library ids. A file whose evidence is in the log already (the workspace's own, a file of\n"
-        "ours that agrees with the log, priors imported before) is skipped with one line.",
+        "ours that agrees with the log, priors imported before) is skipped with one line; of a file\n"
+        "export-gptme wrote, or a copy of the workspace's own, only what gptme's bandit added since\n"
+        "is logged (as increments).",
         "  lesson-credit import-gptme ~/agent/state/lesson-thompson/bandit-state.json",
     )
     p.add_argument("path", metavar="PATH", help="the bandit-state.json to import")

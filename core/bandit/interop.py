@@ -517,11 +517,21 @@ def rewrite_state(
             raise StateKept(kept_message(path, why))
     payload = payload_of(existing)
     payload[STAMP_KEY] = state_stamp(payload)
-    if _file_bytes(path) != before:  # saved by another tool meanwhile: replacing it would drop its update
-        raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
+
+    def unchanged() -> None:  # saved by another tool meanwhile: replacing it would drop its update
+        if _file_bytes(path) != before:
+            raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
+
+    unchanged()
     if before_write is not None:
         before_write(payload)
-    write_json(path, payload, guard=guard)
+    write_json(path, payload, guard=guard, before_replace=unchanged)  # checked again right before the rename
+
+
+def state_bytes(path: Path | str) -> bytes:
+    """The bytes of the state file `export-gptme PATH` writes, as they are now (b"" when there is none or
+    it cannot be read), for `export_state`'s `was`."""
+    return _file_bytes(export_target(path)) or b""
 
 
 def _file_bytes(path: Path) -> bytes | None:
@@ -536,14 +546,26 @@ def export_state(
     path: Path | str,
     payload_of: Callable[[], dict[str, Any]],
     before_write: Callable[[dict[str, Any]], None] | None = None,
+    was: bytes | None = None,
 ) -> Path:
     """Write a fresh state file where `export-gptme PATH` writes (`export_target`), stamped as ours
     (exported onto the workspace's own file, it is then ours again: `before_write` keeps its copy);
-    returns that path."""
+    returns that path. StateChanged (nothing replaced) when another tool saved the file there since the
+    caller read it (`was`: its bytes then, `state_bytes`; default: as this call reads them) and before
+    the new file would replace it: that update would be lost."""
     target = export_target(path)
+    before = (_file_bytes(target) or b"") if was is None else was
+
+    def unchanged() -> None:
+        if (_file_bytes(target) or b"") != before:
+            raise StateChanged(
+                f"{target}: saved by another tool (gptme's bandit) while export-gptme wrote it; not replaced "
+                "(run export-gptme again: that tool's update is logged first, or the export is refused)"
+            )
+
     payload = payload_of()
     payload[STAMP_KEY] = state_stamp(payload)
     if before_write is not None:
         before_write(payload)
-    write_json(target, payload)
+    write_json(target, payload, before_replace=unchanged)
     return target

@@ -205,10 +205,16 @@ def atomic_write(path: Path, data: bytes, guard: WriteGuard | None = None, *, sy
 
 
 def atomic_write_with(
-    path: Path, write: Callable[[BinaryIO], object], guard: WriteGuard | None = None, *, sync: bool = True
+    path: Path,
+    write: Callable[[BinaryIO], object],
+    guard: WriteGuard | None = None,
+    *,
+    sync: bool = True,
+    before_replace: Callable[[], object] | None = None,
 ) -> None:
     """`atomic_write` of what `write` writes into the new file's handle (it may seek back): for a
-    file too big to hold in memory twice."""
+    file too big to hold in memory twice. `before_replace` runs once the new file is written, right
+    before it replaces the old (an exception from it leaves the old file as it is)."""
     shown = path
     if guard is not None:
         path = guard.target(path)
@@ -225,12 +231,19 @@ def atomic_write_with(
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except OSError as exc:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         raise StoreError(describe_os_error(exc, path)) from None
+    except BaseException:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise
 
 
 _SET_ASIDE_LOCK = threading.Lock()
@@ -300,9 +313,16 @@ def write_cache(path: Path, data: bytes, *, sync: bool = False) -> bool:
     return True
 
 
-def write_json(path: Path, payload: Any, indent: int = 2, guard: WriteGuard | None = None) -> None:
-    """Write `payload` as indented JSON and a newline, atomically (see `atomic_write`)."""
-    atomic_write(path, msgspec.json.format(msgspec.json.encode(payload), indent=indent) + b"\n", guard)
+def write_json(
+    path: Path,
+    payload: Any,
+    indent: int = 2,
+    guard: WriteGuard | None = None,
+    before_replace: Callable[[], object] | None = None,
+) -> None:
+    """Write `payload` as indented JSON and a newline, atomically (see `atomic_write_with`)."""
+    data = msgspec.json.format(msgspec.json.encode(payload), indent=indent) + b"\n"
+    atomic_write_with(path, lambda handle: handle.write(data), guard, before_replace=before_replace)
 
 
 def open_append(path: Path, guard: WriteGuard, flags: int = os.O_WRONLY) -> int:

@@ -5,6 +5,7 @@ import of that file takes gptme's increments from. And what the log knows of the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lesson_credit.core.log.events import FileNumbers
@@ -42,6 +43,16 @@ class Exports:
         (the numbers of other keys are those of the file of ours it grew from). None: none logged."""
         found = self.saves.get((created, path))
         return None if found is None else found[1]
+
+    def saved_elsewhere(self, created: str, path: str, moved: Callable[[str], bool]) -> FileNumbers | None:
+        """`saved(created, path)`, else what the increments events logged from a file of that `created` that
+        `moved` says is gone from where it was (the latest: the file moved here since; gptme keeps its
+        `created`) saw there. None: none logged."""
+        found = self.saved(created, path)
+        if found is not None:
+            return found
+        gone = [(line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and moved(where)]
+        return max(gone, key=lambda item: item[0])[1] if gone else None
 
     def base(self, created: str, path: str) -> FileNumbers | None:
         """The numbers of the exported file whose `created` (gptme keeps it) is `created`: of the one at

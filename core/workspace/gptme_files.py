@@ -27,6 +27,9 @@ from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.state_file import StateFile
 
+EXPORTED = "was exported from this log"  # how an import names the file it takes increments from
+OWN_COPY = "is a copy of a bandit-state.json this workspace wrote"
+
 
 class GptmeFiles(StateFile):
     """`export-gptme` and `import-gptme`."""
@@ -37,7 +40,7 @@ class GptmeFiles(StateFile):
         onto the own, that file is ours again (its copy kept), written as every rewrite of it is: under
         the writers' lock, from the log as it is under it (never over a later write's file)."""
         target = interop.export_target(path)
-        if target.resolve() != self.state_path:  # (a slip in PATH: refused before anything, the lock file too)
+        if not self._is_own(target):  # (a slip in PATH: refused before anything, the lock file too)
             log_file = self.state_dir / LOG_FILE
             ours = {log_file: "the workspace's event log", lock_file(log_file): "the event log's lock file"}
             interop.refuse_non_state(target, ours)
@@ -45,7 +48,7 @@ class GptmeFiles(StateFile):
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
                 raise WorkspaceError(f"{missing}; nothing exported")
-            if target.resolve() != self.state_path:
+            if not self._is_own(target):
                 return self._export_elsewhere(target)
             try:  # another tool's update of it is logged first, as every write's rewrite does
                 self.warnings.extend(self._log_foreign_update(locked=True)[1])
@@ -54,8 +57,14 @@ class GptmeFiles(StateFile):
                     f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
                     "the log's posteriors, as asked (that update is lost)"
                 )
+            was = interop.state_bytes(target)  # (what gptme's bandit saves after this is not replaced)
             style = interop.read_state(target)  # onto our own file: its key style is kept
-            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written)
+            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
+
+    def _is_own(self, path: Path) -> bool:
+        """Whether `path` is the workspace's own bandit-state.json, however either is reached (a `state`
+        folder that is a symbolic link resolves elsewhere than the workspace's name for the file)."""
+        return path.resolve() == self.state_path.resolve()
 
     def _export_elsewhere(self, target: Path) -> Path:
         """Under the writers' lock: refused while gptme's bandit has updated the file there since an
@@ -65,12 +74,13 @@ class GptmeFiles(StateFile):
         replace there (a symbolic link, a FIFO, a device) is refused first: one line, nothing logged
         (`export_gptme` refused the event log and any file that is not a gptme state file before)."""
         refuse_unreplaceable(target)  # (StoreError: one line)
+        was = interop.state_bytes(target)  # (what gptme's bandit saves after this is not replaced)
         self._refuse_over_updates(target)
 
         def log_export(payload: dict[str, Any]) -> None:
             self._log_export(foreign.exported_numbers(payload, str(target.resolve())))
 
-        written = interop.export_state(target, lambda: self._fresh_state({}), log_export)
+        written = interop.export_state(target, lambda: self._fresh_state({}), log_export, was)
         with contextlib.suppress(OSError):  # an earlier version's copy of an export there: the log says it now
             self._legacy_copy(target).unlink()
         return written
@@ -95,7 +105,7 @@ class GptmeFiles(StateFile):
         was added to it since. WorkspaceError when its evidence cannot be told apart from the log's."""
         with self.log.locked():
             self.refresh()
-            own = Path(path).resolve() == self.state_path
+            own = self._is_own(Path(path))
             existing = interop.read_state(Path(path))
             keys = self.state_keys(existing)
             agrees = bool(existing) and interop.disagreement(existing, self.posterior(), "", keys) is None
@@ -120,6 +130,8 @@ class GptmeFiles(StateFile):
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
+            if not own and (copied := self._own_copy_base(Path(path), existing)) is not None:
+                return self._import_exported(Path(path), existing, copied, OWN_COPY)
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
@@ -137,6 +149,29 @@ class GptmeFiles(StateFile):
         if not isinstance(created, str):
             return None
         return self._reader.index.exports.base(created, str(path.resolve())) or self._adopt_legacy(path, existing)
+
+    def _own_copy_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
+        """What the file at `path` (parsed: `existing`) holds of the log's when it is a copy of a
+        bandit-state.json this workspace wrote (its `created`, which gptme keeps, names a copy of ours in
+        `.cache/bandit-state-copies/`): a backup, or a file another gptme bandit saves its sessions to.
+        Those numbers, with those earlier imports of the file saw there (an increments event's `seen`: of
+        the file at `path`, else of the latest one imported with its `created` from a path where it is no
+        longer: moved here). None: no copy of ours has its `created` (another bandit's file, caches gone)."""
+        created = existing.get("created")
+        if not isinstance(created, str) or self._copies_linked():
+            return None
+        copy = self._copy(self._copy_path(created)) or self._copy(self._hashed_copy_path(created))
+        if copy is None or copy.created != created:
+            return None
+        where = str(path.resolve())
+        sessions = interop.file_sessions(existing) if copy.sessions is None else copy.sessions  # (unknown: none new)
+        own = str(self.state_path)
+        saved = self._reader.index.exports.saved_elsewhere(
+            created, where, lambda was: was != own and not Path(was).exists()
+        )
+        if saved is not None:
+            return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions)
+        return FileNumbers(where, created, copy.arms, sessions)
 
     def _legacy_copy(self, target: Path) -> Path:
         """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""
@@ -170,11 +205,15 @@ class GptmeFiles(StateFile):
             self.refresh()
 
     def _refuse_over_updates(self, target: Path) -> None:
-        """`export-gptme` onto a file it wrote before is refused (one line, nothing written) while gptme's
-        bandit has updated arms there since: those sessions would be lost; `import-gptme` logs them. A
-        file changed otherwise, or another one, is replaced as asked. The caller holds the lock."""
+        """`export-gptme` onto a file it wrote before (or onto a copy of the workspace's own file:
+        `_own_copy_base`) is refused (one line, nothing written) while gptme's bandit has updated arms
+        there since: those sessions would be lost; `import-gptme` logs them. A file changed otherwise, or
+        another one, is replaced as asked. The caller holds the lock."""
         existing = interop.read_state(target)
-        if not existing or (exported := self._export_base(target, existing)) is None:
+        if not existing:
+            return
+        exported = self._export_base(target, existing) or self._own_copy_base(target, existing)
+        if exported is None:
             return
         try:
             added, sessions = self.foreign_increments(existing, foreign.written_of(exported))
@@ -182,32 +221,35 @@ class GptmeFiles(StateFile):
             return
         if added or sessions:  # (a session counted that moved no arm: the count would go back)
             raise WorkspaceError(
-                f"{target} was updated by another tool (gptme's bandit) since lesson-credit exported it: "
+                f"{target} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
             )
 
-    def _import_exported(self, path: Path, existing: dict[str, Any], exported: FileNumbers) -> ImportReport:
-        """Import a file `export-gptme` wrote from this log: its arms hold the log's evidence, so only
-        what gptme's bandit added to it since is logged (an increments event), with the numbers of the
-        keys it changed as the file has them now (`seen`: the base of the next import of it)."""
+    def _import_exported(
+        self, path: Path, existing: dict[str, Any], exported: FileNumbers, what: str = EXPORTED
+    ) -> ImportReport:
+        """Import a file `export-gptme` wrote from this log (or, `what` says, a copy of the workspace's own
+        file: `_own_copy_base`): its arms hold the log's evidence, so only what gptme's bandit added to it
+        since is logged (an increments event), with the numbers of the keys it changed as the file has
+        them now (`seen`: the base of the next import of it)."""
         written = foreign.written_of(exported)
         try:
             changed = foreign.increments(existing, written.arms)
             added, sessions = self.foreign_increments(existing, written)
         except interop.InteropError as exc:
             raise WorkspaceError(
-                f"{path} was exported from this workspace's log and changed since otherwise than by another "
+                f"{path} {what} and changed since otherwise than by another "
                 f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
                 f'(if it is another bandit\'s file now, remove its "created" and import it again)'
             ) from None
         if not added and not sessions:
-            return ImportReport(str(path), (), skipped=f"{path} was exported from this log and holds nothing new")
+            return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
         seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, changed), count)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
-        what = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"
-        why = f"{path} was exported from this log: its updates since, {what}, logged as increments"
+        moved = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"
+        why = f"{path} {what}: its updates since, {moved}, logged as increments"
         return ImportReport(str(path), (), skipped=why)
 
     def _imported_already(self, report: ImportReport) -> bool:

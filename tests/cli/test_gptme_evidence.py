@@ -85,7 +85,11 @@ def hook_state(root: Path) -> dict[str, Any]:
 
 def gptme_bandit_update(root: Path, key: str) -> None:
     """gptme's bandit: one session's update (reward 1) to arm `key`, saved with its own keys only."""
-    path = root / STATE_REL
+    gptme_saves(root / STATE_REL, key)
+
+
+def gptme_saves(path: Path, key: str) -> None:
+    """`gptme_bandit_update` of the state file at `path`."""
     state = json.loads(path.read_text())
     arm = state["arms"][key]
     arm.update(alpha=arm["alpha"] + 1.0, total_selections=arm["total_selections"] + 1)
@@ -130,6 +134,112 @@ def test_our_own_file_changed_by_gptme_imports_only_gptmes_increments(recorded: 
     assert "increments" in out and "increments" not in err  # said once (it was on stdout and stderr)
     assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus gptme's +1/+0
     assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+
+
+def linked_state(root: Path) -> None:
+    """The workspace's `state` folder moved to `data/state`, with a symbolic link in its place."""
+    (root / "data").mkdir()
+    (root / "state").rename(root / "data" / "state")
+    (root / "state").symlink_to(Path("data") / "state")
+
+
+def test_our_own_file_reached_through_a_linked_state_folder_is_our_own(recorded: Path) -> None:
+    """With `state` a symbolic link, the path of the workspace's own file resolves elsewhere than the
+    workspace's name for it, and `import-gptme` took it for another file: logged whole as a prior, and
+    gptme's update logged again as increments by the rewrite of the own file after it (git Beta(4.84, 3.16)
+    n 6: s1, s2 and gptme's session twice each)."""
+    linked_state(recorded)
+    gptme_bandit_update(recorded, GIT)
+    code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(recorded / STATE_REL))
+    assert code == 0, err
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus gptme's +1/+0
+    assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+    code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(recorded / STATE_REL), "--json")
+    assert code == 0 and json.loads(out)["logged"] is False, (out, err)
+    assert [e.get("type") for e in lines(recorded)] == ["session", "session", "grade", "prior"]  # no export event
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
+
+
+def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
+    """A backup of bandit-state.json taken before a later grade: every number in it is the log's (up to then).
+    It disagrees with the log now, and was logged whole as a prior: git Beta(1.92, 2.08) n 2 became the
+    starting point of the log's own sessions, Beta(2.99, 3.01) n 4 with s2 regraded (below), without a word."""
+    backup = tmp_path / "backup.json"
+    backup.write_bytes((recorded / STATE_REL).read_bytes())
+    code, _, err = run_cli("grade", "s2", "0.9", "--workspace", str(recorded))
+    assert code == 0, err
+    # git: s1 +0.8/+0.2 (w 1); s2 now 0.9 at w 0.3: +0.27/+0.73 -> Beta(2.07, 1.93) n 2
+    assert rows(recorded)[GIT] == pytest.approx((2.07, 1.93, 2))
+    log_before = (recorded / LOG_REL).read_bytes()
+    code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(backup))
+    assert code == 0, err
+    assert "nothing new" in out and "imported" not in out, out
+    assert (recorded / LOG_REL).read_bytes() == log_before
+    assert rows(recorded)[GIT] == pytest.approx((2.07, 1.93, 2))
+
+
+def test_a_copy_of_our_own_file_that_gptme_updated_imports_only_gptmes_increments(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """Our bandit-state.json copied to where another gptme bandit saves (not `export-gptme`): gptme's sessions
+    there are its increments over the file we wrote (known by its `created`, which gptme keeps), each logged
+    once however often the copy is imported. All of it was logged as a prior: git Beta(2.92, 2.08) n 3 was
+    the starting point of s1 and s2 again (Beta(3.84, 3.16) n 5)."""
+    elsewhere = tmp_path / "other-bandit" / "bandit-state.json"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes((recorded / STATE_REL).read_bytes())
+    for _ in range(2):
+        code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
+        assert code == 0 and "nothing" in out and "imported 2" not in out, (out, err)
+    assert rows(recorded)[GIT] == pytest.approx((1.92, 2.08, 2))
+    gptme_saves(elsewhere, GIT)
+    for _ in range(2):  # the second finds nothing new
+        code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
+        assert code == 0, err
+    # Beta(1.92, 2.08) n 2, plus gptme's +1/+0 and one selection
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
+    assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+    gptme_saves(elsewhere, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(elsewhere))
+    assert code == 0, err
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))  # its second session, once
+
+
+def test_a_copy_of_our_own_file_moved_after_its_import_logs_only_what_is_new(recorded: Path, tmp_path: Path) -> None:
+    """The other bandit's folder moved after an import: the file is known by its `created` wherever it is, as
+    an exported file is; keyed by its old path alone, its first session was logged again (Beta(4.92, 2.08))."""
+    first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    first.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(first, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
+    assert code == 0, err
+    first.parent.rename(moved.parent)
+    gptme_saves(moved, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(moved))
+    assert code == 0, err
+    # Beta(1.92, 2.08) n 2, plus two sessions of gptme's, +1/+0 each
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
+
+
+def test_an_export_over_a_copy_of_our_own_file_with_gptmes_unimported_session_is_refused(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """As over an exported file: the export replaced the copy, and gptme's session there was gone (never
+    logged, no longer in the file) without a word."""
+    elsewhere = tmp_path / "other-bandit.json"
+    elsewhere.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(elsewhere, GIT)
+    before, log_before = elsewhere.read_bytes(), (recorded / LOG_REL).read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(elsewhere))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "import-gptme" in err, (out, err)
+    assert elsewhere.read_bytes() == before and (recorded / LOG_REL).read_bytes() == log_before
+    for argv in (("import-gptme", str(elsewhere)), ("export-gptme", str(elsewhere))):  # logged, then written
+        code, _, err = run_cli(*argv, "--workspace", str(recorded))
+        assert code == 0, err
+    # Beta(1.92, 2.08) n 2 (the log's), plus gptme's +1/+0 and one selection, in the log and in the file
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
+    assert json.loads(elsewhere.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.92)
 
 
 # ---------------------------------------------------------------- the guide's recipe, run twice

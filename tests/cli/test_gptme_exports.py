@@ -135,6 +135,32 @@ def test_an_export_over_gptmes_unimported_updates_is_refused_without_the_copy(ro
     assert json.loads(out_file.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.8)  # 1.8 + gptme's 1
 
 
+def test_gptmes_save_while_an_export_writes_its_file_is_not_replaced(root: Path, tmp_path: Path) -> None:
+    """gptme's bandit there saved the exported file after `export-gptme` had checked it held nothing
+    unimported, while the export logged its event: the export replaced it, and gptme's session was gone.
+    It now says so in one line and leaves gptme's file; an import logs the session, then the export runs."""
+    from lesson_credit.core.base.errors import UserError
+    from lesson_credit.core.workspace import Workspace
+
+    out_file = tmp_path / "out.json"
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    exporter = Workspace(root)
+    log_export = exporter._log_export
+
+    def gptme_saves_meanwhile(numbers: Any) -> None:
+        log_export(numbers)
+        gptme_update(out_file, {GIT: (1.0, 0.0, 1, 1)})
+
+    exporter._log_export = gptme_saves_meanwhile  # type: ignore[method-assign]
+    with pytest.raises(UserError, match="saved by another tool"):
+        exporter.export_gptme(out_file)
+    assert json.loads(out_file.read_text())["arms"][GIT]["alpha"] == pytest.approx(2.8)  # 1.8 + gptme's 1
+    ok("import-gptme", "--workspace", str(root), str(out_file))
+    ok("export-gptme", "--workspace", str(root), str(out_file))
+    # s1: Beta(1.8, 1.2) n 1, plus gptme's +1/+0 and one selection
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2))}
+
+
 def test_the_commands_say_what_they_did_in_json(root: Path, tmp_path: Path) -> None:
     out_file = tmp_path / "out.json"
     out = ok("export-gptme", "--workspace", str(root), str(out_file), "--json")

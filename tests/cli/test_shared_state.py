@@ -442,3 +442,50 @@ def test_gptme_saving_during_every_attempt_is_logged_once_per_save(
     assert sum(1 for e in events(ws) if e.get("increments")) == 3
     # by hand: Beta(1.9, 1.1) n 1 from s1, plus three of gptme's +0.8/+0.2 and one selection each
     assert file_git(ws) == pytest.approx((4.3, 1.7, 4)) == status_git(capsys, ws)
+
+
+def test_gptme_s_save_while_we_keep_the_copy_of_our_file_is_logged_not_overwritten(ws: Path) -> None:
+    """gptme's bandit saved the file after the rewrite had checked it was unchanged, while it kept the copy of
+    the file about to be written (an fsync'd write of its own): before, the rewrite then replaced gptme's file,
+    and its session was in neither the file nor the log. The file is now checked right before it is replaced."""
+    from lesson_credit.core.workspace import Workspace
+
+    writer = Workspace(ws)
+    keep_written = writer._keep_written
+    updated: list[bytes] = []
+
+    def gptme_saves_meanwhile(payload: dict[str, Any]) -> None:
+        keep_written(payload)
+        if not updated:
+            updated.append(gptme_update(ws))
+
+    writer._keep_written = gptme_saves_meanwhile  # type: ignore[method-assign]
+    writer.grade("s1", 0.9)
+    assert sum(1 for e in events(ws) if e.get("increments")) == 1
+    # by hand: Beta(1.9, 1.1) n 1 from s1 (graded 0.9 again: the same), plus gptme's +0.8/+0.2 and one selection
+    assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
+
+
+def test_gptme_s_save_while_we_export_onto_the_own_file_is_not_replaced(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gptme's bandit saved the own file while `export-gptme` onto it was writing (after it had logged any
+    earlier update of gptme's, while it kept the copy of the new file): the export replaced it, and gptme's
+    session was lost. It now says so in one line and leaves gptme's file; run again, it logs the update."""
+    from lesson_credit.core.base.errors import UserError
+    from lesson_credit.core.workspace import Workspace
+
+    writer = Workspace(ws)
+    keep_written = writer._keep_written
+
+    def gptme_saves_meanwhile(payload: dict[str, Any]) -> None:
+        keep_written(payload)
+        gptme_update(ws)
+
+    writer._keep_written = gptme_saves_meanwhile  # type: ignore[method-assign]
+    with pytest.raises(UserError, match="saved by another tool"):
+        writer.export_gptme(ws / STATE_REL)
+    assert file_git(ws) == pytest.approx((2.7, 1.3, 2))  # gptme's file: Beta(1.9, 1.1) n 1, plus +0.8/+0.2
+    code, _, err = run(capsys, "export-gptme", str(ws / STATE_REL), "--workspace", str(ws))
+    assert code == 0 and "increments" in err, err
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)
