@@ -83,6 +83,16 @@ def dropout_log(root: Path, library: Library) -> DropoutLog:
     return read_dropout_logs(root / DROPOUT_DIR, lambda raw: mapper.map(raw)[0])
 
 
+def session_coins(root: Path, library: Library, session_id: str) -> dict[str, bool]:
+    """The dropout coins the session's trial lines already decided (core/analysis/dropout.py), by library id."""
+    from lesson_credit.core.analysis.dropout import DROPOUT_DIR
+    from lesson_credit.core.analysis.dropout import session_coins as coins
+    from lesson_credit.core.bandit.interop import ArmMapper
+
+    mapper = ArmMapper((lesson.id for lesson in library.lessons), library.roots)
+    return coins(root / DROPOUT_DIR, session_id, lambda raw: mapper.map(raw)[0])
+
+
 def loo(
     data: FoldData,
     reader: LogReader,

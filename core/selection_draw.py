@@ -55,6 +55,7 @@ def draw(
     joint: Callable[[], JointPosterior] | None = None,
     category: str | None = None,
     categories: dict[str, tuple[str, ...]] | None = None,
+    coins: Callable[[str], dict[str, bool]] | None = None,
 ) -> Draw:
     """Thompson top-k among the lessons matching `context` that are for the session's `category` (a
     lesson's match.session_categories: select.for_category) (`lessons` and the posterior are asked for
@@ -92,7 +93,8 @@ def draw(
             session_id, candidates, posterior(credit), credit, k, seed, rng, propensity_rng, draws
         )
     if dropout > 0:
-        selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]))
+        decided = coins(session_id) if coins is not None else None  # an earlier trial's (a hook run twice)
+        selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]), decided)
     if category is not None:
         selection = replace(selection, category=category, left_out=tuple(lesson.id for lesson in left_out))
     return Draw(selection, dropout, {c.id: c.title for c in candidates})

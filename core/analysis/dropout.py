@@ -139,9 +139,7 @@ def read_dropout_logs(directory: Path, map_id: Callable[[str], str]) -> DropoutL
             coins = decided.setdefault(session_id, {})
             if "matched" not in record:
                 unknown_kept[session_id] = None
-            line_coins = {map_id(p): False for p in _paths(record.get("withheld"))}
-            line_coins.update((map_id(p), True) for p in _paths(record.get("matched")))
-            for lesson, kept in line_coins.items():
+            for lesson, kept in _line_coins(record, map_id).items():
                 coins.setdefault(lesson, kept)
             eps = record.get("epsilon")
             if isinstance(eps, int | float) and not isinstance(eps, bool) and math.isfinite(eps):
@@ -213,6 +211,36 @@ def randomized_effects(
     return out
 
 
+def _line_coins(record: dict[str, Any], map_id: Callable[[str], str]) -> dict[str, bool]:
+    """What one line decided: each lesson it names, kept (True) or withheld (a lesson on both sides: kept)."""
+    coins = {map_id(p): False for p in _paths(record.get("withheld"))}
+    coins.update((map_id(p), True) for p in _paths(record.get("matched")))
+    return coins
+
+
+def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]) -> dict[str, bool]:
+    """The coins the session's trial lines already decided, each lesson's first, as `read_dropout_logs`
+    counts them: a second `select --dropout` for the session (a hook run twice) keeps them, so the lessons
+    its record injects are the ones the log says were kept. Empty without a readable log."""
+    if check_dropout_session_id(session_id) is not None:
+        return {}
+    path = directory / f"{session_id}.jsonl"
+    try:
+        raw = _read_regular(path)
+    except OSError:
+        return {}
+    coins: dict[str, bool] = {}
+    for number, line in enumerate(raw.splitlines(), start=1):
+        try:
+            record = decode_json(line, path, number) if line.strip() else None
+        except JsonError:
+            continue
+        if isinstance(record, dict) and record.get("session_id") in (session_id, None, ""):
+            for lesson, kept in _line_coins(record, map_id).items():
+                coins.setdefault(lesson, kept)
+    return coins
+
+
 def check_dropout_session_id(session_id: str) -> str | None:
     """Why a session id cannot name a dropout log file, or None when it can."""
     if session_id in (".", "..") or any(ch in session_id for ch in "/\\\x00\n\r"):
@@ -222,20 +250,27 @@ def check_dropout_session_id(session_id: str) -> str | None:
     return None
 
 
-def withhold(selected: Sequence[str], epsilon: float, rng: np.random.Generator) -> tuple[list[str], list[str]]:
-    """Each selected lesson is withheld with probability epsilon: (kept, withheld), order kept."""
+def withhold(
+    selected: Sequence[str], epsilon: float, rng: np.random.Generator, decided: Mapping[str, bool] | None = None
+) -> tuple[list[str], list[str]]:
+    """Each selected lesson is withheld with probability epsilon, unless its coin was `decided` already
+    (True: kept): (kept, withheld), order kept."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"dropout epsilon must be in [0, 1], got {epsilon!r}")
-    coins = rng.random(len(selected)) < epsilon
+    drawn = (rng.random(len(selected)) < epsilon).tolist()
+    decided = decided or {}
+    coins = [not decided[lesson] if lesson in decided else out for lesson, out in zip(selected, drawn, strict=True)]
     kept = [lesson for lesson, out in zip(selected, coins, strict=True) if not out]
     dropped = [lesson for lesson, out in zip(selected, coins, strict=True) if out]
     return kept, dropped
 
 
-def apply_dropout(selection: Selection, epsilon: float, rng: np.random.Generator) -> Selection:
-    """The selection with each chosen lesson withheld with probability epsilon; the propensities
-    become P(injected) = P(chosen) * (1 - epsilon)."""
-    kept, dropped = withhold(selection.selected, epsilon, rng)
+def apply_dropout(
+    selection: Selection, epsilon: float, rng: np.random.Generator, decided: Mapping[str, bool] | None = None
+) -> Selection:
+    """The selection with each chosen lesson withheld with probability epsilon (or as `decided` already:
+    `session_coins`); the propensities become P(injected) = P(chosen) * (1 - epsilon)."""
+    kept, dropped = withhold(selection.selected, epsilon, rng, decided)
     return replace(
         selection,
         selected=tuple(kept),

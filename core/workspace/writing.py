@@ -56,7 +56,7 @@ class Writing(GptmeFiles):
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial).
         `category`: the session's kind of work (default: the one config.toml's [categories] finds in the
         context, else none); the joint policy draws each lesson's effect in it; it is logged either way."""
-        from lesson_credit.core import selection_draw
+        from lesson_credit.core import attribution, selection_draw
 
         if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
             raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
@@ -76,6 +76,7 @@ class Writing(GptmeFiles):
             joint=self.joint_posterior,
             category=category,
             categories=self.config.categories,
+            coins=lambda sid: attribution.session_coins(self.root, self.library(), sid),
         )
         if log:
             earlier = self._reader.index.latest_selection(drawn.selection.session_id)

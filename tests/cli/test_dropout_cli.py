@@ -125,3 +125,32 @@ def test_loo_and_lint_say_which_dropout_lines_were_not_used(tmp_path: Path) -> N
     findings = {f["code"]: f for f in json.loads(out)["findings"]}
     assert "s2.jsonl:2" in json.dumps(findings["dropout-lines-skipped"])
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # read, never changed
+
+
+def test_a_select_run_twice_for_a_session_keeps_the_first_trials_coins(tmp_path: Path) -> None:
+    """A hook run twice: two `select --dropout 0.5 --session-id x`, then `record` with the second draw's
+    lessons. The dropout log counts each lesson's first coin, so on the old code a lesson withheld by the
+    first draw and kept by the second was injected (the record's) yet counted withheld. Every seed pair below
+    is tried: the second draw now withholds exactly what the first withheld and keeps what it kept (the coins
+    of lessons the first did not name are its own), and loo's count of kept and withheld agrees with what the
+    record injected."""
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    for first, second in ((1, 7), (2, 5), (3, 4), (6, 9)):
+        sid = f"x{first}"
+        drawn = []
+        for seed in (first, second):
+            code, out, err = run_cli(
+                "select", "-w", str(root), "--context", str(context), "--session-id", sid, "--seed", str(seed),
+                "--dropout", "0.5", "--json",
+            )  # fmt: skip
+            assert code == 0, err
+            payload = json.loads(out)
+            drawn.append((set(payload["selected"]), set(payload["withheld"])))
+        (kept1, withheld1), (kept2, withheld2) = drawn
+        assert kept1 | withheld1 == kept2 | withheld2 == {A, B, C}  # k >= 3: every lesson matched, each a coin
+        assert (kept2, withheld2) == (kept1, withheld1)
+        ws = Workspace(root, clock=fixed_clock)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert (set(trial.kept), set(trial.withheld)) == (kept2, withheld2)
