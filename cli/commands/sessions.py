@@ -19,6 +19,7 @@ from lesson_credit.cli.common import (
     sort_arg,
     time_arg,
     warn_problems,
+    warning_lines,
 )
 from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
@@ -144,8 +145,10 @@ def explanation_json(ws: Workspace, exp: Explanation) -> dict[str, Any]:
 def cmd_explain(args: argparse.Namespace) -> int:
     ws = open_workspace(args)
     exp = ws.explain(resolve_session(ws, args.session_id), lesson=args.lesson)
-    if args.json:
-        print_json(explanation_json(ws, exp), ws)
+    if args.json:  # the text's warning of a changed journal is one of the JSON's warnings too
+        payload = explanation_json(ws, exp)
+        journal = [payload["journal_note"]] if payload["journal_changed"] else []
+        print_json({**payload, "warnings": [*warning_lines(ws), *journal]})
     else:
         width = output_width()
         print(explanation_text(exp, width))

@@ -120,6 +120,7 @@ def test_explain_json_flags_a_journal_changed_since_recording(ws: Path, capsys: 
     payload = json_of(run_plain(capsys, "explain", "-w", str(ws), "s1", "--json"))
     assert payload["journal_changed"] is True
     assert "sha256" in payload["journal_note"]
+    assert payload["warnings"] == [payload["journal_note"]]  # as the text says it: a warning (it was left out)
     code, out, _ = run_plain(capsys, "explain", "-w", str(ws), "s1")
     assert code == 0 and "changed since the session was recorded" in out
 
