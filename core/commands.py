@@ -9,14 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from msgspec import Struct
 
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.base.ids import lesson_named, normalize_id
 from lesson_credit.core.library.journals import read_for_record
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
@@ -134,13 +134,27 @@ def recording(
     ids = [normalize_id(lesson) for lesson in lessons]
     unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
     if unknown:
-        raise WorkspaceError(f"not in the lesson library: {', '.join(unknown)}")
+        raise WorkspaceError(f"not in the lesson library: {', '.join(_with_nearest(name, by_id) for name in unknown)}")
     duplicates = sorted(lid for lid, n in Counter(ids).items() if n > 1)
     if duplicates:
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
     included = frozenset(ids[len(ids) - len(during) :])
     return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome, included)
+
+
+def _with_nearest(name: str, ids: Collection[str]) -> str:
+    """`name`, and the library id it may have meant: the one whose file name or tail it is (as other
+    commands' `--lesson` take it; a record names lessons exactly), else the closest spelling."""
+    import difflib
+
+    try:
+        near = lesson_named(name, ids)
+    except WorkspaceError:  # several end in it: no one to name
+        return name
+    if near not in ids:
+        near = next(iter(difflib.get_close_matches(normalize_id(name), list(ids), n=1, cutoff=0.8)), "")
+    return f"{name} (did you mean {near}?)" if near else name
 
 
 def selection_id(session_id: str | None, clock: Callable[[], dt.datetime]) -> str:

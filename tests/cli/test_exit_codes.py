@@ -92,6 +92,26 @@ def test_bad_input_exits_1_with_one_line(
     assert log_bytes(ws) == before
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("git.md", "git.md (did you mean tools/git.md?)"),  # its file name: other commands take it, a record not
+        ("git", "git (did you mean tools/git.md?)"),
+        ("tools/gti.md", "tools/gti.md (did you mean tools/git.md?)"),  # a slip of the keys
+        ("tools/zebra.md", "tools/zebra.md"),  # nothing near it
+    ],
+)
+def test_a_record_naming_no_lesson_says_which_it_may_have_meant(
+    ws: Path, capsys: pytest.CaptureFixture[str], given: str, said: str
+) -> None:
+    (ws / "j.md").write_text("git worktree\n", encoding="utf-8")
+    before = log_bytes(ws)
+    argv = ["record", "-w", str(ws), "--journal", "j.md", "--lessons", given, "--reward", "0.5", "--session-id", "s9"]
+    code, out, err = run(capsys, *argv)
+    assert (code, out, err) == (1, "", f"lesson-credit: not in the lesson library: {said}\n")
+    assert log_bytes(ws) == before
+
+
 def test_selects_policy_choices_are_the_engines() -> None:
     from lesson_credit.cli.commands.selection import POLICIES as CHOICES
     from lesson_credit.core.bandit.policy import POLICIES
