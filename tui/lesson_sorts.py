@@ -36,7 +36,7 @@ def lessons_title(policy: str | None, retired: int, show_retired: bool, unused: 
     if retired:
         title += f" · {retired} retired shown (R hides)" if show_retired else f" · {retired} retired hidden (R shows)"
     if unused:
-        title += f" · {unused} never used last"
+        title += f" · {unused} never used, listed last"
     return title
 
 

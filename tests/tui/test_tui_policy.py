@@ -28,7 +28,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         await settle(pilot)
         # no [select] policy and no imported prior: joint selects
         assert (
-            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used last"
+            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used, listed last"
         )
         await pilot.press("w")
         await settle(pilot)
@@ -54,7 +54,7 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         assert screen.view is not None and screen.view.policy == "seed"
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used last"
+        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used, listed last"
     assert (ws_root / LOG_REL).read_bytes() == log_before
 
 
@@ -76,7 +76,7 @@ async def test_a_strategy_saved_alone_leaves_the_policy_as_it_was(app: LessonCre
         assert isinstance(screen, WhatIfScreen) and screen.policy == "joint"  # the default, whatever the strategy
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen.title == "Lessons · policy joint · 1 never used last"
+        assert app.screen.title == "Lessons · policy joint · 1 never used, listed last"
 
 
 async def test_what_if_summary_is_shown_whole_at_80_columns(app: LessonCreditApp) -> None:

@@ -102,7 +102,7 @@ async def test_a_broken_lesson_file_is_not_counted_as_never_used(ws_root: Path) 
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, LessonsScreen) and screen.view is not None
-        assert str(screen.title).endswith(" · 1 never used last")
+        assert str(screen.title).endswith(" · 1 never used, listed last")
         # the problem is still told: its row, and the notification naming the file
         row = screen.view.row("loop.md")
         assert row is not None and row.status == "broken"

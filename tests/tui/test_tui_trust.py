@@ -100,7 +100,7 @@ async def test_sorting_by_mean_lists_never_used_lessons_last_and_says_so(tmp_pat
             assert set(order[-len(unused) :]) == unused, order[-len(unused) - 2 :]
             means = [rows[path].mean for path in order[: -len(unused)]]
             assert means == sorted(means, reverse=not keys)
-            assert f"{len(unused)} never used last" in str(screen.title)
+            assert f"{len(unused)} never used, listed last" in str(screen.title)
 
 
 async def test_the_sort_column_is_visible_at_80_columns(tmp_path: Path) -> None:
