@@ -487,12 +487,17 @@ class WorkspaceSource:
         return HealthView(version, tuple(_relative_finding(f, prefix) for f in findings), changed, read_at)
 
     def simulate(
-        self, scenario_name: str, seeds: int, progress: Callable[[int, int], None] | None = None
+        self,
+        scenario_name: str,
+        seeds: int,
+        progress: Callable[[int, int], None] | None = None,
+        partial: Callable[[SimulationReport], None] | None = None,
     ) -> SimulationReport:
-        """Run a named scenario over seeds 0..seeds-1. Touches no workspace state, so takes no lock."""
+        """Run a named scenario over seeds 0..seeds-1 (`partial`: the report so far, after each seed).
+        Touches no workspace state, so takes no lock."""
         from lesson_credit.core.sim.simulate import run_simulation, scenario
 
-        return run_simulation(scenario(scenario_name), seeds, progress=progress)
+        return run_simulation(scenario(scenario_name), seeds, progress=progress, partial=partial)
 
 
 def _problems(ws: Workspace) -> Problems:

@@ -255,10 +255,12 @@ def run_simulation(
     sc: Scenario,
     seeds: int | Sequence[int] = DEFAULT_SEEDS,
     progress: Callable[[int, int], None] | None = None,
+    partial: Callable[[SimulationReport], None] | None = None,
 ) -> SimulationReport:
     """Simulate the scenario for each seed (an int n means seeds 0..n-1) and summarise across seeds.
 
-    `progress(done, total)` is called after each seed. Same scenario and seeds, same report."""
+    After each seed, `partial` is given the report of the seeds done so far (what a run stopped there
+    would report), then `progress(done, total)` is called. Same scenario and seeds, same report."""
     if isinstance(seeds, int):
         check_seeds(0, seeds)
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
@@ -271,6 +273,8 @@ def run_simulation(
     results = []
     for done, seed in enumerate(seed_list, start=1):
         results.append(simulate_seed(sc, seed))
+        if partial is not None:
+            partial(summarise(sc, results))
         if progress is not None:
             progress(done, len(seed_list))
     return summarise(sc, results)

@@ -183,16 +183,22 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         spearman = report.estimator("seed").spearman
         assert spearman is not None and f"{spearman.mean:.3f} ±{spearman.std:.3f}" in cell
         assert str(table.get_row("random")[1]).strip() == "—"  # a reference has no ranking
-        # a long run, cancelled after its first seed: the last report stays
+        # a long run: the table shows the seeds done so far as they come; cancelled, it keeps those (it said
+        # "no report" and kept the last run's, throwing the cancelled run's seeds away)
         seeds.value = "40"
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: bar.progress >= 1)
+        await wait_until(pilot, lambda: screen.report is not report)
+        assert screen.report is not None and screen.report.seeds[0] == 0 and len(screen.report.seeds) < 40
         assert screen.check_action("cancel", ())
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.running is None)
         status = str(screen.query_one("#sim-status", Static).render())
-        assert "cancelled after" in status and bar.progress < 40
-        assert screen.report is report
+        done = screen.report.seeds
+        assert status == f"cancelled after {len(done)} of 40 seeds: the table is those {len(done)}"
+        assert done == tuple(range(len(done))) and bar.progress == len(done) < 40
+        assert str(screen.query_one("#report-title", Static).render()).startswith("scenario few-sessions · seeds 0")
+        assert table_keys(table) == list(ESTIMATORS)
     assert (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes() == log_before
 
 

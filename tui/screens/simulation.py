@@ -161,11 +161,12 @@ class SimulationScreen(Screen[None]):
     ]
 
     class Progressed(Message):
-        def __init__(self, run: int, done: int, total: int) -> None:
+        def __init__(self, run: int, done: int, total: int, report: SimulationReport | None = None) -> None:
             super().__init__()
             self.run = run
             self.done = done
             self.total = total
+            self.report = report  # the seeds done so far
 
     class Finished(Message):
         def __init__(self, run: int, report: SimulationReport) -> None:
@@ -387,17 +388,18 @@ class SimulationScreen(Screen[None]):
     def _simulate(self, run: int, name: str, seeds: int) -> None:
         worker = get_current_worker()
         reached = 0
+        so_far: list[SimulationReport] = []
 
         def progress(done: int, total: int) -> None:
-            # called after each seed: a cancel stops the run before the next one starts
+            # called after each seed (its report so far shown): a cancel stops the run before the next starts
             nonlocal reached
             reached = done
+            self.post_message(self.Progressed(run, done, total, so_far.pop() if so_far else None))
             if worker.is_cancelled and done < total:
                 raise SimulationCancelled
-            self.post_message(self.Progressed(run, done, total))
 
         try:
-            report = self.source.simulate(name, seeds, progress)
+            report = self.source.simulate(name, seeds, progress, so_far.append)
         except SimulationCancelled:
             self.post_message(self.Stopped(run, reached, seeds))
             return
@@ -411,6 +413,9 @@ class SimulationScreen(Screen[None]):
         if event.run != self.running:
             return
         self.query_one("#sim-progress", ProgressBar).update(total=event.total, progress=event.done)
+        if event.report is not None and event.done < event.total:  # (the last one comes with Finished)
+            self.report = event.report
+            self._show_report()
         if not self.cancelling:
             self._set_status(
                 Text(
@@ -441,9 +446,8 @@ class SimulationScreen(Screen[None]):
         if self.report is None:
             self.query_one("#report-title", Static).update(self._no_report_title())
         if event.reason is None:
-            self._set_status(
-                Text(f"cancelled after {event.done} of {counted(event.total, 'seed')}: no report", style="bold")
-            )
+            kept = f"the table is those {event.done}" if event.done else "no report"
+            self._set_status(Text(f"cancelled after {event.done} of {counted(event.total, 'seed')}: {kept}", "bold"))
         else:
             self._set_status(Text("failed", style="bold"))
             self.post_message(WorkFailed(event.reason))
