@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.text import Text
@@ -220,8 +222,12 @@ async def test_simulation_hint_names_the_key_that_runs(app: LessonCreditApp) -> 
         await wait_until(pilot, lambda: screen.report is not None)
 
 
-async def test_simulation_title_says_a_first_run_is_going(app: LessonCreditApp) -> None:
-    """During the first run the table's title said 'No run yet: ... then press ctrl+r' under a moving bar."""
+async def test_simulation_title_says_a_first_run_is_going(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During the first run the table's title said 'No run yet: ... then press ctrl+r' under a moving bar.
+    Until its first seed is done it says the run is going (the run held back here, not raced); then the
+    table is the seeds done so far, and a cancel keeps them."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("m")
@@ -231,15 +237,27 @@ async def test_simulation_title_says_a_first_run_is_going(app: LessonCreditApp) 
         title = screen.query_one("#report-title", Static)
         screen.query_one("#scenario", Select).value = "few-sessions"
         screen.query_one("#seeds", Input).value = "40"
-        await pilot.press("ctrl+r")
-        bar = screen.query_one("#sim-progress", ProgressBar)
-        await wait_until(pilot, lambda: bar.progress >= 1)
-        assert screen.report is None and screen.running is not None
+        gate = threading.Event()
+        simulate = screen.source.simulate
+
+        def held(*args: Any, **kwargs: Any) -> Any:
+            gate.wait(60)
+            return simulate(*args, **kwargs)
+
+        monkeypatch.setattr(screen.source, "simulate", held)
+        await pilot.press("ctrl+r")  # (not `settle`: it waits for the run's worker, held here)
+        await wait_until(pilot, lambda: screen.running is not None)
+        await wait_until(pilot, lambda: str(title.render()).startswith("No results yet"))
+        assert screen.report is None
         assert str(title.render()) == "No results yet: the first run is going (escape cancels it)."
+        gate.set()
+        bar = screen.query_one("#sim-progress", ProgressBar)
+        await wait_until(pilot, lambda: bar.progress >= 1 and screen.report is not None)
+        assert str(title.render()).startswith("scenario few-sessions · seeds 0")
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.running is None)
-        assert screen.report is None
-        assert str(title.render()).startswith("No run yet:")  # cancelled before a report: as before the run
+        assert screen.report is not None and 0 < len(screen.report.seeds) < 40
+        assert str(title.render()).startswith("scenario few-sessions · seeds 0")  # the seeds it ran, kept
 
 
 # ---------------------------------------------------------------------------- Health

@@ -27,9 +27,8 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         # no [select] policy and no imported prior: joint selects
-        assert (
-            isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy joint · 1 never used, listed last"
-        )
+        assert isinstance(app.screen, LessonsScreen)
+        assert app.screen.title == "Lessons · policy joint · 1 never used, listed last"
         await pilot.press("w")
         await settle(pilot)
         screen = app.screen
@@ -54,7 +53,8 @@ async def test_what_if_switches_and_saves_the_policy(app: LessonCreditApp, ws_ro
         assert screen.view is not None and screen.view.policy == "seed"
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(app.screen, LessonsScreen) and app.screen.title == "Lessons · policy seed · 1 never used, listed last"
+        assert isinstance(app.screen, LessonsScreen)
+        assert app.screen.title == "Lessons · policy seed · 1 never used, listed last"
     assert (ws_root / LOG_REL).read_bytes() == log_before
 
 
