@@ -22,10 +22,19 @@ from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
+from lesson_credit.tui.screens.credit_cells import (
+    CREDIT_COLUMNS,
+    HIT,
+    HIT_KEPT,
+    MISSED,
+    NARROW_HIDDEN,
+    NARROW_LABELS,
+    credit_cells,
+)
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
-from lesson_credit.tui.screens.session_line import session_info
+from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, one_line
+from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, story_title
@@ -39,31 +48,8 @@ from lesson_credit.tui.widths import MIN_NAME_CELLS, NARROW_BELOW, SHORT_BELOW, 
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
-CREDIT_COLUMNS = (
-    ("lesson", "lesson"),
-    ("salience", "salience"),
-    ("weight", "weight"),
-    ("credited", "credited"),  # the lesson's share of the session's reward (the CLI's word too)
-    ("d_alpha", "Δα"),
-    ("d_beta", "Δβ"),
-    ("hit", "hit"),
-    ("missed", "missed"),
-)
-# below 100 columns: the arithmetic (salience to credited) fits beside the lesson's file name (the help explains);
-# Δα and Δβ are in "why this credit"; the keywords missed, then hit, take what is left (all in "why this credit")
-NARROW_LABELS = {"salience": "sal", "weight": "wt"}
-NARROW_HIDDEN = ("d_alpha", "d_beta")
-HIT_KEPT = 16  # the keywords hit keep this many cells before a lesson's name is cut
-HIT, MISSED = (next(i for i, (key, _) in enumerate(CREDIT_COLUMNS) if key == name) for name in ("hit", "missed"))
-
 Span = tuple[int, int]
 JUDGE_NOTE = "the judge's score, taken as the grade"
-
-
-def ellipsis(cell: Text) -> Text:
-    """The cell, cut with an ellipsis when its column is narrower."""
-    cell.overflow = "ellipsis"
-    return cell
 
 
 def step_grade(current: float | None, step: float) -> float:
@@ -183,19 +169,24 @@ class SessionDetailScreen(DataScreen):
 
     def _show_size(self) -> None:
         """The compact forms of the header, record, story and grade bar, as the terminal's size asks."""
-        narrow, short = self.size.width < NARROW_BELOW, self.size.height < SHORT_BELOW
+        short = self.size.height < SHORT_BELOW
         self.query_one("#record-panel", RecordPanel).compact = short
         self.query_one("#grade-bar", GradeBar).compact = short
-        journal = self.query_one("#journal", JournalView)
-        path = self.base.session.journal_path if self.base is not None and narrow else None
-        journal.border_title = Text(f"journal {one_line(path)}" if path else "journal")
         self._show_info()
 
     def _show_info(self) -> None:
-        if self.base is not None:
-            compact, width = self.size.width < NARROW_BELOW, self.size.width - 2  # (its padding)
-            info = session_info(self.base, compact, self.rows_in_view, width)
-            self.query_one("#session-info", Static).update(info)
+        """The session's line, fitted to the width, and the journal pane's title: its path where the line
+        has no room for it (below 100 columns always)."""
+        journal = self.query_one("#journal", JournalView)
+        if self.base is None:
+            journal.border_title = pane_title(None, self.size.width)
+            return
+        compact, width = self.size.width < NARROW_BELOW, self.size.width - 2  # (its padding)
+        info = session_info(self.base, compact, self.rows_in_view, width)
+        self.query_one("#session-info", Static).update(info)
+        path = self.base.session.journal_path
+        on_line = not compact and JOURNAL_LABEL in info.plain.split("\n", 1)[0]
+        journal.border_title = pane_title(None if on_line or not path else path, self.size.width)
 
     def _count_rows_in_view(self) -> None:
         """The credit rows in view when the table has more (it scrolls): said on the session's line, where
@@ -354,31 +345,10 @@ class SessionDetailScreen(DataScreen):
         after_shown(self, self._count_rows_in_view)  # its rows laid out
 
     def _credit_rows(self, credits: list[LessonCredit], compact: bool) -> list[tuple[str, list[Text]]]:
-        """Every column's cell per lesson (the compact columns name it by its file name)."""
         assert self.shown is not None
         table = self.query_one("#credits", ThemedTable)
-        pending = self.shown.base_reward is None
         tone = "warning" if self.draft is not None else None
-        rows: list[tuple[str, list[Text]]] = []
-        for credit in credits:
-            breakdown = credit.breakdown
-            hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
-            missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
-            name = credit.path.removesuffix(".md")
-            if compact:  # the file name; the full id is in the "why this credit" panel below
-                name = name.rsplit("/", 1)[-1]
-            cells = [
-                ellipsis(table.toned(one_line(name), "warning" if credit.note else None)),
-                Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
-                Text(fmt(credit.weight, 3), justify="right"),
-                table.toned("—" if pending else fmt(credit.reward, 3), tone),
-                table.toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
-                table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
-                ellipsis(table.toned(hit or "none", None)),
-                ellipsis(table.toned(missed or "none", "muted")),
-            ]
-            rows.append((credit.path, cells))
-        return rows
+        return credit_cells(credits, compact, self.shown.base_reward is None, tone, table.toned)
 
     def _credit_widths(
         self, rows: list[tuple[str, list[Text]]], compact: bool

@@ -1,0 +1,56 @@
+"""Session detail at the sizes people use (80 to 150 columns, 24 to 40 rows), on the demo's 2026-09-01-000
+(eight lessons; its journal state/journals/2026-09-01-000.md): the journal's path takes one line, and the
+whole of "why this credit" is in view (or its box scrolls, closed, with its scrollbar) beside every credit row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.session_line import pane_title
+from tests.support.textual_private import screen_lines
+from tests.tui.test_tui_whole_headers import demo_app
+from tests.tui.tui_fixture import open_session, settle
+
+EIGHT = "2026-09-01-000"
+JOURNAL_FILE = f"{EIGHT}.md"
+
+
+def screen_text(app: object) -> list[str]:
+    return ["".join(segment.text for segment in line) for line in screen_lines(app)]  # type: ignore[arg-type]
+
+
+async def opened(pilot: object, size: tuple[int, int]) -> SessionDetailScreen:
+    await pilot.resize_terminal(*size)  # type: ignore[attr-defined]
+    await settle(pilot)
+    return await open_session(pilot, EIGHT)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("width", [100, 120, 149, 160])
+async def test_the_journal_path_takes_one_line_beside_the_session(tmp_path: Path, width: int) -> None:
+    """At 100x24 the session's line ended "·  journal" and the path wrapped onto a second line (the session
+    block three lines tall, a row of the screen lost). Now the line keeps one line: the path, its folders
+    shortened first, where the line has room for its file name, else in the journal pane's title. The file
+    name is on screen whole, once."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(width, 24)) as pilot:
+        detail = await opened(pilot, (width, 24))
+        info = detail.query_one("#session-info")
+        assert info.region.height == 2, info.region  # the session's line and the credit settings' line
+        lines = screen_text(app)
+        assert sum(line.count(JOURNAL_FILE) for line in lines) == 1, lines[:8]
+
+
+@pytest.mark.parametrize("screen_width", [80, 99, 100, 149, 150, 200])
+def test_a_long_journal_path_in_the_panes_title_keeps_its_file_name_within_the_pane(screen_width: int) -> None:
+    """A journal outside the workspace keeps its absolute path (96 cells here): the pane's title said it whole
+    and Textual cut it at the pane's corner, the file name lost. Its folders give way first. The pane is the
+    screen's width below 100 columns, the screen's less the side pane's 64 to 149, a third from 150."""
+    path = "/home/operator/.local/share/gptme/logs/2026-09-01-a-long-conversation-about-the-bandit/journal.md"
+    pane = screen_width if screen_width < 100 else screen_width - 64 if screen_width < 150 else screen_width // 3
+    title = pane_title(path, screen_width).plain
+    assert title.startswith("journal /home/") and title.endswith("…/journal.md"), title
+    assert len(title) <= pane - 6, (title, pane)  # inside "╭─ " and " ─╮"
+    assert pane_title(None, screen_width).plain == "journal"
