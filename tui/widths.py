@@ -55,3 +55,18 @@ def short_detail_heights(lessons: int) -> tuple[int, int, int, int]:
     extra = min(max(0, lessons - 3), 5)
     dropped = max(0, extra - 3)
     return 4 - min(extra, 1) - max(0, dropped - 1), 3 - min(max(0, extra - 1), 2), 4 + extra, dropped
+
+
+NARROW_JOURNAL_MOST = 7  # Session detail below 100 columns, from SHORT_BELOW rows: the journal's height (borders in)
+NARROW_JOURNAL_LEAST = 5  # ... down to three of its lines, for the credit rows and "why this credit" beside it
+
+
+def narrow_detail_heights(body: int, table: int, story: int) -> tuple[int, int | None]:
+    """Session detail below 100 columns and from SHORT_BELOW rows (80x32 to 80x40), its body `body` rows tall
+    with the credits table `table` rows and "why this credit" `story` rows with its borders: (the journal's
+    height, the credit box's most rows or None for all it needs). The journal gives up to two of its lines so
+    that the box ends inside the pane under the table; where that is not enough the box is cut to what is
+    left (closed: its story scrolls in it, its scrollbar in view). The plot stays below, where the pane scrolls."""
+    left = body - table
+    journal = min(NARROW_JOURNAL_MOST, max(NARROW_JOURNAL_LEAST, left - story))
+    return journal, (max(3, left - journal) if left - journal < story else None)

@@ -54,3 +54,26 @@ def test_a_long_journal_path_in_the_panes_title_keeps_its_file_name_within_the_p
     assert title.startswith("journal /home/") and title.endswith("…/journal.md"), title
     assert len(title) <= pane - 6, (title, pane)  # inside "╭─ " and " ─╮"
     assert pane_title(None, screen_width).plain == "journal"
+
+
+async def test_why_this_credit_is_whole_or_scrolls_in_its_box_at_80_columns_and_24_to_40_rows(tmp_path: Path) -> None:
+    """Eight credit rows and "why this credit" (five lines for the first lesson: its keywords wrap) at 80 columns.
+    At 32-34 rows the side pane's edge cut the box (its last lines, and its bottom border, below the edge, with
+    nothing in the box to say so). Now at every height the box ends inside the pane, and either shows every line
+    of the story or scrolls it with its scrollbar in view; every credit row is in view, and the journal keeps a
+    line below 32 rows (the 80x24 layout) and three from 32."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        detail = await opened(pilot, (80, 24))
+        for height in range(24, 41):
+            await pilot.resize_terminal(80, height)
+            await settle(pilot)
+            side, box = detail.query_one("#detail-side"), detail.query_one("#credit-box")
+            table = detail.query_one("#credits")
+            story = box.query_one("#credit-story")
+            assert table.max_scroll_y == 0 and table.region.bottom <= side.region.bottom, (height, table.region)
+            assert side.scroll_y == 0 and box.region.bottom <= side.region.bottom, (height, box.region, side.region)
+            whole = box.scrollable_content_region.height >= story.region.height
+            assert whole or box.show_vertical_scrollbar, (height, box.region, story.region)
+            journal = detail.query_one("#journal").scrollable_content_region.height
+            assert journal >= (3 if height >= 32 else 1), (height, journal)

@@ -44,7 +44,13 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import MIN_NAME_CELLS, NARROW_BELOW, SHORT_BELOW, short_detail_heights
+from lesson_credit.tui.widths import (
+    MIN_NAME_CELLS,
+    NARROW_BELOW,
+    SHORT_BELOW,
+    narrow_detail_heights,
+    short_detail_heights,
+)
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
@@ -166,6 +172,7 @@ class SessionDetailScreen(DataScreen):
             self._show()
         else:
             self._show_info()  # its words fitted to the new width
+            after_shown(self, self._fit_side)
 
     def _show_size(self) -> None:
         """The compact forms of the header, record, story and grade bar, as the terminal's size asks."""
@@ -302,7 +309,9 @@ class SessionDetailScreen(DataScreen):
         # 80x24: the table's rows in view, taken from the journal and the record; else as the stylesheet says
         fit = self.has_class("-short") and self.has_class("-narrow")
         journal, record, most, dropped = short_detail_heights(len(credits)) if fit else (None, None, None, 0)
-        self.query_one("#journal").styles.height = journal
+        if fit or not self.has_class("-narrow"):  # (narrow and taller: as `_fit_side` sets it, not reset)
+            self.query_one("#journal").styles.height = journal
+            self.query_one("#credit-box").styles.max_height = None
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
         self.set_class(dropped >= 1, "-open-credit-box").set_class(dropped >= 2, "-open-journal")
@@ -343,6 +352,7 @@ class SessionDetailScreen(DataScreen):
             table.move_cursor(row=self.rows.index(self.focused_lesson), animate=False)
         self._show_focused()
         after_shown(self, self._count_rows_in_view)  # its rows laid out
+        after_shown(self, self._fit_side)
 
     def _credit_rows(self, credits: list[LessonCredit], compact: bool) -> list[tuple[str, list[Text]]]:
         assert self.shown is not None
@@ -394,6 +404,19 @@ class SessionDetailScreen(DataScreen):
         credit = next((c for c in lessons if c.path == self.focused_lesson), None)  # (None focused: none)
         return keyword_spans(credit.breakdown) if credit is not None else []
 
+    def _fit_side(self) -> None:
+        """Below 100 columns from SHORT_BELOW rows: "why this credit" whole under the credit rows, the journal
+        giving up to two lines for it, else its box cut (closed, scrolling): measured once laid out."""
+        if not self.is_mounted or not self.has_class("-narrow") or self.has_class("-short"):
+            return
+        body, table = self.query_one("#detail-body"), self.query_one("#credits", ThemedTable)
+        box = self.query_one("#credit-box", CreditPanel)
+        story = box.query_one(f"#{box.text_id}").outer_size.height + box.styles.gutter.height
+        journal, box_most = narrow_detail_heights(body.size.height, table.outer_size.height, story)
+        if body.size.height and table.outer_size.height:
+            self.query_one("#journal").styles.height = journal
+            box.styles.max_height = box_most
+
     def _show_focused(self) -> None:
         if self.shown is None:
             return
@@ -414,6 +437,7 @@ class SessionDetailScreen(DataScreen):
             Curve("before", credit.alpha_before, credit.beta_before, "before"),
             Curve(after, credit.alpha_after, credit.beta_after, "draft" if self.draft is not None else "after"),
         )
+        after_shown(self, self._fit_side)  # its story's lines laid out
 
     @on(DataTable.RowHighlighted, "#credits")
     def _credit_highlighted(self, event: DataTable.RowHighlighted) -> None:
