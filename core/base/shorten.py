@@ -5,6 +5,8 @@ share it, so a lesson cut in one reads as it is cut in the other."""
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 from typing import Literal
 
 ELLIPSIS = "…"
@@ -70,3 +72,27 @@ def _short_path(path: str, width: int) -> str:
         if dot and stem and len(extension) <= 5 and keep >= MIN_CUT:
             return prefix + _head(stem, keep) + ELLIPSIS + "." + extension
     return name if cells(name) <= width else _head(name, width - 1) + ELLIPSIS
+
+
+def shorten_lesson(name: str, width: int) -> str:
+    """A lesson's id (or name) in at most `width` columns, its distinguishing part kept: the folders give
+    way first ("work…/resolve-merge-conflicts", "…/resolve-merge-conflicts"), then the middle of the file
+    name, whose start and end both stay ("resolve-…-conflicts"): cutting the end made
+    "escalate-when-blocked" and "escalate-when-blocking" one "escalate-when-bl…", and naming lessons by
+    their file name alone made tools/x.md and workflow/x.md one "x"."""
+    if cells(name) <= width:
+        return name
+    _folder, slash, file = name.rpartition("/")
+    if slash and cells(file) + 2 <= width:
+        return shorten(name, width, "path")
+    return shorten(file, width, "middle")
+
+
+def lesson_labels(lesson_ids: Iterable[str]) -> dict[str, str]:
+    """Each lesson's name where a narrow table names lessons by their file name (without `.md`): the whole id
+    (without `.md`) for the lessons whose file names are alike (tools/retry.md and workflow/retry.md would
+    both read "retry"). Cut to a column with `shorten_lesson`."""
+    ids = list(lesson_ids)
+    names = {lesson_id: lesson_id.removesuffix(".md").rsplit("/", 1)[-1] for lesson_id in ids}
+    seen = Counter(names.values())
+    return {lesson_id: name if seen[name] == 1 else lesson_id.removesuffix(".md") for lesson_id, name in names.items()}

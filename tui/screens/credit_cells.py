@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 from rich.text import Text
 
-from lesson_credit.core.api import LessonCredit
-from lesson_credit.tui.text import fmt, fmt_signed, one_line
+from lesson_credit.core.api import LessonCredit, lesson_labels
+from lesson_credit.tui.text import fmt, fmt_signed, lesson_name_text, one_line
 
 CREDIT_COLUMNS = (
     ("lesson", "lesson"),
@@ -42,15 +42,14 @@ def credit_cells(
     """Every column's cell per lesson, keyed by its id (the compact columns name it by its file name: the
     full id is in the "why this credit" panel below). `tone`: the credited numbers' (a draft's preview)."""
     rows: list[tuple[str, list[Text]]] = []
+    labels = lesson_labels(credit.path for credit in credits)  # file names, whole ids where those are alike
     for credit in credits:
         breakdown = credit.breakdown
         hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
         missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
-        name = credit.path.removesuffix(".md")
-        if compact:
-            name = name.rsplit("/", 1)[-1]
+        name = labels[credit.path] if compact else credit.path.removesuffix(".md")
         cells = [
-            ellipsis(toned(one_line(name), "warning" if credit.note else None)),
+            lesson_name_text(name, toned("", "warning").style if credit.note else ""),  # cut: folders, then middle
             Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
             Text(fmt(credit.weight, 3), justify="right"),
             toned("—" if pending else fmt(credit.reward, 3), tone),
