@@ -10,6 +10,7 @@ import pytest
 
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.session_line import pane_title
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import screen_lines
 from tests.tui.test_tui_whole_headers import demo_app
 from tests.tui.tui_fixture import open_session, settle
@@ -77,3 +78,28 @@ async def test_why_this_credit_is_whole_or_scrolls_in_its_box_at_80_columns_and_
             assert whole or box.show_vertical_scrollbar, (height, box.region, story.region)
             journal = detail.query_one("#journal").scrollable_content_region.height
             assert journal >= (3 if height >= 32 else 1), (height, journal)
+
+
+async def test_the_journal_shows_three_lines_at_80x24_beside_up_to_six_credit_rows(tmp_path: Path) -> None:
+    """At 80x24 the journal showed one line for sessions of four to six lessons (often the journal's heading),
+    two for fewer. It now shows three, from the record (down to its first line, the judge's score and reason;
+    the rest scrolls in it) and the boxes' bottom borders (the credit table's header closes the journal, the
+    grade bar's rule the credit box): every credit row stays in view and "why this credit" keeps its four
+    lines. The demo's 2026-09-02-002 has 4 lessons, 2026-09-01-001 5, 2026-09-03-004 6."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for session, lessons in (("2026-09-02-002", 4), ("2026-09-01-001", 5), ("2026-09-03-004", 6)):
+            detail = await open_session(pilot, session)
+            table = detail.query_one("#credits", ThemedTable)
+            assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
+            assert table.region.height == lessons + 1, (session, table.region)
+            journal = detail.query_one("#journal")
+            assert journal.scrollable_content_region.height >= 3, (session, journal.region)
+            assert detail.query_one("#record-panel").region.height >= 1, session
+            box = detail.query_one("#credit-box")
+            footer = detail.query_one("KeyFooter").region.y
+            assert box.scrollable_content_region.height >= 4 and box.region.bottom <= footer, (session, box.region)
+            assert detail.query_one("#grade-bar").region.bottom <= footer, session
+            await pilot.press("escape")
+            await settle(pilot)

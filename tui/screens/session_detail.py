@@ -308,13 +308,15 @@ class SessionDetailScreen(DataScreen):
         credits = self.credits()
         # 80x24: the table's rows in view, taken from the journal and the record; else as the stylesheet says
         fit = self.has_class("-short") and self.has_class("-narrow")
-        journal, record, most, dropped = short_detail_heights(len(credits)) if fit else (None, None, None, 0)
+        journal, record, most, open_box, open_journal = (
+            short_detail_heights(len(credits)) if fit else (None, None, None, False, False)
+        )
         if fit or not self.has_class("-narrow"):  # (narrow and taller: as `_fit_side` sets it, not reset)
             self.query_one("#journal").styles.height = journal
             self.query_one("#credit-box").styles.max_height = None
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
-        self.set_class(dropped >= 1, "-open-credit-box").set_class(dropped >= 2, "-open-journal")
+        self.set_class(open_box, "-open-credit-box").set_class(open_journal, "-open-journal")
         if (kept := table.row_to_keep(self.focused_lesson)) != self.focused_lesson:  # a key's move, not told yet
             self.focused_lesson = kept  # (its RowHighlighted, once rebuilt, finds it focused already)
             self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
