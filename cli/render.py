@@ -11,24 +11,20 @@ import os
 import re
 import sys
 import textwrap
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
 
 from lesson_credit.core.base.numbers import counted as counted  # the commands' (the engine's words)
 from lesson_credit.core.base.numbers import fixed
 from lesson_credit.core.base.numbers import listed as listed
+from lesson_credit.core.base.shorten import MIN_CUT, char_cells  # text fitted to a width (the dashboard's too)
+from lesson_credit.core.base.shorten import Shorten as Shorten
+from lesson_credit.core.base.shorten import cells as cells
+from lesson_credit.core.base.shorten import shorten as shorten
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-ELLIPSIS = "…"
 GAP = "  "  # between two columns
 # a shortened column keeps at least this many characters (or its header's): enough to tell most rows apart
 MIN_SHORTENED = 16
-MIN_FOLDER = 3  # a shortened path keeps its folders' start only when this many characters of it fit
-MIN_CUT = 4  # the last resort, when every column that may go is gone, the table still too wide and this fits
-# how a column's long text is shortened: "path" keeps the file name (the folders give way first), "middle"
-# keeps both ends (an id's date and its counter), "end" keeps the start (a list of flags reads from the left)
-Shorten = Literal["path", "middle", "end"]
 
 
 def safe(text: object) -> str:
@@ -72,63 +68,6 @@ def output_width() -> int | None:
     return terminal_columns() if terminal else None
 
 
-def cells(text: str) -> int:
-    """The terminal columns `text` fills: two for a wide (CJK) character, none for a combining mark."""
-    if text.isascii():
-        return len(text)
-    return sum(_cells(char) for char in text)
-
-
-def _cells(char: str) -> int:
-    if unicodedata.combining(char):
-        return 0
-    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
-
-
-def _head(text: str, width: int) -> str:
-    """The longest start of `text` that fills at most `width` columns."""
-    used = 0
-    for index, char in enumerate(text):
-        used += _cells(char)
-        if used > width:
-            return text[:index]
-    return text
-
-
-def _tail(text: str, width: int) -> str:
-    """The longest end of `text` that fills at most `width` columns."""
-    return _head(text[::-1], width)[::-1]
-
-
-def shorten(text: str, width: int, how: Shorten = "end") -> str:
-    """`text` in at most `width` columns, a visible ellipsis where some were left out."""
-    if cells(text) <= width:
-        return text
-    if width <= 1:
-        return ELLIPSIS[:width]
-    if how == "path":
-        return _short_path(text, width)
-    if how == "middle":
-        head = _head(text, width // 2)
-        return head + ELLIPSIS + _tail(text, width - 1 - cells(head))
-    return _head(text, width - 1) + ELLIPSIS
-
-
-def _short_path(path: str, width: int) -> str:
-    """The folders give way first ("work…/issue-triage.md", "…/issue-triage.md"), then the file name's
-    middle: its start and its extension stay ("…/issue-tri….md")."""
-    folder, slash, name = path.rpartition("/")
-    room = width - cells(name) - 2  # for the folders' start, beside the ellipsis and the slash
-    if slash and room >= 0:
-        return (_head(folder, room) if room >= MIN_FOLDER else "") + ELLIPSIS + "/" + name
-    stem, dot, extension = name.rpartition(".")
-    for prefix in (ELLIPSIS + "/" if slash else "", ""):
-        keep = width - len(prefix) - cells(extension) - 2  # of the stem, beside the ellipsis and the dot
-        if dot and stem and len(extension) <= 5 and keep >= MIN_CUT:
-            return prefix + _head(stem, keep) + ELLIPSIS + "." + extension
-    return name if cells(name) <= width else _head(name, width - 1) + ELLIPSIS
-
-
 def wrap(text: str, width: int | None, hang: int = 2) -> str:
     """Each line of `text` longer than `width` broken at spaces (never inside a word or a number), its
     continuation lines indented `hang` spaces past the line's own indent; unchanged when `width` is None."""
@@ -167,7 +106,7 @@ _WIDE_PAD = "\x00"
 
 
 def _padded(line: str) -> str:
-    return line if line.isascii() else "".join(c + _WIDE_PAD if _cells(c) == 2 else c for c in line)
+    return line if line.isascii() else "".join(c + _WIDE_PAD if char_cells(c) == 2 else c for c in line)
 
 
 def table(

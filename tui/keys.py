@@ -80,6 +80,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import ScreenStackError
+from textual.keys import key_to_character
 from textual.widgets import Input
 
 from lesson_credit.tui.textual_private import (
@@ -264,6 +265,8 @@ class KeyRouter:
             typed_key = event.key.removeprefix("alt+")
             if len(typed_key) > 1 and character is not None and not typed_key.startswith("shift+"):
                 key = events.Key(typed_key, character)  # a named key typed after Escape: enter, slash, ctrl+q, ...
+            elif len(typed_key) > 1 and "+" not in typed_key:  # one reported with no character: alt+tab, alt+]
+                key = events.Key(typed_key, key_to_character(typed_key))
             else:
                 typed = character or (last if len(last) == 1 else None)
                 if typed is not None and "shift+" in event.key:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from lesson_credit.core.api import MISSING
 from lesson_credit.tui.source_views import BROKEN
-from lesson_credit.tui.text import fmt, fmt_interval, fmt_signed, one_line, spaced_text
+from lesson_credit.tui.text import fmt, fmt_interval, fmt_signed, lesson_name_text, one_line, spaced_text
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow
@@ -66,17 +66,16 @@ def name_only_cells(lesson_id: str, columns: int) -> list[Text]:
 
 
 def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
-    """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson; cut with an
-    ellipsis when the column is narrower (a narrow terminal: the panel shows the full id). The mark comes
-    first: after the name, a cut took it with the name's end."""
-    name = Text(" ", end="", overflow="ellipsis")
+    """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson; cut when the column
+    is narrower (a narrow terminal: the panel shows the full id), its folders then its middle left out, so
+    names alike at their start stay apart. The mark comes first: after the name, a cut took it with the name's end."""
+    lead = Text(" ", end="")
     if pinned:
         name_tone: str | None = "pinned"
-        name.append(PIN_MARK + " ", style=tone("pinned"))
+        lead.append(PIN_MARK + " ", style=tone("pinned"))
     else:
         name_tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
-    name.append(one_line(lesson_name(row)), style=tone(name_tone) if name_tone else "")
-    return name
+    return lesson_name_text(lesson_name(row), tone(name_tone) if name_tone else "", lead)
 
 
 @dataclass(frozen=True, eq=False)

@@ -483,8 +483,10 @@ class WorkspaceSource:
 
             findings = lint(ws)
             version, read_at = ws.version, self.version
+            lessons = frozenset([*ws.library().by_id(), *ws.lesson_usage()])
         prefix = str(ws.root) + "/"
-        return HealthView(version, tuple(_relative_finding(f, prefix) for f in findings), changed, read_at)
+        relative = tuple(_relative_finding(f, prefix) for f in findings)
+        return HealthView(version, relative, changed, read_at, lessons)
 
     def simulate(
         self,

@@ -163,6 +163,7 @@ class HealthView:
     findings: tuple[Finding, ...]  # problems first, as lesson_credit.core.health.lint orders them
     library_changed: bool = False  # a re-check re-read the lesson files and found them changed
     read_at: int = 0  # the source's version it was read at (WriteQueue.graded_unread: a later write is not in it)
+    lessons: frozenset[str] = frozenset()  # the lesson ids a finding's items may be: the library's and the log's
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import JustifyMethod
+from rich.console import Console, ConsoleOptions, JustifyMethod
+from rich.segment import Segment
 from rich.style import StyleType
 from rich.text import Span, Text
 
 from lesson_credit.core.api import counted as counted  # counts in prose that agree with their noun
-from lesson_credit.core.api import fixed, signed
+from lesson_credit.core.api import fixed, shorten_lesson, signed
 from lesson_credit.core.api import listed as listed  # the first few of a list, then "… and N more"
 
 if TYPE_CHECKING:
@@ -62,6 +63,37 @@ def spaced(cell: Text) -> Text:
     out = Text(" ", end="", justify=cell.justify) + cell
     out.justify = cell.justify
     out.overflow = cell.overflow
+    return out
+
+
+class LessonName(Text):
+    """A lesson's name in a table cell, cut to the cells its column gives it as `shorten_lesson` cuts it (its
+    folders, then its file name's middle, give way: two lessons never read as one "escalate-when-bl…"), at
+    each render, so a resize cuts it anew. What comes before the name (`name_start` characters: a space, a
+    pin mark) stays whole."""
+
+    name_start = 0
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        width = options.max_width
+        if self.cell_len <= width:
+            yield from super().__rich_console__(console, options)
+            return
+        out = self[: self.name_start]
+        name = self.plain[self.name_start :]
+        style = next((span.style for span in self.spans if span.start <= self.name_start < span.end), "")
+        out.append(shorten_lesson(name, max(1, width - out.cell_len)), style=style)
+        out.justify, out.overflow, out.no_wrap, out.end = self.justify, "crop", True, self.end
+        yield from out.__rich_console__(console, options)
+
+
+def lesson_name_text(name: str, style: StyleType = "", lead: Text | None = None) -> LessonName:
+    """`name` (made one line) as a `LessonName` in `style`, after `lead` when given."""
+    out = LessonName(end="", overflow="ellipsis")  # (where a renderer other than a table cell cuts it)
+    if lead is not None:
+        out.append_text(lead)
+        out.name_start = len(out)
+    out.append(one_line(name), style=style)
     return out
 
 

@@ -45,13 +45,42 @@ def widest(cells: Iterable[Text]) -> int:
     return max((cell.cell_len for cell in cells), default=0)
 
 
-def short_detail_heights(lessons: int) -> tuple[int, int, int, int]:
+SHORT_DETAIL_ROWS = 17  # Session detail at 80x24: the rows of the record, journal, credits table and credit box
+
+
+def short_detail_heights(lessons: int) -> tuple[int, int, int, bool, bool]:
     """Session detail at 80x24 (narrow and short) for a session of `lessons` lessons: (the journal's height
-    with its borders, the record's most lines, the credits table's most rows with its header, the bottom
-    borders left out: 1 the credit box's, 2 the journal's too). The table takes the rows it needs from the
-    journal (down to one line of it), then from the record (down to its first line, the judge's score; the
-    rest scrolls), then from the boxes' bottom borders (the grade bar's rule closes the credit box, the
-    table's header the journal), so up to eight lessons show without scrolling."""
-    extra = min(max(0, lessons - 3), 5)
-    dropped = max(0, extra - 3)
-    return 4 - min(extra, 1) - max(0, dropped - 1), 3 - min(max(0, extra - 1), 2), 4 + extra, dropped
+    with its borders, the record's most lines, the credits table's most rows with its header, whether the
+    credit box's bottom border is left out, whether the journal's is). The journal starts with three lines,
+    the record with three, "why this credit" with its four; the table takes the rows it needs from the
+    journal's bottom border (the table's header closes it), the record (down to its first line, the judge's
+    score: the rest scrolls), the credit box's bottom border (the grade bar's rule closes it), then the
+    journal's lines (down to one), so up to eight lessons show without scrolling and up to six beside three
+    lines of the journal. Rows the table does not need (fewer than three lessons) go to the journal."""
+    table = 1 + min(max(lessons, 0), 8)
+    journal, record, box = 5, 3, 6
+    over = table + journal + record + box - SHORT_DETAIL_ROWS
+    open_journal = over > 0
+    over -= open_journal
+    record_cut = min(max(over, 0), 2)
+    over -= record_cut
+    open_box = over > 0
+    over -= open_box
+    journal_cut = min(max(over, 0), 2)
+    journal += -int(open_journal) - journal_cut - min(over, 0)  # fewer rows than three lessons: the journal's
+    return journal, record - record_cut, table, open_box, open_journal
+
+
+NARROW_JOURNAL_MOST = 7  # Session detail below 100 columns, from SHORT_BELOW rows: the journal's height (borders in)
+NARROW_JOURNAL_LEAST = 5  # ... down to three of its lines, for the credit rows and "why this credit" beside it
+
+
+def narrow_detail_heights(body: int, table: int, story: int) -> tuple[int, int | None]:
+    """Session detail below 100 columns and from SHORT_BELOW rows (80x32 to 80x40), its body `body` rows tall
+    with the credits table `table` rows and "why this credit" `story` rows with its borders: (the journal's
+    height, the credit box's most rows or None for all it needs). The journal gives up to two of its lines so
+    that the box ends inside the pane under the table; where that is not enough the box is cut to what is
+    left (closed: its story scrolls in it, its scrollbar in view). The plot stays below, where the pane scrolls."""
+    left = body - table
+    journal = min(NARROW_JOURNAL_MOST, max(NARROW_JOURNAL_LEAST, left - story))
+    return journal, (max(3, left - journal) if left - journal < story else None)

@@ -209,10 +209,11 @@ async def test_the_lesson_panel_shows_its_numbers_at_80x24(workspace: Workspace)
         assert f"95% interval {row.ci_low:.3f}–{row.ci_high:.3f}" in screen
 
 
-async def test_the_highlighted_lessons_first_hit_is_in_the_journals_two_lines(tmp_path: Path) -> None:
-    """At 80x24 the journal shows two lines. Highlighting a lesson scrolled its first hit to the journal's
-    third line (two lines of context above it), out of view: "why this credit" named hits the journal
-    never showed. Here a.md's first hit is on line 10 of the journal and b.md's on line 20."""
+async def test_the_highlighted_lessons_first_hit_is_in_the_journals_lines(tmp_path: Path) -> None:
+    """At 80x24 the journal shows three lines beside two lessons (it showed two). Highlighting a lesson
+    scrolled its first hit to the journal's third line (two lines of context above it), out of view of two
+    lines: "why this credit" named hits the journal never showed. Here a.md's first hit is on line 10 of the
+    journal and b.md's on line 20."""
     from tests.support.engine_helpers import make_workspace, session
 
     lines = [f"line {i}: nothing of note" for i in range(40)]
@@ -230,7 +231,7 @@ async def test_the_highlighted_lessons_first_hit_is_in_the_journals_two_lines(tm
         def shown() -> list[str]:
             return [" ".join(journal.render_line(y).text.split()) for y in range(journal.size.height)]
 
-        assert journal.size.height == 2 and "line 10: set up a git worktree" in shown(), shown()
+        assert journal.size.height == 3 and "line 10: set up a git worktree" in shown(), shown()
         await pilot.press("down")  # b.md
         await settle(pilot)
         assert detail.focused_lesson == "b.md" and "line 20: ran pytest once" in shown(), shown()

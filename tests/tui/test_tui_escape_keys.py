@@ -17,6 +17,7 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.help import HelpScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import type_bytes
 from tests.tui.tui_fixture import (
@@ -206,3 +207,49 @@ async def test_escape_in_the_journal_goes_back_to_the_credits_keeping_the_draft(
         await pilot.press("escape")  # then, as before: the draft goes, and the next escape leaves
         await settle(pilot)
         assert app.screen is detail and detail.draft is None
+
+
+@pytest.mark.parametrize(
+    ("combined", "floor"),
+    [("alt+right_square_bracket", 0.35), ("alt+left_square_bracket", 0.25)],
+    ids=["]", "["],
+)
+async def test_escape_then_a_bracket_read_as_one_alt_key_is_escape_then_the_bracket(
+    app: LessonCreditApp, combined: str, floor: float
+) -> None:
+    """Escape then `]` arriving as one key (`\\x1b]` then a pause, or a terminal that reports Alt+]): on help
+    over What-if, help closes and `]` steps the floor from the saved 0.3 by 0.05 (0.35; `[`: 0.25). On the old
+    code a named key with no character after Escape was not split: help stayed, the floor unchanged."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        what_if = app.screen
+        assert isinstance(what_if, WhatIfScreen)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        await pilot.press(combined)
+        await settle(pilot)
+        assert app.screen is what_if and isinstance(what_if, WhatIfScreen)
+        assert what_if.view is not None and what_if.view.proposed.floor == pytest.approx(floor)
+
+
+@pytest.mark.parametrize("combined", ["alt+tab", "alt+backspace", "alt+shift+o", "alt+shift+p"])
+async def test_escape_then_tab_backspace_o_or_p_read_as_one_alt_key_closes_help(
+    app: LessonCreditApp, combined: str
+) -> None:
+    """Escape then Tab, Backspace, `O` or `P` as one Alt key on help over Lessons: the Escape closes help (on the
+    old code Alt+Tab and Alt+Backspace were lost there, help stayed), then the key acts on Lessons: Tab moves the
+    focus off the lessons table to the next widget, as a lone Tab does."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lessons = app.screen
+        table = lessons.query_one("#lessons-table")
+        assert app.focused is table
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press(combined)
+        await settle(pilot)
+        assert app.screen is lessons
+        assert (app.focused is not table) == (combined == "alt+tab")

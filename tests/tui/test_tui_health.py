@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import threading
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -182,3 +183,52 @@ async def test_down_goes_from_card_to_card_with_no_stop_between(tmp_path: Path) 
         await pilot.press("up")
         await settle(pilot)
         assert screen.focused is cards[-1]
+
+
+async def test_enter_on_a_finding_that_names_lessons_opens_the_first_lessons_over_time(ws_root: Path) -> None:
+    """The fixture's ghost-arms finding names tools/old-lesson.md (logged, its file deleted), no session: enter
+    on it said "This finding names no session."; it opens that lesson's over-time screen (Lessons' `d`),
+    and escape comes back to Health."""
+    from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_health(pilot)
+        card = next(c for c in screen.query(FindingCard) if c.finding.code == "ghost-arms")
+        assert card.finding.items == ("tools/old-lesson.md",)
+        card.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        over_time = app.screen
+        assert isinstance(over_time, LessonOverTimeScreen) and over_time.lesson_id == "tools/old-lesson.md"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen
+
+
+async def test_enter_on_selections_never_recorded_says_there_is_nothing_to_open_until_recorded(
+    ws_root: Path,
+) -> None:
+    """A selection logged for `lost` with no record, then s5 recorded: `selected-never-recorded` names `lost`, a
+    session id the log has no session for. Enter said "This finding names no session." (it names one, with no
+    record); it says why there is nothing to open and how to record it, and stays on Health."""
+    from tests.support.textual_private import notification_texts
+    from tests.tui.tui_fixture import LOG_REL, NEW_SESSION, record
+
+    selection: dict[str, Any] = {"type": "selection", "session_id": "lost", "candidates": ["tools/git-worktree.md"]}
+    selection |= {"selected": ["tools/git-worktree.md"], "propensity": {"tools/git-worktree.md": 1.0}}
+    with (ws_root / LOG_REL).open("a", encoding="utf-8") as log:
+        log.write(json.dumps(selection) + "\n")
+    record(Workspace(ws_root, clock=lambda: LATER), ws_root, NEW_SESSION)
+    app = LessonCreditApp(Workspace(ws_root, clock=lambda: LATER), poll_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_health(pilot)
+        card = next(c for c in screen.query(FindingCard) if c.finding.code == "selected-never-recorded")
+        assert card.finding.items == ("lost",)
+        card.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen
+        said = " ".join(message for _, message in notification_texts(app))
+        assert "names no session" not in said
+        assert "never recorded" in said and "lesson-credit record --session-id lost" in said

@@ -42,8 +42,9 @@ async def test_legend_keeps_each_curve_on_one_line() -> None:
         # entries share a line, two spaces apart, only when both fit whole
         assert shown(app, plot.query_one("#legend")) == [
             "━━ prior Beta(1,1)",
-            "━━ check-ci-before-done",  # the file name: the id is too long
-            "━━ fixture-scope-leaks-in…",  # 22 characters of the file name and an ellipsis
+            "━━ …/check-ci-before-done",  # its folder left out: "…/" and the file name's 20 fit the 23
+            # the file name (29) does not fit either: its middle goes, 11 characters each side of the ellipsis
+            "━━ fixture-sco…s-in-suites",
         ]
 
 

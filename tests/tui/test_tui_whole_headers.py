@@ -58,10 +58,11 @@ async def test_every_lessons_header_is_whole_at_80_columns_in_every_sort_order(t
             assert set(header) <= LESSON_HEADERS, header
 
 
-async def test_a_lesson_name_cut_for_the_columns_ends_in_an_ellipsis(tmp_path: Path) -> None:
+async def test_a_lesson_name_cut_for_the_columns_shows_an_ellipsis(tmp_path: Path) -> None:
     """The demo's escalate-when-blocked (21 cells) in a name column of 19 cells (80 columns: the table is
     49 cells, less 2 for its scrollbar, less 28 for mean 7, n 3, 95% CI 10 and ranking 8): a leading space,
-    17 cells of the name, the ellipsis. Cut without it, it read as if "escalate-when-blo" were its name."""
+    then 18 cells: its middle left out, 9 cells of its start, the ellipsis, its last 8 (its end tells it from
+    a lesson named alike). Cut without the ellipsis, it read as if "escalate-when-blo" were its name."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -69,7 +70,7 @@ async def test_a_lesson_name_cut_for_the_columns_ends_in_an_ellipsis(tmp_path: P
         rows = [
             row_text(app, y)[table.region.x : table.region.right] for y in range(table.region.y, table.region.bottom)
         ]
-        assert any(row.startswith(" escalate-when-blo… ") for row in rows), rows
+        assert any(row.startswith(" escalate-…-blocked ") for row in rows), rows
         assert not any(" escalate-when-blo " in row for row in rows)
 
 
@@ -212,7 +213,7 @@ async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
     """On the old code `mean now` showed in part at the table's edge ("me"). The 80 cells: 2 for the
     scrollbar, rank, from and move 6 each (their headers and padding), what-if 9, now 7, Δ 8, n 4 and
     status 12 (`deprecated` and padding): 20 for the file names, 18 cells of them without the padding,
-    escalate-when-blocked cut to 17 and the ellipsis."""
+    escalate-when-blocked cut in the middle: its first 9, the ellipsis, its last 8."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -224,7 +225,7 @@ async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
         rows = [
             row_text(app, y)[table.region.x : table.region.right] for y in range(table.region.y, table.region.bottom)
         ]
-        assert any(" escalate-when-blo… " in row for row in rows), rows
+        assert any(" escalate-…-blocked " in row for row in rows), rows
 
 
 async def test_the_record_scrolls_to_its_last_line_at_80x24(tmp_path: Path) -> None:

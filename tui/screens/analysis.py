@@ -33,7 +33,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import AnalysisView
-from lesson_credit.tui.text import counted, one_line, spaced
+from lesson_credit.tui.text import counted, lesson_name_text, one_line, spaced
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -224,7 +224,7 @@ class AnalysisScreen(SortableScreen):
         else:
             flags_cell = Text(flags, style=dim, end="")
         return [
-            Text(one_line(result.path.removesuffix(".md")), style=dim, end="", overflow="ellipsis"),
+            lesson_name_text(result.path.removesuffix(".md"), dim),  # its folders, then its middle, give way
             number(headline_text(result)),
             number(span(*headline_interval(result))),
             number(p_text(None if result.effect is None else result.effect.p_adjusted)),

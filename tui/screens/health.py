@@ -30,6 +30,7 @@ from lesson_credit.tui.writes import Grading
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 # the findings that list pending sessions (lesson_credit.core.health): one graded here has left them
 PENDING_FINDINGS = frozenset({"sessions-never-graded", "sessions-pending", "grades-retracted"})
+NEVER_RECORDED = "selected-never-recorded"  # its items are session ids that no session record has
 
 
 def counts(findings: tuple[Finding, ...]) -> str:
@@ -52,7 +53,7 @@ def finding_text(finding: Finding) -> Text:
 
 class FindingCard(Static, can_focus=True):
     """One finding; its border is the severity's colour and its title the check's code. Focusable:
-    enter on a card that names sessions opens the first of them."""
+    enter on a card opens the first session it names, else the first lesson (`HealthScreen.action_open_session`)."""
 
     DEFAULT_CSS = """
     FindingCard {
@@ -94,12 +95,13 @@ class HealthScreen(DataScreen):
     HELP = (
         "The checks `lesson-credit lint` runs. An error fails lint (exit 1); a warning does not. "
         "They are re-checked when the log changes, and with ctrl+r (which also re-reads the lesson files). "
-        "tab / shift+tab move between findings; enter opens the first session a finding names."
+        "tab / shift+tab move between findings; enter opens the first session a finding names, else the first "
+        "lesson's over time."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "recheck", "Re-read, re-check"),
-        Binding("enter", "open_session", "Open its session"),
+        Binding("enter", "open_session", "Open its session or lesson"),
         # priority: the scrolling list around the cards would take them first and scroll one line
         Binding("down", "app.focus_next", "Next finding", show=False, priority=True),
         Binding("up", "app.focus_previous", "Previous finding", show=False, priority=True),
@@ -184,7 +186,7 @@ class HealthScreen(DataScreen):
         known = set(snapshot.session_ids) if snapshot is not None else set()
         sessions = [item for item in card.finding.items if item in known]
         if not sessions:
-            self.notify("This finding names no session.", markup=False)
+            self._open_lesson(card.finding)
             return
         if card.finding.code in PENDING_FINDINGS and self.view is not None:
             # graded here since the findings were read (their reload on its way: `escape enter` typed ahead after
@@ -195,3 +197,24 @@ class HealthScreen(DataScreen):
                 self.notify("Every session this finding names has been graded here since.", markup=False)
                 return
         await cast(Grading, self.app).open_session(sessions[0])
+
+    def _open_lesson(self, finding: Finding) -> None:
+        """A finding that names no session known to the log: the first lesson it names, over time (as Lessons'
+        `d`); selections never recorded have no session to open yet (said so, with how to record one)."""
+        if finding.code == NEVER_RECORDED and finding.items:
+            first = one_line(finding.items[0])
+            self.notify(
+                f"Nothing to open: {counted(len(finding.items), 'session')} selected but never recorded, so the log "
+                f"has no journal, lessons or grade for {'it' if len(finding.items) == 1 else 'them'}. Record one with "
+                f"`lesson-credit record --session-id {first} --journal FILE --lessons-file FILE`; it then opens here.",
+                markup=False,
+            )
+            return
+        lessons = self.view.lessons if self.view is not None else frozenset()
+        lesson = next((item for item in finding.items if item in lessons), None)
+        if lesson is None:
+            self.notify("This finding names no session or lesson to open.", markup=False)
+            return
+        from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+
+        self.app.push_screen(LessonOverTimeScreen(self.source, lesson))

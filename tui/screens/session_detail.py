@@ -22,10 +22,19 @@ from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
+from lesson_credit.tui.screens.credit_cells import (
+    CREDIT_COLUMNS,
+    HIT,
+    HIT_KEPT,
+    MISSED,
+    NARROW_HIDDEN,
+    NARROW_LABELS,
+    credit_cells,
+)
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
-from lesson_credit.tui.screens.session_line import session_info
+from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.text import fmt, fmt_grade, fmt_signed, one_line
+from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
 from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, story_title
@@ -35,35 +44,18 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.record_panel import RecordPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.widths import MIN_NAME_CELLS, NARROW_BELOW, SHORT_BELOW, short_detail_heights
+from lesson_credit.tui.widths import (
+    MIN_NAME_CELLS,
+    NARROW_BELOW,
+    SHORT_BELOW,
+    narrow_detail_heights,
+    short_detail_heights,
+)
 from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
-CREDIT_COLUMNS = (
-    ("lesson", "lesson"),
-    ("salience", "salience"),
-    ("weight", "weight"),
-    ("credited", "credited"),  # the lesson's share of the session's reward (the CLI's word too)
-    ("d_alpha", "Δα"),
-    ("d_beta", "Δβ"),
-    ("hit", "hit"),
-    ("missed", "missed"),
-)
-# below 100 columns: the arithmetic (salience to credited) fits beside the lesson's file name (the help explains);
-# Δα and Δβ are in "why this credit"; the keywords missed, then hit, take what is left (all in "why this credit")
-NARROW_LABELS = {"salience": "sal", "weight": "wt"}
-NARROW_HIDDEN = ("d_alpha", "d_beta")
-HIT_KEPT = 16  # the keywords hit keep this many cells before a lesson's name is cut
-HIT, MISSED = (next(i for i, (key, _) in enumerate(CREDIT_COLUMNS) if key == name) for name in ("hit", "missed"))
-
 Span = tuple[int, int]
 JUDGE_NOTE = "the judge's score, taken as the grade"
-
-
-def ellipsis(cell: Text) -> Text:
-    """The cell, cut with an ellipsis when its column is narrower."""
-    cell.overflow = "ellipsis"
-    return cell
 
 
 def step_grade(current: float | None, step: float) -> float:
@@ -180,22 +172,28 @@ class SessionDetailScreen(DataScreen):
             self._show()
         else:
             self._show_info()  # its words fitted to the new width
+            after_shown(self, self._fit_side)
 
     def _show_size(self) -> None:
         """The compact forms of the header, record, story and grade bar, as the terminal's size asks."""
-        narrow, short = self.size.width < NARROW_BELOW, self.size.height < SHORT_BELOW
+        short = self.size.height < SHORT_BELOW
         self.query_one("#record-panel", RecordPanel).compact = short
         self.query_one("#grade-bar", GradeBar).compact = short
-        journal = self.query_one("#journal", JournalView)
-        path = self.base.session.journal_path if self.base is not None and narrow else None
-        journal.border_title = Text(f"journal {one_line(path)}" if path else "journal")
         self._show_info()
 
     def _show_info(self) -> None:
-        if self.base is not None:
-            compact, width = self.size.width < NARROW_BELOW, self.size.width - 2  # (its padding)
-            info = session_info(self.base, compact, self.rows_in_view, width)
-            self.query_one("#session-info", Static).update(info)
+        """The session's line, fitted to the width, and the journal pane's title: its path where the line
+        has no room for it (below 100 columns always)."""
+        journal = self.query_one("#journal", JournalView)
+        if self.base is None:
+            journal.border_title = pane_title(None, self.size.width)
+            return
+        compact, width = self.size.width < NARROW_BELOW, self.size.width - 2  # (its padding)
+        info = session_info(self.base, compact, self.rows_in_view, width)
+        self.query_one("#session-info", Static).update(info)
+        path = self.base.session.journal_path
+        on_line = not compact and JOURNAL_LABEL in info.plain.split("\n", 1)[0]
+        journal.border_title = pane_title(None if on_line or not path else path, self.size.width)
 
     def _count_rows_in_view(self) -> None:
         """The credit rows in view when the table has more (it scrolls): said on the session's line, where
@@ -310,11 +308,15 @@ class SessionDetailScreen(DataScreen):
         credits = self.credits()
         # 80x24: the table's rows in view, taken from the journal and the record; else as the stylesheet says
         fit = self.has_class("-short") and self.has_class("-narrow")
-        journal, record, most, dropped = short_detail_heights(len(credits)) if fit else (None, None, None, 0)
-        self.query_one("#journal").styles.height = journal
+        journal, record, most, open_box, open_journal = (
+            short_detail_heights(len(credits)) if fit else (None, None, None, False, False)
+        )
+        if fit or not self.has_class("-narrow"):  # (narrow and taller: as `_fit_side` sets it, not reset)
+            self.query_one("#journal").styles.height = journal
+            self.query_one("#credit-box").styles.max_height = None
         self.query_one("#record-panel").styles.max_height = record
         table.styles.max_height = most
-        self.set_class(dropped >= 1, "-open-credit-box").set_class(dropped >= 2, "-open-journal")
+        self.set_class(open_box, "-open-credit-box").set_class(open_journal, "-open-journal")
         if (kept := table.row_to_keep(self.focused_lesson)) != self.focused_lesson:  # a key's move, not told yet
             self.focused_lesson = kept  # (its RowHighlighted, once rebuilt, finds it focused already)
             self.query_one("#journal", JournalView).set_focus_spans(self._focus_spans())
@@ -351,33 +353,13 @@ class SessionDetailScreen(DataScreen):
         table.restore_cursor(self.rows, self.focused_lesson)
         self._show_focused()
         after_shown(self, self._count_rows_in_view)  # its rows laid out
+        after_shown(self, self._fit_side)
 
     def _credit_rows(self, credits: list[LessonCredit], compact: bool) -> list[tuple[str, list[Text]]]:
-        """Every column's cell per lesson (the compact columns name it by its file name)."""
         assert self.shown is not None
         table = self.query_one("#credits", ThemedTable)
-        pending = self.shown.base_reward is None
         tone = "warning" if self.draft is not None else None
-        rows: list[tuple[str, list[Text]]] = []
-        for credit in credits:
-            breakdown = credit.breakdown
-            hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
-            missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
-            name = credit.path.removesuffix(".md")
-            if compact:  # the file name; the full id is in the "why this credit" panel below
-                name = name.rsplit("/", 1)[-1]
-            cells = [
-                ellipsis(table.toned(one_line(name), "warning" if credit.note else None)),
-                Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
-                Text(fmt(credit.weight, 3), justify="right"),
-                table.toned("—" if pending else fmt(credit.reward, 3), tone),
-                table.toned("—" if pending else fmt_signed(credit.alpha_delta), tone),
-                table.toned("—" if pending else fmt_signed(credit.beta_delta), tone),
-                ellipsis(table.toned(hit or "none", None)),
-                ellipsis(table.toned(missed or "none", "muted")),
-            ]
-            rows.append((credit.path, cells))
-        return rows
+        return credit_cells(credits, compact, self.shown.base_reward is None, tone, table.toned)
 
     def _credit_widths(
         self, rows: list[tuple[str, list[Text]]], compact: bool
@@ -423,6 +405,19 @@ class SessionDetailScreen(DataScreen):
         credit = next((c for c in lessons if c.path == self.focused_lesson), None)  # (None focused: none)
         return keyword_spans(credit.breakdown) if credit is not None else []
 
+    def _fit_side(self) -> None:
+        """Below 100 columns from SHORT_BELOW rows: "why this credit" whole under the credit rows, the journal
+        giving up to two lines for it, else its box cut (closed, scrolling): measured once laid out."""
+        if not self.is_mounted or not self.has_class("-narrow") or self.has_class("-short"):
+            return
+        body, table = self.query_one("#detail-body"), self.query_one("#credits", ThemedTable)
+        box = self.query_one("#credit-box", CreditPanel)
+        story = box.query_one(f"#{box.text_id}").outer_size.height + box.styles.gutter.height
+        journal, box_most = narrow_detail_heights(body.size.height, table.outer_size.height, story)
+        if body.size.height and table.outer_size.height:
+            self.query_one("#journal").styles.height = journal
+            box.styles.max_height = box_most
+
     def _show_focused(self) -> None:
         if self.shown is None:
             return
@@ -443,6 +438,7 @@ class SessionDetailScreen(DataScreen):
             Curve("before", credit.alpha_before, credit.beta_before, "before"),
             Curve(after, credit.alpha_after, credit.beta_after, "draft" if self.draft is not None else "after"),
         )
+        after_shown(self, self._fit_side)  # its story's lines laid out
 
     @on(DataTable.RowHighlighted, "#credits")
     def _credit_highlighted(self, event: DataTable.RowHighlighted) -> None:

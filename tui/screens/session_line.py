@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from lesson_credit.core.api import Explanation
+from lesson_credit.core.api import Explanation, cells, shorten
 from lesson_credit.tui.text import counted, fmt_time, one_line
+from lesson_credit.tui.widths import NARROW_BELOW, WIDE_FROM
+
+JOURNAL_LABEL = "  ·  journal "
 
 
 def lessons_shown(lessons: int, shown: int | None, room: int | None = None) -> str:
@@ -19,6 +22,34 @@ def lessons_shown(lessons: int, shown: int | None, room: int | None = None) -> s
         (form for form in (f"{of}, scroll for more", of) if room is None or len(form) <= room),
         f"{counted(lessons, 'lesson')}, {shown} shown",
     )
+
+
+def line_path(path: str, room: int | None) -> str | None:
+    """The journal's path as the session's line (100 columns and more) ends with it, in the `room` cells
+    the line leaves (None: all it needs): whole, else its folders shortened ("state/jo…/2026-09-01-000.md");
+    None where not even its file name fits (the journal pane's title names it then: `pane_title`)."""
+    if room is None:
+        return path
+    room -= len(JOURNAL_LABEL)
+    name = path.rsplit("/", 1)[-1]
+    if cells(path) <= room or (cells(name) + 2 <= room and "/" in path):
+        return shorten(path, room, "path")
+    return None
+
+
+def pane_title(path: str | None, screen_width: int) -> Text:
+    """The journal pane's title on a screen `screen_width` cells wide: "journal", then its path when given,
+    shortened (its folders first) to the title's room, so that a long path never runs past the pane's corner.
+    The pane's width is the stylesheet's (its own is not laid out yet when the screen resizes): the whole
+    width below 100 columns, beside the side pane's 64 cells up to 150, a third from there (1fr beside 2fr)."""
+    if path is None:
+        return Text("journal")
+    if screen_width < NARROW_BELOW:
+        width = screen_width
+    else:
+        width = screen_width - 64 if screen_width < WIDE_FROM else screen_width // 3
+    room = width - len("╭─ journal  ─╮")  # the corners, the rule's first and last cells, a space each side
+    return Text(f"journal {shorten(one_line(path), max(room, 1), 'path')}")
 
 
 def session_info(explanation: Explanation, compact: bool = False, shown: int | None = None, width: int = 0) -> Text:
@@ -41,7 +72,8 @@ def session_info(explanation: Explanation, compact: bool = False, shown: int | N
         return out
     out.append(f"  ·  {fmt_time(s.timestamp)}  ·  category {one_line(s.category, '—')}  ·  ")
     out.append(lessons_shown(s.n_lessons, shown))
-    out.append(f"  ·  journal {one_line(s.journal_path, '—')}\n", style="dim")
+    path = line_path(one_line(s.journal_path, "—"), width - out.cell_len if width else None)
+    out.append(f"{JOURNAL_LABEL}{path}\n" if path is not None else "\n", style="dim")
     out.append(f"credit: strategy {settings.strategy}, floor {settings.floor:g}", style="dim")
     if settings.decay < 1.0:
         out.append(f", decay {settings.decay:g}", style="dim")

@@ -27,11 +27,12 @@ from lesson_credit.core.api import (
     STRATEGIES,
     CreditSettings,
     decimal,
+    lesson_labels,
 )
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
-from lesson_credit.tui.text import counted, fmt, fmt_signed, one_line, phrase_lines, rank_arrow
+from lesson_credit.tui.text import counted, fmt, fmt_signed, lesson_name_text, one_line, phrase_lines, rank_arrow
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
@@ -251,11 +252,12 @@ class WhatIfScreen(DataScreen):
         table.clear(columns=True)
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)
+        labels = lesson_labels(row.path for row in view.rows)  # file names, whole ids where those are alike
         for row in view.rows:
             change = row.rank_change
             tone = "up" if change > 0 else "down" if change < 0 else "muted"
             delta_tone = "up" if row.delta > 5e-4 else "down" if row.delta < -5e-4 else "muted"
-            name = row.path.removesuffix(".md").rsplit("/", 1)[-1] if narrow else row.path
+            name = labels[row.path] if narrow else row.path
             table.add_row(
                 Text(str(row.rank_then), justify="right"),
                 Text(str(row.rank_now), justify="right"),
@@ -265,7 +267,7 @@ class WhatIfScreen(DataScreen):
                 Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
                 Text(str(row.n), justify="right"),
                 table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
-                table.toned(one_line(name), None, overflow="ellipsis"),
+                lesson_name_text(name),  # cut to the column: its folders, then its middle, give way
                 key=row.path,
             )
         table.fit_name_column(keep=0, at=len(COLUMNS) - 1)  # the ids, last, take what the numbers leave

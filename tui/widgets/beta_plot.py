@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from lesson_credit.core.api import shorten_lesson
 from lesson_credit.tui.text import one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.curves import Curve, curve_variable
@@ -27,11 +28,9 @@ LEGEND_MARK = "━━"
 
 
 def short_label(lesson_id: str, width: int = 28) -> str:
-    """A lesson id short enough for a legend: no `.md`; only the file name if the id is too long."""
-    label = one_line(lesson_id.removesuffix(".md"))
-    if len(label) > width:
-        label = label.rsplit("/", 1)[-1]
-    return label if len(label) <= width else label[: width - 1] + "…"
+    """A lesson id short enough for a legend: no `.md`; its folders, then its file name's middle, left out
+    where it is too long (`shorten_lesson`)."""
+    return shorten_lesson(one_line(lesson_id.removesuffix(".md")), width)
 
 
 class Legend(Widget):

@@ -36,6 +36,7 @@ KEY_META = "footer_key"  # the key a character of the line presses, in its style
 # action (or description) -> its description below NARROW_BELOW columns (help and the palette keep the full one)
 SHORT = {
     "open_last_session": "Open",
+    "open_session": "Open",  # (Health's: its session or lesson)
     "cycle_sort": "Sort",
     "reverse_sort": "Reverse",
     "over_time": "Over time",

@@ -1,0 +1,98 @@
+"""Text fitted to a width for a person: the columns a string fills, and shortening it with a visible
+ellipsis (a path keeps its file name, an id both its ends). The command line's tables and the dashboard
+share it, so a lesson cut in one reads as it is cut in the other."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable
+from typing import Literal
+
+ELLIPSIS = "…"
+MIN_FOLDER = 3  # a shortened path keeps its folders' start only when this many characters of it fit
+MIN_CUT = 4  # the last resort, when every column that may go is gone, the table still too wide and this fits
+# how a column's long text is shortened: "path" keeps the file name (the folders give way first), "middle"
+# keeps both ends (an id's date and its counter), "end" keeps the start (a list of flags reads from the left)
+Shorten = Literal["path", "middle", "end"]
+
+
+def cells(text: str) -> int:
+    """The terminal columns `text` fills: two for a wide (CJK) character, none for a combining mark."""
+    if text.isascii():
+        return len(text)
+    return sum(char_cells(char) for char in text)
+
+
+def char_cells(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+def _head(text: str, width: int) -> str:
+    """The longest start of `text` that fills at most `width` columns."""
+    used = 0
+    for index, char in enumerate(text):
+        used += char_cells(char)
+        if used > width:
+            return text[:index]
+    return text
+
+
+def _tail(text: str, width: int) -> str:
+    """The longest end of `text` that fills at most `width` columns."""
+    return _head(text[::-1], width)[::-1]
+
+
+def shorten(text: str, width: int, how: Shorten = "end") -> str:
+    """`text` in at most `width` columns, a visible ellipsis where some were left out."""
+    if cells(text) <= width:
+        return text
+    if width <= 1:
+        return ELLIPSIS[:width]
+    if how == "path":
+        return _short_path(text, width)
+    if how == "middle":
+        head = _head(text, width // 2)
+        return head + ELLIPSIS + _tail(text, width - 1 - cells(head))
+    return _head(text, width - 1) + ELLIPSIS
+
+
+def _short_path(path: str, width: int) -> str:
+    """The folders give way first ("work…/issue-triage.md", "…/issue-triage.md"), then the file name's
+    middle: its start and its extension stay ("…/issue-tri….md")."""
+    folder, slash, name = path.rpartition("/")
+    room = width - cells(name) - 2  # for the folders' start, beside the ellipsis and the slash
+    if slash and room >= 0:
+        return (_head(folder, room) if room >= MIN_FOLDER else "") + ELLIPSIS + "/" + name
+    stem, dot, extension = name.rpartition(".")
+    for prefix in (ELLIPSIS + "/" if slash else "", ""):
+        keep = width - len(prefix) - cells(extension) - 2  # of the stem, beside the ellipsis and the dot
+        if dot and stem and len(extension) <= 5 and keep >= MIN_CUT:
+            return prefix + _head(stem, keep) + ELLIPSIS + "." + extension
+    return name if cells(name) <= width else _head(name, width - 1) + ELLIPSIS
+
+
+def shorten_lesson(name: str, width: int) -> str:
+    """A lesson's id (or name) in at most `width` columns, its distinguishing part kept: the folders give
+    way first ("work…/resolve-merge-conflicts", "…/resolve-merge-conflicts"), then the middle of the file
+    name, whose start and end both stay ("resolve-…-conflicts"): cutting the end made
+    "escalate-when-blocked" and "escalate-when-blocking" one "escalate-when-bl…", and naming lessons by
+    their file name alone made tools/x.md and workflow/x.md one "x"."""
+    if cells(name) <= width:
+        return name
+    _folder, slash, file = name.rpartition("/")
+    if slash and cells(file) + 2 <= width:
+        return shorten(name, width, "path")
+    return shorten(file, width, "middle")
+
+
+def lesson_labels(lesson_ids: Iterable[str]) -> dict[str, str]:
+    """Each lesson's name where a narrow table names lessons by their file name (without `.md`): the whole id
+    (without `.md`) for the lessons whose file names are alike (tools/retry.md and workflow/retry.md would
+    both read "retry"). Cut to a column with `shorten_lesson`."""
+    ids = list(lesson_ids)
+    names = {lesson_id: lesson_id.removesuffix(".md").rsplit("/", 1)[-1] for lesson_id in ids}
+    seen = Counter(names.values())
+    return {lesson_id: name if seen[name] == 1 else lesson_id.removesuffix(".md") for lesson_id, name in names.items()}

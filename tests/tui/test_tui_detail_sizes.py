@@ -1,0 +1,105 @@
+"""Session detail at the sizes people use (80 to 150 columns, 24 to 40 rows), on the demo's 2026-09-01-000
+(eight lessons; its journal state/journals/2026-09-01-000.md): the journal's path takes one line, and the
+whole of "why this credit" is in view (or its box scrolls, closed, with its scrollbar) beside every credit row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.tui.screens.session_detail import SessionDetailScreen
+from lesson_credit.tui.screens.session_line import pane_title
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.textual_private import screen_lines
+from tests.tui.test_tui_whole_headers import demo_app
+from tests.tui.tui_fixture import open_session, settle
+
+EIGHT = "2026-09-01-000"
+JOURNAL_FILE = f"{EIGHT}.md"
+
+
+def screen_text(app: object) -> list[str]:
+    return ["".join(segment.text for segment in line) for line in screen_lines(app)]  # type: ignore[arg-type]
+
+
+async def opened(pilot: object, size: tuple[int, int]) -> SessionDetailScreen:
+    await pilot.resize_terminal(*size)  # type: ignore[attr-defined]
+    await settle(pilot)
+    return await open_session(pilot, EIGHT)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("width", [100, 120, 149, 160])
+async def test_the_journal_path_takes_one_line_beside_the_session(tmp_path: Path, width: int) -> None:
+    """At 100x24 the session's line ended "·  journal" and the path wrapped onto a second line (the session
+    block three lines tall, a row of the screen lost). Now the line keeps one line: the path, its folders
+    shortened first, where the line has room for its file name, else in the journal pane's title. The file
+    name is on screen whole, once."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(width, 24)) as pilot:
+        detail = await opened(pilot, (width, 24))
+        info = detail.query_one("#session-info")
+        assert info.region.height == 2, info.region  # the session's line and the credit settings' line
+        lines = screen_text(app)
+        assert sum(line.count(JOURNAL_FILE) for line in lines) == 1, lines[:8]
+
+
+@pytest.mark.parametrize("screen_width", [80, 99, 100, 149, 150, 200])
+def test_a_long_journal_path_in_the_panes_title_keeps_its_file_name_within_the_pane(screen_width: int) -> None:
+    """A journal outside the workspace keeps its absolute path (96 cells here): the pane's title said it whole
+    and Textual cut it at the pane's corner, the file name lost. Its folders give way first. The pane is the
+    screen's width below 100 columns, the screen's less the side pane's 64 to 149, a third from 150."""
+    path = "/home/operator/.local/share/gptme/logs/2026-09-01-a-long-conversation-about-the-bandit/journal.md"
+    pane = screen_width if screen_width < 100 else screen_width - 64 if screen_width < 150 else screen_width // 3
+    title = pane_title(path, screen_width).plain
+    assert title.startswith("journal /home/") and title.endswith("…/journal.md"), title
+    assert len(title) <= pane - 6, (title, pane)  # inside "╭─ " and " ─╮"
+    assert pane_title(None, screen_width).plain == "journal"
+
+
+async def test_why_this_credit_is_whole_or_scrolls_in_its_box_at_80_columns_and_24_to_40_rows(tmp_path: Path) -> None:
+    """Eight credit rows and "why this credit" (five lines for the first lesson: its keywords wrap) at 80 columns.
+    At 32-34 rows the side pane's edge cut the box (its last lines, and its bottom border, below the edge, with
+    nothing in the box to say so). Now at every height the box ends inside the pane, and either shows every line
+    of the story or scrolls it with its scrollbar in view; every credit row is in view, and the journal keeps a
+    line below 32 rows (the 80x24 layout) and three from 32."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        detail = await opened(pilot, (80, 24))
+        for height in range(24, 41):
+            await pilot.resize_terminal(80, height)
+            await settle(pilot)
+            side, box = detail.query_one("#detail-side"), detail.query_one("#credit-box")
+            table = detail.query_one("#credits")
+            story = box.query_one("#credit-story")
+            assert table.max_scroll_y == 0 and table.region.bottom <= side.region.bottom, (height, table.region)
+            assert side.scroll_y == 0 and box.region.bottom <= side.region.bottom, (height, box.region, side.region)
+            whole = box.scrollable_content_region.height >= story.region.height
+            assert whole or box.show_vertical_scrollbar, (height, box.region, story.region)
+            journal = detail.query_one("#journal").scrollable_content_region.height
+            assert journal >= (3 if height >= 32 else 1), (height, journal)
+
+
+async def test_the_journal_shows_three_lines_at_80x24_beside_up_to_six_credit_rows(tmp_path: Path) -> None:
+    """At 80x24 the journal showed one line for sessions of four to six lessons (often the journal's heading),
+    two for fewer. It now shows three, from the record (down to its first line, the judge's score and reason;
+    the rest scrolls in it) and the boxes' bottom borders (the credit table's header closes the journal, the
+    grade bar's rule the credit box): every credit row stays in view and "why this credit" keeps its four
+    lines. The demo's 2026-09-02-002 has 4 lessons, 2026-09-01-001 5, 2026-09-03-004 6."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for session, lessons in (("2026-09-02-002", 4), ("2026-09-01-001", 5), ("2026-09-03-004", 6)):
+            detail = await open_session(pilot, session)
+            table = detail.query_one("#credits", ThemedTable)
+            assert table.row_count == lessons and table.max_scroll_y == 0, (session, table.max_scroll_y)
+            assert table.region.height == lessons + 1, (session, table.region)
+            journal = detail.query_one("#journal")
+            assert journal.scrollable_content_region.height >= 3, (session, journal.region)
+            assert detail.query_one("#record-panel").region.height >= 1, session
+            box = detail.query_one("#credit-box")
+            footer = detail.query_one("KeyFooter").region.y
+            assert box.scrollable_content_region.height >= 4 and box.region.bottom <= footer, (session, box.region)
+            assert detail.query_one("#grade-bar").region.bottom <= footer, session
+            await pilot.press("escape")
+            await settle(pilot)
