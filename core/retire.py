@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back
 from lesson_credit.core.library.lessons import MISSING
 from lesson_credit.core.log.events import RETIRE, encode
@@ -29,7 +30,11 @@ def missing_arms(ws: Workspace) -> list[str]:
 
 
 def retire_missing(ws: Workspace, *, dry_run: bool = False) -> list[str]:
-    """Log one retire event for every arm `missing_arms` finds (checked again under the lock)."""
+    """Log one retire event for every arm `missing_arms` finds (checked again under the lock).
+    WorkspaceError when gptme.toml's library cannot be read whole (a folder it names is missing): its
+    lessons would look gone, as `select` refuses to draw from it."""
+    if (problem := ws.library().config_problem()) is not None:
+        raise WorkspaceError(f"{problem}; not pruning against an incomplete library (fix gptme.toml)")
     if dry_run:
         return missing_arms(ws)
     with ws.log.locked():

@@ -138,6 +138,29 @@ def test_select_refuses_a_library_gptme_toml_cannot_give(tmp_path: Path, case: s
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("dry", [False, True])
+def test_prune_refuses_a_library_gptme_toml_cannot_give(tmp_path: Path, case: str, dry: bool) -> None:
+    """The log names tools/gone.md (no file): with the library whole, prune retires it; with a folder
+    gptme.toml names missing (or gptme.toml broken), every lesson of that folder would look gone, and
+    prune retired them where select refuses: it refuses too, with one line, writing nothing."""
+    toml, named = CASES[case]
+    root = _ws_with_toml(tmp_path, toml)
+    log = root / LOG_REL
+    log.write_bytes(log.read_bytes() + (json.dumps(session("s2", 0.4, {"tools/gone.md": 1.0})) + "\n").encode())
+    before = log.read_bytes()
+    flags = ["--dry-run"] if dry else []
+    code, out, err = run_cli("prune", "--workspace", str(root), *flags)
+    assert code == 1 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and named in lines[0] and "not pruning" in lines[0], err
+    assert log.read_bytes() == before
+    (root / "gptme.toml").unlink()  # the library whole again: the arm whose file is gone is retired
+    code, out, err = run_cli("prune", "--workspace", str(root), *flags)
+    assert code == 0 and "tools/gone.md" in out, err
+    assert (log.read_bytes() == before) is dry
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
 def test_lint_reports_gptme_toml_with_advice_about_gptme_toml(tmp_path: Path, case: str) -> None:
     toml, named = CASES[case]
     root = _ws_with_toml(tmp_path, toml)
