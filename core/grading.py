@@ -134,9 +134,9 @@ def undo_note(
 
 # an undo note's start (undo_note's, then the words notes had before they named whose grade was undone,
 # "undo of line 3 by erik: 0.5 back to 0.9", in logs written then: undos as well), and the score it undid
-_UNDID = r"(?:.*? )?undid (?:.*?'s|the) grade on line \d+: "
+_UNDID = r"(?:.*? )?undid (?:(?P<whose>.*?)'s|the) grade on line \d+: "
 UNDO_NOTE = re.compile(rf"{_UNDID}|undo of line \d+(?: by |: )")
-UNDONE_SCORE = re.compile(rf"(?:{_UNDID}|undo of line \d+(?: by .*?)?: )(pending|\d+\.\d+) back to ")
+UNDONE_SCORE = re.compile(rf"(?:{_UNDID}|undo of line \d+(?: by .*?)?: )(?P<score>pending|\d+\.\d+) back to ")
 
 
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
@@ -185,7 +185,8 @@ def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]
     machine (both named `manual`), which replaced another score there. So the grader's latest event
     with the score the note says it undid is the one; a note that does not say (a person's) is an
     undo only of the grader's latest event, and only when it puts back the score that event replaced."""
-    if UNDO_NOTE.match(grade.note or "") is None:
+    found = UNDO_NOTE.match(grade.note or "")
+    if found is None or found.group("whose") not in (None, grade.grader):  # (an undo is logged as the grader's)
         return None
     said = UNDONE_SCORE.match(grade.note or "")
     for at in range(len(stack) - 1, -1, -1):
@@ -194,7 +195,7 @@ def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]
             continue
         if said is None:
             return at if grade.base_reward == before else None
-        if grade_text(top.base_reward) == said.group(1):
+        if grade_text(top.base_reward) == said.group("score"):
             return at
     return None
 

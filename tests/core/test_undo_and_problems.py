@@ -382,3 +382,16 @@ def test_a_grade_whose_note_begins_like_the_new_undo_note_is_a_grade(tmp_path: P
     ws.append_grade("s1", 0.7, note="undid manual's grade on line 2: 0.4 was a typo")  # line 3
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.note) == (0.4, "undid manual's grade on line 3: 0.7 back to 0.4")
+
+
+def test_a_grade_quoting_another_graders_undo_in_its_note_is_a_grade(tmp_path: Path) -> None:
+    """manual's 0.9 (line 2), then manual's 0.8 with a note quoting an undo of the judge's grade. The note
+    names another grader's grade than its own, so it is no undo of manual's: `undo` reverts the 0.8 to the
+    0.9 (on the old code the pattern matched anywhere in a note, the 0.8 was taken for an undo that
+    undid the 0.9, and `undo` said there was nothing to undo while the 0.8 was in force)."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    ws = Workspace(root, clock=fixed_clock)
+    ws.append_grade("s1", 0.9)  # line 2
+    ws.append_grade("s1", 0.8, note="regraded: before, erik undid judge's grade on line 2: 0.9 back to pending")
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.note) == (0.9, "undid manual's grade on line 3: 0.8 back to 0.9")
