@@ -199,7 +199,7 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         done = screen.report.seeds
         assert status == f"cancelled after {len(done)} of 40 seeds: the table is those {len(done)}"
         assert done == tuple(range(len(done))) and bar.progress == len(done) < 40
-        assert str(screen.query_one("#report-title", Static).render()).startswith("scenario few-sessions · seeds 0")
+        assert str(screen.query_one("#report-title", Static).render()).startswith("scenario few-sessions · seed")
         assert table_keys(table) == list(ESTIMATORS)
     assert (ws_root / "state" / "lesson-thompson" / "sessions.jsonl").read_bytes() == log_before
 
@@ -253,11 +253,11 @@ async def test_simulation_title_says_a_first_run_is_going(
         gate.set()
         bar = screen.query_one("#sim-progress", ProgressBar)
         await wait_until(pilot, lambda: bar.progress >= 1 and screen.report is not None)
-        assert str(title.render()).startswith("scenario few-sessions · seeds 0")
+        assert str(title.render()).startswith("scenario few-sessions · seed")
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.running is None)
         assert screen.report is not None and 0 < len(screen.report.seeds) < 40
-        assert str(title.render()).startswith("scenario few-sessions · seeds 0")  # the seeds it ran, kept
+        assert str(title.render()).startswith("scenario few-sessions · seed")  # the seeds it ran, kept
 
 
 # ---------------------------------------------------------------------------- Health

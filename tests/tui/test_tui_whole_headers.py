@@ -229,15 +229,16 @@ async def test_what_if_headers_are_whole_at_80_columns(tmp_path: Path) -> None:
 
 
 async def test_the_record_scrolls_to_its_last_line_at_80x24(tmp_path: Path) -> None:
-    """The demo's 2026-10-23-158 at 80x24: the record's panel has three lines (the judge's line, the record's
-    first wrapped in two); its deliverables, grades and trajectory grade are below them. On the old code the
-    panel could not scroll: they could not be reached at this size."""
+    """The demo's 2026-10-23-158 at 80x24: the record's panel has two lines (the judge's line and the
+    record's first: the journal took the third for its own third line); its deliverables, grades and
+    trajectory grade are below them. On the old code the panel could not scroll: they could not be reached
+    at this size."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "2026-10-23-158")
         panel = detail.query_one("#record-panel")
-        assert panel.region.height == 3
+        assert panel.region.height == 2
         panel.scroll_end(animate=False, immediate=True)
         await settle(pilot)
         shown = [row_text(app, y) for y in range(panel.region.y, panel.region.bottom)]
