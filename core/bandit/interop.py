@@ -504,12 +504,15 @@ def rewrite_state(
     posterior: Callable[[], Posterior] | None = None,
     keys_of: Callable[[dict[str, Any]], Sequence[str]] | None = None,
     before_write: Callable[[dict[str, Any]], None] | None = None,
+    was: bytes | None = None,
 ) -> None:
     """Rewrite the state file at `path` atomically from what it holds now (`read_state`), stamped.
     With `posterior`: StateKept, and the file left as it is, when another tool changed it since we
     wrote it (no matching stamp) and it disagrees with those posteriors (its arms named by `keys_of`).
-    `before_write` is given the payload before the file is replaced (to keep a copy of it)."""
-    before = _file_bytes(path)
+    `before_write` is given the payload before the file is replaced (to keep a copy of it). `was`: the
+    bytes the caller decided on (`state_bytes`, before logging another tool's increments from them):
+    StateChanged when the file is not those bytes any more (default: the file as this call reads it)."""
+    before = (_file_bytes(path) or b"") if was is None else was
     existing = read_state(path)
     if existing and posterior is not None and not written_by_us(existing):
         why = disagreement(existing, posterior(), path.name, None if keys_of is None else keys_of(existing))
@@ -519,7 +522,7 @@ def rewrite_state(
     payload[STAMP_KEY] = state_stamp(payload)
 
     def unchanged() -> None:  # saved by another tool meanwhile: replacing it would drop its update
-        if _file_bytes(path) != before:
+        if (_file_bytes(path) or b"") != before:
             raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
 
     unchanged()

@@ -50,6 +50,7 @@ class GptmeFiles(StateFile):
                 raise WorkspaceError(f"{missing}; nothing exported")
             if not self._is_own(target):
                 return self._export_elsewhere(target)
+            was = interop.state_bytes(target)  # (what gptme's bandit saves after this, logged or not, is not replaced)
             try:  # another tool's update of it is logged first, as every write's rewrite does
                 self.warnings.extend(self._log_foreign_update(locked=True)[1])
             except interop.StateKept:  # not knowable: replacing it is what this export is for (docs/trust.md)
@@ -57,7 +58,6 @@ class GptmeFiles(StateFile):
                     f"{self.state_path.name}: another tool's update to it could not be logged; it is replaced by "
                     "the log's posteriors, as asked (that update is lost)"
                 )
-            was = interop.state_bytes(target)  # (what gptme's bandit saves after this is not replaced)
             style = interop.read_state(target)  # onto our own file: its key style is kept
             return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
 

@@ -107,13 +107,14 @@ class StateFile(Analysis):
         try:
             self._refuse_missing_log()
             for attempt in range(STATE_ATTEMPTS):  # again from the file as it is, when it was saved meanwhile
+                was = interop.state_bytes(self.state_path)  # (before its increments are logged: a save after)
                 if not adopted:
                     adopted, logged = self._log_foreign_update(locked)
                     said += logged
                 check = None if adopted else self.posterior
                 try:
                     interop.rewrite_state(
-                        self.state_path, self._own_state, self.guard, check, self.state_keys, self._keep_written
+                        self.state_path, self._own_state, self.guard, check, self.state_keys, self._keep_written, was
                     )
                     break
                 except interop.StateChanged:

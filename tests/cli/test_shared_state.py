@@ -466,6 +466,59 @@ def test_gptme_s_save_while_we_keep_the_copy_of_our_file_is_logged_not_overwritt
     assert file_git(ws) == pytest.approx((2.7, 1.3, 2))
 
 
+def test_gptme_s_save_while_we_log_its_earlier_one_is_logged_not_overwritten(ws: Path) -> None:
+    """gptme saved an update (not logged yet); a `grade` logs it as increments and keeps a copy of that file,
+    and gptme saves a second update meanwhile. Before, the rewrite took the file as it then was (with the
+    second save) for the one it had read, and replaced it: the second session was in neither the file nor
+    the log. The rewrite now compares with the file it logged the increments of, finds it changed, and
+    starts over: both are logged."""
+    from lesson_credit.core.workspace import Workspace
+
+    gptme_update(ws)
+    writer = Workspace(ws)
+    keep_written = writer._keep_written
+    updated: list[bytes] = []
+
+    def gptme_saves_again(payload: dict[str, Any]) -> None:
+        keep_written(payload)
+        if not updated:  # the copy kept as the first update is logged: gptme saves its second
+            updated.append(gptme_update(ws))
+
+    writer._keep_written = gptme_saves_again  # type: ignore[method-assign]
+    writer.grade("s1", 0.9)
+    assert sum(1 for e in events(ws) if e.get("increments")) == 2
+    # by hand: Beta(1.9, 1.1) n 1 from s1, plus two of gptme's +0.8/+0.2 and one selection each
+    assert file_git(ws) == pytest.approx((3.5, 1.5, 3))
+
+
+def test_gptme_s_save_while_an_export_logs_its_earlier_one_is_not_replaced(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As above, for `export-gptme` onto the own file: gptme's first update logged (its copy kept), its second
+    saved meanwhile. Before, the export compared with the file as it was after that second save and
+    replaced it; it now refuses in one line and leaves gptme's file; run again, it logs the second update."""
+    from lesson_credit.core.base.errors import UserError
+    from lesson_credit.core.workspace import Workspace
+
+    gptme_update(ws)
+    writer = Workspace(ws)
+    keep_written = writer._keep_written
+    updated: list[bytes] = []
+
+    def gptme_saves_again(payload: dict[str, Any]) -> None:
+        keep_written(payload)
+        if not updated:
+            updated.append(gptme_update(ws))
+
+    writer._keep_written = gptme_saves_again  # type: ignore[method-assign]
+    with pytest.raises(UserError, match="saved by another tool"):
+        writer.export_gptme(ws / STATE_REL)
+    assert file_git(ws) == pytest.approx((3.5, 1.5, 3))  # gptme's file: Beta(1.9, 1.1) n 1, two +0.8/+0.2
+    code, _, err = run(capsys, "export-gptme", str(ws / STATE_REL), "--workspace", str(ws))
+    assert code == 0 and "increments" in err, err
+    assert status_git(capsys, ws) == pytest.approx((3.5, 1.5, 3)) == file_git(ws)
+
+
 def test_gptme_s_save_while_we_export_onto_the_own_file_is_not_replaced(
     ws: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
