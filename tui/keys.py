@@ -100,6 +100,9 @@ if TYPE_CHECKING:
 SETTLE_ROUNDS = 8  # app turns a key may wait for the previous one's effects (each drains the focus chain)
 
 Typed = events.Key | events.Paste
+# keys a terminal may report with Alt and no character when typed right after Escape; only these are split
+# (a real Alt with an arrow, Home or a function key, `alt+up`, is a key of its own, not Escape then it)
+NO_CHARACTER_AFTER_ESCAPE = frozenset({"tab", "backspace", "left_square_bracket", "right_square_bracket"})
 ESCAPE_SYMBOLS = escape_prefixed_symbols()  # `pound_sign` -> "3": Escape then 3, as Textual reads them together
 
 
@@ -265,7 +268,7 @@ class KeyRouter:
             typed_key = event.key.removeprefix("alt+")
             if len(typed_key) > 1 and character is not None and not typed_key.startswith("shift+"):
                 key = events.Key(typed_key, character)  # a named key typed after Escape: enter, slash, ctrl+q, ...
-            elif len(typed_key) > 1 and "+" not in typed_key:  # one reported with no character: alt+tab, alt+]
+            elif typed_key in NO_CHARACTER_AFTER_ESCAPE:  # one reported with no character: alt+tab, alt+]
                 key = events.Key(typed_key, key_to_character(typed_key))
             else:
                 typed = character or (last if len(last) == 1 else None)

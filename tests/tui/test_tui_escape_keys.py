@@ -14,6 +14,7 @@ import pytest
 
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.grade_value import GradeValueScreen
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.help import HelpScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
@@ -253,3 +254,25 @@ async def test_escape_then_tab_backspace_o_or_p_read_as_one_alt_key_closes_help(
         await settle(pilot)
         assert app.screen is lessons
         assert (app.focused is not table) == (combined == "alt+tab")
+
+
+async def test_a_real_alt_arrow_is_not_escape_then_the_arrow(app: LessonCreditApp) -> None:
+    """Alt+Up and Alt+Left as xterm sends them (`ESC [1;3A`, `ESC [1;3D`) are keys of their own: only Tab,
+    Backspace and the brackets reported with Alt and no character are Escape typed before them. When every
+    unbound Alt key was split, Alt+Up discarded Session detail's draft and Alt+Left closed the exact-grade
+    box with what was typed in it."""
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "s4")
+        await pilot.press("4")
+        await settle(pilot)
+        assert detail.draft == 0.4
+        type_bytes(app, "\x1b[1;3A")
+        await settle(pilot)
+        assert app.screen is detail and detail.draft == 0.4
+        await pilot.press("g", "0", ".", "3", "7")
+        await settle(pilot)
+        assert isinstance(app.screen, GradeValueScreen)
+        type_bytes(app, "\x1b[1;3D")
+        await settle(pilot)
+        assert isinstance(app.screen, GradeValueScreen)
