@@ -318,6 +318,10 @@ class WriteQueue:
             # writes, or wrote already)
             return
         del self._latest[sid]  # its outcome is in: nothing else reads it
+        commit = write.reverts
+        stored = commit is not None and (commit.line is not None or commit.unread)
+        if commit is not None and stored and commit.before_own != commit.value:  # it stands: `u` may try again
+            self._stacks.setdefault(sid, []).append(commit)
         kept = write.kept
         if kept.expected:
             self._expected[sid] = kept.grade
@@ -409,8 +413,8 @@ class WriteQueue:
             appended = source.append_grade(
                 write.session_id, write.value, grader=self.operator, note=write.note, outcome=write.outcome
             )
+            write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
             write.line, write.before = appended.record.line, appended.before_value
-            write.before_own = appended.before_own
             self._last_line[write.session_id] = write.line
             self._written()
             said = f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."

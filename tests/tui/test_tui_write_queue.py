@@ -141,3 +141,34 @@ def test_the_persons_score_a_commit_replaces_is_as_typed_until_a_view_holds_the_
     assert queue.expected_person("s2", 0.8, read_at=1) == 0.4
     assert queue.undo("s2") is not None
     assert queue.expected_person("s2", None, read_at=1) == 0.8
+
+
+class UnreadSource:
+    """Stores every grade and cannot read it back (the database gone after the commit)."""
+
+    def append_grade(self, session_id: str, reward: float | None, **_: Any) -> SimpleNamespace:
+        from lesson_credit.core.api import StoredUnread
+
+        raise StoredUnread("the event was stored, but cannot be read back now: the database is gone")
+
+
+def test_an_undo_refused_keeps_the_commit_it_would_have_undone() -> None:
+    """A person's 0.8 on screen; 0.4 typed over it, stored but not read back; `u` is refused (its line is not
+    known). The 0.4 stands: the grade in force is 0.4, and so is the person's score the next commit would
+    replace (the question names it), and `u` may try again. Before, the refused undo left the commit off
+    the undo stack: the question named the 0.8 the 0.4 had replaced, and `u` had nothing to undo."""
+    source = cast(WorkspaceSource, UnreadSource())
+    queue = WriteQueue()
+    commit = queue.commit("s1", 0.4, None, shown=0.8, person_before=0.8)
+    assert queue.start_draining() and queue.take() is commit
+    assert queue.apply(source, commit).written and commit.unread
+    queue.read_in("s1", 1)
+    assert queue.take() is None
+    undo = queue.undo("s1")
+    assert undo is not None and queue.start_draining() and queue.take() is undo
+    assert not queue.apply(source, undo).written
+    assert queue.take() is None
+    queue.refused(undo)
+    assert queue.expected("s1", 0.8) == 0.4
+    assert queue.expected_person("s1", 0.8, read_at=0) == 0.4
+    assert queue.can_undo("s1")
