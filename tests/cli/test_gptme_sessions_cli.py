@@ -171,6 +171,46 @@ def test_sessions_in_the_informative_order(tmp_path: Path, capsys: pytest.Captur
     assert [s["session_id"] for s in pending["sessions"]] == ["s2"]
 
 
+def test_the_informative_order_as_text_reads_like_the_other_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table printed rewards as `1` / `0.2` and the score as `1.27e-02`; now three places, as every
+    other command, and a `shift` the line under the table explains."""
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 1.0),
+        session("s2", None, {"a.md": 1.0}),
+        session("s3", None, {"a.md": 0.0}),
+        grade("s3", 0.2, "judge"),
+    ]
+    root = make_ws(tmp_path, {"a.md": ["alpha"]}, events)
+    code, out, _ = run(capsys, "sessions", "-w", str(root), "--order", "informative")
+    assert code == 0
+    lines = out.split("\n")
+    assert lines[0].split() == ["session", "time", "category", "reward", "grader", "lessons", "salience", "shift"]
+    # shift = the square root of the information worked out above: s2 sqrt(0.0127423) = 0.11288, s3
+    # sqrt(0.00047) = 0.0217 (0.00047 to two figures: between 0.02156 and 0.02179), s1 (a person's) 0
+    cells = {line.split()[0]: line.split() for line in lines[2:5]}
+    assert [cells[s][3] for s in ("s1", "s2", "s3")] == ["1.000", "pending", "0.200"]
+    assert [cells[s][-1] for s in ("s2", "s3", "s1")] == ["0.113", "0.022", "0.000"]
+    said = " ".join(out.split())
+    assert "shift: how far a person's grade is expected to move the means of the session's lessons" in said
+    assert "the root of --json's information" in said
+
+
+def test_a_record_grader_is_explained_under_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # s7's only score is the judge's in its gptme-sessions record (0.7): the grader column says record:judge
+    root = agreement_workspace(tmp_path)
+    code, out, _ = run(capsys, "sessions", "-w", str(root))
+    assert code == 0
+    s7 = next(line.split() for line in out.split("\n") if line.startswith("s7 "))
+    assert s7[3:5] == ["0.700", "record:judge"]
+    assert (
+        "record:judge: the judge score from the session's gptme-sessions record (no grade event in the log)"
+        in " ".join(out.split())
+    )
+
+
 def test_replay_with_another_priority(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_ws(
         tmp_path, {"a.md": ["alpha"]}, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.9), grade("s1", 0.2, "judge")]
