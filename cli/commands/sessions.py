@@ -305,6 +305,7 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
         "record": None if record is None else {**record.as_json(weights), "joined_by": how},
         "record_note": note,
         "record_lines": [] if record is None else record_lines(record, weights, how),
+        "record_text": [] if record is None else record_lines(record, weights, how, outcomes=ws.config.outcomes),
         "trajectory": None if trajectory is None else trajectory.as_json(),
         "trajectory_note": trajectory_note,
         "trajectory_obj": trajectory,
@@ -343,7 +344,7 @@ OUTSIDE_KEYS = ("sources", "priority", "record", "record_note", "trajectory", "t
 def _outside_lines(outside: dict[str, Any]) -> list[str]:
     """show's lines for the reward sources, the gptme-sessions record and the trajectory."""
     trajectory = outside["trajectory_obj"]
-    record_text = outside["record_lines"] or [outside["record_note"] or "none"]
+    record_text = outside["record_text"] or [outside["record_note"] or "none"]
     trajectory_text = (
         f"{trajectory.path} ({trajectory.format}, {counted(len(trajectory.messages), 'message')}, "
         f"{counted(trajectory.tool_calls, 'tool call')})"

@@ -75,9 +75,45 @@ def test_show_json_has_the_record_the_trajectory_and_every_source(
         ("outcome", 1.0, False),
     ]
     code, text, _ = run(capsys, "show", "abcd", "-w", str(root))
-    assert code == 0 and "claude-code · claude-sonnet-4-6 · 14m 05s · productive (exit 0)" in text
+    said = " ".join(text.split())  # (wrapped to no width here: one line each, but say it as read)
+    assert (
+        code == 0
+        and "claude-code · claude-sonnet-4-6 · 14m 05s · outcome productive (reward 1.000) · exit code 0" in said
+    )
+    # the record's id abcd1234 starts the session's abcd1234-5678
+    assert "record gptme-sessions record abcd1234, joined to this session by id (one id starts the other)" in said
     assert "judge 0.40 (claude-haiku-4-5): Ran tests but did not fix the failure." in text
     assert "(claude-code, 3 messages, 1 tool call)" in text
+
+
+def test_show_says_what_was_joined_to_what_and_what_unknown_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`show` printed `unknown (exit 0) · joined by time to record d738902d`: what is unknown, and what was
+    joined? The record's outcome word and the reward it maps to (none for unknown), and the record joined
+    to this session, by time (their ids differ)."""
+    root = make_ws(
+        tmp_path,
+        {"a.md": ["alpha"]},
+        [session("2026-10-26-167", None, {"a.md": 1.0}, timestamp="2026-10-26T13:40:00Z")],
+    )
+    record: dict[str, object] = {
+        "session_id": "d738902d",
+        "timestamp": "2026-10-26T13:39:45+00:00",
+        "harness": "claude-code",
+    }
+    record |= {"model": "claude-opus-4-6", "outcome": "unknown", "exit_code": 0, "duration_seconds": 1196}
+    (root / "state/sessions").mkdir(parents=True)
+    (root / "state/sessions/session-records.jsonl").write_text(json.dumps(record) + "\n")
+    code, text, _ = run(capsys, "show", "2026-10-26-167", "-w", str(root))
+    said = " ".join(text.split())
+    assert code == 0
+    assert (
+        "record gptme-sessions record d738902d, joined to this session by time (no id matched; its time is within "
+        "the [records] window of the session's) claude-code · claude-opus-4-6 · 19m 56s · outcome unknown (maps "
+        "to no reward) · exit code 0 deliverables: none" in said
+    ), text
+    assert "joined by time to record" not in said and "unknown (exit 0)" not in said
 
 
 @pytest.mark.parametrize(
