@@ -375,8 +375,8 @@ def coverage_comment(coverage: float) -> list[str]:
     if math.isnan(coverage) or 85 <= shown <= 95:
         return []
     if shown > 95:
-        return ["  above target: the intervals are wider than needed in this world (cautious, not wrong)"]
-    return ["  below target: the intervals are too narrow in this world: they miss the truth too often"]
+        return ["  above target: the intervals are wider than needed here; cautious, not wrong"]
+    return ["  below target: the intervals are too narrow here; they miss the truth too often"]
 
 
 def format_report(report: SimulationReport) -> str:

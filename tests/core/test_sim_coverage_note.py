@@ -34,10 +34,12 @@ def test_coverage_above_target_says_the_intervals_are_cautious(per_seed: tuple[f
     line, comment = _coverage_lines(per_seed)
     assert line == f"joint 90% interval coverage: {shown} (target 85-95%)"
     assert comment.startswith("  above target:") and "wider than needed" in comment and "not wrong" in comment
+    assert len(comment) <= 80  # one line on a terminal
 
 
 def test_coverage_below_target_says_the_intervals_are_too_narrow() -> None:
     line, comment = _coverage_lines((0.80, 0.82))
+    assert len(comment) <= 80  # one line on a terminal
     assert line == "joint 90% interval coverage: 81.0% (target 85-95%)"
     assert comment.startswith("  below target:") and "too narrow" in comment
 
