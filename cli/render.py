@@ -134,7 +134,7 @@ def table(
     how = dict(shorten_columns or {})
     shown = [i for i in range(len(headers)) if i not in hide]
     if width is not None:
-        shown, widths = _fitted(headers, widths, how, drop, width, hide)
+        shown, widths = _fitted(headers, widths, how, drop, width, hide, _file_names(rows_text, how))
 
     def line(values: Sequence[str]) -> str:
         parts = []
@@ -167,8 +167,10 @@ def fitted_columns(
     cut): what a command whose column must be read whole (`loo`'s flags) needs to show it another way."""
     if width is None:
         return list(range(len(headers))), []
-    natural = _natural(headers, _cells_text(rows))
-    shown, widths = _fitted(headers, natural, dict(shorten_columns or {}), drop, width)
+    rows_text = _cells_text(rows)
+    how = dict(shorten_columns or {})
+    natural = _natural(headers, rows_text)
+    shown, widths = _fitted(headers, natural, how, drop, width, (), _file_names(rows_text, how))
     return shown, [i for i in shown if widths[i] < natural[i]]
 
 
@@ -183,6 +185,16 @@ def _natural(headers: Sequence[str], rows_text: Sequence[Sequence[str]]) -> list
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], cells(cell))
     return widths
+
+
+def _file_names(rows_text: Sequence[Sequence[str]], how: Mapping[int, Shorten]) -> dict[int, int]:
+    """Per "path" column: the width that shows every row's file name whole (`…/name.md`, or the path when it
+    is shorter), which the table keeps when leaving out columns that may go makes room for it."""
+    out = {}
+    for i, kind in how.items():
+        if kind == "path":
+            out[i] = max((min(cells(row[i]), cells(row[i].rpartition("/")[2]) + 2) for row in rows_text), default=0)
+    return out
 
 
 def _hidden_note(names: str, width: int) -> str:
@@ -206,11 +218,14 @@ def _fitted(
     drop: Sequence[int],
     width: int,
     hide: Sequence[int] = (),
+    file_names: Mapping[int, int] | None = None,
 ) -> tuple[list[int], list[int]]:
     """The columns shown and every column's width, for a table whose columns are `natural` wide to fit
     `width` without the `hide` columns: the fewest `drop` columns left out for the rest to fit with the
-    shortened ones at their least, then the shortened ones cut only as far as needed: those that may go
-    first, then the widest."""
+    paths' file names whole (`file_names`: each path column's width for that) and the other shortened
+    columns at their least; failing that (every `drop` column gone and still too wide), the fewest for them
+    to fit with every shortened column at its least. Then the shortened ones are cut only as far as needed:
+    those that may go first, then the widest."""
 
     def least(i: int, floor: int) -> int:
         return min(natural[i], max(len(headers[i]), floor)) if i in how else natural[i]
@@ -218,13 +233,22 @@ def _fitted(
     def total(columns: Sequence[int], widths: Sequence[int]) -> int:
         return sum(widths[i] for i in columns) + len(GAP) * (len(columns) - 1)
 
-    shown = [i for i in range(len(headers)) if i not in hide]
+    def fewest_dropped(floors: Sequence[int]) -> list[int]:
+        shown = [i for i in range(len(headers)) if i not in hide]
+        for column in drop:
+            if total(shown, floors) <= width:
+                break
+            if column in shown:
+                shown.remove(column)
+        return shown
+
     floors = [least(i, MIN_SHORTENED) for i in range(len(headers))]
-    for column in drop:
-        if total(shown, floors) <= width:
-            break
-        if column in shown:
-            shown.remove(column)
+    named = [max(floors[i], min(natural[i], (file_names or {}).get(i, 0))) for i in range(len(headers))]
+    shown = fewest_dropped(named)
+    if total(shown, named) <= width:  # the file names whole: a path is never cut into its name before
+        floors = named  # a column that may go is left out
+    else:
+        shown = fewest_dropped(floors)
     last_resort = [least(i, MIN_CUT) for i in range(len(headers))]
     if total(shown, floors) > width and total(shown, last_resort) <= width:  # further, if that makes it fit
         floors = last_resort

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lesson_credit.cli.common import (
@@ -21,12 +21,18 @@ from lesson_credit.cli.common import (
     warn_problems,
     warning_lines,
 )
-from lesson_credit.cli.render import counted, fmt, output_width, safe, table, wrap
+from lesson_credit.cli.render import counted, fmt, listed, output_width, safe, table, wrap
 from lesson_credit.core.base.numbers import signed
 
 if TYPE_CHECKING:
     from lesson_credit.core.views import LessonRow, PosteriorTable
     from lesson_credit.core.workspace import Workspace
+
+
+STATUS_HEADERS = ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"]
+# a narrow terminal leaves out the category (most often the lesson's folder, which the path shows), then the
+# status (`active` on nearly every row; the others are named under the table) before a file name is cut
+STATUS_FIT: dict[str, Any] = {"shorten_columns": {0: "path", 1: "end"}, "drop": (1, 2)}
 
 
 def _status_table(table_obj: PosteriorTable, width: int | None) -> str:
@@ -39,18 +45,25 @@ def _status_table(table_obj: PosteriorTable, width: int | None) -> str:
         f"{counted(table_obj.sessions, 'session')} ({table_obj.graded} graded); "
         f"strategy {settings.strategy}, floor {settings.floor:g}"
     )
-    return (
-        wrap(head, width)
-        + "\n\n"
-        + table(
-            ["lesson", "category", "status", "n", "alpha", "beta", "mean", "ci_low", "ci_high"],
-            rows,
-            right=(3, 4, 5, 6, 7, 8),
-            width=width,
-            shorten_columns={0: "path", 1: "end"},
-            drop=(1,),  # the category: most often the lesson's folder, which the path shows
-        )
-    )
+
+    def hidden_names(hidden: Sequence[int]) -> str:  # the status column's news, when it is left out
+        names = [STATUS_HEADERS[i] for i in hidden]
+        return ", ".join(names) + (f" ({_not_active(table_obj.rows)})" if 2 in hidden else "")
+
+    fitted = table(STATUS_HEADERS, rows, right=(3, 4, 5, 6, 7, 8), width=width, hidden_names=hidden_names, **STATUS_FIT)
+    return wrap(head, width) + "\n\n" + fitted
+
+
+def _not_active(rows: Sequence[LessonRow]) -> str:
+    """The lessons that are not active, by status: `every lesson is active but deprecated a.md, b.md`."""
+    by_status: dict[str, list[str]] = {}
+    for r in rows:
+        if r.status != "active":
+            by_status.setdefault(safe(r.status), []).append(safe(r.path))
+    line = "every lesson is active"
+    if not by_status:
+        return line
+    return line + " but " + "; ".join(f"{status} {listed(paths, 8)}" for status, paths in sorted(by_status.items()))
 
 
 def _sort_rows(table_obj: PosteriorTable, key: str) -> PosteriorTable:

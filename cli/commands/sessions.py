@@ -224,10 +224,25 @@ def cmd_sessions(args: argparse.Namespace) -> int:
                 entry["information"] = float(information[row])
         print_json({"sessions": listed, "matched": len(rows)}, ws)
         return 0
+    print(_sessions_text(table_obj, shown, words, information))
+    more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
+    verb = "matches" if len(rows) == 1 else "match"
+    print(f"\n{len(rows)} of {counted(len(table_obj), 'session')} {verb}{more}")
+    return 0
+
+
+def _sessions_text(
+    table_obj: SessionTable, shown: IntArray, words: dict[int, str], information: FloatArray | None
+) -> str:
+    """The `sessions` table, and under it what its less plain cells mean: `shift` (the informative order's
+    column) and a `record:SOURCE` grader."""
+    import math
+
+    width = output_width()
     cells: list[tuple[object, ...]] = []
     for row in shown.tolist():
         s = table_obj.summary(row)
-        reward = "pending" if s.pending else f"{s.base_reward:g}"
+        reward = "pending" if s.pending else fmt(s.base_reward)  # three places, as every other command
         cells.append(
             (
                 s.session_id,
@@ -240,18 +255,32 @@ def cmd_sessions(args: argparse.Namespace) -> int:
             )
         )
     headers = ["session", "time", "category", "reward", "grader", "lessons", "salience"]
-    if information is not None:
-        headers.append("information")
-        cells = [(*c, f"{information[row]:.2e}") for c, row in zip(cells, shown.tolist(), strict=True)]
+    legend = []
+    if information is not None:  # its square root: a distance on the reward's scale, read as the rest
+        headers.append("shift")
+        cells = [(*c, fmt(math.sqrt(information[row]))) for c, row in zip(cells, shown.tolist(), strict=True)]
+        legend.append(
+            "shift: how far a person's grade is expected to move the means of the session's lessons (the root of "
+            "--json's information, the sum of their expected squared changes); 0: a person graded it, or a "
+            "person's grade would not be in force"
+        )
+    records = sorted({str(c[4]) for c in cells if str(c[4]).startswith("record:")})
+    if records:
+        sources = ", ".join(name.removeprefix("record:") for name in records)
+        legend.append(
+            f"{', '.join(records)}: the {sources} score from the session's gptme-sessions record (no grade "
+            "event in the log)"
+        )
     shortened: dict[int, Shorten] = {0: "middle", 2: "end", 4: "end"}  # an id's date and counter stay
     # who scored the reward goes last: without it a judge's score reads as a person's grade (at 80 columns
     # the grader stays, informative order included; the category, then the salience, give way first)
     drop = (2, 6, 4)
-    print(table(headers, cells, right=(5, 6, 7), width=output_width(), shorten_columns=shortened, drop=drop))
-    more = f" (showing {len(shown)})" if len(shown) < len(rows) else ""
-    verb = "matches" if len(rows) == 1 else "match"
-    print(f"\n{len(rows)} of {counted(len(table_obj), 'session')} {verb}{more}")
-    return 0
+    text = table(headers, cells, right=(5, 6, 7), width=width, shorten_columns=shortened, drop=drop)
+    return (
+        text
+        + "".join("\n\n" + wrap(line, width) for line in legend[:1])
+        + "".join("\n" + wrap(line, width) for line in legend[1:])
+    )
 
 
 def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
@@ -276,6 +305,7 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
         "record": None if record is None else {**record.as_json(weights), "joined_by": how},
         "record_note": note,
         "record_lines": [] if record is None else record_lines(record, weights, how),
+        "record_text": [] if record is None else record_lines(record, weights, how, outcomes=ws.config.outcomes),
         "trajectory": None if trajectory is None else trajectory.as_json(),
         "trajectory_note": trajectory_note,
         "trajectory_obj": trajectory,
@@ -314,7 +344,7 @@ OUTSIDE_KEYS = ("sources", "priority", "record", "record_note", "trajectory", "t
 def _outside_lines(outside: dict[str, Any]) -> list[str]:
     """show's lines for the reward sources, the gptme-sessions record and the trajectory."""
     trajectory = outside["trajectory_obj"]
-    record_text = outside["record_lines"] or [outside["record_note"] or "none"]
+    record_text = outside["record_text"] or [outside["record_note"] or "none"]
     trajectory_text = (
         f"{trajectory.path} ({trajectory.format}, {counted(len(trajectory.messages), 'message')}, "
         f"{counted(trajectory.tool_calls, 'tool call')})"
@@ -470,10 +500,12 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         choices=["sort", "informative"],
         default="sort",
         help="sort: as --sort says; informative: first the sessions no person graded whose grade would most "
-        "change the lessons' estimates, then the rest in log order, with a column `information`: the sum over "
-        "the session's lessons of the expected squared change of the lesson's posterior mean if a person "
-        "graded it (0 for a session a person graded; see docs/records.md), also in --json; the grader column "
-        "says who scored each reward (default: sort)",
+        "change the lessons' estimates, then the rest in log order, with a column `shift`: how far a person's "
+        "grade is expected to move the session's lessons' posterior means, the square root of `information` "
+        "in --json, the sum over the session's lessons of the expected squared change of the lesson's "
+        "posterior mean if a person graded it (0 for a session a person graded; see docs/records.md); the "
+        "grader column says who scored each reward, `record:judge` a gptme-sessions record's judge "
+        "(default: sort)",
     )
     p.add_argument(
         "--limit", type=positive_int, default=None, metavar="N", help="show at most N sessions (default: all)"

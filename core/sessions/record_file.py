@@ -19,7 +19,7 @@ from typing import Any
 
 import xxhash
 
-from lesson_credit.core.base.numbers import listed
+from lesson_credit.core.base.numbers import fixed, listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
 from lesson_credit.core.sessions.records_path import RECORDS_FILE
@@ -318,6 +318,15 @@ def read_weights(root: Path) -> tuple[dict[str, float], str | None]:
     return {str(k): float(v) for k, v in obj.items()}, None
 
 
+def _outcome_spelled(record: Record, outcomes: Mapping[str, float]) -> str:
+    """`outcome productive (reward 1.000)`, `outcome unknown (maps to no reward)`: the record's outcome word
+    and the reward it maps to (gptme-sessions' defaults, then `[outcomes]` in config.toml)."""
+    if not record.outcome:
+        return "no outcome"
+    reward = outcomes.get(record.outcome)
+    return f"outcome {record.outcome} " + ("(maps to no reward)" if reward is None else f"(reward {fixed(reward)})")
+
+
 def duration_text(seconds: float | None) -> str:
     """`45s`, `14m 05s`, `2h 03m`."""
     if seconds is None:
@@ -330,18 +339,42 @@ def duration_text(seconds: float | None) -> str:
     return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
 
 
-def record_lines(record: Record, weights: Mapping[str, float], joined_by: str | None = None) -> list[str]:
+# how a record was joined to the session (core.sessions.join), in words for a newcomer
+JOINED_BY = {
+    "id": "by id",
+    "prefix": "by id (one id starts the other)",
+    "time": "by time (no id matched; its time is within the [records] window of the session's)",
+}
+
+
+def record_lines(
+    record: Record,
+    weights: Mapping[str, float],
+    joined_by: str | None = None,
+    *,
+    outcomes: Mapping[str, float] | None = None,
+) -> list[str]:
     """A record as a few lines of plain text (the CLI's `show` and the dashboard's session detail):
     harness, model, duration, outcome; deliverables; per-dimension grades with their weights and
-    the weighted grade; the judge's score, model and reason."""
+    the weighted grade; the judge's score, model and reason. With `outcomes` (the outcome word -> reward
+    mapping: `show`), the words are spelled out: a first line says which record was joined to the session
+    and how, and the outcome word says the reward it maps to (`unknown` maps to none)."""
     head = [record.harness or "harness ?", record.model or "model ?", duration_text(record.duration_seconds)]
-    outcome = record.outcome or "outcome ?"
-    if record.exit_code is not None:
-        outcome += f" (exit {record.exit_code})"
-    head.append(outcome)
-    if joined_by:
-        head.append(f"joined by {joined_by} to record {record.session_id}")
+    if outcomes is None:
+        outcome = record.outcome or "outcome ?"
+        if record.exit_code is not None:
+            outcome += f" (exit {record.exit_code})"
+        head.append(outcome)
+        if joined_by:
+            head.append(f"joined by {joined_by} to record {record.session_id}")
+    else:
+        head.append(_outcome_spelled(record, outcomes))
+        if record.exit_code is not None:
+            head.append(f"exit code {record.exit_code}")
     lines = [" · ".join(head)]
+    if outcomes is not None:
+        how = JOINED_BY.get(joined_by or "", f"by {joined_by}") if joined_by else "with it"
+        lines.insert(0, f"gptme-sessions record {record.session_id}, joined to this session {how}")
     if record.deliverables:
         lines.append(f"deliverables: {listed(record.deliverables, 6)}")
     else:

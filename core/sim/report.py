@@ -361,10 +361,22 @@ def report_notes(report: SimulationReport) -> list[str]:
     return [
         f"ceiling (best achievable spearman): {report.ceiling_mean:.3f}",
         f"joint 90% interval coverage: {report.coverage_mean:.1%} (target 85-95%)",
+        *coverage_comment(report.coverage_mean),
         "joint on each strategy's log minus its posterior (spearman, wins): "
         + "; ".join(f"{k} {v.mean_diff:+.3f} ({v.wins:.0%})" for k, v in versus.items() if v.n),
         *regret_lines(report),
     ]
+
+
+def coverage_comment(coverage: float) -> list[str]:
+    """What a coverage outside its target means, in one line (none inside it, or without a coverage): the
+    share of lessons whose 90% interval held the true effect, judged as printed (95.04% reads 95.0%)."""
+    shown = round(coverage * 100, 1)
+    if math.isnan(coverage) or 85 <= shown <= 95:
+        return []
+    if shown > 95:
+        return ["  above target: the intervals are wider than needed here; cautious, not wrong"]
+    return ["  below target: the intervals are too narrow here; they miss the truth too often"]
 
 
 def format_report(report: SimulationReport) -> str:

@@ -75,9 +75,45 @@ def test_show_json_has_the_record_the_trajectory_and_every_source(
         ("outcome", 1.0, False),
     ]
     code, text, _ = run(capsys, "show", "abcd", "-w", str(root))
-    assert code == 0 and "claude-code · claude-sonnet-4-6 · 14m 05s · productive (exit 0)" in text
+    said = " ".join(text.split())  # (wrapped to no width here: one line each, but say it as read)
+    assert (
+        code == 0
+        and "claude-code · claude-sonnet-4-6 · 14m 05s · outcome productive (reward 1.000) · exit code 0" in said
+    )
+    # the record's id abcd1234 starts the session's abcd1234-5678
+    assert "record gptme-sessions record abcd1234, joined to this session by id (one id starts the other)" in said
     assert "judge 0.40 (claude-haiku-4-5): Ran tests but did not fix the failure." in text
     assert "(claude-code, 3 messages, 1 tool call)" in text
+
+
+def test_show_says_what_was_joined_to_what_and_what_unknown_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`show` printed `unknown (exit 0) · joined by time to record d738902d`: what is unknown, and what was
+    joined? The record's outcome word and the reward it maps to (none for unknown), and the record joined
+    to this session, by time (their ids differ)."""
+    root = make_ws(
+        tmp_path,
+        {"a.md": ["alpha"]},
+        [session("2026-10-26-167", None, {"a.md": 1.0}, timestamp="2026-10-26T13:40:00Z")],
+    )
+    record: dict[str, object] = {
+        "session_id": "d738902d",
+        "timestamp": "2026-10-26T13:39:45+00:00",
+        "harness": "claude-code",
+    }
+    record |= {"model": "claude-opus-4-6", "outcome": "unknown", "exit_code": 0, "duration_seconds": 1196}
+    (root / "state/sessions").mkdir(parents=True)
+    (root / "state/sessions/session-records.jsonl").write_text(json.dumps(record) + "\n")
+    code, text, _ = run(capsys, "show", "2026-10-26-167", "-w", str(root))
+    said = " ".join(text.split())
+    assert code == 0
+    assert (
+        "record gptme-sessions record d738902d, joined to this session by time (no id matched; its time is within "
+        "the [records] window of the session's) claude-code · claude-opus-4-6 · 19m 56s · outcome unknown (maps "
+        "to no reward) · exit code 0 deliverables: none" in said
+    ), text
+    assert "joined by time to record" not in said and "unknown (exit 0)" not in said
 
 
 @pytest.mark.parametrize(
@@ -169,6 +205,46 @@ def test_sessions_in_the_informative_order(tmp_path: Path, capsys: pytest.Captur
     assert out["sessions"][2]["information"] == 0.0
     pending = run_json(capsys, "sessions", "-w", str(root), "--order", "informative", "--pending")
     assert [s["session_id"] for s in pending["sessions"]] == ["s2"]
+
+
+def test_the_informative_order_as_text_reads_like_the_other_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table printed rewards as `1` / `0.2` and the score as `1.27e-02`; now three places, as every
+    other command, and a `shift` the line under the table explains."""
+    events = [
+        session("s1", None, {"a.md": 1.0}),
+        grade("s1", 1.0),
+        session("s2", None, {"a.md": 1.0}),
+        session("s3", None, {"a.md": 0.0}),
+        grade("s3", 0.2, "judge"),
+    ]
+    root = make_ws(tmp_path, {"a.md": ["alpha"]}, events)
+    code, out, _ = run(capsys, "sessions", "-w", str(root), "--order", "informative")
+    assert code == 0
+    lines = out.split("\n")
+    assert lines[0].split() == ["session", "time", "category", "reward", "grader", "lessons", "salience", "shift"]
+    # shift = the square root of the information worked out above: s2 sqrt(0.0127423) = 0.11288, s3
+    # sqrt(0.00047) = 0.0217 (0.00047 to two figures: between 0.02156 and 0.02179), s1 (a person's) 0
+    cells = {line.split()[0]: line.split() for line in lines[2:5]}
+    assert [cells[s][3] for s in ("s1", "s2", "s3")] == ["1.000", "pending", "0.200"]
+    assert [cells[s][-1] for s in ("s2", "s3", "s1")] == ["0.113", "0.022", "0.000"]
+    said = " ".join(out.split())
+    assert "shift: how far a person's grade is expected to move the means of the session's lessons" in said
+    assert "the root of --json's information" in said
+
+
+def test_a_record_grader_is_explained_under_the_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # s7's only score is the judge's in its gptme-sessions record (0.7): the grader column says record:judge
+    root = agreement_workspace(tmp_path)
+    code, out, _ = run(capsys, "sessions", "-w", str(root))
+    assert code == 0
+    s7 = next(line.split() for line in out.split("\n") if line.startswith("s7 "))
+    assert s7[3:5] == ["0.700", "record:judge"]
+    assert (
+        "record:judge: the judge score from the session's gptme-sessions record (no grade event in the log)"
+        in " ".join(out.split())
+    )
 
 
 def test_replay_with_another_priority(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -90,10 +90,12 @@ def test_lint_help_lists_its_checks(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_sessions_help_says_what_the_information_column_is(capsys: pytest.CaptureFixture[str]) -> None:
-    # --order informative prints a column `information` the help never named nor said the meaning of
+    # --order informative prints a column the help never named nor said the meaning of (now `shift`, the root
+    # of --json's `information`)
     assert main(["help", "sessions"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "a column `information`: the sum over the session's lessons of the expected squared change" in out, out
+    assert "a column `shift`: how far a person's grade is expected to move" in out, out
+    assert "the square root of `information` in --json, the sum over the session's lessons of the expected" in out
 
 
 def _leaves(parser: argparse.ArgumentParser, name: str = "") -> dict[str, argparse.ArgumentParser]:

@@ -127,5 +127,5 @@ def test_the_word_is_shown_only_when_the_reward_in_force_is_the_words(
     }
     code, out, _ = run(capsys, "sessions", "--workspace", str(ws))
     lines = {line.split()[0]: line for line in out.splitlines() if line.startswith("g-")}
-    assert lines["g-failed"].split()[3:5] == ["0.8", "record:judge"]  # not `failed (0.8)`
-    assert "productive (1)" in lines["g-productive"]
+    assert lines["g-failed"].split()[3:5] == ["0.800", "record:judge"]  # not `failed (0.800)`
+    assert "productive (1.000)" in lines["g-productive"]

@@ -17,14 +17,31 @@ def test_without_a_width_the_table_is_as_wide_as_it_comes() -> None:
     assert table(HEADERS, ROWS, right=(2, 3), width=59) == text  # it fits: nothing changes
 
 
-def test_a_path_gives_way_before_anything_is_dropped() -> None:
-    # 50 columns: 9 too many; the lesson column goes from 38 to 29, more than the 16 a shortened one keeps.
-    # The name, issue-triage-before-coding.md (29), does not fit beside "…/": its stem's first
-    # 29 - 2 ("…/") - 2 ("….") - 2 ("md") = 23 characters and its extension stay
+def test_a_path_loses_its_folders_before_anything_is_dropped() -> None:
+    # 54 columns: 5 too many; the lesson column goes from 38 to 33, which still holds "…/" and the file
+    # name, issue-triage-before-coding.md (29): its folders go (2 characters of them would be left, fewer
+    # than the 3 a folder's start keeps), the category stays
+    lines = table(HEADERS, ROWS, right=(2, 3), width=54, shorten_columns={0: "path"}, drop=(1,)).split("\n")
+    assert lines[0] == "lesson".ljust(33) + "  category   n   mean"
+    assert lines[2] == "…/issue-triage-before-coding.md".ljust(33) + "  workflow  33  0.455"
+    assert max(len(line) for line in lines) == 54
+
+
+def test_a_column_that_may_go_is_left_out_before_a_file_name_is_cut() -> None:
+    # 50 columns: the file name whole needs 2 + 29 = 31, and 31 + category 8 + n 2 + mean 5 + 6 = 52 > 50:
+    # the category goes (cutting the name to "…/issue-triage-before-cod….md" kept it before); then the
+    # lesson's natural 38 + 2 + 5 + 4 = 49 fits, the path whole
     lines = table(HEADERS, ROWS, right=(2, 3), width=50, shorten_columns={0: "path"}, drop=(1,)).split("\n")
-    assert lines[0] == "lesson".ljust(29) + "  category   n   mean"
+    assert lines[0] == "lesson".ljust(38) + "   n   mean"
+    assert lines[2] == "workflow/issue-triage-before-coding.md  33  0.455"
+    assert lines[4] == "hidden: category (`| less -S` or --json shows all)"  # (the longer wordings: over 50)
+
+
+def test_without_a_column_to_leave_out_the_file_name_is_cut() -> None:
+    # 50 columns and no column may go: the lesson gets 50 - 8 - 2 - 5 - 6 = 29, too few for "…/" and the
+    # 29 of the name: its stem's first 29 - 2 ("…/") - 2 ("….") - 2 ("md") = 23 characters and its extension
+    lines = table(HEADERS, ROWS, right=(2, 3), width=50, shorten_columns={0: "path"}).split("\n")
     assert lines[2] == "…/issue-triage-before-cod….md  workflow  33  0.455"
-    assert lines[3] == "tools/git.md".ljust(29) + "  tools      4  0.500"
     assert max(len(line) for line in lines) == 50
 
 

@@ -75,7 +75,7 @@ def test_a_lessons_credited_share_is_not_called_the_sessions_reward(tmp_path: Pa
     lesson's share of it (base x weight under seed: 0.5 x (0.3 + 0.7 x 0.5) = 0.325) "reward" too."""
     root = make_workspace(tmp_path, {"a.md": (["git"], "active")}, [session("s1", 0.5, {"a.md": 0.5})])
     code, out, err = run_cli("sessions", "-w", str(root))
-    assert code == 0 and _header(out, "session")[3] == "reward" and "0.5" in out.splitlines()[2].split(), err
+    assert code == 0 and _header(out, "session")[3] == "reward" and "0.500" in out.splitlines()[2].split(), err
     for command in (["show", "s1"], ["explain", "s1"], ["grade", "s1", "0.5"]):
         code, out, err = run_cli(*command, "-w", str(root))
         header = _header(out, "lesson")
