@@ -80,6 +80,19 @@ async def test_why_this_credit_is_whole_or_scrolls_in_its_box_at_80_columns_and_
             assert journal >= (3 if height >= 32 else 1), (height, journal)
 
 
+async def test_why_this_credit_stays_in_the_pane_for_every_lesson_at_80x33(tmp_path: Path) -> None:
+    """The journal gives "why this credit" the rows it needs as the cursor moves from a four-line story to a
+    five-line one and back at 80x33: the box's bottom border never goes below the pane's edge."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 33)) as pilot:
+        detail = await opened(pilot, (80, 33))
+        for _ in range(8):
+            side, box = detail.query_one("#detail-side"), detail.query_one("#credit-box")
+            assert box.region.bottom <= side.region.bottom, (detail.focused_lesson, box.region, side.region)
+            await pilot.press("down")
+            await settle(pilot)
+
+
 async def test_the_journal_shows_three_lines_at_80x24_beside_up_to_six_credit_rows(tmp_path: Path) -> None:
     """At 80x24 the journal showed one line for sessions of four to six lessons (often the journal's heading),
     two for fewer. It now shows three, from the record (down to its first line, the judge's score and reason;
