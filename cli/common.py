@@ -7,6 +7,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
@@ -212,6 +213,14 @@ def warning_lines(ws: Workspace) -> list[str]:
     """Every warning a command has for its reader: the log's and library's problems, then what a
     command that succeeded could not do (`ws.warnings`)."""
     return [*problem_lines(ws), *ws.warnings]
+
+
+def nearest_command(word: str, commands: Iterable[str]) -> str:
+    """ "; did you mean 'status'?" for a mistyped command name, or "" when no command is near it."""
+    import difflib
+
+    near = difflib.get_close_matches(word, list(commands), n=1)
+    return f"; did you mean '{near[0]}'?" if near else ""
 
 
 def print_json(payload: Any, ws: Workspace | None = None) -> None:

@@ -17,6 +17,7 @@ from lesson_credit.cli.common import (
     EXIT_USAGE,
     HelpFormatter,
     UsageError,
+    nearest_command,
     on_a_terminal,
     subcommands,
     summary_lines,
@@ -72,12 +73,10 @@ class Parser(argparse.ArgumentParser):
 
         found = re.match(r"argument COMMAND: invalid choice: '((?:[^'\\]|\\.)*)'", message)
         if found is not None:
-            import difflib
-
             word = found.group(1)
-            near = difflib.get_close_matches(word, COMMANDS, n=1)
-            hint = f"; did you mean '{near[0]}'?" if near else ""
-            message = f"unknown command '{word}'{hint} (lesson-credit --help lists the commands)"
+            message = (
+                f"unknown command '{word}'{nearest_command(word, COMMANDS)} (lesson-credit --help lists the commands)"
+            )
         super().error(message)
 
 

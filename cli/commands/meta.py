@@ -9,6 +9,7 @@ from lesson_credit.cli.common import (
     SubParsers,
     UsageError,
     command,
+    nearest_command,
     subcommands,
     workspace_arg,
 )
@@ -38,7 +39,9 @@ def cmd_help(args: argparse.Namespace) -> int:
         return 0
     sub = subcommands(parser)
     if args.topic not in sub:
-        raise UsageError(f"no command {args.topic!r}: choose one of {', '.join(sub)}")
+        raise UsageError(
+            f"no command {args.topic!r}{nearest_command(args.topic, sub)} (lesson-credit --help lists them)"
+        )
     sub[args.topic].print_help()
     return 0
 

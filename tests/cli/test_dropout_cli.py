@@ -141,10 +141,8 @@ def test_a_select_run_twice_for_a_session_keeps_the_first_trials_coins(tmp_path:
         sid = f"x{first}"
         drawn = []
         for seed in (first, second):
-            code, out, err = run_cli(
-                "select", "-w", str(root), "--context", str(context), "--session-id", sid, "--seed", str(seed),
-                "--dropout", "0.5", "--json",
-            )  # fmt: skip
+            args = ["-w", str(root), "--context", str(context), "--session-id", sid, "--seed", str(seed)]
+            code, out, err = run_cli("select", *args, "--dropout", "0.5", "--json")
             assert code == 0, err
             payload = json.loads(out)
             drawn.append((set(payload["selected"]), set(payload["withheld"])))

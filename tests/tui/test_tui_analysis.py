@@ -197,7 +197,7 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         await wait_until(pilot, lambda: screen.running is None)
         status = str(screen.query_one("#sim-status", Static).render())
         done = screen.report.seeds
-        assert status == f"cancelled after {len(done)} of 40 seeds: the table is those {len(done)}"
+        assert status == f"cancelled after {len(done)} of 40 seeds: the table shows the {len(done)} done"
         assert done == tuple(range(len(done))) and bar.progress == len(done) < 40
         assert str(screen.query_one("#report-title", Static).render()).startswith("scenario few-sessions · seed")
         assert table_keys(table) == list(ESTIMATORS)
@@ -245,19 +245,27 @@ async def test_simulation_title_says_a_first_run_is_going(
             return simulate(*args, **kwargs)
 
         monkeypatch.setattr(screen.source, "simulate", held)
-        await pilot.press("ctrl+r")  # (not `settle`: it waits for the run's worker, held here)
-        await wait_until(pilot, lambda: screen.running is not None)
-        await wait_until(pilot, lambda: str(title.render()).startswith("No results yet"))
-        assert screen.report is None
-        assert str(title.render()) == "No results yet: the first run is going (escape cancels it)."
-        gate.set()
-        bar = screen.query_one("#sim-progress", ProgressBar)
-        await wait_until(pilot, lambda: bar.progress >= 1 and screen.report is not None)
-        assert str(title.render()).startswith("scenario few-sessions · seed")
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: screen.running is None)
-        assert screen.report is not None and 0 < len(screen.report.seeds) < 40
-        assert str(title.render()).startswith("scenario few-sessions · seed")  # the seeds it ran, kept
+        try:
+            await held_run(pilot, screen, title, gate)
+        finally:
+            gate.set()  # (a failed check must not leave the run waiting)
+
+
+async def held_run(pilot: Pilot[None], screen: SimulationScreen, title: Static, gate: threading.Event) -> None:
+    """The first run, held back until `gate` is set: its title says it is going, then shows the seeds done."""
+    await pilot.press("ctrl+r")  # (not `settle`: it waits for the run's worker, held here)
+    await wait_until(pilot, lambda: screen.running is not None)
+    await wait_until(pilot, lambda: str(title.render()).startswith("No results yet"))
+    assert screen.report is None
+    assert str(title.render()) == "No results yet: the first run is going (escape cancels it)."
+    gate.set()
+    bar = screen.query_one("#sim-progress", ProgressBar)
+    await wait_until(pilot, lambda: bar.progress >= 1 and screen.report is not None)
+    assert str(title.render()).startswith("scenario few-sessions · seed")
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: screen.running is None)
+    assert screen.report is not None and 0 < len(screen.report.seeds) < 40
+    assert str(title.render()).startswith("scenario few-sessions · seed")  # the seeds it ran, kept
 
 
 # ---------------------------------------------------------------------------- Health
