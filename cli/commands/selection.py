@@ -169,7 +169,6 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "--policy",
         default=None,
         choices=POLICIES,
-        metavar="{seed,evidence,uniform,joint}",
         help="what to draw from: seed, evidence or uniform, the Beta posteriors under that credit strategy; "
         "joint, the joint estimate's posterior (category baselines + every lesson's effect, fitted once per "
         "log version and cached) (default: [select] policy in config.toml, else joint; after an imported "
