@@ -266,8 +266,8 @@ def nothing_line(effects: list[Effect | None]) -> str | None:
     alone = (
         ""
         if not clear
-        else f"; {clear} of their 95% intervals {'excludes' if clear == 1 else 'exclude'} zero taken alone, "
-        f"which with {claimed} lessons tested at once is not yet a finding"
+        else f"; {clear} of their 95% intervals {'excludes' if clear == 1 else 'exclude'} zero taken alone, not "
+        f"when {claimed} are tested together"
     )
     return (
         f"No lesson's effect is distinguishable from zero (BH-adjusted p < {SIGNIFICANCE:g} for none of "

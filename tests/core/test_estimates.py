@@ -57,8 +57,8 @@ def test_the_line_says_why_an_interval_clear_of_zero_is_not_a_finding() -> None:
     assert [e.p_adjusted for e in quiet if e is not None] == pytest.approx([0.06, 0.75, 0.9])
     assert nothing_line(quiet) == (
         "No lesson's effect is distinguishable from zero (BH-adjusted p < 0.05 for none of 3 with an interval; "
-        "1 of their 95% intervals excludes zero taken alone, which with 3 lessons tested at once is not yet a "
-        "finding): the list is not a ranking of proven effects."
+        "1 of their 95% intervals excludes zero taken alone, not when 3 are tested together): the list is not "
+        "a ranking of proven effects."
     )
 
 
