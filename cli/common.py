@@ -7,7 +7,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
@@ -130,25 +130,26 @@ def positive_int(text: str) -> int:
     return value
 
 
+def _checked(text: str, check: Callable[[str], object], refused: type[Exception]) -> str:
+    """`text` when `check` takes it; what `check` refuses (`refused`) is argparse's usage error (exit 2)."""
+    try:
+        check(text)
+    except refused as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def reward_bound(text: str) -> str:
     """--min-reward / --max-reward of `sessions`: a query's bound, checked as the command line is parsed
     (a usage error, 2); the reward a command logs is data (`parse_reward`, 1)."""
-    try:
-        parse_reward(text)
-    except CliError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+    return _checked(text, parse_reward, CliError)
 
 
 def sort_arg(text: str) -> str:
     """--sort of `sessions`: `COLUMN`, `COLUMN:asc` or `COLUMN:desc`, checked as the command line is parsed."""
     from lesson_credit.core.query import QueryError, parse_sort
 
-    try:
-        parse_sort(text)
-    except QueryError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+    return _checked(text, parse_sort, QueryError)
 
 
 def time_arg(text: str) -> str:
@@ -158,11 +159,7 @@ def time_arg(text: str) -> str:
 
     from lesson_credit.core.query import QueryError, parse_time
 
-    try:
-        parse_time(text, dt.datetime.now(dt.UTC))
-    except QueryError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+    return _checked(text, lambda value: parse_time(value, dt.datetime.now(dt.UTC)), QueryError)
 
 
 def optional_category(text: str) -> str | None:
