@@ -103,3 +103,21 @@ async def test_the_journal_shows_three_lines_at_80x24_beside_up_to_six_credit_ro
             assert detail.query_one("#grade-bar").region.bottom <= footer, session
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_at_200x50_the_credit_table_and_the_plots_title_use_the_width(tmp_path: Path) -> None:
+    """The demo's 2026-10-26-167 at 200x50: beside a journal of 66 columns the credit table (160 cells wide
+    whole: the keywords hit 51, missed 34) cut the keywords missed to `monkeyp…`, and the plot's title cut the
+    lesson to 22 cells (`testi…/mock-boundaries`) over a plot 133 wide. The side pane now takes what the table
+    needs, the journal keeping 50 columns: 150 for the table, its last column cut by 10 cells only."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        table = detail.query_one("#credits", ThemedTable)
+        lines = screen_text(app)
+        first = lines[table.region.y + 1][table.region.x : table.region.right]
+        assert first.startswith(" testing/mock-boundaries") and first.rstrip().endswith("monkeypatch"), first
+        plot = detail.query_one("#credit-plot")
+        assert any("testing/mock-boundaries: before → after this session" in line for line in lines[plot.region.y :])
+        assert detail.query_one("#journal").outer_size.width == 50 and table.max_scroll_x == 0

@@ -42,7 +42,8 @@ from lesson_credit.tui.writes import Grading
 if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow
 
-PLOT_ROWS = 7  # the densities' rows at least: the title, the box, two rows of curves, the axis and its labels
+PLOT_ROWS = 9  # the densities' rows at least: the title, the box, four rows of curves (pins told apart at 80x24),
+# the axis and its labels; the panel below keeps its numbers to "injected in" there
 NAMES_FRAME_LATEST_S = 1.0  # the first read waits this long at most for the names' frame (held repaints)
 
 

@@ -50,6 +50,7 @@ from lesson_credit.tui.widths import (
     SHORT_BELOW,
     narrow_detail_heights,
     short_detail_heights,
+    wide_side_width,
 )
 from lesson_credit.tui.writes import Grading
 
@@ -193,7 +194,8 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#session-info", Static).update(info)
         path = self.base.session.journal_path
         on_line = not compact and JOURNAL_LABEL in info.plain.split("\n", 1)[0]
-        journal.border_title = pane_title(None if on_line or not path else path, self.size.width)
+        pane = journal.outer_size.width if self.has_class("-wide") else None  # (the side pane fits its table there)
+        journal.border_title = pane_title(None if on_line or not path else path, self.size.width, pane)
 
     def _count_rows_in_view(self) -> None:
         """The credit rows in view when the table has more (it scrolls): said on the session's line, where
@@ -327,6 +329,8 @@ class SessionDetailScreen(DataScreen):
         compact = self.size.width < NARROW_BELOW
         rows = self._credit_rows(credits, compact)
         shown, labels, widths, over = self._credit_widths(rows, compact)
+        side, needed = self.query_one("#detail-side"), over + (table.size.width or self.size.width)
+        side.styles.width = wide_side_width(self.size.width, needed) if self.has_class("-wide") else None  # for it
         slack = sum(widths[i] - len(labels[i]) for i in (HIT, MISSED))  # what the keywords' columns can give
         if over > slack and not compact:
             compact = True
@@ -354,6 +358,7 @@ class SessionDetailScreen(DataScreen):
         self._show_focused()
         after_shown(self, self._count_rows_in_view)  # its rows laid out
         after_shown(self, self._fit_side)
+        after_shown(self, self._show_info)  # the journal pane's title fitted to its width
 
     def _credit_rows(self, credits: list[LessonCredit], compact: bool) -> list[tuple[str, list[Text]]]:
         assert self.shown is not None
@@ -431,9 +436,9 @@ class SessionDetailScreen(DataScreen):
         compact = self.size.width < NARROW_BELOW
         story.border_title = story_title(credit.path, compact)
         story.story = credit_story(credit, self.shown.settings, self.shown.base_reward, compact)
-        label = short_label(credit.path, 22)
         after = "after (draft)" if self.draft is not None else "after"
-        plot.plot_title = f"{label}: before → {after} this session"
+        rest = f": before → {after} this session"  # the lesson cut to the plot's width (its axis's 6 cells apart)
+        plot.plot_title = short_label(credit.path, max(22, plot.size.width - 6 - len(rest))) + rest
         plot.curves = (
             Curve("before", credit.alpha_before, credit.beta_before, "before"),
             Curve(after, credit.alpha_after, credit.beta_after, "draft" if self.draft is not None else "after"),
