@@ -45,3 +45,18 @@ async def test_the_plot_keeps_four_rows_of_curves_at_80x24_and_the_table_its_col
         assert lessons_header(app) == ["lesson", "mean", "▼", "n", "95%", "CI", "ranking"]
         table = app.screen.query_one("#lessons-table", ThemedTable)
         assert table.region.height == 20 and table.region.width == 49, table.region  # 19 rows under the header
+
+
+async def test_the_legend_names_a_pin_whole_where_its_line_has_room(tmp_path: Path) -> None:
+    """At 200x50 the legend is over 100 columns wide: a pinned communication/escalate-when-blocked (35 cells) read
+    `communi…/escalate-when-blocked`, its label cut to 30 before the legend measured its line."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        for key in ("down", "p", "up"):  # the demo's second lesson by mean, pinned; the first highlighted
+            await pilot.press(key)
+            await settle(pilot)
+        legend = app.screen.query_one("#legend")
+        lines = ["".join(s.text for s in line) for line in screen_lines(app)]
+        drawn = [line[legend.region.x : legend.region.right] for line in lines[legend.region.y : legend.region.bottom]]
+        assert any("━━ communication/escalate-when-blocked" in line for line in drawn), drawn

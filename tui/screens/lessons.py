@@ -30,7 +30,7 @@ from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import BROKEN, MAX_PINS, LessonsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, no_lesson_listed
 from lesson_credit.tui.textual_private import after_shown
-from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
@@ -497,9 +497,9 @@ class LessonsScreen(SortableScreen):
         for slot, pin in enumerate(self.pins):
             pinned = view.row(pin)
             if pinned is not None and pin != path:
-                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin", slot))
+                curves.append(Curve(pin, pinned.alpha, pinned.beta, "pin", slot))  # the legend cuts it to its line
         if detail is not None:
-            curves.append(Curve(short_label(detail.row.path, 30), detail.row.alpha, detail.row.beta, "main"))
+            curves.append(Curve(detail.row.path, detail.row.alpha, detail.row.beta, "main"))
         plot = self.query_one("#lesson-plot", BetaPlot)
         plot.plot_title = "posterior density"
         plot.curves = tuple(curves)
