@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
+from lesson_credit.core.api import Explanation, LessonCredit
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
@@ -30,6 +30,7 @@ from lesson_credit.tui.screens.credit_cells import (
     NARROW_HIDDEN,
     NARROW_LABELS,
     credit_cells,
+    keyword_spans,
 )
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
 from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
@@ -63,12 +64,6 @@ def step_grade(current: float | None, step: float) -> float:
     """current + step, clamped to [0, 1] and rounded so repeated steps do not drift."""
     base = 0.5 if current is None else current
     return min(1.0, max(0.0, round(base + step, 4)))
-
-
-def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
-    if breakdown is None:
-        return []
-    return [span for keyword in breakdown.keywords for span in keyword.spans()]
 
 
 class SessionDetailScreen(DataScreen):
@@ -137,6 +132,7 @@ class SessionDetailScreen(DataScreen):
         self.rows: list[str] = []
         self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
         self._built_for = 0  # the credits table's width when its columns were last fitted
+        self._table_needs = 0  # the credits table's width with every column whole (`_show`)
         self.rows_in_view: int | None = None  # the credit rows in view when fewer than the table's rows
 
     @property
@@ -185,6 +181,9 @@ class SessionDetailScreen(DataScreen):
     def _show_info(self) -> None:
         """The session's line, fitted to the width, and the journal pane's title: its path where the line
         has no room for it (below 100 columns always)."""
+        wide = self.has_class("-wide") and self._table_needs  # from 150 columns the side pane widens for its table
+        width = wide_side_width(self.size.width, self._table_needs) if wide else None
+        self.query_one("#detail-side").styles.width = width
         journal = self.query_one("#journal", JournalView)
         if self.base is None:
             journal.border_title = pane_title(None, self.size.width)
@@ -329,8 +328,7 @@ class SessionDetailScreen(DataScreen):
         compact = self.size.width < NARROW_BELOW
         rows = self._credit_rows(credits, compact)
         shown, labels, widths, over = self._credit_widths(rows, compact)
-        side, needed = self.query_one("#detail-side"), over + (table.size.width or self.size.width)
-        side.styles.width = wide_side_width(self.size.width, needed) if self.has_class("-wide") else None  # for it
+        self._table_needs = over + (table.size.width or self.size.width)  # (its scrollbar in): `_show_info`
         slack = sum(widths[i] - len(labels[i]) for i in (HIT, MISSED))  # what the keywords' columns can give
         if over > slack and not compact:
             compact = True
