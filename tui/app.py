@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.notifications import Notify, SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
@@ -47,6 +48,7 @@ from lesson_credit.tui.source_views import Problems, SourceSnapshot
 from lesson_credit.tui.stylesheet import ThemeStylesheet
 from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
 from lesson_credit.tui.textual_private import trim_toasts
+from lesson_credit.tui.widgets.scrollbar_render import SCROLLBAR_CSS, WholeCellScrollBarRender
 from lesson_credit.tui.writes import OPERATOR, WriteQueue
 
 if TYPE_CHECKING:
@@ -76,6 +78,7 @@ class LessonCreditApp(AppWrites, App[None]):
     # scrollbar gutter: with one, a toast was drawn 2 cells narrower than its height was measured for, and
     # the last line of a wrapped message ("written." of "Draft discarded; nothing was written.") was cut off
     CSS = "Toast { padding: 0 1; margin: 0 1 0 0; max-width: 50%; } ToastRack { scrollbar-size-vertical: 0; }"
+    CSS += SCROLLBAR_CSS  # the thumb in $primary on the widget's background (tui/widgets/scrollbar_render.py)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # one footer entry for the five screens (each key keeps its own description for help and the palette)
@@ -112,6 +115,7 @@ class LessonCreditApp(AppWrites, App[None]):
         worker to need it opens, is wrapped in a WorkspaceSource; tests pass a source of their own).
         `retry_seconds`: the first wait before a failed write is tried again."""
         super().__init__()
+        ScrollBar.renderer = WholeCellScrollBarRender  # Textual's hook: every scrollbar of the app, whole cells
         self.stylesheet = ThemeStylesheet(variables=self.get_css_variables())  # no sources yet: none to copy
         self.source = source if isinstance(source, WorkspaceSource) else WorkspaceSource(source, seed=seed)
         self.poll_seconds = poll_seconds

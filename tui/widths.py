@@ -71,6 +71,18 @@ def short_detail_heights(lessons: int) -> tuple[int, int, int, bool, bool]:
     return journal, record - record_cut, table, open_box, open_journal
 
 
+WIDE_JOURNAL_LEAST = 50  # Session detail from WIDE_FROM columns: the journal pane's width at least (borders in)
+
+
+def wide_side_width(screen_width: int, needed: int) -> int:
+    """Session detail from WIDE_FROM columns: the side pane's width for a credit table `needed` cells wide
+    (its scrollbar in): its share beside the journal (2fr to 1fr) or, where the table needs more, what it needs
+    while the journal keeps WIDE_JOURNAL_LEAST (at 200 columns the keywords missed were cut to `tests p…` beside
+    a journal of 66 columns)."""
+    share = screen_width - screen_width // 3
+    return max(share, min(needed, screen_width - WIDE_JOURNAL_LEAST))
+
+
 NARROW_JOURNAL_MOST = 7  # Session detail below 100 columns, from SHORT_BELOW rows: the journal's height (borders in)
 NARROW_JOURNAL_LEAST = 5  # ... down to three of its lines, for the credit rows and "why this credit" beside it
 

@@ -116,3 +116,36 @@ async def test_the_journal_shows_three_lines_at_80x24_beside_up_to_six_credit_ro
             assert detail.query_one("#grade-bar").region.bottom <= footer, session
             await pilot.press("escape")
             await settle(pilot)
+
+
+async def test_at_200x50_the_credit_table_and_the_plots_title_use_the_width(tmp_path: Path) -> None:
+    """The demo's 2026-10-26-167 at 200x50: beside a journal of 66 columns the credit table (160 cells wide
+    whole: the keywords hit 51, missed 34) cut the keywords missed to `monkeyp…`, and the plot's title cut the
+    lesson to 22 cells (`testi…/mock-boundaries`) over a plot 133 wide. The side pane now takes what the table
+    needs, the journal keeping 50 columns: 150 for the table, its last column cut by 10 cells only."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        table = detail.query_one("#credits", ThemedTable)
+        lines = screen_text(app)
+        first = lines[table.region.y + 1][table.region.x : table.region.right]
+        assert first.startswith(" testing/mock-boundaries") and first.rstrip().endswith("monkeypatch"), first
+        plot = detail.query_one("#credit-plot")
+        assert any("testing/mock-boundaries: before → after this session" in line for line in lines[plot.region.y :])
+        assert detail.query_one("#journal").outer_size.width == 50 and table.max_scroll_x == 0
+
+
+async def test_the_side_pane_follows_a_resize_from_200_columns(tmp_path: Path) -> None:
+    """2026-10-26-167's credit table is 160 cells whole. At 200 columns the side pane takes 150 (the journal
+    50); resized to 120 it is the stylesheet's 64 again, and at 160 it takes 110 (160 less the journal's 50),
+    however the credit table's own width moved."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        for width, side in ((200, 150), (120, 64), (160, 110), (200, 150)):
+            await pilot.resize_terminal(width, 50)
+            await settle(pilot)
+            region = detail.query_one("#detail-side").region
+            assert (region.width, region.right) == (side, width), (width, region)

@@ -439,6 +439,22 @@ async def test_the_agreement_plot_s_title_keeps_the_count_at_80_columns(tmp_path
         assert f"human (x) vs heuristic (y) · {n} sessions: a person against" in drawn, drawn
 
 
+@pytest.mark.parametrize("width", [80, 100])
+async def test_the_agreement_plot_says_what_its_dotted_lines_are_at_80_columns(tmp_path: Path, width: int) -> None:
+    """The plot's title named the pair and said "dotted: x = y and the threshold" in 82 cells: plotext drew
+    no title wider than its canvas (74 cells at 80 columns, 94 at 100), so the dotted lines went unexplained
+    below 88 columns. Where the pair does not fit, the key alone (the border names the pair)."""
+    app = make_app(agreement_workspace(tmp_path))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        plot = app.screen.query_one(AgreementPlot)
+        drawn = screen_text(app)[plot.region.y : plot.region.bottom]
+        assert sum("● a session · dotted: x = y and the threshold" in line for line in drawn) == 1, drawn[:2]
+        assert str(plot.border_title).startswith("human (x) vs judge (y) · 5 sessions")
+
+
 async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Path) -> None:
     app = make_app(agreement_workspace(tmp_path))
     async with app.run_test(size=SIZE) as pilot:

@@ -176,19 +176,21 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
         assert header == ["estimator", "spearman", "ρ", "prec@10", "harmful", "regret"], header
 
 
-async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(tmp_path: Path) -> None:
-    """The demo's 2026-10-23-158 at 200x50: the credits table is 134 cells (the journal takes 66; its four
-    rows need no scrollbar); lesson 35, salience 10, credited 10, weight, Δα and Δβ 8 each and hit 32 (their
-    widest cells and padding) leave 23 to `missed`: 20 cells of "git add -a, unrelated changes", the
-    ellipsis and the padding. On the old code the column was as wide as its widest cell and the table's
-    edge cut it mid-word ("git add -a, unrelated ch")."""
+@pytest.mark.parametrize(("width", "end"), [(150, " git a…"), (200, " git add -a, unrelated changes")])
+async def test_a_session_keywords_cut_to_the_credits_table_end_in_an_ellipsis(
+    tmp_path: Path, width: int, end: str
+) -> None:
+    """The demo's 2026-10-23-158: on the old code the keywords missed were as wide as their widest cell and the
+    table's edge cut them mid-word ("git add -a, unrelated ch" at 200x50). At 150x50 the credits table is 100
+    cells (2fr beside the journal's 1fr): the keywords missed are cut to 5 cells and an ellipsis. At 200x50 the
+    side pane widens to what the table needs (the journal keeping 50 columns or more), and they are whole."""
     app = demo_app(tmp_path)
-    async with app.run_test(size=(200, 50)) as pilot:
+    async with app.run_test(size=(width, 50)) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "2026-10-23-158")
         table = detail.query_one("#credits", ThemedTable)
         first = row_text(app, table.region.y + 1)[table.region.x : table.region.right]
-        assert first.endswith(" git add -a, unrelate… "), first
+        assert first.rstrip().endswith(end), first
         assert table.max_scroll_x == 0
 
 

@@ -30,7 +30,7 @@ from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import BROKEN, MAX_PINS, LessonsView
 from lesson_credit.tui.text import EMPTY_WORKSPACE_HINT, no_lesson_listed
 from lesson_credit.tui.textual_private import after_shown
-from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
+from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
@@ -42,7 +42,8 @@ from lesson_credit.tui.writes import Grading
 if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow
 
-PLOT_ROWS = 7  # the densities' rows at least: the title, the box, two rows of curves, the axis and its labels
+PLOT_ROWS = 9  # the densities' rows at least: the title, the box, four rows of curves (pins told apart at 80x24),
+# the axis and its labels; the panel below keeps its numbers to "injected in" there
 NAMES_FRAME_LATEST_S = 1.0  # the first read waits this long at most for the names' frame (held repaints)
 
 
@@ -496,9 +497,9 @@ class LessonsScreen(SortableScreen):
         for slot, pin in enumerate(self.pins):
             pinned = view.row(pin)
             if pinned is not None and pin != path:
-                curves.append(Curve(short_label(pin, 30), pinned.alpha, pinned.beta, "pin", slot))
+                curves.append(Curve(pin, pinned.alpha, pinned.beta, "pin", slot))  # the legend cuts it to its line
         if detail is not None:
-            curves.append(Curve(short_label(detail.row.path, 30), detail.row.alpha, detail.row.beta, "main"))
+            curves.append(Curve(detail.row.path, detail.row.alpha, detail.row.beta, "main"))
         plot = self.query_one("#lesson-plot", BetaPlot)
         plot.plot_title = "posterior density"
         plot.curves = tuple(curves)

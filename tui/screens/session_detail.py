@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from lesson_credit.core.api import Explanation, LessonCredit, SalienceBreakdown
+from lesson_credit.core.api import Explanation, LessonCredit
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
@@ -30,6 +30,7 @@ from lesson_credit.tui.screens.credit_cells import (
     NARROW_HIDDEN,
     NARROW_LABELS,
     credit_cells,
+    keyword_spans,
 )
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
 from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
@@ -50,6 +51,7 @@ from lesson_credit.tui.widths import (
     SHORT_BELOW,
     narrow_detail_heights,
     short_detail_heights,
+    wide_side_width,
 )
 from lesson_credit.tui.writes import Grading
 
@@ -62,12 +64,6 @@ def step_grade(current: float | None, step: float) -> float:
     """current + step, clamped to [0, 1] and rounded so repeated steps do not drift."""
     base = 0.5 if current is None else current
     return min(1.0, max(0.0, round(base + step, 4)))
-
-
-def keyword_spans(breakdown: SalienceBreakdown | None) -> list[Span]:
-    if breakdown is None:
-        return []
-    return [span for keyword in breakdown.keywords for span in keyword.spans()]
 
 
 class SessionDetailScreen(DataScreen):
@@ -136,6 +132,7 @@ class SessionDetailScreen(DataScreen):
         self.rows: list[str] = []
         self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
         self._built_for = 0  # the credits table's width when its columns were last fitted
+        self._table_needs = 0  # the credits table's width with every column whole (`_show`)
         self.rows_in_view: int | None = None  # the credit rows in view when fewer than the table's rows
 
     @property
@@ -184,6 +181,9 @@ class SessionDetailScreen(DataScreen):
     def _show_info(self) -> None:
         """The session's line, fitted to the width, and the journal pane's title: its path where the line
         has no room for it (below 100 columns always)."""
+        wide = self.has_class("-wide") and self._table_needs  # from 150 columns the side pane widens for its table
+        width = wide_side_width(self.size.width, self._table_needs) if wide else None
+        self.query_one("#detail-side").styles.width = width
         journal = self.query_one("#journal", JournalView)
         if self.base is None:
             journal.border_title = pane_title(None, self.size.width)
@@ -193,7 +193,8 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#session-info", Static).update(info)
         path = self.base.session.journal_path
         on_line = not compact and JOURNAL_LABEL in info.plain.split("\n", 1)[0]
-        journal.border_title = pane_title(None if on_line or not path else path, self.size.width)
+        pane = journal.outer_size.width if self.has_class("-wide") else None  # (the side pane fits its table there)
+        journal.border_title = pane_title(None if on_line or not path else path, self.size.width, pane)
 
     def _count_rows_in_view(self) -> None:
         """The credit rows in view when the table has more (it scrolls): said on the session's line, where
@@ -327,6 +328,7 @@ class SessionDetailScreen(DataScreen):
         compact = self.size.width < NARROW_BELOW
         rows = self._credit_rows(credits, compact)
         shown, labels, widths, over = self._credit_widths(rows, compact)
+        self._table_needs = over + (table.size.width or self.size.width)  # (its scrollbar in): `_show_info`
         slack = sum(widths[i] - len(labels[i]) for i in (HIT, MISSED))  # what the keywords' columns can give
         if over > slack and not compact:
             compact = True
@@ -354,6 +356,7 @@ class SessionDetailScreen(DataScreen):
         self._show_focused()
         after_shown(self, self._count_rows_in_view)  # its rows laid out
         after_shown(self, self._fit_side)
+        after_shown(self, self._show_info)  # the journal pane's title fitted to its width
 
     def _credit_rows(self, credits: list[LessonCredit], compact: bool) -> list[tuple[str, list[Text]]]:
         assert self.shown is not None
@@ -431,9 +434,9 @@ class SessionDetailScreen(DataScreen):
         compact = self.size.width < NARROW_BELOW
         story.border_title = story_title(credit.path, compact)
         story.story = credit_story(credit, self.shown.settings, self.shown.base_reward, compact)
-        label = short_label(credit.path, 22)
         after = "after (draft)" if self.draft is not None else "after"
-        plot.plot_title = f"{label}: before → {after} this session"
+        rest = f": before → {after} this session"  # the lesson cut to the plot's width (its axis's 6 cells apart)
+        plot.plot_title = short_label(credit.path, max(22, plot.size.width - 6 - len(rest))) + rest
         plot.curves = (
             Curve("before", credit.alpha_before, credit.beta_before, "before"),
             Curve(after, credit.alpha_after, credit.beta_after, "draft" if self.draft is not None else "after"),

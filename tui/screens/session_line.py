@@ -37,14 +37,16 @@ def line_path(path: str, room: int | None) -> str | None:
     return None
 
 
-def pane_title(path: str | None, screen_width: int) -> Text:
+def pane_title(path: str | None, screen_width: int, pane_width: int | None = None) -> Text:
     """The journal pane's title on a screen `screen_width` cells wide: "journal", then its path when given,
     shortened (its folders first) to the title's room, so that a long path never runs past the pane's corner.
-    The pane's width is the stylesheet's (its own is not laid out yet when the screen resizes): the whole
-    width below 100 columns, beside the side pane's 64 cells up to 150, a third from there (1fr beside 2fr)."""
+    The pane's width is `pane_width` where it is laid out, else the stylesheet's: the whole width below 100
+    columns, beside the side pane's 64 cells up to 150, a third from there (1fr beside 2fr) at most."""
     if path is None:
         return Text("journal")
-    if screen_width < NARROW_BELOW:
+    if pane_width:
+        width = pane_width
+    elif screen_width < NARROW_BELOW:
         width = screen_width
     else:
         width = screen_width - 64 if screen_width < WIDE_FROM else screen_width // 3

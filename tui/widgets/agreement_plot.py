@@ -13,6 +13,8 @@ from lesson_credit.tui.widgets.themed_plot import ThemedPlot
 
 Points = tuple[tuple[float, ...], tuple[float, ...]]
 DOTS = 20  # the dotted lines' steps
+KEY = "● a session · dotted: x = y and the threshold"  # what the marks are: the title's end, or all of it
+AXIS_CELLS = 6  # the y axis's labels and tick ("1.00┤") and the box's right side: plotext drops a wider title
 
 
 class AgreementPlot(ThemedPlot):
@@ -35,16 +37,25 @@ class AgreementPlot(ThemedPlot):
         self.replot()
 
     def shown(self) -> object:
-        return (self.pair, self.threshold)
+        return (self.pair, self.threshold, self.size.width)  # the width: which title fits
+
+    def on_resize(self) -> None:
+        self.replot()
+
+    def heading(self) -> str:
+        """The pair, its count and the key where that fits the plot; else the key alone (plotext draws no
+        title wider than its canvas: at 80 columns the dotted lines were unexplained). The pair and its
+        count are in the border's title too (the screen's)."""
+        if self.pair is None:
+            return "no pair chosen"
+        (a, b), (xs, _) = self.pair
+        full = f"{a} (x) vs {b} (y): {counted(len(xs), 'session')} · {KEY}"
+        return full if len(full) <= self.size.width - AXIS_CELLS else KEY
 
     def draw(self, plt: Plot) -> None:
-        if self.pair is None:
-            plt.title("no pair chosen")
-        else:
-            (a, b), (xs, ys) = self.pair
-            plt.title(
-                f"{a} (x) vs {b} (y): {counted(len(xs), 'session')} · ● a session · dotted: x = y and the threshold"
-            )
+        plt.title(self.heading())
+        if self.pair is not None:
+            _, (xs, ys) = self.pair
             t = self.threshold
             dots = [i / DOTS for i in range(DOTS + 1)]
             plt.scatter([t] * len(dots), dots, color=self.colour("warning"), marker="·")
