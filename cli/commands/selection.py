@@ -96,13 +96,20 @@ def cmd_select(args: argparse.Namespace) -> int:
             + _left_out(selection.left_out, selection.category)
             + ("; --dry-run: nothing logged" if args.dry_run else "")
         )
-        print(wrap(summary, width), file=sys.stderr)
+        print(_comment(summary, width), file=sys.stderr)
         if logged and not given:  # a record links to the selection by this id alone
             generated = safe(selection.session_id)
             hint = f"# no --session-id given: pass --session-id {generated} to record to link it to this selection"
-            print(wrap(hint, width), file=sys.stderr)
+            print(_comment(hint, width), file=sys.stderr)
         print_warnings(ws)
     return 0
+
+
+def _comment(text: str, width: int | None) -> str:
+    """A `# ...` line fitted to `width`, every line it wraps to a comment too: a hook that saves stderr with
+    stdout (`2>&1`) hands the file to `record --lessons-file`, which reads what is not a comment as ids."""
+    body = wrap(text.removeprefix("# "), None if width is None else max(width - 2, 20))
+    return "\n".join("# " + line for line in body.split("\n"))
 
 
 def _selection_json(selection: Selection, dropout: bool, logged: bool) -> dict[str, object]:

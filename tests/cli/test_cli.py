@@ -278,6 +278,27 @@ def test_a_second_select_for_a_session_says_it_replaces_the_first(
     assert [json.loads(line)["type"] for line in (basic_ws / LOG_REL).read_text().splitlines()] == ["selection"] * 3
 
 
+def test_selects_wrapped_comments_stay_comments_for_record(
+    basic_ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook saving select's stdout and stderr to one file (`2>&1`) hands it to `record --lessons-file`. At 40
+    columns the summary wrapped, its continuation lines without `#` (`  logged`), and record refused the
+    file: "not in the lesson library: logged". Every line the comments wrap to starts with `#` now."""
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("git and a quote"))
+    argv = ["-w", str(basic_ws), "--session-id", "sel-9"]
+    code, out, err = run(capsys, "select", *argv, "--context", "-", "--k", "2", "--seed", "5")
+    assert code == 0
+    comments = err.splitlines()
+    assert len(comments) > 1 and all(line.startswith("#") for line in comments), comments  # wrapped, all comments
+    saved = basic_ws / "selected.txt"
+    saved.write_text(out + err, encoding="utf-8")
+    code, _, err = run(capsys, "record", *argv, "--journal", "j.txt", "--lessons-file", str(saved), "--reward", "0.5")
+    assert code == 0, err
+    recorded = json.loads((basic_ws / LOG_REL).read_text().splitlines()[-1])
+    assert sorted(entry["path"] for entry in recorded["lessons"]) == sorted(out.split()) == sorted([GIT, QUOTE])
+
+
 def test_select_json(basic_ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = run_json(capsys, "select", "-w", str(basic_ws), "--context", str(basic_ws / "j.txt"), "--k", "5",
                        "--seed", "1", "--dry-run")  # fmt: skip
