@@ -179,6 +179,26 @@ async def test_a_grade_after_undoing_ones_own_over_a_persons_still_asks(records_
         ]
 
 
+async def test_the_persons_own_grade_again_asks_nothing(records_root: Path) -> None:
+    """s1: a person's 0.7 in force. `3 c` asks and `c` replaces it; `u` puts the 0.7 back; `7 c` then commits
+    the grade in force again: nothing is replaced, so nothing is asked (it asked "Replace the grade 0.7 of s1
+    with 0.7?"). The grade is logged all the same."""
+    app = make_app(records_root)
+    async with app.run_test(size=SIZE) as pilot:
+        detail = await open_session(pilot, "s1")
+        await pilot.press("3", "c")
+        await settle(pilot)
+        assert "Replace the grade 0.7 of s1 with 0.3?" in question(app)
+        await pilot.press("c", "u", "7", "c")
+        await settle(pilot)
+        assert app.screen is detail
+        assert [g for g in grades(records_root) if g[0] == "s1"][-3:] == [
+            ("s1", 0.3, "manual"),
+            ("s1", 0.7, "manual"),
+            ("s1", 0.7, "manual"),
+        ]
+
+
 async def test_help_and_the_palette_say_J_drafts_the_judges_score(records_root: Path) -> None:
     """J became a draft that c commits (above), but Help still said it "takes the judge's score as your
     grade" and its key "Judge's score as grade": a person pressing J and leaving thought it was saved."""

@@ -161,11 +161,13 @@ def commit_question(
 ) -> tuple[str, str] | None:
     """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
     under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
-    None when there is nothing to confirm: no person's grade is replaced and the source in force ranks
-    below a person's (the judge's, the heuristic's), so the grade goes into force and that score stays in
-    the log, as it would on a pending session.
+    None when there is nothing to confirm: the grade is the person's in force already, or no person's grade
+    is replaced and the source in force ranks below a person's (the judge's, the heuristic's), so the grade
+    goes into force and that score stays in the log, as it would on a pending session.
 
     `person`: the operator's source's score (as queued); `in_force`: the score in force as typed."""
+    if person is not None and person == value:  # the person's grade again: nothing is replaced
+        return None
     grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
     sid = one_line(session_id)
     forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
