@@ -92,8 +92,10 @@ def draw(
         selection = select_mod.thompson_select(
             session_id, candidates, posterior(credit), credit, k, seed, rng, propensity_rng, draws
         )
-    if dropout > 0:
-        decided = coins(session_id) if coins is not None else None  # an earlier trial's (a hook run twice)
+    # an earlier trial's coins (a hook run twice) are kept whatever this select's epsilon: the dropout log
+    # counts them, so a lesson it withheld is not injected by a second select without a trial of its own
+    decided = coins(session_id) if coins is not None else {}
+    if dropout > 0 or decided:
         selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]), decided)
     if category is not None:
         selection = replace(selection, category=category, left_out=tuple(lesson.id for lesson in left_out))

@@ -152,3 +152,33 @@ def test_a_select_run_twice_for_a_session_keeps_the_first_trials_coins(tmp_path:
         ws = Workspace(root, clock=fixed_clock)
         trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
         assert (set(trial.kept), set(trial.withheld)) == (kept2, withheld2)
+
+
+def test_a_select_without_dropout_after_a_trial_keeps_the_trials_coins(tmp_path: Path) -> None:
+    """A hook run twice with its epsilon changed: `select --dropout 0.5`, then `select` (epsilon 0) for the same
+    session. The dropout log still holds the first trial, so a lesson it withheld counts as withheld in loo's
+    randomized estimate; on the old code the second select (no trial of its own) injected it anyway. It now keeps
+    the coins the log decided, whatever its own epsilon, and adds no trial line (epsilon 0 is no trial)."""
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    withheld_seen = 0
+    for seed in (1, 2, 3, 6):
+        sid = f"e{seed}"
+        args = ["-w", str(root), "--context", str(context), "--session-id", sid, "--seed", str(seed), "--json"]
+        code, out, err = run_cli("select", *args, "--dropout", "0.5")
+        assert code == 0, err
+        first = json.loads(out)
+        log_file = root / "state" / "lesson-dropout" / f"{sid}.jsonl"
+        lines = log_file.read_bytes()
+        code, out, err = run_cli("select", *args)
+        assert code == 0, err
+        second = json.loads(out)
+        assert log_file.read_bytes() == lines  # no trial line of its own
+        ws = Workspace(root, clock=fixed_clock)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert set(trial.kept) == set(first["selected"]) and set(trial.withheld) == set(first["withheld"])
+        assert set(second["selected"]) == set(trial.kept)  # k >= 3: every lesson chosen both times
+        assert set(second["withheld"]) == set(trial.withheld)
+        withheld_seen += len(trial.withheld)
+    assert withheld_seen > 0  # some seed withheld a lesson (else nothing above could differ)
