@@ -182,3 +182,24 @@ def test_a_select_without_dropout_after_a_trial_keeps_the_trials_coins(tmp_path:
         assert set(second["withheld"]) == set(trial.withheld)
         withheld_seen += len(trial.withheld)
     assert withheld_seen > 0  # some seed withheld a lesson (else nothing above could differ)
+
+
+def test_an_offline_select_after_a_trial_keeps_the_trials_coins(tmp_path: Path) -> None:
+    """`select --offline-ok` with the store unreachable draws from the last known posteriors, without a trial of
+    its own; for a session whose first select logged a trial it injected what that trial withheld (counted
+    withheld in loo), as a second select without --dropout did. It keeps the log's coins as well."""
+    from lesson_credit.core.offline import select_offline
+
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    ws = Workspace(root, clock=fixed_clock)
+    withheld_seen = 0
+    for seed in (1, 2, 3, 6):
+        sid = f"o{seed}"
+        first = ws.select("alpha beta gamma", k=3, seed=seed, session_id=sid, dropout=0.5)
+        offline = select_offline(ws, "alpha beta gamma", k=3, seed=seed + 10, session_id=sid)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert (set(trial.kept), set(trial.withheld)) == (set(first.selected), set(first.withheld))
+        # every lesson matched and k = 3: the offline draw chooses all three, then leaves out what the log withheld
+        assert (set(offline.selected), set(offline.withheld)) == (set(trial.kept), set(trial.withheld))
+        withheld_seen += len(trial.withheld)
+    assert withheld_seen > 0
