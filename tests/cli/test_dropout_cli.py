@@ -203,3 +203,25 @@ def test_an_offline_select_after_a_trial_keeps_the_trials_coins(tmp_path: Path) 
         assert (set(offline.selected), set(offline.withheld)) == (set(trial.kept), set(trial.withheld))
         withheld_seen += len(trial.withheld)
     assert withheld_seen > 0
+
+
+def test_a_select_whose_dropout_log_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    """The dropout logs are read as regular files only (a link is skipped), but `select --dropout` wrote its
+    trial through a link to another log of the folder, where it counts under its session_id: a second select
+    for the session found no coins at the link's name and drew new ones, so the record injected lessons the
+    log counted withheld. A trial the reader would not find at its name is not written: one line, nothing
+    logged (neither the trial nor the selection)."""
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    folder = root / "state" / "lesson-dropout"
+    folder.mkdir(parents=True)
+    (folder / "real.jsonl").write_bytes(b"")
+    (folder / "x.jsonl").symlink_to("real.jsonl")
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    log_before = log.read_bytes() if log.exists() else b""
+    args = ["-w", str(root), "--context", str(context), "--session-id", "x", "--seed", "1", "--dropout", "0.5"]
+    code, out, err = run_cli("select", *args)
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "x.jsonl" in err, (out, err)
+    assert (folder / "real.jsonl").read_bytes() == b""
+    assert (log.read_bytes() if log.exists() else b"") == log_before
