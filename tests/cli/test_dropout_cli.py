@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -225,3 +226,37 @@ def test_a_select_whose_dropout_log_is_a_symbolic_link_is_refused(tmp_path: Path
     assert code == 1 and len(err.strip().splitlines()) == 1 and "x.jsonl" in err, (out, err)
     assert (folder / "real.jsonl").read_bytes() == b""
     assert (log.read_bytes() if log.exists() else b"") == log_before
+
+
+def test_two_selects_for_a_session_at_once_keep_the_coins_logged_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hooks selecting for one session at once: the other's trial is logged between this select's draw
+    (its coins read then: none) and its own logging. On the old code this one logged fresh coins and its
+    selection, the one the record takes, injected lessons the log's first line withheld. The coins are read
+    again under the log's lock, where the trial is appended."""
+    from lesson_credit.core import selection_draw
+
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    original = selection_draw.log_draw
+    differed = 0
+    for first, second in ((1, 7), (2, 5), (3, 4), (6, 9)):
+        sid = f"r{first}"
+        armed = [True]
+
+        def racing(*args: Any, sid: str = sid, second: int = second, armed: list[bool] = armed, **kwargs: Any) -> Any:
+            if armed.pop() if armed else False:  # the other hook's select lands first
+                other = Workspace(root, clock=fixed_clock)
+                other.select("alpha beta gamma", k=3, seed=second, session_id=sid, dropout=0.5)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(selection_draw, "log_draw", racing)
+        ws = Workspace(root, clock=fixed_clock)
+        selection = ws.select("alpha beta gamma", k=3, seed=first, session_id=sid, dropout=0.5)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert (set(selection.selected), set(selection.withheld)) == (set(trial.kept), set(trial.withheld))
+        alone = Workspace(make_workspace(tmp_path / sid, lessons=LESSONS), clock=fixed_clock)  # its coins, no race
+        differed += alone.select("alpha beta gamma", k=3, seed=first, session_id=sid, dropout=0.5).withheld != (
+            selection.withheld
+        )
+    assert differed  # some pair's own coins differ from the first logged (else nothing above could fail)
