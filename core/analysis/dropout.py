@@ -235,7 +235,8 @@ def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]
             record = decode_json(line, path, number) if line.strip() else None
         except JsonError:
             continue
-        if isinstance(record, dict) and record.get("session_id") in (session_id, None, ""):
+        sid = record.get("session_id") if isinstance(record, dict) else None
+        if isinstance(record, dict) and (sid if isinstance(sid, str) and sid else session_id) == session_id:
             for lesson, kept in _line_coins(record, map_id).items():
                 coins.setdefault(lesson, kept)
     return coins
