@@ -137,6 +137,8 @@ def undo_note(
 _UNDID = r"(?:.*? )?undid (?:(?P<whose>.*?)'s|the) grade on line \d+: "
 UNDO_NOTE = re.compile(rf"{_UNDID}|undo of line \d+(?: by |: )")
 UNDONE_SCORE = re.compile(rf"(?:{_UNDID}|undo of line \d+(?: by .*?)?: )(?P<score>pending|\d+\.\d+) back to ")
+# and the score it put back, when it is the undo's own (no other source named after it: `undo_note`'s `whence`)
+RESTORED = re.compile(rf"{_UNDID}(?:pending|\d+\.\d+) back to (?P<restored>\d+\.\d+)(?!\d| \()")
 
 
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
@@ -189,6 +191,9 @@ def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]
     if found is None or found.group("whose") not in (None, grade.grader):  # (an undo is logged as the grader's)
         return None
     said = UNDONE_SCORE.match(grade.note or "")
+    restored = RESTORED.match(grade.note or "")
+    if restored is not None and restored.group("restored") != grade_text(grade.base_reward):
+        return None  # an undo logs the score its note says it put back: a note quoting one, on another grade
     for at in range(len(stack) - 1, -1, -1):
         top, before = stack[at]
         if top.grader != grade.grader:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lesson_credit.core import attribution
+from lesson_credit.core.analysis import dropout
 from lesson_credit.core.bandit import select as select_mod
 from lesson_credit.core.bandit.select import Selection
 from lesson_credit.core.base.safe_json import JsonError, decode_json
@@ -81,7 +83,7 @@ def select_offline(
     sample = beta_mod.thompson_draw(alpha, beta, rng) if candidates else np.zeros(0)
     picked = beta_mod.top_k(sample, k)
     propensity = beta_mod.p_top_k(alpha, beta, k, np.random.default_rng([seed, 1]), draws)
-    return Selection(
+    selection = Selection(
         session_id=session_id,
         candidates=tuple(c.id for c in candidates),
         selected=tuple(candidates[i].id for i in picked),
@@ -93,3 +95,8 @@ def select_offline(
         category=category,
         left_out=tuple(lesson.id for lesson in left_out),
     )
+    # no trial of its own, but a trial the session's first select logged keeps its coins: what it withheld
+    # (counted withheld by loo's randomized estimate) is not injected
+    if decided := attribution.session_coins(ws.root, ws.library(), session_id):
+        selection = dropout.apply_dropout(selection, 0.0, np.random.default_rng([seed, 2]), decided)
+    return selection

@@ -37,6 +37,8 @@ class Draw:
     selection: Selection
     dropout: float  # the trial's epsilon (0: no trial)
     titles: dict[str, str]  # candidate id -> title, for the dropout record
+    # the selection again with the coins the session's dropout log holds then (`log_draw`, under its lock)
+    again: Callable[[], Selection] | None = None
 
 
 def draw(
@@ -92,12 +94,21 @@ def draw(
         selection = select_mod.thompson_select(
             session_id, candidates, posterior(credit), credit, k, seed, rng, propensity_rng, draws
         )
-    if dropout > 0:
-        decided = coins(session_id) if coins is not None else None  # an earlier trial's (a hook run twice)
-        selection = dropout_mod.apply_dropout(selection, dropout, np.random.default_rng([seed, 2]), decided)
     if category is not None:
         selection = replace(selection, category=category, left_out=tuple(lesson.id for lesson in left_out))
-    return Draw(selection, dropout, {c.id: c.title for c in candidates})
+    chosen, seeded = selection, seed
+
+    def withheld(decided: dict[str, bool]) -> Selection:
+        # an earlier trial's coins (a hook run twice) are kept whatever this select's epsilon: the dropout log
+        # counts them, so a lesson it withheld is not injected by a second select without a trial of its own
+        if dropout > 0 or decided:
+            return dropout_mod.apply_dropout(chosen, dropout, np.random.default_rng([seeded, 2]), decided)
+        return chosen
+
+    titles = {c.id: c.title for c in candidates}
+    if coins is None:
+        return Draw(withheld({}), dropout, titles)
+    return Draw(withheld(coins(session_id)), dropout, titles, lambda: withheld(coins(session_id)))
 
 
 def log_draw(
@@ -107,15 +118,17 @@ def log_draw(
     clock: Callable[[], dt.datetime],
     check_new: Callable[[str], None],
     guard: WriteGuard | None = None,
-) -> None:
-    """Under the log lock: refuse an id already recorded (`check_new`), append the trial's record
-    to the dropout log when there is a trial, then the selection event. When the event fails, the
+) -> Selection:
+    """Under the log lock: refuse an id already recorded (`check_new`), draw the coins again from the session's
+    dropout log as it is now (`Draw.again`: another select for the session may have logged its trial since
+    the draw), append the trial's record to the dropout log when there is a trial, then the selection event;
+    the selection logged is returned. When the event fails, the
     trial's record is taken back out: a failed `select` leaves no trial line (its retry would add
     a second). A lost connection mid-commit may still have stored the event; its selection then
     lacks its trial and counts as no trial, which loses a session but biases nothing."""
-    selection = drawn.selection
     with log.locked():
-        check_new(selection.session_id)
+        check_new(drawn.selection.session_id)
+        selection = drawn.again() if drawn.again is not None else drawn.selection
         take_back: Callable[[], None] | None = None
         if drawn.dropout > 0:
             try:
@@ -132,6 +145,7 @@ def log_draw(
             if take_back is not None:
                 _take_back_trial(take_back, selection.session_id, failure)
             raise
+    return selection
 
 
 def _take_back_trial(take_back: Callable[[], None], session_id: str, failure: BaseException) -> None:

@@ -98,6 +98,7 @@ class WriteQueue:
         self._written_in: dict[str, int] = {}  # the first source version whose snapshots hold our latest write
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
         self._read_from: dict[str, int] = {}  # the first source version holding the latest write (kept after settle)
+        self._read_in: dict[str, int] = {}  # the first source version holding the latest write written (`refused`)
         # the latest grade or undo queued per session until its outcome is in (UI thread): `refused` reads it
         self._latest: dict[str, Write] = {}
         self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
@@ -329,8 +330,11 @@ class WriteQueue:
             self._expected.pop(sid, None)
         if kept.settled:
             self._settled.add(sid)
-        if kept.read_from is not None:
-            self._read_from[sid] = kept.read_from
+        # the latest write on the session is the one written before the undo: from the version that read it, a
+        # view says (an undo typed before that write was read back found no version to keep)
+        read_from = kept.read_from if kept.read_from is not None else self._read_in.get(sid)
+        if read_from is not None:
+            self._read_from[sid] = read_from
 
     # ---------------------------------------------------------------- the writer
 
@@ -375,6 +379,7 @@ class WriteQueue:
         on have read it (`settle`)."""
         with self._lock:
             self._written_in[session_id] = version
+            self._read_in[session_id] = version
             if not any(w.session_id == session_id for w in self._waiting):  # else the latest is still to come
                 self._read_from[session_id] = version
 

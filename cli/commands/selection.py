@@ -81,7 +81,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.json:
-        print_json(_selection_json(selection, args.dropout > 0, logged), ws)
+        print_json(_selection_json(selection, args.dropout > 0 or bool(selection.withheld), logged), ws)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
@@ -205,7 +205,7 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         metavar="EPSILON",
         help="withhold each chosen lesson with this probability and log the draw to "
         "state/lesson-dropout/<session-id>.jsonl (a randomized trial, as gptme's LESSON_DROPOUT_EPSILON; "
-        "default 0: none withheld)",
+        "default 0: none withheld; a session's earlier trial keeps its coins either way: what it withheld stays out)",
     )
     p.add_argument(
         "--offline-ok",

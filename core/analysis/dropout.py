@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.effects import moderated_welch
 from lesson_credit.core.analysis.estimates import Randomized
-from lesson_credit.core.base.files import WriteGuard, open_append
+from lesson_credit.core.base.files import StoreError, WriteGuard, open_append
 from lesson_credit.core.base.numbers import counted, listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 
@@ -235,7 +235,8 @@ def session_coins(directory: Path, session_id: str, map_id: Callable[[str], str]
             record = decode_json(line, path, number) if line.strip() else None
         except JsonError:
             continue
-        if isinstance(record, dict) and record.get("session_id") in (session_id, None, ""):
+        sid = record.get("session_id") if isinstance(record, dict) else None
+        if isinstance(record, dict) and (sid if isinstance(sid, str) and sid else session_id) == session_id:
             for lesson, kept in _line_coins(record, map_id).items():
                 coins.setdefault(lesson, kept)
     return coins
@@ -297,10 +298,11 @@ def append_dropout_record(
     directory: Path, session_id: str, line: bytes, guard: WriteGuard | None = None
 ) -> Callable[[], None]:
     """Append one record to `<directory>/<session_id>.jsonl` in a single write: never through a
-    symlink that leads out of `guard`'s root (default: the folder's parent), never to anything but
-    a regular file (StoreError, naming the path). Returns what takes the record back out (the file
-    cut to its size before; removed when the record was all of it), for a caller whose next write
-    failed: the caller holds the log's lock, so no writer of ours appended after it."""
+    symlink that leads out of `guard`'s root (default: the folder's parent), nor through one at that
+    name (the reader skips it), never to anything but a regular file (StoreError, naming the path).
+    Returns what takes the record back out (the file cut to its size before; removed when the record
+    was all of it), for a caller whose next write failed: the caller holds the log's lock, so no
+    writer of ours appended after it."""
     problem = check_dropout_session_id(session_id)
     if problem:
         raise ValueError(problem)
@@ -308,6 +310,11 @@ def append_dropout_record(
     guard.folder(directory)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{session_id}.jsonl"
+    if path.is_symlink():  # read as regular files only: a trial written through it would not count at its name
+        raise StoreError(
+            f"{path} is a symbolic link (to {os.readlink(path)}), which the dropout logs' reader skips: replace it "
+            "with the file; nothing written"
+        )
     fd = open_append(path, guard)
     try:
         size = os.fstat(fd).st_size

@@ -44,15 +44,18 @@ class Exports:
         found = self.saves.get((created, path))
         return None if found is None else found[1]
 
-    def saved_elsewhere(self, created: str, path: str, moved: Callable[[str], bool]) -> FileNumbers | None:
-        """`saved(created, path)`, else what the increments events logged from a file of that `created` that
-        `moved` says is gone from where it was (the latest: the file moved here since; gptme keeps its
-        `created`) saw there. None: none logged."""
+    def saved_elsewhere(
+        self, created: str, path: str, other: Callable[[str], bool], grew_from: Callable[[FileNumbers], bool]
+    ) -> FileNumbers | None:
+        """`saved(created, path)`, else the latest of what the increments events logged from another file of
+        that `created` (a path `other` accepts) saw there that the file at `path` grew from (`grew_from`: it
+        holds those numbers, and gptme's updates since): the file moved here since, or copied from there after
+        that import (gptme keeps its `created`). None: none logged, or none it grew from."""
         found = self.saved(created, path)
         if found is not None:
             return found
-        gone = [(line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and moved(where)]
-        return max(gone, key=lambda item: item[0])[1] if gone else None
+        logged = [(line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and other(where)]
+        return next((n for _, n in sorted(logged, key=lambda item: -item[0]) if grew_from(n)), None)
 
     def base(self, created: str, path: str) -> FileNumbers | None:
         """The numbers of the exported file whose `created` (gptme keeps it) is `created`: of the one at

@@ -130,8 +130,8 @@ class GptmeFiles(StateFile):
                     skipped=f"{path} was written by lesson-credit and agrees with the log: its "
                     "evidence is in it already; nothing imported",
                 )
-            if not own and (copied := self._own_copy_base(Path(path), existing)) is not None:
-                return self._import_exported(Path(path), existing, copied, OWN_COPY)
+            if not own and (lineage := self._own_copy_lineage(Path(path), existing)) is not None:
+                return self._import_exported(Path(path), existing, lineage[0], OWN_COPY, lineage[1])
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
@@ -151,12 +151,18 @@ class GptmeFiles(StateFile):
         return self._reader.index.exports.base(created, str(path.resolve())) or self._adopt_legacy(path, existing)
 
     def _own_copy_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
+        lineage = self._own_copy_lineage(path, existing)
+        return None if lineage is None else lineage[0]
+
+    def _own_copy_lineage(self, path: Path, existing: dict[str, Any]) -> tuple[FileNumbers, frozenset[str]] | None:
         """What the file at `path` (parsed: `existing`) holds of the log's when it is a copy of a
         bandit-state.json this workspace wrote (its `created`, which gptme keeps, names a copy of ours in
         `.cache/bandit-state-copies/`): a backup, or a file another gptme bandit saves its sessions to.
         Those numbers, with those earlier imports of the file saw there (an increments event's `seen`: of
-        the file at `path`, else of the latest one imported with its `created` from a path where it is no
-        longer: moved here). None: no copy of ours has its `created` (another bandit's file, caches gone)."""
+        the file at `path`, else of the latest one imported with its `created` from another path whose
+        numbers it holds: moved here, or copied from there after that import). None: no copy of ours has its
+        `created` (another bandit's file, caches gone). With them, the keys whose numbers an import saw (the
+        next import's `seen` holds them as the file does: they are not our copy's)."""
         created = existing.get("created")
         if not isinstance(created, str) or self._copies_linked():
             return None
@@ -166,12 +172,18 @@ class GptmeFiles(StateFile):
         where = str(path.resolve())
         sessions = interop.file_sessions(existing) if copy.sessions is None else copy.sessions  # (unknown: none new)
         own = str(self.state_path)
-        saved = self._reader.index.exports.saved_elsewhere(
-            created, where, lambda was: was != own and not Path(was).exists()
-        )
+
+        def grew_from(seen: FileNumbers) -> bool:  # the file holds what an import of another saw there
+            try:
+                foreign.increments(existing, {**copy.arms, **seen.arms})
+            except interop.InteropError:
+                return False
+            return True
+
+        saved = self._reader.index.exports.saved_elsewhere(created, where, lambda was: was != own, grew_from)
         if saved is not None:
-            return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions)
-        return FileNumbers(where, created, copy.arms, sessions)
+            return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms)
+        return FileNumbers(where, created, copy.arms, sessions), frozenset()
 
     def _legacy_copy(self, target: Path) -> Path:
         """Where an earlier version kept a copy of what `export-gptme` wrote at `target`: `exports/`."""
@@ -226,12 +238,18 @@ class GptmeFiles(StateFile):
             )
 
     def _import_exported(
-        self, path: Path, existing: dict[str, Any], exported: FileNumbers, what: str = EXPORTED
+        self,
+        path: Path,
+        existing: dict[str, Any],
+        exported: FileNumbers,
+        what: str = EXPORTED,
+        carried: frozenset[str] = frozenset(),
     ) -> ImportReport:
         """Import a file `export-gptme` wrote from this log (or, `what` says, a copy of the workspace's own
         file: `_own_copy_base`): its arms hold the log's evidence, so only what gptme's bandit added to it
         since is logged (an increments event), with the numbers of the keys it changed as the file has
-        them now (`seen`: the base of the next import of it)."""
+        them now (`seen`: the base of the next import of it), and of the `carried` keys: those of its base
+        that are not the export's or our copy's (an import of the file it was copied from saw them)."""
         written = foreign.written_of(exported)
         try:
             changed = foreign.increments(existing, written.arms)
@@ -245,7 +263,7 @@ class GptmeFiles(StateFile):
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")
         count = max(interop.file_sessions(existing), exported.sessions)
-        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, changed), count)
+        seen = FileNumbers(exported.path, exported.created, foreign.file_counts(existing, {*changed, *carried}), count)
         event = foreign.increments_event(added, self.now_iso(), sessions, seen=seen)
         self.warnings.extend(self._append(event))
         moved = f"to {counted(len(added), 'arm')}" if added else f"{counted(sessions, 'session')} counted, no arm moved"

@@ -78,9 +78,11 @@ class Writing(GptmeFiles):
             categories=self.config.categories,
             coins=lambda sid: attribution.session_coins(self.root, self.library(), sid),
         )
+        selection = drawn.selection
         if log:
-            earlier = self._reader.index.latest_selection(drawn.selection.session_id)
-            selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
+            earlier = self._reader.index.latest_selection(selection.session_id)
+            # (its coins as the dropout log held them under the lock: another select's trial may be logged since)
+            selection = selection_draw.log_draw(self.log, drawn, self.root, self.clock, self._check_new, self.guard)
             try:
                 self.refresh()
             except StoreError as exc:  # logged: the selection is what was drawn, whatever the read back
@@ -93,7 +95,7 @@ class Writing(GptmeFiles):
                     f"session {drawn.selection.session_id!r} already had a selection ({what}); this one replaces "
                     "it for the session's record (its lessons, propensities and category)"
                 )
-        return drawn.selection
+        return selection
 
     def _check_new(self, session_id: str) -> None:
         self.refresh()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,3 +153,110 @@ def test_a_select_run_twice_for_a_session_keeps_the_first_trials_coins(tmp_path:
         ws = Workspace(root, clock=fixed_clock)
         trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
         assert (set(trial.kept), set(trial.withheld)) == (kept2, withheld2)
+
+
+def test_a_select_without_dropout_after_a_trial_keeps_the_trials_coins(tmp_path: Path) -> None:
+    """A hook run twice with its epsilon changed: `select --dropout 0.5`, then `select` (epsilon 0) for the same
+    session. The dropout log still holds the first trial, so a lesson it withheld counts as withheld in loo's
+    randomized estimate; on the old code the second select (no trial of its own) injected it anyway. It now keeps
+    the coins the log decided, whatever its own epsilon, and adds no trial line (epsilon 0 is no trial)."""
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    withheld_seen = 0
+    for seed in (1, 2, 3, 6):
+        sid = f"e{seed}"
+        args = ["-w", str(root), "--context", str(context), "--session-id", sid, "--seed", str(seed), "--json"]
+        code, out, err = run_cli("select", *args, "--dropout", "0.5")
+        assert code == 0, err
+        first = json.loads(out)
+        log_file = root / "state" / "lesson-dropout" / f"{sid}.jsonl"
+        lines = log_file.read_bytes()
+        code, out, err = run_cli("select", *args)
+        assert code == 0, err
+        second = json.loads(out)
+        assert log_file.read_bytes() == lines  # no trial line of its own
+        ws = Workspace(root, clock=fixed_clock)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert set(trial.kept) == set(first["selected"]) and set(trial.withheld) == set(first["withheld"])
+        assert set(second["selected"]) == set(trial.kept)  # k >= 3: every lesson chosen both times
+        assert set(second["withheld"]) == set(trial.withheld)
+        withheld_seen += len(trial.withheld)
+    assert withheld_seen > 0  # some seed withheld a lesson (else nothing above could differ)
+
+
+def test_an_offline_select_after_a_trial_keeps_the_trials_coins(tmp_path: Path) -> None:
+    """`select --offline-ok` with the store unreachable draws from the last known posteriors, without a trial of
+    its own; for a session whose first select logged a trial it injected what that trial withheld (counted
+    withheld in loo), as a second select without --dropout did. It keeps the log's coins as well."""
+    from lesson_credit.core.offline import select_offline
+
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    ws = Workspace(root, clock=fixed_clock)
+    withheld_seen = 0
+    for seed in (1, 2, 3, 6):
+        sid = f"o{seed}"
+        first = ws.select("alpha beta gamma", k=3, seed=seed, session_id=sid, dropout=0.5)
+        offline = select_offline(ws, "alpha beta gamma", k=3, seed=seed + 10, session_id=sid)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert (set(trial.kept), set(trial.withheld)) == (set(first.selected), set(first.withheld))
+        # every lesson matched and k = 3: the offline draw chooses all three, then leaves out what the log withheld
+        assert (set(offline.selected), set(offline.withheld)) == (set(trial.kept), set(trial.withheld))
+        withheld_seen += len(trial.withheld)
+    assert withheld_seen > 0
+
+
+def test_a_select_whose_dropout_log_is_a_symbolic_link_is_refused(tmp_path: Path) -> None:
+    """The dropout logs are read as regular files only (a link is skipped), but `select --dropout` wrote its
+    trial through a link to another log of the folder, where it counts under its session_id: a second select
+    for the session found no coins at the link's name and drew new ones, so the record injected lessons the
+    log counted withheld. A trial the reader would not find at its name is not written: one line, nothing
+    logged (neither the trial nor the selection)."""
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    context = tmp_path / "ctx.txt"
+    context.write_text("alpha beta gamma")
+    folder = root / "state" / "lesson-dropout"
+    folder.mkdir(parents=True)
+    (folder / "real.jsonl").write_bytes(b"")
+    (folder / "x.jsonl").symlink_to("real.jsonl")
+    log = root / "state" / "lesson-thompson" / "sessions.jsonl"
+    log_before = log.read_bytes() if log.exists() else b""
+    args = ["-w", str(root), "--context", str(context), "--session-id", "x", "--seed", "1", "--dropout", "0.5"]
+    code, out, err = run_cli("select", *args)
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "x.jsonl" in err, (out, err)
+    assert (folder / "real.jsonl").read_bytes() == b""
+    assert (log.read_bytes() if log.exists() else b"") == log_before
+
+
+def test_two_selects_for_a_session_at_once_keep_the_coins_logged_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hooks selecting for one session at once: the other's trial is logged between this select's draw
+    (its coins read then: none) and its own logging. On the old code this one logged fresh coins and its
+    selection, the one the record takes, injected lessons the log's first line withheld. The coins are read
+    again under the log's lock, where the trial is appended."""
+    from lesson_credit.core import selection_draw
+
+    root = make_workspace(tmp_path, lessons=LESSONS)
+    original = selection_draw.log_draw
+    differed = 0
+    for first, second in ((1, 7), (2, 5), (3, 4), (6, 9)):
+        sid = f"r{first}"
+        armed = [True]
+
+        def racing(*args: Any, sid: str = sid, second: int = second, armed: list[bool] = armed, **kwargs: Any) -> Any:
+            if armed.pop() if armed else False:  # the other hook's select lands first
+                other = Workspace(root, clock=fixed_clock)
+                other.select("alpha beta gamma", k=3, seed=second, session_id=sid, dropout=0.5)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(selection_draw, "log_draw", racing)
+        ws = Workspace(root, clock=fixed_clock)
+        selection = ws.select("alpha beta gamma", k=3, seed=first, session_id=sid, dropout=0.5)
+        trial = attribution.dropout_log(ws.root, ws.library()).sessions[sid]
+        assert (set(selection.selected), set(selection.withheld)) == (set(trial.kept), set(trial.withheld))
+        alone = Workspace(make_workspace(tmp_path / sid, lessons=LESSONS), clock=fixed_clock)  # its coins, no race
+        differed += alone.select("alpha beta gamma", k=3, seed=first, session_id=sid, dropout=0.5).withheld != (
+            selection.withheld
+        )
+    assert differed  # some pair's own coins differ from the first logged (else nothing above could fail)

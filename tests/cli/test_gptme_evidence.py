@@ -222,6 +222,50 @@ def test_a_copy_of_our_own_file_moved_after_its_import_logs_only_what_is_new(rec
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
 
 
+def test_a_copy_of_an_imported_copy_of_our_own_file_logs_only_what_is_new(recorded: Path, tmp_path: Path) -> None:
+    """A copy of our file where another gptme bandit saves; one session of its imported; the file copied again
+    (both stay) to a third bandit, which saves a session of its own. That copy holds the first bandit's session,
+    logged already: only its own is new. Taken for a fresh copy of our file (the imported one was not moved), the
+    first bandit's session was logged a second time (Beta(4.92, 2.08) n 5)."""
+    first, second = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    first.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(first, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
+    assert code == 0, err
+    second.write_bytes(first.read_bytes())
+    gptme_saves(second, GIT)
+    for path in (second, first, second):  # each once, however often
+        code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(path))
+        assert code == 0, err
+    # Beta(1.92, 2.08) n 2, plus the two bandits' sessions, +1/+0 each
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
+
+
+def test_a_copy_of_an_imported_copy_imported_again_counts_the_first_copys_session_once(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """As above, the third bandit's session on another lesson (quote): its import noted only quote as the file
+    holds it, so the next import of that file took git from our own file's numbers and logged the first
+    bandit's git session again, with nothing new in the file (git Beta(3.92, 2.08) n 4)."""
+    first, second = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    first.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(first, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
+    assert code == 0, err
+    quote = rows(recorded)[QUOTE]
+    second.write_bytes(first.read_bytes())
+    gptme_saves(second, QUOTE)
+    for _ in range(2):
+        code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(second))
+        assert code == 0, err
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus the first's +1/+0
+    assert rows(recorded)[QUOTE] == pytest.approx((quote[0] + 1, quote[1], quote[2] + 1))  # the second's, once
+
+
 def test_an_export_over_a_copy_of_our_own_file_with_gptmes_unimported_session_is_refused(
     recorded: Path, tmp_path: Path
 ) -> None:

@@ -104,3 +104,18 @@ def test_a_session_whose_lines_name_no_kept_lessons_is_not_a_trial(tmp_path: Pat
     assert set(log.sessions) == {"g1"}
     (problem,) = log.problems
     assert "1 session" in problem and "matched" in problem and "h1" in problem
+
+
+def test_a_second_selects_coins_are_the_lines_the_reader_counts_for_the_session(tmp_path: Path) -> None:
+    """A line in `x.jsonl` whose session_id is not a string (a number) counts for the file's session, `x`, as
+    a line without one does; the coins a second select keeps skipped it, so the select drew its own for
+    lessons the log already counts withheld."""
+    from lesson_credit.core.analysis.dropout import session_coins
+
+    folder = tmp_path / "lesson-dropout"
+    folder.mkdir()
+    line = {"session_id": 123, "epsilon": 0.5, "withheld": [{"path": "a.md"}], "matched": [{"path": "b.md"}]}
+    (folder / "x.jsonl").write_text(json.dumps(line) + "\n")
+    read = read_dropout_logs(folder, lambda raw: raw).sessions["x"]
+    assert (set(read.kept), set(read.withheld)) == ({"b.md"}, {"a.md"})
+    assert session_coins(folder, "x", lambda raw: raw) == {"a.md": False, "b.md": True}

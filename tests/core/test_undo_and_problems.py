@@ -395,3 +395,20 @@ def test_a_grade_quoting_another_graders_undo_in_its_note_is_a_grade(tmp_path: P
     ws.append_grade("s1", 0.8, note="regraded: before, erik undid judge's grade on line 2: 0.9 back to pending")
     record = Workspace(root, clock=fixed_clock).undo_grade("s1")
     assert (record.base_reward, record.note) == (0.9, "undid manual's grade on line 3: 0.8 back to 0.9")
+
+
+def test_a_grade_quoting_an_undo_of_its_own_graders_grade_is_a_grade(tmp_path: Path) -> None:
+    """manual's 0.2 (line 2) and 0.5 (line 3), undone (line 4: back to 0.2); 0.5 again (line 5) and 0.7
+    (line 6), each with a note quoting that undo (`undid manual's grade on line 3: 0.5 back to 0.2`). The 0.7
+    puts back no 0.2: it is no undo. On the old code it was taken for an undo of the 0.5 on line 5 (the score
+    the quote says it undid), so `undo` reverted the 0.2 on line 2 and left the session pending, not 0.5."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    ws = Workspace(root, clock=fixed_clock)
+    ws.append_grade("s1", 0.2)  # line 2
+    ws.append_grade("s1", 0.5)  # line 3
+    assert ws.undo_grade("s1").note == "undid manual's grade on line 3: 0.5 back to 0.2"  # line 4
+    quoted = "undid manual's grade on line 3: 0.5 back to 0.2"
+    ws.append_grade("s1", 0.5, note=f"same as before; was: {quoted}")  # line 5
+    ws.append_grade("s1", 0.7, note=f"raising it; history: {quoted}")  # line 6
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1")
+    assert (record.base_reward, record.note) == (0.5, "undid manual's grade on line 6: 0.7 back to 0.5")

@@ -172,3 +172,25 @@ def test_an_undo_refused_keeps_the_commit_it_would_have_undone() -> None:
     assert queue.expected("s1", 0.8) == 0.4
     assert queue.expected_person("s1", 0.8, read_at=0) == 0.4
     assert queue.can_undo("s1")
+
+
+def test_an_undo_typed_before_its_grade_was_written_and_refused_leaves_the_view_to_say_the_persons_score() -> None:
+    """0.6 typed over the judge's score (no person's), then `u` at once, before the writer took the 0.6. The 0.6
+    is written (line 1) and read back at version 1, its undo still queued behind it; erik grades 0.3 from the
+    CLI; the undo is refused (graded elsewhere since). A view read at version 2 holds the 0.6 and erik's 0.3:
+    the person's score the next commit replaces is its 0.3. On the old code the queue kept answering the 0.6
+    as typed (nothing said a view holds the session's writes), and the replace question named 0.6."""
+    source = cast(WorkspaceSource, CountingSource())  # (its every undo is refused: GradeConflict)
+    queue = WriteQueue()
+    commit = queue.commit("s1", 0.6, None, shown=0.5, person_before=None)
+    undo = queue.undo("s1")
+    assert undo is not None and queue.start_draining()
+    assert queue.take() is commit and queue.apply(source, commit).written
+    queue.read_in("s1", 1)  # (as the app's writer: the undo waits behind it)
+    assert queue.take() is undo and not queue.apply(source, undo).written
+    assert queue.take() is None
+    queue.settle(2, grade_of=lambda sid: 0.3)  # erik's 0.3 is the grade in force in the snapshot at version 2
+    queue.refused(undo)
+    assert queue.expected_person("s1", 0.3, read_at=2) == 0.3
+    assert queue.expected_person("s1", None, read_at=0) == 0.6  # a view from before the 0.6: as typed, it stands
+    assert queue.can_undo("s1")  # the 0.6 stands: `u` may try again
