@@ -39,9 +39,8 @@ def cmd_help(args: argparse.Namespace) -> int:
         return 0
     sub = subcommands(parser)
     if args.topic not in sub:
-        raise UsageError(
-            f"no command {args.topic!r}{nearest_command(args.topic, sub)} (lesson-credit --help lists them)"
-        )
+        near = nearest_command(args.topic, sub)
+        raise UsageError(f"unknown command {args.topic!r}{near} (lesson-credit --help lists the commands)")
     sub[args.topic].print_help()
     return 0
 

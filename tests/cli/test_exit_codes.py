@@ -23,8 +23,8 @@ def ws(tmp_path: Path) -> Path:
     ("argv", "prog", "needle"),
     [
         (["nonsense"], "lesson-credit", "unknown command 'nonsense' (lesson-credit --help lists the commands)"),
-        (["help", "nonsense"], "lesson-credit help", "no command 'nonsense' (lesson-credit --help lists them)"),
-        (["help", "stauts"], "lesson-credit help", "no command 'stauts'; did you mean 'status'? (lesson-credit"),
+        (["help", "nonsense"], "lesson-credit help", "unknown command 'nonsense' (lesson-credit --help lists"),
+        (["help", "stauts"], "lesson-credit help", "unknown command 'stauts'; did you mean 'status'?"),
         (["sessions", "--order", "bogus"], "lesson-credit sessions", "invalid choice: 'bogus'"),
         (["sessions", "--sort", "bogus"], "lesson-credit sessions", "cannot sort by 'bogus'"),
         (["sessions", "--sort", "reward:up"], "lesson-credit sessions", "asc or desc"),

@@ -79,7 +79,7 @@ def test_help_without_a_command_and_with_an_unknown_one(capsys: pytest.CaptureFi
         main(["help", "frobnicate"])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith("usage: lesson-credit help ")
-    assert err.splitlines()[-1].startswith("lesson-credit help: error: no command 'frobnicate'")
+    assert err.splitlines()[-1].startswith("lesson-credit help: error: unknown command 'frobnicate'")
 
 
 def test_lint_help_lists_its_checks(capsys: pytest.CaptureFixture[str]) -> None:

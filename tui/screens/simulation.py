@@ -446,8 +446,8 @@ class SimulationScreen(Screen[None]):
         if self.report is None:
             self.query_one("#report-title", Static).update(self._no_report_title())
         if event.reason is None:
-            kept = f"the table shows the {event.done} done" if event.done else "no report"
-            self._set_status(Text(f"cancelled after {event.done} of {counted(event.total, 'seed')}: {kept}", "bold"))
+            kept = "" if event.done else ": no report"  # (else the table is the seeds done, its title says which)
+            self._set_status(Text(f"cancelled after {event.done} of {counted(event.total, 'seed')}{kept}", "bold"))
         else:
             self._set_status(Text("failed", style="bold"))
             self.post_message(WorkFailed(event.reason))
