@@ -145,15 +145,24 @@ def recording(
 
 def _with_nearest(name: str, ids: Collection[str]) -> str:
     """`name`, and the library id it may have meant: the one whose file name or tail it is (as other
-    commands' `--lesson` take it; a record names lessons exactly), else the closest spelling."""
+    commands' `--lesson` take it; a record names lessons exactly), else the closest spelling of an id or of
+    a file name alone (`mock-boundries`); ids joined by commas are said to be one name."""
     import difflib
 
+    if "," in name:
+        return f"{name} (lesson ids are separated by spaces, not commas)"
     try:
         near = lesson_named(name, ids)
     except WorkspaceError:  # several end in it: no one to name
         return name
     if near not in ids:
-        near = next(iter(difflib.get_close_matches(normalize_id(name), list(ids), n=1, cutoff=0.8)), "")
+        wanted = normalize_id(name)
+        stems: dict[str, list[str]] = {}
+        for lesson_id in ids:
+            stems.setdefault(lesson_id.rsplit("/", 1)[-1].removesuffix(".md"), []).append(lesson_id)
+        close = difflib.get_close_matches(wanted, list(ids), n=1, cutoff=0.8)
+        stem = difflib.get_close_matches(wanted.rsplit("/", 1)[-1].removesuffix(".md"), list(stems), n=1, cutoff=0.8)
+        near = close[0] if close else stems[stem[0]][0] if stem and len(stems[stem[0]]) == 1 else ""
     return f"{name} (did you mean {near}?)" if near else name
 
 

@@ -100,6 +100,8 @@ def test_bad_input_exits_1_with_one_line(
         ("git", "git (did you mean tools/git.md?)"),
         ("tools/gti.md", "tools/gti.md (did you mean tools/git.md?)"),  # a slip of the keys
         ("tools/zebra.md", "tools/zebra.md"),  # nothing near it
+        ("gitt", "gitt (did you mean tools/git.md?)"),  # a file name alone, mistyped
+        ("tools/git.md,tools/x.md", "tools/git.md,tools/x.md (lesson ids are separated by spaces, not commas)"),
     ],
 )
 def test_a_record_naming_no_lesson_says_which_it_may_have_meant(
