@@ -129,7 +129,9 @@ def test_the_summary_fits_80_columns_and_says_a_dry_run_logged_nothing(
     code, out, err = select(capsys, ws, "--category", "triage", "--dry-run")
     assert code == 0 and out.splitlines() == ["any.md"], err
     assert max(len(line) for line in err.splitlines()) <= 80, err
-    assert " ".join(err.split()).endswith("(code.md, research.md); --dry-run: nothing logged"), err
+    assert all(line.startswith("#") for line in err.splitlines()), err  # every wrapped line a comment
+    said = " ".join(line.removeprefix("#").strip() for line in err.splitlines())
+    assert said.endswith("(code.md, research.md); --dry-run: nothing logged"), err
     assert not (ws / LOG_REL).exists()
 
 

@@ -415,7 +415,9 @@ class SessionDetailScreen(DataScreen):
             return
         body, table = self.query_one("#detail-body"), self.query_one("#credits", ThemedTable)
         box = self.query_one("#credit-box", CreditPanel)
-        story = box.query_one(f"#{box.text_id}").outer_size.height + box.styles.gutter.height
+        text, gutters = box.query_one(f"#{box.text_id}"), box.styles.gutter.height  # its lines now, not as laid out
+        inner = box.scrollable_content_region.width - text.styles.gutter.width
+        story = text.get_content_height(box.size, self.size, inner) + text.styles.gutter.height + gutters
         journal, box_most = narrow_detail_heights(body.size.height, table.outer_size.height, story)
         if body.size.height and table.outer_size.height:
             self.query_one("#journal").styles.height = journal
