@@ -201,7 +201,8 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for f in findings:
             print(wrap(f"{f.severity}: [{f.code}] {safe(f.message)}", width))
             print(wrap(f"  -> {safe(f.advice)}", width, hang=3))
-        print(f"\n{counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}; failing on {args.fail_on}s")
+        verdict = f"{'failed' if failing else 'passed'} (--fail-on {args.fail_on})"  # (it said "failing on errors")
+        print(f"\n{counted(len(errors), 'error')}, {counted(len(warnings), 'warning')}; {verdict}")
     return 1 if failing else 0
 
 

@@ -85,7 +85,7 @@ def test_lint_counts_one_error_and_one_warning(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, {}, [session("s1", None, {})])
     code, out, _ = run_cli("lint", "-w", str(root))
     assert code == 1
-    assert out.splitlines()[-1].startswith("1 error, 1 warning; failing on errors"), out
+    assert out.splitlines()[-1].startswith("1 error, 1 warning; failed (--fail-on error)"), out
 
 
 # -- a session without lessons

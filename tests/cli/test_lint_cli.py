@@ -68,4 +68,4 @@ def test_lint_counts_findings_not_their_items(tmp_path: Path) -> None:
     assert (code, finding["code"], len(finding["items"])) == (0, "ghost-arms", 2)
     assert (payload["errors"], payload["warnings"]) == (0, 1)
     code, out, _ = run_cli("lint", "--workspace", str(root))
-    assert out.rstrip().endswith("0 errors, 1 warning; failing on errors")
+    assert out.rstrip().endswith("0 errors, 1 warning; passed (--fail-on error)")

@@ -24,7 +24,7 @@ def test_pending_sessions_warn_and_fail_only_with_fail_on_warning(
     code, out, _ = run(capsys, "lint", "-w", str(ws))
     assert code == 0
     assert "warning: [sessions-never-graded]" in out and "warning: [sessions-pending]" in out
-    assert out.rstrip().endswith("0 errors, 2 warnings; failing on errors")
+    assert out.rstrip().endswith("0 errors, 2 warnings; passed (--fail-on error)")
     code, out, _ = run(capsys, "lint", "-w", str(ws), "--fail-on", "warning", "--json")
     payload = json.loads(out)
     assert code == 1

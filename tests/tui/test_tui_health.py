@@ -28,7 +28,7 @@ LATER = FIXED_NOW + dt.timedelta(days=10)  # s4 has been pending for 11 days: a 
 
 
 def lint_summary(root: Path) -> str:
-    """The last line `lesson-credit lint` prints: `1 error, 2 warnings; failing on errors`."""
+    """The last line `lesson-credit lint` prints: `1 error, 2 warnings; failed (--fail-on error)`."""
     out = io.StringIO()
     with redirect_stdout(out):
         cli_main(["lint", "--workspace", str(root)], clock=lambda: LATER)
