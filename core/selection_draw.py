@@ -155,5 +155,5 @@ def _take_back_trial(take_back: Callable[[], None], session_id: str, failure: Ba
     except (OSError, StoreError) as exc:
         raise StoreError(
             f"{failure}; and the dropout record could not be removed ({exc}): "
-            f"delete the last line of {dropout_mod.DROPOUT_DIR / session_id}.jsonl"
+            f"delete this select's line from {dropout_mod.DROPOUT_DIR / session_id}.jsonl"
         ) from None

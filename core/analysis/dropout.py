@@ -300,9 +300,8 @@ def append_dropout_record(
     """Append one record to `<directory>/<session_id>.jsonl` in a single write: never through a
     symlink that leads out of `guard`'s root (default: the folder's parent), nor through one at that
     name (the reader skips it), never to anything but a regular file (StoreError, naming the path).
-    Returns what takes the record back out (the file cut to its size before; removed when the record
-    was all of it), for a caller whose next write failed: the caller holds the log's lock, so no
-    writer of ours appended after it."""
+    Returns what takes the record back out (`_cut_out`: the record alone, or the file when it was all
+    of it), for a caller whose next write failed."""
     problem = check_dropout_session_id(session_id)
     if problem:
         raise ValueError(problem)
@@ -324,17 +323,35 @@ def append_dropout_record(
         os.close(fd)
 
     def take_back() -> None:
-        if size == 0:
-            os.unlink(guard.target(path))
-            return
-        back = open_append(path, guard)
-        try:
-            os.ftruncate(back, size)
-            os.fsync(back)
-        finally:
-            os.close(back)
+        _cut_out(path, guard, size, line)
 
     return take_back
+
+
+def _cut_out(path: Path, guard: WriteGuard, at: int, line: bytes) -> None:
+    """Take the record `line`, appended at byte `at` of the dropout log `path`, back out. What follows it
+    stays: gptme's auto-include appends to the session's log without our lock (its line after ours is
+    its trial, not ours to take back; cutting the file back to `at` lost it). A file of the record alone
+    is removed. StoreError when the file no longer holds the record there (edited meanwhile: left as it
+    is). What follows is read, then written back where the record began, the file's size checked just
+    before it is cut: an append in between is read too."""
+    back = open_append(path, guard, os.O_RDWR)
+    try:
+        while True:
+            size = os.fstat(back).st_size
+            if os.pread(back, len(line), at) != line:
+                raise StoreError(f"{path}: the record to take back is no longer at byte {at}")
+            after = os.pread(back, size - at - len(line), at + len(line))
+            if os.fstat(back).st_size == size:
+                break
+        if at == 0 and not after:
+            os.unlink(guard.target(path))
+            return
+        os.ftruncate(back, at)
+        os.write(back, after)  # (appending: where the record began)
+        os.fsync(back)
+    finally:
+        os.close(back)
 
 
 def check_trial(epsilon: float, session_id: str) -> str | None:

@@ -13,7 +13,7 @@ import pytest
 from lesson_credit.core import attribution
 from lesson_credit.core.workspace import Workspace
 from tests.support.cli_run import run_cli
-from tests.support.dropout_logs import LESSONS, A, B, C, dropout_workspace
+from tests.support.dropout_logs import LESSONS, A, B, C, dropout_workspace, gptme_line
 from tests.support.engine_helpers import fixed_clock, make_workspace, session
 
 
@@ -260,3 +260,32 @@ def test_two_selects_for_a_session_at_once_keep_the_coins_logged_first(
             selection.withheld
         )
     assert differed  # some pair's own coins differ from the first logged (else nothing above could fail)
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["first-line", "after-a-line"])
+def test_a_failed_select_takes_back_its_own_trial_line_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier: bool
+) -> None:
+    """gptme's auto-include appends to the session's dropout log without our lock: a line it appended
+    while `select --dropout` was between its trial line and its (failing) selection event stays; only the
+    select's own line is taken out (the file was cut back to its size before, or removed, with gptme's line)."""
+    from lesson_credit.core.log.eventstore import JsonlStore
+    from lesson_credit.core.log.store import StoreError
+
+    root = make_workspace(tmp_path, lessons=LESSONS, events=[session("x", 0.5, {A: 0.5})])
+    trial = root / "state" / "lesson-dropout" / "t1.jsonl"
+    before = json.dumps(gptme_line("t1", [A], [])) + "\n" if earlier else ""
+    if earlier:
+        trial.parent.mkdir(parents=True)
+        trial.write_text(before)
+    theirs = json.dumps(gptme_line("t1", [B], [C])) + "\n"
+
+    def gptme_then_fail(self: JsonlStore, line: bytes) -> None:
+        with open(trial, "a") as handle:  # as gptme's _log_dropout appends, mid-select
+            handle.write(theirs)
+        raise StoreError("the disk is full (a test)")
+
+    monkeypatch.setattr(JsonlStore, "append", gptme_then_fail)
+    with pytest.raises(StoreError):
+        Workspace(root, clock=fixed_clock).select("alpha beta gamma", session_id="t1", seed=3, dropout=0.5)
+    assert trial.read_text() == before + theirs  # ours gone, gptme's kept, in order
