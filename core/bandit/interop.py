@@ -17,6 +17,7 @@ import hashlib
 import json
 import math
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -522,7 +523,7 @@ def rewrite_state(
     payload[STAMP_KEY] = state_stamp(payload)
 
     def unchanged() -> None:  # saved by another tool meanwhile: replacing it would drop its update
-        if (_file_bytes(path) or b"") != before:
+        if _settled_bytes(path) != before:
             raise StateChanged(kept_message(path, "saved again while lesson-credit rewrote it"))
 
     unchanged()
@@ -535,6 +536,25 @@ def state_bytes(path: Path | str) -> bytes:
     """The bytes of the state file `export-gptme PATH` writes, as they are now (b"" when there is none or
     it cannot be read), for `export_state`'s `was`."""
     return _file_bytes(export_target(path)) or b""
+
+
+SAVE_SETTLE_S = 0.02  # how long a save caught half-way (the file emptied, not yet written) is given
+
+
+def _wait_for_save() -> None:
+    time.sleep(SAVE_SETTLE_S)
+
+
+def _settled_bytes(path: Path) -> bytes:
+    """The state file's bytes right before we replace it (b"": none). gptme's bandit saves with
+    `write_text`: the file is emptied when opened, then written; replaced in between, its text goes to
+    the file no longer there, its session lost. So a file empty or not ending its JSON object is read
+    again a moment later (`_wait_for_save`): a save done by then reads as a change (its update logged)."""
+    data = _file_bytes(path)
+    if data is not None and not data.rstrip().endswith(b"}"):
+        _wait_for_save()
+        data = _file_bytes(path)
+    return data or b""
 
 
 def _file_bytes(path: Path) -> bytes | None:
@@ -560,7 +580,7 @@ def export_state(
     before = (_file_bytes(target) or b"") if was is None else was
 
     def unchanged() -> None:
-        if (_file_bytes(target) or b"") != before:
+        if _settled_bytes(target) != before:
             raise StateChanged(
                 f"{target}: saved by another tool (gptme's bandit) while export-gptme wrote it; not replaced "
                 "(run export-gptme again: that tool's update is logged first, or the export is refused)"

@@ -542,3 +542,32 @@ def test_gptme_s_save_while_we_export_onto_the_own_file_is_not_replaced(
     code, _, err = run(capsys, "export-gptme", str(ws / STATE_REL), "--workspace", str(ws))
     assert code == 0 and "increments" in err, err
     assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)
+
+
+def test_gptme_s_save_caught_between_emptying_the_file_and_writing_it_is_logged_not_lost(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """gptme's bandit saves with `write_text`: the file is emptied when opened, then written. A rewrite of
+    ours that found it empty replaced it, and gptme's text then went to the file no longer there: its session
+    was in neither the file nor the log. An empty file (or half a JSON object) is read again a moment later
+    before it is replaced: gptme's save, done by then, is logged."""
+    from lesson_credit.core.bandit import interop
+    from lesson_credit.core.workspace import Workspace
+
+    path = ws / STATE_REL
+    ours = path.read_bytes()
+    theirs = gptme_update(ws)  # the text gptme's save writes (git +0.8/+0.2, one selection)
+    path.write_bytes(ours)
+    saving = path.open("w")  # gptme's save has opened (emptied) the file, not written it yet
+
+    def gptme_finishes() -> None:
+        if not saving.closed:
+            saving.write(theirs.decode())
+            saving.close()
+
+    monkeypatch.setattr(interop, "_wait_for_save", gptme_finishes, raising=False)
+    Workspace(ws).grade("s1", 0.9)
+    gptme_finishes()  # (at the latest now, wherever its file is)
+    # by hand: Beta(1.9, 1.1) n 1 from s1 (graded 0.9 again: the same), plus gptme's +0.8/+0.2 and one selection
+    assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)
+    assert sum(1 for e in events(ws) if e.get("increments")) == 1
