@@ -13,6 +13,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from msgspec.structs import replace
 
 from lesson_credit.core import commands
@@ -134,11 +135,44 @@ class GptmeFiles(StateFile):
                 return self._import_exported(Path(path), existing, lineage[0], OWN_COPY, lineage[1])
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
+            if (held := self._log_session_in(existing, report)) is not None:
+                raise WorkspaceError(
+                    f"{path} holds this log's evidence ({held}): an older copy of this workspace's "
+                    "bandit-state.json, whose copy lesson-credit no longer keeps (.cache deleted, or 32 rewrites "
+                    "since), so what gptme's bandit added to it cannot be told apart: importing it would count the "
+                    "log's evidence twice; nothing logged (if it is another bandit's file, remove its \"created\")"
+                )
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
             named = created if isinstance(created, str) and created else None
             event = commands.prior_event(*report.prior(), self.now_iso(), sessions=report.sessions, created=named)
             self.warnings.extend(self._append(event, adopted=own))
             return report
+
+    def _log_session_in(self, existing: dict[str, Any], report: ImportReport) -> str | None:
+        """Which session of this log the file `existing` (read as `report`) holds, when an arm's `last_updated`
+        is the time of a session of this log that credited its lesson (what we write; gptme's bandit keeps
+        it until it updates the arm): `quote.md's session s1 (2026-11-01T10:00:00Z)`. None: no arm's is,
+        or the file has no `created` (taken out by hand: imported whole, as another bandit's file)."""
+        arms = existing.get("arms")
+        if not isinstance(existing.get("created"), str) or not isinstance(arms, dict):
+            return None
+        stamps: dict[str, str] = {}  # per arm as the import read its id (interop's `source`)
+        for key, entry in arms.items():
+            if isinstance(entry, dict) and isinstance(stamp := entry.get("last_updated"), str) and stamp:
+                stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = stamp
+        wanted = {arm.lesson_id: stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
+        times = self._reader.session_times()
+        named = set(wanted.values())
+        rows = [row for row, when in enumerate(times) if when is not None and when in named]
+        if not rows:
+            return None
+        data = self.data()
+        entries = np.flatnonzero(np.isin(data.entry_session, rows))
+        for arm, row in zip(data.entry_arm[entries].tolist(), data.entry_session[entries].tolist(), strict=True):
+            lesson = data.arm_ids[arm]
+            if wanted.get(lesson) == times[row]:
+                return f"{lesson}'s session {self._reader.session_ids()[row]} ({times[row]})"
+        return None
 
     def _export_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
         """What the file at `path` (parsed: `existing`) holds of the log's, when `export-gptme` wrote it:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -354,3 +355,56 @@ def test_every_gptme_reader_finds_every_arm_after_both_bandits_wrote(tmp_path: P
         assert loaded[path] == pytest.approx((alpha, beta, n)), lesson
         assert means[path] == pytest.approx(alpha / (alpha + beta)), lesson
     assert set(state["arms"]) == {str(root / "lessons" / lesson) for lesson in (GIT, QUOTE, PLAIN)}
+
+
+@pytest.fixture
+def timed(tmp_path: Path) -> Path:
+    """The log as `record` writes it: each session with its time (an arm's `last_updated` in bandit-state.json
+    is the time of the latest session that credited it; gptme keeps it until it updates the arm)."""
+    events = [
+        session("s1", 0.8, {GIT: 1.0, QUOTE: 0.5}, timestamp="2026-11-01T10:00:00Z"),
+        session("s2", 0.4, {GIT: 0.0}, timestamp="2026-11-02T10:00:00Z"),
+    ]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="timed")
+    code, _, err = run_cli("grade", "s2", "0.4", "--workspace", str(root))  # writes bandit-state.json from the log
+    assert code == 0, err
+    return root
+
+
+@pytest.mark.parametrize("updated", [False, True], ids=["as-written", "gptme-updated"])
+def test_a_copy_of_our_own_file_whose_copy_is_gone_is_refused_not_counted_twice(
+    timed: Path, tmp_path: Path, updated: bool
+) -> None:
+    """A backup of bandit-state.json (or the file copied to another gptme bandit's folder) imported after
+    `.cache` was deleted (or 32 rewrites later): no copy of ours names its `created`, and it was logged whole
+    as a prior, silently: the backup's git Beta(1.92, 2.08) n 2 was the starting point of s1 and s2 again
+    (Beta(2.99, 3.01) n 4 with s2 regraded below). Its arms' `last_updated` are the times of this log's
+    sessions that credited them (quote's, s1's: gptme leaves it while it updates only git): it holds the log's
+    evidence, and what gptme added cannot be told from it. Refused in one line."""
+    backup = tmp_path / "backup.json"
+    backup.write_bytes((timed / STATE_REL).read_bytes())
+    if updated:
+        gptme_saves(backup, GIT)
+    code, _, err = run_cli("grade", "s2", "0.9", "--workspace", str(timed))
+    assert code == 0, err
+    # git: s1 +0.8/+0.2 (w 1); s2 now 0.9 at w 0.3: +0.27/+0.73 -> Beta(2.07, 1.93) n 2
+    assert rows(timed)[GIT] == pytest.approx((2.07, 1.93, 2))
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    log_before = (timed / LOG_REL).read_bytes()
+    code, out, err = run_cli("import-gptme", "--workspace", str(timed), str(backup))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "twice" in err and "s1" in err, (out, err)
+    assert (timed / LOG_REL).read_bytes() == log_before
+    assert rows(timed)[GIT] == pytest.approx((2.07, 1.93, 2))
+
+
+def test_another_workspaces_file_of_other_sessions_is_imported_whole(timed: Path, tmp_path: Path) -> None:
+    """A file lesson-credit wrote in another workspace (its sessions at other times) is that workspace's
+    evidence, not this log's: logged whole as a prior, as before."""
+    events = [session("o1", 1.0, {GIT: 1.0}, timestamp="2026-10-05T08:00:00Z")]
+    other = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="other")
+    code, _, err = run_cli("grade", "o1", "1.0", "--workspace", str(other))
+    assert code == 0, err
+    code, out, err = run_cli("import-gptme", "--workspace", str(timed), str(other / STATE_REL))
+    assert code == 0 and "imported" in out, (out, err)
+    # git: the prior Beta(2, 1) n 1 (o1: +1/+0), then s1 +0.8/+0.2 and s2 +0.12/+0.88: Beta(2.92, 2.08) n 3
+    assert rows(timed)[GIT] == pytest.approx((2.92, 2.08, 3))
