@@ -136,6 +136,9 @@ class GptmeFiles(StateFile):
             if self._reader.index.priors and self._imported_already(report):
                 return replace(report, skipped=f"the priors of {path} are in the log already; nothing imported")
             if (held := self._log_session_in(existing, report)) is not None:
+                if agrees:  # (saved again by gptme as it was: our stamp gone, nothing new)
+                    why = f"{path} holds this log's evidence ({held}) and agrees with the log: nothing imported"
+                    return replace(report, skipped=why)
                 raise WorkspaceError(
                     f"{path} holds this log's evidence ({held}): an older copy of this workspace's "
                     "bandit-state.json, whose copy lesson-credit no longer keeps (.cache deleted, or 32 rewrites "

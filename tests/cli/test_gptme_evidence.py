@@ -408,3 +408,17 @@ def test_another_workspaces_file_of_other_sessions_is_imported_whole(timed: Path
     assert code == 0 and "imported" in out, (out, err)
     # git: the prior Beta(2, 1) n 1 (o1: +1/+0), then s1 +0.8/+0.2 and s2 +0.12/+0.88: Beta(2.92, 2.08) n 3
     assert rows(timed)[GIT] == pytest.approx((2.92, 2.08, 3))
+
+
+def test_a_copy_of_our_own_file_saved_again_unchanged_is_skipped(timed: Path, tmp_path: Path) -> None:
+    """Our file copied elsewhere and saved again by gptme's bandit without a session (our stamp dropped, every
+    number as we wrote it), imported with `.cache` gone: it agrees with the log, so nothing is imported. It was
+    logged whole: git Beta(1.92, 2.08) n 2 became Beta(2.84, 3.16) n 4."""
+    copy = tmp_path / "other-bandit.json"
+    state = json.loads((timed / STATE_REL).read_text())
+    copy.write_text(json.dumps({k: state[k] for k in ("arms", "total_sessions", "created", "last_updated")}))
+    shutil.rmtree(timed / STATE_REL.parent / ".cache")
+    code, out, err = run_cli("import-gptme", "--workspace", str(timed), str(copy))
+    assert code == 0 and "nothing imported" in out, (out, err)
+    # git: s1 +0.8/+0.2 (w 1), s2 salience 0 -> w 0.3, seed +0.12/+0.88: Beta(1.92, 2.08) n 2
+    assert rows(timed)[GIT] == pytest.approx((1.92, 2.08, 2))
