@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,15 @@ class GptmeFiles(StateFile):
 
     def _is_own(self, path: Path) -> bool:
         """Whether `path` is the workspace's own bandit-state.json, however either is reached (a `state`
-        folder that is a symbolic link resolves elsewhere than the workspace's name for the file)."""
-        return path.resolve() == self.state_path.resolve()
+        folder that is a symbolic link resolves elsewhere than the workspace's name for the file; a hard link
+        or a bind mount names the same file, one device and inode, by another path: gptme's bandit saving
+        there saves the own file)."""
+        if path.resolve() == self.state_path.resolve():
+            return True
+        try:
+            return os.path.samefile(path, self.state_path)
+        except OSError:  # (either missing)
+            return False
 
     def _export_elsewhere(self, target: Path) -> Path:
         """Under the writers' lock: refused while gptme's bandit has updated the file there since an

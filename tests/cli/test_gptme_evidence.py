@@ -161,6 +161,22 @@ def test_our_own_file_reached_through_a_linked_state_folder_is_our_own(recorded:
     assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))
 
 
+def test_our_own_file_under_another_name_of_the_same_file_is_our_own(recorded: Path, tmp_path: Path) -> None:
+    """gptme's bandit given the workspace's own file under another name of the same file (a hard link; a bind
+    mount, as a container mounts the state folder, is the same: one device and inode, no symbolic link to
+    resolve): its save in place updates the own file. `import-gptme` by that name took it for a copy of the own
+    file and logged gptme's update, and the rewrite of the own file logged it again (git Beta(3.92, 2.08) n 4:
+    gptme's session twice)."""
+    other = tmp_path / "gptme-state" / "bandit-state.json"
+    other.parent.mkdir()
+    other.hardlink_to(recorded / STATE_REL)
+    gptme_bandit_update(recorded, GIT)  # saved in place: both names read it
+    code, out, err = run_cli("import-gptme", "--workspace", str(recorded), str(other))
+    assert code == 0, err
+    assert rows(recorded)[GIT] == pytest.approx((2.92, 2.08, 3))  # Beta(1.92, 2.08) n 2, plus gptme's +1/+0
+    assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
+
+
 def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
     """A backup of bandit-state.json taken before a later grade: every number in it is the log's (up to then).
     It disagrees with the log now, and was logged whole as a prior: git Beta(1.92, 2.08) n 2 became the
