@@ -335,6 +335,8 @@ def _cut_out(path: Path, guard: WriteGuard, at: int, line: bytes) -> None:
     is removed. StoreError when the file no longer holds the record there (edited meanwhile: left as it
     is). What follows is read, then written back where the record began, the file's size checked just
     before it is cut: an append in between is read too."""
+    if not guard.target(path).is_file():  # (removed meanwhile: nothing to take back, and nothing made)
+        return
     back = open_append(path, guard, os.O_RDWR)
     try:
         while True:
