@@ -571,3 +571,29 @@ def test_gptme_s_save_caught_between_emptying_the_file_and_writing_it_is_logged_
     # by hand: Beta(1.9, 1.1) n 1 from s1 (graded 0.9 again: the same), plus gptme's +0.8/+0.2 and one selection
     assert status_git(capsys, ws) == pytest.approx((2.7, 1.3, 2)) == file_git(ws)
     assert sum(1 for e in events(ws) if e.get("increments")) == 1
+
+
+def test_an_export_onto_a_file_gptme_is_saving_leaves_gptme_s_save(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`export-gptme` onto another bandit's file that its gptme bandit has emptied to save it (`write_text`):
+    the export replaced it, and gptme's text went to the file no longer there. Read again a moment later, the
+    save is seen: the export is refused in one line and gptme's file left as it saved it."""
+    from lesson_credit.core.bandit import interop
+
+    other = tmp_path / "agent" / "bandit-state.json"
+    other.parent.mkdir()
+    theirs = json.dumps({"arms": {}, "total_sessions": 1, "created": "2026-01-01T00:00:00+00:00"}) + "\n"
+    other.write_text(theirs)
+    saving = other.open("w")  # gptme's save has opened (emptied) the file, not written it yet
+
+    def gptme_finishes() -> None:
+        if not saving.closed:
+            saving.write(theirs)
+            saving.close()
+
+    monkeypatch.setattr(interop, "_wait_for_save", gptme_finishes, raising=False)
+    code, _, err = run(capsys, "export-gptme", "--workspace", str(ws), str(other))
+    gptme_finishes()  # (at the latest now, wherever its file is)
+    assert code == 1 and "saved by another tool" in err and len(err.strip().splitlines()) == 1, err
+    assert other.read_text() == theirs
