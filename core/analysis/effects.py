@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.claims import Claims, lesson_claims
 from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects
-from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint
+from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint, kind_codes
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 from lesson_credit.core.log.snapshot import FoldData
@@ -379,9 +379,7 @@ def _category_controlled(
         return nothing, nothing.copy()
     from scipy.special import ndtr
 
-    names = sorted({c or "" for c in categories})
-    code = {name: i for i, name in enumerate(names)}
-    cat = np.array([code[c or ""] for c in categories], dtype=np.int64)
+    cat, names = kind_codes(categories, np.arange(data.n_sessions, dtype=np.int64))  # `Code` is `code`
     n_cat = len(names)
     # per (arm, category) with-stats; per category totals
     key = arms.astype(np.int64) * n_cat + cat[sessions]

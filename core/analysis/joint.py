@@ -146,14 +146,43 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
     return np.array([names[c or ""] for c in categories], dtype=np.int64)
 
 
+def kind_of(category: str | None) -> str:
+    """A session's kind of work as the estimates group it: its category stripped of spaces around and
+    lower-cased with str.lower, as `select` compares it with a lesson's match.session_categories
+    (core/bandit/select.py `names_kind`): `Code`, `code` and ` code ` are one kind; "" for none."""
+    return (category or "").strip().lower()
+
+
+def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArray, tuple[str, ...]]:
+    """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds in sorted
+    order), and each code's name: the spelling most of those sessions use (a tie: the first in sorted
+    order). One kind per category name when every session spells its kind one way."""
+    if len(rows) == 0:
+        return np.zeros(0, dtype=np.int64), ()
+    spellings = sorted({c or "" for c in categories})
+    spelling_code = {name: i for i, name in enumerate(spellings)}
+    raw = np.array([spelling_code[c or ""] for c in categories], dtype=np.int64)[rows]
+    kinds = sorted({kind_of(name) for name in spellings})
+    kind_code = {kind: i for i, kind in enumerate(kinds)}
+    to_kind = np.array([kind_code[kind_of(name)] for name in spellings], dtype=np.int64)
+    used = np.bincount(raw, minlength=len(spellings))
+    present, dense = np.unique(to_kind[raw], return_inverse=True)
+    names = []
+    for code in present.tolist():
+        members = [i for i in range(len(spellings)) if to_kind[i] == code]
+        names.append(spellings[max(members, key=lambda i: (used[i], -i))])
+    return dense.astype(np.int64), tuple(names)
+
+
 def graded_sessions(data: FoldData, categories: Sequence[str | None], agents: Sequence[str | None] = ()) -> Design:
-    """The per-session part of `build_design` (graded sessions, rewards, categories, agents, time
-    blocks), with no entries."""
+    """The per-session part of `build_design` (graded sessions, rewards, kinds of work (`kind_codes`),
+    agents, time blocks), with no entries."""
     graded = ~np.isnan(data.base)
     rows = np.flatnonzero(graded).astype(np.int64)
-    codes = category_codes(categories, data.n_sessions)[rows]
-    present, dense = np.unique(codes, return_inverse=True)
-    names = sorted({c or "" for c in categories}) if len(categories) == data.n_sessions else [""]
+    if len(categories) == data.n_sessions:
+        dense, names = kind_codes(categories, rows)
+    else:
+        dense, names = np.zeros(len(rows), dtype=np.int64), ("",) if len(rows) else ()
     n_cat = int(dense.max()) + 1 if len(dense) else 0
     agent_codes: IntArray | None = None
     n_agents = 0
@@ -173,7 +202,7 @@ def graded_sessions(data: FoldData, categories: Sequence[str | None], agents: Se
         n_arms=data.n_arms,
         agent=agent_codes,
         n_agents=n_agents,
-        category_names=tuple(names[int(code)] for code in present),
+        category_names=names,
         n_blocks=time_blocks(len(rows)),
     )
 

@@ -76,6 +76,8 @@ from lesson_credit.core.analysis.joint import (
     design_entries,
     fit_sums,
     graded_sessions,
+    kind_codes,
+    kind_of,
     log_entries,
     sums,
 )
@@ -90,9 +92,9 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 6  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+CACHE_VERSION = 7  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
 # 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
-# 6: the deviations solved to their fixed point
+# 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`)
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -118,11 +120,13 @@ class JointPosterior:
         return {name: float(b) for name, b in zip(self.categories, self.baselines.tolist(), strict=True)}
 
     def in_category(self, category: str | None) -> tuple[FloatArray, FloatArray]:
-        """(mean, sd) per arm of its effect in `category`: the overall effect for None or a category the
-        fit has no session of."""
-        if category is None or category not in self.categories or self.deviation is None:
+        """(mean, sd) per arm of its effect in `category`, the kind of work the fit's category of that
+        spelling (`kind_of`: `code` reads `Code`'s) holds: the overall effect for None or a kind the fit
+        has no session of."""
+        kinds = [kind_of(name) for name in self.categories]
+        if category is None or kind_of(category) not in kinds or self.deviation is None:
             return self.mean, self.sd
-        c = self.categories.index(category)
+        c = kinds.index(kind_of(category))
         assert self.deviation_var is not None
         mean: FloatArray = self.mean + self.deviation[c]
         sd: FloatArray = np.sqrt(self.sd**2 + self.deviation_var[c])
@@ -360,11 +364,10 @@ def _moments(ubar: FloatArray, s2: FloatArray, tau2: float) -> float:
 
 
 def _category_names(categories: Sequence[str | None], data: FoldData) -> tuple[str, ...]:
-    """The names behind `build_design`'s category codes (sorted names, those of graded sessions)."""
+    """The names behind `build_design`'s category codes (the kinds of work of graded sessions: `kind_codes`)."""
     if len(categories) != data.n_sessions:
         return ("",) if np.isfinite(data.base).any() else ()
-    graded = np.flatnonzero(~np.isnan(data.base))
-    return tuple(sorted({categories[i] or "" for i in graded.tolist()}))
+    return kind_codes(categories, np.flatnonzero(~np.isnan(data.base)).astype(np.int64))[1]
 
 
 def joint_posterior(
