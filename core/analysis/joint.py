@@ -156,7 +156,8 @@ def kind_of(category: str | None) -> str:
 def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArray, tuple[str, ...]]:
     """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds in sorted
     order), and each code's name: the spelling most of those sessions use (a tie: the first in sorted
-    order). One kind per category name when every session spells its kind one way."""
+    order; "" for sessions without one, blank ones included). One kind per category name when every
+    session spells its kind one way."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64), ()
     spellings = sorted({c or "" for c in categories})
@@ -167,11 +168,12 @@ def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArr
     to_kind = np.array([kind_code[kind_of(name)] for name in spellings], dtype=np.int64)
     used = np.bincount(raw, minlength=len(spellings))
     present, dense = np.unique(to_kind[raw], return_inverse=True)
-    names = []
-    for code in present.tolist():
-        members = [i for i in range(len(spellings)) if to_kind[i] == code]
-        names.append(spellings[max(members, key=lambda i: (used[i], -i))])
-    return dense.astype(np.int64), tuple(names)
+    best: dict[int, int] = {}  # kind -> its spelling most used (the first in sorted order of a tie)
+    for i, code in enumerate(to_kind.tolist()):
+        if code not in best or used[i] > used[best[code]]:
+            best[code] = i
+    names = tuple(spellings[best[code]] if kinds[code] else "" for code in present.tolist())
+    return dense.astype(np.int64), names
 
 
 def graded_sessions(data: FoldData, categories: Sequence[str | None], agents: Sequence[str | None] = ()) -> Design:
