@@ -143,7 +143,7 @@ class Writing(GptmeFiles):
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
             if new.category is None and selection is not None and selection.category is not None:
                 new = replace(new, category=selection.category)  # the kind of work it was selected for
-            elif selection is not None and selection.category not in (None, new.category):
+            elif selection is not None and not _same_kind(selection.category, new.category):
                 self.warnings.append(
                     f"session {session_id!r} was selected for category {selection.category!r} and is recorded as "
                     f"{new.category!r} (--category): its lessons were chosen for {selection.category}"
@@ -313,3 +313,10 @@ class Writing(GptmeFiles):
             except ConfigChanged:
                 if attempt == CONFIG_ATTEMPTS - 1:
                     raise
+
+
+def _same_kind(selected: str | None, recorded: str | None) -> bool:
+    """Whether a record's category is the kind of work its selection was made for (or the selection had
+    none), compared as the estimates and `select` compare kinds (core/analysis/joint.py `kind_of`:
+    stripped, str.lower'd; `Code` is `code`)."""
+    return selected is None or (recorded or "").strip().lower() == selected.strip().lower()

@@ -81,8 +81,9 @@ def test_a_record_of_another_kind_than_its_selection_says_so(
     ), err
     events = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines()]
     assert [e.get("category") for e in events] == ["code", "research"]  # the record's own word is logged
-    # the same category, or none given (the selection's is taken): nothing to say
-    for sid, extra in (("s2", ["--category", "code"]), ("s3", [])):
+    # the same category, another spelling of it (the estimates read `Code` as `code`), or none given (the
+    # selection's is taken): nothing to say
+    for sid, extra in (("s2", ["--category", "code"]), ("s3", []), ("s4", ["--category", " Code "])):
         assert select(capsys, ws, "--session-id", sid, "--category", "code")[0] == 0
         code, _, err = run(capsys, *record[:4], sid, *record[5:], *extra)
         assert (code, "warning" in err) == (0, False), err
