@@ -223,12 +223,12 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
             messages.append(queue.apply(source, write).message)
         return messages
 
-    assert queue.undo("s1") is None  # nothing this queue wrote
+    assert queue.undo("s1").reverts is None  # nothing this queue wrote: the operator's latest in the log
     queue.commit("s4", 0.6, None, shown=None)
     queue.commit("s4", 0.9, "second look", shown=None)
     queue.undo("s4")
     queue.undo("s4")
-    assert queue.undo("s4") is None
+    assert queue.undo("s4").reverts is None  # the log's: refused once applied (both grades undone)
     assert queue.expected("s4", 0.123) is None  # back to pending once applied
     messages = drain()
     grades = [e for e in log_lines(ws_root) if e.get("type") == "grade"]
@@ -242,12 +242,16 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
     assert grades[1]["note"] == "second look"
     assert grades[2]["note"] == "undid manual's grade on line 6: 0.9 back to 0.6"  # the fixture logs five lines first
     assert Workspace(ws_root, clock=fixed_clock).session("s4").pending
-    assert messages[0] == "Saved grade 0.6 for s4 (was pending)."
-    assert messages[3] == "Undo on s4: pending again (retracts line 5)."
-    # another process grades s1 after this queue did: the undo is refused and writes nothing
+    assert messages[0] == "Nothing to undo on s1: session 's1' is scored only by its record (no grade)."
+    assert messages[1] == "Saved grade 0.6 for s4 (was pending)."
+    assert messages[4] == "Undo on s4: pending again (retracts line 5)."
+    assert (
+        messages[5] == "Nothing to undo on s4: manual's grades on session 's4' are undone already or changed nothing."
+    )
+    # another person grades s1 over this queue's grade: the undo is refused and writes nothing
     queue.commit("s1", 0.3, None, shown=0.8)
     drain()
-    Workspace(ws_root, clock=fixed_clock).grade("s1", 0.5, grader="judge")
+    Workspace(ws_root, clock=fixed_clock).grade("s1", 0.5, grader="alice")
     queue.undo("s1")
     (refused,) = drain()
     assert "graded elsewhere" in refused
