@@ -468,19 +468,26 @@ def test_a_retraction_in_the_history_does_not_call_the_session_pending() -> None
 
 def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
     """The session screen showed the record's "judge 0.32 (...)" while the judge's 0.58, logged since,
-    was the judge's score (the one `J` drafts): now the record's line says it is superseded."""
+    was the judge's score (the one `J` drafts); then "superseded by the judge's 0.58 · judge 0.32", which did
+    not say what superseded means: now the line (`show`'s too) says the logged one replaces it and counts."""
     from lesson_credit.core.api import SourceScore
+    from lesson_credit.core.sessions.record_file import Record, record_lines
     from lesson_credit.tui.records_views import SessionOutside
     from lesson_credit.tui.widgets.record_panel import outside_text
 
-    lines = ("gptme · claude · 16m 16s · productive (exit 0)", "deliverables: none", "judge 0.32 (haiku): reverted")
+    record = Record("s1", 1, llm_judge_score=0.32, llm_judge_model="haiku", llm_judge_reason="reverted")
     record_judge = SourceScore("judge", 0.32, "record:judge", None, None, True)
     logged_judge = SourceScore("judge", 0.58, "judge", 9, "2026-10-23T23:45:00Z", True)
     cases = [
-        (record_judge, "judge 0.32 (haiku): reverted"),
-        (logged_judge, "superseded by the judge's 0.58 · judge 0.32 (haiku): reverted"),
+        (record_judge, None, "judge 0.32 (haiku): reverted"),
+        (
+            logged_judge,
+            (0.58, 9),
+            "judge 0.32 (haiku), replaced by the judge's 0.58 logged on line 9, which counts instead: reverted",
+        ),
     ]
-    for judge, first in cases:
+    for judge, logged, first in cases:
+        lines = tuple(record_lines(record, {}, outcomes={}, logged_judge=logged))
         outside = SessionOutside("s1", True, lines, None, (judge,), None, None)
         assert outside_text(outside, compact=True).plain.splitlines()[0] == first
 
