@@ -147,9 +147,9 @@ def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[Gra
     not on it; the record's own grade (line `record_line`) and an event that left its source's score
     as it was (nothing to undo) are not on it either.
 
-    An undo reverts the top of the stack (`undo_of`, under the log's lock): an event is one when its
+    An undo reverts its grader's latest event on the stack (`undo_of`, under the log's lock): an event is one when its
     note starts as `undo_note` writes it and its grader has an event on the stack with the score the
-    note says it undid (the top when it was written: logs merged since may have put other events above
+    note says it undid (its latest when it was written: logs merged since may have put other events above
     it, `_undone`). The line the note names is not used: it is where the
     reverted event was as the log was numbered then (a log pushed into a database holding other
     events, pulled from one, or merged after another holds it at another line), and a person's note
