@@ -43,7 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("selection", "Thompson-sample lessons for a context"),
     "record": ("writes", "log a session with its journal and lessons"),
     "grade": ("writes", "grade (or regrade) a session"),
-    "undo": ("writes", "undo a session's latest grade"),
+    "undo": ("writes", "undo your latest grade of a session"),
     "prune": ("writes", "retire arms whose lesson file is gone"),
     "loo": ("analysis", "each lesson's effect on reward, and leave-one-out lift"),
     "lint": ("analysis", "health checks (errors and warnings)"),

@@ -12,7 +12,7 @@ a warning, not a failure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from msgspec import Struct
@@ -147,9 +147,9 @@ def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[Gra
     not on it; the record's own grade (line `record_line`) and an event that left its source's score
     as it was (nothing to undo) are not on it either.
 
-    An undo reverts the top of the stack (`undo_of`, under the log's lock): an event is one when its
+    An undo reverts its grader's latest event on the stack (`undo_of`, under the log's lock): an event is one when its
     note starts as `undo_note` writes it and its grader has an event on the stack with the score the
-    note says it undid (the top when it was written: logs merged since may have put other events above
+    note says it undid (its latest when it was written: logs merged since may have put other events above
     it, `_undone`). The line the note names is not used: it is where the
     reverted event was as the log was numbered then (a log pushed into a database holding other
     events, pulled from one, or merged after another holds it at another line), and a person's note
@@ -205,6 +205,15 @@ def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]
     return None
 
 
+class NothingToUndo(WorkspaceError):
+    """An undo found no grade of its grader's left to take back: nothing was written. `other`: the grader of
+    the latest grade left to undo, when it is someone else's (theirs to undo)."""
+
+    def __init__(self, message: str, other: str | None = None) -> None:
+        super().__init__(message)
+        self.other = other
+
+
 def undo_of(
     session_id: str,
     history: Sequence[GradeRecord],
@@ -214,31 +223,65 @@ def undo_of(
     sources: Sequence[SourceScore] = (),
     priority: Sequence[str] = (),
     line: int | None = None,
+    record_scores: Mapping[str, float] | None = None,
 ) -> tuple[float | None, str, str]:
-    """(reward, note, grader) of the grade event that undoes the latest grade event not undone yet
-    (`undoable`: the CLI's undo and the dashboard's `u` alike, so undoing every grade walks back to
-    the start): its source's score before it (a retraction of the source when it had none), logged
-    under the reverted event's grader, so the score in force is again what it was. `line`: refuse
-    (GradeConflict) unless that is the event at `line`. The note (`undo_note`) says what is in force
-    afterwards, given the session's `sources` now and the `priority`, and names `undoer` when
-    someone else undid it."""
+    """(reward, note, grader) of the grade event by which `undoer` takes back their own latest grade on the
+    session not undone yet (`undoable`): the CLI's `undo --grader` and the dashboard's `u` (as its operator)
+    alike, so undoing again walks back through the undoer's grades to where they started. It logs, under
+    the undoer's name, their source's score before that grade (a retraction when it had none). Never
+    another grader's grade: NothingToUndo names whose it is. A grade of another source given since (the
+    judge's over a person's) stays, and the priority decides what is in force; one of the same source by
+    someone else (erik's over manual's) refuses it (GradeConflict): the undo would withdraw theirs too.
+    `line`: refuse (GradeConflict) unless the grade undone is the one at `line`. The note (`undo_note`)
+    says what is in force afterwards, given the session's `sources` now, the scores its gptme-sessions
+    record gives (`record_scores`: they count again where the log's score is withdrawn) and the `priority`."""
     stack = undoable(history, record_line)
-    if not stack:
-        if not history or all(g.line == record_line for g in history):
-            state = "pending" if not history else "graded only by its record"
-        else:
-            state = "graded only by grades undone already or that changed nothing"
-        raise WorkspaceError(f"nothing to undo: session {session_id!r} is {state}")
-    latest, previous = stack[-1]
+    mine = next((at for at in range(len(stack) - 1, -1, -1) if stack[at][0].grader == undoer), None)
+    if mine is None:
+        raise _nothing_to_undo(session_id, history, record_line, undoer, stack, sources)
+    latest, previous = stack[mine]
+    reverted = latest.source or source_of(latest.grader)
+    over = next((g for g, _ in stack[mine + 1 :] if (g.source or source_of(g.grader)) == reverted), None)
     if line is not None and latest.line != line:
         raise GradeConflict(f"session {session_id!r} was graded elsewhere since line {line}; nothing was written")
+    if over is not None:
+        raise GradeConflict(
+            f"not undone: {over.grader}'s grade on line {over.line} replaced {undoer}'s on line {latest.line} "
+            f"of session {session_id!r} since (undoing it would withdraw theirs); nothing was written"
+        )
     scores = {s.source: s.score for s in sources}
-    reverted = latest.source or source_of(latest.grader)
-    scores[reverted] = previous
+    labels = {s.source: s.grader for s in sources if s.grader.startswith("record:")}  # a record's own scores
+    recorded = (record_scores or {}).get(reverted) if previous is None else None
+    scores[reverted] = previous if recorded is None else recorded
+    labels[reverted] = f"record:{reverted}" if recorded is not None else reverted
     whence = next((s for s in priority if scores.get(s) is not None), None)
     after = scores[whence] if whence is not None else (previous if not priority else None)
-    by = None if undoer == latest.grader else undoer
-    reverts = undo_note(
-        latest.line, latest.base_reward, after, by, None if whence == reverted else whence, whose=latest.grader
-    )
-    return previous, f"{reverts}; {note}" if note else reverts, latest.grader
+    named = None if whence is None else labels.get(whence, whence)
+    reverts = undo_note(latest.line, latest.base_reward, after, None, None if named == reverted else named, undoer)
+    return previous, f"{reverts}; {note}" if note else reverts, undoer
+
+
+def _nothing_to_undo(
+    session_id: str,
+    history: Sequence[GradeRecord],
+    record_line: int,
+    undoer: str,
+    stack: Sequence[tuple[GradeRecord, float | None]],
+    sources: Sequence[SourceScore],
+) -> NothingToUndo:
+    """Why `undoer` has nothing to undo on the session, in one line."""
+    if stack:
+        other = stack[-1][0]
+        whose = f"{other.grader}'s {grade_text(other.base_reward)} on line {other.line}"
+        return NothingToUndo(
+            f"nothing to undo: {undoer} has no grade on session {session_id!r} left (the latest, {whose}, "
+            "is theirs to undo)",
+            other.grader,
+        )
+    if any(g.grader == undoer for g in history if g.line != record_line):
+        return NothingToUndo(
+            f"nothing to undo: {undoer}'s grades on session {session_id!r} are undone already or changed nothing"
+        )
+    if any(s.score is not None for s in sources):
+        return NothingToUndo(f"nothing to undo: session {session_id!r} is scored only by its record (no grade)")
+    return NothingToUndo(f"nothing to undo: session {session_id!r} is pending")

@@ -59,11 +59,10 @@ class AppWrites(_Base):
         self._kick_writer()
         return write
 
-    def undo_grade(self, session_id: str) -> Write | None:
-        """Queue an undo of this dashboard's latest commit on the session; None when there is none."""
+    def undo_grade(self, session_id: str) -> Write:
+        """Queue an undo of the operator's latest grade on the session (`WriteQueue.undo`)."""
         write = self.writes.undo(session_id)
-        if write is not None:
-            self._kick_writer()
+        self._kick_writer()
         return write
 
     def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write:

@@ -74,8 +74,12 @@ def _outside(ws: Workspace, session_id: str) -> SessionOutside:
         joined = ws.records()
         row = ws.session_table().session_ids.index(session_id)
         record = joined.record_at(row)
-        if record is not None:
-            lines = tuple(record_lines(record, joined.weights, joined.join.how.get(row)))
+        if record is not None:  # (the judge's score logged since replaces the record's: said on its line)
+            judge = next(
+                ((s.score, s.line) for s in sources if s.source == JUDGE and s.line and s.score is not None), None
+            )
+            how = joined.join.how.get(row)
+            lines = tuple(record_lines(record, joined.weights, how, outcomes=ws.config.outcomes, logged_judge=judge))
         note = None if record is not None else (note or "no gptme-sessions record joins this session")
     settings = ws.config.records
     named = record.trajectory_path if record is not None else None

@@ -344,9 +344,12 @@ class WorkspaceSource:
                 session_id, reward, grader=grader, note=note, expect_line=expect_line, outcome=outcome
             )
 
-    def append_undo(self, session_id: str, *, grader: str, expect_line: int | None, line: int) -> GradeAppended:
-        """Undo the grade event at `line` under the log lock (Workspace.append_undo, the CLI's undo):
-        GradeConflict unless it is the latest not undone yet and `expect_line` the latest grade event."""
+    def append_undo(
+        self, session_id: str, *, grader: str, expect_line: int | None = None, line: int | None = None
+    ) -> GradeAppended:
+        """`grader` undoes their latest grade on the session under the log lock (Workspace.append_undo, the
+        CLI's undo): GradeConflict unless it is the one at `line` and `expect_line` the latest grade event
+        (None: no check); NothingToUndo when they have none left."""
         with self._writing() as ws:
             return ws.append_undo(session_id, grader=grader, expect_line=expect_line, line=line)
 

@@ -16,7 +16,9 @@ puts back the operator's reward source (people, docs/records.md) as it was befor
 note naming the line it reverts: the person's earlier grade, or a retraction (`base_reward` null)
 when there was none, so the score in force is again the one before the commit (a judge's or a
 heuristic's, or pending), and no grade the operator never gave is logged. A commit that changed
-nothing (the operator's own grade again) has nothing to undo, here as in the log's undo stack.
+nothing (the operator's own grade again) has nothing to undo, here as in the log's undo stack. With
+none of its commits left on the stack, `u` undoes the operator's latest grade in the log not undone yet
+(`reverts` None), exactly as `lesson-credit undo` does, refusals worded alike.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 
 if TYPE_CHECKING:
+    from lesson_credit.core.api import GradeAppended
     from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
@@ -131,22 +134,24 @@ class WriteQueue:
         self._enqueue(write)
         return write
 
-    def undo(self, session_id: str) -> Write | None:
-        """Queue an undo of this dashboard's latest commit on the session; None when there is none."""
+    def undo(self, session_id: str) -> Write:
+        """Queue an undo of the operator's latest grade on the session not undone yet: this dashboard's
+        latest commit not undone, else (`reverts` None) the log's, as `lesson-credit undo` finds it."""
         stack = self._stacks.get(session_id)
-        if not stack:
-            return None
-        commit = stack.pop()
-        self._undone[session_id] = commit
+        commit = stack.pop() if stack else None
         kept = Kept(
             expected=session_id in self._expected,
             grade=self._expected.get(session_id),
             settled=session_id in self._settled,
-            read_from=self._read_from.pop(session_id, None),
+            read_from=self._read_from.get(session_id),
         )
         write = Write("undo", session_id, reverts=commit, kept=kept)
-        self._expected[session_id] = commit.expected_before
-        self._settled.discard(session_id)
+        if commit is not None:
+            self._read_from.pop(session_id, None)
+            self._undone[session_id] = commit
+            self._expected[session_id] = commit.expected_before
+            self._settled.discard(session_id)
+        # (else what it leaves is the log's to say: expected as before until the snapshot holding it lands)
         self._enqueue(write)
         return write
 
@@ -431,35 +436,53 @@ class WriteQueue:
                     "priority puts it first."
                 )
             return WriteOutcome(write, True, said, appended.warnings)
-        commit = write.reverts
-        assert commit is not None
-        outcome = self._apply_undo(source, write, commit, sid)
+        outcome = self._apply_undo(source, write, write.reverts, sid)
         self._written()
         return outcome
 
-    def _apply_undo(self, source: WorkspaceSource, write: Write, commit: Write, sid: str) -> WriteOutcome:
+    def _apply_undo(self, source: WorkspaceSource, write: Write, commit: Write | None, sid: str) -> WriteOutcome:
+        from lesson_credit.core.api import GradeConflict, NothingToUndo  # the engine's: not before the first frame
+
+        if commit is None:  # none of this dashboard's left: the operator's latest in the log, as the CLI's undo
+            try:
+                appended = source.append_undo(write.session_id, grader=self.operator)
+            except NothingToUndo as exc:
+                return WriteOutcome(write, False, f"Nothing to undo on {sid}: {_reason(exc)}.")
+            except GradeConflict as exc:
+                return WriteOutcome(write, False, f"Not undone on {sid}: {_reason(exc)}.")
+            self._undid(write, appended)
+            note = one_line(appended.record.note or "")
+            return WriteOutcome(write, True, f"Undo on {sid}: {note}.", appended.warnings)
         if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
             return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
         if commit.line is None:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
         if commit.before_own == commit.value:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
-        from lesson_credit.core.api import GradeConflict  # the engine's grading module: not before the first frame
-
-        last = self._last_line.get(write.session_id)
-        try:  # the CLI's undo: it reverts the latest grade not undone yet, which must be `commit`
-            appended = source.append_undo(write.session_id, grader=self.operator, expect_line=last, line=commit.line)
-        except GradeConflict:
+        try:  # the CLI's undo: it reverts the operator's latest grade not undone yet, which must be `commit`
+            appended = source.append_undo(write.session_id, grader=self.operator, line=commit.line)
+        except GradeConflict:  # (the operator graded elsewhere since, or another person over it)
             return WriteOutcome(
                 write, False, f"Not undone: {sid} was graded elsewhere since; its grade in force is kept."
             )
-        write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
-        self._last_line[write.session_id] = write.line
+        self._undid(write, appended)
         if commit.before is None:
             message = f"Undo on {sid}: pending again (retracts line {commit.line})."
         else:
             message = f"Undo on {sid}: back to {_grade(commit.before)} (reverts line {commit.line})."
         return WriteOutcome(write, True, message, appended.warnings)
+
+    def _undid(self, write: Write, appended: GradeAppended) -> None:
+        """(writer) the undo `write` was logged as `appended`."""
+        write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
+        self._last_line[write.session_id] = write.line
+
+
+def _reason(exc: Exception) -> str:
+    """An undo's refusal as the engine words it, without its "nothing to undo: " or "not undone: " start."""
+    text = one_line(str(exc))
+    head, _, rest = text.partition(": ")
+    return rest if head in ("nothing to undo", "not undone") and rest else text
 
 
 class Grading(Protocol):
@@ -478,7 +501,7 @@ class Grading(Protocol):
         person_before: float | None = None,
     ) -> Write: ...
 
-    def undo_grade(self, session_id: str) -> Write | None: ...
+    def undo_grade(self, session_id: str) -> Write: ...
 
     def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write: ...
 

@@ -57,7 +57,7 @@ def credit_cells(c: LessonCredit, pending: bool) -> tuple[str, str, str]:
 def explanation_text(exp: Explanation, width: int | None = None) -> str:
     """explain's text; fitted to `width` when one is given (cli/render.py)."""
     s = exp.session
-    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
+    grade = "pending" if exp.base_reward is None else f"{fmt(exp.base_reward)} ({safe(s.grader)})"
     out = [
         f"session {safe(s.session_id)}  {safe(s.timestamp or '')}  category {safe(s.category or '-')}",
         f"grade {grade}; strategy {exp.settings.strategy}, floor {exp.settings.floor:g}",
@@ -112,7 +112,7 @@ def _history_lines(grades: Sequence[GradeRecord]) -> list[str]:
     lines = []
     for g in grades:
         note = "  " + safe(g.note).replace("\n", "\\n") if g.note else ""  # one line: a newline shows as \n
-        value = "retracted" if g.base_reward is None else f"{g.base_reward:g}"
+        value = "retracted" if g.base_reward is None else fmt(g.base_reward)  # three places, as `sessions`
         lines.append(f"  {safe(g.timestamp or '-')}  {value}  {safe(g.grader)}{note}")
     return lines
 
@@ -286,6 +286,7 @@ def _sessions_text(
 def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
     """The session as gptme keeps it (docs/records.md): its gptme-sessions record, its trajectory and every
     reward source's score; each missing or unreadable part is None with a one-line note."""
+    from lesson_credit.core.model.sources import JUDGE
     from lesson_credit.core.sessions.record_file import record_lines
 
     row = ws.session_row(session_id)
@@ -301,15 +302,17 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
             )
         note = None if record is not None else none
     trajectory, trajectory_note = ws.trajectory_of(session_id)
+    sources = ws.reward_sources(session_id)
+    judge = next(((s.score, s.line) for s in sources if s.source == JUDGE and s.line and s.score is not None), None)
+    text = [] if record is None else record_lines(record, weights, how, outcomes=ws.config.outcomes, logged_judge=judge)
     return {
         "record": None if record is None else {**record.as_json(weights), "joined_by": how},
         "record_note": note,
-        "record_lines": [] if record is None else record_lines(record, weights, how),
-        "record_text": [] if record is None else record_lines(record, weights, how, outcomes=ws.config.outcomes),
+        "record_text": text,
         "trajectory": None if trajectory is None else trajectory.as_json(),
         "trajectory_note": trajectory_note,
         "trajectory_obj": trajectory,
-        "sources": [source.as_json() for source in ws.reward_sources(session_id)],
+        "sources": [source.as_json() for source in sources],
         "priority": list(ws.config.reward_priority),
     }
 
@@ -317,7 +320,7 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
 def _source_text(sources: list[dict[str, Any]]) -> str:
     parts = []
     for s in sources:
-        score = "withdrawn" if s["score"] is None else f"{s['score']:g}"
+        score = "withdrawn" if s["score"] is None else fmt(s["score"])
         where = f"line {s['line']}" if s["line"] is not None else "gptme-sessions record"
         parts.append(f"{s['source']} {score} ({safe(s['grader'])}, {where})" + (" in force" if s["in_force"] else ""))
     return "; ".join(parts) or "none (pending)"
@@ -399,7 +402,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             ws,
         )
         return 0
-    grade = "pending" if exp.base_reward is None else f"{exp.base_reward:g} ({safe(s.grader)})"
+    grade = "pending" if exp.base_reward is None else f"{fmt(exp.base_reward)} ({safe(s.grader)})"
     width = output_width()
     history_text = ["grade history:" if exp.grades else "grade history: none (pending)", *_history_lines(exp.grades)]
     out = [

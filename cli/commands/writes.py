@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from shlex import quote
 from typing import TYPE_CHECKING
 
 from lesson_credit.cli.commands.sessions import credit_cells, explanation_json, explanation_text, no_lessons_line
@@ -126,7 +127,16 @@ def cmd_undo(args: argparse.Namespace) -> int:
     assert grader is not None
     ws = open_workspace(args, writes=True)
     session_id = args.session_id = resolve_session(ws, args.session_id)  # (whole: what a failure after says)
-    appended = ws.append_undo(session_id, grader=grader, note=None)  # (the note says what it undid)
+    from lesson_credit.core.api import NothingToUndo  # (the engine's: not for --help)
+
+    try:
+        appended = ws.append_undo(session_id, grader=grader, note=None)  # (the note says what it undid)
+    except NothingToUndo as exc:  # someone else's grade is the latest: say how they undo it
+        if exc.other is None:
+            raise
+        raise CliError(
+            f"{exc}; they undo it with: lesson-credit undo {quote(session_id)} --grader {quote(exc.other)}"
+        ) from None
     ws.warnings.extend(appended.warnings)
     print_warnings(ws)
     from lesson_credit.core.base.files import reading_back  # (the engine's files: not for --help)
@@ -285,14 +295,17 @@ def _register_grade_prune(sub: SubParsers, common: argparse.ArgumentParser, data
         sub,
         "undo",
         [common, data],
-        "undo a session's latest grade",
-        "Append a grade event that undoes the session's latest grade not undone yet, as the\n"
-        "dashboard's u does: the score in force is again what it was before it (its source's score\n"
-        "before, or none). Undoing again walks further back; nothing is removed from the log.",
-        "  lesson-credit undo S1\n  lesson-credit undo S1 --grader erik --json",
+        "undo your latest grade of a session",
+        "Append a grade event that takes back the grader's own latest grade of the session not undone\n"
+        "yet, as the dashboard's u does: their score is again what it was before it (their earlier grade,\n"
+        "or none), and the priority decides what is in force. Undoing again walks further back through\n"
+        "their grades. Another grader's grade (the judge's, erik's) is theirs to undo: refused, naming it;\n"
+        "so is a grade of yours that another person of the same source graded over since. Nothing is\n"
+        "removed from the log.",
+        "  lesson-credit undo S1\n  lesson-credit undo S1 --grader judge --json",
     )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")
-    p.add_argument("--grader", default="manual", metavar="G", help="who undoes it, non-empty (default: manual)")
+    p.add_argument("--grader", default="manual", metavar="G", help="whose grade is undone, non-empty (default: manual)")
     p.set_defaults(func=cmd_undo)
 
     p = command(

@@ -343,8 +343,35 @@ def duration_text(seconds: float | None) -> str:
 JOINED_BY = {
     "id": "by id",
     "prefix": "by id (one id starts the other)",
-    "time": "by time (no id matched; its time is within the [records] window of the session's)",
+    "time": "by time (the ids differ)",  # (within the [records] window: docs/records.md)
 }
+
+
+def record_summary(record: Record, outcomes: Mapping[str, float], joined_by: str | None = None) -> str:
+    """The record in one line, the same words for `show` and the dashboard's record panel (at 80x24 it is
+    two lines of it): harness, model, duration, the outcome word with the reward it maps to (`unknown`
+    maps to none), the exit code, and which record was joined to the session, and how."""
+    head = [record.harness or "harness ?", record.model or "model ?", duration_text(record.duration_seconds)]
+    head.append(_outcome_spelled(record, outcomes))
+    if record.exit_code is not None:
+        head.append(f"exit code {record.exit_code}")
+    if joined_by:
+        head.append(f"record {record.session_id}, joined {JOINED_BY.get(joined_by, f'by {joined_by}')}")
+    return " · ".join(head)
+
+
+def judge_text(record: Record, logged: tuple[float, int] | None = None) -> str | None:
+    """The record's judge: score, model and reason (None: it has no judge score). `logged`: the judge's
+    (score, line) in the log, which replaces the record's (the log's score of a source counts, the record's
+    only where the log has none): said before the reason, so a narrow panel shows it."""
+    if record.llm_judge_score is None:
+        return None
+    judge = f"judge {record.llm_judge_score:.2f}"
+    if record.llm_judge_model:
+        judge += f" ({record.llm_judge_model})"
+    if logged is not None:
+        judge += f", replaced by the judge's {fixed(logged[0], 2)} logged on line {logged[1]}, which counts instead"
+    return judge + (f": {record.llm_judge_reason}" if record.llm_judge_reason else "")
 
 
 def record_lines(
@@ -352,29 +379,13 @@ def record_lines(
     weights: Mapping[str, float],
     joined_by: str | None = None,
     *,
-    outcomes: Mapping[str, float] | None = None,
+    outcomes: Mapping[str, float],
+    logged_judge: tuple[float, int] | None = None,
 ) -> list[str]:
-    """A record as a few lines of plain text (the CLI's `show` and the dashboard's session detail):
-    harness, model, duration, outcome; deliverables; per-dimension grades with their weights and
-    the weighted grade; the judge's score, model and reason. With `outcomes` (the outcome word -> reward
-    mapping: `show`), the words are spelled out: a first line says which record was joined to the session
-    and how, and the outcome word says the reward it maps to (`unknown` maps to none)."""
-    head = [record.harness or "harness ?", record.model or "model ?", duration_text(record.duration_seconds)]
-    if outcomes is None:
-        outcome = record.outcome or "outcome ?"
-        if record.exit_code is not None:
-            outcome += f" (exit {record.exit_code})"
-        head.append(outcome)
-        if joined_by:
-            head.append(f"joined by {joined_by} to record {record.session_id}")
-    else:
-        head.append(_outcome_spelled(record, outcomes))
-        if record.exit_code is not None:
-            head.append(f"exit code {record.exit_code}")
-    lines = [" · ".join(head)]
-    if outcomes is not None:
-        how = JOINED_BY.get(joined_by or "", f"by {joined_by}") if joined_by else "with it"
-        lines.insert(0, f"gptme-sessions record {record.session_id}, joined to this session {how}")
+    """A record as a few lines of plain text, the same for the CLI's `show` and the dashboard's session
+    detail: `record_summary`; deliverables; per-dimension grades with their weights and the weighted grade;
+    the trajectory grade; the judge (`judge_text`, replaced by `logged_judge` when the log has one)."""
+    lines = [record_summary(record, outcomes, joined_by)]
     if record.deliverables:
         lines.append(f"deliverables: {listed(record.deliverables, 6)}")
     else:
@@ -388,11 +399,7 @@ def record_lines(
         lines.append("grades: " + ", ".join(parts) + (f" → {weighted:.2f}" if weighted is not None else ""))
     if record.trajectory_grade is not None:
         lines.append(f"trajectory grade: {record.trajectory_grade:.2f}")
-    if record.llm_judge_score is not None:
-        judge = f"judge {record.llm_judge_score:.2f}"
-        if record.llm_judge_model:
-            judge += f" ({record.llm_judge_model})"
-        if record.llm_judge_reason:
-            judge += f": {record.llm_judge_reason}"
+    judge = judge_text(record, logged_judge)
+    if judge is not None:
         lines.append(judge)
     return lines

@@ -114,10 +114,7 @@ class Reading(WorkspaceBase):
         data, row = self.data(), self._row(session_id)
         label = self._reader.outcome_label(row)
         outcome = self.config.outcomes.get(label) if label is not None else None
-        record, outside = self.record_at(row), {}
-        if record is not None:
-            scores = self.records().scores
-            outside = {s: float(v[row]) for s, v in scores.items() if row < len(v) and not np.isnan(v[row])}
+        record, outside = self.record_at(row), self._record_scores(row)
         return views.source_breakdown(
             self._reader.session(row),
             self._reader.session_line(row),
@@ -127,6 +124,18 @@ class Reading(WorkspaceBase):
             priority or data.scores().priority,
             None if record is None else record.timestamp,
         )
+
+    def record_scores(self, session_id: str) -> dict[str, float]:
+        """The scores the session's gptme-sessions record gives, per reward source (the log's own of a source
+        outrank its record's; a retraction of it lets the record's count again): empty when none is joined."""
+        self.data()
+        return self._record_scores(self._row(session_id))
+
+    def _record_scores(self, row: int) -> dict[str, float]:
+        if self.record_at(row) is None:
+            return {}
+        scores = self.records().scores
+        return {s: float(v[row]) for s, v in scores.items() if row < len(v) and not np.isnan(v[row])}
 
     def person_scores(self) -> dict[str, np.ndarray]:
         """Per person (a grader of the people's source): their latest score of each session, NaN where none."""

@@ -196,7 +196,7 @@ class Writing(GptmeFiles):
         return self.append_grade(session_id, reward, grader=grader, note=note, outcome=outcome).record
 
     def undo_grade(self, session_id: str, *, grader: str = "manual", note: str | None = None) -> GradeRecord:
-        """Undo the session's latest grade not undone yet (`append_undo`); the event appended."""
+        """`grader` undoes their latest grade on the session not undone yet (`append_undo`); the event appended."""
         return self.append_undo(session_id, grader=grader, note=note).record
 
     def append_undo(
@@ -208,17 +208,17 @@ class Writing(GptmeFiles):
         expect_line: int | None = None,
         line: int | None = None,
     ) -> GradeAppended:
-        """The one undo, for the CLI and the dashboard (grading.undo_of): revert the session's latest
-        grade event not undone yet within its reward source, so the score in force is again what it
-        was before it. `grader` is who undoes it (named in the note); checked under the log lock, so
-        a grade appended meanwhile is what gets undone, unless `expect_line` (the latest grade event's
+        """The one undo, for the CLI and the dashboard (grading.undo_of): `grader` takes back their own
+        latest grade on the session not undone yet, so their source's score is again what it was before
+        it; never another grader's (NothingToUndo, nothing written). Checked under the log lock, so a grade
+        of theirs appended meanwhile is what gets undone, unless `expect_line` (the latest grade event's
         line) or `line` (the event to undo) says otherwise: then GradeConflict, nothing written."""
         grading.check_grader(grader)
         priority = self.config.reward_priority
 
         def decide(history: list[GradeRecord], record_line: int) -> tuple[float | None, str | None, str]:
-            sources = self.reward_sources(session_id)
-            return grading.undo_of(session_id, history, record_line, grader, note, sources, priority, line)
+            sources, recorded = self.reward_sources(session_id), self.record_scores(session_id)
+            return grading.undo_of(session_id, history, record_line, grader, note, sources, priority, line, recorded)
 
         return self._append_grade(session_id, decide, grader, expect_line)
 

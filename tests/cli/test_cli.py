@@ -229,7 +229,7 @@ def test_a_note_with_a_newline_stays_on_its_grade_history_line(ws: Path, capsys:
         assert code == 0
         history = out.split("grade history:\n", 1)[1].split("\n\n", 1)[0].splitlines()
         assert len(history) == 2, (command, history)  # the record's 0.82, then the 0.3
-        assert history[1].endswith("0.3  manual  fine\\n  2026-03-05T16:30:00Z  1  manual  forged"), command
+        assert history[1].endswith("0.300  manual  fine\\n  2026-03-05T16:30:00Z  1  manual  forged"), command
     payload = run_json(capsys, "show", "-w", str(ws), "s1")
     assert payload["grades"][-1]["note"] == fake
 

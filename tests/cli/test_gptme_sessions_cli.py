@@ -81,7 +81,7 @@ def test_show_json_has_the_record_the_trajectory_and_every_source(
         and "claude-code · claude-sonnet-4-6 · 14m 05s · outcome productive (reward 1.000) · exit code 0" in said
     )
     # the record's id abcd1234 starts the session's abcd1234-5678
-    assert "record gptme-sessions record abcd1234, joined to this session by id (one id starts the other)" in said
+    assert "exit code 0 · record abcd1234, joined by id (one id starts the other)" in said
     assert "judge 0.40 (claude-haiku-4-5): Ran tests but did not fix the failure." in text
     assert "(claude-code, 3 messages, 1 tool call)" in text
 
@@ -109,9 +109,8 @@ def test_show_says_what_was_joined_to_what_and_what_unknown_is(
     said = " ".join(text.split())
     assert code == 0
     assert (
-        "record gptme-sessions record d738902d, joined to this session by time (no id matched; its time is within "
-        "the [records] window of the session's) claude-code · claude-opus-4-6 · 19m 56s · outcome unknown (maps "
-        "to no reward) · exit code 0 deliverables: none" in said
+        "record claude-code · claude-opus-4-6 · 19m 56s · outcome unknown (maps to no reward) · exit code 0 · "
+        "record d738902d, joined by time (the ids differ) deliverables: none" in said
     ), text
     assert "joined by time to record" not in said and "unknown (exit 0)" not in said
 
@@ -280,3 +279,32 @@ def test_agreement_says_what_a_row_is(
     rows = [line.split()[:3] for line in lines if line.startswith(("human ", "bob "))][:4]
     # n by hand (records_helpers): the judge 5 sessions with a person's grade (s1-s5), bob and manual s1 s2
     assert ["bob", "manual", "2"] in rows and ["human", "judge", "5"] in rows, rows
+
+
+def test_show_and_the_dashboard_say_the_record_in_the_same_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`show` spelled the record out ("gptme-sessions record abcd1234, joined to this session by id (one id
+    starts the other)", "outcome productive (reward 1.000) · exit code 0") where the dashboard's panel said
+    "productive (exit 0) · joined by id to record abcd1234"; and with the judge's 0.58 logged since, the panel
+    said "superseded by the judge's 0.58 · judge 0.40" (what superseded?) and `show` did not say it at all."""
+    from lesson_credit.core.workspace import Workspace
+    from lesson_credit.tui.records_views import _outside
+    from lesson_credit.tui.widgets.record_panel import outside_text
+
+    root = records_ws(tmp_path)
+    Workspace(root).grade("abcd1234-5678", 0.58, grader="judge")  # line 2
+    code, text, _ = run(capsys, "show", "abcd", "-w", str(root))
+    assert code == 0
+    said = " ".join(text.split())
+    summary = (
+        "claude-code · claude-sonnet-4-6 · 14m 05s · outcome productive (reward 1.000) · exit code 0 · "
+        "record abcd1234, joined by id (one id starts the other)"
+    )
+    judge = (
+        "judge 0.40 (claude-haiku-4-5), replaced by the judge's 0.58 logged on line 2, which counts instead: "
+        "Ran tests but did not fix the failure."
+    )
+    assert f"record {summary} deliverables:" in said and judge in said, text
+    panel = outside_text(_outside(Workspace(root), "abcd1234-5678"), compact=True).plain.splitlines()
+    assert panel[:2] == [judge, f"record {summary}"]  # the 80x24 form: two lines, wrapped by the panel

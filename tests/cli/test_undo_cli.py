@@ -42,12 +42,21 @@ def test_undo_walks_grades_back_to_pending_and_says_so(tmp_path: Path) -> None:
     assert (root / LOG_REL).read_bytes() == log  # refused: nothing written
 
 
-def test_undo_names_who_undid_someone_elses_grade(tmp_path: Path) -> None:
+def test_undo_of_someone_elses_grade_is_refused_saying_whose_it_is(tmp_path: Path) -> None:
+    """erik's undo reverted the judge's grade (logged as the judge's, "erik undid judge's grade"), where the
+    dashboard's u refused: an undo takes back its grader's own grades only, and says who can undo this one."""
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
     assert run_cli("grade", "s1", "0.9", "--grader", "judge", "--workspace", str(root))[0] == 0
+    log = (root / LOG_REL).read_bytes()
     code, out, err = run_cli("undo", "s1", "--grader", "erik", "--workspace", str(root))
+    assert (code, out) == (1, "") and (root / LOG_REL).read_bytes() == log
+    assert err == (
+        "lesson-credit: nothing to undo: erik has no grade on session 's1' left (the latest, judge's 0.9 on line 2, "
+        "is theirs to undo); they undo it with: lesson-credit undo s1 --grader judge\n"
+    )
+    code, out, err = run_cli("undo", "s1", "--grader", "judge", "--workspace", str(root))
     assert code == 0, err
-    assert out.startswith("s1: erik undid judge's grade on line 2: 0.9 back to pending\n"), out
+    assert out.startswith("s1: undid judge's grade on line 2: 0.9 back to pending\n"), out
 
 
 def test_undo_back_to_pending_shows_no_reward_as_show_does(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.model.sources import HEURISTIC, HUMAN, JUDGE, OUTCOME
 from lesson_credit.core.sessions.join import BY_ID, BY_PREFIX, BY_TIME, join_records
 from lesson_credit.core.sessions.record_file import Record, parse_records, read_records, read_weights
@@ -255,3 +256,19 @@ def test_no_records_file_no_finding(tmp_path: Path) -> None:
 
     root = make_workspace(tmp_path, LESSONS, [session("s1", 0.5, {"a.md": 1.0})])
     assert not {f.code for f in lint(Workspace(root))} & {"records-unreadable", "records-not-joined"}
+
+
+def test_undoing_a_judge_grade_over_a_records_judge_says_the_records_score_is_back(tmp_path: Path) -> None:
+    """The record's judge 0.3 under the judge's logged 0.5: the judge's undo withdraws its 0.5 and the record's
+    0.3 counts again; the note said "0.5 back to pending". A session scored only by its record has no grade to
+    undo, and the refusal said it was pending."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.5, "judge")])
+    write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
+    record = Workspace(root).undo_grade("s1", grader="judge")
+    assert (record.base_reward, record.grader) == (None, "judge")
+    assert record.note == "undid judge's grade on line 2: 0.5 back to 0.3 (record:judge)"
+    assert Workspace(root).session("s1").base_reward == 0.3
+    with pytest.raises(WorkspaceError, match="^nothing to undo: judge's grades on session 's1' are undone already"):
+        Workspace(root).undo_grade("s1", grader="judge")
+    with pytest.raises(WorkspaceError, match="^nothing to undo: session 's1' is scored only by its record"):
+        Workspace(root).undo_grade("s1")

@@ -10,6 +10,7 @@ import pytest
 
 from lesson_credit.core.bandit.fold import CreditSettings
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.grading import NothingToUndo
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import LOG_REL, fixed_clock, grade, log_bytes, make_workspace, session
 
@@ -21,24 +22,27 @@ def test_undo_appends_the_previous_grade_back(tmp_path: Path) -> None:
         tmp_path, LESSONS, [session("s1", 0.4, {"a.md": 1.0}), grade("s1", 0.9, "judge"), grade("s1", 0.7, "judge")]
     )
     ws = Workspace(root, clock=fixed_clock)
-    record = ws.undo_grade("s1")
-    # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the undo puts the judge's 0.9
-    # back, logged at line 4 in the judge's source (docs/records.md), the operator named in the note
+    record = ws.undo_grade("s1", grader="judge")
+    # history 0.4 (record, line 1), 0.9 (judge, line 2), 0.7 (judge, line 3): the judge's undo puts its 0.9
+    # back, logged at line 4 in the judge's source (docs/records.md)
     assert (record.base_reward, record.grader, record.line) == (0.9, "judge", 4)
-    assert record.note == "manual undid judge's grade on line 3: 0.7 back to 0.9"
+    assert record.note == "undid judge's grade on line 3: 0.7 back to 0.9"
     assert Workspace(root).session("s1").base_reward == 0.9
     # a: seed, floor 0.3, salience 1 -> w 1: alpha = 1 + 0.9 = 1.9, beta = 1 + 0.1 = 1.1 (counted once)
     row = Workspace(root).lesson_table().row("a.md")
     assert row is not None and (round(row.alpha, 12), round(row.beta, 12), row.n) == (1.9, 1.1, 1)
 
 
-def test_undo_names_who_undid_it_and_keeps_the_callers_note(tmp_path: Path) -> None:
+def test_undo_keeps_the_callers_note_and_refuses_another_graders_grade(tmp_path: Path) -> None:
     root = make_workspace(tmp_path, LESSONS, [session("s1", 0.4, {"a.md": 1.0}), grade("s1", 0.9, "judge")])
-    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="alice", note="misclick")
+    with pytest.raises(NothingToUndo, match="judge's 0.9 on line 2, is theirs to undo") as refused:
+        Workspace(root).undo_grade("s1", grader="alice")  # the judge's grade is not alice's to undo
+    assert refused.value.other == "judge"
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="judge", note="misclick")
     # the judge had no score before line 2: its source is withdrawn, and the record's own 0.4 (the
     # heuristic's) is in force again, as before the judge graded
     assert (record.base_reward, record.grader, record.line) == (None, "judge", 3)
-    assert record.note == "alice undid judge's grade on line 2: 0.9 back to 0.4 (heuristic); misclick"
+    assert record.note == "undid judge's grade on line 2: 0.9 back to 0.4 (heuristic); misclick"
     assert Workspace(root).session("s1").base_reward == 0.4
 
 
@@ -221,8 +225,8 @@ def test_the_cli_and_the_dashboard_undo_the_same_grades_alike(
     for value in typed:
         queue.commit("s1", value, None, shown)
         shown = value
-    while queue.undo("s1") is not None:  # `u` until the dashboard has nothing left to undo
-        pass
+    for _ in range(len(typed) + 1):  # `u` once more than grades: the last finds nothing to undo
+        queue.undo("s1")
     while (write := queue.take()) is not None:
         queue.apply(ws, write)  # type: ignore[arg-type]  # the workspace has what apply asks of the source
 
@@ -292,12 +296,14 @@ def test_an_undo_merged_after_another_sources_grade_still_takes_its_own_grade_of
     judge = json.dumps(grade("s1", 0.8, grader="judge")).encode() + b"\n"
     merged = make_workspace(tmp_path, LESSONS, [lines[0], lines[1], judge, lines[2]])
     assert Workspace(merged).session("s1").base_reward == 0.8  # the judge's, the person's withdrawn
-    record = Workspace(merged, clock=fixed_clock).undo_grade("s1")
+    with pytest.raises(WorkspaceError, match="judge's 0.8 on line 3, is theirs to undo"):  # manual's is undone
+        Workspace(merged).undo_grade("s1")
+    record = Workspace(merged, clock=fixed_clock).undo_grade("s1", grader="judge")
     assert (record.base_reward, record.grader) == (None, "judge")
-    assert record.note == "manual undid judge's grade on line 3: 0.8 back to pending"
+    assert record.note == "undid judge's grade on line 3: 0.8 back to pending"
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
-        Workspace(merged).undo_grade("s1")
+        Workspace(merged).undo_grade("s1", grader="judge")
 
 
 def test_an_undo_merged_after_another_persons_grade_is_never_put_back_by_the_next_undo(tmp_path: Path) -> None:
@@ -314,12 +320,12 @@ def test_an_undo_merged_after_another_persons_grade_is_never_put_back_by_the_nex
     bob = json.dumps(grade("s1", 0.8, grader="bob")).encode() + b"\n"
     merged = make_workspace(tmp_path, LESSONS, [lines[0], lines[1], bob, lines[2]])
     assert Workspace(merged).session("s1").pending  # people's latest event: Alice's undo
-    record = Workspace(merged, clock=fixed_clock).undo_grade("s1")
+    record = Workspace(merged, clock=fixed_clock).undo_grade("s1", grader="bob")
     assert (record.base_reward, record.grader) == (None, "bob")
-    assert record.note == "manual undid bob's grade on line 3: 0.8 back to pending"
+    assert record.note == "undid bob's grade on line 3: 0.8 back to pending"
     assert Workspace(merged).session("s1").pending
     with pytest.raises(WorkspaceError, match="nothing to undo"):
-        Workspace(merged).undo_grade("s1")
+        Workspace(merged).undo_grade("s1", grader="bob")
 
 
 @pytest.mark.parametrize("order", ["a then b", "b's undo first"])
@@ -344,13 +350,17 @@ def test_two_machines_grading_and_undoing_as_manual_leave_nothing_to_undo(tmp_pa
         Workspace(merged, clock=fixed_clock).undo_grade("s1")
 
 
-def test_an_undo_note_names_whose_grade_it_undid_and_who_undid_it(tmp_path: Path) -> None:
-    """ "undo of line 2 by erik" read as if erik had given the grade on line 2; it was the judge's, and erik
-    undid it. The note names both: the grade's grader, and the one who undid it when that is another."""
+def test_an_undo_note_names_whose_grade_it_undid(tmp_path: Path) -> None:
+    """ "undo of line 2 by erik" read as if erik had given the grade on line 2. An undo is now its grader's
+    own (erik cannot undo the judge's grade: refused, nothing written); the note names whose grade it was."""
     root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0}), grade("s1", 0.9, "judge")])
-    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="erik")
+    before = log_bytes(root)
+    with pytest.raises(NothingToUndo, match="erik has no grade on session 's1' left"):
+        Workspace(root, clock=fixed_clock).undo_grade("s1", grader="erik")
+    assert log_bytes(root) == before
+    record = Workspace(root, clock=fixed_clock).undo_grade("s1", grader="judge")
     assert (record.base_reward, record.grader) == (None, "judge")  # logged in the judge's source
-    assert record.note == "erik undid judge's grade on line 2: 0.9 back to pending"
+    assert record.note == "undid judge's grade on line 2: 0.9 back to pending"
 
 
 @pytest.mark.parametrize(

@@ -223,12 +223,12 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
             messages.append(queue.apply(source, write).message)
         return messages
 
-    assert queue.undo("s1") is None  # nothing this queue wrote
+    assert queue.undo("s1").reverts is None  # nothing this queue wrote: the operator's latest in the log
     queue.commit("s4", 0.6, None, shown=None)
     queue.commit("s4", 0.9, "second look", shown=None)
     queue.undo("s4")
     queue.undo("s4")
-    assert queue.undo("s4") is None
+    assert queue.undo("s4").reverts is None  # the log's: refused once applied (both grades undone)
     assert queue.expected("s4", 0.123) is None  # back to pending once applied
     messages = drain()
     grades = [e for e in log_lines(ws_root) if e.get("type") == "grade"]
@@ -242,12 +242,16 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
     assert grades[1]["note"] == "second look"
     assert grades[2]["note"] == "undid manual's grade on line 6: 0.9 back to 0.6"  # the fixture logs five lines first
     assert Workspace(ws_root, clock=fixed_clock).session("s4").pending
-    assert messages[0] == "Saved grade 0.6 for s4 (was pending)."
-    assert messages[3] == "Undo on s4: pending again (retracts line 5)."
-    # another process grades s1 after this queue did: the undo is refused and writes nothing
+    assert messages[0] == "Nothing to undo on s1: session 's1' is scored only by its record (no grade)."
+    assert messages[1] == "Saved grade 0.6 for s4 (was pending)."
+    assert messages[4] == "Undo on s4: pending again (retracts line 5)."
+    assert (
+        messages[5] == "Nothing to undo on s4: manual's grades on session 's4' are undone already or changed nothing."
+    )
+    # another person grades s1 over this queue's grade: the undo is refused and writes nothing
     queue.commit("s1", 0.3, None, shown=0.8)
     drain()
-    Workspace(ws_root, clock=fixed_clock).grade("s1", 0.5, grader="judge")
+    Workspace(ws_root, clock=fixed_clock).grade("s1", 0.5, grader="alice")
     queue.undo("s1")
     (refused,) = drain()
     assert "graded elsewhere" in refused
@@ -464,19 +468,26 @@ def test_a_retraction_in_the_history_does_not_call_the_session_pending() -> None
 
 def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
     """The session screen showed the record's "judge 0.32 (...)" while the judge's 0.58, logged since,
-    was the judge's score (the one `J` drafts): now the record's line says it is superseded."""
+    was the judge's score (the one `J` drafts); then "superseded by the judge's 0.58 · judge 0.32", which did
+    not say what superseded means: now the line (`show`'s too) says the logged one replaces it and counts."""
     from lesson_credit.core.api import SourceScore
+    from lesson_credit.core.sessions.record_file import Record, record_lines
     from lesson_credit.tui.records_views import SessionOutside
     from lesson_credit.tui.widgets.record_panel import outside_text
 
-    lines = ("gptme · claude · 16m 16s · productive (exit 0)", "deliverables: none", "judge 0.32 (haiku): reverted")
+    record = Record("s1", 1, llm_judge_score=0.32, llm_judge_model="haiku", llm_judge_reason="reverted")
     record_judge = SourceScore("judge", 0.32, "record:judge", None, None, True)
     logged_judge = SourceScore("judge", 0.58, "judge", 9, "2026-10-23T23:45:00Z", True)
     cases = [
-        (record_judge, "judge 0.32 (haiku): reverted"),
-        (logged_judge, "superseded by the judge's 0.58 · judge 0.32 (haiku): reverted"),
+        (record_judge, None, "judge 0.32 (haiku): reverted"),
+        (
+            logged_judge,
+            (0.58, 9),
+            "judge 0.32 (haiku), replaced by the judge's 0.58 logged on line 9, which counts instead: reverted",
+        ),
     ]
-    for judge, first in cases:
+    for judge, logged, first in cases:
+        lines = tuple(record_lines(record, {}, outcomes={}, logged_judge=logged))
         outside = SessionOutside("s1", True, lines, None, (judge,), None, None)
         assert outside_text(outside, compact=True).plain.splitlines()[0] == first
 

@@ -56,7 +56,7 @@ async def test_the_detail_shows_the_record_and_every_source(records_root: Path) 
         assert "human 0.7 (manual) in force" in text and "judge 0.3 (record:judge)" in text
         assert "heuristic 0.8 (heuristic)" in text and "outcome 1.0 (record:outcome)" in text
         assert "judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in text
-        assert "gptme · anthropic/claude-sonnet-4-6 · 19m 00s · productive (exit 0)" in text
+        assert "gptme · anthropic/claude-sonnet-4-6 · 19m 00s · outcome productive (reward 1.000) · exit code 0" in text
         assert "grades: productivity 0.80 ×0.40, alignment 0.30 ×0.35, harm 1.00 ×0.25" in text
         assert "V shows state/sessions/logs/2026-03-01-s1/conversation.jsonl" in text
         bar = detail.query_one("#grade-bar", GradeBar)

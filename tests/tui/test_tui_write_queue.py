@@ -66,7 +66,7 @@ def test_a_refused_undo_puts_back_what_it_found_and_is_then_forgotten(workspace:
     assert undo is not None and undo.kept is not None
     assert (undo.kept.expected, undo.kept.grade, undo.kept.settled, undo.kept.read_from) == (True, 0.6, True, 1)
     assert "s4" in queue.touched() and queue.expected("s4", None) is None  # the undo expects pending
-    Workspace(workspace.root).grade("s4", 0.3, grader="judge")  # another grader: the undo is refused
+    Workspace(workspace.root).grade("s4", 0.3, grader="alice")  # another person over it: the undo is refused
     assert queue.start_draining() and queue.take() is undo
     assert not queue.apply(source, undo).written
     assert queue.take() is None

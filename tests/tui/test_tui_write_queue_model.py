@@ -5,7 +5,8 @@ another person grading from the command line meanwhile.
 The model is a log of one session's people's grades, written from what a grade and an undo do
 (docs/records.md): the person's score is the latest person's grade; an undo puts back the score the latest
 grade not undone replaced, and is refused when that grade is not the one it reverts (graded elsewhere since)
-or changed nothing. What the queue should answer is the score once every queued write is applied: the
+or changed nothing, or, undoing the operator's latest in the log (nothing of the dashboard's left to undo),
+when that grade is another person's. What the queue should answer is the score once every queued write is applied: the
 model applies them, in order, to a copy of its log.
 
 Seeded, not drawn by Hypothesis: a few thousand sequences run in about a second, and the seeds that found
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, cast
 
-from lesson_credit.core.api import GradeConflict
+from lesson_credit.core.api import GradeConflict, NothingToUndo
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.writes import Write, WriteOutcome, WriteQueue
 
@@ -31,26 +32,31 @@ STEPS = 40
 
 @dataclass
 class PeopleLog:
-    """The session's people's grades: `person` in force, the undoable grades (line, value, score before)."""
+    """The session's people's grades: `person` in force, the undoable grades (line, value, score before, the
+    operator's or not)."""
 
     person: float | None = None
-    undoable: list[tuple[int, float | None, float | None]] = field(default_factory=list)
+    undoable: list[tuple[int, float | None, float | None, bool]] = field(default_factory=list)
     lines: int = 0
 
-    def grade(self, value: float | None) -> tuple[int, float | None]:
-        """Log a grade: (its line, the person's score before it)."""
+    def grade(self, value: float | None, mine: bool = True) -> tuple[int, float | None]:
+        """Log a grade (`mine`: the operator's): (its line, the person's score before it)."""
         before = self.person
         self.lines += 1
         if value != before:  # (one that changes nothing is no undo's)
-            self.undoable.append((self.lines, value, before))
+            self.undoable.append((self.lines, value, before, mine))
         self.person = value
         return self.lines, before
 
-    def undo(self, line: int) -> tuple[int, float | None]:
-        """Undo the grade at `line`, which must be the latest not undone: (the undo's line, the score put back)."""
-        if not self.undoable or self.undoable[-1][0] != line:
+    def undo(self, line: int | None) -> tuple[int, float | None]:
+        """Undo the operator's grade at `line` (None: their latest), which must be the latest not undone: (the
+        undo's line, the score put back)."""
+        top = self.undoable[-1] if self.undoable else None
+        if line is None and (top is None or not top[3]):
+            raise NothingToUndo(f"{SID}: the operator has no grade on top to undo")
+        if top is None or not top[3] or (line is not None and top[0] != line):
             raise GradeConflict(f"{SID} was graded elsewhere since line {line}")
-        _, _, before = self.undoable.pop()
+        _, _, before, _ = self.undoable.pop()
         self.person = before
         self.lines += 1
         return self.lines, before
@@ -69,7 +75,7 @@ class LogSource:
             record=record, before_value=before, before_own=before, outranked=False, in_force=None, warnings=()
         )
 
-    def append_undo(self, session_id: str, *, line: int, **_: Any) -> SimpleNamespace:
+    def append_undo(self, session_id: str, *, line: int | None = None, **_: Any) -> SimpleNamespace:
         undo_line, back = self.log.undo(line)
         return SimpleNamespace(record=SimpleNamespace(line=undo_line, base_reward=back), before_value=None, warnings=())
 
@@ -83,7 +89,12 @@ def once_applied(log: PeopleLog, waiting: list[Write]) -> float | None:
             lines[id(write)] = log.grade(write.value)
             continue
         commit = write.reverts
-        assert commit is not None
+        if commit is None:  # the operator's latest in the log
+            try:
+                log.undo(None)
+            except (GradeConflict, NothingToUndo):
+                pass
+            continue
         line, before = (commit.line, commit.before_own) if commit.line is not None else lines[id(commit)]
         if before != commit.value:  # (else nothing to undo)
             try:
@@ -120,7 +131,7 @@ class Run:
             self.view = (self.log.person, self.log.lines)
             queue.settle(self.log.lines, grade_of=lambda sid: self.log.person)
         elif op == "erik" and self.others_grade and queue._waiting:  # between the dashboard's writes
-            self.log.grade(rnd.choice([0.1, 0.3]))
+            self.log.grade(rnd.choice([0.1, 0.3]), mine=False)
 
     def apply_one(self) -> None:
         """The writer takes the oldest write and applies it (as the app's `_drain_writes`, one write)."""

@@ -78,11 +78,11 @@ class SessionDetailScreen(DataScreen):
     HOLDS_KEYS_UNTIL_LOADED = True
     HELP = (
         "Why each lesson was credited. Digits set a draft grade in tenths and everything previews it; "
-        "c commits it to the log (a new grade event; over a person's grade it asks first), u undoes this dashboard's "
-        "latest commit on the session (a stack), n opens the next one to grade. Writes are queued and "
-        "applied in key order; each is confirmed by a message. The gptme-sessions record and every reward "
-        "source's score show under the session's line; V opens the transcript, J drafts the judge's score as "
-        "your grade (c commits it, a grade like any other: u undoes it)."
+        "c commits it to the log (a new grade event; over a person's grade it asks first), u undoes your "
+        "latest grade on the session, further back each time (as lesson-credit undo), n opens the next one "
+        "to grade. Writes are queued and applied in key order; each is confirmed by a message. The "
+        "gptme-sessions record and every reward source's score show under the session's line; V opens the "
+        "transcript, J drafts the judge's score as your grade (c commits it, a grade like any other: u undoes it)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -533,8 +533,8 @@ class SessionDetailScreen(DataScreen):
         self.query_one("#grade-bar", GradeBar).clear_note()
 
     def action_undo(self) -> None:
-        """Take back the latest change: a draft (nothing was written), else this dashboard's latest
-        commit on the session (a new grade event, through the write queue)."""
+        """Take back the latest change: a draft (nothing was written), else the operator's latest grade on
+        the session not undone yet, as `lesson-credit undo` does (a new grade event, through the write queue)."""
         if self.draft is not None:
             draft = self.draft
             self._discard_draft()
@@ -544,13 +544,7 @@ class SessionDetailScreen(DataScreen):
                 markup=False,
             )
             return
-        if self.grading.undo_grade(self.session_id) is None:
-            self.notify(
-                f"Nothing to undo on {one_line(self.session_id)}: u undoes only the grades this dashboard "
-                "committed since it started, and none is left.",
-                severity="warning",
-                markup=False,
-            )
+        self.grading.undo_grade(self.session_id)  # (its outcome, or why there was nothing to undo, is a toast)
 
     async def action_next_pending(self) -> None:
         await self.grading.open_next_pending(self.session_id)

@@ -43,13 +43,10 @@ def outside_text(outside: SessionOutside, compact: bool = False) -> Text:
     out = Text() if compact else sources_text(outside)
     judge = [line for line in outside.record_lines if line.startswith("judge ")]
     rest = [line for line in outside.record_lines if not line.startswith("judge ")]
-    later = next((s for s in outside.sources if s.source == JUDGE and s.line is not None), None)
-    for line in judge:
+    later = any(s.source == JUDGE and s.line is not None for s in outside.sources)
+    for line in judge:  # (a judge's score logged since replaces the record's: its line says so, dim)
         out.append("\n")
-        if later is not None:  # a judge's score logged since replaces the record's (the grade bar shows it)
-            value = "withdrawn" if later.score is None else fmt_grade(later.score)
-            out.append(f"superseded by the judge's {value} · ", style="italic")
-        out.append(one_line(line), style="dim" if later is not None else "")
+        out.append(one_line(line), style="dim" if later else "")
     out.append("\nrecord ", style="bold")
     if rest:
         out.append("\n".join(one_line(line) for line in rest))
