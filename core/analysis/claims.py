@@ -20,6 +20,13 @@ session's keywords play no part (they are written after the outcome and can echo
   effects: the one-step estimate); the variance is the same sandwich restricted to the half.
   `drifting` when the two halves differ beyond noise: the z-test's p-value below `FLAG_P` and,
   Benjamini-Hochberg adjusted over the identified lessons, below `FLAG_FDR`.
+- **Identified only by time.** A lesson the above would identify whose only variation within the
+  baseline groups (category x time block x agent) is one switch in log order - in every group where
+  it varies, never injected before one session and always after it, or the reverse - is compared
+  only with the sessions before (after) that moment: a change of the baseline at the same moment
+  would look exactly the same, and the per-block baselines cannot tell the two apart. It is not
+  identified (`switched`); randomized dropout evidence, where there is enough, still gives it a
+  headline (`core.analysis.estimates`).
 - **By category.** The same one-step estimate within each category with at least `MIN_CELL`
   sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
   has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.
@@ -190,6 +197,7 @@ class Fitted:
     fit: RobustFit | None  # None: nothing to compare (no columns, or fewer than 2 residual dof)
     identified: npt.NDArray[np.bool_]
     few: npt.NDArray[np.bool_]
+    timed: npt.NDArray[np.bool_]  # identified only by time (`switched`)
     ratio: FloatArray  # posterior sd over the prior sd (robust variance for the identified)
     var: FloatArray  # the larger of the robust and the model variance
     counts: IntArray  # sessions with each column
@@ -208,7 +216,9 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     none = np.zeros(len(columns), dtype=bool)
     if not columns or dof < 2:
         nan = np.full(len(columns), math.nan)
-        return Fitted(op, columns, column_of, None, none, none, nan, nan, counts, math.nan, math.nan, math.nan, True)
+        return Fitted(
+            op, columns, column_of, None, none, none, none, nan, nan, counts, math.nan, math.nan, math.nan, True
+        )
     dense = solver == "dense" or (solver == "auto" and len(columns) <= DENSE_MAX)
     hoods = None if dense else neighbourhoods(op, gram=gram)
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
@@ -229,7 +239,13 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     var = np.maximum(fit.var, fit.model_var)
     ratio = np.where(identified, np.sqrt(var / (var + prior_sd**2)), np.sqrt(var0) / prior_sd)
     identified &= ratio <= SD_RATIO_MAX
-    return Fitted(op, columns, column_of, fit, identified, few, ratio, var, counts, prior_sd, sigma2, lam0, dense)
+    # the data move it, but only as a step in the baseline would: no claim (in the fit above it stays nearly
+    # unshrunk, a step at its switch that the other lessons are read beside)
+    timed = identified & switched(op)
+    identified &= ~timed
+    return Fitted(
+        op, columns, column_of, fit, identified, few, timed, ratio, var, counts, prior_sd, sigma2, lam0, dense
+    )
 
 
 def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
@@ -288,7 +304,44 @@ def unidentified_reason(fitted: Fitted, c: int, n_with: int, n_without: int) -> 
         return "no graded sessions to compare"
     if fitted.few[c]:
         return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
+    if fitted.timed[c]:
+        return (
+            "identified only by time: within its time blocks it was never injected before one session and "
+            "always after it (or the reverse), so a change in the baseline at that moment would look the same"
+        )
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
+
+
+def switched(op: Centred) -> npt.NDArray[np.bool_]:
+    """Per column of `op`: its only variation within the baseline groups is one switch in log order.
+    In each group where the column is neither always nor never nonzero, the sessions with it are a
+    run at the group's start or at its end (sessions in log order: a group's k-th is its k-th in the
+    log); True when that holds in every such group (and there is at least one)."""
+    n, p = op.x.shape
+    if n == 0 or p == 0:
+        return np.zeros(p, dtype=bool)
+    group = op.group
+    order = np.argsort(group, kind="stable")
+    size = np.bincount(group).astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - start[group[order]]  # each session's place in its group, in log order
+    coo = op.x.tocoo()
+    on = coo.data != 0
+    sessions, cols = coo.row[on].astype(np.int64), coo.col[on].astype(np.int64)
+    cell = cols * len(size) + group[sessions]
+    cells, inverse, count = np.unique(cell, return_inverse=True, return_counts=True)
+    first = np.full(len(cells), n, dtype=np.int64)
+    last = np.full(len(cells), -1, dtype=np.int64)
+    np.minimum.at(first, inverse, rank[sessions])
+    np.maximum.at(last, inverse, rank[sessions])
+    col, g = cells // len(size), cells % len(size)
+    varies = count < size[g]
+    run = (last - first + 1 == count) & ((first == 0) | (last == size[g] - 1))
+    varying = np.bincount(col[varies], minlength=p)
+    runs = np.bincount(col[varies & run], minlength=p)
+    out: npt.NDArray[np.bool_] = (varying > 0) & (runs == varying)
+    return out
 
 
 def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: float) -> tuple[FloatArray, float]:
