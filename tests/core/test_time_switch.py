@@ -106,9 +106,10 @@ def test_randomized_dropout_evidence_still_gives_a_switched_lesson_its_headline(
     assert first is not None and first.method == "randomized" and first.estimate == 0.01 and first.identified
 
 
-def op_of(x: list[list[int]], block: list[int]) -> object:
+def op_of(x: list[list[int]], block: list[int], category: list[int] | None = None) -> object:
     n = len(block)
-    z, group = indicators(n, np.zeros(n, dtype=np.int64), 1, None, 1, np.array(block), max(block) + 1)
+    cat = np.zeros(n, dtype=np.int64) if category is None else np.array(category)
+    z, group = indicators(n, cat, int(cat.max()) + 1, None, 1, np.array(block), max(block) + 1)
     return centred(sparse.csr_matrix(np.array(x, dtype=np.float64)), z, group)
 
 
@@ -122,8 +123,23 @@ def test_switched_reads_each_block_in_log_order() -> None:
     #   5: 0110 | 1111  a run in the middle of block 0                     -> not
     cols = ["00111111", "11000001", "01010000", "00110100", "11110000", "01101111"]
     x = [[int(c[i]) for c in cols] for i in range(8)]
-    op = op_of(x, [0, 0, 0, 0, 1, 1, 1, 1])
-    assert switched(op).tolist() == [True, True, False, False, False, False]  # type: ignore[arg-type]
+    block = [0, 0, 0, 0, 1, 1, 1, 1]
+    op = op_of(x, block)
+    assert switched(op, np.array(block)).tolist() == [True, True, False, False, False, False]  # type: ignore[arg-type]
+
+
+def test_switched_asks_for_one_moment_across_categories() -> None:
+    # one block of 8 sessions, categories a b a b a b a b (log order); by hand:
+    #   0: 0 0 1 1 1 1 1 1  on from the 3rd session in both categories: one moment        -> switched
+    #   1: 0 0 0 0 1 0 1 0  on from the 5th session, only in category a (b never varies)  -> switched
+    #   2: 0 1 1 1 1 1 1 1  on from the 2nd in b, the 3rd in a: one moment (none between) -> switched
+    #   3: 1 0 0 0 0 1 0 1  off after the 1st in a, on from the 6th in b: two moments      -> not
+    #   4: 0 1 1 0 1 0 1 0  a switches on at the 3rd, b off after the 2nd                  -> not
+    cols = ["00111111", "00001010", "01111111", "10000101", "01101010"]
+    x = [[int(c[i]) for c in cols] for i in range(8)]
+    category = [0, 1, 0, 1, 0, 1, 0, 1]
+    op = op_of(x, [0] * 8, category)
+    assert switched(op).tolist() == [True, True, True, False, False]  # type: ignore[arg-type]
 
 
 def test_loo_says_why_a_lesson_introduced_mid_block_claims_nothing(tmp_path: Path) -> None:
