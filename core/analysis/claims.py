@@ -20,6 +20,13 @@ session's keywords play no part (they are written after the outcome and can echo
   effects: the one-step estimate); the variance is the same sandwich restricted to the half.
   `drifting` when the two halves differ beyond noise: the z-test's p-value below `FLAG_P` and,
   Benjamini-Hochberg adjusted over the identified lessons, below `FLAG_FDR`.
+- **Identified only by time.** A lesson the above would identify whose only variation within the
+  time blocks is one switch in log order - in every block where it varies, among the sessions of
+  the categories and agents where it varies there, never injected before one moment and always after
+  it, or the reverse - is compared only with the sessions before (after) that moment: a change of
+  the baseline at the same moment would look exactly the same, and the per-block baselines cannot
+  tell the two apart. It is not identified (`switched`); randomized dropout evidence, where there is
+  enough, still gives it a headline (`core.analysis.estimates`).
 - **By category.** The same one-step estimate within each category with at least `MIN_CELL`
   sessions with and without the lesson; `category_differs` when Cochran's Q over those categories
   has a p-value below `FLAG_P` and a BH-adjusted one below `FLAG_FDR`.
@@ -34,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design
+from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_codes
 from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoods
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
@@ -190,6 +197,7 @@ class Fitted:
     fit: RobustFit | None  # None: nothing to compare (no columns, or fewer than 2 residual dof)
     identified: npt.NDArray[np.bool_]
     few: npt.NDArray[np.bool_]
+    timed: npt.NDArray[np.bool_]  # identified only by time (`switched`)
     ratio: FloatArray  # posterior sd over the prior sd (robust variance for the identified)
     var: FloatArray  # the larger of the robust and the model variance
     counts: IntArray  # sessions with each column
@@ -208,7 +216,9 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     none = np.zeros(len(columns), dtype=bool)
     if not columns or dof < 2:
         nan = np.full(len(columns), math.nan)
-        return Fitted(op, columns, column_of, None, none, none, nan, nan, counts, math.nan, math.nan, math.nan, True)
+        return Fitted(
+            op, columns, column_of, None, none, none, none, nan, nan, counts, math.nan, math.nan, math.nan, True
+        )
     dense = solver == "dense" or (solver == "auto" and len(columns) <= DENSE_MAX)
     hoods = None if dense else neighbourhoods(op, gram=gram)
     _, var0, lam0, sigma2, _ = solve_operator(op, y, float(y @ y), dof, None, TAU_MIN, dense, hoods)
@@ -229,7 +239,13 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     var = np.maximum(fit.var, fit.model_var)
     ratio = np.where(identified, np.sqrt(var / (var + prior_sd**2)), np.sqrt(var0) / prior_sd)
     identified &= ratio <= SD_RATIO_MAX
-    return Fitted(op, columns, column_of, fit, identified, few, ratio, var, counts, prior_sd, sigma2, lam0, dense)
+    # the data move it, but only as a step in the baseline would: no claim (in the fit above it stays nearly
+    # unshrunk, a step at its switch that the other lessons are read beside)
+    timed = identified & switched(op, block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None)
+    identified &= ~timed
+    return Fitted(
+        op, columns, column_of, fit, identified, few, timed, ratio, var, counts, prior_sd, sigma2, lam0, dense
+    )
 
 
 def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
@@ -288,7 +304,80 @@ def unidentified_reason(fitted: Fitted, c: int, n_with: int, n_without: int) -> 
         return "no graded sessions to compare"
     if fitted.few[c]:
         return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
+    if fitted.timed[c]:
+        return (
+            "identified only by time: within its time blocks it was never injected before one session and "
+            "always after it (or the reverse), so a change in the baseline at that moment would look the same"
+        )
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
+
+
+def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_]:
+    """Per column of `op`: its only variation within the baseline groups is one switch in log order, at
+    one moment per time block (`block`: each session's; None: one block). In each block, among the
+    sessions of the groups where the column varies (neither always nor never nonzero in the group),
+    those with it all come before those without, or all after; True when that holds in every block
+    where it varies (and there is one). Groups split by category or agent switch at the same moment."""
+    n, p = op.x.shape
+    if n == 0 or p == 0:
+        return np.zeros(p, dtype=bool)
+    group = op.group
+    order = np.argsort(group, kind="stable")  # sessions by group, in log order within each
+    size = np.bincount(group).astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - start[group[order]]  # each session's place in its group
+    coo = op.x.tocoo()
+    on = coo.data != 0
+    keys = np.unique(coo.col[on].astype(np.int64) * len(size) + group[coo.row[on]])  # sorted, no duplicates
+    col, g = keys // len(size), keys % len(size)
+    cells = len(keys)
+    # each entry's cell and place in its group, sorted; its index within the cell finds the gaps
+    cell = np.searchsorted(keys, coo.col[on].astype(np.int64) * len(size) + group[coo.row[on]])
+    place = rank[coo.row[on]]
+    by = np.lexsort((place, cell))
+    cell, place = cell[by], place[by]
+    k = np.bincount(cell, minlength=cells)
+    index = np.arange(len(cell)) - np.concatenate([[0], np.cumsum(k)[:-1]])[cell]
+    from_end = k[cell] - 1 - index
+    # the first place without the column: the first index whose place is not the index (else k)
+    low_off = k.copy()
+    gap = place != index
+    np.minimum.at(low_off, cell[gap], index[gap])
+    # the last place without it: counting from the end, the first place missing (else size - 1 - k)
+    top = k.copy()
+    gap = place != size[g][cell] - 1 - from_end
+    np.minimum.at(top, cell[gap], from_end[gap])
+    high_off = size[g] - 1 - top
+    low_on, high_on = np.full(cells, n, dtype=np.int64), np.full(cells, -1, dtype=np.int64)
+    np.minimum.at(low_on, cell, place)
+    np.maximum.at(high_on, cell, place)
+    varies = k < size[g]
+
+    def session(cells: IntArray, q: IntArray) -> IntArray:  # the session at place q of each cell's group
+        out: IntArray = order[start[g[cells]] + np.clip(q, 0, size[g[cells]] - 1)]
+        return out
+
+    time = np.zeros(n, dtype=np.int64) if block is None else block
+    n_blocks = int(time.max()) + 1
+    cb = (
+        col * n_blocks + time[session(np.arange(cells), np.zeros(cells, dtype=np.int64))]
+    )  # groups lie within one block
+    cb, v = cb[varies], np.flatnonzero(varies)
+    uniq, which = np.unique(cb, return_inverse=True)
+    m = len(uniq)
+    on_first, on_last = np.full(m, n), np.full(m, -1)
+    off_first, off_last = np.full(m, n), np.full(m, -1)
+    np.minimum.at(on_first, which, session(v, low_on[v]))
+    np.maximum.at(on_last, which, session(v, high_on[v]))
+    np.minimum.at(off_first, which, session(v, low_off[v]))
+    np.maximum.at(off_last, which, session(v, high_off[v]))
+    one_step = (on_last < off_first) | (on_first > off_last)
+    owner = uniq // n_blocks
+    varying = np.bincount(owner, minlength=p)
+    steps = np.bincount(owner[one_step], minlength=p)
+    timed: npt.NDArray[np.bool_] = (varying > 0) & (steps == varying)
+    return timed
 
 
 def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: float) -> tuple[FloatArray, float]:

@@ -512,7 +512,8 @@ def loo_payload(
             "headline_rule": f"randomized with at least {estimates.MIN_RANDOMIZED} kept and withheld sessions "
             "and an interval no wider than the joint one's; else joint (its later half when drifting)",
             "identification": f"identified: at least {claims_mod.MIN_SESSIONS} graded sessions with and without, "
-            f"posterior sd at most {claims_mod.SD_RATIO_MAX:g} of the prior's; groups: together in at least "
+            f"posterior sd at most {claims_mod.SD_RATIO_MAX:g} of the prior's, varying within time blocks by more "
+            "than one switch in log order; groups: together in at least "
             f"{claims_mod.GROUP_SHARE:.0%} of each one's sessions; drifting / category_differs: BH-adjusted p "
             f"below {claims_mod.FLAG_FDR:g}",
             "min_randomized": estimates.MIN_RANDOMIZED,
