@@ -169,7 +169,7 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
         burst(pilot, "A")
         await settle(pilot)
         header = table_header(app, "agreement-table")
-        assert header == ["category", "a", "b", "n", "MAE", "Pearson", "Spearman", "kappa"], header
+        assert header == ["category", "reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa"], header
         burst(pilot, "I", "m")
         await settle(pilot)
         header = table_header(app, "sim-table")

@@ -1,0 +1,98 @@
+"""The operator's pass at 80x24 and 200x50 on the demo: one word for a thing on every screen and in the CLI
+(Agreement's reference/compared, the queue's shift), one order for a session's grade history, and a pending
+session's grader cell left empty rather than saying pending twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lesson_credit.core.views import GradeRecord
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+from lesson_credit.tui.widgets.grade_bar import grade_history
+from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.cli_run import run_cli
+from tests.tui.test_tui_whole_headers import demo_app, row_text, table_header
+from tests.tui.tui_fixture import burst, open_sessions, settle
+
+SIZES = [(80, 24), (200, 50)]
+
+
+def screen_rows(app: LessonCreditApp) -> list[str]:
+    return [row_text(app, y) for y in range(app.size.height)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_pending_session_says_pending_once(tmp_path: Path, size: tuple[int, int]) -> None:
+    """The demo's newest session, 2026-10-26-167, is pending: its grade cell says so and its grader cell is
+    empty (no one scored it). On the old code both cells read `pending`."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        sessions = await open_sessions(pilot)
+        table = sessions.query_one("#sessions-table", ThemedTable)
+        row = [str(cell) for cell in table.get_row("2026-10-26-167")]
+        labels = [str(column.label).strip(" ▲▼") for column in table.columns.values()]
+        assert row[labels.index("grade")] == "pending", row
+        assert row[labels.index("grader")] == "—", row
+        line = next(line for line in screen_rows(app) if "2026-10-26-167" in line)
+        assert line.count("pending") == 1, line
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_agreement_names_its_sources_as_the_cli_does(tmp_path: Path, size: tuple[int, int]) -> None:
+    """`lesson-credit agreement` heads its columns reference and compared; the dashboard said a and b."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        burst(pilot, "A")
+        await settle(pilot)
+        header = table_header(app, "agreement-table")
+        assert header[:4] == ["category", "reference", "compared", "n"], header
+        assert "kappa" in header, header
+
+
+def test_the_grade_history_runs_newest_first_at_every_size() -> None:
+    """Three grades of a session, 0.2 then 0.5 then 0.9: at 24 rows (compact) the line ran newest first and
+    at 50 rows oldest first. Both now start with the grade in force, 0.9."""
+    grades = tuple(
+        GradeRecord(value, grader, f"2026-03-0{day}T10:00:00Z", None, day)
+        for day, (value, grader) in enumerate([(0.2, "judge"), (0.5, "erik"), (0.9, "manual")], start=1)
+    )
+    for compact in (False, True):
+        text = grade_history(grades, compact).plain
+        assert text.startswith("history 0.9 manual"), (compact, text)
+        places = [text.index(value) for value in ("0.9", "0.5")]
+        assert places == sorted(places), (compact, text)
+    # four shown at 50 rows, two at 24: the earlier ones counted after the oldest shown, at both sizes
+    assert grade_history(grades, compact=True).plain.endswith("(+1 earlier)")
+
+
+async def test_the_queue_says_shift_as_the_cli_does_and_explains_it(tmp_path: Path) -> None:
+    """The informative order's first session on the demo: the CLI's `sessions --order informative` prints its
+    shift (0.067 for 2026-10-11-121 as the demo was committed); the queue's "why next" said `info 4.5e-3`,
+    which no page explained. At 80x24 and at 200x50 it says `shift` with the CLI's number, and a line under
+    the table says what expected±sd, spread and shift are."""
+    app = demo_app(tmp_path)
+    code, out, _ = run_cli("--workspace", str(tmp_path / "demo"), "sessions", "--order", "informative", "--limit", "1")
+    first = out.splitlines()[2].split()
+    session, shift = first[0], first[-1]
+    assert session == "2026-10-11-121" and shift == "0.067" and code == 0, out
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        burst(pilot, "I", "o")
+        await settle(pilot)
+        assert isinstance(app.screen, GradingQueueScreen)
+        rows = screen_rows(app)
+        line = next(line for line in rows if session in line)
+        assert line.split()[-2:] == ["shift", shift], line
+        legend = " ".join(line.strip() for line in rows[-4:-1])
+        assert "shift: how far a person's grade is expected to move" in legend, rows[-4:]
+        await pilot.resize_terminal(200, 50)
+        await settle(pilot)
+        table = app.screen.query_one("#queue-table", ThemedTable)
+        labels = [str(column.label) for column in table.columns.values()]
+        assert labels[-1] == "shift", labels
+        assert str(table.get_row(session)[-1]) == shift
