@@ -13,9 +13,10 @@ from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.widgets.grade_bar import grade_history
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from lesson_credit.tui.widths import share_cut
 from tests.support.cli_run import run_cli
 from tests.tui.test_tui_whole_headers import demo_app, row_text, table_header
-from tests.tui.tui_fixture import burst, open_sessions, settle
+from tests.tui.tui_fixture import burst, open_session, open_sessions, settle
 
 SIZES = [(80, 24), (200, 50)]
 
@@ -96,3 +97,33 @@ async def test_the_queue_says_shift_as_the_cli_does_and_explains_it(tmp_path: Pa
         labels = [str(column.label) for column in table.columns.values()]
         assert labels[-1] == "shift", labels
         assert str(table.get_row(session)[-1]) == shift
+
+
+def test_two_columns_share_the_cells_they_must_give() -> None:
+    """60 and 20 cells, 30 too many: the wider gives 30 (to 30 beside 20) on its own, where 45 too many leave
+    both at 17 and 18 (80 - 45 = 35 cells between them, the lower index taking the odd cut)."""
+    widths = {6: 60, 7: 20}
+    assert share_cut(widths, {6: 16, 7: 6}, 30) == 0 and widths == {6: 30, 7: 20}
+    widths = {6: 60, 7: 20}
+    assert share_cut(widths, {6: 16, 7: 6}, 45) == 0 and widths == {6: 17, 7: 18}
+    # down to their least (16 + 6 = 22 of 80: 58 can go), the rest is still to cut elsewhere
+    widths = {6: 60, 7: 20, 0: 35}
+    assert share_cut(widths, {6: 16, 7: 6}, 70) == 12 and widths == {6: 16, 7: 6, 0: 35}
+
+
+async def test_the_keywords_hit_and_missed_share_the_line_at_200x50(tmp_path: Path) -> None:
+    """The demo's 2026-10-07-106: its hits are 59 cells wide (escalate-when-blocked's), its misses 61
+    (issue-triage-before-coding's). At 200x50 the credits table is 150 cells; its other columns and padding
+    take 85 (their cells, 69, and 2 of padding each), leaving 65 for the two: the old code kept 59 for the
+    hits and cut the misses to 6, "confl…" for resolve-merge-conflicts' one miss. Shared, each gets about
+    half, and that miss shows whole."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-07-106")
+        table = detail.query_one("#credits", ThemedTable)
+        widths = {str(column.label): column.width for column in table.columns.values()}
+        assert abs(widths["hit"] - widths["missed"]) <= 1 and widths["missed"] >= 30, widths
+        first = row_text(app, table.region.y + 1)[table.region.x : table.region.right]
+        assert first.startswith(" workflow/resolve-merge-conflicts") and "conflict markers" in first, first
+        assert table.max_scroll_x == 0
