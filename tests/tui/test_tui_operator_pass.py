@@ -127,3 +127,28 @@ async def test_the_keywords_hit_and_missed_share_the_line_at_200x50(tmp_path: Pa
         first = row_text(app, table.region.y + 1)[table.region.x : table.region.right]
         assert first.startswith(" workflow/resolve-merge-conflicts") and "conflict markers" in first, first
         assert table.max_scroll_x == 0
+
+
+async def test_why_this_credit_says_more_lines_follow_at_80x24(tmp_path: Path) -> None:
+    """The demo's 2026-10-26-167, mock-boundaries first: its story is five lines at 80 columns (salience and
+    weight, pending, α β mean, the hits, then "missed: monkeypatch" wrapped to a line of its own), the box four.
+    On the old code the box showed four and stopped after the hits' "·", nothing saying a line followed. Now
+    its last line says how many lines are below and how to reach them; scrolled to the end, the keywords
+    missed show and the mark is gone."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        box = detail.query_one("#credit-box")
+
+        def inside() -> list[str]:
+            return [row_text(app, y)[box.region.x : box.region.right] for y in range(box.region.y, box.region.bottom)]
+
+        rows = inside()
+        assert rows[0].startswith("╭─ why this credit: testing/mock-boundaries.md") and rows[-1].startswith("╰")
+        # 5 lines in 4 rows less the mark's: 3 shown, 2 below it
+        assert rows[-2].startswith("│ ▼ 2 more lines: tab to this box and ↓"), rows
+        burst(pilot, "tab", "down", "down")
+        await settle(pilot)
+        rows = inside()
+        assert rows[-2].startswith("│ missed: monkeypatch") and not any("▼" in row for row in rows), rows
