@@ -152,3 +152,16 @@ async def test_why_this_credit_says_more_lines_follow_at_80x24(tmp_path: Path) -
         await settle(pilot)
         rows = inside()
         assert rows[-2].startswith("│ missed: monkeypatch") and not any("▼" in row for row in rows), rows
+
+
+async def test_lesson_names_cut_at_80x24_end_at_word_breaks_and_stay_apart(tmp_path: Path) -> None:
+    """The demo's workflow/check-ci-before-done in the Lessons table's 18 cells at 80x24 (a leading space and 17
+    for the name): cut in the middle it read "check-ci-…ore-done", "ore" the end of a word. It ends at the
+    break now, "check-ci-…-done", and every drawn name is still another."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#lessons-table", ThemedTable)
+        drawn = [row_text(app, y)[1:19].strip() for y in range(table.region.y + 1, table.region.bottom)]
+        assert "check-ci-…-done" in drawn and "check-ci-…ore-done" not in drawn, drawn
+        assert len(set(drawn)) == len(drawn), drawn
