@@ -11,6 +11,9 @@ import pytest
 from lesson_credit.core.views import GradeRecord
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+from lesson_credit.tui.screens.health import FindingCard
+from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
+from lesson_credit.tui.screens.lesson_pick import LessonPickScreen
 from lesson_credit.tui.widgets.grade_bar import grade_history
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widths import share_cut
@@ -165,3 +168,28 @@ async def test_lesson_names_cut_at_80x24_end_at_word_breaks_and_stay_apart(tmp_p
         drawn = [row_text(app, y)[1:19].strip() for y in range(table.region.y + 1, table.region.bottom)]
         assert "check-ci-…-done" in drawn and "check-ci-…ore-done" not in drawn, drawn
         assert len(set(drawn)) == len(drawn), drawn
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_health_s_enter_on_a_finding_of_several_lessons_lets_the_user_pick(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The demo's broad-keywords finding names two lessons (run-tests-before-claiming's 'test', 70% of the
+    journals, and reading-large-files' 'file', 75%). On the old code enter opened the first one's screen and
+    nothing led to the second. Now enter lists both; down, enter opens the second over time (typed in one
+    burst), and escape on the list goes back to Health."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        burst(pilot, "h")
+        await settle(pilot)
+        assert isinstance(app.focused, FindingCard) and app.focused.finding.code == "broad-keywords"
+        burst(pilot, "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LessonPickScreen)
+        assert app.screen.lessons == ["testing/run-tests-before-claiming.md", "tools/reading-large-files.md"]
+        assert any("tools/reading-large-files.md" in line for line in screen_rows(app))
+        burst(pilot, "escape", "enter", "down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LessonOverTimeScreen)
+        assert app.screen.lesson_id == "tools/reading-large-files.md"
