@@ -92,8 +92,10 @@ async def test_the_queue_says_shift_as_the_cli_does_and_explains_it(tmp_path: Pa
         rows = screen_rows(app)
         line = next(line for line in rows if session in line)
         assert line.split()[-2:] == ["shift", shift], line
-        legend = " ".join(line.strip() for line in rows[-4:-1])
-        assert "shift: how far a person's grade is expected to move" in legend, rows[-4:]
+        legend = " ".join(line.strip() for line in rows[-3:-1])  # its two lines, above the footer: whole
+        assert legend.startswith("expected±sd: ") and legend.endswith(
+            "shift: how far that grade would move its lessons' means"
+        ), rows[-4:]
         await pilot.resize_terminal(200, 50)
         await settle(pilot)
         table = app.screen.query_one("#queue-table", ThemedTable)

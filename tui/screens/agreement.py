@@ -148,7 +148,7 @@ class AgreementScreen(DataScreen):
     def _summary(self) -> None:
         out = Text()
         out.append(f"kappa threshold {self.threshold:.2f}", style="bold")
-        out.append(" (+/-) · a score at or above it is positive; the reference's is taken as the truth", style="dim")
+        out.append(" (+/-) · a score at or above it is positive; kappa takes the reference as true", style="dim")
         if self.report is not None and any(two_people(p) for p in self.report.pairs):
             out.append(" · * two people (a person's grades against another's)", style="dim")
         if self.report is not None and not any(p.n for p in self.report.pairs):

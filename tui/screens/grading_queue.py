@@ -36,8 +36,8 @@ EXPLAIN = {
 }
 # under the informative order's table: its numbers in words, `shift` as `sessions --order informative` says it
 LEGEND = (
-    "expected±sd: the grade a person is expected to give · spread: its scores' highest minus lowest · shift: how "
-    "far a person's grade is expected to move its lessons' means"
+    "expected±sd: the grade a person would likely give · spread: its scores' highest minus lowest · shift: how far "
+    "that grade would move its lessons' means"
 )
 COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "shift")
 # below 100 columns: why the session is next in one column (expected±sd · spread between sources · shift)
