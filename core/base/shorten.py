@@ -5,6 +5,7 @@ share it, so a lesson cut in one reads as it is cut in the other."""
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
@@ -94,16 +95,31 @@ def shorten_lesson(name: str, width: int, alike: frozenset[str] | None = None) -
     if alike is None:
         return plain
     cut = _shorten_lesson(name, width, words=True)
-    if cut != plain and _word_cuts(alike, width)[cut] > (1 if name in alike else 0):
+    if cut != plain and _word_cuts(alike, width, cut.partition(ELLIPSIS)[0])[cut] > (1 if name in alike else 0):
         return plain
     return cut
 
 
-@lru_cache(maxsize=32)
-def _word_cuts(alike: frozenset[str], width: int) -> Counter[str]:
-    """How many names of `alike` each word-break cut at `width` stands for (a table's column at its width:
-    computed once per column, not per cell)."""
-    return Counter(_shorten_lesson(name, width, words=True) for name in alike if cells(name) > width)
+@lru_cache(maxsize=4)
+def _by_file(alike: frozenset[str]) -> tuple[list[str], list[str]]:
+    """`alike`'s file names, sorted, and each one's name: the names a cut's start may stand for are found by
+    bisection, not by cutting every name of a column (30,000 lessons took 0.9 s at a width's first render)."""
+    pairs = sorted((name.rpartition("/")[2], name) for name in alike)
+    return [file for file, _ in pairs], [name for _, name in pairs]
+
+
+@lru_cache(maxsize=256)
+def _word_cuts(alike: frozenset[str], width: int, head: str) -> Counter[str]:
+    """How many names of `alike` whose file name starts with `head` each word-break cut at `width` stands for
+    (a cut in the file name's middle keeps its start: another name reads the same only if it starts alike)."""
+    files, names = _by_file(alike)
+    found: Counter[str] = Counter()
+    for i in range(bisect_left(files, head), len(files)):
+        if not files[i].startswith(head):
+            break
+        if cells(names[i]) > width:
+            found[_shorten_lesson(names[i], width, words=True)] += 1
+    return found
 
 
 def _shorten_lesson(name: str, width: int, words: bool) -> str:
