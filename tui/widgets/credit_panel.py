@@ -143,7 +143,11 @@ class CreditPanel(KeyScroll):
         shown = below > 0 and self.size.height > 1
         if shown:
             lines = "1 more line" if below == 1 else f"{below} more lines"
-            how = "↓ shows them" if self.has_focus else "tab to this box and ↓ (or the mouse wheel)"
+            how = (
+                f"↓ shows {'it' if below == 1 else 'them'}"
+                if self.has_focus
+                else "tab to this box and ↓ (or the mouse wheel)"
+            )
             more.update(Text(f"▼ {lines}: {how}"))
         if more.display != shown:
             more.display = shown
