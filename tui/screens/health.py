@@ -200,8 +200,9 @@ class HealthScreen(DataScreen):
         await cast(Grading, self.app).open_session(sessions[0])
 
     def _open_lesson(self, finding: Finding) -> None:
-        """A finding that names no session known to the log: the first lesson it names, over time (as Lessons'
-        `d`); selections never recorded have no session to open yet (said so, with how to record one)."""
+        """A finding that names no session known to the log: the lesson it names over time (as Lessons' `d`), or
+        a list of the lessons it names to pick one from; selections never recorded have no session to open yet
+        (said so, with how to record one)."""
         if finding.code == NEVER_RECORDED and finding.items:
             first = one_line(finding.items[0])
             self.notify(
