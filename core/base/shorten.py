@@ -134,7 +134,9 @@ def _at_word_breaks(text: str, cut: str) -> str:
     """A middle cut of `text` (`cut`: start, ellipsis, end) with its start ending and its end starting at a word
     break where one is NEAR_BREAK characters or fewer away; only characters are left out, so the result is
     shorter than every plain cut to the same width and never reads as one."""
-    head, _, tail = cut.partition(ELLIPSIS)
+    head, cut_here, tail = cut.partition(ELLIPSIS)
+    if not cut_here:  # the file name whole (its folders gone: "…/" did not fit beside it)
+        return cut
     if head and head[-1] not in WORD_BREAKS and text[len(head)] not in WORD_BREAKS:
         back = max(head.rfind(c) for c in WORD_BREAKS)
         if back >= MIN_WORD_CUT - 1 and len(head) - 1 - back <= NEAR_BREAK:

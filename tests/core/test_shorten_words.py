@@ -17,8 +17,9 @@ def test_a_middle_cut_ends_and_resumes_at_a_word_break() -> None:
     # no break within 4: "git-workt" would lose 5 ("workt"), "onflicts" has none; both stay as cut
     assert shorten_lesson("git-worktree-hygiene", 18, frozenset()) == "git-workt…-hygiene"
     assert shorten_lesson("resolve-merge-conflicts", 18, frozenset()) == "resolve-…onflicts"
-    # a name that fits is whole
+    # a name that fits is whole, and so is a file name that fits without its folders (10 cells, "…/" not beside it)
     assert shorten_lesson("mock-boundaries", 18, frozenset()) == "mock-boundaries"
+    assert shorten_lesson("tools/retired.md", 10, frozenset({"tools/retired.md"})) == "retired.md"
 
 
 def test_names_that_would_read_alike_keep_the_plain_cut() -> None:
