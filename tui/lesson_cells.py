@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,10 +38,15 @@ Tone = Callable[[str], Style]  # a theme tone's style (ThemedTable.tone, or a lo
 
 
 def lesson_cells(
-    row: LessonRow, tone: Tone, pinned: bool = False, effects: Mapping[str, float] | None = None
+    row: LessonRow,
+    tone: Tone,
+    pinned: bool = False,
+    effects: Mapping[str, float] | None = None,
+    alike: frozenset[str] | None = None,
 ) -> list[Text]:
     """The row's cells as the table shows them, with one space before each instead of the usual
-    padding (the table fits beside the plot). Reads no widget: a worker can build them."""
+    padding (the table fits beside the plot). Reads no widget: a worker can build them. `alike`: every row's
+    name (`names_alike`), for the names' cuts."""
     if row.status in (MISSING, BROKEN):
         status_tone: str | None = "warning" if row.status == MISSING else "error"
     elif row.status != "active":
@@ -49,7 +54,7 @@ def lesson_cells(
     else:
         status_tone = None
     return [
-        name_cell(row, tone, pinned),
+        name_cell(row, tone, pinned, alike),
         spaced_text(str(row.n), justify="right"),
         spaced_text(fmt(row.mean, 3), justify="right"),
         spaced_text(fmt_interval(row.ci_low, row.ci_high)),
@@ -65,7 +70,12 @@ def name_only_cells(lesson_id: str, columns: int) -> list[Text]:
     return [spaced_text(one_line(lesson_id.removesuffix(".md")))] + [spaced_text("…") for _ in range(columns - 1)]
 
 
-def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
+def names_alike(rows: Iterable[LessonRow]) -> frozenset[str]:
+    """The names of the Lessons table's column, as its cells show them before a cut."""
+    return frozenset(one_line(lesson_name(row)) for row in rows)
+
+
+def name_cell(row: LessonRow, tone: Tone, pinned: bool, alike: frozenset[str] | None = None) -> Text:
     """The lesson's name, marked ◆ when pinned and muted when it is not an active lesson; cut when the column
     is narrower (a narrow terminal: the panel shows the full id), its folders then its middle left out, so
     names alike at their start stay apart. The mark comes first: after the name, a cut took it with the name's end."""
@@ -75,7 +85,7 @@ def name_cell(row: LessonRow, tone: Tone, pinned: bool) -> Text:
         lead.append(PIN_MARK + " ", style=tone("pinned"))
     else:
         name_tone = "muted" if row.status not in ("active", MISSING, BROKEN) else None
-    return lesson_name_text(lesson_name(row), tone(name_tone) if name_tone else "", lead)
+    return lesson_name_text(lesson_name(row), tone(name_tone) if name_tone else "", lead, alike)
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,6 +97,7 @@ class LessonCells:
     cells: Mapping[str, list[Text]]  # lesson id -> cells
     rows: tuple[LessonRow, ...] = ()
     effects: Mapping[str, float] | None = None
+    alike: frozenset[str] | None = None  # the rows' names (`names_alike`)
 
     @classmethod
     def build(
@@ -101,10 +112,10 @@ class LessonCells:
         that changed, each cell that looks the same: the very object, so that the Lessons screen
         finds the cells to replace by identity (its intervals change one cell in eight), without
         comparing texts on the UI thread."""
+        alike = names_alike(rows)
         if previous is None or previous.tones != tones:
-            return cls(
-                tones, {row.path: lesson_cells(row, tones.__getitem__, False, effects) for row in rows}, rows, effects
-            )
+            built = {row.path: lesson_cells(row, tones.__getitem__, False, effects, alike) for row in rows}
+            return cls(tones, built, rows, effects, alike)
         old_rows = {row.path: row for row in previous.rows}
         old_effects, new_effects = previous.effects or {}, effects or {}
         same_effects = (previous.effects is None) == (effects is None)
@@ -112,7 +123,7 @@ class LessonCells:
         for row in rows:
             old = previous.cells.get(row.path)
             if old is None:
-                cells[row.path] = lesson_cells(row, tones.__getitem__, False, effects)
+                cells[row.path] = lesson_cells(row, tones.__getitem__, False, effects, alike)
             elif (
                 same_effects
                 and old_rows.get(row.path) == row
@@ -120,9 +131,9 @@ class LessonCells:
             ):
                 cells[row.path] = old
             else:
-                new = lesson_cells(row, tones.__getitem__, False, effects)
+                new = lesson_cells(row, tones.__getitem__, False, effects, alike)
                 cells[row.path] = [was if same_text(was, cell) else cell for was, cell in zip(old, new, strict=True)]
-        return cls(tones, cells, rows, effects)
+        return cls(tones, cells, rows, effects, alike)
 
     def shown_for(
         self, rows: tuple[LessonRow, ...], effects: Mapping[str, float] | None, tones: Mapping[str, Style]

@@ -70,9 +70,11 @@ class LessonName(Text):
     """A lesson's name in a table cell, cut to the cells its column gives it as `shorten_lesson` cuts it (its
     folders, then its file name's middle, give way: two lessons never read as one "escalate-when-bl…"), at
     each render, so a resize cuts it anew. What comes before the name (`name_start` characters: a space, a
-    pin mark) stays whole."""
+    pin mark) stays whole. `alike`: the names of its column, so the cut may end at a word break where that
+    makes it read as no other name (`shorten_lesson`)."""
 
     name_start = 0
+    alike: frozenset[str] | None = None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
         width = options.max_width
@@ -82,14 +84,18 @@ class LessonName(Text):
         out = self[: self.name_start]
         name = self.plain[self.name_start :]
         style = next((span.style for span in self.spans if span.start <= self.name_start < span.end), "")
-        out.append(shorten_lesson(name, max(1, width - out.cell_len)), style=style)
+        out.append(shorten_lesson(name, max(1, width - out.cell_len), self.alike), style=style)
         out.justify, out.overflow, out.no_wrap, out.end = self.justify, "crop", True, self.end
         yield from out.__rich_console__(console, options)
 
 
-def lesson_name_text(name: str, style: StyleType = "", lead: Text | None = None) -> LessonName:
-    """`name` (made one line) as a `LessonName` in `style`, after `lead` when given."""
+def lesson_name_text(
+    name: str, style: StyleType = "", lead: Text | None = None, alike: frozenset[str] | None = None
+) -> LessonName:
+    """`name` (made one line) as a `LessonName` in `style`, after `lead` when given; `alike`: the names of its
+    column, made one line as it is."""
     out = LessonName(end="", overflow="ellipsis")  # (where a renderer other than a table cell cuts it)
+    out.alike = alike
     if lead is not None:
         out.append_text(lead)
         out.name_start = len(out)

@@ -147,19 +147,26 @@ async def test_simulation_shows_every_metric_estimator_legend_and_detail_at_80x2
         assert legend.endswith("regret: cumulative, lower is better"), legend
 
 
-async def test_simulation_scrolled_right_at_100_columns_still_names_each_row(tmp_path: Path) -> None:
-    """From 100 columns the cells have their [p10, p90] and the last metric (cumulative regret) is past the
-    edge: scrolled to it, the estimator column scrolled away with the others, and no row said which
-    estimator its numbers were. The estimator column stays at the left."""
+async def test_simulation_shows_regret_at_100_columns(tmp_path: Path) -> None:
+    """From 100 columns the cells had their [p10, p90] and the last metric (cumulative regret) was past the
+    edge at 100x30, out of view until scrolled to. Where the full cells do not fit, the short ones (mean ±sd)
+    and headers are shown, as below 100 columns, every metric in view; at 200x50 the full ones fit."""
     app = demo_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await run_simulation(pilot)
         table = screen.query_one("#sim-table", ThemedTable)
-        assert table.max_scroll_x > 0
-        table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)
-        await settle(pilot)
+        assert table.max_scroll_x == 0
         header = table_header(app, "sim-table")
-        assert header[0] == "estimator" and header[-2:] == ["cumulative", "regret"], header
+        assert header[0] == "estimator" and header[-1] == "regret", header
+        legend = " ".join(shown(app, "sim-legend"))
+        assert legend.startswith("mean ±sd across seeds") and "[p10, p90]" not in legend, legend
+        await pilot.resize_terminal(200, 50)
+        await settle(pilot)
+        assert table.max_scroll_x == 0
+        header = table_header(app, "sim-table")
+        assert header[-2:] == ["cumulative", "regret"], header
+        seed = row_text(app, table.region.y + 1)
+        assert seed.split()[0] == "seed" and seed.count("[") == 4, seed  # each metric's [p10, p90]
 
 
 async def test_transcript_heading_breaks_between_its_phrases_at_80x24(tmp_path: Path) -> None:

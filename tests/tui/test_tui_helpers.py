@@ -445,8 +445,8 @@ def test_the_compact_history_starts_with_the_grade_in_force() -> None:
     compact = grade_history(grades, compact=True).plain
     assert compact.startswith("history 0.4 manual 2026-10-24 "), compact
     assert compact.index("0.58 judge") < compact.index(note) and compact.endswith("” (+1 earlier)")
-    wide = grade_history(grades).plain  # two lines of room: oldest first, the arrow to the latest
-    assert wide.index("0.62 heuristic") < wide.index("0.58 judge") < wide.index("0.4 manual")
+    wide = grade_history(grades).plain  # two lines of room: the same order, newest first, every entry shown
+    assert wide.index("0.4 manual") < wide.index("0.58 judge") < wide.index("0.62 heuristic")
 
 
 def test_a_retraction_in_the_history_does_not_call_the_session_pending() -> None:

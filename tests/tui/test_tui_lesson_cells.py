@@ -185,9 +185,9 @@ async def test_the_table_shows_the_worker_cells_and_rebuilds_them_for_a_new_them
 ) -> None:
     on_ui_thread: list[bool] = []  # per row built: on the UI thread?
 
-    def recorded(row: LessonRow, tone: Any, pinned: bool = False, effects: Any = None) -> list[Text]:
+    def recorded(row: LessonRow, tone: Any, pinned: bool = False, effects: Any = None, alike: Any = None) -> list[Text]:
         on_ui_thread.append(threading.current_thread() is threading.main_thread())
-        return lesson_cells(row, tone, pinned, effects)
+        return lesson_cells(row, tone, pinned, effects, alike)
 
     monkeypatch.setattr(cells_module, "lesson_cells", recorded)  # the worker's LessonCells.build
     monkeypatch.setattr(lessons_module, "lesson_cells", recorded)  # and the screen's own

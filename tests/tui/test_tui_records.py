@@ -509,8 +509,9 @@ async def test_the_agreement_screen_shows_the_hand_computed_numbers(tmp_path: Pa
 
 
 async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Path) -> None:
-    """One "why next" column: expected±sd, the sources' spread, the information, on screen whole. On the
-    old code nine columns ran off the right edge, the reason cut at "spre"."""
+    """One "why next" column: expected±sd, the sources' spread, the shift, on screen whole. On the
+    old code nine columns ran off the right edge, the reason cut at "spre". The shift is the CLI's (`sessions
+    --order informative`): the root of the information, where the column said `info 4.5e-3`."""
     app = make_app(records_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -527,7 +528,7 @@ async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Pa
         assert table.max_scroll_x == 0
         why = (
             f"{info.expected[row]:.2f}±{info.spread[row]:.2f} · spread {info.disagreement[row]:.2f} · "
-            f"info {info.score[row]:.1e}".replace("e-0", "e-").replace("e+0", "e")
+            f"shift {info.score[row] ** 0.5:.3f}"
         )
         line = next(line for line in screen_text(app) if " s4 " in line)
         assert line.split() == ["1", "s4", "0.70", "record:judge", *why.split()]

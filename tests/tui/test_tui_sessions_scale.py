@@ -86,7 +86,7 @@ async def test_newest_rows_pending_toggle_and_counts(many: tuple[Workspace, list
             cells = [str(cell).strip() for cell in table.get_row(session_id)]
             assert cells[0] == session_id and cells[2] == (s.category or "—")
             if s.base is None:
-                assert cells[3] == cells[4] == "pending"
+                assert cells[3] == "pending" and cells[4] == "—"  # no one scored it: no grader
             else:
                 assert cells[3] == f"{s.base:.2f}" and cells[4] == s.grader
 

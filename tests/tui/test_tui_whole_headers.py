@@ -99,7 +99,8 @@ async def test_why_this_credit_is_a_closed_box_at_80x24(tmp_path: Path) -> None:
     """The demo's 2026-10-23-158: small-focused-commits' keywords (hit commit message and diff too large,
     missed git add -a and unrelated changes) take two lines of the compact story, five in all. On the old
     code the box was 7 rows under the credits table's 4, in a side pane of 10: its bottom border showed
-    only when the pane was scrolled. The box now shows four lines, closed, and scrolls to the fifth."""
+    only when the pane was scrolled. The box now shows four lines, closed (the last saying that two more are
+    below), and scrolls to the fifth."""
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -111,7 +112,8 @@ async def test_why_this_credit_is_a_closed_box_at_80x24(tmp_path: Path) -> None:
         rows = [row_text(app, y)[shown.x : shown.right] for y in range(shown.y, shown.bottom)]
         assert rows[0].startswith("╭─ why this credit: workflow/small-focused-commits.md")
         assert rows[-1].startswith("╰") and rows[-1].endswith("╯"), rows
-        assert len(rows) == 6 and rows[4].startswith("│ hit: commit message ×1, diff too large ×1 · missed:")
+        # three lines of the story and a mark saying two more are below (the hits' line and the misses' end)
+        assert len(rows) == 6 and rows[4].startswith("│ ▼ 2 more lines: tab to this box and ↓"), rows
         box.scroll_end(animate=False, immediate=True)  # and the fifth line is in it
         await settle(pilot)
         assert any("unrelated" in row_text(app, y) for y in range(shown.y, shown.bottom))
@@ -169,7 +171,7 @@ async def test_agreement_and_simulation_headers_are_whole_at_80_columns(tmp_path
         burst(pilot, "A")
         await settle(pilot)
         header = table_header(app, "agreement-table")
-        assert header == ["category", "a", "b", "n", "MAE", "Pearson", "Spearman", "kappa"], header
+        assert header == ["category", "reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa"], header
         burst(pilot, "I", "m")
         await settle(pilot)
         header = table_header(app, "sim-table")

@@ -26,7 +26,7 @@ from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 
 STEP = 0.05
-COLUMNS = ("category", "a", "b", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn")
+COLUMNS = ("category", "reference", "compared", "n", "MAE", "Pearson", "Spearman", "kappa", "tp/fp/fn/tn")
 
 
 def number(value: float | None) -> Text:
@@ -148,7 +148,7 @@ class AgreementScreen(DataScreen):
     def _summary(self) -> None:
         out = Text()
         out.append(f"kappa threshold {self.threshold:.2f}", style="bold")
-        out.append(" (+/-) · a score at or above it is positive; the first source is the reference", style="dim")
+        out.append(" (+/-) · a score at or above it is positive; kappa takes the reference as true", style="dim")
         if self.report is not None and any(two_people(p) for p in self.report.pairs):
             out.append(" · * two people (a person's grades against another's)", style="dim")
         if self.report is not None and not any(p.n for p in self.report.pairs):

@@ -43,13 +43,15 @@ def credit_cells(
     full id is in the "why this credit" panel below). `tone`: the credited numbers' (a draft's preview)."""
     rows: list[tuple[str, list[Text]]] = []
     labels = lesson_labels(credit.path for credit in credits)  # file names, whole ids where those are alike
+    names = [labels[c.path] if compact else c.path.removesuffix(".md") for c in credits]
+    alike = frozenset(one_line(name) for name in names)  # for the names' cuts
     for credit in credits:
         breakdown = credit.breakdown
         hit = ", ".join(one_line(k) for k in breakdown.hit_keywords) if breakdown else "?"
         missed = ", ".join(one_line(k) for k in breakdown.missed_keywords) if breakdown else "?"
         name = labels[credit.path] if compact else credit.path.removesuffix(".md")
         cells = [
-            lesson_name_text(name, toned("", "warning").style if credit.note else ""),  # cut: folders, then middle
+            lesson_name_text(name, toned("", "warning").style if credit.note else "", alike=alike),  # folders, middle
             Text(fmt(credit.salience) + ("*" if credit.salience_missing else ""), justify="right"),
             Text(fmt(credit.weight, 3), justify="right"),
             toned("—" if pending else fmt(credit.reward, 3), tone),

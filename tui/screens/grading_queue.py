@@ -34,8 +34,13 @@ EXPLAIN = {
     "oldest": "pending sessions (no source scores them), oldest first",
     "informative": "sessions no person graded, first those whose grade would most change their lessons' means",
 }
-COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "information")
-# below 100 columns: why the session is next in one column (expected±sd · spread between sources · information)
+# under the informative order's table: its numbers in words, `shift` as `sessions --order informative` says it
+LEGEND = (
+    "expected±sd: the grade a person would likely give · spread: its scores' highest minus lowest · shift: how far "
+    "that grade would move its lessons' means"
+)
+COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "shift")
+# below 100 columns: why the session is next in one column (expected±sd · spread between sources · shift)
 NARROW_COLUMNS = ("#", "session", "in force", "why next")
 
 
@@ -61,7 +66,10 @@ class GradingQueueScreen(DataScreen):
     HELP = (
         "Sessions waiting for a person's grade, in the order n (next to grade) follows everywhere. o switches "
         "between oldest first and informative first (the sessions whose grade would most change the lessons' "
-        "estimates: a pending session, or one where the judge, the heuristic and the outcome disagree)."
+        "estimates: a pending session, or one where the judge, the heuristic and the outcome disagree). There, "
+        "expected±sd is the grade a person is expected to give, spread how far the session's scores disagree, and "
+        "shift how far a person's grade is expected to move its lessons' means (the CLI's `sessions --order "
+        "informative` column)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -93,6 +101,7 @@ class GradingQueueScreen(DataScreen):
         yield TitleBar()
         yield Static(id="queue-summary")
         yield ThemedTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        yield Static(Text(LEGEND, style="dim"), id="queue-legend")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -152,7 +161,7 @@ class GradingQueueScreen(DataScreen):
                     spread = float(info.disagreement[row])
                     why = f"{fmt(float(info.expected[row]))}±{fmt(float(info.spread[row]))}"
                     why += f" · spread {'—' if math.isnan(spread) else fmt(spread)}"
-                    why += f" · info {_short_e(float(info.score[row]))}"
+                    why += f" · shift {_shift(float(info.score[row]))}"
                 else:
                     why = f"pending since {fmt_time(s.timestamp)}"
                 table.add_row(*cells, Text(in_force), Text(why), key=session_id)
@@ -164,7 +173,7 @@ class GradingQueueScreen(DataScreen):
                     Text(fmt(float(info.expected[row])), justify="right"),
                     Text(fmt(float(info.spread[row])), justify="right"),
                     Text("—" if math.isnan(spread) else fmt(spread), justify="right"),
-                    Text(f"{float(info.score[row]):.2e}", justify="right"),
+                    Text(_shift(float(info.score[row])), justify="right"),
                 ]
             else:
                 cells += [Text("—", justify="right") for _ in range(4)]
@@ -177,6 +186,7 @@ class GradingQueueScreen(DataScreen):
         summary.append(f" (o switches; n follows it) · {counted(count, 'session')}\n")
         summary.append(EXPLAIN[queue.order], style="dim")
         self.query_one("#queue-summary", Static).update(summary)
+        self.query_one("#queue-legend", Static).display = info is not None
 
     def _graded(self, session_id: str) -> bool:
         return self.owner.writes.graded_unread(session_id, self.read_at)
@@ -218,8 +228,8 @@ class GradingQueueScreen(DataScreen):
         self.dismiss()
 
 
-def _short_e(value: float) -> str:
-    """Scientific notation without the exponent's padding: 1.0e-2, not 1.0e-02 (an 80-column "why next"
-    has no room for the zero)."""
-    mantissa, _, exponent = f"{value:.1e}".partition("e")
-    return f"{mantissa}e{int(exponent)}"
+def _shift(information: float) -> str:
+    """How far a person's grade is expected to move the session's lessons' means: the root of the summed
+    expected squared changes, on the reward's scale, in the CLI's words and places (`sessions --order
+    informative`'s `shift`). The dashboard showed the sum itself, `info 4.5e-3`, for the CLI's 0.067."""
+    return fmt(math.sqrt(information), 3)

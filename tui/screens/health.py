@@ -53,7 +53,8 @@ def finding_text(finding: Finding) -> Text:
 
 class FindingCard(Static, can_focus=True):
     """One finding; its border is the severity's colour and its title the check's code. Focusable:
-    enter on a card opens the first session it names, else the first lesson (`HealthScreen.action_open_session`)."""
+    enter on a card opens the first session it names, else its lesson, or a list of its lessons to pick from
+    (`HealthScreen.action_open_session`)."""
 
     DEFAULT_CSS = """
     FindingCard {
@@ -95,8 +96,8 @@ class HealthScreen(DataScreen):
     HELP = (
         "The checks `lesson-credit lint` runs. An error fails lint (exit 1); a warning does not. "
         "They are re-checked when the log changes, and with ctrl+r (which also re-reads the lesson files). "
-        "tab / shift+tab move between findings; enter opens the first session a finding names, else the first "
-        "lesson's over time."
+        "tab / shift+tab move between findings; enter opens the first session a finding names, else its lesson "
+        "over time (a finding naming several lessons lists them to pick one)."
     )
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -199,8 +200,9 @@ class HealthScreen(DataScreen):
         await cast(Grading, self.app).open_session(sessions[0])
 
     def _open_lesson(self, finding: Finding) -> None:
-        """A finding that names no session known to the log: the first lesson it names, over time (as Lessons'
-        `d`); selections never recorded have no session to open yet (said so, with how to record one)."""
+        """A finding that names no session known to the log: the lesson it names over time (as Lessons' `d`), or
+        a list of the lessons it names to pick one from; selections never recorded have no session to open yet
+        (said so, with how to record one)."""
         if finding.code == NEVER_RECORDED and finding.items:
             first = one_line(finding.items[0])
             self.notify(
@@ -210,10 +212,21 @@ class HealthScreen(DataScreen):
                 markup=False,
             )
             return
-        lessons = self.view.lessons if self.view is not None else frozenset()
-        lesson = next((item for item in finding.items if item in lessons), None)
-        if lesson is None:
+        known = self.view.lessons if self.view is not None else frozenset()
+        lessons = list(dict.fromkeys(item for item in finding.items if item in known))
+        if not lessons:
             self.notify("This finding names no session or lesson to open.", markup=False)
+            return
+        if len(lessons) == 1:
+            self._open_over_time(lessons[0])
+            return
+        from lesson_credit.tui.screens.lesson_pick import LessonPickScreen
+
+        # several (broad keywords in many lessons): the one picked, where enter opened the first alone
+        self.app.push_screen(LessonPickScreen(lessons, finding.code), self._open_over_time)
+
+    def _open_over_time(self, lesson: str | None) -> None:
+        if lesson is None:  # the list closed with escape
             return
         from lesson_credit.tui.screens.lesson_over_time import LessonOverTimeScreen
 

@@ -442,7 +442,8 @@ class LessonsScreen(SortableScreen):
             cells = built.cells.get(row.path)
             if cells is not None:
                 return cells
-        return lesson_cells(row, table.tone, pinned, self.view.effects if self.view is not None else None)
+        alike = built.alike if built is not None else None
+        return lesson_cells(row, table.tone, pinned, self.view.effects if self.view is not None else None, alike)
 
     @on(DataTable.RowHighlighted, "#lessons-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -545,7 +546,8 @@ class LessonsScreen(SortableScreen):
         row = self.view.row(path) if self.view else None
         if row is not None:
             table = self.query_one("#lessons-table", ThemedTable)
-            table.set_cell(path, "lesson", name_cell(row, table.tone, path in self.pins))
+            alike = self.cells.alike if self.cells is not None else None
+            table.set_cell(path, "lesson", name_cell(row, table.tone, path in self.pins, alike))
             self._fit_lesson_column()  # the pin's mark may widen the names
         self._show_highlighted()
 

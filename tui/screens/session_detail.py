@@ -50,6 +50,7 @@ from lesson_credit.tui.widths import (
     NARROW_BELOW,
     SHORT_BELOW,
     narrow_detail_heights,
+    share_cut,
     short_detail_heights,
     wide_side_width,
 )
@@ -334,15 +335,14 @@ class SessionDetailScreen(DataScreen):
             compact = True
             rows = self._credit_rows(credits, compact)
             shown, labels, widths, over = self._credit_widths(rows, compact)
-        # the keywords missed, last, take what is left of the table's line, then the keywords hit (each cut with
-        # an ellipsis, not below its header: at 200 columns "git add -a, unrelated ch" was cut mid-word); where the
-        # lessons' names would be cut, the keywords missed are left to "why this credit", the keywords hit are cut
-        # to HIT_KEPT cells, then names (at 80 columns the demo's names were cut to 12 beside 40 cells of hits)
+        # the keywords hit and missed share what is left of the line, the wider cut first (to HIT_KEPT, to the header);
+        # where names would be cut, the keywords missed are left to "why this credit", then names are cut (to 12)
         if compact and over > widths[MISSED] - len(labels[MISSED]):
             shown.remove(MISSED)
             over -= widths[MISSED] + 2 * table.cell_padding
-        hit_kept = max(len(labels[HIT]), HIT_KEPT)
-        for i, least in ((MISSED, len(labels[MISSED])), (HIT, hit_kept), (0, MIN_NAME_CELLS), (HIT, len(labels[HIT]))):
+        keep = {HIT: max(len(labels[HIT]), HIT_KEPT), MISSED: len(labels[MISSED])}
+        over = share_cut(widths, {i: cells for i, cells in keep.items() if i in shown}, over)
+        for i, least in ((0, MIN_NAME_CELLS), (HIT, len(labels[HIT]))):
             cut = max(0, min(over, widths[i] - least)) if i in shown else 0
             widths[i] -= cut
             over -= cut

@@ -238,7 +238,8 @@ class SessionsScreen(SortableScreen):
             table.toned(fmt_time(s.timestamp, year=self.size.width >= NARROW_BELOW), None),
             table.toned(one_line(s.category, "—"), None, overflow="ellipsis"),
             Text(grade, style=table.tone("warning") if s.pending else "", justify="right"),
-            table.toned("pending" if s.pending else one_line(s.grader, "—"), tone),
+            # pending once, under grade: no one scored it, so no grader (the cell read "pending" twice)
+            table.toned("—" if s.pending else one_line(s.grader, "—"), tone),
             Text(str(s.n_lessons), justify="right"),
             Text(fmt(s.mean_salience), justify="right"),
         ]

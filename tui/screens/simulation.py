@@ -193,6 +193,7 @@ class SimulationScreen(Screen[None]):
         self.cancelling = False
         self.runs = 0
         self.highlighted: str | None = None
+        self.compact_cells = False  # the table's short headers and cells in view (`_compact`)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -238,11 +239,10 @@ class SimulationScreen(Screen[None]):
         """Below 100 columns the short headers and legend (every metric in view), below 32 rows no progress
         bar (the status says how far a run is) and no blank lines: the estimators, the legend and the
         highlighted one's detail all in view at 80x24."""
-        narrow = self.has_class("-narrow")
         self.set_class(self.narrow, "-narrow")
         self.set_class(self.size.height < SHORT_BELOW, "-short")
         self._show_scenario()
-        if self.has_class("-narrow") != narrow:
+        if self._compact() != self.compact_cells:  # the cells' form goes with the width
             self._show_report()
 
     def _show_scenario(self) -> None:
@@ -261,7 +261,7 @@ class SimulationScreen(Screen[None]):
         table = self.query_one("#sim-table", ThemedTable)
         title = self.query_one("#report-title", Static)
         report = self.report
-        narrow = self.narrow
+        narrow = self.compact_cells = self._compact()
         legend = phrase_lines([[Text(p) for p in NARROW_LEGEND]], self.size.width - 2) if narrow else Text(LEGEND)
         self.query_one("#sim-legend", Static).update(legend)
         keep = table.row_to_keep(self.highlighted)  # the row a key moved to, maybe not reported yet
@@ -285,11 +285,26 @@ class SimulationScreen(Screen[None]):
         self.highlighted = table.restore_cursor(names, keep) or self.highlighted
         self._show_estimator()
 
+    def _compact(self) -> bool:
+        """The short headers and cells (mean ±sd, no [p10, p90]) below 100 columns, and wherever the full ones
+        would put a metric past the table's edge: at 100x30 `cumulative regret` was out of view."""
+        if self.narrow:
+            return True
+        report = self.report
+        if report is None:
+            return False
+        padding = 2 * self.query_one("#sim-table", ThemedTable).cell_padding
+        needed = padding + max(len("estimator"), *(len(s.name) for s in report.estimators))
+        for metric, (header, digits, _) in METRIC_COLUMNS.items():
+            cells = [len(metric_cell(s.metric(metric), digits)) for s in report.estimators]
+            needed += padding + max(len(header), *cells) + len(BEST_MARK)
+        return needed + 2 > self.size.width - 2  # (a scrollbar beside the rows; the screen's padding)
+
     def _cells(self, table: ThemedTable, summary: EstimatorSummary, best: dict[str, set[str]]) -> list[Text]:
         reference = summary.kind == "reference"
         cells = [table.toned(summary.name, "muted" if reference else None)]
         for metric, (_, digits, _) in METRIC_COLUMNS.items():
-            value = metric_cell(summary.metric(metric), digits, spread=not self.narrow)
+            value = metric_cell(summary.metric(metric), digits, spread=not self.compact_cells)
             if summary.name in best[metric]:
                 cells.append(Text(value + BEST_MARK, style=table.tone("accent"), justify="right"))
             else:  # padded as wide as the mark so the numbers stay aligned

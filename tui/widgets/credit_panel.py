@@ -78,7 +78,9 @@ def story_title(path: str | None, compact: bool) -> Text:
 class CreditPanel(KeyScroll):
     """Set `story` (built with `credit_story`) to show one lesson's credit: in a box that scrolls when the
     story is taller than the box may be (its border closed: at 80x24 the compact story's keywords can
-    take a fifth line). The story's text is the Static `text_id`."""
+    take a fifth line). The story's text is the Static `text_id`. While lines are below the box's bottom, its
+    last line says so and how to reach them: the box cut "missed:" off with no mark (a thumb of five rows in
+    six does not read as a scrollbar)."""
 
     DEFAULT_CSS = """
     CreditPanel {
@@ -90,6 +92,13 @@ class CreditPanel(KeyScroll):
     CreditPanel > Static {
         height: auto;
     }
+    CreditPanel > Static.more {
+        dock: bottom;
+        height: 1;
+        display: none;
+        color: $text-muted;
+        text-style: italic;
+    }
     """
 
     story: reactive[Text | None] = reactive(None, always_update=True)
@@ -100,6 +109,7 @@ class CreditPanel(KeyScroll):
 
     def compose(self) -> ComposeResult:
         yield Static(id=self.text_id)
+        yield Static(classes="more")  # docked at the bottom: it stays put while the story scrolls
 
     def on_mount(self) -> None:
         if not self.border_title:
@@ -108,3 +118,37 @@ class CreditPanel(KeyScroll):
     def watch_story(self, story: Text | None) -> None:
         text = self.query_one(f"#{self.text_id}", Static)
         text.update(story if story is not None else Text("Select a lesson to see its credit.", style="italic"))
+        self.call_after_refresh(self._mark_more)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._mark_more()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._mark_more)
+
+    def on_focus(self) -> None:
+        self._mark_more()
+
+    def on_blur(self) -> None:
+        self._mark_more()
+
+    def _mark_more(self) -> None:
+        """The marker line shown while the story goes on below the box (hidden at its end, where the story's
+        last line takes its place), saying how many lines and how to see them."""
+        if not self.is_mounted:
+            return
+        more = self.query_one(".more", Static)
+        below = int(self.max_scroll_y - round(self.scroll_y))  # (the marker shown: the lines it covers included)
+        shown = below > 0 and self.size.height > 1
+        if shown:
+            lines = "1 more line" if below == 1 else f"{below} more lines"
+            how = (
+                f"↓ shows {'it' if below == 1 else 'them'}"
+                if self.has_focus
+                else "tab to this box and ↓ (or the mouse wheel)"
+            )
+            more.update(Text(f"▼ {lines}: {how}"))
+        if more.display != shown:
+            more.display = shown
+            self.call_after_refresh(self._mark_more)  # the box's scroll range changed with it

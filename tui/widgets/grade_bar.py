@@ -65,19 +65,17 @@ def grade_history(grades: tuple[GradeRecord, ...], compact: bool = False) -> Tex
         return out
     shown = grades[-(HISTORY_SHOWN_COMPACT if compact else HISTORY_SHOWN) :]
     earlier = len(grades) - len(shown)
-    if earlier and not compact:
-        out.append(f"(+{earlier} earlier) ", style="dim")
-    # compact (one line, cut at the edge): the latest first, so a long note cuts an older entry, never it
-    for i, record in enumerate(reversed(shown) if compact else shown):
+    # the latest first at every size (a line cut at the edge cuts an older entry, never the grade in force):
+    # at 24 rows it ran newest first and at 50 oldest first
+    for i, record in enumerate(reversed(shown)):
         if i:
-            out.append(" ← " if compact else " → ", style="dim")
-        in_force = i == 0 if compact else i == len(shown) - 1
+            out.append(" ← ", style="dim")
         value = "retracted" if record.base_reward is None else fmt_grade(record.base_reward)
-        out.append(value, style="bold" if in_force else "")
-        out.append(f" {one_line(record.grader)} {fmt_time(record.timestamp)}", style="" if in_force else "dim")
+        out.append(value, style="bold" if i == 0 else "")
+        out.append(f" {one_line(record.grader)} {fmt_time(record.timestamp)}", style="" if i == 0 else "dim")
         if record.note:
             out.append(f" “{one_line(record.note)}”", style="italic")
-    if earlier and compact:
+    if earlier:
         out.append(f" (+{earlier} earlier)", style="dim")
     return out
 
