@@ -94,8 +94,9 @@ class IdChunk:
             self._hashes = hashes
         return self._hashes
 
-    def _table(self) -> tuple[U64, npt.NDArray[np.int32]]:
-        """The sorted hashes and the row of each (the rows read only when a hash was found)."""
+    def table(self) -> tuple[U64, npt.NDArray[np.int32]]:
+        """The block's whole table: every id's hash, sorted, and the row (counted from `lo`) each came
+        from (the rows read only when asked for: a lookup asks once a hash was found)."""
         hashes = self._sorted_hashes()
         if self._rows is None:
             rows = self._sections[1].array(np.int32)
@@ -103,10 +104,6 @@ class IdChunk:
                 raise CacheDamaged(f"{self._sections[1].source.name}: an id table has the wrong length")
             self._rows = rows
         return hashes, self._rows
-
-    def table(self) -> tuple[U64, npt.NDArray[np.int32]]:
-        """The block's whole table: every id's hash, sorted, and the row (counted from `lo`) each came from."""
-        return self._table()
 
     def candidates(self, digest: int) -> list[int]:
         """Rows (of the whole index) whose id has this hash."""
@@ -118,7 +115,7 @@ class IdChunk:
         last = int(np.searchsorted(hashes, key, side="right"))
         if first == last:
             return []
-        _, rows = self._table()
+        _, rows = self.table()
         return [self.lo + int(r) for r in rows[first:last].tolist()]
 
     def maybe_any(self, digests: U64) -> U64:
@@ -217,12 +214,9 @@ class SessionLookup:
     def any_known(self, session_ids: list[str]) -> bool:
         """Whether any of these ids has a row already."""
         if self.chunks:
-            digests = id_hashes(session_ids)
-            wanted = {sid: id_hash(sid) for sid in session_ids}
-            for chunk in self.chunks:
-                hits = set(chunk.maybe_any(digests).tolist())
-                if hits and any(self._stored_row(sid) is not None for sid, h in wanted.items() if h in hits):
-                    return True
+            self.prefetch(session_ids)
+            if any(self._known.get(sid) is not None for sid in session_ids):
+                return True
         if self._index is None and len(session_ids) <= SCAN_LOOKUPS - self._scans:
             return any(self._memory_row(sid) is not None for sid in session_ids)
         return not self._memory_index().keys().isdisjoint(session_ids)
