@@ -303,9 +303,8 @@ def _read_from_scratch(store: Any, end: int) -> LogIndex:
 
 
 class DerivedCache:
-    """One SQLite database per store in the workspace's `.cache` folder (see the module docstring):
-    tables `meta` (the sealed head and sums) and `parts` (one blob per block of sessions). A subclass
-    says which store (`store`, `_name`) and whether the head still describes it (`load`)."""
+    """The cache's database (see the module docstring). A subclass says which store (`store`,
+    `_place`) and whether the head still describes it (`load`)."""
 
     dir: Path
     path: Path

@@ -45,9 +45,8 @@ class DuplicateSession(StoreError):
 
 
 class PrefixChecker(Protocol):
-    """How a reader checks that what it read up to a position is still there (the file's:
-    core/log/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`).
-    A signature is the file's stat when the read began (None: a database's, or no file)."""
+    """How a reader checks that what it read up to a position is still there (core/log/stores.py
+    `prefix_check`). A signature is the file's stat when the read began (None: a database's, or no file)."""
 
     @property
     def hasher(self) -> Hasher:  # fed the bytes read (xxh3), for the parsed-log cache's digest
