@@ -137,7 +137,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "grade_source": index.grade_source.tobytes(),
         "n_sessions": index.n_sessions,
         "n_entries": len(index.entry_arm),
-        "parts": [part.plain() for part in parts],
+        "parts": parts,  # (msgpack writes each as a map of its fields)
     }
 
 
