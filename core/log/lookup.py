@@ -37,6 +37,15 @@ def hash_table(session_ids: Sequence[str]) -> tuple[U64, npt.NDArray[np.int32]]:
     return hashes[order], order
 
 
+def among(sorted_hashes: U64, hashes: U64) -> npt.NDArray[np.bool_]:
+    """Which of `hashes` are in `sorted_hashes` (a binary search each)."""
+    if not len(sorted_hashes):
+        return np.zeros(len(hashes), dtype=np.bool_)
+    at = np.minimum(np.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
+    found: npt.NDArray[np.bool_] = sorted_hashes[at] == hashes
+    return found
+
+
 BLOOM_BITS_PER_ID = 8  # three probes: about 3% of the ids not in a block pass its filter
 _PROBES = 3
 _PROBE_BITS = 21  # bits of the 64-bit hash each probe takes (a filter of at most 2**21 bits)
@@ -123,11 +132,7 @@ class IdChunk:
         if not self.n:
             return digests[:0]
         digests = digests[self._may_hold(digests)]
-        if not len(digests):
-            return digests
-        hashes = self._sorted_hashes()
-        at = np.minimum(np.searchsorted(hashes, digests), len(hashes) - 1)
-        found: U64 = digests[hashes[at] == digests]
+        found: U64 = digests[among(self._sorted_hashes(), digests)] if len(digests) else digests
         return found
 
 
