@@ -155,20 +155,27 @@ class SessionLookup:
 
     def prefetch(self, session_ids: Sequence[object]) -> None:
         """Look up many ids among the cached blocks at once (the sessions that grade events read from
-        the log's tail name): one vectorised probe of each block's filter for them all, rather than one
-        per id and block (16 blocks at a million sessions); the answers serve `row_of` after."""
+        the log's tail name); the answers serve `row_of` after."""
         wanted = [sid for sid in dict.fromkeys(session_ids) if type(sid) is str and sid not in self._known]
-        if not self.chunks or not wanted:
-            return
+        if self.chunks and wanted:
+            self._known.update(dict.fromkeys(wanted))
+            self._known.update(self._stored_rows(wanted))
+
+    def _stored_rows(self, wanted: list[str]) -> dict[str, int]:
+        """The first cached row of each of these ids that has one: one vectorised probe of each block's
+        filter and table for them all, rather than one per id and block (16 blocks at a million
+        sessions), then only the ids whose hash a block holds read back."""
+        found: dict[str, int] = {}
         digests = id_hashes(wanted)
-        found: dict[str, int | None] = dict.fromkeys(wanted)
-        ids = self.session_ids
+        listed, ids = digests.tolist(), self.session_ids
         for chunk in self.chunks:  # in row order, as _stored_row: the first row with the id
             hits = set(chunk.maybe_any(digests).tolist())
-            for sid, digest in zip(wanted, digests.tolist(), strict=True):
-                if digest in hits and found[sid] is None:
-                    found[sid] = next((row for row in chunk.candidates(digest) if ids[row] == sid), None)
-        self._known.update(found)
+            for sid, digest in zip(wanted, listed, strict=True) if hits else ():
+                if digest in hits and sid not in found:
+                    row = next((row for row in chunk.candidates(digest) if ids[row] == sid), None)
+                    if row is not None:
+                        found[sid] = row
+        return found
 
     def added(self, session_id: str, row: int) -> None:
         """A session was appended at `row`."""
@@ -218,10 +225,8 @@ class SessionLookup:
 
     def any_known(self, session_ids: list[str]) -> bool:
         """Whether any of these ids has a row already."""
-        if self.chunks:
-            self.prefetch(session_ids)
-            if any(self._known.get(sid) is not None for sid in session_ids):
-                return True
+        if self.chunks and self._stored_rows(session_ids):
+            return True
         if self._index is None and len(session_ids) <= SCAN_LOOKUPS - self._scans:
             return any(self._memory_row(sid) is not None for sid in session_ids)
         return not self._memory_index().keys().isdisjoint(session_ids)
