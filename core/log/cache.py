@@ -137,7 +137,7 @@ def _head(index: LogIndex, digest: str, partial: bool, parts: list[Part]) -> dic
         "grade_source": index.grade_source.tobytes(),
         "n_sessions": index.n_sessions,
         "n_entries": len(index.entry_arm),
-        "parts": [part.plain() for part in parts],
+        "parts": parts,  # (msgpack writes each as a map of its fields)
     }
 
 
@@ -303,9 +303,8 @@ def _read_from_scratch(store: Any, end: int) -> LogIndex:
 
 
 class DerivedCache:
-    """One SQLite database per store in the workspace's `.cache` folder (see the module docstring):
-    tables `meta` (the sealed head and sums) and `parts` (one blob per block of sessions). A subclass
-    says which store (`store`, `_name`) and whether the head still describes it (`load`)."""
+    """The cache's database (see the module docstring). A subclass says which store (`store`,
+    `_place`) and whether the head still describes it (`load`)."""
 
     dir: Path
     path: Path

@@ -3,18 +3,9 @@
 Every column of the log index is append-only. A column loaded from the parsed-log cache starts
 with chunks (one per block of sessions) that stay on disk until something reads them: a `status`
 of a million sessions reads the per-block sums and none of the session ids, and a `grade` reads
-the one block it changes. What is read later is appended after the chunks, in memory.
-
-- `Column`: numbers of one numpy dtype. `slice(a, b)` reads only the chunks it covers; `view()`
-  gathers everything into one growable buffer (after that, like a list of numbers: items are only
-  written past the end of every view handed out, so a view never changes).
-- `Objects`: any msgpack-able values (session ids, timestamps, grade events, ...); an item is
-  decoded from its chunk on its own, a whole chunk with one call.
-- `RowMap`: row -> value for the few rows that have one (missing saliences, propensities).
-
-A chunk is a `Section` of a cache file (core/log/sections.py): read and checked against its digest
-the first time it is used. A section that no longer matches raises `CacheDamaged` (the workspace
-then reads the log again).
+the one block it changes. What is read later is appended after the chunks, in memory: numbers
+(`Column`), any msgpack-able values (`Objects`), or a value for a few rows (`RowMap`). A chunk is
+a `Section` of a cache file (core/log/sections.py), read and checked when first used.
 """
 
 from __future__ import annotations

@@ -2,33 +2,15 @@
 
 A store keeps events in one total order, the order they fold in, and speaks events: positions
 are opaque to its users (the file's are byte offsets, a database's a sequence), and how events
-are framed on disk (lines, a last line still without its newline) stays inside the store.
-
-- append: `append(line)` validates one event and stores it (refused when it is not a valid
-  event, or is a second session event for an id: `DuplicateSession`).
-- lock: `locked()` is the writers' lock, with one meaning on both stores: one holder at a time,
-  across processes. A check against the log and the append that depends on it (a grade against
-  the session's latest, a prior imported once) are made inside it, after reading what is new.
-  The file's is a file lock; a database's a PostgreSQL advisory lock (core/log/pgstore.py). A
-  session's record needs none on a database: its unique index refuses a second one for an id,
-  whoever commits first (core/log/stores.py `record_lock`).
-- read since a position: `read_since(after, first)` yields `ReadResult`s of the events after
-  position `after` (0: the start), numbered from `first`; a result's `end` is the position to
-  read after next time and `lines` how many event numbers it used. `size()` is where the log
-  ends now; whether what was read is still there is the reader's check (core/log/stores.py
-  `prefix_check(store)`: a hash of the file's bytes, core/log/logcheck.py; a database's
-  identity, its table being append-only, core/log/logcheck.py `PositionCheck`).
-- find a session: `session_record(id)`, the session event that counts, as written.
-- follow: `wait(after, timeout)` blocks until there are events after position `after` (or
-  the timeout passes) and returns the end position, so the caller knows what to wait after next.
-- identity: `identity()`, what the events are of (None: a file; a database's id).
-
-A failure that may pass (a database down, read-only, or timing out) is a `StoreUnavailable`:
-the CLI exits 75 (EX_TEMPFAIL), and a hook may retry.
+are framed on disk (lines, a last line still without its newline) stays inside the store. What a
+store does is `EventStore` below, a docstring per member. Whether what a reader read is still
+there is the reader's check (core/log/stores.py `prefix_check`). A failure that may pass (a
+database down, read-only, or timing out) is a `StoreUnavailable`: the CLI exits 75 (EX_TEMPFAIL),
+and a hook may retry.
 
 The JSONL store is `EventLog` (core/log/store.py) with the seam's methods added; the
 PostgreSQL store is core/log/pgstore.py; core/log/stores.py chooses between them and holds what
-else the engine asks of a store (the reader's check and cache, who wrote each session, exporting).
+else the engine asks of a store.
 """
 
 from __future__ import annotations
@@ -63,9 +45,8 @@ class DuplicateSession(StoreError):
 
 
 class PrefixChecker(Protocol):
-    """How a reader checks that what it read up to a position is still there (the file's:
-    core/log/logcheck.py `PrefixCheck`, a hash of its bytes; a database's: core/log/logcheck.py `PositionCheck`).
-    A signature is the file's stat when the read began (None: a database's, or no file)."""
+    """How a reader checks that what it read up to a position is still there (core/log/stores.py
+    `prefix_check`). A signature is the file's stat when the read began (None: a database's, or no file)."""
 
     @property
     def hasher(self) -> Hasher:  # fed the bytes read (xxh3), for the parsed-log cache's digest
@@ -120,7 +101,9 @@ class EventStore(Protocol):
         """The writers' lock (one holder at a time, across processes and threads; re-entered in the
         holding thread): a read of what is new, a check against it, and an append made inside it
         are not interleaved with another writer's. Waiting longer than `timeout` (default:
-        `lock_timeout()`) is a LockHeld (a StoreUnavailable), nothing written."""
+        `lock_timeout()`) is a LockHeld (a StoreUnavailable), nothing written. The file's is a file
+        lock; a database's an advisory lock (core/log/pgstore.py). A session's record needs none on a
+        database: its unique index refuses a second one (core/log/stores.py `record_lock`)."""
         ...
 
     def append(self, line: bytes) -> None:
@@ -143,7 +126,8 @@ class EventStore(Protocol):
         decode_lines: Callable[[memoryview], Sequence[object] | None] | None = None,
         hasher: Hasher | None = None,
     ) -> Iterator[ReadResult]:
-        """The events after position `after`, numbered from `first` (see the module docstring).
+        """`ReadResult`s of the events after position `after` (0: the start), numbered from `first`:
+        a result's `end` is the position to read after next time, `lines` how many numbers it used.
         `decode` decodes one event's text, `decode_lines` many at once (None when one fails);
         `hasher` is fed exactly the bytes the read consumes (a database's: nothing)."""
         ...

@@ -10,6 +10,7 @@ as the first half made it: the second half is then read here, in order, as any r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
@@ -40,25 +41,51 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-class Half:
-    """The child process reading [split, stop) of the log. It writes its result to a temporary file
-    (not a pipe: a pipe would hold the child until this process reads, after its own half), so that
-    its result is written while this process still reads."""
+class _Forked:
+    """A forked child (it shares the code and the modules loaded) running `write` on a temporary file:
+    not a pipe, which would hold the child until this process reads, after its own work."""
 
-    def __init__(self, log: EventLog, split: int, stop: int) -> None:
-        self.log, self.split, self.stop = log, split, stop
+    def __init__(self, write: Callable[[BinaryIO], None]) -> None:
         self._out: BinaryIO | None = tempfile.TemporaryFile()
         try:
             self.pid = os.fork()
-        except OSError:  # no memory or processes left for a child: `start` reads in one process
+        except OSError:  # no memory or processes left for a child: the caller works alone
             self._out.close()
             raise
-        if self.pid == 0:  # the child: its result to the file, then out without running any cleanup
+        if self.pid == 0:  # the child: its results to the file, then out without running any cleanup
             code = 1
             try:
-                code = _child(log, split, stop, self._out.fileno())
+                with os.fdopen(os.dup(self._out.fileno()), "wb") as file:
+                    write(file)
+                code = 0
             finally:
                 os._exit(code)
+
+    def _done(self) -> tuple[BinaryIO, int] | None:
+        """The file, at its start, and the child's exit code, once it has exited (None: closed)."""
+        if self._out is None:
+            return None
+        _, status = os.waitpid(self.pid, 0)
+        out, self._out = self._out, None
+        out.seek(0)
+        return out, os.waitstatus_to_exitcode(status)
+
+    def close(self) -> None:
+        """Stop the child if it is still running (a read that failed or was interrupted) and reap it."""
+        if self._out is None:
+            return
+        self._out.close()
+        self._out = None
+        _stop(self.pid)
+
+
+class Half(_Forked):
+    """The child process reading [split, stop) of the log; its result is written while this process
+    still reads."""
+
+    def __init__(self, log: EventLog, split: int, stop: int) -> None:
+        self.log, self.split, self.stop = log, split, stop
+        super().__init__(lambda file: _child(log, split, stop, file))
 
     def take(self, index: LogIndex, hasher: PrefixDigest) -> PrefixDigest | None:
         """Append the child's index to `index` (read up to `split`); the digest of the log through
@@ -95,21 +122,11 @@ class Half:
 
     def _collect(self) -> bytes | None:
         """What the child wrote, once it has exited well; None otherwise."""
-        if self._out is None:
+        done = self._done()
+        if done is None:
             return None
-        _, status = os.waitpid(self.pid, 0)
-        with self._out as out:
-            self._out = None
-            out.seek(0)
-            return out.read() if os.waitstatus_to_exitcode(status) == 0 else None
-
-    def close(self) -> None:
-        """Stop the child if it is still running (a read that failed or was interrupted) and reap it."""
-        if self._out is None:
-            return
-        self._out.close()
-        self._out = None
-        _stop(self.pid)
+        with done[0] as out:
+            return out.read() if done[1] == 0 else None
 
 
 def start(log: object, start_at: int, size: int) -> Half | None:
@@ -138,7 +155,10 @@ def map_halves(fn: Callable[[T], R], items: Sequence[T], meanwhile: Callable[[],
     (a pipe would hold it at its first result until this process came to read it); whatever it did
     not deliver (it failed, died or cannot be had) is computed here: the results are the same either way."""
     cut = (len(items) - 1) // 2
-    child = _Mapper(fn, items[cut:]) if cut and can_fork() else None
+    child = None
+    if cut and can_fork():
+        with contextlib.suppress(OSError):  # no file or no child to be had: all computed here
+            child = _Mapper(fn, items[cut:])
     try:
         for item in items[: cut if child is not None else 0]:
             yield fn(item)
@@ -155,53 +175,28 @@ def map_halves(fn: Callable[[T], R], items: Sequence[T], meanwhile: Callable[[],
             child.close()
 
 
-class _Mapper:
+class _Mapper(_Forked):
     """A forked child writing `fn` of each item to a temporary file, one pickle each."""
 
     def __init__(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> None:
-        self._out: BinaryIO | None = None
-        try:
-            out = tempfile.TemporaryFile()
-        except OSError:
-            return
-        try:
-            self.pid = os.fork()
-        except OSError:
-            out.close()
-            return
-        if self.pid == 0:  # the child: its results to the file, then out without running any cleanup
-            code = 1
-            try:
-                with os.fdopen(os.dup(out.fileno()), "wb") as file:
-                    for item in items:
-                        pickle.dump(fn(item), file, protocol=pickle.HIGHEST_PROTOCOL)
-                code = 0
-            finally:
-                os._exit(code)
-        self._out = out
+        def write(file: BinaryIO) -> None:
+            for item in items:
+                pickle.dump(fn(item), file, protocol=pickle.HIGHEST_PROTOCOL)
+
+        super().__init__(write)
 
     def results(self) -> Iterator[Any]:
         """The child's results once it has exited, up to the first that is not whole."""
-        if self._out is None:
+        done = self._done()
+        if done is None:
             return
-        os.waitpid(self.pid, 0)
-        out, self._out = self._out, None
-        with out:
-            out.seek(0)
+        with done[0] as out:
             while True:
                 try:
                     result = pickle.load(out)
                 except Exception:  # the end, or a child cut off mid-write
                     return
                 yield result
-
-    def close(self) -> None:
-        """Stop the child if it is still running and reap it."""
-        if self._out is None:
-            return
-        self._out.close()
-        self._out = None
-        _stop(self.pid)
 
 
 def idle_core(loadavg: str = "/proc/loadavg") -> bool:
@@ -245,8 +240,8 @@ def _split_points(log: EventLog, size: int) -> tuple[int, int] | None:
     return (split, stop) if split < stop else None
 
 
-def _child(log: EventLog, split: int, stop: int, out: int) -> int:
-    """Read [split, stop) into an index of its own and write its digest and `part()` to the file `out`."""
+def _child(log: EventLog, split: int, stop: int, file: BinaryIO) -> None:
+    """Read [split, stop) into an index of its own and write its digest and `part()` to `file`."""
     index = LogIndex()
     plain = xxhash.xxh3_64()
     for result in log.read_chunks(
@@ -255,10 +250,8 @@ def _child(log: EventLog, split: int, stop: int, out: int) -> int:
         index.problems.extend(result.problems + index.add_many(result.events, result.offsets))
         index.end, index.lines = result.end, index.lines + result.lines
     part: Any = index.part() if index.end == stop else None
-    with os.fdopen(out, "wb") as file:
-        file.write(_DIGEST.pack(plain.intdigest()))
-        pickle.dump(part, file, protocol=pickle.HIGHEST_PROTOCOL)
-    return 0
+    file.write(_DIGEST.pack(plain.intdigest()))
+    pickle.dump(part, file, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _stop(pid: int) -> None:

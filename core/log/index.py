@@ -1,10 +1,8 @@
 """The log index: every event read so far, as columns (docs/format.md §5).
 
 `LogIndex` grows as the log is read (a refresh only decodes the appended tail) and hands out `FoldData` snapshots
-for the fold. Sessions are stored as columns, not objects: numbers in append-only numpy columns, per-session
-values in `Objects` sequences (core/log/columns.py). An index loaded from the parsed-log cache starts with
-chunks, one per block of sessions, read only when something needs them (core/log/cache.py); what is read from
-the log afterwards is appended in memory."""
+for the fold. Sessions are stored as columns, not objects (core/log/columns.py, which says how an index
+loaded from the parsed-log cache reads its blocks)."""
 
 from __future__ import annotations
 

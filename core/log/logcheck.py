@@ -236,14 +236,22 @@ def resume(log: EventLog, text: str) -> PrefixDigest | None:
         again = digest_of(log, full * BLOCK_BYTES)
         if again is None or again.blocks != blocks:
             return None
+    digest = _with_tail(log, blocks, end)
+    return digest if digest is not None and digest.partial == partial else None
+
+
+def _with_tail(log: EventLog, blocks: array[int], end: int) -> PrefixDigest | None:
+    """The digest of the log's first `end` bytes from the digests of its full blocks (`blocks`, at
+    least `end // BLOCK_BYTES` of them), the partial block read and hashed (None: it cannot be read)."""
     digest = PrefixDigest()
-    digest.blocks = array("Q", blocks)
+    full = end // BLOCK_BYTES
+    digest.blocks = array("Q", blocks[:full])
     digest.end = full * BLOCK_BYTES
     tail = _read(log, digest.end, end)
     if tail is None:
         return None
     digest.update(tail)
-    return digest if digest.partial == partial else None
+    return digest
 
 
 class PrefixCheck:
@@ -306,15 +314,8 @@ class PrefixCheck:
             return False
         if end == self.hasher.end:
             return vouch == self.hasher.hexdigest()
-        full = end // BLOCK_BYTES
-        digest = PrefixDigest()
-        digest.blocks = array("Q", self.hasher.blocks[:full])
-        digest.end = full * BLOCK_BYTES
-        tail = _read(self.log, digest.end, end)
-        if tail is None:
-            return False
-        digest.update(tail)
-        return vouch == digest.hexdigest()
+        digest = _with_tail(self.log, self.hasher.blocks, end)
+        return digest is not None and vouch == digest.hexdigest()
 
     def checked(self, signature: Signature | None, end: int) -> None:
         """The log was found intact at this stat (taken before reading on) and read to `hasher.end`.

@@ -37,6 +37,15 @@ def hash_table(session_ids: Sequence[str]) -> tuple[U64, npt.NDArray[np.int32]]:
     return hashes[order], order
 
 
+def among(sorted_hashes: U64, hashes: U64) -> npt.NDArray[np.bool_]:
+    """Which of `hashes` are in `sorted_hashes` (a binary search each)."""
+    if not len(sorted_hashes):
+        return np.zeros(len(hashes), dtype=np.bool_)
+    at = np.minimum(np.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
+    found: npt.NDArray[np.bool_] = sorted_hashes[at] == hashes
+    return found
+
+
 BLOOM_BITS_PER_ID = 8  # three probes: about 3% of the ids not in a block pass its filter
 _PROBES = 3
 _PROBE_BITS = 21  # bits of the 64-bit hash each probe takes (a filter of at most 2**21 bits)
@@ -94,8 +103,9 @@ class IdChunk:
             self._hashes = hashes
         return self._hashes
 
-    def _table(self) -> tuple[U64, npt.NDArray[np.int32]]:
-        """The sorted hashes and the row of each (the rows read only when a hash was found)."""
+    def table(self) -> tuple[U64, npt.NDArray[np.int32]]:
+        """The block's whole table: every id's hash, sorted, and the row (counted from `lo`) each came
+        from (the rows read only when asked for: a lookup asks once a hash was found)."""
         hashes = self._sorted_hashes()
         if self._rows is None:
             rows = self._sections[1].array(np.int32)
@@ -103,10 +113,6 @@ class IdChunk:
                 raise CacheDamaged(f"{self._sections[1].source.name}: an id table has the wrong length")
             self._rows = rows
         return hashes, self._rows
-
-    def table(self) -> tuple[U64, npt.NDArray[np.int32]]:
-        """The block's whole table: every id's hash, sorted, and the row (counted from `lo`) each came from."""
-        return self._table()
 
     def candidates(self, digest: int) -> list[int]:
         """Rows (of the whole index) whose id has this hash."""
@@ -118,7 +124,7 @@ class IdChunk:
         last = int(np.searchsorted(hashes, key, side="right"))
         if first == last:
             return []
-        _, rows = self._table()
+        _, rows = self.table()
         return [self.lo + int(r) for r in rows[first:last].tolist()]
 
     def maybe_any(self, digests: U64) -> U64:
@@ -126,11 +132,7 @@ class IdChunk:
         if not self.n:
             return digests[:0]
         digests = digests[self._may_hold(digests)]
-        if not len(digests):
-            return digests
-        hashes = self._sorted_hashes()
-        at = np.minimum(np.searchsorted(hashes, digests), len(hashes) - 1)
-        found: U64 = digests[hashes[at] == digests]
+        found: U64 = digests[among(self._sorted_hashes(), digests)] if len(digests) else digests
         return found
 
 
@@ -153,20 +155,27 @@ class SessionLookup:
 
     def prefetch(self, session_ids: Sequence[object]) -> None:
         """Look up many ids among the cached blocks at once (the sessions that grade events read from
-        the log's tail name): one vectorised probe of each block's filter for them all, rather than one
-        per id and block (16 blocks at a million sessions); the answers serve `row_of` after."""
+        the log's tail name); the answers serve `row_of` after."""
         wanted = [sid for sid in dict.fromkeys(session_ids) if type(sid) is str and sid not in self._known]
-        if not self.chunks or not wanted:
-            return
+        if self.chunks and wanted:
+            self._known.update(dict.fromkeys(wanted))
+            self._known.update(self._stored_rows(wanted))
+
+    def _stored_rows(self, wanted: list[str]) -> dict[str, int]:
+        """The first cached row of each of these ids that has one: one vectorised probe of each block's
+        filter and table for them all, rather than one per id and block (16 blocks at a million
+        sessions), then only the ids whose hash a block holds read back."""
+        found: dict[str, int] = {}
         digests = id_hashes(wanted)
-        found: dict[str, int | None] = dict.fromkeys(wanted)
-        ids = self.session_ids
+        listed, ids = digests.tolist(), self.session_ids
         for chunk in self.chunks:  # in row order, as _stored_row: the first row with the id
             hits = set(chunk.maybe_any(digests).tolist())
-            for sid, digest in zip(wanted, digests.tolist(), strict=True):
-                if digest in hits and found[sid] is None:
-                    found[sid] = next((row for row in chunk.candidates(digest) if ids[row] == sid), None)
-        self._known.update(found)
+            for sid, digest in zip(wanted, listed, strict=True) if hits else ():
+                if digest in hits and sid not in found:
+                    row = next((row for row in chunk.candidates(digest) if ids[row] == sid), None)
+                    if row is not None:
+                        found[sid] = row
+        return found
 
     def added(self, session_id: str, row: int) -> None:
         """A session was appended at `row`."""
@@ -216,13 +225,8 @@ class SessionLookup:
 
     def any_known(self, session_ids: list[str]) -> bool:
         """Whether any of these ids has a row already."""
-        if self.chunks:
-            digests = id_hashes(session_ids)
-            wanted = {sid: id_hash(sid) for sid in session_ids}
-            for chunk in self.chunks:
-                hits = set(chunk.maybe_any(digests).tolist())
-                if hits and any(self._stored_row(sid) is not None for sid, h in wanted.items() if h in hits):
-                    return True
+        if self.chunks and self._stored_rows(session_ids):
+            return True
         if self._index is None and len(session_ids) <= SCAN_LOOKUPS - self._scans:
             return any(self._memory_row(sid) is not None for sid in session_ids)
         return not self._memory_index().keys().isdisjoint(session_ids)

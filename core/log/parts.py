@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import numpy as np
 import xxhash
 from msgspec import Struct, field
@@ -85,29 +86,15 @@ class Part(Struct):
     sections: dict[str, list[int]] = field(default_factory=dict)  # name -> [offset, length, xxh3-64]
     id_range: list[str] | None = None  # the block's smallest and largest session id (a prefix outside skips it)
 
-    def plain(self) -> dict[str, Any]:
-        return {
-            "id_range": self.id_range,
-            "file": self.file,
-            "rows": self.rows,
-            "entries": self.entries,
-            "grades": self.grades,
-            "selections": self.selections,
-            "maps": self.maps,
-            "sections": self.sections,
-        }
-
     @classmethod
-    def of(cls, p: dict[str, Any]) -> Part:
-        part = cls(p["file"], int(p["rows"]), int(p["entries"]), int(p["grades"]), int(p["selections"]), {}, {})
-        part.maps = {str(k): int(v) for k, v in p["maps"].items()}
-        bounds = p.get("id_range")
-        if bounds is not None and not (
-            isinstance(bounds, list) and len(bounds) == 2 and all(isinstance(b, str) for b in bounds)
-        ):
+    def of(cls, p: object) -> Part:
+        """A part as the cache's head holds it (msgpack's map of the fields); ValueError when it is not one."""
+        try:
+            part = msgspec.convert(p, cls)
+        except msgspec.ValidationError as exc:
+            raise ValueError(f"a part is malformed: {exc}") from None
+        if part.id_range is not None and len(part.id_range) != 2:
             raise ValueError("a part's id range is malformed")
-        part.id_range = bounds
-        part.sections = {str(k): [int(x) for x in v] for k, v in p["sections"].items()}
         if set(part.sections) != set(PART_SECTIONS) or any(len(v) != 3 or min(v) < 0 for v in part.sections.values()):
             raise ValueError("a part's sections are not this version's")
         if min(part.rows, part.entries, part.grades, part.selections, *part.maps.values(), 0) < 0:

@@ -330,9 +330,7 @@ class PgStore:
         return kept
 
     def push(self, lines: Lines) -> PushReport:
-        """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py).
-        `lines`: the log's lines, or a function that reads them from the start (a push into an
-        empty store may then copy them straight in)."""
+        """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py `push`)."""
         from lesson_credit.core.log.pgpush import push
 
         with self._db("cannot push", writing=True) as conn:

@@ -54,8 +54,13 @@ def _session_at(data: mmap.mmap, start: int, end: int, session_id: str) -> dict[
     """The session event on the line holding data[start:end], if that line is one for the id."""
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", end)
+    return _record_of(data[line_start : len(data) if line_end < 0 else line_end], session_id)
+
+
+def _record_of(line: bytes, session_id: str) -> dict[str, Any] | None:
+    """The line's session event, if it is one for the id."""
     try:
-        record = json.loads(data[line_start : len(data) if line_end < 0 else line_end])
+        record = json.loads(line)
     except (ValueError, RecursionError):
         return None
     if isinstance(record, dict) and record.get("type") in (None, "session") and record.get("session_id") == session_id:
@@ -104,10 +109,4 @@ def record_at(log_path: Path, offset: int, session_id: str) -> dict[str, Any] | 
             line = handle.readline(RECORD_MAX_BYTES)
     except OSError:
         return None
-    try:
-        record = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if isinstance(record, dict) and record.get("type") in (None, "session") and record.get("session_id") == session_id:
-        return record
-    return None
+    return _record_of(line, session_id)

@@ -326,29 +326,7 @@ def _extended(data: FoldData, base: FloatArray, index: int, lo: int, hi: int) ->
     shorter = data.blocks.shorter(data.blocks.sums, index, hi - lo)
     if shorter is None or shorter[1].base_key != rewards_key(base[lo : lo + shorter[0]]):
         return None
-    rows, old = shorter
-    ends = data.starts(lo + rows, hi)
-    arms, salience, sessions = data.entry_slice(int(ends[0]), int(ends[-1]))
-    block_base = np.array(base[lo + rows : hi], dtype=np.float64)
-    graded_rows = ~np.isnan(block_base)
-    sizes = np.diff(ends)
-    entry_base = np.repeat(np.where(graded_rows, block_base, 0.0), sizes)
-    graded = np.repeat(graded_rows, sizes)
-    n_arms = data.n_arms
-    out = {name: _grown(getattr(old, name), n_arms) for name in ("n", "sum_base", "sum_base_salience", "sum_salience")}
-    for name, weights in (
-        ("n", graded.astype(np.float64)),
-        ("sum_base", entry_base),
-        ("sum_base_salience", entry_base * salience),
-        ("sum_salience", salience * graded),
-    ):
-        np.add.at(out[name], arms, weights)
-    last = _grown(old.last, n_arms, -1)
-    np.maximum.at(last, arms[graded], sessions[graded].astype(np.int64))
-    rewarded = {}
-    for (strategy, floor), counts in old.rewarded.items():
-        rewarded[(strategy, floor)] = _grown(counts, n_arms) + _rewarded(data, block_base, ends, strategy, floor)
-    return BlockSums(base_key=rewards_key(base[lo:hi]), **out, last=last, rewarded=rewarded)
+    return _summed(data, base, lo, lo + shorter[0], hi, shorter[1])
 
 
 def block_ranges(n_sessions: int) -> list[tuple[int, int, int]]:
@@ -357,24 +335,39 @@ def block_ranges(n_sessions: int) -> list[tuple[int, int, int]]:
 
 
 def _block_sums(data: FoldData, base: FloatArray, lo: int, hi: int) -> BlockSums:
-    ends = data.starts(lo, hi)
+    return _summed(data, base, lo, lo, hi, None)
+
+
+def _summed(data: FoldData, base: FloatArray, lo: int, start: int, hi: int, old: BlockSums | None) -> BlockSums:
+    """The sums of the block of rows [lo, hi): `old`'s (those of rows [lo, start)) with the entries of
+    rows [start, hi) added, or (`old` None, `start` lo) a bincount of the block's entries."""
+    ends = data.starts(start, hi)
     arms, salience, sessions = data.entry_slice(int(ends[0]), int(ends[-1]))
-    block_base = np.array(base[lo:hi], dtype=np.float64)
+    block_base = np.array(base[start:hi], dtype=np.float64)
     graded_rows = ~np.isnan(block_base)
     sizes = np.diff(ends)
     entry_base = np.repeat(np.where(graded_rows, block_base, 0.0), sizes)  # 0 for pending
     graded = np.repeat(graded_rows, sizes)
     n_arms = data.n_arms
-    last = np.full(n_arms, -1, dtype=np.int64)
+    weights = {
+        "n": graded.astype(np.float64),
+        "sum_base": entry_base,
+        "sum_base_salience": entry_base * salience,
+        "sum_salience": salience * graded,
+    }
+    if old is None:
+        out = {name: sum_by_arm(arms, w, n_arms) for name, w in weights.items()}
+        last = np.full(n_arms, -1, dtype=np.int64)
+    else:
+        out = {name: _grown(getattr(old, name), n_arms) for name in weights}
+        for name, w in weights.items():
+            np.add.at(out[name], arms, w)
+        last = _grown(old.last, n_arms, -1)
     np.maximum.at(last, arms[graded], sessions[graded].astype(np.int64))
-    return BlockSums(
-        base_key=rewards_key(block_base),
-        n=sum_by_arm(arms, graded, n_arms),
-        sum_base=sum_by_arm(arms, entry_base, n_arms),
-        sum_base_salience=sum_by_arm(arms, entry_base * salience, n_arms),
-        sum_salience=sum_by_arm(arms, salience * graded, n_arms),
-        last=last,
-    )
+    rewarded = {}
+    for (strategy, floor), counts in ({} if old is None else old.rewarded).items():
+        rewarded[(strategy, floor)] = _grown(counts, n_arms) + _rewarded(data, block_base, ends, strategy, floor)
+    return BlockSums(base_key=rewards_key(base[lo:hi]), **out, last=last, rewarded=rewarded)
 
 
 def sum_by_arm(arms: npt.NDArray[np.int32], weights: npt.NDArray[Any], n_arms: int) -> FloatArray:

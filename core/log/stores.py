@@ -1,12 +1,6 @@
-"""Choosing the event store: `--store URL`, else $LESSON_CREDIT_STORE, else `[store] url`
-in config.toml, else the workspace's JSONL file; and who writes (`--agent`, default the hostname).
-
-Below, what the engine asks of a store beyond the seam (core/log/eventstore.py `EventStore`),
-each a function of the store: the reader's check of what it read (`prefix_check`) and its
-parsed-log cache (`log_cache`), who wrote each session (`session_agents`), whether it is a file on
-this machine (`is_local`), the lock a session's record needs (`record_lock`), warming it up
-(`prepare`) and its events' text (`raw_lines`).
-"""
+"""Choosing the event store (`store_url`, `open_store`) and who writes (`--agent`, default the
+hostname); then what the engine asks of a store beyond the seam (core/log/eventstore.py
+`EventStore`), each a function of the store."""
 
 from __future__ import annotations
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from lesson_credit.core.log.columns import Objects, StoredChunk
-from lesson_credit.core.log.lookup import U64, id_hashes
+from lesson_credit.core.log.lookup import U64, among, id_hashes
 
 if TYPE_CHECKING:
     from lesson_credit.core.log.index import LogIndex
@@ -46,24 +45,15 @@ def _unmatched(index: LogIndex) -> list[tuple[int, str]]:
     positions: list[int] = []
     for chunk in index.selection_chunks:
         hashes, rows = chunk.table()
-        positions.extend((chunk.lo + rows[~_among(cached, hashes)].astype(np.int64)).tolist())
+        positions.extend((chunk.lo + rows[~among(cached, hashes)].astype(np.int64)).tolist())
     read = map(selections.__getitem__, sorted(positions))  # each names a session (the tables hold no others)
     stored = [(line, s.session_id) for line, s in read if s.session_id is not None and s.session_id not in held_ids]
     held = selections.between(_held_from(selections), len(selections))
     named = [(line, s.session_id) for line, s in held if s.session_id is not None and s.session_id not in held_ids]
     if len(cached) and named:
-        unknown = ~_among(cached, id_hashes([session_id for _, session_id in named]))
+        unknown = ~among(cached, id_hashes([session_id for _, session_id in named]))
         named = [pair for pair, missing in zip(named, unknown.tolist(), strict=True) if missing]
     return stored + named
-
-
-def _among(sorted_hashes: U64, hashes: U64) -> npt.NDArray[np.bool_]:
-    """Which of `hashes` are in `sorted_hashes` (a binary search each)."""
-    if not len(sorted_hashes):
-        return np.zeros(len(hashes), dtype=np.bool_)
-    at = np.minimum(np.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
-    found: npt.NDArray[np.bool_] = sorted_hashes[at] == hashes
-    return found
 
 
 def _held_from(objects: Objects[Any]) -> int:

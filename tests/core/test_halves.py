@@ -252,6 +252,14 @@ def test_a_child_helping_gives_what_this_process_alone_gives(monkeypatch: pytest
         return x * x
 
     assert list(halves.map_halves(failing, items)) == squares
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    with monkeypatch.context() as patched:  # no child to be had: every square computed here, in order
+        patched.setattr(os, "fork", no_fork)
+        where.clear()
+        assert list(halves.map_halves(square, items)) == squares and where == items
     monkeypatch.setattr(halves, "idle_core", lambda: False)
     where.clear()
     assert list(halves.map_halves(square, items)) == squares and where == items

@@ -98,6 +98,21 @@ def test_cache_only_parses_the_appended_tail(tmp_path: Path, monkeypatch: pytest
     assert warm.session("late").line == Workspace(tmp_path, use_cache=False).session("late").line
 
 
+def test_a_session_id_the_cache_holds_appended_again_is_a_duplicate(tmp_path: Path) -> None:
+    ws = _make(tmp_path, _history(30))
+    ws.data()  # the first read parses the log and writes the cache
+    assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
+    with ws.log.path.open("a") as handle:
+        handle.write(_session("late", 0.7, 0.5) + "\n" + _session("s4", 0.1, 0.5) + "\n")
+    warm, plain = Workspace(tmp_path), Workspace(tmp_path, use_cache=False)
+    # lines: s0-s2, "not json" (4), s3 (5), s4 (6) ... s29 (31), a grade, a selection, a prior (34), late, s4 (36)
+    problems = [str(p) for p in warm.log_problems()]
+    assert "line 36: duplicate session 's4' (first on line 6; ignored)" in problems
+    assert problems == [str(p) for p in plain.log_problems()]
+    assert warm.session("s4").base_reward == 0.4  # its first record's: (4 % 10) / 10
+    assert _numbers(warm) == _numbers(plain)
+
+
 def test_a_replaced_log_invalidates_the_cache(tmp_path: Path) -> None:
     ws = _make(tmp_path, _history(30))
     ws.data()
