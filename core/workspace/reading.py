@@ -196,7 +196,9 @@ class Reading(WorkspaceBase):
     def session_id_of(self, text: str) -> str:
         """The one session id `text` names: itself when logged, else the only id it starts. An
         unknown or ambiguous prefix raises QueryError naming the matches (one line). Neither reads
-        every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes."""
+        every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes.
+        Text not found as typed is tried in its other Unicode forms (NFC, NFD): 'é' typed as one code
+        point names an id logged with 'e' and a combining accent, which looks the same everywhere."""
         if text:
             self.data()
             if self._reader.row_of(text) is not None:
@@ -206,7 +208,13 @@ class Reading(WorkspaceBase):
         if not text:
             raise QueryError("session id must not be empty")
         ids = self._reader.session_ids()
-        rows = ids_starting(ids, text, self.data().n_sessions)
+        rows: list[int] = []
+        for form in _unicode_forms(text):
+            if form != text and self._reader.row_of(form) is not None:
+                return form
+            rows = ids_starting(ids, form, self.data().n_sessions)
+            if rows:
+                break
         if not rows:
             if self._reader.index.latest_selection(text) is not None:  # (the session-end hook never ran)
                 raise QueryError(
@@ -271,3 +279,17 @@ class Reading(WorkspaceBase):
     def missing_salience_count(self) -> int:
         self.data()
         return self._reader.missing_salience_count()
+
+
+def _unicode_forms(text: str) -> list[str]:
+    """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
+    if text.isascii():
+        return [text]
+    import unicodedata
+
+    forms = [text]
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, text)
+        if other not in forms:
+            forms.append(other)
+    return forms

@@ -227,6 +227,24 @@ def test_unknown_session_and_exact_id_that_prefixes_another(tmp_path: Path, caps
     assert code == 1 and err.strip() == "lesson-credit: unknown session 'zz'"
 
 
+def test_an_id_typed_in_another_unicode_form_names_the_logged_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'café' typed (one code point for é, NFC, as most keyboards give it) names the session a tool logged
+    as 'cafe' + a combining acute (NFD, as macOS file names give it): the two look the same on every
+    screen. A log holding both forms keeps each exact id its own."""
+    nfd, nfc = "cafe\u0301-1", "caf\u00e9-1"
+    root = make_ws(tmp_path, lessons={GIT: ["git"]}, events=[session(nfd, 0.5, {GIT: 1.0})])
+    assert run_json(capsys, "show", "-w", str(root), nfc)["session_id"] == nfd
+    graded = run_json(capsys, "grade", "-w", str(root), nfc, "0.9")
+    assert (graded["session_id"], graded["base_reward"]) == (nfd, 0.9)
+    assert run_json(capsys, "show", "-w", str(root), "caf\u00e9")["session_id"] == nfd  # a prefix too
+    events = [session(nfd, 0.5, {GIT: 1.0}), session(nfc, 0.7, {GIT: 1.0})]
+    both = make_ws(tmp_path, lessons={GIT: ["git"]}, events=events, name="both")
+    assert run_json(capsys, "show", "-w", str(both), nfc)["session_id"] == nfc
+    assert run_json(capsys, "show", "-w", str(both), nfd)["session_id"] == nfd
+
+
 # ---------------------------------------------------------------- show
 
 
