@@ -375,6 +375,15 @@ def test_resolve_session_by_id_or_unique_start() -> None:
     assert resolve_session("x", many) == (None, listed)
 
 
+def test_resolve_session_in_another_unicode_form() -> None:
+    """'café' typed with one code point for é finds the id logged with 'e' and a combining accent (they look
+    the same), as the CLI's ids do; each exact form wins where the log holds both."""
+    nfd, nfc = "cafe\u0301-1", "caf\u00e9-2"
+    assert resolve_session("caf\u00e9-1", (nfd, "tea-1")) == (nfd, "")
+    assert resolve_session("CAF\u00c9", (nfd, "tea-1")) == (nfd, "")  # any case, as for ASCII
+    assert resolve_session(nfc, (nfd, nfc)) == (nfc, "")
+
+
 async def test_jump_key_opens_a_session_from_any_screen(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -7,6 +7,7 @@ the dialog lists them and stays open for more of the id; nothing is opened on a 
 from __future__ import annotations
 
 import inspect
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
@@ -36,15 +37,19 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
     if text in ids:
         return text, ""
     matches = [sid for sid in ids if sid.startswith(text)]
-    if not matches:
-        folded = text.casefold()
-        matches = [sid for sid in ids if sid.casefold().startswith(folded)]
+    if not matches:  # any case, and any Unicode form: an accent typed as one code point or as two look alike
+        folded = _folded(text)
+        matches = [sid for sid in ids if _folded(sid).startswith(folded)]
     if len(matches) == 1:
         return matches[0], ""
     if not matches:
         return None, f"No session id starts with {one_line(text)!r}."
     shown = listed([one_line(sid) for sid in matches[:MATCHES_SHOWN]], MATCHES_SHOWN, total=len(matches), ellipsis=True)
     return None, f"{len(matches)} sessions start with {one_line(text)!r}: {shown}. Type more of the id."
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold() if not text.isascii() else text.casefold()
 
 
 class JumpScreen(ToastsAsBelow, ModalScreen[None]):
