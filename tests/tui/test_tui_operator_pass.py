@@ -159,6 +159,28 @@ async def test_why_this_credit_says_more_lines_follow_at_80x24(tmp_path: Path) -
         assert rows[-2].startswith("│ missed: monkeypatch") and not any("▼" in row for row in rows), rows
 
 
+async def test_the_more_lines_mark_follows_the_focus_at_once(tmp_path: Path) -> None:
+    """The mark says how to reach the lines below for the focus the box has now: tab into it and it says "↓
+    shows them" (it said "tab to this box" until the next scroll: the focus was read before it moved); tab
+    away and it says "tab to this box" again."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        box = detail.query_one("#credit-box")
+
+        def mark() -> str:
+            return row_text(app, box.region.bottom - 2)[box.region.x : box.region.right]
+
+        assert mark().startswith("│ ▼ 2 more lines: tab to this box and ↓"), mark()
+        burst(pilot, "tab")
+        await settle(pilot)
+        assert box.has_focus and mark().startswith("│ ▼ 2 more lines: ↓ shows them"), mark()
+        burst(pilot, "tab")
+        await settle(pilot)
+        assert not box.has_focus and mark().startswith("│ ▼ 2 more lines: tab to this box and ↓"), mark()
+
+
 async def test_lesson_names_cut_at_80x24_end_at_word_breaks_and_stay_apart(tmp_path: Path) -> None:
     """The demo's workflow/check-ci-before-done in the Lessons table's 18 cells at 80x24 (a leading space and 17
     for the name): cut in the middle it read "check-ci-…ore-done", "ore" the end of a word. It ends at the

@@ -128,25 +128,26 @@ class CreditPanel(KeyScroll):
         self.call_after_refresh(self._mark_more)
 
     def on_focus(self) -> None:
-        self._mark_more()
+        self._mark_more(focused=True)  # (this handler runs before the widget's own: has_focus not yet set)
 
     def on_blur(self) -> None:
-        self._mark_more()
+        self._mark_more(focused=False)
 
-    def _mark_more(self) -> None:
+    def _mark_more(self, focused: bool | None = None) -> None:
         """The marker line shown while the story goes on below the box (hidden at its end, where the story's
-        last line takes its place), saying how many lines and how to see them."""
-        if not self.is_mounted:
+        last line takes its place), saying how many lines and how to see them (`focused`: the focus as it is
+        about to be; None: as it is)."""
+        marks = self.query(".more").results(Static)  # none while the box mounts its children or is removed
+        more = next(marks, None)
+        if more is None or not self.is_mounted:
             return
-        more = self.query_one(".more", Static)
+        focused = self.has_focus if focused is None else focused
         below = int(self.max_scroll_y - round(self.scroll_y))  # (the marker shown: the lines it covers included)
         shown = below > 0 and self.size.height > 1
         if shown:
             lines = "1 more line" if below == 1 else f"{below} more lines"
             how = (
-                f"↓ shows {'it' if below == 1 else 'them'}"
-                if self.has_focus
-                else "tab to this box and ↓ (or the mouse wheel)"
+                f"↓ shows {'it' if below == 1 else 'them'}" if focused else "tab to this box and ↓ (or the mouse wheel)"
             )
             more.update(Text(f"▼ {lines}: {how}"))
         if more.display != shown:
