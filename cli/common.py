@@ -43,10 +43,31 @@ class UsageError(UserError):
     exit_code = EXIT_USAGE
 
 
+_STREAM_ROLES = {
+    "stdin": "it reads keys there",
+    "stdout": "redirected, the run is a script's",
+    "stderr": "the dashboard draws there",
+}
+
+
 def on_a_terminal() -> bool:
     """Whether the dashboard has a terminal: it reads keys on stdin and draws on stderr (Textual's driver),
     and stdout redirected to a file is a script's, not a person's, run."""
-    return all(_isatty(stream) for stream in (sys.stdin, sys.stdout, sys.stderr))
+    return not not_terminals()
+
+
+def not_terminals() -> list[str]:
+    """The names of the standard streams that are not a terminal."""
+    return [name for name in _STREAM_ROLES if not _isatty(getattr(sys, name))]
+
+
+def why_no_terminal() -> str:
+    """Which stream is not a terminal and why the dashboard needs it: "stderr is not one (the dashboard draws
+    there)"."""
+    names = not_terminals() or list(_STREAM_ROLES)
+    if len(names) == 1:
+        return f"{names[0]} is not one ({_STREAM_ROLES[names[0]]})"
+    return f"{', '.join(names[:-1])} and {names[-1]} are not terminals"
 
 
 def _isatty(stream: Any) -> bool:

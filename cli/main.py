@@ -21,6 +21,7 @@ from lesson_credit.cli.common import (
     on_a_terminal,
     subcommands,
     summary_lines,
+    why_no_terminal,
     workspace_arg,
 )
 from lesson_credit.cli.process import guarded, limit_blas_threads, stored, succeeded
@@ -199,8 +200,8 @@ def main(argv: Sequence[str] | None = None, *, clock: Callable[[], Any] | None =
     if args.command is None:
         if not on_a_terminal():  # a cron job or a pipe that forgot the command
             print(
-                "lesson-credit: no command, and no terminal for the dashboard: give a command "
-                "(lesson-credit --help lists them)",
+                f"lesson-credit: no command, and no terminal for the dashboard ({why_no_terminal()}): give a "
+                "command (lesson-credit --help lists them)",
                 file=sys.stderr,
             )
             return EXIT_USAGE

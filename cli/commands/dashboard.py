@@ -7,7 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lesson_credit.cli.common import CliError, SubParsers, command, on_a_terminal, open_workspace
+from lesson_credit.cli.common import CliError, SubParsers, command, on_a_terminal, open_workspace, why_no_terminal
 
 if TYPE_CHECKING:
     from lesson_credit.core.workspace import Workspace
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 def cmd_tui(args: argparse.Namespace) -> int:
     if not on_a_terminal():  # Textual would draw on a file or a pipe and wait for keys forever
         raise CliError(
-            "the dashboard needs a terminal (stdin, stdout and stderr): run it in one, or give a command "
-            "(lesson-credit --help lists them)"
+            f"the dashboard needs a terminal on stdin, stdout and stderr, and {why_no_terminal()}: run it in one, "
+            "or give a command (lesson-credit --help lists them)"
         )
     from lesson_credit.tui import gc_settings
 

@@ -310,3 +310,19 @@ def test_the_dashboard_is_not_started_without_a_terminal(
     code, out, err = run(capsys, "tui", "-w", str(ws_root))
     assert (code, out, started) == (1, "", [])
     assert err.startswith("lesson-credit: the dashboard needs a terminal") and err.count("\n") == 1, err
+    assert f"{redirected} is not one" in err, err  # which of the three, so `2>err.log` is not a puzzle
+
+
+@pytest.mark.parametrize("redirected", ["stdin", "stdout", "stderr"])
+def test_no_command_without_a_terminal_names_the_stream_that_is_not_one(
+    ws_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], redirected: str
+) -> None:
+    """`lesson-credit -w DIR 2>err.log` in a terminal: no dashboard (it would draw into the file), and the line
+    says stderr is why; it said only "no terminal for the dashboard", on a terminal."""
+    started: list[LessonCreditApp] = []
+    monkeypatch.setattr(LessonCreditApp, "run", started.append)
+    as_on_a_terminal(monkeypatch, redirected)
+    code, out, err = run(capsys, "-w", str(ws_root))
+    assert (code, out, started) == (2, "", [])
+    assert err.startswith("lesson-credit: no command, and no terminal for the dashboard") and err.count("\n") == 1
+    assert f"{redirected} is not one" in err, err
