@@ -106,14 +106,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
         payload["history"] = _history(exp)
         print_json(payload, ws)
         return 0
-    previous = "pending" if appended.before_value is None else f"{appended.before_value:g}"
-    given = f"{reward:g}" if word is None else f"{safe(word)} = {reward:g}"
+    previous = "pending" if appended.before_value is None else fmt(appended.before_value)  # three places, as show
+    given = fmt(reward) if word is None else f"{safe(word)} = {fmt(reward)}"
     if appended.outranked:  # another source's score is in force (the priority puts it first), or none
         in_force = appended.in_force
         stays = (
             "the session stays pending"
             if in_force is None
-            else f"{in_force.base_reward:g} ({safe(in_force.grader)}) stays in force"
+            else f"{fmt(in_force.base_reward)} ({safe(in_force.grader)}) stays in force"
         )
         priority = ", ".join(ws.config.reward_priority)
         return _print_credit(

@@ -106,7 +106,7 @@ def test_record_grade_and_undo_of_a_session_without_lessons_say_so_in_one_line(t
     assert "lesson  salience" not in out, out  # no empty credit table
     assert no_lessons_line(out) == PENDING
     out, _ = ok("grade", "-w", str(root), "s1", "0.5")
-    assert out.startswith("graded s1: pending -> 0.5 (manual)\n"), out
+    assert out.startswith("graded s1: pending -> 0.500 (manual)\n"), out
     assert "lesson  salience" not in out
     assert no_lessons_line(out) == GRADED
     out, _ = ok("undo", "-w", str(root), "s1")

@@ -36,3 +36,20 @@ def test_show_prints_rewards_to_three_places_and_json_exactly(
         "human": 0.30000000000000004,
         "judge": 0.66666,
     }
+
+
+def test_grade_confirms_rewards_to_three_places_as_show_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`grade`'s line said `0.2 -> 1e-05` and `0.333333` (`:g`) where `show` and `sessions` say 0.000 and
+    0.333: the same three places; --json keeps the value exact."""
+    root = make_ws(
+        tmp_path, {"a.md": ["alpha"]}, [session("s1", 0.2, {"a.md": 1.0}), session("s2", 0.5, {"a.md": 1.0})]
+    )
+    code, text, err = run(capsys, "grade", "s1", "0.00001", "-w", str(root))
+    assert code == 0, err
+    assert text.startswith("graded s1: 0.200 -> 0.000 (manual)\n"), text
+    code, text, err = run(capsys, "grade", "s2", str(1 / 3), "--grader", "judge", "-w", str(root))
+    # the person's grade is first in the default priority: none here, so the judge's is in force
+    assert code == 0 and text.startswith("graded s2: 0.500 -> 0.333 (judge)\n"), text
+    assert run_json(capsys, "grade", "s1", "0.00002", "-w", str(root))["base_reward"] == 0.00002

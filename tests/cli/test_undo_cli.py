@@ -83,7 +83,7 @@ def test_a_grade_another_source_outranks_says_what_stays_in_force(tmp_path: Path
     code, out, err = run_cli("grade", "s1", "0.9", "--grader", "judge", "--workspace", str(root))
     assert code == 0, err
     assert out.startswith(
-        "graded s1: judge 0.9 logged; 0.4 (manual) stays in force [priority: human, judge, heuristic, outcome]\n"
+        "graded s1: judge 0.900 logged; 0.400 (manual) stays in force [priority: human, judge, heuristic, outcome]\n"
     ), out
     # the table is the grade in force's: a.md w 1, r 0.4 -> Beta(1.4, 1.6), mean 0.467
     row = next(line.split() for line in out.splitlines() if line.startswith("a.md"))
@@ -92,8 +92,8 @@ def test_a_grade_another_source_outranks_says_what_stays_in_force(tmp_path: Path
     (root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["judge"]\n')
     code, out, err = run_cli("grade", "s1", "0.2", "--workspace", str(root))
     assert code == 0, err
-    assert out.startswith("graded s1: manual 0.2 logged; 0.9 (judge) stays in force [priority: judge]\n"), out
+    assert out.startswith("graded s1: manual 0.200 logged; 0.900 (judge) stays in force [priority: judge]\n"), out
     (root / "state" / "lesson-thompson" / "config.toml").write_text('[rewards]\npriority = ["heuristic"]\n')
     code, out, err = run_cli("grade", "s1", "0.3", "--workspace", str(root))
     assert code == 0, err
-    assert out.startswith("graded s1: manual 0.3 logged; the session stays pending [priority: heuristic]\n"), out
+    assert out.startswith("graded s1: manual 0.300 logged; the session stays pending [priority: heuristic]\n"), out

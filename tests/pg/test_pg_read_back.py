@@ -105,7 +105,7 @@ def test_a_grade_whose_connection_was_cut_after_the_commit_is_read_back_on_a_new
     # Before: "manual 0.9 logged; 0.5 (heuristic) stays in force", the log without the grade.
     # A person's grade comes first in the default priority: 0.5 -> 0.9, and (salience 1, weight 1)
     # the lesson's reward 0.900, alpha +0.900, beta +0.100
-    assert out.startswith("graded s1: 0.5 -> 0.9 (manual)"), out
+    assert out.startswith("graded s1: 0.500 -> 0.900 (manual)"), out
     assert "+0.900  +0.100" in out, out
     # the writers' lock went with the old connection: bandit-state.json is left to the next write
     assert err.count("\n") == 1 and "bandit-state.json" in err and "another writer" not in err, err
