@@ -148,10 +148,10 @@ class GptmeFiles(StateFile):
                     why = f"{path} holds this log's evidence ({held}) and agrees with the log: nothing imported"
                     return replace(report, skipped=why)
                 raise WorkspaceError(
-                    f"{path} holds this log's evidence ({held}): an older copy of this workspace's "
-                    "bandit-state.json, whose copy lesson-credit no longer keeps (.cache deleted, or 32 rewrites "
-                    "since), so what gptme's bandit added to it cannot be told apart: importing it would count the "
-                    "log's evidence twice; nothing logged (if it is another bandit's file, remove its \"created\")"
+                    f"{path} holds this log's evidence ({held}): it is an earlier copy of this workspace's "
+                    "bandit-state.json, and lesson-credit keeps no copy of that version to tell what gptme's bandit "
+                    "added since; importing it would count the log's evidence twice, so nothing was logged (to "
+                    'import it anyway, as another bandit\'s file, delete its "created" key)'
                 )
             created = existing.get("created")  # (gptme keeps it: how the file is known again)
             named = created if isinstance(created, str) and created else None
@@ -303,7 +303,7 @@ class GptmeFiles(StateFile):
             raise WorkspaceError(
                 f"{path} {what} and changed since otherwise than by another "
                 f"tool's updates ({exc}): importing it would count the log's evidence twice; nothing logged "
-                f'(if it is another bandit\'s file now, remove its "created" and import it again)'
+                f'(if it is another bandit\'s file now, delete its "created" key and import it again)'
             ) from None
         if not added and not sessions:
             return ImportReport(str(path), (), skipped=f"{path} {what} and holds nothing new")

@@ -390,7 +390,7 @@ def test_an_export_changed_otherwise_is_refused_and_the_message_names_the_way_ou
     log = (root / LOG_REL).read_bytes()
     code, out, err = run_cli("import-gptme", "--workspace", str(root), str(out_file))
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
-    assert 'remove its "created"' in err
+    assert 'delete its "created" key' in err
     assert (root / LOG_REL).read_bytes() == log
     del state["created"]  # as the message says: the file is then imported as another bandit's
     out_file.write_text(json.dumps(state))
