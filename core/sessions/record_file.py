@@ -371,6 +371,8 @@ def judge_text(record: Record, logged: tuple[float, int] | None = None) -> str |
         judge += f" ({record.llm_judge_model})"
     if logged is not None:
         judge += f", replaced by the judge's {fixed(logged[0], 2)} logged on line {logged[1]}, which counts instead"
+        # the reason is the record's judge's, for its own score: said as such, not read as the logged score's
+        return judge + (f"; the record's reason: {record.llm_judge_reason}" if record.llm_judge_reason else "")
     return judge + (f": {record.llm_judge_reason}" if record.llm_judge_reason else "")
 
 
