@@ -27,10 +27,11 @@ def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray | None = N
     n, p = x.shape
     rows, arms = np.nonzero(x)
     cat = np.zeros(n, dtype=np.int64) if category is None else category
+    n_categories = int(cat.max()) + 1
+    weights = np.ones(len(rows))
     return Design(
-        np.arange(n), reward.astype(np.float64), cat, int(cat.max()) + 1, rows, arms, np.ones(len(rows)), p,
-        n_blocks=time_blocks(n),
-    )  # fmt: skip
+        np.arange(n), reward.astype(np.float64), cat, n_categories, rows, arms, weights, p, n_blocks=time_blocks(n)
+    )
 
 
 def effects_of(design: Design) -> list[Effect | None]:
