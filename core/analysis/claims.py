@@ -325,33 +325,30 @@ def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_
     order = np.argsort(group, kind="stable")  # sessions by group, in log order within each
     size = np.bincount(group).astype(np.int64)
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n) - start[group[order]]  # each session's place in its group
-    coo = op.x.tocoo()
-    on = coo.data != 0
-    keys = np.unique(coo.col[on].astype(np.int64) * len(size) + group[coo.row[on]])  # sorted, no duplicates
-    col, g = keys // len(size), keys % len(size)
-    cells = len(keys)
-    # each entry's cell and place in its group, sorted; its index within the cell finds the gaps
-    cell = np.searchsorted(keys, coo.col[on].astype(np.int64) * len(size) + group[coo.row[on]])
-    place = rank[coo.row[on]]
-    by = np.lexsort((place, cell))
-    cell, place = cell[by], place[by]
-    k = np.bincount(cell, minlength=cells)
-    index = np.arange(len(cell)) - np.concatenate([[0], np.cumsum(k)[:-1]])[cell]
+    # rows put in group order: each column's entries then come sorted by group, and by place within it
+    by_column = op.x[order].tocsc()
+    by_column.eliminate_zeros()
+    by_column.sort_indices()  # (tocsc gives them sorted already: this only checks)
+    row = by_column.indices.astype(np.int64)  # start of the entry's group + its place there
+    col_of = np.repeat(np.arange(p, dtype=np.int64), np.diff(by_column.indptr))
+    group_of = group[order][row]
+    place = row - start[group_of]
+    # cells: (column, group) pairs holding entries, in that order; each entry's index within its cell
+    new = np.ones(len(row), dtype=bool)
+    new[1:] = (col_of[1:] != col_of[:-1]) | (group_of[1:] != group_of[:-1])
+    first = np.flatnonzero(new)
+    cell = np.cumsum(new) - 1
+    col, g = col_of[first], group_of[first]
+    cells = len(first)
+    k = np.diff(np.append(first, len(row)))
+    index = np.arange(len(row)) - first[cell]
     from_end = k[cell] - 1 - index
-    # the first place without the column: the first index whose place is not the index (else k)
-    low_off = k.copy()
-    gap = place != index
-    np.minimum.at(low_off, cell[gap], index[gap])
-    # the last place without it: counting from the end, the first place missing (else size - 1 - k)
-    top = k.copy()
-    gap = place != size[g][cell] - 1 - from_end
-    np.minimum.at(top, cell[gap], from_end[gap])
-    high_off = size[g] - 1 - top
-    low_on, high_on = np.full(cells, n, dtype=np.int64), np.full(cells, -1, dtype=np.int64)
-    np.minimum.at(low_on, cell, place)
-    np.maximum.at(high_on, cell, place)
+    # places rise within a cell: those at their index are a leading run, and the first place without the
+    # column is its length (k when none is missing); those at size - 1 - from_end are a trailing run
+    low_off = np.bincount(cell, weights=place == index, minlength=cells).astype(np.int64)
+    top = np.bincount(cell, weights=place == size[g][cell] - 1 - from_end, minlength=cells).astype(np.int64)
+    high_off = size[g] - 1 - top  # the last place without it
+    low_on, high_on = place[first], place[first + k - 1]
     varies = k < size[g]
 
     def session(cells: IntArray, q: IntArray) -> IntArray:  # the session at place q of each cell's group

@@ -301,7 +301,9 @@ def append_dropout_record(
     symlink that leads out of `guard`'s root (default: the folder's parent), nor through one at that
     name (the reader skips it), never to anything but a regular file (StoreError, naming the path).
     Returns what takes the record back out (`_cut_out`: the record alone, or the file when it was all
-    of it), for a caller whose next write failed."""
+    of it), for a caller whose next write failed. The record is found again at the offset the append
+    left it at (the descriptor's position after the write, less its length), so a line gptme's
+    auto-include appended before it, or after it, is not taken for it."""
     problem = check_dropout_session_id(session_id)
     if problem:
         raise ValueError(problem)
@@ -316,14 +318,14 @@ def append_dropout_record(
         )
     fd = open_append(path, guard)
     try:
-        size = os.fstat(fd).st_size
         os.write(fd, line)
+        at = os.lseek(fd, 0, os.SEEK_CUR) - len(line)  # where it landed: after whatever was appended before it
         os.fsync(fd)
     finally:
         os.close(fd)
 
     def take_back() -> None:
-        _cut_out(path, guard, size, line)
+        _cut_out(path, guard, at, line)
 
     return take_back
 
@@ -333,8 +335,9 @@ def _cut_out(path: Path, guard: WriteGuard, at: int, line: bytes) -> None:
     stays: gptme's auto-include appends to the session's log without our lock (its line after ours is
     its trial, not ours to take back; cutting the file back to `at` lost it). A file of the record alone
     is removed. StoreError when the file no longer holds the record there (edited meanwhile: left as it
-    is). What follows is read, then written back where the record began, the file's size checked just
-    before it is cut: an append in between is read too."""
+    is). What follows is read, then written back where the record began; the read is repeated until the
+    file's size is the same after it as before, so an append during the read is kept. gptme takes no
+    lock: a line it appends in the moment between that check and the cut is lost."""
     if not guard.target(path).is_file():  # (removed meanwhile: nothing to take back, and nothing made)
         return
     back = open_append(path, guard, os.O_RDWR)

@@ -68,6 +68,7 @@ from lesson_credit.core.analysis.joint_solve import NOISE_MIN as NOISE_MIN
 from lesson_credit.core.analysis.joint_solve import neg2_loglik as neg2_loglik
 from lesson_credit.core.analysis.joint_solve import solve_gram
 from lesson_credit.core.log.snapshot import FoldData
+from lesson_credit.core.model.kinds import kind_of as kind_of
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -144,13 +145,6 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
         return np.zeros(n_sessions, dtype=np.int64)
     names = {name: i for i, name in enumerate(sorted({c or "" for c in categories}))}
     return np.array([names[c or ""] for c in categories], dtype=np.int64)
-
-
-def kind_of(category: str | None) -> str:
-    """A session's kind of work as the estimates group it: its category stripped of spaces around and
-    lower-cased with str.lower, as `select` compares it with a lesson's match.session_categories
-    (core/bandit/select.py `names_kind`): `Code`, `code` and ` code ` are one kind; "" for none."""
-    return (category or "").strip().lower()
 
 
 def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArray, tuple[str, ...]]:

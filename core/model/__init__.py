@@ -1,1 +1,2 @@
-"""The numbers: credit strategies, Beta math and the credit settings (pure functions, no I/O)."""
+"""The numbers: credit strategies, Beta math, the credit settings and a session's kind of work (pure,
+no I/O)."""

@@ -61,13 +61,16 @@ class GptmeFiles(StateFile):
                     "the log's posteriors, as asked (that update is lost)"
                 )
             style = interop.read_state(target)  # onto our own file: its key style is kept
-            return interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
+            linked = self._hard_linked(target)  # (said once written: the write cuts the link)
+            written = interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
+            self.warnings.extend(linked)
+            return written
 
     def _is_own(self, path: Path) -> bool:
         """Whether `path` is the workspace's own bandit-state.json, however either is reached (a `state`
         folder that is a symbolic link resolves elsewhere than the workspace's name for the file; a hard link
         or a bind mount names the same file, one device and inode, by another path: gptme's bandit saving
-        there saves the own file)."""
+        there saves the own file; a hard link only until our next rewrite, which replaces the file)."""
         if path.resolve() == self.state_path.resolve():
             return True
         try:

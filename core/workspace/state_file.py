@@ -106,6 +106,7 @@ class StateFile(Analysis):
         said: tuple[str, ...] = ()
         try:
             self._refuse_missing_log()
+            linked = self._hard_linked()
             for attempt in range(STATE_ATTEMPTS):  # again from the file as it is, when it was saved meanwhile
                 was = interop.state_bytes(self.state_path)  # (before its increments are logged: a save after)
                 if not adopted:
@@ -127,7 +128,24 @@ class StateFile(Analysis):
                 raise interop.StateKept(" ".join((*said, str(exc)))) from None
             raise
         self._reader.keep_sums()
-        return said
+        return said + linked
+
+    def _hard_linked(self, path: Path | None = None) -> tuple[str, ...]:
+        """What to say before a rewrite replaces `bandit-state.json` (at `path`, default its own name) while
+        the file has other names (hard links): the new file has the name written alone, the others keep the
+        old one (gptme's bandit saving at one of them no longer saves this workspace's file). Said once: the
+        rewrite cuts the link."""
+        try:
+            names = os.stat(path or self.state_path).st_nlink  # (through a symbolic link: the file replaced)
+        except OSError:
+            return ()
+        if names < 2:
+            return ()
+        return (
+            f"{self.state_path.name} had {names - 1} other name(s) (a hard link): rewriting it makes a new file at "
+            "the name written and the other names keep the old one, which gptme's bandit saving there no longer "
+            "shares with this workspace; to share the file, use a symbolic link to it or mount its folder",
+        )
 
     def _refuse_missing_log(self) -> None:
         """StateKept when the log file is gone (moved, a failed checkout) and bandit-state.json is there

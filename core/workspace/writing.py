@@ -17,6 +17,7 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import StoredUnread, StoreError, reading_back, set_aside_notices
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.log.stores import record_lock
+from lesson_credit.core.model.kinds import kind_of
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import check_priority
 from lesson_credit.core.views import (
@@ -317,6 +318,5 @@ class Writing(GptmeFiles):
 
 def _same_kind(selected: str | None, recorded: str | None) -> bool:
     """Whether a record's category is the kind of work its selection was made for (or the selection had
-    none), compared as the estimates and `select` compare kinds (core/analysis/joint.py `kind_of`:
-    stripped, str.lower'd; `Code` is `code`)."""
-    return selected is None or (recorded or "").strip().lower() == selected.strip().lower()
+    none), compared as the estimates compare kinds (`kind_of`: stripped, str.lower'd; `Code` is `code`)."""
+    return selected is None or kind_of(recorded) == kind_of(selected)

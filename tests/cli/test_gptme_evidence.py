@@ -177,6 +177,27 @@ def test_our_own_file_under_another_name_of_the_same_file_is_our_own(recorded: P
     assert [e.get("increments") for e in lines(recorded)] == [None, None, None, True]
 
 
+def test_a_rewrite_that_cuts_a_hard_link_to_our_own_file_says_so(recorded: Path, tmp_path: Path) -> None:
+    """A hard link is the own file only until the next rewrite, which replaces the file: the other name keeps
+    the old one, and gptme's bandit saving there no longer saves ours. The write that cuts it says so, once;
+    `export-gptme` onto the own file by the linked name too."""
+    own = recorded / STATE_REL
+    other = tmp_path / "gptme-state" / "bandit-state.json"
+    other.parent.mkdir()
+    other.hardlink_to(own)
+    code, out, err = run_cli("grade", "s2", "0.9", "--workspace", str(recorded))
+    assert code == 0, err
+    assert "1 other name(s) (a hard link)" in out + err and "symbolic link" in out + err, (out, err)
+    assert not other.samefile(own)  # cut: the other name holds the file before the grade
+    code, out, err = run_cli("grade", "s2", "0.8", "--workspace", str(recorded))
+    assert code == 0 and "hard link" not in out + err, (out, err)
+    other.unlink()
+    other.hardlink_to(own)
+    code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(other))
+    assert code == 0 and "1 other name(s) (a hard link)" in out + err, (out, err)
+    assert not other.samefile(own)
+
+
 def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
     """A backup of bandit-state.json taken before a later grade: every number in it is the log's (up to then).
     It disagrees with the log now, and was logged whole as a prior: git Beta(1.92, 2.08) n 2 became the

@@ -119,3 +119,35 @@ def test_a_second_selects_coins_are_the_lines_the_reader_counts_for_the_session(
     read = read_dropout_logs(folder, lambda raw: raw).sessions["x"]
     assert (set(read.kept), set(read.withheld)) == ({"b.md"}, {"a.md"})
     assert session_coins(folder, "x", lambda raw: raw) == {"a.md": False, "b.md": True}
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["first-line", "after-a-line"])
+def test_taking_back_a_trial_line_finds_it_after_a_line_gptme_appended_just_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, earlier: bool
+) -> None:
+    """gptme's auto-include appends without our lock: a line of its landing between our opening the log and
+    our (O_APPEND) write puts ours after it, not where the file ended when we opened it. Taking ours back
+    removes ours and keeps gptme's."""
+    directory = tmp_path / "lesson-dropout"
+    log = directory / "t1.jsonl"
+    before = (json.dumps(gptme_line("t1", [A], [])) + "\n").encode() if earlier else b""
+    if earlier:
+        directory.mkdir()
+        log.write_bytes(before)
+    theirs = (json.dumps(gptme_line("t1", [B], [C])) + "\n").encode()
+    ours = dropout_mod.dropout_record("t1", 0.5, [(A, "a")], [(B, "b")], 1764500001.0)
+    real_write = os.write
+    raced: list[bool] = []
+
+    def gptme_first(fd: int, data: bytes) -> int:
+        if not raced:  # (once: the take-back writes too)
+            raced.append(True)
+            with open(log, "ab") as handle:  # gptme's line, just before ours
+                handle.write(theirs)
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", gptme_first)
+    take_back = dropout_mod.append_dropout_record(directory, "t1", ours)
+    assert log.read_bytes() == before + theirs + ours  # (ours landed after gptme's)
+    take_back()
+    assert log.read_bytes() == before + theirs  # ours gone, gptme's kept, in order

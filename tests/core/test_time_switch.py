@@ -13,7 +13,7 @@ from scipy import sparse
 
 from lesson_credit.core.analysis.claims import lesson_claims, switched
 from lesson_credit.core.analysis.estimates import SIGNIFICANCE, Effect, Randomized, headlines, joint_effects, notes
-from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
+from lesson_credit.core.analysis.joint import Design, block_codes, fit_joint, time_blocks
 from lesson_credit.core.analysis.joint_ops import centred, indicators
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace
@@ -27,10 +27,11 @@ def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray | None = N
     n, p = x.shape
     rows, arms = np.nonzero(x)
     cat = np.zeros(n, dtype=np.int64) if category is None else category
+    n_categories = int(cat.max()) + 1
+    weights = np.ones(len(rows))
     return Design(
-        np.arange(n), reward.astype(np.float64), cat, int(cat.max()) + 1, rows, arms, np.ones(len(rows)), p,
-        n_blocks=time_blocks(n),
-    )  # fmt: skip
+        np.arange(n), reward.astype(np.float64), cat, n_categories, rows, arms, weights, p, n_blocks=time_blocks(n)
+    )
 
 
 def effects_of(design: Design) -> list[Effect | None]:
@@ -162,3 +163,49 @@ def test_loo_says_why_a_lesson_introduced_mid_block_claims_nothing(tmp_path: Pat
     assert a is not None and not a.identified and a.ci_low is None
     assert any(note.startswith("unidentified: identified only by time") for note in notes(a))
     assert all(results[p].effect is not None and results[p].effect.identified for p in ("b.md", "c.md"))  # type: ignore[union-attr]
+
+
+def switched_by_hand(x: np.ndarray, group: np.ndarray, block: np.ndarray) -> list[bool]:
+    """`switched` read off its definition, one column and one block at a time: among the sessions of the
+    block's groups where the column varies, those with it all before those without, or all after."""
+    verdicts: list[bool] = []
+    for j in range(x.shape[1]):
+        steps = []
+        for b in sorted(set(block.tolist())):
+            on: list[int] = []
+            off: list[int] = []
+            for g in sorted(set(group[block == b].tolist())):
+                members = np.flatnonzero(group == g).tolist()
+                with_it = [s for s in members if x[s, j] != 0]
+                if 0 < len(with_it) < len(members):
+                    on += with_it
+                    off += [s for s in members if x[s, j] == 0]
+            if on:
+                steps.append(max(on) < min(off) or min(on) > max(off))
+        verdicts.append(bool(steps) and all(steps))
+    return verdicts
+
+
+def test_switched_agrees_with_its_definition_on_random_designs() -> None:
+    rng = np.random.default_rng([5, 11])
+    seen = set()
+    for _ in range(400):
+        n, p = int(rng.integers(1, 40)), int(rng.integers(1, 7))
+        n_categories, n_agents, n_blocks = int(rng.integers(1, 4)), int(rng.integers(1, 3)), int(rng.integers(1, 5))
+        category = rng.integers(0, n_categories, n)
+        agent = rng.integers(0, n_agents, n)
+        block = block_codes(n, n_blocks)
+        z, group = indicators(n, category, n_categories, agent, n_agents, block, n_blocks)
+        # columns from sparse to dense (and switch-like runs), some entries stored as explicit zeros
+        x = (rng.random((n, p)) < rng.random(p)).astype(np.float64)
+        runs = rng.integers(0, n + 1, p)
+        x[:, ::2] = (np.arange(n)[:, None] >= runs[None, ::2]).astype(np.float64)
+        rows, cols = np.nonzero(np.ones((n, p)) * (rng.random((n, p)) < 0.8) + x)
+        stored = sparse.csr_matrix((x[rows, cols], (rows, cols)), shape=(n, p))
+        op = centred(stored, z, group)
+        for blocks in (block, None):
+            expected = switched_by_hand(x, group, np.zeros(n, dtype=np.int64) if blocks is None else blocks)
+            got = switched(op, blocks).tolist()
+            assert got == expected, (n, p, x.tolist(), group.tolist(), blocks)
+            seen.update(expected)
+    assert seen == {True, False}  # both verdicts were asked for
