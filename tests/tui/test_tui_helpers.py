@@ -483,8 +483,8 @@ def test_a_records_judge_score_superseded_by_a_logged_one_says_so() -> None:
         (
             logged_judge,
             (0.58, 9),
-            "judge 0.32 (haiku), replaced by the judge's 0.58 logged on line 9, which counts instead; the record's reason: "
-            "reverted",
+            "judge 0.32 (haiku), replaced by the judge's 0.58 logged on line 9, which counts instead; "
+            "the record's reason: reverted",
         ),
     ]
     for judge, logged, first in cases:
