@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.model.sources import DEFAULT_PRIORITY, HEURISTIC, HUMAN, JUDGE, OUTCOME
     from lesson_credit.core.query import order_rows
     from lesson_credit.core.reward_report import AgreementReport, GradingQueue
+    from lesson_credit.core.sessions.record_file import logged_judge
     from lesson_credit.core.sessions.transcript import find_all
     from lesson_credit.core.sim.simulate import (
         METRICS,
@@ -80,6 +81,7 @@ _HOME: dict[str, str] = {
         "query": ("order_rows",),
         "reward_report": ("AgreementReport", "GradingQueue"),
         "base.gc_pause": ("gc_paused",),
+        "sessions.record_file": ("logged_judge",),
         "sessions.transcript": ("find_all",),
         "sim.simulate": ("METRICS", "SCENARIOS", "EstimatorSummary", "MetricSummary", "Scenario", "SimulationReport"),
         "views": (

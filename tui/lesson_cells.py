@@ -113,6 +113,8 @@ class LessonCells:
         finds the cells to replace by identity (its intervals change one cell in eight), without
         comparing texts on the UI thread."""
         alike = names_alike(rows)
+        if previous is not None and previous.alike == alike:
+            alike = previous.alike  # the very set: the cuts' cache compares an equal new one name by name
         if previous is None or previous.tones != tones:
             built = {row.path: lesson_cells(row, tones.__getitem__, False, effects, alike) for row in rows}
             return cls(tones, built, rows, effects, alike)

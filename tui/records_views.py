@@ -19,7 +19,7 @@ from lesson_credit.core.library.salience import salience_breakdowns
 from lesson_credit.core.model.sources import HUMAN, JUDGE
 from lesson_credit.core.reward_report import AgreementReport, GradingQueue, agreement_report, grading_queue
 from lesson_credit.core.sessions.locate import locate
-from lesson_credit.core.sessions.record_file import record_lines
+from lesson_credit.core.sessions.record_file import logged_judge, record_lines
 from lesson_credit.core.sessions.transcript import transcript
 from lesson_credit.core.views import SourceScore
 from lesson_credit.core.workspace import Workspace
@@ -75,10 +75,7 @@ def _outside(ws: Workspace, session_id: str) -> SessionOutside:
         row = ws.session_table().session_ids.index(session_id)
         record = joined.record_at(row)
         if record is not None:  # (the judge's score logged since replaces the record's: said on its line)
-            judge = next(
-                ((s.score, s.line) for s in sources if s.source == JUDGE and s.line and s.score is not None), None
-            )
-            how = joined.join.how.get(row)
+            how, judge = joined.join.how.get(row), logged_judge(sources)
             lines = tuple(record_lines(record, joined.weights, how, outcomes=ws.config.outcomes, logged_judge=judge))
         note = None if record is not None else (note or "no gptme-sessions record joins this session")
     settings = ws.config.records

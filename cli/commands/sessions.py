@@ -286,8 +286,7 @@ def _sessions_text(
 def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
     """The session as gptme keeps it (docs/records.md): its gptme-sessions record, its trajectory and every
     reward source's score; each missing or unreadable part is None with a one-line note."""
-    from lesson_credit.core.model.sources import JUDGE
-    from lesson_credit.core.sessions.record_file import record_lines
+    from lesson_credit.core.sessions.record_file import logged_judge, record_lines
 
     row = ws.session_row(session_id)
     file = ws.session_records.file()
@@ -303,7 +302,7 @@ def _gptme_sessions(ws: Workspace, session_id: str) -> dict[str, Any]:
         note = None if record is not None else none
     trajectory, trajectory_note = ws.trajectory_of(session_id)
     sources = ws.reward_sources(session_id)
-    judge = next(((s.score, s.line) for s in sources if s.source == JUDGE and s.line and s.score is not None), None)
+    judge = logged_judge(sources)
     text = [] if record is None else record_lines(record, weights, how, outcomes=ws.config.outcomes, logged_judge=judge)
     return {
         "record": None if record is None else {**record.as_json(weights), "joined_by": how},

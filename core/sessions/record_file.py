@@ -12,16 +12,17 @@ in [0, 1].
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import xxhash
 
 from lesson_credit.core.base.numbers import fixed, listed
 from lesson_credit.core.base.safe_json import JsonError, decode_json
 from lesson_credit.core.base.safe_read import UnsafeFile, read_regular
+from lesson_credit.core.model.sources import JUDGE
 from lesson_credit.core.sessions.records_path import RECORDS_FILE
 
 WEIGHTS_FILE = Path("state") / "grading-weights.json"
@@ -374,6 +375,24 @@ def judge_text(record: Record, logged: tuple[float, int] | None = None) -> str |
         # the reason is the record's judge's, for its own score: said as such, not read as the logged score's
         return judge + (f"; the record's reason: {record.llm_judge_reason}" if record.llm_judge_reason else "")
     return judge + (f": {record.llm_judge_reason}" if record.llm_judge_reason else "")
+
+
+class Scored(Protocol):
+    """A reward source's score of a session (core.views.SourceScore)."""
+
+    @property
+    def source(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def line(self) -> int | None: ...
+
+
+def logged_judge(sources: Iterable[Scored]) -> tuple[float, int] | None:
+    """The judge's score and its line where the log gives the judge one (not withdrawn), which replaces a
+    record's judge score (`judge_text` says so); None where the judge's score is the record's (a retraction
+    in the log lets it count again) or there is none."""
+    return next(((s.score, s.line) for s in sources if s.source == JUDGE and s.line and s.score is not None), None)
 
 
 def record_lines(

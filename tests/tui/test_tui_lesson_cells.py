@@ -250,3 +250,15 @@ def test_the_lesson_panel_says_which_kinds_of_work_a_lesson_is_for() -> None:
     assert "\nfor code, infrastructure sessions only" in LessonPanel.describe(detail).plain
     anyone = LessonDetail(row, None, 0.5, 10, parse_lesson("---\nmatch:\n  keywords: [a]\n---\n# A\n", "a.md"), None)
     assert "sessions only" not in LessonPanel.describe(anyone).plain
+
+
+def test_a_rebuild_keeps_the_names_set_it_had_when_the_names_are_the_same() -> None:
+    """The names' cuts are cached by the column's set of names: a rebuild whose rows have the same names (a
+    commit changed a count) hands on the very set, not an equal new one that each lookup compares name by
+    name (30,000 names: 42 ms for 20 rows, against 0.3 ms); a new name makes a new set."""
+    rows = (ROW, replace(ROW, path="tools/other.md"))
+    first = cells_module.LessonCells.build(rows, STYLES)
+    again = cells_module.LessonCells.build((replace(ROW, n=4), rows[1]), STYLES, previous=first)
+    assert again.alike is first.alike
+    grown = cells_module.LessonCells.build((*rows, replace(ROW, path="tools/third.md")), STYLES, previous=again)
+    assert grown.alike == frozenset({"git-worktree", "other", "third"})

@@ -92,16 +92,21 @@ async def test_the_queue_says_shift_as_the_cli_does_and_explains_it(tmp_path: Pa
         rows = screen_rows(app)
         line = next(line for line in rows if session in line)
         assert line.split()[-2:] == ["shift", shift], line
-        legend = " ".join(line.strip() for line in rows[-3:-1])  # its two lines, above the footer: whole
-        assert legend.startswith("expected±sd: ") and legend.endswith(
-            "shift: how far that grade would move its lessons' means"
-        ), rows[-4:]
+        # its two lines above the footer break between phrases (36 + 3 + 38 = 77 cells of 78, then 55): one word
+        # more in the old 78-cell second line was cropped with no mark
+        assert [line.strip() for line in rows[-3:-1]] == [
+            "expected±sd: a person's likely grade · spread: its highest score minus lowest",
+            "shift: how far that grade would move its lessons' means",
+        ], rows[-4:]
         await pilot.resize_terminal(200, 50)
         await settle(pilot)
         table = app.screen.query_one("#queue-table", ThemedTable)
         labels = [str(column.label) for column in table.columns.values()]
         assert labels[-1] == "shift", labels
         assert str(table.get_row(session)[-1]) == shift
+        # 36 + 3 + 38 + 3 + 55 = 135 cells: one line at 200 columns
+        legend = screen_rows(app)[-2].strip()
+        assert legend.endswith("minus lowest · shift: how far that grade would move its lessons' means"), legend
 
 
 def test_two_columns_share_the_cells_they_must_give() -> None:

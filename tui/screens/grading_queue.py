@@ -22,8 +22,9 @@ from lesson_credit.tui.records_views import queue_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.source_views import SessionsView
-from lesson_credit.tui.text import counted, fmt, fmt_time, one_line
+from lesson_credit.tui.text import counted, fmt, fmt_time, one_line, phrase_lines
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.phrase_text import PhraseText
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW
@@ -34,10 +35,12 @@ EXPLAIN = {
     "oldest": "pending sessions (no source scores them), oldest first",
     "informative": "sessions no person graded, first those whose grade would most change their lessons' means",
 }
-# under the informative order's table: its numbers in words, `shift` as `sessions --order informative` says it
+# under the informative order's table: its numbers in words, `shift` as `sessions --order informative` says it;
+# a line breaks between phrases (two lines at 80 columns, the most it has), never inside one
 LEGEND = (
-    "expected±sd: the grade a person would likely give · spread: its scores' highest minus lowest · shift: how far "
-    "that grade would move its lessons' means"
+    "expected±sd: a person's likely grade",
+    "spread: its highest score minus lowest",
+    "shift: how far that grade would move its lessons' means",
 )
 COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "shift")
 # below 100 columns: why the session is next in one column (expected±sd · spread between sources · shift)
@@ -101,13 +104,15 @@ class GradingQueueScreen(DataScreen):
         yield TitleBar()
         yield Static(id="queue-summary")
         yield ThemedTable(id="queue-table", cursor_type="row", zebra_stripes=True)
-        yield Static(Text(LEGEND, style="dim"), id="queue-legend")
+        yield PhraseText(id="queue-legend")
         yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = "Grading queue"
         self.sub_title = self.source.name
         self.busy(self.query_one("#queue-table", ThemedTable), delay=0)
+        legend = [Text(phrase, style="dim") for phrase in LEGEND]
+        self.query_one("#queue-legend", PhraseText).show(lambda width: phrase_lines([legend], width))
 
     def reload(self) -> None:
         self._load(self.owner.grading_order)

@@ -293,12 +293,17 @@ class SimulationScreen(Screen[None]):
         report = self.report
         if report is None:
             return False
-        padding = 2 * self.query_one("#sim-table", ThemedTable).cell_padding
+        table = self.query_one("#sim-table", ThemedTable)
+        padding = 2 * table.cell_padding
         needed = padding + max(len("estimator"), *(len(s.name) for s in report.estimators))
         for metric, (header, digits, _) in METRIC_COLUMNS.items():
             cells = [len(metric_cell(s.metric(metric), digits)) for s in report.estimators]
             needed += padding + max(len(header), *cells) + len(BEST_MARK)
-        return needed + 2 > self.size.width - 2  # (a scrollbar beside the rows; the screen's padding)
+        # the table spans the screen; a scrollbar beside the rows only when they pass its highest
+        limit = table.styles.max_height
+        if limit is not None and len(report.estimators) + table.header_height > limit.value:
+            needed += table.styles.scrollbar_size_vertical
+        return needed > self.size.width
 
     def _cells(self, table: ThemedTable, summary: EstimatorSummary, best: dict[str, set[str]]) -> list[Text]:
         reference = summary.kind == "reference"

@@ -253,12 +253,13 @@ class WhatIfScreen(DataScreen):
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)
         labels = lesson_labels(row.path for row in view.rows)  # file names, whole ids where those are alike
-        alike = frozenset(one_line(labels[row.path] if narrow else row.path) for row in view.rows)
+        # cut to the column: its folders, then its middle, give way
+        names = {row.path: labels[row.path] if narrow else row.path for row in view.rows}
+        alike = frozenset(one_line(name) for name in names.values())
         for row in view.rows:
             change = row.rank_change
             tone = "up" if change > 0 else "down" if change < 0 else "muted"
             delta_tone = "up" if row.delta > 5e-4 else "down" if row.delta < -5e-4 else "muted"
-            name = labels[row.path] if narrow else row.path
             table.add_row(
                 Text(str(row.rank_then), justify="right"),
                 Text(str(row.rank_now), justify="right"),
@@ -268,7 +269,7 @@ class WhatIfScreen(DataScreen):
                 Text(fmt_signed(row.delta), style=table.tone(delta_tone), justify="right"),
                 Text(str(row.n), justify="right"),
                 table.toned(one_line(row.status), "warning" if row.status == "missing" else None),
-                lesson_name_text(name, alike=alike),  # cut to the column: its folders, then its middle, give way
+                lesson_name_text(names[row.path], alike=alike),
                 key=row.path,
             )
         table.fit_name_column(keep=0, at=len(COLUMNS) - 1)  # the ids, last, take what the numbers leave

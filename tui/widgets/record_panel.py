@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from lesson_credit.core.api import JUDGE
+from lesson_credit.core.api import logged_judge
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.widgets.key_scroll import KeyScroll
@@ -43,8 +43,10 @@ def outside_text(outside: SessionOutside, compact: bool = False) -> Text:
     out = Text() if compact else sources_text(outside)
     judge = [line for line in outside.record_lines if line.startswith("judge ")]
     rest = [line for line in outside.record_lines if not line.startswith("judge ")]
-    later = any(s.source == JUDGE and s.line is not None for s in outside.sources)
-    for line in judge:  # (a judge's score logged since replaces the record's: its line says so, dim)
+    # dim where a judge's score logged since replaces the record's, as its line says (`logged_judge`); a
+    # retraction in the log lets the record's count again: not dim then
+    later = logged_judge(outside.sources) is not None
+    for line in judge:
         out.append("\n")
         out.append(one_line(line), style="dim" if later else "")
     out.append("\nrecord ", style="bold")
