@@ -313,21 +313,27 @@ def unidentified_reason(fitted: Fitted, c: int, n_with: int, n_without: int) -> 
 
 
 def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_]:
-    """Per column of `op`: its only variation within the baseline groups is one switch in log order, at
-    one moment per time block (`block`: each session's; None: one block). In each block, among the
-    sessions of the groups where the column varies (neither always nor never nonzero in the group),
-    those with it all come before those without, or all after; True when that holds in every block
-    where it varies (and there is one). Groups split by category or agent switch at the same moment."""
-    n, p = op.x.shape
+    """Per column of `op`: its only variation within the baseline groups is one switch in log order
+    (`switched_in` on its columns and baseline groups)."""
+    return switched_in(op.x, op.group, block)
+
+
+def switched_in(x: Any, group: IntArray, block: IntArray | None = None) -> npt.NDArray[np.bool_]:
+    """Per column of `x` (sessions x columns, scipy.sparse; `group`: each session's baseline group): its
+    only variation within the baseline groups is one switch in log order, at one moment per time block
+    (`block`: each session's; None: one block). In each block, among the sessions of the groups where
+    the column varies (neither always nor never nonzero in the group), those with it all come before
+    those without, or all after; True when that holds in every block where it varies (and there is
+    one). Groups split by category or agent switch at the same moment."""
+    n, p = x.shape
     if n == 0 or p == 0:
         return np.zeros(p, dtype=bool)
-    group = op.group
     order = np.argsort(group, kind="stable")  # sessions by group, in log order within each
     size = np.bincount(group).astype(np.int64)
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n) - start[group[order]]  # each session's place in its group
-    coo = op.x.tocoo()
+    coo = x.tocoo()
     on = coo.data != 0
     keys = np.unique(coo.col[on].astype(np.int64) * len(size) + group[coo.row[on]])  # sorted, no duplicates
     col, g = keys // len(size), keys % len(size)
