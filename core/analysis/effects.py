@@ -211,11 +211,13 @@ def leave_one_out(
     agents: Sequence[str | None] = (),
     claims: Claims | None = None,
     design: Design | None = None,
+    session_ids: Sequence[str] | None = None,
 ) -> list[LooResult]:
     """Effect and LOO lift for every arm of the log. `existing`: ids in the library (others are flagged);
     `floor`: the credit floor the joint estimate weighs salience with; `randomized`: dropout estimates;
     `agents`: who wrote each session (an agent effect in the joint estimate when there are several);
-    `design`: `build_design` of these very inputs when the caller has it (the log is then not read again)."""
+    `design`: `build_design` of these very inputs when the caller has it (the log is then not read again);
+    `session_ids`: each session's id, for the reasons that name one."""
     design = design if design is not None else build_design(data, categories, floor, agents)
     n_arms = data.n_arms
     n_graded = design.n
@@ -238,7 +240,9 @@ def leave_one_out(
     ipw = _ipw(data, candidacies, graded_rows, arms, sessions)
 
     fit = joint if joint is not None else fit_joint(design)
-    joints = joint_effects(fit, claims if claims is not None else lesson_claims(design), data.arm_ids)
+    joints = joint_effects(
+        fit, claims if claims is not None else lesson_claims(design, session_ids=session_ids), data.arm_ids
+    )
     rnd_of = randomized or {}
     heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])
     partners = _inseparable(design, n1)

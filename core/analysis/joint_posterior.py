@@ -71,7 +71,6 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
-from lesson_credit.core.analysis.claims import switched_in
 from lesson_credit.core.analysis.joint import (
     SESSION_BLOCK,
     Design,
@@ -87,6 +86,7 @@ from lesson_credit.core.analysis.joint import (
     sums,
 )
 from lesson_credit.core.analysis.joint_ops import baseline_inverse
+from lesson_credit.core.analysis.switches import switched_in
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
@@ -414,7 +414,7 @@ def joint_posterior(
 
 
 def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
-    """Per arm: identified only by time, as `loo` finds a lesson (`claims.switched_in`): within the fit's
+    """Per arm: identified only by time, as `loo` finds a lesson (`switches.switched_in`): within the fit's
     baseline groups and time blocks it was never injected before one session and always after it (or
     the reverse). One pass finds the arms whose sessions in every group are one run (no other arm can
     have switched once); a second reads only their injections."""
