@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.claims import Claims, lesson_claims
-from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects
+from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects, notes
 from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint, kind_codes
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.analysis.stats import benjamini_hochberg
@@ -98,6 +98,12 @@ class LooResult:
     def headline(self) -> float | None:
         """The number to act on: the headline effect's estimate (core.analysis.estimates has the rule)."""
         return None if self.effect is None else self.effect.estimate
+
+    def flags(self) -> list[str]:
+        """What to read with care in this row, as `loo` lists it under `flags:` and the dashboard counts it
+        (`N flagged`): too little data for leave-one-out, the headline's notes (unidentified, a group,
+        drift, by category), then the reasons to distrust its comparison (`confound_reasons`)."""
+        return ["insufficient data for LOO"] * (not self.sufficient) + notes(self.effect) + list(self.confound_reasons)
 
     def as_json(self, with_path: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path} if with_path else {}
