@@ -126,6 +126,7 @@ def loo(
         agents=reader.session_agents(data.n_sessions),
         joint=joint,
         design=design,
+        session_ids=reader.session_ids(),
     )
     meta: dict[str, Any] = {
         "sessions_without_propensity": candidacies.sessions_without,

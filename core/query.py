@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.analysis.joint import kind_of
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.numbers import listed
 
@@ -177,8 +178,9 @@ def select_rows(table: SessionTable, query: SessionQuery, now: dt.datetime | Non
         keep &= ~pending & (np.where(pending, -math.inf, base) >= query.min_reward)
     if query.max_reward is not None:
         keep &= ~pending & (np.where(pending, math.inf, base) <= query.max_reward)
-    if query.category is not None:
-        keep &= _strings_equal(table.categories, query.category)
+    if query.category is not None:  # a kind of work, as the estimates and `select` group them
+        same = {c: kind_of(c) == kind_of(query.category) for c in set(table.categories)}
+        keep &= np.fromiter((same[c] for c in table.categories), dtype=np.bool_, count=n)
     if query.grader is not None:
         keep &= _strings_equal(table.graders, query.grader)
     if query.lesson_rows is not None:

@@ -138,12 +138,10 @@ def _span(low: float | None, high: float | None) -> str:
 
 def _loo_row(r: LooResult, randomized: bool) -> tuple[object, ...]:
     """One row of the `loo` table: the headline (an estimate in parentheses claims nothing), then the rest."""
-    from lesson_credit.core.analysis.estimates import kind, notes
+    from lesson_credit.core.analysis.estimates import kind
 
     eff = r.effect
-    flags = notes(eff) + (list(r.confound_reasons) if r.confounded else [])
-    if not r.sufficient:
-        flags.insert(0, "insufficient data for LOO")
+    flags = r.flags()
     if eff is None:
         shown = "-"
     else:

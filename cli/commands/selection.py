@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lesson_credit.cli.common import (
@@ -19,6 +20,7 @@ from lesson_credit.cli.common import (
     unit_float,
 )
 from lesson_credit.cli.render import counted, listed, output_width, safe, wrap
+from lesson_credit.core.analysis.joint import kind_of
 from lesson_credit.core.log.stores import is_local
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 # core/bandit/policy.py's POLICIES, written out: the parser is built without the engine (a test keeps them equal)
 POLICIES = ("seed", "evidence", "uniform", "joint")
+SHOWN_KINDS = 5  # kinds of work named when --category names none of them
 SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
 
 
@@ -66,6 +69,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             policy=args.policy,
             category=args.category,
         )
+        new_kind = _new_kind(selection.category, ws.session_categories())
     except StoreError as exc:
         if not args.offline_ok or is_local(ws.log):
             raise
@@ -74,7 +78,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         selection = select_offline(
             ws, context, k=args.k, seed=args.seed, session_id=args.session_id, category=args.category
         )
-        logged = False
+        logged, new_kind = False, ""
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
@@ -94,6 +98,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             + (f", policy {safe(selection.policy)}" if selection.policy else "")
             + (f", category {safe(selection.category)})" if selection.category is not None else ")")
             + _left_out(selection.left_out, selection.category)
+            + new_kind
             + ("; --dry-run: nothing logged" if args.dry_run else "")
         )
         print(_comment(summary, width), file=sys.stderr)
@@ -130,6 +135,17 @@ def _selection_json(selection: Selection, dropout: bool, logged: bool) -> dict[s
     if dropout:
         payload["withheld"] = list(selection.withheld)
     return payload
+
+
+def _new_kind(category: str | None, logged: Sequence[str | None]) -> str:
+    """The summary's note when no logged session is of the kind of work `category` (grouped as the
+    estimates group kinds: `kind_of`) though some are of others: a new kind, or a typo, that selecting
+    would pass over in silence. A log without kinds of work says nothing."""
+    kinds = {kind_of(c) for c in set(logged)} - {""}
+    if category is None or not kind_of(category) or not kinds or kind_of(category) in kinds:
+        return ""
+    shown = listed([safe(kind) for kind in sorted(kinds)[:SHOWN_KINDS]], SHOWN_KINDS, total=len(kinds))
+    return f"; no session in the log is of kind {safe(category)} (a new kind of work, or a typo? logged: {shown})"
 
 
 def _left_out(left_out: tuple[str, ...], category: str | None) -> str:
@@ -190,7 +206,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "match.session_categories name only other kinds is left out (compared case-insensitively; the summary "
         "on stderr and --json's left_out name them), the joint policy draws each lesson's effect in it, and it "
         "is logged (default, or empty: the category of config.toml's [categories] whose keywords the context "
-        "mentions most, else none: every matching lesson, each with its overall effect)",
+        "mentions most, else none: every matching lesson, each with its overall effect); a kind no logged "
+        "session has (grouped as the estimates group them: Code is code) is named in the summary, a typo?",
     )
     p.add_argument(
         "--dry-run",

@@ -457,7 +457,12 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     )
     p.add_argument("--pending", action="store_true", help="only sessions waiting for a grade")
     p.add_argument("--graded", action="store_true", help="only graded sessions")
-    p.add_argument("--category", default=None, metavar="C", help="only sessions of this category (exact)")
+    p.add_argument(
+        "--category",
+        default=None,
+        metavar="C",
+        help="only sessions of this kind of work (category, case and spaces around ignored: Code is code)",
+    )
     p.add_argument("--grader", default=None, metavar="G", help="only sessions whose grade in force is by G")
     p.add_argument(
         "--lesson",

@@ -35,6 +35,7 @@ session's keywords play no part (they are written after the outcome and can echo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,7 @@ from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoo
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import benjamini_hochberg
+from lesson_credit.core.analysis.switches import Switches, switched_in, switches
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -205,6 +207,7 @@ class Fitted:
     sigma2: float
     penalty: float
     dense: bool
+    switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -241,20 +244,34 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     identified &= ratio <= SD_RATIO_MAX
     # the data move it, but only as a step in the baseline would: no claim (in the fit above it stays nearly
     # unshrunk, a step at its switch that the other lessons are read beside)
-    timed = identified & switched(op, block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None)
+    switch = switches(op.x, op.group, block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None)
+    timed = identified & switch.timed
     identified &= ~timed
     return Fitted(
-        op, columns, column_of, fit, identified, few, timed, ratio, var, counts, prior_sd, sigma2, lam0, dense
+        op, columns, column_of, fit, identified, few, timed, ratio, var, counts, prior_sd, sigma2, lam0, dense, switch
     )
 
 
-def lesson_claims(design: Design, *, solver: str = "auto") -> Claims:
-    """Identification, groups, unshrunk robust intervals, drift and category effects of a design."""
-    return claims_of(design, fit_columns(design, solver=solver))
+def lesson_claims(design: Design, *, solver: str = "auto", session_ids: Sequence[str] | None = None) -> Claims:
+    """Identification, groups, unshrunk robust intervals, drift and category effects of a design
+    (`session_ids`: each fold row's session id, to name sessions in the reasons)."""
+    return claims_of(design, fit_columns(design, solver=solver), session_ids)
 
 
-def claims_of(design: Design, fitted: Fitted) -> Claims:
-    """The claims read off a design's `fit_columns`."""
+def session_label(design: Design, session_ids: Sequence[str] | None) -> Callable[[int], str]:
+    """How a reason names the graded session at a position of `design`: its id, else its place."""
+    if session_ids is None:
+        return _place
+    return lambda position: f"session {session_ids[int(design.rows[position])]}"
+
+
+def _place(position: int) -> str:
+    return f"graded session {position + 1} (in log order)"
+
+
+def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None = None) -> Claims:
+    """The claims read off a design's `fit_columns` (`session_ids`: as `lesson_claims`)."""
+    label = session_label(design, session_ids)
     op, columns, column_of, fit, identified = fitted.op, fitted.columns, fitted.column_of, fitted.fit, fitted.identified
     if fit is None:
         nothing = tuple(Column(c, False, "no graded sessions to compare") for c in columns)
@@ -268,7 +285,7 @@ def claims_of(design: Design, fitted: Fitted) -> Claims:
     for c, members in enumerate(columns):
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
-            out.append(Column(members, False, unidentified_reason(fitted, c, n_with, n_without)))
+            out.append(Column(members, False, unidentified_reason(fitted, c, n_with, n_without, label)))
             continue
         effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves[c]
@@ -299,82 +316,40 @@ def joint_interval(fitted: Fitted, c: int, n_with: int, n_without: int) -> Inter
     )
 
 
-def unidentified_reason(fitted: Fitted, c: int, n_with: int, n_without: int) -> str:
+def unidentified_reason(
+    fitted: Fitted, c: int, n_with: int, n_without: int, label: Callable[[int], str] | None = None
+) -> str:
+    """Why column c claims nothing (`label`: how to name a graded session by its position; `session_label`)."""
     if fitted.fit is None:
         return "no graded sessions to compare"
     if fitted.few[c]:
         return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
     if fitted.timed[c]:
+        switch = fitted.switch
+        if switch is not None and switch.at[c] >= 0:
+            name = (label or _place)(int(switch.at[c]))
+            side = (
+                "never injected before it and always from it on"
+                if switch.on[c]
+                else "always before it, never from it on"
+            )
+            return (
+                f"identified only by time: it switched at {name} ({side}, within its time block), so a change "
+                "in the baseline at that session would look the same"
+            )
+        blocks = int(switch.blocks[c]) if switch is not None else 0
+        where = f"in each of the {blocks} time blocks where it varies" if blocks > 1 else "within its time blocks"
         return (
-            "identified only by time: within its time blocks it was never injected before one session and "
-            "always after it (or the reverse), so a change in the baseline at that moment would look the same"
+            f"identified only by time: {where} it was never injected before one session and always after it "
+            "(or the reverse), so a change in the baseline at those moments would look the same"
         )
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
 
 
 def switched(op: Centred, block: IntArray | None = None) -> npt.NDArray[np.bool_]:
-    """Per column of `op`: its only variation within the baseline groups is one switch in log order, at
-    one moment per time block (`block`: each session's; None: one block). In each block, among the
-    sessions of the groups where the column varies (neither always nor never nonzero in the group),
-    those with it all come before those without, or all after; True when that holds in every block
-    where it varies (and there is one). Groups split by category or agent switch at the same moment."""
-    n, p = op.x.shape
-    if n == 0 or p == 0:
-        return np.zeros(p, dtype=bool)
-    group = op.group
-    order = np.argsort(group, kind="stable")  # sessions by group, in log order within each
-    size = np.bincount(group).astype(np.int64)
-    start = np.concatenate([[0], np.cumsum(size)[:-1]])
-    # rows put in group order: each column's entries then come sorted by group, and by place within it
-    by_column = op.x[order].tocsc()
-    by_column.eliminate_zeros()
-    by_column.sort_indices()  # (tocsc gives them sorted already: this only checks)
-    row = by_column.indices.astype(np.int64)  # start of the entry's group + its place there
-    col_of = np.repeat(np.arange(p, dtype=np.int64), np.diff(by_column.indptr))
-    group_of = group[order][row]
-    place = row - start[group_of]
-    # cells: (column, group) pairs holding entries, in that order; each entry's index within its cell
-    new = np.ones(len(row), dtype=bool)
-    new[1:] = (col_of[1:] != col_of[:-1]) | (group_of[1:] != group_of[:-1])
-    first = np.flatnonzero(new)
-    cell = np.cumsum(new) - 1
-    col, g = col_of[first], group_of[first]
-    cells = len(first)
-    k = np.diff(np.append(first, len(row)))
-    index = np.arange(len(row)) - first[cell]
-    from_end = k[cell] - 1 - index
-    # places rise within a cell: those at their index are a leading run, and the first place without the
-    # column is its length (k when none is missing); those at size - 1 - from_end are a trailing run
-    low_off = np.bincount(cell, weights=place == index, minlength=cells).astype(np.int64)
-    top = np.bincount(cell, weights=place == size[g][cell] - 1 - from_end, minlength=cells).astype(np.int64)
-    high_off = size[g] - 1 - top  # the last place without it
-    low_on, high_on = place[first], place[first + k - 1]
-    varies = k < size[g]
-
-    def session(cells: IntArray, q: IntArray) -> IntArray:  # the session at place q of each cell's group
-        out: IntArray = order[start[g[cells]] + np.clip(q, 0, size[g[cells]] - 1)]
-        return out
-
-    time = np.zeros(n, dtype=np.int64) if block is None else block
-    n_blocks = int(time.max()) + 1
-    cb = (
-        col * n_blocks + time[session(np.arange(cells), np.zeros(cells, dtype=np.int64))]
-    )  # groups lie within one block
-    cb, v = cb[varies], np.flatnonzero(varies)
-    uniq, which = np.unique(cb, return_inverse=True)
-    m = len(uniq)
-    on_first, on_last = np.full(m, n), np.full(m, -1)
-    off_first, off_last = np.full(m, n), np.full(m, -1)
-    np.minimum.at(on_first, which, session(v, low_on[v]))
-    np.maximum.at(on_last, which, session(v, high_on[v]))
-    np.minimum.at(off_first, which, session(v, low_off[v]))
-    np.maximum.at(off_last, which, session(v, high_off[v]))
-    one_step = (on_last < off_first) | (on_first > off_last)
-    owner = uniq // n_blocks
-    varying = np.bincount(owner, minlength=p)
-    steps = np.bincount(owner[one_step], minlength=p)
-    timed: npt.NDArray[np.bool_] = (varying > 0) & (steps == varying)
-    return timed
+    """Per column of `op`: its only variation within the baseline groups is one switch in log order
+    (`switched_in` on its columns and baseline groups)."""
+    return switched_in(op.x, op.group, block)
 
 
 def _common_prior(op: Centred, identified: npt.NDArray[np.bool_], strength: float) -> tuple[FloatArray, float]:

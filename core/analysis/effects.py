@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.claims import Claims, lesson_claims
-from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects
+from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects, notes
 from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint, kind_codes
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
 from lesson_credit.core.analysis.stats import benjamini_hochberg
@@ -98,6 +98,12 @@ class LooResult:
     def headline(self) -> float | None:
         """The number to act on: the headline effect's estimate (core.analysis.estimates has the rule)."""
         return None if self.effect is None else self.effect.estimate
+
+    def flags(self) -> list[str]:
+        """What to read with care in this row, as `loo` lists it under `flags:` and the dashboard counts it
+        (`N flagged`): too little data for leave-one-out, the headline's notes (unidentified, a group,
+        drift, by category), then the reasons to distrust its comparison (`confound_reasons`)."""
+        return ["insufficient data for LOO"] * (not self.sufficient) + notes(self.effect) + list(self.confound_reasons)
 
     def as_json(self, with_path: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path} if with_path else {}
@@ -211,11 +217,13 @@ def leave_one_out(
     agents: Sequence[str | None] = (),
     claims: Claims | None = None,
     design: Design | None = None,
+    session_ids: Sequence[str] | None = None,
 ) -> list[LooResult]:
     """Effect and LOO lift for every arm of the log. `existing`: ids in the library (others are flagged);
     `floor`: the credit floor the joint estimate weighs salience with; `randomized`: dropout estimates;
     `agents`: who wrote each session (an agent effect in the joint estimate when there are several);
-    `design`: `build_design` of these very inputs when the caller has it (the log is then not read again)."""
+    `design`: `build_design` of these very inputs when the caller has it (the log is then not read again);
+    `session_ids`: each session's id, for the reasons that name one."""
     design = design if design is not None else build_design(data, categories, floor, agents)
     n_arms = data.n_arms
     n_graded = design.n
@@ -238,7 +246,9 @@ def leave_one_out(
     ipw = _ipw(data, candidacies, graded_rows, arms, sessions)
 
     fit = joint if joint is not None else fit_joint(design)
-    joints = joint_effects(fit, claims if claims is not None else lesson_claims(design), data.arm_ids)
+    joints = joint_effects(
+        fit, claims if claims is not None else lesson_claims(design, session_ids=session_ids), data.arm_ids
+    )
     rnd_of = randomized or {}
     heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])
     partners = _inseparable(design, n1)

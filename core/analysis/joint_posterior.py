@@ -5,7 +5,10 @@ never changes), for the `joint` selection policy (`core.bandit.policy`) and the 
 **Per lesson**: effect = coefficient x the lesson's mean weight when injected, sd likewise (the
 `estimate` and `sd` of `JointFit`). A lesson never injected in a graded session gets the prior:
 mean 0, sd = prior sd of a coefficient x the mean weight over every injection, so it is explored at
-the prior's uncertainty; a lesson with little data has a posterior sd close to that by itself.
+the prior's uncertainty; a lesson with little data has a posterior sd close to that by itself. A
+lesson identified only by time (`time_only`: never injected before one session and always after it,
+within the fit's baselines, as `loo` finds it) is drawn as one without data too: the fit reads a step
+in the baseline at its switch as its effect, and the data cannot tell the two apart.
 
 **Prior floor**: the policy fits with the prior sd of a coefficient kept at or above
 `POLICY_TAU_MIN` (the analysis keeps 0.05: `joint.TAU_MIN`). With noisy rewards (0/1 outcomes)
@@ -73,6 +76,7 @@ from lesson_credit.core.analysis.joint import (
     Design,
     Entries,
     JointFit,
+    block_codes,
     design_entries,
     fit_sums,
     graded_sessions,
@@ -82,6 +86,7 @@ from lesson_credit.core.analysis.joint import (
     sums,
 )
 from lesson_credit.core.analysis.joint_ops import baseline_inverse
+from lesson_credit.core.analysis.switches import switched_in
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
@@ -92,9 +97,10 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 7  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+CACHE_VERSION = 8  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
 # 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
-# 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`)
+# 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
+# 8: a lesson identified only by time drawn from the prior
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -389,6 +395,8 @@ def joint_posterior(
     deviation, deviation_var, tau_c = category_deviations(fit, stream)
     if deviation.shape[0] != len(names):
         deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
+    timed = time_only(stream)  # drawn as a lesson without data: what moved it, a step in the baseline would too
+    mean[timed], sd[timed], deviation[:, timed], deviation_var[:, timed] = 0.0, prior_sd, 0.0, 0.0
     return JointPosterior(
         tuple(data.arm_ids),
         mean,
@@ -403,6 +411,52 @@ def joint_posterior(
         deviation_var,
         tau_c * stream.cells.typical_weight,
     )
+
+
+def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
+    """Per arm: identified only by time, as `loo` finds a lesson (`switches.switched_in`): within the fit's
+    baseline groups and time blocks it was never injected before one session and always after it (or
+    the reverse). One pass finds the arms whose sessions in every group are one run (no other arm can
+    have switched once); a second reads only their injections."""
+    from scipy import sparse
+
+    s = stream.sessions
+    none = np.zeros(s.n_arms, dtype=bool)
+    if s.n == 0 or s.n_arms == 0:
+        return none
+    _, group = s.indicators()
+    n_groups = int(group.max()) + 1
+    order = np.argsort(group, kind="stable")
+    start = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=n_groups))[:-1]])
+    place = np.empty(s.n, dtype=np.int64)
+    place[order] = np.arange(s.n) - start[group[order]]  # each session's place in its group
+    size = s.n_arms * n_groups
+    count, first, last = np.zeros(size, dtype=np.int64), np.full(size, s.n), np.full(size, -1)
+    for lo, hi in stream.spans():
+        row, arm, _ = stream.entries(lo, hi)
+        cell = arm * n_groups + group[lo + row]
+        count += np.bincount(cell, minlength=size)
+        np.minimum.at(first, cell, place[lo + row])
+        np.maximum.at(last, cell, place[lo + row])
+    run = (count == 0) | (last - first + 1 == count)
+    candidate = run.reshape(s.n_arms, n_groups).all(axis=1) & (count.reshape(s.n_arms, n_groups).sum(axis=1) > 0)
+    arms = np.flatnonzero(candidate)
+    if not len(arms):
+        return none
+    column = np.full(s.n_arms, -1, dtype=np.int64)
+    column[arms] = np.arange(len(arms))
+    rows, cols = [], []
+    for lo, hi in stream.spans():
+        row, arm, _ = stream.entries(lo, hi)
+        keep = column[arm] >= 0
+        rows.append(lo + row[keep])
+        cols.append(column[arm[keep]])
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    x = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(s.n, len(arms)))
+    block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
+    out = none.copy()
+    out[arms] = switched_in(x, group, block)
+    return out
 
 
 def fingerprint(

@@ -38,6 +38,7 @@ from lesson_credit.core.analysis.claims import (
     Interval,
     interval_of,
     joint_interval,
+    session_label,
     unidentified_reason,
     windows,
 )
@@ -139,7 +140,8 @@ def lesson_over_time(
     group = tuple(data.arm_ids[a] for a in members) if len(members) > 1 else ()
     injected = int(fitted.counts[column])
     identified = bool(fitted.identified[column])
-    reason = None if identified else unidentified_reason(fitted, column, injected, graded - injected)
+    label = session_label(design, session_ids)
+    reason = None if identified else unidentified_reason(fitted, column, injected, graded - injected, label)
     n_windows = np.ones(fitted.op.p, dtype=np.int64)
     n_windows[column] = window_count(injected)
     estimate, var, n_with, n_without, ends = windows(fitted.op, fitted.fit, n_windows)

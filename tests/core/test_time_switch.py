@@ -162,6 +162,8 @@ def test_loo_says_why_a_lesson_introduced_mid_block_claims_nothing(tmp_path: Pat
     a = results["a.md"].effect
     assert a is not None and not a.identified and a.ci_low is None
     assert any(note.startswith("unidentified: identified only by time") for note in notes(a))
+    # the one block it varies in switches at s115, the first session with it
+    assert a.reason is not None and "it switched at session s115 (never injected before it and always from" in a.reason
     assert all(results[p].effect is not None and results[p].effect.identified for p in ("b.md", "c.md"))  # type: ignore[union-attr]
 
 
@@ -209,3 +211,28 @@ def test_switched_agrees_with_its_definition_on_random_designs() -> None:
             assert got == expected, (n, p, x.tolist(), group.tolist(), blocks)
             seen.update(expected)
     assert seen == {True, False}  # both verdicts were asked for
+
+
+def test_the_reason_names_the_session_of_a_switch_in_one_block() -> None:
+    ids = [f"x{i}" for i in range(N)]
+    on = lesson_claims(design_of(*switch_world(0)), session_ids=ids).of(0)
+    off = lesson_claims(design_of(*switch_world(0, off=True)), session_ids=ids).of(0)
+    # on: injected from session 450 (x450) on; off: injected before 450, so x450 is the first without it
+    assert on is not None and on.reason is not None and off is not None and off.reason is not None
+    assert "it switched at session x450 (never injected before it and always from it on" in on.reason
+    assert "it switched at session x450 (always before it, never from it on" in off.reason
+    # without the ids (the simulator): its place among the graded sessions, counted from 1
+    plain = lesson_claims(design_of(*switch_world(0))).of(0)
+    assert plain is not None and plain.reason is not None and "graded session 451 (in log order)" in plain.reason
+
+
+def test_the_reason_counts_the_blocks_of_a_lesson_switched_in_several() -> None:
+    # on from 450 (block 4, sessions 400-499), off from 750 (block 7): blocks 5 and 6 always have it, so it
+    # varies in two blocks, a single switch in each
+    x, reward = switch_world(2)
+    x[:, 0] = (np.arange(N) >= 450) & (np.arange(N) < 750)
+    column = lesson_claims(design_of(x, reward), session_ids=[f"x{i}" for i in range(N)]).of(0)
+    assert column is not None and not column.identified and column.reason is not None
+    assert column.reason.startswith("identified only by time: in each of the 2 time blocks where it varies"), (
+        column.reason
+    )

@@ -77,12 +77,13 @@ def sorted_results(results: tuple[LooResult, ...], column: str, reverse: bool) -
 
 def summary(view: AnalysisView) -> Text:
     enough = sum(1 for r in view.results if r.sufficient)
-    flagged = sum(1 for r in view.results if r.confounded)
+    flagged = sum(1 for r in view.results if r.flags())  # the lessons `loo` lists under flags:
+    warned = sum(1 for r in view.results if r.confounded)  # of those, the ⚠ rows: a comparison to distrust
     out = Text()
     out.append(f"Effect per lesson over {counted(view.graded, 'graded session')}", style="bold")
     out.append(f" · {enough} of {counted(len(view.results), 'lesson')} with enough data for LOO")
     out.append(f" ({counted(view.min_with, 'session')} with, {view.min_without} without)")
-    out.append(f" · {flagged} flagged", style="bold" if flagged else "")
+    out.append(f" · {flagged} flagged" + (f" ({warned} ⚠)" if warned else ""), style="bold" if warned else "")
     out.append(
         f"\neffect: joint estimate, {RANDOMIZED_MARK} randomized (dropout), {LATER_MARK} later half (drifted),"
         " (…) claims nothing · naive Δ: with − without · by cat · IPW",  # (ctrl+s: in the footer)

@@ -1,0 +1,100 @@
+"""A column identified only by time (`core.analysis.claims`, "Identified only by time"): within the
+baseline groups its only variation is one switch in log order, at one moment per time block; and where
+that switch happens, for the reasons `loo` prints and the policy's `joint_posterior.time_only`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+
+
+def switched_in(x: Any, group: IntArray, block: IntArray | None = None) -> npt.NDArray[np.bool_]:
+    """Per column of `x` (sessions x columns, scipy.sparse; `group`: each session's baseline group): its
+    only variation within the baseline groups is one switch in log order, at one moment per time block
+    (`block`: each session's; None: one block). In each block, among the sessions of the groups where
+    the column varies (neither always nor never nonzero in the group), those with it all come before
+    those without, or all after; True when that holds in every block where it varies (and there is
+    one). Groups split by category or agent switch at the same moment."""
+    return switches(x, group, block).timed
+
+
+@dataclass(frozen=True)
+class Switches:
+    """Per column: `timed` (`switched_in`), the time blocks it varies in, and for a timed column that
+    varies in one block the session (position) where the switch happens, the first on the later side
+    (`at`, -1 otherwise), and whether it is injected from there on (`on`) or before it."""
+
+    timed: npt.NDArray[np.bool_]
+    blocks: IntArray
+    at: IntArray
+    on: npt.NDArray[np.bool_]
+
+
+def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches:
+    """`switched_in`, with where each column switches (`Switches`)."""
+    n, p = x.shape
+    if n == 0 or p == 0:
+        none = np.zeros(p, dtype=np.int64)
+        return Switches(np.zeros(p, dtype=bool), none, none - 1, np.zeros(p, dtype=bool))
+    order = np.argsort(group, kind="stable")  # sessions by group, in log order within each
+    size = np.bincount(group).astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    # rows put in group order: each column's entries then come sorted by group, and by place within it
+    by_column = x[order].tocsc()
+    by_column.eliminate_zeros()
+    by_column.sort_indices()  # (tocsc gives them sorted already: this only checks)
+    row = by_column.indices.astype(np.int64)  # start of the entry's group + its place there
+    col_of = np.repeat(np.arange(p, dtype=np.int64), np.diff(by_column.indptr))
+    group_of = group[order][row]
+    place = row - start[group_of]
+    # cells: (column, group) pairs holding entries, in that order; each entry's index within its cell
+    new = np.ones(len(row), dtype=bool)
+    new[1:] = (col_of[1:] != col_of[:-1]) | (group_of[1:] != group_of[:-1])
+    first = np.flatnonzero(new)
+    cell = np.cumsum(new) - 1
+    col, g = col_of[first], group_of[first]
+    cells = len(first)
+    k = np.diff(np.append(first, len(row)))
+    index = np.arange(len(row)) - first[cell]
+    from_end = k[cell] - 1 - index
+    # places rise within a cell: those at their index are a leading run, and the first place without the
+    # column is its length (k when none is missing); those at size - 1 - from_end are a trailing run
+    low_off = np.bincount(cell, weights=place == index, minlength=cells).astype(np.int64)
+    top = np.bincount(cell, weights=place == size[g][cell] - 1 - from_end, minlength=cells).astype(np.int64)
+    high_off = size[g] - 1 - top  # the last place without it
+    low_on, high_on = place[first], place[first + k - 1]
+    varies = k < size[g]
+
+    def session(cells: IntArray, q: IntArray) -> IntArray:  # the session at place q of each cell's group
+        out: IntArray = order[start[g[cells]] + np.clip(q, 0, size[g[cells]] - 1)]
+        return out
+
+    time = np.zeros(n, dtype=np.int64) if block is None else block
+    n_blocks = int(time.max()) + 1
+    cb = (
+        col * n_blocks + time[session(np.arange(cells), np.zeros(cells, dtype=np.int64))]
+    )  # groups lie within one block
+    cb, v = cb[varies], np.flatnonzero(varies)
+    uniq, which = np.unique(cb, return_inverse=True)
+    m = len(uniq)
+    on_first, on_last = np.full(m, n), np.full(m, -1)
+    off_first, off_last = np.full(m, n), np.full(m, -1)
+    np.minimum.at(on_first, which, session(v, low_on[v]))
+    np.maximum.at(on_last, which, session(v, high_on[v]))
+    np.minimum.at(off_first, which, session(v, low_off[v]))
+    np.maximum.at(off_last, which, session(v, high_off[v]))
+    one_step = (on_last < off_first) | (on_first > off_last)
+    owner = uniq // n_blocks
+    varying = np.bincount(owner, minlength=p)
+    steps = np.bincount(owner[one_step], minlength=p)
+    timed: npt.NDArray[np.bool_] = (varying > 0) & (steps == varying)
+    single = one_step & (varying[owner] == 1)  # the one block a column varies in, when it switches there
+    at, on = np.full(p, -1, dtype=np.int64), np.zeros(p, dtype=bool)
+    at[owner[single]] = np.where(on_last < off_first, off_first, on_first)[single]
+    on[owner[single]] = (on_first > off_last)[single]
+    return Switches(timed, varying.astype(np.int64), at, on)
