@@ -115,21 +115,15 @@ def grade_text(value: float | None) -> str:
 
 
 def undo_note(
-    line: int,
-    undone: float | None,
-    restored: float | None,
-    by: str | None = None,
-    source: str | None = None,
-    whose: str | None = None,
+    line: int, undone: float | None, restored: float | None, source: str | None = None, whose: str | None = None
 ) -> str:
-    """The note of an undo, whoever writes it: whose grade it undid (`whose`, the reverted grade's grader) on
-    which line, from what to what (the score in force afterwards, with the `source` it comes from when that
-    is another than the reverted grade's: "0.6 back to 0.6 (judge)"), and who undid it (`by`) when that is
-    not who gave the grade: "erik undid judge's grade on line 2: 0.9 back to pending"."""
-    who = f"{by} " if by else ""
+    """The note of an undo, whoever writes it: whose grade it undid (`whose`, the reverted grade's grader, who
+    is the undoer) on which line, from what to what (the score in force afterwards, with the `source` it comes
+    from when that is another than the reverted grade's: "0.6 back to 0.6 (judge)"): "undid judge's grade on
+    line 2: 0.9 back to pending"."""
     grade = f"{whose}'s grade" if whose else "the grade"
     whence = f" ({source})" if source is not None and restored is not None else ""
-    return f"{who}undid {grade} on line {line}: {grade_text(undone)} back to {grade_text(restored)}{whence}"
+    return f"undid {grade} on line {line}: {grade_text(undone)} back to {grade_text(restored)}{whence}"
 
 
 # an undo note's start (undo_note's, then the words notes had before they named whose grade was undone,
@@ -143,9 +137,17 @@ RESTORED = re.compile(rf"{_UNDID}(?:pending|\d+\.\d+) back to (?P<restored>\d+\.
 
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
     """The session's grade events an undo may revert, oldest first, each with its source's score just
-    before it: the undo stack the log holds. An undo takes the event it reverts off the stack and is
-    not on it; the record's own grade (line `record_line`) and an event that left its source's score
-    as it was (nothing to undo) are not on it either.
+    before it: the undo stack the log holds (`undo_walk`)."""
+    return undo_walk(history, record_line)[0]
+
+
+def undo_walk(
+    history: Sequence[GradeRecord], record_line: int
+) -> tuple[list[tuple[GradeRecord, float | None]], dict[int, GradeRecord]]:
+    """The undo stack the log holds (see below), and each undo event's line -> the event it reverted.
+
+    An undo takes the event it reverts off the stack and is not on it; the record's own grade (line
+    `record_line`) and an event that left its source's score as it was (nothing to undo) are not on it either.
 
     An undo reverts its grader's latest event on the stack (`undo_of`, under the log's lock): an event is one when its
     note starts as `undo_note` writes it and its grader has an event on the stack with the score the
@@ -155,16 +157,38 @@ def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[Gra
     events, pulled from one, or merged after another holds it at another line), and a person's note
     may begin with the same words."""
     stack: list[tuple[GradeRecord, float | None]] = []
+    reverted: dict[int, GradeRecord] = {}
     last: dict[str | None, float | None] = {}  # each source's latest score so far
     for grade in history:
         previous = last.get(grade.source)
         last[grade.source] = grade.base_reward
         undone = _undone(grade, stack)
         if undone is not None:
+            reverted[grade.line] = stack[undone][0]
             _take_off(stack, undone)
         elif grade.line != record_line and grade.base_reward != previous:
             stack.append((grade, previous))
-    return stack
+    return stack, reverted
+
+
+def standing(history: Sequence[GradeRecord], record_line: int) -> dict[str, GradeRecord]:
+    """Grader -> their latest grade of the session still standing: neither an undo (which logs a score
+    under the undoer's name that they never gave) nor undone since. A retraction stands (score None)."""
+    _, reverted = undo_walk(history, record_line)
+    undone = {g.line for g in reverted.values()}
+    return {g.grader: g for g in history if g.line not in reverted and g.line not in undone}
+
+
+def attributed(history: Sequence[GradeRecord], record_line: int, source: str) -> GradeRecord | None:
+    """The grade the score of `source` is owed to when its latest event is an undo: the latest event of
+    the source still standing (`standing`), when it holds that score; None: the latest event is its own."""
+    ours = [g for g in history if g.source == source]
+    _, reverted = undo_walk(history, record_line)
+    if not ours or ours[-1].line not in reverted or ours[-1].base_reward is None:
+        return None
+    undone = {g.line for g in reverted.values()}
+    left = [g for g in ours if g.line not in reverted and g.line not in undone]
+    return left[-1] if left and left[-1].base_reward == ours[-1].base_reward else None
 
 
 def _take_off(stack: list[tuple[GradeRecord, float | None]], at: int) -> None:
@@ -231,17 +255,31 @@ def undo_of(
     the undoer's name, their source's score before that grade (a retraction when it had none). Never
     another grader's grade: NothingToUndo names whose it is. A grade of another source given since (the
     judge's over a person's) stays, and the priority decides what is in force; one of the same source by
-    someone else (erik's over manual's) refuses it (GradeConflict): the undo would withdraw theirs too.
+    someone else (erik's over manual's, even of the same score) refuses it (GradeConflict): the undo would
+    withdraw theirs too.
     `line`: refuse (GradeConflict) unless the grade undone is the one at `line`. The note (`undo_note`)
     says what is in force afterwards, given the session's `sources` now, the scores its gptme-sessions
     record gives (`record_scores`: they count again where the log's score is withdrawn) and the `priority`."""
-    stack = undoable(history, record_line)
+    stack, undos = undo_walk(history, record_line)
     mine = next((at for at in range(len(stack) - 1, -1, -1) if stack[at][0].grader == undoer), None)
     if mine is None:
         raise _nothing_to_undo(session_id, history, record_line, undoer, stack, sources)
     latest, previous = stack[mine]
     reverted = latest.source or source_of(latest.grader)
-    over = next((g for g, _ in stack[mine + 1 :] if (g.source or source_of(g.grader)) == reverted), None)
+    # another grader's grade of the source since, standing (one that changed nothing is on no stack: erik's
+    # 0.7 over manual's 0.7 is still erik's grade, which the undo would withdraw)
+    gone = {*undos, *(g.line for g in undos.values()), record_line}
+    over = next(
+        (
+            g
+            for g in history
+            if g.line > latest.line
+            and g.grader != undoer
+            and g.line not in gone
+            and (g.source or source_of(g.grader)) == reverted
+        ),
+        None,
+    )
     if line is not None and latest.line != line:
         raise GradeConflict(f"session {session_id!r} was graded elsewhere since line {line}; nothing was written")
     if over is not None:
@@ -257,7 +295,7 @@ def undo_of(
     whence = next((s for s in priority if scores.get(s) is not None), None)
     after = scores[whence] if whence is not None else (previous if not priority else None)
     named = None if whence is None else labels.get(whence, whence)
-    reverts = undo_note(latest.line, latest.base_reward, after, None, None if named == reverted else named, undoer)
+    reverts = undo_note(latest.line, latest.base_reward, after, None if named == reverted else named, undoer)
     return previous, f"{reverts}; {note}" if note else reverts, undoer
 
 
@@ -272,7 +310,8 @@ def _nothing_to_undo(
     """Why `undoer` has nothing to undo on the session, in one line."""
     if stack:
         other = stack[-1][0]
-        whose = f"{other.grader}'s {grade_text(other.base_reward)} on line {other.line}"
+        what = "retraction" if other.base_reward is None else grade_text(other.base_reward)
+        whose = f"{other.grader}'s {what} on line {other.line}"
         return NothingToUndo(
             f"nothing to undo: {undoer} has no grade on session {session_id!r} left (the latest, {whose}, "
             "is theirs to undo)",

@@ -441,6 +441,17 @@ class LogReader:
             out.setdefault(grade.grader, np.full(n, np.nan))[found] = value
         return out
 
+    def rows_noted(self, noted: Callable[[str], bool], n: int) -> list[int]:
+        """The rows below `n` of the sessions with a grade event whose note `noted` picks, in row order."""
+        index, found = self.index, set()
+        for position, (_, grade) in enumerate(index.grades):
+            if grade.note and noted(grade.note):
+                known = int(index.grade_rows[position])
+                row = known if known >= 0 else self.row_of(grade.session_id)
+                if row is not None and row < n:
+                    found.add(row)
+        return sorted(found)
+
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""
         return dict(self.index.outcome_labels.items())

@@ -371,6 +371,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     record = _record_of(ws, session_id)
     changed, why = journal_changed(ws.root, record, ws.allow_outside_journals)
     s = exp.session
+    # who gave the grade in force: its source's (an undo's score is owed to the grade it put back, not the undoer)
+    given_by = next((g["grader"] for g in outside["sources"] if g["in_force"] and g["line"]), s.grader)
     label = ws.outcome_label(session_id)
     history = [
         {"base_reward": g.base_reward, "grader": g.grader, "timestamp": g.timestamp, "note": g.note, "line": g.line}
@@ -386,7 +388,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "timestamp": s.timestamp,
                 "category": s.category,
                 "base_reward": exp.base_reward,
-                "grader": s.grader,
+                "grader": given_by,
                 "outcome": label,
                 "journal_path": s.journal_path,
                 "journal_sha256": record.get("journal_sha256"),
@@ -401,7 +403,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             ws,
         )
         return 0
-    grade = "pending" if exp.base_reward is None else f"{fmt(exp.base_reward)} ({safe(s.grader)})"
+    grade = "pending" if exp.base_reward is None else f"{fmt(exp.base_reward)} ({safe(given_by)})"
     width = output_width()
     history_text = ["grade history:" if exp.grades else "grade history: none (pending)", *_history_lines(exp.grades)]
     out = [

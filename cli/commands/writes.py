@@ -149,7 +149,22 @@ def cmd_undo(args: argparse.Namespace) -> int:
         payload["history"] = _history(exp)
         print_json(payload, ws)
         return 0
-    return _print_credit(f"{safe(session_id)}: {safe(appended.record.note or '')}", exp)
+    stays = _stays(exp, grader, session_id)
+    return _print_credit(f"{safe(session_id)}: {safe(appended.record.note or '')}{stays}", exp)
+
+
+def _stays(exp: Explanation, grader: str, session_id: str) -> str:
+    """When the latest grade before the undo was another grader's (a hook running `undo` to take the judge's
+    back undoes manual's now): that it stays, and how its grader undoes it. `exp`: the session after the undo."""
+    if len(exp.grades) < 2 or exp.grades[-2].grader == grader or exp.grades[-2].line == exp.session.line:
+        return ""
+    from lesson_credit.core.api import grade_text  # (the engine's: not for --help)
+
+    latest = exp.grades[-2]
+    what = "retraction" if latest.base_reward is None else grade_text(latest.base_reward)
+    kept = f"{safe(latest.grader)}'s {what} on line {latest.line}"
+    fix = f"lesson-credit undo {quote(session_id)} --grader {quote(latest.grader)}"
+    return f"; {kept} stays: {safe(fix)} undoes it"
 
 
 def _history(exp: Explanation) -> list[dict[str, object]]:

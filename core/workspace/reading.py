@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec.structs import replace
 
-from lesson_credit.core import views
+from lesson_credit.core import grading, views
 from lesson_credit.core.bandit.fold import Posterior, fold
 from lesson_credit.core.joined_records import trajectory_for
 from lesson_credit.core.log.columns import ids_starting
@@ -115,7 +116,7 @@ class Reading(WorkspaceBase):
         label = self._reader.outcome_label(row)
         outcome = self.config.outcomes.get(label) if label is not None else None
         record, outside = self.record_at(row), self._record_scores(row)
-        return views.source_breakdown(
+        sources = views.source_breakdown(
             self._reader.session(row),
             self._reader.session_line(row),
             self._reader.grades_of(row),
@@ -124,6 +125,19 @@ class Reading(WorkspaceBase):
             priority or data.scores().priority,
             None if record is None else record.timestamp,
         )
+        return tuple(self._owed(row, s) for s in sources)
+
+    def _owed(self, row: int, score: SourceScore) -> SourceScore:
+        """A source's score whose latest event is an undo, as the grade still standing that holds it gave it
+        (the undo logs it under the undoer's name: not their grade)."""
+        history = self._reader.grade_history(row)
+        latest = next((g for g in history if g.line == score.line), None)
+        if latest is None or not grading.UNDO_NOTE.match(latest.note or ""):
+            return score
+        owed = grading.attributed(history, self._reader.session_line(row), score.source)
+        if owed is None:
+            return score
+        return replace(score, grader=owed.grader, line=owed.line, timestamp=owed.timestamp)
 
     def record_scores(self, session_id: str) -> dict[str, float]:
         """The scores the session's gptme-sessions record gives, per reward source (the log's own of a source
@@ -139,7 +153,17 @@ class Reading(WorkspaceBase):
 
     def person_scores(self) -> dict[str, np.ndarray]:
         """Per person (a grader of the people's source): their latest score of each session, NaN where none."""
-        return self._reader.grader_scores(self.data().n_sessions, SOURCES.index(HUMAN))
+        n = self.data().n_sessions
+        scores = self._reader.grader_scores(n, SOURCES.index(HUMAN))
+        for row in self._reader.rows_noted(lambda note: grading.UNDO_NOTE.match(note) is not None, n):
+            history = self._reader.grade_history(row)
+            people = [g for g in history if g.source == HUMAN]
+            left = grading.standing(people, self._reader.session_line(row))
+            for grader in {g.grader for g in people}:  # an undo's score is not the undoer's grade
+                kept = left.get(grader)
+                value = np.nan if kept is None or kept.base_reward is None else kept.base_reward
+                scores.setdefault(grader, np.full(n, np.nan))[row] = value
+        return scores
 
     def record_at(self, row: int) -> Record | None:
         """The gptme-sessions record joined to the session at `row` (None: none joined)."""

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.support.cli_run import run_cli
-from tests.support.engine_helpers import LOG_REL, make_workspace, session
+from tests.support.engine_helpers import LOG_REL, grade, make_workspace, session
 
 LESSONS = {"a.md": (["git"], "active"), "b.md": (["pytest"], "active")}
 
@@ -97,3 +97,16 @@ def test_a_grade_another_source_outranks_says_what_stays_in_force(tmp_path: Path
     code, out, err = run_cli("grade", "s1", "0.3", "--workspace", str(root))
     assert code == 0, err
     assert out.startswith("graded s1: manual 0.300 logged; the session stays pending [priority: heuristic]\n"), out
+
+
+def test_undo_under_another_graders_grade_says_that_one_stays(tmp_path: Path) -> None:
+    # a hook written when `undo` took back the latest grade (the judge's) now withdraws manual's: the line says
+    # whose grade was undone and that the judge's, in force, stays, and how the judge's is undone
+    events = [session("s1", None, {"a.md": 1.0}), grade("s1", 0.7, "manual"), grade("s1", 0.58, "judge")]
+    root = make_workspace(tmp_path, LESSONS, events)
+    code, out, err = run_cli("undo", "s1", "--workspace", str(root))
+    assert code == 0, err
+    assert out.splitlines()[0] == (
+        "s1: undid manual's grade on line 2: 0.7 back to 0.58 (judge); judge's 0.58 on line 3 stays: "
+        "lesson-credit undo s1 --grader judge undoes it"
+    ), out

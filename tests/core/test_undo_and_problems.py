@@ -172,7 +172,7 @@ def test_the_dashboard_and_the_cli_write_grades_and_undo_notes_alike(tmp_path: P
     assert cli_last == tui_last  # the same event: value, grader, timestamp and note
     assert tui_last["note"] == "undid manual's grade on line 2: 1.0 back to pending"
     assert undo_note(7, 0.725, None, whose="judge") == "undid judge's grade on line 7: 0.725 back to pending"
-    assert undo_note(7, 0.5, 1.0, by="erik", whose="manual") == "erik undid manual's grade on line 7: 0.5 back to 1.0"
+    assert undo_note(7, 0.5, 0.6, "judge", "manual") == "undid manual's grade on line 7: 0.5 back to 0.6 (judge)"
 
 
 def test_a_grade_whose_state_file_fails_is_committed_with_a_warning(tmp_path: Path) -> None:

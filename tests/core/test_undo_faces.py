@@ -46,6 +46,8 @@ CASES = [
     Case("another person's grade", [(0.4, "erik")], [(0.4, NOTHING)]),
     # your 0.7, erik's 0.4 over it (the same source, erik's in force): undoing yours would withdraw erik's
     Case("another person graded over you", [(0.7, "manual"), (0.4, "erik")], [(0.4, SINCE)]),
+    # your 0.7, erik's 0.7 over it (the same score, so it changed nothing in force; still erik's grade): refused
+    Case("another person graded the same over you", [(0.7, "manual"), (0.7, "erik")], [(0.7, SINCE)]),
     # the judge undoes the judge's: 0.58 withdrawn, your 0.7 stays; the next judge undo finds nothing
     Case("--grader judge", [(0.7, "manual"), (0.58, "judge")], [(0.7, None), (0.7, NOTHING)], undoer="judge"),
     # your 0.7 then your retraction (pending), both before the dashboard started: undo the retraction -> 0.7,
