@@ -510,7 +510,8 @@ class WriteQueue:
             return WriteOutcome(
                 write,
                 False,
-                f"Not undone on {sid}: {_reason(exc)}. u again undoes your latest grade on it, as lesson-credit undo.",
+                f"Not undone on {sid}: {_reason(exc)}. u again undoes your latest grade there, as lesson-credit "
+                "undo does.",
             )
         self._undid(write, appended)
         if commit.before is None:
