@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.reactive import reactive
 
+    from lesson_credit.tui.keys import KeyRouter
     from lesson_credit.tui.source import WorkspaceSource
     from lesson_credit.tui.writes import WriteQueue
 
@@ -39,6 +40,7 @@ class AppWrites(_Base):
     if TYPE_CHECKING:
         source: WorkspaceSource
         writes: WriteQueue
+        keys: KeyRouter
         retry_seconds: float
         saving: reactive[str]
         _waiting_reason: str | None
@@ -117,6 +119,7 @@ class AppWrites(_Base):
             self.notify(one_line(warning), title="Saved, with a warning", severity="warning", markup=False)
         if not outcome.written:
             self.writes.refused(outcome.write)  # an undo refused: the grade it would have undone stands
+            self.keys.wake()  # (the session's screen may hold the keys typed after it: `log_undo_unread`)
         if outcome.written and outcome.write.kind == "settings":
             if outcome.write.then is not None:
                 outcome.write.then()
@@ -157,6 +160,7 @@ class AppWrites(_Base):
         """Discarded writes reached no log: drop what they promised, so prompts show the log's grade."""
         for write in writes:
             self.writes.failed(write)
+        self.keys.wake()  # (a screen may have held the keys for one: `log_undo_unread`)
         self._show_saving()
         if writes:
             named = [f"{_what(w).lower()} {_subject(w)}" for w in writes[:PROBLEMS_IN_NOTICE]]

@@ -18,7 +18,11 @@ when there was none, so the score in force is again the one before the commit (a
 heuristic's, or pending), and no grade the operator never gave is logged. A commit that changed
 nothing (the operator's own grade again) has nothing to undo, here as in the log's undo stack. With
 none of its commits left on the stack, `u` undoes the operator's latest grade in the log not undone yet
-(`reverts` None), exactly as `lesson-credit undo` does, refusals worded alike.
+(`reverts` None), exactly as `lesson-credit undo` does, refusals worded alike. What such an undo leaves is
+the log's to say, so the session's screen holds the keys typed after it (`log_undo_unread`) until its
+outcome is in: refused, or read in the view the keys act on. An undo of a commit graded over since (the
+operator graded again elsewhere, or another person did) is refused in the engine's words, and `u`
+passes by the dashboard's commits it buried (`buried`): the next `u` undoes as `lesson-credit undo` would.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ class Write:
     outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
     reverts: Write | None = None  # undo: the commit it reverts
     kept: Kept | None = None  # undo: what the queue held for the session before it
+    stale: bool = False  # undo: refused, its commit graded over since (`buried`)
+    buried: bool = False  # grade: graded over since an undo of it was refused: `u` passes it by for the log's undo
+    read_back: int | None = None  # undo of the log's (`reverts` None): the first source version holding it
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
@@ -104,6 +111,8 @@ class WriteQueue:
         self._read_in: dict[str, int] = {}  # the first source version holding the latest write written (`refused`)
         # the latest grade or undo queued per session until its outcome is in (UI thread): `refused` reads it
         self._latest: dict[str, Write] = {}
+        # the latest undo of the log's (`reverts` None) per session, until a later write (`log_undo_unread`)
+        self._log_undos: dict[str, Write] = {}
         self._log_grade: Callable[[str], float | None] | None = None  # the grade in force in the latest snapshot
         self._applying: Write | None = None  # the write the writer has taken and not finished
         self._taken_at = 0.0  # when the writer took `_applying` (time.monotonic)
@@ -131,6 +140,7 @@ class WriteQueue:
         self._expected[session_id] = value
         self._settled.discard(session_id)
         self._read_from.pop(session_id, None)
+        self._log_undos.pop(session_id, None)
         self._enqueue(write)
         return write
 
@@ -138,6 +148,8 @@ class WriteQueue:
         """Queue an undo of the operator's latest grade on the session not undone yet: this dashboard's
         latest commit not undone, else (`reverts` None) the log's, as `lesson-credit undo` finds it."""
         stack = self._stacks.get(session_id)
+        while stack and stack[-1].buried:  # (it stays the person's score as typed until then: `expected_person`)
+            stack.pop()
         commit = stack.pop() if stack else None
         kept = Kept(
             expected=session_id in self._expected,
@@ -151,7 +163,13 @@ class WriteQueue:
             self._undone[session_id] = commit
             self._expected[session_id] = commit.expected_before
             self._settled.discard(session_id)
-        # (else what it leaves is the log's to say: expected as before until the snapshot holding it lands)
+        # (else what it leaves is the log's to say: expected as before until the snapshot holding it lands, and
+        # the session's screen holds the keys meanwhile: `log_undo_unread`)
+        with self._lock:
+            if commit is None:
+                self._log_undos[session_id] = write
+            else:
+                self._log_undos.pop(session_id, None)
         self._enqueue(write)
         return write
 
@@ -244,8 +262,19 @@ class WriteQueue:
             if latest is not None and (latest.line is not None or latest.unread):
                 del self._latest[sid]
 
+    def log_undo_unread(self, session_id: str, *read_at: int | None) -> bool:
+        """An undo of the log's (`reverts` None) is queued for the session and the views read at source versions
+        `read_at` (None: not loaded) do not all hold it: until it is refused or discarded, or written and read in
+        such a view, the queue cannot say what the session's grade or person's score is (the grade it takes
+        back is the log's), so a screen that asks it (`expected`, `expected_person`, `touched`) holds its keys."""
+        with self._lock:
+            undo = self._log_undos.get(session_id)
+            if undo is None:
+                return False
+            return undo.read_back is None or any(at is None or at < undo.read_back for at in read_at)
+
     def can_undo(self, session_id: str) -> bool:
-        return bool(self._stacks.get(session_id))
+        return any(not commit.buried for commit in self._stacks.get(session_id, []))
 
     def wrote_last(self, session_id: str, line: int) -> bool:
         """Is the event at `line` this dashboard's latest on the session?"""
@@ -311,6 +340,13 @@ class WriteQueue:
             self._expected.pop(sid, None)
         if self._latest.get(sid) is write:  # it reached no log: nothing will refuse it
             del self._latest[sid]
+        self._forget_log_undo(write)
+
+    def _forget_log_undo(self, write: Write) -> None:
+        """`write`'s outcome is in and it wrote nothing: no screen waits for it to be read."""
+        with self._lock:
+            if self._log_undos.get(write.session_id) is write:
+                del self._log_undos[write.session_id]
 
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
@@ -318,13 +354,18 @@ class WriteQueue:
         then (settled: the log's grade), not what the undo would have left."""
         if write.kind != "undo" or write.kept is None:
             return
+        self._forget_log_undo(write)
         sid = write.session_id
+        commit = write.reverts
+        if write.stale and commit is not None and commit.line is not None:  # graded over since: so are the
+            # commits written before it (not those queued after the undo)
+            for older in (commit, *self._stacks.get(sid, [])):
+                older.buried = older.buried or (older.line is not None and older.line <= commit.line)
         if self._latest.get(sid) is not write:
             # a write queued after it (gone once written and read back): its expectation stands (what it
             # writes, or wrote already)
             return
         del self._latest[sid]  # its outcome is in: nothing else reads it
-        commit = write.reverts
         stored = commit is not None and (commit.line is not None or commit.unread)
         if commit is not None and stored and commit.before_own != commit.value:  # it stands: `u` may try again
             self._stacks.setdefault(sid, []).append(commit)
@@ -385,6 +426,9 @@ class WriteQueue:
         with self._lock:
             self._written_in[session_id] = version
             self._read_in[session_id] = version
+            undo = self._log_undos.get(session_id)
+            if undo is not None and undo.read_back is None and (undo.line is not None or undo.unread):
+                undo.read_back = version
             if not any(w.session_id == session_id for w in self._waiting):  # else the latest is still to come
                 self._read_from[session_id] = version
 
@@ -461,9 +505,13 @@ class WriteQueue:
             return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
         try:  # the CLI's undo: it reverts the operator's latest grade not undone yet, which must be `commit`
             appended = source.append_undo(write.session_id, grader=self.operator, line=commit.line)
-        except GradeConflict:  # (the operator graded elsewhere since, or another person over it)
+        except GradeConflict as exc:  # (the operator graded elsewhere since, or another person over it)
+            write.stale = True  # `refused`: the commit is buried; the next `u` undoes as the CLI's undo
             return WriteOutcome(
-                write, False, f"Not undone: {sid} was graded elsewhere since; its grade in force is kept."
+                write,
+                False,
+                f"Not undone on {sid}: {_reason(exc)}. u again undoes your latest grade there, as lesson-credit "
+                "undo does.",
             )
         self._undid(write, appended)
         if commit.before is None:

@@ -322,10 +322,10 @@ async def test_a_refused_undo_leaves_the_grade_in_force_as_the_log_says(app: Les
         Workspace(ws_root).grade("s4", 0.4, grader="alice")  # another person, from another process
         app._check_source()  # the poll (off in this test) reads it: 0.4 in force
         await settle(pilot)
-        await pilot.press("u")  # refused: s4 was graded elsewhere since, the 0.4 stays in force
+        await pilot.press("u")  # refused: alice graded s4 since, her 0.4 stays in force
         await settle(pilot)
         assert grades(ws_root) == [("s4", 0.7), ("s4", 0.4)]
-        assert any("graded elsewhere since" in t for t in toasts(app, "warning"))
+        assert any("alice's grade on line" in t for t in toasts(app, "warning"))
         # Before, the queue kept what the undo would have left (pending): s4 counted as pending here and
         # the 0.9 below replaced alice's 0.4 without the question
         assert "s4" not in app.writes.touched()

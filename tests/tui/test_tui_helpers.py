@@ -254,7 +254,7 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
     Workspace(ws_root, clock=fixed_clock).grade("s1", 0.5, grader="alice")
     queue.undo("s1")
     (refused,) = drain()
-    assert "graded elsewhere" in refused
+    assert refused.startswith("Not undone on s1: alice's grade on line "), refused  # the engine's words, as the CLI's
     assert [e["base_reward"] for e in log_lines(ws_root) if e.get("type") == "grade"][-1] == 0.5
 
 

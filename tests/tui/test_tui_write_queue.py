@@ -193,4 +193,5 @@ def test_an_undo_typed_before_its_grade_was_written_and_refused_leaves_the_view_
     queue.refused(undo)
     assert queue.expected_person("s1", 0.3, read_at=2) == 0.3
     assert queue.expected_person("s1", None, read_at=0) == 0.6  # a view from before the 0.6: as typed, it stands
-    assert queue.can_undo("s1")  # the 0.6 stands: `u` may try again
+    # the 0.6 stands, graded over: `u` again is the log's undo (`lesson-credit undo s1`), not this refused one again
+    assert not queue.can_undo("s1") and queue.undo("s1").reverts is None

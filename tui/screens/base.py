@@ -113,12 +113,12 @@ class DataScreen(Screen[None]):
         self._ready_for_keys = False
 
     def ready_for_keys(self) -> None:
-        """The first load has landed (or failed): hand this screen the keys typed for it."""
-        if not self._ready_for_keys:
-            self._ready_for_keys = True
-            router = getattr(self.app, "keys", None)
-            if router is not None:
-                router.wake()
+        """A load has landed (or failed): hand this screen the keys typed for it (a subclass's `keys_held` may
+        still hold them: what it reads may be in this load, so the router looks again each time)."""
+        self._ready_for_keys = True
+        router = getattr(self.app, "keys", None)
+        if router is not None:
+            router.wake()
 
     def _size_classes(self, width: int, height: int, update: bool = True) -> None:
         self.set_class(width < NARROW_BELOW, "-narrow", update=update)

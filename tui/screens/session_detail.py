@@ -110,15 +110,14 @@ class SessionDetailScreen(DataScreen):
             self.outside = outside
 
     class Loaded(Message):
-        def __init__(self, explanation: Explanation) -> None:
+        def __init__(self, explanation: Explanation, read_at: int) -> None:
             super().__init__()
-            self.explanation = explanation
+            self.explanation, self.read_at = explanation, read_at
 
     class Previewed(Message):
         def __init__(self, explanation: Explanation, draft: float) -> None:
             super().__init__()
-            self.explanation = explanation
-            self.draft = draft
+            self.explanation, self.draft = explanation, draft
 
     def __init__(self, source: WorkspaceSource, session_id: str, focus_lesson: str | None = None) -> None:
         super().__init__(source)
@@ -132,9 +131,15 @@ class SessionDetailScreen(DataScreen):
         self.note = ""
         self.rows: list[str] = []
         self.outside: SessionOutside | None = None  # the record and reward sources (docs/records.md)
+        self._explained_at: int | None = None  # the source version `base` holds at least (read before it)
         self._built_for = 0  # the credits table's width when its columns were last fitted
         self._table_needs = 0  # the credits table's width with every column whole (`_show`)
         self.rows_in_view: int | None = None  # the credit rows in view when fewer than the table's rows
+
+    @property
+    def keys_held(self) -> bool:  # also while an undo of the log's is not in the view: the keys after it read it
+        seen = (self._explained_at, self.outside.read_at if self.outside is not None else None)
+        return super().keys_held or self.grading.writes.log_undo_unread(self.session_id, *seen)
 
     @property
     def grading(self) -> Grading:
@@ -230,7 +235,8 @@ class SessionDetailScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="detail-load")
     def _load(self) -> None:
-        self.post_result(lambda: self.source.explain(self.session_id), self.Loaded)
+        read_at = self.source.version
+        self.post_result(lambda: self.source.explain(self.session_id), lambda found: self.Loaded(found, read_at))
 
     @work(thread=True, exclusive=True, group="detail-preview")
     def _preview(self, draft: float) -> None:
@@ -245,7 +251,7 @@ class SessionDetailScreen(DataScreen):
     def _loaded(self, event: Loaded) -> None:
         first = self.base is None
         self._notice_grade_from_elsewhere(self.base, event.explanation)
-        self.base = event.explanation
+        self.base, self._explained_at = event.explanation, event.read_at
         self.done(self.query_one("#credits", ThemedTable))
         self._show_size()
         bar = self.query_one("#grade-bar", GradeBar)
