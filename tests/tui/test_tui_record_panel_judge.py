@@ -45,7 +45,10 @@ def test_after_the_logged_judge_score_is_retracted_the_records_counts_again_and_
     ws.grade("s4", 0.6, grader="judge")  # the fixture logs s1..s4 (lines 1-4), then 3 manual grades (5-7)
     reason = "Fixed the worktree but skipped the flaky test."
     outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "s4")
-    replaced = "judge 0.70 (claude-haiku-4-5), replaced by the judge's 0.60 logged on line 8, which counts instead: "
+    replaced = (
+        "judge 0.70 (claude-haiku-4-5), replaced by the judge's 0.60 logged on line 8, which counts instead; "
+        "the record's reason: "
+    )
     assert judge_line(outside_text(outside)) == (replaced + reason, True)
     ws.grade("s4", None, grader="judge")
     outside = outside_view(WorkspaceSource(Workspace(root, clock=fixed_clock)), "s4")
