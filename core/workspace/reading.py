@@ -92,7 +92,14 @@ class Reading(WorkspaceBase):
         """Every session as columns (see SessionTable); what a view of a big log should use."""
         data = self.data()
         c = self._reader.session_columns(data.n_sessions)
-        return views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
+        table = views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
+        owed = {row: self._owed_grader(row) for row in self._reader.rows_noted(_is_undo, data.n_sessions)}
+        if not any(owed.values()):
+            return table
+        graders = list(table.graders)
+        for row, grader in owed.items():
+            graders[row] = grader or graders[row]
+        return replace(table, graders=tuple(graders))
 
     def session_row(self, session_id: str) -> int:
         """The session's row: its place in log order (found by id, not by listing every session)."""
@@ -101,7 +108,19 @@ class Reading(WorkspaceBase):
 
     def session(self, session_id: str) -> SessionSummary:
         data, row = self.data(), self._row(session_id)
-        return views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
+        summary = views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
+        return self._with_owed_grader(summary, row)
+
+    def _with_owed_grader(self, summary: SessionSummary, row: int) -> SessionSummary:
+        history = self._reader.grade_history(row)
+        owed = self._owed_grader(row) if any(_is_undo(g.note or "") for g in history) else None
+        return summary if owed is None else replace(summary, grader=owed)
+
+    def _owed_grader(self, row: int) -> str | None:
+        """Who gave the score in force when its event is an undo (logged under the undoer: a score they never
+        gave, owed to the grade still standing that holds it, `_owed`); None: the event's grader says it."""
+        in_force = next((s for s in self._sources_at(row) if s.in_force), None)
+        return in_force.grader if in_force is not None and in_force.line is not None else None
 
     def grade_history(self, session_id: str) -> list[GradeRecord]:
         """Every grade event the session has had (its record's own first), oldest first. Which one
@@ -112,7 +131,11 @@ class Reading(WorkspaceBase):
     def reward_sources(self, session_id: str, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
         """Every reward source's score of the session, the one in force (under `priority`, default
         the configured one) marked (docs/records.md)."""
-        data, row = self.data(), self._row(session_id)
+        self.data()
+        return self._sources_at(self._row(session_id), priority)
+
+    def _sources_at(self, row: int, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
+        data = self.data()
         label = self._reader.outcome_label(row)
         outcome = self.config.outcomes.get(label) if label is not None else None
         record, outside = self.record_at(row), self._record_scores(row)
@@ -155,7 +178,7 @@ class Reading(WorkspaceBase):
         """Per person (a grader of the people's source): their latest score of each session, NaN where none."""
         n = self.data().n_sessions
         scores = self._reader.grader_scores(n, SOURCES.index(HUMAN))
-        for row in self._reader.rows_noted(lambda note: grading.UNDO_NOTE.match(note) is not None, n):
+        for row in self._reader.rows_noted(_is_undo, n):
             history = self._reader.grade_history(row)
             people = [g for g in history if g.source == HUMAN]
             left = grading.standing(people, self._reader.session_line(row))
@@ -298,7 +321,8 @@ class Reading(WorkspaceBase):
         current = self.posterior(settings)
         journal = self._journal(session.journal_path) if with_journal else (None, None)
         lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
-        return views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
+        exp = views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
+        return replace(exp, session=self._with_owed_grader(exp.session, row))
 
     def missing_salience_count(self) -> int:
         self.data()
@@ -317,3 +341,7 @@ def _unicode_forms(text: str) -> list[str]:
         if other not in forms:
             forms.append(other)
     return forms
+
+
+def _is_undo(note: str) -> bool:
+    return grading.UNDO_NOTE.match(note) is not None

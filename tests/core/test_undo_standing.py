@@ -65,3 +65,21 @@ def test_a_refusal_names_a_retraction_as_one(tmp_path: Path) -> None:
     code, _, err = run_cli("undo", "s1", "--grader", "judge", "--workspace", str(root))
     assert code != 0
     assert "the latest, erik's retraction on line 3, is theirs to undo" in err
+
+
+def test_every_view_names_who_gave_the_score_in_force(tmp_path: Path) -> None:
+    """`show` said erik; `explain` (the dashboard's grade bar reads it), the session's summary and the sessions
+    table (`sessions`, the Sessions screen) still said manual, the undoer. And where the undo puts back the
+    undoer's own earlier grade, it is theirs: manual."""
+    root = _undone_over_erik(tmp_path)
+    ws = Workspace(root)
+    assert ws.explain("s1").session.grader == "erik"
+    assert ws.session("s1").grader == "erik"
+    assert ws.session_table().graders[0] == "erik"
+    code, out, _ = run_cli("sessions", "--json", "--workspace", str(root))
+    assert code == 0 and '"grader": "erik"' in out, out
+    events = [session("s1", None, {"a.md": 1.0}), grade("s1", 0.5, "manual"), grade("s1", 0.7, "manual")]
+    own = make_workspace(tmp_path / "own", LESSONS, events)
+    Workspace(own).undo_grade("s1")
+    assert Workspace(own).explain("s1").session.grader == "manual"
+    assert Workspace(own).session_table().graders[0] == "manual"
