@@ -18,6 +18,7 @@ from lesson_credit.cli.common import (
     print_warnings,
     seed_arg,
     unit_float,
+    warning_lines,
 )
 from lesson_credit.cli.render import counted, listed, output_width, safe, wrap
 from lesson_credit.core.analysis.joint import kind_of
@@ -85,7 +86,10 @@ def cmd_select(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.json:
-        print_json(_selection_json(selection, args.dropout > 0 or bool(selection.withheld), logged), ws)
+        payload = _selection_json(selection, args.dropout > 0 or bool(selection.withheld), logged)
+        if new_kind:  # what the `#` summary says, for a hook that reads the JSON
+            payload["warnings"] = [*warning_lines(ws), new_kind.removeprefix("; ")]
+        print_json(payload, ws)
     else:
         for lesson_id in selection.selected:
             print(safe(lesson_id))
@@ -207,7 +211,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "on stderr and --json's left_out name them), the joint policy draws each lesson's effect in it, and it "
         "is logged (default, or empty: the category of config.toml's [categories] whose keywords the context "
         "mentions most, else none: every matching lesson, each with its overall effect); a kind no logged "
-        "session has (grouped as the estimates group them: Code is code) is named in the summary, a typo?",
+        "session has (grouped as the estimates group them: Code is code) is named in the summary and in "
+        "--json's warnings, a typo?",
     )
     p.add_argument(
         "--dry-run",

@@ -46,3 +46,15 @@ def test_select_names_a_kind_no_session_has_and_still_selects(ws: Path, capsys: 
         code, out, err = run(capsys, *argv, "--category", known)
         assert code == 0 and out.splitlines() == [CI], err
         assert "no session in the log" not in err
+
+
+def test_select_json_carries_the_new_kind_note_in_its_warnings(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hook reading `select --json` learns of the kind no session has too (the `#` summary said it alone)."""
+    argv = ("select", "-w", str(ws), "--context", str(ws / "task.md"), "--seed", "1", "--dry-run")
+    payload = run_json(capsys, *argv, "--category", "ci-repiar")
+    assert payload["selected"] == [CI]
+    assert (
+        "no session in the log is of kind ci-repiar (a new kind of work, or a typo? logged: ci-repair, code)"
+        in (payload["warnings"])
+    )
+    assert not any("no session in the log" in w for w in run_json(capsys, *argv, "--category", "Code")["warnings"])
