@@ -70,7 +70,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             policy=args.policy,
             category=args.category,
         )
-        new_kind = _new_kind(selection.category, ws.session_categories())
+        new_kind: str | None = None  # read after the write's outcome is settled: below
     except StoreError as exc:
         if not args.offline_ok or is_local(ws.log):
             raise
@@ -85,6 +85,11 @@ def cmd_select(args: argparse.Namespace) -> int:
             f"warning: {safe(reason)}; selected from the last known posteriors (not logged, no dropout)",
             file=sys.stderr,
         )
+    if new_kind is None:
+        try:  # a note only: the selection is logged, so a store failing now must not report it as failed
+            new_kind = _new_kind(selection.category, ws.session_categories())
+        except StoreError:
+            new_kind = ""
     if args.json:
         payload = _selection_json(selection, args.dropout > 0 or bool(selection.withheld), logged)
         if new_kind:  # what the `#` summary says, for a hook that reads the JSON

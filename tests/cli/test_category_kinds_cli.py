@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,28 @@ def test_select_json_carries_the_new_kind_note_in_its_warnings(ws: Path, capsys:
         in (payload["warnings"])
     )
     assert not any("no session in the log" in w for w in run_json(capsys, *argv, "--category", "Code")["warnings"])
+
+
+def test_a_store_failing_after_the_selection_is_logged_still_reports_it(
+    ws: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new-kind note reads the log's categories after the selection is written; a store failing then
+    ended the command with an error (exit 1) while the selection was in the log."""
+    from lesson_credit.core.base.files import StoreError
+    from lesson_credit.core.workspace import Workspace
+
+    log = ws / "state" / "lesson-thompson" / "sessions.jsonl"
+    categories = Workspace.session_categories
+
+    def failing(self: Workspace) -> Sequence[str | None]:  # (the joint policy reads them before the write)
+        if '"n1"' in log.read_text():
+            raise StoreError("the store went away (a test)")
+        return categories(self)
+
+    monkeypatch.setattr(Workspace, "session_categories", failing)
+    before = log.read_text().count('"type":"selection"') + log.read_text().count('"type": "selection"')
+    argv = ("select", "-w", str(ws), "--context", str(ws / "task.md"), "--seed", "1", "--session-id", "n1")
+    code, out, err = run(capsys, *argv, "--category", "ci-repiar")
+    assert (code, out.splitlines()) == (0, [CI]), err
+    after = log.read_text().count('"type":"selection"') + log.read_text().count('"type": "selection"')
+    assert after == before + 1
