@@ -33,12 +33,11 @@ SHOWN_KINDS = 5  # kinds of work named when --category names none of them
 SHOWN_LEFT_OUT = 5  # lessons named in the summary's note on those the kind of work left out
 
 
-def cmd_select(args: argparse.Namespace) -> int:
+def _read_context(args: argparse.Namespace) -> str:
+    """The context text `select` matches, capped like a journal: a device or an endless pipe is refused."""
     from lesson_credit.core.base.safe_read import JOURNAL_MAX_BYTES, UnsafeFile, read_capped
-    from lesson_credit.core.log.store import StoreError
 
-    ws = open_workspace(args, writes=not args.dry_run)
-    try:  # capped like a journal: a device or an endless pipe is refused, not read forever
+    try:
         if args.context == "-":
             stdin = getattr(sys.stdin, "buffer", None)  # a text stream without one (tests) is read as text
             raw = stdin.read(JOURNAL_MAX_BYTES + 1) if stdin else sys.stdin.read(JOURNAL_MAX_BYTES + 1).encode()
@@ -52,7 +51,14 @@ def cmd_select(args: argparse.Namespace) -> int:
         raise CliError(f"context {exc}") from None
     except OSError as exc:
         raise CliError(f"cannot read context {args.context}: {exc.strerror or exc}") from None
-    context = raw.decode("utf-8", errors="replace")
+    return raw.decode("utf-8", errors="replace")
+
+
+def cmd_select(args: argparse.Namespace) -> int:
+    from lesson_credit.core.log.store import StoreError
+
+    ws = open_workspace(args, writes=not args.dry_run)
+    context = _read_context(args)
     logged = not args.dry_run
     given = args.session_id is not None  # (else generated: the hint below says to pass it to record)
     if logged and not given:  # the id is drawn here, before the write: what a failure after it names
