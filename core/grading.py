@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from msgspec import Struct
 
@@ -135,15 +135,43 @@ UNDONE_SCORE = re.compile(rf"(?:{_UNDID}|undo of line \d+(?: by .*?)?: )(?P<scor
 RESTORED = re.compile(rf"{_UNDID}(?:pending|\d+\.\d+) back to (?P<restored>\d+\.\d+)(?!\d| \()")
 
 
+class UndoWalk(NamedTuple):
+    """A session's undo stack as the log holds it and what its undos did (`undo_walk`)."""
+
+    stack: list[tuple[GradeRecord, float | None]]  # the events an undo may revert, each with its source's score before
+    reverted: dict[int, GradeRecord]  # each undo event's line -> the event it reverted
+
+    @property
+    def withdrawn(self) -> frozenset[int]:
+        """The lines of the events that are nobody's grade: every undo (it logs, under the undoer's name, a
+        score they never gave) and every event undone. The one meaning of "undos and undone"."""
+        return frozenset(self.reverted).union(g.line for g in self.reverted.values())
+
+    def standing(self, history: Sequence[GradeRecord]) -> dict[str, GradeRecord]:
+        """Grader -> their latest grade in `history` (the one walked, or a part of it) still standing: not
+        `withdrawn`. A retraction stands (score None); so does the record's own score."""
+        gone = self.withdrawn
+        return {g.grader: g for g in history if g.line not in gone}
+
+    def attributed(self, history: Sequence[GradeRecord], source: str) -> GradeRecord | None:
+        """The grade the score of `source` is owed to when its latest event is an undo: the latest event of
+        the source still standing (the record's own score when every grade since is withdrawn), when it holds
+        that score; None: the latest event is its own."""
+        ours = [g for g in history if g.source == source]
+        if not ours or ours[-1].line not in self.reverted or ours[-1].base_reward is None:
+            return None
+        gone = self.withdrawn
+        left = [g for g in ours if g.line not in gone]
+        return left[-1] if left and left[-1].base_reward == ours[-1].base_reward else None
+
+
 def undoable(history: Sequence[GradeRecord], record_line: int) -> list[tuple[GradeRecord, float | None]]:
     """The session's grade events an undo may revert, oldest first, each with its source's score just
     before it: the undo stack the log holds (`undo_walk`)."""
-    return undo_walk(history, record_line)[0]
+    return undo_walk(history, record_line).stack
 
 
-def undo_walk(
-    history: Sequence[GradeRecord], record_line: int
-) -> tuple[list[tuple[GradeRecord, float | None]], dict[int, GradeRecord]]:
+def undo_walk(history: Sequence[GradeRecord], record_line: int) -> UndoWalk:
     """The undo stack the log holds (see below), and each undo event's line -> the event it reverted.
 
     An undo takes the event it reverts off the stack and is not on it; the record's own grade (line
@@ -168,27 +196,7 @@ def undo_walk(
             _take_off(stack, undone)
         elif grade.line != record_line and grade.base_reward != previous:
             stack.append((grade, previous))
-    return stack, reverted
-
-
-def standing(history: Sequence[GradeRecord], record_line: int) -> dict[str, GradeRecord]:
-    """Grader -> their latest grade of the session still standing: neither an undo (which logs a score
-    under the undoer's name that they never gave) nor undone since. A retraction stands (score None)."""
-    _, reverted = undo_walk(history, record_line)
-    undone = {g.line for g in reverted.values()}
-    return {g.grader: g for g in history if g.line not in reverted and g.line not in undone}
-
-
-def attributed(history: Sequence[GradeRecord], record_line: int, source: str) -> GradeRecord | None:
-    """The grade the score of `source` is owed to when its latest event is an undo: the latest event of
-    the source still standing (`standing`), when it holds that score; None: the latest event is its own."""
-    ours = [g for g in history if g.source == source]
-    _, reverted = undo_walk(history, record_line)
-    if not ours or ours[-1].line not in reverted or ours[-1].base_reward is None:
-        return None
-    undone = {g.line for g in reverted.values()}
-    left = [g for g in ours if g.line not in reverted and g.line not in undone]
-    return left[-1] if left and left[-1].base_reward == ours[-1].base_reward else None
+    return UndoWalk(stack, reverted)
 
 
 def _take_off(stack: list[tuple[GradeRecord, float | None]], at: int) -> None:
@@ -260,7 +268,8 @@ def undo_of(
     `line`: refuse (GradeConflict) unless the grade undone is the one at `line`. The note (`undo_note`)
     says what is in force afterwards, given the session's `sources` now, the scores its gptme-sessions
     record gives (`record_scores`: they count again where the log's score is withdrawn) and the `priority`."""
-    stack, undos = undo_walk(history, record_line)
+    walk = undo_walk(history, record_line)
+    stack = walk.stack
     mine = next((at for at in range(len(stack) - 1, -1, -1) if stack[at][0].grader == undoer), None)
     if mine is None:
         raise _nothing_to_undo(session_id, history, record_line, undoer, stack, sources)
@@ -268,7 +277,7 @@ def undo_of(
     reverted = latest.source or source_of(latest.grader)
     # another grader's grade of the source since, standing (one that changed nothing is on no stack: erik's
     # 0.7 over manual's 0.7 is still erik's grade, which the undo would withdraw)
-    gone = {*undos, *(g.line for g in undos.values()), record_line}
+    gone = walk.withdrawn | {record_line}
     over = next(
         (
             g
@@ -321,6 +330,19 @@ def _nothing_to_undo(
         return NothingToUndo(
             f"nothing to undo: {undoer}'s grades on session {session_id!r} are undone already or changed nothing"
         )
+    others = sorted({g.grader for g in history if g.line != record_line})
+    if others:  # (none on the stack: each undone, an undo, or a grade that left its source's score as it was)
+        whose = _whose(others)
+        return NothingToUndo(
+            f"nothing to undo: {undoer} has no grade on session {session_id!r} ({whose} grades there are undone "
+            "already or changed nothing)"
+        )
     if any(s.score is not None for s in sources):
         return NothingToUndo(f"nothing to undo: session {session_id!r} is scored only by its record (no grade)")
     return NothingToUndo(f"nothing to undo: session {session_id!r} is pending")
+
+
+def _whose(names: Sequence[str]) -> str:
+    """Names as owners: erik's; erik's and judge's; bob's, erik's and judge's."""
+    said = [f"{name}'s" for name in names]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}"

@@ -29,6 +29,7 @@ from lesson_credit.core.log.cache import MIN_NEW_BYTES, LogCache
 from lesson_credit.core.log.columns import Objects
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent, SessionEvent, decode_raw
 from lesson_credit.core.log.eventstore import EventStore, PrefixChecker
+from lesson_credit.core.log.graded import GradedRows
 from lesson_credit.core.log.index import LogIndex
 from lesson_credit.core.log.logcheck import PrefixDigest
 from lesson_credit.core.log.snapshot import FoldData
@@ -191,6 +192,7 @@ class LogReader:
         self._agents: dict[str, str] = {}
         self._agents_end = 0
         self._agents_of: LogIndex | None = None
+        self._graded_rows: GradedRows | None = None  # the index's grade events by row (`_graded`)
         self.progress: ReadProgress | None = None  # while a refresh runs (read from other threads)
         # called in the reading thread with each new `progress`, and None when the read ends
         self.progress_hook: Callable[[ReadProgress | None], None] | None = None
@@ -403,21 +405,37 @@ class LogReader:
         return int(self.index.session_lines[row])
 
     def grades_of(self, row: int) -> list[tuple[int, GradeEvent]]:
-        """(line, grade) of every grade event naming the session at `row`, in log order: those read
-        with the row known, and those read before their session (row -1 then), checked by id."""
-        index = self.index
-        rows = np.array(index.grade_rows, dtype=np.int64)
-        positions = np.flatnonzero((rows == row) | (rows < 0)).tolist()
-        session_id = index.session_ids[row]
-        grades = [index.grades[p] for p in positions]
-        return [(line, grade) for line, grade in grades if grade.session_id == session_id]
+        """(line, grade) of every grade event naming the session at `row`, in log order (found by row:
+        core/log/graded.py)."""
+        grades = self.index.grades
+        return [grades[position] for position in self._graded().positions(row)]
 
-    def grade_history(self, row: int) -> list[GradeRecord]:
+    def grade_history(
+        self, row: int, session: SessionEvent | None = None, grades: list[tuple[int, GradeEvent]] | None = None
+    ) -> list[GradeRecord]:
         """Every grade of the session at `row`, oldest first (views.grade_history); a record without
-        base_reward counts the reward its string outcome maps to, as the snapshots do (`outcomes`)."""
-        session = self.session(row)
+        base_reward counts the reward its string outcome maps to, as the snapshots do (`outcomes`).
+        `session` and `grades`: the row's event and grade events, when the caller has them already."""
+        session = self.grading_fields(row) if session is None else session
+        grades = self.grades_of(row) if grades is None else grades
         outcome = (self.outcomes or {}).get(self.index.outcome_labels.get(row) or "")
-        return views.grade_history(session, self.session_line(row), self.grades_of(row), outcome)
+        return views.grade_history(session, self.session_line(row), grades, outcome)
+
+    def grading_fields(self, row: int) -> SessionEvent:
+        """The session's event with what its grades and reward sources read of it (id, time, own score and grader,
+        shape) and no lessons: a third of the work of `session`, which views of many sessions with undos did once
+        per session and source."""
+        index = self.index
+        base = float(index.session_base[row])
+        return SessionEvent(
+            session_id=index.session_ids[row],
+            timestamp=index.session_times[row],
+            base_reward=None if math.isnan(base) else base,
+            lesson_ids=(),
+            saliences=(),
+            grader=index.session_graders[row],
+            published_shape=bool(index.session_published[row]),
+        )
 
     def grader_scores(self, n: int, source_code: int) -> dict[str, npt.NDArray[np.float64]]:
         """Per grader of one reward source: that grader's latest score of each of the first `n`
@@ -429,7 +447,7 @@ class LogReader:
         for own_row in np.flatnonzero(index.session_source.view()[:n] == source_code).tolist():
             value = float(base[own_row])
             if not math.isnan(value):
-                out.setdefault(index.session_graders[own_row] or "heuristic", np.full(n, np.nan))[own_row] = value
+                nan_column(out, index.session_graders[own_row] or "heuristic", n)[own_row] = value
         codes = np.array(index.grade_source, dtype=np.int8)
         rows = np.array(index.grade_rows, dtype=np.int64)
         for position in np.flatnonzero(codes == source_code).tolist():
@@ -438,19 +456,19 @@ class LogReader:
             if found is None or found >= n:
                 continue
             value = math.nan if grade.base_reward is None else grade.base_reward
-            out.setdefault(grade.grader, np.full(n, np.nan))[found] = value
+            nan_column(out, grade.grader, n)[found] = value
         return out
 
     def rows_noted(self, noted: Callable[[str], bool], n: int) -> list[int]:
-        """The rows below `n` of the sessions with a grade event whose note `noted` picks, in row order."""
-        index, found = self.index, set()
-        for position, (_, grade) in enumerate(index.grades):
-            if grade.note and noted(grade.note):
-                known = int(index.grade_rows[position])
-                row = known if known >= 0 else self.row_of(grade.session_id)
-                if row is not None and row < n:
-                    found.add(row)
-        return sorted(found)
+        """The rows below `n` of the sessions with a grade event whose note `noted` (a module's function) picks,
+        in row order. Each note is tested once, as the log grows."""
+        return self._graded().rows_noted(noted, n)
+
+    def _graded(self) -> GradedRows:
+        graded = self._graded_rows
+        if graded is None or graded.index is not self.index:  # (a log rewritten is read into a new index)
+            graded = self._graded_rows = GradedRows(self.index)
+        return graded
 
     def outcome_labels(self) -> dict[int, str]:
         """Row -> string outcome of each record logged without base_reward."""
@@ -528,3 +546,12 @@ def _with_block_sums(
     post = fold(data, settings)
     _ = data.stats, post.rewarded, post.last_session, lesson_usage(data)
     return data
+
+
+def nan_column(columns: dict[str, npt.NDArray[np.float64]], key: str, n: int) -> npt.NDArray[np.float64]:
+    """`columns[key]`, a new column of `n` NaN the first time (not `setdefault`, which allocated 800 KB at
+    100k sessions for every grade, kept or not)."""
+    column = columns.get(key)
+    if column is None:
+        column = columns[key] = np.full(n, np.nan)
+    return column

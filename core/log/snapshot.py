@@ -455,12 +455,18 @@ class Graders:
             return f"record:{SOURCES[int(scores.chosen[row])]}"
         return None
 
+    def event_in_force(self, row: int) -> GradeEvent | None:
+        """The grade event whose score is in force for the session at `row` (None: its record's own score,
+        a score from outside the log, or none)."""
+        hit = np.flatnonzero(self._applied_rows == row)
+        return self._grades[int(self._applied[hit[0]])][1] if len(hit) else None
+
     def of(self, row: int, base: float) -> str | None:
         if math.isnan(base):
             return None
-        hit = np.flatnonzero(self._applied_rows == row)
-        if len(hit):
-            return self._grades[int(self._applied[hit[0]])][1].grader
+        event = self.event_in_force(row)
+        if event is not None:
+            return event.grader
         external = self._external(row)
         if external is not None:
             return external

@@ -16,10 +16,11 @@ from lesson_credit.core import grading, views
 from lesson_credit.core.bandit.fold import Posterior, fold
 from lesson_credit.core.joined_records import trajectory_for
 from lesson_credit.core.log.columns import ids_starting
-from lesson_credit.core.log.events import SelectionEvent
+from lesson_credit.core.log.events import GradeEvent, SelectionEvent
 from lesson_credit.core.log.eventstore import JsonlStore
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import HUMAN, OUTCOME, SOURCES
+from lesson_credit.core.reader import nan_column
 from lesson_credit.core.views import (
     Explanation,
     GradeRecord,
@@ -93,7 +94,9 @@ class Reading(WorkspaceBase):
         data = self.data()
         c = self._reader.session_columns(data.n_sessions)
         table = views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
-        owed = {row: self._owed_grader(row) for row in self._reader.rows_noted(_is_undo, data.n_sessions)}
+        # the snapshot names the grader of the event in force; where that is an undo, who it is owed to
+        rows = self._reader.rows_noted(_is_undo, data.n_sessions)
+        owed = {row: self._owed_grader(row) for row in rows if _undo_in_force(data.grader_source.event_in_force(row))}
         if not any(owed.values()):
             return table
         graders = list(table.graders)
@@ -112,13 +115,15 @@ class Reading(WorkspaceBase):
         return self._with_owed_grader(summary, row)
 
     def _with_owed_grader(self, summary: SessionSummary, row: int) -> SessionSummary:
-        history = self._reader.grade_history(row)
-        owed = self._owed_grader(row) if any(_is_undo(g.note or "") for g in history) else None
+        if not any(_is_undo(g.note or "") for _, g in self._reader.grades_of(row)):
+            return summary
+        owed = self._owed_grader(row)
         return summary if owed is None else replace(summary, grader=owed)
 
     def _owed_grader(self, row: int) -> str | None:
-        """Who gave the score in force when its event is an undo (logged under the undoer: a score they never
-        gave, owed to the grade still standing that holds it, `_owed`); None: the event's grader says it."""
+        """Who gave the score in force: the grader of its event, or when that is an undo (logged under the undoer:
+        a score they never gave) of the grade still standing that holds it (`_owed`), the record's own when every
+        grade since is withdrawn; None: a gptme-sessions record's score or none (the snapshot's grader says it)."""
         in_force = next((s for s in self._sources_at(row) if s.in_force), None)
         return in_force.grader if in_force is not None and in_force.line is not None else None
 
@@ -135,32 +140,28 @@ class Reading(WorkspaceBase):
         return self._sources_at(self._row(session_id), priority)
 
     def _sources_at(self, row: int, priority: Sequence[str] | None = None) -> tuple[SourceScore, ...]:
+        """The session's sources, each read once: its event, its grade events and (with an undo among them)
+        one undo walk serve every source."""
         data = self.data()
+        session, grades = self._reader.grading_fields(row), self._reader.grades_of(row)  # (no lessons: not read)
+        line = self._reader.session_line(row)
         label = self._reader.outcome_label(row)
         outcome = self.config.outcomes.get(label) if label is not None else None
         record, outside = self.record_at(row), self._record_scores(row)
         sources = views.source_breakdown(
-            self._reader.session(row),
-            self._reader.session_line(row),
-            self._reader.grades_of(row),
+            session,
+            line,
+            grades,
             outcome,
             outside,
             priority or data.scores().priority,
             None if record is None else record.timestamp,
         )
-        return tuple(self._owed(row, s) for s in sources)
-
-    def _owed(self, row: int, score: SourceScore) -> SourceScore:
-        """A source's score whose latest event is an undo, as the grade still standing that holds it gave it
-        (the undo logs it under the undoer's name: not their grade)."""
-        history = self._reader.grade_history(row)
-        latest = next((g for g in history if g.line == score.line), None)
-        if latest is None or not grading.UNDO_NOTE.match(latest.note or ""):
-            return score
-        owed = grading.attributed(history, self._reader.session_line(row), score.source)
-        if owed is None:
-            return score
-        return replace(score, grader=owed.grader, line=owed.line, timestamp=owed.timestamp)
+        if not any(_is_undo(g.note or "") for _, g in grades):
+            return sources
+        history = self._reader.grade_history(row, session, grades)
+        walk = grading.undo_walk(history, line)
+        return tuple(_owed(s, history, walk) for s in sources)
 
     def record_scores(self, session_id: str) -> dict[str, float]:
         """The scores the session's gptme-sessions record gives, per reward source (the log's own of a source
@@ -179,13 +180,12 @@ class Reading(WorkspaceBase):
         n = self.data().n_sessions
         scores = self._reader.grader_scores(n, SOURCES.index(HUMAN))
         for row in self._reader.rows_noted(_is_undo, n):
-            history = self._reader.grade_history(row)
-            people = [g for g in history if g.source == HUMAN]
-            left = grading.standing(people, self._reader.session_line(row))
+            people = [g for g in self._reader.grade_history(row) if g.source == HUMAN]
+            left = grading.undo_walk(people, self._reader.session_line(row)).standing(people)
             for grader in {g.grader for g in people}:  # an undo's score is not the undoer's grade
                 kept = left.get(grader)
                 value = np.nan if kept is None or kept.base_reward is None else kept.base_reward
-                scores.setdefault(grader, np.full(n, np.nan))[row] = value
+                nan_column(scores, grader, n)[row] = value
         return scores
 
     def record_at(self, row: int) -> Record | None:
@@ -345,3 +345,19 @@ def _unicode_forms(text: str) -> list[str]:
 
 def _is_undo(note: str) -> bool:
     return grading.UNDO_NOTE.match(note) is not None
+
+
+def _undo_in_force(event: GradeEvent | None) -> bool:
+    return event is not None and _is_undo(event.note or "")
+
+
+def _owed(score: SourceScore, history: Sequence[GradeRecord], walk: grading.UndoWalk) -> SourceScore:
+    """A source's score whose latest event is an undo, as the grade still standing that holds it gave it
+    (the undo logs it under the undoer's name: not their grade)."""
+    latest = next((g for g in history if g.line == score.line), None)
+    if latest is None or not _is_undo(latest.note or ""):
+        return score
+    owed = walk.attributed(history, score.source)
+    if owed is None:
+        return score
+    return replace(score, grader=owed.grader, line=owed.line, timestamp=owed.timestamp)

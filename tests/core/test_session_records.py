@@ -270,5 +270,6 @@ def test_undoing_a_judge_grade_over_a_records_judge_says_the_records_score_is_ba
     assert Workspace(root).session("s1").base_reward == 0.3
     with pytest.raises(WorkspaceError, match="^nothing to undo: judge's grades on session 's1' are undone already"):
         Workspace(root).undo_grade("s1", grader="judge")
-    with pytest.raises(WorkspaceError, match="^nothing to undo: session 's1' is scored only by its record"):
+    # manual has no grade there; the judge's is undone (the refusal said "scored only by its record (no grade)")
+    with pytest.raises(WorkspaceError, match=r"^nothing to undo: manual has no grade on session 's1' \(judge's grades"):
         Workspace(root).undo_grade("s1")
