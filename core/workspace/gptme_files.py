@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from msgspec.structs import replace
 
 from lesson_credit.core import commands
@@ -175,17 +174,12 @@ class GptmeFiles(StateFile):
             if isinstance(entry, dict) and isinstance(stamp := entry.get("last_updated"), str) and stamp:
                 stamps[str(entry.get("arm_id") or entry.get("lesson_path") or key)] = stamp
         wanted = {arm.lesson_id: stamps[arm.source_id] for arm in report.arms if arm.source_id in stamps}
-        times = self._reader.session_times()
-        named = set(wanted.values())
-        rows = [row for row, when in enumerate(times) if when is not None and when in named]
-        if not rows:
-            return None
-        data = self.data()
-        entries = np.flatnonzero(np.isin(data.entry_session, rows))
-        for arm, row in zip(data.entry_arm[entries].tolist(), data.entry_session[entries].tolist(), strict=True):
-            lesson = data.arm_ids[arm]
-            if wanted.get(lesson) == times[row]:
-                return f"{lesson}'s session {self._reader.session_ids()[row]} ({times[row]})"
+        times = self._reader.session_times().between(0, self.data().n_sessions)
+        for row in _rows_holding(times, set(wanted.values())):
+            session = self._reader.session(row)
+            lesson = next((lesson for lesson in session.lesson_ids if wanted.get(lesson) == times[row]), None)
+            if lesson is not None:
+                return f"{lesson}'s session {session.session_id} ({times[row]})"
         return None
 
     def _export_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
@@ -328,3 +322,19 @@ class GptmeFiles(StateFile):
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
+
+
+def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
+    """The rows whose item is one of `values`, in row order. The items are tested against the set in C (a set
+    intersection) and only the values found are located (`tuple.index`): no Python step per item, where a
+    loop over every session's time cost 14 ms of CPU at 100k sessions for each import."""
+    rows: list[int] = []
+    for value in values.intersection(items):
+        at = items.index(value)
+        while True:
+            rows.append(at)
+            try:
+                at = items.index(value, at + 1)
+            except ValueError:
+                break
+    return sorted(rows)

@@ -460,3 +460,24 @@ def test_a_copy_of_our_own_file_saved_again_unchanged_is_skipped(timed: Path, tm
     assert code == 0 and "nothing imported" in out, (out, err)
     # git: s1 +0.8/+0.2 (w 1), s2 salience 0 -> w 0.3, seed +0.12/+0.88: Beta(1.92, 2.08) n 2
     assert rows(timed)[GIT] == pytest.approx((1.92, 2.08, 2))
+
+
+def test_a_file_naming_the_time_of_a_later_of_two_sessions_at_that_time_holds_the_logs_evidence(
+    tmp_path: Path,
+) -> None:
+    """Sessions are looked up by the time an arm's `last_updated` names, every session at that time: s1 and s2
+    share one, and only s2 credited plain.md, so a file whose plain.md names that time holds s2's evidence."""
+    when = "2026-11-03T10:00:00Z"
+    events = [
+        session("s1", 0.8, {GIT: 1.0}, timestamp=when),
+        session("s2", 0.6, {PLAIN: 1.0}, timestamp=when),
+        session("s3", 0.4, {QUOTE: 1.0}, timestamp="2026-11-04T10:00:00Z"),
+    ]
+    root = make_workspace(tmp_path, BASIC_LESSONS, events=events, journals={"j.txt": BASIC_JOURNAL}, name="same")
+    arm = {"arm_id": PLAIN, "alpha": 1.6, "beta": 1.4, "total_selections": 1, "total_rewards": 1, "last_updated": when}
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"arms": {PLAIN: arm}, "created": "2026-11-01T00:00:00Z", "total_sessions": 1}))
+    log_before = (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("import-gptme", "--workspace", str(root), str(other))
+    assert code == 1 and f"({PLAIN}'s session s2 ({when}))" in err, (out, err)
+    assert (root / LOG_REL).read_bytes() == log_before
