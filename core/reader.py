@@ -522,7 +522,7 @@ class LogReader:
             return []
         return [self._agents.get(session_id) for session_id in index.session_ids.between(0, n)]
 
-    def session_times(self) -> Sequence[str | None]:
+    def session_times(self) -> Objects[str | None]:
         return self.index.session_times
 
     def session_categories(self) -> Sequence[str | None]:
