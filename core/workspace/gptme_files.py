@@ -49,6 +49,7 @@ class GptmeFiles(StateFile):
             self.refresh()
             if (missing := self.log_missing()) is not None:  # a fold of nothing would wipe it
                 raise WorkspaceError(f"{missing}; nothing exported")
+            self._refuse_other_names(target)
             if not self._is_own(target):
                 return self._export_elsewhere(target)
             was = interop.state_bytes(target)  # (what gptme's bandit saves after this, logged or not, is not replaced)
@@ -60,10 +61,30 @@ class GptmeFiles(StateFile):
                     "the log's posteriors, as asked (that update is lost)"
                 )
             style = interop.read_state(target)  # onto our own file: its key style is kept
-            linked = self._hard_linked(target)  # (said once written: the write cuts the link)
+            linked = self._hard_linked(target)  # (by its own name: said once written, the write cuts the link)
             written = interop.export_state(target, lambda: self._fresh_state(style), self._keep_written, was)
             self.warnings.extend(linked)
             return written
+
+    def _refuse_other_names(self, target: Path) -> None:
+        """WorkspaceError (one line; nothing logged or written) when the file at `target` has other names (hard
+        links): an export replaces a file (written whole, then renamed over it), so the name written would get
+        the new numbers and the others keep the old ones, two files where there was one (the workspace's own
+        file exported by a linked name would keep the old numbers itself). Written in place instead, a reader
+        (gptme's bandit) could read it half-written. The own file by its own name is rewritten as every write
+        rewrites it (`_hard_linked` says the link is cut)."""
+        if target.resolve() == self.state_path.resolve():
+            return
+        try:
+            names = os.stat(target).st_nlink
+        except OSError:  # (none yet: written new)
+            return
+        if names > 1:
+            raise WorkspaceError(
+                f"{target}: the file has {names - 1} other name(s) (a hard link); an export replaces it at this "
+                "name only and the others would keep the old numbers, so nothing was exported (export to a "
+                "file of one name; to share it, give the other names a symbolic link to it)"
+            )
 
     def _is_own(self, path: Path) -> bool:
         """Whether `path` is the workspace's own bandit-state.json, however either is reached (a `state`

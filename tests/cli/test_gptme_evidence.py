@@ -179,8 +179,9 @@ def test_our_own_file_under_another_name_of_the_same_file_is_our_own(recorded: P
 
 def test_a_rewrite_that_cuts_a_hard_link_to_our_own_file_says_so(recorded: Path, tmp_path: Path) -> None:
     """A hard link is the own file only until the next rewrite, which replaces the file: the other name keeps
-    the old one, and gptme's bandit saving there no longer saves ours. The write that cuts it says so, once;
-    `export-gptme` onto the own file by the linked name too."""
+    the old one, and gptme's bandit saving there no longer saves ours. The write that cuts it says so, once.
+    `export-gptme` onto the own file by the linked name is refused in one line: it wrote the new numbers at that
+    name only (warned), and the own file kept the old ones."""
     own = recorded / STATE_REL
     other = tmp_path / "gptme-state" / "bandit-state.json"
     other.parent.mkdir()
@@ -193,9 +194,34 @@ def test_a_rewrite_that_cuts_a_hard_link_to_our_own_file_says_so(recorded: Path,
     assert code == 0 and "hard link" not in out + err, (out, err)
     other.unlink()
     other.hardlink_to(own)
+    before, log_before = own.read_bytes(), (recorded / LOG_REL).read_bytes()
     code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(other))
-    assert code == 0 and "1 other name(s) (a hard link)" in out + err, (out, err)
-    assert not other.samefile(own)
+    assert code == 1 and len(err.strip().splitlines()) == 1, (out, err)
+    assert "1 other name(s) (a hard link)" in err and "nothing was exported" in err, err
+    assert other.samefile(own) and own.read_bytes() == before  # one file still, as it was
+    assert (recorded / LOG_REL).read_bytes() == log_before
+
+
+def test_an_export_onto_a_hard_linked_file_is_refused_and_both_names_keep_one_file(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """gptme's state file with a second name (a hard link: a backup, another folder gptme reads): an export
+    replaced the file at the name given and logged it; the other name kept the old numbers, two files that
+    differ, silently. Refused in one line: nothing logged, both names still one file."""
+    target = tmp_path / "gptme-state" / "bandit-state.json"
+    target.parent.mkdir()
+    code, _, err = run_cli("export-gptme", "--workspace", str(recorded), str(target))
+    assert code == 0, err
+    linked = tmp_path / "backup.json"
+    linked.hardlink_to(target)
+    code, _, err = run_cli("grade", "s2", "0.9", "--workspace", str(recorded))
+    assert code == 0, err
+    before, log_before = target.read_bytes(), (recorded / LOG_REL).read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(target))
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
+    assert f"{target}: the file has 1 other name(s) (a hard link)" in err, err
+    assert target.samefile(linked) and target.read_bytes() == before
+    assert (recorded / LOG_REL).read_bytes() == log_before
 
 
 def test_a_stale_copy_of_our_own_file_imported_later_counts_nothing_twice(recorded: Path, tmp_path: Path) -> None:
