@@ -24,7 +24,14 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.base.gc_pause import gc_paused
     from lesson_credit.core.base.numbers import counted, decimal, fixed, listed, signed, span
     from lesson_credit.core.base.shorten import cells, lesson_labels, shorten, shorten_lesson
-    from lesson_credit.core.grading import GradeAppended, GradeConflict, NothingToUndo, grade_text, undo_note
+    from lesson_credit.core.grading import (
+        GradeAppended,
+        GradeConflict,
+        NothingToUndo,
+        grade_text,
+        undo_note,
+        undo_walk,
+    )
     from lesson_credit.core.health import ERROR, Finding
     from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
     from lesson_credit.core.library.salience import SalienceBreakdown
@@ -69,7 +76,7 @@ _HOME: dict[str, str] = {
         "base.files": ("StoreError", "StoredUnread"),
         "base.numbers": ("counted", "decimal", "fixed", "listed", "signed", "span"),
         "base.shorten": ("cells", "lesson_labels", "shorten", "shorten_lesson"),
-        "grading": ("GradeAppended", "GradeConflict", "NothingToUndo", "grade_text", "undo_note"),
+        "grading": ("GradeAppended", "GradeConflict", "NothingToUndo", "grade_text", "undo_note", "undo_walk"),
         "health": ("ERROR", "Finding"),
         "library.lessons": ("MISSING", "Lesson", "LessonProblem"),
         "library.salience": ("SalienceBreakdown",),

@@ -149,18 +149,21 @@ def cmd_undo(args: argparse.Namespace) -> int:
         payload["history"] = _history(exp)
         print_json(payload, ws)
         return 0
-    stays = _stays(exp, grader, session_id)
+    stays = _stays(exp, grader, session_id, appended.record.line)
     return _print_credit(f"{safe(session_id)}: {safe(appended.record.note or '')}{stays}", exp)
 
 
-def _stays(exp: Explanation, grader: str, session_id: str) -> str:
-    """When the latest grade before the undo was another grader's (a hook running `undo` to take the judge's
-    back undoes manual's now): that it stays, and how its grader undoes it. `exp`: the session after the undo."""
-    if len(exp.grades) < 2 or exp.grades[-2].grader == grader or exp.grades[-2].line == exp.session.line:
-        return ""
-    from lesson_credit.core.api import grade_text  # (the engine's: not for --help)
+def _stays(exp: Explanation, grader: str, session_id: str, line: int) -> str:
+    """When a grade of another grader's came after the one undone (a hook running `undo` to take the judge's back
+    undoes manual's now): that it stays, and how its grader undoes it. `exp`: the session after the undo (on `line`).
+    Only a grade still on the log's undo stack is one (`undo_walk`): an undo, or a grade undone, is nobody's to undo."""
+    from lesson_credit.core.api import grade_text, undo_walk  # (the engine's: not for --help)
 
-    latest = exp.grades[-2]
+    walk = undo_walk(exp.grades, exp.session.line)
+    undone = walk.reverted.get(line)
+    latest = walk.stack[-1][0] if walk.stack else None
+    if undone is None or latest is None or latest.grader == grader or latest.line < undone.line:
+        return ""
     what = "retraction" if latest.base_reward is None else grade_text(latest.base_reward)
     kept = f"{safe(latest.grader)}'s {what} on line {latest.line}"
     fix = f"lesson-credit undo {quote(session_id)} --grader {quote(latest.grader)}"

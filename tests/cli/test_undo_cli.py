@@ -110,3 +110,18 @@ def test_undo_under_another_graders_grade_says_that_one_stays(tmp_path: Path) ->
         "s1: undid manual's grade on line 2: 0.7 back to 0.58 (judge); judge's 0.58 on line 3 stays: "
         "lesson-credit undo s1 --grader judge undoes it"
     ), out
+
+
+def test_undo_after_anothers_undo_says_no_grade_of_theirs_stays(tmp_path: Path) -> None:
+    """manual 0.9, erik 0.3 over it, erik's undo (logged as erik's 0.9: manual's score back), then manual's undo:
+    the line said "erik's 0.9 on line 4 stays: lesson-credit undo s1 --grader erik undoes it", though that event is
+    erik's undo (a score erik never gave) and erik has nothing left to undo. No grade of another stays above the
+    one undone: the line says only what was undone."""
+    events = [session("s1", None, {"a.md": 1.0}), grade("s1", 0.9, "manual"), grade("s1", 0.3, "erik")]
+    root = make_workspace(tmp_path, LESSONS, events)
+    assert run_cli("undo", "s1", "--grader", "erik", "--workspace", str(root))[0] == 0
+    code, out, err = run_cli("undo", "s1", "--workspace", str(root))
+    assert code == 0, err
+    assert out.splitlines()[0] == "s1: undid manual's grade on line 2: 0.9 back to pending", out
+    code, _, err = run_cli("undo", "s1", "--grader", "erik", "--workspace", str(root))
+    assert code == 1 and "erik's grades on session 's1' are undone already" in err, err
