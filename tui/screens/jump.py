@@ -36,6 +36,9 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
         return None, "Type a session id, or the start of one."
     if text in ids:
         return text, ""
+    for form in () if text.isascii() else (unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)):
+        if form in ids:  # the id typed, in another Unicode form: before the longer ids it starts
+            return form, ""
     matches = [sid for sid in ids if sid.startswith(text)]
     if not matches:  # any case, and any Unicode form: an accent typed as one code point or as two look alike
         folded = _folded(text)
