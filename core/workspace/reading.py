@@ -256,7 +256,7 @@ class Reading(WorkspaceBase):
         if not text:
             raise QueryError("session id must not be empty")
         ids = self._reader.session_ids()
-        forms = _unicode_forms(text)
+        forms = unicode_forms(text)
         for form in forms[1:]:  # an id logged in another form before any longer id the text starts
             if self._reader.row_of(form) is not None:
                 return form
@@ -332,7 +332,7 @@ class Reading(WorkspaceBase):
         return self._reader.missing_salience_count()
 
 
-def _unicode_forms(text: str) -> list[str]:
+def unicode_forms(text: str) -> list[str]:
     """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
     if text.isascii():
         return [text]
