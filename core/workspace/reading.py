@@ -260,11 +260,8 @@ class Reading(WorkspaceBase):
         for form in forms[1:]:  # an id logged in another form before any longer id the text starts
             if self._reader.row_of(form) is not None:
                 return form
-        rows: list[int] = []
-        for form in forms:
-            rows = ids_starting(ids, form, self.data().n_sessions)
-            if rows:
-                break
+        # the ids that start with it in any form: two that look as if they do are ambiguous, whatever their form
+        rows = sorted({row for form in forms for row in ids_starting(ids, form, self.data().n_sessions)})
         if not rows:
             if self._reader.index.latest_selection(text) is not None:  # (the session-end hook never ran)
                 raise QueryError(

@@ -261,6 +261,19 @@ def test_an_id_logged_in_another_unicode_form_comes_before_a_longer_id_it_starts
     assert run_json(capsys, "show", "-w", str(root), nfc_longer)["base_reward"] == 0.3  # untouched
 
 
+def test_a_start_two_ids_share_in_two_unicode_forms_is_ambiguous(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'café' typed (NFC) where 'café-1' is logged in NFC and 'café-2' in NFD: both look as if they start with
+    it, so it names neither (it graded café-1, never asking)."""
+    events = [session("caf\u00e9-1", 0.2, {GIT: 1.0}), session("cafe\u0301-2", 0.3, {GIT: 1.0})]
+    root = make_ws(tmp_path, lessons={GIT: ["git"]}, events=events)
+    before = log_bytes(root)
+    code, _, err = run(capsys, "grade", "-w", str(root), "caf\u00e9", "0.9")
+    assert code == 1 and "is ambiguous: 2 sessions match" in err
+    assert log_bytes(root) == before
+
+
 # ---------------------------------------------------------------- show
 
 

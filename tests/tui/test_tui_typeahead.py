@@ -392,6 +392,12 @@ def test_resolve_session_an_id_in_another_unicode_form_before_a_longer_one() -> 
     assert resolve_session(nfd, (nfd, longer)) == (nfd, "")
 
 
+def test_resolve_session_a_start_shared_in_two_unicode_forms_is_ambiguous() -> None:
+    ids = ("caf\u00e9-1", "cafe\u0301-2")  # both look as if they start with 'café'
+    found, why = resolve_session("caf\u00e9", ids)
+    assert found is None and why.startswith("2 sessions start with")
+
+
 async def test_jump_key_opens_a_session_from_any_screen(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
