@@ -16,11 +16,10 @@ import numpy as np
 
 from lesson_credit.core.analysis.agreement import DEFAULT_THRESHOLD, Agreement, agreement
 from lesson_credit.core.analysis.informative import InformativeOrder, informative_order
+from lesson_credit.core.analysis.joint import kind_codes
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.model.sources import HUMAN, SOURCES
 from lesson_credit.core.workspace import Workspace
-
-NO_CATEGORY = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,10 +60,12 @@ def agreement_report(ws: Workspace, source: str | None = None, threshold: float 
     ids = ws.session_table().session_ids
     pairs = [agreement(a, b, x, y, threshold, ids) for a, b, x, y in columns]
     keep = [i for i, p in enumerate(pairs) if p.n or source is not None or i < len(SOURCES) - 1]
-    categories = np.array([c or NO_CATEGORY for c in ws.session_categories()], dtype=object)
+    # kinds of work as the estimates group them (`Code` and ` code ` are one), each named by the spelling most
+    # of its sessions use
+    kinds, names = kind_codes(ws.session_categories(), np.arange(n, dtype=np.int64))
     by_category = []
-    for category in sorted(set(categories.tolist())):
-        mask = categories == category
+    for code, category in enumerate(names):
+        mask = kinds == code
         found = tuple(
             agreement(a, b, np.where(mask, x, np.nan), np.where(mask, y, np.nan), threshold, ids)
             for i, (a, b, x, y) in enumerate(columns)

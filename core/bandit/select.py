@@ -20,6 +20,7 @@ from lesson_credit.core.library.patterns import pattern_matches
 from lesson_credit.core.library.salience import KeywordMatcher, counted_keys
 from lesson_credit.core.log.events import SELECTION
 from lesson_credit.core.model import beta as beta_mod
+from lesson_credit.core.model.kinds import kind_of
 from lesson_credit.core.model.settings import CreditSettings
 
 
@@ -108,12 +109,16 @@ def split_candidates(
 
 def category_of(context: str, categories: dict[str, tuple[str, ...]]) -> str | None:
     """The category whose keywords (config.toml's [categories]) the context mentions most: the most
-    distinct keywords hit, a tie to the first in the table; None when none hits. One scan."""
-    keys = {name: counted_keys(words) for name, words in categories.items()}
+    distinct keywords hit, a tie to the first in the table; None when none hits. One scan. Names of one
+    kind of work (`kind_of`: `Code` and `code`) are one category, named as it is first in the table."""
+    keys: dict[str, dict[str, None]] = {}  # the first name of each kind -> every keyword of its names, once
+    first: dict[str, str] = {}
+    for name, listed in categories.items():
+        keys.setdefault(first.setdefault(kind_of(name), name), {}).update(dict.fromkeys(counted_keys(listed)))
     occurs = KeywordMatcher.of_keys(k for words in keys.values() for k in words).scan(context).occurs
     best, best_hits = None, 0
-    for name, words in keys.items():
-        hits = sum(map(occurs, words))
+    for name, kind_keys in keys.items():
+        hits = sum(map(occurs, kind_keys))
         if hits > best_hits:
             best, best_hits = name, hits
     return best

@@ -245,7 +245,8 @@ class Reading(WorkspaceBase):
         unknown or ambiguous prefix raises QueryError naming the matches (one line). Neither reads
         every id: an id is looked up by its hash, a prefix compared with the ids' stored bytes.
         Text not found as typed is tried in its other Unicode forms (NFC, NFD): 'é' typed as one code
-        point names an id logged with 'e' and a combining accent, which looks the same everywhere."""
+        point names an id logged with 'e' and a combining accent, which looks the same everywhere; such an
+        id comes before the longer ids the text starts in any form."""
         if text:
             self.data()
             if self._reader.row_of(text) is not None:
@@ -255,13 +256,12 @@ class Reading(WorkspaceBase):
         if not text:
             raise QueryError("session id must not be empty")
         ids = self._reader.session_ids()
-        rows: list[int] = []
-        for form in _unicode_forms(text):
-            if form != text and self._reader.row_of(form) is not None:
+        forms = unicode_forms(text)
+        for form in forms[1:]:  # an id logged in another form before any longer id the text starts
+            if self._reader.row_of(form) is not None:
                 return form
-            rows = ids_starting(ids, form, self.data().n_sessions)
-            if rows:
-                break
+        # the ids that start with it in any form: two that look as if they do are ambiguous, whatever their form
+        rows = sorted({row for form in forms for row in ids_starting(ids, form, self.data().n_sessions)})
         if not rows:
             if self._reader.index.latest_selection(text) is not None:  # (the session-end hook never ran)
                 raise QueryError(
@@ -329,7 +329,7 @@ class Reading(WorkspaceBase):
         return self._reader.missing_salience_count()
 
 
-def _unicode_forms(text: str) -> list[str]:
+def unicode_forms(text: str) -> list[str]:
     """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
     if text.isascii():
         return [text]

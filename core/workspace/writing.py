@@ -26,11 +26,13 @@ from lesson_credit.core.views import (
     PosteriorTable,
 )
 from lesson_credit.core.workspace.gptme_files import GptmeFiles
+from lesson_credit.core.workspace.reading import unicode_forms
 
 CONFIG_ATTEMPTS = 3  # saves of config.toml tried while an editor keeps saving it meanwhile
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
     from lesson_credit.core.bandit.select import Selection
+    from lesson_credit.core.log.events import SelectionEvent
 
 
 class Writing(GptmeFiles):
@@ -140,7 +142,8 @@ class Writing(GptmeFiles):
         settings = self.settings
         with record_lock(self.log) as held:  # none on a database: its unique index refuses a second record
             self._check_new(session_id)
-            selection = self._reader.index.latest_selection(session_id)
+            session_id, selection = self._selection_of(session_id)
+            new = replace(new, session_id=session_id)
             propensity, selected = ({}, ()) if selection is None else (dict(selection.propensity), selection.selected)
             if new.category is None and selection is not None and selection.category is not None:
                 new = replace(new, category=selection.category)  # the kind of work it was selected for
@@ -160,6 +163,22 @@ class Writing(GptmeFiles):
             raise
         except StoreError as exc:  # (the log not read back under the lock: it could not be taken)
             raise StoredUnread.after(exc) from None
+
+    def _selection_of(self, session_id: str) -> tuple[str, SelectionEvent | None]:
+        """The id a session is recorded under and its latest selection: its own, else one logged under another
+        Unicode form of the id (`café` with é as one code point, or as `e` and a combining accent: they look
+        the same, and `grade` and `show` take either) for which no session is logged (the record is then
+        logged under the selection's id: its lessons, propensities, kind of work and dropout trial join it)."""
+        selection = self._reader.index.latest_selection(session_id)
+        for form in unicode_forms(session_id)[1:] if selection is None else ():
+            found = self._reader.index.latest_selection(form)
+            if found is not None and self._reader.row_of(form) is None:
+                self.warnings.append(
+                    f"session {session_id!r} was selected as {form!r}, another Unicode form of the same text: "
+                    "recorded under the selection's id"
+                )
+                return form, found
+        return session_id, selection
 
     def append_grade(
         self,

@@ -245,6 +245,35 @@ def test_an_id_typed_in_another_unicode_form_names_the_logged_session(
     assert run_json(capsys, "show", "-w", str(both), nfd)["session_id"] == nfd
 
 
+def test_an_id_logged_in_another_unicode_form_comes_before_a_longer_id_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'café' typed (NFC) in a log holding 'café' in NFD (0.2) and 'café-1' in NFC (0.3): the typed text is the
+    first id in another form and only a prefix of the second, so it names the first, as 'café' typed in NFD
+    does; it graded café-1, a session the person did not mean."""
+    nfd, nfc_longer = "cafe\u0301", "caf\u00e9-1"
+    events = [session(nfd, 0.2, {GIT: 1.0}), session(nfc_longer, 0.3, {GIT: 1.0})]
+    root = make_ws(tmp_path, lessons={GIT: ["git"]}, events=events)
+    for typed in ("caf\u00e9", nfd):
+        assert run_json(capsys, "show", "-w", str(root), typed)["session_id"] == nfd
+    graded = run_json(capsys, "grade", "-w", str(root), "caf\u00e9", "0.9")
+    assert (graded["session_id"], graded["base_reward"]) == (nfd, 0.9)
+    assert run_json(capsys, "show", "-w", str(root), nfc_longer)["base_reward"] == 0.3  # untouched
+
+
+def test_a_start_two_ids_share_in_two_unicode_forms_is_ambiguous(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """'café' typed (NFC) where 'café-1' is logged in NFC and 'café-2' in NFD: both look as if they start with
+    it, so it names neither (it graded café-1, never asking)."""
+    events = [session("caf\u00e9-1", 0.2, {GIT: 1.0}), session("cafe\u0301-2", 0.3, {GIT: 1.0})]
+    root = make_ws(tmp_path, lessons={GIT: ["git"]}, events=events)
+    before = log_bytes(root)
+    code, _, err = run(capsys, "grade", "-w", str(root), "caf\u00e9", "0.9")
+    assert code == 1 and "is ambiguous: 2 sessions match" in err
+    assert log_bytes(root) == before
+
+
 # ---------------------------------------------------------------- show
 
 

@@ -129,3 +129,21 @@ def test_the_informative_order_gives_nothing_for_a_grade_the_priority_would_not_
     assert unused.informative is not None
     assert unused.informative.score.tolist() == [0.0, 0.0, 0.0, 0.0]
     assert unused.session_ids == ("s2", "s3", "s4")  # ties keep log order
+
+
+def test_a_kind_of_work_spelt_two_ways_is_one_category_of_agreement(tmp_path: Path) -> None:
+    # eight sessions of one kind of work, five logged `Code` and three `code` (a hook passing gptme-sessions'
+    # spelling): the estimates and `sessions --category` read them as one kind, so agreement does too
+    events: list[dict[str, object]] = []
+    for i in range(8):
+        events.append(session(f"s{i}", None, {"a.md": 0.5}, category="Code" if i < 5 else "code"))
+        events.append(grade(f"s{i}", 0.1 * (i + 1)))  # manual: 0.1 ... 0.8
+        events.append(grade(f"s{i}", 0.1 * (i + 1) + 0.05, "judge"))  # the judge 0.05 above each
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events))
+    report = agreement_report(ws, source="judge")
+    # by hand: one kind, named by the spelling most of its sessions use; all 8 sessions, |diff| 0.05 each;
+    # cut at 0.5: manual >= 0.5 on s4..s7, the judge on s4..s7 (s3's 0.45 is below) -> tp 4, tn 4
+    assert [name for name, _ in report.by_category] == ["Code"]
+    (pair,) = report.by_category[0][1]
+    assert (pair.source_b, pair.n) == ("judge", 8)
+    assert pair.mae == pytest.approx(0.05) and pair.confusion == Confusion(4, 0, 0, 4)

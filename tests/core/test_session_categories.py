@@ -96,6 +96,17 @@ def test_the_category_config_finds_in_the_context_leaves_them_out_too(tmp_path: 
     assert sorted(select_offline(ws, CONTEXT, k=5, seed=1, category="code").candidates) == ["any.md", "code.md"]
 
 
+def test_a_kind_named_twice_in_the_category_config_counts_its_keywords_once_as_one_kind() -> None:
+    from lesson_credit.core.bandit.select import category_of
+
+    table = {"Code": ("python",), "docs": ("readme", "guide"), "code": ("rust", "cargo")}
+    # by hand: the context hits python and rust (code work, 2 keywords over its two names) and readme, guide
+    # (docs, 2): a tie, to the kind first in the table, named as it is there first. Counted per name, Code
+    # and code had 1 each and docs won.
+    assert category_of("port the python readme guide to rust", table) == "Code"
+    assert category_of("rust and cargo in the readme", table) == "Code"  # code 2 (rust, cargo), docs 1
+
+
 @pytest.mark.parametrize(
     ("value", "start"),
     [

@@ -384,6 +384,20 @@ def test_resolve_session_in_another_unicode_form() -> None:
     assert resolve_session(nfc, (nfd, nfc)) == (nfc, "")
 
 
+def test_resolve_session_an_id_in_another_unicode_form_before_a_longer_one() -> None:
+    """'café' typed in NFC, the log holding 'café' in NFD and 'café-1' in NFC: the first is the id typed, in
+    another form; the second only starts with it (the jump opened café-1, as `grade` graded it)."""
+    nfd, longer = "cafe\u0301", "caf\u00e9-1"
+    assert resolve_session("caf\u00e9", (nfd, longer)) == (nfd, "")
+    assert resolve_session(nfd, (nfd, longer)) == (nfd, "")
+
+
+def test_resolve_session_a_start_shared_in_two_unicode_forms_is_ambiguous() -> None:
+    ids = ("caf\u00e9-1", "cafe\u0301-2")  # both look as if they start with 'café'
+    found, why = resolve_session("caf\u00e9", ids)
+    assert found is None and why.startswith("2 sessions start with")
+
+
 async def test_jump_key_opens_a_session_from_any_screen(app: LessonCreditApp, ws_root: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

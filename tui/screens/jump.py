@@ -36,7 +36,11 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
         return None, "Type a session id, or the start of one."
     if text in ids:
         return text, ""
-    matches = [sid for sid in ids if sid.startswith(text)]
+    forms = _forms(text)  # as typed, then its other Unicode forms (they look the same)
+    for form in forms[1:]:
+        if form in ids:  # the id typed, in another form: before the longer ids it starts
+            return form, ""
+    matches = [sid for sid in ids if sid.startswith(forms)]  # in any form: ids that look as if they start with it
     if not matches:  # any case, and any Unicode form: an accent typed as one code point or as two look alike
         folded = _folded(text)
         matches = [sid for sid in ids if _folded(sid).startswith(folded)]
@@ -46,6 +50,12 @@ def resolve_session(typed: str, ids: Sequence[str]) -> tuple[str | None, str]:
         return None, f"No session id starts with {one_line(text)!r}."
     shown = listed([one_line(sid) for sid in matches[:MATCHES_SHOWN]], MATCHES_SHOWN, total=len(matches), ellipsis=True)
     return None, f"{len(matches)} sessions start with {one_line(text)!r}: {shown}. Type more of the id."
+
+
+def _forms(text: str) -> tuple[str, ...]:
+    if text.isascii():
+        return (text,)
+    return tuple(dict.fromkeys((text, unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text))))
 
 
 def _folded(text: str) -> str:
