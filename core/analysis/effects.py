@@ -10,7 +10,8 @@ Per lesson:
   with Welch's degrees of freedom. Each side's variance is *moderated*: pooled with the whole
   log's reward variance worth `PRIOR_DF` sessions (Smyth's moderated t), and that variance is
   at least the grade resolution squared (`REWARD_RESOLUTION`), so five identical grades do not
-  read as certainty. Below `min_with` / `min_without` sessions no lift is shown;
+  read as certainty. Below `min_with` / `min_without` sessions no lift is shown, nor any (naive, by
+  category, IPW) for a lesson identified only by time (`TIME_ONLY`: after against before one moment);
 - category-controlled lift: the same within each session category, combined with weights
   n_with*n_without/(n_with+n_without) (Cochran-Mantel-Haenszel style);
 - propensity-corrected lift: self-normalised inverse-propensity weighting (Hajek) over the
@@ -58,7 +59,8 @@ MAX_NAMED_PARTNERS = 3
 # a lesson identified only by time: its sessions with and without it are those after and before one moment
 TIME_ONLY = (
     "no leave-one-out comparison: identified only by time, its sessions with it and without it are those "
-    "on either side of one moment, so a change in the baseline then would give the same difference"
+    "on either side of one moment (in each time block where it varies), so a change in the baseline then "
+    "would give the same difference"
 )
 
 
