@@ -55,7 +55,7 @@ def headline_text(result: LooResult) -> str:
 def short_flags(result: LooResult) -> list[str]:
     """One short phrase per flag (the part of a reason before its colon); the panel gives them in full."""
     flags = [note.split(":", 1)[0] for note in notes(result.effect)]
-    flags += [] if result.sufficient else [INSUFFICIENT]
+    flags += [] if result.sufficient else ["no LOO comparison" if result.timed else INSUFFICIENT]
     flags += [reason.split(":", 1)[0] for reason in result.confound_reasons]
     return flags
 
@@ -167,7 +167,12 @@ def describe(result: LooResult | None, hint: str = "", width: int = 0) -> Text:
     if hint:
         head.append(("   ", Text(hint, style="dim")))
     paragraphs = [head, *effect_paragraphs(result), *_lift_paragraphs(result)]
-    if not result.sufficient:
-        paragraphs.append([Text(f"{INSUFFICIENT}: {one_line(result.insufficient_reason)}", style="dim")])
+    if not result.sufficient:  # the reason of a lesson identified only by time says it is no comparison
+        said = (
+            one_line(result.insufficient_reason)
+            if result.timed
+            else f"{INSUFFICIENT}: {one_line(result.insufficient_reason)}"
+        )
+        paragraphs.append([Text(said, style="dim")])
     paragraphs += [[Text("⚠ " + one_line(reason), style="bold")] for reason in result.confound_reasons]
     return phrase_lines(paragraphs, width, hang=2)  # a paragraph's next lines indented under its first

@@ -115,6 +115,7 @@ class Column:
     by_category: tuple[tuple[str, Interval], ...] = ()
     category_p: float | None = None
     category_differs: bool = False
+    timed: bool = False  # identified only by time (`switched`): not identified, whatever else it has
 
 
 @dataclass(frozen=True)
@@ -285,7 +286,8 @@ def claims_of(design: Design, fitted: Fitted, session_ids: Sequence[str] | None 
     for c, members in enumerate(columns):
         n_with, n_without = int(counts[c]), int(design.n - counts[c])
         if not identified[c]:
-            out.append(Column(members, False, unidentified_reason(fitted, c, n_with, n_without, label)))
+            reason = unidentified_reason(fitted, c, n_with, n_without, label)
+            out.append(Column(members, False, reason, timed=bool(fitted.timed[c])))
             continue
         effect = joint_interval(fitted, c, n_with, n_without)
         earlier, later = halves[c]

@@ -10,7 +10,8 @@ Per lesson:
   with Welch's degrees of freedom. Each side's variance is *moderated*: pooled with the whole
   log's reward variance worth `PRIOR_DF` sessions (Smyth's moderated t), and that variance is
   at least the grade resolution squared (`REWARD_RESOLUTION`), so five identical grades do not
-  read as certainty. Below `min_with` / `min_without` sessions no lift is shown;
+  read as certainty. Below `min_with` / `min_without` sessions no lift is shown, nor any (naive, by
+  category, IPW) for a lesson identified only by time (`TIME_ONLY`: after against before one moment);
 - category-controlled lift: the same within each session category, combined with weights
   n_with*n_without/(n_with+n_without) (Cochran-Mantel-Haenszel style);
 - propensity-corrected lift: self-normalised inverse-propensity weighting (Hajek) over the
@@ -55,6 +56,12 @@ REWARD_RESOLUTION = 0.01
 PRIOR_DF = 4.0
 Z95 = 1.959963984540054
 MAX_NAMED_PARTNERS = 3
+# a lesson identified only by time: its sessions with and without it are those after and before one moment
+TIME_ONLY = (
+    "no leave-one-out comparison: identified only by time, its sessions with it and without it are those "
+    "on either side of one moment (in each time block where it varies), so a change in the baseline then "
+    "would give the same difference"
+)
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,13 @@ class LooResult:
         """What to read with care in this row, as `loo` lists it under `flags:` and the dashboard counts it
         (`N flagged`): too little data for leave-one-out, the headline's notes (unidentified, a group,
         drift, by category), then the reasons to distrust its comparison (`confound_reasons`)."""
-        return ["insufficient data for LOO"] * (not self.sufficient) + notes(self.effect) + list(self.confound_reasons)
+        loo = "no LOO comparison (identified only by time)" if self.timed else "insufficient data for LOO"
+        return [loo] * (not self.sufficient) + notes(self.effect) + list(self.confound_reasons)
+
+    @property
+    def timed(self) -> bool:
+        """Its leave-one-out columns are withheld: the lesson is identified only by time (`TIME_ONLY`)."""
+        return self.insufficient_reason == TIME_ONLY
 
     def as_json(self, with_path: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path} if with_path else {}
@@ -246,9 +259,9 @@ def leave_one_out(
     ipw = _ipw(data, candidacies, graded_rows, arms, sessions)
 
     fit = joint if joint is not None else fit_joint(design)
-    joints = joint_effects(
-        fit, claims if claims is not None else lesson_claims(design, session_ids=session_ids), data.arm_ids
-    )
+    claims = claims if claims is not None else lesson_claims(design, session_ids=session_ids)
+    joints = joint_effects(fit, claims, data.arm_ids)
+    timed = [column is not None and column.timed for column in map(claims.of, range(n_arms))]
     rnd_of = randomized or {}
     heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])
     partners = _inseparable(design, n1)
@@ -260,9 +273,11 @@ def leave_one_out(
     results: list[LooResult] = []
     raw_p: list[float | None] = []
     for j, path in enumerate(data.arm_ids):
-        sufficient = bool(n1[j] >= min_with and n2[j] >= min_without)
+        sufficient = bool(n1[j] >= min_with and n2[j] >= min_without) and not timed[j]
         why = None
-        if not sufficient:
+        if timed[j]:  # before against after: no comparison to show, however many sessions
+            why = TIME_ONLY
+        elif not sufficient:
             why = f"needs {min_with} sessions with and {min_without} without; has {int(n1[j])} and {int(n2[j])}"
         ok = sufficient and math.isfinite(p[j])
         raw_p.append(float(p[j]) if ok else None)
@@ -285,7 +300,7 @@ def leave_one_out(
             reasons.append(broad_keywords[path])
         if existing is not None and path not in existing:
             reasons.append("lesson file no longer exists")
-        ipw_ok = bool(ipw.treated[j] >= min_ipw and ipw.untreated[j] >= min_ipw)
+        ipw_ok = bool(ipw.treated[j] >= min_ipw and ipw.untreated[j] >= min_ipw) and not timed[j]
         d_ipw = value(ipw.delta[j], ipw_ok)
         results.append(
             LooResult(

@@ -97,10 +97,10 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 8  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+CACHE_VERSION = 9  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
 # 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
 # 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
-# 8: a lesson identified only by time drawn from the prior
+# 8: a lesson identified only by time drawn from the prior; 9: time blocks from 24 graded sessions (were 50)
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -386,19 +386,26 @@ def joint_posterior(
 ) -> JointPosterior:
     """Fit the joint model on the log (`core.analysis.joint`) and read it as a posterior per lesson."""
     stream = Stream.of_log(data, categories, floor, agents)
+    return posterior_of(stream, _category_names(categories, data), tuple(data.arm_ids), tau_min=tau_min)
+
+
+def posterior_of(
+    stream: Stream, names: tuple[str, ...], arm_ids: tuple[str, ...], *, tau_min: float, deviations: bool = True
+) -> JointPosterior:
+    """The posterior of a stream's fit: `joint_posterior`'s for a log, the simulator's (`core.sim.loop`) for
+    its run's design, one policy (`deviations`: False leaves every category's deviations 0, not fitted)."""
     fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions, tau_min=tau_min)
     mean, sd, baselines, prior_sd = posterior_from_fit(fit, stream, tau_min)
-    names = _category_names(categories, data)
     if len(names) != len(baselines):  # no graded session: no baselines
         names, baselines = (), np.zeros(0)
     noise = fit.noise_sd if math.isfinite(fit.noise_sd) else math.nan
-    deviation, deviation_var, tau_c = category_deviations(fit, stream)
-    if deviation.shape[0] != len(names):
+    deviation, deviation_var, tau_c = category_deviations(fit, stream) if deviations else (np.zeros(0), None, 0.0)
+    if deviation.shape[0] != len(names) or deviation_var is None:
         deviation, deviation_var, tau_c = np.zeros((len(names), len(mean))), np.zeros((len(names), len(mean))), 0.0
     timed = time_only(stream)  # drawn as a lesson without data: what moved it, a step in the baseline would too
     mean[timed], sd[timed], deviation[:, timed], deviation_var[:, timed] = 0.0, prior_sd, 0.0, 0.0
     return JointPosterior(
-        tuple(data.arm_ids),
+        arm_ids,
         mean,
         sd,
         fit.n.astype(np.int64),

@@ -20,8 +20,8 @@ import numpy as np
 import numpy.typing as npt
 
 from lesson_credit.core.analysis.effects import Candidacy
-from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
-from lesson_credit.core.analysis.joint_posterior import category_deviations, posterior_from_fit
+from lesson_credit.core.analysis.joint import Design, time_blocks
+from lesson_credit.core.analysis.joint_posterior import Stream, posterior_of
 from lesson_credit.core.bandit.policy import normal_draw
 from lesson_credit.core.log.events import SessionEvent
 from lesson_credit.core.log.index import LogIndex
@@ -197,6 +197,7 @@ class _Joint:
         n_c = int(world.session_category.max()) + 1 if world.n_sessions else 1
         self.dev, self.dev_var = np.zeros((n_c, n_l)), np.zeros((n_c, n_l))  # per world category
         self.salience_sum, self.salience_count = 0.0, 0  # over every injection so far ("centred" weights)
+        self.arm_ids = tuple(str(j) for j in range(n_l))
 
     def order(self, t: int, cand: IntArray, depth: int) -> IntArray:
         if t - self.fitted_at >= self.sc.joint_refit and t > 0:
@@ -210,14 +211,18 @@ class _Joint:
         return result
 
     def refit(self, t: int) -> None:
+        # the posterior `select` draws from (`joint_posterior.posterior_of`): a lesson identified only by time
+        # is drawn from the prior, as one without data
         design = joint_design(self.world, t, self.reward, self.rows, self.arms, self.weights)
-        fit = fit_joint(design, tau_min=self.sc.joint_tau_min)
-        self.mean, self.sd, _, _ = posterior_from_fit(fit, design, self.sc.joint_tau_min)
-        if self.sc.joint_category:
-            dev, var, _ = category_deviations(fit, design)
-            present = np.unique(self.world.session_category[:t])  # the design's category codes, in order
+        present = np.unique(self.world.session_category[:t])  # the design's category codes, in order
+        names = tuple(str(c) for c in present.tolist())
+        post = posterior_of(
+            Stream.held(design), names, self.arm_ids, tau_min=self.sc.joint_tau_min, deviations=self.sc.joint_category
+        )
+        self.mean, self.sd = post.mean, post.sd
+        if self.sc.joint_category and post.deviation is not None and post.deviation_var is not None:
             self.dev[:], self.dev_var[:] = 0.0, 0.0
-            self.dev[present], self.dev_var[present] = dev, var
+            self.dev[present], self.dev_var[present] = post.deviation, post.deviation_var
         self.fitted_at = t
 
     def learn(self, t: int, chosen: IntArray, reward: float, salience: FloatArray) -> None:

@@ -17,7 +17,7 @@ from lesson_credit.core.analysis.joint import Design, build_design, fit_joint, f
 from lesson_credit.core.analysis.joint_ops import neighbourhoods
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import crowded_events, fixed_clock, make_workspace
-from tests.support.oracles import ridge_reference, time_columns
+from tests.support.oracles import restricted_neg2_loglik, ridge_reference, time_columns
 
 RTOL = 1e-9  # the streamed sums against the dense formula: the same numbers up to the order of additions
 # the empirical-Bayes penalty is a likelihood's optimum, located only to about the square root of the
@@ -62,7 +62,8 @@ def dense_model(
     n = len(graded)
     cats = sorted({e.get("category") or "" for _, e in graded})
     z = np.array([[float((e.get("category") or "") == c) for c in cats] for _, e in graded])
-    blocks = 0 if n < 50 else int(math.floor(2 * math.log2(n / 25) + 1e-9))  # docs: time_blocks
+    # docs: none below 24 graded sessions, 2 from 24 to 49, then floor(2 log2(n / 25))
+    blocks = 0 if n < 24 else max(2, int(math.floor(2 * math.log2(n / 25) + 1e-9)))
     if blocks > 1:
         z = np.hstack([z, time_columns(n, blocks)])
     if agents is not None:
@@ -80,22 +81,9 @@ def dense_model(
     return z, x, np.array([e["base_reward"] for _, e in graded])
 
 
-def restricted_neg2_loglik(z: Any, x: Any, y: Any, lam: float) -> float:
-    """-2 log of the restricted likelihood, from its definition: with R the residual maker of Z and
-    V = R X X'R / lam + R (the covariance of R y over sigma^2), n' = n - rank Z, sigma^2 profiled:
-    n' log(y'R V^+ R y / n') + log pdet(V on the range of R)."""
-    n = len(y)
-    q, _ = np.linalg.qr(z)
-    basis = np.linalg.svd(np.eye(n) - q @ q.T)[0][:, : n - np.linalg.matrix_rank(z)]  # range of R
-    xr, yr = basis.T @ x, basis.T @ y
-    v = xr @ xr.T / lam + np.eye(len(yr))
-    quad = float(yr @ np.linalg.solve(v, yr))
-    dof = len(yr)
-    return dof * math.log(quad / dof) + float(np.linalg.slogdet(v)[1])
-
-
 WORLDS = {  # name: (sessions, lessons, categories, during, agents)
-    "no time blocks, one category": (40, 5, False, False, False),
+    "no time blocks, one category": (22, 5, False, False, False),
+    "two time blocks, a small log": (40, 5, False, False, False),
     "time blocks, categories, during": (260, 9, True, True, False),
     "agents too": (300, 8, True, True, True),
 }

@@ -93,3 +93,25 @@ def test_time_only_finds_the_lessons_switched_once_within_their_block() -> None:
         n_blocks=time_blocks(n),
     )
     assert time_only(Stream.held(design)).tolist() == [True, True, False, False, False, True]
+
+
+def test_the_simulators_joint_policy_draws_it_from_the_prior_too() -> None:
+    # the simulated policy learns the switch log's sessions (delta on from session 40 while the baseline steps
+    # +0.15 there; alpha +0.10 at random; zeta never injected), then refits: the posterior `select` draws from
+    from lesson_credit.core.sim.loop import _Joint
+    from lesson_credit.core.sim.scenario import scenario
+    from lesson_credit.core.sim.world import make_world
+
+    sc = scenario("default", n_lessons=4, n_sessions=N, k=2)
+    world = make_world(sc, 0)
+    learner = _Joint(world, sc, np.random.default_rng(0))
+    rng = np.random.default_rng(3)
+    for t in range(N):
+        chosen = [j for j in (0, 1) if rng.random() < 0.5] + ([2] if t >= SWITCH else [])  # alpha, beta, delta
+        reward = 0.40 + 0.15 * (t >= SWITCH) + 0.10 * (0 in chosen) + rng.normal(0.0, 0.05)
+        learner.learn(t, np.array(chosen, dtype=np.int64), float(reward), np.ones(len(chosen)))
+    learner.refit(N)
+    # delta as zeta, a lesson without data (before: about +0.15, the step, with a small sd)
+    assert learner.mean[2] == learner.mean[3] == 0.0 and learner.sd[2] == learner.sd[3] > 0.1
+    assert (learner.dev[:, 2] == 0.0).all() and (learner.dev_var[:, 2] == 0.0).all()
+    assert 0.05 < learner.mean[0] < 0.15 and learner.sd[0] < 0.5 * learner.sd[3]  # alpha keeps its own

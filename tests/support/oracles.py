@@ -3,8 +3,10 @@ because no product code calls them (they were in core/ before)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -122,3 +124,34 @@ def ridge_reference(
     sigma2 = float(((design @ solution - target) ** 2).sum()) / (n - k)
     cov = sigma2 * np.linalg.inv(design.T @ design)[k:, k:]
     return solution[k:], cov, sigma2
+
+
+def restricted_neg2_loglik(z: Any, x: Any, y: Any, lam: float) -> float:
+    """-2 log of the restricted likelihood, from its definition: with R the residual maker of Z and
+    V = R X X'R / lam + R (the covariance of R y over sigma^2), n' = n - rank Z, sigma^2 profiled:
+    n' log(y'R V^+ R y / n') + log pdet(V on the range of R)."""
+    n = len(y)
+    q, _ = np.linalg.qr(z)
+    basis = np.linalg.svd(np.eye(n) - q @ q.T)[0][:, : n - np.linalg.matrix_rank(z)]  # range of R
+    xr, yr = basis.T @ x, basis.T @ y
+    v = xr @ xr.T / lam + np.eye(len(yr))
+    quad = float(yr @ np.linalg.solve(v, yr))
+    dof = len(yr)
+    return dof * math.log(quad / dof) + float(np.linalg.slogdet(v)[1])
+
+
+def eb_penalty(z: npt.NDArray[np.float64], x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
+    """The empirical-Bayes penalty from its definition: the lambda minimising `restricted_neg2_loglik`, on a
+    grid of log lambda in [-6, 6] (steps of 0.05), then refined by a bounded search around the grid's best
+    (an interior optimum: a prior-sd floor that would bind is not applied here)."""
+    from scipy.optimize import minimize_scalar
+
+    grid = np.linspace(-6.0, 6.0, 241)
+    best = float(grid[int(np.argmin([restricted_neg2_loglik(z, x, y, math.exp(g)) for g in grid]))])
+    found = minimize_scalar(
+        lambda g: restricted_neg2_loglik(z, x, y, math.exp(g)),
+        bounds=(best - 0.05, best + 0.05),
+        method="bounded",
+        options={"xatol": 1e-8},
+    )
+    return math.exp(float(found.x))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from textual.pilot import Pilot
 
 from lesson_credit.core.workspace import Workspace
@@ -15,8 +16,20 @@ from lesson_credit.tui.screens.lesson_rewards import LessonRewardsScreen
 from lesson_credit.tui.widgets.reward_histogram import RewardHistogramPlot
 from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import ThemedTable
+from tests.support.oracles import eb_penalty, ridge_reference, time_columns
 from tests.support.textual_private import screen_lines
-from tests.tui.tui_fixture import NEW_SESSION, burst, fixed_clock, lesson, open_session, record, settle, table_keys
+from tests.tui.tui_fixture import (
+    NEW_SESSION,
+    burst,
+    fixed_clock,
+    lesson,
+    log_lines,
+    open_session,
+    record,
+    settle,
+    table_keys,
+    weight,
+)
 
 SIZE = (80, 24)
 
@@ -157,7 +170,28 @@ async def test_rewards_scroll_down_to_the_without_histogram(analysis_workspace: 
         burst(pilot, "end", "home", "pagedown", "pageup", "down", "down")
         await settle(pilot)
         assert screen.query_one("#rewards-body").scroll_y == 2
-        assert words(app, 1) == "ranking (shrunk joint estimate) +0.209"  # the panel's third line
+        assert words(app, 1) == f"ranking (shrunk joint estimate) {ranking_by_hand(analysis_workspace.root):+.3f}"
+
+
+def ranking_by_hand(root: Path, lesson_id: str = "tools/retry-budget.md") -> float:
+    """The lesson's shrunk joint estimate recomputed from the log written out densely: 40 graded sessions, so
+    two time blocks of 20 beside the three categories (none below 24 sessions, 2 from 24 to 49); weights
+    floor + (1 - floor) x salience; lambda the restricted likelihood's optimum (`eb_penalty`; the prior sd
+    sigma / sqrt(lambda), about 0.14, is above the analysis's floor 0.05); the estimate is the coefficient
+    times the lesson's mean weight. Here +0.20824 (+0.20865 without the blocks: the old +0.209)."""
+    sessions = [e for e in log_lines(root) if e.get("type") == "session"]
+    n = len(sessions)
+    categories = sorted({e["category"] for e in sessions})
+    z = np.hstack([np.array([[float(e["category"] == c) for c in categories] for e in sessions]), time_columns(n, 2)])
+    ids = sorted({entry["path"] for e in sessions for entry in e["lessons"]})
+    x = np.zeros((n, len(ids)))
+    for row, event in enumerate(sessions):
+        for entry in event["lessons"]:
+            x[row, ids.index(entry["path"])] = weight(entry["salience"])
+    y = np.array([e["base_reward"] for e in sessions])
+    coef, _, _ = ridge_reference(z, x, y, eb_penalty(z, x, y))
+    j = ids.index(lesson_id)
+    return float(coef[j] * x[x[:, j] > 0, j].mean())
 
 
 LONG_NAME = "tools/keep-every-worktree-tidy-after-a-rebase.md"  # 38 characters without the folder and .md
