@@ -1,6 +1,7 @@
 """The keys a session screen holds behind an undo of the log's (`u` with none of this dashboard's commits left)
 are held only while waiting helps: not while the undo waits to be retried (ctrl+d, and the keys typed before
-it, go on), and not once the screen's read of what the undo left has failed.
+it, go on), and not once the read of what the undo left has failed. And what ctrl+d discards (grades and
+their undo typed while the store was down) leaves no trace in the next question.
 
 manual's 0.5 on s4 is logged before the dashboard starts, so `u` undoes it as `lesson-credit undo s4` would.
 The store's undos are made to fail while `down` is set; a test releases it in `finally`, or the writer (it
@@ -177,3 +178,50 @@ async def test_keys_behind_a_log_undo_go_on_when_the_log_cannot_be_read_after_it
         assert grades(ws_root) == [(0.5, "manual"), (None, "manual")]
         said = [t for t in toasts(app) if "could not be read again" in t]
         assert len(said) == 1, toasts(app)
+
+
+async def test_after_discarding_grades_and_their_undo_the_next_question_names_the_logs_grade(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """The store refuses grades: `7 c y` (over your 0.5), `4 c y`, `u` (takes the 0.4 back, as typed), then
+    ctrl+d y discards all three. `6 c` asks to replace the 0.5 the log has. On the old code it named the 0.7,
+    never written (the discarded undo left the discarded 0.4 as the grade undone last)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        down = threading.Event()
+        down.set()
+        real = app.source.append_grade
+
+        def append_grade(*args: Any, **kwargs: Any) -> Any:
+            if down.is_set():
+                raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+            return real(*args, **kwargs)
+
+        app.source.append_grade = append_grade  # type: ignore[method-assign]
+        questions = []
+        try:
+            for keys in (("7", "c"), ("4", "c"), ("u", "ctrl+d")):
+                burst(pilot, *keys)
+                await until_asked(pilot, BOUND_S)
+                asked = app.screen
+                assert isinstance(asked, ConfirmScreen)
+                questions.append(asked.question)
+                await pilot.press("y")
+            await wait_until(pilot, lambda: app.writes.pending == 0, BOUND_S)
+        finally:
+            down.clear()
+        await settle(pilot)
+        assert questions == [
+            "Replace the grade 0.5 of s4 with 0.7?",
+            "Replace the grade 0.7 of s4 with 0.4?",
+            "Discard 3 writes not saved yet?",
+        ]
+        burst(pilot, "6", "c")
+        await until_asked(pilot, BOUND_S)
+        asked = app.screen
+        assert isinstance(asked, ConfirmScreen)
+        assert asked.question == "Replace the grade 0.5 of s4 with 0.6?"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert grades(ws_root) == [(0.5, "manual")]
