@@ -65,6 +65,9 @@ TOAST_SECONDS = 4.0  # a confirmation's life; errors and warnings stay twice as 
 SCREENS_GROUP = Binding.Group("screens")
 MODE_ACTIONS: tuple[str, ...] = ("show_lessons", "show_sessions", "show_analysis", "show_simulation", "show_health")
 MODE_ACTIONS += ("show_agreement", "show_queue", "help", "jump")  # A and I (the screens group) too
+# what a screen holding its keys lets pass (tui/keys.py): the screens, and ctrl+d, which asks to discard the writes
+# not saved (a screen may hold its keys for one of them: an undo of the log's)
+LEAVING_ACTIONS = frozenset((*MODE_ACTIONS, "discard_writes"))
 
 
 class LessonCreditApp(AppWrites, App[None]):
@@ -131,7 +134,7 @@ class LessonCreditApp(AppWrites, App[None]):
         self._watching = False  # the poll or the database watcher has started (once)
         self.grading_order = "oldest"  # the order `n` follows: "oldest" or "informative" (the grading queue's `o`)
         self.queue_ids: tuple[str, ...] | None = None  # the informative order as last computed
-        self.keys = KeyRouter(self, super().on_event, frozenset(MODE_ACTIONS))
+        self.keys = KeyRouter(self, super().on_event, LEAVING_ACTIONS)
         self.add_mode("lessons", partial(LessonsScreen, self.source))
         self.add_mode("sessions", partial(sessions_screen, self.source))
         self.add_mode("analysis", partial(analysis_screen, self.source))

@@ -14,6 +14,7 @@ from lesson_credit.tui.messages import SourceChanged, WorkFailed, WriteApplied, 
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.source import SettingsSave
 from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
+from lesson_credit.tui.undo_words import undo_unread
 from lesson_credit.tui.writes import Write
 
 if TYPE_CHECKING:
@@ -103,10 +104,17 @@ class AppWrites(_Base):
                 except Exception as exc:  # the event is in the log; the views catch up at the next poll
                     self.post_message(WorkFailed(describe_failure(exc)))
                     snapshot, read_from = None, self.source.version + 1
+                    if self.writes.unreadable(write):  # (a session's screen held its keys for it)
+                        self.call_from_thread(self._undo_unread, write.session_id)
                 self.writes.read_in(write.session_id, read_from)
                 if snapshot is not None:
                     self.post_message(SourceChanged(snapshot))
             self.post_message(WriteApplied(outcome))
+
+    def _undo_unread(self, session_id: str) -> None:
+        """An undo of the log's was written, and the log could not be read after it: the keys held for it go on."""
+        self.keys.wake()
+        self.notify(undo_unread(session_id), title="Keys no longer held", severity="warning", markup=False)
 
     def on_write_applied(self, event: WriteApplied) -> None:
         """A written event is confirmed as saved; what it could not do besides (a derived file) is a
@@ -129,6 +137,7 @@ class AppWrites(_Base):
         """The oldest write failed and will be tried again: the title bar says so on every screen
         until it is written or discarded, and a toast says why (again only when the reason changes)."""
         self._show_saving()
+        self.keys.wake()  # (a session's screen holds no keys for an undo waiting to be retried: `log_undo_unread`)
         reason = one_line(event.reason)
         if reason == self._waiting_reason:
             return
@@ -158,8 +167,7 @@ class AppWrites(_Base):
 
     def _forget(self, writes: list[Write]) -> None:
         """Discarded writes reached no log: drop what they promised, so prompts show the log's grade."""
-        for write in writes:
-            self.writes.failed(write)
+        self.writes.discarded(writes)
         self.keys.wake()  # (a screen may have held the keys for one: `log_undo_unread`)
         self._show_saving()
         if writes:

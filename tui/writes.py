@@ -20,7 +20,8 @@ nothing (the operator's own grade again) has nothing to undo, here as in the log
 none of its commits left on the stack, `u` undoes the operator's latest grade in the log not undone yet
 (`reverts` None), exactly as `lesson-credit undo` does, refusals worded alike. What such an undo leaves is
 the log's to say, so the session's screen holds the keys typed after it (`log_undo_unread`) until its
-outcome is in: refused, or read in the view the keys act on. An undo of a commit graded over since (the
+outcome is in: refused, or read in the view the keys act on (not while a write waits to be retried, nor once
+the read that would show it failed: waiting would not help). An undo of a commit graded over since (the
 operator graded again elsewhere, or another person did) is refused in the engine's words, and `u`
 passes by the dashboard's commits it buried (`buried`): the next `u` undoes as `lesson-credit undo` would.
 """
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.undo_words import refusal, undone
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import GradeAppended
@@ -54,6 +56,7 @@ class Kept:
     grade: float | None  # the grade it expected (None: pending)
     settled: bool  # its writes from here were all read in a snapshot (`settle`)
     read_from: int | None  # the first source version holding its latest write (`graded_unread`)
+    undone: Write | None  # the commit undone last on the session before it (`expected_person`)
 
 
 @dataclass(eq=False)
@@ -140,7 +143,8 @@ class WriteQueue:
         self._expected[session_id] = value
         self._settled.discard(session_id)
         self._read_from.pop(session_id, None)
-        self._log_undos.pop(session_id, None)
+        with self._lock:  # (the writer reads it: `read_in`)
+            self._log_undos.pop(session_id, None)
         self._enqueue(write)
         return write
 
@@ -156,6 +160,7 @@ class WriteQueue:
             grade=self._expected.get(session_id),
             settled=session_id in self._settled,
             read_from=self._read_from.get(session_id),
+            undone=self._undone.get(session_id),
         )
         write = Write("undo", session_id, reverts=commit, kept=kept)
         if commit is not None:
@@ -266,10 +271,12 @@ class WriteQueue:
         """An undo of the log's (`reverts` None) is queued for the session and the views read at source versions
         `read_at` (None: not loaded) do not all hold it: until it is refused or discarded, or written and read in
         such a view, the queue cannot say what the session's grade or person's score is (the grade it takes
-        back is the log's), so a screen that asks it (`expected`, `expected_person`, `touched`) holds its keys."""
+        back is the log's), so a screen that asks it (`expected`, `expected_person`, `touched`) holds its keys.
+        Not while the queue waits to retry a write (`waiting`): waiting would not help, and the keys typed
+        meanwhile (ctrl+d, which discards it) go on, the queue answering as typed."""
         with self._lock:
             undo = self._log_undos.get(session_id)
-            if undo is None:
+            if undo is None or self._trouble is not None:
                 return False
             return undo.read_back is None or any(at is None or at < undo.read_back for at in read_at)
 
@@ -303,7 +310,7 @@ class WriteQueue:
     def discard(self) -> list[Write]:
         """The operator gives up on every write not yet written: the queued ones are returned (oldest
         first) and leave the queue now; the one the writer retries is dropped at its next failure
-        (the writer's WriteDiscarded), or written if that attempt succeeds. Call `failed` for each."""
+        (the writer's WriteDiscarded), or written if that attempt succeeds. Pass them to `discarded`."""
         with self._lock:
             dropped = list(self._waiting)
             self._waiting.clear()
@@ -319,10 +326,11 @@ class WriteQueue:
         """`write` was discarded and reached no log: forget what it promised (on the UI thread).
 
         A failed commit leaves the undo stack (there is nothing to undo); a failed undo puts its
-        commit back (`u` may try again). When no other write for the session is queued or being
-        applied, the session's expectation is dropped, so prompts and next-pending go by the log
-        again; otherwise the later writes' expectation stands (it is what they will write). A settings
-        save promised nothing of the kind."""
+        commit back (`u` may try again), and the commit undone before it is again the one undone last.
+        When no other write for the session is queued or being applied, the session's expectation is
+        dropped, so prompts and next-pending go by the log again (a view read since the latest write
+        here that was written says the person's score); otherwise the later writes' expectation stands
+        (it is what they will write). A settings save promised nothing of the kind."""
         if write.kind == "settings":
             return
         sid = write.session_id
@@ -330,23 +338,51 @@ class WriteQueue:
         if write.kind == "grade":
             if write in stack:
                 stack.remove(write)
-        elif write.reverts is not None and write.reverts.line is not None:
-            stack.append(write.reverts)
+        elif write.reverts is not None:
+            if write.reverts.line is not None:
+                stack.append(write.reverts)
+            self._put_back_undone(write)
         with self._lock:
             others = any(w.session_id == sid for w in self._waiting) or (
                 self._applying is not None and self._applying is not write and self._applying.session_id == sid
             )
         if not others:
             self._expected.pop(sid, None)
+            read_in = self._read_in.get(sid)  # the version reading the latest write here that was written
+            if read_in is not None:  # (queuing the write forgot it: from there a view says, as before it)
+                self._read_from[sid] = read_in
         if self._latest.get(sid) is write:  # it reached no log: nothing will refuse it
             del self._latest[sid]
         self._forget_log_undo(write)
 
-    def _forget_log_undo(self, write: Write) -> None:
+    def discarded(self, writes: list[Write]) -> None:
+        """`writes` (oldest first, as `discard` returns them) reached no log: `failed` for each, the latest first,
+        so each undo puts back the commit it popped (and the one undone before it) in the order they were."""
+        for write in reversed(writes):
+            self.failed(write)
+
+    def _put_back_undone(self, write: Write) -> None:
+        """`write`, an undo of a commit, wrote nothing: the commit undone last is again the one before it."""
+        sid = write.session_id
+        if write.kept is None or self._undone.get(sid) is not write.reverts:
+            return  # (another undo was queued after it and stands)
+        if write.kept.undone is None:
+            self._undone.pop(sid, None)
+        else:
+            self._undone[sid] = write.kept.undone
+
+    def unreadable(self, write: Write) -> bool:
+        """(writer) `write` is in the log, but the log could not be read after it: True when it is an undo of the
+        log's that a screen held its keys for, which it no longer does (no read may come to show it)."""
+        return self._forget_log_undo(write)
+
+    def _forget_log_undo(self, write: Write) -> bool:
         """`write`'s outcome is in and it wrote nothing: no screen waits for it to be read."""
         with self._lock:
-            if self._log_undos.get(write.session_id) is write:
-                del self._log_undos[write.session_id]
+            if self._log_undos.get(write.session_id) is not write:
+                return False
+            del self._log_undos[write.session_id]
+            return True
 
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
@@ -369,6 +405,7 @@ class WriteQueue:
         stored = commit is not None and (commit.line is not None or commit.unread)
         if commit is not None and stored and commit.before_own != commit.value:  # it stands: `u` may try again
             self._stacks.setdefault(sid, []).append(commit)
+            self._put_back_undone(write)
         kept = write.kept
         if kept.expected:
             self._expected[sid] = kept.grade
@@ -491,12 +528,11 @@ class WriteQueue:
             try:
                 appended = source.append_undo(write.session_id, grader=self.operator)
             except NothingToUndo as exc:
-                return WriteOutcome(write, False, f"Nothing to undo on {sid}: {_reason(exc)}.")
+                return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc, self.operator)}.")
             except GradeConflict as exc:
-                return WriteOutcome(write, False, f"Not undone on {sid}: {_reason(exc)}.")
+                return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc, self.operator)}.")
             self._undid(write, appended)
-            note = one_line(appended.record.note or "")
-            return WriteOutcome(write, True, f"Undo on {sid}: {note}.", appended.warnings)
+            return WriteOutcome(write, True, undone(sid, appended.record.note, self.operator), appended.warnings)
         if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
             return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
         if commit.line is None:
@@ -510,27 +546,16 @@ class WriteQueue:
             return WriteOutcome(
                 write,
                 False,
-                f"Not undone on {sid}: {_reason(exc)}. u again undoes your latest grade there, as lesson-credit "
-                "undo does.",
+                f"Not undone on {sid}: {refusal(exc, self.operator)}. u again undoes your latest grade there, as "
+                "lesson-credit undo does.",
             )
         self._undid(write, appended)
-        if commit.before is None:
-            message = f"Undo on {sid}: pending again (retracts line {commit.line})."
-        else:
-            message = f"Undo on {sid}: back to {_grade(commit.before)} (reverts line {commit.line})."
-        return WriteOutcome(write, True, message, appended.warnings)
+        return WriteOutcome(write, True, undone(sid, appended.record.note, self.operator), appended.warnings)
 
     def _undid(self, write: Write, appended: GradeAppended) -> None:
         """(writer) the undo `write` was logged as `appended`."""
         write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
         self._last_line[write.session_id] = write.line
-
-
-def _reason(exc: Exception) -> str:
-    """An undo's refusal as the engine words it, without its "nothing to undo: " or "not undone: " start."""
-    text = one_line(str(exc))
-    head, _, rest = text.partition(": ")
-    return rest if head in ("nothing to undo", "not undone") and rest else text
 
 
 class Grading(Protocol):

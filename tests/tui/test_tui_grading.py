@@ -77,7 +77,7 @@ async def test_commit_then_undo_typed_fast_writes_both_in_order(app: LessonCredi
         assert detail.base is not None and detail.base.session.base_reward == 0.8
         messages = toasts(app)
         assert any("0.5" in m and "s1" in m for m in messages)
-        assert any("0.8" in m and "s1" in m and "undo" in m.lower() for m in messages)
+        assert "Undid your grade on s1 (line 5): 0.5 back to 0.8 (heuristic)." in messages
         assert app.is_running
 
 
@@ -140,7 +140,7 @@ async def test_nothing_to_undo_after_every_grade_is_undone_does_not_say_it_was_n
         assert grades(ws_root) == [("s4", 0.7, "manual"), ("s4", None, "manual")]
         refusals = [m for m in toasts(app) if "nothing to undo" in m.lower()]
         assert refusals == [  # (the CLI's `undo s4` says the same: one undo)
-            "Nothing to undo on s4: manual's grades on session 's4' are undone already or changed nothing."
+            "Nothing to undo on s4: your grades on session 's4' are undone already or changed nothing."
         ]
 
 

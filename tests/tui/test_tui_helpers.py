@@ -244,10 +244,8 @@ def test_write_queue_applies_in_order_and_undo_is_a_stack(workspace: Workspace, 
     assert Workspace(ws_root, clock=fixed_clock).session("s4").pending
     assert messages[0] == "Nothing to undo on s1: session 's1' is scored only by its record (no grade)."
     assert messages[1] == "Saved grade 0.6 for s4 (was pending)."
-    assert messages[4] == "Undo on s4: pending again (retracts line 5)."
-    assert (
-        messages[5] == "Nothing to undo on s4: manual's grades on session 's4' are undone already or changed nothing."
-    )
+    assert messages[4] == "Undid your grade on s4 (line 5): 0.6 back to pending."
+    assert messages[5] == "Nothing to undo on s4: your grades on session 's4' are undone already or changed nothing."
     # another person grades s1 over this queue's grade: the undo is refused and writes nothing
     queue.commit("s1", 0.3, None, shown=0.8)
     drain()

@@ -135,5 +135,5 @@ def test_an_undo_of_a_commit_graded_over_by_the_operator_leaves_the_next_u_to_th
     assert first.startswith("Not undone on s4: session 's4' was graded elsewhere since line 5")
     queue.undo("s4")
     (second,) = drain()
-    assert second.startswith("Undo on s4: "), second
+    assert second == "Undid your grade on s4 (line 6): 0.3 back to 0.5.", second
     assert grades(ws_root) == [(0.5, "manual"), (0.3, "manual"), (0.5, "manual")]  # the 0.3 undone: 0.5 back

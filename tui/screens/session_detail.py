@@ -34,6 +34,7 @@ from lesson_credit.tui.screens.credit_cells import (
 )
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
 from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
+from lesson_credit.tui.screens.session_reads import ReadFailed, UndoHold, graded_elsewhere, reporting
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import after_shown
@@ -135,11 +136,15 @@ class SessionDetailScreen(DataScreen):
         self._built_for = 0  # the credits table's width when its columns were last fitted
         self._table_needs = 0  # the credits table's width with every column whole (`_show`)
         self.rows_in_view: int | None = None  # the credit rows in view when fewer than the table's rows
+        self._undo_hold = UndoHold(session_id)
 
     @property
     def keys_held(self) -> bool:  # also while an undo of the log's is not in the view: the keys after it read it
-        seen = (self._explained_at, self.outside.read_at if self.outside is not None else None)
-        return super().keys_held or self.grading.writes.log_undo_unread(self.session_id, *seen)
+        return super().keys_held or self._undo_hold.held(self.grading.writes, *self._seen())
+
+    def _seen(self) -> tuple[int | None, int | None]:
+        """The source versions the explanation and the record were read at (None: not loaded)."""
+        return self._explained_at, self.outside.read_at if self.outside is not None else None
 
     @property
     def grading(self) -> Grading:
@@ -220,8 +225,9 @@ class SessionDetailScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="detail-outside")
     def _load_outside(self) -> None:
-        session_id = self.session_id
-        self.post_result(lambda: outside_view(self.source, session_id), self.OutsideLoaded)
+        session_id, read_at = self.session_id, self.source.version
+        outside = reporting(self.post_message, read_at, lambda: outside_view(self.source, session_id))
+        self.post_result(outside, self.OutsideLoaded)
 
     @on(OutsideLoaded)
     def _outside_loaded(self, event: OutsideLoaded) -> None:
@@ -236,7 +242,14 @@ class SessionDetailScreen(DataScreen):
     @work(thread=True, exclusive=True, group="detail-load")
     def _load(self) -> None:
         read_at = self.source.version
-        self.post_result(lambda: self.source.explain(self.session_id), lambda found: self.Loaded(found, read_at))
+        explain = reporting(self.post_message, read_at, lambda: self.source.explain(self.session_id))
+        self.post_result(explain, lambda found: self.Loaded(found, read_at))
+
+    @on(ReadFailed)
+    def _read_failed(self, event: ReadFailed) -> None:
+        said = self._undo_hold.read_failed(self.grading.writes, event.read_at, *self._seen())
+        if said is not None:  # (the WorkFailed after it hands on the keys)
+            self.notify(said, title="Keys no longer held", severity="warning", markup=False)
 
     @work(thread=True, exclusive=True, group="detail-preview")
     def _preview(self, draft: float) -> None:
@@ -250,7 +263,9 @@ class SessionDetailScreen(DataScreen):
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         first = self.base is None
-        self._notice_grade_from_elsewhere(self.base, event.explanation)
+        said = graded_elsewhere(self.session_id, self.base, event.explanation, self.draft, self.grading.writes)
+        if said is not None:  # another process graded it under the draft: the draft stays a draft
+            self.notify(said, title="Graded elsewhere", severity="warning", markup=False)
         self.base, self._explained_at = event.explanation, event.read_at
         self.done(self.query_one("#credits", ThemedTable))
         self._show_size()
@@ -276,23 +291,6 @@ class SessionDetailScreen(DataScreen):
         self.done(self.query_one("#credits", ThemedTable))
         self.shown = event.explanation
         self._show()
-
-    def _notice_grade_from_elsewhere(self, before: Explanation | None, after: Explanation) -> None:
-        """Another process graded this session while a draft is open: say so; the draft stays a draft."""
-        if before is None or self.draft is None or not after.grades:
-            return
-        latest = after.grades[-1]
-        if before.grades and before.grades[-1].line == latest.line:
-            return
-        if self.grading.writes.wrote_last(self.session_id, latest.line):
-            return
-        self.notify(
-            f"{one_line(self.session_id)} was graded {fmt_grade(latest.base_reward)} by "
-            f"{one_line(latest.grader)} elsewhere. Your draft {fmt_grade(self.draft)} is kept, not committed.",
-            title="Graded elsewhere",
-            severity="warning",
-            markup=False,
-        )
 
     # ---------------------------------------------------------------- display
 
