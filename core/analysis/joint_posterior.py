@@ -100,7 +100,8 @@ CACHE_NAME = "joint-posterior.msgpack"
 CACHE_VERSION = 9  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
 # 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
 # 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
-# 8: a lesson identified only by time drawn from the prior; 9: kinds of work in one Unicode form (NFC)
+# 8: a lesson identified only by time drawn from the prior; 9: kinds of work and graders' names in one
+# Unicode form (NFC)
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 

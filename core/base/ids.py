@@ -59,6 +59,12 @@ def lesson_named(text: str, known: Iterable[str], shown: int = 5) -> str:
     return matches[0] if matches else wanted
 
 
+def one_form(text: str) -> str:
+    """`text` in Unicode's composed form (NFC): `café` typed with `e` and a combining accent is `café` with é
+    as one code point. Names people type that look the same are then one name (ASCII as it is)."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def unicode_forms(text: str) -> list[str]:
     """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
     if text.isascii():

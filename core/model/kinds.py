@@ -4,7 +4,7 @@ selection's). Plain strings, no numpy: the record path imports it."""
 
 from __future__ import annotations
 
-import unicodedata
+from lesson_credit.core.base.ids import one_form
 
 
 def kind_of(category: str | None) -> str:
@@ -12,5 +12,4 @@ def kind_of(category: str | None) -> str:
     lower-cased with str.lower and put in Unicode's composed form (NFC: `café` typed with a combining accent
     is `café`), as `select` compares it with a lesson's match.session_categories (core/bandit/select.py
     `names_kind`): `Code`, `code` and ` code ` are one kind; "" for none."""
-    text = (category or "").strip().lower()
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    return one_form((category or "").strip().lower())
