@@ -16,7 +16,7 @@ from typing import Any
 from msgspec import Struct
 
 from lesson_credit.core.base.errors import WorkspaceError
-from lesson_credit.core.base.ids import lesson_named, normalize_id
+from lesson_credit.core.base.ids import lesson_named, normalize_id, unicode_form_name, unicode_forms
 from lesson_credit.core.library.journals import read_for_record
 from lesson_credit.core.library.lessons import Lesson
 from lesson_credit.core.library.salience import SalienceBreakdown, salience_breakdowns
@@ -56,6 +56,7 @@ class Recording(Struct, frozen=True):
     grader: str
     outcome: str | None = None  # a gptme outcome word given for the reward (`reward` is what it maps to)
     during: frozenset[str] = frozenset()  # lessons included during the session, not chosen before it
+    notes: tuple[str, ...] = ()  # what the caller says besides: a lesson named in another Unicode form
 
     def event(
         self, settings: CreditSettings, propensity: dict[str, float], timestamp: str, selected: Sequence[str] = ()
@@ -131,7 +132,7 @@ def recording(
         reward = check_reward(reward)
     raw, text, stored_path = read_for_record(journal, root, allow_outside)
     by_id = library()
-    ids = [normalize_id(lesson) for lesson in lessons]
+    ids, notes = _library_forms([normalize_id(lesson) for lesson in lessons], by_id)
     unknown = [lesson for lesson, lid in zip(lessons, ids, strict=True) if lid not in by_id]
     if unknown:
         raise WorkspaceError(f"not in the lesson library: {', '.join(_with_nearest(name, by_id) for name in unknown)}")
@@ -140,7 +141,25 @@ def recording(
         raise WorkspaceError(f"lesson given twice: {', '.join(duplicates)}")
     breakdowns = salience_breakdowns(text, [(lid, by_id[lid].keywords) for lid in ids])
     included = frozenset(ids[len(ids) - len(during) :])
-    return Recording(session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome, included)
+    return Recording(
+        session_id, reward, raw, stored_path, tuple(breakdowns), category, grader, outcome, included, notes
+    )
+
+
+def _library_forms(ids: list[str], by_id: Collection[str]) -> tuple[list[str], tuple[str, ...]]:
+    """`ids` with each one not in the library but whose other Unicode form is (`café.md` typed with a
+    combining accent, the file's name with é as one code point: they look the same) as the library's id,
+    and a note for each such."""
+    notes = []
+    for i, lesson_id in enumerate(ids):
+        library_id = next((form for form in unicode_forms(lesson_id)[1:] if form in by_id), None)
+        if lesson_id not in by_id and library_id is not None:
+            ids[i] = library_id
+            notes.append(
+                f"lesson {lesson_id!r} ({unicode_form_name(lesson_id)}) is logged as the library's {library_id!r} "
+                f"({unicode_form_name(library_id)}): the same name in another Unicode form"
+            )
+    return ids, tuple(notes)
 
 
 def _with_nearest(name: str, ids: Collection[str]) -> str:

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from lesson_credit.core.analysis.joint import kind_of
 from lesson_credit.core.base.errors import UserError
+from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.base.numbers import listed
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def select_rows(table: SessionTable, query: SessionQuery, now: dt.datetime | Non
         same = {c: kind_of(c) == kind_of(query.category) for c in set(table.categories)}
         keep &= np.fromiter((same[c] for c in table.categories), dtype=np.bool_, count=n)
     if query.grader is not None:
-        keep &= _strings_equal(table.graders, query.grader)
+        keep &= _strings_equal(table.graders, one_form(query.grader))  # the log's graders are read in one form
     if query.lesson_rows is not None:
         injected = np.zeros(n, dtype=np.bool_)
         injected[query.lesson_rows] = True

@@ -18,6 +18,7 @@ from lesson_credit.core.analysis.agreement import DEFAULT_THRESHOLD, Agreement, 
 from lesson_credit.core.analysis.informative import InformativeOrder, informative_order
 from lesson_credit.core.analysis.joint import kind_codes
 from lesson_credit.core.base.errors import WorkspaceError
+from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.model.sources import HUMAN, SOURCES
 from lesson_credit.core.workspace import Workspace
 
@@ -53,6 +54,7 @@ def agreement_report(ws: Workspace, source: str | None = None, threshold: float 
     ]
     columns += [(a, b, people[a], people[b]) for a, b in combinations(sorted(people), 2)]
     known = {name for pair in columns for name in pair[:2]}
+    source = None if source is None else one_form(source)  # a person's name, as the log's are read
     if source is not None and source not in known:
         raise WorkspaceError(f"unknown source {source!r} (sources: {', '.join(sorted(known))})")
     if source is not None:

@@ -70,8 +70,8 @@ def for_category(lesson: Lesson, category: str | None) -> bool:
     """Whether `lesson` may be drawn for a session of the kind of work `category`: one whose
     match.session_categories name kinds of work is for those alone (compared as gptme-contrib's lesson
     hook compares them: spaces around trimmed, lower-cased with str.lower, which keeps ß and a final
-    sigma); when the kind is not known, any lesson may be (as gptme's own auto-include, which never
-    reads them)."""
+    sigma; and, unlike the hook, in one Unicode form: `kind_of`); when the kind is not known, any lesson
+    may be (as gptme's own auto-include, which never reads them)."""
     if category is None or not lesson.session_categories:
         return True
     return names_kind(lesson.session_categories, category)
@@ -80,8 +80,8 @@ def for_category(lesson: Lesson, category: str | None) -> bool:
 def names_kind(kinds: Sequence[str], category: str) -> bool:
     """Whether a lesson's kinds of work (match.session_categories) name `category`, compared as
     `for_category` compares them."""
-    wanted = category.strip().lower()
-    return any(kind.lower() == wanted for kind in kinds)
+    wanted = kind_of(category)
+    return any(kind_of(kind) == wanted for kind in kinds)
 
 
 def candidates(lessons: Sequence[Lesson], context: str, category: str | None = None) -> list[Lesson]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from lesson_credit.core.base.errors import WorkspaceError
@@ -43,14 +44,43 @@ def lesson_named(text: str, known: Iterable[str], shown: int = 5) -> str:
     """The id a lesson argument names among `known` ids: itself once normalised, else the one known
     id that ends in `/` + it (a basename, `test-doubles.md`, or a path's tail); `.md` may be left
     out. WorkspaceError (one line listing the candidates) when several match; the normalised text
-    when none does (the caller says what it is not)."""
+    when none does (the caller says what it is not). A name typed in another Unicode form than the id's
+    (`café` with é as one code point, or as `e` and a combining accent: they look the same) names it."""
     wanted = normalize_id(text)
     ids = set(known)
-    for name in (wanted, wanted + ".md"):
+    forms = unicode_forms(wanted)  # as typed first: a library may hold a file name in each form
+    for name in (name for form in forms for name in (form, form + ".md")):
         if name in ids:
             return name
-    tails = ("/" + wanted, "/" + wanted + ".md")
+    tails = tuple(f"/{form}{end}" for form in forms for end in ("", ".md"))
     matches = sorted(known_id for known_id in ids if wanted and known_id.endswith(tails))
     if len(matches) > 1:
         raise WorkspaceError(f"lesson {text!r} is ambiguous: {len(matches)} lessons match ({listed(matches, shown)})")
     return matches[0] if matches else wanted
+
+
+def one_form(text: str) -> str:
+    """`text` in Unicode's composed form (NFC): `café` typed with `e` and a combining accent is `café` with é
+    as one code point. Names people type that look the same are then one name (ASCII as it is)."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+def unicode_forms(text: str) -> list[str]:
+    """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
+    if text.isascii():
+        return [text]
+    forms = [text]
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, text)
+        if other not in forms:
+            forms.append(other)
+    return forms
+
+
+def unicode_form_name(text: str) -> str:
+    """Which Unicode form `text` is in, to say how two names that look the same differ: "NFC" (é as one
+    code point), "NFD" (`e` and a combining accent), or "mixed"."""
+    for form in ("NFC", "NFD"):
+        if unicodedata.normalize(form, text) == text:
+            return form
+    return "mixed"

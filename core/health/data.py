@@ -145,8 +145,13 @@ def gather(ws: Workspace) -> HealthData:
 
 
 def _session_kinds(ws: Workspace) -> frozenset[str]:
-    """The kinds of work (categories) the sessions were logged with, blank ones left out."""
-    return frozenset(kind for kind in set(ws.session_categories()) if kind is not None and kind.strip())
+    """The kinds of work (categories) the sessions were logged with, blank ones left out: one name a kind
+    (as the estimates group them, `Code` and `code` one), the spelling most of its sessions use."""
+    from lesson_credit.core.analysis.joint import kind_codes
+
+    categories = ws.session_categories()
+    names = kind_codes(categories, np.arange(len(categories), dtype=np.int64))[1]
+    return frozenset(name for name in names if name.strip())
 
 
 def _retracted(ws: Workspace, sessions: Sequence[SessionSummary]) -> tuple[tuple[str, str], ...]:

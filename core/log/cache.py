@@ -56,8 +56,9 @@ from lesson_credit.core.log.vocab import decode_lines
 # 14: the sessions prior and increment events name; 15: the prior events in force, what exports wrote;
 # 16: the `created` of each imported file that counts sessions; 17: what increments events saw of the own file;
 # 18: after how many sessions each increments event was logged; 19: absolute lesson paths name library ids;
-# 20: after how many sessions each prior event was logged; 21: those steps as typed arrays (core/log/steps.py)
-CACHE_VERSION = 21
+# 20: after how many sessions each prior event was logged; 21: those steps as typed arrays (core/log/steps.py);
+# 22: graders' names in one Unicode form (NFC)
+CACHE_VERSION = 22
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

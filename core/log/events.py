@@ -14,7 +14,7 @@ import msgspec
 from msgspec import Struct, field
 
 from lesson_credit.core.base.errors import UserError
-from lesson_credit.core.base.ids import normalize_id
+from lesson_credit.core.base.ids import normalize_id, one_form
 
 SESSION, GRADE, SELECTION, PRIOR, RETIRE = "session", "grade", "selection", "prior", "retire"
 EXPORT = "export"  # what `export-gptme` wrote to another file: no evidence (docs/format.md §5.8)
@@ -307,7 +307,7 @@ def _session(raw: RawEvent) -> SessionEvent:
         during=columns.during,
         journal_path=raw.journal_path,
         category=raw.category,
-        grader=raw.grader,
+        grader=None if raw.grader is None else one_form(raw.grader),  # one person however their name is typed
         strategy=raw.strategy,
         floor=raw.floor,
         published_shape=raw.type is None,
@@ -353,7 +353,7 @@ def to_event(raw: RawEvent) -> Event:
         if raw.base_reward is not None and not isinstance(raw.base_reward, float | int):
             raise InvalidEvent("grade event without a numeric (or null) base_reward")
         base = _unit(raw.base_reward, "base_reward")
-        return GradeEvent(_sid(raw), base, raw.grader or "unknown", raw.timestamp, raw.note)
+        return GradeEvent(_sid(raw), base, one_form(raw.grader or "unknown"), raw.timestamp, raw.note)
     if kind == SELECTION:
         return SelectionEvent(
             session_id=None if raw.session_id is None else str(raw.session_id),

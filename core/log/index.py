@@ -15,6 +15,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.columns import Column, HeldChunk, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
@@ -214,11 +215,12 @@ class LogIndex:
         self.session_base.append(math.nan if columns.base_reward is None else columns.base_reward)
         categories.append(raw.category)
         journals.append(raw.journal_path)
-        graders.append(raw.grader)
+        grader = None if raw.grader is None else one_form(raw.grader)  # as events.py reads it: one form
+        graders.append(grader)
         strategies.append(raw.strategy)
         floors.append(raw.floor)
         self.session_published.append(raw.type is None)
-        self.session_source.append(code_of(raw.grader))
+        self.session_source.append(code_of(grader))
         label = outcome_label(raw)
         if label is not None:
             self.outcome_labels[row] = label
@@ -322,7 +324,8 @@ class LogIndex:
         if not self._add_marks(lessons, counts, first_row):
             return False
         self.lookup.added_many(new_rows)
-        graders_of = [raw.grader for raw in raws]
+        folded = {grader: None if grader is None else one_form(grader) for grader in {raw.grader for raw in raws}}
+        graders_of = [folded[raw.grader] for raw in raws]  # one form, as events.py reads them
         all_ids, times, categories, journals, graders, strategies, floors = self._strings()
         all_ids.extend(cast(list[str], ids))
         self.session_lines.extend([line for line, _ in run])

@@ -14,6 +14,7 @@ from msgspec.structs import replace
 
 from lesson_credit.core import grading, views
 from lesson_credit.core.bandit.fold import Posterior, fold
+from lesson_credit.core.base.ids import unicode_forms
 from lesson_credit.core.joined_records import trajectory_for
 from lesson_credit.core.log.columns import ids_starting
 from lesson_credit.core.log.events import GradeEvent, SelectionEvent
@@ -327,20 +328,6 @@ class Reading(WorkspaceBase):
     def missing_salience_count(self) -> int:
         self.data()
         return self._reader.missing_salience_count()
-
-
-def unicode_forms(text: str) -> list[str]:
-    """`text` as typed, then its NFC and NFD forms where they differ (none for ASCII)."""
-    if text.isascii():
-        return [text]
-    import unicodedata
-
-    forms = [text]
-    for form in ("NFC", "NFD"):
-        other = unicodedata.normalize(form, text)
-        if other not in forms:
-            forms.append(other)
-    return forms
 
 
 def _is_undo(note: str) -> bool:

@@ -15,6 +15,7 @@ from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config,
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import StoredUnread, StoreError, reading_back, set_aside_notices
+from lesson_credit.core.base.ids import one_form, unicode_forms
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.log.stores import record_lock
 from lesson_credit.core.model.kinds import kind_of
@@ -26,7 +27,6 @@ from lesson_credit.core.views import (
     PosteriorTable,
 )
 from lesson_credit.core.workspace.gptme_files import GptmeFiles
-from lesson_credit.core.workspace.reading import unicode_forms
 
 CONFIG_ATTEMPTS = 3  # saves of config.toml tried while an editor keeps saving it meanwhile
 
@@ -139,6 +139,7 @@ class Writing(GptmeFiles):
             outcome=outcome,
             during=during,
         )
+        self.warnings.extend(new.notes)
         settings = self.settings
         with record_lock(self.log) as held:  # none on a database: its unique index refuses a second record
             self._check_new(session_id)
@@ -200,6 +201,7 @@ class Writing(GptmeFiles):
             reward = self.outcome_reward(outcome)
         reward = grading.check_reward(reward)
         grading.check_grader(grader)
+        grader = one_form(grader)  # one person however their name is typed, as the log's graders are read
         decide = lambda history, line: (reward, note, grader)  # noqa: E731
         return self._append_grade(session_id, decide, grader, expect_line, outcome)
 
@@ -234,6 +236,7 @@ class Writing(GptmeFiles):
         of theirs appended meanwhile is what gets undone, unless `expect_line` (the latest grade event's
         line) or `line` (the event to undo) says otherwise: then GradeConflict, nothing written."""
         grading.check_grader(grader)
+        grader = one_form(grader)  # their grades as the log is read: one form of each name
         priority = self.config.reward_priority
 
         def decide(history: list[GradeRecord], record_line: int) -> tuple[float | None, str | None, str]:

@@ -239,6 +239,21 @@ def test_never_injected_says_when_a_lesson_is_for_kinds_of_work_no_session_had(t
     assert "`select --category`" in f.advice
 
 
+def test_never_injected_names_each_kind_of_work_once(tmp_path: Path) -> None:
+    # 30 sessions of two kinds of work, each spelt two ways: `Code` 10 and `code` 5; café composed (NFC) 10
+    # and with a combining accent (NFD) 5. Each kind is listed once, in the spelling most of its sessions use
+    nfc, nfd = "caf\u00e9", "cafe\u0301"
+    kinds = ["Code", "code", "Code", nfc, nfd, nfc]
+    events = [session(f"s{i}", VARIED[i % 7], {"a.md": 1.0}, category=kinds[i % 6]) for i in range(30)]
+    root = make_workspace(tmp_path, lessons=LESSONS, events=events)
+    (root / "lessons" / "infra.md").write_text(_lesson_for(["infra"], "deploy"), encoding="utf-8")
+    f = by_code(root)["never-injected"]
+    assert f.reasons[f.items.index("infra.md")] == (
+        f"its match.session_categories (infra) name none of the sessions' kinds of work (Code, {nfc}): "
+        "`select --category` leaves it out"
+    )
+
+
 def test_never_injected_without_kinds_of_work_on_record_keeps_its_words(tmp_path: Path) -> None:
     # the same library, 30 sessions logged without a kind of work: select drew from every lesson
     events = [session(f"s{i}", VARIED[i % 7], {"a.md": 1.0}) for i in range(30)]
