@@ -422,20 +422,9 @@ class LogReader:
         return views.grade_history(session, self.session_line(row), grades, outcome)
 
     def grading_fields(self, row: int) -> SessionEvent:
-        """The session's event with what its grades and reward sources read of it (id, time, own score and grader,
-        shape) and no lessons: a third of the work of `session`, which views of many sessions with undos did once
-        per session and source."""
-        index = self.index
-        base = float(index.session_base[row])
-        return SessionEvent(
-            session_id=index.session_ids[row],
-            timestamp=index.session_times[row],
-            base_reward=None if math.isnan(base) else base,
-            lesson_ids=(),
-            saliences=(),
-            grader=index.session_graders[row],
-            published_shape=bool(index.session_published[row]),
-        )
+        """The session's event without its lessons (what its grades and reward sources read of it): a third of
+        the work of `session`, which views of many sessions with undos did once per session and source."""
+        return self.index.session(row, lessons=False)
 
     def grader_scores(self, n: int, source_code: int) -> dict[str, npt.NDArray[np.float64]]:
         """Per grader of one reward source: that grader's latest score of each of the first `n`

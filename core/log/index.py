@@ -487,9 +487,9 @@ class LogIndex:
         elif isinstance(event, ExportEvent):  # no evidence: the base of a later import of that file
             self.exports.exported(line, event.numbers)
 
-    def session(self, row: int) -> SessionEvent:
-        """The session event at a row, rebuilt from the columns."""
-        start, stop = int(self.session_start[row]), int(self.session_start[row + 1])
+    def session(self, row: int, lessons: bool = True) -> SessionEvent:
+        """The session event at a row, rebuilt from the columns (`lessons=False`: without its lessons)."""
+        start, stop = int(self.session_start[row]), int(self.session_start[row + 1 if lessons else row])
         base = float(self.session_base[row])
         arm_ids = self.arm_ids
         return SessionEvent(

@@ -347,15 +347,8 @@ class GptmeFiles(StateFile):
 
 def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
     """The rows whose item is one of `values`, in row order. The items are tested against the set in C (a set
-    intersection) and only the values found are located (`tuple.index`): no Python step per item, where a
-    loop over every session's time cost 14 ms of CPU at 100k sessions for each import."""
-    rows: list[int] = []
-    for value in values.intersection(items):
-        at = items.index(value)
-        while True:
-            rows.append(at)
-            try:
-                at = items.index(value, at + 1)
-            except ValueError:
-                break
-    return sorted(rows)
+    intersection): no Python step per item when none is found (a foreign file, the usual case); when some are,
+    one pass over the items (an earlier copy of our own file names a session in nearly every arm: locating
+    each value by `tuple.index` cost a full pass per value, 1.8 s at 100k sessions and 1,000 arms)."""
+    found = values.intersection(items)
+    return [row for row, item in enumerate(items) if item in found] if found else []

@@ -15,7 +15,7 @@ from lesson_credit.core.bandit.config import Config, ConfigChanged, read_config,
 from lesson_credit.core.base.clock import iso
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import StoredUnread, StoreError, reading_back, set_aside_notices
-from lesson_credit.core.base.ids import one_form, unicode_forms
+from lesson_credit.core.base.ids import one_form, unicode_form_name, unicode_forms
 from lesson_credit.core.grading import GradeAppended
 from lesson_credit.core.log.stores import record_lock
 from lesson_credit.core.model.kinds import kind_of
@@ -101,9 +101,13 @@ class Writing(GptmeFiles):
         return selection
 
     def _check_new(self, session_id: str) -> None:
+        """Refuse an id already recorded, also in another Unicode form (the two print alike, and `grade`,
+        `show` and `undo` take either: a second session under it could not be told from the first)."""
         self.refresh()
-        if self._reader.row_of(session_id) is not None:
-            raise WorkspaceError(f"session {session_id!r} is already recorded")
+        for form in unicode_forms(session_id):
+            if self._reader.row_of(form) is not None:
+                alike = "" if form == session_id else f" as {form!r} ({unicode_form_name(form)}), another Unicode form"
+                raise WorkspaceError(f"session {session_id!r} is already recorded{alike}")
 
     def record(
         self,
@@ -175,8 +179,9 @@ class Writing(GptmeFiles):
             found = self._reader.index.latest_selection(form)
             if found is not None and self._reader.row_of(form) is None:
                 self.warnings.append(
-                    f"session {session_id!r} was selected as {form!r}, another Unicode form of the same text: "
-                    "recorded under the selection's id"
+                    f"session {session_id!r} ({unicode_form_name(session_id)}) was selected as {form!r} "
+                    f"({unicode_form_name(form)}), the same text in another Unicode form: recorded under the "
+                    "selection's id"
                 )
                 return form, found
         return session_id, selection

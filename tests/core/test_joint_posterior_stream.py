@@ -62,7 +62,8 @@ def written_out(events: list[dict[str, Any]], arm_ids: tuple[str, ...]) -> tuple
     n = len(graded)
     names = sorted({e.get("category") or "" for e in graded})
     code = np.array([names.index(e.get("category") or "") for e in graded])
-    blocks = int(math.floor(2 * math.log2(n / 25) + 1e-9))  # docs: time blocks from 50 graded sessions
+    # docs/estimates.md: no time blocks below 24 graded sessions, 2 from 24, floor(2 log2(n / 25)) from 50
+    blocks = 1 if n < 24 else max(2, int(math.floor(2 * math.log2(n / 25) + 1e-9)))
     z = np.hstack([np.eye(len(names))[code], time_columns(n, blocks)])
     x = np.zeros((n, len(arm_ids)))
     for row, e in enumerate(graded):

@@ -8,6 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import LOG_REL, fixed_clock, make_workspace
 
@@ -32,7 +35,8 @@ def test_a_record_under_another_unicode_form_joins_its_selection(tmp_path: Path)
     assert entry["propensity"] == selection["propensity"][entry["path"]]
     assert entry["included"] == "before"
     assert Workspace(root, clock=fixed_clock).selected_never_recorded() == []
-    assert any("another Unicode form" in w for w in ws.warnings)
+    # the two ids print alike: the warning names which form each is
+    assert any(f"{NFD!r} (NFD) was selected as {NFC!r} (NFC)" in w for w in ws.warnings)
 
 
 def test_each_form_keeps_its_own_selection_when_both_are_selected(tmp_path: Path) -> None:
@@ -42,3 +46,16 @@ def test_each_form_keeps_its_own_selection_when_both_are_selected(tmp_path: Path
     ws.select("git", k=1, seed=3, session_id=NFD, category="research")
     ws.record(NFD, root / "j.md", ["a.md"], reward=0.5)
     assert (logged(root)[-1]["session_id"], logged(root)[-1]["category"]) == (NFD, "research")
+
+
+def test_a_record_under_another_form_of_a_recorded_id_is_refused(tmp_path: Path) -> None:
+    # no selection to join: a second session under an id that prints as the first's could not be told from it
+    root = make_workspace(tmp_path, LESSONS, [], journals={"j.md": "git\n"})
+    ws = Workspace(root, clock=fixed_clock)
+    ws.record(NFC, root / "j.md", ["a.md"], reward=0.5)
+    before = (root / LOG_REL).read_bytes()
+    with pytest.raises(WorkspaceError, match=r"already recorded as 'café' \(NFC\), another Unicode form"):
+        ws.record(NFD, root / "j.md", ["b.md"], reward=0.9)
+    with pytest.raises(WorkspaceError, match="already recorded as"):  # nor selected under it
+        ws.select("git", k=1, seed=3, session_id=NFD)
+    assert (root / LOG_REL).read_bytes() == before
