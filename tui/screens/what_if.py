@@ -27,6 +27,7 @@ from lesson_credit.core.api import (
     STRATEGIES,
     CreditSettings,
     decimal,
+    index_names,
     lesson_labels,
 )
 from lesson_credit.tui.screens.base import DataScreen, screen_css
@@ -55,6 +56,14 @@ COLUMNS = (
     ("status", "status", "status"),
     ("lesson", "lesson", "lesson"),
 )
+
+
+def column_names(view: WhatIfView, narrow: bool) -> tuple[dict[str, str], frozenset[str]]:
+    """Each lesson's name in the table (narrow: its file name, the whole id where file names are alike), and
+    the set of them made one line, for the names' cuts."""
+    labels = lesson_labels(row.path for row in view.rows) if narrow else {}
+    names = {row.path: labels[row.path] if narrow else row.path for row in view.rows}
+    return names, frozenset(one_line(name) for name in names.values())
 
 
 def floor_of(text: str) -> float | None:
@@ -188,7 +197,13 @@ class WhatIfScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="what-if")
     def _fold(self, settings: CreditSettings | None, priority: tuple[str, ...] | None = None) -> None:
-        self.post_result(lambda: self.source.what_if(settings or self.source.settings(), priority), self.Folded)
+        def compute() -> WhatIfView:
+            view = self.source.what_if(settings or self.source.settings(), priority)
+            for narrow in (True, False):  # the names' sets sorted here, not at their first cut on the UI thread
+                index_names(column_names(view, narrow)[1])
+            return view
+
+        self.post_result(compute, self.Folded)
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:
@@ -252,10 +267,7 @@ class WhatIfScreen(DataScreen):
         table.clear(columns=True)
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)
-        labels = lesson_labels(row.path for row in view.rows)  # file names, whole ids where those are alike
-        # cut to the column: its folders, then its middle, give way
-        names = {row.path: labels[row.path] if narrow else row.path for row in view.rows}
-        alike = frozenset(one_line(name) for name in names.values())
+        names, alike = column_names(view, narrow)  # cut to the column: its folders, then its middle, give way
         for row in view.rows:
             change = row.rank_change
             tone = "up" if change > 0 else "down" if change < 0 else "muted"
