@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.widget import Widget
 
 from lesson_credit.core.analysis import informative
 from lesson_credit.core.base import shorten
@@ -186,3 +187,35 @@ def test_the_cuts_keep_no_set_of_names_they_no_longer_show() -> None:
         others = frozenset({f"check-{i}-before-done", f"check-{i}-after-done"})
         shorten.shorten_lesson(f"check-{i}-before-done", 15, others)
     assert sys.getrefcount(names) == held
+
+
+async def test_the_lesson_panel_s_last_lines_scroll_into_view_at_80x24(tmp_path: Path) -> None:
+    """At 80x24 the side column is 20 rows: the plot keeps 11 (9 and its legend's two lines), the panel needs 16
+    (its title on two lines at 26 columns, eleven numbers' and usage lines, the id, category, description, the
+    border). From "avg salience" on, with the last credit, it ran under the footer: no scrollbar, no key, no mark.
+    Its box now takes the 9 rows left and scrolls, its bar shown; tab reaches it and end brings the panel's last
+    line and its border into view. The plot keeps its width (the axis's 1.00)."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        side = app.screen.query_one("#lessons-side")
+        plot = app.screen.query_one("#lesson-plot")
+        panel = app.screen.query_one("#lesson-panel")
+        box = panel.parent  # the box it scrolls in
+        assert isinstance(box, Widget) and box.region.bottom == side.region.bottom
+        assert box.show_vertical_scrollbar and box.max_scroll_y > 0
+        assert plot.region.width == side.region.width and "1.00" in row_text(app, plot.region.bottom - 4)
+
+        def shown() -> list[str]:
+            return [row_text(app, y)[side.region.x : side.region.right] for y in range(box.region.y, box.region.bottom)]
+
+        assert not any("avg salience" in row or "last credit" in row for row in shown()), shown()
+        burst(pilot, "tab", "end")
+        await settle(pilot)
+        assert app.focused is box and shown()[-1].startswith("╰"), shown()
+        seen = set()
+        for _ in range(int(box.max_scroll_y)):
+            burst(pilot, "up")
+            await settle(pilot)
+            seen.update(shown())
+        assert any("avg salience" in row for row in seen) and any("last credit" in row for row in seen), seen
