@@ -14,16 +14,19 @@ import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widget import Widget
+from textual.widgets import Input, Select
 
 from lesson_credit.core.analysis import informative
 from lesson_credit.core.base import shorten
+from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
+from lesson_credit.tui.screens.simulation import SimulationScreen
 from lesson_credit.tui.widgets.credit_panel import CreditPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.cli_run import run_cli
 from tests.tui.test_tui_whole_headers import demo_app, row_text
-from tests.tui.tui_fixture import burst, open_session, open_sessions, settle
+from tests.tui.tui_fixture import burst, open_session, open_sessions, settle, wait_until
 
 SIZES = [(80, 24), (200, 50)]
 
@@ -219,3 +222,37 @@ async def test_the_lesson_panel_s_last_lines_scroll_into_view_at_80x24(tmp_path:
             await settle(pilot)
             seen.update(shown())
         assert any("avg salience" in row for row in seen) and any("last credit" in row for row in seen), seen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+async def test_the_simulation_s_best_marks_keep_the_numbers_aligned(
+    size: tuple[int, int], workspace: Workspace
+) -> None:
+    """Each metric column right-aligns its numbers; the best one's cell ends in " ★" and the others were padded
+    with two spaces to match, but a right-aligned cell drops its trailing spaces: the marked number stood two
+    cells left of the rest ("0.459 ±0.044 ★" over "0.133 ±0.072" ending two columns further right). Every drawn
+    row's number now ends in the same column."""
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimulationScreen)
+        screen.query_one("#scenario", Select).value = "few-sessions"
+        screen.query_one("#seeds", Input).value = "2"
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        await wait_until(pilot, lambda: screen.report is not None and screen.running is None)
+        await settle(pilot)
+        table = screen.query_one("#sim-table", ThemedTable)
+        widths = [column.get_render_width(table) for column in table.columns.values()]
+        rows = [row_text(app, table.region.y + 1 + i)[table.region.x :] for i in range(table.row_count)]
+        marked = 0
+        for column in range(1, len(widths)):
+            start = sum(widths[:column])
+            cells = [row[start : start + widths[column]] for row in rows]
+            marked += sum("★" in cell for cell in cells)
+            ends = {len(cell.replace("★", " ").rstrip()) for cell in cells if cell.strip()}
+            assert len(ends) == 1, cells
+        assert marked >= 4  # one best (or more, tied) per metric
