@@ -296,9 +296,11 @@ class SimulationScreen(Screen[None]):
         table = self.query_one("#sim-table", ThemedTable)
         padding = 2 * table.cell_padding
         needed = padding + max(len("estimator"), *(len(s.name) for s in report.estimators))
+        best = best_estimators(report)
         for metric, (header, digits, _) in METRIC_COLUMNS.items():
-            cells = [len(metric_cell(s.metric(metric), digits)) for s in report.estimators]
-            needed += padding + max(len(header), *cells) + len(BEST_MARK)
+            marks = {s.name: len(BEST_MARK) if s.name in best[metric] else 0 for s in report.estimators}
+            cells = [len(metric_cell(s.metric(metric), digits)) + marks[s.name] for s in report.estimators]
+            needed += padding + max(len(header), *cells)
         # the table spans the screen; a scrollbar beside the rows only when they pass its highest
         limit = table.styles.max_height
         if limit is not None and len(report.estimators) + table.header_height > limit.value:
