@@ -115,8 +115,8 @@ class LessonCells:
         alike = names_alike(rows)
         if previous is not None and previous.alike == alike:
             alike = previous.alike  # the very set: the cuts' cache compares an equal new one name by name
-        else:
-            index_names(alike)  # sorted here, off the UI thread: its first cut found a new set unsorted
+        else:  # sorted here, off the UI thread (its first cut found a new set unsorted), the sorted set's very object
+            alike = index_names(alike)
         if previous is None or previous.tones != tones:
             built = {row.path: lesson_cells(row, tones.__getitem__, False, effects, alike) for row in rows}
             return cls(tones, built, rows, effects, alike)

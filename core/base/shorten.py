@@ -110,9 +110,10 @@ class _Index:
     this set, kept with it, so a set no longer shown goes with its index (a count cache keyed by the set kept
     every set it had seen)."""
 
-    __slots__ = ("files", "names", "ends", "end_names", "reads")
+    __slots__ = ("alike", "files", "names", "ends", "end_names", "reads")
 
     def __init__(self, alike: frozenset[str]) -> None:
+        self.alike = alike  # the set the index was built for: the cache's key
         file_of = {name: name.rpartition("/")[2] for name in alike}
         self.names = sorted(file_of, key=file_of.__getitem__)  # (by a key: comparing tuples took twice as long)
         end_of = {name: file[::-1] for name, file in file_of.items()}
@@ -127,11 +128,12 @@ def _by_file(alike: frozenset[str]) -> _Index:
     return _Index(alike)
 
 
-def index_names(alike: frozenset[str]) -> None:
+def index_names(alike: frozenset[str]) -> frozenset[str]:
     """Sort `alike` for the word-break cuts now: a worker calls this with a column's new set of names, so the
     first render that cuts one of them (on the UI thread) finds the set sorted (sorting 30,000 names is a
-    tenth of a second)."""
-    _by_file(alike)
+    tenth of a second). Returns the set the index is kept for, `alike` or an equal one sorted before: cuts
+    given that very set find its index at once (an equal other set is compared with it name by name)."""
+    return _by_file(alike).alike
 
 
 def _starting(keys: list[str], start: str) -> range:

@@ -22,11 +22,12 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.grading_queue import GradingQueueScreen
 from lesson_credit.tui.screens.simulation import SimulationScreen
+from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.widgets.credit_panel import CreditPanel
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.cli_run import run_cli
 from tests.tui.test_tui_whole_headers import demo_app, row_text
-from tests.tui.tui_fixture import burst, open_session, open_sessions, settle, wait_until
+from tests.tui.tui_fixture import burst, open_session, open_sessions, settle, table_keys, wait_until
 
 SIZES = [(80, 24), (200, 50)]
 
@@ -256,3 +257,40 @@ async def test_the_simulation_s_best_marks_keep_the_numbers_aligned(
             ends = {len(cell.replace("★", " ").rstrip()) for cell in cells if cell.strip()}
             assert len(ends) == 1, cells
         assert marked >= 4  # one best (or more, tied) per metric
+
+
+async def test_what_if_cuts_its_names_with_the_set_its_worker_sorted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What-if at 80x24 cuts the demo's names at word breaks too ("escalate-…-blocked"). Its name set was built
+    and sorted on the UI thread at the first cut; then, sorted in the worker, the table cut with another, equal
+    set, which the cuts' cache compares with the sorted one name by name at every cut. The worker's set is the
+    one the cells carry now (Lessons sorted an equal one first: the very set it sorted), and no set is sorted on
+    the UI thread."""
+    real = shorten._by_file
+    real.cache_clear()
+    sorted_sets: dict[int, str] = {}
+
+    def by_file(alike: frozenset[str]) -> Any:
+        misses = real.cache_info().misses
+        index = real(alike)
+        if real.cache_info().misses > misses:
+            sorted_sets[id(alike)] = threading.current_thread().name
+        return index
+
+    monkeypatch.setattr(shorten, "_by_file", by_file)
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(app.screen, WhatIfScreen)
+        table = app.screen.query_one("#what-if-table", ThemedTable)
+        names = [table.get_row(key)[-1] for key in table_keys(table)]
+        drawn = [
+            row_text(app, table.region.y + 1 + i)[table.region.x : table.region.right].split()[-1] for i in range(3)
+        ]
+        assert "escalate-…-blocked" in drawn, drawn  # a word-break cut was drawn
+        alike = {id(getattr(name, "alike", None)) for name in names}
+        assert len(alike) == 1 and alike <= set(sorted_sets), (alike, sorted_sets)
+    assert threading.main_thread().name not in sorted_sets.values(), sorted_sets
