@@ -54,7 +54,10 @@ class LessonsScreen(SortableScreen):
 
     DEFAULT_CSS = screen_css("lessons.tcss")
     AUTO_FOCUS = "#lessons-table"
-    HELP = "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare."
+    HELP = (
+        "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare. On a short "
+        "terminal the lesson's panel scrolls (its bar shows it): tab to it, then the arrows."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
