@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
     from lesson_credit.core.base.files import StoredUnread, StoreError
     from lesson_credit.core.base.gc_pause import gc_paused
     from lesson_credit.core.base.numbers import counted, decimal, fixed, listed, signed, span
-    from lesson_credit.core.base.shorten import cells, lesson_labels, shorten, shorten_lesson
+    from lesson_credit.core.base.shorten import cells, index_names, lesson_labels, shorten, shorten_lesson
     from lesson_credit.core.grading import (
         GradeAppended,
         GradeConflict,
@@ -75,7 +75,7 @@ _HOME: dict[str, str] = {
         "base.errors": ("LessonCreditError", "WorkspaceError"),
         "base.files": ("StoreError", "StoredUnread"),
         "base.numbers": ("counted", "decimal", "fixed", "listed", "signed", "span"),
-        "base.shorten": ("cells", "lesson_labels", "shorten", "shorten_lesson"),
+        "base.shorten": ("cells", "index_names", "lesson_labels", "shorten", "shorten_lesson"),
         "grading": ("GradeAppended", "GradeConflict", "NothingToUndo", "grade_text", "undo_note", "undo_walk"),
         "health": ("ERROR", "Finding"),
         "library.lessons": ("MISSING", "Lesson", "LessonProblem"),

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.style import Style
 from rich.text import Text
 
-from lesson_credit.core.api import MISSING
+from lesson_credit.core.api import MISSING, index_names
 from lesson_credit.tui.source_views import BROKEN
 from lesson_credit.tui.text import fmt, fmt_interval, fmt_signed, lesson_name_text, one_line, spaced_text
 
@@ -115,6 +115,8 @@ class LessonCells:
         alike = names_alike(rows)
         if previous is not None and previous.alike == alike:
             alike = previous.alike  # the very set: the cuts' cache compares an equal new one name by name
+        else:  # sorted here, off the UI thread (its first cut found a new set unsorted), the sorted set's very object
+            alike = index_names(alike)
         if previous is None or previous.tones != tones:
             built = {row.path: lesson_cells(row, tones.__getitem__, False, effects, alike) for row in rows}
             return cls(tones, built, rows, effects, alike)

@@ -100,16 +100,40 @@ def shorten_lesson(name: str, width: int, alike: frozenset[str] | None = None) -
     return cut
 
 
-@lru_cache(maxsize=4)
-def _by_file(alike: frozenset[str]) -> tuple[list[str], list[str], list[str], list[str]]:
+READS_KEPT = 4096  # the counts kept per set of names: the rows in view at many widths
+
+
+class _Index:
     """`alike`'s file names, sorted, and each one's name; then the file names reversed, sorted, and each one's
     name: the names a cut's start (or end) may stand for are found by bisection, not by cutting every name of
-    a column (30,000 lessons took 0.9 s at a width's first render)."""
-    file_of = {name: name.rpartition("/")[2] for name in alike}
-    names = sorted(file_of, key=file_of.__getitem__)  # (by a key: comparing tuples took twice as long)
-    end_of = {name: file[::-1] for name, file in file_of.items()}
-    end_names = sorted(end_of, key=end_of.__getitem__)
-    return [file_of[n] for n in names], names, [end_of[n] for n in end_names], end_names
+    a column (30,000 lessons took 0.9 s at a width's first render). `reads`: the counts `_reads_as` found for
+    this set, kept with it, so a set no longer shown goes with its index (a count cache keyed by the set kept
+    every set it had seen)."""
+
+    __slots__ = ("alike", "files", "names", "ends", "end_names", "reads")
+
+    def __init__(self, alike: frozenset[str]) -> None:
+        self.alike = alike  # the set the index was built for: the cache's key
+        file_of = {name: name.rpartition("/")[2] for name in alike}
+        self.names = sorted(file_of, key=file_of.__getitem__)  # (by a key: comparing tuples took twice as long)
+        end_of = {name: file[::-1] for name, file in file_of.items()}
+        self.end_names = sorted(end_of, key=end_of.__getitem__)
+        self.files = [file_of[n] for n in self.names]
+        self.ends = [end_of[n] for n in self.end_names]
+        self.reads: dict[tuple[int, str], int] = {}
+
+
+@lru_cache(maxsize=4)  # the sets of a few columns (Lessons, What-if's two widths, a session's credits)
+def _by_file(alike: frozenset[str]) -> _Index:
+    return _Index(alike)
+
+
+def index_names(alike: frozenset[str]) -> frozenset[str]:
+    """Sort `alike` for the word-break cuts now: a worker calls this with a column's new set of names, so the
+    first render that cuts one of them (on the UI thread) finds the set sorted (sorting 30,000 names is a
+    tenth of a second). Returns the set the index is kept for, `alike` or an equal one sorted before: cuts
+    given that very set find its index at once (an equal other set is compared with it name by name)."""
+    return _by_file(alike).alike
 
 
 def _starting(keys: list[str], start: str) -> range:
@@ -118,25 +142,30 @@ def _starting(keys: list[str], start: str) -> range:
     return range(low, bisect_left(keys, start + "\U0010ffff", low))
 
 
-@lru_cache(maxsize=4096)  # a count per cut: the rows in view at many widths
 def _reads_as(alike: frozenset[str], width: int, cut: str) -> int:
     """How many names of `alike` a word-break cut at `width` reads as, counted up to 2 (the most a caller
     asks). Only a name whose file name starts with the cut's start and ends with its end can read the same
     (a cut in the file name's middle keeps both): those are found by bisection, from whichever end matches
     fewer names. 30,000 names all starting "lesson-" took 0.4 s when every one of them was cut."""
+    index = _by_file(alike)
+    known = index.reads.get((width, cut))
+    if known is not None:
+        return known
     head, _, tail = cut.partition(ELLIPSIS)
-    files, names, ends, end_names = _by_file(alike)
-    by_head, by_tail = _starting(files, head), _starting(ends, tail[::-1])
+    by_head, by_tail = _starting(index.files, head), _starting(index.ends, tail[::-1])
     if len(by_head) <= len(by_tail):
-        candidates = (names[i] for i in by_head if files[i].endswith(tail))
+        candidates = (index.names[i] for i in by_head if index.files[i].endswith(tail))
     else:
-        candidates = (end_names[i] for i in by_tail if ends[i].endswith(head[::-1]))
+        candidates = (index.end_names[i] for i in by_tail if index.ends[i].endswith(head[::-1]))
     found = 0
     for other in candidates:
         if cells(other) > width and _shorten_lesson(other, width, words=True) == cut:
             found += 1
             if found == 2:
                 break
+    if len(index.reads) >= READS_KEPT:
+        index.reads.clear()
+    index.reads[(width, cut)] = found
     return found
 
 

@@ -88,7 +88,7 @@ async def test_sessions_cut_a_long_category_so_every_header_is_whole(workspace: 
         s5 = lines[1].split()
         assert s5[3].endswith("…") and LONG_CATEGORY.startswith(s5[3][:-1])
         # the mean salience: git worktree 1 of 2 keywords, shell quoting 1 of 3: (0.5 + 0.333) / 2 = 0.42
-        assert s5[:3] + s5[4:] == ["s5", "03-05", "14:00", "0.90", "heuristic", "2", "0.42"]
+        assert s5[:3] + s5[4:] == ["s5", "03-05", "14:00", "0.900", "heuristic", "2", "0.42"]
 
 
 async def test_sessions_sorted_by_the_last_column_name_it_at_80_columns(workspace: Workspace, ws_root: Path) -> None:

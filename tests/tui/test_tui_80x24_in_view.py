@@ -204,15 +204,16 @@ async def test_simulation_detail_breaks_between_words_never_inside_a_formula_at_
 
 
 async def test_simulation_shows_the_full_cells_from_the_width_they_fit(tmp_path: Path) -> None:
-    """The full table (each cell with its [p10, p90]) is 118 cells wide on the demo's run; the estimate of
-    its width added a scrollbar and a padding the table does not have, so the short cells showed up to 121
-    columns. At 118 the full ones show, every metric in view; at 117 the short ones."""
+    """The full table (each cell with its [p10, p90]) is 116 cells wide on the demo's run (118 while every
+    unmarked cell carried two spaces for the best mark); the estimate of its width added a scrollbar and a
+    padding the table does not have, so the short cells showed up to 121 columns. At 116 the full ones show,
+    every metric in view; at 115 the short ones."""
     app = demo_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
         screen = await run_simulation(pilot)
         table = screen.query_one("#sim-table", ThemedTable)
-        assert table.virtual_size.width == 118
-        for width, brackets in ((118, 4), (117, 0)):
+        assert table.virtual_size.width == 116
+        for width, brackets in ((116, 4), (115, 0)):
             await pilot.resize_terminal(width, 50)
             await settle(pilot)
             seed = row_text(app, table.region.y + 1)

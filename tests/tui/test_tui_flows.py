@@ -228,7 +228,7 @@ async def test_sessions_list_newest_first_pending_filter_and_open(app: LessonCre
         assert table_keys(table) == ["s4", "s3", "s2", "s1"]
         assert str(table.get_row("s4")[3]) == "pending"
         assert str(table.get_row("s4")[4]) == "—"  # no one scored it: no grader
-        assert str(table.get_row("s1")[3]) == "0.80" and str(table.get_row("s1")[4]) == "heuristic"
+        assert str(table.get_row("s1")[3]) == "0.800" and str(table.get_row("s1")[4]) == "heuristic"
         await pilot.press("v")
         await settle(pilot)
         assert table_keys(table) == ["s4"]

@@ -58,7 +58,7 @@ async def test_the_detail_shows_the_record_and_every_source(records_root: Path) 
         assert "judge 0.30 (claude-haiku-4-5): Fixed the worktree but skipped the flaky test." in text
         assert "gptme · anthropic/claude-sonnet-4-6 · 19m 00s · outcome productive (reward 1.000) · exit code 0" in text
         assert "grades: productivity 0.80 ×0.40, alignment 0.30 ×0.35, harm 1.00 ×0.25" in text
-        assert "V shows state/sessions/logs/2026-03-01-s1/conversation.jsonl" in text
+        assert "trajectory state/sessions/logs/2026-03-01-s1/conversation.jsonl · V shows it" in text
         bar = detail.query_one("#grade-bar", GradeBar)
         assert bar.others == (("judge", 0.3), ("heuristic", 0.8), ("outcome", 1.0))
 
@@ -527,11 +527,11 @@ async def test_at_80x24_the_queue_says_why_each_session_is_next(records_root: Pa
         assert [c.value for c in table.columns] == ["#", "session", "in force", "why next"]
         assert table.max_scroll_x == 0
         why = (
-            f"{info.expected[row]:.2f}±{info.spread[row]:.2f} · spread {info.disagreement[row]:.2f} · "
+            f"{info.expected[row]:.2f}±{info.spread[row]:.2f}, spread {info.disagreement[row]:.2f}, "
             f"shift {info.score[row] ** 0.5:.3f}"
         )
         line = next(line for line in screen_text(app) if " s4 " in line)
-        assert line.split() == ["1", "s4", "0.70", "record:judge", *why.split()]
+        assert line.split() == ["1", "s4", "0.700", "record:judge", *why.split()]
         assert 0 < info.score[row] and 0 <= info.disagreement[row] <= 1
 
 

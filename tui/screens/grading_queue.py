@@ -43,7 +43,7 @@ LEGEND = (
     "shift: how far that grade would move its lessons' means",
 )
 COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "shift")
-# below 100 columns: why the session is next in one column (expected±sd · spread between sources · shift)
+# below 100 columns: why the session is next in one column (expected±sd, spread between sources, shift)
 NARROW_COLUMNS = ("#", "session", "in force", "why next")
 
 
@@ -159,14 +159,15 @@ class GradingQueueScreen(DataScreen):
         hidden = min(head, len(queue.session_ids)) - len(listed)
         for place, (row, session_id) in enumerate(listed[:ROWS_SHOWN]):
             s = sessions.table.summary(row)
-            in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward)} {one_line(s.grader)}"
+            in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward, 3)} {one_line(s.grader)}"
             cells = [Text(str(place + 1), justify="right"), Text(one_line(session_id))]
             if narrow:  # one column says why the session is where it is
                 if info is not None:
                     spread = float(info.disagreement[row])
                     why = f"{fmt(float(info.expected[row]))}±{fmt(float(info.spread[row]))}"
-                    why += f" · spread {'—' if math.isnan(spread) else fmt(spread)}"
-                    why += f" · shift {_shift(float(info.score[row]))}"
+                    # commas, not " · ": the 80-column table keeps the grade in force to three places beside it
+                    why += f", spread {'—' if math.isnan(spread) else fmt(spread)}"
+                    why += f", shift {_shift(float(info.score[row]))}"
                 else:
                     why = f"pending since {fmt_time(s.timestamp)}"
                 table.add_row(*cells, Text(in_force), Text(why), key=session_id)
@@ -236,5 +237,6 @@ class GradingQueueScreen(DataScreen):
 def _shift(information: float) -> str:
     """How far a person's grade is expected to move the session's lessons' means: the root of the summed
     expected squared changes, on the reward's scale, in the CLI's words and places (`sessions --order
-    informative`'s `shift`). The dashboard showed the sum itself, `info 4.5e-3`, for the CLI's 0.067."""
-    return fmt(math.sqrt(information), 3)
+    informative`'s `shift`). The dashboard showed the sum itself, `info 4.5e-3`, for the CLI's 0.067. A sum of
+    squares summed in floating point may come out a hair below zero: that is no shift (its root raised)."""
+    return fmt(math.sqrt(max(information, 0.0)), 3)

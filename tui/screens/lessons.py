@@ -33,6 +33,7 @@ from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve
 from lesson_credit.tui.widgets.filter_box import FilterBox
 from lesson_credit.tui.widgets.key_footer import KeyFooter
+from lesson_credit.tui.widgets.key_scroll import KeyScroll
 from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow
 
 PLOT_ROWS = 9  # the densities' rows at least: the title, the box, four rows of curves (pins told apart at 80x24),
-# the axis and its labels; the panel below keeps its numbers to "injected in" there
+# the axis and its labels; below it the panel shows its numbers to "injected in" there, and its box scrolls
+# (tab, then the arrows) to the rest
 NAMES_FRAME_LATEST_S = 1.0  # the first read waits this long at most for the names' frame (held repaints)
 
 
@@ -52,7 +54,10 @@ class LessonsScreen(SortableScreen):
 
     DEFAULT_CSS = screen_css("lessons.tcss")
     AUTO_FOCUS = "#lessons-table"
-    HELP = "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare."
+    HELP = (
+        "Every lesson's posterior. Highlight a lesson to plot its density; pin up to three to compare. On a short "
+        "terminal the lesson's panel scrolls (its bar shows it): tab to it, then the arrows."
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter"),
@@ -105,7 +110,8 @@ class LessonsScreen(SortableScreen):
             yield ThemedTable(id="lessons-table", cursor_type="row", zebra_stripes=True, cell_padding=0)
             with Vertical(id="lessons-side"):
                 yield BetaPlot(plot_rows=PLOT_ROWS, id="lesson-plot")
-                yield LessonPanel(id="lesson-panel")
+                with KeyScroll(id="lesson-panel-box"):  # as tall as the plot leaves (`_fit_panel`): the rest scrolls
+                    yield LessonPanel(id="lesson-panel")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -391,6 +397,15 @@ class LessonsScreen(SortableScreen):
     def resized(self, rebuild: bool) -> None:
         super().resized(rebuild)
         self.call_after_refresh(self._fit_lesson_column)
+        self.call_after_refresh(self._fit_panel)
+
+    def _fit_panel(self) -> None:
+        """The panel's box as tall as the side column leaves below the plot's least height (its rows and its
+        legend's lines, more with pins): the rest of the panel scrolls in the box, its bar saying so. At 80x24 the
+        panel's last lines (avg salience, the last credit) ran under the footer with no sign."""
+        least = self.query_one("#lesson-plot", BetaPlot).styles.min_height
+        room = self.query_one("#lessons-side").size.height - (int(least.value) if least is not None else 0)
+        self.query_one("#lesson-panel-box", KeyScroll).styles.max_height = max(3, room)
 
     def on_themed_table_resized(self, message: ThemedTable.Resized) -> None:
         """The table's first layout (a first load can land before it) or a later resize: fit the lesson column."""
@@ -504,6 +519,7 @@ class LessonsScreen(SortableScreen):
         plot = self.query_one("#lesson-plot", BetaPlot)
         plot.plot_title = "posterior density"
         plot.curves = tuple(curves)
+        self.call_after_refresh(self._fit_panel)  # a pin's legend line raises the plot's least height
 
     # ---------------------------------------------------------------- actions
 

@@ -228,7 +228,7 @@ class SessionsScreen(SortableScreen):
 
     def _cells(self, table: ThemedTable, s: SessionSummary) -> list[Text]:
         tone = "warning" if s.pending else None
-        grade = "pending" if s.base_reward is None else fmt(s.base_reward)
+        grade = "pending" if s.base_reward is None else fmt(s.base_reward, 3)  # the CLI's places (`sessions`, `show`)
         if self.view is not None and s.session_id in self.view.words:  # gptme's word: noop, failed... differ
             grade = one_line(self.view.words[s.session_id])
         troubled = self.view is not None and s.session_id in self.view.troubled

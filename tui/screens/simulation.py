@@ -35,7 +35,7 @@ from lesson_credit.tui.widths import NARROW_BELOW, SHORT_BELOW
 
 DEFAULT_SEEDS = 5
 MAX_SEEDS = 500
-BEST_MARK = " ★"
+BEST_MARK = "★ "  # before the number: a right-aligned cell drops trailing spaces, so a mark after it shifted it
 
 # metric -> (column header, digits of the mean and sd, lower is better)
 METRIC_COLUMNS: dict[str, tuple[str, int, bool]] = {
@@ -269,7 +269,7 @@ class SimulationScreen(Screen[None]):
         table.add_column("estimator", key="estimator")
         for metric, (header, _, _) in METRIC_COLUMNS.items():
             header = NARROW_HEADERS.get(metric, header) if narrow else header
-            table.add_column(Text(header + " " * len(BEST_MARK), justify="right"), key=metric)
+            table.add_column(Text(header, justify="right"), key=metric)
         if report is None:
             table.fit_name_column(len(METRIC_COLUMNS))  # the headers whole or at the edge
             title.update(self._no_report_title())
@@ -296,9 +296,11 @@ class SimulationScreen(Screen[None]):
         table = self.query_one("#sim-table", ThemedTable)
         padding = 2 * table.cell_padding
         needed = padding + max(len("estimator"), *(len(s.name) for s in report.estimators))
+        best = best_estimators(report)
         for metric, (header, digits, _) in METRIC_COLUMNS.items():
-            cells = [len(metric_cell(s.metric(metric), digits)) for s in report.estimators]
-            needed += padding + max(len(header), *cells) + len(BEST_MARK)
+            marks = {s.name: len(BEST_MARK) if s.name in best[metric] else 0 for s in report.estimators}
+            cells = [len(metric_cell(s.metric(metric), digits)) + marks[s.name] for s in report.estimators]
+            needed += padding + max(len(header), *cells)
         # the table spans the screen; a scrollbar beside the rows only when they pass its highest
         limit = table.styles.max_height
         if limit is not None and len(report.estimators) + table.header_height > limit.value:
@@ -310,12 +312,10 @@ class SimulationScreen(Screen[None]):
         cells = [table.toned(summary.name, "muted" if reference else None)]
         for metric, (_, digits, _) in METRIC_COLUMNS.items():
             value = metric_cell(summary.metric(metric), digits, spread=not self.compact_cells)
-            if summary.name in best[metric]:
-                cells.append(Text(value + BEST_MARK, style=table.tone("accent"), justify="right"))
-            else:  # padded as wide as the mark so the numbers stay aligned
-                cells.append(
-                    Text(value + " " * len(BEST_MARK), style=table.tone("muted") if reference else "", justify="right")
-                )
+            if summary.name in best[metric]:  # the mark first: every number ends at the column's right edge
+                cells.append(Text(BEST_MARK + value, style=table.tone("accent"), justify="right"))
+            else:
+                cells.append(Text(value, style=table.tone("muted") if reference else "", justify="right"))
         return cells
 
     def _show_estimator(self) -> None:

@@ -27,6 +27,7 @@ from lesson_credit.core.api import (
     STRATEGIES,
     CreditSettings,
     decimal,
+    index_names,
     lesson_labels,
 )
 from lesson_credit.tui.screens.base import DataScreen, screen_css
@@ -55,6 +56,17 @@ COLUMNS = (
     ("status", "status", "status"),
     ("lesson", "lesson", "lesson"),
 )
+
+
+ColumnNames = tuple[dict[str, str], frozenset[str]]  # each lesson's name in the table, and the set of them
+
+
+def column_names(view: WhatIfView, narrow: bool) -> ColumnNames:
+    """Each lesson's name in the table (narrow: its file name, the whole id where file names are alike), and
+    the set of them made one line, for the names' cuts."""
+    labels = lesson_labels(row.path for row in view.rows) if narrow else {}
+    names = {row.path: labels[row.path] if narrow else row.path for row in view.rows}
+    return names, frozenset(one_line(name) for name in names.values())
 
 
 def floor_of(text: str) -> float | None:
@@ -144,9 +156,10 @@ class WhatIfScreen(DataScreen):
     ]
 
     class Folded(Message):
-        def __init__(self, view: WhatIfView) -> None:
+        def __init__(self, view: WhatIfView, names: dict[bool, ColumnNames]) -> None:
             super().__init__()
             self.view = view
+            self.names = names  # the table's names at either width (narrow: True), their sets sorted for the cuts
 
     def __init__(self, source: WorkspaceSource, lesson: str | None = None) -> None:
         """`lesson`: the lesson the cursor starts on (the one highlighted where `w` was typed)."""
@@ -157,6 +170,7 @@ class WhatIfScreen(DataScreen):
         self.policy = ""  # the selection policy proposed; "" until the saved one loads
         self.priority: tuple[str, ...] | None = None  # the reward priority proposed; None: the saved one
         self._adopt_policy = True  # the next fold shows the policy in force (first load, after a save)
+        self._names: dict[bool, ColumnNames] = {}  # the view's names (Folded)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -188,7 +202,14 @@ class WhatIfScreen(DataScreen):
 
     @work(thread=True, exclusive=True, group="what-if")
     def _fold(self, settings: CreditSettings | None, priority: tuple[str, ...] | None = None) -> None:
-        self.post_result(lambda: self.source.what_if(settings or self.source.settings(), priority), self.Folded)
+        def compute() -> tuple[WhatIfView, dict[bool, ColumnNames]]:
+            view = self.source.what_if(settings or self.source.settings(), priority)
+            # sorted here, not at their first cut on the UI thread; the table cuts with the sorted sets' very
+            # objects (Lessons' names are What-if's narrow ones: an equal set is compared name by name at each cut)
+            names = {narrow: column_names(view, narrow) for narrow in (True, False)}
+            return view, {narrow: (labels, index_names(alike)) for narrow, (labels, alike) in names.items()}
+
+        self.post_result(compute, lambda result: self.Folded(*result))
 
     @on(Folded)
     def _folded(self, event: Folded) -> None:
@@ -197,7 +218,7 @@ class WhatIfScreen(DataScreen):
         if self.priority is not None and event.view.proposed_priority != self.priority:
             return
         first = self.settings is None
-        previous, self.view = self.view, event.view
+        previous, self.view, self._names = self.view, event.view, event.names
         self.settings = event.view.proposed
         self.priority = event.view.proposed_priority
         self.done(self.query_one("#what-if-table", ThemedTable))
@@ -252,10 +273,9 @@ class WhatIfScreen(DataScreen):
         table.clear(columns=True)
         for key, label, short in COLUMNS:
             table.add_column(short if narrow else label, key=key)
-        labels = lesson_labels(row.path for row in view.rows)  # file names, whole ids where those are alike
         # cut to the column: its folders, then its middle, give way
-        names = {row.path: labels[row.path] if narrow else row.path for row in view.rows}
-        alike = frozenset(one_line(name) for name in names.values())
+        ours = view is self.view and narrow in self._names
+        names, alike = self._names[narrow] if ours else column_names(view, narrow)
         for row in view.rows:
             change = row.rank_change
             tone = "up" if change > 0 else "down" if change < 0 else "muted"

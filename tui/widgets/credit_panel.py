@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.reactive import reactive
@@ -145,11 +146,18 @@ class CreditPanel(KeyScroll):
         below = int(self.max_scroll_y - round(self.scroll_y))  # (the marker shown: the lines it covers included)
         shown = below > 0 and self.size.height > 1
         if shown:
-            lines = "1 more line" if below == 1 else f"{below} more lines"
-            how = (
-                f"↓ shows {'it' if below == 1 else 'them'}" if focused else "tab to this box and ↓ (or the mouse wheel)"
-            )
-            more.update(Text(f"▼ {lines}: {how}"))
+            more.update(Text(more_mark(below, focused, more.size.width or self.scrollable_content_region.width)))
         if more.display != shown:
             more.display = shown
             self.call_after_refresh(self._mark_more)  # the box's scroll range changed with it
+
+
+def more_mark(below: int, focused: bool, width: int) -> str:
+    """The marker line for `below` lines under the box, in `width` cells: the longest of its forms that fits,
+    so a narrow box says how many lines follow, whole, before it says how to reach them (a 40-cell box cut
+    "▼ 2 more lines: tab to this box and ↓ (or the m" at its edge, and a narrower one the count itself)."""
+    lines = "1 more line" if below == 1 else f"{below} more lines"
+    them = "it" if below == 1 else "them"
+    hows = (f"↓ shows {them}",) if focused else ("tab to this box and ↓ (or the mouse wheel)", "tab here, ↓")
+    forms = [f"▼ {lines}: {how}" for how in hows] + [f"▼ {lines}", f"▼ {below} more", f"▼ {below}"]
+    return next((form for form in forms if cell_len(form) <= width), forms[-1])

@@ -73,8 +73,8 @@ class LessonPanel(Static):
     @staticmethod
     def describe(detail: LessonDetail | None) -> Text:
         """The lesson's title, then its numbers, then what it is (path, category, description): on a
-        short terminal the panel is cut at its bottom, and what is cut is the lesson's own text, never a
-        number. The numbers' lines fit the narrow panel (26 columns of text at 80 columns)."""
+        short terminal the panel's bottom is scrolled to (its box's bar shows it), and what is first out of view
+        is the lesson's own text. The numbers' lines fit the narrow panel (26 columns of text at 80 columns)."""
         if detail is None:
             return Text("No lesson highlighted.", style="italic")
         row = detail.row

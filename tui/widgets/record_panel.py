@@ -2,7 +2,7 @@
 
 Every reward source's score (the one in force marked); the judge's score, model and reason;
 harness, model, duration, outcome; deliverables; per-dimension grades with their weights; and
-whether a transcript can be shown. Everything comes from files others write, so it is `Text`,
+the session's trajectory (`V` shows it as a transcript). Everything comes from files others write, so it is `Text`,
 never markup. Hidden while the workspace has no records file and the session has one source.
 """
 
@@ -56,9 +56,10 @@ def outside_text(outside: SessionOutside, compact: bool = False) -> Text:
         out.append(one_line(outside.record_note or "none"), style="dim")
     if compact:
         return out[1:] if out.plain.startswith("\n") else out
-    out.append("\ntranscript ", style="bold")
+    out.append("\ntrajectory ", style="bold")  # the row's name in `show` (V opens it as a transcript)
     if outside.trajectory is not None:
-        out.append(f"V shows {one_line(outside.trajectory)}")
+        out.append(one_line(outside.trajectory))
+        out.append(" · V shows it", style="dim")
     else:
         out.append(one_line(outside.trajectory_note or "none"), style="dim")
     return out
