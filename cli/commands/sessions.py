@@ -258,7 +258,7 @@ def _sessions_text(
     legend = []
     if information is not None:  # its square root: a distance on the reward's scale, read as the rest
         headers.append("shift")
-        cells = [(*c, fmt(math.sqrt(information[row]))) for c, row in zip(cells, shown.tolist(), strict=True)]
+        cells = [(*c, fmt(math.sqrt(max(information[row], 0.0)))) for c, row in zip(cells, shown.tolist(), strict=True)]
         legend.append(
             "shift: how far a person's grade is expected to move the means of the session's lessons (the root of "
             "--json's information, the sum of their expected squared changes); 0: a person graded it, or a "
