@@ -163,7 +163,10 @@ def test_loo_says_why_a_lesson_introduced_mid_block_claims_nothing(tmp_path: Pat
     assert a is not None and not a.identified and a.ci_low is None
     assert any(note.startswith("unidentified: identified only by time") for note in notes(a))
     # the one block it varies in switches at s115, the first session with it
-    assert a.reason is not None and "it switched at session s115 (never injected before it and always from" in a.reason
+    assert (
+        a.reason is not None
+        and "it switched at session s115 (never injected in a graded session before it and in every" in a.reason
+    )
     assert all(results[p].effect is not None and results[p].effect.identified for p in ("b.md", "c.md"))  # type: ignore[union-attr]
 
 
@@ -219,8 +222,13 @@ def test_the_reason_names_the_session_of_a_switch_in_one_block() -> None:
     off = lesson_claims(design_of(*switch_world(0, off=True)), session_ids=ids).of(0)
     # on: injected from session 450 (x450) on; off: injected before 450, so x450 is the first without it
     assert on is not None and on.reason is not None and off is not None and off.reason is not None
-    assert "it switched at session x450 (never injected before it and always from it on" in on.reason
-    assert "it switched at session x450 (always before it, never from it on" in off.reason
+    assert (
+        "it switched at session x450 (never injected in a graded session before it and in every one from it on"
+        in on.reason
+    )
+    assert (
+        "it switched at session x450 (injected in every graded session before it and in none from it on" in off.reason
+    )
     # without the ids (the simulator): its place among the graded sessions, counted from 1
     plain = lesson_claims(design_of(*switch_world(0))).of(0)
     assert plain is not None and plain.reason is not None and "graded session 451 (in log order)" in plain.reason
