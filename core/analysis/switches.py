@@ -105,15 +105,14 @@ def with_edges(found: Switches, x: Any, group: IntArray) -> Switches:
     """`found` (per time block) with the columns that vary in no block but switch once over the whole log
     (`group`: the baseline groups without the blocks): the switch falls where a block starts, and the
     blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says which)."""
-    whole = switches(x, group)
-    edge = whole.timed & (found.blocks == 0)
-    return Switches(
-        found.timed | edge,
-        found.blocks,
-        np.where(edge, whole.at, found.at),
-        np.where(edge, whole.on, found.on),
-        edge,
-    )
+    still = np.flatnonzero(found.blocks == 0)  # only these can be (read only their injections)
+    whole = switches(x.tocsc()[:, still], group)
+    edge = np.zeros(len(found.timed), dtype=bool)
+    edge[still] = whole.timed
+    at, on = found.at.copy(), found.on.copy()
+    at[still] = np.where(whole.timed, whole.at, at[still])
+    on[still] = np.where(whole.timed, whole.on, on[still])
+    return Switches(found.timed | edge, found.blocks, at, on, edge)
 
 
 def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray) -> dict[int, int]:
