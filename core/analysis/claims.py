@@ -47,7 +47,7 @@ from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoo
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import benjamini_hochberg
-from lesson_credit.core.analysis.switches import Switches, switched_in, switches
+from lesson_credit.core.analysis.switches import Switches, one_category, switched_in, switches, with_edges
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -209,6 +209,7 @@ class Fitted:
     penalty: float
     dense: bool
     switch: Switches | None = None  # where each column switches (`switches`), for the timed ones' reasons
+    switch_category: dict[int, str] = field(default_factory=dict)  # the one category a timed column varies in
 
 
 def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
@@ -245,12 +246,55 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     identified &= ratio <= SD_RATIO_MAX
     # the data move it, but only as a step in the baseline would: no claim (in the fit above it stays nearly
     # unshrunk, a step at its switch that the other lessons are read beside)
+    # and one switched where a time block starts: the blocks' baselines take it all, so the data barely move it,
+    # but the switch is why (its leave-one-out lift is the step as much as anything)
+    whole = _without_blocks(design)
     switch = switches(op.x, op.group, block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None)
-    timed = identified & switch.timed
+    if design.n_blocks > 1:
+        switch = with_edges(switch, op.x, whole)
+    edge = switch.edge if switch.edge is not None else np.zeros(len(columns), dtype=bool)
+    timed = (identified | (edge & ~few)) & switch.timed
     identified &= ~timed
+    scope = _switch_categories(design, op, timed, whole, switch)
     return Fitted(
-        op, columns, column_of, fit, identified, few, timed, ratio, var, counts, prior_sd, sigma2, lam0, dense, switch
+        op,
+        columns,
+        column_of,
+        fit,
+        identified,
+        few,
+        timed,
+        ratio,
+        var,
+        counts,
+        prior_sd,
+        sigma2,
+        lam0,
+        dense,
+        switch,
+        scope,
     )
+
+
+def _without_blocks(design: Design) -> IntArray:
+    """Each graded session's baseline group without the time blocks: its category and agent."""
+    agent = design.agent if design.agent is not None else np.zeros(design.n, dtype=np.int64)
+    key = design.category.astype(np.int64) * (max(design.n_agents, 1) + 1) + agent
+    group: IntArray = np.unique(key, return_inverse=True)[1].astype(np.int64)
+    return group
+
+
+def _switch_categories(
+    design: Design, op: Centred, timed: npt.NDArray[np.bool_], whole: IntArray, switch: Switches
+) -> dict[int, str]:
+    """The name of the one category a timed column varies in, when the log has several (by column)."""
+    if design.n_categories < 2 or not timed.any():
+        return {}
+    edge = switch.edge if switch.edge is not None else np.zeros(len(timed), dtype=bool)
+    found = one_category(op.x, op.group, design.category, np.flatnonzero(timed & ~edge))
+    found |= one_category(op.x, whole, design.category, np.flatnonzero(timed & edge))
+    names = design.category_names
+    return {c: (names[code] if code < len(names) else str(code)) or "(none)" for c, code in found.items()}
 
 
 def lesson_claims(design: Design, *, solver: str = "auto", session_ids: Sequence[str] | None = None) -> Claims:
@@ -328,22 +372,26 @@ def unidentified_reason(
         return f"too few sessions to identify: {n_with} with, {n_without} without (needs {MIN_SESSIONS} each)"
     if fitted.timed[c]:
         switch = fitted.switch
+        name = fitted.switch_category.get(c)
+        graded = "a graded session" + (f" of category {name}" if name is not None else "")
         if switch is not None and switch.at[c] >= 0:
-            name = (label or _place)(int(switch.at[c]))
+            session = (label or _place)(int(switch.at[c]))
             side = (
-                "never injected before it and always from it on"
+                f"never injected in {graded} before it and in every one from it on"
                 if switch.on[c]
-                else "always before it, never from it on"
+                else f"injected in every {graded[2:]} before it and in none from it on"
             )
+            edge = switch.edge is not None and bool(switch.edge[c])
+            where = "at the start of a time block" if edge else "within its time block"
             return (
-                f"identified only by time: it switched at {name} ({side}, within its time block), so a change "
+                f"identified only by time: it switched at {session} ({side}, {where}), so a change "
                 "in the baseline at that session would look the same"
             )
         blocks = int(switch.blocks[c]) if switch is not None else 0
         where = f"in each of the {blocks} time blocks where it varies" if blocks > 1 else "within its time blocks"
         return (
-            f"identified only by time: {where} it was never injected before one session and always after it "
-            "(or the reverse), so a change in the baseline at those moments would look the same"
+            f"identified only by time: {where} it was never injected in {graded} before one session and always "
+            "after it (or the reverse), so a change in the baseline at those moments would look the same"
         )
     return f"the data barely move it from the prior (posterior sd {fitted.ratio[c]:.0%} of the prior's)"
 

@@ -3,7 +3,8 @@
 **The joint effect** of a lesson (`joint` in loo-results.json) comes from two fits:
 - `ranking`: the shrunk estimate of `core.analysis.joint` (every lesson's salience-weighted
   injection under one empirical-Bayes prior): the best single number to rank lessons by, and what
-  a selection policy samples from; no interval is claimed from it;
+  a selection policy samples from; no interval is claimed from it; for a lesson identified only by time,
+  the prior (0, the prior sd), as the policy draws it;
 - when the lesson is identified (`core.analysis.claims`), `estimate` and its 95% interval and
   p-value are the unshrunk injection estimate with a robust variance; otherwise `identified` is
   false, `estimate` is the ranking value and there is no interval and no p-value. A lesson in a
@@ -130,7 +131,10 @@ def joint_effects(fit: JointFit, claims: Claims, arm_ids: tuple[str, ...]) -> li
         if column is None or rank is None:
             out.append(None)
             continue
-        out.append(_joint_effect(column, rank, _finite(float(ranking_sd[arm])), arm_ids))
+        rank_sd = _finite(float(ranking_sd[arm]))
+        if column.timed:  # what moved it, a step in the baseline would too: the prior, as the policy draws it
+            rank, rank_sd = 0.0, _finite(fit.prior_sd * float(fit.mean_weight[arm]))
+        out.append(_joint_effect(column, rank, rank_sd, arm_ids))
     return _adjusted(out)
 
 

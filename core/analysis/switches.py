@@ -33,6 +33,7 @@ class Switches:
     blocks: IntArray
     at: IntArray
     on: npt.NDArray[np.bool_]
+    edge: npt.NDArray[np.bool_] | None = None  # switched where a time block starts (`with_edges`)
 
 
 def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches:
@@ -98,3 +99,36 @@ def switches(x: Any, group: IntArray, block: IntArray | None = None) -> Switches
     at[owner[single]] = np.where(on_last < off_first, off_first, on_first)[single]
     on[owner[single]] = (on_first > off_last)[single]
     return Switches(timed, varying.astype(np.int64), at, on)
+
+
+def with_edges(found: Switches, x: Any, group: IntArray) -> Switches:
+    """`found` (per time block) with the columns that vary in no block but switch once over the whole log
+    (`group`: the baseline groups without the blocks): the switch falls where a block starts, and the
+    blocks' baselines take all of it. They are timed too, `at` their switch (`edge` says which)."""
+    still = np.flatnonzero(found.blocks == 0)  # only these can be (read only their injections)
+    whole = switches(x.tocsc()[:, still], group)
+    edge = np.zeros(len(found.timed), dtype=bool)
+    edge[still] = whole.timed
+    at, on = found.at.copy(), found.on.copy()
+    at[still] = np.where(whole.timed, whole.at, at[still])
+    on[still] = np.where(whole.timed, whole.on, on[still])
+    return Switches(found.timed | edge, found.blocks, at, on, edge)
+
+
+def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray) -> dict[int, int]:
+    """Per column in `columns`: the category (`category`: each session's code; every baseline group in
+    `group` lies within one) of the groups where it varies, neither always nor never injected in the group,
+    when that is a single one."""
+    csc = x.tocsc()
+    size = np.bincount(group)
+    category_of = np.zeros(len(size), dtype=np.int64)
+    category_of[group] = category
+    out: dict[int, int] = {}
+    for c in columns.tolist():
+        span = slice(csc.indptr[c], csc.indptr[c + 1])
+        rows = csc.indices[span][csc.data[span] != 0]
+        k = np.bincount(group[rows], minlength=len(size))
+        found = np.unique(category_of[(k > 0) & (k < size)])
+        if len(found) == 1:
+            out[c] = int(found[0])
+    return out

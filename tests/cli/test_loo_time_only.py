@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -70,3 +71,83 @@ def test_the_dashboard_says_so_too(tmp_path: Path) -> None:
     text = describe(delta).plain
     assert "no leave-one-out comparison: identified only by time" in text and "insufficient data" not in text
     assert "Δ —  95% CI —" in text  # no lift shown (the old one was +0.162 [+0.13, +0.19])
+
+
+def variant_workspace(
+    tmp_path: Path, switch: int = SWITCH, pending: tuple[int, ...] = (), by_category: bool = False
+) -> Path:
+    """`switch_workspace`'s log with the switch (and the baseline's step) at `switch`; a pending session
+    holding delta after each graded session in `pending`; `by_category`: sessions alternate between
+    categories x (even) and y (odd) and delta is only ever injected in y (from the switch on)."""
+    rng = np.random.default_rng(3)
+    events: list[dict[str, object]] = []
+    for i in range(N):
+        name = "xy"[i % 2]
+        extra = {"category": name} if by_category else {}
+        has_delta = i >= switch and (not by_category or name == "y")
+        injected = ["t/alpha.md"] * bool(rng.random() < 0.5) + ["t/delta.md"] * has_delta
+        reward = 0.40 + 0.15 * (i >= switch) + 0.10 * ("t/alpha.md" in injected) + rng.normal(0.0, 0.05)
+        events.append(session(f"s{i:03d}", round(float(reward), 4), dict.fromkeys(injected, 1.0), **extra))
+        if i in pending:
+            events.append(session(f"p{i:03d}", None, {"t/delta.md": 1.0}, **extra))
+    return make_workspace(tmp_path, LESSONS, events)
+
+
+def delta_of(root: Path) -> dict[str, Any]:
+    code, js, err = run_cli("loo", "--workspace", str(root), "--json")
+    assert code == 0, err
+    by_path: dict[str, dict[str, Any]] = {r["lesson"]: r for r in json.loads(js)["results"]}
+    return by_path["t/delta.md"]
+
+
+def test_its_ranking_is_the_prior_not_the_baselines_step(tmp_path: Path) -> None:
+    from lesson_credit.core.workspace import Workspace
+    from lesson_credit.tui.loo_text import describe, headline_text
+
+    root = switch_workspace(tmp_path)
+    # the shrunk fit read the step at s040 as its effect (+0.158: the step is +0.15); a selection policy
+    # draws it from the prior (mean 0), and so does the ranking now: 0 exactly, in parentheses
+    effect = delta_of(root)["effect"]
+    assert effect["estimate"] == 0.0 and effect["ranking"] == 0.0 and effect["identified"] is False
+    assert effect["ranking_sd"] > 0.0
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write")
+    assert code == 0, err
+    _, rows = parse_table(out)
+    assert next(r for r in rows if r["lesson"] == "t/delta.md")["effect"] == "(+0.000)"
+    results = Workspace(root, clock=fixed_clock).loo(write=False)
+    delta = next(r for r in results if r.path == "t/delta.md")
+    assert headline_text(delta) == "(+0.000)"
+    assert "ranking (shrunk joint estimate) +0.000" in describe(delta).plain
+
+
+def test_pending_sessions_before_the_switch_are_not_denied(tmp_path: Path) -> None:
+    # p010 and p030, pending, hold delta before s040: it was injected before s040, only never graded there
+    reason = delta_of(variant_workspace(tmp_path, pending=(10, 30)))["effect"]["reason"]
+    assert "it switched at session s040 (never injected in a graded session before it and in every one from it on" in (
+        reason
+    )
+    assert "(never injected before it" not in reason
+
+
+def test_a_switch_on_a_time_block_boundary_gives_the_switch_reason(tmp_path: Path) -> None:
+    # 80 graded sessions: floor(2 log2(80 / 25)) = 3 time blocks, session i in block floor(3 i / 80): the
+    # second block starts at s027 (81 // 80 = 1; s026: 78 // 80 = 0). Switched there, delta never varies
+    # within a block and the data barely move it (posterior sd 100% of the prior's), but what makes it
+    # unknowable is the switch, and its leave-one-out lift (about the step, +0.15) is before against after
+    delta = delta_of(variant_workspace(tmp_path, switch=27))
+    reason = delta["effect"]["reason"]
+    assert reason.startswith(
+        "identified only by time: it switched at session s027 (never injected in a graded session before it and "
+        "in every one from it on, at the start of a time block)"
+    ), reason
+    assert delta["delta"] is None and delta["sufficient"] is False
+    assert delta["insufficient_reason"].startswith("no leave-one-out comparison: identified only by time")
+
+
+def test_a_switch_in_one_category_names_it(tmp_path: Path) -> None:
+    # delta only in category y (odd sessions), from s040 on: the first y session there is s041
+    reason = delta_of(variant_workspace(tmp_path, by_category=True))["effect"]["reason"]
+    assert (
+        "it switched at session s041 (never injected in a graded session of category y before it and in every one "
+        "from it on, within its time block)" in reason
+    ), reason

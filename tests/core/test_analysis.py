@@ -114,6 +114,9 @@ def test_moderated_welch_approaches_plain_welch_with_many_sessions(tmp_path: Pat
     without = np.round(rng.uniform(0.3, 0.9, 600), 2).tolist()
     events = [session(f"w{i}", r, {A: 0.5}) for i, r in enumerate(with_a)]
     events += [session(f"o{i}", r, {B: 0.5}) for i, r in enumerate(without)]
+    # in a shuffled order: all of A's sessions first would be a switch in time (where the 5th of 10 time
+    # blocks starts), with no leave-one-out lift; the order moves no mean or variance
+    events = [events[i] for i in np.random.default_rng(5).permutation(len(events))]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     a = by_path(Workspace(root, clock=fixed_clock).loo(write=False))[A]
     plain = stats.ttest_ind(with_a, without, equal_var=False)

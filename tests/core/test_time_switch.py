@@ -15,6 +15,7 @@ from lesson_credit.core.analysis.claims import lesson_claims, switched
 from lesson_credit.core.analysis.estimates import SIGNIFICANCE, Effect, Randomized, headlines, joint_effects, notes
 from lesson_credit.core.analysis.joint import Design, block_codes, fit_joint, time_blocks
 from lesson_credit.core.analysis.joint_ops import centred, indicators
+from lesson_credit.core.analysis.switches import switches, with_edges
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace
 
@@ -163,7 +164,10 @@ def test_loo_says_why_a_lesson_introduced_mid_block_claims_nothing(tmp_path: Pat
     assert a is not None and not a.identified and a.ci_low is None
     assert any(note.startswith("unidentified: identified only by time") for note in notes(a))
     # the one block it varies in switches at s115, the first session with it
-    assert a.reason is not None and "it switched at session s115 (never injected before it and always from" in a.reason
+    assert (
+        a.reason is not None
+        and "it switched at session s115 (never injected in a graded session before it and in every" in a.reason
+    )
     assert all(results[p].effect is not None and results[p].effect.identified for p in ("b.md", "c.md"))  # type: ignore[union-attr]
 
 
@@ -213,14 +217,68 @@ def test_switched_agrees_with_its_definition_on_random_designs() -> None:
     assert seen == {True, False}  # both verdicts were asked for
 
 
+def edge_by_hand(x: np.ndarray, group: np.ndarray, whole: np.ndarray) -> tuple[list[bool], list[int]]:
+    """Per column: varies in no block group (`group`) yet, over the whole log's groups (`whole`), those with
+    it all come before those without or all after; and then the first session of the later side (else -1)."""
+    edges, ats = [], []
+    for j in range(x.shape[1]):
+        on: list[int] = []
+        off: list[int] = []
+        in_a_block = False
+        for g in sorted(set(whole.tolist())):
+            members = np.flatnonzero(whole == g).tolist()
+            with_it = [s for s in members if x[s, j] != 0]
+            if 0 < len(with_it) < len(members):
+                on += with_it
+                off += [s for s in members if x[s, j] == 0]
+        for g in sorted(set(group.tolist())):
+            k = int(np.count_nonzero(x[group == g, j]))
+            in_a_block |= 0 < k < int(np.count_nonzero(group == g))
+        edge = bool(on) and not in_a_block and (max(on) < min(off) or min(on) > max(off))
+        edges.append(edge)
+        ats.append((min(off) if max(on) < min(off) else min(on)) if edge else -1)
+    return edges, ats
+
+
+def test_a_switch_where_a_block_starts_is_found_over_the_whole_log() -> None:
+    rng = np.random.default_rng([5, 12])
+    seen = set()
+    for _ in range(300):
+        n, p = int(rng.integers(2, 40)), int(rng.integers(1, 6))
+        n_categories, n_agents, n_blocks = int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(2, 5))
+        category, agent = rng.integers(0, n_categories, n), rng.integers(0, n_agents, n)
+        block = block_codes(n, n_blocks)
+        _, group = indicators(n, category, n_categories, agent, n_agents, block, n_blocks)
+        _, whole = indicators(n, category, n_categories, agent, n_agents, None, 1)
+        # step columns, some switched where a block starts, and random ones
+        starts = np.flatnonzero(np.diff(block)) + 1
+        cut = np.where(rng.random(p) < 0.6, rng.choice(starts, p) if len(starts) else 0, rng.integers(0, n + 1, p))
+        x = (np.arange(n)[:, None] >= cut[None, :]).astype(np.float64)
+        x[:, ::3] = rng.random((n, len(range(0, p, 3)))) < 0.5
+        x[:, 1::2] = 1.0 - x[:, 1::2]
+        stored = sparse.csr_matrix(x)
+        found = with_edges(switches(stored, group, block), stored, whole)
+        edges, ats = edge_by_hand(x, group, whole)
+        assert found.edge is not None and found.edge.tolist() == edges, (x.tolist(), group.tolist())
+        assert found.at[found.edge].tolist() == [a for a, e in zip(ats, edges, strict=True) if e]
+        assert (found.timed[found.edge]).all()
+        seen.update(edges)
+    assert seen == {True, False}
+
+
 def test_the_reason_names_the_session_of_a_switch_in_one_block() -> None:
     ids = [f"x{i}" for i in range(N)]
     on = lesson_claims(design_of(*switch_world(0)), session_ids=ids).of(0)
     off = lesson_claims(design_of(*switch_world(0, off=True)), session_ids=ids).of(0)
     # on: injected from session 450 (x450) on; off: injected before 450, so x450 is the first without it
     assert on is not None and on.reason is not None and off is not None and off.reason is not None
-    assert "it switched at session x450 (never injected before it and always from it on" in on.reason
-    assert "it switched at session x450 (always before it, never from it on" in off.reason
+    assert (
+        "it switched at session x450 (never injected in a graded session before it and in every one from it on"
+        in on.reason
+    )
+    assert (
+        "it switched at session x450 (injected in every graded session before it and in none from it on" in off.reason
+    )
     # without the ids (the simulator): its place among the graded sessions, counted from 1
     plain = lesson_claims(design_of(*switch_world(0))).of(0)
     assert plain is not None and plain.reason is not None and "graded session 451 (in log order)" in plain.reason
