@@ -128,8 +128,10 @@ def test_tiny_identical_samples_get_a_sane_p_and_interval(tmp_path: Path) -> Non
     # All 25: mean 0.72, variance (5 * 0.08^2 + 20 * 0.02^2) / 24 = 0.04 / 24 = 0.0016667 = s0^2
     # with: (0 + 4 s0^2) / 8 = 0.00083333 -> /5 = 0.00016667; without: 4 s0^2 / 23 = 0.00028986 -> /20 = 1.4493e-5
     # se = sqrt(0.00018116) = 0.013460, t = 7.43; df = se^4 / ((1.6667e-4)^2 / 8 + (1.4493e-5)^2 / 23) = 9.43
-    events = [session(f"w{i}", 0.8, {A: 0.5}) for i in range(5)]
-    events += [session(f"o{i}", 0.7, {B: 0.5}) for i in range(20)]
+    # A's sessions spread over the log (one in every five): A's sessions first would be a switch that a step
+    # in the baseline explains as well, and its leave-one-out lift is then withheld (the order moves no mean)
+    without = [session(f"o{i}", 0.7, {B: 0.5}) for i in range(20)]
+    events = [e for i in range(5) for e in (session(f"w{i}", 0.8, {A: 0.5}), *without[4 * i : 4 * i + 4])]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     a = by_path(Workspace(root, clock=fixed_clock).loo(write=False))[A]
     assert a.delta == pytest.approx(0.1)
@@ -415,12 +417,14 @@ def test_propensity_in_the_session_record_is_used(tmp_path: Path) -> None:
 
 def test_a_lesson_listed_twice_counts_once(tmp_path: Path) -> None:
     # s0..s5 list A twice; the lift is the same as with A listed once
+    # (A's sessions spread over the log, not a switch at its start: the order moves no mean)
+    without = [session(f"o{i}", r, {B: 0.5}) for i, r in enumerate(WITHOUT_A)]
     events = []
     for i in range(6):
         entry = session(f"w{i}", WITH_A[i], {A: 0.5})
         entry["lessons"].append({"path": A, "salience": 0.9})
-        events.append(entry)
-    events += [session(f"o{i}", r, {B: 0.5}) for i, r in enumerate(WITHOUT_A)]
+        events += [entry, *without[4 * i : 4 * i + 4]]
+    events += without[24:]
     root = make_workspace(tmp_path, lessons=LESSONS, events=events)
     a = by_path(Workspace(root, clock=fixed_clock).loo(write=False))[A]
     assert (a.n_with, a.n_without) == (6, 25)
