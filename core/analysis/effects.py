@@ -96,6 +96,7 @@ class LooResult:
     joint: Effect | None = None  # the joint effect, whichever is the headline
     n_during: int = 0  # graded sessions that included it during the session (not chosen before): no effect claimed
     mean_during: float | None = None  # their mean reward
+    timed: bool = False  # identified only by time: its leave-one-out columns are withheld (`TIME_ONLY` says why)
 
     @property
     def category_controlled(self) -> bool:
@@ -112,11 +113,6 @@ class LooResult:
         drift, by category), then the reasons to distrust its comparison (`confound_reasons`)."""
         loo = "no LOO comparison (identified only by time)" if self.timed else "insufficient data for LOO"
         return [loo] * (not self.sufficient) + notes(self.effect) + list(self.confound_reasons)
-
-    @property
-    def timed(self) -> bool:
-        """Its leave-one-out columns are withheld: the lesson is identified only by time (`TIME_ONLY`)."""
-        return self.insufficient_reason == TIME_ONLY
 
     def as_json(self, with_path: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path} if with_path else {}
@@ -321,6 +317,7 @@ def leave_one_out(
                 ipw_gap=None if d_ipw is None or not sufficient else d_ipw - float(delta[j]),
                 sufficient=sufficient,
                 insufficient_reason=why,
+                timed=timed[j],
                 confounded=bool(reasons),
                 confound_reasons=tuple(reasons),
                 effect=heads[j],
