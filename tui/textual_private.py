@@ -98,6 +98,16 @@ def replace_cells(table: DataTable[Any], cells: list[tuple[RowKey, ColumnKey, Te
     table.refresh()
 
 
+def refresh_scrollbars(table: DataTable[Any]) -> None:
+    """Decide again whether the table's scrollbars show, from its virtual size as it is now.
+
+    Why private: Textual decides it (`Widget._refresh_scrollbars`) when a layout finds the widget's size,
+    virtual size or container size changed since the last one, comparing the virtual size the layout
+    measured with the widget's own, which its idle pass has already set: a table as tall as its rows and a
+    sideways scrollbar whose columns shrank to fit kept the scrollbar (and its blank row), its size unchanged."""
+    table._refresh_scrollbars()
+
+
 BATCH_WAIT_S = 0.01  # how often `after_shown` looks again while the app holds its repaints
 
 

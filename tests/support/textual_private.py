@@ -33,6 +33,20 @@ def notification_texts(app: App[Any]) -> list[tuple[str, str]]:
 CHARACTERS = {"plus": "+", "minus": "-", "full_stop": ".", "space": " ", "slash": "/", "colon": ":"}
 
 
+def toasts_laid_out(app: App[Any]) -> bool:
+    """Every notification the app holds is a toast on the screen, laid out (its region has a height).
+
+    Why private: Textual keeps its toasts in `App._notifications`; the rack mounts a `Toast` (a private
+    module's widget) for each new one when it next refreshes, and `Toast._notification` is the only tie
+    between the two."""
+    from textual.widgets._toast import Toast
+
+    if app.screen._layout_required:
+        return False
+    drawn = {toast._notification.identity: toast.region.height for toast in app.screen.query(Toast)}
+    return all(drawn.get(n.identity, 0) > 0 for n in app._notifications if not n.has_expired)
+
+
 def type_ahead(app: App[Any], *keys: str) -> None:
     """Queue keys the way a terminal delivers fast typing: all at once, with no wait between them.
 

@@ -16,7 +16,7 @@ from tests.support.textual_private import notification_texts
 from tests.tui.test_tui_80x24_in_view import shown
 from tests.tui.test_tui_trust import demo_copy
 from tests.tui.test_tui_whole_headers import row_text
-from tests.tui.tui_fixture import LOG_REL, burst, fixed_clock, open_session, record, settle
+from tests.tui.tui_fixture import LOG_REL, burst, fixed_clock, open_session, record, settle, toasts_shown
 
 ELEVEN = (  # demo lessons
     "autonomous/rate-limit-backoff.md",
@@ -156,6 +156,7 @@ async def test_a_toast_leaves_the_count_of_lessons_in_view_at_80x24(tmp_path: Pa
     for 4 s ("s11 · 2026-12-05 09:00 · code · 8 of 1" and the toast). The count now comes after the id:
     "s11 · 8 of 11 lessons shown" is 27 cells, left of the toast (at most half the width, 40 cells)."""
     app = demo_with_eleven(tmp_path)
+    setattr(app, "NOTIFICATION_TIMEOUT", 3600)  # noqa: B010 (a class variable, set for this app only): the toast outlives a loaded machine's settle
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await settle(pilot)
         detail = await open_session(pilot, "s11")
@@ -163,7 +164,7 @@ async def test_a_toast_leaves_the_count_of_lessons_in_view_at_80x24(tmp_path: Pa
         y = detail.query_one("#session-info").region.y
         burst(pilot, "7", "c")
         await settle(pilot)
-        await pilot.pause(0.1)
+        await toasts_shown(pilot)
         (toast,) = detail.query(Toast)
         assert str(toast.render()) == "Saved grade 0.7 for s11 (was pending)." and toast.region.y == y
         assert row_text(app, y).startswith(" s11 · 8 of 11 lessons shown"), row_text(app, y)

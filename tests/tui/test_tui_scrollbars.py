@@ -11,8 +11,11 @@ from typing import Any
 import pytest
 from rich.color import Color
 from rich.style import Style
+from rich.text import Text
+from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
+from lesson_credit.tui.widgets.themed_table import ThemedTable
 from tests.support.textual_private import screen_lines
 from tests.tui.test_tui_whole_headers import demo_app
 from tests.tui.tui_fixture import settle
@@ -71,3 +74,39 @@ async def test_the_tables_scrollbars_read_as_scrollbars_at_80x24(tmp_path: Path,
             assert gap[0] == " " and right[0] == " " and gap[1].bgcolor != top, (y, gap, right)
         glyphs = {ch for y in range(24) for ch, _ in cells(app, y)}
         assert not EIGHTHS & glyphs, EIGHTHS & glyphs
+
+
+class OneTable(App[None]):
+    """A table as tall as its rows (the Session screen's credits), 40 cells wide."""
+
+    CSS = "ThemedTable { height: auto; width: 40; }"
+
+    def compose(self) -> ComposeResult:
+        yield ThemedTable()
+
+
+def fill(table: ThemedTable, width: int) -> None:
+    """Two columns of `width` cells each (one cell of padding either side) and four rows."""
+    table.clear(columns=True)
+    table.add_column("a", width=width)
+    table.add_column("b", width=width)
+    for i in range(4):
+        table.add_row(Text("x"), Text("y"), key=str(i))
+
+
+async def test_a_table_whose_columns_shrink_to_fit_loses_its_sideways_scrollbar() -> None:
+    """The Session screen builds its credits for the screen's width before the table is laid out, then again
+    for the table's: on a loaded machine the table was laid out between the two, with the sideways scrollbar
+    the first columns needed, and kept it (a blank row under the credits, everything below one row lower):
+    Textual looks at the scrollbars again when a table's size changes, and a table as tall as its rows and
+    that scrollbar did not change size when its columns shrank."""
+    app = OneTable()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(ThemedTable)
+        fill(table, 20)  # 2 x (20 + 2) = 44 cells: wider than the table's 40
+        await settle(pilot)
+        assert table.show_horizontal_scrollbar and table.outer_size.height == 1 + 4 + 1  # header, rows, bar
+        fill(table, 18)  # 2 x (18 + 2) = 40 cells: they fit, to the cell (as the credits' columns are fitted)
+        await settle(pilot)
+        assert table.virtual_size.width == 40
+        assert not table.show_horizontal_scrollbar and table.outer_size.height == 1 + 4  # header and rows

@@ -16,7 +16,7 @@ from textual.widgets._toast import Toast
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import TOASTS_SHOWN, LessonCreditApp
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-from tests.tui.tui_fixture import settle
+from tests.tui.tui_fixture import settle, toasts_shown
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 45), id="160x45")]
 # s4 is pending: the first does not ask, the others do (and each is answered once the question shows)
@@ -38,7 +38,7 @@ async def three_commits(pilot: Pilot[Any]) -> None:
     for keys in COMMITS:
         await pilot.press(*keys)
         await settle(pilot)
-    await pilot.pause()
+    await toasts_shown(pilot)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -52,7 +52,7 @@ async def test_three_quick_commits_leave_two_toasts_clear_of_the_credits(workspa
     app = make_app(workspace)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await three_commits(pilot)
-        await pilot.pause(0.1)
+        await toasts_shown(pilot)
         toasts = list(app.screen.query(Toast))
         assert len(toasts) == TOASTS_SHOWN == 2
         shown = [str(t.render()) for t in toasts]
@@ -68,7 +68,7 @@ async def test_toasts_leave_the_grade_bar_readable_at_80_columns(workspace: Work
     app = make_app(workspace)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await three_commits(pilot)
-        await pilot.pause(0.1)
+        await toasts_shown(pilot)
         toasts = list(app.screen.query(Toast))
         assert toasts
         bar = app.screen.query_one("#grade-bar")
@@ -93,7 +93,7 @@ async def test_a_wrapped_toast_shows_its_last_line_at_80_columns(workspace: Work
         await settle(pilot)
         await pilot.press("4", "escape")
         await settle(pilot)
-        await pilot.pause(0.1)
+        await toasts_shown(pilot)
         toasts = list(app.screen.query(Toast))
         assert [str(t.render()) for t in toasts] == ["Draft discarded; nothing was written."]
         toast = toasts[0]
@@ -111,7 +111,7 @@ async def test_a_long_toast_above_the_footer_shows_every_line(workspace: Workspa
         await settle(pilot)
         app.notify("a" * 74, markup=False)
         await settle(pilot)
-        await pilot.pause(0.1)
+        await toasts_shown(pilot)
         (toast,) = app.screen.query(Toast)
         text_cells = toast.region.width - 3
         assert toast.region.height == -(-74 // text_cells)  # ceil(74 / text_cells)
@@ -132,7 +132,7 @@ async def test_a_dialog_over_a_session_keeps_its_toasts_off_the_grade_bar(worksp
         for keys in (("4", "escape", "g"), ("escape", "3", "c", "5", "c")):  # the exact-grade box, the question
             await pilot.press(*keys)
             await settle(pilot)
-            await pilot.pause(0.1)
+            await toasts_shown(pilot)
             dialog = app.screen
             assert not isinstance(dialog, SessionDetailScreen)
             toasts = list(dialog.query(Toast))

@@ -23,7 +23,7 @@ from lesson_credit.tui.screens.lessons import LessonsScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from tests.support.layout import CONFIG_REL, FIXED_NOW, LOG_REL, STATE_REL, fixed_clock
-from tests.support.textual_private import messages_waiting, type_ahead
+from tests.support.textual_private import messages_waiting, toasts_laid_out, type_ahead
 
 __all__ = ["CONFIG_REL", "FIXED_NOW", "LOG_REL", "STATE_REL", "fixed_clock"]  # the layout, re-exported
 
@@ -419,3 +419,10 @@ async def until_asked(pilot: Any, timeout: float = 60.0) -> None:
     before it wait for the answer: screens/confirm.py). Polls, without waiting for other work (a held save,
     a write being retried); `timeout` is a generous bound, never a speed assertion."""
     await wait_until(pilot, lambda: getattr(pilot.app.screen, "asked_at", None) is not None, timeout)
+
+
+async def toasts_shown(pilot: Any) -> None:
+    """Until every toast the app holds is on screen and laid out: the rack mounts them when it next
+    refreshes, which on a loaded machine can come after a fixed pause (a test's toasts must outlive the
+    wait: NOTIFICATION_TIMEOUT)."""
+    await wait_until(pilot, lambda: toasts_laid_out(pilot.app))

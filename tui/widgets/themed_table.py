@@ -17,7 +17,13 @@ from textual.render import measure
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
-from lesson_credit.tui.textual_private import keep_painted_lines, paint_count, replace_cells, skip_idle_measure
+from lesson_credit.tui.textual_private import (
+    keep_painted_lines,
+    paint_count,
+    refresh_scrollbars,
+    replace_cells,
+    skip_idle_measure,
+)
 from lesson_credit.tui.widths import name_column_width
 
 TONES = ("warning", "error", "muted", "accent", "up", "down", "pinned")
@@ -83,6 +89,11 @@ class ThemedTable(DataTable[Text]):
             return self.table
 
     _sized: Size | None
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        """Columns refitted to the table's width (the Session screen's credits, built for the screen's width
+        before the table was laid out): the sideways scrollbar the wider ones needed goes with them."""
+        refresh_scrollbars(self)
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size == self._sized:
