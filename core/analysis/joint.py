@@ -67,6 +67,7 @@ from lesson_credit.core.analysis.joint_solve import GRID as GRID
 from lesson_credit.core.analysis.joint_solve import NOISE_MIN as NOISE_MIN
 from lesson_credit.core.analysis.joint_solve import neg2_loglik as neg2_loglik
 from lesson_credit.core.analysis.joint_solve import solve_gram
+from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.model.kinds import kind_of as kind_of
 
@@ -152,8 +153,8 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
 def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArray, tuple[str, ...]]:
     """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds in sorted
     order), and each code's name: the spelling most of those sessions use (a tie: the first in sorted
-    order; "" for sessions without one, blank ones included). One kind per category name when every
-    session spells its kind one way."""
+    order; "" for sessions without one, blank ones included), in the composed Unicode form people type
+    (`one_form`). One kind per category name when every session spells its kind one way."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64), ()
     spellings = sorted({c or "" for c in categories})
@@ -168,7 +169,7 @@ def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArr
     for i, code in enumerate(to_kind.tolist()):
         if code not in best or used[i] > used[best[code]]:
             best[code] = i
-    names = tuple(spellings[best[code]] if kinds[code] else "" for code in present.tolist())
+    names = tuple(one_form(spellings[best[code]]) if kinds[code] else "" for code in present.tolist())
     return dense.astype(np.int64), names
 
 

@@ -81,8 +81,8 @@ class GptmeFiles(StateFile):
             return
         if names > 1:
             raise WorkspaceError(
-                f"{target}: the file has {names - 1} other name(s) (a hard link); an export replaces it at this "
-                "name only and the others would keep the old numbers, so nothing was exported (export to a "
+                f"{target}: the file has {counted(names - 1, 'other name')} (a hard link); an export replaces it at "
+                "this name only and the others would keep the old numbers, so nothing was exported (export to a "
                 "file of one name; to share it, give the other names a symbolic link to it)"
             )
 

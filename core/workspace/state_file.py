@@ -142,9 +142,9 @@ class StateFile(Analysis):
         if names < 2:
             return ()
         return (
-            f"{self.state_path.name} had {names - 1} other name(s) (a hard link): rewriting it makes a new file at "
-            "the name written and the other names keep the old one, which gptme's bandit saving there no longer "
-            "shares with this workspace; to share the file, use a symbolic link to it or mount its folder",
+            f"{self.state_path.name} had {counted(names - 1, 'other name')} (a hard link): rewriting it makes a new "
+            "file at the name written and the other names keep the old one, which gptme's bandit saving there no "
+            "longer shares with this workspace; to share the file, use a symbolic link to it or mount its folder",
         )
 
     def _refuse_missing_log(self) -> None:

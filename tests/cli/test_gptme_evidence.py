@@ -188,7 +188,7 @@ def test_a_rewrite_that_cuts_a_hard_link_to_our_own_file_says_so(recorded: Path,
     other.hardlink_to(own)
     code, out, err = run_cli("grade", "s2", "0.9", "--workspace", str(recorded))
     assert code == 0, err
-    assert "1 other name(s) (a hard link)" in out + err and "symbolic link" in out + err, (out, err)
+    assert "1 other name (a hard link)" in out + err and "symbolic link" in out + err, (out, err)
     assert not other.samefile(own)  # cut: the other name holds the file before the grade
     code, out, err = run_cli("grade", "s2", "0.8", "--workspace", str(recorded))
     assert code == 0 and "hard link" not in out + err, (out, err)
@@ -197,7 +197,7 @@ def test_a_rewrite_that_cuts_a_hard_link_to_our_own_file_says_so(recorded: Path,
     before, log_before = own.read_bytes(), (recorded / LOG_REL).read_bytes()
     code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(other))
     assert code == 1 and len(err.strip().splitlines()) == 1, (out, err)
-    assert "1 other name(s) (a hard link)" in err and "nothing was exported" in err, err
+    assert "1 other name (a hard link)" in err and "nothing was exported" in err, err
     assert other.samefile(own) and own.read_bytes() == before  # one file still, as it was
     assert (recorded / LOG_REL).read_bytes() == log_before
 
@@ -219,7 +219,7 @@ def test_an_export_onto_a_hard_linked_file_is_refused_and_both_names_keep_one_fi
     before, log_before = target.read_bytes(), (recorded / LOG_REL).read_bytes()
     code, out, err = run_cli("export-gptme", "--workspace", str(recorded), str(target))
     assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
-    assert f"{target}: the file has 1 other name(s) (a hard link)" in err, err
+    assert f"{target}: the file has 1 other name (a hard link)" in err, err
     assert target.samefile(linked) and target.read_bytes() == before
     assert (recorded / LOG_REL).read_bytes() == log_before
 

@@ -77,9 +77,10 @@ FACES: list[tuple[str, Callable[[Path], Any], Any]] = [
     ("sessions --category", sessions_matching, "8 of 10 sessions match"),
     # the kind is in the log, and the lesson for it (written NFD) may be drawn with a.md and b.md
     ("select --category", select_says, (False, ["a.md", "b.md", "for-cafe.md"])),
-    # one kind named by the spelling most of its sessions use (NFD: 5 of 8), and tea
-    ("agreement by_category", agreement_kinds, [NFD, "tea"]),
-    ("fit's kinds of work", fitted_kinds, [NFD, "tea"]),
+    # one kind named by the spelling most of its sessions use (NFD: 5 of 8), printed in the composed form
+    # people type (NFC: a `grep café` typed on a keyboard finds it), and tea
+    ("agreement by_category", agreement_kinds, [NFC, "tea"]),
+    ("fit's kinds of work", fitted_kinds, [NFC, "tea"]),
     ("record against its selection", record_warns, False),
 ]
 

@@ -88,7 +88,7 @@ async def test_newest_rows_pending_toggle_and_counts(many: tuple[Workspace, list
             if s.base is None:
                 assert cells[3] == "pending" and cells[4] == "—"  # no one scored it: no grader
             else:
-                assert cells[3] == f"{s.base:.2f}" and cells[4] == s.grader
+                assert cells[3] == f"{s.base:.3f}" and cells[4] == s.grader
 
         await pilot.press("v")
         await settle(pilot)

@@ -50,7 +50,7 @@ async def test_the_sessions_table_shows_gptmes_words(tmp_path: Path) -> None:
         table = screen.query_one("#sessions-table", DataTable)
         grade_column = [str(c.key.value) for c in table.columns.values()].index("grade")
         cells = {key: str(table.get_row_at(row)[grade_column]) for row, key in enumerate(table_keys(table))}
-        assert cells == {"g1": "noop", "g2": "failed", "g3": "violated_policy", "g4": "productive", "ours": "0.25"}
+        assert cells == {"g1": "noop", "g2": "failed", "g3": "violated_policy", "g4": "productive", "ours": "0.250"}
 
 
 # ---------------------------------------------------------------- sorting, help, Home/End
