@@ -122,6 +122,9 @@ def _lift_paragraphs(result: LooResult) -> list[list[Phrase]]:
                 Text(f"kept {rnd.n_kept}, withheld {rnd.n_withheld}"),
             ]
         )
+    if result.timed:  # its means with and without are after and before one moment: the difference withheld
+        counts = f"graded sessions with it {result.n_with}, without {result.n_without}: no leave-one-out comparison"
+        return [*out, [Text(counts)]]
     out.append(
         [
             Text(f"mean reward with {fmt(result.mean_with, 3)} (n {result.n_with})"),

@@ -549,3 +549,13 @@ def test_check_after_a_change_and_snapshot_make_the_same_snapshot(workspace: Wor
     assert list(again.session_ids) == list(changed.session_ids) == ["s1", "s2", "s3", "s4"]
     assert first.grade_of("s4") is None and changed.grade_of("s4") == again.grade_of("s4") == 0.7
     assert again.problems == changed.problems
+
+
+def test_a_lesson_identified_only_by_time_shows_no_difference_of_means() -> None:
+    """Its sessions with and without it are those after and before one moment: the panel said "mean reward with
+    0.600 (n 6) · without 0.500 (n 30)", the very difference `loo` withholds; it counts them only."""
+    timed = loo("a.md", None, None, sufficient=False, timed=True, insufficient_reason="identified only by time")
+    text = describe(timed).plain
+    assert "graded sessions with it 6, without 30: no leave-one-out comparison" in text
+    assert "0.600" not in text and "0.500" not in text and "mean reward" not in text
+    assert "identified only by time" in text  # the reason, below
