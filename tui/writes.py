@@ -74,6 +74,7 @@ class Write:
     buried: bool = False  # grade: graded over since an undo of it was refused: `u` passes it by for the log's undo
     read_back: int | None = None  # undo of the log's (`reverts` None): the first source version holding it
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
+    after: tuple[bool, float | None] = (False, None)  # its session's (expected, grade) once applied, as typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
     before: float | None = None  # grade: the grade in force just before it (None: pending)
@@ -290,6 +291,7 @@ class WriteQueue:
     def _enqueue(self, write: Write) -> None:
         if write.kind != "settings":
             self._latest[write.session_id] = write
+            write.after = write.session_id in self._expected, self._expected.get(write.session_id)
         with self._lock:
             self._waiting.append(write)
 
@@ -326,11 +328,12 @@ class WriteQueue:
         """`write` was discarded and reached no log: forget what it promised (on the UI thread).
 
         A failed commit leaves the undo stack (there is nothing to undo); a failed undo puts its
-        commit back (`u` may try again), and the commit undone before it is again the one undone last.
-        When no other write for the session is queued or being applied, the session's expectation is
-        dropped, so prompts and next-pending go by the log again (a view read since the latest write
-        here that was written says the person's score); otherwise the later writes' expectation stands
-        (it is what they will write). A settings save promised nothing of the kind."""
+        commit back when it is written or being retried (`u` may try again), and the commit undone before it
+        is again the one undone last. When no other write for the session is queued or being applied, the
+        session's expectation is dropped, so prompts and next-pending go by the log again (a view read since
+        the latest write here that was written says the person's score); otherwise the latest of those is
+        the session's latest write, and what it was typed to leave is expected (the one being retried may yet
+        be written). A settings save promised nothing of the kind."""
         if write.kind == "settings":
             return
         sid = write.session_id
@@ -339,20 +342,27 @@ class WriteQueue:
             if write in stack:
                 stack.remove(write)
         elif write.reverts is not None:
-            if write.reverts.line is not None:
+            with self._lock:  # (a commit the writer is at may yet be written: if not, its own discard takes it off)
+                at_it = write.reverts is self._applying
+            if write.reverts.line is not None or at_it:
                 stack.append(write.reverts)
             self._put_back_undone(write)
         with self._lock:
-            others = any(w.session_id == sid for w in self._waiting) or (
-                self._applying is not None and self._applying is not write and self._applying.session_id == sid
-            )
-        if not others:
+            left = [
+                w for w in (self._applying, *self._waiting) if w is not None and w is not write and w.session_id == sid
+            ]
+        if left and left[-1].after[0]:  # what the latest of them was typed to leave
+            self._expected[sid] = left[-1].after[1]
+        else:
             self._expected.pop(sid, None)
+        if not left:
             read_in = self._read_in.get(sid)  # the version reading the latest write here that was written
             if read_in is not None:  # (queuing the write forgot it: from there a view says, as before it)
                 self._read_from[sid] = read_in
-        if self._latest.get(sid) is write:  # it reached no log: nothing will refuse it
+        if self._latest.get(sid) is write:  # it reached no log: the latest left is refused or written in its place
             del self._latest[sid]
+            if left:
+                self._latest[sid] = left[-1]
         self._forget_log_undo(write)
 
     def discarded(self, writes: list[Write]) -> None:
