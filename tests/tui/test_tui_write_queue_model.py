@@ -274,3 +274,24 @@ def test_a_grade_discarded_behind_one_being_retried_is_not_expected_in_force() -
     queue.take()
     queue.discarded([retried])
     assert queue.expected(SID, 0.5) == 0.5  # nothing queued: the screen's
+
+
+def test_keys_stay_held_for_a_written_log_undo_while_a_later_write_is_retried() -> None:
+    """`u` on s1 (the log's undo), then a grade on s9 that the store refuses: the undo is written, and the screen
+    read before it waits for the read that shows it (reads do not wait for the writer), so its keys stay held.
+    On the old code any write being retried let them go on, asked against the grade the undo took back."""
+    log = PeopleLog()
+    log.grade(0.7)  # the operator's, before the dashboard: the view read at line 1 shows it
+    queue = WriteQueue()
+    queue.undo(SID)
+    queue.commit("s9", 0.3, None, shown=None)
+    assert queue.start_draining()
+    undo = queue.take()
+    assert undo is not None and queue.apply(cast(WorkspaceSource, LogSource(log)), undo).written
+    queue.read_in(SID, log.lines)
+    later = queue.take()
+    assert later is not None and later.session_id == "s9"
+    queue.retry_after_failure(later, "the store is down", 0, lambda: None)
+    assert queue.waiting() is not None
+    assert queue.log_undo_unread(SID, 1)
+    assert not queue.log_undo_unread(SID, log.lines)  # a view read since holds it
