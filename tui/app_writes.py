@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from lesson_credit.tui.messages import SourceChanged, WorkFailed, WriteApplied, WriteDiscarded, WriteWaiting
+from lesson_credit.tui.messages import (
+    LogUndoUnread,
+    SourceChanged,
+    WorkFailed,
+    WriteApplied,
+    WriteDiscarded,
+    WriteWaiting,
+)
 from lesson_credit.tui.screens.base import describe_failure
 from lesson_credit.tui.source import SettingsSave
 from lesson_credit.tui.text import counted, fmt_grade, listed, one_line
@@ -104,17 +111,17 @@ class AppWrites(_Base):
                 except Exception as exc:  # the event is in the log; the views catch up at the next poll
                     self.post_message(WorkFailed(describe_failure(exc)))
                     snapshot, read_from = None, self.source.version + 1
-                    if self.writes.unreadable(write):  # (a session's screen held its keys for it)
-                        self.call_from_thread(self._undo_unread, write.session_id)
+                    if self.writes.forget_log_undo(write):  # (a session's screen held its keys for it)
+                        self.post_message(LogUndoUnread(write.session_id))
                 self.writes.read_in(write.session_id, read_from)
                 if snapshot is not None:
                     self.post_message(SourceChanged(snapshot))
             self.post_message(WriteApplied(outcome))
 
-    def _undo_unread(self, session_id: str) -> None:
+    def on_log_undo_unread(self, event: LogUndoUnread) -> None:
         """An undo of the log's was written, and the log could not be read after it: the keys held for it go on."""
         self.keys.wake()
-        self.notify(undo_unread(session_id), title="Keys no longer held", severity="warning", markup=False)
+        self.notify(undo_unread(event.session_id), title="Keys no longer held", severity="warning", markup=False)
 
     def on_write_applied(self, event: WriteApplied) -> None:
         """A written event is confirmed as saved; what it could not do besides (a derived file) is a

@@ -50,7 +50,9 @@ landed: `enter` would open nothing, a filter would filter nothing); the screen c
 when it is ready (screens/base.py), as does every change of screen. A key that only leaves the
 screen (an app binding to another screen, `leaving`: `h` for Health; the screen's own `back`,
 Escape) is not held: it reads nothing the screen loads, and the keys after it go to the screen it
-opens or returns to (held there if that one loads).
+opens or returns to (held there if that one loads). `ctrl+d` is one of the app's `leaving` too: it
+opens the question whether to discard the writes not saved yet, one of which the screen may hold
+its keys for (an undo of the log's: tui/writes.py).
 The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`,
 or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
 (`LessonCreditApp.after_first_snapshot`).
@@ -113,7 +115,8 @@ class KeyRouter:
         self, app: App[Any], deliver: Callable[[events.Event], Awaitable[None]], leaving: frozenset[str] = frozenset()
     ) -> None:
         """`deliver(event)`: Textual's own handling of a key from the terminal (App.on_event); `leaving`:
-        the app's actions that open another screen, which a screen holding its keys does not hold."""
+        the app's actions that open another screen (ctrl+d's `discard_writes` too: its question), which a screen
+        holding its keys does not hold."""
         self.app = app
         self._deliver = deliver
         self._leaving = leaving

@@ -57,6 +57,15 @@ class WriteDiscarded(Message):
         self.write = write
 
 
+class LogUndoUnread(Message):
+    """An undo of the log's a session's screen held its keys for was written, but the log could not be read
+    after it (`WriteQueue.forget_log_undo`)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
 class FirstViewShown(Message):
     """The Lessons screen drew its first rows, or the screen a key typed before them opened (Health) its
     first view: the app starts what can wait until then."""

@@ -20,8 +20,8 @@ nothing (the operator's own grade again) has nothing to undo, here as in the log
 none of its commits left on the stack, `u` undoes the operator's latest grade in the log not undone yet
 (`reverts` None), exactly as `lesson-credit undo` does, refusals worded alike. What such an undo leaves is
 the log's to say, so the session's screen holds the keys typed after it (`log_undo_unread`) until its
-outcome is in: refused, or read in the view the keys act on (not while a write waits to be retried, nor once
-the read that would show it failed: waiting would not help). An undo of a commit graded over since (the
+outcome is in: refused, or read in the view the keys act on (not while it is unwritten and a write waits to be
+retried, nor once the read that would show it failed: waiting would not help). An undo of a commit graded over since (the
 operator graded again elsewhere, or another person did) is refused in the engine's words, and `u`
 passes by the dashboard's commits it buried (`buried`): the next `u` undoes as `lesson-credit undo` would.
 """
@@ -74,6 +74,7 @@ class Write:
     buried: bool = False  # grade: graded over since an undo of it was refused: `u` passes it by for the log's undo
     read_back: int | None = None  # undo of the log's (`reverts` None): the first source version holding it
     expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
+    after: tuple[bool, float | None] = (False, None)  # its session's (expected, grade) once applied, as typed
     line: int | None = None  # the log line the event got (None: not written, or `unread`)
     unread: bool = False  # stored, but the log could not be read back then: its line is not known
     before: float | None = None  # grade: the grade in force just before it (None: pending)
@@ -272,13 +273,22 @@ class WriteQueue:
         `read_at` (None: not loaded) do not all hold it: until it is refused or discarded, or written and read in
         such a view, the queue cannot say what the session's grade or person's score is (the grade it takes
         back is the log's), so a screen that asks it (`expected`, `expected_person`, `touched`) holds its keys.
-        Not while the queue waits to retry a write (`waiting`): waiting would not help, and the keys typed
-        meanwhile (ctrl+d, which discards it) go on, the queue answering as typed."""
+        Not while the undo is not written and the queue waits to retry a write (`waiting`: the undo or one before
+        it): waiting would not help, and the keys typed meanwhile (ctrl+d, which discards it) go on, the queue
+        answering as typed, and a question names no grade (`log_undo_queued`)."""
         with self._lock:
             undo = self._log_undos.get(session_id)
-            if undo is None or self._trouble is not None:
+            if undo is None or (self._trouble is not None and undo.line is None and not undo.unread):
                 return False
             return undo.read_back is None or any(at is None or at < undo.read_back for at in read_at)
+
+    def log_undo_queued(self, session_id: str) -> bool:
+        """An undo of the log's (`reverts` None) is queued or being applied for the session, not written: the
+        grade and the person's score the queue answers as typed (`expected`, `expected_person`) may be the ones
+        it takes back, so a question does not name them."""
+        with self._lock:
+            writes = [w for w in (self._applying, *self._waiting) if w is not None and w.session_id == session_id]
+        return any(w.kind == "undo" and w.reverts is None for w in writes)
 
     def can_undo(self, session_id: str) -> bool:
         return any(not commit.buried for commit in self._stacks.get(session_id, []))
@@ -290,6 +300,7 @@ class WriteQueue:
     def _enqueue(self, write: Write) -> None:
         if write.kind != "settings":
             self._latest[write.session_id] = write
+            write.after = write.session_id in self._expected, self._expected.get(write.session_id)
         with self._lock:
             self._waiting.append(write)
 
@@ -326,11 +337,12 @@ class WriteQueue:
         """`write` was discarded and reached no log: forget what it promised (on the UI thread).
 
         A failed commit leaves the undo stack (there is nothing to undo); a failed undo puts its
-        commit back (`u` may try again), and the commit undone before it is again the one undone last.
-        When no other write for the session is queued or being applied, the session's expectation is
-        dropped, so prompts and next-pending go by the log again (a view read since the latest write
-        here that was written says the person's score); otherwise the later writes' expectation stands
-        (it is what they will write). A settings save promised nothing of the kind."""
+        commit back when it is written or being retried (`u` may try again), and the commit undone before it
+        is again the one undone last. When no other write for the session is queued or being applied, the
+        session's expectation is dropped, so prompts and next-pending go by the log again (a view read since
+        the latest write here that was written says the person's score); otherwise the latest of those is
+        the session's latest write, and what it was typed to leave is expected (the one being retried may yet
+        be written). A settings save promised nothing of the kind."""
         if write.kind == "settings":
             return
         sid = write.session_id
@@ -339,21 +351,28 @@ class WriteQueue:
             if write in stack:
                 stack.remove(write)
         elif write.reverts is not None:
-            if write.reverts.line is not None:
+            with self._lock:  # (a commit the writer is at may yet be written: if not, its own discard takes it off)
+                at_it = write.reverts is self._applying
+            if write.reverts.line is not None or at_it:
                 stack.append(write.reverts)
             self._put_back_undone(write)
         with self._lock:
-            others = any(w.session_id == sid for w in self._waiting) or (
-                self._applying is not None and self._applying is not write and self._applying.session_id == sid
-            )
-        if not others:
+            left = [
+                w for w in (self._applying, *self._waiting) if w is not None and w is not write and w.session_id == sid
+            ]
+        if left and left[-1].after[0]:  # what the latest of them was typed to leave
+            self._expected[sid] = left[-1].after[1]
+        else:
             self._expected.pop(sid, None)
+        if not left:
             read_in = self._read_in.get(sid)  # the version reading the latest write here that was written
             if read_in is not None:  # (queuing the write forgot it: from there a view says, as before it)
                 self._read_from[sid] = read_in
-        if self._latest.get(sid) is write:  # it reached no log: nothing will refuse it
+        if self._latest.get(sid) is write:  # it reached no log: the latest left is refused or written in its place
             del self._latest[sid]
-        self._forget_log_undo(write)
+            if left:
+                self._latest[sid] = left[-1]
+        self.forget_log_undo(write)
 
     def discarded(self, writes: list[Write]) -> None:
         """`writes` (oldest first, as `discard` returns them) reached no log: `failed` for each, the latest first,
@@ -371,18 +390,13 @@ class WriteQueue:
         else:
             self._undone[sid] = write.kept.undone
 
-    def unreadable(self, write: Write) -> bool:
-        """(writer) `write` is in the log, but the log could not be read after it: True when it is an undo of the
-        log's that a screen held its keys for, which it no longer does (no read may come to show it)."""
-        return self._forget_log_undo(write)
-
-    def _forget_log_undo(self, write: Write) -> bool:
-        """`write`'s outcome is in and it wrote nothing: no screen waits for it to be read."""
+    def forget_log_undo(self, write: Write) -> bool:
+        """No screen holds its keys for `write` to be read any more: its outcome is in and it wrote nothing, or
+        (the writer) it is in the log but the log could not be read after it. True when it was an undo of the
+        log's that a screen held its keys for (`log_undo_unread`)."""
         with self._lock:
-            if self._log_undos.get(write.session_id) is not write:
-                return False
-            del self._log_undos[write.session_id]
-            return True
+            held = self._log_undos.get(write.session_id) is write
+            return held and self._log_undos.pop(write.session_id) is write
 
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
@@ -390,7 +404,7 @@ class WriteQueue:
         then (settled: the log's grade), not what the undo would have left."""
         if write.kind != "undo" or write.kept is None:
             return
-        self._forget_log_undo(write)
+        self.forget_log_undo(write)
         sid = write.session_id
         commit = write.reverts
         if write.stale and commit is not None and commit.line is not None:  # graded over since: so are the
@@ -443,12 +457,14 @@ class WriteQueue:
 
     def retry_after_failure(self, write: Write, reason: str, delay: float, announce: Callable[[], object]) -> bool:
         """(writer) `write`, the oldest, failed for `reason`: `announce` it (`waiting` now says so),
-        wait `delay` seconds, then True (try it again); False when the operator discarded it
-        meanwhile (it leaves the queue)."""
+        wait `delay` seconds, then True (try it again); False, announcing nothing, when the operator
+        discarded it meanwhile (it leaves the queue)."""
         with self._lock:
-            if not self._discard:
-                self._trouble = reason
-                self._wake.clear()
+            if self._discard:  # (ctrl+d y while it was tried: nothing to announce, it leaves the queue)
+                self._discard = False
+                return False
+            self._trouble = reason
+            self._wake.clear()
         announce()
         self._wake.wait(delay)
         with self._lock:

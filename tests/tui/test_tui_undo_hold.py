@@ -155,10 +155,17 @@ async def test_keys_behind_a_log_undo_go_on_when_the_log_cannot_be_read_after_it
 ) -> None:
     """The undo is written, but the log cannot be read after it (the writer's read fails, and no other read
     comes): the keys typed behind it go on, with a warning, as when the screen's own read fails. On the old code
-    the 6 and c waited for a read that never came."""
+    the 6 and c waited for a read that never came. The writer says so by a message, never waiting on the UI
+    thread (`call_from_thread` raises here, as it does once the app's loop has closed): on the old code it
+    called it, and the writer failed."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = await open_session(pilot, "s4")
+
+        def from_thread(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("the event loop is closed")
+
+        app.call_from_thread = from_thread  # type: ignore[method-assign]
         real = app.source.check
 
         def check(*args: Any, **kwargs: Any) -> Any:
@@ -224,4 +231,74 @@ async def test_after_discarding_grades_and_their_undo_the_next_question_names_th
         assert asked.question == "Replace the grade 0.5 of s4 with 0.6?"
         await pilot.press("escape")
         await settle(pilot)
+        assert grades(ws_root) == [(0.5, "manual")]
+
+
+async def test_a_grade_typed_behind_a_log_undo_waiting_to_be_retried_is_asked_without_the_grade_it_takes_back(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`u 6 c` in one burst with the store down: the undo waits to be retried, so the 6 and c go on, and the
+    question cannot know the grade in force once the undo is saved. On the old code it asked to replace the 0.5,
+    the grade the undo takes back."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, "s4")
+        down = undos_down(app)
+        try:
+            burst(pilot, "u", "6", "c")
+            await until_asked(pilot, BOUND_S)
+            asked = app.screen
+            assert isinstance(asked, ConfirmScreen)
+            assert asked.question == "Log 0.6 for s4? Its grade in force is not known yet."
+            await pilot.press("escape")  # keeps the draft
+            await wait_until(pilot, lambda: app.screen is screen, BOUND_S)
+            assert screen.draft == 0.6
+        finally:
+            down.clear()
+        await settle(pilot)
+        assert grades(ws_root) == [(0.5, "manual"), (None, "manual")]
+
+
+async def test_discarding_while_the_write_is_tried_again_says_only_that_it_is_discarded(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """The store refuses the 0.7's first attempt; ctrl+d asks while the next attempt is under way, y is pressed,
+    and that attempt fails too: one toast says the grade is not saved yet, one that it is discarded. On the old
+    code the failed attempt said again that it would be tried until saved, after the discard."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        attempts: list[int] = []
+        trying, fail = threading.Event(), threading.Event()
+        real = app.source.append_grade
+
+        def append_grade(*args: Any, **kwargs: Any) -> Any:
+            attempts.append(1)
+            if len(attempts) > 1:  # the attempt under way when y is pressed
+                trying.set()
+                fail.wait(120)
+            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+
+        app.source.append_grade = append_grade  # type: ignore[method-assign]
+        try:
+            burst(pilot, "7", "c")
+            await until_asked(pilot, BOUND_S)
+            await pilot.press("y")
+            await wait_until(pilot, trying.is_set, BOUND_S)
+            await pilot.press("ctrl+d")
+            await until_asked(pilot, BOUND_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), BOUND_S)
+            assert app.writes.waiting() is None  # discarded: the attempt under way fails next
+        finally:
+            fail.set()
+        await wait_until(pilot, lambda: app.writes.pending == 0, BOUND_S)
+        app.source.append_grade = real  # type: ignore[method-assign]
+        await settle(pilot)
+        assert [t for t in toasts(app) if "not saved yet" in t or "Discarded" in t] == [
+            "Waiting to save: s4: Grade 0.7 for s4 is not saved yet: postgresql://db: cannot append: connection "
+            "refused. It is tried again until it is saved (writes after it wait behind it); ctrl+d discards what is "
+            "not saved.",
+            "Not saved: Discarded, not saved: grade 0.7 for s4.",
+        ]
         assert grades(ws_root) == [(0.5, "manual")]

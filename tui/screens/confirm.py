@@ -158,6 +158,7 @@ def commit_question(
     in_force: float | None,
     person: float | None,
     outside: SessionOutside | None,
+    unsure: bool = False,
 ) -> tuple[str, str] | None:
     """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
     under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
@@ -165,11 +166,18 @@ def commit_question(
     is replaced and the source in force ranks below a person's (the judge's, the heuristic's), so the grade
     goes into force and that score stays in the log, as it would on a pending session.
 
-    `person`: the operator's source's score (as queued); `in_force`: the score in force as typed."""
-    if person is not None and person == value:  # the person's grade again: nothing is replaced
-        return None
+    `person`: the operator's source's score (as queued); `in_force`: the score in force as typed; `unsure`: an
+    undo of the log's is not saved yet (`WriteQueue.log_undo_queued`), so neither may be what it leaves."""
     grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
     sid = one_line(session_id)
+    if unsure:
+        return (
+            f"Log {grade} for {sid}? Its grade in force is not known yet.",
+            f"Your undo there is not saved yet (ctrl+d discards it): what it leaves is the log's to say. {grade} is "
+            "logged after it. u undoes it.",
+        )
+    if person is not None and person == value:  # the person's grade again: nothing is replaced
+        return None
     forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
     if forcing is not None and forcing.source != HUMAN and outside is not None:
         order = ", ".join(outside.priority)

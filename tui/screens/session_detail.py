@@ -511,13 +511,13 @@ class SessionDetailScreen(DataScreen):
                 "No draft grade to commit: set one with 0-9, f, +/- or g first.", severity="warning", markup=False
             )
             return
-        value, word = self.draft, self.draft_word
+        value, word, sid, writes = self.draft, self.draft_word, self.session_id, self.grading.writes
         note = self.note.strip() or self.draft_note
         in_force = self.in_force()
         seen = self.outside
         person, read_at = (seen.person, seen.read_at) if seen is not None else (None, None)
-        queued = self.grading.writes.expected_person(self.session_id, person, read_at)
-        asked = None if in_force is None else commit_question(self.session_id, value, word, in_force, queued, seen)
+        queued, unsure = writes.expected_person(sid, person, read_at), writes.log_undo_queued(sid)
+        asked = None if in_force is None else commit_question(sid, value, word, in_force, queued, seen, unsure)
         if asked is None:  # pending, or over a source ranked below a person's: nothing is replaced
             self._queue_commit(value, note, word, queued)
             return
