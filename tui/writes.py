@@ -21,8 +21,8 @@ none of its commits left on the stack, `u` undoes the operator's latest grade in
 (`reverts` None), exactly as `lesson-credit undo` does, refusals worded alike. What such an undo leaves is
 the log's to say, so the session's screen holds the keys typed after it (`log_undo_unread`) until its
 outcome is in: refused, or read in the view the keys act on (not while it is unwritten and a write waits to be
-retried, nor once the read that would show it failed: waiting would not help). An undo of a commit graded over since (the
-operator graded again elsewhere, or another person did) is refused in the engine's words, and `u`
+retried, nor once the read that would show it failed: waiting would not help). An undo of a commit graded over
+since (the operator graded again elsewhere, or another person did) is refused in the engine's words, and `u`
 passes by the dashboard's commits it buried (`buried`): the next `u` undoes as `lesson-credit undo` would.
 """
 
