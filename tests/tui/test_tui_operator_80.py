@@ -294,3 +294,25 @@ async def test_what_if_cuts_its_names_with_the_set_its_worker_sorted(
         alike = {id(getattr(name, "alike", None)) for name in names}
         assert len(alike) == 1 and alike <= set(sorted_sets), (alike, sorted_sets)
     assert threading.main_thread().name not in sorted_sets.values(), sorted_sets
+
+
+@pytest.mark.parametrize("size", [(100, 24), (120, 30), (200, 50)])
+async def test_the_informative_queue_shows_each_session_s_shift_at_every_width(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The shift is what the informative order sorts by. At 100 columns the full table's last column, `shift`,
+    ran off the right edge (a sideways scrollbar the only sign) while 80 columns showed it in the one-column
+    form: the full table is shown where it fits, else that form. Either way every row's shift is on screen."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        burst(pilot, "I", "o")
+        await settle(pilot)
+        assert isinstance(app.screen, GradingQueueScreen)
+        table = app.screen.query_one("#queue-table", ThemedTable)
+        await wait_until(pilot, lambda: table.row_count > 0)
+        assert table.virtual_size.width <= table.scrollable_content_region.width, (table.virtual_size, table.size)
+        first = [str(cell) for cell in table.get_row_at(0)]
+        shift = first[-1].split()[-1]  # the shift column, or the one-column form's "why next" ending "shift 0.063"
+        assert shift.replace(".", "", 1).isdigit(), first
+        assert any(shift in line for line in screen_rows(app)), shift

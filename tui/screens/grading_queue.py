@@ -95,6 +95,8 @@ class GradingQueueScreen(DataScreen):
         self.read_at = 0  # the source's version `queue` was read at
         self.sessions: SessionsView | None = None
         self.highlighted: str | None = None
+        self._full_needs = 0  # columns the full table needs (its widest cells): else the one-column form
+        self._full_shown = False
 
     @property
     def owner(self) -> QueueOwner:
@@ -136,7 +138,8 @@ class GradingQueueScreen(DataScreen):
         self.ready_for_keys()
 
     def resized(self, rebuild: bool) -> None:
-        if rebuild and self.queue is not None and self.sessions is not None:
+        fits = self.size.width >= max(NARROW_BELOW, self._full_needs)  # the full table, or the one-column form
+        if (rebuild or fits != self._full_shown) and self.queue is not None and self.sessions is not None:
             self._fill(self.query_one("#queue-table", ThemedTable), self.queue, self.sessions)
 
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
@@ -151,39 +154,20 @@ class GradingQueueScreen(DataScreen):
         kept = {session_id for _, session_id in listed}
         if keep is not None and keep not in kept:  # graded (here or not): the row after it takes its place
             keep = table.next_kept(keep, kept) or keep
+        full, compact = _rows(listed[:ROWS_SHOWN], sessions, queue)
+        # the full table's columns, each its widest cell and a cell's padding, the scrollbar and the borders: the
+        # one-column form when they do not fit (100 columns: the shift, what the order sorts by, fell off the edge)
+        self._full_needs = (
+            sum(max([len(label), *(cells[i].cell_len for cells, _ in full)]) + 2 for i, label in enumerate(COLUMNS)) + 4
+        )
+        narrow = self.size.width < max(NARROW_BELOW, self._full_needs)
+        self._full_shown = not narrow
         table.clear(columns=True)
-        narrow = self.size.width < NARROW_BELOW
-        labels = NARROW_COLUMNS if narrow else COLUMNS
-        for label in labels:
+        for label in NARROW_COLUMNS if narrow else COLUMNS:
             table.add_column(label, key=label)
-        hidden = min(head, len(queue.session_ids)) - len(listed)
-        for place, (row, session_id) in enumerate(listed[:ROWS_SHOWN]):
-            s = sessions.table.summary(row)
-            in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward, 3)} {one_line(s.grader)}"
-            cells = [Text(str(place + 1), justify="right"), Text(one_line(session_id))]
-            if narrow:  # one column says why the session is where it is
-                if info is not None:
-                    spread = float(info.disagreement[row])
-                    why = f"{fmt(float(info.expected[row]))}±{fmt(float(info.spread[row]))}"
-                    # commas, not " · ": the 80-column table keeps the grade in force to three places beside it
-                    why += f", spread {'—' if math.isnan(spread) else fmt(spread)}"
-                    why += f", shift {_shift(float(info.score[row]))}"
-                else:
-                    why = f"pending since {fmt_time(s.timestamp)}"
-                table.add_row(*cells, Text(in_force), Text(why), key=session_id)
-                continue
-            cells += [Text(fmt_time(s.timestamp)), Text(one_line(s.category, "—")), Text(in_force)]
-            if info is not None:
-                spread = float(info.disagreement[row])
-                cells += [
-                    Text(fmt(float(info.expected[row])), justify="right"),
-                    Text(fmt(float(info.spread[row])), justify="right"),
-                    Text("—" if math.isnan(spread) else fmt(spread), justify="right"),
-                    Text(_shift(float(info.score[row])), justify="right"),
-                ]
-            else:
-                cells += [Text("—", justify="right") for _ in range(4)]
+        for cells, session_id in compact if narrow else full:
             table.add_row(*cells, key=session_id)
+        hidden = min(head, len(queue.session_ids)) - len(listed)
         ids = [session_id for _, session_id in listed[:ROWS_SHOWN]]
         self.highlighted = table.restore_cursor(ids, keep)  # told now: `enter` typed ahead reads it
         summary = Text()
@@ -232,6 +216,37 @@ class GradingQueueScreen(DataScreen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+Row = tuple[list[Text], str]  # a row's cells and its session id
+
+
+def _rows(listed: list[tuple[int, str]], sessions: SessionsView, queue: GradingQueue) -> tuple[list[Row], list[Row]]:
+    """The rows of the full table (COLUMNS) and of the one-column form (NARROW_COLUMNS: why the session is next)."""
+    info = queue.informative
+    full: list[Row] = []
+    compact: list[Row] = []
+    for place, (row, session_id) in enumerate(listed):
+        s = sessions.table.summary(row)
+        in_force = "pending" if s.base_reward is None else f"{fmt(s.base_reward, 3)} {one_line(s.grader)}"
+        head = [Text(str(place + 1), justify="right"), Text(one_line(session_id))]
+        if info is not None:
+            spread = float(info.disagreement[row])
+            numbers = (
+                fmt(float(info.expected[row])),
+                fmt(float(info.spread[row])),
+                "—" if math.isnan(spread) else fmt(spread),
+            )
+            # commas, not " · ": the 80-column table keeps the grade in force to three places beside it
+            why = f"{numbers[0]}±{numbers[1]}, spread {numbers[2]}, shift {_shift(float(info.score[row]))}"
+            tail = [Text(n, justify="right") for n in (*numbers, _shift(float(info.score[row])))]
+        else:
+            why = f"pending since {fmt_time(s.timestamp)}"
+            tail = [Text("—", justify="right") for _ in range(4)]
+        compact.append(([*head, Text(in_force), Text(why)], session_id))
+        middle = [Text(fmt_time(s.timestamp)), Text(one_line(s.category, "—")), Text(in_force)]
+        full.append(([*head, *middle, *tail], session_id))
+    return full, compact
 
 
 def _shift(information: float) -> str:
