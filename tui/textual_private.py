@@ -101,6 +101,17 @@ def replace_cells(table: DataTable[Any], cells: list[tuple[RowKey, ColumnKey, Te
 BATCH_WAIT_S = 0.01  # how often `after_shown` looks again while the app holds its repaints
 
 
+def drop_stale_scrollbars(table: DataTable[Any]) -> None:
+    """Show `table`'s scrollbars as its content's size asks now: refilled narrower for a narrower width (Session
+    detail from 99 to 100 columns: its credit columns from 99 cells to 64), a table kept the sideways scrollbar
+    of its old columns, a row taken from the rows below it, with nothing to scroll.
+
+    Why private: a DataTable sets its `virtual_size` itself, so when its own size is unchanged Textual's
+    `Widget._size_updated` sees nothing new and never calls `Widget._refresh_scrollbars`, the one place
+    that hides them."""
+    table._refresh_scrollbars()
+
+
 def after_shown(node: MessagePump, callback: Callable[[], object]) -> None:
     """`callback()` after the next refresh that the screen can show: Textual's `call_after_refresh`,
     waiting first while the app holds its repaints.
