@@ -24,19 +24,28 @@ class SidePane(Vertical):
     def fit(self) -> None:
         """Shows "why this credit" whole under the credit rows, else its box cut (closed: it scrolls and its more-lines
         mark says so); below 100 columns from SHORT_BELOW rows the journal gives up to two lines for it first.
-        At 80x24 the stylesheet's heights hold (tui/widths.py short_detail_heights)."""
+        At 80x24 the stylesheet's heights hold (tui/widths.py short_detail_heights). From 100 columns the plot
+        under the box is drawn only where its rows are all in the pane (else it is hidden: cut, it lost its
+        axis and legend from the bottom up, at 100x28 all but its title); below 100 the pane scrolls to it."""
         if not self.is_mounted:
             return
-        screen = self.screen
+        screen, plot = self.screen, self.query_one("#credit-plot")
         if (narrow := screen.has_class("-narrow")) and screen.has_class("-short"):
+            plot.styles.visibility = "visible"
             return
         body, table = screen.query_one("#detail-body"), self.query_one("#credits", DataTable)
         drop_stale_scrollbars(table)  # (the table resized by it: fitted again)
         box = self.query_one("#credit-box", CreditPanel)
-        journal, box_most = detail_heights(body.size.height, table.outer_size.height, story_rows(box), narrow)
+        story = story_rows(box)
+        journal, box_most = detail_heights(body.size.height, table.outer_size.height, story, narrow)
         if body.size.height and table.outer_size.height:
             screen.query_one("#journal").styles.height = journal
             box.styles.max_height = box_most
+            most = box.styles.max_height  # (None set: the stylesheet's)
+            room = body.size.height - table.outer_size.height - min(story, int(most.value) if most else story)
+            least = plot.styles.min_height
+            whole = narrow or room >= (int(least.value) if least else 1)
+            plot.styles.visibility = "visible" if whole else "hidden"
 
 
 def story_rows(box: CreditPanel) -> int:
