@@ -94,8 +94,8 @@ def detail_heights(body: int, table: int, story: int, narrow: bool) -> tuple[int
     needs). Below 100 columns the journal gives up to two of its lines so that the box ends inside the pane under
     the table; where that is not enough (and from 100 columns, the journal beside the pane) the box is cut to what
     is left (closed: its story scrolls in it, its more-lines mark says so). The plot stays below: where the pane
-    scrolls below 100 columns, in the rows left from 100 (at 100x24 the box ran past the pane's bottom, under the
-    grade bar, "missed:" and its bottom border hidden)."""
+    scrolls below 100 columns, in the rows left from 100, if all its rows fit (tui/screens/detail_side.py). At
+    100x24 the box ran past the pane's bottom, under the grade bar, "missed:" and its bottom border hidden."""
     left = body - table
     journal = min(NARROW_JOURNAL_MOST, max(NARROW_JOURNAL_LEAST, left - story)) if narrow else None
     room = left - (journal or 0)
