@@ -87,15 +87,19 @@ NARROW_JOURNAL_MOST = 7  # Session detail below 100 columns, from SHORT_BELOW ro
 NARROW_JOURNAL_LEAST = 5  # ... down to three of its lines, for the credit rows and "why this credit" beside it
 
 
-def narrow_detail_heights(body: int, table: int, story: int) -> tuple[int, int | None]:
-    """Session detail below 100 columns and from SHORT_BELOW rows (80x32 to 80x40), its body `body` rows tall
-    with the credits table `table` rows and "why this credit" `story` rows with its borders: (the journal's
-    height, the credit box's most rows or None for all it needs). The journal gives up to two of its lines so
-    that the box ends inside the pane under the table; where that is not enough the box is cut to what is
-    left (closed: its story scrolls in it, its scrollbar in view). The plot stays below, where the pane scrolls."""
+def detail_heights(body: int, table: int, story: int, narrow: bool) -> tuple[int | None, int | None]:
+    """Session detail from SHORT_BELOW rows below 100 columns (80x32 to 80x40), or at any height from 100 columns,
+    its body `body` rows tall with the credits table `table` rows and "why this credit" `story` rows with its
+    borders: (the journal's height or None for the stylesheet's, the credit box's most rows or None for all it
+    needs). Below 100 columns the journal gives up to two of its lines so that the box ends inside the pane under
+    the table; where that is not enough (and from 100 columns, the journal beside the pane) the box is cut to what
+    is left (closed: its story scrolls in it, its more-lines mark says so). The plot stays below: where the pane
+    scrolls below 100 columns, in the rows left from 100, if all its rows fit (tui/screens/detail_side.py). At
+    100x24 the box ran past the pane's bottom, under the grade bar, "missed:" and its bottom border hidden."""
     left = body - table
-    journal = min(NARROW_JOURNAL_MOST, max(NARROW_JOURNAL_LEAST, left - story))
-    return journal, (max(3, left - journal) if left - journal < story else None)
+    journal = min(NARROW_JOURNAL_MOST, max(NARROW_JOURNAL_LEAST, left - story)) if narrow else None
+    room = left - (journal or 0)
+    return journal, (max(3, room) if room < story else None)
 
 
 def share_cut(widths: dict[int, int], least: dict[int, int], over: int) -> int:

@@ -149,3 +149,49 @@ async def test_the_side_pane_follows_a_resize_from_200_columns(tmp_path: Path) -
             await settle(pilot)
             region = detail.query_one("#detail-side").region
             assert (region.width, region.right) == (side, width), (width, region)
+
+
+# widths either side of the layouts' edges (80: stacked, 100: the side pane 64 wide, 150: widened for its table)
+# and heights from a 24-row terminal up (32: the compact forms end), on the demo's session of the tester's report
+# (2026-10-26-167: four lessons, "why this credit" eight lines), eight lessons (2026-09-01-000) and eight lessons
+# with stories of eight lines at 60 cells, the demo's longest (2026-10-25-164)
+SIDE_WIDTHS = (80, 99, 100, 120, 150, 200)
+SIDE_HEIGHTS = (24, 26, 28, 31, 32, 36, 50)
+
+
+@pytest.mark.parametrize("session", ["2026-10-26-167", EIGHT, "2026-10-25-164"])
+async def test_why_this_credit_ends_inside_its_pane_above_the_grade_bar_at_every_size(
+    tmp_path: Path, session: str
+) -> None:
+    """At 100x24 and 120x24 the box of 2026-10-26-167 (eight lines of story and its borders: 10 rows) hung below
+    its pane, which has 13 rows with 5 for the credit table (the header and four lessons): the box ended at row
+    21, the pane and the grade bar's rule at 19, and its last line ("missed: monkeypatch") and its bottom border
+    were hidden with no more-lines mark (the box itself was not scrolled). At 100x26 one row was hidden. And
+    resized from 99 columns to 100, 2026-09-01-000's credit table kept the sideways scrollbar of its wider
+    columns (nothing to scroll), a row that left the box three: one line of the story and no mark. Now at
+    every size the box ends inside the pane and above the grade bar, and where its story is taller than the box
+    its last line is the more-lines mark. The plot below it is whole or not drawn: from 100 columns it was cut at
+    the pane's bottom (at 100x28 all but its title, at 100x34 its axis and legend); where its eight rows fit
+    under the box, it is drawn."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, session)
+        for width in SIDE_WIDTHS:
+            for height in SIDE_HEIGHTS:
+                await pilot.resize_terminal(width, height)
+                await settle(pilot)
+                side, box = detail.query_one("#detail-side"), detail.query_one("#credit-box")
+                bar, more = detail.query_one("#grade-bar").region, box.query_one(".more")
+                size = (width, height, box.region, side.region, bar.y)
+                assert side.scroll_y == 0 and box.region.bottom <= min(side.region.bottom, bar.y), size
+                assert box.region.height >= 3, size  # its borders and a line at least
+                if box.max_scroll_y > box.scroll_y:
+                    # its last row in the box's border (at 80x24 the grade bar's rule closes the box)
+                    assert more.display and more.region.bottom == box.region.bottom - box.styles.gutter.bottom, size
+                    assert "more line" in screen_text(app)[more.region.y], size
+                plot = detail.query_one("#credit-plot")
+                if plot.styles.visibility == "visible":
+                    assert plot.region.bottom <= side.region.bottom or width < 100, (size, plot.region)
+                else:
+                    assert width >= 100 and side.region.bottom - box.region.bottom < 8, (size, plot.region)

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
@@ -32,6 +32,7 @@ from lesson_credit.tui.screens.credit_cells import (
     credit_cells,
     keyword_spans,
 )
+from lesson_credit.tui.screens.detail_side import SidePane
 from lesson_credit.tui.screens.grade_value import GradeValueScreen, TypedGrade
 from lesson_credit.tui.screens.session_line import JOURNAL_LABEL, pane_title, session_info
 from lesson_credit.tui.screens.session_reads import ReadFailed, UndoHold, graded_elsewhere, reporting
@@ -50,7 +51,6 @@ from lesson_credit.tui.widths import (
     MIN_NAME_CELLS,
     NARROW_BELOW,
     SHORT_BELOW,
-    narrow_detail_heights,
     share_cut,
     short_detail_heights,
     wide_side_width,
@@ -156,7 +156,7 @@ class SessionDetailScreen(DataScreen):
         yield RecordPanel(id="record-panel")
         with Horizontal(id="detail-body"):
             yield JournalView(id="journal")
-            with Vertical(id="detail-side"):
+            with SidePane(id="detail-side"):
                 yield ThemedTable(id="credits", cursor_type="row")
                 yield CreditPanel("credit-story", id="credit-box")
                 yield BetaPlot(id="credit-plot")
@@ -393,6 +393,7 @@ class SessionDetailScreen(DataScreen):
         if message.table.size.width != self._built_for:
             self._show()
         self._count_rows_in_view()
+        after_shown(self, self._fit_side)  # its height: the rows left for "why this credit"
 
     def _show_journal(self, scroll: bool) -> None:
         base = self.base
@@ -413,19 +414,8 @@ class SessionDetailScreen(DataScreen):
         return keyword_spans(credit.breakdown) if credit is not None else []
 
     def _fit_side(self) -> None:
-        """Below 100 columns from SHORT_BELOW rows: "why this credit" whole under the credit rows, the journal
-        giving up to two lines for it, else its box cut (closed, scrolling): measured once laid out."""
-        if not self.is_mounted or not self.has_class("-narrow") or self.has_class("-short"):
-            return
-        body, table = self.query_one("#detail-body"), self.query_one("#credits", ThemedTable)
-        box = self.query_one("#credit-box", CreditPanel)
-        text, gutters = box.query_one(f"#{box.text_id}"), box.styles.gutter.height  # its lines now, not as laid out
-        inner = box.scrollable_content_region.width - text.styles.gutter.width
-        story = text.get_content_height(box.size, self.size, inner) + text.styles.gutter.height + gutters
-        journal, box_most = narrow_detail_heights(body.size.height, table.outer_size.height, story)
-        if body.size.height and table.outer_size.height:
-            self.query_one("#journal").styles.height = journal
-            box.styles.max_height = box_most
+        if self.is_mounted:
+            self.query_one(SidePane).fit()  # "why this credit" in the rows the side pane has left
 
     def _show_focused(self) -> None:
         if self.shown is None:

@@ -1,0 +1,57 @@
+"""Session detail's side pane: the credits table, "why this credit" and the plot, with "why this credit" fitted
+to the rows the pane has left under the table (tui/widths.py detail_heights)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.containers import Vertical
+from textual.widgets import DataTable
+
+from lesson_credit.tui.textual_private import after_shown, refresh_scrollbars
+from lesson_credit.tui.widgets.credit_panel import CreditPanel
+from lesson_credit.tui.widths import detail_heights
+
+
+class SidePane(Vertical):
+    """Holds #credits, #credit-box and #credit-plot beside #journal in #detail-body. `fit` sets the credit box's
+    most rows (and below 100 columns the journal's height) once laid out; its screen calls it when the table's
+    rows or the story change, and the pane when its own size does (a relayout between two measures left the box
+    fitted to a pane a row shorter, or its bottom below the pane's and the grade bar's top)."""
+
+    def on_resize(self, _event: events.Resize) -> None:
+        after_shown(self, self.fit)
+
+    def fit(self) -> None:
+        """Shows "why this credit" whole under the credit rows, else its box cut (closed: it scrolls and its more-lines
+        mark says so); below 100 columns from SHORT_BELOW rows the journal gives up to two lines for it first.
+        At 80x24 the stylesheet's heights hold (tui/widths.py short_detail_heights). From 100 columns the plot
+        under the box is drawn only where its rows are all in the pane (else it is hidden: cut, it lost its
+        axis and legend from the bottom up, at 100x28 all but its title); below 100 the pane scrolls to it."""
+        if not self.is_mounted:
+            return
+        screen, plot = self.screen, self.query_one("#credit-plot")
+        if (narrow := screen.has_class("-narrow")) and screen.has_class("-short"):
+            plot.styles.visibility = "visible"
+            return
+        body, table = screen.query_one("#detail-body"), self.query_one("#credits", DataTable)
+        refresh_scrollbars(table)  # (a stale sideways scrollbar from a wider layout takes a row: from 99 to 100)
+        box = self.query_one("#credit-box", CreditPanel)
+        story = story_rows(box)
+        journal, box_most = detail_heights(body.size.height, table.outer_size.height, story, narrow)
+        if body.size.height and table.outer_size.height:
+            screen.query_one("#journal").styles.height = journal
+            box.styles.max_height = box_most
+            most = box.styles.max_height  # (None set: the stylesheet's)
+            room = body.size.height - table.outer_size.height - min(story, int(most.value) if most else story)
+            least = plot.styles.min_height
+            whole = narrow or room >= (int(least.value) if least else 1)
+            plot.styles.visibility = "visible" if whole else "hidden"
+
+
+def story_rows(box: CreditPanel) -> int:
+    """The rows "why this credit" needs in `box`, its borders in: its story's lines as they are now (set and
+    not laid out yet), wrapped to the box's width."""
+    text = box.query_one(f"#{box.text_id}")
+    inner = box.scrollable_content_region.width - text.styles.gutter.width
+    lines = text.get_content_height(box.size, box.screen.size, inner)
+    return lines + text.styles.gutter.height + box.styles.gutter.height
