@@ -47,7 +47,13 @@ from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoo
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import benjamini_hochberg
-from lesson_credit.core.analysis.switches import Switches, one_category, switched_in, switches, with_edges
+from lesson_credit.core.analysis.switches import (
+    Switches,
+    groups_without_blocks,
+    one_category,
+    switched_in,
+    timed_switches,
+)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -248,10 +254,9 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     # unshrunk, a step at its switch that the other lessons are read beside)
     # and one switched where a time block starts: the blocks' baselines take it all, so the data barely move it,
     # but the switch is why (its leave-one-out lift is the step as much as anything)
-    whole = _without_blocks(design)
-    switch = switches(op.x, op.group, block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None)
-    if design.n_blocks > 1:
-        switch = with_edges(switch, op.x, whole)
+    whole = groups_without_blocks(design.category, design.agent, design.n_agents)
+    block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
+    switch = timed_switches(op.x, op.group, block, whole)
     edge = switch.edge if switch.edge is not None else np.zeros(len(columns), dtype=bool)
     timed = (identified | (edge & ~few)) & switch.timed
     identified &= ~timed
@@ -274,14 +279,6 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         switch,
         scope,
     )
-
-
-def _without_blocks(design: Design) -> IntArray:
-    """Each graded session's baseline group without the time blocks: its category and agent."""
-    agent = design.agent if design.agent is not None else np.zeros(design.n, dtype=np.int64)
-    key = design.category.astype(np.int64) * (max(design.n_agents, 1) + 1) + agent
-    group: IntArray = np.unique(key, return_inverse=True)[1].astype(np.int64)
-    return group
 
 
 def _switch_categories(

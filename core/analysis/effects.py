@@ -59,8 +59,8 @@ MAX_NAMED_PARTNERS = 3
 # a lesson identified only by time: its sessions with and without it are those after and before one moment
 TIME_ONLY = (
     "no leave-one-out comparison: identified only by time, its sessions with it and without it are those "
-    "on either side of one moment (in each time block where it varies), so a change in the baseline then "
-    "would give the same difference"
+    "on either side of one moment (in each time block where it varies, or where a time block starts), so a "
+    "change in the baseline then would give the same difference"
 )
 
 

@@ -86,7 +86,7 @@ from lesson_credit.core.analysis.joint import (
     sums,
 )
 from lesson_credit.core.analysis.joint_ops import baseline_inverse
-from lesson_credit.core.analysis.switches import switched_in
+from lesson_credit.core.analysis.switches import groups_without_blocks, timed_switches
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
@@ -97,11 +97,12 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 11  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+CACHE_VERSION = 12  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
 # 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
 # 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
 # 8: a lesson identified only by time drawn from the prior; 9: time blocks from 24 graded sessions (were 50);
-# 10: kinds of work and graders' names in one Unicode form (NFC); 11: the kinds' names printed NFC
+# 10: kinds of work and graders' names in one Unicode form (NFC); 11: the kinds' names printed NFC;
+# 12: a lesson switched where a time block starts drawn from the prior too
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -422,10 +423,11 @@ def posterior_of(
 
 
 def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
-    """Per arm: identified only by time, as `loo` finds a lesson (`switches.switched_in`): within the fit's
-    baseline groups and time blocks it was never injected before one session and always after it (or
-    the reverse). One pass finds the arms whose sessions in every group are one run (no other arm can
-    have switched once); a second reads only their injections."""
+    """Per arm: identified only by time, as `loo` finds a lesson (`switches.timed_switches`): within the fit's
+    baseline groups and time blocks it was never injected before one session and always after it (or the
+    reverse), or it switched once over the log where a time block starts. One pass finds the arms whose
+    sessions in every group are one run (no other arm can have switched once); a second reads only their
+    injections."""
     from scipy import sparse
 
     s = stream.sessions
@@ -463,7 +465,7 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     x = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(s.n, len(arms)))
     block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
     out = none.copy()
-    out[arms] = switched_in(x, group, block)
+    out[arms] = timed_switches(x, group, block, groups_without_blocks(s.category, s.agent, s.n_agents)).timed
     return out
 
 

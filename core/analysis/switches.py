@@ -132,3 +132,20 @@ def one_category(x: Any, group: IntArray, category: IntArray, columns: IntArray)
         if len(found) == 1:
             out[c] = int(found[0])
     return out
+
+
+def timed_switches(x: Any, group: IntArray, block: IntArray | None, whole: IntArray) -> Switches:
+    """Where each column switches (`switches`, within the baseline groups `group` and the time blocks `block`),
+    with the columns switched where a block starts (`with_edges`; `whole`: the groups without the blocks):
+    what `loo` (core/analysis/claims.py) and the joint policy (`joint_posterior.time_only`) both read as a
+    lesson identified only by time."""
+    found = switches(x, group, block)
+    return with_edges(found, x, whole) if block is not None else found
+
+
+def groups_without_blocks(category: IntArray, agent: IntArray | None, n_agents: int) -> IntArray:
+    """Each graded session's baseline group without the time blocks: its category and agent."""
+    agents = agent if agent is not None else np.zeros(len(category), dtype=np.int64)
+    key = category.astype(np.int64) * (max(n_agents, 1) + 1) + agents
+    group: IntArray = np.unique(key, return_inverse=True)[1].astype(np.int64)
+    return group

@@ -309,3 +309,18 @@ def test_show_and_the_dashboard_say_the_record_in_the_same_words(
     assert f"record {summary} deliverables:" in said and judge in said, text
     panel = outside_text(_outside(Workspace(root), "abcd1234-5678"), compact=True).plain.splitlines()
     assert panel[:2] == [judge, f"record {summary}"]  # the 80x24 form: two lines, wrapped by the panel
+
+
+def test_an_information_summed_a_hair_below_zero_shifts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sum of squares summed in floating point may come out as -1e-18: its root raised "math domain error"
+    and `sessions --order informative` ended with a traceback. Such a shift is none: 0.000."""
+    from lesson_credit.core.analysis import informative
+
+    real = informative._entry_scores
+    monkeypatch.setattr(informative, "_entry_scores", lambda *args: real(*args) * 0.0 - 1e-18)
+    root = make_ws(tmp_path, {"a.md": ["alpha"]}, [session("s1", None, {"a.md": 1.0})])
+    code, out, _ = run(capsys, "sessions", "-w", str(root), "--order", "informative")
+    assert code == 0
+    assert out.split("\n")[2].split()[-1] == "0.000"

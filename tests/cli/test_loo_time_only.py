@@ -45,6 +45,8 @@ def test_a_lesson_identified_only_by_time_shows_no_leave_one_out_lift(tmp_path: 
     for key in ("delta", "ci_low", "ci_high", "p_value_approx", "p_adjusted", "delta_category", "delta_ipw"):
         assert delta[key] is None, key
     assert delta["sufficient"] is False
+    # the reason's words fit a switch where a block starts (it said "in each time block where it varies" only)
+    assert "or where a time block starts" in delta["insufficient_reason"]
     assert delta["insufficient_reason"].startswith("no leave-one-out comparison: identified only by time")
     assert "t/delta.md" not in payload  # the top-level map of lesson -> delta gptme reads has no number for it
     # the means stay, descriptive: by hand from the log's rewards they differ by about the step, +0.15
@@ -70,7 +72,9 @@ def test_the_dashboard_says_so_too(tmp_path: Path) -> None:
     assert "insufficient data" not in short_flags(delta)
     text = describe(delta).plain
     assert "no leave-one-out comparison: identified only by time" in text and "insufficient data" not in text
-    assert "Δ —  95% CI —" in text  # no lift shown (the old one was +0.162 [+0.13, +0.19])
+    # no lift shown (the old one was +0.162 [+0.13, +0.19]), nor the means whose difference it was: the counts
+    assert f"graded sessions with it {N - SWITCH}, without {SWITCH}: no leave-one-out comparison" in text
+    assert "mean reward" not in text and "+0.16" not in text
 
 
 def variant_workspace(
@@ -141,6 +145,8 @@ def test_a_switch_on_a_time_block_boundary_gives_the_switch_reason(tmp_path: Pat
         "in every one from it on, at the start of a time block)"
     ), reason
     assert delta["delta"] is None and delta["sufficient"] is False
+    # the reason's words fit a switch where a block starts (it said "in each time block where it varies" only)
+    assert "or where a time block starts" in delta["insufficient_reason"]
     assert delta["insufficient_reason"].startswith("no leave-one-out comparison: identified only by time")
 
 
@@ -151,3 +157,28 @@ def test_a_switch_in_one_category_names_it(tmp_path: Path) -> None:
         "it switched at session s041 (never injected in a graded session of category y before it and in every one "
         "from it on, within its time block)" in reason
     ), reason
+
+
+def test_a_switch_at_a_block_start_in_one_category_is_drawn_from_the_prior_as_loo_says(tmp_path: Path) -> None:
+    # categories x (even sessions) and y (odd); delta only in y from s027, where the second of 3 time blocks
+    # starts, and the reward steps +0.15 there in y only: no block baseline takes a step of one category, so a
+    # fit that did not know the switch read it as delta's effect (the policy drew delta at +0.18, sd 0.03)
+    # while `loo` ranked it at the prior's 0
+    from lesson_credit.core.workspace import Workspace
+
+    rng = np.random.default_rng(3)
+    events: list[dict[str, object]] = []
+    for i in range(N):
+        name = "xy"[i % 2]
+        has = i >= 27 and name == "y"
+        injected = ["t/alpha.md"] * bool(rng.random() < 0.5) + ["t/delta.md"] * has
+        reward = 0.40 + 0.15 * has + 0.10 * ("t/alpha.md" in injected) + rng.normal(0.0, 0.05)
+        events.append(session(f"s{i:03d}", round(float(reward), 4), dict.fromkeys(injected, 1.0), category=name))
+    root = make_workspace(tmp_path, LESSONS, events)
+    effect = delta_of(root)["effect"]
+    assert "identified only by time" in effect["reason"] and effect["ranking"] == 0.0
+    posterior = Workspace(root, clock=fixed_clock).joint_posterior()
+    delta = list(posterior.arm_ids).index("t/delta.md")
+    alpha = list(posterior.arm_ids).index("t/alpha.md")
+    # drawn as a lesson without data: mean 0, and an sd far wider than alpha's (alpha's +0.10 is read from data)
+    assert posterior.mean[delta] == 0.0 and posterior.sd[delta] > 3 * posterior.sd[alpha]
