@@ -422,8 +422,8 @@ class LogReader:
         return views.grade_history(session, self.session_line(row), grades, outcome)
 
     def grading_fields(self, row: int) -> SessionEvent:
-        """The session's event without its lessons (what its grades and reward sources read of it): a third of
-        the work of `session`, which views of many sessions with undos did once per session and source."""
+        """The session's event without anything of its lessons (what its grades and reward sources read of it): no
+        tuples of lessons built, which views of many sessions with undos did once per session and source."""
         return self.index.session(row, lessons=False)
 
     def grader_scores(self, n: int, source_code: int) -> dict[str, npt.NDArray[np.float64]]:

@@ -280,6 +280,11 @@ def session_columns(raw: RawEvent) -> SessionColumns:
     return SessionColumns(session_id, base, ids, values, tuple(missing), as_tuple, during_positions(included))
 
 
+def grader_name(raw: str | None) -> str | None:
+    """A grader's name as the log is read: in one Unicode form (`one_form`), one person however it is typed."""
+    return None if raw is None else one_form(raw)
+
+
 def normalize_ids(paths: list[str]) -> list[str]:
     """Library ids for many raw lesson paths (cached: a log repeats the same few thousand)."""
     get = _id_cache.get
@@ -307,7 +312,7 @@ def _session(raw: RawEvent) -> SessionEvent:
         during=columns.during,
         journal_path=raw.journal_path,
         category=raw.category,
-        grader=None if raw.grader is None else one_form(raw.grader),  # one person however their name is typed
+        grader=grader_name(raw.grader),
         strategy=raw.strategy,
         floor=raw.floor,
         published_shape=raw.type is None,

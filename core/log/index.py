@@ -15,7 +15,6 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log import scoring
 from lesson_credit.core.log.columns import Column, HeldChunk, Objects, RowMap, StoredChunk
 from lesson_credit.core.log.events import (
@@ -33,6 +32,7 @@ from lesson_credit.core.log.events import (
     SelectionEvent,
     SessionColumns,
     SessionEvent,
+    grader_name,
     is_session,
     normalize_ids,
     outcome_label,
@@ -215,7 +215,7 @@ class LogIndex:
         self.session_base.append(math.nan if columns.base_reward is None else columns.base_reward)
         categories.append(raw.category)
         journals.append(raw.journal_path)
-        grader = None if raw.grader is None else one_form(raw.grader)  # as events.py reads it: one form
+        grader = grader_name(raw.grader)
         graders.append(grader)
         strategies.append(raw.strategy)
         floors.append(raw.floor)
@@ -324,8 +324,8 @@ class LogIndex:
         if not self._add_marks(lessons, counts, first_row):
             return False
         self.lookup.added_many(new_rows)
-        folded = {grader: None if grader is None else one_form(grader) for grader in {raw.grader for raw in raws}}
-        graders_of = [folded[raw.grader] for raw in raws]  # one form, as events.py reads them
+        folded = {grader: grader_name(grader) for grader in {raw.grader for raw in raws}}
+        graders_of = [folded[raw.grader] for raw in raws]
         all_ids, times, categories, journals, graders, strategies, floors = self._strings()
         all_ids.extend(cast(list[str], ids))
         self.session_lines.extend([line for line, _ in run])
@@ -488,7 +488,7 @@ class LogIndex:
             self.exports.exported(line, event.numbers)
 
     def session(self, row: int, lessons: bool = True) -> SessionEvent:
-        """The session event at a row, rebuilt from the columns (`lessons=False`: without its lessons)."""
+        """The session event at a row, rebuilt from the columns (`lessons=False`: without anything of its lessons)."""
         start, stop = int(self.session_start[row]), int(self.session_start[row + 1 if lessons else row])
         base = float(self.session_base[row])
         arm_ids = self.arm_ids
@@ -498,9 +498,9 @@ class LogIndex:
             base_reward=None if math.isnan(base) else base,
             lesson_ids=tuple(arm_ids[a] for a in self.entry_arm[start:stop].tolist()),
             saliences=tuple(self.entry_salience[start:stop].tolist()),
-            missing_salience=self.missing_salience.get(row) or (),
-            propensities=self.propensities.get(row),
-            during=self.during.get(row) or (),
+            missing_salience=(self.missing_salience.get(row) or ()) if lessons else (),
+            propensities=self.propensities.get(row) if lessons else None,
+            during=(self.during.get(row) or ()) if lessons else (),
             journal_path=self.session_journals[row],
             category=self.session_categories[row],
             grader=self.session_graders[row],

@@ -177,7 +177,7 @@ class Writing(GptmeFiles):
         selection = self._reader.index.latest_selection(session_id)
         for form in unicode_forms(session_id)[1:] if selection is None else ():
             found = self._reader.index.latest_selection(form)
-            if found is not None and self._reader.row_of(form) is None:
+            if found is not None:  # (no session is recorded under it: `_check_new` refused that)
                 self.warnings.append(
                     f"session {session_id!r} ({unicode_form_name(session_id)}) was selected as {form!r} "
                     f"({unicode_form_name(form)}), the same text in another Unicode form: recorded under the "

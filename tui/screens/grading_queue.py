@@ -43,7 +43,8 @@ LEGEND = (
     "shift: how far that grade would move its lessons' means",
 )
 COLUMNS = ("#", "session", "time", "category", "in force", "expected", "±", "spread", "shift")
-# below 100 columns: why the session is next in one column (expected±sd, spread between sources, shift)
+# where the full table does not fit (below 100 columns; at 100 its widest cells may not): why the session is next in
+# one column (expected±sd, spread between sources, shift)
 NARROW_COLUMNS = ("#", "session", "in force", "why next")
 
 
@@ -138,9 +139,12 @@ class GradingQueueScreen(DataScreen):
         self.ready_for_keys()
 
     def resized(self, rebuild: bool) -> None:
-        fits = self.size.width >= max(NARROW_BELOW, self._full_needs)  # the full table, or the one-column form
-        if (rebuild or fits != self._full_shown) and self.queue is not None and self.sessions is not None:
+        if (rebuild or self._fits() != self._full_shown) and self.queue is not None and self.sessions is not None:
             self._fill(self.query_one("#queue-table", ThemedTable), self.queue, self.sessions)
+
+    def _fits(self) -> bool:
+        """Whether the full table fits the screen (else the one-column form)."""
+        return self.size.width >= max(NARROW_BELOW, self._full_needs)
 
     def _fill(self, table: ThemedTable, queue: GradingQueue, sessions: SessionsView) -> None:
         self.sessions = sessions
@@ -160,8 +164,8 @@ class GradingQueueScreen(DataScreen):
         self._full_needs = (
             sum(max([len(label), *(cells[i].cell_len for cells, _ in full)]) + 2 for i, label in enumerate(COLUMNS)) + 4
         )
-        narrow = self.size.width < max(NARROW_BELOW, self._full_needs)
-        self._full_shown = not narrow
+        self._full_shown = self._fits()
+        narrow = not self._full_shown
         table.clear(columns=True)
         for label in NARROW_COLUMNS if narrow else COLUMNS:
             table.add_column(label, key=label)
