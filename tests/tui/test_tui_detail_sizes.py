@@ -195,3 +195,19 @@ async def test_why_this_credit_ends_inside_its_pane_above_the_grade_bar_at_every
                     assert plot.region.bottom <= side.region.bottom or width < 100, (size, plot.region)
                 else:
                     assert width >= 100 and side.region.bottom - box.region.bottom < 8, (size, plot.region)
+
+
+async def test_fitting_a_side_pane_being_taken_down_does_nothing(tmp_path: Path) -> None:
+    """`enter escape` typed fast: the pane's fit, queued for after a refresh, ran while its screen was taken
+    down part by part, and `query_one("#credit-plot")` raised NoMatches, which ended the dashboard (the full
+    suite caught it in a burst test). A pane whose parts are gone has nothing to fit."""
+    from lesson_credit.tui.screens.detail_side import SidePane
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        pane = detail.query_one(SidePane)
+        await detail.query_one("#credit-plot").remove()
+        pane.fit()  # raised NoMatches
+        assert pane.is_mounted

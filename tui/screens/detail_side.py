@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import DataTable
 
 from lesson_credit.tui.textual_private import after_shown, refresh_scrollbars
@@ -29,6 +30,12 @@ class SidePane(Vertical):
         axis and legend from the bottom up, at 100x28 all but its title); below 100 the pane scrolls to it."""
         if not self.is_mounted:
             return
+        try:
+            self._fit()
+        except NoMatches:  # taken down part by part (its screen dismissed as it opened: `enter escape` typed fast)
+            return
+
+    def _fit(self) -> None:
         screen, plot = self.screen, self.query_one("#credit-plot")
         if (narrow := screen.has_class("-narrow")) and screen.has_class("-short"):
             plot.styles.visibility = "visible"
