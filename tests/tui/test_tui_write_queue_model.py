@@ -28,7 +28,8 @@ from typing import Any, cast
 
 from lesson_credit.core.api import GradeConflict, NothingToUndo
 from lesson_credit.tui.source import WorkspaceSource
-from lesson_credit.tui.writes import Write, WriteOutcome, WriteQueue
+from lesson_credit.tui.write_state import Write, WriteOutcome
+from lesson_credit.tui.writes import WriteQueue
 
 SID = "s1"
 SEQUENCES = 3000
