@@ -384,8 +384,10 @@ class WriteQueue:
         (the writer) it is in the log but the log could not be read after it. True when it was an undo of the
         log's that a screen held its keys for (`log_undo_unread`)."""
         with self._lock:
-            held = self._log_undos.get(write.session_id) is write
-            return held and self._log_undos.pop(write.session_id) is write
+            if self._log_undos.get(write.session_id) is not write:
+                return False
+            del self._log_undos[write.session_id]
+            return True
 
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
