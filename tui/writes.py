@@ -32,6 +32,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
@@ -356,10 +357,13 @@ class WriteQueue:
         for w in sorted(later.values(), key=lambda w: w.seq):
             if w.seq <= write.seq:
                 continue
-            if w.kind == "grade" and w.over is not None and id(w.over) in below:
-                w.expected_before, w.person_before, w.over = below[id(w.over)]
+            under = below.get(id(w.over)) if w.over is not None else None
+            if w.kind == "grade" and under is not None:
+                w.expected_before, w.person_before, w.over = under
                 moved.add(id(w))
-            elif w.kind == "undo" and w.reverts is not None and id(w.reverts) in moved:
+            elif w.kind == "undo" and under is not None and w.kept is not None and w.kept.expected:
+                w.kept, w.over = replace(w.kept, grade=under[0]), under[2]  # (refused, it leaves that)
+            if w.kind == "undo" and w.reverts is not None and id(w.reverts) in moved:
                 w.typed_leaves = True, w.reverts.expected_before
                 below[id(w)] = (w.reverts.expected_before, w.reverts.person_before, w)
 

@@ -259,3 +259,24 @@ def test_a_commit_put_back_by_a_dropped_undo_stays_under_the_grades_typed_after_
     assert queue.expected_person("s1", None, read_at=0) == 0.2
     assert queue.expected("s1", None) == 0.2
     assert queue.undo("s1").reverts is two and queue.undo("s1").reverts is six
+
+
+def test_an_undo_of_a_grade_dropped_while_it_was_retried_is_refused_and_leaves_the_log_grade() -> None:
+    """s1 shows 0.7. The 0.4 is retried; ctrl+d y; `u` typed meanwhile (undoing the 0.4: 0.7 expected). The 0.4
+    fails again and is dropped; the undo, with nothing written to undo, is refused: the grade in force is the log's
+    0.7. On the old code the refusal put back what the undo found, the 0.4 never written."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    four = queue.commit("s1", 0.4, None, shown=0.7)
+    assert queue.start_draining() and queue.take() is four
+    assert queue.retry_after_failure(four, "down", 0, lambda: None)
+    assert queue.discard() == []
+    undo = queue.undo("s1")
+    assert not queue.retry_after_failure(four, "down", 0, lambda: None)
+    with queue._lock:  # (the writer drops the 0.4 and stops: the undo is taken next)
+        queue._applying, queue._draining = None, False
+    queue.discarded([four])
+    assert queue.start_draining() and queue.take() is undo
+    assert not queue.apply(source, undo).written  # "the grade it would undo was not written"
+    queue.refused(undo)
+    assert queue.expected("s1", 0.7) == 0.7
