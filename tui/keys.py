@@ -50,9 +50,8 @@ landed: `enter` would open nothing, a filter would filter nothing); the screen c
 when it is ready (screens/base.py), as does every change of screen. A key that only leaves the
 screen (an app binding to another screen, `leaving`: `h` for Health; the screen's own `back`,
 Escape) is not held: it reads nothing the screen loads, and the keys after it go to the screen it
-opens or returns to (held there if that one loads). `ctrl+d` is one of the app's `leaving` too: it
-opens the question whether to discard the writes not saved yet, one of which the screen may hold
-its keys for (an undo of the log's: tui/writes.py).
+opens or returns to (held there if that one loads). `ctrl+d` is one of the app's `leaving`: it opens
+the question whether to discard the writes not saved yet (tui/writes.py).
 The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`,
 or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
 (`LessonCreditApp.after_first_snapshot`).

@@ -8,7 +8,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from lesson_credit.tui.source_views import SourceSnapshot
-    from lesson_credit.tui.writes import Write, WriteOutcome
+    from lesson_credit.tui.write_state import Write, WriteOutcome
 
 
 class SourceChanged(Message):

@@ -32,12 +32,13 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.undo_words import refusal, undone
+from lesson_credit.tui.write_state import Kept, Write, WriteOutcome
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import GradeAppended
@@ -46,50 +47,6 @@ if TYPE_CHECKING:
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Kept:
-    """What the queue held for a session when an undo was queued: put back if the undo is refused."""
-
-    expected: bool  # the queue expected a grade for the session (else the screens go by the log)
-    grade: float | None  # the grade it expected (None: pending)
-    settled: bool  # its writes from here were all read in a snapshot (`settle`)
-    read_from: int | None  # the first source version holding its latest write (`graded_unread`)
-    undone: Write | None  # the commit undone last on the session before it (`expected_person`)
-
-
-@dataclass(eq=False)
-class Write:
-    """One queued write. `line` and `before` are filled in by the writer when it is applied."""
-
-    kind: Literal["grade", "undo", "settings"]
-    session_id: str  # (a settings save: "")
-    value: float | None = None  # grade: the value committed
-    note: str | None = None
-    outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
-    reverts: Write | None = None  # undo: the commit it reverts
-    kept: Kept | None = None  # undo: what the queue held for the session before it
-    stale: bool = False  # undo: refused, its commit graded over since (`buried`)
-    buried: bool = False  # grade: graded over since an undo of it was refused: `u` passes it by for the log's undo
-    read_back: int | None = None  # undo of the log's (`reverts` None): the first source version holding it
-    expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
-    after: tuple[bool, float | None] = (False, None)  # its session's (expected, grade) once applied, as typed
-    line: int | None = None  # the log line the event got (None: not written, or `unread`)
-    unread: bool = False  # stored, but the log could not be read back then: its line is not known
-    before: float | None = None  # grade: the grade in force just before it (None: pending)
-    before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
-    person_before: float | None = None  # grade: the operator's source's score as typed when it was queued
-    save: SettingsSave | None = None  # settings: what is saved
-    then: Callable[[], None] | None = None  # settings: called on the UI thread once it is written
-
-
-@dataclass(frozen=True)
-class WriteOutcome:
-    write: Write
-    written: bool
-    message: str  # one line for a toast: the session and the value
-    warnings: tuple[str, ...] = ()  # written, but a derived file (bandit-state.json) was not: one toast each
 
 
 def _grade(value: float | None) -> str:
@@ -123,6 +80,7 @@ class WriteQueue:
         self._trouble: str | None = None  # why `_applying` failed last (None: it has not failed)
         self._discard = False  # the operator discarded `_applying`: the writer drops it unless it is written
         self._wake = threading.Event()  # ends the writer's wait before a retry early
+        self._queued = 0  # writes queued so far (each write's `seq`)
 
     # ---------------------------------------------------------------- UI thread
 
@@ -299,8 +257,10 @@ class WriteQueue:
 
     def _enqueue(self, write: Write) -> None:
         if write.kind != "settings":
+            self._queued += 1
+            write.seq, write.over = self._queued, self._latest.get(write.session_id)
             self._latest[write.session_id] = write
-            write.after = write.session_id in self._expected, self._expected.get(write.session_id)
+            write.typed_leaves = write.session_id in self._expected, self._expected.get(write.session_id)
         with self._lock:
             self._waiting.append(write)
 
@@ -350,18 +310,21 @@ class WriteQueue:
         if write.kind == "grade":
             if write in stack:
                 stack.remove(write)
+            self._typed_over(write, write.expected_before, write.person_before)
         elif write.reverts is not None:
+            if write.kept is not None and write.kept.expected:  # (typed over it: over the grade it would undo)
+                self._typed_over(write, write.kept.grade, write.reverts.value)
             with self._lock:  # (a commit the writer is at may yet be written: if not, its own discard takes it off)
                 at_it = write.reverts is self._applying
             if write.reverts.line is not None or at_it:
-                stack.append(write.reverts)
+                self._restack(write.reverts)
             self._put_back_undone(write)
         with self._lock:
             left = [
                 w for w in (self._applying, *self._waiting) if w is not None and w is not write and w.session_id == sid
             ]
-        if left and left[-1].after[0]:  # what the latest of them was typed to leave
-            self._expected[sid] = left[-1].after[1]
+        if left and left[-1].typed_leaves[0]:  # what the latest of them was typed to leave
+            self._expected[sid] = left[-1].typed_leaves[1]
         else:
             self._expected.pop(sid, None)
         if not left:
@@ -373,6 +336,36 @@ class WriteQueue:
             if left:
                 self._latest[sid] = left[-1]
         self.forget_log_undo(write)
+
+    def _restack(self, commit: Write) -> None:
+        """`commit` is undoable again: back on its session's stack in key order, under the commits typed after
+        the undo that popped it."""
+        stack = self._stacks.setdefault(commit.session_id, [])
+        at = next((i for i, w in enumerate(stack) if w.seq > commit.seq), len(stack))
+        stack.insert(at, commit)
+
+    def _typed_over(self, write: Write, grade: float | None, person: float | None) -> None:
+        """`write` reached no log: the commits typed over it were typed over what it would have replaced, the
+        grade in force `grade` and the person's score `person`; an undo of one leaves that, and so on through the
+        writes typed after them (in key order)."""
+        sid = write.session_id
+        with self._lock:
+            queued = [w for w in (self._applying, *self._waiting) if w is not None and w.session_id == sid]
+        later = {id(w): w for w in (*self._stacks.get(sid, []), *queued, self._undone.get(sid)) if w is not None}
+        below: dict[int, tuple[float | None, float | None, Write | None]] = {id(write): (grade, person, write.over)}
+        moved: set[int] = set()  # commits now typed over something else: their undos leave that
+        for w in sorted(later.values(), key=lambda w: w.seq):
+            if w.seq <= write.seq:
+                continue
+            under = below.get(id(w.over)) if w.over is not None else None
+            if w.kind == "grade" and under is not None:
+                w.expected_before, w.person_before, w.over = under
+                moved.add(id(w))
+            elif w.kind == "undo" and under is not None and w.kept is not None and w.kept.expected:
+                w.kept, w.over = replace(w.kept, grade=under[0]), under[2]  # (refused, it leaves that)
+            if w.kind == "undo" and w.reverts is not None and id(w.reverts) in moved:
+                w.typed_leaves = True, w.reverts.expected_before
+                below[id(w)] = (w.reverts.expected_before, w.reverts.person_before, w)
 
     def discarded(self, writes: list[Write]) -> None:
         """`writes` (oldest first, as `discard` returns them) reached no log: `failed` for each, the latest first,
@@ -395,8 +388,10 @@ class WriteQueue:
         (the writer) it is in the log but the log could not be read after it. True when it was an undo of the
         log's that a screen held its keys for (`log_undo_unread`)."""
         with self._lock:
-            held = self._log_undos.get(write.session_id) is write
-            return held and self._log_undos.pop(write.session_id) is write
+            if self._log_undos.get(write.session_id) is not write:
+                return False
+            del self._log_undos[write.session_id]
+            return True
 
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
@@ -418,7 +413,7 @@ class WriteQueue:
         del self._latest[sid]  # its outcome is in: nothing else reads it
         stored = commit is not None and (commit.line is not None or commit.unread)
         if commit is not None and stored and commit.before_own != commit.value:  # it stands: `u` may try again
-            self._stacks.setdefault(sid, []).append(commit)
+            self._restack(commit)
             self._put_back_undone(write)
         kept = write.kept
         if kept.expected:

@@ -250,6 +250,7 @@ async def test_a_grade_typed_behind_a_log_undo_waiting_to_be_retried_is_asked_wi
             asked = app.screen
             assert isinstance(asked, ConfirmScreen)
             assert asked.question == "Log 0.6 for s4? Its grade in force is not known yet."
+            assert asked.detail.endswith("0.6 is logged after it. u undoes the 0.6.")  # (not the undo: "it")
             await pilot.press("escape")  # keeps the draft
             await wait_until(pilot, lambda: app.screen is screen, BOUND_S)
             assert screen.draft == 0.6

@@ -195,3 +195,88 @@ def test_an_undo_typed_before_its_grade_was_written_and_refused_leaves_the_view_
     assert queue.expected_person("s1", None, read_at=0) == 0.6  # a view from before the 0.6: as typed, it stands
     # the 0.6 stands, graded over: `u` again is the log's undo (`lesson-credit undo s1`), not this refused one again
     assert not queue.can_undo("s1") and queue.undo("s1").reverts is None
+
+
+def test_a_grade_discarded_while_it_was_retried_is_not_expected_under_the_commits_typed_after_it() -> None:
+    """s4 shows 0.5. The 0.7 fails (the database is down) and is retried; `u` undoes it (0.5 expected); ctrl+d y
+    drops the undo, the 0.7 being retried stays, back on the stack (0.7 expected). 0.6 is typed meanwhile, over
+    the 0.7. The 0.7 then fails again and is dropped: it never reached the log, which holds the 0.5 under the 0.6.
+    `u` undoes the 0.6, so the grade in force is again the log's 0.5; on the old code the queue expected the 0.7
+    never written, and the next commit would have asked to replace it."""
+    queue = WriteQueue()
+    c1 = queue.commit("s4", 0.7, None, shown=0.5)
+    assert queue.start_draining() and queue.take() is c1
+    assert queue.retry_after_failure(c1, "down", 0, lambda: None)
+    queue.undo("s4")
+    queue.discarded(queue.discard())  # ctrl+d y while the 0.7 is retried: the undo leaves, the 0.7 stays
+    assert queue.expected("s4", 0.5) == 0.7
+    g2 = queue.commit("s4", 0.6, None, shown=0.5)
+    assert g2.expected_before == 0.7  # (typed over the 0.7 still being retried)
+    assert not queue.retry_after_failure(c1, "down", 0, lambda: None)  # it fails again: dropped (discarded)
+    assert queue.take() is g2
+    queue.discarded([c1])
+    queue.undo("s4")
+    assert queue.expected("s4", 0.5) == 0.5
+
+
+def test_an_undo_typed_over_a_grade_whose_own_grade_below_was_then_dropped_leaves_the_log_grade() -> None:
+    """s4 shows 0.5. The 0.7 is retried; ctrl+d y (nothing else queued: the 0.7 is dropped at its next failure);
+    0.6 typed over the 0.7, then `u` undoing the 0.6. The 0.7 fails again and is dropped: the undo of the 0.6
+    leaves the log's 0.5 (the 0.7 was never written); on the old code the queue expected the 0.7."""
+    queue = WriteQueue()
+    c1 = queue.commit("s4", 0.7, None, shown=0.5)
+    assert queue.start_draining() and queue.take() is c1
+    assert queue.retry_after_failure(c1, "down", 0, lambda: None)
+    assert queue.discard() == []
+    queue.commit("s4", 0.6, None, shown=0.5)
+    queue.undo("s4")
+    assert queue.expected("s4", 0.5) == 0.7  # (as typed: the 0.7 may yet be written)
+    assert not queue.retry_after_failure(c1, "down", 0, lambda: None)
+    queue.discarded([c1])
+    assert queue.expected("s4", 0.5) == 0.5
+
+
+def test_a_commit_put_back_by_a_dropped_undo_stays_under_the_grades_typed_after_the_undo() -> None:
+    """0.4 then 0.6 written on s1; `u` (undoing the 0.6) fails and is retried; ctrl+d y; 0.2 typed meanwhile; the
+    undo fails again and is dropped, so the 0.6 is undoable again, but under the 0.2 typed after it: the person's
+    score a commit replaces is the 0.2 and the next `u` undoes the 0.2. On the old code the 0.6 went back on top of
+    the stack: the replace question named 0.6 and `u` undid the 0.6 under the 0.2 (refused by the log)."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    queue.commit("s1", 0.4, None, shown=None)
+    six = queue.commit("s1", 0.6, None, shown=None, person_before=0.4)
+    assert queue.start_draining()
+    for _ in range(2):
+        taken = queue.take()
+        assert taken is not None and queue.apply(source, taken).written
+    undo = queue.undo("s1")
+    assert queue.take() is undo and queue.retry_after_failure(undo, "down", 0, lambda: None)
+    assert queue.discard() == []
+    two = queue.commit("s1", 0.2, None, shown=None, person_before=0.4)
+    assert not queue.retry_after_failure(undo, "down", 0, lambda: None)  # dropped at its next failure
+    assert queue.take() is two
+    queue.discarded([undo])
+    assert queue.expected_person("s1", None, read_at=0) == 0.2
+    assert queue.expected("s1", None) == 0.2
+    assert queue.undo("s1").reverts is two and queue.undo("s1").reverts is six
+
+
+def test_an_undo_of_a_grade_dropped_while_it_was_retried_is_refused_and_leaves_the_log_grade() -> None:
+    """s1 shows 0.7. The 0.4 is retried; ctrl+d y; `u` typed meanwhile (undoing the 0.4: 0.7 expected). The 0.4
+    fails again and is dropped; the undo, with nothing written to undo, is refused: the grade in force is the log's
+    0.7. On the old code the refusal put back what the undo found, the 0.4 never written."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    four = queue.commit("s1", 0.4, None, shown=0.7)
+    assert queue.start_draining() and queue.take() is four
+    assert queue.retry_after_failure(four, "down", 0, lambda: None)
+    assert queue.discard() == []
+    undo = queue.undo("s1")
+    assert not queue.retry_after_failure(four, "down", 0, lambda: None)
+    with queue._lock:  # (the writer drops the 0.4 and stops: the undo is taken next)
+        queue._applying, queue._draining = None, False
+    queue.discarded([four])
+    assert queue.start_draining() and queue.take() is undo
+    assert not queue.apply(source, undo).written  # "the grade it would undo was not written"
+    queue.refused(undo)
+    assert queue.expected("s1", 0.7) == 0.7

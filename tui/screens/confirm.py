@@ -174,7 +174,7 @@ def commit_question(
         return (
             f"Log {grade} for {sid}? Its grade in force is not known yet.",
             f"Your undo there is not saved yet (ctrl+d discards it): what it leaves is the log's to say. {grade} is "
-            "logged after it. u undoes it.",
+            f"logged after it. u undoes the {fmt_grade(value)}.",
         )
     if person is not None and person == value:  # the person's grade again: nothing is replaced
         return None

@@ -1,0 +1,56 @@
+"""The write queue's records (tui/writes.py queues and applies them): one queued write, what the queue held
+for a session when an undo was queued, and a write's outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from lesson_credit.tui.source import SettingsSave
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the queue held for a session when an undo was queued: put back if the undo is refused."""
+
+    expected: bool  # the queue expected a grade for the session (else the screens go by the log)
+    grade: float | None  # the grade it expected (None: pending)
+    settled: bool  # its writes from here were all read in a snapshot (`settle`)
+    read_from: int | None  # the first source version holding its latest write (`graded_unread`)
+    undone: Write | None  # the commit undone last on the session before it (`expected_person`)
+
+
+@dataclass(eq=False)
+class Write:
+    """One queued write. `line` and `before` are filled in by the writer when it is applied."""
+
+    kind: Literal["grade", "undo", "settings"]
+    session_id: str  # (a settings save: "")
+    value: float | None = None  # grade: the value committed
+    note: str | None = None
+    outcome: str | None = None  # grade: the gptme grading word typed for it (logged beside the value)
+    reverts: Write | None = None  # undo: the commit it reverts
+    kept: Kept | None = None  # undo: what the queue held for the session before it
+    stale: bool = False  # undo: refused, its commit graded over since (`buried`)
+    buried: bool = False  # grade: graded over since an undo of it was refused: `u` passes it by for the log's undo
+    read_back: int | None = None  # undo of the log's (`reverts` None): the first source version holding it
+    expected_before: float | None = None  # grade: what the UI expected to be in force when it was typed
+    typed_leaves: tuple[bool, float | None] = (False, None)  # its session's (expected, grade) once applied, as typed
+    seq: int = 0  # its place in key order among the writes queued (`WriteQueue._restack`)
+    over: Write | None = None  # the session's latest write queued or being applied when it was queued (`failed`)
+    line: int | None = None  # the log line the event got (None: not written, or `unread`)
+    unread: bool = False  # stored, but the log could not be read back then: its line is not known
+    before: float | None = None  # grade: the grade in force just before it (None: pending)
+    before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
+    person_before: float | None = None  # grade: the operator's source's score as typed when it was queued
+    save: SettingsSave | None = None  # settings: what is saved
+    then: Callable[[], None] | None = None  # settings: called on the UI thread once it is written
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    write: Write
+    written: bool
+    message: str  # one line for a toast: the session and the value
+    warnings: tuple[str, ...] = ()  # written, but a derived file (bandit-state.json) was not: one toast each
