@@ -173,7 +173,9 @@ async def test_simulation_runs_shows_every_estimator_and_cancels(app: LessonCred
         assert table_keys(table) == list(ESTIMATORS)
         bar = screen.query_one("#sim-progress", ProgressBar)
         assert (bar.progress, bar.total) == (2, 2)
-        # the best estimator of each metric is marked, and only among credit strategies and LOO lifts
+        # the best estimator of each metric is marked, among every estimator but the references (the joint
+        # policy's row too: the legend said "among the credit strategies and LOO lifts", which it is neither)
+        assert "★ best per metric among the estimators" in painted(app)
         for column in range(1, 5):
             marked = [
                 table_keys(table)[r]

@@ -47,8 +47,8 @@ METRIC_COLUMNS: dict[str, tuple[str, int, bool]] = {
 # below 100 columns every metric is in view: the headers short, a cell its mean and sd only
 NARROW_HEADERS = {"precision_at_10": "prec@10", "harmful_detection": "harmful", "regret": "regret"}
 LEGEND = (
-    "mean ±sd [p10, p90] across seeds · ★ best per metric among the credit strategies and LOO lifts "
-    "(random and oracle are references) · regret: lower is better"
+    "mean ±sd [p10, p90] across seeds · ★ best per metric among the estimators (random and oracle are "
+    "references, never marked) · regret: lower is better"
 )
 NARROW_LEGEND = (
     "mean ±sd across seeds",
