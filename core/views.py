@@ -90,7 +90,7 @@ class SessionSummary(Struct, frozen=True):
     base_reward: float | None  # latest grade; None = pending
     grader: str | None
     n_lessons: int
-    mean_salience: float
+    mean_salience: float | None  # None: no lesson was injected
     journal_path: str | None
     line: int
 
@@ -109,7 +109,7 @@ class SessionTable(Struct, frozen=True, eq=False):
     base: npt.NDArray[np.float64]  # latest grade; NaN = pending
     graders: Sequence[str | None]  # who gave the grade in force; None while pending
     n_lessons: npt.NDArray[np.int64]
-    mean_salience: npt.NDArray[np.float64]
+    mean_salience: npt.NDArray[np.float64]  # NaN: no lesson was injected
     journal_paths: Sequence[str | None]
     lines: npt.NDArray[np.int64]  # line of the session's record in sessions.jsonl
 
@@ -125,7 +125,7 @@ class SessionTable(Struct, frozen=True, eq=False):
             base_reward=None if math.isnan(base) else base,
             grader=self.graders[row],
             n_lessons=int(self.n_lessons[row]),
-            mean_salience=float(self.mean_salience[row]),
+            mean_salience=None if math.isnan(mean := float(self.mean_salience[row])) else mean,
             journal_path=self.journal_paths[row],
             line=int(self.lines[row]),
         )
@@ -352,7 +352,7 @@ def session_table(
     counts = np.diff(data.session_start)
     totals = np.bincount(data.entry_session, weights=data.entry_salience, minlength=data.n_sessions)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, totals / np.maximum(counts, 1), 0.0)
+        means = np.where(counts > 0, totals / np.maximum(counts, 1), np.nan)
     return SessionTable(
         session_ids=session_ids,
         timestamps=timestamps,
@@ -377,7 +377,7 @@ def session_summary(session: SessionEvent, row: int, line: int, data: FoldData) 
         base_reward=None if math.isnan(base) else float(base),
         grader=data.grader(row),
         n_lessons=len(session.lesson_ids),
-        mean_salience=sum(sal) / len(sal) if sal else 0.0,
+        mean_salience=sum(sal) / len(sal) if sal else None,
         journal_path=session.journal_path,
         line=line,
     )

@@ -452,8 +452,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
         "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).\n"
         "--json: {sessions: [{session_id, timestamp, category, base_reward (null while pending),\n"
-        "outcome, grader, lessons, mean_salience, line}], matched: count before --limit}; lessons is\n"
-        "a count: the lesson entries of the session's event, as show and explain list them.",
+        "outcome, grader, lessons, mean_salience (null: no lesson), line}], matched: count before --limit};\n"
+        "lessons is a count: the lesson entries of the session's event, as show and explain list them.",
         "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
         "  lesson-credit sessions --sort reward:desc --limit 10 --json",
     )

@@ -76,7 +76,7 @@ def test_the_operators_question_in_one_command(ws: Path, capsys: pytest.CaptureF
         (["--sort", "category:desc"], ["a1", "b1", "c1", "a2", "b2"]),
         (["--sort", "id:desc"], ["c1", "b2", "b1", "a2", "a1"]),
         (["--sort", "lessons:desc"], ["a2", "a1", "b1", "b2", "c1"]),
-        (["--sort", "salience"], ["c1", "a2", "b2", "a1", "b1"]),  # means 0, .25, .5, 1, 1
+        (["--sort", "salience"], ["a2", "b2", "a1", "b1", "c1"]),  # means .25, .5, 1, 1; c1 has no lesson: last
         (["--sort", "line:desc"], ["c1", "b2", "b1", "a2", "a1"]),
         (["--sort", "reward:desc", "--limit", "2"], ["a2", "b1"]),
     ],
@@ -103,6 +103,25 @@ def test_json_rows_and_pending_reward_is_null(ws: Path, capsys: pytest.CaptureFi
         "line": 3,
     }
     assert rows["a1"]["base_reward"] is None and rows["a1"]["grader"] is None
+
+
+def test_a_session_without_lessons_has_no_mean_salience(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """c1 injected no lesson: its mean salience is missing (null, "-", sorted last either way), not 0.0, which
+    would read as lessons none of whose keywords the journal mentioned. The others' means, by hand: a1 1.0,
+    a2 (0.5 + 0.0) / 2 = 0.25, b1 1.0, b2 0.5."""
+    rows = {s["session_id"]: s for s in run_json(capsys, "sessions", "-w", str(ws))["sessions"]}
+    assert {sid: row["mean_salience"] for sid, row in rows.items()} == {
+        "a1": 1.0,
+        "a2": 0.25,
+        "b1": 1.0,
+        "b2": 0.5,
+        "c1": None,
+    }
+    assert ids(capsys, ws, "--sort", "salience:desc") == ["a1", "b1", "b2", "a2", "c1"]
+    code, out, err = run(capsys, "sessions", "-w", str(ws), "--sort", "salience")
+    assert code == 0, err
+    (row,) = [line.split() for line in out.splitlines() if line.startswith("c1 ")]
+    assert row[-3:] == ["heuristic", "0", "-"]  # grader, lessons, salience
 
 
 def test_table_output(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
