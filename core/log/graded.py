@@ -20,6 +20,7 @@ import numpy as np
 from lesson_credit.core.log.index import LogIndex
 
 SCANS = 8  # rows found by a scan of the index before the grade events are grouped by row
+SCAN_EARLY = 64  # grade events read before their session that a scan looks up; more are grouped (looked up once)
 
 
 class GradedRows:
@@ -41,17 +42,23 @@ class GradedRows:
         with self._lock:
             if self._seen == 0 and self._scans < SCANS:  # nothing grouped yet: one row is a scan
                 self._scans += 1
-                return self._scanned(row)
+                found = self._scanned(row)
+                if found is not None:
+                    return found
             self._catch_up()
             return list(self._rows.get(row, ()))
 
-    def _scanned(self, row: int) -> list[int]:
+    def _scanned(self, row: int) -> list[int] | None:
         """What `positions(row)` returns, by a scan of the index's row column: the events
-        read after the session, and those read before it (row -1 then) whose session has that row now."""
+        read after the session, and those read before it (row -1 then) whose session has that row now;
+        None when more than SCAN_EARLY were read before theirs (each scan would look them all up again)."""
         index = self.index
         rows = np.array(index.grade_rows, dtype=np.int64)  # (a copy: no view holds the growing array)
+        unknown = np.flatnonzero(rows < 0).tolist()
+        if len(unknown) > SCAN_EARLY:
+            return None
         found = np.flatnonzero(rows == row).tolist()
-        early = [p for p in np.flatnonzero(rows < 0).tolist() if index.row_of(index.grades[p][1].session_id) == row]
+        early = [p for p in unknown if index.row_of(index.grades[p][1].session_id) == row]
         return sorted(found + early) if early else found
 
     def rows_noted(self, noted: Callable[[str], bool], n: int) -> list[int]:
@@ -78,6 +85,7 @@ class GradedRows:
             known = index.grade_rows[position]
             self._place(position, known if known >= 0 else index.row_of(index.grades[position][1].session_id))
         self._seen = total
+        self._loose_at = index.n_sessions  # every loose one looked up with the sessions read now
 
     def _place(self, position: int, row: int | None) -> None:
         if row is None:
