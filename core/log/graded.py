@@ -75,9 +75,8 @@ class GradedRows:
 
     def _catch_up(self) -> None:
         index = self.index
-        total = len(index.grades)
-        if self._loose and self._loose_at != index.n_sessions:  # their sessions may have been read since
-            self._loose_at = index.n_sessions
+        total, sessions = len(index.grades), index.n_sessions  # (sessions: before any look-up below)
+        if self._loose and self._loose_at != sessions:  # their sessions may have been read since
             loose, self._loose = self._loose, []
             for position in loose:
                 self._place(position, index.row_of(index.grades[position][1].session_id))
@@ -85,7 +84,7 @@ class GradedRows:
             known = index.grade_rows[position]
             self._place(position, known if known >= 0 else index.row_of(index.grades[position][1].session_id))
         self._seen = total
-        self._loose_at = index.n_sessions  # every loose one looked up with the sessions read now
+        self._loose_at = sessions  # every loose one was looked up with at least these sessions read
 
     def _place(self, position: int, row: int | None) -> None:
         if row is None:
