@@ -20,6 +20,7 @@ import xxhash
 from msgspec import Struct
 from msgspec import field as struct_field
 
+from lesson_credit.core.base.arrays import latest_per_row
 from lesson_credit.core.log.columns import Column
 from lesson_credit.core.log.events import GradeEvent
 from lesson_credit.core.log.steps import StepArrays
@@ -535,9 +536,7 @@ def source_scores(log: SourceInputs, inputs: RewardInputs) -> tuple[FloatArray, 
             value[log.outcome_rows] = log.outcome_values
         positions = known[log.grade_source[known] == code]
         if len(positions):
-            reversed_rows = log.grade_rows[positions][::-1]
-            graded, first_in_reversed = np.unique(reversed_rows, return_index=True)
-            last = positions[len(positions) - 1 - first_in_reversed]
+            graded, last = latest_per_row(log.grade_rows[positions], positions)
             value[graded] = log.grade_base[last]  # NaN: a retraction withdraws the log's score
             latest[code] = (graded, last)
         outside = inputs.external.get(source)

@@ -3,8 +3,10 @@ index grows: a grade read before its session is placed when the session is read,
 
 from __future__ import annotations
 
+import random
+
 from lesson_credit.core.log.events import GradeEvent, SessionEvent
-from lesson_credit.core.log.graded import GradedRows
+from lesson_credit.core.log.graded import SCAN_EARLY, GradedRows
 from lesson_credit.core.log.index import LogIndex
 
 
@@ -39,3 +41,51 @@ def test_grades_by_row_follow_the_index_as_it_grows() -> None:
     assert graded.rows_noted(_undo, 10) == [0, 1]
     assert graded.rows_noted(_undo, 1) == [0]  # rows below n only
     assert [index.grades[position][0] for position in graded.positions(1)] == [1, 7]  # their lines
+
+
+def test_a_row_found_by_a_scan_is_the_row_the_grouping_finds() -> None:
+    """The first rows asked for are found by a scan of the index (no grouping of every grade event built for the
+    one session a record shows), later ones by the grouping: both are the grades whose session id has the row,
+    found here by looking each grade's id up (grades read before their session, and naming none, among them)."""
+    rng = random.Random(7)
+    index = LogIndex()
+    line = 0
+    for step in range(400):
+        line += 1
+        if step % 3 == 0:
+            index.add(line, _session(f"s{step // 3}"))
+        else:  # a grade of a session read, of one read later (up to 8 rows on), or of none ever
+            index.add(line, _grade(f"s{rng.randrange(step // 3 + 8)}" if step % 17 else "nobody"))
+    n = index.n_sessions
+    expected = {
+        row: [p for p, (_, g) in enumerate(index.grades) if index.row_of(g.session_id) == row] for row in range(n)
+    }
+    assert sum(len(found) for found in expected.values()) > 100  # (most grades name a session read)
+    assert any(index.grade_rows[p] < 0 for found in expected.values() for p in found)  # some read early
+    assert sum(1 for row in index.grade_rows if row < 0) <= SCAN_EARLY  # (few enough for a scan)
+    for row in range(n):
+        assert GradedRows(index).positions(row) == expected[row]  # a scan: the first row asked for
+    grouped = GradedRows(index)
+    assert [grouped.positions(row) for row in range(n)] == [expected[row] for row in range(n)]  # past the scans
+
+
+def test_many_grades_read_before_their_session_are_looked_up_once() -> None:
+    """A scan looks up the session of each grade read before it; with many such grades (orphans of pruned
+    sessions, say) the first rows asked for would look them all up again each: they are grouped once instead."""
+    index = LogIndex()
+    index.add(1, _session("s0"))
+    for line in range(2, 502):  # 500 grades of sessions never read
+        index.add(line, _grade(f"gone{line}"))
+    index.add(600, _grade("s0"))
+    calls = 0
+    row_of = index.row_of
+
+    def counted(session_id: str) -> int | None:
+        nonlocal calls
+        calls += 1
+        return row_of(session_id)
+
+    index.row_of = counted  # type: ignore[method-assign]
+    graded = GradedRows(index)
+    assert [graded.positions(0) for _ in range(8)] == [[500]] * 8  # position 500: the grade on line 600
+    assert calls <= 500  # each orphan looked up once (eight scans: 4,000)
