@@ -503,11 +503,3 @@ def joint_effects(
 ) -> JointFit:
     """Fit the joint model on a log (empirical Bayes penalty), its injections streamed (`fit_log`)."""
     return fit_log(data, categories, floor, agents)
-
-
-def effects_by_lesson(
-    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
-) -> dict[str, float]:
-    """Each lesson's joint effect estimate (change in reward per injection), for lessons with one."""
-    fit = joint_effects(data, categories, floor, agents)
-    return {arm: float(e) for arm, e in zip(data.arm_ids, fit.estimate.tolist(), strict=True) if math.isfinite(e)}

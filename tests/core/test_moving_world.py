@@ -14,6 +14,7 @@ from lesson_credit.core.analysis.claims import lesson_claims
 from lesson_credit.core.analysis.effects import LooResult
 from lesson_credit.core.analysis.estimates import SIGNIFICANCE, Effect, joint_effects
 from lesson_credit.core.analysis.joint import Design, fit_joint, time_blocks
+from lesson_credit.core.analysis.ranking import timed_arms
 from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.sim.loop import run_policy
 from lesson_credit.core.sim.scenario import scenario
@@ -34,7 +35,8 @@ def design_of(x: np.ndarray, reward: np.ndarray, *, time: bool = True) -> Design
 
 def effects_of(design: Design) -> list[Effect | None]:
     """Each lesson's joint headline as `loo` builds it (no dropout logs)."""
-    return joint_effects(fit_joint(design), lesson_claims(design), tuple(f"l{j}" for j in range(design.n_arms)))
+    arms = tuple(f"l{j}" for j in range(design.n_arms))
+    return joint_effects(fit_joint(design), lesson_claims(design), arms, timed_arms(design))
 
 
 def claimed(effect: Effect | None) -> bool:
