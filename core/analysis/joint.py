@@ -151,19 +151,21 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
 
 
 def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArray, tuple[str, ...]]:
-    """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds in sorted
-    order), and each code's name: the spelling most of those sessions use (a tie: the first in sorted
-    order; "" for sessions without one, blank ones included), in the composed Unicode form people type
-    (`one_form`). One kind per category name when every session spells its kind one way."""
+    """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds of those sessions
+    in sorted order), and each code's name: the spelling most of ALL the kind's sessions in `categories` use
+    (pending ones too, whichever `rows` are asked: every command and screen names a kind alike; a tie: the
+    first in sorted order; "" for sessions without one, blank ones included), in the composed Unicode form
+    people type (`one_form`). One kind per category name when every session spells its kind one way."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64), ()
     spellings = sorted({c or "" for c in categories})
     spelling_code = {name: i for i, name in enumerate(spellings)}
-    raw = np.array([spelling_code[c or ""] for c in categories], dtype=np.int64)[rows]
+    every = np.array([spelling_code[c or ""] for c in categories], dtype=np.int64)
+    raw = every[rows]
     kinds = sorted({kind_of(name) for name in spellings})
     kind_code = {kind: i for i, kind in enumerate(kinds)}
     to_kind = np.array([kind_code[kind_of(name)] for name in spellings], dtype=np.int64)
-    used = np.bincount(raw, minlength=len(spellings))
+    used = np.bincount(every, minlength=len(spellings))
     present, dense = np.unique(to_kind[raw], return_inverse=True)
     best: dict[int, int] = {}  # kind -> its spelling most used (the first in sorted order of a tie)
     for i, code in enumerate(to_kind.tolist()):
