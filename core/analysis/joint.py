@@ -80,19 +80,23 @@ Z95 = 1.959963984540054
 DENSE_MAX = 600  # lessons up to which the fit is exact (one eigen-decomposition); beyond, iterative
 Z90 = 1.6448536269514722
 TIME_MIN = 24  # graded sessions below which the fit has no time blocks (one baseline per category)
-TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks from 50 on, so a block never has fewer sessions
+TIME_THREE = 50  # graded sessions from which the fit has at least 3 time blocks (blocks of 16 sessions or more)
+TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks from 100 on
 SESSION_BLOCK = 1 << 16  # graded sessions per block of `fit_log`'s sums (~650k injections at ten a session)
 
 
 def time_blocks(n: int) -> int:
     """Blocks of log order the fit gives a baseline each: 1 (no time) below `TIME_MIN` graded sessions,
-    2 from 24 (blocks of 12 sessions or more), then floor(2 log2(n / 25)): 2 at 50, 4 at 100, 10 at 800,
-    17 at 10,000, 23 at 100,000 (slow growth: each block costs the lessons the part of their injections
-    that only varies between blocks). Fewer than 24 sessions: blocks of 8 cost more identifications and
-    width than they remove bias (measured in bench/small_blocks.py)."""
+    2 from 24 (blocks of 12 sessions or more), 3 from 50 (blocks of 16 or more), then floor(2 log2(n / 25))
+    once that is more: 4 at 100, 10 at 800, 17 at 10,000, 23 at 100,000 (slow growth: each block costs the
+    lessons the part of their injections that only varies between blocks). Fewer than 24 sessions: blocks of 8
+    cost more identifications and width than they remove bias; at 50-70, 2 blocks left a trend enough to
+    cover 86-89% at 90%, 3 cover 90-93% for 2-3% more width (measured in bench/small_blocks.py)."""
     if n < TIME_MIN:
         return 1
-    return max(2, int(math.floor(2.0 * math.log2(n / TIME_SESSIONS) + 1e-9)))
+    if n < TIME_THREE:
+        return 2
+    return max(3, int(math.floor(2.0 * math.log2(n / TIME_SESSIONS) + 1e-9)))
 
 
 def block_codes(n: int, n_blocks: int) -> IntArray:

@@ -27,8 +27,8 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 # the ranking `effects_by_lesson` computes, as `.cache/effects.msgpack` keeps it (with the log's key):
-# 2: a lesson identified only by time ranked at the prior's 0
-EFFECTS_VERSION = 2
+# 2: a lesson identified only by time ranked at the prior's 0; 3: 3 time blocks at 50-70 graded sessions (were 2)
+EFFECTS_VERSION = 3
 
 
 def timed_arms(design: Design) -> BoolArray:
