@@ -4,9 +4,10 @@ one category, every injection weight 1).
 
     python -m bench.small_blocks                     # 200 seeds, n = 16 24 32 49, B = 1..3 and the rule
     python -m bench.small_blocks --seeds 100 --n 49 64 --blocks 1 2 3 4
+    python -m bench.small_blocks --n 50 56 64 70 --blocks 2 3 4 --effect 0.1   # power where +0.2 saturates
 
 Each world: 8 lessons. Lesson 0 has no effect and is injected in 10% of the first sessions and 70% of
-the last (a bandit took to it); lesson 1 adds +0.2 and is injected in 30% of the sessions; lessons 2-7
+the last (a bandit took to it); lesson 1 adds +0.2 (`--effect`) and is injected in 30% of the sessions; lessons 2-7
 have no effect, 30%. Noise sd 0.15. `trend`: the baseline rises 0.40 -> 0.70 over the log; `still`: it
 stays at 0.55. Per lesson kind: identified (of the seeds), and of those the 90% interval covers the
 truth, excludes 0 (for lesson 1 that is power, for the others a false claim at 10%), the mean width;
@@ -34,14 +35,14 @@ P = 8
 EFFECT = 0.2
 
 
-def world(seed: int, n: int, trend: bool) -> tuple[np.ndarray, np.ndarray]:
+def world(seed: int, n: int, trend: bool, effect: float = EFFECT) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng([71, n, seed])
     t = np.arange(n) / max(n - 1, 1)
     share = np.full((n, P), 0.3)
     share[:, 0] = 0.1 + 0.6 * t
     x = rng.random((n, P)) < share
     base = 0.40 + 0.30 * t if trend else np.full(n, 0.55)
-    return x, base + EFFECT * x[:, 1] + rng.normal(0.0, 0.15, n)
+    return x, base + effect * x[:, 1] + rng.normal(0.0, 0.15, n)
 
 
 def design(x: np.ndarray, reward: np.ndarray, blocks: int) -> Design:
@@ -68,14 +69,15 @@ class Kind:
         )
 
 
-def measure(n: int, blocks: int, trend: bool, seeds: int) -> dict[str, Kind]:
-    kinds = {"rising, none": Kind(), "+0.2": Kind(), "steady, none": Kind()}
+def measure(n: int, blocks: int, trend: bool, seeds: int, effect: float = EFFECT) -> dict[str, Kind]:
+    real = f"{effect:+.2g}"
+    kinds = {"rising, none": Kind(), real: Kind(), "steady, none": Kind()}
     for seed in range(seeds):
-        x, reward = world(seed, n, trend)
+        x, reward = world(seed, n, trend, effect)
         claims = lesson_claims(design(x, reward, blocks))
         for arm in range(P):
-            kind = kinds["rising, none" if arm == 0 else "+0.2" if arm == 1 else "steady, none"]
-            truth = EFFECT if arm == 1 else 0.0
+            kind = kinds["rising, none" if arm == 0 else real if arm == 1 else "steady, none"]
+            truth = effect if arm == 1 else 0.0
             kind.seen += 1
             column = claims.of(arm)
             if column is None or not column.identified or len(column.arms) > 1 or column.effect is None:
@@ -93,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--n", type=int, nargs="+", default=[16, 24, 32, 49])
     parser.add_argument("--blocks", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--effect", type=float, default=EFFECT, help="lesson 1's effect (default +0.2)")
     args = parser.parse_args(argv)
     print("| world | n | B | lesson | identified | covers truth | excludes 0 | width | found |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -100,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in args.n:
             for blocks in sorted(set(args.blocks) | {time_blocks(n)}):
                 rule = " (rule)" if blocks == time_blocks(n) else ""
-                for name, kind in measure(n, blocks, trend, args.seeds).items():
+                for name, kind in measure(n, blocks, trend, args.seeds, args.effect).items():
                     label = "trend" if trend else "still"
                     print(f"| {label} | {n} | {blocks}{rule} | {name} | {kind.row()} |")
     return 0

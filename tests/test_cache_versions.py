@@ -1,9 +1,9 @@
 """A derived cache's format version moves with the code that computes what it holds.
 
 Each cache in a workspace's `.cache` folder is used only when its version is the one the code expects
-(the parsed-log cache, the lesson cache, the joint fit's cache, the intervals). The version is set by hand: a change
-to how a cached value is computed, without a new version, would serve every existing workspace the old
-values, with no error. So this test keeps, per cache, a fingerprint of every module its module can
+(the parsed-log cache, the lesson cache, the joint fit's cache, the rankings, the intervals). The version is
+set by hand: a change to how a cached value is computed, without a new version, would serve every existing
+workspace the old values, with no error. So this test keeps, per cache, a fingerprint of every module its module can
 import (its code without comments, docstrings or formatting) beside the version it was recorded at:
 when that code changes, the test fails until someone has decided whether the version must move and
 recorded the fingerprints again:
@@ -32,6 +32,7 @@ CACHES = {
     "lesson_credit.core.log.cache": "CACHE_VERSION",
     "lesson_credit.core.library.lessons": "LESSON_CACHE_VERSION",
     "lesson_credit.core.analysis.joint_posterior": "CACHE_VERSION",
+    "lesson_credit.core.analysis.ranking": "EFFECTS_VERSION",  # the Lessons screen's rankings (effects.msgpack)
     "lesson_credit.core.model.intervals": "MAGIC",  # its version is the number in its first line
 }
 

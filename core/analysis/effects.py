@@ -42,6 +42,7 @@ from lesson_credit.core.analysis.claims import Claims, lesson_claims
 from lesson_credit.core.analysis.estimates import Effect, Randomized, headlines, joint_effects, notes
 from lesson_credit.core.analysis.joint import Design, JointFit, build_design, fit_joint, kind_codes
 from lesson_credit.core.analysis.limits import MIN_WITH, MIN_WITHOUT
+from lesson_credit.core.analysis.ranking import timed_arms
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 from lesson_credit.core.log.snapshot import FoldData
 
@@ -256,7 +257,7 @@ def leave_one_out(
 
     fit = joint if joint is not None else fit_joint(design)
     claims = claims if claims is not None else lesson_claims(design, session_ids=session_ids)
-    joints = joint_effects(fit, claims, data.arm_ids)
+    joints = joint_effects(fit, claims, data.arm_ids, timed_arms(design))
     timed = [column is not None and column.timed for column in map(claims.of, range(n_arms))]
     rnd_of = randomized or {}
     heads = headlines(joints, [rnd_of.get(path) for path in data.arm_ids])

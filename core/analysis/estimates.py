@@ -28,8 +28,12 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from lesson_credit.core.analysis.claims import Claims, Column, Interval
 from lesson_credit.core.analysis.joint import JointFit
+from lesson_credit.core.analysis.ranking import ranked
 from lesson_credit.core.analysis.stats import benjamini_hochberg
 
 MIN_RANDOMIZED = 20  # kept and withheld sessions before a randomized estimate can be the headline
@@ -121,9 +125,12 @@ def _interval_json(interval: Interval | None) -> dict[str, Any] | None:
     return out
 
 
-def joint_effects(fit: JointFit, claims: Claims, arm_ids: tuple[str, ...]) -> list[Effect | None]:
-    """Each arm's joint effect (None: never injected in a graded session), p-values BH-adjusted."""
-    ranking, ranking_sd = fit.estimate, fit.sd
+def joint_effects(
+    fit: JointFit, claims: Claims, arm_ids: tuple[str, ...], timed: npt.NDArray[np.bool_]
+) -> list[Effect | None]:
+    """Each arm's joint effect (None: never injected in a graded session), p-values BH-adjusted. `timed`: per
+    arm, identified only by time (`ranking.timed_arms`): ranked at the prior's 0, as everywhere (`ranking`)."""
+    ranking, ranking_sd = ranked(fit, timed)
     out: list[Effect | None] = []
     for arm in range(len(arm_ids)):
         column = claims.of(arm)
@@ -131,10 +138,7 @@ def joint_effects(fit: JointFit, claims: Claims, arm_ids: tuple[str, ...]) -> li
         if column is None or rank is None:
             out.append(None)
             continue
-        rank_sd = _finite(float(ranking_sd[arm]))
-        if column.timed:  # what moved it, a step in the baseline would too: the prior, as the policy draws it
-            rank, rank_sd = 0.0, _finite(fit.prior_sd * float(fit.mean_weight[arm]))
-        out.append(_joint_effect(column, rank, rank_sd, arm_ids))
+        out.append(_joint_effect(column, rank, _finite(float(ranking_sd[arm])), arm_ids))
     return _adjusted(out)
 
 

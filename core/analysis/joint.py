@@ -80,19 +80,23 @@ Z95 = 1.959963984540054
 DENSE_MAX = 600  # lessons up to which the fit is exact (one eigen-decomposition); beyond, iterative
 Z90 = 1.6448536269514722
 TIME_MIN = 24  # graded sessions below which the fit has no time blocks (one baseline per category)
-TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks from 50 on, so a block never has fewer sessions
+TIME_THREE = 50  # graded sessions from which the fit has at least 3 time blocks (blocks of 16 sessions or more)
+TIME_SESSIONS = 25  # time_blocks: 2 log2(n / TIME_SESSIONS) blocks from 100 on
 SESSION_BLOCK = 1 << 16  # graded sessions per block of `fit_log`'s sums (~650k injections at ten a session)
 
 
 def time_blocks(n: int) -> int:
     """Blocks of log order the fit gives a baseline each: 1 (no time) below `TIME_MIN` graded sessions,
-    2 from 24 (blocks of 12 sessions or more), then floor(2 log2(n / 25)): 2 at 50, 4 at 100, 10 at 800,
-    17 at 10,000, 23 at 100,000 (slow growth: each block costs the lessons the part of their injections
-    that only varies between blocks). Fewer than 24 sessions: blocks of 8 cost more identifications and
-    width than they remove bias (measured in bench/small_blocks.py)."""
+    2 from 24 (blocks of 12 sessions or more), 3 from 50 (blocks of 16 or more), then floor(2 log2(n / 25))
+    once that is more: 4 at 100, 10 at 800, 17 at 10,000, 23 at 100,000 (slow growth: each block costs the
+    lessons the part of their injections that only varies between blocks). Fewer than 24 sessions: blocks of 8
+    cost more identifications and width than they remove bias; at 50-70, 2 blocks left a trend enough to
+    cover 86-89% at 90%, 3 cover 90-93% for 2-3% more width (measured in bench/small_blocks.py)."""
     if n < TIME_MIN:
         return 1
-    return max(2, int(math.floor(2.0 * math.log2(n / TIME_SESSIONS) + 1e-9)))
+    if n < TIME_THREE:
+        return 2
+    return max(3, int(math.floor(2.0 * math.log2(n / TIME_SESSIONS) + 1e-9)))
 
 
 def block_codes(n: int, n_blocks: int) -> IntArray:
@@ -151,19 +155,21 @@ def category_codes(categories: Sequence[str | None], n_sessions: int) -> IntArra
 
 
 def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArray, tuple[str, ...]]:
-    """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds in sorted
-    order), and each code's name: the spelling most of those sessions use (a tie: the first in sorted
-    order; "" for sessions without one, blank ones included), in the composed Unicode form people type
-    (`one_form`). One kind per category name when every session spells its kind one way."""
+    """Each of the sessions `rows`' kind of work (`kind_of`) as a code 0, 1, ... (the kinds of those sessions
+    in sorted order), and each code's name: the spelling most of ALL the kind's sessions in `categories` use
+    (pending ones too, whichever `rows` are asked: every command and screen names a kind alike; a tie: the
+    first in sorted order; "" for sessions without one, blank ones included), in the composed Unicode form
+    people type (`one_form`). One kind per category name when every session spells its kind one way."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64), ()
     spellings = sorted({c or "" for c in categories})
     spelling_code = {name: i for i, name in enumerate(spellings)}
-    raw = np.array([spelling_code[c or ""] for c in categories], dtype=np.int64)[rows]
+    every = np.array([spelling_code[c or ""] for c in categories], dtype=np.int64)
+    raw = every[rows]
     kinds = sorted({kind_of(name) for name in spellings})
     kind_code = {kind: i for i, kind in enumerate(kinds)}
     to_kind = np.array([kind_code[kind_of(name)] for name in spellings], dtype=np.int64)
-    used = np.bincount(raw, minlength=len(spellings))
+    used = np.bincount(every, minlength=len(spellings))
     present, dense = np.unique(to_kind[raw], return_inverse=True)
     best: dict[int, int] = {}  # kind -> its spelling most used (the first in sorted order of a tie)
     for i, code in enumerate(to_kind.tolist()):
@@ -503,11 +509,3 @@ def joint_effects(
 ) -> JointFit:
     """Fit the joint model on a log (empirical Bayes penalty), its injections streamed (`fit_log`)."""
     return fit_log(data, categories, floor, agents)
-
-
-def effects_by_lesson(
-    data: FoldData, categories: Sequence[str | None], floor: float, agents: Sequence[str | None] = ()
-) -> dict[str, float]:
-    """Each lesson's joint effect estimate (change in reward per injection), for lessons with one."""
-    fit = joint_effects(data, categories, floor, agents)
-    return {arm: float(e) for arm, e in zip(data.arm_ids, fit.estimate.tolist(), strict=True) if math.isfinite(e)}

@@ -85,17 +85,19 @@ class Analysis(Reading):
         return select_mod.p_top_k_later(self.posterior(credit), credit, lessons, k, seed, draws)
 
     def effects(self) -> dict[str, float]:
-        """Each lesson's joint (ranking) effect estimate (core.analysis.joint), without LOO or flags.
-        Kept in .cache per log version (`saved_effects`)."""
-        fit = self.joint_fit()
-        effects = {arm: float(e) for arm, e in zip(self.data().arm_ids, fit.estimate.tolist(), strict=True) if e == e}
+        """Each lesson's ranking (core.analysis.ranking: the joint estimate, a lesson identified only by time
+        at the prior's 0), without LOO or flags. Kept in .cache per log version (`saved_effects`)."""
+        from lesson_credit.core.analysis.ranking import effects_by_lesson
+
+        inputs = self.data(), self.session_categories(), self.settings.floor, self.session_agents()
+        effects = effects_by_lesson(*inputs, fit=self.joint_fit())
         self.remember_effects(effects)
         return effects
 
     def effects_later(self) -> Callable[[], dict[str, float]]:
         """`effects()` in two steps, for a caller that holds a lock while it reads: the log's inputs are
         taken now (a snapshot: later appends do not change them), the fit runs when the result is called."""
-        from lesson_credit.core.analysis.joint import effects_by_lesson
+        from lesson_credit.core.analysis.ranking import effects_by_lesson
 
         inputs = self.data(), self.session_categories(), self.settings.floor, self.session_agents()
         return lambda: effects_by_lesson(*inputs)
@@ -118,8 +120,10 @@ class Analysis(Reading):
     def _effects_key(self) -> str | None:
         """The log as read, the floor, the rewards in force (config.toml's priority and outcomes, the
         records and their weights move them, not a byte of the log), the arms' ids (how a version reads the
-        log's lesson paths) and the analysis code."""
+        log's lesson paths), the version of what is kept and the analysis code."""
         import xxhash
+
+        from lesson_credit.core.analysis.ranking import EFFECTS_VERSION
 
         data = self.data()
         content = self._reader.content_key()
@@ -127,7 +131,7 @@ class Analysis(Reading):
             return None
         rewards = xxhash.xxh3_64_hexdigest(np.ascontiguousarray(data.base, dtype=np.float64).tobytes())
         arms = xxhash.xxh3_64_hexdigest("\x00".join(data.arm_ids).encode("utf-8", "surrogatepass"))
-        return f"{content}:{self.settings.floor!r}:{rewards}:{arms}:{_fit_version()}"
+        return f"{content}:{self.settings.floor!r}:{rewards}:{arms}:{EFFECTS_VERSION}:{_fit_version()}"
 
     def joint_fit(self, floor: float | None = None, design: Design | None = None) -> JointFit:
         """The analysis' joint fit of the log as read (core.analysis.joint, the analysis' prior floor),

@@ -112,15 +112,18 @@ def test_a_kind_spelt_three_ways_is_one_kind_in_every_estimate(tmp_path: Path) -
     assert three.joint_fit().n_categories == 2
 
 
-def test_a_kind_is_named_by_the_spelling_most_of_its_graded_sessions_use() -> None:
+def test_a_kind_is_named_by_the_spelling_most_of_all_its_sessions_use() -> None:
     from lesson_credit.core.analysis.joint import kind_codes
 
     categories = ["code", "Code", "Code", " CODE ", None, "  ", "", "Research", "research"]
-    # graded: all but the second `Code`; by hand: code 1, Code 1, ` CODE ` 1 (a tie: " CODE " sorts first),
-    # no kind 3 (None, blank, empty: named ""), research 1 and Research 1 (a tie: "Research" sorts first)
+    # graded: all but the second `Code`. The name is counted over every session, pending ones too (it was
+    # over the rows asked: ` CODE `, a tie of the graded ones, while `agreement` said `Code`): by hand code 1,
+    # Code 2, ` CODE ` 1: `Code`; no kind 3 (None, blank, empty: named ""); research 1 and Research 1 (a tie:
+    # "Research" sorts first)
     rows = np.array([0, 1, 3, 4, 5, 6, 7, 8])
     codes, names = kind_codes(categories, rows)
-    assert names == ("", " CODE ", "Research")
-    assert codes.tolist() == [1, 1, 1, 0, 0, 0, 2, 2]
-    codes, names = kind_codes(categories, np.arange(len(categories)))  # every session: `Code` twice wins
     assert names == ("", "Code", "Research")
+    assert codes.tolist() == [1, 1, 1, 0, 0, 0, 2, 2]
+    codes, names = kind_codes(categories, np.arange(len(categories)))  # every session: the same names
+    assert names == ("", "Code", "Research")
+    assert kind_codes(categories, np.array([7]))[1] == ("Research",)  # only the kinds of the rows asked

@@ -15,6 +15,7 @@ from lesson_credit.core.analysis.claims import lesson_claims, switched
 from lesson_credit.core.analysis.estimates import SIGNIFICANCE, Effect, Randomized, headlines, joint_effects, notes
 from lesson_credit.core.analysis.joint import Design, block_codes, fit_joint, time_blocks
 from lesson_credit.core.analysis.joint_ops import centred, indicators
+from lesson_credit.core.analysis.ranking import timed_arms
 from lesson_credit.core.analysis.switches import switches, with_edges
 from lesson_credit.core.workspace import Workspace
 from tests.support.engine_helpers import fixed_clock, make_workspace
@@ -36,7 +37,8 @@ def design_of(x: np.ndarray, reward: np.ndarray, category: np.ndarray | None = N
 
 
 def effects_of(design: Design) -> list[Effect | None]:
-    return joint_effects(fit_joint(design), lesson_claims(design), tuple(f"l{j}" for j in range(design.n_arms)))
+    arms = tuple(f"l{j}" for j in range(design.n_arms))
+    return joint_effects(fit_joint(design), lesson_claims(design), arms, timed_arms(design))
 
 
 def claimed(effect: Effect | None) -> bool:

@@ -1,0 +1,64 @@
+"""The ranking: each lesson's shrunk joint estimate, the number to rank lessons by, with one rule for a lesson
+identified only by time, wherever a ranking is shown.
+
+A lesson never injected before one session and in every graded session from it on (or the reverse), within
+the fit's baselines and time blocks, or switched once over the log where a time block starts
+(`joint_posterior.time_only`), is ranked at the prior's mean, 0 (sd: the prior's per injection): the shrunk
+fit reads a step in the baseline at its switch as its effect, and the data cannot tell the two apart. The
+same rule, on the same switches, for `loo`'s `ranking` (and the Analysis screen, which shows `loo`'s), the
+Lessons screen's `ranking` column (`effects_by_lesson`, kept in `.cache/effects.msgpack`) and the joint
+selection policy (which draws such a lesson from the prior), whether or not the lesson has the sessions to
+be identified otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from lesson_credit.core.analysis.joint import Design, JointFit, fit_sums, sums
+from lesson_credit.core.analysis.joint_posterior import Stream, time_only
+from lesson_credit.core.log.snapshot import FoldData
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+# the ranking `effects_by_lesson` computes, as `.cache/effects.msgpack` keeps it (with the log's key):
+# 2: a lesson identified only by time ranked at the prior's 0; 3: 3 time blocks at 50-70 graded sessions (were 2)
+EFFECTS_VERSION = 3
+
+
+def timed_arms(design: Design) -> BoolArray:
+    """Per arm of a design: identified only by time (`joint_posterior.time_only`)."""
+    return time_only(Stream.held(design))
+
+
+def ranked(fit: JointFit, timed: BoolArray) -> tuple[FloatArray, FloatArray]:
+    """(estimate, sd) per arm to rank by: the fit's, except the prior's (0, the prior sd of a coefficient times
+    the lesson's mean weight) for an arm identified only by time (`timed`) that the fit has data for."""
+    estimate, sd = fit.estimate.copy(), fit.sd.copy()
+    prior = fit.prior_sd if math.isfinite(fit.prior_sd) else math.nan
+    hit = timed[: len(estimate)] & np.isfinite(estimate)
+    estimate[hit] = 0.0
+    sd[hit] = prior * fit.mean_weight[hit]
+    return estimate, sd
+
+
+def effects_by_lesson(
+    data: FoldData,
+    categories: Sequence[str | None],
+    floor: float,
+    agents: Sequence[str | None] = (),
+    fit: JointFit | None = None,
+) -> dict[str, float]:
+    """Each lesson's ranking (change in reward per injection) for lessons with one: the joint fit of the log
+    (`fit`: the caller's, of these very inputs, else fitted here as `joint.fit_log` fits it), a lesson
+    identified only by time at the prior's 0."""
+    stream = Stream.of_log(data, categories, floor, agents)
+    if fit is None:
+        fit = fit_sums(sums(stream.sessions, stream.entries, stream.block), stream.sessions)
+    estimate, _ = ranked(fit, time_only(stream))
+    return {arm: float(e) for arm, e in zip(data.arm_ids, estimate.tolist(), strict=True) if math.isfinite(e)}
