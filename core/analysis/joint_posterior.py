@@ -252,7 +252,9 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
         new = cell_variances(partial, s2, lesson, flagged, tau2)
         settled = bool(np.all(np.abs(new - tau2) <= 1e-12 + 1e-9 * tau2))
         tau2 = new
-        u, residual, budget = _ridge(system, has, diagonal[has], sigma2, tau2, (u, residual), budget)
+        steps = budget if settled else min(budget, ROUND_STEPS)  # while the variances move, a few steps a round
+        u, residual, left = _ridge(system, has, diagonal[has], sigma2, tau2, (u, residual), steps)
+        budget -= steps - left
         if settled or budget <= 0:
             break
     mw = np.tile(np.where(np.isfinite(fit.mean_weight), fit.mean_weight, 0.0), c)
@@ -368,6 +370,7 @@ def _ridge(
     return u, residual, budget
 
 
+ROUND_STEPS = 3  # conjugate-gradient steps a round while the variances still move (then to the tolerance)
 BACKFIT_ROUNDS = 200  # of tau_c^2 and the deviations at it, the lessons' coefficients held at the fit's
 CG_TOLERANCE = 1e-11  # the solve's residual, relative to the right-hand side's size
 # passes over the injections the solves may take in all: every one a small log needs, and at a million
