@@ -72,3 +72,13 @@ def moments(ubar: FloatArray, s2: FloatArray, group: IntArray, start: FloatArray
 
 
 MOMENT_ROUNDS = 500
+
+
+def extrapolated(history: list[FloatArray]) -> FloatArray:
+    """The variances' fixed point from three rounds that approach it at one rate (Aitken's delta-squared,
+    per cell where they do: the rounds converge linearly, at 0.57 a round with every lesson flagged)."""
+    before, last = history[1] - history[0], history[2] - history[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(before != 0, last / before, 0.0)
+    steady = (rate > 0) & (rate < 0.9)
+    return np.where(steady, np.maximum(history[2] + last * rate / (1 - np.where(steady, rate, 0.0)), 0.0), history[2])

@@ -69,7 +69,7 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
-from lesson_credit.core.analysis.category_prior import cell_variances, differing
+from lesson_credit.core.analysis.category_prior import cell_variances, differing, extrapolated
 from lesson_credit.core.analysis.joint import (
     SESSION_BLOCK,
     Design,
@@ -101,8 +101,7 @@ CACHE_VERSION = 13  # 2: time blocks, lessons included during a session left out
 # 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
 # 8: a lesson identified only by time drawn from the prior; 9: time blocks from 24 graded sessions (were 50);
 # 10: kinds of work and graders' names in one Unicode form (NFC); 11: the kinds' names printed NFC;
-# 12: a lesson switched where a time block starts drawn from the prior too; 13: a tau per lesson that differs
-# by category (loo's test), each cell's noise net of the baselines' share
+# 12: a lesson switched where a time block starts drawn from the prior too; 13: a tau per flagged lesson
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -247,11 +246,13 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     residual = system.rhs[has].copy()  # rhs - A u over the cells `has`
     tau2 = np.zeros(len(u))
     flagged = differing(residual / diagonal[has], s2, lesson, n_arms)  # at no deviation, as `loo` tests them
+    history: list[FloatArray] = []
     for _ in range(BACKFIT_ROUNDS):
         partial = residual / diagonal[has] + u  # each cell's estimate with the others held
         new = cell_variances(partial, s2, lesson, flagged, tau2)
         settled = bool(np.all(np.abs(new - tau2) <= 1e-12 + 1e-9 * tau2))
-        tau2 = new
+        history = [*history, new] if len(history) < 3 else [new]
+        tau2 = extrapolated(history) if len(history) == 3 and not settled else new  # then 3 rounds more
         steps = budget if settled else min(budget, ROUND_STEPS)  # while the variances move, a few steps a round
         u, residual, left = _ridge(system, has, diagonal[has], sigma2, tau2, (u, residual), steps)
         budget -= steps - left
