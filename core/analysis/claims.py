@@ -46,7 +46,8 @@ from lesson_credit.core.analysis.joint import DENSE_MAX, TAU_MIN, Design, block_
 from lesson_credit.core.analysis.joint_ops import Centred, centred, neighbourhoods
 from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
-from lesson_credit.core.analysis.stats import benjamini_hochberg
+from lesson_credit.core.analysis.stats import FLAG_FDR as FLAG_FDR  # effects.py names it here
+from lesson_credit.core.analysis.stats import FLAG_P, benjamini_hochberg
 from lesson_credit.core.analysis.switches import (
     Switches,
     groups_without_blocks,
@@ -64,8 +65,6 @@ GROUP_SHARE = 0.9  # lessons together in at least this share of each one's sessi
 MIN_CELL = 5  # sessions with and without a lesson in a half or a category before its estimate there shows
 WEAK_PRIOR = 4.0  # an identified lesson's prior sd, in prior sds: directions the data cannot see stay anchored
 COMMON_SEEN = 0.1  # the identified lessons' mean gets the full prior as far as the data see it less than this
-FLAG_FDR = 0.2  # drifting / category_differs when the test's BH-adjusted p-value is below this
-FLAG_P = 0.05  # and its raw p-value below this (in a library of three lessons, BH alone flags at p = 0.067)
 LEVEL = 0.95
 
 

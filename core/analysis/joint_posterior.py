@@ -20,20 +20,18 @@ fitted contribution (with agent effects in the fit, averaged over the agents). T
 every candidate of one session, so they never change which lessons a draw picks; they are reported
 so the posterior reads as "baseline + effect".
 
-**Per category** (`select --category`): effect_jc = effect_j + u_jc, u_jc ~ N(0, tau_c^2), one
-tau_c for every (lesson, category) cell. The u_jc are fitted on the fit's residuals, the lessons'
-coefficients held (the joint fit itself unchanged), by backfitting: in category c's sessions with
-lesson j, the salience-weighted mean of the partial residual (reward - the session's baselines -
-every lesson's fitted effect - the other cells' deviations, + its own) per unit weight, ubar_jc, has
-variance s2_jc = noise^2 / sum(weight^2); tau_c^2 by empirical Bayes, the weighted method of moments
-over every cell (E[ubar^2] = tau_c^2 + s2; 0 when the cells vary no more than their noise, and then
-every category reads the lesson's overall effect); u_jc = ubar_jc shrunk by tau_c^2 / (tau_c^2 + s2);
-every baseline (category, time block, agent: the fit's indicators) refitted with them, least squares
-of the reward minus the lessons' coefficients and deviations; to the fixed point (at a given tau_c the
-u_jc are the ridge regression of the residuals on the cells, baselines projected out, at penalty
-noise^2 / tau_c^2: solved as such by conjugate gradients, then tau_c read again, until it settles). The
-sd of effect_jc is sqrt(sd_j^2 + the posterior variance of u_jc) (their covariance ignored: a little
-wider, more exploration). A reward trend the blocks read is no cell's deviation; and the blocks are
+**Per category** (`select --category`): effect_jc = effect_j + u_jc, u_jc ~ N(0, tau_j^2). The u_jc are
+fitted on the fit's residuals, the lessons' coefficients held (the joint fit itself unchanged): at given
+tau_j^2, the ridge regression of the residuals on the (category, lesson) cells' weights, every baseline
+(category, time block, agent: the fit's indicators) projected out of both, penalty noise^2 / tau_j^2,
+solved by conjugate gradients. Each cell's partial estimate (its least-squares deviation, the other cells
+held: its residual over A_jj, A = X'(I - P_Z)X, its weights' squares less the baselines' share) has
+variance s2 = noise^2 / A_jj, and the tau_j^2 are read from those (`core.analysis.category_prior`): a
+lesson that `loo`'s test flags as differing by category (Cochran's Q over its cells, at no deviation)
+gets its own, every other lesson's cells share one, each by the weighted method of moments (0 when the
+cells vary no more than their noise: the categories read the overall effect); then the ridge again,
+until they settle. The sd of effect_jc is sqrt(sd_j^2 + tau_j^2 s2 / (tau_j^2 + s2)) (their covariance
+ignored: a little wider, more exploration). A reward trend the blocks read is no cell's deviation; and the blocks are
 refitted, not held at the fit's (which has no deviations): a policy that learns where a lesson helps
 injects it more where it helps as the log goes on, the rewards rise with that, and blocks held at the
 fit's would take that rise out of the very deviations that made it.
@@ -71,6 +69,7 @@ import numpy as np
 import numpy.typing as npt
 import xxhash
 
+from lesson_credit.core.analysis.category_prior import cell_variances, differing, extrapolated
 from lesson_credit.core.analysis.joint import (
     SESSION_BLOCK,
     Design,
@@ -97,13 +96,14 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 14  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
+CACHE_VERSION = 15  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
 # 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
 # 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
 # 8: a lesson identified only by time drawn from the prior; 9: time blocks from 24 graded sessions (were 50);
 # 10: kinds of work and graders' names in one Unicode form (NFC); 11: the kinds' names printed NFC;
 # 12: a lesson switched where a time block starts drawn from the prior too; 13: each kind named by the spelling
-# most of all its sessions use (pending ones too), not the graded ones only; 14: 3 time blocks at 50-70 sessions
+# most of all its sessions use (pending ones too), not the graded ones only; 14: 3 time blocks at 50-70 sessions;
+# 15: a tau per lesson flagged as differing by category, each cell's noise from its own share of the fit
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -123,7 +123,7 @@ class JointPosterior:
     n_sessions: int  # graded sessions in the fit
     deviation: FloatArray | None = None  # (len(categories), arms) posterior mean of u_jc per injection
     deviation_var: FloatArray | None = None  # its posterior variance
-    category_sd: float = 0.0  # tau_c per injection (0: no category differs from the overall effect)
+    category_sd: float = 0.0  # the cells' typical tau per injection (0: no category differs from the overall effect)
 
     def baseline_of(self) -> dict[str, float]:
         return {name: float(b) for name, b in zip(self.categories, self.baselines.tolist(), strict=True)}
@@ -224,11 +224,12 @@ def posterior_from_fit(
 
 
 def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatArray, FloatArray, float]:
-    """(mean, variance) of u_jc per injection, shape (categories, arms), and tau_c per unit weight
-    (see the module docstring). At the backfit's fixed point, u is the ridge regression of the
-    residuals (every baseline refitted) on the cells at penalty noise^2 / tau_c^2; so each round reads
-    tau_c^2 from the cells' partial residuals and solves that system (`_ridge`, one pass over the
-    injections a product), until tau_c^2 settles."""
+    """(mean, variance) of u_jc per injection, shape (categories, arms), and the cells' typical tau (root
+    mean square of their tau_j) per unit weight (see the module docstring). At the backfit's fixed
+    point, u is the ridge regression of the residuals (every baseline refitted) on the cells at penalty
+    noise^2 / tau_j^2 per cell; so each round reads the tau_j^2 from the cells' partial estimates
+    (`category_prior`) and solves that system (`_ridge`, one pass over the injections a product), until
+    they settle."""
     stream = source if isinstance(source, Stream) else Stream.held(source)
     c, n_arms = stream.sessions.n_categories, stream.sessions.n_arms
     dev, var = np.zeros((c, n_arms)), np.zeros((c, n_arms))
@@ -237,29 +238,34 @@ def category_deviations(fit: JointFit, source: Design | Stream) -> tuple[FloatAr
     if c < 2 or not cells.entries or not sigma2 > 0:
         return dev, var, 0.0
     coef = np.where(np.isfinite(fit.coef), fit.coef, 0.0)
-    sw2 = cells.square
-    has = sw2 > 0
-    s2 = sigma2 / sw2[has]
     system = _CellSystem.of(stream, coef)
+    diagonal = system.diagonal
+    has = diagonal > 1e-9 * np.maximum(cells.square, 1e-300)  # cells the baselines leave some variation in
+    s2 = sigma2 / diagonal[has]
+    lesson = np.tile(np.arange(n_arms), c)[has]
     budget = max(MIN_PASSES, min(MAX_PASSES, PASS_ENTRIES // max(cells.entries, 1)))
-    u = np.zeros(c * n_arms)  # per unit weight
-    residual = system.rhs[has].copy()  # rhs - A u over the cells with weights (u = 0)
-    tau2 = 0.0
+    u = np.zeros(int(has.sum()))  # per unit weight, over the cells `has`
+    residual = system.rhs[has].copy()  # rhs - A u over the cells `has`
+    tau2 = np.zeros(len(u))
+    flagged = differing(residual / diagonal[has], s2, lesson, n_arms)  # at no deviation, as `loo` tests them
+    history: list[FloatArray] = []
     for _ in range(BACKFIT_ROUNDS):
-        partial = residual / sw2[has] + u[has]  # each cell's weighted mean residual, plus its own deviation
-        new = _moments(partial, s2, tau2)
-        settled = abs(new - tau2) <= 1e-12 + 1e-9 * tau2
-        tau2 = new
-        if tau2 > 0:
-            u[has], residual, budget = _ridge(system, has, sw2[has], sigma2 / tau2, (u[has], residual), budget)
-        else:
-            u[:], residual = 0.0, system.rhs[has].copy()
+        partial = residual / diagonal[has] + u  # each cell's estimate with the others held
+        new = cell_variances(partial, s2, lesson, flagged, tau2)
+        settled = bool(np.all(np.abs(new - tau2) <= 1e-12 + 1e-9 * tau2))
+        history = [*history, new] if len(history) < 3 else [new]
+        tau2 = extrapolated(history) if len(history) == 3 and not settled else new  # then 3 rounds more
+        steps = budget if settled else min(budget, ROUND_STEPS)  # while the variances move, a few steps a round
+        u, residual, left = _ridge(system, has, diagonal[has], sigma2, tau2, (u, residual), steps)
+        budget -= steps - left
         if settled or budget <= 0:
             break
     mw = np.tile(np.where(np.isfinite(fit.mean_weight), fit.mean_weight, 0.0), c)
-    var_flat = np.zeros(c * n_arms)
+    dev_flat, var_flat = np.zeros(c * n_arms), np.zeros(c * n_arms)
+    dev_flat[has] = u
     var_flat[has] = tau2 * s2 / (tau2 + s2) * mw[has] ** 2
-    return (u * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), math.sqrt(tau2)
+    typical = math.sqrt(float(tau2.mean())) if len(tau2) else 0.0
+    return (dev_flat * mw).reshape(c, n_arms), var_flat.reshape(c, n_arms), typical
 
 
 @dataclass(frozen=True)
@@ -274,6 +280,7 @@ class _CellSystem:
     zx: Any  # Z'X (scipy.sparse, baselines x cells)
     ginv: FloatArray  # (Z'Z)^+
     rhs: FloatArray
+    diagonal: FloatArray  # A's: each cell's X'X less the baselines' share of it
 
     @classmethod
     def of(cls, stream: Stream, coef: FloatArray) -> _CellSystem:
@@ -292,7 +299,9 @@ class _CellSystem:
             zx = zx + (z[lo:hi].T @ x).tocsr()
         lessons = np.tile(coef, s.n_categories)  # each cell's lesson's coefficient
         baseline = z @ (ginv @ (np.asarray(z.T @ s.reward, dtype=np.float64) - zx @ lessons))
-        return cls(stream, zx, ginv, _cell_products(stream, s.reward - baseline, coef))
+        shared = np.asarray(zx.multiply(ginv @ zx.toarray()).sum(axis=0), dtype=np.float64).ravel()
+        diagonal = np.maximum(stream.cells.square - shared, 0.0)
+        return cls(stream, zx, ginv, _cell_products(stream, s.reward - baseline, coef), diagonal)
 
     def apply(self, v: FloatArray) -> FloatArray:
         """A v: X'X v from the injections (one pass), less X'Z (Z'Z)^+ Z'X v."""
@@ -319,57 +328,58 @@ def _ridge(
     system: _CellSystem,
     has: npt.NDArray[np.bool_],
     diagonal: FloatArray,
-    penalty: float,
+    sigma2: float,
+    tau2: FloatArray,
     start: tuple[FloatArray, FloatArray],
     budget: int,
 ) -> tuple[FloatArray, FloatArray, int]:
-    """(A + penalty I) u = rhs over the cells `has` (the others 0; `diagonal`: X'X's there, the
-    preconditioner) by conjugate gradients from `start` (u, and rhs - A u there), one pass over the
-    injections an iteration, at most `budget` of them: (u, rhs - A u over `has`, the passes left). A is
-    positive semi-definite, so this converges however often lessons were chosen together (a damped
-    step per round swung and grew when several always were)."""
-    full = np.zeros(len(system.rhs))
+    """(A + sigma2 / tau2) u = rhs over the cells `has` whose tau2 > 0 (the others 0; `diagonal`: A's
+    there, the preconditioner) by conjugate gradients from `start` (u, and rhs - A u over `has`), one
+    pass over the injections an iteration, at most `budget` of them: (u, rhs - A u over `has`, the
+    passes left). A is positive semi-definite, so this converges however often lessons were chosen
+    together (a damped step per round swung and grew when several always were)."""
+    full, where, on = np.zeros(len(system.rhs)), np.flatnonzero(has), tau2 > 0
 
-    def times(v: FloatArray) -> FloatArray:
-        full[has] = v
-        return np.asarray(system.apply(full)[has], dtype=np.float64) + penalty * v
+    def times(v: FloatArray, cells: npt.NDArray[np.bool_]) -> FloatArray:  # A v over `has`, v over `cells`
+        full[where] = 0.0
+        full[where[cells]] = v
+        return np.asarray(system.apply(full)[has], dtype=np.float64)
 
-    b = system.rhs[has]
-    inverse = 1.0 / (diagonal + penalty)
-    u = start[0].copy()
-    r = start[1] - penalty * u
+    u, residual = start[0].copy(), start[1].copy()
+    dropped = ~on & (u != 0)
+    if dropped.any() and budget > 0:  # cells whose variance went to 0: their deviations leave
+        residual += times(u[dropped], dropped)
+        u[dropped], budget = 0.0, budget - 1
+    if not on.any():
+        return u, residual, budget
+    penalty = sigma2 / tau2[on]
+    b = system.rhs[has][on]
+    inverse = 1.0 / (diagonal[on] + penalty)
+    r = residual[on] - penalty * u[on]
     p = inverse * r
     rz = float(r @ p)
     tolerance = CG_TOLERANCE * (1.0 + math.sqrt(float(b @ b)))
     while budget > 0 and math.sqrt(float(r @ r)) > tolerance:
-        q = times(p)
+        q_has = times(p, on)
         budget -= 1
+        q = q_has[on] + penalty * p
         step = rz / float(p @ q)
-        u += step * p
+        u[on] += step * p
+        residual -= step * q_has
         r -= step * q
         z = inverse * r
         rz, was = float(r @ z), rz
         p = z + (rz / was) * p
-    return u, r + penalty * u, budget
+    return u, residual, budget
 
 
+ROUND_STEPS = 3  # conjugate-gradient steps a round while the variances still move (then to the tolerance)
 BACKFIT_ROUNDS = 200  # of tau_c^2 and the deviations at it, the lessons' coefficients held at the fit's
 CG_TOLERANCE = 1e-11  # the solve's residual, relative to the right-hand side's size
 # passes over the injections the solves may take in all: every one a small log needs, and at a million
 # sessions of ten lessons (1e7 injections) 50, as many as the damped backfit's rounds were (0.38 s each
 # at 1M x 3,000 lessons): past them the deviations are the conjugate gradients' last iterate
 PASS_ENTRIES, MIN_PASSES, MAX_PASSES = 500_000_000, 50, 2000
-
-
-def _moments(ubar: FloatArray, s2: FloatArray, tau2: float) -> float:
-    """tau^2 by weighted moments (E[ubar^2] = tau^2 + s2, weights 1 / (tau^2 + s2)^2), from `tau2`."""
-    for _ in range(20):
-        weight = 1.0 / (tau2 + s2) ** 2
-        new = max(0.0, float((weight * (ubar**2 - s2)).sum() / weight.sum()))
-        if abs(new - tau2) <= 1e-12 + 1e-6 * tau2:
-            return new
-        tau2 = new
-    return tau2
 
 
 def _category_names(categories: Sequence[str | None], data: FoldData) -> tuple[str, ...]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+FLAG_FDR = 0.2  # `loo` flags a lesson (drifting, differs by category) when its test's BH-adjusted p is below this
+FLAG_P = 0.05  # and its raw p-value below this (in a library of three lessons, BH alone flags at p = 0.067)
+
 
 def benjamini_hochberg(p_values: Sequence[float | None]) -> list[float | None]:
     """BH-adjusted p-values (step-up, monotone), None where the raw p is None."""

@@ -67,9 +67,9 @@ def test_deviations_solve_their_equations_by_hand(tmp_path: Path) -> None:
     ws = workspace(tmp_path)
     design = build_design(ws.data(), ws.session_categories(), ws.settings.floor)
     fit = fit_joint(design, tau_min=0.15)
-    dev, var, tau_c = category_deviations(fit, design)
+    dev, var, _ = category_deviations(fit, design)
     assert design.n_blocks == 6
-    assert_fixed_point(design, fit, dev, var, tau_c, 40)
+    assert_fixed_point(design, fit, dev, var, 40)
     arm = ws.data().arm_ids.index("mig.md")
     names = sorted({"migrations", "docs"})
     # its effect is 0 overall, so the deviations carry it: near +0.2 and -0.2 (noise sd 0.05, ~60 sessions each)
@@ -77,35 +77,75 @@ def test_deviations_solve_their_equations_by_hand(tmp_path: Path) -> None:
     assert dev[names.index("docs"), arm] == pytest.approx(-EFFECT, abs=0.03)
 
 
-def assert_fixed_point(design: Design, fit: JointFit, dev: Any, var: Any, tau_c: float, per_block: int) -> None:
-    """Every weight is 1 (salience 1), so per injection = per unit weight. At the fixed point, per
-    session: y = reward - sum of the injected lessons' coefficients and deviations in its category -
-    its baselines, those the least squares of the rest on the category and time-block indicators
-    (`per_block` sessions a block in log order, the last the reference), refitted with the deviations;
-    and each cell's deviation = shrink x (mean y + itself)."""
+def assert_fixed_point(design: Design, fit: JointFit, dev: Any, var: Any, per_block: int) -> None:
+    """Every weight is 1 (salience 1), so per injection = per unit weight. Per session: y(U) = reward -
+    the injected lessons' coefficients and deviations U in its category - its baselines, those the least
+    squares of the rest on the category and time-block indicators (`per_block` sessions a block in log
+    order, the last the reference). Each cell's column x (1 in its category's sessions with its lesson)
+    less its own least squares on the indicators is x~, A = x~'x~, and its partial estimate is x'y(U) /
+    A + its deviation, of noise variance s2 = noise^2 / A. At the fixed point each deviation is the
+    partial shrunk by tau^2 / (tau^2 + s2), its variance that times s2, with tau^2 its lesson's."""
     coef = np.nan_to_num(fit.coef)
     injected = [design.entry_arm[design.entry_row == i] for i in range(design.n)]
     block = np.arange(design.n) // per_block
     columns = [design.category == c for c in range(design.n_categories)]
     z = np.column_stack([*columns, *[block == b for b in range(design.n_blocks - 1)]]).astype(float)
-    rest = np.array([design.reward[i] - (coef[a] + dev[design.category[i], a]).sum() for i, a in enumerate(injected)])
-    y = rest - z @ np.linalg.lstsq(z, rest, rcond=None)[0]
-    cells = []
+
+    def y(u: Any) -> Any:
+        rest = np.array([design.reward[i] - (coef[a] + u[design.category[i], a]).sum() for i, a in enumerate(injected)])
+        return rest - z @ np.linalg.lstsq(z, rest, rcond=None)[0]
+
+    at_fit, at_none = y(dev), y(np.zeros_like(dev))
+    cells = []  # (lesson, partial, partial at no deviation, s2, tau^2)
     for c in range(design.n_categories):
         for arm in range(design.n_arms):
-            residuals = [y[i] for i in range(design.n) if design.category[i] == c and arm in injected[i]]
-            if not residuals:
+            x = np.array([float(design.category[i] == c and arm in injected[i]) for i in range(design.n)])
+            if not x.any():
                 continue
-            s2 = fit.noise_sd**2 / len(residuals)
-            partial = float(np.mean(residuals)) + dev[c, arm]
-            shrink = tau_c**2 / (tau_c**2 + s2)
+            x_left = x - z @ np.linalg.lstsq(z, x, rcond=None)[0]
+            a = float(x_left @ x_left)
+            s2 = fit.noise_sd**2 / a
+            partial = float(x @ at_fit) / a + dev[c, arm]
+            shrink = var[c, arm] / s2
             assert dev[c, arm] == pytest.approx(shrink * partial, abs=1e-6), (c, arm)
-            assert var[c, arm] == pytest.approx(shrink * s2, rel=1e-9)
-            cells.append((partial, s2))
-    # tau_c^2: the weighted moments, sum w (partial^2 - s2) / sum w with w = 1 / (tau^2 + s2)^2
-    weights = [1 / (tau_c**2 + s2) ** 2 for _, s2 in cells]
-    moments = sum(w * (p * p - s2) for w, (p, s2) in zip(weights, cells, strict=True)) / sum(weights)
-    assert tau_c**2 == pytest.approx(moments, rel=1e-4)
+            cells.append((arm, partial, float(x @ at_none) / a, s2, shrink * s2 / (1.0 - shrink)))
+    flagged = differing_by_hand(cells)
+    # tau^2 by the weighted moments, sum w (partial^2 - s2) / sum w with w = 1 / (tau^2 + s2)^2: one
+    # over the cells of the lessons not flagged, and a flagged lesson's own (at least that one)
+    shared = [cell for cell in cells if cell[0] not in flagged]
+    tau2_shared = shared[0][4] if shared else 0.0
+    assert all(cell[4] == pytest.approx(tau2_shared, rel=1e-6, abs=1e-12) for cell in shared)
+    assert tau2_shared == pytest.approx(weighted_moments(shared, tau2_shared), rel=1e-4, abs=1e-12)
+    for lesson in flagged:
+        mine = [cell for cell in cells if cell[0] == lesson]
+        own = weighted_moments(mine, mine[0][4])
+        assert mine[0][4] == pytest.approx(max(own, tau2_shared), rel=1e-4, abs=1e-12), lesson
+
+
+def weighted_moments(cells: list[Any], tau2: float) -> float:
+    weights = [1 / (tau2 + cell[3]) ** 2 for cell in cells]
+    moments = sum(w * (cell[1] ** 2 - cell[3]) for w, cell in zip(weights, cells, strict=True)) / sum(weights)
+    return max(0.0, float(moments))
+
+
+def differing_by_hand(cells: list[Any]) -> set[int]:
+    """The lessons whose cells' partial estimates at no deviation differ beyond their noise: Cochran's Q
+    (chi-square, cells - 1 degrees of freedom) below p 0.05 and, Benjamini-Hochberg adjusted, 0.2."""
+    from scipy.stats import chi2
+
+    p = {}
+    for lesson in sorted({cell[0] for cell in cells}):
+        mine = [(cell[2], 1 / cell[3]) for cell in cells if cell[0] == lesson]
+        if len(mine) < 2:
+            continue
+        mean = sum(e * w for e, w in mine) / sum(w for _, w in mine)
+        p[lesson] = float(chi2.sf(sum(w * (e - mean) ** 2 for e, w in mine), len(mine) - 1))
+    order = sorted(p, key=p.__getitem__)
+    adjusted = {
+        lesson: min(p[later] * len(p) / (k + 1) for k, later in enumerate(order) if k >= order.index(lesson))
+        for lesson in order
+    }
+    return {lesson for lesson in p if p[lesson] < 0.05 and min(1.0, adjusted[lesson]) < 0.2}
 
 
 def chosen_together_log(tmp_path: Path) -> Design:
@@ -138,7 +178,7 @@ def test_deviations_reach_their_fixed_point_when_lessons_are_chosen_together(tmp
     dev, var, tau_c = category_deviations(fit, design)
     assert design.n_blocks == 10  # blocks of 80 sessions
     assert tau_c > 0.01
-    assert_fixed_point(design, fit, dev, var, tau_c, 80)
+    assert_fixed_point(design, fit, dev, var, 80)
 
 
 def test_the_deviations_solve_reads_the_injections_a_bounded_number_of_times(
