@@ -36,21 +36,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
-from lesson_credit.tui.text import fmt_grade, one_line
-from lesson_credit.tui.undo_words import refusal, undone
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.write_events import append_event, grade_words
 from lesson_credit.tui.write_state import Kept, Write, WriteOutcome
 
 if TYPE_CHECKING:
-    from lesson_credit.core.api import GradeAppended
     from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 
 T = TypeVar("T")
-
-
-def _grade(value: float | None) -> str:
-    return "pending" if value is None else fmt_grade(value)
 
 
 class WriteQueue:
@@ -502,71 +497,16 @@ class WriteQueue:
         from lesson_credit.core.api import StoredUnread  # the engine's error: not before the first frame
 
         try:
-            return self._apply_event(source, write, sid)
+            outcome, appended = append_event(source, write, sid, self.operator)
         except StoredUnread as exc:  # stored: written, never again (a retry would log it twice)
             write.unread = True
             self._written()
-            what = f"grade {_grade(write.value)}" if write.kind == "grade" else "undo"
+            what = f"grade {grade_words(write.value)}" if write.kind == "grade" else "undo"
             return WriteOutcome(write, True, f"Saved {what} for {sid}; not read back yet: {one_line(str(exc))}")
-
-    def _apply_event(self, source: WorkspaceSource, write: Write, sid: str) -> WriteOutcome:
-        if write.kind == "grade":
-            assert write.value is not None
-            appended = source.append_grade(
-                write.session_id, write.value, grader=self.operator, note=write.note, outcome=write.outcome
-            )
-            write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
-            write.line, write.before = appended.record.line, appended.before_value
-            self._last_line[write.session_id] = write.line
-            self._written()
-            said = f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
-            if appended.outranked:  # (the CLI's `grade` says the same)
-                said = f"Saved grade {_grade(write.value)} for {sid}, but " + (
-                    "the session stays pending: the [rewards] priority leaves its source out."
-                    if (in_force := appended.in_force) is None
-                    else f"{_grade(in_force.base_reward)} ({one_line(in_force.grader)}) stays in force: the [rewards] "
-                    "priority puts it first."
-                )
-            return WriteOutcome(write, True, said, appended.warnings)
-        outcome = self._apply_undo(source, write, write.reverts, sid)
+        if appended is not None:
+            self._last_line[write.session_id] = appended.record.line
         self._written()
         return outcome
-
-    def _apply_undo(self, source: WorkspaceSource, write: Write, commit: Write | None, sid: str) -> WriteOutcome:
-        from lesson_credit.core.api import GradeConflict, NothingToUndo  # the engine's: not before the first frame
-
-        if commit is None:  # none of this dashboard's left: the operator's latest in the log, as the CLI's undo
-            try:
-                appended = source.append_undo(write.session_id, grader=self.operator)
-            except NothingToUndo as exc:
-                return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc, self.operator)}.")
-            except GradeConflict as exc:
-                return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc, self.operator)}.")
-            self._undid(write, appended)
-            return WriteOutcome(write, True, undone(sid, appended.record.note, self.operator), appended.warnings)
-        if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
-            return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
-        if commit.line is None:
-            return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
-        if commit.before_own == commit.value:
-            return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
-        try:  # the CLI's undo: it reverts the operator's latest grade not undone yet, which must be `commit`
-            appended = source.append_undo(write.session_id, grader=self.operator, line=commit.line)
-        except GradeConflict as exc:  # (the operator graded elsewhere since, or another person over it)
-            write.stale = True  # `refused`: the commit is buried; the next `u` undoes as the CLI's undo
-            return WriteOutcome(
-                write,
-                False,
-                f"Not undone on {sid}: {refusal(exc, self.operator)}. u again undoes your latest grade there, as "
-                "lesson-credit undo does.",
-            )
-        self._undid(write, appended)
-        return WriteOutcome(write, True, undone(sid, appended.record.note, self.operator), appended.warnings)
-
-    def _undid(self, write: Write, appended: GradeAppended) -> None:
-        """(writer) the undo `write` was logged as `appended`."""
-        write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
-        self._last_line[write.session_id] = write.line
 
 
 class Grading(Protocol):
