@@ -41,6 +41,7 @@ from lesson_credit.tui.write_events import append_event, grade_words
 from lesson_credit.tui.write_state import Kept, Write, WriteOutcome
 
 if TYPE_CHECKING:
+    from lesson_credit.core.api import GradeAppended
     from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
@@ -65,6 +66,8 @@ class WriteQueue:
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
         self._read_from: dict[str, int] = {}  # the first source version holding the latest write (kept after settle)
         self._read_in: dict[str, int] = {}  # the first source version holding the latest write written (`refused`)
+        # the grade in force just after the latest write written per session, and whether `read_in` followed (`failed`)
+        self._left: dict[str, tuple[float | None, bool]] = {}
         # the latest grade or undo queued per session until its outcome is in (UI thread): `refused` reads it
         self._latest: dict[str, Write] = {}
         # the latest undo of the log's (`reverts` None) per session, until a later write (`log_undo_unread`)
@@ -320,6 +323,8 @@ class WriteQueue:
             ]
         if left and left[-1].typed_leaves[0]:  # what the latest of them was typed to leave
             self._expected[sid] = left[-1].typed_leaves[1]
+        elif not left:
+            self._fall_back(sid)
         else:
             self._expected.pop(sid, None)
         if not left:
@@ -331,6 +336,20 @@ class WriteQueue:
             if left:
                 self._latest[sid] = left[-1]
         self.forget_log_undo(write)
+
+    def _fall_back(self, sid: str) -> None:
+        """No write on the session is left to come: the grade the latest written here left in force is in force (a
+        screen's view may predate it), and once a snapshot holding it has landed, the log's (`settle`). With none
+        written here (or what it left not known), the screens go by the log."""
+        with self._lock:
+            left = self._left.get(sid)
+            read = sid not in self._written_in  # (`settle` found it read while no write was left)
+        if left is None:
+            self._expected.pop(sid, None)
+            return
+        self._expected[sid] = left[0]
+        if left[1] and read:
+            self._settled.add(sid)
 
     def _restack(self, commit: Write) -> None:
         """`commit` is undoable again: back on its session's stack in key order, under the commits typed after
@@ -469,6 +488,8 @@ class WriteQueue:
         with self._lock:
             self._written_in[session_id] = version
             self._read_in[session_id] = version
+            if session_id in self._left:
+                self._left[session_id] = self._left[session_id][0], True
             undo = self._log_undos.get(session_id)
             if undo is not None and undo.read_back is None and (undo.line is not None or undo.unread):
                 undo.read_back = version
@@ -500,13 +521,23 @@ class WriteQueue:
             outcome, appended = append_event(source, write, sid, self.operator)
         except StoredUnread as exc:  # stored: written, never again (a retry would log it twice)
             write.unread = True
+            with self._lock:  # (what it left in force is not known: a discard goes by the screen's view)
+                self._left.pop(write.session_id, None)
             self._written()
             what = f"grade {grade_words(write.value)}" if write.kind == "grade" else "undo"
             return WriteOutcome(write, True, f"Saved {what} for {sid}; not read back yet: {one_line(str(exc))}")
         if appended is not None:
-            self._last_line[write.session_id] = appended.record.line
+            self._wrote(write, appended)
         self._written()
         return outcome
+
+    def _wrote(self, write: Write, appended: GradeAppended) -> None:
+        """(writer) `write` is in the log as `appended`: its line, and the grade it left in force (the [rewards]
+        priority may keep another source's: `appended.in_force`), which a discard falls back on (`failed`)."""
+        in_force = appended.in_force
+        with self._lock:
+            self._last_line[write.session_id] = appended.record.line
+            self._left[write.session_id] = None if in_force is None else in_force.base_reward, False
 
 
 class Grading(Protocol):

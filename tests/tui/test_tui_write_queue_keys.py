@@ -1,0 +1,99 @@
+"""Keys typed fast around a write the operator discards (ctrl+d y while it waits to be retried): where `+`, `-`
+and `g` start, and what the next `u` undoes, are what the log will hold, not what the screen last read.
+
+manual's 0.5 on s4 is logged before the dashboard starts. The store's undos are made to fail while `down` is
+set; a test releases it in `finally`, or the writer (it retries a write until it is written) would keep the app
+from closing.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lesson_credit.core.base.files import StoreUnavailable
+from lesson_credit.core.workspace import Workspace
+from lesson_credit.tui.app import LessonCreditApp
+from lesson_credit.tui.screens.confirm import ConfirmScreen
+from tests.tui.tui_fixture import burst, log_lines, open_session, settle, until_asked, wait_until
+
+SIZE = (80, 24)
+BOUND_S = 30.0  # a generous bound on each wait, never a speed assertion
+
+
+@pytest.fixture
+def app(workspace: Workspace, ws_root: Path) -> LessonCreditApp:
+    Workspace(ws_root).append_grade("s4", 0.5, grader="manual")
+    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
+    app.retry_seconds = 0.01
+    return app
+
+
+def undos_down(app: LessonCreditApp) -> threading.Event:
+    """The source's undos raise while the returned event is set (set here: a stopped database)."""
+    down = threading.Event()
+    down.set()
+    real = app.source.append_undo
+
+    def append_undo(*args: Any, **kwargs: Any) -> Any:
+        if down.is_set():
+            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+        return real(*args, **kwargs)
+
+    app.source.append_undo = append_undo  # type: ignore[method-assign]
+    return down
+
+
+def grades(root: Path) -> list[float | None]:
+    return [e["base_reward"] for e in log_lines(root) if e.get("type") == "grade" and e["session_id"] == "s4"]
+
+
+async def discard_waiting(pilot: Any) -> None:
+    """ctrl+d y once a write waits to be retried, then until the writer has let it go."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.writes.waiting() is not None, BOUND_S)
+    await pilot.press("ctrl+d")
+    await until_asked(pilot, BOUND_S)
+    await pilot.press("y")
+    await wait_until(pilot, lambda: app.writes.pending == 0, BOUND_S)
+    await settle(pilot)
+
+
+async def test_plus_after_a_discarded_undo_starts_from_the_grade_written_not_the_screens_stale_one(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`6 c y`: the 0.6 is written, and the log cannot be read after it (the screen still shows the 0.5). `u`
+    fails (the store is down) and ctrl+d y drops it: the 0.6 stays in force. `+` drafts 0.6 + 0.05 = 0.65. On the
+    old code it drafted 0.55 from the screen's 0.5 (the discard forgot what the queue knew was written)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, "s4")
+        real = app.source.check
+
+        def check(*args: Any, **kwargs: Any) -> Any:
+            if len(grades(ws_root)) > 1:  # once the 0.6 is in the log: no read shows it
+                raise OSError(5, "Input/output error")
+            return real(*args, **kwargs)
+
+        app.source.check = check  # type: ignore[method-assign]
+        down = undos_down(app)
+        try:
+            burst(pilot, "6", "c")
+            await until_asked(pilot, BOUND_S)
+            asked = app.screen
+            assert isinstance(asked, ConfirmScreen) and asked.question == "Replace the grade 0.5 of s4 with 0.6?"
+            await pilot.press("y")
+            await wait_until(pilot, lambda: grades(ws_root) == [0.5, 0.6] and app.writes.pending == 0, BOUND_S)
+            await settle(pilot)
+            assert screen.committed() == 0.5  # the screen's view: read before the 0.6
+            burst(pilot, "u")
+            await discard_waiting(pilot)
+        finally:
+            down.clear()
+        assert app.screen is screen and grades(ws_root) == [0.5, 0.6]
+        burst(pilot, "plus")
+        await settle(pilot)
+        assert screen.draft == 0.65
