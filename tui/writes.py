@@ -33,16 +33,16 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import one_line
+from lesson_credit.tui.undo_reaim import reaim_behind, undone_last
 from lesson_credit.tui.write_events import append_event, grade_words
-from lesson_credit.tui.write_state import Kept, Write, WriteOutcome
+from lesson_credit.tui.write_state import Kept, Reaimed, Write, WriteOutcome
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import GradeAppended
-    from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 
@@ -79,6 +79,7 @@ class WriteQueue:
         self._discard = False  # the operator discarded `_applying`: the writer drops it unless it is written
         self._wake = threading.Event()  # ends the writer's wait before a retry early
         self._queued = 0  # writes queued so far (each write's `seq`)
+        self._dropped: list[Write] = []  # writes the writer dropped, until `failed` forgets them (UI thread)
 
     # ---------------------------------------------------------------- UI thread
 
@@ -93,6 +94,7 @@ class WriteQueue:
     ) -> Write:
         """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued),
         `person_before` the operator's source's score it replaces as typed (`expected_person`)."""
+        self._forget_dropped()
         write = Write("grade", session_id, value=value, note=note or None, outcome=outcome)
         write.expected_before = self.expected(session_id, shown)
         write.person_before = person_before
@@ -108,6 +110,7 @@ class WriteQueue:
     def undo(self, session_id: str) -> Write:
         """Queue an undo of the operator's latest grade on the session not undone yet: this dashboard's
         latest commit not undone, else (`reverts` None) the log's, as `lesson-credit undo` finds it."""
+        self._forget_dropped()
         stack = self._stacks.get(session_id)
         while stack and stack[-1].buried:  # (it stays the person's score as typed until then: `expected_person`)
             stack.pop()
@@ -301,8 +304,12 @@ class WriteQueue:
         the latest write here that was written says the person's score); otherwise the latest of those is
         the session's latest write, and what it was typed to leave is expected (the one being retried may yet
         be written). A settings save promised nothing of the kind."""
-        if write.kind == "settings":
+        if write.kind == "settings" or write.forgotten:
             return
+        write.forgotten = True
+        with self._lock:
+            if write in self._dropped:  # (forgotten before its WriteDiscarded arrives: `_forget_dropped`)
+                self._dropped.remove(write)
         sid = write.session_id
         stack = self._stacks.setdefault(sid, [])
         if write.kind == "grade":
@@ -310,13 +317,18 @@ class WriteQueue:
                 stack.remove(write)
             self._typed_over(write, write.expected_before, write.person_before)
         elif write.reverts is not None:
+            reaimed = write.reaimed
             if write.kept is not None and write.kept.expected:  # (typed over it: over the grade it would undo)
-                self._typed_over(write, write.kept.grade, write.reverts.value)
+                aimed = frozenset(id(undo) for undo, _ in reaimed.undos) if reaimed is not None else frozenset()
+                self._typed_over(write, write.kept.grade, write.reverts.value, aimed)
             with self._lock:  # (a commit the writer is at may yet be written: if not, its own discard takes it off)
                 at_it = write.reverts is self._applying
-            if write.reverts.line is not None or at_it:
+            if reaimed is not None:
+                self._reaimed(write, reaimed)
+            elif write.reverts.line is not None or at_it:
                 self._restack(write.reverts)
-            self._put_back_undone(write)
+            if reaimed is None:
+                self._put_back_undone(write)
         with self._lock:
             left = [
                 w for w in (self._applying, *self._waiting) if w is not None and w is not write and w.session_id == sid
@@ -358,10 +370,12 @@ class WriteQueue:
         at = next((i for i, w in enumerate(stack) if w.seq > commit.seq), len(stack))
         stack.insert(at, commit)
 
-    def _typed_over(self, write: Write, grade: float | None, person: float | None) -> None:
+    def _typed_over(
+        self, write: Write, grade: float | None, person: float | None, reaimed: frozenset[int] = frozenset()
+    ) -> None:
         """`write` reached no log: the commits typed over it were typed over what it would have replaced, the
         grade in force `grade` and the person's score `person`; an undo of one leaves that, and so on through the
-        writes typed after them (in key order)."""
+        writes typed after them (in key order), as does an undo `reaimed` (ids) at another commit."""
         sid = write.session_id
         with self._lock:
             queued = [w for w in (self._applying, *self._waiting) if w is not None and w.session_id == sid]
@@ -377,9 +391,24 @@ class WriteQueue:
                 moved.add(id(w))
             elif w.kind == "undo" and under is not None and w.kept is not None and w.kept.expected:
                 w.kept, w.over = replace(w.kept, grade=under[0]), under[2]  # (refused, it leaves that)
-            if w.kind == "undo" and w.reverts is not None and id(w.reverts) in moved:
+            if w.kind == "undo" and w.reverts is not None and (id(w.reverts) in moved or id(w) in reaimed):
                 w.typed_leaves = True, w.reverts.expected_before
                 below[id(w)] = (w.reverts.expected_before, w.reverts.person_before, w)
+
+    def _reaimed(self, write: Write, reaimed: Reaimed) -> None:
+        """The undo `write`, dropped by the writer, re-aimed the undos behind it (`_drop`): the commit undone last
+        follows them (`undone_last`), and the commit left over is undoable again."""
+        sid = write.session_id
+        with self._lock:
+            queued = [w for w in (self._applying, *self._waiting) if w is not None and w.session_id == sid]
+        was, now = undone_last(write, reaimed, queued)
+        if self._undone.get(sid) is was:
+            if now is None:
+                self._undone.pop(sid, None)
+            else:
+                self._undone[sid] = now
+        if reaimed.back is not None and reaimed.back.line is not None:
+            self._restack(reaimed.back)
 
     def discarded(self, writes: list[Write]) -> None:
         """`writes` (oldest first, as `discard` returns them) reached no log: `failed` for each, the latest first,
@@ -471,6 +500,7 @@ class WriteQueue:
         with self._lock:
             if self._discard:  # (ctrl+d y while it was tried: nothing to announce, it leaves the queue)
                 self._discard = False
+                self._drop(write)
                 return False
             self._trouble = reason
             self._wake.clear()
@@ -480,7 +510,25 @@ class WriteQueue:
             if not self._discard:
                 return True
             self._discard, self._trouble = False, None
+            self._drop(write)
             return False
+
+    def _drop(self, write: Write) -> None:
+        """(writer, under the lock) `write` is dropped: it reaches no log. An undo of a commit in the log re-aims
+        the undos queued behind it before the writer takes them (`reaim_behind`); what the screens expect follows
+        on the UI thread (`failed`), which a key typed meanwhile runs first (`_forget_dropped`)."""
+        self._dropped.append(write)
+        write.reaimed = reaim_behind(write, self._waiting)
+        for undo, aimed in write.reaimed.undos if write.reaimed is not None else ():
+            if aimed is None and self._log_undos.get(undo.session_id) is undo:  # (a commit's undo now: no screen
+                del self._log_undos[undo.session_id]  # waits to read what it leaves)
+
+    def _forget_dropped(self) -> None:
+        """(UI thread) forget the writes the writer dropped whose WriteDiscarded has not arrived yet, before a key
+        typed after the drop is queued (`u` then pops the stack the drop left)."""
+        with self._lock:
+            dropped, self._dropped = self._dropped, []
+        self.discarded(dropped)
 
     def read_in(self, session_id: str, version: int) -> None:
         """(writer) the session's latest write is in the log, and the source's snapshots from `version`
@@ -538,28 +586,3 @@ class WriteQueue:
         with self._lock:
             self._last_line[write.session_id] = appended.record.line
             self._left[write.session_id] = None if in_force is None else in_force.base_reward, False
-
-
-class Grading(Protocol):
-    """What a screen asks of the app to grade (the app implements it; screens do not import the app)."""
-
-    writes: WriteQueue
-    snapshot: SourceSnapshot | None
-
-    def commit_grade(
-        self,
-        session_id: str,
-        value: float,
-        note: str | None,
-        shown: float | None,
-        outcome: str | None = None,
-        person_before: float | None = None,
-    ) -> Write: ...
-
-    def undo_grade(self, session_id: str) -> Write: ...
-
-    def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write: ...
-
-    async def open_next_pending(self, after: str | None) -> None: ...
-
-    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...

@@ -32,6 +32,30 @@ def app(workspace: Workspace, ws_root: Path) -> LessonCreditApp:
     return app
 
 
+@pytest.fixture(autouse=True)
+def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every notification: a toast expires before a loaded machine finishes."""
+    real = LessonCreditApp.notify
+
+    def notify(self: LessonCreditApp, message: str, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.setdefault("toasts_seen", []).append(f"{kwargs.get('title', '')}: {message}")
+        real(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(LessonCreditApp, "notify", notify)
+
+
+def toasts(app: LessonCreditApp) -> list[str]:
+    return list(app.__dict__.get("toasts_seen", []))
+
+
+async def grade(pilot: Any, root: Path, key: str, logged: list[float | None]) -> None:
+    """`key c y`: a grade over the one in force, confirmed, until the log holds `logged`."""
+    burst(pilot, key, "c")
+    await until_asked(pilot, BOUND_S)
+    await pilot.press("y")
+    await wait_until(pilot, lambda: grades(root) == logged and pilot.app.writes.pending == 0, BOUND_S)
+
+
 def undos_down(app: LessonCreditApp) -> threading.Event:
     """The source's undos raise while the returned event is set (set here: a stopped database)."""
     down = threading.Event()
@@ -97,3 +121,44 @@ async def test_plus_after_a_discarded_undo_starts_from_the_grade_written_not_the
         burst(pilot, "plus")
         await settle(pilot)
         assert screen.draft == 0.65
+
+
+async def test_u_typed_while_a_discarded_undo_is_still_tried_undoes_the_grade_on_top(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`6 c y 7 c y` written; `u` (the 0.7) fails, and while its next attempt is under way ctrl+d y discards it
+    and `u` is typed again; that attempt fails too, so the first `u` is dropped. The second `u` undoes the 0.7,
+    on top in the log: 0.6 is in force again. On the old code it aimed at the 0.6 under the 0.7 and was refused
+    ("Not undone on s4: ... graded elsewhere since"), the 0.7 staying in force."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, "s4")
+        await grade(pilot, ws_root, "6", [0.5, 0.6])
+        await grade(pilot, ws_root, "7", [0.5, 0.6, 0.7])
+        real, attempts, gate = app.source.append_undo, [], threading.Event()
+
+        def append_undo(*args: Any, **kwargs: Any) -> Any:
+            attempts.append(kwargs.get("line"))
+            if len(attempts) == 2:  # the second attempt fails once the test lets it go; the first at once
+                gate.wait(120)
+            if len(attempts) <= 2:
+                raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+            return real(*args, **kwargs)
+
+        app.source.append_undo = append_undo  # type: ignore[method-assign]
+        try:
+            burst(pilot, "u")
+            await wait_until(pilot, lambda: len(attempts) == 2 and app.writes.waiting() is not None, BOUND_S)
+            await pilot.press("ctrl+d")
+            await until_asked(pilot, BOUND_S)
+            await pilot.press("y")
+            burst(pilot, "u")  # behind the attempt under way
+            await wait_until(pilot, lambda: app.writes.pending == 2, BOUND_S)
+        finally:
+            gate.set()
+        await wait_until(pilot, lambda: app.writes.pending == 0, BOUND_S)
+        await settle(pilot)
+        assert app.screen is screen
+        assert grades(ws_root) == [0.5, 0.6, 0.7, 0.6]
+        assert not [t for t in toasts(app) if "Not undone" in t], toasts(app)
+        assert any("Undid your grade on s4" in t and "0.7 back to 0.6" in t for t in toasts(app)), toasts(app)
