@@ -439,7 +439,8 @@ class WriteQueue:
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
         it was before it, so unless a later write for the session is queued, the queue expects what it did
-        then (settled: the log's grade), not what the undo would have left."""
+        then (settled: the log's grade), not what the undo would have left; and when none of this dashboard's
+        writes on the session reached the log (all dropped or refused), nothing: the log and the views say."""
         if write.kind != "undo" or write.kept is None:
             return
         self.forget_log_undo(write)
@@ -459,6 +460,11 @@ class WriteQueue:
             self._restack(commit)
             self._put_back_undone(write)
         kept = write.kept
+        if sid not in self._read_in:  # nothing of this dashboard's on the session reached the log: the log says
+            self._expected.pop(sid, None)
+            self._undone.pop(sid, None)
+            self._read_from[sid] = 0
+            return
         if kept.expected:
             self._expected[sid] = kept.grade
         else:

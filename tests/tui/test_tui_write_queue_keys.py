@@ -162,3 +162,47 @@ async def test_u_typed_while_a_discarded_undo_is_still_tried_undoes_the_grade_on
         assert grades(ws_root) == [0.5, 0.6, 0.7, 0.6]
         assert not [t for t in toasts(app) if "Not undone" in t], toasts(app)
         assert any("Undid your grade on s4" in t and "0.7 back to 0.6" in t for t in toasts(app)), toasts(app)
+
+
+async def test_after_every_write_is_lost_the_question_names_the_other_persons_grade_the_screen_shows(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`4 c y` fails; while its next attempt is under way ctrl+d y discards it and `u` is typed, then erik grades
+    s4 0.3 from the command line. That attempt fails: the 0.4 is dropped and the `u` refused (nothing written to
+    undo). The screen, read again, shows erik's 0.3, and `6 c` asks to replace erik's 0.3. On the old code it
+    asked to replace the 0.5 the 0.4 was typed over (the queue kept expecting what it had typed)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_session(pilot, "s4")
+        real, attempts, gate = app.source.append_grade, [], threading.Event()
+
+        def append_grade(*args: Any, **kwargs: Any) -> Any:
+            attempts.append(args)
+            if len(attempts) == 2:  # the second attempt fails once the test lets it go; the first at once
+                gate.wait(120)
+            if len(attempts) <= 2:
+                raise StoreUnavailable("postgresql://db: cannot append: connection refused")
+            return real(*args, **kwargs)
+
+        app.source.append_grade = append_grade  # type: ignore[method-assign]
+        try:
+            burst(pilot, "4", "c")
+            await until_asked(pilot, BOUND_S)
+            await pilot.press("y")
+            await wait_until(pilot, lambda: len(attempts) == 2 and app.writes.waiting() is not None, BOUND_S)
+            await pilot.press("ctrl+d")
+            await until_asked(pilot, BOUND_S)
+            await pilot.press("y")
+            burst(pilot, "u")  # behind the attempt under way
+            await wait_until(pilot, lambda: app.writes.pending == 2, BOUND_S)
+            Workspace(ws_root).append_grade("s4", 0.3, grader="erik")  # another person, from another process
+        finally:
+            gate.set()
+        await wait_until(pilot, lambda: app.writes.pending == 0, BOUND_S)
+        app._check_source()  # the poll (off in this test) reads erik's grade
+        await settle(pilot)
+        assert app.screen is screen and screen.committed() == 0.3 and grades(ws_root) == [0.5, 0.3]
+        burst(pilot, "6", "c")
+        await until_asked(pilot, BOUND_S)
+        asked = app.screen
+        assert isinstance(asked, ConfirmScreen) and asked.question == "Replace the grade 0.3 of s4 with 0.6?"
