@@ -272,6 +272,11 @@ class WriteQueue:
                 return None
             return len(self._waiting) + 1, self._trouble
 
+    def writing(self) -> Write | None:
+        """The write the writer is at, or takes next (None: nothing is to be written)."""
+        with self._lock:
+            return self._applying or (self._waiting[0] if self._waiting else None)
+
     def applying(self) -> tuple[int, float] | None:
         """(writes not yet written, seconds the writer has been at the oldest) while it is at one."""
         with self._lock:

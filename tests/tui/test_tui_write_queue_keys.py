@@ -18,6 +18,7 @@ from lesson_credit.core.base.files import StoreUnavailable
 from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
+from tests.support.textual_private import notification_texts
 from tests.tui.tui_fixture import burst, log_lines, open_session, settle, until_asked, wait_until
 
 SIZE = (80, 24)
@@ -206,3 +207,21 @@ async def test_after_every_write_is_lost_the_question_names_the_other_persons_gr
         await until_asked(pilot, BOUND_S)
         asked = app.screen
         assert isinstance(asked, ConfirmScreen) and asked.question == "Replace the grade 0.3 of s4 with 0.6?"
+
+
+async def test_u_typed_three_times_with_nothing_left_to_undo_says_so_in_one_toast(
+    app: LessonCreditApp, ws_root: Path
+) -> None:
+    """`u u u`: the first undoes manual's 0.5 from the log, the other two find nothing to undo and say the same
+    thing: one toast says it, beside the "Undid" one. On the old code two identical toasts stacked and pushed the
+    "Undid" one out."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await open_session(pilot, "s4")
+        burst(pilot, "u", "u", "u")
+        await wait_until(pilot, lambda: sum("Nothing to undo on s4" in t for t in toasts(app)) == 2, BOUND_S)
+        await settle(pilot)
+        assert grades(ws_root) == [0.5, None]
+        shown = [message for _, message in notification_texts(app)]
+        assert sum("Nothing to undo on s4" in m for m in shown) == 1, shown
+        assert any(m.startswith("Undid your grade on s4") for m in shown), shown
