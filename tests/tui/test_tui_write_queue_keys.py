@@ -225,3 +225,17 @@ async def test_u_typed_three_times_with_nothing_left_to_undo_says_so_in_one_toas
         shown = [message for _, message in notification_texts(app)]
         assert sum("Nothing to undo on s4" in m for m in shown) == 1, shown
         assert any(m.startswith("Undid your grade on s4") for m in shown), shown
+
+
+async def test_u_on_the_grading_queue_says_where_it_undoes_once(app: LessonCreditApp, ws_root: Path) -> None:
+    """`I u u u`: the grading queue binds no undo; each `u` says that u undoes on a session's screen, in one
+    toast, and nothing is written. On the old code `u` there did nothing, without a word."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        burst(pilot, "I", "u", "u", "u")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "GradingQueueScreen"
+        said = "u undoes a grade on a session's screen: enter opens the highlighted session."
+        assert toasts(app).count(f": {said}") == 3
+        assert [message for _, message in notification_texts(app)].count(said) == 1
+        assert grades(ws_root) == [0.5]
