@@ -188,7 +188,13 @@ class AppWrites(_Base):
 
         waiting = self.writes.waiting()
         if waiting is None:
-            if then is None:
+            if then is None and (under_way := self.writes.writing()) is not None:
+                self.notify(
+                    f"{_what(under_way)} {_subject(under_way)} is being saved: a write under way cannot be discarded "
+                    "(ctrl+d discards what waits to be tried again).",
+                    markup=False,
+                )
+            elif then is None:
                 self.notify("No write is waiting to be saved.", markup=False)
             return
         count, reason = waiting

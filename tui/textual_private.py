@@ -22,18 +22,22 @@ from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
 
 
 def trim_toasts(app: App[object], keep: int) -> None:
-    """Dismiss the oldest toasts on show beyond `keep`, confirmations before errors and warnings.
+    """Dismiss a toast on show that a newer one repeats (the same title, message and severity: `u u u` with
+    nothing to undo says it once), then the oldest beyond `keep`, confirmations before errors and warnings.
 
     Why private: Textual keeps its toasts in `App._notifications`, dismisses one with
     `App._unnotify` and redraws them with `App._refresh_notifications`; the public API can only
     add a toast (`notify`) or dismiss them all (`clear_notifications`)."""
     live = [n for n in app._notifications if not n.has_expired]
-    excess = len(live) - keep
-    if excess <= 0:
+    newest = {(n.title, n.message, n.severity): n for n in live}  # (the latest of each wins)
+    repeated = [n for n in live if newest[(n.title, n.message, n.severity)] is not n]
+    live = [n for n in live if newest[(n.title, n.message, n.severity)] is n]
+    excess = max(0, len(live) - keep)
+    if not repeated and not excess:
         return
     infos = [n for n in live if n.severity == "information"]
     others = [n for n in live if n.severity != "information"]
-    for notification in (infos + others)[:excess]:
+    for notification in repeated + (infos + others)[:excess]:
         app._unnotify(notification, refresh=False)
     app._refresh_notifications()
 

@@ -21,6 +21,15 @@ class Kept:
     undone: Write | None  # the commit undone last on the session before it (`expected_person`)
 
 
+@dataclass(frozen=True)
+class Reaimed:
+    """An undo the writer dropped (it reached no log) left the commit it would have undone in the log, on top: the
+    undos queued behind it aim one commit up, each at the one the undo before it now leaves (`WriteQueue.failed`)."""
+
+    undos: tuple[tuple[Write, Write | None], ...]  # (an undo re-aimed, the commit it aimed at before: None, the log's)
+    back: Write | None  # the commit none of them undoes now (None: an undo of the log's undoes it now)
+
+
 @dataclass(eq=False)
 class Write:
     """One queued write. `line` and `before` are filled in by the writer when it is applied."""
@@ -44,6 +53,8 @@ class Write:
     before: float | None = None  # grade: the grade in force just before it (None: pending)
     before_own: float | None = None  # grade: the operator's source's score just before it (None: none)
     person_before: float | None = None  # grade: the operator's source's score as typed when it was queued
+    reaimed: Reaimed | None = None  # undo: dropped by the writer, the undos behind it re-aimed (`failed`)
+    forgotten: bool = False  # discarded, and what it promised is forgotten (`WriteQueue.failed`)
     save: SettingsSave | None = None  # settings: what is saved
     then: Callable[[], None] | None = None  # settings: called on the UI thread once it is written
 

@@ -33,24 +33,20 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
-from lesson_credit.tui.text import fmt_grade, one_line
-from lesson_credit.tui.undo_words import refusal, undone
-from lesson_credit.tui.write_state import Kept, Write, WriteOutcome
+from lesson_credit.tui.text import one_line
+from lesson_credit.tui.undo_reaim import reaim_behind, undone_last
+from lesson_credit.tui.write_events import append_event, grade_words
+from lesson_credit.tui.write_state import Kept, Reaimed, Write, WriteOutcome
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import GradeAppended
-    from lesson_credit.tui.source_views import SourceSnapshot
 
 OPERATOR = "manual"  # the grader name of everything this dashboard writes
 
 T = TypeVar("T")
-
-
-def _grade(value: float | None) -> str:
-    return "pending" if value is None else fmt_grade(value)
 
 
 class WriteQueue:
@@ -70,6 +66,8 @@ class WriteQueue:
         self._settled: set[str] = set()  # sessions whose writes from here are all in a snapshot landed since
         self._read_from: dict[str, int] = {}  # the first source version holding the latest write (kept after settle)
         self._read_in: dict[str, int] = {}  # the first source version holding the latest write written (`refused`)
+        # the grade in force just after the latest write written per session, and whether `read_in` followed (`failed`)
+        self._left: dict[str, tuple[float | None, bool]] = {}
         # the latest grade or undo queued per session until its outcome is in (UI thread): `refused` reads it
         self._latest: dict[str, Write] = {}
         # the latest undo of the log's (`reverts` None) per session, until a later write (`log_undo_unread`)
@@ -81,6 +79,7 @@ class WriteQueue:
         self._discard = False  # the operator discarded `_applying`: the writer drops it unless it is written
         self._wake = threading.Event()  # ends the writer's wait before a retry early
         self._queued = 0  # writes queued so far (each write's `seq`)
+        self._dropped: list[Write] = []  # writes the writer dropped, until `failed` forgets them (UI thread)
 
     # ---------------------------------------------------------------- UI thread
 
@@ -95,6 +94,7 @@ class WriteQueue:
     ) -> Write:
         """Queue a grade; `shown` is the grade in force on screen (what it replaces if nothing is queued),
         `person_before` the operator's source's score it replaces as typed (`expected_person`)."""
+        self._forget_dropped()
         write = Write("grade", session_id, value=value, note=note or None, outcome=outcome)
         write.expected_before = self.expected(session_id, shown)
         write.person_before = person_before
@@ -110,6 +110,7 @@ class WriteQueue:
     def undo(self, session_id: str) -> Write:
         """Queue an undo of the operator's latest grade on the session not undone yet: this dashboard's
         latest commit not undone, else (`reverts` None) the log's, as `lesson-credit undo` finds it."""
+        self._forget_dropped()
         stack = self._stacks.get(session_id)
         while stack and stack[-1].buried:  # (it stays the person's score as typed until then: `expected_person`)
             stack.pop()
@@ -271,6 +272,11 @@ class WriteQueue:
                 return None
             return len(self._waiting) + 1, self._trouble
 
+    def writing(self) -> Write | None:
+        """The write the writer is at, or takes next (None: nothing is to be written)."""
+        with self._lock:
+            return self._applying or (self._waiting[0] if self._waiting else None)
+
     def applying(self) -> tuple[int, float] | None:
         """(writes not yet written, seconds the writer has been at the oldest) while it is at one."""
         with self._lock:
@@ -303,8 +309,12 @@ class WriteQueue:
         the latest write here that was written says the person's score); otherwise the latest of those is
         the session's latest write, and what it was typed to leave is expected (the one being retried may yet
         be written). A settings save promised nothing of the kind."""
-        if write.kind == "settings":
+        if write.kind == "settings" or write.forgotten:
             return
+        write.forgotten = True
+        with self._lock:
+            if write in self._dropped:  # (forgotten before its WriteDiscarded arrives: `_forget_dropped`)
+                self._dropped.remove(write)
         sid = write.session_id
         stack = self._stacks.setdefault(sid, [])
         if write.kind == "grade":
@@ -312,19 +322,26 @@ class WriteQueue:
                 stack.remove(write)
             self._typed_over(write, write.expected_before, write.person_before)
         elif write.reverts is not None:
+            reaimed = write.reaimed
             if write.kept is not None and write.kept.expected:  # (typed over it: over the grade it would undo)
-                self._typed_over(write, write.kept.grade, write.reverts.value)
+                aimed = frozenset(id(undo) for undo, _ in reaimed.undos) if reaimed is not None else frozenset()
+                self._typed_over(write, write.kept.grade, write.reverts.value, aimed)
             with self._lock:  # (a commit the writer is at may yet be written: if not, its own discard takes it off)
                 at_it = write.reverts is self._applying
-            if write.reverts.line is not None or at_it:
+            if reaimed is not None:
+                self._reaimed(write, reaimed)
+            elif write.reverts.line is not None or at_it:
                 self._restack(write.reverts)
-            self._put_back_undone(write)
+            if reaimed is None:
+                self._put_back_undone(write)
         with self._lock:
             left = [
                 w for w in (self._applying, *self._waiting) if w is not None and w is not write and w.session_id == sid
             ]
         if left and left[-1].typed_leaves[0]:  # what the latest of them was typed to leave
             self._expected[sid] = left[-1].typed_leaves[1]
+        elif not left:
+            self._fall_back(sid)
         else:
             self._expected.pop(sid, None)
         if not left:
@@ -337,6 +354,20 @@ class WriteQueue:
                 self._latest[sid] = left[-1]
         self.forget_log_undo(write)
 
+    def _fall_back(self, sid: str) -> None:
+        """No write on the session is left to come: the grade the latest written here left in force is in force (a
+        screen's view may predate it), and once a snapshot holding it has landed, the log's (`settle`). With none
+        written here (or what it left not known), the screens go by the log."""
+        with self._lock:
+            left = self._left.get(sid)
+            read = sid not in self._written_in  # (`settle` found it read while no write was left)
+        if left is None:
+            self._expected.pop(sid, None)
+            return
+        self._expected[sid] = left[0]
+        if left[1] and read:
+            self._settled.add(sid)
+
     def _restack(self, commit: Write) -> None:
         """`commit` is undoable again: back on its session's stack in key order, under the commits typed after
         the undo that popped it."""
@@ -344,10 +375,12 @@ class WriteQueue:
         at = next((i for i, w in enumerate(stack) if w.seq > commit.seq), len(stack))
         stack.insert(at, commit)
 
-    def _typed_over(self, write: Write, grade: float | None, person: float | None) -> None:
+    def _typed_over(
+        self, write: Write, grade: float | None, person: float | None, reaimed: frozenset[int] = frozenset()
+    ) -> None:
         """`write` reached no log: the commits typed over it were typed over what it would have replaced, the
         grade in force `grade` and the person's score `person`; an undo of one leaves that, and so on through the
-        writes typed after them (in key order)."""
+        writes typed after them (in key order), as does an undo `reaimed` (ids) at another commit."""
         sid = write.session_id
         with self._lock:
             queued = [w for w in (self._applying, *self._waiting) if w is not None and w.session_id == sid]
@@ -363,9 +396,24 @@ class WriteQueue:
                 moved.add(id(w))
             elif w.kind == "undo" and under is not None and w.kept is not None and w.kept.expected:
                 w.kept, w.over = replace(w.kept, grade=under[0]), under[2]  # (refused, it leaves that)
-            if w.kind == "undo" and w.reverts is not None and id(w.reverts) in moved:
+            if w.kind == "undo" and w.reverts is not None and (id(w.reverts) in moved or id(w) in reaimed):
                 w.typed_leaves = True, w.reverts.expected_before
                 below[id(w)] = (w.reverts.expected_before, w.reverts.person_before, w)
+
+    def _reaimed(self, write: Write, reaimed: Reaimed) -> None:
+        """The undo `write`, dropped by the writer, re-aimed the undos behind it (`_drop`): the commit undone last
+        follows them (`undone_last`), and the commit left over is undoable again."""
+        sid = write.session_id
+        with self._lock:
+            queued = [w for w in (self._applying, *self._waiting) if w is not None and w.session_id == sid]
+        was, now = undone_last(write, reaimed, queued)
+        if self._undone.get(sid) is was:
+            if now is None:
+                self._undone.pop(sid, None)
+            else:
+                self._undone[sid] = now
+        if reaimed.back is not None and reaimed.back.line is not None:
+            self._restack(reaimed.back)
 
     def discarded(self, writes: list[Write]) -> None:
         """`writes` (oldest first, as `discard` returns them) reached no log: `failed` for each, the latest first,
@@ -396,7 +444,8 @@ class WriteQueue:
     def refused(self, write: Write) -> None:
         """`write`, an undo, was refused and wrote nothing (on the UI thread): the session's grade is what
         it was before it, so unless a later write for the session is queued, the queue expects what it did
-        then (settled: the log's grade), not what the undo would have left."""
+        then (settled: the log's grade), not what the undo would have left; and when none of this dashboard's
+        writes on the session reached the log (all dropped or refused), nothing: the log and the views say."""
         if write.kind != "undo" or write.kept is None:
             return
         self.forget_log_undo(write)
@@ -416,6 +465,11 @@ class WriteQueue:
             self._restack(commit)
             self._put_back_undone(write)
         kept = write.kept
+        if sid not in self._read_in:  # nothing of this dashboard's on the session reached the log: the log says
+            self._expected.pop(sid, None)
+            self._undone.pop(sid, None)
+            self._read_from[sid] = 0
+            return
         if kept.expected:
             self._expected[sid] = kept.grade
         else:
@@ -457,6 +511,7 @@ class WriteQueue:
         with self._lock:
             if self._discard:  # (ctrl+d y while it was tried: nothing to announce, it leaves the queue)
                 self._discard = False
+                self._drop(write)
                 return False
             self._trouble = reason
             self._wake.clear()
@@ -466,7 +521,25 @@ class WriteQueue:
             if not self._discard:
                 return True
             self._discard, self._trouble = False, None
+            self._drop(write)
             return False
+
+    def _drop(self, write: Write) -> None:
+        """(writer, under the lock) `write` is dropped: it reaches no log. An undo of a commit in the log re-aims
+        the undos queued behind it before the writer takes them (`reaim_behind`); what the screens expect follows
+        on the UI thread (`failed`), which a key typed meanwhile runs first (`_forget_dropped`)."""
+        self._dropped.append(write)
+        write.reaimed = reaim_behind(write, self._waiting)
+        for undo, aimed in write.reaimed.undos if write.reaimed is not None else ():
+            if aimed is None and self._log_undos.get(undo.session_id) is undo:  # (a commit's undo now: no screen
+                del self._log_undos[undo.session_id]  # waits to read what it leaves)
+
+    def _forget_dropped(self) -> None:
+        """(UI thread) forget the writes the writer dropped whose WriteDiscarded has not arrived yet, before a key
+        typed after the drop is queued (`u` then pops the stack the drop left)."""
+        with self._lock:
+            dropped, self._dropped = self._dropped, []
+        self.discarded(dropped)
 
     def read_in(self, session_id: str, version: int) -> None:
         """(writer) the session's latest write is in the log, and the source's snapshots from `version`
@@ -474,6 +547,8 @@ class WriteQueue:
         with self._lock:
             self._written_in[session_id] = version
             self._read_in[session_id] = version
+            if session_id in self._left:
+                self._left[session_id] = self._left[session_id][0], True
             undo = self._log_undos.get(session_id)
             if undo is not None and undo.read_back is None and (undo.line is not None or undo.unread):
                 undo.read_back = version
@@ -502,93 +577,23 @@ class WriteQueue:
         from lesson_credit.core.api import StoredUnread  # the engine's error: not before the first frame
 
         try:
-            return self._apply_event(source, write, sid)
+            outcome, appended = append_event(source, write, sid, self.operator)
         except StoredUnread as exc:  # stored: written, never again (a retry would log it twice)
             write.unread = True
+            with self._lock:  # (what it left in force is not known: a discard goes by the screen's view)
+                self._left.pop(write.session_id, None)
             self._written()
-            what = f"grade {_grade(write.value)}" if write.kind == "grade" else "undo"
+            what = f"grade {grade_words(write.value)}" if write.kind == "grade" else "undo"
             return WriteOutcome(write, True, f"Saved {what} for {sid}; not read back yet: {one_line(str(exc))}")
-
-    def _apply_event(self, source: WorkspaceSource, write: Write, sid: str) -> WriteOutcome:
-        if write.kind == "grade":
-            assert write.value is not None
-            appended = source.append_grade(
-                write.session_id, write.value, grader=self.operator, note=write.note, outcome=write.outcome
-            )
-            write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
-            write.line, write.before = appended.record.line, appended.before_value
-            self._last_line[write.session_id] = write.line
-            self._written()
-            said = f"Saved grade {_grade(write.value)} for {sid} (was {_grade(write.before)})."
-            if appended.outranked:  # (the CLI's `grade` says the same)
-                said = f"Saved grade {_grade(write.value)} for {sid}, but " + (
-                    "the session stays pending: the [rewards] priority leaves its source out."
-                    if (in_force := appended.in_force) is None
-                    else f"{_grade(in_force.base_reward)} ({one_line(in_force.grader)}) stays in force: the [rewards] "
-                    "priority puts it first."
-                )
-            return WriteOutcome(write, True, said, appended.warnings)
-        outcome = self._apply_undo(source, write, write.reverts, sid)
+        if appended is not None:
+            self._wrote(write, appended)
         self._written()
         return outcome
 
-    def _apply_undo(self, source: WorkspaceSource, write: Write, commit: Write | None, sid: str) -> WriteOutcome:
-        from lesson_credit.core.api import GradeConflict, NothingToUndo  # the engine's: not before the first frame
-
-        if commit is None:  # none of this dashboard's left: the operator's latest in the log, as the CLI's undo
-            try:
-                appended = source.append_undo(write.session_id, grader=self.operator)
-            except NothingToUndo as exc:
-                return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc, self.operator)}.")
-            except GradeConflict as exc:
-                return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc, self.operator)}.")
-            self._undid(write, appended)
-            return WriteOutcome(write, True, undone(sid, appended.record.note, self.operator), appended.warnings)
-        if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
-            return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
-        if commit.line is None:
-            return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
-        if commit.before_own == commit.value:
-            return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade is already {_grade(commit.value)}.")
-        try:  # the CLI's undo: it reverts the operator's latest grade not undone yet, which must be `commit`
-            appended = source.append_undo(write.session_id, grader=self.operator, line=commit.line)
-        except GradeConflict as exc:  # (the operator graded elsewhere since, or another person over it)
-            write.stale = True  # `refused`: the commit is buried; the next `u` undoes as the CLI's undo
-            return WriteOutcome(
-                write,
-                False,
-                f"Not undone on {sid}: {refusal(exc, self.operator)}. u again undoes your latest grade there, as "
-                "lesson-credit undo does.",
-            )
-        self._undid(write, appended)
-        return WriteOutcome(write, True, undone(sid, appended.record.note, self.operator), appended.warnings)
-
-    def _undid(self, write: Write, appended: GradeAppended) -> None:
-        """(writer) the undo `write` was logged as `appended`."""
-        write.line, write.value, write.before = appended.record.line, appended.record.base_reward, appended.before_value
-        self._last_line[write.session_id] = write.line
-
-
-class Grading(Protocol):
-    """What a screen asks of the app to grade (the app implements it; screens do not import the app)."""
-
-    writes: WriteQueue
-    snapshot: SourceSnapshot | None
-
-    def commit_grade(
-        self,
-        session_id: str,
-        value: float,
-        note: str | None,
-        shown: float | None,
-        outcome: str | None = None,
-        person_before: float | None = None,
-    ) -> Write: ...
-
-    def undo_grade(self, session_id: str) -> Write: ...
-
-    def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write: ...
-
-    async def open_next_pending(self, after: str | None) -> None: ...
-
-    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...
+    def _wrote(self, write: Write, appended: GradeAppended) -> None:
+        """(writer) `write` is in the log as `appended`: its line, and the grade it left in force (the [rewards]
+        priority may keep another source's: `appended.in_force`), which a discard falls back on (`failed`)."""
+        in_force = appended.in_force
+        with self._lock:
+            self._last_line[write.session_id] = appended.record.line
+            self._left[write.session_id] = None if in_force is None else in_force.base_reward, False

@@ -97,7 +97,9 @@ async def test_ctrl_d_typed_behind_a_log_undo_waiting_to_be_retried_asks_to_disc
 
 async def test_ctrl_d_is_not_held_behind_a_log_undo_being_written(app: LessonCreditApp, ws_root: Path) -> None:
     """`u ctrl+d` in one burst while the writer is still at the undo (not failed): ctrl+d is answered at once,
-    that no write waits to be saved, and the undo is written. On the old code ctrl+d waited for the undo."""
+    that the undo under way cannot be discarded, and the undo is written. An earlier round found ctrl+d waiting
+    for the undo; the last one answered "No write is waiting to be saved." beside "Undid ...", as if the undo
+    had been discarded or had never been typed."""
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await open_session(pilot, "s4")
@@ -111,8 +113,10 @@ async def test_ctrl_d_is_not_held_behind_a_log_undo_being_written(app: LessonCre
         app.source.append_undo = append_undo  # type: ignore[method-assign]
         try:
             burst(pilot, "u", "ctrl+d")
-            await wait_until(pilot, lambda: ": No write is waiting to be saved." in toasts(app), BOUND_S)
-            assert app.writes.applying() is not None  # (the undo is still being written)
+            said = ": Undo for s4 is being saved: a write under way cannot be discarded (ctrl+d discards what waits "
+            said += "to be tried again)."
+            await wait_until(pilot, lambda: said in toasts(app), BOUND_S)
+            await wait_until(pilot, lambda: app.writes.applying() is not None, BOUND_S)  # (the undo: being written)
         finally:
             gate.set()
         await settle(pilot)

@@ -280,3 +280,27 @@ def test_an_undo_of_a_grade_dropped_while_it_was_retried_is_refused_and_leaves_t
     assert not queue.apply(source, undo).written  # "the grade it would undo was not written"
     queue.refused(undo)
     assert queue.expected("s1", 0.7) == 0.7
+
+
+def test_u_typed_after_the_writer_dropped_an_undo_and_before_the_app_heard_of_it_undoes_the_grade_on_top() -> None:
+    """0.6 then 0.7 written; `u` (the 0.7) fails, ctrl+d y, its attempt under way fails: the writer drops it, and
+    a `u` typed before the app has handled that (WriteDiscarded) undoes the 0.7, still on top in the log. On the
+    old code it popped the 0.6 under it (the dropped undo had taken the 0.7 off the stack), to be refused."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    queue.commit("s1", 0.6, None, shown=0.5)
+    top = queue.commit("s1", 0.7, None, shown=0.5)
+    assert queue.start_draining()
+    for _ in range(2):
+        write = queue.take()
+        assert write is not None and queue.apply(source, write).written
+        queue.read_in("s1", write.line or 0)
+    dropped = queue.undo("s1")
+    assert queue.take() is dropped and dropped.reverts is top
+    assert queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # it failed: tried again
+    assert queue.discard() == []  # ctrl+d y while it is tried
+    assert not queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # failed again: dropped
+    second = queue.undo("s1")
+    assert second.reverts is top
+    queue.discarded([dropped])  # the writer's WriteDiscarded arrives: nothing more changes
+    assert second.reverts is top and [w.value for w in queue._stacks["s1"]] == [0.6]

@@ -81,6 +81,7 @@ class GradingQueueScreen(DataScreen):
         Binding("n", "next_pending", "Next to grade"),
         Binding("o", "cycle_sort", "Order"),
         Binding("escape", "back", "Back"),
+        Binding("u", "undo", "Undo (on a session)", show=False),
     ]
 
     class Loaded(Message):
@@ -220,6 +221,11 @@ class GradingQueueScreen(DataScreen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_undo(self) -> None:
+        """`u` undoes a grade on a session's screen, not here: say so (once however often it is typed: a toast
+        repeated replaces the one shown)."""
+        self.notify("u undoes a grade on a session's screen: enter opens the highlighted session.", markup=False)
 
 
 Row = tuple[list[Text], str]  # a row's cells and its session id

@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from lesson_credit.core.api import ERROR, Finding
 from lesson_credit.tui.background import at_ui_priority
+from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.messages import FirstViewShown, WorkspaceWritten
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.source import WorkspaceSource
@@ -25,7 +26,6 @@ from lesson_credit.tui.text import counted, listed, one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.title_bar import TitleBar
-from lesson_credit.tui.writes import Grading
 
 ITEMS_SHOWN = 40  # named items per finding; the rest are counted
 # the findings that list pending sessions (lesson_credit.core.health): one graded here has left them

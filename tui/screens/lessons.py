@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.tui.background import at_ui_priority
+from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.lesson_cells import PIN_MARK as PIN_MARK  # imported from here too
 from lesson_credit.tui.lesson_cells import LessonCells, lesson_cells, name_cell, name_only_cells
 from lesson_credit.tui.lesson_cells import lesson_name as lesson_name
@@ -38,7 +39,6 @@ from lesson_credit.tui.widgets.lesson_panel import LessonDetail, LessonPanel
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import sort_column_second
-from lesson_credit.tui.writes import Grading
 
 if TYPE_CHECKING:
     from lesson_credit.core.api import LessonRow

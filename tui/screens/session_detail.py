@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.api import Explanation, LessonCredit
+from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.records_views import SessionOutside, outside_view
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmCommit, commit_question
@@ -55,7 +56,6 @@ from lesson_credit.tui.widths import (
     short_detail_heights,
     wide_side_width,
 )
-from lesson_credit.tui.writes import Grading
 
 STEP = 0.05
 Span = tuple[int, int]

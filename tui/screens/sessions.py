@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from lesson_credit.core.api import SessionSummary, order_rows
+from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.sortable import SortableScreen
 from lesson_credit.tui.source import WorkspaceSource
@@ -26,7 +27,6 @@ from lesson_credit.tui.widgets.reward_plot import RewardPlot
 from lesson_credit.tui.widgets.themed_table import FILL_FIRST, ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW, sort_column_second
-from lesson_credit.tui.writes import Grading
 
 PROBLEMS_SHOWN = 3
 MAX_ROWS = 1000  # newest matching sessions shown; the filter reaches the rest

@@ -30,6 +30,7 @@ from lesson_credit.core.api import (
     index_names,
     lesson_labels,
 )
+from lesson_credit.tui.grading import Grading
 from lesson_credit.tui.screens.base import DataScreen, screen_css
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
@@ -39,7 +40,6 @@ from lesson_credit.tui.widgets.key_footer import KeyFooter
 from lesson_credit.tui.widgets.themed_table import ThemedTable
 from lesson_credit.tui.widgets.title_bar import TitleBar
 from lesson_credit.tui.widths import NARROW_BELOW
-from lesson_credit.tui.writes import Grading
 
 FLOOR_STEP = 0.05
 

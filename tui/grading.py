@@ -1,0 +1,37 @@
+"""What a screen asks of the app to grade (tui/app_writes.py implements it; screens do not import the app)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from lesson_credit.tui.source import SettingsSave
+    from lesson_credit.tui.source_views import SourceSnapshot
+    from lesson_credit.tui.write_state import Write
+    from lesson_credit.tui.writes import WriteQueue
+
+
+class Grading(Protocol):
+    """What a screen asks of the app to grade (the app implements it; screens do not import the app)."""
+
+    writes: WriteQueue
+    snapshot: SourceSnapshot | None
+
+    def commit_grade(
+        self,
+        session_id: str,
+        value: float,
+        note: str | None,
+        shown: float | None,
+        outcome: str | None = None,
+        person_before: float | None = None,
+    ) -> Write: ...
+
+    def undo_grade(self, session_id: str) -> Write: ...
+
+    def commit_settings(self, save: SettingsSave, then: Callable[[], None] | None = None) -> Write: ...
+
+    async def open_next_pending(self, after: str | None) -> None: ...
+
+    async def open_session(self, session_id: str, focus_lesson: str | None = None) -> None: ...

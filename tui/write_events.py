@@ -1,0 +1,77 @@
+"""The writer's append of one grade or undo of the dashboard's write queue (tui/writes.py queues them and keeps
+what they leave): the engine's call, what the write learns from it, and the toast that says so."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lesson_credit.tui.text import fmt_grade, one_line
+from lesson_credit.tui.undo_words import refusal, undone
+from lesson_credit.tui.write_state import Write, WriteOutcome
+
+if TYPE_CHECKING:
+    from lesson_credit.core.api import GradeAppended
+    from lesson_credit.tui.source import WorkspaceSource
+
+
+def grade_words(value: float | None) -> str:
+    return "pending" if value is None else fmt_grade(value)
+
+
+def append_event(
+    source: WorkspaceSource, write: Write, sid: str, operator: str
+) -> tuple[WriteOutcome, GradeAppended | None]:
+    """(writer) Append `write`, a grade or an undo, logged as `operator`; `sid` is its session in one line: its
+    outcome, and the event appended (None: refused, nothing written). Errors other than a refusal propagate."""
+    if write.kind == "grade":
+        assert write.value is not None
+        appended = source.append_grade(
+            write.session_id, write.value, grader=operator, note=write.note, outcome=write.outcome
+        )
+        write.before_own = appended.before_own  # (first: `expected_person` reads it once `line` is set)
+        write.line, write.before = appended.record.line, appended.before_value
+        said = f"Saved grade {grade_words(write.value)} for {sid} (was {grade_words(write.before)})."
+        if appended.outranked:  # (the CLI's `grade` says the same)
+            said = f"Saved grade {grade_words(write.value)} for {sid}, but " + (
+                "the session stays pending: the [rewards] priority leaves its source out."
+                if (in_force := appended.in_force) is None
+                else f"{grade_words(in_force.base_reward)} ({one_line(in_force.grader)}) stays in force: the [rewards] "
+                "priority puts it first."
+            )
+        return WriteOutcome(write, True, said, appended.warnings), appended
+    undo = _append_undo(source, write, write.reverts, sid, operator)
+    if isinstance(undo, WriteOutcome):  # refused
+        return undo, None
+    write.line, write.value, write.before = undo.record.line, undo.record.base_reward, undo.before_value
+    return WriteOutcome(write, True, undone(sid, undo.record.note, operator), undo.warnings), undo
+
+
+def _append_undo(
+    source: WorkspaceSource, write: Write, commit: Write | None, sid: str, operator: str
+) -> WriteOutcome | GradeAppended:
+    """(writer) Append the undo `write` of `commit`: the event appended, or the refusal's outcome."""
+    from lesson_credit.core.api import GradeConflict, NothingToUndo  # the engine's: not before the first frame
+
+    if commit is None:  # none of this dashboard's left: the operator's latest in the log, as the CLI's undo
+        try:
+            return source.append_undo(write.session_id, grader=operator)
+        except NothingToUndo as exc:
+            return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc, operator)}.")
+        except GradeConflict as exc:
+            return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc, operator)}.")
+    if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
+        return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
+    if commit.line is None:
+        return WriteOutcome(write, False, f"Nothing to undo on {sid}: the grade it would undo was not written.")
+    if commit.before_own == commit.value:
+        already = f"Nothing to undo on {sid}: the grade is already {grade_words(commit.value)}."
+        return WriteOutcome(write, False, already)
+    try:  # the CLI's undo: it reverts the operator's latest grade not undone yet, which must be `commit`
+        return source.append_undo(write.session_id, grader=operator, line=commit.line)
+    except GradeConflict as exc:  # (the operator graded elsewhere since, or another person over it)
+        write.stale = True  # `refused`: the commit is buried; the next `u` undoes as the CLI's undo
+        said = (
+            f"Not undone on {sid}: {refusal(exc, operator)}. u again undoes your latest grade there, as "
+            "lesson-credit undo does."
+        )
+        return WriteOutcome(write, False, said)
