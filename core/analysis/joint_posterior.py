@@ -96,13 +96,10 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 15  # 2: time blocks, lessons included during a session left out; 3: per-category deviations;
-# 4: the deviations read within time blocks and agents; 5: those baselines refitted with the deviations;
-# 6: the deviations solved to their fixed point; 7: categories grouped by kind of work (`Code` is `code`);
-# 8: a lesson identified only by time drawn from the prior; 9: time blocks from 24 graded sessions (were 50);
-# 10: kinds of work and graders' names in one Unicode form (NFC); 11: the kinds' names printed NFC;
-# 12: a lesson switched where a time block starts drawn from the prior too; 13: each kind named by the spelling
-# most of all its sessions use (pending ones too), not the graded ones only; 14: 3 time blocks at 50-70 sessions;
+CACHE_VERSION = 15  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
+# and agents; 5: baselines refitted with them; 6: solved to their fixed point; 7: `Code` is `code`; 8: time-only
+# lessons from the prior; 9: blocks from 24 graded sessions; 10: NFC kinds and graders; 11: kinds printed NFC; 12: a
+# switch at a block's start is time-only; 13: kinds named by all sessions' spelling; 14: 3 blocks at 50-70 sessions;
 # 15: a tau per lesson flagged as differing by category, each cell's noise from its own share of the fit
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
