@@ -90,8 +90,8 @@ def time_blocks(n: int) -> int:
     2 from 24 (blocks of 12 sessions or more), 3 from 50 (blocks of 16 or more), then floor(2 log2(n / 25))
     once that is more: 4 at 100, 10 at 800, 17 at 10,000, 23 at 100,000 (slow growth: each block costs the
     lessons the part of their injections that only varies between blocks). Fewer than 24 sessions: blocks of 8
-    cost more identifications and width than they remove bias; at 50-70, 2 blocks left a trend enough to
-    cover 86-89% at 90%, 3 cover 90-93% for 2-3% more width (measured in bench/small_blocks.py)."""
+    cost more identifications and width than they remove bias; at 56-70, 2 blocks left a trend enough to
+    cover 89% at 90% (1,000 seeds), 3 cover 89-93% for 2-3% more width (measured in bench/small_blocks.py)."""
     if n < TIME_MIN:
         return 1
     if n < TIME_THREE:

@@ -46,7 +46,7 @@ def claimed(effect: Effect | None) -> bool:
 def test_time_blocks_grow_slowly() -> None:
     # none below 24 graded sessions, 2 from 24 to 49; then floor(2 log2(n / 25)) but at least 3: 50 -> 2 x 1 = 2
     # (3), 70 -> 2 x 1.49 = 2 (3), 71 -> 2 x 1.51 = 3, 99 -> 2 x 1.99 = 3, 100 -> 4, 1000 -> 2 x 5.32 = 10. With 2
-    # blocks at 50-70 the trend world's 90% intervals covered 86-89% (bench/small_blocks.py), 3 reach 90-93%
+    # blocks at 56-70 the trend world's 90% intervals covered 89% of 1,000 seeds (bench/small_blocks.py), 3 89-93%
     sizes = (0, 16, 23, 24, 30, 49, 50, 64, 70, 71, 99, 100, 1000, 10_000, 100_000)
     assert [time_blocks(n) for n in sizes] == [1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 4, 10, 17, 23]
 
