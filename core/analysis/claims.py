@@ -48,6 +48,7 @@ from lesson_credit.core.analysis.joint_solve import solve_operator
 from lesson_credit.core.analysis.robust import RobustFit, fit_robust
 from lesson_credit.core.analysis.stats import FLAG_FDR as FLAG_FDR  # effects.py names it here
 from lesson_credit.core.analysis.stats import FLAG_P, benjamini_hochberg
+from lesson_credit.core.analysis.switches import GROUP_SHARE as GROUP_SHARE  # effects.py names it here
 from lesson_credit.core.analysis.switches import (
     Switches,
     groups_without_blocks,
@@ -61,7 +62,6 @@ IntArray = npt.NDArray[np.int64]
 
 MIN_SESSIONS = 5  # graded sessions with, and without, a lesson before it can be identified
 SD_RATIO_MAX = 0.8  # identified when the posterior sd is at most this share of the prior sd
-GROUP_SHARE = 0.9  # lessons together in at least this share of each one's sessions form a group
 MIN_CELL = 5  # sessions with and without a lesson in a half or a category before its estimate there shows
 WEAK_PRIOR = 4.0  # an identified lesson's prior sd, in prior sds: directions the data cannot see stay anchored
 COMMON_SEEN = 0.1  # the identified lessons' mean gets the full prior as far as the data see it less than this

@@ -7,8 +7,8 @@ never changes), for the `joint` selection policy (`core.bandit.policy`) and the 
 mean 0, sd = prior sd of a coefficient x the mean weight over every injection, so it is explored at
 the prior's uncertainty; a lesson with little data has a posterior sd close to that by itself. A
 lesson identified only by time (`time_only`: never injected before one session and always after it,
-within the fit's baselines, as `loo` finds it) is drawn as one without data too: the fit reads a step
-in the baseline at its switch as its effect, and the data cannot tell the two apart.
+within the fit's baselines, as `loo` finds it, or grouped with such a lesson) is drawn as one without data
+too: the fit reads a step in the baseline at its switch as its effect, and the data cannot tell them apart.
 
 **Prior floor**: the policy fits with the prior sd of a coefficient kept at or above
 `POLICY_TAU_MIN` (the analysis keeps 0.05: `joint.TAU_MIN`). With noisy rewards (0/1 outcomes)
@@ -85,7 +85,7 @@ from lesson_credit.core.analysis.joint import (
     sums,
 )
 from lesson_credit.core.analysis.joint_ops import baseline_inverse
-from lesson_credit.core.analysis.switches import groups_without_blocks, timed_switches
+from lesson_credit.core.analysis.switches import groups_without_blocks, timed_switches, with_groups
 from lesson_credit.core.base.files import read_cache, write_cache
 from lesson_credit.core.base.safe_read import UnsafeFile
 from lesson_credit.core.base.sealed import seal, unseal
@@ -96,11 +96,12 @@ IntArray = npt.NDArray[np.int64]
 
 POLICY_TAU_MIN = 0.15  # prior sd floor of a coefficient when selecting (see the module docstring)
 CACHE_NAME = "joint-posterior.msgpack"
-CACHE_VERSION = 15  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
+CACHE_VERSION = 16  # 2: time blocks, `--during` lessons left out; 3: per-category deviations; 4: read within blocks
 # and agents; 5: baselines refitted with them; 6: solved to their fixed point; 7: `Code` is `code`; 8: time-only
 # lessons from the prior; 9: blocks from 24 graded sessions; 10: NFC kinds and graders; 11: kinds printed NFC; 12: a
 # switch at a block's start is time-only; 13: kinds named by all sessions' spelling; 14: 3 blocks at 50-70 sessions;
-# 15: a tau per lesson flagged as differing by category, each cell's noise from its own share of the fit
+# 15: a tau per lesson flagged as differing by category, each cell's noise from its own share of the fit; 16: a
+# lesson grouped with one identified only by time is too
 CACHE_MAGIC = b"lesson-credit joint-posterior 1\n"
 CACHE_MAX_BYTES = 1 << 30
 
@@ -433,9 +434,9 @@ def posterior_of(
 def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     """Per arm: identified only by time, as `loo` finds a lesson (`switches.timed_switches`): within the fit's
     baseline groups and time blocks it was never injected before one session and always after it (or the
-    reverse), or it switched once over the log where a time block starts. One pass finds the arms whose
-    sessions in every group are one run (no other arm can have switched once); a second reads only their
-    injections."""
+    reverse), or it switched once over the log where a time block starts, and the arms `loo` groups with such
+    an arm (`switches.with_groups`). One pass finds the arms whose sessions in every group are one run (no
+    other arm can have switched once); a second reads only their injections."""
     from scipy import sparse
 
     s = stream.sessions
@@ -474,7 +475,7 @@ def time_only(stream: Stream) -> npt.NDArray[np.bool_]:
     block = block_codes(s.n, s.n_blocks) if s.n_blocks > 1 else None
     out = none.copy()
     out[arms] = timed_switches(x, group, block, groups_without_blocks(s.category, s.agent, s.n_agents)).timed
-    return out
+    return with_groups(out, lambda: (stream.entries(lo, hi)[:2] for lo, hi in stream.spans()))
 
 
 def fingerprint(

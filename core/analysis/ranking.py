@@ -27,8 +27,9 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 # the ranking `effects_by_lesson` computes, as `.cache/effects.msgpack` keeps it (with the log's key):
-# 2: a lesson identified only by time ranked at the prior's 0; 3: 3 time blocks at 50-70 graded sessions (were 2)
-EFFECTS_VERSION = 3
+# 2: a lesson identified only by time ranked at the prior's 0; 3: 3 time blocks at 50-70 graded sessions (were 2);
+# 4: a lesson grouped with one identified only by time ranked at 0 too
+EFFECTS_VERSION = 4
 
 
 def timed_arms(design: Design) -> BoolArray:

@@ -4,6 +4,7 @@ that switch happens, for the reasons `loo` prints and the policy's `joint_poster
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
+
+GROUP_SHARE = 0.9  # lessons together in at least this share of each one's sessions form a group (`loo`'s groups)
 
 
 def switched_in(x: Any, group: IntArray, block: IntArray | None = None) -> npt.NDArray[np.bool_]:
@@ -149,3 +152,33 @@ def groups_without_blocks(category: IntArray, agent: IntArray | None, n_agents: 
     key = category.astype(np.int64) * (max(n_agents, 1) + 1) + agents
     group: IntArray = np.unique(key, return_inverse=True)[1].astype(np.int64)
     return group
+
+
+def with_groups(
+    timed: npt.NDArray[np.bool_], entries: Callable[[], Iterable[tuple[IntArray, IntArray]]]
+) -> npt.NDArray[np.bool_]:
+    """`timed` (per arm) with every arm grouped with a timed one as `loo` groups lessons (linked, in chains,
+    when together in >= GROUP_SHARE of both arms' sessions, each in 2 or more): the group's effect cannot be
+    told from the switch, and a member's own rests on the few sessions that part them. `entries()` yields each
+    span's (session within the span, arm) pairs; one pass per link of a chain, none when no arm is timed."""
+    from scipy import sparse
+
+    out = timed.copy()
+    n_arms, frontier = len(timed), timed.copy()
+    n_with: npt.NDArray[np.float64] | None = None
+    while frontier.any():
+        cols = np.flatnonzero(frontier)
+        co, counted = np.zeros((n_arms, len(cols))), np.zeros(n_arms)
+        for row, arm in entries():
+            if not len(row):
+                continue
+            x = sparse.csr_matrix((np.ones(len(row)), (row, arm)), shape=(int(row.max()) + 1, n_arms))
+            x.data[:] = 1.0  # a session counts once per arm
+            co += (x.T @ x[:, cols]).toarray()
+            counted += np.asarray(x.sum(axis=0), dtype=np.float64).ravel()
+        n_with = counted if n_with is None else n_with
+        mine, theirs = n_with[:, None], n_with[cols][None, :]
+        linked = (co >= GROUP_SHARE * np.maximum(mine, theirs)) & (np.minimum(mine, theirs) >= 2)
+        frontier = linked.any(axis=1) & ~out
+        out |= frontier
+    return out

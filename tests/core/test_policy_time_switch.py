@@ -78,7 +78,9 @@ def test_time_only_finds_the_lessons_switched_once_within_their_block() -> None:
     x[:, 1] = ~after  # off from 150: switched
     x[:, 2] = rng.random(n) < 0.5  # at random: not
     x[:, 3] = np.where(category == 0, after, rng.random(n) < 0.5)  # at random in one category: not
-    x[:, 4] = np.where(category == 0, after, np.arange(n) >= 160)  # two moments in one block: not
+    # on at 150 in one category, off at 160 in the other: two moments in one block, and not grouped with 0 (on
+    # at 160 in the other, it would be: together in 145 of their 150 and 145 sessions, timed as 0's group member)
+    x[:, 4] = np.where(category == 0, after, np.arange(n) < 160)
     x[:, 5] = np.arange(n) < 10  # in the first ten sessions only: switched off at s010
     rows, arms = np.nonzero(x)
     design = Design(
