@@ -251,13 +251,13 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     identified &= ratio <= SD_RATIO_MAX
     # the data move it, but only as a step in the baseline would: no claim (in the fit above it stays nearly
     # unshrunk, a step at its switch that the other lessons are read beside)
-    # and one switched where a time block starts: the blocks' baselines take it all, so the data barely move it,
-    # but the switch is why (its leave-one-out lift is the step as much as anything)
+    # and one the data barely move (switched where a time block starts: the blocks' baselines take it all; or a
+    # few sessions inside a block, the rest of its variation between blocks): the switch is why, its
+    # leave-one-out lift is the step as much as anything, and the policy draws it from the prior
     whole = groups_without_blocks(design.category, design.agent, design.n_agents)
     block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
     switch = timed_switches(op.x, op.group, block, whole)
-    edge = switch.edge if switch.edge is not None else np.zeros(len(columns), dtype=bool)
-    timed = (identified | (edge & ~few)) & switch.timed
+    timed = ~few & switch.timed
     identified &= ~timed
     scope = _switch_categories(design, op, timed, whole, switch)
     return Fitted(

@@ -12,10 +12,11 @@ from lesson_credit.core.log.events import FileNumbers
 
 
 class Exports:
-    """Per exported file, by (its `created`, its path): the line of the latest event telling its numbers,
-    and those numbers (the export's, with those a later import of it saw changed). `saves`: per file
-    no export wrote (the workspace's own), by the same key, the numbers of the keys the increments
-    events logged from it saw changed, the latest of each, and its total_sessions then."""
+    """Per exported file, by (its `created`, its path): the line of its export event and the numbers it
+    wrote. `saves`: per file imported since (an exported file, a copy of one or of the workspace's own
+    file, the workspace's own), by the same key, the numbers of the keys the increments events logged from
+    it saw changed, the latest of each, and its total_sessions then. A copy of an exported file is known
+    by its `created` too, and keeps its own record: what an import of it saw is not the original's."""
 
     def __init__(self) -> None:
         self.files: dict[tuple[str, str], tuple[int, FileNumbers]] = {}
@@ -29,13 +30,12 @@ class Exports:
         self.files[numbers.created, numbers.path] = (line, numbers)
 
     def seen(self, line: int, seen: FileNumbers) -> None:
-        """An import of an exported file logged its increments: the numbers of the keys it saw changed
-        (and the file's total_sessions) are that file's from now on (absolute, never summed again)."""
+        """An import of a file logged its increments: the numbers of the keys it saw changed (and the file's
+        total_sessions) are that file's from now on (absolute, never summed again)."""
         key = (seen.created, seen.path)
-        known = self.files if key in self.files else self.saves
-        if key in known:
-            seen = FileNumbers(seen.path, seen.created, {**known[key][1].arms, **seen.arms}, seen.sessions)
-        known[key] = (line, seen)
+        if key in self.saves:
+            seen = FileNumbers(seen.path, seen.created, {**self.saves[key][1].arms, **seen.arms}, seen.sessions)
+        self.saves[key] = (line, seen)
 
     def saved(self, created: str, path: str) -> FileNumbers | None:
         """What the increments events logged from the file at `path` (no export's) whose `created` is
@@ -57,14 +57,30 @@ class Exports:
         logged = [(line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and other(where)]
         return next((n for _, n in sorted(logged, key=lambda item: -item[0]) if grew_from(n)), None)
 
-    def base(self, created: str, path: str) -> FileNumbers | None:
-        """The numbers of the exported file whose `created` (gptme keeps it) is `created`: of the one at
-        `path` when exports to several files wrote one `created` (in one second), else of the latest.
+    def base(
+        self, created: str, path: str, grew_from: Callable[[FileNumbers], bool]
+    ) -> tuple[FileNumbers, frozenset[str]] | None:
+        """The numbers of the file at `path` whose `created` (gptme keeps it) is an export's, as the log tells
+        them: the export's (of the one to `path` when exports to several files wrote one `created`, in one
+        second, else of the latest), with those the imports of that file saw (`saved_elsewhere`: of the file
+        at `path`, else the latest import of a file of that `created` elsewhere whose numbers it holds,
+        `grew_from`: moved here, or copied from there after that import). With them, the keys an import saw.
         None: no export wrote it."""
         if (created, path) in self.files:
-            return self.files[created, path][1]
-        found = [(line, numbers) for (stamp, _), (line, numbers) in self.files.items() if stamp == created]
-        return max(found, key=lambda item: item[0])[1] if found else None
+            exported = self.files[created, path][1]
+        else:
+            found = [(line, numbers) for (stamp, _), (line, numbers) in self.files.items() if stamp == created]
+            if not found:
+                return None
+            exported = max(found, key=lambda item: item[0])[1]
+
+        def over(seen: FileNumbers) -> FileNumbers:
+            return FileNumbers(path, created, {**exported.arms, **seen.arms}, seen.sessions)
+
+        saved = self.saved_elsewhere(created, path, lambda _: True, lambda seen: grew_from(over(seen)))
+        if saved is None:
+            return FileNumbers(path, created, exported.arms, exported.sessions), frozenset()
+        return over(saved), frozenset(saved.arms)
 
     def plain(self) -> list[Any]:
         """As plain values (the parsed-log cache's head): a row per file, exported or not."""

@@ -154,8 +154,9 @@ class GptmeFiles(StateFile):
                 why = f"{path} is written from this workspace's log: nothing to import"
                 return ImportReport(str(path), (), skipped=why)
             report = interop.read_import(Path(path), self.library())
-            if not own and (exported := self._export_base(Path(path), existing)) is not None:
-                return self._import_exported(Path(path), existing, exported)  # (the sessions it counted too)
+            if not own and (exported := self._export_lineage(Path(path), existing)) is not None:
+                # (the sessions it counted too)
+                return self._import_exported(Path(path), existing, exported[0], EXPORTED, exported[1])
             if agrees and interop.STAMP_KEY in existing:
                 return replace(
                     report,
@@ -204,14 +205,32 @@ class GptmeFiles(StateFile):
         return None
 
     def _export_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
-        """What the file at `path` (parsed: `existing`) holds of the log's, when `export-gptme` wrote it:
-        the numbers the log tells for the file of its `created` (gptme keeps it; another bandit's file
-        has its own): the export's, or those an import of it saw last. None: no export wrote it. The
-        caller holds the writers' lock: a copy an earlier version kept of the export is logged first."""
+        lineage = self._export_lineage(path, existing)
+        return None if lineage is None else lineage[0]
+
+    def _export_lineage(self, path: Path, existing: dict[str, Any]) -> tuple[FileNumbers, frozenset[str]] | None:
+        """What the file at `path` (parsed: `existing`) holds of the log's, when `export-gptme` wrote it (or
+        it is a copy of such a file): the numbers the log tells for the file of its `created` (gptme keeps
+        it; another bandit's file has its own): the export's, with those the imports of this file saw, else
+        of the latest import of a copy elsewhere whose numbers it holds (`Exports.base`). With them, the keys
+        those imports saw (the next import's `seen` holds them as the file does). None: no export wrote it.
+        The caller holds the writers' lock: a copy an earlier version kept of the export is logged first."""
         created = existing.get("created")
         if not isinstance(created, str):
             return None
-        return self._reader.index.exports.base(created, str(path.resolve())) or self._adopt_legacy(path, existing)
+
+        def grew_from(numbers: FileNumbers) -> bool:  # the file holds those numbers, and gptme's updates since
+            try:
+                foreign.increments(existing, numbers.arms)
+            except interop.InteropError:
+                return False
+            return True
+
+        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from)
+        if found is not None:
+            return found
+        legacy = self._adopt_legacy(path, existing)
+        return None if legacy is None else (legacy, frozenset())
 
     def _own_copy_base(self, path: Path, existing: dict[str, Any]) -> FileNumbers | None:
         lineage = self._own_copy_lineage(path, existing)

@@ -330,3 +330,44 @@ def test_an_export_never_replaces_the_event_logs_lock_file(root: Path, there: bo
     assert (code, out) == (1, "")
     assert len(err.strip().splitlines()) == 1 and "lock" in err and "not replaced" in err, err
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and ".cache" not in p.parts} == before
+
+
+def test_a_copy_of_an_imported_export_and_the_export_each_log_their_own_sessions(root: Path, tmp_path: Path) -> None:
+    """The exported file copied to a second gptme bandit after one of its sessions was imported; the copy saves a
+    session (quote), then the first file another (git). Each file's sessions are logged once, whichever is
+    imported when. The copy's import was taken for the exported file's numbers: the first file, as it was, was
+    then refused ('it lacks tools/quote.md, which lesson-credit wrote'), and its next session could not be
+    logged at all."""
+    first, second = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(first))
+    gptme_update(first, {GIT: (1.0, 0.0, 1, 1)})
+    ok("import-gptme", "--workspace", str(root), str(first))
+    shutil.copy(first, second)
+    gptme_update(second, {QUOTE: (1.0, 0.0, 1, 1)})  # a new arm there, from Beta(1, 1)
+    for path in (second, first, second):  # each once, however often
+        ok("import-gptme", "--workspace", str(root), str(path))
+    # git: Beta(1.8, 1.2) n 1 + the first's (1, 0, 1) = Beta(2.8, 1.2) n 2; quote: Beta(1, 1) + (1, 0, 1)
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+    gptme_update(first, {GIT: (0.0, 1.0, 1, 0)})
+    for path in (first, second, first):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 2.2, 3)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+def test_a_copy_taken_before_the_exports_first_import_takes_the_exports_numbers(root: Path, tmp_path: Path) -> None:
+    """The exported file copied to a second bandit before any import; each saves a session (the first on git,
+    the second on quote); the first is imported, then the second: the second holds the export's git, not the
+    number the first's import saw (taken as its base, git 'went down' and the file was refused)."""
+    first, second = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(first))
+    shutil.copy(first, second)
+    gptme_update(first, {GIT: (1.0, 0.0, 1, 1)})
+    gptme_update(second, {QUOTE: (1.0, 0.0, 1, 1)})
+    for path in (first, second, first, second):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    # git: Beta(1.8, 1.2) n 1 + the first's (1, 0, 1); quote: Beta(1, 1) + the second's (1, 0, 1)
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}

@@ -486,9 +486,9 @@ def test_leave_one_out_clips_extreme_propensities(crafted: Path) -> None:
     ws = Workspace(crafted, clock=fixed_clock)
     data = ws.data()
     arm = data.arm_ids.index(A)
-    # rows: w0 (A injected, r 0.9) is the first session, o0 (A not injected, r 0.3) follows the six with A
-    row_with = 0
-    row_without = len(WITH_A)  # session "o0"
+    # rows: o0 (A not injected, r 0.3) is the first session, w0 (A injected, r 0.9) follows it
+    row_with, row_without = ws.session_row("w0"), ws.session_row("o0")
+    assert (row_with, row_without) == (1, 0)
     cands = [Candidacy(row_with, arm, 1.0), Candidacy(row_without, arm, 1.0)]
     a = by_path(leave_one_out(data, (), cands, min_ipw=1))[A]
     # treated weight 1/0.99, control weight 1/(1-0.99) = 100: each group is one session -> 0.9 - 0.3

@@ -106,7 +106,9 @@ def test_few_sessions_or_a_weak_signal_claim_nothing() -> None:
     x = np.zeros((n, 3))
     x[:3, 0] = 1  # lesson 0: three sessions
     x[:, 1] = rng.random(n) < 0.5  # lesson 1: plenty
-    x[:6, 2] = 1  # lesson 2: six sessions, drowned in noise of sd 0.5
+    # lesson 2: six sessions, drowned in noise of sd 0.5, spread over the log (the first six sessions would
+    # make it a switch in log order: identified only by time)
+    x[25::50, 2] = 1
     reward = 0.5 + 0.2 * x[:, 1] + rng.normal(0, 0.5, n) * np.where(x[:, 2] > 0, 1.0, 0.1)
     claims = lesson_claims(design_of(x, reward))
     few, plenty, weak = (claims.of(j) for j in range(3))

@@ -340,13 +340,20 @@ def test_what_exports_wrote_comes_back_from_the_cache(tmp_path: Path) -> None:
     numbers = _numbers(ws)
     # a.md as exported; b.md from Beta(1, 1) n 0 to the Beta(2, 1) n 1 the import saw; 18 + 1 sessions
     expected = ({"a.md": (1.5, 2.0, 1, 0), "b.md": (2.0, 1.0, 1, 1)}, 19)
-    parsed = ws._reader.index.exports.base("c", "/elsewhere.json")  # (found by `created`)
-    assert parsed is not None and (parsed.arms, parsed.sessions) == expected
+
+    def holds(_: object) -> bool:
+        return True
+
+    parsed = ws._reader.index.exports.base("c", "/elsewhere.json", holds)  # (found by `created`: a copy)
+    assert parsed is not None and (parsed[0].arms, parsed[0].sessions) == expected and parsed[1] == {"b.md"}
+    # a copy that does not hold what the import of /x.json saw: the export's numbers
+    unseen = ws._reader.index.exports.base("c", "/elsewhere.json", lambda _: False)
+    assert unseen is not None and (unseen[0].arms, unseen[0].sessions) == ({**expected[0], "b.md": (1, 1, 0, 0)}, 18)
     assert isinstance(ws.log, EventLog) and LogCache(ws.log).path.exists()
     again = Workspace(tmp_path)
     assert _numbers(again) == numbers
-    cached = again._reader.index.exports.base("c", "/x.json")
-    assert cached is not None and (cached.arms, cached.sessions) == expected
+    cached = again._reader.index.exports.base("c", "/x.json", lambda _: False)  # (its own: whatever it holds)
+    assert cached is not None and (cached[0].arms, cached[0].sessions) == expected
 
 
 def test_what_increments_saw_of_a_file_no_export_wrote_comes_back_from_the_cache(tmp_path: Path) -> None:

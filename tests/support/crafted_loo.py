@@ -21,13 +21,20 @@ D_WITH_ROWS = {0, 2, 4}  # indices into WITH_A
 D_WITHOUT_ROWS = {3, 5, 8, 11, 14, 17, 20}  # indices into WITHOUT_A
 
 
+# Each session with A follows the session without it at this index: A's sessions spread over the log (in
+# the first six sessions and none after, A and B would each switch once in log order, identified only by
+# time, and `loo` compares nothing for them)
+W_AFTER = (0, 3, 6, 13, 16, 19)
+
+
 def crafted_events() -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
+    with_a = []
     for i, r in enumerate(WITH_A):
         lessons = {A: 0.5}
         if i in D_WITH_ROWS:
             lessons[D] = 0.5
-        events.append(session(f"w{i}", r, lessons))
+        with_a.append(session(f"w{i}", r, lessons))
     for i, r in enumerate(WITHOUT_A):
         lessons = {B: 0.5}
         if i in C_ROWS:
@@ -35,6 +42,7 @@ def crafted_events() -> list[dict[str, Any]]:
         if i in D_WITHOUT_ROWS:
             lessons[D] = 0.5
         events.append(session(f"o{i}", r, lessons))
+        events.extend(w for w, after in zip(with_a, W_AFTER, strict=True) if after == i)
     # pending sessions move nothing: two with A (one also with D), one with B
     events.append(session("p1", None, {A: 1.0}))
     events.append(session("p2", None, {A: 1.0, D: 1.0}))

@@ -157,6 +157,33 @@ async def test_a_grade_after_undoing_ones_own_over_the_judge_asks_nothing(record
         ]
 
 
+def test_a_commit_read_against_a_view_from_before_the_undo_asks_nothing() -> None:
+    """The burst above on a loaded machine (1 run in 6 under two busy cores): the record panel's view was
+    read after `3 c` was written and before the undo was, so it shows the person's 0.3 in force; the queue
+    knows the person's grade is withdrawn (no person's score), and the judge's 0.7 is in force as typed.
+    The question was chosen from the view's source in force (a person's) and asked "Replace the grade 0.7
+    of s4 with 0.4?"; the source in force is the first of the priority with a score other than the
+    person's withdrawn one: the judge's, ranked below a person, so nothing is replaced."""
+    from lesson_credit.core.views import SourceScore
+    from lesson_credit.tui.records_views import SessionOutside
+    from lesson_credit.tui.screens.confirm import commit_question
+
+    sources = (
+        SourceScore("human", 0.3, "manual", 3, None, in_force=True),
+        SourceScore("judge", 0.7, "record:judge", None, None),
+    )
+    priority = ("human", "judge", "heuristic", "outcome")
+    view = SessionOutside("s4", True, (), None, sources, None, None, priority=priority, read_at=3)
+    assert commit_question("s4", 0.4, None, 0.7, None, view) is None
+    # the person's grade still queued (not undone): it is replaced, and the question says so
+    asked = commit_question("s4", 0.4, None, 0.3, 0.3, view)
+    assert asked is not None and asked[0] == "Replace the grade 0.3 of s4 with 0.4?"
+    # the judge ranked first: its score stays in force, as the question says
+    judge_first = SessionOutside("s4", True, (), None, sources, None, None, priority=("judge", "human"), read_at=3)
+    asked = commit_question("s4", 0.4, None, 0.7, None, judge_first)
+    assert asked is not None and asked[0] == "Log 0.4 for s4? The judge's 0.7 stays in force."
+
+
 async def test_a_grade_after_undoing_ones_own_over_a_persons_still_asks(records_root: Path) -> None:
     """s1: a person's 0.7 in force. `3 c` asks (replaced with `c`), `u` puts the 0.7 back, so `4 c` asks
     again, naming the 0.7 the undo restored (not the 0.3 undone, nor nothing)."""

@@ -179,6 +179,13 @@ def commit_question(
     if person is not None and person == value:  # the person's grade again: nothing is replaced
         return None
     forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
+    if forcing is not None and forcing.source == HUMAN and person is None and outside is not None:
+        # a view read before an undo typed since: the person's score it shows in force is withdrawn, so the
+        # first other source of the priority with a score is (none: nothing is replaced)
+        scored = {s.source: s for s in outside.sources if s.source != HUMAN and s.score is not None}
+        forcing = next((scored[name] for name in outside.priority if name in scored), None)
+        if forcing is None:
+            return None
     if forcing is not None and forcing.source != HUMAN and outside is not None:
         order = ", ".join(outside.priority)
         ranked = list(outside.priority)
