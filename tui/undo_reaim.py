@@ -4,21 +4,33 @@ typed (`u u`, the first dropped: the second undoes the grade on top, not the one
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from dataclasses import replace
 
 from lesson_credit.tui.write_state import Reaimed, Write
 
 
-def reaim_behind(write: Write, waiting: Iterable[Write]) -> Reaimed | None:
+def reaim(write: Write, waiting: Iterable[Write], log_undos: MutableMapping[str, Write]) -> None:
+    """(under the queue's lock, before the writer takes another write) `write` was dropped: `reaim_behind` the
+    undos `waiting`, after those it re-aimed already (a key queued after the drop but typed before it: the writer
+    dropped it between that key's look for drops and its queueing); an undo of the log's now aimed at a commit
+    waits for no screen to read what it leaves (`log_undos`)."""
+    was = write.reaimed
+    write.reaimed = reaim_behind(write, waiting, was)
+    for undo, aimed in write.reaimed.undos[len(was.undos) if was is not None else 0 :] if write.reaimed else ():
+        if aimed is None and log_undos.get(undo.session_id) is undo:
+            del log_undos[undo.session_id]
+
+
+def reaim_behind(write: Write, waiting: Iterable[Write], start: Reaimed | None = None) -> Reaimed | None:
     """(the writer, under the queue's lock, before it takes another write) `write`, dropped, was an undo of a
     commit in the log: the undos `waiting` on its session that aim under that commit (or at the log's latest)
-    aim one commit up, in key order; None when `write` undid nothing in the log."""
+    aim one commit up, in key order, after those `start` re-aimed; None when `write` undid nothing in the log."""
     commit = write.reverts
     if write.kind != "undo" or commit is None or commit.line is None:
         return None
-    back: Write | None = commit
-    undos: list[tuple[Write, Write | None]] = []
+    back: Write | None = commit if start is None else start.back
+    undos: list[tuple[Write, Write | None]] = [] if start is None else list(start.undos)
     for later in waiting:
         if back is None or later.session_id != write.session_id or later.kind != "undo":
             continue

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from lesson_credit.tui.source import SettingsSave, WorkspaceSource
 from lesson_credit.tui.text import one_line
-from lesson_credit.tui.undo_reaim import reaim_behind, undone_last
+from lesson_credit.tui.undo_reaim import reaim, undone_last
 from lesson_credit.tui.write_events import append_event, grade_words
 from lesson_credit.tui.write_state import Kept, Reaimed, Write, WriteOutcome
 
@@ -264,6 +264,8 @@ class WriteQueue:
             write.typed_leaves = write.session_id in self._expected, self._expected.get(write.session_id)
         with self._lock:
             self._waiting.append(write)
+            for dropped in self._dropped:  # (dropped since the key looked, `_forget_dropped`: as if queued before)
+                reaim(dropped, (write,), self._log_undos)
 
     def waiting(self) -> tuple[int, str] | None:
         """(writes not yet written, why the oldest failed) while the writer waits to retry; else None."""
@@ -529,10 +531,7 @@ class WriteQueue:
         the undos queued behind it before the writer takes them (`reaim_behind`); what the screens expect follows
         on the UI thread (`failed`), which a key typed meanwhile runs first (`_forget_dropped`)."""
         self._dropped.append(write)
-        write.reaimed = reaim_behind(write, self._waiting)
-        for undo, aimed in write.reaimed.undos if write.reaimed is not None else ():
-            if aimed is None and self._log_undos.get(undo.session_id) is undo:  # (a commit's undo now: no screen
-                del self._log_undos[undo.session_id]  # waits to read what it leaves)
+        reaim(write, self._waiting, self._log_undos)
 
     def _forget_dropped(self) -> None:
         """(UI thread) forget the writes the writer dropped whose WriteDiscarded has not arrived yet, before a key

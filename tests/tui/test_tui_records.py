@@ -184,6 +184,25 @@ def test_a_commit_read_against_a_view_from_before_the_undo_asks_nothing() -> Non
     assert asked is not None and asked[0] == "Log 0.4 for s4? The judge's 0.7 stays in force."
 
 
+def test_a_commit_after_an_undo_over_another_persons_grade_still_asks() -> None:
+    """As above, but the person's 0.3 in force in the view is erik's, logged over the operator's 0.4 (over the
+    judge's 0.7) before the operator typed `u 6 c`: the undo withdraws the operator's own grade only (it is
+    refused: erik graded over it), so the 0.6 replaces erik's 0.3 and asks, naming it. Taking every person's
+    score in force for withdrawn asked nothing, and the 0.6 went over erik's grade without a word."""
+    from lesson_credit.core.views import SourceScore
+    from lesson_credit.tui.records_views import SessionOutside
+    from lesson_credit.tui.screens.confirm import commit_question
+
+    sources = (
+        SourceScore("human", 0.3, "erik", 4, None, in_force=True),
+        SourceScore("judge", 0.7, "record:judge", None, None),
+    )
+    priority = ("human", "judge", "heuristic", "outcome")
+    view = SessionOutside("s4", True, (), None, sources, None, None, priority=priority, read_at=4)
+    asked = commit_question("s4", 0.6, None, 0.7, None, view)
+    assert asked is not None and asked[0] == "Replace the grade 0.3 of s4 with 0.6?"
+
+
 async def test_a_grade_after_undoing_ones_own_over_a_persons_still_asks(records_root: Path) -> None:
     """s1: a person's 0.7 in force. `3 c` asks (replaced with `c`), `u` puts the 0.7 back, so `4 c` asks
     again, naming the 0.7 the undo restored (not the 0.3 undone, nor nothing)."""

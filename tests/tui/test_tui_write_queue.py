@@ -304,3 +304,36 @@ def test_u_typed_after_the_writer_dropped_an_undo_and_before_the_app_heard_of_it
     assert second.reverts is top
     queue.discarded([dropped])  # the writer's WriteDiscarded arrives: nothing more changes
     assert second.reverts is top and [w.value for w in queue._stacks["s1"]] == [0.6]
+
+
+def test_u_typed_while_the_writer_drops_an_undo_undoes_the_grade_on_top() -> None:
+    """As above, but the writer drops the undo while the `u` is being queued: after the key has looked for writes
+    dropped (none yet) and before it is in the queue. The `u` popped the 0.6 (the dropped undo had taken the 0.7
+    off the stack) and was queued too late to be re-aimed with the undos waiting: it aimed at the 0.6 under the
+    0.7 still on top in the log, to be refused. It undoes the 0.7, as if it had been queued before the drop."""
+    source = cast(WorkspaceSource, CountingSource())
+    queue = WriteQueue()
+    queue.commit("s1", 0.6, None, shown=0.5)
+    top = queue.commit("s1", 0.7, None, shown=0.5)
+    assert queue.start_draining()
+    for _ in range(2):
+        write = queue.take()
+        assert write is not None and queue.apply(source, write).written
+        queue.read_in("s1", write.line or 0)
+    dropped = queue.undo("s1")
+    assert queue.take() is dropped and dropped.reverts is top
+    assert queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # it failed: tried again
+    assert queue.discard() == []  # ctrl+d y while it is tried
+    looked = queue._forget_dropped
+
+    def writer_drops_meanwhile() -> None:  # (the writer thread, between the key's look and its queueing)
+        looked()
+        assert not queue.retry_after_failure(dropped, "the store is down", 0, lambda: None)  # failed again: dropped
+
+    queue._forget_dropped = writer_drops_meanwhile  # type: ignore[method-assign]
+    second = queue.undo("s1")
+    del queue._forget_dropped
+    assert second.reverts is top
+    queue.discarded([dropped])  # the writer's WriteDiscarded arrives
+    assert second.reverts is top and [w.value for w in queue._stacks["s1"]] == [0.6]
+    assert queue.take() is second  # the writer takes it next, aimed at the 0.7

@@ -26,6 +26,7 @@ from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import event_clock
+from lesson_credit.tui.writes import OPERATOR
 
 SHOWN_KEYS = 24  # the keys typed ahead a dialog names; more are counted
 BUTTON_KEYS = frozenset({"enter", "space", "tab", "shift+tab"})  # press the focused button, move the focus
@@ -159,6 +160,7 @@ def commit_question(
     person: float | None,
     outside: SessionOutside | None,
     unsure: bool = False,
+    operator: str = OPERATOR,
 ) -> tuple[str, str] | None:
     """The confirmation before a grade over a score in force: what the grade replaces, and what it will do
     under [rewards] priority (the first source with a score is in force: docs/records.md), not "the latest".
@@ -167,7 +169,8 @@ def commit_question(
     goes into force and that score stays in the log, as it would on a pending session.
 
     `person`: the operator's source's score (as queued); `in_force`: the score in force as typed; `unsure`: an
-    undo of the log's is not saved yet (`WriteQueue.log_undo_queued`), so neither may be what it leaves."""
+    undo of the log's is not saved yet (`WriteQueue.log_undo_queued`), so neither may be what it leaves;
+    `operator`: the grader name of the operator's grades (an undo withdraws those only)."""
     grade = fmt_grade(value) + (f" ({one_line(word)})" if word else "")
     sid = one_line(session_id)
     if unsure:
@@ -179,8 +182,10 @@ def commit_question(
     if person is not None and person == value:  # the person's grade again: nothing is replaced
         return None
     forcing = next((s for s in outside.sources if s.in_force), None) if outside is not None else None
-    if forcing is not None and forcing.source == HUMAN and person is None and outside is not None:
-        # a view read before an undo typed since: the person's score it shows in force is withdrawn, so the
+    if forcing is not None and forcing.source == HUMAN and person is None and forcing.grader != operator:
+        person = forcing.score  # another person's grade the view shows: no undo of the operator's withdraws it
+    elif forcing is not None and forcing.source == HUMAN and person is None and outside is not None:
+        # a view read before an undo typed since: the operator's score it shows in force is withdrawn, so the
         # first other source of the priority with a score is (none: nothing is replaced)
         scored = {s.source: s for s in outside.sources if s.source != HUMAN and s.score is not None}
         forcing = next((scored[name] for name in outside.priority if name in scored), None)

@@ -507,7 +507,8 @@ class SessionDetailScreen(DataScreen):
         seen = self.outside
         person, read_at = (seen.person, seen.read_at) if seen is not None else (None, None)
         queued, unsure = writes.expected_person(sid, person, read_at), writes.log_undo_queued(sid)
-        asked = None if in_force is None else commit_question(sid, value, word, in_force, queued, seen, unsure)
+        question = (sid, value, word, in_force, queued, seen, unsure, writes.operator)
+        asked = None if in_force is None else commit_question(*question)
         if asked is None:  # pending, or over a source ranked below a person's: nothing is replaced
             self._queue_commit(value, note, word, queued)
             return
