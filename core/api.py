@@ -28,9 +28,12 @@ if TYPE_CHECKING:  # the same names for mypy (re-exported: pyproject.toml's over
         GradeAppended,
         GradeConflict,
         NothingToUndo,
+        Undone,
+        UndoRefusal,
         grade_text,
         undo_note,
         undo_walk,
+        undo_words,
     )
     from lesson_credit.core.health import ERROR, Finding
     from lesson_credit.core.library.lessons import MISSING, Lesson, LessonProblem
@@ -76,7 +79,17 @@ _HOME: dict[str, str] = {
         "base.files": ("StoreError", "StoredUnread"),
         "base.numbers": ("counted", "decimal", "fixed", "listed", "signed", "span"),
         "base.shorten": ("cells", "index_names", "lesson_labels", "shorten", "shorten_lesson"),
-        "grading": ("GradeAppended", "GradeConflict", "NothingToUndo", "grade_text", "undo_note", "undo_walk"),
+        "grading": (
+            "GradeAppended",
+            "GradeConflict",
+            "NothingToUndo",
+            "UndoRefusal",
+            "Undone",
+            "grade_text",
+            "undo_note",
+            "undo_walk",
+            "undo_words",
+        ),
         "health": ("ERROR", "Finding"),
         "library.lessons": ("MISSING", "Lesson", "LessonProblem"),
         "library.salience": ("SalienceBreakdown",),

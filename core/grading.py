@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from msgspec import Struct
 
@@ -30,6 +30,7 @@ class GradeAppended(Struct, frozen=True):
     warnings: tuple[str, ...] = ()  # what the write could not do besides (a derived file): it is logged
     before_own: float | None = None  # the score of the grader's own reward source just before (None: none)
     in_force: GradeRecord | None = None  # the grade in force just after it (None: pending), read with it
+    undo: Undone | None = None  # what the event undid, when it is an undo (`undo_of`), for each face to word
 
     @property
     def before_value(self) -> float | None:
@@ -43,7 +44,12 @@ class GradeAppended(Struct, frozen=True):
 
 
 class GradeConflict(WorkspaceError):
-    """The grade in force is not the one the caller expected (another writer got there first)."""
+    """The grade in force is not the one the caller expected (another writer got there first). `refusal`: what
+    an undo found, when it is an undo's refusal (None: a grade's, or one worded only as text)."""
+
+    def __init__(self, message: str, refusal: UndoRefusal | None = None) -> None:
+        super().__init__(message)
+        self.refusal = refusal
 
 
 def grade_in_force(sources: Sequence[SourceScore]) -> GradeRecord | None:
@@ -238,12 +244,91 @@ def _undone(grade: GradeRecord, stack: Sequence[tuple[GradeRecord, float | None]
 
 
 class NothingToUndo(WorkspaceError):
-    """An undo found no grade of its grader's left to take back: nothing was written. `other`: the grader of
-    the latest grade left to undo, when it is someone else's (theirs to undo)."""
+    """An undo found no grade of its grader's left to take back: nothing was written. `refusal`: why, as the
+    engine found it (None: worded only as text)."""
 
-    def __init__(self, message: str, other: str | None = None) -> None:
+    def __init__(self, message: str, refusal: UndoRefusal | None = None) -> None:
         super().__init__(message)
-        self.other = other
+        self.refusal = refusal
+
+    @property
+    def other(self) -> str | None:
+        """The grader of the latest grade left to undo, when it is someone else's (theirs to undo)."""
+        return self.refusal.other if self.refusal is not None and self.refusal.kind == "theirs" else None
+
+
+class Undone(Struct, frozen=True):
+    """What an undo did (`undo_of`), for each face to word (`undo_words` is the engine's: the log's note)."""
+
+    session_id: str
+    whose: str  # the grader whose grade it undid: the undoer (an undo is logged under their name)
+    line: int  # the line of the grade undone
+    value: float | None  # the score it had (None: it was a retraction)
+    logged: float | None  # the score the undo logs: the undoer's source's before that grade (None: a retraction)
+    in_force: float | None  # the score in force afterwards (None: pending)
+    source: str | None = None  # where `in_force` comes from, when another than the undone grade's source
+    note: str | None = None  # the undoer's own words, after the engine's
+
+
+# why an undo wrote nothing: the latest grade left is another grader's ("theirs"); the undoer's grades are all
+# undone or changed nothing ("undone_already"); they have none, others' are all undone ("no_grade"); only the
+# session's record scores it ("record_only"); it is pending ("pending"); another grader's grade of the same
+# source replaced the undoer's since ("replaced"); the grade to undo is not the one at the line asked ("moved")
+RefusalKind = Literal["theirs", "undone_already", "no_grade", "record_only", "pending", "replaced", "moved"]
+
+
+class UndoRefusal(Struct, frozen=True):
+    """Why an undo wrote nothing (`undo_of`'s NothingToUndo or GradeConflict carries it), for each face to word."""
+
+    kind: RefusalKind
+    session_id: str
+    undoer: str
+    other: str | None = None  # "theirs": the latest grade's grader; "replaced": the grader of the grade over it
+    other_value: float | None = None  # "theirs": that grade's score (None: a retraction)
+    other_line: int | None = None  # "theirs", "replaced": that grade's line
+    others: tuple[str, ...] = ()  # "no_grade": the graders with grades there, sorted
+    line: int | None = None  # "replaced": the undoer's grade's line; "moved": the line asked for
+
+
+def undo_words(said: Undone | UndoRefusal) -> str:
+    """The engine's words for an undo (the note it logs, which `lesson-credit undo` prints) or for a refusal (the
+    error's text, which `lesson-credit undo` prints)."""
+    if isinstance(said, Undone):
+        reverts = undo_note(said.line, said.value, said.in_force, said.source, said.whose)
+        return f"{reverts}; {said.note}" if said.note else reverts
+    sid, undoer = repr(said.session_id), said.undoer
+    match said.kind:
+        case "theirs":
+            what = "retraction" if said.other_value is None else grade_text(said.other_value)
+            whose = f"{said.other}'s {what} on line {said.other_line}"
+            return (
+                f"nothing to undo: {undoer} has no grade on session {sid} left (the latest, {whose}, is theirs to undo)"
+            )
+        case "undone_already":
+            return f"nothing to undo: {undoer}'s grades on session {sid} are undone already or changed nothing"
+        case "no_grade":
+            return (
+                f"nothing to undo: {undoer} has no grade on session {sid} ({_whose(said.others)} grades there are "
+                "undone already or changed nothing)"
+            )
+        case "record_only":
+            return f"nothing to undo: session {sid} is scored only by its record (no grade)"
+        case "pending":
+            return f"nothing to undo: session {sid} is pending"
+        case "replaced":
+            return (
+                f"not undone: {said.other}'s grade on line {said.other_line} replaced {undoer}'s on line {said.line} "
+                f"of session {sid} since (undoing it would withdraw theirs); nothing was written"
+            )
+    return f"session {sid} was graded elsewhere since line {said.line}; nothing was written"
+
+
+def refused(refusal: UndoRefusal) -> NothingToUndo | GradeConflict:
+    """The error an undo's refusal is raised as, in the engine's words: GradeConflict when another grade got there
+    first ("replaced", "moved"), else NothingToUndo."""
+    if refusal.kind in ("replaced", "moved"):
+        return GradeConflict(undo_words(refusal), refusal)
+    return NothingToUndo(undo_words(refusal), refusal)
 
 
 def undo_of(
@@ -256,23 +341,23 @@ def undo_of(
     priority: Sequence[str] = (),
     line: int | None = None,
     record_scores: Mapping[str, float] | None = None,
-) -> tuple[float | None, str, str]:
-    """(reward, note, grader) of the grade event by which `undoer` takes back their own latest grade on the
-    session not undone yet (`undoable`): the CLI's `undo --grader` and the dashboard's `u` (as its operator)
-    alike, so undoing again walks back through the undoer's grades to where they started. It logs, under
-    the undoer's name, their source's score before that grade (a retraction when it had none). Never
-    another grader's grade: NothingToUndo names whose it is. A grade of another source given since (the
+) -> Undone:
+    """The undo by which `undoer` takes back their own latest grade on the session not undone yet (`undoable`):
+    the CLI's `undo --grader` and the dashboard's `u` (as its operator) alike, so undoing again walks back through
+    the undoer's grades to where they started. It logs, under the undoer's name, their source's score before that
+    grade (`logged`; a retraction when it had none), with `undo_words` as its note. Never another grader's grade:
+    NothingToUndo names whose it is. A grade of another source given since (the
     judge's over a person's) stays, and the priority decides what is in force; one of the same source by
     someone else (erik's over manual's, even of the same score) refuses it (GradeConflict): the undo would
-    withdraw theirs too.
-    `line`: refuse (GradeConflict) unless the grade undone is the one at `line`. The note (`undo_note`)
-    says what is in force afterwards, given the session's `sources` now, the scores its gptme-sessions
+    withdraw theirs too. Each refusal carries its `UndoRefusal`.
+    `line`: refuse (GradeConflict) unless the grade undone is the one at `line`. What is in force afterwards
+    (`in_force`, `source`) is found from the session's `sources` now, the scores its gptme-sessions
     record gives (`record_scores`: they count again where the log's score is withdrawn) and the `priority`."""
     walk = undo_walk(history, record_line)
     stack = walk.stack
     mine = next((at for at in range(len(stack) - 1, -1, -1) if stack[at][0].grader == undoer), None)
     if mine is None:
-        raise _nothing_to_undo(session_id, history, record_line, undoer, stack, sources)
+        raise refused(_nothing_to_undo(session_id, history, record_line, undoer, stack, sources))
     latest, previous = stack[mine]
     reverted = latest.source or source_of(latest.grader)
     # another grader's grade of the source since, standing (one that changed nothing is on no stack: erik's
@@ -290,11 +375,10 @@ def undo_of(
         None,
     )
     if line is not None and latest.line != line:
-        raise GradeConflict(f"session {session_id!r} was graded elsewhere since line {line}; nothing was written")
+        raise refused(UndoRefusal("moved", session_id, undoer, line=line))
     if over is not None:
-        raise GradeConflict(
-            f"not undone: {over.grader}'s grade on line {over.line} replaced {undoer}'s on line {latest.line} "
-            f"of session {session_id!r} since (undoing it would withdraw theirs); nothing was written"
+        raise refused(
+            UndoRefusal("replaced", session_id, undoer, other=over.grader, other_line=over.line, line=latest.line)
         )
     scores = {s.source: s.score for s in sources}
     labels = {s.source: s.grader for s in sources if s.grader.startswith("record:")}  # a record's own scores
@@ -304,8 +388,8 @@ def undo_of(
     whence = next((s for s in priority if scores.get(s) is not None), None)
     after = scores[whence] if whence is not None else (previous if not priority else None)
     named = None if whence is None else labels.get(whence, whence)
-    reverts = undo_note(latest.line, latest.base_reward, after, None if named == reverted else named, undoer)
-    return previous, f"{reverts}; {note}" if note else reverts, undoer
+    source = None if named == reverted else named
+    return Undone(session_id, undoer, latest.line, latest.base_reward, previous, after, source, note or None)
 
 
 def _nothing_to_undo(
@@ -315,31 +399,21 @@ def _nothing_to_undo(
     undoer: str,
     stack: Sequence[tuple[GradeRecord, float | None]],
     sources: Sequence[SourceScore],
-) -> NothingToUndo:
-    """Why `undoer` has nothing to undo on the session, in one line."""
+) -> UndoRefusal:
+    """Why `undoer` has nothing to undo on the session."""
     if stack:
         other = stack[-1][0]
-        what = "retraction" if other.base_reward is None else grade_text(other.base_reward)
-        whose = f"{other.grader}'s {what} on line {other.line}"
-        return NothingToUndo(
-            f"nothing to undo: {undoer} has no grade on session {session_id!r} left (the latest, {whose}, "
-            "is theirs to undo)",
-            other.grader,
+        return UndoRefusal(
+            "theirs", session_id, undoer, other=other.grader, other_value=other.base_reward, other_line=other.line
         )
     if any(g.grader == undoer for g in history if g.line != record_line):
-        return NothingToUndo(
-            f"nothing to undo: {undoer}'s grades on session {session_id!r} are undone already or changed nothing"
-        )
-    others = sorted({g.grader for g in history if g.line != record_line})
+        return UndoRefusal("undone_already", session_id, undoer)
+    others = tuple(sorted({g.grader for g in history if g.line != record_line}))
     if others:  # (none on the stack: each undone, an undo, or a grade that left its source's score as it was)
-        whose = _whose(others)
-        return NothingToUndo(
-            f"nothing to undo: {undoer} has no grade on session {session_id!r} ({whose} grades there are undone "
-            "already or changed nothing)"
-        )
+        return UndoRefusal("no_grade", session_id, undoer, others=others)
     if any(s.score is not None for s in sources):
-        return NothingToUndo(f"nothing to undo: session {session_id!r} is scored only by its record (no grade)")
-    return NothingToUndo(f"nothing to undo: session {session_id!r} is pending")
+        return UndoRefusal("record_only", session_id, undoer)
+    return UndoRefusal("pending", session_id, undoer)
 
 
 def _whose(names: Sequence[str]) -> str:

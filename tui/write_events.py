@@ -43,7 +43,7 @@ def append_event(
     if isinstance(undo, WriteOutcome):  # refused
         return undo, None
     write.line, write.value, write.before = undo.record.line, undo.record.base_reward, undo.before_value
-    return WriteOutcome(write, True, undone(sid, undo.record.note, operator), undo.warnings), undo
+    return WriteOutcome(write, True, undone(sid, undo.undo, undo.record.note), undo.warnings), undo
 
 
 def _append_undo(
@@ -56,9 +56,9 @@ def _append_undo(
         try:
             return source.append_undo(write.session_id, grader=operator)
         except NothingToUndo as exc:
-            return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc, operator)}.")
+            return WriteOutcome(write, False, f"Nothing to undo on {sid}: {refusal(exc)}.")
         except GradeConflict as exc:
-            return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc, operator)}.")
+            return WriteOutcome(write, False, f"Not undone on {sid}: {refusal(exc)}.")
     if commit.unread:  # its line is not known: `lesson-credit undo` reverts it once it can be read
         return WriteOutcome(write, False, f"Not undone: the grade on {sid} was saved but not read back.")
     if commit.line is None:
@@ -71,7 +71,6 @@ def _append_undo(
     except GradeConflict as exc:  # (the operator graded elsewhere since, or another person over it)
         write.stale = True  # `refused`: the commit is buried; the next `u` undoes as the CLI's undo
         said = (
-            f"Not undone on {sid}: {refusal(exc, operator)}. u again undoes your latest grade there, as "
-            "lesson-credit undo does."
+            f"Not undone on {sid}: {refusal(exc)}. u again undoes your latest grade there, as lesson-credit undo does."
         )
         return WriteOutcome(write, False, said)

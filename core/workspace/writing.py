@@ -237,18 +237,24 @@ class Writing(GptmeFiles):
     ) -> GradeAppended:
         """The one undo, for the CLI and the dashboard (grading.undo_of): `grader` takes back their own
         latest grade on the session not undone yet, so their source's score is again what it was before
-        it; never another grader's (NothingToUndo, nothing written). Checked under the log lock, so a grade
-        of theirs appended meanwhile is what gets undone, unless `expect_line` (the latest grade event's
-        line) or `line` (the event to undo) says otherwise: then GradeConflict, nothing written."""
+        it (the result's `undo` says what it undid); never another grader's (NothingToUndo, nothing written).
+        Checked under the log lock, so a grade of theirs appended meanwhile is what gets undone, unless
+        `expect_line` (the latest grade event's line) or `line` (the event to undo) says otherwise: then
+        GradeConflict, nothing written. A refusal's error carries its `UndoRefusal`."""
         grading.check_grader(grader)
         grader = one_form(grader)  # their grades as the log is read: one form of each name
         priority = self.config.reward_priority
 
+        undone: list[grading.Undone] = []  # what `decide` found under the lock
+
         def decide(history: list[GradeRecord], record_line: int) -> tuple[float | None, str | None, str]:
             sources, recorded = self.reward_sources(session_id), self.record_scores(session_id)
-            return grading.undo_of(session_id, history, record_line, grader, note, sources, priority, line, recorded)
+            undone.append(
+                grading.undo_of(session_id, history, record_line, grader, note, sources, priority, line, recorded)
+            )
+            return undone[-1].logged, grading.undo_words(undone[-1]), undone[-1].whose
 
-        return self._append_grade(session_id, decide, grader, expect_line)
+        return replace(self._append_grade(session_id, decide, grader, expect_line), undo=undone[-1])
 
     def _append_grade(
         self,

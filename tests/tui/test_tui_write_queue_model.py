@@ -92,7 +92,7 @@ class LogSource:
     def append_undo(self, session_id: str, *, line: int | None = None, **_: Any) -> SimpleNamespace:
         undo_line, back = self.log.undo(line)
         record = SimpleNamespace(line=undo_line, base_reward=back, note=f"reverts to {back}")
-        return SimpleNamespace(record=record, before_value=None, in_force=self.in_force(), warnings=())
+        return SimpleNamespace(record=record, before_value=None, in_force=self.in_force(), warnings=(), undo=None)
 
     def in_force(self) -> SimpleNamespace | None:
         """The grade in force just after a write (people's grades only: the person's score; None: pending)."""
