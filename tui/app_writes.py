@@ -206,7 +206,9 @@ class AppWrites(_Base):
                     await then()
 
         question = f"Discard {counted(count, 'write')} not saved yet{' and quit' if then is not None else ''}?"
-        detail = f"The oldest failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
+        oldest = self.writes.writing()  # the one being retried: named, so the question says what it drops
+        named = f", {_what(oldest).lower()} {_subject(oldest)}," if oldest is not None else ""
+        detail = f"The oldest{named} failed: {one_line(reason)}. escape keeps them; they are tried again until saved."
         await self.push_screen(ConfirmScreen(question, detail, on_answer=answered))
 
 

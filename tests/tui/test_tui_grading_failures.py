@@ -153,6 +153,7 @@ async def test_discarding_what_waits_leaves_the_prompt_naming_the_logged_grade(
         prompt = app.screen
         assert isinstance(prompt, ConfirmScreen) and prompt.question == "Discard 1 write not saved yet?"
         assert "connection refused" in prompt.detail
+        assert "The oldest, grade 0.5 for s1, failed: " in prompt.detail  # which write it is (it named none)
         await pilot.press("escape")  # kept: still waiting
         assert app.writes.waiting() is not None and app.writes.pending == 1
         await pilot.press("ctrl+d")

@@ -41,7 +41,7 @@ from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.text import fmt_grade, one_line
 from lesson_credit.tui.textual_private import after_shown
 from lesson_credit.tui.widgets.beta_plot import BetaPlot, Curve, short_label
-from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, story_title
+from lesson_credit.tui.widgets.credit_panel import CreditPanel, credit_story, no_lessons_story, story_title
 from lesson_credit.tui.widgets.grade_bar import GradeBar
 from lesson_credit.tui.widgets.journal_view import JournalView
 from lesson_credit.tui.widgets.key_footer import KeyFooter
@@ -423,8 +423,8 @@ class SessionDetailScreen(DataScreen):
         credit = next((c for c in self.credits() if c.path == self.focused_lesson), None)
         story = self.query_one("#credit-box", CreditPanel)
         plot = self.query_one("#credit-plot", BetaPlot)
-        if credit is None:
-            story.story = None
+        if credit is None:  # a session without lessons has none to select: the box says what it does instead
+            story.story = None if self.credits() else no_lessons_story(self.shown.base_reward is None)
             plot.curves = ()
             return
         compact = self.size.width < NARROW_BELOW

@@ -70,6 +70,13 @@ def credit_story(credit: LessonCredit, settings: CreditSettings, base: float | N
     return out
 
 
+def no_lessons_story(pending: bool) -> Text:
+    """What the box says for a session that injected no lesson (there is none to select), in the words of
+    `show` and `explain`: such a session moves no posterior; graded, it counts for the effects' baseline."""
+    when = "once graded, it counts" if pending else "it counts"
+    return Text(f"No lessons in this session: no posterior moves; {when} for the baseline only.", style="italic")
+
+
 def story_title(path: str | None, compact: bool) -> Text:
     """The panel's title (plain text, never markup): the lesson named there when the compact story
     leaves out its line."""
