@@ -211,3 +211,18 @@ async def test_fitting_a_side_pane_being_taken_down_does_nothing(tmp_path: Path)
         await detail.query_one("#credit-plot").remove()
         pane.fit()  # raised NoMatches
         assert pane.is_mounted
+
+
+async def test_fitting_a_side_pane_already_taken_off_its_screen_does_nothing(tmp_path: Path) -> None:
+    """The same fit, run once the pane itself was taken off its screen (mounted, without a screen above it):
+    `self.screen` raised NoScreen, which ended the dashboard (a burst test under load caught it in CI)."""
+    from lesson_credit.tui.screens.detail_side import SidePane
+
+    app = demo_app(tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        detail = await open_session(pilot, "2026-10-26-167")
+        pane = detail.query_one(SidePane)
+        await pane.remove()
+        pane.fit()  # raised NoScreen
+        assert app.is_running

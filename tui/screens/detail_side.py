@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual import events
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.dom import NoScreen
 from textual.widgets import DataTable
 
 from lesson_credit.tui.textual_private import after_shown, refresh_scrollbars
@@ -32,8 +33,8 @@ class SidePane(Vertical):
             return
         try:
             self._fit()
-        except NoMatches:  # taken down part by part (its screen dismissed as it opened: `enter escape` typed fast)
-            return
+        except (NoMatches, NoScreen):  # taken down part by part (its screen dismissed as it opened: `enter escape`
+            return  # typed fast), or the pane itself off its screen before its queued fit ran
 
     def _fit(self) -> None:
         screen, plot = self.screen, self.query_one("#credit-plot")
