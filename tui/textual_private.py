@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 from textual.app import App
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.widgets import DataTable
@@ -115,9 +116,9 @@ def refresh_scrollbars(table: DataTable[Any]) -> None:
 BATCH_WAIT_S = 0.01  # how often `after_shown` looks again while the app holds its repaints
 
 
-def after_shown(node: MessagePump, callback: Callable[[], object]) -> None:
+def after_shown(node: DOMNode, callback: Callable[[], object]) -> None:
     """`callback()` after the next refresh that the screen can show: Textual's `call_after_refresh`,
-    waiting first while the app holds its repaints.
+    waiting first while the app holds its repaints; dropped if `node` left its screen meanwhile.
 
     Why private: while `App._batch_count` is set (Textual's start-up holds it until its mount and
     ready callbacks have run) a refresh draws nothing, yet runs the callbacks `call_after_refresh`
@@ -126,6 +127,8 @@ def after_shown(node: MessagePump, callback: Callable[[], object]) -> None:
     any frame was shown: four threads holding the GIL while the UI thread painted the rows."""
 
     def check() -> None:
+        if not node.is_attached:  # taken off its screen before the refresh (Textual runs it all the same)
+            return
         if node.app._batch_count:
             node.set_timer(BATCH_WAIT_S, lambda: node.call_after_refresh(check))
         else:
