@@ -15,7 +15,8 @@ from lesson_credit.tui.screens.session_detail import SessionDetailScreen
 from lesson_credit.tui.screens.sessions import SessionsScreen
 from lesson_credit.tui.source import WorkspaceSource
 from lesson_credit.tui.writes import WriteQueue
-from tests.tui.tui_fixture import burst, log_lines, open_session, settle, wait_until
+from tests.tui.store_down import grades
+from tests.tui.tui_fixture import burst, open_session, settle, wait_until
 
 SIZE = (100, 30)
 
@@ -31,10 +32,6 @@ def hold_undos(app: LessonCreditApp) -> threading.Event:
 
     app.source.append_undo = append_undo  # type: ignore[method-assign]
     return gate
-
-
-def grades(root: Path) -> list[tuple[float | None, str]]:
-    return [(e["base_reward"], e["grader"]) for e in log_lines(root) if e.get("type") == "grade"]
 
 
 async def test_a_grade_typed_behind_an_undo_of_a_grade_from_before_asks_nothing(

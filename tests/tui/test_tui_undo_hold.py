@@ -21,7 +21,8 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from lesson_credit.tui.screens.session_detail import SessionDetailScreen
-from tests.tui.tui_fixture import burst, log_lines, open_session, settle, until_asked, wait_until
+from tests.tui.store_down import graded_app, grades, keep_toasts, toasts, undos_down
+from tests.tui.tui_fixture import burst, open_session, settle, until_asked, wait_until
 
 SIZE = (80, 24)
 BOUND_S = 30.0  # a generous bound on each wait, never a speed assertion
@@ -29,45 +30,12 @@ BOUND_S = 30.0  # a generous bound on each wait, never a speed assertion
 
 @pytest.fixture
 def app(workspace: Workspace, ws_root: Path) -> LessonCreditApp:
-    Workspace(ws_root).append_grade("s4", 0.5, grader="manual")
-    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
-    app.retry_seconds = 0.01
-    return app
+    return graded_app(workspace, ws_root)
 
 
 @pytest.fixture(autouse=True)
 def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every notification: a toast expires before a loaded machine finishes."""
-    real = LessonCreditApp.notify
-
-    def notify(self: LessonCreditApp, message: str, *args: Any, **kwargs: Any) -> None:
-        self.__dict__.setdefault("toasts_seen", []).append(f"{kwargs.get('title', '')}: {message}")
-        real(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(LessonCreditApp, "notify", notify)
-
-
-def toasts(app: LessonCreditApp) -> list[str]:
-    return list(app.__dict__.get("toasts_seen", []))
-
-
-def undos_down(app: LessonCreditApp) -> threading.Event:
-    """The source's undos raise while the returned event is set (set here: a stopped database)."""
-    down = threading.Event()
-    down.set()
-    real = app.source.append_undo
-
-    def append_undo(*args: Any, **kwargs: Any) -> Any:
-        if down.is_set():
-            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
-        return real(*args, **kwargs)
-
-    app.source.append_undo = append_undo  # type: ignore[method-assign]
-    return down
-
-
-def grades(root: Path) -> list[tuple[float | None, str]]:
-    return [(e["base_reward"], e["grader"]) for e in log_lines(root) if e.get("type") == "grade"]
+    keep_toasts(monkeypatch)
 
 
 async def test_ctrl_d_typed_behind_a_log_undo_waiting_to_be_retried_asks_to_discard_it(

@@ -19,6 +19,7 @@ from lesson_credit.core.workspace import Workspace
 from lesson_credit.tui.app import LessonCreditApp
 from lesson_credit.tui.screens.confirm import ConfirmScreen
 from tests.support.textual_private import notification_texts
+from tests.tui.store_down import graded_app, keep_toasts, toasts, undos_down
 from tests.tui.tui_fixture import burst, log_lines, open_session, settle, until_asked, wait_until
 
 SIZE = (80, 24)
@@ -27,26 +28,12 @@ BOUND_S = 30.0  # a generous bound on each wait, never a speed assertion
 
 @pytest.fixture
 def app(workspace: Workspace, ws_root: Path) -> LessonCreditApp:
-    Workspace(ws_root).append_grade("s4", 0.5, grader="manual")
-    app = LessonCreditApp(workspace, seed=0, poll_seconds=0)
-    app.retry_seconds = 0.01
-    return app
+    return graded_app(workspace, ws_root)
 
 
 @pytest.fixture(autouse=True)
 def every_toast(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every notification: a toast expires before a loaded machine finishes."""
-    real = LessonCreditApp.notify
-
-    def notify(self: LessonCreditApp, message: str, *args: Any, **kwargs: Any) -> None:
-        self.__dict__.setdefault("toasts_seen", []).append(f"{kwargs.get('title', '')}: {message}")
-        real(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(LessonCreditApp, "notify", notify)
-
-
-def toasts(app: LessonCreditApp) -> list[str]:
-    return list(app.__dict__.get("toasts_seen", []))
+    keep_toasts(monkeypatch)
 
 
 async def grade(pilot: Any, root: Path, key: str, logged: list[float | None]) -> None:
@@ -55,21 +42,6 @@ async def grade(pilot: Any, root: Path, key: str, logged: list[float | None]) ->
     await until_asked(pilot, BOUND_S)
     await pilot.press("y")
     await wait_until(pilot, lambda: grades(root) == logged and pilot.app.writes.pending == 0, BOUND_S)
-
-
-def undos_down(app: LessonCreditApp) -> threading.Event:
-    """The source's undos raise while the returned event is set (set here: a stopped database)."""
-    down = threading.Event()
-    down.set()
-    real = app.source.append_undo
-
-    def append_undo(*args: Any, **kwargs: Any) -> Any:
-        if down.is_set():
-            raise StoreUnavailable("postgresql://db: cannot append: connection refused")
-        return real(*args, **kwargs)
-
-    app.source.append_undo = append_undo  # type: ignore[method-assign]
-    return down
 
 
 def grades(root: Path) -> list[float | None]:
