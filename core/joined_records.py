@@ -3,8 +3,8 @@ the scores they give each reward source (docs/records.md).
 
 The records are an input from outside the log, like journals: read again only when the file
 changed (its size, modification or change time, or inode: a copy that keeps the modification time
-still moves the change time), and then known by the hash of its bytes, so equal contents
-are the same input whatever the file's time says. The join and the scores are kept until the
+still moves the change time) or changed within RACY_NS of the read (checked by its bytes), and
+then known by the hash of its bytes, so equal contents are the same input whatever the file's time says. The join and the scores are kept until the
 records or the number of logged sessions change, or the log is read again from its start (a grade
 changes none of them).
 """
@@ -12,6 +12,7 @@ changes none of them).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +24,8 @@ from lesson_credit.core.bandit.config import RecordsSettings
 from lesson_credit.core.base.numbers import and_more, counted, listed
 from lesson_credit.core.model.sources import HEURISTIC, JUDGE, OUTCOME, FloatArray
 from lesson_credit.core.sessions.records_path import records_path
+
+RACY_NS = 2_000_000_000  # as the lesson cache's (core/library/lessons.py): a coarse clock's tick, with margin
 
 if TYPE_CHECKING:  # imported where used: a workspace without records (every write) needs none of them
     from lesson_credit.core.sessions.join import Join, JoinProblem
@@ -54,6 +57,7 @@ class SessionRecords:
         self.settings = settings
         self.path = records_path(root, settings.path, environ)
         self._signature: tuple[int, ...] | None = None
+        self._racy = False  # the stat does not vouch for the bytes yet (changed within RACY_NS of the read)
         self._file: RecordFile | None = None
         self._joined: JoinedRecords | None = None
 
@@ -65,13 +69,17 @@ class SessionRecords:
         return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode)
 
     def file(self) -> RecordFile:
-        """The records as the file holds them now (read again only when its stat changed)."""
+        """The records as the file holds them now: read again when its stat changed, and by its bytes while
+        its last change is within RACY_NS of the read that vouched for the stat (a coarse clock may not have
+        ticked since: a rewrite of the same size would keep the whole stat)."""
         signature = self._stat()
-        if self._file is None or signature is None or signature != self._signature:
+        if self._file is None or signature is None or signature != self._signature or self._racy:
             from lesson_credit.core.sessions.record_file import read_records
 
-            self._file = read_records(self.path)
+            read_ns = time.time_ns()  # before the read: a change after it only looks racier
+            self._file = read_records(self.path, self._file)
             self._signature = signature
+            self._racy = signature is not None and max(signature[1], signature[2]) >= read_ns - RACY_NS
         return self._file
 
     def has_records(self) -> bool:

@@ -143,8 +143,9 @@ class RecordFile:
         return bool(self.digest or self.problems)
 
 
-def read_records(path: Path) -> RecordFile:
-    """The records of a file; a missing file is no records (with a note), never an error."""
+def read_records(path: Path, known: RecordFile | None = None) -> RecordFile:
+    """The records of a file; a missing file is no records (with a note), never an error. `known`: the
+    records read from it before, returned as they are when the bytes are the same (not parsed again)."""
     try:
         raw = read_regular(path, RECORDS_MAX_BYTES, longer=True)
     except FileNotFoundError:
@@ -154,11 +155,13 @@ def read_records(path: Path) -> RecordFile:
     except OSError as exc:
         reason = f"{path}: {exc.strerror or exc}"
         return RecordFile(path, problems=(RecordProblem(0, reason),), problem_count=1, note=reason)
+    digest = xxhash.xxh3_64_hexdigest(raw[:RECORDS_MAX_BYTES])
+    if known is not None and known.path == path and known.digest == digest and len(raw) <= RECORDS_MAX_BYTES:
+        return known
     records, problems, count = parse_records(raw[:RECORDS_MAX_BYTES])
     if len(raw) > RECORDS_MAX_BYTES:
         count += 1
         problems.append(RecordProblem(0, f"{path} is larger than {RECORDS_MAX_BYTES >> 20} MB: only its start is read"))
-    digest = xxhash.xxh3_64_hexdigest(raw[:RECORDS_MAX_BYTES])
     return RecordFile(path, tuple(records), tuple(problems), count, digest=digest)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,36 @@ def test_a_records_file_rewritten_with_its_size_and_time_is_read_again(tmp_path:
     assert (after.st_size, after.st_mtime_ns, after.st_ino) == (before.st_size, before.st_mtime_ns, before.st_ino)
     assert ws.refresh()
     assert ws.session("s1").base_reward == 0.8
+
+
+def test_a_records_file_rewritten_in_the_same_tick_of_a_coarse_clock_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a file system whose clock has not ticked since the records were read, a rewrite in place of the
+    same size leaves the whole stat as it was (here every stat's times are frozen at the instant the test
+    starts): a workspace kept open still reads the new scores, from the file's bytes."""
+    root = make_workspace(tmp_path, LESSONS, [session("s1", None, {"a.md": 1.0})])
+    path = write_records(root, [{"session_id": "s1", "llm_judge_score": 0.3}])
+    frozen = time.time_ns()
+    real_stat = os.stat
+
+    class Frozen:
+        st_mtime_ns = st_ctime_ns = frozen
+
+        def __init__(self, real: os.stat_result) -> None:
+            self._real = real
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._real, name)
+
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: Frozen(real_stat(p, *a, **k)))
+    ws = Workspace(root)
+    assert ws.session("s1").base_reward == 0.3
+    with open(path, "r+b") as handle:  # in place: the same inode, the same size, the same (frozen) times
+        handle.write(path.read_bytes().replace(b"0.3", b"0.8"))
+    assert ws.refresh()
+    assert ws.session("s1").base_reward == 0.8
+    assert not ws.refresh()  # read again by its bytes while the clock may not have ticked: nothing new
 
 
 def test_a_changed_join_window_moves_the_scores_of_a_workspace_kept_open(tmp_path: Path) -> None:
