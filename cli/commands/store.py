@@ -12,6 +12,7 @@ from lesson_credit.cli.common import (
     command,
     open_workspace,
     print_json,
+    print_warnings,
 )
 from lesson_credit.cli.render import counted, safe
 
@@ -24,9 +25,17 @@ def cmd_store_push(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.eventstore import JsonlStore
 
     ws = open_workspace(args)
-    store = _database(ws.log, "push")
+    store = _database(ws.log, "push")  # (psycopg is imported only past this)
+    from lesson_credit.core.log.pushmemory import PushMemory
+
     source = JsonlStore(ws.state_dir / "sessions.jsonl")
-    report = store.push(source.raw_lines)  # how to read it from the start: see core/log/pgpush.py
+    # what this workspace pushed to this store before: a push that would add lines to a log edited
+    # since is refused (core/log/pushmemory.py)
+    memory = PushMemory(ws.state_dir / ".cache", store.store_id(), source.name, store.name)
+    report = store.push(source.raw_lines, memory)  # how to read it from the start: see core/log/pgpush.py
+    memory.save()  # the push committed
+    if memory.warning:
+        ws.warnings.append(memory.warning)
     if args.json:
         print_json(
             {
@@ -42,6 +51,7 @@ def cmd_store_push(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    print_warnings(ws)
     for problem in report.problems[:5]:
         print(f"warning: {source.name} {safe(problem)} (not pushed)", file=sys.stderr)
     if report.invalid > 5:
@@ -104,9 +114,11 @@ def register(sub: Any, common: argparse.ArgumentParser, data: argparse.ArgumentP
         [common, data],
         "copy the workspace's sessions.jsonl into the database (idempotent)",
         "Copy every event of the workspace's sessions.jsonl into the database store, in one\n"
-        "transaction (all or nothing), streamed: memory does not grow with the log. Re-running adds\n"
-        "nothing: events already there (and a second session event for an id) are skipped. Exit 75\n"
-        "when the database fails for now (down, read-only, a lock held too long): nothing was added.",
+        "transaction (all or nothing), streamed: the log is never held in memory. Re-running adds\n"
+        "nothing: events already there (and a second session event for an id) are skipped. A log\n"
+        "edited where an earlier push to that database read it is refused (exit 1, nothing added: the\n"
+        "database keeps every event; correct a score with grade or undo). Exit 75 when the database\n"
+        "fails for now (down, read-only, a lock held too long): nothing was added.",
         "  lesson-credit store push --store postgresql://host/db",
     )
     q.set_defaults(func=cmd_store_push)

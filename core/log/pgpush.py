@@ -20,6 +20,10 @@ a line whose previous copies lie further apart than the window, which the window
 an event another client stored meanwhile), or stops it at once (a second session event for an id
 within the window): the transaction then leaves nothing, and the push starts over the staged way,
 reading the log again.
+
+A `PushWatch` (core/log/pushmemory.py: what the workspace pushed to this store before) is told
+each valid line of a pass, and the pass's outcome before its transaction commits, which it may
+refuse (an exception: the transaction then leaves nothing).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from psycopg import errors as pg_errors
 
@@ -76,8 +80,23 @@ class PushReport:
     problems: list[LogProblem] = field(default_factory=list)  # the first MAX_PROBLEMS of them
 
 
-def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[dict[str, Any]]:
+class PushWatch(Protocol):
+    """Told what a push reads, pass by pass (a push may read the log twice: see the module docstring)."""
+
+    def start(self) -> None:
+        """A pass over the log begins, at its first line."""
+
+    def row(self, number: int, digest: bytes) -> None:
+        """The valid event on line `number` of the log, by its digest (the `digest` column's)."""
+
+    def end(self, report: PushReport) -> None:
+        """The pass is done and its transaction not committed yet: an exception rolls it back."""
+
+
+def _rows(lines: Iterable[bytes], report: PushReport, watch: PushWatch | None = None) -> Iterator[dict[str, Any]]:
     """The columns of the valid events among `lines`, counting and reporting the rest."""
+    if watch is not None:
+        watch.start()
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped:
@@ -92,6 +111,8 @@ def _rows(lines: Iterable[bytes], report: PushReport) -> Iterator[dict[str, Any]
             if len(report.problems) < MAX_PROBLEMS:
                 report.problems.append(LogProblem(number, str(exc)))
             continue
+        if watch is not None:
+            watch.row(number, fields["digest"])
         yield fields
 
 
@@ -102,10 +123,11 @@ def _limits(conn: pgconn.Connection) -> None:
     conn.execute(f"SET LOCAL lock_timeout = {int(pgconn.STATEMENT_TIMEOUT_S * 1000)}")
 
 
-def push(conn: pgconn.Connection, lines: Lines, agent: str) -> PushReport:
+def push(conn: pgconn.Connection, lines: Lines, agent: str, watch: PushWatch | None = None) -> PushReport:
     """Push a JSONL log's lines, in order, through `conn` in one transaction (see the module
     docstring). `lines`: the lines, or a function that reads them from the start (what lets a push
-    into an empty store copy them straight in). psycopg errors are the caller's to classify."""
+    into an empty store copy them straight in); `watch`: told each pass's lines and outcome.
+    psycopg errors are the caller's to classify, and `watch`'s are its."""
     again: Callable[[], Iterable[bytes]]
     if callable(lines):
         again = lines
@@ -113,18 +135,20 @@ def push(conn: pgconn.Connection, lines: Lines, agent: str) -> PushReport:
         collection = lines
         again = lambda: collection  # noqa: E731
     else:
-        return _staged(conn, lines, agent)  # read once: no starting over
+        return _staged(conn, lines, agent, watch)  # read once: no starting over
     row = conn.execute("SELECT NOT EXISTS (SELECT FROM lesson_credit.events)").fetchone()
     if row and row[0]:
         report = PushReport()
         try:
             with conn.transaction():
                 _limits(conn)
-                _copy_direct(conn, _rows(again(), report), agent, report)
+                _copy_direct(conn, _rows(again(), report, watch), agent, report)
+                if watch is not None:
+                    watch.end(report)
             return report
         except (pg_errors.UniqueViolation, _Refused):
             pass  # a line that must not be added (see the module docstring): the staged way
-    return _staged(conn, again(), agent)
+    return _staged(conn, again(), agent, watch)
 
 
 class _Refused(Exception):
@@ -166,7 +190,7 @@ def _copy_direct(conn: pgconn.Connection, rows: Iterable[dict[str, Any]], agent:
             report.added += 1
 
 
-def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> PushReport:
+def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str, watch: PushWatch | None) -> PushReport:
     """Through the staging table: what is stored already is left out (ON CONFLICT DO NOTHING)."""
     report = PushReport()
     copied = 0
@@ -175,7 +199,7 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> Push
         conn.execute("SET LOCAL work_mem = '64MB'")  # numbering the copies sorts in memory
         conn.execute(_STAGE)
         with conn.cursor() as cursor, cursor.copy(_COPY) as copy:
-            for fields in _rows(lines, report):
+            for fields in _rows(lines, report, watch):
                 copy.write_row(
                     (
                         copied,
@@ -192,5 +216,7 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str) -> Push
         conn.execute(_COPIES)
         moved = conn.execute(_MOVE, (agent,))
         report.added = max(moved.rowcount, 0)
-    report.present = copied - report.added
+        report.present = copied - report.added
+        if watch is not None:
+            watch.end(report)
     return report

@@ -56,7 +56,7 @@ from lesson_credit.core.log.pgschema import LAST_UP_TO, LATEST, migrate, row_fie
 from lesson_credit.core.log.store import ReadResult, StoreError, lock_timeout, parse_chunk
 
 if TYPE_CHECKING:
-    from lesson_credit.core.log.pgpush import Lines, PushReport
+    from lesson_credit.core.log.pgpush import Lines, PushReport, PushWatch
 
 READ_ROWS = 10_000  # events fetched per round trip when reading after a position
 AHEAD_ROWS = 1_000  # events fetched ahead by `size()` and an append, for the read that follows
@@ -329,12 +329,12 @@ class PgStore:
             kept = self._writing.cursor = conn.cursor()
         return kept
 
-    def push(self, lines: Lines) -> PushReport:
+    def push(self, lines: Lines, watch: PushWatch | None = None) -> PushReport:
         """Copy a JSONL log's events into the database, in one transaction (core/log/pgpush.py `push`)."""
         from lesson_credit.core.log.pgpush import push
 
         with self._db("cannot push", writing=True) as conn:
-            return push(conn, lines, self.agent)
+            return push(conn, lines, self.agent, watch)
 
     # ------------------------------------------------------------ positions
 
