@@ -107,3 +107,15 @@ def test_select_logs_the_spelling_the_log_uses_for_the_kind(ws: Path, capsys: py
     assert code == 0, err
     recorded = [json.loads(line) for line in (ws / LOG_REL).read_text().splitlines() if '"n1"' in line][-1]
     assert recorded["category"] == "bugfix"
+
+
+def test_a_category_config_finds_is_logged_in_the_logs_spelling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """config.toml's [categories] names the kind `BugFix`; the log's sessions spell it `bugfix` (2 of 3)."""
+    events = [session(f"s{i}", 0.5, {FIX: 1.0}, category=c) for i, c in enumerate(["bugfix", "Bugfix", "bugfix"])]
+    root = make_ws(tmp_path, lessons={FIX: ["flaky"]}, events=events, config='[categories]\nBugFix = ["flaky"]\n')
+    (root / "task.md").write_text("the flaky test again\n")
+    argv = ("select", "-w", str(root), "--context", str(root / "task.md"), "--seed", "3", "--session-id", "n1")
+    assert run_json(capsys, *argv)["category"] == "bugfix"
+    assert selections(root) == {"n1": "bugfix"}
