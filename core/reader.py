@@ -13,6 +13,7 @@ import contextlib
 import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -516,6 +517,10 @@ class LogReader:
 
     def session_categories(self) -> Sequence[str | None]:
         return self.index.session_categories
+
+    def category_counts(self, start: int, stop: int) -> Counter[str | None]:
+        """How many of the sessions [start, stop) have each category, as logged (`Objects.counted`)."""
+        return self.index.session_categories.counted(start, stop)
 
     def session_journals(self) -> Sequence[str | None]:
         return self.index.session_journals

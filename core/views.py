@@ -86,13 +86,14 @@ class PosteriorTable(Struct, frozen=True):
 class SessionSummary(Struct, frozen=True):
     session_id: str
     timestamp: str | None
-    category: str | None
+    category: str | None  # the name of its kind of work, as sessions are grouped (`KindNames.name`)
     base_reward: float | None  # latest grade; None = pending
     grader: str | None
     n_lessons: int
     mean_salience: float | None  # None: no lesson was injected
     journal_path: str | None
     line: int
+    recorded_category: str | None = None  # the category as the log has it
 
     @property
     def pending(self) -> bool:
@@ -105,13 +106,14 @@ class SessionTable(Struct, frozen=True, eq=False):
 
     session_ids: Sequence[str]
     timestamps: Sequence[str | None]
-    categories: Sequence[str | None]
+    categories: Sequence[str | None]  # the name of each session's kind of work (`KindNames.names`)
     base: npt.NDArray[np.float64]  # latest grade; NaN = pending
     graders: Sequence[str | None]  # who gave the grade in force; None while pending
     n_lessons: npt.NDArray[np.int64]
     mean_salience: npt.NDArray[np.float64]  # NaN: no lesson was injected
     journal_paths: Sequence[str | None]
     lines: npt.NDArray[np.int64]  # line of the session's record in sessions.jsonl
+    recorded_categories: Sequence[str | None]  # each session's category as the log has it
 
     def __len__(self) -> int:
         return len(self.base)
@@ -128,6 +130,7 @@ class SessionTable(Struct, frozen=True, eq=False):
             mean_salience=None if math.isnan(mean := float(self.mean_salience[row])) else mean,
             journal_path=self.journal_paths[row],
             line=int(self.lines[row]),
+            recorded_category=self.recorded_categories[row],
         )
 
 
@@ -347,8 +350,10 @@ def session_table(
     categories: Sequence[str | None],
     journal_paths: Sequence[str | None],
     lines: Any,
+    names: Sequence[str | None] | None = None,
 ) -> SessionTable:
-    """Every session of the snapshot as columns; the string columns and lines are the log's."""
+    """Every session of the snapshot as columns; the string columns and lines are the log's, the categories shown
+    `names` (each session's kind's: `KindNames.names`; None: as logged)."""
     counts = np.diff(data.session_start)
     totals = np.bincount(data.entry_session, weights=data.entry_salience, minlength=data.n_sessions)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -356,13 +361,14 @@ def session_table(
     return SessionTable(
         session_ids=session_ids,
         timestamps=timestamps,
-        categories=categories,
+        categories=categories if names is None else names,
         base=data.base,
         graders=data.graders,
         n_lessons=counts.astype(np.int64),
         mean_salience=means,
         journal_paths=journal_paths,
         lines=np.asarray(lines, dtype=np.int64),
+        recorded_categories=categories,
     )
 
 
@@ -380,6 +386,7 @@ def session_summary(session: SessionEvent, row: int, line: int, data: FoldData) 
         mean_salience=sum(sal) / len(sal) if sal else None,
         journal_path=session.journal_path,
         line=line,
+        recorded_category=session.category,
     )
 
 

@@ -220,7 +220,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         help="the session's kind of work (`record` then takes it from the selection): a lesson whose "
         "match.session_categories name only other kinds is left out (compared case-insensitively; the summary "
         "on stderr and --json's left_out name them), the joint policy draws each lesson's effect in it, and it "
-        "is logged (default, or empty: the category of config.toml's [categories] whose keywords the context "
+        "is logged, in the spelling the log uses for that kind if it has it (CODE as code: no new spelling) "
+        "(default, or empty: the category of config.toml's [categories] whose keywords the context "
         "mentions most, else none: every matching lesson, each with its overall effect); a kind no logged "
         "session has (grouped as the estimates group them: Code is code) is named in the summary and in "
         "--json's warnings, a typo?",

@@ -165,7 +165,8 @@ def _session_json(table_obj: SessionTable, row: int, words: dict[int, str]) -> d
     return {
         "session_id": summary.session_id,
         "timestamp": summary.timestamp,
-        "category": summary.category,
+        "category": summary.category,  # its kind's name, as sessions are grouped
+        "recorded_category": summary.recorded_category,  # as the log has it
         "base_reward": summary.base_reward,  # null while pending
         "outcome": words.get(row),  # the gptme outcome word the reward in force comes from, if any
         "grader": summary.grader,
@@ -361,6 +362,17 @@ def _outside_lines(outside: dict[str, Any]) -> list[str]:
     ]
 
 
+def _recorded_as(name: str | None, recorded: str | None) -> str:
+    """After the name of a session's kind of work, the category as the log has it when spelt otherwise (quoted,
+    its spaces seen; with its code points escaped when it is in another Unicode form than the name, which reads
+    alike)."""
+    from lesson_credit.core.base.ids import one_form
+
+    if recorded is None or recorded == name:
+        return ""
+    return f" (recorded as {safe(ascii(recorded) if one_form(recorded) != recorded else repr(recorded))})"
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from lesson_credit.core.log.records import journal_changed
 
@@ -387,6 +399,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "session_id": s.session_id,
                 "timestamp": s.timestamp,
                 "category": s.category,
+                "recorded_category": s.recorded_category,
                 "base_reward": exp.base_reward,
                 "grader": given_by,
                 "outcome": label,
@@ -409,7 +422,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     out = [
         f"session   {safe(s.session_id)}",
         f"time      {safe(s.timestamp or '-')}",
-        f"category  {safe(s.category or '-')}",
+        f"category  {safe(s.category or '-')}" + _recorded_as(s.category, s.recorded_category),
         f"grade     {grade}" + (f"  (outcome {safe(label)!r})" if label else ""),
         f"journal   {safe(s.journal_path or '-')}" + (f"  [{safe(why)}]" if changed is not None else ""),
         f"log line  {s.line}",
@@ -451,9 +464,10 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
         "list and filter sessions",
         "List logged sessions, filtered and sorted. Filters combine (all must hold). Times are\n"
         "relative to now (30m, 2h, 7d, 2w, 90s) or ISO dates / date-times (no zone means UTC).\n"
-        "--json: {sessions: [{session_id, timestamp, category, base_reward (null while pending),\n"
-        "outcome, grader, lessons, mean_salience (null: no lesson), line}], matched: count before --limit};\n"
-        "lessons is a count: the lesson entries of the session's event, as show and explain list them.",
+        "--json: {sessions: [{session_id, timestamp, category, recorded_category, base_reward (null while\n"
+        "pending), outcome, grader, lessons, mean_salience (null: no lesson), line}], matched: count before\n"
+        "--limit}; lessons is a count: the lesson entries of the session's event, as show and explain list them.\n"
+        "category: the kind of work's name (the spelling most of its sessions use); recorded_category: as logged.",
         "  lesson-credit sessions --since 1d --pending --lesson tools/git.md\n"
         "  lesson-credit sessions --sort reward:desc --limit 10 --json",
     )
@@ -536,7 +550,8 @@ def _register_show(sub: SubParsers, common: argparse.ArgumentParser, data: argpa
         "joined to it (harness, model, duration, outcome, deliverables, grades, judge) and its\n"
         "trajectory. --json adds sources, priority, record (every key of the record, unknown ones\n"
         "too, with joined_by), trajectory {path, format, messages, tool_calls} (counts), and\n"
-        "record_note / trajectory_note: why one is null.",
+        "record_note / trajectory_note: why one is null. The category is its kind of work's name (as\n"
+        "`sessions` shows it; the spelling logged after it when another, recorded_category in --json).",
         "  lesson-credit show 20260305T1630\n  lesson-credit show S1 --json",
     )
     p.add_argument("session_id", metavar="SESSION_ID", help="a session id or a unique prefix of one")

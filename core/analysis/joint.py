@@ -70,6 +70,7 @@ from lesson_credit.core.analysis.joint_solve import solve_gram
 from lesson_credit.core.base.ids import one_form
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.model.kinds import kind_of as kind_of
+from lesson_credit.core.model.kinds import kind_spellings
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -169,13 +170,10 @@ def kind_codes(categories: Sequence[str | None], rows: IntArray) -> tuple[IntArr
     kinds = sorted({kind_of(name) for name in spellings})
     kind_code = {kind: i for i, kind in enumerate(kinds)}
     to_kind = np.array([kind_code[kind_of(name)] for name in spellings], dtype=np.int64)
-    used = np.bincount(every, minlength=len(spellings))
+    used = np.bincount(every, minlength=len(spellings)).tolist()
     present, dense = np.unique(to_kind[raw], return_inverse=True)
-    best: dict[int, int] = {}  # kind -> its spelling most used (the first in sorted order of a tie)
-    for i, code in enumerate(to_kind.tolist()):
-        if code not in best or used[i] > used[best[code]]:
-            best[code] = i
-    names = tuple(one_form(spellings[best[code]]) if kinds[code] else "" for code in present.tolist())
+    best = kind_spellings(dict(zip(spellings, used, strict=True)))  # as one session's own cells name it
+    names = tuple(one_form(best[kinds[code]]) if kinds[code] else "" for code in present.tolist())
     return dense.astype(np.int64), names
 
 

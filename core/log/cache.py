@@ -58,8 +58,8 @@ from lesson_credit.core.log.vocab import decode_lines
 # 18: after how many sessions each increments event was logged; 19: absolute lesson paths name library ids;
 # 20: after how many sessions each prior event was logged; 21: those steps as typed arrays (core/log/steps.py);
 # 22: graders' names in one Unicode form (NFC); 23: what imports of an exported file saw is kept per file (a copy's
-# apart from the original's), beside the export's numbers
-CACHE_VERSION = 23
+# apart from the original's), beside the export's numbers; 24: each block's sessions counted per category
+CACHE_VERSION = 24
 CACHE_MAGIC = b"lesson-credit log-index 11\n"
 SUMS_MAGIC = b"lesson-credit log-sums 11\n"
 MIN_NEW_BYTES = 4 * 1024 * 1024  # rewrite the cache when a read parsed at least this much

@@ -11,6 +11,7 @@ a `Section` of a cache file (core/log/sections.py), read and checked when first 
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any, Generic, Protocol, TypeVar, cast, overload
@@ -210,7 +211,7 @@ class Chunk(Protocol):
 class StoredChunk:
     """Items stored by `encode_items`: a blob section and an offsets section."""
 
-    __slots__ = ("n", "blob", "offsets", "convert", "bounds", "share", "_items", "_offsets")
+    __slots__ = ("n", "blob", "offsets", "convert", "bounds", "share", "counts", "_items", "_offsets")
 
     def __init__(self, n: int, blob: Section, offsets: Section, convert: Callable[[Any], Any] | None) -> None:
         self.n = n
@@ -219,6 +220,7 @@ class StoredChunk:
         self.convert = convert
         self.bounds: tuple[str, str] | None = None  # the smallest and the largest item, when strings
         self.share: Shared | None = None  # the column's, when it shares equal values (`Shared`)
+        self.counts: dict[Any, int] | None = None  # how often each item occurs, when stored (`Objects.counted`)
         self._items: Sequence[Any] | None = None
         self._offsets: npt.NDArray[np.int64] | None = None
 
@@ -408,6 +410,19 @@ class Objects(Sequence[T]):
         i, offset = self._locate(at)
         value: T = self._chunks[i].item(offset)
         return value
+
+    def counted(self, start: int, stop: int) -> Counter[T]:
+        """How often each item of [start, stop) occurs; a stored chunk whose counts were stored with it
+        (`StoredChunk.counts`) and that lies whole in the range is not decoded."""
+        out: Counter[T] = Counter()
+        while start < min(stop, self._prefix):
+            i, offset = self._locate(start)
+            end, known = min(stop, self._ends[i]), getattr(self._chunks[i], "counts", None)
+            whole = offset == 0 and end == self._ends[i] and known is not None
+            out.update(known if whole else self.between(start, end))
+            start = end
+        out.update(self.between(start, stop))  # what was appended since the chunks
+        return out
 
     def between(self, start: int, stop: int) -> tuple[T, ...]:
         """Items [start, stop), decoding whole chunks only where most of a chunk is wanted."""

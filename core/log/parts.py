@@ -11,6 +11,7 @@ be read when first used.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -85,6 +86,9 @@ class Part(Struct):
     maps: dict[str, int]  # items of each row map, and "sel_ids": selections that name a session
     sections: dict[str, list[int]] = field(default_factory=dict)  # name -> [offset, length, xxh3-64]
     id_range: list[str] | None = None  # the block's smallest and largest session id (a prefix outside skips it)
+    # how many of the block's sessions have each category, as logged: the sessions' kinds of work are named from
+    # these without decoding the column (`Objects.counted`)
+    categories: list[tuple[str | None, int]] | None = None
 
     @classmethod
     def of(cls, p: object) -> Part:
@@ -99,6 +103,9 @@ class Part(Struct):
             raise ValueError("a part's sections are not this version's")
         if min(part.rows, part.entries, part.grades, part.selections, *part.maps.values(), 0) < 0:
             raise ValueError("a negative count")
+        counts = [count for _, count in part.categories or ()]
+        if part.categories is not None and (min(counts, default=0) < 1 or sum(counts) != part.rows):
+            raise ValueError("a part's categories do not count its sessions")
         return part
 
 
@@ -188,9 +195,11 @@ def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, byt
     for attr, name in _ENTRY_NUMBERS.items():
         put(name, getattr(index, attr).span(x.e0, x.e1).tobytes())
     ids: list[str] = []
+    categories: list[tuple[str | None, int]] = []
     for attr, name in _ROW_OBJECTS.items():
         values = list(getattr(index, attr).between(x.r0, x.r1))
         ids = values if attr == "session_ids" else ids
+        categories = list(Counter(values).items()) if attr == "session_categories" else categories
         put_items(name, values)
     hashes, rows = hash_table(ids)
     put("id_hashes", hashes.tobytes())
@@ -221,6 +230,7 @@ def encode_part(index: LogIndex, x: Extent, file: str | None) -> tuple[Part, byt
         out.extend(data)
     part = Part(file, x.r1 - x.r0, x.e1 - x.e0, x.g1 - x.g0, x.s1 - x.s0, maps, sections)
     part.id_range = [min(ids), max(ids)] if ids else None
+    part.categories = categories
     return part, bytes(out)
 
 
@@ -238,6 +248,8 @@ def attach_part(index: LogIndex, part: Part, section: Callable[[str], Section]) 
         chunk = StoredChunk(part.rows, section(f"{name}.blob"), section(f"{name}.offsets"), None)
         if attr == "session_ids" and part.id_range is not None:
             chunk.bounds = (part.id_range[0], part.id_range[1])
+        if attr == "session_categories" and part.categories is not None:
+            chunk.counts = dict(part.categories)
         objects.add_chunk(chunk)
     for attr, name in _MAPS.items():
         chunk = StoredChunk(part.maps.get(name, 0), section(f"{name}.blob"), section(f"{name}.offsets"), _pair)

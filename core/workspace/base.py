@@ -34,6 +34,7 @@ from lesson_credit.core.library.lessons import LessonProblem, Library, load_libr
 from lesson_credit.core.log.eventstore import EventStore, JsonlStore
 from lesson_credit.core.log.snapshot import FoldData
 from lesson_credit.core.log.store import LogProblem, StoreError
+from lesson_credit.core.model.kinds import KindNames
 from lesson_credit.core.model.settings import CreditSettings
 from lesson_credit.core.model.sources import RewardInputs
 from lesson_credit.core.reader import LogReader, ReadProgress
@@ -103,6 +104,7 @@ class WorkspaceBase:
         )
         self.session_records = SessionRecords(self.root, self.config.records)  # gptme-sessions' (docs/records.md)
         self.version = 0  # bumped whenever the log read so far changes
+        self._kinds = KindNames()  # the sessions' kinds of work, counted as the log grows (`kind_names`)
 
     @property
     def warnings(self) -> list[str]:

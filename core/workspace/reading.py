@@ -34,6 +34,7 @@ from lesson_credit.core.views import (
 from lesson_credit.core.workspace.base import WorkspaceBase
 
 if TYPE_CHECKING:  # imported where used: the analysis and the joint fit are not needed to show posteriors
+    from lesson_credit.core.model.kinds import KindNames
     from lesson_credit.core.sessions.record_file import Record
     from lesson_credit.core.sessions.trajectory import Trajectory
 
@@ -82,6 +83,12 @@ class Reading(WorkspaceBase):
         """Each session's category as of the current snapshot (a copy: later reads do not change it)."""
         return tuple(self._reader.session_categories()[: self.data().n_sessions])
 
+    def kind_names(self) -> KindNames:
+        """The kinds of work of the current snapshot's sessions and the name each is shown by (`KindNames`:
+        counted once, then the sessions appended since)."""
+        self._kinds.update(self._reader.generation, self.data().n_sessions, self._reader.category_counts)
+        return self._kinds
+
     def session_agents(self) -> Sequence[str | None]:
         """Who wrote each session of the current snapshot (a database store; () for the file)."""
         return tuple(self._reader.session_agents(self.data().n_sessions))
@@ -94,7 +101,8 @@ class Reading(WorkspaceBase):
         """Every session as columns (see SessionTable); what a view of a big log should use."""
         data = self.data()
         c = self._reader.session_columns(data.n_sessions)
-        table = views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines)
+        names = self.kind_names().names(c.categories)  # a session's kind by its name, as sessions are grouped
+        table = views.session_table(data, c.session_ids, c.timestamps, c.categories, c.journal_paths, c.lines, names)
         # the snapshot names the grader of the event in force; where that is an undo, who it is owed to
         rows = self._reader.rows_noted(_is_undo, data.n_sessions)
         owed = {row: self._owed_grader(row) for row in rows if _undo_in_force(data.grader_source.event_in_force(row))}
@@ -113,7 +121,11 @@ class Reading(WorkspaceBase):
     def session(self, session_id: str) -> SessionSummary:
         data, row = self.data(), self._row(session_id)
         summary = views.session_summary(self._reader.session(row), row, self._reader.session_line(row), data)
-        return self._with_owed_grader(summary, row)
+        return self._with_owed_grader(self._kind_named(summary), row)
+
+    def _kind_named(self, summary: SessionSummary) -> SessionSummary:
+        """`summary` with its category shown by its kind's name (`kind_names`), as the session table shows it."""
+        return replace(summary, category=self.kind_names().name(summary.recorded_category))
 
     def _with_owed_grader(self, summary: SessionSummary, row: int) -> SessionSummary:
         if not any(_is_undo(g.note or "") for _, g in self._reader.grades_of(row)):
@@ -323,7 +335,7 @@ class Reading(WorkspaceBase):
         journal = self._journal(session.journal_path) if with_journal else (None, None)
         lessons, line, grades = self.library().by_id(), self._reader.session_line(row), self.grade_history(session_id)
         exp = views.explanation(session, row, line, data, current, used, lessons, journal, grades, wanted)
-        return replace(exp, session=self._with_owed_grader(exp.session, row))
+        return replace(exp, session=self._with_owed_grader(self._kind_named(exp.session), row))
 
     def missing_salience_count(self) -> int:
         self.data()

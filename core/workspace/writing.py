@@ -58,11 +58,19 @@ class Writing(GptmeFiles):
         `dropout` epsilon: each chosen lesson is then withheld with that probability and the draw
         is logged to state/lesson-dropout/<session_id>.jsonl in gptme's format (a randomized trial).
         `category`: the session's kind of work (default: the one config.toml's [categories] finds in the
-        context, else none); the joint policy draws each lesson's effect in it; it is logged either way."""
-        from lesson_credit.core import attribution, selection_draw
+        context, else none); the joint policy draws each lesson's effect in it; it is logged either way, in the
+        spelling the log already uses for its kind (`KindNames.spelling`: CODE as code), so the log gains no new
+        spelling of a kind it has; a kind the log has not as given."""
+        from lesson_credit.core import attribution, commands, selection_draw
+        from lesson_credit.core.bandit.select import category_of
 
         if (problem := self.library().config_problem()) is not None:  # nothing drawn from half a library
             raise WorkspaceError(f"{problem}; not selecting from an incomplete library (fix gptme.toml)")
+        commands.check_category(category)  # (as given: one line)
+        if category is None and self.config.categories:
+            category = category_of(context, self.config.categories)
+        if category is not None:  # the same lessons and cells either way: they compare kinds (`kind_of`)
+            category = self.kind_names().spelling(category)
         k = self.config.k if k is None else k
         drawn = selection_draw.draw(
             context,

@@ -95,6 +95,7 @@ def test_json_rows_and_pending_reward_is_null(ws: Path, capsys: pytest.CaptureFi
         "session_id": "b1",
         "timestamp": "2026-03-01T00:00:00Z",
         "category": "feature",
+        "recorded_category": "feature",
         "base_reward": 0.6,
         "outcome": None,
         "grader": "manual",

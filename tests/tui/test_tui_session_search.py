@@ -148,6 +148,7 @@ def make_table(rows: list[tuple[str, str | None, str | None, str | None, float |
         mean_salience=np.zeros(n, dtype=np.float64),
         journal_paths=[None] * n,
         lines=np.arange(1, n + 1, dtype=np.int64),
+        recorded_categories=[r[1] for r in rows],
     )
 
 
