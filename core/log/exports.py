@@ -37,35 +37,57 @@ class Exports:
             seen = FileNumbers(seen.path, seen.created, {**self.saves[key][1].arms, **seen.arms}, seen.sessions)
         self.saves[key] = (line, seen)
 
-    def saved(self, created: str, path: str) -> FileNumbers | None:
+    def saved(self, created: str, path: str, same: Callable[[str], bool] | None = None) -> FileNumbers | None:
         """What the increments events logged from the file at `path` (no export's) whose `created` is
         `created` saw there: the latest numbers of each key they saw changed, and its total_sessions
-        (the numbers of other keys are those of the file of ours it grew from). None: none logged."""
+        (the numbers of other keys are those of the file of ours it grew from). None: none logged.
+        `same`: the other paths that name that very file (a hard link, a bind mount): what imports by
+        those names saw is the file's too, the latest of each key whichever name logged it."""
         found = self.saves.get((created, path))
-        return None if found is None else found[1]
+        if same is None:
+            return None if found is None else found[1]
+        logged = [found] if found is not None else []
+        logged += [
+            item for (stamp, where), item in self.saves.items() if stamp == created and where != path and same(where)
+        ]
+        if not logged:
+            return None
+        logged.sort(key=lambda item: item[0])  # in log order: a later import's numbers replace an earlier one's
+        arms = {key: counts for _, n in logged for key, counts in n.arms.items()}
+        return FileNumbers(path, created, arms, logged[-1][1].sessions)
 
     def saved_elsewhere(
-        self, created: str, path: str, other: Callable[[str], bool], grew_from: Callable[[FileNumbers], bool]
+        self,
+        created: str,
+        path: str,
+        other: Callable[[str], bool],
+        grew_from: Callable[[FileNumbers], bool],
+        same: Callable[[str], bool] | None = None,
     ) -> FileNumbers | None:
         """`saved(created, path)`, else the latest of what the increments events logged from another file of
         that `created` (a path `other` accepts) saw there that the file at `path` grew from (`grew_from`: it
         holds those numbers, and gptme's updates since): the file moved here since, or copied from there after
-        that import (gptme keeps its `created`). None: none logged, or none it grew from."""
-        found = self.saved(created, path)
+        that import (gptme keeps its `created`). None: none logged, or none it grew from. `same`: as `saved`
+        (among the paths `other` accepts)."""
+        found = self.saved(created, path, None if same is None else lambda where: other(where) and same(where))
         if found is not None:
             return found
         logged = [(line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and other(where)]
         return next((n for _, n in sorted(logged, key=lambda item: -item[0]) if grew_from(n)), None)
 
     def base(
-        self, created: str, path: str, grew_from: Callable[[FileNumbers], bool]
+        self,
+        created: str,
+        path: str,
+        grew_from: Callable[[FileNumbers], bool],
+        same: Callable[[str], bool] | None = None,
     ) -> tuple[FileNumbers, frozenset[str]] | None:
         """The numbers of the file at `path` whose `created` (gptme keeps it) is an export's, as the log tells
         them: the export's (of the one to `path` when exports to several files wrote one `created`, in one
         second, else of the latest), with those the imports of that file saw (`saved_elsewhere`: of the file
         at `path`, else the latest import of a file of that `created` elsewhere whose numbers it holds,
-        `grew_from`: moved here, or copied from there after that import). With them, the keys an import saw.
-        None: no export wrote it."""
+        `grew_from`: moved here, or copied from there after that import; `same`: as `saved`). With them, the
+        keys an import saw. None: no export wrote it."""
         if (created, path) in self.files:
             exported = self.files[created, path][1]
         else:
@@ -77,7 +99,7 @@ class Exports:
         def over(seen: FileNumbers) -> FileNumbers:
             return FileNumbers(path, created, {**exported.arms, **seen.arms}, seen.sessions)
 
-        saved = self.saved_elsewhere(created, path, lambda _: True, lambda seen: grew_from(over(seen)))
+        saved = self.saved_elsewhere(created, path, lambda _: True, lambda seen: grew_from(over(seen)), same)
         if saved is None:
             return FileNumbers(path, created, exported.arms, exported.sessions), frozenset()
         return over(saved), frozenset(saved.arms)

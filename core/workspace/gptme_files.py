@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +227,7 @@ class GptmeFiles(StateFile):
                 return False
             return True
 
-        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from)
+        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, _same_file(path))
         if found is not None:
             return found
         legacy = self._adopt_legacy(path, existing)
@@ -262,7 +263,9 @@ class GptmeFiles(StateFile):
                 return False
             return True
 
-        saved = self._reader.index.exports.saved_elsewhere(created, where, lambda was: was != own, grew_from)
+        saved = self._reader.index.exports.saved_elsewhere(
+            created, where, lambda was: was != own, grew_from, _same_file(path)
+        )
         if saved is not None:
             return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms)
         return FileNumbers(where, created, copy.arms, sessions), frozenset()
@@ -362,6 +365,19 @@ class GptmeFiles(StateFile):
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
+
+
+def _same_file(path: Path) -> Callable[[str], bool]:
+    """Whether another path names the very file at `path` (a hard link, a bind mount of its folder): what
+    imports by that name saw is this file's too. A path gone or unreadable is another file."""
+
+    def same(other: str) -> bool:
+        try:
+            return os.path.samefile(path, other)
+        except (OSError, ValueError):
+            return False
+
+    return same
 
 
 def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:
