@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.state_file import StateFile
@@ -227,7 +227,7 @@ class GptmeFiles(StateFile):
                 return False
             return True
 
-        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, _same_file(path))
+        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, _other_names(path))
         if found is not None:
             return found
         legacy = self._adopt_legacy(path, existing)
@@ -264,7 +264,7 @@ class GptmeFiles(StateFile):
             return True
 
         saved = self._reader.index.exports.saved_elsewhere(
-            created, where, lambda was: was != own, grew_from, _same_file(path)
+            created, where, lambda was: was != own, grew_from, _other_names(path)
         )
         if saved is not None:
             return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms)
@@ -367,9 +367,9 @@ class GptmeFiles(StateFile):
         )
 
 
-def _same_file(path: Path) -> Callable[[str], bool]:
-    """Whether another path names the very file at `path` (a hard link, a bind mount of its folder): what
-    imports by that name saw is this file's too. A path gone or unreadable is another file."""
+def _other_names(path: Path) -> OtherNames:
+    """How the file at `path` stands to other paths the log's imports named (`OtherNames`): the same file by
+    another name (a hard link, a bind mount); nothing there now. A path unreadable is another file."""
 
     def same(other: str) -> bool:
         try:
@@ -377,7 +377,13 @@ def _same_file(path: Path) -> Callable[[str], bool]:
         except (OSError, ValueError):
             return False
 
-    return same
+    def gone(other: str) -> bool:
+        try:
+            return not os.path.lexists(other)
+        except ValueError:  # (a NUL in a logged path: no file can be there)
+            return True
+
+    return OtherNames(same, gone)
 
 
 def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:

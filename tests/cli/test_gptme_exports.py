@@ -393,3 +393,24 @@ def test_one_file_imported_by_two_names_counts_each_session_once(root: Path, tmp
         ok("import-gptme", "--workspace", str(root), str(path))
     # quote: Beta(1, 1) + (1, 0, 1) once
     assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+def test_a_file_moved_away_and_back_counts_each_session_once(root: Path, tmp_path: Path) -> None:
+    """The exported file's folder renamed after an import, a session saved and imported there, and renamed back:
+    the session imported from the other name counts once. The first name's own memory of its imports (from
+    before the move) was taken as the file's numbers, so the session quote logged under the other name was
+    logged again (quote Beta(3, 1) n 2)."""
+    first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(first))
+    gptme_update(first, {GIT: (1.0, 0.0, 1, 1)})
+    ok("import-gptme", "--workspace", str(root), str(first))
+    first.parent.rename(moved.parent)
+    gptme_update(moved, {QUOTE: (1.0, 0.0, 1, 1)})
+    ok("import-gptme", "--workspace", str(root), str(moved))
+    moved.parent.rename(first.parent)
+    gptme_update(first, {GIT: (0.0, 1.0, 1, 0)})
+    for _ in range(2):  # the second finds nothing new
+        ok("import-gptme", "--workspace", str(root), str(first))
+    # git: Beta(1.8, 1.2) n 1 + (1, 0, 1) + (0, 1, 1) = Beta(2.8, 2.2) n 3; quote: Beta(1, 1) + (1, 0, 1) once
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 2.2, 3)), QUOTE: pytest.approx((2.0, 1.0, 1))}
