@@ -257,7 +257,7 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
     whole = groups_without_blocks(design.category, design.agent, design.n_agents)
     block = block_codes(design.n, design.n_blocks) if design.n_blocks > 1 else None
     switch = timed_switches(op.x, op.group, block, whole)
-    timed = ~few & switch.timed
+    timed = ~few & (switch.timed | _holds_timed(design, columns))
     identified &= ~timed
     scope = _switch_categories(design, op, timed, whole, switch)
     return Fitted(
@@ -278,6 +278,22 @@ def fit_columns(design: Design, *, solver: str = "auto") -> Fitted:
         switch,
         scope,
     )
+
+
+def _holds_timed(design: Design, columns: list[tuple[int, ...]]) -> npt.NDArray[np.bool_]:
+    """Per column: a group holding a lesson identified only by time on its own (`joint_posterior.time_only`, the
+    rule every ranking reads), though the group's column does not switch once (a member also in a session
+    before the switch): the group's effect is the switch's as much as the column's. (A lesson alone in its
+    column is identified only by time exactly when its column is.)"""
+    from lesson_credit.core.analysis.joint_posterior import Stream, time_only
+
+    out = np.zeros(len(columns), dtype=bool)
+    if not any(len(members) > 1 for members in columns):
+        return out
+    arm_timed = time_only(Stream.held(design))
+    for c, members in enumerate(columns):
+        out[c] = len(members) > 1 and bool(arm_timed[list(members)].any())
+    return out
 
 
 def _switch_categories(
@@ -382,6 +398,12 @@ def unidentified_reason(
             return (
                 f"identified only by time: it switched at {session} ({side}, {where}), so a change "
                 "in the baseline at that session would look the same"
+            )
+        if switch is not None and not switch.timed[c]:  # a group holding such a lesson (`_holds_timed`)
+            return (
+                "identified only by time: a lesson of the group was never injected in a graded session before one "
+                "session and in every one from it on (or the reverse), so a change in the baseline then would look "
+                "the same as the group's effect"
             )
         blocks = int(switch.blocks[c]) if switch is not None else 0
         where = f"in each of the {blocks} time blocks where it varies" if blocks > 1 else "within its time blocks"

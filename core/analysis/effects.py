@@ -340,14 +340,23 @@ def leave_one_out(
 
 def _included_during(data: FoldData) -> tuple[FloatArray, FloatArray]:
     """Per arm: graded sessions that included it during the session (not chosen before), and their
-    mean reward (NaN without one). Reported beside the estimates, never as an effect."""
+    mean reward (NaN without one). Reported beside the estimates, never as an effect. A session that also
+    lists it as chosen before (another tool's log listing it twice) is one with it, not among these."""
+    width = max(data.n_arms, 1)
     during = data.during[data.during < len(data.entry_session)]
     sessions = np.asarray(data.entry_session, dtype=np.int64)[during]
     arms = np.asarray(data.entry_arm, dtype=np.int64)[during]
     reward = data.base[sessions]
     graded = ~np.isnan(reward)
-    pairs = np.unique(sessions[graded] * max(data.n_arms, 1) + arms[graded])  # a lesson listed twice: once
-    arm, row = pairs % max(data.n_arms, 1), pairs // max(data.n_arms, 1)
+    pairs = np.unique(sessions[graded] * width + arms[graded])  # a lesson listed twice: once
+    rows = np.unique(pairs // width)
+    if len(rows):  # the other entries of those sessions: those chosen before
+        start = np.asarray(data.session_start, dtype=np.int64)
+        entries = np.concatenate([np.arange(start[r], start[r + 1]) for r in rows.tolist()])
+        entries = entries[~np.isin(entries, during)]
+        session_of = np.asarray(data.entry_session, dtype=np.int64)[entries]
+        pairs = pairs[~np.isin(pairs, session_of * width + np.asarray(data.entry_arm, dtype=np.int64)[entries])]
+    arm, row = pairs % width, pairs // width
     n = np.bincount(arm, minlength=data.n_arms).astype(np.float64)
     total = np.bincount(arm, weights=data.base[row], minlength=data.n_arms)
     with np.errstate(divide="ignore", invalid="ignore"):

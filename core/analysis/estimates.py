@@ -148,6 +148,8 @@ def _joint_effect(column: Column, rank: float, rank_sd: float | None, arm_ids: t
     if group:
         shown = _interval_json(column.effect) if column.identified else None
         why = f"always injected together with {', '.join(group)}: only the group's effect can be known"
+        if column.timed:  # and not even that
+            why = f"always injected together with {', '.join(group)}, and the group is {column.reason}"
         return Effect(rank, None, None, JOINT, identified=False, reason=why, group_effect=shown, **common)
     if not column.identified or column.effect is None:
         return Effect(rank, None, None, JOINT, identified=False, reason=column.reason, **common)

@@ -6,9 +6,20 @@ import of that file takes gptme's increments from. And what the log knows of the
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from lesson_credit.core.log.events import FileNumbers
+
+
+@dataclass(frozen=True)
+class OtherNames:
+    """How the file being imported stands to another path the log names for its `created` (each asked of a
+    path other than its own): `same`, that path names this very file (a hard link, a bind mount of its
+    folder); `gone`, nothing is there now (the file moved from there, or a copy there was deleted)."""
+
+    same: Callable[[str], bool]
+    gone: Callable[[str], bool]
 
 
 class Exports:
@@ -37,35 +48,80 @@ class Exports:
             seen = FileNumbers(seen.path, seen.created, {**self.saves[key][1].arms, **seen.arms}, seen.sessions)
         self.saves[key] = (line, seen)
 
-    def saved(self, created: str, path: str) -> FileNumbers | None:
+    def saved(self, created: str, path: str, names: OtherNames | None = None) -> FileNumbers | None:
         """What the increments events logged from the file at `path` (no export's) whose `created` is
         `created` saw there: the latest numbers of each key they saw changed, and its total_sessions
-        (the numbers of other keys are those of the file of ours it grew from). None: none logged."""
+        (the numbers of other keys are those of the file of ours it grew from). None: none logged.
+        `names`: what imports by other names of that very file (`OtherNames.same`) saw is the file's too, the
+        latest of each key whichever name logged it."""
+        own = self._own(created, path, None if names is None else names.same)
+        return None if own is None else own[1]
+
+    def _own(self, created: str, path: str, same: Callable[[str], bool] | None) -> tuple[int, FileNumbers] | None:
+        """`saved`, with the line of the latest import it holds."""
         found = self.saves.get((created, path))
-        return None if found is None else found[1]
+        logged = [found] if found is not None else []
+        if same is not None:
+            logged += [
+                item
+                for (stamp, where), item in self.saves.items()
+                if stamp == created and where != path and same(where)
+            ]
+        if not logged:
+            return None
+        logged.sort(key=lambda item: item[0])  # in log order: a later import's numbers replace an earlier one's
+        arms = {key: counts for _, n in logged for key, counts in n.arms.items()}
+        return logged[-1][0], FileNumbers(path, created, arms, logged[-1][1].sessions)
 
     def saved_elsewhere(
-        self, created: str, path: str, other: Callable[[str], bool], grew_from: Callable[[FileNumbers], bool]
+        self,
+        created: str,
+        path: str,
+        other: Callable[[str], bool],
+        grew_from: Callable[[FileNumbers], bool],
+        names: OtherNames | None = None,
     ) -> FileNumbers | None:
         """`saved(created, path)`, else the latest of what the increments events logged from another file of
         that `created` (a path `other` accepts) saw there that the file at `path` grew from (`grew_from`: it
         holds those numbers, and gptme's updates since): the file moved here since, or copied from there after
-        that import (gptme keeps its `created`). None: none logged, or none it grew from."""
-        found = self.saved(created, path)
-        if found is not None:
-            return found
-        logged = [(line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and other(where)]
-        return next((n for _, n in sorted(logged, key=lambda item: -item[0]) if grew_from(n)), None)
+        that import (gptme keeps its `created`). None: none logged, or none it grew from. `names` (among the
+        paths `other` accepts): as `saved`; and a later import than those by a name where nothing is now
+        (`OtherNames.gone`) whose numbers, over those, the file grew from is the file's own: it was there then
+        (its folder renamed and back), as a copy there deleted since cannot be told from it."""
+        same = None if names is None else (lambda where: other(where) and names.same(where))
+        own = self._own(created, path, same)
+        if own is None:
+            logged = [
+                (line, n) for (stamp, where), (line, n) in self.saves.items() if stamp == created and other(where)
+            ]
+            return next((n for _, n in sorted(logged, key=lambda item: -item[0]) if grew_from(n)), None)
+        after, mine = own
+        if names is None:
+            return mine
+        later = [
+            (line, n)
+            for (stamp, where), (line, n) in self.saves.items()
+            if stamp == created and line > after and where != path and other(where) and names.gone(where)
+        ]
+        for _, n in sorted(later, key=lambda item: -item[0]):
+            moved = FileNumbers(path, created, {**mine.arms, **n.arms}, n.sessions)
+            if grew_from(moved):
+                return moved
+        return mine
 
     def base(
-        self, created: str, path: str, grew_from: Callable[[FileNumbers], bool]
+        self,
+        created: str,
+        path: str,
+        grew_from: Callable[[FileNumbers], bool],
+        names: OtherNames | None = None,
     ) -> tuple[FileNumbers, frozenset[str]] | None:
         """The numbers of the file at `path` whose `created` (gptme keeps it) is an export's, as the log tells
         them: the export's (of the one to `path` when exports to several files wrote one `created`, in one
         second, else of the latest), with those the imports of that file saw (`saved_elsewhere`: of the file
         at `path`, else the latest import of a file of that `created` elsewhere whose numbers it holds,
-        `grew_from`: moved here, or copied from there after that import). With them, the keys an import saw.
-        None: no export wrote it."""
+        `grew_from`: moved here, or copied from there after that import; `names`: as `saved_elsewhere`). With them, the
+        keys an import saw. None: no export wrote it."""
         if (created, path) in self.files:
             exported = self.files[created, path][1]
         else:
@@ -77,7 +133,7 @@ class Exports:
         def over(seen: FileNumbers) -> FileNumbers:
             return FileNumbers(path, created, {**exported.arms, **seen.arms}, seen.sessions)
 
-        saved = self.saved_elsewhere(created, path, lambda _: True, lambda seen: grew_from(over(seen)))
+        saved = self.saved_elsewhere(created, path, lambda _: True, lambda seen: grew_from(over(seen)), names)
         if saved is None:
             return FileNumbers(path, created, exported.arms, exported.sessions), frozenset()
         return over(saved), frozenset(saved.arms)

@@ -24,6 +24,7 @@ from lesson_credit.core.base.errors import WorkspaceError
 from lesson_credit.core.base.files import reading_back, refuse_unreplaceable
 from lesson_credit.core.base.numbers import counted
 from lesson_credit.core.log.events import FileNumbers, encode
+from lesson_credit.core.log.exports import OtherNames
 from lesson_credit.core.log.store import lock_file
 from lesson_credit.core.workspace.base import LOG_FILE
 from lesson_credit.core.workspace.state_file import StateFile
@@ -226,7 +227,7 @@ class GptmeFiles(StateFile):
                 return False
             return True
 
-        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from)
+        found = self._reader.index.exports.base(created, str(path.resolve()), grew_from, _other_names(path))
         if found is not None:
             return found
         legacy = self._adopt_legacy(path, existing)
@@ -262,7 +263,9 @@ class GptmeFiles(StateFile):
                 return False
             return True
 
-        saved = self._reader.index.exports.saved_elsewhere(created, where, lambda was: was != own, grew_from)
+        saved = self._reader.index.exports.saved_elsewhere(
+            created, where, lambda was: was != own, grew_from, _other_names(path)
+        )
         if saved is not None:
             return FileNumbers(where, created, {**copy.arms, **saved.arms}, saved.sessions), frozenset(saved.arms)
         return FileNumbers(where, created, copy.arms, sessions), frozenset()
@@ -362,6 +365,25 @@ class GptmeFiles(StateFile):
             index.priors.get(arm) == prior and index.prior_rewards.get(arm, 0) == rewards.get(arm, 0)
             for arm, prior in arms.items()
         )
+
+
+def _other_names(path: Path) -> OtherNames:
+    """How the file at `path` stands to other paths the log's imports named (`OtherNames`): the same file by
+    another name (a hard link, a bind mount); nothing there now. A path unreadable is another file."""
+
+    def same(other: str) -> bool:
+        try:
+            return os.path.samefile(path, other)
+        except (OSError, ValueError):
+            return False
+
+    def gone(other: str) -> bool:
+        try:
+            return not os.path.lexists(other)
+        except ValueError:  # (a NUL in a logged path: no file can be there)
+            return True
+
+    return OtherNames(same, gone)
 
 
 def _rows_holding(items: tuple[str | None, ...], values: set[str]) -> list[int]:

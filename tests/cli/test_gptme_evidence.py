@@ -286,6 +286,50 @@ def test_a_copy_of_our_own_file_moved_after_its_import_logs_only_what_is_new(rec
     assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
 
 
+def test_a_copy_of_our_own_file_imported_by_two_names_counts_each_session_once(recorded: Path, tmp_path: Path) -> None:
+    """A copy of our file where another gptme bandit saves, reached by a second name too (a hard link: the same
+    file), the names imported in turn between gptme's saves: each session counts once. Each name kept its own
+    memory of what its imports saw, so the second import by the link took the quote session the first name had
+    logged for new (quote Beta(3.52, 1.48) n 3)."""
+    first = tmp_path / "a" / "bandit-state.json"
+    first.parent.mkdir()
+    first.write_bytes((recorded / STATE_REL).read_bytes())
+    alias = tmp_path / "alias.json"
+    alias.hardlink_to(first)
+    for key, name in ((GIT, alias), (QUOTE, first), (GIT, alias)):
+        gptme_saves(first, key)  # gptme saves in place: both names show it
+        code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(name))
+        assert code == 0, err
+    # git: Beta(1.92, 2.08) n 2 plus gptme's two sessions, +1/+0 each; quote: s1 0.8 at salience 0.5, w 0.65,
+    # +0.52/+0.48 on Beta(1, 1), plus gptme's one session
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
+    assert rows(recorded)[QUOTE] == pytest.approx((2.52, 1.48, 2))
+
+
+def test_a_copy_of_our_own_file_moved_away_and_back_counts_each_session_once(recorded: Path, tmp_path: Path) -> None:
+    """The other bandit's folder renamed after an import, a session saved and imported there, renamed back: the
+    session imported under the other name counts once. The first name's memory from before the move was taken
+    as the file's numbers, and that session (on quote) was logged again (Beta(3.52, 1.48) n 3)."""
+    first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    first.write_bytes((recorded / STATE_REL).read_bytes())
+    gptme_saves(first, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
+    assert code == 0, err
+    first.parent.rename(moved.parent)
+    gptme_saves(moved, QUOTE)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(moved))
+    assert code == 0, err
+    moved.parent.rename(first.parent)
+    gptme_saves(first, GIT)
+    code, _, err = run_cli("import-gptme", "--workspace", str(recorded), str(first))
+    assert code == 0, err
+    # git: Beta(1.92, 2.08) n 2 plus gptme's two sessions, +1/+0 each; quote: Beta(1.52, 1.48) n 1 (s1 0.8 at
+    # salience 0.5: w 0.65, +0.52/+0.48) plus gptme's one session
+    assert rows(recorded)[GIT] == pytest.approx((3.92, 2.08, 4))
+    assert rows(recorded)[QUOTE] == pytest.approx((2.52, 1.48, 2))
+
+
 def test_a_copy_of_an_imported_copy_of_our_own_file_logs_only_what_is_new(recorded: Path, tmp_path: Path) -> None:
     """A copy of our file where another gptme bandit saves; one session of its imported; the file copied again
     (both stay) to a third bandit, which saves a session of its own. That copy holds the first bandit's session,

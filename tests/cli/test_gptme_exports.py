@@ -371,3 +371,46 @@ def test_a_copy_taken_before_the_exports_first_import_takes_the_exports_numbers(
         ok("import-gptme", "--workspace", str(root), str(path))
     # git: Beta(1.8, 1.2) n 1 + the first's (1, 0, 1); quote: Beta(1, 1) + the second's (1, 0, 1)
     assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+def test_one_file_imported_by_two_names_counts_each_session_once(root: Path, tmp_path: Path) -> None:
+    """The exported file reached by a second name (a hard link: the same file, as a bind mount gives it), each
+    name imported in turn while gptme saves sessions there: every session counts once. Each name kept its own
+    memory of what its imports saw, so the first name's import took the session the second had logged for new
+    (git counted twice: Beta(3.8, 1.2) n 3)."""
+    first = tmp_path / "a" / "bandit-state.json"
+    first.parent.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(first))
+    alias = tmp_path / "alias.json"
+    alias.hardlink_to(first)
+    gptme_update(first, {GIT: (1.0, 0.0, 1, 1)})  # gptme saves in place: both names show it
+    for path in (alias, first, alias):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    # git: Beta(1.8, 1.2) n 1 + gptme's (1, 0, 1) once = Beta(2.8, 1.2) n 2
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2))}
+    gptme_update(alias, {QUOTE: (1.0, 0.0, 1, 1)})
+    for path in (first, alias, first):
+        ok("import-gptme", "--workspace", str(root), str(path))
+    # quote: Beta(1, 1) + (1, 0, 1) once
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 1.2, 2)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+def test_a_file_moved_away_and_back_counts_each_session_once(root: Path, tmp_path: Path) -> None:
+    """The exported file's folder renamed after an import, a session saved and imported there, and renamed back:
+    the session imported from the other name counts once. The first name's own memory of its imports (from
+    before the move) was taken as the file's numbers, so the session quote logged under the other name was
+    logged again (quote Beta(3, 1) n 2)."""
+    first, moved = tmp_path / "a" / "bandit-state.json", tmp_path / "b" / "bandit-state.json"
+    first.parent.mkdir()
+    ok("export-gptme", "--workspace", str(root), str(first))
+    gptme_update(first, {GIT: (1.0, 0.0, 1, 1)})
+    ok("import-gptme", "--workspace", str(root), str(first))
+    first.parent.rename(moved.parent)
+    gptme_update(moved, {QUOTE: (1.0, 0.0, 1, 1)})
+    ok("import-gptme", "--workspace", str(root), str(moved))
+    moved.parent.rename(first.parent)
+    gptme_update(first, {GIT: (0.0, 1.0, 1, 0)})
+    for _ in range(2):  # the second finds nothing new
+        ok("import-gptme", "--workspace", str(root), str(first))
+    # git: Beta(1.8, 1.2) n 1 + (1, 0, 1) + (0, 1, 1) = Beta(2.8, 2.2) n 3; quote: Beta(1, 1) + (1, 0, 1) once
+    assert posteriors(root) == {GIT: pytest.approx((2.8, 2.2, 3)), QUOTE: pytest.approx((2.0, 1.0, 1))}

@@ -236,6 +236,25 @@ def test_reward_split_counts_a_lesson_included_during_a_session_as_without_it(tm
     assert (row.n_with, row.n_without) == (len(with_a), len(without_a))  # the plots show what loo compares
 
 
+def test_a_session_that_chose_a_lesson_before_is_not_among_those_that_included_it_during(tmp_path: Path) -> None:
+    # Another tool's log lists A twice in x1: pulled in during the session, and chosen before it. x1 is a session
+    # with A (loo compares it so); `during` counts the sessions that only pulled it in: d1 alone (0.1), not
+    # d1 and x1 (2 sessions, mean 0.5), which put x1 on both sides.
+    events = [
+        session("b1", 0.8, {A: 0.5}),
+        session("d1", 0.1, {A: 0.5}),
+        session("x1", 0.9, {A: 0.5}),
+        session("n1", 0.6, {B: 0.5}),
+    ]
+    events[0]["lessons"][0]["included"] = "before"
+    events[1]["lessons"][0]["included"] = "during"
+    events[2]["lessons"] = [{"path": A, "salience": 0.5, "included": "during"}, {"path": A, "salience": 0.5}]
+    ws = Workspace(make_workspace(tmp_path, LESSONS, events), clock=fixed_clock)
+    row = by_path(ws.loo(write=False, min_with=1, min_without=1))[A]
+    assert (row.n_with, row.n_without) == (2, 2)  # b1, x1 against d1, n1
+    assert (row.n_during, row.mean_during) == (1, pytest.approx(0.1))
+
+
 # ---------------------------------------------------------------- Benjamini-Hochberg
 
 

@@ -51,3 +51,36 @@ def test_a_lesson_grouped_with_a_time_only_one_is_ranked_at_the_prior(tmp_path: 
     mean = dict(zip(post.arm_ids, np.asarray(post.mean).tolist(), strict=True))
     assert mean["a.md"] == 0.0 and mean["b.md"] == 0.0
     assert 0.05 < mean["c.md"] < 0.15
+
+
+def test_a_group_holding_a_lesson_identified_only_by_time_claims_no_effect(tmp_path: Path) -> None:
+    """b rides with a as above and in one session before a's switch too (s020): the group's column then no longer
+    switches once, so `loo` claimed the baseline's step as the group's effect (+0.148 [+0.11, +0.19], BH p 2e-8)
+    beside its members' prior rankings, counted it among the other lessons' BH tests (c's p doubled), and showed
+    a's and b's leave-one-out lifts (after against before s040: +0.165 and +0.152, p 0), all of which it
+    withholds for a lesson identified only by time. c is untouched."""
+    rng = np.random.default_rng(5)
+    events = []
+    for i in range(80):
+        injected = {"a.md": 1.0} if i >= 40 else {}
+        if (i >= 40 and i not in GAPS) or i == 20:
+            injected["b.md"] = 1.0
+        if i % 2 == 0:
+            injected["c.md"] = 1.0
+        reward = 0.40 + 0.15 * (i >= 40) + 0.10 * ("c.md" in injected) + rng.normal(0.0, 0.05)
+        events.append(session(f"s{i:03d}", round(float(reward), 4), injected))
+    root = make_workspace(tmp_path, LESSONS, events)
+    code, out, err = run_cli("loo", "--workspace", str(root), "--no-write", "--json", clock=fixed_clock)
+    assert code == 0, err
+    results = {r["lesson"]: r for r in json.loads(out)["results"]}
+    for lesson in ("a.md", "b.md"):
+        row = results[lesson]
+        assert sorted(row["effect"]["group"]) == ["a.md", "b.md"]
+        assert row["effect"]["group_effect"] is None, row["effect"]["group_effect"]
+        assert "identified only by time" in row["effect"]["reason"]
+        assert row["effect"]["ranking"] == 0.0
+        assert row["delta"] is None and row["p_value_approx"] is None and row["sufficient"] is False
+        assert row["insufficient_reason"].startswith("no leave-one-out comparison")
+    c = results["c.md"]  # every even session: its +0.10 stands, its test alone in the BH family
+    assert c["effect"]["identified"] is True and 0.05 < c["effect"]["estimate"] < 0.15
+    assert c["effect"]["p_adjusted"] == c["effect"]["p_value"]
