@@ -4,9 +4,9 @@ the scores they give each reward source (docs/records.md).
 The records are an input from outside the log, like journals: read again only when the file
 changed (its size, modification or change time, or inode: a copy that keeps the modification time
 still moves the change time) or changed within RACY_NS of the read (checked by its bytes), and
-then known by the hash of its bytes, so equal contents are the same input whatever the file's time says. The join and the scores are kept until the
-records or the number of logged sessions change, or the log is read again from its start (a grade
-changes none of them).
+then known by the hash of its bytes, so equal contents are the same input whatever the file's time
+says. The join and the scores are kept until the records or the number of logged sessions change,
+or the log is read again from its start (a grade changes none of them).
 """
 
 from __future__ import annotations

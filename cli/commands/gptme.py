@@ -90,7 +90,8 @@ def register(sub: SubParsers, common: argparse.ArgumentParser, data: argparse.Ar
     p.add_argument(
         "path",
         metavar="PATH",
-        help="a new file, a gptme bandit-state.json to replace (no other file is replaced), or a folder to "
+        help="a new file, a gptme bandit-state.json to replace (no other file is replaced; one holding "
+        "sessions of gptme's bandit the log has not is refused until import-gptme logs them), or a folder to "
         "write bandit-state.json in",
     )
     p.set_defaults(func=cmd_export_gptme)

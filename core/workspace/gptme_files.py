@@ -304,13 +304,15 @@ class GptmeFiles(StateFile):
     def _refuse_over_updates(self, target: Path) -> None:
         """`export-gptme` onto a file it wrote before (or onto a copy of the workspace's own file:
         `_own_copy_base`) is refused (one line, nothing written) while gptme's bandit has updated arms
-        there since: those sessions would be lost; `import-gptme` logs them. A file changed otherwise, or
-        another one, is replaced as asked. The caller holds the lock."""
+        there since: those sessions would be lost; `import-gptme` logs them. So is one onto another bandit's
+        file holding evidence the log has not (`_refuse_unlogged`). A file of ours changed otherwise is
+        replaced as asked. The caller holds the lock."""
         existing = interop.read_state(target)
         if not existing:
             return
         exported = self._export_base(target, existing) or self._own_copy_base(target, existing)
         if exported is None:
+            self._refuse_unlogged(target, existing)
             return
         try:
             added, sessions = self.foreign_increments(existing, foreign.written_of(exported))
@@ -321,6 +323,32 @@ class GptmeFiles(StateFile):
                 f"{target} was updated by another tool (gptme's bandit) since lesson-credit wrote it: "
                 f"`lesson-credit import-gptme {target}` logs its updates first, else they are lost; nothing written"
             )
+
+    def _refuse_unlogged(self, target: Path, existing: dict[str, Any]) -> None:
+        """An export onto another bandit's file (gptme's own, in another project; no export of this log wrote
+        it) holding sessions, or arms moved from Beta(1, 1), that the log has not is refused (one line,
+        nothing written): the export replaces the file whole and that evidence would be gone; `import-gptme`
+        logs it first. Nothing to lose: its arms all at Beta(1, 1) with no session counted, its numbers the
+        log's (it agrees with the log, its priors are imported, or it is an earlier copy of the own file)."""
+        try:
+            report = interop.read_import(target, self.library())
+        except interop.InteropError:  # (no arm: nothing there to lose)
+            return
+        moved = [lesson for lesson, (alpha, beta, n) in report.prior()[0].items() if (alpha, beta, n) != (1, 1, 0)]
+        if not moved and not report.sessions:
+            return
+        if interop.disagreement(existing, self.posterior(), "", self.state_keys(existing)) is None:
+            return
+        if self._reader.index.priors and self._imported_already(report):
+            return
+        if self._log_session_in(existing, report) is not None:
+            return
+        what = counted(report.sessions, "session") if report.sessions else counted(len(moved), "arm")
+        raise WorkspaceError(
+            f"{target} holds another bandit's evidence the log has not ({what}): `lesson-credit import-gptme "
+            f"{target}` logs it first, else the export replaces it and it is lost (or delete the file to replace "
+            "it without it); nothing written"
+        )
 
     def _import_exported(
         self,

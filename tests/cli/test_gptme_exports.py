@@ -414,3 +414,36 @@ def test_a_file_moved_away_and_back_counts_each_session_once(root: Path, tmp_pat
         ok("import-gptme", "--workspace", str(root), str(first))
     # git: Beta(1.8, 1.2) n 1 + (1, 0, 1) + (0, 1, 1) = Beta(2.8, 2.2) n 3; quote: Beta(1, 1) + (1, 0, 1) once
     assert posteriors(root) == {GIT: pytest.approx((2.8, 2.2, 3)), QUOTE: pytest.approx((2.0, 1.0, 1))}
+
+
+def test_an_export_over_another_bandits_sessions_not_in_the_log_is_refused(root: Path, tmp_path: Path) -> None:
+    """gptme's own bandit-state.json of another project, with 9 sessions of its own never imported: an export
+    there replaced it, and those sessions were gone from everywhere. Refused (one line, nothing written or
+    logged) until `import-gptme` logs them; then the export writes the log's posteriors there."""
+    target = tmp_path / "other" / "bandit-state.json"
+    target.parent.mkdir()
+    quote = {"arm_id": QUOTE, "alpha": 6.0, "beta": 4.0, "total_selections": 9, "total_rewards": 5,
+             "last_updated": "2026-10-30T12:00:00Z"}  # fmt: skip
+    gptme = {"arms": {QUOTE: quote}, "total_sessions": 9, "created": "2026-10-01T08:00:00Z",
+             "last_updated": "2026-10-30T12:00:00Z"}  # fmt: skip
+    target.write_text(json.dumps(gptme))
+    before, log_before = target.read_bytes(), (root / LOG_REL).read_bytes()
+    code, out, err = run_cli("export-gptme", "--workspace", str(root), str(target))
+    assert (code, out) == (1, ""), err
+    assert len(err.strip().splitlines()) == 1 and "9 sessions" in err and "import-gptme" in err, err
+    assert target.read_bytes() == before and (root / LOG_REL).read_bytes() == log_before
+    ok("import-gptme", "--workspace", str(root), str(target))
+    ok("export-gptme", "--workspace", str(root), str(target))
+    written = json.loads(target.read_text())["arms"]
+    # quote: the imported prior Beta(6, 4), no session of the log on it; git: s1's Beta(1.8, 1.2)
+    assert (written[QUOTE]["alpha"], written[QUOTE]["beta"]) == pytest.approx((6.0, 4.0))
+    assert written[GIT]["alpha"] == pytest.approx(1.8)
+
+
+def test_an_export_replaces_another_bandits_file_without_sessions(root: Path, tmp_path: Path) -> None:
+    """A gptme file whose arms are all at its prior Beta(1, 1), no session counted: nothing to lose."""
+    target = tmp_path / "bandit-state.json"
+    fresh = {"arm_id": QUOTE, "alpha": 1.0, "beta": 1.0, "total_selections": 0, "total_rewards": 0, "last_updated": ""}
+    target.write_text(json.dumps({"arms": {QUOTE: fresh}, "total_sessions": 0, "created": "2026-10-01T08:00:00Z"}))
+    ok("export-gptme", "--workspace", str(root), str(target))
+    assert json.loads(target.read_text())["arms"][GIT]["alpha"] == pytest.approx(1.8)  # s1: 1 + 0.8
