@@ -213,7 +213,7 @@ class KeyRouter:
         """A key handed on that has come back to the app for its binding: when it is the focused widget's own and
         that widget has shown a loading indicator since it was handed on (the indicator's delay ran out while the
         key went from queue to queue), it goes back to the front of the queue, to wait for the load, and True."""
-        if not isinstance(event, events.Key) or not self._for_a_loading_widget(event):
+        if not isinstance(event, events.Key) or not self._has_screen() or not self._for_a_loading_widget(event):
             return False
         again = events.Key(event.key, event.character)
         again.set_sender(self.app)
