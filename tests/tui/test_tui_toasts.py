@@ -169,7 +169,7 @@ def waiting_to_save_then_ctrl_d(
         await pilot.press("u")
         await wait_until(pilot, lambda: any(t.startswith("Waiting to save: s4: ") for t in toasts(app)))
         await toasts_shown(pilot)
-        assert len(app.screen.query(Toast)) == 1  # the warning, over the top right of the screen
+        assert len(app.screen.query(Toast)) == 1  # the warning (at the top right at 80 columns)
         toasts_seen.extend(str(t.render()) for t in app.screen.query(Toast))
         await pilot.press("ctrl+d")
         await until_asked(pilot)  # drawn (no settle while the write waits: the writer is at work until written)
@@ -227,7 +227,7 @@ async def test_the_question_to_discard_a_waiting_write_is_not_under_its_toast(
                 down.clear()  # the store is back
 
 
-@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24")])
+@pytest.mark.parametrize("size", SIZES)
 def test_snapshot_the_question_to_discard_a_waiting_write(
     size: tuple[int, int], snap_compare: Any, workspace: Workspace, ws_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
