@@ -146,6 +146,8 @@ class LessonCreditApp(AppWrites, App[None]):
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
             self.keys.take(event)
             return
+        if self.keys.put_back(event):  # back for its binding, which its widget's loading indicator would skip
+            return
         await super().on_event(event)
 
     def on_load(self) -> None:

@@ -52,6 +52,11 @@ screen (an app binding to another screen, `leaving`: `h` for Health; the screen'
 Escape) is not held: it reads nothing the screen loads, and the keys after it go to the screen it
 opens or returns to (held there if that one loads). `ctrl+d` is one of the app's `leaving`: it opens
 the question whether to discard the writes not saved yet (tui/writes.py).
+A key the focused widget binds itself (a table's `down`) waits while that widget shows a loading
+indicator, and the keys after it with it, until the widget has loaded: Textual skips a loading
+widget's bindings, and the key did nothing (`] down down` on What-if, the downs typed once the
+fold's indicator showed). One handed on before the indicator showed and coming back to the app for
+its binding after goes back to the front of the queue (`put_back`).
 The app holds them too (`held`, `release`) while a key's action waits for data of the app's own: `n`,
 or enter in the jump dialog, typed before the first snapshot (the session ids they need) waits for it
 (`LessonCreditApp.after_first_snapshot`).
@@ -85,6 +90,7 @@ from textual.keys import key_to_character
 from textual.widgets import Input
 
 from lesson_credit.tui.textual_private import (
+    binds_itself,
     character_key,
     escape_prefixed_symbols,
     keep_escape_before_any_key,
@@ -180,6 +186,8 @@ class KeyRouter:
         screen = self.app.screen
         if self.held or getattr(screen, "keys_held", False) and not self._leaves(event):
             return  # the screen is loading what the key reads: `wake` goes on once it has
+        if self._for_a_loading_widget(event):
+            return  # the focused widget's own key, which Textual skips while it loads: `wake` goes on once loaded
         index = self._answerable()
         if index is None:
             return  # every key waiting was typed before the question on screen: the next typed may answer it
@@ -200,6 +208,33 @@ class KeyRouter:
             self._routing = False
         if self._typed:
             self._schedule()
+
+    def put_back(self, event: events.Event) -> bool:
+        """A key handed on that has come back to the app for its binding: when it is the focused widget's own and
+        that widget has shown a loading indicator since it was handed on (the indicator's delay ran out while the
+        key went from queue to queue), it goes back to the front of the queue, to wait for the load, and True."""
+        if not isinstance(event, events.Key) or not self._has_screen() or not self._for_a_loading_widget(event):
+            return False
+        again = events.Key(event.key, event.character)
+        again.set_sender(self.app)
+        again.time = event.time  # typed when it was (a question compares the times)
+        self._typed.appendleft(again)
+        return True
+
+    @property
+    def waiting_for_load(self) -> bool:
+        """The next key is one the focused widget binds and waits for its loading indicator to go."""
+        return bool(self._typed) and self._has_screen() and self._for_a_loading_widget(self._typed[0])
+
+    def _for_a_loading_widget(self, event: Typed) -> bool:
+        """`event` is a key of the focused widget's own (a table's `down`) while it shows a loading indicator:
+        Textual skips that widget's bindings then, and the key did nothing (`] down down` on What-if: the downs
+        typed once the fold's indicator showed were lost). It waits, and the keys after it, until the widget
+        has loaded (screens/base.py: `done` wakes the router)."""
+        if not isinstance(event, events.Key):
+            return False
+        focused = self.app.screen.focused  # (`App.focused` is None while the focused widget loads)
+        return focused is not None and focused.loading and binds_itself(focused, event.aliases)
 
     # ---------------------------------------------------------------- a question on screen
 

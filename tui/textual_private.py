@@ -43,6 +43,14 @@ def trim_toasts(app: App[object], keep: int) -> None:
     app._refresh_notifications()
 
 
+def binds_itself(node: DOMNode, keys: list[str]) -> bool:
+    """`node`'s own bindings (its class's BINDINGS, not its ancestors') take one of `keys`.
+
+    Why private: Textual keeps a node's bindings in `DOMNode._bindings`; the public `active_bindings` leaves
+    out a focused widget that shows a loading indicator, which is the widget the key router asks about."""
+    return any(key in node._bindings.key_to_bindings for key in keys)
+
+
 def message_loop_task(node: MessagePump) -> asyncio.Task[None] | None:
     """The task running a node's message loop (None before it starts).
 

@@ -131,7 +131,7 @@ async def test_keys_typed_before_leaving_a_draft_go_to_the_session_opened(
 
 async def test_a_key_the_question_does_not_take_is_refused_aloud(two_pending: LessonCreditApp, ws_root: Path) -> None:
     """`6` typed once "replace the grade?" shows (the operator meant a new draft) was dropped without a
-    word, and the `c` after it wrote the old draft. Now a warning says the 6 meant nothing there."""
+    word, and the `c` after it wrote the old draft. Now the dialog says the 6 meant nothing there."""
     app = two_pending
     async with app.run_test(size=SIZE) as pilot:
         await graded_s4_by_hand(pilot, ws_root)
@@ -141,8 +141,9 @@ async def test_a_key_the_question_does_not_take_is_refused_aloud(two_pending: Le
         burst(pilot, "6")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmCommit)
-        said = [message for _, message in notification_texts(app)]
-        assert "6 means nothing in this question: c or y replaces the grade, escape keeps the draft." in said, said
+        refused = app.screen.query_one("#confirm-refused", Static)  # in the dialog: no toast shows over it
+        said = str(refused.render()) if refused.display else ""
+        assert said == "6 means nothing in this question: c or y replaces the grade, escape keeps the draft."
     assert grades(ws_root) == [("s4", 0.5)]
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 
 from lesson_credit.core.api import CreditSettings, SimulationReport
@@ -25,8 +27,17 @@ from lesson_credit.tui.screens.simulation import SimulationScreen
 from lesson_credit.tui.screens.what_if import WhatIfScreen
 from lesson_credit.tui.what_if_view import WhatIfView
 from lesson_credit.tui.widgets.themed_table import ThemedTable
-from tests.support.textual_private import notification_texts, resize_now
-from tests.tui.tui_fixture import NEW_SESSION, burst, open_health, record, settle, table_keys, wait_until
+from tests.support.textual_private import messages_waiting, notification_texts, resize_now
+from tests.tui.tui_fixture import (
+    NEW_SESSION,
+    burst,
+    open_health,
+    open_session,
+    record,
+    settle,
+    table_keys,
+    wait_until,
+)
 
 # ---------------------------------------------------------------------------- Simulation
 
@@ -111,44 +122,139 @@ async def open_what_if(pilot: Pilot[None], app: LessonCreditApp) -> WhatIfScreen
     return screen
 
 
+def held_folds(app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """What-if's folds wait until the returned event is set (a busy machine, a big log): a test sets it in
+    `finally` (bounded here too: a test whose event never comes fails, not hangs)."""
+    release = threading.Event()
+    fold = app.source.what_if
+
+    def held(settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
+        release.wait(timeout=60)
+        return fold(settings, priority)
+
+    monkeypatch.setattr(app.source, "what_if", held)
+    return release
+
+
+def downs_counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The table's downs acted on from now, counted in the returned list's one item."""
+    original = ThemedTable.action_cursor_down
+    moves = [0]
+
+    def down(self: ThemedTable) -> None:
+        original(self)
+        moves[0] += 1
+
+    monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
+    return moves
+
+
+def keys_taken(app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The keys the app's router has taken from the terminal from now, counted in the returned list's one item
+    (a burst reaches the app's loop a turn after it is typed)."""
+    taken = [0]
+    take = app.keys.take
+
+    def counted(event: events.Key | events.Paste) -> None:
+        taken[0] += 1
+        take(event)
+
+    monkeypatch.setattr(app.keys, "take", counted)
+    return taken
+
+
+def handed_on(app: LessonCreditApp) -> bool:
+    """No key waits in the router, and every queue is empty: the keys handed on have been acted on, or lost."""
+    return app.keys.waiting == 0 and messages_waiting(app) == 0
+
+
+def downs_done_or_waiting(app: LessonCreditApp, moves: list[int], typed: int = 2) -> bool:
+    """The downs typed acted on, or the next one waiting for the table's load (tui/keys.py)."""
+    return moves[0] == typed or app.keys.waiting_for_load
+
+
 async def test_keys_typed_after_a_setting_change_move_from_the_new_tables_first_row(
     app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`] down down`: the floor's fold lands after the two downs (held here until they are handled, as a busy
     machine holds it). The downs moved the cursor on the table as it was, and the fold's table put it back on
     its first row: they were lost. They now move from the first row, where the new table starts, and stay
-    there when it lands: the third row of the new ranking."""
-    held = threading.Event()
-    original = ThemedTable.action_cursor_down
-    moves = 0
-
-    def down(self: ThemedTable) -> None:
-        nonlocal moves
-        original(self)
-        moves += 1
-        if moves == 2:
-            held.set()
-
+    there when it lands: the third row of the new ranking. On a loaded machine the table may show its loading
+    indicator before the downs are handled: then they wait for the fold, and move the new table from its first
+    row (the next test makes that order sure)."""
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_what_if(pilot, app)
         table = screen.query_one("#what-if-table", ThemedTable)
         burst(pilot, "down")  # somewhere else than the first row before the change
         await settle(pilot)
         assert table.cursor_row == 1
-        moves = 0
-        monkeypatch.setattr(ThemedTable, "action_cursor_down", down)
-        fold = app.source.what_if
-
-        def held_fold(settings: CreditSettings, priority: tuple[str, ...] | None = None) -> WhatIfView:
-            held.wait(timeout=60)  # (a bound: a test whose downs never come fails, not hangs)
-            return fold(settings, priority)
-
-        monkeypatch.setattr(app.source, "what_if", held_fold)
-        burst(pilot, "right_square_bracket", "down", "down")
+        moves = downs_counted(monkeypatch)
+        release = held_folds(app, monkeypatch)
+        try:
+            burst(pilot, "right_square_bracket", "down", "down")
+            await wait_until(pilot, lambda: downs_done_or_waiting(app, moves))
+        finally:
+            release.set()
         await settle(pilot)
         view = screen.view
-        assert moves == 2 and view is not None and view.proposed.floor == pytest.approx(0.35)  # 0.3, a step up
+        assert moves[0] == 2 and view is not None and view.proposed.floor == pytest.approx(0.35)  # 0.3, a step up
         assert table.cursor_row == 2  # two downs from the new table's first row
+
+
+async def test_keys_typed_once_the_new_table_shows_it_is_loading_wait_for_it(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`]`, then `down down` once the fold has taken long enough for the table to show its loading indicator
+    (held here). Textual skips the bindings of a widget that shows one: the downs did nothing, and the cursor
+    stayed on the new table's first row (the test above failed so once in a full run under load). They wait
+    for the fold and move from the new table's first row: its third row."""
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_what_if(pilot, app)
+        table = screen.query_one("#what-if-table", ThemedTable)
+        moves, taken = downs_counted(monkeypatch), keys_taken(app, monkeypatch)
+        release = held_folds(app, monkeypatch)
+        try:
+            burst(pilot, "right_square_bracket")
+            await wait_until(pilot, lambda: table.loading)  # the indicator's delay has run out
+            burst(pilot, "down", "down")
+            # acted on (or lost: the old code), or waiting for the fold
+            await wait_until(pilot, lambda: taken[0] == 3 and (downs_done_or_waiting(app, moves) or handed_on(app)))
+        finally:
+            release.set()
+        await settle(pilot)
+        view = screen.view
+        assert view is not None and view.proposed.floor == pytest.approx(0.35)
+        assert moves[0] == 2 and table.cursor_row == 2
+
+
+async def test_a_key_on_its_way_when_the_table_starts_loading_waits_for_it(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The indicator's delay runs out while a `down` typed after `]` goes from the table to the screen to the
+    app, where its binding runs (here: the screen shows the indicator as the key reaches it). Handed on before
+    the table was loading, it reached its binding after, and did nothing; it goes back to wait for the fold."""
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_what_if(pilot, app)
+        table = screen.query_one("#what-if-table", ThemedTable)
+        moves = downs_counted(monkeypatch)
+        release = held_folds(app, monkeypatch)
+        monkeypatch.setattr(screen, "busy", lambda widget, delay=0.0: None)  # the indicator: shown below instead
+        shown: list[events.Key] = []
+
+        def on_key(self: WhatIfScreen, event: events.Key) -> None:
+            if event.key == "down" and not shown:
+                shown.append(event)
+                table.loading = True  # what the indicator's timer does, with the fold under way
+
+        monkeypatch.setattr(WhatIfScreen, "on_key", on_key, raising=False)
+        try:
+            burst(pilot, "right_square_bracket", "down")
+            # acted on (or lost: the old code), or waiting for the fold
+            await wait_until(pilot, lambda: bool(shown) and (downs_done_or_waiting(app, moves, 1) or handed_on(app)))
+        finally:
+            release.set()
+        await settle(pilot)
+        assert not table.loading and moves[0] == 1 and table.cursor_row == 1  # one down from the first row
 
 
 async def test_what_if_reloaded_after_a_log_change_keeps_the_cursors_lesson(app: LessonCreditApp) -> None:
@@ -232,6 +338,43 @@ async def test_escape_on_a_what_if_still_folding_goes_back_at_once(
             released.set()
         await settle(pilot)
         assert isinstance(app.screen, LessonsScreen)
+
+
+# ---------------------------------------------------------------------------- Session detail
+
+
+async def test_a_draft_discarded_before_its_preview_lands_leaves_the_credits_table_usable(
+    app: LessonCreditApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`5` starts the draft's preview (held here) and the credits table shows its loading indicator; `escape`
+    discards the draft before the preview lands. The preview, for a draft gone, was dropped and the indicator
+    stayed until the next reload, the table's keys doing nothing (now they would wait for it). The table shows
+    the credits as logged again, and `down` moves it."""
+    release = threading.Event()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_session(pilot, "s4")
+        table = screen.query_one("#credits", ThemedTable)
+        assert table.row_count == 2 and table.cursor_row == 0
+        explain = app.source.explain
+
+        def held(session_id: str, draft: float | None = None, *, with_journal: bool = True) -> Any:
+            if draft is not None:
+                release.wait(timeout=60)  # (a bound: a test that never releases it fails, not hangs)
+            return explain(session_id, draft, with_journal=with_journal)
+
+        monkeypatch.setattr(app.source, "explain", held)
+        try:
+            burst(pilot, "5")
+            await wait_until(pilot, lambda: table.loading)  # the indicator's delay has run out
+            burst(pilot, "escape")
+            await wait_until(pilot, lambda: screen.draft is None)
+        finally:
+            release.set()
+        await settle(pilot)
+        assert not table.loading
+        burst(pilot, "down")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionDetailScreen) and table.cursor_row == 1
 
 
 # ---------------------------------------------------------------------------- Lessons

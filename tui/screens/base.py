@@ -155,6 +155,9 @@ class DataScreen(Screen[None]):
         if timer is not None:
             timer.stop()
         widget.loading = False
+        router = getattr(self.app, "keys", None)
+        if router is not None:
+            router.wake()  # the keys the widget binds waited while it loaded (tui/keys.py)
         if self._focus_when_loaded is widget:
             self._focus_when_loaded = None
             if self.focused is None:  # nothing took the focus meanwhile (such as `e`, the note box)

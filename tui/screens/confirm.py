@@ -3,6 +3,9 @@
 It is answered only by keys typed after it appeared (`asked_at`, stamped when it is first drawn): the
 keys typed before it wait, named in the dialog, and go on to the screen under it after a yes; a no
 drops them, saying which (tui/keys.py).
+
+No toast shows over it (confirm.tcss): it is read whole, at 80x24 too; the toasts still on show come
+back on the screen under it once it is answered. A key it does not take is refused in the dialog.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
             if self.detail:
                 yield Static(Text(self.detail), id="confirm-detail")
             yield Static(id="confirm-typed-ahead")
+            yield Static(id="confirm-refused")
             with Horizontal(id="confirm-buttons"):
                 yield Button("Yes (y)", variant="warning", id="confirm-yes")
                 yield Button("No (esc)", variant="primary", id="confirm-no")
@@ -69,6 +73,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
         self.query_one("#confirm-typed-ahead", Static).display = False
+        self.query_one("#confirm-refused", Static).display = False
         self.call_after_refresh(self._asked)
 
     def _asked(self) -> None:
@@ -98,13 +103,14 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         await self.action_answer(False)
 
     def on_key(self, event: events.Key) -> None:
-        """A key the question does not take (typed once it showed: the ones before wait) is refused aloud:
-        `7 c 6 c` typed as the question came up lost the 6 without a word, and the c wrote the 0.7."""
+        """A key the question does not take (typed once it showed: the ones before wait) is refused aloud, in
+        the dialog (no toast shows over a question): `7 c 6 c` typed as the question came up lost the 6 without
+        a word, and the c wrote the 0.7."""
         if event.key in BUTTON_KEYS or any(key in self.active_bindings for key in event.aliases):
             return
-        self.notify(
-            f"{key_name(event)} means nothing in this question: {self.ANSWERS}.", severity="warning", markup=False
-        )
+        line = self.query_one("#confirm-refused", Static)
+        line.update(Text(f"{key_name(event)} means nothing in this question: {self.ANSWERS}."))
+        line.display = True
 
     async def action_answer(self, answer: bool) -> None:
         on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed

@@ -459,6 +459,8 @@ class SessionDetailScreen(DataScreen):
         bar.draft_word = self.draft_word
         bar.draft = value
         if value is None:
+            if self.base is not None:  # no preview to wait for: the credits as logged (else the first load's)
+                self.done(self.query_one("#credits", ThemedTable))
             self.shown = self.base
             self._show()
         else:
