@@ -26,9 +26,11 @@ from textual.worker import get_current_worker
 from lesson_credit.tui import gc_settings
 from lesson_credit.tui.app_writes import RETRY_SECONDS, AppWrites
 from lesson_credit.tui.background import use_background_threads
+from lesson_credit.tui.held_toasts import HeldToasts
 from lesson_credit.tui.keys import KeyRouter
 from lesson_credit.tui.messages import (
     FirstViewShown,
+    QuestionClosed,
     SourceChanged,
     WorkFailed,
     WorkspaceWritten,
@@ -127,6 +129,7 @@ class LessonCreditApp(AppWrites, App[None]):
         self._waiting_reason: str | None = None  # the failure last toasted for the write being retried
         self.snapshot: SourceSnapshot | None = None  # the latest change message's (or the first read's)
         self._notified: set[str] = set()
+        self.held_toasts = HeldToasts()
         self._snapshot_timer: Timer | None = None  # until the first snapshot starts
         # what waits for the first snapshot (None: it failed, and nothing waits for it)
         self._after_snapshot: list[Callable[[], Awaitable[None]]] | None = []
@@ -323,7 +326,14 @@ class LessonCreditApp(AppWrites, App[None]):
         """Textual's notify; errors and warnings last twice as long as a confirmation."""
         if timeout is None and severity != "information":
             timeout = 2 * TOAST_SECONDS
+        if self.held_toasts.hold(self, message=message, title=title, severity=severity, timeout=timeout, markup=markup):
+            return  # (a question is up: shown once it is answered)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    @on(QuestionClosed)
+    def _question_closed(self) -> None:
+        for toast in self.held_toasts.release():
+            self.notify(**toast)
 
     @on(Notify)
     def _toast_added(self) -> None:

@@ -69,3 +69,7 @@ class LogUndoUnread(Message):
 class FirstViewShown(Message):
     """The Lessons screen drew its first rows, or the screen a key typed before them opened (Health) its
     first view: the app starts what can wait until then."""
+
+
+class QuestionClosed(Message):
+    """A yes/no question left the screen: the toasts held while it was up are shown (tui/held_toasts.py)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -244,3 +245,35 @@ def test_snapshot_the_question_to_discard_a_waiting_write(
     finally:
         for down in downs:
             down.clear()
+
+
+async def test_a_toast_raised_while_a_question_is_up_shows_once_it_is_answered(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No toast shows over a question, and one raised while a question was up ran its time out unseen under it
+    (a failure's warning gone before the question was answered). It is held, its time not running, and shown on
+    the screen under the question once that is answered (`escape`)."""
+    shown: list[tuple[str, float | None]] = []
+    real = App.notify
+
+    def textual_notify(self: App[Any], message: str, **kwargs: Any) -> None:
+        shown.append((message, kwargs.get("timeout")))
+        real(self, message, **kwargs)
+
+    monkeypatch.setattr(App, "notify", textual_notify)
+    app = make_app(workspace)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await app.push_screen(SessionDetailScreen(app.source, "s4"))
+        await settle(pilot)
+        await pilot.press("3", "c", "5", "c")  # (s4 pending: the 3 is written, the 5 asks whether to replace it)
+        await until_asked(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        app.notify("the store is back", severity="warning", timeout=60)
+        await settle(pilot)
+        assert ("the store is back", 60) not in shown  # held while the question is up
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionDetailScreen))
+        await wait_until(pilot, lambda: ("the store is back", 60) in shown)
+        await toasts_shown(pilot)
+        assert any("the store is back" in str(toast.render()) for toast in app.screen.query(Toast))

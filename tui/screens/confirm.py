@@ -5,7 +5,8 @@ keys typed before it wait, named in the dialog, and go on to the screen under it
 drops them, saying which (tui/keys.py).
 
 No toast shows over it (confirm.tcss): it is read whole, at 80x24 too; the toasts still on show come
-back on the screen under it once it is answered. A key it does not take is refused in the dialog.
+back on the screen under it once it is answered, and those raised while it is up are held until then
+(HOLDS_TOASTS: tui/held_toasts.py). A key it does not take is refused in the dialog.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from textual.widgets import Button, Static
 
 from lesson_credit.core.api import HUMAN
 from lesson_credit.tui.keys import KeyRouter, Typed
+from lesson_credit.tui.messages import QuestionClosed
 from lesson_credit.tui.records_views import SessionOutside
 from lesson_credit.tui.screens.base import screen_css
 from lesson_credit.tui.screens.dialog_toasts import ToastsAsBelow
@@ -47,6 +49,7 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         Binding("escape", "answer(False)", "No"),
     ]
     ANSWERS = "y answers yes, escape no"  # what a key the question does not take is told
+    HOLDS_TOASTS = True  # the app holds the toasts raised while it is up (tui/held_toasts.py)
 
     def __init__(
         self, question: str, detail: str = "", on_answer: Callable[[bool], Awaitable[None] | None] | None = None
@@ -111,6 +114,9 @@ class ConfirmScreen(ToastsAsBelow, ModalScreen[bool]):
         line = self.query_one("#confirm-refused", Static)
         line.update(Text(f"{key_name(event)} means nothing in this question: {self.ANSWERS}."))
         line.display = True
+
+    def on_unmount(self) -> None:
+        self.app.post_message(QuestionClosed())  # (off the stack: the toasts held meanwhile show)
 
     async def action_answer(self, answer: bool) -> None:
         on_answer, self.on_answer = self.on_answer, None  # once, whatever else is pressed
