@@ -68,6 +68,11 @@ ORDER BY i.ord
 ON CONFLICT DO NOTHING
 """
 
+# the first staged line the move added: its copy of those bytes, inserted by this very transaction
+_FIRST_ADDED = """SELECT min(i.ord) FROM incoming AS i LEFT JOIN copies AS c ON c.ord = i.ord
+JOIN lesson_credit.events AS e ON e.digest = i.digest AND e.occurrence = coalesce(c.occurrence, 0)
+WHERE e.xmin = pg_current_xact_id()::xid"""
+
 
 @dataclass
 class PushReport:
@@ -89,8 +94,10 @@ class PushWatch(Protocol):
     def row(self, number: int, digest: bytes) -> None:
         """The valid event on line `number` of the log, by its digest (the `digest` column's)."""
 
-    def end(self, report: PushReport) -> None:
-        """The pass is done and its transaction not committed yet: an exception rolls it back."""
+    def end(self, report: PushReport, first_added: Callable[[], int | None]) -> None:
+        """The pass is done and its transaction not committed yet: an exception rolls it back.
+        `first_added()`: the first of the pass's valid events (0, 1, ... in log order) that the push
+        added, None when none (a query: asked only when needed)."""
 
 
 def _rows(lines: Iterable[bytes], report: PushReport, watch: PushWatch | None = None) -> Iterator[dict[str, Any]]:
@@ -144,7 +151,7 @@ def push(conn: pgconn.Connection, lines: Lines, agent: str, watch: PushWatch | N
                 _limits(conn)
                 _copy_direct(conn, _rows(again(), report, watch), agent, report)
                 if watch is not None:
-                    watch.end(report)
+                    watch.end(report, lambda: 0 if report.added else None)  # an empty store: all of them
             return report
         except (pg_errors.UniqueViolation, _Refused):
             pass  # a line that must not be added (see the module docstring): the staged way
@@ -218,5 +225,11 @@ def _staged(conn: pgconn.Connection, lines: Iterable[bytes], agent: str, watch: 
         report.added = max(moved.rowcount, 0)
         report.present = copied - report.added
         if watch is not None:
-            watch.end(report)
+            watch.end(report, lambda: _first_added(conn))
     return report
+
+
+def _first_added(conn: pgconn.Connection) -> int | None:
+    """The first staged event (`ord`) this transaction added to the events table, None when none."""
+    row = conn.execute(_FIRST_ADDED).fetchone()
+    return None if row is None or row[0] is None else int(row[0])

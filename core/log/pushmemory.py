@@ -14,10 +14,14 @@ events with it, line by line:
 
 - the log starts with the events remembered (pushed again, grown at its end): the push goes on as
   always, whatever it adds;
-- an event differs from the one remembered at its place (edited, put in, taken out, reordered),
-  and the push would add an event: refused (`EditedLog`), naming the lines that differ, and its
-  transaction rolled back: nothing is added. A log cut and then grown is such a log: its new lines
-  cannot be told from edits of the lines cut;
+- an event differs from the one remembered at its place, but the log still holds every event
+  remembered (only events put in between them, or moved), and every event the push adds comes
+  after the last of them (those put in are stored already: a log replaced by a `store pull` of
+  the database that other agents write to, then grown): the push goes on as always;
+- otherwise an event differs from the one remembered at its place (edited, taken out, or a new
+  one put in before events pushed), and the push would add an event: refused (`EditedLog`),
+  naming the lines that differ, and its transaction rolled back: nothing is added. A log cut and
+  then grown is such a log: its new lines cannot be told from edits of the lines cut;
 - it differs (or holds fewer events: cut), but every event it holds is stored already (a log
   replaced by a `store pull`, a cut): the push adds nothing, and a warning says the log changed.
 
@@ -31,14 +35,18 @@ workspace pushing to the same database is judged by its own log alone; lines ano
 stored count as stored, as before.
 
 The client holds the memory read (8 bytes per event remembered) and the digests of the events
-that follow the part of the log that matches it.
+that follow the part of the log that matches it (sorted copies of both while a log that differs is
+compared with it).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from lesson_credit.core.base.errors import UserError
 from lesson_credit.core.base.files import read_cache, write_cache
@@ -113,18 +121,21 @@ class PushMemory:
         else:
             self._tail += short
 
-    def end(self, report: PushReport) -> None:
+    def end(self, report: PushReport, first_added: Callable[[], int | None]) -> None:
         old = self._old
         remembered = 0 if old is None else len(old) // DIGEST_BYTES
         self.warning = None
-        if self._differ_count and report.added:
+        # lines stored already put in between those pushed (a log replaced by a `store pull`), the new ones after
+        # every one of them: pushed as always
+        moved = bool(self._differ_count and report.added) and self._moved_after(first_added)
+        if self._differ_count and report.added and not moved:
             raise EditedLog(
                 f"{self.log_name}: {self._lines()} not what was pushed there to {self.store_name} (edited since?): "
                 f"this push would add {counted(report.added, 'event')} at the end of the database, which keeps the "
                 "events pushed before; nothing pushed. Put the pushed lines back as they were, and correct "
                 "a score with `lesson-credit grade` or `undo`, which append an event"
             )
-        if self._differ_count:
+        if self._differ_count and not moved:
             self.warning = (
                 f"{self.log_name}: {self._lines()} not what the last push to {self.store_name} read there; every "
                 "event of the log is in the database already: nothing added (the database keeps what it was given)"
@@ -134,8 +145,28 @@ class PushMemory:
                 f"{self.log_name}: holds {remembered - self._count} fewer events than were pushed to "
                 f"{self.store_name} by the last push (cut since); the database keeps them"
             )
-        kept = b"" if old is None else old[: self._kept * DIGEST_BYTES]
+        self._remember()
+
+    def _remember(self) -> None:
+        """What `save` writes: the digests of the pass's events."""
+        kept = b"" if self._old is None else self._old[: self._kept * DIGEST_BYTES]
         self._new = kept + bytes(self._tail)
+
+    def _moved_after(self, first_added: Callable[[], int | None]) -> bool:
+        """Whether the log still holds every event remembered past the part that matches (none edited or
+        taken out: only events put in between them, or moved), and every event the push adds comes after
+        the last of them (those put in before it are stored already: a log replaced by a `store pull`)."""
+        assert self._old is not None  # (events differ from those remembered)
+        rest = np.frombuffer(self._old, dtype=np.uint64, offset=self._kept * DIGEST_BYTES)
+        tail = np.frombuffer(bytes(self._tail), dtype=np.uint64)
+        wanted, times = np.unique(rest, return_counts=True)
+        held, held_times = np.unique(tail, return_counts=True)
+        at = np.minimum(np.searchsorted(held, wanted), max(len(held) - 1, 0))
+        if len(held) == 0 or not np.all((held[at] == wanted) & (held_times[at] >= times)):
+            return False  # a remembered event is gone from the log: edited, or taken out
+        last = self._kept + int(np.flatnonzero(np.isin(tail, wanted))[-1])  # the last remembered event's place
+        first = first_added()
+        return first is not None and first > last
 
     def _lines(self) -> str:
         """`line 2 is`, `lines 2 and 5 are`, `lines 2, 5, 7 and 40 more are`."""

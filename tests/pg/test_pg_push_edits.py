@@ -143,6 +143,39 @@ def test_a_log_replaced_by_the_database_pull_or_cut_adds_nothing_and_says_so(
     assert len(events(pg_url)) == 4
 
 
+def test_a_log_replaced_by_a_pull_then_grown_pushes_its_new_lines(
+    capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str, tmp_path: Path
+) -> None:
+    # two agents push to one database in turns; this one pulls everything into its log (the other
+    # agent's session now sits between its own pushed lines), grades on, and pushes: nothing it
+    # pushed was edited or taken out, and its new grade comes after every line pushed before
+    log = log_path(ws_root)
+    log.write_bytes(S1 + grade("s1", 0.9))
+    assert push(capsys, ws_root, pg_url)["added"] == 2
+    other = PgStore(pg_url, agent="other")
+    other.append(S2)
+    other.close()
+    log.write_bytes(log.read_bytes() + grade("s1", 0.5))
+    assert push(capsys, ws_root, pg_url)["added"] == 1  # the database: s1, 0.9, s2, 0.5
+    pulled = tmp_path / "pulled.jsonl"
+    code, _, err = run(capsys, "store", "pull", str(pulled), "-w", str(ws_root), "--store", pg_url)
+    assert code == 0, err
+    shutil.copyfile(pulled, log)  # s1, 0.9, s2 (the other agent's), 0.5
+    code, _, err = run(capsys, "grade", "s2", "0.7", "-w", str(ws_root), "--store", "")
+    assert code == 0, err
+    # before, refused: "line 3 is not what was pushed there (edited since?)"
+    out = push(capsys, ws_root, pg_url)
+    assert (out["added"], out["present"], out["warnings"]) == (1, 4, [])
+    assert [json.loads(raw).get("base_reward") for _, _, raw in events(pg_url)] == [None, 0.9, 0.4, 0.5, 0.7]
+    # still refused in that log: a line pushed before edited, and a new line put in before pushed ones
+    grown = log.read_bytes()
+    for changed in (grown.replace(b"0.9", b"0.1"), grade("s2", 0.2) + grown + grade("s1", 0.3)):
+        log.write_bytes(changed)
+        code, _, err = run(capsys, "store", "push", "-w", str(ws_root), "--store", pg_url)
+        assert code == 1 and "nothing pushed" in err, err
+    assert len(events(pg_url)) == 5
+
+
 def test_a_log_cut_then_grown_is_refused_until_its_memory_is_removed(
     capsys: pytest.CaptureFixture[str], ws_root: Path, pg_url: str
 ) -> None:
@@ -180,7 +213,7 @@ def test_the_lines_named_and_a_memory_of_another_store(tmp_path: Path) -> None:
         memory.start()
         for number, digest in enumerate(digests, start=1):
             memory.row(number, digest)
-        memory.end(report)
+        memory.end(report, lambda: 0)  # (every event added is at the start: what is refused is left so)
         return memory
 
     pushed = [bytes([i]) * 32 for i in range(1, 8)]  # seven events, as their SHA-256 would be
